@@ -1,0 +1,34 @@
+# axp: the Agent Services Exchange.
+# `make run` serves the exchange on its embedded database; `make test` runs every test.
+
+GO       ?= go
+BIN      ?= bin/axp
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X github.com/axp-exchange/axp/cmd.Version=$(VERSION)
+
+.PHONY: run test bench lint build release-check clean
+
+run:
+	$(GO) run ./cmd/axp serve
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/axp
+
+test:
+	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) test -count=1 -timeout 10m ./...
+	./scripts/release-check
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2s -count 1 ./...
+
+lint:
+	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+
+release-check:
+	./scripts/release-check
+
+clean:
+	rm -rf bin dist

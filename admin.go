@@ -1,0 +1,108 @@
+package axp
+
+import "time"
+
+// LogEntry is one application log record (GET /api/admin/log).
+type LogEntry struct {
+	Time    time.Time      `json:"time"`
+	Level   string         `json:"level"`
+	Source  string         `json:"source"`
+	Message string         `json:"message"`
+	TraceID string         `json:"trace_id,omitempty"`
+	Attrs   map[string]any `json:"attrs,omitempty"`
+}
+
+// LogQuery filters the application log.
+type LogQuery struct {
+	Level  string `json:"level,omitempty" schema:"enum=error|warn|info|debug" doc:"minimum level, default info"`
+	Source string `json:"source,omitempty" schema:"maxLength=100" doc:"source prefix, e.g. http or store"`
+	Limit  int    `json:"limit,omitempty" schema:"min=1;max=5000" doc:"default 200"`
+}
+
+// LogList is the answer of GET /api/admin/log.
+type LogList struct {
+	Entries []LogEntry `json:"entries"`
+}
+
+// AuditRecord says who changed what, when, under which trace.
+type AuditRecord struct {
+	ID         string         `json:"id"`
+	Time       time.Time      `json:"time"`
+	Actor      string         `json:"actor"`
+	Action     string         `json:"action"`
+	EntityType string         `json:"entity_type"`
+	EntityID   string         `json:"entity_id"`
+	TraceID    string         `json:"trace_id"`
+	Details    map[string]any `json:"details,omitempty"`
+}
+
+// AuditQuery filters the audit trail.
+type AuditQuery struct {
+	EntityType string `json:"entity_type,omitempty" schema:"maxLength=40"`
+	EntityID   string `json:"entity_id,omitempty" schema:"maxLength=100"`
+	Actor      string `json:"actor,omitempty" schema:"maxLength=140"`
+	Action     string `json:"action,omitempty" schema:"maxLength=80"`
+	Limit      int    `json:"limit,omitempty" schema:"min=1;max=5000" doc:"default 200, newest first"`
+}
+
+// AuditList is the answer of GET /api/admin/audit.
+type AuditList struct {
+	Records []AuditRecord `json:"records"`
+}
+
+// MetricsQuery selects the metrics window.
+type MetricsQuery struct {
+	Hours int `json:"hours,omitempty" schema:"min=1;max=2160" doc:"window in hours, default 24"`
+}
+
+// RouteMetrics are the figures of one route or outbound operation.
+type RouteMetrics struct {
+	Route     string  `json:"route"`
+	Count     int64   `json:"count"`
+	Errors    int64   `json:"errors"`
+	ErrorRate float64 `json:"error_rate"`
+	P50Millis float64 `json:"p50_ms"`
+	P95Millis float64 `json:"p95_ms"`
+}
+
+// Metrics is the answer of GET /api/admin/metrics.
+type Metrics struct {
+	Hours    int            `json:"hours"`
+	Since    time.Time      `json:"since"`
+	Routes   []RouteMetrics `json:"routes"`
+	Outbound []RouteMetrics `json:"outbound"`
+}
+
+// Stats is the answer of GET /api/admin/stats.
+type Stats struct {
+	Tasks         map[string]int `json:"tasks_by_status"`
+	Members       map[string]int `json:"members_by_state"`
+	MembersByRole map[string]int `json:"members_by_role"`
+	Money         MoneyTotals    `json:"money"`
+	Submissions   map[string]int `json:"submissions"`
+	Uptime        string         `json:"uptime"`
+	SchemaVersion int            `json:"schema_version"`
+}
+
+// MoneyTotals are totals from the ledger.
+type MoneyTotals struct {
+	PaymentsIn  Money `json:"payments_in_usd"`
+	Fees        Money `json:"fees_usd"`
+	PayoutsSent Money `json:"payouts_sent_usd"`
+	RefundsSent Money `json:"refunds_sent_usd"`
+	Held        Money `json:"held_usd"`
+	LedgerSum   Money `json:"ledger_sum_usd" doc:"always 0: every entry balances"`
+	Entries     int   `json:"entries"`
+}
+
+// TraceQuery addresses one trace.
+type TraceQuery struct {
+	TraceID string `json:"traceId" schema:"required;maxLength=128"`
+}
+
+// Trace is every row caused by one trace id.
+type Trace struct {
+	TraceID string        `json:"trace_id"`
+	Log     []LogEntry    `json:"log"`
+	Audit   []AuditRecord `json:"audit"`
+}

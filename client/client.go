@@ -1,0 +1,272 @@
+// Package client is the typed Go client of the exchange's REST API, and the only way the CLI and the
+// TUI reach a daemon. Calls are made by operation name from the catalog (axp.Ops), so the client
+// and the daemon agree on every path, method and input by construction. Error bodies come back as
+// *axp.Error, so errors.As works across the wire.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
+)
+
+// Client calls one exchange.
+type Client struct {
+	// BaseURL is the exchange, e.g. http://127.0.0.1:8420.
+	BaseURL string
+	// Token is sent as a Bearer token: a member secret, a buyer token or the admin token.
+	Token string
+	// HTTP is the HTTP client (default: 30 s timeout).
+	HTTP *http.Client
+	// TraceID, when set, is sent as X-Trace-Id.
+	TraceID string
+}
+
+// New returns a client of the exchange at base, authenticating with token (may be empty).
+func New(base, token string) *Client {
+	return &Client{BaseURL: strings.TrimRight(base, "/"), Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// With returns a copy of c using another token.
+func (c *Client) With(token string) *Client {
+	d := *c
+	d.Token = token
+	return &d
+}
+
+// Response is the raw outcome of a call.
+type Response struct {
+	Status  int
+	Header  http.Header
+	Body    []byte
+	TraceID string
+}
+
+// Options change one call.
+type Options struct {
+	IdempotencyKey string
+	// GET sends the call through the operation's plain GET form.
+	GET bool
+}
+
+// UnreachableError says the exchange could not be reached at all.
+type UnreachableError struct {
+	URL string
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the exchange at %s: %v", e.URL, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Call runs the operation named op with input in (a struct of the operation's input type, a map, or
+// nil) and decodes the answer into out (nil to discard). Errors are *axp.Error when the exchange
+// answered with an error body.
+func (c *Client) Call(ctx context.Context, op string, in, out any, o ...Options) error {
+	resp, err := c.Do(ctx, op, in, o...)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if p, ok := out.(*[]byte); ok {
+		*p = resp.Body
+		return nil
+	}
+	if err := json.Unmarshal(resp.Body, out); err != nil {
+		return fmt.Errorf("decode %s answer: %w", op, err)
+	}
+	return nil
+}
+
+// Do runs an operation and returns the raw response; an error status becomes an *axp.Error.
+func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Response, error) {
+	op := axp.Lookup(name)
+	if op == nil {
+		return nil, fmt.Errorf("no operation %q", name)
+	}
+	var opt Options
+	if len(o) > 0 {
+		opt = o[0]
+	}
+	fields, err := toMap(in)
+	if err != nil {
+		return nil, err
+	}
+	method := op.Method
+	if opt.GET {
+		if !op.GETForm && op.Method != http.MethodGet {
+			return nil, fmt.Errorf("%s has no GET form", name)
+		}
+		method = http.MethodGet
+	}
+	path := op.Path
+	for _, p := range op.PathParams() {
+		v, ok := fields[p]
+		if !ok {
+			return nil, axp.Invalid(p, "is required", "give the "+p+" of the call")
+		}
+		path = strings.Replace(path, "{"+p+"}", url.PathEscape(fmt.Sprint(v)), 1)
+		delete(fields, p)
+	}
+	u := c.BaseURL + path
+	var body io.Reader
+	if op.QueryInput(method) {
+		q := url.Values{}
+		for k, v := range fields {
+			if k == op.ExtraQuery {
+				if m, ok := v.(map[string]any); ok {
+					for pk, pv := range m {
+						q.Set(pk, fmt.Sprint(pv))
+					}
+				}
+				continue
+			}
+			addQuery(q, k, v)
+		}
+		if len(q) > 0 {
+			u += "?" + q.Encode()
+		}
+	} else if op.In != nil {
+		raw, err := json.Marshal(fields)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if c.TraceID != "" {
+		req.Header.Set(protocol.HeaderTraceID, c.TraceID)
+	}
+	if opt.IdempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", opt.IdempotencyKey)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, &UnreachableError{URL: c.BaseURL, Err: err}
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	r := &Response{Status: res.StatusCode, Header: res.Header, Body: raw, TraceID: res.Header.Get(protocol.HeaderTraceID)}
+	if res.StatusCode >= 400 {
+		return r, decodeError(res, raw)
+	}
+	return r, nil
+}
+
+func addQuery(q url.Values, k string, v any) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			q.Add(k, fmt.Sprint(e))
+		}
+	case map[string]any:
+		b, _ := json.Marshal(x)
+		q.Set(k, string(b))
+	case nil:
+	case json.Number:
+		q.Set(k, x.String())
+	default:
+		q.Set(k, fmt.Sprint(x))
+	}
+}
+
+// toMap turns an input value into its JSON object form (numbers kept exact).
+func toMap(in any) (map[string]any, error) {
+	if in == nil {
+		return map[string]any{}, nil
+	}
+	if m, ok := in.(map[string]any); ok {
+		out := make(map[string]any, len(m))
+		for k, v := range m {
+			out[k] = v
+		}
+		return out, nil
+	}
+	if rv := reflect.ValueOf(in); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return map[string]any{}, nil
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("input must be a JSON object: %w", err)
+	}
+	return m, nil
+}
+
+func decodeError(res *http.Response, raw []byte) error {
+	var body protocol.ErrorBody
+	if err := json.Unmarshal(raw, &body); err != nil || body.Error.Code == "" {
+		return &axp.Error{Code: codeFor(res.StatusCode), Message: fmt.Sprintf("the exchange answered %s", res.Status)}
+	}
+	e := body.Error
+	if ra := res.Header.Get("Retry-After"); ra != "" {
+		fmt.Sscan(ra, &e.RetryAfter)
+	}
+	return &e
+}
+
+func codeFor(status int) axp.Code {
+	switch status {
+	case 400:
+		return axp.CodeInvalidInput
+	case 401:
+		return axp.CodeUnauthorized
+	case 402:
+		return axp.CodePaymentRequired
+	case 403:
+		return axp.CodeForbidden
+	case 404:
+		return axp.CodeNotFound
+	case 409:
+		return axp.CodeConflict
+	case 413:
+		return axp.CodeTooLarge
+	case 429:
+		return axp.CodeRateLimited
+	case 503:
+		return axp.CodeUnavailable
+	}
+	return axp.CodeInternal
+}
+
+// IsCode reports whether err is an *axp.Error of code.
+func IsCode(err error, code axp.Code) bool {
+	var e *axp.Error
+	return errors.As(err, &e) && e.Code == code
+}

@@ -1,0 +1,50 @@
+// Package cmd is the axp command line: thin cobra commands that resolve flags and configuration and
+// call the daemon, the client or memberkit.
+package cmd
+
+import (
+	"context"
+	"os"
+
+	"github.com/axp-exchange/axp/cmd/admin"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/cmd/serve"
+	"github.com/spf13/cobra"
+)
+
+// Version is set at build time.
+var Version = "dev"
+
+// Main runs the axp command with the process's arguments and streams and returns the exit status.
+func Main() int {
+	f := &cmdutil.Factory{IO: cmdutil.System(), Getenv: os.Getenv}
+	return Run(context.Background(), f, os.Args[1:], os.Environ)
+}
+
+// Run runs the axp command with the given arguments (tests call it too).
+func Run(ctx context.Context, f *cmdutil.Factory, args []string, environ func() []string) int {
+	root := NewRoot(f, environ)
+	root.SetArgs(args)
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		cmdutil.PrintError(f.IO.ErrOut, err)
+	}
+	return cmdutil.ExitStatus(err)
+}
+
+// NewRoot builds the command tree.
+func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "axp",
+		Short:         "Agent Services Exchange: run the exchange, post tasks, operate it",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
+	root.AddCommand(serve.NewCmd(f, environ), admin.NewCmd(f))
+	return root
+}

@@ -1,0 +1,42 @@
+package axp
+
+import "context"
+
+type ctxKey int
+
+const (
+	traceKey ctxKey = iota
+	idemKey
+)
+
+// WithTrace returns ctx carrying a trace id.
+func WithTrace(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, traceKey, id)
+}
+
+// TraceID returns the trace id of ctx, or "".
+func TraceID(ctx context.Context) string {
+	s, _ := ctx.Value(traceKey).(string)
+	return s
+}
+
+// Idempotency describes a mutating call made with an Idempotency-Key: the daemon stores the answer
+// under Key in the same transaction as the change, sealed with Seal.
+type Idempotency struct {
+	Key      string // hash of caller, operation and the caller's key
+	BodyHash string
+	Op       string
+	Status   int
+	Seal     []byte // 32-byte key derived from the caller's raw key; never stored
+}
+
+// WithIdempotency returns ctx carrying an idempotency request.
+func WithIdempotency(ctx context.Context, i *Idempotency) context.Context {
+	return context.WithValue(ctx, idemKey, i)
+}
+
+// IdempotencyFrom returns the idempotency request of ctx, or nil.
+func IdempotencyFrom(ctx context.Context) *Idempotency {
+	i, _ := ctx.Value(idemKey).(*Idempotency)
+	return i
+}

@@ -1,0 +1,189 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+func schemaOf[T any]() *protocol.Schema { return protocol.SchemaFor[T]() }
+
+func (d *Daemon) adminTrace(ctx context.Context, c *rest.Call, in *axp.TraceQuery) (any, error) {
+	d.sink.flush()
+	var tr axp.Trace
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		tr, err = tx.Trace(in.TraceID)
+		return err
+	})
+	return &tr, err
+}
+
+func (d *Daemon) adminLog(ctx context.Context, c *rest.Call, in *axp.LogQuery) (any, error) {
+	d.sink.flush()
+	out := &axp.LogList{}
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		out.Entries, err = tx.LogEntries(*in)
+		return err
+	})
+	return out, err
+}
+
+func (d *Daemon) adminAudit(ctx context.Context, c *rest.Call, in *axp.AuditQuery) (any, error) {
+	out := &axp.AuditList{}
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		out.Records, err = tx.AuditRecords(*in)
+		return err
+	})
+	return out, err
+}
+
+func (d *Daemon) adminMetrics(ctx context.Context, c *rest.Call, in *axp.MetricsQuery) (any, error) {
+	hours := in.Hours
+	if hours == 0 {
+		hours = 24
+	}
+	m, err := d.metrics.report(hours, d.now())
+	return &m, err
+}
+
+func (d *Daemon) adminStats(ctx context.Context, c *rest.Call) (any, error) {
+	st := &axp.Stats{Tasks: map[string]int{}, Members: map[string]int{}, MembersByRole: map[string]int{},
+		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion,
+		Uptime: d.now().Sub(d.started).Round(time.Second).String()}
+	for _, s := range axp.TaskStatuses {
+		st.Tasks[s] = 0
+	}
+	for _, s := range []string{axp.MemberRegistered, axp.MemberVerified, axp.MemberUnreachable, axp.MemberSuspended} {
+		st.Members[s] = 0
+	}
+	err := d.db.View(func(tx *store.Tx) error {
+		if err := tx.EachMember(func(m *axp.Member) bool {
+			st.Members[m.State]++
+			for _, r := range m.Roles {
+				st.MembersByRole[r]++
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		for _, k := range []string{store.KindFeedback, store.KindPaymentPref, store.KindInterest, store.KindSurvey} {
+			st.Submissions[k] = tx.CountSubmissions(k)
+		}
+		return nil
+	})
+	return st, err
+}
+
+func (d *Daemon) adminAnnounce(ctx context.Context, c *rest.Call, in *axp.NewAnnouncement) (any, error) {
+	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		for i, id := range in.MemberIDs {
+			m, err := ch.tx.Member(id)
+			if err != nil {
+				return nil, err
+			}
+			if m == nil {
+				return nil, axp.Invalid(fieldIndex("member_ids", i), "no member "+id+" exists", "see GET /api/admin/members")
+			}
+		}
+		audience := in.Audience
+		if audience == "" {
+			audience = "all"
+		}
+		a := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", ch.now), From: "operator",
+			Severity: in.Severity, Title: in.Title, Body: in.Body, ReplyTo: d.BaseURL() + "/api/members/me/operator-messages",
+			Audience: audience, CreatedAt: ch.now}, MemberIDs: in.MemberIDs}
+		if err := ch.tx.PutAnnouncement(a); err != nil {
+			return nil, err
+		}
+		if err := ch.audit("announcement.create", "announcement", a.ID, map[string]any{"severity": in.Severity, "audience": audience}); err != nil {
+			return nil, err
+		}
+		return &a.Announcement, nil
+	})
+}
+
+func fieldIndex(name string, i int) string { return fmt.Sprintf("%s[%d]", name, i) }
+
+func (d *Daemon) adminOperatorMessages(ctx context.Context, c *rest.Call) (any, error) {
+	out := &axp.OperatorMessageList{}
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		out.Messages, err = tx.OperatorMessages(500)
+		return err
+	})
+	return out, err
+}
+
+func (d *Daemon) adminMembers(ctx context.Context, c *rest.Call, in *axp.MembersQuery) (any, error) {
+	out := &axp.MemberList{Members: []axp.PrivateMember{}}
+	err := d.db.View(func(tx *store.Tx) error {
+		return tx.EachMember(func(m *axp.Member) bool {
+			if (in.State == "" || m.State == in.State) && (in.Role == "" || m.HasRole(in.Role)) {
+				out.Members = append(out.Members, private(m))
+			}
+			return true
+		})
+	})
+	return out, err
+}
+
+func (d *Daemon) setSuspended(ctx context.Context, c *rest.Call, in *axp.SuspendBody, suspend bool) (any, error) {
+	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		m, err := loadMember(ch.tx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		action := "member.suspend"
+		if suspend {
+			if m.State == axp.MemberSuspended {
+				return nil, axp.Conflict("member "+m.ID+" is already suspended", "")
+			}
+			m.State = axp.MemberSuspended
+		} else {
+			if m.State != axp.MemberSuspended {
+				return nil, axp.Conflict("member "+m.ID+" is not suspended (state "+m.State+")", "")
+			}
+			action = "member.unsuspend"
+			m.State, m.VerifiedAt = axp.MemberRegistered, nil
+		}
+		m.UpdatedAt = ch.now
+		if err := ch.tx.PutMember(m); err != nil {
+			return nil, err
+		}
+		if err := ch.audit(action, "member", m.ID, map[string]any{"reason": in.Reason}); err != nil {
+			return nil, err
+		}
+		return private(m), nil
+	})
+	if err == nil {
+		d.invalidate()
+	}
+	return out, err
+}
+
+func (d *Daemon) adminSuspend(ctx context.Context, c *rest.Call, in *axp.SuspendBody) (any, error) {
+	return d.setSuspended(ctx, c, in, true)
+}
+
+func (d *Daemon) adminUnsuspend(ctx context.Context, c *rest.Call, in *axp.SuspendBody) (any, error) {
+	return d.setSuspended(ctx, c, in, false)
+}
+
+func (d *Daemon) adminBackup(ctx context.Context, c *rest.Call) (any, error) {
+	d.log.InfoContext(ctx, "hot backup started", "source", "store")
+	return &axp.Document{ContentType: "application/octet-stream",
+		Header: map[string]string{"Content-Disposition": `attachment; filename="axp-backup.db"`},
+		Stream: func(w io.Writer) error {
+			_, err := d.db.Backup(w)
+			return err
+		}}, nil
+}

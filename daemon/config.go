@@ -1,0 +1,65 @@
+package daemon
+
+import (
+	"time"
+
+	"github.com/axp-exchange/axp"
+)
+
+// Config is the resolved configuration of the exchange. cmd fills it from defaults, the config file,
+// AXP_* environment variables and flags; nothing in daemon reads the environment.
+type Config struct {
+	Addr    string
+	DataDir string
+	// BaseURL is the public address of the exchange; empty means http://<Addr>.
+	BaseURL string
+	// AdminToken, when set, is the operator's token; otherwise one is generated on first start.
+	AdminToken string
+
+	AnonTasksPerMinute     int
+	RegistrationsPerHour   int
+	OperatorMessagesPerDay int
+	AnonReadsPerMinute     int
+
+	QuoteWindow   time.Duration
+	OpenWindow    time.Duration
+	PaymentWindow time.Duration
+	AutoRelease   time.Duration
+
+	ContactWarnAt    int
+	ContactSuspendAt int
+
+	Fees axp.FeeSchedule
+
+	MaxBodyBytes   int64
+	TrustedProxies []string
+	LogRetention   time.Duration
+	LogLevel       string
+	AllowedHosts   []string
+
+	// NoSync disables fsync on commit (benchmarks only).
+	NoSync bool
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Defaults returns the defaults of DESIGN.md section 8.
+func Defaults() Config {
+	return Config{
+		Addr:                   "127.0.0.1:8420",
+		AnonTasksPerMinute:     20,
+		RegistrationsPerHour:   5,
+		OperatorMessagesPerDay: 10,
+		AnonReadsPerMinute:     600,
+		QuoteWindow:            10 * time.Second,
+		OpenWindow:             24 * time.Hour,
+		PaymentWindow:          24 * time.Hour,
+		AutoRelease:            72 * time.Hour,
+		ContactWarnAt:          3,
+		ContactSuspendAt:       5,
+		Fees:                   axp.LaunchPromotion(),
+		MaxBodyBytes:           1 << 20,
+		LogRetention:           90 * 24 * time.Hour,
+		LogLevel:               "info",
+	}
+}

@@ -1,0 +1,468 @@
+// Package daemon is the exchange: it wires the store, the domain and the doors (REST now; MCP and A2A
+// as further projections of the same catalog) into one http.Handler, and owns every transaction
+// boundary. It never reads the environment: cmd resolves configuration into Config.
+package daemon
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// Daemon is a running exchange.
+type Daemon struct {
+	cfg     Config
+	db      *store.DB
+	keys    *sealer
+	log     *slog.Logger
+	sink    *logSink
+	metrics *metrics
+	rest    *rest.Server
+	handler http.Handler
+	started time.Time
+
+	adminHash [32]byte
+
+	anonTasks, registrations, operatorMsgs, anonReads *limiter
+
+	seenMu sync.Mutex
+	seen   map[string]time.Time // member id -> last time LastSeenAt was written
+
+	cacheMu  sync.Mutex
+	services []byte // cached /api/services body; reset when skills change
+
+	handlers map[string]rest.Handler
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	bg       sync.WaitGroup
+}
+
+// New opens the data dir and builds the exchange. When no admin token is configured and none was
+// generated before, it generates one and returns it (to be printed once); it is stored hashed.
+func New(cfg Config, console io.Writer) (*Daemon, string, error) {
+	if cfg.DataDir == "" {
+		return nil, "", errors.New("no data dir given")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	keys, err := loadSealer(cfg.DataDir)
+	if err != nil {
+		return nil, "", err
+	}
+	db, err := store.Open(filepath.Join(cfg.DataDir, store.FileName), store.Options{NoSync: cfg.NoSync})
+	if err != nil {
+		return nil, "", err
+	}
+	d := &Daemon{cfg: cfg, db: db, keys: keys, metrics: newMetrics(db), started: cfg.Now(), seen: map[string]time.Time{},
+		stop: make(chan struct{})}
+	d.sink = newLogSink(db)
+	level := parseLevel(cfg.LogLevel)
+	d.log = slog.New(&logHandler{console: slog.NewTextHandler(console, &slog.HandlerOptions{Level: level}), sink: d.sink, keep: level})
+
+	generated, err := d.setupAdmin()
+	if err != nil {
+		d.Close()
+		return nil, "", err
+	}
+	d.anonTasks = newLimiter("anonymous task creation", cfg.AnonTasksPerMinute, time.Minute, fmt.Sprintf("anonymous callers may post %d tasks a minute per IP; register as a buyer member for more", cfg.AnonTasksPerMinute))
+	d.registrations = newLimiter("registrations", cfg.RegistrationsPerHour, time.Hour, fmt.Sprintf("%d registrations an hour per IP", cfg.RegistrationsPerHour))
+	d.operatorMsgs = newLimiter("operator messages", cfg.OperatorMessagesPerDay, 24*time.Hour, fmt.Sprintf("%d operator messages a day per member", cfg.OperatorMessagesPerDay))
+	d.anonReads = newLimiter("anonymous calls", cfg.AnonReadsPerMinute, time.Minute, fmt.Sprintf("%d anonymous calls a minute per IP", cfg.AnonReadsPerMinute))
+
+	d.handlers = d.bind()
+	d.rest = rest.New(d, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes, IdempotencySecret: keys.raw})
+	d.handler = d.rest
+	d.bg.Add(1)
+	go d.background()
+	d.log.Info("exchange ready", "source", "daemon", "data_dir", cfg.DataDir, "base_url", d.BaseURL(), "schema", store.SchemaVersion)
+	return d, generated, nil
+}
+
+func (d *Daemon) setupAdmin() (string, error) {
+	if d.cfg.AdminToken != "" {
+		d.adminHash = sha256.Sum256([]byte(d.cfg.AdminToken))
+		return "", nil
+	}
+	var stored string
+	d.db.View(func(tx *store.Tx) error { stored = tx.AdminTokenHash(); return nil })
+	if stored != "" {
+		h, err := hex.DecodeString(stored)
+		if err != nil || len(h) != 32 {
+			return "", errors.New("the stored admin token hash is damaged; set AXP_ADMIN_TOKEN")
+		}
+		copy(d.adminHash[:], h)
+		return "", nil
+	}
+	token := "axp_admin_" + axp.RandomHex(24)
+	d.adminHash = sha256.Sum256([]byte(token))
+	err := d.db.Update(func(tx *store.Tx) error {
+		if err := tx.SetAdminTokenHash(hex.EncodeToString(d.adminHash[:])); err != nil {
+			return err
+		}
+		return tx.Audit(&axp.AuditRecord{ID: axp.NewID("aud", d.now()), Time: d.now(), Actor: "system", Action: "admin_token.generate",
+			EntityType: "admin_token", EntityID: protocol.Fingerprint(token)})
+	})
+	return token, err
+}
+
+// Handler is the exchange's HTTP handler.
+func (d *Daemon) Handler() http.Handler { return d.handler }
+
+// Logger is the exchange's logger.
+func (d *Daemon) Logger() *slog.Logger { return d.log }
+
+// DB is the exchange's database.
+func (d *Daemon) DB() *store.DB { return d.db }
+
+// BaseURL is the public address of the exchange.
+func (d *Daemon) BaseURL() string {
+	if d.cfg.BaseURL != "" {
+		return strings.TrimRight(d.cfg.BaseURL, "/")
+	}
+	return "http://" + d.cfg.Addr
+}
+
+// SetBaseURL fixes the base URL once the listener's address is known (port 0).
+func (d *Daemon) SetBaseURL(u string) {
+	if d.cfg.BaseURL == "" {
+		d.cfg.BaseURL = u
+	}
+	d.cacheMu.Lock()
+	d.services = nil
+	d.cacheMu.Unlock()
+}
+
+func (d *Daemon) now() time.Time { return d.cfg.Now().UTC() }
+
+// Serve serves on ln until ctx is done, then shuts down gracefully: in-flight requests finish (up to
+// grace), background work stops and the database closes cleanly.
+func (d *Daemon) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{Handler: d.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+		ErrorLog: slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		d.Close()
+		return err
+	case <-ctx.Done():
+	}
+	d.log.Info("shutting down", "source", "daemon")
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close stops background work, flushes logs and metrics and closes the database.
+func (d *Daemon) Close() error {
+	var err error
+	d.stopOnce.Do(func() {
+		close(d.stop)
+		d.bg.Wait()
+		d.metrics.flush()
+		d.sink.close()
+		err = d.db.Close()
+	})
+	return err
+}
+
+func (d *Daemon) background() {
+	defer d.bg.Done()
+	flush := time.NewTicker(5 * time.Second)
+	prune := time.NewTicker(time.Hour)
+	defer flush.Stop()
+	defer prune.Stop()
+	d.prune()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-flush.C:
+			if err := d.metrics.flush(); err != nil {
+				d.log.Warn("metrics flush failed", "source", "daemon", "err", err)
+			}
+		case <-prune.C:
+			d.prune()
+		}
+	}
+}
+
+// prune deletes log rows past retention and idempotency records older than a day.
+func (d *Daemon) prune() {
+	now := d.now()
+	var logs, idem int
+	err := d.db.Update(func(tx *store.Tx) error {
+		var err error
+		if logs, err = tx.PruneLog(now.Add(-d.cfg.LogRetention)); err != nil {
+			return err
+		}
+		idem, err = tx.PruneIdempotency(now.Add(-24 * time.Hour))
+		return err
+	})
+	if err != nil {
+		d.log.Warn("prune failed", "source", "daemon", "err", err)
+	} else if logs+idem > 0 {
+		d.log.Info("pruned old rows", "source", "daemon", "log_rows", logs, "idempotency_records", idem)
+	}
+}
+
+// FlushLogs writes queued log entries to the store (tests and the trace endpoint use it).
+func (d *Daemon) FlushLogs() { d.sink.flush() }
+
+// --- rest.Backend ---
+
+// HandlerFor returns the handler of an operation, nil when it has none yet.
+func (d *Daemon) HandlerFor(op *axp.Op) rest.Handler { return d.handlers[op.Name] }
+
+// Observe records metrics and logs the request.
+func (d *Daemon) Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error) {
+	d.metrics.observe(route, elapsed, status >= 500, d.now())
+	level := slog.LevelDebug
+	switch {
+	case status >= 500:
+		level = slog.LevelError
+	case status >= 400 || r.Method != http.MethodGet:
+		level = slog.LevelInfo
+	}
+	if !d.log.Enabled(r.Context(), level) {
+		return
+	}
+	attrs := []any{"source", "http", "method", r.Method, "route", route, "status", status,
+		"ms", float64(elapsed.Microseconds()) / 1000, "actor", c.Actor(), "ip", protocol.Fingerprint(c.IP)}
+	if err != nil {
+		attrs = append(attrs, "error", errorText(err))
+	}
+	d.log.Log(r.Context(), level, "request", attrs...)
+}
+
+func errorText(err error) string {
+	var e *axp.Error
+	if errors.As(err, &e) {
+		return string(e.Code) + ": " + e.Message
+	}
+	return err.Error()
+}
+
+// Admit applies the rate limits of DESIGN.md section 8.
+func (d *Daemon) Admit(op *axp.Op, c axp.Caller) error {
+	now := d.now()
+	anonymous := c.Kind == axp.Anonymous || c.Kind == axp.BuyerToken
+	switch op.Name {
+	case "create_task", "create_task_get":
+		if anonymous {
+			return d.anonTasks.allow(c.IP, now)
+		}
+	case "register":
+		return d.registrations.allow(c.IP, now)
+	case "message_operator":
+		return d.operatorMsgs.allow(c.MemberID, now)
+	}
+	if anonymous {
+		return d.anonReads.allow(c.IP, now)
+	}
+	return nil
+}
+
+// Replay finds an earlier answer to an idempotent call. A key used with another body answers
+// status -1 (the door turns it into a conflict).
+func (d *Daemon) Replay(i *axp.Idempotency) (int, []byte, bool, error) {
+	var rec *store.Idempotency
+	if err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		rec, err = tx.Idempotency(i.Key)
+		return err
+	}); err != nil || rec == nil {
+		return 0, nil, false, err
+	}
+	if rec.BodyHash != i.BodyHash {
+		return -1, nil, true, nil
+	}
+	body, err := openWith(i.Seal, rec.Sealed)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	return rec.Status, body, true, nil
+}
+
+// change is the context of one state change: the transaction, who makes it and when.
+type change struct {
+	tx    *store.Tx
+	ctx   context.Context
+	actor string
+	now   time.Time
+}
+
+// audit appends an audit record to the change's transaction.
+func (c *change) audit(action, entityType, entityID string, details map[string]any) error {
+	return c.tx.Audit(&axp.AuditRecord{ID: axp.NewID("aud", c.now), Time: c.now, Actor: c.actor, Action: action,
+		EntityType: entityType, EntityID: entityID, TraceID: axp.TraceID(c.ctx), Details: details})
+}
+
+// mutate runs fn in one write transaction; with an Idempotency-Key on the call, the answer is stored
+// in the same transaction, sealed with the caller's key.
+func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (any, error)) (any, error) {
+	var out any
+	err := d.db.Update(func(tx *store.Tx) error {
+		c := &change{tx: tx, ctx: ctx, actor: actor, now: d.now()}
+		var err error
+		if out, err = fn(c); err != nil {
+			return err
+		}
+		if i := axp.IdempotencyFrom(ctx); i != nil {
+			body, err := json.Marshal(out)
+			if err != nil {
+				return err
+			}
+			return tx.PutIdempotency(i.Key, &store.Idempotency{BodyHash: i.BodyHash, Op: i.Op, Status: i.Status,
+				Sealed: sealWith(i.Seal, append(body, '\n')), At: c.now})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// --- authentication ---
+
+// Authenticate establishes the caller: a member secret, the admin token, or a buyer token.
+func (d *Daemon) Authenticate(r *http.Request) (axp.Caller, error) {
+	c := axp.Caller{Kind: axp.Anonymous, IP: d.clientIP(r)}
+	cred := ""
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, val, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(val) == "" {
+			return c, axp.Unauthorized("the Authorization header is malformed", "send Authorization: Bearer <secret>")
+		}
+		cred = strings.TrimSpace(val)
+	}
+	if cred == "" {
+		if t := r.URL.Query().Get("token"); t != "" {
+			c.Kind, c.Token = axp.BuyerToken, t
+		}
+		return c, nil
+	}
+	if strings.HasPrefix(cred, "ss_") {
+		m, err := d.memberBySecret(cred)
+		if err != nil {
+			return c, err
+		}
+		c.Kind, c.MemberID, c.Roles = axp.MemberCall, m.ID, m.Roles
+		if t := r.URL.Query().Get("token"); t != "" {
+			c.Token = t
+		}
+		d.touch(r.Context(), m.ID)
+		return c, nil
+	}
+	given := sha256.Sum256([]byte(cred))
+	if hmac.Equal(given[:], d.adminHash[:]) {
+		c.Kind = axp.Operator
+		return c, nil
+	}
+	c.Kind, c.Token = axp.BuyerToken, cred
+	return c, nil
+}
+
+var errBadSecret = axp.Unauthorized("the member secret is not valid", "use the member_secret returned at registration (ss_<member_id>_<64 hex>)")
+
+func (d *Daemon) memberBySecret(secret string) (*axp.Member, error) {
+	id, ok := axp.MemberIDFromSecret(secret)
+	if !ok {
+		return nil, errBadSecret
+	}
+	var m *axp.Member
+	if err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		m, err = tx.Member(id)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	given := sha256.Sum256([]byte(secret))
+	var want []byte
+	if m != nil {
+		want, _ = hex.DecodeString(m.SecretHash)
+	}
+	if m == nil || !hmac.Equal(given[:], want) {
+		return nil, errBadSecret
+	}
+	if m.State == axp.MemberSuspended {
+		return nil, axp.Forbidden("this member is suspended", "send a message to the operator through the contact on /api/faq")
+	}
+	return m, nil
+}
+
+// touch resets a member's check-in clock, writing at most once a minute per member.
+func (d *Daemon) touch(ctx context.Context, id string) {
+	now := d.now()
+	d.seenMu.Lock()
+	last := d.seen[id]
+	fresh := now.Sub(last) < time.Minute
+	if !fresh {
+		d.seen[id] = now
+	}
+	d.seenMu.Unlock()
+	if fresh {
+		return
+	}
+	err := d.db.Update(func(tx *store.Tx) error {
+		m, err := tx.Member(id)
+		if err != nil || m == nil {
+			return err
+		}
+		m.LastSeenAt = now
+		return tx.PutMember(m)
+	})
+	if err != nil {
+		d.log.WarnContext(ctx, "could not record member contact", "source", "members", "member", id, "err", err)
+	}
+}
+
+func (d *Daemon) clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	for _, p := range d.cfg.TrustedProxies {
+		if p == host {
+			if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
+				parts := strings.Split(xff, ",")
+				return strings.TrimSpace(parts[len(parts)-1])
+			}
+		}
+	}
+	return host
+}
+
+// DataDirDefault is the default data dir: $XDG_DATA_HOME/axp, else ~/.local/share/axp.
+func DataDirDefault(xdgDataHome, home string) string {
+	if xdgDataHome != "" {
+		return filepath.Join(xdgDataHome, "axp")
+	}
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".local", "share", "axp")
+}

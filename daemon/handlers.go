@@ -1,0 +1,63 @@
+package daemon
+
+import (
+	"context"
+
+	"github.com/axp-exchange/axp/daemon/rest"
+)
+
+// typed adapts a handler taking its decoded input.
+func typed[T any](fn func(ctx context.Context, c *rest.Call, in *T) (any, error)) rest.Handler {
+	return func(ctx context.Context, c *rest.Call) (any, error) { return fn(ctx, c, c.In.(*T)) }
+}
+
+// bind maps operation names to handlers. Operations missing here answer "not available yet".
+func (d *Daemon) bind() map[string]rest.Handler {
+	return map[string]rest.Handler{
+		// public
+		"health":                 d.health,
+		"get_protocol":           d.getProtocol,
+		"get_member_tools":       d.getMemberTools,
+		"get_join":               d.getJoin,
+		"get_why":                d.getWhy,
+		"list_services":          d.listServices,
+		"get_pricing":            d.getPricing,
+		"get_faq":                d.getFAQ,
+		"get_faq_markdown":       d.getFAQMarkdown,
+		"search":                 typed(d.search),
+		"list_sellers":           typed(d.listSellers),
+		"get_quote":              typed(d.getQuote),
+		"get_reputation":         typed(d.getReputation),
+		"submit_feedback":        typed(d.submitFeedback),
+		"get_payment_preference": d.getPaymentPreference,
+		"payment_preference":     typed(d.paymentPreference),
+		"register_interest":      typed(d.registerInterest),
+		"get_survey":             d.getSurvey,
+		"answer_survey":          typed(d.answerSurvey),
+		"get_survey_results":     d.getSurveyResults,
+		"get_openapi":            d.getOpenAPI,
+		// members
+		"register":          typed(d.register),
+		"get_my_profile":    d.getMyProfile,
+		"update_profile":    typed(d.updateProfile),
+		"update_skills":     typed(d.updateSkills),
+		"heartbeat":         d.heartbeat,
+		"list_my_tasks":     d.listMyTasks,
+		"favourites":        typed(d.setFavourites),
+		"announcements":     d.listAnnouncements,
+		"read_announcement": typed(d.readAnnouncement),
+		"message_operator":  typed(d.messageOperator),
+		// operator
+		"admin_trace":             typed(d.adminTrace),
+		"admin_log":               typed(d.adminLog),
+		"admin_audit":             typed(d.adminAudit),
+		"admin_metrics":           typed(d.adminMetrics),
+		"admin_stats":             d.adminStats,
+		"admin_announce":          typed(d.adminAnnounce),
+		"admin_operator_messages": d.adminOperatorMessages,
+		"admin_backup":            d.adminBackup,
+		"admin_members":           typed(d.adminMembers),
+		"admin_suspend":           typed(d.adminSuspend),
+		"admin_unsuspend":         typed(d.adminUnsuspend),
+	}
+}

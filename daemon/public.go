@@ -1,0 +1,397 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+func (d *Daemon) health(ctx context.Context, c *rest.Call) (any, error) {
+	return &axp.OK{OK: true, Message: "axp exchange is up"}, nil
+}
+
+func (d *Daemon) getMemberTools(ctx context.Context, c *rest.Call) (any, error) {
+	return protocol.Tools(), nil
+}
+
+// invalidate drops cached documents that depend on members (the services list's on_offer).
+func (d *Daemon) invalidate() {
+	d.cacheMu.Lock()
+	d.services = nil
+	d.cacheMu.Unlock()
+}
+
+func (d *Daemon) serviceEntry(s *axp.Service) axp.ServiceEntry {
+	return axp.ServiceEntry{Type: s.Type, Name: s.Name, Summary: s.Summary, Params: s.Params, ParamsSchema: s.ParamsSchema(),
+		AcceptanceCriteria: s.AcceptanceCriteria, ETAMinutes: s.ETAMinutes, Pricing: s.Pricing, ExampleQuoteURL: s.ExampleURL(d.BaseURL())}
+}
+
+// listServices answers from a cached body, rebuilt after any member or skill change.
+func (d *Daemon) listServices(ctx context.Context, c *rest.Call) (any, error) {
+	d.cacheMu.Lock()
+	body := d.services
+	d.cacheMu.Unlock()
+	if body != nil {
+		return json.RawMessage(body), nil
+	}
+	list := axp.ServiceList{Currency: "USD", Services: make([]axp.ServiceEntry, 0, len(axp.Services))}
+	for _, s := range axp.Services {
+		list.Services = append(list.Services, d.serviceEntry(s))
+	}
+	offer, err := d.onOffer()
+	if err != nil {
+		return nil, err
+	}
+	list.OnOffer = offer
+	b, err := json.Marshal(list)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, '\n')
+	d.cacheMu.Lock()
+	d.services = b
+	d.cacheMu.Unlock()
+	return json.RawMessage(b), nil
+}
+
+// matchable reports whether a member takes part in matching (DESIGN.md section 4).
+func matchable(m *axp.Member) bool {
+	return m.HasRole(protocol.RoleSeller) && m.State == axp.MemberVerified
+}
+
+// onOffer summarises the task types verified sellers offer now.
+func (d *Daemon) onOffer() ([]axp.OnOffer, error) {
+	by := map[string]*axp.OnOffer{}
+	err := d.db.View(func(tx *store.Tx) error {
+		return tx.EachMember(func(m *axp.Member) bool {
+			if !matchable(m) {
+				return true
+			}
+			for _, s := range m.Skills {
+				o := by[s.TaskType]
+				if o == nil {
+					o = &axp.OnOffer{TaskType: s.TaskType, InCatalog: axp.ServiceFor(s.TaskType) != nil, Examples: []string{}}
+					by[s.TaskType] = o
+				}
+				o.Providers++
+				for _, p := range []*axp.Money{s.MinPriceUSD, s.InstantPriceUSD} {
+					if p != nil && (o.FromPriceUSD == nil || *p < *o.FromPriceUSD) {
+						v := *p
+						o.FromPriceUSD = &v
+					}
+				}
+				for _, e := range []*int{s.TypicalETAMinutes, s.InstantETAMinutes} {
+					if e != nil && (o.FastestETAMinutes == nil || *e < *o.FastestETAMinutes) {
+						v := *e
+						o.FastestETAMinutes = &v
+					}
+				}
+				if s.Description != "" && len(o.Examples) < 3 {
+					o.Examples = append(o.Examples, s.Description)
+				}
+			}
+			return true
+		})
+	})
+	out := make([]axp.OnOffer, 0, len(by))
+	for _, o := range by {
+		out = append(out, *o)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Providers != out[j].Providers {
+			return out[i].Providers > out[j].Providers
+		}
+		return out[i].TaskType < out[j].TaskType
+	})
+	return out, err
+}
+
+// alsoSell is the invitation to sell, for callers who are not sellers.
+func (d *Daemon) alsoSell(c axp.Caller) *protocol.AlsoSell {
+	if c.HasRole(protocol.RoleSeller) {
+		return nil
+	}
+	base := d.BaseURL()
+	return &protocol.AlsoSell{
+		Message: "Your agent can earn here too: register as a seller and quote on tasks like this one.",
+		JoinURL: base + "/join",
+		Steps: []string{
+			"POST " + base + `/api/members/register with {"roles":["seller"],"name":...,"skills":[...]}`,
+			"keep member_secret and platform_key server-side (shown once)",
+			"serve the seller tools of " + base + "/api/protocol/tools.json, or poll in pull mode",
+			"POST " + base + "/api/members/me/verify",
+		},
+	}
+}
+
+func (d *Daemon) getQuote(ctx context.Context, c *rest.Call, in *axp.QuoteQuery) (any, error) {
+	s := axp.ServiceFor(in.Type)
+	if s == nil {
+		return nil, unknownType(in.Type)
+	}
+	fromQuery := c.Request.Method == "GET"
+	params, err := s.Normalize(in.Params, fromQuery, paramsField(fromQuery))
+	if err != nil {
+		return nil, err
+	}
+	q := s.Quote(params, d.BaseURL())
+	q.AlsoSell = d.alsoSell(c.Caller)
+	return &q, nil
+}
+
+// paramsField is the field prefix of service params: bare query keys on GET, "params" in a body.
+func paramsField(fromQuery bool) string {
+	if fromQuery {
+		return ""
+	}
+	return "params"
+}
+
+func unknownType(t string) *axp.Error {
+	types := make([]string, len(axp.Services))
+	for i, s := range axp.Services {
+		types[i] = s.Type
+	}
+	return axp.Invalid("type", fmt.Sprintf("%q is not a catalog service", t),
+		"catalog quotes cover: "+strings.Join(types, ", ")+"; any other type can still be posted as a task to get offers")
+}
+
+func (d *Daemon) search(ctx context.Context, c *rest.Call, in *axp.SearchQuery) (any, error) {
+	q := strings.TrimSpace(in.Q)
+	if q == "" {
+		return nil, axp.Invalid("q", "must not be blank", "describe what you want done")
+	}
+	res := &axp.SearchResult{Query: q, Services: []axp.ServiceEntry{}, Sellers: []axp.PublicMember{}}
+	matches := axp.MatchServices(q)
+	for _, s := range matches {
+		res.Services = append(res.Services, d.serviceEntry(s))
+	}
+	typ := axp.InferType(q)
+	if typ == "" && len(matches) > 0 {
+		typ = matches[0].Type
+	}
+	if typ != "" {
+		st := &axp.SuggestedTask{Type: typ, Description: q, Params: map[string]any{}}
+		s := axp.ServiceFor(typ)
+		switch {
+		case s != nil && hasParam(s, "prompt"):
+			st.Params["prompt"] = q
+		case typ == "translation":
+			st.Params["text"] = q
+		}
+		if s != nil {
+			if params, err := s.Normalize(st.Params, false, "params"); err == nil {
+				st.Params = params
+				quote := s.Quote(params, d.BaseURL())
+				st.Quote = &quote
+				st.CreateURL = quote.CreateURL
+			} else {
+				res.Questions = append(res.Questions, "The "+typ+" service needs more: "+err.Error())
+			}
+		}
+		if st.CreateURL == "" {
+			st.CreateURL = d.BaseURL() + "/api/tasks/new?type=" + typ + "&description=" + urlEscape(q)
+		}
+		res.SuggestedTask = st
+	} else {
+		res.Questions = []string{
+			"What should the result be: a text file, an image, a video, a transcript or a translation?",
+			"Any size, length, language or format requirements?",
+		}
+	}
+	sellers, err := d.sellers("", typ, q)
+	if err != nil {
+		return nil, err
+	}
+	res.Sellers = sellers
+	return res, nil
+}
+
+func hasParam(s *axp.Service, name string) bool {
+	for _, p := range s.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *Daemon) listSellers(ctx context.Context, c *rest.Call, in *axp.SellersQuery) (any, error) {
+	sellers, err := d.sellers(in.PaymentMethod, in.TaskType, "")
+	if err != nil {
+		return nil, err
+	}
+	return &axp.SellerList{Sellers: sellers}, nil
+}
+
+// sellers lists public records of sellers that are not suspended, verified ones first. taskType
+// filters by skill; text (a search) also matches skill descriptions and names.
+func (d *Daemon) sellers(payment, taskType, text string) ([]axp.PublicMember, error) {
+	out := []axp.PublicMember{}
+	words := strings.Fields(strings.ToLower(text))
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		tx.EachMember(func(m *axp.Member) bool {
+			if !m.HasRole(protocol.RoleSeller) || m.State == axp.MemberSuspended {
+				return true
+			}
+			if payment != "" && !m.Accepts(payment) {
+				return true
+			}
+			if taskType != "" || len(words) > 0 {
+				if !sellerMatches(m, taskType, words) {
+					return true
+				}
+			}
+			var rep axp.Reputation
+			if rep, err = reputation(tx, m); err != nil {
+				return false
+			}
+			out = append(out, m.Public(rep))
+			return len(out) < 500
+		})
+		return err
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Verified && !out[j].Verified })
+	return out, err
+}
+
+func sellerMatches(m *axp.Member, taskType string, words []string) bool {
+	for _, s := range m.Skills {
+		if taskType != "" && s.TaskType == taskType {
+			return true
+		}
+		desc := strings.ToLower(s.TaskType + " " + s.Description)
+		for _, w := range words {
+			if len(w) > 3 && strings.Contains(desc, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (d *Daemon) getReputation(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+	var rep axp.Reputation
+	err := d.db.View(func(tx *store.Tx) error {
+		m, err := loadMember(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		rep, err = reputation(tx, m)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+// reputation computes the reputation view from stored reviews (sandbox and removed reviews never
+// count). Job figures come from the marketplace's task history.
+func reputation(tx *store.Tx, m *axp.Member) (axp.Reputation, error) {
+	rep := axp.Reputation{MemberID: m.ID, RecentReviews: []axp.ReviewView{}}
+	reviews, err := tx.ReviewsOf(m.ID)
+	if err != nil {
+		return rep, err
+	}
+	reviewers := map[string]bool{}
+	sum := 0
+	var buyerSum, buyerN int
+	for _, r := range reviews {
+		if r.Removed || r.Sandbox {
+			continue
+		}
+		if r.Role == protocol.RoleSeller { // a seller reviewed this member as buyer
+			buyerSum += r.Rating
+			buyerN++
+			continue
+		}
+		rep.Reviews++
+		sum += r.Rating
+		reviewers[r.ReviewerID] = true
+		switch r.Rating {
+		case 1:
+			rep.Ratings.One++
+		case 2:
+			rep.Ratings.Two++
+		case 3:
+			rep.Ratings.Three++
+		case 4:
+			rep.Ratings.Four++
+		case 5:
+			rep.Ratings.Five++
+		}
+		if len(rep.RecentReviews) < 10 {
+			rep.RecentReviews = append(rep.RecentReviews, r.ReviewView)
+		}
+	}
+	rep.DistinctReviewers = len(reviewers)
+	if rep.Reviews > 0 {
+		avg := float64(sum*100/rep.Reviews) / 100
+		rep.Rating = &avg
+	}
+	rep.AsBuyer.Reviews = buyerN
+	if buyerN > 0 {
+		avg := float64(buyerSum*100/buyerN) / 100
+		rep.AsBuyer.Rating = &avg
+	}
+	return rep, nil
+}
+
+func (d *Daemon) getPricing(ctx context.Context, c *rest.Call) (any, error) {
+	now := d.now()
+	bps, window := d.cfg.Fees.At(now)
+	info := &axp.PricingInfo{
+		Currency: "USD",
+		BuyerFee: "Buyers never pay a platform fee: the buyer total is the seller's price.",
+		PlatformFee: axp.FeeNow{Percent: percent(bps), BPS: bps, PaidBy: "seller (deducted from the payout)",
+			Source: "default rate"},
+		Schedule:       d.cfg.Fees.Windows,
+		AfterSchedule:  fmt.Sprintf("%s: the promotion rate continues until a new fee is announced in advance", percent(d.cfg.Fees.DefaultBPS)),
+		PaymentMethods: paymentMethods(),
+		Payouts:        "Sellers are paid in a US-dollar stablecoin to their own wallet; payouts are held until a payout address is added.",
+		ApprovalRule:   "Every payout, refund and split is approved by the operator before it is sent.",
+	}
+	if window != nil {
+		info.PlatformFee.Source = window.Name
+	}
+	for _, w := range d.cfg.Fees.Windows {
+		if w.Name == "launch_promotion" {
+			info.Promotion = &axp.Promotion{Name: w.Name, Percent: percent(w.BPS), BPS: w.BPS,
+				StartsAt: w.From.UTC().Format("2006-01-02T15:04:05.000Z"), EndsAt: w.Until.UTC().Format("2006-01-02T15:04:05.000Z"),
+				PromotionalDays: w.PromotionalDays, Active: !now.Before(w.From) && now.Before(w.Until),
+				MayBeExtended: true}
+		}
+	}
+	info.Example = axp.FeeFor(axp.USD(10, 0), bps)
+	info.ExampleText = fmt.Sprintf("On a US$10.00 job the buyer pays %s, the platform fee is %s and the seller nets %s.",
+		info.Example.BuyerTotal.Display(), info.Example.PlatformFee.Display(), info.Example.SellerNet.Display())
+	return info, nil
+}
+
+func percent(bps int64) string {
+	// bps/100 percent, written with the exact decimal formatter of Money (1 unit = 10,000 micro).
+	return axp.Money(bps*10_000).String() + "%"
+}
+
+func paymentMethods() []axp.PaymentMethodInfo {
+	return []axp.PaymentMethodInfo{
+		{Method: axp.PayCrypto, Default: true, Description: "A US-dollar stablecoin paid to the exchange; the job starts when the payment is confirmed."},
+		{Method: axp.PayFree, Description: "The seller does the job for US$0; only sellers who opted in quote on free jobs."},
+	}
+}
+
+func (d *Daemon) getOpenAPI(ctx context.Context, c *rest.Call) (any, error) {
+	return rest.OpenAPI(d.BaseURL()), nil
+}
+
+func urlEscape(s string) string { return url.QueryEscape(s) }

@@ -1,0 +1,217 @@
+package rest
+
+import (
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
+)
+
+// APIVersion is the version of the REST description (spec section 9).
+const APIVersion = "0.2.0"
+
+// OpenAPI builds the OpenAPI 3.1 description of every operation of the catalog.
+func OpenAPI(base string) map[string]any {
+	paths := map[string]map[string]any{}
+	for i := range axp.Ops {
+		op := &axp.Ops[i]
+		if paths[op.Path] == nil {
+			paths[op.Path] = map[string]any{}
+		}
+		paths[op.Path][strings.ToLower(op.Method)] = operation(op, op.Method, op.Name)
+		if op.GETForm {
+			paths[op.Path]["get"] = operation(op, http.MethodGet, op.Name+"_get")
+		}
+	}
+	errSchema := protocol.SchemaFor[protocol.ErrorBody]()
+	return map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title":       "Agent Services Exchange",
+			"version":     APIVersion,
+			"description": "Buyer agents post tasks, verified seller agents quote, the buyer picks and pays, the seller delivers, the operator approves every payout. Money is in USD; amounts are decimal numbers exact to the micro-dollar. Every error is the Error body; send Idempotency-Key on mutating calls to retry safely.",
+		},
+		"servers": []map[string]any{{"url": base}},
+		"paths":   paths,
+		"components": map[string]any{
+			"schemas": map[string]any{"Error": errSchema},
+			"securitySchemes": map[string]any{
+				"memberSecret":    map[string]any{"type": "http", "scheme": "bearer", "description": "member_secret: ss_<member_id>_<64 hex>"},
+				"buyerToken":      map[string]any{"type": "http", "scheme": "bearer", "description": "the task's buyer_token (or ?token=)"},
+				"buyerTokenQuery": map[string]any{"type": "apiKey", "in": "query", "name": "token"},
+				"adminToken":      map[string]any{"type": "http", "scheme": "bearer", "description": "the operator's admin token"},
+			},
+			"responses": errorResponses(),
+		},
+		"tags": []map[string]any{
+			{"name": "public", "description": "Discovery; no authentication"},
+			{"name": "buyer", "description": "Buyer steps (buyer token or member secret)"},
+			{"name": "member", "description": "Member account (member secret)"},
+			{"name": "seller", "description": "Seller operations (member secret, seller role)"},
+			{"name": "admin", "description": "Operator (admin token)"},
+			{"name": "paid", "description": "Pay-per-call tools"},
+		},
+	}
+}
+
+var errorStatuses = map[int]string{
+	400: "invalid input; error.field names the offending field",
+	401: "missing or wrong credentials",
+	403: "authenticated but not allowed",
+	404: "unknown resource",
+	409: "conflicting state, or an Idempotency-Key reused with another body",
+	413: "request body too large",
+	429: "rate limit reached; see Retry-After",
+	500: "internal error; quote trace_id",
+	503: "not available",
+}
+
+func errorResponses() map[string]any {
+	out := map[string]any{}
+	for code, desc := range errorStatuses {
+		out["E"+strconv.Itoa(code)] = map[string]any{
+			"description": desc,
+			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}},
+		}
+	}
+	return out
+}
+
+func operation(op *axp.Op, method, id string) map[string]any {
+	o := map[string]any{
+		"operationId": id,
+		"summary":     op.Summary,
+		"tags":        []string{op.Tag},
+	}
+	if op.Tool != "" {
+		o["x-mcp-tool"] = op.Tool
+	}
+	if op.Later != "" {
+		o["description"] = "Not available yet on this exchange: arrives with " + op.Later + " (answers 503 until then)."
+	}
+	var in *protocol.Schema
+	if op.In != nil {
+		in = protocol.SchemaOf(op.In)
+	}
+	pathNames := op.PathParams()
+	var params []map[string]any
+	for _, n := range pathNames {
+		p := map[string]any{"name": n, "in": "path", "required": true, "schema": map[string]any{"type": "string"}}
+		if in != nil && in.Properties[n] != nil {
+			p["schema"] = in.Properties[n]
+		}
+		params = append(params, p)
+	}
+	query := op.QueryInput(method)
+	if in != nil && query {
+		for _, n := range sortedProps(in) {
+			if contains(pathNames, n) || n == op.ExtraQuery {
+				continue
+			}
+			params = append(params, map[string]any{"name": n, "in": "query", "required": contains(in.Required, n), "schema": in.Properties[n]})
+		}
+		if op.ExtraQuery != "" {
+			params = append(params, map[string]any{"name": op.ExtraQuery, "in": "query", "style": "form", "explode": true,
+				"description": "service params given as extra query keys, e.g. prompt=...&duration=10",
+				"schema":      map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}})
+		}
+	}
+	if op.Access == axp.BuyerAuth && query && (in == nil || in.Properties["token"] == nil) {
+		params = append(params, map[string]any{"name": "token", "in": "query", "required": false, "schema": map[string]any{"type": "string"}, "description": "buyer token"})
+	}
+	if len(params) > 0 {
+		o["parameters"] = params
+	}
+	if in != nil && !query {
+		o["requestBody"] = map[string]any{
+			"required": len(in.Required) > 0,
+			"content":  map[string]any{"application/json": map[string]any{"schema": bodySchema(in, pathNames)}},
+		}
+	}
+	ok := map[string]any{"description": "success"}
+	if op.Out != nil {
+		ct := op.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		ok["content"] = map[string]any{ct: map[string]any{"schema": protocol.SchemaOf(op.Out)}}
+	}
+	if op.Name == "get_deliverable" {
+		ok["headers"] = map[string]any{"X-Content-SHA256": map[string]any{"schema": map[string]any{"type": "string"}, "description": "hex SHA-256 of the body"}}
+	}
+	responses := map[string]any{strconv.Itoa(op.SuccessStatus()): ok}
+	for _, code := range errorCodesFor(op, query) {
+		responses[strconv.Itoa(code)] = map[string]any{"$ref": "#/components/responses/E" + strconv.Itoa(code)}
+	}
+	o["responses"] = responses
+	switch op.Access {
+	case axp.MemberAuth, axp.SellerAuth:
+		o["security"] = []map[string]any{{"memberSecret": []string{}}}
+	case axp.BuyerAuth:
+		o["security"] = []map[string]any{{"buyerToken": []string{}}, {"buyerTokenQuery": []string{}}, {"memberSecret": []string{}}}
+	case axp.AdminAuth:
+		o["security"] = []map[string]any{{"adminToken": []string{}}}
+	default:
+		o["security"] = []map[string]any{}
+	}
+	return o
+}
+
+func errorCodesFor(op *axp.Op, query bool) []int {
+	codes := []int{500}
+	if op.In != nil || op.ExtraQuery != "" {
+		codes = append(codes, 400)
+	}
+	if !query && op.In != nil {
+		codes = append(codes, 413)
+	}
+	if op.Access != axp.Public {
+		codes = append(codes, 401)
+	}
+	if op.Access == axp.SellerAuth || op.Access == axp.BuyerAuth || op.Name == "create_task" {
+		codes = append(codes, 403)
+	}
+	if len(op.PathParams()) > 0 {
+		codes = append(codes, 404)
+	}
+	if op.Mutating() {
+		codes = append(codes, 409)
+	}
+	if op.Access == axp.Public || op.Name == "message_operator" {
+		codes = append(codes, 429)
+	}
+	if op.Later != "" {
+		codes = append(codes, 503)
+	}
+	sort.Ints(codes)
+	return codes
+}
+
+// bodySchema is the input schema without the fields that travel in the path or the query.
+func bodySchema(in *protocol.Schema, pathNames []string) *protocol.Schema {
+	if len(in.Properties) == 0 {
+		return in
+	}
+	out := &protocol.Schema{Type: in.Type, Description: in.Description, AdditionalProperties: in.AdditionalProperties}
+	for _, n := range in.PropertyOrder() {
+		if contains(pathNames, n) || n == "token" {
+			continue
+		}
+		out.AddProperty(n, in.Properties[n], contains(in.Required, n))
+	}
+	return out
+}
+
+func sortedProps(s *protocol.Schema) []string { return s.PropertyOrder() }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,423 @@
+// Package rest is the REST door of the exchange: routes, input decoding and validation, error bodies,
+// trace ids, body limits and idempotent replays, all projected from the operation catalog (axp.Ops).
+// It changes no state itself: every operation runs through the Backend's handler.
+package rest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
+)
+
+// Call is one decoded operation call.
+type Call struct {
+	Op     *axp.Op
+	Caller axp.Caller
+	// In points to the decoded input (of type Op.In), or is nil for operations without input.
+	In      any
+	Path    map[string]string
+	Request *http.Request
+}
+
+// Handler runs an operation.
+type Handler func(ctx context.Context, c *Call) (any, error)
+
+// Backend is what the REST door needs from the exchange.
+type Backend interface {
+	// Handler returns the handler of an operation, or nil when it has none yet.
+	HandlerFor(op *axp.Op) Handler
+	// Authenticate establishes the caller from the request's credentials.
+	Authenticate(r *http.Request) (axp.Caller, error)
+	// Admit applies rate limits to a call; a refusal is a rate_limited *axp.Error.
+	Admit(op *axp.Op, c axp.Caller) error
+	// Replay looks up an earlier answer to an idempotent call: the status and body, or found=false.
+	Replay(i *axp.Idempotency) (status int, body []byte, found bool, err error)
+	// Observe records a finished request for metrics and the log.
+	Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error)
+	// Logger logs with trace ids.
+	Logger() *slog.Logger
+}
+
+// Options tune the door.
+type Options struct {
+	MaxBodyBytes int64
+	// IdempotencySecret derives the key that seals stored answers from each caller's raw key.
+	IdempotencySecret []byte
+}
+
+// Server is the REST door.
+type Server struct {
+	b    Backend
+	o    Options
+	mux  *http.ServeMux
+	ops  map[string]*route // method + " " + pattern -> route
+	docs http.Handler
+}
+
+type route struct {
+	op      *axp.Op
+	handler Handler
+	query   bool
+}
+
+// New builds the REST door over a backend.
+func New(b Backend, o Options) *Server {
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	s := &Server{b: b, o: o, mux: http.NewServeMux(), ops: map[string]*route{}}
+	for i := range axp.Ops {
+		op := &axp.Ops[i]
+		h := b.HandlerFor(op)
+		if h == nil {
+			h = unavailable(op)
+		}
+		s.add(op.Method, op, h)
+		if op.GETForm {
+			s.add(http.MethodGet, op, h)
+		}
+	}
+	s.mux.HandleFunc("/", s.notFound)
+	return s
+}
+
+func unavailable(op *axp.Op) Handler {
+	return func(context.Context, *Call) (any, error) {
+		area := op.Later
+		if area == "" {
+			area = "a later release"
+		}
+		return nil, &axp.Error{Code: axp.CodeUnavailable, Message: op.Name + " is not available yet on this exchange",
+			Hint: "it arrives with " + area + "; see /api/protocol for what is live"}
+	}
+}
+
+func (s *Server) add(method string, op *axp.Op, h Handler) {
+	pattern := method + " " + op.Path
+	rt := &route{op: op, handler: h, query: op.QueryInput(method)}
+	s.ops[pattern] = rt
+	s.mux.Handle(pattern, s.wrap(pattern, rt))
+}
+
+// ServeHTTP serves the door.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+var traceRe = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
+
+// NewTraceID returns a fresh trace id.
+func NewTraceID() string { return axp.RandomHex(12) }
+
+// TraceOf returns the caller's trace id if it is well-formed, else a fresh one.
+func TraceOf(r *http.Request) string {
+	if t := r.Header.Get(protocol.HeaderTraceID); t != "" && traceRe.MatchString(t) {
+		return t
+	}
+	return NewTraceID()
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	trace := TraceOf(r)
+	w.Header().Set(protocol.HeaderTraceID, trace)
+	var allowed []string
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, p := s.mux.Handler(probe); p != "" && p != "/" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		WriteError(w, trace, &axp.Error{Code: axp.CodeNotFound, Message: r.Method + " is not allowed on " + r.URL.Path,
+			Hint: "use " + strings.Join(allowed, " or ")}, http.StatusMethodNotAllowed)
+		s.b.Observe(r, "unmatched", http.StatusMethodNotAllowed, 0, axp.Caller{}, nil)
+		return
+	}
+	WriteError(w, trace, &axp.Error{Code: axp.CodeNotFound, Message: "no such endpoint: " + r.Method + " " + r.URL.Path,
+		Hint: "see /openapi.json for every endpoint"}, 0)
+	s.b.Observe(r, "unmatched", http.StatusNotFound, 0, axp.Caller{}, nil)
+}
+
+// Status maps an error code to its HTTP status.
+func Status(code axp.Code) int {
+	switch code {
+	case axp.CodeInvalidInput:
+		return http.StatusBadRequest
+	case axp.CodeUnauthorized:
+		return http.StatusUnauthorized
+	case axp.CodePaymentRequired:
+		return http.StatusPaymentRequired
+	case axp.CodeForbidden:
+		return http.StatusForbidden
+	case axp.CodeNotFound:
+		return http.StatusNotFound
+	case axp.CodeConflict:
+		return http.StatusConflict
+	case axp.CodeTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case axp.CodeRateLimited:
+		return http.StatusTooManyRequests
+	case axp.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// WriteError writes the error body. status 0 derives it from the code. Errors that are not typed
+// are shown only as "internal error" with the trace id.
+func WriteError(w http.ResponseWriter, trace string, err error, status int) {
+	var e *axp.Error
+	if !errors.As(err, &e) {
+		e = &axp.Error{Code: axp.CodeInternal, Message: "internal error", Hint: "report the trace id " + trace + " to the operator"}
+	}
+	if status == 0 {
+		status = Status(e.Code)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	body, _ := json.Marshal(protocol.ErrorBody{Error: *e, TraceID: trace})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+func (s *Server) wrap(pattern string, rt *route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		trace := TraceOf(r)
+		w.Header().Set(protocol.HeaderTraceID, trace)
+		ctx := axp.WithTrace(r.Context(), trace)
+		r = r.WithContext(ctx)
+		status, caller, err := s.serve(w, r, trace, rt)
+		s.b.Observe(r, pattern, status, time.Since(start), caller, err)
+	})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace string, rt *route) (status int, caller axp.Caller, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+			s.b.Logger().ErrorContext(r.Context(), "panic serving request", "source", "http", "route", rt.op.Name, "panic", fmt.Sprint(p))
+			WriteError(w, trace, err, 0)
+			status = http.StatusInternalServerError
+		}
+	}()
+	fail := func(e error) (int, axp.Caller, error) {
+		st := 0
+		var te *axp.Error
+		if errors.As(e, &te) {
+			st = Status(te.Code)
+		} else {
+			st = http.StatusInternalServerError
+		}
+		WriteError(w, trace, e, st)
+		return st, caller, e
+	}
+	caller, err = s.b.Authenticate(r)
+	if err != nil {
+		return fail(err)
+	}
+	if err := authorize(rt.op, caller); err != nil {
+		return fail(err)
+	}
+	if err := s.b.Admit(rt.op, caller); err != nil {
+		return fail(err)
+	}
+	var raw []byte
+	if !rt.query && rt.op.In != nil {
+		if r.ContentLength > s.o.MaxBodyBytes {
+			return fail(tooLarge(s.o.MaxBodyBytes))
+		}
+		raw, err = io.ReadAll(http.MaxBytesReader(w, r.Body, s.o.MaxBodyBytes))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return fail(tooLarge(s.o.MaxBodyBytes))
+			}
+			return fail(axp.Invalid("body", "could not be read: "+err.Error(), ""))
+		}
+	}
+	in, path, derr := s.decode(r, rt, raw)
+	if derr != nil {
+		return fail(derr)
+	}
+	ctx := r.Context()
+	if key := r.Header.Get("Idempotency-Key"); key != "" && rt.op.Mutating() && !rt.query {
+		if len(key) > 255 {
+			return fail(axp.Invalid("Idempotency-Key", "is longer than 255 characters", "use a UUID"))
+		}
+		idem := s.idempotency(rt.op, caller, key, raw)
+		st, body, found, err := s.b.Replay(idem)
+		if err != nil {
+			return fail(err)
+		}
+		if found {
+			if st < 0 {
+				return fail(axp.Conflict("this Idempotency-Key was used with a different request",
+					"use a new key for a new request, or resend exactly the first body"))
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.WriteHeader(st)
+			w.Write(body)
+			return st, caller, nil
+		}
+		ctx = axp.WithIdempotency(ctx, idem)
+	}
+	out, err := rt.handler(ctx, &Call{Op: rt.op, Caller: caller, In: in, Path: path, Request: r})
+	if err != nil {
+		return fail(err)
+	}
+	status = rt.op.SuccessStatus()
+	writeOut(w, status, out)
+	return status, caller, nil
+}
+
+func tooLarge(limit int64) *axp.Error {
+	return &axp.Error{Code: axp.CodeTooLarge, Message: fmt.Sprintf("the request body is larger than %d bytes", limit),
+		Hint: "send a smaller body; deliverables are limited to 256 KB of text"}
+}
+
+func (s *Server) idempotency(op *axp.Op, c axp.Caller, key string, raw []byte) *axp.Idempotency {
+	scope := c.Actor()
+	if c.Kind == axp.Anonymous || c.Kind == axp.BuyerToken {
+		scope += "|" + protocol.Fingerprint(c.IP+"|"+c.Token)
+	}
+	k := sha256.Sum256([]byte(scope + "\x00" + op.Name + "\x00" + key))
+	b := sha256.Sum256(raw)
+	seal := sha256.Sum256(append(append([]byte(nil), s.o.IdempotencySecret...), key...))
+	return &axp.Idempotency{Key: hex.EncodeToString(k[:]), BodyHash: hex.EncodeToString(b[:]), Op: op.Name,
+		Status: op.SuccessStatus(), Seal: seal[:]}
+}
+
+func authorize(op *axp.Op, c axp.Caller) error {
+	switch op.Access {
+	case axp.MemberAuth:
+		if c.Kind != axp.MemberCall {
+			return axp.Unauthorized("this call needs a member secret", "send Authorization: Bearer <member_secret>; register at POST /api/members/register")
+		}
+	case axp.SellerAuth:
+		if c.Kind != axp.MemberCall {
+			return axp.Unauthorized("this call needs a seller's member secret", "send Authorization: Bearer <member_secret>")
+		}
+		if !c.HasRole(protocol.RoleSeller) {
+			return axp.Forbidden("only sellers may do this", `add "seller" to your roles with PATCH /api/members/me`)
+		}
+	case axp.BuyerAuth:
+		if c.Kind != axp.MemberCall && c.Kind != axp.BuyerToken {
+			return axp.Unauthorized("this call needs the task's buyer token or your member secret",
+				"send ?token=<buyer_token> or Authorization: Bearer <buyer_token>")
+		}
+	case axp.AdminAuth:
+		if c.Kind != axp.Operator {
+			return axp.Unauthorized("this call needs the admin token", "send Authorization: Bearer <admin token>")
+		}
+	}
+	return nil
+}
+
+// decode builds the input of a call from path, query and body, validated against the input schema.
+func (s *Server) decode(r *http.Request, rt *route, raw []byte) (any, map[string]string, error) {
+	op := rt.op
+	var path map[string]string
+	if names := op.PathParams(); len(names) > 0 {
+		path = make(map[string]string, len(names))
+		for _, n := range names {
+			path[n] = r.PathValue(n)
+		}
+	}
+	if op.In == nil {
+		return nil, path, nil
+	}
+	schema := protocol.SchemaOf(op.In)
+	var obj map[string]any
+	if rt.query {
+		var extra map[string]any
+		if op.ExtraQuery != "" {
+			extra = map[string]any{}
+		}
+		obj = protocol.FromQuery(schema, r.URL.Query(), extra, "token")
+		if len(extra) > 0 {
+			obj[op.ExtraQuery] = extra
+		}
+	} else {
+		if len(strings.TrimSpace(string(raw))) == 0 {
+			raw = []byte("{}")
+		}
+		// The body is read as JSON whatever its Content-Type says (curl -d sends a form type);
+		// a body that is not JSON is refused by the parser with the position of the error.
+		v, err := protocol.ParseJSON(raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, nil, axp.Invalid("body", "must be a JSON object", "wrap the fields in {...}")
+		}
+		obj = m
+	}
+	for n, v := range path {
+		if _, declared := schema.Properties[n]; declared {
+			obj[n] = v
+		}
+	}
+	if tok := r.URL.Query().Get("token"); tok != "" {
+		if _, declared := schema.Properties["token"]; declared {
+			obj["token"] = tok
+		}
+	}
+	in := newOf(op)
+	if err := protocol.DecodeValue(obj, in); err != nil {
+		return nil, nil, err
+	}
+	return in, path, nil
+}
+
+func writeOut(w http.ResponseWriter, status int, out any) {
+	switch v := out.(type) {
+	case *axp.Document:
+		for k, val := range v.Header {
+			w.Header().Set(k, val)
+		}
+		w.Header().Set("Content-Type", v.ContentType)
+		w.WriteHeader(status)
+		if v.Stream != nil {
+			v.Stream(w)
+			return
+		}
+		w.Write(v.Body)
+		return
+	case json.RawMessage:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(v)
+		return
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		WriteError(w, w.Header().Get(protocol.HeaderTraceID), err, 0)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+func newOf(op *axp.Op) any { return reflect.New(op.In).Interface() }

@@ -1,0 +1,37 @@
+package axp
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/binary"
+	"strings"
+	"time"
+)
+
+var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+// NewID returns a prefixed, time-sortable id: prefix + "_" + 26 characters (48-bit milliseconds,
+// 80 random bits), e.g. "mem_06bz...". Ids of one prefix sort by creation time.
+func NewID(prefix string, now time.Time) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixMilli())<<16)
+	if _, err := rand.Read(b[6:]); err != nil {
+		panic(err)
+	}
+	return prefix + "_" + idEncoding.EncodeToString(b[:])
+}
+
+// RandomHex returns n random bytes as hex.
+func RandomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	const digits = "0123456789abcdef"
+	var sb strings.Builder
+	for _, c := range b {
+		sb.WriteByte(digits[c>>4])
+		sb.WriteByte(digits[c&15])
+	}
+	return sb.String()
+}

@@ -1,0 +1,139 @@
+package axp
+
+import (
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+)
+
+// Access says who may call an operation.
+type Access string
+
+// Access levels.
+const (
+	Public     Access = "public" // anyone; a member secret or buyer token still identifies the caller
+	MemberAuth Access = "member" // a member secret
+	SellerAuth Access = "seller" // a member secret of a member with the seller role
+	BuyerAuth  Access = "buyer"  // the task's buyer token, or the member secret of the buyer member
+	AdminAuth  Access = "admin"  // the operator's admin token
+)
+
+// Op declares one operation once: its name (the OpenAPI operationId and, where Tool is set, the MCP
+// tool name), its REST method and path, who may call it and its typed input and output. Every door
+// is a projection of Ops.
+type Op struct {
+	Name    string
+	Method  string
+	Path    string
+	Summary string
+	Tag     string
+	Access  Access
+	// In and Out are the input and output types; In nil means the operation takes no input.
+	In, Out reflect.Type
+	// Status is the success status (200 when zero).
+	Status int
+	// GETForm adds a plain GET route reading the same input from the query string.
+	GETForm bool
+	// ExtraQuery names the input field (an object) that receives query keys the input does not
+	// declare, e.g. service params on GET /api/quote.
+	ExtraQuery string
+	// Tool is the MCP tool name, empty when the operation is not an MCP tool.
+	Tool string
+	// ContentType is set for operations that answer something other than JSON.
+	ContentType string
+	// Later names the issue area that brings the operation; until it lands the operation answers
+	// unavailable with a clear message.
+	Later string
+}
+
+// SuccessStatus is the operation's success status code.
+func (o *Op) SuccessStatus() int {
+	if o.Status == 0 {
+		return http.StatusOK
+	}
+	return o.Status
+}
+
+// Mutating reports whether the operation changes state (any method but GET).
+func (o *Op) Mutating() bool { return o.Method != http.MethodGet }
+
+// QueryInput reports whether the input of a call by method comes from the query string.
+func (o *Op) QueryInput(method string) bool {
+	return method == http.MethodGet || method == http.MethodDelete
+}
+
+// PathParams lists the {names} of the path in order.
+func (o *Op) PathParams() []string {
+	var out []string
+	for _, seg := range strings.Split(o.Path, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			out = append(out, strings.Trim(seg, "{}"))
+		}
+	}
+	return out
+}
+
+// Lookup returns the operation of the given name, or nil.
+func Lookup(name string) *Op {
+	for i := range Ops {
+		if Ops[i].Name == name {
+			return &Ops[i]
+		}
+	}
+	return nil
+}
+
+// CallerKind says how a caller identified itself.
+type CallerKind string
+
+// Caller kinds.
+const (
+	Anonymous  CallerKind = "anonymous"
+	MemberCall CallerKind = "member"
+	BuyerToken CallerKind = "buyer_token"
+	Operator   CallerKind = "admin"
+)
+
+// Caller is who makes a call, as established by a door.
+type Caller struct {
+	Kind     CallerKind
+	MemberID string
+	Roles    []string
+	// Token is a presented buyer token, checked by the task operations themselves.
+	Token string
+	// IP is the client address (used for per-IP limits; logged only as a fingerprint).
+	IP string
+}
+
+// Actor names the caller in audit records: "member:<id>", "admin", "buyer", or "anonymous".
+func (c Caller) Actor() string {
+	switch c.Kind {
+	case MemberCall:
+		return "member:" + c.MemberID
+	case Operator:
+		return "admin"
+	case BuyerToken:
+		return "buyer"
+	}
+	return "anonymous"
+}
+
+// HasRole reports whether the caller is a member with role r.
+func (c Caller) HasRole(r string) bool {
+	for _, x := range c.Roles {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Document is the output of operations that answer something other than JSON.
+type Document struct {
+	ContentType string
+	Body        []byte
+	Header      map[string]string
+	// Stream, when set, writes the body instead of Body (large answers such as a backup).
+	Stream func(w io.Writer) error
+}

@@ -1,0 +1,142 @@
+package axp
+
+import (
+	"net/http"
+	"reflect"
+
+	"github.com/axp-exchange/axp/protocol"
+)
+
+func ty[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+const (
+	get, post, put, patch = http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch
+	created               = http.StatusCreated
+	markdown              = "text/markdown; charset=utf-8"
+)
+
+// Areas that arrive with later parts of the product; their operations answer unavailable until then.
+const (
+	LaterMarket   = "the marketplace core (tasks, offers, payments)"
+	LaterProtocol = "member verification and conformance"
+	LaterTrust    = "trust and safety (messages, reviews, disputes, mediation)"
+	LaterTalk     = "the talk assistant"
+	LaterBoard    = "the members' board"
+	LaterPaid     = "the pay-per-call tools"
+)
+
+// MemberList is the operator's member list.
+type MemberList struct {
+	Members []PrivateMember `json:"members"`
+}
+
+// MembersQuery filters the operator's member list.
+type MembersQuery struct {
+	State string `json:"state,omitempty" schema:"enum=registered|verified|unreachable|suspended"`
+	Role  string `json:"role,omitempty" schema:"enum=buyer|seller"`
+}
+
+// SuspendBody suspends a member.
+type SuspendBody struct {
+	ID     string `json:"id" schema:"required;maxLength=100"`
+	Reason string `json:"reason,omitempty" schema:"maxLength=2000"`
+}
+
+// Ops is the operation catalog: every REST route, MCP tool, OpenAPI path and CLI call is projected
+// from it. Order is documentation order.
+var Ops = []Op{
+	// Discovery and public (spec 4.1).
+	{Name: "health", Method: get, Path: "/healthz", Tag: "public", Access: Public, Out: ty[OK](), Summary: "Liveness of the exchange."},
+	{Name: "get_protocol", Method: get, Path: "/api/protocol", Tag: "public", Access: Public, Out: ty[ProtocolInfo](), Summary: "The member protocol: transports, signing, required tools, limits."},
+	{Name: "get_member_tools", Method: get, Path: "/api/protocol/tools.json", Tag: "public", Access: Public, Out: ty[protocol.ToolsDocument](), Summary: "Input and output JSON Schemas of the member tools."},
+	{Name: "get_join", Method: get, Path: "/join", Tag: "public", Access: Public, Out: ty[string](), ContentType: markdown, Summary: "How to join as a seller or buyer agent (Markdown)."},
+	{Name: "get_why", Method: get, Path: "/api/why", Tag: "public", Access: Public, Out: ty[Why](), Summary: "Why use this exchange."},
+	{Name: "list_services", Method: get, Path: "/api/services", Tag: "public", Access: Public, Out: ty[ServiceList](), Tool: "list_services", Summary: "The catalog of services and the task types on offer now."},
+	{Name: "get_pricing", Method: get, Path: "/api/pricing", Tag: "public", Access: Public, Out: ty[PricingInfo](), Summary: "Fees, payment methods and the approval rule."},
+	{Name: "get_faq", Method: get, Path: "/api/faq", Tag: "public", Access: Public, Out: ty[FAQ](), Summary: "Frequently asked questions."},
+	{Name: "get_faq_markdown", Method: get, Path: "/faq.md", Tag: "public", Access: Public, Out: ty[string](), ContentType: markdown, Summary: "Frequently asked questions (Markdown)."},
+	{Name: "search", Method: get, Path: "/api/search", Tag: "public", Access: Public, In: ty[SearchQuery](), Out: ty[SearchResult](), Summary: "Suggest a task, matching services and sellers for a free-text query."},
+	{Name: "list_sellers", Method: get, Path: "/api/sellers", Tag: "public", Access: Public, In: ty[SellersQuery](), Out: ty[SellerList](), Summary: "Public records of sellers."},
+	{Name: "get_quote", Method: get, Path: "/api/quote", Tag: "public", Access: Public, In: ty[QuoteQuery](), Out: ty[CatalogQuote](), ExtraQuery: "params", Tool: "get_quote", Summary: "Catalog price of a service with its params."},
+	{Name: "get_reputation", Method: get, Path: "/api/members/{id}/reputation", Tag: "public", Access: Public, In: ty[IDPath](), Out: ty[Reputation](), Tool: "get_reputation", Summary: "A member's ratings, reviewers, jobs and recent reviews."},
+	{Name: "submit_feedback", Method: post, Path: "/api/feedback", Tag: "public", Access: Public, In: ty[Feedback](), Out: ty[Recorded](), Status: created, Tool: "submit_feedback", Summary: "Send feedback to the operator."},
+	{Name: "get_payment_preference", Method: get, Path: "/api/payment-preference", Tag: "public", Access: Public, Out: ty[PaymentPreferenceInfo](), Summary: "Supported payment options and the question asked."},
+	{Name: "payment_preference", Method: post, Path: "/api/payment-preference", Tag: "public", Access: Public, In: ty[PaymentPreference](), Out: ty[Recorded](), Status: created, Tool: "payment_preference", Summary: "State the payment option you would like."},
+	{Name: "register_interest", Method: post, Path: "/api/interest", GETForm: true, Tag: "public", Access: Public, In: ty[Interest](), Out: ty[Recorded](), Status: created, Tool: "register_interest", Summary: "Record demand for a task type."},
+	{Name: "get_survey", Method: get, Path: "/api/survey", Tag: "public", Access: Public, Out: ty[SurveyQuestions](), Summary: "The survey questions."},
+	{Name: "answer_survey", Method: post, Path: "/api/survey", Tag: "public", Access: Public, In: ty[SurveyAnswer](), Out: ty[Recorded](), Status: created, Tool: "answer_survey", Summary: "Answer the survey."},
+	{Name: "get_survey_results", Method: get, Path: "/api/survey/results", Tag: "public", Access: Public, Out: ty[SurveyResults](), Summary: "Published survey totals."},
+	{Name: "talk", Method: post, Path: "/api/talk", Tag: "public", Access: Public, In: ty[TalkBody](), Out: ty[Result](), Tool: "talk", Later: LaterTalk, Summary: "Talk to the assistant: it lists the job and recommends an offer."},
+	{Name: "get_openapi", Method: get, Path: "/openapi.json", Tag: "public", Access: Public, Out: ty[Result](), Summary: "This description (OpenAPI 3.1)."},
+
+	// Buyer operations (spec 4.2).
+	{Name: "create_task", Method: post, Path: "/api/tasks", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, Tool: "create_task", Later: LaterMarket, Summary: "Post a task; offers are collected within the quote window."},
+	{Name: "create_task_get", Method: get, Path: "/api/tasks/new", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, ExtraQuery: "params", Later: LaterMarket, Summary: "Post a task from query keys; service params as extra keys."},
+	{Name: "get_task", Method: get, Path: "/api/tasks/{id}", Tag: "buyer", Access: Public, In: ty[TaskRef](), Out: ty[Task](), Tool: "get_task", Later: LaterMarket, Summary: "Task status, offers and deliverable."},
+	{Name: "choose_offer", Method: post, Path: "/api/tasks/{id}/choose", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[ChooseInput](), Out: ty[Task](), Tool: "choose_offer", Later: LaterMarket, Summary: "Choose an offer; the task then awaits payment (free jobs start)."},
+	{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", Tag: "buyer", Access: BuyerAuth, In: ty[PayCryptoInput](), Out: ty[Result](), Later: LaterMarket, Summary: "Report a stablecoin payment by transaction hash."},
+	{Name: "get_deliverable", Method: get, Path: "/api/tasks/{id}/deliverable", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[string](), ContentType: "application/octet-stream", Later: LaterMarket, Summary: "The deliverable, with header X-Content-SHA256."},
+	{Name: "accept_task", Method: post, Path: "/api/tasks/{id}/accept", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[AcceptInput](), Out: ty[Task](), Tool: "accept_task", Later: LaterMarket, Summary: "Accept the delivery (after retrieving it)."},
+	{Name: "dispute_task", Method: post, Path: "/api/tasks/{id}/dispute", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[DisputeInput](), Out: ty[Task](), Tool: "dispute_task", Later: LaterMarket, Summary: "Dispute the delivery, with a reason."},
+	{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Result](), Later: LaterMarket, Summary: "All events, messages and reviews of a task."},
+	{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", Tag: "buyer", Access: BuyerAuth, In: ty[ReviewBody](), Out: ty[Result](), Status: created, Tool: "submit_review", Later: LaterTrust, Summary: "Review the other party of a completed job."},
+	{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", Tag: "buyer", Access: BuyerAuth, In: ty[TranslateBody](), Out: ty[Result](), Later: LaterTrust, Summary: "Translate the brief or the deliverable."},
+	{Name: "answer_clarifications", Method: post, Path: "/api/tasks/{id}/clarify", Tag: "buyer", Access: BuyerAuth, In: ty[ClarifyBody](), Out: ty[Task](), Tool: "answer_clarifications", Later: LaterMarket, Summary: "Answer sellers' questions; they are asked to quote again."},
+	{Name: "request_redo", Method: post, Path: "/api/tasks/{id}/redo", Tag: "buyer", Access: BuyerAuth, In: ty[RedoBody](), Out: ty[Task](), Tool: "request_redo", Later: LaterMarket, Summary: "Ask for a free redo the offer guaranteed."},
+	{Name: "propose_settlement", Method: post, Path: "/api/tasks/{id}/settlement", Tag: "buyer", Access: BuyerAuth, In: ty[SettlementBody](), Out: ty[Result](), Tool: "propose_settlement", Later: LaterTrust, Summary: "Propose a refund split."},
+	{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", Tag: "buyer", Access: BuyerAuth, In: ty[SettlementAnswer](), Out: ty[Result](), Later: LaterTrust, Summary: "Accept or reject a settlement proposal."},
+	{Name: "escalate", Method: post, Path: "/api/tasks/{id}/escalate", Tag: "buyer", Access: BuyerAuth, In: ty[EscalateBody](), Out: ty[Result](), Tool: "escalate", Later: LaterTrust, Summary: "Open a mediation."},
+	{Name: "get_mediation", Method: get, Path: "/api/mediations/{id}", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Result](), Later: LaterTrust, Summary: "Mediation status."},
+	{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", Tag: "buyer", Access: BuyerAuth, In: ty[StatementBody](), Out: ty[Result](), Later: LaterTrust, Summary: "A side's statement in a mediation."},
+	{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", Tag: "buyer", Access: BuyerAuth, In: ty[AppealBody](), Out: ty[Result](), Later: LaterTrust, Summary: "Appeal a mediation decision to a human operator."},
+	{Name: "list_messages", Method: get, Path: "/api/tasks/{id}/messages", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Result](), Tool: "messages", Later: LaterTrust, Summary: "Messages on a task."},
+	{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", Tag: "buyer", Access: BuyerAuth, In: ty[MessageBody](), Out: ty[Result](), Status: created, Later: LaterTrust, Summary: "Write a message on a task; contact details are removed."},
+	{Name: "object_to_review", Method: post, Path: "/api/reviews/{id}/objection", Tag: "buyer", Access: MemberAuth, In: ty[ObjectionBody](), Out: ty[Result](), Status: created, Tool: "object_to_review", Later: LaterTrust, Summary: "Object to a review; the Mediator keeps or removes it."},
+
+	// Member account (spec 4.3).
+	{Name: "register", Method: post, Path: "/api/members/register", Tag: "member", Access: Public, In: ty[Registration](), Out: ty[Registered](), Status: created, Tool: "register", Summary: "Register as a buyer and/or seller member; secrets are shown once."},
+	{Name: "get_my_profile", Method: get, Path: "/api/members/me", Tag: "member", Access: MemberAuth, Out: ty[PrivateMember](), Tool: "get_my_profile", Summary: "Your private member record."},
+	{Name: "update_profile", Method: patch, Path: "/api/members/me", Tag: "member", Access: MemberAuth, In: ty[ProfileUpdate](), Out: ty[PrivateMember](), Summary: "Change your profile; changing mcp_url, auth_token or roles requires verification again."},
+	{Name: "verify", Method: post, Path: "/api/members/me/verify", Tag: "member", Access: MemberAuth, Out: ty[Result](), Later: LaterProtocol, Summary: "Run the verification handshake."},
+	{Name: "update_skills", Method: put, Path: "/api/members/me/skills", Tag: "member", Access: MemberAuth, In: ty[SkillsUpdate](), Out: ty[PrivateMember](), Tool: "update_skills", Summary: "Replace your skills."},
+	{Name: "heartbeat", Method: post, Path: "/api/members/me/heartbeat", Tag: "member", Access: MemberAuth, Out: ty[Heartbeat](), Tool: "heartbeat", Summary: "Reset the 24 h check-in clock."},
+	{Name: "run_conformance", Method: post, Path: "/api/members/me/conformance", Tag: "member", Access: MemberAuth, Out: ty[Result](), Later: LaterProtocol, Summary: "Deep test of your agent, with fix hints."},
+	{Name: "start_sandbox", Method: post, Path: "/api/members/me/sandbox", Tag: "member", Access: MemberAuth, In: ty[SandboxBody](), Out: ty[Result](), Status: created, Later: LaterProtocol, Summary: "A practice job in which the exchange plays the other side."},
+	{Name: "get_sandbox", Method: get, Path: "/api/members/me/sandbox/{id}", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Result](), Later: LaterProtocol, Summary: "Step-by-step result of a sandbox job."},
+	{Name: "list_my_tasks", Method: get, Path: "/api/members/me/tasks", Tag: "member", Access: MemberAuth, Out: ty[TaskList](), Tool: "list_my_tasks", Summary: "Tasks you posted as a buyer member."},
+	{Name: "favourites", Method: put, Path: "/api/members/me/favourites", Tag: "member", Access: MemberAuth, In: ty[Favourites](), Out: ty[Favourites](), Tool: "favourites", Summary: "Replace your favourite sellers."},
+	{Name: "announcements", Method: get, Path: "/api/members/me/announcements", Tag: "member", Access: MemberAuth, Out: ty[AnnouncementList](), Tool: "announcements", Summary: "Announcements from the operator."},
+	{Name: "read_announcement", Method: post, Path: "/api/members/me/announcements/{id}/read", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Announcement](), Summary: "Mark an announcement read."},
+	{Name: "message_operator", Method: post, Path: "/api/members/me/operator-messages", Tag: "member", Access: MemberAuth, In: ty[OperatorMessage](), Out: ty[OperatorMessageView](), Status: created, Tool: "message_operator", Summary: "Send a message that reaches the operator only."},
+	{Name: "board_list", Method: get, Path: "/api/board", Tag: "member", Access: MemberAuth, Out: ty[Result](), Tool: "board_list", Later: LaterBoard, Summary: "The collaboration board of verified members."},
+	{Name: "board_read", Method: get, Path: "/api/board/{id}", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Result](), Tool: "board_read", Later: LaterBoard, Summary: "Read a board thread."},
+	{Name: "board_post", Method: post, Path: "/api/board", Tag: "member", Access: MemberAuth, In: ty[BoardPostBody](), Out: ty[Result](), Status: created, Tool: "board_post", Later: LaterBoard, Summary: "Post on the board (screened before it appears)."},
+	{Name: "board_reply", Method: post, Path: "/api/board/{id}/replies", Tag: "member", Access: MemberAuth, In: ty[BoardPostBody](), Out: ty[Result](), Status: created, Tool: "board_reply", Later: LaterBoard, Summary: "Reply to a board thread."},
+
+	// Seller operations (spec 4.4).
+	{Name: "list_quote_requests", Method: get, Path: "/api/members/me/quote-requests", Tag: "seller", Access: SellerAuth, Out: ty[TaskList](), Tool: "list_quote_requests", Later: LaterMarket, Summary: "Open tasks you can quote on."},
+	{Name: "submit_offer", Method: post, Path: "/api/tasks/{id}/offers", Tag: "seller", Access: SellerAuth, In: ty[OfferInput](), Out: ty[Offer](), Status: created, Tool: "submit_offer", Later: LaterMarket, Summary: "Quote on a task."},
+	{Name: "list_jobs", Method: get, Path: "/api/members/me/jobs", Tag: "seller", Access: SellerAuth, In: ty[JobsQuery](), Out: ty[TaskList](), Tool: "list_jobs", Later: LaterMarket, Summary: "Tasks assigned to you, with payout after the platform fee."},
+	{Name: "deliver", Method: post, Path: "/api/members/me/jobs/{id}/deliver", Tag: "seller", Access: SellerAuth, In: ty[DeliverInput](), Out: ty[Task](), Tool: "deliver", Later: LaterMarket, Summary: "Register a delivery; starts the buyer's auto-release window."},
+	{Name: "request_payment", Method: post, Path: "/api/members/me/jobs/{id}/request-payment", Tag: "seller", Access: SellerAuth, In: ty[IDPath](), Out: ty[Result](), Tool: "request_payment", Later: LaterMarket, Summary: "Request payment after the buyer accepted; the operator approves."},
+
+	// Operator (spec 4.5).
+	{Name: "admin_trace", Method: get, Path: "/api/admin/trace/{traceId}", Tag: "admin", Access: AdminAuth, In: ty[TraceQuery](), Out: ty[Trace](), Summary: "Every row caused by one trace id."},
+	{Name: "admin_task_timeline", Method: get, Path: "/api/admin/tasks/{id}/timeline", Tag: "admin", Access: AdminAuth, In: ty[IDPath](), Out: ty[Result](), Later: LaterMarket, Summary: "Requests, events, messages, AI calls and reviews of a task in time order."},
+	{Name: "admin_log", Method: get, Path: "/api/admin/log", Tag: "admin", Access: AdminAuth, In: ty[LogQuery](), Out: ty[LogList](), Summary: "The application log."},
+	{Name: "admin_ai", Method: get, Path: "/api/admin/ai", Tag: "admin", Access: AdminAuth, Out: ty[Result](), Later: LaterTrust, Summary: "AI calls: prompts, responses, tokens, cost."},
+	{Name: "admin_audit", Method: get, Path: "/api/admin/audit", Tag: "admin", Access: AdminAuth, In: ty[AuditQuery](), Out: ty[AuditList](), Summary: "Who changed what."},
+	{Name: "admin_metrics", Method: get, Path: "/api/admin/metrics", Tag: "admin", Access: AdminAuth, In: ty[MetricsQuery](), Out: ty[Metrics](), Summary: "Latency p50/p95 and error rates per endpoint and outbound operation."},
+	{Name: "admin_stats", Method: get, Path: "/api/admin/stats", Tag: "admin", Access: AdminAuth, Out: ty[Stats](), Summary: "Task counts by status, members by state, money totals."},
+	{Name: "admin_announce", Method: post, Path: "/api/admin/announcements", Tag: "admin", Access: AdminAuth, In: ty[NewAnnouncement](), Out: ty[Announcement](), Status: created, Summary: "Publish an announcement to members."},
+	{Name: "admin_operator_messages", Method: get, Path: "/api/admin/operator-messages", Tag: "admin", Access: AdminAuth, Out: ty[OperatorMessageList](), Summary: "Messages members sent to the operator."},
+	{Name: "admin_backup", Method: get, Path: "/api/admin/backup", Tag: "admin", Access: AdminAuth, Out: ty[string](), ContentType: "application/octet-stream", Summary: "A consistent hot copy of the database file, taken while the exchange runs."},
+	{Name: "admin_members", Method: get, Path: "/api/admin/members", Tag: "admin", Access: AdminAuth, In: ty[MembersQuery](), Out: ty[MemberList](), Summary: "Every member, with private fields."},
+	{Name: "admin_suspend", Method: post, Path: "/api/admin/members/{id}/suspend", Tag: "admin", Access: AdminAuth, In: ty[SuspendBody](), Out: ty[PrivateMember](), Summary: "Suspend a member: out of matching, calls refused."},
+	{Name: "admin_unsuspend", Method: post, Path: "/api/admin/members/{id}/unsuspend", Tag: "admin", Access: AdminAuth, In: ty[SuspendBody](), Out: ty[PrivateMember](), Summary: "Lift a suspension; the member verifies again."},
+
+	// Pay-per-call tools (spec 4.6).
+	{Name: "find_paid_tools", Method: get, Path: "/paid", Tag: "paid", Access: Public, Out: ty[Result](), Tool: "find_paid_tools", Later: LaterPaid, Summary: "The pay-per-call tools and their prices."},
+	{Name: "request_connector", Method: post, Path: "/api/connectors/request", Tag: "paid", Access: Public, In: ty[ConnectorRequest](), Out: ty[Result](), Status: created, Tool: "request_connector", Later: LaterPaid, Summary: "Ask for a connector to a new data source."},
+	{Name: "get_strategy_leaderboard", Method: get, Path: "/trackrecord", Tag: "paid", Access: Public, Out: ty[Result](), Tool: "get_strategy_leaderboard", Later: LaterPaid, Summary: "Strategy track-record leaderboard (free)."},
+}

@@ -1,0 +1,139 @@
+package protocol
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// Money is an amount of US dollars in integer micro-USD (1 USD = 1,000,000), the unit of a
+// 6-decimal stablecoin. It travels in JSON as a decimal USD number (4.25), parsed exactly from the
+// number's text: money never passes through a float.
+type Money int64
+
+// Micro is the number of micro-USD in one US dollar.
+const Micro Money = 1_000_000
+
+// USD builds an amount from whole dollars and cents.
+func USD(dollars, cents int64) Money { return Money(dollars)*Micro + Money(cents)*10_000 }
+
+// ParseMoney reads a decimal USD amount such as "4", "0.25" or "1e2". More than six decimals is an
+// error rather than a silent rounding.
+func ParseMoney(s string) (Money, error) {
+	s = strings.TrimSpace(s)
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || s == "" {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	r.Mul(r, big.NewRat(int64(Micro), 1))
+	if !r.IsInt() {
+		return 0, fmt.Errorf("%s has more than 6 decimals", s)
+	}
+	n := r.Num()
+	if !n.IsInt64() || n.Int64() > 1e15 || n.Int64() < -1e15 {
+		return 0, fmt.Errorf("%s is out of range", s)
+	}
+	return Money(n.Int64()), nil
+}
+
+// String renders the amount as a decimal USD number with no trailing zeros ("4", "0.2", "1.25").
+func (m Money) String() string {
+	neg := m < 0
+	if neg {
+		m = -m
+	}
+	whole := int64(m / Micro)
+	frac := int64(m % Micro)
+	s := strconv.FormatInt(whole, 10)
+	if frac != 0 {
+		f := fmt.Sprintf("%06d", frac)
+		s += "." + strings.TrimRight(f, "0")
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// Display renders the amount for people: "US$4.00", with at least two decimals.
+func (m Money) Display() string {
+	s := m.String()
+	i := strings.IndexByte(s, '.')
+	switch {
+	case i < 0:
+		s += ".00"
+	case len(s)-i == 2:
+		s += "0"
+	}
+	return "US$" + s
+}
+
+// Cents rounds the amount to whole cents, half away from zero.
+func (m Money) Cents() int64 {
+	c := int64(m) / 10_000
+	rem := int64(m) % 10_000
+	if rem >= 5_000 {
+		c++
+	} else if rem <= -5_000 {
+		c--
+	}
+	return c
+}
+
+// Decimals is the number of decimals needed to write the amount exactly (0 to 6).
+func (m Money) Decimals() int {
+	if m < 0 {
+		m = -m
+	}
+	frac := int64(m % Micro)
+	if frac == 0 {
+		return 0
+	}
+	d := 6
+	for frac%10 == 0 {
+		frac /= 10
+		d--
+	}
+	return d
+}
+
+// MarshalJSON writes the amount as a JSON number of USD.
+func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalJSON reads a JSON number of USD exactly.
+func (m *Money) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		return nil
+	}
+	if strings.HasPrefix(s, `"`) {
+		return fmt.Errorf("an amount must be a JSON number, not a string")
+	}
+	v, err := ParseMoney(s)
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// JSONSchema describes Money in JSON Schema terms.
+func (Money) JSONSchema() *Schema { return &Schema{Type: "number", Description: "US dollars"} }
+
+// MulDiv returns m * num / den rounded half-up, computed in integers (no floats).
+func (m Money) MulDiv(num, den int64) Money {
+	p := new(big.Int).Mul(big.NewInt(int64(m)), big.NewInt(num))
+	d := big.NewInt(den)
+	q, r := new(big.Int).QuoRem(p, d, new(big.Int))
+	// half-up on the magnitude
+	r2 := new(big.Int).Mul(new(big.Int).Abs(r), big.NewInt(2))
+	if r2.Cmp(new(big.Int).Abs(d)) >= 0 {
+		if p.Sign() >= 0 {
+			q.Add(q, big.NewInt(1))
+		} else {
+			q.Sub(q, big.NewInt(1))
+		}
+	}
+	return Money(q.Int64())
+}

@@ -1,0 +1,298 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+var patterns sync.Map // string -> *regexp.Regexp
+
+func compiled(p string) *regexp.Regexp {
+	if r, ok := patterns.Load(p); ok {
+		return r.(*regexp.Regexp)
+	}
+	r := regexp.MustCompile(p)
+	patterns.Store(p, r)
+	return r
+}
+
+func joinPath(base, name string) string {
+	if base == "" {
+		return name
+	}
+	return base + "." + name
+}
+
+// Validate checks a decoded JSON value (numbers as json.Number) against s. The first violation is
+// returned as an invalid_input Error naming the field by its dotted path under base.
+func Validate(s *Schema, v any, base string) *Error {
+	if s == nil {
+		return nil
+	}
+	field := base
+	if field == "" {
+		field = "body"
+	}
+	if v == nil {
+		if s.Type == nil || s.nullable() {
+			return nil
+		}
+		return Invalid(field, "must not be null", "give a "+s.PrimaryType()+" or leave the field out")
+	}
+	t := s.PrimaryType()
+	switch t {
+	case "object":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return typeErr(field, "an object", v)
+		}
+		for _, r := range s.Required {
+			if _, ok := m[r]; !ok {
+				return Invalid(joinPath(base, r), "is required", describe(s.Properties[r]))
+			}
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p, known := s.Properties[k]
+			if !known {
+				switch ap := s.AdditionalProperties.(type) {
+				case bool:
+					if !ap {
+						return Invalid(joinPath(base, k), "is not a known field", knownFields(s))
+					}
+					continue
+				case *Schema:
+					p = ap
+				default:
+					continue
+				}
+			}
+			if err := Validate(p, m[k], joinPath(base, k)); err != nil {
+				return err
+			}
+		}
+	case "array":
+		a, ok := v.([]any)
+		if !ok {
+			return typeErr(field, "an array", v)
+		}
+		if s.MinItems != nil && len(a) < *s.MinItems {
+			return Invalid(field, fmt.Sprintf("must have at least %d item(s)", *s.MinItems), "")
+		}
+		if s.MaxItems != nil && len(a) > *s.MaxItems {
+			return Invalid(field, fmt.Sprintf("has %d items; at most %d are allowed", len(a), *s.MaxItems), "")
+		}
+		for i, x := range a {
+			if err := Validate(s.Items, x, fmt.Sprintf("%s[%d]", field, i)); err != nil {
+				return err
+			}
+		}
+	case "string":
+		str, ok := v.(string)
+		if !ok {
+			return typeErr(field, "a string", v)
+		}
+		n := utf8.RuneCountInString(str)
+		if !utf8.ValidString(str) {
+			return Invalid(field, "is not valid UTF-8", "")
+		}
+		if s.MinLength != nil && n < *s.MinLength {
+			if *s.MinLength == 1 {
+				return Invalid(field, "must not be empty", "")
+			}
+			return Invalid(field, fmt.Sprintf("must be at least %d characters", *s.MinLength), "")
+		}
+		if s.MaxLength != nil && n > *s.MaxLength {
+			return Invalid(field, fmt.Sprintf("is %d characters; at most %d are allowed", n, *s.MaxLength), "shorten it")
+		}
+		if s.Pattern != "" && !compiled(s.Pattern).MatchString(str) {
+			return Invalid(field, fmt.Sprintf("%q does not match the pattern %s", clip(str), s.Pattern), "")
+		}
+		if err := checkFormat(s.Format, str, field); err != nil {
+			return err
+		}
+	case "integer", "number":
+		num, ok := v.(json.Number)
+		if !ok {
+			return typeErr(field, "a number", v)
+		}
+		r, ok := new(big.Rat).SetString(num.String())
+		if !ok {
+			return typeErr(field, "a number", v)
+		}
+		if t == "integer" && !r.IsInt() {
+			return Invalid(field, fmt.Sprintf("must be a whole number, not %s", num), "")
+		}
+		if s.Minimum != "" && r.Cmp(rat(s.Minimum)) < 0 {
+			return Invalid(field, fmt.Sprintf("is %s; the minimum is %s", num, s.Minimum), "")
+		}
+		if s.ExclusiveMinimum != "" && r.Cmp(rat(s.ExclusiveMinimum)) <= 0 {
+			return Invalid(field, fmt.Sprintf("is %s; it must be greater than %s", num, s.ExclusiveMinimum), "")
+		}
+		if s.Maximum != "" && r.Cmp(rat(s.Maximum)) > 0 {
+			return Invalid(field, fmt.Sprintf("is %s; the maximum is %s", num, s.Maximum), "")
+		}
+		if s.MultipleOf != "" {
+			q := new(big.Rat).Quo(r, rat(s.MultipleOf))
+			if !q.IsInt() {
+				dec := len(strings.TrimPrefix(s.MultipleOf.String(), "0."))
+				return Invalid(field, fmt.Sprintf("%s has too many decimals; at most %d are allowed", num, dec), "")
+			}
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return typeErr(field, "true or false", v)
+		}
+	}
+	if len(s.Enum) > 0 {
+		for _, e := range s.Enum {
+			if fmt.Sprint(e) == fmt.Sprint(v) {
+				return nil
+			}
+		}
+		return Invalid(field, fmt.Sprintf("%q is not one of the allowed values", clip(fmt.Sprint(v))), "use one of: "+enumList(s.Enum))
+	}
+	return nil
+}
+
+func rat(n json.Number) *big.Rat {
+	r, _ := new(big.Rat).SetString(n.String())
+	return r
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+func enumList(e []any) string {
+	parts := make([]string, len(e))
+	for i, x := range e {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func knownFields(s *Schema) string {
+	names := append([]string(nil), s.PropertyOrder()...)
+	if len(names) == 0 {
+		return "this object takes no fields"
+	}
+	return "known fields: " + strings.Join(names, ", ")
+}
+
+func describe(s *Schema) string {
+	if s == nil {
+		return ""
+	}
+	d := "give " + article(s.PrimaryType())
+	if s.Description != "" {
+		d += ": " + s.Description
+	}
+	if len(s.Enum) > 0 {
+		d += " (one of: " + enumList(s.Enum) + ")"
+	}
+	return d
+}
+
+func article(t string) string {
+	switch t {
+	case "":
+		return "a value"
+	case "object", "array", "integer":
+		return "an " + t
+	}
+	return "a " + t
+}
+
+func typeErr(field, want string, got any) *Error {
+	return Invalid(field, fmt.Sprintf("must be %s, not %s", want, jsonKind(got)), "")
+}
+
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("the string %q", clip(x))
+	case json.Number:
+		return "the number " + x.String()
+	case bool:
+		return fmt.Sprint(x)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// Decode parses raw JSON, validates it against the schema of dst's type and, if valid, decodes it
+// into dst. Every failure is an invalid_input Error naming the field.
+func Decode(raw []byte, dst any) *Error {
+	v, err := ParseJSON(raw)
+	if err != nil {
+		return err
+	}
+	return DecodeValue(v, dst)
+}
+
+// DecodeValue validates an already parsed value and decodes it into dst.
+func DecodeValue(v any, dst any) *Error {
+	s := SchemaOf(typeOf(dst))
+	if err := Validate(s, v, ""); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(v)
+	if err := json.Unmarshal(b, dst); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return Invalid(ute.Field, "has the wrong type: "+ute.Value, "")
+		}
+		return Invalid("body", err.Error(), "")
+	}
+	return nil
+}
+
+// ParseJSON parses one JSON value with numbers kept exact.
+func ParseJSON(raw []byte) (any, *Error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, Invalid("body", "is empty", "send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, Invalid("body", "is not valid JSON: "+jsonErr(err), "check quoting, commas and brackets")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, Invalid("body", "has data after the JSON value", "send exactly one JSON object")
+	}
+	return v, nil
+}
+
+func jsonErr(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	return err.Error()
+}
+
+func typeOf(dst any) reflect.Type { return reflect.TypeOf(dst).Elem() }

@@ -1,0 +1,314 @@
+package axp
+
+import (
+	"time"
+
+	"github.com/axp-exchange/axp/protocol"
+)
+
+// EmptyInput is the input of operations that take none from the body.
+type EmptyInput struct{}
+
+// IDPath is the input of operations addressed by one path id.
+type IDPath struct {
+	ID string `json:"id" schema:"required;maxLength=100"`
+}
+
+// OK is a bare acknowledgement.
+type OK struct {
+	OK      bool   `json:"ok"`
+	Message string `json:"message,omitempty"`
+}
+
+// ServiceList is the answer of GET /api/services (spec 2.8).
+type ServiceList struct {
+	Services []ServiceEntry `json:"services"`
+	OnOffer  []OnOffer      `json:"on_offer"`
+	Currency string         `json:"currency"`
+}
+
+// ServiceEntry is a catalog entry as listed.
+type ServiceEntry struct {
+	Type               string           `json:"type"`
+	Name               string           `json:"name"`
+	Summary            string           `json:"summary"`
+	Params             []Param          `json:"params"`
+	ParamsSchema       *protocol.Schema `json:"params_schema"`
+	AcceptanceCriteria string           `json:"acceptance_criteria"`
+	ETAMinutes         int              `json:"eta_minutes"`
+	Pricing            Pricing          `json:"pricing"`
+	ExampleQuoteURL    string           `json:"example_quote_url"`
+}
+
+// OnOffer is a task type providers offer now.
+type OnOffer struct {
+	TaskType          string   `json:"task_type"`
+	Providers         int      `json:"providers"`
+	InCatalog         bool     `json:"in_catalog"`
+	FromPriceUSD      *Money   `json:"from_price_usd"`
+	FastestETAMinutes *int     `json:"fastest_eta_minutes"`
+	Examples          []string `json:"examples"`
+}
+
+// QuoteQuery is the input of GET /api/quote; other query keys are the service params.
+type QuoteQuery struct {
+	Type   string         `json:"type" schema:"required;maxLength=42" doc:"catalog type: text-file, video, image, transcription, translation"`
+	Params map[string]any `json:"params,omitempty" doc:"service params; on GET, given as extra query keys"`
+}
+
+// SearchQuery is the input of GET /api/search.
+type SearchQuery struct {
+	Q string `json:"q" schema:"required;minLength=1;maxLength=500" doc:"what you want done, in your own words"`
+}
+
+// SearchResult suggests a task for a free-text query.
+type SearchResult struct {
+	Query         string         `json:"query"`
+	SuggestedTask *SuggestedTask `json:"suggested_task"`
+	Services      []ServiceEntry `json:"services"`
+	Sellers       []PublicMember `json:"sellers"`
+	Questions     []string       `json:"questions,omitempty"`
+}
+
+// SuggestedTask is a task the exchange proposes for a brief.
+type SuggestedTask struct {
+	Type        string         `json:"type"`
+	Description string         `json:"description"`
+	Params      map[string]any `json:"params"`
+	Quote       *CatalogQuote  `json:"quote,omitempty"`
+	CreateURL   string         `json:"create_url"`
+}
+
+// SellersQuery filters GET /api/sellers.
+type SellersQuery struct {
+	PaymentMethod string `json:"payment_method,omitempty" schema:"enum=crypto|free"`
+	TaskType      string `json:"task_type,omitempty" schema:"maxLength=42"`
+}
+
+// SellerList is the answer of GET /api/sellers.
+type SellerList struct {
+	Sellers []PublicMember `json:"sellers"`
+}
+
+// ProtocolInfo is the answer of GET /api/protocol.
+type ProtocolInfo struct {
+	Protocol       string              `json:"protocol"`
+	Name           string              `json:"name"`
+	BaseURL        string              `json:"base_url"`
+	Transports     map[string]string   `json:"transports"`
+	Authentication map[string]string   `json:"authentication"`
+	Signing        map[string]any      `json:"signing"`
+	RequiredTools  map[string][]string `json:"required_tools"`
+	ToolsURL       string              `json:"tools_url"`
+	OpenAPIURL     string              `json:"openapi_url"`
+	JoinURL        string              `json:"join_url"`
+	TaskStatuses   []string            `json:"task_statuses"`
+	MemberStates   []string            `json:"member_states"`
+	Limits         map[string]any      `json:"limits"`
+	Events         []string            `json:"events"`
+	ErrorCodes     map[string]int      `json:"error_codes"`
+	Versions       map[string]string   `json:"versions"`
+}
+
+// Why is the value proposition.
+type Why struct {
+	Headline   string            `json:"headline"`
+	ForBuyers  []string          `json:"for_buyers"`
+	ForSellers []string          `json:"for_sellers"`
+	Safety     []string          `json:"safety"`
+	StartHere  map[string]string `json:"start_here"`
+}
+
+// PricingInfo is the answer of GET /api/pricing.
+type PricingInfo struct {
+	Currency       string              `json:"currency"`
+	BuyerFee       string              `json:"buyer_fee"`
+	PlatformFee    FeeNow              `json:"platform_fee"`
+	Promotion      *Promotion          `json:"promotion"`
+	Schedule       []FeeWindow         `json:"schedule"`
+	AfterSchedule  string              `json:"after_schedule"`
+	PaymentMethods []PaymentMethodInfo `json:"payment_methods"`
+	Payouts        string              `json:"payouts"`
+	ApprovalRule   string              `json:"approval_rule"`
+	Example        Fee                 `json:"example"`
+	ExampleText    string              `json:"example_text"`
+}
+
+// FeeNow is the fee in force now.
+type FeeNow struct {
+	Percent string `json:"percent"`
+	BPS     int64  `json:"bps"`
+	PaidBy  string `json:"paid_by"`
+	Source  string `json:"source"`
+}
+
+// Promotion describes the launch promotion (spec 1.7).
+type Promotion struct {
+	Name            string `json:"name"`
+	Percent         string `json:"percent"`
+	BPS             int64  `json:"bps"`
+	StartsAt        string `json:"starts_at"`
+	EndsAt          string `json:"ends_at"`
+	PromotionalDays int    `json:"promotional_days"`
+	Active          bool   `json:"active"`
+	MayBeExtended   bool   `json:"may_be_extended"`
+}
+
+// PaymentMethodInfo describes one payment method.
+type PaymentMethodInfo struct {
+	Method      string `json:"method"`
+	Default     bool   `json:"default"`
+	Description string `json:"description"`
+}
+
+// FAQ is the answer of GET /api/faq.
+type FAQ struct {
+	Entries []FAQEntry `json:"entries"`
+}
+
+// FAQEntry is one question and answer.
+type FAQEntry struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+}
+
+// Feedback is the body of POST /api/feedback.
+type Feedback struct {
+	Message  string         `json:"message" schema:"required;minLength=1;maxLength=4000"`
+	Category string         `json:"category,omitempty" schema:"enum=bug|idea|praise|complaint|question|other"`
+	Rating   *int           `json:"rating,omitempty" schema:"min=1;max=5"`
+	Context  map[string]any `json:"context,omitempty"`
+}
+
+// Recorded acknowledges a stored submission.
+type Recorded struct {
+	ID        string    `json:"id"`
+	Recorded  bool      `json:"recorded"`
+	CreatedAt time.Time `json:"created_at"`
+	Message   string    `json:"message,omitempty"`
+}
+
+// PaymentPreference is the body of POST /api/payment-preference.
+type PaymentPreference struct {
+	Preferred string `json:"preferred" schema:"required;minLength=1;maxLength=200"`
+	Note      string `json:"note,omitempty" schema:"maxLength=2000"`
+	Role      string `json:"role,omitempty" schema:"enum=buyer|seller"`
+}
+
+// PaymentPreferenceInfo is the answer of GET /api/payment-preference.
+type PaymentPreferenceInfo struct {
+	Supported []PaymentMethodInfo `json:"supported"`
+	Question  string              `json:"question"`
+	Options   []string            `json:"options"`
+	Totals    map[string]int      `json:"totals"`
+}
+
+// Interest records demand for a task type (GET query or POST body).
+type Interest struct {
+	Type      string `json:"type" schema:"required;minLength=1;maxLength=42"`
+	Note      string `json:"note,omitempty" schema:"maxLength=2000"`
+	BudgetUSD *Money `json:"budget_usd,omitempty" schema:"min=0;max=100000;decimals=2"`
+}
+
+// SurveyAnswer is the body of POST /api/survey.
+type SurveyAnswer struct {
+	Task          string `json:"task" schema:"required;minLength=1;maxLength=2000"`
+	Category      string `json:"category,omitempty" schema:"enum=web-search|web-scraping|market-data|trading-research|on-chain-data|news|ai-inference|documents-ocr-speech|images-video|dev-tools|security|commerce-shopping|travel|finance-business-data|memory-storage|messaging|identity-verification|compute|other"`
+	MaxUSDPerCall *Money `json:"max_usd_per_call,omitempty" schema:"min=0;max=100000"`
+	CallsPerDay   *int   `json:"calls_per_day,omitempty" schema:"min=0;max=100000000"`
+	Payment       string `json:"payment,omitempty" schema:"enum=base-network|solana-network|other-crypto|card|none-yet|other"`
+	HasWallet     *bool  `json:"has_wallet,omitempty"`
+	Missing       string `json:"missing,omitempty" schema:"maxLength=2000"`
+	AgentName     string `json:"agent_name,omitempty" schema:"maxLength=200"`
+	Framework     string `json:"framework,omitempty" schema:"maxLength=200"`
+}
+
+// SurveyQuestions is the answer of GET /api/survey.
+type SurveyQuestions struct {
+	Title     string           `json:"title"`
+	Questions []SurveyQuestion `json:"questions"`
+	SubmitTo  string           `json:"submit_to"`
+}
+
+// SurveyQuestion is one question of the survey.
+type SurveyQuestion struct {
+	Field    string   `json:"field"`
+	Question string   `json:"question"`
+	Type     string   `json:"type"`
+	Required bool     `json:"required"`
+	Options  []string `json:"options,omitempty"`
+}
+
+// SurveyResults are the published totals.
+type SurveyResults struct {
+	Responses           int            `json:"responses"`
+	ByCategory          map[string]int `json:"by_category"`
+	ByPayment           map[string]int `json:"by_payment"`
+	HasWallet           map[string]int `json:"has_wallet"`
+	MedianMaxUSDPerCall *Money         `json:"median_max_usd_per_call"`
+	TotalCallsPerDay    int64          `json:"total_calls_per_day"`
+	UpdatedAt           time.Time      `json:"updated_at"`
+}
+
+// Heartbeat acknowledges a check-in.
+type Heartbeat struct {
+	MemberID   string    `json:"member_id"`
+	State      string    `json:"state"`
+	LastSeenAt time.Time `json:"last_seen_at"`
+	NextDueBy  time.Time `json:"next_due_by"`
+}
+
+// Favourites is the body and answer of PUT /api/members/me/favourites.
+type Favourites struct {
+	SellerIDs []string `json:"seller_ids" schema:"required;maxItems=200"`
+}
+
+// Announcement is an operator announcement (spec 2.9).
+type Announcement struct {
+	ID        string     `json:"announcement_id"`
+	From      string     `json:"from"`
+	Severity  string     `json:"severity"`
+	Title     string     `json:"title"`
+	Body      string     `json:"body"`
+	ReplyTo   string     `json:"reply_to"`
+	Audience  string     `json:"audience"`
+	CreatedAt time.Time  `json:"created_at"`
+	ReadAt    *time.Time `json:"read_at"`
+}
+
+// AnnouncementList is the answer of GET /api/members/me/announcements.
+type AnnouncementList struct {
+	Announcements []Announcement `json:"announcements"`
+	Unread        int            `json:"unread"`
+}
+
+// NewAnnouncement is the body of POST /api/admin/announcements.
+type NewAnnouncement struct {
+	Severity  string   `json:"severity" schema:"required;enum=info|important|action_required"`
+	Title     string   `json:"title" schema:"required;minLength=1;maxLength=200"`
+	Body      string   `json:"body" schema:"required;minLength=1;maxLength=10000"`
+	Audience  string   `json:"audience,omitempty" schema:"enum=all|buyers|sellers|members" doc:"default all"`
+	MemberIDs []string `json:"member_ids,omitempty" schema:"maxItems=1000" doc:"send to these members only"`
+}
+
+// OperatorMessage is the body of POST /api/members/me/operator-messages.
+type OperatorMessage struct {
+	Title string `json:"title" schema:"required;minLength=1;maxLength=200"`
+	Body  string `json:"body" schema:"required;minLength=1;maxLength=10000"`
+	Kind  string `json:"kind" schema:"required;enum=notice|outage|capability_change|price_change|question|other"`
+}
+
+// OperatorMessageView is a stored operator message.
+type OperatorMessageView struct {
+	ID        string    `json:"message_id"`
+	MemberID  string    `json:"member_id"`
+	Title     string    `json:"title"`
+	Body      string    `json:"body"`
+	Kind      string    `json:"kind"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// OperatorMessageList is the answer of GET /api/admin/operator-messages.
+type OperatorMessageList struct {
+	Messages []OperatorMessageView `json:"messages"`
+}

@@ -1,0 +1,237 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// FileName is the database file inside the data dir.
+const FileName = "axp.db"
+
+// ErrLocked means another process holds the database.
+var ErrLocked = errors.New("the database is in use by another process")
+
+// DB is the exchange's database.
+type DB struct {
+	bolt *bolt.DB
+	path string
+}
+
+// Options tune Open.
+type Options struct {
+	// LockTimeout bounds the wait for the file lock (default 2 s).
+	LockTimeout time.Duration
+	// NoSync skips fsync on commit: for benchmarks only, never for a real exchange.
+	NoSync bool
+	// ReadOnly opens without taking the write lock.
+	ReadOnly bool
+}
+
+// Open opens (creating if needed) the database at path and migrates it to SchemaVersion.
+func Open(path string, o Options) (*DB, error) {
+	if o.LockTimeout == 0 {
+		o.LockTimeout = 2 * time.Second
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.LockTimeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly,
+		FreelistType: bolt.FreelistMapType})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %s is locked (is another axp serve running with this data dir?); stop it or use another --data-dir", ErrLocked, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	db := &DB{bolt: b, path: path}
+	if !o.ReadOnly {
+		if err := db.migrate(); err != nil {
+			b.Close()
+			return nil, err
+		}
+	} else if v, err := db.Version(); err != nil {
+		b.Close()
+		return nil, err
+	} else if v > SchemaVersion {
+		b.Close()
+		return nil, fmt.Errorf("database %s has schema version %d; this axp understands up to %d: upgrade axp", path, v, SchemaVersion)
+	}
+	return db, nil
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database; pending transactions finish first.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+func (db *DB) migrate() error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bMeta)
+		if err != nil {
+			return err
+		}
+		v := 0
+		if raw := meta.Get(kSchemaVersion); raw != nil {
+			v, _ = strconv.Atoi(string(raw))
+		}
+		if v > SchemaVersion {
+			return fmt.Errorf("database %s has schema version %d; this axp understands up to %d: upgrade axp", db.path, v, SchemaVersion)
+		}
+		if meta.Get(kCreatedAt) == nil {
+			if err := meta.Put(kCreatedAt, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
+				return err
+			}
+		}
+		for _, m := range migrations {
+			if m.version <= v {
+				continue
+			}
+			if err := m.apply(tx); err != nil {
+				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			}
+			v = m.version
+		}
+		return meta.Put(kSchemaVersion, []byte(strconv.Itoa(v)))
+	})
+}
+
+// Version is the schema version recorded in the database.
+func (db *DB) Version() (int, error) {
+	v := 0
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bMeta); b != nil {
+			v, _ = strconv.Atoi(string(b.Get(kSchemaVersion)))
+		}
+		return nil
+	})
+	return v, err
+}
+
+// Tx is a transaction. Read methods work on any Tx; write methods need one from Update.
+type Tx struct {
+	tx *bolt.Tx
+}
+
+// View runs fn in a read-only transaction.
+func (db *DB) View(fn func(*Tx) error) error {
+	return db.bolt.View(func(tx *bolt.Tx) error { return fn(&Tx{tx}) })
+}
+
+// Update runs fn in a read-write transaction: all of it commits, or none of it.
+func (db *DB) Update(fn func(*Tx) error) error {
+	return db.bolt.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx}) })
+}
+
+// Backup writes a consistent copy of the database to w while it stays in use.
+func (db *DB) Backup(w io.Writer) (int64, error) {
+	var n int64
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	return n, err
+}
+
+// BackupFile writes a hot backup to path atomically (temporary file, fsync, rename).
+func (db *DB) BackupFile(path string) (int64, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".axp-backup-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	n, err := db.Backup(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o600)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return n, err
+}
+
+// Stats are figures of the database file.
+func (db *DB) Stats() (size int64, txs int) {
+	s := db.bolt.Stats()
+	if fi, err := os.Stat(db.path); err == nil {
+		size = fi.Size()
+	}
+	return size, s.TxN
+}
+
+// --- value helpers ---
+
+func (t *Tx) bucket(name []byte) *bolt.Bucket {
+	b := t.tx.Bucket(name)
+	if b == nil {
+		panic(fmt.Sprintf("store: bucket %s missing (schema not migrated?)", name))
+	}
+	return b
+}
+
+func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
+	raw := b.Get(key)
+	if raw == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return false, fmt.Errorf("decode %s/%s: %w", "value", key, err)
+	}
+	return true, nil
+}
+
+func putJSON(b *bolt.Bucket, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, raw)
+}
+
+// each decodes every value of a bucket in key order into a fresh T and calls fn; fn returning
+// false stops.
+func each[T any](b *bolt.Bucket, reverse bool, fn func(key []byte, v *T) (bool, error)) error {
+	c := b.Cursor()
+	k, raw := c.First()
+	if reverse {
+		k, raw = c.Last()
+	}
+	for k != nil {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("decode %s: %w", k, err)
+		}
+		more, err := fn(k, &v)
+		if err != nil || !more {
+			return err
+		}
+		if reverse {
+			k, raw = c.Prev()
+		} else {
+			k, raw = c.Next()
+		}
+	}
+	return nil
+}
+
+func u64(n uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n)
+	return b[:]
+}

@@ -1,0 +1,381 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+)
+
+// --- idempotency ---
+
+// Idempotency is a stored answer to a mutating call made with an Idempotency-Key.
+type Idempotency struct {
+	V        int       `json:"v"`
+	BodyHash string    `json:"body_hash"`
+	Op       string    `json:"op"`
+	Status   int       `json:"status"`
+	Sealed   []byte    `json:"sealed"` // the answer body, sealed with a key derived from the caller's key
+	At       time.Time `json:"at"`
+}
+
+// Idempotency loads the record under key (already hashed by the caller), or nil.
+func (t *Tx) Idempotency(key string) (*Idempotency, error) {
+	var r Idempotency
+	ok, err := getJSON(t.bucket(bIdempotency), []byte(key), &r)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// PutIdempotency stores a record under key.
+func (t *Tx) PutIdempotency(key string, r *Idempotency) error {
+	r.V = 1
+	return putJSON(t.bucket(bIdempotency), []byte(key), r)
+}
+
+// PruneIdempotency deletes records older than before and reports how many.
+func (t *Tx) PruneIdempotency(before time.Time) (int, error) {
+	var keys [][]byte
+	err := each(t.bucket(bIdempotency), false, func(k []byte, r *Idempotency) (bool, error) {
+		if r.At.Before(before) {
+			keys = append(keys, append([]byte(nil), k...))
+		}
+		return true, nil
+	})
+	for _, k := range keys {
+		if err == nil {
+			err = t.bucket(bIdempotency).Delete(k)
+		}
+	}
+	return len(keys), err
+}
+
+// --- audit ---
+
+// Audit appends an audit record (its ID must be a time-sortable id) and indexes it by trace.
+func (t *Tx) Audit(r *axp.AuditRecord) error {
+	if err := putJSON(t.bucket(bAudit), []byte(r.ID), r); err != nil {
+		return err
+	}
+	return t.indexTrace(r.TraceID, "audit", []byte(r.ID))
+}
+
+// AuditRecords returns records matching q, newest first.
+func (t *Tx) AuditRecords(q axp.AuditQuery) ([]axp.AuditRecord, error) {
+	limit := q.Limit
+	if limit == 0 {
+		limit = 200
+	}
+	out := []axp.AuditRecord{}
+	err := each(t.bucket(bAudit), true, func(_ []byte, r *axp.AuditRecord) (bool, error) {
+		if (q.EntityType == "" || r.EntityType == q.EntityType) && (q.EntityID == "" || r.EntityID == q.EntityID) &&
+			(q.Actor == "" || r.Actor == q.Actor) && (q.Action == "" || r.Action == q.Action) {
+			out = append(out, *r)
+		}
+		return len(out) < limit, nil
+	})
+	return out, err
+}
+
+func (t *Tx) indexTrace(traceID, kind string, key []byte) error {
+	if traceID == "" {
+		return nil
+	}
+	k := make([]byte, 0, len(traceID)+len(kind)+len(key)+2)
+	k = append(append(append(append(append(k, traceID...), 0), kind...), 0), key...)
+	return t.bucket(bTraceIndex).Put(k, nil)
+}
+
+// --- log ---
+
+// AppendLog stores log entries (one transaction for a batch) and indexes them by trace.
+func (t *Tx) AppendLog(entries []axp.LogEntry, seq uint32) error {
+	b := t.bucket(bLog)
+	for i := range entries {
+		e := &entries[i]
+		key := make([]byte, 12)
+		binary.BigEndian.PutUint64(key, uint64(e.Time.UnixNano()))
+		binary.BigEndian.PutUint32(key[8:], seq+uint32(i))
+		if err := putJSON(b, key, e); err != nil {
+			return err
+		}
+		if err := t.indexTrace(e.TraceID, "log", key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var levelRank = map[string]int{"debug": 0, "info": 1, "warn": 2, "error": 3}
+
+// LogEntries returns entries at or above q.Level whose source starts with q.Source, newest first.
+func (t *Tx) LogEntries(q axp.LogQuery) ([]axp.LogEntry, error) {
+	limit, min := q.Limit, levelRank[q.Level]
+	if limit == 0 {
+		limit = 200
+	}
+	if q.Level == "" {
+		min = levelRank["info"]
+	}
+	out := []axp.LogEntry{}
+	err := each(t.bucket(bLog), true, func(_ []byte, e *axp.LogEntry) (bool, error) {
+		if levelRank[e.Level] >= min && strings.HasPrefix(e.Source, q.Source) {
+			out = append(out, *e)
+		}
+		return len(out) < limit, nil
+	})
+	return out, err
+}
+
+// Trace returns every log entry and audit record of a trace id, oldest first.
+func (t *Tx) Trace(traceID string) (axp.Trace, error) {
+	tr := axp.Trace{TraceID: traceID, Log: []axp.LogEntry{}, Audit: []axp.AuditRecord{}}
+	prefix := append([]byte(traceID), 0)
+	c := t.bucket(bTraceIndex).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		rest := k[len(prefix):]
+		kind, key, _ := bytes.Cut(rest, []byte{0})
+		switch string(kind) {
+		case "log":
+			var e axp.LogEntry
+			if ok, err := getJSON(t.bucket(bLog), key, &e); err != nil {
+				return tr, err
+			} else if ok {
+				tr.Log = append(tr.Log, e)
+			}
+		case "audit":
+			var r axp.AuditRecord
+			if ok, err := getJSON(t.bucket(bAudit), key, &r); err != nil {
+				return tr, err
+			} else if ok {
+				tr.Audit = append(tr.Audit, r)
+			}
+		}
+	}
+	return tr, nil
+}
+
+// PruneLog deletes log entries older than before (and their trace index rows); it reports how many.
+func (t *Tx) PruneLog(before time.Time) (int, error) {
+	b := t.bucket(bLog)
+	c := b.Cursor()
+	limit := u64(uint64(before.UnixNano()))
+	n := 0
+	for k, raw := c.First(); k != nil && bytes.Compare(k[:8], limit) < 0; k, raw = c.First() {
+		var e axp.LogEntry
+		if json.Unmarshal(raw, &e) == nil && e.TraceID != "" {
+			ik := append(append(append([]byte(e.TraceID), 0), "log\x00"...), k...)
+			if err := t.bucket(bTraceIndex).Delete(ik); err != nil {
+				return n, err
+			}
+		}
+		if err := c.Delete(); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// --- metrics ---
+
+// MetricAgg is the hourly aggregate of one route: counts and a latency histogram.
+type MetricAgg struct {
+	Count   int64   `json:"count"`
+	Errors  int64   `json:"errors"`
+	Buckets []int64 `json:"buckets"`
+}
+
+// AddMetrics merges hourly aggregates (key: hour start, route) into the store.
+func (t *Tx) AddMetrics(hour time.Time, route string, add MetricAgg) error {
+	b := t.bucket(bMetrics)
+	key := append(u64(uint64(hour.Unix())), route...)
+	var cur MetricAgg
+	if _, err := getJSON(b, key, &cur); err != nil {
+		return err
+	}
+	cur.Count += add.Count
+	cur.Errors += add.Errors
+	if len(cur.Buckets) < len(add.Buckets) {
+		cur.Buckets = append(cur.Buckets, make([]int64, len(add.Buckets)-len(cur.Buckets))...)
+	}
+	for i, n := range add.Buckets {
+		cur.Buckets[i] += n
+	}
+	return putJSON(b, key, cur)
+}
+
+// EachMetric calls fn for every aggregate at or after since.
+func (t *Tx) EachMetric(since time.Time, fn func(hour time.Time, route string, a MetricAgg)) error {
+	c := t.bucket(bMetrics).Cursor()
+	for k, raw := c.Seek(u64(uint64(since.Unix()))); k != nil; k, raw = c.Next() {
+		var a MetricAgg
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return err
+		}
+		fn(time.Unix(int64(binary.BigEndian.Uint64(k[:8])), 0).UTC(), string(k[8:]), a)
+	}
+	return nil
+}
+
+// --- submissions: feedback, payment preferences, interest, survey ---
+
+// Submission kinds, each its own bucket.
+const (
+	KindFeedback    = "feedback"
+	KindPaymentPref = "payment_preference"
+	KindInterest    = "interest"
+	KindSurvey      = "survey"
+)
+
+func submissionBucket(kind string) []byte {
+	switch kind {
+	case KindFeedback:
+		return bFeedback
+	case KindPaymentPref:
+		return bPaymentPrefs
+	case KindInterest:
+		return bInterest
+	case KindSurvey:
+		return bSurvey
+	}
+	panic("store: unknown submission kind " + kind)
+}
+
+// Submission is a stored public submission.
+type Submission struct {
+	V         int             `json:"v"`
+	ID        string          `json:"id"`
+	Actor     string          `json:"actor"`
+	CreatedAt time.Time       `json:"created_at"`
+	Body      json.RawMessage `json:"body"`
+}
+
+// PutSubmission stores a submission of a kind.
+func (t *Tx) PutSubmission(kind string, s *Submission) error {
+	s.V = 1
+	return putJSON(t.bucket(submissionBucket(kind)), []byte(s.ID), s)
+}
+
+// EachSubmission calls fn for every submission of a kind, oldest first.
+func (t *Tx) EachSubmission(kind string, fn func(*Submission) bool) error {
+	return each(t.bucket(submissionBucket(kind)), false, func(_ []byte, s *Submission) (bool, error) { return fn(s), nil })
+}
+
+// CountSubmissions counts the submissions of a kind.
+func (t *Tx) CountSubmissions(kind string) int { return t.bucket(submissionBucket(kind)).Stats().KeyN }
+
+// --- announcements and operator messages ---
+
+// AnnouncementRecord is a stored announcement with its audience.
+type AnnouncementRecord struct {
+	V int `json:"v"`
+	axp.Announcement
+	MemberIDs []string `json:"member_ids,omitempty"`
+}
+
+// PutAnnouncement stores an announcement.
+func (t *Tx) PutAnnouncement(a *AnnouncementRecord) error {
+	a.V = 1
+	return putJSON(t.bucket(bAnnouncements), []byte(a.ID), a)
+}
+
+// Announcement loads one announcement, or nil.
+func (t *Tx) Announcement(id string) (*AnnouncementRecord, error) {
+	var a AnnouncementRecord
+	ok, err := getJSON(t.bucket(bAnnouncements), []byte(id), &a)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// EachAnnouncement calls fn for every announcement, newest first.
+func (t *Tx) EachAnnouncement(fn func(*AnnouncementRecord) bool) error {
+	return each(t.bucket(bAnnouncements), true, func(_ []byte, a *AnnouncementRecord) (bool, error) { return fn(a), nil })
+}
+
+func readKey(memberID, annID string) []byte { return []byte(memberID + "\x00" + annID) }
+
+// MarkRead records that a member read an announcement (the first read time is kept).
+func (t *Tx) MarkRead(memberID, annID string, at time.Time) (time.Time, error) {
+	b := t.bucket(bReads)
+	if raw := b.Get(readKey(memberID, annID)); raw != nil {
+		return time.Parse(time.RFC3339Nano, string(raw))
+	}
+	return at, b.Put(readKey(memberID, annID), []byte(at.Format(time.RFC3339Nano)))
+}
+
+// ReadAt returns when a member read an announcement, or nil.
+func (t *Tx) ReadAt(memberID, annID string) *time.Time {
+	raw := t.bucket(bReads).Get(readKey(memberID, annID))
+	if raw == nil {
+		return nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, string(raw))
+	if err != nil {
+		return nil
+	}
+	return &at
+}
+
+// PutOperatorMessage stores a member's message to the operator.
+func (t *Tx) PutOperatorMessage(m *axp.OperatorMessageView) error {
+	return putJSON(t.bucket(bOperatorMsgs), []byte(m.ID), m)
+}
+
+// OperatorMessages returns messages newest first.
+func (t *Tx) OperatorMessages(limit int) ([]axp.OperatorMessageView, error) {
+	out := []axp.OperatorMessageView{}
+	err := each(t.bucket(bOperatorMsgs), true, func(_ []byte, m *axp.OperatorMessageView) (bool, error) {
+		out = append(out, *m)
+		return len(out) < limit, nil
+	})
+	return out, err
+}
+
+// --- reviews (read side; written by the trust-and-safety part) ---
+
+// ReviewRecord is a stored review.
+type ReviewRecord struct {
+	V int `json:"v"`
+	axp.ReviewView
+	ReviewerID string `json:"reviewer_id"`
+	RevieweeID string `json:"reviewee_id"`
+	Removed    bool   `json:"removed"`
+	Sandbox    bool   `json:"sandbox"`
+}
+
+// ReviewsOf returns the reviews of a member, newest first.
+func (t *Tx) ReviewsOf(memberID string) ([]ReviewRecord, error) {
+	prefix := []byte(memberID + "\x00")
+	var ids [][]byte
+	c := t.bucket(bReviewsBy).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		ids = append(ids, append([]byte(nil), k[len(prefix):]...))
+	}
+	out := make([]ReviewRecord, 0, len(ids))
+	for i := len(ids) - 1; i >= 0; i-- {
+		var r ReviewRecord
+		if ok, err := getJSON(t.bucket(bReviews), ids[i], &r); err != nil {
+			return nil, err
+		} else if ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// PutReview stores a review and indexes it under its reviewee.
+func (t *Tx) PutReview(r *ReviewRecord) error {
+	r.V = 1
+	if err := putJSON(t.bucket(bReviews), []byte(r.ReviewID), r); err != nil {
+		return err
+	}
+	return t.bucket(bReviewsBy).Put([]byte(r.RevieweeID+"\x00"+r.ReviewID), nil)
+}

@@ -1,0 +1,64 @@
+// Package store persists the exchange in one bbolt file. Every bucket and meta key is declared in this
+// file with the schema version; migrations are ordered and run at open.
+//
+// Functions on *Tx run inside a transaction and never open another. Values are JSON carrying a
+// version field; keys are prefixed time-sortable ids or big-endian integers. No network calls or
+// channel sends happen inside a transaction: callers publish after commit.
+package store
+
+import (
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// SchemaVersion is the version this build writes. A database with a higher version is refused.
+const SchemaVersion = 1
+
+// Buckets.
+var (
+	bMeta          = []byte("meta")              // meta keys below
+	bMembers       = []byte("members")           // member id -> axp.Member
+	bIdempotency   = []byte("idempotency")       // sha256(scope|key) -> idemRecord
+	bAudit         = []byte("audit")             // audit id (time-sortable) -> axp.AuditRecord
+	bLog           = []byte("log")               // 8-byte unix nanos + 4-byte seq -> axp.LogEntry
+	bTraceIndex    = []byte("trace_index")       // trace id \x00 kind \x00 key -> nil
+	bMetrics       = []byte("metrics")           // 8-byte hour + route -> metricAgg
+	bFeedback      = []byte("feedback")          // id -> feedback record
+	bPaymentPrefs  = []byte("payment_prefs")     // id -> payment preference record
+	bInterest      = []byte("interest")          // id -> interest record
+	bSurvey        = []byte("survey")            // id -> survey record
+	bAnnouncements = []byte("announcements")     // id -> announcement record
+	bReads         = []byte("announce_reads")    // member id \x00 announcement id -> RFC 3339 time
+	bOperatorMsgs  = []byte("operator_msgs")     // id -> axp.OperatorMessageView
+	bReviews       = []byte("reviews")           // review id -> review record (reviewee indexed below)
+	bReviewsBy     = []byte("reviews_by_member") // reviewee id \x00 review id -> nil
+)
+
+// Meta keys.
+var (
+	kSchemaVersion  = []byte("schema_version")
+	kAdminTokenHash = []byte("admin_token_hash")
+	kCreatedAt      = []byte("created_at")
+)
+
+// migration moves a database from version-1 to version.
+type migration struct {
+	version int
+	name    string
+	apply   func(tx *bolt.Tx) error
+}
+
+// migrations are applied in order; each runs in the transaction that records its version.
+var migrations = []migration{
+	{1, "initial buckets", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bMeta, bMembers, bIdempotency, bAudit, bLog, bTraceIndex, bMetrics,
+			bFeedback, bPaymentPrefs, bInterest, bSurvey, bAnnouncements, bReads, bOperatorMsgs,
+			bReviews, bReviewsBy} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("create bucket %s: %w", b, err)
+			}
+		}
+		return nil
+	}},
+}

@@ -1,0 +1,263 @@
+package axp
+
+import (
+	"time"
+
+	"github.com/axp-exchange/axp/protocol"
+)
+
+// Task statuses (DESIGN.md section 3).
+const (
+	TaskOpen            = "open"
+	TaskAwaitingPayment = "awaiting_payment"
+	TaskPaid            = "paid"
+	TaskInProgress      = "in_progress"
+	TaskDelivered       = "delivered"
+	TaskAccepted        = "accepted"
+	TaskDisputed        = "disputed"
+	TaskReleased        = "released"
+	TaskRefunded        = "refunded"
+	TaskCancelled       = "cancelled"
+	TaskExpired         = "expired"
+)
+
+// TaskStatuses lists every task status in lifecycle order.
+var TaskStatuses = []string{TaskOpen, TaskAwaitingPayment, TaskPaid, TaskInProgress, TaskDelivered,
+	TaskAccepted, TaskDisputed, TaskReleased, TaskRefunded, TaskCancelled, TaskExpired}
+
+// NewTask is the body of POST /api/tasks (spec 4.2).
+type NewTask struct {
+	Type             string         `json:"type,omitempty" schema:"pattern=^[a-z0-9][a-z0-9_-]{1,40}$" doc:"task type; inferred from description when left out"`
+	Description      string         `json:"description,omitempty" schema:"maxLength=20000"`
+	Params           map[string]any `json:"params,omitempty"`
+	DeadlineMinutes  *int           `json:"deadline_minutes,omitempty" schema:"min=1;max=43200"`
+	AutoChoose       string         `json:"auto_choose,omitempty" schema:"enum=cheapest|fastest"`
+	AcceptanceChecks map[string]any `json:"acceptance_checks,omitempty"`
+	PaymentMethod    string         `json:"payment_method,omitempty" schema:"enum=crypto|free" doc:"default crypto"`
+	PreferredPayment string         `json:"preferred_payment,omitempty" schema:"maxLength=500"`
+	InviteSellers    any            `json:"invite_sellers,omitempty" doc:"\"favourites\" or an array of seller ids"`
+	Contact          string         `json:"contact,omitempty" schema:"maxLength=500"`
+	CallbackURL      string         `json:"callback_url,omitempty" schema:"maxLength=2000;format=uri"`
+	AgentName        string         `json:"agent_name,omitempty" schema:"maxLength=200"`
+}
+
+// Offer is a stored offer as shown to the buyer.
+type Offer struct {
+	OfferID      string             `json:"offer_id"`
+	Seller       protocol.SellerRef `json:"seller"`
+	PriceUSD     Money              `json:"price_usd"`
+	ETAMinutes   int                `json:"eta_minutes"`
+	Note         string             `json:"note,omitempty"`
+	Fee          Fee                `json:"fee"`
+	Guarantee    protocol.Guarantee `json:"guarantee"`
+	Availability string             `json:"availability,omitempty"`
+	Details      map[string]any     `json:"details,omitempty"`
+	ValidUntil   string             `json:"valid_until,omitempty"`
+	Reliability  Reliability        `json:"reliability"`
+	Badges       []string           `json:"badges"`
+	Instant      bool               `json:"instant"`
+	CreatedAt    time.Time          `json:"created_at"`
+}
+
+// Reliability is a seller's measured record.
+type Reliability struct {
+	OnTimeRate        *float64 `json:"on_time_rate"`
+	FirstPassRate     *float64 `json:"first_pass_rate"`
+	DisputeRate       *float64 `json:"dispute_rate"`
+	MedianQuoteMillis *int64   `json:"median_quote_ms"`
+}
+
+// Declined is a seller's decline of a task.
+type Declined struct {
+	Seller     protocol.SellerRef `json:"seller"`
+	ReasonCode string             `json:"reason_code"`
+	Reason     string             `json:"reason,omitempty"`
+}
+
+// Task is a task as shown to its parties (spec 2.3).
+type Task struct {
+	ID               string                   `json:"id"`
+	Type             string                   `json:"type"`
+	Description      string                   `json:"description,omitempty"`
+	Params           map[string]any           `json:"params"`
+	DeadlineMinutes  *int                     `json:"deadline_minutes,omitempty"`
+	AutoChoose       string                   `json:"auto_choose,omitempty"`
+	AcceptanceChecks map[string]any           `json:"acceptance_checks,omitempty"`
+	PaymentMethod    string                   `json:"payment_method"`
+	Status           string                   `json:"status"`
+	Offers           []Offer                  `json:"offers"`
+	Declined         []Declined               `json:"declined"`
+	RecommendedOffer *string                  `json:"recommended_offer"`
+	AlsoSell         *protocol.AlsoSell       `json:"also_sell"`
+	Deliverable      *protocol.DeliverableRef `json:"deliverable"`
+	AutoReleaseAt    *string                  `json:"auto_release_at"`
+	CreatedAt        time.Time                `json:"created_at"`
+	UpdatedAt        time.Time                `json:"updated_at"`
+}
+
+// CreatedTask is the answer of task creation: the task and its buyer token, shown once.
+type CreatedTask struct {
+	Task
+	BuyerToken string   `json:"buyer_token"`
+	Questions  []string `json:"questions,omitempty"`
+}
+
+// TaskRef addresses a task, with the buyer token for GET forms.
+type TaskRef struct {
+	ID    string `json:"id" schema:"required;maxLength=100"`
+	Token string `json:"token,omitempty" schema:"maxLength=200" doc:"buyer token (or send it as a Bearer token)"`
+}
+
+// ChooseInput picks an offer.
+type ChooseInput struct {
+	TaskRef
+	OfferID string `json:"offer_id" schema:"required;maxLength=100"`
+}
+
+// PayCryptoInput reports a stablecoin payment.
+type PayCryptoInput struct {
+	TaskRef
+	TxHash string `json:"tx_hash" schema:"required;pattern=^0x[0-9a-fA-F]{64}$"`
+}
+
+// AcceptInput accepts a delivery.
+type AcceptInput struct {
+	TaskRef
+	SHA256 string `json:"sha256,omitempty" schema:"pattern=^[0-9a-f]{64}$"`
+}
+
+// DisputeInput disputes a delivery.
+type DisputeInput struct {
+	TaskRef
+	Reason string `json:"reason" schema:"required;minLength=1;maxLength=4000"`
+}
+
+// DeliverInput registers a delivery through REST.
+type DeliverInput struct {
+	ID     string `json:"id" schema:"required;maxLength=100"`
+	URL    string `json:"url" schema:"required;maxLength=400000" doc:"a data: URL or a URL on this exchange"`
+	SHA256 string `json:"sha256,omitempty" schema:"pattern=^[0-9a-f]{64}$"`
+	Note   string `json:"note,omitempty" schema:"maxLength=4000"`
+}
+
+// OfferInput is a seller's quote through REST.
+type OfferInput struct {
+	ID string `json:"id" schema:"required;maxLength=100"`
+	protocol.QuoteAnswer
+}
+
+// ReviewBody is a review (spec 2.7).
+type ReviewBody struct {
+	TaskRef
+	Rating     int    `json:"rating" schema:"required;min=1;max=5"`
+	Quality    *int   `json:"quality,omitempty" schema:"min=1;max=5"`
+	Accuracy   *int   `json:"accuracy,omitempty" schema:"min=1;max=5"`
+	Timeliness *int   `json:"timeliness,omitempty" schema:"min=1;max=5"`
+	Comment    string `json:"comment,omitempty" schema:"maxLength=1000"`
+}
+
+// TaskList lists tasks.
+type TaskList struct {
+	Tasks []Task `json:"tasks"`
+}
+
+// JobsQuery filters a seller's jobs.
+type JobsQuery struct {
+	Status string `json:"status,omitempty" schema:"enum=active|all" doc:"default active"`
+}
+
+// MessageBody is a message on a task.
+type MessageBody struct {
+	TaskRef
+	Body     string `json:"body" schema:"required;minLength=1;maxLength=4000"`
+	SellerID string `json:"seller_id,omitempty" schema:"maxLength=100" doc:"a buyer writing to one seller before choosing"`
+}
+
+// SettlementBody proposes a refund split.
+type SettlementBody struct {
+	TaskRef
+	RefundPct int    `json:"refund_pct" schema:"required;min=0;max=100"`
+	Note      string `json:"note,omitempty" schema:"maxLength=2000"`
+}
+
+// SettlementAnswer accepts or rejects a proposal.
+type SettlementAnswer struct {
+	TaskRef
+	SettlementID string `json:"settlement_id" schema:"required;maxLength=100"`
+	Accept       bool   `json:"accept" schema:"required"`
+}
+
+// EscalateBody opens a mediation.
+type EscalateBody struct {
+	TaskRef
+	Reason            string `json:"reason" schema:"required;minLength=1;maxLength=4000"`
+	Statement         string `json:"statement,omitempty" schema:"maxLength=4000"`
+	ProposedRefundPct *int   `json:"proposed_refund_pct,omitempty" schema:"min=0;max=100"`
+}
+
+// StatementBody is a side's statement in a mediation.
+type StatementBody struct {
+	TaskRef
+	Statement         string `json:"statement" schema:"required;minLength=1;maxLength=4000"`
+	ProposedRefundPct *int   `json:"proposed_refund_pct,omitempty" schema:"nullable;min=0;max=100"`
+}
+
+// AppealBody appeals a mediation to the operator.
+type AppealBody struct {
+	TaskRef
+	Reason string `json:"reason" schema:"required;minLength=1;maxLength=4000"`
+}
+
+// ObjectionBody objects to a review.
+type ObjectionBody struct {
+	ID        string `json:"id" schema:"required;maxLength=100"`
+	Reason    string `json:"reason" schema:"required;minLength=1;maxLength=4000"`
+	Statement string `json:"statement,omitempty" schema:"maxLength=4000"`
+}
+
+// TranslateBody asks for a translation of a task's brief or deliverable.
+type TranslateBody struct {
+	TaskRef
+	What     string `json:"what" schema:"required;enum=brief|deliverable"`
+	Language string `json:"language" schema:"required;minLength=2;maxLength=40"`
+}
+
+// ClarifyBody answers sellers' questions.
+type ClarifyBody struct {
+	TaskRef
+	Answers map[string]string `json:"answers" schema:"required" doc:"answer per question (or per seller id)"`
+}
+
+// RedoBody asks for a free redo.
+type RedoBody struct {
+	TaskRef
+	Reason string `json:"reason" schema:"required;minLength=1;maxLength=4000"`
+}
+
+// TalkBody is a message to the assistant.
+type TalkBody struct {
+	Message        string `json:"message" schema:"required;minLength=1;maxLength=4000"`
+	ConversationID string `json:"conversation_id,omitempty" schema:"maxLength=100"`
+}
+
+// SandboxBody starts a sandbox job.
+type SandboxBody struct {
+	As       string `json:"as" schema:"required;enum=seller|buyer"`
+	TaskType string `json:"task_type,omitempty" schema:"pattern=^[a-z0-9][a-z0-9_-]{1,40}$"`
+}
+
+// BoardPostBody is a post or reply on the members' board.
+type BoardPostBody struct {
+	ID    string `json:"id,omitempty" schema:"maxLength=100"`
+	Title string `json:"title,omitempty" schema:"maxLength=200"`
+	Body  string `json:"body" schema:"required;minLength=1;maxLength=10000"`
+}
+
+// ConnectorRequest asks for a new paid-tool connector.
+type ConnectorRequest struct {
+	URL   string `json:"url" schema:"required;maxLength=2000;format=uri"`
+	Wants string `json:"wants" schema:"required;minLength=1;maxLength=2000"`
+}
+
+// Result is a free-form JSON object, for answers whose shape belongs to a later part.
+type Result map[string]any

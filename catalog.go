@@ -3,6 +3,8 @@ package axp
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
 	"net/url"
 	"sort"
 	"strings"
@@ -193,8 +195,16 @@ func (s *Service) Normalize(params map[string]any, fromQuery bool, field string)
 		return nil, err
 	}
 	for _, p := range s.Params {
-		if _, ok := out[p.Name]; !ok && p.Default != nil {
+		v, ok := out[p.Name]
+		switch {
+		case !ok && p.Default != nil:
 			out[p.Name] = p.Default
+		case ok && p.Type == "integer":
+			// The schema admits any JSON number with an integral value (10, 10.0, 1e1); store
+			// the plain integer so that prices, sellers and links all read the same count.
+			if n, ok := integer(v); ok {
+				out[p.Name] = n
+			}
 		}
 	}
 	switch s.Type {
@@ -260,18 +270,31 @@ func (s *Service) Price(params map[string]any) Money {
 }
 
 func intParam(v any) int64 {
+	n, _ := integer(v)
+	return n
+}
+
+// integer reads a whole number held as a Go integer, a float64 (as encoding/json decodes into any)
+// or a json.Number in any JSON spelling ("10", "10.0", "1e1").
+func integer(v any) (int64, bool) {
 	switch x := v.(type) {
 	case int:
-		return int64(x)
+		return int64(x), true
 	case int64:
-		return x
-	case json.Number:
-		n, _ := x.Int64()
-		return n
+		return x, true
 	case float64:
-		return int64(x)
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x), true
+		}
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n, true
+		}
+		if r, ok := new(big.Rat).SetString(x.String()); ok && r.IsInt() && r.Num().IsInt64() {
+			return r.Num().Int64(), true
+		}
 	}
-	return 0
+	return 0, false
 }
 
 // CatalogPrice is a price in the catalog quote.

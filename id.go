@@ -1,23 +1,44 @@
 package axp
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base32"
 	"encoding/binary"
 	"strings"
+	"sync"
 	"time"
 )
 
 var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 
+var (
+	idMu   sync.Mutex
+	idLast [16]byte
+)
+
 // NewID returns a prefixed, time-sortable id: prefix + "_" + 26 characters (48-bit milliseconds,
-// 80 random bits), e.g. "mem_06bz...". Ids of one prefix sort by creation time.
+// 80 random bits), e.g. "mem_06bz...". Ids are monotonic within this process: one made in the same
+// millisecond as the previous one (or while the clock stepped back) is the previous one plus one, so
+// ids of one prefix sort in creation order.
 func NewID(prefix string, now time.Time) string {
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixMilli())<<16)
 	if _, err := rand.Read(b[6:]); err != nil {
 		panic(err)
 	}
+	idMu.Lock()
+	if bytes.Compare(b[:6], idLast[:6]) <= 0 {
+		b = idLast
+		for i := 15; i >= 0; i-- { // add one, carrying
+			b[i]++
+			if b[i] != 0 {
+				break
+			}
+		}
+	}
+	idLast = b
+	idMu.Unlock()
 	return prefix + "_" + idEncoding.EncodeToString(b[:])
 }
 

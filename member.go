@@ -45,7 +45,7 @@ type Registration struct {
 	Skills           []Skill                   `json:"skills,omitempty" schema:"maxItems=50" doc:"sellers: the task types offered"`
 	MCPURL           string                    `json:"mcp_url,omitempty" schema:"maxLength=2000;format=uri" doc:"the member's MCP server; leave out for pull mode"`
 	ContactEmail     string                    `json:"contact_email,omitempty" schema:"maxLength=254;format=email" doc:"private; seen by the operator only"`
-	AuthToken        protocol.Nullable[string] `json:"auth_token,omitempty" schema:"maxLength=512" doc:"sent back as a Bearer token on every exchange call"`
+	AuthToken        protocol.Nullable[string] `json:"auth_token,omitzero" schema:"maxLength=512" doc:"sent back as a Bearer token on every exchange call"`
 	PaymentMethods   []string                  `json:"payment_methods,omitempty" schema:"maxItems=2;enum=crypto|free" doc:"default [\"crypto\"]; add free to accept unpaid jobs"`
 	PayoutAddress    string                    `json:"payout_address,omitempty" schema:"format=evm-address" doc:"stablecoin wallet (EVM address); private"`
 	PreferredPayment string                    `json:"preferred_payment,omitempty" schema:"maxLength=500"`
@@ -56,13 +56,13 @@ type Registration struct {
 type ProfileUpdate struct {
 	Name             *string                   `json:"name,omitempty" schema:"minLength=1;maxLength=100"`
 	Description      *string                   `json:"description,omitempty" schema:"maxLength=2000"`
-	ContactEmail     protocol.Nullable[string] `json:"contact_email,omitempty" schema:"maxLength=254;format=email"`
-	MCPURL           protocol.Nullable[string] `json:"mcp_url,omitempty" schema:"maxLength=2000;format=uri" doc:"null switches to pull mode; a change requires verification again"`
-	AuthToken        protocol.Nullable[string] `json:"auth_token,omitempty" schema:"maxLength=512" doc:"a change requires verification again"`
+	ContactEmail     protocol.Nullable[string] `json:"contact_email,omitzero" schema:"maxLength=254;format=email"`
+	MCPURL           protocol.Nullable[string] `json:"mcp_url,omitzero" schema:"maxLength=2000;format=uri" doc:"null switches to pull mode; a change requires verification again"`
+	AuthToken        protocol.Nullable[string] `json:"auth_token,omitzero" schema:"maxLength=512" doc:"a change requires verification again"`
 	Roles            []string                  `json:"roles,omitempty" schema:"minItems=1;maxItems=2;enum=buyer|seller" doc:"a change requires verification again"`
 	Skills           []Skill                   `json:"skills,omitempty" schema:"maxItems=50"`
 	PaymentMethods   []string                  `json:"payment_methods,omitempty" schema:"minItems=1;maxItems=2;enum=crypto|free"`
-	PayoutAddress    protocol.Nullable[string] `json:"payout_address,omitempty" schema:"format=evm-address"`
+	PayoutAddress    protocol.Nullable[string] `json:"payout_address,omitzero" schema:"format=evm-address"`
 	PreferredPayment *string                   `json:"preferred_payment,omitempty" schema:"maxLength=500"`
 	Identity         *Identity                 `json:"identity,omitempty"`
 }

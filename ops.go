@@ -111,7 +111,7 @@ var Ops = []Op{
 	{Name: "board_list", Method: get, Path: "/api/board", Tag: "member", Access: MemberAuth, Out: ty[Result](), Tool: "board_list", Later: LaterBoard, Summary: "The collaboration board of verified members."},
 	{Name: "board_read", Method: get, Path: "/api/board/{id}", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Result](), Tool: "board_read", Later: LaterBoard, Summary: "Read a board thread."},
 	{Name: "board_post", Method: post, Path: "/api/board", Tag: "member", Access: MemberAuth, In: ty[BoardPostBody](), Out: ty[Result](), Status: created, Tool: "board_post", Later: LaterBoard, Summary: "Post on the board (screened before it appears)."},
-	{Name: "board_reply", Method: post, Path: "/api/board/{id}/replies", Tag: "member", Access: MemberAuth, In: ty[BoardPostBody](), Out: ty[Result](), Status: created, Tool: "board_reply", Later: LaterBoard, Summary: "Reply to a board thread."},
+	{Name: "board_reply", Method: post, Path: "/api/board/{id}/replies", Tag: "member", Access: MemberAuth, In: ty[BoardReplyBody](), Out: ty[Result](), Status: created, Tool: "board_reply", Later: LaterBoard, Summary: "Reply to a board thread."},
 
 	// Seller operations (spec 4.4).
 	{Name: "list_quote_requests", Method: get, Path: "/api/members/me/quote-requests", Tag: "seller", Access: SellerAuth, Out: ty[TaskList](), Tool: "list_quote_requests", Later: LaterMarket, Summary: "Open tasks you can quote on."},

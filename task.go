@@ -192,7 +192,7 @@ type EscalateBody struct {
 	TaskRef
 	Reason            string `json:"reason" schema:"required;minLength=1;maxLength=4000"`
 	Statement         string `json:"statement,omitempty" schema:"maxLength=4000"`
-	ProposedRefundPct *int   `json:"proposed_refund_pct,omitempty" schema:"min=0;max=100"`
+	ProposedRefundPct *int   `json:"proposed_refund_pct,omitempty" schema:"nullable;min=0;max=100" doc:"0-100, or null (spec 2.9)"`
 }
 
 // StatementBody is a side's statement in a mediation.
@@ -246,11 +246,16 @@ type SandboxBody struct {
 	TaskType string `json:"task_type,omitempty" schema:"pattern=^[a-z0-9][a-z0-9_-]{1,40}$"`
 }
 
-// BoardPostBody is a post or reply on the members' board.
+// BoardPostBody is a new thread on the members' board.
 type BoardPostBody struct {
-	ID    string `json:"id,omitempty" schema:"maxLength=100"`
 	Title string `json:"title,omitempty" schema:"maxLength=200"`
 	Body  string `json:"body" schema:"required;minLength=1;maxLength=10000"`
+}
+
+// BoardReplyBody is a reply to a board thread, addressed by the thread id of the path.
+type BoardReplyBody struct {
+	ID   string `json:"id" schema:"required;maxLength=100" doc:"the thread"`
+	Body string `json:"body" schema:"required;minLength=1;maxLength=10000"`
 }
 
 // ConnectorRequest asks for a new paid-tool connector.

@@ -73,8 +73,8 @@ func (e *UnreachableError) Error() string {
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Call runs the operation named op with input in (a struct of the operation's input type, a map, or
-// nil) and decodes the answer into out (nil to discard). Errors are *axp.Error when the exchange
-// answered with an error body.
+// nil) and decodes the answer into out (nil to discard; a *[]byte or *string takes the body as it
+// is). Errors are *axp.Error when the exchange answered with an error body.
 func (c *Client) Call(ctx context.Context, op string, in, out any, o ...Options) error {
 	resp, err := c.Do(ctx, op, in, o...)
 	if err != nil {
@@ -83,8 +83,12 @@ func (c *Client) Call(ctx context.Context, op string, in, out any, o ...Options)
 	if out == nil {
 		return nil
 	}
-	if p, ok := out.(*[]byte); ok {
+	switch p := out.(type) {
+	case *[]byte:
 		*p = resp.Body
+		return nil
+	case *string: // documents such as /join and /faq.md
+		*p = string(resp.Body)
 		return nil
 	}
 	if err := json.Unmarshal(resp.Body, out); err != nil {
@@ -164,6 +168,37 @@ func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Re
 	if opt.IdempotencyKey != "" {
 		req.Header.Set("Idempotency-Key", opt.IdempotencyKey)
 	}
+	return c.send(req)
+}
+
+// Raw sends one request to path (which may carry a query string) with body and extra headers, for
+// bodies the typed path cannot produce (scripts, the CLI's raw call, tests of bad input). A body
+// that is not a *bytes.Reader, *bytes.Buffer or *strings.Reader is sent chunked. As with Do, an
+// error status becomes an *axp.Error beside the raw response.
+func (c *Client) Raw(ctx context.Context, method, path string, body io.Reader, header http.Header) (*Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, body)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if c.TraceID != "" {
+		req.Header.Set(protocol.HeaderTraceID, c.TraceID)
+	}
+	for k, vals := range header {
+		req.Header.Del(k)
+		for _, v := range vals {
+			req.Header.Add(k, v)
+		}
+	}
+	return c.send(req)
+}
+
+func (c *Client) send(req *http.Request) (*Response, error) {
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient

@@ -4,7 +4,9 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/axp-exchange/axp/cmd/admin"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
@@ -46,5 +48,39 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	root.AddCommand(serve.NewCmd(f, environ), admin.NewCmd(f))
+	usageErrors(root)
 	return root
+}
+
+// usageErrors makes every wrong use of the command tree a usage error (exit status 2, message on
+// stderr): argument counts checked by cobra, and unknown subcommands of a command group, which
+// cobra would otherwise answer with the group's help on stdout and status 0.
+func usageErrors(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return &cmdutil.UsageError{Err: err}
+			}
+			return nil
+		}
+	}
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			err := fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath())
+			if c.SuggestionsMinimumDistance <= 0 {
+				c.SuggestionsMinimumDistance = 2
+			}
+			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+				err = fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, " or "))
+			}
+			return &cmdutil.UsageError{Err: err}
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageErrors(sub)
+	}
 }

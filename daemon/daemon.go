@@ -267,8 +267,10 @@ func errorText(err error) string {
 	return err.Error()
 }
 
-// Admit applies the rate limits of DESIGN.md section 8.
-func (d *Daemon) Admit(op *axp.Op, c axp.Caller) error {
+// Admit applies the rate limits of DESIGN.md section 8. The limits on task creation, registrations
+// and operator messages count only calls that change something: the door calls refund when a call
+// is refused, replayed or fails. The general limit on anonymous calls counts every call.
+func (d *Daemon) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
 	now := d.now()
 	anonymous := c.Kind == axp.Anonymous || c.Kind == axp.BuyerToken
 	switch op.Name {
@@ -282,9 +284,10 @@ func (d *Daemon) Admit(op *axp.Op, c axp.Caller) error {
 		return d.operatorMsgs.allow(c.MemberID, now)
 	}
 	if anonymous {
-		return d.anonReads.allow(c.IP, now)
+		_, err := d.anonReads.allow(c.IP, now)
+		return nil, err
 	}
-	return nil
+	return nil, nil
 }
 
 // Replay finds an earlier answer to an idempotent call. A key used with another body answers

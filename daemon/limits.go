@@ -32,9 +32,11 @@ func newLimiter(name string, n int, period time.Duration, hint string) *limiter 
 	return &limiter{name: name, every: period / time.Duration(n), burst: n, m: map[string]*bucket{}, hint: hint}
 }
 
-func (l *limiter) allow(key string, now time.Time) error {
+// allow takes one token of key's bucket. refund gives it back: calls that end up changing nothing
+// (refused input, replays, failures) do not count against the limit.
+func (l *limiter) allow(key string, now time.Time) (refund func(), err error) {
 	if l == nil {
-		return nil
+		return nil, nil
 	}
 	l.mu.Lock()
 	b := l.m[key]
@@ -53,10 +55,11 @@ func (l *limiter) allow(key string, now time.Time) error {
 	}
 	l.mu.Unlock()
 	if delay <= 0 {
-		return nil
+		// CancelAt restores the token only when given a time not after the reservation's.
+		return func() { r.CancelAt(now) }, nil
 	}
 	secs := int(math.Ceil(delay.Seconds()))
-	return &axp.Error{Code: axp.CodeRateLimited, Message: "rate limit reached: " + l.name,
+	return nil, &axp.Error{Code: axp.CodeRateLimited, Message: "rate limit reached: " + l.name,
 		Hint: l.hint + "; retry in " + (time.Duration(secs) * time.Second).String(), RetryAfter: secs}
 }
 

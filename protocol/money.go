@@ -18,13 +18,17 @@ const Micro Money = 1_000_000
 // USD builds an amount from whole dollars and cents.
 func USD(dollars, cents int64) Money { return Money(dollars)*Micro + Money(cents)*10_000 }
 
-// ParseMoney reads a decimal USD amount such as "4", "0.25" or "1e2". More than six decimals is an
-// error rather than a silent rounding.
+// ParseMoney reads a decimal USD amount written as a JSON number, such as "4", "0.25" or "1e2".
+// More than six decimals is an error rather than a silent rounding; so are fractions ("1/2") and
+// other bases ("0x10"), which are not JSON numbers.
 func ParseMoney(s string) (Money, error) {
 	s = strings.TrimSpace(s)
-	r, ok := new(big.Rat).SetString(s)
-	if !ok || s == "" {
-		return 0, fmt.Errorf("%q is not a number", s)
+	r, problem := parseNumber(s)
+	if problem != "" {
+		if problem == notANumber {
+			return 0, fmt.Errorf("%q is not a number", s)
+		}
+		return 0, fmt.Errorf("%s is out of range", clip(s))
 	}
 	r.Mul(r, big.NewRat(int64(Micro), 1))
 	if !r.IsInt() {
@@ -40,12 +44,12 @@ func ParseMoney(s string) (Money, error) {
 // String renders the amount as a decimal USD number with no trailing zeros ("4", "0.2", "1.25").
 func (m Money) String() string {
 	neg := m < 0
+	u := uint64(m) // two's complement: -m as uint64 is right even for the most negative value
 	if neg {
-		m = -m
+		u = -u
 	}
-	whole := int64(m / Micro)
-	frac := int64(m % Micro)
-	s := strconv.FormatInt(whole, 10)
+	whole, frac := u/uint64(Micro), u%uint64(Micro)
+	s := strconv.FormatUint(whole, 10)
 	if frac != 0 {
 		f := fmt.Sprintf("%06d", frac)
 		s += "." + strings.TrimRight(f, "0")
@@ -121,15 +125,17 @@ func (m *Money) UnmarshalJSON(b []byte) error {
 // JSONSchema describes Money in JSON Schema terms.
 func (Money) JSONSchema() *Schema { return &Schema{Type: "number", Description: "US dollars"} }
 
-// MulDiv returns m * num / den rounded half-up, computed in integers (no floats).
+// MulDiv returns m * num / den rounded half away from zero (half-up on the magnitude, so that
+// rounding is symmetric for negative amounts), computed in integers (no floats). den must not be 0.
 func (m Money) MulDiv(num, den int64) Money {
 	p := new(big.Int).Mul(big.NewInt(int64(m)), big.NewInt(num))
 	d := big.NewInt(den)
 	q, r := new(big.Int).QuoRem(p, d, new(big.Int))
-	// half-up on the magnitude
 	r2 := new(big.Int).Mul(new(big.Int).Abs(r), big.NewInt(2))
 	if r2.Cmp(new(big.Int).Abs(d)) >= 0 {
-		if p.Sign() >= 0 {
+		// QuoRem truncates toward zero: step one further away from zero, in the sign of the
+		// exact quotient (the sign of p times the sign of d, not of p alone).
+		if p.Sign()*d.Sign() >= 0 {
 			q.Add(q, big.NewInt(1))
 		} else {
 			q.Sub(q, big.NewInt(1))

@@ -7,7 +7,8 @@ import (
 )
 
 // Nullable is a field of a partial update that can be left out (Set false), cleared with null
-// (Null true) or given a value.
+// (Null true) or given a value. Tag such fields omitzero so that a field left out stays out when
+// the struct is marshalled.
 type Nullable[T any] struct {
 	Set   bool
 	Null  bool
@@ -38,6 +39,11 @@ func (Nullable[T]) JSONSchema() *Schema {
 	s.Type = []string{s.PrimaryType(), "null"}
 	return s
 }
+
+// IsZero reports whether the field was left out, so that a struct field tagged omitzero is left
+// out when it is marshalled (omitempty does not leave out a struct, and an unset Nullable would
+// otherwise travel as null, which clears the field on the other side).
+func (n Nullable[T]) IsZero() bool { return !n.Set }
 
 // Given reports whether a non-null value was given.
 func (n Nullable[T]) Given() bool { return n.Set && !n.Null }

@@ -44,8 +44,10 @@ func coerce(p *Schema, vals []string) any {
 	last := vals[len(vals)-1]
 	switch p.PrimaryType() {
 	case "integer", "number":
-		if _, err := json.Number(last).Float64(); err == nil && last != "" {
-			return json.Number(last)
+		// Only JSON number text becomes a number: strconv would also take "0x10", "1_000", "Inf"
+		// and "NaN", which no JSON client could send and json.Marshal refuses to write.
+		if t := strings.TrimSpace(last); isJSONNumber(t) {
+			return json.Number(t)
 		}
 		return last
 	case "boolean":

@@ -2,6 +2,10 @@ package protocol
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -84,7 +88,10 @@ func (q QuoteAnswer) Check(free bool, now time.Time) *Error {
 	switch q.Kind() {
 	case "decline":
 		if q.ReasonCode == "" {
-			return Invalid("reason_code", "is required when declining", "use one of: cannot_do, no_capacity, too_expensive, deadline, other")
+			return Invalid("reason_code", "is required when declining", "use one of: "+strings.Join(DeclineReasons, ", "))
+		}
+		if !slices.Contains(DeclineReasons, q.ReasonCode) {
+			return Invalid("reason_code", fmt.Sprintf("%q is not a decline reason code", clip(q.ReasonCode)), "use one of: "+strings.Join(DeclineReasons, ", "))
 		}
 	case "clarify":
 		if len(q.Questions) == 0 {
@@ -123,9 +130,23 @@ func (q QuoteAnswer) Check(free bool, now time.Time) *Error {
 				return Invalid("valid_until", "is in the past", "give a time after now, or leave it out")
 			}
 		}
-		for k, v := range q.Details {
-			switch v.(type) {
-			case map[string]any, []any:
+		switch q.Availability {
+		case "", "high", "medium", "low":
+		default:
+			return Invalid("availability", fmt.Sprintf("%q is not one of the allowed values", clip(q.Availability)), "use one of: high, medium, low")
+		}
+		keys := make([]string, 0, len(q.Details))
+		for k := range q.Details {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // the first offending key, the same on every call
+		for _, k := range keys {
+			v := reflect.ValueOf(q.Details[k])
+			for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+				v = v.Elem()
+			}
+			switch v.Kind() {
+			case reflect.Map, reflect.Slice, reflect.Array, reflect.Struct:
 				return Invalid("details."+k, "must be a plain value (string, number or boolean)", "details is a flat object of comparable facts")
 			}
 		}

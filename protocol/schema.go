@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,7 @@ func (s *Schema) PropertyOrder() []string {
 	for n := range s.Properties {
 		names = append(names, n)
 	}
+	sort.Strings(names)
 	return names
 }
 
@@ -102,7 +104,10 @@ var schemaCache sync.Map // reflect.Type -> *Schema
 //	        nullable;maxItems=5;minItems=1;format=uri;exclusiveMin=0;default=x"
 //	doc:"a sentence for the documentation"
 //
-// Options are separated by ';' so that patterns may hold commas. The result is shared: do not modify it.
+// Options are separated by ';' so that patterns may hold commas. decimals=N becomes multipleOf
+// 10^-N. An enum on an array field applies to its items. Embedded structs are flattened as
+// encoding/json does; a struct that embeds a Schemaer is described by its fields (see
+// embedsSchemaer). The result is shared: do not modify it.
 func SchemaOf(t reflect.Type) *Schema {
 	if s, ok := schemaCache.Load(t); ok {
 		return s.(*Schema)
@@ -125,11 +130,13 @@ func build(t reflect.Type, seen map[reflect.Type]bool) *Schema {
 	if t.Kind() == reflect.Pointer {
 		return build(t.Elem(), seen)
 	}
-	if t.Implements(schemaerType) {
-		return reflect.Zero(t).Interface().(Schemaer).JSONSchema()
-	}
-	if reflect.PointerTo(t).Implements(schemaerType) {
-		return reflect.New(t).Interface().(Schemaer).JSONSchema()
+	if !(t.Kind() == reflect.Struct && embedsSchemaer(t)) {
+		if t.Implements(schemaerType) {
+			return reflect.Zero(t).Interface().(Schemaer).JSONSchema()
+		}
+		if reflect.PointerTo(t).Implements(schemaerType) {
+			return reflect.New(t).Interface().(Schemaer).JSONSchema()
+		}
 	}
 	switch t {
 	case timeType:
@@ -169,17 +176,31 @@ func build(t reflect.Type, seen map[reflect.Type]bool) *Schema {
 	panic(fmt.Sprintf("protocol: no schema for %s", t))
 }
 
+// embedsSchemaer reports whether struct t embeds a type that describes itself. t then has a
+// JSONSchema method promoted from the embedded type, which would describe the embedded part alone
+// and drop t's own fields (OfferInput embeds QuoteAnswer beside its path id). Such a struct is
+// described by its fields instead, with the embedded struct's fields flattened in as encoding/json
+// does; a struct that embeds a Schemaer cannot describe itself.
+func embedsSchemaer(t reflect.Type) bool {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && (f.Type.Implements(schemaerType) || reflect.PointerTo(f.Type).Implements(schemaerType)) {
+			return true
+		}
+	}
+	return false
+}
+
 func addFields(s *Schema, t reflect.Type, seen map[reflect.Type]bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
 			continue
 		}
 		if f.Anonymous && name == "" {
+			// encoding/json promotes the exported fields of an embedded struct even when the
+			// struct type itself is unexported.
 			ft := f.Type
 			if ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
@@ -188,6 +209,9 @@ func addFields(s *Schema, t reflect.Type, seen map[reflect.Type]bool) {
 				addFields(s, ft, seen)
 				continue
 			}
+		}
+		if !f.IsExported() {
+			continue
 		}
 		if name == "" {
 			name = f.Name
@@ -228,10 +252,14 @@ func applyTag(p *Schema, tag string, ft reflect.Type) bool {
 		case "exclusiveMin":
 			p.ExclusiveMinimum = json.Number(v)
 		case "decimals":
-			n, _ := strconv.Atoi(v)
-			p.MultipleOf = json.Number("0." + strings.Repeat("0", n-1) + "1")
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				panic(fmt.Sprintf("protocol: bad decimals=%q on %s", v, ft))
+			}
 			if n == 0 {
 				p.MultipleOf = "1"
+			} else {
+				p.MultipleOf = json.Number("0." + strings.Repeat("0", n-1) + "1")
 			}
 		case "maxLength":
 			n, _ := strconv.Atoi(v)

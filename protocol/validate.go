@@ -47,7 +47,7 @@ func Validate(s *Schema, v any, base string) *Error {
 		if s.Type == nil || s.nullable() {
 			return nil
 		}
-		return Invalid(field, "must not be null", "give a "+s.PrimaryType()+" or leave the field out")
+		return Invalid(field, "must not be null", "give "+article(s.PrimaryType())+" or leave the field out")
 	}
 	t := s.PrimaryType()
 	switch t {
@@ -126,13 +126,15 @@ func Validate(s *Schema, v any, base string) *Error {
 			return err
 		}
 	case "integer", "number":
-		num, ok := v.(json.Number)
+		r, num, problem, ok := numberOf(v)
 		if !ok {
 			return typeErr(field, "a number", v)
 		}
-		r, ok := new(big.Rat).SetString(num.String())
-		if !ok {
+		if problem == notANumber {
 			return typeErr(field, "a number", v)
+		}
+		if problem != "" {
+			return Invalid(field, clip(num)+" "+problem, "")
 		}
 		if t == "integer" && !r.IsInt() {
 			return Invalid(field, fmt.Sprintf("must be a whole number, not %s", num), "")
@@ -149,13 +151,24 @@ func Validate(s *Schema, v any, base string) *Error {
 		if s.MultipleOf != "" {
 			q := new(big.Rat).Quo(r, rat(s.MultipleOf))
 			if !q.IsInt() {
-				dec := len(strings.TrimPrefix(s.MultipleOf.String(), "0."))
-				return Invalid(field, fmt.Sprintf("%s has too many decimals; at most %d are allowed", num, dec), "")
+				m := s.MultipleOf.String()
+				if m == "1" {
+					return Invalid(field, fmt.Sprintf("must be a whole number, not %s", num), "")
+				}
+				if strings.HasPrefix(m, "0.") && strings.HasSuffix(m, "1") && strings.Trim(m[2:len(m)-1], "0") == "" {
+					return Invalid(field, fmt.Sprintf("%s has too many decimals; at most %d are allowed", num, len(m)-2), "")
+				}
+				return Invalid(field, fmt.Sprintf("%s is not a multiple of %s", num, s.MultipleOf), "")
 			}
 		}
 	case "boolean":
 		if _, ok := v.(bool); !ok {
 			return typeErr(field, "true or false", v)
+		}
+	}
+	if len(s.OneOf) > 0 {
+		if err := validateOneOf(s, v, base, field); err != nil {
+			return err
 		}
 	}
 	if len(s.Enum) > 0 {
@@ -167,6 +180,56 @@ func Validate(s *Schema, v any, base string) *Error {
 		return Invalid(field, fmt.Sprintf("%q is not one of the allowed values", clip(fmt.Sprint(v))), "use one of: "+enumList(s.Enum))
 	}
 	return nil
+}
+
+// validateOneOf requires v to match exactly one of s.OneOf. When it matches none, the error is the
+// one of the shape v most resembles (the most of its properties present), so that a decline with a
+// bad reason_code is told about reason_code rather than about a missing price.
+func validateOneOf(s *Schema, v any, base, field string) *Error {
+	matched := 0
+	var best *Error
+	bestScore := 0
+	m, _ := v.(map[string]any)
+	for _, b := range s.OneOf {
+		err := Validate(b, v, base)
+		if err == nil {
+			matched++
+			continue
+		}
+		score := 0
+		for k := range m {
+			if _, ok := b.Properties[k]; ok {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = err, score
+		}
+	}
+	switch {
+	case matched == 1:
+		return nil
+	case matched > 1:
+		return Invalid(field, "matches more than one of the allowed shapes ("+shapeNames(s)+")", "send the fields of one shape only")
+	case best != nil:
+		return best
+	}
+	hint := ""
+	if s.Description != "" {
+		hint = "send " + s.Description
+	}
+	return Invalid(field, "does not match any of the allowed shapes ("+shapeNames(s)+")", hint)
+}
+
+func shapeNames(s *Schema) string {
+	names := make([]string, len(s.OneOf))
+	for i, b := range s.OneOf {
+		names[i] = b.Title
+		if names[i] == "" {
+			names[i] = b.PrimaryType()
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func rat(n json.Number) *big.Rat {
@@ -240,6 +303,9 @@ func jsonKind(v any) string {
 	case map[string]any:
 		return "an object"
 	}
+	if _, text, _, ok := numberOf(v); ok {
+		return "the number " + text
+	}
 	return fmt.Sprintf("%T", v)
 }
 
@@ -253,14 +319,20 @@ func Decode(raw []byte, dst any) *Error {
 	return DecodeValue(v, dst)
 }
 
-// DecodeValue validates an already parsed value and decodes it into dst.
+// DecodeValue validates an already parsed value and decodes it into dst. Numbers that land in
+// untyped places (map[string]any, any) stay json.Number, exact, as ParseJSON gives them.
 func DecodeValue(v any, dst any) *Error {
 	s := SchemaOf(typeOf(dst))
 	if err := Validate(s, v, ""); err != nil {
 		return err
 	}
-	b, _ := json.Marshal(v)
-	if err := json.Unmarshal(b, dst); err != nil {
+	b, err := json.Marshal(integral(s, v))
+	if err != nil {
+		return Invalid("body", "cannot be read: "+err.Error(), "")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
 			return Invalid(ute.Field, "has the wrong type: "+ute.Value, "")
@@ -296,3 +368,32 @@ func jsonErr(err error) string {
 }
 
 func typeOf(dst any) reflect.Type { return reflect.TypeOf(dst).Elem() }
+
+// integral rewrites numbers that the schema declares integer (and that validation found whole, such
+// as 5.0 or 1e0) in plain integer form, so that they decode into Go integer fields.
+func integral(s *Schema, v any) any {
+	if s == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case json.Number:
+		if s.PrimaryType() == "integer" {
+			if r, ok := new(big.Rat).SetString(x.String()); ok && r.IsInt() {
+				return json.Number(r.Num().String())
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			p := s.Properties[k]
+			if p == nil {
+				p, _ = s.AdditionalProperties.(*Schema)
+			}
+			x[k] = integral(p, e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = integral(s.Items, e)
+		}
+	}
+	return v
+}

@@ -68,7 +68,7 @@ func (t *Tx) Audit(r *axp.AuditRecord) error {
 // AuditRecords returns records matching q, newest first.
 func (t *Tx) AuditRecords(q axp.AuditQuery) ([]axp.AuditRecord, error) {
 	limit := q.Limit
-	if limit == 0 {
+	if limit <= 0 {
 		limit = 200
 	}
 	out := []axp.AuditRecord{}
@@ -116,7 +116,7 @@ var levelRank = map[string]int{"debug": 0, "info": 1, "warn": 2, "error": 3}
 // LogEntries returns entries at or above q.Level whose source starts with q.Source, newest first.
 func (t *Tx) LogEntries(q axp.LogQuery) ([]axp.LogEntry, error) {
 	limit, min := q.Limit, levelRank[q.Level]
-	if limit == 0 {
+	if limit <= 0 {
 		limit = 200
 	}
 	if q.Level == "" {
@@ -329,12 +329,12 @@ func (t *Tx) PutOperatorMessage(m *axp.OperatorMessageView) error {
 	return putJSON(t.bucket(bOperatorMsgs), []byte(m.ID), m)
 }
 
-// OperatorMessages returns messages newest first.
+// OperatorMessages returns up to limit messages newest first; limit 0 or less means all of them.
 func (t *Tx) OperatorMessages(limit int) ([]axp.OperatorMessageView, error) {
 	out := []axp.OperatorMessageView{}
 	err := each(t.bucket(bOperatorMsgs), true, func(_ []byte, m *axp.OperatorMessageView) (bool, error) {
 		out = append(out, *m)
-		return len(out) < limit, nil
+		return limit <= 0 || len(out) < limit, nil
 	})
 	return out, err
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
 	"github.com/spf13/cobra"
 )
@@ -68,6 +69,11 @@ func runRestore(ctx context.Context, o *RestoreOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "restored %s to %s; start the exchange with --data-dir %s\n", o.File, target, o.DataDir)
+	if _, err := os.Stat(filepath.Join(o.DataDir, daemon.KeyFile)); errors.Is(err, os.ErrNotExist) {
+		// The sealing key is not in the database: without the old one, a new key is generated at
+		// start and the sealed platform keys and auth tokens in the backup cannot be read.
+		fmt.Fprintf(o.IO.ErrOut, "note: %s has no %s; copy it from the backed-up exchange's data dir before starting\n", o.DataDir, daemon.KeyFile)
+	}
 	return nil
 }
 

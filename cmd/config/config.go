@@ -1,9 +1,11 @@
 // Package config resolves the exchange's configuration: defaults < config file (YAML) < AXP_*
 // environment variables < command-line flags, into a plain daemon.Config. Every default of
-// DESIGN.md section 8 is a key here.
+// DESIGN.md section 8 is a key here. It reads the environment only through the functions it is
+// given.
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/env/v2"
 	"github.com/knadh/koanf/providers/file"
@@ -52,19 +55,20 @@ var FlagKeys = map[string]string{
 	"addr": "addr", "data-dir": "data_dir", "base-url": "base_url", "log-level": "log_level",
 }
 
+// listKeys are the keys whose environment value is a comma-separated list.
+var listKeys = map[string]bool{"trusted_proxies": true, "allowed_hosts": true}
+
 // Load resolves the configuration. configFile may be empty (then AXP_CONFIG is consulted). flags may
-// be nil; only flags the user set override.
+// be nil; only flags the user set override. Errors name the key and where its value came from.
 func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, environ func() []string) (daemon.Config, error) {
 	def := daemon.Defaults()
-	keys := Keys{
-		Addr: def.Addr, AnonTasksPerMinute: def.AnonTasksPerMinute, RegistrationsPerHour: def.RegistrationsPerHour,
-		OperatorMessagesPerDay: def.OperatorMessagesPerDay, AnonReadsPerMinute: def.AnonReadsPerMinute,
-		QuoteWindow: def.QuoteWindow, OpenWindow: def.OpenWindow, PaymentWindow: def.PaymentWindow, AutoRelease: def.AutoRelease,
-		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
-		FeeDefaultBPS: def.Fees.DefaultBPS, FeeWindows: def.Fees.Windows, MaxBodyBytes: def.MaxBodyBytes,
-		LogRetention: def.LogRetention, LogLevel: def.LogLevel,
-	}
 	k := koanf.New(".")
+	origin := map[string]string{} // key -> where its value came from, for messages
+	known := map[string]bool{}
+	for _, key := range keyNames() {
+		known[key] = true
+	}
+
 	if configFile == "" {
 		configFile = getenv("AXP_CONFIG")
 	}
@@ -75,42 +79,49 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 		if err := k.Load(file.Provider(configFile), yaml.Parser()); err != nil {
 			return def, fmt.Errorf("config file %s: %w", configFile, err)
 		}
+		for _, key := range k.Keys() {
+			top, _, _ := strings.Cut(key, ".")
+			if !known[top] {
+				return def, fmt.Errorf("config file %s: unknown key %q (known keys: %s)", configFile, key, strings.Join(keyNames(), ", "))
+			}
+			origin[top] = "config file " + configFile
+		}
 	}
-	known := map[string]bool{}
-	for _, key := range keyNames() {
-		known[key] = true
-	}
+
 	if err := k.Load(env.Provider(".", env.Opt{Prefix: "AXP_", EnvironFunc: environ,
 		TransformFunc: func(name, v string) (string, any) {
 			key := strings.ToLower(strings.TrimPrefix(name, "AXP_"))
 			if !known[key] {
-				return "", nil
+				return "", nil // AXP_CONFIG, AXP_EXCHANGE and the like belong to other commands
 			}
-			if key == "trusted_proxies" || key == "allowed_hosts" {
-				return key, strings.Split(v, ",")
+			if v == "" {
+				return "", nil // set but empty counts as unset, as in most tools
+			}
+			origin[key] = name
+			if listKeys[key] {
+				return key, splitList(v)
 			}
 			return key, v
 		}}), nil); err != nil {
 		return def, err
 	}
+
 	if flags != nil {
 		if err := k.Load(posflag.ProviderWithFlag(flags, ".", k, func(f *pflag.Flag) (string, any) {
 			key, ok := FlagKeys[f.Name]
 			if !ok || !f.Changed {
 				return "", nil
 			}
+			origin[key] = "--" + f.Name
 			return key, posflag.FlagVal(flags, f)
 		}), nil); err != nil {
 			return def, err
 		}
 	}
-	for _, key := range k.Keys() {
-		if !known[strings.SplitN(key, ".", 2)[0]] {
-			return def, fmt.Errorf("config: unknown key %q (known keys: %s)", key, strings.Join(keyNames(), ", "))
-		}
-	}
-	if err := k.Unmarshal("", &keys); err != nil {
-		return def, fmt.Errorf("config: %w", err)
+
+	keys := fromDefaults(def)
+	if err := decode(k, &keys, origin); err != nil {
+		return def, err
 	}
 	cfg := def
 	cfg.Addr, cfg.DataDir, cfg.BaseURL, cfg.AdminToken = keys.Addr, keys.DataDir, keys.BaseURL, keys.AdminToken
@@ -119,39 +130,171 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.QuoteWindow, cfg.OpenWindow, cfg.PaymentWindow, cfg.AutoRelease = keys.QuoteWindow, keys.OpenWindow, keys.PaymentWindow, keys.AutoRelease
 	cfg.ContactWarnAt, cfg.ContactSuspendAt = keys.ContactWarnAt, keys.ContactSuspendAt
 	cfg.Fees = axp.FeeSchedule{Windows: keys.FeeWindows, DefaultBPS: keys.FeeDefaultBPS}
-	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention, cfg.LogLevel = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention, keys.LogLevel
+	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention
+	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
 	cfg.AllowedHosts = keys.AllowedHosts
+
+	home := getenv("HOME")
 	if cfg.DataDir == "" {
-		cfg.DataDir = daemon.DataDirDefault(getenv("XDG_DATA_HOME"), getenv("HOME"))
+		// The XDG spec says a relative $XDG_DATA_HOME is invalid and must be ignored.
+		xdg := getenv("XDG_DATA_HOME")
+		if !filepath.IsAbs(xdg) {
+			xdg = ""
+		}
+		cfg.DataDir = daemon.DataDirDefault(xdg, home)
+	} else if rest, ok := strings.CutPrefix(cfg.DataDir, "~/"); ok && home != "" {
+		cfg.DataDir = filepath.Join(home, rest)
 	}
 	if abs, err := filepath.Abs(cfg.DataDir); err == nil {
 		cfg.DataDir = abs
 	}
-	return cfg, validate(cfg)
+	if err := validate(cfg); err != nil {
+		var ke *keyError
+		if errors.As(err, &ke) && origin[ke.key] != "" {
+			return def, fmt.Errorf("config: %s (from %s)", ke.msg, origin[ke.key])
+		}
+		return def, fmt.Errorf("config: %w", err)
+	}
+	return cfg, nil
 }
 
-func validate(c daemon.Config) error {
-	for name, d := range map[string]time.Duration{"quote_window": c.QuoteWindow, "open_window": c.OpenWindow,
-		"payment_window": c.PaymentWindow, "auto_release": c.AutoRelease, "log_retention": c.LogRetention} {
-		if d <= 0 {
-			return fmt.Errorf("config: %s must be a positive duration such as 10s or 24h", name)
+// fromDefaults is the configuration as keys before any source is applied.
+func fromDefaults(def daemon.Config) Keys {
+	return Keys{
+		Addr: def.Addr, AnonTasksPerMinute: def.AnonTasksPerMinute, RegistrationsPerHour: def.RegistrationsPerHour,
+		OperatorMessagesPerDay: def.OperatorMessagesPerDay, AnonReadsPerMinute: def.AnonReadsPerMinute,
+		QuoteWindow: def.QuoteWindow, OpenWindow: def.OpenWindow, PaymentWindow: def.PaymentWindow, AutoRelease: def.AutoRelease,
+		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
+		FeeDefaultBPS: def.Fees.DefaultBPS, FeeWindows: def.Fees.Windows, MaxBodyBytes: def.MaxBodyBytes,
+		LogRetention: def.LogRetention, LogLevel: def.LogLevel,
+	}
+}
+
+// decode sets each field of keys whose key is present in k. Each value is decoded into a fresh
+// value of the field's type and then assigned, so that a configured list replaces the default
+// rather than being merged into it element by element.
+func decode(k *koanf.Koanf, keys *Keys, origin map[string]string) error {
+	v := reflect.ValueOf(keys).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		key := t.Field(i).Tag.Get("koanf")
+		if !k.Exists(key) {
+			continue
+		}
+		fresh := reflect.New(t.Field(i).Type)
+		dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+			DecodeHook: mapstructure.ComposeDecodeHookFunc(durationHook, mapstructure.TextUnmarshallerHookFunc()),
+			// Strings from the environment must become numbers; YAML values already have types.
+			WeaklyTypedInput: true,
+			ErrorUnused:      true,
+			TagName:          "koanf",
+			Result:           fresh.Interface(),
+		})
+		if err != nil {
+			return err
+		}
+		if err := dec.Decode(k.Get(key)); err != nil {
+			return fmt.Errorf("config: %s (from %s): %s", key, origin[key], decodeMessage(err))
+		}
+		v.Field(i).Set(fresh.Elem())
+	}
+	return nil
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+// durationHook parses durations from strings only: a bare number (quote_window: 10) would
+// otherwise be read as nanoseconds.
+func durationHook(from, to reflect.Type, data any) (any, error) {
+	if to != durationType {
+		return data, nil
+	}
+	switch x := data.(type) {
+	case string:
+		d, err := time.ParseDuration(strings.TrimSpace(x))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a duration; write a number with a unit such as 10s, 5m or 24h", x)
+		}
+		return d, nil
+	case time.Duration:
+		return x, nil
+	default:
+		return nil, fmt.Errorf("%v has no unit; write a duration such as 10s, 5m or 24h", data)
+	}
+}
+
+// decodeMessage turns a decoding error into one line without mapstructure's framing.
+func decodeMessage(err error) string {
+	var pe *mapstructure.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%q is not a valid %s", fmt.Sprint(pe.Value), pe.Expected.Type())
+	}
+	var de *mapstructure.DecodeError
+	if errors.As(err, &de) {
+		msg := de.Unwrap().Error()
+		if de.Name() != "" {
+			msg = de.Name() + ": " + msg
+		}
+		return msg
+	}
+	return strings.ReplaceAll(strings.TrimPrefix(err.Error(), "decoding failed due to the following error(s):\n\n"), "\n", "; ")
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
 		}
 	}
+	return out
+}
+
+// keyError is a validation failure of one key.
+type keyError struct{ key, msg string }
+
+func (e *keyError) Error() string { return e.msg }
+
+func validate(c daemon.Config) error {
+	for _, d := range []struct {
+		key string
+		v   time.Duration
+	}{{"quote_window", c.QuoteWindow}, {"open_window", c.OpenWindow}, {"payment_window", c.PaymentWindow},
+		{"auto_release", c.AutoRelease}, {"log_retention", c.LogRetention}} {
+		if d.v <= 0 {
+			return &keyError{d.key, d.key + " must be a positive duration such as 10s or 24h"}
+		}
+	}
+	for _, n := range []struct {
+		key string
+		v   int
+	}{{"anon_tasks_per_minute", c.AnonTasksPerMinute}, {"registrations_per_hour", c.RegistrationsPerHour},
+		{"operator_messages_per_day", c.OperatorMessagesPerDay}, {"anon_reads_per_minute", c.AnonReadsPerMinute}} {
+		if n.v < 0 {
+			return &keyError{n.key, n.key + " must be 0 (no limit) or more"}
+		}
+	}
+	if c.ContactWarnAt < 1 {
+		return &keyError{"contact_warn_at", "contact_warn_at must be at least 1"}
+	}
+	if c.ContactSuspendAt < c.ContactWarnAt {
+		return &keyError{"contact_suspend_at", "contact_suspend_at must be at least contact_warn_at"}
+	}
 	if c.MaxBodyBytes < 4096 {
-		return fmt.Errorf("config: max_body_bytes must be at least 4096")
+		return &keyError{"max_body_bytes", "max_body_bytes must be at least 4096"}
 	}
 	if c.Fees.DefaultBPS < 0 || c.Fees.DefaultBPS > 10_000 {
-		return fmt.Errorf("config: fee_default_bps must be 0 to 10000")
+		return &keyError{"fee_default_bps", "fee_default_bps must be 0 to 10000"}
 	}
 	for i, w := range c.Fees.Windows {
 		if !w.Until.After(w.From) || w.BPS < 0 || w.BPS > 10_000 {
-			return fmt.Errorf("config: fee_windows[%d] needs from < until and bps 0 to 10000", i)
+			return &keyError{"fee_windows", fmt.Sprintf("fee_windows[%d] needs from < until and bps 0 to 10000", i)}
 		}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return fmt.Errorf("config: log_level must be debug, info, warn or error")
+		return &keyError{"log_level", fmt.Sprintf("log_level %q is not one of debug, info, warn, error", c.LogLevel)}
 	}
 	return nil
 }

@@ -85,7 +85,15 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	err = d.Serve(ctx, ln, o.Grace)
+	go func() {
+		// Once shutdown has begun, a second signal stops the process at once (bbolt stays
+		// consistent) instead of waiting out the grace period.
+		<-ctx.Done()
+		stop()
+	}()
+	if err := d.Serve(ctx, ln, o.Grace); err != nil {
+		return fmt.Errorf("the exchange stopped with an error: %w", err)
+	}
 	fmt.Fprintln(o.IO.ErrOut, "axp exchange stopped; database closed")
-	return err
+	return nil
 }

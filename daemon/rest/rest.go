@@ -17,7 +17,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/protocol"
@@ -42,8 +44,10 @@ type Backend interface {
 	HandlerFor(op *axp.Op) Handler
 	// Authenticate establishes the caller from the request's credentials.
 	Authenticate(r *http.Request) (axp.Caller, error)
-	// Admit applies rate limits to a call; a refusal is a rate_limited *axp.Error.
-	Admit(op *axp.Op, c axp.Caller) error
+	// Admit applies rate limits to a call; a refusal is a rate_limited *axp.Error. refund, when not
+	// nil, is called if the call then changes nothing (refused input, a replay, an error), so that
+	// such calls do not use up a limit.
+	Admit(op *axp.Op, c axp.Caller) (refund func(), err error)
 	// Replay looks up an earlier answer to an idempotent call: the status and body, or found=false.
 	Replay(i *axp.Idempotency) (status int, body []byte, found bool, err error)
 	// Observe records a finished request for metrics and the log.
@@ -66,6 +70,8 @@ type Server struct {
 	mux  *http.ServeMux
 	ops  map[string]*route // method + " " + pattern -> route
 	docs http.Handler
+	// inflight holds the idempotency keys of calls running now.
+	inflight sync.Map
 }
 
 type route struct {
@@ -237,8 +243,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace string, rt 
 	if err := authorize(rt.op, caller); err != nil {
 		return fail(err)
 	}
-	if err := s.b.Admit(rt.op, caller); err != nil {
+	refund, err := s.b.Admit(rt.op, caller)
+	if err != nil {
 		return fail(err)
+	}
+	done := false
+	if refund != nil {
+		defer func() {
+			if !done {
+				refund()
+			}
+		}()
 	}
 	var raw []byte
 	if !rt.query && rt.op.In != nil {
@@ -263,7 +278,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace string, rt 
 		if len(key) > 255 {
 			return fail(axp.Invalid("Idempotency-Key", "is longer than 255 characters", "use a UUID"))
 		}
-		idem := s.idempotency(rt.op, caller, key, raw)
+		idem := s.idempotency(rt.op, caller, key, r.URL.Path, raw)
+		// One call per key at a time: a retry that arrives while the first call still runs would
+		// otherwise miss the stored answer and run again.
+		if _, busy := s.inflight.LoadOrStore(idem.Key, struct{}{}); busy {
+			return fail(axp.Conflict("a request with this Idempotency-Key is still in progress",
+				"wait for its answer, then retry with the same key to get it again"))
+		}
+		defer s.inflight.Delete(idem.Key)
 		st, body, found, err := s.b.Replay(idem)
 		if err != nil {
 			return fail(err)
@@ -285,6 +307,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace string, rt 
 	if err != nil {
 		return fail(err)
 	}
+	done = true
 	status = rt.op.SuccessStatus()
 	writeOut(w, status, out)
 	return status, caller, nil
@@ -295,13 +318,15 @@ func tooLarge(limit int64) *axp.Error {
 		Hint: "send a smaller body; deliverables are limited to 256 KB of text"}
 }
 
-func (s *Server) idempotency(op *axp.Op, c axp.Caller, key string, raw []byte) *axp.Idempotency {
+// idempotency describes a call made with an Idempotency-Key. The request hash covers the path as
+// well as the body, so the same key sent to another resource is a different request (409).
+func (s *Server) idempotency(op *axp.Op, c axp.Caller, key, path string, raw []byte) *axp.Idempotency {
 	scope := c.Actor()
 	if c.Kind == axp.Anonymous || c.Kind == axp.BuyerToken {
 		scope += "|" + protocol.Fingerprint(c.IP+"|"+c.Token)
 	}
 	k := sha256.Sum256([]byte(scope + "\x00" + op.Name + "\x00" + key))
-	b := sha256.Sum256(raw)
+	b := sha256.Sum256(append([]byte(path+"\x00"), raw...))
 	seal := sha256.Sum256(append(append([]byte(nil), s.o.IdempotencySecret...), key...))
 	return &axp.Idempotency{Key: hex.EncodeToString(k[:]), BodyHash: hex.EncodeToString(b[:]), Op: op.Name,
 		Status: op.SuccessStatus(), Seal: seal[:]}
@@ -355,14 +380,25 @@ func (s *Server) decode(r *http.Request, rt *route, raw []byte) (any, map[string
 		}
 		obj = protocol.FromQuery(schema, r.URL.Query(), extra, "token")
 		if len(extra) > 0 {
-			obj[op.ExtraQuery] = extra
+			// Extra keys join an object given under the field's own name (params={...}).
+			if given, ok := obj[op.ExtraQuery].(map[string]any); ok {
+				for k, v := range extra {
+					given[k] = v
+				}
+			} else {
+				obj[op.ExtraQuery] = extra
+			}
 		}
 	} else {
 		if len(strings.TrimSpace(string(raw))) == 0 {
 			raw = []byte("{}")
 		}
 		// The body is read as JSON whatever its Content-Type says (curl -d sends a form type);
-		// a body that is not JSON is refused by the parser with the position of the error.
+		// a body that is not JSON is refused by the parser with the position of the error. JSON
+		// is UTF-8 (RFC 8259): the parser would silently turn bad bytes into U+FFFD.
+		if !utf8.Valid(raw) {
+			return nil, nil, axp.Invalid("body", "is not valid UTF-8", "send the body encoded as UTF-8")
+		}
 		v, err := protocol.ParseJSON(raw)
 		if err != nil {
 			return nil, nil, err

@@ -1,0 +1,129 @@
+package cmd_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestBuiltBinary builds axp as a user would and runs `axp serve` as a separate process: it comes
+// up on loopback, answers /healthz, and exits 0 on SIGTERM with the database closed.
+func TestBuiltBinary(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGTERM is a unix signal")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build with")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bin := filepath.Join(t.TempDir(), "axp")
+	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, "./cmd/axp")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	home := t.TempDir()
+	data := filepath.Join(t.TempDir(), "data")
+	srv := exec.Command(bin, "serve", "--addr", "127.0.0.1:"+strconv.Itoa(port), "--data-dir", data)
+	srv.Env = []string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, "data"), "PATH=" + os.Getenv("PATH")}
+	var stdout, stderr syncBuffer
+	srv.Stdout, srv.Stderr = &stdout, &stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	t.Cleanup(func() {
+		if srv.ProcessState == nil {
+			srv.Process.Kill()
+			<-done
+		}
+	})
+
+	// Poll /healthz until it answers, the process dies, or the deadline passes.
+	hc := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		resp, err := hc.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no answer from %s/healthz within 30s (last error %v)\nstderr:\n%s", base, err, stderr.String())
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("axp serve exited before answering: %v\nstderr:\n%s", err, stderr.String())
+		case <-tick.C:
+		}
+	}
+
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("axp serve exited with status %d after SIGTERM\nstderr:\n%s", ee.ExitCode(), stderr.String())
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("axp serve still running 20s after SIGTERM\nstderr:\n%s", stderr.String())
+	}
+	if want := "axp exchange serving at " + base + "\n"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "admin token (shown once") {
+		t.Errorf("first start did not print the admin token:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "database closed") {
+		t.Errorf("stderr does not say the database closed:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(data, "axp.db")); err != nil {
+		t.Errorf("no database in the data dir: %v", err)
+	}
+}

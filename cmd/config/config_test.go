@@ -1,0 +1,322 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/cmd/config"
+	"github.com/axp-exchange/axp/cmd/serve"
+	"github.com/axp-exchange/axp/daemon"
+	"github.com/spf13/pflag"
+)
+
+// env is a fake process environment.
+type env map[string]string
+
+func (e env) getenv(k string) string { return e[k] }
+func (e env) environ() []string {
+	var out []string
+	for k, v := range e {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// serveFlags parses args with the real `axp serve` flag set.
+func serveFlags(t *testing.T, args ...string) *pflag.FlagSet {
+	t.Helper()
+	c := serve.NewCmd(&cmdutil.Factory{IO: &cmdutil.IOStreams{}, Getenv: func(string) string { return "" }}, nil)
+	if err := c.Flags().Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return c.Flags()
+}
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "axp.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func load(t *testing.T, file string, flags *pflag.FlagSet, e env) daemon.Config {
+	t.Helper()
+	if e == nil {
+		e = env{}
+	}
+	if _, ok := e["XDG_DATA_HOME"]; !ok {
+		e["XDG_DATA_HOME"] = "/xdg/data"
+	}
+	cfg, err := config.Load(file, flags, e.getenv, e.environ)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return cfg
+}
+
+func loadErr(t *testing.T, file string, flags *pflag.FlagSet, e env) string {
+	t.Helper()
+	if e == nil {
+		e = env{}
+	}
+	_, err := config.Load(file, flags, e.getenv, e.environ)
+	if err == nil {
+		t.Fatal("Load succeeded; want an error")
+	}
+	return err.Error()
+}
+
+func TestDefaults(t *testing.T) {
+	cfg := load(t, "", nil, nil)
+	want := daemon.Defaults()
+	want.DataDir = "/xdg/data/axp"
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("defaults:\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	file := writeFile(t, `
+addr: 127.0.0.1:1001
+data_dir: /from/file
+quote_window: 20s
+anon_tasks_per_minute: 7
+log_level: warn
+`)
+	tests := []struct {
+		name  string
+		file  string
+		env   env
+		flags []string
+		check func(daemon.Config) []any // got, want pairs
+	}{
+		{"file over defaults", file, nil, nil, func(c daemon.Config) []any {
+			return []any{c.Addr, "127.0.0.1:1001", c.DataDir, "/from/file", c.QuoteWindow, 20 * time.Second,
+				c.AnonTasksPerMinute, 7, c.LogLevel, "warn", c.OpenWindow, 24 * time.Hour}
+		}},
+		{"env over file", file, env{"AXP_ADDR": "127.0.0.1:1002", "AXP_DATA_DIR": "/from/env", "AXP_QUOTE_WINDOW": "30s",
+			"AXP_ANON_TASKS_PER_MINUTE": "9", "AXP_LOG_LEVEL": "error"}, nil, func(c daemon.Config) []any {
+			return []any{c.Addr, "127.0.0.1:1002", c.DataDir, "/from/env", c.QuoteWindow, 30 * time.Second,
+				c.AnonTasksPerMinute, 9, c.LogLevel, "error"}
+		}},
+		{"env over defaults without a file", "", env{"AXP_QUOTE_WINDOW": "1m", "AXP_ANON_TASKS_PER_MINUTE": "0"}, nil, func(c daemon.Config) []any {
+			return []any{c.QuoteWindow, time.Minute, c.AnonTasksPerMinute, 0, c.Addr, daemon.Defaults().Addr}
+		}},
+		{"flags over env", file, env{"AXP_ADDR": "127.0.0.1:1002", "AXP_DATA_DIR": "/from/env", "AXP_LOG_LEVEL": "error"},
+			[]string{"--addr", "127.0.0.1:1003", "--data-dir", "/from/flag", "--log-level", "debug"}, func(c daemon.Config) []any {
+				return []any{c.Addr, "127.0.0.1:1003", c.DataDir, "/from/flag", c.LogLevel, "debug",
+					c.QuoteWindow, 20 * time.Second} // no flag for it: the file's value stays
+			}},
+		{"flags over file", file, nil, []string{"--base-url", "https://axp.example"}, func(c daemon.Config) []any {
+			return []any{c.BaseURL, "https://axp.example", c.Addr, "127.0.0.1:1001"}
+		}},
+		{"unchanged flags do not override", file, env{"AXP_ADDR": "127.0.0.1:1002"}, []string{}, func(c daemon.Config) []any {
+			// --addr and --log-level have defaults in the flag set; not given, they must not win.
+			return []any{c.Addr, "127.0.0.1:1002", c.LogLevel, "warn"}
+		}},
+		{"empty variables count as unset", file, env{"AXP_ADDR": "", "AXP_QUOTE_WINDOW": ""}, nil, func(c daemon.Config) []any {
+			return []any{c.Addr, "127.0.0.1:1001", c.QuoteWindow, 20 * time.Second}
+		}},
+		{"AXP_CONFIG names the file", "", env{"AXP_CONFIG": file}, nil, func(c daemon.Config) []any {
+			return []any{c.Addr, "127.0.0.1:1001"}
+		}},
+		{"variables of other commands are not keys", "", env{"AXP_EXCHANGE": "http://x", "AXP_CONFIG": ""}, nil, func(c daemon.Config) []any {
+			return []any{c.Addr, daemon.Defaults().Addr}
+		}},
+		{"lists from the environment", "", env{"AXP_TRUSTED_PROXIES": "10.0.0.1, 10.0.0.2,"}, nil, func(c daemon.Config) []any {
+			return []any{c.TrustedProxies, []string{"10.0.0.1", "10.0.0.2"}}
+		}},
+		{"levels are not case sensitive", "", env{"AXP_LOG_LEVEL": "WARN"}, nil, func(c daemon.Config) []any {
+			return []any{c.LogLevel, "warn"}
+		}},
+		{"admin token from the environment", "", env{"AXP_ADMIN_TOKEN": "tok"}, nil, func(c daemon.Config) []any {
+			return []any{c.AdminToken, "tok"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var fl *pflag.FlagSet
+			if tt.flags != nil {
+				fl = serveFlags(t, tt.flags...)
+			}
+			pairs := tt.check(load(t, tt.file, fl, tt.env))
+			for i := 0; i < len(pairs); i += 2 {
+				if !reflect.DeepEqual(pairs[i], pairs[i+1]) {
+					t.Errorf("value %d: got %v, want %v", i/2, pairs[i], pairs[i+1])
+				}
+			}
+		})
+	}
+}
+
+func TestFeeWindowsFromFile(t *testing.T) {
+	file := writeFile(t, `
+fee_default_bps: 250
+fee_windows:
+  - name: summer
+    from: 2027-06-01T00:00:00Z
+    until: 2027-09-01T00:00:00Z
+    bps: 50
+  - name: winter
+    from: "2027-12-01T00:00:00Z"
+    until: "2028-01-01T00:00:00Z"
+    bps: 0
+    promotional_days: 31
+`)
+	cfg := load(t, file, nil, nil)
+	want := axp.FeeSchedule{DefaultBPS: 250, Windows: []axp.FeeWindow{
+		{Name: "summer", From: time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2027, 9, 1, 0, 0, 0, 0, time.UTC), BPS: 50},
+		{Name: "winter", From: time.Date(2027, 12, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC), PromotionalDays: 31},
+	}}
+	if len(cfg.Fees.Windows) != 2 {
+		t.Fatalf("fees: got %+v", cfg.Fees)
+	}
+	for i, w := range cfg.Fees.Windows {
+		ww := want.Windows[i]
+		// Fields the file leaves out must be zero, not inherited from the default launch window.
+		if w.Name != ww.Name || !w.From.Equal(ww.From) || !w.Until.Equal(ww.Until) || w.BPS != ww.BPS || w.PromotionalDays != ww.PromotionalDays {
+			t.Errorf("window %d: got %+v, want %+v", i, w, ww)
+		}
+	}
+	if cfg.Fees.DefaultBPS != 250 {
+		t.Errorf("default bps: got %d", cfg.Fees.DefaultBPS)
+	}
+	if got := daemon.Defaults().Fees; !reflect.DeepEqual(got, axp.LaunchPromotion()) {
+		t.Errorf("loading changed the defaults: %+v", got)
+	}
+
+	// An empty list turns every window off.
+	cfg = load(t, writeFile(t, "fee_windows: []\n"), nil, nil)
+	if len(cfg.Fees.Windows) != 0 {
+		t.Errorf("fee_windows: [] gave %+v", cfg.Fees.Windows)
+	}
+}
+
+func TestRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		file string // YAML body, "" for none
+		env  env
+		want []string
+	}{
+		{"unknown key", "addr: 127.0.0.1:1\nquote_windw: 5s\n", nil,
+			append([]string{`unknown key "quote_windw"`, "known keys:"}, keyList()...)},
+		{"unknown nested key", "limits:\n  anon: 3\n", nil, []string{`unknown key "limits.anon"`, "known keys:"}},
+		{"unknown field in a fee window", "fee_windows:\n  - name: x\n    bsp: 5\n", nil, []string{"fee_windows", "bsp"}},
+		{"duration without unit in the environment", "", env{"AXP_QUOTE_WINDOW": "10"}, []string{"quote_window", "AXP_QUOTE_WINDOW", `"10" is not a duration`}},
+		{"garbled duration", "", env{"AXP_OPEN_WINDOW": "abc"}, []string{"open_window", "AXP_OPEN_WINDOW", `"abc" is not a duration`}},
+		{"bare number as a duration in the file", "quote_window: 10\n", nil, []string{"quote_window", "config file", "no unit"}},
+		{"negative duration", "payment_window: -5s\n", nil, []string{"payment_window must be a positive duration", "config file"}},
+		{"zero duration", "", env{"AXP_AUTO_RELEASE": "0s"}, []string{"auto_release must be a positive duration", "AXP_AUTO_RELEASE"}},
+		{"unknown level", "", env{"AXP_LOG_LEVEL": "verbose"}, []string{`log_level "verbose"`, "debug, info, warn, error", "AXP_LOG_LEVEL"}},
+		{"not a number", "", env{"AXP_ANON_TASKS_PER_MINUTE": "many"}, []string{"anon_tasks_per_minute", `"many" is not a valid int`}},
+		{"negative limit", "registrations_per_hour: -1\n", nil, []string{"registrations_per_hour must be 0 (no limit) or more"}},
+		{"fee window backwards", "fee_windows:\n  - name: x\n    from: 2027-02-01T00:00:00Z\n    until: 2027-01-01T00:00:00Z\n    bps: 5\n", nil,
+			[]string{"fee_windows[0] needs from < until"}},
+		{"small body limit", "", env{"AXP_MAX_BODY_BYTES": "100"}, []string{"max_body_bytes must be at least 4096"}},
+		{"malformed YAML", "addr: [\n", nil, []string{"config file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := ""
+			if tt.file != "" {
+				file = writeFile(t, tt.file)
+			}
+			msg := loadErr(t, file, nil, tt.env)
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not contain %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error spans lines: %q", msg)
+			}
+		})
+	}
+	if msg := loadErr(t, filepath.Join(t.TempDir(), "missing.yaml"), nil, nil); !strings.Contains(msg, "missing.yaml") {
+		t.Errorf("missing file: %q", msg)
+	}
+}
+
+func keyList() []string {
+	return []string{"addr", "data_dir", "base_url", "admin_token", "anon_tasks_per_minute", "registrations_per_hour",
+		"operator_messages_per_day", "anon_reads_per_minute", "quote_window", "open_window", "payment_window",
+		"auto_release", "contact_warn_at", "contact_suspend_at", "fee_default_bps", "fee_windows", "max_body_bytes",
+		"trusted_proxies", "log_retention", "log_level", "allowed_hosts"}
+}
+
+// Every key can be set from a file: the list of keys is the struct, and a file naming each of them
+// loads.
+func TestEveryKeyFromFile(t *testing.T) {
+	file := writeFile(t, `
+addr: 127.0.0.1:9
+data_dir: /d
+base_url: https://x.example
+admin_token: t
+anon_tasks_per_minute: 1
+registrations_per_hour: 2
+operator_messages_per_day: 3
+anon_reads_per_minute: 4
+quote_window: 5s
+open_window: 6h
+payment_window: 7h
+auto_release: 8h
+contact_warn_at: 2
+contact_suspend_at: 9
+fee_default_bps: 10
+fee_windows: []
+max_body_bytes: 8192
+trusted_proxies: [10.0.0.1]
+log_retention: 240h
+log_level: debug
+allowed_hosts: [x.example]
+`)
+	cfg := load(t, file, nil, nil)
+	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
+		AnonTasksPerMinute: 1, RegistrationsPerHour: 2, OperatorMessagesPerDay: 3, AnonReadsPerMinute: 4,
+		QuoteWindow: 5 * time.Second, OpenWindow: 6 * time.Hour, PaymentWindow: 7 * time.Hour, AutoRelease: 8 * time.Hour,
+		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},
+		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug",
+		AllowedHosts: []string{"x.example"}}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestDataDirDefault(t *testing.T) {
+	home := t.TempDir()
+	tests := []struct {
+		name string
+		env  env
+		want string
+	}{
+		{"XDG_DATA_HOME", env{"XDG_DATA_HOME": "/xdg", "HOME": home}, "/xdg/axp"},
+		{"no XDG_DATA_HOME", env{"XDG_DATA_HOME": "", "HOME": home}, filepath.Join(home, ".local/share/axp")},
+		{"relative XDG_DATA_HOME is ignored", env{"XDG_DATA_HOME": "rel", "HOME": home}, filepath.Join(home, ".local/share/axp")},
+		{"~ in data_dir", env{"AXP_DATA_DIR": "~/exchange", "HOME": home}, filepath.Join(home, "exchange")},
+		{"relative data_dir is made absolute", env{"AXP_DATA_DIR": "rel/dir"}, mustAbs(t, "rel/dir")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := load(t, "", nil, tt.env).DataDir; got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

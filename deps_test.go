@@ -1,0 +1,143 @@
+package axp_test
+
+import (
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/axp-exchange/axp"
+
+// TestDependencyGraph keeps the package graph of DESIGN.md section 1 and STYLE.md honest: it lists
+// the transitive (non-test) dependencies of every package of the module and fails on a forbidden
+// edge.
+func TestDependencyGraph(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	out, err := exec.Command(goTool, "list", "-e", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, module+"/...").Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{} // package (relative to the module, "." for the root) -> project deps
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		pkg := rel(fields[0])
+		var own []string
+		for _, d := range fields[1:] {
+			if d == module || strings.HasPrefix(d, module+"/") {
+				own = append(own, rel(d))
+			}
+		}
+		sort.Strings(own)
+		deps[pkg] = own
+	}
+	for _, must := range []string{".", "protocol", "store"} {
+		if _, ok := deps[must]; !ok {
+			t.Fatalf("go list did not report package %q; got %v", must, keys(deps))
+		}
+	}
+
+	for pkg, ds := range deps {
+		for _, d := range ds {
+			if why := forbidden(pkg, d); why != "" {
+				t.Errorf("forbidden edge %s -> %s: %s", pkg, d, why)
+			}
+		}
+	}
+}
+
+// under reports whether pkg is dir or inside it.
+func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+// forbidden says why the edge pkg -> dep (module-relative paths, "." for the root) is not allowed,
+// or "" when it is.
+func forbidden(pkg, dep string) string {
+	switch {
+	case under(pkg, "protocol"):
+		return "protocol is a leaf: it imports no project package"
+	case pkg == "." && dep != "protocol":
+		return "the domain package imports only protocol"
+	case under(pkg, "store") && (under(dep, "daemon") || under(dep, "client") || under(dep, "cmd") || under(dep, "memberkit") || under(dep, "tui")):
+		return "store knows nothing of daemon, client, cmd, memberkit or tui"
+	case under(pkg, "memberkit") && (under(dep, "daemon") || under(dep, "store") || under(dep, "client") || under(dep, "tui")):
+		return "memberkit is for third parties: it imports neither daemon, store, client nor tui"
+	case under(pkg, "client") && (under(dep, "daemon") || under(dep, "store")):
+		return "client talks to a daemon over HTTP only"
+	case !under(pkg, "cmd") && under(dep, "cmd"):
+		return "nothing but cmd imports cmd"
+	case !under(pkg, "cmd") && !under(pkg, "daemon") && under(dep, "daemon"):
+		return "nothing but cmd imports daemon"
+	}
+	return ""
+}
+
+// The rules themselves: a checker that allows everything would pass the test above.
+func TestForbiddenEdges(t *testing.T) {
+	cases := []struct {
+		pkg, dep string
+		bad      bool
+	}{
+		{"protocol", ".", true},
+		{"protocol", "store", true},
+		{".", "protocol", false},
+		{".", "store", true},
+		{".", "daemon", true},
+		{"store", ".", false},
+		{"store", "protocol", false},
+		{"store", "daemon", true},
+		{"store", "client", true},
+		{"store", "memberkit", true},
+		{"store", "tui", true},
+		{"store", "cmd/serve", true},
+		{"memberkit", "protocol", false},
+		{"memberkit", ".", false},
+		{"memberkit", "daemon/rest", true},
+		{"memberkit", "store", true},
+		{"memberkit", "client", true},
+		{"memberkit", "tui", true},
+		{"client", "protocol", false},
+		{"client", "daemon", true},
+		{"client", "store", true},
+		{"tui", "client", false},
+		{"tui", "daemon", true},
+		{"tui", "cmd", true},
+		{"daemon", "daemon/rest", false},
+		{"daemon", "store", false},
+		{"daemon", "cmd/config", true},
+		{"daemon/rest", "cmd", true},
+		{"cmd", "daemon", false},
+		{"cmd/serve", "daemon", false},
+		{"cmd/axp", "cmd", false},
+		{"cmd", "tui", false},
+	}
+	for _, c := range cases {
+		if got := forbidden(c.pkg, c.dep) != ""; got != c.bad {
+			t.Errorf("%s -> %s: forbidden %v, want %v", c.pkg, c.dep, got, c.bad)
+		}
+	}
+}
+
+func rel(p string) string {
+	if p == module {
+		return "."
+	}
+	return strings.TrimPrefix(p, module+"/")
+}
+
+func keys(m map[string][]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -47,7 +47,8 @@ type Daemon struct {
 	seen   map[string]time.Time // member id -> last time LastSeenAt was written
 
 	cacheMu  sync.Mutex
-	services []byte // cached /api/services body; reset when skills change
+	services []byte             // cached /api/services body; reset when skills change
+	invite   *protocol.AlsoSell // the also_sell invitation for the current base URL
 
 	handlers map[string]rest.Handler
 
@@ -148,7 +149,7 @@ func (d *Daemon) SetBaseURL(u string) {
 		d.cfg.BaseURL = u
 	}
 	d.cacheMu.Lock()
-	d.services = nil
+	d.services, d.invite = nil, nil
 	d.cacheMu.Unlock()
 }
 
@@ -362,7 +363,7 @@ func (d *Daemon) Authenticate(r *http.Request) (axp.Caller, error) {
 		cred = strings.TrimSpace(val)
 	}
 	if cred == "" {
-		if t := r.URL.Query().Get("token"); t != "" {
+		if t := queryToken(r); t != "" {
 			c.Kind, c.Token = axp.BuyerToken, t
 		}
 		return c, nil
@@ -373,7 +374,7 @@ func (d *Daemon) Authenticate(r *http.Request) (axp.Caller, error) {
 			return c, err
 		}
 		c.Kind, c.MemberID, c.Roles = axp.MemberCall, m.ID, m.Roles
-		if t := r.URL.Query().Get("token"); t != "" {
+		if t := queryToken(r); t != "" {
 			c.Token = t
 		}
 		d.touch(r.Context(), m.ID)
@@ -386,6 +387,14 @@ func (d *Daemon) Authenticate(r *http.Request) (axp.Caller, error) {
 	}
 	c.Kind, c.Token = axp.BuyerToken, cred
 	return c, nil
+}
+
+// queryToken reads ?token= without parsing the query when it cannot hold one.
+func queryToken(r *http.Request) string {
+	if !strings.Contains(r.URL.RawQuery, "token=") {
+		return ""
+	}
+	return r.URL.Query().Get("token")
 }
 
 var errBadSecret = axp.Unauthorized("the member secret is not valid", "use the member_secret returned at registration (ss_<member_id>_<64 hex>)")

@@ -114,13 +114,19 @@ func (d *Daemon) onOffer() ([]axp.OnOffer, error) {
 	return out, err
 }
 
-// alsoSell is the invitation to sell, for callers who are not sellers.
+// alsoSell is the invitation to sell, for callers who are not sellers. It depends only on the base
+// URL, so it is built once and shared (never modified after).
 func (d *Daemon) alsoSell(c axp.Caller) *protocol.AlsoSell {
 	if c.HasRole(protocol.RoleSeller) {
 		return nil
 	}
+	d.cacheMu.Lock()
+	defer d.cacheMu.Unlock()
+	if d.invite != nil {
+		return d.invite
+	}
 	base := d.BaseURL()
-	return &protocol.AlsoSell{
+	d.invite = &protocol.AlsoSell{
 		Message: "Your agent can earn here too: register as a seller and quote on tasks like this one.",
 		JoinURL: base + "/join",
 		Steps: []string{
@@ -130,6 +136,7 @@ func (d *Daemon) alsoSell(c axp.Caller) *protocol.AlsoSell {
 			"POST " + base + "/api/members/me/verify",
 		},
 	}
+	return d.invite
 }
 
 func (d *Daemon) getQuote(ctx context.Context, c *rest.Call, in *axp.QuoteQuery) (any, error) {

@@ -4,6 +4,7 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -372,13 +373,14 @@ func (s *Server) decode(r *http.Request, rt *route, raw []byte) (any, map[string
 		return nil, path, nil
 	}
 	schema := protocol.SchemaOf(op.In)
+	query := r.URL.Query()
 	var obj map[string]any
 	if rt.query {
 		var extra map[string]any
 		if op.ExtraQuery != "" {
 			extra = map[string]any{}
 		}
-		obj = protocol.FromQuery(schema, r.URL.Query(), extra, "token")
+		obj = protocol.FromQuery(schema, query, extra, "token")
 		if len(extra) > 0 {
 			// Extra keys join an object given under the field's own name (params={...}).
 			if given, ok := obj[op.ExtraQuery].(map[string]any); ok {
@@ -414,7 +416,7 @@ func (s *Server) decode(r *http.Request, rt *route, raw []byte) (any, map[string
 			obj[n] = v
 		}
 	}
-	if tok := r.URL.Query().Get("token"); tok != "" {
+	if tok := query.Get("token"); tok != "" {
 		if _, declared := schema.Properties["token"]; declared {
 			obj["token"] = tok
 		}
@@ -446,14 +448,20 @@ func writeOut(w http.ResponseWriter, status int, out any) {
 		w.Write(v)
 		return
 	}
-	body, err := json.Marshal(out)
-	if err != nil {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
 		WriteError(w, w.Header().Get(protocol.HeaderTraceID), err, 0)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	w.Write(buf.Bytes())
 }
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func newOf(op *axp.Op) any { return reflect.New(op.In).Interface() }

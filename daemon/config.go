@@ -35,7 +35,6 @@ type Config struct {
 	TrustedProxies []string
 	LogRetention   time.Duration
 	LogLevel       string
-	AllowedHosts   []string
 
 	// NoSync disables fsync on commit (benchmarks only).
 	NoSync bool

@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -472,9 +471,6 @@ func (d *Daemon) clientIP(r *http.Request) string {
 func DataDirDefault(xdgDataHome, home string) string {
 	if xdgDataHome != "" {
 		return filepath.Join(xdgDataHome, "axp")
-	}
-	if home == "" {
-		home, _ = os.UserHomeDir()
 	}
 	return filepath.Join(home, ".local", "share", "axp")
 }

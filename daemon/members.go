@@ -187,6 +187,9 @@ func (d *Daemon) heartbeat(ctx context.Context, c *rest.Call) (any, error) {
 		if err := ch.tx.PutMember(m); err != nil {
 			return nil, err
 		}
+		if err := ch.audit("member.heartbeat", "member", m.ID, nil); err != nil {
+			return nil, err
+		}
 		return &axp.Heartbeat{MemberID: m.ID, State: m.State, LastSeenAt: m.LastSeenAt, NextDueBy: m.LastSeenAt.Add(checkInPeriod)}, nil
 	})
 }

@@ -47,7 +47,6 @@ type Keys struct {
 	TrustedProxies         []string        `koanf:"trusted_proxies"`
 	LogRetention           time.Duration   `koanf:"log_retention"`
 	LogLevel               string          `koanf:"log_level"`
-	AllowedHosts           []string        `koanf:"allowed_hosts"`
 }
 
 // FlagKeys maps command-line flag names to keys.
@@ -56,7 +55,7 @@ var FlagKeys = map[string]string{
 }
 
 // listKeys are the keys whose environment value is a comma-separated list.
-var listKeys = map[string]bool{"trusted_proxies": true, "allowed_hosts": true}
+var listKeys = map[string]bool{"trusted_proxies": true}
 
 // Load resolves the configuration. configFile may be empty (then AXP_CONFIG is consulted). flags may
 // be nil; only flags the user set override. Errors name the key and where its value came from.
@@ -132,9 +131,11 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.Fees = axp.FeeSchedule{Windows: keys.FeeWindows, DefaultBPS: keys.FeeDefaultBPS}
 	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
-	cfg.AllowedHosts = keys.AllowedHosts
 
 	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
 	if cfg.DataDir == "" {
 		// The XDG spec says a relative $XDG_DATA_HOME is invalid and must be ignored.
 		xdg := getenv("XDG_DATA_HOME")

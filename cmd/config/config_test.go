@@ -250,7 +250,7 @@ func keyList() []string {
 	return []string{"addr", "data_dir", "base_url", "admin_token", "anon_tasks_per_minute", "registrations_per_hour",
 		"operator_messages_per_day", "anon_reads_per_minute", "quote_window", "open_window", "payment_window",
 		"auto_release", "contact_warn_at", "contact_suspend_at", "fee_default_bps", "fee_windows", "max_body_bytes",
-		"trusted_proxies", "log_retention", "log_level", "allowed_hosts"}
+		"trusted_proxies", "log_retention", "log_level"}
 }
 
 // Every key can be set from a file: the list of keys is the struct, and a file naming each of them
@@ -277,15 +277,13 @@ max_body_bytes: 8192
 trusted_proxies: [10.0.0.1]
 log_retention: 240h
 log_level: debug
-allowed_hosts: [x.example]
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
 		AnonTasksPerMinute: 1, RegistrationsPerHour: 2, OperatorMessagesPerDay: 3, AnonReadsPerMinute: 4,
 		QuoteWindow: 5 * time.Second, OpenWindow: 6 * time.Hour, PaymentWindow: 7 * time.Hour, AutoRelease: 8 * time.Hour,
 		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},
-		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug",
-		AllowedHosts: []string{"x.example"}}
+		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug"}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
 	}

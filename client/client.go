@@ -127,7 +127,7 @@ func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Re
 		path = strings.Replace(path, "{"+p+"}", url.PathEscape(fmt.Sprint(v)), 1)
 		delete(fields, p)
 	}
-	u := c.BaseURL + path
+	u := path
 	var body io.Reader
 	if op.QueryInput(method) {
 		q := url.Values{}
@@ -152,23 +152,11 @@ func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Re
 		}
 		body = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	if c.TraceID != "" {
-		req.Header.Set(protocol.HeaderTraceID, c.TraceID)
-	}
+	var hdr http.Header
 	if opt.IdempotencyKey != "" {
-		req.Header.Set("Idempotency-Key", opt.IdempotencyKey)
+		hdr = http.Header{"Idempotency-Key": {opt.IdempotencyKey}}
 	}
-	return c.send(req)
+	return c.Raw(ctx, method, u, body, hdr)
 }
 
 // Raw sends one request to path (which may carry a query string) with body and extra headers, for

@@ -266,3 +266,117 @@ type ConnectorRequest struct {
 
 // Result is a free-form JSON object, for answers whose shape belongs to a later part.
 type Result map[string]any
+
+// Delivery is one delivery of a job, its content stored by the exchange by SHA-256.
+type Delivery struct {
+	SHA256    string           `json:"sha256"`
+	Filename  string           `json:"filename"`
+	MimeType  string           `json:"mime_type"`
+	Size      int              `json:"size"`
+	Note      string           `json:"note,omitempty"`
+	Checks    []map[string]any `json:"checks,omitempty"`
+	Passed    bool             `json:"checks_passed"`
+	At        time.Time        `json:"at"`
+	Retrieved *time.Time       `json:"retrieved_at,omitempty"`
+}
+
+// TaskRecord is the stored task.
+type TaskRecord struct {
+	V                int            `json:"v"`
+	ID               string         `json:"id"`
+	Type             string         `json:"type"`
+	Description      string         `json:"description,omitempty"`
+	Params           map[string]any `json:"params"`
+	DeadlineMinutes  *int           `json:"deadline_minutes,omitempty"`
+	AutoChoose       string         `json:"auto_choose,omitempty"`
+	AcceptanceChecks map[string]any `json:"acceptance_checks,omitempty"`
+	PaymentMethod    string         `json:"payment_method"`
+	PreferredPayment string         `json:"preferred_payment,omitempty"`
+	InviteMode       string         `json:"invite_mode,omitempty"` // "", favourites, ids
+	Invited          []string       `json:"invited,omitempty"`
+	Contact          string         `json:"contact,omitempty"`
+	CallbackURL      string         `json:"callback_url,omitempty"`
+	AgentName        string         `json:"agent_name,omitempty"`
+	Questions        []string       `json:"questions,omitempty"`
+
+	Status         string `json:"status"`
+	BuyerMemberID  string `json:"buyer_member_id,omitempty"`
+	BuyerTokenHash string `json:"buyer_token_hash"`
+
+	ChosenOfferID string `json:"chosen_offer_id,omitempty"`
+	SellerID      string `json:"seller_id,omitempty"`
+	SellerName    string `json:"seller_name,omitempty"`
+	Price         Money  `json:"price_usd"`
+	ETAMinutes    int    `json:"eta_minutes,omitempty"`
+	Fee           Fee    `json:"fee"`
+	FreeRedo      int    `json:"free_redo"`
+	RefundIfFails bool   `json:"refund_if_fails_checks"`
+
+	Payable        Money  `json:"payable_usd"`
+	DepositAddress string `json:"deposit_address,omitempty"`
+	TxHash         string `json:"tx_hash,omitempty"`
+	Received       Money  `json:"received_usd"`
+
+	Deliveries    []Delivery `json:"deliveries,omitempty"`
+	RedosUsed     int        `json:"redos_used"`
+	AutoReleaseAt *time.Time `json:"auto_release_at,omitempty"`
+	ReleaseDue    bool       `json:"release_due"`
+	DisputeReason string     `json:"dispute_reason,omitempty"`
+	Disputed      bool       `json:"disputed"`
+
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	OpenUntil time.Time  `json:"open_until"`
+	PayBy     *time.Time `json:"pay_by,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	Events    uint64     `json:"events"` // timeline sequence
+	Test      bool       `json:"test,omitempty"`
+}
+
+// Free reports whether the task is a free job.
+func (t *TaskRecord) Free() bool { return t.PaymentMethod == PayFree }
+
+// LastDelivery is the latest delivery, or nil.
+func (t *TaskRecord) LastDelivery() *Delivery {
+	if len(t.Deliveries) == 0 {
+		return nil
+	}
+	return &t.Deliveries[len(t.Deliveries)-1]
+}
+
+// Facts gathers what the state machine's guards look at.
+func (t *TaskRecord) Facts() Facts {
+	f := Facts{Free: t.Free(), RedosLeft: t.FreeRedo - t.RedosUsed}
+	if d := t.LastDelivery(); d != nil {
+		f.Retrieved = d.Retrieved != nil
+	}
+	return f
+}
+
+// Move applies trigger tr (with the facts of the task and reason) and records the time.
+func (t *TaskRecord) Move(tr Trigger, reason string, now time.Time) *Error {
+	f := t.Facts()
+	f.Reason = reason
+	next, err := Next(t.Status, tr, f)
+	if err != nil {
+		return err
+	}
+	t.Status, t.UpdatedAt = next, now
+	return nil
+}
+
+// Event is one row of a task's timeline.
+type Event struct {
+	Seq    uint64         `json:"seq"`
+	At     time.Time      `json:"at"`
+	Kind   string         `json:"kind"`
+	Actor  string         `json:"actor"`
+	Status string         `json:"status"`
+	Detail map[string]any `json:"detail,omitempty"`
+}
+
+// Timeline is the answer of GET /api/tasks/{id}/timeline.
+type Timeline struct {
+	TaskID string  `json:"task_id"`
+	Events []Event `json:"events"`
+}

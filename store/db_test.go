@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,8 +39,14 @@ func view(t *testing.T, db *store.DB, fn func(*store.Tx) error) {
 	}
 }
 
-var allBuckets = []string{"meta", "members", "idempotency", "audit", "log", "trace_index", "metrics", "feedback",
-	"payment_prefs", "interest", "survey", "announcements", "announce_reads", "operator_msgs", "reviews", "reviews_by_member"}
+// v1Buckets are the buckets of schema version 1; v2Buckets those migration 2 adds.
+var (
+	v1Buckets = []string{"meta", "members", "idempotency", "audit", "log", "trace_index", "metrics", "feedback",
+		"payment_prefs", "interest", "survey", "announcements", "announce_reads", "operator_msgs", "reviews", "reviews_by_member"}
+	v2Buckets = []string{"tasks", "task_status", "buyer_tasks", "seller_jobs", "quotes", "offer_index", "events", "blobs",
+		"approvals", "task_approvals", "ledger", "tx_hashes", "seller_stats"}
+	allBuckets = append(append([]string(nil), v1Buckets...), v2Buckets...)
+)
 
 func TestOpenCreatesSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "dir", store.FileName) // the data dir is created
@@ -83,7 +90,7 @@ func TestOpenCreatesSchema(t *testing.T) {
 				t.Errorf("bucket %s missing", name)
 			}
 		}
-		if got := string(tx.Bucket([]byte("meta")).Get([]byte("schema_version"))); got != "1" {
+		if got := string(tx.Bucket([]byte("meta")).Get([]byte("schema_version"))); got != strconv.Itoa(store.SchemaVersion) {
 			t.Errorf("meta schema_version %q", got)
 		}
 		return nil
@@ -132,16 +139,17 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	setVersion(t, path, "2")
+	newer := strconv.Itoa(store.SchemaVersion + 1)
+	setVersion(t, path, newer)
 
 	for _, ro := range []bool{false, true} {
 		db, err := store.Open(path, store.Options{ReadOnly: ro})
 		if err == nil {
 			db.Close()
-			t.Fatalf("read-only %v: a database of schema version 2 was opened", ro)
+			t.Fatalf("read-only %v: a database of schema version %s was opened", ro, newer)
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, "schema version 2") || !strings.Contains(msg, "up to 1") || !strings.Contains(msg, "upgrade axp") {
+		if !strings.Contains(msg, "schema version "+newer) || !strings.Contains(msg, "up to "+strconv.Itoa(store.SchemaVersion)) || !strings.Contains(msg, "upgrade axp") {
 			t.Errorf("read-only %v: unclear message %q", ro, msg)
 		}
 	}
@@ -329,6 +337,52 @@ func assertBucketEmpty(t *testing.T, db *store.DB, bucket string) {
 	b.View(func(tx *bolt.Tx) error {
 		if n := tx.Bucket([]byte(bucket)).Stats().KeyN; n != 0 {
 			t.Errorf("bucket %s holds %d keys, want none", bucket, n)
+		}
+		return nil
+	})
+}
+
+// TestMigrateFromVersion1 opens a database as version 1 wrote it (its buckets, a member, version
+// "1" in meta) and checks that migration 2 adds the marketplace buckets and keeps the data.
+func TestMigrateFromVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.Update(func(tx *bolt.Tx) error {
+		for _, name := range v1Buckets {
+			if _, err := tx.CreateBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket([]byte("meta"))
+		meta.Put([]byte("schema_version"), []byte("1"))
+		meta.Put([]byte("created_at"), []byte("2026-11-01T00:00:00Z"))
+		return tx.Bucket([]byte("members")).Put([]byte("mem_old"), []byte(`{"v":1,"id":"mem_old","name":"old","roles":["seller"],"state":"verified"}`))
+	})
+	b.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := db.Version(); err != nil || v != store.SchemaVersion {
+		t.Fatalf("version after migration %d %v", v, err)
+	}
+	view(t, db, func(tx *store.Tx) error {
+		m, err := tx.Member("mem_old")
+		if err != nil || m == nil || m.Name != "old" || m.State != "verified" {
+			t.Errorf("member after migration: %+v %v", m, err)
+		}
+		if tx.CreatedAt() != "2026-11-01T00:00:00Z" {
+			t.Errorf("created_at changed to %q", tx.CreatedAt())
+		}
+		if ids := tx.TaskIDsByStatus("open"); len(ids) != 0 {
+			t.Errorf("tasks in a migrated database: %v", ids)
 		}
 		return nil
 	})

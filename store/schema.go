@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Buckets.
 var (
@@ -35,11 +35,29 @@ var (
 	bReviewsBy     = []byte("reviews_by_member") // reviewee id \x00 review id -> nil
 )
 
+// Buckets of the marketplace (schema version 2).
+var (
+	bTasks        = []byte("tasks")          // task id -> axp.TaskRecord
+	bTaskStatus   = []byte("task_status")    // status \x00 task id -> nil
+	bBuyerTasks   = []byte("buyer_tasks")    // buyer member id \x00 task id -> nil
+	bSellerJobs   = []byte("seller_jobs")    // seller id \x00 task id -> nil
+	bQuotes       = []byte("quotes")         // task id \x00 seller id -> axp.QuoteRecord
+	bOfferIndex   = []byte("offer_index")    // offer id -> task id \x00 seller id
+	bEvents       = []byte("events")         // task id \x00 8-byte seq -> axp.Event
+	bBlobs        = []byte("blobs")          // sha256 hex -> content
+	bApprovals    = []byte("approvals")      // approval id -> axp.Approval
+	bTaskApproval = []byte("task_approvals") // task id \x00 approval id -> nil
+	bLedger       = []byte("ledger")         // entry id -> axp.LedgerEntry
+	bTxHashes     = []byte("tx_hashes")      // lower-case tx hash -> task id (one tx funds one task)
+	bSellerStats  = []byte("seller_stats")   // seller id -> axp.SellerStats
+)
+
 // Meta keys.
 var (
 	kSchemaVersion  = []byte("schema_version")
 	kAdminTokenHash = []byte("admin_token_hash")
 	kCreatedAt      = []byte("created_at")
+	kPaymentSeq     = []byte("payment_seq") // counter of payable-amount tags
 )
 
 // migration moves a database from version-1 to version.
@@ -55,6 +73,15 @@ var migrations = []migration{
 		for _, b := range [][]byte{bMeta, bMembers, bIdempotency, bAudit, bLog, bTraceIndex, bMetrics,
 			bFeedback, bPaymentPrefs, bInterest, bSurvey, bAnnouncements, bReads, bOperatorMsgs,
 			bReviews, bReviewsBy} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("create bucket %s: %w", b, err)
+			}
+		}
+		return nil
+	}},
+	{2, "marketplace: tasks, quotes, timeline, blobs, approvals, ledger", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bTasks, bTaskStatus, bBuyerTasks, bSellerJobs, bQuotes, bOfferIndex, bEvents,
+			bBlobs, bApprovals, bTaskApproval, bLedger, bTxHashes, bSellerStats} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return fmt.Errorf("create bucket %s: %w", b, err)
 			}

@@ -1,0 +1,114 @@
+package axp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+)
+
+// want is the whole state machine: for each state, the triggers it allows and where they lead. Any
+// pair not listed must be refused with a conflict that names the states that allow the trigger.
+var want = map[string]map[axp.Trigger]string{
+	axp.TaskOpen: {axp.TrigQuote: axp.TaskOpen, axp.TrigClarify: axp.TaskOpen, axp.TrigChoose: axp.TaskAwaitingPayment,
+		axp.TrigCancel: axp.TaskCancelled, axp.TrigExpire: axp.TaskExpired},
+	axp.TaskAwaitingPayment: {axp.TrigPay: axp.TaskPaid, axp.TrigCancel: axp.TaskCancelled, axp.TrigExpire: axp.TaskExpired},
+	axp.TaskPaid:            {axp.TrigStart: axp.TaskInProgress, axp.TrigSellerDecline: axp.TaskOpen, axp.TrigDeliver: axp.TaskDelivered},
+	axp.TaskInProgress:      {axp.TrigDeliver: axp.TaskDelivered},
+	axp.TaskDelivered: {axp.TrigAccept: axp.TaskAccepted, axp.TrigDispute: axp.TaskDisputed, axp.TrigRedo: axp.TaskInProgress,
+		axp.TrigOperatorAccept: axp.TaskAccepted},
+	axp.TaskAccepted:  {axp.TrigRequestPay: axp.TaskAccepted, axp.TrigRelease: axp.TaskReleased},
+	axp.TaskDisputed:  {axp.TrigRefund: axp.TaskRefunded, axp.TrigSettle: axp.TaskReleased},
+	axp.TaskReleased:  {},
+	axp.TaskRefunded:  {},
+	axp.TaskCancelled: {},
+	axp.TaskExpired:   {},
+}
+
+func TestStateMachineEveryStateAndTrigger(t *testing.T) {
+	if len(want) != len(axp.TaskStatuses) {
+		t.Fatalf("the table covers %d states, the domain has %d", len(want), len(axp.TaskStatuses))
+	}
+	// Facts that satisfy every guard, so that only the state decides.
+	ok := axp.Facts{Retrieved: true, Reason: "wrong output", RedosLeft: 1}
+	for _, state := range axp.TaskStatuses {
+		for _, trig := range axp.Triggers {
+			next, err := axp.Next(state, trig, ok)
+			to, allowed := want[state][trig]
+			switch {
+			case allowed && err != nil:
+				t.Errorf("%s --%s--> refused: %v", state, trig, err)
+			case allowed && next != to:
+				t.Errorf("%s --%s--> %s, want %s", state, trig, next, to)
+			case !allowed && err == nil:
+				t.Errorf("%s --%s--> %s, want a refusal", state, trig, next)
+			case !allowed:
+				if err.Code != axp.CodeConflict || !strings.Contains(err.Message, state) || !strings.Contains(err.Hint, "allowed when the task is") {
+					t.Errorf("%s --%s--> refusal %+v does not name the state and the allowed ones", state, trig, err)
+				}
+				if next != state {
+					t.Errorf("%s --%s--> refused but moved to %s", state, trig, next)
+				}
+			}
+		}
+		if axp.Terminal(state) != (len(want[state]) == 0) {
+			t.Errorf("Terminal(%s) = %v", state, axp.Terminal(state))
+		}
+	}
+}
+
+func TestStateMachineGuards(t *testing.T) {
+	if next, err := axp.Next(axp.TaskOpen, axp.TrigChoose, axp.Facts{Free: true}); err != nil || next != axp.TaskPaid {
+		t.Errorf("free choose: %s %v, want paid (free jobs start at once)", next, err)
+	}
+	if _, err := axp.Next(axp.TaskDelivered, axp.TrigAccept, axp.Facts{}); err == nil || err.Code != axp.CodeConflict || !strings.Contains(err.Hint, "deliverable") {
+		t.Errorf("accept before retrieval: %v, want a conflict pointing at the deliverable", err)
+	}
+	if _, err := axp.Next(axp.TaskDelivered, axp.TrigDispute, axp.Facts{Reason: "  "}); err == nil || err.Code != axp.CodeInvalidInput || err.Field != "reason" {
+		t.Errorf("dispute without reason: %v, want invalid_input on reason", err)
+	}
+	if _, err := axp.Next(axp.TaskDelivered, axp.TrigRedo, axp.Facts{RedosLeft: 0}); err == nil || err.Code != axp.CodeConflict {
+		t.Errorf("redo with none left: %v, want a conflict", err)
+	}
+	// The operator's release of a quiet buyer's task needs no retrieval.
+	if next, err := axp.Next(axp.TaskDelivered, axp.TrigOperatorAccept, axp.Facts{}); err != nil || next != axp.TaskAccepted {
+		t.Errorf("operator accept: %s %v", next, err)
+	}
+}
+
+func TestSplitEntriesBalance(t *testing.T) {
+	price := axp.USD(4, 0)
+	received := price + 1234 // the payable tag
+	for _, refund := range []axp.Money{0, axp.USD(1, 0), axp.USD(2, 33), price} {
+		ps := axp.SplitEntry("tsk_1", received, price, refund, 100)
+		e := axp.LedgerEntry{ID: "l", Kind: "split", Postings: ps}
+		if err := e.Check(); err != nil {
+			t.Errorf("refund %s: %v", refund, err)
+		}
+		b := axp.Balances([]axp.LedgerEntry{{Postings: axp.PaymentEntry("tsk_1", received)}, e})
+		if b[axp.EscrowAccount("tsk_1")] != 0 {
+			t.Errorf("refund %s: escrow left %s", refund, b[axp.EscrowAccount("tsk_1")])
+		}
+		fee := axp.FeeFor(price-refund, 100)
+		if b[axp.AcctFees] != fee.PlatformFee || b[axp.AcctSellerPaid] != fee.SellerNet {
+			t.Errorf("refund %s: fees %s seller %s, want %s and %s", refund, b[axp.AcctFees], b[axp.AcctSellerPaid], fee.PlatformFee, fee.SellerNet)
+		}
+		var total axp.Money
+		for _, v := range b {
+			total += v
+		}
+		if total != 0 {
+			t.Errorf("refund %s: ledger sums to %s", refund, total)
+		}
+	}
+	// A plain payout of 4.00 at 1%: fee 0.04, seller 3.96, the tag kept as excess.
+	b := axp.Balances([]axp.LedgerEntry{{Postings: axp.SplitEntry("t", received, price, 0, 100)}})
+	if b[axp.AcctFees] != axp.USD(0, 4) || b[axp.AcctSellerPaid] != axp.USD(3, 96) || b[axp.AcctExcess] != 1234 {
+		t.Errorf("payout balances %v", b)
+	}
+	// A full refund returns everything received, tag included, and earns no fee.
+	b = axp.Balances([]axp.LedgerEntry{{Postings: axp.SplitEntry("t", received, price, price, 100)}})
+	if b[axp.AcctBuyerRefund] != received || b[axp.AcctFees] != 0 {
+		t.Errorf("refund balances %v", b)
+	}
+}

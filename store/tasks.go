@@ -1,0 +1,308 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+)
+
+func pair(a, b string) []byte { return []byte(a + "\x00" + b) }
+
+// Task loads a task, or nil.
+func (t *Tx) Task(id string) (*axp.TaskRecord, error) {
+	var r axp.TaskRecord
+	ok, err := getJSON(t.bucket(bTasks), []byte(id), &r)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// PutTask stores a task and keeps the status, buyer and seller indexes. prev is the status the
+// task had when loaded ("" for a new task).
+func (t *Tx) PutTask(r *axp.TaskRecord, prev string) error {
+	r.V = 1
+	if prev != r.Status {
+		if prev != "" {
+			if err := t.bucket(bTaskStatus).Delete(pair(prev, r.ID)); err != nil {
+				return err
+			}
+		}
+		if err := t.bucket(bTaskStatus).Put(pair(r.Status, r.ID), nil); err != nil {
+			return err
+		}
+	}
+	if prev == "" && r.BuyerMemberID != "" {
+		if err := t.bucket(bBuyerTasks).Put(pair(r.BuyerMemberID, r.ID), nil); err != nil {
+			return err
+		}
+	}
+	if r.SellerID != "" {
+		if err := t.bucket(bSellerJobs).Put(pair(r.SellerID, r.ID), nil); err != nil {
+			return err
+		}
+	}
+	return putJSON(t.bucket(bTasks), []byte(r.ID), r)
+}
+
+// DropSellerJob removes a task from a seller's jobs (the seller refused it).
+func (t *Tx) DropSellerJob(sellerID, taskID string) error {
+	return t.bucket(bSellerJobs).Delete(pair(sellerID, taskID))
+}
+
+func (t *Tx) idsUnder(bucket []byte, prefix string) []string {
+	p := []byte(prefix + "\x00")
+	var ids []string
+	c := t.bucket(bucket).Cursor()
+	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+		ids = append(ids, string(k[len(p):]))
+	}
+	return ids
+}
+
+// TaskIDsByStatus lists the tasks in a status, oldest first.
+func (t *Tx) TaskIDsByStatus(status string) []string { return t.idsUnder(bTaskStatus, status) }
+
+// BuyerTaskIDs lists the tasks a buyer member posted, oldest first.
+func (t *Tx) BuyerTaskIDs(memberID string) []string { return t.idsUnder(bBuyerTasks, memberID) }
+
+// SellerJobIDs lists the tasks a seller was chosen for, oldest first.
+func (t *Tx) SellerJobIDs(sellerID string) []string { return t.idsUnder(bSellerJobs, sellerID) }
+
+// CountByStatus counts tasks per status.
+func (t *Tx) CountByStatus() map[string]int {
+	out := map[string]int{}
+	c := t.bucket(bTaskStatus).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		status, _, _ := strings.Cut(string(k), "\x00")
+		out[status]++
+	}
+	return out
+}
+
+// --- quotes ---
+
+// Quote loads a seller's live answer on a task, or nil.
+func (t *Tx) Quote(taskID, sellerID string) (*axp.QuoteRecord, error) {
+	var q axp.QuoteRecord
+	ok, err := getJSON(t.bucket(bQuotes), pair(taskID, sellerID), &q)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &q, nil
+}
+
+// PutQuote stores a seller's answer, replacing (and unindexing) the previous one.
+func (t *Tx) PutQuote(q *axp.QuoteRecord) error {
+	q.V = 1
+	old, err := t.Quote(q.TaskID, q.SellerID)
+	if err != nil {
+		return err
+	}
+	if old != nil && old.OfferID != "" && old.OfferID != q.OfferID {
+		if err := t.bucket(bOfferIndex).Delete([]byte(old.OfferID)); err != nil {
+			return err
+		}
+	}
+	if q.OfferID != "" {
+		if err := t.bucket(bOfferIndex).Put([]byte(q.OfferID), pair(q.TaskID, q.SellerID)); err != nil {
+			return err
+		}
+	}
+	return putJSON(t.bucket(bQuotes), pair(q.TaskID, q.SellerID), q)
+}
+
+// DeleteQuote removes a seller's answer on a task.
+func (t *Tx) DeleteQuote(taskID, sellerID string) error {
+	old, err := t.Quote(taskID, sellerID)
+	if err != nil || old == nil {
+		return err
+	}
+	if old.OfferID != "" {
+		if err := t.bucket(bOfferIndex).Delete([]byte(old.OfferID)); err != nil {
+			return err
+		}
+	}
+	return t.bucket(bQuotes).Delete(pair(taskID, sellerID))
+}
+
+// Quotes lists every live answer on a task, in seller id order.
+func (t *Tx) Quotes(taskID string) ([]axp.QuoteRecord, error) {
+	p := []byte(taskID + "\x00")
+	var out []axp.QuoteRecord
+	c := t.bucket(bQuotes).Cursor()
+	for k, raw := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, raw = c.Next() {
+		var q axp.QuoteRecord
+		if err := json.Unmarshal(raw, &q); err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// OfferByID finds the answer holding an offer id, or nil.
+func (t *Tx) OfferByID(offerID string) (*axp.QuoteRecord, error) {
+	ref := t.bucket(bOfferIndex).Get([]byte(offerID))
+	if ref == nil {
+		return nil, nil
+	}
+	task, seller, _ := strings.Cut(string(ref), "\x00")
+	return t.Quote(task, seller)
+}
+
+// --- timeline ---
+
+// AppendEvent adds an event to a task's timeline; the task's sequence counter advances (the caller
+// stores the task in the same transaction).
+func (t *Tx) AppendEvent(task *axp.TaskRecord, e axp.Event) error {
+	task.Events++
+	e.Seq = task.Events
+	key := make([]byte, 0, len(task.ID)+9)
+	key = append(append([]byte(task.ID), 0), u64(e.Seq)...)
+	return putJSON(t.bucket(bEvents), key, e)
+}
+
+// Events returns a task's timeline in order.
+func (t *Tx) Events(taskID string) ([]axp.Event, error) {
+	p := append([]byte(taskID), 0)
+	out := []axp.Event{}
+	c := t.bucket(bEvents).Cursor()
+	for k, raw := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(k) == len(p)+8; k, raw = c.Next() {
+		var e axp.Event
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// --- content ---
+
+// PutBlob stores content under its SHA-256 (hex); identical content is stored once.
+func (t *Tx) PutBlob(sha string, content []byte) error {
+	b := t.bucket(bBlobs)
+	if b.Get([]byte(sha)) != nil {
+		return nil
+	}
+	return b.Put([]byte(sha), content)
+}
+
+// Blob returns a copy of stored content, or nil.
+func (t *Tx) Blob(sha string) []byte {
+	v := t.bucket(bBlobs).Get([]byte(sha))
+	if v == nil {
+		return nil
+	}
+	return append([]byte(nil), v...)
+}
+
+// --- approvals ---
+
+// Approval loads a queue item, or nil.
+func (t *Tx) Approval(id string) (*axp.Approval, error) {
+	var a axp.Approval
+	ok, err := getJSON(t.bucket(bApprovals), []byte(id), &a)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// PutApproval stores a queue item and indexes it under its task.
+func (t *Tx) PutApproval(a *axp.Approval) error {
+	a.V = 1
+	if err := t.bucket(bTaskApproval).Put(pair(a.TaskID, a.ID), nil); err != nil {
+		return err
+	}
+	return putJSON(t.bucket(bApprovals), []byte(a.ID), a)
+}
+
+// Approvals calls fn for every queue item, oldest first.
+func (t *Tx) Approvals(fn func(*axp.Approval) bool) error {
+	return each(t.bucket(bApprovals), false, func(_ []byte, a *axp.Approval) (bool, error) { return fn(a), nil })
+}
+
+// TaskApprovals lists the queue items of a task, oldest first.
+func (t *Tx) TaskApprovals(taskID string) ([]axp.Approval, error) {
+	var out []axp.Approval
+	for _, id := range t.idsUnder(bTaskApproval, taskID) {
+		a, err := t.Approval(id)
+		if err != nil {
+			return nil, err
+		}
+		if a != nil {
+			out = append(out, *a)
+		}
+	}
+	return out, nil
+}
+
+// --- ledger ---
+
+// PutLedger appends a ledger entry; an unbalanced entry is refused.
+func (t *Tx) PutLedger(e *axp.LedgerEntry) error {
+	if err := e.Check(); err != nil {
+		return err
+	}
+	e.V = 1
+	return putJSON(t.bucket(bLedger), []byte(e.ID), e)
+}
+
+// Ledger returns every entry, oldest first.
+func (t *Tx) Ledger() ([]axp.LedgerEntry, error) {
+	var out []axp.LedgerEntry
+	err := each(t.bucket(bLedger), false, func(_ []byte, e *axp.LedgerEntry) (bool, error) {
+		out = append(out, *e)
+		return true, nil
+	})
+	return out, err
+}
+
+// --- payments ---
+
+// ClaimTxHash records that a transaction funds a task. It returns the task already holding it, if
+// another one does (one transaction funds one task).
+func (t *Tx) ClaimTxHash(hash, taskID string) (string, error) {
+	k := []byte(strings.ToLower(hash))
+	if cur := t.bucket(bTxHashes).Get(k); cur != nil && string(cur) != taskID {
+		return string(cur), nil
+	}
+	return "", t.bucket(bTxHashes).Put(k, []byte(taskID))
+}
+
+// ReleaseTxHash forgets a claim (a rejected payment).
+func (t *Tx) ReleaseTxHash(hash string) error {
+	return t.bucket(bTxHashes).Delete([]byte(strings.ToLower(hash)))
+}
+
+// NextPaymentSeq returns a counter for payable-amount tags.
+func (t *Tx) NextPaymentSeq() uint64 {
+	b := t.bucket(bMeta)
+	var n uint64
+	if raw := b.Get(kPaymentSeq); len(raw) == 8 {
+		n = binary.BigEndian.Uint64(raw)
+	}
+	n++
+	b.Put(kPaymentSeq, u64(n))
+	return n
+}
+
+// --- seller stats ---
+
+// SellerStats loads a seller's history (zero when none).
+func (t *Tx) SellerStats(id string) (*axp.SellerStats, error) {
+	s := &axp.SellerStats{SellerID: id}
+	_, err := getJSON(t.bucket(bSellerStats), []byte(id), s)
+	return s, err
+}
+
+// PutSellerStats stores a seller's history.
+func (t *Tx) PutSellerStats(s *axp.SellerStats) error {
+	s.V = 1
+	return putJSON(t.bucket(bSellerStats), []byte(s.SellerID), s)
+}

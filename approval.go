@@ -38,14 +38,14 @@ type Approval struct {
 	SellerID     string `json:"seller_id,omitempty"`
 	SellerName   string `json:"seller_name,omitempty"`
 	// PayoutAddress is where a payout goes (operator eyes only).
-	PayoutAddress string           `json:"payout_address,omitempty"`
-	TxHash        string           `json:"tx_hash,omitempty"`
-	Reason        string           `json:"reason"`
-	Note          string           `json:"note,omitempty"`
-	Checks        []map[string]any `json:"checks,omitempty"` // TODO(lead): CheckResult once checks.go lands
-	CreatedAt     time.Time        `json:"created_at"`
-	DecidedAt     *time.Time       `json:"decided_at,omitempty"`
-	AgeSeconds    int64            `json:"age_seconds"`
+	PayoutAddress string        `json:"payout_address,omitempty"`
+	TxHash        string        `json:"tx_hash,omitempty"`
+	Reason        string        `json:"reason"`
+	Note          string        `json:"note,omitempty"`
+	Checks        []CheckResult `json:"checks,omitempty"`
+	CreatedAt     time.Time     `json:"created_at"`
+	DecidedAt     *time.Time    `json:"decided_at,omitempty"`
+	AgeSeconds    int64         `json:"age_seconds"`
 }
 
 // ApprovalsQuery filters the queue.

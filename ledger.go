@@ -8,12 +8,12 @@ import (
 // Ledger accounts. Money moves between them in balanced entries: the postings of every entry sum
 // to zero, so the sum over the whole ledger is always zero.
 const (
-	AcctBuyerFunds  = "external:buyer"   // what buyers sent in, negative
-	AcctSellerPaid  = "external:seller"  // payouts sent to sellers
-	AcctBuyerRefund = "external:refund"  // refunds sent to buyers
-	AcctFees        = "platform:fees"    // platform fees earned
-	AcctExcess      = "platform:excess"  // payment tags and overpayments kept on release
-	acctEscrow      = "escrow:"          // + task id: funds held for one task
+	AcctBuyerFunds  = "external:buyer"  // what buyers sent in, negative
+	AcctSellerPaid  = "external:seller" // payouts sent to sellers
+	AcctBuyerRefund = "external:refund" // refunds sent to buyers
+	AcctFees        = "platform:fees"   // platform fees earned
+	AcctExcess      = "platform:excess" // payment tags and overpayments kept on release
+	acctEscrow      = "escrow:"         // + task id: funds held for one task
 )
 
 // EscrowAccount is the account holding a task's funds.

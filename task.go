@@ -1,6 +1,8 @@
 package axp
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/axp-exchange/axp/protocol"
@@ -35,7 +37,7 @@ type NewTask struct {
 	AcceptanceChecks map[string]any `json:"acceptance_checks,omitempty"`
 	PaymentMethod    string         `json:"payment_method,omitempty" schema:"enum=crypto|free" doc:"default crypto"`
 	PreferredPayment string         `json:"preferred_payment,omitempty" schema:"maxLength=500"`
-	InviteSellers    any            `json:"invite_sellers,omitempty" doc:"\"favourites\" or an array of seller ids"`
+	InviteSellers    SellerInvite   `json:"invite_sellers,omitzero" doc:"\"favourites\" or an array of seller ids"`
 	Contact          string         `json:"contact,omitempty" schema:"maxLength=500"`
 	CallbackURL      string         `json:"callback_url,omitempty" schema:"maxLength=2000;format=uri"`
 	AgentName        string         `json:"agent_name,omitempty" schema:"maxLength=200"`
@@ -91,8 +93,40 @@ type Task struct {
 	AlsoSell         *protocol.AlsoSell       `json:"also_sell"`
 	Deliverable      *protocol.DeliverableRef `json:"deliverable"`
 	AutoReleaseAt    *string                  `json:"auto_release_at"`
+	Clarifications   []Clarification          `json:"clarifications,omitempty" doc:"sellers' questions; answer with POST /api/tasks/{id}/clarify"`
+	ChosenOfferID    string                   `json:"chosen_offer_id,omitempty"`
+	Seller           *protocol.SellerRef      `json:"seller,omitempty"`
+	PriceUSD         *Money                   `json:"price_usd,omitempty"`
+	Fee              *Fee                     `json:"fee,omitempty"`
+	Payment          *PaymentInfo             `json:"payment,omitempty"`
+	Checks           []CheckResult            `json:"checks,omitempty" doc:"acceptance check results of the latest delivery"`
+	ChecksPassed     *bool                    `json:"checks_passed,omitempty"`
+	Deliveries       int                      `json:"deliveries"`
+	RedosLeft        int                      `json:"redos_left"`
+	ReleaseDue       bool                     `json:"release_due"`
+	PayoutUSD        *Money                   `json:"payout_usd,omitempty" doc:"seller view: the price less the platform fee"`
+	NextSteps        []string                 `json:"next_steps,omitempty"`
 	CreatedAt        time.Time                `json:"created_at"`
 	UpdatedAt        time.Time                `json:"updated_at"`
+}
+
+// Clarification is a seller's clarifying questions.
+type Clarification struct {
+	Seller    protocol.SellerRef `json:"seller"`
+	Questions []string           `json:"questions"`
+}
+
+// PaymentInfo tells the buyer what to pay and where.
+type PaymentInfo struct {
+	Method         string     `json:"method"`
+	AmountUSD      Money      `json:"amount_usd" doc:"the price: buyers pay no platform fee"`
+	PayableUSD     Money      `json:"payable_usd" doc:"the exact amount to send: the price plus a tag under one cent that identifies the payment"`
+	Currency       string     `json:"currency"`
+	DepositAddress string     `json:"deposit_address,omitempty"`
+	PayBy          *time.Time `json:"pay_by,omitempty"`
+	TxHash         string     `json:"tx_hash,omitempty"`
+	ReceivedUSD    Money      `json:"received_usd"`
+	Status         string     `json:"status" doc:"unpaid, reported (waiting for confirmation), confirmed, or none for free jobs"`
 }
 
 // CreatedTask is the answer of task creation: the task and its buyer token, shown once.
@@ -132,12 +166,16 @@ type DisputeInput struct {
 	Reason string `json:"reason" schema:"required;minLength=1;maxLength=4000"`
 }
 
-// DeliverInput registers a delivery through REST.
+// DeliverInput registers a delivery: inline content (the deliver_url of do_task), or a url that is a
+// data: URL or a deliverable URL on this exchange. Exactly one of content and url.
 type DeliverInput struct {
-	ID     string `json:"id" schema:"required;maxLength=100"`
-	URL    string `json:"url" schema:"required;maxLength=400000" doc:"a data: URL or a URL on this exchange"`
-	SHA256 string `json:"sha256,omitempty" schema:"pattern=^[0-9a-f]{64}$"`
-	Note   string `json:"note,omitempty" schema:"maxLength=4000"`
+	ID       string `json:"id" schema:"required;maxLength=100"`
+	URL      string `json:"url,omitempty" schema:"maxLength=400000" doc:"a data: URL, or a deliverable URL on this exchange"`
+	Content  string `json:"content,omitempty" schema:"maxLength=262144" doc:"inline text content, up to 256 KB"`
+	Filename string `json:"filename,omitempty" schema:"maxLength=120"`
+	MimeType string `json:"mime_type,omitempty" schema:"maxLength=100"`
+	SHA256   string `json:"sha256,omitempty" schema:"pattern=^[0-9a-f]{64}$" doc:"if given, must match the content"`
+	Note     string `json:"note,omitempty" schema:"maxLength=4000"`
 }
 
 // OfferInput is a seller's quote through REST.
@@ -269,15 +307,15 @@ type Result map[string]any
 
 // Delivery is one delivery of a job, its content stored by the exchange by SHA-256.
 type Delivery struct {
-	SHA256    string           `json:"sha256"`
-	Filename  string           `json:"filename"`
-	MimeType  string           `json:"mime_type"`
-	Size      int              `json:"size"`
-	Note      string           `json:"note,omitempty"`
-	Checks    []map[string]any `json:"checks,omitempty"`
-	Passed    bool             `json:"checks_passed"`
-	At        time.Time        `json:"at"`
-	Retrieved *time.Time       `json:"retrieved_at,omitempty"`
+	SHA256    string        `json:"sha256"`
+	Filename  string        `json:"filename"`
+	MimeType  string        `json:"mime_type"`
+	Size      int           `json:"size"`
+	Note      string        `json:"note,omitempty"`
+	Checks    []CheckResult `json:"checks,omitempty"`
+	Passed    bool          `json:"checks_passed"`
+	At        time.Time     `json:"at"`
+	Retrieved *time.Time    `json:"retrieved_at,omitempty"`
 }
 
 // TaskRecord is the stored task.
@@ -379,4 +417,53 @@ type Event struct {
 type Timeline struct {
 	TaskID string  `json:"task_id"`
 	Events []Event `json:"events"`
+}
+
+// SellerInvite is invite_sellers: "favourites", or a list of seller ids.
+type SellerInvite struct {
+	Favourites bool
+	IDs        []string
+}
+
+// Value is the invite as JSON would hold it: "favourites", a list of ids, or nil.
+func (s SellerInvite) Value() any {
+	if s.Favourites {
+		return "favourites"
+	}
+	if s.IDs == nil {
+		return nil
+	}
+	ids := make([]any, len(s.IDs))
+	for i, id := range s.IDs {
+		ids[i] = id
+	}
+	return ids
+}
+
+// IsZero reports an absent invite.
+func (s SellerInvite) IsZero() bool { return !s.Favourites && s.IDs == nil }
+
+// MarshalJSON writes "favourites" or the list.
+func (s SellerInvite) MarshalJSON() ([]byte, error) { return json.Marshal(s.Value()) }
+
+// UnmarshalJSON reads "favourites" or a list of ids.
+func (s *SellerInvite) UnmarshalJSON(b []byte) error {
+	var str string
+	if json.Unmarshal(b, &str) == nil {
+		if str != "favourites" {
+			return fmt.Errorf("invite_sellers: %q is not understood", str)
+		}
+		s.Favourites = true
+		return nil
+	}
+	return json.Unmarshal(b, &s.IDs)
+}
+
+// JSONSchema describes both forms.
+func (SellerInvite) JSONSchema() *protocol.Schema {
+	one, most := 1, 200
+	return &protocol.Schema{Description: `"favourites" or an array of seller ids`, OneOf: []*protocol.Schema{
+		{Type: "string", Enum: []any{"favourites"}},
+		{Type: "array", Items: &protocol.Schema{Type: "string", MaxLength: &most}, MinItems: &one, MaxItems: &most},
+	}}
 }

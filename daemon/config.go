@@ -31,6 +31,11 @@ type Config struct {
 
 	Fees axp.FeeSchedule
 
+	// DepositAddress is the exchange's stablecoin address buyers pay to.
+	DepositAddress string
+	// SweepEvery is how often expiry and auto-release windows are checked.
+	SweepEvery time.Duration
+
 	MaxBodyBytes   int64
 	TrustedProxies []string
 	LogRetention   time.Duration
@@ -60,5 +65,6 @@ func Defaults() Config {
 		MaxBodyBytes:           1 << 20,
 		LogRetention:           90 * 24 * time.Hour,
 		LogLevel:               "info",
+		SweepEvery:             30 * time.Second,
 	}
 }

@@ -34,6 +34,7 @@ func TestBadInputEveryOperation(t *testing.T) {
 	var ann axp.Announcement
 	call(t, e.admin, "admin_announce", map[string]any{"severity": "info", "title": "t", "body": "b"}, &ann)
 
+	token := e.anon.With("bt_" + strings.Repeat("0", 48))
 	valid := map[string]struct {
 		c  *client.Client
 		in map[string]any
@@ -67,6 +68,25 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"admin_members":     {e.admin, map[string]any{"state": "registered", "role": "buyer"}},
 		"admin_suspend":     {e.admin, map[string]any{"id": seller.MemberID, "reason": "r"}},
 		"admin_unsuspend":   {e.admin, map[string]any{"id": seller.MemberID, "reason": "r"}},
+		"create_task": {e.anon, map[string]any{"type": "video", "description": "d", "params": map[string]any{"prompt": "x"},
+			"deadline_minutes": 60, "auto_choose": "cheapest", "payment_method": "crypto", "preferred_payment": "p",
+			"contact": "c", "callback_url": "https://cb.example/hook", "agent_name": "a"}},
+		"create_task_get": {e.anon, map[string]any{"type": "video", "description": "d", "deadline_minutes": 60, "auto_choose": "fastest"}},
+		"get_task":        {token, map[string]any{"id": "tsk_x"}},
+		"choose_offer":    {token, map[string]any{"id": "tsk_x", "offer_id": "ofr_x"}},
+		"pay_crypto":      {token, map[string]any{"id": "tsk_x", "tx_hash": "0x" + strings.Repeat("b", 64)}},
+		"get_deliverable": {token, map[string]any{"id": "tsk_x"}},
+		"accept_task":     {token, map[string]any{"id": "tsk_x", "sha256": strings.Repeat("c", 64)}},
+		"dispute_task":    {token, map[string]any{"id": "tsk_x", "reason": "r"}},
+		"get_timeline":    {token, map[string]any{"id": "tsk_x"}},
+		"request_redo":    {token, map[string]any{"id": "tsk_x", "reason": "r"}},
+		"submit_offer":    {seller.c, map[string]any{"id": "tsk_x", "price_usd": 1.5, "eta_minutes": 10, "note": "n"}},
+		"list_jobs":       {seller.c, map[string]any{"status": "all"}},
+		"deliver":         {seller.c, map[string]any{"id": "tsk_x", "content": "c", "filename": "f.txt", "mime_type": "text/plain", "note": "n"}},
+		"request_payment": {seller.c, map[string]any{"id": "tsk_x"}},
+		"admin_approvals": {e.admin, map[string]any{"status": "open", "kind": "payout", "task_id": "tsk_x"}},
+		"admin_approve":   {e.admin, map[string]any{"id": "apr_x", "tx_hash": "0x" + strings.Repeat("d", 64), "note": "n"}},
+		"admin_reject":    {e.admin, map[string]any{"id": "apr_x", "reason": "r"}},
 	}
 
 	auditBefore, st := e.auditCount(), e.stats()
@@ -784,12 +804,11 @@ func TestUnavailableOperations(t *testing.T) {
 		op string
 		in any
 	}{
-		{e.anon, "create_task", map[string]any{"type": "video", "params": map[string]any{"prompt": "x"}}},
+		{e.anon, "talk", map[string]any{"message": "hello"}},
 		{s.c, "verify", nil},
 		{s.c, "run_conformance", nil},
-		{e.anon, "talk", map[string]any{"message": "hi"}},
-		{e.anon, "get_task", map[string]any{"id": "tsk_x"}},
-		{s.c, "list_quote_requests", nil},
+		{s.c, "start_sandbox", map[string]any{"as": "seller"}},
+		{e.anon.With("bt_x"), "propose_settlement", map[string]any{"id": "tsk_x", "refund_pct": 50}},
 		{s.c, "board_list", nil},
 		{e.anon, "find_paid_tools", nil},
 		{e.admin, "admin_ai", nil},

@@ -51,6 +51,11 @@ type Daemon struct {
 
 	handlers map[string]rest.Handler
 
+	// callTool calls a member's MCP tool (nil until the outbound path is wired).
+	callTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
+	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
+	outbox func(ctx context.Context, n notice)
+
 	stop     chan struct{}
 	stopOnce sync.Once
 	bg       sync.WaitGroup
@@ -64,6 +69,9 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.SweepEvery <= 0 {
+		cfg.SweepEvery = Defaults().SweepEvery
 	}
 	keys, err := loadSealer(cfg.DataDir)
 	if err != nil {
@@ -194,8 +202,10 @@ func (d *Daemon) background() {
 	defer d.bg.Done()
 	flush := time.NewTicker(5 * time.Second)
 	prune := time.NewTicker(time.Hour)
+	sweep := time.NewTicker(d.cfg.SweepEvery)
 	defer flush.Stop()
 	defer prune.Stop()
+	defer sweep.Stop()
 	d.prune()
 	for {
 		select {
@@ -207,6 +217,8 @@ func (d *Daemon) background() {
 			}
 		case <-prune.C:
 			d.prune()
+		case <-sweep.C:
+			d.sweep(context.Background())
 		}
 	}
 }
@@ -317,7 +329,12 @@ type change struct {
 	ctx   context.Context
 	actor string
 	now   time.Time
+	// notices are sent to members and callback URLs after the transaction commits.
+	notices []notice
 }
+
+// notify queues a notice, sent only if the change commits.
+func (c *change) notify(n notice) { c.notices = append(c.notices, n) }
 
 // audit appends an audit record to the change's transaction.
 func (c *change) audit(action, entityType, entityID string, details map[string]any) error {
@@ -329,12 +346,14 @@ func (c *change) audit(action, entityType, entityID string, details map[string]a
 // in the same transaction, sealed with the caller's key.
 func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (any, error)) (any, error) {
 	var out any
+	var notices []notice
 	err := d.db.Update(func(tx *store.Tx) error {
 		c := &change{tx: tx, ctx: ctx, actor: actor, now: d.now()}
 		var err error
 		if out, err = fn(c); err != nil {
 			return err
 		}
+		notices = c.notices
 		if i := axp.IdempotencyFrom(ctx); i != nil {
 			body, err := json.Marshal(out)
 			if err != nil {
@@ -345,6 +364,9 @@ func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (a
 		}
 		return nil
 	})
+	if err == nil {
+		d.send(ctx, notices)
+	}
 	return out, err
 }
 

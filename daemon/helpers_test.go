@@ -52,7 +52,7 @@ func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
 	cfg.AnonTasksPerMinute = 100000
 	cfg.AnonReadsPerMinute = 0 // off
 	cfg.OperatorMessagesPerDay = 10
-	cfg.MaxBodyBytes = 64 << 10
+	cfg.MaxBodyBytes = 1 << 20
 	for _, m := range mod {
 		m(&cfg)
 	}

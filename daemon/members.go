@@ -104,6 +104,11 @@ func (d *Daemon) updateProfile(ctx context.Context, c *rest.Call, in *axp.Profil
 		if verr != nil {
 			return nil, verr
 		}
+		if in.PayoutAddress.Given() {
+			if err := unholdPayouts(ch, m); err != nil {
+				return nil, err
+			}
+		}
 		if err := ch.tx.PutMember(m); err != nil {
 			return nil, err
 		}
@@ -192,11 +197,6 @@ func (d *Daemon) heartbeat(ctx context.Context, c *rest.Call) (any, error) {
 		}
 		return &axp.Heartbeat{MemberID: m.ID, State: m.State, LastSeenAt: m.LastSeenAt, NextDueBy: m.LastSeenAt.Add(checkInPeriod)}, nil
 	})
-}
-
-func (d *Daemon) listMyTasks(ctx context.Context, c *rest.Call) (any, error) {
-	// Tasks are posted once the marketplace core lands; until then a member has none.
-	return &axp.TaskList{Tasks: []axp.Task{}}, nil
 }
 
 func (d *Daemon) setFavourites(ctx context.Context, c *rest.Call, in *axp.Favourites) (any, error) {

@@ -12,17 +12,33 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
-var patterns sync.Map // string -> *regexp.Regexp
+// patterns caches compiled patterns. Schema patterns come from the code and, through acceptance
+// checks, from buyers, so the cache is bounded: past maxPatterns, patterns compile on each use.
+var (
+	patterns     sync.Map // string -> *regexp.Regexp
+	patternCount atomic.Int64
+)
 
+const maxPatterns = 4096
+
+// compiled returns the compiled pattern, or nil when it does not compile (it then matches nothing).
 func compiled(p string) *regexp.Regexp {
 	if r, ok := patterns.Load(p); ok {
 		return r.(*regexp.Regexp)
 	}
-	r := regexp.MustCompile(p)
-	patterns.Store(p, r)
+	r, err := regexp.Compile(p)
+	if err != nil {
+		return nil
+	}
+	if patternCount.Load() < maxPatterns {
+		if _, loaded := patterns.LoadOrStore(p, r); !loaded {
+			patternCount.Add(1)
+		}
+	}
 	return r
 }
 
@@ -44,10 +60,17 @@ func Validate(s *Schema, v any, base string) *Error {
 		field = "body"
 	}
 	if v == nil {
-		if s.Type == nil || s.nullable() {
+		if (s.Type == nil && len(s.OneOf) == 0) || s.nullable() {
 			return nil
 		}
-		return Invalid(field, "must not be null", "give "+article(s.PrimaryType())+" or leave the field out")
+		want := article(s.PrimaryType())
+		if s.Type == nil {
+			want = "a value"
+			if s.Description != "" {
+				want = s.Description
+			}
+		}
+		return Invalid(field, "must not be null", "give "+want+" or leave the field out")
 	}
 	t := s.PrimaryType()
 	switch t {
@@ -119,7 +142,7 @@ func Validate(s *Schema, v any, base string) *Error {
 		if s.MaxLength != nil && n > *s.MaxLength {
 			return Invalid(field, fmt.Sprintf("is %d characters; at most %d are allowed", n, *s.MaxLength), "shorten it")
 		}
-		if s.Pattern != "" && !compiled(s.Pattern).MatchString(str) {
+		if re := compiled(s.Pattern); s.Pattern != "" && (re == nil || !re.MatchString(str)) {
 			return Invalid(field, fmt.Sprintf("%q does not match the pattern %s", clip(str), s.Pattern), "")
 		}
 		if err := checkFormat(s.Format, str, field); err != nil {

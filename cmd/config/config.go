@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
@@ -47,6 +48,8 @@ type Keys struct {
 	TrustedProxies         []string        `koanf:"trusted_proxies"`
 	LogRetention           time.Duration   `koanf:"log_retention"`
 	LogLevel               string          `koanf:"log_level"`
+	DepositAddress         string          `koanf:"deposit_address"`
+	SweepEvery             time.Duration   `koanf:"sweep_every"`
 }
 
 // FlagKeys maps command-line flag names to keys.
@@ -129,6 +132,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.QuoteWindow, cfg.OpenWindow, cfg.PaymentWindow, cfg.AutoRelease = keys.QuoteWindow, keys.OpenWindow, keys.PaymentWindow, keys.AutoRelease
 	cfg.ContactWarnAt, cfg.ContactSuspendAt = keys.ContactWarnAt, keys.ContactSuspendAt
 	cfg.Fees = axp.FeeSchedule{Windows: keys.FeeWindows, DefaultBPS: keys.FeeDefaultBPS}
+	cfg.DepositAddress, cfg.SweepEvery = strings.TrimSpace(keys.DepositAddress), keys.SweepEvery
 	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
 
@@ -159,6 +163,8 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	return cfg, nil
 }
 
+var evmAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+
 // fromDefaults is the configuration as keys before any source is applied.
 func fromDefaults(def daemon.Config) Keys {
 	return Keys{
@@ -167,7 +173,7 @@ func fromDefaults(def daemon.Config) Keys {
 		QuoteWindow: def.QuoteWindow, OpenWindow: def.OpenWindow, PaymentWindow: def.PaymentWindow, AutoRelease: def.AutoRelease,
 		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
 		FeeDefaultBPS: def.Fees.DefaultBPS, FeeWindows: def.Fees.Windows, MaxBodyBytes: def.MaxBodyBytes,
-		LogRetention: def.LogRetention, LogLevel: def.LogLevel,
+		LogRetention: def.LogRetention, LogLevel: def.LogLevel, SweepEvery: def.SweepEvery,
 	}
 }
 
@@ -260,7 +266,7 @@ func validate(c daemon.Config) error {
 	for _, d := range []struct {
 		key string
 		v   time.Duration
-	}{{"quote_window", c.QuoteWindow}, {"open_window", c.OpenWindow}, {"payment_window", c.PaymentWindow},
+	}{{"quote_window", c.QuoteWindow}, {"open_window", c.OpenWindow}, {"payment_window", c.PaymentWindow}, {"sweep_every", c.SweepEvery},
 		{"auto_release", c.AutoRelease}, {"log_retention", c.LogRetention}} {
 		if d.v <= 0 {
 			return &keyError{d.key, d.key + " must be a positive duration such as 10s or 24h"}
@@ -291,6 +297,9 @@ func validate(c daemon.Config) error {
 		if !w.Until.After(w.From) || w.BPS < 0 || w.BPS > 10_000 {
 			return &keyError{"fee_windows", fmt.Sprintf("fee_windows[%d] needs from < until and bps 0 to 10000", i)}
 		}
+	}
+	if c.DepositAddress != "" && !evmAddress.MatchString(c.DepositAddress) {
+		return &keyError{"deposit_address", "deposit_address must be an EVM address: 0x followed by 40 hex digits"}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -277,13 +277,16 @@ max_body_bytes: 8192
 trusted_proxies: [10.0.0.1]
 log_retention: 240h
 log_level: debug
+deposit_address: "0x00000000000000000000000000000000000000aa"
+sweep_every: 2s
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
 		AnonTasksPerMinute: 1, RegistrationsPerHour: 2, OperatorMessagesPerDay: 3, AnonReadsPerMinute: 4,
 		QuoteWindow: 5 * time.Second, OpenWindow: 6 * time.Hour, PaymentWindow: 7 * time.Hour, AutoRelease: 8 * time.Hour,
 		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},
-		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug"}
+		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug",
+		DepositAddress: "0x00000000000000000000000000000000000000aa", SweepEvery: 2 * time.Second}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
 	}

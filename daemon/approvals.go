@@ -1,0 +1,229 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/store"
+)
+
+func (d *Daemon) adminApprovals(ctx context.Context, c *rest.Call, in *axp.ApprovalsQuery) (any, error) {
+	out := &axp.ApprovalList{Approvals: []axp.Approval{}}
+	now := d.now()
+	err := d.db.View(func(tx *store.Tx) error {
+		return tx.Approvals(func(a *axp.Approval) bool {
+			switch in.Status {
+			case "", "open":
+				if a.Status != axp.ApprovalPending && a.Status != axp.ApprovalHeld {
+					return true
+				}
+			case "all":
+			default:
+				if a.Status != in.Status {
+					return true
+				}
+			}
+			if (in.Kind != "" && a.Kind != in.Kind) || (in.TaskID != "" && a.TaskID != in.TaskID) {
+				return true
+			}
+			v := *a
+			v.AgeSeconds = int64(now.Sub(a.CreatedAt).Seconds())
+			out.Approvals = append(out.Approvals, v)
+			return len(out.Approvals) < 1000
+		})
+	})
+	return out, err
+}
+
+// loadApproval reads an open queue item, as not_found or conflict.
+func loadApproval(tx *store.Tx, id string) (*axp.Approval, error) {
+	a, err := tx.Approval(id)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, axp.NotFound("approval", id)
+	}
+	switch a.Status {
+	case axp.ApprovalPending:
+		return a, nil
+	case axp.ApprovalHeld:
+		return nil, axp.Conflict("approval "+id+" is held: the seller has no payout address yet", "it becomes pending when the seller adds one")
+	}
+	return nil, axp.Conflict("approval "+id+" was already "+a.Status, "")
+}
+
+func (d *Daemon) adminApprove(ctx context.Context, c *rest.Call, in *axp.ApproveBody) (any, error) {
+	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		a, err := loadApproval(ch.tx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		t, err := loadTask(ch.tx, a.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		sends := a.Kind == axp.ApprovePayout || a.Kind == axp.ApproveRefund || a.Kind == axp.ApproveSplit
+		if sends && in.TxHash == "" {
+			return nil, axp.Invalid("tx_hash", "is required to approve a "+a.Kind, "send the money, then record the transaction hash here")
+		}
+		now := ch.now
+		a.Status, a.DecidedAt, a.Note = axp.ApprovalApproved, &now, in.Note
+		if in.TxHash != "" {
+			a.TxHash = strings.ToLower(in.TxHash)
+		}
+		switch a.Kind {
+		case axp.ApprovePayment:
+			err = d.confirmPayment(ch, t, a)
+		case axp.ApprovePayout:
+			err = d.sendMoney(ch, t, a, 0, axp.TrigRelease, "release")
+		case axp.ApproveRefund:
+			err = d.sendMoney(ch, t, a, t.Price, axp.TrigRefund, "refund")
+		case axp.ApproveSplit:
+			err = d.sendMoney(ch, t, a, a.RefundUSD, axp.TrigSettle, "settle")
+		case axp.ApproveReleaseDue:
+			err = d.releaseDue(ch, t)
+		default:
+			err = fmt.Errorf("unknown approval kind %q", a.Kind)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := ch.tx.PutApproval(a); err != nil {
+			return nil, err
+		}
+		if err := ch.audit("approval.approve", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hash": a.TxHash, "amount_usd": a.Amount}); err != nil {
+			return nil, err
+		}
+		return a, nil
+	})
+}
+
+// confirmPayment books a confirmed payment and starts the job.
+func (d *Daemon) confirmPayment(ch *change, t *axp.TaskRecord, a *axp.Approval) error {
+	if t.Status != axp.TaskAwaitingPayment || t.TxHash != a.TxHash {
+		return axp.Conflict("the task is "+t.Status+" and no longer waits for this payment", "reject it and refund the sender")
+	}
+	prev := t.Status
+	if err := t.Move(axp.TrigPay, "", ch.now); err != nil {
+		return err
+	}
+	t.Received += a.Amount
+	if err := ch.tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.now), TaskID: t.ID, Kind: "payment",
+		Postings: axp.PaymentEntry(t.ID, a.Amount), ApprovalID: a.ID, TxHash: a.TxHash, At: ch.now}); err != nil {
+		return err
+	}
+	if err := ch.save(t, prev, "pay", map[string]any{"received_usd": a.Amount, "tx_hash": a.TxHash}); err != nil {
+		return err
+	}
+	seller, err := loadMember(ch.tx, t.SellerID)
+	if err != nil {
+		return err
+	}
+	return d.startJob(ch, t, seller)
+}
+
+// sendMoney books the payout, refund or split of a task's escrow and ends the task.
+func (d *Daemon) sendMoney(ch *change, t *axp.TaskRecord, a *axp.Approval, refund axp.Money, tr axp.Trigger, action string) error {
+	if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
+		return err
+	}
+	entry := &axp.LedgerEntry{ID: axp.NewID("led", ch.now), TaskID: t.ID, Kind: a.Kind,
+		Postings: axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS), ApprovalID: a.ID, TxHash: a.TxHash, At: ch.now}
+	if err := ch.tx.PutLedger(entry); err != nil {
+		return err
+	}
+	return d.finish(ch, t, tr, action, map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash, "refund_usd": refund})
+}
+
+// releaseDue: the operator releases a delivered task whose auto-release window passed; the payout
+// then waits for its own approval.
+func (d *Daemon) releaseDue(ch *change, t *axp.TaskRecord) error {
+	prev := t.Status
+	if err := t.Move(axp.TrigOperatorAccept, "", ch.now); err != nil {
+		return err
+	}
+	t.ReleaseDue = false
+	if err := ch.save(t, prev, "operator_accept", nil); err != nil {
+		return err
+	}
+	if t.Free() {
+		return d.finish(ch, t, axp.TrigRelease, "release", nil)
+	}
+	p := d.moneyApproval(t, axp.ApprovePayout, 0, "the operator released the task after its auto-release window", ch.now)
+	seller, err := loadMember(ch.tx, t.SellerID)
+	if err != nil {
+		return err
+	}
+	p.PayoutAddress = seller.PayoutAddress
+	if p.PayoutAddress == "" {
+		p.Status = axp.ApprovalHeld
+	}
+	d.statusNotices(ch, t)
+	return ch.tx.PutApproval(p)
+}
+
+func (d *Daemon) adminReject(ctx context.Context, c *rest.Call, in *axp.RejectBody) (any, error) {
+	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		a, err := ch.tx.Approval(in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if a == nil {
+			return nil, axp.NotFound("approval", in.ID)
+		}
+		if a.Status != axp.ApprovalPending && a.Status != axp.ApprovalHeld {
+			return nil, axp.Conflict("approval "+a.ID+" was already "+a.Status, "")
+		}
+		t, err := loadTask(ch.tx, a.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		now := ch.now
+		a.Status, a.DecidedAt, a.Note = axp.ApprovalRejected, &now, in.Reason
+		if a.Kind == axp.ApprovePayment && t.TxHash == a.TxHash {
+			// The payment was not found: the buyer may report another transaction.
+			if err := ch.tx.ReleaseTxHash(a.TxHash); err != nil {
+				return nil, err
+			}
+			t.TxHash = ""
+		}
+		if err := ch.save(t, t.Status, "approval_rejected", map[string]any{"approval_id": a.ID, "kind": a.Kind, "reason": in.Reason}); err != nil {
+			return nil, err
+		}
+		if err := ch.tx.PutApproval(a); err != nil {
+			return nil, err
+		}
+		if err := ch.audit("approval.reject", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "reason": in.Reason}); err != nil {
+			return nil, err
+		}
+		return a, nil
+	})
+}
+
+// unholdPayouts makes a seller's held payouts pending once it has a payout address.
+func unholdPayouts(ch *change, m *axp.Member) error {
+	if m.PayoutAddress == "" {
+		return nil
+	}
+	var held []*axp.Approval
+	if err := ch.tx.Approvals(func(a *axp.Approval) bool {
+		if a.Status == axp.ApprovalHeld && a.SellerID == m.ID {
+			c := *a
+			held = append(held, &c)
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	for _, a := range held {
+		a.Status, a.PayoutAddress, a.Note = axp.ApprovalPending, m.PayoutAddress, "the seller added a payout address"
+		if err := ch.tx.PutApproval(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}

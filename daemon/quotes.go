@@ -1,0 +1,161 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// quoteAnswer is one push seller's answer (or failure) in a quote round.
+type quoteAnswer struct {
+	seller  *axp.Member
+	answer  protocol.QuoteAnswer
+	err     error
+	latency time.Duration
+}
+
+// quoteRound asks every matching push seller for a quote in parallel, each call bounded by the
+// member call timeout, and stores what arrives within the quote window in one transaction. The
+// round ends early when every seller answered. Answers that arrive later are stored one by one and
+// pushed to the buyer as late offers.
+func (d *Daemon) quoteRound(ctx context.Context, taskID string) {
+	if d.callTool == nil {
+		return
+	}
+	var t *axp.TaskRecord
+	var sellers []*axp.Member
+	d.db.View(func(tx *store.Tx) error {
+		var err error
+		if t, err = tx.Task(taskID); err != nil || t == nil {
+			return err
+		}
+		return tx.EachMember(func(m *axp.Member) bool {
+			if s, ok := matches(m, t); ok && !m.PullMode() && !s.Instant() {
+				sellers = append(sellers, m)
+			}
+			return true
+		})
+	})
+	if t == nil || len(sellers) == 0 {
+		return
+	}
+	in := d.quoteInput(t)
+	results := make(chan quoteAnswer, len(sellers))
+	callCtx := context.WithoutCancel(ctx) // a call outlives the request that started the round
+	for _, m := range sellers {
+		go func(m *axp.Member) {
+			start := time.Now()
+			var a protocol.QuoteAnswer
+			err := d.callTool(callCtx, m, "quote", in, &a)
+			results <- quoteAnswer{seller: m, answer: a, err: err, latency: time.Since(start)}
+		}(m)
+	}
+	window := time.NewTimer(d.cfg.QuoteWindow)
+	defer window.Stop()
+	var got []quoteAnswer
+collect:
+	for len(got) < len(sellers) {
+		select {
+		case r := <-results:
+			got = append(got, r)
+		case <-window.C:
+			break collect
+		}
+	}
+	d.storeRound(ctx, taskID, got, false)
+	if late := len(sellers) - len(got); late > 0 {
+		go func() {
+			for i := 0; i < late; i++ {
+				r := <-results
+				d.storeRound(callCtx, taskID, []quoteAnswer{r}, true)
+			}
+		}()
+	}
+}
+
+func (d *Daemon) quoteInput(t *axp.TaskRecord) protocol.QuoteInput {
+	buyer := protocol.BuyerRef{ID: "anonymous", Name: "anonymous buyer", Anonymous: true}
+	if t.BuyerMemberID != "" {
+		if m, err := d.member(t.BuyerMemberID); err == nil {
+			buyer = protocol.BuyerRef{ID: m.ID, Name: m.Name}
+			d.db.View(func(tx *store.Tx) error {
+				if rep, err := reputation(tx, m); err == nil {
+					buyer.Reputation = &protocol.BuyerReputation{AsBuyer: rep.AsBuyer}
+				}
+				return nil
+			})
+		}
+	}
+	if t.AgentName != "" && buyer.Anonymous {
+		buyer.Name = t.AgentName
+	}
+	return protocol.QuoteInput{TaskID: t.ID, TaskType: t.Type, Description: t.Description, Params: t.Params,
+		DeadlineMinutes: t.DeadlineMinutes, AcceptanceChecks: t.AcceptanceChecks, Buyer: buyer,
+		PaymentMethod: t.PaymentMethod, Test: t.Test}
+}
+
+// storeRound stores the answers of a round in one transaction; failures and refused answers go on
+// the timeline with the reason. late answers are pushed to the buyer as offers.
+func (d *Daemon) storeRound(ctx context.Context, taskID string, got []quoteAnswer, late bool) {
+	if len(got) == 0 {
+		return
+	}
+	_, err := d.mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *change) (any, error) {
+		t, err := loadTask(ch.tx, taskID)
+		if err != nil {
+			return nil, err
+		}
+		if t.Status != axp.TaskOpen {
+			return nil, nil
+		}
+		var stored []string
+		for _, r := range got {
+			if r.err == nil {
+				if cerr := r.answer.Check(t.Free(), ch.now); cerr != nil {
+					r.err = cerr
+				}
+			}
+			if r.err != nil {
+				if err := ch.event(t, "quote_failed", map[string]any{"seller": r.seller.ID, "error": r.err.Error()}); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			ms := r.latency.Milliseconds()
+			if ms == 0 {
+				ms = 1
+			}
+			if err := d.storeAnswer(ch, t, r.seller, r.answer, false, false, ms); err != nil {
+				return nil, err
+			}
+			stored = append(stored, r.seller.ID)
+		}
+		if err := ch.tx.PutTask(t, t.Status); err != nil {
+			return nil, err
+		}
+		if late && len(stored) > 0 {
+			offs, _, _, err := offers(ch.tx, t, ch.now)
+			if err != nil {
+				return nil, err
+			}
+			var mine []axp.Offer
+			for _, o := range offs {
+				for _, id := range stored {
+					if o.Seller.ID == id {
+						mine = append(mine, o)
+					}
+				}
+			}
+			if len(mine) > 0 {
+				d.offerNotices(ch, t, mine)
+			}
+		}
+		return nil, nil
+	})
+	if err != nil {
+		d.log.WarnContext(ctx, "storing quotes failed", "source", "tasks", "task", taskID, "err", err)
+	}
+}

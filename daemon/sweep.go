@@ -1,0 +1,105 @@
+package daemon
+
+import (
+	"context"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// sweep applies the windows of DESIGN.md sections 3 and 8: open tasks nobody chose and unpaid
+// tasks expire; delivered tasks whose auto-release window passed wait in the operator's queue as
+// release_due, with reminders to both sides. Funds never move here. It reports how many tasks it
+// changed.
+func (d *Daemon) sweep(ctx context.Context) int {
+	now := d.now()
+	var expire, due []string
+	d.db.View(func(tx *store.Tx) error {
+		for _, status := range []string{axp.TaskOpen, axp.TaskAwaitingPayment, axp.TaskDelivered} {
+			for _, id := range tx.TaskIDsByStatus(status) {
+				t, err := tx.Task(id)
+				if err != nil || t == nil {
+					continue
+				}
+				switch {
+				case status == axp.TaskOpen && now.After(t.OpenUntil):
+					expire = append(expire, id)
+				case status == axp.TaskAwaitingPayment && t.PayBy != nil && now.After(*t.PayBy) && t.TxHash == "":
+					expire = append(expire, id)
+				case status == axp.TaskDelivered && t.AutoReleaseAt != nil && now.After(*t.AutoReleaseAt) && !t.ReleaseDue:
+					due = append(due, id)
+				}
+			}
+		}
+		return nil
+	})
+	changed := 0
+	for _, id := range expire {
+		if d.sweepTask(ctx, id, func(ch *change, t *axp.TaskRecord) error {
+			prev := t.Status
+			if err := t.Move(axp.TrigExpire, "", ch.now); err != nil {
+				return err
+			}
+			if err := ch.save(t, prev, "expire", map[string]any{"window": prev}); err != nil {
+				return err
+			}
+			d.statusNotices(ch, t)
+			return nil
+		}) {
+			changed++
+		}
+	}
+	for _, id := range due {
+		if d.sweepTask(ctx, id, func(ch *change, t *axp.TaskRecord) error {
+			if t.Status != axp.TaskDelivered || t.ReleaseDue {
+				return nil
+			}
+			t.ReleaseDue, t.UpdatedAt = true, ch.now
+			a := d.moneyApproval(t, axp.ApproveReleaseDue, 0, "the auto-release window passed with no answer from the buyer: decide whether to release", ch.now)
+			if err := ch.tx.PutApproval(a); err != nil {
+				return err
+			}
+			if err := ch.save(t, t.Status, "release_due", map[string]any{"approval_id": a.ID}); err != nil {
+				return err
+			}
+			d.reminders(ch, t, "The auto-release window passed. The buyer has not accepted or disputed; the operator will decide. Buyer: accept or dispute now.")
+			return nil
+		}) {
+			changed++
+		}
+	}
+	return changed
+}
+
+func (d *Daemon) sweepTask(ctx context.Context, id string, fn func(ch *change, t *axp.TaskRecord) error) bool {
+	_, err := d.mutate(ctx, "system", func(ch *change) (any, error) {
+		t, err := loadTask(ch.tx, id)
+		if err != nil {
+			return nil, err
+		}
+		return nil, fn(ch, t)
+	})
+	if err != nil {
+		d.log.WarnContext(ctx, "sweep failed", "source", "sweeper", "task", id, "err", err)
+		return false
+	}
+	return true
+}
+
+// reminders queues a reminder event to both parties and the callback URL.
+func (d *Daemon) reminders(ch *change, t *axp.TaskRecord, text string) {
+	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: "reminder", AutoReleaseAt: rfc3339(t.AutoReleaseAt),
+		Data: map[string]any{"message": text}, Test: t.Test}
+	for _, id := range []string{t.BuyerMemberID, t.SellerID} {
+		if id != "" {
+			ch.notify(notice{memberID: id, tool: "task_update", taskID: t.ID, input: in})
+		}
+	}
+	if t.CallbackURL != "" {
+		ch.notify(notice{callbackURL: t.CallbackURL, taskID: t.ID, input: map[string]any{"event": "reminder", "task_update": in}})
+	}
+}
+
+// Sweep runs the window checks once now (tests and the operator's CLI use it).
+func (d *Daemon) Sweep() int { return d.sweep(context.Background()) }

@@ -1,0 +1,430 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// audienceOf says how the caller sees a task: its buyer, its chosen seller, or a seller that may
+// quote on it while it is open. Anyone else is refused.
+func audienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
+	buyerErr := asBuyer(t, c)
+	if buyerErr == nil {
+		return viewBuyer, nil
+	}
+	if c.Kind == axp.MemberCall {
+		if c.MemberID == t.SellerID {
+			return viewSeller, nil
+		}
+		if t.Status == axp.TaskOpen {
+			m, err := tx.Member(c.MemberID)
+			if err != nil {
+				return "", err
+			}
+			if m != nil {
+				if _, ok := matches(m, t); ok {
+					return viewSeller, nil
+				}
+			}
+		}
+	}
+	return "", buyerErr
+}
+
+func (d *Daemon) getTask(ctx context.Context, c *rest.Call, in *axp.TaskRef) (any, error) {
+	var out axp.Task
+	err := d.db.View(func(tx *store.Tx) error {
+		t, err := loadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		aud, err := audienceOf(tx, t, c.Caller)
+		if err != nil {
+			return err
+		}
+		out, err = d.view(tx, t, c.Caller, aud)
+		return err
+	})
+	return &out, err
+}
+
+// taskChange loads a task inside a change, checks the caller with auth, runs fn and answers the
+// buyer's or seller's view of the result.
+func (d *Daemon) taskChange(ctx context.Context, c *rest.Call, id string, auth func(*axp.TaskRecord, axp.Caller) error,
+	audience string, fn func(ch *change, t *axp.TaskRecord) error) (any, error) {
+	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		t, err := loadTask(ch.tx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := auth(t, c.Caller); err != nil {
+			return nil, err
+		}
+		if err := fn(ch, t); err != nil {
+			return nil, err
+		}
+		v, err := d.view(ch.tx, t, c.Caller, audience)
+		return &v, err
+	})
+}
+
+// --- choosing and paying ---
+
+func (d *Daemon) chooseOffer(ctx context.Context, c *rest.Call, in *axp.ChooseInput) (any, error) {
+	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+		return d.choose(ch, t, in.OfferID)
+	})
+}
+
+// choose moves an open task to the chosen offer: awaiting payment, or paid at once for free jobs
+// (and for tasks already funded by an earlier payment that covers the new price).
+func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
+	q, err := ch.tx.OfferByID(offerID)
+	if err != nil {
+		return err
+	}
+	if q == nil || q.TaskID != t.ID || q.Kind != "price" {
+		return axp.Invalid("offer_id", fmt.Sprintf("%q is not a live offer on this task", offerID), "use an offer_id from GET /api/tasks/"+t.ID)
+	}
+	if q.Answer.ValidUntil != "" {
+		if vu, err := time.Parse(time.RFC3339, q.Answer.ValidUntil); err == nil && !vu.After(ch.now) {
+			return axp.Conflict("the offer expired at "+q.Answer.ValidUntil, "choose another offer")
+		}
+	}
+	prev := t.Status
+	funded := t.Received > 0
+	f := t.Facts()
+	f.Free = t.Free() || (funded && t.Received >= *q.Answer.PriceUSD)
+	next, verr := axp.Next(t.Status, axp.TrigChoose, f)
+	if verr != nil {
+		return verr
+	}
+	seller, err := loadMember(ch.tx, q.SellerID)
+	if err != nil {
+		return err
+	}
+	t.Status, t.UpdatedAt = next, ch.now
+	t.ChosenOfferID, t.SellerID, t.SellerName = q.OfferID, q.SellerID, q.SellerName
+	t.Price, t.ETAMinutes, t.Fee = *q.Answer.PriceUSD, *q.Answer.ETAMinutes, q.Fee
+	if q.Answer.Guarantee != nil {
+		t.FreeRedo, t.RefundIfFails = q.Answer.Guarantee.FreeRedo, q.Answer.Guarantee.RefundIfFailsChecks
+	}
+	if next == axp.TaskAwaitingPayment {
+		tag := axp.Money(ch.tx.NextPaymentSeq()%9999 + 1) // under one cent, distinct among recent tasks
+		t.Payable = t.Price - t.Received + tag
+		t.DepositAddress = d.cfg.DepositAddress
+		payBy := ch.now.Add(d.cfg.PaymentWindow)
+		t.PayBy = &payBy
+	}
+	if err := ch.save(t, prev, "choose", map[string]any{"offer_id": q.OfferID, "seller": q.SellerID, "price_usd": t.Price}); err != nil {
+		return err
+	}
+	if t.Status == axp.TaskPaid {
+		return d.startJob(ch, t, seller)
+	}
+	return nil
+}
+
+// startJob records a funded job and asks a push seller to do it.
+func (d *Daemon) startJob(ch *change, t *axp.TaskRecord, seller *axp.Member) error {
+	st, err := ch.tx.SellerStats(seller.ID)
+	if err != nil {
+		return err
+	}
+	st.Jobs++
+	if err := ch.tx.PutSellerStats(st); err != nil {
+		return err
+	}
+	started := ch.now
+	t.StartedAt = &started
+	if err := ch.tx.PutTask(t, t.Status); err != nil {
+		return err
+	}
+	ch.notify(d.doTaskNotice(t, seller))
+	d.statusNotices(ch, t)
+	return nil
+}
+
+func (d *Daemon) doTaskNotice(t *axp.TaskRecord, seller *axp.Member) notice {
+	return notice{memberID: seller.ID, tool: "do_task", taskID: t.ID, input: protocol.DoTaskInput{
+		TaskID: t.ID, TaskType: t.Type, Description: t.Description, Params: t.Params, PriceUSD: t.Price,
+		ETAMinutes: t.ETAMinutes, DeliverURL: d.BaseURL() + "/api/members/me/jobs/" + t.ID + "/deliver",
+		AcceptanceChecks: t.AcceptanceChecks, Test: t.Test}}
+}
+
+// statusNotices queues task_update to both parties and the task's callback URL.
+func (d *Daemon) statusNotices(ch *change, t *axp.TaskRecord) {
+	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, AutoReleaseAt: rfc3339(t.AutoReleaseAt), Test: t.Test}
+	if dl := t.LastDelivery(); dl != nil {
+		in.Deliverable = &protocol.DeliverableRef{URL: d.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256}
+	}
+	if t.BuyerMemberID != "" {
+		ch.notify(notice{memberID: t.BuyerMemberID, tool: "task_update", taskID: t.ID, input: in})
+	}
+	if t.SellerID != "" {
+		ch.notify(notice{memberID: t.SellerID, tool: "task_update", taskID: t.ID, input: in})
+	}
+	if t.CallbackURL != "" {
+		ch.notify(notice{callbackURL: t.CallbackURL, taskID: t.ID, input: map[string]any{"event": "task_update", "task_update": in}})
+	}
+}
+
+// autoChoose picks the cheapest or fastest offer when the quote window closes.
+func (d *Daemon) autoChoose(ctx context.Context, id string) error {
+	_, err := d.mutate(ctx, "system", func(ch *change) (any, error) {
+		t, err := loadTask(ch.tx, id)
+		if err != nil || t.Status != axp.TaskOpen {
+			return nil, err
+		}
+		offs, _, _, err := offers(ch.tx, t, ch.now)
+		if err != nil || len(offs) == 0 {
+			return nil, err
+		}
+		by := "price"
+		if t.AutoChoose == "fastest" {
+			by = "eta"
+		}
+		axp.RankOffers(offs, by)
+		return nil, d.choose(ch, t, offs[0].OfferID)
+	})
+	return err
+}
+
+func (d *Daemon) payCrypto(ctx context.Context, c *rest.Call, in *axp.PayCryptoInput) (any, error) {
+	var out any
+	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		t, err := loadTask(ch.tx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := asBuyer(t, c.Caller); err != nil {
+			return nil, err
+		}
+		if t.Status != axp.TaskAwaitingPayment {
+			return nil, axp.Conflict("the task is "+t.Status+"; payment is reported while it is awaiting_payment", "")
+		}
+		if t.TxHash != "" && !strings.EqualFold(t.TxHash, in.TxHash) {
+			return nil, axp.Conflict("a payment ("+t.TxHash+") was already reported for this task and awaits confirmation", "wait for the operator's confirmation")
+		}
+		other, err := ch.tx.ClaimTxHash(in.TxHash, t.ID)
+		if err != nil {
+			return nil, err
+		}
+		if other != "" {
+			return nil, axp.Conflict("this transaction already funds another task", "one transaction funds one task: send a new payment")
+		}
+		first := t.TxHash == ""
+		t.TxHash, t.UpdatedAt = strings.ToLower(in.TxHash), ch.now
+		if first {
+			a := &axp.Approval{ID: axp.NewID("apr", ch.now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
+				TaskID: t.ID, TaskType: t.Type, Amount: t.Payable, PriceUSD: t.Price, BuyerID: buyerLabel(t),
+				SellerID: t.SellerID, SellerName: t.SellerName, TxHash: t.TxHash,
+				Reason:    fmt.Sprintf("confirm that %s of the stablecoin reached %s in %s", t.Payable.Display(), orUnset(t.DepositAddress), t.TxHash),
+				CreatedAt: ch.now}
+			if err := ch.tx.PutApproval(a); err != nil {
+				return nil, err
+			}
+			if err := ch.save(t, t.Status, "payment_reported", map[string]any{"tx_hash": t.TxHash, "approval_id": a.ID}); err != nil {
+				return nil, err
+			}
+		}
+		v, err := d.view(ch.tx, t, c.Caller, viewBuyer)
+		out = map[string]any{"task_id": t.ID, "status": t.Status, "payment": v.Payment,
+			"message": "Payment reported; the job starts when it is confirmed."}
+		return out, err
+	})
+	return out, err
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "the exchange's deposit address"
+	}
+	return s
+}
+
+// --- seller side ---
+
+func (d *Daemon) listQuoteRequests(ctx context.Context, c *rest.Call) (any, error) {
+	out := &axp.TaskList{Tasks: []axp.Task{}}
+	err := d.db.View(func(tx *store.Tx) error {
+		m, err := loadMember(tx, c.Caller.MemberID)
+		if err != nil {
+			return err
+		}
+		if m.State != axp.MemberVerified {
+			return axp.Forbidden("only verified sellers get quote requests", "POST /api/members/me/verify first")
+		}
+		for _, id := range tx.TaskIDsByStatus(axp.TaskOpen) {
+			t, err := tx.Task(id)
+			if err != nil || t == nil {
+				continue
+			}
+			if _, ok := matches(m, t); !ok {
+				continue
+			}
+			v, err := d.view(tx, t, c.Caller, viewSeller)
+			if err != nil {
+				return err
+			}
+			out.Tasks = append(out.Tasks, v)
+			if len(out.Tasks) >= 200 {
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *Daemon) submitOffer(ctx context.Context, c *rest.Call, in *axp.OfferInput) (any, error) {
+	id := c.Path["id"]
+	var offer any
+	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		t, err := loadTask(ch.tx, id)
+		if err != nil {
+			return nil, err
+		}
+		m, err := loadMember(ch.tx, c.Caller.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := matches(m, t); !ok {
+			return nil, axp.Forbidden("you cannot quote on this task", "quotes come from verified sellers with a skill of this task type who accept its payment method (and are invited, if the buyer invited sellers)")
+		}
+		if _, err := axp.Next(t.Status, axp.TrigQuote, t.Facts()); err != nil {
+			return nil, err
+		}
+		if err := in.QuoteAnswer.Check(t.Free(), ch.now); err != nil {
+			return nil, err
+		}
+		if err := d.storeAnswer(ch, t, m, in.QuoteAnswer, false, true, 0); err != nil {
+			return nil, err
+		}
+		if err := ch.tx.PutTask(t, t.Status); err != nil {
+			return nil, err
+		}
+		if err := ch.audit("task.quote", "task", t.ID, map[string]any{"seller": m.ID, "kind": in.QuoteAnswer.Kind()}); err != nil {
+			return nil, err
+		}
+		q, err := ch.tx.Quote(t.ID, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		offs, _, _, err := offers(ch.tx, t, ch.now)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range offs {
+			if o.OfferID == q.OfferID && q.OfferID != "" {
+				offer = o
+				d.offerNotices(ch, t, []axp.Offer{o})
+				return nil, nil
+			}
+		}
+		offer = map[string]any{"task_id": t.ID, "kind": q.Kind, "recorded": true}
+		return nil, nil
+	})
+	return offer, err
+}
+
+// offerNotices pushes offers that arrive after creation to a buyer member and the callback URL.
+func (d *Daemon) offerNotices(ch *change, t *axp.TaskRecord, offs []axp.Offer) {
+	in := protocol.ReceiveOffersInput{TaskID: t.ID, ChooseURL: d.BaseURL() + "/api/tasks/" + t.ID + "/choose", Test: t.Test}
+	for _, o := range offs {
+		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note})
+	}
+	if t.BuyerMemberID != "" {
+		ch.notify(notice{memberID: t.BuyerMemberID, tool: "receive_offers", taskID: t.ID, input: in})
+	}
+	if t.CallbackURL != "" {
+		ch.notify(notice{callbackURL: t.CallbackURL, taskID: t.ID, input: map[string]any{"event": "offers", "offers": in}})
+	}
+}
+
+func activeJob(status string) bool {
+	switch status {
+	case axp.TaskPaid, axp.TaskInProgress, axp.TaskDelivered, axp.TaskAccepted, axp.TaskDisputed:
+		return true
+	}
+	return false
+}
+
+func (d *Daemon) listJobs(ctx context.Context, c *rest.Call, in *axp.JobsQuery) (any, error) {
+	out := &axp.TaskList{Tasks: []axp.Task{}}
+	err := d.db.View(func(tx *store.Tx) error {
+		ids := tx.SellerJobIDs(c.Caller.MemberID)
+		for i := len(ids) - 1; i >= 0; i-- {
+			t, err := tx.Task(ids[i])
+			if err != nil || t == nil || t.SellerID != c.Caller.MemberID {
+				continue
+			}
+			if in.Status != "all" && !activeJob(t.Status) {
+				continue
+			}
+			v, err := d.view(tx, t, c.Caller, viewSeller)
+			if err != nil {
+				return err
+			}
+			out.Tasks = append(out.Tasks, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *Daemon) listMyTasks(ctx context.Context, c *rest.Call) (any, error) {
+	out := &axp.TaskList{Tasks: []axp.Task{}}
+	err := d.db.View(func(tx *store.Tx) error {
+		ids := tx.BuyerTaskIDs(c.Caller.MemberID)
+		for i := len(ids) - 1; i >= 0; i-- {
+			t, err := tx.Task(ids[i])
+			if err != nil || t == nil {
+				continue
+			}
+			v, err := d.view(tx, t, c.Caller, viewBuyer)
+			if err != nil {
+				return err
+			}
+			out.Tasks = append(out.Tasks, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *Daemon) getTimeline(ctx context.Context, c *rest.Call, in *axp.TaskRef) (any, error) {
+	out := &axp.Timeline{TaskID: in.ID}
+	err := d.db.View(func(tx *store.Tx) error {
+		t, err := loadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		if err := asBuyer(t, c.Caller); err != nil {
+			if c.Caller.Kind != axp.MemberCall || c.Caller.MemberID != t.SellerID {
+				return err
+			}
+		}
+		out.Events, err = tx.Events(t.ID)
+		return err
+	})
+	return out, err
+}
+
+// sortedKeys is a helper for deterministic detail maps.
+func sortedKeys(m map[string]any) []string {
+	k := make([]string, 0, len(m))
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}

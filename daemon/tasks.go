@@ -1,0 +1,351 @@
+package daemon
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// maxCustomParams bounds the params of task types outside the catalog (bytes of JSON).
+const maxCustomParams = 20_000
+
+// loadTask reads a task, as not_found when missing.
+func loadTask(tx *store.Tx, id string) (*axp.TaskRecord, error) {
+	t, err := tx.Task(id)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, axp.NotFound("task", id)
+	}
+	return t, nil
+}
+
+func tokenHash(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}
+
+// asBuyer checks that the caller acts for the task's buyer: the buyer token (query or Bearer), or
+// the member secret of the buyer member who posted it.
+func asBuyer(t *axp.TaskRecord, c axp.Caller) error {
+	if c.Kind == axp.MemberCall && t.BuyerMemberID != "" && c.MemberID == t.BuyerMemberID {
+		return nil
+	}
+	if c.Token == "" {
+		if c.Kind == axp.MemberCall {
+			return axp.Forbidden("you are not the buyer of this task", "use the task's buyer_token as ?token=")
+		}
+		return axp.Unauthorized("this step needs the task's buyer token", "send ?token=<buyer_token> or Authorization: Bearer <buyer_token>")
+	}
+	want, _ := hex.DecodeString(t.BuyerTokenHash)
+	got := sha256.Sum256([]byte(c.Token))
+	if !hmac.Equal(got[:], want) {
+		return axp.Unauthorized("the buyer token does not match this task", "use the buyer_token returned when the task was created")
+	}
+	return nil
+}
+
+// asSeller checks that the caller is the chosen seller of the task.
+func asSeller(t *axp.TaskRecord, c axp.Caller) error {
+	if c.Kind != axp.MemberCall {
+		return axp.Unauthorized("this step needs the chosen seller's member secret", "send Authorization: Bearer <member_secret>")
+	}
+	if t.SellerID == "" || c.MemberID != t.SellerID {
+		return axp.Forbidden("you are not the chosen seller of this task", "only the seller whose offer was chosen may do this")
+	}
+	return nil
+}
+
+// event appends a timeline event to the task in the change's transaction.
+func (c *change) event(t *axp.TaskRecord, kind string, detail map[string]any) error {
+	return c.tx.AppendEvent(t, axp.Event{At: c.now, Kind: kind, Actor: c.actor, Status: t.Status, Detail: detail})
+}
+
+// save stores a task moved from status prev, with its timeline event and audit record.
+func (c *change) save(t *axp.TaskRecord, prev, action string, detail map[string]any) error {
+	if err := c.event(t, action, detail); err != nil {
+		return err
+	}
+	if err := c.tx.PutTask(t, prev); err != nil {
+		return err
+	}
+	d := map[string]any{"status": t.Status}
+	if prev != "" && prev != t.Status {
+		d["from"] = prev
+	}
+	for k, v := range detail {
+		d[k] = v
+	}
+	return c.audit("task."+action, "task", t.ID, d)
+}
+
+// --- creation ---
+
+func (d *Daemon) createTask(ctx context.Context, c *rest.Call, in *axp.NewTask) (any, error) {
+	fromQuery := c.Request.Method == http.MethodGet
+	t, questions, err := d.newTask(c.Caller, in, fromQuery)
+	if err != nil {
+		return nil, err
+	}
+	token := "bt_" + axp.RandomHex(24)
+	t.BuyerTokenHash = tokenHash(token)
+	idem := axp.IdempotencyFrom(ctx)
+	cctx := axp.WithIdempotency(ctx, nil) // the answer is stored once the quote round is over
+	if _, err := d.mutate(cctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		t.CreatedAt, t.UpdatedAt = ch.now, ch.now
+		t.OpenUntil = ch.now.Add(d.cfg.OpenWindow)
+		if err := d.instantOffers(ch, t); err != nil {
+			return nil, err
+		}
+		return nil, ch.save(t, "", "create", map[string]any{"type": t.Type, "payment_method": t.PaymentMethod,
+			"buyer": buyerLabel(t), "token_fp": protocol.Fingerprint(token)})
+	}); err != nil {
+		return nil, err
+	}
+	d.log.InfoContext(ctx, "task posted", "source", "tasks", "task", t.ID, "type", t.Type, "token_fp", protocol.Fingerprint(token))
+	d.quoteRound(ctx, t.ID)
+	if t.AutoChoose != "" {
+		if err := d.autoChoose(ctx, t.ID); err != nil {
+			d.log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)
+		}
+	}
+	out := &axp.CreatedTask{BuyerToken: token, Questions: questions}
+	if err := d.db.View(func(tx *store.Tx) error {
+		cur, err := loadTask(tx, t.ID)
+		if err != nil {
+			return err
+		}
+		out.Task, err = d.view(tx, cur, c.Caller, viewBuyer)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if idem != nil {
+		body, _ := json.Marshal(out)
+		d.db.Update(func(tx *store.Tx) error {
+			return tx.PutIdempotency(idem.Key, &store.Idempotency{BodyHash: idem.BodyHash, Op: idem.Op, Status: idem.Status,
+				Sealed: sealWith(idem.Seal, append(body, '\n')), At: d.now()})
+		})
+	}
+	return out, nil
+}
+
+func buyerLabel(t *axp.TaskRecord) string {
+	if t.BuyerMemberID != "" {
+		return "member:" + t.BuyerMemberID
+	}
+	return "anonymous"
+}
+
+// newTask validates a new task and builds its record (not yet stored).
+func (d *Daemon) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.TaskRecord, []string, error) {
+	desc := strings.TrimSpace(in.Description)
+	typ := in.Type
+	var questions []string
+	if typ == "" && desc == "" {
+		return nil, nil, axp.Invalid("type", "give a type or a description", "e.g. type=text-file with params.prompt, or a description of what you want")
+	}
+	if typ == "" {
+		typ = axp.InferType(desc)
+	}
+	if typ == "" {
+		typ = "custom"
+		questions = []string{
+			"What should the result be: a text file, an image, a video, a transcript, a translation, or something else?",
+			"What format, length, language or size do you need?",
+			"By when do you need it (deadline_minutes)?",
+		}
+	}
+	params := in.Params
+	if params == nil {
+		params = map[string]any{}
+	}
+	if svc := axp.ServiceFor(typ); svc != nil {
+		if _, has := params["prompt"]; !has && desc != "" && hasParam(svc, "prompt") {
+			params["prompt"] = desc
+		}
+		if typ == "translation" && desc != "" && params["text"] == nil && params["source_url"] == nil {
+			params["text"] = desc
+		}
+		norm, err := svc.Normalize(params, fromQuery, paramsField(fromQuery))
+		if err != nil {
+			return nil, nil, err
+		}
+		params = norm
+	} else if raw, _ := json.Marshal(params); len(raw) > maxCustomParams {
+		return nil, nil, axp.Invalid("params", fmt.Sprintf("is %d bytes of JSON; at most %d are allowed", len(raw), maxCustomParams), "put long material in description")
+	}
+	if desc == "" && len(questions) == 0 && len(strings.Fields(fmt.Sprint(params["prompt"]))) < 3 && axp.ServiceFor(typ) == nil {
+		questions = append(questions, "Describe the result you want in a sentence or two, so sellers can quote.")
+	}
+	t := &axp.TaskRecord{ID: axp.NewID("tsk", d.now()), Type: typ, Description: desc, Params: params,
+		DeadlineMinutes: in.DeadlineMinutes, AutoChoose: in.AutoChoose, PaymentMethod: in.PaymentMethod,
+		PreferredPayment: in.PreferredPayment, Contact: in.Contact, CallbackURL: in.CallbackURL, AgentName: in.AgentName,
+		Questions: questions, Status: axp.TaskOpen}
+	if t.PaymentMethod == "" {
+		t.PaymentMethod = axp.PayCrypto
+	}
+	if len(in.AcceptanceChecks) > 0 {
+		checks, err := axp.ValidateChecks(in.AcceptanceChecks)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.AcceptanceChecks = checks
+	}
+	if c.Kind == axp.MemberCall {
+		if !c.HasRole(protocol.RoleBuyer) {
+			return nil, nil, axp.Forbidden("only buyer members post tasks with their secret", `add "buyer" to your roles, or post without credentials to get a buyer token`)
+		}
+		t.BuyerMemberID = c.MemberID
+	}
+	if err := d.invites(t, in.InviteSellers.Value()); err != nil {
+		return nil, nil, err
+	}
+	return t, questions, nil
+}
+
+// invites resolves invite_sellers: "favourites" (a buyer member's list) or seller ids.
+func (d *Daemon) invites(t *axp.TaskRecord, v any) error {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		if x != "favourites" {
+			return axp.Invalid("invite_sellers", fmt.Sprintf("%q is not understood", x), `give "favourites" or an array of seller ids`)
+		}
+		if t.BuyerMemberID == "" {
+			return axp.Invalid("invite_sellers", "favourites need a buyer member", "post with your member secret, or list seller ids")
+		}
+		m, err := d.member(t.BuyerMemberID)
+		if err != nil {
+			return err
+		}
+		if len(m.Favourites) == 0 {
+			return axp.Invalid("invite_sellers", "you have no favourites", "PUT /api/members/me/favourites first, or list seller ids")
+		}
+		t.InviteMode, t.Invited = "favourites", append([]string(nil), m.Favourites...)
+	case []any:
+		if len(x) == 0 || len(x) > 200 {
+			return axp.Invalid("invite_sellers", "must list 1 to 200 seller ids", "")
+		}
+		return d.db.View(func(tx *store.Tx) error {
+			for i, e := range x {
+				id, _ := e.(string)
+				field := fmt.Sprintf("invite_sellers[%d]", i)
+				m, err := tx.Member(id)
+				if err != nil {
+					return err
+				}
+				if m == nil || !m.HasRole(protocol.RoleSeller) {
+					return axp.Invalid(field, fmt.Sprintf("%q is not a seller", id), "see GET /api/sellers for seller ids")
+				}
+				t.Invited = append(t.Invited, id)
+			}
+			t.InviteMode = "ids"
+			return nil
+		})
+	default:
+		return axp.Invalid("invite_sellers", "must be \"favourites\" or an array of seller ids", "")
+	}
+	return nil
+}
+
+// matches reports whether a seller takes part in the quote round of a task (DESIGN.md section 4).
+func matches(m *axp.Member, t *axp.TaskRecord) (*axp.Skill, bool) {
+	if !matchable(m) || m.ID == t.BuyerMemberID || !m.Accepts(t.PaymentMethod) {
+		return nil, false
+	}
+	if t.InviteMode != "" {
+		invited := false
+		for _, id := range t.Invited {
+			if id == m.ID {
+				invited = true
+				break
+			}
+		}
+		if !invited {
+			return nil, false
+		}
+	}
+	for i := range m.Skills {
+		if m.Skills[i].TaskType == t.Type {
+			return &m.Skills[i], true
+		}
+	}
+	return nil, false
+}
+
+// instantOffers turns the standing prices of matching sellers into offers, in the creating
+// transaction.
+func (d *Daemon) instantOffers(ch *change, t *axp.TaskRecord) error {
+	var skills []struct {
+		m *axp.Member
+		s axp.Skill
+	}
+	if err := ch.tx.EachMember(func(m *axp.Member) bool {
+		if s, ok := matches(m, t); ok && s.Instant() {
+			skills = append(skills, struct {
+				m *axp.Member
+				s axp.Skill
+			}{m, *s})
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	for _, x := range skills {
+		price := *x.s.InstantPriceUSD
+		if t.Free() {
+			price = 0
+		} else if price == 0 {
+			continue
+		}
+		eta := *x.s.InstantETAMinutes
+		a := protocol.QuoteAnswer{PriceUSD: &price, ETAMinutes: &eta, Note: x.s.Description, Guarantee: x.s.Guarantee}
+		if err := d.storeAnswer(ch, t, x.m, a, true, false, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storeAnswer records a seller's answer on an open task (replacing any earlier one), with the fee
+// of the moment frozen on the offer.
+func (d *Daemon) storeAnswer(ch *change, t *axp.TaskRecord, m *axp.Member, a protocol.QuoteAnswer, instant, pull bool, latency int64) error {
+	q := &axp.QuoteRecord{TaskID: t.ID, SellerID: m.ID, SellerName: m.Name, Kind: a.Kind(), Answer: a,
+		Instant: instant, Pull: pull, LatencyMS: latency, CreatedAt: ch.now}
+	if q.Kind == "price" {
+		bps, _ := d.cfg.Fees.At(ch.now)
+		q.Fee = axp.FeeFor(*a.PriceUSD, bps)
+		q.OfferID = axp.NewID("ofr", ch.now)
+	}
+	if err := ch.tx.PutQuote(q); err != nil {
+		return err
+	}
+	if !instant && !pull && latency > 0 {
+		st, err := ch.tx.SellerStats(m.ID)
+		if err != nil {
+			return err
+		}
+		st.AddQuoteLatency(latency)
+		if err := ch.tx.PutSellerStats(st); err != nil {
+			return err
+		}
+	}
+	detail := map[string]any{"seller": m.ID, "kind": q.Kind}
+	if q.OfferID != "" {
+		detail["offer_id"], detail["price_usd"] = q.OfferID, a.PriceUSD
+	}
+	return ch.event(t, "quote", detail)
+}

@@ -1,0 +1,140 @@
+package daemon
+
+import (
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// Audiences of a task view.
+const (
+	viewBuyer  = "buyer"
+	viewSeller = "seller"
+)
+
+func rfc3339(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339)
+	return &s
+}
+
+// offers renders the live offers of a task, ranked by value, with each seller's record.
+func offers(tx *store.Tx, t *axp.TaskRecord, now time.Time) ([]axp.Offer, []axp.Declined, []axp.Clarification, error) {
+	qs, err := tx.Quotes(t.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	out, declined, clar := []axp.Offer{}, []axp.Declined{}, []axp.Clarification{}
+	for _, q := range qs {
+		seller := protocol.SellerRef{ID: q.SellerID, Name: q.SellerName}
+		switch q.Kind {
+		case "decline":
+			declined = append(declined, axp.Declined{Seller: seller, ReasonCode: q.Answer.ReasonCode, Reason: q.Answer.Reason})
+		case "clarify":
+			clar = append(clar, axp.Clarification{Seller: seller, Questions: q.Answer.Questions})
+		default:
+			if q.Answer.ValidUntil != "" {
+				if vu, err := time.Parse(time.RFC3339, q.Answer.ValidUntil); err == nil && !vu.After(now) {
+					continue // expired offers are no longer shown
+				}
+			}
+			st, err := tx.SellerStats(q.SellerID)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			o := axp.Offer{OfferID: q.OfferID, Seller: seller, PriceUSD: *q.Answer.PriceUSD, ETAMinutes: *q.Answer.ETAMinutes,
+				Note: q.Answer.Note, Fee: q.Fee, Availability: q.Answer.Availability, Details: q.Answer.Details,
+				ValidUntil: q.Answer.ValidUntil, Reliability: st.Reliability(), Instant: q.Instant, CreatedAt: q.CreatedAt}
+			if q.Answer.Guarantee != nil {
+				o.Guarantee = *q.Answer.Guarantee
+			}
+			rep := axp.Reputation{CompletedJobs: st.Completed, DisputedJobs: st.Disputed, Deliveries: st.Deliveries,
+				FirstPassJobs: st.FirstPass, OnTimeJobs: st.OnTime, QuoteCount: len(st.QuoteLatencyMS), MedianQuoteMillis: st.MedianQuoteMS()}
+			if m, err := tx.Member(q.SellerID); err == nil && m != nil {
+				if full, err := reputation(tx, m); err == nil {
+					rep.Rating, rep.DistinctReviewers = full.Rating, full.DistinctReviewers
+				}
+			}
+			o.Badges = axp.Badges(rep)
+			out = append(out, o)
+		}
+	}
+	axp.RankOffers(out, "value")
+	return out, declined, clar, nil
+}
+
+// view renders a task for one of its parties.
+func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience string) (axp.Task, error) {
+	v := axp.Task{ID: t.ID, Type: t.Type, Description: t.Description, Params: t.Params, DeadlineMinutes: t.DeadlineMinutes,
+		AutoChoose: t.AutoChoose, AcceptanceChecks: t.AcceptanceChecks, PaymentMethod: t.PaymentMethod, Status: t.Status,
+		Offers: []axp.Offer{}, Declined: []axp.Declined{}, AutoReleaseAt: rfc3339(t.AutoReleaseAt),
+		ChosenOfferID: t.ChosenOfferID, Deliveries: len(t.Deliveries), RedosLeft: t.FreeRedo - t.RedosUsed,
+		ReleaseDue: t.ReleaseDue, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+	if audience == viewBuyer {
+		offs, declined, clar, err := offers(tx, t, d.now())
+		if err != nil {
+			return v, err
+		}
+		v.Offers, v.Declined, v.Clarifications = offs, declined, clar
+		if len(offs) > 0 && t.Status == axp.TaskOpen {
+			id := offs[0].OfferID
+			v.RecommendedOffer = &id
+		}
+		if !c.HasRole(protocol.RoleSeller) {
+			v.AlsoSell = d.alsoSell(c)
+		}
+	}
+	if t.SellerID != "" {
+		v.Seller = &protocol.SellerRef{ID: t.SellerID, Name: t.SellerName}
+		price, fee := t.Price, t.Fee
+		v.PriceUSD, v.Fee = &price, &fee
+		if audience == viewSeller {
+			net := t.Fee.SellerNet
+			v.PayoutUSD = &net
+		}
+	}
+	if t.SellerID != "" && !t.Free() {
+		p := &axp.PaymentInfo{Method: t.PaymentMethod, AmountUSD: t.Price, PayableUSD: t.Payable, Currency: "USD",
+			DepositAddress: t.DepositAddress, PayBy: t.PayBy, TxHash: t.TxHash, ReceivedUSD: t.Received, Status: "unpaid"}
+		switch {
+		case t.Received > 0 && t.Received >= t.Price:
+			p.Status = "confirmed"
+		case t.TxHash != "":
+			p.Status = "reported"
+		}
+		v.Payment = p
+	}
+	if dl := t.LastDelivery(); dl != nil {
+		v.Deliverable = &protocol.DeliverableRef{URL: d.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256}
+		v.Checks = dl.Checks
+		passed := dl.Passed
+		v.ChecksPassed = &passed
+	}
+	v.NextSteps = nextSteps(t, audience)
+	return v, nil
+}
+
+func nextSteps(t *axp.TaskRecord, audience string) []string {
+	if audience == viewSeller {
+		switch t.Status {
+		case axp.TaskPaid, axp.TaskInProgress:
+			return []string{"POST /api/members/me/jobs/" + t.ID + "/deliver with the result"}
+		case axp.TaskAccepted:
+			return []string{"POST /api/members/me/jobs/" + t.ID + "/request-payment"}
+		}
+		return nil
+	}
+	switch t.Status {
+	case axp.TaskOpen:
+		return []string{"POST /api/tasks/" + t.ID + "/choose with an offer_id (offers arrive within the quote window; poll GET /api/tasks/" + t.ID + ")"}
+	case axp.TaskAwaitingPayment:
+		return []string{"send payable_usd of the stablecoin to deposit_address, then POST /api/tasks/" + t.ID + "/pay/crypto with the tx_hash"}
+	case axp.TaskDelivered:
+		return []string{"GET /api/tasks/" + t.ID + "/deliverable, then POST /api/tasks/" + t.ID + "/accept or /dispute with a reason"}
+	}
+	return nil
+}

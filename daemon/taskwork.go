@@ -1,0 +1,389 @@
+package daemon
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// content resolves the delivered bytes of a deliver call.
+func (d *Daemon) content(tx *store.Tx, in *axp.DeliverInput, sellerID string) (body []byte, filename, mime string, err error) {
+	switch {
+	case in.Content != "" && in.URL != "":
+		return nil, "", "", axp.Invalid("url", "give either content or url, not both", "")
+	case in.Content != "":
+		body, mime = []byte(in.Content), in.MimeType
+		if mime == "" {
+			mime = "text/plain; charset=utf-8"
+		}
+	case strings.HasPrefix(in.URL, "data:"):
+		body, mime, err = dataURL(in.URL)
+		if err != nil {
+			return nil, "", "", err
+		}
+	case in.URL != "":
+		body, mime, err = d.exchangeURL(tx, in.URL, sellerID)
+		if err != nil {
+			return nil, "", "", err
+		}
+	default:
+		return nil, "", "", axp.Invalid("content", "is required (or url)", "send {content, filename, mime_type} inline, or url as a data: URL")
+	}
+	if len(body) == 0 {
+		return nil, "", "", axp.Invalid("content", "is empty", "deliver the result")
+	}
+	if len(body) > protocol.MaxInlineDeliverable {
+		return nil, "", "", axp.Invalid("content", fmt.Sprintf("is %d bytes; at most %d (256 KB) are allowed", len(body), protocol.MaxInlineDeliverable), "")
+	}
+	filename = in.Filename
+	if filename == "" {
+		filename = "deliverable"
+		if strings.HasPrefix(mime, "text/plain") {
+			filename += ".txt"
+		}
+	}
+	if in.MimeType != "" {
+		mime = in.MimeType
+	}
+	filename = path.Base(strings.ReplaceAll(filename, "\\", "/"))
+	return body, filename, mime, nil
+}
+
+// dataURL decodes data:[<mime>][;base64],<data>.
+func dataURL(u string) ([]byte, string, error) {
+	meta, payload, ok := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
+	if !ok {
+		return nil, "", axp.Invalid("url", "is not a data: URL (no comma)", "use data:text/plain;base64,<base64>")
+	}
+	mime := "text/plain; charset=US-ASCII"
+	b64 := false
+	if meta != "" {
+		parts := strings.Split(meta, ";")
+		if parts[0] != "" {
+			mime = parts[0]
+		}
+		for _, p := range parts[1:] {
+			if p == "base64" {
+				b64 = true
+			}
+		}
+	}
+	if b64 {
+		body, err := base64.StdEncoding.DecodeString(payload)
+		if err != nil {
+			if body, err = base64.RawStdEncoding.DecodeString(payload); err != nil {
+				return nil, "", axp.Invalid("url", "the data: URL's base64 does not decode", "")
+			}
+		}
+		return body, mime, nil
+	}
+	s, err := url.PathUnescape(payload)
+	if err != nil {
+		return nil, "", axp.Invalid("url", "the data: URL's escapes do not decode", "")
+	}
+	return []byte(s), mime, nil
+}
+
+// exchangeURL resolves a deliverable URL on this exchange, of a task delivered by the same seller.
+func (d *Daemon) exchangeURL(tx *store.Tx, raw, sellerID string) ([]byte, string, error) {
+	refuse := axp.Invalid("url", "links to other servers are refused: deliverables are hosted by the exchange",
+		"deliver inline ({content, filename, mime_type}) or as a data: URL")
+	base := d.BaseURL() + "/api/tasks/"
+	if !strings.HasPrefix(raw, base) || !strings.HasSuffix(raw, "/deliverable") {
+		return nil, "", refuse
+	}
+	id := strings.TrimSuffix(strings.TrimPrefix(raw, base), "/deliverable")
+	t, err := tx.Task(id)
+	if err != nil {
+		return nil, "", err
+	}
+	if t == nil || t.SellerID != sellerID || t.LastDelivery() == nil {
+		return nil, "", refuse
+	}
+	dl := t.LastDelivery()
+	return tx.Blob(dl.SHA256), dl.MimeType, nil
+}
+
+func (d *Daemon) deliver(ctx context.Context, c *rest.Call, in *axp.DeliverInput) (any, error) {
+	return d.taskChange(ctx, c, in.ID, asSeller, viewSeller, func(ch *change, t *axp.TaskRecord) error {
+		body, filename, mime, err := d.content(ch.tx, in, t.SellerID)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		sha := hex.EncodeToString(sum[:])
+		if in.SHA256 != "" && in.SHA256 != sha {
+			return axp.Invalid("sha256", "does not match the content (its SHA-256 is "+sha+")", "")
+		}
+		prev := t.Status
+		if err := t.Move(axp.TrigDeliver, "", ch.now); err != nil {
+			return err
+		}
+		if err := ch.tx.PutBlob(sha, body); err != nil {
+			return err
+		}
+		dl := axp.Delivery{SHA256: sha, Filename: filename, MimeType: mime, Size: len(body), Note: in.Note, At: ch.now, Passed: true}
+		if len(t.AcceptanceChecks) > 0 {
+			dl.Checks = axp.RunChecks(t.AcceptanceChecks, body)
+			dl.Passed = axp.ChecksPassed(dl.Checks)
+		}
+		first := len(t.Deliveries) == 0
+		t.Deliveries = append(t.Deliveries, dl)
+		release := ch.now.Add(d.cfg.AutoRelease)
+		t.AutoReleaseAt, t.ReleaseDue = &release, false
+		if first {
+			st, err := ch.tx.SellerStats(t.SellerID)
+			if err != nil {
+				return err
+			}
+			st.Deliveries++
+			if t.StartedAt != nil && ch.now.Sub(*t.StartedAt) <= time.Duration(t.ETAMinutes)*time.Minute {
+				st.OnTime++
+			}
+			if err := ch.tx.PutSellerStats(st); err != nil {
+				return err
+			}
+		}
+		if err := ch.save(t, prev, "deliver", map[string]any{"sha256": sha, "size": len(body), "checks_passed": dl.Passed}); err != nil {
+			return err
+		}
+		d.statusNotices(ch, t)
+		return nil
+	})
+}
+
+func (d *Daemon) getDeliverable(ctx context.Context, c *rest.Call, in *axp.TaskRef) (any, error) {
+	var doc *axp.Document
+	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		t, err := loadTask(ch.tx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := asBuyer(t, c.Caller); err != nil {
+			if c.Caller.Kind != axp.MemberCall || c.Caller.MemberID != t.SellerID {
+				return nil, err
+			}
+		}
+		dl := t.LastDelivery()
+		if dl == nil {
+			return nil, axp.NotFound("deliverable of task", t.ID).WithHint("nothing has been delivered yet")
+		}
+		body := ch.tx.Blob(dl.SHA256)
+		if asBuyer(t, c.Caller) == nil && dl.Retrieved == nil {
+			at := ch.now
+			dl.Retrieved = &at
+			if err := ch.save(t, t.Status, "retrieve", map[string]any{"sha256": dl.SHA256}); err != nil {
+				return nil, err
+			}
+		}
+		disp := "attachment"
+		if strings.HasPrefix(dl.MimeType, "text/") && utf8.Valid(body) {
+			disp = "inline"
+		}
+		doc = &axp.Document{ContentType: dl.MimeType, Body: body, Header: map[string]string{
+			"X-Content-SHA256":    dl.SHA256,
+			"Content-Disposition": fmt.Sprintf("%s; filename=%q", disp, dl.Filename),
+			"Cache-Control":       "no-store",
+		}}
+		return nil, nil
+	})
+	return doc, err
+}
+
+func (d *Daemon) acceptTask(ctx context.Context, c *rest.Call, in *axp.AcceptInput) (any, error) {
+	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+		if dl := t.LastDelivery(); dl != nil && in.SHA256 != "" && in.SHA256 != dl.SHA256 {
+			return axp.Conflict("sha256 does not match the latest delivery ("+dl.SHA256+")", "retrieve the deliverable again and accept what you checked")
+		}
+		prev := t.Status
+		if err := t.Move(axp.TrigAccept, "", ch.now); err != nil {
+			return err
+		}
+		if len(t.Deliveries) == 1 && t.LastDelivery().Passed {
+			st, err := ch.tx.SellerStats(t.SellerID)
+			if err != nil {
+				return err
+			}
+			st.FirstPass++
+			if err := ch.tx.PutSellerStats(st); err != nil {
+				return err
+			}
+		}
+		if err := ch.save(t, prev, "accept", nil); err != nil {
+			return err
+		}
+		if t.Free() {
+			// Free jobs carry no money: they end released with no payout item.
+			return d.finish(ch, t, axp.TrigRelease, "release", nil)
+		}
+		d.statusNotices(ch, t)
+		return nil
+	})
+}
+
+// finish moves a task to its end state, counts it in the seller's record and notifies.
+func (d *Daemon) finish(ch *change, t *axp.TaskRecord, tr axp.Trigger, action string, detail map[string]any) error {
+	prev := t.Status
+	if err := t.Move(tr, "", ch.now); err != nil {
+		return err
+	}
+	if t.SellerID != "" && !t.Disputed {
+		st, err := ch.tx.SellerStats(t.SellerID)
+		if err != nil {
+			return err
+		}
+		st.Completed++
+		if err := ch.tx.PutSellerStats(st); err != nil {
+			return err
+		}
+	}
+	if err := ch.save(t, prev, action, detail); err != nil {
+		return err
+	}
+	d.statusNotices(ch, t)
+	return nil
+}
+
+func (d *Daemon) disputeTask(ctx context.Context, c *rest.Call, in *axp.DisputeInput) (any, error) {
+	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+		prev := t.Status
+		if err := t.Move(axp.TrigDispute, in.Reason, ch.now); err != nil {
+			return err
+		}
+		t.DisputeReason, t.Disputed = strings.TrimSpace(in.Reason), true
+		st, err := ch.tx.SellerStats(t.SellerID)
+		if err != nil {
+			return err
+		}
+		st.Disputed++
+		if err := ch.tx.PutSellerStats(st); err != nil {
+			return err
+		}
+		detail := map[string]any{"reason": t.DisputeReason}
+		if dl := t.LastDelivery(); dl != nil && t.RefundIfFails && !dl.Passed && !t.Free() {
+			// The seller promised a refund if the checks fail, and they failed: the refund is
+			// decided at once, and waits for the operator's approval like every refund.
+			a := d.moneyApproval(t, axp.ApproveRefund, t.Price, "the offer guaranteed a refund if the acceptance checks fail, and they failed", ch.now)
+			if err := ch.tx.PutApproval(a); err != nil {
+				return err
+			}
+			detail["refund_decided"], detail["approval_id"] = true, a.ID
+		}
+		if err := ch.save(t, prev, "dispute", detail); err != nil {
+			return err
+		}
+		d.statusNotices(ch, t)
+		return nil
+	})
+}
+
+func (d *Daemon) requestRedo(ctx context.Context, c *rest.Call, in *axp.RedoBody) (any, error) {
+	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+		prev := t.Status
+		if err := t.Move(axp.TrigRedo, in.Reason, ch.now); err != nil {
+			return err
+		}
+		t.RedosUsed++
+		t.AutoReleaseAt = nil
+		if err := ch.save(t, prev, "redo", map[string]any{"reason": in.Reason, "redos_left": t.FreeRedo - t.RedosUsed}); err != nil {
+			return err
+		}
+		seller, err := loadMember(ch.tx, t.SellerID)
+		if err != nil {
+			return err
+		}
+		n := d.doTaskNotice(t, seller)
+		in := n.input.(protocol.DoTaskInput)
+		in.Description = strings.TrimSpace(t.Description + "\n\nRedo requested: " + in.Description)
+		n.input = in
+		ch.notify(n)
+		d.statusNotices(ch, t)
+		return nil
+	})
+}
+
+func (d *Daemon) requestPayment(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+	var out any
+	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		t, err := loadTask(ch.tx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := asSeller(t, c.Caller); err != nil {
+			return nil, err
+		}
+		if _, err := axp.Next(t.Status, axp.TrigRequestPay, t.Facts()); err != nil {
+			return nil, err
+		}
+		if t.Free() {
+			return nil, axp.Conflict("free jobs carry no payment", "")
+		}
+		existing, err := ch.tx.TaskApprovals(t.ID)
+		if err != nil {
+			return nil, err
+		}
+		for i := range existing {
+			a := &existing[i]
+			if a.Kind == axp.ApprovePayout && a.Status != axp.ApprovalRejected {
+				out = map[string]any{"task_id": t.ID, "status": t.Status, "payout": a, "message": "payment already requested"}
+				return nil, nil
+			}
+		}
+		a := d.moneyApproval(t, axp.ApprovePayout, 0, "the buyer accepted the delivery; the seller requests payment", ch.now)
+		seller, err := loadMember(ch.tx, t.SellerID)
+		if err != nil {
+			return nil, err
+		}
+		a.PayoutAddress = seller.PayoutAddress
+		if seller.PayoutAddress == "" {
+			a.Status = axp.ApprovalHeld
+			a.Note = "held until the seller adds a payout address (PATCH /api/members/me)"
+		}
+		if err := ch.tx.PutApproval(a); err != nil {
+			return nil, err
+		}
+		if err := ch.save(t, t.Status, "request_payment", map[string]any{"approval_id": a.ID, "held": a.Status == axp.ApprovalHeld}); err != nil {
+			return nil, err
+		}
+		msg := "Payment requested: the operator approves every payout before it is sent."
+		if a.Status == axp.ApprovalHeld {
+			msg = "Payment requested but held: add payout_address with PATCH /api/members/me."
+		}
+		out = map[string]any{"task_id": t.ID, "status": t.Status, "payout": a, "message": msg}
+		return nil, nil
+	})
+	return out, err
+}
+
+// moneyApproval builds a queue item that moves a task's funds: refund is the part of the price
+// going back to the buyer (0 for a payout, the price for a full refund).
+func (d *Daemon) moneyApproval(t *axp.TaskRecord, kind string, refund axp.Money, reason string, now time.Time) *axp.Approval {
+	fee := axp.FeeFor(t.Price-refund, t.Fee.FeeBPS)
+	a := &axp.Approval{ID: axp.NewID("apr", now), Kind: kind, Status: axp.ApprovalPending, TaskID: t.ID, TaskType: t.Type,
+		PriceUSD: t.Price, RefundUSD: refund, SellerNetUSD: fee.SellerNet, FeeUSD: fee.PlatformFee,
+		BuyerID: buyerLabel(t), SellerID: t.SellerID, SellerName: t.SellerName, Reason: reason, CreatedAt: now}
+	switch kind {
+	case axp.ApprovePayout:
+		a.Amount = fee.SellerNet
+	case axp.ApproveRefund:
+		a.Amount = t.Received
+	default:
+		a.Amount = t.Received
+	}
+	if dl := t.LastDelivery(); dl != nil {
+		a.Checks = dl.Checks
+	}
+	return a
+}

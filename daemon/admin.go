@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -78,6 +79,14 @@ func (d *Daemon) adminStats(ctx context.Context, c *rest.Call) (any, error) {
 		for _, k := range []string{store.KindFeedback, store.KindPaymentPref, store.KindInterest, store.KindSurvey} {
 			st.Submissions[k] = tx.CountSubmissions(k)
 		}
+		for status, n := range tx.CountByStatus() {
+			st.Tasks[status] = n
+		}
+		entries, err := tx.Ledger()
+		if err != nil {
+			return err
+		}
+		st.Money = moneyTotals(entries)
 		return nil
 	})
 	return st, err
@@ -186,4 +195,26 @@ func (d *Daemon) adminBackup(ctx context.Context, c *rest.Call) (any, error) {
 			_, err := d.db.Backup(w)
 			return err
 		}}, nil
+}
+
+// moneyTotals sums the ledger: what came in, fees earned, payouts and refunds sent, what escrow
+// holds, and the sum of every posting (always zero).
+func moneyTotals(entries []axp.LedgerEntry) axp.MoneyTotals {
+	m := axp.MoneyTotals{Entries: len(entries)}
+	for acct, v := range axp.Balances(entries) {
+		m.LedgerSum += v
+		switch {
+		case acct == axp.AcctBuyerFunds:
+			m.PaymentsIn = -v
+		case acct == axp.AcctFees:
+			m.Fees = v
+		case acct == axp.AcctSellerPaid:
+			m.PayoutsSent = v
+		case acct == axp.AcctBuyerRefund:
+			m.RefundsSent = v
+		case strings.HasPrefix(acct, "escrow:"):
+			m.Held += v
+		}
+	}
+	return m
 }

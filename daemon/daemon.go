@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/rest"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -51,6 +52,8 @@ type Daemon struct {
 
 	handlers map[string]rest.Handler
 
+	caller *outbound.Caller
+	pusher *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
 	callTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
@@ -97,6 +100,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d.operatorMsgs = newLimiter("operator messages", cfg.OperatorMessagesPerDay, 24*time.Hour, fmt.Sprintf("%d operator messages a day per member", cfg.OperatorMessagesPerDay))
 	d.anonReads = newLimiter("anonymous calls", cfg.AnonReadsPerMinute, time.Minute, fmt.Sprintf("%d anonymous calls a minute per IP", cfg.AnonReadsPerMinute))
 
+	d.wireOutbound()
 	d.handlers = d.bind()
 	d.rest = rest.New(d, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes, IdempotencySecret: keys.raw})
 	d.handler = d.rest
@@ -191,6 +195,7 @@ func (d *Daemon) Close() error {
 	d.stopOnce.Do(func() {
 		close(d.stop)
 		d.bg.Wait()
+		d.pusher.Close()
 		d.metrics.flush()
 		d.sink.close()
 		err = d.db.Close()

@@ -97,7 +97,7 @@ func (d *Daemon) reminders(ch *change, t *axp.TaskRecord, text string) {
 		}
 	}
 	if t.CallbackURL != "" {
-		ch.notify(notice{callbackURL: t.CallbackURL, taskID: t.ID, input: map[string]any{"event": "reminder", "task_update": in}})
+		ch.notify(d.callback(ch, t, map[string]any{"event": "reminder", "task_update": in}))
 	}
 }
 

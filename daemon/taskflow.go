@@ -173,7 +173,7 @@ func (d *Daemon) statusNotices(ch *change, t *axp.TaskRecord) {
 		ch.notify(notice{memberID: t.SellerID, tool: "task_update", taskID: t.ID, input: in})
 	}
 	if t.CallbackURL != "" {
-		ch.notify(notice{callbackURL: t.CallbackURL, taskID: t.ID, input: map[string]any{"event": "task_update", "task_update": in}})
+		ch.notify(d.callback(ch, t, map[string]any{"event": "task_update", "task_update": in}))
 	}
 }
 
@@ -346,7 +346,7 @@ func (d *Daemon) offerNotices(ch *change, t *axp.TaskRecord, offs []axp.Offer) {
 		ch.notify(notice{memberID: t.BuyerMemberID, tool: "receive_offers", taskID: t.ID, input: in})
 	}
 	if t.CallbackURL != "" {
-		ch.notify(notice{callbackURL: t.CallbackURL, taskID: t.ID, input: map[string]any{"event": "offers", "offers": in}})
+		ch.notify(d.callback(ch, t, map[string]any{"event": "offers", "offers": in}))
 	}
 }
 

@@ -420,3 +420,68 @@ func integral(s *Schema, v any) any {
 	}
 	return v
 }
+
+var lenientCache sync.Map // *Schema -> *Schema
+
+// Lenient returns a copy of s that allows unknown properties at every level. Answers from member
+// agents are read leniently (a member may add fields this exchange does not know yet); everything
+// sent to the exchange stays strict.
+func Lenient(s *Schema) *Schema {
+	if s == nil {
+		return nil
+	}
+	if l, ok := lenientCache.Load(s); ok {
+		return l.(*Schema)
+	}
+	l := lenientCopy(s)
+	lenientCache.Store(s, l)
+	return l
+}
+
+func lenientCopy(s *Schema) *Schema {
+	if s == nil {
+		return nil
+	}
+	c := clone(s)
+	if b, ok := c.AdditionalProperties.(bool); ok && !b {
+		c.AdditionalProperties = nil
+	}
+	if ap, ok := c.AdditionalProperties.(*Schema); ok {
+		c.AdditionalProperties = lenientCopy(ap)
+	}
+	if len(s.Properties) > 0 {
+		c.Properties = make(map[string]*Schema, len(s.Properties))
+		for k, p := range s.Properties {
+			c.Properties[k] = lenientCopy(p)
+		}
+	}
+	c.Items = lenientCopy(s.Items)
+	if len(s.OneOf) > 0 {
+		c.OneOf = make([]*Schema, len(s.OneOf))
+		for i, o := range s.OneOf {
+			c.OneOf[i] = lenientCopy(o)
+		}
+	}
+	return c
+}
+
+// DecodeAnswer validates a member's answer leniently (unknown fields allowed and ignored) and
+// decodes it into dst.
+func DecodeAnswer(v any, dst any) *Error {
+	s := Lenient(SchemaOf(typeOf(dst)))
+	if err := Validate(s, v, ""); err != nil {
+		return err
+	}
+	b, err := json.Marshal(integral(s, v))
+	if err != nil {
+		return Invalid("body", "cannot be read: "+err.Error(), "")
+	}
+	if err := json.Unmarshal(b, dst); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return Invalid(ute.Field, "has the wrong type: "+ute.Value, "")
+		}
+		return Invalid("body", err.Error(), "")
+	}
+	return nil
+}

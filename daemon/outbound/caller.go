@@ -1,0 +1,587 @@
+// Package outbound is the exchange's call path to members: MCP tool calls over Streamable HTTP
+// (spec section 6), signed JSON posts to a task's callback_url, and a retrying pusher for events.
+// Every HTTP request it sends is signed per spec section 5.
+//
+// It treats a member's server as untrusted: every call is bounded by one timeout, answers are
+// capped in size and validated against the tool's output schema, and every failure comes back as
+// a *CallError whose message can be shown to the member. It must not import the daemon or the
+// store: the daemon hands it a Target and gets typed answers back.
+package outbound
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/axp-exchange/axp/protocol"
+)
+
+// DefaultMaxAnswer caps the size of one HTTP answer from a member.
+const DefaultMaxAnswer = 1 << 20
+
+// Target is the member a call goes to.
+type Target struct {
+	MemberID    string
+	MCPURL      string
+	PlatformKey []byte
+	AuthToken   string // sent as a Bearer token only when set
+}
+
+// Caller makes calls to members. The zero value is ready to use; a Caller is safe for concurrent
+// use and holds no per-member state (each call is stateless, spec section 6).
+type Caller struct {
+	// HTTP is the client whose Transport carries the calls (nil: http.DefaultTransport). Its
+	// redirect policy is not used: redirects are never followed.
+	HTTP *http.Client
+	// Timeout bounds each whole call, handshake included (0: 10 s, spec section 8).
+	Timeout time.Duration
+	// MaxAnswer caps each HTTP answer in bytes (0: DefaultMaxAnswer).
+	MaxAnswer int64
+	// Now is the clock used for X-AX-Timestamp (nil: time.Now).
+	Now func() time.Time
+	// Observe, when set, is told of every call: op is "mcp:<tool>", "mcp:tools/list" or
+	// "callback"; err is nil on success.
+	Observe func(op string, elapsed time.Duration, err error)
+	// Trace, when set, gives the trace id to send as X-Trace-Id (nil: TraceID, which reads
+	// WithTrace).
+	Trace func(context.Context) string
+}
+
+// Result describes a successful call.
+type Result struct {
+	Latency time.Duration
+	// Bytes is the size of the member's raw answers, summed over every HTTP request of the call.
+	Bytes int64
+	// Answer is the tool's answer as validated (structuredContent, or the JSON of the text block).
+	Answer json.RawMessage
+	// Handshake says the member's server refused a stateless call, so the call initialized an
+	// MCP session first.
+	Handshake bool
+}
+
+type traceKey struct{}
+
+// WithTrace returns ctx carrying a trace id for the calls made with it.
+func WithTrace(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, traceKey{}, id)
+}
+
+// TraceID returns the trace id WithTrace put in ctx, or "".
+func TraceID(ctx context.Context) string {
+	s, _ := ctx.Value(traceKey{}).(string)
+	return s
+}
+
+func (c *Caller) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return protocol.ToolCallTimeoutMillis * time.Millisecond
+}
+
+func (c *Caller) limit() int64 {
+	if c.MaxAnswer > 0 {
+		return c.MaxAnswer
+	}
+	return DefaultMaxAnswer
+}
+
+func (c *Caller) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Caller) trace(ctx context.Context) string {
+	if c.Trace != nil {
+		return c.Trace(ctx)
+	}
+	return TraceID(ctx)
+}
+
+func (c *Caller) observe(op string, start time.Time, err error) time.Duration {
+	elapsed := time.Since(start)
+	if c.Observe != nil {
+		c.Observe(op, elapsed, err)
+	}
+	return elapsed
+}
+
+// call is the state of one outbound call.
+type call struct {
+	c      *Caller
+	op     string // the name errors carry: the tool, "tools/list" or "callback"
+	parent context.Context
+	ctx    context.Context
+	target Target
+	stats  *httpStats
+	client *http.Client
+}
+
+func (c *Caller) newCall(parent context.Context, t Target, op string) (*call, context.CancelFunc) {
+	return c.newCallTracking(parent, t, op, false)
+}
+
+func (c *Caller) newCallTracking(parent context.Context, t Target, op string, trackAll bool) (*call, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(parent, c.timeout())
+	base := http.DefaultTransport
+	var clientTimeout time.Duration
+	if c.HTTP != nil {
+		if c.HTTP.Transport != nil {
+			base = c.HTTP.Transport
+		}
+		clientTimeout = c.HTTP.Timeout
+	}
+	k := &call{c: c, op: op, parent: parent, ctx: ctx, target: t, stats: &httpStats{}}
+	k.client = &http.Client{
+		Transport: &signer{base: base, ctx: ctx, target: t, now: c.now, trace: c.trace(parent), limit: c.limit(), stats: k.stats, trackAll: trackAll},
+		// Redirects are answered as they are, never followed (see noRedirect).
+		CheckRedirect: noRedirect,
+		Timeout:       clientTimeout,
+	}
+	return k, cancel
+}
+
+// Call calls one member tool and decodes its answer into out (a pointer, or nil to check the
+// answer only). The answer is validated against the tool's output schema first, so a member that
+// answers nonsense gets an error naming the field. Every failure is a *CallError.
+func (c *Caller) Call(ctx context.Context, t Target, tool string, in any, out any) (Result, error) {
+	start := time.Now()
+	res, err := c.doCall(ctx, t, tool, in, out)
+	res.Latency = c.observe("mcp:"+tool, start, err)
+	return res, err
+}
+
+func (c *Caller) doCall(ctx context.Context, t Target, tool string, in any, out any) (Result, error) {
+	spec, ok := memberTool(tool)
+	if !ok {
+		return Result{}, fmt.Errorf("outbound: %q is not a member tool", tool)
+	}
+	if out != nil {
+		if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
+			return Result{}, fmt.Errorf("outbound: out must be a non-nil pointer, not %T", out)
+		}
+	}
+	args := json.RawMessage("{}")
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return Result{}, fmt.Errorf("outbound: encoding the %s input: %w", tool, err)
+		}
+		args = b
+	}
+	k, cancel := c.newCall(ctx, t, tool)
+	defer cancel()
+
+	params := struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{tool, args}
+	raw, handshake, cerr := k.request(string(mcp.MethodToolsCall), params)
+	res := Result{Bytes: k.stats.total(), Handshake: handshake}
+	if cerr != nil {
+		return res, cerr
+	}
+	answer, cerr := k.toolAnswer(raw)
+	if cerr != nil {
+		return res, cerr
+	}
+	res.Answer = answer
+
+	v, perr := protocol.ParseJSON(answer)
+	if perr != nil {
+		return res, k.fail(KindBadAnswer, 0, "the answer is not valid JSON: "+perr.Message, nil)
+	}
+	if verr := protocol.Validate(protocol.Lenient(protocol.SchemaOf(spec.Out)), v, ""); verr != nil {
+		e := k.fail(KindBadAnswer, 0, fmt.Sprintf("the %s answer does not match the tool's output schema: %s", tool, verr.Error()), verr)
+		e.Field = verr.Field
+		return res, e
+	}
+	if out != nil {
+		if derr := protocol.DecodeAnswer(v, out); derr != nil {
+			e := k.fail(KindBadAnswer, 0, fmt.Sprintf("the %s answer cannot be read: %s", tool, derr.Error()), derr)
+			e.Field = derr.Field
+			return res, e
+		}
+	}
+	return res, nil
+}
+
+func memberTool(name string) (protocol.MemberTool, bool) {
+	for _, t := range protocol.MemberTools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return protocol.MemberTool{}, false
+}
+
+// maxToolPages bounds tools/list pagination, so that a server handing out cursors forever cannot
+// keep a verification busy (the timeout bounds it too).
+const maxToolPages = 20
+
+// ListTools lists the names of the tools the member's server offers, following pagination.
+func (c *Caller) ListTools(ctx context.Context, t Target) ([]string, error) {
+	start := time.Now()
+	names, err := c.listTools(ctx, t)
+	c.observe("mcp:tools/list", start, err)
+	return names, err
+}
+
+func (c *Caller) listTools(ctx context.Context, t Target) ([]string, error) {
+	k, cancel := c.newCall(ctx, t, "tools/list")
+	defer cancel()
+	var names []string
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == maxToolPages {
+			return names, k.fail(KindBadAnswer, 0, fmt.Sprintf("tools/list is still paginating after %d pages", maxToolPages), nil)
+		}
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		raw, _, cerr := k.request(string(mcp.MethodToolsList), params)
+		if cerr != nil {
+			return names, cerr
+		}
+		var list struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return names, k.fail(KindBadAnswer, 0, "the tools/list result cannot be read: "+err.Error(), err)
+		}
+		for _, tool := range list.Tools {
+			names = append(names, tool.Name)
+		}
+		if list.NextCursor == "" {
+			return names, nil
+		}
+		if seen[list.NextCursor] {
+			return names, k.fail(KindBadAnswer, 0, "tools/list repeats the cursor "+clip(list.NextCursor), nil)
+		}
+		seen[list.NextCursor] = true
+		cursor = list.NextCursor
+	}
+}
+
+// PostJSON posts payload as JSON to url, signed like a member call with key and memberID (for a
+// task's callback_url). Any 2xx answer is success; anything else is a *CallError.
+func (c *Caller) PostJSON(ctx context.Context, url string, key []byte, memberID string, payload any) error {
+	start := time.Now()
+	err := c.postJSON(ctx, url, key, memberID, payload)
+	c.observe("callback", start, err)
+	return err
+}
+
+func (c *Caller) postJSON(ctx context.Context, rawURL string, key []byte, memberID string, payload any) error {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("outbound: encoding the callback payload: %w", err)
+	}
+	k, cancel := c.newCallTracking(ctx, Target{MemberID: memberID, MCPURL: rawURL, PlatformKey: key}, "callback", true)
+	defer cancel()
+	if cerr := k.checkURL(); cerr != nil {
+		return cerr
+	}
+	req, err := http.NewRequestWithContext(k.ctx, http.MethodPost, rawURL, bytes.NewReader(body))
+	if err != nil {
+		return k.fail(KindUnreachable, 0, "the callback URL cannot be used: "+err.Error(), err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := k.client.Do(req)
+	if err != nil {
+		return k.classify(err)
+	}
+	// The answer is read (up to the cap) only for the error message and to reuse the connection.
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return k.httpError(resp.StatusCode)
+	}
+	return nil
+}
+
+// request sends one JSON-RPC request statelessly. If the server insists on a session, it starts
+// one (initialize, notifications/initialized), sends the request in it and ends it; handshake
+// reports that. The answer is the JSON-RPC result.
+func (k *call) request(method string, params any) (json.RawMessage, bool, *CallError) {
+	if cerr := k.checkURL(); cerr != nil {
+		return nil, false, cerr
+	}
+	tr := k.transport()
+	raw, first := k.send(tr, 1, method, params)
+	if first == nil || !wantsSession(first) {
+		return raw, false, first
+	}
+
+	tr = k.transport()
+	defer tr.Close() // ends the session with a DELETE, bounded by the call's context
+	init := map[string]any{
+		"protocolVersion": mcp.ProtocolVersion20251125,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "axp-exchange", "version": protocol.ProtocolVersion},
+	}
+	initRaw, ierr := k.send(tr, 1, string(mcp.MethodInitialize), init)
+	if ierr != nil {
+		// A server that refuses initialize as well did not want a session: the first answer says
+		// more (an initialize refused with 4xx has had its body dropped by mcp-go), unless the
+		// handshake ran out of time or lost the server.
+		if ierr.Kind == KindTimeout || ierr.Kind == KindUnreachable {
+			return nil, true, ierr
+		}
+		return nil, false, first
+	}
+	var ir struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(initRaw, &ir) == nil && ir.ProtocolVersion != "" {
+		tr.SetProtocolVersion(ir.ProtocolVersion)
+	}
+	note := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
+	if err := tr.SendNotification(k.ctx, note); err != nil {
+		cerr := k.classify(err)
+		cerr.Message = "notifications/initialized: " + cerr.Message
+		return nil, true, cerr
+	}
+	raw, cerr := k.send(tr, 2, method, params)
+	return raw, true, cerr
+}
+
+// wantsSession reports whether a failed stateless request looks like a server that insists on an
+// MCP session: HTTP 400 or 404 (what session-keeping servers answer a request without
+// Mcp-Session-Id), or a JSON-RPC error that speaks of sessions or initialization.
+func wantsSession(e *CallError) bool {
+	switch e.Kind {
+	case KindHTTP:
+		return e.Status == http.StatusBadRequest || e.Status == http.StatusNotFound
+	case KindRPC:
+		m := strings.ToLower(e.Message)
+		return strings.Contains(m, "session") || strings.Contains(m, "initializ")
+	}
+	return false
+}
+
+var discard = slog.New(slog.DiscardHandler)
+
+func (k *call) transport() *transport.StreamableHTTP {
+	// NewStreamableHTTP fails only on a URL that does not parse, which checkURL has ruled out.
+	tr, _ := transport.NewStreamableHTTP(k.target.MCPURL,
+		transport.WithHTTPBasicClient(k.client),
+		transport.WithHTTPLogger(discard))
+	return tr
+}
+
+func (k *call) checkURL() *CallError {
+	u, err := url.Parse(k.target.MCPURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return k.fail(KindUnreachable, 0, fmt.Sprintf("%q is not an http or https URL", clip(k.target.MCPURL)), err)
+	}
+	return nil
+}
+
+func (k *call) send(tr *transport.StreamableHTTP, id int64, method string, params any) (json.RawMessage, *CallError) {
+	resp, err := tr.SendRequest(k.ctx, transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      mcp.NewRequestId(id),
+		Method:  method,
+		Params:  params,
+	})
+	if err != nil {
+		return nil, k.classify(err)
+	}
+	status, _, _, _, _ := k.stats.get()
+	if resp.Error != nil {
+		msg := fmt.Sprintf("JSON-RPC error %d: %s", resp.Error.Code, clip(printable(resp.Error.Message)))
+		if resp.Error.Code == mcp.METHOD_NOT_FOUND {
+			msg += fmt.Sprintf(" (the server does not offer %s over MCP)", method)
+		}
+		return nil, k.fail(KindRPC, status, msg, nil)
+	}
+	if status != 0 && (status < 200 || status > 299) {
+		return nil, k.httpError(status)
+	}
+	if len(bytes.TrimSpace(resp.Result)) == 0 || string(bytes.TrimSpace(resp.Result)) == "null" {
+		return nil, k.fail(KindBadAnswer, status, "the JSON-RPC answer carries neither a result nor an error", nil)
+	}
+	return resp.Result, nil
+}
+
+// classify turns an error of the HTTP or MCP layer into a CallError, from what the HTTP layer saw.
+func (k *call) classify(err error) *CallError {
+	status, ctype, _, _, oversized := k.stats.get()
+	switch {
+	case oversized:
+		return k.fail(KindBadAnswer, status, fmt.Sprintf("the answer is larger than %d bytes", k.c.limit()), errTooLarge)
+	case k.parent.Err() != nil:
+		// The exchange gave up (its own deadline, or shutdown), not the call's timeout.
+		return k.fail(KindTimeout, status, "the exchange stopped waiting before the member answered", k.parent.Err())
+	case k.ctx.Err() != nil:
+		return k.fail(KindTimeout, status, fmt.Sprintf("no answer within %s; answer tool calls within %d s and do long work after answering", k.c.timeout(), protocol.ToolCallTimeoutMillis/1000), context.DeadlineExceeded)
+	case status == 0:
+		return k.fail(KindUnreachable, 0, "cannot reach "+k.where()+": "+netReason(err)+"; check that the server is running and reachable from the internet", err)
+	case status < 200 || status > 299:
+		return k.httpError(status)
+	case status == http.StatusAccepted:
+		return k.fail(KindBadAnswer, status, "the server answered 202 Accepted with no JSON-RPC response; answer the request with a result", err)
+	}
+	mt := strings.ToLower(strings.TrimSpace(strings.Split(ctype, ";")[0]))
+	if k.op != "callback" && mt != "application/json" && mt != "text/event-stream" {
+		if mt == "" {
+			mt = "no Content-Type"
+		}
+		return k.fail(KindBadAnswer, status, fmt.Sprintf("the answer is %s; answer application/json or text/event-stream", mt), err)
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "unexpected nil response"):
+		msg = "the event stream ended without a JSON-RPC response"
+	case strings.Contains(msg, "failed to decode response"):
+		msg = "the answer is not a JSON-RPC response: " + strings.TrimPrefix(msg, "failed to decode response: ")
+	default:
+		msg = "the answer cannot be read: " + msg
+	}
+	return k.fail(KindBadAnswer, status, clip(msg), err)
+}
+
+func (k *call) httpError(status int) *CallError {
+	_, _, location, snippet, _ := k.stats.get()
+	msg := fmt.Sprintf("%s answered HTTP %d", k.where(), status)
+	switch {
+	case status >= 300 && status < 400:
+		msg += " redirecting to " + clip(location) + "; register the final URL (redirects are not followed)"
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		msg += "; if your server refused the exchange's signature, check that it verifies X-AX-Signature as hex HMAC-SHA256 with your platform_key over \"<X-AX-Timestamp>.<raw body>\""
+		if k.op != "callback" {
+			msg += " and accepts the Bearer auth_token you registered, if any"
+		}
+	case status == http.StatusNotFound && k.op != "callback":
+		msg += "; check mcp_url points at the MCP endpoint (often /mcp)"
+	}
+	if s := strings.TrimSpace(printable(string(snippet))); s != "" && !(status >= 300 && status < 400) {
+		msg += ": " + clip(s)
+	}
+	return k.fail(KindHTTP, status, msg, nil)
+}
+
+func (k *call) where() string {
+	if k.op == "callback" {
+		return "the callback URL"
+	}
+	return "mcp_url"
+}
+
+func (k *call) fail(kind string, status int, msg string, cause error) *CallError {
+	return &CallError{Tool: k.op, Kind: kind, Message: msg, Status: status, cause: cause}
+}
+
+// toolAnswer picks the answer out of a tools/call result: structuredContent, or else the JSON held
+// by a single text content block. An isError result is a tool_error carrying the tool's text.
+func (k *call) toolAnswer(raw json.RawMessage) (json.RawMessage, *CallError) {
+	var r struct {
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+		IsError           bool              `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, k.fail(KindBadAnswer, 0, "the tools/call result is not an object with content: "+clip(err.Error()), err)
+	}
+	var texts []string
+	for _, c := range r.Content {
+		var block struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(c, &block) == nil && block.Type == "text" {
+			texts = append(texts, block.Text)
+		}
+	}
+	if r.IsError {
+		msg := strings.TrimSpace(printable(strings.Join(texts, " ")))
+		if msg == "" {
+			msg = "(no text)"
+		}
+		return nil, k.fail(KindToolError, 0, "the tool reported an error: "+clip(msg), nil)
+	}
+	if s := bytes.TrimSpace(r.StructuredContent); len(s) > 0 && string(s) != "null" {
+		return s, nil
+	}
+	switch {
+	case len(r.Content) == 0:
+		return nil, k.fail(KindBadAnswer, 0, "the result has neither structuredContent nor a text block; return the answer as structuredContent", nil)
+	case len(r.Content) > 1:
+		return nil, k.fail(KindBadAnswer, 0, fmt.Sprintf("the result has no structuredContent and %d content blocks; return the answer as structuredContent or as a single text block holding JSON", len(r.Content)), nil)
+	case len(texts) != 1:
+		return nil, k.fail(KindBadAnswer, 0, "the result has no structuredContent and its content block is not text; return the answer as structuredContent or as a single text block holding JSON", nil)
+	}
+	text := []byte(strings.TrimSpace(texts[0]))
+	if !json.Valid(text) {
+		return nil, k.fail(KindBadAnswer, 0, fmt.Sprintf("the text block is not JSON (%q); return the answer as structuredContent or as JSON text", clip(printable(texts[0]))), nil)
+	}
+	return text, nil
+}
+
+// netReason says briefly why a connection failed.
+func netReason(err error) string {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var urlErr *url.Error
+	switch {
+	case errors.As(err, &dnsErr):
+		return "the host name does not resolve (" + dnsErr.Name + ")"
+	case errors.As(err, &opErr):
+		if opErr.Err != nil {
+			return opErr.Op + ": " + opErr.Err.Error()
+		}
+		return opErr.Error()
+	case errors.As(err, &urlErr):
+		return urlErr.Err.Error()
+	}
+	return err.Error()
+}
+
+// clip shortens text shown to members.
+func clip(s string) string {
+	const max = 300
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// printable keeps a member's text to one line of valid, printable UTF-8.
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "?")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case r < 0x20 || r == 0x7f:
+			return -1
+		}
+		return r
+	}, s)
+}

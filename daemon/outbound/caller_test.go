@@ -1,0 +1,551 @@
+package outbound
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/axp-exchange/axp/protocol"
+)
+
+func quoteInput() protocol.QuoteInput {
+	return protocol.QuoteInput{
+		TaskID: "t_1", TaskType: "text-file", Description: "a poem",
+		Params:        map[string]any{"prompt": "a poem about the sea"},
+		Buyer:         protocol.BuyerRef{ID: "anonymous", Name: "anonymous", Anonymous: true},
+		PaymentMethod: "crypto", Test: true,
+	}
+}
+
+// callError asserts err is a *CallError of the given kind.
+func callError(t *testing.T, err error, kind string) *CallError {
+	t.Helper()
+	var ce *CallError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want a *CallError of kind %s, got %T %v", kind, err, err)
+	}
+	if ce.Kind != kind {
+		t.Fatalf("want kind %s, got %s: %v", kind, ce.Kind, err)
+	}
+	return ce
+}
+
+func TestCallQuoteRoundTrip(t *testing.T) {
+	var args map[string]any
+	m := newMember(t, mcpServer(t, map[string]toolFunc{
+		"quote": func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			args = req.GetArguments()
+			return structured(map[string]any{"price_usd": 12.25, "eta_minutes": 45, "availability": "high"}), nil
+		},
+	}))
+	var ops []string
+	c := &Caller{Observe: func(op string, elapsed time.Duration, err error) {
+		if err != nil {
+			t.Errorf("observe %s: %v", op, err)
+		}
+		ops = append(ops, op)
+	}}
+	var q protocol.QuoteAnswer
+	res, err := c.Call(WithTrace(context.Background(), "trace-quote-1"), m.target(), "quote", quoteInput(), &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.PriceUSD == nil || *q.PriceUSD != protocol.USD(12, 25) || q.ETAMinutes == nil || *q.ETAMinutes != 45 || q.Availability != "high" {
+		t.Fatalf("answer %+v", q)
+	}
+	if args["task_id"] != "t_1" || args["payment_method"] != "crypto" {
+		t.Fatalf("the member got %v", args)
+	}
+	if res.Latency <= 0 || res.Bytes <= 0 || res.Handshake || !strings.Contains(string(res.Answer), "12.25") {
+		t.Fatalf("result %+v", res)
+	}
+	reqs := m.requests()
+	if len(reqs) != 1 || reqs[0].RPCMethod != "tools/call" {
+		t.Fatalf("want one stateless tools/call, got %+v", reqs)
+	}
+	if reqs[0].Auth != "" || reqs[0].Trace != "trace-quote-1" || reqs[0].Answered != "application/json" {
+		t.Fatalf("request %+v", reqs[0])
+	}
+	if !slices.Equal(ops, []string{"mcp:quote"}) {
+		t.Fatalf("observed %v", ops)
+	}
+}
+
+func TestCallEveryMemberTool(t *testing.T) {
+	m := newMember(t, mcpServer(t, nil))
+	c := &Caller{}
+	for _, tool := range protocol.MemberTools {
+		if _, err := c.Call(context.Background(), m.target(), tool.Name, map[string]any{}, nil); err != nil {
+			t.Errorf("%s: %v", tool.Name, err)
+		}
+	}
+	var ct protocol.ContactTestOutput
+	if _, err := c.Call(context.Background(), m.target(), "contact_test", protocol.ContactTestInput{Nonce: "n-1", MemberID: m.id}, &ct); err != nil {
+		t.Fatal(err)
+	}
+	if ct.Nonce != "n-1" || ct.Signature != protocol.ContactTestSignature(m.key, "n-1") {
+		t.Fatalf("contact_test %+v", ct)
+	}
+}
+
+func TestCallTextBlockAnswer(t *testing.T) {
+	m := newMember(t, mcpServer(t, map[string]toolFunc{
+		"do_task": func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(`{"accepted": true, "reason": "on it"}`), nil
+		},
+	}))
+	var out protocol.DoTaskOutput
+	if _, err := (&Caller{}).Call(context.Background(), m.target(), "do_task", map[string]any{"task_id": "t_1"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Accepted || out.Reason != "on it" {
+		t.Fatalf("answer %+v", out)
+	}
+}
+
+func TestCallSSEAnswers(t *testing.T) {
+	t.Run("mcp-go server streaming a notification first", func(t *testing.T) {
+		m := newMember(t, mcpServer(t, map[string]toolFunc{
+			"quote": func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				srv := server.ServerFromContext(ctx)
+				if err := srv.SendNotificationToClient(ctx, "notifications/message", map[string]any{"level": "info", "data": "pricing"}); err != nil {
+					return nil, err
+				}
+				return structured(map[string]any{"decline": true, "reason_code": "no_capacity"}), nil
+			},
+		}))
+		var q protocol.QuoteAnswer
+		if _, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), &q); err != nil {
+			t.Fatal(err)
+		}
+		if q.Kind() != "decline" || q.ReasonCode != "no_capacity" {
+			t.Fatalf("answer %+v", q)
+		}
+		if reqs := m.requests(); len(reqs) != 1 || reqs[0].Answered != "text/event-stream" {
+			t.Fatalf("want one SSE answer, got %+v", reqs)
+		}
+	})
+	t.Run("hand-written stream with a text block", func(t *testing.T) {
+		m := newMember(t, rpcAnswer(map[string]any{"content": []any{map[string]any{"type": "text", "text": `{"received":true}`}}}, true))
+		var out protocol.Received
+		if _, err := (&Caller{}).Call(context.Background(), m.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !out.Received {
+			t.Fatal("not received")
+		}
+	})
+}
+
+func TestCallAuthToken(t *testing.T) {
+	m := newMember(t, mcpServer(t, nil, server.WithStateful(true)))
+	tg := m.target()
+	tg.AuthToken = "tok-123"
+	res, err := (&Caller{}).Call(context.Background(), tg, "announcement", protocol.AnnouncementInput{AnnouncementID: "a1", From: "operator", Severity: "info", Title: "hi", Body: "hello"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Handshake {
+		t.Fatal("a session server should have needed the handshake")
+	}
+	reqs := m.requests()
+	if len(reqs) < 4 {
+		t.Fatalf("requests %+v", reqs)
+	}
+	for _, r := range reqs {
+		if r.Auth != "Bearer tok-123" {
+			t.Fatalf("%s %s carried Authorization %q", r.HTTPMethod, r.RPCMethod, r.Auth)
+		}
+	}
+}
+
+// A server that keeps sessions refuses a call without one; the caller then initializes, calls in
+// the session and ends it, every request signed.
+func TestCallSessionServer(t *testing.T) {
+	m := newMember(t, mcpServer(t, nil, server.WithStateful(true)))
+	var q protocol.QuoteAnswer
+	res, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Handshake || q.PriceUSD == nil || *q.PriceUSD != protocol.USD(4, 50) {
+		t.Fatalf("result %+v answer %+v", res, q)
+	}
+	var got []string
+	for _, r := range m.requests() {
+		got = append(got, r.HTTPMethod+" "+r.RPCMethod)
+	}
+	want := []string{"POST tools/call", "POST initialize", "POST notifications/initialized", "POST tools/call", "DELETE "}
+	if !slices.Equal(got, want) {
+		t.Fatalf("requests %q, want %q", got, want)
+	}
+	if reqs := m.requests(); reqs[3].Session == "" {
+		t.Fatal("the second tools/call carried no session")
+	}
+	if m.refusals() != 0 {
+		t.Fatalf("%d requests were refused", m.refusals())
+	}
+}
+
+func TestCallRefusedSignature(t *testing.T) {
+	m := newMember(t, mcpServer(t, nil))
+	forged := m.target()
+	forged.PlatformKey = []byte("not the key")
+	_, err := (&Caller{}).Call(context.Background(), forged, "quote", quoteInput(), nil)
+	ce := callError(t, err, KindHTTP)
+	if ce.Status != http.StatusUnauthorized || !strings.Contains(ce.Message, "X-AX-Signature") || ce.Tool != "quote" {
+		t.Fatalf("error %+v", ce)
+	}
+	if m.refusals() == 0 {
+		t.Fatal("the member did not refuse the forged call")
+	}
+
+	// The member also refuses a call with no signature at all.
+	resp, err := http.Post(m.target().MCPURL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("unsigned call answered %d", resp.StatusCode)
+	}
+
+	// A clock more than 300 s off is refused too.
+	skewed := &Caller{Now: func() time.Time { return time.Now().Add(-10 * time.Minute) }}
+	_, err = skewed.Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+	callError(t, err, KindHTTP)
+}
+
+func TestCallTimeout(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	m := newMember(t, mcpServer(t, map[string]toolFunc{
+		"quote": func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-ctx.Done():
+			case <-release:
+			}
+			return nil, ctx.Err()
+		},
+	}))
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := (&Caller{Timeout: 150 * time.Millisecond}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+		done <- err
+	}()
+	err := within(t, done, 5*time.Second, "the call to time out")
+	ce := callError(t, err, KindTimeout)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(ce.Message, "150ms") {
+		t.Fatalf("error %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("the call took %s", d)
+	}
+
+	// A caller's own cancellation ends the call too.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = (&Caller{}).Call(ctx, m.target(), "quote", quoteInput(), nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+}
+
+// A server that holds an event stream open without answering is cut off by the timeout as well.
+func TestCallTimeoutOnIdleStream(t *testing.T) {
+	m := newMember(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	done := make(chan error, 1)
+	go func() {
+		_, err := (&Caller{Timeout: 150 * time.Millisecond}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+		done <- err
+	}()
+	callError(t, within(t, done, 5*time.Second, "the call to time out"), KindTimeout)
+}
+
+func TestCallBadAnswers(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"note":"` + strings.Repeat("x", 2<<20) + `"}}}`
+	for _, tc := range []struct {
+		name    string
+		handler http.Handler
+		want    string
+	}{
+		{"garbage JSON", raw(200, "application/json", `{"jsonrpc":"2.0","id":1,"result":`), "not a JSON-RPC response"},
+		{"HTML", raw(200, "text/html", `<html>hello</html>`), "text/html"},
+		{"no content type", raw(200, "", `{}`), "application/json or text/event-stream"},
+		{"oversized", raw(200, "application/json", big), "larger than"},
+		{"oversized stream", raw(200, "text/event-stream", "data: "+big+"\n\n"), "larger than"},
+		{"stream without a response", raw(200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"), "ended without a JSON-RPC response"},
+		{"202 without a response", raw(202, "", ""), "202 Accepted"},
+		{"no result", raw(200, "application/json", `{"jsonrpc":"2.0","id":1}`), "neither a result nor an error"},
+		{"no content", rpcAnswer(map[string]any{"content": []any{}}, false), "neither structuredContent nor a text block"},
+		{"text not JSON", rpcAnswer(map[string]any{"content": []any{map[string]any{"type": "text", "text": "4.50 USD, 30 min"}}}, false), "not JSON"},
+		{"two blocks", rpcAnswer(map[string]any{"content": []any{map[string]any{"type": "text", "text": "{}"}, map[string]any{"type": "text", "text": "{}"}}}, false), "2 content blocks"},
+		{"image block", rpcAnswer(map[string]any{"content": []any{map[string]any{"type": "image", "data": "AA==", "mimeType": "image/png"}}}, false), "not text"},
+		{"result not an object", rpcAnswer("ok", false), "not an object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMember(t, tc.handler)
+			var q protocol.QuoteAnswer
+			_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), &q)
+			ce := callError(t, err, KindBadAnswer)
+			if !strings.Contains(ce.Message, tc.want) {
+				t.Fatalf("message %q does not say %q", ce.Message, tc.want)
+			}
+			if len(ce.Message) > 600 {
+				t.Fatalf("message too long: %d bytes", len(ce.Message))
+			}
+		})
+	}
+}
+
+func TestCallAnswerFailsOutputSchema(t *testing.T) {
+	for _, tc := range []struct {
+		tool   string
+		answer map[string]any
+		field  string
+	}{
+		{"quote", map[string]any{"price_usd": 4.5, "eta_minutes": 0}, "eta_minutes"},
+		{"quote", map[string]any{"price_usd": 4.555, "eta_minutes": 10}, "price_usd"},
+		{"quote", map[string]any{"decline": true, "reason_code": "bored"}, "reason_code"},
+		{"quote", map[string]any{"clarify": true, "questions": []string{"1", "2", "3", "4", "5", "6"}}, "questions"},
+		{"review", map[string]any{"rating": 9}, "rating"},
+		{"contact_test", map[string]any{"nonce": "n", "signature": "zz"}, "signature"},
+		{"mediation", map[string]any{"statement": "x", "proposed_refund_pct": 150}, "proposed_refund_pct"},
+		{"task_update", map[string]any{"ok": true}, "received"},
+	} {
+		t.Run(tc.tool+" "+tc.field, func(t *testing.T) {
+			m := newMember(t, mcpServer(t, map[string]toolFunc{
+				tc.tool: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return structured(tc.answer), nil
+				},
+			}))
+			_, err := (&Caller{}).Call(context.Background(), m.target(), tc.tool, map[string]any{}, nil)
+			ce := callError(t, err, KindBadAnswer)
+			if ce.Field != tc.field || !strings.Contains(ce.Message, tc.field) {
+				t.Fatalf("error %+v does not name %s", ce, tc.field)
+			}
+		})
+	}
+}
+
+func TestCallToolError(t *testing.T) {
+	m := newMember(t, mcpServer(t, map[string]toolFunc{
+		"quote": func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError("no capacity today\nsorry"), nil
+		},
+	}))
+	_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+	ce := callError(t, err, KindToolError)
+	if !strings.Contains(ce.Message, "no capacity today sorry") || !Retryable(err) {
+		t.Fatalf("error %+v", ce)
+	}
+}
+
+func TestCallHTTPAndRPCErrors(t *testing.T) {
+	t.Run("500", func(t *testing.T) {
+		m := newMember(t, raw(500, "text/plain", "database down\n"))
+		_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+		ce := callError(t, err, KindHTTP)
+		if ce.Status != 500 || !strings.Contains(ce.Message, "HTTP 500") || !strings.Contains(ce.Message, "database down") || !Retryable(err) {
+			t.Fatalf("error %+v", ce)
+		}
+	})
+	t.Run("500 with a JSON body", func(t *testing.T) {
+		m := newMember(t, raw(500, "application/json", `{"detail":"boom"}`))
+		_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+		if ce := callError(t, err, KindHTTP); ce.Status != 500 || !strings.Contains(ce.Message, "boom") {
+			t.Fatalf("error %+v", ce)
+		}
+	})
+	t.Run("JSON-RPC error", func(t *testing.T) {
+		m := newMember(t, raw(200, "application/json", `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal trouble"}}`))
+		_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+		ce := callError(t, err, KindRPC)
+		if !strings.Contains(ce.Message, "-32603") || !strings.Contains(ce.Message, "internal trouble") || Retryable(err) {
+			t.Fatalf("error %+v", ce)
+		}
+	})
+	t.Run("tool not offered", func(t *testing.T) {
+		s := server.NewMCPServer("buyer-only", "1.0.0", server.WithToolCapabilities(false))
+		s.AddTool(mcp.NewTool("contact_test"), defaultAnswer("contact_test"))
+		m := newMember(t, server.NewStreamableHTTPServer(s, server.WithStateLess(true), server.WithStreamableHTTPLogger(discard)))
+		_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+		var ce *CallError
+		if !errors.As(err, &ce) || (ce.Kind != KindRPC && ce.Kind != KindToolError) || !strings.Contains(ce.Message, "quote") {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("redirect", func(t *testing.T) {
+		var hit bool
+		elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hit = true }))
+		defer elsewhere.Close()
+		m := newMember(t, http.RedirectHandler(elsewhere.URL+"/mcp", http.StatusTemporaryRedirect))
+		_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+		ce := callError(t, err, KindHTTP)
+		if ce.Status != http.StatusTemporaryRedirect || !strings.Contains(ce.Message, elsewhere.URL) || hit {
+			t.Fatalf("error %+v (followed: %v)", ce, hit)
+		}
+	})
+}
+
+func TestCallUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, err = (&Caller{}).Call(context.Background(), Target{MemberID: "m", MCPURL: "http://" + addr + "/mcp", PlatformKey: []byte("k")}, "quote", quoteInput(), nil)
+	ce := callError(t, err, KindUnreachable)
+	if !strings.Contains(ce.Message, "cannot reach mcp_url") || !strings.Contains(ce.Message, "refused") || !Retryable(err) {
+		t.Fatalf("error %+v", ce)
+	}
+
+	for _, bad := range []string{"", "ftp://example.com/mcp", "not a url", "http:///mcp"} {
+		_, err := (&Caller{}).Call(context.Background(), Target{MemberID: "m", MCPURL: bad}, "quote", quoteInput(), nil)
+		callError(t, err, KindUnreachable)
+	}
+}
+
+func TestCallProgrammerErrors(t *testing.T) {
+	c := &Caller{}
+	if _, err := c.Call(context.Background(), Target{MCPURL: "http://127.0.0.1:1/mcp"}, "no_such_tool", nil, nil); err == nil {
+		t.Fatal("an unknown tool was called")
+	}
+	var q protocol.QuoteAnswer
+	if _, err := c.Call(context.Background(), Target{MCPURL: "http://127.0.0.1:1/mcp"}, "quote", nil, q); err == nil {
+		t.Fatal("a non-pointer out was accepted")
+	}
+	if _, err := c.Call(context.Background(), Target{MCPURL: "http://127.0.0.1:1/mcp"}, "quote", func() {}, nil); err == nil {
+		t.Fatal("an unencodable input was accepted")
+	}
+}
+
+func TestListTools(t *testing.T) {
+	m := newMember(t, mcpServer(t, nil))
+	names, err := (&Caller{}).ListTools(context.Background(), m.target())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range protocol.RequiredTools([]string{protocol.RoleBuyer, protocol.RoleSeller}) {
+		if !slices.Contains(names, want) {
+			t.Fatalf("tools %v lack %s", names, want)
+		}
+	}
+
+	// Pagination is followed, and a cursor that comes back is refused.
+	pages := newMember(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				Cursor string `json:"cursor"`
+			} `json:"params"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		result := map[string]any{"tools": []any{map[string]any{"name": "a"}}, "nextCursor": "p2"}
+		switch req.Params.Cursor {
+		case "p2":
+			result = map[string]any{"tools": []any{map[string]any{"name": "b"}}}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	}))
+	names, err = (&Caller{}).ListTools(context.Background(), pages.target())
+	if err != nil || !slices.Equal(names, []string{"a", "b"}) {
+		t.Fatalf("paged tools %v, %v", names, err)
+	}
+	loop := newMember(t, rpcAnswer(map[string]any{"tools": []any{}, "nextCursor": "again"}, false))
+	_, err = (&Caller{}).ListTools(context.Background(), loop.target())
+	callError(t, err, KindBadAnswer)
+}
+
+func TestPostJSON(t *testing.T) {
+	key := []byte("buyer-callback-key")
+	var mu sync.Mutex
+	var bodies []string
+	status := http.StatusNoContent
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := protocol.VerifyRequest(r.Header, "m_buyer", key, body, time.Now()); err != nil {
+			http.Error(w, err.Message, http.StatusUnauthorized)
+			return
+		}
+		if r.Header.Get("Content-Type") != "application/json" || r.Header.Get(protocol.HeaderTraceID) != "trace-cb" || r.Header.Get("Authorization") != "" {
+			http.Error(w, "bad headers", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		bodies = append(bodies, string(body))
+		s := status
+		mu.Unlock()
+		w.WriteHeader(s)
+	}))
+	defer srv.Close()
+	ctx := WithTrace(context.Background(), "trace-cb")
+	var ops []string
+	c := &Caller{Observe: func(op string, _ time.Duration, _ error) { ops = append(ops, op) }}
+
+	if err := c.PostJSON(ctx, srv.URL+"/cb", key, "m_buyer", map[string]any{"task_id": "t_1", "status": "delivered"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(bodies) != 1 || bodies[0] != `{"status":"delivered","task_id":"t_1"}` || !slices.Equal(ops, []string{"callback"}) {
+		t.Fatalf("bodies %q ops %v", bodies, ops)
+	}
+
+	err := c.PostJSON(ctx, srv.URL+"/cb", []byte("wrong"), "m_buyer", map[string]any{})
+	if ce := callError(t, err, KindHTTP); ce.Status != http.StatusUnauthorized || ce.Tool != "callback" || !strings.Contains(ce.Message, "callback URL") {
+		t.Fatalf("error %+v", ce)
+	}
+
+	mu.Lock()
+	status = http.StatusBadGateway
+	mu.Unlock()
+	err = c.PostJSON(ctx, srv.URL+"/cb", key, "m_buyer", map[string]any{})
+	if ce := callError(t, err, KindHTTP); ce.Status != http.StatusBadGateway || !Retryable(err) {
+		t.Fatalf("error %+v", ce)
+	}
+
+	err = c.PostJSON(ctx, "mailto:someone@example.com", key, "m_buyer", map[string]any{})
+	callError(t, err, KindUnreachable)
+}
+
+func TestCallConcurrent(t *testing.T) {
+	m := newMember(t, mcpServer(t, nil))
+	c := &Caller{}
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var q protocol.QuoteAnswer
+			_, err := c.Call(context.Background(), m.target(), "quote", quoteInput(), &q)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

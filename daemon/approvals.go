@@ -14,7 +14,7 @@ func (d *Daemon) adminApprovals(ctx context.Context, c *rest.Call, in *axp.Appro
 	out := &axp.ApprovalList{Approvals: []axp.Approval{}}
 	now := d.now()
 	err := d.db.View(func(tx *store.Tx) error {
-		return tx.Approvals(func(a *axp.Approval) bool {
+		keep := func(a *axp.Approval) bool {
 			switch in.Status {
 			case "", "open":
 				if a.Status != axp.ApprovalPending && a.Status != axp.ApprovalHeld {
@@ -33,7 +33,20 @@ func (d *Daemon) adminApprovals(ctx context.Context, c *rest.Call, in *axp.Appro
 			v.AgeSeconds = int64(now.Sub(a.CreatedAt).Seconds())
 			out.Approvals = append(out.Approvals, v)
 			return len(out.Approvals) < 1000
-		})
+		}
+		switch {
+		case in.TaskID != "":
+			list, err := tx.TaskApprovals(in.TaskID)
+			for i := range list {
+				if !keep(&list[i]) {
+					break
+				}
+			}
+			return err
+		case in.Status == "" || in.Status == "open" || in.Status == axp.ApprovalPending || in.Status == axp.ApprovalHeld:
+			return tx.OpenApprovals(keep)
+		}
+		return tx.Approvals(keep)
 	})
 	return out, err
 }

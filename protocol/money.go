@@ -23,6 +23,9 @@ func USD(dollars, cents int64) Money { return Money(dollars)*Micro + Money(cents
 // other bases ("0x10"), which are not JSON numbers.
 func ParseMoney(s string) (Money, error) {
 	s = strings.TrimSpace(s)
+	if m, ok := parsePlainDecimal(s); ok {
+		return m, nil
+	}
 	r, problem := parseNumber(s)
 	if problem != "" {
 		if problem == notANumber {
@@ -142,4 +145,37 @@ func (m Money) MulDiv(num, den int64) Money {
 		}
 	}
 	return Money(q.Int64())
+}
+
+// parsePlainDecimal reads the common form of an amount, -?digits(.digits)? with at most 9 whole
+// digits and 6 decimals, in integers; anything else takes the exact general path.
+func parsePlainDecimal(s string) (Money, bool) {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	whole, frac, dot := strings.Cut(s, ".")
+	if len(whole) == 0 || len(whole) > 9 || (len(whole) > 1 && whole[0] == '0') || (dot && (len(frac) == 0 || len(frac) > 6)) {
+		return 0, false
+	}
+	var m int64
+	for _, c := range whole {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		m = m*10 + int64(c-'0')
+	}
+	m *= int64(Micro)
+	scale := int64(Micro) / 10
+	for _, c := range frac {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		m += int64(c-'0') * scale
+		scale /= 10
+	}
+	if neg {
+		m = -m
+	}
+	return Money(m), true
 }

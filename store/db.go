@@ -45,7 +45,7 @@ func Open(path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.LockTimeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly,
-		FreelistType: bolt.FreelistMapType})
+		FreelistType: bolt.FreelistMapType, NoFreelistSync: true})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %s is locked (is another axp serve running with this data dir?); stop it or use another --data-dir", ErrLocked, path)
 	}

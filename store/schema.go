@@ -47,6 +47,7 @@ var (
 	bBlobs        = []byte("blobs")          // sha256 hex -> content
 	bApprovals    = []byte("approvals")      // approval id -> axp.Approval
 	bTaskApproval = []byte("task_approvals") // task id \x00 approval id -> nil
+	bOpenApproval = []byte("open_approvals") // approval id -> nil, while pending or held
 	bLedger       = []byte("ledger")         // entry id -> axp.LedgerEntry
 	bTxHashes     = []byte("tx_hashes")      // lower-case tx hash -> task id (one tx funds one task)
 	bSellerStats  = []byte("seller_stats")   // seller id -> axp.SellerStats
@@ -81,7 +82,7 @@ var migrations = []migration{
 	}},
 	{2, "marketplace: tasks, quotes, timeline, blobs, approvals, ledger", func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bTasks, bTaskStatus, bBuyerTasks, bSellerJobs, bQuotes, bOfferIndex, bEvents,
-			bBlobs, bApprovals, bTaskApproval, bLedger, bTxHashes, bSellerStats} {
+			bBlobs, bApprovals, bTaskApproval, bOpenApproval, bLedger, bTxHashes, bSellerStats} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return fmt.Errorf("create bucket %s: %w", b, err)
 			}

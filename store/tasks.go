@@ -219,7 +219,32 @@ func (t *Tx) PutApproval(a *axp.Approval) error {
 	if err := t.bucket(bTaskApproval).Put(pair(a.TaskID, a.ID), nil); err != nil {
 		return err
 	}
+	open := t.bucket(bOpenApproval)
+	var err error
+	if a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld {
+		err = open.Put([]byte(a.ID), nil)
+	} else {
+		err = open.Delete([]byte(a.ID))
+	}
+	if err != nil {
+		return err
+	}
 	return putJSON(t.bucket(bApprovals), []byte(a.ID), a)
+}
+
+// OpenApprovals calls fn for every pending or held queue item, oldest first.
+func (t *Tx) OpenApprovals(fn func(*axp.Approval) bool) error {
+	c := t.bucket(bOpenApproval).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		a, err := t.Approval(string(k))
+		if err != nil {
+			return err
+		}
+		if a != nil && !fn(a) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // Approvals calls fn for every queue item, oldest first.

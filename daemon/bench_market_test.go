@@ -1,0 +1,201 @@
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/store"
+	bolt "go.etcd.io/bbolt"
+)
+
+// writesPerLifecycle is the number of store write transactions one benchmark lifecycle makes:
+// create, choose, pay, approve payment, deliver, retrieve, accept, request payment, approve payout.
+const writesPerLifecycle = 9
+
+// BenchmarkLifecycle runs whole crypto lifecycles over loopback with bbolt syncing every commit:
+// create (an instant offer), choose, pay, approve the payment, deliver, retrieve, accept, request
+// payment, approve the payout. Beside it, in the same run, raw bbolt write transactions of a
+// similar size (one 2 KB value each, synced). Figures: lifecycles/s, store-writes/s (lifecycles x
+// 9), raw-writes/s, ratio = store-writes/raw-writes (aim >= 0.5), and the process's peak RSS.
+func BenchmarkLifecycle(b *testing.B) {
+	cfg := daemon.Defaults()
+	cfg.DataDir = b.TempDir()
+	cfg.AdminToken = "axp_admin_bench"
+	cfg.AnonReadsPerMinute, cfg.AnonTasksPerMinute = 0, 0
+	cfg.DepositAddress = "0x" + strings.Repeat("1", 40)
+	d, _, err := daemon.New(cfg, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { d.Close() })
+	base := benchServe(b, d.Handler())
+	d.SetBaseURL(base)
+	ctx := context.Background()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
+	anon := &client.Client{BaseURL: base, HTTP: hc}
+	admin := anon.With(cfg.AdminToken)
+
+	var reg axp.Registered
+	if err := anon.Call(ctx, "register", map[string]any{"roles": []string{"seller"}, "name": "bench seller",
+		"payout_address": "0x" + strings.Repeat("2", 40),
+		"skills":         []map[string]any{{"task_type": "text-file", "instant_price_usd": 0.2, "instant_eta_minutes": 5}}}, &reg); err != nil {
+		b.Fatal(err)
+	}
+	if err := d.DB().Update(func(tx *store.Tx) error {
+		m, err := tx.Member(reg.MemberID)
+		if err != nil {
+			return err
+		}
+		m.State = axp.MemberVerified
+		return tx.PutMember(m)
+	}); err != nil {
+		b.Fatal(err)
+	}
+	seller := anon.With(reg.MemberSecret)
+	var seq atomic.Int64
+
+	lifecycle := func() error {
+		var t axp.CreatedTask
+		if err := anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}}, &t); err != nil {
+			return err
+		}
+		if len(t.Offers) == 0 {
+			return fmt.Errorf("no instant offer")
+		}
+		buyer := anon.With(t.BuyerToken)
+		if err := buyer.Call(ctx, "choose_offer", map[string]any{"id": t.ID, "offer_id": t.Offers[0].OfferID}, nil); err != nil {
+			return err
+		}
+		tx := fmt.Sprintf("0x%064x", seq.Add(1))
+		if err := buyer.Call(ctx, "pay_crypto", map[string]any{"id": t.ID, "tx_hash": tx}, nil); err != nil {
+			return err
+		}
+		approve := func(kind string, hash string) error {
+			var q axp.ApprovalList
+			if err := admin.Call(ctx, "admin_approvals", map[string]any{"task_id": t.ID, "kind": kind}, &q); err != nil {
+				return err
+			}
+			if len(q.Approvals) != 1 {
+				return fmt.Errorf("%d %s items", len(q.Approvals), kind)
+			}
+			in := map[string]any{"id": q.Approvals[0].ID}
+			if hash != "" {
+				in["tx_hash"] = hash
+			}
+			return admin.Call(ctx, "admin_approve", in, nil)
+		}
+		if err := approve(axp.ApprovePayment, ""); err != nil {
+			return err
+		}
+		if err := seller.Call(ctx, "deliver", map[string]any{"id": t.ID, "content": "autumn wind\nleaves\nquiet"}, nil); err != nil {
+			return err
+		}
+		var body []byte
+		if err := buyer.Call(ctx, "get_deliverable", map[string]any{"id": t.ID}, &body); err != nil {
+			return err
+		}
+		if err := buyer.Call(ctx, "accept_task", map[string]any{"id": t.ID}, nil); err != nil {
+			return err
+		}
+		if err := seller.Call(ctx, "request_payment", map[string]any{"id": t.ID}, nil); err != nil {
+			return err
+		}
+		return approve(axp.ApprovePayout, fmt.Sprintf("0x%064x", seq.Add(1)))
+	}
+	if err := lifecycle(); err != nil { // warm up, and prove the path works
+		b.Fatal(err)
+	}
+
+	workers := 4
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	var failed atomic.Value
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(b.N) {
+				if err := lifecycle(); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	lps := float64(b.N) / elapsed.Seconds()
+	raw := rawWrites(b, workers)
+	b.ReportMetric(lps, "lifecycles/s")
+	b.ReportMetric(lps*writesPerLifecycle, "store-writes/s")
+	b.ReportMetric(raw, "raw-writes/s")
+	b.ReportMetric(lps*writesPerLifecycle/raw, "ratio")
+	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+}
+
+// rawWrites measures synced bbolt write transactions of one 2 KB value, from workers goroutines,
+// for about a second.
+func rawWrites(b *testing.B, workers int) float64 {
+	db, err := bolt.Open(filepath.Join(b.TempDir(), "raw.db"), 0o600, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	val := []byte(strings.Repeat("x", 2048))
+	var n atomic.Int64
+	deadline := time.Now().Add(time.Second)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; time.Now().Before(deadline); i++ {
+				db.Update(func(tx *bolt.Tx) error {
+					bk, err := tx.CreateBucketIfNotExists([]byte("b"))
+					if err != nil {
+						return err
+					}
+					return bk.Put([]byte(fmt.Sprintf("%d-%d", w, i)), val)
+				})
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds()
+}
+
+// peakRSSMB reads the process's peak resident set size (VmHWM) in MB, 0 where /proc is missing.
+func peakRSSMB() float64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}

@@ -3,6 +3,8 @@ package axp
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp/protocol"
@@ -336,6 +338,7 @@ type TaskRecord struct {
 	CallbackURL      string         `json:"callback_url,omitempty"`
 	AgentName        string         `json:"agent_name,omitempty"`
 	Questions        []string       `json:"questions,omitempty"`
+	Clarified        []ClarifyRound `json:"clarified,omitempty"`
 
 	Status         string `json:"status"`
 	BuyerMemberID  string `json:"buyer_member_id,omitempty"`
@@ -401,6 +404,34 @@ func (t *TaskRecord) Move(tr Trigger, reason string, now time.Time) *Error {
 	}
 	t.Status, t.UpdatedAt = next, now
 	return nil
+}
+
+// ClarifyRound is one set of the buyer's answers to sellers' questions.
+type ClarifyRound struct {
+	At      time.Time         `json:"at"`
+	Answers map[string]string `json:"answers"`
+}
+
+// Brief is the description sellers see: the buyer's description and every answer given to
+// sellers' questions.
+func (t *TaskRecord) Brief() string {
+	if len(t.Clarified) == 0 {
+		return t.Description
+	}
+	var b strings.Builder
+	b.WriteString(t.Description)
+	b.WriteString("\n\nThe buyer's answers to sellers' questions:")
+	for _, r := range t.Clarified {
+		keys := make([]string, 0, len(r.Answers))
+		for k := range r.Answers {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			b.WriteString("\n- " + k + ": " + r.Answers[k])
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // Event is one row of a task's timeline.

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/rest"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -92,7 +94,7 @@ func (d *Daemon) quoteInput(t *axp.TaskRecord) protocol.QuoteInput {
 	if t.AgentName != "" && buyer.Anonymous {
 		buyer.Name = t.AgentName
 	}
-	return protocol.QuoteInput{TaskID: t.ID, TaskType: t.Type, Description: t.Description, Params: t.Params,
+	return protocol.QuoteInput{TaskID: t.ID, TaskType: t.Type, Description: t.Brief(), Params: t.Params,
 		DeadlineMinutes: t.DeadlineMinutes, AcceptanceChecks: t.AcceptanceChecks, Buyer: buyer,
 		PaymentMethod: t.PaymentMethod, Test: t.Test}
 }
@@ -158,4 +160,52 @@ func (d *Daemon) storeRound(ctx context.Context, taskID string, got []quoteAnswe
 	if err != nil {
 		d.log.WarnContext(ctx, "storing quotes failed", "source", "tasks", "task", taskID, "err", err)
 	}
+}
+
+// answerClarifications records the buyer's answers, clears the questions so sellers may answer
+// anew, and runs a new quote round.
+func (d *Daemon) answerClarifications(ctx context.Context, c *rest.Call, in *axp.ClarifyBody) (any, error) {
+	if len(in.Answers) == 0 || len(in.Answers) > 50 {
+		return nil, axp.Invalid("answers", "must hold 1 to 50 answers", `e.g. {"answers": {"Which language?": "French"}}`)
+	}
+	for k, v := range in.Answers {
+		if len(k) > 500 || strings.TrimSpace(k) == "" {
+			return nil, axp.Invalid("answers", "each question must be 1 to 500 characters", "")
+		}
+		if len(v) > 2000 || strings.TrimSpace(v) == "" {
+			return nil, axp.Invalid("answers."+k, "must be 1 to 2000 characters", "")
+		}
+	}
+	if _, err := d.taskChange(axp.WithIdempotency(ctx, nil), c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+		if _, err := axp.Next(t.Status, axp.TrigClarify, t.Facts()); err != nil {
+			return err
+		}
+		qs, err := ch.tx.Quotes(t.ID)
+		if err != nil {
+			return err
+		}
+		for _, q := range qs {
+			if q.Kind == "clarify" {
+				if err := ch.tx.DeleteQuote(t.ID, q.SellerID); err != nil {
+					return err
+				}
+			}
+		}
+		t.Clarified = append(t.Clarified, axp.ClarifyRound{At: ch.now, Answers: in.Answers})
+		t.UpdatedAt = ch.now
+		return ch.save(t, t.Status, "clarify", map[string]any{"answers": len(in.Answers)})
+	}); err != nil {
+		return nil, err
+	}
+	d.quoteRound(ctx, in.ID)
+	var out axp.Task
+	err := d.db.View(func(tx *store.Tx) error {
+		t, err := loadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		out, err = d.view(tx, t, c.Caller, viewBuyer)
+		return err
+	})
+	return &out, err
 }

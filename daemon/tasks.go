@@ -121,16 +121,24 @@ func (d *Daemon) createTask(ctx context.Context, c *rest.Call, in *axp.NewTask) 
 		}
 	}
 	out := &axp.CreatedTask{BuyerToken: token, Questions: questions}
+	var notices []notice
 	if err := d.db.View(func(tx *store.Tx) error {
 		cur, err := loadTask(tx, t.ID)
 		if err != nil {
 			return err
 		}
 		out.Task, err = d.view(tx, cur, c.Caller, viewBuyer)
+		if err == nil && cur.Status == axp.TaskOpen && len(out.Offers) > 0 {
+			// The collected offers go to a buyer member's receive_offers and the callback URL.
+			ch := &change{tx: tx, ctx: ctx, now: d.now()}
+			d.offerNotices(ch, cur, out.Offers)
+			notices = ch.notices
+		}
 		return err
 	}); err != nil {
 		return nil, err
 	}
+	d.send(ctx, notices)
 	if idem != nil {
 		body, _ := json.Marshal(out)
 		d.db.Update(func(tx *store.Tx) error {

@@ -144,6 +144,12 @@ type TaskRef struct {
 	Token string `json:"token,omitempty" schema:"maxLength=200" doc:"buyer token (or send it as a Bearer token)"`
 }
 
+// TaskQuery reads a task, with the ranking of its offers.
+type TaskQuery struct {
+	TaskRef
+	Sort string `json:"sort,omitempty" schema:"enum=value|price|eta|reliability" doc:"offer ranking, default value"`
+}
+
 // ChooseInput picks an offer.
 type ChooseInput struct {
 	TaskRef

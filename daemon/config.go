@@ -33,6 +33,9 @@ type Config struct {
 
 	// DepositAddress is the exchange's stablecoin address buyers pay to.
 	DepositAddress string
+	// Verifier checks reported crypto payments; nil means the manual verifier (the operator
+	// confirms every payment).
+	Verifier PaymentVerifier
 	// SweepEvery is how often expiry and auto-release windows are checked.
 	SweepEvery time.Duration
 

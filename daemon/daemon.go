@@ -52,8 +52,9 @@ type Daemon struct {
 
 	handlers map[string]rest.Handler
 
-	caller *outbound.Caller
-	pusher *outbound.Pusher
+	verifier PaymentVerifier
+	caller   *outbound.Caller
+	pusher   *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
 	callTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
@@ -100,6 +101,10 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d.operatorMsgs = newLimiter("operator messages", cfg.OperatorMessagesPerDay, 24*time.Hour, fmt.Sprintf("%d operator messages a day per member", cfg.OperatorMessagesPerDay))
 	d.anonReads = newLimiter("anonymous calls", cfg.AnonReadsPerMinute, time.Minute, fmt.Sprintf("%d anonymous calls a minute per IP", cfg.AnonReadsPerMinute))
 
+	d.verifier = cfg.Verifier
+	if d.verifier == nil {
+		d.verifier = manualVerifier{}
+	}
 	d.wireOutbound()
 	d.handlers = d.bind()
 	d.rest = rest.New(d, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes, IdempotencySecret: keys.raw})

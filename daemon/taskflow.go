@@ -39,7 +39,7 @@ func audienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
 	return "", buyerErr
 }
 
-func (d *Daemon) getTask(ctx context.Context, c *rest.Call, in *axp.TaskRef) (any, error) {
+func (d *Daemon) getTask(ctx context.Context, c *rest.Call, in *axp.TaskQuery) (any, error) {
 	var out axp.Task
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)
@@ -51,6 +51,9 @@ func (d *Daemon) getTask(ctx context.Context, c *rest.Call, in *axp.TaskRef) (an
 			return err
 		}
 		out, err = d.view(tx, t, c.Caller, aud)
+		if in.Sort != "" {
+			axp.RankOffers(out.Offers, in.Sort)
+		}
 		return err
 	})
 	return &out, err
@@ -237,10 +240,13 @@ func (d *Daemon) payCrypto(ctx context.Context, c *rest.Call, in *axp.PayCryptoI
 			}
 		}
 		v, err := d.view(ch.tx, t, c.Caller, viewBuyer)
-		out = map[string]any{"task_id": t.ID, "status": t.Status, "payment": v.Payment,
+		out = map[string]any{"task_id": t.ID, "status": t.Status, "payment": v.Payment, "verifier": d.verifier.Name(),
 			"message": "Payment reported; the job starts when it is confirmed."}
 		return out, err
 	})
+	if err == nil {
+		d.verifyPayment(ctx, in.ID, strings.ToLower(in.TxHash))
+	}
 	return out, err
 }
 

@@ -87,7 +87,7 @@ var machine = map[Trigger]edge{
 	}},
 	TrigRequestPay: {from: []string{TaskAccepted}, to: same},
 	TrigRelease:    {from: []string{TaskAccepted}, to: to(TaskReleased)},
-	TrigRefund:     {from: []string{TaskDisputed}, to: to(TaskRefunded)},
+	TrigRefund:     {from: []string{TaskDisputed, TaskExpired}, to: to(TaskRefunded)}, // expired: a payment no job used goes back
 	TrigSettle:     {from: []string{TaskDisputed}, to: to(TaskReleased)},
 	TrigCancel:     {from: []string{TaskOpen, TaskAwaitingPayment}, to: to(TaskCancelled)},
 	TrigExpire:     {from: []string{TaskOpen, TaskAwaitingPayment}, to: to(TaskExpired)},

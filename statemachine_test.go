@@ -22,7 +22,7 @@ var want = map[string]map[axp.Trigger]string{
 	axp.TaskReleased:  {},
 	axp.TaskRefunded:  {},
 	axp.TaskCancelled: {},
-	axp.TaskExpired:   {},
+	axp.TaskExpired:   {axp.TrigRefund: axp.TaskRefunded},
 }
 
 func TestStateMachineEveryStateAndTrigger(t *testing.T) {

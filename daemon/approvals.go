@@ -217,6 +217,36 @@ func (d *Daemon) adminReject(ctx context.Context, c *rest.Call, in *axp.RejectBo
 	})
 }
 
+// closeReleaseDue closes the open release_due item of a task the buyer answered after its
+// auto-release window passed (accept, dispute or redo): the operator has nothing left to decide,
+// and an item left open could never be approved. Nothing moves; the item is marked rejected with
+// the reason.
+func closeReleaseDue(ch *change, t *axp.TaskRecord, why string) error {
+	if !t.ReleaseDue {
+		return nil
+	}
+	t.ReleaseDue = false
+	list, err := ch.tx.TaskApprovals(t.ID)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		a := &list[i]
+		if a.Kind != axp.ApproveReleaseDue || a.Status != axp.ApprovalPending {
+			continue
+		}
+		now := ch.now
+		a.Status, a.DecidedAt, a.Note = axp.ApprovalRejected, &now, "closed: "+why
+		if err := ch.tx.PutApproval(a); err != nil {
+			return err
+		}
+		if err := ch.audit("approval.close", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "reason": why}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // unholdPayouts makes a seller's held payouts pending once it has a payout address.
 func unholdPayouts(ch *change, m *axp.Member) error {
 	if m.PayoutAddress == "" {

@@ -10,8 +10,8 @@ import (
 
 // sweep applies the windows of DESIGN.md sections 3 and 8: open tasks nobody chose and unpaid
 // tasks expire; delivered tasks whose auto-release window passed wait in the operator's queue as
-// release_due, with reminders to both sides. Funds never move here. It reports how many tasks it
-// changed.
+// release_due, with reminders to both sides. Funds never move here: an expired task that holds a
+// payment gets a refund item in the operator's queue. It reports how many tasks it changed.
 func (d *Daemon) sweep(ctx context.Context) int {
 	now := d.now()
 	var expire, due []string
@@ -41,7 +41,18 @@ func (d *Daemon) sweep(ctx context.Context) int {
 			if err := t.Move(axp.TrigExpire, "", ch.now); err != nil {
 				return err
 			}
-			if err := ch.save(t, prev, "expire", map[string]any{"window": prev}); err != nil {
+			detail := map[string]any{"window": prev}
+			if t.Received > 0 {
+				// Funds a buyer paid before the seller refused the job go back, approved by the
+				// operator like every refund.
+				a := d.moneyApproval(t, axp.ApproveRefund, t.Price, "the task expired holding a payment no job used: refund the buyer", ch.now)
+				a.SellerID, a.SellerName = "", ""
+				if err := ch.tx.PutApproval(a); err != nil {
+					return err
+				}
+				detail["refund_decided"], detail["approval_id"] = true, a.ID
+			}
+			if err := ch.save(t, prev, "expire", detail); err != nil {
 				return err
 			}
 			d.statusNotices(ch, t)

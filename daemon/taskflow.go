@@ -121,6 +121,9 @@ func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
 		t.FreeRedo, t.RefundIfFails = q.Answer.Guarantee.FreeRedo, q.Answer.Guarantee.RefundIfFailsChecks
 	}
 	if next == axp.TaskAwaitingPayment {
+		// A task back from a seller's refusal keeps what it received; its earlier transaction
+		// is booked (and stays claimed), so the payment still due is reported with a new one.
+		t.TxHash = ""
 		tag := axp.Money(ch.tx.NextPaymentSeq()%9999 + 1) // under one cent, distinct among recent tasks
 		t.Payable = t.Price - t.Received + tag
 		t.DepositAddress = d.cfg.DepositAddress

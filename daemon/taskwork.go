@@ -211,6 +211,9 @@ func (d *Daemon) acceptTask(ctx context.Context, c *rest.Call, in *axp.AcceptInp
 		if err := t.Move(axp.TrigAccept, "", ch.now); err != nil {
 			return err
 		}
+		if err := closeReleaseDue(ch, t, "the buyer accepted the delivery"); err != nil {
+			return err
+		}
 		if len(t.Deliveries) == 1 && t.LastDelivery().Passed {
 			st, err := ch.tx.SellerStats(t.SellerID)
 			if err != nil {
@@ -233,13 +236,14 @@ func (d *Daemon) acceptTask(ctx context.Context, c *rest.Call, in *axp.AcceptInp
 	})
 }
 
-// finish moves a task to its end state, counts it in the seller's record and notifies.
+// finish moves a task to its end state, counts a release without a dispute as a completed job of
+// the seller, and notifies.
 func (d *Daemon) finish(ch *change, t *axp.TaskRecord, tr axp.Trigger, action string, detail map[string]any) error {
 	prev := t.Status
 	if err := t.Move(tr, "", ch.now); err != nil {
 		return err
 	}
-	if t.SellerID != "" && !t.Disputed {
+	if t.SellerID != "" && !t.Disputed && tr == axp.TrigRelease {
 		st, err := ch.tx.SellerStats(t.SellerID)
 		if err != nil {
 			return err
@@ -260,6 +264,9 @@ func (d *Daemon) disputeTask(ctx context.Context, c *rest.Call, in *axp.DisputeI
 	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigDispute, in.Reason, ch.now); err != nil {
+			return err
+		}
+		if err := closeReleaseDue(ch, t, "the buyer disputed the delivery"); err != nil {
 			return err
 		}
 		t.DisputeReason, t.Disputed = strings.TrimSpace(in.Reason), true
@@ -293,6 +300,9 @@ func (d *Daemon) requestRedo(ctx context.Context, c *rest.Call, in *axp.RedoBody
 	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigRedo, in.Reason, ch.now); err != nil {
+			return err
+		}
+		if err := closeReleaseDue(ch, t, "the buyer asked for a redo"); err != nil {
 			return err
 		}
 		t.RedosUsed++

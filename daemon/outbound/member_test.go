@@ -72,15 +72,23 @@ func (m *member) verify(inner http.Handler) http.Handler {
 		}
 		json.Unmarshal(body, &rpc)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		rec := &recorder{ResponseWriter: w}
-		inner.ServeHTTP(rec, r)
+		// The request is recorded before it is answered (and its answer's Content-Type as the
+		// headers go out): the caller may return as soon as it has read the answer, before this
+		// handler does.
 		m.mu.Lock()
+		i := len(m.seen)
 		m.seen = append(m.seen, seen{
 			HTTPMethod: r.Method, RPCMethod: rpc.Method, Auth: r.Header.Get("Authorization"),
-			Trace: r.Header.Get(protocol.HeaderTraceID), Session: r.Header.Get("Mcp-Session-Id"),
-			Answered: w.Header().Get("Content-Type"), Body: body,
+			Trace: r.Header.Get(protocol.HeaderTraceID), Session: r.Header.Get("Mcp-Session-Id"), Body: body,
 		})
 		m.mu.Unlock()
+		rec := &recorder{ResponseWriter: w, onHeader: func() {
+			m.mu.Lock()
+			m.seen[i].Answered = w.Header().Get("Content-Type")
+			m.mu.Unlock()
+		}}
+		inner.ServeHTTP(rec, r)
+		rec.header()
 	})
 }
 
@@ -96,10 +104,28 @@ func (m *member) refusals() int {
 	return m.refused
 }
 
-// recorder passes writes through and keeps streaming possible.
-type recorder struct{ http.ResponseWriter }
+// recorder passes writes through, keeps streaming possible, and calls onHeader once, just before
+// the headers are sent.
+type recorder struct {
+	http.ResponseWriter
+	onHeader func()
+	once     sync.Once
+}
+
+func (r *recorder) header() { r.once.Do(r.onHeader) }
+
+func (r *recorder) WriteHeader(status int) {
+	r.header()
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.header()
+	return r.ResponseWriter.Write(b)
+}
 
 func (r *recorder) Flush() {
+	r.header()
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}

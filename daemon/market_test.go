@@ -1,0 +1,1318 @@
+package daemon_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/protocol"
+)
+
+// End-to-end tests of the marketplace: every call goes through the real client to a real exchange
+// on 127.0.0.1, sellers of all three kinds included (instant, push with a real MCP server, pull).
+
+// TestMarketThreeSellersAndCryptoLifecycle puts an instant, a push and a pull seller on one task,
+// then runs two full crypto lifecycles (pull seller, push seller) to released and checks that the
+// ledger balances to the micro-dollar.
+func TestMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	instant := e.instantSeller("text-file", "3.00", 10, nil, nil)
+	push := e.newPushSeller("text-file", nil, map[string]time.Duration{"quote": 300 * time.Millisecond},
+		map[string]any{"payout_address": payoutAddress})
+	pull := e.pullSeller("text-file", nil)
+
+	// --- three sellers on one task ---
+	created, took := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku about the sea"}})
+	if took < 300*time.Millisecond || took >= quoteWindow {
+		t.Fatalf("creation took %v: it should wait for the push seller's answer (300 ms) and no longer", took)
+	}
+	if !strings.HasPrefix(created.BuyerToken, "bt_") || created.Status != axp.TaskOpen {
+		t.Fatalf("created %+v", created)
+	}
+	if len(created.Offers) != 2 {
+		t.Fatalf("want the instant and the push offer at creation, got %+v", created.Offers)
+	}
+	q := push.waitCall("quote", created.ID)
+	if q["task_type"] != "text-file" || q["payment_method"] != "crypto" {
+		t.Fatalf("quote input %v", q)
+	}
+	if b, _ := q["buyer"].(map[string]any); b["id"] != "anonymous" {
+		t.Fatalf("quote buyer %v", q["buyer"])
+	}
+	buyer := e.anon.With(created.BuyerToken)
+
+	// The pull seller finds the task among its quote requests and offers (twice: the second offer
+	// replaces the first).
+	var reqs axp.TaskList
+	call(t, pull.c, "list_quote_requests", nil, &reqs)
+	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID }) {
+		t.Fatalf("the pull seller does not see the task: %+v", reqs.Tasks)
+	}
+	var first, pulled axp.Offer
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.9, "eta_minutes": 60}, &first)
+	resp, err := do(pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.75, "eta_minutes": 60,
+		"note": "careful work", "availability": "high", "details": map[string]any{"lines": 3}})
+	if err != nil || resp.Status != http.StatusCreated {
+		t.Fatalf("submit_offer: %v", err)
+	}
+	if err := json.Unmarshal(resp.Body, &pulled); err != nil {
+		t.Fatal(err)
+	}
+	if pulled.OfferID == first.OfferID || pulled.PriceUSD != usd(t, "2.75") {
+		t.Fatalf("replacing offer %+v (first %s)", pulled, first.OfferID)
+	}
+
+	task := getTask(t, buyer, created.ID)
+	if len(task.Offers) != 3 {
+		t.Fatalf("want 3 offers, got %+v", task.Offers)
+	}
+	for _, o := range task.Offers {
+		fee := feeOf(o.PriceUSD)
+		if o.Fee.BuyerTotal != o.PriceUSD || o.Fee.PlatformFee != fee || o.Fee.SellerNet != o.PriceUSD-fee || o.Fee.FeeBPS != 100 {
+			t.Fatalf("fee breakdown of %s at %s: %+v (want fee %s)", o.Seller.ID, o.PriceUSD, o.Fee, fee)
+		}
+		if o.Instant != (o.Seller.ID == instant.MemberID) {
+			t.Fatalf("instant flag of %+v", o)
+		}
+		if !slices.Contains(o.Badges, "new") {
+			t.Fatalf("a seller with no history should be new: %+v", o.Badges)
+		}
+	}
+	if o := offerOf(t, task.Offers, pull.MemberID); o.Note != "careful work" || o.Availability != "high" || o.Details["lines"] == nil {
+		t.Fatalf("pull offer lost its fields: %+v", o)
+	}
+	if o := offerOf(t, task.Offers, push.MemberID); o.PriceUSD != usd(t, "4.50") || o.ETAMinutes != 30 || o.Reliability.MedianQuoteMillis == nil {
+		t.Fatalf("push offer %+v", o)
+	}
+	// Value ranking (price 50%, ETA 30%, reliability 20%, all sellers new so reliability ties):
+	// instant 3.00/10 min scores 0.5*0.14 + 0 = 0.07, pull 2.75/60 min 0 + 0.3 = 0.30, push 4.50/30
+	// min 0.5 + 0.3*0.4 = 0.62.
+	order := []string{task.Offers[0].Seller.ID, task.Offers[1].Seller.ID, task.Offers[2].Seller.ID}
+	if !slices.Equal(order, []string{instant.MemberID, pull.MemberID, push.MemberID}) {
+		t.Fatalf("ranking %v, want instant, pull, push", order)
+	}
+	if task.RecommendedOffer == nil || *task.RecommendedOffer != task.Offers[0].OfferID {
+		t.Fatalf("recommended_offer %v", task.RecommendedOffer)
+	}
+
+	// Without a push seller to wait for, creation answers at once.
+	_, took = createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "two lines"},
+		"invite_sellers": []string{instant.MemberID, pull.MemberID}})
+	if took > quoteWindow/2 {
+		t.Fatalf("creation with no push seller invited took %v", took)
+	}
+	_, took = createTask(t, e.anon, map[string]any{"type": "image", "params": map[string]any{"prompt": "a red kite"}})
+	if took > quoteWindow/2 {
+		t.Fatalf("creation with no seller at all took %v", took)
+	}
+
+	// --- crypto lifecycle with the pull seller ---
+	if _, err := do(buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": first.OfferID}); err == nil {
+		t.Fatal("a replaced offer was chosen")
+	} else {
+		apiErr(t, err, axp.CodeInvalidInput, "offer_id")
+	}
+	var chosen axp.Task
+	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": pulled.OfferID}, &chosen)
+	price := usd(t, "2.75")
+	fee := feeOf(price)
+	p := chosen.Payment
+	if chosen.Status != axp.TaskAwaitingPayment || p == nil || p.AmountUSD != price || p.PayableUSD <= price ||
+		p.PayableUSD >= price+usd(t, "0.01") || p.DepositAddress != depositAddress || p.Currency != "USD" || p.Status != "unpaid" || p.PayBy == nil {
+		t.Fatalf("after choose: %s %+v", chosen.Status, p)
+	}
+	if chosen.RecommendedOffer != nil || chosen.Seller == nil || chosen.Seller.ID != pull.MemberID {
+		t.Fatalf("chosen task %+v", chosen)
+	}
+	payable := p.PayableUSD
+	// Quotes are taken while the task is open only.
+	_, err = do(pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.5, "eta_minutes": 60})
+	apiErr(t, err, axp.CodeConflict, "-")
+
+	tx := newTxHash()
+	var paid map[string]any
+	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": "0x" + strings.ToUpper(tx[2:])}, &paid)
+	if paid["status"] != axp.TaskAwaitingPayment {
+		t.Fatalf("pay_crypto %v", paid)
+	}
+	if pm, _ := paid["payment"].(map[string]any); pm["status"] != "reported" {
+		t.Fatalf("payment after report %v", paid["payment"])
+	}
+	item := e.approvalOf(created.ID, axp.ApprovePayment)
+	if item.Status != axp.ApprovalPending || item.Amount != payable || item.TxHash != strings.ToLower(tx) || item.TaskID != created.ID || item.Reason == "" {
+		t.Fatalf("payment item %+v", item)
+	}
+	// The operator's queue lists it among the open items.
+	var open axp.ApprovalList
+	call(t, e.admin, "admin_approvals", nil, &open)
+	if !slices.ContainsFunc(open.Approvals, func(a axp.Approval) bool { return a.ID == item.ID }) {
+		t.Fatalf("the payment item is not in the open queue")
+	}
+	e.approve(item.ID, false)
+	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskPaid || got.Payment.Status != "confirmed" || got.Payment.ReceivedUSD != payable {
+		t.Fatalf("after confirmation: %s %+v", got.Status, got.Payment)
+	}
+	var jobs axp.TaskList
+	call(t, pull.c, "list_jobs", map[string]any{"status": "active"}, &jobs)
+	if len(jobs.Tasks) != 1 || jobs.Tasks[0].ID != created.ID || jobs.Tasks[0].PayoutUSD == nil || *jobs.Tasks[0].PayoutUSD != price-fee {
+		t.Fatalf("pull seller's jobs %+v", jobs.Tasks)
+	}
+	if len(push.received("do_task", created.ID)) != 0 {
+		t.Fatal("do_task went to a seller that was not chosen")
+	}
+
+	// Delivery: links elsewhere are refused with a hint; only the chosen seller delivers.
+	_, err = do(pull.c, "deliver", map[string]any{"id": created.ID, "url": "https://files.example.com/result.txt"})
+	if ae := apiErr(t, err, axp.CodeInvalidInput, "url"); ae.Hint == "" {
+		t.Fatalf("no hint: %+v", ae)
+	}
+	_, err = do(instant.c, "deliver", map[string]any{"id": created.ID, "content": "not mine"})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	apiErr(t, err, axp.CodeConflict, "-")
+	content := "the sea is wide\nthe sea is deep\nthe sea is blue\n"
+	delivered := deliverText(t, pull.c, created.ID, content)
+	if delivered.Status != axp.TaskDelivered || delivered.Deliverable == nil || delivered.Deliverable.SHA256 != sha256Hex(content) || delivered.AutoReleaseAt == nil {
+		t.Fatalf("delivered %+v", delivered)
+	}
+
+	// Accepting needs the deliverable retrieved first, and a matching sha256 when one is given.
+	_, err = do(buyer, "accept_task", map[string]any{"id": created.ID})
+	apiErr(t, err, axp.CodeConflict, "-")
+	if body := retrieve(t, buyer, created.ID); string(body) != content {
+		t.Fatalf("deliverable %q", body)
+	}
+	_, err = do(buyer, "accept_task", map[string]any{"id": created.ID, "sha256": sha256Hex("something else")})
+	apiErr(t, err, axp.CodeConflict, "-")
+	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	apiErr(t, err, axp.CodeConflict, "-")
+	var accepted axp.Task
+	call(t, buyer, "accept_task", map[string]any{"id": created.ID, "sha256": sha256Hex(content)}, &accepted)
+	if accepted.Status != axp.TaskAccepted {
+		t.Fatalf("after accept: %s", accepted.Status)
+	}
+
+	// Payment request: held without a payout address, pending once one is added.
+	_, err = do(instant.c, "request_payment", map[string]any{"id": created.ID})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	call(t, pull.c, "request_payment", map[string]any{"id": created.ID}, nil)
+	payout := e.approvalOf(created.ID, axp.ApprovePayout)
+	if payout.Status != axp.ApprovalHeld || payout.Amount != price-fee || payout.FeeUSD != fee || payout.SellerNetUSD != price-fee || payout.SellerID != pull.MemberID {
+		t.Fatalf("payout item %+v", payout)
+	}
+	_, err = do(e.admin, "admin_approve", map[string]any{"id": payout.ID, "tx_hash": newTxHash()})
+	apiErr(t, err, axp.CodeConflict, "-")
+	call(t, pull.c, "update_profile", map[string]any{"payout_address": payoutAddress}, nil)
+	payout = e.approvalOf(created.ID, axp.ApprovePayout)
+	if payout.Status != axp.ApprovalPending || payout.PayoutAddress != payoutAddress {
+		t.Fatalf("payout after adding an address %+v", payout)
+	}
+	_, err = do(e.admin, "admin_approve", map[string]any{"id": payout.ID})
+	apiErr(t, err, axp.CodeInvalidInput, "tx_hash")
+	if a := e.approve(payout.ID, true); a.Status != axp.ApprovalApproved || a.TxHash == "" {
+		t.Fatalf("approved payout %+v", a)
+	}
+	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskReleased {
+		t.Fatalf("after payout: %s", got.Status)
+	}
+	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	apiErr(t, err, axp.CodeConflict, "-")
+
+	st := e.stats()
+	if st.Money.PaymentsIn != payable || st.Money.Fees != fee || st.Money.PayoutsSent != price-fee || st.Money.RefundsSent != 0 ||
+		st.Money.Held != 0 || st.Money.LedgerSum != 0 {
+		t.Fatalf("money totals %+v (payable %s, fee %s)", st.Money, payable, fee)
+	}
+	bal := e.balances()
+	if bal[axp.EscrowAccount(created.ID)] != 0 || bal[axp.AcctExcess] != payable-price || bal[axp.AcctSellerPaid] != price-fee {
+		t.Fatalf("balances %v", bal)
+	}
+
+	// --- crypto lifecycle with the push seller: do_task is pushed to its MCP server ---
+	second, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a limerick"}})
+	buyer2 := e.anon.With(second.BuyerToken)
+	pushOffer := offerOf(t, second.Offers, push.MemberID)
+	received2 := e.fund(buyer2, second.ID, pushOffer.OfferID)
+	dt := push.waitCall("do_task", second.ID)
+	if dt["deliver_url"] != e.srv.URL+"/api/members/me/jobs/"+second.ID+"/deliver" || dt["task_type"] != "text-file" || fmt.Sprint(dt["price_usd"]) != "4.5" {
+		t.Fatalf("do_task input %v", dt)
+	}
+	waitStatus(t, buyer2, second.ID, axp.TaskInProgress)
+	body := "There once was a seller of verse\n"
+	var viaData axp.Task
+	call(t, push.c, "deliver", map[string]any{"id": second.ID, "url": "data:text/plain;base64," + base64.StdEncoding.EncodeToString([]byte(body))}, &viaData)
+	if viaData.Status != axp.TaskDelivered || viaData.Deliverable.SHA256 != sha256Hex(body) {
+		t.Fatalf("delivered by data: URL %+v", viaData)
+	}
+	eventually(t, func() error {
+		for _, u := range push.received("task_update", second.ID) {
+			if d, _ := u["deliverable"].(map[string]any); u["status"] == axp.TaskDelivered && d["sha256"] == sha256Hex(body) {
+				return nil
+			}
+		}
+		return fmt.Errorf("no task_update delivered reached the seller: %v", push.received("task_update", second.ID))
+	})
+	if got := retrieve(t, buyer2, second.ID); string(got) != body {
+		t.Fatalf("deliverable %q", got)
+	}
+	call(t, buyer2, "accept_task", map[string]any{"id": second.ID}, nil)
+	call(t, push.c, "request_payment", map[string]any{"id": second.ID}, nil)
+	payout2 := e.approvalOf(second.ID, axp.ApprovePayout)
+	if payout2.Status != axp.ApprovalPending {
+		t.Fatalf("a seller with a payout address should not be held: %+v", payout2)
+	}
+	e.approve(payout2.ID, true)
+	waitStatus(t, buyer2, second.ID, axp.TaskReleased)
+
+	price2 := usd(t, "4.50")
+	st = e.stats()
+	if st.Money.PaymentsIn != payable+received2 || st.Money.Fees != fee+feeOf(price2) || st.Money.PayoutsSent != price-fee+price2-feeOf(price2) ||
+		st.Money.Held != 0 || st.Money.LedgerSum != 0 || st.Tasks[axp.TaskReleased] != 2 {
+		t.Fatalf("money totals %+v, tasks %v", st.Money, st.Tasks)
+	}
+	bal = e.balances()
+	if bal[axp.EscrowAccount(second.ID)] != 0 || bal[axp.AcctExcess] != payable-price+received2-price2 {
+		t.Fatalf("balances %v", bal)
+	}
+	if n := push.refusedCount(); n != 0 {
+		t.Fatalf("the push seller refused %d calls as badly signed", n)
+	}
+	// The seller's check is real: a call signed with another key is refused.
+	forged := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"do_task","arguments":{}}}`)
+	req, _ := http.NewRequest(http.MethodPost, push.srv.URL+"/mcp", bytes.NewReader(forged))
+	protocol.SignRequest(req.Header, push.MemberID, []byte("pk_not_the_key"), "", forged, time.Now())
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusUnauthorized || push.refusedCount() != 1 {
+		t.Fatalf("a forged call was not refused: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
+}
+
+// TestMarketFreeJob runs a free job: sellers that accept free jobs quote 0, choosing starts the job
+// at once, and acceptance ends it released with no payout item and no ledger entry.
+func TestMarketFreeJob(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	free := map[string]any{"payment_methods": []string{"crypto", "free"}}
+	instant := e.instantSeller("text-file", "1.00", 5, nil, map[string]any{"payment_methods": []string{"crypto", "free"}})
+	pull := e.pullSeller("text-file", free)
+	paidOnly := e.pullSeller("text-file", nil)
+
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "a free haiku"}})
+	if created.PaymentMethod != axp.PayFree || len(created.Offers) != 1 || created.Offers[0].PriceUSD != 0 || created.Offers[0].Seller.ID != instant.MemberID {
+		t.Fatalf("free task %+v", created)
+	}
+	buyer := e.anon.With(created.BuyerToken)
+
+	// Sellers who do not accept free jobs neither see nor quote them.
+	var reqs axp.TaskList
+	call(t, paidOnly.c, "list_quote_requests", nil, &reqs)
+	if slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID }) {
+		t.Fatal("a seller without free in its payment methods sees the free task")
+	}
+	_, err := do(paidOnly.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 0, "eta_minutes": 5})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	// A price above 0 on a free job is refused, 0 is taken.
+	_, err = do(pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 1, "eta_minutes": 5})
+	apiErr(t, err, axp.CodeInvalidInput, "price_usd")
+	var offer axp.Offer
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 0, "eta_minutes": 5}, &offer)
+	if offer.PriceUSD != 0 || offer.Fee.PlatformFee != 0 || offer.Fee.SellerNet != 0 {
+		t.Fatalf("free offer %+v", offer)
+	}
+	// 0 on a paid job is refused.
+	paidTask, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a paid haiku"}})
+	_, err = do(pull.c, "submit_offer", map[string]any{"id": paidTask.ID, "price_usd": 0, "eta_minutes": 5})
+	apiErr(t, err, axp.CodeInvalidInput, "price_usd")
+
+	var chosen axp.Task
+	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": offer.OfferID}, &chosen)
+	if chosen.Status != axp.TaskPaid || chosen.Payment != nil {
+		t.Fatalf("a chosen free job starts at once: %s %+v", chosen.Status, chosen.Payment)
+	}
+	_, err = do(buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()})
+	apiErr(t, err, axp.CodeConflict, "-")
+	var jobs axp.TaskList
+	call(t, pull.c, "list_jobs", nil, &jobs)
+	if len(jobs.Tasks) != 1 || jobs.Tasks[0].ID != created.ID || jobs.Tasks[0].PayoutUSD == nil || *jobs.Tasks[0].PayoutUSD != 0 {
+		t.Fatalf("jobs %+v", jobs.Tasks)
+	}
+	deliverText(t, pull.c, created.ID, "free as a bird\n")
+	retrieve(t, buyer, created.ID)
+	var done axp.Task
+	call(t, buyer, "accept_task", map[string]any{"id": created.ID}, &done)
+	if done.Status != axp.TaskReleased {
+		t.Fatalf("an accepted free job ends released, got %s", done.Status)
+	}
+	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	apiErr(t, err, axp.CodeConflict, "-")
+	if items := e.approvals(created.ID); len(items) != 0 {
+		t.Fatalf("a free job made queue items: %+v", items)
+	}
+	if entries := e.entriesOf(created.ID); len(entries) != 0 {
+		t.Fatalf("a free job made ledger entries: %+v", entries)
+	}
+	if st := e.stats(); st.Money.Entries != 0 || st.Money.LedgerSum != 0 {
+		t.Fatalf("money %+v", st.Money)
+	}
+	var all axp.TaskList
+	call(t, pull.c, "list_jobs", map[string]any{"status": "all"}, &all)
+	call(t, pull.c, "list_jobs", nil, &jobs)
+	if len(all.Tasks) != 1 || len(jobs.Tasks) != 0 {
+		t.Fatalf("released job: all %d, active %d", len(all.Tasks), len(jobs.Tasks))
+	}
+}
+
+// TestMarketDisputeRefundAndRedo: failed checks on an offer guaranteeing a refund make the dispute
+// decide a refund at once (still approved by the operator); redos are limited to free_redo.
+func TestMarketDisputeRefundAndRedo(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	pull := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
+
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a report"},
+		"acceptance_checks": map[string]any{"must_contain": "DONE", "max_bytes": 1000}})
+	buyer := e.anon.With(created.BuyerToken)
+	var offer axp.Offer
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 7.25, "eta_minutes": 30,
+		"guarantee": map[string]any{"free_redo": 1, "refund_if_fails_checks": true}}, &offer)
+	if !offer.Guarantee.RefundIfFailsChecks || offer.Guarantee.FreeRedo != 1 {
+		t.Fatalf("offer guarantee %+v", offer.Guarantee)
+	}
+	received := e.fund(buyer, created.ID, offer.OfferID)
+	price := usd(t, "7.25")
+
+	delivered := deliverText(t, pull.c, created.ID, "not finished\n")
+	if delivered.ChecksPassed == nil || *delivered.ChecksPassed || len(delivered.Checks) == 0 {
+		t.Fatalf("the seller should see the failed checks: %+v %+v", delivered.ChecksPassed, delivered.Checks)
+	}
+	if got := getTask(t, buyer, created.ID); got.ChecksPassed == nil || *got.ChecksPassed || got.RedosLeft != 1 {
+		t.Fatalf("the buyer should see the failed checks: %+v, redos_left %d", got.ChecksPassed, got.RedosLeft)
+	}
+
+	// One free redo, then no more.
+	var redone axp.Task
+	call(t, buyer, "request_redo", map[string]any{"id": created.ID, "reason": "it says not finished"}, &redone)
+	if redone.Status != axp.TaskInProgress || redone.RedosLeft != 0 || redone.AutoReleaseAt != nil {
+		t.Fatalf("after redo %s, redos_left %d, auto_release_at %v", redone.Status, redone.RedosLeft, redone.AutoReleaseAt)
+	}
+	deliverText(t, pull.c, created.ID, "still not finished\n")
+	_, err := do(buyer, "request_redo", map[string]any{"id": created.ID, "reason": "again"})
+	apiErr(t, err, axp.CodeConflict, "-")
+
+	// A dispute needs a reason (POST and GET forms).
+	_, err = do(buyer, "dispute_task", map[string]any{"id": created.ID})
+	apiErr(t, err, axp.CodeInvalidInput, "reason")
+	_, err = do(e.anon, "dispute_task", map[string]any{"id": created.ID, "token": created.BuyerToken, "reason": "   "}, client.Options{GET: true})
+	apiErr(t, err, axp.CodeInvalidInput, "reason")
+	var disputed axp.Task
+	call(t, buyer, "dispute_task", map[string]any{"id": created.ID, "reason": "the checks failed twice"}, &disputed)
+	if disputed.Status != axp.TaskDisputed {
+		t.Fatalf("after dispute %s", disputed.Status)
+	}
+	refund := e.approvalOf(created.ID, axp.ApproveRefund)
+	if refund.Status != axp.ApprovalPending || refund.Amount != received || refund.RefundUSD != price || len(refund.Checks) == 0 {
+		t.Fatalf("refund item %+v (received %s)", refund, received)
+	}
+	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskDisputed {
+		t.Fatalf("a refund waits for the operator; task is %s", got.Status)
+	}
+	_, err = do(e.admin, "admin_approve", map[string]any{"id": refund.ID})
+	apiErr(t, err, axp.CodeInvalidInput, "tx_hash")
+	e.approve(refund.ID, true)
+	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskRefunded {
+		t.Fatalf("after the refund %s", got.Status)
+	}
+	bal := e.balances()
+	if bal[axp.EscrowAccount(created.ID)] != 0 || bal[axp.AcctBuyerRefund] != received || bal[axp.AcctFees] != 0 || bal[axp.AcctSellerPaid] != 0 {
+		t.Fatalf("balances after the refund %v (received %s)", bal, received)
+	}
+	if st := e.stats(); st.Money.RefundsSent != received || st.Money.PaymentsIn != received || st.Money.LedgerSum != 0 || st.Money.Held != 0 {
+		t.Fatalf("money %+v", st.Money)
+	}
+	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	apiErr(t, err, axp.CodeConflict, "-")
+
+	// A dispute of a delivery that passed its checks (or without the guarantee) decides nothing.
+	plain, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "another report"},
+		"acceptance_checks": map[string]any{"must_contain": "DONE"}})
+	buyer2 := e.anon.With(plain.BuyerToken)
+	call(t, pull.c, "submit_offer", map[string]any{"id": plain.ID, "price_usd": 5, "eta_minutes": 30, "guarantee": map[string]any{"refund_if_fails_checks": true}}, &offer)
+	e.fund(buyer2, plain.ID, offer.OfferID)
+	deliverText(t, pull.c, plain.ID, "DONE\n")
+	_, err = do(buyer2, "request_redo", map[string]any{"id": plain.ID, "reason": "no redo promised"})
+	apiErr(t, err, axp.CodeConflict, "-")
+	call(t, buyer2, "dispute_task", map[string]any{"id": plain.ID, "reason": "I changed my mind"}, nil)
+	for _, a := range e.approvals(plain.ID) {
+		if a.Kind != axp.ApprovePayment {
+			t.Fatalf("a dispute with passed checks made a %s item", a.Kind)
+		}
+	}
+	if bal := e.balances(); bal[axp.EscrowAccount(plain.ID)] == 0 {
+		t.Fatal("the disputed task's funds should stay in escrow")
+	}
+}
+
+// TestMarketAuth checks who may do what: buyer tokens (Bearer and ?token=), buyer members, the
+// chosen seller and everyone else.
+func TestMarketAuth(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	seller := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
+	other := e.pullSeller("text-file", nil)
+	stranger := e.pullSeller("video", nil)
+
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "auth poem"}})
+	id := created.ID
+	var offer, otherOffer axp.Offer
+	call(t, seller.c, "submit_offer", map[string]any{"id": id, "price_usd": 2, "eta_minutes": 10}, &offer)
+	call(t, other.c, "submit_offer", map[string]any{"id": id, "price_usd": 3, "eta_minutes": 10}, &otherOffer)
+
+	wrong := e.anon.With("bt_" + strings.Repeat("0", 48))
+	// get_task: no credentials, a wrong token (Bearer or query): 401; a member who is neither the
+	// buyer nor a seller who may quote: 403.
+	_, err := do(e.anon, "get_task", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	_, err = do(wrong, "get_task", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	_, err = do(e.anon, "get_task", map[string]any{"id": id, "token": "bt_nope"})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	_, err = do(stranger.c, "get_task", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	var viaQuery axp.Task
+	call(t, e.anon, "get_task", map[string]any{"id": id, "token": created.BuyerToken}, &viaQuery)
+	if viaQuery.ID != id || len(viaQuery.Offers) != 2 {
+		t.Fatalf("task by ?token= %+v", viaQuery)
+	}
+	// A seller who may quote sees the task, but not the other offers.
+	if sv := getTask(t, other.c, id); len(sv.Offers) != 0 || sv.RecommendedOffer != nil {
+		t.Fatalf("a seller saw the offers: %+v", sv.Offers)
+	}
+
+	// Buyer steps with a wrong token, or none, are 401 (POST and GET forms).
+	_, err = do(wrong, "choose_offer", map[string]any{"id": id, "offer_id": offer.OfferID})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	_, err = do(e.anon, "choose_offer", map[string]any{"id": id, "offer_id": offer.OfferID})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	_, err = do(e.anon, "choose_offer", map[string]any{"id": id, "offer_id": offer.OfferID, "token": "bt_nope"}, client.Options{GET: true})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	_, err = do(other.c, "choose_offer", map[string]any{"id": id, "offer_id": otherOffer.OfferID})
+	apiErr(t, err, axp.CodeForbidden, "-")
+
+	// The GET form of choose with ?token=.
+	var chosen axp.Task
+	call(t, e.anon, "choose_offer", map[string]any{"id": id, "offer_id": offer.OfferID, "token": created.BuyerToken}, &chosen, client.Options{GET: true})
+	if chosen.Status != axp.TaskAwaitingPayment || chosen.Seller.ID != seller.MemberID {
+		t.Fatalf("GET choose %s %+v", chosen.Status, chosen.Seller)
+	}
+	_, err = do(wrong, "pay_crypto", map[string]any{"id": id, "tx_hash": newTxHash()})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	buyer := e.anon.With(created.BuyerToken)
+	call(t, buyer, "pay_crypto", map[string]any{"id": id, "tx_hash": newTxHash()}, nil)
+	e.approve(e.approvalOf(id, axp.ApprovePayment).ID, false)
+
+	// Only the chosen seller delivers and requests payment; the other seller may no longer read
+	// the task.
+	_, err = do(other.c, "deliver", map[string]any{"id": id, "content": "me too"})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	_, err = do(other.c, "get_task", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	_, err = do(e.anon, "deliver", map[string]any{"id": id, "content": "anonymous"})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	deliverText(t, seller.c, id, "auth poem\n")
+	if sv := getTask(t, seller.c, id); sv.PayoutUSD == nil || sv.Status != axp.TaskDelivered {
+		t.Fatalf("the chosen seller's view %+v", sv)
+	}
+
+	// Deliverable and timeline: the buyer (token in the query or Bearer) and the chosen seller.
+	_, err = do(wrong, "get_deliverable", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	_, err = do(e.anon, "get_deliverable", map[string]any{"id": id, "token": "bt_nope"})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	_, err = do(other.c, "get_deliverable", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	// The seller reading its own delivery does not count as the buyer's retrieval.
+	if _, err := do(seller.c, "get_deliverable", map[string]any{"id": id}); err != nil {
+		t.Fatalf("the seller reads its delivery: %v", err)
+	}
+	_, err = do(e.anon, "accept_task", map[string]any{"id": id, "token": created.BuyerToken}, client.Options{GET: true})
+	apiErr(t, err, axp.CodeConflict, "-")
+	resp, err := do(e.anon, "get_deliverable", map[string]any{"id": id, "token": created.BuyerToken})
+	if err != nil || string(resp.Body) != "auth poem\n" || resp.Header.Get("X-Content-SHA256") != sha256Hex("auth poem\n") {
+		t.Fatalf("deliverable by ?token=: %v", err)
+	}
+	kinds, _ := timelineKinds(t, seller.c, id)
+	if !slices.Contains(kinds, "retrieve") || !slices.Contains(kinds, "deliver") {
+		t.Fatalf("timeline %v", kinds)
+	}
+	_, err = do(other.c, "get_timeline", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	_, err = do(wrong, "get_timeline", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+
+	_, err = do(seller.c, "request_payment", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeConflict, "-")
+	_, err = do(wrong, "accept_task", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	// The GET form of accept with ?token=.
+	var accepted axp.Task
+	call(t, e.anon, "accept_task", map[string]any{"id": id, "token": created.BuyerToken}, &accepted, client.Options{GET: true})
+	if accepted.Status != axp.TaskAccepted {
+		t.Fatalf("GET accept: %s", accepted.Status)
+	}
+	_, err = do(other.c, "request_payment", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	_, err = do(e.anon, "request_payment", map[string]any{"id": id})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	call(t, seller.c, "request_payment", map[string]any{"id": id}, nil)
+
+	// A buyer member posts with its member secret and sees its tasks; another member may not
+	// act for it.
+	bm := e.register(map[string]any{"roles": []string{"buyer"}})
+	bm2 := e.register(map[string]any{"roles": []string{"buyer"}})
+	mine, _ := createTask(t, bm.c, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a member's poem"}})
+	if mine.AlsoSell == nil {
+		t.Fatal("a buyer member who does not sell should get also_sell")
+	}
+	var list axp.TaskList
+	call(t, bm.c, "list_my_tasks", nil, &list)
+	if len(list.Tasks) != 1 || list.Tasks[0].ID != mine.ID {
+		t.Fatalf("my tasks %+v", list.Tasks)
+	}
+	call(t, bm2.c, "list_my_tasks", nil, &list)
+	if len(list.Tasks) != 0 {
+		t.Fatalf("another member's tasks %+v", list.Tasks)
+	}
+	call(t, seller.c, "submit_offer", map[string]any{"id": mine.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	_, err = do(bm2.c, "get_task", map[string]any{"id": mine.ID})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	_, err = do(bm2.c, "choose_offer", map[string]any{"id": mine.ID, "offer_id": offer.OfferID})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	call(t, bm.c, "choose_offer", map[string]any{"id": mine.ID, "offer_id": offer.OfferID}, &chosen)
+	if chosen.Status != axp.TaskAwaitingPayment {
+		t.Fatalf("member choose: %s", chosen.Status)
+	}
+	// The buyer token of the member's task works too.
+	if got := getTask(t, e.anon.With(mine.BuyerToken), mine.ID); got.Status != axp.TaskAwaitingPayment {
+		t.Fatalf("member task by token: %s", got.Status)
+	}
+
+	// The GET form of dispute with ?token=.
+	d, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "to dispute"}})
+	call(t, seller.c, "submit_offer", map[string]any{"id": d.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	e.fund(e.anon.With(d.BuyerToken), d.ID, offer.OfferID)
+	deliverText(t, seller.c, d.ID, "meh\n")
+	_, err = do(wrong, "dispute_task", map[string]any{"id": d.ID, "reason": "bad"})
+	apiErr(t, err, axp.CodeUnauthorized, "-")
+	var disputed axp.Task
+	call(t, e.anon, "dispute_task", map[string]any{"id": d.ID, "token": d.BuyerToken, "reason": "not what I asked for"}, &disputed, client.Options{GET: true})
+	if disputed.Status != axp.TaskDisputed {
+		t.Fatalf("GET dispute: %s", disputed.Status)
+	}
+}
+
+// TestMarketConcurrentChooseAndAccept: of 50 concurrent chooses (of different offers) and of 50
+// concurrent accepts on one task, exactly one wins and the rest are 409.
+func TestMarketConcurrentChooseAndAccept(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	const n = 50
+	var sellers []*member
+	for i := range n {
+		sellers = append(sellers, e.instantSeller("text-file", fmt.Sprintf("%d.%02d", 1+i/10, i%100), 10+i, nil, map[string]any{"payout_address": payoutAddress}))
+	}
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "race"}})
+	if len(created.Offers) != n {
+		t.Fatalf("want %d instant offers, got %d", n, len(created.Offers))
+	}
+	buyer := e.anon.With(created.BuyerToken)
+	wins, conflicts := race(t, n, func(i int) error {
+		_, err := do(buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[i].OfferID})
+		return err
+	})
+	if len(wins) != 1 || conflicts != n-1 {
+		t.Fatalf("choose: %d wins, %d conflicts", len(wins), conflicts)
+	}
+	task := getTask(t, buyer, created.ID)
+	if task.Status != axp.TaskAwaitingPayment || task.ChosenOfferID != created.Offers[wins[0]].OfferID {
+		t.Fatalf("after the race: %s, chose %s, winner %s", task.Status, task.ChosenOfferID, created.Offers[wins[0]].OfferID)
+	}
+
+	var winner *member
+	for _, s := range sellers {
+		if s.MemberID == task.Seller.ID {
+			winner = s
+		}
+	}
+	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()}, nil)
+	e.approve(e.approvalOf(created.ID, axp.ApprovePayment).ID, false)
+	deliverText(t, winner.c, created.ID, "won\n")
+	retrieve(t, buyer, created.ID)
+	wins, conflicts = race(t, n, func(i int) error {
+		_, err := do(buyer, "accept_task", map[string]any{"id": created.ID})
+		return err
+	})
+	if len(wins) != 1 || conflicts != n-1 {
+		t.Fatalf("accept: %d wins, %d conflicts", len(wins), conflicts)
+	}
+	kinds, _ := timelineKinds(t, buyer, created.ID)
+	if c := count(kinds, "accept"); c != 1 {
+		t.Fatalf("%d accept events on the timeline", c)
+	}
+	// And the seller's payment request is made once however often it is sent.
+	race(t, 10, func(int) error {
+		_, err := do(winner.c, "request_payment", map[string]any{"id": created.ID})
+		return err
+	})
+	e.approvalOf(created.ID, axp.ApprovePayout)
+}
+
+// race runs fn(i) for i < n at once and returns the indexes that succeeded and the number of
+// conflicts; any other error fails the test.
+func race(t *testing.T, n int, fn func(i int) error) (wins []int, conflicts int) {
+	t.Helper()
+	errs := make([]error, n)
+	start := make(chan struct{})
+	done := make(chan int, n)
+	for i := range n {
+		go func() {
+			<-start
+			errs[i] = fn(i)
+			done <- i
+		}()
+	}
+	close(start)
+	for range n {
+		<-done
+	}
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			wins = append(wins, i)
+		case client.IsCode(err, axp.CodeConflict):
+			conflicts++
+		default:
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	return wins, conflicts
+}
+
+func count(l []string, s string) int {
+	n := 0
+	for _, x := range l {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMarketIdempotentRetries: choose and pay/crypto retried with the same Idempotency-Key replay
+// the first answer and change nothing more; one transaction funds one task.
+func TestMarketIdempotentRetries(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	a := e.instantSeller("text-file", "2.00", 10, nil, nil)
+	b := e.instantSeller("text-file", "2.50", 10, nil, nil)
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "retry me"}})
+	buyer := e.anon.With(created.BuyerToken)
+	offerA, offerB := offerOf(t, created.Offers, a.MemberID), offerOf(t, created.Offers, b.MemberID)
+
+	in := map[string]any{"id": created.ID, "offer_id": offerA.OfferID}
+	r1, err := do(buyer, "choose_offer", in, client.Options{IdempotencyKey: "choose-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := do(buyer, "choose_offer", in, client.Options{IdempotencyKey: "choose-1"})
+	if err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	if r2.Header.Get("Idempotent-Replayed") != "true" || string(r1.Body) != string(r2.Body) || r1.Status != r2.Status {
+		t.Fatalf("the retry was not a replay: %d %s / %d %s", r1.Status, r1.Body, r2.Status, r2.Body)
+	}
+	_, err = do(buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": offerB.OfferID}, client.Options{IdempotencyKey: "choose-2"})
+	apiErr(t, err, axp.CodeConflict, "-")
+	kinds, _ := timelineKinds(t, buyer, created.ID)
+	if c := count(kinds, "choose"); c != 1 {
+		t.Fatalf("%d choose events", c)
+	}
+
+	tx := newTxHash()
+	pay := map[string]any{"id": created.ID, "tx_hash": tx}
+	p1, err := do(buyer, "pay_crypto", pay, client.Options{IdempotencyKey: "pay-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := do(buyer, "pay_crypto", pay, client.Options{IdempotencyKey: "pay-1"})
+	if err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	if p2.Header.Get("Idempotent-Replayed") != "true" || string(p1.Body) != string(p2.Body) {
+		t.Fatalf("the pay retry was not a replay: %s / %s", p1.Body, p2.Body)
+	}
+	// A plain resend of the same transaction is harmless too; another transaction is refused.
+	call(t, buyer, "pay_crypto", pay, nil)
+	_, err = do(buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()})
+	apiErr(t, err, axp.CodeConflict, "-")
+	if items := e.approvals(created.ID); len(items) != 1 {
+		t.Fatalf("want one payment item, got %+v", items)
+	}
+
+	// The same transaction cannot fund another task.
+	other, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "second"}})
+	otherBuyer := e.anon.With(other.BuyerToken)
+	call(t, otherBuyer, "choose_offer", map[string]any{"id": other.ID, "offer_id": other.Offers[0].OfferID}, nil)
+	_, err = do(otherBuyer, "pay_crypto", map[string]any{"id": other.ID, "tx_hash": tx})
+	apiErr(t, err, axp.CodeConflict, "-")
+
+	// A rejected payment frees its transaction hash and lets the buyer report another.
+	var rejected axp.Approval
+	call(t, e.admin, "admin_reject", map[string]any{"id": e.approvalOf(created.ID, axp.ApprovePayment).ID, "reason": "not found on chain"}, &rejected)
+	if rejected.Status != axp.ApprovalRejected {
+		t.Fatalf("rejected %+v", rejected)
+	}
+	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()}, nil)
+	var pending int
+	for _, a := range e.approvals(created.ID) {
+		if a.Status == axp.ApprovalPending {
+			pending++
+		}
+	}
+	if pending != 1 {
+		t.Fatalf("want one pending payment after the rejection, got %d", pending)
+	}
+}
+
+// TestMarketSweeper drives the windows with a hand-moved clock: open and unpaid tasks expire,
+// delivered tasks become release-due (funds do not move) and the operator's decision releases them.
+func TestMarketSweeper(t *testing.T) {
+	t.Parallel()
+	clock := &testClock{t: time.Now().UTC()}
+	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now })
+	seller := e.instantSeller("text-file", "5.00", 10, nil, map[string]any{"payout_address": payoutAddress})
+	sink := newCallbackSink(t)
+
+	post := func(extra map[string]any) (axp.CreatedTask, *client.Client) {
+		body := map[string]any{"type": "text-file", "params": map[string]any{"prompt": "sweep"}}
+		for k, v := range extra {
+			body[k] = v
+		}
+		c, _ := createTask(t, e.anon, body)
+		return c, e.anon.With(c.BuyerToken)
+	}
+	open, openBuyer := post(nil)
+	unpaid, unpaidBuyer := post(nil)
+	call(t, unpaidBuyer, "choose_offer", map[string]any{"id": unpaid.ID, "offer_id": unpaid.Offers[0].OfferID}, nil)
+	reported, reportedBuyer := post(nil)
+	call(t, reportedBuyer, "choose_offer", map[string]any{"id": reported.ID, "offer_id": reported.Offers[0].OfferID}, nil)
+	call(t, reportedBuyer, "pay_crypto", map[string]any{"id": reported.ID, "tx_hash": newTxHash()}, nil)
+	quiet, quietBuyer := post(map[string]any{"callback_url": sink.srv.URL + "/hook"})
+	received := e.fund(quietBuyer, quiet.ID, quiet.Offers[0].OfferID)
+	deliverText(t, seller.c, quiet.ID, "delivered to a quiet buyer\n")
+	late, lateBuyer := post(nil)
+	e.fund(lateBuyer, late.ID, late.Offers[0].OfferID)
+	deliverText(t, seller.c, late.ID, "delivered to a late buyer\n")
+	// A paid task whose seller refused the job goes back to open holding the payment.
+	refuser := e.newPushSeller("sweep-refusal", map[string]func(map[string]any) any{
+		"do_task": func(map[string]any) any { return map[string]any{"accepted": false, "reason": "no"} },
+	}, nil, nil)
+	refuser.useClock(clock.Now)
+	refused, refusedBuyer := post(map[string]any{"type": "sweep-refusal", "description": "a job nobody does"})
+	held := e.fund(refusedBuyer, refused.ID, refused.Offers[0].OfferID)
+	waitStatus(t, refusedBuyer, refused.ID, axp.TaskOpen)
+
+	if n := e.d.Sweep(); n != 0 {
+		t.Fatalf("nothing is due yet, the sweep changed %d tasks", n)
+	}
+	clock.Add(24*time.Hour + time.Minute)
+	if n := e.d.Sweep(); n != 3 {
+		t.Fatalf("want the open, the unpaid and the refused task expired, the sweep changed %d", n)
+	}
+	// The refused task expired holding the buyer's payment: a refund item gives it back.
+	if got := getTask(t, refusedBuyer, refused.ID); got.Status != axp.TaskExpired {
+		t.Fatalf("refused task %s", got.Status)
+	}
+	back := e.approvalOf(refused.ID, axp.ApproveRefund)
+	if back.Status != axp.ApprovalPending || back.Amount != held {
+		t.Fatalf("refund of an expired task %+v (held %s)", back, held)
+	}
+	e.approve(back.ID, true)
+	if got := getTask(t, refusedBuyer, refused.ID); got.Status != axp.TaskRefunded {
+		t.Fatalf("after the refund %s", got.Status)
+	}
+	if bal := e.balances(); bal[axp.EscrowAccount(refused.ID)] != 0 || bal[axp.AcctBuyerRefund] != held {
+		t.Fatalf("balances after the refund %v", bal)
+	}
+	for _, c := range []struct {
+		b      *client.Client
+		id     string
+		status string
+	}{{openBuyer, open.ID, axp.TaskExpired}, {unpaidBuyer, unpaid.ID, axp.TaskExpired},
+		{reportedBuyer, reported.ID, axp.TaskAwaitingPayment}, {quietBuyer, quiet.ID, axp.TaskDelivered}} {
+		if got := getTask(t, c.b, c.id); got.Status != c.status {
+			t.Fatalf("task %s is %s, want %s", c.id, got.Status, c.status)
+		}
+	}
+	_, err := do(openBuyer, "choose_offer", map[string]any{"id": open.ID, "offer_id": open.Offers[0].OfferID})
+	apiErr(t, err, axp.CodeConflict, "-")
+
+	// The auto-release window passes: release-due items, reminders, and no money moves.
+	clock.Add(48 * time.Hour)
+	if n := e.d.Sweep(); n != 2 {
+		t.Fatalf("want two release-due tasks, the sweep changed %d", n)
+	}
+	if n := e.d.Sweep(); n != 0 {
+		t.Fatalf("a second sweep changed %d tasks", n)
+	}
+	got := getTask(t, quietBuyer, quiet.ID)
+	if got.Status != axp.TaskDelivered || !got.ReleaseDue {
+		t.Fatalf("release-due task: %s, release_due %v", got.Status, got.ReleaseDue)
+	}
+	due := e.approvalOf(quiet.ID, axp.ApproveReleaseDue)
+	if due.Status != axp.ApprovalPending {
+		t.Fatalf("release-due item %+v", due)
+	}
+	for _, a := range e.approvals(quiet.ID) {
+		if a.Kind == axp.ApprovePayout {
+			t.Fatal("a payout was queued without the operator's decision")
+		}
+	}
+	if bal := e.balances(); bal[axp.EscrowAccount(quiet.ID)] != received {
+		t.Fatalf("funds moved: escrow %s, received %s", bal[axp.EscrowAccount(quiet.ID)], received)
+	}
+	reminder := sink.waitFor("reminder", nil)
+	if u, _ := reminder["task_update"].(map[string]any); u["event"] != "reminder" || u["status"] != axp.TaskDelivered {
+		t.Fatalf("reminder %v", reminder)
+	}
+
+	// The operator releases the quiet buyer's task: accepted, and a payout item to approve.
+	e.approve(due.ID, false)
+	if got := getTask(t, quietBuyer, quiet.ID); got.Status != axp.TaskAccepted || got.ReleaseDue {
+		t.Fatalf("after the operator's release: %s, release_due %v", got.Status, got.ReleaseDue)
+	}
+	payout := e.approvalOf(quiet.ID, axp.ApprovePayout)
+	if payout.Status != axp.ApprovalPending || payout.Amount != usd(t, "5.00")-feeOf(usd(t, "5.00")) {
+		t.Fatalf("payout %+v", payout)
+	}
+	// The seller's request changes nothing more.
+	call(t, seller.c, "request_payment", map[string]any{"id": quiet.ID}, nil)
+	e.approvalOf(quiet.ID, axp.ApprovePayout)
+	e.approve(payout.ID, true)
+	if got := getTask(t, quietBuyer, quiet.ID); got.Status != axp.TaskReleased {
+		t.Fatalf("after the payout %s", got.Status)
+	}
+
+	// The late buyer answers after the window passed: its acceptance closes the release-due item.
+	retrieve(t, lateBuyer, late.ID)
+	call(t, lateBuyer, "accept_task", map[string]any{"id": late.ID}, nil)
+	lateDue := e.approvalOf(late.ID, axp.ApproveReleaseDue)
+	if lateDue.Status == axp.ApprovalPending || lateDue.Status == axp.ApprovalHeld {
+		t.Fatalf("the release-due item stays open after the buyer accepted: %+v", lateDue)
+	}
+	if got := getTask(t, lateBuyer, late.ID); got.ReleaseDue {
+		t.Fatal("an accepted task is still release-due")
+	}
+	call(t, seller.c, "request_payment", map[string]any{"id": late.ID}, nil)
+	e.approve(e.approvalOf(late.ID, axp.ApprovePayout).ID, true)
+
+	bal := e.balances()
+	for _, id := range []string{quiet.ID, late.ID, open.ID, unpaid.ID, refused.ID} {
+		if bal[axp.EscrowAccount(id)] != 0 {
+			t.Fatalf("escrow of %s holds %s", id, bal[axp.EscrowAccount(id)])
+		}
+	}
+}
+
+// TestMarketCallbacksAndSellerRefusal: a buyer's callback_url gets signed posts (offers and
+// task_update); a push seller refusing do_task returns the task to the buyer's choice, and the
+// funds already received count toward the next offer.
+func TestMarketCallbacksAndSellerRefusal(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	sink := newCallbackSink(t)
+	refuser := e.newPushSeller("text-file", map[string]func(map[string]any) any{
+		"do_task": func(map[string]any) any { return map[string]any{"accepted": false, "reason": "fully booked today"} },
+	}, nil, nil)
+	pull := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
+
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "call me back"},
+		"callback_url": sink.srv.URL + "/hook", "agent_name": "callback buyer"})
+	buyer := e.anon.With(created.BuyerToken)
+	key := []byte(sha256Hex(created.BuyerToken))
+	if q := refuser.waitCall("quote", created.ID); q["buyer"].(map[string]any)["name"] != "callback buyer" {
+		t.Fatalf("quote buyer %v", q["buyer"])
+	}
+
+	var pulled axp.Offer
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 6, "eta_minutes": 20}, &pulled)
+	// The offers collected at creation, then the late (pull) offer, reach the callback.
+	pushed := offerOf(t, created.Offers, refuser.MemberID)
+	for _, id := range []string{pushed.OfferID, pulled.OfferID} {
+		offers := sink.waitFor("offers", func(d map[string]any) bool { return strings.Contains(fmt.Sprint(d["offers"]), id) })
+		if o, _ := offers["offers"].(map[string]any); o == nil || o["choose_url"] != e.srv.URL+"/api/tasks/"+created.ID+"/choose" || offers["task_id"] != created.ID {
+			t.Fatalf("offers callback %v", offers)
+		}
+	}
+
+	// The push seller is chosen and paid, then refuses the job.
+	first := e.fund(buyer, created.ID, offerOf(t, created.Offers, refuser.MemberID).OfferID)
+	refuser.waitCall("do_task", created.ID)
+	back := waitStatus(t, buyer, created.ID, axp.TaskOpen)
+	if back.Seller != nil || slices.ContainsFunc(back.Offers, func(o axp.Offer) bool { return o.Seller.ID == refuser.MemberID }) {
+		t.Fatalf("the refusing seller is still on the task: %+v", back)
+	}
+	_, events := timelineKinds(t, buyer, created.ID)
+	var note *axp.Event
+	for i := range events {
+		if events[i].Kind == "seller_decline" {
+			note = &events[i]
+		}
+	}
+	if note == nil || note.Detail["reason"] != "fully booked today" || note.Detail["seller"] != refuser.MemberID {
+		t.Fatalf("no seller_decline note on the timeline: %+v", events)
+	}
+	var jobs axp.TaskList
+	call(t, refuser.c, "list_jobs", map[string]any{"status": "all"}, &jobs)
+	if len(jobs.Tasks) != 0 {
+		t.Fatalf("the refused job is still in the seller's list: %+v", jobs.Tasks)
+	}
+
+	// The buyer chooses the dearer pull offer and pays the difference (plus a new tag).
+	var chosen axp.Task
+	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": pulled.OfferID}, &chosen)
+	price := usd(t, "6.00")
+	if chosen.Status != axp.TaskAwaitingPayment || chosen.Payment.PayableUSD <= price-first || chosen.Payment.PayableUSD >= price-first+usd(t, "0.01") {
+		t.Fatalf("top-up: %s %+v (first payment %s)", chosen.Status, chosen.Payment, first)
+	}
+	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()}, nil)
+	var topUp axp.Approval
+	for _, a := range e.approvals(created.ID) {
+		if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending {
+			topUp = a
+		}
+	}
+	if topUp.ID == "" || topUp.Amount != chosen.Payment.PayableUSD {
+		t.Fatalf("top-up payment item %+v", topUp)
+	}
+	e.approve(topUp.ID, false)
+	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskPaid || got.Payment.ReceivedUSD != first+topUp.Amount {
+		t.Fatalf("after the top-up: %s %+v", got.Status, got.Payment)
+	}
+	deliverText(t, pull.c, created.ID, "called back\n")
+	retrieve(t, buyer, created.ID)
+	call(t, buyer, "accept_task", map[string]any{"id": created.ID}, nil)
+	call(t, pull.c, "request_payment", map[string]any{"id": created.ID}, nil)
+	e.approve(e.approvalOf(created.ID, axp.ApprovePayout).ID, true)
+
+	// Every post was signed with the hex SHA-256 of the buyer token as "buyer:<task id>".
+	eventually(t, func() error {
+		got := sink.statuses("task_update")
+		for _, want := range []string{axp.TaskPaid, axp.TaskOpen, axp.TaskDelivered, axp.TaskAccepted, axp.TaskReleased} {
+			if !slices.Contains(got, want) {
+				return fmt.Errorf("task_update callbacks %v lack %s", got, want)
+			}
+		}
+		return nil
+	})
+	for _, p := range sink.posts() {
+		if err := verifyPost(p, "buyer:"+created.ID, key); err != nil {
+			t.Fatalf("callback %s: %v", p.Body, err)
+		}
+		if p.Doc["task_id"] != created.ID {
+			t.Fatalf("callback without the task id: %s", p.Body)
+		}
+	}
+	bal := e.balances()
+	if bal[axp.EscrowAccount(created.ID)] != 0 || bal[axp.AcctSellerPaid] != price-feeOf(price) {
+		t.Fatalf("balances %v", bal)
+	}
+
+	// A callback that refuses the post is recorded on the task's timeline.
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "go away", http.StatusForbidden)
+	}))
+	defer refusing.Close()
+	rejected, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "nobody listens"},
+		"callback_url": refusing.URL})
+	eventually(t, func() error {
+		var tl axp.Timeline
+		if err := e.anon.Call(context.Background(), "get_timeline", map[string]any{"id": rejected.ID, "token": rejected.BuyerToken}, &tl); err != nil {
+			return err
+		}
+		for _, ev := range tl.Events {
+			if ev.Kind == "push_failed" && strings.Contains(fmt.Sprint(ev.Detail["push"]), "callback") && strings.Contains(fmt.Sprint(ev.Detail["error"]), "403") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no push_failed event: %+v", tl.Events)
+	})
+	if n := refuser.refusedCount(); n != 0 {
+		t.Fatalf("%d badly signed calls", n)
+	}
+}
+
+// TestMarketLateQuotes: a push seller answering after the quote window is not waited for; its offer
+// is stored when it arrives and pushed to the buyer's callback and to a buyer member's
+// receive_offers.
+func TestMarketLateQuotes(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t, func(c *daemon.Config) { c.QuoteWindow = 300 * time.Millisecond })
+	sink := newCallbackSink(t)
+	slow := e.newPushSeller("text-file", nil, map[string]time.Duration{"quote": 900 * time.Millisecond}, nil)
+	buyerMember := e.newPushSeller("video", nil, nil, map[string]any{"roles": []string{"buyer", "seller"}})
+
+	created, took := createTask(t, buyerMember.c, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "slowly"},
+		"callback_url": sink.srv.URL})
+	if took >= 900*time.Millisecond || len(created.Offers) != 0 {
+		t.Fatalf("creation waited %v for a late seller (offers %d)", took, len(created.Offers))
+	}
+	task := waitFor(t, func() (axp.Task, error) {
+		var got axp.Task
+		err := buyerMember.c.Call(context.Background(), "get_task", map[string]any{"id": created.ID}, &got)
+		if err == nil && len(got.Offers) == 0 {
+			err = fmt.Errorf("no offer yet")
+		}
+		return got, err
+	})
+	late := offerOf(t, task.Offers, slow.MemberID)
+	sink.waitFor("offers", func(d map[string]any) bool { return strings.Contains(fmt.Sprint(d["offers"]), late.OfferID) })
+	ro := buyerMember.waitCall("receive_offers", created.ID)
+	if !strings.Contains(fmt.Sprint(ro["offers"]), late.OfferID) || ro["choose_url"] != e.srv.URL+"/api/tasks/"+created.ID+"/choose" {
+		t.Fatalf("receive_offers %v", ro)
+	}
+	// Callbacks of a buyer member's task are signed with its platform key.
+	for _, p := range sink.posts() {
+		if err := verifyPost(p, buyerMember.MemberID, []byte(buyerMember.PlatformKey)); err != nil {
+			t.Fatalf("callback: %v", err)
+		}
+	}
+}
+
+// TestMarketCreationRules: invitations limit who quotes; acceptance checks and catalog params are
+// validated; vague briefs get questions; the type is inferred from the description.
+func TestMarketCreationRules(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	instant := e.instantSeller("text-file", "1.00", 5, nil, nil)
+	pullA := e.pullSeller("text-file", nil)
+	pullB := e.pullSeller("text-file", nil)
+
+	// invite_sellers by ids.
+	invited, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "for A only"},
+		"invite_sellers": []string{pullA.MemberID}})
+	if len(invited.Offers) != 0 {
+		t.Fatalf("an uninvited instant seller offered: %+v", invited.Offers)
+	}
+	var reqs axp.TaskList
+	call(t, pullB.c, "list_quote_requests", nil, &reqs)
+	if slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == invited.ID }) {
+		t.Fatal("an uninvited seller sees the task")
+	}
+	_, err := do(pullB.c, "submit_offer", map[string]any{"id": invited.ID, "price_usd": 1, "eta_minutes": 5})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	call(t, pullA.c, "list_quote_requests", nil, &reqs)
+	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == invited.ID }) {
+		t.Fatal("the invited seller does not see the task")
+	}
+	call(t, pullA.c, "submit_offer", map[string]any{"id": invited.ID, "price_usd": 1, "eta_minutes": 5}, nil)
+	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x y z"},
+		"invite_sellers": []string{"mem_nobody"}})
+	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers[0]")
+
+	// invite_sellers: favourites of a buyer member.
+	bm := e.register(map[string]any{"roles": []string{"buyer"}})
+	_, err = do(bm.c, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "favs"}, "invite_sellers": "favourites"})
+	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers")
+	call(t, bm.c, "favourites", map[string]any{"seller_ids": []string{instant.MemberID}}, nil)
+	favs, _ := createTask(t, bm.c, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "favs"}, "invite_sellers": "favourites"})
+	if len(favs.Offers) != 1 || favs.Offers[0].Seller.ID != instant.MemberID {
+		t.Fatalf("favourites task offers %+v", favs.Offers)
+	}
+	_, err = do(pullA.c, "submit_offer", map[string]any{"id": favs.ID, "price_usd": 1, "eta_minutes": 5})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "favs"}, "invite_sellers": "favourites"})
+	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers")
+
+	// Acceptance checks: unknown keys and bad values are refused, naming the key.
+	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "checked"},
+		"acceptance_checks": map[string]any{"must_contain": "x", "smells_nice": true}})
+	apiErr(t, err, axp.CodeInvalidInput, "acceptance_checks.smells_nice")
+	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "checked"},
+		"acceptance_checks": map[string]any{"max_bytes": "lots"}})
+	apiErr(t, err, axp.CodeInvalidInput, "acceptance_checks.max_bytes")
+
+	// Vague briefs get questions; the type is inferred from a description.
+	vague, _ := createTask(t, e.anon, map[string]any{"description": "help me out"})
+	if len(vague.Questions) == 0 || vague.Type != "custom" {
+		t.Fatalf("vague brief: type %q, questions %v", vague.Type, vague.Questions)
+	}
+	inferred, _ := createTask(t, e.anon, map[string]any{"description": "write a short poem about autumn"})
+	if inferred.Type != "text-file" || inferred.Params["prompt"] != "write a short poem about autumn" || len(inferred.Questions) != 0 {
+		t.Fatalf("inferred %q %v %v", inferred.Type, inferred.Params, inferred.Questions)
+	}
+	if len(inferred.Offers) != 1 || inferred.Offers[0].Seller.ID != instant.MemberID {
+		t.Fatalf("the inferred type should match the text-file seller: %+v", inferred.Offers)
+	}
+	other, _ := createTask(t, e.anon, map[string]any{"type": "dog-walking", "description": "walk my dog twice"})
+	if other.Type != "dog-walking" {
+		t.Fatalf("any lowercase type is allowed: %q", other.Type)
+	}
+
+	// Catalog params: bounds and defaults, in the body and in the GET form.
+	_, err = do(e.anon, "create_task", map[string]any{"type": "video", "params": map[string]any{"prompt": "a cat", "duration": 99}})
+	apiErr(t, err, axp.CodeInvalidInput, "params.duration")
+	_, err = do(e.anon, "create_task", map[string]any{"type": "video", "params": map[string]any{"duration": 10}})
+	apiErr(t, err, axp.CodeInvalidInput, "params.prompt")
+	video, _ := createTask(t, e.anon, map[string]any{"type": "video", "params": map[string]any{"prompt": "a cat"}})
+	if fmt.Sprint(video.Params["duration"]) != "8" || video.Params["aspect"] != "16:9" {
+		t.Fatalf("video defaults %v", video.Params)
+	}
+	_, err = do(e.anon, "create_task_get", map[string]any{"type": "video", "params": map[string]any{"prompt": "a cat", "duration": "99"}})
+	apiErr(t, err, axp.CodeInvalidInput, "-")
+	var viaGet axp.CreatedTask
+	call(t, e.anon, "create_task_get", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku by GET"}}, &viaGet)
+	if viaGet.Params["prompt"] != "a haiku by GET" || viaGet.BuyerToken == "" || len(viaGet.Offers) != 1 {
+		t.Fatalf("GET creation %+v", viaGet)
+	}
+}
+
+// TestMarketQuoteShapes: the three quote shapes of spec 2.4 from push and pull sellers, validated
+// exactly; declines are listed, questions shown, and answering them runs a new quote round.
+func TestMarketQuoteShapes(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	clarifier := e.newPushSeller("text-file", map[string]func(map[string]any) any{
+		"quote": func(args map[string]any) any {
+			if strings.Contains(fmt.Sprint(args["description"]), "the Baltic") {
+				return map[string]any{"price_usd": 3, "eta_minutes": 15, "note": "Baltic it is"}
+			}
+			return map[string]any{"clarify": true, "questions": []string{"Which sea?"}}
+		},
+	}, nil, nil)
+	decliner := e.newPushSeller("text-file", map[string]func(map[string]any) any{
+		"quote": func(map[string]any) any {
+			return map[string]any{"decline": true, "reason_code": "no_capacity", "reason": "fully booked"}
+		},
+	}, nil, nil)
+	sloppy := e.newPushSeller("text-file", map[string]func(map[string]any) any{
+		"quote": func(map[string]any) any { return map[string]any{"price_usd": 1.234, "eta_minutes": 15} },
+	}, nil, nil)
+	pull := e.pullSeller("text-file", nil)
+
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "description": "a poem about the sea",
+		"params": map[string]any{"prompt": "a poem about the sea"}})
+	buyer := e.anon.With(created.BuyerToken)
+	if len(created.Offers) != 0 {
+		t.Fatalf("no push seller gave a valid price, yet %+v", created.Offers)
+	}
+	if len(created.Declined) != 1 || created.Declined[0].Seller.ID != decliner.MemberID || created.Declined[0].ReasonCode != "no_capacity" || created.Declined[0].Reason != "fully booked" {
+		t.Fatalf("declined %+v", created.Declined)
+	}
+	if len(created.Clarifications) != 1 || created.Clarifications[0].Seller.ID != clarifier.MemberID || created.Clarifications[0].Questions[0] != "Which sea?" {
+		t.Fatalf("clarifications %+v", created.Clarifications)
+	}
+	_, events := timelineKinds(t, buyer, created.ID)
+	if !slices.ContainsFunc(events, func(ev axp.Event) bool {
+		return ev.Kind == "quote_failed" && ev.Detail["seller"] == sloppy.MemberID && strings.Contains(fmt.Sprint(ev.Detail["error"]), "decimals")
+	}) {
+		t.Fatalf("the refused push quote is not on the timeline: %+v", events)
+	}
+
+	// Pull quotes are validated exactly.
+	price := func(extra map[string]any) map[string]any {
+		in := map[string]any{"id": created.ID, "price_usd": 2, "eta_minutes": 10}
+		for k, v := range extra {
+			in[k] = v
+		}
+		return in
+	}
+	for _, c := range []struct {
+		in    map[string]any
+		field string
+	}{
+		{price(map[string]any{"price_usd": 1.234}), "price_usd"},
+		{price(map[string]any{"price_usd": 100000.01}), "price_usd"},
+		{price(map[string]any{"price_usd": 0}), "price_usd"},
+		{price(map[string]any{"eta_minutes": 0}), "eta_minutes"},
+		{price(map[string]any{"eta_minutes": 43201}), "eta_minutes"},
+		{price(map[string]any{"valid_until": "2001-01-01T00:00:00Z"}), "valid_until"},
+		{price(map[string]any{"details": map[string]any{"nested": map[string]any{"x": 1}}}), "details.nested"},
+		{price(map[string]any{"guarantee": map[string]any{"free_redo": 4}}), "guarantee.free_redo"},
+		{price(map[string]any{"decline": true, "reason_code": "other"}), "-"},
+		{map[string]any{"id": created.ID, "clarify": true, "questions": []string{"1", "2", "3", "4", "5", "6"}}, "questions"},
+		{map[string]any{"id": created.ID, "decline": true, "reason_code": "bored"}, "reason_code"},
+		{map[string]any{"id": created.ID, "decline": true}, "reason_code"},
+	} {
+		_, err := do(pull.c, "submit_offer", c.in)
+		apiErr(t, err, axp.CodeInvalidInput, c.field)
+	}
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "decline": true, "reason_code": "too_expensive", "reason": "not worth it"}, nil)
+	if got := getTask(t, buyer, created.ID); len(got.Declined) != 2 {
+		t.Fatalf("declined %+v", got.Declined)
+	}
+
+	// The buyer answers: a new round, and the clarifier now prices the job.
+	var clarified axp.Task
+	call(t, buyer, "answer_clarifications", map[string]any{"id": created.ID, "answers": map[string]string{"Which sea?": "the Baltic"}}, &clarified)
+	o := offerOf(t, clarified.Offers, clarifier.MemberID)
+	if o.PriceUSD != usd(t, "3") || o.Note != "Baltic it is" || len(clarified.Clarifications) != 0 {
+		t.Fatalf("after clarifying: offer %+v, clarifications %+v", o, clarified.Clarifications)
+	}
+	if calls := clarifier.received("quote", created.ID); len(calls) != 2 {
+		t.Fatalf("the clarifier was asked %d times", len(calls))
+	}
+	// Pull sellers see the answers in the brief of their quote requests.
+	var reqs axp.TaskList
+	call(t, pull.c, "list_quote_requests", nil, &reqs)
+	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID }) {
+		t.Fatal("the task left the pull seller's quote requests")
+	}
+	// An unverified seller gets no quote requests and may not quote.
+	unverified := e.register(map[string]any{"roles": []string{"seller"}, "skills": []map[string]any{{"task_type": "text-file"}}})
+	_, err := do(unverified.c, "list_quote_requests", nil)
+	apiErr(t, err, axp.CodeForbidden, "-")
+	_, err = do(unverified.c, "submit_offer", price(nil))
+	apiErr(t, err, axp.CodeForbidden, "-")
+	if n := clarifier.refusedCount() + decliner.refusedCount() + sloppy.refusedCount(); n != 0 {
+		t.Fatalf("%d badly signed calls", n)
+	}
+}
+
+// TestMarketAutoChoose: auto_choose picks the cheapest or the fastest offer when the quote window
+// closes; a free job then starts at once.
+func TestMarketAutoChoose(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	free := map[string]any{"payment_methods": []string{"crypto", "free"}}
+	cheap := e.instantSeller("text-file", "1.00", 120, nil, free)
+	fast := e.instantSeller("text-file", "9.00", 2, nil, map[string]any{"payment_methods": []string{"crypto", "free"}})
+	for _, c := range []struct {
+		mode, method, seller, status string
+	}{
+		{"cheapest", "crypto", cheap.MemberID, axp.TaskAwaitingPayment},
+		{"fastest", "crypto", fast.MemberID, axp.TaskAwaitingPayment},
+		{"cheapest", "free", "", axp.TaskPaid},
+	} {
+		created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "auto"},
+			"auto_choose": c.mode, "payment_method": c.method})
+		if created.Status != c.status || created.Seller == nil || (c.seller != "" && created.Seller.ID != c.seller) {
+			t.Fatalf("auto_choose %s (%s): %s, seller %+v", c.mode, c.method, created.Status, created.Seller)
+		}
+		if c.method == "crypto" && (created.Payment == nil || created.Payment.PayableUSD <= *created.PriceUSD) {
+			t.Fatalf("auto-chosen task without payment details: %+v", created.Payment)
+		}
+	}
+}

@@ -59,22 +59,39 @@ func PaymentEntry(taskID string, received Money) []Posting {
 	return []Posting{{AcctBuyerFunds, -received}, {EscrowAccount(taskID), received}}
 }
 
+// TagLimit bounds the payable-amount tag: received amounts above the price by less than this are
+// the tag; more than that is the buyer's money (an overpayment, or funds left after a cheaper
+// re-choice) and goes back to the buyer.
+const TagLimit Money = 10_000 // one cent
+
+// Excess splits what escrow holds beyond the price into the tag the platform keeps on a release
+// and the part owed back to the buyer.
+func Excess(received, price Money) (tag, owed Money) {
+	excess := received - price
+	if excess <= 0 {
+		return 0, 0
+	}
+	if excess < TagLimit {
+		return excess, 0
+	}
+	return 0, excess
+}
+
 // SplitEntry empties a task's escrow (which holds received) into a refund to the buyer, the
 // platform fee and the seller's payout. refund is taken from the price; the seller's part
-// (price - refund) pays the fee frozen on the offer (bps); anything received beyond the price goes
-// back to the buyer on a refund and to platform:excess otherwise. A refund of 0 is a plain payout;
-// a refund of the whole price is a plain refund.
+// (price - refund) pays the fee frozen on the offer (bps). Anything received beyond the price goes
+// back to the buyer, except a tag under one cent on a plain payout, which goes to platform:excess.
+// A refund of 0 is a plain payout; a refund of the whole price is a plain refund.
 func SplitEntry(taskID string, received, price, refund Money, bps int64) []Posting {
 	sellerPart := price - refund
 	fee := FeeFor(sellerPart, bps)
-	excess := received - price
+	tag, owed := Excess(received, price)
+	if refund > 0 {
+		owed, tag = owed+tag, 0
+	}
 	var ps []Posting
 	ps = append(ps, Posting{EscrowAccount(taskID), -received})
-	buyer := refund
-	if refund > 0 {
-		buyer += excess
-	}
-	if buyer != 0 {
+	if buyer := refund + owed; buyer != 0 {
 		ps = append(ps, Posting{AcctBuyerRefund, buyer})
 	}
 	if fee.PlatformFee != 0 {
@@ -83,8 +100,8 @@ func SplitEntry(taskID string, received, price, refund Money, bps int64) []Posti
 	if fee.SellerNet != 0 {
 		ps = append(ps, Posting{AcctSellerPaid, fee.SellerNet})
 	}
-	if refund == 0 && excess != 0 {
-		ps = append(ps, Posting{AcctExcess, excess})
+	if tag != 0 {
+		ps = append(ps, Posting{AcctExcess, tag})
 	}
 	return ps
 }

@@ -112,3 +112,18 @@ func TestSplitEntriesBalance(t *testing.T) {
 		t.Errorf("refund balances %v", b)
 	}
 }
+
+func TestOwedExcessGoesBackToTheBuyer(t *testing.T) {
+	// 5.00 received, then a cheaper offer of 3.25 chosen: 1.75 is the buyer's, not the platform's.
+	ps := axp.SplitEntry("t", axp.USD(5, 0), axp.USD(3, 25), 0, 100)
+	b := axp.Balances([]axp.LedgerEntry{{Postings: axp.PaymentEntry("t", axp.USD(5, 0))}, {Postings: ps}})
+	if b[axp.AcctBuyerRefund] != axp.USD(1, 75) || b[axp.AcctExcess] != 0 {
+		t.Errorf("balances %v: want 1.75 back to the buyer and nothing kept", b)
+	}
+	if b[axp.AcctSellerPaid]+b[axp.AcctFees] != axp.USD(3, 25) || b[axp.EscrowAccount("t")] != 0 {
+		t.Errorf("balances %v", b)
+	}
+	if tag, owed := axp.Excess(axp.USD(1, 0)+9_999, axp.USD(1, 0)); tag != 9_999 || owed != 0 {
+		t.Errorf("a tag under one cent: %s %s", tag, owed)
+	}
+}

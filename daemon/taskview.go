@@ -97,7 +97,7 @@ func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience st
 			v.PayoutUSD = &net
 		}
 	}
-	if t.SellerID != "" && !t.Free() {
+	if (t.SellerID != "" || t.Received > 0) && !t.Free() {
 		p := &axp.PaymentInfo{Method: t.PaymentMethod, AmountUSD: t.Price, PayableUSD: t.Payable, Currency: "USD",
 			DepositAddress: t.DepositAddress, PayBy: t.PayBy, TxHash: t.TxHash, ReceivedUSD: t.Received, Status: "unpaid"}
 		switch {

@@ -387,6 +387,12 @@ func (d *Daemon) moneyApproval(t *axp.TaskRecord, kind string, refund axp.Money,
 	switch kind {
 	case axp.ApprovePayout:
 		a.Amount = fee.SellerNet
+		// Funds beyond the price (left after a cheaper re-choice, or overpaid) go back to the buyer
+		// with the payout; a tag under one cent stays with the platform.
+		if _, owed := axp.Excess(t.Received, t.Price); owed > 0 {
+			a.RefundUSD = owed
+			a.Reason += fmt.Sprintf("; also return %s the buyer paid beyond the price", owed.Display())
+		}
 	case axp.ApproveRefund:
 		a.Amount = t.Received
 	default:

@@ -1,0 +1,56 @@
+package axp
+
+import "time"
+
+// Step is one step of a verification, conformance test or sandbox job, with a fix hint when it
+// failed.
+type Step struct {
+	Name      string `json:"name"`
+	OK        bool   `json:"ok"`
+	Detail    string `json:"detail,omitempty"`
+	Hint      string `json:"hint,omitempty"`
+	LatencyMS int64  `json:"latency_ms,omitempty"`
+}
+
+// Verification is the result of POST /api/members/me/verify.
+type Verification struct {
+	MemberID  string    `json:"member_id"`
+	Mode      string    `json:"mode" doc:"push (the exchange called your MCP server) or pull"`
+	Passed    bool      `json:"passed"`
+	State     string    `json:"state" doc:"your member state after the handshake"`
+	Steps     []Step    `json:"steps"`
+	CheckedAt time.Time `json:"checked_at"`
+	// Practice is the practice quote request a pull member answers to verify.
+	Practice  *PracticeRequest `json:"practice,omitempty"`
+	NextSteps []string         `json:"next_steps,omitempty"`
+}
+
+// PracticeRequest is the quote request a pull-mode member answers to verify.
+type PracticeRequest struct {
+	TaskID    string    `json:"task_id" doc:"answer with POST /api/tasks/{task_id}/offers (a price, clarify or decline), then POST /api/members/me/verify again"`
+	TaskType  string    `json:"task_type"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Conformance is the report of POST /api/members/me/conformance.
+type Conformance struct {
+	MemberID  string    `json:"member_id"`
+	Passed    bool      `json:"passed"`
+	Checks    []Step    `json:"checks"`
+	Failed    int       `json:"failed"`
+	Summary   string    `json:"summary"`
+	CheckedAt time.Time `json:"checked_at"`
+}
+
+// Sandbox is a practice job in which the exchange plays the other side (nothing is booked).
+type Sandbox struct {
+	SandboxID string     `json:"sandbox_id"`
+	MemberID  string     `json:"member_id"`
+	As        string     `json:"as"`
+	TaskType  string     `json:"task_type"`
+	TaskID    string     `json:"task_id,omitempty"`
+	Status    string     `json:"status" doc:"running, passed or failed"`
+	Steps     []Step     `json:"steps"`
+	CreatedAt time.Time  `json:"created_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+}

@@ -100,6 +100,7 @@ type Member struct {
 	Favourites       []string    `json:"favourites,omitempty"`
 	LastChecks       []Check     `json:"last_checks,omitempty"`
 	LivenessFailures int         `json:"liveness_failures,omitempty"`
+	Practice         *Practice   `json:"practice,omitempty"`
 	ContactRemovals  []time.Time `json:"contact_removals,omitempty"`
 	CreatedAt        time.Time   `json:"created_at"`
 	UpdatedAt        time.Time   `json:"updated_at"`
@@ -109,6 +110,14 @@ type Member struct {
 	SecretHash     string `json:"secret_hash"`
 	PlatformKeyEnc []byte `json:"platform_key_enc"`
 	AuthTokenEnc   []byte `json:"auth_token_enc,omitempty"`
+}
+
+// Practice is a pull member's practice quote request (verification), and its answer.
+type Practice struct {
+	TaskID    string                `json:"task_id"`
+	TaskType  string                `json:"task_type"`
+	ExpiresAt time.Time             `json:"expires_at"`
+	Answer    *protocol.QuoteAnswer `json:"answer,omitempty"`
 }
 
 // HasRole reports whether the member has role r.

@@ -806,8 +806,6 @@ func TestUnavailableOperations(t *testing.T) {
 		in any
 	}{
 		{e.anon, "talk", map[string]any{"message": "hello"}},
-		{s.c, "verify", nil},
-		{s.c, "run_conformance", nil},
 		{s.c, "start_sandbox", map[string]any{"as": "seller"}},
 		{e.anon.With("bt_x"), "propose_settlement", map[string]any{"id": "tsk_x", "refund_pct": 50}},
 		{s.c, "board_list", nil},

@@ -229,6 +229,7 @@ func (d *Daemon) background() {
 			d.prune()
 		case <-sweep.C:
 			d.sweep(context.Background())
+			d.liveness(context.Background())
 		}
 	}
 }

@@ -62,6 +62,8 @@ func (d *Daemon) bind() map[string]rest.Handler {
 		"update_profile":    typed(d.updateProfile),
 		"update_skills":     typed(d.updateSkills),
 		"heartbeat":         d.heartbeat,
+		"verify":            d.verifyMember,
+		"run_conformance":   d.runConformance,
 		"list_my_tasks":     d.listMyTasks,
 		"favourites":        typed(d.setFavourites),
 		"announcements":     d.listAnnouncements,

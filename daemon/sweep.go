@@ -114,3 +114,6 @@ func (d *Daemon) reminders(ch *change, t *axp.TaskRecord, text string) {
 
 // Sweep runs the window checks once now (tests and the operator's CLI use it).
 func (d *Daemon) Sweep() int { return d.sweep(context.Background()) }
+
+// Liveness runs the members' liveness checks once now (tests use it).
+func (d *Daemon) Liveness() { d.liveness(context.Background()) }

@@ -269,7 +269,13 @@ func (d *Daemon) listQuoteRequests(ctx context.Context, c *rest.Call) (any, erro
 		if err != nil {
 			return err
 		}
+		if p := m.Practice; p != nil && p.Answer == nil && d.now().Before(p.ExpiresAt) {
+			out.Tasks = append(out.Tasks, practiceView(m))
+		}
 		if m.State != axp.MemberVerified {
+			if len(out.Tasks) > 0 {
+				return nil
+			}
 			return axp.Forbidden("only verified sellers get quote requests", "POST /api/members/me/verify first")
 		}
 		for _, id := range tx.TaskIDsByStatus(axp.TaskOpen) {
@@ -296,6 +302,9 @@ func (d *Daemon) listQuoteRequests(ctx context.Context, c *rest.Call) (any, erro
 
 func (d *Daemon) submitOffer(ctx context.Context, c *rest.Call, in *axp.OfferInput) (any, error) {
 	id := c.Path["id"]
+	if strings.HasPrefix(id, practicePrefix) {
+		return d.answerPractice(ctx, c, id, in.QuoteAnswer)
+	}
 	var offer any
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, id)

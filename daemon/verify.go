@@ -1,0 +1,524 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/outbound"
+	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// practiceWindow is how long a pull member has to answer its practice request.
+const practiceWindow = time.Hour
+
+// practicePrefix marks practice request ids; they live on the member record, never in the market.
+const practicePrefix = "prc_"
+
+func step(name string, err error, detail, hint string, latency time.Duration) axp.Step {
+	s := axp.Step{Name: name, OK: err == nil, Detail: detail, LatencyMS: latency.Milliseconds()}
+	if err != nil {
+		s.Detail = strings.TrimSpace(strings.TrimSpace(detail+" ") + err.Error())
+		s.Hint = hint
+		var ce *outbound.CallError
+		if errors.As(err, &ce) && hint == "" {
+			s.Hint = ce.Message
+		}
+	}
+	return s
+}
+
+func passed(steps []axp.Step) bool {
+	for _, s := range steps {
+		if !s.OK {
+			return false
+		}
+	}
+	return len(steps) > 0
+}
+
+// sampleQuote is the quote request the exchange sends in test mode for a task type.
+func sampleQuote(m *axp.Member, taskType string) protocol.QuoteInput {
+	params := map[string]any{}
+	if svc := axp.ServiceFor(taskType); svc != nil {
+		if p, err := svc.Normalize(sampleParams(svc), false, "params"); err == nil {
+			params = p
+		}
+	}
+	return protocol.QuoteInput{TaskID: "tsk_test_" + axp.RandomHex(4), TaskType: taskType,
+		Description: "Test request from the exchange: nothing is booked.", Params: params,
+		Buyer: protocol.BuyerRef{ID: "anonymous", Name: "exchange test buyer", Anonymous: true}, PaymentMethod: axp.PayCrypto, Test: true}
+}
+
+func sampleParams(s *axp.Service) map[string]any {
+	p := map[string]any{}
+	for _, x := range s.Params {
+		switch x.Name {
+		case "prompt":
+			p["prompt"] = "A short test request"
+		case "source_url":
+			p["source_url"] = "https://media.example/test.mp3"
+		case "target_language":
+			p["target_language"] = "fr"
+		case "text":
+			p["text"] = "Hello"
+		}
+	}
+	return p
+}
+
+// verifyPush runs the handshake against a member's MCP server.
+func (d *Daemon) verifyPush(ctx context.Context, m *axp.Member) []axp.Step {
+	var steps []axp.Step
+	start := time.Now()
+	t, err := d.target(m)
+	if err != nil {
+		return []axp.Step{step("platform_key", err, "", "contact the operator", 0)}
+	}
+	nonce := axp.RandomHex(16)
+	var ct protocol.ContactTestOutput
+	_, err = d.caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
+	if err == nil {
+		want := protocol.ContactTestSignature(t.PlatformKey, nonce)
+		switch {
+		case ct.Nonce != nonce:
+			err = errors.New("the nonce came back changed")
+		case !hmac.Equal([]byte(ct.Signature), []byte(want)):
+			err = errors.New("the signature does not match")
+		}
+	}
+	steps = append(steps, step("contact_test", err, "", `return {"nonce": <the nonce>, "signature": hex HMAC-SHA256(platform_key, "contact_test." + nonce)}`, time.Since(start)))
+	if err != nil {
+		return steps
+	}
+	start = time.Now()
+	tools, err := d.caller.ListTools(ctx, t)
+	if err == nil {
+		var missing []string
+		for _, name := range protocol.RequiredTools(m.Roles) {
+			if !containsStr(tools, name) {
+				missing = append(missing, name)
+			}
+		}
+		if len(missing) > 0 {
+			err = fmt.Errorf("missing tools: %s", strings.Join(missing, ", "))
+		}
+	}
+	steps = append(steps, step("tools_list", err, "", "offer every required tool of your roles; see /api/protocol/tools.json", time.Since(start)))
+	if err != nil {
+		return steps
+	}
+	return append(steps, d.roleCalls(ctx, m, t)...)
+}
+
+// asErr turns a typed *axp.Error into an error interface that is nil when the pointer is.
+func asErr(e *axp.Error) error {
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// roleCalls makes one test call (test: true) to each role tool and checks the answers' schemas.
+func (d *Daemon) roleCalls(ctx context.Context, m *axp.Member, t outbound.Target) []axp.Step {
+	var steps []axp.Step
+	call := func(name, tool string, in, out any, hint string) error {
+		start := time.Now()
+		_, err := d.caller.Call(ctx, t, tool, in, out)
+		steps = append(steps, step(name, err, "", hint, time.Since(start)))
+		return err
+	}
+	if m.HasRole(protocol.RoleSeller) {
+		var gs protocol.GetSkillsOutput
+		call("get_skills", "get_skills", protocol.GetSkillsInput{MemberID: m.ID}, &gs, "return {\"skills\": [...]} as declared at registration")
+		taskType := "text-file"
+		if len(m.Skills) > 0 {
+			taskType = m.Skills[0].TaskType
+		}
+		var q protocol.QuoteAnswer
+		if call("quote", "quote", sampleQuote(m, taskType), &q, "answer a price, clarifying questions or a decline (spec 2.4)") == nil {
+			if err := q.Check(false, d.now()); err != nil {
+				steps[len(steps)-1] = step("quote", err, "the test quote breaks a rule:", "", 0)
+			}
+		}
+	}
+	if m.HasRole(protocol.RoleBuyer) {
+		var r protocol.Received
+		call("receive_offers", "receive_offers", protocol.ReceiveOffersInput{TaskID: "tsk_test", Offers: []protocol.OfferSummary{},
+			ChooseURL: d.BaseURL() + "/api/tasks/tsk_test/choose", Test: true}, &r, "return {\"received\": true}")
+	}
+	var r protocol.Received
+	call("task_update", "task_update", protocol.TaskUpdateInput{TaskID: "tsk_test", Status: axp.TaskPaid, Test: true}, &r, "return {\"received\": true}")
+	return steps
+}
+
+func (d *Daemon) verifyMember(ctx context.Context, c *rest.Call) (any, error) {
+	m, err := d.member(c.Caller.MemberID)
+	if err != nil {
+		return nil, err
+	}
+	if m.State == axp.MemberSuspended {
+		return nil, axp.Forbidden("a suspended member cannot verify", "message the operator")
+	}
+	now := d.now()
+	v := &axp.Verification{MemberID: m.ID, Mode: modeOf(m), CheckedAt: now}
+	if m.PullMode() {
+		v.Steps, v.Practice = d.verifyPull(m, now)
+	} else {
+		v.Steps = d.verifyPush(ctx, m)
+	}
+	v.Passed = passed(v.Steps)
+	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		m, err := loadMember(ch.tx, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		if m.PullMode() && v.Practice != nil {
+			m.Practice = &axp.Practice{TaskID: v.Practice.TaskID, TaskType: v.Practice.TaskType, ExpiresAt: v.Practice.ExpiresAt}
+		}
+		m.LastChecks = checksOf(v.Steps, ch.now)
+		if v.Passed && m.State != axp.MemberSuspended {
+			m.State, m.LivenessFailures, m.Practice = axp.MemberVerified, 0, nil
+			at := ch.now
+			m.VerifiedAt = &at
+		}
+		m.LastSeenAt, m.UpdatedAt = ch.now, ch.now
+		if err := ch.tx.PutMember(m); err != nil {
+			return nil, err
+		}
+		if err := ch.audit("member.verify", "member", m.ID, map[string]any{"passed": v.Passed, "mode": v.Mode}); err != nil {
+			return nil, err
+		}
+		v.State = m.State
+		if !v.Passed {
+			v.NextSteps = []string{"fix the failed steps (each has a hint), then POST /api/members/me/verify again"}
+			if v.Practice != nil {
+				v.NextSteps = []string{"answer the practice request: POST /api/tasks/" + v.Practice.TaskID + "/offers, then POST /api/members/me/verify again"}
+			}
+		} else {
+			v.NextSteps = []string{"POST /api/members/me/conformance for the deep test"}
+		}
+		return v, nil
+	})
+	if err == nil {
+		d.invalidate()
+	}
+	return out, err
+}
+
+func checksOf(steps []axp.Step, now time.Time) []axp.Check {
+	out := make([]axp.Check, len(steps))
+	for i, s := range steps {
+		out[i] = axp.Check{Name: s.Name, OK: s.OK, Detail: s.Detail, Hint: s.Hint, At: now}
+	}
+	return out
+}
+
+// verifyPull checks a pull member's practice request: issued on the first call, answered through
+// POST /api/tasks/{id}/offers, and checked on the next call.
+func (d *Daemon) verifyPull(m *axp.Member, now time.Time) ([]axp.Step, *axp.PracticeRequest) {
+	p := m.Practice
+	if p != nil && p.Answer != nil && now.Before(p.ExpiresAt) {
+		err := asErr(p.Answer.Check(false, now))
+		return []axp.Step{step("practice_request", err, "answered with a "+p.Answer.Kind(), "", 0)}, nil
+	}
+	taskType := "text-file"
+	if len(m.Skills) > 0 {
+		taskType = m.Skills[0].TaskType
+	}
+	if p == nil || !now.Before(p.ExpiresAt) {
+		p = &axp.Practice{TaskID: practicePrefix + axp.RandomHex(8), TaskType: taskType, ExpiresAt: now.Add(practiceWindow)}
+	}
+	req := &axp.PracticeRequest{TaskID: p.TaskID, TaskType: p.TaskType, ExpiresAt: p.ExpiresAt}
+	return []axp.Step{{Name: "practice_request", OK: false, Detail: "a practice quote request is waiting: " + p.TaskID,
+		Hint: "it is listed in GET /api/members/me/quote-requests; answer it with POST /api/tasks/" + p.TaskID + "/offers"}}, req
+}
+
+// practiceView is the practice request as a quote request.
+func practiceView(m *axp.Member) axp.Task {
+	p := m.Practice
+	return axp.Task{ID: p.TaskID, Type: p.TaskType, Description: "Practice request for verification: answer as you would a real one. Nothing is booked.",
+		Params: sampleQuote(m, p.TaskType).Params, PaymentMethod: axp.PayCrypto, Status: axp.TaskOpen, Offers: []axp.Offer{}, Declined: []axp.Declined{},
+		NextSteps: []string{"POST /api/tasks/" + p.TaskID + "/offers with a price, clarify or decline; then POST /api/members/me/verify"}}
+}
+
+// answerPractice records a pull member's answer to its practice request.
+func (d *Daemon) answerPractice(ctx context.Context, c *rest.Call, taskID string, a protocol.QuoteAnswer) (any, error) {
+	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		m, err := loadMember(ch.tx, c.Caller.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		if m.Practice == nil || m.Practice.TaskID != taskID || !ch.now.Before(m.Practice.ExpiresAt) {
+			return nil, axp.NotFound("practice request", taskID).WithHint("POST /api/members/me/verify to get a practice request")
+		}
+		if err := a.Check(false, ch.now); err != nil {
+			return nil, err
+		}
+		m.Practice.Answer = &a
+		if err := ch.tx.PutMember(m); err != nil {
+			return nil, err
+		}
+		return map[string]any{"task_id": taskID, "kind": a.Kind(), "recorded": true,
+			"next": "POST /api/members/me/verify to finish verification"}, nil
+	})
+}
+
+// --- conformance ---
+
+func (d *Daemon) runConformance(ctx context.Context, c *rest.Call) (any, error) {
+	m, err := d.member(c.Caller.MemberID)
+	if err != nil {
+		return nil, err
+	}
+	rep := &axp.Conformance{MemberID: m.ID, CheckedAt: d.now()}
+	if m.PullMode() {
+		rep.Checks = d.conformancePull(m)
+	} else {
+		rep.Checks = d.conformancePush(ctx, m)
+	}
+	for _, s := range rep.Checks {
+		if !s.OK {
+			rep.Failed++
+		}
+	}
+	rep.Passed = rep.Failed == 0 && len(rep.Checks) > 0
+	rep.Summary = fmt.Sprintf("%d of %d checks passed", len(rep.Checks)-rep.Failed, len(rep.Checks))
+	d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		return nil, ch.audit("member.conformance", "member", m.ID, map[string]any{"passed": rep.Passed, "failed": rep.Failed})
+	})
+	return rep, nil
+}
+
+func (d *Daemon) conformancePull(m *axp.Member) []axp.Step {
+	steps := []axp.Step{step("verified", verifiedErr(m), "", "POST /api/members/me/verify and answer the practice request", 0)}
+	err := error(nil)
+	if len(m.Skills) == 0 && m.HasRole(protocol.RoleSeller) {
+		err = errors.New("no skills declared")
+	}
+	steps = append(steps, step("skills", err, "", "PUT /api/members/me/skills", 0))
+	if time.Since(m.LastSeenAt) > checkInPeriod {
+		err = errors.New("no contact for over 24 h")
+	}
+	return append(steps, step("check_in", err, "", "call POST /api/members/me/heartbeat at least daily", 0))
+}
+
+func verifiedErr(m *axp.Member) error {
+	if m.State != axp.MemberVerified {
+		return fmt.Errorf("state is %s", m.State)
+	}
+	return nil
+}
+
+// conformancePush is the deep test of a member's server: forged calls refused, schemas, honesty
+// of quotes against the declared skills, and timing within the call budget.
+func (d *Daemon) conformancePush(ctx context.Context, m *axp.Member) []axp.Step {
+	t, err := d.target(m)
+	if err != nil {
+		return []axp.Step{step("platform_key", err, "", "contact the operator", 0)}
+	}
+	var steps []axp.Step
+	now := d.now()
+	forged := []struct {
+		name, hint string
+		mutate     func(h http.Header, body []byte)
+	}{
+		{"refuses_forged_signature", "verify X-AX-Signature = hex HMAC-SHA256(platform_key, \"<timestamp>.<raw body>\") with a constant-time compare", func(h http.Header, body []byte) {
+			protocol.SignRequest(h, m.ID, []byte("not-the-platform-key"), t.AuthToken, body, now)
+		}},
+		{"refuses_stale_timestamp", "refuse calls whose X-AX-Timestamp is more than 300 s from now", func(h http.Header, body []byte) {
+			protocol.SignRequest(h, m.ID, t.PlatformKey, t.AuthToken, body, now.Add(-10*time.Minute))
+		}},
+		{"refuses_future_timestamp", "refuse calls whose X-AX-Timestamp is more than 300 s from now", func(h http.Header, body []byte) {
+			protocol.SignRequest(h, m.ID, t.PlatformKey, t.AuthToken, body, now.Add(10*time.Minute))
+		}},
+		{"refuses_missing_headers", "refuse calls without X-AX-Member-Id, X-AX-Timestamp and X-AX-Signature", func(h http.Header, body []byte) {
+			if t.AuthToken != "" {
+				h.Set("Authorization", "Bearer "+t.AuthToken)
+			}
+		}},
+		{"refuses_other_member", "refuse calls whose X-AX-Member-Id is not yours", func(h http.Header, body []byte) {
+			protocol.SignRequest(h, "mem_someone_else", t.PlatformKey, t.AuthToken, body, now)
+		}},
+	}
+	for _, f := range forged {
+		start := time.Now()
+		accepted, detail := d.probe(ctx, t.MCPURL, f.mutate)
+		var err error
+		if accepted {
+			err = errors.New("the forged call was answered with a result")
+		}
+		steps = append(steps, step(f.name, err, detail, f.hint, time.Since(start)))
+	}
+	verify := d.verifyPush(ctx, m)
+	steps = append(steps, verify...)
+	if !passed(verify) {
+		return steps
+	}
+	if m.HasRole(protocol.RoleSeller) {
+		steps = append(steps, d.honesty(ctx, m, t)...)
+	}
+	slow := error(nil)
+	var worst int64
+	for _, s := range steps {
+		worst = max(worst, s.LatencyMS)
+	}
+	if worst > protocol.ToolCallTimeoutMillis {
+		slow = fmt.Errorf("the slowest call took %d ms", worst)
+	}
+	steps = append(steps, step("timing", slow, fmt.Sprintf("slowest call %d ms (budget %d ms)", worst, protocol.ToolCallTimeoutMillis),
+		"answer every call within 10 s; quote fast (under 1 s earns the fast_quotes badge)", 0))
+	return steps
+}
+
+// honesty asks for a quote on each declared skill and checks it against what the seller declared.
+func (d *Daemon) honesty(ctx context.Context, m *axp.Member, t outbound.Target) []axp.Step {
+	var steps []axp.Step
+	for _, s := range m.Skills {
+		start := time.Now()
+		var q protocol.QuoteAnswer
+		_, err := d.caller.Call(ctx, t, "quote", sampleQuote(m, s.TaskType), &q)
+		detail := ""
+		if err == nil {
+			err = asErr(q.Check(false, d.now()))
+		}
+		if err == nil {
+			switch q.Kind() {
+			case "decline":
+				err = fmt.Errorf("declined a task type it lists (%s: %s)", q.ReasonCode, q.Reason)
+			case "price":
+				detail = fmt.Sprintf("quoted %s in %d min", q.PriceUSD.Display(), *q.ETAMinutes)
+				switch {
+				case s.Instant() && (*q.PriceUSD != *s.InstantPriceUSD || *q.ETAMinutes != *s.InstantETAMinutes):
+					err = fmt.Errorf("the instant price is %s in %d min but the quote differs", s.InstantPriceUSD.Display(), *s.InstantETAMinutes)
+				case s.MinPriceUSD != nil && *q.PriceUSD < *s.MinPriceUSD:
+					err = fmt.Errorf("quoted below the declared minimum %s", s.MinPriceUSD.Display())
+				}
+			}
+		}
+		steps = append(steps, step("honest_quote:"+s.TaskType, err, detail, "quote what your skills declare: instant prices exactly, never below min_price_usd; decline only what you cannot do now", time.Since(start)))
+	}
+	return steps
+}
+
+// probe sends one tools/call contact_test with headers set by mutate and reports whether the
+// server answered it with a result (a forged call accepted).
+func (d *Daemon) probe(ctx context.Context, url string, mutate func(h http.Header, body []byte)) (bool, string) {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "contact_test", "arguments": map[string]any{"nonce": "probe", "member_id": "probe"}}})
+	ctx, cancel := context.WithTimeout(ctx, protocol.ToolCallTimeoutMillis*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return false, err.Error()
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	mutate(req.Header, body)
+	res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		return false, "no answer: " + err.Error()
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode >= 300 {
+		return false, "refused with HTTP " + strconv.Itoa(res.StatusCode)
+	}
+	text := string(raw)
+	if strings.Contains(text, `"result"`) && !strings.Contains(text, `"isError":true`) {
+		return true, "HTTP " + strconv.Itoa(res.StatusCode) + " with a result"
+	}
+	return false, "refused (HTTP " + strconv.Itoa(res.StatusCode) + ", no result)"
+}
+
+// --- liveness ---
+
+// liveness checks members with no contact for 24 h (DESIGN.md section 6): push members get
+// contact_test and get_skills; two consecutive failures (push) or two silent days (pull) make a
+// member unreachable, out of matching until it verifies again.
+func (d *Daemon) liveness(ctx context.Context) {
+	now := d.now()
+	var due []*axp.Member
+	d.db.View(func(tx *store.Tx) error {
+		return tx.EachMember(func(m *axp.Member) bool {
+			if m.State == axp.MemberVerified && now.Sub(m.LastSeenAt) > checkInPeriod*time.Duration(m.LivenessFailures+1) {
+				due = append(due, m)
+			}
+			return true
+		})
+	})
+	for _, m := range due {
+		var steps []axp.Step
+		if m.PullMode() {
+			steps = []axp.Step{{Name: "check_in", OK: false, Detail: "no authenticated call or heartbeat for over 24 h",
+				Hint: "call POST /api/members/me/heartbeat at least daily"}}
+		} else {
+			steps = d.livenessPush(ctx, m)
+		}
+		ok := passed(steps)
+		d.mutate(ctx, "system", func(ch *change) (any, error) {
+			cur, err := loadMember(ch.tx, m.ID)
+			if err != nil || cur.State != axp.MemberVerified {
+				return nil, err
+			}
+			cur.LastChecks = checksOf(steps, ch.now)
+			if ok {
+				cur.LivenessFailures, cur.LastSeenAt = 0, ch.now
+			} else {
+				cur.LivenessFailures++
+				if cur.LivenessFailures >= 2 {
+					cur.State, cur.VerifiedAt = axp.MemberUnreachable, nil
+				}
+			}
+			if err := ch.tx.PutMember(cur); err != nil {
+				return nil, err
+			}
+			return nil, ch.audit("member.liveness", "member", cur.ID, map[string]any{"ok": ok, "failures": cur.LivenessFailures, "state": cur.State})
+		})
+	}
+	if len(due) > 0 {
+		d.invalidate()
+	}
+}
+
+func (d *Daemon) livenessPush(ctx context.Context, m *axp.Member) []axp.Step {
+	t, err := d.target(m)
+	if err != nil {
+		return []axp.Step{step("platform_key", err, "", "", 0)}
+	}
+	nonce := axp.RandomHex(16)
+	start := time.Now()
+	var ct protocol.ContactTestOutput
+	_, err = d.caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
+	if err == nil && (ct.Nonce != nonce || !hmac.Equal([]byte(ct.Signature), []byte(protocol.ContactTestSignature(t.PlatformKey, nonce)))) {
+		err = errors.New("wrong contact_test answer")
+	}
+	steps := []axp.Step{step("contact_test", err, "", "", time.Since(start))}
+	if m.HasRole(protocol.RoleSeller) {
+		start = time.Now()
+		var gs protocol.GetSkillsOutput
+		_, err = d.caller.Call(ctx, t, "get_skills", protocol.GetSkillsInput{MemberID: m.ID}, &gs)
+		steps = append(steps, step("get_skills", err, "", "", time.Since(start)))
+	}
+	return steps
+}

@@ -1,6 +1,10 @@
 package axp
 
-import "time"
+import (
+	"time"
+
+	"github.com/axp-exchange/axp/protocol"
+)
 
 // Step is one step of a verification, conformance test or sandbox job, with a fix hint when it
 // failed.
@@ -53,4 +57,26 @@ type Sandbox struct {
 	Steps     []Step     `json:"steps"`
 	CreatedAt time.Time  `json:"created_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
+}
+
+// Sandbox stages.
+const (
+	SandboxQuote   = "quote" // waiting for the seller's quote
+	SandboxWork    = "work"  // waiting for the seller's delivery
+	SandboxDone    = "done"
+	SandboxRunning = "running"
+	SandboxPassed  = "passed"
+	SandboxFailed  = "failed"
+)
+
+// SandboxRecord is a stored sandbox job.
+type SandboxRecord struct {
+	V int `json:"v"`
+	Sandbox
+	Pull      bool                  `json:"pull"`
+	Stage     string                `json:"stage"`
+	Quote     *protocol.QuoteAnswer `json:"quote,omitempty"`
+	Delivered *Delivery             `json:"delivered,omitempty"`
+	Content   []byte                `json:"content,omitempty"`
+	Deadline  time.Time             `json:"deadline"`
 }

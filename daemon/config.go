@@ -36,6 +36,8 @@ type Config struct {
 	// Verifier checks reported crypto payments; nil means the manual verifier (the operator
 	// confirms every payment).
 	Verifier PaymentVerifier
+	// SandboxWait bounds how long a sandbox job waits for the member's quote and delivery.
+	SandboxWait time.Duration
 	// SweepEvery is how often expiry and auto-release windows are checked.
 	SweepEvery time.Duration
 
@@ -69,5 +71,6 @@ func Defaults() Config {
 		LogRetention:           90 * 24 * time.Hour,
 		LogLevel:               "info",
 		SweepEvery:             30 * time.Second,
+		SandboxWait:            5 * time.Minute,
 	}
 }

@@ -81,6 +81,8 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"get_timeline":          {token, map[string]any{"id": "tsk_x"}},
 		"request_redo":          {token, map[string]any{"id": "tsk_x", "reason": "r"}},
 		"answer_clarifications": {token, map[string]any{"id": "tsk_x", "answers": map[string]any{"q": "a"}}},
+		"start_sandbox":         {seller.c, map[string]any{"as": "seller", "task_type": "video"}},
+		"get_sandbox":           {seller.c, map[string]any{"id": "sbx_x"}},
 		"submit_offer":          {seller.c, map[string]any{"id": "tsk_x", "price_usd": 1.5, "eta_minutes": 10, "note": "n"}},
 		"list_jobs":             {seller.c, map[string]any{"status": "all"}},
 		"deliver":               {seller.c, map[string]any{"id": "tsk_x", "content": "c", "filename": "f.txt", "mime_type": "text/plain", "note": "n"}},
@@ -806,7 +808,6 @@ func TestUnavailableOperations(t *testing.T) {
 		in any
 	}{
 		{e.anon, "talk", map[string]any{"message": "hello"}},
-		{s.c, "start_sandbox", map[string]any{"as": "seller"}},
 		{e.anon.With("bt_x"), "propose_settlement", map[string]any{"id": "tsk_x", "refund_pct": 50}},
 		{s.c, "board_list", nil},
 		{e.anon, "find_paid_tools", nil},

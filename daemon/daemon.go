@@ -77,6 +77,9 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	if cfg.SweepEvery <= 0 {
 		cfg.SweepEvery = Defaults().SweepEvery
 	}
+	if cfg.SandboxWait <= 0 {
+		cfg.SandboxWait = Defaults().SandboxWait
+	}
 	keys, err := loadSealer(cfg.DataDir)
 	if err != nil {
 		return nil, "", err

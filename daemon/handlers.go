@@ -64,6 +64,8 @@ func (d *Daemon) bind() map[string]rest.Handler {
 		"heartbeat":         d.heartbeat,
 		"verify":            d.verifyMember,
 		"run_conformance":   d.runConformance,
+		"start_sandbox":     typed(d.startSandbox),
+		"get_sandbox":       typed(d.getSandbox),
 		"list_my_tasks":     d.listMyTasks,
 		"favourites":        typed(d.setFavourites),
 		"announcements":     d.listAnnouncements,

@@ -272,6 +272,7 @@ func (d *Daemon) listQuoteRequests(ctx context.Context, c *rest.Call) (any, erro
 		if p := m.Practice; p != nil && p.Answer == nil && d.now().Before(p.ExpiresAt) {
 			out.Tasks = append(out.Tasks, practiceView(m))
 		}
+		out.Tasks = append(out.Tasks, d.sandboxViews(tx, m.ID, axp.SandboxQuote)...)
 		if m.State != axp.MemberVerified {
 			if len(out.Tasks) > 0 {
 				return nil
@@ -304,6 +305,9 @@ func (d *Daemon) submitOffer(ctx context.Context, c *rest.Call, in *axp.OfferInp
 	id := c.Path["id"]
 	if strings.HasPrefix(id, practicePrefix) {
 		return d.answerPractice(ctx, c, id, in.QuoteAnswer)
+	}
+	if strings.HasPrefix(id, sandboxPrefix) {
+		return d.sandboxOffer(ctx, c, id, in.QuoteAnswer)
 	}
 	var offer any
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
@@ -379,6 +383,7 @@ func activeJob(status string) bool {
 func (d *Daemon) listJobs(ctx context.Context, c *rest.Call, in *axp.JobsQuery) (any, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
 	err := d.db.View(func(tx *store.Tx) error {
+		out.Tasks = append(out.Tasks, d.sandboxViews(tx, c.Caller.MemberID, axp.SandboxWork)...)
 		ids := tx.SellerJobIDs(c.Caller.MemberID)
 		for i := len(ids) - 1; i >= 0; i-- {
 			t, err := tx.Task(ids[i])

@@ -117,6 +117,9 @@ func (d *Daemon) exchangeURL(tx *store.Tx, raw, sellerID string) ([]byte, string
 }
 
 func (d *Daemon) deliver(ctx context.Context, c *rest.Call, in *axp.DeliverInput) (any, error) {
+	if strings.HasPrefix(in.ID, sandboxPrefix) {
+		return d.sandboxDeliver(ctx, c, in)
+	}
 	return d.taskChange(ctx, c, in.ID, asSeller, viewSeller, func(ch *change, t *axp.TaskRecord) error {
 		body, filename, mime, err := d.content(ch.tx, in, t.SellerID)
 		if err != nil {

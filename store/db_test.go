@@ -45,7 +45,8 @@ var (
 		"payment_prefs", "interest", "survey", "announcements", "announce_reads", "operator_msgs", "reviews", "reviews_by_member"}
 	v2Buckets = []string{"tasks", "task_status", "buyer_tasks", "seller_jobs", "quotes", "offer_index", "events", "blobs",
 		"approvals", "task_approvals", "open_approvals", "ledger", "tx_hashes", "seller_stats"}
-	allBuckets = append(append([]string(nil), v1Buckets...), v2Buckets...)
+	v3Buckets  = []string{"sandboxes"}
+	allBuckets = append(append(append([]string(nil), v1Buckets...), v2Buckets...), v3Buckets...)
 )
 
 func TestOpenCreatesSchema(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Buckets.
 var (
@@ -53,6 +53,11 @@ var (
 	bSellerStats  = []byte("seller_stats")   // seller id -> axp.SellerStats
 )
 
+// Buckets of schema version 3.
+var (
+	bSandboxes = []byte("sandboxes") // sandbox id -> SandboxRecord (practice jobs; never in the market)
+)
+
 // Meta keys.
 var (
 	kSchemaVersion  = []byte("schema_version")
@@ -88,5 +93,9 @@ var migrations = []migration{
 			}
 		}
 		return nil
+	}},
+	{3, "sandbox jobs", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bSandboxes)
+		return err
 	}},
 }

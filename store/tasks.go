@@ -331,3 +331,26 @@ func (t *Tx) PutSellerStats(s *axp.SellerStats) error {
 	s.V = 1
 	return putJSON(t.bucket(bSellerStats), []byte(s.SellerID), s)
 }
+
+// --- sandbox jobs ---
+
+// Sandbox loads a sandbox job, or nil.
+func (t *Tx) Sandbox(id string) (*axp.SandboxRecord, error) {
+	var r axp.SandboxRecord
+	ok, err := getJSON(t.bucket(bSandboxes), []byte(id), &r)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// PutSandbox stores a sandbox job.
+func (t *Tx) PutSandbox(r *axp.SandboxRecord) error {
+	r.V = 1
+	return putJSON(t.bucket(bSandboxes), []byte(r.SandboxID), r)
+}
+
+// EachSandbox calls fn for every sandbox job, newest first.
+func (t *Tx) EachSandbox(fn func(*axp.SandboxRecord) bool) error {
+	return each(t.bucket(bSandboxes), true, func(_ []byte, r *axp.SandboxRecord) (bool, error) { return fn(r), nil })
+}

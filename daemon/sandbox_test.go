@@ -1,0 +1,124 @@
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+)
+
+// waitSandbox polls a sandbox job until it ends.
+func waitSandbox(t *testing.T, c *client.Client, id string) axp.Sandbox {
+	t.Helper()
+	var s axp.Sandbox
+	eventually(t, func() error {
+		s = axp.Sandbox{}
+		if err := c.Call(context.Background(), "get_sandbox", map[string]any{"id": id}, &s); err != nil {
+			return err
+		}
+		if s.Status == axp.SandboxRunning {
+			return fmt.Errorf("sandbox still running: %+v", s.Steps)
+		}
+		return nil
+	})
+	return s
+}
+
+func stepNames(s axp.Sandbox) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range s.Steps {
+		out[st.Name] = st.OK
+	}
+	return out
+}
+
+func TestSandboxPushSeller(t *testing.T) {
+	e := newMarket(t)
+	p := e.newPushSeller("text-file", nil, nil, nil)
+	var s axp.Sandbox
+	call(t, p.c, "start_sandbox", map[string]any{"as": "seller"}, &s)
+	if s.Status != axp.SandboxRunning || s.TaskType != "text-file" {
+		t.Fatalf("started: %+v", s)
+	}
+	job := p.waitCall("do_task", s.SandboxID)
+	if job["test"] != true || job["deliver_url"] == "" {
+		t.Fatalf("do_task of a sandbox job: %v", job)
+	}
+	// The seller delivers to the deliver_url with its member secret, as memberkit does.
+	call(t, p.c, "deliver", map[string]any{"id": s.SandboxID, "content": "sandbox result", "filename": "r.txt"}, nil)
+	s = waitSandbox(t, p.c, s.SandboxID)
+	steps := stepNames(s)
+	for _, n := range []string{"quote", "quote_valid", "do_task", "deliver", "acceptance_checks", "task_update", "review"} {
+		if !steps[n] {
+			t.Errorf("step %s missing or failed: %+v", n, s.Steps)
+		}
+	}
+	if s.Status != axp.SandboxPassed {
+		t.Fatalf("sandbox: %+v", s)
+	}
+	// Nothing reached the market.
+	var st axp.Stats
+	call(t, e.admin, "admin_stats", nil, &st)
+	if st.Money.Entries != 0 || st.Tasks[axp.TaskOpen]+st.Tasks[axp.TaskReleased] != 0 {
+		t.Errorf("a sandbox job left traces in the market: %+v", st)
+	}
+}
+
+func TestSandboxPullSeller(t *testing.T) {
+	e := newMarket(t)
+	s := e.pullSeller("image", nil)
+	var sb axp.Sandbox
+	call(t, s.c, "start_sandbox", map[string]any{"as": "seller"}, &sb)
+	var reqs axp.TaskList
+	call(t, s.c, "list_quote_requests", nil, &reqs)
+	if len(reqs.Tasks) == 0 || reqs.Tasks[0].ID != sb.SandboxID {
+		t.Fatalf("the sandbox job is not a quote request: %+v", reqs.Tasks)
+	}
+	call(t, s.c, "submit_offer", map[string]any{"id": sb.SandboxID, "price_usd": 2, "eta_minutes": 10}, nil)
+	var jobs axp.TaskList
+	eventually(t, func() error {
+		jobs = axp.TaskList{}
+		if err := s.c.Call(context.Background(), "list_jobs", nil, &jobs); err != nil {
+			return err
+		}
+		if len(jobs.Tasks) == 0 || jobs.Tasks[0].ID != sb.SandboxID {
+			return fmt.Errorf("the sandbox job is not in the jobs list: %+v", jobs.Tasks)
+		}
+		return nil
+	})
+	call(t, s.c, "deliver", map[string]any{"id": sb.SandboxID, "url": "data:text/plain;base64,aGVsbG8="}, nil)
+	sb = waitSandbox(t, s.c, sb.SandboxID)
+	if sb.Status != axp.SandboxPassed {
+		t.Fatalf("pull sandbox: %+v", sb)
+	}
+}
+
+func TestSandboxPushBuyerAndRefusals(t *testing.T) {
+	e := newMarket(t)
+	b := e.newPushSeller("", nil, nil, map[string]any{"roles": []string{"buyer"}, "skills": []map[string]any{}})
+	var sb axp.Sandbox
+	call(t, b.c, "start_sandbox", map[string]any{"as": "buyer"}, &sb)
+	sb = waitSandbox(t, b.c, sb.SandboxID)
+	steps := stepNames(sb)
+	for _, n := range []string{"receive_offers", "task_update:paid", "task_update:delivered", "review"} {
+		if !steps[n] {
+			t.Errorf("buyer step %s: %+v", n, sb.Steps)
+		}
+	}
+	if sb.Status != axp.SandboxPassed {
+		t.Fatalf("buyer sandbox: %+v", sb)
+	}
+	// A buyer cannot play a seller, a pull buyer has nothing to be pushed, and sandboxes are private.
+	if err := b.c.Call(context.Background(), "start_sandbox", map[string]any{"as": "seller"}, nil); !client.IsCode(err, axp.CodeForbidden) {
+		t.Errorf("buyer as seller: %v", err)
+	}
+	pb := e.register(map[string]any{"roles": []string{"buyer"}})
+	if err := pb.c.Call(context.Background(), "start_sandbox", map[string]any{"as": "buyer"}, nil); !client.IsCode(err, axp.CodeConflict) {
+		t.Errorf("pull buyer: %v", err)
+	}
+	if err := pb.c.Call(context.Background(), "get_sandbox", map[string]any{"id": sb.SandboxID}, nil); !client.IsCode(err, axp.CodeNotFound) {
+		t.Errorf("another member's sandbox: %v", err)
+	}
+}

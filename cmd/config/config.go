@@ -50,6 +50,7 @@ type Keys struct {
 	LogLevel               string          `koanf:"log_level"`
 	DepositAddress         string          `koanf:"deposit_address"`
 	SweepEvery             time.Duration   `koanf:"sweep_every"`
+	SandboxWait            time.Duration   `koanf:"sandbox_wait"`
 }
 
 // FlagKeys maps command-line flag names to keys.
@@ -132,7 +133,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.QuoteWindow, cfg.OpenWindow, cfg.PaymentWindow, cfg.AutoRelease = keys.QuoteWindow, keys.OpenWindow, keys.PaymentWindow, keys.AutoRelease
 	cfg.ContactWarnAt, cfg.ContactSuspendAt = keys.ContactWarnAt, keys.ContactSuspendAt
 	cfg.Fees = axp.FeeSchedule{Windows: keys.FeeWindows, DefaultBPS: keys.FeeDefaultBPS}
-	cfg.DepositAddress, cfg.SweepEvery = strings.TrimSpace(keys.DepositAddress), keys.SweepEvery
+	cfg.DepositAddress, cfg.SweepEvery, cfg.SandboxWait = strings.TrimSpace(keys.DepositAddress), keys.SweepEvery, keys.SandboxWait
 	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
 
@@ -173,7 +174,7 @@ func fromDefaults(def daemon.Config) Keys {
 		QuoteWindow: def.QuoteWindow, OpenWindow: def.OpenWindow, PaymentWindow: def.PaymentWindow, AutoRelease: def.AutoRelease,
 		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
 		FeeDefaultBPS: def.Fees.DefaultBPS, FeeWindows: def.Fees.Windows, MaxBodyBytes: def.MaxBodyBytes,
-		LogRetention: def.LogRetention, LogLevel: def.LogLevel, SweepEvery: def.SweepEvery,
+		LogRetention: def.LogRetention, LogLevel: def.LogLevel, SweepEvery: def.SweepEvery, SandboxWait: def.SandboxWait,
 	}
 }
 
@@ -266,7 +267,7 @@ func validate(c daemon.Config) error {
 	for _, d := range []struct {
 		key string
 		v   time.Duration
-	}{{"quote_window", c.QuoteWindow}, {"open_window", c.OpenWindow}, {"payment_window", c.PaymentWindow}, {"sweep_every", c.SweepEvery},
+	}{{"quote_window", c.QuoteWindow}, {"open_window", c.OpenWindow}, {"payment_window", c.PaymentWindow}, {"sweep_every", c.SweepEvery}, {"sandbox_wait", c.SandboxWait},
 		{"auto_release", c.AutoRelease}, {"log_retention", c.LogRetention}} {
 		if d.v <= 0 {
 			return &keyError{d.key, d.key + " must be a positive duration such as 10s or 24h"}

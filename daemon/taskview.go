@@ -54,10 +54,8 @@ func offers(tx *store.Tx, t *axp.TaskRecord, now time.Time) ([]axp.Offer, []axp.
 			}
 			rep := axp.Reputation{CompletedJobs: st.Completed, DisputedJobs: st.Disputed, Deliveries: st.Deliveries,
 				FirstPassJobs: st.FirstPass, OnTimeJobs: st.OnTime, QuoteCount: len(st.QuoteLatencyMS), MedianQuoteMillis: st.MedianQuoteMS()}
-			if m, err := tx.Member(q.SellerID); err == nil && m != nil {
-				if full, err := reputation(tx, m); err == nil {
-					rep.Rating, rep.DistinctReviewers = full.Rating, full.DistinctReviewers
-				}
+			if rating, reviewers, err := ratingOf(tx, q.SellerID); err == nil {
+				rep.Rating, rep.DistinctReviewers = rating, reviewers
 			}
 			o.Badges = axp.Badges(rep)
 			out = append(out, o)
@@ -137,4 +135,28 @@ func nextSteps(t *axp.TaskRecord, audience string) []string {
 		return []string{"GET /api/tasks/" + t.ID + "/deliverable, then POST /api/tasks/" + t.ID + "/accept or /dispute with a reason"}
 	}
 	return nil
+}
+
+// ratingOf is a seller's mean rating as a seller and its distinct reviewers, from stored reviews
+// (sandbox and removed reviews never count), without loading the member.
+func ratingOf(tx *store.Tx, sellerID string) (*float64, int, error) {
+	reviews, err := tx.ReviewsOf(sellerID)
+	if err != nil || len(reviews) == 0 {
+		return nil, 0, err
+	}
+	sum, n := 0, 0
+	reviewers := map[string]bool{}
+	for _, r := range reviews {
+		if r.Removed || r.Sandbox || r.Role == protocol.RoleSeller {
+			continue
+		}
+		sum += r.Rating
+		n++
+		reviewers[r.ReviewerID] = true
+	}
+	if n == 0 {
+		return nil, 0, nil
+	}
+	avg := float64(sum*100/n) / 100
+	return &avg, len(reviewers), nil
 }

@@ -161,3 +161,13 @@ func TestLivenessMakesSilentMembersUnreachable(t *testing.T) {
 		t.Errorf("a pull seller silent for two days is %s, want unreachable", s)
 	}
 }
+
+func TestVerifyPullBuyerAtOnce(t *testing.T) {
+	e := newMarket(t)
+	b := e.register(map[string]any{"roles": []string{"buyer"}})
+	var v axp.Verification
+	call(t, b.c, "verify", nil, &v)
+	if !v.Passed || v.State != axp.MemberVerified || v.Practice != nil {
+		t.Fatalf("pull buyer verification: %+v", v)
+	}
+}

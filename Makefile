@@ -6,7 +6,7 @@ BIN      ?= bin/axp
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/axp-exchange/axp/cmd.Version=$(VERSION)
 
-.PHONY: run test bench lint build release-check clean
+.PHONY: run test bench lint build release-check interop clean
 
 run:
 	$(GO) run ./cmd/axp serve
@@ -18,6 +18,7 @@ test:
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) test -count=1 -timeout 10m ./...
+	./scripts/interop
 	./scripts/release-check
 
 bench:
@@ -29,6 +30,11 @@ lint:
 
 release-check:
 	./scripts/release-check
+
+# Real outside clients (MCP SDK and conformance, A2A SDK, an OpenAPI 3.1 validator) against a real
+# `axp serve`; installs them from npm with the pinned versions of interop/package-lock.json.
+interop:
+	./scripts/interop
 
 clean:
 	rm -rf bin dist

@@ -46,6 +46,10 @@ type Config struct {
 	LogRetention   time.Duration
 	LogLevel       string
 
+	// AllowedHosts are the host names (or host:port) the MCP and A2A doors answer besides loopback
+	// addresses and the base URL's host: their DNS-rebinding protection. "*" allows any host.
+	AllowedHosts []string
+
 	// NoSync disables fsync on commit (benchmarks only).
 	NoSync bool
 	// Now is the clock (tests); nil means time.Now.

@@ -111,7 +111,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d.wireOutbound()
 	d.handlers = d.bind()
 	d.rest = rest.New(d, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes, IdempotencySecret: keys.raw})
-	d.handler = d.rest
+	d.handler = d.doors()
 	d.bg.Add(1)
 	go d.background()
 	d.log.Info("exchange ready", "source", "daemon", "data_dir", cfg.DataDir, "base_url", d.BaseURL(), "schema", store.SchemaVersion)

@@ -221,6 +221,14 @@ func addFields(s *Schema, t reflect.Type, seen map[reflect.Type]bool) {
 		if d := f.Tag.Get("doc"); d != "" {
 			p.Description = d
 		}
+		// A pointer that is not left out when nil is written as null: the schema says so.
+		if opts := f.Tag.Get("json"); f.Type.Kind() == reflect.Pointer && !strings.Contains(opts, ",omitempty") &&
+			!strings.Contains(opts, ",omitzero") && !p.nullable() && p.Type != nil {
+			p.Type = []string{p.PrimaryType(), "null"}
+			if len(p.Enum) > 0 {
+				p.Enum = append(append([]any(nil), p.Enum...), nil)
+			}
+		}
 		s.AddProperty(name, p, required)
 	}
 }

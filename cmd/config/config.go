@@ -51,6 +51,7 @@ type Keys struct {
 	DepositAddress         string          `koanf:"deposit_address"`
 	SweepEvery             time.Duration   `koanf:"sweep_every"`
 	SandboxWait            time.Duration   `koanf:"sandbox_wait"`
+	AllowedHosts           []string        `koanf:"allowed_hosts"`
 }
 
 // FlagKeys maps command-line flag names to keys.
@@ -59,7 +60,7 @@ var FlagKeys = map[string]string{
 }
 
 // listKeys are the keys whose environment value is a comma-separated list.
-var listKeys = map[string]bool{"trusted_proxies": true}
+var listKeys = map[string]bool{"trusted_proxies": true, "allowed_hosts": true}
 
 // Load resolves the configuration. configFile may be empty (then AXP_CONFIG is consulted). flags may
 // be nil; only flags the user set override. Errors name the key and where its value came from.
@@ -136,6 +137,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.DepositAddress, cfg.SweepEvery, cfg.SandboxWait = strings.TrimSpace(keys.DepositAddress), keys.SweepEvery, keys.SandboxWait
 	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
+	cfg.AllowedHosts = keys.AllowedHosts
 
 	home := getenv("HOME")
 	if home == "" {

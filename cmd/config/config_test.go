@@ -134,6 +134,9 @@ log_level: warn
 		{"lists from the environment", "", env{"AXP_TRUSTED_PROXIES": "10.0.0.1, 10.0.0.2,"}, nil, func(c daemon.Config) []any {
 			return []any{c.TrustedProxies, []string{"10.0.0.1", "10.0.0.2"}}
 		}},
+		{"allowed hosts from the environment", "", env{"AXP_ALLOWED_HOSTS": "exchange.example,127.0.0.2:8420"}, nil, func(c daemon.Config) []any {
+			return []any{c.AllowedHosts, []string{"exchange.example", "127.0.0.2:8420"}}
+		}},
 		{"levels are not case sensitive", "", env{"AXP_LOG_LEVEL": "WARN"}, nil, func(c daemon.Config) []any {
 			return []any{c.LogLevel, "warn"}
 		}},
@@ -250,7 +253,7 @@ func keyList() []string {
 	return []string{"addr", "data_dir", "base_url", "admin_token", "anon_tasks_per_minute", "registrations_per_hour",
 		"operator_messages_per_day", "anon_reads_per_minute", "quote_window", "open_window", "payment_window",
 		"auto_release", "contact_warn_at", "contact_suspend_at", "fee_default_bps", "fee_windows", "max_body_bytes",
-		"trusted_proxies", "log_retention", "log_level"}
+		"trusted_proxies", "log_retention", "log_level", "allowed_hosts"}
 }
 
 // Every key can be set from a file: the list of keys is the struct, and a file naming each of them
@@ -280,6 +283,7 @@ log_level: debug
 deposit_address: "0x00000000000000000000000000000000000000aa"
 sweep_every: 2s
 sandbox_wait: 3m
+allowed_hosts: [x.example, "localhost:9"]
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
@@ -287,7 +291,8 @@ sandbox_wait: 3m
 		QuoteWindow: 5 * time.Second, OpenWindow: 6 * time.Hour, PaymentWindow: 7 * time.Hour, AutoRelease: 8 * time.Hour,
 		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},
 		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug",
-		DepositAddress: "0x00000000000000000000000000000000000000aa", SweepEvery: 2 * time.Second, SandboxWait: 3 * time.Minute}
+		DepositAddress: "0x00000000000000000000000000000000000000aa", SweepEvery: 2 * time.Second, SandboxWait: 3 * time.Minute,
+		AllowedHosts: []string{"x.example", "localhost:9"}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
 	}

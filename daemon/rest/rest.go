@@ -1,6 +1,7 @@
 // Package rest is the REST door of the exchange: routes, input decoding and validation, error bodies,
 // trace ids, body limits and idempotent replays, all projected from the operation catalog (axp.Ops).
-// It changes no state itself: every operation runs through the Backend's handler.
+// It changes no state itself: every operation runs through the Backend's handler. Invoke runs an
+// operation for the exchange's other doors (MCP, A2A) through the same steps.
 package rest
 
 import (
@@ -16,6 +17,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,8 +33,10 @@ type Call struct {
 	Op     *axp.Op
 	Caller axp.Caller
 	// In points to the decoded input (of type Op.In), or is nil for operations without input.
-	In      any
-	Path    map[string]string
+	In   any
+	Path map[string]string
+	// Request is the HTTP request that carried the call: the REST request, or the JSON-RPC request
+	// of the MCP or A2A door (a POST whose input is typed JSON, never a query string).
 	Request *http.Request
 }
 
@@ -71,6 +75,8 @@ type Server struct {
 	mux  *http.ServeMux
 	ops  map[string]*route // method + " " + pattern -> route
 	docs http.Handler
+	// handlers holds the handler of every operation by name, for Invoke.
+	handlers map[string]Handler
 	// inflight holds the idempotency keys of calls running now.
 	inflight sync.Map
 }
@@ -86,13 +92,14 @@ func New(b Backend, o Options) *Server {
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = 1 << 20
 	}
-	s := &Server{b: b, o: o, mux: http.NewServeMux(), ops: map[string]*route{}}
+	s := &Server{b: b, o: o, mux: http.NewServeMux(), ops: map[string]*route{}, handlers: map[string]Handler{}}
 	for i := range axp.Ops {
 		op := &axp.Ops[i]
 		h := b.HandlerFor(op)
 		if h == nil {
 			h = unavailable(op)
 		}
+		s.handlers[op.Name] = h
 		s.add(op.Method, op, h)
 		if op.GETForm {
 			s.add(http.MethodGet, op, h)
@@ -241,10 +248,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace string, rt 
 	if err != nil {
 		return fail(err)
 	}
-	if err := authorize(rt.op, caller); err != nil {
-		return fail(err)
-	}
-	refund, err := s.b.Admit(rt.op, caller)
+	refund, err := s.admit(rt.op, caller)
 	if err != nil {
 		return fail(err)
 	}
@@ -331,6 +335,15 @@ func (s *Server) idempotency(op *axp.Op, c axp.Caller, key, path string, raw []b
 	seal := sha256.Sum256(append(append([]byte(nil), s.o.IdempotencySecret...), key...))
 	return &axp.Idempotency{Key: hex.EncodeToString(k[:]), BodyHash: hex.EncodeToString(b[:]), Op: op.Name,
 		Status: op.SuccessStatus(), Seal: seal[:]}
+}
+
+// admit authorizes a call by the operation's access level and applies the rate limits; every door
+// runs it before decoding the input.
+func (s *Server) admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
+	if err := authorize(op, c); err != nil {
+		return nil, err
+	}
+	return s.b.Admit(op, c)
 }
 
 func authorize(op *axp.Op, c axp.Caller) error {
@@ -421,11 +434,21 @@ func (s *Server) decode(r *http.Request, rt *route, raw []byte) (any, map[string
 			obj["token"] = tok
 		}
 	}
-	in := newOf(op)
-	if err := protocol.DecodeValue(obj, in); err != nil {
+	in, err := input(op, obj)
+	if err != nil {
 		return nil, nil, err
 	}
 	return in, path, nil
+}
+
+// input validates the input object of a call against the operation's input schema and decodes it
+// into a new value of type Op.In; every door decodes through it.
+func input(op *axp.Op, obj map[string]any) (any, error) {
+	in := newOf(op)
+	if err := protocol.DecodeValue(obj, in); err != nil {
+		return nil, err
+	}
+	return in, nil
 }
 
 func writeOut(w http.ResponseWriter, status int, out any) {
@@ -465,3 +488,94 @@ func writeOut(w http.ResponseWriter, status int, out any) {
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func newOf(op *axp.Op) any { return reflect.New(op.In).Interface() }
+
+// Invoke runs one call of op for another door of the exchange (MCP, A2A) through the same steps as
+// a REST request once the door has established the caller and parsed the input: authorize by the
+// operation's access level, Admit, validate and decode args against the input schema, run the
+// Backend's handler. args holds the input fields, path parameters included (a path parameter the
+// input type does not declare is taken out of args and given to the handler in Call.Path). r is the
+// door's HTTP request; the call is recorded under route for metrics and the log.
+func (s *Server) Invoke(ctx context.Context, route string, op *axp.Op, caller axp.Caller, args map[string]any, r *http.Request) (out any, err error) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+			s.b.Logger().ErrorContext(ctx, "panic serving call", "source", "http", "route", route, "panic", fmt.Sprint(p))
+		}
+		status := op.SuccessStatus()
+		if err != nil {
+			status = http.StatusInternalServerError
+			var e *axp.Error
+			if errors.As(err, &e) {
+				status = Status(e.Code)
+			}
+		}
+		// The call is logged as the operation it is (a read is a GET whatever the door's HTTP
+		// method), so that reads through every door log and cost alike.
+		obs := r
+		if r != nil && r.Method != op.Method {
+			obs = r.WithContext(r.Context())
+			obs.Method = op.Method
+		}
+		s.b.Observe(obs, route, status, time.Since(start), caller, err)
+	}()
+	h := s.handlers[op.Name]
+	if h == nil {
+		return nil, axp.NotFound("operation", op.Name)
+	}
+	refund, err := s.admit(op, caller)
+	if err != nil {
+		return nil, err
+	}
+	done := false
+	if refund != nil {
+		defer func() {
+			if !done {
+				refund()
+			}
+		}()
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	var path map[string]string
+	var schema *protocol.Schema
+	if op.In != nil {
+		schema = protocol.SchemaOf(op.In)
+	}
+	for _, n := range op.PathParams() {
+		if path == nil {
+			path = map[string]string{}
+		}
+		v, given := args[n]
+		sv, isString := v.(string)
+		if schema == nil || schema.Properties[n] == nil {
+			if !given || !isString || sv == "" {
+				return nil, axp.Invalid(n, "is required (a string)", "give the "+n+" the call is about")
+			}
+			delete(args, n)
+		}
+		if isString {
+			path[n] = sv
+		}
+	}
+	var in any
+	if op.In != nil {
+		if in, err = input(op, args); err != nil {
+			return nil, err
+		}
+	} else if len(args) > 0 {
+		keys := make([]string, 0, len(args))
+		for k := range args {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return nil, axp.Invalid(keys[0], "is not a known field", "this call takes no input")
+	}
+	out, err = h(ctx, &Call{Op: op, Caller: caller, In: in, Path: path, Request: r})
+	if err != nil {
+		return nil, err
+	}
+	done = true
+	return out, nil
+}

@@ -9,8 +9,14 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp/cmd/admin"
+	"github.com/axp-exchange/axp/cmd/auth"
+	"github.com/axp-exchange/axp/cmd/catalog"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/cmd/completion"
+	"github.com/axp-exchange/axp/cmd/member"
 	"github.com/axp-exchange/axp/cmd/serve"
+	"github.com/axp-exchange/axp/cmd/task"
+	tuicmd "github.com/axp-exchange/axp/cmd/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -25,6 +31,9 @@ func Main() int {
 
 // Run runs the axp command with the given arguments (tests call it too).
 func Run(ctx context.Context, f *cmdutil.Factory, args []string, environ func() []string) int {
+	if f.Getenv != nil && (f.Getenv("NO_COLOR") != "" || f.Getenv("TERM") == "dumb") {
+		f.IO.NoColor = true
+	}
 	root := NewRoot(f, environ)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
@@ -48,6 +57,11 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	root.AddCommand(serve.NewCmd(f, environ), admin.NewCmd(f))
+	root.AddCommand(member.NewCmd(f))
+	root.PersistentFlags().StringVar(&f.Exchange, "exchange", "", "exchange URL (default $AXP_EXCHANGE, else "+cmdutil.DefaultExchange+")")
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(task.NewCmd(f), task.NewCmdOffers(f, nil), catalog.NewCmdQuote(f, nil), catalog.NewCmdServices(f, nil),
+		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), tuicmd.NewCmd(f, nil), completion.NewCmd(f))
 	usageErrors(root)
 	return root
 }

@@ -19,13 +19,25 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp/cmd"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain makes the test binary double as the axp command: scripts run `exec axp ...`, which starts
 // this binary again with cmd.Main as its main.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"axp": func() { os.Exit(cmd.Main()) }})
+	testscript.Main(cleanup{m}, map[string]func(){"axp": func() { os.Exit(cmd.Main()) }})
+}
+
+// cleanup removes the binary buildAxp built once the tests ran.
+type cleanup struct{ m *testing.M }
+
+func (c cleanup) Run() int {
+	code := c.m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	return code
 }
 
 // pollDeadline bounds every wait for a daemon in the scripts.
@@ -46,6 +58,7 @@ func TestScripts(t *testing.T) {
 			"grepenv":  cmdGrepEnv,
 			"signal":   cmdSignal,
 			"expand":   cmdExpand,
+			"seed":     cmdSeed,
 		},
 	})
 }
@@ -290,4 +303,25 @@ func children(pattern, env string) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// seed DATADIR NAME TYPE PRICE ETA [PAYOUT_ADDRESS]: register a verified seller with a standing
+// price on the exchange of DATADIR, which must not be running (the verification handshake arrives
+// with a later issue, so the seller is marked verified in the store). The registration answer
+// (member_id, member_secret, ...) goes to stdout for jsonenv.
+func cmdSeed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 5 || len(args) > 6 {
+		ts.Fatalf("usage: seed DATADIR NAME TYPE PRICE ETA [PAYOUT_ADDRESS]")
+	}
+	eta, err := strconv.Atoi(args[4])
+	ts.Check(err)
+	spec := cmdtest.SellerSpec{Name: args[1], TaskType: args[2], Price: args[3], ETA: eta}
+	if len(args) == 6 {
+		spec.Payout = args[5]
+	}
+	regs, err := cmdtest.Seed(ts.MkAbs(args[0]), spec)
+	ts.Check(err)
+	b, err := json.Marshal(regs[0])
+	ts.Check(err)
+	ts.Stdout().Write(append(b, '\n'))
 }

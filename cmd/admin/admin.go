@@ -1,7 +1,11 @@
-// Package admin holds the operator's commands: `axp admin ...`.
+// Package admin holds the operator's commands: `axp admin ...`. All but restore need the admin
+// token (`axp login`, or AXP_ADMIN_TOKEN).
 package admin
 
 import (
+	"context"
+
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -11,7 +15,21 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "admin",
 		Short: "Operator commands (need the admin token)",
+		Long: `Operator commands. They use the admin token saved by 'axp login' for the exchange, or
+AXP_ADMIN_TOKEN when it is set.`,
 	}
-	c.AddCommand(newBackupCmd(f), newRestoreCmd(f))
+	c.AddCommand(newApprovalsCmd(f), newPaymentsCmd(f), newMembersCmd(f), NewCmdAnnounce(f, nil),
+		NewCmdLog(f, nil), NewCmdTrace(f, nil), NewCmdAudit(f, nil), NewCmdMetrics(f, nil), NewCmdStats(f, nil),
+		newBackupCmd(f), newRestoreCmd(f))
 	return c
+}
+
+// call runs an admin operation and returns the exchange's JSON answer (decoded into out too).
+func call(ctx context.Context, f *cmdutil.Factory, op string, in, out any) ([]byte, error) {
+	cl, err := f.AdminClient()
+	if err != nil {
+		return nil, err
+	}
+	body, err := cmdutil.Call(ctx, cl, op, in, out)
+	return body, cmdutil.WithHint(err, cmdutil.AdminAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
 }

@@ -2,12 +2,11 @@ package admin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/store"
 	"github.com/spf13/cobra"
@@ -15,15 +14,14 @@ import (
 
 // BackupOptions are the inputs of `axp admin backup`.
 type BackupOptions struct {
-	IO       *cmdutil.IOStreams
-	File     string
-	Exchange string
-	Token    string
-	DataDir  string
+	F       *cmdutil.Factory
+	IO      *cmdutil.IOStreams
+	File    string
+	DataDir string
 }
 
 func newBackupCmd(f *cmdutil.Factory) *cobra.Command {
-	o := &BackupOptions{IO: f.IO}
+	o := &BackupOptions{F: f, IO: f.IO}
 	c := &cobra.Command{
 		Use:   "backup FILE",
 		Short: "Write a consistent copy of the exchange's database to FILE",
@@ -35,25 +33,11 @@ The data dir's secret.key is not in the database: back it up once, separately.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.File = args[0]
-			if o.Exchange == "" {
-				o.Exchange = exchangeURL(f)
-			}
-			if o.Token == "" {
-				o.Token = f.Getenv("AXP_ADMIN_TOKEN")
-			}
 			return runBackup(c.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&o.Exchange, "exchange", "", "exchange URL (default $AXP_EXCHANGE or http://127.0.0.1:8420)")
 	c.Flags().StringVar(&o.DataDir, "data-dir", "", "copy the database of a stopped exchange from this data dir instead")
 	return c
-}
-
-func exchangeURL(f *cmdutil.Factory) string {
-	if u := f.Getenv("AXP_EXCHANGE"); u != "" {
-		return u
-	}
-	return "http://127.0.0.1:8420"
 }
 
 func runBackup(ctx context.Context, o *BackupOptions) error {
@@ -70,14 +54,17 @@ func runBackup(ctx context.Context, o *BackupOptions) error {
 		fmt.Fprintf(o.IO.ErrOut, "wrote %s (%d bytes) from %s\n", o.File, n, db.Path())
 		return nil
 	}
-	if o.Token == "" {
-		return &cmdutil.UsageError{Err: errors.New("no admin token: set AXP_ADMIN_TOKEN")}
+	cl, err := o.F.AdminClient()
+	if err != nil {
+		return err
 	}
-	cl := client.New(o.Exchange, o.Token)
-	cl.HTTP.Timeout = 0
+	// A backup may take long: no client timeout, the context bounds it.
+	hc := *cl.HTTP
+	hc.Timeout = 0
+	cl.HTTP = &hc
 	var body []byte
 	if err := cl.Call(ctx, "admin_backup", nil, &body); err != nil {
-		return err
+		return cmdutil.WithHint(err, cmdutil.AdminAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
 	}
 	if err := checkBackup(body); err != nil {
 		return err
@@ -89,7 +76,7 @@ func runBackup(ctx context.Context, o *BackupOptions) error {
 	if err := os.Rename(tmp, o.File); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "wrote %s (%d bytes) from %s\n", o.File, len(body), o.Exchange)
+	fmt.Fprintf(o.IO.ErrOut, "wrote %s (%d bytes) from %s\n", o.File, len(body), cl.BaseURL)
 	return nil
 }
 

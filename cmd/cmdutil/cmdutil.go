@@ -1,32 +1,119 @@
 // Package cmdutil holds what every axp command shares: the I/O streams, the exchange client
-// factory, and the mapping of errors to messages and exit statuses.
+// factory, saved credentials, output formats, and the mapping of errors to messages and exit
+// statuses.
 package cmdutil
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"strings"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"golang.org/x/term"
 )
 
-// IOStreams are a command's standard streams.
+// IOStreams are a command's standard streams and what is known of the terminal behind them.
 type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
+
+	// StdinTTY, StdoutTTY and StderrTTY say whether each stream is a terminal.
+	StdinTTY, StdoutTTY, StderrTTY bool
+	// NoColor turns colour off even on a terminal (NO_COLOR, TERM=dumb).
+	NoColor bool
+	// Width is the terminal's width in columns (0: unknown, 80 is assumed).
+	Width int
 }
 
 // System returns the process's streams.
-func System() *IOStreams { return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr} }
+func System() *IOStreams {
+	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+	if s.StdoutTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+			s.Width = w
+		}
+	}
+	return s
+}
+
+// ColorEnabled reports whether standard output may carry colour.
+func (s *IOStreams) ColorEnabled() bool { return s.StdoutTTY && !s.NoColor }
+
+// TermWidth is the width to lay tables out in.
+func (s *IOStreams) TermWidth() int {
+	if s.Width > 0 {
+		return s.Width
+	}
+	return 80
+}
+
+// CanPrompt reports whether the user can be asked a question.
+func (s *IOStreams) CanPrompt() bool { return s.StdinTTY && (s.StdoutTTY || s.StderrTTY) }
 
 // Factory builds what commands need; tests replace its fields.
 type Factory struct {
 	IO *IOStreams
 	// Getenv reads the environment (only cmd reads it).
 	Getenv func(string) string
+	// Exchange is the --exchange flag (empty: $AXP_EXCHANGE, then the local default).
+	Exchange string
+	// HTTP, when set, is the HTTP client of every exchange client (tests).
+	HTTP *http.Client
+}
+
+// DefaultExchange is the exchange a local `axp serve` listens on.
+const DefaultExchange = "http://127.0.0.1:8420"
+
+func (f *Factory) getenv(k string) string {
+	if f.Getenv == nil {
+		return ""
+	}
+	return f.Getenv(k)
+}
+
+// ExchangeURL is the exchange the command talks to: --exchange, else $AXP_EXCHANGE, else the
+// local default.
+func (f *Factory) ExchangeURL() string {
+	u := f.Exchange
+	if u == "" {
+		u = f.getenv("AXP_EXCHANGE")
+	}
+	if u == "" {
+		u = DefaultExchange
+	}
+	return NormalizeExchange(u)
+}
+
+// NormalizeExchange is the form an exchange URL is saved under: no trailing slash, lower-case
+// scheme and host.
+func NormalizeExchange(u string) string {
+	u = strings.TrimRight(strings.TrimSpace(u), "/")
+	if scheme, rest, ok := strings.Cut(u, "://"); ok {
+		host, path, _ := strings.Cut(rest, "/")
+		u = strings.ToLower(scheme) + "://" + strings.ToLower(host)
+		if path != "" {
+			u += "/" + path
+		}
+	}
+	return u
+}
+
+// Client is a client of the exchange authenticating with token (may be empty).
+func (f *Factory) Client(token string) *client.Client {
+	c := client.New(f.ExchangeURL(), token)
+	if f.HTTP != nil {
+		c.HTTP = f.HTTP
+	}
+	return c
 }
 
 // Exit statuses.
@@ -49,6 +136,11 @@ type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef builds a usage error.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
 
 // ExitStatus maps an error to the process's exit status.
 func ExitStatus(err error) int {
@@ -100,8 +192,29 @@ func PrintError(w io.Writer, err error) {
 	}
 	var un *client.UnreachableError
 	if errors.As(err, &un) {
-		fmt.Fprintf(w, "error: %v\nhint: start an exchange with `axp serve` (or `make run`), or point --exchange at a running one\n", err)
+		fmt.Fprintf(w, "error: %v\nhint: start an exchange with `axp serve` (or `make run`), or point --exchange (or AXP_EXCHANGE) at a running one\n", err)
 		return
 	}
 	fmt.Fprintf(w, "error: %v\n", err)
+}
+
+// WithHint returns err with its hint replaced when it is an *axp.Error of one of codes (all codes
+// when none are given); other errors pass unchanged.
+func WithHint(err error, hint string, codes ...axp.Code) error {
+	var e *axp.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	if len(codes) > 0 {
+		match := false
+		for _, c := range codes {
+			match = match || e.Code == c
+		}
+		if !match {
+			return err
+		}
+	}
+	c := *e
+	c.Hint = hint
+	return &c
 }

@@ -1,0 +1,271 @@
+package admin_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/admin"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+type env struct {
+	t *testing.T
+	x *cmdtest.Exchange
+	f *cmdutil.Factory
+	s *cmdtest.Streams
+}
+
+// newEnv is an exchange and a factory with its admin token in the environment.
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	x := cmdtest.NewExchange(t)
+	f, s := cmdtest.Factory(t, x.URL, map[string]string{"AXP_ADMIN_TOKEN": cmdtest.AdminToken})
+	return &env{t: t, x: x, f: f, s: s}
+}
+
+func (e *env) run(c *cobra.Command, args ...string) error {
+	e.s.Reset()
+	return cmdtest.Exec(c, args...)
+}
+
+func (e *env) must(c *cobra.Command, args ...string) string {
+	e.t.Helper()
+	if err := e.run(c, args...); err != nil {
+		e.t.Fatalf("%s %v: %v\nstderr: %s", c.Name(), args, err, e.s.ErrOut)
+	}
+	return e.s.Out.String()
+}
+
+// reported posts a task, chooses the seller's offer and reports a payment; it returns the task id
+// and its buyer token.
+func (e *env) reported(seller string) (taskID, token string) {
+	e.t.Helper()
+	var created axp.CreatedTask
+	e.x.Call(e.x.Anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x"}}, &created)
+	b := e.x.Anon.With(created.BuyerToken)
+	var offer string
+	for _, o := range created.Offers {
+		if o.Seller.Name == seller {
+			offer = o.OfferID
+		}
+	}
+	e.x.Call(b, "choose_offer", map[string]any{"id": created.ID, "offer_id": offer}, nil)
+	e.x.Call(b, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": cmdtest.TxHash()}, nil)
+	return created.ID, created.BuyerToken
+}
+
+func TestFlags(t *testing.T) {
+	f, _ := cmdtest.Factory(t, "http://127.0.0.1:1", nil)
+	var l *admin.ApprovalsListOptions
+	if err := cmdtest.Exec(admin.NewCmdApprovalsList(f, func(_ context.Context, o *admin.ApprovalsListOptions) error { l = o; return nil }),
+		"--status", "all", "--kind", "payout", "--task", "tsk_1", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	if l.Status != "all" || l.Kind != "payout" || l.TaskID != "tsk_1" || !l.Export.JSON {
+		t.Errorf("list options %+v", l)
+	}
+	var a *admin.ApproveOptions
+	tx := "0x" + strings.Repeat("0f", 32)
+	if err := cmdtest.Exec(admin.NewCmdApprove(f, func(_ context.Context, o *admin.ApproveOptions) error { a = o; return nil }),
+		"apr_1", "--tx", tx, "--note", "sent"); err != nil {
+		t.Fatal(err)
+	}
+	if a.ID != "apr_1" || a.TxHash != tx || a.Note != "sent" {
+		t.Errorf("approve options %+v", a)
+	}
+	var an *admin.AnnounceOptions
+	if err := cmdtest.Exec(admin.NewCmdAnnounce(f, func(_ context.Context, o *admin.AnnounceOptions) error { an = o; return nil }),
+		"--title", "T", "--body", "B", "--member", "mem_a,mem_b", "--member", "mem_c"); err != nil {
+		t.Fatal(err)
+	}
+	if an.Severity != "info" || len(an.MemberIDs) != 3 {
+		t.Errorf("announce options %+v", an)
+	}
+	var lg *admin.LogOptions
+	if err := cmdtest.Exec(admin.NewCmdLog(f, func(_ context.Context, o *admin.LogOptions) error { lg = o; return nil }),
+		"--level", "warn", "--source", "http", "-L", "7"); err != nil {
+		t.Fatal(err)
+	}
+	if lg.Level != "warn" || lg.Source != "http" || lg.Limit != 7 {
+		t.Errorf("log options %+v", lg)
+	}
+	var su *admin.SuspendOptions
+	if err := cmdtest.Exec(admin.NewCmdSuspend(f, func(_ context.Context, o *admin.SuspendOptions) error { su = o; return nil }, false),
+		"mem_x", "--reason", "fixed"); err != nil {
+		t.Fatal(err)
+	}
+	if su.Suspend || su.ID != "mem_x" || su.Reason != "fixed" {
+		t.Errorf("unsuspend options %+v", su)
+	}
+	for _, tt := range []struct {
+		c    *cobra.Command
+		args []string
+		want string
+	}{
+		{admin.NewCmdApprovalsList(f, nil), []string{"--kind", "tip"}, `--kind "tip"`},
+		{admin.NewCmdApprove(f, nil), []string{"apr_1", "--tx", "0x1"}, "0x followed by 64 hex digits"},
+		{admin.NewCmdReject(f, nil), []string{"apr_1"}, "--reason is required"},
+		{admin.NewCmdAnnounce(f, nil), []string{"--title", "T", "--body", "B", "--audience", "everyone"}, `--audience "everyone"`},
+		{admin.NewCmdMembersList(f, nil), []string{"--state", "asleep"}, `--state "asleep"`},
+		{admin.NewCmdMetrics(f, nil), []string{"--hours", "9999"}, "--hours must be 1 to 2160"},
+	} {
+		err := cmdtest.Exec(tt.c, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || cmdutil.ExitStatus(err) != cmdutil.ExitUsage {
+			t.Errorf("%s %v: %v, want usage error %q", tt.c.Name(), tt.args, err, tt.want)
+		}
+	}
+}
+
+func TestApprovalQueue(t *testing.T) {
+	e := newEnv(t)
+	e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
+	if out := e.must(admin.NewCmdApprovalsList(e.f, nil)); out != "" || e.s.ErrOut.String() != "The queue is empty\n" {
+		t.Errorf("empty queue: %q %q", out, e.s.ErrOut)
+	}
+	id, _ := e.reported("Quick Writer")
+
+	out := e.must(admin.NewCmdApprovalsList(e.f, nil))
+	if !regexp.MustCompile(`^apr_\S+\tpayment\tpending_approval\t` + id + `\t2\.50000\d\tanonymous → Quick Writer\t\d+\t\n$`).MatchString(out) {
+		t.Errorf("list:\n%q", out)
+	}
+	if got, want := e.must(admin.NewCmdApprovalsList(e.f, nil), "--task", id, "--json"), e.x.Raw(e.x.Admin, "admin_approvals", map[string]any{"task_id": id}); got != want {
+		t.Errorf("--json\n got %s\nwant %s", got, want)
+	}
+	e.f.IO.StdoutTTY, e.f.IO.NoColor = true, true
+	out = e.must(admin.NewCmdApprovalsList(e.f, nil))
+	for _, want := range []string{"ID", "KIND", "AMOUNT", "PARTIES", "AGE", "payment", "0s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal list lacks %q:\n%s", want, out)
+		}
+	}
+	e.f.IO.StdoutTTY = false
+
+	// Confirm by task; a second confirmation finds nothing.
+	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), id, "--note", "seen")
+	if !strings.HasPrefix(e.s.ErrOut.String(), "✓ Approved payment apr_") {
+		t.Errorf("confirm: %q", e.s.ErrOut)
+	}
+	err := e.run(admin.NewCmdPaymentsConfirm(e.f, nil), id)
+	var ae *axp.Error
+	if !errors.As(err, &ae) || ae.Code != axp.CodeNotFound || !strings.Contains(ae.Hint, "axp task pay") {
+		t.Errorf("second confirm: %v", err)
+	}
+
+	if err := e.run(admin.NewCmdApprovalsList(e.f, nil), "--status", "approved", "--jq", ".approvals[0].note"); err != nil || e.s.Out.String() != "seen\n" {
+		t.Errorf("approved note: %v %q", err, e.s.Out)
+	}
+}
+
+func TestPayoutRejectAndApprove(t *testing.T) {
+	e := newEnv(t)
+	seller := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
+	id, token := e.reported("Quick Writer")
+	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), id)
+	sc := e.x.Anon.With(seller.MemberSecret)
+	buyer := e.x.Anon.With(token)
+	e.x.Call(sc, "deliver", map[string]any{"id": id, "content": "done"}, nil)
+	e.x.Call(buyer, "get_deliverable", map[string]any{"id": id}, new([]byte))
+	e.x.Call(buyer, "accept_task", map[string]any{"id": id}, nil)
+	e.x.Call(sc, "request_payment", map[string]any{"id": id}, nil)
+	payout := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].approval_id"))
+
+	err := e.run(admin.NewCmdApprove(e.f, nil), payout)
+	var ae *axp.Error
+	if !errors.As(err, &ae) || ae.Field != "tx_hash" || !strings.Contains(ae.Hint, "--tx") {
+		t.Errorf("payout without tx: %v", err)
+	}
+	e.must(admin.NewCmdReject(e.f, nil), payout, "--reason", "wrong amount")
+	if e.s.ErrOut.String() != "✓ Rejected payout "+payout+" of task "+id+"\n" {
+		t.Errorf("reject: %q", e.s.ErrOut)
+	}
+	if err := e.run(admin.NewCmdReject(e.f, nil), payout, "--reason", "again"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
+		t.Errorf("second reject: %v", err)
+	}
+	e.x.Call(sc, "request_payment", map[string]any{"id": id}, nil)
+	payout = strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].approval_id"))
+	out := e.must(admin.NewCmdApprove(e.f, nil), payout, "--tx", cmdtest.TxHash(), "--json")
+	var a axp.Approval
+	if err := json.Unmarshal([]byte(out), &a); err != nil || a.Status != axp.ApprovalApproved || a.TxHash == "" {
+		t.Fatalf("approve --json: %v %s", err, out)
+	}
+	if out := e.must(admin.NewCmdStats(e.f, nil)); !strings.Contains(out, "tasks:\treleased 1\n") || !strings.Contains(out, "payouts_sent:\t2.475\n") {
+		t.Errorf("stats:\n%s", out)
+	}
+}
+
+func TestMembersAnnounceAndObservability(t *testing.T) {
+	e := newEnv(t)
+	s := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10})
+	out := e.must(admin.NewCmdMembersList(e.f, nil), "--role", "seller")
+	if !regexp.MustCompile(`^` + s.MemberID + `\tQuick Writer\tseller\tverified\tpull\ttext-file\t\d{4}-`).MatchString(out) {
+		t.Errorf("members:\n%s", out)
+	}
+	e.must(admin.NewCmdSuspend(e.f, nil, true), s.MemberID, "--reason", "spam")
+	if !strings.Contains(e.s.ErrOut.String(), "its state is suspended") {
+		t.Errorf("suspend: %q", e.s.ErrOut)
+	}
+	if out := e.must(admin.NewCmdMembersList(e.f, nil), "--state", "suspended", "--jq", ".members | length"); out != "1\n" {
+		t.Errorf("suspended: %q", out)
+	}
+	e.must(admin.NewCmdSuspend(e.f, nil, false), s.MemberID)
+	if err := e.run(admin.NewCmdSuspend(e.f, nil, true), "mem_nobody"); cmdutil.ExitStatus(err) != cmdutil.ExitNotFound {
+		t.Errorf("suspend nobody: %v", err)
+	}
+
+	e.must(admin.NewCmdAnnounce(e.f, nil), "--title", "Maintenance", "--body", "tonight", "--severity", "action_required")
+	if !regexp.MustCompile(`^✓ Published announcement \S+ \(action_required\) to all\n$`).MatchString(e.s.ErrOut.String()) {
+		t.Errorf("announce: %q", e.s.ErrOut)
+	}
+
+	out = e.must(admin.NewCmdAudit(e.f, nil), "--action", "member.suspend")
+	if !strings.Contains(out, "\tadmin\tmember.suspend\tmember "+s.MemberID+"\t") {
+		t.Errorf("audit:\n%s", out)
+	}
+	trace := strings.TrimSpace(e.must(admin.NewCmdAudit(e.f, nil), "--action", "member.suspend", "--jq", ".records[0].trace_id"))
+	e.x.D.FlushLogs()
+	out = e.must(admin.NewCmdTrace(e.f, nil), trace)
+	if !strings.Contains(out, "member.suspend") {
+		t.Errorf("trace:\n%s", out)
+	}
+	if out := e.must(admin.NewCmdLog(e.f, nil), "--source", "http", "-L", "3"); len(cmdtest.Lines(out)) != 3 || !strings.Contains(out, "\thttp\trequest ") {
+		t.Errorf("log:\n%s", out)
+	}
+	e.must(admin.NewCmdTrace(e.f, nil), "nosuchtrace")
+	if !strings.Contains(e.s.ErrOut.String(), "Nothing recorded under trace nosuchtrace") {
+		t.Errorf("empty trace: %q", e.s.ErrOut)
+	}
+	if out := e.must(admin.NewCmdMetrics(e.f, nil), "--hours", "1"); !strings.Contains(out, "route\t") {
+		t.Errorf("metrics:\n%s", out)
+	}
+	e.f.IO.StdoutTTY, e.f.IO.NoColor = true, true
+	if out := e.must(admin.NewCmdStats(e.f, nil)); !strings.Contains(out, "Members") || !strings.Contains(out, "US$0.00") {
+		t.Errorf("stats on a terminal:\n%s", out)
+	}
+}
+
+func TestAdminCredentials(t *testing.T) {
+	x := cmdtest.NewExchange(t)
+	f, _ := cmdtest.Factory(t, x.URL, nil)
+	err := cmdtest.Exec(admin.NewCmdStats(f, nil))
+	if cmdutil.ExitStatus(err) != cmdutil.ExitAuth || !strings.Contains(err.Error(), "no admin token for "+x.URL) {
+		t.Errorf("no token: %v", err)
+	}
+	// The token saved by login is used; AXP_ADMIN_TOKEN overrides it.
+	f.UpdateCredentials(func(c *cmdutil.ExchangeCredentials) error { c.AdminToken = cmdtest.AdminToken; return nil })
+	if err := cmdtest.Exec(admin.NewCmdStats(f, nil)); err != nil {
+		t.Errorf("saved token: %v", err)
+	}
+	f2, _ := cmdtest.Factory(t, x.URL, map[string]string{"AXP_ADMIN_TOKEN": "axp_admin_wrong", "XDG_CONFIG_HOME": f.ConfigDir()[:len(f.ConfigDir())-len("/axp")]})
+	err = cmdtest.Exec(admin.NewCmdStats(f2, nil))
+	var ae *axp.Error
+	if !errors.As(err, &ae) || ae.Code != axp.CodeUnauthorized || ae.Hint != cmdutil.AdminAuthHint {
+		t.Errorf("wrong env token: %v", err)
+	}
+}

@@ -1,0 +1,79 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// ApproveOptions are the inputs of `axp admin approvals approve`.
+type ApproveOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	ID     string
+	TxHash string
+	Note   string
+}
+
+var txHash = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
+
+// NewCmdApprove builds `axp admin approvals approve`.
+func NewCmdApprove(f *cmdutil.Factory, runF func(context.Context, *ApproveOptions) error) *cobra.Command {
+	o := &ApproveOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "approve ID [--tx HASH] [--note TEXT]",
+		Short: "Approve an item: confirm a payment, or record the transaction that sent money",
+		Long: `Approve a queue item. A payment is confirmed as received; a payout, refund or split needs
+--tx, the hash of the transaction that sent the money; a release_due item releases the task (its
+payout then waits here in turn).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.ID = args[0]
+			if o.TxHash != "" && !txHash.MatchString(o.TxHash) {
+				return cmdutil.Usagef("--tx %q: a transaction hash is 0x followed by 64 hex digits", o.TxHash)
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return approveRun(c.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.TxHash, "tx", "", "the transaction `hash` that sent a payout, refund or split")
+	c.Flags().StringVar(&o.Note, "note", "", "a note kept with the decision")
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func approveRun(ctx context.Context, o *ApproveOptions) error {
+	return approve(ctx, o.F, o.IO, &o.Export, o.ID, o.TxHash, o.Note)
+}
+
+func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, tx, note string) error {
+	in := map[string]any{"id": id}
+	if tx != "" {
+		in["tx_hash"] = tx
+	}
+	if note != "" {
+		in["note"] = note
+	}
+	var a axp.Approval
+	raw, err := call(ctx, f, "admin_approve", in, &a)
+	if err != nil {
+		var e *axp.Error
+		if errors.As(err, &e) && e.Field == "tx_hash" {
+			return cmdutil.WithHint(err, "send the money first, then record its transaction: --tx 0x...")
+		}
+		return err
+	}
+	if e.Enabled() {
+		return e.Write(s, raw)
+	}
+	fmt.Fprintf(s.ErrOut, "✓ Approved %s %s of task %s (%s)\n", a.Kind, a.ID, a.TaskID, a.Amount.Display())
+	return nil
+}

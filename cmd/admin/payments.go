@@ -1,0 +1,61 @@
+package admin
+
+import (
+	"context"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+func newPaymentsCmd(f *cmdutil.Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "payments",
+		Short: "Buyers' payments waiting for confirmation",
+	}
+	c.AddCommand(NewCmdPaymentsConfirm(f, nil))
+	return c
+}
+
+// PaymentsConfirmOptions are the inputs of `axp admin payments confirm`.
+type PaymentsConfirmOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	TaskID string
+	Note   string
+}
+
+// NewCmdPaymentsConfirm builds `axp admin payments confirm`.
+func NewCmdPaymentsConfirm(f *cmdutil.Factory, runF func(context.Context, *PaymentsConfirmOptions) error) *cobra.Command {
+	o := &PaymentsConfirmOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "confirm TASK",
+		Short: "Confirm the payment a task's buyer reported (approves its pending payment item)",
+		Long: `Confirm that a task's reported payment arrived: the task's pending payment item in the
+approval queue is approved and the job starts. Check the transaction first.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.TaskID = args[0]
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return paymentsConfirmRun(c.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Note, "note", "", "a note kept with the decision")
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func paymentsConfirmRun(ctx context.Context, o *PaymentsConfirmOptions) error {
+	var l axp.ApprovalList
+	if _, err := call(ctx, o.F, "admin_approvals", map[string]any{"status": axp.ApprovalPending, "kind": axp.ApprovePayment, "task_id": o.TaskID}, &l); err != nil {
+		return err
+	}
+	if len(l.Approvals) == 0 {
+		return &axp.Error{Code: axp.CodeNotFound, Message: "no payment of task " + o.TaskID + " waits for confirmation",
+			Hint: "the buyer reports one with `axp task pay TASK --tx HASH`; see the queue with `axp admin approvals list --kind payment`"}
+	}
+	return approve(ctx, o.F, o.IO, &o.Export, l.Approvals[0].ID, "", o.Note)
+}

@@ -1,0 +1,56 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// RejectOptions are the inputs of `axp admin approvals reject`.
+type RejectOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	ID     string
+	Reason string
+}
+
+// NewCmdReject builds `axp admin approvals reject`.
+func NewCmdReject(f *cmdutil.Factory, runF func(context.Context, *RejectOptions) error) *cobra.Command {
+	o := &RejectOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "reject ID --reason TEXT",
+		Short: "Reject an item with a reason; nothing moves",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.ID = args[0]
+			if strings.TrimSpace(o.Reason) == "" {
+				return cmdutil.Usagef("--reason is required: it is kept with the decision and shown to the parties")
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return rejectRun(c.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Reason, "reason", "", "why the item is rejected")
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func rejectRun(ctx context.Context, o *RejectOptions) error {
+	var a axp.Approval
+	raw, err := call(ctx, o.F, "admin_reject", map[string]any{"id": o.ID, "reason": o.Reason}, &a)
+	if err != nil {
+		return err
+	}
+	if o.Export.Enabled() {
+		return o.Export.Write(o.IO, raw)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "✓ Rejected %s %s of task %s\n", a.Kind, a.ID, a.TaskID)
+	return nil
+}

@@ -1,0 +1,146 @@
+// Package auth holds `axp login` and `axp logout`: the member secret and the admin token saved per
+// exchange.
+package auth
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// LoginOptions are the inputs of `axp login`.
+type LoginOptions struct {
+	F         *cmdutil.Factory
+	IO        *cmdutil.IOStreams
+	WithToken bool
+	// Secret is the secret read from stdin or the prompt.
+	Secret string
+}
+
+// NewCmdLogin builds `axp login`.
+func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
+	o := &LoginOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "login",
+		Short: "Save a member secret or the admin token for the exchange",
+		Long: `Save a credential for the exchange (--exchange, AXP_EXCHANGE): a member secret
+(ss_<member id>_..., returned at registration) or the operator's admin token (printed by 'axp serve'
+at its first start). The credential is checked against the exchange before it is saved in
+$XDG_CONFIG_HOME/axp/credentials.json (mode 0600).
+
+On a terminal you are asked for it (input hidden); otherwise pipe it with --with-token.`,
+		Example: `  axp login
+  echo "$ADMIN_TOKEN" | axp login --with-token --exchange https://exchange.example`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			secret, err := readSecret(o)
+			if err != nil {
+				return err
+			}
+			o.Secret = secret
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return loginRun(c.Context(), o)
+		},
+	}
+	c.Flags().BoolVar(&o.WithToken, "with-token", false, "read the member secret or admin token from stdin")
+	return c
+}
+
+func readSecret(o *LoginOptions) (string, error) {
+	var line string
+	switch {
+	case o.WithToken:
+		b, err := io.ReadAll(io.LimitReader(o.IO.In, 4096))
+		if err != nil {
+			return "", err
+		}
+		line = string(b)
+	case o.IO.CanPrompt():
+		fmt.Fprint(o.IO.ErrOut, "? Paste a member secret or the admin token: ")
+		if f, ok := o.IO.In.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			b, err := term.ReadPassword(int(f.Fd()))
+			fmt.Fprintln(o.IO.ErrOut)
+			if err != nil {
+				return "", err
+			}
+			line = string(b)
+		} else {
+			l, err := bufio.NewReader(o.IO.In).ReadString('\n')
+			if err != nil && err != io.EOF {
+				return "", err
+			}
+			line = l
+		}
+	default:
+		return "", cmdutil.Usagef("no terminal to ask on: pipe the secret with --with-token")
+	}
+	s := strings.TrimSpace(line)
+	if s == "" {
+		return "", cmdutil.Usagef("no secret given")
+	}
+	if strings.ContainsAny(s, " \t\r\n") {
+		return "", cmdutil.Usagef("the secret has spaces in it: give one member secret or admin token")
+	}
+	return s, nil
+}
+
+// IsMemberSecret reports whether s has the form of a member secret (the exchange tells members and
+// the operator apart by it).
+func IsMemberSecret(s string) bool { return strings.HasPrefix(s, "ss_") }
+
+func loginRun(ctx context.Context, o *LoginOptions) error {
+	url := o.F.ExchangeURL()
+	if IsMemberSecret(o.Secret) {
+		id, ok := axp.MemberIDFromSecret(o.Secret)
+		if !ok {
+			return cmdutil.Usagef("this is not a member secret (ss_<member id>_<64 hex>)")
+		}
+		var m axp.PrivateMember
+		if _, err := cmdutil.Call(ctx, o.F.Client(o.Secret), "get_my_profile", nil, &m); err != nil {
+			return refused(err, "check the member secret returned at registration")
+		}
+		if err := o.F.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error {
+			e.MemberSecret, e.MemberID = o.Secret, id
+			return nil
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.ErrOut, "✓ Logged in to %s as member %s (%s; %s; %s)\n", url, m.Name, m.ID, strings.Join(m.Roles, ", "), m.State)
+		return nil
+	}
+	if _, err := cmdutil.Call(ctx, o.F.Client(o.Secret), "admin_stats", nil, nil); err != nil {
+		return refused(err, "check the admin token: `axp serve` prints it at its first start (or set AXP_ADMIN_TOKEN on the exchange)")
+	}
+	if err := o.F.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error {
+		e.AdminToken = o.Secret
+		return nil
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "✓ Logged in to %s as the operator (admin token %s)\n", url, protocol.Fingerprint(o.Secret))
+	if o.F.Getenv != nil && o.F.Getenv("AXP_ADMIN_TOKEN") != "" {
+		fmt.Fprintln(o.IO.ErrOut, "note: AXP_ADMIN_TOKEN is set and overrides the saved token")
+	}
+	return nil
+}
+
+// refused turns an authentication refusal into an error that names what to check.
+func refused(err error, hint string) error {
+	var e *axp.Error
+	if errors.As(err, &e) && (e.Code == axp.CodeUnauthorized || e.Code == axp.CodeForbidden) {
+		return &axp.Error{Code: e.Code, Message: "the exchange refused the credential: " + e.Message, Hint: hint}
+	}
+	return err
+}

@@ -1,0 +1,95 @@
+// Package catalog holds the public catalog commands: `axp services` and `axp quote`.
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/spf13/cobra"
+)
+
+// QuoteOptions are the inputs of `axp quote`.
+type QuoteOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	Type   string
+	Params []string
+}
+
+// NewCmdQuote builds `axp quote`.
+func NewCmdQuote(f *cmdutil.Factory, runF func(context.Context, *QuoteOptions) error) *cobra.Command {
+	o := &QuoteOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "quote --type TYPE [--param KEY=VALUE]...",
+		Short: "Show the catalog price of a service with its params",
+		Long: `Show the catalog price, ETA and acceptance criteria of a service (see 'axp services').
+Sellers' real offers may differ: post the task to see them.`,
+		Example: `  axp quote --type video --param prompt="a drone shot" --param duration=10`,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.Type == "" {
+				return cmdutil.Usagef("--type is required (see axp services)")
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return quoteRun(c.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Type, "type", "", "service type, e.g. text-file")
+	c.Flags().StringArrayVarP(&o.Params, "param", "p", nil, "service param as `key=value` (repeat)")
+	c.RegisterFlagCompletionFunc("type", completeTypes)
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func completeTypes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, s := range axp.Services {
+		out = append(out, s.Type+"\t"+s.Summary)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+func quoteRun(ctx context.Context, o *QuoteOptions) error {
+	params, err := task.ParseParams("", o.Params)
+	if err != nil {
+		return err
+	}
+	var q axp.CatalogQuote
+	raw, err := cmdutil.Call(ctx, o.F.Client(""), "get_quote", map[string]any{"type": o.Type, "params": params}, &q)
+	if err != nil {
+		return err
+	}
+	if o.Export.Enabled() {
+		return o.Export.Write(o.IO, raw)
+	}
+	cs := o.IO.ColorScheme()
+	if err := cmdutil.KeyValues(o.IO,
+		"Type", q.Type,
+		"Params", paramsText(q.Params),
+		"Price", cs.Bold(cmdutil.Money(o.IO, q.Price.Amount)),
+		"ETA", strconv.Itoa(q.ETAMinutes)+tty(o.IO, " min"),
+		"Acceptance", q.AcceptanceCriteria,
+		"Note", q.Note,
+		"Create URL", q.CreateURL,
+	); err != nil {
+		return err
+	}
+	if o.IO.StdoutTTY {
+		fmt.Fprintf(o.IO.ErrOut, "Post it: axp task create --type %s ...\n", q.Type)
+	}
+	return nil
+}
+
+func tty(s *cmdutil.IOStreams, text string) string {
+	if s.StdoutTTY {
+		return text
+	}
+	return ""
+}

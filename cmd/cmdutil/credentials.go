@@ -1,0 +1,232 @@
+package cmdutil
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+)
+
+// CredentialsFile is the name of the credentials file in the config dir.
+const CredentialsFile = "credentials.json"
+
+// Credentials are the secrets axp keeps for the user, per exchange URL. The file is written 0600
+// in a 0700 directory; every secret in it works on its own, so it must stay private.
+type Credentials struct {
+	Version   int                             `json:"version"`
+	Exchanges map[string]*ExchangeCredentials `json:"exchanges"`
+}
+
+// ExchangeCredentials are the secrets kept for one exchange.
+type ExchangeCredentials struct {
+	// AdminToken is the operator's token (AXP_ADMIN_TOKEN overrides it).
+	AdminToken string `json:"admin_token,omitempty"`
+	// MemberSecret is a member's secret (ss_<member id>_<hex>) and MemberID its member.
+	MemberSecret string `json:"member_secret,omitempty"`
+	MemberID     string `json:"member_id,omitempty"`
+	// BuyerTokens are the buyer tokens of tasks posted from here, by task id.
+	BuyerTokens map[string]string `json:"buyer_tokens,omitempty"`
+}
+
+// ConfigDir is axp's configuration directory: $XDG_CONFIG_HOME/axp, else $HOME/.config/axp. It is
+// "" when neither variable is set (then nothing is read or saved).
+func (f *Factory) ConfigDir() string {
+	if x := f.getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "axp")
+	}
+	if h := f.getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "axp")
+	}
+	return ""
+}
+
+// CredentialsPath is the path of the credentials file ("" when there is no config dir).
+func (f *Factory) CredentialsPath() string {
+	dir := f.ConfigDir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, CredentialsFile)
+}
+
+// LoadCredentials reads the credentials file; a missing file is empty credentials.
+func (f *Factory) LoadCredentials() (*Credentials, error) {
+	path := f.CredentialsPath()
+	c := &Credentials{Version: 1, Exchanges: map[string]*ExchangeCredentials{}}
+	if path == "" {
+		return c, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read credentials: %w", err)
+	}
+	if err := json.Unmarshal(b, c); err != nil {
+		return nil, fmt.Errorf("%s is damaged (%v): move it away and log in again", path, err)
+	}
+	if c.Exchanges == nil {
+		c.Exchanges = map[string]*ExchangeCredentials{}
+	}
+	return c, nil
+}
+
+// ExchangeCredentials are the saved credentials of the current exchange (never nil).
+func (f *Factory) ExchangeCredentials() (*ExchangeCredentials, error) {
+	c, err := f.LoadCredentials()
+	if err != nil {
+		return nil, err
+	}
+	if e := c.Exchanges[f.ExchangeURL()]; e != nil {
+		return e, nil
+	}
+	return &ExchangeCredentials{}, nil
+}
+
+// UpdateCredentials changes the current exchange's credentials under a lock on the file, so two
+// axp processes saving at once both keep their change.
+func (f *Factory) UpdateCredentials(change func(*ExchangeCredentials) error) error {
+	path := f.CredentialsPath()
+	if path == "" {
+		return errors.New("nowhere to save credentials: set HOME or XDG_CONFIG_HOME")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	c, err := f.LoadCredentials()
+	if err != nil {
+		return err
+	}
+	key := f.ExchangeURL()
+	e := c.Exchanges[key]
+	if e == nil {
+		e = &ExchangeCredentials{}
+	}
+	if err := change(e); err != nil {
+		return err
+	}
+	if e.AdminToken == "" && e.MemberSecret == "" && len(e.BuyerTokens) == 0 {
+		delete(c.Exchanges, key)
+	} else {
+		c.Exchanges[key] = e
+	}
+	c.Version = 1
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".credentials-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// SaveBuyerToken keeps the buyer token of a task posted on the current exchange.
+func (f *Factory) SaveBuyerToken(taskID, token string) error {
+	return f.UpdateCredentials(func(e *ExchangeCredentials) error {
+		if e.BuyerTokens == nil {
+			e.BuyerTokens = map[string]string{}
+		}
+		e.BuyerTokens[taskID] = token
+		return nil
+	})
+}
+
+// TaskIDs lists the tasks with a saved buyer token, sorted.
+func (e *ExchangeCredentials) TaskIDs() []string {
+	ids := make([]string, 0, len(e.BuyerTokens))
+	for id := range e.BuyerTokens {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// AdminToken is the operator's token: $AXP_ADMIN_TOKEN, else the one saved by `axp login`.
+func (f *Factory) AdminToken() (string, error) {
+	if t := f.getenv("AXP_ADMIN_TOKEN"); t != "" {
+		return t, nil
+	}
+	e, err := f.ExchangeCredentials()
+	if err != nil {
+		return "", err
+	}
+	return e.AdminToken, nil
+}
+
+// AdminClient is a client with the admin token, or an unauthorized error that says how to log in.
+func (f *Factory) AdminClient() (*client.Client, error) {
+	t, err := f.AdminToken()
+	if err != nil {
+		return nil, err
+	}
+	if t == "" {
+		return nil, &axp.Error{Code: axp.CodeUnauthorized,
+			Message: "no admin token for " + f.ExchangeURL(),
+			Hint:    "run `axp login` and paste the admin token `axp serve` printed at its first start, or set AXP_ADMIN_TOKEN"}
+	}
+	return f.Client(t), nil
+}
+
+// AdminAuthHint is the hint of an admin call the exchange refused.
+const AdminAuthHint = "the admin token was refused: run `axp login` with the exchange's current admin token, or set AXP_ADMIN_TOKEN"
+
+// MemberClient is a client with the saved member secret, or nil when none is saved.
+func (f *Factory) MemberClient() (*client.Client, error) {
+	e, err := f.ExchangeCredentials()
+	if err != nil {
+		return nil, err
+	}
+	if e.MemberSecret == "" {
+		return nil, nil
+	}
+	return f.Client(e.MemberSecret), nil
+}
+
+// BuyerClient is a client that acts as the buyer of a task: with token when given, else the buyer
+// token saved when the task was posted, else the saved member secret (a buyer member's tasks).
+func (f *Factory) BuyerClient(taskID, token string) (*client.Client, error) {
+	if token != "" {
+		return f.Client(token), nil
+	}
+	e, err := f.ExchangeCredentials()
+	if err != nil {
+		return nil, err
+	}
+	if t := e.BuyerTokens[taskID]; t != "" {
+		return f.Client(t), nil
+	}
+	if e.MemberSecret != "" {
+		return f.Client(e.MemberSecret), nil
+	}
+	return nil, &axp.Error{Code: axp.CodeUnauthorized,
+		Message: fmt.Sprintf("no buyer token saved for task %s on %s", taskID, f.ExchangeURL()),
+		Hint:    "tasks posted with `axp task create` are remembered; otherwise pass --token with the task's buyer_token, or `axp login` with the buyer member's secret"}
+}
+
+// BuyerAuthHint is the hint of a buyer call the exchange refused.
+const BuyerAuthHint = "the saved credentials do not open this task: pass --token with its buyer_token, or `axp login` as the member who posted it"

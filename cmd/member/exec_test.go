@@ -1,0 +1,152 @@
+package member
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/memberkit"
+	"github.com/axp-exchange/axp/protocol"
+)
+
+func TestDetectMime(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"hello world\n", "text/plain; charset=utf-8"},
+		{`{"a": 1}`, "application/json"},
+		{"[1, 2, 3]\n", "application/json"},
+		{"{not json", "text/plain; charset=utf-8"},
+		{"# Title\n\nSome text.\n", "text/markdown; charset=utf-8"},
+		{"Intro\n\n- one\n- two [link](x)\n", "text/markdown; charset=utf-8"},
+		{"```go\nx := 1\n```\n", "text/markdown; charset=utf-8"},
+		{"- just one item\n", "text/plain; charset=utf-8"},
+		{"<!DOCTYPE html><html><body>x</body></html>", "text/html; charset=utf-8"},
+		{"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image/png"},
+		{"%PDF-1.7\n", "application/pdf"},
+	}
+	for _, c := range cases {
+		if got := detectMime([]byte(c.in)); got != c.want {
+			t.Errorf("detectMime(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	job := &memberkit.Job{DoTaskInput: protocol.DoTaskInput{Params: map[string]any{}}}
+	for mt, want := range map[string]string{"application/json": "output.json", "text/markdown; charset=utf-8": "output.md",
+		"text/plain; charset=utf-8": "output.txt", "image/png": "output.png", "application/x-nothing": "output"} {
+		if got := filename(job, mt); got != want {
+			t.Errorf("filename(%s) = %s, want %s", mt, got, want)
+		}
+	}
+	job.Params["filename"] = "poem.txt"
+	if got := filename(job, "application/json"); got != "poem.txt" {
+		t.Errorf("the task's filename param is not used: %s", got)
+	}
+}
+
+func TestExecWork(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell commands")
+	}
+	job := &memberkit.Job{DoTaskInput: protocol.DoTaskInput{TaskID: "tsk_9", TaskType: "text-file", Params: map[string]any{"prompt": "hi"}, Test: true}}
+	ctx := context.Background()
+	var stderr strings.Builder
+
+	// The job arrives as JSON on stdin, with the task in the environment; stdout is delivered.
+	d, err := execWork(`cat; printf '\n%s %s %s' "$AXP_TASK_ID" "$AXP_TASK_TYPE" "$AXP_TEST"`, os.Environ(), &stderr)(ctx, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, tail, _ := strings.Cut(d.Content, "\n")
+	var in protocol.DoTaskInput
+	if err := json.Unmarshal([]byte(head), &in); err != nil || in.TaskID != "tsk_9" || in.Params["prompt"] != "hi" {
+		t.Fatalf("stdin was %q (%v)", head, err)
+	}
+	if tail != "tsk_9 text-file 1" {
+		t.Fatalf("environment: %q", tail)
+	}
+
+	d, err = execWork(`echo '{"ok": true}'`, nil, &stderr)(ctx, job)
+	if err != nil || d.MimeType != "application/json" || d.Filename != "output.json" {
+		t.Fatalf("json output: %v %+v", err, d)
+	}
+
+	_, err = execWork(`echo working; echo 'model unavailable' >&2; exit 4`, nil, &stderr)(ctx, job)
+	if err == nil || !strings.Contains(err.Error(), "exit status 4") || !strings.Contains(err.Error(), "model unavailable") {
+		t.Fatalf("failing command: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "model unavailable") {
+		t.Fatalf("the command's stderr is not passed on: %q", stderr.String())
+	}
+	if _, err = execWork(`true`, nil, &stderr)(ctx, job); err == nil || !strings.Contains(err.Error(), "nothing on stdout") {
+		t.Fatalf("silent command: %v", err)
+	}
+	big := filepath.Join(t.TempDir(), "big")
+	os.WriteFile(big, []byte(strings.Repeat("x", protocol.MaxInlineDeliverable+1)), 0o644)
+	if _, err = execWork(`cat `+big, nil, &stderr)(ctx, job); err == nil || !strings.Contains(err.Error(), "256 KB") {
+		t.Fatalf("oversized output: %v", err)
+	}
+	exact := filepath.Join(t.TempDir(), "exact")
+	os.WriteFile(exact, []byte(strings.Repeat("x", protocol.MaxInlineDeliverable)), 0o644)
+	if d, err = execWork(`cat `+exact, nil, &stderr)(ctx, job); err != nil || len(d.Content) != protocol.MaxInlineDeliverable {
+		t.Fatalf("256 KB exactly: %v %d", err, len(d.Content))
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err = execWork(`sleep 10`, nil, &stderr)(cctx, job); err == nil || !strings.Contains(err.Error(), "in time") {
+		t.Fatalf("cancelled command: %v", err)
+	}
+}
+
+func TestLoadSkills(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	yaml := write("s.yaml", "- task_type: text-file\n  min_price_usd: 0.5\n  typical_eta_minutes: 10\n- task_type: image\n  instant_price_usd: 1.25\n  instant_eta_minutes: 3\n  guarantee: {free_redo: 2}\n")
+	skills, err := loadSkills(yaml, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skills) != 2 || skills[0].MinPriceUSD.String() != "0.5" || !skills[1].Instant() || skills[1].InstantPriceUSD.String() != "1.25" || skills[1].Guarantee.FreeRedo != 2 {
+		t.Fatalf("skills %+v", skills)
+	}
+	if u := unpriced(skills); len(u) != 0 {
+		t.Fatalf("unpriced %v", u)
+	}
+	wrapped := write("w.yml", "skills:\n  - task_type: video\n")
+	if skills, err = loadSkills(wrapped, false); err != nil || len(skills) != 1 || unpriced(skills)[0] != "video" {
+		t.Fatalf("wrapped list: %v %+v", err, skills)
+	}
+	js := write("s.json", `[{"task_type": "text-file", "instant_price_usd": 0.2, "instant_eta_minutes": 1}]`)
+	if skills, err = loadSkills(js, false); err != nil || skills[0].InstantPriceUSD.String() != "0.2" {
+		t.Fatalf("json: %v %+v", err, skills)
+	}
+	bad := []struct{ text, field, says string }{
+		{"- task_type: text-file\n  min_price: 1\n", "skills[0].min_price", "not a known field"},
+		{"- task_type: Text File\n", "skills[0].task_type", "pattern"},
+		{"- task_type: text-file\n  min_price_usd: 0.123\n", "skills[0].min_price_usd", "decimals"},
+		{"- task_type: a1\n- task_type: a1\n", "skills[1].task_type", "twice"},
+		{"- task_type: a1\n  instant_price_usd: 1\n", "skills[0].instant_eta_minutes", "required"},
+		{"- task_type: a1\n  instant_price_usd: 0\n  instant_eta_minutes: 1\n", "skills[0].instant_price_usd", "free"},
+		{"task_type: a1\n", "skills", "list of skills"},
+	}
+	for _, b := range bad {
+		_, err := loadSkills(write("bad.yaml", b.text), false)
+		var e *axp.Error
+		if !errors.As(err, &e) || e.Field != b.field || !strings.Contains(err.Error(), b.says) {
+			t.Errorf("%q: want %s (%s), got %v", b.text, b.field, b.says, err)
+		}
+	}
+	if _, err := loadSkills(write("x.yaml", "- [unclosed\n"), false); err == nil || !strings.Contains(err.Error(), "not YAML") {
+		t.Errorf("broken YAML: %v", err)
+	}
+	if _, err := loadSkills(filepath.Join(dir, "missing.yaml"), false); err == nil {
+		t.Error("a missing file was read")
+	}
+}

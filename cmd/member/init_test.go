@@ -1,0 +1,96 @@
+package member_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp/memberkit"
+)
+
+// TestInitBuilds: `axp member init` writes a module that builds against this repository (a replace
+// directive) for both roles, and the generated seller, run as it stands against a real exchange,
+// registers, verifies and passes conformance.
+func TestInitBuilds(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	bin := axpBinary(t)
+	work := t.TempDir()
+	env := testEnv(work)
+	// The module cache already holds every dependency (this repository builds); stay offline.
+	buildEnv := append(env, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+	root := repoRoot(t)
+	built := map[string]string{}
+	for _, role := range []string{"seller", "buyer"} {
+		dir := filepath.Join(work, "my-"+role)
+		status, stdout, stderr := run(t, env, bin, "member", "init", dir, "--role", role, "--replace", root)
+		if status != 0 {
+			t.Fatalf("init %s: status %d\n%s\n%s", role, status, stdout, stderr)
+		}
+		for _, f := range []string{"go.mod", "main.go", "README.md"} {
+			if !strings.Contains(stdout, filepath.Join(dir, f)) {
+				t.Errorf("init did not list %s:\n%s", f, stdout)
+			}
+		}
+		mod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if !strings.Contains(string(mod), "replace github.com/axp-exchange/axp => "+root) {
+			t.Fatalf("go.mod:\n%s", mod)
+		}
+		for _, args := range [][]string{{"mod", "tidy"}, {"vet", "./..."}, {"build", "-o", role, "."}} {
+			cmd := exec.Command(goBin, args...)
+			cmd.Dir, cmd.Env = dir, buildEnv
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("go %s in the %s module: %v\n%s", strings.Join(args, " "), role, err, out)
+			}
+		}
+		built[role] = filepath.Join(dir, role)
+		// A second init refuses to overwrite the files.
+		if status, _, stderr := run(t, env, bin, "member", "init", dir, "--role", role); status != 2 || !strings.Contains(stderr, "already exists") {
+			t.Fatalf("init over existing files: status %d %s", status, stderr)
+		}
+	}
+	// Without --replace the replace line is there, commented, with the explanation.
+	plain := filepath.Join(work, "plain")
+	if status, _, stderr := run(t, env, bin, "member", "init", plain, "--role", "seller"); status != 0 || !strings.Contains(stderr, "replace") {
+		t.Fatalf("init without --replace: %d %s", status, stderr)
+	}
+	mod, _ := os.ReadFile(filepath.Join(plain, "go.mod"))
+	if !strings.Contains(string(mod), "// replace github.com/axp-exchange/axp => ../axp") || !strings.Contains(string(mod), "module example.com/plain") {
+		t.Fatalf("go.mod without --replace:\n%s", mod)
+	}
+
+	// The generated seller, as it stands, passes conformance.
+	ex := newExchange(t)
+	memberDir := filepath.Join(work, "seller-member")
+	seller := start(t, "generated seller", env, built["seller"], "-exchange", ex.URL, "-dir", memberDir)
+	var creds *memberkit.Credentials
+	eventually(t, "the generated seller registers", func() error {
+		creds, err = memberkit.LoadCredentials(memberkit.CredentialsPath(memberDir))
+		return err
+	})
+	kit := memberkit.NewClient(ex.URL, creds.MemberSecret)
+	eventually(t, "the generated seller verifies", func() error {
+		p, err := kit.Profile(context.Background())
+		if err != nil {
+			return err
+		}
+		if !p.Verified {
+			return fmt.Errorf("state %s; stderr:\n%s", p.State, seller.stderr)
+		}
+		return nil
+	})
+	rep, err := kit.Conformance(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Passed {
+		t.Fatalf("conformance of the generated seller: %+v", rep)
+	}
+	seller.stop()
+}

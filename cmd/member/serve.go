@@ -1,0 +1,272 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/memberkit"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/spf13/cobra"
+)
+
+// ServeOptions are the inputs of `axp member serve`.
+type ServeOptions struct {
+	IO     *cmdutil.IOStreams
+	Getenv func(string) string
+	Role   string
+	// Exchange is the exchange given with --exchange or $AXP_EXCHANGE; needed on first start,
+	// later it must be the one of the saved credentials.
+	Exchange    string
+	Name        string
+	Listen      string
+	PublicURL   string
+	Dir         string
+	SkillsFile  string
+	Exec        string
+	ExecTimeout time.Duration
+	Pull        bool
+	PollEvery   time.Duration
+	// Ready, when set, is told once the member runs (tests).
+	Ready func(memberkit.Started)
+}
+
+func newServeCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &ServeOptions{IO: f.IO, Getenv: f.Getenv}
+	c := &cobra.Command{
+		Use:   "serve --role seller|buyer --exchange URL",
+		Short: "Run a seller or buyer agent: register, verify, and answer the exchange",
+		Long: `Run a member agent. It serves MCP at /mcp on --listen (printing the URL), registers with the
+exchange on first start (credentials saved in --dir), reuses the credentials later, verifies
+(printing each step) and sends a heartbeat every hour. With --pull it runs without a server and
+polls the exchange instead. The exchange (--exchange or $AXP_EXCHANGE) is needed on first start;
+later the saved credentials name it, and the skills file, if given, replaces the registered skills.
+
+A seller quotes from --skills (a YAML or JSON list of skills: task_type, description,
+min_price_usd, typical_eta_minutes, instant_price_usd, instant_eta_minutes, guarantee); instant
+prices are honoured. For each job it runs --exec through the shell with the job (the do_task
+input) as JSON on stdin, and delivers what the command writes on stdout (up to 256 KB; the mime
+type is detected). A command that fails within 2 s turns the job down; a later failure is
+reported. A buyer logs the offers and task updates it receives.
+
+stdout carries one JSON object per line (started, verification, quote, job, offers,
+task_update, announcement, mediation, review); progress goes to stderr.`,
+		Example: `  axp member serve --role seller --exchange http://127.0.0.1:8420 --skills skills.yaml --exec ./do-job
+  axp member serve --role buyer --exchange http://127.0.0.1:8420 --dir ~/.config/axp/buyer`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Exchange = exchangeGiven(f)
+			return runServe(c.Context(), o)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.Role, "role", "", "seller or buyer (required)")
+	fl.StringVar(&o.Name, "name", "", "the member's name, on first start (default \"axp seller\" or \"axp buyer\")")
+	fl.StringVar(&o.Listen, "listen", "127.0.0.1:0", "address the MCP server listens on (port 0 picks a free port)")
+	fl.StringVar(&o.PublicURL, "public-url", "", "URL the exchange reaches this server at, when not the listen address (/mcp is appended)")
+	dirFlag(c, &o.Dir)
+	fl.StringVar(&o.SkillsFile, "skills", "", "seller: YAML or JSON file listing the skills")
+	fl.StringVar(&o.Exec, "exec", "", "seller: command that does a job (job JSON on stdin, deliverable on stdout)")
+	fl.DurationVar(&o.ExecTimeout, "exec-timeout", time.Hour, "seller: how long one job's command may run")
+	fl.BoolVar(&o.Pull, "pull", false, "run without a server: poll the exchange for work")
+	fl.DurationVar(&o.PollEvery, "poll-every", 2*time.Second, "with --pull: time between polls")
+	return c
+}
+
+func runServe(ctx context.Context, o *ServeOptions) error {
+	if o.Role == "" {
+		return &cmdutil.UsageError{Err: errors.New("--role is required: seller or buyer")}
+	}
+	if o.Role != protocol.RoleSeller && o.Role != protocol.RoleBuyer {
+		return &cmdutil.UsageError{Err: fmt.Errorf("--role must be seller or buyer, not %q", o.Role)}
+	}
+	seller := o.Role == protocol.RoleSeller
+	if !seller && (o.SkillsFile != "" || o.Exec != "") {
+		return &cmdutil.UsageError{Err: errors.New("--skills and --exec are for sellers")}
+	}
+	dir := resolveDir(o.Dir, o.Getenv)
+	if _, err := os.Stat(memberkit.CredentialsPath(dir)); errors.Is(err, fs.ErrNotExist) && o.Exchange == "" {
+		return &cmdutil.UsageError{Err: fmt.Errorf("--exchange is required on first start (no credentials in %s yet)", dir)}
+	}
+	out := &lines{w: o.IO.Out}
+	errw := o.IO.ErrOut
+	log := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	var skills []protocol.Skill
+	if o.SkillsFile != "" {
+		var err error
+		if skills, err = loadSkills(o.SkillsFile, false); err != nil {
+			return err
+		}
+		if bad := unpriced(skills); len(bad) > 0 {
+			fmt.Fprintf(errw, "warning: no price for %s: quotes for it decline, which the conformance test counts as a failure (give min_price_usd and typical_eta_minutes, or instant_price_usd and instant_eta_minutes)\n",
+				strings.Join(bad, ", "))
+		}
+	} else if seller {
+		fmt.Fprintln(errw, "warning: no --skills: this seller matches no task (give a skills file)")
+	}
+	party := &logParty{out: out}
+	a := &memberkit.Agent{
+		Exchange: o.Exchange, Dir: dir, Listen: o.Listen, PublicURL: o.PublicURL, Pull: o.Pull,
+		PollEvery: o.PollEvery, Logger: log, Party: party, Buyer: party,
+		Registration: axp.Registration{Roles: []string{o.Role}, Name: o.Name, Skills: skills},
+	}
+	if a.Registration.Name == "" {
+		a.Registration.Name = "axp " + o.Role
+	}
+	if seller {
+		var s memberkit.Seller = memberkit.Defaults{Skills: skills}
+		if o.Exec != "" {
+			s = &memberkit.Worker{Defaults: memberkit.Defaults{Skills: skills}, Work: execWork(o.Exec, environ(), errw),
+				Timeout: o.ExecTimeout, Logger: log,
+				OnDone: func(job *memberkit.Job, err error) {
+					if err != nil {
+						out.emit("job", map[string]any{"task_id": job.TaskID, "status": "failed", "error": err.Error(), "test": job.Test})
+						fmt.Fprintf(errw, "job %s failed: %v\n", job.TaskID, err)
+						return
+					}
+					out.emit("job", map[string]any{"task_id": job.TaskID, "status": "delivered", "test": job.Test})
+					fmt.Fprintf(errw, "job %s delivered\n", job.TaskID)
+				}}
+		} else {
+			fmt.Fprintln(errw, "warning: no --exec: jobs are turned down")
+		}
+		a.Seller = &logSeller{Seller: s, out: out}
+	}
+	a.OnStart = func(s memberkit.Started) {
+		if s.Registered {
+			fmt.Fprintf(errw, "registered as %s with %s (credentials in %s)\n", s.MemberID, s.Exchange, s.Credentials)
+		} else {
+			fmt.Fprintf(errw, "member %s of %s (credentials in %s)\n", s.MemberID, s.Exchange, s.Credentials)
+		}
+		if s.MCPURL != "" {
+			fmt.Fprintf(errw, "serving MCP at %s\n", s.MCPURL)
+		} else {
+			fmt.Fprintln(errw, "pull mode: polling the exchange for work")
+		}
+		f := map[string]any{"member_id": s.MemberID, "exchange": s.Exchange, "registered": s.Registered, "role": o.Role,
+			"credentials": s.Credentials, "mode": "pull"}
+		if s.MCPURL != "" {
+			f["mcp_url"], f["listen"], f["mode"] = s.MCPURL, s.Listen, "push"
+		}
+		out.emit("started", f)
+		if o.Ready != nil {
+			o.Ready(s)
+		}
+	}
+	a.OnVerify = func(v *axp.Verification, err error) {
+		if err != nil {
+			err = exchangeErr(err)
+			fmt.Fprintf(errw, "verification could not run: %v\n", err)
+			var e *axp.Error
+			if errors.As(err, &e) && e.Hint != "" {
+				fmt.Fprintf(errw, "hint: %s\n", e.Hint)
+			}
+			out.emit("verification", map[string]any{"passed": false, "error": err.Error()})
+			return
+		}
+		fmt.Fprintln(errw, "verification:")
+		printSteps(errw, v.Steps)
+		if v.Passed {
+			fmt.Fprintf(errw, "verified (%s)\n", v.State)
+		} else {
+			fmt.Fprintf(errw, "not verified (%s); fix the failed steps, then run `axp member verify`\n", v.State)
+			for _, s := range v.NextSteps {
+				fmt.Fprintf(errw, "next: %s\n", s)
+			}
+		}
+		out.emit("verification", map[string]any{"passed": v.Passed, "state": v.State, "mode": v.Mode, "steps": v.Steps})
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := a.Run(ctx); err != nil {
+		return exchangeErr(err)
+	}
+	fmt.Fprintln(errw, "member stopped")
+	return nil
+}
+
+// logSeller logs the seller's answers as JSON lines.
+type logSeller struct {
+	memberkit.Seller
+	out *lines
+}
+
+func (s *logSeller) Quote(ctx context.Context, in protocol.QuoteInput) (protocol.QuoteAnswer, error) {
+	q, err := s.Seller.Quote(ctx, in)
+	f := map[string]any{"task_id": in.TaskID, "task_type": in.TaskType, "kind": q.Kind(), "answer": q, "test": in.Test}
+	if err != nil {
+		f["error"] = err.Error()
+	}
+	s.out.emit("quote", f)
+	return q, err
+}
+
+func (s *logSeller) DoTask(ctx context.Context, job *memberkit.Job) (protocol.DoTaskOutput, error) {
+	r, err := s.Seller.DoTask(ctx, job)
+	f := map[string]any{"task_id": job.TaskID, "status": "accepted", "test": job.Test}
+	switch {
+	case err != nil:
+		f["status"], f["error"] = "error", err.Error()
+	case !r.Accepted:
+		f["status"], f["reason"] = "declined", r.Reason
+	}
+	s.out.emit("job", f)
+	return r, err
+}
+
+// logParty logs what the exchange pushes (offers, task updates, announcements, mediations and
+// reviews) as JSON lines, and answers with memberkit's defaults.
+type logParty struct {
+	memberkit.Defaults
+	out *lines
+}
+
+func (p *logParty) ReceiveOffers(ctx context.Context, in protocol.ReceiveOffersInput) error {
+	p.out.emit("offers", map[string]any{"task_id": in.TaskID, "offers": in.Offers, "choose_url": in.ChooseURL, "test": in.Test})
+	return nil
+}
+
+func (p *logParty) TaskUpdate(ctx context.Context, in protocol.TaskUpdateInput) error {
+	f := map[string]any{"task_id": in.TaskID, "status": in.Status, "test": in.Test}
+	if in.Event != "" {
+		f["update"] = in.Event
+	}
+	if in.Deliverable != nil {
+		f["deliverable"] = in.Deliverable
+	}
+	if in.AutoReleaseAt != nil {
+		f["auto_release_at"] = *in.AutoReleaseAt
+	}
+	if len(in.Data) > 0 {
+		f["data"] = in.Data
+	}
+	p.out.emit("task_update", f)
+	return nil
+}
+
+func (p *logParty) Announcement(ctx context.Context, in protocol.AnnouncementInput) error {
+	p.out.emit("announcement", map[string]any{"announcement_id": in.AnnouncementID, "severity": in.Severity, "title": in.Title, "body": in.Body, "test": in.Test})
+	return nil
+}
+
+func (p *logParty) Mediation(ctx context.Context, in protocol.MediationInput) (protocol.MediationOutput, error) {
+	out, err := p.Defaults.Mediation(ctx, in)
+	p.out.emit("mediation", map[string]any{"mediation_id": in.MediationID, "kind": in.Kind, "task_id": in.TaskID, "reason": in.Reason, "statement": out.Statement, "test": in.Test})
+	return out, err
+}
+
+func (p *logParty) Review(ctx context.Context, in protocol.ReviewInput) (protocol.ReviewOutput, error) {
+	out, err := p.Defaults.Review(ctx, in)
+	p.out.emit("review", map[string]any{"task_id": in.TaskID, "your_role": in.YourRole, "skipped": out.Skip, "test": in.Test})
+	return out, err
+}

@@ -1,0 +1,238 @@
+package member_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/memberkit"
+)
+
+const skillsYAML = `# the seller's skills
+- task_type: text-file
+  description: Writes a text file
+  min_price_usd: 1.5
+  typical_eta_minutes: 10
+- task_type: summary
+  instant_price_usd: 0.75
+  instant_eta_minutes: 2
+  guarantee: {free_redo: 1, refund_if_fails_checks: true}
+`
+
+// jobScript reads the job on stdin and writes a Markdown result.
+const jobScript = `#!/bin/sh
+job=$(cat)
+case "$job" in *'"task_id"'*) ;; *) echo "no job on stdin" >&2; exit 3;; esac
+printf '# Result for %s\n\n- task type: %s\n- test: %s\n' "$AXP_TASK_ID" "$AXP_TASK_TYPE" "$AXP_TEST"
+`
+
+func verified(e map[string]any) bool { return e["passed"] == true }
+
+// TestServeEndToEnd runs `axp member serve` (the real binary) as a seller and as a buyer against a
+// real exchange: both register and verify, the seller passes conformance and a sandbox job, and a
+// crypto job completes: post, quote, choose, pay (approved by the operator), do_task runs --exec,
+// delivery, acceptance, payment request. A restart reuses the saved credentials.
+func TestServeEndToEnd(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the job script is a shell script")
+	}
+	bin := axpBinary(t)
+	ex := newExchange(t)
+	work := t.TempDir()
+	env := testEnv(work)
+	skills := filepath.Join(work, "skills.yaml")
+	job := filepath.Join(work, "do-job")
+	os.WriteFile(skills, []byte(skillsYAML), 0o644)
+	os.WriteFile(job, []byte(jobScript), 0o755)
+	sellerDir, buyerDir := filepath.Join(work, "seller"), filepath.Join(work, "buyer")
+
+	seller := start(t, "seller", env, bin, "member", "serve", "--role", "seller", "--exchange", ex.URL, "--dir", sellerDir,
+		"--skills", skills, "--exec", job, "--name", "e2e seller")
+	started := seller.waitEvent("started", nil)
+	if started["registered"] != true || !strings.HasPrefix(fmt.Sprint(started["mcp_url"]), "http://127.0.0.1:") {
+		t.Fatalf("started line %v", started)
+	}
+	seller.waitEvent("verification", verified)
+	if !strings.Contains(seller.stderr.String(), "serving MCP at http://127.0.0.1:") || !strings.Contains(seller.stderr.String(), "ok   contact_test") {
+		t.Fatalf("stderr does not show the URL and the steps:\n%s", seller.stderr)
+	}
+	sellerID := fmt.Sprint(started["member_id"])
+	st, err := os.Stat(memberkit.CredentialsPath(sellerDir))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials file: %v %v", err, st)
+	}
+
+	status, stdout, stderr := run(t, env, bin, "member", "conformance", "--dir", sellerDir)
+	if status != 0 || !strings.Contains(stdout, "checks passed") || strings.Contains(stdout, "FAIL") {
+		t.Fatalf("conformance: status %d\n%s\n%s", status, stdout, stderr)
+	}
+	for _, check := range []string{"refuses_forged_signature", "refuses_stale_timestamp", "refuses_missing_headers", "honest_quote:summary", "timing"} {
+		if !strings.Contains(stdout, "ok   "+check) {
+			t.Errorf("conformance report lacks a passed %s:\n%s", check, stdout)
+		}
+	}
+	if status, stdout, stderr := run(t, env, bin, "member", "verify", "--dir", sellerDir); status != 0 || !strings.Contains(stdout, "state: verified") {
+		t.Fatalf("verify: status %d\n%s\n%s", status, stdout, stderr)
+	}
+	if status, stdout, stderr := run(t, env, bin, "member", "sandbox", "--dir", sellerDir, "--as", "seller"); status != 0 || !strings.Contains(stdout, ": passed") {
+		t.Fatalf("sandbox: status %d\n%s\n%s", status, stdout, stderr)
+	}
+
+	buyer := start(t, "buyer", env, bin, "member", "serve", "--role", "buyer", "--exchange", ex.URL, "--dir", buyerDir)
+	buyer.waitEvent("verification", verified)
+	if status, stdout, stderr := run(t, env, bin, "member", "sandbox", "--dir", buyerDir, "--as", "buyer"); status != 0 || !strings.Contains(stdout, ": passed") {
+		t.Fatalf("buyer sandbox: status %d\n%s\n%s", status, stdout, stderr)
+	}
+
+	// The buyer posts a crypto task; the seller quotes through its MCP server.
+	bcreds, err := memberkit.LoadCredentials(memberkit.CredentialsPath(buyerDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scredsFile, err := memberkit.LoadCredentials(memberkit.CredentialsPath(sellerDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	bkit := memberkit.NewClient(ex.URL, bcreds.MemberSecret)
+	created, err := bkit.CreateTask(ctx, axp.NewTask{Type: "text-file", Description: "write a greeting", Params: map[string]any{"prompt": "hello"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offerID string
+	for _, o := range created.Offers {
+		if o.Seller.ID == sellerID {
+			offerID = o.OfferID
+			if o.PriceUSD.String() != "1.5" || o.ETAMinutes != 10 {
+				t.Fatalf("the seller quoted %s in %d min, not its declared 1.5 in 10", o.PriceUSD, o.ETAMinutes)
+			}
+		}
+	}
+	if offerID == "" {
+		t.Fatalf("no offer from the seller: %+v\nseller stderr:\n%s", created.Offers, seller.stderr)
+	}
+	buyer.waitEvent("offers", func(e map[string]any) bool { return e["task_id"] == created.ID })
+	seller.waitEvent("quote", func(e map[string]any) bool { return e["task_id"] == created.ID && e["kind"] == "price" })
+
+	// Choose and pay; the operator confirms the payment; do_task runs the command, which delivers.
+	if _, err := bkit.Choose(ctx, created.ID, offerID); err != nil {
+		t.Fatal(err)
+	}
+	bcl := client.New(ex.URL, bcreds.MemberSecret)
+	ex.pay(bcl, created.ID)
+	seller.waitEvent("job", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == "delivered" })
+	var task *axp.Task
+	eventually(t, "delivery", func() error {
+		task, err = bkit.Task(ctx, created.ID)
+		if err != nil {
+			return err
+		}
+		if task.Status != axp.TaskDelivered {
+			return fmt.Errorf("task is %s", task.Status)
+		}
+		return nil
+	})
+	resp, err := bcl.Do(ctx, "get_deliverable", map[string]any{"id": created.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := string(resp.Body); !strings.HasPrefix(body, "# Result for "+created.ID) || !strings.Contains(body, "task type: text-file") {
+		t.Fatalf("deliverable %q", body)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/markdown") {
+		t.Errorf("deliverable Content-Type %q, want text/markdown (detected)", ct)
+	}
+	buyer.waitEvent("task_update", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == axp.TaskDelivered })
+
+	if err := bcl.Call(ctx, "accept_task", map[string]any{"id": created.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	skit := memberkit.NewClient(ex.URL, scredsFile.MemberSecret)
+	if _, err := skit.RequestPayment(ctx, created.ID); err != nil {
+		t.Fatalf("request payment: %v", err)
+	}
+	buyer.waitEvent("task_update", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == axp.TaskAccepted })
+
+	seller.stop()
+	buyer.stop()
+	if !strings.Contains(seller.stderr.String(), "member stopped") {
+		t.Errorf("seller stderr:\n%s", seller.stderr)
+	}
+
+	// A restart reuses the credentials: same member, a new port registered, verified again.
+	again := start(t, "seller again", env, bin, "member", "serve", "--role", "seller", "--dir", sellerDir, "--skills", skills, "--exec", job)
+	s2 := again.waitEvent("started", nil)
+	if s2["registered"] != false || s2["member_id"] != sellerID {
+		t.Fatalf("restart: %v", s2)
+	}
+	again.waitEvent("verification", verified)
+	p, err := skit.Profile(ctx)
+	if err != nil || p.MCPURL != s2["mcp_url"] || !p.Verified {
+		t.Fatalf("after restart: %v %+v", err, p)
+	}
+	// The same directory cannot serve another role.
+	status, _, stderr = run(t, env, bin, "member", "serve", "--role", "buyer", "--dir", sellerDir)
+	if status == 0 || !strings.Contains(stderr, "another member") {
+		t.Fatalf("role change: status %d\n%s", status, stderr)
+	}
+	again.stop()
+}
+
+// TestServeExecFailsFast: a command that fails at once turns the job down (accepted: false), and
+// the task goes back to the buyer's choice.
+func TestServeExecFailsFast(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the job command is a shell command")
+	}
+	bin := axpBinary(t)
+	ex := newExchange(t)
+	work := t.TempDir()
+	env := testEnv(work)
+	skills := filepath.Join(work, "skills.json")
+	os.WriteFile(skills, []byte(`[{"task_type": "text-file", "instant_price_usd": 0.5, "instant_eta_minutes": 1}]`), 0o644)
+	seller := start(t, "seller", env, bin, "member", "serve", "--role", "seller", "--exchange", ex.URL, "--dir", filepath.Join(work, "s"),
+		"--skills", skills, "--exec", "echo 'out of paper' >&2; exit 7")
+	sellerID := fmt.Sprint(seller.waitEvent("started", nil)["member_id"])
+	seller.waitEvent("verification", verified)
+
+	anon := client.New(ex.URL, "")
+	var created axp.CreatedTask
+	if err := anon.Call(context.Background(), "create_task", map[string]any{"type": "text-file", "description": "x", "params": map[string]any{"prompt": "p"}}, &created); err != nil {
+		t.Fatal(err)
+	}
+	buyer := anon.With(created.BuyerToken)
+	var offerID string
+	for _, o := range created.Offers {
+		if o.Seller.ID == sellerID && o.Instant {
+			offerID = o.OfferID
+		}
+	}
+	if offerID == "" {
+		t.Fatalf("no instant offer: %+v", created.Offers)
+	}
+	if err := buyer.Call(context.Background(), "choose_offer", map[string]any{"id": created.ID, "offer_id": offerID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ex.pay(buyer, created.ID)
+	e := seller.waitEvent("job", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == "declined" })
+	if !strings.Contains(fmt.Sprint(e["reason"]), "out of paper") || !strings.Contains(fmt.Sprint(e["reason"]), "exit status 7") {
+		t.Fatalf("decline reason %v", e["reason"])
+	}
+	eventually(t, "task back to the buyer", func() error {
+		var task axp.Task
+		if err := buyer.Call(context.Background(), "get_task", map[string]any{"id": created.ID}, &task); err != nil {
+			return err
+		}
+		if task.Seller != nil {
+			return fmt.Errorf("task is %s with seller %s", task.Status, task.Seller.ID)
+		}
+		return nil
+	})
+	seller.stop()
+}

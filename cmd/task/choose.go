@@ -1,0 +1,118 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// ChooseOptions are the inputs of `axp task choose`.
+type ChooseOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	buyerFlags
+	TaskID string
+	// Offer is an offer id or its rank in the value ranking (1 is the first); empty chooses the
+	// recommended offer.
+	Offer string
+	Yes   bool
+}
+
+// NewCmdChoose builds `axp task choose`.
+func NewCmdChoose(f *cmdutil.Factory, runF func(context.Context, *ChooseOptions) error) *cobra.Command {
+	o := &ChooseOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "choose TASK [OFFER]",
+		Short: "Choose an offer (the recommended one by default)",
+		Long: `Choose an offer on an open task: an offer id, or its number in 'axp offers' (value ranking).
+Without one, the recommended offer is chosen. On a terminal you are asked first; --yes skips the
+question. The task then awaits payment (free jobs start at once).`,
+		Args:              cobra.RangeArgs(1, 2),
+		ValidArgsFunction: CompleteTaskIDs(f),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.TaskID = args[0]
+			if len(args) == 2 {
+				o.Offer = args[1]
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return chooseRun(c.Context(), o)
+		},
+	}
+	c.Flags().BoolVarP(&o.Yes, "yes", "y", false, "choose without asking")
+	addTokenFlag(c, &o.buyerFlags)
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+// PickOffer finds the offer named by ref (an id, or a 1-based rank) among the task's offers, or
+// the recommended offer when ref is empty.
+func PickOffer(t *axp.Task, ref string) (*axp.Offer, error) {
+	if len(t.Offers) == 0 {
+		if t.Status != axp.TaskOpen {
+			return nil, axp.Conflict("task "+t.ID+" is "+t.Status+"; offers are chosen while it is open", "")
+		}
+		return nil, axp.Conflict("task "+t.ID+" has no offers yet", "wait for sellers to quote: axp task watch "+t.ID)
+	}
+	if ref == "" {
+		if t.RecommendedOffer == nil {
+			return nil, axp.Conflict("task "+t.ID+" is "+t.Status+" and has no recommended offer", "name the offer: axp task choose "+t.ID+" OFFER")
+		}
+		ref = *t.RecommendedOffer
+	}
+	if n, err := strconv.Atoi(ref); err == nil {
+		if n < 1 || n > len(t.Offers) {
+			return nil, axp.Invalid("offer", fmt.Sprintf("there is no offer number %d (the task has %d)", n, len(t.Offers)), "see the numbers with: axp offers "+t.ID)
+		}
+		return &t.Offers[n-1], nil
+	}
+	for i := range t.Offers {
+		if t.Offers[i].OfferID == ref {
+			return &t.Offers[i], nil
+		}
+	}
+	return nil, axp.Invalid("offer", fmt.Sprintf("%q is not an offer on task %s", ref, t.ID), "see the offers with: axp offers "+t.ID)
+}
+
+func chooseRun(ctx context.Context, o *ChooseOptions) error {
+	t, _, err := getTask(ctx, o.F, o.TaskID, o.Token, "")
+	if err != nil {
+		return err
+	}
+	offer, err := PickOffer(t, o.Offer)
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("offer %s from %s at %s, ETA %d min", offer.OfferID, offer.Seller.Name, offer.PriceUSD.Display(), offer.ETAMinutes)
+	if !o.Yes && o.IO.CanPrompt() {
+		ok, err := cmdutil.Confirm(o.IO, "Choose "+what+"?")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrCancelled
+		}
+	}
+	var chosen axp.Task
+	raw, err := buyerCall(ctx, o.F, o.TaskID, o.Token, "choose_offer", map[string]any{"offer_id": offer.OfferID}, &chosen)
+	if err != nil {
+		return err
+	}
+	if o.Export.Enabled() {
+		return o.Export.Write(o.IO, raw)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "✓ Chose %s; the task is %s\n", what, chosen.Status)
+	if chosen.Status == axp.TaskAwaitingPayment && chosen.Payment != nil {
+		if err := cmdutil.KeyValues(o.IO, paymentPairs(o.IO, chosen.Payment)...); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.ErrOut, "Send the payable amount, then report it: axp task pay %s --tx <hash>\n", chosen.ID)
+	}
+	return nil
+}

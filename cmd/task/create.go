@@ -1,0 +1,245 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/spf13/cobra"
+)
+
+// CreateOptions are the inputs of `axp task create`.
+type CreateOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+
+	Type        string
+	Description string
+	Params      []string
+	Deadline    string
+	AutoChoose  string
+	ChecksFile  string
+	Payment     string
+	Invite      []string
+	Anonymous   bool
+}
+
+// NewCmdCreate builds `axp task create`; runF replaces the run function in tests.
+func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
+	o := &CreateOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "create",
+		Short: "Post a task and show the offers sellers make",
+		Long: `Post a task. The exchange collects offers within its quote window (a spinner shows on a
+terminal meanwhile), then the offers are shown ranked by value. The task's buyer token is saved, so
+later commands need only the task id.
+
+Params are the service's parameters (see 'axp services'); integers are converted for catalog types,
+and k:=JSON gives any other JSON value.`,
+		Example: `  axp task create --type text-file --param prompt="a haiku about the sea"
+  axp task create --type video --param prompt="a drone shot" --param duration=10 --auto-choose cheapest
+  axp task create --description "translate my README into French" --param text=@README.md`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.Type == "" && o.Description == "" {
+				return cmdutil.Usagef("give --type or --description (the type is then inferred)")
+			}
+			if err := oneOf("--auto-choose", o.AutoChoose, "", "cheapest", "fastest"); err != nil {
+				return err
+			}
+			if err := oneOf("--payment", o.Payment, "", axp.PayCrypto, axp.PayFree); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return createRun(c.Context(), o)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.Type, "type", "", "task type, e.g. text-file (see 'axp services')")
+	fl.StringVar(&o.Description, "description", "", "what you want done, in your own words")
+	fl.StringArrayVarP(&o.Params, "param", "p", nil, "service param as `key=value` (repeat; key:=JSON for a JSON value; value @FILE reads a file)")
+	fl.StringVar(&o.Deadline, "deadline", "", "deadline in minutes, or a duration such as 2h")
+	fl.StringVar(&o.AutoChoose, "auto-choose", "", "choose an offer when the quote window ends: cheapest or fastest")
+	fl.StringVar(&o.ChecksFile, "checks", "", "acceptance checks: a JSON `file` (- for stdin)")
+	fl.StringVar(&o.Payment, "payment", "", "payment method: crypto (default) or free")
+	fl.StringSliceVar(&o.Invite, "invite", nil, "invite only these sellers: favourites, or seller ids")
+	fl.BoolVar(&o.Anonymous, "anonymous", false, "post anonymously even when logged in as a member")
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func oneOf(flag, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return cmdutil.Usagef("%s %q: use one of %s", flag, v, strings.Join(allowed[1:], ", "))
+}
+
+// Body builds the create_task body from the options.
+func (o *CreateOptions) Body(stdin io.Reader) (*axp.NewTask, error) {
+	nt := &axp.NewTask{Type: o.Type, Description: o.Description, AutoChoose: o.AutoChoose, PaymentMethod: o.Payment}
+	p, err := ParseParams(o.Type, o.Params)
+	if err != nil {
+		return nil, err
+	}
+	if len(p) > 0 {
+		nt.Params = p
+	}
+	if o.Deadline != "" {
+		m, err := ParseDeadline(o.Deadline)
+		if err != nil {
+			return nil, err
+		}
+		nt.DeadlineMinutes = &m
+	}
+	if o.ChecksFile != "" {
+		var raw []byte
+		if o.ChecksFile == "-" {
+			raw, err = io.ReadAll(stdin)
+		} else {
+			raw, err = os.ReadFile(o.ChecksFile)
+		}
+		if err != nil {
+			return nil, cmdutil.Usagef("--checks: %v", err)
+		}
+		if err := json.Unmarshal(raw, &nt.AcceptanceChecks); err != nil || nt.AcceptanceChecks == nil {
+			return nil, cmdutil.Usagef("--checks %s: not a JSON object of checks (%v)", o.ChecksFile, err)
+		}
+	}
+	switch {
+	case len(o.Invite) == 1 && o.Invite[0] == "favourites":
+		nt.InviteSellers = axp.SellerInvite{Favourites: true}
+	case len(o.Invite) > 0:
+		for _, id := range o.Invite {
+			if id == "favourites" {
+				return nil, cmdutil.Usagef("--invite favourites cannot be mixed with seller ids")
+			}
+		}
+		nt.InviteSellers = axp.SellerInvite{IDs: o.Invite}
+	}
+	return nt, nil
+}
+
+// ParseParams reads key=value params. Values of catalog types are converted to the param's type
+// (duration=10 becomes the integer 10); key:=JSON takes a JSON value; a value @FILE is the file's
+// text.
+func ParseParams(taskType string, list []string) (map[string]any, error) {
+	out := map[string]any{}
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || k == ":" {
+			return nil, cmdutil.Usagef("--param %q: use key=value", kv)
+		}
+		if key, isJSON := strings.CutSuffix(k, ":"); isJSON {
+			var val any
+			dec := json.NewDecoder(strings.NewReader(v))
+			dec.UseNumber()
+			if err := dec.Decode(&val); err != nil {
+				return nil, cmdutil.Usagef("--param %s: %q is not JSON: %v", key, v, err)
+			}
+			out[key] = val
+			continue
+		}
+		if file, ok := strings.CutPrefix(v, "@"); ok && file != "" {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return nil, cmdutil.Usagef("--param %s: %v", k, err)
+			}
+			v = string(b)
+		}
+		out[k] = v
+	}
+	if s := axp.ServiceFor(taskType); s != nil {
+		protocol.Coerce(s.ParamsSchema(), out)
+	}
+	return out, nil
+}
+
+// ParseDeadline reads minutes ("90") or a duration ("2h", "45m").
+func ParseDeadline(s string) (int, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 1 {
+			return 0, cmdutil.Usagef("--deadline %s: give at least 1 minute", s)
+		}
+		return n, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, cmdutil.Usagef("--deadline %q: give minutes (90) or a duration (2h)", s)
+	}
+	m := int((d + time.Minute - 1) / time.Minute)
+	if m < 1 {
+		return 0, cmdutil.Usagef("--deadline %s: give at least 1 minute", s)
+	}
+	return m, nil
+}
+
+func createRun(ctx context.Context, o *CreateOptions) error {
+	body, err := o.Body(o.IO.In)
+	if err != nil {
+		return err
+	}
+	cl := o.F.Client("")
+	as := "anonymously"
+	if !o.Anonymous {
+		if mc, err := o.F.MemberClient(); err != nil {
+			return err
+		} else if mc != nil {
+			cl, as = mc, "as your member"
+		}
+	}
+	sp := cmdutil.StartSpinner(o.IO, "Posting the task and waiting for quotes")
+	var created axp.CreatedTask
+	raw, err := cmdutil.Call(ctx, cl, "create_task", body, &created)
+	sp.Stop()
+	if err != nil {
+		return err
+	}
+	if err := o.F.SaveBuyerToken(created.ID, created.BuyerToken); err != nil {
+		// The token is shown once: never lose it.
+		fmt.Fprintf(o.IO.ErrOut, "warning: could not save the buyer token (%v); keep it: %s\n", err, created.BuyerToken)
+	}
+	if o.Export.Enabled() {
+		return o.Export.Write(o.IO, raw)
+	}
+	cs := o.IO.ColorScheme()
+	fmt.Fprintf(o.IO.ErrOut, "✓ Posted task %s (%s) %s on %s; its buyer token is saved\n", created.ID, created.Type, as, o.F.ExchangeURL())
+	for _, q := range created.Questions {
+		fmt.Fprintf(o.IO.ErrOut, "? %s\n", q)
+	}
+	t := &created.Task
+	if o.IO.StdoutTTY {
+		fmt.Fprintf(o.IO.Out, "%s  %s  %s  %d offers\n", cs.Bold(t.ID), t.Type, cs.Status(t.Status), len(t.Offers))
+	}
+	switch {
+	case t.Status == axp.TaskAwaitingPayment:
+		fmt.Fprintf(o.IO.ErrOut, "The exchange chose offer %s (--auto-choose %s)\n", t.ChosenOfferID, t.AutoChoose)
+		if err := cmdutil.KeyValues(o.IO, paymentPairs(o.IO, t.Payment)...); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.ErrOut, "Pay, then report it: axp task pay %s --tx <hash>\n", t.ID)
+	case len(t.Offers) == 0:
+		fmt.Fprintf(o.IO.ErrOut, "No offers yet; sellers may still quote: axp offers %s (or axp task watch %s)\n", t.ID, t.ID)
+	default:
+		if err := writeOffers(o.IO, t); err != nil {
+			return err
+		}
+		if t.Status == axp.TaskOpen {
+			fmt.Fprintf(o.IO.ErrOut, "Choose the recommended offer: axp task choose %s\n", t.ID)
+		}
+	}
+	return nil
+}

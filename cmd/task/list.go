@@ -1,0 +1,181 @@
+package task
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/cli/go-gh/v2/pkg/tableprinter"
+	"github.com/spf13/cobra"
+)
+
+// ListOptions are the inputs of `axp task list`.
+type ListOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	Status string
+	Now    func() time.Time
+}
+
+// NewCmdList builds `axp task list`.
+func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	o := &ListOptions{F: f, IO: f.IO, Now: time.Now}
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List your tasks on the exchange",
+		Long: `List the tasks whose buyer tokens are saved here, and, when logged in as a buyer member,
+the tasks that member posted. --json prints {"tasks": [...]}, each task as GET /api/tasks/{id}
+answers it.`,
+		Aliases: []string{"ls"},
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.Status != "" {
+				known := false
+				for _, s := range axp.TaskStatuses {
+					known = known || s == o.Status
+				}
+				if !known {
+					return cmdutil.Usagef("--status %q is not a task status", o.Status)
+				}
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return listRun(c.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Status, "status", "", "only tasks of this status")
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+// listed is a task as read: its JSON as the exchange answered and its decoded form.
+type listed struct {
+	raw  json.RawMessage
+	task axp.Task
+}
+
+// ListTasks reads every task the saved credentials open: saved buyer tokens and the member's
+// own tasks. Tasks that cannot be read are reported to warn and skipped; an unreachable exchange
+// is an error.
+func ListTasks(ctx context.Context, f *cmdutil.Factory, warn func(id string, err error)) ([]listed, error) {
+	creds, err := f.ExchangeCredentials()
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]listed{}
+	for _, id := range creds.TaskIDs() {
+		var t axp.Task
+		raw, err := cmdutil.Call(ctx, f.Client(creds.BuyerTokens[id]), "get_task", map[string]any{"id": id}, &t)
+		if err != nil {
+			var un *client.UnreachableError
+			if errors.As(err, &un) {
+				return nil, err
+			}
+			warn(id, err)
+			continue
+		}
+		byID[id] = listed{raw: compact(raw), task: t}
+	}
+	if creds.MemberSecret != "" {
+		var list struct {
+			Tasks []json.RawMessage `json:"tasks"`
+		}
+		if _, err := cmdutil.Call(ctx, f.Client(creds.MemberSecret), "list_my_tasks", nil, &list); err != nil {
+			if client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden) {
+				warn("", cmdutil.WithHint(err, "the saved member secret was refused: `axp login` again"))
+			} else {
+				return nil, err
+			}
+		}
+		for _, r := range list.Tasks {
+			var t axp.Task
+			if err := json.Unmarshal(r, &t); err != nil {
+				return nil, err
+			}
+			byID[t.ID] = listed{raw: compact(r), task: t}
+		}
+	}
+	out := make([]listed, 0, len(byID))
+	for _, l := range byID {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].task.CreatedAt.Equal(out[j].task.CreatedAt) {
+			return out[i].task.CreatedAt.After(out[j].task.CreatedAt)
+		}
+		return out[i].task.ID > out[j].task.ID
+	})
+	return out, nil
+}
+
+func compact(raw []byte) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+func listRun(ctx context.Context, o *ListOptions) error {
+	tasks, err := ListTasks(ctx, o.F, func(id string, err error) {
+		if id == "" {
+			fmt.Fprintf(o.IO.ErrOut, "warning: %v\n", err)
+			return
+		}
+		fmt.Fprintf(o.IO.ErrOut, "warning: task %s: %v\n", id, err)
+	})
+	if err != nil {
+		return err
+	}
+	var kept []listed
+	for _, l := range tasks {
+		if o.Status == "" || l.task.Status == o.Status {
+			kept = append(kept, l)
+		}
+	}
+	if o.Export.Enabled() {
+		var b bytes.Buffer
+		b.WriteString(`{"tasks":[`)
+		for i, l := range kept {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(l.raw)
+		}
+		b.WriteString("]}\n")
+		return o.Export.Write(o.IO, b.Bytes())
+	}
+	if len(kept) == 0 {
+		fmt.Fprintf(o.IO.ErrOut, "No tasks for %s; post one with `axp task create`\n", o.F.ExchangeURL())
+		return nil
+	}
+	cs := o.IO.ColorScheme()
+	now := o.Now()
+	tp := cmdutil.Table(o.IO)
+	tp.AddHeader([]string{"ID", "TYPE", "STATUS", "OFFERS", "PRICE", "UPDATED"})
+	for _, l := range kept {
+		t := l.task
+		tp.AddField(t.ID)
+		tp.AddField(t.Type)
+		tp.AddField(t.Status, tableprinter.WithColor(cs.Status))
+		tp.AddField(strconv.Itoa(len(t.Offers)))
+		price := ""
+		if t.PriceUSD != nil {
+			price = cmdutil.Money(o.IO, *t.PriceUSD)
+		}
+		tp.AddField(price)
+		tp.AddField(cmdutil.Ago(o.IO, now, t.UpdatedAt), tableprinter.WithColor(cs.Gray))
+		tp.EndRow()
+	}
+	return tp.Render()
+}

@@ -1,0 +1,93 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// PayOptions are the inputs of `axp task pay`.
+type PayOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	buyerFlags
+	TaskID string
+	TxHash string
+}
+
+var txHash = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
+
+// NewCmdPay builds `axp task pay`.
+func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error) *cobra.Command {
+	o := &PayOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "pay TASK [--tx HASH]",
+		Short: "Show what to pay and where; with --tx, report the payment",
+		Long: `Without --tx, show the payable amount (send exactly it: its last digits identify your
+payment), the deposit address and the deadline. With --tx, report the stablecoin transaction that
+paid: the operator confirms it and the job starts.`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: CompleteTaskIDs(f),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.TaskID = args[0]
+			if o.TxHash != "" && !txHash.MatchString(o.TxHash) {
+				return cmdutil.Usagef("--tx %q: a transaction hash is 0x followed by 64 hex digits", o.TxHash)
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return payRun(c.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.TxHash, "tx", "", "the transaction `hash` that paid (0x + 64 hex)")
+	addTokenFlag(c, &o.buyerFlags)
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func payRun(ctx context.Context, o *PayOptions) error {
+	if o.TxHash == "" {
+		t, raw, err := getTask(ctx, o.F, o.TaskID, o.Token, "")
+		if err != nil {
+			return err
+		}
+		if t.Payment == nil {
+			hint := "choose an offer first: axp task choose " + t.ID
+			if t.PaymentMethod == axp.PayFree {
+				hint = "free jobs need no payment"
+			}
+			return axp.Conflict("task "+t.ID+" ("+t.Status+") has nothing to pay", hint)
+		}
+		if o.Export.Enabled() {
+			return o.Export.Write(o.IO, raw)
+		}
+		if err := cmdutil.KeyValues(o.IO, paymentPairs(o.IO, t.Payment)...); err != nil {
+			return err
+		}
+		if t.Status == axp.TaskAwaitingPayment && t.Payment.TxHash == "" {
+			fmt.Fprintf(o.IO.ErrOut, "Once sent, report it: axp task pay %s --tx <hash>\n", t.ID)
+		}
+		return nil
+	}
+	var out struct {
+		TaskID   string           `json:"task_id"`
+		Status   string           `json:"status"`
+		Payment  *axp.PaymentInfo `json:"payment"`
+		Verifier string           `json:"verifier"`
+		Message  string           `json:"message"`
+	}
+	raw, err := buyerCall(ctx, o.F, o.TaskID, o.Token, "pay_crypto", map[string]any{"tx_hash": o.TxHash}, &out)
+	if err != nil {
+		return err
+	}
+	if o.Export.Enabled() {
+		return o.Export.Write(o.IO, raw)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "✓ Reported %s for task %s: %s\n", o.TxHash, out.TaskID, out.Message)
+	return cmdutil.KeyValues(o.IO, paymentPairs(o.IO, out.Payment)...)
+}

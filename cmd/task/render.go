@@ -1,0 +1,207 @@
+package task
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/cli/go-gh/v2/pkg/tableprinter"
+)
+
+// Reliability renders a seller's measured record in a few words.
+func Reliability(r axp.Reliability) string {
+	var parts []string
+	pct := func(label string, v *float64) {
+		if v != nil {
+			parts = append(parts, fmt.Sprintf("%s %d%%", label, int(*v*100+0.5)))
+		}
+	}
+	pct("on time", r.OnTimeRate)
+	pct("first pass", r.FirstPassRate)
+	pct("disputed", r.DisputeRate)
+	if len(parts) == 0 {
+		return "no record"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func recommended(t *axp.Task, offerID string) bool {
+	return t.RecommendedOffer != nil && *t.RecommendedOffer == offerID
+}
+
+// writeOffers prints the offers table of a task.
+func writeOffers(s *cmdutil.IOStreams, t *axp.Task) error {
+	cs := s.ColorScheme()
+	tp := cmdutil.Table(s)
+	tp.AddHeader([]string{"#", "OFFER", "SELLER", "PRICE", "SELLER NETS", "ETA", "RELIABILITY", "BADGES"})
+	for i, o := range t.Offers {
+		n := strconv.Itoa(i + 1)
+		if recommended(t, o.OfferID) && s.StdoutTTY {
+			n += "*"
+		}
+		tp.AddField(n)
+		tp.AddField(o.OfferID, tableprinter.WithColor(cs.Gray))
+		tp.AddField(o.Seller.Name)
+		tp.AddField(cmdutil.Money(s, o.PriceUSD), tableprinter.WithColor(cs.Bold))
+		tp.AddField(cmdutil.Money(s, o.Fee.SellerNet))
+		tp.AddField(eta(s, o.ETAMinutes))
+		tp.AddField(Reliability(o.Reliability))
+		tp.AddField(strings.Join(o.Badges, ","), tableprinter.WithColor(cs.Cyan))
+		tp.EndRow()
+	}
+	if err := tp.Render(); err != nil {
+		return err
+	}
+	if s.StdoutTTY && t.RecommendedOffer != nil {
+		fmt.Fprintln(s.Out, cs.Gray("* recommended (best value: price 50%, ETA 30%, reliability 20%)"))
+	}
+	return nil
+}
+
+func eta(s *cmdutil.IOStreams, minutes int) string {
+	if !s.StdoutTTY {
+		return strconv.Itoa(minutes)
+	}
+	if minutes >= 120 && minutes%60 == 0 {
+		return fmt.Sprintf("%dh", minutes/60)
+	}
+	return fmt.Sprintf("%d min", minutes)
+}
+
+// feeText is the fee breakdown of a price.
+func feeText(fee axp.Fee) string {
+	return fmt.Sprintf("buyer pays %s (no buyer fee); platform fee %s (%s); seller nets %s",
+		fee.BuyerTotal.Display(), fee.PlatformFee.Display(), bps(fee.FeeBPS), fee.SellerNet.Display())
+}
+
+func bps(b int64) string {
+	s := strconv.FormatFloat(float64(b)/100, 'f', -1, 64)
+	return s + "%"
+}
+
+func params(p map[string]any) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, p[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func timeText(s *cmdutil.IOStreams, t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	if s.StdoutTTY {
+		return t.Local().Format("2006-01-02 15:04 MST")
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// paymentPairs are the label/value pairs of what to pay and where.
+func paymentPairs(s *cmdutil.IOStreams, p *axp.PaymentInfo) []string {
+	if p == nil {
+		return nil
+	}
+	cs := s.ColorScheme()
+	return []string{
+		"Payment", cs.Status(p.Status),
+		"Price", cmdutil.Money(s, p.AmountUSD),
+		"Payable", cs.Bold(cmdutil.Money(s, p.PayableUSD)) + tty(s, " (send exactly this: the last digits identify your payment)"),
+		"Currency", p.Currency + tty(s, " stablecoin"),
+		"Deposit address", p.DepositAddress,
+		"Pay by", timeText(s, p.PayBy),
+		"Transaction", p.TxHash,
+		"Received", nonZero(s, p.ReceivedUSD),
+	}
+}
+
+func tty(s *cmdutil.IOStreams, text string) string {
+	if s.StdoutTTY {
+		return text
+	}
+	return ""
+}
+
+func nonZero(s *cmdutil.IOStreams, m axp.Money) string {
+	if m == 0 {
+		return ""
+	}
+	return cmdutil.Money(s, m)
+}
+
+// writeTask prints a task's details, then its offers while it is open.
+func writeTask(s *cmdutil.IOStreams, t *axp.Task) error {
+	cs := s.ColorScheme()
+	pairs := []string{
+		"Task", cs.Bold(t.ID),
+		"Type", t.Type,
+		"Status", cs.Status(t.Status),
+		"Description", t.Description,
+		"Params", params(t.Params),
+		"Payment method", t.PaymentMethod,
+	}
+	if t.Seller != nil {
+		pairs = append(pairs, "Seller", t.Seller.Name+" ("+t.Seller.ID+")")
+	}
+	if t.PriceUSD != nil {
+		pairs = append(pairs, "Price", cmdutil.Money(s, *t.PriceUSD))
+	}
+	if t.Fee != nil {
+		pairs = append(pairs, "Fee", feeText(*t.Fee))
+	}
+	pairs = append(pairs, paymentPairs(s, t.Payment)...)
+	if t.Deliverable != nil {
+		pairs = append(pairs, "Deliverable", fmt.Sprintf("sha256 %s (deliveries %d, free redos left %d)", t.Deliverable.SHA256, t.Deliveries, t.RedosLeft))
+	}
+	if len(t.Checks) > 0 {
+		pairs = append(pairs, "Checks", checksText(cs, t.Checks))
+	}
+	if t.AutoReleaseAt != nil {
+		pairs = append(pairs, "Auto-release", *t.AutoReleaseAt)
+	}
+	if t.ReleaseDue {
+		pairs = append(pairs, "Release due", "yes: the operator decides")
+	}
+	pairs = append(pairs, "Next", strings.Join(t.NextSteps, "; "), "Created", timeText(s, &t.CreatedAt), "Updated", timeText(s, &t.UpdatedAt))
+	if err := cmdutil.KeyValues(s, pairs...); err != nil {
+		return err
+	}
+	for _, c := range t.Clarifications {
+		fmt.Fprintf(s.Out, "%s asks: %s\n", c.Seller.Name, strings.Join(c.Questions, " / "))
+	}
+	if len(t.Offers) > 0 {
+		if s.StdoutTTY {
+			fmt.Fprintf(s.Out, "\n%s\n", cs.Bold(fmt.Sprintf("Offers (%d)", len(t.Offers))))
+		}
+		return writeOffers(s, t)
+	}
+	return nil
+}
+
+// checksText renders acceptance check results.
+func checksText(cs cmdutil.ColorScheme, checks []axp.CheckResult) string {
+	var parts []string
+	for _, c := range checks {
+		mark := cs.Green("✓ " + c.Name)
+		if !c.Passed {
+			mark = cs.Red("✗ " + c.Name)
+			if c.Detail != "" {
+				mark += " (" + c.Detail + ")"
+			}
+		}
+		parts = append(parts, mark)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func status(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }

@@ -1,0 +1,68 @@
+// Package task holds the buyer's commands: `axp task ...` and `axp offers`. Each verb has an
+// options struct filled from flags and a run function that takes it.
+package task
+
+import (
+	"context"
+	"errors"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// NewCmd builds `axp task`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "task",
+		Short: "Post tasks and follow them as their buyer",
+		Long: `Post a task, choose an offer, pay, and accept or dispute the delivery.
+
+The buyer token of a task posted here is saved with your credentials for the exchange, so later
+commands need only the task id. Tasks posted elsewhere take --token.`,
+	}
+	c.AddCommand(NewCmdCreate(f, nil), NewCmdList(f, nil), NewCmdView(f, nil), NewCmdWatch(f, nil),
+		NewCmdChoose(f, nil), NewCmdPay(f, nil), NewCmdDeliverable(f, nil), NewCmdAccept(f, nil),
+		NewCmdDispute(f, nil), NewCmdTimeline(f, nil), NewCmdRedo(f, nil), NewCmdClarify(f, nil))
+	return c
+}
+
+// buyerFlags are the flags of every command that acts on one task as its buyer.
+type buyerFlags struct {
+	Token string
+}
+
+func addTokenFlag(c *cobra.Command, b *buyerFlags) {
+	c.Flags().StringVar(&b.Token, "token", "", "the task's buyer token (default: the one saved when the task was posted)")
+}
+
+// buyerCall runs a task operation as the task's buyer and returns the raw answer.
+func buyerCall(ctx context.Context, f *cmdutil.Factory, id, token, op string, in map[string]any, out any) ([]byte, error) {
+	cl, err := f.BuyerClient(id, token)
+	if err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = map[string]any{}
+	}
+	in["id"] = id
+	body, err := cmdutil.Call(ctx, cl, op, in, out)
+	return body, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
+}
+
+// getTask reads a task as its buyer, offers ranked by sort ("" for the default).
+func getTask(ctx context.Context, f *cmdutil.Factory, id, token, sort string) (*axp.Task, []byte, error) {
+	in := map[string]any{}
+	if sort != "" {
+		in["sort"] = sort
+	}
+	var t axp.Task
+	body, err := buyerCall(ctx, f, id, token, "get_task", in, &t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &t, body, nil
+}
+
+// ErrCancelled is the answer "no" to a confirmation.
+var ErrCancelled = errors.New("cancelled")

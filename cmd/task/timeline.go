@@ -1,0 +1,86 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/cli/go-gh/v2/pkg/tableprinter"
+	"github.com/spf13/cobra"
+)
+
+// TimelineOptions are the inputs of `axp task timeline`.
+type TimelineOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	buyerFlags
+	TaskID string
+}
+
+// NewCmdTimeline builds `axp task timeline`.
+func NewCmdTimeline(f *cmdutil.Factory, runF func(context.Context, *TimelineOptions) error) *cobra.Command {
+	o := &TimelineOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:               "timeline TASK",
+		Short:             "Show every event of a task in order",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: CompleteTaskIDs(f),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.TaskID = args[0]
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return timelineRun(c.Context(), o)
+		},
+	}
+	addTokenFlag(c, &o.buyerFlags)
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func timelineRun(ctx context.Context, o *TimelineOptions) error {
+	var tl axp.Timeline
+	raw, err := buyerCall(ctx, o.F, o.TaskID, o.Token, "get_timeline", nil, &tl)
+	if err != nil {
+		return err
+	}
+	if o.Export.Enabled() {
+		return o.Export.Write(o.IO, raw)
+	}
+	cs := o.IO.ColorScheme()
+	tp := cmdutil.Table(o.IO)
+	tp.AddHeader([]string{"#", "TIME", "EVENT", "BY", "STATUS", "DETAIL"})
+	for _, ev := range tl.Events {
+		tp.AddField(strconv.FormatUint(ev.Seq, 10))
+		at := ev.At.UTC().Format(time.RFC3339)
+		if o.IO.StdoutTTY {
+			at = ev.At.Local().Format("01-02 15:04:05")
+		}
+		tp.AddField(at, tableprinter.WithColor(cs.Gray))
+		tp.AddField(ev.Kind, tableprinter.WithColor(cs.Bold))
+		tp.AddField(ev.Actor)
+		tp.AddField(ev.Status, tableprinter.WithColor(cs.Status))
+		tp.AddField(details(ev.Detail))
+		tp.EndRow()
+	}
+	return tp.Render()
+}
+
+func details(d map[string]any) string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, d[k]))
+	}
+	return strings.Join(parts, " ")
+}

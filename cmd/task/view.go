@@ -1,0 +1,63 @@
+package task
+
+import (
+	"context"
+
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// ViewOptions are the inputs of `axp task view`.
+type ViewOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	buyerFlags
+	TaskID string
+}
+
+// NewCmdView builds `axp task view`.
+func NewCmdView(f *cmdutil.Factory, runF func(context.Context, *ViewOptions) error) *cobra.Command {
+	o := &ViewOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:               "view TASK",
+		Short:             "Show a task: status, price and fee, payment, deliverable and offers",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: CompleteTaskIDs(f),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.TaskID = args[0]
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return viewRun(c.Context(), o)
+		},
+	}
+	addTokenFlag(c, &o.buyerFlags)
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func viewRun(ctx context.Context, o *ViewOptions) error {
+	t, raw, err := getTask(ctx, o.F, o.TaskID, o.Token, "")
+	if err != nil {
+		return err
+	}
+	if o.Export.Enabled() {
+		return o.Export.Write(o.IO, raw)
+	}
+	return writeTask(o.IO, t)
+}
+
+// CompleteTaskIDs completes task ids from the saved buyer tokens.
+func CompleteTaskIDs(f *cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		creds, err := f.ExchangeCredentials()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		return creds.TaskIDs(), cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -1,0 +1,97 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// WatchOptions are the inputs of `axp task watch`.
+type WatchOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	buyerFlags
+	TaskID   string
+	Interval time.Duration
+	Until    string
+	Now      func() time.Time
+}
+
+// NewCmdWatch builds `axp task watch`.
+func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
+	o := &WatchOptions{F: f, IO: f.IO, Now: time.Now}
+	c := &cobra.Command{
+		Use:   "watch TASK",
+		Short: "Follow a task until it ends, printing each status change",
+		Long: `Poll a task and print a line for each change of status (and of its offer count while it is
+open) until the task reaches a terminal state (released, refunded, cancelled, expired) or the status
+given by --until. With --json, --jq or --template the last answer is printed at the end.`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: CompleteTaskIDs(f),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.TaskID = args[0]
+			if o.Interval <= 0 {
+				return cmdutil.Usagef("--interval must be positive")
+			}
+			if o.Until != "" {
+				if err := oneOf("--until", o.Until, append([]string{""}, axp.TaskStatuses...)...); err != nil {
+					return err
+				}
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return watchRun(c.Context(), o)
+		},
+	}
+	c.Flags().DurationVar(&o.Interval, "interval", 3*time.Second, "time between polls")
+	c.Flags().StringVar(&o.Until, "until", "", "stop when the task reaches this status")
+	addTokenFlag(c, &o.buyerFlags)
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func watchRun(ctx context.Context, o *WatchOptions) error {
+	cs := o.IO.ColorScheme()
+	lastStatus, lastOffers := "", -1
+	wait := time.NewTimer(0)
+	defer wait.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-wait.C:
+		}
+		t, raw, err := getTask(ctx, o.F, o.TaskID, o.Token, "")
+		if err != nil {
+			return err
+		}
+		if t.Status != lastStatus || (t.Status == axp.TaskOpen && len(t.Offers) != lastOffers) {
+			line := fmt.Sprintf("%s  %s  %s", o.Now().Format("15:04:05"), t.ID, cs.Status(t.Status))
+			if t.Status == axp.TaskOpen {
+				line += fmt.Sprintf(" (%d offers)", len(t.Offers))
+			}
+			if len(t.NextSteps) > 0 && o.IO.StdoutTTY {
+				line += cs.Gray("  next: " + t.NextSteps[0])
+			}
+			if o.Export.Enabled() {
+				fmt.Fprintln(o.IO.ErrOut, line)
+			} else {
+				fmt.Fprintln(o.IO.Out, line)
+			}
+			lastStatus, lastOffers = t.Status, len(t.Offers)
+		}
+		if axp.Terminal(t.Status) || t.Status == o.Until {
+			if o.Export.Enabled() {
+				return o.Export.Write(o.IO, raw)
+			}
+			return nil
+		}
+		wait.Reset(o.Interval)
+	}
+}

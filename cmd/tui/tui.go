@@ -1,0 +1,101 @@
+// Package tui is `axp tui`: it resolves the exchange and the saved credentials and runs the
+// terminal UI of package github.com/axp-exchange/axp/tui.
+package tui
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	axptui "github.com/axp-exchange/axp/tui"
+)
+
+// Options are the inputs of `axp tui`.
+type Options struct {
+	F       *cmdutil.Factory
+	IO      *cmdutil.IOStreams
+	View    string
+	Refresh time.Duration
+}
+
+// NewCmd builds `axp tui`.
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	o := &Options{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "tui",
+		Short: "Open the terminal UI: your tasks and offers, or the operator's approval queue",
+		Long: `Open a keyboard-driven terminal UI on the exchange.
+
+The buyer view lists the tasks posted from here (and a buyer member's tasks after 'axp login'); open
+one to rank its offers, see badges and the fee breakdown, choose, preview the deliverable, accept or
+dispute. The operator view (admin token) works the approval queue: payments to confirm, payouts,
+refunds, splits and release-due tasks, with approve or reject after a confirmation. Everything
+refreshes live; press ? for the keys. NO_COLOR turns colour off.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			switch o.View {
+			case "", axptui.ViewBuyer, axptui.ViewOperator:
+			default:
+				return cmdutil.Usagef("--view %q: use buyer or operator", o.View)
+			}
+			if o.Refresh != 0 && o.Refresh < 500*time.Millisecond {
+				return cmdutil.Usagef("--refresh %s: refresh at most twice a second", o.Refresh)
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return run(c.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.View, "view", "", "start in the buyer or operator view (default: buyer, or operator with only an admin token)")
+	c.Flags().DurationVar(&o.Refresh, "refresh", 3*time.Second, "live refresh interval")
+	return c
+}
+
+// Source builds the TUI's source from the saved credentials of the exchange.
+func Source(f *cmdutil.Factory) (*axptui.ClientSource, error) {
+	creds, err := f.ExchangeCredentials()
+	if err != nil {
+		return nil, err
+	}
+	admin, err := f.AdminToken()
+	if err != nil {
+		return nil, err
+	}
+	return &axptui.ClientSource{
+		Client: f.Client(""),
+		BuyerTokens: func() map[string]string {
+			c, err := f.ExchangeCredentials()
+			if err != nil {
+				return creds.BuyerTokens
+			}
+			return c.BuyerTokens
+		},
+		MemberSecret: creds.MemberSecret,
+		AdminToken:   admin,
+	}, nil
+}
+
+func run(ctx context.Context, o *Options) error {
+	if !o.IO.StdinTTY || !o.IO.StdoutTTY {
+		return cmdutil.Usagef("axp tui needs a terminal; for scripts use `axp task list` or `axp admin approvals list`")
+	}
+	src, err := Source(o.F)
+	if err != nil {
+		return err
+	}
+	if !src.CanBuy() && !src.CanOperate() {
+		return errors.New("nothing to show for " + src.Exchange() + ": post a task with `axp task create`, or `axp login` (member secret or admin token)")
+	}
+	m := axptui.New(axptui.Options{Source: src, View: o.View, Refresh: o.Refresh, NoColor: o.IO.NoColor})
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(o.IO.In), tea.WithOutput(o.IO.Out))
+	_, err = p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

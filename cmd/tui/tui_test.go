@@ -1,0 +1,197 @@
+package tui_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	tuicmd "github.com/axp-exchange/axp/cmd/tui"
+	axptui "github.com/axp-exchange/axp/tui"
+)
+
+func TestFlags(t *testing.T) {
+	f, _ := cmdtest.Factory(t, "http://127.0.0.1:1", nil)
+	var got *tuicmd.Options
+	if err := cmdtest.Exec(tuicmd.NewCmd(f, func(_ context.Context, o *tuicmd.Options) error { got = o; return nil }),
+		"--view", "operator", "--refresh", "10s"); err != nil {
+		t.Fatal(err)
+	}
+	if got.View != "operator" || got.Refresh != 10*time.Second {
+		t.Errorf("options %+v", got)
+	}
+	for _, args := range [][]string{{"--view", "admin"}, {"--refresh", "10ms"}} {
+		if err := cmdtest.Exec(tuicmd.NewCmd(f, nil), args...); cmdutil.ExitStatus(err) != cmdutil.ExitUsage {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	f.IO.StdinTTY, f.IO.StdoutTTY = true, true
+	if err := cmdtest.Exec(tuicmd.NewCmd(f, nil)); err == nil || !strings.Contains(err.Error(), "nothing to show for http://127.0.0.1:1") {
+		t.Errorf("no credentials: %v", err)
+	}
+}
+
+// The TUI's source over a real exchange: the buyer's saved tasks and member tasks, each buyer
+// action, and the operator's queue.
+func TestClientSource(t *testing.T) {
+	x := cmdtest.NewExchange(t)
+	seller := x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
+	x.MustSeller(cmdtest.SellerSpec{Name: "Fast Lane", TaskType: "text-file", Price: "4.00", ETA: 5})
+	f, _ := cmdtest.Factory(t, x.URL, map[string]string{"AXP_ADMIN_TOKEN": cmdtest.AdminToken})
+	ctx := context.Background()
+
+	src, err := tuicmd.Source(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.CanBuy() || !src.CanOperate() || src.Exchange() != x.URL {
+		t.Fatalf("source before any task: buy %v operate %v %s", src.CanBuy(), src.CanOperate(), src.Exchange())
+	}
+	var created axp.CreatedTask
+	x.Call(x.Anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x"}}, &created)
+	f.SaveBuyerToken(created.ID, created.BuyerToken)
+	f.SaveBuyerToken("tsk_gone", "bt_gone")
+	m, err := x.Register(map[string]any{"roles": []string{"buyer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine axp.CreatedTask
+	x.Call(x.Anon.With(m.MemberSecret), "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "y"}}, &mine)
+	f.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error { e.MemberSecret = m.MemberSecret; return nil })
+	if src, err = tuicmd.Source(f); err != nil || !src.CanBuy() {
+		t.Fatalf("source: %v", err)
+	}
+
+	tasks, warnings, err := src.Tasks(ctx)
+	if err != nil || len(tasks) != 2 || tasks[0].ID != mine.ID || tasks[1].ID != created.ID {
+		t.Fatalf("tasks %v %v", tasks, err)
+	}
+	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "tsk_gone: task \"tsk_gone\" does not exist") {
+		t.Errorf("warnings %v", warnings)
+	}
+	byEta, err := src.Task(ctx, created.ID, "eta")
+	if err != nil || byEta.Offers[0].Seller.Name != "Fast Lane" {
+		t.Fatalf("task by eta: %v", err)
+	}
+	chosen, err := src.Choose(ctx, created.ID, byEta.Offers[1].OfferID)
+	if err != nil || chosen.Status != axp.TaskAwaitingPayment {
+		t.Fatalf("choose: %v", err)
+	}
+	x.Call(x.Anon.With(created.BuyerToken), "pay_crypto", map[string]any{"id": created.ID, "tx_hash": cmdtest.TxHash()}, nil)
+
+	queue, err := src.Approvals(ctx)
+	if err != nil || len(queue) != 1 || queue[0].Kind != axp.ApprovePayment {
+		t.Fatalf("queue %+v %v", queue, err)
+	}
+	if a, err := src.Approve(ctx, queue[0].ID, "", "seen"); err != nil || a.Status != axp.ApprovalApproved || a.Note != "seen" {
+		t.Fatalf("approve %+v %v", a, err)
+	}
+	sc := x.Anon.With(seller.MemberSecret)
+	x.Call(sc, "deliver", map[string]any{"id": created.ID, "content": "the sea\n"}, nil)
+	d, err := src.Deliverable(ctx, created.ID)
+	if err != nil || string(d.Body) != "the sea\n" || len(d.SHA256) != 64 {
+		t.Fatalf("deliverable %+v %v", d, err)
+	}
+	if _, err := src.Accept(ctx, created.ID, strings.Repeat("0", 64)); err == nil {
+		t.Error("accepted another sha")
+	}
+	if acc, err := src.Accept(ctx, created.ID, d.SHA256); err != nil || acc.Status != axp.TaskAccepted {
+		t.Fatalf("accept %v", err)
+	}
+	x.Call(sc, "request_payment", map[string]any{"id": created.ID}, nil)
+	queue, _ = src.Approvals(ctx)
+	if len(queue) != 1 || queue[0].Kind != axp.ApprovePayout {
+		t.Fatalf("queue %+v", queue)
+	}
+	if _, err := src.Approve(ctx, queue[0].ID, "", ""); err == nil {
+		t.Error("a payout was approved without a transaction hash")
+	}
+	if a, err := src.Reject(ctx, queue[0].ID, "wrong address"); err != nil || a.Status != axp.ApprovalRejected {
+		t.Fatalf("reject %+v %v", a, err)
+	}
+
+	// Without the admin token the operator calls say how to log in.
+	noAdmin := &axptui.ClientSource{Client: f.Client("")}
+	if _, err := noAdmin.Approvals(ctx); err == nil || !strings.Contains(err.Error(), "no admin token") {
+		t.Errorf("no admin: %v", err)
+	}
+	var ae *axp.Error
+	if _, err := noAdmin.Task(ctx, created.ID, ""); !errors.As(err, &ae) || ae.Code != axp.CodeUnauthorized {
+		t.Errorf("no buyer token: %v", err)
+	}
+}
+
+// The model over the real source: the operator confirms a payment with keys alone.
+func TestModelOverRealExchange(t *testing.T) {
+	x := cmdtest.NewExchange(t)
+	x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10})
+	var created axp.CreatedTask
+	x.Call(x.Anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x"}}, &created)
+	b := x.Anon.With(created.BuyerToken)
+	x.Call(b, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, nil)
+	x.Call(b, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": cmdtest.TxHash()}, nil)
+
+	f, _ := cmdtest.Factory(t, x.URL, map[string]string{"AXP_ADMIN_TOKEN": cmdtest.AdminToken})
+	src, err := tuicmd.Source(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m tea.Model = axptui.New(axptui.Options{Source: src, Refresh: -1, NoColor: true})
+	m = settle(t, m, m.Init())
+	if !strings.Contains(m.(axptui.Model).Render(), "Payments to confirm 1") {
+		t.Fatalf("screen:\n%s", m.(axptui.Model).Render())
+	}
+	for _, k := range []tea.KeyPressMsg{{Code: 'a', Text: "a"}, {Code: tea.KeyEnter}, {Code: 'y', Text: "y"}} {
+		var cmd tea.Cmd
+		m, cmd = m.Update(k)
+		m = settle(t, m, cmd)
+	}
+	if s := m.(axptui.Model).Render(); !strings.Contains(s, "Approved payment apr_") || !strings.Contains(s, "Payments to confirm 0") {
+		t.Fatalf("screen:\n%s", s)
+	}
+	var task axp.Task
+	x.Call(b, "get_task", map[string]any{"id": created.ID}, &task)
+	if task.Status == axp.TaskAwaitingPayment {
+		t.Errorf("the payment was not confirmed: %s", task.Status)
+	}
+}
+
+// settle runs cmd (and batches) and feeds the messages back until nothing is left.
+func settle(t *testing.T, m tea.Model, cmd tea.Cmd) tea.Model {
+	t.Helper()
+	for i := 0; cmd != nil && i < 10; i++ {
+		var msgs []tea.Msg
+		var collect func(tea.Cmd)
+		collect = func(c tea.Cmd) {
+			if c == nil {
+				return
+			}
+			msg := c()
+			if b, ok := msg.(tea.BatchMsg); ok {
+				for _, x := range b {
+					collect(x)
+				}
+				return
+			}
+			if msg != nil {
+				msgs = append(msgs, msg)
+			}
+		}
+		collect(cmd)
+		cmd = nil
+		for _, msg := range msgs {
+			var c tea.Cmd
+			m, c = m.Update(msg)
+			if c != nil {
+				cmd = c
+			}
+		}
+	}
+	return m
+}

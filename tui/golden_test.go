@@ -1,0 +1,89 @@
+package tui
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// Golden screens: a real Bubble Tea program (teatest) is driven with keys over the fake source;
+// the final model's screen is compared with testdata/<test>.golden. Regenerate with
+// `go test ./tui -run Golden -update` and review the diff.
+
+// drive runs m in a test program of w x h, sends msgs, quits and returns the final screen.
+func drive(t *testing.T, m Model, w, h int, wait string, msgs ...tea.Msg) []byte {
+	t.Helper()
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
+	for _, msg := range msgs {
+		tm.Send(msg)
+	}
+	if wait != "" {
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(wait)) },
+			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	}
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	return []byte(fm.Render())
+}
+
+func keys(ks ...string) []tea.Msg {
+	out := make([]tea.Msg, len(ks))
+	for i, k := range ks {
+		out[i] = key(k)
+	}
+	return out
+}
+
+func TestGoldenBuyerList(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewBuyer), 80, 24, ""))
+}
+
+func TestGoldenBuyerTask(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewBuyer), 80, 24, "", keys("enter", "down")...))
+}
+
+func TestGoldenBuyerPreview(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewBuyer), 80, 24, "32 bytes, SHA-256 verified", keys("down", "enter", "p")...))
+}
+
+func TestGoldenChooseConfirm(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewBuyer), 80, 24, "", keys("enter", "c")...))
+}
+
+func TestGoldenOperatorQueue(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 80, 24, "", keys("down")...))
+}
+
+func TestGoldenOperatorApproveTx(t *testing.T) {
+	msgs := append(keys("down", "a"), tea.PasteMsg{Content: "0x" + repeat("cd", 32)})
+	msgs = append(msgs, keys("enter")...)
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 80, 24, "", msgs...))
+}
+
+func TestGoldenOperatorSmall(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 60, 15, "", keys("right")...))
+}
+
+func TestGoldenOperatorColour(t *testing.T) {
+	m := New(Options{Source: newFake(), View: ViewOperator, Refresh: -1, Now: func() time.Time { return now }})
+	m = settle(t, m, m.Init())
+	golden.RequireEqual(t, drive(t, m, 80, 24, ""))
+}
+
+// The program draws on its output and quits on q.
+func TestProgramQuitsOnQ(t *testing.T) {
+	tm := teatest.NewTestModel(t, newModel(newFake(), ViewOperator), teatest.WithInitialTermSize(80, 24))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Payments to confirm 1")) },
+		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	tm.Send(key("q"))
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	if !fm.quitting {
+		t.Error("q did not quit")
+	}
+}

@@ -1,0 +1,725 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/axp-exchange/axp"
+)
+
+// Views of the TUI.
+const (
+	ViewBuyer    = "buyer"
+	ViewOperator = "operator"
+)
+
+// Queue filters of the operator view.
+var filters = []struct {
+	name string
+	keep func(axp.Approval) bool
+}{
+	{"Queue", func(axp.Approval) bool { return true }},
+	{"Payments to confirm", func(a axp.Approval) bool { return a.Kind == axp.ApprovePayment }},
+	{"Release due", func(a axp.Approval) bool { return a.Kind == axp.ApproveReleaseDue }},
+}
+
+// Options configure the TUI.
+type Options struct {
+	Source Source
+	// View is the view to start in (ViewBuyer or ViewOperator); empty picks the buyer view when
+	// buyer credentials exist, else the operator view.
+	View string
+	// Refresh is the live refresh interval (default 3 s; negative turns it off).
+	Refresh time.Duration
+	// NoColor renders without colour (NO_COLOR).
+	NoColor bool
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// CallTimeout bounds each call to the exchange (default 20 s).
+	CallTimeout time.Duration
+}
+
+// Model is the TUI's state. Update is pure apart from the commands it returns, which call the
+// Source.
+type Model struct {
+	src   Source
+	opts  Options
+	theme theme
+
+	width, height int
+	view          string
+
+	// buyer view
+	tasks       []axp.Task
+	tasksLoaded bool
+	taskCur     int
+	open        *taskPane
+
+	// operator view
+	queue       []axp.Approval
+	queueLoaded bool
+	filter      int
+	queueCur    int
+
+	dialog   *dialog
+	flash    string
+	flashErr bool
+	help     bool
+	quitting bool
+}
+
+// taskPane is an open task.
+type taskPane struct {
+	id         string
+	task       *axp.Task
+	sort       int // index in axp.Rankings
+	cur        int // selected offer
+	preview    *Deliverable
+	previewErr string
+}
+
+// clone copies the pane, so that an update never changes the model it started from.
+func (p *taskPane) clone() *taskPane {
+	c := *p
+	return &c
+}
+
+// New builds the TUI's model.
+func New(o Options) Model {
+	if o.Refresh == 0 {
+		o.Refresh = 3 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 20 * time.Second
+	}
+	m := Model{src: o.Source, opts: o, theme: newTheme(o.NoColor), width: 80, height: 24, view: o.View}
+	if m.view == "" {
+		m.view = ViewBuyer
+		if !o.Source.CanBuy() && o.Source.CanOperate() {
+			m.view = ViewOperator
+		}
+	}
+	return m
+}
+
+// Messages.
+type (
+	tasksMsg struct {
+		tasks    []axp.Task
+		warnings []string
+		err      error
+	}
+	taskMsg struct {
+		id   string
+		task *axp.Task
+		err  error
+	}
+	queueMsg struct {
+		list []axp.Approval
+		err  error
+	}
+	deliverableMsg struct {
+		id  string
+		d   *Deliverable
+		err error
+	}
+	// doneMsg ends an action: text is shown, task (when set) replaces the open task.
+	doneMsg struct {
+		text string
+		err  error
+		task *axp.Task
+	}
+	tickMsg struct{}
+)
+
+// Init loads the first view and starts the live refresh.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(m.load(), m.tick())
+}
+
+func (m Model) tick() tea.Cmd {
+	if m.opts.Refresh < 0 {
+		return nil
+	}
+	return tea.Tick(m.opts.Refresh, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+func (m Model) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), m.opts.CallTimeout)
+}
+
+// load reloads what the current view shows.
+func (m Model) load() tea.Cmd {
+	switch {
+	case m.view == ViewOperator:
+		if !m.src.CanOperate() {
+			return nil
+		}
+		return m.loadQueue()
+	case m.open != nil:
+		return m.loadTask(m.open.id, axp.Rankings[m.open.sort])
+	}
+	return m.loadTasks()
+}
+
+func (m Model) loadTasks() tea.Cmd {
+	src := m.src
+	return func() tea.Msg {
+		ctx, cancel := m.ctx()
+		defer cancel()
+		t, w, err := src.Tasks(ctx)
+		return tasksMsg{tasks: t, warnings: w, err: err}
+	}
+}
+
+func (m Model) loadTask(id, sort string) tea.Cmd {
+	src := m.src
+	return func() tea.Msg {
+		ctx, cancel := m.ctx()
+		defer cancel()
+		t, err := src.Task(ctx, id, sort)
+		return taskMsg{id: id, task: t, err: err}
+	}
+}
+
+func (m Model) loadQueue() tea.Cmd {
+	src := m.src
+	return func() tea.Msg {
+		ctx, cancel := m.ctx()
+		defer cancel()
+		l, err := src.Approvals(ctx)
+		return queueMsg{list: l, err: err}
+	}
+}
+
+// Update handles a message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case tickMsg:
+		return m, tea.Batch(m.load(), m.tick())
+	case tasksMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.tasks, m.tasksLoaded = msg.tasks, true
+		m.taskCur = clamp(m.taskCur, len(m.tasks))
+		if len(msg.warnings) > 0 {
+			m.flash, m.flashErr = fmt.Sprintf("%d saved task(s) could not be read: %s", len(msg.warnings), msg.warnings[0]), true
+		}
+		return m, nil
+	case taskMsg:
+		if m.open == nil || m.open.id != msg.id {
+			return m, nil
+		}
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.open = m.open.clone()
+		m.setTask(msg.task)
+		return m, nil
+	case queueMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.setQueue(msg.list)
+		return m, nil
+	case deliverableMsg:
+		if m.open == nil || m.open.id != msg.id {
+			return m, nil
+		}
+		m.open = m.open.clone()
+		if msg.err != nil {
+			m.open.previewErr = errText(msg.err)
+			return m.fail(msg.err), nil
+		}
+		m.open.preview, m.open.previewErr = msg.d, ""
+		m.flash, m.flashErr = fmt.Sprintf("Deliverable retrieved: %d bytes, SHA-256 verified", len(msg.d.Body)), false
+		return m, nil
+	case doneMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.flash, m.flashErr = msg.text, false
+		if msg.task != nil && m.open != nil && m.open.id == msg.task.ID {
+			m.open = m.open.clone()
+			m.setTask(msg.task)
+		}
+		return m, m.load()
+	case tea.PasteMsg:
+		if m.dialog != nil {
+			m.dialog = m.dialog.clone()
+			m.dialog.insert(msg.Content)
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+func (m Model) fail(err error) Model {
+	m.flash, m.flashErr = "error: "+errText(err), true
+	return m
+}
+
+func (m *Model) setTask(t *axp.Task) {
+	prev := ""
+	if m.open.task != nil && m.open.cur < len(m.open.task.Offers) {
+		prev = m.open.task.Offers[m.open.cur].OfferID
+	}
+	m.open.task = t
+	m.open.cur = clamp(m.open.cur, len(t.Offers))
+	for i, o := range t.Offers {
+		if o.OfferID == prev {
+			m.open.cur = i
+		}
+	}
+	tasks := append([]axp.Task(nil), m.tasks...)
+	for i := range tasks {
+		if tasks[i].ID == t.ID {
+			tasks[i] = *t
+		}
+	}
+	m.tasks = tasks
+}
+
+// setQueue replaces the queue, keeping the cursor on the same item when it is still there.
+func (m *Model) setQueue(list []axp.Approval) {
+	prev := ""
+	if v := m.visible(); m.queueCur < len(v) {
+		prev = v[m.queueCur].ID
+	}
+	m.queue, m.queueLoaded = list, true
+	v := m.visible()
+	m.queueCur = clamp(m.queueCur, len(v))
+	for i, a := range v {
+		if a.ID == prev {
+			m.queueCur = i
+		}
+	}
+}
+
+// visible lists the queue items the current filter shows.
+func (m Model) visible() []axp.Approval {
+	var out []axp.Approval
+	for _, a := range m.queue {
+		if filters[m.filter].keep(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// selected is the queue item under the cursor, or nil.
+func (m Model) selected() *axp.Approval {
+	v := m.visible()
+	if m.queueCur < len(v) {
+		return &v[m.queueCur]
+	}
+	return nil
+}
+
+func clamp(i, n int) int {
+	if i >= n {
+		i = n - 1
+	}
+	if i < 0 {
+		i = 0
+	}
+	return i
+}
+
+func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if k.String() == "ctrl+c" {
+		m.quitting = true
+		return m, tea.Quit
+	}
+	if m.dialog != nil {
+		return m.dialogKey(k)
+	}
+	switch k.String() {
+	case "q":
+		m.quitting = true
+		return m, tea.Quit
+	case "?":
+		m.help = !m.help
+		return m, nil
+	case "tab", "shift+tab":
+		return m.switchView()
+	case "ctrl+r", "f5":
+		m.flash, m.flashErr = "Refreshing…", false
+		return m, m.load()
+	}
+	if m.view == ViewOperator {
+		return m.operatorKey(k)
+	}
+	if m.open != nil {
+		return m.taskKey(k)
+	}
+	return m.listKey(k)
+}
+
+func (m Model) switchView() (tea.Model, tea.Cmd) {
+	if m.view == ViewBuyer {
+		if !m.src.CanOperate() {
+			m.flash, m.flashErr = "The operator view needs the admin token: run `axp login` with it, or set AXP_ADMIN_TOKEN", true
+			return m, nil
+		}
+		m.view = ViewOperator
+	} else {
+		m.view = ViewBuyer
+	}
+	m.flash, m.flashErr = "", false
+	return m, m.load()
+}
+
+func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "up", "k":
+		m.taskCur = clamp(m.taskCur-1, len(m.tasks))
+	case "down", "j":
+		m.taskCur = clamp(m.taskCur+1, len(m.tasks))
+	case "home", "g":
+		m.taskCur = 0
+	case "end", "G":
+		m.taskCur = clamp(len(m.tasks)-1, len(m.tasks))
+	case "enter", "right", "l":
+		if m.taskCur < len(m.tasks) {
+			t := m.tasks[m.taskCur]
+			m.open = &taskPane{id: t.ID, task: &t}
+			m.flash = ""
+			return m, m.loadTask(t.ID, axp.Rankings[0])
+		}
+	}
+	return m, nil
+}
+
+func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	p := m.open.clone()
+	m.open = p
+	t := p.task
+	switch k.String() {
+	case "esc", "backspace", "left", "h":
+		m.open = nil
+		m.flash = ""
+		return m, m.loadTasks()
+	case "up", "k":
+		p.cur = clamp(p.cur-1, len(t.Offers))
+	case "down", "j":
+		p.cur = clamp(p.cur+1, len(t.Offers))
+	case "s":
+		p.sort = (p.sort + 1) % len(axp.Rankings)
+		p.cur = 0
+		m.flash, m.flashErr = "Offers ranked by "+axp.Rankings[p.sort], false
+		return m, m.loadTask(p.id, axp.Rankings[p.sort])
+	case "c", "enter":
+		if t.Status != axp.TaskOpen {
+			m.flash, m.flashErr = "The task is "+t.Status+": offers are chosen while it is open", true
+			return m, nil
+		}
+		if len(t.Offers) == 0 {
+			m.flash, m.flashErr = "No offers yet: they appear here as sellers quote", true
+			return m, nil
+		}
+		o := t.Offers[p.cur]
+		m.dialog = newDialog("choose", t.ID,
+			fmt.Sprintf("Choose offer %s from %s at %s, ETA %d min?", o.OfferID, o.Seller.Name, o.PriceUSD.Display(), o.ETAMinutes),
+			confirmStep())
+		m.dialog.values["offer"] = o.OfferID
+	case "p", "v":
+		if t.Deliverable == nil {
+			m.flash, m.flashErr = "Nothing delivered yet", true
+			return m, nil
+		}
+		m.flash, m.flashErr = "Downloading the deliverable…", false
+		src, id := m.src, t.ID
+		return m, func() tea.Msg {
+			ctx, cancel := m.ctx()
+			defer cancel()
+			d, err := src.Deliverable(ctx, id)
+			return deliverableMsg{id: id, d: d, err: err}
+		}
+	case "a":
+		if t.Status != axp.TaskDelivered {
+			m.flash, m.flashErr = "The task is "+t.Status+": a delivery is accepted once it is delivered", true
+			return m, nil
+		}
+		title := "Accept the delivery of " + t.ID + "? The seller is paid after the operator approves."
+		if p.preview == nil {
+			title = "Accept the delivery of " + t.ID + " without previewing it (p)? The exchange wants it retrieved first."
+		}
+		m.dialog = newDialog("accept", t.ID, title, confirmStep())
+		if p.preview != nil {
+			m.dialog.values["sha256"] = p.preview.SHA256
+		}
+	case "d":
+		if t.Status != axp.TaskDelivered {
+			m.flash, m.flashErr = "The task is "+t.Status+": a delivery is disputed once it is delivered", true
+			return m, nil
+		}
+		m.dialog = newDialog("dispute", t.ID, "Dispute the delivery of "+t.ID,
+			step{field: "reason", prompt: "What is wrong with it?", required: true}, confirmStep())
+	}
+	return m, nil
+}
+
+var txPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
+
+// sendsMoney reports whether approving an item of kind records a transaction that sent money.
+func sendsMoney(kind string) bool {
+	return kind == axp.ApprovePayout || kind == axp.ApproveRefund || kind == axp.ApproveSplit
+}
+
+func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if !m.src.CanOperate() {
+		return m, nil
+	}
+	v := m.visible()
+	switch k.String() {
+	case "up", "k":
+		m.queueCur = clamp(m.queueCur-1, len(v))
+	case "down", "j":
+		m.queueCur = clamp(m.queueCur+1, len(v))
+	case "home", "g":
+		m.queueCur = 0
+	case "end", "G":
+		m.queueCur = clamp(len(v)-1, len(v))
+	case "right", "l", "]":
+		m.filter = (m.filter + 1) % len(filters)
+		m.queueCur = 0
+	case "left", "h", "[":
+		m.filter = (m.filter + len(filters) - 1) % len(filters)
+		m.queueCur = 0
+	case "1", "2", "3":
+		m.filter = int(k.String()[0] - '1')
+		m.queueCur = 0
+	case "a":
+		a := m.selected()
+		if a == nil {
+			return m, nil
+		}
+		if a.Status == axp.ApprovalHeld {
+			m.flash, m.flashErr = "This payout is held until the seller adds a payout address", true
+			return m, nil
+		}
+		var steps []step
+		if sendsMoney(a.Kind) {
+			steps = append(steps, step{field: "tx", prompt: "Transaction hash that sent " + a.Amount.Display() + " (0x + 64 hex):", required: true,
+				validate: func(s string) string {
+					if !txPattern.MatchString(s) {
+						return "a transaction hash is 0x followed by 64 hex digits"
+					}
+					return ""
+				}})
+		}
+		steps = append(steps, step{field: "note", prompt: "Note (optional):"}, confirmStep())
+		m.dialog = newDialog("approve", a.ID, approveTitle(*a), steps...)
+	case "r", "x":
+		a := m.selected()
+		if a == nil {
+			return m, nil
+		}
+		m.dialog = newDialog("reject", a.ID, fmt.Sprintf("Reject %s %s of %s (nothing moves)", a.Kind, a.ID, a.Amount.Display()),
+			step{field: "reason", prompt: "Reason (kept with the decision):", required: true}, confirmStep())
+	}
+	return m, nil
+}
+
+func approveTitle(a axp.Approval) string {
+	switch a.Kind {
+	case axp.ApprovePayment:
+		return fmt.Sprintf("Confirm payment %s: %s received for task %s", a.ID, a.Amount.Display(), a.TaskID)
+	case axp.ApprovePayout:
+		return fmt.Sprintf("Approve payout %s: %s to %s", a.ID, a.Amount.Display(), partyName(a))
+	case axp.ApproveRefund:
+		return fmt.Sprintf("Approve refund %s: %s to the buyer", a.ID, a.Amount.Display())
+	case axp.ApproveSplit:
+		return fmt.Sprintf("Approve split %s: %s refunded, %s to %s", a.ID, a.RefundUSD.Display(), a.SellerNetUSD.Display(), partyName(a))
+	case axp.ApproveReleaseDue:
+		return fmt.Sprintf("Release task %s (its auto-release window passed); the payout then waits here", a.TaskID)
+	}
+	return "Approve " + a.ID
+}
+
+func partyName(a axp.Approval) string {
+	if a.SellerName != "" {
+		return a.SellerName
+	}
+	return a.SellerID
+}
+
+// run starts the action of a completed dialog.
+func (m Model) run(d *dialog) tea.Cmd {
+	src := m.src
+	v := d.values
+	id := d.target
+	call := func(f func(ctx context.Context) doneMsg) tea.Cmd {
+		return func() tea.Msg {
+			ctx, cancel := m.ctx()
+			defer cancel()
+			return f(ctx)
+		}
+	}
+	switch d.action {
+	case "choose":
+		return call(func(ctx context.Context) doneMsg {
+			t, err := src.Choose(ctx, id, v["offer"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: "Chose offer " + v["offer"] + "; the task is " + t.Status, task: t}
+		})
+	case "accept":
+		return call(func(ctx context.Context) doneMsg {
+			t, err := src.Accept(ctx, id, v["sha256"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: "Accepted; the task is " + t.Status, task: t}
+		})
+	case "dispute":
+		return call(func(ctx context.Context) doneMsg {
+			t, err := src.Dispute(ctx, id, v["reason"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: "Disputed; the task is " + t.Status, task: t}
+		})
+	case "approve":
+		return call(func(ctx context.Context) doneMsg {
+			a, err := src.Approve(ctx, id, v["tx"], v["note"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: fmt.Sprintf("Approved %s %s (task %s)", a.Kind, a.ID, a.TaskID)}
+		})
+	case "reject":
+		return call(func(ctx context.Context) doneMsg {
+			a, err := src.Reject(ctx, id, v["reason"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: fmt.Sprintf("Rejected %s %s (task %s)", a.Kind, a.ID, a.TaskID)}
+		})
+	}
+	return nil
+}
+
+// dialog is a confirmation, possibly after a few text inputs.
+type dialog struct {
+	action string
+	target string
+	title  string
+	steps  []step
+	at     int
+	values map[string]string
+	input  []rune
+	err    string
+}
+
+// step is one input (field set) or the final confirmation (field empty).
+type step struct {
+	field    string
+	prompt   string
+	required bool
+	validate func(string) string
+}
+
+func confirmStep() step { return step{prompt: "Press y to confirm, n or esc to cancel."} }
+
+func newDialog(action, target, title string, steps ...step) *dialog {
+	return &dialog{action: action, target: target, title: title, steps: steps, values: map[string]string{}}
+}
+
+func (d *dialog) current() step { return d.steps[d.at] }
+
+// clone copies the dialog, so that an update never changes the model it started from.
+func (d *dialog) clone() *dialog {
+	c := *d
+	c.values = make(map[string]string, len(d.values))
+	for k, v := range d.values {
+		c.values[k] = v
+	}
+	c.input = append([]rune(nil), d.input...)
+	return &c
+}
+
+func (d *dialog) insert(s string) {
+	if d.current().field == "" {
+		return
+	}
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s)+len(d.input) > 2000 {
+		return
+	}
+	d.input = append(d.input, []rune(s)...)
+	d.err = ""
+}
+
+func (m Model) dialogKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	d := m.dialog.clone()
+	m.dialog = d
+	s := d.current()
+	if k.String() == "esc" {
+		m.dialog = nil
+		m.flash, m.flashErr = "Cancelled", false
+		return m, nil
+	}
+	if s.field == "" {
+		switch k.String() {
+		case "y", "Y":
+			m.dialog = nil
+			m.flash, m.flashErr = "Working…", false
+			return m, m.run(d)
+		case "n", "N":
+			m.dialog = nil
+			m.flash, m.flashErr = "Cancelled", false
+		}
+		return m, nil
+	}
+	switch k.String() {
+	case "enter":
+		v := strings.TrimSpace(string(d.input))
+		if s.required && v == "" {
+			d.err = "required"
+			return m, nil
+		}
+		if s.validate != nil && v != "" {
+			if e := s.validate(v); e != "" {
+				d.err = e
+				return m, nil
+			}
+		}
+		d.values[s.field] = v
+		d.at++
+		d.input, d.err = nil, ""
+	case "backspace":
+		if len(d.input) > 0 {
+			d.input = d.input[:len(d.input)-1]
+		}
+	case "ctrl+u":
+		d.input = nil
+	default:
+		if k.Text != "" {
+			d.insert(k.Text)
+		}
+	}
+	return m, nil
+}

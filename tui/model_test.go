@@ -1,0 +1,470 @@
+package tui
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/axp-exchange/axp"
+)
+
+func newModel(src *fakeSource, view string) Model {
+	return New(Options{Source: src, View: view, Refresh: -1, NoColor: true, Now: func() time.Time { return now }})
+}
+
+// key builds a key press: named keys ("enter", "esc", "up", "ctrl+c", ...) or one character.
+func key(s string) tea.KeyPressMsg {
+	named := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown,
+		"left": tea.KeyLeft, "right": tea.KeyRight, "tab": tea.KeyTab, "backspace": tea.KeyBackspace}
+	if r, ok := named[s]; ok {
+		return tea.KeyPressMsg{Code: r}
+	}
+	if c, ok := strings.CutPrefix(s, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
+	}
+	r := []rune(s)[0]
+	return tea.KeyPressMsg{Code: r, Text: s}
+}
+
+// update applies msgs in order and returns the model and the last command.
+func update(t *testing.T, m Model, msgs ...tea.Msg) (Model, tea.Cmd) {
+	t.Helper()
+	var cmd tea.Cmd
+	for _, msg := range msgs {
+		var tm tea.Model
+		tm, cmd = m.Update(msg)
+		m = tm.(Model)
+	}
+	return m, cmd
+}
+
+// press types keys.
+func press(t *testing.T, m Model, keys ...string) (Model, tea.Cmd) {
+	t.Helper()
+	msgs := make([]tea.Msg, len(keys))
+	for i, k := range keys {
+		msgs[i] = key(k)
+	}
+	return update(t, m, msgs...)
+}
+
+// run executes a command and the commands of a batch, and returns their messages (no ticks: the
+// test models do not refresh on their own).
+func run(t *testing.T, cmd tea.Cmd) []tea.Msg {
+	t.Helper()
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			out = append(out, run(t, c)...)
+		}
+		return out
+	}
+	if msg == nil {
+		return nil
+	}
+	return []tea.Msg{msg}
+}
+
+// settle runs cmd and feeds its messages back into the model, until no command is left.
+func settle(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	for i := 0; cmd != nil && i < 10; i++ {
+		msgs := run(t, cmd)
+		cmd = nil
+		for _, msg := range msgs {
+			var c tea.Cmd
+			m, c = update(t, m, msg)
+			if c != nil {
+				cmd = c
+			}
+		}
+	}
+	return m
+}
+
+// loaded is a model of view after its first load.
+func loaded(t *testing.T, src *fakeSource, view string) Model {
+	t.Helper()
+	m := newModel(src, view)
+	return settle(t, m, m.Init())
+}
+
+func TestStartView(t *testing.T) {
+	src := newFake()
+	if m := newModel(src, ""); m.view != ViewBuyer {
+		t.Errorf("with buyer credentials the buyer view comes first, got %s", m.view)
+	}
+	src.buy = false
+	if m := newModel(src, ""); m.view != ViewOperator {
+		t.Errorf("with only the admin token the operator view comes first, got %s", m.view)
+	}
+	if m := newModel(src, ViewBuyer); m.view != ViewBuyer {
+		t.Errorf("an explicit view is kept, got %s", m.view)
+	}
+}
+
+func TestBuyerListAndOpen(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewBuyer)
+	if !m.tasksLoaded || len(m.tasks) != 2 {
+		t.Fatalf("tasks not loaded: %+v", m.tasks)
+	}
+	m, _ = press(t, m, "down", "down", "down")
+	if m.taskCur != 1 {
+		t.Errorf("cursor %d, want it kept on the last task", m.taskCur)
+	}
+	m, _ = press(t, m, "up", "k", "up")
+	if m.taskCur != 0 {
+		t.Errorf("cursor %d, want the first task", m.taskCur)
+	}
+	m, cmd := press(t, m, "enter")
+	if m.open == nil || m.open.id != "tsk_open" {
+		t.Fatalf("enter did not open the task: %+v", m.open)
+	}
+	m = settle(t, m, cmd)
+	if c := src.called("task"); len(c) != 1 || !reflect.DeepEqual(c[0].args, []string{"tsk_open", "value"}) {
+		t.Errorf("task calls %+v", c)
+	}
+	// s cycles the rankings and asks the exchange for each.
+	for _, want := range []string{"price", "eta", "reliability", "value"} {
+		var cmd tea.Cmd
+		m, cmd = press(t, m, "s")
+		m = settle(t, m, cmd)
+		got := src.called("task")
+		if last := got[len(got)-1]; last.args[1] != want {
+			t.Fatalf("sort %q requested, want %q", last.args[1], want)
+		}
+		if axp.Rankings[m.open.sort] != want {
+			t.Fatalf("pane sort %s, want %s", axp.Rankings[m.open.sort], want)
+		}
+	}
+	m, _ = press(t, m, "s") // price
+	m = settle(t, m, m.loadTask("tsk_open", "eta"))
+	if m.open.task.Offers[0].Seller.Name != "Fast Lane" {
+		t.Errorf("eta ranking first is %s", m.open.task.Offers[0].Seller.Name)
+	}
+	m, cmd = press(t, m, "esc")
+	if m.open != nil {
+		t.Fatal("esc did not go back to the list")
+	}
+	if msgs := run(t, cmd); len(msgs) != 1 {
+		t.Errorf("going back should reload the list, got %v", msgs)
+	}
+}
+
+func TestChooseWithConfirmation(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewBuyer)
+	m, cmd := press(t, m, "enter")
+	m = settle(t, m, cmd)
+	m, _ = press(t, m, "down", "c")
+	if m.dialog == nil || m.dialog.action != "choose" || !strings.Contains(m.dialog.title, "Slow Poet at US$3.00, ETA 60 min") {
+		t.Fatalf("dialog %+v", m.dialog)
+	}
+	// n cancels: nothing is called.
+	m, cmd = press(t, m, "n")
+	if m.dialog != nil || cmd != nil || m.flash != "Cancelled" {
+		t.Fatalf("n did not cancel: %+v %q", m.dialog, m.flash)
+	}
+	m, _ = press(t, m, "c")
+	before := m
+	m, cmd = press(t, m, "y")
+	if before.dialog == nil {
+		t.Fatal("an update changed the model it started from")
+	}
+	m = settle(t, m, cmd)
+	if c := src.called("choose"); len(c) != 1 || !reflect.DeepEqual(c[0].args, []string{"tsk_open", "ofr_slow"}) {
+		t.Fatalf("choose calls %+v", c)
+	}
+	if !strings.Contains(m.flash, "Chose offer ofr_slow; the task is awaiting_payment") || m.flashErr {
+		t.Errorf("flash %q", m.flash)
+	}
+	// A task that is not open cannot be chosen on.
+	m.open.task.Status = axp.TaskPaid
+	m, _ = press(t, m, "c")
+	if m.dialog != nil || !m.flashErr || !strings.Contains(m.flash, "offers are chosen while it is open") {
+		t.Errorf("choose on a paid task: %+v %q", m.dialog, m.flash)
+	}
+}
+
+func TestPreviewAcceptAndDispute(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewBuyer)
+	m, cmd := press(t, m, "down", "enter")
+	m = settle(t, m, cmd)
+	if m.open.task.Status != axp.TaskDelivered {
+		t.Fatalf("opened %+v", m.open.task)
+	}
+	m, cmd = press(t, m, "p")
+	m = settle(t, m, cmd)
+	if m.open.preview == nil || !strings.Contains(m.Render(), "the sea is deep") {
+		t.Fatalf("no preview:\n%s", m.Render())
+	}
+	m, _ = press(t, m, "a")
+	if m.dialog == nil || m.dialog.values["sha256"] != repeat("e1", 32) {
+		t.Fatalf("accept dialog %+v", m.dialog)
+	}
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("accept"); len(c) != 1 || c[0].args[1] != repeat("e1", 32) {
+		t.Fatalf("accept calls %+v", c)
+	}
+
+	// Dispute: the reason is required, then confirmed.
+	m.open.task.Status = axp.TaskDelivered
+	m, _ = press(t, m, "d", "enter")
+	if m.dialog == nil || m.dialog.err != "required" {
+		t.Fatalf("an empty reason passed: %+v", m.dialog)
+	}
+	m, _ = press(t, m, "n", "o", "p", "e", "backspace", "backspace")
+	m, _ = update(t, m, tea.PasteMsg{Content: " rhyme\n"})
+	m, _ = press(t, m, "enter")
+	if m.dialog.current().field != "" || m.dialog.values["reason"] != "no rhyme" {
+		t.Fatalf("after the reason: %+v", m.dialog)
+	}
+	if !strings.Contains(m.Render(), "reason: no rhyme") {
+		t.Errorf("the confirmation does not repeat the reason:\n%s", m.Render())
+	}
+	m, cmd = press(t, m, "y")
+	settle(t, m, cmd)
+	if c := src.called("dispute"); len(c) != 1 || c[0].args[1] != "no rhyme" {
+		t.Fatalf("dispute calls %+v", c)
+	}
+}
+
+func TestOperatorFilters(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewOperator)
+	if len(m.visible()) != 4 {
+		t.Fatalf("queue %d items", len(m.visible()))
+	}
+	for _, tt := range []struct {
+		keys []string
+		want []string
+	}{
+		{[]string{"right"}, []string{"apr_pay"}},
+		{[]string{"right"}, []string{"apr_due"}},
+		{[]string{"right"}, []string{"apr_pay", "apr_out", "apr_held", "apr_due"}},
+		{[]string{"left"}, []string{"apr_due"}},
+		{[]string{"2"}, []string{"apr_pay"}},
+		{[]string{"1"}, []string{"apr_pay", "apr_out", "apr_held", "apr_due"}},
+	} {
+		m, _ = press(t, m, tt.keys...)
+		var got []string
+		for _, a := range m.visible() {
+			got = append(got, a.ID)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("after %v: %v, want %v", tt.keys, got, tt.want)
+		}
+	}
+	// The cursor stays on its item across a refresh that reorders the queue.
+	m, _ = press(t, m, "down", "down")
+	if m.selected().ID != "apr_held" {
+		t.Fatalf("selected %s", m.selected().ID)
+	}
+	l := fixtureApprovals()
+	l[0], l[3] = l[3], l[0]
+	m, _ = update(t, m, queueMsg{list: l})
+	if m.selected().ID != "apr_held" {
+		t.Errorf("after a refresh the cursor moved to %s", m.selected().ID)
+	}
+}
+
+func TestOperatorApproveFlows(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewOperator)
+
+	m, _ = press(t, m, "a", "o", "k", "enter")
+	m, cmd := press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 1 || !reflect.DeepEqual(c[0].args, []string{"apr_pay", "", "ok"}) {
+		t.Fatalf("approve calls %+v", c)
+	}
+	if m.flash != "Approved payment apr_pay (task tsk_paid)" {
+		t.Errorf("flash %q", m.flash)
+	}
+	if n := len(src.called("approvals")); n != 2 {
+		t.Errorf("the queue was read %d times, want a reload after the approval", n)
+	}
+
+	// A payout asks for the transaction hash first, and checks its form.
+	m, _ = press(t, m, "down", "a")
+	if m.dialog.current().field != "tx" {
+		t.Fatalf("a payout should ask for the tx hash: %+v", m.dialog)
+	}
+	m, _ = press(t, m, "enter")
+	if m.dialog.err != "required" {
+		t.Errorf("empty tx: %q", m.dialog.err)
+	}
+	m, _ = update(t, m, tea.PasteMsg{Content: "0x1234"})
+	m, _ = press(t, m, "enter")
+	if !strings.Contains(m.dialog.err, "0x followed by 64 hex digits") {
+		t.Errorf("bad tx: %q", m.dialog.err)
+	}
+	tx := "0x" + repeat("cd", 32)
+	m, _ = press(t, m, "ctrl+u")
+	m, _ = update(t, m, tea.PasteMsg{Content: tx})
+	m, _ = press(t, m, "enter", "enter")
+	if m.dialog.current().field != "" || !strings.Contains(m.Render(), "tx: "+tx) {
+		t.Fatalf("confirmation:\n%s", m.Render())
+	}
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 2 || !reflect.DeepEqual(c[1].args, []string{"apr_out", tx, ""}) {
+		t.Fatalf("approve calls %+v", c)
+	}
+
+	// A held payout cannot be approved.
+	m, _ = press(t, m, "down", "a")
+	if m.dialog != nil || !m.flashErr || !strings.Contains(m.flash, "held until the seller adds a payout address") {
+		t.Errorf("held: %+v %q", m.dialog, m.flash)
+	}
+
+	// esc cancels at any step.
+	m, _ = press(t, m, "down", "a", "esc")
+	if m.dialog != nil || m.flash != "Cancelled" {
+		t.Errorf("esc: %+v %q", m.dialog, m.flash)
+	}
+}
+
+func TestOperatorReject(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewOperator)
+	m, _ = press(t, m, "r", "enter")
+	if m.dialog == nil || m.dialog.err != "required" {
+		t.Fatalf("reject without a reason: %+v", m.dialog)
+	}
+	m, _ = update(t, m, tea.PasteMsg{Content: "not on chain"})
+	m, _ = press(t, m, "enter")
+	m, cmd := press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("reject"); len(c) != 1 || !reflect.DeepEqual(c[0].args, []string{"apr_pay", "not on chain"}) {
+		t.Fatalf("reject calls %+v", c)
+	}
+	if m.flash != "Rejected payment apr_pay (task tsk_paid)" {
+		t.Errorf("flash %q", m.flash)
+	}
+}
+
+func TestErrorsAndSwitching(t *testing.T) {
+	src := newFake()
+	src.op = false
+	m := loaded(t, src, ViewBuyer)
+	m, cmd := press(t, m, "tab")
+	if m.view != ViewBuyer || cmd != nil || !m.flashErr || !strings.Contains(m.flash, "needs the admin token") {
+		t.Errorf("tab without admin token: %s %q", m.view, m.flash)
+	}
+	src.op = true
+	m, cmd = press(t, m, "tab")
+	if m.view != ViewOperator || cmd == nil {
+		t.Fatalf("tab: %s", m.view)
+	}
+	src.err = &axp.Error{Code: axp.CodeUnauthorized, Message: "this call needs the admin token", Hint: "send Authorization: Bearer <admin token>"}
+	m = settle(t, m, cmd)
+	if !m.flashErr || m.flash != "error: this call needs the admin token (send Authorization: Bearer <admin token>)" {
+		t.Errorf("flash %q", m.flash)
+	}
+	src.err = errors.New("boom")
+	m, cmd = update(t, m, tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl})
+	m = settle(t, m, cmd)
+	if m.flash != "error: boom" {
+		t.Errorf("flash %q", m.flash)
+	}
+	m, _ = press(t, m, "?")
+	if !m.help || !strings.Contains(m.Render(), "approve (asks for the tx hash of payouts)") {
+		t.Errorf("help:\n%s", m.Render())
+	}
+	m, cmd = press(t, m, "q")
+	if cmd == nil || m.Render() != "" {
+		t.Error("q does not quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("q's command is not tea.Quit")
+	}
+}
+
+// The live refresh: a tick reloads what is on screen and schedules the next tick.
+func TestTickRefreshes(t *testing.T) {
+	src := newFake()
+	m := New(Options{Source: src, View: ViewOperator, Refresh: time.Millisecond, NoColor: true, Now: func() time.Time { return now }})
+	m, cmd := update(t, m, tickMsg{})
+	msgs := run(t, cmd)
+	var ticks, queues int
+	for _, msg := range msgs {
+		switch msg.(type) {
+		case tickMsg:
+			ticks++
+		case queueMsg:
+			queues++
+		}
+	}
+	if ticks != 1 || queues != 1 {
+		t.Errorf("a tick gave %d ticks and %d queue loads (%v)", ticks, queues, msgs)
+	}
+	if off := newModel(src, ViewOperator); off.tick() != nil {
+		t.Error("a negative refresh still ticks")
+	}
+}
+
+// Every screen is exactly the terminal's size at 80x24 and when resized small or large, and holds
+// no escape sequence without colour.
+func TestRenderSizes(t *testing.T) {
+	src := newFake()
+	screens := map[string]func(Model) Model{
+		"list": func(m Model) Model { return m },
+		"task": func(m Model) Model { m, c := press(t, m, "enter"); return settle(t, m, c) },
+		"preview": func(m Model) Model {
+			m, c := press(t, m, "down", "enter")
+			m = settle(t, m, c)
+			m, c = press(t, m, "p")
+			return settle(t, m, c)
+		},
+		"operator": func(m Model) Model { m, c := press(t, m, "tab"); return settle(t, m, c) },
+		"dialog": func(m Model) Model {
+			m, c := press(t, m, "tab")
+			m = settle(t, m, c)
+			m, _ = press(t, m, "down", "a")
+			return m
+		},
+		"help": func(m Model) Model { m, _ = press(t, m, "?"); return m },
+	}
+	for name, to := range screens {
+		for _, size := range [][2]int{{80, 24}, {60, 15}, {132, 40}, {10, 4}} {
+			m := to(loaded(t, src, ViewBuyer))
+			m, _ = update(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			out := m.Render()
+			w, h := max(size[0], 20), max(size[1], 8)
+			rows := strings.Split(out, "\n")
+			if len(rows) != h {
+				t.Errorf("%s at %v: %d rows, want %d", name, size, len(rows), h)
+			}
+			for i, r := range rows {
+				if lipgloss.Width(r) != w {
+					t.Errorf("%s at %v: row %d is %d wide: %q", name, size, i, lipgloss.Width(r), r)
+				}
+			}
+			if strings.Contains(out, "\x1b[") {
+				t.Errorf("%s at %v: escape sequences without colour", name, size)
+			}
+		}
+	}
+}
+
+func TestColourOnlyWhenAsked(t *testing.T) {
+	src := newFake()
+	m := New(Options{Source: src, View: ViewOperator, Refresh: -1, Now: func() time.Time { return now }})
+	m = settle(t, m, m.Init())
+	if !strings.Contains(m.Render(), "\x1b[") {
+		t.Error("no colour in the colour theme")
+	}
+}

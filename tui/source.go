@@ -1,0 +1,263 @@
+package tui
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+)
+
+// Source is what the TUI reads from and does on an exchange.
+type Source interface {
+	// Exchange names the exchange (its URL).
+	Exchange() string
+	// CanBuy reports whether buyer credentials (buyer tokens or a member secret) exist.
+	CanBuy() bool
+	// CanOperate reports whether the admin token is known.
+	CanOperate() bool
+
+	// Tasks lists the buyer's tasks, newest first; warnings name tasks that could not be read.
+	Tasks(ctx context.Context) (tasks []axp.Task, warnings []string, err error)
+	Task(ctx context.Context, id, sort string) (*axp.Task, error)
+	Choose(ctx context.Context, id, offerID string) (*axp.Task, error)
+	Deliverable(ctx context.Context, id string) (*Deliverable, error)
+	Accept(ctx context.Context, id, sha256 string) (*axp.Task, error)
+	Dispute(ctx context.Context, id, reason string) (*axp.Task, error)
+
+	// Approvals lists the open approval queue (pending and held items).
+	Approvals(ctx context.Context) ([]axp.Approval, error)
+	Approve(ctx context.Context, id, txHash, note string) (*axp.Approval, error)
+	Reject(ctx context.Context, id, reason string) (*axp.Approval, error)
+}
+
+// Deliverable is a downloaded deliverable whose SHA-256 was checked against the exchange's
+// X-Content-SHA256 header.
+type Deliverable struct {
+	Body   []byte
+	SHA256 string
+}
+
+// ClientSource is a Source over the exchange's REST API.
+type ClientSource struct {
+	// Client is a client of the exchange without credentials; the others are made from it.
+	Client *client.Client
+	// BuyerTokens returns the saved buyer tokens by task id (read again on each refresh, so tasks
+	// posted meanwhile from the command line appear).
+	BuyerTokens func() map[string]string
+	// MemberSecret is a buyer member's secret ("" when none).
+	MemberSecret string
+	// AdminToken is the operator's token ("" when none).
+	AdminToken string
+}
+
+// Exchange is the exchange's URL.
+func (s *ClientSource) Exchange() string { return s.Client.BaseURL }
+
+// CanBuy reports whether any buyer credential exists.
+func (s *ClientSource) CanBuy() bool { return s.MemberSecret != "" || len(s.tokens()) > 0 }
+
+// CanOperate reports whether the admin token is known.
+func (s *ClientSource) CanOperate() bool { return s.AdminToken != "" }
+
+func (s *ClientSource) tokens() map[string]string {
+	if s.BuyerTokens == nil {
+		return nil
+	}
+	return s.BuyerTokens()
+}
+
+// buyer is a client acting as the buyer of task id.
+func (s *ClientSource) buyer(id string) (*client.Client, error) {
+	if t := s.tokens()[id]; t != "" {
+		return s.Client.With(t), nil
+	}
+	if s.MemberSecret != "" {
+		return s.Client.With(s.MemberSecret), nil
+	}
+	return nil, &axp.Error{Code: axp.CodeUnauthorized, Message: "no buyer token saved for task " + id}
+}
+
+func (s *ClientSource) admin() (*client.Client, error) {
+	if s.AdminToken == "" {
+		return nil, &axp.Error{Code: axp.CodeUnauthorized, Message: "no admin token", Hint: "run `axp login` with the admin token, or set AXP_ADMIN_TOKEN"}
+	}
+	return s.Client.With(s.AdminToken), nil
+}
+
+// Tasks reads every task the credentials open.
+func (s *ClientSource) Tasks(ctx context.Context) ([]axp.Task, []string, error) {
+	byID := map[string]axp.Task{}
+	var warnings []string
+	tokens := s.tokens()
+	ids := make([]string, 0, len(tokens))
+	for id := range tokens {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		var t axp.Task
+		if err := s.Client.With(tokens[id]).Call(ctx, "get_task", map[string]any{"id": id}, &t); err != nil {
+			var un *client.UnreachableError
+			if errors.As(err, &un) {
+				return nil, nil, err
+			}
+			warnings = append(warnings, id+": "+errText(err))
+			continue
+		}
+		byID[t.ID] = t
+	}
+	if s.MemberSecret != "" {
+		var l axp.TaskList
+		if err := s.Client.With(s.MemberSecret).Call(ctx, "list_my_tasks", nil, &l); err != nil {
+			var un *client.UnreachableError
+			if errors.As(err, &un) {
+				return nil, nil, err
+			}
+			warnings = append(warnings, "member tasks: "+errText(err))
+		}
+		for _, t := range l.Tasks {
+			byID[t.ID] = t
+		}
+	}
+	out := make([]axp.Task, 0, len(byID))
+	for _, t := range byID {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.After(out[j].CreatedAt)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, warnings, nil
+}
+
+func (s *ClientSource) taskCall(ctx context.Context, id, op string, in map[string]any) (*axp.Task, error) {
+	c, err := s.buyer(id)
+	if err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = map[string]any{}
+	}
+	in["id"] = id
+	var t axp.Task
+	if err := c.Call(ctx, op, in, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Task reads one task with its offers ranked by sort.
+func (s *ClientSource) Task(ctx context.Context, id, sort string) (*axp.Task, error) {
+	in := map[string]any{}
+	if sort != "" {
+		in["sort"] = sort
+	}
+	return s.taskCall(ctx, id, "get_task", in)
+}
+
+// Choose chooses an offer.
+func (s *ClientSource) Choose(ctx context.Context, id, offerID string) (*axp.Task, error) {
+	return s.taskCall(ctx, id, "choose_offer", map[string]any{"offer_id": offerID})
+}
+
+// Accept accepts the delivery (of the given SHA-256 when not empty).
+func (s *ClientSource) Accept(ctx context.Context, id, sha string) (*axp.Task, error) {
+	in := map[string]any{}
+	if sha != "" {
+		in["sha256"] = sha
+	}
+	return s.taskCall(ctx, id, "accept_task", in)
+}
+
+// Dispute disputes the delivery.
+func (s *ClientSource) Dispute(ctx context.Context, id, reason string) (*axp.Task, error) {
+	return s.taskCall(ctx, id, "dispute_task", map[string]any{"reason": reason})
+}
+
+// Deliverable downloads the deliverable and checks its SHA-256.
+func (s *ClientSource) Deliverable(ctx context.Context, id string) (*Deliverable, error) {
+	c, err := s.buyer(id)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(ctx, "get_deliverable", map[string]any{"id": id})
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(resp.Body)
+	got := hex.EncodeToString(sum[:])
+	if want := strings.ToLower(resp.Header.Get("X-Content-SHA256")); want != got {
+		return nil, fmt.Errorf("the deliverable's SHA-256 %s does not match the announced %q", got, want)
+	}
+	return &Deliverable{Body: resp.Body, SHA256: got}, nil
+}
+
+// Approvals lists the open queue.
+func (s *ClientSource) Approvals(ctx context.Context) ([]axp.Approval, error) {
+	c, err := s.admin()
+	if err != nil {
+		return nil, err
+	}
+	var l axp.ApprovalList
+	if err := c.Call(ctx, "admin_approvals", map[string]any{"status": "open"}, &l); err != nil {
+		return nil, err
+	}
+	return l.Approvals, nil
+}
+
+// Approve approves an item.
+func (s *ClientSource) Approve(ctx context.Context, id, tx, note string) (*axp.Approval, error) {
+	c, err := s.admin()
+	if err != nil {
+		return nil, err
+	}
+	in := map[string]any{"id": id}
+	if tx != "" {
+		in["tx_hash"] = tx
+	}
+	if note != "" {
+		in["note"] = note
+	}
+	var a axp.Approval
+	if err := c.Call(ctx, "admin_approve", in, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// Reject rejects an item.
+func (s *ClientSource) Reject(ctx context.Context, id, reason string) (*axp.Approval, error) {
+	c, err := s.admin()
+	if err != nil {
+		return nil, err
+	}
+	var a axp.Approval
+	if err := c.Call(ctx, "admin_reject", map[string]any{"id": id, "reason": reason}, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// errText is an error as one line: the message and, for exchange errors, the hint.
+func errText(err error) string {
+	var e *axp.Error
+	if errors.As(err, &e) {
+		s := e.Message
+		if e.Field != "" {
+			s = e.Field + ": " + s
+		}
+		if e.Hint != "" {
+			s += " (" + e.Hint + ")"
+		}
+		return s
+	}
+	return err.Error()
+}

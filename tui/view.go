@@ -1,0 +1,629 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/axp-exchange/axp"
+)
+
+// Rendering: everything here reads the model and returns text; nothing changes state.
+
+// View renders the model for Bubble Tea (full screen).
+func (m Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.WindowTitle = "axp · " + m.src.Exchange()
+	return v
+}
+
+// Render is the screen as text, exactly width x height (at least 20 x 8).
+func (m Model) Render() string {
+	if m.quitting {
+		return ""
+	}
+	w, h := max(m.width, 20), max(m.height, 8)
+	footer := m.footer(w)
+	bodyH := h - 1 - len(footer)
+	var dlg []string
+	if m.dialog != nil {
+		dlg = m.dialogBox(w, bodyH)
+	}
+	var body []string
+	switch {
+	case m.help:
+		body = m.helpScreen()
+	case m.view == ViewOperator:
+		body = m.operatorBody(w, bodyH-len(dlg))
+	case m.open != nil:
+		body = m.taskBody(w, bodyH-len(dlg))
+	default:
+		body = m.listBody(w, bodyH-len(dlg))
+	}
+	body = lines(body, bodyH-len(dlg))
+	body = append(body, dlg...)
+	out := make([]string, 0, h)
+	out = append(out, m.header(w))
+	out = append(out, body...)
+	out = append(out, footer...)
+	for i := range out {
+		out[i] = fit(out[i], w)
+	}
+	return strings.Join(out, "\n")
+}
+
+// lines pads or cuts body to exactly n lines.
+func lines(body []string, n int) []string {
+	if n < 0 {
+		n = 0
+	}
+	if len(body) > n {
+		return body[:n]
+	}
+	for len(body) < n {
+		body = append(body, "")
+	}
+	return body
+}
+
+// fit truncates s to w cells and pads it with spaces to exactly w.
+func fit(s string, w int) string {
+	if lipgloss.Width(s) > w {
+		s = ansi.Truncate(s, w, "…")
+	}
+	if pad := w - lipgloss.Width(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	return s
+}
+
+// col is a table column; a width of 0 shares the space left.
+type col struct {
+	title string
+	width int
+}
+
+// widths lays columns out in w cells, one space apart.
+func widths(cols []col, w int) []int {
+	out := make([]int, len(cols))
+	used, flex := len(cols)-1, 0
+	for i, c := range cols {
+		out[i] = c.width
+		used += c.width
+		if c.width == 0 {
+			flex++
+		}
+	}
+	if flex > 0 {
+		left := max(w-used, flex*4)
+		for i := range out {
+			if out[i] == 0 {
+				out[i] = left / flex
+			}
+		}
+	}
+	return out
+}
+
+func (m Model) row(ws []int, cells ...string) string {
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		parts[i] = fit(c, ws[i])
+	}
+	return strings.Join(parts, " ")
+}
+
+func (m Model) headRow(cols []col, ws []int) string {
+	cells := make([]string, len(cols))
+	for i, c := range cols {
+		cells[i] = c.title
+	}
+	return m.theme.head.Render(m.row(ws, cells...))
+}
+
+// selRow renders a table row, marked when selected.
+func (m Model) selRow(selected bool, ws []int, cells ...string) string {
+	mark := "  "
+	if selected {
+		mark = "› "
+	}
+	r := mark + m.row(ws, cells...)
+	if selected {
+		return m.theme.sel.Render(r)
+	}
+	return r
+}
+
+// window is the range of n rows to show in height rows with cur visible.
+func window(cur, n, height int) (int, int) {
+	if height <= 0 {
+		return 0, 0
+	}
+	start := 0
+	if cur >= height {
+		start = cur - height + 1
+	}
+	return start, min(n, start+height)
+}
+
+func (m Model) header(w int) string {
+	t := m.theme
+	tab := func(name, view string) string {
+		if m.view == view {
+			if t.noColor {
+				return "[" + name + "]"
+			}
+			return t.tabOn.Render(name)
+		}
+		if t.noColor {
+			return " " + name + " "
+		}
+		return t.tabOff.Render(name)
+	}
+	left := t.title.Render("axp") + " " + tab("Buyer", ViewBuyer) + " " + tab("Operator", ViewOperator)
+	right := t.dim.Render(m.src.Exchange())
+	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
+	if gap < 1 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+func (m Model) footer(w int) []string {
+	t := m.theme
+	flash := ""
+	if m.flash != "" {
+		if m.flashErr {
+			flash = t.flashErr.Render(m.flash)
+		} else {
+			flash = t.flashOK.Render(m.flash)
+		}
+	}
+	var parts []string
+	for _, k := range m.keys() {
+		parts = append(parts, t.key.Render(k[0])+" "+t.dim.Render(k[1]))
+	}
+	return []string{flash, strings.Join(parts, "  ")}
+}
+
+// keys are the key bindings of the current screen, shown in the help bar.
+func (m Model) keys() [][2]string {
+	if m.dialog != nil {
+		if m.dialog.current().field == "" {
+			return [][2]string{{"y", "confirm"}, {"n/esc", "cancel"}}
+		}
+		return [][2]string{{"enter", "next"}, {"esc", "cancel"}}
+	}
+	if m.help {
+		return [][2]string{{"?", "close help"}, {"q", "quit"}}
+	}
+	other := [2]string{"tab", "operator"}
+	if m.view == ViewOperator {
+		other = [2]string{"tab", "buyer"}
+	}
+	switch {
+	case m.view == ViewOperator:
+		return [][2]string{{"↑↓", "move"}, {"←→", "filter"}, {"a", "approve"}, {"r", "reject"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.open != nil:
+		return [][2]string{{"↑↓", "offer"}, {"s", "sort"}, {"c", "choose"}, {"p", "preview"}, {"a", "accept"}, {"d", "dispute"}, {"esc", "back"}, {"q", "quit"}}
+	}
+	return [][2]string{{"↑↓", "move"}, {"enter", "open"}, other, {"ctrl+r", "refresh"}, {"?", "help"}, {"q", "quit"}}
+}
+
+func (m Model) helpScreen() []string {
+	t := m.theme
+	refresh := "live refresh is off"
+	if m.opts.Refresh > 0 {
+		refresh = "refreshes every " + m.opts.Refresh.String()
+	}
+	out := []string{t.bold.Render("Keys") + "  " + t.dim.Render("("+refresh+")"), ""}
+	add := func(section string, keys [][2]string) {
+		out = append(out, t.bold.Render(section))
+		for _, k := range keys {
+			out = append(out, fmt.Sprintf("  %-10s %s", k[0], k[1]))
+		}
+	}
+	add("Everywhere", [][2]string{{"tab", "switch buyer / operator view"}, {"ctrl+r", "refresh now"}, {"?", "this help"}, {"q", "quit"}})
+	add("Buyer", [][2]string{{"↑↓ enter", "pick a task and open it"}, {"s", "rank offers: value, price, eta, reliability"},
+		{"c", "choose the selected offer"}, {"p", "download and preview the deliverable"}, {"a / d", "accept / dispute the delivery"}, {"esc", "back to the list"}})
+	add("Operator", [][2]string{{"←→ 1 2 3", "queue, payments to confirm, release due"}, {"a", "approve (asks for the tx hash of payouts)"}, {"r", "reject with a reason"}})
+	return out
+}
+
+// dialogBox renders the dialog in a box, or, when the box does not fit in h rows, as its last h
+// plain lines (the prompt and the input come last).
+func (m Model) dialogBox(w, h int) []string {
+	d := m.dialog
+	t := m.theme
+	s := d.current()
+	inner := []string{t.bold.Render(d.title)}
+	if s.field == "" {
+		for _, st := range d.steps {
+			if st.field != "" && d.values[st.field] != "" {
+				inner = append(inner, st.field+": "+d.values[st.field])
+			}
+		}
+		inner = append(inner, s.prompt)
+	} else {
+		inner = append(inner, s.prompt, "> "+string(d.input)+"▏")
+		if d.err != "" {
+			inner = append(inner, t.bad.Render(d.err))
+		}
+	}
+	box := strings.Split(t.box.Width(w).Render(strings.Join(inner, "\n")), "\n")
+	if len(box) <= h {
+		return box
+	}
+	if len(inner) > h {
+		inner = inner[len(inner)-h:]
+	}
+	return inner
+}
+
+// --- operator ---
+
+var queueCols = []col{{"KIND", 11}, {"STATUS", 7}, {"AMOUNT", 12}, {"TASK", 0}, {"PARTIES", 0}, {"AGE", 4}, {"CHECKS", 6}}
+
+func (m Model) operatorBody(w, h int) []string {
+	t := m.theme
+	if !m.src.CanOperate() {
+		return []string{"", "The operator view needs the admin token for " + m.src.Exchange() + ":",
+			"run `axp login` and paste it, or set AXP_ADMIN_TOKEN."}
+	}
+	var tabs []string
+	for i, f := range filters {
+		n := 0
+		for _, a := range m.queue {
+			if f.keep(a) {
+				n++
+			}
+		}
+		label := fmt.Sprintf("%s %d", f.name, n)
+		switch {
+		case i == m.filter && t.noColor:
+			label = "[" + label + "]"
+		case i == m.filter:
+			label = t.tabOn.Render(label)
+		case t.noColor:
+			label = " " + label + " "
+		default:
+			label = t.tabOff.Render(label)
+		}
+		tabs = append(tabs, label)
+	}
+	out := []string{strings.Join(tabs, "  ")}
+	if !m.queueLoaded {
+		return append(out, "", "Loading the approval queue…")
+	}
+	v := m.visible()
+	if len(v) == 0 {
+		return append(out, "", "Nothing waits here. The queue refreshes on its own.")
+	}
+	const detailH = 8
+	rows := h - 2 - detailH
+	if rows < 3 {
+		rows = h - 2
+	}
+	ws := widths(queueCols, w-2)
+	out = append(out, "  "+m.headRow(queueCols, ws))
+	now := m.opts.Now()
+	start, end := window(m.queueCur, len(v), rows)
+	for i := start; i < end; i++ {
+		a := v[i]
+		status := a.Status
+		if status == axp.ApprovalPending {
+			status = "pending"
+		}
+		out = append(out, m.selRow(i == m.queueCur, ws, a.Kind, status, a.Amount.Display(), a.TaskID, parties(a), age(now, a.CreatedAt), checksSummary(a.Checks)))
+	}
+	if rows == h-2 {
+		return out
+	}
+	out = lines(out, h-detailH)
+	return append(out, m.approvalDetail(w, v[m.queueCur])...)
+}
+
+func (m Model) approvalDetail(w int, a axp.Approval) []string {
+	t := m.theme
+	out := []string{t.dim.Render(strings.Repeat("─", w)),
+		t.bold.Render(a.ID) + "  " + a.Kind + "  " + t.status(a.Status) + "  task " + a.TaskID + " (" + a.TaskType + ")"}
+	money := "Amount " + t.bold.Render(a.Amount.Display())
+	if a.PriceUSD != 0 {
+		money += " · price " + a.PriceUSD.Display()
+	}
+	if a.FeeUSD != 0 {
+		money += " · fee " + a.FeeUSD.Display()
+	}
+	if a.SellerNetUSD != 0 {
+		money += " · seller nets " + a.SellerNetUSD.Display()
+	}
+	if a.RefundUSD != 0 {
+		money += " · refund " + a.RefundUSD.Display()
+		if a.RefundPct != nil {
+			money += fmt.Sprintf(" (%d%%)", *a.RefundPct)
+		}
+	}
+	out = append(out, money)
+	who := "Buyer " + a.BuyerID
+	if a.SellerID != "" {
+		who += " · seller " + partyName(a) + " (" + a.SellerID + ")"
+	}
+	out = append(out, who)
+	var where []string
+	if a.PayoutAddress != "" {
+		where = append(where, "payout to "+a.PayoutAddress)
+	}
+	if a.TxHash != "" {
+		where = append(where, "tx "+a.TxHash)
+	}
+	if len(where) > 0 {
+		out = append(out, strings.Join(where, " · "))
+	}
+	if a.Reason != "" {
+		out = append(out, "Why: "+a.Reason)
+	}
+	checks := "Checks: none"
+	if len(a.Checks) > 0 {
+		checks = "Checks: " + m.checks(a.Checks)
+	}
+	out = append(out, checks)
+	return out
+}
+
+func parties(a axp.Approval) string {
+	if s := partyName(a); s != "" {
+		return a.BuyerID + " → " + s
+	}
+	return a.BuyerID
+}
+
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func checksSummary(cs []axp.CheckResult) string {
+	if len(cs) == 0 {
+		return "—"
+	}
+	n := 0
+	for _, c := range cs {
+		if c.Passed {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d/%d ok", n, len(cs))
+}
+
+func (m Model) checks(cs []axp.CheckResult) string {
+	var parts []string
+	for _, c := range cs {
+		if c.Passed {
+			parts = append(parts, m.theme.ok.Render("✓ "+c.Name))
+		} else {
+			s := "✗ " + c.Name
+			if c.Detail != "" {
+				s += " (" + c.Detail + ")"
+			}
+			parts = append(parts, m.theme.bad.Render(s))
+		}
+	}
+	return strings.Join(parts, "  ")
+}
+
+// --- buyer: task list ---
+
+var taskCols = []col{{"ID", 0}, {"TYPE", 13}, {"STATUS", 16}, {"OFFERS", 6}, {"PRICE", 9}, {"UPDATED", 7}}
+
+func (m Model) listBody(w, h int) []string {
+	t := m.theme
+	if !m.src.CanBuy() {
+		return []string{"", "No buyer credentials for " + m.src.Exchange() + ".",
+			"Post a task with `axp task create`, or `axp login` with a buyer member's secret."}
+	}
+	live := ""
+	if m.opts.Refresh > 0 {
+		live = t.dim.Render(" · live")
+	}
+	out := []string{t.bold.Render(fmt.Sprintf("Your tasks (%d)", len(m.tasks))) + live}
+	if !m.tasksLoaded {
+		return append(out, "", "Loading your tasks…")
+	}
+	if len(m.tasks) == 0 {
+		return append(out, "", "No tasks yet. Post one: axp task create --type text-file --param prompt=...")
+	}
+	ws := widths(taskCols, w-2)
+	out = append(out, "  "+m.headRow(taskCols, ws))
+	now := m.opts.Now()
+	start, end := window(m.taskCur, len(m.tasks), h-2)
+	for i := start; i < end; i++ {
+		x := m.tasks[i]
+		price := ""
+		if x.PriceUSD != nil {
+			price = x.PriceUSD.Display()
+		}
+		out = append(out, m.selRow(i == m.taskCur, ws, x.ID, x.Type, x.Status, strconv.Itoa(len(x.Offers)), price, age(now, x.UpdatedAt)))
+	}
+	return out
+}
+
+// --- buyer: one task ---
+
+var offerCols = []col{{"#", 3}, {"SELLER", 0}, {"PRICE", 9}, {"NETS", 9}, {"ETA", 7}, {"RELIABILITY", 0}, {"BADGES", 10}}
+
+func (m Model) taskBody(w, h int) []string {
+	t := m.theme
+	p := m.open
+	x := p.task
+	out := []string{t.bold.Render("‹ "+x.ID) + "  " + x.Type + "  " + t.status(x.Status) + "  " + t.dim.Render(x.PaymentMethod)}
+	if len(x.Params) > 0 {
+		out = append(out, t.dim.Render(paramsText(x.Params)))
+	}
+	if x.Seller != nil && x.PriceUSD != nil {
+		line := "Seller " + t.bold.Render(x.Seller.Name) + " · price " + x.PriceUSD.Display()
+		if x.Fee != nil {
+			line += fmt.Sprintf(" · platform fee %s (%s%%) · seller nets %s", x.Fee.PlatformFee.Display(), pct(x.Fee.FeeBPS), x.Fee.SellerNet.Display())
+		}
+		out = append(out, line)
+	}
+	if pay := x.Payment; pay != nil {
+		line := "Payment " + t.status(pay.Status)
+		if pay.Status == "unpaid" {
+			line += " · pay exactly " + t.bold.Render(pay.PayableUSD.Display())
+			if pay.PayBy != nil {
+				line += " by " + pay.PayBy.UTC().Format("2006-01-02 15:04 UTC")
+			}
+		} else {
+			line += " · payable " + pay.PayableUSD.Display() + " · received " + pay.ReceivedUSD.Display()
+		}
+		out = append(out, line)
+		var where []string
+		if pay.DepositAddress != "" {
+			where = append(where, "to "+pay.DepositAddress)
+		}
+		if pay.TxHash != "" {
+			where = append(where, "tx "+pay.TxHash)
+		}
+		if len(where) > 0 {
+			out = append(out, t.dim.Render(strings.Join(where, " · ")))
+		}
+	}
+	if x.Deliverable != nil {
+		sha := x.Deliverable.SHA256
+		if len(sha) > 16 {
+			sha = sha[:16] + "…"
+		}
+		line := fmt.Sprintf("Delivered sha256 %s · deliveries %d · free redos left %d", sha, x.Deliveries, x.RedosLeft)
+		out = append(out, line)
+		if len(x.Checks) > 0 {
+			out = append(out, "Checks: "+m.checks(x.Checks))
+		}
+	}
+	if x.ReleaseDue {
+		out = append(out, t.warn.Render("The auto-release window passed: the operator decides"))
+	}
+	for _, c := range x.Clarifications {
+		out = append(out, t.warn.Render(c.Seller.Name+" asks: "+strings.Join(c.Questions, " / ")))
+	}
+	preview := m.previewLines(w)
+	avail := h - len(out) - len(preview)
+	if len(x.Offers) == 0 {
+		if x.Status == axp.TaskOpen {
+			out = append(out, "", t.dim.Render("No offers yet: they appear here as sellers quote."))
+		}
+		return append(lines(out, h-len(preview)), preview...)
+	}
+	var sorts []string
+	for i, r := range axp.Rankings {
+		switch {
+		case i == p.sort && t.noColor:
+			sorts = append(sorts, "["+r+"]")
+		case i == p.sort:
+			sorts = append(sorts, t.tabOn.Render(r))
+		default:
+			sorts = append(sorts, r)
+		}
+	}
+	out = append(out, "", t.bold.Render(fmt.Sprintf("Offers (%d)", len(x.Offers)))+"  sort: "+strings.Join(sorts, " "))
+	ws := widths(offerCols, w-2)
+	out = append(out, "  "+m.headRow(offerCols, ws))
+	rows := max(avail-5, 1)
+	start, end := window(p.cur, len(x.Offers), rows)
+	for i := start; i < end; i++ {
+		o := x.Offers[i]
+		n := strconv.Itoa(i + 1)
+		if x.RecommendedOffer != nil && *x.RecommendedOffer == o.OfferID {
+			n += "*"
+		}
+		out = append(out, m.selRow(i == p.cur, ws, n, o.Seller.Name, o.PriceUSD.Display(), o.Fee.SellerNet.Display(),
+			fmt.Sprintf("%d min", o.ETAMinutes), reliability(o.Reliability), strings.Join(o.Badges, ",")))
+	}
+	if p.cur < len(x.Offers) {
+		o := x.Offers[p.cur]
+		out = append(out, t.dim.Render("Fee: "+feeText(o.Fee)))
+		g := fmt.Sprintf("Guarantee: %d free redo(s)", o.Guarantee.FreeRedo)
+		if o.Guarantee.RefundIfFailsChecks {
+			g += " · refund if it fails the checks"
+		}
+		if o.Note != "" {
+			g += " · " + o.Note
+		}
+		out = append(out, t.dim.Render(g))
+	}
+	return append(lines(out, h-len(preview)), preview...)
+}
+
+func (m Model) previewLines(w int) []string {
+	p := m.open
+	t := m.theme
+	switch {
+	case p.preview != nil:
+		d := p.preview
+		out := []string{t.dim.Render(strings.Repeat("─", w)),
+			t.bold.Render(fmt.Sprintf("Deliverable: %d bytes, SHA-256 verified", len(d.Body)))}
+		if !utf8.Valid(d.Body) {
+			return append(out, t.dim.Render("(binary content: save it with axp task deliverable "+p.id+" -o FILE)"))
+		}
+		text := strings.Split(strings.TrimRight(string(d.Body), "\n"), "\n")
+		if len(text) > 5 {
+			text = append(text[:5], t.dim.Render(fmt.Sprintf("… %d more lines", len(text)-5)))
+		}
+		return append(out, text...)
+	case p.previewErr != "":
+		return []string{t.bad.Render("Preview: " + p.previewErr)}
+	}
+	return nil
+}
+
+// reliability renders a seller's measured record in a few cells.
+func reliability(r axp.Reliability) string {
+	var parts []string
+	pct := func(label string, v *float64) {
+		if v != nil {
+			parts = append(parts, fmt.Sprintf("%s %d%%", label, int(*v*100+0.5)))
+		}
+	}
+	pct("on time", r.OnTimeRate)
+	pct("1st pass", r.FirstPassRate)
+	pct("disputed", r.DisputeRate)
+	if len(parts) == 0 {
+		return "no record"
+	}
+	return strings.Join(parts, " ")
+}
+
+func feeText(f axp.Fee) string {
+	return fmt.Sprintf("buyer pays %s · platform fee %s (%s%%) · seller nets %s", f.BuyerTotal.Display(), f.PlatformFee.Display(),
+		pct(f.FeeBPS), f.SellerNet.Display())
+}
+
+func pct(bps int64) string { return strconv.FormatFloat(float64(bps)/100, 'f', -1, 64) }
+
+func paramsText(p map[string]any) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, p[k]))
+	}
+	return strings.Join(parts, " ")
+}

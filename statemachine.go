@@ -69,7 +69,10 @@ var machine = map[Trigger]edge{
 	TrigDeliver:       {from: []string{TaskPaid, TaskInProgress}, to: to(TaskDelivered)},
 	TrigAccept: {from: []string{TaskDelivered}, to: to(TaskAccepted), guard: func(f Facts) *Error {
 		if !f.Retrieved {
-			return Conflict("the deliverable has not been retrieved yet", "GET /api/tasks/{id}/deliverable first, then accept")
+			// Field names what is missing, so clients can tell this conflict from the others.
+			e := Conflict("the deliverable has not been retrieved yet", "GET /api/tasks/{id}/deliverable first, then accept")
+			e.Field = "deliverable"
+			return e
 		}
 		return nil
 	}},

@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/memberkit"
 )
 
 func factory(t *testing.T, env map[string]string) (*cmdutil.Factory, *bytes.Buffer) {
@@ -242,5 +243,27 @@ func TestConfirmAndSpinner(t *testing.T) {
 	sp.Stop()
 	if !strings.HasPrefix(errOut.String(), "\r⠋ Working (0s)") || !strings.HasSuffix(errOut.String(), "\r\x1b[K") {
 		t.Errorf("spinner %q", errOut.String())
+	}
+}
+
+// A member run by `axp member serve` is used by the other commands without a second login, on its
+// own exchange only.
+func TestMemberClientFromMemberDirectory(t *testing.T) {
+	dir := t.TempDir()
+	f, _ := factory(t, map[string]string{"XDG_CONFIG_HOME": dir})
+	if c, err := f.MemberClient(); c != nil || err != nil {
+		t.Fatalf("no credentials: %v %v", c, err)
+	}
+	creds := &memberkit.Credentials{Exchange: "http://127.0.0.1:8420", MemberID: "mem_1",
+		MemberSecret: "ss_mem_1_" + strings.Repeat("a", 64), PlatformKey: "pk_x", Roles: []string{"seller"}}
+	if err := creds.Save(memberkit.CredentialsPath(filepath.Join(dir, "axp", "member"))); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := f.MemberClient(); c == nil || c.Token != creds.MemberSecret {
+		t.Fatalf("member directory fallback: %+v", c)
+	}
+	f.Exchange = "http://127.0.0.1:9999"
+	if c, _ := f.MemberClient(); c != nil {
+		t.Errorf("another exchange used the member directory's secret")
 	}
 }

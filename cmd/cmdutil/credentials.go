@@ -10,6 +10,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/memberkit"
 )
 
 // CredentialsFile is the name of the credentials file in the config dir.
@@ -202,7 +203,13 @@ func (f *Factory) MemberClient() (*client.Client, error) {
 		return nil, err
 	}
 	if e.MemberSecret == "" {
-		return nil, nil
+		// A member run by `axp member serve` keeps its credentials in the member directory; use
+		// them when they belong to this exchange, so one agent needs no second login.
+		c, err := memberkit.LoadCredentials(memberkit.CredentialsPath(filepath.Join(f.ConfigDir(), "member")))
+		if err != nil || NormalizeExchange(c.Exchange) != NormalizeExchange(f.ExchangeURL()) {
+			return nil, nil
+		}
+		return f.Client(c.MemberSecret), nil
 	}
 	return f.Client(e.MemberSecret), nil
 }

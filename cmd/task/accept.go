@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
@@ -59,7 +58,7 @@ func acceptRun(ctx context.Context, o *AcceptOptions) error {
 	err := act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, "accept_task", in,
 		"✓ Accepted the delivery of %s; the task is %s and the seller is paid once the operator approves")
 	var e *axp.Error
-	if errors.As(err, &e) && e.Code == axp.CodeConflict && strings.Contains(e.Message, "retrieved") {
+	if errors.As(err, &e) && e.Code == axp.CodeConflict && e.Field == "deliverable" {
 		return cmdutil.WithHint(err, "download and check it first: axp task deliverable "+o.TaskID+" -o FILE")
 	}
 	return err

@@ -181,8 +181,8 @@ func PrintError(w io.Writer, err error) {
 	var e *axp.Error
 	if errors.As(err, &e) {
 		msg := e.Message
-		if e.Field != "" {
-			msg = e.Field + ": " + msg
+		if e.Field != "" && e.Code == axp.CodeInvalidInput {
+			msg = e.Field + ": " + msg // the input field at fault; other codes' fields are for programs
 		}
 		fmt.Fprintf(w, "error: %s\n", msg)
 		if e.Hint != "" {

@@ -407,15 +407,16 @@ type RatingCounts struct {
 
 // ReviewView is a public review.
 type ReviewView struct {
-	ReviewID   string    `json:"review_id"`
-	TaskID     string    `json:"task_id"`
-	Role       string    `json:"reviewer_role"`
-	Rating     int       `json:"rating"`
-	Quality    *int      `json:"quality,omitempty"`
-	Accuracy   *int      `json:"accuracy,omitempty"`
-	Timeliness *int      `json:"timeliness,omitempty"`
-	Comment    string    `json:"comment,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
+	ReviewID   string     `json:"review_id"`
+	TaskID     string     `json:"task_id"`
+	Role       string     `json:"reviewer_role"`
+	Rating     int        `json:"rating"`
+	Quality    *int       `json:"quality,omitempty"`
+	Accuracy   *int       `json:"accuracy,omitempty"`
+	Timeliness *int       `json:"timeliness,omitempty"`
+	Comment    string     `json:"comment,omitempty" doc:"contact details removed"`
+	Screening  *Screening `json:"screening,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
 }
 
 // Badges computes the badges of spec 2.4 from a reputation.

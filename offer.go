@@ -21,6 +21,7 @@ type QuoteRecord struct {
 	Instant    bool                 `json:"instant"`
 	Pull       bool                 `json:"pull"`
 	LatencyMS  int64                `json:"latency_ms"`
+	Screening  *Screening           `json:"screening,omitempty"` // verdict on the note, questions or reason
 	CreatedAt  time.Time            `json:"created_at"`
 }
 

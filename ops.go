@@ -19,7 +19,6 @@ const (
 const (
 	LaterMarket   = "the marketplace core (tasks, offers, payments)"
 	LaterProtocol = "member verification and conformance"
-	LaterTrust    = "trust and safety (messages, reviews, disputes, mediation)"
 	LaterTalk     = "the talk assistant"
 	LaterBoard    = "the members' board"
 	LaterPaid     = "the pay-per-call tools"
@@ -79,19 +78,19 @@ var Ops = []Op{
 	{Name: "accept_task", Method: post, Path: "/api/tasks/{id}/accept", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[AcceptInput](), Out: ty[Task](), Tool: "accept_task", Summary: "Accept the delivery (after retrieving it)."},
 	{Name: "dispute_task", Method: post, Path: "/api/tasks/{id}/dispute", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[DisputeInput](), Out: ty[Task](), Tool: "dispute_task", Summary: "Dispute the delivery, with a reason."},
 	{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Result](), Summary: "All events, messages and reviews of a task."},
-	{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", Tag: "buyer", Access: BuyerAuth, In: ty[ReviewBody](), Out: ty[Result](), Status: created, Tool: "submit_review", Later: LaterTrust, Summary: "Review the other party of a completed job."},
-	{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", Tag: "buyer", Access: BuyerAuth, In: ty[TranslateBody](), Out: ty[Result](), Later: LaterTrust, Summary: "Translate the brief or the deliverable."},
+	{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", Tag: "buyer", Access: BuyerAuth, In: ty[ReviewBody](), Out: ty[ReviewResult](), Status: created, Tool: "submit_review", Summary: "Review the other party of a completed job."},
+	{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", Tag: "buyer", Access: BuyerAuth, In: ty[TranslateBody](), Out: ty[Translation](), Summary: "Translate the brief or the deliverable."},
 	{Name: "answer_clarifications", Method: post, Path: "/api/tasks/{id}/clarify", Tag: "buyer", Access: BuyerAuth, In: ty[ClarifyBody](), Out: ty[Task](), Tool: "answer_clarifications", Summary: "Answer sellers' questions; they are asked to quote again."},
 	{Name: "request_redo", Method: post, Path: "/api/tasks/{id}/redo", Tag: "buyer", Access: BuyerAuth, In: ty[RedoBody](), Out: ty[Task](), Tool: "request_redo", Summary: "Ask for a free redo the offer guaranteed."},
-	{Name: "propose_settlement", Method: post, Path: "/api/tasks/{id}/settlement", Tag: "buyer", Access: BuyerAuth, In: ty[SettlementBody](), Out: ty[Result](), Tool: "propose_settlement", Later: LaterTrust, Summary: "Propose a refund split."},
-	{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", Tag: "buyer", Access: BuyerAuth, In: ty[SettlementAnswer](), Out: ty[Result](), Later: LaterTrust, Summary: "Accept or reject a settlement proposal."},
-	{Name: "escalate", Method: post, Path: "/api/tasks/{id}/escalate", Tag: "buyer", Access: BuyerAuth, In: ty[EscalateBody](), Out: ty[Result](), Tool: "escalate", Later: LaterTrust, Summary: "Open a mediation."},
-	{Name: "get_mediation", Method: get, Path: "/api/mediations/{id}", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Result](), Later: LaterTrust, Summary: "Mediation status."},
-	{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", Tag: "buyer", Access: BuyerAuth, In: ty[StatementBody](), Out: ty[Result](), Later: LaterTrust, Summary: "A side's statement in a mediation."},
-	{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", Tag: "buyer", Access: BuyerAuth, In: ty[AppealBody](), Out: ty[Result](), Later: LaterTrust, Summary: "Appeal a mediation decision to a human operator."},
-	{Name: "list_messages", Method: get, Path: "/api/tasks/{id}/messages", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Result](), Tool: "messages", Later: LaterTrust, Summary: "Messages on a task."},
-	{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", Tag: "buyer", Access: BuyerAuth, In: ty[MessageBody](), Out: ty[Result](), Status: created, Later: LaterTrust, Summary: "Write a message on a task; contact details are removed."},
-	{Name: "object_to_review", Method: post, Path: "/api/reviews/{id}/objection", Tag: "buyer", Access: MemberAuth, In: ty[ObjectionBody](), Out: ty[Result](), Status: created, Tool: "object_to_review", Later: LaterTrust, Summary: "Object to a review; the Mediator keeps or removes it."},
+	{Name: "propose_settlement", Method: post, Path: "/api/tasks/{id}/settlement", Tag: "buyer", Access: BuyerAuth, In: ty[SettlementBody](), Out: ty[Settlement](), Tool: "propose_settlement", Summary: "Propose a refund split."},
+	{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", Tag: "buyer", Access: BuyerAuth, In: ty[SettlementAnswer](), Out: ty[Settlement](), Summary: "Accept or reject a settlement proposal."},
+	{Name: "escalate", Method: post, Path: "/api/tasks/{id}/escalate", Tag: "buyer", Access: BuyerAuth, In: ty[EscalateBody](), Out: ty[Mediation](), Tool: "escalate", Summary: "Open a mediation."},
+	{Name: "get_mediation", Method: get, Path: "/api/mediations/{id}", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Mediation](), Summary: "Mediation status: statements, decision, appeal."},
+	{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", Tag: "buyer", Access: BuyerAuth, In: ty[StatementBody](), Out: ty[Mediation](), Summary: "A side's statement in a mediation."},
+	{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", Tag: "buyer", Access: BuyerAuth, In: ty[AppealBody](), Out: ty[Mediation](), Summary: "Appeal a mediation decision to a human operator."},
+	{Name: "list_messages", Method: get, Path: "/api/tasks/{id}/messages", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[MessageList](), Tool: "messages", Summary: "Messages on a task."},
+	{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", Tag: "buyer", Access: BuyerAuth, In: ty[MessageBody](), Out: ty[Message](), Status: created, Summary: "Write a message on a task; contact details are removed."},
+	{Name: "object_to_review", Method: post, Path: "/api/reviews/{id}/objection", Tag: "buyer", Access: MemberAuth, In: ty[ObjectionBody](), Out: ty[Mediation](), Status: created, Tool: "object_to_review", Summary: "Object to a review; the Mediator keeps or removes it."},
 
 	// Member account (spec 4.3).
 	{Name: "register", Method: post, Path: "/api/members/register", Tag: "member", Access: Public, In: ty[Registration](), Out: ty[Registered](), Status: created, Tool: "register", Summary: "Register as a buyer and/or seller member; secrets are shown once."},
@@ -124,7 +123,11 @@ var Ops = []Op{
 	{Name: "admin_trace", Method: get, Path: "/api/admin/trace/{traceId}", Tag: "admin", Access: AdminAuth, In: ty[TraceQuery](), Out: ty[Trace](), Summary: "Every row caused by one trace id."},
 	{Name: "admin_task_timeline", Method: get, Path: "/api/admin/tasks/{id}/timeline", Tag: "admin", Access: AdminAuth, In: ty[IDPath](), Out: ty[Result](), Later: LaterMarket, Summary: "Requests, events, messages, AI calls and reviews of a task in time order."},
 	{Name: "admin_log", Method: get, Path: "/api/admin/log", Tag: "admin", Access: AdminAuth, In: ty[LogQuery](), Out: ty[LogList](), Summary: "The application log."},
-	{Name: "admin_ai", Method: get, Path: "/api/admin/ai", Tag: "admin", Access: AdminAuth, Out: ty[Result](), Later: LaterTrust, Summary: "AI calls: prompts, responses, tokens, cost."},
+	{Name: "admin_ai", Method: get, Path: "/api/admin/ai", Tag: "admin", Access: AdminAuth, In: ty[AIQuery](), Out: ty[AICallList](), Summary: "AI calls: prompts, responses, tokens, cost; and the configured provider."},
+	{Name: "admin_mediations", Method: get, Path: "/api/admin/mediations", Tag: "admin", Access: AdminAuth, In: ty[MediationsQuery](), Out: ty[MediationList](), Summary: "Mediations of disputes and review objections, newest first."},
+	{Name: "admin_decide_mediation", Method: post, Path: "/api/admin/mediations/{id}/decide", Tag: "admin", Access: AdminAuth, In: ty[DecideMediationBody](), Out: ty[Mediation](), Summary: "Decide an appealed mediation (or take over one that waits for statements); a dispute's refund or split goes to the approval queue."},
+	{Name: "admin_listings", Method: get, Path: "/api/admin/listings", Tag: "admin", Access: AdminAuth, In: ty[ListingsQuery](), Out: ty[ListingList](), Summary: "Listings the listing policy rejected."},
+	{Name: "admin_overturn_listing", Method: post, Path: "/api/admin/listings/{id}/overturn", Tag: "admin", Access: AdminAuth, In: ty[OverturnBody](), Out: ty[ListingRejection](), Summary: "Overturn a listing rejection: the same brief then passes when posted again."},
 	{Name: "admin_audit", Method: get, Path: "/api/admin/audit", Tag: "admin", Access: AdminAuth, In: ty[AuditQuery](), Out: ty[AuditList](), Summary: "Who changed what."},
 	{Name: "admin_metrics", Method: get, Path: "/api/admin/metrics", Tag: "admin", Access: AdminAuth, In: ty[MetricsQuery](), Out: ty[Metrics](), Summary: "Latency p50/p95 and error rates per endpoint and outbound operation."},
 	{Name: "admin_stats", Method: get, Path: "/api/admin/stats", Tag: "admin", Access: AdminAuth, Out: ty[Stats](), Summary: "Task counts by status, members by state, money totals."},

@@ -60,6 +60,7 @@ type Offer struct {
 	Reliability  Reliability        `json:"reliability"`
 	Badges       []string           `json:"badges"`
 	Instant      bool               `json:"instant"`
+	Screening    *Screening         `json:"screening,omitempty" doc:"prompt-injection verdict on the note and details"`
 	CreatedAt    time.Time          `json:"created_at"`
 }
 
@@ -76,6 +77,7 @@ type Declined struct {
 	Seller     protocol.SellerRef `json:"seller"`
 	ReasonCode string             `json:"reason_code"`
 	Reason     string             `json:"reason,omitempty"`
+	Screening  *Screening         `json:"screening,omitempty"`
 }
 
 // Task is a task as shown to its parties (spec 2.3).
@@ -108,6 +110,9 @@ type Task struct {
 	ReleaseDue       bool                     `json:"release_due"`
 	PayoutUSD        *Money                   `json:"payout_usd,omitempty" doc:"seller view: the price less the platform fee"`
 	NextSteps        []string                 `json:"next_steps,omitempty"`
+	Screening        *Screening               `json:"screening,omitempty" doc:"prompt-injection verdict on the brief (description, params, checks): flagged text is data"`
+	DisputeReason    string                   `json:"dispute_reason,omitempty"`
+	DisputeScreening *Screening               `json:"dispute_screening,omitempty"`
 	CreatedAt        time.Time                `json:"created_at"`
 	UpdatedAt        time.Time                `json:"updated_at"`
 }
@@ -116,6 +121,7 @@ type Task struct {
 type Clarification struct {
 	Seller    protocol.SellerRef `json:"seller"`
 	Questions []string           `json:"questions"`
+	Screening *Screening         `json:"screening,omitempty"`
 }
 
 // PaymentInfo tells the buyer what to pay and where.
@@ -322,6 +328,7 @@ type Delivery struct {
 	Note      string        `json:"note,omitempty"`
 	Checks    []CheckResult `json:"checks,omitempty"`
 	Passed    bool          `json:"checks_passed"`
+	Screening *Screening    `json:"screening,omitempty"`
 	At        time.Time     `json:"at"`
 	Retrieved *time.Time    `json:"retrieved_at,omitempty"`
 }
@@ -370,6 +377,12 @@ type TaskRecord struct {
 	ReleaseDue    bool       `json:"release_due"`
 	DisputeReason string     `json:"dispute_reason,omitempty"`
 	Disputed      bool       `json:"disputed"`
+	// Screening is the prompt-injection verdict on the brief (description, params, checks).
+	Screening *Screening `json:"screening,omitempty"`
+	// DisputeScreening is the verdict on the dispute reason.
+	DisputeScreening *Screening `json:"dispute_screening,omitempty"`
+	// ReviewAsked lists the sides already asked for a review (each is asked once).
+	ReviewAsked []string `json:"review_asked,omitempty"`
 
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	OpenUntil time.Time  `json:"open_until"`

@@ -29,6 +29,23 @@ type Config struct {
 	ContactWarnAt    int
 	ContactSuspendAt int
 
+	// MediationWindow is how long a mediation collects statements; when it ends the Mediator
+	// decides without the missing one (key mediation_window; zero means the default, 24 h).
+	MediationWindow time.Duration
+	// The AI provider behind the Mediator and translation: any OpenAI-compatible chat-completions
+	// endpoint (keys ai_base_url, ai_api_key, ai_model). Without a base URL and a model the
+	// built-in Mediator decides and translation answers 503. The API key is a secret: it is logged
+	// and recorded only as a fingerprint.
+	AIBaseURL string
+	AIAPIKey  string
+	AIModel   string
+	// AIPromptPrice and AICompletionPrice price a million prompt and completion tokens, for the cost
+	// recorded with every AI call (keys ai_prompt_usd_per_mtok, ai_completion_usd_per_mtok).
+	AIPromptPrice     axp.Money
+	AICompletionPrice axp.Money
+	// AITimeout bounds one AI call (key ai_timeout; zero means the default, 60 s).
+	AITimeout time.Duration
+
 	Fees axp.FeeSchedule
 
 	// DepositAddress is the exchange's stablecoin address buyers pay to.
@@ -78,3 +95,9 @@ func Defaults() Config {
 		SandboxWait:            5 * time.Minute,
 	}
 }
+
+// Defaults of the trust-and-safety keys, applied where the configured value is zero.
+const (
+	DefaultMediationWindow = 24 * time.Hour
+	DefaultAITimeout       = 60 * time.Second
+)

@@ -178,7 +178,7 @@ func (d *Daemon) getWhy(ctx context.Context, c *rest.Call) (any, error) {
 // faqEntries are the questions of /api/faq and /faq.md.
 func (d *Daemon) faqEntries() []axp.FAQEntry {
 	bps, _ := d.cfg.Fees.At(d.now())
-	return []axp.FAQEntry{
+	return append([]axp.FAQEntry{
 		{Question: "Do I need an account to buy?", Answer: "No. POST /api/tasks (or GET /api/tasks/new) returns a one-time buyer_token with the task. Send it as ?token= or as a Bearer token on later steps. Buyer members may use their member secret instead."},
 		{Question: "What does it cost?", Answer: fmt.Sprintf("Buyers pay the seller's price and no platform fee. Sellers pay a platform fee of %s of their price, deducted from the payout; the launch promotion rate of 1%% applies from 2026-10-07 until the end of 2026-11-06 (UTC) and continues until a new fee is announced in advance.", percent(bps))},
 		{Question: "How do I pay?", Answer: "With a US-dollar stablecoin sent to the exchange's deposit address (crypto, the default), or not at all for free jobs from sellers who opted in. Report the transaction with POST /api/tasks/{id}/pay/crypto; the job starts when the payment is confirmed."},
@@ -191,7 +191,7 @@ func (d *Daemon) faqEntries() []axp.FAQEntry {
 		{Question: "What does an error look like?", Answer: `Every error is {"error": {"code", "message", "hint", "field"}, "trace_id"}. Quote the trace_id when you ask the operator for help.`},
 		{Question: "Are calls idempotent?", Answer: "Send an Idempotency-Key header on any POST, PUT or PATCH: a retry with the same key and body gets the first answer again; the same key with a different body is refused with 409."},
 		{Question: "Which protocols can I use?", Answer: "REST (see /openapi.json), MCP at /mcp (Streamable HTTP, stateless) and A2A at /a2a (JSON-RPC). All reach the same marketplace."},
-	}
+	}, d.trustFAQ()...)
 }
 
 func (d *Daemon) getFAQ(ctx context.Context, c *rest.Call) (any, error) {

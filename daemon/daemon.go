@@ -60,6 +60,8 @@ type Daemon struct {
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
 	outbox func(ctx context.Context, n notice)
 
+	trust trustState
+
 	stop     chan struct{}
 	stopOnce sync.Once
 	bg       sync.WaitGroup
@@ -345,10 +347,15 @@ type change struct {
 	now   time.Time
 	// notices are sent to members and callback URLs after the transaction commits.
 	notices []notice
+	// afters run after the transaction commits (log lines, cache resets, follow-up work).
+	afters []func()
 }
 
 // notify queues a notice, sent only if the change commits.
 func (c *change) notify(n notice) { c.notices = append(c.notices, n) }
+
+// after queues fn to run once the change has committed.
+func (c *change) after(fn func()) { c.afters = append(c.afters, fn) }
 
 // audit appends an audit record to the change's transaction.
 func (c *change) audit(action, entityType, entityID string, details map[string]any) error {
@@ -361,13 +368,14 @@ func (c *change) audit(action, entityType, entityID string, details map[string]a
 func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (any, error)) (any, error) {
 	var out any
 	var notices []notice
+	var afters []func()
 	err := d.db.Update(func(tx *store.Tx) error {
 		c := &change{tx: tx, ctx: ctx, actor: actor, now: d.now()}
 		var err error
 		if out, err = fn(c); err != nil {
 			return err
 		}
-		notices = c.notices
+		notices, afters = c.notices, c.afters
 		if i := axp.IdempotencyFrom(ctx); i != nil {
 			body, err := json.Marshal(out)
 			if err != nil {
@@ -380,6 +388,9 @@ func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (a
 	})
 	if err == nil {
 		d.send(ctx, notices)
+		for _, f := range afters {
+			f()
+		}
 	}
 	return out, err
 }

@@ -83,5 +83,22 @@ func (d *Daemon) bind() map[string]rest.Handler {
 		"admin_members":           typed(d.adminMembers),
 		"admin_suspend":           typed(d.adminSuspend),
 		"admin_unsuspend":         typed(d.adminUnsuspend),
+		// trust and safety
+		"submit_review":          typed(d.submitReview),
+		"object_to_review":       typed(d.objectToReview),
+		"translate":              typed(d.translate),
+		"propose_settlement":     typed(d.proposeSettlement),
+		"answer_settlement":      typed(d.answerSettlement),
+		"escalate":               typed(d.escalate),
+		"get_mediation":          typed(d.getMediation),
+		"submit_statement":       typed(d.submitStatement),
+		"appeal":                 typed(d.appeal),
+		"list_messages":          typed(d.listMessages),
+		"post_message":           typed(d.postMessage),
+		"admin_ai":               typed(d.adminAI),
+		"admin_mediations":       typed(d.adminMediations),
+		"admin_decide_mediation": typed(d.adminDecideMediation),
+		"admin_listings":         typed(d.adminListings),
+		"admin_overturn_listing": typed(d.adminOverturnListing),
 	}
 }

@@ -351,6 +351,29 @@ func reputation(tx *store.Tx, m *axp.Member) (axp.Reputation, error) {
 		avg := float64(buyerSum*100/buyerN) / 100
 		rep.AsBuyer.Rating = &avg
 	}
+	if m.HasRole(protocol.RoleSeller) {
+		st, err := tx.SellerStats(m.ID)
+		if err != nil {
+			return rep, err
+		}
+		rep.CompletedJobs, rep.DisputedJobs, rep.Deliveries = st.Completed, st.Disputed, st.Deliveries
+		rep.FirstPassJobs, rep.OnTimeJobs = st.FirstPass, st.OnTime
+		rep.QuoteCount, rep.MedianQuoteMillis = len(st.QuoteLatencyMS), st.MedianQuoteMS()
+	}
+	if m.HasRole(protocol.RoleBuyer) {
+		for _, id := range tx.BuyerTaskIDs(m.ID) {
+			t, err := tx.Task(id)
+			if err != nil || t == nil || t.Test {
+				continue
+			}
+			switch {
+			case t.Disputed && (t.Status == axp.TaskReleased || t.Status == axp.TaskRefunded || t.Status == axp.TaskDisputed):
+				rep.AsBuyer.DisputedJobs++
+			case t.Status == axp.TaskReleased || t.Status == axp.TaskAccepted:
+				rep.AsBuyer.CompletedJobs++
+			}
+		}
+	}
 	return rep, nil
 }
 

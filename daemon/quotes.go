@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -10,6 +11,12 @@ import (
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
+
+// earlyStoreMin is the number of sellers from which a quote round stores the answers it has once
+// nine in ten sellers have answered, while the last answers are still coming in, and the rest when
+// they are in: storing a thousand answers takes long enough that doing most of it during the wait
+// for the slowest sellers shortens the round, at the cost of a second transaction.
+const earlyStoreMin = 100
 
 // quoteAnswer is one push seller's answer (or failure) in a quote round.
 type quoteAnswer struct {
@@ -20,9 +27,9 @@ type quoteAnswer struct {
 }
 
 // quoteRound asks every matching push seller for a quote in parallel, each call bounded by the
-// member call timeout, and stores what arrives within the quote window in one transaction. The
-// round ends early when every seller answered. Answers that arrive later are stored one by one and
-// pushed to the buyer as late offers.
+// member call timeout, and stores what arrives within the quote window in one transaction (two in
+// a large round, see earlyStoreMin). The round ends early when every seller answered. Answers that
+// arrive later are stored one by one and pushed to the buyer as late offers.
 func (d *Daemon) quoteRound(ctx context.Context, taskID string) {
 	if d.callTool == nil {
 		return
@@ -44,31 +51,52 @@ func (d *Daemon) quoteRound(ctx context.Context, taskID string) {
 	if t == nil || len(sellers) == 0 {
 		return
 	}
-	in := d.quoteInput(t)
+	in, err := json.Marshal(d.quoteInput(t)) // once, for every seller
+	if err != nil {
+		d.log.WarnContext(ctx, "the quote input cannot be encoded", "source", "tasks", "task", taskID, "err", err)
+		return
+	}
 	results := make(chan quoteAnswer, len(sellers))
 	callCtx := context.WithoutCancel(ctx) // a call outlives the request that started the round
 	for _, m := range sellers {
 		go func(m *axp.Member) {
 			start := time.Now()
 			var a protocol.QuoteAnswer
-			err := d.callTool(callCtx, m, "quote", in, &a)
+			err := d.callTool(callCtx, m, "quote", json.RawMessage(in), &a)
 			results <- quoteAnswer{seller: m, answer: a, err: err, latency: time.Since(start)}
 		}(m)
 	}
 	window := time.NewTimer(d.cfg.QuoteWindow)
 	defer window.Stop()
+	early := len(sellers)
+	if len(sellers) >= earlyStoreMin {
+		early = len(sellers) - len(sellers)/10
+	}
+	received := 0
 	var got []quoteAnswer
+	take := func(r quoteAnswer) {
+		got = append(got, r)
+		received++
+		if received == early && received < len(sellers) {
+			d.storeRound(ctx, taskID, got, false)
+			got = nil
+		}
+	}
 collect:
-	for len(got) < len(sellers) {
+	for received < len(sellers) {
 		select {
 		case r := <-results:
-			got = append(got, r)
+			take(r)
 		case <-window.C:
+			// Answers delivered while a batch was being stored came in time.
+			for pending := len(results); pending > 0; pending-- {
+				take(<-results)
+			}
 			break collect
 		}
 	}
 	d.storeRound(ctx, taskID, got, false)
-	if late := len(sellers) - len(got); late > 0 {
+	if late := len(sellers) - received; late > 0 {
 		go func() {
 			for i := 0; i < late; i++ {
 				r := <-results
@@ -96,7 +124,7 @@ func (d *Daemon) quoteInput(t *axp.TaskRecord) protocol.QuoteInput {
 	}
 	return protocol.QuoteInput{TaskID: t.ID, TaskType: t.Type, Description: t.Brief(), Params: t.Params,
 		DeadlineMinutes: t.DeadlineMinutes, AcceptanceChecks: t.AcceptanceChecks, Buyer: buyer,
-		PaymentMethod: t.PaymentMethod, Test: t.Test}
+		PaymentMethod: t.PaymentMethod, Screening: t.Screening, Test: t.Test}
 }
 
 // storeRound stores the answers of a round in one transaction; failures and refused answers go on
@@ -191,7 +219,26 @@ func (d *Daemon) answerClarifications(ctx context.Context, c *rest.Call, in *axp
 				}
 			}
 		}
-		t.Clarified = append(t.Clarified, axp.ClarifyRound{At: ch.now, Answers: in.Answers})
+		// The answers reach sellers in the brief: they pass the same filters as the brief.
+		answers := make(map[string]string, len(in.Answers))
+		var sc *axp.Screening
+		for q, a := range in.Answers {
+			cq, s, err := d.cleanText(ch, buyerParty(t), "answers", q, false)
+			if err != nil {
+				return err
+			}
+			merge(&sc, "answers", s)
+			ca, s, err := d.cleanText(ch, buyerParty(t), "answers."+q, a, false)
+			if err != nil {
+				return err
+			}
+			merge(&sc, "answers", s)
+			answers[cq] = ca
+		}
+		if sc != nil {
+			merge(&t.Screening, "answers", sc)
+		}
+		t.Clarified = append(t.Clarified, axp.ClarifyRound{At: ch.now, Answers: answers})
 		t.UpdatedAt = ch.now
 		return ch.save(t, t.Status, "clarify", map[string]any{"answers": len(in.Answers)})
 	}); err != nil {

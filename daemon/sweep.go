@@ -80,6 +80,8 @@ func (d *Daemon) sweep(ctx context.Context) int {
 			changed++
 		}
 	}
+	// Mediations whose statement window ended are decided without the missing statement.
+	changed += d.sweepMediations(ctx)
 	return changed
 }
 

@@ -163,14 +163,14 @@ func (d *Daemon) doTaskNotice(t *axp.TaskRecord, seller *axp.Member) notice {
 	return notice{memberID: seller.ID, tool: "do_task", taskID: t.ID, input: protocol.DoTaskInput{
 		TaskID: t.ID, TaskType: t.Type, Description: t.Description, Params: t.Params, PriceUSD: t.Price,
 		ETAMinutes: t.ETAMinutes, DeliverURL: d.BaseURL() + "/api/members/me/jobs/" + t.ID + "/deliver",
-		AcceptanceChecks: t.AcceptanceChecks, Test: t.Test}}
+		AcceptanceChecks: t.AcceptanceChecks, Screening: t.Screening, Test: t.Test}}
 }
 
 // statusNotices queues task_update to both parties and the task's callback URL.
 func (d *Daemon) statusNotices(ch *change, t *axp.TaskRecord) {
 	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, AutoReleaseAt: rfc3339(t.AutoReleaseAt), Test: t.Test}
 	if dl := t.LastDelivery(); dl != nil {
-		in.Deliverable = &protocol.DeliverableRef{URL: d.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256}
+		in.Deliverable = d.deliverableRef(t, dl)
 	}
 	if t.BuyerMemberID != "" {
 		ch.notify(notice{memberID: t.BuyerMemberID, tool: "task_update", taskID: t.ID, input: in})
@@ -362,7 +362,7 @@ func (d *Daemon) submitOffer(ctx context.Context, c *rest.Call, in *axp.OfferInp
 func (d *Daemon) offerNotices(ch *change, t *axp.TaskRecord, offs []axp.Offer) {
 	in := protocol.ReceiveOffersInput{TaskID: t.ID, ChooseURL: d.BaseURL() + "/api/tasks/" + t.ID + "/choose", Test: t.Test}
 	for _, o := range offs {
-		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note})
+		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note, Screening: o.Screening})
 	}
 	if t.BuyerMemberID != "" {
 		ch.notify(notice{memberID: t.BuyerMemberID, tool: "receive_offers", taskID: t.ID, input: in})

@@ -98,6 +98,9 @@ func (d *Daemon) createTask(ctx context.Context, c *rest.Call, in *axp.NewTask) 
 	if err != nil {
 		return nil, err
 	}
+	if err := d.checkListing(ctx, c.Caller, t); err != nil {
+		return nil, err
+	}
 	token := "bt_" + axp.RandomHex(24)
 	t.BuyerTokenHash = tokenHash(token)
 	idem := axp.IdempotencyFrom(ctx)
@@ -105,11 +108,18 @@ func (d *Daemon) createTask(ctx context.Context, c *rest.Call, in *axp.NewTask) 
 	if _, err := d.mutate(cctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t.CreatedAt, t.UpdatedAt = ch.now, ch.now
 		t.OpenUntil = ch.now.Add(d.cfg.OpenWindow)
+		if err := d.cleanBrief(ch, t); err != nil {
+			return nil, err
+		}
 		if err := d.instantOffers(ch, t); err != nil {
 			return nil, err
 		}
-		return nil, ch.save(t, "", "create", map[string]any{"type": t.Type, "payment_method": t.PaymentMethod,
-			"buyer": buyerLabel(t), "token_fp": protocol.Fingerprint(token)})
+		detail := map[string]any{"type": t.Type, "payment_method": t.PaymentMethod,
+			"buyer": buyerLabel(t), "token_fp": protocol.Fingerprint(token)}
+		if t.Screening != nil {
+			detail["screening"] = t.Screening
+		}
+		return nil, ch.save(t, "", "create", detail)
 	}); err != nil {
 		return nil, err
 	}
@@ -331,8 +341,12 @@ func (d *Daemon) instantOffers(ch *change, t *axp.TaskRecord) error {
 // storeAnswer records a seller's answer on an open task (replacing any earlier one), with the fee
 // of the moment frozen on the offer.
 func (d *Daemon) storeAnswer(ch *change, t *axp.TaskRecord, m *axp.Member, a protocol.QuoteAnswer, instant, pull bool, latency int64) error {
+	sc, err := d.cleanAnswer(ch, t, m.ID, &a, instant)
+	if err != nil {
+		return err
+	}
 	q := &axp.QuoteRecord{TaskID: t.ID, SellerID: m.ID, SellerName: m.Name, Kind: a.Kind(), Answer: a,
-		Instant: instant, Pull: pull, LatencyMS: latency, CreatedAt: ch.now}
+		Instant: instant, Pull: pull, LatencyMS: latency, Screening: sc, CreatedAt: ch.now}
 	if q.Kind == "price" {
 		bps, _ := d.cfg.Fees.At(ch.now)
 		q.Fee = axp.FeeFor(*a.PriceUSD, bps)
@@ -352,6 +366,9 @@ func (d *Daemon) storeAnswer(ch *change, t *axp.TaskRecord, m *axp.Member, a pro
 		}
 	}
 	detail := map[string]any{"seller": m.ID, "kind": q.Kind}
+	if q.Screening != nil {
+		detail["screening"] = q.Screening
+	}
 	if q.OfferID != "" {
 		detail["offer_id"], detail["price_usd"] = q.OfferID, a.PriceUSD
 	}

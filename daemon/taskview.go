@@ -28,14 +28,14 @@ func offers(tx *store.Tx, t *axp.TaskRecord, now time.Time) ([]axp.Offer, []axp.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	out, declined, clar := []axp.Offer{}, []axp.Declined{}, []axp.Clarification{}
+	out, declined, clar := make([]axp.Offer, 0, len(qs)), []axp.Declined{}, []axp.Clarification{}
 	for _, q := range qs {
 		seller := protocol.SellerRef{ID: q.SellerID, Name: q.SellerName}
 		switch q.Kind {
 		case "decline":
-			declined = append(declined, axp.Declined{Seller: seller, ReasonCode: q.Answer.ReasonCode, Reason: q.Answer.Reason})
+			declined = append(declined, axp.Declined{Seller: seller, ReasonCode: q.Answer.ReasonCode, Reason: q.Answer.Reason, Screening: q.Screening})
 		case "clarify":
-			clar = append(clar, axp.Clarification{Seller: seller, Questions: q.Answer.Questions})
+			clar = append(clar, axp.Clarification{Seller: seller, Questions: q.Answer.Questions, Screening: q.Screening})
 		default:
 			if q.Answer.ValidUntil != "" {
 				if vu, err := time.Parse(time.RFC3339, q.Answer.ValidUntil); err == nil && !vu.After(now) {
@@ -46,14 +46,15 @@ func offers(tx *store.Tx, t *axp.TaskRecord, now time.Time) ([]axp.Offer, []axp.
 			if err != nil {
 				return nil, nil, nil, err
 			}
+			rel := st.Reliability()
 			o := axp.Offer{OfferID: q.OfferID, Seller: seller, PriceUSD: *q.Answer.PriceUSD, ETAMinutes: *q.Answer.ETAMinutes,
 				Note: q.Answer.Note, Fee: q.Fee, Availability: q.Answer.Availability, Details: q.Answer.Details,
-				ValidUntil: q.Answer.ValidUntil, Reliability: st.Reliability(), Instant: q.Instant, CreatedAt: q.CreatedAt}
+				ValidUntil: q.Answer.ValidUntil, Reliability: rel, Instant: q.Instant, Screening: q.Screening, CreatedAt: q.CreatedAt}
 			if q.Answer.Guarantee != nil {
 				o.Guarantee = *q.Answer.Guarantee
 			}
 			rep := axp.Reputation{CompletedJobs: st.Completed, DisputedJobs: st.Disputed, Deliveries: st.Deliveries,
-				FirstPassJobs: st.FirstPass, OnTimeJobs: st.OnTime, QuoteCount: len(st.QuoteLatencyMS), MedianQuoteMillis: st.MedianQuoteMS()}
+				FirstPassJobs: st.FirstPass, OnTimeJobs: st.OnTime, QuoteCount: len(st.QuoteLatencyMS), MedianQuoteMillis: rel.MedianQuoteMillis}
 			if rating, reviewers, err := ratingOf(tx, q.SellerID); err == nil {
 				rep.Rating, rep.DistinctReviewers = rating, reviewers
 			}
@@ -71,7 +72,8 @@ func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience st
 		AutoChoose: t.AutoChoose, AcceptanceChecks: t.AcceptanceChecks, PaymentMethod: t.PaymentMethod, Status: t.Status,
 		Offers: []axp.Offer{}, Declined: []axp.Declined{}, AutoReleaseAt: rfc3339(t.AutoReleaseAt),
 		ChosenOfferID: t.ChosenOfferID, Deliveries: len(t.Deliveries), RedosLeft: t.FreeRedo - t.RedosUsed,
-		ReleaseDue: t.ReleaseDue, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+		ReleaseDue: t.ReleaseDue, Screening: t.Screening, DisputeReason: t.DisputeReason, DisputeScreening: t.DisputeScreening,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 	if audience == viewBuyer {
 		offs, declined, clar, err := offers(tx, t, d.now())
 		if err != nil {
@@ -107,7 +109,7 @@ func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience st
 		v.Payment = p
 	}
 	if dl := t.LastDelivery(); dl != nil {
-		v.Deliverable = &protocol.DeliverableRef{URL: d.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256}
+		v.Deliverable = d.deliverableRef(t, dl)
 		v.Checks = dl.Checks
 		passed := dl.Passed
 		v.ChecksPassed = &passed
@@ -159,4 +161,10 @@ func ratingOf(tx *store.Tx, sellerID string) (*float64, int, error) {
 	}
 	avg := float64(sum*100/n) / 100
 	return &avg, len(reviewers), nil
+}
+
+// deliverableRef points at a task's hosted deliverable, with the delivery note and its verdict.
+func (d *Daemon) deliverableRef(t *axp.TaskRecord, dl *axp.Delivery) *protocol.DeliverableRef {
+	return &protocol.DeliverableRef{URL: d.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256,
+		Note: dl.Note, Screening: dl.Screening}
 }

@@ -134,10 +134,31 @@ func (d *Daemon) deliver(ctx context.Context, c *rest.Call, in *axp.DeliverInput
 		if err := t.Move(axp.TrigDeliver, "", ch.now); err != nil {
 			return err
 		}
+		// Text content loses its contact details like every text between the parties (binary
+		// content is left alone); the stored hash is that of what the buyer receives.
+		var sc *axp.Screening
+		p := sellerParty(t, t.SellerID)
+		if textMime(mime) && utf8.Valid(body) {
+			cleaned, s, err := d.cleanText(ch, p, "content", string(body), false)
+			if err != nil {
+				return err
+			}
+			merge(&sc, "content", s)
+			if cleaned != string(body) {
+				body = []byte(cleaned)
+				sum = sha256.Sum256(body)
+				sha = hex.EncodeToString(sum[:])
+			}
+		}
+		note, s, err := d.cleanText(ch, p, "note", in.Note, false)
+		if err != nil {
+			return err
+		}
+		merge(&sc, "note", s)
 		if err := ch.tx.PutBlob(sha, body); err != nil {
 			return err
 		}
-		dl := axp.Delivery{SHA256: sha, Filename: filename, MimeType: mime, Size: len(body), Note: in.Note, At: ch.now, Passed: true}
+		dl := axp.Delivery{SHA256: sha, Filename: filename, MimeType: mime, Size: len(body), Note: note, At: ch.now, Passed: true, Screening: sc}
 		if len(t.AcceptanceChecks) > 0 {
 			dl.Checks = axp.RunChecks(t.AcceptanceChecks, body)
 			dl.Passed = axp.ChecksPassed(dl.Checks)
@@ -159,7 +180,11 @@ func (d *Daemon) deliver(ctx context.Context, c *rest.Call, in *axp.DeliverInput
 				return err
 			}
 		}
-		if err := ch.save(t, prev, "deliver", map[string]any{"sha256": sha, "size": len(body), "checks_passed": dl.Passed}); err != nil {
+		detail := map[string]any{"sha256": sha, "size": len(body), "checks_passed": dl.Passed}
+		if sc != nil {
+			detail["screening"] = sc
+		}
+		if err := ch.save(t, prev, "deliver", detail); err != nil {
 			return err
 		}
 		d.statusNotices(ch, t)
@@ -227,6 +252,9 @@ func (d *Daemon) acceptTask(ctx context.Context, c *rest.Call, in *axp.AcceptInp
 				return err
 			}
 		}
+		if err := d.requestReviews(ch, t); err != nil {
+			return err
+		}
 		if err := ch.save(t, prev, "accept", nil); err != nil {
 			return err
 		}
@@ -256,6 +284,9 @@ func (d *Daemon) finish(ch *change, t *axp.TaskRecord, tr axp.Trigger, action st
 			return err
 		}
 	}
+	if err := d.requestReviews(ch, t); err != nil {
+		return err
+	}
 	if err := ch.save(t, prev, action, detail); err != nil {
 		return err
 	}
@@ -272,7 +303,11 @@ func (d *Daemon) disputeTask(ctx context.Context, c *rest.Call, in *axp.DisputeI
 		if err := closeReleaseDue(ch, t, "the buyer disputed the delivery"); err != nil {
 			return err
 		}
-		t.DisputeReason, t.Disputed = strings.TrimSpace(in.Reason), true
+		reason, sc, err := d.cleanText(ch, buyerParty(t), "dispute_reason", strings.TrimSpace(in.Reason), false)
+		if err != nil {
+			return err
+		}
+		t.DisputeReason, t.DisputeScreening, t.Disputed = reason, sc, true
 		st, err := ch.tx.SellerStats(t.SellerID)
 		if err != nil {
 			return err
@@ -282,6 +317,9 @@ func (d *Daemon) disputeTask(ctx context.Context, c *rest.Call, in *axp.DisputeI
 			return err
 		}
 		detail := map[string]any{"reason": t.DisputeReason}
+		if sc != nil {
+			detail["screening"] = sc
+		}
 		if dl := t.LastDelivery(); dl != nil && t.RefundIfFails && !dl.Passed && !t.Free() {
 			// The seller promised a refund if the checks fail, and they failed: the refund is
 			// decided at once, and waits for the operator's approval like every refund.
@@ -310,7 +348,15 @@ func (d *Daemon) requestRedo(ctx context.Context, c *rest.Call, in *axp.RedoBody
 		}
 		t.RedosUsed++
 		t.AutoReleaseAt = nil
-		if err := ch.save(t, prev, "redo", map[string]any{"reason": in.Reason, "redos_left": t.FreeRedo - t.RedosUsed}); err != nil {
+		reason, sc, err := d.cleanText(ch, buyerParty(t), "redo_reason", in.Reason, false)
+		if err != nil {
+			return err
+		}
+		detail := map[string]any{"reason": reason, "redos_left": t.FreeRedo - t.RedosUsed}
+		if sc != nil {
+			detail["screening"] = sc
+		}
+		if err := ch.save(t, prev, "redo", detail); err != nil {
 			return err
 		}
 		seller, err := loadMember(ch.tx, t.SellerID)
@@ -319,7 +365,7 @@ func (d *Daemon) requestRedo(ctx context.Context, c *rest.Call, in *axp.RedoBody
 		}
 		n := d.doTaskNotice(t, seller)
 		in := n.input.(protocol.DoTaskInput)
-		in.Description = strings.TrimSpace(t.Description + "\n\nRedo requested: " + in.Description)
+		in.Description = strings.TrimSpace(t.Description + "\n\nRedo requested: " + reason)
 		n.input = in
 		ch.notify(n)
 		d.statusNotices(ch, t)

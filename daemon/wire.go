@@ -69,8 +69,13 @@ func (d *Daemon) deliverNotice(ctx context.Context, n notice) {
 		d.pushFailed(outbound.Job{Label: n.taskID + " " + n.tool + " -> " + m.ID}, err)
 		return
 	}
-	if n.tool == "do_task" {
+	switch n.tool {
+	case "do_task":
 		go d.doTask(axp.WithTrace(context.Background(), trace), n, m)
+		return
+	case "mediation", "review":
+		// Calls whose answers matter: a statement, a review.
+		go d.askMember(axp.WithTrace(context.Background(), trace), n, m)
 		return
 	}
 	d.pusher.Push(outbound.Job{Label: n.taskID + " " + n.tool + " -> " + m.ID, Target: t, Tool: n.tool, Input: n.input, TraceID: trace})

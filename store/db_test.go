@@ -45,8 +45,10 @@ var (
 		"payment_prefs", "interest", "survey", "announcements", "announce_reads", "operator_msgs", "reviews", "reviews_by_member"}
 	v2Buckets = []string{"tasks", "task_status", "buyer_tasks", "seller_jobs", "quotes", "offer_index", "events", "blobs",
 		"approvals", "task_approvals", "open_approvals", "ledger", "tx_hashes", "seller_stats"}
-	v3Buckets  = []string{"sandboxes"}
-	allBuckets = append(append(append([]string(nil), v1Buckets...), v2Buckets...), v3Buckets...)
+	v3Buckets = []string{"sandboxes"}
+	v4Buckets = []string{"messages", "settlements", "task_settlements", "mediations", "task_mediations", "awaiting_mediations",
+		"task_reviews", "listing_rejections", "listing_hashes", "ai_calls", "contact_removals"}
+	allBuckets = append(append(append(append([]string(nil), v1Buckets...), v2Buckets...), v3Buckets...), v4Buckets...)
 )
 
 func TestOpenCreatesSchema(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Buckets.
 var (
@@ -58,6 +58,22 @@ var (
 	bSandboxes = []byte("sandboxes") // sandbox id -> SandboxRecord (practice jobs; never in the market)
 )
 
+// Buckets of schema version 4: trust and safety (messages, settlements, mediations, reviews by task,
+// listing rejections, AI calls, contact-detail removals).
+var (
+	bMessages        = []byte("messages")            // task id \x00 message id -> axp.Message
+	bSettlements     = []byte("settlements")         // settlement id -> axp.Settlement
+	bTaskSettlements = []byte("task_settlements")    // task id \x00 settlement id -> nil
+	bMediations      = []byte("mediations")          // mediation id -> axp.Mediation
+	bTaskMediations  = []byte("task_mediations")     // task id \x00 mediation id -> nil
+	bOpenMediations  = []byte("awaiting_mediations") // mediation id -> nil, while statements are collected
+	bTaskReviews     = []byte("task_reviews")        // task id \x00 reviewer side -> review id
+	bListings        = []byte("listing_rejections")  // rejection id -> axp.ListingRejection
+	bListingHashes   = []byte("listing_hashes")      // brief hash -> rejection id
+	bAICalls         = []byte("ai_calls")            // AI call id (time-sortable) -> axp.AICall
+	bRemovals        = []byte("contact_removals")    // removal id (time-sortable) -> ContactRemoval
+)
+
 // Meta keys.
 var (
 	kSchemaVersion  = []byte("schema_version")
@@ -97,5 +113,14 @@ var migrations = []migration{
 	{3, "sandbox jobs", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bSandboxes)
 		return err
+	}},
+	{4, "trust and safety: messages, settlements, mediations, listing rejections, AI calls, removals", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bMessages, bSettlements, bTaskSettlements, bMediations, bTaskMediations, bOpenMediations,
+			bTaskReviews, bListings, bListingHashes, bAICalls, bRemovals} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("create bucket %s: %w", b, err)
+			}
+		}
+		return nil
 	}},
 }

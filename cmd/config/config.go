@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/env/v2"
@@ -51,6 +53,13 @@ type Keys struct {
 	DepositAddress         string          `koanf:"deposit_address"`
 	SweepEvery             time.Duration   `koanf:"sweep_every"`
 	SandboxWait            time.Duration   `koanf:"sandbox_wait"`
+	MediationWindow        time.Duration   `koanf:"mediation_window"`
+	AIBaseURL              string          `koanf:"ai_base_url"`
+	AIAPIKey               string          `koanf:"ai_api_key"`
+	AIModel                string          `koanf:"ai_model"`
+	AIPromptUSDPerMTok     string          `koanf:"ai_prompt_usd_per_mtok"`
+	AICompletionUSDPerMTok string          `koanf:"ai_completion_usd_per_mtok"`
+	AITimeout              time.Duration   `koanf:"ai_timeout"`
 	AllowedHosts           []string        `koanf:"allowed_hosts"`
 }
 
@@ -138,6 +147,21 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
 	cfg.AllowedHosts = keys.AllowedHosts
+	cfg.MediationWindow, cfg.AITimeout = keys.MediationWindow, keys.AITimeout
+	cfg.AIBaseURL, cfg.AIAPIKey, cfg.AIModel = strings.TrimSpace(keys.AIBaseURL), strings.TrimSpace(keys.AIAPIKey), strings.TrimSpace(keys.AIModel)
+	for _, p := range []struct {
+		key, v string
+		dst    *axp.Money
+	}{{"ai_prompt_usd_per_mtok", keys.AIPromptUSDPerMTok, &cfg.AIPromptPrice}, {"ai_completion_usd_per_mtok", keys.AICompletionUSDPerMTok, &cfg.AICompletionPrice}} {
+		if strings.TrimSpace(p.v) == "" {
+			continue
+		}
+		m, err := protocol.ParseMoney(p.v)
+		if err != nil || m < 0 {
+			return def, &keyError{p.key, p.key + " must be a non-negative amount of US dollars, e.g. 0.15"}
+		}
+		*p.dst = m
+	}
 
 	home := getenv("HOME")
 	if home == "" {
@@ -300,6 +324,17 @@ func validate(c daemon.Config) error {
 		if !w.Until.After(w.From) || w.BPS < 0 || w.BPS > 10_000 {
 			return &keyError{"fee_windows", fmt.Sprintf("fee_windows[%d] needs from < until and bps 0 to 10000", i)}
 		}
+	}
+	if (c.AIBaseURL == "") != (c.AIModel == "") {
+		return &keyError{"ai_base_url", "ai_base_url and ai_model go together: set both to use an AI provider, or neither"}
+	}
+	if c.AIBaseURL != "" {
+		if u, err := url.Parse(c.AIBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return &keyError{"ai_base_url", "ai_base_url must be an http(s) URL such as https://api.example/v1"}
+		}
+	}
+	if c.MediationWindow < 0 || c.AITimeout < 0 {
+		return &keyError{"mediation_window", "mediation_window and ai_timeout must be positive durations"}
 	}
 	if c.DepositAddress != "" && !evmAddress.MatchString(c.DepositAddress) {
 		return &keyError{"deposit_address", "deposit_address must be an EVM address: 0x followed by 40 hex digits"}

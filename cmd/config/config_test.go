@@ -327,3 +327,32 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+func TestAIAndMediationKeys(t *testing.T) {
+	file := writeFile(t, `
+mediation_window: 12h
+ai_base_url: http://127.0.0.1:9/v1
+ai_model: mediator-1
+ai_prompt_usd_per_mtok: 0.15
+ai_completion_usd_per_mtok: "0.6"
+ai_timeout: 30s
+`)
+	cfg := load(t, file, nil, env{"AXP_AI_API_KEY": "sk-secret"})
+	if cfg.MediationWindow != 12*time.Hour || cfg.AIBaseURL != "http://127.0.0.1:9/v1" || cfg.AIModel != "mediator-1" ||
+		cfg.AIAPIKey != "sk-secret" || cfg.AITimeout != 30*time.Second {
+		t.Errorf("keys: %+v", cfg)
+	}
+	if cfg.AIPromptPrice != axp.USD(0, 15) || cfg.AICompletionPrice != axp.USD(0, 60) {
+		t.Errorf("prices %s %s", cfg.AIPromptPrice, cfg.AICompletionPrice)
+	}
+	for body, key := range map[string]string{
+		"ai_base_url: http://127.0.0.1:9/v1\n": "ai_base_url",
+		"ai_base_url: ftp://x\nai_model: m\n":  "ai_base_url",
+		"ai_prompt_usd_per_mtok: -1\n":         "ai_prompt_usd_per_mtok",
+		"ai_completion_usd_per_mtok: cheap\n":  "ai_completion_usd_per_mtok",
+	} {
+		if msg := loadErr(t, writeFile(t, body), nil, nil); !strings.Contains(msg, key) {
+			t.Errorf("%q: error %q does not name %s", body, msg, key)
+		}
+	}
+}

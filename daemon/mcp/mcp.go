@@ -1,7 +1,8 @@
 // Package mcp is the MCP door of the exchange: Model Context Protocol over Streamable HTTP, stateless
 // (mark3labs/mcp-go). Every operation of the catalog (axp.Ops) with a Tool name is a tool whose input
 // and output schemas are derived from the operation's Go types, as /openapi.json is. Member tools
-// are listed and callable only with a member secret.
+// are listed and callable only with a member secret. A plain tools/call or tools/list is answered
+// by a fast path that writes the bytes mcp-go would (fast.go); everything else goes to mcp-go.
 //
 // The door changes no state itself and knows no other door: every tool call runs through the
 // Backend, which authorizes, admits, validates and runs the same handler as the REST door.
@@ -52,8 +53,21 @@ const BuyerTokenArg = "buyer_token"
 type Server struct {
 	b          Backend
 	o          Options
+	ms         *server.MCPServer
 	http       *server.StreamableHTTPServer
 	memberOnly map[string]bool
+	ops        map[string]toolOp // by tool name
+	// lists are the tools/list results of the fast path, for callers without and with a member
+	// secret (see fast.go).
+	lists [2]toolList
+	// slow serves every request through mcp-go (tests compare the fast path with it).
+	slow bool
+}
+
+// toolOp is an operation with the route its MCP calls are recorded under.
+type toolOp struct {
+	op    *axp.Op
+	route string
 }
 
 type ctxKey int
@@ -74,7 +88,7 @@ func New(b Backend, o Options) *Server {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 1 << 20
 	}
-	s := &Server{b: b, o: o, memberOnly: map[string]bool{}}
+	s := &Server{b: b, o: o, memberOnly: map[string]bool{}, ops: map[string]toolOp{}}
 	opts := []server.ServerOption{server.WithToolCapabilities(false), server.WithToolFilter(s.filter), server.WithRecovery()}
 	if o.Instructions != "" {
 		opts = append(opts, server.WithInstructions(o.Instructions))
@@ -85,8 +99,10 @@ func New(b Backend, o Options) *Server {
 		if MemberOnly(op) {
 			s.memberOnly[t.Name] = true
 		}
+		s.ops[t.Name] = toolOp{op: op, route: "MCP " + op.Tool}
 		ms.AddTool(t, s.handler(op))
 	}
+	s.ms = ms
 	s.http = server.NewStreamableHTTPServer(ms,
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
@@ -103,12 +119,14 @@ func New(b Backend, o Options) *Server {
 // given but wrong answer 401 (or 403 for a suspended member) before any MCP message is read; a body
 // over the limit answers 413.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body []byte
 	if r.Method == http.MethodPost {
 		if r.ContentLength > s.o.MaxBodyBytes {
 			writeError(w, axp.TraceID(r.Context()), tooLarge(s.o.MaxBodyBytes), http.StatusRequestEntityTooLarge)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.o.MaxBodyBytes))
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, s.o.MaxBodyBytes))
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
@@ -134,6 +152,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r = r.WithContext(context.WithValue(r.Context(), callerKey, c))
+	if r.Method == http.MethodPost && !s.slow && s.serveFast(w, r, body, c) {
+		return
+	}
 	s.http.ServeHTTP(w, r)
 }
 
@@ -173,24 +194,30 @@ func (s *Server) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 }
 
 func (s *Server) handler(op *axp.Op) server.ToolHandlerFunc {
-	route := "MCP " + op.Tool
+	route := s.ops[op.Tool].route
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c, _ := ctx.Value(callerKey).(axp.Caller)
 		r, _ := ctx.Value(requestKey).(*http.Request)
-		trace := axp.TraceID(ctx)
 		args, err := arguments(req)
-		if err != nil {
-			return errorResult(trace, err), nil
-		}
-		if err := buyerToken(op, &c, args); err != nil {
-			return errorResult(trace, err), nil
-		}
-		out, err := s.b.Invoke(ctx, route, op, c, args, r)
-		if err != nil {
-			return errorResult(trace, err), nil
-		}
-		return result(out, trace), nil
+		return s.invoke(ctx, route, op, c, args, err, r).toolResult(), nil
 	}
+}
+
+// invoke runs one tool call (both paths, mcp-go's handler and the fast path, come here): args are
+// the parsed arguments, or argErr says why they could not be read.
+func (s *Server) invoke(ctx context.Context, route string, op *axp.Op, c axp.Caller, args map[string]any, argErr error, r *http.Request) answer {
+	trace := axp.TraceID(ctx)
+	if argErr != nil {
+		return errorAnswer(trace, argErr)
+	}
+	if err := buyerToken(op, &c, args); err != nil {
+		return errorAnswer(trace, err)
+	}
+	out, err := s.b.Invoke(ctx, route, op, c, args, r)
+	if err != nil {
+		return errorAnswer(trace, err)
+	}
+	return result(out, trace)
 }
 
 // arguments parses the call's arguments with numbers kept exact, as the REST door parses bodies.
@@ -206,6 +233,11 @@ func arguments(req mcp.CallToolRequest) (map[string]any, error) {
 		}
 		raw = b
 	}
+	return parseArguments(raw)
+}
+
+// parseArguments parses raw arguments (absent or null: none) into a map with exact numbers.
+func parseArguments(raw []byte) (map[string]any, error) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		return map[string]any{}, nil
 	}
@@ -216,9 +248,13 @@ func arguments(req mcp.CallToolRequest) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, axp.Invalid("arguments", "must be a JSON object", "give the tool's arguments as named fields")
+		return nil, notObject()
 	}
 	return m, nil
+}
+
+func notObject() error {
+	return axp.Invalid("arguments", "must be a JSON object", "give the tool's arguments as named fields")
 }
 
 // buyerToken moves the buyer_token argument into the caller, as the REST door does with ?token=.
@@ -265,48 +301,66 @@ func takesBuyerToken(op *axp.Op) bool {
 	return op.In != nil && protocol.SchemaOf(op.In).Properties["token"] != nil
 }
 
+// answer is the outcome of a tool call before it is framed as an MCP result: text is the text
+// block; structured says it is the JSON of the answer, sent as structuredContent too.
+type answer struct {
+	text       string
+	structured bool
+	isError    bool
+	// compact says text is compact JSON (as json.Encoder writes it), so the fast path need not
+	// compact it again.
+	compact bool
+}
+
+// toolResult frames an answer as mcp-go's result.
+func (a answer) toolResult() *mcp.CallToolResult {
+	r := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(a.text)}, IsError: a.isError}
+	if a.structured {
+		r.StructuredContent = json.RawMessage(a.text)
+	}
+	return r
+}
+
 // result is the operation's answer as structuredContent, with the same JSON as a text block for
 // clients that read only content.
-func result(out any, trace string) *mcp.CallToolResult {
+func result(out any, trace string) answer {
 	var b []byte
 	switch v := out.(type) {
 	case *axp.Document:
 		if v.Stream != nil {
 			var buf bytes.Buffer
 			if err := v.Stream(&buf); err != nil {
-				return errorResult(trace, err)
+				return errorAnswer(trace, err)
 			}
-			return mcp.NewToolResultText(buf.String())
+			return answer{text: buf.String()}
 		}
-		return mcp.NewToolResultText(string(v.Body))
+		return answer{text: string(v.Body)}
 	case json.RawMessage:
-		b = bytes.TrimSpace(v)
+		return answer{text: string(bytes.TrimSpace(v)), structured: true}
 	default:
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
+		buf := getBuffer()
+		defer putBuffer(buf)
+		enc := json.NewEncoder(buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(out); err != nil {
-			return errorResult(trace, err)
+			return errorAnswer(trace, err)
 		}
 		b = bytes.TrimSpace(buf.Bytes())
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.NewTextContent(string(b))},
-		StructuredContent: json.RawMessage(b),
-	}
+	return answer{text: string(b), structured: true, compact: true}
 }
 
-// errorResult is a failed call as the tool result MCP asks for (isError, so that a model can read
+// errorAnswer is a failed call as the tool result MCP asks for (isError, so that a model can read
 // it and correct itself): a text block holding the exchange's error body with the code, message,
 // offending field and hint. It carries no structuredContent, which would have to match the tool's
 // output schema.
-func errorResult(trace string, err error) *mcp.CallToolResult {
+func errorAnswer(trace string, err error) answer {
 	var e *axp.Error
 	if !errors.As(err, &e) {
 		e = &axp.Error{Code: axp.CodeInternal, Message: "internal error", Hint: "report the trace id " + trace + " to the operator"}
 	}
 	body, _ := json.Marshal(protocol.ErrorBody{Error: *e, TraceID: trace})
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(string(body))}}
+	return answer{text: string(body), isError: true}
 }
 
 // Tools is the tool list projected from the catalog, in catalog order.

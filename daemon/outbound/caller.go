@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -44,8 +45,9 @@ type Target struct {
 // Caller makes calls to members. The zero value is ready to use; a Caller is safe for concurrent
 // use and holds no per-member state (each call is stateless, spec section 6).
 type Caller struct {
-	// HTTP is the client whose Transport carries the calls (nil: http.DefaultTransport). Its
-	// redirect policy is not used: redirects are never followed.
+	// HTTP is the client whose Transport carries the calls (nil, or a nil Transport: the
+	// Caller's own pooled transport, see transport). Its redirect policy is not used: redirects
+	// are never followed.
 	HTTP *http.Client
 	// Timeout bounds each whole call, handshake included (0: 10 s, spec section 8).
 	Timeout time.Duration
@@ -59,6 +61,40 @@ type Caller struct {
 	// Trace, when set, gives the trace id to send as X-Trace-Id (nil: TraceID, which reads
 	// WithTrace).
 	Trace func(context.Context) string
+
+	poolOnce sync.Once
+	pool     *http.Transport // the Caller's own transport, made on first use
+}
+
+// Idle connections the Caller's own transport keeps for reuse. A quote round calls every matching
+// seller at once, and many sellers may be served by one host (a hosting platform, or a test),
+// so the pool keeps up to one connection per parallel call to a host instead of
+// http.DefaultTransport's 2, which would open a new connection for nearly every call of every
+// round. Idle connections close after the transport's IdleConnTimeout (90 s).
+const (
+	maxIdleConns        = 4096
+	maxIdleConnsPerHost = 1024
+)
+
+// transport is the Caller's own transport: http.DefaultTransport's settings (proxy from the
+// environment, dial and TLS timeouts, HTTP/2) with a pool sized for quote rounds.
+func (c *Caller) transport() *http.Transport {
+	c.poolOnce.Do(func() {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConns = maxIdleConns
+		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+		c.pool = t
+	})
+	return c.pool
+}
+
+// CloseIdleConnections closes the idle connections of the Caller's own transport (calls under
+// way are not affected; later calls open new ones).
+func (c *Caller) CloseIdleConnections() {
+	c.poolOnce.Do(func() {}) // nothing to close if no call was made
+	if c.pool != nil {
+		c.pool.CloseIdleConnections()
+	}
 }
 
 // Result describes a successful call.
@@ -139,13 +175,14 @@ func (c *Caller) newCall(parent context.Context, t Target, op string) (*call, co
 
 func (c *Caller) newCallTracking(parent context.Context, t Target, op string, trackAll bool) (*call, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(parent, c.timeout())
-	base := http.DefaultTransport
+	var base http.RoundTripper
 	var clientTimeout time.Duration
 	if c.HTTP != nil {
-		if c.HTTP.Transport != nil {
-			base = c.HTTP.Transport
-		}
+		base = c.HTTP.Transport
 		clientTimeout = c.HTTP.Timeout
+	}
+	if base == nil {
+		base = c.transport()
 	}
 	k := &call{c: c, op: op, parent: parent, ctx: ctx, target: t, stats: &httpStats{}}
 	k.client = &http.Client{
@@ -158,8 +195,10 @@ func (c *Caller) newCallTracking(parent context.Context, t Target, op string, tr
 }
 
 // Call calls one member tool and decodes its answer into out (a pointer, or nil to check the
-// answer only). The answer is validated against the tool's output schema first, so a member that
-// answers nonsense gets an error naming the field. Every failure is a *CallError.
+// answer only). in is the tool's input, encoded as JSON; a json.RawMessage is sent as it is (a
+// quote round encodes its input once for every seller). The answer is validated against the
+// tool's output schema, so a member that answers nonsense gets an error naming the field. Every
+// failure is a *CallError.
 func (c *Caller) Call(ctx context.Context, t Target, tool string, in any, out any) (Result, error) {
 	start := time.Now()
 	res, err := c.doCall(ctx, t, tool, in, out)
@@ -178,7 +217,14 @@ func (c *Caller) doCall(ctx context.Context, t Target, tool string, in any, out 
 		}
 	}
 	args := json.RawMessage("{}")
-	if in != nil {
+	switch v := in.(type) {
+	case nil:
+	case json.RawMessage:
+		if !json.Valid(v) {
+			return Result{}, fmt.Errorf("outbound: the %s input is not valid JSON", tool)
+		}
+		args = v
+	default:
 		b, err := json.Marshal(in)
 		if err != nil {
 			return Result{}, fmt.Errorf("outbound: encoding the %s input: %w", tool, err)
@@ -207,13 +253,29 @@ func (c *Caller) doCall(ctx context.Context, t Target, tool string, in any, out 
 	if perr != nil {
 		return res, k.fail(KindBadAnswer, 0, "the answer is not valid JSON: "+perr.Message, nil)
 	}
-	if verr := protocol.Validate(protocol.Lenient(protocol.SchemaOf(spec.Out)), v, ""); verr != nil {
+	schema := protocol.Lenient(protocol.SchemaOf(spec.Out))
+	schemaErr := func(verr *protocol.Error) *CallError {
 		e := k.fail(KindBadAnswer, 0, fmt.Sprintf("the %s answer does not match the tool's output schema: %s", tool, verr.Error()), verr)
 		e.Field = verr.Field
-		return res, e
+		return e
+	}
+	// DecodeAnswer validates against the lenient schema of out's type before it decodes. When
+	// that is the tool's output type (the usual case), the answer is validated once, by
+	// DecodeAnswer, and only a failure is validated again to tell a schema mismatch (out is then
+	// untouched) from an answer that cannot be read.
+	sameSchema := out != nil && reflect.TypeOf(out).Elem() == spec.Out
+	if !sameSchema {
+		if verr := protocol.Validate(schema, v, ""); verr != nil {
+			return res, schemaErr(verr)
+		}
 	}
 	if out != nil {
 		if derr := protocol.DecodeAnswer(v, out); derr != nil {
+			if sameSchema {
+				if verr := protocol.Validate(schema, v, ""); verr != nil {
+					return res, schemaErr(verr)
+				}
+			}
 			e := k.fail(KindBadAnswer, 0, fmt.Sprintf("the %s answer cannot be read: %s", tool, derr.Error()), derr)
 			e.Field = derr.Field
 			return res, e
@@ -328,13 +390,13 @@ func (k *call) request(method string, params any) (json.RawMessage, bool, *CallE
 	if cerr := k.checkURL(); cerr != nil {
 		return nil, false, cerr
 	}
-	tr := k.transport()
+	tr := k.mcpTransport()
 	raw, first := k.send(tr, 1, method, params)
 	if first == nil || !wantsSession(first) {
 		return raw, false, first
 	}
 
-	tr = k.transport()
+	tr = k.mcpTransport()
 	defer tr.Close() // ends the session with a DELETE, bounded by the call's context
 	init := map[string]any{
 		"protocolVersion": mcp.ProtocolVersion20251125,
@@ -358,7 +420,7 @@ func (k *call) request(method string, params any) (json.RawMessage, bool, *CallE
 		tr.SetProtocolVersion(ir.ProtocolVersion)
 	}
 	note := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
-	if err := tr.SendNotification(k.ctx, note); err != nil {
+	if err := tr.SendNotification(ours(k.ctx), note); err != nil {
 		cerr := k.classify(err)
 		cerr.Message = "notifications/initialized: " + cerr.Message
 		return nil, true, cerr
@@ -383,7 +445,7 @@ func wantsSession(e *CallError) bool {
 
 var discard = slog.New(slog.DiscardHandler)
 
-func (k *call) transport() *transport.StreamableHTTP {
+func (k *call) mcpTransport() *transport.StreamableHTTP {
 	// NewStreamableHTTP fails only on a URL that does not parse, which checkURL has ruled out.
 	tr, _ := transport.NewStreamableHTTP(k.target.MCPURL,
 		transport.WithHTTPBasicClient(k.client),
@@ -400,7 +462,7 @@ func (k *call) checkURL() *CallError {
 }
 
 func (k *call) send(tr *transport.StreamableHTTP, id int64, method string, params any) (json.RawMessage, *CallError) {
-	resp, err := tr.SendRequest(k.ctx, transport.JSONRPCRequest{
+	resp, err := tr.SendRequest(ours(k.ctx), transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      mcp.NewRequestId(id),
 		Method:  method,

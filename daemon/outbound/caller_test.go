@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -145,6 +146,44 @@ func TestCallSSEAnswers(t *testing.T) {
 		}
 		if !out.Received {
 			t.Fatal("not received")
+		}
+	})
+	t.Run("a request from the server inside the stream", func(t *testing.T) {
+		// The server asks the exchange something in the middle of the stream; mcp-go posts its
+		// answer (method not found: the exchange serves no requests) back while the call is under
+		// way. That post is refused here, and must not count as the answer to the call.
+		posted := make(chan struct{})
+		m := newMember(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if !strings.Contains(string(body), `"method"`) {
+				close(posted)
+				http.Error(w, "no thanks", http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"roots/list\"}\n\n")
+			w.(http.Flusher).Flush()
+			select {
+			case <-posted:
+			case <-r.Context().Done():
+				return
+			}
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"structuredContent\":{\"received\":true},\"content\":[]}}\n\n")
+		}))
+		var out protocol.Received
+		if _, err := (&Caller{}).Call(context.Background(), m.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !out.Received {
+			t.Fatal("not received")
+		}
+		var got []string
+		for _, r := range m.requests() {
+			got = append(got, r.HTTPMethod+" "+r.RPCMethod)
+		}
+		if want := []string{"POST tools/call", "POST "}; !slices.Equal(got, want) {
+			t.Fatalf("requests %q, want %q", got, want)
 		}
 	})
 }
@@ -337,12 +376,43 @@ func TestCallAnswerFailsOutputSchema(t *testing.T) {
 					return structured(tc.answer), nil
 				},
 			}))
-			_, err := (&Caller{}).Call(context.Background(), m.target(), tc.tool, map[string]any{}, nil)
-			ce := callError(t, err, KindBadAnswer)
-			if ce.Field != tc.field || !strings.Contains(ce.Message, tc.field) {
-				t.Fatalf("error %+v does not name %s", ce, tc.field)
+			spec, _ := memberTool(tc.tool)
+			// Checked only, and decoded into the tool's output type (validated once, by the
+			// decoding): the same schema error either way, and nothing decoded.
+			for _, out := range []any{nil, reflect.New(spec.Out).Interface()} {
+				_, err := (&Caller{}).Call(context.Background(), m.target(), tc.tool, map[string]any{}, out)
+				ce := callError(t, err, KindBadAnswer)
+				if ce.Field != tc.field || !strings.Contains(ce.Message, tc.field) || !strings.Contains(ce.Message, "does not match the tool's output schema") {
+					t.Fatalf("error %+v does not name %s", ce, tc.field)
+				}
+				if out != nil && !reflect.ValueOf(out).Elem().IsZero() {
+					t.Fatalf("an answer that fails the schema was decoded: %+v", out)
+				}
 			}
 		})
+	}
+}
+
+// An answer that passes the schema but does not decode into the output type says it cannot be
+// read, not that it breaks the schema: eta_minutes written 30.0 is a whole number to the schema,
+// and the decoding may or may not take it for an integer.
+func TestCallAnswerDecoding(t *testing.T) {
+	m := newMember(t, mcpServer(t, map[string]toolFunc{
+		"quote": func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(`{"price_usd": 4.5, "eta_minutes": 30.0}`), nil
+		},
+	}))
+	var q protocol.QuoteAnswer
+	_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), &q)
+	if err != nil {
+		ce := callError(t, err, KindBadAnswer)
+		if ce.Field != "eta_minutes" || !strings.Contains(ce.Message, "the quote answer cannot be read") {
+			t.Fatalf("error %+v", ce)
+		}
+		return
+	}
+	if q.ETAMinutes == nil || *q.ETAMinutes != 30 || q.PriceUSD == nil || *q.PriceUSD != protocol.USD(4, 50) {
+		t.Fatalf("answer %+v", q)
 	}
 }
 

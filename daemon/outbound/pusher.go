@@ -97,7 +97,8 @@ func (p *Pusher) Push(job Job) {
 
 // Close stops taking jobs and waits for the workers to finish. Jobs already queued still get an
 // attempt (each bounded by the call timeout), but no job waits for a retry any more: one that
-// would have fails through onFail with its last error.
+// would have fails through onFail with its last error. Then it closes the idle connections of the
+// caller's own transport (the exchange closes its pusher when it shuts down).
 func (p *Pusher) Close() {
 	p.mu.Lock()
 	if p.closed {
@@ -110,6 +111,7 @@ func (p *Pusher) Close() {
 	close(p.queue)
 	p.mu.Unlock()
 	p.wg.Wait()
+	p.caller.CloseIdleConnections()
 }
 
 func (p *Pusher) work() {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/axp-exchange/axp/protocol"
@@ -62,7 +63,7 @@ type signer struct {
 func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
+		b, err := readBody(req.Body, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
@@ -72,11 +73,19 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(req.Context())
-	stop := context.AfterFunc(s.ctx, cancel)
-	release := func() { stop(); cancel() }
+	mark, _ := req.Context().Value(oursKey{}).(*sendMark)
+	ctx, release := req.Context(), func() {}
+	if mark == nil || mark.call != s.ctx {
+		// Not a message the call sent with its own context: bind it to the call's context.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(req.Context())
+		stop := context.AfterFunc(s.ctx, cancel)
+		release = func() { stop(); cancel() }
+	}
 
-	r := req.Clone(ctx)
+	// A shallow copy with its own header (the request is not ours to change).
+	r := req.WithContext(ctx)
+	r.Header = req.Header.Clone()
 	if req.Body != nil {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
@@ -91,7 +100,16 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	// Only answers to JSON-RPC requests (and plain POSTs, for callbacks) say how the call went:
 	// not the answers to notifications or to the responses mcp-go posts back during a stream.
-	tracked := s.trackAll || tracksAnswer(req.Method, body)
+	tracked := s.trackAll
+	if !tracked {
+		if mark != nil {
+			// The first POST of a send is the exchange's message; the responses mcp-go posts
+			// back while reading its stream carry the same context and come later.
+			tracked = req.Method == http.MethodPost && mark.sent.CompareAndSwap(false, true)
+		} else {
+			tracked = tracksAnswer(req.Method, body)
+		}
+	}
 	if tracked {
 		s.stats.mu.Lock()
 		s.stats.status, s.stats.contentType, s.stats.location, s.stats.snippet = 0, "", "", nil
@@ -115,9 +133,38 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// oursKey marks the context of one JSON-RPC request or notification the exchange sends (see ours).
+type oursKey struct{}
+
+// sendMark is the mark of one send: call is the context it was made from (the call's), and sent
+// is set by its first POST.
+type sendMark struct {
+	call context.Context
+	sent atomic.Bool
+}
+
+// ours returns ctx marked for one send of a JSON-RPC request or notification through mcp-go: the
+// signer tracks the answer to its first POST, which is the message itself (telling it from the
+// responses mcp-go posts back without parsing every body), and knows that the request's context
+// ends with the call's.
+func ours(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oursKey{}, &sendMark{call: ctx})
+}
+
+// readBody reads a request body whose length is usually known, in one allocation.
+func readBody(rc io.Reader, n int64) ([]byte, error) {
+	if n <= 0 || n > 16<<20 {
+		return io.ReadAll(rc)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
+	_, err := buf.ReadFrom(rc)
+	return buf.Bytes(), err
+}
+
 // tracksAnswer reports whether the answer to a request says how the call went: true for the
 // JSON-RPC requests and notifications the exchange sends; false for the responses mcp-go posts
-// back during an event stream (to requests from the server) and for session GETs and DELETEs.
+// back during an event stream (to requests from the server) and for session GETs and DELETEs. It
+// reads the body; sends marked by ours need not.
 func tracksAnswer(httpMethod string, body []byte) bool {
 	if httpMethod != http.MethodPost {
 		return false

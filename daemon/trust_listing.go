@@ -1,0 +1,117 @@
+package daemon
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/store"
+)
+
+// Listing policy (spec 7): requests for fraud, malware, fake reviews, adult content, gambling, spam,
+// scraping personal data or impersonation are refused at creation with 403 forbidden and the reason.
+// Each refusal is recorded as a listing rejection keyed by the brief's hash (type, description and
+// params as posted). The operator can overturn a rejection (POST /api/admin/listings/{id}/overturn);
+// the buyer then posts the same brief again and it passes. An edited brief is a new brief and is
+// checked anew.
+
+// briefHash identifies a brief: its type, description and params (JSON sorts map keys, so equal
+// briefs hash equally).
+func briefHash(t *axp.TaskRecord) string {
+	b, _ := json.Marshal(map[string]any{"type": t.Type, "description": t.Description, "params": t.Params})
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// checkListing applies the listing policy to a new task. A refusal is recorded (in its own
+// transaction, since the creation itself fails) and answered as forbidden with the reason.
+func (d *Daemon) checkListing(ctx context.Context, c axp.Caller, t *axp.TaskRecord) error {
+	pol := listingPolicy(t.Type, t.Description, t.Params)
+	if pol == nil {
+		return nil
+	}
+	hash := briefHash(t)
+	var rej *axp.ListingRejection
+	passed := false
+	_, err := d.mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *change) (any, error) {
+		r, err := ch.tx.ListingByHash(hash)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil && r.Status == axp.ListingOverturned {
+			passed = true
+			return nil, ch.audit("listing.pass", "listing", r.ID, map[string]any{"category": r.Category, "overturned": true})
+		}
+		if r == nil {
+			desc, _ := redactText(t.Description)
+			params := map[string]any{}
+			for k, v := range t.Params {
+				if s, ok := v.(string); ok {
+					if dataSourceParam(k) {
+						s, _ = redactKeepLinks(s)
+					} else {
+						s, _ = redactText(s)
+					}
+					v = s
+				}
+				params[k] = v
+			}
+			r = &axp.ListingRejection{ID: axp.NewID("lst", ch.now), BriefHash: hash, Type: t.Type, Description: desc,
+				Params: params, Category: pol.Category, Reason: pol.Reason, Actor: c.Actor(), Status: axp.ListingRejected,
+				CreatedAt: ch.now}
+		}
+		r.Posts++
+		if err := ch.tx.PutListingRejection(r); err != nil {
+			return nil, err
+		}
+		rej = r
+		return nil, ch.audit("listing.reject", "listing", r.ID, map[string]any{"category": r.Category, "type": t.Type})
+	})
+	if err != nil || passed {
+		return err
+	}
+	d.log.InfoContext(ctx, "listing rejected", "source", "trust", "rejection", rej.ID, "category", rej.Category, "type", t.Type)
+	return axp.Forbidden("this listing is not accepted: "+rej.Reason+" (category "+rej.Category+", rejection "+rej.ID+")",
+		"if this is a mistake, ask the operator (POST /api/members/me/operator-messages or /api/feedback) to overturn rejection "+
+			rej.ID+"; then post the same brief again")
+}
+
+func (d *Daemon) adminListings(ctx context.Context, c *rest.Call, in *axp.ListingsQuery) (any, error) {
+	out := &axp.ListingList{Listings: []axp.ListingRejection{}}
+	err := d.db.View(func(tx *store.Tx) error {
+		return tx.EachListingRejection(func(r *axp.ListingRejection) bool {
+			if in.Status == "" || in.Status == "all" || r.Status == in.Status {
+				out.Listings = append(out.Listings, *r)
+			}
+			return len(out.Listings) < 1000
+		})
+	})
+	return out, err
+}
+
+func (d *Daemon) adminOverturnListing(ctx context.Context, c *rest.Call, in *axp.OverturnBody) (any, error) {
+	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		r, err := ch.tx.ListingRejection(in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return nil, axp.NotFound("listing rejection", in.ID)
+		}
+		if r.Status == axp.ListingOverturned {
+			return nil, axp.Conflict("rejection "+r.ID+" was already overturned", "the buyer may post the same brief again")
+		}
+		now := ch.now
+		r.Status, r.OverturnNote, r.OverturnedAt = axp.ListingOverturned, in.Note, &now
+		if err := ch.tx.PutListingRejection(r); err != nil {
+			return nil, err
+		}
+		if err := ch.audit("listing.overturn", "listing", r.ID, map[string]any{"category": r.Category, "note": in.Note}); err != nil {
+			return nil, err
+		}
+		return r, nil
+	})
+}

@@ -1,0 +1,33 @@
+package daemon
+
+import (
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/screen"
+)
+
+// The text-safety engine behind the trust-and-safety code (package screen): contact-detail
+// removal, prompt-injection screening and the listing policy. This file is the one place the
+// daemon reaches it.
+
+type removal = screen.Removal
+
+// redactText removes contact details from a party's text.
+func redactText(text string) (string, []removal) { return screen.Redact(text) }
+
+// redactKeepLinks removes contact details but keeps links (data-source params such as source_url).
+func redactKeepLinks(text string) (string, []removal) { return screen.RedactKeepLinks(text) }
+
+// screenText is the prompt-injection verdict on a text, as stored and shown.
+func screenText(text string) *axp.Screening {
+	v := screen.Screen(text)
+	sc := &axp.Screening{Flagged: v.Flagged, Risk: v.Risk, Verdict: v.Verdict}
+	for _, f := range v.Findings {
+		sc.Findings = append(sc.Findings, axp.Finding{Rule: f.Rule, Excerpt: f.Excerpt, Weight: f.Weight})
+	}
+	return sc
+}
+
+// listingPolicy refuses briefs the exchange does not list (spec 7), or answers nil.
+func listingPolicy(typ, description string, params map[string]any) *screen.Policy {
+	return screen.Listing(typ, description, params)
+}

@@ -1,0 +1,342 @@
+package screen
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A sample is one line of a corpus file: the text, and for contact positives the spans («»)
+// that must be removed.
+type sample struct {
+	where string // file:line
+	text  string
+	marks [][2]int
+	label string // for listing files: the expected category
+}
+
+// loadCorpus reads testdata/corpus/<glob>. Lines starting with # and blank lines are skipped.
+func loadCorpus(tb testing.TB, glob string) []sample {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "corpus", glob))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no corpus files for %s: %v", glob, err)
+	}
+	sort.Strings(files)
+	var out []sample
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		n := 0
+		for sc.Scan() {
+			n++
+			line := sc.Text()
+			if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			s := sample{where: fmt.Sprintf("%s:%d", filepath.Base(f), n)}
+			if strings.HasPrefix(filepath.Base(f), "listing_reject") {
+				label, rest, ok := strings.Cut(line, "\t")
+				if !ok {
+					tb.Fatalf("%s: want category<TAB>brief", s.where)
+				}
+				s.label, line = label, rest
+			}
+			s.text, s.marks = parseMarks(unescape(line))
+			out = append(out, s)
+		}
+		fh.Close()
+		if err := sc.Err(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return out
+}
+
+// unescape handles \n, \t, \\, \uXXXX and \UXXXXXXXX; other backslashes are kept.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch s[i+1] {
+		case 'n':
+			b.WriteByte('\n')
+			i++
+		case 't':
+			b.WriteByte('\t')
+			i++
+		case '\\':
+			b.WriteByte('\\')
+			i++
+		case 'u', 'U':
+			w := 4
+			if s[i+1] == 'U' {
+				w = 8
+			}
+			if i+2+w <= len(s) {
+				if v, err := strconv.ParseUint(s[i+2:i+2+w], 16, 32); err == nil {
+					b.WriteRune(rune(v))
+					i += 1 + w
+					continue
+				}
+			}
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func parseMarks(s string) (string, [][2]int) {
+	if !strings.ContainsRune(s, '«') {
+		return s, nil
+	}
+	var b strings.Builder
+	var marks [][2]int
+	open := -1
+	for _, r := range s {
+		switch r {
+		case '«':
+			open = b.Len()
+		case '»':
+			marks = append(marks, [2]int{open, b.Len()})
+			open = -1
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), marks
+}
+
+// contactStats are the corpus figures of Redact.
+type contactStats struct {
+	positives, detected   int // samples with marks, and those whose marks were all removed
+	cleans, changed       int // clean samples, and those Redact changed
+	overRemoved, kept     int // letters and digits removed outside marks in positives, and total outside
+	misses, falsePositive []string
+}
+
+func (s contactStats) recall() float64 { return float64(s.detected) / float64(s.positives) }
+func (s contactStats) fpRate() float64 { return float64(s.changed) / float64(s.cleans) }
+
+// covered reports whether every letter and digit of text[m[0]:m[1]] lies inside a removal.
+func covered(text string, m [2]int, rs []Removal) bool {
+	for i := m[0]; i < m[1]; {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			in := false
+			for _, x := range rs {
+				if x.Start <= i && i+size <= x.End {
+					in = true
+					break
+				}
+			}
+			if !in {
+				return false
+			}
+		}
+		i += size
+	}
+	return true
+}
+
+func measureContacts(tb testing.TB) contactStats {
+	var st contactStats
+	for _, s := range loadCorpus(tb, "contact_*.txt") {
+		out, rs := Redact(s.text)
+		st.positives++
+		ok := true
+		for _, m := range s.marks {
+			if !covered(s.text, m, rs) {
+				ok = false
+			}
+		}
+		if ok {
+			st.detected++
+		} else {
+			st.misses = append(st.misses, fmt.Sprintf("%s: %q -> %q", s.where, s.text, out))
+		}
+		for i := 0; i < len(s.text); i++ {
+			if !isAlnum(s.text[i]) {
+				continue
+			}
+			inMark := false
+			for _, m := range s.marks {
+				if m[0] <= i && i < m[1] {
+					inMark = true
+				}
+			}
+			if inMark {
+				continue
+			}
+			st.kept++
+			for _, x := range rs {
+				if x.Start <= i && i < x.End {
+					st.overRemoved++
+					break
+				}
+			}
+		}
+	}
+	for _, s := range loadCorpus(tb, "clean*.txt") {
+		st.cleans++
+		if out, rs := Redact(s.text); out != s.text || len(rs) > 0 {
+			st.changed++
+			st.falsePositive = append(st.falsePositive, fmt.Sprintf("%s: %q -> %q", s.where, s.text, out))
+		}
+	}
+	return st
+}
+
+// The contact corpus targets: recall >= 0.99 with at most 1% of clean texts changed.
+func TestContactCorpus(t *testing.T) {
+	st := measureContacts(t)
+	for _, m := range st.misses {
+		t.Logf("miss %s", m)
+	}
+	for _, f := range st.falsePositive {
+		t.Logf("false positive %s", f)
+	}
+	t.Logf("contact corpus: %d positives, recall %.4f; %d clean texts, %.2f%% changed; %.2f%% of other letters in positives removed",
+		st.positives, st.recall(), st.cleans, 100*st.fpRate(), 100*float64(st.overRemoved)/float64(st.kept))
+	if st.positives < 300 || st.cleans < 300 {
+		t.Errorf("corpus too small: %d positives, %d clean", st.positives, st.cleans)
+	}
+	if st.recall() < 0.99 {
+		t.Errorf("recall %.4f < 0.99", st.recall())
+	}
+	if st.fpRate() > 0.01 {
+		t.Errorf("%.2f%% of clean texts changed, want <= 1%%", 100*st.fpRate())
+	}
+}
+
+// injectionStats are the corpus figures of Screen.
+type injectionStats struct {
+	positives, flagged, injections int
+	benign, benignFlagged          int
+	misses, falsePositive          []string
+}
+
+func (s injectionStats) recall() float64 { return float64(s.flagged) / float64(s.positives) }
+func (s injectionStats) fpRate() float64 { return float64(s.benignFlagged) / float64(s.benign) }
+
+func measureInjections(tb testing.TB) injectionStats {
+	var st injectionStats
+	for _, s := range append(append(loadCorpus(tb, "injection.txt"), loadCorpus(tb, "injection_holdout.txt")...), loadCorpus(tb, "injection_round3.txt")...) {
+		st.positives++
+		v := Screen(s.text)
+		if v.Flagged {
+			st.flagged++
+		} else {
+			st.misses = append(st.misses, fmt.Sprintf("%s: %q risk %d", s.where, s.text, v.Risk))
+		}
+		if v.Verdict == VerdictInjection {
+			st.injections++
+		}
+	}
+	benign := append(loadCorpus(tb, "injection_benign*.txt"), loadCorpus(tb, "clean*.txt")...)
+	for _, s := range benign {
+		st.benign++
+		if v := Screen(s.text); v.Flagged {
+			st.benignFlagged++
+			st.falsePositive = append(st.falsePositive, fmt.Sprintf("%s: %q risk %d %v", s.where, s.text, v.Risk, v.Findings))
+		}
+	}
+	return st
+}
+
+// The injection corpus targets: at least 97% of injections flagged, at most 2% of benign texts
+// (instruction-like briefs and the clean corpus) flagged.
+func TestInjectionCorpus(t *testing.T) {
+	st := measureInjections(t)
+	for _, m := range st.misses {
+		t.Logf("miss %s", m)
+	}
+	for _, f := range st.falsePositive {
+		t.Logf("false positive %s", f)
+	}
+	t.Logf("injection corpus: %d positives, %.4f flagged (%.4f as injection); %d benign, %.2f%% flagged",
+		st.positives, st.recall(), float64(st.injections)/float64(st.positives), st.benign, 100*st.fpRate())
+	if st.positives < 150 || st.benign < 300 {
+		t.Errorf("corpus too small: %d positives, %d benign", st.positives, st.benign)
+	}
+	if st.recall() < 0.97 {
+		t.Errorf("recall %.4f < 0.97", st.recall())
+	}
+	if st.fpRate() > 0.02 {
+		t.Errorf("%.2f%% of benign texts flagged, want <= 2%%", 100*st.fpRate())
+	}
+}
+
+type listingStats struct {
+	rejects, caught, rightCategory int
+	allows, wronglyRejected        int
+	misses, falsePositive          []string
+}
+
+func measureListing(tb testing.TB) listingStats {
+	var st listingStats
+	for _, s := range loadCorpus(tb, "listing_reject.txt") {
+		st.rejects++
+		p := Listing("task", s.text, nil)
+		switch {
+		case p == nil:
+			st.misses = append(st.misses, fmt.Sprintf("%s: %q", s.where, s.text))
+		case p.Category != s.label:
+			st.caught++
+			st.misses = append(st.misses, fmt.Sprintf("%s: %q: %s, want %s", s.where, s.text, p.Category, s.label))
+		default:
+			st.caught++
+			st.rightCategory++
+		}
+	}
+	for _, s := range loadCorpus(tb, "listing_allow.txt") {
+		st.allows++
+		if p := Listing("task", s.text, nil); p != nil {
+			st.wronglyRejected++
+			st.falsePositive = append(st.falsePositive, fmt.Sprintf("%s: %q: %s", s.where, s.text, p.Reason))
+		}
+	}
+	return st
+}
+
+// The listing corpus targets: every forbidden brief rejected, at least 95% with the expected
+// category, and at most 2% of allowed briefs rejected.
+func TestListingCorpus(t *testing.T) {
+	st := measureListing(t)
+	for _, m := range st.misses {
+		t.Logf("miss %s", m)
+	}
+	for _, f := range st.falsePositive {
+		t.Logf("false positive %s", f)
+	}
+	t.Logf("listing corpus: %d forbidden, %d rejected (%d with the expected category); %d allowed, %d rejected",
+		st.rejects, st.caught, st.rightCategory, st.allows, st.wronglyRejected)
+	if st.caught < st.rejects {
+		t.Errorf("%d forbidden briefs allowed", st.rejects-st.caught)
+	}
+	if float64(st.rightCategory) < 0.95*float64(st.rejects) {
+		t.Errorf("only %d of %d with the expected category", st.rightCategory, st.rejects)
+	}
+	if float64(st.wronglyRejected) > 0.02*float64(st.allows) {
+		t.Errorf("%d of %d allowed briefs rejected", st.wronglyRejected, st.allows)
+	}
+}

@@ -1,0 +1,155 @@
+package screen
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+)
+
+// Kinds of contact detail.
+const (
+	KindEmail    = "email"
+	KindPhone    = "phone"
+	KindURL      = "url"
+	KindDomain   = "domain"
+	KindHandle   = "handle"
+	KindWallet   = "wallet"
+	KindIP       = "ip"
+	KindEndpoint = "endpoint"
+)
+
+// Kinds lists every kind of contact detail, most specific first.
+var Kinds = []string{KindEmail, KindWallet, KindHandle, KindURL, KindEndpoint, KindIP, KindPhone, KindDomain}
+
+// priority decides the kind of overlapping detections: the more specific one names the removal.
+var priority = map[string]int{
+	KindEmail: 8, KindWallet: 7, KindHandle: 6, KindURL: 5, KindEndpoint: 4, KindIP: 3, KindPhone: 2, KindDomain: 1,
+}
+
+// Removal is one contact detail taken out of a text. It never carries the removed text itself,
+// only a fingerprint that lets repeated attempts be matched.
+type Removal struct {
+	Kind        string `json:"kind"`
+	Start       int    `json:"-"`           // byte offset in the input
+	End         int    `json:"-"`           // byte offset in the input, exclusive
+	Fingerprint string `json:"fingerprint"` // first 8 hex digits of the SHA-256 of the removed text
+}
+
+// Marker is the text that replaces a removed contact detail of the given kind.
+func Marker(kind string) string { return "[" + kind + " removed]" }
+
+// Redact removes contact details from text, replacing each with a marker such as
+// "[email removed]", and reports what it removed, in order. A text without contact details is
+// returned unchanged (the same string) with no removals.
+func Redact(text string) (string, []Removal) {
+	return apply(text, detect(text, false))
+}
+
+// RedactKeepLinks is Redact for data-source fields (source_url and the like): web links and bare
+// domains survive, everything else is removed. Links that are themselves a way to reach someone
+// (mailto:, tel:, t.me/..., wa.me/...) are still removed.
+func RedactKeepLinks(text string) (string, []Removal) {
+	return apply(text, detect(text, true))
+}
+
+// Find reports the contact details in text without changing it.
+func Find(text string) []Removal { return detect(text, false) }
+
+func apply(text string, rs []Removal) (string, []Removal) {
+	if len(rs) == 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	prev := 0
+	for _, r := range rs {
+		b.WriteString(text[prev:r.Start])
+		b.WriteString(Marker(r.Kind))
+		prev = r.End
+	}
+	b.WriteString(text[prev:])
+	return b.String(), rs
+}
+
+// hit is a detection in the deobfuscated view: bytes [s, e).
+type hit struct {
+	s, e int
+	kind string
+}
+
+func detect(text string, keepLinks bool) []Removal {
+	if !mayContain(text) {
+		return nil
+	}
+	a := fold(text)
+	v := deobfuscate(a)
+	sc := newScan(v)
+	sc.run()
+	if len(sc.hits) == 0 {
+		return nil
+	}
+	type span struct {
+		s, e int
+		kind string
+	}
+	spans := make([]span, 0, len(sc.hits))
+	for _, h := range sc.hits {
+		s, e := v.orig(h.s, h.e)
+		if s < e {
+			spans = append(spans, span{s, e, h.kind})
+		}
+	}
+	if keepLinks {
+		var links []span
+		for _, sp := range spans {
+			if sp.kind == KindURL || sp.kind == KindDomain {
+				links = append(links, sp)
+			}
+		}
+		kept := spans[:0]
+		for _, sp := range spans {
+			inLink := false
+			for _, l := range links {
+				if l.s <= sp.s && sp.e <= l.e {
+					inLink = true
+					break
+				}
+			}
+			if !inLink {
+				kept = append(kept, sp)
+			}
+		}
+		spans = kept
+	}
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].s != spans[j].s {
+			return spans[i].s < spans[j].s
+		}
+		return spans[i].e > spans[j].e
+	})
+	var out []Removal
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp.s < out[n-1].End {
+			last := &out[n-1]
+			if sp.e > last.End {
+				last.End = sp.e
+			}
+			if priority[sp.kind] > priority[last.Kind] {
+				last.Kind = sp.kind
+			}
+			continue
+		}
+		out = append(out, Removal{Kind: sp.kind, Start: sp.s, End: sp.e})
+	}
+	for i := range out {
+		sum := sha256.Sum256([]byte(text[out[i].Start:out[i].End]))
+		out[i].Fingerprint = hex.EncodeToString(sum[:4])
+	}
+	return out
+}
+
+// mayContain is a cheap first look: a text of fewer than four bytes cannot hold a contact detail.
+func mayContain(text string) bool {
+	return len(text) >= 4
+}

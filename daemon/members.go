@@ -33,6 +33,9 @@ func (d *Daemon) register(ctx context.Context, c *rest.Call, in *axp.Registratio
 		m.AuthTokenEnc = d.keys.seal([]byte(in.AuthToken.Value))
 	}
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		if err := d.cleanProfile(ch, m, false); err != nil {
+			return nil, err
+		}
 		if err := ch.tx.PutMember(m); err != nil {
 			return nil, err
 		}
@@ -109,6 +112,11 @@ func (d *Daemon) updateProfile(ctx context.Context, c *rest.Call, in *axp.Profil
 				return nil, err
 			}
 		}
+		if in.Name != nil || in.Description != nil || in.Skills != nil {
+			if err := d.cleanProfile(ch, m, true); err != nil {
+				return nil, err
+			}
+		}
 		if err := ch.tx.PutMember(m); err != nil {
 			return nil, err
 		}
@@ -161,6 +169,9 @@ func (d *Daemon) updateSkills(ctx context.Context, c *rest.Call, in *axp.SkillsU
 			return nil, err
 		}
 		m.Skills, m.UpdatedAt = in.Skills, ch.now
+		if err := d.cleanProfile(ch, m, true); err != nil {
+			return nil, err
+		}
 		if err := ch.tx.PutMember(m); err != nil {
 			return nil, err
 		}

@@ -822,3 +822,28 @@ func TestTrustListingPolicy(t *testing.T) {
 		"description": "Write ransomware that encrypts every file on a school network and demands payment in bitcoin."})
 	apiErr(t, err, axp.CodeForbidden, "-")
 }
+
+// Contact details never reach a public profile, and attempts through the profile count.
+func TestProfileTextsAreCleaned(t *testing.T) {
+	e := newMarket(t)
+	s := e.register(map[string]any{"roles": []string{"seller"}, "name": "Bot mail me at bob@example.com",
+		"description": "call +1 415 555 0100", "skills": []map[string]any{{"task_type": "text-file", "description": "see t.me/bobbot"}}})
+	var pub axp.SellerList
+	call(t, e.anon, "list_sellers", nil, &pub)
+	raw, _ := json.Marshal(pub)
+	for _, leak := range []string{"bob@example.com", "415 555 0100", "t.me/bobbot"} {
+		if strings.Contains(string(raw), leak) {
+			t.Errorf("the public record shows %q: %s", leak, raw)
+		}
+	}
+	for i := 0; i < 5; i++ {
+		s.c.Call(context.Background(), "update_profile", map[string]any{"description": fmt.Sprintf("write to me%d@example.com", i)}, nil)
+	}
+	var list axp.MemberList
+	call(t, e.admin, "admin_members", map[string]any{}, &list)
+	for _, m := range list.Members {
+		if m.ID == s.MemberID && m.State != axp.MemberSuspended {
+			t.Errorf("five attempts through the profile left the member %s", m.State)
+		}
+	}
+}

@@ -361,3 +361,35 @@ func (d *Daemon) personalNotice(ch *change, m *axp.Member, severity, title, body
 		From: "operator", Severity: severity, Title: title, Body: body, ReplyTo: a.ReplyTo}})
 	return nil
 }
+
+// cleanProfile removes contact details from the public texts of a member's profile (name,
+// description, skill descriptions): other parties read them. Removals made at registration are
+// logged but not counted (the member does not exist yet); later ones count like any other.
+func (d *Daemon) cleanProfile(ch *change, m *axp.Member, counted bool) error {
+	p := party{memberID: m.ID, actor: "member:" + m.ID, uncounted: !counted}
+	var err error
+	if m.Name, _, err = d.cleanText(ch, p, "member.name", m.Name, false); err != nil {
+		return err
+	}
+	if m.Description, _, err = d.cleanText(ch, p, "member.description", m.Description, false); err != nil {
+		return err
+	}
+	for i := range m.Skills {
+		if m.Skills[i].Description, _, err = d.cleanText(ch, p, fmt.Sprintf("member.skills[%d].description", i), m.Skills[i].Description, false); err != nil {
+			return err
+		}
+	}
+	if counted {
+		// countRemoval updated the stored record (removal times, perhaps a suspension); the caller
+		// stores m next, so carry those over rather than lose them.
+		cur, err := ch.tx.Member(m.ID)
+		if err != nil || cur == nil {
+			return err
+		}
+		m.ContactRemovals = cur.ContactRemovals
+		if cur.State == axp.MemberSuspended {
+			m.State = axp.MemberSuspended
+		}
+	}
+	return nil
+}

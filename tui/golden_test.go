@@ -76,6 +76,20 @@ func TestGoldenOperatorColour(t *testing.T) {
 	golden.RequireEqual(t, drive(t, m, 80, 24, ""))
 }
 
+func TestGoldenOperatorMediations(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 80, 24, "", keys("4")...))
+}
+
+func TestGoldenOperatorDecide(t *testing.T) {
+	msgs := append(keys("4", "d"), tea.PasteMsg{Content: "30"})
+	msgs = append(msgs, key("enter"), tea.PasteMsg{Content: "Two lines answer the brief only in part."}, key("enter"))
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 80, 24, "", msgs...))
+}
+
+func TestGoldenOperatorListings(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 80, 24, "", keys("5")...))
+}
+
 // The program draws on its output and quits on q.
 func TestProgramQuitsOnQ(t *testing.T) {
 	tm := teatest.NewTestModel(t, newModel(newFake(), ViewOperator), teatest.WithInitialTermSize(80, 24))

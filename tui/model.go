@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,7 +20,8 @@ const (
 	ViewOperator = "operator"
 )
 
-// Queue filters of the operator view.
+// Queue filters of the operator view: its first tabs. The mediations and the rejected listings
+// follow them.
 var filters = []struct {
 	name string
 	keep func(axp.Approval) bool
@@ -28,6 +30,13 @@ var filters = []struct {
 	{"Payments to confirm", func(a axp.Approval) bool { return a.Kind == axp.ApprovePayment }},
 	{"Release due", func(a axp.Approval) bool { return a.Kind == axp.ApproveReleaseDue }},
 }
+
+// Operator tabs after the queue filters.
+const (
+	tabMediations = 3
+	tabListings   = 4
+	numTabs       = 5
+)
 
 // Options configure the TUI.
 type Options struct {
@@ -64,8 +73,15 @@ type Model struct {
 	// operator view
 	queue       []axp.Approval
 	queueLoaded bool
-	filter      int
+	filter      int // the operator's tab: a queue filter, tabMediations or tabListings
 	queueCur    int
+
+	meds           []axp.Mediation // appealed first, then newest first
+	medsLoaded     bool
+	medCur         int
+	listings       []axp.ListingRejection
+	listingsLoaded bool
+	lstCur         int
 
 	dialog   *dialog
 	flash    string
@@ -127,6 +143,14 @@ type (
 		list []axp.Approval
 		err  error
 	}
+	medsMsg struct {
+		list []axp.Mediation
+		err  error
+	}
+	listingsMsg struct {
+		list []axp.ListingRejection
+		err  error
+	}
 	deliverableMsg struct {
 		id  string
 		d   *Deliverable
@@ -164,7 +188,7 @@ func (m Model) load() tea.Cmd {
 		if !m.src.CanOperate() {
 			return nil
 		}
-		return m.loadQueue()
+		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings())
 	case m.open != nil:
 		return m.loadTask(m.open.id, axp.Rankings[m.open.sort])
 	}
@@ -201,6 +225,26 @@ func (m Model) loadQueue() tea.Cmd {
 	}
 }
 
+func (m Model) loadMediations() tea.Cmd {
+	src := m.src
+	return func() tea.Msg {
+		ctx, cancel := m.ctx()
+		defer cancel()
+		l, err := src.Mediations(ctx)
+		return medsMsg{list: l, err: err}
+	}
+}
+
+func (m Model) loadListings() tea.Cmd {
+	src := m.src
+	return func() tea.Msg {
+		ctx, cancel := m.ctx()
+		defer cancel()
+		l, err := src.Listings(ctx)
+		return listingsMsg{list: l, err: err}
+	}
+}
+
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -234,6 +278,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m.fail(msg.err), nil
 		}
 		m.setQueue(msg.list)
+		return m, nil
+	case medsMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.setMediations(msg.list)
+		return m, nil
+	case listingsMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.setListings(msg.list)
 		return m, nil
 	case deliverableMsg:
 		if m.open == nil || m.open.id != msg.id {
@@ -311,8 +367,90 @@ func (m *Model) setQueue(list []axp.Approval) {
 	}
 }
 
-// visible lists the queue items the current filter shows.
+// setMediations replaces the mediations, appealed ones first, keeping the cursor on the same one.
+func (m *Model) setMediations(list []axp.Mediation) {
+	prev := ""
+	if m.medCur < len(m.meds) {
+		prev = m.meds[m.medCur].ID
+	}
+	sorted := make([]axp.Mediation, 0, len(list))
+	for _, x := range list {
+		if x.Status == axp.MediationAppealed {
+			sorted = append(sorted, x)
+		}
+	}
+	for _, x := range list {
+		if x.Status != axp.MediationAppealed {
+			sorted = append(sorted, x)
+		}
+	}
+	m.meds, m.medsLoaded = sorted, true
+	m.medCur = clamp(m.medCur, len(sorted))
+	for i, x := range sorted {
+		if x.ID == prev {
+			m.medCur = i
+		}
+	}
+}
+
+// setListings replaces the rejected listings, keeping the cursor on the same one.
+func (m *Model) setListings(list []axp.ListingRejection) {
+	prev := ""
+	if m.lstCur < len(m.listings) {
+		prev = m.listings[m.lstCur].ID
+	}
+	m.listings, m.listingsLoaded = list, true
+	m.lstCur = clamp(m.lstCur, len(list))
+	for i, x := range list {
+		if x.ID == prev {
+			m.lstCur = i
+		}
+	}
+}
+
+// appealed counts the mediations that wait for the operator.
+func (m Model) appealed() int {
+	n := 0
+	for _, x := range m.meds {
+		if x.Status == axp.MediationAppealed {
+			n++
+		}
+	}
+	return n
+}
+
+// rejected counts the rejections not overturned.
+func (m Model) rejected() int {
+	n := 0
+	for _, x := range m.listings {
+		if x.Status == axp.ListingRejected {
+			n++
+		}
+	}
+	return n
+}
+
+// selectedMediation is the mediation under the cursor, or nil.
+func (m Model) selectedMediation() *axp.Mediation {
+	if m.medCur < len(m.meds) {
+		return &m.meds[m.medCur]
+	}
+	return nil
+}
+
+// selectedListing is the rejection under the cursor, or nil.
+func (m Model) selectedListing() *axp.ListingRejection {
+	if m.lstCur < len(m.listings) {
+		return &m.listings[m.lstCur]
+	}
+	return nil
+}
+
+// visible lists the queue items the current filter shows (none on the other tabs).
 func (m Model) visible() []axp.Approval {
+	if m.filter >= len(filters) {
+		return nil
+	}
 	var out []axp.Approval
 	for _, a := range m.queue {
 		if filters[m.filter].keep(a) {
@@ -486,25 +624,47 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !m.src.CanOperate() {
 		return m, nil
 	}
-	v := m.visible()
+	// The cursor of the current tab and its length.
+	cur, n := &m.queueCur, len(m.visible())
+	switch m.filter {
+	case tabMediations:
+		cur, n = &m.medCur, len(m.meds)
+	case tabListings:
+		cur, n = &m.lstCur, len(m.listings)
+	}
 	switch k.String() {
 	case "up", "k":
-		m.queueCur = clamp(m.queueCur-1, len(v))
+		*cur = clamp(*cur-1, n)
+		return m, nil
 	case "down", "j":
-		m.queueCur = clamp(m.queueCur+1, len(v))
+		*cur = clamp(*cur+1, n)
+		return m, nil
 	case "home", "g":
-		m.queueCur = 0
+		*cur = 0
+		return m, nil
 	case "end", "G":
-		m.queueCur = clamp(len(v)-1, len(v))
+		*cur = clamp(n-1, n)
+		return m, nil
 	case "right", "l", "]":
-		m.filter = (m.filter + 1) % len(filters)
+		m.filter = (m.filter + 1) % numTabs
 		m.queueCur = 0
+		return m, nil
 	case "left", "h", "[":
-		m.filter = (m.filter + len(filters) - 1) % len(filters)
+		m.filter = (m.filter + numTabs - 1) % numTabs
 		m.queueCur = 0
-	case "1", "2", "3":
+		return m, nil
+	case "1", "2", "3", "4", "5":
 		m.filter = int(k.String()[0] - '1')
 		m.queueCur = 0
+		return m, nil
+	}
+	switch m.filter {
+	case tabMediations:
+		return m.mediationKey(k)
+	case tabListings:
+		return m.listingKey(k)
+	}
+	switch k.String() {
 	case "a":
 		a := m.selected()
 		if a == nil {
@@ -534,6 +694,93 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.dialog = newDialog("reject", a.ID, fmt.Sprintf("Reject %s %s of %s (nothing moves)", a.Kind, a.ID, a.Amount.Display()),
 			step{field: "reason", prompt: "Reason (kept with the decision):", required: true}, confirmStep())
 	}
+	return m, nil
+}
+
+// mediationKey handles the keys of the mediations tab: d (or enter) decides an appealed one.
+func (m Model) mediationKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if k.String() != "d" && k.String() != "enter" {
+		return m, nil
+	}
+	x := m.selectedMediation()
+	if x == nil {
+		return m, nil
+	}
+	if x.Status != axp.MediationAppealed {
+		why := map[string]string{
+			axp.MediationAwaiting: "it waits for statements; the Mediator decides once both sides stated",
+			axp.MediationDecided:  "the Mediator decided it; either side may appeal to you",
+			axp.MediationResolved: "it is resolved",
+		}[x.Status]
+		m.flash, m.flashErr = "Only appealed mediations are decided here: "+why, true
+		return m, nil
+	}
+	note := step{field: "note", prompt: "Your reasoning, shown to both sides:", required: true}
+	if x.Kind == axp.MediationReviewObjection {
+		m.dialog = newDialog("decide", x.ID, fmt.Sprintf("Decide the objection to review %s (task %s), appealed by the %s", x.ReviewID, x.TaskID, x.AppealedBy),
+			step{field: "outcome", prompt: "Keep or remove the review? (keep / remove)", required: true,
+				validate: func(s string) string {
+					if s != "keep" && s != "remove" {
+						return "type keep or remove"
+					}
+					return ""
+				}},
+			note, confirmStep())
+		m.dialog.summary = func(v map[string]string) string {
+			if v["outcome"] == "remove" {
+				return "The review is removed: it no longer counts in the reputation."
+			}
+			return "The review stays."
+		}
+		return m, nil
+	}
+	hint := ""
+	if d := x.Decision; d != nil && d.RefundPct != nil {
+		hint = fmt.Sprintf("; the Mediator decided %d%%", *d.RefundPct)
+	}
+	m.dialog = newDialog("decide", x.ID, fmt.Sprintf("Decide the dispute of task %s, appealed by the %s", x.TaskID, x.AppealedBy),
+		step{field: "refund_pct", prompt: "Refund to the buyer, percent of the price (0-100" + hint + "):", required: true,
+			validate: func(s string) string {
+				if _, ok := percent(s); !ok {
+					return "a whole number 0 to 100"
+				}
+				return ""
+			}},
+		note, confirmStep())
+	m.dialog.summary = func(v map[string]string) string {
+		p, _ := percent(v["refund_pct"])
+		switch p {
+		case 100:
+			return "Full refund to the buyer, through the approval queue."
+		case 0:
+			return "No refund: the seller is paid in full, through the approval queue."
+		}
+		return fmt.Sprintf("Split: %d%% back to the buyer, %d%% to the seller, through the approval queue.", p, 100-p)
+	}
+	return m, nil
+}
+
+// percent parses a whole percentage 0-100 ("30" or "30%").
+func percent(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	return n, err == nil && n >= 0 && n <= 100
+}
+
+// listingKey handles the keys of the listings tab: o (or enter) overturns a rejection.
+func (m Model) listingKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if k.String() != "o" && k.String() != "enter" {
+		return m, nil
+	}
+	x := m.selectedListing()
+	if x == nil {
+		return m, nil
+	}
+	if x.Status != axp.ListingRejected {
+		m.flash, m.flashErr = "Rejection "+x.ID+" was already overturned", true
+		return m, nil
+	}
+	m.dialog = newDialog("overturn", x.ID, fmt.Sprintf("Overturn rejection %s (%s, posted %d times): the same brief then passes", x.ID, x.Category, x.Posts),
+		step{field: "note", prompt: "Why the listing is acceptable (kept in the audit trail):", required: true}, confirmStep())
 	return m, nil
 }
 
@@ -613,8 +860,48 @@ func (m Model) run(d *dialog) tea.Cmd {
 			}
 			return doneMsg{text: fmt.Sprintf("Rejected %s %s (task %s)", a.Kind, a.ID, a.TaskID)}
 		})
+	case "decide":
+		var pct *int
+		if p, ok := percent(v["refund_pct"]); ok {
+			pct = &p
+		}
+		return call(func(ctx context.Context) doneMsg {
+			x, err := src.DecideMediation(ctx, id, pct, v["outcome"], v["note"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: decidedText(x)}
+		})
+	case "overturn":
+		return call(func(ctx context.Context) doneMsg {
+			r, err := src.OverturnListing(ctx, id, v["note"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: fmt.Sprintf("Overturned rejection %s (%s): the same brief now passes", r.ID, r.Category)}
+		})
 	}
 	return nil
+}
+
+// decidedText reports the operator's decision on a mediation (short enough for the flash line).
+func decidedText(x *axp.Mediation) string {
+	d := x.OperatorDecision
+	if d == nil {
+		d = x.Decision
+	}
+	s := "Decided " + x.ID
+	switch {
+	case d == nil:
+		return s
+	case x.Kind == axp.MediationReviewObjection && d.Outcome == "remove":
+		return s + ": the review is removed"
+	case x.Kind == axp.MediationReviewObjection:
+		return s + ": the review is kept"
+	case d.ApprovalID != "":
+		return s + ": " + decisionShort(d) + ", queued for approval"
+	}
+	return s + ": " + decisionShort(d)
 }
 
 // dialog is a confirmation, possibly after a few text inputs.
@@ -627,6 +914,8 @@ type dialog struct {
 	values map[string]string
 	input  []rune
 	err    string
+	// summary, when set, says at the confirmation what the entered values will do.
+	summary func(values map[string]string) string
 }
 
 // step is one input (field set) or the final confirmation (field empty).

@@ -34,6 +34,16 @@ type Source interface {
 	Approvals(ctx context.Context) ([]axp.Approval, error)
 	Approve(ctx context.Context, id, txHash, note string) (*axp.Approval, error)
 	Reject(ctx context.Context, id, reason string) (*axp.Approval, error)
+
+	// Mediations lists the mediations of disputes and review objections, newest first.
+	Mediations(ctx context.Context) ([]axp.Mediation, error)
+	// DecideMediation decides a mediation: a dispute with refundPct (the share of the price
+	// refunded to the buyer), a review objection with outcome keep or remove; note is the
+	// operator's reasoning.
+	DecideMediation(ctx context.Context, id string, refundPct *int, outcome, note string) (*axp.Mediation, error)
+	// Listings lists the listing policy's rejections.
+	Listings(ctx context.Context) ([]axp.ListingRejection, error)
+	OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error)
 }
 
 // Deliverable is a downloaded deliverable whose SHA-256 was checked against the exchange's
@@ -244,6 +254,65 @@ func (s *ClientSource) Reject(ctx context.Context, id, reason string) (*axp.Appr
 		return nil, err
 	}
 	return &a, nil
+}
+
+// Mediations lists every mediation, newest first.
+func (s *ClientSource) Mediations(ctx context.Context) ([]axp.Mediation, error) {
+	c, err := s.admin()
+	if err != nil {
+		return nil, err
+	}
+	var l axp.MediationList
+	if err := c.Call(ctx, "admin_mediations", map[string]any{"status": "all"}, &l); err != nil {
+		return nil, err
+	}
+	return l.Mediations, nil
+}
+
+// DecideMediation decides a mediation.
+func (s *ClientSource) DecideMediation(ctx context.Context, id string, refundPct *int, outcome, note string) (*axp.Mediation, error) {
+	c, err := s.admin()
+	if err != nil {
+		return nil, err
+	}
+	in := map[string]any{"id": id, "note": note}
+	if refundPct != nil {
+		in["refund_pct"] = *refundPct
+	}
+	if outcome != "" {
+		in["outcome"] = outcome
+	}
+	var m axp.Mediation
+	if err := c.Call(ctx, "admin_decide_mediation", in, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Listings lists every listing rejection.
+func (s *ClientSource) Listings(ctx context.Context) ([]axp.ListingRejection, error) {
+	c, err := s.admin()
+	if err != nil {
+		return nil, err
+	}
+	var l axp.ListingList
+	if err := c.Call(ctx, "admin_listings", map[string]any{"status": "all"}, &l); err != nil {
+		return nil, err
+	}
+	return l.Listings, nil
+}
+
+// OverturnListing overturns a listing rejection.
+func (s *ClientSource) OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error) {
+	c, err := s.admin()
+	if err != nil {
+		return nil, err
+	}
+	var r axp.ListingRejection
+	if err := c.Call(ctx, "admin_overturn_listing", map[string]any{"id": id, "note": note}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // errText is an error as one line: the message and, for exchange errors, the hint.

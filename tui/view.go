@@ -210,8 +210,12 @@ func (m Model) keys() [][2]string {
 		other = [2]string{"tab", "buyer"}
 	}
 	switch {
+	case m.view == ViewOperator && m.filter == tabMediations:
+		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.filter == tabListings:
+		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"o", "overturn"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator:
-		return [][2]string{{"↑↓", "move"}, {"←→", "filter"}, {"a", "approve"}, {"r", "reject"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.open != nil:
 		return [][2]string{{"↑↓", "offer"}, {"s", "sort"}, {"c", "choose"}, {"p", "preview"}, {"a", "accept"}, {"d", "dispute"}, {"esc", "back"}, {"q", "quit"}}
 	}
@@ -234,7 +238,9 @@ func (m Model) helpScreen() []string {
 	add("Everywhere", [][2]string{{"tab", "switch buyer / operator view"}, {"ctrl+r", "refresh now"}, {"?", "this help"}, {"q", "quit"}})
 	add("Buyer", [][2]string{{"↑↓ enter", "pick a task and open it"}, {"s", "rank offers: value, price, eta, reliability"},
 		{"c", "choose the selected offer"}, {"p", "download and preview the deliverable"}, {"a / d", "accept / dispute the delivery"}, {"esc", "back to the list"}})
-	add("Operator", [][2]string{{"←→ 1 2 3", "queue, payments to confirm, release due"}, {"a", "approve (asks for the tx hash of payouts)"}, {"r", "reject with a reason"}})
+	add("Operator", [][2]string{{"←→ 1-5", "queue, payments, release due, mediations, rejected listings"},
+		{"a", "approve (asks for the tx hash of payouts)"}, {"r", "reject with a reason"},
+		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o", "overturn a listing rejection, with a note"}})
 	return out
 }
 
@@ -250,6 +256,9 @@ func (m Model) dialogBox(w, h int) []string {
 			if st.field != "" && d.values[st.field] != "" {
 				inner = append(inner, st.field+": "+d.values[st.field])
 			}
+		}
+		if d.summary != nil {
+			inner = append(inner, t.warn.Render(d.summary(d.values)))
 		}
 		inner = append(inner, s.prompt)
 	} else {
@@ -270,36 +279,63 @@ func (m Model) dialogBox(w, h int) []string {
 
 // --- operator ---
 
+// tabBar is the operator's tabs with their counts: the queue and its filters (items waiting),
+// mediations (appealed ones waiting for the operator) and rejected listings (not overturned). When
+// the names do not fit, shorter ones are used.
+func (m Model) tabBar(w int) string {
+	t := m.theme
+	counts := make([]int, numTabs)
+	for i, f := range filters {
+		for _, a := range m.queue {
+			if f.keep(a) {
+				counts[i]++
+			}
+		}
+	}
+	counts[tabMediations], counts[tabListings] = m.appealed(), m.rejected()
+	render := func(names []string) string {
+		var tabs []string
+		for i, name := range names {
+			label := fmt.Sprintf("%s %d", name, counts[i])
+			switch {
+			case i == m.filter && t.noColor:
+				label = "[" + label + "]"
+			case i == m.filter:
+				label = t.tabOn.Render(label)
+			case t.noColor:
+				label = " " + label + " "
+			default:
+				label = t.tabOff.Render(label)
+			}
+			tabs = append(tabs, label)
+		}
+		sep := "  "
+		if t.noColor {
+			sep = " " // the labels carry their own spaces
+		}
+		return strings.Join(tabs, sep)
+	}
+	bar := render([]string{"Queue", "Payments to confirm", "Release due", "Mediations", "Listings"})
+	if lipgloss.Width(bar) > w {
+		bar = render([]string{"Queue", "Payments", "Due", "Mediations", "Listings"})
+	}
+	return bar
+}
+
 var queueCols = []col{{"KIND", 11}, {"STATUS", 7}, {"AMOUNT", 12}, {"TASK", 0}, {"PARTIES", 0}, {"AGE", 4}, {"CHECKS", 6}}
 
 func (m Model) operatorBody(w, h int) []string {
-	t := m.theme
 	if !m.src.CanOperate() {
 		return []string{"", "The operator view needs the admin token for " + m.src.Exchange() + ":",
 			"run `axp login` and paste it, or set AXP_ADMIN_TOKEN."}
 	}
-	var tabs []string
-	for i, f := range filters {
-		n := 0
-		for _, a := range m.queue {
-			if f.keep(a) {
-				n++
-			}
-		}
-		label := fmt.Sprintf("%s %d", f.name, n)
-		switch {
-		case i == m.filter && t.noColor:
-			label = "[" + label + "]"
-		case i == m.filter:
-			label = t.tabOn.Render(label)
-		case t.noColor:
-			label = " " + label + " "
-		default:
-			label = t.tabOff.Render(label)
-		}
-		tabs = append(tabs, label)
+	out := []string{m.tabBar(w)}
+	switch m.filter {
+	case tabMediations:
+		return append(out, m.mediationsBody(w, h-1)...)
+	case tabListings:
+		return append(out, m.listingsBody(w, h-1)...)
 	}
-	out := []string{strings.Join(tabs, "  ")}
 	if !m.queueLoaded {
 		return append(out, "", "Loading the approval queue…")
 	}
@@ -511,6 +547,12 @@ func (m Model) taskBody(w, h int) []string {
 		}
 		line := fmt.Sprintf("Delivered sha256 %s · deliveries %d · free redos left %d", sha, x.Deliveries, x.RedosLeft)
 		out = append(out, line)
+		if x.Deliverable.Note != "" {
+			out = append(out, "Seller's note: "+strings.Join(strings.Fields(x.Deliverable.Note), " "))
+		}
+		if note := screeningNote(x.Deliverable.Screening); note != "" {
+			out = append(out, t.warn.Render("Delivery: "+note))
+		}
 		if len(x.Checks) > 0 {
 			out = append(out, "Checks: "+m.checks(x.Checks))
 		}
@@ -520,6 +562,9 @@ func (m Model) taskBody(w, h int) []string {
 	}
 	for _, c := range x.Clarifications {
 		out = append(out, t.warn.Render(c.Seller.Name+" asks: "+strings.Join(c.Questions, " / ")))
+		if note := screeningNote(c.Screening); note != "" {
+			out = append(out, t.warn.Render("  "+note))
+		}
 	}
 	preview := m.previewLines(w)
 	avail := h - len(out) - len(preview)
@@ -565,6 +610,9 @@ func (m Model) taskBody(w, h int) []string {
 			g += " · " + o.Note
 		}
 		out = append(out, t.dim.Render(g))
+		if note := screeningNote(o.Screening); note != "" {
+			out = append(out, t.warn.Render("Note: "+note))
+		}
 	}
 	return append(lines(out, h-len(preview)), preview...)
 }
@@ -577,6 +625,11 @@ func (m Model) previewLines(w int) []string {
 		d := p.preview
 		out := []string{t.dim.Render(strings.Repeat("─", w)),
 			t.bold.Render(fmt.Sprintf("Deliverable: %d bytes, SHA-256 verified", len(d.Body)))}
+		if p.task != nil && p.task.Deliverable != nil {
+			if note := screeningNote(p.task.Deliverable.Screening); note != "" {
+				out = append(out, t.warn.Render(note))
+			}
+		}
 		if !utf8.Valid(d.Body) {
 			return append(out, t.dim.Render("(binary content: save it with axp task deliverable "+p.id+" -o FILE)"))
 		}

@@ -15,15 +15,20 @@ import (
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "task",
-		Short: "Post tasks and follow them as their buyer",
-		Long: `Post a task, choose an offer, pay, and accept or dispute the delivery.
+		Short: "Post tasks and follow them; talk, settle and mediate disputes, review the job",
+		Long: `Post a task, choose an offer, pay, and accept or dispute the delivery; talk with the other
+party, settle or escalate a dispute, appeal the Mediator's decision and review the job.
 
 The buyer token of a task posted here is saved with your credentials for the exchange, so later
-commands need only the task id. Tasks posted elsewhere take --token.`,
+commands need only the task id. Tasks posted elsewhere take --token. A seller uses the talk and
+dispute commands (messages, message, settle, settlement, escalate, mediation, statement, appeal,
+review, object) with the member secret saved by 'axp login'.`,
 	}
 	c.AddCommand(NewCmdCreate(f, nil), NewCmdList(f, nil), NewCmdView(f, nil), NewCmdWatch(f, nil),
 		NewCmdChoose(f, nil), NewCmdPay(f, nil), NewCmdDeliverable(f, nil), NewCmdAccept(f, nil),
-		NewCmdDispute(f, nil), NewCmdTimeline(f, nil), NewCmdRedo(f, nil), NewCmdClarify(f, nil))
+		NewCmdDispute(f, nil), NewCmdTimeline(f, nil), NewCmdRedo(f, nil), NewCmdClarify(f, nil),
+		NewCmdMessages(f, nil), NewCmdMessage(f, nil), NewCmdReview(f, nil), NewCmdSettle(f, nil), NewCmdSettlement(f, nil),
+		NewCmdEscalate(f, nil), NewCmdMediation(f, nil), NewCmdStatement(f, nil), NewCmdAppeal(f, nil), NewCmdObject(f, nil))
 	return c
 }
 

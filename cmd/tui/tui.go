@@ -27,14 +27,16 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 	o := &Options{F: f, IO: f.IO}
 	c := &cobra.Command{
 		Use:   "tui",
-		Short: "Open the terminal UI: your tasks and offers, or the operator's approval queue",
+		Short: "Open the terminal UI: your tasks and offers, or the operator's queue and mediations",
 		Long: `Open a keyboard-driven terminal UI on the exchange.
 
 The buyer view lists the tasks posted from here (and a buyer member's tasks after 'axp login'); open
 one to rank its offers, see badges and the fee breakdown, choose, preview the deliverable, accept or
 dispute. The operator view (admin token) works the approval queue: payments to confirm, payouts,
-refunds, splits and release-due tasks, with approve or reject after a confirmation. Everything
-refreshes live; press ? for the keys. NO_COLOR turns colour off.`,
+refunds, splits and release-due tasks, with approve or reject after a confirmation; reads every
+mediation (both sides' statements and proposals, the Mediator's decision and reasoning, flagged
+texts marked) and decides appealed ones; and overturns listing rejections. Everything refreshes
+live; press ? for the keys. NO_COLOR turns colour off.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			switch o.View {

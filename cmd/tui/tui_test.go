@@ -195,3 +195,70 @@ func settle(t *testing.T, m tea.Model, cmd tea.Cmd) tea.Model {
 	}
 	return m
 }
+
+// The source's trust-and-safety calls over a real exchange, and the operator deciding an appealed
+// mediation with keys alone: the split lands in the approval queue.
+func TestMediationsOverRealExchange(t *testing.T) {
+	x := cmdtest.NewExchange(t)
+	seller := x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
+	id, _, med := x.Appealed(seller)
+	f, _ := cmdtest.Factory(t, x.URL, map[string]string{"AXP_ADMIN_TOKEN": cmdtest.AdminToken})
+	src, err := tuicmd.Source(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	meds, err := src.Mediations(ctx)
+	if err != nil || len(meds) != 1 || meds[0].ID != med || meds[0].Status != axp.MediationAppealed {
+		t.Fatalf("mediations %+v %v", meds, err)
+	}
+	if _, err := src.DecideMediation(ctx, med, nil, "keep", "n"); err == nil {
+		t.Error("a dispute was decided with an outcome")
+	}
+
+	var m tea.Model = axptui.New(axptui.Options{Source: src, Refresh: -1, NoColor: true})
+	m = settle(t, m, m.Init())
+	keys := []tea.KeyPressMsg{{Code: '4', Text: "4"}, {Code: 'd', Text: "d"}, {Code: '3', Text: "3"}, {Code: '0', Text: "0"}, {Code: tea.KeyEnter}}
+	for _, r := range "partly" {
+		keys = append(keys, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	keys = append(keys, tea.KeyPressMsg{Code: tea.KeyEnter}, tea.KeyPressMsg{Code: 'y', Text: "y"})
+	for _, k := range keys {
+		var cmd tea.Cmd
+		m, cmd = m.Update(k)
+		m = settle(t, m, cmd)
+	}
+	s := m.(axptui.Model).Render()
+	if !strings.Contains(s, "Decided "+med+": split 30%, queued for approval") || !strings.Contains(s, "[Mediations 0]") {
+		t.Fatalf("screen:\n%s", s)
+	}
+	queue, err := src.Approvals(ctx)
+	if err != nil || len(queue) != 1 || queue[0].Kind != axp.ApproveSplit || queue[0].TaskID != id || queue[0].RefundPct == nil || *queue[0].RefundPct != 30 {
+		t.Fatalf("queue %+v %v", queue, err)
+	}
+
+	// Listings: a refused brief, overturned through the source.
+	brief := map[string]any{"type": "custom-job", "description": "Write ransomware that encrypts every file on a hospital network."}
+	if err := x.Anon.Call(ctx, "create_task", brief, nil); err == nil {
+		t.Fatal("the brief was accepted")
+	}
+	ls, err := src.Listings(ctx)
+	if err != nil || len(ls) != 1 || ls[0].Status != axp.ListingRejected {
+		t.Fatalf("listings %+v %v", ls, err)
+	}
+	r, err := src.OverturnListing(ctx, ls[0].ID, "a lab exercise")
+	if err != nil || r.Status != axp.ListingOverturned || r.OverturnNote != "a lab exercise" {
+		t.Fatalf("overturn %+v %v", r, err)
+	}
+	noAdmin := &axptui.ClientSource{Client: f.Client("")}
+	for _, err := range []error{
+		func() error { _, err := noAdmin.Mediations(ctx); return err }(),
+		func() error { _, err := noAdmin.DecideMediation(ctx, med, nil, "keep", "n"); return err }(),
+		func() error { _, err := noAdmin.Listings(ctx); return err }(),
+		func() error { _, err := noAdmin.OverturnListing(ctx, r.ID, "n"); return err }(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "no admin token") {
+			t.Errorf("no admin: %v", err)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/axp-exchange/axp"
+)
+
+// The operator's trust-and-safety tabs: mediations (disputes and review objections, with both
+// sides' statements and proposals, the Mediator's decision and its reasoning; appealed ones are
+// decided here) and the listing policy's rejections (overturned here). Texts from the parties carry
+// their screening: a flagged text is shown as data, marked.
+
+var medCols = []col{{"KIND", 9}, {"STATUS", 9}, {"TASK", 0}, {"STATEMENTS", 20}, {"DECISION", 11}, {"FLAG", 4}, {"SINCE", 5}}
+
+// detailRows splits h rows between a table of n rows (with its header) and a detail pane: the
+// table gets up to a third of the rows (at least 3), the detail the rest; with fewer than 5 rows
+// left there is no detail.
+func detailRows(n, h int) (rows, detail int) {
+	rows = min(n, max(3, (h-1)/3))
+	detail = h - 1 - rows
+	if detail < 5 {
+		return h - 1, 0
+	}
+	return rows, detail
+}
+
+func (m Model) mediationsBody(w, h int) []string {
+	t := m.theme
+	if !m.medsLoaded {
+		return []string{"", "Loading mediations…"}
+	}
+	if len(m.meds) == 0 {
+		return []string{"", "No mediations. Disputes taken to the Mediator and objections to reviews appear here."}
+	}
+	rows, detail := detailRows(len(m.meds), h)
+	ws := widths(medCols, w-2)
+	out := []string{"  " + m.headRow(medCols, ws)}
+	now := m.opts.Now()
+	start, end := window(m.medCur, len(m.meds), rows)
+	for i := start; i < end; i++ {
+		x := m.meds[i]
+		kind := x.Kind
+		if kind == axp.MediationReviewObjection {
+			kind = "objection"
+		}
+		status := x.Status
+		if status == axp.MediationAwaiting {
+			status = "awaiting"
+		}
+		flag := ""
+		if mediationFlagged(&x) {
+			flag = "⚠"
+		}
+		row := m.selRow(i == m.medCur, ws, kind, status, x.TaskID, statementsCell(&x), decisionShort(latestDecision(&x)), flag, age(now, x.UpdatedAt))
+		if i != m.medCur && x.Status == axp.MediationAppealed {
+			row = t.warn.Render(row)
+		}
+		out = append(out, row)
+	}
+	if detail == 0 {
+		return out
+	}
+	out = lines(out, h-detail)
+	return append(out, lines(m.mediationDetail(w, m.meds[m.medCur]), detail)...)
+}
+
+// statementsCell is who stated and what each proposed: "buyer 80% seller 20%", "buyer ✓ seller —".
+func statementsCell(x *axp.Mediation) string {
+	var parts []string
+	for _, side := range []string{axp.SideBuyer, axp.SideSeller} {
+		v := "—"
+		if st := x.StatementOf(side); st != nil {
+			v = "✓"
+			if st.ProposedRefundPct != nil {
+				v = fmt.Sprintf("%d%%", *st.ProposedRefundPct)
+			}
+		}
+		parts = append(parts, side+" "+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// latestDecision is the operator's decision, else the Mediator's (or nil).
+func latestDecision(x *axp.Mediation) *axp.MediationDecision {
+	if x.OperatorDecision != nil {
+		return x.OperatorDecision
+	}
+	return x.Decision
+}
+
+// decisionShort is a decision in a table cell: "split 40%", "remove".
+func decisionShort(d *axp.MediationDecision) string {
+	if d == nil {
+		return "—"
+	}
+	if d.RefundPct != nil {
+		return fmt.Sprintf("%s %d%%", d.Outcome, *d.RefundPct)
+	}
+	return d.Outcome
+}
+
+// decisionLong is a decision in words: "split 50% (US$1.25 back to the buyer) by mediator:rules,
+// rule both_proposed".
+func decisionLong(d *axp.MediationDecision) string {
+	var s string
+	switch d.Outcome {
+	case "keep", "remove":
+		s = d.Outcome + " the review"
+	default:
+		s = decisionShort(d)
+		if d.RefundUSD != nil {
+			s += " (" + d.RefundUSD.Display() + " back to the buyer)"
+		}
+	}
+	s += " by " + d.By
+	if d.Rule != "" {
+		s += ", rule " + d.Rule
+	}
+	if d.ApprovalID != "" {
+		s += " → " + d.ApprovalID
+	}
+	return s
+}
+
+// mediationFlagged reports whether any text of a mediation was flagged or lost contact details.
+func mediationFlagged(x *axp.Mediation) bool {
+	if flagged(x.ReasonScreening) {
+		return true
+	}
+	for _, st := range x.Statements {
+		if flagged(st.Screening) {
+			return true
+		}
+	}
+	return false
+}
+
+func flagged(sc *axp.Screening) bool { return sc != nil && (sc.Flagged || len(sc.Removed) > 0) }
+
+// screeningNote describes a screening verdict: "⚠ flagged as injection (risk 85:
+// ignore_instructions): treat it as data", "contact details removed: email", both, or "".
+func screeningNote(sc *axp.Screening) string {
+	if sc == nil {
+		return ""
+	}
+	var parts []string
+	if sc.Flagged {
+		verdict := sc.Verdict
+		if verdict == "" {
+			verdict = "suspicious"
+		}
+		s := fmt.Sprintf("⚠ flagged as %s (risk %d", verdict, sc.Risk)
+		var rules []string
+		for _, f := range sc.Findings {
+			if !slices.Contains(rules, f.Rule) {
+				rules = append(rules, f.Rule)
+			}
+		}
+		if len(rules) > 0 {
+			s += ": " + strings.Join(rules, ", ")
+		}
+		parts = append(parts, s+"): treat it as data")
+	}
+	if len(sc.Removed) > 0 {
+		parts = append(parts, "contact details removed: "+strings.Join(sc.Removed, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// wrapText wraps text to w cells in at most n lines, the last one ending in … when cut.
+func wrapText(text string, w, n int) []string {
+	if w < 1 {
+		w = 1
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	out := strings.Split(ansi.Wrap(text, w, ""), "\n")
+	if len(out) > n {
+		out = out[:n]
+		out[n-1] = ansi.Truncate(out[n-1]+" …", w, "…")
+	}
+	return out
+}
+
+// field renders a labelled text over up to n lines (continuations indented under the text), with
+// its screening note on a line of its own.
+func (m Model) field(w int, label, text string, sc *axp.Screening, n int) []string {
+	t := m.theme
+	const indent = 9
+	pad := strings.Repeat(" ", indent)
+	var out []string
+	for i, l := range wrapText(text, w-indent, n) {
+		if i == 0 {
+			out = append(out, t.bold.Render(fmt.Sprintf("%-*s", indent, label))+l)
+		} else {
+			out = append(out, pad+l)
+		}
+	}
+	if note := screeningNote(sc); note != "" {
+		out = append(out, pad+t.warn.Render(note))
+	}
+	return out
+}
+
+func (m Model) mediationDetail(w int, x axp.Mediation) []string {
+	t := m.theme
+	now := m.opts.Now()
+	out := []string{t.dim.Render(strings.Repeat("─", w)), t.bold.Render(x.ID) + "  " + x.Kind + "  " + m.medStatus(x.Status)}
+	task := x.TaskID
+	if x.ReviewID != "" {
+		task += " · review " + x.ReviewID
+	}
+	out = append(out, m.field(w, "Task", task+" · opened by the "+x.OpenedBy+" "+age(now, x.CreatedAt)+" ago", nil, 2)...)
+	out = append(out, m.field(w, "Reason", x.Reason, x.ReasonScreening, 2)...)
+	for _, side := range []string{axp.SideBuyer, axp.SideSeller} {
+		label := strings.ToUpper(side[:1]) + side[1:]
+		st := x.StatementOf(side)
+		if st == nil {
+			v := "no statement"
+			if x.Status == axp.MediationAwaiting {
+				v = "not stated yet (due in " + age(x.StatementsDue, now) + ")"
+			}
+			out = append(out, t.bold.Render(fmt.Sprintf("%-9s", label))+t.dim.Render(v))
+			continue
+		}
+		text := fmt.Sprintf("%q", st.Statement)
+		if st.ProposedRefundPct != nil {
+			text += fmt.Sprintf(" · proposes %d%%", *st.ProposedRefundPct)
+		}
+		out = append(out, m.field(w, label, text, st.Screening, 2)...)
+	}
+	if d := x.Decision; d != nil {
+		out = append(out, m.field(w, deciderLabel(d), decisionLong(d), nil, 2)...)
+		out = append(out, m.dimField(w, d.Reasoning, 3)...)
+	}
+	if x.AppealedBy != "" {
+		out = append(out, m.field(w, "Appeal", "by the "+x.AppealedBy+": "+x.AppealReason, nil, 2)...)
+	}
+	if d := x.OperatorDecision; d != nil {
+		out = append(out, m.field(w, "Operator", decisionLong(d), nil, 2)...)
+		out = append(out, m.dimField(w, d.Reasoning, 2)...)
+	}
+	if x.Status == axp.MediationAppealed {
+		what := "a refund percentage"
+		if x.Kind == axp.MediationReviewObjection {
+			what = "keep or remove"
+		}
+		out = append(out, t.warn.Render("Appealed to you: press d to decide ("+what+", with a note)"))
+	}
+	return out
+}
+
+// dimField is a text under a field (reasoning), indented and dim.
+func (m Model) dimField(w int, text string, n int) []string {
+	var out []string
+	for _, l := range wrapText(text, w-9, n) {
+		out = append(out, strings.Repeat(" ", 9)+m.theme.dim.Render(l))
+	}
+	return out
+}
+
+func deciderLabel(d *axp.MediationDecision) string {
+	switch {
+	case strings.HasPrefix(d.By, "mediator"):
+		return "Mediator"
+	case d.By == "operator":
+		return "Operator"
+	}
+	return "Decision"
+}
+
+func (m Model) medStatus(s string) string {
+	t := m.theme
+	switch s {
+	case axp.MediationAppealed:
+		return t.warn.Render(s)
+	case axp.MediationResolved:
+		return t.ok.Render(s)
+	}
+	return s
+}
+
+var listingCols = []col{{"STATUS", 10}, {"CATEGORY", 14}, {"TYPE", 12}, {"POSTS", 5}, {"BRIEF", 0}, {"AGE", 4}}
+
+func (m Model) listingsBody(w, h int) []string {
+	if !m.listingsLoaded {
+		return []string{"", "Loading rejected listings…"}
+	}
+	if len(m.listings) == 0 {
+		return []string{"", "No rejected listings. Briefs the listing policy refuses appear here."}
+	}
+	rows, detail := detailRows(len(m.listings), h)
+	ws := widths(listingCols, w-2)
+	out := []string{"  " + m.headRow(listingCols, ws)}
+	now := m.opts.Now()
+	start, end := window(m.lstCur, len(m.listings), rows)
+	for i := start; i < end; i++ {
+		x := m.listings[i]
+		out = append(out, m.selRow(i == m.lstCur, ws, x.Status, x.Category, x.Type, fmt.Sprint(x.Posts), brief(x), age(now, x.CreatedAt)))
+	}
+	if detail == 0 {
+		return out
+	}
+	out = lines(out, h-detail)
+	return append(out, lines(m.listingDetail(w, m.listings[m.lstCur]), detail)...)
+}
+
+// brief is a rejected brief on one line: its description, else its params.
+func brief(x axp.ListingRejection) string {
+	if x.Description != "" {
+		return strings.Join(strings.Fields(x.Description), " ")
+	}
+	return paramsText(x.Params)
+}
+
+func (m Model) listingDetail(w int, x axp.ListingRejection) []string {
+	t := m.theme
+	status := t.bad.Render(x.Status)
+	if x.Status == axp.ListingOverturned {
+		status = t.ok.Render(x.Status)
+	}
+	times := "once"
+	if x.Posts != 1 {
+		times = fmt.Sprintf("%d times", x.Posts)
+	}
+	out := []string{t.dim.Render(strings.Repeat("─", w)), t.bold.Render(x.ID) + "  " + status + "  " + x.Category}
+	out = append(out, m.field(w, "Type", x.Type+" · posted "+times+" by "+x.Actor+" · first "+age(m.opts.Now(), x.CreatedAt)+" ago", nil, 2)...)
+	out = append(out, m.field(w, "Reason", x.Reason, nil, 2)...)
+	if x.Description != "" {
+		out = append(out, m.field(w, "Brief", x.Description, nil, 4)...)
+	}
+	if len(x.Params) > 0 {
+		out = append(out, m.field(w, "Params", paramsText(x.Params), nil, 2)...)
+	}
+	if x.Status == axp.ListingOverturned {
+		out = append(out, m.field(w, "Overturn", x.OverturnNote, nil, 2)...)
+	} else {
+		out = append(out, t.warn.Render("Press o to overturn it: the same brief then passes when posted again"))
+	}
+	return out
+}

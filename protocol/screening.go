@@ -1,5 +1,11 @@
 package protocol
 
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
 // Screening is the prompt-injection verdict on a text that came from another party (spec 1.9). The
 // text is kept as data: a flagged text is shown with its verdict, never obeyed.
 type Screening struct {
@@ -17,4 +23,35 @@ type Finding struct {
 	Rule    string `json:"rule"`
 	Excerpt string `json:"excerpt,omitempty"`
 	Weight  int    `json:"weight"`
+}
+
+// Note describes the verdict for people: "⚠ flagged as injection (risk 85: ignore_instructions):
+// treat it as data", "contact details removed: email", both joined by " · ", or "" for a clean
+// text (or a nil verdict).
+func (s *Screening) Note() string {
+	if s == nil {
+		return ""
+	}
+	var parts []string
+	if s.Flagged {
+		verdict := s.Verdict
+		if verdict == "" {
+			verdict = "suspicious"
+		}
+		note := fmt.Sprintf("⚠ flagged as %s (risk %d", verdict, s.Risk)
+		var rules []string
+		for _, f := range s.Findings {
+			if !slices.Contains(rules, f.Rule) {
+				rules = append(rules, f.Rule)
+			}
+		}
+		if len(rules) > 0 {
+			note += ": " + strings.Join(rules, ", ")
+		}
+		parts = append(parts, note+"): treat it as data")
+	}
+	if len(s.Removed) > 0 {
+		parts = append(parts, "contact details removed: "+strings.Join(s.Removed, ", "))
+	}
+	return strings.Join(parts, " · ")
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -142,36 +141,6 @@ func mediationFlagged(x *axp.Mediation) bool {
 
 func flagged(sc *axp.Screening) bool { return sc != nil && (sc.Flagged || len(sc.Removed) > 0) }
 
-// screeningNote describes a screening verdict: "⚠ flagged as injection (risk 85:
-// ignore_instructions): treat it as data", "contact details removed: email", both, or "".
-func screeningNote(sc *axp.Screening) string {
-	if sc == nil {
-		return ""
-	}
-	var parts []string
-	if sc.Flagged {
-		verdict := sc.Verdict
-		if verdict == "" {
-			verdict = "suspicious"
-		}
-		s := fmt.Sprintf("⚠ flagged as %s (risk %d", verdict, sc.Risk)
-		var rules []string
-		for _, f := range sc.Findings {
-			if !slices.Contains(rules, f.Rule) {
-				rules = append(rules, f.Rule)
-			}
-		}
-		if len(rules) > 0 {
-			s += ": " + strings.Join(rules, ", ")
-		}
-		parts = append(parts, s+"): treat it as data")
-	}
-	if len(sc.Removed) > 0 {
-		parts = append(parts, "contact details removed: "+strings.Join(sc.Removed, ", "))
-	}
-	return strings.Join(parts, " · ")
-}
-
 // wrapText wraps text to w cells in at most n lines, the last one ending in … when cut.
 func wrapText(text string, w, n int) []string {
 	if w < 1 {
@@ -200,7 +169,7 @@ func (m Model) field(w int, label, text string, sc *axp.Screening, n int) []stri
 			out = append(out, pad+l)
 		}
 	}
-	if note := screeningNote(sc); note != "" {
+	if note := sc.Note(); note != "" {
 		out = append(out, pad+t.warn.Render(note))
 	}
 	return out

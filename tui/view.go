@@ -550,7 +550,7 @@ func (m Model) taskBody(w, h int) []string {
 		if x.Deliverable.Note != "" {
 			out = append(out, "Seller's note: "+strings.Join(strings.Fields(x.Deliverable.Note), " "))
 		}
-		if note := screeningNote(x.Deliverable.Screening); note != "" {
+		if note := x.Deliverable.Screening.Note(); note != "" {
 			out = append(out, t.warn.Render("Delivery: "+note))
 		}
 		if len(x.Checks) > 0 {
@@ -562,7 +562,7 @@ func (m Model) taskBody(w, h int) []string {
 	}
 	for _, c := range x.Clarifications {
 		out = append(out, t.warn.Render(c.Seller.Name+" asks: "+strings.Join(c.Questions, " / ")))
-		if note := screeningNote(c.Screening); note != "" {
+		if note := c.Screening.Note(); note != "" {
 			out = append(out, t.warn.Render("  "+note))
 		}
 	}
@@ -610,7 +610,7 @@ func (m Model) taskBody(w, h int) []string {
 			g += " · " + o.Note
 		}
 		out = append(out, t.dim.Render(g))
-		if note := screeningNote(o.Screening); note != "" {
+		if note := o.Screening.Note(); note != "" {
 			out = append(out, t.warn.Render("Note: "+note))
 		}
 	}
@@ -626,7 +626,7 @@ func (m Model) previewLines(w int) []string {
 		out := []string{t.dim.Render(strings.Repeat("─", w)),
 			t.bold.Render(fmt.Sprintf("Deliverable: %d bytes, SHA-256 verified", len(d.Body)))}
 		if p.task != nil && p.task.Deliverable != nil {
-			if note := screeningNote(p.task.Deliverable.Screening); note != "" {
+			if note := p.task.Deliverable.Screening.Note(); note != "" {
 				out = append(out, t.warn.Render(note))
 			}
 		}

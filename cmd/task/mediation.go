@@ -268,7 +268,7 @@ func statementRun(ctx context.Context, o *StatementOptions) error {
 	}
 	fmt.Fprintf(o.IO.ErrOut, "✓ Stated in mediation %s of %s; %s\n", m.ID, m.TaskID, next)
 	for _, st := range m.Statements {
-		if n := ScreeningNote(st.Screening); n != "" {
+		if n := st.Screening.Note(); n != "" {
 			fmt.Fprintf(o.IO.ErrOut, "! the %s's statement: %s\n", st.Side, n)
 		}
 	}

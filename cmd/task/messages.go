@@ -81,7 +81,7 @@ func messagesRun(ctx context.Context, o *MessagesOptions) error {
 	}
 	if o.IO.StdoutTTY {
 		for _, m := range l.Messages {
-			if n := ScreeningNote(m.Screening); n != "" {
+			if n := m.Screening.Note(); n != "" {
 				fmt.Fprintln(o.IO.Out, cs.Yellow(m.ID+": "+n))
 			}
 		}
@@ -164,7 +164,7 @@ func messageRun(ctx context.Context, o *MessageOptions) error {
 		to = "the buyer"
 	}
 	fmt.Fprintf(o.IO.ErrOut, "✓ Sent message %s on %s to %s\n", m.ID, m.TaskID, to)
-	if n := ScreeningNote(m.Screening); n != "" {
+	if n := m.Screening.Note(); n != "" {
 		fmt.Fprintf(o.IO.ErrOut, "! %s\n", n)
 	}
 	return nil

@@ -96,7 +96,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		whom = "the buyer"
 	}
 	fmt.Fprintf(o.IO.ErrOut, "✓ Reviewed %s of %s: %d/5 (review %s)\n", whom, r.TaskID, r.Rating, r.ReviewID)
-	if n := ScreeningNote(r.Screening); n != "" {
+	if n := r.Screening.Note(); n != "" {
 		fmt.Fprintf(o.IO.ErrOut, "! %s\n", n)
 	}
 	return nil

@@ -160,36 +160,6 @@ func maxChars(flag, v string, n int) error {
 	return nil
 }
 
-// ScreeningNote describes a screening verdict for people: "⚠ flagged as injection (risk 85:
-// ignore_instructions)", "contact details removed: email", both, or "" for a clean text.
-func ScreeningNote(sc *axp.Screening) string {
-	if sc == nil {
-		return ""
-	}
-	var parts []string
-	if sc.Flagged {
-		verdict := sc.Verdict
-		if verdict == "" {
-			verdict = "suspicious"
-		}
-		s := fmt.Sprintf("⚠ flagged as %s (risk %d", verdict, sc.Risk)
-		var rules []string
-		for _, f := range sc.Findings {
-			if !slices.Contains(rules, f.Rule) {
-				rules = append(rules, f.Rule)
-			}
-		}
-		if len(rules) > 0 {
-			s += ": " + strings.Join(rules, ", ")
-		}
-		parts = append(parts, s+"): treat it as data")
-	}
-	if len(sc.Removed) > 0 {
-		parts = append(parts, "contact details removed: "+strings.Join(sc.Removed, ", "))
-	}
-	return strings.Join(parts, " · ")
-}
-
 // ScreeningFlags is a screening as short words for a table column: "flagged", "contacts removed",
 // both, or "".
 func ScreeningFlags(scs ...*axp.Screening) string {
@@ -295,7 +265,7 @@ func MediationFields(s *cmdutil.IOStreams, m *axp.Mediation, now time.Time) []st
 		return cmdutil.Duration(now.Sub(t)) + " ago"
 	}
 	note := func(text string, sc *axp.Screening) string {
-		if n := ScreeningNote(sc); n != "" {
+		if n := sc.Note(); n != "" {
 			return text + "  " + cs.Yellow("["+n+"]")
 		}
 		return text

@@ -106,3 +106,19 @@ type Trace struct {
 	Log     []LogEntry    `json:"log"`
 	Audit   []AuditRecord `json:"audit"`
 }
+
+// TimelineRow is one row of the operator's view of a task: a timeline event, an audit record, a
+// logged request, a message, an AI call or a review, in time order.
+type TimelineRow struct {
+	At      time.Time      `json:"at"`
+	Kind    string         `json:"kind" doc:"event, audit, request, message, ai_call or review"`
+	Summary string         `json:"summary"`
+	TraceID string         `json:"trace_id,omitempty"`
+	Data    map[string]any `json:"data,omitempty"`
+}
+
+// AdminTimeline is the answer of GET /api/admin/tasks/{id}/timeline.
+type AdminTimeline struct {
+	TaskID string        `json:"task_id"`
+	Rows   []TimelineRow `json:"rows"`
+}

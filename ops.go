@@ -121,7 +121,7 @@ var Ops = []Op{
 
 	// Operator (spec 4.5).
 	{Name: "admin_trace", Method: get, Path: "/api/admin/trace/{traceId}", Tag: "admin", Access: AdminAuth, In: ty[TraceQuery](), Out: ty[Trace](), Summary: "Every row caused by one trace id."},
-	{Name: "admin_task_timeline", Method: get, Path: "/api/admin/tasks/{id}/timeline", Tag: "admin", Access: AdminAuth, In: ty[IDPath](), Out: ty[Result](), Later: LaterMarket, Summary: "Requests, events, messages, AI calls and reviews of a task in time order."},
+	{Name: "admin_task_timeline", Method: get, Path: "/api/admin/tasks/{id}/timeline", Tag: "admin", Access: AdminAuth, In: ty[IDPath](), Out: ty[AdminTimeline](), Summary: "Requests, events, messages, AI calls and reviews of a task in time order."},
 	{Name: "admin_log", Method: get, Path: "/api/admin/log", Tag: "admin", Access: AdminAuth, In: ty[LogQuery](), Out: ty[LogList](), Summary: "The application log."},
 	{Name: "admin_ai", Method: get, Path: "/api/admin/ai", Tag: "admin", Access: AdminAuth, In: ty[AIQuery](), Out: ty[AICallList](), Summary: "AI calls: prompts, responses, tokens, cost; and the configured provider."},
 	{Name: "admin_mediations", Method: get, Path: "/api/admin/mediations", Tag: "admin", Access: AdminAuth, In: ty[MediationsQuery](), Out: ty[MediationList](), Summary: "Mediations of disputes and review objections, newest first."},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -217,4 +218,77 @@ func moneyTotals(entries []axp.LedgerEntry) axp.MoneyTotals {
 		}
 	}
 	return m
+}
+
+// adminTaskTimeline merges everything known about a task in time order: its timeline events,
+// the audit records of its changes, the requests logged under their trace ids, its messages, the
+// AI calls made for it and its reviews.
+func (d *Daemon) adminTaskTimeline(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+	d.sink.flush()
+	out := &axp.AdminTimeline{TaskID: in.ID, Rows: []axp.TimelineRow{}}
+	err := d.db.View(func(tx *store.Tx) error {
+		if _, err := loadTask(tx, in.ID); err != nil {
+			return err
+		}
+		events, err := tx.Events(in.ID)
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			out.Rows = append(out.Rows, axp.TimelineRow{At: e.At, Kind: "event", Summary: e.Kind + " by " + e.Actor + " (" + e.Status + ")", Data: e.Detail})
+		}
+		audit, err := tx.AuditRecords(axp.AuditQuery{EntityType: "task", EntityID: in.ID, Limit: 5000})
+		if err != nil {
+			return err
+		}
+		traces := map[string]bool{}
+		for _, a := range audit {
+			out.Rows = append(out.Rows, axp.TimelineRow{At: a.Time, Kind: "audit", Summary: a.Action + " by " + a.Actor, TraceID: a.TraceID, Data: a.Details})
+			if a.TraceID != "" {
+				traces[a.TraceID] = true
+			}
+		}
+		for id := range traces {
+			tr, err := tx.Trace(id)
+			if err != nil {
+				return err
+			}
+			for _, l := range tr.Log {
+				if l.Source == "http" {
+					out.Rows = append(out.Rows, axp.TimelineRow{At: l.Time, Kind: "request", Summary: fmt.Sprint(l.Attrs["method"], " ", l.Attrs["route"], " ", l.Attrs["status"]), TraceID: l.TraceID, Data: l.Attrs})
+				}
+			}
+		}
+		msgs, err := tx.Messages(in.ID)
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			out.Rows = append(out.Rows, axp.TimelineRow{At: m.CreatedAt, Kind: "message", Summary: "message from the " + m.From, Data: map[string]any{"message_id": m.ID, "body": m.Body, "seller_id": m.SellerID}})
+		}
+		if err := tx.EachAICall(func(a *axp.AICall) bool {
+			if a.TaskID == in.ID {
+				out.Rows = append(out.Rows, axp.TimelineRow{At: a.At, Kind: "ai_call", Summary: a.Purpose + " with " + a.Model,
+					Data: map[string]any{"ai_call_id": a.ID, "tokens": a.PromptTokens + a.CompletionTokens, "cost_usd": a.CostUSD, "error": a.Error}})
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		for _, side := range []string{axp.SideBuyer, axp.SideSeller} {
+			if id := tx.TaskReviewID(in.ID, side); id != "" {
+				r, err := tx.Review(id)
+				if err != nil {
+					return err
+				}
+				if r != nil {
+					out.Rows = append(out.Rows, axp.TimelineRow{At: r.CreatedAt, Kind: "review", Summary: fmt.Sprintf("review by the %s: %d/5", side, r.Rating),
+						Data: map[string]any{"review_id": r.ReviewID, "removed": r.Removed}})
+				}
+			}
+		}
+		return nil
+	})
+	sort.SliceStable(out.Rows, func(i, j int) bool { return out.Rows[i].At.Before(out.Rows[j].At) })
+	return out, err
 }

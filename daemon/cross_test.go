@@ -84,6 +84,7 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"start_sandbox":         {seller.c, map[string]any{"as": "seller", "task_type": "video"}},
 		"get_sandbox":           {seller.c, map[string]any{"id": "sbx_x"}},
 		"admin_task_timeline":   {e.admin, map[string]any{"id": "tsk_x"}},
+		"admin_mediation":       {e.admin, map[string]any{"id": "med_x"}},
 		"submit_offer":          {seller.c, map[string]any{"id": "tsk_x", "price_usd": 1.5, "eta_minutes": 10, "note": "n"}},
 		"list_jobs":             {seller.c, map[string]any{"status": "all"}},
 		"deliver":               {seller.c, map[string]any{"id": "tsk_x", "content": "c", "filename": "f.txt", "mime_type": "text/plain", "note": "n"}},

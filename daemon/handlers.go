@@ -79,6 +79,7 @@ func (d *Daemon) bind() map[string]rest.Handler {
 		"admin_stats":             d.adminStats,
 		"admin_announce":          typed(d.adminAnnounce),
 		"admin_operator_messages": d.adminOperatorMessages,
+		"admin_mediation":         typed(d.adminMediation),
 		"admin_task_timeline":     typed(d.adminTaskTimeline),
 		"admin_backup":            d.adminBackup,
 		"admin_members":           typed(d.adminMembers),

@@ -660,3 +660,20 @@ func (d *Daemon) adminDecideMediation(ctx context.Context, c *rest.Call, in *axp
 		return m, nil
 	})
 }
+
+// adminMediation is one mediation as the operator sees it.
+func (d *Daemon) adminMediation(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+	var out *axp.Mediation
+	err := d.db.View(func(tx *store.Tx) error {
+		m, err := tx.Mediation(in.ID)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return axp.NotFound("mediation", in.ID)
+		}
+		out = m
+		return nil
+	})
+	return out, err
+}

@@ -101,3 +101,7 @@ func TestProgramQuitsOnQ(t *testing.T) {
 		t.Error("q did not quit")
 	}
 }
+
+func TestGoldenBuyerMessages(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake().withDisputed(), ViewBuyer), 80, 24, "Messages (2)", keys("down", "down", "enter", "m")...))
+}

@@ -98,7 +98,18 @@ type taskPane struct {
 	cur        int // selected offer
 	preview    *Deliverable
 	previewErr string
+	// pane is paneOffers (the offers, or the delivery) or paneMessages.
+	pane       string
+	messages   []axp.Message
+	msgsLoaded bool
+	dispute    *DisputeState // read while the task is disputed
 }
+
+// Panes of an open task.
+const (
+	paneOffers   = ""
+	paneMessages = "messages"
+)
 
 // clone copies the pane, so that an update never changes the model it started from.
 func (p *taskPane) clone() *taskPane {
@@ -162,6 +173,16 @@ type (
 		err  error
 		task *axp.Task
 	}
+	messagesMsg struct {
+		id   string
+		list []axp.Message
+		err  error
+	}
+	disputeMsg struct {
+		id  string
+		st  *DisputeState
+		err error
+	}
 	tickMsg struct{}
 )
 
@@ -213,6 +234,43 @@ func (m Model) loadTask(id, sort string) tea.Cmd {
 		t, err := src.Task(ctx, id, sort)
 		return taskMsg{id: id, task: t, err: err}
 	}
+}
+
+func (m Model) loadMessages(id string) tea.Cmd {
+	src := m.src
+	return func() tea.Msg {
+		ctx, cancel := m.ctx()
+		defer cancel()
+		l, err := src.Messages(ctx, id)
+		return messagesMsg{id: id, list: l, err: err}
+	}
+}
+
+func (m Model) loadDispute(id string) tea.Cmd {
+	src := m.src
+	return func() tea.Msg {
+		ctx, cancel := m.ctx()
+		defer cancel()
+		st, err := src.DisputeState(ctx, id)
+		return disputeMsg{id: id, st: st, err: err}
+	}
+}
+
+// loadExtras reads what the open task shows besides the task: its messages when that pane is
+// shown, its settlements and mediation while it is disputed.
+func (m Model) loadExtras() tea.Cmd {
+	p := m.open
+	if p == nil || p.task == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if p.pane == paneMessages {
+		cmds = append(cmds, m.loadMessages(p.id))
+	}
+	if p.task.Status == axp.TaskDisputed {
+		cmds = append(cmds, m.loadDispute(p.id))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m Model) loadQueue() tea.Cmd {
@@ -272,6 +330,26 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.open = m.open.clone()
 		m.setTask(msg.task)
+		return m, m.loadExtras()
+	case messagesMsg:
+		if m.open == nil || m.open.id != msg.id {
+			return m, nil
+		}
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.open = m.open.clone()
+		m.open.messages, m.open.msgsLoaded = msg.list, true
+		return m, nil
+	case disputeMsg:
+		if m.open == nil || m.open.id != msg.id {
+			return m, nil
+		}
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.open = m.open.clone()
+		m.open.dispute = msg.st
 		return m, nil
 	case queueMsg:
 		if msg.err != nil {
@@ -548,7 +626,22 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	p := m.open.clone()
 	m.open = p
 	t := p.task
+	if k.String() == "w" {
+		return m.writeMessage()
+	}
+	if p.pane == paneMessages {
+		switch k.String() {
+		case "m", "esc", "backspace", "left", "h":
+			p.pane = paneOffers
+			m.flash = ""
+		}
+		return m, nil
+	}
 	switch k.String() {
+	case "m":
+		p.pane = paneMessages
+		m.flash = ""
+		return m, m.loadMessages(p.id)
 	case "esc", "backspace", "left", "h":
 		m.open = nil
 		m.flash = ""
@@ -610,6 +703,27 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.dialog = newDialog("dispute", t.ID, "Dispute the delivery of "+t.ID,
 			step{field: "reason", prompt: "What is wrong with it?", required: true}, confirmStep())
 	}
+	return m, nil
+}
+
+// writeMessage opens the dialog of a message to the chosen seller, or, before an offer is chosen,
+// to the seller of the selected offer.
+func (m Model) writeMessage() (tea.Model, tea.Cmd) {
+	p := m.open
+	t := p.task
+	to, sellerID := "", ""
+	switch {
+	case t.Seller != nil:
+		to = t.Seller.Name
+	case p.cur < len(t.Offers):
+		to, sellerID = t.Offers[p.cur].Seller.Name, t.Offers[p.cur].Seller.ID
+	default:
+		m.flash, m.flashErr = "No seller to write to yet: messages go to a seller who made an offer", true
+		return m, nil
+	}
+	m.dialog = newDialog("message", t.ID, "Write to "+to+" on "+t.ID+" (contact details are removed)",
+		step{field: "body", prompt: "Message:", required: true}, confirmStep())
+	m.dialog.values["seller"] = sellerID
 	return m, nil
 }
 
@@ -844,6 +958,18 @@ func (m Model) run(d *dialog) tea.Cmd {
 			}
 			return doneMsg{text: "Disputed; the task is " + t.Status, task: t}
 		})
+	case "message":
+		return call(func(ctx context.Context) doneMsg {
+			msg, err := src.PostMessage(ctx, id, v["seller"], v["body"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			text := "Sent message " + msg.ID
+			if n := msg.Screening.Note(); n != "" {
+				text += " · " + n
+			}
+			return doneMsg{text: text}
+		})
 	case "approve":
 		return call(func(ctx context.Context) doneMsg {
 			a, err := src.Approve(ctx, id, v["tx"], v["note"])
@@ -975,6 +1101,10 @@ func (m Model) dialogKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		switch k.String() {
 		case "y", "Y":
 			m.dialog = nil
+			if d.action == "message" && m.open != nil && m.open.id == d.target {
+				m.open = m.open.clone()
+				m.open.pane = paneMessages
+			}
 			m.flash, m.flashErr = "Working…", false
 			return m, m.run(d)
 		case "n", "N":

@@ -721,3 +721,113 @@ func TestBuyerScreeningFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestBuyerMessagesAndDispute(t *testing.T) {
+	src := newFake().withDisputed()
+	m := loaded(t, src, ViewBuyer)
+	m, cmd := press(t, m, "down", "down", "enter")
+	m = settle(t, m, cmd)
+	if m.open == nil || m.open.id != "tsk_disp" {
+		t.Fatalf("did not open tsk_disp: %+v", m.open)
+	}
+	// A disputed task reads its settlements and mediation; no messages until the pane is shown.
+	if c := src.called("dispute_state"); len(c) != 1 || c[0].args[0] != "tsk_disp" {
+		t.Errorf("dispute_state calls %+v", c)
+	}
+	if m.open.dispute == nil || len(m.open.dispute.Settlements) != 2 || m.open.dispute.Mediation == nil {
+		t.Fatalf("dispute not loaded: %+v", m.open.dispute)
+	}
+	if len(src.called("messages")) != 0 {
+		t.Error("messages read before the pane was shown")
+	}
+	scr := m.Render()
+	for _, want := range []string{"Dispute", "stl_2: refund 20%", "med_disp · decided", "split 40%"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("task screen lacks %q:\n%s", want, scr)
+		}
+	}
+	if !strings.Contains(scr, "m messages") || strings.Contains(scr, "a accept") || strings.Contains(scr, "c choose") {
+		t.Errorf("help bar of a disputed task:\n%s", scr)
+	}
+
+	m, cmd = press(t, m, "m")
+	if m.open.pane != paneMessages {
+		t.Fatal("m did not show the messages")
+	}
+	m = settle(t, m, cmd)
+	if !m.open.msgsLoaded || len(m.open.messages) != 2 {
+		t.Fatalf("messages %+v", m.open.messages)
+	}
+	scr = m.Render()
+	if !strings.Contains(scr, "⚠ flagged as suspicious") || !strings.Contains(scr, "w write") {
+		t.Errorf("messages pane lacks the screening note or the keys:\n%s", scr)
+	}
+
+	// w asks for the text, then a confirmation; the message goes to the chosen seller.
+	m, _ = press(t, m, "w")
+	if m.dialog == nil || m.dialog.action != "message" || !strings.Contains(m.dialog.title, "Quick Writer") {
+		t.Fatalf("dialog %+v", m.dialog)
+	}
+	m, _ = press(t, m, "enter")
+	if m.dialog.err != "required" {
+		t.Error("an empty message was accepted")
+	}
+	m, _ = update(t, m, tea.PasteMsg{Content: "Five lines please."}, key("enter"))
+	m, cmd = press(t, m, "y")
+	if m.dialog != nil || cmd == nil {
+		t.Fatal("y did not send")
+	}
+	m = settle(t, m, cmd)
+	if c := src.called("post_message"); len(c) != 1 || !reflect.DeepEqual(c[0].args, []string{"tsk_disp", "", "Five lines please."}) {
+		t.Errorf("post_message calls %+v", c)
+	}
+	if !strings.HasPrefix(m.flash, "Sent message msg_3") || m.flashErr {
+		t.Errorf("flash %q", m.flash)
+	}
+	if len(m.open.messages) != 3 || m.open.pane != paneMessages {
+		t.Errorf("messages not reloaded after sending: %d, pane %q", len(m.open.messages), m.open.pane)
+	}
+
+	// esc leaves the pane for the task, then the task for the list.
+	m, _ = press(t, m, "esc")
+	if m.open == nil || m.open.pane != paneOffers {
+		t.Fatal("esc in the messages pane should go back to the task")
+	}
+	m, _ = press(t, m, "esc")
+	if m.open != nil {
+		t.Fatal("esc did not go back to the list")
+	}
+}
+
+func TestBuyerWriteBeforeChoosing(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewBuyer)
+	m, cmd := press(t, m, "enter")
+	m = settle(t, m, cmd)
+	if len(src.called("dispute_state")) != 0 {
+		t.Error("an open task has no dispute to read")
+	}
+	m, _ = press(t, m, "down", "w")
+	if m.dialog == nil || m.dialog.values["seller"] != m.open.task.Offers[1].Seller.ID {
+		t.Fatalf("the message should go to the selected offer's seller: %+v", m.dialog)
+	}
+	m, _ = update(t, m, tea.PasteMsg{Content: "Can it rhyme?"}, key("enter"))
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("post_message"); len(c) != 1 || c[0].args[1] != "mem_slow" {
+		t.Errorf("post_message calls %+v", c)
+	}
+	if m.open.pane != paneMessages || len(m.open.messages) != 1 {
+		t.Errorf("after sending the pane shows %q with %d messages", m.open.pane, len(m.open.messages))
+	}
+
+	// A task without a seller or offers has nobody to write to.
+	src.tasks[0].Offers = nil
+	m = loaded(t, src, ViewBuyer)
+	m, cmd = press(t, m, "enter")
+	m = settle(t, m, cmd)
+	m, _ = press(t, m, "w")
+	if m.dialog != nil || !m.flashErr {
+		t.Errorf("w without a seller: dialog %+v, flash %q", m.dialog, m.flash)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -29,6 +30,12 @@ type Source interface {
 	Deliverable(ctx context.Context, id string) (*Deliverable, error)
 	Accept(ctx context.Context, id, sha256 string) (*axp.Task, error)
 	Dispute(ctx context.Context, id, reason string) (*axp.Task, error)
+	// Messages lists the messages on a task, oldest first.
+	Messages(ctx context.Context, id string) ([]axp.Message, error)
+	// PostMessage writes a message on a task; sellerID names the seller before an offer is chosen.
+	PostMessage(ctx context.Context, id, sellerID, body string) (*axp.Message, error)
+	// DisputeState reads a task's settlement proposals and its latest mediation.
+	DisputeState(ctx context.Context, id string) (*DisputeState, error)
 
 	// Approvals lists the open approval queue (pending and held items).
 	Approvals(ctx context.Context) ([]axp.Approval, error)
@@ -51,6 +58,13 @@ type Source interface {
 type Deliverable struct {
 	Body   []byte
 	SHA256 string
+}
+
+// DisputeState is what a dispute went through: the settlement proposals, oldest first (read from
+// the task's timeline, so without their notes), and the latest mediation (nil when none).
+type DisputeState struct {
+	Settlements []axp.Settlement
+	Mediation   *axp.Mediation
 }
 
 // ClientSource is a Source over the exchange's REST API.
@@ -190,6 +204,90 @@ func (s *ClientSource) Accept(ctx context.Context, id, sha string) (*axp.Task, e
 // Dispute disputes the delivery.
 func (s *ClientSource) Dispute(ctx context.Context, id, reason string) (*axp.Task, error) {
 	return s.taskCall(ctx, id, "dispute_task", map[string]any{"reason": reason})
+}
+
+// Messages lists the task's messages.
+func (s *ClientSource) Messages(ctx context.Context, id string) ([]axp.Message, error) {
+	c, err := s.buyer(id)
+	if err != nil {
+		return nil, err
+	}
+	var l axp.MessageList
+	if err := c.Call(ctx, "list_messages", map[string]any{"id": id}, &l); err != nil {
+		return nil, err
+	}
+	return l.Messages, nil
+}
+
+// PostMessage writes a message on the task.
+func (s *ClientSource) PostMessage(ctx context.Context, id, sellerID, body string) (*axp.Message, error) {
+	c, err := s.buyer(id)
+	if err != nil {
+		return nil, err
+	}
+	in := map[string]any{"id": id, "body": body}
+	if sellerID != "" {
+		in["seller_id"] = sellerID
+	}
+	var msg axp.Message
+	if err := c.Call(ctx, "post_message", in, &msg); err != nil {
+		return nil, err
+	}
+	return &msg, nil
+}
+
+// DisputeState reads the settlements from the task's timeline and its latest mediation.
+func (s *ClientSource) DisputeState(ctx context.Context, id string) (*DisputeState, error) {
+	c, err := s.buyer(id)
+	if err != nil {
+		return nil, err
+	}
+	var tl axp.Timeline
+	if err := c.Call(ctx, "get_timeline", map[string]any{"id": id}, &tl); err != nil {
+		return nil, err
+	}
+	st := &DisputeState{}
+	mediationID := ""
+	for _, ev := range tl.Events {
+		var d struct {
+			SettlementID string    `json:"settlement_id"`
+			ProposedBy   string    `json:"proposed_by"`
+			RefundPct    int       `json:"refund_pct"`
+			RefundUSD    axp.Money `json:"refund_usd"`
+			MediationID  string    `json:"mediation_id"`
+		}
+		if b, err := json.Marshal(ev.Detail); err == nil {
+			_ = json.Unmarshal(b, &d)
+		}
+		switch ev.Kind {
+		case "settlement_proposed":
+			for i := range st.Settlements {
+				if st.Settlements[i].Status == axp.SettlementProposed {
+					st.Settlements[i].Status = axp.SettlementSuperseded
+				}
+			}
+			st.Settlements = append(st.Settlements, axp.Settlement{ID: d.SettlementID, TaskID: id, ProposedBy: d.ProposedBy,
+				RefundPct: d.RefundPct, RefundUSD: d.RefundUSD, Status: axp.SettlementProposed, CreatedAt: ev.At})
+		case "settlement_rejected", "settlement_accepted":
+			for i := range st.Settlements {
+				if st.Settlements[i].ID == d.SettlementID {
+					st.Settlements[i].Status = strings.TrimPrefix(ev.Kind, "settlement_")
+				}
+			}
+		case "escalate":
+			if d.MediationID != "" {
+				mediationID = d.MediationID
+			}
+		}
+	}
+	if mediationID != "" {
+		var m axp.Mediation
+		if err := c.Call(ctx, "get_mediation", map[string]any{"id": mediationID}, &m); err != nil {
+			return nil, err
+		}
+		st.Mediation = &m
+	}
+	return st, nil
 }
 
 // Deliverable downloads the deliverable and checks its SHA-256.

@@ -217,9 +217,32 @@ func (m Model) keys() [][2]string {
 	case m.view == ViewOperator:
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.open != nil:
-		return [][2]string{{"↑↓", "offer"}, {"s", "sort"}, {"c", "choose"}, {"p", "preview"}, {"a", "accept"}, {"d", "dispute"}, {"esc", "back"}, {"q", "quit"}}
+		return m.taskKeys()
 	}
 	return [][2]string{{"↑↓", "move"}, {"enter", "open"}, other, {"ctrl+r", "refresh"}, {"?", "help"}, {"q", "quit"}}
+}
+
+// taskKeys are the keys that do something on the open task.
+func (m Model) taskKeys() [][2]string {
+	p := m.open
+	if p.pane == paneMessages {
+		return [][2]string{{"w", "write"}, {"m/esc", "task"}, {"ctrl+r", "refresh"}, {"?", "help"}, {"q", "quit"}}
+	}
+	var out [][2]string
+	t := p.task
+	if len(t.Offers) > 0 {
+		out = append(out, [2]string{"↑↓", "offer"}, [2]string{"s", "sort"})
+	}
+	if t.Status == axp.TaskOpen {
+		out = append(out, [2]string{"c", "choose"})
+	}
+	if t.Deliverable != nil {
+		out = append(out, [2]string{"p", "preview"})
+	}
+	if t.Status == axp.TaskDelivered {
+		out = append(out, [2]string{"a", "accept"}, [2]string{"d", "dispute"})
+	}
+	return append(out, [2]string{"m", "messages"}, [2]string{"w", "write"}, [2]string{"esc", "back"}, [2]string{"q", "quit"})
 }
 
 func (m Model) helpScreen() []string {
@@ -237,7 +260,8 @@ func (m Model) helpScreen() []string {
 	}
 	add("Everywhere", [][2]string{{"tab", "switch buyer / operator view"}, {"ctrl+r", "refresh now"}, {"?", "this help"}, {"q", "quit"}})
 	add("Buyer", [][2]string{{"↑↓ enter", "pick a task and open it"}, {"s", "rank offers: value, price, eta, reliability"},
-		{"c", "choose the selected offer"}, {"p", "download and preview the deliverable"}, {"a / d", "accept / dispute the delivery"}, {"esc", "back to the list"}})
+		{"c", "choose the selected offer"}, {"p", "download and preview the deliverable"}, {"a / d", "accept / dispute the delivery"}, {"m / w", "messages on the task / write one"},
+		{"esc", "back to the list"}})
 	add("Operator", [][2]string{{"←→ 1-5", "queue, payments, release due, mediations, rejected listings"},
 		{"a", "approve (asks for the tx hash of payouts)"}, {"r", "reject with a reason"},
 		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o", "overturn a listing rejection, with a note"}})
@@ -565,6 +589,12 @@ func (m Model) taskBody(w, h int) []string {
 		if note := c.Screening.Note(); note != "" {
 			out = append(out, t.warn.Render("  "+note))
 		}
+	}
+	if p.dispute != nil {
+		out = append(out, m.disputeLines(w, p.dispute)...)
+	}
+	if p.pane == paneMessages {
+		return m.messageLines(w, h, out)
 	}
 	preview := m.previewLines(w)
 	avail := h - len(out) - len(preview)

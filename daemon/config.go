@@ -67,6 +67,13 @@ type Config struct {
 	// addresses and the base URL's host: their DNS-rebinding protection. "*" allows any host.
 	AllowedHosts []string
 
+	// OutboundPrivate decides whether the exchange may call private addresses (key
+	// outbound_private): "allow", or "deny" (also the zero value), which refuses 10/8, 172.16/12,
+	// 192.168/16, 169.254/16, 100.64/10, 0/8, fc00::/7, fe80::/10 and :: for a task's callback_url
+	// and a member's mcp_url, at dial time and, for IP literals, when the URL is given. Loopback is
+	// always allowed (docs/decisions.md).
+	OutboundPrivate string
+
 	// NoSync disables fsync on commit (benchmarks only).
 	NoSync bool
 	// Now is the clock (tests); nil means time.Now.
@@ -93,6 +100,7 @@ func Defaults() Config {
 		LogLevel:               "info",
 		SweepEvery:             30 * time.Second,
 		SandboxWait:            5 * time.Minute,
+		OutboundPrivate:        "deny",
 	}
 }
 

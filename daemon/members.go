@@ -22,6 +22,9 @@ func (d *Daemon) register(ctx context.Context, c *rest.Call, in *axp.Registratio
 	if err := axp.CheckRegistration(in); err != nil {
 		return nil, err
 	}
+	if err := d.checkTarget("mcp_url", in.MCPURL); err != nil {
+		return nil, err
+	}
 	now := d.now()
 	id := axp.NewID("mem", now)
 	secret := axp.SecretFor(id)
@@ -97,6 +100,11 @@ func (d *Daemon) getMyProfile(ctx context.Context, c *rest.Call) (any, error) {
 }
 
 func (d *Daemon) updateProfile(ctx context.Context, c *rest.Call, in *axp.ProfileUpdate) (any, error) {
+	if in.MCPURL.Set {
+		if err := d.checkTarget("mcp_url", in.MCPURL.Value); err != nil {
+			return nil, err
+		}
+	}
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {

@@ -168,6 +168,9 @@ func buyerLabel(t *axp.TaskRecord) string {
 
 // newTask validates a new task and builds its record (not yet stored).
 func (d *Daemon) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.TaskRecord, []string, error) {
+	if err := d.checkTarget("callback_url", in.CallbackURL); err != nil {
+		return nil, nil, err
+	}
 	desc := strings.TrimSpace(in.Description)
 	typ := in.Type
 	var questions []string

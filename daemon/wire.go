@@ -18,6 +18,8 @@ func (d *Daemon) wireOutbound() {
 		Timeout: protocol.ToolCallTimeoutMillis * time.Millisecond,
 		Now:     d.cfg.Now,
 		Trace:   axp.TraceID,
+		// Private targets are refused at dial time unless the operator allows them.
+		AllowPrivate: d.cfg.OutboundPrivate == "allow",
 		Observe: func(op string, elapsed time.Duration, err error) {
 			d.metrics.observe("out:"+op, elapsed, err != nil, d.now())
 		},
@@ -154,5 +156,19 @@ func (d *Daemon) sellerDeclined(ch *change, t *axp.TaskRecord, reason string) er
 		return err
 	}
 	d.statusNotices(ch, t)
+	return nil
+}
+
+// checkTarget refuses a callback_url or mcp_url whose host is an IP literal the exchange would
+// refuse to dial (outbound_private: deny), so the mistake shows when the URL is given rather than
+// at the first call. Host names are judged at dial time only.
+func (d *Daemon) checkTarget(field, rawURL string) error {
+	if d.cfg.OutboundPrivate == "allow" || rawURL == "" {
+		return nil
+	}
+	if rule := outbound.DeniedURL(rawURL); rule != "" {
+		return axp.Invalid(field, "points at "+rule+", which the exchange does not call",
+			"use a public address; an operator who needs private targets sets "+outbound.PrivateConfigKey+": allow")
+	}
 	return nil
 }

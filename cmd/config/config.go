@@ -61,6 +61,7 @@ type Keys struct {
 	AICompletionUSDPerMTok string          `koanf:"ai_completion_usd_per_mtok"`
 	AITimeout              time.Duration   `koanf:"ai_timeout"`
 	AllowedHosts           []string        `koanf:"allowed_hosts"`
+	OutboundPrivate        string          `koanf:"outbound_private"`
 }
 
 // FlagKeys maps command-line flag names to keys.
@@ -147,6 +148,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
 	cfg.AllowedHosts = keys.AllowedHosts
+	cfg.OutboundPrivate = strings.ToLower(strings.TrimSpace(keys.OutboundPrivate))
 	cfg.MediationWindow, cfg.AITimeout = keys.MediationWindow, keys.AITimeout
 	cfg.AIBaseURL, cfg.AIAPIKey, cfg.AIModel = strings.TrimSpace(keys.AIBaseURL), strings.TrimSpace(keys.AIAPIKey), strings.TrimSpace(keys.AIModel)
 	for _, p := range []struct {
@@ -201,6 +203,7 @@ func fromDefaults(def daemon.Config) Keys {
 		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
 		FeeDefaultBPS: def.Fees.DefaultBPS, FeeWindows: def.Fees.Windows, MaxBodyBytes: def.MaxBodyBytes,
 		LogRetention: def.LogRetention, LogLevel: def.LogLevel, SweepEvery: def.SweepEvery, SandboxWait: def.SandboxWait,
+		OutboundPrivate: def.OutboundPrivate,
 	}
 }
 
@@ -338,6 +341,11 @@ func validate(c daemon.Config) error {
 	}
 	if c.DepositAddress != "" && !evmAddress.MatchString(c.DepositAddress) {
 		return &keyError{"deposit_address", "deposit_address must be an EVM address: 0x followed by 40 hex digits"}
+	}
+	switch c.OutboundPrivate {
+	case "deny", "allow":
+	default:
+		return &keyError{"outbound_private", fmt.Sprintf("outbound_private %q is not one of deny (refuse private addresses; loopback stays allowed) or allow", c.OutboundPrivate)}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

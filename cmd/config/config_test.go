@@ -226,6 +226,7 @@ func TestRefused(t *testing.T) {
 			[]string{"fee_windows[0] needs from < until"}},
 		{"small body limit", "", env{"AXP_MAX_BODY_BYTES": "100"}, []string{"max_body_bytes must be at least 4096"}},
 		{"malformed YAML", "addr: [\n", nil, []string{"config file"}},
+		{"unknown outbound_private", "", env{"AXP_OUTBOUND_PRIVATE": "maybe"}, []string{`outbound_private "maybe"`, "deny", "allow", "AXP_OUTBOUND_PRIVATE"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,7 +254,7 @@ func keyList() []string {
 	return []string{"addr", "data_dir", "base_url", "admin_token", "anon_tasks_per_minute", "registrations_per_hour",
 		"operator_messages_per_day", "anon_reads_per_minute", "quote_window", "open_window", "payment_window",
 		"auto_release", "contact_warn_at", "contact_suspend_at", "fee_default_bps", "fee_windows", "max_body_bytes",
-		"trusted_proxies", "log_retention", "log_level", "allowed_hosts"}
+		"trusted_proxies", "log_retention", "log_level", "allowed_hosts", "outbound_private"}
 }
 
 // Every key can be set from a file: the list of keys is the struct, and a file naming each of them
@@ -284,6 +285,7 @@ deposit_address: "0x00000000000000000000000000000000000000aa"
 sweep_every: 2s
 sandbox_wait: 3m
 allowed_hosts: [x.example, "localhost:9"]
+outbound_private: allow
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
@@ -292,7 +294,7 @@ allowed_hosts: [x.example, "localhost:9"]
 		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},
 		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug",
 		DepositAddress: "0x00000000000000000000000000000000000000aa", SweepEvery: 2 * time.Second, SandboxWait: 3 * time.Minute,
-		AllowedHosts: []string{"x.example", "localhost:9"}}
+		AllowedHosts: []string{"x.example", "localhost:9"}, OutboundPrivate: "allow"}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
 	}
@@ -354,5 +356,18 @@ ai_timeout: 30s
 		if msg := loadErr(t, writeFile(t, body), nil, nil); !strings.Contains(msg, key) {
 			t.Errorf("%q: error %q does not name %s", body, msg, key)
 		}
+	}
+}
+
+// outbound_private defaults to deny, takes allow from the environment, and is case-insensitive.
+func TestOutboundPrivate(t *testing.T) {
+	if cfg := load(t, "", nil, nil); cfg.OutboundPrivate != "deny" {
+		t.Errorf("default outbound_private = %q, want deny", cfg.OutboundPrivate)
+	}
+	if cfg := load(t, "", nil, env{"AXP_OUTBOUND_PRIVATE": " Allow "}); cfg.OutboundPrivate != "allow" {
+		t.Errorf("AXP_OUTBOUND_PRIVATE=Allow gave %q", cfg.OutboundPrivate)
+	}
+	if cfg := load(t, writeFile(t, "outbound_private: deny\n"), nil, nil); cfg.OutboundPrivate != "deny" {
+		t.Errorf("file deny gave %q", cfg.OutboundPrivate)
 	}
 }

@@ -61,6 +61,11 @@ type Caller struct {
 	// Trace, when set, gives the trace id to send as X-Trace-Id (nil: TraceID, which reads
 	// WithTrace).
 	Trace func(context.Context) string
+	// AllowPrivate lets the Caller's own transport dial private, link-local, carrier-grade NAT,
+	// unique local and unspecified addresses (key outbound_private: allow). When false they are
+	// refused at dial time with a refused_target CallError; loopback is always allowed. It does
+	// not apply to a Transport given in HTTP, and must be set before the first call.
+	AllowPrivate bool
 
 	poolOnce sync.Once
 	pool     *http.Transport // the Caller's own transport, made on first use
@@ -77,10 +82,12 @@ const (
 )
 
 // transport is the Caller's own transport: http.DefaultTransport's settings (proxy from the
-// environment, dial and TLS timeouts, HTTP/2) with a pool sized for quote rounds.
+// environment, dial and TLS timeouts, HTTP/2) with a pool sized for quote rounds, and a dialer
+// that refuses denied addresses unless AllowPrivate.
 func (c *Caller) transport() *http.Transport {
 	c.poolOnce.Do(func() {
 		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DialContext = dialer(c.AllowPrivate)
 		t.MaxIdleConns = maxIdleConns
 		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		c.pool = t
@@ -499,6 +506,8 @@ func (k *call) classify(err error) *CallError {
 		return k.fail(KindTimeout, status, "the exchange stopped waiting before the member answered", k.parent.Err())
 	case k.ctx.Err() != nil:
 		return k.fail(KindTimeout, status, fmt.Sprintf("no answer within %s; answer tool calls within %d s and do long work after answering", k.c.timeout(), protocol.ToolCallTimeoutMillis/1000), context.DeadlineExceeded)
+	case status == 0 && refused(err) != nil:
+		return k.fail(KindRefusedTarget, 0, "cannot call "+k.where()+": "+refused(err).Error(), err)
 	case status == 0:
 		return k.fail(KindUnreachable, 0, "cannot reach "+k.where()+": "+netReason(err)+"; check that the server is running and reachable from the internet", err)
 	case status < 200 || status > 299:

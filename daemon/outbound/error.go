@@ -13,6 +13,9 @@ const (
 	KindToolError   = "tool_error"  // the tool answered with isError: true
 	KindBadAnswer   = "bad_answer"  // an answer that is not JSON, too large, or fails the tool's output schema
 	KindUnreachable = "unreachable" // no HTTP answer at all: bad URL, DNS, refused connection, TLS
+	// KindRefusedTarget: the exchange refused to dial the address (a private or internal one,
+	// see outbound_private); not retried.
+	KindRefusedTarget = "refused_target"
 )
 
 // CallError is the one error of a failed outbound call. Message is written for the member: it says

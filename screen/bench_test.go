@@ -106,3 +106,32 @@ func BenchmarkListingCorpus(b *testing.B) {
 	b.ReportMetric(float64(st.caught)/float64(st.rejects), "recall")
 	b.ReportMetric(float64(st.wronglyRejected)/float64(st.allows), "fp-rate")
 }
+
+// BenchmarkInjectionHeldout measures injection screening on texts written after the rules and never
+// used to tune them: the honest figure of how the screen generalises (heldout-recall of attacks
+// flagged, heldout-fp-rate of benign texts flagged). Not asserted: it is a tripwire, and texts are
+// always kept as data.
+func BenchmarkInjectionHeldout(b *testing.B) {
+	attacks, benign := loadCorpus(b, "heldout_injection.txt"), loadCorpus(b, "heldout_benign.txt")
+	var flagged, fp int
+	for _, s := range attacks {
+		if Screen(s.text).Flagged {
+			flagged++
+		}
+	}
+	for _, s := range benign {
+		if Screen(s.text).Flagged {
+			fp++
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, s := range attacks {
+			Screen(s.text)
+		}
+	}
+	b.ReportMetric(float64(flagged)/float64(len(attacks)), "heldout-recall")
+	b.ReportMetric(float64(fp)/float64(len(benign)), "heldout-fp-rate")
+	b.ReportMetric(float64(len(attacks)), "attacks")
+	b.ReportMetric(float64(len(benign)), "benign")
+}

@@ -4,9 +4,11 @@ package admin
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
 
@@ -32,4 +34,15 @@ func call(ctx context.Context, f *cmdutil.Factory, op string, in, out any) ([]by
 	}
 	body, err := cmdutil.Call(ctx, cl, op, in, out)
 	return body, cmdutil.WithHint(err, cmdutil.AdminAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
+}
+
+// allowed lists the values the exchange accepts for a field of an operation's input, read from the
+// operation's input schema, so the CLI's checks and completions agree with the exchange by
+// construction.
+func allowed(op, field string) []string {
+	var out []string
+	for _, v := range protocol.SchemaOf(axp.Lookup(op).In).Properties[field].Enum {
+		out = append(out, fmt.Sprint(v))
+	}
+	return out
 }

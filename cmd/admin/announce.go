@@ -34,10 +34,10 @@ func NewCmdAnnounce(f *cmdutil.Factory, runF func(context.Context, *AnnounceOpti
 			if strings.TrimSpace(o.Title) == "" || strings.TrimSpace(o.Body) == "" {
 				return cmdutil.Usagef("--title and --body are required")
 			}
-			if err := oneOf("--severity", o.Severity, []string{"info", "important", "action_required"}); err != nil {
+			if err := oneOf("--severity", o.Severity, allowed("admin_announce", "severity")); err != nil {
 				return err
 			}
-			if err := oneOf("--audience", o.Audience, []string{"all", "buyers", "sellers", "members"}); err != nil {
+			if err := oneOf("--audience", o.Audience, allowed("admin_announce", "audience")); err != nil {
 				return err
 			}
 			if runF != nil {

@@ -33,8 +33,8 @@ type ApprovalsListOptions struct {
 }
 
 var (
-	approvalStatuses = []string{"open", axp.ApprovalPending, axp.ApprovalHeld, axp.ApprovalApproved, axp.ApprovalRejected, "all"}
-	approvalKinds    = []string{axp.ApprovePayment, axp.ApprovePayout, axp.ApproveRefund, axp.ApproveSplit, axp.ApproveReleaseDue}
+	approvalStatuses = allowed("admin_approvals", "status")
+	approvalKinds    = allowed("admin_approvals", "kind")
 )
 
 // NewCmdApprovalsList builds `axp admin approvals list`.

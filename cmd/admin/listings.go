@@ -23,7 +23,7 @@ func newListingsCmd(f *cmdutil.Factory) *cobra.Command {
 	return c
 }
 
-var listingStatuses = []string{axp.ListingRejected, axp.ListingOverturned, "all"}
+var listingStatuses = allowed("admin_listings", "status")
 
 // ListingsListOptions are the inputs of `axp admin listings list`.
 type ListingsListOptions struct {

@@ -31,7 +31,7 @@ func NewCmdLog(f *cmdutil.Factory, runF func(context.Context, *LogOptions) error
 		Short: "Read the application log",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := oneOf("--level", o.Level, []string{"error", "warn", "info", "debug"}); err != nil {
+			if err := oneOf("--level", o.Level, allowed("admin_log", "level")); err != nil {
 				return err
 			}
 			if o.Limit < 0 || o.Limit > 5000 {

@@ -26,8 +26,8 @@ func newMediationsCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 var (
-	mediationStatuses = []string{axp.MediationAwaiting, axp.MediationDecided, axp.MediationAppealed, axp.MediationResolved, "open", "all"}
-	mediationKinds    = []string{axp.MediationDispute, axp.MediationReviewObjection}
+	mediationStatuses = allowed("admin_mediations", "status")
+	mediationKinds    = allowed("admin_mediations", "kind")
 )
 
 // MediationsListOptions are the inputs of `axp admin mediations list`.
@@ -260,7 +260,7 @@ both sides see it.`,
 				}
 				o.RefundPct = &n
 			}
-			if err := oneOf("--outcome", o.Outcome, []string{"keep", "remove"}); err != nil {
+			if err := oneOf("--outcome", o.Outcome, allowed("admin_decide_mediation", "outcome")); err != nil {
 				return err
 			}
 			switch {

@@ -34,7 +34,7 @@ type MembersListOptions struct {
 // NewCmdMembersList builds `axp admin members list`.
 func NewCmdMembersList(f *cmdutil.Factory, runF func(context.Context, *MembersListOptions) error) *cobra.Command {
 	o := &MembersListOptions{F: f, IO: f.IO, Now: time.Now}
-	states := []string{axp.MemberRegistered, axp.MemberVerified, axp.MemberUnreachable, axp.MemberSuspended}
+	states := allowed("admin_members", "state")
 	c := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -44,7 +44,7 @@ func NewCmdMembersList(f *cmdutil.Factory, runF func(context.Context, *MembersLi
 			if err := oneOf("--state", o.State, states); err != nil {
 				return err
 			}
-			if err := oneOf("--role", o.Role, []string{"buyer", "seller"}); err != nil {
+			if err := oneOf("--role", o.Role, allowed("admin_members", "role")); err != nil {
 				return err
 			}
 			if runF != nil {

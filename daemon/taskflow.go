@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -440,14 +439,4 @@ func (d *Daemon) getTimeline(ctx context.Context, c *rest.Call, in *axp.TaskRef)
 		return err
 	})
 	return out, err
-}
-
-// sortedKeys is a helper for deterministic detail maps.
-func sortedKeys(m map[string]any) []string {
-	k := make([]string, 0, len(m))
-	for x := range m {
-		k = append(k, x)
-	}
-	sort.Strings(k)
-	return k
 }

@@ -41,13 +41,6 @@ func (d *deob) popBlanks(def int32) int32 {
 	return st
 }
 
-// copy appends folded bytes [i, j) unchanged.
-func (d *deob) copy(i, j int) {
-	for k := i; k < j; k++ {
-		d.b.copyFrom(d.a, k)
-	}
-}
-
 func (d *deob) emit(c byte, origStart, origEnd int32) {
 	d.b.push(c, int(origStart), int(origEnd), true)
 }

@@ -187,7 +187,6 @@ type proc struct {
 	stdout *syncBuffer
 	stderr *syncBuffer
 	done   chan error
-	exit   error
 }
 
 func testEnv(home string) []string {

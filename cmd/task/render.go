@@ -2,7 +2,6 @@ package task
 
 import (
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,5 +202,3 @@ func checksText(cs cmdutil.ColorScheme, checks []axp.CheckResult) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-func status(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }

@@ -70,11 +70,10 @@ type Options struct {
 
 // Server is the REST door.
 type Server struct {
-	b    Backend
-	o    Options
-	mux  *http.ServeMux
-	ops  map[string]*route // method + " " + pattern -> route
-	docs http.Handler
+	b   Backend
+	o   Options
+	mux *http.ServeMux
+	ops map[string]*route // method + " " + pattern -> route
 	// handlers holds the handler of every operation by name, for Invoke.
 	handlers map[string]Handler
 	// inflight holds the idempotency keys of calls running now.

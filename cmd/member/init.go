@@ -110,6 +110,20 @@ func runInit(o *InitOptions) error {
 		}
 		fmt.Fprintln(o.IO.Out, filepath.Join(o.Dir, f))
 	}
+	if d.Replace != "" {
+		// The checkout's go.sum holds the checksums of every module the new one needs, so
+		// `go mod tidy` verifies them without asking the checksum database (offline, or behind
+		// a proxy that serves modules but not the database).
+		if sum, err := os.ReadFile(filepath.Join(d.Replace, "go.sum")); err == nil {
+			dst := filepath.Join(o.Dir, "go.sum")
+			if _, err := os.Stat(dst); errors.Is(err, fs.ErrNotExist) || o.Force {
+				if err := os.WriteFile(dst, sum, 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintln(o.IO.Out, dst)
+			}
+		}
+	}
 	fmt.Fprintf(o.IO.ErrOut, "wrote a %s agent in %s; next: cd %s && go mod tidy && go build\n", o.Role, o.Dir, o.Dir)
 	if d.Replace == "" {
 		fmt.Fprintf(o.IO.ErrOut, "note: %s is not on a module proxy yet: uncomment the replace line in go.mod and point it at an axp checkout\n", axpModule)

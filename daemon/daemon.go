@@ -62,6 +62,10 @@ type Daemon struct {
 
 	trust trustState
 
+	// afterScan, when set (tests), runs between a sweeper's read of what is due and the write
+	// transactions that act on it, so a test can change the state in between.
+	afterScan func(what string)
+
 	stop     chan struct{}
 	stopOnce sync.Once
 	bg       sync.WaitGroup

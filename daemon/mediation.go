@@ -287,6 +287,21 @@ func (d *Daemon) decideMediation(ctx context.Context, id string, force bool) boo
 		return false
 	}
 	defer d.trust.deciding.Delete(id)
+	// A statement may arrive while the Mediator thinks (a model call takes seconds): the decision
+	// is taken again on what the statements are then, a few times at most.
+	for range 3 {
+		decided, stale := d.decideOnce(ctx, id, force)
+		if !stale {
+			return decided
+		}
+	}
+	return false
+}
+
+// decideOnce takes one decision on a snapshot of the mediation and carries it out in a write
+// transaction that checks again that the mediation still waits and its statements are those the
+// decision read (stale otherwise: nothing is written).
+func (d *Daemon) decideOnce(ctx context.Context, id string, force bool) (decided, stale bool) {
 	var m *axp.Mediation
 	var t *axp.TaskRecord
 	var rev *store.ReviewRecord
@@ -300,21 +315,28 @@ func (d *Daemon) decideMediation(ctx context.Context, id string, force bool) boo
 		}
 		return err
 	}); err != nil || m.Status != axp.MediationAwaiting {
-		return false
+		return false, false
 	}
 	now := d.now()
 	both := m.StatementOf(axp.SideBuyer) != nil && m.StatementOf(axp.SideSeller) != nil
 	if !both && (!force || now.Before(m.StatementsDue)) {
-		return false
+		return false, false
+	}
+	read := len(m.Statements)
+	if d.afterScan != nil {
+		d.afterScan("mediation")
 	}
 	dec := d.mediate(ctx, m, t, rev, now)
-	decided := false
 	_, err := d.mutate(ctx, "mediator", func(ch *change) (any, error) {
 		m, t, err := loadMediation(ch.tx, id)
 		if err != nil {
 			return nil, err
 		}
 		if m.Status != axp.MediationAwaiting {
+			return nil, nil
+		}
+		if len(m.Statements) != read {
+			stale = true
 			return nil, nil
 		}
 		dec.At = ch.now
@@ -330,9 +352,9 @@ func (d *Daemon) decideMediation(ctx context.Context, id string, force bool) boo
 	})
 	if err != nil {
 		d.log.WarnContext(ctx, "mediation decision failed", "source", "mediation", "mediation", id, "err", err)
-		return false
+		return false, false
 	}
-	return decided
+	return decided, stale
 }
 
 // carryOut applies a decision: a dispute's refund or split goes to the operator's queue (open

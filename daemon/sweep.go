@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/protocol"
@@ -23,23 +24,29 @@ func (d *Daemon) sweep(ctx context.Context) int {
 					continue
 				}
 				switch {
-				case status == axp.TaskOpen && now.After(t.OpenUntil):
+				case expiryDue(t, now):
 					expire = append(expire, id)
-				case status == axp.TaskAwaitingPayment && t.PayBy != nil && now.After(*t.PayBy) && t.TxHash == "":
-					expire = append(expire, id)
-				case status == axp.TaskDelivered && t.AutoReleaseAt != nil && now.After(*t.AutoReleaseAt) && !t.ReleaseDue:
+				case releaseDue(t, now):
 					due = append(due, id)
 				}
 			}
 		}
 		return nil
 	})
+	if d.afterScan != nil {
+		d.afterScan("tasks")
+	}
 	changed := 0
 	for _, id := range expire {
-		if d.sweepTask(ctx, id, func(ch *change, t *axp.TaskRecord) error {
+		if d.sweepTask(ctx, id, func(ch *change, t *axp.TaskRecord) (bool, error) {
+			// The scan was a snapshot: the buyer may have chosen, paid or reported a payment
+			// since. Decide again on the task as this transaction reads it.
+			if !expiryDue(t, ch.now) {
+				return false, nil
+			}
 			prev := t.Status
 			if err := t.Move(axp.TrigExpire, "", ch.now); err != nil {
-				return err
+				return false, err
 			}
 			detail := map[string]any{"window": prev}
 			if t.Received > 0 {
@@ -48,34 +55,35 @@ func (d *Daemon) sweep(ctx context.Context) int {
 				a := d.moneyApproval(t, axp.ApproveRefund, t.Price, "the task expired holding a payment no job used: refund the buyer", ch.now)
 				a.SellerID, a.SellerName = "", ""
 				if err := ch.tx.PutApproval(a); err != nil {
-					return err
+					return false, err
 				}
 				detail["refund_decided"], detail["approval_id"] = true, a.ID
 			}
 			if err := ch.save(t, prev, "expire", detail); err != nil {
-				return err
+				return false, err
 			}
 			d.statusNotices(ch, t)
-			return nil
+			return true, nil
 		}) {
 			changed++
 		}
 	}
 	for _, id := range due {
-		if d.sweepTask(ctx, id, func(ch *change, t *axp.TaskRecord) error {
-			if t.Status != axp.TaskDelivered || t.ReleaseDue {
-				return nil
+		if d.sweepTask(ctx, id, func(ch *change, t *axp.TaskRecord) (bool, error) {
+			// The buyer may have accepted or disputed, or the seller redone the job, since the scan.
+			if !releaseDue(t, ch.now) {
+				return false, nil
 			}
 			t.ReleaseDue, t.UpdatedAt = true, ch.now
 			a := d.moneyApproval(t, axp.ApproveReleaseDue, 0, "the auto-release window passed with no answer from the buyer: decide whether to release", ch.now)
 			if err := ch.tx.PutApproval(a); err != nil {
-				return err
+				return false, err
 			}
 			if err := ch.save(t, t.Status, "release_due", map[string]any{"approval_id": a.ID}); err != nil {
-				return err
+				return false, err
 			}
 			d.reminders(ch, t, "The auto-release window passed. The buyer has not accepted or disputed; the operator will decide. Buyer: accept or dispute now.")
-			return nil
+			return true, nil
 		}) {
 			changed++
 		}
@@ -85,19 +93,41 @@ func (d *Daemon) sweep(ctx context.Context) int {
 	return changed
 }
 
-func (d *Daemon) sweepTask(ctx context.Context, id string, fn func(ch *change, t *axp.TaskRecord) error) bool {
+// expiryDue reports whether the sweeper expires t at now: an open task nobody chose within the open
+// window, or a task awaiting a payment nobody reported within the payment window.
+func expiryDue(t *axp.TaskRecord, now time.Time) bool {
+	switch t.Status {
+	case axp.TaskOpen:
+		return now.After(t.OpenUntil)
+	case axp.TaskAwaitingPayment:
+		return t.PayBy != nil && now.After(*t.PayBy) && t.TxHash == ""
+	}
+	return false
+}
+
+// releaseDue reports whether a delivered task's auto-release window passed with no buyer answer and
+// no release-due item queued yet.
+func releaseDue(t *axp.TaskRecord, now time.Time) bool {
+	return t.Status == axp.TaskDelivered && t.AutoReleaseAt != nil && now.After(*t.AutoReleaseAt) && !t.ReleaseDue
+}
+
+// sweepTask runs fn on the task in one write transaction; fn decides again on what it reads there
+// and reports whether it changed the task.
+func (d *Daemon) sweepTask(ctx context.Context, id string, fn func(ch *change, t *axp.TaskRecord) (bool, error)) bool {
+	changed := false
 	_, err := d.mutate(ctx, "system", func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, id)
 		if err != nil {
 			return nil, err
 		}
-		return nil, fn(ch, t)
+		changed, err = fn(ch, t)
+		return nil, err
 	})
 	if err != nil {
 		d.log.WarnContext(ctx, "sweep failed", "source", "sweeper", "task", id, "err", err)
 		return false
 	}
-	return true
+	return changed
 }
 
 // reminders queues a reminder event to both parties and the callback URL.

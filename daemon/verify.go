@@ -476,6 +476,9 @@ func (d *Daemon) liveness(ctx context.Context) {
 			return true
 		})
 	})
+	if len(due) > 0 && d.afterScan != nil {
+		d.afterScan("liveness")
+	}
 	for _, m := range due {
 		var steps []axp.Step
 		if m.PullMode() {
@@ -487,7 +490,10 @@ func (d *Daemon) liveness(ctx context.Context) {
 		ok := passed(steps)
 		d.mutate(ctx, "system", func(ch *change) (any, error) {
 			cur, err := loadMember(ch.tx, m.ID)
-			if err != nil || cur.State != axp.MemberVerified {
+			// A member heard from since the scan (a call, a heartbeat, a new verification), or
+			// checked by another sweep meanwhile, is not charged with this check.
+			if err != nil || cur.State != axp.MemberVerified || cur.LivenessFailures != m.LivenessFailures ||
+				(!ok && cur.LastSeenAt.After(m.LastSeenAt)) {
 				return nil, err
 			}
 			cur.LastChecks = checksOf(steps, ch.now)

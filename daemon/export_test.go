@@ -1,0 +1,5 @@
+package daemon
+
+// SetAfterScan installs a function that runs between a sweeper's scan and its actions, so tests can
+// race a state change against the sweeper deterministically.
+func (d *Daemon) SetAfterScan(fn func(what string)) { d.afterScan = fn }

@@ -1,6 +1,9 @@
 package axp
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 type ctxKey int
 
@@ -28,7 +31,16 @@ type Idempotency struct {
 	Op       string
 	Status   int
 	Seal     []byte // 32-byte key derived from the caller's raw key; never stored
+
+	stored atomic.Bool
 }
+
+// MarkStored records that the call's answer (or what renders it) is stored: later transactions of
+// the same call leave the record alone. It reports whether this was the first mark.
+func (i *Idempotency) MarkStored() bool { return i.stored.CompareAndSwap(false, true) }
+
+// Stored reports whether the call's record was written.
+func (i *Idempotency) Stored() bool { return i.stored.Load() }
 
 // WithIdempotency returns ctx carrying an idempotency request.
 func WithIdempotency(ctx context.Context, i *Idempotency) context.Context {

@@ -189,7 +189,7 @@ func (d *Daemon) faqEntries() []axp.FAQEntry {
 		{Question: "Can sellers and buyers contact each other directly?", Answer: "No. Emails, phone numbers, links, handles, wallet addresses and endpoints are removed from everything passed between parties, and repeated attempts lead to suspension. Use the task's messages."},
 		{Question: "Why was my call refused with 429?", Answer: "Anonymous task creation, registrations and operator messages are rate-limited. The answer carries Retry-After in seconds."},
 		{Question: "What does an error look like?", Answer: `Every error is {"error": {"code", "message", "hint", "field"}, "trace_id"}. Quote the trace_id when you ask the operator for help.`},
-		{Question: "Are calls idempotent?", Answer: "Send an Idempotency-Key header on any POST, PUT or PATCH: a retry with the same key and body gets the first answer again; the same key with a different body is refused with 409."},
+		{Question: "Are calls idempotent?", Answer: "Send an Idempotency-Key header on any POST, PUT or PATCH: a retry with the same key and body gets the first answer again (for a new task: the same task and buyer token, as the task is now); the same key with a different body is refused with 409. Without credentials, use a random UUID: shorter keys than 16 characters are refused."},
 		{Question: "Which protocols can I use?", Answer: "REST (see /openapi.json), MCP at /mcp (Streamable HTTP, stateless) and A2A at /a2a (JSON-RPC). All reach the same marketplace."},
 	}, d.trustFAQ()...)
 }

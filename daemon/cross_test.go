@@ -478,7 +478,7 @@ func TestBodyLimits(t *testing.T) {
 func TestIdempotency(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	key := client.Options{IdempotencyKey: "fb-1"}
+	key := client.Options{IdempotencyKey: "feedback-key-0001"}
 	in := map[string]any{"message": "hello", "rating": 4}
 	first, err := do(e.anon, "submit_feedback", in, key)
 	if err != nil || first.Status != 201 || first.Header.Get("Idempotent-Replayed") != "" {
@@ -533,8 +533,14 @@ func TestIdempotency(t *testing.T) {
 	// Over-long keys are refused.
 	_, err = do(e.anon, "submit_feedback", in, client.Options{IdempotencyKey: strings.Repeat("k", 256)})
 	apiErr(t, err, axp.CodeInvalidInput, "Idempotency-Key")
+	// So are short keys from callers without credentials: the key is all that tells two of them
+	// behind one address apart, and a replay hands out secrets. Members may use short keys.
+	_, err = do(e.anon, "submit_feedback", in, client.Options{IdempotencyKey: "retry-1"})
+	if e := apiErr(t, err, axp.CodeInvalidInput, "Idempotency-Key"); !strings.Contains(e.Hint, "UUID") {
+		t.Fatalf("the hint does not say what to use: %q", e.Hint)
+	}
 	// A refused call stores no answer: fixing the body under the same key then works.
-	bad := client.Options{IdempotencyKey: "fix-me"}
+	bad := client.Options{IdempotencyKey: "fix-me-key-000001"}
 	_, err = do(e.anon, "submit_feedback", map[string]any{"message": ""}, bad)
 	apiErr(t, err, axp.CodeInvalidInput, "message")
 	resp, err = do(e.anon, "submit_feedback", map[string]any{"message": "fixed"}, bad)
@@ -555,7 +561,7 @@ func TestIdempotency(t *testing.T) {
 	// Concurrent retries with one key: the change happens once; every answer is the first one
 	// or a 409 "still in progress".
 	before := e.stats().Submissions["feedback"]
-	ck := client.Options{IdempotencyKey: "concurrent-1"}
+	ck := client.Options{IdempotencyKey: "concurrent-key-0001"}
 	cin := map[string]any{"message": "concurrent"}
 	type res struct {
 		r   *client.Response
@@ -599,7 +605,7 @@ func TestRateLimits(t *testing.T) {
 		_, err := do(e.anon, "register", map[string]any{"roles": []string{"buyer"}})
 		apiErr(t, err, axp.CodeInvalidInput, "name")
 	}
-	key := client.Options{IdempotencyKey: "r1"}
+	key := client.Options{IdempotencyKey: "register-key-00001"}
 	in := map[string]any{"roles": []string{"buyer"}, "name": "r1"}
 	for i := 0; i < 3; i++ {
 		if _, err := do(e.anon, "register", in, key); err != nil {

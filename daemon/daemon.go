@@ -324,7 +324,7 @@ func (d *Daemon) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
 
 // Replay finds an earlier answer to an idempotent call. A key used with another body answers
 // status -1 (the door turns it into a conflict).
-func (d *Daemon) Replay(i *axp.Idempotency) (int, []byte, bool, error) {
+func (d *Daemon) Replay(i *axp.Idempotency, c axp.Caller) (int, []byte, bool, error) {
 	var rec *store.Idempotency
 	if err := d.db.View(func(tx *store.Tx) error {
 		var err error
@@ -340,6 +340,11 @@ func (d *Daemon) Replay(i *axp.Idempotency) (int, []byte, bool, error) {
 	if err != nil {
 		return 0, nil, false, err
 	}
+	if rec.Task != "" {
+		if body, err = d.replayTask(rec, body, c); err != nil {
+			return 0, nil, false, err
+		}
+	}
 	return rec.Status, body, true, nil
 }
 
@@ -353,6 +358,52 @@ type change struct {
 	notices []notice
 	// afters run after the transaction commits (log lines, cache resets, follow-up work).
 	afters []func()
+	// answered: the call's idempotency record was written by answerWithTask.
+	answered bool
+}
+
+// answerWithTask writes the call's idempotency record (when it has a key) in this transaction as a
+// reference to task id: a replay answers with the task's current view, and with extra (sealed
+// with the caller's key) for what the task does not keep. Handlers whose answer comes only after
+// further work (a quote round) use it, so that the change and its record commit together.
+func (c *change) answerWithTask(id string, extra any) error {
+	i := axp.IdempotencyFrom(c.ctx)
+	if i == nil || i.Stored() {
+		return nil
+	}
+	body, err := json.Marshal(extra)
+	if err != nil {
+		return err
+	}
+	c.answered = true
+	return c.tx.PutIdempotency(i.Key, &store.Idempotency{BodyHash: i.BodyHash, Op: i.Op, Status: i.Status,
+		Sealed: sealWith(i.Seal, body), At: c.now, Task: id})
+}
+
+// replayTask renders the answer of a record written by answerWithTask: the task as it is now.
+func (d *Daemon) replayTask(rec *store.Idempotency, extra []byte, c axp.Caller) ([]byte, error) {
+	var view axp.Task
+	if err := d.db.View(func(tx *store.Tx) error {
+		t, err := loadTask(tx, rec.Task)
+		if err != nil {
+			return err
+		}
+		view, err = d.view(tx, t, c, viewBuyer)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var out any = &view
+	if rec.Op == "create_task" || rec.Op == "create_task_get" {
+		var created axp.CreatedTask
+		if err := json.Unmarshal(extra, &created); err != nil {
+			return nil, err
+		}
+		created.Task = view
+		out = &created
+	}
+	body, err := json.Marshal(out)
+	return append(body, '\n'), err
 }
 
 // notify queues a notice, sent only if the change commits.
@@ -373,14 +424,22 @@ func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (a
 	var out any
 	var notices []notice
 	var afters []func()
+	var stored *axp.Idempotency
 	err := d.db.Update(func(tx *store.Tx) error {
+		stored = nil
 		c := &change{tx: tx, ctx: ctx, actor: actor, now: d.now()}
 		var err error
 		if out, err = fn(c); err != nil {
 			return err
 		}
 		notices, afters = c.notices, c.afters
-		if i := axp.IdempotencyFrom(ctx); i != nil {
+		// One record per call, written by its first committed change; a later transaction of
+		// the same call (follow-up work) does not overwrite it.
+		if i := axp.IdempotencyFrom(ctx); i != nil && !i.Stored() {
+			stored = i
+			if c.answered {
+				return nil
+			}
 			body, err := json.Marshal(out)
 			if err != nil {
 				return err
@@ -390,6 +449,9 @@ func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (a
 		}
 		return nil
 	})
+	if err == nil && stored != nil {
+		stored.MarkStored()
+	}
 	if err == nil {
 		d.send(ctx, notices)
 		for _, f := range afters {

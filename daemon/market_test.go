@@ -796,6 +796,60 @@ func TestMarketIdempotentRetries(t *testing.T) {
 	}
 }
 
+// TestMarketIdempotentCreate: a task posted with an Idempotency-Key is stored with its record in one
+// transaction; a retry answers with the same task and buyer token, as the task is now.
+func TestMarketIdempotentCreate(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	e.instantSeller("text-file", "2.00", 10, nil, nil)
+	key := client.Options{IdempotencyKey: "7d1c2b9e-create-0001"}
+	body := map[string]any{"type": "text-file", "params": map[string]any{"prompt": "only once"}}
+	r1, err := do(e.anon, "create_task", body, key)
+	if err != nil || r1.Status != 201 {
+		t.Fatal(err)
+	}
+	var first axp.CreatedTask
+	json.Unmarshal(r1.Body, &first)
+	replay := func() axp.CreatedTask {
+		t.Helper()
+		r, err := do(e.anon, "create_task", body, key)
+		if err != nil || r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("the retry was not a replay: %v", err)
+		}
+		var c axp.CreatedTask
+		json.Unmarshal(r.Body, &c)
+		if c.ID != first.ID || c.BuyerToken != first.BuyerToken || c.BuyerToken == "" {
+			t.Fatalf("the replay answered task %s token %q, want %s %q", c.ID, c.BuyerToken, first.ID, first.BuyerToken)
+		}
+		return c
+	}
+	if again := replay(); again.Status != axp.TaskOpen || len(again.Offers) != len(first.Offers) {
+		t.Fatalf("replay %s with %d offers", again.Status, len(again.Offers))
+	}
+	buyer := e.anon.With(first.BuyerToken)
+	call(t, buyer, "choose_offer", map[string]any{"id": first.ID, "offer_id": first.Offers[0].OfferID}, nil)
+	if again := replay(); again.Status != axp.TaskAwaitingPayment {
+		t.Fatalf("the replay shows %s, not the task as it is now", again.Status)
+	}
+	if st := e.stats(); st.Tasks[axp.TaskOpen]+st.Tasks[axp.TaskAwaitingPayment] != 1 {
+		t.Fatalf("tasks after retries: %v", st.Tasks)
+	}
+	// Follow-up work of the same call (auto_choose) does not replace the record.
+	auto := client.Options{IdempotencyKey: "7d1c2b9e-create-0002"}
+	autoBody := map[string]any{"type": "text-file", "params": map[string]any{"prompt": "pick for me"}, "auto_choose": "cheapest"}
+	if _, err := do(e.anon, "create_task", autoBody, auto); err != nil {
+		t.Fatal(err)
+	}
+	r, err := do(e.anon, "create_task", autoBody, auto)
+	var c axp.CreatedTask
+	if err == nil {
+		err = json.Unmarshal(r.Body, &c)
+	}
+	if err != nil || c.ID == "" || c.BuyerToken == "" || c.Status != axp.TaskAwaitingPayment {
+		t.Fatalf("replay of an auto-chosen task: %v %s", err, r.Body)
+	}
+}
+
 // TestMarketSweeper drives the windows with a hand-moved clock: open and unpaid tasks expire,
 // delivered tasks become release-due (funds do not move) and the operator's decision releases them.
 func TestMarketSweeper(t *testing.T) {
@@ -1265,8 +1319,21 @@ func TestMarketQuoteShapes(t *testing.T) {
 	}
 
 	// The buyer answers: a new round, and the clarifier now prices the job.
+	// Sent with an Idempotency-Key and retried: one round of answers, one quote round.
 	var clarified axp.Task
-	call(t, buyer, "answer_clarifications", map[string]any{"id": created.ID, "answers": map[string]string{"Which sea?": "the Baltic"}}, &clarified)
+	answers := map[string]any{"id": created.ID, "answers": map[string]string{"Which sea?": "the Baltic"}}
+	first, err := do(buyer, "answer_clarifications", answers, client.Options{IdempotencyKey: "clarify-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(first.Body, &clarified)
+	again, err := do(buyer, "answer_clarifications", answers, client.Options{IdempotencyKey: "clarify-1"})
+	if err != nil || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retried answers were not a replay: %v", err)
+	}
+	if kinds, _ := timelineKinds(t, buyer, created.ID); count(kinds, "clarify") != 1 {
+		t.Fatalf("%d clarify events after a retry", count(kinds, "clarify"))
+	}
 	o := offerOf(t, clarified.Offers, clarifier.MemberID)
 	if o.PriceUSD != usd(t, "3") || o.Note != "Baltic it is" || len(clarified.Clarifications) != 0 {
 		t.Fatalf("after clarifying: offer %+v, clarifications %+v", o, clarified.Clarifications)
@@ -1282,7 +1349,7 @@ func TestMarketQuoteShapes(t *testing.T) {
 	}
 	// An unverified seller gets no quote requests and may not quote.
 	unverified := e.register(map[string]any{"roles": []string{"seller"}, "skills": []map[string]any{{"task_type": "text-file"}}})
-	_, err := do(unverified.c, "list_quote_requests", nil)
+	_, err = do(unverified.c, "list_quote_requests", nil)
 	apiErr(t, err, axp.CodeForbidden, "-")
 	_, err = do(unverified.c, "submit_offer", price(nil))
 	apiErr(t, err, axp.CodeForbidden, "-")

@@ -230,7 +230,7 @@ func TestSecretsNotStoredInClear(t *testing.T) {
 	e := newEnv(t)
 	a := e.register(map[string]any{"roles": []string{"seller"}, "auth_token": "auth-token-in-clear-0123"})
 	var b axp.Registered
-	key := client.Options{IdempotencyKey: "reg-key-1"}
+	key := client.Options{IdempotencyKey: "reg-key-1-0123456789"}
 	body := map[string]any{"roles": []string{"buyer"}, "name": "idem"}
 	resp, err := do(e.anon, "register", body, key)
 	if err != nil || resp.Status != 201 {
@@ -255,7 +255,7 @@ func TestSecretsNotStoredInClear(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{a.MemberSecret, a.PlatformKey, b.MemberSecret, b.PlatformKey, "auth-token-in-clear-0123", adminToken,
-		a.MemberSecret[len(a.MemberSecret)-64:], b.MemberSecret[len(b.MemberSecret)-64:], "reg-key-1"} {
+		a.MemberSecret[len(a.MemberSecret)-64:], b.MemberSecret[len(b.MemberSecret)-64:], "reg-key-1-0123456789"} {
 		if bytes.Contains(db, []byte(s)) {
 			t.Fatalf("the database file holds %q in clear", s)
 		}

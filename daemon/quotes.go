@@ -204,8 +204,13 @@ func (d *Daemon) answerClarifications(ctx context.Context, c *rest.Call, in *axp
 			return nil, axp.Invalid("answers."+k, "must be 1 to 2000 characters", "")
 		}
 	}
-	if _, err := d.taskChange(axp.WithIdempotency(ctx, nil), c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+	// The record is written with the answers (a retry must not start another round); a replay
+	// answers with the task as it is then.
+	if _, err := d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		if _, err := axp.Next(t.Status, axp.TrigClarify, t.Facts()); err != nil {
+			return err
+		}
+		if err := ch.answerWithTask(t.ID, struct{}{}); err != nil {
 			return err
 		}
 		qs, err := ch.tx.Quotes(t.ID)

@@ -103,9 +103,10 @@ func (d *Daemon) createTask(ctx context.Context, c *rest.Call, in *axp.NewTask) 
 	}
 	token := "bt_" + axp.RandomHex(24)
 	t.BuyerTokenHash = tokenHash(token)
-	idem := axp.IdempotencyFrom(ctx)
-	cctx := axp.WithIdempotency(ctx, nil) // the answer is stored once the quote round is over
-	if _, err := d.mutate(cctx, c.Caller.Actor(), func(ch *change) (any, error) {
+	// With an Idempotency-Key, the record is written with the task: a retry after a crash (or
+	// while the quote round runs) finds the task, not a second one; it answers with the task as it
+	// is then and the same buyer token.
+	if _, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t.CreatedAt, t.UpdatedAt = ch.now, ch.now
 		t.OpenUntil = ch.now.Add(d.cfg.OpenWindow)
 		if err := d.cleanBrief(ch, t); err != nil {
@@ -118,6 +119,9 @@ func (d *Daemon) createTask(ctx context.Context, c *rest.Call, in *axp.NewTask) 
 			"buyer": buyerLabel(t), "token_fp": protocol.Fingerprint(token)}
 		if t.Screening != nil {
 			detail["screening"] = t.Screening
+		}
+		if err := ch.answerWithTask(t.ID, &axp.CreatedTask{BuyerToken: token, Questions: questions}); err != nil {
+			return nil, err
 		}
 		return nil, ch.save(t, "", "create", detail)
 	}); err != nil {
@@ -149,13 +153,6 @@ func (d *Daemon) createTask(ctx context.Context, c *rest.Call, in *axp.NewTask) 
 		return nil, err
 	}
 	d.send(ctx, notices)
-	if idem != nil {
-		body, _ := json.Marshal(out)
-		d.db.Update(func(tx *store.Tx) error {
-			return tx.PutIdempotency(idem.Key, &store.Idempotency{BodyHash: idem.BodyHash, Op: idem.Op, Status: idem.Status,
-				Sealed: sealWith(idem.Seal, append(body, '\n')), At: d.now()})
-		})
-	}
 	return out, nil
 }
 

@@ -20,6 +20,10 @@ type Idempotency struct {
 	Status   int       `json:"status"`
 	Sealed   []byte    `json:"sealed"` // the answer body, sealed with a key derived from the caller's key
 	At       time.Time `json:"at"`
+	// Task, when set, makes the answer the task's current view: the record is written in the
+	// transaction that creates or changes the task, before the answer exists (a quote round runs
+	// after it), and Sealed holds only what the task does not keep (the buyer token).
+	Task string `json:"task,omitempty"`
 }
 
 // Idempotency loads the record under key (already hashed by the caller), or nil.

@@ -53,8 +53,9 @@ type Backend interface {
 	// nil, is called if the call then changes nothing (refused input, a replay, an error), so that
 	// such calls do not use up a limit.
 	Admit(op *axp.Op, c axp.Caller) (refund func(), err error)
-	// Replay looks up an earlier answer to an idempotent call: the status and body, or found=false.
-	Replay(i *axp.Idempotency) (status int, body []byte, found bool, err error)
+	// Replay looks up an earlier answer to an idempotent call of caller c: the status and body, or
+	// found=false.
+	Replay(i *axp.Idempotency, c axp.Caller) (status int, body []byte, found bool, err error)
 	// Observe records a finished request for metrics and the log.
 	Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error)
 	// Logger logs with trace ids.
@@ -282,6 +283,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace string, rt 
 		if len(key) > 255 {
 			return fail(axp.Invalid("Idempotency-Key", "is longer than 255 characters", "use a UUID"))
 		}
+		// An anonymous caller is known only by its address, which it may share (NAT, a proxy):
+		// the key alone separates it from its neighbours, and a replay returns secrets (a
+		// buyer token, a member secret). So the key must be long enough to be unguessable.
+		if caller.Kind == axp.Anonymous && len(key) < minAnonymousKey {
+			return fail(axp.Invalid("Idempotency-Key", fmt.Sprintf("must be at least %d characters for calls without credentials", minAnonymousKey),
+				"use a new random UUID for each request, e.g. 5f0c3a9e-8d2b-4c1e-9a7f-2b6d8e4c1a03"))
+		}
 		idem := s.idempotency(rt.op, caller, key, r.URL.Path, raw)
 		// One call per key at a time: a retry that arrives while the first call still runs would
 		// otherwise miss the stored answer and run again.
@@ -290,7 +298,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace string, rt 
 				"wait for its answer, then retry with the same key to get it again"))
 		}
 		defer s.inflight.Delete(idem.Key)
-		st, body, found, err := s.b.Replay(idem)
+		st, body, found, err := s.b.Replay(idem, caller)
 		if err != nil {
 			return fail(err)
 		}
@@ -316,6 +324,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace string, rt 
 	writeOut(w, status, out)
 	return status, caller, nil
 }
+
+// minAnonymousKey is the shortest Idempotency-Key accepted from a caller without credentials.
+const minAnonymousKey = 16
 
 func tooLarge(limit int64) *axp.Error {
 	return &axp.Error{Code: axp.CodeTooLarge, Message: fmt.Sprintf("the request body is larger than %d bytes", limit),

@@ -101,7 +101,8 @@ func (d *Daemon) aiRequest(ctx context.Context, turns []axp.AITurn, call *axp.AI
 	if trace := axp.TraceID(ctx); trace != "" {
 		req.Header.Set(protocol.HeaderTraceID, trace)
 	}
-	res, err := http.DefaultClient.Do(req)
+	// The operator's endpoint, through the one outbound client: never redirected elsewhere.
+	res, err := d.caller.HTTPClient(0).Do(req)
 	if err != nil {
 		return "", fmt.Errorf("the AI provider could not be reached: %w", scrubKey(err, d.cfg.AIAPIKey))
 	}

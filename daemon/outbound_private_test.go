@@ -2,7 +2,10 @@ package daemon_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/axp-exchange/axp"
@@ -48,4 +51,53 @@ func TestOutboundPrivateAllowed(t *testing.T) {
 	var out axp.CreatedTask
 	call(t, e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a poem about the sea"},
 		"callback_url": "http://192.168.1.10/hook"}, &out)
+}
+
+// A member registered while private targets were allowed keeps its private mcp_url when the
+// operator turns the rule back on. Every call the exchange then makes to it is refused at dial time,
+// the conformance probes (forged calls) included: they go through the same guarded caller.
+func TestOutboundPrivateGuardsConformanceProbes(t *testing.T) {
+	dir := t.TempDir()
+	allow := newEnv(t, func(c *daemon.Config) { c.OutboundPrivate = "allow"; c.DataDir = dir })
+	m := allow.register(map[string]any{"roles": []string{"seller"}, "mcp_url": "http://10.255.255.1:9/mcp"})
+	allow.close()
+
+	deny := newEnv(t, func(c *daemon.Config) { c.DataDir = dir })
+	var rep axp.Conformance
+	call(t, deny.anon.With(m.MemberSecret), "run_conformance", nil, &rep)
+	probes := 0
+	for _, s := range rep.Checks {
+		if !strings.HasPrefix(s.Name, "refuses_") {
+			continue
+		}
+		probes++
+		if !strings.Contains(s.Detail, "outbound_private") {
+			t.Errorf("probe %s reached the private address: %+v", s.Name, s)
+		}
+	}
+	if probes == 0 || rep.Passed {
+		t.Fatalf("conformance against a denied address: %+v", rep)
+	}
+}
+
+// The AI provider is called through the same outbound client: a redirect it answers is not
+// followed (a POST carrying the case would otherwise go wherever the answer points).
+func TestAIProviderRedirectNotFollowed(t *testing.T) {
+	var elsewhere atomic.Int64
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	defer target.Close()
+	ai := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/steal", http.StatusTemporaryRedirect)
+	}))
+	defer ai.Close()
+	e := newMarket(t, func(c *daemon.Config) { c.AIBaseURL, c.AIModel = ai.URL+"/v1", "stand-in" })
+	seller := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
+	created, buyer, _ := e.disputedTask(seller, "3.00", nil)
+	_, err := do(buyer, "translate", map[string]any{"id": created.ID, "what": "brief", "language": "French"})
+	if err == nil {
+		t.Fatal("a translation came back from a redirect")
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Fatalf("the exchange followed the AI provider's redirect %d times", n)
+	}
 }

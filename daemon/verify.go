@@ -444,7 +444,9 @@ func (d *Daemon) probe(ctx context.Context, url string, mutate func(h http.Heade
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	mutate(req.Header, body)
-	res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	// Through the outbound guard like every call to a member: a host name that resolves to a
+	// private address is refused before anything is sent.
+	res, err := d.caller.HTTPClient(0).Do(req)
 	if err != nil {
 		return false, "no answer: " + err.Error()
 	}

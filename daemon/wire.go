@@ -20,6 +20,8 @@ func (d *Daemon) wireOutbound() {
 		Trace:   axp.TraceID,
 		// Private targets are refused at dial time unless the operator allows them.
 		AllowPrivate: d.cfg.OutboundPrivate == "allow",
+		// The AI provider is the operator's own choice: it may live on a private network.
+		Trusted: trustedEndpoints(d.cfg.AIBaseURL),
 		Observe: func(op string, elapsed time.Duration, err error) {
 			d.metrics.observe("out:"+op, elapsed, err != nil, d.now())
 		},
@@ -34,6 +36,17 @@ func (d *Daemon) wireOutbound() {
 	}
 	d.pusher = outbound.NewPusher(d.caller, 4, 5, time.Second, d.pushFailed)
 	d.outbox = d.deliverNotice
+}
+
+// trustedEndpoints are the host:port of the endpoints the operator configured.
+func trustedEndpoints(urls ...string) []string {
+	var out []string
+	for _, u := range urls {
+		if e := outbound.TrustedEndpoint(u); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // target is how the exchange reaches a member: its MCP URL, platform key and auth token.

@@ -66,6 +66,10 @@ type Caller struct {
 	// refused at dial time with a refused_target CallError; loopback is always allowed. It does
 	// not apply to a Transport given in HTTP, and must be set before the first call.
 	AllowPrivate bool
+	// Trusted lists endpoints the operator configured (host:port, e.g. the AI provider's), which
+	// may be private even when private targets are denied: no third party chose them. Must be
+	// set before the first call.
+	Trusted []string
 
 	poolOnce sync.Once
 	pool     *http.Transport // the Caller's own transport, made on first use
@@ -87,12 +91,43 @@ const (
 func (c *Caller) transport() *http.Transport {
 	c.poolOnce.Do(func() {
 		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.DialContext = dialer(c.AllowPrivate)
+		t.DialContext = dialer(c.AllowPrivate, c.Trusted)
 		t.MaxIdleConns = maxIdleConns
 		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		c.pool = t
 	})
 	return c.pool
+}
+
+// HTTPClient is a client for the exchange's outbound HTTP that is not a member tool call
+// (conformance probes, the AI provider): the Caller's transport with its dial-time guard against
+// denied addresses, no redirects followed (a 3xx is answered as it is), and timeout as a whole.
+func (c *Caller) HTTPClient(timeout time.Duration) *http.Client {
+	var base http.RoundTripper
+	if c.HTTP != nil {
+		base = c.HTTP.Transport
+	}
+	if base == nil {
+		base = c.transport()
+	}
+	return &http.Client{Transport: base, CheckRedirect: noRedirect, Timeout: timeout}
+}
+
+// TrustedEndpoint is the host:port the transport dials for rawURL (the scheme's default port
+// when none is given), as Trusted wants it; "" when rawURL has no host.
+func TrustedEndpoint(rawURL string) string {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.Hostname() == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // CloseIdleConnections closes the idle connections of the Caller's own transport (calls under

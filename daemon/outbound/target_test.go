@@ -87,3 +87,25 @@ func TestCallAllowsLoopbackByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The operator's own endpoints (Trusted) may be private; every other address is judged.
+func TestDialerTrustsOperatorEndpoints(t *testing.T) {
+	dial := dialer(false, []string{TrustedEndpoint("http://10.255.255.1:9/v1")})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := dial(ctx, "tcp", "10.255.255.2:9"); refused(err) == nil {
+		t.Fatalf("an untrusted private address was not refused: %v", err)
+	}
+	// Dialed (whether anything answers there depends on the network): not refused.
+	if conn, err := dial(ctx, "tcp", "10.255.255.1:9"); refused(err) != nil {
+		t.Fatalf("the trusted endpoint was refused instead of dialed: %v", err)
+	} else if conn != nil {
+		conn.Close()
+	}
+	for in, want := range map[string]string{"https://AI.example:8443/v1": "ai.example:8443", "http://10.0.0.5/v1": "10.0.0.5:80",
+		"https://models.internal": "models.internal:443", "not a url": ""} {
+		if got := TrustedEndpoint(in); got != want {
+			t.Errorf("TrustedEndpoint(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package axp
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Approval kinds: every money movement waits in the operator's queue (DESIGN.md section 5).
 const (
@@ -28,15 +31,24 @@ type Approval struct {
 	TaskID   string `json:"task_id"`
 	TaskType string `json:"task_type"`
 	// Amount is what moves: the payment received, the payout (seller net), or the refund.
-	Amount       Money  `json:"amount_usd"`
-	PriceUSD     Money  `json:"price_usd"`
-	RefundUSD    Money  `json:"refund_usd"`
-	SellerNetUSD Money  `json:"seller_net_usd"`
-	FeeUSD       Money  `json:"platform_fee_usd"`
-	RefundPct    *int   `json:"refund_pct,omitempty"`
-	BuyerID      string `json:"buyer_id"`
-	SellerID     string `json:"seller_id,omitempty"`
-	SellerName   string `json:"seller_name,omitempty"`
+	Amount   Money `json:"amount_usd"`
+	PriceUSD Money `json:"price_usd"`
+	// RefundUSD, SellerNetUSD and FeeUSD are what the buyer, the seller and the platform receive,
+	// exactly as Booking books them (the buyer's refund includes the payable tag and any
+	// overpayment).
+	RefundUSD    Money `json:"refund_usd"`
+	SellerNetUSD Money `json:"seller_net_usd"`
+	FeeUSD       Money `json:"platform_fee_usd"`
+	RefundPct    *int  `json:"refund_pct,omitempty"`
+	// PriceRefundUSD is the part of the price given back (the agreed refund), from which the
+	// booking is computed.
+	PriceRefundUSD Money `json:"price_refund_usd,omitempty"`
+	// Booking is the ledger entry approving this item books, account by account (payouts, refunds
+	// and splits).
+	Booking    []Posting `json:"booking,omitempty"`
+	BuyerID    string    `json:"buyer_id"`
+	SellerID   string    `json:"seller_id,omitempty"`
+	SellerName string    `json:"seller_name,omitempty"`
 	// PayoutAddress is where a payout goes (operator eyes only).
 	PayoutAddress string        `json:"payout_address,omitempty"`
 	TxHash        string        `json:"tx_hash,omitempty"`
@@ -71,4 +83,27 @@ type ApproveBody struct {
 type RejectBody struct {
 	ID     string `json:"id" schema:"required;maxLength=100"`
 	Reason string `json:"reason" schema:"required;minLength=1;maxLength=2000"`
+}
+
+// Recipients says who receives what when the item is approved, exactly as its Booking books it:
+// "buyer 2.400002 · seller 5.544 · fee 0.056". It is "" for items that book nothing themselves.
+func (a *Approval) Recipients() string {
+	var parts []string
+	for _, p := range a.Booking {
+		name := ""
+		switch p.Account {
+		case AcctBuyerRefund:
+			name = "buyer"
+		case AcctSellerPaid:
+			name = "seller"
+		case AcctFees:
+			name = "fee"
+		case AcctExcess:
+			name = "platform (payment tag)"
+		default:
+			continue
+		}
+		parts = append(parts, name+" "+p.Amount.Display())
+	}
+	return strings.Join(parts, " · ")
 }

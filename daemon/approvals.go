@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/axp-exchange/axp"
@@ -83,6 +84,12 @@ func (d *Daemon) adminApprove(ctx context.Context, c *rest.Call, in *axp.Approve
 		if sends && in.TxHash == "" {
 			return nil, axp.Invalid("tx_hash", "is required to approve a "+a.Kind, "send the money, then record the transaction hash here")
 		}
+		if a.Kind == axp.ApprovePayment && in.TxHash != "" && !strings.EqualFold(in.TxHash, a.TxHash) {
+			// A payment item confirms the transaction the buyer reported; another hash would
+			// confirm money nobody reported.
+			return nil, axp.Invalid("tx_hash", "differs from the transaction this payment item confirms ("+a.TxHash+")",
+				"leave tx_hash out to confirm the reported transaction, or reject the item if it was not received")
+		}
 		now := ch.now
 		a.Status, a.DecidedAt, a.Note = axp.ApprovalApproved, &now, in.Note
 		if in.TxHash != "" {
@@ -96,7 +103,11 @@ func (d *Daemon) adminApprove(ctx context.Context, c *rest.Call, in *axp.Approve
 		case axp.ApproveRefund:
 			err = d.sendMoney(ch, t, a, t.Price, axp.TrigRefund, "refund")
 		case axp.ApproveSplit:
-			err = d.sendMoney(ch, t, a, a.RefundUSD, axp.TrigSettle, "settle")
+			refund := a.PriceRefundUSD
+			if a.Booking == nil { // queued before items carried their booking
+				refund = a.RefundUSD
+			}
+			err = d.sendMoney(ch, t, a, refund, axp.TrigSettle, "settle")
 		case axp.ApproveReleaseDue:
 			err = d.releaseDue(ch, t)
 		default:
@@ -144,8 +155,15 @@ func (d *Daemon) sendMoney(ch *change, t *axp.TaskRecord, a *axp.Approval, refun
 	if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
 		return err
 	}
+	postings := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+	if a.Booking != nil && !slices.Equal(postings, a.Booking) {
+		// The item showed other amounts than approving would book (the task's funds changed since
+		// it was queued): nothing moves on figures the operator did not see.
+		return axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
+			"reject it and decide again on the task's current funds")
+	}
 	entry := &axp.LedgerEntry{ID: axp.NewID("led", ch.now), TaskID: t.ID, Kind: a.Kind,
-		Postings: axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS), ApprovalID: a.ID, TxHash: a.TxHash, At: ch.now}
+		Postings: postings, ApprovalID: a.ID, TxHash: a.TxHash, At: ch.now}
 	if err := ch.tx.PutLedger(entry); err != nil {
 		return err
 	}

@@ -423,7 +423,8 @@ func TestMarketDisputeRefundAndRedo(t *testing.T) {
 		t.Fatalf("after dispute %s", disputed.Status)
 	}
 	refund := e.approvalOf(created.ID, axp.ApproveRefund)
-	if refund.Status != axp.ApprovalPending || refund.Amount != received || refund.RefundUSD != price || len(refund.Checks) == 0 {
+	if refund.Status != axp.ApprovalPending || refund.Amount != received || refund.RefundUSD != received || refund.PriceRefundUSD != price ||
+		len(refund.Checks) == 0 {
 		t.Fatalf("refund item %+v (received %s)", refund, received)
 	}
 	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskDisputed {
@@ -1381,5 +1382,32 @@ func TestMarketAutoChoose(t *testing.T) {
 		if c.method == "crypto" && (created.Payment == nil || created.Payment.PayableUSD <= *created.PriceUSD) {
 			t.Fatalf("auto-chosen task without payment details: %+v", created.Payment)
 		}
+	}
+}
+
+// TestMarketPaymentApprovalTxHash: a payment item confirms the transaction the buyer reported. The
+// operator may repeat that hash (any case) or leave it out; another hash is refused naming the
+// field, and nothing changes.
+func TestMarketPaymentApprovalTxHash(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	e.instantSeller("text-file", "2.00", 10, nil, nil)
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "pay me"}})
+	buyer := e.anon.With(created.BuyerToken)
+	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, nil)
+	tx := newTxHash()
+	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": tx}, nil)
+	item := e.approvalOf(created.ID, axp.ApprovePayment)
+	_, err := do(e.admin, "admin_approve", map[string]any{"id": item.ID, "tx_hash": newTxHash()})
+	if ae := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(ae.Message, tx) {
+		t.Fatalf("the refusal does not name the reported transaction: %+v", ae)
+	}
+	if got := e.approvalOf(created.ID, axp.ApprovePayment); got.Status != axp.ApprovalPending {
+		t.Fatalf("after a refused approval the item is %s", got.Status)
+	}
+	var ok axp.Approval
+	call(t, e.admin, "admin_approve", map[string]any{"id": item.ID, "tx_hash": tx[:2] + strings.ToUpper(tx[2:])}, &ok)
+	if ok.Status != axp.ApprovalApproved || getTask(t, buyer, created.ID).Status == axp.TaskAwaitingPayment {
+		t.Fatalf("approval with the reported hash: %+v", ok)
 	}
 }

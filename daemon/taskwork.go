@@ -439,13 +439,26 @@ func (d *Daemon) moneyApproval(t *axp.TaskRecord, kind string, refund axp.Money,
 		// Funds beyond the price (left after a cheaper re-choice, or overpaid) go back to the buyer
 		// with the payout; a tag under one cent stays with the platform.
 		if _, owed := axp.Excess(t.Received, t.Price); owed > 0 {
-			a.RefundUSD = owed
 			a.Reason += fmt.Sprintf("; also return %s the buyer paid beyond the price", owed.Display())
 		}
-	case axp.ApproveRefund:
-		a.Amount = t.Received
 	default:
 		a.Amount = t.Received
+	}
+	if kind == axp.ApprovePayout || kind == axp.ApproveRefund || kind == axp.ApproveSplit {
+		// What the operator sees is what approving books: the same entry, computed now.
+		a.PriceRefundUSD = refund
+		a.Booking = axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+		a.RefundUSD, a.SellerNetUSD, a.FeeUSD = 0, 0, 0
+		for _, p := range a.Booking {
+			switch p.Account {
+			case axp.AcctBuyerRefund:
+				a.RefundUSD = p.Amount
+			case axp.AcctSellerPaid:
+				a.SellerNetUSD = p.Amount
+			case axp.AcctFees:
+				a.FeeUSD = p.Amount
+			}
+		}
 	}
 	if dl := t.LastDelivery(); dl != nil {
 		a.Checks = dl.Checks

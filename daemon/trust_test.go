@@ -189,8 +189,10 @@ func TestTrustSettlementSplit(t *testing.T) {
 		t.Fatalf("accepted %+v", acc)
 	}
 	split := e.pendingOf(created.ID, axp.ApproveSplit)
-	if split.ID != acc.ApprovalID || split.RefundPct == nil || *split.RefundPct != 30 || split.RefundUSD != usd(t, "2.40") ||
-		split.SellerNetUSD != usd(t, "5.60")-feeOf(usd(t, "5.60")) || split.PayoutAddress != payoutAddress {
+	// The item shows what approving books: the buyer's refund carries the payable tag.
+	if split.ID != acc.ApprovalID || split.RefundPct == nil || *split.RefundPct != 30 || split.PriceRefundUSD != usd(t, "2.40") ||
+		split.RefundUSD != usd(t, "2.40")+(received-price) || split.SellerNetUSD != usd(t, "5.60")-feeOf(usd(t, "5.60")) ||
+		split.FeeUSD != feeOf(usd(t, "5.60")) || split.PayoutAddress != payoutAddress {
 		t.Fatalf("split item %+v", split)
 	}
 	// Nothing moves before the operator approves; no new proposal while the split waits.
@@ -208,6 +210,10 @@ func TestTrustSettlementSplit(t *testing.T) {
 		t.Fatalf("after the split the task is %s", got.Status)
 	}
 	e.checkSplitLedger(created.ID, price, received, 30)
+	entries := e.entriesOf(created.ID)
+	if booked := entries[len(entries)-1].Postings; !slices.Equal(booked, split.Booking) {
+		t.Fatalf("the ledger booked %+v, the item showed %+v", booked, split.Booking)
+	}
 	kinds, _ := timelineKinds(t, buyer, created.ID)
 	for _, k := range []string{"settlement_proposed", "settlement_accepted", "settle"} {
 		if !slices.Contains(kinds, k) {

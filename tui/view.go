@@ -412,6 +412,9 @@ func (m Model) approvalDetail(w int, a axp.Approval) []string {
 		}
 	}
 	out = append(out, money)
+	if r := a.Recipients(); r != "" {
+		out = append(out, "Books "+r)
+	}
 	who := "Buyer " + a.BuyerID
 	if a.SellerID != "" {
 		who += " · seller " + partyName(a) + " (" + a.SellerID + ")"

@@ -66,7 +66,7 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 	raw, err := call(ctx, f, "admin_approve", in, &a)
 	if err != nil {
 		var e *axp.Error
-		if errors.As(err, &e) && e.Field == "tx_hash" {
+		if errors.As(err, &e) && e.Field == "tx_hash" && tx == "" {
 			return cmdutil.WithHint(err, "send the money first, then record its transaction: --tx 0x...")
 		}
 		return err
@@ -74,6 +74,10 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 	if e.Enabled() {
 		return e.Write(s, raw)
 	}
-	fmt.Fprintf(s.ErrOut, "✓ Approved %s %s of task %s (%s)\n", a.Kind, a.ID, a.TaskID, a.Amount.Display())
+	if r := a.Recipients(); r != "" {
+		fmt.Fprintf(s.ErrOut, "✓ Approved %s %s of task %s: %s\n", a.Kind, a.ID, a.TaskID, r)
+	} else {
+		fmt.Fprintf(s.ErrOut, "✓ Approved %s %s of task %s (%s)\n", a.Kind, a.ID, a.TaskID, a.Amount.Display())
+	}
 	return nil
 }

@@ -239,15 +239,16 @@ func (d *Daemon) listSellers(ctx context.Context, c *rest.Call, in *axp.SellersQ
 	return &axp.SellerList{Sellers: sellers}, nil
 }
 
-// sellers lists public records of sellers that are not suspended, verified ones first. taskType
-// filters by skill; text (a search) also matches skill descriptions and names.
+// sellers lists public records of verified sellers (spec 1.2: sellers are members that passed
+// verification; the operator's member list shows the rest). taskType filters by skill; text (a
+// search) also matches skill descriptions and names.
 func (d *Daemon) sellers(payment, taskType, text string) ([]axp.PublicMember, error) {
 	out := []axp.PublicMember{}
 	words := strings.Fields(strings.ToLower(text))
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
 		tx.EachMember(func(m *axp.Member) bool {
-			if !m.HasRole(protocol.RoleSeller) || m.State == axp.MemberSuspended {
+			if !m.HasRole(protocol.RoleSeller) || m.State != axp.MemberVerified {
 				return true
 			}
 			if payment != "" && !m.Accepts(payment) {
@@ -267,7 +268,6 @@ func (d *Daemon) sellers(payment, taskType, text string) ([]axp.PublicMember, er
 		})
 		return err
 	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Verified && !out[j].Verified })
 	return out, err
 }
 

@@ -332,12 +332,19 @@ func TestSearchAndSellers(t *testing.T) {
 	})
 	crypto := e.seller("image")
 	e.register(map[string]any{"roles": []string{"buyer"}}) // buyers are not sellers
+	unverified := e.seller("image")                        // registered, never verified: not a seller yet
 	e.setState(video.MemberID, axp.MemberVerified)
+	e.setState(crypto.MemberID, axp.MemberVerified)
 
 	var sl axp.SellerList
 	call(t, e.anon, "list_sellers", nil, &sl)
-	if len(sl.Sellers) != 2 || sl.Sellers[0].ID != video.MemberID || !sl.Sellers[0].Verified {
+	if len(sl.Sellers) != 2 || !sl.Sellers[0].Verified || !sl.Sellers[1].Verified {
 		t.Fatalf("sellers %+v", sl.Sellers)
+	}
+	for _, s := range sl.Sellers {
+		if s.ID == unverified.MemberID {
+			t.Fatalf("an unverified member is listed as a seller: %+v", s)
+		}
 	}
 	call(t, e.anon, "list_sellers", map[string]any{"payment_method": "free"}, &sl)
 	if len(sl.Sellers) != 1 || sl.Sellers[0].ID != video.MemberID {
@@ -598,6 +605,7 @@ func TestOpenAPI(t *testing.T) {
 func TestReputationFromReviews(t *testing.T) {
 	e := newEnv(t)
 	s := e.seller("video")
+	e.setState(s.MemberID, axp.MemberVerified)
 	// Reviews arrive with the trust-and-safety part; write them as it will.
 	five, four := 5, 4
 	reviews := []store.ReviewRecord{

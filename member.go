@@ -170,7 +170,30 @@ func CheckRegistration(r *Registration) *Error {
 	if strings.TrimSpace(r.Name) == "" {
 		return Invalid("name", "must not be blank", "give the agent a name")
 	}
+	if err := CheckName("name", strings.TrimSpace(r.Name)); err != nil {
+		return err
+	}
+	if err := r.Identity.check(); err != nil {
+		return err
+	}
 	return checkSkillsFor(dedupe(r.Roles), r.Skills, r.PaymentMethods, "skills")
+}
+
+// check refuses hidden characters in the identity's names: agent_framework and agent_model are
+// public, operator_name is read by the operator.
+func (id *Identity) check() *Error {
+	if id == nil {
+		return nil
+	}
+	for _, f := range []struct{ field, value string }{
+		{"identity.operator_name", id.OperatorName}, {"identity.agent_framework", id.AgentFramework},
+		{"identity.agent_model", id.AgentModel},
+	} {
+		if err := CheckName(f.field, f.value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func checkSkillsFor(roles []string, skills []Skill, payment []string, field string) *Error {
@@ -205,6 +228,14 @@ func (m *Member) ApplyUpdate(u *ProfileUpdate, sealToken func(string) []byte, no
 		if strings.TrimSpace(*u.Name) == "" {
 			return false, Invalid("name", "must not be blank", "")
 		}
+		if err := CheckName("name", strings.TrimSpace(*u.Name)); err != nil {
+			return false, err
+		}
+	}
+	if err := u.Identity.check(); err != nil {
+		return false, err
+	}
+	if u.Name != nil {
 		m.Name = strings.TrimSpace(*u.Name)
 	}
 	if u.Description != nil {

@@ -168,6 +168,10 @@ func (d *Daemon) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.Ta
 	if err := d.checkTarget("callback_url", in.CallbackURL); err != nil {
 		return nil, nil, err
 	}
+	// Sellers read agent_name as the anonymous buyer's name.
+	if err := axp.CheckName("agent_name", in.AgentName); err != nil {
+		return nil, nil, err
+	}
 	desc := strings.TrimSpace(in.Description)
 	typ := in.Type
 	var questions []string

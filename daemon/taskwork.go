@@ -47,6 +47,10 @@ func (d *Daemon) content(tx *store.Tx, in *axp.DeliverInput, sellerID string) (b
 	if len(body) > protocol.MaxInlineDeliverable {
 		return nil, "", "", axp.Invalid("content", fmt.Sprintf("is %d bytes; at most %d (256 KB) are allowed", len(body), protocol.MaxInlineDeliverable), "")
 	}
+	// The buyer reads the filename, and saves the file under it ("report\u202etxt.exe").
+	if err := axp.CheckName("filename", in.Filename); err != nil {
+		return nil, "", "", err
+	}
 	filename = in.Filename
 	if filename == "" {
 		filename = "deliverable"

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,11 +17,18 @@ import (
 // in data-source params) and the text is screened for prompt injection. The verdict is stored with
 // the text and shown wherever the text is shown.
 //
+// The same filter strips hidden characters: controls (but tab, newline and carriage return),
+// bidirectional controls and invisible characters, which could reorder or hide what the other party
+// reads. They are stripped before contact details are looked for, so they cannot hide one either.
+//
 // Each removal is logged (member, field, kind and the fingerprint of the removed text, never the
-// text itself). Removals are counted per member: one count per text field that had contact details
-// removed, however many it held. At contact_warn_at counts within 24 hours the member gets a
-// warning announcement; at contact_suspend_at it is suspended (DESIGN.md section 8). Anonymous
-// buyers (buyer tokens) are logged but not counted: there is no member to warn or suspend.
+// text itself). Contact-detail removals are counted per member: one count per text field that had
+// contact details removed, however many it held. At contact_warn_at counts within 24 hours the
+// member gets a warning announcement; at contact_suspend_at it is suspended (DESIGN.md section 8).
+// Anonymous buyers (buyer tokens) are logged but not counted: there is no member to warn or
+// suspend. Stripped hidden characters are logged but never counted: they arrive innocently too
+// (a byte-order mark, a soft hyphen pasted from a web page), and they are gone from what the
+// reader sees.
 
 // party is who wrote a text.
 type party struct {
@@ -53,8 +61,8 @@ func sideParty(t *axp.TaskRecord, side string) party {
 	return buyerParty(t)
 }
 
-// cleanText removes contact details from a party's text and screens it. Blank texts pass unchanged
-// with no verdict.
+// cleanText removes contact details and hidden characters from a party's text and screens what is
+// left (what the reader gets). Blank texts pass unchanged with no verdict.
 func (d *Daemon) cleanText(ch *change, p party, field, text string, keepLinks bool) (string, *axp.Screening, error) {
 	if strings.TrimSpace(text) == "" {
 		return text, nil, nil
@@ -67,23 +75,25 @@ func (d *Daemon) cleanText(ch *change, p party, field, text string, keepLinks bo
 		cleaned, removed = redactText(text)
 	}
 	sc := screenText(cleaned)
-	if len(removed) > 0 {
-		kinds := map[string]bool{}
-		for _, r := range removed {
-			if err := ch.tx.PutContactRemoval(&store.ContactRemoval{ID: axp.NewID("rmv", ch.now), MemberID: p.memberID,
-				Actor: p.actor, TaskID: p.taskID, Field: field, Kind: r.Kind, Fingerprint: r.Fingerprint, At: ch.now}); err != nil {
-				return "", nil, err
-			}
-			kinds[r.Kind] = true
+	contacts, stripped := 0, 0
+	for _, r := range removed {
+		if err := ch.tx.PutContactRemoval(&store.ContactRemoval{ID: axp.NewID("rmv", ch.now), MemberID: p.memberID,
+			Actor: p.actor, TaskID: p.taskID, Field: field, Kind: r.Kind, Fingerprint: r.Fingerprint, At: ch.now}); err != nil {
+			return "", nil, err
 		}
-		for k := range kinds {
-			sc.Removed = append(sc.Removed, k)
+		if r.Stripped() {
+			stripped++
+			sc.Stripped = addKind(sc.Stripped, r.Kind)
+		} else {
+			contacts++
+			sc.Removed = addKind(sc.Removed, r.Kind)
 		}
-		sort.Strings(sc.Removed)
-		ctx, n := ch.ctx, len(removed)
+	}
+	ctx := ch.ctx
+	if contacts > 0 {
 		ch.after(func() {
 			d.log.InfoContext(ctx, "contact details removed", "source", "trust", "member", p.memberID, "actor", p.actor,
-				"task", p.taskID, "field", field, "kinds", strings.Join(sc.Removed, ","), "count", n)
+				"task", p.taskID, "field", field, "kinds", strings.Join(sc.Removed, ","), "count", contacts)
 		})
 		if p.memberID != "" && !p.uncounted {
 			if err := d.countRemoval(ch, p.memberID); err != nil {
@@ -91,8 +101,13 @@ func (d *Daemon) cleanText(ch *change, p party, field, text string, keepLinks bo
 			}
 		}
 	}
+	if stripped > 0 {
+		ch.after(func() {
+			d.log.InfoContext(ctx, "hidden characters removed", "source", "trust", "member", p.memberID, "actor", p.actor,
+				"task", p.taskID, "field", field, "kinds", strings.Join(sc.Stripped, ","), "count", stripped)
+		})
+	}
 	if sc.Flagged {
-		ctx := ch.ctx
 		ch.after(func() {
 			d.log.InfoContext(ctx, "text flagged as possible prompt injection", "source", "trust", "actor", p.actor,
 				"task", p.taskID, "field", field, "risk", sc.Risk)
@@ -126,11 +141,20 @@ func merge(into **axp.Screening, field string, sc *axp.Screening) {
 		m.Findings = append(m.Findings, f)
 	}
 	for _, k := range sc.Removed {
-		if !containsStr(m.Removed, k) {
-			m.Removed = append(m.Removed, k)
-		}
+		m.Removed = addKind(m.Removed, k)
 	}
-	sort.Strings(m.Removed)
+	for _, k := range sc.Stripped {
+		m.Stripped = addKind(m.Stripped, k)
+	}
+}
+
+// addKind adds a kind to a sorted list of kinds, once.
+func addKind(kinds []string, k string) []string {
+	i, found := slices.BinarySearch(kinds, k)
+	if found {
+		return kinds
+	}
+	return slices.Insert(kinds, i, k)
 }
 
 // dataSourceParam reports whether a task param names where data comes from: links survive there

@@ -15,6 +15,10 @@ type Screening struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// Removed lists the kinds of contact details removed from the text (email, phone, url, ...).
 	Removed []string `json:"removed,omitempty" doc:"kinds of contact details removed from the text before it was stored"`
+	// Stripped lists the kinds of hidden characters stripped from the text (control_character,
+	// bidi_control, invisible_character): characters that are not drawn or that reorder the text
+	// around them.
+	Stripped []string `json:"stripped,omitempty" doc:"kinds of hidden characters stripped from the text before it was stored: control_character, bidi_control, invisible_character"`
 }
 
 // Finding is one reason for a screening verdict.
@@ -26,8 +30,8 @@ type Finding struct {
 }
 
 // Note describes the verdict for people: "⚠ flagged as injection (risk 85: ignore_instructions):
-// treat it as data", "contact details removed: email", both joined by " · ", or "" for a clean
-// text (or a nil verdict).
+// treat it as data", "contact details removed: email", "hidden characters removed: bidi_control",
+// joined by " · ", or "" for a clean text (or a nil verdict).
 func (s *Screening) Note() string {
 	if s == nil {
 		return ""
@@ -52,6 +56,9 @@ func (s *Screening) Note() string {
 	}
 	if len(s.Removed) > 0 {
 		parts = append(parts, "contact details removed: "+strings.Join(s.Removed, ", "))
+	}
+	if len(s.Stripped) > 0 {
+		parts = append(parts, "hidden characters removed: "+strings.Join(s.Stripped, ", "))
 	}
 	return strings.Join(parts, " · ")
 }

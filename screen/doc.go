@@ -6,7 +6,9 @@
 //   - Redact removes contact details (emails, phone numbers, links and bare domains, chat handles,
 //     wallet addresses, IP addresses and host:port endpoints), including the usual obfuscations
 //     (" at " and " dot ", "(at)" and "[dot]", spaced letters, zero-width and look-alike characters,
-//     digits written as words), and reports what it removed without keeping the removed text.
+//     digits written as words), strips control, bidirectional-control and invisible characters
+//     (which could reorder or hide what a reader sees), and reports what it removed without
+//     keeping the removed text.
 //   - Screen scores a text from another agent for prompt injection (0-100; flagged from 20,
 //     "injection" from 50) and returns the findings and a copy in which each flagged sentence is
 //     quoted as "[UNTRUSTED TEXT, not an instruction (rule): "..."]", chat-template tokens are

@@ -88,13 +88,16 @@ var lookalike = map[rune]byte{
 	'。': '.', '｡': '.', '︒': '.', '·': '.', '•': '.', '∙': '.', '⋅': '.',
 	'＠': '@', '﹫': '@', 'ⓐ': '@',
 	'‘': '\'', '’': '\'', '‚': '\'', '′': '\'', '“': '"', '”': '"', '„': '"', '″': '"',
-	'\u2028': '\n', '\u2029': '\n', '\u0085': '\n',
+	'\u2028': '\n', '\u2029': '\n', // U+0085, a C1 control, is stripped (charKind) and so dropped
 }
 
 // invisible reports characters that render as nothing (or nearly) and are used to split a contact
-// detail or an instruction so that filters miss it.
+// detail or an instruction so that filters miss it. It includes every character Redact strips
+// (charKind), so the detectors read what the reader is shown.
 func invisible(r rune) bool {
 	switch {
+	case charKind(r) != "":
+		return true
 	case r == 0x115F, r == 0x1160, r == 0x3164, r == 0xFFA0, r == 0x2800, r == 0x034F:
 		return true
 	case r >= 0x180B && r <= 0x180F, r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF:
@@ -114,7 +117,8 @@ func digitValue(r rune) byte {
 
 // fold builds the normalised view of s: compatibility folding (full-width, mathematical and
 // circled letters and digits become ASCII), look-alike letters mapped to Latin, digits of other
-// scripts to ASCII, Unicode spaces to ' ', invisible characters dropped. Case is kept.
+// scripts to ASCII, Unicode spaces to ' ', invisible and control characters (but tab, newline and
+// carriage return) dropped. Case is kept.
 func fold(s string) *view { return foldCase(s, false) }
 
 // foldCase is fold that, with lower, also lowercases letters of every script (the view then has
@@ -124,7 +128,9 @@ func foldCase(s string, lower bool) *view {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			v.push(c, i, i+1, false)
+			if charKind(rune(c)) == "" {
+				v.push(c, i, i+1, false)
+			}
 			i++
 			continue
 		}

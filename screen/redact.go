@@ -27,8 +27,9 @@ var priority = map[string]int{
 	KindEmail: 8, KindWallet: 7, KindHandle: 6, KindURL: 5, KindEndpoint: 4, KindIP: 3, KindPhone: 2, KindDomain: 1,
 }
 
-// Removal is one contact detail taken out of a text. It never carries the removed text itself,
-// only a fingerprint that lets repeated attempts be matched.
+// Removal is one contact detail, or one run of stripped characters (see Stripped), taken out of a
+// text. It never carries the removed text itself, only a fingerprint that lets repeated attempts be
+// matched.
 type Removal struct {
 	Kind        string `json:"kind"`
 	Start       int    `json:"-"`           // byte offset in the input
@@ -40,20 +41,24 @@ type Removal struct {
 func Marker(kind string) string { return "[" + kind + " removed]" }
 
 // Redact removes contact details from text, replacing each with a marker such as
-// "[email removed]", and reports what it removed, in order. A text without contact details is
-// returned unchanged (the same string) with no removals.
+// "[email removed]", strips control, bidirectional-control and invisible characters (see
+// KindControl, KindBidi, KindInvisible; no marker is left for them) and reports what it removed, in
+// order. The detectors read the text as it is without those characters, so splitting a contact
+// detail with them ("jo\u200bhn@example.com", "john\x00@example.com") does not hide it. A text
+// with nothing to remove is returned unchanged (the same string) with no removals.
 func Redact(text string) (string, []Removal) {
-	return apply(text, detect(text, false))
+	return apply(text, withChars(text, detect(text, false)))
 }
 
 // RedactKeepLinks is Redact for data-source fields (source_url and the like): web links and bare
 // domains survive, everything else is removed. Links that are themselves a way to reach someone
 // (mailto:, tel:, t.me/..., wa.me/...) are still removed.
 func RedactKeepLinks(text string) (string, []Removal) {
-	return apply(text, detect(text, true))
+	return apply(text, withChars(text, detect(text, true)))
 }
 
-// Find reports the contact details in text without changing it.
+// Find reports the contact details in text without changing it (characters Redact would strip are
+// not reported).
 func Find(text string) []Removal { return detect(text, false) }
 
 func apply(text string, rs []Removal) (string, []Removal) {
@@ -65,7 +70,9 @@ func apply(text string, rs []Removal) (string, []Removal) {
 	prev := 0
 	for _, r := range rs {
 		b.WriteString(text[prev:r.Start])
-		b.WriteString(Marker(r.Kind))
+		if !r.Stripped() {
+			b.WriteString(Marker(r.Kind))
+		}
 		prev = r.End
 	}
 	b.WriteString(text[prev:])
@@ -143,10 +150,15 @@ func detect(text string, keepLinks bool) []Removal {
 		out = append(out, Removal{Kind: sp.kind, Start: sp.s, End: sp.e})
 	}
 	for i := range out {
-		sum := sha256.Sum256([]byte(text[out[i].Start:out[i].End]))
-		out[i].Fingerprint = hex.EncodeToString(sum[:4])
+		out[i].Fingerprint = fingerprint(text[out[i].Start:out[i].End])
 	}
 	return out
+}
+
+// fingerprint is the first 8 hex digits of the SHA-256 of a removed text.
+func fingerprint(removed string) string {
+	sum := sha256.Sum256([]byte(removed))
+	return hex.EncodeToString(sum[:4])
 }
 
 // mayContain is a cheap first look: a text of fewer than four bytes cannot hold a contact detail.

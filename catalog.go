@@ -123,7 +123,7 @@ var Services = []*Service{
 		AcceptanceCriteria: "Text in the target language, meaning preserved, formatting preserved where possible.",
 		ETAMinutes:         20,
 		Pricing:            Pricing{Text: "US$2.00 per 1,000 words, minimum US$0.50", PerUnitUSD: USD(2, 0), Unit: "word", PerUnits: 1000, MinimumUSD: USD(0, 50), UnitParam: "words"},
-		example:            url.Values{"target_language": {"fr"}, "words": {"1200"}, "text": {"Hello world"}},
+		example:            url.Values{"target_language": {"fr"}, "words": {"1200"}},
 		keywords:           []string{"translate", "translation", "translator", "into french", "into spanish", "into german", "into english", "into japanese", "into chinese", "localize", "localise"},
 	},
 }
@@ -181,6 +181,16 @@ func (s *Service) ParamsSchema() *protocol.Schema { return s.schema }
 // arrived as query text (so "10" may stand for the integer 10). field prefixes error fields
 // ("params" in a task body, "" on GET /api/quote).
 func (s *Service) Normalize(params map[string]any, fromQuery bool, field string) (map[string]any, *Error) {
+	return s.normalize(params, fromQuery, field, true)
+}
+
+// QuoteParams is Normalize for a quote: only the params the spec requires and those the price
+// depends on are needed, not what a seller needs to do the job (a translation's text).
+func (s *Service) QuoteParams(params map[string]any, fromQuery bool, field string) (map[string]any, *Error) {
+	return s.normalize(params, fromQuery, field, false)
+}
+
+func (s *Service) normalize(params map[string]any, fromQuery bool, field string, forTask bool) (map[string]any, *Error) {
 	out := make(map[string]any, len(s.Params))
 	for k, v := range params {
 		out[k] = v
@@ -215,7 +225,7 @@ func (s *Service) Normalize(params map[string]any, fromQuery bool, field string)
 			return nil, Invalid(joinField(field, "size"), fmt.Sprintf("%q is out of bounds", out["size"]), "width and height must each be 64 to 4096, e.g. 1024x1024")
 		}
 	case "translation":
-		if str(out["text"]) == "" && str(out["source_url"]) == "" {
+		if forTask && str(out["text"]) == "" && str(out["source_url"]) == "" {
 			return nil, Invalid(joinField(field, "text"), "text or source_url is required", "give the text to translate, or a source_url where it can be read")
 		}
 	}

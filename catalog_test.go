@@ -48,14 +48,14 @@ func TestCatalogRows(t *testing.T) {
 		if err != nil || u.Path != "/api/quote" || u.Query().Get("type") != s.Type {
 			t.Errorf("%s example url %v", s.Type, u)
 		}
-		// The example quote is a valid request.
+		// The example quote is a valid quote request.
 		q := u.Query()
 		q.Del("type")
 		params := map[string]any{}
 		for k := range q {
 			params[k] = q.Get(k)
 		}
-		if _, err := s.Normalize(params, true, ""); err != nil {
+		if _, err := s.QuoteParams(params, true, ""); err != nil {
 			t.Errorf("%s example refused: %v", s.Type, err)
 		}
 	}

@@ -145,7 +145,7 @@ func (d *Daemon) getQuote(ctx context.Context, c *rest.Call, in *axp.QuoteQuery)
 		return nil, unknownType(in.Type)
 	}
 	fromQuery := c.Request.Method == "GET"
-	params, err := s.Normalize(in.Params, fromQuery, paramsField(fromQuery))
+	params, err := s.QuoteParams(in.Params, fromQuery, paramsField(fromQuery))
 	if err != nil {
 		return nil, err
 	}

@@ -239,6 +239,8 @@ func TestQuote(t *testing.T) {
 		{map[string]any{"type": "transcription", "source_url": "https://x.example/a.mp3"}, "0.5", 50}, // 10 min default -> minimum
 		{map[string]any{"type": "translation", "text": "hola", "target_language": "en", "words": "1"}, "0.5", 50},
 		{map[string]any{"type": "translation", "text": "hola", "target_language": "en", "words": "1200"}, "2.4", 240},
+		// A quote needs what the price depends on, not the text itself.
+		{map[string]any{"type": "translation", "target_language": "fr", "words": "1200"}, "2.4", 240},
 	} {
 		q := url.Values{}
 		for k, v := range c.q {
@@ -305,7 +307,6 @@ func TestQuote(t *testing.T) {
 		{"type=transcription&source_url=https://x.example/a&minutes=241", "minutes"},
 		{"type=transcription&source_url=https://x.example/a&minutes=0", "minutes"},
 		{"type=translation&text=x", "target_language"},
-		{"type=translation&target_language=fr", "text"},
 		{"type=translation&text=x&target_language=fr&words=50001", "words"},
 		{"type=unicorn&prompt=x", "type"},
 		{"prompt=x", "type"},

@@ -16,7 +16,10 @@ const (
 	MemberAuth Access = "member" // a member secret
 	SellerAuth Access = "seller" // a member secret of a member with the seller role
 	BuyerAuth  Access = "buyer"  // the task's buyer token, or the member secret of the buyer member
-	AdminAuth  Access = "admin"  // the operator's admin token
+	// TaskParty: the task's buyer (token or member secret) or a member the task concerns (its
+	// chosen seller, a seller it is open to); the handler decides which member may see what.
+	TaskParty Access = "party"
+	AdminAuth Access = "admin" // the operator's admin token
 )
 
 // Op declares one operation once: its name (the OpenAPI operationId and, where Tool is set, the MCP

@@ -71,7 +71,7 @@ var Ops = []Op{
 	// Buyer operations (spec 4.2).
 	{Name: "create_task", Method: post, Path: "/api/tasks", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, Tool: "create_task", Summary: "Post a task; offers are collected within the quote window."},
 	{Name: "create_task_get", Method: get, Path: "/api/tasks/new", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, ExtraQuery: "params", Summary: "Post a task from query keys; service params as extra keys."},
-	{Name: "get_task", Method: get, Path: "/api/tasks/{id}", Tag: "buyer", Access: Public, In: ty[TaskQuery](), Out: ty[Task](), Tool: "get_task", Summary: "Task status, offers and deliverable."},
+	{Name: "get_task", Method: get, Path: "/api/tasks/{id}", Tag: "buyer", Access: TaskParty, In: ty[TaskQuery](), Out: ty[Task](), Tool: "get_task", Summary: "Task status, offers and deliverable."},
 	{Name: "choose_offer", Method: post, Path: "/api/tasks/{id}/choose", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[ChooseInput](), Out: ty[Task](), Tool: "choose_offer", Summary: "Choose an offer; the task then awaits payment (free jobs start)."},
 	{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", Tag: "buyer", Access: BuyerAuth, In: ty[PayCryptoInput](), Out: ty[Result](), Summary: "Report a stablecoin payment by transaction hash."},
 	{Name: "get_deliverable", Method: get, Path: "/api/tasks/{id}/deliverable", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[string](), ContentType: "application/octet-stream", Summary: "The deliverable, with header X-Content-SHA256."},

@@ -212,3 +212,65 @@ func TestOutputContract(t *testing.T) {
 		t.Errorf("only %d operations checked", len(k.checked))
 	}
 }
+
+// TestDeclaredResponsesMatch: every answer an operation gives is one /openapi.json declares for it.
+// Each operation is called as an outsider (no credentials) and as an unrelated member, with an
+// empty input, on a task that exists, so that refusals by the handler (not only by the access
+// level) are seen: an operation declared open to anyone that answers 401 is caught.
+func TestDeclaredResponsesMatch(t *testing.T) {
+	e := newEnv(t)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]any `json:"responses"`
+		} `json:"paths"`
+	}
+	resp, err := raw(e.anon, "GET", "/openapi.json", nil, nil)
+	if err != nil || json.Unmarshal(resp.Body, &doc) != nil {
+		t.Fatalf("openapi: %v", err)
+	}
+	var created axp.CreatedTask
+	call(t, e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "declared answers"}}, &created)
+	stranger := e.register(map[string]any{"roles": []string{"buyer", "seller"}, "skills": []map[string]any{{"task_type": "video"}}})
+	checked := 0
+	for i := range axp.Ops {
+		op := &axp.Ops[i]
+		if op.Later != "" || op.Name == "admin_backup" {
+			continue
+		}
+		declared := doc.Paths[op.Path][strings.ToLower(op.Method)].Responses
+		if declared == nil {
+			t.Errorf("%s: %s %s is not in /openapi.json", op.Name, op.Method, op.Path)
+			continue
+		}
+		path := op.Path
+		for _, p := range op.PathParams() {
+			v := "x_unknown"
+			if p == "id" && strings.HasPrefix(op.Path, "/api/tasks/") {
+				v = created.ID
+			}
+			path = strings.ReplaceAll(path, "{"+p+"}", v)
+		}
+		var body []byte
+		if op.Mutating() {
+			body = []byte("{}")
+		}
+		for who, c := range map[string]*client.Client{"anonymous": e.anon, "a stranger": stranger.c} {
+			r, _ := raw(c, op.Method, path, body, nil)
+			if r == nil {
+				t.Fatalf("%s: no answer", op.Name)
+			}
+			checked++
+			if _, ok := declared[fmt.Sprint(r.Status)]; !ok {
+				keys := make([]string, 0, len(declared))
+				for k := range declared {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				t.Errorf("%s called by %s answered %d, which /openapi.json does not declare (%s): %.200s", op.Name, who, r.Status, strings.Join(keys, ", "), r.Body)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d calls checked", checked)
+	}
+}

@@ -405,7 +405,7 @@ func TestA2ADoor(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"data","data":{"bogus":1}}]}}}`, -32602, "message.parts[0].data.bogus"},
 		{`{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{}}`, -32004, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/set","params":{}}`, -32003, ""},
-		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"tsk_nope"}}`, -32001, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"tsk_nope","metadata":{"buyer_token":"bt_0123"}}}`, -32001, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}`, -32602, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"` + id + `"}}`, -32002, ""},
 	} {

@@ -424,6 +424,8 @@ func description(op *axp.Op) string {
 	switch op.Access {
 	case axp.BuyerAuth:
 		b.WriteString(" A buyer step: give the task's " + BuyerTokenArg + ", or call with your member secret as Bearer if you posted the task as a buyer member.")
+	case axp.TaskParty:
+		b.WriteString(" Give the task's " + BuyerTokenArg + ", or call with your member secret as Bearer as the buyer member or a seller the task concerns.")
 	case axp.MemberAuth:
 		b.WriteString(" Needs your member secret as Bearer.")
 	case axp.SellerAuth:

@@ -119,7 +119,7 @@ func operation(op *axp.Op, method, id string) map[string]any {
 				"schema":      map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}})
 		}
 	}
-	if op.Access == axp.BuyerAuth && query && (in == nil || in.Properties["token"] == nil) {
+	if (op.Access == axp.BuyerAuth || op.Access == axp.TaskParty) && query && (in == nil || in.Properties["token"] == nil) {
 		params = append(params, map[string]any{"name": "token", "in": "query", "required": false, "schema": map[string]any{"type": "string"}, "description": "buyer token"})
 	}
 	if len(params) > 0 {
@@ -150,7 +150,7 @@ func operation(op *axp.Op, method, id string) map[string]any {
 	switch op.Access {
 	case axp.MemberAuth, axp.SellerAuth:
 		o["security"] = []map[string]any{{"memberSecret": []string{}}}
-	case axp.BuyerAuth:
+	case axp.BuyerAuth, axp.TaskParty:
 		o["security"] = []map[string]any{{"buyerToken": []string{}}, {"buyerTokenQuery": []string{}}, {"memberSecret": []string{}}}
 	case axp.AdminAuth:
 		o["security"] = []map[string]any{{"adminToken": []string{}}}
@@ -171,7 +171,7 @@ func errorCodesFor(op *axp.Op, query bool) []int {
 	if op.Access != axp.Public {
 		codes = append(codes, 401)
 	}
-	if op.Access == axp.SellerAuth || op.Access == axp.BuyerAuth || op.Name == "create_task" {
+	if op.Access == axp.SellerAuth || op.Access == axp.BuyerAuth || op.Access == axp.TaskParty || op.Name == "create_task" {
 		codes = append(codes, 403)
 	}
 	if len(op.PathParams()) > 0 {
@@ -180,7 +180,8 @@ func errorCodesFor(op *axp.Op, query bool) []int {
 	if op.Mutating() {
 		codes = append(codes, 409)
 	}
-	if op.Access == axp.Public || op.Name == "message_operator" {
+	// Callers without a member secret (anonymous or with a buyer token) share a per-address budget.
+	if op.Access == axp.Public || op.Access == axp.BuyerAuth || op.Access == axp.TaskParty || op.Name == "message_operator" {
 		codes = append(codes, 429)
 	}
 	if op.Later != "" {

@@ -369,7 +369,7 @@ func authorize(op *axp.Op, c axp.Caller) error {
 		if !c.HasRole(protocol.RoleSeller) {
 			return axp.Forbidden("only sellers may do this", `add "seller" to your roles with PATCH /api/members/me`)
 		}
-	case axp.BuyerAuth:
+	case axp.BuyerAuth, axp.TaskParty:
 		if c.Kind != axp.MemberCall && c.Kind != axp.BuyerToken {
 			return axp.Unauthorized("this call needs the task's buyer token or your member secret",
 				"send ?token=<buyer_token> or Authorization: Bearer <buyer_token>")

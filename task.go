@@ -82,14 +82,20 @@ type Declined struct {
 
 // Task is a task as shown to its parties (spec 2.3).
 type Task struct {
-	ID               string                   `json:"id"`
-	Type             string                   `json:"type"`
-	Description      string                   `json:"description,omitempty"`
-	Params           map[string]any           `json:"params"`
-	DeadlineMinutes  *int                     `json:"deadline_minutes,omitempty"`
-	AutoChoose       string                   `json:"auto_choose,omitempty"`
-	AcceptanceChecks map[string]any           `json:"acceptance_checks,omitempty"`
-	PaymentMethod    string                   `json:"payment_method"`
+	ID               string         `json:"id"`
+	Type             string         `json:"type"`
+	Description      string         `json:"description,omitempty"`
+	Params           map[string]any `json:"params"`
+	DeadlineMinutes  *int           `json:"deadline_minutes,omitempty"`
+	AutoChoose       string         `json:"auto_choose,omitempty"`
+	AcceptanceChecks map[string]any `json:"acceptance_checks,omitempty"`
+	PaymentMethod    string         `json:"payment_method"`
+	// What the buyer gave at creation, shown to the buyer only.
+	PreferredPayment string                   `json:"preferred_payment,omitempty" doc:"buyer view only"`
+	InviteSellers    SellerInvite             `json:"invite_sellers,omitzero" doc:"buyer view only: \"favourites\" or the invited seller ids"`
+	Contact          string                   `json:"contact,omitempty" doc:"buyer view only"`
+	CallbackURL      string                   `json:"callback_url,omitempty" doc:"buyer view only"`
+	AgentName        string                   `json:"agent_name,omitempty" doc:"buyer view only (sellers see it as the buyer's name of an anonymous task)"`
 	Status           string                   `json:"status"`
 	Offers           []Offer                  `json:"offers"`
 	Declined         []Declined               `json:"declined"`

@@ -1411,3 +1411,32 @@ func TestMarketPaymentApprovalTxHash(t *testing.T) {
 		t.Fatalf("approval with the reported hash: %+v", ok)
 	}
 }
+
+// TestMarketBuyerSeesWhatItGave: the fields a buyer gives at creation come back in its view of the
+// task, and never in a seller's.
+func TestMarketBuyerSeesWhatItGave(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	s := e.instantSeller("text-file", "2.00", 10, nil, nil)
+	sink := newCallbackSink(t)
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a limerick"},
+		"contact": "reach me through this exchange", "callback_url": sink.srv.URL + "/hook", "agent_name": "Limerick Bot",
+		"preferred_payment": "USDC on Base", "invite_sellers": []string{s.MemberID}})
+	buyer := e.anon.With(created.BuyerToken)
+	for _, got := range []axp.Task{created.Task, getTask(t, buyer, created.ID)} {
+		if got.Contact == "" || got.CallbackURL != sink.srv.URL+"/hook" || got.AgentName != "Limerick Bot" ||
+			got.PreferredPayment != "USDC on Base" || !slices.Equal(got.InviteSellers.IDs, []string{s.MemberID}) {
+			t.Fatalf("the buyer's view lacks what it gave: %+v", got)
+		}
+	}
+	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, nil)
+	resp, err := raw(s.c, "GET", "/api/tasks/"+created.ID, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"contact"`, `"callback_url"`, `"preferred_payment"`, `"invite_sellers"`, `"agent_name"`} {
+		if strings.Contains(string(resp.Body), k) {
+			t.Fatalf("the seller's view shows %s: %s", k, resp.Body)
+		}
+	}
+}

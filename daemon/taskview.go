@@ -75,6 +75,13 @@ func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience st
 		ReleaseDue: t.ReleaseDue, Screening: t.Screening, DisputeReason: t.DisputeReason, DisputeScreening: t.DisputeScreening,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 	if audience == viewBuyer {
+		v.PreferredPayment, v.Contact, v.CallbackURL, v.AgentName = t.PreferredPayment, t.Contact, t.CallbackURL, t.AgentName
+		switch t.InviteMode {
+		case "favourites":
+			v.InviteSellers = axp.SellerInvite{Favourites: true}
+		case "ids":
+			v.InviteSellers = axp.SellerInvite{IDs: append([]string{}, t.Invited...)}
+		}
 		offs, declined, clar, err := offers(tx, t, d.now())
 		if err != nil {
 			return v, err

@@ -182,6 +182,7 @@ func (d *Daemon) releaseDue(ch *change, t *axp.TaskRecord) error {
 		return err
 	}
 	if t.Free() {
+		d.statusNotices(ch, t)
 		return d.finish(ch, t, axp.TrigRelease, "release", nil)
 	}
 	p := d.moneyApproval(t, axp.ApprovePayout, 0, "the operator released the task after its auto-release window", ch.now)

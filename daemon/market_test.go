@@ -310,7 +310,9 @@ func TestMarketFreeJob(t *testing.T) {
 	pull := e.pullSeller("text-file", free)
 	paidOnly := e.pullSeller("text-file", nil)
 
-	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "a free haiku"}})
+	sink := newCallbackSink(t)
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "a free haiku"},
+		"callback_url": sink.srv.URL + "/hook"})
 	if created.PaymentMethod != axp.PayFree || len(created.Offers) != 1 || created.Offers[0].PriceUSD != 0 || created.Offers[0].Seller.ID != instant.MemberID {
 		t.Fatalf("free task %+v", created)
 	}
@@ -355,6 +357,13 @@ func TestMarketFreeJob(t *testing.T) {
 	call(t, buyer, "accept_task", map[string]any{"id": created.ID}, &done)
 	if done.Status != axp.TaskReleased {
 		t.Fatalf("an accepted free job ends released, got %s", done.Status)
+	}
+	// The buyer heard of each status passed through, accepted included.
+	for _, status := range []string{axp.TaskAccepted, axp.TaskReleased} {
+		sink.waitFor("task_update", func(doc map[string]any) bool {
+			u, _ := doc["task_update"].(map[string]any)
+			return u["status"] == status
+		})
 	}
 	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
 	apiErr(t, err, axp.CodeConflict, "-")

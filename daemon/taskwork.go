@@ -262,11 +262,12 @@ func (d *Daemon) acceptTask(ctx context.Context, c *rest.Call, in *axp.AcceptInp
 		if err := ch.save(t, prev, "accept", nil); err != nil {
 			return err
 		}
+		// The parties hear of every status the task passes through: accepted, then for a free
+		// job (no money, no payout item) released at once.
+		d.statusNotices(ch, t)
 		if t.Free() {
-			// Free jobs carry no money: they end released with no payout item.
 			return d.finish(ch, t, axp.TrigRelease, "release", nil)
 		}
-		d.statusNotices(ch, t)
 		return nil
 	})
 }

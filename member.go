@@ -424,7 +424,7 @@ type Reputation struct {
 	QuoteCount        int                        `json:"quote_count"`
 	MedianQuoteMillis *int64                     `json:"median_quote_ms"`
 	AsBuyer           protocol.ReputationSummary `json:"as_buyer"`
-	RecentReviews     []ReviewView               `json:"recent_reviews"`
+	RecentReviews     []ReviewView               `json:"recent_reviews" doc:"the 10 newest reviews of this member, as seller (reviewer_role buyer) or as buyer (reviewer_role seller)"`
 }
 
 // RatingCounts is the number of reviews per star.

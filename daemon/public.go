@@ -317,6 +317,11 @@ func reputation(tx *store.Tx, m *axp.Member) (axp.Reputation, error) {
 		if r.Removed || r.Sandbox {
 			continue
 		}
+		// Reviews are public on the reviewee's profile (spec 2.7), whichever side wrote them;
+		// reviewer_role tells them apart.
+		if len(rep.RecentReviews) < 10 {
+			rep.RecentReviews = append(rep.RecentReviews, r.ReviewView)
+		}
 		if r.Role == protocol.RoleSeller { // a seller reviewed this member as buyer
 			buyerSum += r.Rating
 			buyerN++
@@ -336,9 +341,6 @@ func reputation(tx *store.Tx, m *axp.Member) (axp.Reputation, error) {
 			rep.Ratings.Four++
 		case 5:
 			rep.Ratings.Five++
-		}
-		if len(rep.RecentReviews) < 10 {
-			rep.RecentReviews = append(rep.RecentReviews, r.ReviewView)
 		}
 	}
 	rep.DistinctReviewers = len(reviewers)

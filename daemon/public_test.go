@@ -631,16 +631,25 @@ func TestReputationFromReviews(t *testing.T) {
 	var rep axp.Reputation
 	call(t, e.anon, "get_reputation", map[string]any{"id": s.MemberID}, &rep)
 	if rep.Reviews != 3 || rep.Rating == nil || *rep.Rating != 4.66 || rep.DistinctReviewers != 2 ||
-		rep.Ratings.Five != 2 || rep.Ratings.Four != 1 || rep.Ratings.One != 0 || len(rep.RecentReviews) != 3 {
+		rep.Ratings.Five != 2 || rep.Ratings.Four != 1 || rep.Ratings.One != 0 || len(rep.RecentReviews) != 4 {
 		t.Fatalf("reputation %+v", rep)
 	}
 	if rep.AsBuyer.Reviews != 1 || rep.AsBuyer.Rating == nil || *rep.AsBuyer.Rating != 3 {
 		t.Fatalf("as buyer %+v", rep.AsBuyer)
 	}
+	// Removed and sandbox reviews are not shown; the review written about the member as a buyer
+	// is, with the reviewer's role (spec 2.7: reviews are public on the reviewee's profile).
+	asBuyer := 0
 	for _, r := range rep.RecentReviews {
-		if r.ReviewID == "rev_4" || r.ReviewID == "rev_5" || r.ReviewID == "rev_6" {
+		if r.ReviewID == "rev_4" || r.ReviewID == "rev_5" {
 			t.Fatalf("recent reviews show %s", r.ReviewID)
 		}
+		if r.ReviewID == "rev_6" && r.Role == "seller" {
+			asBuyer++
+		}
+	}
+	if asBuyer != 1 {
+		t.Fatalf("the review of the member as a buyer is not listed: %+v", rep.RecentReviews)
 	}
 	// The public seller record carries the same reputation, without reviewer ids.
 	resp, err := raw(e.anon, "GET", "/api/sellers", nil, nil)

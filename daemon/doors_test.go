@@ -407,7 +407,12 @@ func TestA2ADoor(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/set","params":{}}`, -32003, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"tsk_nope","metadata":{"buyer_token":"bt_0123"}}}`, -32001, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}`, -32602, ""},
-		{`{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"` + id + `"}}`, -32002, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"` + id + `","metadata":{"buyer_token":"` + token + `"}}}`, -32002, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"tsk_nope","metadata":{"buyer_token":"bt_0123"}}}`, -32001, ""},
+		// The exchange's own refusals keep their message; code, field and hint are in data.
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"` + id + `"}}`, -32010, "buyer token"},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"` + id + `","metadata":{"buyer_token":"bt_wrong"}}}`, -32010, "does not match"},
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"` + id + `"}}`, -32010, "buyer token"},
 	} {
 		a := e.rpc("/a2a", c.body, nil)
 		if a.status >= 500 || rpcErrCode(t, a) != c.code {
@@ -417,6 +422,19 @@ func TestA2ADoor(t *testing.T) {
 		if c.in != "" && !strings.Contains(string(a.raw), c.in) {
 			t.Errorf("%s: the error does not name %s: %s", c.body, c.in, a.raw)
 		}
+	}
+	// A refusal reads like the exchange's: message, and code, hint and field in data.
+	refused := e.rpc("/a2a", `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"`+id+`"}}`, nil)
+	re, _ := refused.body["error"].(map[string]any)
+	rdata, _ := re["data"].(map[string]any)
+	if re["message"] != "this call needs the task's buyer token or your member secret" || rdata["code"] != "unauthorized" ||
+		!strings.Contains(fmt.Sprint(rdata["hint"]), "buyer_token") {
+		t.Errorf("refusal over A2A: %s", refused.raw)
+	}
+	badRPC := e.rpc("/a2a", `{"jsonrpc":"2.0","id":4,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"data","data":{"type":"text-file","params":{"prompt":9}}}]}}}`, nil)
+	be, _ := badRPC.body["error"].(map[string]any)
+	if bd, _ := be["data"].(map[string]any); rpcErrCode(t, badRPC) != -32602 || bd["field"] != "message.parts[0].data.params.prompt" || be["message"] == "invalid params" {
+		t.Errorf("invalid input over A2A: %s", badRPC.raw)
 	}
 	if resp, _ := raw(e.anon, http.MethodGet, "/a2a", nil, nil); resp == nil || resp.Status != http.StatusMethodNotAllowed {
 		t.Errorf("GET /a2a: %+v", resp)

@@ -17,6 +17,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +68,7 @@ type ctxKey int
 const (
 	callerKey ctxKey = iota
 	requestKey
+	failureKey
 )
 
 // New builds the A2A door over a backend.
@@ -91,6 +93,8 @@ const (
 	codeInvalidRequest       = -32600
 	codeMethodNotFound       = -32601
 	codeInvalidParams        = -32602
+	codeTaskNotFound         = -32001
+	codeTaskNotCancelable    = -32002
 	codeUnsupportedOperation = -32004
 )
 
@@ -224,13 +228,123 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, authStatus(err), id, codeInvalidRequest, "invalid request", errorText(err))
 		return
 	}
-	ctx := context.WithValue(context.WithValue(r.Context(), callerKey, c), requestKey, r)
+	f := &failure{}
+	ctx := context.WithValue(context.WithValue(context.WithValue(r.Context(), callerKey, c), requestKey, r), failureKey, f)
 	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(trimmed))
 	r.ContentLength = int64(len(trimmed))
+	rec := &recorder{header: http.Header{}}
+	s.rpc.ServeHTTP(rec, r)
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
 	// a2a-go writes JSON without naming it.
 	w.Header().Set("Content-Type", "application/json")
-	s.rpc.ServeHTTP(w, r)
+	body := rec.body.Bytes()
+	if f.err != nil {
+		body = f.rewrite(w, body)
+	}
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// recorder holds a2a-go's answer so that an exchange error can be written in full.
+type recorder struct {
+	header http.Header
+	body   bytes.Buffer
+	status int
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(status int)      { r.status = status }
+
+// failure is the exchange error a call ended with (a2a-go reports only its own error kinds).
+type failure struct {
+	err      *axp.Error
+	notFound int
+}
+
+// JSON-RPC codes of the exchange's errors beyond A2A's own (-32001 to -32007). Each answer carries
+// the exchange's message, and in data its code, field, hint and the whole text.
+const (
+	codeUnauthorized    = -32010
+	codeForbidden       = -32011
+	codeConflict        = -32012
+	codeRateLimited     = -32013
+	codePaymentRequired = -32014
+)
+
+// rpcCode maps an exchange error code to the JSON-RPC error code of the door.
+func rpcCode(e *axp.Error, notFound int) int {
+	switch e.Code {
+	case axp.CodeInvalidInput, axp.CodeTooLarge:
+		return codeInvalidParams
+	case axp.CodeNotFound:
+		if notFound != 0 {
+			return notFound
+		}
+		return codeInvalidParams
+	case axp.CodeUnauthorized:
+		return codeUnauthorized
+	case axp.CodeForbidden:
+		return codeForbidden
+	case axp.CodeConflict:
+		return codeConflict
+	case axp.CodeRateLimited:
+		return codeRateLimited
+	case axp.CodePaymentRequired:
+		return codePaymentRequired
+	case axp.CodeUnavailable:
+		return codeUnsupportedOperation
+	}
+	return -32603
+}
+
+// rewrite replaces the error of a2a-go's answer with the exchange's: its message in message, and
+// code, field, hint and text in data. A rate limit also sets Retry-After.
+func (f *failure) rewrite(w http.ResponseWriter, body []byte) []byte {
+	var resp map[string]json.RawMessage
+	if json.Unmarshal(body, &resp) != nil || resp["error"] == nil {
+		return body
+	}
+	e := f.err
+	out := rpcError{Code: rpcCode(e, f.notFound), Message: e.Message, Data: map[string]any{"code": e.Code, "error": errorText(e)}}
+	if e.Code == axp.CodeInternal || out.Code == -32603 {
+		out.Message, out.Data = "internal error", map[string]any{"code": axp.CodeInternal}
+	}
+	if e.Field != "" && out.Code != -32603 {
+		out.Message = e.Field + ": " + e.Message
+		out.Data["field"] = e.Field
+	}
+	if e.Hint != "" && out.Code != -32603 {
+		out.Data["hint"] = e.Hint
+	}
+	if e.RetryAfter > 0 {
+		out.Data["retry_after"] = e.RetryAfter
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return body
+	}
+	resp["error"] = b
+	body, _ = json.Marshal(resp)
+	return append(body, '\n')
+}
+
+// fail records err (an exchange error) for the answer and returns the a2a-go error that makes the
+// handler answer with an error at all. notFound is the code of a missing resource (0: invalid params).
+func fail(ctx context.Context, err error, notFound int) error {
+	var e *axp.Error
+	if f, ok := ctx.Value(failureKey).(*failure); ok && errors.As(err, &e) {
+		f.err, f.notFound = e, notFound
+	}
+	return rpcErr(err, nil)
 }
 
 func authStatus(err error) int {
@@ -437,7 +551,7 @@ func (h *handler) post(ctx context.Context, msg *a2a.Message, at int, data map[s
 	}
 	out, err := h.call(ctx, h.s.create, args)
 	if err != nil {
-		return nil, rpcErr(renamed(err, fmt.Sprintf("message.parts[%d].data", at), nil), nil)
+		return nil, fail(ctx, renamed(err, fmt.Sprintf("message.parts[%d].data", at), nil), 0)
 	}
 	m, err := asMap(out)
 	if err != nil {
@@ -528,7 +642,7 @@ func statusText(m map[string]any) string {
 func (h *handler) suggest(ctx context.Context, msg *a2a.Message, text string) (a2a.SendMessageResult, error) {
 	out, err := h.call(ctx, h.s.search, map[string]any{"q": text})
 	if err != nil {
-		return nil, rpcErr(renamed(err, "message.parts", map[string]string{"q": "message.parts.text"}), nil)
+		return nil, fail(ctx, renamed(err, "message.parts", map[string]string{"q": "message.parts.text"}), 0)
 	}
 	m, err := asMap(out)
 	if err != nil {
@@ -579,26 +693,13 @@ func (h *handler) suggest(ctx context.Context, msg *a2a.Message, text string) (a
 // Bearer token, shows the buyer's view. The door keeps nothing, so the contextId of the answer is
 // the task id (message/send uses it too when the message names no context).
 func (h *handler) OnGetTask(ctx context.Context, q *a2a.TaskQueryParams) (*a2a.Task, error) {
-	args := map[string]any{"id": string(q.ID)}
-	if q.Metadata != nil {
-		if v, ok := q.Metadata["buyer_token"]; ok {
-			tok, isString := v.(string)
-			if !isString {
-				return nil, fmt.Errorf("%w: params.metadata.buyer_token must be a string", a2a.ErrInvalidParams)
-			}
-			if c, _ := ctx.Value(callerKey).(axp.Caller); tok != "" {
-				c.Token = tok
-				if c.Kind == axp.Anonymous {
-					c.Kind = axp.BuyerToken
-				}
-				ctx = context.WithValue(ctx, callerKey, c)
-				args["token"] = tok
-			}
-		}
+	ctx, args, err := withBuyerToken(ctx, string(q.ID), q.Metadata)
+	if err != nil {
+		return nil, err
 	}
 	out, err := h.call(ctx, h.s.getTask, args)
 	if err != nil {
-		return nil, rpcErr(renamed(err, "params", map[string]string{"id": "params.id", "token": "params.metadata.buyer_token"}), a2a.ErrTaskNotFound)
+		return nil, fail(ctx, renamed(err, "params", map[string]string{"id": "params.id", "token": "params.metadata.buyer_token"}), codeTaskNotFound)
 	}
 	m, err := asMap(out)
 	if err != nil {
@@ -607,8 +708,39 @@ func (h *handler) OnGetTask(ctx context.Context, q *a2a.TaskQueryParams) (*a2a.T
 	return h.s.task(m, "", "The task as the exchange shows it to you."), nil
 }
 
-// OnCancelTask: the exchange has no cancel operation.
+// withBuyerToken makes the buyer token of params.metadata.buyer_token the caller's, and the args of
+// get_task for task id.
+func withBuyerToken(ctx context.Context, id string, meta map[string]any) (context.Context, map[string]any, error) {
+	args := map[string]any{"id": id}
+	v, ok := meta["buyer_token"]
+	if !ok {
+		return ctx, args, nil
+	}
+	tok, isString := v.(string)
+	if !isString {
+		return ctx, nil, fmt.Errorf("%w: params.metadata.buyer_token must be a string", a2a.ErrInvalidParams)
+	}
+	if c, _ := ctx.Value(callerKey).(axp.Caller); tok != "" {
+		c.Token = tok
+		if c.Kind == axp.Anonymous {
+			c.Kind = axp.BuyerToken
+		}
+		ctx = context.WithValue(ctx, callerKey, c)
+		args["token"] = tok
+	}
+	return ctx, args, nil
+}
+
+// OnCancelTask: the exchange has no cancel operation over A2A; a task that is not there (or not
+// the caller's to see) is told apart from one that cannot be cancelled.
 func (h *handler) OnCancelTask(ctx context.Context, id *a2a.TaskIDParams) (*a2a.Task, error) {
+	ctx, args, err := withBuyerToken(ctx, string(id.ID), id.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := h.call(ctx, h.s.getTask, args); err != nil {
+		return nil, fail(ctx, renamed(err, "params", map[string]string{"id": "params.id"}), codeTaskNotFound)
+	}
 	return nil, fmt.Errorf("%w: exchange tasks are not cancelled over A2A; an open task expires when no offer is chosen", a2a.ErrTaskNotCancelable)
 }
 

@@ -1157,6 +1157,9 @@ func TestMarketLateQuotes(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(ro["offers"]), late.OfferID) || ro["choose_url"] != e.srv.URL+"/api/tasks/"+created.ID+"/choose" {
 		t.Fatalf("receive_offers %v", ro)
 	}
+	if ro["also_sell"] != nil {
+		t.Fatalf("a buyer that already sells was invited to sell: %v", ro["also_sell"])
+	}
 	// Callbacks of a buyer member's task are signed with its platform key.
 	for _, p := range sink.posts() {
 		if err := verifyPost(p, buyerMember.MemberID, []byte(buyerMember.PlatformKey)); err != nil {
@@ -1437,6 +1440,12 @@ func TestMarketBuyerSeesWhatItGave(t *testing.T) {
 			got.PreferredPayment != "USDC on Base" || !slices.Equal(got.InviteSellers.IDs, []string{s.MemberID}) {
 			t.Fatalf("the buyer's view lacks what it gave: %+v", got)
 		}
+	}
+	// The offers pushed to a buyer that does not sell invite it to (spec 6: also_sell).
+	pushed := sink.waitFor("offers", nil)
+	if o, _ := pushed["offers"].(map[string]any); o == nil || o["also_sell"] == nil ||
+		!strings.HasSuffix(fmt.Sprint(o["also_sell"].(map[string]any)["join_url"]), "/join") {
+		t.Fatalf("offers callback without also_sell: %v", pushed)
 	}
 	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, nil)
 	resp, err := raw(s.c, "GET", "/api/tasks/"+created.ID, nil, nil)

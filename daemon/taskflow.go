@@ -360,6 +360,14 @@ func (d *Daemon) submitOffer(ctx context.Context, c *rest.Call, in *axp.OfferInp
 // offerNotices pushes offers that arrive after creation to a buyer member and the callback URL.
 func (d *Daemon) offerNotices(ch *change, t *axp.TaskRecord, offs []axp.Offer) {
 	in := protocol.ReceiveOffersInput{TaskID: t.ID, ChooseURL: d.BaseURL() + "/api/tasks/" + t.ID + "/choose", Test: t.Test}
+	// Buyers that do not sell yet are invited to (spec 6), like in every answer they read.
+	buyer := axp.Caller{Kind: axp.Anonymous}
+	if t.BuyerMemberID != "" {
+		if m, err := ch.tx.Member(t.BuyerMemberID); err == nil && m != nil {
+			buyer = axp.Caller{Kind: axp.MemberCall, MemberID: m.ID, Roles: m.Roles}
+		}
+	}
+	in.AlsoSell = d.alsoSell(buyer)
 	for _, o := range offs {
 		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note, Screening: o.Screening})
 	}

@@ -1357,8 +1357,24 @@ func TestMarketQuoteShapes(t *testing.T) {
 	// Pull sellers see the answers in the brief of their quote requests.
 	var reqs axp.TaskList
 	call(t, pull.c, "list_quote_requests", nil, &reqs)
-	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID }) {
-		t.Fatal("the task left the pull seller's quote requests")
+	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID && strings.Contains(x.Description, "the Baltic") }) {
+		t.Fatalf("the pull seller's quote requests lack the task with the buyer's answers: %+v", reqs.Tasks)
+	}
+	var seen axp.Task
+	call(t, pull.c, "get_task", map[string]any{"id": created.ID}, &seen)
+	if !strings.Contains(seen.Description, "Which sea?: the Baltic") {
+		t.Fatalf("the pull seller's view of the task lacks the answers: %q", seen.Description)
+	}
+	// The chosen seller's do_task carries them too.
+	e.fund(buyer, created.ID, o.OfferID)
+	job := clarifier.waitCall("do_task", created.ID)
+	if !strings.Contains(fmt.Sprint(job["description"]), "Which sea?: the Baltic") {
+		t.Fatalf("do_task without the buyer's answers: %v", job["description"])
+	}
+	var jobs axp.TaskList
+	call(t, clarifier.c, "list_jobs", nil, &jobs)
+	if len(jobs.Tasks) != 1 || !strings.Contains(jobs.Tasks[0].Description, "the Baltic") {
+		t.Fatalf("the seller's job view lacks the answers: %+v", jobs.Tasks)
 	}
 	// An unverified seller gets no quote requests and may not quote.
 	unverified := e.register(map[string]any{"roles": []string{"seller"}, "skills": []map[string]any{{"task_type": "text-file"}}})

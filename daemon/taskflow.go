@@ -160,7 +160,7 @@ func (d *Daemon) startJob(ch *change, t *axp.TaskRecord, seller *axp.Member) err
 
 func (d *Daemon) doTaskNotice(t *axp.TaskRecord, seller *axp.Member) notice {
 	return notice{memberID: seller.ID, tool: "do_task", taskID: t.ID, input: protocol.DoTaskInput{
-		TaskID: t.ID, TaskType: t.Type, Description: t.Description, Params: t.Params, PriceUSD: t.Price,
+		TaskID: t.ID, TaskType: t.Type, Description: t.Brief(), Params: t.Params, PriceUSD: t.Price,
 		ETAMinutes: t.ETAMinutes, DeliverURL: d.BaseURL() + "/api/members/me/jobs/" + t.ID + "/deliver",
 		AcceptanceChecks: t.AcceptanceChecks, Screening: t.Screening, Test: t.Test}}
 }

@@ -74,6 +74,10 @@ func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience st
 		ChosenOfferID: t.ChosenOfferID, Deliveries: len(t.Deliveries), RedosLeft: t.FreeRedo - t.RedosUsed,
 		ReleaseDue: t.ReleaseDue, Screening: t.Screening, DisputeReason: t.DisputeReason, DisputeScreening: t.DisputeScreening,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+	if audience != viewBuyer {
+		// Sellers read the brief with the buyer's answers to sellers' questions.
+		v.Description = t.Brief()
+	}
 	if audience == viewBuyer {
 		v.PreferredPayment, v.Contact, v.CallbackURL, v.AgentName = t.PreferredPayment, t.Contact, t.CallbackURL, t.AgentName
 		switch t.InviteMode {

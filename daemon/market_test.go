@@ -1279,8 +1279,9 @@ func TestMarketQuoteShapes(t *testing.T) {
 	}, nil, nil)
 	pull := e.pullSeller("text-file", nil)
 
+	sink := newCallbackSink(t)
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "description": "a poem about the sea",
-		"params": map[string]any{"prompt": "a poem about the sea"}})
+		"params": map[string]any{"prompt": "a poem about the sea"}, "callback_url": sink.srv.URL + "/hook"})
 	buyer := e.anon.With(created.BuyerToken)
 	if len(created.Offers) != 0 {
 		t.Fatalf("no push seller gave a valid price, yet %+v", created.Offers)
@@ -1351,6 +1352,8 @@ func TestMarketQuoteShapes(t *testing.T) {
 	if o.PriceUSD != usd(t, "3") || o.Note != "Baltic it is" || len(clarified.Clarifications) != 0 {
 		t.Fatalf("after clarifying: offer %+v, clarifications %+v", o, clarified.Clarifications)
 	}
+	// The offer made after clarification reaches the buyer the way every new offer does.
+	sink.waitFor("offers", func(d map[string]any) bool { return strings.Contains(fmt.Sprint(d["offers"]), o.OfferID) })
 	if calls := clarifier.received("quote", created.ID); len(calls) != 2 {
 		t.Fatalf("the clarifier was asked %d times", len(calls))
 	}

@@ -29,8 +29,11 @@ type quoteAnswer struct {
 // quoteRound asks every matching push seller for a quote in parallel, each call bounded by the
 // member call timeout, and stores what arrives within the quote window in one transaction (two in
 // a large round, see earlyStoreMin). The round ends early when every seller answered. Answers that
-// arrive later are stored one by one and pushed to the buyer as late offers.
-func (d *Daemon) quoteRound(ctx context.Context, taskID string) {
+// arrive later are stored one by one and pushed to the buyer as late offers. push says that the
+// offers of the window are pushed too (a round after clarification: the buyer's call that
+// started it answers with the task, but receive_offers and the callback hear of every new or
+// replaced offer); task creation pushes them itself with the instant offers.
+func (d *Daemon) quoteRound(ctx context.Context, taskID string, push bool) {
 	if d.callTool == nil {
 		return
 	}
@@ -78,7 +81,7 @@ func (d *Daemon) quoteRound(ctx context.Context, taskID string) {
 		got = append(got, r)
 		received++
 		if received == early && received < len(sellers) {
-			d.storeRound(ctx, taskID, got, false)
+			d.storeRound(ctx, taskID, got, push)
 			got = nil
 		}
 	}
@@ -95,7 +98,7 @@ collect:
 			break collect
 		}
 	}
-	d.storeRound(ctx, taskID, got, false)
+	d.storeRound(ctx, taskID, got, push)
 	if late := len(sellers) - received; late > 0 {
 		go func() {
 			for i := 0; i < late; i++ {
@@ -128,8 +131,8 @@ func (d *Daemon) quoteInput(t *axp.TaskRecord) protocol.QuoteInput {
 }
 
 // storeRound stores the answers of a round in one transaction; failures and refused answers go on
-// the timeline with the reason. late answers are pushed to the buyer as offers.
-func (d *Daemon) storeRound(ctx context.Context, taskID string, got []quoteAnswer, late bool) {
+// the timeline with the reason. With push, the offers stored are pushed to the buyer.
+func (d *Daemon) storeRound(ctx context.Context, taskID string, got []quoteAnswer, push bool) {
 	if len(got) == 0 {
 		return
 	}
@@ -166,7 +169,7 @@ func (d *Daemon) storeRound(ctx context.Context, taskID string, got []quoteAnswe
 		if err := ch.tx.PutTask(t, t.Status); err != nil {
 			return nil, err
 		}
-		if late && len(stored) > 0 {
+		if push && len(stored) > 0 {
 			offs, _, _, err := offers(ch.tx, t, ch.now)
 			if err != nil {
 				return nil, err
@@ -249,7 +252,7 @@ func (d *Daemon) answerClarifications(ctx context.Context, c *rest.Call, in *axp
 	}); err != nil {
 		return nil, err
 	}
-	d.quoteRound(ctx, in.ID)
+	d.quoteRound(ctx, in.ID, true)
 	var out axp.Task
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)

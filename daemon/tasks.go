@@ -128,7 +128,7 @@ func (d *Daemon) createTask(ctx context.Context, c *rest.Call, in *axp.NewTask) 
 		return nil, err
 	}
 	d.log.InfoContext(ctx, "task posted", "source", "tasks", "task", t.ID, "type", t.Type, "token_fp", protocol.Fingerprint(token))
-	d.quoteRound(ctx, t.ID)
+	d.quoteRound(ctx, t.ID, false)
 	if t.AutoChoose != "" {
 		if err := d.autoChoose(ctx, t.ID); err != nil {
 			d.log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)

@@ -1477,3 +1477,29 @@ func TestMarketBuyerSeesWhatItGave(t *testing.T) {
 		}
 	}
 }
+
+// TestMarketPullQuoteLatency: a pull seller's quote latency is measured from when the task became
+// visible to it, so pull sellers earn fast_quotes like push sellers; a replaced offer does not count.
+func TestMarketPullQuoteLatency(t *testing.T) {
+	t.Parallel()
+	clock := &testClock{t: time.Now().UTC()}
+	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now })
+	pull := e.pullSeller("text-file", nil)
+	var last axp.CreatedTask
+	for i := range 5 {
+		last, _ = createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": fmt.Sprint("quick ", i)}})
+		clock.Add(200 * time.Millisecond)
+		call(t, pull.c, "submit_offer", map[string]any{"id": last.ID, "price_usd": 2, "eta_minutes": 10}, nil)
+	}
+	clock.Add(time.Hour)
+	call(t, pull.c, "submit_offer", map[string]any{"id": last.ID, "price_usd": 1.5, "eta_minutes": 10}, nil) // replaced: not counted
+	var rep axp.Reputation
+	call(t, e.anon, "get_reputation", map[string]any{"id": pull.MemberID}, &rep)
+	if rep.QuoteCount != 5 || rep.MedianQuoteMillis == nil || *rep.MedianQuoteMillis != 200 {
+		t.Fatalf("pull quote latency: %d quotes, median %v", rep.QuoteCount, rep.MedianQuoteMillis)
+	}
+	got := getTask(t, e.anon.With(last.BuyerToken), last.ID)
+	if o := offerOf(t, got.Offers, pull.MemberID); !slices.Contains(o.Badges, "fast_quotes") {
+		t.Fatalf("a pull seller quoting in 200 ms has badges %v", o.Badges)
+	}
+}

@@ -300,6 +300,23 @@ func (d *Daemon) listQuoteRequests(ctx context.Context, c *rest.Call) (any, erro
 	return out, err
 }
 
+// pullLatency is how long a pull seller took to answer: from when the task became visible to it
+// (posted, answered after clarification, or the seller verified since) to now. Only a first answer
+// counts (0 otherwise): a replaced offer says nothing of quoting speed.
+func pullLatency(ch *change, t *axp.TaskRecord, m *axp.Member) (int64, error) {
+	if q, err := ch.tx.Quote(t.ID, m.ID); err != nil || q != nil {
+		return 0, err
+	}
+	visible := t.CreatedAt
+	if n := len(t.Clarified); n > 0 && t.Clarified[n-1].At.After(visible) {
+		visible = t.Clarified[n-1].At
+	}
+	if m.VerifiedAt != nil && m.VerifiedAt.After(visible) {
+		visible = *m.VerifiedAt
+	}
+	return max(ch.now.Sub(visible).Milliseconds(), 1), nil
+}
+
 func (d *Daemon) submitOffer(ctx context.Context, c *rest.Call, in *axp.OfferInput) (any, error) {
 	id := c.Path["id"]
 	if strings.HasPrefix(id, practicePrefix) {
@@ -327,7 +344,11 @@ func (d *Daemon) submitOffer(ctx context.Context, c *rest.Call, in *axp.OfferInp
 		if err := in.QuoteAnswer.Check(t.Free(), ch.now); err != nil {
 			return nil, err
 		}
-		if err := d.storeAnswer(ch, t, m, in.QuoteAnswer, false, true, 0); err != nil {
+		latency, err := pullLatency(ch, t, m)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.storeAnswer(ch, t, m, in.QuoteAnswer, false, true, latency); err != nil {
 			return nil, err
 		}
 		if err := ch.tx.PutTask(t, t.Status); err != nil {

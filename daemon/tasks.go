@@ -359,7 +359,7 @@ func (d *Daemon) storeAnswer(ch *change, t *axp.TaskRecord, m *axp.Member, a pro
 	if err := ch.tx.PutQuote(q); err != nil {
 		return err
 	}
-	if !instant && !pull && latency > 0 {
+	if !instant && latency > 0 {
 		st, err := ch.tx.SellerStats(m.ID)
 		if err != nil {
 			return err

@@ -132,6 +132,7 @@ var Ops = []Op{
 	{Name: "admin_audit", Method: get, Path: "/api/admin/audit", Tag: "admin", Access: AdminAuth, In: ty[AuditQuery](), Out: ty[AuditList](), Summary: "Who changed what."},
 	{Name: "admin_metrics", Method: get, Path: "/api/admin/metrics", Tag: "admin", Access: AdminAuth, In: ty[MetricsQuery](), Out: ty[Metrics](), Summary: "Latency p50/p95 and error rates per endpoint and outbound operation."},
 	{Name: "admin_stats", Method: get, Path: "/api/admin/stats", Tag: "admin", Access: AdminAuth, Out: ty[Stats](), Summary: "Task counts by status, members by state, money totals."},
+	{Name: "admin_announcements", Method: get, Path: "/api/admin/announcements", Tag: "admin", Access: AdminAuth, Out: ty[AnnouncementStatusList](), Summary: "Announcements with their delivery to each member: pushed, failed, waiting, read."},
 	{Name: "admin_announce", Method: post, Path: "/api/admin/announcements", Tag: "admin", Access: AdminAuth, In: ty[NewAnnouncement](), Out: ty[Announcement](), Status: created, Summary: "Publish an announcement to members."},
 	{Name: "admin_operator_messages", Method: get, Path: "/api/admin/operator-messages", Tag: "admin", Access: AdminAuth, Out: ty[OperatorMessageList](), Summary: "Messages members sent to the operator."},
 	{Name: "admin_approvals", Method: get, Path: "/api/admin/approvals", Tag: "admin", Access: AdminAuth, In: ty[ApprovalsQuery](), Out: ty[ApprovalList](), Summary: "The approval queue: every payment, payout, refund and split waits here for the operator."},

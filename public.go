@@ -276,6 +276,32 @@ type Announcement struct {
 	ReadAt    *time.Time `json:"read_at"`
 }
 
+// AnnouncementDelivery is how an announcement reached one member of its audience.
+type AnnouncementDelivery struct {
+	MemberID string     `json:"member_id"`
+	Via      string     `json:"via" doc:"push (the member's announcement tool) or pull (GET /api/members/me/announcements)"`
+	Status   string     `json:"status" doc:"push: pending, delivered or failed; pull: waiting until read"`
+	Error    string     `json:"error,omitempty" doc:"why the last push failed"`
+	At       *time.Time `json:"at,omitempty" doc:"when the push was delivered or gave up"`
+	ReadAt   *time.Time `json:"read_at" doc:"when the member marked it read"`
+}
+
+// AnnouncementStatus is an announcement with its deliveries, for the operator.
+type AnnouncementStatus struct {
+	Announcement
+	MemberIDs  []string               `json:"member_ids,omitempty"`
+	Deliveries []AnnouncementDelivery `json:"deliveries"`
+	Delivered  int                    `json:"delivered" doc:"pushes delivered"`
+	Failed     int                    `json:"failed" doc:"pushes that gave up"`
+	Pending    int                    `json:"pending" doc:"pushes still being tried"`
+	Read       int                    `json:"read"`
+}
+
+// AnnouncementStatusList is the answer of GET /api/admin/announcements.
+type AnnouncementStatusList struct {
+	Announcements []AnnouncementStatus `json:"announcements"`
+}
+
 // AnnouncementList is the answer of GET /api/members/me/announcements.
 type AnnouncementList struct {
 	Announcements []Announcement `json:"announcements"`

@@ -111,7 +111,7 @@ func (d *Daemon) adminAnnounce(ctx context.Context, c *rest.Call, in *axp.NewAnn
 		a := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", ch.now), From: "operator",
 			Severity: in.Severity, Title: in.Title, Body: in.Body, ReplyTo: d.BaseURL() + "/api/members/me/operator-messages",
 			Audience: audience, CreatedAt: ch.now}, MemberIDs: in.MemberIDs}
-		if err := ch.tx.PutAnnouncement(a); err != nil {
+		if err := d.announce(ch, a); err != nil {
 			return nil, err
 		}
 		if err := ch.audit("announcement.create", "announcement", a.ID, map[string]any{"severity": in.Severity, "audience": audience}); err != nil {
@@ -119,6 +119,94 @@ func (d *Daemon) adminAnnounce(ctx context.Context, c *rest.Call, in *axp.NewAnn
 		}
 		return &a.Announcement, nil
 	})
+}
+
+// announce stores an announcement and its audience's deliveries, and pushes it to the push members
+// of the audience (the pusher retries; each outcome is recorded on the member's delivery). Pull
+// members read it with GET /api/members/me/announcements. A role audience leaves suspended members
+// out; members named one by one are all reached.
+func (d *Daemon) announce(ch *change, a *store.AnnouncementRecord) error {
+	if err := ch.tx.PutAnnouncement(a); err != nil {
+		return err
+	}
+	in := protocol.AnnouncementInput{AnnouncementID: a.ID, From: a.From, Severity: a.Severity, Title: a.Title, Body: a.Body, ReplyTo: a.ReplyTo}
+	deliver := func(m *axp.Member) error {
+		dl := &axp.AnnouncementDelivery{MemberID: m.ID, Via: "pull", Status: "waiting"}
+		if !m.PullMode() {
+			dl.Via, dl.Status = "push", "pending"
+			id, member := a.ID, m.ID
+			ch.notify(notice{memberID: m.ID, tool: "announcement", input: in, done: func(err error) { d.delivered(id, member, err) }})
+		}
+		return ch.tx.PutDelivery(a.ID, dl)
+	}
+	if len(a.MemberIDs) > 0 {
+		for _, id := range a.MemberIDs {
+			m, err := loadMember(ch.tx, id)
+			if err != nil {
+				return err
+			}
+			if err := deliver(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var err error
+	ch.tx.EachMember(func(m *axp.Member) bool {
+		if m.State != axp.MemberSuspended && addressed(a, m) {
+			err = deliver(m)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// delivered records the outcome of an announcement's push to a member.
+func (d *Daemon) delivered(annID, memberID string, perr error) {
+	d.mutate(context.Background(), "system", func(ch *change) (any, error) {
+		dl, err := ch.tx.Delivery(annID, memberID)
+		if err != nil || dl == nil {
+			return nil, err
+		}
+		now := ch.now
+		dl.Status, dl.Error, dl.At = "delivered", "", &now
+		if perr != nil {
+			dl.Status, dl.Error = "failed", perr.Error()
+		}
+		return nil, ch.tx.PutDelivery(annID, dl)
+	})
+}
+
+func (d *Daemon) adminAnnouncements(ctx context.Context, c *rest.Call) (any, error) {
+	out := &axp.AnnouncementStatusList{Announcements: []axp.AnnouncementStatus{}}
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		tx.EachAnnouncement(func(a *store.AnnouncementRecord) bool {
+			s := axp.AnnouncementStatus{Announcement: a.Announcement, MemberIDs: a.MemberIDs}
+			if s.Deliveries, err = tx.Deliveries(a.ID); err != nil {
+				return false
+			}
+			for i := range s.Deliveries {
+				dl := &s.Deliveries[i]
+				dl.ReadAt = tx.ReadAt(dl.MemberID, a.ID)
+				switch dl.Status {
+				case "delivered":
+					s.Delivered++
+				case "failed":
+					s.Failed++
+				case "pending":
+					s.Pending++
+				}
+				if dl.ReadAt != nil {
+					s.Read++
+				}
+			}
+			out.Announcements = append(out.Announcements, s)
+			return len(out.Announcements) < 100
+		})
+		return err
+	})
+	return out, err
 }
 
 func fieldIndex(name string, i int) string { return fmt.Sprintf("%s[%d]", name, i) }

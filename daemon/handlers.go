@@ -78,6 +78,7 @@ func (d *Daemon) bind() map[string]rest.Handler {
 		"admin_metrics":           typed(d.adminMetrics),
 		"admin_stats":             d.adminStats,
 		"admin_announce":          typed(d.adminAnnounce),
+		"admin_announcements":     d.adminAnnouncements,
 		"admin_operator_messages": d.adminOperatorMessages,
 		"admin_mediation":         typed(d.adminMediation),
 		"admin_task_timeline":     typed(d.adminTaskTimeline),

@@ -1503,3 +1503,59 @@ func TestMarketPullQuoteLatency(t *testing.T) {
 		t.Fatalf("a pull seller quoting in 200 ms has badges %v", o.Badges)
 	}
 }
+
+// TestMarketAnnouncementsPushed: an operator announcement is pushed to the push members of its
+// audience (spec 6) and stays readable by pull; the operator sees each member's delivery: delivered,
+// failed with the reason, or waiting for a pull, and who read it.
+func TestMarketAnnouncementsPushed(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	push := e.newPushSeller("text-file", nil, nil, nil)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	defer gone.Close()
+	broken := e.register(map[string]any{"roles": []string{"seller"}, "mcp_url": gone.URL + "/mcp",
+		"skills": []map[string]any{{"task_type": "text-file"}}})
+	pull := e.pullSeller("text-file", nil)
+	var ann axp.Announcement
+	call(t, e.admin, "admin_announce", map[string]any{"severity": "important", "title": "Fees change", "body": "From Monday.", "audience": "sellers"}, &ann)
+
+	got := push.waitCall("announcement", "")
+	if got["announcement_id"] != ann.ID || got["title"] != "Fees change" || got["from"] != "operator" {
+		t.Fatalf("pushed announcement %v", got)
+	}
+	status := waitFor(t, func() (axp.AnnouncementStatus, error) {
+		var l axp.AnnouncementStatusList
+		if err := e.admin.Call(context.Background(), "admin_announcements", nil, &l); err != nil {
+			return axp.AnnouncementStatus{}, err
+		}
+		for _, a := range l.Announcements {
+			if a.ID == ann.ID && a.Pending == 0 {
+				return a, nil
+			}
+		}
+		return axp.AnnouncementStatus{}, fmt.Errorf("pushes still pending")
+	})
+	by := map[string]axp.AnnouncementDelivery{}
+	for _, d := range status.Deliveries {
+		by[d.MemberID] = d
+	}
+	if d := by[push.MemberID]; d.Via != "push" || d.Status != "delivered" || d.At == nil {
+		t.Fatalf("push member's delivery %+v", d)
+	}
+	if d := by[broken.MemberID]; d.Via != "push" || d.Status != "failed" || !strings.Contains(d.Error, "404") {
+		t.Fatalf("unreachable member's delivery %+v", d)
+	}
+	if d := by[pull.MemberID]; d.Via != "pull" || d.Status != "waiting" || d.ReadAt != nil {
+		t.Fatalf("pull member's delivery %+v", d)
+	}
+	if status.Delivered != 1 || status.Failed != 1 || status.Read != 0 {
+		t.Fatalf("counts %+v", status)
+	}
+	// The pull member reads it; the operator sees the receipt.
+	call(t, pull.c, "read_announcement", map[string]any{"id": ann.ID}, nil)
+	var l axp.AnnouncementStatusList
+	call(t, e.admin, "admin_announcements", nil, &l)
+	if l.Announcements[0].ID != ann.ID || l.Announcements[0].Read != 1 {
+		t.Fatalf("after the read %+v", l.Announcements[0])
+	}
+}

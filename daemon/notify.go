@@ -18,6 +18,8 @@ type notice struct {
 	// buyers the hex SHA-256 of the buyer token (which the buyer can compute).
 	key    []byte
 	signAs string
+	// done, when set, is told the outcome of a push (nil: delivered).
+	done func(err error)
 }
 
 // send hands committed notices to the outbound pusher; it never blocks the request.

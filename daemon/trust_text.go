@@ -378,12 +378,7 @@ func (d *Daemon) personalNotice(ch *change, m *axp.Member, severity, title, body
 	a := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", ch.now), From: "operator",
 		Severity: severity, Title: title, Body: body, ReplyTo: d.BaseURL() + "/api/members/me/operator-messages",
 		Audience: "members", CreatedAt: ch.now}, MemberIDs: []string{m.ID}}
-	if err := ch.tx.PutAnnouncement(a); err != nil {
-		return err
-	}
-	ch.notify(notice{memberID: m.ID, tool: "announcement", input: protocol.AnnouncementInput{AnnouncementID: a.ID,
-		From: "operator", Severity: severity, Title: title, Body: body, ReplyTo: a.ReplyTo}})
-	return nil
+	return d.announce(ch, a)
 }
 
 // cleanProfile removes contact details from the public texts of a member's profile (name,

@@ -82,6 +82,9 @@ func (d *Daemon) deliverNotice(ctx context.Context, n notice) {
 	t, err := d.target(m)
 	if err != nil {
 		d.pushFailed(outbound.Job{Label: n.taskID + " " + n.tool + " -> " + m.ID}, err)
+		if n.done != nil {
+			n.done(err)
+		}
 		return
 	}
 	switch n.tool {
@@ -93,7 +96,7 @@ func (d *Daemon) deliverNotice(ctx context.Context, n notice) {
 		go d.askMember(axp.WithTrace(context.Background(), trace), n, m)
 		return
 	}
-	d.pusher.Push(outbound.Job{Label: n.taskID + " " + n.tool + " -> " + m.ID, Target: t, Tool: n.tool, Input: n.input, TraceID: trace})
+	d.pusher.Push(outbound.Job{Label: n.taskID + " " + n.tool + " -> " + m.ID, Target: t, Tool: n.tool, Input: n.input, TraceID: trace, Done: n.done})
 }
 
 // pushFailed records an undelivered event on its task's timeline.

@@ -304,6 +304,38 @@ func (t *Tx) EachAnnouncement(fn func(*AnnouncementRecord) bool) error {
 	return each(t.bucket(bAnnouncements), true, func(_ []byte, a *AnnouncementRecord) (bool, error) { return fn(a), nil })
 }
 
+func deliveryKey(annID, memberID string) []byte { return []byte(annID + "\x00" + memberID) }
+
+// PutDelivery records how an announcement reached one member.
+func (t *Tx) PutDelivery(annID string, d *axp.AnnouncementDelivery) error {
+	return putJSON(t.bucket(bDeliveries), deliveryKey(annID, d.MemberID), d)
+}
+
+// Delivery loads the delivery of an announcement to a member, or nil.
+func (t *Tx) Delivery(annID, memberID string) (*axp.AnnouncementDelivery, error) {
+	var d axp.AnnouncementDelivery
+	ok, err := getJSON(t.bucket(bDeliveries), deliveryKey(annID, memberID), &d)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Deliveries lists the deliveries of an announcement, by member id.
+func (t *Tx) Deliveries(annID string) ([]axp.AnnouncementDelivery, error) {
+	prefix := []byte(annID + "\x00")
+	out := []axp.AnnouncementDelivery{}
+	c := t.bucket(bDeliveries).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var d axp.AnnouncementDelivery
+		if err := json.Unmarshal(v, &d); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
 func readKey(memberID, annID string) []byte { return []byte(memberID + "\x00" + annID) }
 
 // MarkRead records that a member read an announcement (the first read time is kept).

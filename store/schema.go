@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Buckets.
 var (
@@ -74,6 +74,11 @@ var (
 	bRemovals        = []byte("contact_removals")    // removal id (time-sortable) -> ContactRemoval
 )
 
+// Buckets of schema version 5.
+var (
+	bDeliveries = []byte("announce_deliveries") // announcement id \x00 member id -> axp.AnnouncementDelivery
+)
+
 // Meta keys.
 var (
 	kSchemaVersion  = []byte("schema_version")
@@ -122,5 +127,9 @@ var migrations = []migration{
 			}
 		}
 		return nil
+	}},
+	{5, "announcement deliveries per member", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bDeliveries)
+		return err
 	}},
 }

@@ -223,6 +223,11 @@ func TestMembersAnnounceAndObservability(t *testing.T) {
 	if !regexp.MustCompile(`^✓ Published announcement \S+ \(action_required\) to all\n$`).MatchString(e.s.ErrOut.String()) {
 		t.Errorf("announce: %q", e.s.ErrOut)
 	}
+	// The announcement is listed with its deliveries (members here are pull or unreachable).
+	out = e.must(admin.NewCmdAnnouncements(e.f, nil))
+	if !strings.Contains(out, "\taction_required\tMaintenance\tall\t") {
+		t.Errorf("announcements:\n%s", out)
+	}
 
 	out = e.must(admin.NewCmdAudit(e.f, nil), "--action", "member.suspend")
 	if !strings.Contains(out, "\tadmin\tmember.suspend\tmember "+s.MemberID+"\t") {

@@ -29,6 +29,9 @@ type Job struct {
 	Input       any
 	CallbackURL string
 	TraceID     string
+	// Done, when set, is told the job's outcome once: nil when delivered, else the error it
+	// gave up with (after onFail).
+	Done func(err error)
 }
 
 // Pusher delivers jobs in the background with a few workers, retrying failures that may pass
@@ -83,7 +86,7 @@ func (p *Pusher) Push(job Job) {
 	p.mu.RLock()
 	if p.closed {
 		p.mu.RUnlock()
-		p.onFail(job, fmt.Errorf("%s: %w", job.Label, ErrClosed))
+		p.fail(job, fmt.Errorf("%s: %w", job.Label, ErrClosed))
 		return
 	}
 	select {
@@ -91,7 +94,7 @@ func (p *Pusher) Push(job Job) {
 		p.mu.RUnlock()
 	default:
 		p.mu.RUnlock()
-		p.onFail(job, fmt.Errorf("%s: %w", job.Label, ErrQueueFull))
+		p.fail(job, fmt.Errorf("%s: %w", job.Label, ErrQueueFull))
 	}
 }
 
@@ -134,14 +137,17 @@ func (p *Pusher) run(job Job) {
 			_, err = p.caller.Call(ctx, job.Target, job.Tool, job.Input, nil)
 		}
 		if err == nil {
+			if job.Done != nil {
+				job.Done(nil)
+			}
 			return
 		}
 		if !Retryable(err) {
-			p.onFail(job, fmt.Errorf("%s: not retried after attempt %d: %w", job.Label, attempt, err))
+			p.fail(job, fmt.Errorf("%s: not retried after attempt %d: %w", job.Label, attempt, err))
 			return
 		}
 		if attempt >= p.attempts {
-			p.onFail(job, fmt.Errorf("%s: gave up after %d attempt(s): %w", job.Label, attempt, err))
+			p.fail(job, fmt.Errorf("%s: gave up after %d attempt(s): %w", job.Label, attempt, err))
 			return
 		}
 		t := time.NewTimer(p.delay(attempt))
@@ -149,9 +155,17 @@ func (p *Pusher) run(job Job) {
 		case <-t.C:
 		case <-p.stop:
 			t.Stop()
-			p.onFail(job, fmt.Errorf("%s: not retried after attempt %d, shutting down: %w", job.Label, attempt, err))
+			p.fail(job, fmt.Errorf("%s: not retried after attempt %d, shutting down: %w", job.Label, attempt, err))
 			return
 		}
+	}
+}
+
+// fail hands an undelivered job to onFail, then to its Done.
+func (p *Pusher) fail(job Job, err error) {
+	p.onFail(job, err)
+	if job.Done != nil {
+		job.Done(err)
 	}
 }
 

@@ -24,7 +24,16 @@ type OK struct {
 type ServiceList struct {
 	Services []ServiceEntry `json:"services"`
 	OnOffer  []OnOffer      `json:"on_offer"`
+	Demand   []Demand       `json:"demand" doc:"what buyers asked for (POST /api/interest) in the last 30 days, most asked first: where a seller could add a skill"`
 	Currency string         `json:"currency"`
+}
+
+// Demand is the interest buyers registered in one task type.
+type Demand struct {
+	TaskType        string `json:"task_type"`
+	Requests        int    `json:"requests" doc:"interest registrations in the last 30 days"`
+	MedianBudgetUSD *Money `json:"median_budget_usd" doc:"median of the budgets given, null when none was"`
+	Providers       int    `json:"providers" doc:"verified sellers offering the type now"`
 }
 
 // ServiceEntry is a catalog entry as listed.

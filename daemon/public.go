@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/rest"
@@ -51,6 +53,9 @@ func (d *Daemon) listServices(ctx context.Context, c *rest.Call) (any, error) {
 		return nil, err
 	}
 	list.OnOffer = offer
+	if list.Demand, err = d.demand(offer); err != nil {
+		return nil, err
+	}
 	b, err := json.Marshal(list)
 	if err != nil {
 		return nil, err
@@ -60,6 +65,65 @@ func (d *Daemon) listServices(ctx context.Context, c *rest.Call) (any, error) {
 	d.services = b
 	d.cacheMu.Unlock()
 	return json.RawMessage(b), nil
+}
+
+// demandWindow is how far back interest registrations count as demand.
+const demandWindow = 30 * 24 * time.Hour
+
+// demand summarises what buyers asked for with POST /api/interest in the last 30 days, so sellers
+// see where a skill would find buyers; offer gives the providers of each type.
+func (d *Daemon) demand(offer []axp.OnOffer) ([]axp.Demand, error) {
+	since := d.now().Add(-demandWindow)
+	type agg struct {
+		n       int
+		budgets []axp.Money
+	}
+	by := map[string]*agg{}
+	err := d.db.View(func(tx *store.Tx) error {
+		return tx.EachSubmission(store.KindInterest, func(s *store.Submission) bool {
+			if s.CreatedAt.Before(since) {
+				return true
+			}
+			var in axp.Interest
+			if json.Unmarshal(s.Body, &in) != nil || in.Type == "" {
+				return true
+			}
+			a := by[in.Type]
+			if a == nil {
+				a = &agg{}
+				by[in.Type] = a
+			}
+			a.n++
+			if in.BudgetUSD != nil {
+				a.budgets = append(a.budgets, *in.BudgetUSD)
+			}
+			return true
+		})
+	})
+	providers := map[string]int{}
+	for _, o := range offer {
+		providers[o.TaskType] = o.Providers
+	}
+	out := make([]axp.Demand, 0, len(by))
+	for typ, a := range by {
+		dm := axp.Demand{TaskType: typ, Requests: a.n, Providers: providers[typ]}
+		if len(a.budgets) > 0 {
+			slices.Sort(a.budgets)
+			m := a.budgets[(len(a.budgets)-1)/2]
+			dm.MedianBudgetUSD = &m
+		}
+		out = append(out, dm)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Requests != out[j].Requests {
+			return out[i].Requests > out[j].Requests
+		}
+		return out[i].TaskType < out[j].TaskType
+	})
+	if len(out) > 50 {
+		out = out[:50]
+	}
+	return out, err
 }
 
 // matchable reports whether a member takes part in matching (DESIGN.md section 4).

@@ -488,6 +488,16 @@ func TestSubmissions(t *testing.T) {
 	if err != nil || resp.Status != 201 {
 		t.Fatalf("interest GET: %v", err)
 	}
+	// Sellers see the demand where they see what is on offer.
+	var sl axp.ServiceList
+	call(t, e.anon, "list_services", nil, &sl)
+	if len(sl.Demand) != 1 || sl.Demand[0].TaskType != "logo-design" || sl.Demand[0].Requests != 2 ||
+		sl.Demand[0].MedianBudgetUSD == nil || *sl.Demand[0].MedianBudgetUSD != axp.USD(10, 0) || sl.Demand[0].Providers != 0 {
+		t.Fatalf("demand %+v", sl.Demand)
+	}
+	if !strings.Contains(string(resp.Body), "GET /api/services") {
+		t.Fatalf("the answer does not say where sellers see the demand: %s", resp.Body)
+	}
 	resp, err = raw(e.anon, "GET", "/api/interest?type=video&budget_usd=abc", nil, nil)
 	apiErr(t, err, axp.CodeInvalidInput, "budget_usd")
 	_, err = do(e.anon, "register_interest", map[string]any{"type": "x", "budget_usd": 1.234})

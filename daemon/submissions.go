@@ -51,7 +51,11 @@ func (d *Daemon) registerInterest(ctx context.Context, c *rest.Call, in *axp.Int
 	if in.Type == "" {
 		return nil, axp.Invalid("type", "must not be blank", "name the task type you want, e.g. video")
 	}
-	return d.submit(ctx, c, store.KindInterest, "int", in, "Recorded: sellers see the demand for "+in.Type+".")
+	out, err := d.submit(ctx, c, store.KindInterest, "int", in, "Recorded: sellers see the demand for "+in.Type+" in GET /api/services (demand).")
+	if err == nil {
+		d.invalidate()
+	}
+	return out, err
 }
 
 func (d *Daemon) answerSurvey(ctx context.Context, c *rest.Call, in *axp.SurveyAnswer) (any, error) {

@@ -36,8 +36,13 @@ type Op struct {
 	In, Out reflect.Type
 	// Status is the success status (200 when zero).
 	Status int
-	// GETForm adds a plain GET route reading the same input from the query string.
+	// GETForm adds a plain GET route reading the same input from the query string (spec 4.2: every
+	// buyer step also has a plain GET form): query keys are the body's fields; an object is JSON in
+	// one key, an array repeated keys, comma-separated values or JSON in one key.
 	GETForm bool
+	// GETPath is the path of the GET form when the operation's own path already answers GET with
+	// another operation (POST /api/tasks/{id}/messages posts, GET lists); empty: Path.
+	GETPath string
 	// ExtraQuery names the input field (an object) that receives query keys the input does not
 	// declare, e.g. service params on GET /api/quote.
 	ExtraQuery string
@@ -64,6 +69,14 @@ func (o *Op) Mutating() bool { return o.Method != http.MethodGet }
 // QueryInput reports whether the input of a call by method comes from the query string.
 func (o *Op) QueryInput(method string) bool {
 	return method == http.MethodGet || method == http.MethodDelete
+}
+
+// GETFormPath is the path of the operation's GET form.
+func (o *Op) GETFormPath() string {
+	if o.GETPath != "" {
+		return o.GETPath
+	}
+	return o.Path
 }
 
 // PathParams lists the {names} of the path in order.

@@ -51,7 +51,7 @@ func TestOpsCatalog(t *testing.T) {
 			if op.Method == http.MethodGet {
 				t.Errorf("%s: a GET form of a GET operation", op.Name)
 			}
-			keys = append(keys, "GET "+op.Path)
+			keys = append(keys, "GET "+op.GETFormPath())
 		}
 		for _, k := range keys {
 			if other, dup := routes[k]; dup {
@@ -119,7 +119,7 @@ func TestOpsCoverSpecEndpoints(t *testing.T) {
 	for _, op := range axp.Ops {
 		routes[op.Method+" "+op.Path] = true
 		if op.GETForm {
-			routes["GET "+op.Path] = true
+			routes["GET "+op.GETFormPath()] = true
 		}
 	}
 	spec := []string{

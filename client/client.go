@@ -119,6 +119,9 @@ func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Re
 		method = http.MethodGet
 	}
 	path := op.Path
+	if method != op.Method {
+		path = op.GETFormPath()
+	}
 	for _, p := range op.PathParams() {
 		v, ok := fields[p]
 		if !ok {

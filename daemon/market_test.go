@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -1558,4 +1559,75 @@ func TestMarketAnnouncementsPushed(t *testing.T) {
 	if l.Announcements[0].ID != ann.ID || l.Announcements[0].Read != 1 {
 		t.Fatalf("after the read %+v", l.Announcements[0])
 	}
+}
+
+// TestMarketBuyerByLinksOnly: a buyer agent that can only follow links (plain GETs, spec 4.2) posts,
+// answers a seller's question, chooses, pays, messages the seller, retrieves and accepts.
+func TestMarketBuyerByLinksOnly(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	pull := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
+	get := func(path string, q url.Values, out any) {
+		t.Helper()
+		resp, err := raw(e.anon, "GET", path+"?"+q.Encode(), nil, nil)
+		if err != nil {
+			t.Fatalf("GET %s?%s: %v", path, q.Encode(), err)
+		}
+		if out != nil {
+			if err := json.Unmarshal(resp.Body, out); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var created axp.CreatedTask
+	get("/api/tasks/new", url.Values{"type": {"text-file"}, "prompt": {"a poem about links"}}, &created)
+	tok := created.BuyerToken
+	// A seller asks; the buyer answers with the answers object as JSON in one key.
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "clarify": true, "questions": []string{"How long?"}}, nil)
+	var clarified axp.Task
+	get("/api/tasks/"+created.ID+"/clarify", url.Values{"token": {tok}, "answers": {`{"How long?": "four lines"}`}}, &clarified)
+	if !strings.Contains(getTaskAs(t, pull.c, created.ID).Description, "four lines") {
+		t.Fatal("the answers given by GET did not reach the seller")
+	}
+	var offer axp.Offer
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	var chosen axp.Task
+	get("/api/tasks/"+created.ID+"/choose", url.Values{"token": {tok}, "offer_id": {offer.OfferID}}, &chosen)
+	if chosen.Status != axp.TaskAwaitingPayment {
+		t.Fatalf("after the GET choose: %s", chosen.Status)
+	}
+	get("/api/tasks/"+created.ID+"/pay/crypto", url.Values{"token": {tok}, "tx_hash": {newTxHash()}}, nil)
+	e.approve(e.approvalOf(created.ID, axp.ApprovePayment).ID, false)
+	var msg axp.Message
+	get("/api/tasks/"+created.ID+"/messages/send", url.Values{"token": {tok}, "body": {"Thanks, looking forward to it."}}, &msg)
+	if msg.Body == "" {
+		t.Fatalf("message by GET: %+v", msg)
+	}
+	content := "links, links\nfollowed one by one\nto the end\nof the web\n"
+	deliverText(t, pull.c, created.ID, content)
+	get("/api/tasks/"+created.ID+"/deliverable", url.Values{"token": {tok}}, nil)
+	var accepted axp.Task
+	get("/api/tasks/"+created.ID+"/accept", url.Values{"token": {tok}, "sha256": {sha256Hex(content)}}, &accepted)
+	if accepted.Status != axp.TaskAccepted {
+		t.Fatalf("after the GET accept: %s", accepted.Status)
+	}
+	var review axp.ReviewResult
+	get("/api/tasks/"+created.ID+"/review", url.Values{"token": {tok}, "rating": {"5"}, "comment": {"Quick and right."}}, &review)
+	if review.ReviewID == "" {
+		t.Fatalf("review by GET: %+v", review)
+	}
+	// /openapi.json lists the GET forms.
+	resp, _ := raw(e.anon, "GET", "/openapi.json", nil, nil)
+	for _, id := range []string{`"pay_crypto_get"`, `"post_message_get"`, `"answer_clarifications_get"`, `"submit_review_get"`} {
+		if !strings.Contains(string(resp.Body), id) {
+			t.Fatalf("/openapi.json lacks %s", id)
+		}
+	}
+}
+
+func getTaskAs(t *testing.T, c *client.Client, id string) axp.Task {
+	t.Helper()
+	var out axp.Task
+	call(t, c, "get_task", map[string]any{"id": id}, &out)
+	return out
 }

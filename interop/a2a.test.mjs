@@ -66,10 +66,12 @@ test("text gets a suggested task; data posts it; tasks/get reads it back", async
   const described = await client.sendMessage(message([{ kind: "data", data: { description: "Write a limerick about a lighthouse keeper" } }]));
   assert.equal(described.kind, "task");
 
-  // Bad input names the field; an unknown task is task-not-found.
+  // Bad input names the field; an unknown task is task-not-found; a read without the buyer token
+  // is refused with the exchange's own message.
   await assert.rejects(client.sendMessage(message([{ kind: "data", data: { type: "text-file", params: { prompt: 7 } } }])),
     (err) => /message\.parts\[0\]\.data\.params\.prompt/.test(err.message));
-  await assert.rejects(client.getTask({ id: "tsk_doesnotexist" }), (err) => /not found|-32001/i.test(err.message));
+  await assert.rejects(client.getTask({ id: "tsk_doesnotexist", metadata: { buyer_token: "bt_0123" } }), (err) => /not found|-32001/i.test(err.message));
+  await assert.rejects(client.getTask({ id: posted.id }), (err) => /-32010/.test(err.message) && /buyer token/.test(err.message));
 });
 
 test("malformed JSON-RPC answers the protocol's error codes", async () => {

@@ -59,6 +59,15 @@ func coerce(p *Schema, vals []string) any {
 		}
 		return last
 	case "array":
+		if len(vals) == 1 && strings.HasPrefix(strings.TrimSpace(last), "[") {
+			// An array as JSON in one key, for items that hold commas.
+			var a []any
+			d := json.NewDecoder(strings.NewReader(last))
+			d.UseNumber()
+			if d.Decode(&a) == nil {
+				return a
+			}
+		}
 		var items []string
 		for _, v := range vals {
 			for _, x := range strings.Split(v, ",") {

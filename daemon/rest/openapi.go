@@ -23,7 +23,11 @@ func OpenAPI(base string) map[string]any {
 		}
 		paths[op.Path][strings.ToLower(op.Method)] = operation(op, op.Method, op.Name)
 		if op.GETForm {
-			paths[op.Path]["get"] = operation(op, http.MethodGet, op.Name+"_get")
+			p := op.GETFormPath()
+			if paths[p] == nil {
+				paths[p] = map[string]any{}
+			}
+			paths[p]["get"] = operation(op, http.MethodGet, op.Name+"_get")
 		}
 	}
 	errSchema := protocol.SchemaFor[protocol.ErrorBody]()

@@ -100,9 +100,9 @@ func New(b Backend, o Options) *Server {
 			h = unavailable(op)
 		}
 		s.handlers[op.Name] = h
-		s.add(op.Method, op, h)
+		s.add(op.Method, op.Path, op, h)
 		if op.GETForm {
-			s.add(http.MethodGet, op, h)
+			s.add(http.MethodGet, op.GETFormPath(), op, h)
 		}
 	}
 	s.mux.HandleFunc("/", s.notFound)
@@ -120,8 +120,8 @@ func unavailable(op *axp.Op) Handler {
 	}
 }
 
-func (s *Server) add(method string, op *axp.Op, h Handler) {
-	pattern := method + " " + op.Path
+func (s *Server) add(method, path string, op *axp.Op, h Handler) {
+	pattern := method + " " + path
 	rt := &route{op: op, handler: h, query: op.QueryInput(method)}
 	s.ops[pattern] = rt
 	s.mux.Handle(pattern, s.wrap(pattern, rt))

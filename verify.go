@@ -14,6 +14,8 @@ type Step struct {
 	Detail    string `json:"detail,omitempty"`
 	Hint      string `json:"hint,omitempty"`
 	LatencyMS int64  `json:"latency_ms,omitempty"`
+	// Warning marks a check that reports without failing the run: a safeguard beyond the spec.
+	Warning bool `json:"warning,omitempty" doc:"a check that is reported but does not fail the run"`
 }
 
 // Verification is the result of POST /api/members/me/verify.
@@ -42,6 +44,7 @@ type Conformance struct {
 	Passed    bool      `json:"passed"`
 	Checks    []Step    `json:"checks"`
 	Failed    int       `json:"failed"`
+	Warnings  int       `json:"warnings" doc:"warning-level checks that did not pass"`
 	Summary   string    `json:"summary"`
 	CheckedAt time.Time `json:"checked_at"`
 }

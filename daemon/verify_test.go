@@ -67,6 +67,38 @@ func TestVerifyPushSellerAndConformance(t *testing.T) {
 	if p.refusedCount() < 5 {
 		t.Errorf("the seller refused %d forged calls; the conformance test sends 5", p.refusedCount())
 	}
+	// This test seller answers a replayed call again: reported as a warning, the run still passes.
+	var replay axp.Step
+	for _, c := range rep.Checks {
+		if c.Name == "refuses_replay" {
+			replay = c
+		}
+	}
+	if replay.OK || !replay.Warning || replay.Hint == "" || rep.Warnings != 1 || !strings.Contains(rep.Summary, "1 warning") {
+		t.Errorf("replay check of a member that accepts replays: %+v (warnings %d, %q)", replay, rep.Warnings, rep.Summary)
+	}
+}
+
+// A member built exactly to spec section 5 (timestamp and signature checked, X-AX-Member-Id not)
+// passes conformance: refuses_other_member is a warning, with its hint.
+func TestConformanceSpecOnlyMemberPasses(t *testing.T) {
+	e := newMarket(t)
+	var key []byte
+	p := e.newPushSeller("text-file", signingAnswers(&key), nil, nil)
+	key = []byte(p.PlatformKey)
+	p.mu.Lock()
+	p.specOnly = true
+	p.mu.Unlock()
+	var rep axp.Conformance
+	call(t, p.c, "run_conformance", nil, &rep)
+	if !rep.Passed || rep.Failed != 0 {
+		t.Fatalf("conformance of a spec-only member: %+v", rep)
+	}
+	for _, c := range rep.Checks {
+		if c.Name == "refuses_other_member" && (c.OK || !c.Warning || c.Hint == "") {
+			t.Fatalf("refuses_other_member: %+v", c)
+		}
+	}
 }
 
 func TestVerifyPushSellerFailsWithHints(t *testing.T) {

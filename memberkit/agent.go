@@ -48,6 +48,8 @@ type Agent struct {
 	PollEvery time.Duration
 	// Logger logs the agent's progress and problems (nil: slog.Default()).
 	Logger *slog.Logger
+	// AllowReplays turns off the refusal of replayed calls (see Options.AllowReplays).
+	AllowReplays bool
 
 	// OnStart, when set, is told once the member is registered and (push mode) listening.
 	OnStart func(Started)
@@ -105,7 +107,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			roles = creds.Roles
 		}
 	}
-	opts := Options{Roles: roles, Seller: a.Seller, Buyer: a.Buyer, Party: a.Party, Logger: log}
+	opts := Options{Roles: roles, Seller: a.Seller, Buyer: a.Buyer, Party: a.Party, Logger: log, AllowReplays: a.AllowReplays}
 	if _, err := newHandlers(opts); err != nil {
 		return err
 	}

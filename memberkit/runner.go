@@ -46,7 +46,7 @@ type Runner struct {
 }
 
 // NewRunner builds a pull-mode runner of the member whose client c is, answering with the
-// handlers of o (Options.AuthToken, MaxBody and RefuseReplays do not apply).
+// handlers of o (Options.AuthToken, MaxBody and AllowReplays do not apply).
 func NewRunner(c *Client, o Options) (*Runner, error) {
 	if c == nil || c.Secret == "" {
 		return nil, errors.New("memberkit: the runner needs a client with the member secret")

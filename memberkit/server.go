@@ -49,12 +49,12 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxBody caps a call's body in bytes (0: DefaultMaxBody).
 	MaxBody int64
-	// RefuseReplays refuses a call whose signature was seen before within the 300 s window. It is
-	// off by default: the signature covers only the timestamp (whole seconds) and the body, so
-	// two identical calls in the same second (the exchange's test calls of a verification and a
-	// conformance run, say) carry the same signature, and a member cannot tell a replay from a
-	// repeat. Turn it on when the handlers are not idempotent.
-	RefuseReplays bool
+	// AllowReplays turns off replay refusal. By default a call whose signature was accepted
+	// before within the 300 s window is refused (401): a captured do_task sent again must not run
+	// the job again. The exchange gives every call a body of its own (a unique JSON-RPC id), so a
+	// legitimate call is never taken for a replay. Turn it off only behind something that already
+	// refuses repeated signatures.
+	AllowReplays bool
 }
 
 // handlers are the resolved handlers and the checks shared by Server and Runner.
@@ -252,7 +252,7 @@ func NewServer(o Options) (*Server, error) {
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
 	}
-	if o.RefuseReplays {
+	if !o.AllowReplays {
 		s.replays = &replayCache{seen: map[string]int64{}}
 	}
 	s.bg, s.stop = context.WithCancel(context.Background())
@@ -319,6 +319,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.authToken)) != 1 {
 			s.h.log.Warn("memberkit: call refused", "reason", "wrong or missing auth token", "remote", r.RemoteAddr)
+			w.Header().Set("WWW-Authenticate", `AXP-HMAC realm="axp member", headers="Authorization X-AX-Member-Id X-AX-Timestamp X-AX-Signature"`)
 			refuse(w, http.StatusUnauthorized, "unauthorized", "the Bearer auth token is missing or wrong", "")
 			return
 		}
@@ -326,11 +327,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := s.h.now()
 	if perr := protocol.VerifyRequest(r.Header, creds.MemberID, []byte(creds.PlatformKey), body, now); perr != nil {
 		s.h.log.Warn("memberkit: call refused", "reason", perr.Message, "remote", r.RemoteAddr)
+		// Tell MCP clients this endpoint is not OAuth-protected: calls are HMAC-signed.
+		w.Header().Set("WWW-Authenticate", `AXP-HMAC realm="axp member", headers="X-AX-Member-Id X-AX-Timestamp X-AX-Signature"`)
 		refuse(w, http.StatusUnauthorized, "unauthorized", perr.Message, perr.Hint)
 		return
 	}
 	if s.replays != nil && !s.replays.first(r.Header.Get(protocol.HeaderSignature), r.Header.Get(protocol.HeaderTimestamp), now) {
 		s.h.log.Warn("memberkit: call refused", "reason", "replayed signature", "remote", r.RemoteAddr)
+		w.Header().Set("WWW-Authenticate", `AXP-HMAC realm="axp member", error="replayed"`)
 		refuse(w, http.StatusUnauthorized, "unauthorized", "this signature was used before: the call is a replay", "sign every call afresh")
 		return
 	}
@@ -490,11 +494,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // replayCache remembers the signatures of accepted calls for the 300 s window in which their
-// timestamps stay valid, so that a captured call cannot be sent again.
+// timestamps stay valid, so that a captured call cannot be sent again. Memory is bounded: when it
+// holds maxReplayEntries signatures, the oldest tenth is forgotten and every call no newer than
+// those is refused from then on (floor). A forgotten call can then never come back, and calls signed
+// now are always newer: it fails safe, never open.
 type replayCache struct {
-	mu   sync.Mutex
-	seen map[string]int64 // signature -> unix second after which it may be forgotten
-	next int64            // next prune
+	mu    sync.Mutex
+	seen  map[string]int64 // signature -> unix second after which it may be forgotten
+	next  int64            // next prune
+	floor int64            // calls expiring at or before this second are refused (forgotten ones)
 }
 
 const maxReplayEntries = 100_000
@@ -503,22 +511,40 @@ const maxReplayEntries = 100_000
 func (c *replayCache) first(sig, ts string, now time.Time) bool {
 	var t int64
 	fmt.Sscan(ts, &t)
+	exp := t + protocol.SignatureToleranceSec + 1
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := now.Unix()
-	if n >= c.next || len(c.seen) >= maxReplayEntries {
-		for k, exp := range c.seen {
-			if exp < n {
+	if n >= c.next {
+		for k, e := range c.seen {
+			if e < n {
 				delete(c.seen, k)
 			}
 		}
 		c.next = n + 30
 	}
-	if _, dup := c.seen[sig]; dup {
+	if _, dup := c.seen[sig]; dup || exp <= c.floor {
 		return false
 	}
-	if len(c.seen) < maxReplayEntries {
-		c.seen[sig] = t + protocol.SignatureToleranceSec + 1
+	if len(c.seen) >= maxReplayEntries {
+		c.forgetOldest()
 	}
+	c.seen[sig] = exp
 	return true
+}
+
+// forgetOldest drops the tenth of the signatures closest to expiry and raises the floor to them.
+func (c *replayCache) forgetOldest() {
+	exps := make([]int64, 0, len(c.seen))
+	for _, e := range c.seen {
+		exps = append(exps, e)
+	}
+	slices.Sort(exps)
+	cut := exps[len(exps)/10]
+	for k, e := range c.seen {
+		if e <= cut {
+			delete(c.seen, k)
+		}
+	}
+	c.floor = max(c.floor, cut)
 }

@@ -210,10 +210,10 @@ func (m *member) raw(body string, sign func(h http.Header, b []byte)) rawRespons
 
 const contactTestCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"contact_test","arguments":{"nonce":"x","member_id":"mem_test_1"}}}`
 
-// TestRefusesBadCalls: forged, stale, future, unsigned, another member's, and (with RefuseReplays)
+// TestRefusesBadCalls: forged, stale, future, unsigned, another member's, and (by default)
 // replayed calls are refused with 401 and a short JSON error; signed calls pass.
 func TestRefusesBadCalls(t *testing.T) {
-	m := newMember(t, memberkit.Options{Roles: []string{"seller"}, Seller: memberkit.Defaults{}, RefuseReplays: true})
+	m := newMember(t, memberkit.Options{Roles: []string{"seller"}, Seller: memberkit.Defaults{}})
 	m.register("http://127.0.0.1:1")
 	now := time.Now()
 	cases := []struct {
@@ -247,6 +247,10 @@ func TestRefusesBadCalls(t *testing.T) {
 			if ct := res.Header.Get("Content-Type"); ct != "application/json" {
 				t.Fatalf("Content-Type %q", ct)
 			}
+			// MCP clients are told the endpoint is HMAC-signed, not OAuth-protected.
+			if wa := res.Header.Get("WWW-Authenticate"); !strings.HasPrefix(wa, "AXP-HMAC ") {
+				t.Fatalf("WWW-Authenticate %q", wa)
+			}
 			var e struct {
 				Error struct{ Code, Message string } `json:"error"`
 			}
@@ -273,6 +277,24 @@ func TestRefusesBadCalls(t *testing.T) {
 	if replay.StatusCode != http.StatusUnauthorized || !bytes.Contains(replay.Body, []byte("replay")) {
 		t.Fatalf("replay: %d %s", replay.StatusCode, replay.Body)
 	}
+	// Replays stay refused: the third and fourth sends too.
+	for range 2 {
+		if again := m.raw(contactTestCall, func(h http.Header, b []byte) {
+			for k, v := range sig {
+				h[k] = v
+			}
+		}); again.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("a later replay: %d %s", again.StatusCode, again.Body)
+		}
+	}
+	// With AllowReplays the same call is answered again.
+	open := newMember(t, memberkit.Options{Roles: []string{"seller"}, Seller: memberkit.Defaults{}, AllowReplays: true})
+	open.register("http://127.0.0.1:1")
+	for i := range 2 {
+		if r := open.raw(contactTestCall, func(h http.Header, b []byte) { copyOrSign(h, b, &sig, now) }); r.StatusCode != 200 {
+			t.Fatalf("AllowReplays, send %d: %d %s", i+1, r.StatusCode, r.Body)
+		}
+	}
 
 	// Through the exchange's own caller: a wrong key and a clock 6 minutes off are HTTP 401s.
 	bad := m.target
@@ -281,6 +303,18 @@ func TestRefusesBadCalls(t *testing.T) {
 	late := &outbound.Caller{Timeout: 5 * time.Second, Now: func() time.Time { return time.Now().Add(-6 * time.Minute) }}
 	_, err := late.Call(context.Background(), m.target, "contact_test", protocol.ContactTestInput{Nonce: "n", MemberID: memberID}, nil)
 	callErr(t, err, outbound.KindHTTP, "401")
+}
+
+// copyOrSign signs a call the first time (into *sig) and repeats those headers after.
+func copyOrSign(h http.Header, b []byte, sig *http.Header, now time.Time) {
+	if *sig == nil {
+		protocol.SignRequest(h, memberID, []byte(platformKey), "", b, now)
+		*sig = h.Clone()
+		return
+	}
+	for k, v := range *sig {
+		h[k] = v
+	}
 }
 
 func (m *member) call2(target outbound.Target, out any) error {

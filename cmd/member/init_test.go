@@ -95,8 +95,16 @@ func TestInitBuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Passed {
+	if !rep.Passed || rep.Warnings != 0 {
 		t.Fatalf("conformance of the generated seller: %+v", rep)
+	}
+	// memberkit refuses replays by default: the warning-level check passes.
+	refused := false
+	for _, c := range rep.Checks {
+		refused = refused || (c.Name == "refuses_replay" && c.OK)
+	}
+	if !refused {
+		t.Fatalf("the generated seller accepted a replayed call: %+v", rep.Checks)
 	}
 	seller.stop()
 }

@@ -137,7 +137,10 @@ func (l *lines) emit(event string, fields map[string]any) {
 func printSteps(w io.Writer, steps []axp.Step) {
 	for _, s := range steps {
 		mark := "ok  "
-		if !s.OK {
+		switch {
+		case !s.OK && s.Warning:
+			mark = "WARN"
+		case !s.OK:
 			mark = "FAIL"
 		}
 		line := fmt.Sprintf("  %s %s", mark, s.Name)

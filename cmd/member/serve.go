@@ -36,6 +36,8 @@ type ServeOptions struct {
 	ExecTimeout time.Duration
 	Pull        bool
 	PollEvery   time.Duration
+	// AllowReplays accepts a signed call again within its 300 s window (off: refused).
+	AllowReplays bool
 	// Ready, when set, is told once the member runs (tests).
 	Ready func(memberkit.Started)
 }
@@ -79,6 +81,7 @@ task_update, announcement, mediation, review); progress goes to stderr.`,
 	fl.DurationVar(&o.ExecTimeout, "exec-timeout", time.Hour, "seller: how long one job's command may run")
 	fl.BoolVar(&o.Pull, "pull", false, "run without a server: poll the exchange for work")
 	fl.DurationVar(&o.PollEvery, "poll-every", 2*time.Second, "with --pull: time between polls")
+	fl.BoolVar(&o.AllowReplays, "allow-replays", false, "accept a signed call seen before (by default a replayed call is refused, so a captured do_task cannot run the job twice)")
 	return c
 }
 
@@ -117,7 +120,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	party := &logParty{out: out}
 	a := &memberkit.Agent{
 		Exchange: o.Exchange, Dir: dir, Listen: o.Listen, PublicURL: o.PublicURL, Pull: o.Pull,
-		PollEvery: o.PollEvery, Logger: log, Party: party, Buyer: party,
+		PollEvery: o.PollEvery, Logger: log, Party: party, Buyer: party, AllowReplays: o.AllowReplays,
 		Registration: axp.Registration{Roles: []string{o.Role}, Name: o.Name, Skills: skills},
 	}
 	if a.Registration.Name == "" {

@@ -1,17 +1,22 @@
 package member_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/memberkit"
+	"github.com/axp-exchange/axp/protocol"
 )
 
 const skillsYAML = `# the seller's skills
@@ -231,6 +236,57 @@ func TestServeExecFailsFast(t *testing.T) {
 		}
 		if task.Seller != nil {
 			return fmt.Errorf("task is %s with seller %s", task.Status, task.Seller.ID)
+		}
+		return nil
+	})
+	seller.stop()
+}
+
+// TestServeRefusesReplayedJob: a captured do_task sent three times to `axp member serve` runs the
+// job's command once; the two replays are refused with 401.
+func TestServeRefusesReplayedJob(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the job command is a shell command")
+	}
+	bin := axpBinary(t)
+	ex := newExchange(t)
+	work := t.TempDir()
+	env := testEnv(work)
+	skills := filepath.Join(work, "skills.json")
+	os.WriteFile(skills, []byte(`[{"task_type": "text-file", "instant_price_usd": 0.5, "instant_eta_minutes": 1}]`), 0o644)
+	runs := filepath.Join(work, "runs")
+	dir := filepath.Join(work, "s")
+	seller := start(t, "seller", env, bin, "member", "serve", "--role", "seller", "--exchange", ex.URL, "--dir", dir,
+		"--skills", skills, "--exec", "cat >/dev/null; echo run >> "+runs+"; echo done")
+	started := seller.waitEvent("started", nil)
+	seller.waitEvent("verification", verified)
+	creds, err := memberkit.LoadCredentials(memberkit.CredentialsPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": map[string]any{
+		"name": "do_task", "arguments": protocol.DoTaskInput{TaskID: "tsk_captured", TaskType: "text-file", Description: "once only",
+			Params: map[string]any{}, PriceUSD: axp.USD(0, 50), ETAMinutes: 1, DeliverURL: ex.URL + "/api/members/me/jobs/tsk_captured/deliver"}}})
+	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	protocol.SignRequest(h, creds.MemberID, []byte(creds.PlatformKey), "", body, time.Now())
+	var statuses []int
+	for range 3 {
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprint(started["mcp_url"]), bytes.NewReader(body))
+		req.Header = h.Clone()
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		statuses = append(statuses, res.StatusCode)
+	}
+	if statuses[0] != 200 || statuses[1] != 401 || statuses[2] != 401 {
+		t.Fatalf("statuses of the call and its two replays: %v", statuses)
+	}
+	eventually(t, "the job ran", func() error {
+		b, _ := os.ReadFile(runs)
+		if n := strings.Count(string(b), "run"); n != 1 {
+			return fmt.Errorf("the job ran %d times", n)
 		}
 		return nil
 	})

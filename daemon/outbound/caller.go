@@ -11,6 +11,7 @@ package outbound
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -425,6 +427,20 @@ func (c *Caller) postJSON(ctx context.Context, rawURL string, key []byte, member
 	return nil
 }
 
+// requestIDs numbers the JSON-RPC requests of this process from a random start, so that no two
+// calls to a member ever have the same body: a member refusing replayed signatures (memberkit does
+// by default) cannot take two identical calls signed in the same second for a replay.
+var requestIDs atomic.Int64
+
+func init() {
+	var b [6]byte
+	rand.Read(b[:])
+	requestIDs.Store(int64(b[0])<<40 | int64(b[1])<<32 | int64(b[2])<<24 | int64(b[3])<<16 | int64(b[4])<<8 | int64(b[5]))
+}
+
+// NextRequestID is the id of the next JSON-RPC request the exchange sends (unique in the process).
+func NextRequestID() int64 { return requestIDs.Add(1) }
+
 // request sends one JSON-RPC request statelessly. If the server insists on a session, it starts
 // one (initialize, notifications/initialized), sends the request in it and ends it; handshake
 // reports that. The answer is the JSON-RPC result.
@@ -433,7 +449,7 @@ func (k *call) request(method string, params any) (json.RawMessage, bool, *CallE
 		return nil, false, cerr
 	}
 	tr := k.mcpTransport()
-	raw, first := k.send(tr, 1, method, params)
+	raw, first := k.send(tr, NextRequestID(), method, params)
 	if first == nil || !wantsSession(first) {
 		return raw, false, first
 	}
@@ -445,7 +461,7 @@ func (k *call) request(method string, params any) (json.RawMessage, bool, *CallE
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "axp-exchange", "version": protocol.ProtocolVersion},
 	}
-	initRaw, ierr := k.send(tr, 1, string(mcp.MethodInitialize), init)
+	initRaw, ierr := k.send(tr, NextRequestID(), string(mcp.MethodInitialize), init)
 	if ierr != nil {
 		// A server that refuses initialize as well did not want a session: the first answer says
 		// more (an initialize refused with 4xx has had its body dropped by mcp-go), unless the
@@ -467,7 +483,7 @@ func (k *call) request(method string, params any) (json.RawMessage, bool, *CallE
 		cerr.Message = "notifications/initialized: " + cerr.Message
 		return nil, true, cerr
 	}
-	raw, cerr := k.send(tr, 2, method, params)
+	raw, cerr := k.send(tr, NextRequestID(), method, params)
 	return raw, true, cerr
 }
 

@@ -60,6 +60,21 @@ type Config struct {
 
 	MaxBodyBytes   int64
 	TrustedProxies []string
+
+	// ReadTimeout bounds reading a whole request, headers and body (key read_timeout): a client
+	// that trickles its body, or promises more than it sends, is cut off.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds a request from the end of its headers to the end of its answer (key
+	// write_timeout; zero: the quote window plus a minute, since POST /api/tasks waits for it).
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection with no request (key idle_timeout).
+	IdleTimeout time.Duration
+	// MaxConns caps the connections held at once (key max_conns; zero: three quarters of the
+	// process's file descriptors). Beyond it a connection is answered 503 with Retry-After.
+	MaxConns int
+	// MaxConnsPerIP caps the connections of one client address (key max_conns_per_ip; 0: no cap).
+	// Trusted proxies are exempt: their connections carry many clients.
+	MaxConnsPerIP int
 	LogRetention   time.Duration
 	LogLevel       string
 
@@ -96,6 +111,9 @@ func Defaults() Config {
 		ContactSuspendAt:       5,
 		Fees:                   axp.LaunchPromotion(),
 		MaxBodyBytes:           1 << 20,
+		ReadTimeout:            30 * time.Second,
+		IdleTimeout:            60 * time.Second,
+		MaxConnsPerIP:          DefaultMaxConnsPerIP,
 		LogRetention:           90 * 24 * time.Hour,
 		LogLevel:               "info",
 		SweepEvery:             30 * time.Second,

@@ -183,8 +183,8 @@ func (d *Daemon) now() time.Time { return d.cfg.Now().UTC() }
 // Serve serves on ln until ctx is done, then shuts down gracefully: in-flight requests finish (up to
 // grace), background work stops and the database closes cleanly.
 func (d *Daemon) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	srv := &http.Server{Handler: d.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
-		ErrorLog: slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)}
+	srv := d.server()
+	ln = d.limit(ln)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -201,6 +201,49 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		err = cerr
 	}
 	return err
+}
+
+// server is the HTTP server with the timeouts of the configuration: slow clients cannot hold a
+// connection beyond them.
+func (d *Daemon) server() *http.Server {
+	read := d.cfg.ReadTimeout
+	if read <= 0 {
+		read = Defaults().ReadTimeout
+	}
+	write := d.cfg.WriteTimeout
+	if write <= 0 {
+		write = d.cfg.QuoteWindow + time.Minute
+	}
+	idle := d.cfg.IdleTimeout
+	if idle <= 0 {
+		idle = Defaults().IdleTimeout
+	}
+	return &http.Server{Handler: d.handler, ReadHeaderTimeout: min(10*time.Second, read), ReadTimeout: read,
+		WriteTimeout: write, IdleTimeout: idle, MaxHeaderBytes: 64 << 10,
+		ErrorLog: slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)}
+}
+
+// limit wraps ln with the connection caps of the configuration.
+func (d *Daemon) limit(ln net.Listener) net.Listener {
+	lim := connLimits{total: d.cfg.MaxConns, perIP: d.cfg.MaxConnsPerIP, exempt: map[string]bool{}}
+	if lim.total <= 0 {
+		lim.total = autoMaxConns()
+	}
+	for _, p := range d.cfg.TrustedProxies {
+		lim.exempt[p] = true
+	}
+	var last time.Time
+	var mu sync.Mutex
+	d.log.Info("connection limits", "source", "daemon", "max_conns", lim.total, "max_conns_per_ip", lim.perIP)
+	return newLimitListener(ln, lim, func(reason string) {
+		d.metrics.observe("shed", 0, true, d.now())
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) > 10*time.Second { // one line per burst, not one per connection
+			last = time.Now()
+			d.log.Warn("connections shed", "source", "daemon", "reason", reason)
+		}
+	})
 }
 
 // Close stops background work, flushes logs and metrics and closes the database.

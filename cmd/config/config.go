@@ -47,6 +47,11 @@ type Keys struct {
 	FeeDefaultBPS          int64           `koanf:"fee_default_bps"`
 	FeeWindows             []axp.FeeWindow `koanf:"fee_windows"`
 	MaxBodyBytes           int64           `koanf:"max_body_bytes"`
+	ReadTimeout            time.Duration   `koanf:"read_timeout"`
+	WriteTimeout           time.Duration   `koanf:"write_timeout"`
+	IdleTimeout            time.Duration   `koanf:"idle_timeout"`
+	MaxConns               int             `koanf:"max_conns"`
+	MaxConnsPerIP          int             `koanf:"max_conns_per_ip"`
 	TrustedProxies         []string        `koanf:"trusted_proxies"`
 	LogRetention           time.Duration   `koanf:"log_retention"`
 	LogLevel               string          `koanf:"log_level"`
@@ -146,6 +151,8 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.Fees = axp.FeeSchedule{Windows: keys.FeeWindows, DefaultBPS: keys.FeeDefaultBPS}
 	cfg.DepositAddress, cfg.SweepEvery, cfg.SandboxWait = strings.TrimSpace(keys.DepositAddress), keys.SweepEvery, keys.SandboxWait
 	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention
+	cfg.ReadTimeout, cfg.WriteTimeout, cfg.IdleTimeout = keys.ReadTimeout, keys.WriteTimeout, keys.IdleTimeout
+	cfg.MaxConns, cfg.MaxConnsPerIP = keys.MaxConns, keys.MaxConnsPerIP
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
 	cfg.AllowedHosts = keys.AllowedHosts
 	cfg.OutboundPrivate = strings.ToLower(strings.TrimSpace(keys.OutboundPrivate))
@@ -203,7 +210,8 @@ func fromDefaults(def daemon.Config) Keys {
 		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
 		FeeDefaultBPS: def.Fees.DefaultBPS, FeeWindows: def.Fees.Windows, MaxBodyBytes: def.MaxBodyBytes,
 		LogRetention: def.LogRetention, LogLevel: def.LogLevel, SweepEvery: def.SweepEvery, SandboxWait: def.SandboxWait,
-		OutboundPrivate: def.OutboundPrivate,
+		OutboundPrivate: def.OutboundPrivate, ReadTimeout: def.ReadTimeout, WriteTimeout: def.WriteTimeout, IdleTimeout: def.IdleTimeout,
+		MaxConns: def.MaxConns, MaxConnsPerIP: def.MaxConnsPerIP,
 	}
 }
 
@@ -297,7 +305,7 @@ func validate(c daemon.Config) error {
 		key string
 		v   time.Duration
 	}{{"quote_window", c.QuoteWindow}, {"open_window", c.OpenWindow}, {"payment_window", c.PaymentWindow}, {"sweep_every", c.SweepEvery}, {"sandbox_wait", c.SandboxWait},
-		{"auto_release", c.AutoRelease}, {"log_retention", c.LogRetention}} {
+		{"auto_release", c.AutoRelease}, {"log_retention", c.LogRetention}, {"read_timeout", c.ReadTimeout}, {"idle_timeout", c.IdleTimeout}} {
 		if d.v <= 0 {
 			return &keyError{d.key, d.key + " must be a positive duration such as 10s or 24h"}
 		}
@@ -306,7 +314,8 @@ func validate(c daemon.Config) error {
 		key string
 		v   int
 	}{{"anon_tasks_per_minute", c.AnonTasksPerMinute}, {"registrations_per_hour", c.RegistrationsPerHour},
-		{"operator_messages_per_day", c.OperatorMessagesPerDay}, {"anon_reads_per_minute", c.AnonReadsPerMinute}} {
+		{"operator_messages_per_day", c.OperatorMessagesPerDay}, {"anon_reads_per_minute", c.AnonReadsPerMinute},
+		{"max_conns", c.MaxConns}, {"max_conns_per_ip", c.MaxConnsPerIP}} {
 		if n.v < 0 {
 			return &keyError{n.key, n.key + " must be 0 (no limit) or more"}
 		}

@@ -286,6 +286,11 @@ sweep_every: 2s
 sandbox_wait: 3m
 allowed_hosts: [x.example, "localhost:9"]
 outbound_private: allow
+read_timeout: 20s
+write_timeout: 90s
+idle_timeout: 45s
+max_conns: 5000
+max_conns_per_ip: 100
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
@@ -294,7 +299,8 @@ outbound_private: allow
 		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},
 		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug",
 		DepositAddress: "0x00000000000000000000000000000000000000aa", SweepEvery: 2 * time.Second, SandboxWait: 3 * time.Minute,
-		AllowedHosts: []string{"x.example", "localhost:9"}, OutboundPrivate: "allow"}
+		AllowedHosts: []string{"x.example", "localhost:9"}, OutboundPrivate: "allow",
+		ReadTimeout: 20 * time.Second, WriteTimeout: 90 * time.Second, IdleTimeout: 45 * time.Second, MaxConns: 5000, MaxConnsPerIP: 100}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
 	}

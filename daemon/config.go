@@ -75,8 +75,8 @@ type Config struct {
 	// MaxConnsPerIP caps the connections of one client address (key max_conns_per_ip; 0: no cap).
 	// Trusted proxies are exempt: their connections carry many clients.
 	MaxConnsPerIP int
-	LogRetention   time.Duration
-	LogLevel       string
+	LogRetention  time.Duration
+	LogLevel      string
 
 	// AllowedHosts are the host names (or host:port) the MCP and A2A doors answer besides loopback
 	// addresses and the base URL's host: their DNS-rebinding protection. "*" allows any host.

@@ -45,10 +45,14 @@ type Approval struct {
 	PriceRefundUSD Money `json:"price_refund_usd,omitempty"`
 	// Booking is the ledger entry approving this item books, account by account (payouts, refunds
 	// and splits).
-	Booking    []Posting `json:"booking,omitempty"`
-	BuyerID    string    `json:"buyer_id"`
-	SellerID   string    `json:"seller_id,omitempty"`
-	SellerName string    `json:"seller_name,omitempty"`
+	Booking []Posting `json:"booking,omitempty"`
+	// BuyerPartTxHash records the buyer's refund of a split sent on its own, while the seller's part
+	// is held for a payout address (the buyer's refund never waits for the seller).
+	BuyerPartTxHash string     `json:"buyer_part_tx_hash,omitempty"`
+	BuyerPartAt     *time.Time `json:"buyer_part_at,omitempty"`
+	BuyerID         string     `json:"buyer_id"`
+	SellerID        string     `json:"seller_id,omitempty"`
+	SellerName      string     `json:"seller_name,omitempty"`
 	// PayoutAddress is where a payout goes (operator eyes only).
 	PayoutAddress string        `json:"payout_address,omitempty"`
 	TxHash        string        `json:"tx_hash,omitempty"`

@@ -70,10 +70,52 @@ func loadApproval(tx *store.Tx, id string) (*axp.Approval, error) {
 	return nil, axp.Conflict("approval "+id+" was already "+a.Status, "")
 }
 
+// buyerPartAlone reports whether approving a is sending the buyer's part of a split on its own: the
+// seller's part is held for a payout address, the buyer's has not been sent yet.
+func buyerPartAlone(a *axp.Approval) bool {
+	if a.Kind != axp.ApproveSplit || a.Status != axp.ApprovalHeld || a.BuyerPartTxHash != "" || a.Booking == nil {
+		return false
+	}
+	buyer, _ := splitParts(a.Booking)
+	return len(buyer) > 0
+}
+
+// splitParts divides a split's booking into the buyer's part and the rest (fee, seller, payment
+// tag), each balanced by its share of the escrow.
+func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
+	escrow := ""
+	var toBuyer, toRest axp.Money
+	for _, p := range booking {
+		switch {
+		case p.Amount < 0:
+			escrow = p.Account
+		case p.Account == axp.AcctBuyerRefund:
+			toBuyer += p.Amount
+			buyer = append(buyer, p)
+		default:
+			toRest += p.Amount
+			seller = append(seller, p)
+		}
+	}
+	if toBuyer > 0 {
+		buyer = append([]axp.Posting{{Account: escrow, Amount: -toBuyer}}, buyer...)
+	}
+	if toRest > 0 {
+		seller = append([]axp.Posting{{Account: escrow, Amount: -toRest}}, seller...)
+	}
+	return buyer, seller
+}
+
 func (d *Daemon) adminApprove(ctx context.Context, c *rest.Call, in *axp.ApproveBody) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
-		a, err := loadApproval(ch.tx, in.ID)
+		a, err := ch.tx.Approval(in.ID)
 		if err != nil {
+			return nil, err
+		}
+		if a != nil && buyerPartAlone(a) {
+			return d.approveBuyerPart(ch, a, in)
+		}
+		if a, err = loadApproval(ch.tx, in.ID); err != nil {
 			return nil, err
 		}
 		t, err := loadTask(ch.tx, a.TaskID)
@@ -107,7 +149,11 @@ func (d *Daemon) adminApprove(ctx context.Context, c *rest.Call, in *axp.Approve
 			if a.Booking == nil { // queued before items carried their booking
 				refund = a.RefundUSD
 			}
-			err = d.sendMoney(ch, t, a, refund, axp.TrigSettle, "settle")
+			if a.BuyerPartTxHash != "" {
+				err = d.sendSellerPart(ch, t, a, refund)
+			} else {
+				err = d.sendMoney(ch, t, a, refund, axp.TrigSettle, "settle")
+			}
 		case axp.ApproveReleaseDue:
 			err = d.releaseDue(ch, t)
 		default:
@@ -148,6 +194,64 @@ func (d *Daemon) confirmPayment(ch *change, t *axp.TaskRecord, a *axp.Approval) 
 		return err
 	}
 	return d.startJob(ch, t, seller)
+}
+
+// approveBuyerPart sends the buyer's refund of a split whose seller part waits for a payout
+// address: the item stays held for the seller's part, and the task disputed until it is sent.
+func (d *Daemon) approveBuyerPart(ch *change, a *axp.Approval, in *axp.ApproveBody) (any, error) {
+	if in.TxHash == "" {
+		return nil, axp.Invalid("tx_hash", "is required to send the buyer's part of a split",
+			"send the buyer's refund, then record its transaction hash here; the seller's part waits for a payout address")
+	}
+	t, err := loadTask(ch.tx, a.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := axp.Next(t.Status, axp.TrigSettle, t.Facts()); err != nil {
+		return nil, err
+	}
+	if full := axp.SplitEntry(t.ID, t.Received, t.Price, a.PriceRefundUSD, t.Fee.FeeBPS); !slices.Equal(full, a.Booking) {
+		return nil, axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
+			"reject it and decide again on the task's current funds")
+	}
+	buyer, _ := splitParts(a.Booking)
+	now := ch.now
+	a.BuyerPartTxHash, a.BuyerPartAt = strings.ToLower(in.TxHash), &now
+	a.Note = "the buyer's part was sent; the seller's part waits for a payout address"
+	if err := ch.tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.now), TaskID: t.ID, Kind: "split_refund",
+		Postings: buyer, ApprovalID: a.ID, TxHash: a.BuyerPartTxHash, At: ch.now}); err != nil {
+		return nil, err
+	}
+	if err := ch.save(t, t.Status, "refund_part", map[string]any{"approval_id": a.ID, "tx_hash": a.BuyerPartTxHash,
+		"refund_usd": a.RefundUSD}); err != nil {
+		return nil, err
+	}
+	if err := ch.tx.PutApproval(a); err != nil {
+		return nil, err
+	}
+	if err := ch.audit("approval.approve_part", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "part": "buyer",
+		"tx_hash": a.BuyerPartTxHash, "amount_usd": a.RefundUSD}); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// sendSellerPart books the rest of a split whose buyer's part was sent on its own, and ends the task.
+func (d *Daemon) sendSellerPart(ch *change, t *axp.TaskRecord, a *axp.Approval, refund axp.Money) error {
+	if _, err := axp.Next(t.Status, axp.TrigSettle, t.Facts()); err != nil {
+		return err
+	}
+	if full := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS); !slices.Equal(full, a.Booking) {
+		return axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
+			"reject it and decide again on the task's current funds")
+	}
+	_, seller := splitParts(a.Booking)
+	if err := ch.tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.now), TaskID: t.ID, Kind: a.Kind,
+		Postings: seller, ApprovalID: a.ID, TxHash: a.TxHash, At: ch.now}); err != nil {
+		return err
+	}
+	return d.finish(ch, t, axp.TrigSettle, "settle", map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash,
+		"refund_usd": refund, "buyer_part_tx_hash": a.BuyerPartTxHash})
 }
 
 // sendMoney books the payout, refund or split of a task's escrow and ends the task.
@@ -209,6 +313,10 @@ func (d *Daemon) adminReject(ctx context.Context, c *rest.Call, in *axp.RejectBo
 		}
 		if a.Status != axp.ApprovalPending && a.Status != axp.ApprovalHeld {
 			return nil, axp.Conflict("approval "+a.ID+" was already "+a.Status, "")
+		}
+		if a.BuyerPartTxHash != "" {
+			return nil, axp.Conflict("the buyer's part of split "+a.ID+" was sent ("+a.BuyerPartTxHash+"): the split can only be completed",
+				"approve the seller's part once the seller has a payout address")
 		}
 		t, err := loadTask(ch.tx, a.TaskID)
 		if err != nil {

@@ -514,7 +514,7 @@ func (d *Daemon) appeal(ctx context.Context, c *rest.Call, in *axp.AppealBody) (
 				if err != nil {
 					return nil, err
 				}
-				if a != nil && a.Status == axp.ApprovalApproved {
+				if a != nil && (a.Status == axp.ApprovalApproved || a.BuyerPartTxHash != "") {
 					return nil, axp.Conflict("the decision was carried out: the operator already sent the money", "")
 				}
 				if a != nil && (a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld) {

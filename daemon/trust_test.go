@@ -853,3 +853,64 @@ func TestProfileTextsAreCleaned(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustSplitBuyerPartDoesNotWaitForSeller: a split agreed while the seller has no payout
+// address holds only the seller's part. The operator sends the buyer's refund at once; the seller's
+// part follows when the seller adds an address; the ledger books exactly the split shown.
+func TestTrustSplitBuyerPartDoesNotWaitForSeller(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	seller := e.pullSeller("text-file", nil) // no payout address
+	created, buyer, received := e.disputedTask(seller, "8.00", nil)
+	price := usd(t, "8.00")
+	var s axp.Settlement
+	call(t, seller.c, "propose_settlement", map[string]any{"id": created.ID, "refund_pct": 25}, &s)
+	call(t, buyer, "answer_settlement", map[string]any{"id": created.ID, "settlement_id": s.ID, "accept": true}, nil)
+	split := e.pendingOf(created.ID, axp.ApproveSplit)
+	if split.Status != axp.ApprovalHeld {
+		t.Fatalf("split without a payout address: %+v", split)
+	}
+	// The buyer's part goes now: only it is booked.
+	var part axp.Approval
+	call(t, e.admin, "admin_approve", map[string]any{"id": split.ID, "tx_hash": newTxHash()}, &part)
+	if part.Status != axp.ApprovalHeld || part.BuyerPartTxHash == "" {
+		t.Fatalf("after sending the buyer's part: %+v", part)
+	}
+	bal := e.balances()
+	if bal[axp.AcctBuyerRefund] != split.RefundUSD || bal[axp.EscrowAccount(created.ID)] != received-split.RefundUSD || bal[axp.AcctSellerPaid] != 0 {
+		t.Fatalf("balances after the buyer's part: %v (refund %s)", bal, split.RefundUSD)
+	}
+	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskDisputed {
+		t.Fatalf("the task is %s while the seller's part waits", got.Status)
+	}
+	// Neither a second send of the buyer's part, nor a rejection, nor an appeal now.
+	_, err := do(e.admin, "admin_approve", map[string]any{"id": split.ID, "tx_hash": newTxHash()})
+	apiErr(t, err, axp.CodeConflict, "-")
+	_, err = do(e.admin, "admin_reject", map[string]any{"id": split.ID, "reason": "changed my mind"})
+	apiErr(t, err, axp.CodeConflict, "-")
+	// The seller adds a payout address: its part becomes pending and is sent.
+	call(t, seller.c, "update_profile", map[string]any{"payout_address": payoutAddress}, nil)
+	if got := e.pendingOf(created.ID, axp.ApproveSplit); got.Status != axp.ApprovalPending {
+		t.Fatalf("after the payout address: %+v", got)
+	}
+	e.approve(split.ID, true)
+	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskReleased {
+		t.Fatalf("after the seller's part the task is %s", got.Status)
+	}
+	e.checkSplitLedger(created.ID, price, received, 25)
+	var booked []axp.Posting
+	for _, en := range e.entriesOf(created.ID) {
+		if en.ApprovalID == split.ID {
+			booked = append(booked, en.Postings...)
+		}
+	}
+	sum := map[string]axp.Money{}
+	for _, p := range booked {
+		sum[p.Account] += p.Amount
+	}
+	for _, p := range split.Booking {
+		if sum[p.Account] != p.Amount {
+			t.Fatalf("booked %v in two parts, the item showed %v", sum, split.Booking)
+		}
+	}
+}

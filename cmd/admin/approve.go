@@ -74,7 +74,10 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 	if e.Enabled() {
 		return e.Write(s, raw)
 	}
-	if r := a.Recipients(); r != "" {
+	if a.Status == axp.ApprovalHeld && a.BuyerPartTxHash != "" {
+		fmt.Fprintf(s.ErrOut, "✓ Sent the buyer's part of %s %s of task %s (%s); the seller's part waits for a payout address\n",
+			a.Kind, a.ID, a.TaskID, a.RefundUSD.Display())
+	} else if r := a.Recipients(); r != "" {
 		fmt.Fprintf(s.ErrOut, "✓ Approved %s %s of task %s: %s\n", a.Kind, a.ID, a.TaskID, r)
 	} else {
 		fmt.Fprintf(s.ErrOut, "✓ Approved %s %s of task %s (%s)\n", a.Kind, a.ID, a.TaskID, a.Amount.Display())

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -16,17 +15,6 @@ type connLimits struct {
 	total, perIP int
 	// exempt are peers whose connections carry many clients (trusted proxies): no per-IP cap.
 	exempt map[string]bool
-}
-
-// autoMaxConns is the default total cap: three quarters of the process's file descriptors (the
-// rest are the database, outbound calls and logs), at least 64.
-func autoMaxConns() int {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur == 0 {
-		return 1024
-	}
-	n := int(min(lim.Cur, 1<<20) * 3 / 4)
-	return max(n, 64)
 }
 
 // limitListener sheds connections beyond its caps before they hold a goroutine or a request: the

@@ -101,28 +101,7 @@ func TestBuiltBinary(t *testing.T) {
 		}
 	})
 
-	// Poll /healthz until it answers, the process dies, or the deadline passes.
-	hc := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		resp, err := hc.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no answer from %s/healthz within 30s (last error %v)\nstderr:\n%s", base, err, stderr.String())
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("axp serve exited before answering: %v\nstderr:\n%s", err, stderr.String())
-		case <-tick.C:
-		}
-	}
+	waitHealthy(t, base, done, &stderr)
 
 	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -149,5 +128,30 @@ func TestBuiltBinary(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "axp.db")); err != nil {
 		t.Errorf("no database in the data dir: %v", err)
+	}
+}
+
+// waitHealthy polls base/healthz until it answers 200; it fails the test when exited (if not nil)
+// reports that the server process ended first, or after 30 seconds. stderr is shown on failure.
+func waitHealthy(t *testing.T, base string, exited <-chan error, stderr *syncBuffer) {
+	t.Helper()
+	hc := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := hc.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no answer from %s/healthz within 30s (last error %v)\nstderr:\n%s", base, err, stderr.String())
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("axp serve exited before answering: %v\nstderr:\n%s", err, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }

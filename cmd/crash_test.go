@@ -48,19 +48,7 @@ func TestCrashKeyedCreation(t *testing.T) {
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			if resp, err := http.Get(base + "/healthz"); err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					return
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("axp serve did not come up\n%s", stderr.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitHealthy(t, base, nil, &stderr)
 	}
 	kill := func() {
 		srv.Process.Kill()

@@ -50,17 +50,7 @@ func TestSlowClientsCannotStallTheExchange(t *testing.T) {
 	}
 	defer func() { srv.Process.Kill(); srv.Wait() }()
 	hc := &http.Client{Timeout: 5 * time.Second}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if resp, err := hc.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("axp serve did not come up:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitHealthy(t, base, nil, &stderr)
 	resp, err := hc.Post(base+"/api/tasks", "application/json", strings.NewReader(`{"type":"text-file","params":{"prompt":"hold on"}}`))
 	if err != nil {
 		t.Fatal(err)

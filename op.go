@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -50,10 +51,27 @@ type Op struct {
 	Tool string
 	// ContentType is set for operations that answer something other than JSON.
 	ContentType string
+	// Limit is the rate-limit budget a call draws on (DESIGN.md section 8).
+	Limit RateLimit
+	// Forbids: the handler may refuse an authenticated caller (403) beyond what Access checks, e.g.
+	// a listing that screening refuses.
+	Forbids bool
 	// Later names the issue area that brings the operation; until it lands the operation answers
 	// unavailable with a clear message.
 	Later string
 }
+
+// RateLimit names a rate-limit budget.
+type RateLimit string
+
+// Rate-limit budgets. Besides its own budget, every call by a caller without a member secret
+// (anonymous, or with a buyer token) draws on the per-address budget of anonymous calls.
+const (
+	LimitNone             RateLimit = ""
+	LimitTaskPosts        RateLimit = "task_posts"        // anonymous task posts per address (members are not limited)
+	LimitRegistrations    RateLimit = "registrations"     // registrations per address
+	LimitOperatorMessages RateLimit = "operator_messages" // operator messages per member
+)
 
 // SuccessStatus is the operation's success status code.
 func (o *Op) SuccessStatus() int {
@@ -88,6 +106,45 @@ func (o *Op) PathParams() []string {
 		}
 	}
 	return out
+}
+
+// AnonymousCallable reports whether a caller without a member secret (anonymous, or with a buyer
+// token) may call the operation, and so draws on the per-address budget of anonymous calls.
+func (o *Op) AnonymousCallable() bool {
+	return o.Access == Public || o.Access == BuyerAuth || o.Access == TaskParty
+}
+
+// Errors lists the HTTP statuses a call can answer besides success, sorted: exactly those the
+// operation's input, access level, rate limits and effects make possible. query says the input
+// comes from the query string (no body: no 413).
+func (o *Op) Errors(query bool) []int {
+	codes := []int{http.StatusInternalServerError}
+	if o.In != nil || o.ExtraQuery != "" {
+		codes = append(codes, http.StatusBadRequest)
+	}
+	if !query && o.In != nil {
+		codes = append(codes, http.StatusRequestEntityTooLarge)
+	}
+	if o.Access != Public {
+		codes = append(codes, http.StatusUnauthorized)
+	}
+	if o.Access == SellerAuth || o.Access == BuyerAuth || o.Access == TaskParty || o.Forbids {
+		codes = append(codes, http.StatusForbidden)
+	}
+	if len(o.PathParams()) > 0 {
+		codes = append(codes, http.StatusNotFound)
+	}
+	if o.Mutating() {
+		codes = append(codes, http.StatusConflict)
+	}
+	if o.AnonymousCallable() || o.Limit != LimitNone {
+		codes = append(codes, http.StatusTooManyRequests)
+	}
+	if o.Later != "" {
+		codes = append(codes, http.StatusServiceUnavailable)
+	}
+	slices.Sort(codes)
+	return codes
 }
 
 // Lookup returns the operation of the given name, or nil.

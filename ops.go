@@ -69,8 +69,8 @@ var Ops = []Op{
 	{Name: "get_openapi", Method: get, Path: "/openapi.json", Tag: "public", Access: Public, Out: ty[Result](), Summary: "This description (OpenAPI 3.1)."},
 
 	// Buyer operations (spec 4.2).
-	{Name: "create_task", Method: post, Path: "/api/tasks", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, Tool: "create_task", Summary: "Post a task; offers are collected within the quote window."},
-	{Name: "create_task_get", Method: get, Path: "/api/tasks/new", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, ExtraQuery: "params", Summary: "Post a task from query keys; service params as extra keys."},
+	{Name: "create_task", Limit: LimitTaskPosts, Forbids: true, Method: post, Path: "/api/tasks", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, Tool: "create_task", Summary: "Post a task; offers are collected within the quote window."},
+	{Name: "create_task_get", Limit: LimitTaskPosts, Forbids: true, Method: get, Path: "/api/tasks/new", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, ExtraQuery: "params", Summary: "Post a task from query keys; service params as extra keys."},
 	{Name: "get_task", Method: get, Path: "/api/tasks/{id}", Tag: "buyer", Access: TaskParty, In: ty[TaskQuery](), Out: ty[Task](), Tool: "get_task", Summary: "Task status, offers and deliverable."},
 	{Name: "choose_offer", Method: post, Path: "/api/tasks/{id}/choose", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[ChooseInput](), Out: ty[Task](), Tool: "choose_offer", Summary: "Choose an offer; the task then awaits payment (free jobs start)."},
 	{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[PayCryptoInput](), Out: ty[Result](), Summary: "Report a stablecoin payment by transaction hash."},
@@ -93,7 +93,7 @@ var Ops = []Op{
 	{Name: "object_to_review", Method: post, Path: "/api/reviews/{id}/objection", GETForm: true, Tag: "buyer", Access: MemberAuth, In: ty[ObjectionBody](), Out: ty[Mediation](), Status: created, Tool: "object_to_review", Summary: "Object to a review; the Mediator keeps or removes it."},
 
 	// Member account (spec 4.3).
-	{Name: "register", Method: post, Path: "/api/members/register", Tag: "member", Access: Public, In: ty[Registration](), Out: ty[Registered](), Status: created, Tool: "register", Summary: "Register as a buyer and/or seller member; secrets are shown once."},
+	{Name: "register", Limit: LimitRegistrations, Method: post, Path: "/api/members/register", Tag: "member", Access: Public, In: ty[Registration](), Out: ty[Registered](), Status: created, Tool: "register", Summary: "Register as a buyer and/or seller member; secrets are shown once."},
 	{Name: "get_my_profile", Method: get, Path: "/api/members/me", Tag: "member", Access: MemberAuth, Out: ty[PrivateMember](), Tool: "get_my_profile", Summary: "Your private member record."},
 	{Name: "update_profile", Method: patch, Path: "/api/members/me", Tag: "member", Access: MemberAuth, In: ty[ProfileUpdate](), Out: ty[PrivateMember](), Summary: "Change your profile; changing mcp_url, auth_token or roles requires verification again."},
 	{Name: "verify", Method: post, Path: "/api/members/me/verify", Tag: "member", Access: MemberAuth, In: ty[EmptyInput](), Out: ty[Verification](), Summary: "Run the verification handshake."},
@@ -106,7 +106,7 @@ var Ops = []Op{
 	{Name: "favourites", Method: put, Path: "/api/members/me/favourites", Tag: "member", Access: MemberAuth, In: ty[Favourites](), Out: ty[Favourites](), Tool: "favourites", Summary: "Replace your favourite sellers."},
 	{Name: "announcements", Method: get, Path: "/api/members/me/announcements", Tag: "member", Access: MemberAuth, Out: ty[AnnouncementList](), Tool: "announcements", Summary: "Announcements from the operator."},
 	{Name: "read_announcement", Method: post, Path: "/api/members/me/announcements/{id}/read", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Announcement](), Summary: "Mark an announcement read."},
-	{Name: "message_operator", Method: post, Path: "/api/members/me/operator-messages", Tag: "member", Access: MemberAuth, In: ty[OperatorMessage](), Out: ty[OperatorMessageView](), Status: created, Tool: "message_operator", Summary: "Send a message that reaches the operator only."},
+	{Name: "message_operator", Limit: LimitOperatorMessages, Method: post, Path: "/api/members/me/operator-messages", Tag: "member", Access: MemberAuth, In: ty[OperatorMessage](), Out: ty[OperatorMessageView](), Status: created, Tool: "message_operator", Summary: "Send a message that reaches the operator only."},
 	{Name: "board_list", Method: get, Path: "/api/board", Tag: "member", Access: MemberAuth, Out: ty[Result](), Tool: "board_list", Later: LaterBoard, Summary: "The collaboration board of verified members."},
 	{Name: "board_read", Method: get, Path: "/api/board/{id}", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Result](), Tool: "board_read", Later: LaterBoard, Summary: "Read a board thread."},
 	{Name: "board_post", Method: post, Path: "/api/board", Tag: "member", Access: MemberAuth, In: ty[BoardPostBody](), Out: ty[Result](), Status: created, Tool: "board_post", Later: LaterBoard, Summary: "Post on the board (screened before it appears)."},

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
 func schemaOf[T any]() *protocol.Schema { return protocol.SchemaFor[T]() }
 
-func (d *Daemon) adminTrace(ctx context.Context, c *rest.Call, in *axp.TraceQuery) (any, error) {
+func (d *Daemon) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.TraceQuery) (any, error) {
 	d.sink.flush()
 	var tr axp.Trace
 	err := d.db.View(func(tx *store.Tx) error {
@@ -27,7 +27,7 @@ func (d *Daemon) adminTrace(ctx context.Context, c *rest.Call, in *axp.TraceQuer
 	return &tr, err
 }
 
-func (d *Daemon) adminLog(ctx context.Context, c *rest.Call, in *axp.LogQuery) (any, error) {
+func (d *Daemon) adminLog(ctx context.Context, c *pipeline.Call, in *axp.LogQuery) (any, error) {
 	d.sink.flush()
 	out := &axp.LogList{}
 	err := d.db.View(func(tx *store.Tx) error {
@@ -38,7 +38,7 @@ func (d *Daemon) adminLog(ctx context.Context, c *rest.Call, in *axp.LogQuery) (
 	return out, err
 }
 
-func (d *Daemon) adminAudit(ctx context.Context, c *rest.Call, in *axp.AuditQuery) (any, error) {
+func (d *Daemon) adminAudit(ctx context.Context, c *pipeline.Call, in *axp.AuditQuery) (any, error) {
 	out := &axp.AuditList{}
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
@@ -48,7 +48,7 @@ func (d *Daemon) adminAudit(ctx context.Context, c *rest.Call, in *axp.AuditQuer
 	return out, err
 }
 
-func (d *Daemon) adminMetrics(ctx context.Context, c *rest.Call, in *axp.MetricsQuery) (any, error) {
+func (d *Daemon) adminMetrics(ctx context.Context, c *pipeline.Call, in *axp.MetricsQuery) (any, error) {
 	hours := in.Hours
 	if hours == 0 {
 		hours = 24
@@ -57,7 +57,7 @@ func (d *Daemon) adminMetrics(ctx context.Context, c *rest.Call, in *axp.Metrics
 	return &m, err
 }
 
-func (d *Daemon) adminStats(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) adminStats(ctx context.Context, c *pipeline.Call) (any, error) {
 	st := &axp.Stats{Tasks: map[string]int{}, Members: map[string]int{}, MembersByRole: map[string]int{},
 		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion,
 		Uptime: d.now().Sub(d.started).Round(time.Second).String()}
@@ -93,7 +93,7 @@ func (d *Daemon) adminStats(ctx context.Context, c *rest.Call) (any, error) {
 	return st, err
 }
 
-func (d *Daemon) adminAnnounce(ctx context.Context, c *rest.Call, in *axp.NewAnnouncement) (any, error) {
+func (d *Daemon) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.NewAnnouncement) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		for i, id := range in.MemberIDs {
 			m, err := ch.tx.Member(id)
@@ -177,7 +177,7 @@ func (d *Daemon) delivered(annID, memberID string, perr error) {
 	})
 }
 
-func (d *Daemon) adminAnnouncements(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) adminAnnouncements(ctx context.Context, c *pipeline.Call) (any, error) {
 	out := &axp.AnnouncementStatusList{Announcements: []axp.AnnouncementStatus{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
@@ -211,7 +211,7 @@ func (d *Daemon) adminAnnouncements(ctx context.Context, c *rest.Call) (any, err
 
 func fieldIndex(name string, i int) string { return fmt.Sprintf("%s[%d]", name, i) }
 
-func (d *Daemon) adminOperatorMessages(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) adminOperatorMessages(ctx context.Context, c *pipeline.Call) (any, error) {
 	out := &axp.OperatorMessageList{}
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
@@ -221,7 +221,7 @@ func (d *Daemon) adminOperatorMessages(ctx context.Context, c *rest.Call) (any, 
 	return out, err
 }
 
-func (d *Daemon) adminMembers(ctx context.Context, c *rest.Call, in *axp.MembersQuery) (any, error) {
+func (d *Daemon) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.MembersQuery) (any, error) {
 	out := &axp.MemberList{Members: []axp.PrivateMember{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		return tx.EachMember(func(m *axp.Member) bool {
@@ -234,7 +234,7 @@ func (d *Daemon) adminMembers(ctx context.Context, c *rest.Call, in *axp.Members
 	return out, err
 }
 
-func (d *Daemon) setSuspended(ctx context.Context, c *rest.Call, in *axp.SuspendBody, suspend bool) (any, error) {
+func (d *Daemon) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody, suspend bool) (any, error) {
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, in.ID)
 		if err != nil {
@@ -268,15 +268,15 @@ func (d *Daemon) setSuspended(ctx context.Context, c *rest.Call, in *axp.Suspend
 	return out, err
 }
 
-func (d *Daemon) adminSuspend(ctx context.Context, c *rest.Call, in *axp.SuspendBody) (any, error) {
+func (d *Daemon) adminSuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (any, error) {
 	return d.setSuspended(ctx, c, in, true)
 }
 
-func (d *Daemon) adminUnsuspend(ctx context.Context, c *rest.Call, in *axp.SuspendBody) (any, error) {
+func (d *Daemon) adminUnsuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (any, error) {
 	return d.setSuspended(ctx, c, in, false)
 }
 
-func (d *Daemon) adminBackup(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) adminBackup(ctx context.Context, c *pipeline.Call) (any, error) {
 	d.log.InfoContext(ctx, "hot backup started", "source", "store")
 	return &axp.Document{ContentType: "application/octet-stream",
 		Header: map[string]string{"Content-Disposition": `attachment; filename="axp-backup.db"`},
@@ -311,7 +311,7 @@ func moneyTotals(entries []axp.LedgerEntry) axp.MoneyTotals {
 // adminTaskTimeline merges everything known about a task in time order: its timeline events,
 // the audit records of its changes, the requests logged under their trace ids, its messages, the
 // AI calls made for it and its reviews.
-func (d *Daemon) adminTaskTimeline(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) adminTaskTimeline(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
 	d.sink.flush()
 	out := &axp.AdminTimeline{TaskID: in.ID, Rows: []axp.TimelineRow{}}
 	err := d.db.View(func(tx *store.Tx) error {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -173,7 +173,7 @@ func jsonObject(reply string, v any) error {
 // maxTranslate bounds the text sent for translation (characters).
 const maxTranslate = 20_000
 
-func (d *Daemon) translate(ctx context.Context, c *rest.Call, in *axp.TranslateBody) (any, error) {
+func (d *Daemon) translate(ctx context.Context, c *pipeline.Call, in *axp.TranslateBody) (any, error) {
 	var text string
 	var t *axp.TaskRecord
 	err := d.db.View(func(tx *store.Tx) error {
@@ -238,7 +238,7 @@ func (d *Daemon) aiProviderInfo() axp.AIProviderInfo {
 	return info
 }
 
-func (d *Daemon) adminAI(ctx context.Context, c *rest.Call, in *axp.AIQuery) (any, error) {
+func (d *Daemon) adminAI(ctx context.Context, c *pipeline.Call, in *axp.AIQuery) (any, error) {
 	out := &axp.AICallList{Provider: d.aiProviderInfo(), Calls: []axp.AICall{}}
 	limit := in.Limit
 	if limit <= 0 {

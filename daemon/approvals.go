@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
 
-func (d *Daemon) adminApprovals(ctx context.Context, c *rest.Call, in *axp.ApprovalsQuery) (any, error) {
+func (d *Daemon) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.ApprovalsQuery) (any, error) {
 	out := &axp.ApprovalList{Approvals: []axp.Approval{}}
 	now := d.now()
 	err := d.db.View(func(tx *store.Tx) error {
@@ -106,7 +106,7 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 	return buyer, seller
 }
 
-func (d *Daemon) adminApprove(ctx context.Context, c *rest.Call, in *axp.ApproveBody) (any, error) {
+func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		a, err := ch.tx.Approval(in.ID)
 		if err != nil {
@@ -302,7 +302,7 @@ func (d *Daemon) releaseDue(ch *change, t *axp.TaskRecord) error {
 	return ch.tx.PutApproval(p)
 }
 
-func (d *Daemon) adminReject(ctx context.Context, c *rest.Call, in *axp.RejectBody) (any, error) {
+func (d *Daemon) adminReject(ctx context.Context, c *pipeline.Call, in *axp.RejectBody) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		a, err := ch.tx.Approval(in.ID)
 		if err != nil {

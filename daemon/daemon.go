@@ -22,6 +22,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/outbound"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -50,7 +51,7 @@ type Daemon struct {
 	services []byte             // cached /api/services body; reset when skills change
 	invite   *protocol.AlsoSell // the also_sell invitation for the current base URL
 
-	handlers map[string]rest.Handler
+	pipe     *pipeline.Pipeline
 
 	verifier PaymentVerifier
 	caller   *outbound.Caller
@@ -115,8 +116,8 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		d.verifier = manualVerifier{}
 	}
 	d.wireOutbound()
-	d.handlers = d.bind()
-	d.rest = rest.New(d, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes, IdempotencySecret: keys.raw})
+	d.pipe = pipeline.New(d, d.handlers(), keys.raw)
+	d.rest = rest.New(d, d.pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()
 	d.bg.Add(1)
 	go d.background()
@@ -308,10 +309,7 @@ func (d *Daemon) prune() {
 // FlushLogs writes queued log entries to the store (tests and the trace endpoint use it).
 func (d *Daemon) FlushLogs() { d.sink.flush() }
 
-// --- rest.Backend ---
-
-// HandlerFor returns the handler of an operation, nil when it has none yet.
-func (d *Daemon) HandlerFor(op *axp.Op) rest.Handler { return d.handlers[op.Name] }
+// --- pipeline.Backend ---
 
 // Observe records metrics and logs the request.
 func (d *Daemon) Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error) {
@@ -348,14 +346,14 @@ func errorText(err error) string {
 func (d *Daemon) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
 	now := d.now()
 	anonymous := c.Kind == axp.Anonymous || c.Kind == axp.BuyerToken
-	switch op.Name {
-	case "create_task", "create_task_get":
+	switch op.Limit {
+	case axp.LimitTaskPosts:
 		if anonymous {
 			return d.anonTasks.allow(c.IP, now)
 		}
-	case "register":
+	case axp.LimitRegistrations:
 		return d.registrations.allow(c.IP, now)
-	case "message_operator":
+	case axp.LimitOperatorMessages:
 		return d.operatorMsgs.allow(c.MemberID, now)
 	}
 	if anonymous {

@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/a2a"
 	"github.com/axp-exchange/axp/daemon/mcp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -45,10 +46,9 @@ func (d *Daemon) doors() http.Handler {
 	return mux
 }
 
-// Invoke runs one operation for the MCP and A2A doors through the REST door's own path
-// (authorize, admit, validate, handler), so that every door runs the same code.
-func (d *Daemon) Invoke(ctx context.Context, route string, op *axp.Op, c axp.Caller, args map[string]any, r *http.Request) (any, error) {
-	return d.rest.Invoke(ctx, route, op, c, args, r)
+// Run runs one call of the MCP or A2A door through the pipeline every door shares.
+func (d *Daemon) Run(ctx context.Context, req pipeline.Request) (pipeline.Answer, error) {
+	return d.pipe.Run(ctx, req)
 }
 
 // door gives a request to a JSON-RPC door its trace id (X-Trace-Id, as on REST) and records HTTP

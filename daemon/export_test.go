@@ -3,3 +3,6 @@ package daemon
 // SetAfterScan installs a function that runs between a sweeper's scan and its actions, so tests can
 // race a state change against the sweeper deterministically.
 func (d *Daemon) SetAfterScan(fn func(what string)) { d.afterScan = fn }
+
+// MissingHandlers lists the operations whose handler registration disagrees with the catalog.
+func (d *Daemon) MissingHandlers() []string { return d.pipe.Registry().Missing() }

@@ -1,107 +1,100 @@
 package daemon
 
-import (
-	"context"
+import "github.com/axp-exchange/axp/daemon/pipeline"
 
-	"github.com/axp-exchange/axp/daemon/rest"
-)
-
-// typed adapts a handler taking its decoded input.
-func typed[T any](fn func(ctx context.Context, c *rest.Call, in *T) (any, error)) rest.Handler {
-	return func(ctx context.Context, c *rest.Call) (any, error) { return fn(ctx, c, c.In.(*T)) }
-}
-
-// bind maps operation names to handlers. Operations missing here answer "not available yet".
-func (d *Daemon) bind() map[string]rest.Handler {
-	return map[string]rest.Handler{
-		// public
-		"health":                 d.health,
-		"get_protocol":           d.getProtocol,
-		"get_member_tools":       d.getMemberTools,
-		"get_join":               d.getJoin,
-		"get_why":                d.getWhy,
-		"list_services":          d.listServices,
-		"get_pricing":            d.getPricing,
-		"get_faq":                d.getFAQ,
-		"get_faq_markdown":       d.getFAQMarkdown,
-		"search":                 typed(d.search),
-		"list_sellers":           typed(d.listSellers),
-		"get_quote":              typed(d.getQuote),
-		"get_reputation":         typed(d.getReputation),
-		"submit_feedback":        typed(d.submitFeedback),
-		"get_payment_preference": d.getPaymentPreference,
-		"payment_preference":     typed(d.paymentPreference),
-		"register_interest":      typed(d.registerInterest),
-		"get_survey":             d.getSurvey,
-		"answer_survey":          typed(d.answerSurvey),
-		"get_survey_results":     d.getSurveyResults,
-		"get_openapi":            d.getOpenAPI,
-		// tasks
-		"create_task":           typed(d.createTask),
-		"create_task_get":       typed(d.createTask),
-		"get_task":              typed(d.getTask),
-		"choose_offer":          typed(d.chooseOffer),
-		"pay_crypto":            typed(d.payCrypto),
-		"get_deliverable":       typed(d.getDeliverable),
-		"accept_task":           typed(d.acceptTask),
-		"dispute_task":          typed(d.disputeTask),
-		"get_timeline":          typed(d.getTimeline),
-		"request_redo":          typed(d.requestRedo),
-		"answer_clarifications": typed(d.answerClarifications),
-		"list_quote_requests":   d.listQuoteRequests,
-		"submit_offer":          typed(d.submitOffer),
-		"list_jobs":             typed(d.listJobs),
-		"deliver":               typed(d.deliver),
-		"request_payment":       typed(d.requestPayment),
-		"admin_approvals":       typed(d.adminApprovals),
-		"admin_approve":         typed(d.adminApprove),
-		"admin_reject":          typed(d.adminReject),
-		// members
-		"register":          typed(d.register),
-		"get_my_profile":    d.getMyProfile,
-		"update_profile":    typed(d.updateProfile),
-		"update_skills":     typed(d.updateSkills),
-		"heartbeat":         d.heartbeat,
-		"verify":            d.verifyMember,
-		"run_conformance":   d.runConformance,
-		"start_sandbox":     typed(d.startSandbox),
-		"get_sandbox":       typed(d.getSandbox),
-		"list_my_tasks":     d.listMyTasks,
-		"favourites":        typed(d.setFavourites),
-		"announcements":     d.listAnnouncements,
-		"read_announcement": typed(d.readAnnouncement),
-		"message_operator":  typed(d.messageOperator),
-		// operator
-		"admin_trace":             typed(d.adminTrace),
-		"admin_log":               typed(d.adminLog),
-		"admin_audit":             typed(d.adminAudit),
-		"admin_metrics":           typed(d.adminMetrics),
-		"admin_stats":             d.adminStats,
-		"admin_announce":          typed(d.adminAnnounce),
-		"admin_announcements":     d.adminAnnouncements,
-		"admin_operator_messages": d.adminOperatorMessages,
-		"admin_mediation":         typed(d.adminMediation),
-		"admin_task_timeline":     typed(d.adminTaskTimeline),
-		"admin_backup":            d.adminBackup,
-		"admin_members":           typed(d.adminMembers),
-		"admin_suspend":           typed(d.adminSuspend),
-		"admin_unsuspend":         typed(d.adminUnsuspend),
-		// trust and safety
-		"submit_review":          typed(d.submitReview),
-		"object_to_review":       typed(d.objectToReview),
-		"translate":              typed(d.translate),
-		"propose_settlement":     typed(d.proposeSettlement),
-		"answer_settlement":      typed(d.answerSettlement),
-		"escalate":               typed(d.escalate),
-		"get_mediation":          typed(d.getMediation),
-		"submit_statement":       typed(d.submitStatement),
-		"appeal":                 typed(d.appeal),
-		"list_messages":          typed(d.listMessages),
-		"post_message":           typed(d.postMessage),
-		"admin_ai":               typed(d.adminAI),
-		"admin_mediations":       typed(d.adminMediations),
-		"admin_decide_mediation": typed(d.adminDecideMediation),
-		"admin_listings":         typed(d.adminListings),
-		"admin_overturn_listing": typed(d.adminOverturnListing),
-	}
+// handlers gives every operation of the catalog its handler. The registry checks each handler's
+// input type against the operation's declared input when the exchange starts, and
+// TestEveryOperationHasAHandler fails when a live operation has none.
+func (d *Daemon) handlers() *pipeline.Registry {
+	r := pipeline.NewRegistry()
+	// public
+	pipeline.HandleNoInput(r, "health", d.health)
+	pipeline.HandleNoInput(r, "get_protocol", d.getProtocol)
+	pipeline.HandleNoInput(r, "get_member_tools", d.getMemberTools)
+	pipeline.HandleNoInput(r, "get_join", d.getJoin)
+	pipeline.HandleNoInput(r, "get_why", d.getWhy)
+	pipeline.HandleNoInput(r, "list_services", d.listServices)
+	pipeline.HandleNoInput(r, "get_pricing", d.getPricing)
+	pipeline.HandleNoInput(r, "get_faq", d.getFAQ)
+	pipeline.HandleNoInput(r, "get_faq_markdown", d.getFAQMarkdown)
+	pipeline.Handle(r, "search", d.search)
+	pipeline.Handle(r, "list_sellers", d.listSellers)
+	pipeline.Handle(r, "get_quote", d.getQuote)
+	pipeline.Handle(r, "get_reputation", d.getReputation)
+	pipeline.Handle(r, "submit_feedback", d.submitFeedback)
+	pipeline.HandleNoInput(r, "get_payment_preference", d.getPaymentPreference)
+	pipeline.Handle(r, "payment_preference", d.paymentPreference)
+	pipeline.Handle(r, "register_interest", d.registerInterest)
+	pipeline.HandleNoInput(r, "get_survey", d.getSurvey)
+	pipeline.Handle(r, "answer_survey", d.answerSurvey)
+	pipeline.HandleNoInput(r, "get_survey_results", d.getSurveyResults)
+	pipeline.HandleNoInput(r, "get_openapi", d.getOpenAPI)
+	// tasks
+	pipeline.Handle(r, "create_task", d.createTask)
+	pipeline.Handle(r, "create_task_get", d.createTask)
+	pipeline.Handle(r, "get_task", d.getTask)
+	pipeline.Handle(r, "choose_offer", d.chooseOffer)
+	pipeline.Handle(r, "pay_crypto", d.payCrypto)
+	pipeline.Handle(r, "get_deliverable", d.getDeliverable)
+	pipeline.Handle(r, "accept_task", d.acceptTask)
+	pipeline.Handle(r, "dispute_task", d.disputeTask)
+	pipeline.Handle(r, "get_timeline", d.getTimeline)
+	pipeline.Handle(r, "request_redo", d.requestRedo)
+	pipeline.Handle(r, "answer_clarifications", d.answerClarifications)
+	pipeline.HandleNoInput(r, "list_quote_requests", d.listQuoteRequests)
+	pipeline.Handle(r, "submit_offer", d.submitOffer)
+	pipeline.Handle(r, "list_jobs", d.listJobs)
+	pipeline.Handle(r, "deliver", d.deliver)
+	pipeline.Handle(r, "request_payment", d.requestPayment)
+	pipeline.Handle(r, "admin_approvals", d.adminApprovals)
+	pipeline.Handle(r, "admin_approve", d.adminApprove)
+	pipeline.Handle(r, "admin_reject", d.adminReject)
+	// members
+	pipeline.Handle(r, "register", d.register)
+	pipeline.HandleNoInput(r, "get_my_profile", d.getMyProfile)
+	pipeline.Handle(r, "update_profile", d.updateProfile)
+	pipeline.Handle(r, "update_skills", d.updateSkills)
+	pipeline.Handle(r, "heartbeat", d.heartbeat)
+	pipeline.Handle(r, "verify", d.verifyMember)
+	pipeline.Handle(r, "run_conformance", d.runConformance)
+	pipeline.Handle(r, "start_sandbox", d.startSandbox)
+	pipeline.Handle(r, "get_sandbox", d.getSandbox)
+	pipeline.HandleNoInput(r, "list_my_tasks", d.listMyTasks)
+	pipeline.Handle(r, "favourites", d.setFavourites)
+	pipeline.HandleNoInput(r, "announcements", d.listAnnouncements)
+	pipeline.Handle(r, "read_announcement", d.readAnnouncement)
+	pipeline.Handle(r, "message_operator", d.messageOperator)
+	// operator
+	pipeline.Handle(r, "admin_trace", d.adminTrace)
+	pipeline.Handle(r, "admin_log", d.adminLog)
+	pipeline.Handle(r, "admin_audit", d.adminAudit)
+	pipeline.Handle(r, "admin_metrics", d.adminMetrics)
+	pipeline.HandleNoInput(r, "admin_stats", d.adminStats)
+	pipeline.Handle(r, "admin_announce", d.adminAnnounce)
+	pipeline.HandleNoInput(r, "admin_announcements", d.adminAnnouncements)
+	pipeline.HandleNoInput(r, "admin_operator_messages", d.adminOperatorMessages)
+	pipeline.Handle(r, "admin_mediation", d.adminMediation)
+	pipeline.Handle(r, "admin_task_timeline", d.adminTaskTimeline)
+	pipeline.HandleNoInput(r, "admin_backup", d.adminBackup)
+	pipeline.Handle(r, "admin_members", d.adminMembers)
+	pipeline.Handle(r, "admin_suspend", d.adminSuspend)
+	pipeline.Handle(r, "admin_unsuspend", d.adminUnsuspend)
+	// trust and safety
+	pipeline.Handle(r, "submit_review", d.submitReview)
+	pipeline.Handle(r, "object_to_review", d.objectToReview)
+	pipeline.Handle(r, "translate", d.translate)
+	pipeline.Handle(r, "propose_settlement", d.proposeSettlement)
+	pipeline.Handle(r, "answer_settlement", d.answerSettlement)
+	pipeline.Handle(r, "escalate", d.escalate)
+	pipeline.Handle(r, "get_mediation", d.getMediation)
+	pipeline.Handle(r, "submit_statement", d.submitStatement)
+	pipeline.Handle(r, "appeal", d.appeal)
+	pipeline.Handle(r, "list_messages", d.listMessages)
+	pipeline.Handle(r, "post_message", d.postMessage)
+	pipeline.Handle(r, "admin_ai", d.adminAI)
+	pipeline.Handle(r, "admin_mediations", d.adminMediations)
+	pipeline.Handle(r, "admin_decide_mediation", d.adminDecideMediation)
+	pipeline.Handle(r, "admin_listings", d.adminListings)
+	pipeline.Handle(r, "admin_overturn_listing", d.adminOverturnListing)
+	return r
 }

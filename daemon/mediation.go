@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -177,7 +177,7 @@ func loadMediation(tx *store.Tx, id string) (*axp.Mediation, *axp.TaskRecord, er
 	return m, t, err
 }
 
-func (d *Daemon) escalate(ctx context.Context, c *rest.Call, in *axp.EscalateBody) (any, error) {
+func (d *Daemon) escalate(ctx context.Context, c *pipeline.Call, in *axp.EscalateBody) (any, error) {
 	var id string
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
@@ -213,7 +213,7 @@ func (d *Daemon) escalate(ctx context.Context, c *rest.Call, in *axp.EscalateBod
 	return out, err
 }
 
-func (d *Daemon) getMediation(ctx context.Context, c *rest.Call, in *axp.TaskRef) (any, error) {
+func (d *Daemon) getMediation(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (any, error) {
 	var out *axp.Mediation
 	err := d.db.View(func(tx *store.Tx) error {
 		m, t, err := loadMediation(tx, in.ID)
@@ -229,7 +229,7 @@ func (d *Daemon) getMediation(ctx context.Context, c *rest.Call, in *axp.TaskRef
 	return out, err
 }
 
-func (d *Daemon) submitStatement(ctx context.Context, c *rest.Call, in *axp.StatementBody) (any, error) {
+func (d *Daemon) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.StatementBody) (any, error) {
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, t, err := loadMediation(ch.tx, in.ID)
 		if err != nil {
@@ -492,7 +492,7 @@ func (d *Daemon) mediationPrompt(m *axp.Mediation, t *axp.TaskRecord, rev *store
 	return []axp.AITurn{{Role: "system", Content: system}, {Role: "user", Content: string(b)}}
 }
 
-func (d *Daemon) appeal(ctx context.Context, c *rest.Call, in *axp.AppealBody) (any, error) {
+func (d *Daemon) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBody) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, t, err := loadMediation(ch.tx, in.ID)
 		if err != nil {
@@ -596,7 +596,7 @@ func (d *Daemon) sweepMediations(ctx context.Context) int {
 
 // --- operator ---
 
-func (d *Daemon) adminMediations(ctx context.Context, c *rest.Call, in *axp.MediationsQuery) (any, error) {
+func (d *Daemon) adminMediations(ctx context.Context, c *pipeline.Call, in *axp.MediationsQuery) (any, error) {
 	out := &axp.MediationList{Mediations: []axp.Mediation{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		keep := func(m *axp.Mediation) bool {
@@ -629,7 +629,7 @@ func (d *Daemon) adminMediations(ctx context.Context, c *rest.Call, in *axp.Medi
 	return out, err
 }
 
-func (d *Daemon) adminDecideMediation(ctx context.Context, c *rest.Call, in *axp.DecideMediationBody) (any, error) {
+func (d *Daemon) adminDecideMediation(ctx context.Context, c *pipeline.Call, in *axp.DecideMediationBody) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, t, err := loadMediation(ch.tx, in.ID)
 		if err != nil {
@@ -684,7 +684,7 @@ func (d *Daemon) adminDecideMediation(ctx context.Context, c *rest.Call, in *axp
 }
 
 // adminMediation is one mediation as the operator sees it.
-func (d *Daemon) adminMediation(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) adminMediation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
 	var out *axp.Mediation
 	err := d.db.View(func(tx *store.Tx) error {
 		m, err := tx.Mediation(in.ID)

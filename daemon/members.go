@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -18,7 +18,7 @@ func secretHash(secret string) string {
 	return hex.EncodeToString(h[:])
 }
 
-func (d *Daemon) register(ctx context.Context, c *rest.Call, in *axp.Registration) (any, error) {
+func (d *Daemon) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (any, error) {
 	if err := axp.CheckRegistration(in); err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (d *Daemon) member(id string) (*axp.Member, error) {
 // is the same value protocol.Fingerprint gives for the secret.
 func private(m *axp.Member) axp.PrivateMember { return m.Private(m.SecretHash[:8]) }
 
-func (d *Daemon) getMyProfile(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) getMyProfile(ctx context.Context, c *pipeline.Call) (any, error) {
 	m, err := d.member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func (d *Daemon) getMyProfile(ctx context.Context, c *rest.Call) (any, error) {
 	return private(m), nil
 }
 
-func (d *Daemon) updateProfile(ctx context.Context, c *rest.Call, in *axp.ProfileUpdate) (any, error) {
+func (d *Daemon) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (any, error) {
 	if in.MCPURL.Set {
 		if err := d.checkTarget("mcp_url", in.MCPURL.Value); err != nil {
 			return nil, err
@@ -164,7 +164,7 @@ func changedFields(u *axp.ProfileUpdate) []string {
 	return f
 }
 
-func (d *Daemon) updateSkills(ctx context.Context, c *rest.Call, in *axp.SkillsUpdate) (any, error) {
+func (d *Daemon) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.SkillsUpdate) (any, error) {
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {
@@ -201,7 +201,7 @@ func (d *Daemon) updateSkills(ctx context.Context, c *rest.Call, in *axp.SkillsU
 // checkInPeriod is the liveness check-in clock (spec 8).
 const checkInPeriod = 24 * time.Hour
 
-func (d *Daemon) heartbeat(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {
@@ -218,7 +218,7 @@ func (d *Daemon) heartbeat(ctx context.Context, c *rest.Call) (any, error) {
 	})
 }
 
-func (d *Daemon) setFavourites(ctx context.Context, c *rest.Call, in *axp.Favourites) (any, error) {
+func (d *Daemon) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Favourites) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {
@@ -276,7 +276,7 @@ func addressed(a *store.AnnouncementRecord, m *axp.Member) bool {
 	return true
 }
 
-func (d *Daemon) listAnnouncements(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) listAnnouncements(ctx context.Context, c *pipeline.Call) (any, error) {
 	out := &axp.AnnouncementList{Announcements: []axp.Announcement{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		m, err := loadMember(tx, c.Caller.MemberID)
@@ -298,7 +298,7 @@ func (d *Daemon) listAnnouncements(ctx context.Context, c *rest.Call) (any, erro
 	return out, err
 }
 
-func (d *Daemon) readAnnouncement(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {
@@ -327,7 +327,7 @@ func (d *Daemon) readAnnouncement(ctx context.Context, c *rest.Call, in *axp.IDP
 	})
 }
 
-func (d *Daemon) messageOperator(ctx context.Context, c *rest.Call, in *axp.OperatorMessage) (any, error) {
+func (d *Daemon) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.OperatorMessage) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		msg := &axp.OperatorMessageView{ID: axp.NewID("opm", ch.now), MemberID: c.Caller.MemberID, Title: in.Title,
 			Body: in.Body, Kind: in.Kind, CreatedAt: ch.now}

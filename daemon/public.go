@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
-func (d *Daemon) health(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) health(ctx context.Context, c *pipeline.Call) (any, error) {
 	return &axp.OK{OK: true, Message: "axp exchange is up"}, nil
 }
 
-func (d *Daemon) getMemberTools(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) getMemberTools(ctx context.Context, c *pipeline.Call) (any, error) {
 	return protocol.Tools(), nil
 }
 
@@ -37,7 +38,7 @@ func (d *Daemon) serviceEntry(s *axp.Service) axp.ServiceEntry {
 }
 
 // listServices answers from a cached body, rebuilt after any member or skill change.
-func (d *Daemon) listServices(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) listServices(ctx context.Context, c *pipeline.Call) (any, error) {
 	d.cacheMu.Lock()
 	body := d.services
 	d.cacheMu.Unlock()
@@ -203,12 +204,12 @@ func (d *Daemon) alsoSell(c axp.Caller) *protocol.AlsoSell {
 	return d.invite
 }
 
-func (d *Daemon) getQuote(ctx context.Context, c *rest.Call, in *axp.QuoteQuery) (any, error) {
+func (d *Daemon) getQuote(ctx context.Context, c *pipeline.Call, in *axp.QuoteQuery) (any, error) {
 	s := axp.ServiceFor(in.Type)
 	if s == nil {
 		return nil, unknownType(in.Type)
 	}
-	fromQuery := c.Request.Method == "GET"
+	fromQuery := c.FromQuery
 	params, err := s.QuoteParams(in.Params, fromQuery, paramsField(fromQuery))
 	if err != nil {
 		return nil, err
@@ -235,7 +236,7 @@ func unknownType(t string) *axp.Error {
 		"catalog quotes cover: "+strings.Join(types, ", ")+"; any other type can still be posted as a task to get offers")
 }
 
-func (d *Daemon) search(ctx context.Context, c *rest.Call, in *axp.SearchQuery) (any, error) {
+func (d *Daemon) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQuery) (any, error) {
 	q := strings.TrimSpace(in.Q)
 	if q == "" {
 		return nil, axp.Invalid("q", "must not be blank", "describe what you want done")
@@ -295,7 +296,7 @@ func hasParam(s *axp.Service, name string) bool {
 	return false
 }
 
-func (d *Daemon) listSellers(ctx context.Context, c *rest.Call, in *axp.SellersQuery) (any, error) {
+func (d *Daemon) listSellers(ctx context.Context, c *pipeline.Call, in *axp.SellersQuery) (any, error) {
 	sellers, err := d.sellers(in.PaymentMethod, in.TaskType, "")
 	if err != nil {
 		return nil, err
@@ -350,7 +351,7 @@ func sellerMatches(m *axp.Member, taskType string, words []string) bool {
 	return false
 }
 
-func (d *Daemon) getReputation(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) getReputation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
 	var rep axp.Reputation
 	err := d.db.View(func(tx *store.Tx) error {
 		m, err := loadMember(tx, in.ID)
@@ -443,7 +444,7 @@ func reputation(tx *store.Tx, m *axp.Member) (axp.Reputation, error) {
 	return rep, nil
 }
 
-func (d *Daemon) getPricing(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) getPricing(ctx context.Context, c *pipeline.Call) (any, error) {
 	now := d.now()
 	bps, window := d.cfg.Fees.At(now)
 	info := &axp.PricingInfo{
@@ -486,7 +487,7 @@ func paymentMethods() []axp.PaymentMethodInfo {
 	}
 }
 
-func (d *Daemon) getOpenAPI(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) getOpenAPI(ctx context.Context, c *pipeline.Call) (any, error) {
 	return rest.OpenAPI(d.BaseURL()), nil
 }
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -21,7 +21,7 @@ const sandboxPrefix = "sbx_"
 // sandboxChecks are the acceptance checks every sandbox delivery runs.
 var sandboxChecks = map[string]any{"min_bytes": int64(1)}
 
-func (d *Daemon) startSandbox(ctx context.Context, c *rest.Call, in *axp.SandboxBody) (any, error) {
+func (d *Daemon) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.SandboxBody) (any, error) {
 	m, err := d.member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func (d *Daemon) startSandbox(ctx context.Context, c *rest.Call, in *axp.Sandbox
 	return &r.Sandbox, nil
 }
 
-func (d *Daemon) getSandbox(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
 	var out *axp.Sandbox
 	err := d.db.View(func(tx *store.Tx) error {
 		r, err := tx.Sandbox(in.ID)
@@ -302,7 +302,7 @@ func (d *Daemon) sandboxPushBuyer(ctx context.Context, id string, m *axp.Member)
 }
 
 // sandboxOffer records a pull seller's quote on its sandbox job.
-func (d *Daemon) sandboxOffer(ctx context.Context, c *rest.Call, id string, a protocol.QuoteAnswer) (any, error) {
+func (d *Daemon) sandboxOffer(ctx context.Context, c *pipeline.Call, id string, a protocol.QuoteAnswer) (any, error) {
 	if err := a.Check(false, d.now()); err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func (d *Daemon) sandboxOffer(ctx context.Context, c *rest.Call, id string, a pr
 }
 
 // sandboxDeliver records a delivery on a sandbox job.
-func (d *Daemon) sandboxDeliver(ctx context.Context, c *rest.Call, in *axp.DeliverInput) (any, error) {
+func (d *Daemon) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (any, error) {
 	var view axp.Task
 	var body []byte
 	var filename, mime string

@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
 
 // submit stores a public submission of a kind in one transaction with its audit record.
-func (d *Daemon) submit(ctx context.Context, c *rest.Call, kind, prefix string, body any, message string) (any, error) {
+func (d *Daemon) submit(ctx context.Context, c *pipeline.Call, kind, prefix string, body any, message string) (any, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func (d *Daemon) submit(ctx context.Context, c *rest.Call, kind, prefix string, 
 	})
 }
 
-func (d *Daemon) submitFeedback(ctx context.Context, c *rest.Call, in *axp.Feedback) (any, error) {
+func (d *Daemon) submitFeedback(ctx context.Context, c *pipeline.Call, in *axp.Feedback) (any, error) {
 	if strings.TrimSpace(in.Message) == "" {
 		return nil, axp.Invalid("message", "must not be blank", "say what you noticed")
 	}
@@ -39,14 +39,14 @@ func (d *Daemon) submitFeedback(ctx context.Context, c *rest.Call, in *axp.Feedb
 	return d.submit(ctx, c, store.KindFeedback, "fbk", in, "Thank you: the operator reads every message.")
 }
 
-func (d *Daemon) paymentPreference(ctx context.Context, c *rest.Call, in *axp.PaymentPreference) (any, error) {
+func (d *Daemon) paymentPreference(ctx context.Context, c *pipeline.Call, in *axp.PaymentPreference) (any, error) {
 	if strings.TrimSpace(in.Preferred) == "" {
 		return nil, axp.Invalid("preferred", "must not be blank", "name the payment option you would like")
 	}
 	return d.submit(ctx, c, store.KindPaymentPref, "ppr", in, "Recorded. Supported now: crypto (stablecoin) and free.")
 }
 
-func (d *Daemon) registerInterest(ctx context.Context, c *rest.Call, in *axp.Interest) (any, error) {
+func (d *Daemon) registerInterest(ctx context.Context, c *pipeline.Call, in *axp.Interest) (any, error) {
 	in.Type = strings.ToLower(strings.TrimSpace(in.Type))
 	if in.Type == "" {
 		return nil, axp.Invalid("type", "must not be blank", "name the task type you want, e.g. video")
@@ -58,14 +58,14 @@ func (d *Daemon) registerInterest(ctx context.Context, c *rest.Call, in *axp.Int
 	return out, err
 }
 
-func (d *Daemon) answerSurvey(ctx context.Context, c *rest.Call, in *axp.SurveyAnswer) (any, error) {
+func (d *Daemon) answerSurvey(ctx context.Context, c *pipeline.Call, in *axp.SurveyAnswer) (any, error) {
 	if strings.TrimSpace(in.Task) == "" {
 		return nil, axp.Invalid("task", "must not be blank", "describe the task you would pay a tool for")
 	}
 	return d.submit(ctx, c, store.KindSurvey, "svy", in, "Thank you. Totals are published at /api/survey/results.")
 }
 
-func (d *Daemon) getPaymentPreference(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) getPaymentPreference(ctx context.Context, c *pipeline.Call) (any, error) {
 	info := &axp.PaymentPreferenceInfo{
 		Supported: paymentMethods(),
 		Question:  "Which payment option would you like to use on this exchange, besides a US-dollar stablecoin?",
@@ -84,7 +84,7 @@ func (d *Daemon) getPaymentPreference(ctx context.Context, c *rest.Call) (any, e
 	return info, err
 }
 
-func (d *Daemon) getSurvey(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) getSurvey(ctx context.Context, c *pipeline.Call) (any, error) {
 	schema := surveySchemaEnums()
 	return &axp.SurveyQuestions{
 		Title:    "Which pay-per-call tools would your agent use?",
@@ -116,7 +116,7 @@ func surveySchemaEnums() map[string][]string {
 	return out
 }
 
-func (d *Daemon) getSurveyResults(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) getSurveyResults(ctx context.Context, c *pipeline.Call) (any, error) {
 	res := &axp.SurveyResults{ByCategory: map[string]int{}, ByPayment: map[string]int{}, HasWallet: map[string]int{}, UpdatedAt: d.now()}
 	var maxes []axp.Money
 	err := d.db.View(func(tx *store.Tx) error {

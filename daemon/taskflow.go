@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -38,7 +38,7 @@ func audienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
 	return "", buyerErr
 }
 
-func (d *Daemon) getTask(ctx context.Context, c *rest.Call, in *axp.TaskQuery) (any, error) {
+func (d *Daemon) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (any, error) {
 	var out axp.Task
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)
@@ -60,7 +60,7 @@ func (d *Daemon) getTask(ctx context.Context, c *rest.Call, in *axp.TaskQuery) (
 
 // taskChange loads a task inside a change, checks the caller with auth, runs fn and answers the
 // buyer's or seller's view of the result.
-func (d *Daemon) taskChange(ctx context.Context, c *rest.Call, id string, auth func(*axp.TaskRecord, axp.Caller) error,
+func (d *Daemon) taskChange(ctx context.Context, c *pipeline.Call, id string, auth func(*axp.TaskRecord, axp.Caller) error,
 	audience string, fn func(ch *change, t *axp.TaskRecord) error) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, id)
@@ -80,7 +80,7 @@ func (d *Daemon) taskChange(ctx context.Context, c *rest.Call, id string, auth f
 
 // --- choosing and paying ---
 
-func (d *Daemon) chooseOffer(ctx context.Context, c *rest.Call, in *axp.ChooseInput) (any, error) {
+func (d *Daemon) chooseOffer(ctx context.Context, c *pipeline.Call, in *axp.ChooseInput) (any, error) {
 	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		return d.choose(ch, t, in.OfferID)
 	})
@@ -203,7 +203,7 @@ func (d *Daemon) autoChoose(ctx context.Context, id string) error {
 	return err
 }
 
-func (d *Daemon) payCrypto(ctx context.Context, c *rest.Call, in *axp.PayCryptoInput) (any, error) {
+func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (any, error) {
 	var out any
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
@@ -261,7 +261,7 @@ func orUnset(s string) string {
 
 // --- seller side ---
 
-func (d *Daemon) listQuoteRequests(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) listQuoteRequests(ctx context.Context, c *pipeline.Call) (any, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		m, err := loadMember(tx, c.Caller.MemberID)
@@ -317,7 +317,7 @@ func pullLatency(ch *change, t *axp.TaskRecord, m *axp.Member) (int64, error) {
 	return max(ch.now.Sub(visible).Milliseconds(), 1), nil
 }
 
-func (d *Daemon) submitOffer(ctx context.Context, c *rest.Call, in *axp.OfferInput) (any, error) {
+func (d *Daemon) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.OfferInput) (any, error) {
 	id := c.Path["id"]
 	if strings.HasPrefix(id, practicePrefix) {
 		return d.answerPractice(ctx, c, id, in.QuoteAnswer)
@@ -408,7 +408,7 @@ func activeJob(status string) bool {
 	return false
 }
 
-func (d *Daemon) listJobs(ctx context.Context, c *rest.Call, in *axp.JobsQuery) (any, error) {
+func (d *Daemon) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQuery) (any, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		out.Tasks = append(out.Tasks, d.sandboxViews(tx, c.Caller.MemberID, axp.SandboxWork)...)
@@ -432,7 +432,7 @@ func (d *Daemon) listJobs(ctx context.Context, c *rest.Call, in *axp.JobsQuery) 
 	return out, err
 }
 
-func (d *Daemon) listMyTasks(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) listMyTasks(ctx context.Context, c *pipeline.Call) (any, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		ids := tx.BuyerTaskIDs(c.Caller.MemberID)
@@ -452,7 +452,7 @@ func (d *Daemon) listMyTasks(ctx context.Context, c *rest.Call) (any, error) {
 	return out, err
 }
 
-func (d *Daemon) getTimeline(ctx context.Context, c *rest.Call, in *axp.TaskRef) (any, error) {
+func (d *Daemon) getTimeline(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (any, error) {
 	out := &axp.Timeline{TaskID: in.ID}
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)

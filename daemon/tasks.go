@@ -7,11 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -92,8 +91,8 @@ func (c *change) save(t *axp.TaskRecord, prev, action string, detail map[string]
 
 // --- creation ---
 
-func (d *Daemon) createTask(ctx context.Context, c *rest.Call, in *axp.NewTask) (any, error) {
-	fromQuery := c.Request.Method == http.MethodGet
+func (d *Daemon) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewTask) (any, error) {
+	fromQuery := c.FromQuery
 	t, questions, err := d.newTask(c.Caller, in, fromQuery)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -120,7 +120,7 @@ func (d *Daemon) exchangeURL(tx *store.Tx, raw, sellerID string) ([]byte, string
 	return tx.Blob(dl.SHA256), dl.MimeType, nil
 }
 
-func (d *Daemon) deliver(ctx context.Context, c *rest.Call, in *axp.DeliverInput) (any, error) {
+func (d *Daemon) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (any, error) {
 	if strings.HasPrefix(in.ID, sandboxPrefix) {
 		return d.sandboxDeliver(ctx, c, in)
 	}
@@ -196,7 +196,7 @@ func (d *Daemon) deliver(ctx context.Context, c *rest.Call, in *axp.DeliverInput
 	})
 }
 
-func (d *Daemon) getDeliverable(ctx context.Context, c *rest.Call, in *axp.TaskRef) (any, error) {
+func (d *Daemon) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (any, error) {
 	var doc *axp.Document
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
@@ -234,7 +234,7 @@ func (d *Daemon) getDeliverable(ctx context.Context, c *rest.Call, in *axp.TaskR
 	return doc, err
 }
 
-func (d *Daemon) acceptTask(ctx context.Context, c *rest.Call, in *axp.AcceptInput) (any, error) {
+func (d *Daemon) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.AcceptInput) (any, error) {
 	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		if dl := t.LastDelivery(); dl != nil && in.SHA256 != "" && in.SHA256 != dl.SHA256 {
 			return axp.Conflict("sha256 does not match the latest delivery ("+dl.SHA256+")", "retrieve the deliverable again and accept what you checked")
@@ -299,7 +299,7 @@ func (d *Daemon) finish(ch *change, t *axp.TaskRecord, tr axp.Trigger, action st
 	return nil
 }
 
-func (d *Daemon) disputeTask(ctx context.Context, c *rest.Call, in *axp.DisputeInput) (any, error) {
+func (d *Daemon) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.DisputeInput) (any, error) {
 	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigDispute, in.Reason, ch.now); err != nil {
@@ -342,7 +342,7 @@ func (d *Daemon) disputeTask(ctx context.Context, c *rest.Call, in *axp.DisputeI
 	})
 }
 
-func (d *Daemon) requestRedo(ctx context.Context, c *rest.Call, in *axp.RedoBody) (any, error) {
+func (d *Daemon) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.RedoBody) (any, error) {
 	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigRedo, in.Reason, ch.now); err != nil {
@@ -378,7 +378,7 @@ func (d *Daemon) requestRedo(ctx context.Context, c *rest.Call, in *axp.RedoBody
 	})
 }
 
-func (d *Daemon) requestPayment(ctx context.Context, c *rest.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
 	var out any
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)

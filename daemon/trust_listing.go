@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -79,7 +79,7 @@ func (d *Daemon) checkListing(ctx context.Context, c axp.Caller, t *axp.TaskReco
 			rej.ID+"; then post the same brief again")
 }
 
-func (d *Daemon) adminListings(ctx context.Context, c *rest.Call, in *axp.ListingsQuery) (any, error) {
+func (d *Daemon) adminListings(ctx context.Context, c *pipeline.Call, in *axp.ListingsQuery) (any, error) {
 	out := &axp.ListingList{Listings: []axp.ListingRejection{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		return tx.EachListingRejection(func(r *axp.ListingRejection) bool {
@@ -92,7 +92,7 @@ func (d *Daemon) adminListings(ctx context.Context, c *rest.Call, in *axp.Listin
 	return out, err
 }
 
-func (d *Daemon) adminOverturnListing(ctx context.Context, c *rest.Call, in *axp.OverturnBody) (any, error) {
+func (d *Daemon) adminOverturnListing(ctx context.Context, c *pipeline.Call, in *axp.OverturnBody) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		r, err := ch.tx.ListingRejection(in.ID)
 		if err != nil {

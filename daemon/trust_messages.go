@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -44,7 +44,7 @@ func mayQuote(tx *store.Tx, t *axp.TaskRecord, sellerID string) (bool, error) {
 	return ok, nil
 }
 
-func (d *Daemon) listMessages(ctx context.Context, c *rest.Call, in *axp.TaskRef) (any, error) {
+func (d *Daemon) listMessages(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (any, error) {
 	out := &axp.MessageList{TaskID: in.ID, Messages: []axp.Message{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)
@@ -86,7 +86,7 @@ func (d *Daemon) listMessages(ctx context.Context, c *rest.Call, in *axp.TaskRef
 	return out, nil
 }
 
-func (d *Daemon) postMessage(ctx context.Context, c *rest.Call, in *axp.MessageBody) (any, error) {
+func (d *Daemon) postMessage(ctx context.Context, c *pipeline.Call, in *axp.MessageBody) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
 		if err != nil {

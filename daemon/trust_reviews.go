@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -32,7 +32,7 @@ func completedJob(t *axp.TaskRecord) bool {
 
 var reviewCriteria = []string{"rating", "quality", "accuracy", "timeliness", "comment"}
 
-func (d *Daemon) submitReview(ctx context.Context, c *rest.Call, in *axp.ReviewBody) (any, error) {
+func (d *Daemon) submitReview(ctx context.Context, c *pipeline.Call, in *axp.ReviewBody) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
 		if err != nil {
@@ -156,7 +156,7 @@ func (d *Daemon) requestReviews(ch *change, t *axp.TaskRecord) error {
 	return nil
 }
 
-func (d *Daemon) objectToReview(ctx context.Context, c *rest.Call, in *axp.ObjectionBody) (any, error) {
+func (d *Daemon) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.ObjectionBody) (any, error) {
 	var id string
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		r, err := ch.tx.Review(in.ID)

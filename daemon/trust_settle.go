@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -112,7 +112,7 @@ func other(side string) string {
 	return axp.SideBuyer
 }
 
-func (d *Daemon) proposeSettlement(ctx context.Context, c *rest.Call, in *axp.SettlementBody) (any, error) {
+func (d *Daemon) proposeSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementBody) (any, error) {
 	if in.RefundPct < 0 || in.RefundPct > 100 {
 		return nil, axp.Invalid("refund_pct", "must be 0 to 100 (the share of the price refunded to the buyer)", "")
 	}
@@ -157,7 +157,7 @@ func (d *Daemon) proposeSettlement(ctx context.Context, c *rest.Call, in *axp.Se
 	})
 }
 
-func (d *Daemon) answerSettlement(ctx context.Context, c *rest.Call, in *axp.SettlementAnswer) (any, error) {
+func (d *Daemon) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementAnswer) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/outbound"
-	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -172,7 +172,7 @@ func (d *Daemon) roleCalls(ctx context.Context, m *axp.Member, t outbound.Target
 	return steps
 }
 
-func (d *Daemon) verifyMember(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (any, error) {
 	m, err := d.member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
@@ -272,7 +272,7 @@ func practiceView(m *axp.Member) axp.Task {
 }
 
 // answerPractice records a pull member's answer to its practice request.
-func (d *Daemon) answerPractice(ctx context.Context, c *rest.Call, taskID string, a protocol.QuoteAnswer) (any, error) {
+func (d *Daemon) answerPractice(ctx context.Context, c *pipeline.Call, taskID string, a protocol.QuoteAnswer) (any, error) {
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {
@@ -295,7 +295,7 @@ func (d *Daemon) answerPractice(ctx context.Context, c *rest.Call, taskID string
 
 // --- conformance ---
 
-func (d *Daemon) runConformance(ctx context.Context, c *rest.Call) (any, error) {
+func (d *Daemon) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (any, error) {
 	m, err := d.member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2asrv"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -38,9 +39,8 @@ const (
 type Backend interface {
 	// Authenticate establishes the caller from the request's credentials.
 	Authenticate(r *http.Request) (axp.Caller, error)
-	// Invoke runs one call of op: authorize, admit, validate and decode args, run the handler. The
-	// call is recorded under route.
-	Invoke(ctx context.Context, route string, op *axp.Op, c axp.Caller, args map[string]any, r *http.Request) (any, error)
+	// Run runs one call through the pipeline every door shares.
+	Run(ctx context.Context, req pipeline.Request) (pipeline.Answer, error)
 	// BaseURL is the public address of the exchange.
 	BaseURL() string
 }
@@ -451,9 +451,22 @@ func rpcErr(err error, notFound error) error {
 type handler struct{ s *Server }
 
 func (h *handler) call(ctx context.Context, op *axp.Op, args map[string]any) (any, error) {
+	return h.callKeyed(ctx, op, args, "")
+}
+
+// callKeyed runs a call with an idempotency key (a message's messageId): a message/send sent again
+// with the same messageId answers the first call's result instead of running it again.
+func (h *handler) callKeyed(ctx context.Context, op *axp.Op, args map[string]any, key string) (any, error) {
 	c, _ := ctx.Value(callerKey).(axp.Caller)
 	r, _ := ctx.Value(requestKey).(*http.Request)
-	return h.s.b.Invoke(ctx, "A2A "+op.Name, op, c, args, r)
+	if c.Kind == axp.Anonymous && len(key) < pipeline.MinAnonymousKey {
+		// Too short to be unguessable for a caller known only by its address (see the pipeline);
+		// such a message is not deduplicated. A2A clients send UUIDs.
+		key = ""
+	}
+	ans, err := h.s.b.Run(ctx, pipeline.Request{Op: op, Caller: c, Args: args, Door: pipeline.A2A,
+		IdempotencyKey: key, Route: "A2A " + op.Name, HTTP: r})
+	return ans.Out, err
 }
 
 // OnSendMessage posts a task from a data part, or suggests one from text.
@@ -549,7 +562,7 @@ func (h *handler) post(ctx context.Context, msg *a2a.Message, at int, data map[s
 	if err != nil {
 		return nil, fmt.Errorf("%w: message.parts[%d].data cannot be read", a2a.ErrInvalidParams, at)
 	}
-	out, err := h.call(ctx, h.s.create, args)
+	out, err := h.callKeyed(ctx, h.s.create, args, msg.ID)
 	if err != nil {
 		return nil, fail(ctx, renamed(err, fmt.Sprintf("message.parts[%d].data", at), nil), 0)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 )
 
 // fakeBackend answers every tool call with a fixed kind of answer per tool, and records whether
@@ -39,7 +40,12 @@ func (b *fakeBackend) Authenticate(r *http.Request) (axp.Caller, error) {
 	return axp.Caller{}, axp.Unauthorized("bad secret", "")
 }
 
-func (b *fakeBackend) Invoke(ctx context.Context, route string, op *axp.Op, c axp.Caller, args map[string]any, r *http.Request) (any, error) {
+func (b *fakeBackend) Run(ctx context.Context, req pipeline.Request) (pipeline.Answer, error) {
+	out, err := b.invoke(ctx, req.Route, req.Op, req.Caller, req.Args, req.HTTP)
+	return pipeline.Answer{Out: out, Status: 200}, err
+}
+
+func (b *fakeBackend) invoke(ctx context.Context, route string, op *axp.Op, c axp.Caller, args map[string]any, r *http.Request) (any, error) {
 	b.mu.Lock()
 	b.calls = append(b.calls, fakeCall{tool: op.Tool, viaSDK: server.ServerFromContext(ctx) != nil, caller: c, args: args})
 	b.mu.Unlock()
@@ -74,7 +80,7 @@ func TestFastPathAnswersAsMCPGo(t *testing.T) {
 	const v = "2025-06-18"
 	cases := []struct {
 		name, body, auth, version, ctype, session string
-		fast                                      bool // served by the fast path (tools/call: reaches Invoke)
+		fast                                      bool // served by the fast path (tools/call: reaches Run)
 	}{
 		{name: "get_task", body: call("1", `{"name":"get_task","arguments":{"id":"tsk_1","buyer_token":"bt_x"}}`), fast: true},
 		{name: "string id", body: call(`"a<b>&"`, `{"name":"get_task","arguments":{"id":"tsk_1"}}`), version: v, fast: true},

@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -30,9 +31,8 @@ type Backend interface {
 	// Authenticate establishes the caller from the request's credentials (Authorization: Bearer
 	// with a member secret, the admin token or a buyer token).
 	Authenticate(r *http.Request) (axp.Caller, error)
-	// Invoke runs one call of op: authorize, admit, validate and decode args, run the handler. The
-	// call is recorded under route.
-	Invoke(ctx context.Context, route string, op *axp.Op, c axp.Caller, args map[string]any, r *http.Request) (any, error)
+	// Run runs one call through the pipeline every door shares.
+	Run(ctx context.Context, req pipeline.Request) (pipeline.Answer, error)
 }
 
 // Options tune the door.
@@ -213,11 +213,16 @@ func (s *Server) invoke(ctx context.Context, route string, op *axp.Op, c axp.Cal
 	if err := buyerToken(op, &c, args); err != nil {
 		return errorAnswer(trace, err)
 	}
-	out, err := s.b.Invoke(ctx, route, op, c, args, r)
+	req := pipeline.Request{Op: op, Caller: c, Args: args, Door: pipeline.MCP, Route: route, HTTP: r}
+	if r != nil {
+		// As on REST: a retried tools/call with the same Idempotency-Key gets the first answer.
+		req.IdempotencyKey = r.Header.Get("Idempotency-Key")
+	}
+	ans, err := s.b.Run(ctx, req)
 	if err != nil {
 		return errorAnswer(trace, err)
 	}
-	return result(out, trace)
+	return result(ans.Out, trace)
 }
 
 // arguments parses the call's arguments with numbers kept exact, as the REST door parses bodies.

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -147,7 +146,7 @@ func operation(op *axp.Op, method, id string) map[string]any {
 		ok["headers"] = map[string]any{"X-Content-SHA256": map[string]any{"schema": map[string]any{"type": "string"}, "description": "hex SHA-256 of the body"}}
 	}
 	responses := map[string]any{strconv.Itoa(op.SuccessStatus()): ok}
-	for _, code := range errorCodesFor(op, query) {
+	for _, code := range op.Errors(query) {
 		responses[strconv.Itoa(code)] = map[string]any{"$ref": "#/components/responses/E" + strconv.Itoa(code)}
 	}
 	o["responses"] = responses
@@ -162,37 +161,6 @@ func operation(op *axp.Op, method, id string) map[string]any {
 		o["security"] = []map[string]any{}
 	}
 	return o
-}
-
-func errorCodesFor(op *axp.Op, query bool) []int {
-	codes := []int{500}
-	if op.In != nil || op.ExtraQuery != "" {
-		codes = append(codes, 400)
-	}
-	if !query && op.In != nil {
-		codes = append(codes, 413)
-	}
-	if op.Access != axp.Public {
-		codes = append(codes, 401)
-	}
-	if op.Access == axp.SellerAuth || op.Access == axp.BuyerAuth || op.Access == axp.TaskParty || op.Name == "create_task" {
-		codes = append(codes, 403)
-	}
-	if len(op.PathParams()) > 0 {
-		codes = append(codes, 404)
-	}
-	if op.Mutating() {
-		codes = append(codes, 409)
-	}
-	// Callers without a member secret (anonymous or with a buyer token) share a per-address budget.
-	if op.Access == axp.Public || op.Access == axp.BuyerAuth || op.Access == axp.TaskParty || op.Name == "message_operator" {
-		codes = append(codes, 429)
-	}
-	if op.Later != "" {
-		codes = append(codes, 503)
-	}
-	sort.Ints(codes)
-	return codes
 }
 
 // bodySchema is the input schema without the fields that travel in the path or the query.

@@ -1,0 +1,330 @@
+// Package pipeline runs every operation call of the exchange, whichever door it came through (REST,
+// MCP, A2A): authorize by the operation's access level, admit under the rate limits, validate and
+// decode the input against the operation's schema, apply idempotency, run the registered handler
+// and record the call for metrics and the log. The doors only turn their protocol into a Request
+// and the Answer back into their protocol; handlers take a Call and a typed input and know nothing
+// of HTTP.
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
+)
+
+// Door names the door a call came through.
+type Door string
+
+// The doors.
+const (
+	REST Door = "rest"
+	MCP  Door = "mcp"
+	A2A  Door = "a2a"
+)
+
+// Call is one operation call as its handler sees it.
+type Call struct {
+	Op     *axp.Op
+	Caller axp.Caller
+	// Path holds the path parameters the input type does not declare (e.g. {id} of an operation
+	// whose input has no id field).
+	Path map[string]string
+	// FromQuery: the input came from a query string (a GET form), where every value is text.
+	FromQuery bool
+	Door      Door
+}
+
+// Backend is what the pipeline needs from the exchange.
+type Backend interface {
+	// Admit applies rate limits to a call; a refusal is a rate_limited *axp.Error. refund, when
+	// not nil, is called if the call then changes nothing (refused input, a replay, an error), so
+	// that such calls do not use up a limit.
+	Admit(op *axp.Op, c axp.Caller) (refund func(), err error)
+	// Replay looks up an earlier answer to an idempotent call of caller c: the status and body,
+	// status -1 when the key was used with another request, or found=false.
+	Replay(i *axp.Idempotency, c axp.Caller) (status int, body []byte, found bool, err error)
+	// Observe records a finished call for metrics and the log.
+	Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error)
+	// Logger logs with trace ids.
+	Logger() *slog.Logger
+}
+
+// Pipeline runs calls over a registry of handlers.
+type Pipeline struct {
+	b   Backend
+	reg *Registry
+	// secret derives the key that seals stored answers from each caller's raw idempotency key.
+	secret []byte
+	// inflight holds the idempotency keys of calls running now.
+	inflight sync.Map
+}
+
+// New returns a pipeline.
+func New(b Backend, reg *Registry, idempotencySecret []byte) *Pipeline {
+	return &Pipeline{b: b, reg: reg, secret: idempotencySecret}
+}
+
+// Registry is the pipeline's handler registry.
+func (p *Pipeline) Registry() *Registry { return p.reg }
+
+// Request is one call as a door hands it to the pipeline.
+type Request struct {
+	Op     *axp.Op
+	Caller axp.Caller
+	// Args are the input fields. When Path is nil, the path parameters are among them (MCP and
+	// A2A give every value as an argument); a path parameter the input type does not declare is
+	// taken out and given to the handler in Call.Path.
+	Args map[string]any
+	// Parse, when set, reads the arguments (Args is then ignored): the REST door reads and parses
+	// the body only once the caller is authorized and admitted.
+	Parse func() (map[string]any, error)
+	// Path holds the path parameters the door has already separated (REST routes).
+	Path map[string]string
+	// FromQuery: Args came from a query string.
+	FromQuery bool
+	Door      Door
+	// IdempotencyKey is the caller's key (the Idempotency-Key header, an A2A messageId), or "".
+	// It applies to mutating calls whose input is a body.
+	IdempotencyKey string
+	// Route names the call in metrics and the log; HTTP is the request that carried it.
+	Route string
+	HTTP  *http.Request
+}
+
+// Answer is the outcome of a call.
+type Answer struct {
+	Out    any
+	Status int
+	// Replayed: Out is the stored answer (a json.RawMessage) of an earlier call with the same key.
+	Replayed bool
+}
+
+// MinAnonymousKey is the shortest idempotency key accepted from a caller without credentials.
+const MinAnonymousKey = 16
+
+// Run runs one call through every step.
+func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
+	start := time.Now()
+	op := req.Op
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v", v)
+			p.b.Logger().ErrorContext(ctx, "panic serving call", "source", "http", "route", req.Route, "panic", fmt.Sprint(v))
+		}
+		status := a.Status
+		if err != nil {
+			status = http.StatusInternalServerError
+			var e *axp.Error
+			if errors.As(err, &e) {
+				status = Status(e.Code)
+			}
+		}
+		if req.HTTP != nil {
+			// The call is logged as the operation it is (a read is a GET whatever the door's
+			// HTTP method), so that reads through every door log and cost alike.
+			obs := req.HTTP
+			if obs.Method != op.Method && !req.FromQuery {
+				obs = obs.WithContext(obs.Context())
+				obs.Method = op.Method
+			}
+			p.b.Observe(obs, req.Route, status, time.Since(start), req.Caller, err)
+		}
+	}()
+	if err := Authorize(op, req.Caller); err != nil {
+		return a, err
+	}
+	refund, err := p.b.Admit(op, req.Caller)
+	if err != nil {
+		return a, err
+	}
+	done := false
+	if refund != nil {
+		defer func() {
+			if !done {
+				refund()
+			}
+		}()
+	}
+	call := &Call{Op: op, Caller: req.Caller, FromQuery: req.FromQuery, Door: req.Door}
+	args := req.Args
+	if req.Parse != nil {
+		if args, err = req.Parse(); err != nil {
+			return a, err
+		}
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	var schema *protocol.Schema
+	if op.In != nil {
+		schema = protocol.SchemaOf(op.In)
+	}
+	if req.Path != nil {
+		call.Path = req.Path
+		for n, v := range req.Path {
+			if schema != nil && schema.Properties[n] != nil {
+				args[n] = v
+			}
+		}
+	} else if names := op.PathParams(); len(names) > 0 {
+		call.Path = make(map[string]string, len(names))
+		for _, n := range names {
+			v, given := args[n]
+			sv, isString := v.(string)
+			if schema == nil || schema.Properties[n] == nil {
+				if !given || !isString || sv == "" {
+					return a, axp.Invalid(n, "is required (a string)", "give the "+n+" the call is about")
+				}
+				delete(args, n)
+			}
+			if isString {
+				call.Path[n] = sv
+			}
+		}
+	}
+	var idem *axp.Idempotency
+	if req.IdempotencyKey != "" && op.Mutating() && !req.FromQuery {
+		if idem, err = p.idempotency(op, req.Caller, req.IdempotencyKey, call.Path, args); err != nil {
+			return a, err
+		}
+	}
+	var in any
+	if op.In != nil {
+		in = reflect.New(op.In).Interface()
+		if err := protocol.DecodeValue(args, in); err != nil {
+			return a, err
+		}
+	} else if len(args) > 0 {
+		keys := make([]string, 0, len(args))
+		for k := range args {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return a, axp.Invalid(keys[0], "is not a known field", "this call takes no input")
+	}
+	if idem != nil {
+		// One call per key at a time: a retry that arrives while the first call still runs would
+		// otherwise miss the stored answer and run again.
+		if _, busy := p.inflight.LoadOrStore(idem.Key, struct{}{}); busy {
+			return a, axp.Conflict("a request with this idempotency key is still in progress",
+				"wait for its answer, then retry with the same key to get it again")
+		}
+		defer p.inflight.Delete(idem.Key)
+		st, body, found, err := p.b.Replay(idem, req.Caller)
+		if err != nil {
+			return a, err
+		}
+		if found {
+			if st < 0 {
+				return a, axp.Conflict("this idempotency key was used with a different request",
+					"use a new key for a new request, or resend exactly the first one")
+			}
+			return Answer{Out: json.RawMessage(body), Status: st, Replayed: true}, nil
+		}
+		ctx = axp.WithIdempotency(ctx, idem)
+	}
+	out, err := p.reg.For(op)(ctx, call, in)
+	if err != nil {
+		return a, err
+	}
+	done = true
+	return Answer{Out: out, Status: op.SuccessStatus()}, nil
+}
+
+// idempotency describes a call made with an idempotency key. The request hash covers the
+// operation's path parameters and its arguments (as canonical JSON: the same fields in another
+// order or spacing are the same request), so the same key sent about another resource or with
+// other fields is a different request (409).
+func (p *Pipeline) idempotency(op *axp.Op, c axp.Caller, key string, path map[string]string, args map[string]any) (*axp.Idempotency, error) {
+	if len(key) > 255 {
+		return nil, axp.Invalid("Idempotency-Key", "is longer than 255 characters", "use a UUID")
+	}
+	// An anonymous caller is known only by its address, which it may share (NAT, a proxy): the
+	// key alone separates it from its neighbours, and a replay returns secrets (a buyer token, a
+	// member secret). So the key must be long enough to be unguessable.
+	if c.Kind == axp.Anonymous && len(key) < MinAnonymousKey {
+		return nil, axp.Invalid("Idempotency-Key", fmt.Sprintf("must be at least %d characters for calls without credentials", MinAnonymousKey),
+			"use a new random UUID for each request, e.g. 5f0c3a9e-8d2b-4c1e-9a7f-2b6d8e4c1a03")
+	}
+	scope := c.Actor()
+	if c.Kind == axp.Anonymous || c.Kind == axp.BuyerToken {
+		scope += "|" + protocol.Fingerprint(c.IP+"|"+c.Token)
+	}
+	canon, err := json.Marshal(struct {
+		Path map[string]string `json:"path"`
+		Args map[string]any    `json:"args"`
+	}{path, args})
+	if err != nil {
+		return nil, axp.Invalid("body", "cannot be read: "+err.Error(), "")
+	}
+	k := sha256.Sum256([]byte(scope + "\x00" + op.Name + "\x00" + key))
+	b := sha256.Sum256(canon)
+	seal := sha256.Sum256(append(append([]byte(nil), p.secret...), key...))
+	return &axp.Idempotency{Key: hex.EncodeToString(k[:]), BodyHash: hex.EncodeToString(b[:]), Op: op.Name,
+		Status: op.SuccessStatus(), Seal: seal[:]}, nil
+}
+
+// Authorize checks the caller against the operation's access level; every call runs it before its
+// input is read.
+func Authorize(op *axp.Op, c axp.Caller) error {
+	switch op.Access {
+	case axp.MemberAuth:
+		if c.Kind != axp.MemberCall {
+			return axp.Unauthorized("this call needs a member secret", "send Authorization: Bearer <member_secret>; register at POST /api/members/register")
+		}
+	case axp.SellerAuth:
+		if c.Kind != axp.MemberCall {
+			return axp.Unauthorized("this call needs a seller's member secret", "send Authorization: Bearer <member_secret>")
+		}
+		if !c.HasRole(protocol.RoleSeller) {
+			return axp.Forbidden("only sellers may do this", `add "seller" to your roles with PATCH /api/members/me`)
+		}
+	case axp.BuyerAuth, axp.TaskParty:
+		if c.Kind != axp.MemberCall && c.Kind != axp.BuyerToken {
+			return axp.Unauthorized("this call needs the task's buyer token or your member secret",
+				"send ?token=<buyer_token> or Authorization: Bearer <buyer_token>")
+		}
+	case axp.AdminAuth:
+		if c.Kind != axp.Operator {
+			return axp.Unauthorized("this call needs the admin token", "send Authorization: Bearer <admin token>")
+		}
+	}
+	return nil
+}
+
+// Status maps an error code to its HTTP status.
+func Status(code axp.Code) int {
+	switch code {
+	case axp.CodeInvalidInput:
+		return http.StatusBadRequest
+	case axp.CodeUnauthorized:
+		return http.StatusUnauthorized
+	case axp.CodePaymentRequired:
+		return http.StatusPaymentRequired
+	case axp.CodeForbidden:
+		return http.StatusForbidden
+	case axp.CodeNotFound:
+		return http.StatusNotFound
+	case axp.CodeConflict:
+		return http.StatusConflict
+	case axp.CodeTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case axp.CodeRateLimited:
+		return http.StatusTooManyRequests
+	case axp.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}

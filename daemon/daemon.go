@@ -51,7 +51,7 @@ type Daemon struct {
 	services []byte             // cached /api/services body; reset when skills change
 	invite   *protocol.AlsoSell // the also_sell invitation for the current base URL
 
-	pipe     *pipeline.Pipeline
+	pipe *pipeline.Pipeline
 
 	verifier PaymentVerifier
 	caller   *outbound.Caller

@@ -292,4 +292,3 @@ func writeOut(w http.ResponseWriter, status int, out any) {
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-

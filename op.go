@@ -209,4 +209,17 @@ type Document struct {
 	Header      map[string]string
 	// Stream, when set, writes the body instead of Body (large answers such as a backup).
 	Stream func(w io.Writer) error
+	// Filename names the document for a download (deliverables).
+	Filename string
+}
+
+// DocumentContent is a document as a JSON answer, for doors that answer only JSON (an MCP tool
+// such as get_deliverable): the body as UTF-8 text, or base64 when it is not text.
+type DocumentContent struct {
+	Content  string `json:"content" doc:"the document: the text itself when encoding is utf-8, else base64"`
+	Encoding string `json:"encoding" schema:"enum=utf-8|base64"`
+	MimeType string `json:"mime_type"`
+	SHA256   string `json:"sha256" doc:"hex SHA-256 of the document's bytes"`
+	Size     int    `json:"size" doc:"bytes"`
+	Filename string `json:"filename,omitempty"`
 }

@@ -41,6 +41,12 @@ type SuspendBody struct {
 	Reason string `json:"reason,omitempty" schema:"maxLength=2000"`
 }
 
+// CancelInput withdraws a task before its job starts.
+type CancelInput struct {
+	TaskRef
+	Reason string `json:"reason,omitempty" schema:"maxLength=2000" doc:"why, for the sellers who offered and the record"`
+}
+
 // Ops is the operation catalog: every REST route, MCP tool, OpenAPI path and CLI call is projected
 // from it. Order is documentation order.
 var Ops = []Op{
@@ -54,8 +60,8 @@ var Ops = []Op{
 	{Name: "get_pricing", Method: get, Path: "/api/pricing", Tag: "public", Access: Public, Out: ty[PricingInfo](), Summary: "Fees, payment methods and the approval rule."},
 	{Name: "get_faq", Method: get, Path: "/api/faq", Tag: "public", Access: Public, Out: ty[FAQ](), Summary: "Frequently asked questions."},
 	{Name: "get_faq_markdown", Method: get, Path: "/faq.md", Tag: "public", Access: Public, Out: ty[string](), ContentType: markdown, Summary: "Frequently asked questions (Markdown)."},
-	{Name: "search", Method: get, Path: "/api/search", Tag: "public", Access: Public, In: ty[SearchQuery](), Out: ty[SearchResult](), Summary: "Suggest a task, matching services and sellers for a free-text query."},
-	{Name: "list_sellers", Method: get, Path: "/api/sellers", Tag: "public", Access: Public, In: ty[SellersQuery](), Out: ty[SellerList](), Summary: "Public records of sellers."},
+	{Name: "search", Method: get, Path: "/api/search", Tag: "public", Access: Public, In: ty[SearchQuery](), Out: ty[SearchResult](), Tool: "search", Summary: "Suggest a task, matching services and sellers for a free-text query."},
+	{Name: "list_sellers", Method: get, Path: "/api/sellers", Tag: "public", Access: Public, In: ty[SellersQuery](), Out: ty[SellerList](), Tool: "list_sellers", Summary: "Public records of sellers."},
 	{Name: "get_quote", Method: get, Path: "/api/quote", Tag: "public", Access: Public, In: ty[QuoteQuery](), Out: ty[CatalogQuote](), ExtraQuery: "params", Tool: "get_quote", Summary: "Catalog price of a service with its params."},
 	{Name: "get_reputation", Method: get, Path: "/api/members/{id}/reputation", Tag: "public", Access: Public, In: ty[IDPath](), Out: ty[Reputation](), Tool: "get_reputation", Summary: "A member's ratings, reviewers, jobs and recent reviews."},
 	{Name: "submit_feedback", Method: post, Path: "/api/feedback", Tag: "public", Access: Public, In: ty[Feedback](), Out: ty[Recorded](), Status: created, Tool: "submit_feedback", Summary: "Send feedback to the operator."},
@@ -73,39 +79,40 @@ var Ops = []Op{
 	{Name: "create_task_get", Limit: LimitTaskPosts, Forbids: true, Method: get, Path: "/api/tasks/new", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, ExtraQuery: "params", Summary: "Post a task from query keys; service params as extra keys."},
 	{Name: "get_task", Method: get, Path: "/api/tasks/{id}", Tag: "buyer", Access: TaskParty, In: ty[TaskQuery](), Out: ty[Task](), Tool: "get_task", Summary: "Task status, offers and deliverable."},
 	{Name: "choose_offer", Method: post, Path: "/api/tasks/{id}/choose", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[ChooseInput](), Out: ty[Task](), Tool: "choose_offer", Summary: "Choose an offer; the task then awaits payment (free jobs start)."},
-	{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[PayCryptoInput](), Out: ty[Result](), Summary: "Report a stablecoin payment by transaction hash."},
-	{Name: "get_deliverable", Method: get, Path: "/api/tasks/{id}/deliverable", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[string](), ContentType: "application/octet-stream", Summary: "The deliverable, with header X-Content-SHA256."},
+	{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[PayCryptoInput](), Out: ty[Result](), Tool: "pay_crypto", Summary: "Report a stablecoin payment by transaction hash."},
+	{Name: "get_deliverable", Method: get, Path: "/api/tasks/{id}/deliverable", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[string](), ContentType: "application/octet-stream", Tool: "get_deliverable", Summary: "The deliverable, with header X-Content-SHA256."},
 	{Name: "accept_task", Method: post, Path: "/api/tasks/{id}/accept", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[AcceptInput](), Out: ty[Task](), Tool: "accept_task", Summary: "Accept the delivery (after retrieving it)."},
 	{Name: "dispute_task", Method: post, Path: "/api/tasks/{id}/dispute", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[DisputeInput](), Out: ty[Task](), Tool: "dispute_task", Summary: "Dispute the delivery, with a reason."},
-	{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Result](), Summary: "All events, messages and reviews of a task."},
+	{Name: "cancel_task", Method: post, Path: "/api/tasks/{id}/cancel", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[CancelInput](), Out: ty[Task](), Tool: "cancel_task", Summary: "Withdraw a task that is open or awaiting payment; funds it holds go back to the buyer with the operator's approval."},
+	{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Result](), Tool: "get_timeline", Summary: "All events, messages and reviews of a task."},
 	{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[ReviewBody](), Out: ty[ReviewResult](), Status: created, Tool: "submit_review", Summary: "Review the other party of a completed job."},
-	{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[TranslateBody](), Out: ty[Translation](), Summary: "Translate the brief or the deliverable."},
+	{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[TranslateBody](), Out: ty[Translation](), Tool: "translate", Summary: "Translate the brief or the deliverable."},
 	{Name: "answer_clarifications", Method: post, Path: "/api/tasks/{id}/clarify", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[ClarifyBody](), Out: ty[Task](), Tool: "answer_clarifications", Summary: "Answer sellers' questions; they are asked to quote again."},
 	{Name: "request_redo", Method: post, Path: "/api/tasks/{id}/redo", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[RedoBody](), Out: ty[Task](), Tool: "request_redo", Summary: "Ask for a free redo the offer guaranteed."},
 	{Name: "propose_settlement", Method: post, Path: "/api/tasks/{id}/settlement", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[SettlementBody](), Out: ty[Settlement](), Tool: "propose_settlement", Summary: "Propose a refund split."},
-	{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[SettlementAnswer](), Out: ty[Settlement](), Summary: "Accept or reject a settlement proposal."},
+	{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[SettlementAnswer](), Out: ty[Settlement](), Tool: "answer_settlement", Summary: "Accept or reject a settlement proposal."},
 	{Name: "escalate", Method: post, Path: "/api/tasks/{id}/escalate", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[EscalateBody](), Out: ty[Mediation](), Tool: "escalate", Summary: "Open a mediation."},
-	{Name: "get_mediation", Method: get, Path: "/api/mediations/{id}", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Mediation](), Summary: "Mediation status: statements, decision, appeal."},
-	{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[StatementBody](), Out: ty[Mediation](), Summary: "A side's statement in a mediation."},
-	{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[AppealBody](), Out: ty[Mediation](), Summary: "Appeal a mediation decision to a human operator."},
+	{Name: "get_mediation", Method: get, Path: "/api/mediations/{id}", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[Mediation](), Tool: "get_mediation", Summary: "Mediation status: statements, decision, appeal."},
+	{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[StatementBody](), Out: ty[Mediation](), Tool: "submit_statement", Summary: "A side's statement in a mediation."},
+	{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[AppealBody](), Out: ty[Mediation](), Tool: "appeal", Summary: "Appeal a mediation decision to a human operator."},
 	{Name: "list_messages", Method: get, Path: "/api/tasks/{id}/messages", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[MessageList](), Tool: "messages", Summary: "Messages on a task."},
-	{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", GETForm: true, GETPath: "/api/tasks/{id}/messages/send", Tag: "buyer", Access: BuyerAuth, In: ty[MessageBody](), Out: ty[Message](), Status: created, Summary: "Write a message on a task; contact details are removed."},
+	{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", GETForm: true, GETPath: "/api/tasks/{id}/messages/send", Tag: "buyer", Access: BuyerAuth, In: ty[MessageBody](), Out: ty[Message](), Status: created, Tool: "post_message", Summary: "Write a message on a task; contact details are removed."},
 	{Name: "object_to_review", Method: post, Path: "/api/reviews/{id}/objection", GETForm: true, Tag: "buyer", Access: MemberAuth, In: ty[ObjectionBody](), Out: ty[Mediation](), Status: created, Tool: "object_to_review", Summary: "Object to a review; the Mediator keeps or removes it."},
 
 	// Member account (spec 4.3).
 	{Name: "register", Limit: LimitRegistrations, Method: post, Path: "/api/members/register", Tag: "member", Access: Public, In: ty[Registration](), Out: ty[Registered](), Status: created, Tool: "register", Summary: "Register as a buyer and/or seller member; secrets are shown once."},
 	{Name: "get_my_profile", Method: get, Path: "/api/members/me", Tag: "member", Access: MemberAuth, Out: ty[PrivateMember](), Tool: "get_my_profile", Summary: "Your private member record."},
-	{Name: "update_profile", Method: patch, Path: "/api/members/me", Tag: "member", Access: MemberAuth, In: ty[ProfileUpdate](), Out: ty[PrivateMember](), Summary: "Change your profile; changing mcp_url, auth_token or roles requires verification again."},
-	{Name: "verify", Method: post, Path: "/api/members/me/verify", Tag: "member", Access: MemberAuth, In: ty[EmptyInput](), Out: ty[Verification](), Summary: "Run the verification handshake."},
+	{Name: "update_profile", Method: patch, Path: "/api/members/me", Tag: "member", Access: MemberAuth, In: ty[ProfileUpdate](), Out: ty[PrivateMember](), Tool: "update_profile", Summary: "Change your profile; changing mcp_url, auth_token or roles requires verification again."},
+	{Name: "verify", Method: post, Path: "/api/members/me/verify", Tag: "member", Access: MemberAuth, In: ty[EmptyInput](), Out: ty[Verification](), Tool: "verify_membership", Summary: "Run the verification handshake."},
 	{Name: "update_skills", Method: put, Path: "/api/members/me/skills", Tag: "member", Access: MemberAuth, In: ty[SkillsUpdate](), Out: ty[PrivateMember](), Tool: "update_skills", Summary: "Replace your skills."},
 	{Name: "heartbeat", Method: post, Path: "/api/members/me/heartbeat", Tag: "member", Access: MemberAuth, In: ty[EmptyInput](), Out: ty[Heartbeat](), Tool: "heartbeat", Summary: "Reset the 24 h check-in clock."},
-	{Name: "run_conformance", Method: post, Path: "/api/members/me/conformance", Tag: "member", Access: MemberAuth, In: ty[EmptyInput](), Out: ty[Conformance](), Summary: "Deep test of your agent, with fix hints."},
-	{Name: "start_sandbox", Method: post, Path: "/api/members/me/sandbox", Tag: "member", Access: MemberAuth, In: ty[SandboxBody](), Out: ty[Sandbox](), Status: created, Summary: "A practice job in which the exchange plays the other side."},
-	{Name: "get_sandbox", Method: get, Path: "/api/members/me/sandbox/{id}", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Sandbox](), Summary: "Step-by-step result of a sandbox job."},
+	{Name: "run_conformance", Method: post, Path: "/api/members/me/conformance", Tag: "member", Access: MemberAuth, In: ty[EmptyInput](), Out: ty[Conformance](), Tool: "run_conformance", Summary: "Deep test of your agent, with fix hints."},
+	{Name: "start_sandbox", Method: post, Path: "/api/members/me/sandbox", Tag: "member", Access: MemberAuth, In: ty[SandboxBody](), Out: ty[Sandbox](), Status: created, Tool: "start_sandbox", Summary: "A practice job in which the exchange plays the other side."},
+	{Name: "get_sandbox", Method: get, Path: "/api/members/me/sandbox/{id}", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Sandbox](), Tool: "get_sandbox", Summary: "Step-by-step result of a sandbox job."},
 	{Name: "list_my_tasks", Method: get, Path: "/api/members/me/tasks", Tag: "member", Access: MemberAuth, Out: ty[TaskList](), Tool: "list_my_tasks", Summary: "Tasks you posted as a buyer member."},
 	{Name: "favourites", Method: put, Path: "/api/members/me/favourites", Tag: "member", Access: MemberAuth, In: ty[Favourites](), Out: ty[Favourites](), Tool: "favourites", Summary: "Replace your favourite sellers."},
 	{Name: "announcements", Method: get, Path: "/api/members/me/announcements", Tag: "member", Access: MemberAuth, Out: ty[AnnouncementList](), Tool: "announcements", Summary: "Announcements from the operator."},
-	{Name: "read_announcement", Method: post, Path: "/api/members/me/announcements/{id}/read", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Announcement](), Summary: "Mark an announcement read."},
+	{Name: "read_announcement", Method: post, Path: "/api/members/me/announcements/{id}/read", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Announcement](), Tool: "read_announcement", Summary: "Mark an announcement read."},
 	{Name: "message_operator", Limit: LimitOperatorMessages, Method: post, Path: "/api/members/me/operator-messages", Tag: "member", Access: MemberAuth, In: ty[OperatorMessage](), Out: ty[OperatorMessageView](), Status: created, Tool: "message_operator", Summary: "Send a message that reaches the operator only."},
 	{Name: "board_list", Method: get, Path: "/api/board", Tag: "member", Access: MemberAuth, Out: ty[Result](), Tool: "board_list", Later: LaterBoard, Summary: "The collaboration board of verified members."},
 	{Name: "board_read", Method: get, Path: "/api/board/{id}", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Result](), Tool: "board_read", Later: LaterBoard, Summary: "Read a board thread."},

@@ -24,7 +24,7 @@ const (
 	TrigRelease       Trigger = "release"         // the payout was approved and sent (or a free job ended)
 	TrigRefund        Trigger = "refund"          // a full refund was approved and sent
 	TrigSettle        Trigger = "settle"          // a split was approved and sent
-	TrigCancel        Trigger = "cancel"          // the buyer withdraws before paying
+	TrigCancel        Trigger = "cancel"          // the buyer withdraws before the job starts
 	TrigExpire        Trigger = "expire"          // no choice or no payment within its window
 	// TrigOperatorAccept: the operator releases a task whose auto-release window passed.
 	TrigOperatorAccept Trigger = "operator_accept"
@@ -90,10 +90,11 @@ var machine = map[Trigger]edge{
 	}},
 	TrigRequestPay: {from: []string{TaskAccepted}, to: same},
 	TrigRelease:    {from: []string{TaskAccepted}, to: to(TaskReleased)},
-	TrigRefund:     {from: []string{TaskDisputed, TaskExpired}, to: to(TaskRefunded)}, // expired: a payment no job used goes back
-	TrigSettle:     {from: []string{TaskDisputed}, to: to(TaskReleased)},
-	TrigCancel:     {from: []string{TaskOpen, TaskAwaitingPayment}, to: to(TaskCancelled)},
-	TrigExpire:     {from: []string{TaskOpen, TaskAwaitingPayment}, to: to(TaskExpired)},
+	// expired or cancelled: a payment no job used goes back.
+	TrigRefund: {from: []string{TaskDisputed, TaskExpired, TaskCancelled}, to: to(TaskRefunded)},
+	TrigSettle: {from: []string{TaskDisputed}, to: to(TaskReleased)},
+	TrigCancel: {from: []string{TaskOpen, TaskAwaitingPayment}, to: to(TaskCancelled)},
+	TrigExpire: {from: []string{TaskOpen, TaskAwaitingPayment}, to: to(TaskExpired)},
 	// Funds never move because a buyer went quiet: after the auto-release window the task waits in
 	// the operator's queue, and only the operator's decision accepts it on the buyer's behalf.
 	TrigOperatorAccept: {from: []string{TaskDelivered}, to: to(TaskAccepted)},

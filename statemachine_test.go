@@ -21,7 +21,7 @@ var want = map[string]map[axp.Trigger]string{
 	axp.TaskDisputed:  {axp.TrigRefund: axp.TaskRefunded, axp.TrigSettle: axp.TaskReleased},
 	axp.TaskReleased:  {},
 	axp.TaskRefunded:  {},
-	axp.TaskCancelled: {},
+	axp.TaskCancelled: {axp.TrigRefund: axp.TaskRefunded},
 	axp.TaskExpired:   {axp.TrigRefund: axp.TaskRefunded},
 }
 

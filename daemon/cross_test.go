@@ -81,6 +81,7 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"get_deliverable":       {token, map[string]any{"id": "tsk_x"}},
 		"accept_task":           {token, map[string]any{"id": "tsk_x", "sha256": strings.Repeat("c", 64)}},
 		"dispute_task":          {token, map[string]any{"id": "tsk_x", "reason": "r"}},
+		"cancel_task":           {token, map[string]any{"id": "tsk_x"}},
 		"get_timeline":          {token, map[string]any{"id": "tsk_x"}},
 		"request_redo":          {token, map[string]any{"id": "tsk_x", "reason": "r"}},
 		"answer_clarifications": {token, map[string]any{"id": "tsk_x", "answers": map[string]any{"q": "a"}}},

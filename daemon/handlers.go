@@ -38,6 +38,7 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "get_deliverable", d.getDeliverable)
 	pipeline.Handle(r, "accept_task", d.acceptTask)
 	pipeline.Handle(r, "dispute_task", d.disputeTask)
+	pipeline.Handle(r, "cancel_task", d.cancelTask)
 	pipeline.Handle(r, "get_timeline", d.getTimeline)
 	pipeline.Handle(r, "request_redo", d.requestRedo)
 	pipeline.Handle(r, "answer_clarifications", d.answerClarifications)

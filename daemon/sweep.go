@@ -49,15 +49,8 @@ func (d *Daemon) sweep(ctx context.Context) int {
 				return false, err
 			}
 			detail := map[string]any{"window": prev}
-			if t.Received > 0 {
-				// Funds a buyer paid before the seller refused the job go back, approved by the
-				// operator like every refund.
-				a := d.moneyApproval(t, axp.ApproveRefund, t.Price, "the task expired holding a payment no job used: refund the buyer", ch.now)
-				a.SellerID, a.SellerName = "", ""
-				if err := ch.tx.PutApproval(a); err != nil {
-					return false, err
-				}
-				detail["refund_decided"], detail["approval_id"] = true, a.ID
+			if err := d.refundUnused(ch, t, "the task expired holding a payment no job used: refund the buyer", detail); err != nil {
+				return false, err
 			}
 			if err := ch.save(t, prev, "expire", detail); err != nil {
 				return false, err
@@ -103,6 +96,22 @@ func expiryDue(t *axp.TaskRecord, now time.Time) bool {
 		return t.PayBy != nil && now.After(*t.PayBy) && t.TxHash == ""
 	}
 	return false
+}
+
+// refundUnused queues the refund of funds a task holds that no job used (a buyer paid, then the
+// seller refused the job and the task went back to open): the operator approves it like every
+// refund. detail gets the approval's id for the task's event.
+func (d *Daemon) refundUnused(ch *change, t *axp.TaskRecord, reason string, detail map[string]any) error {
+	if t.Received <= 0 {
+		return nil
+	}
+	a := d.moneyApproval(t, axp.ApproveRefund, t.Price, reason, ch.now)
+	a.SellerID, a.SellerName = "", ""
+	if err := ch.tx.PutApproval(a); err != nil {
+		return err
+	}
+	detail["refund_decided"], detail["approval_id"] = true, a.ID
+	return nil
 }
 
 // releaseDue reports whether a delivered task's auto-release window passed with no buyer answer and

@@ -78,6 +78,42 @@ func (d *Daemon) taskChange(ctx context.Context, c *pipeline.Call, id string, au
 	})
 }
 
+// cancelTask withdraws a task before its job starts (open or awaiting payment). A task that holds
+// a payment no job used (the seller refused the job and the task went back to open) is cancelled
+// with a refund for the operator to approve. A reported payment still awaiting confirmation stops
+// the cancel: the operator decides it first.
+func (d *Daemon) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.CancelInput) (any, error) {
+	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+		if t.Status == axp.TaskAwaitingPayment && t.TxHash != "" {
+			return axp.Conflict("a payment ("+t.TxHash+") was reported for this task and awaits the operator's confirmation",
+				"wait for the confirmation (the job then starts) or the rejection (then cancel)")
+		}
+		prev := t.Status
+		if err := t.Move(axp.TrigCancel, "", ch.now); err != nil {
+			return err
+		}
+		reason, sc, err := d.cleanText(ch, buyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
+		if err != nil {
+			return err
+		}
+		detail := map[string]any{}
+		if reason != "" {
+			detail["reason"] = reason
+		}
+		if sc != nil {
+			detail["screening"] = sc
+		}
+		if err := d.refundUnused(ch, t, "the buyer cancelled a task holding a payment no job used: refund the buyer", detail); err != nil {
+			return err
+		}
+		if err := ch.save(t, prev, "cancel", detail); err != nil {
+			return err
+		}
+		d.statusNotices(ch, t)
+		return nil
+	})
+}
+
 // --- choosing and paying ---
 
 func (d *Daemon) chooseOffer(ctx context.Context, c *pipeline.Call, in *axp.ChooseInput) (any, error) {

@@ -228,7 +228,7 @@ func (d *Daemon) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.T
 			"X-Content-SHA256":    dl.SHA256,
 			"Content-Disposition": fmt.Sprintf("%s; filename=%q", disp, dl.Filename),
 			"Cache-Control":       "no-store",
-		}}
+		}, Filename: dl.Filename}
 		return nil, nil
 	})
 	return doc, err

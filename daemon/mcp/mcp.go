@@ -11,12 +11,17 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -332,14 +337,15 @@ func result(out any, trace string) answer {
 	var b []byte
 	switch v := out.(type) {
 	case *axp.Document:
+		body := v.Body
 		if v.Stream != nil {
 			var buf bytes.Buffer
 			if err := v.Stream(&buf); err != nil {
 				return errorAnswer(trace, err)
 			}
-			return answer{text: buf.String()}
+			body = buf.Bytes()
 		}
-		return answer{text: string(v.Body)}
+		return result(documentContent(v, body), trace)
 	case json.RawMessage:
 		return answer{text: string(bytes.TrimSpace(v)), structured: true}
 	default:
@@ -353,6 +359,23 @@ func result(out any, trace string) answer {
 		b = bytes.TrimSpace(buf.Bytes())
 	}
 	return answer{text: string(b), structured: true, compact: true}
+}
+
+// documentContent is a document as JSON: text as itself, other bytes as base64, with the SHA-256
+// a client checks (and gives back to accept_task).
+func documentContent(d *axp.Document, body []byte) *axp.DocumentContent {
+	sum := sha256.Sum256(body)
+	c := &axp.DocumentContent{MimeType: d.ContentType, SHA256: hex.EncodeToString(sum[:]), Size: len(body), Filename: d.Filename}
+	mt, _, _ := strings.Cut(d.ContentType, ";")
+	mt = strings.TrimSpace(mt)
+	text := strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json") ||
+		mt == "application/xml" || strings.HasSuffix(mt, "+xml") || mt == "application/x-ndjson"
+	if text && utf8.Valid(body) {
+		c.Content, c.Encoding = string(body), "utf-8"
+	} else {
+		c.Content, c.Encoding = base64.StdEncoding.EncodeToString(body), "base64"
+	}
+	return c
 }
 
 // errorAnswer is a failed call as the tool result MCP asks for (isError, so that a model can read
@@ -474,8 +497,11 @@ func InputSchema(op *axp.Op) *protocol.Schema {
 // a JSON object (MCP output schemas describe objects). protocol.SchemaOf admits null wherever the Go
 // type writes null, so MCP clients that validate structuredContent accept every answer.
 func OutputSchema(op *axp.Op) *protocol.Schema {
-	if op.Out == nil || op.ContentType != "" {
+	if op.Out == nil {
 		return nil
+	}
+	if op.ContentType != "" {
+		return protocol.SchemaOf(reflect.TypeFor[axp.DocumentContent]())
 	}
 	s := protocol.SchemaOf(op.Out)
 	if s.PrimaryType() != "object" {

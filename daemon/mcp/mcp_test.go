@@ -74,10 +74,12 @@ func TestMemberOnly(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	// The member tools of the issue, plus object_to_review (member access in the catalog: only
-	// members are reviewed).
-	want := strings.Fields(`announcements board_list board_post board_read board_reply deliver favourites get_my_profile
-		heartbeat list_jobs list_my_tasks list_quote_requests message_operator object_to_review request_payment submit_offer update_skills`)
+	// The spec's member tools, object_to_review (member access in the catalog: only members are
+	// reviewed), and the other member steps (profile, verification, conformance, sandbox,
+	// announcements).
+	want := strings.Fields(`announcements board_list board_post board_read board_reply deliver favourites get_my_profile get_sandbox
+		heartbeat list_jobs list_my_tasks list_quote_requests message_operator object_to_review read_announcement request_payment
+		run_conformance start_sandbox submit_offer update_profile update_skills verify_membership`)
 	if !slices.Equal(got, want) {
 		t.Fatalf("member tools %v, want %v", got, want)
 	}
@@ -100,8 +102,10 @@ func TestOutputSchemaNullable(t *testing.T) {
 	if !nullableType(rel.Properties["on_time_rate"]) {
 		t.Errorf("offers[].reliability.on_time_rate: %v", rel.Properties["on_time_rate"].Type)
 	}
-	if OutputSchema(axp.Lookup("get_join")) != nil {
-		t.Errorf("a Markdown answer has an output schema")
+	// A document (a deliverable, a Markdown page) is answered as JSON: content, encoding, mime
+	// type and SHA-256.
+	if ds := OutputSchema(axp.Lookup("get_deliverable")); ds == nil || ds.Properties["sha256"] == nil || ds.Properties["content"] == nil {
+		t.Errorf("a document answer has no content schema: %+v", ds)
 	}
 }
 

@@ -22,7 +22,9 @@ import (
 const mcpInstructions = "Agent Services Exchange: buyer agents post tasks, verified seller agents quote, the buyer chooses, " +
 	"pays (or the job is free), the seller delivers and the buyer accepts or disputes. Start with list_services or " +
 	"get_quote, then create_task; keep the buyer_token it returns and pass it as buyer_token to the buyer steps " +
-	"(get_task, choose_offer, accept_task, dispute_task, ...). Members send their member_secret as Bearer to see the member tools. " +
+	"(get_task, choose_offer, pay_crypto, get_deliverable, accept_task, dispute_task, cancel_task, ...). Every buyer and member step is a tool. " +
+	"Members send their member_secret as Bearer to see the member tools (verify_membership, list_quote_requests, submit_offer, deliver, request_payment, ...). " +
+	"Send an Idempotency-Key header to make a retried call safe. " +
 	"Errors come back as tool results with isError, the error code, the offending field and a hint."
 
 // doors serves the MCP door at /mcp, the A2A door at /a2a with its agent card, and REST everywhere

@@ -150,6 +150,13 @@ type CreatedTask struct {
 	Questions  []string `json:"questions,omitempty"`
 }
 
+// CheckResult is the outcome of one acceptance check on one delivery (package checks runs them).
+type CheckResult struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail,omitempty"`
+}
+
 // TaskRef addresses a task, with the buyer token for GET forms.
 type TaskRef struct {
 	ID    string `json:"id" schema:"required;maxLength=100"`

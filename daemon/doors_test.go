@@ -389,6 +389,14 @@ func TestA2ADoor(t *testing.T) {
 	if r, _ := read.body["result"].(map[string]any); r["id"] != id {
 		t.Fatalf("tasks/get: %s", read.raw)
 	}
+	// tasks/cancel withdraws the task (cancel_task); a second cancel cannot (-32002 below).
+	cancelled := e.rpc("/a2a", `{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"id":"`+id+`","metadata":{"buyer_token":"`+token+`"}}}`, nil)
+	if r, _ := cancelled.body["result"].(map[string]any); r["id"] != id || r["status"].(map[string]any)["state"] != "canceled" {
+		t.Fatalf("tasks/cancel: %s", cancelled.raw)
+	}
+	if got := getTask(t, e.anon.With(token), id); got.Status != axp.TaskCancelled {
+		t.Fatalf("after tasks/cancel the task is %s", got.Status)
+	}
 
 	before := taskCount(e)
 	for _, c := range []struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/checks"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -239,9 +240,9 @@ func (d *Daemon) sandboxAwaitDelivery(ctx context.Context, id string) bool {
 	if r == nil {
 		return false
 	}
-	res := axp.RunChecks(sandboxChecks, r.Content)
+	res := checks.Run(sandboxChecks, r.Content)
 	err = nil
-	if !axp.ChecksPassed(res) {
+	if !checks.Passed(res) {
 		err = errors.New("the delivery failed its acceptance checks")
 	}
 	d.sandboxStep(id, step("acceptance_checks", err, fmt.Sprintf("%d bytes, %s", r.Delivered.Size, r.Delivered.MimeType), "", 0))

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/checks"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -218,7 +219,7 @@ func (d *Daemon) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.Ta
 		t.PaymentMethod = axp.PayCrypto
 	}
 	if len(in.AcceptanceChecks) > 0 {
-		checks, err := axp.ValidateChecks(in.AcceptanceChecks)
+		checks, err := checks.Validate(in.AcceptanceChecks)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/checks"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -164,8 +165,8 @@ func (d *Daemon) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverI
 		}
 		dl := axp.Delivery{SHA256: sha, Filename: filename, MimeType: mime, Size: len(body), Note: note, At: ch.now, Passed: true, Screening: sc}
 		if len(t.AcceptanceChecks) > 0 {
-			dl.Checks = axp.RunChecks(t.AcceptanceChecks, body)
-			dl.Passed = axp.ChecksPassed(dl.Checks)
+			dl.Checks = checks.Run(t.AcceptanceChecks, body)
+			dl.Passed = checks.Passed(dl.Checks)
 		}
 		first := len(t.Deliveries) == 0
 		t.Deliveries = append(t.Deliveries, dl)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/checks"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -249,12 +250,12 @@ func (d *Daemon) cleanBrief(ch *change, t *axp.TaskRecord) error {
 	}
 	t.Params = params.(map[string]any)
 	if len(t.AcceptanceChecks) > 0 {
-		checks, err := d.cleanValue(ch, p, "acceptance_checks", t.AcceptanceChecks, false, &sc,
+		cleaned, err := d.cleanValue(ch, p, "acceptance_checks", t.AcceptanceChecks, false, &sc,
 			func(k string) bool { return k == "regex" || k == "json_schema" || k == "mime_type" })
 		if err != nil {
 			return err
 		}
-		valid, verr := axp.ValidateChecks(checks.(map[string]any))
+		valid, verr := checks.Validate(cleaned.(map[string]any))
 		if verr != nil {
 			return axp.Invalid("acceptance_checks", "the checks hold contact details, and without them they are not valid: "+verr.Message,
 				"checks must not carry emails, phone numbers, links or handles")

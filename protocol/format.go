@@ -33,6 +33,9 @@ func checkFormat(format, s, field string) *Error {
 	return nil
 }
 
+// IsEVMAddress reports whether s is 0x followed by 40 hex digits.
+func IsEVMAddress(s string) bool { return isEVMAddress(s) }
+
 func isEVMAddress(s string) bool {
 	if len(s) != 42 || !strings.HasPrefix(s, "0x") {
 		return false

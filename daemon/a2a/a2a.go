@@ -61,6 +61,7 @@ type Server struct {
 	search  *axp.Op
 	create  *axp.Op
 	getTask *axp.Op
+	cancel  *axp.Op
 }
 
 type ctxKey int
@@ -79,9 +80,10 @@ func New(b Backend, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{b: b, o: o, search: axp.Lookup("search"), create: axp.Lookup("create_task"), getTask: axp.Lookup("get_task")}
-	if s.search == nil || s.create == nil || s.getTask == nil {
-		panic("a2a: the catalog lacks search, create_task or get_task")
+	s := &Server{b: b, o: o, search: axp.Lookup("search"), create: axp.Lookup("create_task"), getTask: axp.Lookup("get_task"),
+		cancel: axp.Lookup("cancel_task")}
+	if s.search == nil || s.create == nil || s.getTask == nil || s.cancel == nil {
+		panic("a2a: the catalog lacks search, create_task, get_task or cancel_task")
 	}
 	s.rpc = a2asrv.NewJSONRPCHandler(&handler{s: s})
 	return s
@@ -744,8 +746,8 @@ func withBuyerToken(ctx context.Context, id string, meta map[string]any) (contex
 	return ctx, args, nil
 }
 
-// OnCancelTask: the exchange has no cancel operation over A2A; a task that is not there (or not
-// the caller's to see) is told apart from one that cannot be cancelled.
+// OnCancelTask withdraws the task (cancel_task): a task that is not there (or not the caller's to
+// see) is told apart from one that cannot be cancelled any more.
 func (h *handler) OnCancelTask(ctx context.Context, id *a2a.TaskIDParams) (*a2a.Task, error) {
 	ctx, args, err := withBuyerToken(ctx, string(id.ID), id.Metadata)
 	if err != nil {
@@ -754,7 +756,19 @@ func (h *handler) OnCancelTask(ctx context.Context, id *a2a.TaskIDParams) (*a2a.
 	if _, err := h.call(ctx, h.s.getTask, args); err != nil {
 		return nil, fail(ctx, renamed(err, "params", map[string]string{"id": "params.id"}), codeTaskNotFound)
 	}
-	return nil, fmt.Errorf("%w: exchange tasks are not cancelled over A2A; an open task expires when no offer is chosen", a2a.ErrTaskNotCancelable)
+	out, err := h.call(ctx, h.s.cancel, args)
+	var e *axp.Error
+	if errors.As(err, &e) && e.Code == axp.CodeConflict {
+		return nil, fmt.Errorf("%w: %s", a2a.ErrTaskNotCancelable, errorText(err))
+	}
+	if err != nil {
+		return nil, fail(ctx, renamed(err, "params", map[string]string{"id": "params.id"}), codeTaskNotFound)
+	}
+	m, err := asMap(out)
+	if err != nil {
+		return nil, a2a.ErrInternalError
+	}
+	return h.s.task(m, "", "The task is withdrawn."), nil
 }
 
 // OnResubscribeToTask: streaming is off (the door answers before a2a-go gets here).

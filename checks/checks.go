@@ -1,4 +1,7 @@
-package axp
+// Package checks runs the acceptance checks a buyer states at task creation (DESIGN.md section 9)
+// on every delivery: sizes, lines, strings, regular expressions, JSON, JSON Schema (draft 2020-12,
+// by santhosh-tekuri/jsonschema) and media types sniffed from the content.
+package checks
 
 import (
 	"bytes"
@@ -16,7 +19,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp"
 )
 
 // Acceptance checks (DESIGN.md section 9): the buyer states them at task creation, ValidateChecks
@@ -24,8 +27,8 @@ import (
 // check set is stored as JSON, so everything here accepts numbers as int64, float64 or json.Number
 // and RunChecks re-validates each stored check rather than trusting it.
 
-// CheckKeys lists every acceptance check key, sorted.
-var CheckKeys = []string{"json", "json_schema", "max_bytes", "max_lines", "mime_type", "min_bytes",
+// Keys lists every acceptance check key, sorted.
+var Keys = []string{"json", "json_schema", "max_bytes", "max_lines", "mime_type", "min_bytes",
 	"min_lines", "must_contain", "must_contain_lines", "must_not_contain", "regex"}
 
 // Limits on a check set, so that checking stays cheap on a 256 KB delivery and a check set stays
@@ -40,13 +43,6 @@ const (
 	checkMaxSchemaCount = math.MaxInt32
 )
 
-// CheckResult is the outcome of one acceptance check on one delivery.
-type CheckResult struct {
-	Name   string `json:"name"`
-	Passed bool   `json:"passed"`
-	Detail string `json:"detail,omitempty"`
-}
-
 // checker is one parsed check, ready to run.
 type checker interface {
 	run(s *checkSubject) (passed bool, detail string)
@@ -54,7 +50,7 @@ type checker interface {
 
 // checkParsers parse and normalize the value of each key. A nil checker with no error means the
 // check asks for nothing ("json": false).
-var checkParsers = map[string]func(v any, field string) (any, checker, *Error){
+var checkParsers = map[string]func(v any, field string) (any, checker, *axp.Error){
 	"json":               parseJSONCheck,
 	"json_schema":        parseSchemaCheck,
 	"max_bytes":          sizeParser(false, false),
@@ -68,11 +64,11 @@ var checkParsers = map[string]func(v any, field string) (any, checker, *Error){
 	"regex":              parseRegexCheck,
 }
 
-// ValidateChecks validates the acceptance_checks object of a new task and returns it normalized:
+// Validate validates the acceptance_checks object of a new task and returns it normalized:
 // lists where a single string was given, integers as int64, mime types in canonical form. Any
 // problem is an invalid_input error naming the offending key ("acceptance_checks.max_bytes") or
 // entry ("acceptance_checks.must_contain_lines[2]").
-func ValidateChecks(checks map[string]any) (map[string]any, *Error) {
+func Validate(checks map[string]any) (map[string]any, *axp.Error) {
 	if checks == nil {
 		return nil, nil
 	}
@@ -81,7 +77,7 @@ func ValidateChecks(checks map[string]any) (map[string]any, *Error) {
 		field := "acceptance_checks." + clipRunes(k, 80)
 		parse, ok := checkParsers[k]
 		if !ok {
-			return nil, Invalid(field, "is not a known check", "known checks: "+strings.Join(CheckKeys, ", "))
+			return nil, axp.Invalid(field, "is not a known check", "known checks: "+strings.Join(Keys, ", "))
 		}
 		norm, c, err := parse(checks[k], field)
 		if err != nil {
@@ -95,7 +91,7 @@ func ValidateChecks(checks map[string]any) (map[string]any, *Error) {
 		lo, okLo := out[p[0]].(int64)
 		hi, okHi := out[p[1]].(int64)
 		if okLo && okHi && lo > hi {
-			return nil, Invalid("acceptance_checks."+p[0],
+			return nil, axp.Invalid("acceptance_checks."+p[0],
 				fmt.Sprintf("is %s, more than %s (%s)", checkCount(lo), p[1], checkCount(hi)),
 				"no delivery could pass both; lower "+p[0]+" or raise "+p[1])
 		}
@@ -103,12 +99,12 @@ func ValidateChecks(checks map[string]any) (map[string]any, *Error) {
 	return out, nil
 }
 
-// RunChecks runs a check set on delivered content: one result per key, sorted by key. A key that
+// Run runs a check set on delivered content: one result per key, sorted by key. A key that
 // is unknown or whose value is not a valid check fails rather than being skipped, so that a
 // damaged check set never passes silently.
-func RunChecks(checks map[string]any, content []byte) []CheckResult {
+func Run(checks map[string]any, content []byte) []axp.CheckResult {
 	s := &checkSubject{content: content}
-	results := make([]CheckResult, 0, len(checks))
+	results := make([]axp.CheckResult, 0, len(checks))
 	for _, k := range sortedCheckKeys(checks) {
 		if r, ok := runCheck(k, checks[k], s); ok {
 			results = append(results, r)
@@ -117,8 +113,8 @@ func RunChecks(checks map[string]any, content []byte) []CheckResult {
 	return results
 }
 
-// ChecksPassed reports whether every result passed (true for no checks at all).
-func ChecksPassed(results []CheckResult) bool {
+// Passed reports whether every result passed (true for no checks at all).
+func Passed(results []axp.CheckResult) bool {
 	for _, r := range results {
 		if !r.Passed {
 			return false
@@ -127,11 +123,11 @@ func ChecksPassed(results []CheckResult) bool {
 	return true
 }
 
-func runCheck(name string, v any, s *checkSubject) (r CheckResult, ok bool) {
+func runCheck(name string, v any, s *checkSubject) (r axp.CheckResult, ok bool) {
 	r.Name = name
 	parse, known := checkParsers[name]
 	if !known {
-		r.Detail = "unknown check; known checks: " + strings.Join(CheckKeys, ", ")
+		r.Detail = "unknown check; known checks: " + strings.Join(Keys, ", ")
 		return r, true
 	}
 	_, c, err := parse(v, "acceptance_checks."+name)
@@ -278,7 +274,7 @@ func invalidUTF8At(b []byte) int {
 
 // checkInt reads a non-negative integer given as any Go number or json.Number, up to 2^53 so that
 // it survives storage as a float64.
-func checkInt(v any, field string) (int64, *Error) {
+func checkInt(v any, field string) (int64, *axp.Error) {
 	var f float64
 	switch x := v.(type) {
 	case json.Number:
@@ -287,7 +283,7 @@ func checkInt(v any, field string) (int64, *Error) {
 		}
 		g, err := strconv.ParseFloat(string(x), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return 0, Invalid(field, "must be a non-negative integer, not "+checkKind(v), "for example 4096")
+			return 0, axp.Invalid(field, "must be a non-negative integer, not "+checkKind(v), "for example 4096")
 		}
 		f = g
 	case float64:
@@ -311,27 +307,27 @@ func checkInt(v any, field string) (int64, *Error) {
 		}
 		return int64(u), nil
 	default:
-		return 0, Invalid(field, "must be a non-negative integer, not "+checkKind(v), "for example 4096")
+		return 0, axp.Invalid(field, "must be a non-negative integer, not "+checkKind(v), "for example 4096")
 	}
 	switch {
 	case math.IsNaN(f):
-		return 0, Invalid(field, "must be a non-negative integer, not "+checkKind(v), "for example 4096")
+		return 0, axp.Invalid(field, "must be a non-negative integer, not "+checkKind(v), "for example 4096")
 	case f < 0:
-		return 0, Invalid(field, "is "+strings.TrimPrefix(checkKind(v), "the number ")+"; it must not be negative", "")
+		return 0, axp.Invalid(field, "is "+strings.TrimPrefix(checkKind(v), "the number ")+"; it must not be negative", "")
 	case f > checkMaxInt:
 		return intRange(checkMaxInt+1, field)
 	case f != math.Trunc(f):
-		return 0, Invalid(field, "must be a whole number, not "+strings.TrimPrefix(checkKind(v), "the number "), "")
+		return 0, axp.Invalid(field, "must be a whole number, not "+strings.TrimPrefix(checkKind(v), "the number "), "")
 	}
 	return int64(f), nil
 }
 
-func intRange(i int64, field string) (int64, *Error) {
+func intRange(i int64, field string) (int64, *axp.Error) {
 	if i < 0 {
-		return 0, Invalid(field, fmt.Sprintf("is %d; it must not be negative", i), "")
+		return 0, axp.Invalid(field, fmt.Sprintf("is %d; it must not be negative", i), "")
 	}
 	if i > checkMaxInt {
-		return 0, Invalid(field, "is too large", fmt.Sprintf("at most %s", checkCount(checkMaxInt)))
+		return 0, axp.Invalid(field, "is too large", fmt.Sprintf("at most %s", checkCount(checkMaxInt)))
 	}
 	return i, nil
 }
@@ -401,12 +397,12 @@ func checkKind(v any) string {
 }
 
 // checkStrings reads a list of non-empty strings, or a single string when single is set.
-func checkStrings(v any, field string, single bool, maxLen int) ([]string, *Error) {
+func checkStrings(v any, field string, single bool, maxLen int) ([]string, *axp.Error) {
 	var items []any
 	switch x := v.(type) {
 	case string:
 		if !single {
-			return nil, Invalid(field, "must be an array of strings, not "+checkKind(v), "for example [\"first\", \"second\"]")
+			return nil, axp.Invalid(field, "must be an array of strings, not "+checkKind(v), "for example [\"first\", \"second\"]")
 		}
 		items = []any{x}
 	case []string:
@@ -420,13 +416,13 @@ func checkStrings(v any, field string, single bool, maxLen int) ([]string, *Erro
 		if single {
 			want = "a string or an array of strings"
 		}
-		return nil, Invalid(field, "must be "+want+", not "+checkKind(v), "")
+		return nil, axp.Invalid(field, "must be "+want+", not "+checkKind(v), "")
 	}
 	if len(items) == 0 {
-		return nil, Invalid(field, "must list at least one string", "leave the key out to skip this check")
+		return nil, axp.Invalid(field, "must list at least one string", "leave the key out to skip this check")
 	}
 	if len(items) > checkMaxList {
-		return nil, Invalid(field, fmt.Sprintf("has %d entries; at most %d are allowed", len(items), checkMaxList), "")
+		return nil, axp.Invalid(field, fmt.Sprintf("has %d entries; at most %d are allowed", len(items), checkMaxList), "")
 	}
 	out := make([]string, len(items))
 	for i, e := range items {
@@ -437,14 +433,14 @@ func checkStrings(v any, field string, single bool, maxLen int) ([]string, *Erro
 		s, ok := e.(string)
 		switch {
 		case !ok:
-			return nil, Invalid(f, "must be a string, not "+checkKind(e), "")
+			return nil, axp.Invalid(f, "must be a string, not "+checkKind(e), "")
 		case s == "":
-			return nil, Invalid(f, "must not be empty", "")
+			return nil, axp.Invalid(f, "must not be empty", "")
 		case !utf8.ValidString(s):
-			return nil, Invalid(f, "is not valid UTF-8", "")
+			return nil, axp.Invalid(f, "is not valid UTF-8", "")
 		}
 		if n := utf8.RuneCountInString(s); n > maxLen {
-			return nil, Invalid(f, fmt.Sprintf("is %s characters; at most %s are allowed", checkCount(int64(n)), checkCount(int64(maxLen))), "shorten it")
+			return nil, axp.Invalid(f, fmt.Sprintf("is %s characters; at most %s are allowed", checkCount(int64(n)), checkCount(int64(maxLen))), "shorten it")
 		}
 		out[i] = s
 	}
@@ -459,8 +455,8 @@ type sizeCheck struct {
 	lines   bool
 }
 
-func sizeParser(atLeast, lines bool) func(v any, field string) (any, checker, *Error) {
-	return func(v any, field string) (any, checker, *Error) {
+func sizeParser(atLeast, lines bool) func(v any, field string) (any, checker, *axp.Error) {
+	return func(v any, field string) (any, checker, *axp.Error) {
 		n, err := checkInt(v, field)
 		if err != nil {
 			return nil, nil, err
@@ -488,7 +484,7 @@ func (c sizeCheck) run(s *checkSubject) (bool, string) {
 
 type linesCheck struct{ want []string }
 
-func parseLinesCheck(v any, field string) (any, checker, *Error) {
+func parseLinesCheck(v any, field string) (any, checker, *axp.Error) {
 	want, err := checkStrings(v, field, true, checkMaxString)
 	if err != nil {
 		return nil, nil, err
@@ -499,7 +495,7 @@ func parseLinesCheck(v any, field string) (any, checker, *Error) {
 			if _, one := v.(string); one {
 				f = field
 			}
-			return nil, nil, Invalid(f, "must be a single line", "give each line as its own entry, without line breaks")
+			return nil, nil, axp.Invalid(f, "must be a single line", "give each line as its own entry, without line breaks")
 		}
 	}
 	return want, linesCheck{want}, nil
@@ -548,8 +544,8 @@ type containCheck struct {
 	not  bool
 }
 
-func parseContainCheck(not bool) func(v any, field string) (any, checker, *Error) {
-	return func(v any, field string) (any, checker, *Error) {
+func parseContainCheck(not bool) func(v any, field string) (any, checker, *axp.Error) {
+	return func(v any, field string) (any, checker, *axp.Error) {
 		want, err := checkStrings(v, field, true, checkMaxString)
 		if err != nil {
 			return nil, nil, err
@@ -616,7 +612,7 @@ type regexCheck struct {
 	res []*regexp.Regexp
 }
 
-func parseRegexCheck(v any, field string) (any, checker, *Error) {
+func parseRegexCheck(v any, field string) (any, checker, *axp.Error) {
 	src, err := checkStrings(v, field, true, checkMaxRegex)
 	if err != nil {
 		return nil, nil, err
@@ -629,7 +625,7 @@ func parseRegexCheck(v any, field string) (any, checker, *Error) {
 			if _, one := v.(string); one {
 				f = field
 			}
-			return nil, nil, Invalid(f, "is not a valid regular expression: "+strings.TrimPrefix(cerr.Error(), "error parsing regexp: "),
+			return nil, nil, axp.Invalid(f, "is not a valid regular expression: "+strings.TrimPrefix(cerr.Error(), "error parsing regexp: "),
 				"patterns use RE2 syntax: no lookaround or backreferences")
 		}
 		c.res[i] = re
@@ -680,10 +676,10 @@ func (c regexCheck) run(s *checkSubject) (bool, string) {
 
 type jsonCheck struct{}
 
-func parseJSONCheck(v any, field string) (any, checker, *Error) {
+func parseJSONCheck(v any, field string) (any, checker, *axp.Error) {
 	b, ok := v.(bool)
 	if !ok {
-		return nil, nil, Invalid(field, "must be true or false, not "+checkKind(v), "true requires the content to be valid JSON")
+		return nil, nil, axp.Invalid(field, "must be true or false, not "+checkKind(v), "true requires the content to be valid JSON")
 	}
 	if !b {
 		return false, nil, nil
@@ -715,39 +711,10 @@ func jsonValueKind(v any) string {
 	return "null"
 }
 
-type schemaCheck struct{ schema *protocol.Schema }
-
-func parseSchemaCheck(v any, field string) (any, checker, *Error) {
-	if _, ok := v.(map[string]any); !ok {
-		return nil, nil, Invalid(field, "must be a JSON Schema object, not "+checkKind(v), "give the schema itself, for example {\"type\": \"object\", \"required\": [\"total\"]}")
-	}
-	norm, err := normalizeJSONValue(v, field, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	b := &schemaBuilder{}
-	s, err := b.build(norm, field, 1, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	return norm, schemaCheck{s}, nil
-}
-
-func (c schemaCheck) run(s *checkSubject) (bool, string) {
-	v, problem := s.parsed()
-	if problem != "" {
-		return false, "not valid JSON: " + problem
-	}
-	if err := protocol.Validate(c.schema, v, "$"); err != nil {
-		return false, err.Field + ": " + err.Message
-	}
-	return true, ""
-}
-
 // normalizeJSONValue copies a decoded JSON value with every number normalized by checkNumber.
-func normalizeJSONValue(v any, field string, depth int) (any, *Error) {
+func normalizeJSONValue(v any, field string, depth int) (any, *axp.Error) {
 	if depth > 100 {
-		return nil, Invalid(field, "nests too deeply", "")
+		return nil, axp.Invalid(field, "nests too deeply", "")
 	}
 	switch x := v.(type) {
 	case nil, string, bool:
@@ -782,420 +749,9 @@ func normalizeJSONValue(v any, field string, depth int) (any, *Error) {
 	if n, _, ok := checkNumber(v); ok {
 		return n, nil
 	}
-	return nil, Invalid(field, "is not a usable JSON value: "+checkKind(v), "")
+	return nil, axp.Invalid(field, "is not a usable JSON value: "+checkKind(v), "")
 }
 
-// schemaKeywords maps each supported JSON Schema keyword to the instance type it constrains:
-// "" for any, "-" for annotations that do not affect validation. Keywords not listed are refused,
-// because protocol.Validate would ignore them and the check would pass when it should not.
-var schemaKeywords = map[string]string{
-	"type": "", "enum": "", "const": "", "oneOf": "",
-	"properties": "object", "required": "object", "additionalProperties": "object",
-	"items": "array", "minItems": "array", "maxItems": "array",
-	"minLength": "string", "maxLength": "string", "pattern": "string", "format": "string",
-	"minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "multipleOf": "number",
-	"title": "-", "description": "-", "default": "-", "examples": "-", "$schema": "-", "$id": "-",
-	"$comment": "-", "deprecated": "-", "readOnly": "-", "writeOnly": "-",
-}
-
-var schemaKeywordHints = map[string]string{
-	"exclusiveMaximum": "use maximum (inclusive) instead",
-	"anyOf":            "use oneOf when the alternatives exclude each other",
-	"allOf":            "merge the schemas into one",
-	"$ref":             "write the referenced schema inline",
-	"$defs":            "write the referenced schemas inline",
-	"definitions":      "write the referenced schemas inline",
-	"prefixItems":      "give one schema for every item with items",
-}
-
-var schemaFormats = []string{"date-time", "email", "evm-address", "http-url", "uri"}
-
-var schemaTypes = []string{"array", "boolean", "integer", "number", "object", "string"}
-
-// schemaBuilder turns a buyer's JSON Schema (numbers already normalized) into a *protocol.Schema
-// that protocol.Validate enforces exactly as JSON Schema would, refusing what it cannot enforce.
-type schemaBuilder struct{ nodes int }
-
-func (b *schemaBuilder) build(v any, field string, depth int, inherit string) (*protocol.Schema, *Error) {
-	b.nodes++
-	if b.nodes > checkMaxSchemas {
-		return nil, Invalid(field, fmt.Sprintf("makes the schema larger than %d subschemas", checkMaxSchemas), "simplify the schema")
-	}
-	if depth > checkMaxDepth {
-		return nil, Invalid(field, fmt.Sprintf("nests deeper than %d levels", checkMaxDepth), "flatten the schema")
-	}
-	if t, ok := v.(bool); ok {
-		if t {
-			return &protocol.Schema{}, nil
-		}
-		return nil, Invalid(field, "the schema false is supported only as additionalProperties", "")
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, Invalid(field, "must be a JSON Schema object, not "+checkKind(v), "")
-	}
-	keys := sortedCheckKeys(m)
-	for _, k := range keys {
-		if _, ok := schemaKeywords[k]; !ok {
-			hint := schemaKeywordHints[k]
-			if hint == "" {
-				hint = "supported keywords: " + strings.Join(supportedSchemaKeywords(), ", ")
-			}
-			return nil, Invalid(field+"."+clipRunes(k, 80), "is not a supported JSON Schema keyword", hint)
-		}
-		if s, ok := m[k].(string); ok && utf8.RuneCountInString(s) > checkMaxString {
-			return nil, Invalid(field+"."+k, fmt.Sprintf("is longer than %s characters", checkCount(checkMaxString)), "shorten it")
-		}
-	}
-	s := &protocol.Schema{}
-
-	primary, nullable, typed := inherit, false, false
-	if t, ok := m["type"]; ok {
-		var err *Error
-		primary, nullable, err = schemaType(t, field+".type")
-		if err != nil {
-			return nil, err
-		}
-		typed = true
-	}
-
-	// enum and const: scalar values of one type. An enum fixes the type when none is given; null
-	// is allowed only when both the type and the enum allow it (protocol.Validate accepts null
-	// before looking at the enum).
-	var values []any
-	var efield string
-	_, hasEnum := m["enum"]
-	_, hasConst := m["const"]
-	switch {
-	case hasEnum && hasConst:
-		return nil, Invalid(field+".const", "cannot be combined with enum", "list the value in enum")
-	case hasConst:
-		values, efield = []any{m["const"]}, field+".const"
-	case hasEnum:
-		efield = field + ".enum"
-		list, ok := m["enum"].([]any)
-		if !ok {
-			return nil, Invalid(efield, "must be an array of values, not "+checkKind(m["enum"]), "")
-		}
-		if len(list) == 0 {
-			return nil, Invalid(efield, "must list at least one value", "")
-		}
-		if len(list) > checkMaxList {
-			return nil, Invalid(efield, fmt.Sprintf("has %d values; at most %d are allowed", len(list), checkMaxList), "")
-		}
-		values = list
-	}
-	if hasEnum || hasConst {
-		var kept []any
-		hasNull := false
-		kind := ""
-		for i, e := range values {
-			f := efield
-			if hasEnum {
-				f = fmt.Sprintf("%s[%d]", efield, i)
-			}
-			k := ""
-			switch x := e.(type) {
-			case nil:
-				hasNull = true
-				continue
-			case string:
-				if utf8.RuneCountInString(x) > checkMaxString {
-					return nil, Invalid(f, fmt.Sprintf("is longer than %s characters", checkCount(checkMaxString)), "")
-				}
-				k = "string"
-			case bool:
-				k = "boolean"
-			case int64, json.Number:
-				k = "number"
-			default:
-				return nil, Invalid(f, "must be a string, number, boolean or null, not "+checkKind(e), "")
-			}
-			if primary != "" {
-				if !schemaValueFits(primary, e) {
-					return nil, Invalid(f, checkKind(e)+" is not of the schema's type "+primary, "")
-				}
-			} else if kind != "" && k != kind {
-				return nil, Invalid(efield, "mixes values of different types ("+kind+" and "+k+")", "give values of one type, or use oneOf")
-			}
-			kind = k
-			kept = append(kept, e)
-		}
-		if len(kept) == 0 {
-			return nil, Invalid(efield, "must allow a value other than null", "to allow null beside a type, give type as [\"string\", \"null\"]")
-		}
-		if primary == "" {
-			primary = kind
-		}
-		nullable = hasNull && (nullable || !typed)
-		values = kept
-	}
-
-	for _, k := range keys {
-		want := schemaKeywords[k]
-		if want == "" || want == "-" {
-			continue
-		}
-		if primary == "" {
-			hint := fmt.Sprintf("add \"type\": %q to this schema", want)
-			if want == "number" {
-				hint = "add \"type\": \"number\" or \"type\": \"integer\" to this schema"
-			}
-			return nil, Invalid(field+"."+k, "needs the schema's type to be given", hint)
-		}
-		if want != primary && !(want == "number" && primary == "integer") {
-			return nil, Invalid(field+"."+k, "applies to "+want+" values, but this schema's type is "+primary, "")
-		}
-	}
-
-	if p, ok := m["properties"]; ok {
-		props, ok := p.(map[string]any)
-		if !ok {
-			return nil, Invalid(field+".properties", "must be an object of schemas, not "+checkKind(p), "")
-		}
-		for _, name := range sortedCheckKeys(props) {
-			if utf8.RuneCountInString(name) > checkMaxString {
-				return nil, Invalid(field+".properties", "has a property name longer than "+checkCount(checkMaxString)+" characters", "")
-			}
-			sub, err := b.build(props[name], field+".properties."+clipRunes(name, 80), depth+1, "")
-			if err != nil {
-				return nil, err
-			}
-			s.AddProperty(name, sub, false)
-		}
-	}
-	if r, ok := m["required"]; ok {
-		names, err := checkStrings(r, field+".required", false, checkMaxString)
-		if err != nil {
-			return nil, err
-		}
-		s.Required = names
-	}
-	if a, ok := m["additionalProperties"]; ok {
-		if allowed, isBool := a.(bool); isBool {
-			s.AdditionalProperties = allowed
-		} else {
-			sub, err := b.build(a, field+".additionalProperties", depth+1, "")
-			if err != nil {
-				return nil, err
-			}
-			s.AdditionalProperties = sub
-		}
-	}
-	if it, ok := m["items"]; ok {
-		if _, tuple := it.([]any); tuple {
-			return nil, Invalid(field+".items", "the array (tuple) form of items is not supported", "give one schema that every item must match")
-		}
-		sub, err := b.build(it, field+".items", depth+1, "")
-		if err != nil {
-			return nil, err
-		}
-		s.Items = sub
-	}
-
-	counts := []struct {
-		key string
-		dst **int
-	}{{"minItems", &s.MinItems}, {"maxItems", &s.MaxItems}, {"minLength", &s.MinLength}, {"maxLength", &s.MaxLength}}
-	for _, c := range counts {
-		if x, ok := m[c.key]; ok {
-			n, err := checkInt(x, field+"."+c.key)
-			if err != nil {
-				return nil, err
-			}
-			if n > checkMaxSchemaCount {
-				return nil, Invalid(field+"."+c.key, "is too large", "")
-			}
-			i := int(n)
-			*c.dst = &i
-		}
-	}
-	if s.MinItems != nil && s.MaxItems != nil && *s.MinItems > *s.MaxItems {
-		return nil, Invalid(field+".minItems", "is more than maxItems", "no value could pass")
-	}
-	if s.MinLength != nil && s.MaxLength != nil && *s.MinLength > *s.MaxLength {
-		return nil, Invalid(field+".minLength", "is more than maxLength", "no value could pass")
-	}
-
-	bounds := []struct {
-		key string
-		dst *json.Number
-	}{{"minimum", &s.Minimum}, {"maximum", &s.Maximum}, {"exclusiveMinimum", &s.ExclusiveMinimum}, {"multipleOf", &s.MultipleOf}}
-	for _, c := range bounds {
-		if x, ok := m[c.key]; ok {
-			_, text, ok := checkNumber(x)
-			if !ok {
-				return nil, Invalid(field+"."+c.key, "must be a number, not "+checkKind(x), "")
-			}
-			*c.dst = text
-		}
-	}
-	if s.MultipleOf != "" && ratOf(s.MultipleOf).Sign() <= 0 {
-		return nil, Invalid(field+".multipleOf", "must be greater than 0", "")
-	}
-	if s.Minimum != "" && s.Maximum != "" && ratOf(s.Minimum).Cmp(ratOf(s.Maximum)) > 0 {
-		return nil, Invalid(field+".minimum", "is more than maximum", "no value could pass")
-	}
-	if s.ExclusiveMinimum != "" && s.Maximum != "" && ratOf(s.ExclusiveMinimum).Cmp(ratOf(s.Maximum)) >= 0 {
-		return nil, Invalid(field+".exclusiveMinimum", "is not less than maximum", "no value could pass")
-	}
-
-	if p, ok := m["pattern"]; ok {
-		src, isStr := p.(string)
-		if !isStr {
-			return nil, Invalid(field+".pattern", "must be a string, not "+checkKind(p), "")
-		}
-		if utf8.RuneCountInString(src) > checkMaxRegex {
-			return nil, Invalid(field+".pattern", fmt.Sprintf("is longer than %d characters", checkMaxRegex), "")
-		}
-		if _, err := regexp.Compile(src); err != nil {
-			return nil, Invalid(field+".pattern", "is not a valid regular expression: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "),
-				"patterns use RE2 syntax: no lookaround or backreferences")
-		}
-		s.Pattern = src
-	}
-	if f, ok := m["format"]; ok {
-		name, _ := f.(string)
-		i := sort.SearchStrings(schemaFormats, name)
-		if i == len(schemaFormats) || schemaFormats[i] != name {
-			return nil, Invalid(field+".format", checkKind(f)+" is not a supported format", "supported formats: "+strings.Join(schemaFormats, ", "))
-		}
-		s.Format = name
-	}
-
-	if o, ok := m["oneOf"]; ok {
-		list, ok := o.([]any)
-		if !ok || len(list) == 0 {
-			return nil, Invalid(field+".oneOf", "must be a non-empty array of schemas", "")
-		}
-		if len(list) > checkMaxList {
-			return nil, Invalid(field+".oneOf", fmt.Sprintf("has %d schemas; at most %d are allowed", len(list), checkMaxList), "")
-		}
-		// A branch without a type constrains only values of the enclosing type (JSON Schema
-		// applies keywords to the types they are about), so it inherits that type.
-		for i, e := range list {
-			sub, err := b.build(e, fmt.Sprintf("%s.oneOf[%d]", field, i), depth+1, primary)
-			if err != nil {
-				return nil, err
-			}
-			s.OneOf = append(s.OneOf, sub)
-		}
-	}
-
-	if values != nil {
-		if primary == "number" || primary == "integer" {
-			// protocol.Validate compares enum values as text, so 2.50 would not equal 2.5; exact
-			// bounds compare numbers by value.
-			if s.OneOf != nil {
-				return nil, Invalid(efield, "a numeric enum or const cannot be combined with oneOf", "")
-			}
-			var seen []*big.Rat
-		next:
-			for _, e := range values {
-				_, text, _ := checkNumber(e)
-				r := ratOf(text)
-				for _, x := range seen {
-					if x.Cmp(r) == 0 {
-						continue next
-					}
-				}
-				seen = append(seen, r)
-				s.OneOf = append(s.OneOf, &protocol.Schema{Type: primary, Minimum: text, Maximum: text, Title: text.String()})
-			}
-		} else {
-			s.Enum = values
-		}
-	}
-
-	if primary != "" {
-		if nullable {
-			s.Type = []string{primary, "null"}
-		} else {
-			s.Type = primary
-		}
-	}
-	return s, nil
-}
-
-func supportedSchemaKeywords() []string {
-	var ks []string
-	for k, t := range schemaKeywords {
-		if t != "-" {
-			ks = append(ks, k)
-		}
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-// schemaType reads "type": one type name, or a list of one type and "null".
-func schemaType(v any, field string) (primary string, nullable bool, err *Error) {
-	var names []string
-	switch x := v.(type) {
-	case string:
-		names = []string{x}
-	case []any:
-		for _, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return "", false, Invalid(field, "must list type names, not "+checkKind(e), "")
-			}
-			names = append(names, s)
-		}
-	case []string:
-		names = x
-	default:
-		return "", false, Invalid(field, "must be a type name, not "+checkKind(v), "one of: "+strings.Join(schemaTypes, ", "))
-	}
-	for _, n := range names {
-		switch {
-		case n == "null":
-			nullable = true
-		case primary != "":
-			return "", false, Invalid(field, "lists more than one type besides null", "use oneOf for alternatives")
-		default:
-			i := sort.SearchStrings(schemaTypes, n)
-			if i == len(schemaTypes) || schemaTypes[i] != n {
-				return "", false, Invalid(field, checkQuote(n)+" is not a JSON Schema type", "one of: "+strings.Join(schemaTypes, ", ")+", null")
-			}
-			primary = n
-		}
-	}
-	if primary == "" {
-		return "", false, Invalid(field, "must name a type other than null", "to allow null beside a type, give [\"string\", \"null\"]")
-	}
-	return primary, nullable, nil
-}
-
-func schemaValueFits(typ string, v any) bool {
-	switch typ {
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "boolean":
-		_, ok := v.(bool)
-		return ok
-	case "number":
-		_, _, ok := checkNumber(v)
-		return ok
-	case "integer":
-		_, text, ok := checkNumber(v)
-		return ok && ratOf(text).IsInt()
-	}
-	return false
-}
-
-func ratOf(n json.Number) *big.Rat {
-	r, ok := new(big.Rat).SetString(n.String())
-	if !ok {
-		return new(big.Rat)
-	}
-	return r
-}
-
-// ---- mime type ----
-
-// mimeCheck checks the type of the content itself, whatever the seller claimed.
 type mimeCheck struct {
 	typ, sub string // sub may be "*"
 	charset  string // "", "utf-8" or "us-ascii"
@@ -1222,13 +778,13 @@ var mimeAliases = map[string]string{
 	"audio/mp3": "audio/mpeg", "audio/x-aiff": "audio/aiff", "video/x-msvideo": "video/avi",
 }
 
-func parseMimeCheck(v any, field string) (any, checker, *Error) {
+func parseMimeCheck(v any, field string) (any, checker, *axp.Error) {
 	raw, ok := v.(string)
 	if !ok {
-		return nil, nil, Invalid(field, "must be a string, not "+checkKind(v), "for example \"application/json\"")
+		return nil, nil, axp.Invalid(field, "must be a string, not "+checkKind(v), "for example \"application/json\"")
 	}
 	if len(raw) > 200 {
-		return nil, nil, Invalid(field, "is too long for a media type", "for example \"application/json\"")
+		return nil, nil, axp.Invalid(field, "is too long for a media type", "for example \"application/json\"")
 	}
 	base, params, _ := strings.Cut(raw, ";")
 	base = strings.ToLower(strings.TrimSpace(base))
@@ -1236,11 +792,11 @@ func parseMimeCheck(v any, field string) (any, checker, *Error) {
 		base = a
 	}
 	if base == "*/*" || base == "application/octet-stream" {
-		return nil, nil, Invalid(field, base+" matches any content", "leave mime_type out, or name the type you expect")
+		return nil, nil, axp.Invalid(field, base+" matches any content", "leave mime_type out, or name the type you expect")
 	}
 	typ, sub, ok := strings.Cut(base, "/")
 	if !ok || !mimeToken(typ) || !(mimeToken(sub) || sub == "*") {
-		return nil, nil, Invalid(field, checkQuote(raw)+" is not a media type", "for example \"text/plain\", \"application/json\" or \"image/*\"")
+		return nil, nil, axp.Invalid(field, checkQuote(raw)+" is not a media type", "for example \"text/plain\", \"application/json\" or \"image/*\"")
 	}
 	c := mimeCheck{typ: typ, sub: sub}
 	if sub == "*" {
@@ -1252,10 +808,10 @@ func parseMimeCheck(v any, field string) (any, checker, *Error) {
 			}
 		}
 		if !known {
-			return nil, nil, Invalid(field, checkQuote(base)+" matches no type the exchange can recognize", "for example \"image/*\", \"text/*\" or \"audio/*\"")
+			return nil, nil, axp.Invalid(field, checkQuote(base)+" matches no type the exchange can recognize", "for example \"image/*\", \"text/*\" or \"audio/*\"")
 		}
 	} else if !mimeDetectable[base] {
-		return nil, nil, Invalid(field, checkQuote(base)+" is not a type the exchange can recognize in content", "recognized: "+strings.Join(mimeDetectableList(), ", "))
+		return nil, nil, axp.Invalid(field, checkQuote(base)+" is not a type the exchange can recognize in content", "recognized: "+strings.Join(mimeDetectableList(), ", "))
 	}
 	for _, p := range strings.Split(params, ";") {
 		if strings.TrimSpace(p) == "" {
@@ -1265,7 +821,7 @@ func parseMimeCheck(v any, field string) (any, checker, *Error) {
 		k = strings.ToLower(strings.TrimSpace(k))
 		val = strings.ToLower(strings.Trim(strings.TrimSpace(val), "\""))
 		if k != "charset" {
-			return nil, nil, Invalid(field, "the parameter "+checkQuote(k)+" is not checked", "only a charset parameter is supported")
+			return nil, nil, axp.Invalid(field, "the parameter "+checkQuote(k)+" is not checked", "only a charset parameter is supported")
 		}
 		switch val {
 		case "utf-8", "utf8":
@@ -1273,10 +829,10 @@ func parseMimeCheck(v any, field string) (any, checker, *Error) {
 		case "us-ascii", "ascii":
 			c.charset = "us-ascii"
 		default:
-			return nil, nil, Invalid(field, "the charset "+checkQuote(val)+" is not checked", "supported charsets: utf-8, us-ascii")
+			return nil, nil, axp.Invalid(field, "the charset "+checkQuote(val)+" is not checked", "supported charsets: utf-8, us-ascii")
 		}
 		if !(typ == "text" || base == "application/json" || base == "application/xml") {
-			return nil, nil, Invalid(field, "a charset applies only to text types", "leave the charset out")
+			return nil, nil, axp.Invalid(field, "a charset applies only to text types", "leave the charset out")
 		}
 	}
 	norm := base

@@ -1,4 +1,4 @@
-package axp
+package checks
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/axp-exchange/axp"
 )
 
 // pngBytes is the start of a real PNG file: signature and IHDR chunk.
@@ -50,7 +52,7 @@ func TestValidateChecksNormalizes(t *testing.T) {
 				"n": map[string]any{"type": "number", "minimum": json.Number("0.5"), "maximum": int64(10)}}}}},
 	}
 	for _, tt := range tests {
-		got, err := ValidateChecks(checksOf(t, tt.in))
+		got, err := Validate(checksOf(t, tt.in))
 		if err != nil {
 			t.Errorf("%s: unexpected error %v", tt.in, err)
 			continue
@@ -59,13 +61,13 @@ func TestValidateChecksNormalizes(t *testing.T) {
 			t.Errorf("%s:\n got  %#v\n want %#v", tt.in, got, tt.want)
 		}
 	}
-	if got, err := ValidateChecks(nil); got != nil || err != nil {
+	if got, err := Validate(nil); got != nil || err != nil {
 		t.Errorf("nil checks: got %v, %v", got, err)
 	}
 }
 
 func TestValidateChecksAcceptsGoValues(t *testing.T) {
-	got, err := ValidateChecks(map[string]any{
+	got, err := Validate(map[string]any{
 		"max_bytes": 100, "min_bytes": int64(1), "max_lines": float64(3), "min_lines": uint8(1),
 		"must_contain": []string{"a"},
 		"json_schema":  map[string]any{"type": []string{"integer", "null"}, "maximum": float32(5)},
@@ -85,7 +87,7 @@ func TestValidateChecksRefusals(t *testing.T) {
 	long := strings.Repeat("x", 2001)
 	many := `[` + strings.TrimSuffix(strings.Repeat(`"a",`, 51), ",") + `]`
 	deep := `{"type": "array", "items": `
-	deepSchema := strings.Repeat(deep, 10) + `{"type": "string"}` + strings.Repeat("}", 10)
+	deepSchema := strings.Repeat(deep, 101) + `{"type": "string"}` + strings.Repeat("}", 101)
 	tests := []struct {
 		in, field, msg string
 	}{
@@ -130,47 +132,28 @@ func TestValidateChecksRefusals(t *testing.T) {
 		{`{"mime_type": "text/plain; charset=latin1"}`, "acceptance_checks.mime_type", "charset \"latin1\" is not checked"},
 		{`{"mime_type": "text/plain; format=flowed"}`, "acceptance_checks.mime_type", "parameter \"format\" is not checked"},
 		{`{"mime_type": "image/png; charset=utf-8"}`, "acceptance_checks.mime_type", "charset applies only to text"},
-		// json_schema
+		// json_schema: full draft 2020-12; what is refused is what is not a schema, or reaches outside it
 		{`{"json_schema": "{\"type\":\"object\"}"}`, "acceptance_checks.json_schema", "must be a JSON Schema object"},
 		{`{"json_schema": true}`, "acceptance_checks.json_schema", "must be a JSON Schema object"},
-		{`{"json_schema": {"type": "object", "minProperties": 1}}`, "acceptance_checks.json_schema.minProperties", "is not a supported JSON Schema keyword"},
-		{`{"json_schema": {"type": "object", "properties": {"n": {"type": "number", "exclusiveMaximum": 5}}}}`,
-			"acceptance_checks.json_schema.properties.n.exclusiveMaximum", "is not a supported JSON Schema keyword"},
-		{`{"json_schema": {"anyOf": [{"type": "string"}]}}`, "acceptance_checks.json_schema.anyOf", "not a supported"},
-		{`{"json_schema": {"$ref": "#/$defs/x"}}`, "acceptance_checks.json_schema.$ref", "not a supported"},
-		{`{"json_schema": {"type": "strin"}}`, "acceptance_checks.json_schema.type", `"strin" is not a JSON Schema type`},
-		{`{"json_schema": {"type": "null"}}`, "acceptance_checks.json_schema.type", "other than null"},
-		{`{"json_schema": {"type": ["string", "number"]}}`, "acceptance_checks.json_schema.type", "more than one type"},
-		{`{"json_schema": {"properties": {"a": {"type": "string"}}}}`, "acceptance_checks.json_schema.properties", "needs the schema's type"},
-		{`{"json_schema": {"type": "string", "minimum": 1}}`, "acceptance_checks.json_schema.minimum", "applies to number values, but this schema's type is string"},
-		{`{"json_schema": {"type": "array", "items": [{"type": "string"}]}}`, "acceptance_checks.json_schema.items", "tuple"},
-		{`{"json_schema": {"type": "string", "pattern": "(?!x)"}}`, "acceptance_checks.json_schema.pattern", "is not a valid regular expression"},
-		{`{"json_schema": {"type": "string", "format": "ipv4"}}`, "acceptance_checks.json_schema.format", "is not a supported format"},
-		{`{"json_schema": {"type": "number", "multipleOf": 0}}`, "acceptance_checks.json_schema.multipleOf", "greater than 0"},
-		{`{"json_schema": {"type": "number", "minimum": 5, "maximum": 1}}`, "acceptance_checks.json_schema.minimum", "more than maximum"},
-		{`{"json_schema": {"type": "string", "minLength": 5, "maxLength": 1}}`, "acceptance_checks.json_schema.minLength", "more than maxLength"},
-		{`{"json_schema": {"type": "string", "maxLength": -1}}`, "acceptance_checks.json_schema.maxLength", "must not be negative"},
-		{`{"json_schema": {"enum": ["a", 1]}}`, "acceptance_checks.json_schema.enum", "mixes values of different types"},
-		{`{"json_schema": {"enum": []}}`, "acceptance_checks.json_schema.enum", "at least one"},
-		{`{"json_schema": {"enum": [null]}}`, "acceptance_checks.json_schema.enum", "other than null"},
-		{`{"json_schema": {"enum": [{"a": 1}]}}`, "acceptance_checks.json_schema.enum[0]", "must be a string, number, boolean or null"},
-		{`{"json_schema": {"type": "string", "enum": ["a", 2]}}`, "acceptance_checks.json_schema.enum[1]", "is not of the schema's type string"},
-		{`{"json_schema": {"type": "integer", "const": 2.5}}`, "acceptance_checks.json_schema.const", "is not of the schema's type integer"},
-		{`{"json_schema": {"enum": ["a"], "const": "a"}}`, "acceptance_checks.json_schema.const", "cannot be combined with enum"},
-		{`{"json_schema": {"type": "number", "enum": [1, 2], "oneOf": [{"minimum": 0}]}}`, "acceptance_checks.json_schema.enum", "cannot be combined with oneOf"},
-		{`{"json_schema": {"type": "object", "properties": {"a": false}}}`, "acceptance_checks.json_schema.properties.a", "false"},
-		{`{"json_schema": {"type": "object", "properties": {"a": 3}}}`, "acceptance_checks.json_schema.properties.a", "must be a JSON Schema object"},
-		{`{"json_schema": {"oneOf": [{"type": "string"}, {"minimum": 3}]}}`, "acceptance_checks.json_schema.oneOf[1].minimum", "needs the schema's type"},
-		{`{"json_schema": ` + deepSchema + `}`, "acceptance_checks.json_schema" + strings.Repeat(".items", 10), "nests deeper than 10 levels"},
-		{`{"json_schema": {"type": "string", "description": "` + long + `"}}`, "acceptance_checks.json_schema.description", "longer than 2,000"},
+		{`{"json_schema": {"$ref": "#/$defs/x"}}`, "acceptance_checks.json_schema", "does not define"},
+		{`{"json_schema": {"$ref": "https://schemas.example.com/order.json"}}`, "acceptance_checks.json_schema", "outside the schema"},
+		{`{"json_schema": {"$defs": {"a": {"$ref": "other.json"}}, "$ref": "#/$defs/a"}}`, "acceptance_checks.json_schema", "outside the schema"},
+		{`{"json_schema": {"type": "strin"}}`, "acceptance_checks.json_schema.type", "must be one of"},
+		{`{"json_schema": {"type": "array", "items": [{"type": "string"}]}}`, "acceptance_checks.json_schema.items", "want boolean or object"},
+		{`{"json_schema": {"type": "string", "pattern": "(?!x)"}}`, "acceptance_checks.json_schema.pattern", "not valid regex"},
+		{`{"json_schema": {"type": "number", "multipleOf": 0}}`, "acceptance_checks.json_schema.multipleOf", "exclusiveMinimum"},
+		{`{"json_schema": {"type": "string", "maxLength": -1}}`, "acceptance_checks.json_schema.maxLength", "minimum"},
+		{`{"json_schema": {"type": "object", "properties": {"a": 3}}}`, "acceptance_checks.json_schema.properties.a", "want boolean or object"},
+		{`{"json_schema": {"enum": 3}}`, "acceptance_checks.json_schema.enum", "want array"},
+		{`{"json_schema": ` + deepSchema + `}`, "acceptance_checks.json_schema" + strings.Repeat(".items", 100) + ".type", "nests too deeply"},
 	}
 	for _, tt := range tests {
-		got, err := ValidateChecks(checksOf(t, tt.in))
+		got, err := Validate(checksOf(t, tt.in))
 		if err == nil {
 			t.Errorf("%.120s: accepted as %v", tt.in, got)
 			continue
 		}
-		if err.Code != CodeInvalidInput || err.Field != tt.field || !strings.Contains(err.Message, tt.msg) {
+		if err.Code != axp.CodeInvalidInput || err.Field != tt.field || !strings.Contains(err.Message, tt.msg) {
 			t.Errorf("%.120s:\n got  %s %q: %q (%s)\n want %q containing %q", tt.in, err.Code, err.Field, err.Message, err.Hint, tt.field, tt.msg)
 		}
 		if got != nil {
@@ -180,19 +163,15 @@ func TestValidateChecksRefusals(t *testing.T) {
 }
 
 func TestValidateChecksHints(t *testing.T) {
-	_, err := ValidateChecks(checksOf(t, `{"max_size": 1}`))
+	_, err := Validate(checksOf(t, `{"max_size": 1}`))
 	if err == nil || !strings.Contains(err.Hint, "max_bytes") || !strings.Contains(err.Hint, "json_schema") {
 		t.Errorf("unknown key hint should list known keys: %v", err)
 	}
-	_, err = ValidateChecks(checksOf(t, `{"json_schema": {"type": "object", "patternProperties": {}}}`))
-	if err == nil || !strings.Contains(err.Hint, "additionalProperties") {
-		t.Errorf("unsupported keyword hint should list supported keywords: %v", err)
+	_, err = Validate(checksOf(t, `{"json_schema": {"$ref": "https://schemas.example.com/order.json"}}`))
+	if err == nil || !strings.Contains(err.Hint, "$defs") {
+		t.Errorf("a remote $ref should say to put the schema under $defs: %v", err)
 	}
-	_, err = ValidateChecks(checksOf(t, `{"json_schema": {"properties": {}}}`))
-	if err == nil || !strings.Contains(err.Hint, `"type": "object"`) {
-		t.Errorf("a keyword without its type should say which type to add: %v", err)
-	}
-	_, err = ValidateChecks(checksOf(t, `{"regex": "(?=x)"}`))
+	_, err = Validate(checksOf(t, `{"regex": "(?=x)"}`))
 	if err == nil || !strings.Contains(err.Hint, "RE2") {
 		t.Errorf("bad regex hint should name RE2: %v", err)
 	}
@@ -203,21 +182,21 @@ func TestValidateChecksSchemaSize(t *testing.T) {
 	for i := 0; i < 600; i++ {
 		props[strings.Repeat("p", i+1)] = map[string]any{"type": "string"}
 	}
-	_, err := ValidateChecks(map[string]any{"json_schema": map[string]any{"type": "object", "properties": props}})
-	if err == nil || !strings.Contains(err.Message, "larger than 500") {
-		t.Errorf("a schema of 601 nodes should be refused, got %v", err)
+	_, err := Validate(map[string]any{"json_schema": map[string]any{"type": "object", "properties": props}})
+	if err == nil || !strings.Contains(err.Message, "more than 500") {
+		t.Errorf("a schema of 602 nodes should be refused, got %v", err)
 	}
 }
 
-func checkResultNamed(t *testing.T, checks map[string]any, content string, name string) CheckResult {
+func checkResultNamed(t *testing.T, checks map[string]any, content string, name string) axp.CheckResult {
 	t.Helper()
-	for _, r := range RunChecks(checks, []byte(content)) {
+	for _, r := range Run(checks, []byte(content)) {
 		if r.Name == name {
 			return r
 		}
 	}
 	t.Fatalf("no result named %s", name)
-	return CheckResult{}
+	return axp.CheckResult{}
 }
 
 func TestRunChecks(t *testing.T) {
@@ -274,40 +253,40 @@ func TestRunChecks(t *testing.T) {
 		// json_schema
 		{"json_schema", `{"json_schema": {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer", "minimum": 0}}}}`,
 			`{"total": 4}`, true, ""},
-		{"json_schema", `{"json_schema": {"type": "object", "required": ["total"]}}`, `{"sum": 4}`, false, "$.total: is required"},
+		{"json_schema", `{"json_schema": {"type": "object", "required": ["total"]}}`, `{"sum": 4}`, false, "at $: missing property 'total'"},
 		{"json_schema", `{"json_schema": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "number"}}}}}`,
-			`{"items": [1, 2, "3"]}`, false, `$.items[2]: must be a number, not the string "3"`},
-		{"json_schema", `{"json_schema": {"type": "object", "additionalProperties": false, "properties": {"a": true}}}`, `{"a": 1, "b": 2}`, false, "$.b: is not a known field"},
-		{"json_schema", `{"json_schema": {"type": "array", "minItems": 2}}`, `[1]`, false, "$: must have at least 2 item(s)"},
+			`{"items": [1, 2, "3"]}`, false, "at $.items[2]: got string, want number"},
+		{"json_schema", `{"json_schema": {"type": "object", "additionalProperties": false, "properties": {"a": true}}}`, `{"a": 1, "b": 2}`, false, "additional properties 'b' not allowed"},
+		{"json_schema", `{"json_schema": {"type": "array", "minItems": 2}}`, `[1]`, false, "at $: minItems: got 1, want 2"},
 		{"json_schema", `{"json_schema": {"type": "string", "pattern": "^[a-z]+$"}}`, `"abc"`, true, ""},
-		{"json_schema", `{"json_schema": {"type": "string", "pattern": "^[a-z]+$"}}`, `"ab1"`, false, "does not match the pattern"},
-		{"json_schema", `{"json_schema": {"type": "string", "format": "date-time"}}`, `"yesterday"`, false, "RFC 3339"},
-		{"json_schema", `{"json_schema": {"type": "number", "multipleOf": 0.01}}`, `1.005`, false, "too many decimals"},
-		{"json_schema", `{"json_schema": {"type": "number", "exclusiveMinimum": 0}}`, `0`, false, "greater than 0"},
+		{"json_schema", `{"json_schema": {"type": "string", "pattern": "^[a-z]+$"}}`, `"ab1"`, false, "does not match pattern"},
+		{"json_schema", `{"json_schema": {"type": "string", "format": "date-time"}}`, `"yesterday"`, false, "is not valid date-time"},
+		{"json_schema", `{"json_schema": {"type": "number", "multipleOf": 0.01}}`, `1.005`, false, "multipleOf"},
+		{"json_schema", `{"json_schema": {"type": "number", "exclusiveMinimum": 0}}`, `0`, false, "exclusiveMinimum"},
 		{"json_schema", `{"json_schema": {"type": "integer"}}`, `4.0`, true, ""},
-		{"json_schema", `{"json_schema": {"type": "integer"}}`, `4.5`, false, "whole number"},
+		{"json_schema", `{"json_schema": {"type": "integer"}}`, `4.5`, false, "want integer"},
 		{"json_schema", `{"json_schema": {"type": ["string", "null"]}}`, `null`, true, ""},
-		{"json_schema", `{"json_schema": {"type": "string"}}`, `null`, false, "must not be null"},
+		{"json_schema", `{"json_schema": {"type": "string"}}`, `null`, false, "got null, want string"},
 		{"json_schema", `{"json_schema": {}}`, `[1, "a"]`, true, ""},
 		{"json_schema", `{"json_schema": {}}`, `not json`, false, "not valid JSON"},
 		{"json_schema", `{"json_schema": {"type": "object"}}`, string(pngBytes), false, "not valid JSON"},
 		// enum and const: string enums fix the type, so the number 1 does not pass as "1"
-		{"json_schema", `{"json_schema": {"enum": ["1", "2"]}}`, `1`, false, "must be a string"},
+		{"json_schema", `{"json_schema": {"enum": ["1", "2"]}}`, `1`, false, "value must be one of"},
 		{"json_schema", `{"json_schema": {"enum": ["1", "2"]}}`, `"2"`, true, ""},
-		{"json_schema", `{"json_schema": {"enum": [true]}}`, `"true"`, false, "true or false"},
+		{"json_schema", `{"json_schema": {"enum": [true]}}`, `"true"`, false, "value must be true"},
 		{"json_schema", `{"json_schema": {"enum": ["a", null]}}`, `null`, true, ""},
-		{"json_schema", `{"json_schema": {"enum": ["a"]}}`, `null`, false, "must not be null"},
-		{"json_schema", `{"json_schema": {"type": ["string", "null"], "enum": ["a"]}}`, `null`, false, "must not be null"},
+		{"json_schema", `{"json_schema": {"enum": ["a"]}}`, `null`, false, "value must be 'a'"},
+		{"json_schema", `{"json_schema": {"type": ["string", "null"], "enum": ["a"]}}`, `null`, false, "value must be 'a'"},
 		{"json_schema", `{"json_schema": {"type": ["string", "null"], "enum": ["a", null]}}`, `null`, true, ""},
 		// numeric enums compare by value, not by spelling
 		{"json_schema", `{"json_schema": {"enum": [1, 2.5]}}`, `2.50`, true, ""},
 		{"json_schema", `{"json_schema": {"enum": [1, 2.5, 1.0]}}`, `1e0`, true, ""},
-		{"json_schema", `{"json_schema": {"enum": [1, 2.5]}}`, `3`, false, "(1, 2.5)"},
+		{"json_schema", `{"json_schema": {"enum": [1, 2.5]}}`, `3`, false, "one of 1, 2.5"},
 		{"json_schema", `{"json_schema": {"type": "object", "properties": {"n": {"const": 3}}}}`, `{"n": 3.0}`, true, ""},
-		{"json_schema", `{"json_schema": {"type": "object", "properties": {"n": {"const": 3}}}}`, `{"n": "3"}`, false, "$.n: must be a number"},
+		{"json_schema", `{"json_schema": {"type": "object", "properties": {"n": {"const": 3}}}}`, `{"n": "3"}`, false, "at $.n: value must be 3"},
 		// oneOf branches inherit the enclosing type
 		{"json_schema", `{"json_schema": {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}`, `{"a": 1}`, true, ""},
-		{"json_schema", `{"json_schema": {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}`, `{"a": 1, "b": 2}`, false, "more than one"},
+		{"json_schema", `{"json_schema": {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}`, `{"a": 1, "b": 2}`, false, "subschemas 0, 1 matched"},
 		// mime_type
 		{"mime_type", `{"mime_type": "text/plain"}`, "hello", true, "text/plain"},
 		{"mime_type", `{"mime_type": "text/plain"}`, string(pngBytes), false, "the content looks like image/png, not text/plain"},
@@ -342,7 +321,7 @@ func TestRunChecks(t *testing.T) {
 			t.Errorf("%s on %.40q: got passed=%v %q; want passed=%v with %q", tt.checks, tt.content, r.Passed, r.Detail, tt.pass, tt.detail)
 		}
 		// Every check set in this table is valid at creation too.
-		if _, err := ValidateChecks(checksOf(t, tt.checks)); err != nil {
+		if _, err := Validate(checksOf(t, tt.checks)); err != nil {
 			t.Errorf("%s: refused at creation: %v", tt.checks, err)
 		}
 	}
@@ -350,7 +329,7 @@ func TestRunChecks(t *testing.T) {
 
 func TestRunChecksOrderAndPassed(t *testing.T) {
 	checks := checksOf(t, `{"regex": "a", "json": true, "max_bytes": 10, "must_contain": "b", "json_schema": {"type": "array"}}`)
-	results := RunChecks(checks, []byte(`["a","b"]`))
+	results := Run(checks, []byte(`["a","b"]`))
 	var names []string
 	for _, r := range results {
 		names = append(names, r.Name)
@@ -358,25 +337,25 @@ func TestRunChecksOrderAndPassed(t *testing.T) {
 	if want := []string{"json", "json_schema", "max_bytes", "must_contain", "regex"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("order: got %v, want %v", names, want)
 	}
-	if !ChecksPassed(results) {
+	if !Passed(results) {
 		t.Errorf("all should pass: %+v", results)
 	}
-	results = RunChecks(checks, []byte(`["a","c"]`))
-	if ChecksPassed(results) {
+	results = Run(checks, []byte(`["a","c"]`))
+	if Passed(results) {
 		t.Errorf("must_contain should fail: %+v", results)
 	}
-	if !ChecksPassed(nil) || len(RunChecks(nil, []byte("x"))) != 0 {
+	if !Passed(nil) || len(Run(nil, []byte("x"))) != 0 {
 		t.Error("no checks pass and give no results")
 	}
 	// "json": false asks for nothing and gives no result.
-	if r := RunChecks(map[string]any{"json": false}, []byte("x")); len(r) != 0 {
+	if r := Run(map[string]any{"json": false}, []byte("x")); len(r) != 0 {
 		t.Errorf("json false: %+v", r)
 	}
 }
 
 // TestRunChecksRefusesDamagedChecks: a stored check set is not trusted; a key it cannot run fails.
 func TestRunChecksRefusesDamagedChecks(t *testing.T) {
-	results := RunChecks(map[string]any{
+	results := Run(map[string]any{
 		"max_bytes":   "ten",
 		"regex":       "(",
 		"colour":      "blue",
@@ -408,7 +387,7 @@ func TestChecksSurviveStorage(t *testing.T) {
 		"regex": "total: \\d+",
 		"json_schema": {"type": "object", "properties": {"n": {"enum": [1, 2.5]}, "s": {"type": "string", "maxLength": 10}}}
 	}`)
-	norm, err := ValidateChecks(in)
+	norm, err := Validate(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,8 +403,8 @@ func TestChecksSurviveStorage(t *testing.T) {
 
 	pass := []byte("Report\ntotal: 4\n")
 	fail := []byte("Report\ntotal: x\nTODO\n" + strings.Repeat("y", 5000))
-	want := func(c map[string]any) ([]CheckResult, []CheckResult) {
-		return RunChecks(c, pass), RunChecks(c, fail)
+	want := func(c map[string]any) ([]axp.CheckResult, []axp.CheckResult) {
+		return Run(c, pass), Run(c, fail)
 	}
 	wantPass, wantFail := want(norm)
 	for _, r := range wantPass {
@@ -433,7 +412,7 @@ func TestChecksSurviveStorage(t *testing.T) {
 			t.Errorf("%s should pass: %+v", r.Name, r)
 		}
 	}
-	if ChecksPassed(wantFail) {
+	if Passed(wantFail) {
 		t.Errorf("should fail: %+v", wantFail)
 	}
 	for name, stored := range map[string]map[string]any{"float64": asFloat, "json.Number": asNumber} {
@@ -441,7 +420,7 @@ func TestChecksSurviveStorage(t *testing.T) {
 		if !reflect.DeepEqual(gotPass, wantPass) || !reflect.DeepEqual(gotFail, wantFail) {
 			t.Errorf("%s: results differ after storage:\n%+v\n%+v", name, gotPass, gotFail)
 		}
-		again, err := ValidateChecks(stored)
+		again, err := Validate(stored)
 		if err != nil {
 			t.Errorf("%s: stored checks refused: %v", name, err)
 			continue
@@ -455,14 +434,14 @@ func TestChecksSurviveStorage(t *testing.T) {
 	// The schema's enum survives storage too.
 	schema := map[string]any{"json_schema": asFloat["json_schema"]}
 	for content, ok := range map[string]bool{`{"n": 2.50}`: true, `{"n": 1}`: true, `{"n": 3}`: false, `{"s": "01234567890"}`: false} {
-		if got := ChecksPassed(RunChecks(schema, []byte(content))); got != ok {
+		if got := Passed(Run(schema, []byte(content))); got != ok {
 			t.Errorf("stored schema on %s: passed=%v, want %v", content, got, ok)
 		}
 	}
 }
 
 func TestChecksLargeAndBinaryContent(t *testing.T) {
-	checks, err := ValidateChecks(checksOf(t, `{
+	checks, err := Validate(checksOf(t, `{
 		"must_contain_lines": ["needle"], "must_contain": "needle", "must_not_contain": "\u0000x",
 		"max_bytes": 300000, "min_bytes": 1, "max_lines": 1000000, "min_lines": 1,
 		"json": true, "json_schema": {"type": "object"}, "mime_type": "text/plain",
@@ -474,7 +453,7 @@ func TestChecksLargeAndBinaryContent(t *testing.T) {
 	big := bytes.Repeat([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"), 8192) // 256 KB of lines
 	big = append(big, "needle\n"...)
 	for _, content := range [][]byte{big, pngBytes, {}, {0xff, 0xfe, 0x00}, bytes.Repeat([]byte{0}, 1000)} {
-		results := RunChecks(checks, content)
+		results := Run(checks, content)
 		if len(results) != len(checks) {
 			t.Errorf("%d bytes: %d results for %d checks", len(content), len(results), len(checks))
 		}
@@ -494,6 +473,48 @@ func TestCheckCount(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 4096: "4,096", 262144: "262,144", 1234567: "1,234,567", -4512: "-4,512"} {
 		if got := checkCount(n); got != want {
 			t.Errorf("checkCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestJSONSchemaFullDraft: json_schema is full JSON Schema 2020-12: $ref into $defs, anyOf, allOf,
+// if/then, prefixItems, minProperties and exclusiveMaximum are enforced, formats are asserted.
+func TestJSONSchemaFullDraft(t *testing.T) {
+	schema := `{"json_schema": {
+		"$defs": {"line": {"type": "object", "required": ["sku", "qty"], "properties": {
+			"sku": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"},
+			"qty": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 100}}}},
+		"type": "object", "minProperties": 2,
+		"properties": {
+			"lines": {"type": "array", "items": {"$ref": "#/$defs/line"}, "minItems": 1},
+			"pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]},
+			"contact": {"anyOf": [{"type": "string", "format": "email"}, {"type": "null"}]},
+			"total": {"allOf": [{"type": "number"}, {"minimum": 0}]},
+			"kind": {"enum": ["gift", "order"]}},
+		"if": {"required": ["kind"], "properties": {"kind": {"const": "gift"}}}, "then": {"required": ["message"]}}}`
+	checks, err := Validate(checksOf(t, schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		content string
+		pass    bool
+		detail  string
+	}{
+		{`{"lines": [{"sku": "ABC-1", "qty": 2}], "total": 4, "contact": "ops@example.com", "pair": ["a", 1]}`, true, ""},
+		{`{"lines": [{"sku": "ABC-1", "qty": 100}], "total": 4}`, false, "at $.lines[0].qty"},
+		{`{"lines": [{"sku": "abc", "qty": 1}], "total": 4}`, false, "at $.lines[0].sku"},
+		{`{"lines": [{"sku": "ABC-1", "qty": 1}]}`, false, "minProperties"},
+		{`{"lines": [{"sku": "ABC-1", "qty": 1}], "total": -1}`, false, "at $.total"},
+		{`{"lines": [{"sku": "ABC-1", "qty": 1}], "contact": "not an address"}`, false, "at $.contact"},
+		{`{"lines": [{"sku": "ABC-1", "qty": 1}], "pair": [1, 1]}`, false, "at $.pair[0]"},
+		{`{"lines": [{"sku": "ABC-1", "qty": 1}], "kind": "gift"}`, false, "missing property 'message'"},
+		{`{"lines": [{"sku": "ABC-1", "qty": 1}], "kind": "gift", "message": "enjoy"}`, true, ""},
+	}
+	for _, tt := range tests {
+		r := Run(checks, []byte(tt.content))
+		if len(r) != 1 || r[0].Passed != tt.pass || !strings.Contains(r[0].Detail, tt.detail) {
+			t.Errorf("%s: got %+v, want passed=%v with %q", tt.content, r, tt.pass, tt.detail)
 		}
 	}
 }

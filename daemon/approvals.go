@@ -133,7 +133,10 @@ func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.App
 				"leave tx_hash out to confirm the reported transaction, or reject the item if it was not received")
 		}
 		now := ch.now
-		a.Status, a.DecidedAt, a.Note = axp.ApprovalApproved, &now, in.Note
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalApprove); err != nil {
+			return nil, err
+		}
+		a.DecidedAt, a.Note = &now, in.Note
 		if in.TxHash != "" {
 			a.TxHash = strings.ToLower(in.TxHash)
 		}
@@ -296,7 +299,9 @@ func (d *Daemon) releaseDue(ch *change, t *axp.TaskRecord) error {
 	}
 	p.PayoutAddress = seller.PayoutAddress
 	if p.PayoutAddress == "" {
-		p.Status = axp.ApprovalHeld
+		if err := axp.ApprovalMachine.Move(&p.Status, axp.ApprovalHold); err != nil {
+			return err
+		}
 	}
 	d.statusNotices(ch, t)
 	return ch.tx.PutApproval(p)
@@ -323,7 +328,10 @@ func (d *Daemon) adminReject(ctx context.Context, c *pipeline.Call, in *axp.Reje
 			return nil, err
 		}
 		now := ch.now
-		a.Status, a.DecidedAt, a.Note = axp.ApprovalRejected, &now, in.Reason
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+			return nil, err
+		}
+		a.DecidedAt, a.Note = &now, in.Reason
 		if a.Kind == axp.ApprovePayment && t.TxHash == a.TxHash {
 			// The payment was not found: the buyer may report another transaction.
 			if err := ch.tx.ReleaseTxHash(a.TxHash); err != nil {
@@ -363,7 +371,10 @@ func closeReleaseDue(ch *change, t *axp.TaskRecord, why string) error {
 			continue
 		}
 		now := ch.now
-		a.Status, a.DecidedAt, a.Note = axp.ApprovalRejected, &now, "closed: "+why
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+			return err
+		}
+		a.DecidedAt, a.Note = &now, "closed: "+why
 		if err := ch.tx.PutApproval(a); err != nil {
 			return err
 		}
@@ -390,7 +401,10 @@ func unholdPayouts(ch *change, m *axp.Member) error {
 		return err
 	}
 	for _, a := range held {
-		a.Status, a.PayoutAddress, a.Note = axp.ApprovalPending, m.PayoutAddress, "the seller added a payout address"
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalUnhold); err != nil {
+			return err
+		}
+		a.PayoutAddress, a.Note = m.PayoutAddress, "the seller added a payout address"
 		if err := ch.tx.PutApproval(a); err != nil {
 			return err
 		}

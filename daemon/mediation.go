@@ -343,7 +343,10 @@ func (d *Daemon) decideOnce(ctx context.Context, id string, force bool) (decided
 		if err := d.carryOut(ch, t, m, dec); err != nil {
 			return nil, err
 		}
-		m.Decision, m.Status, m.UpdatedAt = dec, axp.MediationDecided, ch.now
+		if err := axp.MediationMachine.Move(&m.Status, axp.MediationDecide); err != nil {
+			return nil, err
+		}
+		m.Decision, m.UpdatedAt = dec, ch.now
 		if err := ch.tx.PutMediation(m); err != nil {
 			return nil, err
 		}
@@ -519,7 +522,10 @@ func (d *Daemon) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBod
 				}
 				if a != nil && (a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld) {
 					now := ch.now
-					a.Status, a.DecidedAt, a.Note = axp.ApprovalRejected, &now, "withdrawn: the "+side+" appealed mediation "+m.ID+"; the operator decides"
+					if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+						return nil, err
+					}
+					a.DecidedAt, a.Note = &now, "withdrawn: the "+side+" appealed mediation "+m.ID+"; the operator decides"
 					if err := ch.tx.PutApproval(a); err != nil {
 						return nil, err
 					}
@@ -533,7 +539,10 @@ func (d *Daemon) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBod
 		if err != nil {
 			return nil, err
 		}
-		m.Status, m.AppealedBy, m.AppealReason, m.UpdatedAt = axp.MediationAppealed, side, reason, ch.now
+		if err := axp.MediationMachine.Move(&m.Status, axp.MediationAppeal); err != nil {
+			return nil, err
+		}
+		m.AppealedBy, m.AppealReason, m.UpdatedAt = side, reason, ch.now
 		if err := ch.tx.PutMediation(m); err != nil {
 			return nil, err
 		}
@@ -565,7 +574,10 @@ func (d *Daemon) closeMediations(ch *change, t *axp.TaskRecord, dec *axp.Mediati
 		} else {
 			m.OperatorDecision = dec
 		}
-		m.Status, m.UpdatedAt = axp.MediationResolved, ch.now
+		if err := axp.MediationMachine.Move(&m.Status, axp.MediationResolve); err != nil {
+			return err
+		}
+		m.UpdatedAt = ch.now
 		if err := ch.tx.PutMediation(m); err != nil {
 			return err
 		}
@@ -669,7 +681,10 @@ func (d *Daemon) adminDecideMediation(ctx context.Context, c *pipeline.Call, in 
 		} else {
 			m.OperatorDecision = dec
 		}
-		m.Status, m.UpdatedAt = axp.MediationResolved, ch.now
+		if err := axp.MediationMachine.Move(&m.Status, axp.MediationResolve); err != nil {
+			return nil, err
+		}
+		m.UpdatedAt = ch.now
 		if err := ch.tx.PutMediation(m); err != nil {
 			return nil, err
 		}

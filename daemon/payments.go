@@ -71,7 +71,10 @@ func (d *Daemon) verifyPayment(ctx context.Context, taskID, txHash string) {
 			a := &list[i]
 			if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending && a.TxHash == txHash {
 				now := ch.now
-				a.Status, a.DecidedAt, a.Amount, a.Note = axp.ApprovalApproved, &now, v.Amount, "confirmed by the "+d.verifier.Name()+" verifier"
+				if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalApprove); err != nil {
+					return nil, err
+				}
+				a.DecidedAt, a.Amount, a.Note = &now, v.Amount, "confirmed by the "+d.verifier.Name()+" verifier"
 				if err := d.confirmPayment(ch, t, a); err != nil {
 					return nil, err
 				}

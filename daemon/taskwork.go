@@ -413,7 +413,9 @@ func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.I
 		}
 		a.PayoutAddress = seller.PayoutAddress
 		if seller.PayoutAddress == "" {
-			a.Status = axp.ApprovalHeld
+			if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalHold); err != nil {
+				return nil, err
+			}
 			a.Note = "held until the seller adds a payout address (PATCH /api/members/me)"
 		}
 		if err := ch.tx.PutApproval(a); err != nil {

@@ -76,7 +76,9 @@ func (d *Daemon) applyDecision(ch *change, t *axp.TaskRecord, pct int, reason st
 		}
 		a.PayoutAddress = seller.PayoutAddress
 		if seller.PayoutAddress == "" {
-			a.Status = axp.ApprovalHeld
+			if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalHold); err != nil {
+				return "", err
+			}
 			a.Note = "held until the seller adds a payout address (PATCH /api/members/me)"
 		}
 	}
@@ -96,7 +98,9 @@ func supersedeSettlements(ch *change, taskID, except string) error {
 	for i := range list {
 		s := &list[i]
 		if s.Status == axp.SettlementProposed && s.ID != except {
-			s.Status = axp.SettlementSuperseded
+			if err := axp.SettlementMachine.Move(&s.Status, axp.SettlementSupersede); err != nil {
+				return err
+			}
 			if err := ch.tx.PutSettlement(s); err != nil {
 				return err
 			}
@@ -188,7 +192,9 @@ func (d *Daemon) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp
 		s.AnsweredAt = &now
 		data := map[string]any{"settlement_id": s.ID, "refund_pct": s.RefundPct, "refund_usd": s.RefundUSD}
 		if !in.Accept {
-			s.Status = axp.SettlementRejected
+			if err := axp.SettlementMachine.Move(&s.Status, axp.SettlementReject); err != nil {
+				return nil, err
+			}
 			if err := ch.tx.PutSettlement(s); err != nil {
 				return nil, err
 			}
@@ -198,7 +204,9 @@ func (d *Daemon) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp
 			d.eventToSide(ch, t, s.ProposedBy, "settlement_rejected", data)
 			return s, nil
 		}
-		s.Status = axp.SettlementAccepted
+		if err := axp.SettlementMachine.Move(&s.Status, axp.SettlementAccept); err != nil {
+			return nil, err
+		}
 		pct := s.RefundPct
 		approval, err := d.applyDecision(ch, t, pct, fmt.Sprintf("the parties agreed settlement %s: refund %d%% of the price", s.ID, pct))
 		if err != nil {

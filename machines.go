@@ -1,0 +1,92 @@
+package axp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Machine is a state machine as data: each event names the statuses it may leave and the status it
+// enters. Approval, mediation and settlement statuses change only through their machine (the task
+// has its own, with guards, in statemachine.go); each has a table test.
+type Machine struct {
+	// Entity names what moves, for errors: "approval", "mediation", "settlement".
+	Entity string
+	Edges  map[string]Edge
+}
+
+// Edge is one event of a machine.
+type Edge struct {
+	From []string
+	To   string
+}
+
+// Next is the status an entity in status enters on event, or the conflict that refuses it.
+func (m *Machine) Next(status, event string) (string, *Error) {
+	e, ok := m.Edges[event]
+	if !ok {
+		return status, Errorf(CodeInternal, "unknown %s event %q", m.Entity, event)
+	}
+	if !slices.Contains(e.From, status) {
+		return status, Conflict(fmt.Sprintf("cannot %s a %s that is %s", strings.ReplaceAll(event, "_", " "), m.Entity, status),
+			fmt.Sprintf("%s is allowed when the %s is %s", event, m.Entity, strings.Join(e.From, " or ")))
+	}
+	return e.To, nil
+}
+
+// Move sets *status to its next status on event, or leaves it and answers the conflict.
+func (m *Machine) Move(status *string, event string) *Error {
+	next, err := m.Next(*status, event)
+	if err != nil {
+		return err
+	}
+	*status = next
+	return nil
+}
+
+// Approval events.
+const (
+	ApprovalHold    = "hold"    // a payout (or a split's seller part) waits for the seller's payout address
+	ApprovalUnhold  = "unhold"  // the seller added a payout address
+	ApprovalApprove = "approve" // the operator approved: the money moved (or the payment is confirmed)
+	ApprovalReject  = "reject"  // the operator rejected, or the item was withdrawn or closed
+)
+
+// ApprovalMachine: pending_approval <-> held; pending_approval -> approved; pending or held ->
+// rejected. Only a pending item is approved: a held one waits for the seller's payout address
+// (the buyer's part of a held split is sent without changing the item's status).
+var ApprovalMachine = &Machine{Entity: "approval", Edges: map[string]Edge{
+	ApprovalHold:    {From: []string{ApprovalPending}, To: ApprovalHeld},
+	ApprovalUnhold:  {From: []string{ApprovalHeld}, To: ApprovalPending},
+	ApprovalApprove: {From: []string{ApprovalPending}, To: ApprovalApproved},
+	ApprovalReject:  {From: []string{ApprovalPending, ApprovalHeld}, To: ApprovalRejected},
+}}
+
+// Mediation events.
+const (
+	MediationDecide  = "decide"  // the Mediator decided on the statements
+	MediationAppeal  = "appeal"  // a party appealed the Mediator's decision
+	MediationResolve = "resolve" // the operator decided (on appeal, or before the Mediator), or the parties settled
+)
+
+// MediationMachine: awaiting_statements -> decided -> appealed -> resolved; the operator may also
+// decide a mediation still awaiting statements (-> resolved).
+var MediationMachine = &Machine{Entity: "mediation", Edges: map[string]Edge{
+	MediationDecide:  {From: []string{MediationAwaiting}, To: MediationDecided},
+	MediationAppeal:  {From: []string{MediationDecided}, To: MediationAppealed},
+	MediationResolve: {From: []string{MediationAppealed, MediationAwaiting}, To: MediationResolved},
+}}
+
+// Settlement events.
+const (
+	SettlementAccept    = "accept"    // the other side agreed
+	SettlementReject    = "reject"    // the other side refused
+	SettlementSupersede = "supersede" // a newer proposal or a decision replaced it
+)
+
+// SettlementMachine: proposed -> accepted | rejected | superseded.
+var SettlementMachine = &Machine{Entity: "settlement", Edges: map[string]Edge{
+	SettlementAccept:    {From: []string{SettlementProposed}, To: SettlementAccepted},
+	SettlementReject:    {From: []string{SettlementProposed}, To: SettlementRejected},
+	SettlementSupersede: {From: []string{SettlementProposed}, To: SettlementSuperseded},
+}}

@@ -1,0 +1,52 @@
+package axp_test
+
+import (
+	"testing"
+
+	"github.com/axp-exchange/axp"
+)
+
+// TestMachines: for every machine, every (status, event) pair either enters exactly the status of
+// the table or is refused with a conflict that leaves the status as it was.
+func TestMachines(t *testing.T) {
+	cases := []struct {
+		m        *axp.Machine
+		statuses []string
+		want     map[string]map[string]string // status -> event -> next
+	}{
+		{axp.ApprovalMachine, []string{axp.ApprovalPending, axp.ApprovalHeld, axp.ApprovalApproved, axp.ApprovalRejected},
+			map[string]map[string]string{
+				axp.ApprovalPending: {axp.ApprovalHold: axp.ApprovalHeld, axp.ApprovalApprove: axp.ApprovalApproved, axp.ApprovalReject: axp.ApprovalRejected},
+				axp.ApprovalHeld:    {axp.ApprovalUnhold: axp.ApprovalPending, axp.ApprovalReject: axp.ApprovalRejected},
+			}},
+		{axp.MediationMachine, []string{axp.MediationAwaiting, axp.MediationDecided, axp.MediationAppealed, axp.MediationResolved},
+			map[string]map[string]string{
+				axp.MediationAwaiting: {axp.MediationDecide: axp.MediationDecided, axp.MediationResolve: axp.MediationResolved},
+				axp.MediationDecided:  {axp.MediationAppeal: axp.MediationAppealed},
+				axp.MediationAppealed: {axp.MediationResolve: axp.MediationResolved},
+			}},
+		{axp.SettlementMachine, []string{axp.SettlementProposed, axp.SettlementAccepted, axp.SettlementRejected, axp.SettlementSuperseded},
+			map[string]map[string]string{
+				axp.SettlementProposed: {axp.SettlementAccept: axp.SettlementAccepted, axp.SettlementReject: axp.SettlementRejected,
+					axp.SettlementSupersede: axp.SettlementSuperseded},
+			}},
+	}
+	for _, c := range cases {
+		for _, s := range c.statuses {
+			for ev := range c.m.Edges {
+				got := s
+				err := c.m.Move(&got, ev)
+				want, allowed := c.want[s][ev]
+				switch {
+				case allowed && (err != nil || got != want):
+					t.Errorf("%s %s on %s: got %s %v, want %s", c.m.Entity, s, ev, got, err, want)
+				case !allowed && (err == nil || err.Code != axp.CodeConflict || got != s):
+					t.Errorf("%s %s on %s: got %s %v, want a conflict", c.m.Entity, s, ev, got, err)
+				}
+			}
+		}
+		if _, err := c.m.Next(c.statuses[0], "no_such_event"); err == nil || err.Code != axp.CodeInternal {
+			t.Errorf("%s: an unknown event answered %v", c.m.Entity, err)
+		}
+	}
+}

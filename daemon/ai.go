@@ -1,18 +1,16 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -32,13 +30,14 @@ func (d *Daemon) aiConfigured() bool {
 	return strings.TrimSpace(d.cfg.AIBaseURL) != "" && strings.TrimSpace(d.cfg.AIModel) != ""
 }
 
-// aiEndpoint is the chat-completions URL of the configured base URL (".../v1" or the full path).
-func (d *Daemon) aiEndpoint() string {
-	base := strings.TrimRight(strings.TrimSpace(d.cfg.AIBaseURL), "/")
-	if strings.HasSuffix(base, "/chat/completions") {
-		return base
+// aiModel is the configured provider as an outbound Model.
+func (d *Daemon) aiModel() outbound.Model {
+	timeout := d.cfg.AITimeout
+	if timeout <= 0 {
+		timeout = DefaultAITimeout
 	}
-	return base + "/chat/completions"
+	return &outbound.OpenAIChat{BaseURL: d.cfg.AIBaseURL, Model: d.cfg.AIModel, APIKey: d.cfg.AIAPIKey, Timeout: timeout,
+		Client: d.caller.HTTPClient(0)}
 }
 
 func (d *Daemon) aiKeyFP() string {
@@ -62,7 +61,9 @@ func (d *Daemon) aiChat(ctx context.Context, purpose, taskID, mediationID string
 	call := &axp.AICall{ID: axp.NewID("aic", d.now()), Purpose: purpose, TaskID: taskID, MediationID: mediationID,
 		Provider: strings.TrimRight(d.cfg.AIBaseURL, "/"), Model: d.cfg.AIModel, KeyFingerprint: d.aiKeyFP(), Prompt: turns, At: d.now()}
 	start := time.Now()
-	text, err := d.aiRequest(ctx, turns, call)
+	reply, err := d.aiModel().Chat(ctx, turns)
+	text := reply.Text
+	call.Response, call.PromptTokens, call.CompletionTokens = reply.Raw, reply.PromptTokens, reply.CompletionTokens
 	call.Millis = time.Since(start).Milliseconds()
 	if err != nil {
 		call.Error = err.Error()
@@ -78,77 +79,6 @@ func (d *Daemon) aiChat(ctx context.Context, purpose, taskID, mediationID string
 		"key_fp", call.KeyFingerprint, "prompt_tokens", call.PromptTokens, "completion_tokens", call.CompletionTokens,
 		"ms", call.Millis, "ok", err == nil)
 	return text, call.ID, err
-}
-
-// aiRequest makes the HTTP call and fills the call's response and token counts.
-func (d *Daemon) aiRequest(ctx context.Context, turns []axp.AITurn, call *axp.AICall) (string, error) {
-	timeout := d.cfg.AITimeout
-	if timeout <= 0 {
-		timeout = DefaultAITimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	body, _ := json.Marshal(map[string]any{"model": d.cfg.AIModel, "messages": turns, "temperature": 0})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.aiEndpoint(), bytes.NewReader(body))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if d.cfg.AIAPIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+d.cfg.AIAPIKey)
-	}
-	if trace := axp.TraceID(ctx); trace != "" {
-		req.Header.Set(protocol.HeaderTraceID, trace)
-	}
-	// The operator's endpoint, through the one outbound client: never redirected elsewhere.
-	res, err := d.caller.HTTPClient(0).Do(req)
-	if err != nil {
-		return "", fmt.Errorf("the AI provider could not be reached: %w", scrubKey(err, d.cfg.AIAPIKey))
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
-	if err != nil {
-		return "", fmt.Errorf("reading the AI provider's answer: %w", err)
-	}
-	var doc struct {
-		Choices []struct {
-			Message struct {
-				Content string `json:"content"`
-			} `json:"message"`
-		} `json:"choices"`
-		Usage struct {
-			PromptTokens     int `json:"prompt_tokens"`
-			CompletionTokens int `json:"completion_tokens"`
-		} `json:"usage"`
-		Error *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	jerr := json.Unmarshal(raw, &doc)
-	call.PromptTokens, call.CompletionTokens = doc.Usage.PromptTokens, doc.Usage.CompletionTokens
-	if res.StatusCode/100 != 2 {
-		msg := strings.TrimSpace(string(raw))
-		if doc.Error != nil && doc.Error.Message != "" {
-			msg = doc.Error.Message
-		}
-		call.Response = clip(msg, 4000)
-		return "", fmt.Errorf("the AI provider answered %d: %s", res.StatusCode, clip(msg, 300))
-	}
-	if jerr != nil || len(doc.Choices) == 0 {
-		call.Response = clip(string(raw), 4000)
-		return "", errors.New("the AI provider's answer is not a chat completion")
-	}
-	call.Response = doc.Choices[0].Message.Content
-	return call.Response, nil
-}
-
-// scrubKey keeps an API key out of an error text.
-func scrubKey(err error, key string) error {
-	if key == "" || !strings.Contains(err.Error(), key) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), key, "[key "+protocol.Fingerprint(key)+"]"))
 }
 
 func clip(s string, n int) string {

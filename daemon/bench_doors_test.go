@@ -66,6 +66,22 @@ func BenchmarkDoors(b *testing.B) {
 		body: fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_task","arguments":{"id":%q,"buyer_token":%q}}}`, created.ID, created.BuyerToken),
 		want: `"structuredContent"`}
 
+	b.Run("get_task_sdk", func(b *testing.B) {
+		// The same comparison with every MCP request served by mcp-go alone (no fast path).
+		d.SetMCPFastPath(false)
+		defer d.SetMCPFastPath(true)
+		benchCheck(b, hc, mcp)
+		benchCalls(b, hc, mcp, 4*workers, workers)
+		b.ResetTimer()
+		restTime := benchCalls(b, hc, rest, b.N, workers)
+		mcpTime := benchCalls(b, hc, mcp, b.N, workers)
+		b.StopTimer()
+		restRPS, mcpRPS := float64(b.N)/restTime.Seconds(), float64(b.N)/mcpTime.Seconds()
+		b.ReportMetric(mcpRPS, "mcp-req/s")
+		b.ReportMetric(restRPS, "rest-req/s")
+		b.ReportMetric(mcpRPS/restRPS, "ratio")
+	})
+
 	b.Run("get_task", func(b *testing.B) {
 		benchCheck(b, hc, rest)
 		benchCheck(b, hc, mcp)

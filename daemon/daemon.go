@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/mcp"
 	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
@@ -52,6 +53,7 @@ type Daemon struct {
 	invite   *protocol.AlsoSell // the also_sell invitation for the current base URL
 
 	pipe *pipeline.Pipeline
+	mcp  *mcp.Server
 
 	verifier PaymentVerifier
 	caller   *outbound.Caller

@@ -31,6 +31,7 @@ const mcpInstructions = "Agent Services Exchange: buyer agents post tasks, verif
 // else. All three are projections of the one catalog and call the same handlers through Invoke.
 func (d *Daemon) doors() http.Handler {
 	m := mcp.New(d, mcp.Options{Name: "axp", Version: rest.APIVersion, Instructions: mcpInstructions, MaxBodyBytes: d.cfg.MaxBodyBytes})
+	d.mcp = m
 	a := a2a.New(d, a2a.Options{MaxBodyBytes: d.cfg.MaxBodyBytes, Now: d.cfg.Now})
 	g := &hostGuard{d: d}
 	for _, h := range d.cfg.AllowedHosts {

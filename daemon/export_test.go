@@ -6,3 +6,6 @@ func (d *Daemon) SetAfterScan(fn func(what string)) { d.afterScan = fn }
 
 // MissingHandlers lists the operations whose handler registration disagrees with the catalog.
 func (d *Daemon) MissingHandlers() []string { return d.pipe.Registry().Missing() }
+
+// SetMCPFastPath turns the MCP door's fast path on or off (benchmarks compare both).
+func (d *Daemon) SetMCPFastPath(on bool) { d.mcp.SetFastPath(on) }

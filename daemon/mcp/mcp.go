@@ -183,6 +183,10 @@ func writeError(w http.ResponseWriter, trace string, err error, status int) {
 // MemberOnly reports whether an operation's tool is listed and callable only with a member secret.
 func MemberOnly(op *axp.Op) bool { return op.Access == axp.MemberAuth || op.Access == axp.SellerAuth }
 
+// SetFastPath turns the fast path on (the default) or off (every request through mcp-go), for
+// benchmarks that compare the two. Call it before serving.
+func (s *Server) SetFastPath(on bool) { s.slow = !on }
+
 // filter hides member tools from callers without a member secret; mcp-go applies it to tools/list
 // and refuses calls of the hidden tools as unknown.
 func (s *Server) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {

@@ -19,7 +19,7 @@ func TestOpenAIChat(t *testing.T) {
 	const key = "sk-test-0123456789abcdef"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Model    string        `json:"model"`
+			Model    string       `json:"model"`
 			Messages []axp.AITurn `json:"messages"`
 		}
 		json.NewDecoder(r.Body).Decode(&req)

@@ -99,39 +99,57 @@ func (c *Client) Call(ctx context.Context, op string, in, out any, o ...Options)
 
 // Do runs an operation and returns the raw response; an error status becomes an *axp.Error.
 func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Response, error) {
-	op := axp.Lookup(name)
-	if op == nil {
-		return nil, fmt.Errorf("no operation %q", name)
-	}
 	var opt Options
 	if len(o) > 0 {
 		opt = o[0]
 	}
-	fields, err := toMap(in)
+	method, path, body, err := Route(name, in, opt.GET)
 	if err != nil {
 		return nil, err
 	}
-	method := op.Method
-	if opt.GET {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	var hdr http.Header
+	if opt.IdempotencyKey != "" {
+		hdr = http.Header{"Idempotency-Key": {opt.IdempotencyKey}}
+	}
+	return c.Raw(ctx, method, path, rd, hdr)
+}
+
+// Route resolves a call of the operation called name from the catalog: its HTTP method, its path
+// with the path parameters filled in from in (and, for a query-string input, the query), and its
+// JSON body (nil when it has none). get asks for the operation's GET form. Every Go client of the
+// exchange (this one, memberkit) builds its requests here, so none keeps paths of its own.
+func Route(name string, in any, get bool) (method, path string, body []byte, err error) {
+	op := axp.Lookup(name)
+	if op == nil {
+		return "", "", nil, fmt.Errorf("no operation %q", name)
+	}
+	fields, err := toMap(in)
+	if err != nil {
+		return "", "", nil, err
+	}
+	method = op.Method
+	if get {
 		if !op.GETForm && op.Method != http.MethodGet {
-			return nil, fmt.Errorf("%s has no GET form", name)
+			return "", "", nil, fmt.Errorf("%s has no GET form", name)
 		}
 		method = http.MethodGet
 	}
-	path := op.Path
+	path = op.Path
 	if method != op.Method {
 		path = op.GETFormPath()
 	}
 	for _, p := range op.PathParams() {
 		v, ok := fields[p]
 		if !ok {
-			return nil, axp.Invalid(p, "is required", "give the "+p+" of the call")
+			return "", "", nil, axp.Invalid(p, "is required", "give the "+p+" of the call")
 		}
 		path = strings.Replace(path, "{"+p+"}", url.PathEscape(fmt.Sprint(v)), 1)
 		delete(fields, p)
 	}
-	u := path
-	var body io.Reader
 	if op.QueryInput(method) {
 		q := url.Values{}
 		for k, v := range fields {
@@ -146,20 +164,34 @@ func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Re
 			addQuery(q, k, v)
 		}
 		if len(q) > 0 {
-			u += "?" + q.Encode()
+			path += "?" + q.Encode()
 		}
-	} else if op.In != nil {
-		raw, err := json.Marshal(fields)
-		if err != nil {
-			return nil, err
+		return method, path, nil, nil
+	}
+	if op.In != nil {
+		if body, err = json.Marshal(fields); err != nil {
+			return "", "", nil, err
 		}
-		body = bytes.NewReader(raw)
 	}
-	var hdr http.Header
-	if opt.IdempotencyKey != "" {
-		hdr = http.Header{"Idempotency-Key": {opt.IdempotencyKey}}
+	return method, path, body, nil
+}
+
+// Typed runs the operation called name and decodes its answer into a new O, which must be the
+// operation's declared output type (checked at the call: a mismatch is an error, never a silently
+// half-filled value).
+func Typed[O any](ctx context.Context, c *Client, name string, in any, o ...Options) (*O, error) {
+	op := axp.Lookup(name)
+	if op == nil {
+		return nil, fmt.Errorf("no operation %q", name)
 	}
-	return c.Raw(ctx, method, u, body, hdr)
+	if want := reflect.TypeFor[O](); op.Out != want {
+		return nil, fmt.Errorf("%s answers %v, not %v", name, op.Out, want)
+	}
+	out := new(O)
+	if err := c.Call(ctx, name, in, out, o...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Raw sends one request to path (which may carry a query string) with body and extra headers, for

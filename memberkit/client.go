@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// Client is a member's REST client of the exchange: a small layer over net/http with the paths of
-// spec sections 4.3 and 4.4. An error answer comes back as a *protocol.Error (code, message, hint,
+// Client is a member's REST client of the exchange: a small layer over net/http whose calls take
+// their method and path from the operation catalog (client.Route), as every Go client does. An error answer comes back as a *protocol.Error (code, message, hint,
 // field); an exchange that cannot be reached as an *UnreachableError.
 type Client struct {
 	// BaseURL is the exchange, e.g. https://exchange.example (no trailing slash).
@@ -61,6 +62,48 @@ func IsCode(err error, code protocol.Code) bool {
 // decodes a successful JSON answer into out (nil: discard).
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
 	return c.do(ctx, method, c.BaseURL+path, in, out)
+}
+
+// Call runs the operation called op of the exchange's catalog (axp.Ops) with in as its input
+// fields (a struct or a map; path parameters such as "id" among them) and decodes the answer into
+// out (nil: discard). Method and path come from the catalog, never from this package.
+func (c *Client) Call(ctx context.Context, op string, in, out any) error {
+	method, path, body, err := client.Route(op, in, false)
+	if err != nil {
+		return err
+	}
+	var payload any
+	if body != nil {
+		payload = json.RawMessage(body)
+	}
+	return c.Do(ctx, method, path, payload, out)
+}
+
+// urlOf is the address of the operation op about the resource id (its {id} path parameter).
+func (c *Client) urlOf(op, id string) string {
+	_, path, _, err := client.Route(op, map[string]any{"id": id}, false)
+	if err != nil {
+		panic("memberkit: " + err.Error())
+	}
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	return c.BaseURL + path
+}
+
+// withFields is in's JSON object with the given keys and values added (the path parameters of a
+// call whose body type does not carry them).
+func withFields(in any, kv ...string) map[string]any {
+	m := map[string]any{}
+	if b, err := json.Marshal(in); err == nil {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		dec.Decode(&m)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
 }
 
 func (c *Client) do(ctx context.Context, method, u string, in, out any) error {
@@ -158,20 +201,20 @@ func esc(id string) string { return url.PathEscape(id) }
 // once: keep them (Credentials).
 func (c *Client) Register(ctx context.Context, r axp.Registration) (*axp.Registered, error) {
 	var out axp.Registered
-	return &out, c.Do(ctx, http.MethodPost, "/api/members/register", r, &out)
+	return &out, c.Call(ctx, "register", r, &out)
 }
 
 // Profile reads the member's private record.
 func (c *Client) Profile(ctx context.Context) (*axp.PrivateMember, error) {
 	var out axp.PrivateMember
-	return &out, c.Do(ctx, http.MethodGet, "/api/members/me", nil, &out)
+	return &out, c.Call(ctx, "get_my_profile", nil, &out)
 }
 
 // UpdateProfile changes the member's profile. Changing mcp_url, auth_token or roles requires
 // verification again.
 func (c *Client) UpdateProfile(ctx context.Context, u axp.ProfileUpdate) (*axp.PrivateMember, error) {
 	var out axp.PrivateMember
-	return &out, c.Do(ctx, http.MethodPatch, "/api/members/me", u, &out)
+	return &out, c.Call(ctx, "update_profile", u, &out)
 }
 
 // SetSkills replaces the member's skills.
@@ -180,46 +223,46 @@ func (c *Client) SetSkills(ctx context.Context, skills []protocol.Skill) (*axp.P
 		skills = []protocol.Skill{}
 	}
 	var out axp.PrivateMember
-	return &out, c.Do(ctx, http.MethodPut, "/api/members/me/skills", axp.SkillsUpdate{Skills: skills}, &out)
+	return &out, c.Call(ctx, "update_skills", axp.SkillsUpdate{Skills: skills}, &out)
 }
 
 // Verify runs the verification handshake: the exchange calls the member's server (push), or hands
 // out a practice request to answer (pull; see Runner.Verify).
 func (c *Client) Verify(ctx context.Context) (*axp.Verification, error) {
 	var out axp.Verification
-	return &out, c.Do(ctx, http.MethodPost, "/api/members/me/verify", nil, &out)
+	return &out, c.Call(ctx, "verify", nil, &out)
 }
 
 // Conformance runs the exchange's deep test of the member: forged calls refused, schemas,
 // honesty of quotes, timing.
 func (c *Client) Conformance(ctx context.Context) (*axp.Conformance, error) {
 	var out axp.Conformance
-	return &out, c.Do(ctx, http.MethodPost, "/api/members/me/conformance", nil, &out)
+	return &out, c.Call(ctx, "run_conformance", nil, &out)
 }
 
 // StartSandbox starts a practice job in which the exchange plays the other side; as is "seller"
 // or "buyer", taskType may be empty.
 func (c *Client) StartSandbox(ctx context.Context, as, taskType string) (*axp.Sandbox, error) {
 	var out axp.Sandbox
-	return &out, c.Do(ctx, http.MethodPost, "/api/members/me/sandbox", axp.SandboxBody{As: as, TaskType: taskType}, &out)
+	return &out, c.Call(ctx, "start_sandbox", axp.SandboxBody{As: as, TaskType: taskType}, &out)
 }
 
 // Sandbox reads a sandbox job, step by step.
 func (c *Client) Sandbox(ctx context.Context, id string) (*axp.Sandbox, error) {
 	var out axp.Sandbox
-	return &out, c.Do(ctx, http.MethodGet, "/api/members/me/sandbox/"+esc(id), nil, &out)
+	return &out, c.Call(ctx, "get_sandbox", map[string]any{"id": id}, &out)
 }
 
 // Heartbeat resets the member's 24 h check-in clock.
 func (c *Client) Heartbeat(ctx context.Context) (*axp.Heartbeat, error) {
 	var out axp.Heartbeat
-	return &out, c.Do(ctx, http.MethodPost, "/api/members/me/heartbeat", nil, &out)
+	return &out, c.Call(ctx, "heartbeat", nil, &out)
 }
 
 // QuoteRequests lists the open tasks the seller can quote on (and a pending practice request).
 func (c *Client) QuoteRequests(ctx context.Context) ([]axp.Task, error) {
 	var out axp.TaskList
-	return out.Tasks, c.Do(ctx, http.MethodGet, "/api/members/me/quote-requests", nil, &out)
+	return out.Tasks, c.Call(ctx, "list_quote_requests", nil, &out)
 }
 
 // OfferReceipt is the exchange's answer to a quote sent through REST: the stored offer for a
@@ -234,7 +277,7 @@ type OfferReceipt struct {
 // Offer answers a quote request through REST with a price, clarifying questions or a decline.
 func (c *Client) Offer(ctx context.Context, taskID string, q protocol.QuoteAnswer) (*OfferReceipt, error) {
 	var raw json.RawMessage
-	if err := c.Do(ctx, http.MethodPost, "/api/tasks/"+esc(taskID)+"/offers", q, &raw); err != nil {
+	if err := c.Call(ctx, "submit_offer", withFields(q, "id", taskID), &raw); err != nil {
 		return nil, err
 	}
 	r := &OfferReceipt{TaskID: taskID, Kind: q.Kind()}
@@ -262,18 +305,18 @@ func (c *Client) Jobs(ctx context.Context, all bool) ([]axp.Task, error) {
 		q = "all"
 	}
 	var out axp.TaskList
-	return out.Tasks, c.Do(ctx, http.MethodGet, "/api/members/me/jobs?status="+q, nil, &out)
+	return out.Tasks, c.Call(ctx, "list_jobs", map[string]any{"status": q}, &out)
 }
 
 // Task reads a task the member is party to.
 func (c *Client) Task(ctx context.Context, id string) (*axp.Task, error) {
 	var out axp.Task
-	return &out, c.Do(ctx, http.MethodGet, "/api/tasks/"+esc(id), nil, &out)
+	return &out, c.Call(ctx, "get_task", map[string]any{"id": id}, &out)
 }
 
 // DeliverURL is the deliver_url of a job on this exchange.
 func (c *Client) DeliverURL(taskID string) string {
-	return c.BaseURL + "/api/members/me/jobs/" + esc(taskID) + "/deliver"
+	return c.urlOf("deliver", taskID)
 }
 
 // Deliver delivers a job's result inline; the answer is the task with its acceptance checks run.
@@ -296,37 +339,37 @@ func (c *Client) deliverTo(ctx context.Context, u string, d Deliverable) error {
 // RequestPayment asks for the payout of a job the buyer accepted; the operator approves it.
 func (c *Client) RequestPayment(ctx context.Context, taskID string) (map[string]any, error) {
 	var out map[string]any
-	return out, c.Do(ctx, http.MethodPost, "/api/members/me/jobs/"+esc(taskID)+"/request-payment", struct{}{}, &out)
+	return out, c.Call(ctx, "request_payment", map[string]any{"id": taskID}, &out)
 }
 
 // CreateTask posts a task as a buyer member. The answer carries the offers collected within the
 // quote window.
 func (c *Client) CreateTask(ctx context.Context, t axp.NewTask) (*axp.CreatedTask, error) {
 	var out axp.CreatedTask
-	return &out, c.Do(ctx, http.MethodPost, "/api/tasks", t, &out)
+	return &out, c.Call(ctx, "create_task", t, &out)
 }
 
 // MyTasks lists the tasks the member posted as a buyer.
 func (c *Client) MyTasks(ctx context.Context) ([]axp.Task, error) {
 	var out axp.TaskList
-	return out.Tasks, c.Do(ctx, http.MethodGet, "/api/members/me/tasks", nil, &out)
+	return out.Tasks, c.Call(ctx, "list_my_tasks", nil, &out)
 }
 
 // Choose chooses an offer on a task the member posted.
 func (c *Client) Choose(ctx context.Context, taskID, offerID string) (*axp.Task, error) {
 	var out axp.Task
-	return &out, c.Do(ctx, http.MethodPost, "/api/tasks/"+esc(taskID)+"/choose", map[string]string{"offer_id": offerID}, &out)
+	return &out, c.Call(ctx, "choose_offer", map[string]any{"id": taskID, "offer_id": offerID}, &out)
 }
 
 // Announcements lists the operator's announcements to the member.
 func (c *Client) Announcements(ctx context.Context) (*axp.AnnouncementList, error) {
 	var out axp.AnnouncementList
-	return &out, c.Do(ctx, http.MethodGet, "/api/members/me/announcements", nil, &out)
+	return &out, c.Call(ctx, "announcements", nil, &out)
 }
 
 // ReadAnnouncement marks an announcement read.
 func (c *Client) ReadAnnouncement(ctx context.Context, id string) error {
-	return c.Do(ctx, http.MethodPost, "/api/members/me/announcements/"+esc(id)+"/read", struct{}{}, nil)
+	return c.Call(ctx, "read_announcement", map[string]any{"id": id}, nil)
 }
 
 func dataURL(mime string, b []byte) string {

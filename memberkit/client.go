@@ -14,12 +14,11 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/protocol"
 )
 
 // Client is a member's REST client of the exchange: a small layer over net/http whose calls take
-// their method and path from the operation catalog (client.Route), as every Go client does. An error answer comes back as a *protocol.Error (code, message, hint,
+// their method and path from the operation catalog (axp.Route), as every Go client does. An error answer comes back as a *protocol.Error (code, message, hint,
 // field); an exchange that cannot be reached as an *UnreachableError.
 type Client struct {
 	// BaseURL is the exchange, e.g. https://exchange.example (no trailing slash).
@@ -68,7 +67,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 // fields (a struct or a map; path parameters such as "id" among them) and decodes the answer into
 // out (nil: discard). Method and path come from the catalog, never from this package.
 func (c *Client) Call(ctx context.Context, op string, in, out any) error {
-	method, path, body, err := client.Route(op, in, false)
+	method, path, body, err := axp.Route(op, in, false)
 	if err != nil {
 		return err
 	}
@@ -81,7 +80,7 @@ func (c *Client) Call(ctx context.Context, op string, in, out any) error {
 
 // urlOf is the address of the operation op about the resource id (its {id} path parameter).
 func (c *Client) urlOf(op, id string) string {
-	_, path, _, err := client.Route(op, map[string]any{"id": id}, false)
+	_, path, _, err := axp.Route(op, map[string]any{"id": id}, false)
 	if err != nil {
 		panic("memberkit: " + err.Error())
 	}

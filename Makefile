@@ -17,10 +17,12 @@ build:
 test:
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
-	$(GO) test -count=1 -timeout 10m ./...
+	./scripts/chain-tools
+	AXP_REQUIRE_CHAIN=1 $(GO) test -count=1 -timeout 10m ./...
 	./scripts/interop
 
 bench:
+	./scripts/chain-tools
 	$(GO) test -run '^$$' -bench . -benchtime 2s -count 1 ./...
 
 lint:

@@ -1,0 +1,289 @@
+// Package chaintest runs a real local EVM chain for tests: anvil (installed by scripts/chain-tools
+// from the pinned npm package @foundry-rs/anvil) with the test stablecoin TestUSD deployed on it
+// (testdata/TestUSD.sol: 6 decimals, EIP-3009; its bytecode is committed, rebuilt by
+// scripts/build-test-token). Test wallets are fresh keys funded with anvil_setBalance.
+package chaintest
+
+import (
+	"context"
+	"crypto/ecdsa"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+//go:embed testdata/TestUSD.bin
+var tokenBin string
+
+//go:embed testdata/TestUSD.abi
+var tokenABI string
+
+// ID is the chain id of the test chain.
+const ID = 31337
+
+// Chain is a running anvil with TestUSD deployed.
+type Chain struct {
+	URL   string
+	Token string // TestUSD's address, checksummed
+	t     testing.TB
+	rpc   *rpc.Client
+	ec    *ethclient.Client
+	abi   abi.ABI
+	owner *ecdsa.PrivateKey
+}
+
+// Anvil returns the path of the anvil binary: $AXP_ANVIL, or the one scripts/chain-tools installed.
+// ok is false when there is none.
+func Anvil() (string, bool) {
+	if p := os.Getenv("AXP_ANVIL"); p != "" {
+		return p, true
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
+	p := filepath.Join(root, "tools", "chain", "node_modules", "@foundry-rs", "anvil-"+runtime.GOOS+"-"+runtime.GOARCH, "bin", "anvil")
+	if _, err := os.Stat(p); err != nil {
+		return "", false
+	}
+	return p, true
+}
+
+// Start runs anvil on a free loopback port for the test and deploys TestUSD. Without anvil the test
+// is skipped, or fails when AXP_REQUIRE_CHAIN=1 (make test sets it after installing anvil).
+func Start(t testing.TB) *Chain {
+	t.Helper()
+	bin, ok := Anvil()
+	if !ok {
+		msg := "anvil is not installed: run scripts/chain-tools (make test does)"
+		if os.Getenv("AXP_REQUIRE_CHAIN") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--chain-id", fmt.Sprint(ID),
+		"--accounts", "1", "--silent")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start anvil: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	c := &Chain{URL: fmt.Sprintf("http://127.0.0.1:%d", port), t: t}
+	ctx := context.Background()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if c.rpc, err = rpc.DialContext(ctx, c.URL); err == nil {
+			c.ec = ethclient.NewClient(c.rpc)
+			if _, err = c.ec.ChainID(ctx); err == nil {
+				break
+			}
+		}
+		select {
+		case <-exited:
+			t.Fatalf("anvil exited: %s", stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("anvil did not answer at %s: %v\n%s", c.URL, err, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Cleanup(c.ec.Close)
+	if c.abi, err = abi.JSON(strings.NewReader(tokenABI)); err != nil {
+		t.Fatal(err)
+	}
+	c.owner = c.NewKey()
+	c.Token = c.Deploy()
+	return c
+}
+
+// NewKey returns a fresh key whose address holds 100 ETH for gas.
+func (c *Chain) NewKey() *ecdsa.PrivateKey {
+	c.t.Helper()
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	eth := new(big.Int).Mul(big.NewInt(100), big.NewInt(1e18))
+	if err := c.rpc.Call(nil, "anvil_setBalance", Addr(k), hexutil.EncodeBig(eth)); err != nil {
+		c.t.Fatalf("anvil_setBalance: %v", err)
+	}
+	return k
+}
+
+// Addr is a key's address, checksummed.
+func Addr(k *ecdsa.PrivateKey) string { return crypto.PubkeyToAddress(k.PublicKey).Hex() }
+
+// KeyHex is a key as hex, as a payout key file holds it.
+func KeyHex(k *ecdsa.PrivateKey) string { return hex.EncodeToString(crypto.FromECDSA(k)) }
+
+// Deploy deploys another TestUSD (a second token, for transfers the exchange must not count) and
+// returns its address.
+func (c *Chain) Deploy() string {
+	c.t.Helper()
+	code := common.FromHex(strings.TrimSpace(tokenBin))
+	r := c.send(c.owner, nil, code)
+	return r.ContractAddress.Hex()
+}
+
+// Mint creates amount micro-USD of token for to.
+func (c *Chain) Mint(token, to string, amount axp.Money) {
+	c.t.Helper()
+	c.sendCall(c.owner, token, "mint", common.HexToAddress(to), big.NewInt(int64(amount)))
+}
+
+// Transfer sends amount of token from the key's address to to and returns the mined transaction's
+// hash (lower-case).
+func (c *Chain) Transfer(from *ecdsa.PrivateKey, token, to string, amount axp.Money) string {
+	c.t.Helper()
+	r := c.sendCall(from, token, "transfer", common.HexToAddress(to), big.NewInt(int64(amount)))
+	return strings.ToLower(r.TxHash.Hex())
+}
+
+// Reverted sends a transfer of more than the key holds with a fixed gas limit, so it is mined and
+// reverts; it returns its hash.
+func (c *Chain) Reverted(from *ecdsa.PrivateKey, to string, amount axp.Money) string {
+	c.t.Helper()
+	data, err := c.abi.Pack("transfer", common.HexToAddress(to), big.NewInt(int64(amount)))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tok := common.HexToAddress(c.Token)
+	r := c.sendTx(from, &tok, data, 100_000)
+	if r.Status != types.ReceiptStatusFailed {
+		c.t.Fatalf("the transfer did not revert")
+	}
+	return strings.ToLower(r.TxHash.Hex())
+}
+
+// Balance is addr's token balance in micro-USD.
+func (c *Chain) Balance(token, addr string) axp.Money {
+	c.t.Helper()
+	data, _ := c.abi.Pack("balanceOf", common.HexToAddress(addr))
+	tok := common.HexToAddress(token)
+	out, err := c.ec.CallContract(context.Background(), ethereum.CallMsg{To: &tok, Data: data}, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return axp.Money(new(big.Int).SetBytes(out).Int64())
+}
+
+// Mine mines n empty blocks.
+func (c *Chain) Mine(n int) {
+	c.t.Helper()
+	if err := c.rpc.Call(nil, "anvil_mine", hexutil.EncodeUint64(uint64(n))); err != nil {
+		c.t.Fatalf("anvil_mine: %v", err)
+	}
+}
+
+// SetAutomine turns mining of each transaction as it arrives on or off (off: transactions wait in
+// the pool until Mine).
+func (c *Chain) SetAutomine(on bool) {
+	c.t.Helper()
+	if err := c.rpc.Call(nil, "evm_setAutomine", on); err != nil {
+		c.t.Fatalf("evm_setAutomine: %v", err)
+	}
+}
+
+// Head is the latest block number.
+func (c *Chain) Head() uint64 {
+	c.t.Helper()
+	n, err := c.ec.BlockNumber(context.Background())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return n
+}
+
+// Receipt returns a transaction's receipt, nil while it is not mined.
+func (c *Chain) Receipt(txHash string) *types.Receipt {
+	r, err := c.ec.TransactionReceipt(context.Background(), common.HexToHash(txHash))
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+func (c *Chain) sendCall(from *ecdsa.PrivateKey, token, method string, args ...any) *types.Receipt {
+	c.t.Helper()
+	data, err := c.abi.Pack(method, args...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tok := common.HexToAddress(token)
+	r := c.send(from, &tok, data)
+	if r.Status != types.ReceiptStatusSuccessful {
+		c.t.Fatalf("%s reverted", method)
+	}
+	return r
+}
+
+func (c *Chain) send(from *ecdsa.PrivateKey, to *common.Address, data []byte) *types.Receipt {
+	c.t.Helper()
+	ctx := context.Background()
+	gas, err := c.ec.EstimateGas(ctx, ethereum.CallMsg{From: crypto.PubkeyToAddress(from.PublicKey), To: to, Data: data})
+	if err != nil {
+		c.t.Fatalf("estimate gas: %v", err)
+	}
+	return c.sendTx(from, to, data, gas+gas/5)
+}
+
+func (c *Chain) sendTx(from *ecdsa.PrivateKey, to *common.Address, data []byte, gas uint64) *types.Receipt {
+	c.t.Helper()
+	ctx := context.Background()
+	addr := crypto.PubkeyToAddress(from.PublicKey)
+	nonce, err := c.ec.PendingNonceAt(ctx, addr)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tip := big.NewInt(1e9)
+	tx := types.NewTx(&types.DynamicFeeTx{ChainID: big.NewInt(ID), Nonce: nonce, GasTipCap: tip,
+		GasFeeCap: big.NewInt(100e9), Gas: gas, To: to, Value: new(big.Int), Data: data})
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(big.NewInt(ID)), from)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.ec.SendTransaction(ctx, signed); err != nil {
+		c.t.Fatalf("send: %v", err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r, err := c.ec.TransactionReceipt(ctx, signed.Hash())
+		if err == nil {
+			return r
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("transaction %s not mined: %v", signed.Hash().Hex(), err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

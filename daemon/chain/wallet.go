@@ -1,0 +1,174 @@
+package chain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/axp-exchange/axp"
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// ErrInsufficient says the hot wallet does not hold the token units a transfer needs.
+var ErrInsufficient = errors.New("insufficient balance")
+
+// ErrReplaced says a stored transaction can never be mined: its nonce was used by another one.
+var ErrReplaced = errors.New("its nonce was used by another transaction")
+
+// LoadKey reads the hot wallet's key from path: an Ethereum keystore (JSON, decrypted with
+// passphrase) or a file holding the key as hex, which must not be readable by group or others. The
+// key's bytes never appear in an error.
+func LoadKey(path, passphrase string) (*ecdsa.PrivateKey, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("payout key file: %w", err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("payout key file: %w", err)
+	}
+	text := strings.TrimSpace(string(raw))
+	if strings.HasPrefix(text, "{") {
+		k, err := keystore.DecryptKey([]byte(text), passphrase)
+		if err != nil {
+			return nil, fmt.Errorf("payout key file %s: cannot decrypt the keystore (is AXP_PAYOUT_KEY_PASSPHRASE right?): %v", path, errors.Unwrap(err))
+		}
+		return k.PrivateKey, nil
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("payout key file %s is readable by others (mode %o): chmod 600 it", path, st.Mode().Perm())
+	}
+	k, err := crypto.HexToECDSA(strings.TrimPrefix(text, "0x"))
+	if err != nil {
+		return nil, fmt.Errorf("payout key file %s holds no hex private key (or keystore JSON)", path)
+	}
+	return k, nil
+}
+
+// Wallet signs and sends the token's transfers from the hot wallet. Lock it around signing, storing
+// and broadcasting one transfer: the nonce it signs with is then its own.
+type Wallet struct {
+	c    *Client
+	key  *ecdsa.PrivateKey
+	addr common.Address
+	mu   sync.Mutex
+}
+
+// NewWallet returns the hot wallet holding key.
+func NewWallet(c *Client, key *ecdsa.PrivateKey) *Wallet {
+	return &Wallet{c: c, key: key, addr: crypto.PubkeyToAddress(key.PublicKey)}
+}
+
+// Address is the wallet's address, checksummed.
+func (w *Wallet) Address() string { return w.addr.Hex() }
+
+// Lock serialises the wallet's transfers.
+func (w *Wallet) Lock() { w.mu.Lock() }
+
+// Unlock ends Lock.
+func (w *Wallet) Unlock() { w.mu.Unlock() }
+
+// Signed is a signed transfer.
+type Signed struct {
+	Hash  string // lower-case 0x hex
+	Nonce uint64
+	Raw   []byte
+}
+
+// Sign signs a transfer of amount to to with the wallet's next nonce, after checking that the wallet
+// holds the units and that the transfer would not revert. Hold Lock until the transfer is stored and
+// broadcast.
+func (w *Wallet) Sign(ctx context.Context, to string, amount axp.Money) (Signed, error) {
+	var s Signed
+	if !common.IsHexAddress(to) {
+		return s, fmt.Errorf("%q is not an EVM address", to)
+	}
+	units := w.c.Units(amount)
+	bal, err := w.c.BalanceOf(ctx, w.addr.Hex())
+	if err != nil {
+		return s, fmt.Errorf("read the hot wallet's balance: %w", err)
+	}
+	if bal.Cmp(units) < 0 {
+		return s, fmt.Errorf("%w: the hot wallet %s holds %s of the token, the transfer needs %s", ErrInsufficient,
+			w.addr.Hex(), w.c.Money(bal).Display(), amount.Display())
+	}
+	data, err := erc20.Pack("transfer", common.HexToAddress(to), units)
+	if err != nil {
+		return s, err
+	}
+	ec := w.c.ec
+	nonce, err := ec.PendingNonceAt(ctx, w.addr)
+	if err != nil {
+		return s, fmt.Errorf("read the hot wallet's nonce: %w", err)
+	}
+	gas, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: w.addr, To: &w.c.token, Data: data})
+	if err != nil {
+		return s, fmt.Errorf("the transfer would fail: %w", err)
+	}
+	gas += gas / 5
+	tip, err := ec.SuggestGasTipCap(ctx)
+	if err != nil {
+		return s, fmt.Errorf("read the gas tip: %w", err)
+	}
+	head, err := ec.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return s, fmt.Errorf("read the latest block: %w", err)
+	}
+	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(big.NewInt(2), baseFee(head)))
+	tx := types.NewTx(&types.DynamicFeeTx{ChainID: new(big.Int).SetUint64(w.c.cfg.ChainID), Nonce: nonce,
+		GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &w.c.token, Value: new(big.Int), Data: data})
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(tx.ChainId()), w.key)
+	if err != nil {
+		return s, err
+	}
+	raw, err := signed.MarshalBinary()
+	if err != nil {
+		return s, err
+	}
+	return Signed{Hash: strings.ToLower(signed.Hash().Hex()), Nonce: nonce, Raw: raw}, nil
+}
+
+func baseFee(h *types.Header) *big.Int {
+	if h.BaseFee == nil {
+		return new(big.Int)
+	}
+	return h.BaseFee
+}
+
+// Broadcast sends a signed transaction (again). A transaction the node already knows, pending or
+// mined, is not an error; one whose nonce another transaction used is ErrReplaced.
+func (w *Wallet) Broadcast(ctx context.Context, raw []byte) error {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return err
+	}
+	err := w.c.ec.SendTransaction(ctx, tx)
+	if err == nil {
+		return nil
+	}
+	if known, kerr := w.Known(ctx, tx.Hash().Hex()); kerr == nil && known {
+		return nil
+	}
+	if strings.Contains(strings.ToLower(err.Error()), "nonce too low") {
+		return fmt.Errorf("%w (%v)", ErrReplaced, err)
+	}
+	return err
+}
+
+// Known reports whether the node knows the transaction, pending or mined.
+func (w *Wallet) Known(ctx context.Context, txHash string) (bool, error) {
+	_, _, err := w.c.ec.TransactionByHash(ctx, common.HexToHash(txHash))
+	if errors.Is(err, ethereum.NotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

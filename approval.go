@@ -20,7 +20,53 @@ const (
 	ApprovalHeld     = "held" // a payout waiting for the seller's payout address
 	ApprovalApproved = "approved"
 	ApprovalRejected = "rejected"
+	// The evm payout rail: an approved payout, refund or split is "sent" while its transfers wait
+	// for their confirmations, then "confirmed" (the money moved and is booked); a transfer that
+	// cannot be sent or reverts makes it "failed", back in the queue to approve again or reject.
+	ApprovalSent      = "sent"
+	ApprovalConfirmed = "confirmed"
+	ApprovalFailed    = "failed"
 )
+
+// Transfer states of the evm payout rail.
+const (
+	TransferSent      = "sent"      // signed and stored, broadcast (again after a restart if the node lost it)
+	TransferConfirmed = "confirmed" // mined, succeeded, with the configured confirmations
+	TransferFailed    = "failed"    // refused by the node, replaced, or reverted
+)
+
+// OutTransfer is one stablecoin transfer the exchange's hot wallet sends for an approved item.
+type OutTransfer struct {
+	// Part is who receives it: "seller" (the payout, net of the fee) or "buyer" (a refund).
+	Part   string `json:"part"`
+	To     string `json:"to"`
+	Amount Money  `json:"amount_usd"`
+	TxHash string `json:"tx_hash"`
+	Nonce  uint64 `json:"nonce"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	// Raw is the signed transaction (hex), kept so a restart re-sends the very same transaction
+	// instead of signing a second one.
+	Raw    string     `json:"raw_tx,omitempty"`
+	SentAt time.Time  `json:"sent_at"`
+	DoneAt *time.Time `json:"done_at,omitempty"`
+}
+
+// PartlySent reports whether a transfer of the item is confirmed on chain (a failed split may have
+// sent one part): such an item can only be completed.
+func (a *Approval) PartlySent() bool {
+	for _, x := range a.Transfers {
+		if x.Status == TransferConfirmed {
+			return true
+		}
+	}
+	return false
+}
+
+// Open reports whether an item waits for the operator: pending, held or failed.
+func (a *Approval) Open() bool {
+	return a.Status == ApprovalPending || a.Status == ApprovalHeld || a.Status == ApprovalFailed
+}
 
 // Approval is one item of the operator's queue.
 type Approval struct {
@@ -56,6 +102,12 @@ type Approval struct {
 	// PayoutAddress is where a payout goes (operator eyes only).
 	PayoutAddress string        `json:"payout_address,omitempty"`
 	TxHash        string        `json:"tx_hash,omitempty"`
+	// Rail is how the money of an approved payout, refund or split moved: "manual" (the operator
+	// sent it and recorded the hash) or "evm" (the exchange's hot wallet sent Transfers).
+	Rail      string        `json:"rail,omitempty"`
+	Transfers []OutTransfer `json:"transfers,omitempty"`
+	// Failure says why the last sending failed (status failed).
+	Failure       string        `json:"failure,omitempty"`
 	Reason        string        `json:"reason"`
 	Note          string        `json:"note,omitempty"`
 	Checks        []CheckResult `json:"checks,omitempty"`
@@ -66,7 +118,7 @@ type Approval struct {
 
 // ApprovalsQuery filters the queue.
 type ApprovalsQuery struct {
-	Status string `json:"status,omitempty" schema:"enum=pending_approval|held|approved|rejected|open|all" doc:"default open (pending and held)"`
+	Status string `json:"status,omitempty" schema:"enum=pending_approval|held|approved|rejected|sent|confirmed|failed|open|all" doc:"default open (pending, held and failed)"`
 	Kind   string `json:"kind,omitempty" schema:"enum=payment|payout|refund|split|release_due"`
 	TaskID string `json:"task_id,omitempty" schema:"maxLength=100"`
 }
@@ -79,7 +131,7 @@ type ApprovalList struct {
 // ApproveBody approves an item.
 type ApproveBody struct {
 	ID     string `json:"id" schema:"required;maxLength=100"`
-	TxHash string `json:"tx_hash,omitempty" schema:"pattern=^0x[0-9a-fA-F]{64}$" doc:"the transaction that sent the money (payouts, refunds, splits)"`
+	TxHash string `json:"tx_hash,omitempty" schema:"pattern=^0x[0-9a-fA-F]{64}$" doc:"the transaction that sent the money (payouts, refunds, splits); leave it out on an exchange with a hot wallet and the exchange sends it"`
 	Note   string `json:"note,omitempty" schema:"maxLength=2000"`
 }
 

@@ -50,16 +50,23 @@ const (
 	ApprovalUnhold  = "unhold"  // the seller added a payout address
 	ApprovalApprove = "approve" // the operator approved: the money moved (or the payment is confirmed)
 	ApprovalReject  = "reject"  // the operator rejected, or the item was withdrawn or closed
+	ApprovalSend    = "send"    // the operator approved and the hot wallet sent the transfers (evm rail)
+	ApprovalConfirm = "confirm" // every transfer of a sent item is confirmed on chain
+	ApprovalFail    = "fail"    // a transfer of a sent item failed: the item is back in the queue
 )
 
-// ApprovalMachine: pending_approval <-> held; pending_approval -> approved; pending or held ->
-// rejected. Only a pending item is approved: a held one waits for the seller's payout address
-// (the buyer's part of a held split is sent without changing the item's status).
+// ApprovalMachine: pending_approval <-> held; pending_approval -> approved (manual rail, payments);
+// pending_approval or failed -> sent -> confirmed | failed (evm rail); pending, held or failed ->
+// rejected. Only a pending (or failed) item is approved: a held one waits for the seller's payout
+// address (the buyer's part of a held split is sent without changing the item's status).
 var ApprovalMachine = &Machine{Entity: "approval", Edges: map[string]Edge{
 	ApprovalHold:    {From: []string{ApprovalPending}, To: ApprovalHeld},
 	ApprovalUnhold:  {From: []string{ApprovalHeld}, To: ApprovalPending},
-	ApprovalApprove: {From: []string{ApprovalPending}, To: ApprovalApproved},
-	ApprovalReject:  {From: []string{ApprovalPending, ApprovalHeld}, To: ApprovalRejected},
+	ApprovalApprove: {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalApproved},
+	ApprovalReject:  {From: []string{ApprovalPending, ApprovalHeld, ApprovalFailed}, To: ApprovalRejected},
+	ApprovalSend:    {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalSent},
+	ApprovalConfirm: {From: []string{ApprovalSent}, To: ApprovalConfirmed},
+	ApprovalFail:    {From: []string{ApprovalSent}, To: ApprovalFailed},
 }}
 
 // Mediation events.

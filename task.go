@@ -140,7 +140,20 @@ type PaymentInfo struct {
 	PayBy          *time.Time `json:"pay_by,omitempty"`
 	TxHash         string     `json:"tx_hash,omitempty"`
 	ReceivedUSD    Money      `json:"received_usd"`
-	Status         string     `json:"status" doc:"unpaid, reported (waiting for confirmation), confirmed, or none for free jobs"`
+	// MissingUSD is what is still due after a partial payment.
+	MissingUSD Money  `json:"missing_usd,omitempty"`
+	Status     string `json:"status" doc:"unpaid, partial (part received, the rest awaited), reported (waiting for confirmation), confirmed, or none for free jobs"`
+	// The chain and the stablecoin, when the exchange names them (chain_id and token_address set):
+	// the amount in the token's own units and an EIP-681 URI a wallet turns into this transfer.
+	ChainID       uint64 `json:"chain_id,omitempty"`
+	TokenAddress  string `json:"token_address,omitempty"`
+	TokenSymbol   string `json:"token_symbol,omitempty"`
+	TokenDecimals uint8  `json:"token_decimals,omitempty"`
+	PayableUnits  string `json:"payable_units,omitempty" doc:"payable_usd in the token's smallest units"`
+	PaymentURI    string `json:"payment_uri,omitempty" doc:"EIP-681: ethereum:<token>@<chainId>/transfer?address=<deposit>&uint256=<units>"`
+	// Verifier is how the payment is confirmed: "evm" (found on chain by the exchange, no report
+	// needed) or "manual" (report the tx hash; the operator confirms).
+	Verifier string `json:"verifier,omitempty"`
 }
 
 // CreatedTask is the answer of task creation: the task and its buyer token, shown once.
@@ -383,6 +396,8 @@ type TaskRecord struct {
 	DepositAddress string `json:"deposit_address,omitempty"`
 	TxHash         string `json:"tx_hash,omitempty"`
 	Received       Money  `json:"received_usd"`
+	// PayerAddress is the address the payment came from (read on chain): where a refund goes.
+	PayerAddress string `json:"payer_address,omitempty"`
 
 	Deliveries    []Delivery `json:"deliveries,omitempty"`
 	RedosUsed     int        `json:"redos_used"`

@@ -74,6 +74,9 @@ func setupScript(e *testscript.Env) error {
 		}
 		e.Setenv(v.name, dir)
 	}
+	// Every scripted exchange takes crypto payments (without a deposit address choosing a paid
+	// offer answers 503; daemon tests cover that).
+	e.Setenv("AXP_DEPOSIT_ADDRESS", "0xd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0")
 	for _, name := range []string{"PORT", "PORT2"} {
 		port, err := freePort()
 		if err != nil {

@@ -18,7 +18,7 @@ func (d *Daemon) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.A
 		keep := func(a *axp.Approval) bool {
 			switch in.Status {
 			case "", "open":
-				if a.Status != axp.ApprovalPending && a.Status != axp.ApprovalHeld {
+				if !a.Open() {
 					return true
 				}
 			case "all":
@@ -44,7 +44,7 @@ func (d *Daemon) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.A
 				}
 			}
 			return err
-		case in.Status == "" || in.Status == "open" || in.Status == axp.ApprovalPending || in.Status == axp.ApprovalHeld:
+		case in.Status == "" || in.Status == "open" || in.Status == axp.ApprovalPending || in.Status == axp.ApprovalHeld || in.Status == axp.ApprovalFailed:
 			return tx.OpenApprovals(keep)
 		}
 		return tx.Approvals(keep)
@@ -62,7 +62,7 @@ func loadApproval(tx *store.Tx, id string) (*axp.Approval, error) {
 		return nil, axp.NotFound("approval", id)
 	}
 	switch a.Status {
-	case axp.ApprovalPending:
+	case axp.ApprovalPending, axp.ApprovalFailed:
 		return a, nil
 	case axp.ApprovalHeld:
 		return nil, axp.Conflict("approval "+id+" is held: the seller has no payout address yet", "it becomes pending when the seller adds one")
@@ -107,6 +107,19 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 }
 
 func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
+	if in.TxHash == "" && d.wallet != nil {
+		var kind string
+		var alone bool
+		d.db.View(func(tx *store.Tx) error {
+			if a, _ := tx.Approval(in.ID); a != nil {
+				kind, alone = a.Kind, buyerPartAlone(a)
+			}
+			return nil
+		})
+		if !alone && (kind == axp.ApprovePayout || kind == axp.ApproveRefund || kind == axp.ApproveSplit) {
+			return d.approveOnChain(ctx, c, in)
+		}
+	}
 	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		a, err := ch.tx.Approval(in.ID)
 		if err != nil {
@@ -124,7 +137,8 @@ func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.App
 		}
 		sends := a.Kind == axp.ApprovePayout || a.Kind == axp.ApproveRefund || a.Kind == axp.ApproveSplit
 		if sends && in.TxHash == "" {
-			return nil, axp.Invalid("tx_hash", "is required to approve a "+a.Kind, "send the money, then record the transaction hash here")
+			return nil, axp.Invalid("tx_hash", "is required to approve a "+a.Kind+" on an exchange without a hot wallet (payout_key_file)",
+				"send the money, then record the transaction hash here")
 		}
 		if a.Kind == axp.ApprovePayment && in.TxHash != "" && !strings.EqualFold(in.TxHash, a.TxHash) {
 			// A payment item confirms the transaction the buyer reported; another hash would
@@ -137,6 +151,9 @@ func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.App
 			return nil, err
 		}
 		a.DecidedAt, a.Note = &now, in.Note
+		if sends {
+			a.Rail = "manual"
+		}
 		if in.TxHash != "" {
 			a.TxHash = strings.ToLower(in.TxHash)
 		}
@@ -316,8 +333,12 @@ func (d *Daemon) adminReject(ctx context.Context, c *pipeline.Call, in *axp.Reje
 		if a == nil {
 			return nil, axp.NotFound("approval", in.ID)
 		}
-		if a.Status != axp.ApprovalPending && a.Status != axp.ApprovalHeld {
+		if !a.Open() {
 			return nil, axp.Conflict("approval "+a.ID+" was already "+a.Status, "")
+		}
+		if a.PartlySent() {
+			return nil, axp.Conflict("part of approval "+a.ID+" was sent on chain: it can only be completed",
+				"approve it again to send the rest")
 		}
 		if a.BuyerPartTxHash != "" {
 			return nil, axp.Conflict("the buyer's part of split "+a.ID+" was sent ("+a.BuyerPartTxHash+"): the split can only be completed",

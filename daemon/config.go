@@ -48,8 +48,26 @@ type Config struct {
 
 	Fees axp.FeeSchedule
 
-	// DepositAddress is the exchange's stablecoin address buyers pay to.
+	// DepositAddress is the exchange's stablecoin address buyers pay to. Without it, a buyer who
+	// chooses a paid offer gets 503 naming the setting (free jobs still run).
 	DepositAddress string
+	// Money on chain (DESIGN.md section 12, keys chain_rpc_url, chain_id, token_address,
+	// token_decimals, confirmations, chain_poll, chain_start_block). With ChainRPCURL set the exchange
+	// checks the chain at start, verifies reported payments on it and finds payments itself (the
+	// evm verifier and its watcher). ChainID and TokenAddress alone (no RPC URL) only name the
+	// chain and token to buyers; the operator confirms payments.
+	ChainRPCURL     string
+	ChainID         uint64
+	TokenAddress    string
+	TokenDecimals   uint8
+	Confirmations   uint64
+	ChainPoll       time.Duration
+	ChainStartBlock uint64
+	// PayoutKeyFile holds the hot wallet's key (keystore JSON, decrypted with PayoutKeyPassphrase,
+	// or hex in a file of mode 0600): with it, approved payouts, refunds and splits are sent by the
+	// exchange (the evm payout rail). The key is never logged or stored in the database.
+	PayoutKeyFile       string
+	PayoutKeyPassphrase string
 	// Verifier checks reported crypto payments; nil means the manual verifier (the operator
 	// confirms every payment).
 	Verifier PaymentVerifier
@@ -119,6 +137,8 @@ func Defaults() Config {
 		SweepEvery:             30 * time.Second,
 		SandboxWait:            5 * time.Minute,
 		OutboundPrivate:        "deny",
+		Confirmations:          DefaultConfirmations,
+		ChainPoll:              DefaultChainPoll,
 	}
 }
 
@@ -126,4 +146,6 @@ func Defaults() Config {
 const (
 	DefaultMediationWindow = 24 * time.Hour
 	DefaultAITimeout       = 60 * time.Second
+	DefaultConfirmations   = 3
+	DefaultChainPoll       = 5 * time.Second
 )

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/mcp"
 	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/pipeline"
@@ -56,8 +57,13 @@ type Daemon struct {
 	mcp  *mcp.Server
 
 	verifier PaymentVerifier
-	caller   *outbound.Caller
-	pusher   *outbound.Pusher
+	// chain is the evm verifier's and the payout rail's chain (nil: manual); wallet the hot
+	// wallet (nil: the operator sends payouts).
+	chain     *chain.Client
+	chainInfo axp.ChainInfo
+	wallet    *chain.Wallet
+	caller    *outbound.Caller
+	pusher    *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
 	callTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
@@ -117,12 +123,27 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	if d.verifier == nil {
 		d.verifier = manualVerifier{}
 	}
+	if err := d.setupChain(); err != nil {
+		d.Close()
+		return nil, "", err
+	}
 	d.wireOutbound()
 	d.pipe = pipeline.New(d, d.handlers(), keys.raw)
 	d.rest = rest.New(d, d.pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()
 	d.bg.Add(1)
 	go d.background()
+	if d.chain != nil {
+		if d.wallet != nil {
+			// Transfers stored as sent before a stop are followed (and broadcast again if the
+			// node lost them) before any new approval signs.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			d.trackSent(ctx)
+			cancel()
+		}
+		d.bg.Add(1)
+		go d.watchChain()
+	}
 	d.log.Info("exchange ready", "source", "daemon", "data_dir", cfg.DataDir, "base_url", d.BaseURL(), "schema", store.SchemaVersion)
 	return d, generated, nil
 }
@@ -256,6 +277,9 @@ func (d *Daemon) Close() error {
 		close(d.stop)
 		d.bg.Wait()
 		d.pusher.Close()
+		if d.chain != nil {
+			d.chain.Close()
+		}
 		d.metrics.flush()
 		d.sink.close()
 		err = d.db.Close()

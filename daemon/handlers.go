@@ -71,6 +71,7 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "admin_audit", d.adminAudit)
 	pipeline.Handle(r, "admin_metrics", d.adminMetrics)
 	pipeline.HandleNoInput(r, "admin_stats", d.adminStats)
+	pipeline.HandleNoInput(r, "admin_reconcile", d.adminReconcile)
 	pipeline.Handle(r, "admin_announce", d.adminAnnounce)
 	pipeline.HandleNoInput(r, "admin_announcements", d.adminAnnouncements)
 	pipeline.HandleNoInput(r, "admin_operator_messages", d.adminOperatorMessages)

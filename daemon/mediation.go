@@ -517,10 +517,11 @@ func (d *Daemon) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBod
 				if err != nil {
 					return nil, err
 				}
-				if a != nil && (a.Status == axp.ApprovalApproved || a.BuyerPartTxHash != "") {
+				if a != nil && (a.Status == axp.ApprovalApproved || a.Status == axp.ApprovalSent || a.Status == axp.ApprovalConfirmed ||
+					a.BuyerPartTxHash != "" || a.PartlySent()) {
 					return nil, axp.Conflict("the decision was carried out: the operator already sent the money", "")
 				}
-				if a != nil && (a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld) {
+				if a != nil && a.Open() {
 					now := ch.now
 					if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
 						return nil, err

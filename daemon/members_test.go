@@ -24,7 +24,7 @@ func TestRegister(t *testing.T) {
 		"skills": []map[string]any{{"task_type": "text-file", "description": "essays", "min_price_usd": 0.2, "typical_eta_minutes": 5,
 			"instant_price_usd": 0.5, "instant_eta_minutes": 3, "guarantee": map[string]any{"free_redo": 3, "refund_if_fails_checks": true}}},
 		"mcp_url": "https://scribe.example/mcp", "contact_email": "ops@scribe.example", "auth_token": "bearer-abc",
-		"payment_methods": []string{"crypto", "free"}, "payout_address": "0x" + strings.Repeat("0aF9", 10),
+		"payment_methods": []string{"crypto", "free"}, "payout_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
 		"preferred_payment": "usdc on base",
 		"identity": map[string]any{"operator_name": "Op", "operator_website": "https://op.example", "agent_framework": "fw",
 			"agent_model": "m", "agent_card_url": "https://scribe.example/.well-known/agent.json"},
@@ -348,6 +348,7 @@ func TestProfileUpdate(t *testing.T) {
 		{map[string]any{"mcp_url": "nope"}, "mcp_url"},
 		{map[string]any{"contact_email": "nope"}, "contact_email"},
 		{map[string]any{"payout_address": "0x12"}, "payout_address"},
+		{map[string]any{"payout_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"}, "payout_address"}, // EIP-55 checksum wrong
 		{map[string]any{"payment_methods": []string{}}, "payment_methods"},
 		{map[string]any{"payment_methods": []string{"iou"}}, "payment_methods[0]"},
 		{map[string]any{"skills": []map[string]any{{"task_type": "video"}}}, "skills"}, // a buyer has no skills

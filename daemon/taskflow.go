@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -155,6 +156,10 @@ func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
 	if q.Answer.Guarantee != nil {
 		t.FreeRedo, t.RefundIfFails = q.Answer.Guarantee.FreeRedo, q.Answer.Guarantee.RefundIfFailsChecks
 	}
+	if next == axp.TaskAwaitingPayment && d.cfg.DepositAddress == "" {
+		return axp.Errorf(axp.CodeUnavailable, "this exchange cannot take crypto payments yet: its operator has not set deposit_address").
+			WithHint("choose a free offer, or ask the operator to set deposit_address (AXP_DEPOSIT_ADDRESS)")
+	}
 	if next == axp.TaskAwaitingPayment {
 		// A task back from a seller's refusal keeps what it received; its earlier transaction
 		// is booked (and stays claimed), so the payment still due is reported with a new one.
@@ -241,6 +246,27 @@ func (d *Daemon) autoChoose(ctx context.Context, id string) error {
 
 func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (any, error) {
 	var out any
+	var receipt chain.Receipt
+	if d.chain != nil {
+		// The evm verifier looks at the transaction first: what the chain already refutes is
+		// refused and nothing is recorded.
+		var t *axp.TaskRecord
+		err := d.db.View(func(tx *store.Tx) error {
+			var err error
+			if t, err = loadTask(tx, in.ID); err == nil {
+				err = asBuyer(t, c.Caller)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if t.Status == axp.TaskAwaitingPayment {
+			if receipt, err = d.checkReport(ctx, t, strings.ToLower(in.TxHash)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
 		if err != nil {
@@ -282,9 +308,36 @@ func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCry
 			"message": "Payment reported; the job starts when it is confirmed."}
 		return out, err
 	})
-	if err == nil {
-		d.verifyPayment(ctx, in.ID, strings.ToLower(in.TxHash))
+	if err != nil {
+		return nil, err
 	}
+	if d.chain == nil {
+		d.verifyPayment(ctx, in.ID, strings.ToLower(in.TxHash))
+		return out, nil
+	}
+	msg := "Payment reported; the chain shows it, and the job starts once it has %d confirmations (the exchange checks by itself)."
+	if !receipt.Found {
+		msg = "Payment reported; the transaction is not mined yet. The job starts once it is, with %d confirmations (the exchange checks by itself)."
+	} else if receipt.Confirmations >= d.chain.Confirmations() {
+		d.checkReported(ctx, in.ID, strings.ToLower(in.TxHash))
+	}
+	err = d.db.View(func(tx *store.Tx) error {
+		t, err := loadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		v, err := d.view(tx, t, c.Caller, viewBuyer)
+		m := map[string]any{"task_id": t.ID, "status": t.Status, "payment": v.Payment, "verifier": d.verifier.Name(),
+			"message": fmt.Sprintf(msg, d.chain.Confirmations())}
+		switch {
+		case t.Status != axp.TaskAwaitingPayment:
+			m["message"] = "Payment confirmed on chain; the job has started."
+		case v.Payment != nil && v.Payment.MissingUSD > 0:
+			m["message"] = fmt.Sprintf("The transaction paid part of the task: %s is still due; send it to the deposit address (payable_usd shows the exact amount).", v.Payment.MissingUSD.Display())
+		}
+		out = m
+		return err
+	})
 	return out, err
 }
 

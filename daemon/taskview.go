@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"math/big"
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -116,6 +118,15 @@ func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience st
 			p.Status = "confirmed"
 		case t.TxHash != "":
 			p.Status = "reported"
+		case t.Received > 0:
+			p.Status, p.MissingUSD = "partial", t.Price-t.Received
+		}
+		p.Verifier = d.verifier.Name()
+		if ci, ok := d.chainNames(); ok && t.Status == axp.TaskAwaitingPayment && t.DepositAddress != "" {
+			units := new(big.Int).Mul(big.NewInt(int64(t.Payable)), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(ci.TokenDecimals)-6), nil))
+			p.ChainID, p.TokenAddress, p.TokenSymbol, p.TokenDecimals = ci.ChainID, ci.TokenAddress, ci.TokenSymbol, ci.TokenDecimals
+			p.PayableUnits = units.String()
+			p.PaymentURI = chain.PaymentURI(ci.TokenAddress, ci.ChainID, chain.Checksummed(t.DepositAddress), units)
 		}
 		v.Payment = p
 	}
@@ -126,6 +137,9 @@ func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience st
 		v.ChecksPassed = &passed
 	}
 	v.NextSteps = nextSteps(t, audience)
+	if t.Status == axp.TaskAwaitingPayment && audience != viewSeller && d.chain != nil {
+		v.NextSteps = []string{"send payable_usd of the stablecoin to deposit_address (payment_uri prefills a wallet): the exchange finds the transfer on chain by itself; POST /api/tasks/" + t.ID + "/pay/crypto with the tx_hash only speeds it up"}
+	}
 	return v, nil
 }
 

@@ -30,7 +30,7 @@ func pendingDecision(tx *store.Tx, taskID string) (*axp.Approval, error) {
 	}
 	for i := range list {
 		a := &list[i]
-		if (a.Kind == axp.ApproveRefund || a.Kind == axp.ApproveSplit) && (a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld) {
+		if (a.Kind == axp.ApproveRefund || a.Kind == axp.ApproveSplit) && (a.Open() || a.Status == axp.ApprovalSent) {
 			return a, nil
 		}
 	}

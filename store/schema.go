@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // Buckets.
 var (
@@ -79,8 +79,15 @@ var (
 	bDeliveries = []byte("announce_deliveries") // announcement id \x00 member id -> axp.AnnouncementDelivery
 )
 
+// Buckets of schema version 6: money on chain.
+var (
+	bInbound      = []byte("inbound_transfers") // tx hash \x00 8-byte log index -> axp.InboundTransfer
+	bSentApproval = []byte("sent_approvals")    // approval id -> nil, while its transfers await confirmation
+)
+
 // Meta keys.
 var (
+	kChainCursor    = []byte("chain_cursor") // 8-byte last block the payment watcher processed
 	kSchemaVersion  = []byte("schema_version")
 	kAdminTokenHash = []byte("admin_token_hash")
 	kCreatedAt      = []byte("created_at")
@@ -131,5 +138,13 @@ var migrations = []migration{
 	{5, "announcement deliveries per member", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bDeliveries)
 		return err
+	}},
+	{6, "money on chain: inbound transfers, approvals being sent", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bInbound, bSentApproval} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("create bucket %s: %w", b, err)
+			}
+		}
+		return nil
 	}},
 }

@@ -219,22 +219,35 @@ func (t *Tx) PutApproval(a *axp.Approval) error {
 	if err := t.bucket(bTaskApproval).Put(pair(a.TaskID, a.ID), nil); err != nil {
 		return err
 	}
-	open := t.bucket(bOpenApproval)
-	var err error
-	if a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld {
-		err = open.Put([]byte(a.ID), nil)
-	} else {
-		err = open.Delete([]byte(a.ID))
-	}
-	if err != nil {
-		return err
+	for _, ix := range []struct {
+		b  []byte
+		in bool
+	}{{bOpenApproval, a.Open()}, {bSentApproval, a.Status == axp.ApprovalSent}} {
+		var err error
+		if ix.in {
+			err = t.bucket(ix.b).Put([]byte(a.ID), nil)
+		} else {
+			err = t.bucket(ix.b).Delete([]byte(a.ID))
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return putJSON(t.bucket(bApprovals), []byte(a.ID), a)
 }
 
-// OpenApprovals calls fn for every pending or held queue item, oldest first.
+// OpenApprovals calls fn for every pending, held or failed queue item, oldest first.
 func (t *Tx) OpenApprovals(fn func(*axp.Approval) bool) error {
-	c := t.bucket(bOpenApproval).Cursor()
+	return t.indexedApprovals(bOpenApproval, fn)
+}
+
+// SentApprovals calls fn for every item whose transfers await confirmation, oldest first.
+func (t *Tx) SentApprovals(fn func(*axp.Approval) bool) error {
+	return t.indexedApprovals(bSentApproval, fn)
+}
+
+func (t *Tx) indexedApprovals(index []byte, fn func(*axp.Approval) bool) error {
+	c := t.bucket(index).Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		a, err := t.Approval(string(k))
 		if err != nil {
@@ -303,6 +316,48 @@ func (t *Tx) ClaimTxHash(hash, taskID string) (string, error) {
 // ReleaseTxHash forgets a claim (a rejected payment).
 func (t *Tx) ReleaseTxHash(hash string) error {
 	return t.bucket(bTxHashes).Delete([]byte(strings.ToLower(hash)))
+}
+
+// ChainCursor is the last block the payment watcher processed (0, false before its first pass).
+func (t *Tx) ChainCursor() (uint64, bool) {
+	raw := t.bucket(bMeta).Get(kChainCursor)
+	if len(raw) != 8 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(raw), true
+}
+
+// SetChainCursor records the last block the payment watcher processed.
+func (t *Tx) SetChainCursor(block uint64) error { return t.bucket(bMeta).Put(kChainCursor, u64(block)) }
+
+func inboundKey(txHash string, logIndex uint) []byte {
+	return append(append([]byte(strings.ToLower(txHash)), 0), u64(uint64(logIndex))...)
+}
+
+// Inbound loads a transfer to the deposit address already seen, or nil.
+func (t *Tx) Inbound(txHash string, logIndex uint) (*axp.InboundTransfer, error) {
+	var r axp.InboundTransfer
+	ok, err := getJSON(t.bucket(bInbound), inboundKey(txHash, logIndex), &r)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// PutInbound records a transfer to the deposit address and what it did.
+func (t *Tx) PutInbound(r *axp.InboundTransfer) error {
+	r.V = 1
+	return putJSON(t.bucket(bInbound), inboundKey(r.TxHash, r.LogIndex), r)
+}
+
+// EachInbound calls fn for every transfer to the deposit address seen, by transaction hash.
+func (t *Tx) EachInbound(fn func(*axp.InboundTransfer) bool) error {
+	return each(t.bucket(bInbound), false, func(_ []byte, r *axp.InboundTransfer) (bool, error) { return fn(r), nil })
+}
+
+// TxHashTask is the task a transaction funds, or "".
+func (t *Tx) TxHashTask(hash string) string {
+	return string(t.bucket(bTxHashes).Get([]byte(strings.ToLower(hash))))
 }
 
 // NextPaymentSeq returns a counter for payable-amount tags.

@@ -11,12 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/parsers/yaml"
@@ -56,6 +56,14 @@ type Keys struct {
 	LogRetention           time.Duration   `koanf:"log_retention"`
 	LogLevel               string          `koanf:"log_level"`
 	DepositAddress         string          `koanf:"deposit_address"`
+	ChainRPCURL            string          `koanf:"chain_rpc_url"`
+	ChainID                uint64          `koanf:"chain_id"`
+	TokenAddress           string          `koanf:"token_address"`
+	TokenDecimals          uint8           `koanf:"token_decimals"`
+	Confirmations          uint64          `koanf:"confirmations"`
+	ChainPoll              time.Duration   `koanf:"chain_poll"`
+	ChainStartBlock        uint64          `koanf:"chain_start_block"`
+	PayoutKeyFile          string          `koanf:"payout_key_file"`
 	SweepEvery             time.Duration   `koanf:"sweep_every"`
 	SandboxWait            time.Duration   `koanf:"sandbox_wait"`
 	MediationWindow        time.Duration   `koanf:"mediation_window"`
@@ -153,6 +161,11 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.MaxBodyBytes, cfg.TrustedProxies, cfg.LogRetention = keys.MaxBodyBytes, keys.TrustedProxies, keys.LogRetention
 	cfg.ReadTimeout, cfg.WriteTimeout, cfg.IdleTimeout = keys.ReadTimeout, keys.WriteTimeout, keys.IdleTimeout
 	cfg.MaxConns, cfg.MaxConnsPerIP = keys.MaxConns, keys.MaxConnsPerIP
+	cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress = strings.TrimSpace(keys.ChainRPCURL), keys.ChainID, strings.TrimSpace(keys.TokenAddress)
+	cfg.TokenDecimals, cfg.Confirmations, cfg.ChainPoll = keys.TokenDecimals, keys.Confirmations, keys.ChainPoll
+	cfg.ChainStartBlock, cfg.PayoutKeyFile = keys.ChainStartBlock, strings.TrimSpace(keys.PayoutKeyFile)
+	// The hot wallet's passphrase is read from the environment only: never from a file or a flag.
+	cfg.PayoutKeyPassphrase = getenv("AXP_PAYOUT_KEY_PASSPHRASE")
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
 	cfg.AllowedHosts = keys.AllowedHosts
 	cfg.OutboundPrivate = strings.ToLower(strings.TrimSpace(keys.OutboundPrivate))
@@ -199,8 +212,6 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	return cfg, nil
 }
 
-var evmAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-
 // fromDefaults is the configuration as keys before any source is applied.
 func fromDefaults(def daemon.Config) Keys {
 	return Keys{
@@ -212,6 +223,7 @@ func fromDefaults(def daemon.Config) Keys {
 		LogRetention: def.LogRetention, LogLevel: def.LogLevel, SweepEvery: def.SweepEvery, SandboxWait: def.SandboxWait,
 		OutboundPrivate: def.OutboundPrivate, ReadTimeout: def.ReadTimeout, WriteTimeout: def.WriteTimeout, IdleTimeout: def.IdleTimeout,
 		MaxConns: def.MaxConns, MaxConnsPerIP: def.MaxConnsPerIP,
+		Confirmations: def.Confirmations, ChainPoll: def.ChainPoll,
 	}
 }
 
@@ -348,8 +360,30 @@ func validate(c daemon.Config) error {
 	if c.MediationWindow < 0 || c.AITimeout < 0 {
 		return &keyError{"mediation_window", "mediation_window and ai_timeout must be positive durations"}
 	}
-	if c.DepositAddress != "" && !evmAddress.MatchString(c.DepositAddress) {
-		return &keyError{"deposit_address", "deposit_address must be an EVM address: 0x followed by 40 hex digits"}
+	for _, a := range []struct{ key, v string }{{"deposit_address", c.DepositAddress}, {"token_address", c.TokenAddress}} {
+		if a.v != "" && !chain.IsAddress(a.v) {
+			return &keyError{a.key, a.key + " must be an EVM address: 0x followed by 40 hex digits, with a valid EIP-55 checksum if it mixes cases"}
+		}
+	}
+	if c.ChainRPCURL != "" {
+		if u, err := url.Parse(c.ChainRPCURL); err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return &keyError{"chain_rpc_url", "chain_rpc_url must be an http(s) or ws(s) URL of an EVM JSON-RPC node"}
+		}
+		if c.TokenAddress == "" || c.DepositAddress == "" {
+			return &keyError{"token_address", "chain_rpc_url needs token_address (the stablecoin's contract) and deposit_address (where buyers pay)"}
+		}
+	}
+	if c.TokenDecimals != 0 && c.TokenDecimals < 6 {
+		return &keyError{"token_decimals", "token_decimals must be at least 6 (amounts are micro-USD)"}
+	}
+	if c.Confirmations == 0 || c.Confirmations > 1000 {
+		return &keyError{"confirmations", "confirmations must be 1 to 1000"}
+	}
+	if c.ChainPoll < 100*time.Millisecond {
+		return &keyError{"chain_poll", "chain_poll must be at least 100ms"}
+	}
+	if c.PayoutKeyFile != "" && c.ChainRPCURL == "" {
+		return &keyError{"payout_key_file", "payout_key_file needs chain_rpc_url: the hot wallet sends on the configured chain"}
 	}
 	switch c.OutboundPrivate {
 	case "deny", "allow":

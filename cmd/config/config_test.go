@@ -291,6 +291,14 @@ write_timeout: 90s
 idle_timeout: 45s
 max_conns: 5000
 max_conns_per_ip: 100
+chain_rpc_url: http://127.0.0.1:8545
+chain_id: 31337
+token_address: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+token_decimals: 6
+confirmations: 2
+chain_poll: 1s
+chain_start_block: 12
+payout_key_file: /keys/hot.json
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
@@ -300,7 +308,9 @@ max_conns_per_ip: 100
 		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug",
 		DepositAddress: "0x00000000000000000000000000000000000000aa", SweepEvery: 2 * time.Second, SandboxWait: 3 * time.Minute,
 		AllowedHosts: []string{"x.example", "localhost:9"}, OutboundPrivate: "allow",
-		ReadTimeout: 20 * time.Second, WriteTimeout: 90 * time.Second, IdleTimeout: 45 * time.Second, MaxConns: 5000, MaxConnsPerIP: 100}
+		ReadTimeout: 20 * time.Second, WriteTimeout: 90 * time.Second, IdleTimeout: 45 * time.Second, MaxConns: 5000, MaxConnsPerIP: 100,
+		ChainRPCURL: "http://127.0.0.1:8545", ChainID: 31337, TokenAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", TokenDecimals: 6,
+		Confirmations: 2, ChainPoll: time.Second, ChainStartBlock: 12, PayoutKeyFile: "/keys/hot.json"}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
 	}

@@ -97,12 +97,12 @@ func TestTransfersReceiptsAndTheWallet(t *testing.T) {
 	// The hot wallet: nothing to send, then a transfer signed, broadcast twice, mined once.
 	w := chain.NewWallet(cl, hot)
 	seller := chaintest.Addr(c.NewKey())
-	if _, err := w.Sign(ctx, seller, 1_000_000); !errors.Is(err, chain.ErrInsufficient) {
+	if _, err := w.Sign(ctx, seller, 1_000_000, 0); !errors.Is(err, chain.ErrInsufficient) {
 		t.Fatalf("Sign with an empty wallet = %v", err)
 	}
 	c.Mint(c.Token, w.Address(), 5_000_000)
 	w.Lock()
-	s, err := w.Sign(ctx, seller, 1_234_567)
+	s, err := w.Sign(ctx, seller, 1_234_567, 0)
 	w.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestTransfersReceiptsAndTheWallet(t *testing.T) {
 	// A second transfer signed with the same (now used) nonce is replaced.
 	s2 := s
 	w.Lock()
-	s3, err := w.Sign(ctx, seller, 1)
+	s3, err := w.Sign(ctx, seller, 1, 0)
 	w.Unlock()
 	if err != nil || s3.Nonce != s.Nonce+1 {
 		t.Fatalf("next nonce %d after %d: %v", s3.Nonce, s2.Nonce, err)

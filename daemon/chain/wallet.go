@@ -84,10 +84,10 @@ type Signed struct {
 	Raw   []byte
 }
 
-// Sign signs a transfer of amount to to with the wallet's next nonce, after checking that the wallet
-// holds the units and that the transfer would not revert. Hold Lock until the transfer is stored and
-// broadcast.
-func (w *Wallet) Sign(ctx context.Context, to string, amount axp.Money) (Signed, error) {
+// Sign signs a transfer of amount to to with the wallet's next nonce plus skip (the transfers
+// signed before it and not yet broadcast), after checking that the wallet holds the units and that
+// the transfer would not revert. Hold Lock until the transfers are stored and broadcast.
+func (w *Wallet) Sign(ctx context.Context, to string, amount axp.Money, skip uint64) (Signed, error) {
 	var s Signed
 	if !common.IsHexAddress(to) {
 		return s, fmt.Errorf("%q is not an EVM address", to)
@@ -110,6 +110,7 @@ func (w *Wallet) Sign(ctx context.Context, to string, amount axp.Money) (Signed,
 	if err != nil {
 		return s, fmt.Errorf("read the hot wallet's nonce: %w", err)
 	}
+	nonce += skip
 	gas, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: w.addr, To: &w.c.token, Data: data})
 	if err != nil {
 		return s, fmt.Errorf("the transfer would fail: %w", err)

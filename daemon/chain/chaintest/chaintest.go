@@ -214,6 +214,15 @@ func (c *Chain) SetAutomine(on bool) {
 	}
 }
 
+// DropTransaction removes a pending transaction from the node's pool, as a node that lost it (a
+// restart, an eviction) would.
+func (c *Chain) DropTransaction(txHash string) {
+	c.t.Helper()
+	if err := c.rpc.Call(nil, "anvil_dropTransaction", common.HexToHash(txHash)); err != nil {
+		c.t.Fatalf("anvil_dropTransaction: %v", err)
+	}
+}
+
 // Head is the latest block number.
 func (c *Chain) Head() uint64 {
 	c.t.Helper()

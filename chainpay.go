@@ -1,0 +1,76 @@
+package axp
+
+import "time"
+
+// ChainInfo names the chain, the stablecoin and the deposit address buyers pay to (spec 1.3).
+type ChainInfo struct {
+	ChainID        uint64 `json:"chain_id"`
+	TokenAddress   string `json:"token_address"`
+	TokenSymbol    string `json:"token_symbol,omitempty"`
+	TokenDecimals  uint8  `json:"token_decimals"`
+	DepositAddress string `json:"deposit_address"`
+	Confirmations  uint64 `json:"confirmations"`
+}
+
+// Inbound outcomes: what a transfer to the deposit address did.
+const (
+	InboundFunded    = "funded"    // it paid a task (in full, or beyond: the excess goes back to the buyer)
+	InboundPartial   = "partial"   // it paid part of a task; the rest is awaited
+	InboundUnmatched = "unmatched" // no task waits for it: no reported hash, no payable amount matches
+	InboundLate      = "late"      // its task no longer waits for payment (expired, cancelled or paid)
+	InboundEarly     = "early"     // it was mined before the task it names existed
+)
+
+// InboundTransfer is one stablecoin transfer to the deposit address, as the watcher or a reported
+// transaction found it.
+type InboundTransfer struct {
+	V         int       `json:"v"`
+	TxHash    string    `json:"tx_hash"`
+	LogIndex  uint      `json:"log_index"`
+	Block     uint64    `json:"block"`
+	BlockTime time.Time `json:"block_time"`
+	From      string    `json:"from"`
+	Amount    Money     `json:"amount_usd"`
+	Outcome   string    `json:"outcome"`
+	TaskID    string    `json:"task_id,omitempty"`
+	Note      string    `json:"note,omitempty"`
+	SeenAt    time.Time `json:"seen_at"`
+}
+
+// Reconciliation compares the ledger with the chain (axp admin reconcile).
+type Reconciliation struct {
+	Chain ChainInfo `json:"chain"`
+	// DepositBalanceUSD and HotWalletBalanceUSD are what the chain says the two addresses hold
+	// (one figure when they are the same address).
+	DepositBalanceUSD   Money  `json:"deposit_balance_usd"`
+	HotWalletAddress    string `json:"hot_wallet_address,omitempty"`
+	HotWalletBalanceUSD Money  `json:"hot_wallet_balance_usd"`
+	// ReceivedUSD is every payment the ledger booked; PaidOutUSD every payout and refund it booked;
+	// ExpectedUSD = ReceivedUSD - PaidOutUSD - InFlightUSD is what the exchange's addresses must
+	// hold together (escrow, fees, tags); DifferenceUSD is what they hold beyond it and beyond the
+	// unknown transfers: positive is money the operator put in (the hot wallet's float), negative
+	// is money missing.
+	ReceivedUSD   Money `json:"received_usd"`
+	PaidOutUSD    Money `json:"paid_out_usd"`
+	InFlightUSD   Money `json:"in_flight_usd"`
+	ExpectedUSD   Money `json:"expected_usd"`
+	DifferenceUSD Money `json:"difference_usd"`
+	// UnknownTransfers reached the deposit address and fund no task.
+	UnknownTransfers []InboundTransfer `json:"unknown_transfers"`
+	// MissingTransfers are ledger movements whose transaction the chain does not show as a
+	// successful transfer of the token (to the deposit address for payments).
+	MissingTransfers []LedgerGap   `json:"missing_transfers"`
+	InFlight         []OutTransfer `json:"in_flight"`
+	Covered          bool          `json:"covered" doc:"the chain holds at least what the ledger says, with no unknown transfer and no missing one"`
+	ScannedToBlock   uint64        `json:"scanned_to_block"`
+}
+
+// LedgerGap is a ledger movement the chain does not confirm.
+type LedgerGap struct {
+	EntryID string `json:"entry_id"`
+	TaskID  string `json:"task_id"`
+	Kind    string `json:"kind"`
+	TxHash  string `json:"tx_hash"`
+	Amount  Money  `json:"amount_usd"`
+	Why     string `json:"why"`
+}

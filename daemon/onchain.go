@@ -1,0 +1,519 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/store"
+)
+
+// Money on chain (DESIGN.md section 12): the evm verifier checks reported transactions, the watcher
+// finds transfers to the deposit address by itself, and both credit tasks through creditTransfer,
+// one store transaction per chain transaction, idempotently (a transfer already recorded is never
+// credited again).
+
+// setupChain connects to the configured chain and checks it; it says what it found in the log.
+func (d *Daemon) setupChain() error {
+	cfg := d.cfg
+	if cfg.DepositAddress == "" {
+		d.log.Warn("no deposit_address: buyers cannot pay for crypto tasks (choosing a paid offer answers 503); free jobs still run",
+			"source", "payments")
+	}
+	if cfg.ChainRPCURL == "" {
+		if cfg.PayoutKeyFile != "" {
+			return errors.New("payout_key_file needs chain_rpc_url: the hot wallet sends on the configured chain")
+		}
+		return nil
+	}
+	if cfg.TokenAddress == "" {
+		return errors.New("chain_rpc_url is set but token_address is not: name the stablecoin's contract")
+	}
+	if cfg.DepositAddress == "" {
+		return errors.New("chain_rpc_url is set but deposit_address is not: name the address buyers pay to")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	c, info, err := chain.Dial(ctx, chain.Config{RPCURL: cfg.ChainRPCURL, ChainID: cfg.ChainID, Token: cfg.TokenAddress,
+		Decimals: cfg.TokenDecimals, Deposit: cfg.DepositAddress, Confirmations: cfg.Confirmations})
+	if err != nil {
+		return err
+	}
+	d.chain, d.chainInfo = c, axp.ChainInfo{ChainID: info.ChainID, TokenAddress: c.Token(), TokenSymbol: info.Symbol,
+		TokenDecimals: info.Decimals, DepositAddress: c.Deposit(), Confirmations: c.Confirmations()}
+	d.verifier = evmVerifier{}
+	d.log.Info("chain ready: payments are verified and found on chain", "source", "payments", "chain_id", info.ChainID,
+		"token", c.Token(), "symbol", info.Symbol, "decimals", info.Decimals, "deposit_address", c.Deposit(),
+		"confirmations", c.Confirmations(), "head", info.Head)
+	if cfg.PayoutKeyFile == "" {
+		d.log.Info("no payout_key_file: the operator sends payouts and records their tx hash (manual rail)", "source", "payments")
+		return nil
+	}
+	key, err := chain.LoadKey(cfg.PayoutKeyFile, cfg.PayoutKeyPassphrase)
+	if err != nil {
+		c.Close()
+		return err
+	}
+	d.wallet = chain.NewWallet(c, key)
+	bal, err := c.BalanceOf(ctx, d.wallet.Address())
+	if err != nil {
+		c.Close()
+		return fmt.Errorf("read the hot wallet's balance: %w", err)
+	}
+	d.log.Info("hot wallet ready: approved payouts are sent by the exchange (evm rail)", "source", "payments",
+		"address", d.wallet.Address(), "balance_usd", c.Money(bal).String())
+	return nil
+}
+
+// chainNames reports the chain and token buyers are told about: the checked ones, or the configured
+// ones when no RPC URL is set.
+func (d *Daemon) chainNames() (axp.ChainInfo, bool) {
+	if d.chain != nil {
+		return d.chainInfo, true
+	}
+	if d.cfg.ChainID == 0 || d.cfg.TokenAddress == "" {
+		return axp.ChainInfo{}, false
+	}
+	dec := d.cfg.TokenDecimals
+	if dec == 0 {
+		dec = 6
+	}
+	return axp.ChainInfo{ChainID: d.cfg.ChainID, TokenAddress: chain.Checksummed(d.cfg.TokenAddress), TokenDecimals: dec,
+		DepositAddress: d.cfg.DepositAddress}, true
+}
+
+// evmVerifier names the evm verifier; the work is done by checkReport, checkReported and the watcher.
+type evmVerifier struct{}
+
+func (evmVerifier) Name() string { return "evm" }
+
+func (evmVerifier) Verify(context.Context, *axp.TaskRecord, string) (Verdict, error) {
+	return Verdict{Reason: "verified on chain by the watcher"}, nil
+}
+
+// checkReport looks at a reported transaction before it is recorded: a transaction the chain
+// shows as reverted, as moving none of the stablecoin to the deposit address, or as mined before
+// the task existed is refused, naming the reason. A transaction the node does not know yet (not
+// mined) is accepted and checked again later. It returns the receipt (Found false when unknown).
+func (d *Daemon) checkReport(ctx context.Context, t *axp.TaskRecord, txHash string) (chain.Receipt, error) {
+	r, err := d.chain.Receipt(ctx, txHash)
+	if err != nil {
+		d.log.WarnContext(ctx, "cannot read a reported transaction; it is checked again later", "source", "payments",
+			"task", t.ID, "tx_hash", txHash, "err", err)
+		return chain.Receipt{}, nil
+	}
+	if !r.Found {
+		return r, nil
+	}
+	if !r.Success {
+		return r, axp.Invalid("tx_hash", "transaction "+txHash+" reverted on chain: it moved no money", "send the payment again and report the new transaction")
+	}
+	var toDeposit []chain.Transfer
+	var elsewhere string
+	for _, tr := range r.Transfers {
+		if strings.EqualFold(tr.To, d.chain.Deposit()) {
+			toDeposit = append(toDeposit, tr)
+		} else if elsewhere == "" {
+			elsewhere = tr.To
+		}
+	}
+	switch {
+	case len(toDeposit) == 0 && elsewhere != "":
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends the stablecoin to %s, not to the deposit address %s", txHash, elsewhere, d.chain.Deposit()),
+			"send payable_usd to the deposit address and report that transaction")
+	case len(toDeposit) == 0:
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s moves none of the stablecoin %s (%s on chain %d)", txHash, d.chainInfo.TokenSymbol, d.chain.Token(), d.chain.ChainID()),
+			"pay with the stablecoin named in the task's payment section and report that transaction")
+	case r.BlockTime.Before(t.CreatedAt.Truncate(time.Second)):
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s was mined at %s, before the task was posted (%s)", txHash,
+			r.BlockTime.Format(time.RFC3339), t.CreatedAt.UTC().Format(time.RFC3339)), "one transaction pays one task: send a new payment for this task")
+	}
+	return r, nil
+}
+
+// checkReported credits a reported transaction once the chain shows it with enough confirmations.
+func (d *Daemon) checkReported(ctx context.Context, taskID, txHash string) {
+	r, err := d.chain.Receipt(ctx, txHash)
+	if err != nil || !r.Found || !r.Success || r.Confirmations < d.chain.Confirmations() {
+		return
+	}
+	var group []chain.Transfer
+	for _, tr := range r.Transfers {
+		if strings.EqualFold(tr.To, d.chain.Deposit()) {
+			group = append(group, tr)
+		}
+	}
+	if len(group) > 0 {
+		d.onInbound(ctx, group)
+	}
+}
+
+// onInbound records one chain transaction's transfers to the deposit address and credits the task
+// they pay: the task that claimed the hash (a reported payment), else the one task whose payable
+// amount they match. Idempotent.
+func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
+	_, err := d.mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *change) (any, error) {
+		recs := make([]axp.InboundTransfer, len(group))
+		var amount axp.Money
+		for i, tr := range group {
+			recs[i] = axp.InboundTransfer{TxHash: tr.TxHash, LogIndex: tr.LogIndex, Block: tr.Block, BlockTime: tr.BlockTime,
+				From: tr.From, Amount: tr.Amount, SeenAt: ch.now}
+			amount += tr.Amount
+		}
+		claimed := ch.tx.TxHashTask(recs[0].TxHash)
+		seen, err := ch.tx.Inbound(recs[0].TxHash, recs[0].LogIndex)
+		if err != nil {
+			return nil, err
+		}
+		// Seen before: done, unless it matched nothing then and a buyer has since reported it.
+		if seen != nil && (seen.Outcome != axp.InboundUnmatched || claimed == "") {
+			return nil, nil
+		}
+		var t *axp.TaskRecord
+		if id := claimed; id != "" {
+			if t, err = loadTask(ch.tx, id); err != nil {
+				return nil, err
+			}
+		} else if t, err = d.matchPayable(ch.tx, amount, recs[0].BlockTime); err != nil {
+			return nil, err
+		}
+		outcome, note := axp.InboundUnmatched, "no task reported this transaction and no payable amount matches it"
+		if t != nil {
+			if outcome, note, err = d.creditTransfer(ch, t, recs, amount); err != nil {
+				return nil, err
+			}
+		}
+		for i := range recs {
+			recs[i].Outcome, recs[i].Note = outcome, note
+			if t != nil {
+				recs[i].TaskID = t.ID
+			}
+			if err := ch.tx.PutInbound(&recs[i]); err != nil {
+				return nil, err
+			}
+		}
+		if outcome != axp.InboundFunded && outcome != axp.InboundPartial {
+			return nil, ch.audit("payment.unmatched", "transaction", recs[0].TxHash, map[string]any{"amount_usd": amount,
+				"from": recs[0].From, "outcome": outcome, "note": note})
+		}
+		return nil, nil
+	})
+	if err != nil {
+		d.log.ErrorContext(ctx, "crediting a transfer failed; it is tried again on the next pass", "source", "payments",
+			"tx_hash", group[0].TxHash, "err", err)
+	}
+}
+
+// matchPayable finds the one task awaiting payment, with no transaction reported, that an amount
+// pays: exactly its payable amount, else the only one whose payable amount ends in the same
+// sub-cent tag (an overpayment or a partial payment). Tasks posted after the transfer are never
+// matched.
+func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at time.Time) (*axp.TaskRecord, error) {
+	var exact, tagged []*axp.TaskRecord
+	for _, id := range tx.TaskIDsByStatus(axp.TaskAwaitingPayment) {
+		t, err := tx.Task(id)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil || t.TxHash != "" || t.Payable <= 0 || at.Before(t.CreatedAt.Truncate(time.Second)) {
+			continue
+		}
+		switch {
+		case t.Payable == amount:
+			exact = append(exact, t)
+		case t.Payable%axp.TagLimit == amount%axp.TagLimit:
+			tagged = append(tagged, t)
+		}
+	}
+	if len(exact) == 1 {
+		return exact[0], nil
+	}
+	if len(exact) == 0 && len(tagged) == 1 {
+		return tagged[0], nil
+	}
+	return nil, nil
+}
+
+// creditTransfer books a transfer of amount to task t: a payment that covers the price funds the
+// task and starts the job (anything beyond the price and its tag goes back to the buyer with the
+// task's final booking); less waits for the rest, with a new payable amount for it.
+func (d *Daemon) creditTransfer(ch *change, t *axp.TaskRecord, recs []axp.InboundTransfer, amount axp.Money) (string, string, error) {
+	hash := recs[0].TxHash
+	if recs[0].BlockTime.Before(t.CreatedAt.Truncate(time.Second)) {
+		return axp.InboundEarly, "mined before task " + t.ID + " was posted", nil
+	}
+	list, err := ch.tx.TaskApprovals(t.ID)
+	if err != nil {
+		return "", "", err
+	}
+	var item *axp.Approval
+	for i := range list {
+		a := &list[i]
+		if a.Kind != axp.ApprovePayment || !strings.EqualFold(a.TxHash, hash) {
+			continue
+		}
+		if a.Status == axp.ApprovalApproved {
+			return axp.InboundFunded, "confirmed by the operator before the watcher saw it", nil
+		}
+		if a.Status == axp.ApprovalPending {
+			item = a
+		}
+	}
+	if t.Status != axp.TaskAwaitingPayment {
+		return axp.InboundLate, "task " + t.ID + " is " + t.Status + " and no longer waits for payment: refund the sender by hand", nil
+	}
+	if other, err := ch.tx.ClaimTxHash(hash, t.ID); err != nil || other != "" {
+		return axp.InboundUnmatched, "the transaction already funds task " + other, err
+	}
+	if item == nil {
+		item = &axp.Approval{ID: axp.NewID("apr", ch.now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
+			TaskID: t.ID, TaskType: t.Type, PriceUSD: t.Price, BuyerID: buyerLabel(t), SellerID: t.SellerID,
+			SellerName: t.SellerName, TxHash: hash, CreatedAt: ch.now,
+			Reason: fmt.Sprintf("%s of the stablecoin reached %s in %s", amount.Display(), d.cfg.DepositAddress, hash)}
+	}
+	now := ch.now
+	if err := axp.ApprovalMachine.Move(&item.Status, axp.ApprovalApprove); err != nil {
+		return "", "", err
+	}
+	item.DecidedAt, item.Amount = &now, amount
+	item.Note = fmt.Sprintf("confirmed on chain by the evm verifier (%d confirmations)", d.chain.Confirmations())
+	if t.PayerAddress == "" {
+		t.PayerAddress = recs[0].From
+	}
+	if t.Received+amount >= t.Price {
+		t.TxHash = hash
+		if err := d.confirmPayment(ch, t, item); err != nil {
+			return "", "", err
+		}
+		return axp.InboundFunded, "", ch.tx.PutApproval(item)
+	}
+	// A partial payment: booked into escrow; the task waits for the rest, with a new tag.
+	t.Received += amount
+	if err := ch.tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.now), TaskID: t.ID, Kind: "payment",
+		Postings: axp.PaymentEntry(t.ID, amount), ApprovalID: item.ID, TxHash: hash, At: ch.now}); err != nil {
+		return "", "", err
+	}
+	tag := axp.Money(ch.tx.NextPaymentSeq()%9999 + 1)
+	t.Payable, t.TxHash, t.UpdatedAt = t.Price-t.Received+tag, "", ch.now
+	item.Note = fmt.Sprintf("a partial payment, confirmed on chain; %s is still due", (t.Price - t.Received).Display())
+	if err := ch.save(t, t.Status, "payment_partial", map[string]any{"tx_hash": hash, "received_usd": t.Received,
+		"missing_usd": t.Price - t.Received, "payable_usd": t.Payable}); err != nil {
+		return "", "", err
+	}
+	d.statusNotices(ch, t)
+	return axp.InboundPartial, fmt.Sprintf("%s still due", (t.Price - t.Received).Display()), ch.tx.PutApproval(item)
+}
+
+// watchChain polls the token's transfers to the deposit address every chain_poll, from the block
+// after the last one processed (stored) to the newest with the configured confirmations, and checks
+// reported payments still waiting. It runs until the daemon stops.
+func (d *Daemon) watchChain() {
+	defer d.bg.Done()
+	every := d.cfg.ChainPoll
+	if every <= 0 {
+		every = DefaultChainPoll
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*every+30*time.Second)
+		if err := d.chainPass(ctx); err != nil {
+			d.log.Warn("payment watcher pass failed; it tries again", "source", "payments", "err", err)
+		}
+		cancel()
+		select {
+		case <-d.stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// watchSpan bounds the blocks asked for in one eth_getLogs call.
+const watchSpan = 2000
+
+// chainPass is one pass of the watcher: new confirmed blocks, then reported payments, then the
+// payout rail's transfers in flight.
+func (d *Daemon) chainPass(ctx context.Context) error {
+	safe, err := d.chain.Safe(ctx)
+	if err != nil {
+		return err
+	}
+	var cursor uint64
+	var started bool
+	d.db.View(func(tx *store.Tx) error { cursor, started = tx.ChainCursor(); return nil })
+	if !started {
+		// First pass: start at chain_start_block, or at the newest confirmed block (transfers
+		// older than the exchange's chain setup are not its business).
+		cursor = safe
+		if d.cfg.ChainStartBlock > 0 {
+			cursor = d.cfg.ChainStartBlock - 1
+		}
+		if err := d.db.Update(func(tx *store.Tx) error { return tx.SetChainCursor(cursor) }); err != nil {
+			return err
+		}
+	}
+	for cursor < safe {
+		to := min(safe, cursor+watchSpan)
+		list, err := d.chain.TransfersTo(ctx, d.chain.Deposit(), cursor+1, to)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < len(list); {
+			j := i + 1
+			for j < len(list) && list[j].TxHash == list[i].TxHash {
+				j++
+			}
+			d.onInbound(ctx, list[i:j])
+			i = j
+		}
+		if err := d.db.Update(func(tx *store.Tx) error { return tx.SetChainCursor(to) }); err != nil {
+			return err
+		}
+		cursor = to
+	}
+	// Reported payments whose transaction the node did not know, or could not read, at report time.
+	var waiting [][2]string
+	d.db.View(func(tx *store.Tx) error {
+		return tx.OpenApprovals(func(a *axp.Approval) bool {
+			if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending && a.TxHash != "" {
+				waiting = append(waiting, [2]string{a.TaskID, a.TxHash})
+			}
+			return true
+		})
+	})
+	for _, w := range waiting {
+		d.checkReported(ctx, w[0], w[1])
+	}
+	if d.wallet != nil {
+		d.trackSent(ctx)
+	}
+	return nil
+}
+
+// adminReconcile compares the ledger with the chain (axp admin reconcile): the balances of the
+// deposit address and the hot wallet against what the ledger says they hold together, transfers to
+// the deposit address that fund no task, and ledger movements the chain does not show.
+func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, error) {
+	if d.chain == nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange has no chain configured (chain_rpc_url): there is nothing to reconcile").
+			WithHint("set chain_rpc_url, token_address and deposit_address")
+	}
+	r := &axp.Reconciliation{Chain: d.chainInfo, UnknownTransfers: []axp.InboundTransfer{}, MissingTransfers: []axp.LedgerGap{},
+		InFlight: []axp.OutTransfer{}}
+	var entries []axp.LedgerEntry
+	inbound := map[string]bool{} // tx hashes of transfers to the deposit address the watcher saw
+	err := d.db.View(func(tx *store.Tx) error {
+		r.ScannedToBlock, _ = tx.ChainCursor()
+		var err error
+		if entries, err = tx.Ledger(); err != nil {
+			return err
+		}
+		if err := tx.EachInbound(func(in *axp.InboundTransfer) bool {
+			inbound[in.TxHash] = true
+			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial {
+				r.UnknownTransfers = append(r.UnknownTransfers, *in)
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		return tx.SentApprovals(func(a *axp.Approval) bool {
+			for _, x := range a.Transfers {
+				if x.Status == axp.TransferSent {
+					x.Raw = ""
+					r.InFlight = append(r.InFlight, x)
+					r.InFlightUSD += x.Amount
+				}
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		for _, p := range e.Postings {
+			switch p.Account {
+			case axp.AcctBuyerFunds:
+				r.ReceivedUSD -= p.Amount
+			case axp.AcctSellerPaid, axp.AcctBuyerRefund:
+				r.PaidOutUSD += p.Amount
+			}
+		}
+		if e.TxHash == "" {
+			continue
+		}
+		if gap := d.ledgerGap(ctx, &e, inbound); gap != "" {
+			var amount axp.Money
+			for _, p := range e.Postings {
+				if p.Amount > 0 {
+					amount += p.Amount
+				}
+			}
+			r.MissingTransfers = append(r.MissingTransfers, axp.LedgerGap{EntryID: e.ID, TaskID: e.TaskID, Kind: e.Kind,
+				TxHash: e.TxHash, Amount: amount, Why: gap})
+		}
+	}
+	bal, err := d.chain.BalanceOf(ctx, d.chain.Deposit())
+	if err != nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the deposit address's balance: %v", err)
+	}
+	r.DepositBalanceUSD = d.chain.Money(bal)
+	onChain := r.DepositBalanceUSD
+	if d.wallet != nil {
+		r.HotWalletAddress = d.wallet.Address()
+		if strings.EqualFold(d.wallet.Address(), d.chain.Deposit()) {
+			r.HotWalletBalanceUSD = r.DepositBalanceUSD
+		} else {
+			hb, err := d.chain.BalanceOf(ctx, d.wallet.Address())
+			if err != nil {
+				return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the hot wallet's balance: %v", err)
+			}
+			r.HotWalletBalanceUSD = d.chain.Money(hb)
+			onChain += r.HotWalletBalanceUSD
+		}
+	}
+	var unknown axp.Money
+	for _, u := range r.UnknownTransfers {
+		unknown += u.Amount
+	}
+	r.ExpectedUSD = r.ReceivedUSD - r.PaidOutUSD - r.InFlightUSD
+	// Stray transfers to the deposit address are listed on their own; what remains beyond the
+	// ledger is money the operator put in (the hot wallet's float) or took out (negative).
+	r.DifferenceUSD = onChain - r.ExpectedUSD - unknown
+	r.Covered = r.DifferenceUSD >= 0 && len(r.UnknownTransfers) == 0 && len(r.MissingTransfers) == 0
+	return r, nil
+}
+
+// ledgerGap says why the chain does not confirm a ledger entry's transaction, or "".
+func (d *Daemon) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map[string]bool) string {
+	if e.Kind == "payment" && inbound[e.TxHash] {
+		return ""
+	}
+	r, err := d.chain.Receipt(ctx, e.TxHash)
+	switch {
+	case err != nil:
+		return "cannot read the transaction: " + err.Error()
+	case !r.Found:
+		return "the chain has no such transaction"
+	case !r.Success:
+		return "the transaction reverted"
+	case len(r.Transfers) == 0:
+		return "the transaction moves none of the stablecoin"
+	}
+	if e.Kind == "payment" {
+		for _, tr := range r.Transfers {
+			if strings.EqualFold(tr.To, d.chain.Deposit()) {
+				return ""
+			}
+		}
+		return "the transaction sends nothing to the deposit address"
+	}
+	return ""
+}

@@ -1,0 +1,331 @@
+package daemon
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/store"
+)
+
+// The evm payout rail (DESIGN.md section 12). When the operator approves a payout, refund or split
+// without a tx hash on an exchange with a hot wallet, the exchange signs the transfers, stores them
+// signed and marks the item sent in one transaction, and only then broadcasts them. The watcher's
+// pass (trackSent) follows them: a transaction the node lost is broadcast again from the stored bytes
+// (never signed anew, so a crash between storing and broadcasting, or before the confirmation,
+// cannot pay twice); when every transfer has its confirmations the item is confirmed and booked
+// exactly as a manual approval books it; a refused, replaced or reverted transfer fails the item,
+// which goes back to the queue with the reason. One wallet lock serialises signing and storing, so
+// two approvals never take the same nonce.
+
+// sendSpec is what approving an item books: the task trigger, the refund taken from the price and
+// the action recorded.
+func sendSpec(t *axp.TaskRecord, a *axp.Approval) (tr axp.Trigger, refund axp.Money, action string) {
+	switch a.Kind {
+	case axp.ApproveRefund:
+		return axp.TrigRefund, t.Price, "refund"
+	case axp.ApproveSplit:
+		if a.Booking == nil {
+			return axp.TrigSettle, a.RefundUSD, "settle"
+		}
+		return axp.TrigSettle, a.PriceRefundUSD, "settle"
+	}
+	return axp.TrigRelease, 0, "release"
+}
+
+// planTransfers checks that approving a would book what it showed and returns the transfers still
+// to send for it (parts confirmed by an earlier attempt are not sent again).
+func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error) {
+	if !a.Open() || a.Status == axp.ApprovalHeld {
+		return nil, axp.Conflict("approval "+a.ID+" is "+a.Status, "only a pending or failed item is approved")
+	}
+	if buyerPartAlone(a) {
+		return nil, axp.Invalid("tx_hash", "is required to send the buyer's part of a split whose seller has no payout address",
+			"send the buyer's refund by hand and record its transaction hash here; the seller's part waits for a payout address")
+	}
+	tr, refund, _ := sendSpec(t, a)
+	if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
+		return nil, err
+	}
+	postings := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+	if a.Booking != nil && !slices.Equal(postings, a.Booking) {
+		return nil, axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
+			"reject it and decide again on the task's current funds")
+	}
+	done := map[string]bool{}
+	for _, x := range a.Transfers {
+		if x.Status == axp.TransferConfirmed {
+			done[x.Part] = true
+		}
+	}
+	var out []axp.OutTransfer
+	for _, p := range postings {
+		var x axp.OutTransfer
+		switch p.Account {
+		case axp.AcctSellerPaid:
+			x = axp.OutTransfer{Part: "seller", To: a.PayoutAddress, Amount: p.Amount}
+			if x.To == "" {
+				return nil, axp.Conflict("the seller has no payout address", "the item waits for one; the seller sets it with axp member payout-address")
+			}
+		case axp.AcctBuyerRefund:
+			x = axp.OutTransfer{Part: "buyer", To: t.PayerAddress, Amount: p.Amount}
+			if x.To == "" {
+				return nil, axp.Invalid("tx_hash", "is required: the buyer's address is unknown (the payment was not read on chain)",
+					"send the buyer's refund by hand and record its transaction hash here")
+			}
+		default:
+			continue
+		}
+		if x.Amount > 0 && !done[x.Part] {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// approveOnChain approves a payout, refund or split by sending it from the hot wallet.
+func (d *Daemon) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
+	d.wallet.Lock()
+	defer d.wallet.Unlock()
+	var plan []axp.OutTransfer
+	err := d.db.View(func(tx *store.Tx) error {
+		a, err := loadApproval(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		t, err := loadTask(tx, a.TaskID)
+		if err != nil {
+			return err
+		}
+		plan, err = planTransfers(t, a)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var total axp.Money
+	for _, x := range plan {
+		total += x.Amount
+	}
+	if bal, err := d.chain.BalanceOf(ctx, d.wallet.Address()); err == nil && d.chain.Money(bal) < total {
+		return nil, axp.Conflict(fmt.Sprintf("%s: the hot wallet %s holds %s of the stablecoin, approving %s needs %s", chain.ErrInsufficient,
+			d.wallet.Address(), d.chain.Money(bal).Display(), in.ID, total.Display()),
+			"fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
+	}
+	for i := range plan {
+		s, err := d.wallet.Sign(ctx, plan[i].To, plan[i].Amount, uint64(i))
+		if err != nil {
+			reason := err.Error()
+			if errors.Is(err, chain.ErrInsufficient) {
+				return nil, axp.Conflict(reason, "fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
+			}
+			return nil, axp.Errorf(axp.CodeUnavailable, "the hot wallet cannot send: %s", reason)
+		}
+		plan[i].TxHash, plan[i].Nonce, plan[i].Raw, plan[i].Status = s.Hash, s.Nonce, hex.EncodeToString(s.Raw), axp.TransferSent
+	}
+	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		a, err := loadApproval(ch.tx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		t, err := loadTask(ch.tx, a.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		again, err := planTransfers(t, a)
+		if err != nil {
+			return nil, err
+		}
+		if len(again) != len(plan) {
+			return nil, axp.Conflict("approval "+a.ID+" changed while it was being sent", "look at it again and approve")
+		}
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalSend); err != nil {
+			return nil, err
+		}
+		now := ch.now
+		for i := range plan {
+			plan[i].SentAt = now
+		}
+		a.Transfers = append(a.Transfers, plan...)
+		a.Rail, a.DecidedAt, a.Note, a.Failure = "evm", &now, in.Note, ""
+		if len(plan) > 0 {
+			a.TxHash = plan[0].TxHash
+		}
+		if err := ch.tx.PutApproval(a); err != nil {
+			return nil, err
+		}
+		hashes := make([]string, len(plan))
+		for i, x := range plan {
+			hashes[i] = x.TxHash
+		}
+		if err := ch.audit("approval.send", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hashes": hashes,
+			"amount_usd": a.Amount, "from": d.wallet.Address()}); err != nil {
+			return nil, err
+		}
+		return a, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range plan {
+		raw, _ := hex.DecodeString(x.Raw)
+		if berr := d.wallet.Broadcast(ctx, raw); berr != nil {
+			d.log.WarnContext(ctx, "a payout transaction was refused", "source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
+			if a := d.failTransfer(ctx, in.ID, x.TxHash, "the node refused the transaction: "+berr.Error()); a != nil {
+				out = a
+			}
+		}
+	}
+	if a, ok := out.(*axp.Approval); ok {
+		return redactRaw(a), nil
+	}
+	return out, nil
+}
+
+// redactRaw drops the signed bytes from an answer: they are the rail's business.
+func redactRaw(a *axp.Approval) *axp.Approval {
+	b := *a
+	b.Transfers = slices.Clone(a.Transfers)
+	for i := range b.Transfers {
+		b.Transfers[i].Raw = ""
+	}
+	return &b
+}
+
+// failTransfer marks one transfer of a sent item failed, and the item with it (back in the queue).
+func (d *Daemon) failTransfer(ctx context.Context, approvalID, txHash, reason string) *axp.Approval {
+	out, err := d.mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *change) (any, error) {
+		a, err := ch.tx.Approval(approvalID)
+		if err != nil || a == nil || a.Status != axp.ApprovalSent {
+			return nil, err
+		}
+		return a, d.settleTransfers(ch, a, map[string]transferOutcome{txHash: {status: axp.TransferFailed, reason: reason}})
+	})
+	if err != nil {
+		d.log.ErrorContext(ctx, "recording a failed payout transaction failed", "source", "payments", "approval", approvalID, "err", err)
+	}
+	a, _ := out.(*axp.Approval)
+	return a
+}
+
+type transferOutcome struct {
+	status, reason string
+}
+
+// settleTransfers applies what the chain said of a sent item's transfers: any failure fails the
+// item; all confirmed confirms it and books it exactly as a manual approval would.
+func (d *Daemon) settleTransfers(ch *change, a *axp.Approval, got map[string]transferOutcome) error {
+	now := ch.now
+	failed, pending := "", false
+	for i := range a.Transfers {
+		x := &a.Transfers[i]
+		if o, ok := got[x.TxHash]; ok && x.Status == axp.TransferSent {
+			x.Status, x.Reason, x.DoneAt = o.status, o.reason, &now
+			if o.status == axp.TransferFailed {
+				failed = x.Part + " transfer " + x.TxHash + ": " + x.Reason
+			}
+		}
+		if x.Status == axp.TransferSent {
+			pending = true
+		}
+	}
+	switch {
+	case failed != "":
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalFail); err != nil {
+			return err
+		}
+		a.Failure = failed
+		if err := ch.tx.PutApproval(a); err != nil {
+			return err
+		}
+		return ch.audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": failed})
+	case pending:
+		return ch.tx.PutApproval(a)
+	}
+	t, err := loadTask(ch.tx, a.TaskID)
+	if err != nil {
+		return err
+	}
+	if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalConfirm); err != nil {
+		return err
+	}
+	tr, refund, action := sendSpec(t, a)
+	if err := d.sendMoney(ch, t, a, refund, tr, action); err != nil {
+		return err
+	}
+	if err := ch.tx.PutApproval(a); err != nil {
+		return err
+	}
+	return ch.audit("approval.confirm", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hash": a.TxHash, "amount_usd": a.Amount})
+}
+
+// trackSent follows the transfers in flight: broadcast again what the node lost, and settle what
+// the chain decided.
+func (d *Daemon) trackSent(ctx context.Context) {
+	var sent []axp.Approval
+	d.db.View(func(tx *store.Tx) error {
+		return tx.SentApprovals(func(a *axp.Approval) bool { sent = append(sent, *a); return true })
+	})
+	for _, a := range sent {
+		got := map[string]transferOutcome{}
+		for _, x := range a.Transfers {
+			if x.Status != axp.TransferSent {
+				continue
+			}
+			r, err := d.chain.Receipt(ctx, x.TxHash)
+			if err != nil {
+				continue
+			}
+			switch {
+			case !r.Found:
+				known, err := d.wallet.Known(ctx, x.TxHash)
+				if err != nil || known {
+					continue
+				}
+				raw, _ := hex.DecodeString(x.Raw)
+				d.wallet.Lock()
+				berr := d.wallet.Broadcast(ctx, raw)
+				d.wallet.Unlock()
+				if errors.Is(berr, chain.ErrReplaced) {
+					got[x.TxHash] = transferOutcome{axp.TransferFailed, "never mined: " + berr.Error()}
+				} else if berr != nil {
+					d.log.WarnContext(ctx, "re-sending a payout transaction failed; it is tried again", "source", "payments",
+						"approval", a.ID, "tx_hash", x.TxHash, "err", berr)
+				} else {
+					d.log.InfoContext(ctx, "payout transaction sent again (the node had lost it)", "source", "payments",
+						"approval", a.ID, "tx_hash", x.TxHash)
+				}
+			case !r.Success:
+				got[x.TxHash] = transferOutcome{axp.TransferFailed, fmt.Sprintf("reverted in block %d", r.Block)}
+			case r.Confirmations >= d.chain.Confirmations():
+				got[x.TxHash] = transferOutcome{status: axp.TransferConfirmed}
+			}
+		}
+		if len(got) == 0 {
+			continue
+		}
+		id := a.ID
+		if _, err := d.mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *change) (any, error) {
+			cur, err := ch.tx.Approval(id)
+			if err != nil || cur == nil || cur.Status != axp.ApprovalSent {
+				return nil, err
+			}
+			return nil, d.settleTransfers(ch, cur, got)
+		}); err != nil {
+			d.log.ErrorContext(ctx, "settling a payout failed; it is tried again", "source", "payments", "approval", id, "err", err)
+		}
+	}
+}
+
+// railName is the payout rail: "evm" with a hot wallet, else "manual".
+func (d *Daemon) railName() string {
+	if d.wallet != nil {
+		return "evm"
+	}
+	return "manual"
+}

@@ -50,6 +50,11 @@ type Agent struct {
 	Logger *slog.Logger
 	// AllowReplays turns off the refusal of replayed calls (see Options.AllowReplays).
 	AllowReplays bool
+	// PayoutAddress, when set, is the seller's stablecoin address (EVM, EIP-55 checked by the
+	// exchange): registered on first start, updated on later starts when it differs.
+	PayoutAddress string
+	// NoPaymentRequest turns off asking to be paid when a job is accepted (see Options).
+	NoPaymentRequest bool
 
 	// OnStart, when set, is told once the member is registered and (push mode) listening.
 	OnStart func(Started)
@@ -107,7 +112,8 @@ func (a *Agent) Run(ctx context.Context) error {
 			roles = creds.Roles
 		}
 	}
-	opts := Options{Roles: roles, Seller: a.Seller, Buyer: a.Buyer, Party: a.Party, Logger: log, AllowReplays: a.AllowReplays}
+	opts := Options{Roles: roles, Seller: a.Seller, Buyer: a.Buyer, Party: a.Party, Logger: log, AllowReplays: a.AllowReplays,
+		NoPaymentRequest: a.NoPaymentRequest}
 	if _, err := newHandlers(opts); err != nil {
 		return err
 	}
@@ -137,6 +143,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	if creds == nil {
 		reg := a.Registration
 		reg.MCPURL = mcpURL
+		if a.PayoutAddress != "" {
+			reg.PayoutAddress = a.PayoutAddress
+		}
 		out, err := NewClient(exchange, "").Register(ctx, reg)
 		if err != nil {
 			return fmt.Errorf("register with %s: %w", exchange, err)
@@ -147,6 +156,9 @@ func (a *Agent) Run(ctx context.Context) error {
 			return fmt.Errorf("registered as %s but the credentials could not be saved (register again): %w", out.MemberID, err)
 		}
 		started.Registered = true
+		if reg.PayoutAddress == "" && slices.Contains(out.Member.Roles, protocol.RoleSeller) {
+			log.Warn("memberkit: this seller has no payout address: payouts are held until one is set (Agent.PayoutAddress, or axp member payout-address ADDR)")
+		}
 	} else if err := a.sync(ctx, creds, mcpURL); err != nil {
 		return err
 	} else if err := creds.Save(path); err != nil {
@@ -219,6 +231,15 @@ func (a *Agent) sync(ctx context.Context, creds *Credentials, mcpURL string) err
 		}
 		return fmt.Errorf("read the profile from %s: %w", creds.Exchange, err)
 	}
+	if a.PayoutAddress != "" && p.PayoutAddress != a.PayoutAddress {
+		u := axp.ProfileUpdate{PayoutAddress: protocol.Nullable[string]{Set: true, Value: a.PayoutAddress}}
+		if p, err = c.UpdateProfile(ctx, u); err != nil {
+			return fmt.Errorf("set the payout address: %w", err)
+		}
+	}
+	if p.PayoutAddress == "" && slices.Contains(p.Roles, protocol.RoleSeller) {
+		a.logger().Warn("memberkit: this seller has no payout address: payouts are held until one is set (Agent.PayoutAddress, or axp member payout-address ADDR)")
+	}
 	if p.MCPURL != mcpURL {
 		var u axp.ProfileUpdate
 		if mcpURL == "" {
@@ -240,6 +261,13 @@ func (a *Agent) sync(ctx context.Context, creds *Credentials, mcpURL string) err
 		creds.Roles = p.Roles
 	}
 	return nil
+}
+
+func (a *Agent) logger() *slog.Logger {
+	if a.Logger != nil {
+		return a.Logger
+	}
+	return slog.Default()
 }
 
 func sameSet(a, b []string) bool {

@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -55,6 +56,10 @@ type Options struct {
 	// legitimate call is never taken for a replay. Turn it off only behind something that already
 	// refuses repeated signatures.
 	AllowReplays bool
+	// NoPaymentRequest turns off asking to be paid. By default a seller calls request_payment as
+	// soon as the buyer accepts a job (push mode on the task_update, pull mode on the next poll),
+	// so an accepted job never waits for the seller; the operator still approves every payout.
+	NoPaymentRequest bool
 }
 
 // handlers are the resolved handlers and the checks shared by Server and Runner.
@@ -65,6 +70,8 @@ type handlers struct {
 	party  Party
 	now    func() time.Time
 	log    *slog.Logger
+	// askPay: request payment when a job is accepted (a seller, unless NoPaymentRequest).
+	askPay bool
 }
 
 func newHandlers(o Options) (*handlers, error) {
@@ -105,7 +112,24 @@ func newHandlers(o Options) (*handlers, error) {
 	if h.log == nil {
 		h.log = slog.Default()
 	}
+	h.askPay = slices.Contains(h.roles, protocol.RoleSeller) && !o.NoPaymentRequest
 	return h, nil
+}
+
+// requestPayment asks for the payout of an accepted job, and says what came of it in the log. The
+// exchange answers a second request with the first, so asking twice is harmless.
+func (h *handlers) requestPayment(ctx context.Context, c *Client, taskID string) {
+	out, err := c.RequestPayment(ctx, taskID)
+	if err != nil {
+		if IsCode(err, protocol.CodeConflict) {
+			h.log.Info("memberkit: no payment to request", "task", taskID, "reason", err.Error())
+			return
+		}
+		h.log.Warn("memberkit: requesting payment failed; ask again with request_payment", "task", taskID, "err", err)
+		return
+	}
+	msg, _ := out["message"].(string)
+	h.log.Info("memberkit: payment requested; the operator approves the payout", "task", taskID, "message", msg)
 }
 
 // AnswerError says a handler's answer breaks the protocol: the mistake is the developer's, and it
@@ -432,7 +456,13 @@ func (s *Server) call(ctx context.Context, name string, raw []byte) (any, error)
 		if err != nil {
 			return nil, err
 		}
-		return protocol.Received{Received: true}, h.party.TaskUpdate(ctx, in)
+		err = h.party.TaskUpdate(ctx, in)
+		if h.askPay && in.Status == axp.TaskAccepted && in.Event == "" && !in.Test {
+			if c := s.client.Load(); c != nil {
+				s.spawn(func() { h.requestPayment(s.bg, c, in.TaskID) })
+			}
+		}
+		return protocol.Received{Received: true}, err
 	case "announcement":
 		in, err := decode[protocol.AnnouncementInput](raw)
 		if err != nil {

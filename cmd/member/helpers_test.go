@@ -121,6 +121,18 @@ func newExchange(t *testing.T) *exchange {
 	return &exchange{t: t, d: d, URL: srv.URL, admin: client.New(srv.URL, adminToken)}
 }
 
+// payoutRequested says whether the task's payout item is in the queue with status.
+func (e *exchange) payoutRequested(taskID, status string) error {
+	var l axp.ApprovalList
+	if err := e.admin.Call(context.Background(), "admin_approvals", map[string]any{"status": "all", "task_id": taskID, "kind": axp.ApprovePayout}, &l); err != nil {
+		return err
+	}
+	if len(l.Approvals) != 1 || l.Approvals[0].Status != status {
+		return fmt.Errorf("payout items %+v, want one %s", l.Approvals, status)
+	}
+	return nil
+}
+
 // pay reports a payment for a task as its buyer and has the operator confirm it.
 func (e *exchange) pay(buyer *client.Client, taskID string) {
 	e.t.Helper()

@@ -173,9 +173,8 @@ func TestPullRunner(t *testing.T) {
 	if err := bcl.Call(ctx, "accept_task", map[string]any{"id": created.ID}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := memberkit.NewClient(ex.URL, screds.MemberSecret).RequestPayment(ctx, created.ID); err != nil {
-		t.Fatalf("request payment: %v", err)
-	}
+	// The pull seller asks to be paid by itself; with no payout address the payout is held.
+	eventually(t, "the pull seller requests payment", func() error { return ex.payoutRequested(created.ID, axp.ApprovalHeld) })
 
 	// An operator announcement reaches the pull members' Announcement handlers, once.
 	if err := ex.admin.Call(ctx, "admin_announce", map[string]any{"severity": "info", "title": "maintenance", "body": "tonight"}, nil); err != nil {

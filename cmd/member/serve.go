@@ -38,6 +38,10 @@ type ServeOptions struct {
 	PollEvery   time.Duration
 	// AllowReplays accepts a signed call again within its 300 s window (off: refused).
 	AllowReplays bool
+	// PayoutAddress is the seller's stablecoin address (set on start when it differs).
+	PayoutAddress string
+	// NoPaymentRequest turns off asking to be paid when a job is accepted.
+	NoPaymentRequest bool
 	// Ready, when set, is told once the member runs (tests).
 	Ready func(memberkit.Started)
 }
@@ -81,6 +85,8 @@ task_update, announcement, mediation, review); progress goes to stderr.`,
 	fl.DurationVar(&o.ExecTimeout, "exec-timeout", time.Hour, "seller: how long one job's command may run")
 	fl.BoolVar(&o.Pull, "pull", false, "run without a server: poll the exchange for work")
 	fl.DurationVar(&o.PollEvery, "poll-every", 2*time.Second, "with --pull: time between polls")
+	fl.StringVar(&o.PayoutAddress, "payout-address", "", "seller: the stablecoin address payouts go to (EVM; mixed case must be a valid EIP-55 checksum)")
+	fl.BoolVar(&o.NoPaymentRequest, "no-payment-request", false, "seller: do not ask to be paid when a buyer accepts a job (by default payment is requested at once)")
 	fl.BoolVar(&o.AllowReplays, "allow-replays", false, "accept a signed call seen before (by default a replayed call is refused, so a captured do_task cannot run the job twice)")
 	return c
 }
@@ -93,8 +99,11 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--role must be seller or buyer, not %q", o.Role)}
 	}
 	seller := o.Role == protocol.RoleSeller
-	if !seller && (o.SkillsFile != "" || o.Exec != "") {
-		return &cmdutil.UsageError{Err: errors.New("--skills and --exec are for sellers")}
+	if !seller && (o.SkillsFile != "" || o.Exec != "" || o.PayoutAddress != "") {
+		return &cmdutil.UsageError{Err: errors.New("--skills, --exec and --payout-address are for sellers")}
+	}
+	if o.PayoutAddress != "" && !protocol.IsEVMAddress(o.PayoutAddress) {
+		return &cmdutil.UsageError{Err: fmt.Errorf("--payout-address %q is not an EVM address (0x and 40 hex digits; mixed case must be a valid EIP-55 checksum)", o.PayoutAddress)}
 	}
 	dir := resolveDir(o.Dir, o.Getenv)
 	if _, err := os.Stat(memberkit.CredentialsPath(dir)); errors.Is(err, fs.ErrNotExist) && o.Exchange == "" {
@@ -121,6 +130,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	a := &memberkit.Agent{
 		Exchange: o.Exchange, Dir: dir, Listen: o.Listen, PublicURL: o.PublicURL, Pull: o.Pull,
 		PollEvery: o.PollEvery, Logger: log, Party: party, Buyer: party, AllowReplays: o.AllowReplays,
+		PayoutAddress: o.PayoutAddress, NoPaymentRequest: o.NoPaymentRequest,
 		Registration: axp.Registration{Roles: []string{o.Role}, Name: o.Name, Skills: skills},
 	}
 	if a.Registration.Name == "" {

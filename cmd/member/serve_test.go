@@ -57,8 +57,13 @@ func TestServeEndToEnd(t *testing.T) {
 	os.WriteFile(job, []byte(jobScript), 0o755)
 	sellerDir, buyerDir := filepath.Join(work, "seller"), filepath.Join(work, "buyer")
 
+	payout := "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+	if status, _, stderr := run(t, env, bin, "member", "serve", "--role", "seller", "--exchange", ex.URL, "--dir", sellerDir,
+		"--payout-address", strings.ToUpper(payout[:10])+payout[10:]); status != 2 || !strings.Contains(stderr, "EIP-55") {
+		t.Fatalf("a checksum-wrong payout address: status %d\n%s", status, stderr)
+	}
 	seller := start(t, "seller", env, bin, "member", "serve", "--role", "seller", "--exchange", ex.URL, "--dir", sellerDir,
-		"--skills", skills, "--exec", job, "--name", "e2e seller")
+		"--skills", skills, "--exec", job, "--name", "e2e seller", "--payout-address", payout)
 	started := seller.waitEvent("started", nil)
 	if started["registered"] != true || !strings.HasPrefix(fmt.Sprint(started["mcp_url"]), "http://127.0.0.1:") {
 		t.Fatalf("started line %v", started)
@@ -159,8 +164,17 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	skit := memberkit.NewClient(ex.URL, scredsFile.MemberSecret)
-	if _, err := skit.RequestPayment(ctx, created.ID); err != nil {
-		t.Fatalf("request payment: %v", err)
+	// The seller asks to be paid by itself, to the address it was started with.
+	eventually(t, "the seller requests payment", func() error { return ex.payoutRequested(created.ID, axp.ApprovalPending) })
+	if status, stdout, _ := run(t, env, bin, "member", "payout-address", "--dir", sellerDir); status != 0 || strings.TrimSpace(stdout) != payout {
+		t.Fatalf("payout-address: %d %q", status, stdout)
+	}
+	other := "0x" + strings.Repeat("ab", 20)
+	if status, stdout, _ := run(t, env, bin, "member", "payout-address", other, "--dir", sellerDir); status != 0 || !strings.Contains(stdout, "set to "+other) {
+		t.Fatalf("payout-address ADDR: %d %q", status, stdout)
+	}
+	if status, _, stderr := run(t, env, bin, "member", "payout-address", "0x12", "--dir", sellerDir); status != 2 || !strings.Contains(stderr, "not an EVM address") {
+		t.Fatalf("payout-address 0x12: %d %q", status, stderr)
 	}
 	buyer.waitEvent("task_update", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == axp.TaskAccepted })
 

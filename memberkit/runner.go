@@ -40,7 +40,7 @@ type Runner struct {
 	offers    map[string]map[string]bool
 	statuses  map[string]string
 	asked     map[string]bool // accepted jobs whose payment was requested
-	since     time.Time // tasks last changed before this are old news to a buyer
+	since     time.Time       // tasks last changed before this are old news to a buyer
 	lastBeat  time.Time
 	wg        sync.WaitGroup
 	lastError string

@@ -566,6 +566,19 @@ func (m Model) taskBody(w, h int) []string {
 		if len(where) > 0 {
 			out = append(out, t.dim.Render(strings.Join(where, " · ")))
 		}
+		if pay.MissingUSD > 0 {
+			out = append(out, "Still due "+t.bold.Render(pay.MissingUSD.Display()))
+		}
+		if pay.TokenAddress != "" {
+			token := pay.TokenAddress
+			if pay.TokenSymbol != "" {
+				token = pay.TokenSymbol + " " + token
+			}
+			out = append(out, t.dim.Render(fmt.Sprintf("chain %d · token %s · %s units", pay.ChainID, token, pay.PayableUnits)))
+		}
+		if pay.PaymentURI != "" {
+			out = append(out, t.dim.Render(pay.PaymentURI))
+		}
 	}
 	if x.Deliverable != nil {
 		sha := x.Deliverable.SHA256

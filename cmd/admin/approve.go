@@ -29,9 +29,11 @@ func NewCmdApprove(f *cmdutil.Factory, runF func(context.Context, *ApproveOption
 	c := &cobra.Command{
 		Use:   "approve ID [--tx HASH] [--note TEXT]",
 		Short: "Approve an item: confirm a payment, or record the transaction that sent money",
-		Long: `Approve a queue item. A payment is confirmed as received; a payout, refund or split needs
---tx, the hash of the transaction that sent the money; a release_due item releases the task (its
-payout then waits here in turn).`,
+		Long: `Approve a queue item. A payment is confirmed as received. A payout, refund or split is sent by the
+exchange's hot wallet when it has one (payout_key_file): the item is then "sent" and becomes
+"confirmed" once its transfers have their confirmations (or "failed", back in the queue, with the
+reason). Without a hot wallet, send the money yourself and give --tx, the hash of the transaction
+that sent it. A release_due item releases the task (its payout then waits here in turn).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.ID = args[0]
@@ -67,14 +69,23 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 	if err != nil {
 		var e *axp.Error
 		if errors.As(err, &e) && e.Field == "tx_hash" && tx == "" {
-			return cmdutil.WithHint(err, "send the money first, then record its transaction: --tx 0x...")
+			return cmdutil.WithHint(err, "this exchange has no hot wallet: send the money first, then record its transaction: --tx 0x...")
 		}
 		return err
 	}
 	if e.Enabled() {
 		return e.Write(s, raw)
 	}
-	if a.Status == axp.ApprovalHeld && a.BuyerPartTxHash != "" {
+	if a.Status == axp.ApprovalSent {
+		for _, x := range a.Transfers {
+			if x.Status == axp.TransferSent {
+				fmt.Fprintf(s.ErrOut, "✓ Sent %s to the %s at %s: %s\n", x.Amount.Display(), x.Part, x.To, x.TxHash)
+			}
+		}
+		fmt.Fprintf(s.ErrOut, "%s %s of task %s is confirmed once its transfers have their confirmations: axp admin approvals list --status sent\n", a.Kind, a.ID, a.TaskID)
+	} else if a.Status == axp.ApprovalFailed {
+		fmt.Fprintf(s.ErrOut, "✗ %s %s of task %s failed: %s\n", a.Kind, a.ID, a.TaskID, a.Failure)
+	} else if a.Status == axp.ApprovalHeld && a.BuyerPartTxHash != "" {
 		fmt.Fprintf(s.ErrOut, "✓ Sent the buyer's part of %s %s of task %s (%s); the seller's part waits for a payout address\n",
 			a.Kind, a.ID, a.TaskID, a.RefundUSD.Display())
 	} else if r := a.Recipients(); r != "" {

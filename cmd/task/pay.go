@@ -29,8 +29,11 @@ func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error
 		Use:   "pay TASK [--tx HASH]",
 		Short: "Show what to pay and where; with --tx, report the payment",
 		Long: `Without --tx, show the payable amount (send exactly it: its last digits identify your
-payment), the deposit address and the deadline. With --tx, report the stablecoin transaction that
-paid: the operator confirms it and the job starts.`,
+payment), the deposit address, the chain and token, the amount in token units, an EIP-681 payment
+URI a wallet can open, and the deadline. With --tx, report the stablecoin transaction that paid.
+On an exchange that reads the chain the transfer is found without a report, and a report is
+checked at once (a reverted transaction, another token or another recipient is refused); elsewhere
+the operator confirms it. Either way the job starts when the payment is confirmed.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: CompleteTaskIDs(f),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -70,7 +73,11 @@ func payRun(ctx context.Context, o *PayOptions) error {
 			return err
 		}
 		if t.Status == axp.TaskAwaitingPayment && t.Payment.TxHash == "" {
-			fmt.Fprintf(o.IO.ErrOut, "Once sent, report it: axp task pay %s --tx <hash>\n", t.ID)
+			if t.Payment.Verifier == "evm" {
+				fmt.Fprintf(o.IO.ErrOut, "The exchange finds the transfer on chain by itself; reporting it speeds it up: axp task pay %s --tx <hash>\n", t.ID)
+			} else {
+				fmt.Fprintf(o.IO.ErrOut, "Once sent, report it: axp task pay %s --tx <hash>\n", t.ID)
+			}
 		}
 		return nil
 	}

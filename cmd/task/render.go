@@ -118,10 +118,32 @@ func paymentPairs(s *cmdutil.IOStreams, p *axp.PaymentInfo) []string {
 		"Payable", cs.Bold(cmdutil.Money(s, p.PayableUSD)) + tty(s, " (send exactly this: the last digits identify your payment)"),
 		"Currency", p.Currency + tty(s, " stablecoin"),
 		"Deposit address", p.DepositAddress,
+		"Chain", chainText(p),
+		"Token", tokenText(p),
+		"Payable units", p.PayableUnits,
+		"Payment URI", p.PaymentURI,
 		"Pay by", timeText(s, p.PayBy),
 		"Transaction", p.TxHash,
 		"Received", nonZero(s, p.ReceivedUSD),
+		"Still due", nonZero(s, p.MissingUSD),
 	}
+}
+
+func chainText(p *axp.PaymentInfo) string {
+	if p.ChainID == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d", p.ChainID)
+}
+
+func tokenText(p *axp.PaymentInfo) string {
+	if p.TokenAddress == "" {
+		return ""
+	}
+	if p.TokenSymbol == "" {
+		return fmt.Sprintf("%s (%d decimals)", p.TokenAddress, p.TokenDecimals)
+	}
+	return fmt.Sprintf("%s %s (%d decimals)", p.TokenSymbol, p.TokenAddress, p.TokenDecimals)
 }
 
 func tty(s *cmdutil.IOStreams, text string) string {

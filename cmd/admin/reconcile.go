@@ -1,0 +1,107 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// ReconcileOptions are the inputs of `axp admin reconcile`.
+type ReconcileOptions struct {
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+}
+
+// NewCmdReconcile builds `axp admin reconcile`.
+func NewCmdReconcile(f *cmdutil.Factory, runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
+	o := &ReconcileOptions{F: f, IO: f.IO}
+	c := &cobra.Command{
+		Use:   "reconcile",
+		Short: "Compare the ledger with the chain",
+		Long: `Compare the ledger with the chain: what the deposit address and the hot wallet hold against what
+the ledger says the exchange holds (payments received, less payouts and refunds sent or in flight),
+every transfer to the deposit address that funds no task, and every ledger movement whose
+transaction the chain does not show. Exits 1 when the chain does not cover the ledger or anything
+is unexplained.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return reconcileRun(c.Context(), o)
+		},
+	}
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
+	var r axp.Reconciliation
+	raw, err := call(ctx, o.F, "admin_reconcile", nil, &r)
+	if err != nil {
+		return err
+	}
+	if o.Export.Enabled() {
+		if err := o.Export.Write(o.IO, raw); err != nil {
+			return err
+		}
+	} else {
+		s := o.IO
+		if err := cmdutil.KeyValues(s,
+			"Chain", fmt.Sprintf("%d, %s %s", r.Chain.ChainID, r.Chain.TokenSymbol, r.Chain.TokenAddress),
+			"Deposit address", r.Chain.DepositAddress+"  "+cmdutil.Money(s, r.DepositBalanceUSD),
+			"Hot wallet", hotWallet(s, &r),
+			"Received (ledger)", cmdutil.Money(s, r.ReceivedUSD),
+			"Paid out (ledger)", cmdutil.Money(s, r.PaidOutUSD),
+			"In flight", nonZeroMoney(s, r.InFlightUSD),
+			"Expected on chain", cmdutil.Money(s, r.ExpectedUSD),
+			"Difference", cmdutil.Money(s, r.DifferenceUSD)+tty(s, "  (positive: the operator's float; negative: money missing)"),
+			"Scanned to block", strconv.FormatUint(r.ScannedToBlock, 10),
+		); err != nil {
+			return err
+		}
+		for _, u := range r.UnknownTransfers {
+			fmt.Fprintf(s.Out, "unknown transfer %s from %s: %s (%s) %s\n", u.TxHash, u.From, cmdutil.Money(s, u.Amount), u.Outcome, u.Note)
+		}
+		for _, g := range r.MissingTransfers {
+			fmt.Fprintf(s.Out, "missing transfer %s (%s of task %s, %s): %s\n", g.TxHash, g.Kind, g.TaskID, cmdutil.Money(s, g.Amount), g.Why)
+		}
+		for _, x := range r.InFlight {
+			fmt.Fprintf(s.Out, "in flight %s: %s to the %s at %s\n", x.TxHash, cmdutil.Money(s, x.Amount), x.Part, x.To)
+		}
+	}
+	if !r.Covered {
+		fmt.Fprintln(o.IO.ErrOut, "✗ The chain does not cover the ledger, or something is unexplained (see above)")
+		return cmdutil.SilentError
+	}
+	if !o.Export.Enabled() {
+		fmt.Fprintln(o.IO.ErrOut, "✓ The chain covers the ledger; nothing unexplained")
+	}
+	return nil
+}
+
+func hotWallet(s *cmdutil.IOStreams, r *axp.Reconciliation) string {
+	if r.HotWalletAddress == "" {
+		return "none (payouts are sent by hand)"
+	}
+	return r.HotWalletAddress + "  " + cmdutil.Money(s, r.HotWalletBalanceUSD)
+}
+
+func nonZeroMoney(s *cmdutil.IOStreams, m axp.Money) string {
+	if m == 0 {
+		return ""
+	}
+	return cmdutil.Money(s, m)
+}
+
+func tty(s *cmdutil.IOStreams, text string) string {
+	if s.StdoutTTY {
+		return text
+	}
+	return ""
+}

@@ -1,5 +1,7 @@
 package daemon
 
+import "context"
+
 // SetAfterScan installs a function that runs between a sweeper's scan and its actions, so tests can
 // race a state change against the sweeper deterministically.
 func (d *Daemon) SetAfterScan(fn func(what string)) { d.afterScan = fn }
@@ -9,3 +11,6 @@ func (d *Daemon) MissingHandlers() []string { return d.pipe.Registry().Missing()
 
 // SetMCPFastPath turns the MCP door's fast path on or off (benchmarks compare both).
 func (d *Daemon) SetMCPFastPath(on bool) { d.mcp.SetFastPath(on) }
+
+// ChainPass runs one pass of the payment watcher (benchmarks time it).
+func (d *Daemon) ChainPass(ctx context.Context) error { return d.chainPass(ctx) }

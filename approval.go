@@ -100,20 +100,20 @@ type Approval struct {
 	SellerID        string     `json:"seller_id,omitempty"`
 	SellerName      string     `json:"seller_name,omitempty"`
 	// PayoutAddress is where a payout goes (operator eyes only).
-	PayoutAddress string        `json:"payout_address,omitempty"`
-	TxHash        string        `json:"tx_hash,omitempty"`
+	PayoutAddress string `json:"payout_address,omitempty"`
+	TxHash        string `json:"tx_hash,omitempty"`
 	// Rail is how the money of an approved payout, refund or split moved: "manual" (the operator
 	// sent it and recorded the hash) or "evm" (the exchange's hot wallet sent Transfers).
 	Rail      string        `json:"rail,omitempty"`
 	Transfers []OutTransfer `json:"transfers,omitempty"`
 	// Failure says why the last sending failed (status failed).
-	Failure       string        `json:"failure,omitempty"`
-	Reason        string        `json:"reason"`
-	Note          string        `json:"note,omitempty"`
-	Checks        []CheckResult `json:"checks,omitempty"`
-	CreatedAt     time.Time     `json:"created_at"`
-	DecidedAt     *time.Time    `json:"decided_at,omitempty"`
-	AgeSeconds    int64         `json:"age_seconds"`
+	Failure    string        `json:"failure,omitempty"`
+	Reason     string        `json:"reason"`
+	Note       string        `json:"note,omitempty"`
+	Checks     []CheckResult `json:"checks,omitempty"`
+	CreatedAt  time.Time     `json:"created_at"`
+	DecidedAt  *time.Time    `json:"decided_at,omitempty"`
+	AgeSeconds int64         `json:"age_seconds"`
 }
 
 // ApprovalsQuery filters the queue.

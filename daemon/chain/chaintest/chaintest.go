@@ -185,6 +185,18 @@ func (c *Chain) Reverted(from *ecdsa.PrivateKey, to string, amount axp.Money) st
 	return strings.ToLower(r.TxHash.Hex())
 }
 
+// Call sends a transaction calling method of token with args from the key's address (a fixed gas
+// limit, so a call that reverts is mined too) and reports whether it succeeded.
+func (c *Chain) Call(from *ecdsa.PrivateKey, token, method string, args ...any) bool {
+	c.t.Helper()
+	data, err := c.abi.Pack(method, args...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tok := common.HexToAddress(token)
+	return c.sendTx(from, &tok, data, 300_000).Status == types.ReceiptStatusSuccessful
+}
+
 // Balance is addr's token balance in micro-USD.
 func (c *Chain) Balance(token, addr string) axp.Money {
 	c.t.Helper()

@@ -31,7 +31,7 @@ func TestTransferWithAuthorization(t *testing.T) {
 				{Name: "validAfter", Type: "uint256"}, {Name: "validBefore", Type: "uint256"}, {Name: "nonce", Type: "bytes32"}},
 		},
 		PrimaryType: "TransferWithAuthorization",
-		Domain: apitypes.TypedDataDomain{Name: "Test USD", Version: "2", ChainId: math.NewHexOrDecimal256(chaintest.ID), VerifyingContract: c.Token},
+		Domain:      apitypes.TypedDataDomain{Name: "Test USD", Version: "2", ChainId: math.NewHexOrDecimal256(chaintest.ID), VerifyingContract: c.Token},
 		Message: apitypes.TypedDataMessage{"from": chaintest.Addr(payer), "to": payee, "value": "1250000",
 			"validAfter": big.NewInt(now - 60).String(), "validBefore": big.NewInt(now + 600).String(), "nonce": nonce[:]},
 	}

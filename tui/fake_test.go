@@ -202,6 +202,10 @@ func (f *fakeSource) Choose(_ context.Context, id, offer string) (*axp.Task, err
 	}
 	t := f.find(id)
 	t.Status = axp.TaskAwaitingPayment
+	t.Payment = &axp.PaymentInfo{Method: "crypto", AmountUSD: 3_000_000, PayableUSD: 3_000_042, Currency: "USD", Status: "unpaid",
+		DepositAddress: "0xd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0", ChainID: 8453, TokenSymbol: "USDC",
+		TokenAddress: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", TokenDecimals: 6, PayableUnits: "3000042",
+		PaymentURI: "ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=0xd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0&uint256=3000042"}
 	return t, nil
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -187,6 +188,17 @@ func TestChooseWithConfirmation(t *testing.T) {
 	}
 	if !strings.Contains(m.flash, "Chose offer ofr_slow; the task is awaiting_payment") || m.flashErr {
 		t.Errorf("flash %q", m.flash)
+	}
+	// The buyer is told how to pay: the chain, the token, the units and the wallet URI.
+	m.open.task, _ = src.Choose(context.Background(), "tsk_open", "ofr_slow")
+	scr := m.Render()
+	var joined strings.Builder
+	for _, line := range strings.Split(scr, "\n") {
+		joined.WriteString(strings.TrimSpace(line))
+	}
+	if !strings.Contains(scr, "chain 8453 · USDC (6 decimals) · 3000042 units") || !strings.Contains(scr, "token 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913") ||
+		!strings.Contains(joined.String(), "ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=0xd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0&uint256=3000042") {
+		t.Errorf("the payment details are missing:\n%s", scr)
 	}
 	// A task that is not open cannot be chosen on.
 	m.open.task.Status = axp.TaskPaid

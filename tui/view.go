@@ -570,14 +570,14 @@ func (m Model) taskBody(w, h int) []string {
 			out = append(out, "Still due "+t.bold.Render(pay.MissingUSD.Display()))
 		}
 		if pay.TokenAddress != "" {
-			token := pay.TokenAddress
-			if pay.TokenSymbol != "" {
-				token = pay.TokenSymbol + " " + token
-			}
-			out = append(out, t.dim.Render(fmt.Sprintf("chain %d · token %s · %s units", pay.ChainID, token, pay.PayableUnits)))
+			out = append(out, t.dim.Render(fmt.Sprintf("chain %d · %s (%d decimals) · %s units", pay.ChainID, orText(pay.TokenSymbol, "token"), pay.TokenDecimals, pay.PayableUnits)),
+				t.dim.Render("token "+pay.TokenAddress))
 		}
-		if pay.PaymentURI != "" {
-			out = append(out, t.dim.Render(pay.PaymentURI))
+		// The wallet URI is shown whole, over as many lines as it takes: a cut URI pays nobody.
+		for u := pay.PaymentURI; u != ""; {
+			n := min(len(u), max(w-1, 20))
+			out = append(out, t.dim.Render(u[:n]))
+			u = u[n:]
 		}
 	}
 	if x.Deliverable != nil {
@@ -725,4 +725,11 @@ func paramsText(p map[string]any) string {
 		parts = append(parts, fmt.Sprintf("%s=%v", k, p[k]))
 	}
 	return strings.Join(parts, " ")
+}
+
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }

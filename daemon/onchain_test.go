@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -311,4 +312,57 @@ func TestNoDepositAddressAnswers503(t *testing.T) {
 	if cursor {
 		t.Fatal("a watcher ran without a chain")
 	}
+}
+
+// Two payouts approved at the same moment take different nonces and both arrive.
+func TestChainConcurrentApprovalsTakeTheirOwnNonces(t *testing.T) {
+	m := newChainMarket(t)
+	sellerAddr := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
+	bk := m.buyerWallet(50_000_000)
+	var items []string
+	var buyers []*client.Client
+	var ids []string
+	for range 3 {
+		buyer, task := m.awaiting(seller)
+		m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
+		buyers, ids = append(buyers, buyer), append(ids, task.ID)
+	}
+	m.c.Mine(1)
+	for i, id := range ids {
+		waitStatus(t, buyers[i], id, axp.TaskPaid)
+		deliverText(t, seller.c, id, "Waves fold the light.")
+		retrieve(t, buyers[i], id)
+		call(t, buyers[i], "accept_task", map[string]any{"id": id}, nil)
+		call(t, seller.c, "request_payment", map[string]any{"id": id}, nil)
+		items = append(items, m.approvalOf(id, axp.ApprovePayout).ID)
+	}
+	var wg sync.WaitGroup
+	sent := make([]axp.Approval, len(items))
+	for i, id := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := m.admin.Call(context.Background(), "admin_approve", map[string]any{"id": id}, &sent[i]); err != nil {
+				t.Errorf("approve %s: %v", id, err)
+			}
+		}()
+	}
+	wg.Wait()
+	nonces := map[uint64]bool{}
+	for _, a := range sent {
+		if len(a.Transfers) != 1 || nonces[a.Transfers[0].Nonce] {
+			t.Fatalf("transfers %+v (nonces so far %v)", a.Transfers, nonces)
+		}
+		nonces[a.Transfers[0].Nonce] = true
+	}
+	m.c.Mine(2)
+	for i, id := range ids {
+		waitStatus(t, buyers[i], id, axp.TaskReleased)
+	}
+	net := usd(t, "4.50") - feeOf(usd(t, "4.50"))
+	if bal := m.c.Balance(m.c.Token, sellerAddr); bal != 3*net {
+		t.Fatalf("seller holds %s, want %s", bal, 3*net)
+	}
+	m.balances()
 }

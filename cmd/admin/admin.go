@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
@@ -26,22 +27,23 @@ AXP_ADMIN_TOKEN when it is set.`,
 	return c
 }
 
-// call runs an admin operation and returns the exchange's JSON answer (decoded into out too).
-func call(ctx context.Context, f *cmdutil.Factory, op string, in, out any) ([]byte, error) {
+// call runs an admin operation with the admin token and returns its answer decoded and as the
+// exchange sent it (what --json prints).
+func call[I, O any](ctx context.Context, f *cmdutil.Factory, ep client.Endpoint[I, O], in I) (*O, []byte, error) {
 	cl, err := f.AdminClient()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	body, err := cmdutil.Call(ctx, cl, op, in, out)
-	return body, cmdutil.WithHint(err, cmdutil.AdminAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
+	out, body, err := ep.Call(ctx, cl, in)
+	return out, body, cmdutil.WithHint(err, cmdutil.AdminAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
 }
 
 // allowed lists the values the exchange accepts for a field of an operation's input, read from the
 // operation's input schema, so the CLI's checks and completions agree with the exchange by
 // construction.
-func allowed(op, field string) []string {
+func allowed[I, O any](ep client.Endpoint[I, O], field string) []string {
 	var out []string
-	for _, v := range protocol.SchemaOf(axp.Lookup(op).In).Properties[field].Enum {
+	for _, v := range protocol.SchemaOf(ep.Op().In).Properties[field].Enum {
 		out = append(out, fmt.Sprint(v))
 	}
 	return out

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
@@ -39,8 +39,7 @@ read them. --json shows each member's delivery.`,
 }
 
 func announcementsRun(ctx context.Context, o *AnnouncementsOptions) error {
-	var l axp.AnnouncementStatusList
-	raw, err := call(ctx, o.F, "admin_announcements", nil, &l)
+	l, raw, err := call(ctx, o.F, client.AdminAnnouncements, client.None{})
 	if err != nil {
 		return err
 	}

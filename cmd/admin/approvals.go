@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
@@ -33,8 +34,8 @@ type ApprovalsListOptions struct {
 }
 
 var (
-	approvalStatuses = allowed("admin_approvals", "status")
-	approvalKinds    = allowed("admin_approvals", "kind")
+	approvalStatuses = allowed(client.AdminApprovals, "status")
+	approvalKinds    = allowed(client.AdminApprovals, "kind")
 )
 
 // NewCmdApprovalsList builds `axp admin approvals list`.
@@ -80,14 +81,7 @@ func oneOf(flag, v string, allowed []string) error {
 }
 
 func approvalsListRun(ctx context.Context, o *ApprovalsListOptions) error {
-	in := map[string]any{}
-	for k, v := range map[string]string{"status": o.Status, "kind": o.Kind, "task_id": o.TaskID} {
-		if v != "" {
-			in[k] = v
-		}
-	}
-	var l axp.ApprovalList
-	raw, err := call(ctx, o.F, "admin_approvals", in, &l)
+	l, raw, err := call(ctx, o.F, client.AdminApprovals, axp.ApprovalsQuery{Status: o.Status, Kind: o.Kind, TaskID: o.TaskID})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -57,15 +58,7 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 }
 
 func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, tx, note string) error {
-	in := map[string]any{"id": id}
-	if tx != "" {
-		in["tx_hash"] = tx
-	}
-	if note != "" {
-		in["note"] = note
-	}
-	var a axp.Approval
-	raw, err := call(ctx, f, "admin_approve", in, &a)
+	a, raw, err := call(ctx, f, client.AdminApprove, axp.ApproveBody{ID: id, TxHash: tx, Note: note})
 	if err != nil {
 		var e *axp.Error
 		if errors.As(err, &e) && e.Field == "tx_hash" && tx == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
@@ -48,17 +49,11 @@ func NewCmdAudit(f *cmdutil.Factory, runF func(context.Context, *AuditOptions) e
 }
 
 func auditRun(ctx context.Context, o *AuditOptions) error {
-	in := map[string]any{}
-	for k, v := range map[string]string{"entity_type": o.EntityType, "entity_id": o.EntityID, "actor": o.Actor, "action": o.Action} {
-		if v != "" {
-			in[k] = v
-		}
-	}
+	in := axp.AuditQuery{EntityType: o.EntityType, EntityID: o.EntityID, Actor: o.Actor, Action: o.Action}
 	if o.Limit > 0 {
-		in["limit"] = o.Limit
+		in.Limit = o.Limit
 	}
-	var l axp.AuditList
-	raw, err := call(ctx, o.F, "admin_audit", in, &l)
+	l, raw, err := call(ctx, o.F, client.AdminAudit, in)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/store"
 	"github.com/spf13/cobra"
@@ -62,8 +63,8 @@ func runBackup(ctx context.Context, o *BackupOptions) error {
 	hc := *cl.HTTP
 	hc.Timeout = 0
 	cl.HTTP = &hc
-	var body []byte
-	if err := cl.Call(ctx, "admin_backup", nil, &body); err != nil {
+	_, body, err := client.AdminBackup.Call(ctx, cl, client.None{})
+	if err != nil {
 		return cmdutil.WithHint(err, cmdutil.AdminAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
 	}
 	if err := checkBackup(body); err != nil {

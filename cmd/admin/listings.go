@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
@@ -23,7 +24,7 @@ func newListingsCmd(f *cmdutil.Factory) *cobra.Command {
 	return c
 }
 
-var listingStatuses = allowed("admin_listings", "status")
+var listingStatuses = allowed(client.AdminListings, "status")
 
 // ListingsListOptions are the inputs of `axp admin listings list`.
 type ListingsListOptions struct {
@@ -59,12 +60,7 @@ func NewCmdListingsList(f *cmdutil.Factory, runF func(context.Context, *Listings
 }
 
 func listingsListRun(ctx context.Context, o *ListingsListOptions) error {
-	in := map[string]any{}
-	if o.Status != "" {
-		in["status"] = o.Status
-	}
-	var l axp.ListingList
-	raw, err := call(ctx, o.F, "admin_listings", in, &l)
+	l, raw, err := call(ctx, o.F, client.AdminListings, axp.ListingsQuery{Status: o.Status})
 	if err != nil {
 		return err
 	}
@@ -149,8 +145,7 @@ says why and is kept in the audit trail.`,
 }
 
 func overturnRun(ctx context.Context, o *OverturnOptions) error {
-	var r axp.ListingRejection
-	raw, err := call(ctx, o.F, "admin_overturn_listing", map[string]any{"id": o.ID, "note": o.Note}, &r)
+	r, raw, err := call(ctx, o.F, client.AdminOverturnListing, axp.OverturnBody{ID: o.ID, Note: o.Note})
 	if err != nil {
 		return err
 	}

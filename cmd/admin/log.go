@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
@@ -31,7 +32,7 @@ func NewCmdLog(f *cmdutil.Factory, runF func(context.Context, *LogOptions) error
 		Short: "Read the application log",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := oneOf("--level", o.Level, allowed("admin_log", "level")); err != nil {
+			if err := oneOf("--level", o.Level, allowed(client.AdminLog, "level")); err != nil {
 				return err
 			}
 			if o.Limit < 0 || o.Limit > 5000 {
@@ -51,18 +52,11 @@ func NewCmdLog(f *cmdutil.Factory, runF func(context.Context, *LogOptions) error
 }
 
 func logRun(ctx context.Context, o *LogOptions) error {
-	in := map[string]any{}
-	if o.Level != "" {
-		in["level"] = o.Level
-	}
-	if o.Source != "" {
-		in["source"] = o.Source
-	}
+	in := axp.LogQuery{Level: o.Level, Source: o.Source}
 	if o.Limit > 0 {
-		in["limit"] = o.Limit
+		in.Limit = o.Limit
 	}
-	var l axp.LogList
-	raw, err := call(ctx, o.F, "admin_log", in, &l)
+	l, raw, err := call(ctx, o.F, client.AdminLog, in)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
@@ -34,7 +35,7 @@ type MembersListOptions struct {
 // NewCmdMembersList builds `axp admin members list`.
 func NewCmdMembersList(f *cmdutil.Factory, runF func(context.Context, *MembersListOptions) error) *cobra.Command {
 	o := &MembersListOptions{F: f, IO: f.IO, Now: time.Now}
-	states := allowed("admin_members", "state")
+	states := allowed(client.AdminMembers, "state")
 	c := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -44,7 +45,7 @@ func NewCmdMembersList(f *cmdutil.Factory, runF func(context.Context, *MembersLi
 			if err := oneOf("--state", o.State, states); err != nil {
 				return err
 			}
-			if err := oneOf("--role", o.Role, allowed("admin_members", "role")); err != nil {
+			if err := oneOf("--role", o.Role, allowed(client.AdminMembers, "role")); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -60,15 +61,7 @@ func NewCmdMembersList(f *cmdutil.Factory, runF func(context.Context, *MembersLi
 }
 
 func membersListRun(ctx context.Context, o *MembersListOptions) error {
-	in := map[string]any{}
-	if o.State != "" {
-		in["state"] = o.State
-	}
-	if o.Role != "" {
-		in["role"] = o.Role
-	}
-	var l axp.MemberList
-	raw, err := call(ctx, o.F, "admin_members", in, &l)
+	l, raw, err := call(ctx, o.F, client.AdminMembers, axp.MembersQuery{State: o.State, Role: o.Role})
 	if err != nil {
 		return err
 	}
@@ -135,16 +128,11 @@ func NewCmdSuspend(f *cmdutil.Factory, runF func(context.Context, *SuspendOption
 }
 
 func suspendRun(ctx context.Context, o *SuspendOptions) error {
-	op, done := "admin_suspend", "Suspended"
+	ep, done := client.AdminSuspend, "Suspended"
 	if !o.Suspend {
-		op, done = "admin_unsuspend", "Lifted the suspension of"
+		ep, done = client.AdminUnsuspend, "Lifted the suspension of"
 	}
-	in := map[string]any{"id": o.ID}
-	if o.Reason != "" {
-		in["reason"] = o.Reason
-	}
-	var m axp.PrivateMember
-	raw, err := call(ctx, o.F, op, in, &m)
+	m, raw, err := call(ctx, o.F, ep, axp.SuspendBody{ID: o.ID, Reason: o.Reason})
 	if err != nil {
 		return err
 	}

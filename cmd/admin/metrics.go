@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -41,12 +42,11 @@ func NewCmdMetrics(f *cmdutil.Factory, runF func(context.Context, *MetricsOption
 }
 
 func metricsRun(ctx context.Context, o *MetricsOptions) error {
-	in := map[string]any{}
+	var in axp.MetricsQuery
 	if o.Hours > 0 {
-		in["hours"] = o.Hours
+		in.Hours = o.Hours
 	}
-	var m axp.Metrics
-	raw, err := call(ctx, o.F, "admin_metrics", in, &m)
+	m, raw, err := call(ctx, o.F, client.AdminMetrics, in)
 	if err != nil {
 		return err
 	}

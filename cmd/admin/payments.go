@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -49,8 +50,8 @@ approval queue is approved and the job starts. Check the transaction first.`,
 }
 
 func paymentsConfirmRun(ctx context.Context, o *PaymentsConfirmOptions) error {
-	var l axp.ApprovalList
-	if _, err := call(ctx, o.F, "admin_approvals", map[string]any{"status": axp.ApprovalPending, "kind": axp.ApprovePayment, "task_id": o.TaskID}, &l); err != nil {
+	l, _, err := call(ctx, o.F, client.AdminApprovals, axp.ApprovalsQuery{Status: axp.ApprovalPending, Kind: axp.ApprovePayment, TaskID: o.TaskID})
+	if err != nil {
 		return err
 	}
 	if len(l.Approvals) == 0 {

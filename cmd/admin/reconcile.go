@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -41,8 +42,7 @@ is unexplained.`,
 }
 
 func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
-	var r axp.Reconciliation
-	raw, err := call(ctx, o.F, "admin_reconcile", nil, &r)
+	r, raw, err := call(ctx, o.F, client.AdminReconcile, client.None{})
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
 		if err := cmdutil.KeyValues(s,
 			"Chain", fmt.Sprintf("%d, %s %s", r.Chain.ChainID, r.Chain.TokenSymbol, r.Chain.TokenAddress),
 			"Deposit address", r.Chain.DepositAddress+"  "+cmdutil.Money(s, r.DepositBalanceUSD),
-			"Hot wallet", hotWallet(s, &r),
+			"Hot wallet", hotWallet(s, r),
 			"Received (ledger)", cmdutil.Money(s, r.ReceivedUSD),
 			"Paid out (ledger)", cmdutil.Money(s, r.PaidOutUSD),
 			"In flight", nonZeroMoney(s, r.InFlightUSD),

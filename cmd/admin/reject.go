@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -43,8 +44,7 @@ func NewCmdReject(f *cmdutil.Factory, runF func(context.Context, *RejectOptions)
 }
 
 func rejectRun(ctx context.Context, o *RejectOptions) error {
-	var a axp.Approval
-	raw, err := call(ctx, o.F, "admin_reject", map[string]any{"id": o.ID, "reason": o.Reason}, &a)
+	a, raw, err := call(ctx, o.F, client.AdminReject, axp.RejectBody{ID: o.ID, Reason: o.Reason})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -38,8 +38,7 @@ func NewCmdStats(f *cmdutil.Factory, runF func(context.Context, *StatsOptions) e
 }
 
 func statsRun(ctx context.Context, o *StatsOptions) error {
-	var s axp.Stats
-	raw, err := call(ctx, o.F, "admin_stats", nil, &s)
+	s, raw, err := call(ctx, o.F, client.AdminStats, client.None{})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -39,8 +40,7 @@ carries its trace id in the X-Trace-Id header (and error bodies in trace_id).`,
 }
 
 func traceRun(ctx context.Context, o *TraceOptions) error {
-	var t axp.Trace
-	raw, err := call(ctx, o.F, "admin_trace", map[string]any{"traceId": o.TraceID}, &t)
+	t, raw, err := call(ctx, o.F, client.AdminTrace, axp.TraceQuery{TraceID: o.TraceID})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
@@ -107,8 +108,8 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 		if !ok {
 			return cmdutil.Usagef("this is not a member secret (ss_<member id>_<64 hex>)")
 		}
-		var m axp.PrivateMember
-		if _, err := cmdutil.Call(ctx, o.F.Client(o.Secret), "get_my_profile", nil, &m); err != nil {
+		m, _, err := client.GetMyProfile.Call(ctx, o.F.Client(o.Secret), client.None{})
+		if err != nil {
 			return refused(err, "check the member secret returned at registration")
 		}
 		if err := o.F.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error {
@@ -120,7 +121,7 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 		fmt.Fprintf(o.IO.ErrOut, "✓ Logged in to %s as member %s (%s; %s; %s)\n", url, m.Name, m.ID, strings.Join(m.Roles, ", "), m.State)
 		return nil
 	}
-	if _, err := cmdutil.Call(ctx, o.F.Client(o.Secret), "admin_stats", nil, nil); err != nil {
+	if _, _, err := client.AdminStats.Call(ctx, o.F.Client(o.Secret), client.None{}); err != nil {
 		return refused(err, "check the admin token: `axp serve` prints it at its first start (or set AXP_ADMIN_TOKEN on the exchange)")
 	}
 	if err := o.F.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error {

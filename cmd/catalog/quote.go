@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/task"
 	"github.com/spf13/cobra"
@@ -61,8 +62,7 @@ func quoteRun(ctx context.Context, o *QuoteOptions) error {
 	if err != nil {
 		return err
 	}
-	var q axp.CatalogQuote
-	raw, err := cmdutil.Call(ctx, o.F.Client(""), "get_quote", map[string]any{"type": o.Type, "params": params}, &q)
+	q, raw, err := client.GetQuote.Call(ctx, o.F.Client(""), axp.QuoteQuery{Type: o.Type, Params: params})
 	if err != nil {
 		return err
 	}

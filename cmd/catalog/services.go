@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
@@ -39,8 +40,7 @@ func NewCmdServices(f *cmdutil.Factory, runF func(context.Context, *ServicesOpti
 }
 
 func servicesRun(ctx context.Context, o *ServicesOptions) error {
-	var l axp.ServiceList
-	raw, err := cmdutil.Call(ctx, o.F.Client(""), "list_services", nil, &l)
+	l, raw, err := client.ListServices.Call(ctx, o.F.Client(""), client.None{})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -51,11 +52,8 @@ Download it first with 'axp task deliverable'. --sha256 makes sure you accept wh
 }
 
 func acceptRun(ctx context.Context, o *AcceptOptions) error {
-	in := map[string]any{}
-	if o.SHA256 != "" {
-		in["sha256"] = o.SHA256
-	}
-	err := act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, "accept_task", in,
+	in := axp.AcceptInput{TaskRef: taskRef(o.TaskID), SHA256: o.SHA256}
+	err := act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, client.AcceptTask, in,
 		"✓ Accepted the delivery of %s; the task is %s and the seller is paid once the operator approves")
 	var e *axp.Error
 	if errors.As(err, &e) && e.Code == axp.CodeConflict && e.Field == "deliverable" {
@@ -65,9 +63,8 @@ func acceptRun(ctx context.Context, o *AcceptOptions) error {
 }
 
 // act runs a buyer action that answers the task and reports the new status on stderr.
-func act(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, token, op string, in map[string]any, done string) error {
-	var t axp.Task
-	raw, err := buyerCall(ctx, f, id, token, op, in, &t)
+func act[I any](ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, token string, ep client.Endpoint[I, axp.Task], in I, done string) error {
+	t, raw, err := asBuyer(ctx, f, id, token, ep, in)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -99,8 +100,7 @@ func chooseRun(ctx context.Context, o *ChooseOptions) error {
 			return ErrCancelled
 		}
 	}
-	var chosen axp.Task
-	raw, err := buyerCall(ctx, o.F, o.TaskID, o.Token, "choose_offer", map[string]any{"offer_id": offer.OfferID}, &chosen)
+	chosen, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, client.ChooseOffer, axp.ChooseInput{TaskRef: taskRef(o.TaskID), OfferID: offer.OfferID})
 	if err != nil {
 		return err
 	}

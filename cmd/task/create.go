@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
@@ -202,8 +203,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		}
 	}
 	sp := cmdutil.StartSpinner(o.IO, "Posting the task and waiting for quotes")
-	var created axp.CreatedTask
-	raw, err := cmdutil.Call(ctx, cl, "create_task", body, &created)
+	created, raw, err := client.CreateTask.Call(ctx, cl, *body)
 	sp.Stop()
 	if err != nil {
 		return err

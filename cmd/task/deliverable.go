@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -60,7 +61,7 @@ func Download(ctx context.Context, f *cmdutil.Factory, id, token string) (*Deliv
 	if err != nil {
 		return nil, err
 	}
-	resp, err := cl.Do(ctx, "get_deliverable", map[string]any{"id": id})
+	resp, err := client.GetDeliverable.Do(ctx, cl, taskRef(id))
 	if err != nil {
 		return nil, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
 	}

@@ -74,8 +74,7 @@ func ListTasks(ctx context.Context, f *cmdutil.Factory, warn func(id string, err
 	}
 	byID := map[string]listed{}
 	for _, id := range creds.TaskIDs() {
-		var t axp.Task
-		raw, err := cmdutil.Call(ctx, f.Client(creds.BuyerTokens[id]), "get_task", map[string]any{"id": id}, &t)
+		t, raw, err := client.GetTask.Call(ctx, f.Client(creds.BuyerTokens[id]), axp.TaskQuery{TaskRef: taskRef(id)})
 		if err != nil {
 			var un *client.UnreachableError
 			if errors.As(err, &un) {
@@ -84,18 +83,21 @@ func ListTasks(ctx context.Context, f *cmdutil.Factory, warn func(id string, err
 			warn(id, err)
 			continue
 		}
-		byID[id] = listed{raw: compact(raw), task: t}
+		byID[id] = listed{raw: compact(raw), task: *t}
 	}
 	if creds.MemberSecret != "" {
+		// Each task keeps its JSON as the exchange answered it.
 		var list struct {
 			Tasks []json.RawMessage `json:"tasks"`
 		}
-		if _, err := cmdutil.Call(ctx, f.Client(creds.MemberSecret), "list_my_tasks", nil, &list); err != nil {
+		if _, raw, err := client.ListMyTasks.Call(ctx, f.Client(creds.MemberSecret), client.None{}); err != nil {
 			if client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden) {
 				warn("", cmdutil.WithHint(err, "the saved member secret was refused: `axp login` again"))
 			} else {
 				return nil, err
 			}
+		} else if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("decode the list_my_tasks answer: %w", err)
 		}
 		for _, r := range list.Tasks {
 			var t axp.Task

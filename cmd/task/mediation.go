@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -66,15 +67,8 @@ func escalateRun(ctx context.Context, o *EscalateOptions) error {
 	if err != nil {
 		return err
 	}
-	in := map[string]any{"id": o.TaskID, "reason": o.Reason}
-	if o.Statement != "" {
-		in["statement"] = o.Statement
-	}
-	if p := o.RefundPct.ptr(); p != nil {
-		in["proposed_refund_pct"] = *p
-	}
-	var m axp.Mediation
-	raw, err := partyCall(ctx, cl, "escalate", in, &m)
+	in := axp.EscalateBody{TaskRef: taskRef(o.TaskID), Reason: o.Reason, Statement: o.Statement, ProposedRefundPct: o.RefundPct.ptr()}
+	m, raw, err := partyCall(ctx, cl, client.Escalate, in)
 	if err != nil {
 		return err
 	}
@@ -171,8 +165,7 @@ func mediationRun(ctx context.Context, o *MediationOptions) error {
 			return ctx.Err()
 		case <-wait.C:
 		}
-		var m axp.Mediation
-		raw, err := partyCall(ctx, cl, "get_mediation", map[string]any{"id": id}, &m)
+		m, raw, err := partyCall(ctx, cl, client.GetMediation, taskRef(id))
 		if err != nil {
 			if ctx.Err() != nil {
 				continue
@@ -183,7 +176,7 @@ func mediationRun(ctx context.Context, o *MediationOptions) error {
 			if o.Export.Enabled() {
 				return o.Export.Write(o.IO, raw)
 			}
-			return cmdutil.KeyValues(o.IO, MediationFields(o.IO, &m, o.Now())...)
+			return cmdutil.KeyValues(o.IO, MediationFields(o.IO, m, o.Now())...)
 		}
 		wait.Reset(o.Interval)
 	}
@@ -250,12 +243,8 @@ func statementRun(ctx context.Context, o *StatementOptions) error {
 	if err != nil {
 		return err
 	}
-	in := map[string]any{"id": id, "statement": o.Body}
-	if p := o.RefundPct.ptr(); p != nil {
-		in["proposed_refund_pct"] = *p
-	}
-	var m axp.Mediation
-	raw, err := partyCall(ctx, cl, "submit_statement", in, &m)
+	in := axp.StatementBody{TaskRef: taskRef(id), Statement: o.Body, ProposedRefundPct: o.RefundPct.ptr()}
+	m, raw, err := partyCall(ctx, cl, client.SubmitStatement, in)
 	if err != nil {
 		return err
 	}
@@ -327,8 +316,7 @@ func appealRun(ctx context.Context, o *AppealOptions) error {
 	if err != nil {
 		return cmdutil.WithHint(err, "the Mediator has not decided yet: see `axp task mediation "+o.TaskID+"`", axp.CodeNotFound)
 	}
-	var m axp.Mediation
-	raw, err := partyCall(ctx, cl, "appeal", map[string]any{"id": id, "reason": o.Reason}, &m)
+	m, raw, err := partyCall(ctx, cl, client.Appeal, axp.AppealBody{TaskRef: taskRef(id), Reason: o.Reason})
 	if err != nil {
 		return err
 	}

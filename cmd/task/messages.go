@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
@@ -51,8 +52,7 @@ func messagesRun(ctx context.Context, o *MessagesOptions) error {
 	if err != nil {
 		return err
 	}
-	var l axp.MessageList
-	raw, err := partyCall(ctx, cl, "list_messages", map[string]any{"id": o.TaskID}, &l)
+	l, raw, err := partyCall(ctx, cl, client.ListMessages, taskRef(o.TaskID))
 	if err != nil {
 		return err
 	}
@@ -147,12 +147,7 @@ func messageRun(ctx context.Context, o *MessageOptions) error {
 	if err != nil {
 		return err
 	}
-	in := map[string]any{"id": o.TaskID, "body": o.Body}
-	if o.SellerID != "" {
-		in["seller_id"] = o.SellerID
-	}
-	var m axp.Message
-	raw, err := partyCall(ctx, cl, "post_message", in, &m)
+	m, raw, err := partyCall(ctx, cl, client.PostMessage, axp.MessageBody{TaskRef: taskRef(o.TaskID), Body: o.Body, SellerID: o.SellerID})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +36,7 @@ func NewCmdRedo(f *cmdutil.Factory, runF func(context.Context, *RedoOptions) err
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
-			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, "request_redo", map[string]any{"reason": o.Reason},
+			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, client.RequestRedo, axp.RedoBody{TaskRef: taskRef(o.TaskID), Reason: o.Reason},
 				"✓ Asked for a redo of %s; the task is %s")
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -74,17 +75,9 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	in := map[string]any{"id": o.TaskID, "rating": o.Rating}
-	for flag, v := range map[string]int{"quality": o.Quality, "accuracy": o.Accuracy, "timeliness": o.Timeliness} {
-		if v != 0 { // scores are 1 to 5: 0 is unset
-			in[flag] = v
-		}
-	}
-	if o.Comment != "" {
-		in["comment"] = o.Comment
-	}
-	var r axp.ReviewResult
-	raw, err := partyCall(ctx, cl, "submit_review", in, &r)
+	in := axp.ReviewBody{TaskRef: taskRef(o.TaskID), Rating: o.Rating, Quality: score(o.Quality), Accuracy: score(o.Accuracy),
+		Timeliness: score(o.Timeliness), Comment: o.Comment}
+	r, raw, err := partyCall(ctx, cl, client.SubmitReview, in)
 	if err != nil {
 		return err
 	}
@@ -163,8 +156,8 @@ func objectRun(ctx context.Context, o *ObjectOptions) error {
 	}
 	reviews := []string{o.ReviewID}
 	if o.ReviewID == "" {
-		var tl axp.Timeline
-		if _, err := partyCall(ctx, cl, "get_timeline", map[string]any{"id": o.TaskID}, &tl); err != nil {
+		tl, err := timeline(ctx, cl, o.TaskID)
+		if err != nil {
 			return err
 		}
 		reviews = nil
@@ -177,15 +170,10 @@ func objectRun(ctx context.Context, o *ObjectOptions) error {
 			return &axp.Error{Code: axp.CodeNotFound, Message: "task " + o.TaskID + " has no review", Hint: "reviews come once the job is complete"}
 		}
 	}
-	in := map[string]any{"reason": o.Reason}
-	if o.Statement != "" {
-		in["statement"] = o.Statement
-	}
-	var m axp.Mediation
+	var m *axp.Mediation
 	var raw []byte
 	for i, id := range reviews {
-		in["id"] = id
-		raw, err = partyCall(ctx, cl, "object_to_review", in, &m)
+		m, raw, err = partyCall(ctx, cl, client.ObjectToReview, axp.ObjectionBody{ID: id, Reason: o.Reason, Statement: o.Statement})
 		var e *axp.Error
 		// Without --review, the task's reviews are tried newest first: only the one of you is
 		// accepted (the exchange refuses the others as forbidden).
@@ -203,4 +191,12 @@ func objectRun(ctx context.Context, o *ObjectOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "✓ Objected to review %s of %s: mediation %s asks the %s for its statement\n", m.ReviewID, m.TaskID, m.ID, otherSide(m.OpenedBy))
 	fmt.Fprintf(o.IO.ErrOut, "Follow it with: axp task mediation %s\n", m.TaskID)
 	return nil
+}
+
+// score is a score flag for the input: scores are 1 to 5, so 0 is unset and left out.
+func score(v int) *int {
+	if v == 0 {
+		return nil
+	}
+	return &v
 }

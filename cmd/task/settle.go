@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -59,12 +60,8 @@ func settleRun(ctx context.Context, o *SettleOptions) error {
 	if err != nil {
 		return err
 	}
-	in := map[string]any{"id": o.TaskID, "refund_pct": o.RefundPct.v}
-	if o.Note != "" {
-		in["note"] = o.Note
-	}
-	var s axp.Settlement
-	raw, err := partyCall(ctx, cl, "propose_settlement", in, &s)
+	in := axp.SettlementBody{TaskRef: taskRef(o.TaskID), RefundPct: o.RefundPct.v, Note: o.Note}
+	s, raw, err := partyCall(ctx, cl, client.ProposeSettlement, in)
 	if err != nil {
 		return err
 	}
@@ -146,8 +143,8 @@ func settlementRun(ctx context.Context, o *SettlementOptions) error {
 				Hint: "propose one with `axp task settle " + o.TaskID + " --refund-pct N`"}
 		}
 	}
-	var s axp.Settlement
-	raw, err := partyCall(ctx, cl, "answer_settlement", map[string]any{"id": o.TaskID, "settlement_id": id, "accept": o.Accept}, &s)
+	// accept is sent even when false: a rejection.
+	s, raw, err := partyCall(ctx, cl, client.AnswerSettlement, axp.SettlementAnswer{TaskRef: taskRef(o.TaskID), SettlementID: id, Accept: o.Accept})
 	if err != nil {
 		return err
 	}

@@ -4,9 +4,12 @@ package task
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -41,7 +44,20 @@ func addTokenFlag(c *cobra.Command, b *buyerFlags) {
 	c.Flags().StringVar(&b.Token, "token", "", "the task's buyer token (default: the one saved when the task was posted)")
 }
 
-// buyerCall runs a task operation as the task's buyer and returns the raw answer.
+// asBuyer runs an operation on task id as its buyer (token, else the saved credentials of the task)
+// and returns its answer decoded and as the exchange sent it (what --json prints). in addresses the
+// task itself.
+func asBuyer[I, O any](ctx context.Context, f *cmdutil.Factory, id, token string, ep client.Endpoint[I, O], in I) (*O, []byte, error) {
+	cl, err := f.BuyerClient(id, token)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, body, err := ep.Call(ctx, cl, in)
+	return out, body, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
+}
+
+// buyerCall is asBuyer by operation name with a map input, decoding into out: only `axp task pay`
+// still calls it, until it moves to its typed endpoint.
 func buyerCall(ctx context.Context, f *cmdutil.Factory, id, token, op string, in map[string]any, out any) ([]byte, error) {
 	cl, err := f.BuyerClient(id, token)
 	if err != nil {
@@ -51,22 +67,24 @@ func buyerCall(ctx context.Context, f *cmdutil.Factory, id, token, op string, in
 		in = map[string]any{}
 	}
 	in["id"] = id
-	body, err := cmdutil.Call(ctx, cl, op, in, out)
-	return body, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
+	resp, err := cl.Do(ctx, op, in)
+	if err != nil {
+		return nil, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
+	}
+	if out != nil {
+		if err := json.Unmarshal(resp.Body, out); err != nil {
+			return nil, fmt.Errorf("decode the %s answer: %w", op, err)
+		}
+	}
+	return resp.Body, nil
 }
+
+// taskRef addresses task id.
+func taskRef(id string) axp.TaskRef { return axp.TaskRef{ID: id} }
 
 // getTask reads a task as its buyer, offers ranked by sort ("" for the default).
 func getTask(ctx context.Context, f *cmdutil.Factory, id, token, sort string) (*axp.Task, []byte, error) {
-	in := map[string]any{}
-	if sort != "" {
-		in["sort"] = sort
-	}
-	var t axp.Task
-	body, err := buyerCall(ctx, f, id, token, "get_task", in, &t)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &t, body, nil
+	return asBuyer(ctx, f, id, token, client.GetTask, axp.TaskQuery{TaskRef: taskRef(id), Sort: sort})
 }
 
 // ErrCancelled is the answer "no" to a confirmation.

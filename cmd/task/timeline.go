@@ -2,6 +2,7 @@ package task
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
@@ -45,10 +47,14 @@ func NewCmdTimeline(f *cmdutil.Factory, runF func(context.Context, *TimelineOpti
 }
 
 func timelineRun(ctx context.Context, o *TimelineOptions) error {
-	var tl axp.Timeline
-	raw, err := buyerCall(ctx, o.F, o.TaskID, o.Token, "get_timeline", nil, &tl)
+	// The catalog declares the timeline a free-form result; the CLI reads it as an axp.Timeline.
+	_, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, client.GetTimeline, taskRef(o.TaskID))
 	if err != nil {
 		return err
+	}
+	var tl axp.Timeline
+	if err := json.Unmarshal(raw, &tl); err != nil {
+		return fmt.Errorf("decode the get_timeline answer: %w", err)
 	}
 	if o.Export.Enabled() {
 		return o.Export.Write(o.IO, raw)

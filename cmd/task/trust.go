@@ -2,6 +2,7 @@ package task
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,22 +52,37 @@ func partyClient(f *cmdutil.Factory, taskID, token string) (*client.Client, erro
 	return nil, err
 }
 
-// partyCall runs an operation as a party and returns the raw answer. A refusal for the
-// credentials gets the login hint; other refusals keep the exchange's hint, which names the rule.
-func partyCall(ctx context.Context, cl *client.Client, op string, in map[string]any, out any) ([]byte, error) {
-	body, err := cmdutil.Call(ctx, cl, op, in, out)
+// partyCall runs an operation as a party and returns its answer decoded and as the exchange sent
+// it. A refusal for the credentials gets the login hint; other refusals keep the exchange's hint,
+// which names the rule.
+func partyCall[I, O any](ctx context.Context, cl *client.Client, ep client.Endpoint[I, O], in I) (*O, []byte, error) {
+	out, body, err := ep.Call(ctx, cl, in)
 	var e *axp.Error
 	if errors.As(err, &e) && (e.Code == axp.CodeUnauthorized || (e.Code == axp.CodeForbidden && e.Hint == "")) {
-		return nil, cmdutil.WithHint(err, partyAuthHint)
+		return nil, nil, cmdutil.WithHint(err, partyAuthHint)
 	}
-	return body, err
+	return out, body, err
+}
+
+// timeline reads a task's timeline as a party. The catalog declares its events as a free-form
+// result; the CLI reads them as an axp.Timeline.
+func timeline(ctx context.Context, cl *client.Client, taskID string) (*axp.Timeline, error) {
+	_, raw, err := partyCall(ctx, cl, client.GetTimeline, taskRef(taskID))
+	if err != nil {
+		return nil, err
+	}
+	var tl axp.Timeline
+	if err := json.Unmarshal(raw, &tl); err != nil {
+		return nil, fmt.Errorf("decode the get_timeline answer: %w", err)
+	}
+	return &tl, nil
 }
 
 // latestRef is the id under key in the newest event of one of kinds on the task's timeline ("" when
 // there is none): the latest settlement proposal, mediation or decision.
 func latestRef(ctx context.Context, cl *client.Client, taskID, key string, kinds ...string) (string, error) {
-	var tl axp.Timeline
-	if _, err := partyCall(ctx, cl, "get_timeline", map[string]any{"id": taskID}, &tl); err != nil {
+	tl, err := timeline(ctx, cl, taskID)
+	if err != nil {
 		return "", err
 	}
 	for i := len(tl.Events) - 1; i >= 0; i-- {

@@ -1,28 +1,9 @@
 package cmdutil
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"time"
-
-	"github.com/axp-exchange/axp/client"
 )
-
-// Call runs an operation and returns the exchange's JSON answer as it came, decoded into out too
-// (when out is not nil): --json prints the first, tables render the second.
-func Call(ctx context.Context, c *client.Client, op string, in, out any) ([]byte, error) {
-	resp, err := c.Do(ctx, op, in)
-	if err != nil {
-		return nil, err
-	}
-	if out != nil {
-		if err := json.Unmarshal(resp.Body, out); err != nil {
-			return nil, fmt.Errorf("decode the %s answer: %w", op, err)
-		}
-	}
-	return resp.Body, nil
-}
 
 // Ago renders how long ago t was ("3m ago") for people; scripts get RFC 3339 times.
 func Ago(s *IOStreams, now, t time.Time) string {

@@ -107,11 +107,13 @@ func (s *ClientSource) buyer(id string) (*client.Client, error) {
 	return nil, &axp.Error{Code: axp.CodeUnauthorized, Message: "no buyer token saved for task " + id}
 }
 
-func (s *ClientSource) admin() (*client.Client, error) {
+// asAdmin runs an operation with the admin token.
+func asAdmin[I, O any](ctx context.Context, s *ClientSource, ep client.Endpoint[I, O], in I) (*O, error) {
 	if s.AdminToken == "" {
 		return nil, &axp.Error{Code: axp.CodeUnauthorized, Message: "no admin token", Hint: "run `axp login` with the admin token, or set AXP_ADMIN_TOKEN"}
 	}
-	return s.Client.With(s.AdminToken), nil
+	out, _, err := ep.Call(ctx, s.Client.With(s.AdminToken), in)
+	return out, err
 }
 
 // Tasks reads every task the credentials open.
@@ -125,8 +127,8 @@ func (s *ClientSource) Tasks(ctx context.Context) ([]axp.Task, []string, error) 
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		var t axp.Task
-		if err := s.Client.With(tokens[id]).Call(ctx, "get_task", map[string]any{"id": id}, &t); err != nil {
+		t, _, err := client.GetTask.Call(ctx, s.Client.With(tokens[id]), axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
+		if err != nil {
 			var un *client.UnreachableError
 			if errors.As(err, &un) {
 				return nil, nil, err
@@ -134,19 +136,20 @@ func (s *ClientSource) Tasks(ctx context.Context) ([]axp.Task, []string, error) 
 			warnings = append(warnings, id+": "+errText(err))
 			continue
 		}
-		byID[t.ID] = t
+		byID[t.ID] = *t
 	}
 	if s.MemberSecret != "" {
-		var l axp.TaskList
-		if err := s.Client.With(s.MemberSecret).Call(ctx, "list_my_tasks", nil, &l); err != nil {
+		l, _, err := client.ListMyTasks.Call(ctx, s.Client.With(s.MemberSecret), client.None{})
+		if err != nil {
 			var un *client.UnreachableError
 			if errors.As(err, &un) {
 				return nil, nil, err
 			}
 			warnings = append(warnings, "member tasks: "+errText(err))
-		}
-		for _, t := range l.Tasks {
-			byID[t.ID] = t
+		} else {
+			for _, t := range l.Tasks {
+				byID[t.ID] = t
+			}
 		}
 	}
 	out := make([]axp.Task, 0, len(byID))
@@ -162,58 +165,42 @@ func (s *ClientSource) Tasks(ctx context.Context) ([]axp.Task, []string, error) 
 	return out, warnings, nil
 }
 
-func (s *ClientSource) taskCall(ctx context.Context, id, op string, in map[string]any) (*axp.Task, error) {
+// asBuyer runs an operation on task id as its buyer; in addresses the task itself.
+func asBuyer[I, O any](ctx context.Context, s *ClientSource, id string, ep client.Endpoint[I, O], in I) (*O, error) {
 	c, err := s.buyer(id)
 	if err != nil {
 		return nil, err
 	}
-	if in == nil {
-		in = map[string]any{}
-	}
-	in["id"] = id
-	var t axp.Task
-	if err := c.Call(ctx, op, in, &t); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	out, _, err := ep.Call(ctx, c, in)
+	return out, err
 }
+
+func ref(id string) axp.TaskRef { return axp.TaskRef{ID: id} }
 
 // Task reads one task with its offers ranked by sort.
 func (s *ClientSource) Task(ctx context.Context, id, sort string) (*axp.Task, error) {
-	in := map[string]any{}
-	if sort != "" {
-		in["sort"] = sort
-	}
-	return s.taskCall(ctx, id, "get_task", in)
+	return asBuyer(ctx, s, id, client.GetTask, axp.TaskQuery{TaskRef: ref(id), Sort: sort})
 }
 
 // Choose chooses an offer.
 func (s *ClientSource) Choose(ctx context.Context, id, offerID string) (*axp.Task, error) {
-	return s.taskCall(ctx, id, "choose_offer", map[string]any{"offer_id": offerID})
+	return asBuyer(ctx, s, id, client.ChooseOffer, axp.ChooseInput{TaskRef: ref(id), OfferID: offerID})
 }
 
 // Accept accepts the delivery (of the given SHA-256 when not empty).
 func (s *ClientSource) Accept(ctx context.Context, id, sha string) (*axp.Task, error) {
-	in := map[string]any{}
-	if sha != "" {
-		in["sha256"] = sha
-	}
-	return s.taskCall(ctx, id, "accept_task", in)
+	return asBuyer(ctx, s, id, client.AcceptTask, axp.AcceptInput{TaskRef: ref(id), SHA256: sha})
 }
 
 // Dispute disputes the delivery.
 func (s *ClientSource) Dispute(ctx context.Context, id, reason string) (*axp.Task, error) {
-	return s.taskCall(ctx, id, "dispute_task", map[string]any{"reason": reason})
+	return asBuyer(ctx, s, id, client.DisputeTask, axp.DisputeInput{TaskRef: ref(id), Reason: reason})
 }
 
 // Messages lists the task's messages.
 func (s *ClientSource) Messages(ctx context.Context, id string) ([]axp.Message, error) {
-	c, err := s.buyer(id)
+	l, err := asBuyer(ctx, s, id, client.ListMessages, ref(id))
 	if err != nil {
-		return nil, err
-	}
-	var l axp.MessageList
-	if err := c.Call(ctx, "list_messages", map[string]any{"id": id}, &l); err != nil {
 		return nil, err
 	}
 	return l.Messages, nil
@@ -221,19 +208,7 @@ func (s *ClientSource) Messages(ctx context.Context, id string) ([]axp.Message, 
 
 // PostMessage writes a message on the task.
 func (s *ClientSource) PostMessage(ctx context.Context, id, sellerID, body string) (*axp.Message, error) {
-	c, err := s.buyer(id)
-	if err != nil {
-		return nil, err
-	}
-	in := map[string]any{"id": id, "body": body}
-	if sellerID != "" {
-		in["seller_id"] = sellerID
-	}
-	var msg axp.Message
-	if err := c.Call(ctx, "post_message", in, &msg); err != nil {
-		return nil, err
-	}
-	return &msg, nil
+	return asBuyer(ctx, s, id, client.PostMessage, axp.MessageBody{TaskRef: ref(id), Body: body, SellerID: sellerID})
 }
 
 // DisputeState reads the settlements from the task's timeline and its latest mediation.
@@ -242,9 +217,14 @@ func (s *ClientSource) DisputeState(ctx context.Context, id string) (*DisputeSta
 	if err != nil {
 		return nil, err
 	}
-	var tl axp.Timeline
-	if err := c.Call(ctx, "get_timeline", map[string]any{"id": id}, &tl); err != nil {
+	// The catalog declares the timeline a free-form result; it is read as an axp.Timeline.
+	_, raw, err := client.GetTimeline.Call(ctx, c, ref(id))
+	if err != nil {
 		return nil, err
+	}
+	var tl axp.Timeline
+	if err := json.Unmarshal(raw, &tl); err != nil {
+		return nil, fmt.Errorf("decode the get_timeline answer: %w", err)
 	}
 	st := &DisputeState{}
 	mediationID := ""
@@ -281,11 +261,11 @@ func (s *ClientSource) DisputeState(ctx context.Context, id string) (*DisputeSta
 		}
 	}
 	if mediationID != "" {
-		var m axp.Mediation
-		if err := c.Call(ctx, "get_mediation", map[string]any{"id": mediationID}, &m); err != nil {
+		m, _, err := client.GetMediation.Call(ctx, c, ref(mediationID))
+		if err != nil {
 			return nil, err
 		}
-		st.Mediation = &m
+		st.Mediation = m
 	}
 	return st, nil
 }
@@ -296,7 +276,7 @@ func (s *ClientSource) Deliverable(ctx context.Context, id string) (*Deliverable
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.Do(ctx, "get_deliverable", map[string]any{"id": id})
+	resp, err := client.GetDeliverable.Do(ctx, c, ref(id))
 	if err != nil {
 		return nil, err
 	}
@@ -310,12 +290,8 @@ func (s *ClientSource) Deliverable(ctx context.Context, id string) (*Deliverable
 
 // Approvals lists the open queue.
 func (s *ClientSource) Approvals(ctx context.Context) ([]axp.Approval, error) {
-	c, err := s.admin()
+	l, err := asAdmin(ctx, s, client.AdminApprovals, axp.ApprovalsQuery{Status: "open"})
 	if err != nil {
-		return nil, err
-	}
-	var l axp.ApprovalList
-	if err := c.Call(ctx, "admin_approvals", map[string]any{"status": "open"}, &l); err != nil {
 		return nil, err
 	}
 	return l.Approvals, nil
@@ -323,45 +299,18 @@ func (s *ClientSource) Approvals(ctx context.Context) ([]axp.Approval, error) {
 
 // Approve approves an item.
 func (s *ClientSource) Approve(ctx context.Context, id, tx, note string) (*axp.Approval, error) {
-	c, err := s.admin()
-	if err != nil {
-		return nil, err
-	}
-	in := map[string]any{"id": id}
-	if tx != "" {
-		in["tx_hash"] = tx
-	}
-	if note != "" {
-		in["note"] = note
-	}
-	var a axp.Approval
-	if err := c.Call(ctx, "admin_approve", in, &a); err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return asAdmin(ctx, s, client.AdminApprove, axp.ApproveBody{ID: id, TxHash: tx, Note: note})
 }
 
 // Reject rejects an item.
 func (s *ClientSource) Reject(ctx context.Context, id, reason string) (*axp.Approval, error) {
-	c, err := s.admin()
-	if err != nil {
-		return nil, err
-	}
-	var a axp.Approval
-	if err := c.Call(ctx, "admin_reject", map[string]any{"id": id, "reason": reason}, &a); err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return asAdmin(ctx, s, client.AdminReject, axp.RejectBody{ID: id, Reason: reason})
 }
 
 // Mediations lists every mediation, newest first.
 func (s *ClientSource) Mediations(ctx context.Context) ([]axp.Mediation, error) {
-	c, err := s.admin()
+	l, err := asAdmin(ctx, s, client.AdminMediations, axp.MediationsQuery{Status: "all"})
 	if err != nil {
-		return nil, err
-	}
-	var l axp.MediationList
-	if err := c.Call(ctx, "admin_mediations", map[string]any{"status": "all"}, &l); err != nil {
 		return nil, err
 	}
 	return l.Mediations, nil
@@ -369,32 +318,13 @@ func (s *ClientSource) Mediations(ctx context.Context) ([]axp.Mediation, error) 
 
 // DecideMediation decides a mediation.
 func (s *ClientSource) DecideMediation(ctx context.Context, id string, refundPct *int, outcome, note string) (*axp.Mediation, error) {
-	c, err := s.admin()
-	if err != nil {
-		return nil, err
-	}
-	in := map[string]any{"id": id, "note": note}
-	if refundPct != nil {
-		in["refund_pct"] = *refundPct
-	}
-	if outcome != "" {
-		in["outcome"] = outcome
-	}
-	var m axp.Mediation
-	if err := c.Call(ctx, "admin_decide_mediation", in, &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return asAdmin(ctx, s, client.AdminDecideMediation, axp.DecideMediationBody{ID: id, RefundPct: refundPct, Outcome: outcome, Note: note})
 }
 
 // Listings lists every listing rejection.
 func (s *ClientSource) Listings(ctx context.Context) ([]axp.ListingRejection, error) {
-	c, err := s.admin()
+	l, err := asAdmin(ctx, s, client.AdminListings, axp.ListingsQuery{Status: "all"})
 	if err != nil {
-		return nil, err
-	}
-	var l axp.ListingList
-	if err := c.Call(ctx, "admin_listings", map[string]any{"status": "all"}, &l); err != nil {
 		return nil, err
 	}
 	return l.Listings, nil
@@ -402,15 +332,7 @@ func (s *ClientSource) Listings(ctx context.Context) ([]axp.ListingRejection, er
 
 // OverturnListing overturns a listing rejection.
 func (s *ClientSource) OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error) {
-	c, err := s.admin()
-	if err != nil {
-		return nil, err
-	}
-	var r axp.ListingRejection
-	if err := c.Call(ctx, "admin_overturn_listing", map[string]any{"id": id, "note": note}, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return asAdmin(ctx, s, client.AdminOverturnListing, axp.OverturnBody{ID: id, Note: note})
 }
 
 // errText is an error as one line: the message and, for exchange errors, the hint.

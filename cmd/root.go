@@ -10,6 +10,7 @@ import (
 
 	"github.com/axp-exchange/axp/cmd/admin"
 	"github.com/axp-exchange/axp/cmd/auth"
+	"github.com/axp-exchange/axp/cmd/call"
 	"github.com/axp-exchange/axp/cmd/catalog"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/completion"
@@ -61,7 +62,7 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.PersistentFlags().StringVar(&f.Exchange, "exchange", "", "exchange URL (default $AXP_EXCHANGE, else "+cmdutil.DefaultExchange+")")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(task.NewCmd(f), task.NewCmdOffers(f, nil), catalog.NewCmdQuote(f, nil), catalog.NewCmdServices(f, nil),
-		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), tuicmd.NewCmd(f, nil), completion.NewCmd(f))
+		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), tuicmd.NewCmd(f, nil), completion.NewCmd(f), call.NewCmd(f, nil))
 	usageErrors(root)
 	return root
 }

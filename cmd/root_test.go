@@ -70,6 +70,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tui", "--view", "seller"}, `--view "seller": use buyer or operator`},
 		{[]string{"tui"}, "axp tui needs a terminal"},
 		{[]string{"completion", "tcsh"}, `invalid argument "tcsh"`},
+		{[]string{"call", "get_taks"}, `unknown operation "get_taks"; did you mean get_task?`},
+		{[]string{"call", "get_task", "noequals"}, `"noequals": give input fields as KEY=VALUE`},
 		{[]string{"serve", "--log-level", "loud", "--data-dir", "unused"}, `log_level "loud"`},
 	}
 	for _, tt := range tests {

@@ -102,16 +102,16 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	// The buyer posts, chooses and pays on chain without reporting anything.
 	anon := client.New(base, "")
 	admin := anon.With(adminToken)
-	var created axp.CreatedTask
-	if err := anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "hi"}}, &created); err != nil {
+	created, _, err := client.CreateTask.Call(ctx, anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "hi"}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(created.Offers) == 0 {
 		t.Fatalf("no offer from the pull seller")
 	}
 	buyer := anon.With(created.BuyerToken)
-	var chosen axp.Task
-	if err := buyer.Call(ctx, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, &chosen); err != nil {
+	chosen, _, err := client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if chosen.Payment == nil || chosen.Payment.PaymentURI == "" {
@@ -124,8 +124,8 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	status := func(want string) {
 		t.Helper()
 		waitFor(t, want, func() error {
-			var tk axp.Task
-			if err := buyer.Call(ctx, "get_task", map[string]any{"id": created.ID}, &tk); err != nil {
+			tk, _, err := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+			if err != nil {
 				return err
 			}
 			if tk.Status != want {
@@ -135,16 +135,16 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 		})
 	}
 	status(axp.TaskDelivered)
-	if _, err := buyer.Do(ctx, "get_deliverable", map[string]any{"id": created.ID}); err != nil {
+	if _, err := client.GetDeliverable.Do(ctx, buyer, axp.TaskRef{ID: created.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if err := buyer.Call(ctx, "accept_task", map[string]any{"id": created.ID}, nil); err != nil {
+	if _, _, err := client.AcceptTask.Call(ctx, buyer, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	payout := func() axp.Approval {
 		t.Helper()
-		var l axp.ApprovalList
-		if err := admin.Call(ctx, "admin_approvals", map[string]any{"status": "all", "task_id": created.ID, "kind": axp.ApprovePayout}, &l); err != nil {
+		l, _, err := client.AdminApprovals.Call(ctx, admin, axp.ApprovalsQuery{Status: "all", TaskID: created.ID, Kind: axp.ApprovePayout})
+		if err != nil {
 			t.Fatal(err)
 		}
 		if len(l.Approvals) != 1 {
@@ -161,8 +161,8 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 
 	// The operator approves; the transfer waits in the pool; SIGKILL; the node loses it.
 	c.SetAutomine(false)
-	var sent axp.Approval
-	if err := admin.Call(ctx, "admin_approve", map[string]any{"id": payout().ID}, &sent); err != nil {
+	sent, _, err := client.AdminApprove.Call(ctx, admin, axp.ApproveBody{ID: payout().ID})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if sent.Status != axp.ApprovalSent || len(sent.Transfers) != 1 {
@@ -186,9 +186,8 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	if got := c.Balance(c.Token, chaintest.Addr(sellerKey)); got != net {
 		t.Fatalf("the seller holds %s, want its net %s once", got, net)
 	}
-	var st axp.Stats
-	if err := admin.Call(ctx, "admin_stats", nil, &st); err != nil || st.Money.LedgerSum != 0 {
-		t.Fatalf("ledger: %v %+v", err, st.Money)
+	if st, _, err := client.AdminStats.Call(ctx, admin, client.None{}); err != nil || st.Money.LedgerSum != 0 {
+		t.Fatalf("ledger: %v %+v", err, st)
 	}
 	cancel()
 	<-agentDone

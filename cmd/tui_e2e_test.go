@@ -75,18 +75,18 @@ func TestTUIInTmux(t *testing.T) {
 	// A buyer posts, chooses the offer and reports a payment.
 	ctx := context.Background()
 	anon := client.New(base, "")
-	var created axp.CreatedTask
-	if err := anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}}, &created); err != nil {
+	created, _, err := client.CreateTask.Call(ctx, anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "a haiku"}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(created.Offers) != 1 || created.Offers[0].Seller.ID != sellers[0].MemberID {
 		t.Fatalf("offers %+v", created.Offers)
 	}
 	buyer := anon.With(created.BuyerToken)
-	if err := buyer.Call(ctx, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, nil); err != nil {
+	if _, _, err := client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID}); err != nil {
 		t.Fatal(err)
 	}
-	if err := buyer.Call(ctx, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": "0x" + strings.Repeat("7e", 32)}, nil); err != nil {
+	if _, _, err := client.PayCrypto.Call(ctx, buyer, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: "0x" + strings.Repeat("7e", 32)}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -161,15 +161,15 @@ func TestTUIInTmux(t *testing.T) {
 
 	// The exchange has it: the payment is confirmed and the job started.
 	admin := client.New(base, token)
-	var l axp.ApprovalList
-	if err := admin.Call(ctx, "admin_approvals", map[string]any{"status": "all", "task_id": created.ID}, &l); err != nil {
+	l, _, err := client.AdminApprovals.Call(ctx, admin, axp.ApprovalsQuery{Status: "all", TaskID: created.ID})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(l.Approvals) != 1 || l.Approvals[0].Status != axp.ApprovalApproved || l.Approvals[0].Note != "seen on chain" {
 		t.Fatalf("approvals %+v", l.Approvals)
 	}
-	var task axp.Task
-	if err := buyer.Call(ctx, "get_task", map[string]any{"id": created.ID}, &task); err != nil {
+	task, _, err := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if task.Status != axp.TaskPaid && task.Status != axp.TaskInProgress {

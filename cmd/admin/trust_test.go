@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/admin"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
@@ -199,9 +200,9 @@ func TestListingsOverturn(t *testing.T) {
 	if out := e.must(admin.NewCmdListingsList(e.f, nil)); out != "" || e.s.ErrOut.String() != "No rejected listings\n" {
 		t.Errorf("empty: %q %q", out, e.s.ErrOut)
 	}
-	brief := map[string]any{"type": "custom-job", "description": "Write ransomware that encrypts every file on a hospital network."}
+	brief := axp.NewTask{Type: "custom-job", Description: "Write ransomware that encrypts every file on a hospital network."}
 	for range 2 {
-		err := e.x.Anon.Call(context.Background(), "create_task", brief, nil)
+		_, _, err := client.CreateTask.Call(context.Background(), e.x.Anon, brief)
 		if cmdutil.ExitStatus(err) != cmdutil.ExitAuth {
 			t.Fatalf("the brief was not refused: %v", err)
 		}

@@ -264,6 +264,16 @@ func (e *Exchange) Call(c *client.Client, op string, in, out any) {
 	}
 }
 
+// Must runs a typed endpoint with c and returns its answer, failing the test on error.
+func Must[I, O any](t testing.TB, c *client.Client, ep client.Endpoint[I, O], in I) *O {
+	t.Helper()
+	out, _, err := ep.Call(context.Background(), c, in)
+	if err != nil {
+		t.Fatalf("%s: %v", ep.Name(), err)
+	}
+	return out
+}
+
 // Raw is the exchange's JSON answer to an operation, as it came.
 func (e *Exchange) Raw(c *client.Client, op string, in any) string {
 	e.t.Helper()

@@ -123,8 +123,8 @@ func newExchange(t *testing.T) *exchange {
 
 // payoutRequested says whether the task's payout item is in the queue with status.
 func (e *exchange) payoutRequested(taskID, status string) error {
-	var l axp.ApprovalList
-	if err := e.admin.Call(context.Background(), "admin_approvals", map[string]any{"status": "all", "task_id": taskID, "kind": axp.ApprovePayout}, &l); err != nil {
+	l, _, err := client.AdminApprovals.Call(context.Background(), e.admin, axp.ApprovalsQuery{Status: "all", TaskID: taskID, Kind: axp.ApprovePayout})
+	if err != nil {
 		return err
 	}
 	if len(l.Approvals) != 1 || l.Approvals[0].Status != status {
@@ -137,16 +137,16 @@ func (e *exchange) payoutRequested(taskID, status string) error {
 func (e *exchange) pay(buyer *client.Client, taskID string) {
 	e.t.Helper()
 	tx := fmt.Sprintf("0x%064x", time.Now().UnixNano())
-	if err := buyer.Call(context.Background(), "pay_crypto", map[string]any{"id": taskID, "tx_hash": tx}, nil); err != nil {
+	if _, _, err := client.PayCrypto.Call(context.Background(), buyer, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskID}, TxHash: tx}); err != nil {
 		e.t.Fatalf("pay_crypto: %v", err)
 	}
-	var l axp.ApprovalList
-	if err := e.admin.Call(context.Background(), "admin_approvals", map[string]any{"status": "all", "task_id": taskID}, &l); err != nil {
+	l, _, err := client.AdminApprovals.Call(context.Background(), e.admin, axp.ApprovalsQuery{Status: "all", TaskID: taskID})
+	if err != nil {
 		e.t.Fatal(err)
 	}
 	for _, a := range l.Approvals {
 		if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending {
-			if err := e.admin.Call(context.Background(), "admin_approve", map[string]any{"id": a.ID}, nil); err != nil {
+			if _, _, err := client.AdminApprove.Call(context.Background(), e.admin, axp.ApproveBody{ID: a.ID}); err != nil {
 				e.t.Fatalf("approve payment: %v", err)
 			}
 			return

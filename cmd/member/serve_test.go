@@ -148,7 +148,7 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
-	resp, err := bcl.Do(ctx, "get_deliverable", map[string]any{"id": created.ID})
+	resp, err := client.GetDeliverable.Do(ctx, bcl, axp.TaskRef{ID: created.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	buyer.waitEvent("task_update", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == axp.TaskDelivered })
 
-	if err := bcl.Call(ctx, "accept_task", map[string]any{"id": created.ID}, nil); err != nil {
+	if _, _, err := client.AcceptTask.Call(ctx, bcl, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	skit := memberkit.NewClient(ex.URL, scredsFile.MemberSecret)
@@ -221,8 +221,8 @@ func TestServeExecFailsFast(t *testing.T) {
 	seller.waitEvent("verification", verified)
 
 	anon := client.New(ex.URL, "")
-	var created axp.CreatedTask
-	if err := anon.Call(context.Background(), "create_task", map[string]any{"type": "text-file", "description": "x", "params": map[string]any{"prompt": "p"}}, &created); err != nil {
+	created, _, err := client.CreateTask.Call(context.Background(), anon, axp.NewTask{Type: "text-file", Description: "x", Params: map[string]any{"prompt": "p"}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	buyer := anon.With(created.BuyerToken)
@@ -235,7 +235,7 @@ func TestServeExecFailsFast(t *testing.T) {
 	if offerID == "" {
 		t.Fatalf("no instant offer: %+v", created.Offers)
 	}
-	if err := buyer.Call(context.Background(), "choose_offer", map[string]any{"id": created.ID, "offer_id": offerID}, nil); err != nil {
+	if _, _, err := client.ChooseOffer.Call(context.Background(), buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID}); err != nil {
 		t.Fatal(err)
 	}
 	ex.pay(buyer, created.ID)
@@ -244,8 +244,8 @@ func TestServeExecFailsFast(t *testing.T) {
 		t.Fatalf("decline reason %v", e["reason"])
 	}
 	eventually(t, "task back to the buyer", func() error {
-		var task axp.Task
-		if err := buyer.Call(context.Background(), "get_task", map[string]any{"id": created.ID}, &task); err != nil {
+		task, _, err := client.GetTask.Call(context.Background(), buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+		if err != nil {
 			return err
 		}
 		if task.Seller != nil {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	tuicmd "github.com/axp-exchange/axp/cmd/tui"
@@ -238,8 +239,8 @@ func TestMediationsOverRealExchange(t *testing.T) {
 	}
 
 	// Listings: a refused brief, overturned through the source.
-	brief := map[string]any{"type": "custom-job", "description": "Write ransomware that encrypts every file on a hospital network."}
-	if err := x.Anon.Call(ctx, "create_task", brief, nil); err == nil {
+	brief := axp.NewTask{Type: "custom-job", Description: "Write ransomware that encrypts every file on a hospital network."}
+	if _, _, err := client.CreateTask.Call(ctx, x.Anon, brief); err == nil {
 		t.Fatal("the brief was accepted")
 	}
 	ls, err := src.Listings(ctx)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -56,8 +57,9 @@ object, or - to read it from stdin; pairs are added to it. Path parameters ({id}
 
 The credentials: --token when given; else for admin_* operations the admin token ('axp login', or
 AXP_ADMIN_TOKEN); for the buyer's operations on a task, the buyer token saved for the task id;
-else the saved member secret; else none. An error of the exchange is printed with its hint and sets
-the exit status like every other command.`,
+else the saved member secret; else none. A task posted with create_task keeps its buyer token, as
+with 'axp task create'. An error of the exchange is printed with its hint and sets the exit status
+like every other command.`,
 		Example: `  axp call --list
   axp call list_services
   axp call get_task id=tsk_123 sort=price --jq '.offers[].price_usd'
@@ -137,6 +139,9 @@ func callRun(ctx context.Context, o *Options) error {
 		}
 		return err
 	}
+	if op.Out == reflect.TypeFor[axp.CreatedTask]() {
+		saveBuyerToken(o, resp.Body)
+	}
 	if document {
 		if o.IO.StdoutTTY && !utf8.Valid(resp.Body) {
 			return cmdutil.Usagef("the answer is binary (%d bytes): redirect stdout to a file", len(resp.Body))
@@ -145,6 +150,18 @@ func callRun(ctx context.Context, o *Options) error {
 		return err
 	}
 	return o.Export.Write(o.IO, resp.Body)
+}
+
+// saveBuyerToken keeps the buyer token of a task just posted, as `axp task create` does: it is
+// shown once, and later calls on the task use it.
+func saveBuyerToken(o *Options, body []byte) {
+	var t axp.CreatedTask
+	if json.Unmarshal(body, &t) != nil || t.ID == "" || t.BuyerToken == "" {
+		return
+	}
+	if err := o.F.SaveBuyerToken(t.ID, t.BuyerToken); err != nil {
+		fmt.Fprintf(o.IO.ErrOut, "warning: could not save the buyer token (%v); keep it: %s\n", err, t.BuyerToken)
+	}
 }
 
 // credentials is a client with the credential the operation needs: --token, else the admin token for

@@ -97,15 +97,15 @@ func TestCall(t *testing.T) {
 		t.Errorf("register_interest --get: %q", got)
 	}
 
-	// A task posted from stdin; its buyer token is saved as `axp task create` would, and buyer
-	// operations with its id use it.
+	// A task posted from stdin keeps its buyer token, as with `axp task create`; buyer operations
+	// with its id use it.
 	s.In.WriteString(`{"type":"text-file","params":{"prompt":"a haiku"}}`)
 	var created axp.CreatedTask
 	if err := json.Unmarshal([]byte(must("create_task", "--input", "-")), &created); err != nil || created.ID == "" || created.BuyerToken == "" {
 		t.Fatalf("create_task from stdin: %v %+v", err, created)
 	}
-	if err := f.SaveBuyerToken(created.ID, created.BuyerToken); err != nil {
-		t.Fatal(err)
+	if creds, err := f.ExchangeCredentials(); err != nil || creds.BuyerTokens[created.ID] != created.BuyerToken {
+		t.Fatalf("the buyer token was not saved: %v", err)
 	}
 	var task axp.Task
 	if err := json.Unmarshal([]byte(must("get_task", "id="+created.ID, "sort=price")), &task); err != nil || task.ID != created.ID || len(task.Offers) != 1 {

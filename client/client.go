@@ -1,7 +1,10 @@
 // Package client is the typed Go client of the exchange's REST API, and the only way the CLI and the
-// TUI reach a daemon. Calls are made by operation name from the catalog (axp.Ops), so the client
-// and the daemon agree on every path, method and input by construction. Error bodies come back as
-// *axp.Error, so errors.As works across the wire.
+// TUI reach a daemon. Every operation of the catalog (axp.Ops) has a typed endpoint (GetTask,
+// ChooseOffer, ..., generated into ops_gen.go and checked against the catalog when the package
+// loads); Client.Call and Do call by name for the few callers that only know the name at run time
+// (`axp call`). Either way method, path and input come from the catalog, so the client and the
+// daemon agree on them by construction. Error bodies come back as *axp.Error, so errors.As works
+// across the wire.
 package client
 
 import (

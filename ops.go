@@ -79,7 +79,7 @@ var Ops = []Op{
 	{Name: "create_task_get", Limit: LimitTaskPosts, Forbids: true, Method: get, Path: "/api/tasks/new", Tag: "buyer", Access: Public, In: ty[NewTask](), Out: ty[CreatedTask](), Status: created, ExtraQuery: "params", Summary: "Post a task from query keys; service params as extra keys."},
 	{Name: "get_task", Method: get, Path: "/api/tasks/{id}", Tag: "buyer", Access: TaskParty, In: ty[TaskQuery](), Out: ty[Task](), Tool: "get_task", Summary: "Task status, offers and deliverable."},
 	{Name: "choose_offer", Method: post, Path: "/api/tasks/{id}/choose", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[ChooseInput](), Out: ty[Task](), Tool: "choose_offer", Summary: "Choose an offer; the task then awaits payment (free jobs start)."},
-	{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[PayCryptoInput](), Out: ty[Result](), Tool: "pay_crypto", Summary: "Report a stablecoin payment by transaction hash."},
+	{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[PayCryptoInput](), Out: ty[PaymentReport](), Tool: "pay_crypto", Summary: "Report a stablecoin payment by transaction hash."},
 	{Name: "get_deliverable", Method: get, Path: "/api/tasks/{id}/deliverable", Tag: "buyer", Access: BuyerAuth, In: ty[TaskRef](), Out: ty[string](), ContentType: "application/octet-stream", Tool: "get_deliverable", Summary: "The deliverable, with header X-Content-SHA256."},
 	{Name: "accept_task", Method: post, Path: "/api/tasks/{id}/accept", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[AcceptInput](), Out: ty[Task](), Tool: "accept_task", Summary: "Accept the delivery (after retrieving it)."},
 	{Name: "dispute_task", Method: post, Path: "/api/tasks/{id}/dispute", GETForm: true, Tag: "buyer", Access: BuyerAuth, In: ty[DisputeInput](), Out: ty[Task](), Tool: "dispute_task", Summary: "Dispute the delivery, with a reason."},
@@ -124,7 +124,7 @@ var Ops = []Op{
 	{Name: "submit_offer", Method: post, Path: "/api/tasks/{id}/offers", Tag: "seller", Access: SellerAuth, In: ty[OfferInput](), Out: ty[Offer](), Status: created, Tool: "submit_offer", Summary: "Quote on a task."},
 	{Name: "list_jobs", Method: get, Path: "/api/members/me/jobs", Tag: "seller", Access: SellerAuth, In: ty[JobsQuery](), Out: ty[TaskList](), Tool: "list_jobs", Summary: "Tasks assigned to you, with payout after the platform fee."},
 	{Name: "deliver", Method: post, Path: "/api/members/me/jobs/{id}/deliver", Tag: "seller", Access: SellerAuth, In: ty[DeliverInput](), Out: ty[Task](), Tool: "deliver", Summary: "Register a delivery; starts the buyer's auto-release window."},
-	{Name: "request_payment", Method: post, Path: "/api/members/me/jobs/{id}/request-payment", Tag: "seller", Access: SellerAuth, In: ty[IDPath](), Out: ty[Result](), Tool: "request_payment", Summary: "Request payment after the buyer accepted; the operator approves."},
+	{Name: "request_payment", Method: post, Path: "/api/members/me/jobs/{id}/request-payment", Tag: "seller", Access: SellerAuth, In: ty[IDPath](), Out: ty[PaymentRequested](), Tool: "request_payment", Summary: "Request payment after the buyer accepted; the operator approves."},
 
 	// Operator (spec 4.5).
 	{Name: "admin_trace", Method: get, Path: "/api/admin/trace/{traceId}", Tag: "admin", Access: AdminAuth, In: ty[TraceQuery](), Out: ty[Trace](), Summary: "Every row caused by one trace id."},

@@ -345,6 +345,23 @@ type ConnectorRequest struct {
 // Result is a free-form JSON object, for answers whose shape belongs to a later part.
 type Result map[string]any
 
+// PaymentReport answers a reported payment: where the task stands and what the buyer does next.
+type PaymentReport struct {
+	TaskID   string       `json:"task_id"`
+	Status   string       `json:"status"`
+	Payment  *PaymentInfo `json:"payment,omitempty"`
+	Verifier string       `json:"verifier" doc:"manual (the operator confirms) or evm (the exchange reads the chain)"`
+	Message  string       `json:"message"`
+}
+
+// PaymentRequested answers a seller's request to be paid: the payout item the operator approves.
+type PaymentRequested struct {
+	TaskID  string    `json:"task_id"`
+	Status  string    `json:"status"`
+	Payout  *Approval `json:"payout"`
+	Message string    `json:"message"`
+}
+
 // Delivery is one delivery of a job, its content stored by the exchange by SHA-256.
 type Delivery struct {
 	SHA256    string        `json:"sha256"`

@@ -62,7 +62,7 @@ var (
 	// ChooseOffer is POST /api/tasks/{id}/choose: Choose an offer; the task then awaits payment (free jobs start).
 	ChooseOffer = Def[axp.ChooseInput, axp.Task]("choose_offer")
 	// PayCrypto is POST /api/tasks/{id}/pay/crypto: Report a stablecoin payment by transaction hash.
-	PayCrypto = Def[axp.PayCryptoInput, axp.Result]("pay_crypto")
+	PayCrypto = Def[axp.PayCryptoInput, axp.PaymentReport]("pay_crypto")
 	// GetDeliverable is GET /api/tasks/{id}/deliverable: The deliverable, with header X-Content-SHA256.
 	GetDeliverable = Def[axp.TaskRef, string]("get_deliverable")
 	// AcceptTask is POST /api/tasks/{id}/accept: Accept the delivery (after retrieving it).
@@ -144,7 +144,7 @@ var (
 	// Deliver is POST /api/members/me/jobs/{id}/deliver: Register a delivery; starts the buyer's auto-release window.
 	Deliver = Def[axp.DeliverInput, axp.Task]("deliver")
 	// RequestPayment is POST /api/members/me/jobs/{id}/request-payment: Request payment after the buyer accepted; the operator approves.
-	RequestPayment = Def[axp.IDPath, axp.Result]("request_payment")
+	RequestPayment = Def[axp.IDPath, axp.PaymentRequested]("request_payment")
 	// AdminTrace is GET /api/admin/trace/{traceId}: Every row caused by one trace id.
 	AdminTrace = Def[axp.TraceQuery, axp.Trace]("admin_trace")
 	// AdminTaskTimeline is GET /api/admin/tasks/{id}/timeline: Requests, events, messages, AI calls and reviews of a task in time order.

@@ -245,7 +245,7 @@ func (d *Daemon) autoChoose(ctx context.Context, id string) error {
 }
 
 func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (any, error) {
-	var out any
+	var out *axp.PaymentReport
 	var receipt chain.Receipt
 	if d.chain != nil {
 		// The evm verifier looks at the transaction first: what the chain already refutes is
@@ -304,8 +304,8 @@ func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCry
 			}
 		}
 		v, err := d.view(ch.tx, t, c.Caller, viewBuyer)
-		out = map[string]any{"task_id": t.ID, "status": t.Status, "payment": v.Payment, "verifier": d.verifier.Name(),
-			"message": "Payment reported; the job starts when it is confirmed."}
+		out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: d.verifier.Name(),
+			Message: "Payment reported; the job starts when it is confirmed."}
 		return out, err
 	})
 	if err != nil {
@@ -327,13 +327,13 @@ func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCry
 			return err
 		}
 		v, err := d.view(tx, t, c.Caller, viewBuyer)
-		m := map[string]any{"task_id": t.ID, "status": t.Status, "payment": v.Payment, "verifier": d.verifier.Name(),
-			"message": fmt.Sprintf(msg, d.chain.Confirmations())}
+		m := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: d.verifier.Name(),
+			Message: fmt.Sprintf(msg, d.chain.Confirmations())}
 		switch {
 		case t.Status != axp.TaskAwaitingPayment:
-			m["message"] = "Payment confirmed on chain; the job has started."
+			m.Message = "Payment confirmed on chain; the job has started."
 		case v.Payment != nil && v.Payment.MissingUSD > 0:
-			m["message"] = fmt.Sprintf("The transaction paid part of the task: %s is still due; send it to the deposit address (payable_usd shows the exact amount).", v.Payment.MissingUSD.Display())
+			m.Message = fmt.Sprintf("The transaction paid part of the task: %s is still due; send it to the deposit address (payable_usd shows the exact amount).", v.Payment.MissingUSD.Display())
 		}
 		out = m
 		return err

@@ -380,7 +380,7 @@ func (d *Daemon) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Redo
 }
 
 func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
-	var out any
+	var out *axp.PaymentRequested
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
 		if err != nil {
@@ -402,7 +402,7 @@ func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.I
 		for i := range existing {
 			a := &existing[i]
 			if a.Kind == axp.ApprovePayout && a.Status != axp.ApprovalRejected {
-				out = map[string]any{"task_id": t.ID, "status": t.Status, "payout": a, "message": "payment already requested"}
+				out = &axp.PaymentRequested{TaskID: t.ID, Status: t.Status, Payout: a, Message: "payment already requested"}
 				return nil, nil
 			}
 		}
@@ -428,7 +428,7 @@ func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.I
 		if a.Status == axp.ApprovalHeld {
 			msg = "Payment requested but held: add payout_address with PATCH /api/members/me."
 		}
-		out = map[string]any{"task_id": t.ID, "status": t.Status, "payout": a, "message": msg}
+		out = &axp.PaymentRequested{TaskID: t.ID, Status: t.Status, Payout: a, Message: msg}
 		return nil, nil
 	})
 	return out, err

@@ -336,9 +336,12 @@ func (c *Client) deliverTo(ctx context.Context, u string, d Deliverable) error {
 }
 
 // RequestPayment asks for the payout of a job the buyer accepted; the operator approves it.
-func (c *Client) RequestPayment(ctx context.Context, taskID string) (map[string]any, error) {
-	var out map[string]any
-	return out, c.Call(ctx, "request_payment", map[string]any{"id": taskID}, &out)
+func (c *Client) RequestPayment(ctx context.Context, taskID string) (*axp.PaymentRequested, error) {
+	var out axp.PaymentRequested
+	if err := c.Call(ctx, "request_payment", map[string]any{"id": taskID}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // CreateTask posts a task as a buyer member. The answer carries the offers collected within the

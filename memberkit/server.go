@@ -128,8 +128,7 @@ func (h *handlers) requestPayment(ctx context.Context, c *Client, taskID string)
 		h.log.Warn("memberkit: requesting payment failed; ask again with request_payment", "task", taskID, "err", err)
 		return
 	}
-	msg, _ := out["message"].(string)
-	h.log.Info("memberkit: payment requested; the operator approves the payout", "task", taskID, "message", msg)
+	h.log.Info("memberkit: payment requested; the operator approves the payout", "task", taskID, "message", out.Message)
 }
 
 // AnswerError says a handler's answer breaks the protocol: the mistake is the developer's, and it

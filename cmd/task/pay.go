@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -81,14 +82,7 @@ func payRun(ctx context.Context, o *PayOptions) error {
 		}
 		return nil
 	}
-	var out struct {
-		TaskID   string           `json:"task_id"`
-		Status   string           `json:"status"`
-		Payment  *axp.PaymentInfo `json:"payment"`
-		Verifier string           `json:"verifier"`
-		Message  string           `json:"message"`
-	}
-	raw, err := buyerCall(ctx, o.F, o.TaskID, o.Token, "pay_crypto", map[string]any{"tx_hash": o.TxHash}, &out)
+	out, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, client.PayCrypto, axp.PayCryptoInput{TaskRef: taskRef(o.TaskID), TxHash: o.TxHash})
 	if err != nil {
 		return err
 	}

@@ -4,9 +4,7 @@ package task
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
@@ -54,29 +52,6 @@ func asBuyer[I, O any](ctx context.Context, f *cmdutil.Factory, id, token string
 	}
 	out, body, err := ep.Call(ctx, cl, in)
 	return out, body, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
-}
-
-// buyerCall is asBuyer by operation name with a map input, decoding into out: only `axp task pay`
-// still calls it, until it moves to its typed endpoint.
-func buyerCall(ctx context.Context, f *cmdutil.Factory, id, token, op string, in map[string]any, out any) ([]byte, error) {
-	cl, err := f.BuyerClient(id, token)
-	if err != nil {
-		return nil, err
-	}
-	if in == nil {
-		in = map[string]any{}
-	}
-	in["id"] = id
-	resp, err := cl.Do(ctx, op, in)
-	if err != nil {
-		return nil, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
-	}
-	if out != nil {
-		if err := json.Unmarshal(resp.Body, out); err != nil {
-			return nil, fmt.Errorf("decode the %s answer: %w", op, err)
-		}
-	}
-	return resp.Body, nil
 }
 
 // taskRef addresses task id.

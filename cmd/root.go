@@ -35,6 +35,11 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string, environ func() 
 	if f.Getenv != nil && (f.Getenv("NO_COLOR") != "" || f.Getenv("TERM") == "dumb") {
 		f.IO.NoColor = true
 	}
+	if f.Getenv != nil && f.Getenv("AXP_FORCE_TTY") != "" {
+		// Treat the streams as a terminal: prompts, tables and spinners as a person sees them
+		// (scripts and tests of the interactive behaviour).
+		f.IO.StdinTTY, f.IO.StdoutTTY, f.IO.StderrTTY = true, true, true
+	}
 	root := NewRoot(f, environ)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)

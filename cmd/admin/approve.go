@@ -20,6 +20,7 @@ type ApproveOptions struct {
 	ID     string
 	TxHash string
 	Note   string
+	Yes    bool
 }
 
 var txHash = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
@@ -49,12 +50,60 @@ that sent it. A release_due item releases the task (its payout then waits here i
 	}
 	c.Flags().StringVar(&o.TxHash, "tx", "", "the transaction `hash` that sent a payout, refund or split")
 	c.Flags().StringVar(&o.Note, "note", "", "a note kept with the decision")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
 
 func approveRun(ctx context.Context, o *ApproveOptions) error {
+	err := cmdutil.ConfirmStep(o.IO, o.Yes, "approve "+o.ID, func() ([]string, error) {
+		a, err := findApproval(ctx, o.F, axp.ApprovalsQuery{Status: "all"}, o.ID)
+		if err != nil {
+			return nil, err
+		}
+		lines := describeApproval(a)
+		if o.TxHash != "" {
+			lines = append(lines, "recorded as sent by transaction "+o.TxHash)
+		}
+		return lines, nil
+	})
+	if err != nil {
+		return err
+	}
 	return approve(ctx, o.F, o.IO, &o.Export, o.ID, o.TxHash, o.Note)
+}
+
+// findApproval finds queue item id among those q lists.
+func findApproval(ctx context.Context, f *cmdutil.Factory, q axp.ApprovalsQuery, id string) (*axp.Approval, error) {
+	l, _, err := call(ctx, f, client.AdminApprovals, q)
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.Approvals {
+		if l.Approvals[i].ID == id {
+			return &l.Approvals[i], nil
+		}
+	}
+	return nil, &axp.Error{Code: axp.CodeNotFound, Message: "approval " + id + " is not in the queue",
+		Hint: "list the items that wait with `axp admin approvals list`"}
+}
+
+// describeApproval says what approving a queue item does, for the confirmation question.
+func describeApproval(a *axp.Approval) []string {
+	lines := []string{fmt.Sprintf("%s %s of task %s (%s), %s", a.Kind, a.ID, a.TaskID, a.TaskType, a.Status)}
+	switch a.Kind {
+	case axp.ApprovePayment:
+		lines = append(lines, "confirms the buyer's payment of "+a.Amount.Display()+" as received; the job starts")
+	case axp.ApproveReleaseDue:
+		lines = append(lines, "releases the task; its payout then waits in the queue")
+	default:
+		if r := a.Recipients(); r != "" {
+			lines = append(lines, "sends "+r)
+		} else {
+			lines = append(lines, "sends "+a.Amount.Display())
+		}
+	}
+	return lines
 }
 
 func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, tx, note string) error {

@@ -25,6 +25,7 @@ type PaymentsConfirmOptions struct {
 	Export cmdutil.Exporter
 	TaskID string
 	Note   string
+	Yes    bool
 }
 
 // NewCmdPaymentsConfirm builds `axp admin payments confirm`.
@@ -45,6 +46,7 @@ approval queue is approved and the job starts. Check the transaction first.`,
 		},
 	}
 	c.Flags().StringVar(&o.Note, "note", "", "a note kept with the decision")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -58,5 +60,16 @@ func paymentsConfirmRun(ctx context.Context, o *PaymentsConfirmOptions) error {
 		return &axp.Error{Code: axp.CodeNotFound, Message: "no payment of task " + o.TaskID + " waits for confirmation",
 			Hint: "the buyer reports one with `axp task pay TASK --tx HASH`; see the queue with `axp admin approvals list --kind payment`"}
 	}
-	return approve(ctx, o.F, o.IO, &o.Export, l.Approvals[0].ID, "", o.Note)
+	a := &l.Approvals[0]
+	err = cmdutil.ConfirmStep(o.IO, o.Yes, "confirm the payment of task "+o.TaskID, func() ([]string, error) {
+		lines := describeApproval(a)
+		if a.TxHash != "" {
+			lines = append(lines, "reported transaction: "+a.TxHash+" (check it on chain first)")
+		}
+		return lines, nil
+	})
+	if err != nil {
+		return err
+	}
+	return approve(ctx, o.F, o.IO, &o.Export, a.ID, "", o.Note)
 }

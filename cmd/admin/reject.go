@@ -18,6 +18,7 @@ type RejectOptions struct {
 	Export cmdutil.Exporter
 	ID     string
 	Reason string
+	Yes    bool
 }
 
 // NewCmdReject builds `axp admin approvals reject`.
@@ -39,11 +40,22 @@ func NewCmdReject(f *cmdutil.Factory, runF func(context.Context, *RejectOptions)
 		},
 	}
 	c.Flags().StringVar(&o.Reason, "reason", "", "why the item is rejected")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
 
 func rejectRun(ctx context.Context, o *RejectOptions) error {
+	err := cmdutil.ConfirmStep(o.IO, o.Yes, "reject "+o.ID, func() ([]string, error) {
+		a, err := findApproval(ctx, o.F, axp.ApprovalsQuery{Status: "all"}, o.ID)
+		if err != nil {
+			return nil, err
+		}
+		return append(describeApproval(a)[:1], "nothing moves; the reason is shown to the parties: "+o.Reason), nil
+	})
+	if err != nil {
+		return err
+	}
 	a, raw, err := call(ctx, o.F, client.AdminReject, axp.RejectBody{ID: o.ID, Reason: o.Reason})
 	if err != nil {
 		return err

@@ -247,11 +247,11 @@ func TestPayDeliverAccept(t *testing.T) {
 	seller := e.x.Anon.With(quick.MemberSecret)
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
-	if out := e.must(task.NewCmdPay(e.f, nil), id); !strings.Contains(out, "payable:\t2.50") || !strings.Contains(e.s.ErrOut.String(), "axp task pay "+id+" --tx") {
+	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id); !strings.Contains(out, "payable:\t2.50") || !strings.Contains(e.s.ErrOut.String(), "axp task pay "+id+" --tx") {
 		t.Errorf("pay without --tx: %s %s", out, e.s.ErrOut)
 	}
 	tx := cmdtest.TxHash()
-	if out := e.must(task.NewCmdPay(e.f, nil), id, "--tx", tx); !strings.Contains(out, "payment:\treported") || !strings.Contains(out, "transaction:\t"+tx) {
+	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id, "--tx", tx); !strings.Contains(out, "payment:\treported") || !strings.Contains(out, "transaction:\t"+tx) {
 		t.Errorf("pay: %s", out)
 	}
 	var list axp.ApprovalList
@@ -271,10 +271,10 @@ func TestPayDeliverAccept(t *testing.T) {
 	if b, _ := os.ReadFile(file); string(b) != "the sea\n" {
 		t.Errorf("file %q", b)
 	}
-	if err := e.run(task.NewCmdAccept(e.f, nil), id, "--sha256", strings.Repeat("0", 64)); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
+	if err := e.run(task.NewCmdAccept(e.f, nil), "--yes", id, "--sha256", strings.Repeat("0", 64)); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
 		t.Errorf("accept with another sha: %v", err)
 	}
-	e.must(task.NewCmdAccept(e.f, nil), id, "--json")
+	e.must(task.NewCmdAccept(e.f, nil), "--yes", id, "--json")
 	var accepted axp.Task
 	if err := json.Unmarshal(e.s.Out.Bytes(), &accepted); err != nil || accepted.Status != axp.TaskAccepted {
 		t.Fatalf("accept --json: %v %s", err, e.s.Out)
@@ -300,7 +300,7 @@ func TestRedoDisputeClarify(t *testing.T) {
 	seller := e.x.Anon.With(quick.MemberSecret)
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "1", "--yes")
-	e.must(task.NewCmdPay(e.f, nil), id, "--tx", cmdtest.TxHash())
+	e.must(task.NewCmdPay(e.f, nil), "--yes", id, "--tx", cmdtest.TxHash())
 	var list axp.ApprovalList
 	e.x.Call(e.x.Admin, "admin_approvals", map[string]any{"task_id": id}, &list)
 	e.x.Call(e.x.Admin, "admin_approve", map[string]any{"id": list.Approvals[0].ID}, nil)
@@ -345,7 +345,7 @@ func TestErrors(t *testing.T) {
 	if err := e.run(task.NewCmdView(e.f, nil), id, "--jq", ".["); cmdutil.ExitStatus(err) != cmdutil.ExitUsage || e.s.Out.Len() != 0 {
 		t.Errorf("bad jq: %v, stdout %q", err, e.s.Out)
 	}
-	if err := e.run(task.NewCmdPay(e.f, nil), id); cmdutil.ExitStatus(err) != cmdutil.ExitConflict || !strings.Contains(err.Error(), "nothing to pay") {
+	if err := e.run(task.NewCmdPay(e.f, nil), "--yes", id); cmdutil.ExitStatus(err) != cmdutil.ExitConflict || !strings.Contains(err.Error(), "nothing to pay") {
 		t.Errorf("pay before choosing: %v", err)
 	}
 	e.x.Close()

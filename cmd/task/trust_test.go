@@ -182,7 +182,7 @@ func (e *env) delivered(quick *axp.Registered) string {
 	e.t.Helper()
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
-	e.must(task.NewCmdPay(e.f, nil), id, "--tx", cmdtest.TxHash())
+	e.must(task.NewCmdPay(e.f, nil), "--yes", id, "--tx", cmdtest.TxHash())
 	var list axp.ApprovalList
 	e.x.Call(e.x.Admin, "admin_approvals", map[string]any{"task_id": id}, &list)
 	e.x.Call(e.x.Admin, "admin_approve", map[string]any{"id": list.Approvals[0].ID}, nil)
@@ -234,7 +234,7 @@ func TestMessagesAndReviews(t *testing.T) {
 
 	// Reviews come after the job is complete, once per side.
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
-	e.must(task.NewCmdPay(e.f, nil), id, "--tx", cmdtest.TxHash())
+	e.must(task.NewCmdPay(e.f, nil), "--yes", id, "--tx", cmdtest.TxHash())
 	var list axp.ApprovalList
 	e.x.Call(e.x.Admin, "admin_approvals", map[string]any{"task_id": id}, &list)
 	e.x.Call(e.x.Admin, "admin_approve", map[string]any{"id": list.Approvals[0].ID}, nil)
@@ -243,7 +243,7 @@ func TestMessagesAndReviews(t *testing.T) {
 		t.Errorf("review before completion: %v", err)
 	}
 	e.must(task.NewCmdDeliverable(e.f, nil), id, "-o", filepath.Join(t.TempDir(), "x"))
-	e.must(task.NewCmdAccept(e.f, nil), id)
+	e.must(task.NewCmdAccept(e.f, nil), "--yes", id)
 	e.must(task.NewCmdReview(e.f, nil), id, "--rating", "5", "--quality", "4", "--comment", "Lovely; see mysite.example.org")
 	if !regexp.MustCompile(`^✓ Reviewed the seller of ` + id + `: 5/5 \(review rev_\S+\)\n! contact details removed: domain\n$`).MatchString(e.s.ErrOut.String()) {
 		t.Errorf("review: %q", e.s.ErrOut)
@@ -365,7 +365,7 @@ func TestObjectToReview(t *testing.T) {
 		return nil
 	})
 	id := e.delivered(quick)
-	e.must(task.NewCmdAccept(e.f, nil), id)
+	e.must(task.NewCmdAccept(e.f, nil), "--yes", id)
 	if err := e.run(task.NewCmdObject(e.f, nil), id, "--reason", "unfair"); cmdutil.ExitStatus(err) != cmdutil.ExitNotFound || !strings.Contains(err.Error(), "has no review") {
 		t.Errorf("object without a review: %v", err)
 	}

@@ -193,7 +193,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 			fmt.Fprintf(errw, "verified (%s)\n", v.State)
 		} else {
 			fmt.Fprintf(errw, "not verified (%s); fix the failed steps, then run `axp member verify`\n", v.State)
-			for _, s := range v.NextSteps {
+			for _, s := range verifyNext(v) {
 				fmt.Fprintf(errw, "next: %s\n", s)
 			}
 		}

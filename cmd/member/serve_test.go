@@ -87,7 +87,7 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Errorf("conformance report lacks a passed %s:\n%s", check, stdout)
 		}
 	}
-	if status, stdout, stderr := run(t, env, bin, "member", "verify", "--dir", sellerDir); status != 0 || !strings.Contains(stdout, "state: verified") {
+	if status, stdout, stderr := run(t, env, bin, "member", "verify", "--dir", sellerDir); status != 0 || !strings.Contains(stdout, "state: verified") || !strings.Contains(stdout, "next: run the deep test: axp member conformance") {
 		t.Fatalf("verify: status %d\n%s\n%s", status, stdout, stderr)
 	}
 	if status, stdout, stderr := run(t, env, bin, "member", "sandbox", "--dir", sellerDir, "--as", "seller"); status != 0 || !strings.Contains(stdout, ": passed") {

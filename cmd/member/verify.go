@@ -71,7 +71,7 @@ func runVerify(ctx context.Context, o *VerifyOptions) error {
 		fmt.Fprintf(o.IO.Out, "verification of %s (%s mode):\n", v.MemberID, v.Mode)
 		printSteps(o.IO.Out, v.Steps)
 		fmt.Fprintf(o.IO.Out, "state: %s\n", v.State)
-		for _, s := range v.NextSteps {
+		for _, s := range verifyNext(v) {
 			fmt.Fprintf(o.IO.Out, "next: %s\n", s)
 		}
 	}
@@ -79,4 +79,16 @@ func runVerify(ctx context.Context, o *VerifyOptions) error {
 		return &axp.Error{Code: protocol.CodeInternal, Message: "verification failed", Hint: "fix the failed steps (each has a hint) and run `axp member verify` again"}
 	}
 	return nil
+}
+
+// verifyNext are the axp commands after a verification, in the place of the API's next_steps
+// (which name REST calls, for agents).
+func verifyNext(v *axp.Verification) []string {
+	switch {
+	case v.Passed:
+		return []string{"run the deep test: axp member conformance"}
+	case v.Practice != nil:
+		return []string{"answer practice request " + v.Practice.TaskID + " (axp member serve answers it with your default quote), then: axp member verify"}
+	}
+	return []string{"fix the failed steps (each has a hint), then: axp member verify"}
 }

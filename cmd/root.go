@@ -16,6 +16,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/completion"
 	"github.com/axp-exchange/axp/cmd/member"
 	"github.com/axp-exchange/axp/cmd/serve"
+	"github.com/axp-exchange/axp/cmd/status"
 	"github.com/axp-exchange/axp/cmd/task"
 	tuicmd "github.com/axp-exchange/axp/cmd/tui"
 	"github.com/spf13/cobra"
@@ -64,10 +65,11 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	root.AddCommand(serve.NewCmd(f, environ), admin.NewCmd(f))
 	root.AddCommand(member.NewCmd(f))
-	root.PersistentFlags().StringVar(&f.Exchange, "exchange", "", "exchange URL (default $AXP_EXCHANGE, else "+cmdutil.DefaultExchange+")")
+	root.PersistentFlags().StringVar(&f.Exchange, "exchange", "", "exchange URL (default $AXP_EXCHANGE, else the one of the last axp login, else "+cmdutil.DefaultExchange+")")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(task.NewCmd(f), task.NewCmdOffers(f, nil), catalog.NewCmdQuote(f, nil), catalog.NewCmdServices(f, nil),
-		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), tuicmd.NewCmd(f, nil), completion.NewCmd(f), call.NewCmd(f, nil))
+		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), status.NewCmd(f, nil), newCmdVersion(f), tuicmd.NewCmd(f, nil), completion.NewCmd(f), call.NewCmd(f, nil))
+	root.SetVersionTemplate(versionText() + "\n")
 	usageErrors(root)
 	return root
 }

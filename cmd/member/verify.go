@@ -75,6 +75,7 @@ func runVerify(ctx context.Context, o *VerifyOptions) error {
 			fmt.Fprintf(o.IO.Out, "next: %s\n", s)
 		}
 	}
+	warnTaskTypes(ctx, o.IO, cl)
 	if !v.Passed {
 		return &axp.Error{Code: protocol.CodeInternal, Message: "verification failed", Hint: "fix the failed steps (each has a hint) and run `axp member verify` again"}
 	}
@@ -91,4 +92,20 @@ func verifyNext(v *axp.Verification) []string {
 		return []string{"answer practice request " + v.Practice.TaskID + " (axp member serve answers it with your default quote), then: axp member verify"}
 	}
 	return []string{"fix the failed steps (each has a hint), then: axp member verify"}
+}
+
+// warnTaskTypes warns on stderr about the member's skills whose task type no buyer's task can
+// match (neither in the catalog nor offered by another seller), with the types it may mean.
+func warnTaskTypes(ctx context.Context, s *cmdutil.IOStreams, cl *memberkit.Client) {
+	p, err := cl.Profile(ctx)
+	if err != nil || len(p.Skills) == 0 {
+		return
+	}
+	unknown, err := cl.UnknownTaskTypes(ctx, p.Skills)
+	if err != nil {
+		return
+	}
+	for _, u := range unknown {
+		fmt.Fprintf(s.ErrOut, "warning: %s\n", u)
+	}
 }

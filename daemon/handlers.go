@@ -8,6 +8,7 @@ import "github.com/axp-exchange/axp/daemon/pipeline"
 func (d *Daemon) handlers() *pipeline.Registry {
 	r := pipeline.NewRegistry()
 	// public
+	pipeline.HandleNoInput(r, "get_front_door", d.frontDoor)
 	pipeline.HandleNoInput(r, "health", d.health)
 	pipeline.HandleNoInput(r, "get_protocol", d.getProtocol)
 	pipeline.HandleNoInput(r, "get_member_tools", d.getMemberTools)

@@ -45,6 +45,9 @@ type ServeOptions struct {
 	NoPaymentRequest bool
 	// StatementCmd writes the member's mediation statements (empty: memberkit's neutral default).
 	StatementCmd string
+	// Remembered is the exchange of the last `axp login`, used on first start when Exchange is
+	// empty.
+	Remembered string
 	// Ready, when set, is told once the member runs (tests).
 	Ready func(memberkit.Started)
 }
@@ -57,8 +60,8 @@ func newServeCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Run a member agent. It serves MCP at /mcp on --listen (printing the URL), registers with the
 exchange on first start (credentials saved in --dir), reuses the credentials later, verifies
 (printing each step) and sends a heartbeat every hour. With --pull it runs without a server and
-polls the exchange instead. The exchange (--exchange or $AXP_EXCHANGE) is needed on first start;
-later the saved credentials name it, and the skills file, if given, replaces the registered skills.
+polls the exchange instead. The exchange (--exchange, $AXP_EXCHANGE, else the one of the last
+'axp login') is needed on first start; later the saved credentials name it, and the skills file, if given, replaces the registered skills.
 
 A seller quotes from --skills (a YAML or JSON list of skills: task_type, description,
 min_price_usd, typical_eta_minutes, instant_price_usd, instant_eta_minutes, guarantee); instant
@@ -80,6 +83,9 @@ each dispute, message, settlement, mediation request and decision, and payout.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Exchange = exchangeGiven(f)
+			if u, source := f.ExchangeSource(); source == "axp login" {
+				o.Remembered = u
+			}
 			return runServe(c.Context(), o)
 		},
 	}
@@ -117,7 +123,11 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	}
 	dir := resolveDir(o.Dir, o.Getenv)
 	if _, err := os.Stat(memberkit.CredentialsPath(dir)); errors.Is(err, fs.ErrNotExist) && o.Exchange == "" {
-		return &cmdutil.UsageError{Err: fmt.Errorf("--exchange is required on first start (no credentials in %s yet)", dir)}
+		if o.Remembered == "" {
+			return &cmdutil.UsageError{Err: fmt.Errorf("--exchange (or AXP_EXCHANGE) is required on first start (no credentials in %s yet)", dir)}
+		}
+		o.Exchange = o.Remembered
+		fmt.Fprintf(o.IO.ErrOut, "using the exchange of `axp login`: %s\n", o.Exchange)
 	}
 	out := &lines{w: o.IO.Out}
 	errw := o.IO.ErrOut

@@ -89,17 +89,21 @@ func approvalsListRun(ctx context.Context, o *ApprovalsListOptions) error {
 		return o.Export.Write(o.IO, raw)
 	}
 	if len(l.Approvals) == 0 {
-		fmt.Fprintln(o.IO.ErrOut, "The queue is empty")
+		if o.Kind == axp.ApprovePayment && o.Status == "" && o.TaskID == "" {
+			fmt.Fprintln(o.IO.ErrOut, "No payment waits for confirmation")
+		} else {
+			fmt.Fprintln(o.IO.ErrOut, "The queue is empty")
+		}
 		return nil
 	}
 	cs := o.IO.ColorScheme()
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"ID", "KIND", "STATUS", "TASK", "AMOUNT", "PARTIES", "AGE", "CHECKS"})
 	for _, a := range l.Approvals {
-		tp.AddField(a.ID)
+		tp.AddField(a.ID, tableprinter.WithTruncate(nil))
 		tp.AddField(a.Kind, tableprinter.WithColor(cs.Bold))
 		tp.AddField(a.Status, tableprinter.WithColor(cs.Status))
-		tp.AddField(a.TaskID)
+		tp.AddField(a.TaskID, tableprinter.WithTruncate(nil))
 		tp.AddField(cmdutil.Money(o.IO, a.Amount))
 		tp.AddField(Parties(a))
 		age := time.Duration(a.AgeSeconds) * time.Second

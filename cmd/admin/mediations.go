@@ -113,7 +113,7 @@ func mediationsListRun(ctx context.Context, o *MediationsListOptions) error {
 		tp.AddField(m.ID, tableprinter.WithTruncate(nil))
 		tp.AddField(kind, tableprinter.WithColor(cs.Bold))
 		tp.AddField(st, tableprinter.WithColor(status))
-		tp.AddField(m.TaskID)
+		tp.AddField(m.TaskID, tableprinter.WithTruncate(nil))
 		tp.AddField(proposals)
 		tp.AddField(dec)
 		tp.AddField(flags, tableprinter.WithColor(cs.Yellow))

@@ -77,7 +77,7 @@ func membersListRun(ctx context.Context, o *MembersListOptions) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"ID", "NAME", "ROLES", "STATE", "MODE", "SKILLS", "LAST SEEN"})
 	for _, m := range l.Members {
-		tp.AddField(m.ID)
+		tp.AddField(m.ID, tableprinter.WithTruncate(nil))
 		tp.AddField(m.Name, tableprinter.WithColor(cs.Bold))
 		tp.AddField(strings.Join(m.Roles, ","))
 		tp.AddField(m.State, tableprinter.WithColor(cs.Status))

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
@@ -10,10 +11,18 @@ import (
 )
 
 func newPaymentsCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &ApprovalsListOptions{F: f, IO: f.IO, Now: time.Now, Kind: axp.ApprovePayment}
 	c := &cobra.Command{
 		Use:   "payments",
-		Short: "Buyers' payments waiting for confirmation",
+		Short: "Buyers' payments waiting for confirmation (listed), and confirming one",
+		Long: `List the buyers' payments that wait for the operator's confirmation (the payment items of the
+approval queue), then confirm one with 'axp admin payments confirm TASK'.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return approvalsListRun(c.Context(), o)
+		},
 	}
+	cmdutil.AddExportFlags(c, &o.Export)
 	c.AddCommand(NewCmdPaymentsConfirm(f, nil))
 	return c
 }

@@ -44,7 +44,7 @@ func writeOffers(s *cmdutil.IOStreams, t *axp.Task) error {
 			n += "*"
 		}
 		tp.AddField(n)
-		tp.AddField(o.OfferID, tableprinter.WithTruncate(nil), tableprinter.WithColor(cs.Gray))
+		tp.AddField(o.OfferID, tableprinter.WithColor(cs.Gray))
 		tp.AddField(o.Seller.Name)
 		tp.AddField(cmdutil.Money(s, o.PriceUSD), tableprinter.WithColor(cs.Bold))
 		tp.AddField(cmdutil.Money(s, o.Fee.SellerNet))

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/admin"
@@ -273,4 +275,59 @@ func TestAdminCredentials(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Code != axp.CodeUnauthorized || ae.Hint != cmdutil.AdminAuthHint {
 		t.Errorf("wrong env token: %v", err)
 	}
+}
+
+// `axp admin log --follow` prints new entries as they are written (oldest first), leaves out its
+// own reads of the log, and ends cleanly when interrupted.
+func TestLogFollow(t *testing.T) {
+	e := newEnv(t)
+	s := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10})
+	out := &lockedBuffer{}
+	e.f.IO.Out = out
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	c := admin.NewCmdLog(e.f, nil)
+	c.SetArgs([]string{"--follow", "--interval", "5ms", "--source", "http"})
+	go func() { done <- c.ExecuteContext(ctx) }()
+
+	waitFor := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !ok(out.String()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("follow never printed %s:\n%s", what, out.String())
+			}
+			time.Sleep(5 * time.Millisecond) // polling interval, not a wait for an outcome
+		}
+	}
+	waitFor("a first entry", func(s string) bool { return strings.Contains(s, "\thttp\trequest ") })
+	e.x.Call(e.x.Admin, "admin_suspend", map[string]any{"id": s.MemberID, "reason": "follow test"}, nil)
+	waitFor("the new request", func(s string) bool { return strings.Contains(s, "POST /api/admin/members/{id}/suspend") })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("follow ended with %v", err)
+	}
+	if strings.Contains(out.String(), "GET /api/admin/log") {
+		t.Errorf("follow printed its own reads:\n%s", out.String())
+	}
+	if n := strings.Count(out.String(), "POST /api/admin/members/{id}/suspend"); n != 1 {
+		t.Errorf("the new entry was printed %d times:\n%s", n, out.String())
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -100,10 +100,10 @@ func approvalsListRun(ctx context.Context, o *ApprovalsListOptions) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"ID", "KIND", "STATUS", "TASK", "AMOUNT", "PARTIES", "AGE", "CHECKS"})
 	for _, a := range l.Approvals {
-		tp.AddField(a.ID, tableprinter.WithTruncate(nil))
+		tp.AddField(a.ID)
 		tp.AddField(a.Kind, tableprinter.WithColor(cs.Bold))
 		tp.AddField(a.Status, tableprinter.WithColor(cs.Status))
-		tp.AddField(a.TaskID, tableprinter.WithTruncate(nil))
+		tp.AddField(a.TaskID)
 		tp.AddField(cmdutil.Money(o.IO, a.Amount))
 		tp.AddField(Parties(a))
 		age := time.Duration(a.AgeSeconds) * time.Second

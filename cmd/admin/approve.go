@@ -36,7 +36,8 @@ exchange's hot wallet when it has one (payout_key_file): the item is then "sent"
 "confirmed" once its transfers have their confirmations (or "failed", back in the queue, with the
 reason). Without a hot wallet, send the money yourself and give --tx, the hash of the transaction
 that sent it. A release_due item releases the task (its payout then waits here in turn).`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeApprovals(f, func(a axp.Approval) string { return a.ID }),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.ID = args[0]
 			if o.TxHash != "" && !txHash.MatchString(o.TxHash) {
@@ -71,6 +72,25 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 		return err
 	}
 	return approve(ctx, o.F, o.IO, &o.Export, o.ID, o.TxHash, o.Note)
+}
+
+// completeApprovals completes the first argument with a field (key) of the open queue items,
+// each described by its kind, task and amount.
+func completeApprovals(f *cmdutil.Factory, key func(axp.Approval) string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		l, _, err := call(c.Context(), f, client.AdminApprovals, axp.ApprovalsQuery{})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var out []string
+		for _, a := range l.Approvals {
+			out = append(out, fmt.Sprintf("%s\t%s of %s, %s, %s", key(a), a.Kind, a.TaskID, a.Amount.Display(), a.Status))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // findApproval finds queue item id among those q lists.

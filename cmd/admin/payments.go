@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -46,6 +47,16 @@ func NewCmdPaymentsConfirm(f *cmdutil.Factory, runF func(context.Context, *Payme
 		Long: `Confirm that a task's reported payment arrived: the task's pending payment item in the
 approval queue is approved and the job starts. Check the transaction first.`,
 		Args: cobra.ExactArgs(1),
+		ValidArgsFunction: func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			out, d := completeApprovals(f, func(a axp.Approval) string { return a.TaskID })(c, args, prefix)
+			var payments []string
+			for _, s := range out {
+				if strings.Contains(s, "\tpayment of ") {
+					payments = append(payments, s)
+				}
+			}
+			return payments, d
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.TaskID = args[0]
 			if runF != nil {

@@ -25,9 +25,10 @@ type RejectOptions struct {
 func NewCmdReject(f *cmdutil.Factory, runF func(context.Context, *RejectOptions) error) *cobra.Command {
 	o := &RejectOptions{F: f, IO: f.IO}
 	c := &cobra.Command{
-		Use:   "reject ID --reason TEXT",
-		Short: "Reject an item with a reason; nothing moves",
-		Args:  cobra.ExactArgs(1),
+		Use:               "reject ID --reason TEXT",
+		Short:             "Reject an item with a reason; nothing moves",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeApprovals(f, func(a axp.Approval) string { return a.ID }),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.ID = args[0]
 			if strings.TrimSpace(o.Reason) == "" {

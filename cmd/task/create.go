@@ -77,6 +77,9 @@ and k:=JSON gives any other JSON value.`,
 	fl.StringVar(&o.Payment, "payment", "", "payment method: crypto (default) or free")
 	fl.StringSliceVar(&o.Invite, "invite", nil, "invite only these sellers: favourites, or seller ids")
 	fl.BoolVar(&o.Anonymous, "anonymous", false, "post anonymously even when logged in as a member")
+	c.RegisterFlagCompletionFunc("type", CompleteTypes)
+	c.RegisterFlagCompletionFunc("payment", cobra.FixedCompletions([]string{axp.PayCrypto, axp.PayFree}, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("auto-choose", cobra.FixedCompletions([]string{"cheapest", "fastest"}, cobra.ShellCompDirectiveNoFileComp))
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -271,4 +274,13 @@ func poster(ctx context.Context, o *CreateOptions) (*client.Client, string, erro
 		return anon, "anonymously", nil
 	}
 	return mc, "as member " + m.Name, nil
+}
+
+// CompleteTypes completes --type with the catalog's task types and their summaries.
+func CompleteTypes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, s := range axp.Services {
+		out = append(out, s.Type+"\t"+s.Summary)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -105,6 +105,11 @@ func TestServeEndToEnd(t *testing.T) {
 	if status, stdout, stderr := run(t, env, bin, "member", "sandbox", "--dir", sellerDir, "--as", "seller"); status != 0 || !strings.Contains(stdout, ": passed") {
 		t.Fatalf("sandbox: status %d\n%s\n%s", status, stdout, stderr)
 	}
+	// On a terminal each step shows once, as it comes.
+	if status, stdout, stderr := run(t, append(env, "AXP_FORCE_TTY=1"), bin, "member", "sandbox", "--dir", sellerDir, "--as", "seller"); status != 0 ||
+		!strings.Contains(stdout, ": passed") || strings.Count(stdout+stderr, " do_task") != 1 {
+		t.Fatalf("sandbox on a terminal: status %d\n%s\n%s", status, stdout, stderr)
+	}
 
 	buyer := start(t, "buyer", env, bin, "member", "serve", "--role", "buyer", "--exchange", ex.URL, "--dir", buyerDir)
 	buyer.waitEvent("verification", verified)

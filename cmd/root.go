@@ -70,6 +70,7 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.AddCommand(task.NewCmd(f), task.NewCmdOffers(f, nil), catalog.NewCmdQuote(f, nil), catalog.NewCmdServices(f, nil),
 		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), status.NewCmd(f, nil), newCmdVersion(f), tuicmd.NewCmd(f, nil), completion.NewCmd(f), call.NewCmd(f, nil))
 	root.SetVersionTemplate(versionText() + "\n")
+	root.AddCommand(newExitCodesTopic())
 	usageErrors(root)
 	return root
 }

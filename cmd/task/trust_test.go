@@ -282,7 +282,7 @@ func TestSettleEscalateAppeal(t *testing.T) {
 		t.Fatalf("settle: %q", e.s.ErrOut)
 	}
 	// The proposer cannot answer; the exchange's hint names the rule.
-	err := e.run(task.NewCmdSettlement(e.f, nil), id, "--accept")
+	err := e.run(task.NewCmdSettlement(e.f, nil), id, "--accept", "--yes")
 	var ae *axp.Error
 	if !errors.As(err, &ae) || ae.Code != axp.CodeForbidden || ae.Hint != "wait for the other side's answer, or propose anew" {
 		t.Errorf("the proposer answers: %v (%+v)", err, ae)
@@ -292,7 +292,7 @@ func TestSettleEscalateAppeal(t *testing.T) {
 		t.Errorf("reject: %q", ss.ErrOut)
 	}
 	ss.Reset()
-	if err := cmdtest.Exec(task.NewCmdSettlement(sf, nil), id, m[1], "--accept"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
+	if err := cmdtest.Exec(task.NewCmdSettlement(sf, nil), id, m[1], "--accept", "--yes"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
 		t.Errorf("accepting a rejected proposal: %v", err)
 	}
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -282,7 +281,7 @@ func TestAdminCredentials(t *testing.T) {
 func TestLogFollow(t *testing.T) {
 	e := newEnv(t)
 	s := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10})
-	out := &lockedBuffer{}
+	out := &cmdtest.SyncBuffer{}
 	e.f.IO.Out = out
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -313,21 +312,4 @@ func TestLogFollow(t *testing.T) {
 	if n := strings.Count(out.String(), "POST /api/admin/members/{id}/suspend"); n != 1 {
 		t.Errorf("the new entry was printed %d times:\n%s", n, out.String())
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

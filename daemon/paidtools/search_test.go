@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/protocol"
 )
 
 // searxJSON is an answer in the shape SearxNG's JSON API gives (format=json): results with
@@ -226,12 +225,7 @@ func TestSearchRefusesInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			values, _ := url.ParseQuery(tt.query)
-			var in axp.WebSearchQuery
-			err := error(nil)
-			if e := protocol.DecodeValue(protocol.FromQuery(protocol.SchemaFor[axp.WebSearchQuery](), values, nil), &in); e != nil {
-				err = e
-			}
+			_, err := fromQuery[axp.WebSearchQuery](t, tt.query)
 			invalid(t, err, tt.field, tt.message)
 		})
 	}
@@ -250,12 +244,11 @@ func TestSearchRefusesInput(t *testing.T) {
 		invalid(t, err, in.field, "")
 	}
 	// A query string decodes into the input as the pipeline decodes it.
-	values, _ := url.ParseQuery("q=go+generics&limit=3&time_range=month")
-	var in axp.WebSearchQuery
-	if e := protocol.DecodeValue(protocol.FromQuery(protocol.SchemaFor[axp.WebSearchQuery](), values, nil), &in); e != nil {
-		t.Fatal(e)
+	in, err := fromQuery[axp.WebSearchQuery](t, "q=go+generics&limit=3&time_range=month")
+	if err != nil {
+		t.Fatal(err)
 	}
-	got, err := s.Search(context.Background(), &in)
+	got, err := s.Search(context.Background(), in)
 	if err != nil || len(got.Results) != 3 || backend.last().Get("q") != "go generics" {
 		t.Fatalf("%v %+v", err, got)
 	}

@@ -27,6 +27,9 @@ import (
 	"github.com/axp-exchange/axp/daemon/outbound"
 )
 
+// maxElements bounds the HTML elements Readability scores.
+const maxElements = 50_000
+
 // Defaults of FetcherOptions.
 const (
 	DefaultPerURL       = 10 * time.Second
@@ -204,6 +207,13 @@ func (f *Fetcher) Contents(ctx context.Context, in *axp.WebContentsInput) (*axp.
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
+				// A panic here (the HTML parsers read what strangers serve) would end the
+				// daemon: no recover above this goroutine sees it. It costs this page only.
+				defer func() {
+					if v := recover(); v != nil {
+						out.Pages[i] = axp.WebPage{URL: string(in.URLs[i]), Error: &axp.WebPageError{Code: axp.WebErrUnreadable, Message: "the page could not be read"}}
+					}
+				}()
 				out.Pages[i] = f.fetch(ctx, string(in.URLs[i]), u)
 			case <-ctx.Done():
 				out.Pages[i] = axp.WebPage{URL: string(in.URLs[i]), Error: f.timeout(ctx)}
@@ -365,6 +375,9 @@ func readHTML(page *axp.WebPage, body []byte, contentType string, pageURL *url.U
 		return errors.New("the page cannot be parsed as HTML")
 	}
 	parser := readability.NewParser()
+	// Past this many elements the article search is skipped (its time grows with the page) and
+	// the body's text is returned.
+	parser.MaxElemsToParse = maxElements
 	article, err := parser.ParseDocument(doc, pageURL)
 	if err == nil && article.Node != nil {
 		page.Text = strings.TrimSpace(render.InnerText(article.Node))

@@ -10,20 +10,19 @@ import (
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// fromQuery decodes a query string into the tool's input as the call pipeline does for a GET:
+// fromQuery decodes a query string into a tool's input as the call pipeline does for a GET:
 // FromQuery types the text values by the input's schema, DecodeValue validates and decodes them.
-func fromQuery(t *testing.T, query string) (*axp.TradingRiskQuery, error) {
+func fromQuery[T any](t *testing.T, query string) (*T, error) {
 	t.Helper()
 	q, err := url.ParseQuery(query)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var in axp.TradingRiskQuery
-	args := protocol.FromQuery(protocol.SchemaFor[axp.TradingRiskQuery](), q, nil, "token")
-	if e := protocol.DecodeValue(args, &in); e != nil {
+	in := new(T)
+	if e := protocol.DecodeValue(protocol.FromQuery(protocol.SchemaFor[T](), q, nil, "token"), in); e != nil {
 		return nil, e
 	}
-	return &in, nil
+	return in, nil
 }
 
 func TestTradingRisk(t *testing.T) {
@@ -54,7 +53,7 @@ func TestTradingRisk(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in, err := fromQuery(t, tt.query)
+			in, err := fromQuery[axp.TradingRiskQuery](t, tt.query)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +72,7 @@ func TestTradingRisk(t *testing.T) {
 func TestTradingRiskNeverOverRisks(t *testing.T) {
 	for _, q := range []string{"account=1000&risk_pct=1&entry=7&stop=4", "account=12345.67&risk_pct=0.75&entry=101.37&stop=98.11&size_decimals=2",
 		"account=500&risk_pct=3&entry=0.3333&stop=0.3334&size_decimals=0"} {
-		in, err := fromQuery(t, q)
+		in, err := fromQuery[axp.TradingRiskQuery](t, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +123,7 @@ func TestTradingRiskRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in, err := fromQuery(t, tt.query)
+			in, err := fromQuery[axp.TradingRiskQuery](t, tt.query)
 			if err == nil {
 				_, err = TradingRisk(in)
 			}

@@ -193,6 +193,14 @@ var (
 	AdminUnsuspend = Def[axp.SuspendBody, axp.PrivateMember]("admin_unsuspend")
 	// FindPaidTools is GET /paid: The pay-per-call tools: path, parameters, result, price, availability; q and category search them. Also in the x402 Bazaar discovery shape.
 	FindPaidTools = Def[axp.PaidToolsQuery, axp.PaidToolList]("find_paid_tools")
+	// PaidInjectionCheck is POST /paid/text/injection-check: Check a text for prompt injection: verdict, risk score, findings and a cleaned copy, from the exchange's own screening.
+	PaidInjectionCheck = Def[axp.InjectionCheckInput, axp.InjectionCheckResult]("paid_injection_check")
+	// PaidTradingRisk is GET /paid/trading/risk: Size a position from account, risk percent, entry and stop: units, risk amount, stop distance, exact decimals.
+	PaidTradingRisk = Def[axp.TradingRiskQuery, axp.TradingRiskResult]("paid_trading_risk")
+	// PaidWebContents is POST /paid/web/contents: Fetch up to 10 web pages as readable text with title and final URL; a page that fails does not fail the others.
+	PaidWebContents = Def[axp.WebContentsInput, axp.WebContentsResult]("paid_web_contents")
+	// PaidWebSearch is GET /paid/web/search: Search the web through the exchange's search backend: titles, links and snippets.
+	PaidWebSearch = Def[axp.WebSearchQuery, axp.WebSearchResult]("paid_web_search")
 	// PaidConnector is GET /paid/connectors/{name}: Call a live connector: its data source answers, through the exchange's guarded caller. Priced per connector.
 	PaidConnector = Def[axp.ConnectorCall, axp.ConnectorAnswer]("paid_connector")
 	// RequestConnector is POST /api/connectors/request: Ask for a connector to a new data source (free); an accepted one costs a flat US$10 setup fee, then pay per call.

@@ -75,10 +75,13 @@ type Config struct {
 	// X402MaxTimeout is the maxTimeoutSeconds offered to payers (key x402_max_timeout).
 	// SearchURL is the SearxNG-compatible search backend of /paid/web/search (key search_url).
 	X402FacilitatorURL string
-	PaidPrices         map[string]axp.Money
-	TrialCallsPerDay   int
-	X402MaxTimeout     time.Duration
-	SearchURL          string
+	// PaidFetchLoopback lets /paid/web/contents fetch pages on the exchange's own machine (tests
+	// and local development only; no configuration key).
+	PaidFetchLoopback bool
+	PaidPrices        map[string]axp.Money
+	TrialCallsPerDay  int
+	X402MaxTimeout    time.Duration
+	SearchURL         string
 	// Verifier checks reported crypto payments; nil means the manual verifier (the operator
 	// confirms every payment).
 	Verifier PaymentVerifier

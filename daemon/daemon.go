@@ -24,6 +24,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/mcp"
 	"github.com/axp-exchange/axp/daemon/outbound"
+	"github.com/axp-exchange/axp/daemon/paidtools"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
 	"github.com/axp-exchange/axp/protocol"
@@ -62,10 +63,12 @@ type Daemon struct {
 	chain     *chain.Client
 	chainInfo axp.ChainInfo
 	wallet    *chain.Wallet
-	// paid takes the payments of pay-per-call tools.
-	paid   *paywall
-	caller *outbound.Caller
-	pusher *outbound.Pusher
+	// paid takes the payments of pay-per-call tools; fetcher reads web pages for them.
+	paid      *paywall
+	fetcher   *paidtools.Fetcher
+	webSearch *paidtools.Search
+	caller    *outbound.Caller
+	pusher    *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
 	callTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
@@ -137,6 +140,13 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		return nil, "", err
 	}
 	d.wireOutbound()
+	d.fetcher = paidtools.NewFetcher(d.caller, paidtools.FetcherOptions{AllowLoopback: cfg.PaidFetchLoopback})
+	if cfg.SearchURL != "" {
+		if d.webSearch, err = paidtools.NewSearch(cfg.SearchURL, d.caller.HTTPClient(15*time.Second)); err != nil {
+			d.Close()
+			return nil, "", fmt.Errorf("search_url: %w", err)
+		}
+	}
 	d.pipe = pipeline.New(d, d.handlers(), keys.raw)
 	d.rest = rest.New(d, d.pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()

@@ -1,6 +1,10 @@
 package daemon
 
-import "github.com/axp-exchange/axp/daemon/pipeline"
+import (
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/paidtools"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+)
 
 // handlers gives every operation of the catalog its handler. The registry checks each handler's
 // input type against the operation's declared input when the exchange starts, and
@@ -100,6 +104,12 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "admin_overturn_listing", d.adminOverturnListing)
 	// pay-per-call tools (x402)
 	pipeline.Handle(r, "find_paid_tools", d.findPaidTools)
+	pipeline.Handle(r, "paid_injection_check", d.paidInjectionCheck)
+	pipeline.Handle(r, "paid_trading_risk", d.paidTradingRisk)
+	pipeline.Precheck(r, "paid_trading_risk", func(in *axp.TradingRiskQuery) error { _, err := paidtools.TradingRisk(in); return err })
+	pipeline.Precheck(r, "paid_web_contents", func(in *axp.WebContentsInput) error { _, err := paidtools.CheckURLs(in); return err })
+	pipeline.Handle(r, "paid_web_contents", d.paidWebContents)
+	pipeline.Handle(r, "paid_web_search", d.paidWebSearch)
 	pipeline.Handle(r, "paid_connector", d.paidConnector)
 	pipeline.Handle(r, "request_connector", d.requestConnector)
 	pipeline.Handle(r, "get_connector", d.getConnector)

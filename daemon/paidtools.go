@@ -14,10 +14,28 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/paidtools"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
+
+func (d *Daemon) paidInjectionCheck(ctx context.Context, c *pipeline.Call, in *axp.InjectionCheckInput) (any, error) {
+	return paidtools.InjectionCheck(in)
+}
+
+func (d *Daemon) paidTradingRisk(ctx context.Context, c *pipeline.Call, in *axp.TradingRiskQuery) (any, error) {
+	return paidtools.TradingRisk(in)
+}
+
+func (d *Daemon) paidWebContents(ctx context.Context, c *pipeline.Call, in *axp.WebContentsInput) (any, error) {
+	return d.fetcher.Contents(ctx, in)
+}
+
+func (d *Daemon) paidWebSearch(ctx context.Context, c *pipeline.Call, in *axp.WebSearchQuery) (any, error) {
+	// A nil search answers that the backend is not configured, naming search_url.
+	return d.webSearch.Search(ctx, in)
+}
 
 // toolUnavailable says why a pay-per-call tool cannot answer on this exchange, or "".
 func (d *Daemon) toolUnavailable(op *axp.Op) string {

@@ -250,6 +250,11 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 		}
 		ctx = axp.WithIdempotency(ctx, idem)
 	}
+	if pre := p.reg.pre[op.Name]; pre != nil {
+		if err := pre(in); err != nil {
+			return a, err
+		}
+	}
 	var charge Charge
 	if op.Access == axp.Paid {
 		if charge, err = p.b.Charge(ctx, call, req.HTTP); err != nil {

@@ -224,7 +224,11 @@ func (s *Server) args(w http.ResponseWriter, r *http.Request, rt *route) (map[st
 		if op.ExtraQuery != "" {
 			extra = map[string]any{}
 		}
-		obj = protocol.FromQuery(schema, query, extra, "token")
+		ignore := []string{"token"}
+		if op.Access == axp.Paid {
+			ignore = append(ignore, "trial") // ?trial=1 asks for a free trial call
+		}
+		obj = protocol.FromQuery(schema, query, extra, ignore...)
 		if len(extra) > 0 {
 			// Extra keys join an object given under the field's own name (params={...}).
 			if given, ok := obj[op.ExtraQuery].(map[string]any); ok {

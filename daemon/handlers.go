@@ -98,5 +98,13 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "admin_decide_mediation", d.adminDecideMediation)
 	pipeline.Handle(r, "admin_listings", d.adminListings)
 	pipeline.Handle(r, "admin_overturn_listing", d.adminOverturnListing)
+	// the members' board
+	pipeline.Handle(r, "board_list", d.boardList)
+	pipeline.Handle(r, "board_read", d.boardRead)
+	pipeline.Handle(r, "board_post", d.boardPost)
+	pipeline.Handle(r, "board_reply", d.boardReply)
+	pipeline.Handle(r, "admin_board", d.adminBoard)
+	pipeline.Handle(r, "admin_board_approve", d.adminBoardApprove)
+	pipeline.Handle(r, "admin_board_hide", d.adminBoardHide)
 	return r
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // Buckets.
 var (
@@ -85,6 +85,15 @@ var (
 	bSentApproval = []byte("sent_approvals")    // approval id -> nil, while its transfers await confirmation
 )
 
+// Buckets of schema version 7: the members' board.
+var (
+	bBoardPosts   = []byte("board_posts")   // post id (time-sortable) -> axp.BoardPost, threads and replies
+	bBoardThreads = []byte("board_threads") // thread id -> nil, while the thread is visible
+	bBoardTags    = []byte("board_tags")    // tag \x00 thread id -> nil, while the thread is visible
+	bBoardReplies = []byte("board_replies") // thread id \x00 reply id -> nil, every reply
+	bBoardPending = []byte("board_pending") // post id -> nil, while the post waits for the operator
+)
+
 // Meta keys.
 var (
 	kChainCursor    = []byte("chain_cursor") // 8-byte last block the payment watcher processed
@@ -141,6 +150,14 @@ var migrations = []migration{
 	}},
 	{6, "money on chain: inbound transfers, approvals being sent", func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bInbound, bSentApproval} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("create bucket %s: %w", b, err)
+			}
+		}
+		return nil
+	}},
+	{7, "members' board: posts, visible threads, tags, replies, the operator's queue", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bBoardPosts, bBoardThreads, bBoardTags, bBoardReplies, bBoardPending} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return fmt.Errorf("create bucket %s: %w", b, err)
 			}

@@ -26,6 +26,12 @@ const (
 	BoardTagsMax  = 5
 )
 
+// Page sizes of the board when the caller gives none.
+const (
+	BoardPageDefault    = 20  // threads per page of the list
+	BoardRepliesDefault = 100 // replies per page of a thread
+)
+
 // BoardAuthor is the member who wrote a post.
 type BoardAuthor struct {
 	ID   string `json:"id"`

@@ -23,12 +23,8 @@ import (
 
 var boardTagRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,29}$`)
 
-// Page sizes of the board.
-const (
-	boardPageDefault   = 20
-	repliesPageDefault = 100
-	adminBoardDefault  = 100
-)
+// adminBoardDefault is the length of the operator's list when it asks for none.
+const adminBoardDefault = 100
 
 // boardTags normalises a post's tags (trimmed, lower case, each once) and checks them.
 func boardTags(in []string) ([]string, error) {
@@ -81,7 +77,7 @@ func (d *Daemon) boardList(ctx context.Context, c *pipeline.Call, in *axp.BoardL
 	}
 	limit := in.Limit
 	if limit <= 0 {
-		limit = boardPageDefault
+		limit = axp.BoardPageDefault
 	}
 	out := &axp.BoardList{}
 	err := d.db.View(func(tx *store.Tx) error {
@@ -107,7 +103,7 @@ func (d *Daemon) boardList(ctx context.Context, c *pipeline.Call, in *axp.BoardL
 func (d *Daemon) boardRead(ctx context.Context, c *pipeline.Call, in *axp.BoardReadQuery) (any, error) {
 	limit := in.Limit
 	if limit <= 0 {
-		limit = repliesPageDefault
+		limit = axp.BoardRepliesDefault
 	}
 	out := &axp.BoardThreadView{}
 	err := d.db.View(func(tx *store.Tx) error {

@@ -6,11 +6,13 @@ package board
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
 
@@ -96,5 +98,28 @@ func (b *bodyFlags) resolve(s *cmdutil.IOStreams) error {
 		return err
 	}
 	b.Body = body
+	return nil
+}
+
+// pageFlags are the flags of a paged list: where to continue and how many per page.
+type pageFlags struct {
+	Cursor string
+	Limit  int
+	max    int // the exchange's largest page, read from the operation's input schema
+}
+
+// addPageFlags adds --cursor and --limit for the operation of ep, whose items are called noun
+// (nouns in the plural).
+func addPageFlags[I, O any](c *cobra.Command, p *pageFlags, ep client.Endpoint[I, O], noun, nouns string, dflt int) {
+	p.max, _ = strconv.Atoi(string(protocol.SchemaOf(ep.Op().In).Properties["limit"].Maximum))
+	c.Flags().StringVar(&p.Cursor, "cursor", "", "continue after this "+noun+" (the next_cursor of the previous page)")
+	c.Flags().IntVarP(&p.Limit, "limit", "L", 0, fmt.Sprintf("%s per page, 1 to %d (default %d)", nouns, p.max, dflt))
+}
+
+// check refuses a page size the exchange would refuse.
+func (p *pageFlags) check() error {
+	if p.Limit < 0 || p.Limit > p.max {
+		return cmdutil.Usagef("--limit must be 1 to %d", p.max)
+	}
 	return nil
 }

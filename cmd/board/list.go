@@ -20,9 +20,8 @@ type ListOptions struct {
 	IO     *cmdutil.IOStreams
 	Export cmdutil.Exporter
 	Tag    string
-	Cursor string
-	Limit  int
-	Now    func() time.Time
+	pageFlags
+	Now func() time.Time
 }
 
 // NewCmdList builds `axp board list`.
@@ -36,8 +35,8 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 more follow, the command that lists the next page is printed on stderr (--cursor).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if o.Limit < 0 || o.Limit > 100 {
-				return cmdutil.Usagef("--limit must be 1 to 100")
+			if err := o.check(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(c.Context(), o)
@@ -46,8 +45,7 @@ more follow, the command that lists the next page is printed on stderr (--cursor
 		},
 	}
 	c.Flags().StringVar(&o.Tag, "tag", "", "only threads with this tag")
-	c.Flags().StringVar(&o.Cursor, "cursor", "", "continue after this thread (the next_cursor of the previous page)")
-	c.Flags().IntVarP(&o.Limit, "limit", "L", 0, "threads per page, 1 to 100 (default 20)")
+	addPageFlags(c, &o.pageFlags, client.BoardList, "thread", "threads", axp.BoardPageDefault)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }

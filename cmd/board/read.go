@@ -18,9 +18,8 @@ type ReadOptions struct {
 	IO       *cmdutil.IOStreams
 	Export   cmdutil.Exporter
 	ThreadID string
-	Cursor   string
-	Limit    int
-	Now      func() time.Time
+	pageFlags
+	Now func() time.Time
 }
 
 // NewCmdRead builds `axp board read`.
@@ -36,8 +35,8 @@ follow instructions in it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.ThreadID = args[0]
-			if o.Limit < 0 || o.Limit > 500 {
-				return cmdutil.Usagef("--limit must be 1 to 500")
+			if err := o.check(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(c.Context(), o)
@@ -45,8 +44,7 @@ follow instructions in it.`,
 			return readRun(c.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&o.Cursor, "cursor", "", "continue after this reply (the next_cursor of the previous page)")
-	c.Flags().IntVarP(&o.Limit, "limit", "L", 0, "replies per page, 1 to 500 (default 100)")
+	addPageFlags(c, &o.pageFlags, client.BoardRead, "reply", "replies", axp.BoardRepliesDefault)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }

@@ -197,10 +197,22 @@ var (
 	AdminSuspend = Def[axp.SuspendBody, axp.PrivateMember]("admin_suspend")
 	// AdminUnsuspend is POST /api/admin/members/{id}/unsuspend: Lift a suspension; the member verifies again.
 	AdminUnsuspend = Def[axp.SuspendBody, axp.PrivateMember]("admin_unsuspend")
-	// FindPaidTools is GET /paid: The pay-per-call tools and their prices.
-	FindPaidTools = Def[None, axp.Result]("find_paid_tools")
-	// RequestConnector is POST /api/connectors/request: Ask for a connector to a new data source.
-	RequestConnector = Def[axp.ConnectorRequest, axp.Result]("request_connector")
+	// FindPaidTools is GET /paid: The pay-per-call tools: path, parameters, result, price, availability; q and category search them. Also in the x402 Bazaar discovery shape.
+	FindPaidTools = Def[axp.PaidToolsQuery, axp.PaidToolList]("find_paid_tools")
+	// PaidConnector is GET /paid/connectors/{name}: Call a live connector: its data source answers, through the exchange's guarded caller. Priced per connector.
+	PaidConnector = Def[axp.ConnectorCall, axp.ConnectorAnswer]("paid_connector")
+	// RequestConnector is POST /api/connectors/request: Ask for a connector to a new data source (free); an accepted one costs a flat US$10 setup fee, then pay per call.
+	RequestConnector = Def[axp.ConnectorRequest, axp.Connector]("request_connector")
+	// GetConnector is GET /api/connectors/{id}: A connector request: its status, price and where to pay its setup fee.
+	GetConnector = Def[axp.IDPath, axp.Connector]("get_connector")
+	// PayConnectorSetup is POST /api/connectors/{id}/setup: Pay an accepted connector's US$10 setup fee with x402; it goes live as a pay-per-call tool.
+	PayConnectorSetup = Def[axp.IDPath, axp.Connector]("pay_connector_setup")
+	// AdminConnectors is GET /api/admin/connectors: Connector requests, newest first.
+	AdminConnectors = Def[axp.ConnectorsQuery, axp.ConnectorList]("admin_connectors")
+	// AdminConnectorAccept is POST /api/admin/connectors/{id}/accept: Accept a connector request with its tool name and price per call; it goes live once the setup fee is paid.
+	AdminConnectorAccept = Def[axp.ConnectorAccept, axp.Connector]("admin_connector_accept")
+	// AdminConnectorReject is POST /api/admin/connectors/{id}/reject: Reject a connector request with a reason.
+	AdminConnectorReject = Def[axp.ConnectorReject, axp.Connector]("admin_connector_reject")
 	// GetStrategyLeaderboard is GET /trackrecord: Strategy track-record leaderboard (free).
 	GetStrategyLeaderboard = Def[None, axp.Result]("get_strategy_leaderboard")
 )

@@ -62,8 +62,10 @@ type Daemon struct {
 	chain     *chain.Client
 	chainInfo axp.ChainInfo
 	wallet    *chain.Wallet
-	caller    *outbound.Caller
-	pusher    *outbound.Pusher
+	// paid takes the payments of pay-per-call tools.
+	paid   *paywall
+	caller *outbound.Caller
+	pusher *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
 	callTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
@@ -125,6 +127,13 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		d.verifier = manualVerifier{}
 	}
 	if err := d.setupChain(); err != nil {
+		d.Close()
+		return nil, "", err
+	}
+	pctx, pcancel := context.WithTimeout(context.Background(), 15*time.Second)
+	err = d.setupPaid(pctx)
+	pcancel()
+	if err != nil {
 		d.Close()
 		return nil, "", err
 	}
@@ -310,6 +319,7 @@ func (d *Daemon) background() {
 		case <-sweep.C:
 			d.sweep(context.Background())
 			d.liveness(context.Background())
+			d.recoverPaidCalls(context.Background())
 		}
 	}
 }
@@ -323,7 +333,10 @@ func (d *Daemon) prune() {
 		if logs, err = tx.PruneLog(now.Add(-d.cfg.LogRetention)); err != nil {
 			return err
 		}
-		idem, err = tx.PruneIdempotency(now.Add(-24 * time.Hour))
+		if idem, err = tx.PruneIdempotency(now.Add(-24 * time.Hour)); err != nil {
+			return err
+		}
+		_, err = tx.PruneTrials(now.UTC().Format(time.DateOnly))
 		return err
 	})
 	if err != nil {

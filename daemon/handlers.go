@@ -106,5 +106,14 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "admin_board", d.adminBoard)
 	pipeline.Handle(r, "admin_board_approve", d.adminBoardApprove)
 	pipeline.Handle(r, "admin_board_hide", d.adminBoardHide)
+	// pay-per-call tools (x402)
+	pipeline.Handle(r, "find_paid_tools", d.findPaidTools)
+	pipeline.Handle(r, "paid_connector", d.paidConnector)
+	pipeline.Handle(r, "request_connector", d.requestConnector)
+	pipeline.Handle(r, "get_connector", d.getConnector)
+	pipeline.Handle(r, "pay_connector_setup", d.payConnectorSetup)
+	pipeline.Handle(r, "admin_connectors", d.adminConnectors)
+	pipeline.Handle(r, "admin_connector_accept", d.adminConnectorAccept)
+	pipeline.Handle(r, "admin_connector_reject", d.adminConnectorReject)
 	return r
 }

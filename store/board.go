@@ -6,7 +6,7 @@ import (
 	"github.com/axp-exchange/axp"
 )
 
-// The members' board (schema version 7). Post ids are time-sortable, so the posts bucket and the
+// The members' board (schema version 8). Post ids are time-sortable, so the posts bucket and the
 // indexes keyed by them are in posting order: the thread index and the tag index read newest first
 // from a cursor with Seek and Prev, the replies of a thread oldest first with Seek and Next, and
 // the operator's queue holds only the posts that wait.

@@ -139,8 +139,8 @@ func TestBoardIndexes(t *testing.T) {
 	}
 }
 
-// TestMigrateToBoard opens a database as version 6 left it (no board buckets) and checks that
-// migration 7 adds them and keeps the data.
+// TestMigrateToBoard opens a database as version 7 left it (no board buckets) and checks that
+// migration 8 adds them and keeps the data.
 func TestMigrateToBoard(t *testing.T) {
 	path := filepath.Join(t.TempDir(), store.FileName)
 	db, err := store.Open(path, store.Options{})
@@ -159,7 +159,7 @@ func TestMigrateToBoard(t *testing.T) {
 				return err
 			}
 		}
-		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte("6"))
+		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte("7"))
 	})
 	b.Close()
 	if err != nil {
@@ -170,7 +170,7 @@ func TestMigrateToBoard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, err := db.Version(); err != nil || v != store.SchemaVersion || v < 7 {
+	if v, err := db.Version(); err != nil || v != store.SchemaVersion || v < 8 {
 		t.Fatalf("version after migration %d %v", v, err)
 	}
 	update(t, db, func(tx *store.Tx) error {

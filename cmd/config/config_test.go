@@ -300,6 +300,12 @@ confirmations: 2
 chain_poll: 1s
 chain_start_block: 12
 payout_key_file: /keys/hot.json
+x402_facilitator_url: http://127.0.0.1:9402
+x402_max_timeout: 2m
+paid_prices:
+  paid_trading_risk: "0.05"
+paid_trial_per_day: 5
+search_url: http://127.0.0.1:8888
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
@@ -311,7 +317,9 @@ payout_key_file: /keys/hot.json
 		AllowedHosts: []string{"x.example", "localhost:9"}, OutboundPrivate: "allow",
 		ReadTimeout: 20 * time.Second, WriteTimeout: 90 * time.Second, IdleTimeout: 45 * time.Second, MaxConns: 5000, MaxConnsPerIP: 100,
 		ChainRPCURL: "http://127.0.0.1:8545", ChainID: 31337, TokenAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", TokenDecimals: 6,
-		Confirmations: 2, ChainPoll: time.Second, ChainStartBlock: 12, PayoutKeyFile: "/keys/hot.json"}
+		Confirmations: 2, ChainPoll: time.Second, ChainStartBlock: 12, PayoutKeyFile: "/keys/hot.json",
+		X402FacilitatorURL: "http://127.0.0.1:9402", X402MaxTimeout: 2 * time.Minute, PaidPrices: map[string]axp.Money{"paid_trading_risk": 50_000},
+		TrialCallsPerDay: 5, SearchURL: "http://127.0.0.1:8888"}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
 	}

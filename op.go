@@ -81,6 +81,7 @@ const (
 	LimitTaskPosts        RateLimit = "task_posts"        // anonymous task posts per address (members are not limited)
 	LimitRegistrations    RateLimit = "registrations"     // registrations per address
 	LimitOperatorMessages RateLimit = "operator_messages" // operator messages per member
+	LimitBoardPosts       RateLimit = "board_posts"       // board threads and replies per member
 )
 
 // SuccessStatus is the operation's success status code.

@@ -127,14 +127,14 @@ var (
 	ReadAnnouncement = Def[axp.IDPath, axp.Announcement]("read_announcement")
 	// MessageOperator is POST /api/members/me/operator-messages: Send a message that reaches the operator only.
 	MessageOperator = Def[axp.OperatorMessage, axp.OperatorMessageView]("message_operator")
-	// BoardList is GET /api/board: The collaboration board of verified members.
-	BoardList = Def[None, axp.Result]("board_list")
-	// BoardRead is GET /api/board/{id}: Read a board thread.
-	BoardRead = Def[axp.IDPath, axp.Result]("board_read")
-	// BoardPost is POST /api/board: Post on the board (screened before it appears).
-	BoardPost = Def[axp.BoardPostBody, axp.Result]("board_post")
-	// BoardReply is POST /api/board/{id}/replies: Reply to a board thread.
-	BoardReply = Def[axp.BoardReplyBody, axp.Result]("board_reply")
+	// BoardList is GET /api/board: The collaboration board of verified members: threads, newest first, by tag.
+	BoardList = Def[axp.BoardListQuery, axp.BoardList]("board_list")
+	// BoardRead is GET /api/board/{id}: Read a board thread with its replies.
+	BoardRead = Def[axp.BoardReadQuery, axp.BoardThreadView]("board_read")
+	// BoardPost is POST /api/board: Start a board thread (screened before it appears; a high-risk post waits for the operator).
+	BoardPost = Def[axp.BoardPostBody, axp.BoardPost]("board_post")
+	// BoardReply is POST /api/board/{id}/replies: Reply to a board thread (screened like a post).
+	BoardReply = Def[axp.BoardReplyBody, axp.BoardPost]("board_reply")
 	// ListQuoteRequests is GET /api/members/me/quote-requests: Open tasks you can quote on.
 	ListQuoteRequests = Def[None, axp.TaskList]("list_quote_requests")
 	// SubmitOffer is POST /api/tasks/{id}/offers: Quote on a task.
@@ -159,6 +159,12 @@ var (
 	AdminMediation = Def[axp.IDPath, axp.Mediation]("admin_mediation")
 	// AdminDecideMediation is POST /api/admin/mediations/{id}/decide: Decide an appealed mediation (or take over one that waits for statements); a dispute's refund or split goes to the approval queue.
 	AdminDecideMediation = Def[axp.DecideMediationBody, axp.Mediation]("admin_decide_mediation")
+	// AdminBoard is GET /api/admin/board: Board posts by status: by default the queue of posts waiting for the operator, oldest first; the others newest first.
+	AdminBoard = Def[axp.BoardAdminQuery, axp.BoardPostList]("admin_board")
+	// AdminBoardApprove is POST /api/admin/board/{id}/approve: Let a pending or hidden board post appear.
+	AdminBoardApprove = Def[axp.BoardApproveBody, axp.BoardPost]("admin_board_approve")
+	// AdminBoardHide is POST /api/admin/board/{id}/hide: Hide a board post; its author sees the reason.
+	AdminBoardHide = Def[axp.BoardHideBody, axp.BoardPost]("admin_board_hide")
 	// AdminListings is GET /api/admin/listings: Listings the listing policy rejected.
 	AdminListings = Def[axp.ListingsQuery, axp.ListingList]("admin_listings")
 	// AdminOverturnListing is POST /api/admin/listings/{id}/overturn: Overturn a listing rejection: the same brief then passes when posted again.

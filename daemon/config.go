@@ -20,6 +20,9 @@ type Config struct {
 	RegistrationsPerHour   int
 	OperatorMessagesPerDay int
 	AnonReadsPerMinute     int
+	// BoardPostsPerHour limits each member's board threads and replies (key board_posts_per_hour;
+	// 0 turns it off).
+	BoardPostsPerHour int
 
 	QuoteWindow   time.Duration
 	OpenWindow    time.Duration
@@ -135,6 +138,7 @@ func Defaults() Config {
 		RegistrationsPerHour:   5,
 		OperatorMessagesPerDay: 10,
 		AnonReadsPerMinute:     600,
+		BoardPostsPerHour:      20,
 		QuoteWindow:            10 * time.Second,
 		OpenWindow:             24 * time.Hour,
 		PaymentWindow:          24 * time.Hour,

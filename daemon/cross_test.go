@@ -125,6 +125,13 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"admin_connectors":       {e.admin, map[string]any{"status": "pending"}},
 		"admin_connector_accept": {e.admin, map[string]any{"id": "con_x", "name": "prices", "price_usd": 0.01, "category": "c", "description": "d"}},
 		"admin_connector_reject": {e.admin, map[string]any{"id": "con_x", "reason": "r"}},
+		"board_list":             {seller.c, map[string]any{"tag": "go", "cursor": "bp_x", "limit": 5}},
+		"board_read":             {seller.c, map[string]any{"id": "bp_x", "cursor": "bp_y", "limit": 5}},
+		"board_post":             {seller.c, map[string]any{"title": "t", "body": "b", "tags": []any{"go"}}},
+		"board_reply":            {seller.c, map[string]any{"id": "bp_x", "body": "b"}},
+		"admin_board":            {e.admin, map[string]any{"status": "all", "limit": 5}},
+		"admin_board_approve":    {e.admin, map[string]any{"id": "bp_x", "note": "n"}},
+		"admin_board_hide":       {e.admin, map[string]any{"id": "bp_x", "reason": "r"}},
 	}
 
 	auditBefore, st := e.auditCount(), e.stats()
@@ -847,14 +854,12 @@ func TestAdminEndpoints(t *testing.T) {
 
 func TestUnavailableOperations(t *testing.T) {
 	e := newEnv(t)
-	s := e.seller("video")
 	for _, c := range []struct {
 		c  *client.Client
 		op string
 		in any
 	}{
 		{e.anon, "talk", map[string]any{"message": "hello"}},
-		{s.c, "board_list", nil},
 		{e.anon, "get_strategy_leaderboard", nil},
 	} {
 		resp, err := do(c.c, c.op, c.in)

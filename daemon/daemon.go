@@ -45,7 +45,7 @@ type Daemon struct {
 
 	adminHash [32]byte
 
-	anonTasks, registrations, operatorMsgs, anonReads *limiter
+	anonTasks, registrations, operatorMsgs, anonReads, boardPosts *limiter
 
 	seenMu sync.Mutex
 	seen   map[string]time.Time // member id -> last time LastSeenAt was written
@@ -122,6 +122,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d.anonTasks = newLimiter("anonymous task creation", cfg.AnonTasksPerMinute, time.Minute, fmt.Sprintf("anonymous callers may post %d tasks a minute per IP; register as a buyer member for more", cfg.AnonTasksPerMinute))
 	d.registrations = newLimiter("registrations", cfg.RegistrationsPerHour, time.Hour, fmt.Sprintf("%d registrations an hour per IP", cfg.RegistrationsPerHour))
 	d.operatorMsgs = newLimiter("operator messages", cfg.OperatorMessagesPerDay, 24*time.Hour, fmt.Sprintf("%d operator messages a day per member", cfg.OperatorMessagesPerDay))
+	d.boardPosts = newLimiter("board posts", cfg.BoardPostsPerHour, time.Hour, fmt.Sprintf("%d board posts and replies an hour per member", cfg.BoardPostsPerHour))
 	d.anonReads = newLimiter("anonymous calls", cfg.AnonReadsPerMinute, time.Minute, fmt.Sprintf("%d anonymous calls a minute per IP", cfg.AnonReadsPerMinute))
 
 	d.verifier = cfg.Verifier
@@ -404,6 +405,8 @@ func (d *Daemon) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
 		return d.registrations.allow(c.IP, now)
 	case axp.LimitOperatorMessages:
 		return d.operatorMsgs.allow(c.MemberID, now)
+	case axp.LimitBoardPosts:
+		return d.boardPosts.allow(c.MemberID, now)
 	}
 	if anonymous {
 		_, err := d.anonReads.allow(c.IP, now)

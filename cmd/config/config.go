@@ -38,6 +38,7 @@ type Keys struct {
 	RegistrationsPerHour   int               `koanf:"registrations_per_hour"`
 	OperatorMessagesPerDay int               `koanf:"operator_messages_per_day"`
 	AnonReadsPerMinute     int               `koanf:"anon_reads_per_minute"`
+	BoardPostsPerHour      int               `koanf:"board_posts_per_hour"`
 	QuoteWindow            time.Duration     `koanf:"quote_window"`
 	OpenWindow             time.Duration     `koanf:"open_window"`
 	PaymentWindow          time.Duration     `koanf:"payment_window"`
@@ -168,6 +169,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.Addr, cfg.DataDir, cfg.BaseURL, cfg.AdminToken = keys.Addr, keys.DataDir, keys.BaseURL, keys.AdminToken
 	cfg.AnonTasksPerMinute, cfg.RegistrationsPerHour = keys.AnonTasksPerMinute, keys.RegistrationsPerHour
 	cfg.OperatorMessagesPerDay, cfg.AnonReadsPerMinute = keys.OperatorMessagesPerDay, keys.AnonReadsPerMinute
+	cfg.BoardPostsPerHour = keys.BoardPostsPerHour
 	cfg.QuoteWindow, cfg.OpenWindow, cfg.PaymentWindow, cfg.AutoRelease = keys.QuoteWindow, keys.OpenWindow, keys.PaymentWindow, keys.AutoRelease
 	cfg.ContactWarnAt, cfg.ContactSuspendAt = keys.ContactWarnAt, keys.ContactSuspendAt
 	cfg.Fees = axp.FeeSchedule{Windows: keys.FeeWindows, DefaultBPS: keys.FeeDefaultBPS}
@@ -243,7 +245,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 func fromDefaults(def daemon.Config) Keys {
 	return Keys{
 		Addr: def.Addr, AnonTasksPerMinute: def.AnonTasksPerMinute, RegistrationsPerHour: def.RegistrationsPerHour,
-		OperatorMessagesPerDay: def.OperatorMessagesPerDay, AnonReadsPerMinute: def.AnonReadsPerMinute,
+		OperatorMessagesPerDay: def.OperatorMessagesPerDay, AnonReadsPerMinute: def.AnonReadsPerMinute, BoardPostsPerHour: def.BoardPostsPerHour,
 		QuoteWindow: def.QuoteWindow, OpenWindow: def.OpenWindow, PaymentWindow: def.PaymentWindow, AutoRelease: def.AutoRelease,
 		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
 		FeeDefaultBPS: def.Fees.DefaultBPS, FeeWindows: def.Fees.Windows, MaxBodyBytes: def.MaxBodyBytes,
@@ -354,7 +356,7 @@ func validate(c daemon.Config) error {
 		key string
 		v   int
 	}{{"anon_tasks_per_minute", c.AnonTasksPerMinute}, {"registrations_per_hour", c.RegistrationsPerHour},
-		{"operator_messages_per_day", c.OperatorMessagesPerDay}, {"anon_reads_per_minute", c.AnonReadsPerMinute},
+		{"operator_messages_per_day", c.OperatorMessagesPerDay}, {"anon_reads_per_minute", c.AnonReadsPerMinute}, {"board_posts_per_hour", c.BoardPostsPerHour},
 		{"max_conns", c.MaxConns}, {"max_conns_per_ip", c.MaxConnsPerIP}} {
 		if n.v < 0 {
 			return &keyError{n.key, n.key + " must be 0 (no limit) or more"}

@@ -269,6 +269,7 @@ anon_tasks_per_minute: 1
 registrations_per_hour: 2
 operator_messages_per_day: 3
 anon_reads_per_minute: 4
+board_posts_per_hour: 11
 quote_window: 5s
 open_window: 6h
 payment_window: 7h
@@ -308,7 +309,7 @@ search_url: http://127.0.0.1:8888
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
-		AnonTasksPerMinute: 1, RegistrationsPerHour: 2, OperatorMessagesPerDay: 3, AnonReadsPerMinute: 4,
+		AnonTasksPerMinute: 1, RegistrationsPerHour: 2, OperatorMessagesPerDay: 3, AnonReadsPerMinute: 4, BoardPostsPerHour: 11,
 		QuoteWindow: 5 * time.Second, OpenWindow: 6 * time.Hour, PaymentWindow: 7 * time.Hour, AutoRelease: 8 * time.Hour,
 		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},
 		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug",

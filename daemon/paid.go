@@ -242,6 +242,9 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 		}
 		return nil, pw.demand(op, t, resource, price, msg+" ("+v.InvalidReason+")", "pay the terms of this 402 answer with a new authorization")
 	}
+	if pw.d.paidHook != nil {
+		pw.d.paidHook("held")
+	}
 	return held, nil
 }
 
@@ -388,6 +391,9 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 		}
 		return nil, pw.demand(h.op, h.t, h.resource, h.price, "the payment could not be settled ("+reason+"); the call's answer is withheld and nothing was charged",
 			"check the payer's balance and sign a new authorization")
+	}
+	if pw.d.paidHook != nil {
+		pw.d.paidHook("settled")
 	}
 	if err := pw.book(ctx, h.rec, s.Transaction); err != nil {
 		return nil, err

@@ -405,3 +405,93 @@ func TestPaidCallV1(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// clock is a test clock that can be moved forward.
+type clock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
+
+// A crash between the settlement on chain and its booking: the payer's money moved, the answer
+// was lost; the recovery pass books it once (never twice), and the payment pays no second call.
+// A crash after a payment was held but before it was settled: nothing moved; once the
+// authorization has expired the recovery pass lets it go.
+func TestPaidCallCrashRecovery(t *testing.T) {
+	clk := &clock{}
+	m := newChainMarket(t, func(cfg *daemon.Config) { cfg.Now = clk.Now })
+	payer := m.buyerWallet(1_000_000)
+	req := terms(t, paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, nil))
+
+	m.d.SetPaidHook(func(stage string) {
+		if stage == "settled" {
+			panic("the exchange stops here")
+		}
+	})
+	header := pay(t, payer, req)
+	if resp := paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, map[string]string{x402.HeaderSignature: header}); resp.Status != 500 {
+		t.Fatalf("crashed call: %d %s", resp.Status, resp.Body)
+	}
+	m.d.SetPaidHook(nil)
+	if got := m.c.Balance(m.c.Token, chaintest.Addr(payer)); got != 1_000_000-5_000 {
+		t.Fatalf("payer holds %d: the settlement should have moved the money", got)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 0 {
+		t.Fatalf("booked before recovery: %v", b)
+	}
+	// A call being answered right now is left alone.
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("recovered %d fresh calls", n)
+	}
+	clk.Advance(3 * time.Minute)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 1 {
+		t.Fatalf("recovered %d, want 1", n)
+	}
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("recovered again: %d", n)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 5_000 {
+		t.Fatalf("after recovery: %v", b)
+	}
+	resp := paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, map[string]string{x402.HeaderSignature: header})
+	if resp.Status != 402 || !strings.Contains(string(resp.Body), "already used") {
+		t.Fatalf("the recovered payment again: %d %s", resp.Status, resp.Body)
+	}
+
+	// Held, then the exchange stops before settling.
+	m.d.SetPaidHook(func(stage string) {
+		if stage == "held" {
+			panic("the exchange stops here")
+		}
+	})
+	req = terms(t, paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, nil))
+	if resp := paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, map[string]string{x402.HeaderSignature: pay(t, payer, req)}); resp.Status != 500 {
+		t.Fatalf("crashed call: %d", resp.Status)
+	}
+	m.d.SetPaidHook(nil)
+	clk.Advance(3 * time.Minute)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("let go of a payment that may still settle: %d", n)
+	}
+	clk.Advance(time.Duration(req.Accepts[0].MaxTimeoutSeconds+120) * time.Second)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 1 {
+		t.Fatalf("expired hold: recovered %d, want 1", n)
+	}
+	if got := m.c.Balance(m.c.Token, chaintest.Addr(payer)); got != 1_000_000-5_000 {
+		t.Fatalf("payer holds %d: nothing should have moved", got)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 5_000 {
+		t.Fatalf("after the expired hold: %v", b)
+	}
+}

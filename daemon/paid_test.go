@@ -495,3 +495,51 @@ func TestPaidCallCrashRecovery(t *testing.T) {
 		t.Fatalf("after the expired hold: %v", b)
 	}
 }
+
+// Web search through a configured SearxNG-compatible backend, and web contents, as trial calls.
+func TestPaidWebTools(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/search" || r.URL.Query().Get("format") != "json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"query": %q, "number_of_results": 1, "results": [{"url": "https://docs.example/x402", "title": "x402", "content": "pay per call", "engine": "duckduckgo", "engines": ["duckduckgo"], "score": 1.0}], "answers": [], "suggestions": ["x402 bazaar"], "infoboxes": [], "unresponsive_engines": []}`, r.URL.Query().Get("q"))
+	}))
+	defer backend.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><head><title>Paid tools</title></head><body><article><h1>Paid tools</h1><p>Every call is paid with a signed authorization, settled on chain before the answer is returned.</p><p>Trials give three calls a day.</p></article></body></html>`)
+	}))
+	defer page.Close()
+	e := newEnv(t, func(cfg *daemon.Config) { cfg.SearchURL, cfg.PaidFetchLoopback = backend.URL, true })
+
+	var list axp.PaidToolList
+	call(t, e.anon, "find_paid_tools", map[string]any{"category": "web"}, &list)
+	for _, tl := range list.Tools {
+		if !tl.Available {
+			t.Fatalf("%s unavailable with search_url set: %s", tl.Name, tl.Unavailable)
+		}
+	}
+	resp := paidCall(t, e.anon, "GET", "/paid/web/search?q=x402&trial=1", "", nil)
+	var sr axp.WebSearchResult
+	if err := json.Unmarshal(resp.Body, &sr); err != nil || resp.Status != 200 || len(sr.Results) != 1 || sr.Results[0].URL != "https://docs.example/x402" {
+		t.Fatalf("search: %d %s", resp.Status, resp.Body)
+	}
+	resp = paidCall(t, e.anon, "POST", "/paid/web/contents?trial=1", fmt.Sprintf(`{"urls": [%q, "http://10.1.2.3/x"]}`, page.URL), nil)
+	var wc axp.WebContentsResult
+	if err := json.Unmarshal(resp.Body, &wc); err != nil || resp.Status != 200 || wc.Fetched != 1 || wc.Failed != 1 ||
+		wc.Pages[0].Title != "Paid tools" || !strings.Contains(wc.Pages[0].Text, "settled on chain") || wc.Pages[1].Error == nil {
+		t.Fatalf("contents: %d %s", resp.Status, resp.Body)
+	}
+	// Eleven URLs: refused before anything is fetched or counted.
+	urls := strings.TrimSuffix(strings.Repeat(`"https://a.example/",`, 11), ",")
+	resp = paidCall(t, e.anon, "POST", "/paid/web/contents?trial=1", `{"urls": [`+urls+`]}`, nil)
+	if resp.Status != 400 || !strings.Contains(string(resp.Body), `"field":"urls"`) {
+		t.Fatalf("11 urls: %d %s", resp.Status, resp.Body)
+	}
+	// The third trial call of the day still works: the refused one was not counted.
+	if resp := paidCall(t, e.anon, "GET", "/paid/web/search?q=again&trial=1", "", nil); resp.Status != 200 {
+		t.Fatalf("third trial: %d %s", resp.Status, resp.Body)
+	}
+}

@@ -112,8 +112,13 @@ func operation(op *axp.Op, method, id string) map[string]any {
 		o["description"] = "Not available yet on this exchange: arrives with " + op.Later + " (answers 503 until then)."
 	}
 	if op.Access == axp.Paid {
-		o["description"] = "Paid per call with x402 (402 answers the terms; pay with PAYMENT-SIGNATURE or X-PAYMENT); ?trial=1 for the day's free calls. GET /paid gives the current price."
-		o["x-payment"] = map[string]any{"protocol": "x402", "scheme": "exact", "default_price_usd": op.Price}
+		o["description"] = "Paid per call with x402 (402 answers the terms; pay with PAYMENT-SIGNATURE or X-PAYMENT)."
+		pay := map[string]any{"protocol": "x402", "scheme": "exact"}
+		if op.Category != "" {
+			o["description"] = o["description"].(string) + " ?trial=1 for the day's free calls; GET /paid gives the current price."
+			pay["default_price_usd"] = op.Price
+		}
+		o["x-payment"] = pay
 	}
 	var in *protocol.Schema
 	if op.In != nil {

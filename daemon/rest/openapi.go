@@ -85,7 +85,7 @@ func errorResponses() map[string]any {
 		"description": errorStatuses[402],
 		"headers": map[string]any{"PAYMENT-REQUIRED": map[string]any{"description": "base64 JSON of the x402 v2 terms",
 			"schema": map[string]any{"type": "string"}}},
-		"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
+		"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"anyOf": []any{map[string]any{
 			"type": "object", "required": []string{"x402Version", "accepts"},
 			"properties": map[string]any{
 				"x402Version": map[string]any{"type": "integer", "enum": []int{1, 2}},
@@ -94,7 +94,9 @@ func errorResponses() map[string]any {
 				"code":        map[string]any{"type": "string"},
 				"hint":        map[string]any{"type": "string"},
 				"price_usd":   map[string]any{"type": "number"},
-			}}}},
+			}},
+			// Without payments on the exchange, a used-up trial answers the Error body.
+			map[string]any{"$ref": "#/components/schemas/Error"}}}}},
 	}
 	return out
 }

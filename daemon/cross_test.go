@@ -836,7 +836,6 @@ func TestUnavailableOperations(t *testing.T) {
 		op string
 		in any
 	}{
-		{e.anon, "talk", map[string]any{"message": "hello"}},
 		{s.c, "board_list", nil},
 		{e.anon, "find_paid_tools", nil},
 	} {

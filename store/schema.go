@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // Buckets.
 var (
@@ -85,6 +85,11 @@ var (
 	bSentApproval = []byte("sent_approvals")    // approval id -> nil, while its transfers await confirmation
 )
 
+// Buckets of schema version 7: the talk assistant.
+var (
+	bConversations = []byte("conversations") // conversation id -> axp.Conversation
+)
+
 // Meta keys.
 var (
 	kChainCursor    = []byte("chain_cursor") // 8-byte last block the payment watcher processed
@@ -146,5 +151,9 @@ var migrations = []migration{
 			}
 		}
 		return nil
+	}},
+	{7, "talk conversations", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bConversations)
+		return err
 	}},
 }

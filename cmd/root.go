@@ -16,6 +16,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/completion"
 	"github.com/axp-exchange/axp/cmd/member"
 	"github.com/axp-exchange/axp/cmd/serve"
+	"github.com/axp-exchange/axp/cmd/talk"
 	"github.com/axp-exchange/axp/cmd/task"
 	tuicmd "github.com/axp-exchange/axp/cmd/tui"
 	"github.com/spf13/cobra"
@@ -63,6 +64,7 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(task.NewCmd(f), task.NewCmdOffers(f, nil), catalog.NewCmdQuote(f, nil), catalog.NewCmdServices(f, nil),
 		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), tuicmd.NewCmd(f, nil), completion.NewCmd(f), call.NewCmd(f, nil))
+	root.AddCommand(talk.NewCmd(f, nil))
 	usageErrors(root)
 	return root
 }

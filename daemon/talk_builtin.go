@@ -71,7 +71,7 @@ func (t *turn) absorb(m string) {
 		}
 		if typ != "" {
 			d.Type = typ
-			t.acks = append(t.acks, "A "+typeName(typ)+" job.")
+			t.acks = append(t.acks, article(typeName(typ))+" "+typeName(typ)+" job.")
 		}
 		svc := axp.ServiceFor(typ)
 		if d.Description == "" && (substantive(m, svc) >= 2 || asking == "" && substantive(m, svc) >= 1 && typ == "") {
@@ -110,6 +110,14 @@ func customType(m string) string {
 }
 
 var typePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,40}$`)
+
+// article is "An" before a vowel, else "A".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "An"
+	}
+	return "A"
+}
 
 func typeName(typ string) string {
 	if s := axp.ServiceFor(typ); s != nil {
@@ -226,9 +234,9 @@ func (t *turn) params(svc *axp.Service, m, asking string) {
 			continue
 		}
 		switch {
-		case asking == "prompt":
+		case asking == "prompt" && substantive(m, nil) >= 1:
 			set("prompt", clipRunes(m, *prm.MaxLength), "")
-		case p["prompt"] == nil && substantive(m, svc) >= 2:
+		case p["prompt"] == nil && substantive(m, svc) >= 1:
 			set("prompt", clipRunes(m, *prm.MaxLength), "")
 		}
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // The AI provider (DESIGN.md section 11): one OpenAI-compatible chat-completions endpoint behind
-// the Mediator and translation. Every call, failed ones included, is recorded with its prompt,
+// the Mediator, translation and the talk assistant. Every call, failed ones included, is recorded with its prompt,
 // response, tokens and cost for GET /api/admin/ai. The API key never leaves this file except as a
 // fingerprint.
 

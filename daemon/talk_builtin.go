@@ -102,6 +102,7 @@ func customType(m string) string {
 		for _, p := range []string{"a-", "an-", "some-"} {
 			name = strings.TrimPrefix(name, p)
 		}
+		name = strings.TrimSuffix(strings.TrimSuffix(name, "-job"), "-task")
 		if typePattern.MatchString(name) && !hasPhrase(plain(m), "something else", "other", "else", "custom", "not sure", "no idea") {
 			return name
 		}

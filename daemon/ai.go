@@ -17,9 +17,9 @@ import (
 )
 
 // The AI provider (DESIGN.md section 11): one OpenAI-compatible chat-completions endpoint behind
-// the Mediator, translation and the talk assistant. Every call, failed ones included, is recorded with its prompt,
-// response, tokens and cost for GET /api/admin/ai. The API key never leaves this file except as a
-// fingerprint.
+// the Mediator, translation and the talk assistant. Every call, failed ones included, is recorded
+// with its prompt, response, tokens and cost for GET /api/admin/ai. The API key never leaves this
+// file except as a fingerprint.
 
 // errNoAI is the answer of AI features when no provider is configured.
 var errNoAI = &axp.Error{Code: axp.CodeUnavailable, Message: "translation is not available: this exchange has no AI provider configured",

@@ -113,6 +113,7 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"admin_decide_mediation": {e.admin, map[string]any{"id": "med_x", "refund_pct": 50, "outcome": "keep", "note": "n"}},
 		"admin_listings":         {e.admin, map[string]any{"status": "all"}},
 		"admin_overturn_listing": {e.admin, map[string]any{"id": "lst_x", "note": "n"}},
+		"talk":                   {e.anon, map[string]any{"message": "hello", "conversation_id": "cnv_x"}},
 	}
 
 	auditBefore, st := e.auditCount(), e.stats()

@@ -61,7 +61,7 @@ func isStatus(s string) bool {
 		return false
 	}
 	return hasPhrase(plain(s), "status", "where are we", "what's happening", "whats happening", "what is happening", "progress",
-		"any news", "any offers", "what now", "what next", "update", "summary", "where do we stand", "what's the status", "how is it going")
+		"any news", "any offers", "what now", "what next", "where do we stand", "what's the status", "how is it going")
 }
 
 // isReset reports whether the buyer wants to start the job over.

@@ -19,6 +19,7 @@ const (
 	InboundUnmatched = "unmatched" // no task waits for it: no reported hash, no payable amount matches
 	InboundLate      = "late"      // its task no longer waits for payment (expired, cancelled or paid)
 	InboundEarly     = "early"     // it was mined before the task it names existed
+	InboundPaidCall  = "paid_call" // it settled a pay-per-call payment (x402)
 )
 
 // InboundTransfer is one stablecoin transfer to the deposit address, as the watcher or a reported

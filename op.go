@@ -21,6 +21,9 @@ const (
 	// chosen seller, a seller it is open to); the handler decides which member may see what.
 	TaskParty Access = "party"
 	AdminAuth Access = "admin" // the operator's admin token
+	// Paid: anyone, paying for each call with x402 (or using the day's free trial calls); a member
+	// secret still identifies the caller for the trial.
+	Paid Access = "paid"
 )
 
 // Op declares one operation once: its name (the OpenAPI operationId and, where Tool is set, the MCP
@@ -59,6 +62,13 @@ type Op struct {
 	// Later names the issue area that brings the operation; until it lands the operation answers
 	// unavailable with a clear message.
 	Later string
+	// Price is the default price of one call of a Paid operation (configurable with paid_prices);
+	// Category groups pay-per-call tools in their listing.
+	Price    Money
+	Category string
+	// Needs names the setting a Paid tool's data source needs; without it the tool is listed as
+	// unavailable and answers 503 naming it.
+	Needs string
 }
 
 // RateLimit names a rate-limit budget.
@@ -71,6 +81,7 @@ const (
 	LimitTaskPosts        RateLimit = "task_posts"        // anonymous task posts per address (members are not limited)
 	LimitRegistrations    RateLimit = "registrations"     // registrations per address
 	LimitOperatorMessages RateLimit = "operator_messages" // operator messages per member
+	LimitBoardPosts       RateLimit = "board_posts"       // board threads and replies per member
 )
 
 // SuccessStatus is the operation's success status code.
@@ -111,7 +122,7 @@ func (o *Op) PathParams() []string {
 // AnonymousCallable reports whether a caller without a member secret (anonymous, or with a buyer
 // token) may call the operation, and so draws on the per-address budget of anonymous calls.
 func (o *Op) AnonymousCallable() bool {
-	return o.Access == Public || o.Access == BuyerAuth || o.Access == TaskParty
+	return o.Access == Public || o.Access == BuyerAuth || o.Access == TaskParty || o.Access == Paid
 }
 
 // Errors lists the HTTP statuses a call can answer besides success, sorted: exactly those the
@@ -125,7 +136,7 @@ func (o *Op) Errors(query bool) []int {
 	if !query && o.In != nil {
 		codes = append(codes, http.StatusRequestEntityTooLarge)
 	}
-	if o.Access != Public {
+	if o.Access != Public && o.Access != Paid {
 		codes = append(codes, http.StatusUnauthorized)
 	}
 	if o.Access == SellerAuth || o.Access == BuyerAuth || o.Access == TaskParty || o.Forbids {
@@ -140,7 +151,12 @@ func (o *Op) Errors(query bool) []int {
 	if o.AnonymousCallable() || o.Limit != LimitNone {
 		codes = append(codes, http.StatusTooManyRequests)
 	}
-	if o.Later != "" {
+	if o.Access == Paid {
+		codes = append(codes, http.StatusPaymentRequired)
+	}
+	if o.Later != "" || o.Access == Paid {
+		// A paid call is refused 503 when the exchange takes no payments or the tool's data
+		// source is not configured.
 		codes = append(codes, http.StatusServiceUnavailable)
 	}
 	slices.Sort(codes)

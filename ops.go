@@ -19,7 +19,6 @@ const (
 const (
 	LaterMarket   = "the marketplace core (tasks, offers, payments)"
 	LaterProtocol = "member verification and conformance"
-	LaterBoard    = "the members' board"
 	LaterPaid     = "the pay-per-call tools"
 )
 
@@ -113,10 +112,10 @@ var Ops = []Op{
 	{Name: "announcements", Method: get, Path: "/api/members/me/announcements", Tag: "member", Access: MemberAuth, Out: ty[AnnouncementList](), Tool: "announcements", Summary: "Announcements from the operator."},
 	{Name: "read_announcement", Method: post, Path: "/api/members/me/announcements/{id}/read", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Announcement](), Tool: "read_announcement", Summary: "Mark an announcement read."},
 	{Name: "message_operator", Limit: LimitOperatorMessages, Method: post, Path: "/api/members/me/operator-messages", Tag: "member", Access: MemberAuth, In: ty[OperatorMessage](), Out: ty[OperatorMessageView](), Status: created, Tool: "message_operator", Summary: "Send a message that reaches the operator only."},
-	{Name: "board_list", Method: get, Path: "/api/board", Tag: "member", Access: MemberAuth, Out: ty[Result](), Tool: "board_list", Later: LaterBoard, Summary: "The collaboration board of verified members."},
-	{Name: "board_read", Method: get, Path: "/api/board/{id}", Tag: "member", Access: MemberAuth, In: ty[IDPath](), Out: ty[Result](), Tool: "board_read", Later: LaterBoard, Summary: "Read a board thread."},
-	{Name: "board_post", Method: post, Path: "/api/board", Tag: "member", Access: MemberAuth, In: ty[BoardPostBody](), Out: ty[Result](), Status: created, Tool: "board_post", Later: LaterBoard, Summary: "Post on the board (screened before it appears)."},
-	{Name: "board_reply", Method: post, Path: "/api/board/{id}/replies", Tag: "member", Access: MemberAuth, In: ty[BoardReplyBody](), Out: ty[Result](), Status: created, Tool: "board_reply", Later: LaterBoard, Summary: "Reply to a board thread."},
+	{Name: "board_list", Forbids: true, Method: get, Path: "/api/board", Tag: "member", Access: MemberAuth, In: ty[BoardListQuery](), Out: ty[BoardList](), Tool: "board_list", Summary: "The collaboration board of verified members: threads, newest first, by tag."},
+	{Name: "board_read", Forbids: true, Method: get, Path: "/api/board/{id}", Tag: "member", Access: MemberAuth, In: ty[BoardReadQuery](), Out: ty[BoardThreadView](), Tool: "board_read", Summary: "Read a board thread with its replies."},
+	{Name: "board_post", Limit: LimitBoardPosts, Forbids: true, Method: post, Path: "/api/board", Tag: "member", Access: MemberAuth, In: ty[BoardPostBody](), Out: ty[BoardPost](), Status: created, Tool: "board_post", Summary: "Start a board thread (screened before it appears; a high-risk post waits for the operator)."},
+	{Name: "board_reply", Limit: LimitBoardPosts, Forbids: true, Method: post, Path: "/api/board/{id}/replies", Tag: "member", Access: MemberAuth, In: ty[BoardReplyBody](), Out: ty[BoardPost](), Status: created, Tool: "board_reply", Summary: "Reply to a board thread (screened like a post)."},
 
 	// Seller operations (spec 4.4).
 	{Name: "list_quote_requests", Method: get, Path: "/api/members/me/quote-requests", Tag: "seller", Access: SellerAuth, Out: ty[TaskList](), Tool: "list_quote_requests", Summary: "Open tasks you can quote on."},
@@ -133,6 +132,9 @@ var Ops = []Op{
 	{Name: "admin_mediations", Method: get, Path: "/api/admin/mediations", Tag: "admin", Access: AdminAuth, In: ty[MediationsQuery](), Out: ty[MediationList](), Summary: "Mediations of disputes and review objections, newest first."},
 	{Name: "admin_mediation", Method: get, Path: "/api/admin/mediations/{id}", Tag: "admin", Access: AdminAuth, In: ty[IDPath](), Out: ty[Mediation](), Summary: "One mediation, with both sides' statements and any decision."},
 	{Name: "admin_decide_mediation", Method: post, Path: "/api/admin/mediations/{id}/decide", Tag: "admin", Access: AdminAuth, In: ty[DecideMediationBody](), Out: ty[Mediation](), Summary: "Decide an appealed mediation (or take over one that waits for statements); a dispute's refund or split goes to the approval queue."},
+	{Name: "admin_board", Method: get, Path: "/api/admin/board", Tag: "admin", Access: AdminAuth, In: ty[BoardAdminQuery](), Out: ty[BoardPostList](), Summary: "Board posts by status: by default the queue of posts waiting for the operator, oldest first; the others newest first."},
+	{Name: "admin_board_approve", Method: post, Path: "/api/admin/board/{id}/approve", Tag: "admin", Access: AdminAuth, In: ty[BoardApproveBody](), Out: ty[BoardPost](), Summary: "Let a pending or hidden board post appear."},
+	{Name: "admin_board_hide", Method: post, Path: "/api/admin/board/{id}/hide", Tag: "admin", Access: AdminAuth, In: ty[BoardHideBody](), Out: ty[BoardPost](), Summary: "Hide a board post; its author sees the reason."},
 	{Name: "admin_listings", Method: get, Path: "/api/admin/listings", Tag: "admin", Access: AdminAuth, In: ty[ListingsQuery](), Out: ty[ListingList](), Summary: "Listings the listing policy rejected."},
 	{Name: "admin_overturn_listing", Method: post, Path: "/api/admin/listings/{id}/overturn", Tag: "admin", Access: AdminAuth, In: ty[OverturnBody](), Out: ty[ListingRejection](), Summary: "Overturn a listing rejection: the same brief then passes when posted again."},
 	{Name: "admin_audit", Method: get, Path: "/api/admin/audit", Tag: "admin", Access: AdminAuth, In: ty[AuditQuery](), Out: ty[AuditList](), Summary: "Who changed what."},
@@ -151,7 +153,17 @@ var Ops = []Op{
 	{Name: "admin_unsuspend", Method: post, Path: "/api/admin/members/{id}/unsuspend", Tag: "admin", Access: AdminAuth, In: ty[SuspendBody](), Out: ty[PrivateMember](), Summary: "Lift a suspension; the member verifies again."},
 
 	// Pay-per-call tools (spec 4.6).
-	{Name: "find_paid_tools", Method: get, Path: "/paid", Tag: "paid", Access: Public, Out: ty[Result](), Tool: "find_paid_tools", Later: LaterPaid, Summary: "The pay-per-call tools and their prices."},
-	{Name: "request_connector", Method: post, Path: "/api/connectors/request", Tag: "paid", Access: Public, In: ty[ConnectorRequest](), Out: ty[Result](), Status: created, Tool: "request_connector", Later: LaterPaid, Summary: "Ask for a connector to a new data source."},
+	{Name: "find_paid_tools", Method: get, Path: "/paid", Tag: "paid", Access: Public, In: ty[PaidToolsQuery](), Out: ty[PaidToolList](), Tool: "find_paid_tools", Summary: "The pay-per-call tools: path, parameters, result, price, availability; q and category search them. Also in the x402 Bazaar discovery shape."},
+	{Name: "paid_injection_check", Method: post, Path: "/paid/text/injection-check", Tag: "paid", Access: Paid, Category: "text", Price: 5_000, In: ty[InjectionCheckInput](), Out: ty[InjectionCheckResult](), Summary: "Check a text for prompt injection: verdict, risk score, findings and a cleaned copy, from the exchange's own screening."},
+	{Name: "paid_trading_risk", Method: get, Path: "/paid/trading/risk", Tag: "paid", Access: Paid, Category: "trading", Price: 2_000, In: ty[TradingRiskQuery](), Out: ty[TradingRiskResult](), Summary: "Size a position from account, risk percent, entry and stop: units, risk amount, stop distance, exact decimals."},
+	{Name: "paid_web_contents", Method: post, Path: "/paid/web/contents", Tag: "paid", Access: Paid, Category: "web", Price: 10_000, In: ty[WebContentsInput](), Out: ty[WebContentsResult](), Summary: "Fetch up to 10 web pages as readable text with title and final URL; a page that fails does not fail the others."},
+	{Name: "paid_web_search", Method: get, Path: "/paid/web/search", Tag: "paid", Access: Paid, Category: "web", Price: 10_000, Needs: "search_url", In: ty[WebSearchQuery](), Out: ty[WebSearchResult](), Summary: "Search the web through the exchange's search backend: titles, links and snippets."},
+	{Name: "paid_connector", Method: get, Path: "/paid/connectors/{name}", Tag: "paid", Access: Paid, Category: "connectors", In: ty[ConnectorCall](), Out: ty[ConnectorAnswer](), ExtraQuery: "params", Summary: "Call a live connector: its data source answers, through the exchange's guarded caller. Priced per connector."},
+	{Name: "request_connector", Method: post, Path: "/api/connectors/request", Tag: "paid", Access: Public, In: ty[ConnectorRequest](), Out: ty[Connector](), Status: created, Tool: "request_connector", Forbids: true, Summary: "Ask for a connector to a new data source (free); an accepted one costs a flat US$10 setup fee, then pay per call."},
+	{Name: "get_connector", Method: get, Path: "/api/connectors/{id}", Tag: "paid", Access: Public, In: ty[IDPath](), Out: ty[Connector](), Tool: "get_connector", Summary: "A connector request: its status, price and where to pay its setup fee."},
+	{Name: "pay_connector_setup", Method: post, Path: "/api/connectors/{id}/setup", Tag: "paid", Access: Paid, In: ty[IDPath](), Out: ty[Connector](), Summary: "Pay an accepted connector's US$10 setup fee with x402; it goes live as a pay-per-call tool."},
+	{Name: "admin_connectors", Method: get, Path: "/api/admin/connectors", Tag: "admin", Access: AdminAuth, In: ty[ConnectorsQuery](), Out: ty[ConnectorList](), Summary: "Connector requests, newest first."},
+	{Name: "admin_connector_accept", Method: post, Path: "/api/admin/connectors/{id}/accept", Tag: "admin", Access: AdminAuth, In: ty[ConnectorAccept](), Out: ty[Connector](), Summary: "Accept a connector request with its tool name and price per call; it goes live once the setup fee is paid."},
+	{Name: "admin_connector_reject", Method: post, Path: "/api/admin/connectors/{id}/reject", Tag: "admin", Access: AdminAuth, In: ty[ConnectorReject](), Out: ty[Connector](), Summary: "Reject a connector request with a reason."},
 	{Name: "get_strategy_leaderboard", Method: get, Path: "/trackrecord", Tag: "paid", Access: Public, Out: ty[Result](), Tool: "get_strategy_leaderboard", Later: LaterPaid, Summary: "Strategy track-record leaderboard (free)."},
 }

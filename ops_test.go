@@ -15,7 +15,7 @@ func TestOpsCatalog(t *testing.T) {
 	names := map[string]bool{}
 	routes := map[string]string{}
 	tools := map[string]string{}
-	access := []axp.Access{axp.Public, axp.MemberAuth, axp.SellerAuth, axp.BuyerAuth, axp.TaskParty, axp.AdminAuth}
+	access := []axp.Access{axp.Public, axp.MemberAuth, axp.SellerAuth, axp.BuyerAuth, axp.TaskParty, axp.AdminAuth, axp.Paid}
 	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 	for i := range axp.Ops {
 		op := &axp.Ops[i]

@@ -318,18 +318,6 @@ type SandboxBody struct {
 	TaskType string `json:"task_type,omitempty" schema:"pattern=^[a-z0-9][a-z0-9_-]{1,40}$"`
 }
 
-// BoardPostBody is a new thread on the members' board.
-type BoardPostBody struct {
-	Title string `json:"title,omitempty" schema:"maxLength=200"`
-	Body  string `json:"body" schema:"required;minLength=1;maxLength=10000"`
-}
-
-// BoardReplyBody is a reply to a board thread, addressed by the thread id of the path.
-type BoardReplyBody struct {
-	ID   string `json:"id" schema:"required;maxLength=100" doc:"the thread"`
-	Body string `json:"body" schema:"required;minLength=1;maxLength=10000"`
-}
-
 // ConnectorRequest asks for a new paid-tool connector.
 type ConnectorRequest struct {
 	URL   string `json:"url" schema:"required;maxLength=2000;format=uri"`

@@ -10,10 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -721,7 +723,9 @@ func normalizeJSONValue(v any, field string, depth int) (any, *axp.Error) {
 		return x, nil
 	case map[string]any:
 		out := make(map[string]any, len(x))
-		for k, e := range x {
+		// Keys in order, so that the same value always names the same field at fault.
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			e := x[k]
 			n, err := normalizeJSONValue(e, field+"."+clipRunes(k, 80), depth+1)
 			if err != nil {
 				return nil, err

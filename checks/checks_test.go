@@ -145,7 +145,7 @@ func TestValidateChecksRefusals(t *testing.T) {
 		{`{"json_schema": {"type": "string", "maxLength": -1}}`, "acceptance_checks.json_schema.maxLength", "minimum"},
 		{`{"json_schema": {"type": "object", "properties": {"a": 3}}}`, "acceptance_checks.json_schema.properties.a", "want boolean or object"},
 		{`{"json_schema": {"enum": 3}}`, "acceptance_checks.json_schema.enum", "want array"},
-		{`{"json_schema": ` + deepSchema + `}`, "acceptance_checks.json_schema" + strings.Repeat(".items", 100) + ".type", "nests too deeply"},
+		{`{"json_schema": ` + deepSchema + `}`, "acceptance_checks.json_schema" + strings.Repeat(".items", 101), "nests too deeply"},
 	}
 	for _, tt := range tests {
 		got, err := Validate(checksOf(t, tt.in))

@@ -127,14 +127,14 @@ var (
 	ReadAnnouncement = Def[axp.IDPath, axp.Announcement]("read_announcement")
 	// MessageOperator is POST /api/members/me/operator-messages: Send a message that reaches the operator only.
 	MessageOperator = Def[axp.OperatorMessage, axp.OperatorMessageView]("message_operator")
-	// BoardList is GET /api/board: The collaboration board of verified members.
-	BoardList = Def[None, axp.Result]("board_list")
-	// BoardRead is GET /api/board/{id}: Read a board thread.
-	BoardRead = Def[axp.IDPath, axp.Result]("board_read")
-	// BoardPost is POST /api/board: Post on the board (screened before it appears).
-	BoardPost = Def[axp.BoardPostBody, axp.Result]("board_post")
-	// BoardReply is POST /api/board/{id}/replies: Reply to a board thread.
-	BoardReply = Def[axp.BoardReplyBody, axp.Result]("board_reply")
+	// BoardList is GET /api/board: The collaboration board of verified members: threads, newest first, by tag.
+	BoardList = Def[axp.BoardListQuery, axp.BoardList]("board_list")
+	// BoardRead is GET /api/board/{id}: Read a board thread with its replies.
+	BoardRead = Def[axp.BoardReadQuery, axp.BoardThreadView]("board_read")
+	// BoardPost is POST /api/board: Start a board thread (screened before it appears; a high-risk post waits for the operator).
+	BoardPost = Def[axp.BoardPostBody, axp.BoardPost]("board_post")
+	// BoardReply is POST /api/board/{id}/replies: Reply to a board thread (screened like a post).
+	BoardReply = Def[axp.BoardReplyBody, axp.BoardPost]("board_reply")
 	// ListQuoteRequests is GET /api/members/me/quote-requests: Open tasks you can quote on.
 	ListQuoteRequests = Def[None, axp.TaskList]("list_quote_requests")
 	// SubmitOffer is POST /api/tasks/{id}/offers: Quote on a task.
@@ -159,6 +159,12 @@ var (
 	AdminMediation = Def[axp.IDPath, axp.Mediation]("admin_mediation")
 	// AdminDecideMediation is POST /api/admin/mediations/{id}/decide: Decide an appealed mediation (or take over one that waits for statements); a dispute's refund or split goes to the approval queue.
 	AdminDecideMediation = Def[axp.DecideMediationBody, axp.Mediation]("admin_decide_mediation")
+	// AdminBoard is GET /api/admin/board: Board posts by status: by default the queue of posts waiting for the operator, oldest first; the others newest first.
+	AdminBoard = Def[axp.BoardAdminQuery, axp.BoardPostList]("admin_board")
+	// AdminBoardApprove is POST /api/admin/board/{id}/approve: Let a pending or hidden board post appear.
+	AdminBoardApprove = Def[axp.BoardApproveBody, axp.BoardPost]("admin_board_approve")
+	// AdminBoardHide is POST /api/admin/board/{id}/hide: Hide a board post; its author sees the reason.
+	AdminBoardHide = Def[axp.BoardHideBody, axp.BoardPost]("admin_board_hide")
 	// AdminListings is GET /api/admin/listings: Listings the listing policy rejected.
 	AdminListings = Def[axp.ListingsQuery, axp.ListingList]("admin_listings")
 	// AdminOverturnListing is POST /api/admin/listings/{id}/overturn: Overturn a listing rejection: the same brief then passes when posted again.
@@ -191,10 +197,30 @@ var (
 	AdminSuspend = Def[axp.SuspendBody, axp.PrivateMember]("admin_suspend")
 	// AdminUnsuspend is POST /api/admin/members/{id}/unsuspend: Lift a suspension; the member verifies again.
 	AdminUnsuspend = Def[axp.SuspendBody, axp.PrivateMember]("admin_unsuspend")
-	// FindPaidTools is GET /paid: The pay-per-call tools and their prices.
-	FindPaidTools = Def[None, axp.Result]("find_paid_tools")
-	// RequestConnector is POST /api/connectors/request: Ask for a connector to a new data source.
-	RequestConnector = Def[axp.ConnectorRequest, axp.Result]("request_connector")
+	// FindPaidTools is GET /paid: The pay-per-call tools: path, parameters, result, price, availability; q and category search them. Also in the x402 Bazaar discovery shape.
+	FindPaidTools = Def[axp.PaidToolsQuery, axp.PaidToolList]("find_paid_tools")
+	// PaidInjectionCheck is POST /paid/text/injection-check: Check a text for prompt injection: verdict, risk score, findings and a cleaned copy, from the exchange's own screening.
+	PaidInjectionCheck = Def[axp.InjectionCheckInput, axp.InjectionCheckResult]("paid_injection_check")
+	// PaidTradingRisk is GET /paid/trading/risk: Size a position from account, risk percent, entry and stop: units, risk amount, stop distance, exact decimals.
+	PaidTradingRisk = Def[axp.TradingRiskQuery, axp.TradingRiskResult]("paid_trading_risk")
+	// PaidWebContents is POST /paid/web/contents: Fetch up to 10 web pages as readable text with title and final URL; a page that fails does not fail the others.
+	PaidWebContents = Def[axp.WebContentsInput, axp.WebContentsResult]("paid_web_contents")
+	// PaidWebSearch is GET /paid/web/search: Search the web through the exchange's search backend: titles, links and snippets.
+	PaidWebSearch = Def[axp.WebSearchQuery, axp.WebSearchResult]("paid_web_search")
+	// PaidConnector is GET /paid/connectors/{name}: Call a live connector: its data source answers, through the exchange's guarded caller. Priced per connector.
+	PaidConnector = Def[axp.ConnectorCall, axp.ConnectorAnswer]("paid_connector")
+	// RequestConnector is POST /api/connectors/request: Ask for a connector to a new data source (free); an accepted one costs a flat US$10 setup fee, then pay per call.
+	RequestConnector = Def[axp.ConnectorRequest, axp.Connector]("request_connector")
+	// GetConnector is GET /api/connectors/{id}: A connector request: its status, price and where to pay its setup fee.
+	GetConnector = Def[axp.IDPath, axp.Connector]("get_connector")
+	// PayConnectorSetup is POST /api/connectors/{id}/setup: Pay an accepted connector's US$10 setup fee with x402; it goes live as a pay-per-call tool.
+	PayConnectorSetup = Def[axp.IDPath, axp.Connector]("pay_connector_setup")
+	// AdminConnectors is GET /api/admin/connectors: Connector requests, newest first.
+	AdminConnectors = Def[axp.ConnectorsQuery, axp.ConnectorList]("admin_connectors")
+	// AdminConnectorAccept is POST /api/admin/connectors/{id}/accept: Accept a connector request with its tool name and price per call; it goes live once the setup fee is paid.
+	AdminConnectorAccept = Def[axp.ConnectorAccept, axp.Connector]("admin_connector_accept")
+	// AdminConnectorReject is POST /api/admin/connectors/{id}/reject: Reject a connector request with a reason.
+	AdminConnectorReject = Def[axp.ConnectorReject, axp.Connector]("admin_connector_reject")
 	// GetStrategyLeaderboard is GET /trackrecord: Strategy track-record leaderboard (free).
 	GetStrategyLeaderboard = Def[None, axp.Result]("get_strategy_leaderboard")
 )

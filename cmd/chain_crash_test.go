@@ -110,9 +110,23 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 		t.Fatalf("no offer from the pull seller")
 	}
 	buyer := anon.With(created.BuyerToken)
-	chosen, _, err := client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID})
-	if err != nil {
-		t.Fatal(err)
+	// The pull seller may quote again (a new offer replaces its old one) while the buyer chooses:
+	// choose its live offer.
+	offerID := created.Offers[0].OfferID
+	var chosen *axp.Task
+	for try := 0; ; try++ {
+		chosen, _, err = client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID})
+		if err == nil {
+			break
+		}
+		if try == 3 || !strings.Contains(err.Error(), "not a live offer") {
+			t.Fatal(err)
+		}
+		cur, _, gerr := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+		if gerr != nil || len(cur.Offers) == 0 {
+			t.Fatal(err, gerr)
+		}
+		offerID = cur.Offers[0].OfferID
 	}
 	if chosen.Payment == nil || chosen.Payment.PaymentURI == "" {
 		t.Fatalf("no payment URI: %+v", chosen.Payment)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/axp-exchange/axp/cmd/admin"
 	"github.com/axp-exchange/axp/cmd/auth"
+	"github.com/axp-exchange/axp/cmd/board"
 	"github.com/axp-exchange/axp/cmd/call"
 	"github.com/axp-exchange/axp/cmd/catalog"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
@@ -60,6 +61,7 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	root.AddCommand(serve.NewCmd(f, environ), admin.NewCmd(f))
 	root.AddCommand(member.NewCmd(f))
+	root.AddCommand(board.NewCmd(f))
 	root.PersistentFlags().StringVar(&f.Exchange, "exchange", "", "exchange URL (default $AXP_EXCHANGE, else "+cmdutil.DefaultExchange+")")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(task.NewCmd(f), task.NewCmdOffers(f, nil), catalog.NewCmdQuote(f, nil), catalog.NewCmdServices(f, nil),

@@ -20,6 +20,9 @@ type Config struct {
 	RegistrationsPerHour   int
 	OperatorMessagesPerDay int
 	AnonReadsPerMinute     int
+	// BoardPostsPerHour limits each member's board threads and replies (key board_posts_per_hour;
+	// 0 turns it off).
+	BoardPostsPerHour int
 
 	QuoteWindow   time.Duration
 	OpenWindow    time.Duration
@@ -69,6 +72,20 @@ type Config struct {
 	// exchange (the evm payout rail). The key is never logged or stored in the database.
 	PayoutKeyFile       string
 	PayoutKeyPassphrase string
+	// Pay-per-call tools (DESIGN.md section 13). X402FacilitatorURL names an outside x402
+	// facilitator (/verify, /settle, /supported); without it the exchange settles payments itself
+	// from the hot wallet. PaidPrices overrides tools' prices (key paid_prices: tool name -> USD).
+	// TrialCallsPerDay free calls per caller and UTC day with ?trial=1 (key paid_trial_per_day).
+	// X402MaxTimeout is the maxTimeoutSeconds offered to payers (key x402_max_timeout).
+	// SearchURL is the SearxNG-compatible search backend of /paid/web/search (key search_url).
+	X402FacilitatorURL string
+	// PaidFetchLoopback lets /paid/web/contents fetch pages on the exchange's own machine (tests
+	// and local development only; no configuration key).
+	PaidFetchLoopback bool
+	PaidPrices        map[string]axp.Money
+	TrialCallsPerDay  int
+	X402MaxTimeout    time.Duration
+	SearchURL         string
 	// Verifier checks reported crypto payments; nil means the manual verifier (the operator
 	// confirms every payment).
 	Verifier PaymentVerifier
@@ -122,6 +139,7 @@ func Defaults() Config {
 		RegistrationsPerHour:   5,
 		OperatorMessagesPerDay: 10,
 		AnonReadsPerMinute:     600,
+		BoardPostsPerHour:      20,
 		QuoteWindow:            10 * time.Second,
 		OpenWindow:             24 * time.Hour,
 		PaymentWindow:          24 * time.Hour,
@@ -139,6 +157,8 @@ func Defaults() Config {
 		SandboxWait:            5 * time.Minute,
 		OutboundPrivate:        "deny",
 		Confirmations:          DefaultConfirmations,
+		TrialCallsPerDay:       axp.TrialCallsPerDay,
+		X402MaxTimeout:         5 * time.Minute,
 		ChainPoll:              DefaultChainPoll,
 	}
 }

@@ -113,6 +113,25 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"admin_decide_mediation": {e.admin, map[string]any{"id": "med_x", "refund_pct": 50, "outcome": "keep", "note": "n"}},
 		"admin_listings":         {e.admin, map[string]any{"status": "all"}},
 		"admin_overturn_listing": {e.admin, map[string]any{"id": "lst_x", "note": "n"}},
+		"find_paid_tools":        {e.anon, map[string]any{"q": "web", "category": "web"}},
+		"paid_injection_check":   {e.anon, map[string]any{"text": "hello"}},
+		"paid_trading_risk":      {e.anon, map[string]any{"account": 10000, "risk_pct": 1, "entry": 100, "stop": 95, "size_decimals": 0}},
+		"paid_web_contents":      {e.anon, map[string]any{"urls": []any{"https://a.example/x"}}},
+		"paid_web_search":        {e.anon, map[string]any{"q": "x", "limit": 5, "language": "en", "time_range": "day"}},
+		"paid_connector":         {e.anon, map[string]any{"name": "prices"}},
+		"request_connector":      {e.anon, map[string]any{"url": "https://a.example/api", "wants": "daily prices"}},
+		"get_connector":          {e.anon, map[string]any{"id": "con_x"}},
+		"pay_connector_setup":    {e.anon, map[string]any{"id": "con_x"}},
+		"admin_connectors":       {e.admin, map[string]any{"status": "pending"}},
+		"admin_connector_accept": {e.admin, map[string]any{"id": "con_x", "name": "prices", "price_usd": 0.01, "category": "c", "description": "d"}},
+		"admin_connector_reject": {e.admin, map[string]any{"id": "con_x", "reason": "r"}},
+		"board_list":             {seller.c, map[string]any{"tag": "go", "cursor": "bp_x", "limit": 5}},
+		"board_read":             {seller.c, map[string]any{"id": "bp_x", "cursor": "bp_y", "limit": 5}},
+		"board_post":             {seller.c, map[string]any{"title": "t", "body": "b", "tags": []any{"go"}}},
+		"board_reply":            {seller.c, map[string]any{"id": "bp_x", "body": "b"}},
+		"admin_board":            {e.admin, map[string]any{"status": "all", "limit": 5}},
+		"admin_board_approve":    {e.admin, map[string]any{"id": "bp_x", "note": "n"}},
+		"admin_board_hide":       {e.admin, map[string]any{"id": "bp_x", "reason": "r"}},
 		"talk":                   {e.anon, map[string]any{"message": "hello", "conversation_id": "cnv_x"}},
 	}
 
@@ -271,7 +290,9 @@ func mutations(s *protocol.Schema, op *axp.Op, valid map[string]any, viaGET bool
 				add("fraction", k, json.Number("1.5"), k)
 			}
 			if p.MultipleOf != "" {
-				add("too many decimals", k, json.Number("1.001"), k)
+				// One decimal more than the field allows.
+				_, frac, _ := strings.Cut(string(p.MultipleOf), ".")
+				add("too many decimals", k, json.Number("1."+strings.Repeat("0", len(frac))+"1"), k)
 			}
 		case "boolean":
 			add("wrong type", k, "maybe", k)
@@ -312,7 +333,10 @@ func mutations(s *protocol.Schema, op *axp.Op, valid map[string]any, viaGET bool
 			add("missing", k, nil, k)
 		}
 	}
-	out = append(out, mutation{"unknown field", with("zz_unknown", "x"), "zz_unknown"})
+	// A connector's extra query keys are its data source's parameters: none is unknown.
+	if !(viaGET && op.Name == "paid_connector") {
+		out = append(out, mutation{"unknown field", with("zz_unknown", "x"), "zz_unknown"})
+	}
 	return out
 }
 
@@ -831,14 +855,12 @@ func TestAdminEndpoints(t *testing.T) {
 
 func TestUnavailableOperations(t *testing.T) {
 	e := newEnv(t)
-	s := e.seller("video")
 	for _, c := range []struct {
 		c  *client.Client
 		op string
 		in any
 	}{
-		{s.c, "board_list", nil},
-		{e.anon, "find_paid_tools", nil},
+		{e.anon, "get_strategy_leaderboard", nil},
 	} {
 		resp, err := do(c.c, c.op, c.in)
 		b := checkErrorBody(t, resp, 503, "unavailable")

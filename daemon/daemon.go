@@ -24,6 +24,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/mcp"
 	"github.com/axp-exchange/axp/daemon/outbound"
+	"github.com/axp-exchange/axp/daemon/paidtools"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
 	"github.com/axp-exchange/axp/protocol"
@@ -44,7 +45,7 @@ type Daemon struct {
 
 	adminHash [32]byte
 
-	anonTasks, registrations, operatorMsgs, anonReads *limiter
+	anonTasks, registrations, operatorMsgs, anonReads, boardPosts *limiter
 
 	seenMu sync.Mutex
 	seen   map[string]time.Time // member id -> last time LastSeenAt was written
@@ -62,6 +63,10 @@ type Daemon struct {
 	chain     *chain.Client
 	chainInfo axp.ChainInfo
 	wallet    *chain.Wallet
+	// paid takes the payments of pay-per-call tools; fetcher reads web pages for them.
+	paid      *paywall
+	fetcher   *paidtools.Fetcher
+	webSearch *paidtools.Search
 	caller    *outbound.Caller
 	pusher    *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
@@ -120,6 +125,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d.anonTasks = newLimiter("anonymous task creation", cfg.AnonTasksPerMinute, time.Minute, fmt.Sprintf("anonymous callers may post %d tasks a minute per IP; register as a buyer member for more", cfg.AnonTasksPerMinute))
 	d.registrations = newLimiter("registrations", cfg.RegistrationsPerHour, time.Hour, fmt.Sprintf("%d registrations an hour per IP", cfg.RegistrationsPerHour))
 	d.operatorMsgs = newLimiter("operator messages", cfg.OperatorMessagesPerDay, 24*time.Hour, fmt.Sprintf("%d operator messages a day per member", cfg.OperatorMessagesPerDay))
+	d.boardPosts = newLimiter("board posts", cfg.BoardPostsPerHour, time.Hour, fmt.Sprintf("%d board posts and replies an hour per member", cfg.BoardPostsPerHour))
 	d.anonReads = newLimiter("anonymous calls", cfg.AnonReadsPerMinute, time.Minute, fmt.Sprintf("%d anonymous calls a minute per IP", cfg.AnonReadsPerMinute))
 
 	d.verifier = cfg.Verifier
@@ -130,7 +136,21 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		d.Close()
 		return nil, "", err
 	}
+	pctx, pcancel := context.WithTimeout(context.Background(), 15*time.Second)
+	err = d.setupPaid(pctx)
+	pcancel()
+	if err != nil {
+		d.Close()
+		return nil, "", err
+	}
 	d.wireOutbound()
+	d.fetcher = paidtools.NewFetcher(d.caller, paidtools.FetcherOptions{AllowLoopback: cfg.PaidFetchLoopback})
+	if cfg.SearchURL != "" {
+		if d.webSearch, err = paidtools.NewSearch(cfg.SearchURL, d.caller.HTTPClient(15*time.Second)); err != nil {
+			d.Close()
+			return nil, "", fmt.Errorf("search_url: %w", err)
+		}
+	}
 	d.pipe = pipeline.New(d, d.handlers(), keys.raw)
 	d.rest = rest.New(d, d.pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()
@@ -312,6 +332,7 @@ func (d *Daemon) background() {
 		case <-sweep.C:
 			d.sweep(context.Background())
 			d.liveness(context.Background())
+			d.recoverPaidCalls(context.Background())
 		}
 	}
 }
@@ -325,7 +346,10 @@ func (d *Daemon) prune() {
 		if logs, err = tx.PruneLog(now.Add(-d.cfg.LogRetention)); err != nil {
 			return err
 		}
-		idem, err = tx.PruneIdempotency(now.Add(-24 * time.Hour))
+		if idem, err = tx.PruneIdempotency(now.Add(-24 * time.Hour)); err != nil {
+			return err
+		}
+		_, err = tx.PruneTrials(now.UTC().Format(time.DateOnly))
 		return err
 	})
 	if err != nil {
@@ -384,6 +408,8 @@ func (d *Daemon) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
 		return d.registrations.allow(c.IP, now)
 	case axp.LimitOperatorMessages:
 		return d.operatorMsgs.allow(c.MemberID, now)
+	case axp.LimitBoardPosts:
+		return d.boardPosts.allow(c.MemberID, now)
 	}
 	if anonymous {
 		_, err := d.anonReads.allow(c.IP, now)

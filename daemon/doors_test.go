@@ -297,7 +297,8 @@ func TestDoorParity(t *testing.T) {
 	// Beyond the spec's names, every step of a buyer or a member is a tool, so that an agent that
 	// speaks only MCP can finish a job from either side (GET forms are the same operations).
 	for _, op := range axp.Ops {
-		if op.Tool == "" && op.Access != axp.AdminAuth && op.Access != axp.Public && op.Later == "" {
+		// Paid tools are paid per HTTP call (x402); find_paid_tools is their MCP door.
+		if op.Tool == "" && op.Access != axp.AdminAuth && op.Access != axp.Public && op.Access != axp.Paid && op.Later == "" {
 			t.Errorf("%s (%s) is a buyer or member operation without an MCP tool", op.Name, op.Access)
 		}
 	}

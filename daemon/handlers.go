@@ -1,6 +1,10 @@
 package daemon
 
-import "github.com/axp-exchange/axp/daemon/pipeline"
+import (
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/paidtools"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+)
 
 // handlers gives every operation of the catalog its handler. The registry checks each handler's
 // input type against the operation's declared input when the exchange starts, and
@@ -99,5 +103,28 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "admin_decide_mediation", d.adminDecideMediation)
 	pipeline.Handle(r, "admin_listings", d.adminListings)
 	pipeline.Handle(r, "admin_overturn_listing", d.adminOverturnListing)
+	// the members' board
+	pipeline.Handle(r, "board_list", d.boardList)
+	pipeline.Handle(r, "board_read", d.boardRead)
+	pipeline.Handle(r, "board_post", d.boardPost)
+	pipeline.Handle(r, "board_reply", d.boardReply)
+	pipeline.Handle(r, "admin_board", d.adminBoard)
+	pipeline.Handle(r, "admin_board_approve", d.adminBoardApprove)
+	pipeline.Handle(r, "admin_board_hide", d.adminBoardHide)
+	// pay-per-call tools (x402)
+	pipeline.Handle(r, "find_paid_tools", d.findPaidTools)
+	pipeline.Handle(r, "paid_injection_check", d.paidInjectionCheck)
+	pipeline.Handle(r, "paid_trading_risk", d.paidTradingRisk)
+	pipeline.Precheck(r, "paid_trading_risk", func(in *axp.TradingRiskQuery) error { _, err := paidtools.TradingRisk(in); return err })
+	pipeline.Precheck(r, "paid_web_contents", func(in *axp.WebContentsInput) error { _, err := paidtools.CheckURLs(in); return err })
+	pipeline.Handle(r, "paid_web_contents", d.paidWebContents)
+	pipeline.Handle(r, "paid_web_search", d.paidWebSearch)
+	pipeline.Handle(r, "paid_connector", d.paidConnector)
+	pipeline.Handle(r, "request_connector", d.requestConnector)
+	pipeline.Handle(r, "get_connector", d.getConnector)
+	pipeline.Handle(r, "pay_connector_setup", d.payConnectorSetup)
+	pipeline.Handle(r, "admin_connectors", d.adminConnectors)
+	pipeline.Handle(r, "admin_connector_accept", d.adminConnectorAccept)
+	pipeline.Handle(r, "admin_connector_reject", d.adminConnectorReject)
 	return r
 }

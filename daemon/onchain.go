@@ -170,6 +170,19 @@ func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
 		if err != nil {
 			return nil, err
 		}
+		// A pay-per-call settlement is booked by the paywall, not matched to a task.
+		if pc, err := ch.tx.PaidCallByTx(recs[0].TxHash); err != nil || pc != nil {
+			if err != nil || seen != nil {
+				return nil, err
+			}
+			for i := range recs {
+				recs[i].Outcome, recs[i].Note = axp.InboundPaidCall, "settled a pay-per-call payment ("+pc.Tool+")"
+				if err := ch.tx.PutInbound(&recs[i]); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}
 		// Seen before: done, unless it matched nothing then and a buyer has since reported it.
 		if seen != nil && (seen.Outcome != axp.InboundUnmatched || claimed == "") {
 			return nil, nil
@@ -416,7 +429,7 @@ func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, err
 		}
 		if err := tx.EachInbound(func(in *axp.InboundTransfer) bool {
 			inbound[in.TxHash] = true
-			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial {
+			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall {
 				r.UnknownTransfers = append(r.UnknownTransfers, *in)
 			}
 			return true
@@ -440,7 +453,7 @@ func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, err
 	for _, e := range entries {
 		for _, p := range e.Postings {
 			switch p.Account {
-			case axp.AcctBuyerFunds:
+			case axp.AcctBuyerFunds, axp.AcctCallers:
 				r.ReceivedUSD -= p.Amount
 			case axp.AcctSellerPaid, axp.AcctBuyerRefund:
 				r.PaidOutUSD += p.Amount
@@ -493,7 +506,8 @@ func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, err
 
 // ledgerGap says why the chain does not confirm a ledger entry's transaction, or "".
 func (d *Daemon) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map[string]bool) string {
-	if e.Kind == "payment" && inbound[e.TxHash] {
+	toDeposit := e.Kind == "payment" || e.Kind == "paid_call" || e.Kind == "connector_setup"
+	if toDeposit && inbound[e.TxHash] {
 		return ""
 	}
 	r, err := d.chain.Receipt(ctx, e.TxHash)
@@ -507,7 +521,7 @@ func (d *Daemon) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map[
 	case len(r.Transfers) == 0:
 		return "the transaction moves none of the stablecoin"
 	}
-	if e.Kind == "payment" {
+	if toDeposit {
 		for _, tr := range r.Transfers {
 			if strings.EqualFold(tr.To, d.chain.Deposit()) {
 				return ""

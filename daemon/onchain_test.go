@@ -33,7 +33,12 @@ type chainMarket struct {
 
 func newChainMarket(t *testing.T, mod ...func(*daemon.Config)) *chainMarket {
 	t.Helper()
-	c := chaintest.Start(t)
+	return newChainMarketOn(t, chaintest.Start(t), mod...)
+}
+
+// newChainMarketOn is newChainMarket on a chain already started.
+func newChainMarketOn(t *testing.T, c *chaintest.Chain, mod ...func(*daemon.Config)) *chainMarket {
+	t.Helper()
 	m := &chainMarket{tb: t, c: c, deposit: chaintest.Addr(c.NewKey()), hot: c.NewKey(), dir: t.TempDir()}
 	m.keyFile = filepath.Join(t.TempDir(), "hot.key")
 	if err := os.WriteFile(m.keyFile, []byte(chaintest.KeyHex(m.hot)), 0o600); err != nil {
@@ -48,7 +53,7 @@ func newChainMarket(t *testing.T, mod ...func(*daemon.Config)) *chainMarket {
 func (m *chainMarket) start(mod ...func(*daemon.Config)) *env {
 	return newMarket(m.tb, append([]func(*daemon.Config){func(cfg *daemon.Config) {
 		cfg.DataDir = m.dir
-		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress = m.c.URL, chaintest.ID, m.c.Token
+		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress = m.c.URL, m.c.ID, m.c.Token
 		cfg.DepositAddress, cfg.Confirmations, cfg.ChainPoll = m.deposit, 2, 50*time.Millisecond
 		cfg.PayoutKeyFile = m.keyFile
 	}}, mod...)...)

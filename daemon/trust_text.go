@@ -36,6 +36,7 @@ type party struct {
 	memberID string // "" for an anonymous buyer
 	actor    string // audit actor: member:<id> or buyer
 	taskID   string
+	postID   string // a board post the text belongs to
 	// uncounted removals are logged but not counted against the member: the text was not written
 	// for this task (an instant offer's note is the seller's standing skill description).
 	uncounted bool
@@ -79,7 +80,7 @@ func (d *Daemon) cleanText(ch *change, p party, field, text string, keepLinks bo
 	contacts, stripped := 0, 0
 	for _, r := range removed {
 		if err := ch.tx.PutContactRemoval(&store.ContactRemoval{ID: axp.NewID("rmv", ch.now), MemberID: p.memberID,
-			Actor: p.actor, TaskID: p.taskID, Field: field, Kind: r.Kind, Fingerprint: r.Fingerprint, At: ch.now}); err != nil {
+			Actor: p.actor, TaskID: p.taskID, PostID: p.postID, Field: field, Kind: r.Kind, Fingerprint: r.Fingerprint, At: ch.now}); err != nil {
 			return "", nil, err
 		}
 		if r.Stripped() {
@@ -94,7 +95,7 @@ func (d *Daemon) cleanText(ch *change, p party, field, text string, keepLinks bo
 	if contacts > 0 {
 		ch.after(func() {
 			d.log.InfoContext(ctx, "contact details removed", "source", "trust", "member", p.memberID, "actor", p.actor,
-				"task", p.taskID, "field", field, "kinds", strings.Join(sc.Removed, ","), "count", contacts)
+				"task", p.taskID, "post", p.postID, "field", field, "kinds", strings.Join(sc.Removed, ","), "count", contacts)
 		})
 		if p.memberID != "" && !p.uncounted {
 			if err := d.countRemoval(ch, p.memberID); err != nil {

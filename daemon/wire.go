@@ -20,8 +20,9 @@ func (d *Daemon) wireOutbound() {
 		Trace:   axp.TraceID,
 		// Private targets are refused at dial time unless the operator allows them.
 		AllowPrivate: d.cfg.OutboundPrivate == "allow",
-		// The AI provider is the operator's own choice: it may live on a private network.
-		Trusted: trustedEndpoints(d.cfg.AIBaseURL),
+		// The AI provider and the search backend are the operator's own choice: they may live on
+		// a private network.
+		Trusted: trustedEndpoints(d.cfg.AIBaseURL, d.cfg.SearchURL),
 		Observe: func(op string, elapsed time.Duration, err error) {
 			d.metrics.observe("out:"+op, elapsed, err != nil, d.now())
 		},

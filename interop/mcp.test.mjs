@@ -124,8 +124,11 @@ test("member tools with a member secret", async () => {
     const re = errorOf(reqs);
     assert.equal(re.code, "forbidden");
     assert.ok(re.hint);
+    // The board is for verified members: the refusal names the member's state.
     const board = await client.callTool({ name: "board_list", arguments: {} });
-    assert.equal(errorOf(board).code, "unavailable");
+    const be = errorOf(board);
+    assert.equal(be.code, "forbidden");
+    assert.match(be.message, /verified members only/);
     // The member's own task, posted over MCP, read back over REST with the member secret.
     const created = await client.callTool({ name: "create_task", arguments: { description: "Write a limerick about a lighthouse keeper" } });
     assert.ok(!created.isError, JSON.stringify(created));

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 7
+const SchemaVersion = 9
 
 // Buckets.
 var (
@@ -85,7 +85,26 @@ var (
 	bSentApproval = []byte("sent_approvals")    // approval id -> nil, while its transfers await confirmation
 )
 
-// Buckets of schema version 7: the talk assistant.
+// Buckets of schema version 7: pay-per-call tools.
+var (
+	bPaidCalls  = []byte("paid_calls")      // lower-case payer \x00 lower-case nonce -> axp.PaidCall
+	bPaidOpen   = []byte("paid_calls_open") // paid call key -> nil, while claimed or settling
+	bPaidTxs    = []byte("paid_call_txs")   // lower-case settlement tx hash -> paid call key
+	bTrials     = []byte("paid_trials")     // UTC day (2006-01-02) \x00 caller -> 4-byte count
+	bConnectors = []byte("connectors")      // connector id -> axp.Connector
+	bConnNames  = []byte("connector_names") // tool name -> connector id, once accepted
+)
+
+// Buckets of schema version 8: the members' board.
+var (
+	bBoardPosts   = []byte("board_posts")   // post id (time-sortable) -> axp.BoardPost, threads and replies
+	bBoardThreads = []byte("board_threads") // thread id -> nil, while the thread is visible
+	bBoardTags    = []byte("board_tags")    // tag \x00 thread id -> nil, while the thread is visible
+	bBoardReplies = []byte("board_replies") // thread id \x00 reply id -> nil, every reply
+	bBoardPending = []byte("board_pending") // post id -> nil, while the post waits for the operator
+)
+
+// Buckets of schema version 9: the talk assistant.
 var (
 	bConversations = []byte("conversations") // conversation id -> axp.Conversation
 )
@@ -152,7 +171,23 @@ var migrations = []migration{
 		}
 		return nil
 	}},
-	{7, "talk conversations", func(tx *bolt.Tx) error {
+	{7, "pay-per-call tools: paid calls, trials, connectors", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bPaidCalls, bPaidOpen, bPaidTxs, bTrials, bConnectors, bConnNames} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("create bucket %s: %w", b, err)
+			}
+		}
+		return nil
+	}},
+	{8, "members' board: posts, visible threads, tags, replies, the operator's queue", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bBoardPosts, bBoardThreads, bBoardTags, bBoardReplies, bBoardPending} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("create bucket %s: %w", b, err)
+			}
+		}
+		return nil
+	}},
+	{9, "talk conversations", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bConversations)
 		return err
 	}},

@@ -214,6 +214,7 @@ type ContactRemoval struct {
 	MemberID    string    `json:"member_id,omitempty"` // empty for anonymous buyers
 	Actor       string    `json:"actor"`
 	TaskID      string    `json:"task_id,omitempty"`
+	PostID      string    `json:"post_id,omitempty"` // a board post
 	Field       string    `json:"field"`
 	Kind        string    `json:"kind"`
 	Fingerprint string    `json:"fingerprint"`

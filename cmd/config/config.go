@@ -30,51 +30,57 @@ import (
 // Keys is the configuration as keys; field tags are the key names (flat, so that AXP_QUOTE_WINDOW
 // maps to quote_window with no ambiguity).
 type Keys struct {
-	Addr                   string          `koanf:"addr"`
-	DataDir                string          `koanf:"data_dir"`
-	BaseURL                string          `koanf:"base_url"`
-	AdminToken             string          `koanf:"admin_token"`
-	AnonTasksPerMinute     int             `koanf:"anon_tasks_per_minute"`
-	RegistrationsPerHour   int             `koanf:"registrations_per_hour"`
-	OperatorMessagesPerDay int             `koanf:"operator_messages_per_day"`
-	AnonReadsPerMinute     int             `koanf:"anon_reads_per_minute"`
-	QuoteWindow            time.Duration   `koanf:"quote_window"`
-	OpenWindow             time.Duration   `koanf:"open_window"`
-	PaymentWindow          time.Duration   `koanf:"payment_window"`
-	AutoRelease            time.Duration   `koanf:"auto_release"`
-	ContactWarnAt          int             `koanf:"contact_warn_at"`
-	ContactSuspendAt       int             `koanf:"contact_suspend_at"`
-	FeeDefaultBPS          int64           `koanf:"fee_default_bps"`
-	FeeWindows             []axp.FeeWindow `koanf:"fee_windows"`
-	MaxBodyBytes           int64           `koanf:"max_body_bytes"`
-	ReadTimeout            time.Duration   `koanf:"read_timeout"`
-	WriteTimeout           time.Duration   `koanf:"write_timeout"`
-	IdleTimeout            time.Duration   `koanf:"idle_timeout"`
-	MaxConns               int             `koanf:"max_conns"`
-	MaxConnsPerIP          int             `koanf:"max_conns_per_ip"`
-	TrustedProxies         []string        `koanf:"trusted_proxies"`
-	LogRetention           time.Duration   `koanf:"log_retention"`
-	LogLevel               string          `koanf:"log_level"`
-	DepositAddress         string          `koanf:"deposit_address"`
-	ChainRPCURL            string          `koanf:"chain_rpc_url"`
-	ChainID                uint64          `koanf:"chain_id"`
-	TokenAddress           string          `koanf:"token_address"`
-	TokenDecimals          uint8           `koanf:"token_decimals"`
-	Confirmations          uint64          `koanf:"confirmations"`
-	ChainPoll              time.Duration   `koanf:"chain_poll"`
-	ChainStartBlock        uint64          `koanf:"chain_start_block"`
-	PayoutKeyFile          string          `koanf:"payout_key_file"`
-	SweepEvery             time.Duration   `koanf:"sweep_every"`
-	SandboxWait            time.Duration   `koanf:"sandbox_wait"`
-	MediationWindow        time.Duration   `koanf:"mediation_window"`
-	AIBaseURL              string          `koanf:"ai_base_url"`
-	AIAPIKey               string          `koanf:"ai_api_key"`
-	AIModel                string          `koanf:"ai_model"`
-	AIPromptUSDPerMTok     string          `koanf:"ai_prompt_usd_per_mtok"`
-	AICompletionUSDPerMTok string          `koanf:"ai_completion_usd_per_mtok"`
-	AITimeout              time.Duration   `koanf:"ai_timeout"`
-	AllowedHosts           []string        `koanf:"allowed_hosts"`
-	OutboundPrivate        string          `koanf:"outbound_private"`
+	Addr                   string            `koanf:"addr"`
+	DataDir                string            `koanf:"data_dir"`
+	BaseURL                string            `koanf:"base_url"`
+	AdminToken             string            `koanf:"admin_token"`
+	AnonTasksPerMinute     int               `koanf:"anon_tasks_per_minute"`
+	RegistrationsPerHour   int               `koanf:"registrations_per_hour"`
+	OperatorMessagesPerDay int               `koanf:"operator_messages_per_day"`
+	AnonReadsPerMinute     int               `koanf:"anon_reads_per_minute"`
+	BoardPostsPerHour      int               `koanf:"board_posts_per_hour"`
+	QuoteWindow            time.Duration     `koanf:"quote_window"`
+	OpenWindow             time.Duration     `koanf:"open_window"`
+	PaymentWindow          time.Duration     `koanf:"payment_window"`
+	AutoRelease            time.Duration     `koanf:"auto_release"`
+	ContactWarnAt          int               `koanf:"contact_warn_at"`
+	ContactSuspendAt       int               `koanf:"contact_suspend_at"`
+	FeeDefaultBPS          int64             `koanf:"fee_default_bps"`
+	FeeWindows             []axp.FeeWindow   `koanf:"fee_windows"`
+	MaxBodyBytes           int64             `koanf:"max_body_bytes"`
+	ReadTimeout            time.Duration     `koanf:"read_timeout"`
+	WriteTimeout           time.Duration     `koanf:"write_timeout"`
+	IdleTimeout            time.Duration     `koanf:"idle_timeout"`
+	MaxConns               int               `koanf:"max_conns"`
+	MaxConnsPerIP          int               `koanf:"max_conns_per_ip"`
+	TrustedProxies         []string          `koanf:"trusted_proxies"`
+	LogRetention           time.Duration     `koanf:"log_retention"`
+	LogLevel               string            `koanf:"log_level"`
+	DepositAddress         string            `koanf:"deposit_address"`
+	ChainRPCURL            string            `koanf:"chain_rpc_url"`
+	ChainID                uint64            `koanf:"chain_id"`
+	TokenAddress           string            `koanf:"token_address"`
+	TokenDecimals          uint8             `koanf:"token_decimals"`
+	Confirmations          uint64            `koanf:"confirmations"`
+	ChainPoll              time.Duration     `koanf:"chain_poll"`
+	ChainStartBlock        uint64            `koanf:"chain_start_block"`
+	PayoutKeyFile          string            `koanf:"payout_key_file"`
+	SweepEvery             time.Duration     `koanf:"sweep_every"`
+	SandboxWait            time.Duration     `koanf:"sandbox_wait"`
+	MediationWindow        time.Duration     `koanf:"mediation_window"`
+	AIBaseURL              string            `koanf:"ai_base_url"`
+	AIAPIKey               string            `koanf:"ai_api_key"`
+	AIModel                string            `koanf:"ai_model"`
+	AIPromptUSDPerMTok     string            `koanf:"ai_prompt_usd_per_mtok"`
+	AICompletionUSDPerMTok string            `koanf:"ai_completion_usd_per_mtok"`
+	AITimeout              time.Duration     `koanf:"ai_timeout"`
+	AllowedHosts           []string          `koanf:"allowed_hosts"`
+	OutboundPrivate        string            `koanf:"outbound_private"`
+	X402FacilitatorURL     string            `koanf:"x402_facilitator_url"`
+	X402MaxTimeout         time.Duration     `koanf:"x402_max_timeout"`
+	PaidPrices             map[string]string `koanf:"paid_prices"`
+	PaidTrialPerDay        int               `koanf:"paid_trial_per_day"`
+	SearchURL              string            `koanf:"search_url"`
 }
 
 // FlagKeys maps command-line flag names to keys.
@@ -128,6 +134,15 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 			if listKeys[key] {
 				return key, splitList(v)
 			}
+			if key == "paid_prices" {
+				// AXP_PAID_PRICES=paid_web_search=0.02,paid_trading_risk=0.005
+				m := map[string]any{}
+				for _, pair := range splitList(v) {
+					name, price, _ := strings.Cut(pair, "=")
+					m[strings.TrimSpace(name)] = strings.TrimSpace(price)
+				}
+				return key, m
+			}
 			return key, v
 		}}), nil); err != nil {
 		return def, err
@@ -154,6 +169,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.Addr, cfg.DataDir, cfg.BaseURL, cfg.AdminToken = keys.Addr, keys.DataDir, keys.BaseURL, keys.AdminToken
 	cfg.AnonTasksPerMinute, cfg.RegistrationsPerHour = keys.AnonTasksPerMinute, keys.RegistrationsPerHour
 	cfg.OperatorMessagesPerDay, cfg.AnonReadsPerMinute = keys.OperatorMessagesPerDay, keys.AnonReadsPerMinute
+	cfg.BoardPostsPerHour = keys.BoardPostsPerHour
 	cfg.QuoteWindow, cfg.OpenWindow, cfg.PaymentWindow, cfg.AutoRelease = keys.QuoteWindow, keys.OpenWindow, keys.PaymentWindow, keys.AutoRelease
 	cfg.ContactWarnAt, cfg.ContactSuspendAt = keys.ContactWarnAt, keys.ContactSuspendAt
 	cfg.Fees = axp.FeeSchedule{Windows: keys.FeeWindows, DefaultBPS: keys.FeeDefaultBPS}
@@ -171,6 +187,19 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.OutboundPrivate = strings.ToLower(strings.TrimSpace(keys.OutboundPrivate))
 	cfg.MediationWindow, cfg.AITimeout = keys.MediationWindow, keys.AITimeout
 	cfg.AIBaseURL, cfg.AIAPIKey, cfg.AIModel = strings.TrimSpace(keys.AIBaseURL), strings.TrimSpace(keys.AIAPIKey), strings.TrimSpace(keys.AIModel)
+	cfg.X402FacilitatorURL, cfg.X402MaxTimeout = strings.TrimSpace(keys.X402FacilitatorURL), keys.X402MaxTimeout
+	cfg.TrialCallsPerDay, cfg.SearchURL = keys.PaidTrialPerDay, strings.TrimSpace(keys.SearchURL)
+	if len(keys.PaidPrices) > 0 {
+		cfg.PaidPrices = map[string]axp.Money{}
+		for name, v := range keys.PaidPrices {
+			m, err := protocol.ParseMoney(strings.TrimSpace(v))
+			if err != nil || m < axp.MinCallPrice || m > axp.MaxCallPrice {
+				return def, &keyError{"paid_prices", fmt.Sprintf("paid_prices.%s must be US dollars between %s and %s, e.g. 0.01",
+					name, axp.MinCallPrice.Display(), axp.MaxCallPrice.Display())}
+			}
+			cfg.PaidPrices[name] = m
+		}
+	}
 	for _, p := range []struct {
 		key, v string
 		dst    *axp.Money
@@ -216,7 +245,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 func fromDefaults(def daemon.Config) Keys {
 	return Keys{
 		Addr: def.Addr, AnonTasksPerMinute: def.AnonTasksPerMinute, RegistrationsPerHour: def.RegistrationsPerHour,
-		OperatorMessagesPerDay: def.OperatorMessagesPerDay, AnonReadsPerMinute: def.AnonReadsPerMinute,
+		OperatorMessagesPerDay: def.OperatorMessagesPerDay, AnonReadsPerMinute: def.AnonReadsPerMinute, BoardPostsPerHour: def.BoardPostsPerHour,
 		QuoteWindow: def.QuoteWindow, OpenWindow: def.OpenWindow, PaymentWindow: def.PaymentWindow, AutoRelease: def.AutoRelease,
 		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
 		FeeDefaultBPS: def.Fees.DefaultBPS, FeeWindows: def.Fees.Windows, MaxBodyBytes: def.MaxBodyBytes,
@@ -224,6 +253,7 @@ func fromDefaults(def daemon.Config) Keys {
 		OutboundPrivate: def.OutboundPrivate, ReadTimeout: def.ReadTimeout, WriteTimeout: def.WriteTimeout, IdleTimeout: def.IdleTimeout,
 		MaxConns: def.MaxConns, MaxConnsPerIP: def.MaxConnsPerIP,
 		Confirmations: def.Confirmations, ChainPoll: def.ChainPoll,
+		X402MaxTimeout: def.X402MaxTimeout, PaidTrialPerDay: def.TrialCallsPerDay,
 	}
 }
 
@@ -326,7 +356,7 @@ func validate(c daemon.Config) error {
 		key string
 		v   int
 	}{{"anon_tasks_per_minute", c.AnonTasksPerMinute}, {"registrations_per_hour", c.RegistrationsPerHour},
-		{"operator_messages_per_day", c.OperatorMessagesPerDay}, {"anon_reads_per_minute", c.AnonReadsPerMinute},
+		{"operator_messages_per_day", c.OperatorMessagesPerDay}, {"anon_reads_per_minute", c.AnonReadsPerMinute}, {"board_posts_per_hour", c.BoardPostsPerHour},
 		{"max_conns", c.MaxConns}, {"max_conns_per_ip", c.MaxConnsPerIP}} {
 		if n.v < 0 {
 			return &keyError{n.key, n.key + " must be 0 (no limit) or more"}
@@ -381,6 +411,23 @@ func validate(c daemon.Config) error {
 	}
 	if c.ChainPoll < 100*time.Millisecond {
 		return &keyError{"chain_poll", "chain_poll must be at least 100ms"}
+	}
+	for _, u := range []struct{ key, v string }{{"x402_facilitator_url", c.X402FacilitatorURL}, {"search_url", c.SearchURL}} {
+		if u.v == "" {
+			continue
+		}
+		if pu, err := url.Parse(u.v); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return &keyError{u.key, u.key + " must be an http(s) URL"}
+		}
+	}
+	if c.X402FacilitatorURL != "" && c.ChainRPCURL == "" {
+		return &keyError{"x402_facilitator_url", "x402_facilitator_url needs chain_rpc_url: the exchange names its chain and token in the terms it offers"}
+	}
+	if c.TrialCallsPerDay < 0 {
+		return &keyError{"paid_trial_per_day", "paid_trial_per_day must be 0 (no trial) or more"}
+	}
+	if c.X402MaxTimeout < 10*time.Second || c.X402MaxTimeout > 24*time.Hour {
+		return &keyError{"x402_max_timeout", "x402_max_timeout must be between 10s and 24h"}
 	}
 	if c.PayoutKeyFile != "" && c.ChainRPCURL == "" {
 		return &keyError{"payout_key_file", "payout_key_file needs chain_rpc_url: the hot wallet sends on the configured chain"}

@@ -269,6 +269,7 @@ anon_tasks_per_minute: 1
 registrations_per_hour: 2
 operator_messages_per_day: 3
 anon_reads_per_minute: 4
+board_posts_per_hour: 11
 quote_window: 5s
 open_window: 6h
 payment_window: 7h
@@ -299,10 +300,16 @@ confirmations: 2
 chain_poll: 1s
 chain_start_block: 12
 payout_key_file: /keys/hot.json
+x402_facilitator_url: http://127.0.0.1:9402
+x402_max_timeout: 2m
+paid_prices:
+  paid_trading_risk: "0.05"
+paid_trial_per_day: 5
+search_url: http://127.0.0.1:8888
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
-		AnonTasksPerMinute: 1, RegistrationsPerHour: 2, OperatorMessagesPerDay: 3, AnonReadsPerMinute: 4,
+		AnonTasksPerMinute: 1, RegistrationsPerHour: 2, OperatorMessagesPerDay: 3, AnonReadsPerMinute: 4, BoardPostsPerHour: 11,
 		QuoteWindow: 5 * time.Second, OpenWindow: 6 * time.Hour, PaymentWindow: 7 * time.Hour, AutoRelease: 8 * time.Hour,
 		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},
 		MaxBodyBytes: 8192, TrustedProxies: []string{"10.0.0.1"}, LogRetention: 240 * time.Hour, LogLevel: "debug",
@@ -310,7 +317,9 @@ payout_key_file: /keys/hot.json
 		AllowedHosts: []string{"x.example", "localhost:9"}, OutboundPrivate: "allow",
 		ReadTimeout: 20 * time.Second, WriteTimeout: 90 * time.Second, IdleTimeout: 45 * time.Second, MaxConns: 5000, MaxConnsPerIP: 100,
 		ChainRPCURL: "http://127.0.0.1:8545", ChainID: 31337, TokenAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", TokenDecimals: 6,
-		Confirmations: 2, ChainPoll: time.Second, ChainStartBlock: 12, PayoutKeyFile: "/keys/hot.json"}
+		Confirmations: 2, ChainPoll: time.Second, ChainStartBlock: 12, PayoutKeyFile: "/keys/hot.json",
+		X402FacilitatorURL: "http://127.0.0.1:9402", X402MaxTimeout: 2 * time.Minute, PaidPrices: map[string]axp.Money{"paid_trading_risk": 50_000},
+		TrialCallsPerDay: 5, SearchURL: "http://127.0.0.1:8888"}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
 	}

@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
@@ -149,32 +146,11 @@ func (p *pctFlag) ptr() *int {
 // readText resolves a text flag: its value, or with file set, the file's content ("-" for
 // stdin).
 func readText(s *cmdutil.IOStreams, flag, value, file string) (string, error) {
-	if file == "" {
-		return value, nil
-	}
-	if value != "" {
-		return "", cmdutil.Usagef("give %s or %s-file, not both", flag, flag)
-	}
-	var b []byte
-	var err error
-	if file == "-" {
-		b, err = io.ReadAll(s.In)
-	} else {
-		b, err = os.ReadFile(file)
-	}
-	if err != nil {
-		return "", cmdutil.Usagef("%s-file: %v", flag, err)
-	}
-	return strings.TrimRight(string(b), "\n"), nil
+	return cmdutil.ReadText(s, flag, value, file)
 }
 
 // maxChars checks a text's length in characters before it is sent.
-func maxChars(flag, v string, n int) error {
-	if c := utf8.RuneCountInString(v); c > n {
-		return cmdutil.Usagef("%s is %d characters; at most %d", flag, c, n)
-	}
-	return nil
-}
+func maxChars(flag, v string, n int) error { return cmdutil.MaxChars(flag, v, n) }
 
 // ScreeningFlags is a screening as short words for a table column: "flagged", "contacts removed",
 // both, or "".

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/a2a"
@@ -57,8 +58,9 @@ func TestCard(t *testing.T) {
 			t.Errorf("skill %+v", s)
 		}
 	}
-	// One skill per group that anyone may use now: paid tools arrive later, sellers need a secret.
-	if want := []string{"public", "buyer", "member"}; len(ids) != len(want) || ids[0] != want[0] || ids[1] != want[1] || ids[2] != want[2] {
+	// One skill per group that anyone may use now (finding paid tools and asking for connectors
+	// among them); sellers need a secret.
+	if want := []string{"public", "buyer", "member", "paid"}; !slices.Equal(ids, want) {
 		t.Fatalf("skills %v, want %v", ids, want)
 	}
 }

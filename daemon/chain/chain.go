@@ -48,7 +48,11 @@ const erc20ABI = `[
 {"type":"function","name":"decimals","stateMutability":"view","inputs":[],"outputs":[{"type":"uint8"}]},
 {"type":"function","name":"symbol","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
 {"type":"function","name":"balanceOf","stateMutability":"view","inputs":[{"name":"owner","type":"address"}],"outputs":[{"type":"uint256"}]},
-{"type":"function","name":"transfer","stateMutability":"nonpayable","inputs":[{"name":"to","type":"address"},{"name":"value","type":"uint256"}],"outputs":[{"type":"bool"}]}
+{"type":"function","name":"transfer","stateMutability":"nonpayable","inputs":[{"name":"to","type":"address"},{"name":"value","type":"uint256"}],"outputs":[{"type":"bool"}]},
+{"type":"function","name":"name","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
+{"type":"function","name":"version","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
+{"type":"function","name":"authorizationState","stateMutability":"view","inputs":[{"name":"authorizer","type":"address"},{"name":"nonce","type":"bytes32"}],"outputs":[{"type":"bool"}]},
+{"type":"function","name":"transferWithAuthorization","stateMutability":"nonpayable","inputs":[{"name":"from","type":"address"},{"name":"to","type":"address"},{"name":"value","type":"uint256"},{"name":"validAfter","type":"uint256"},{"name":"validBefore","type":"uint256"},{"name":"nonce","type":"bytes32"},{"name":"v","type":"uint8"},{"name":"r","type":"bytes32"},{"name":"s","type":"bytes32"}],"outputs":[]}
 ]`
 
 var erc20 = func() abi.ABI {
@@ -340,6 +344,12 @@ func (c *Client) call(ctx context.Context, method string, out any, args ...any) 
 		*p = v
 	case *string:
 		v, ok := vals[0].(string)
+		if !ok {
+			return fmt.Errorf("%s() answered %T", method, vals[0])
+		}
+		*p = v
+	case *bool:
+		v, ok := vals[0].(bool)
 		if !ok {
 			return fmt.Errorf("%s() answered %T", method, vals[0])
 		}

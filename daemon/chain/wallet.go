@@ -105,6 +105,13 @@ func (w *Wallet) Sign(ctx context.Context, to string, amount axp.Money, skip uin
 	if err != nil {
 		return s, err
 	}
+	return w.signCall(ctx, data, skip, "the transfer")
+}
+
+// signCall signs a call of the token with data, with the wallet's next nonce plus skip, after
+// estimating its gas (a call that would revert is refused here, naming what).
+func (w *Wallet) signCall(ctx context.Context, data []byte, skip uint64, what string) (Signed, error) {
+	var s Signed
 	ec := w.c.ec
 	nonce, err := ec.PendingNonceAt(ctx, w.addr)
 	if err != nil {
@@ -113,7 +120,7 @@ func (w *Wallet) Sign(ctx context.Context, to string, amount axp.Money, skip uin
 	nonce += skip
 	gas, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: w.addr, To: &w.c.token, Data: data})
 	if err != nil {
-		return s, fmt.Errorf("the transfer would fail: %w", err)
+		return s, fmt.Errorf("%s would fail: %w", what, err)
 	}
 	gas += gas / 5
 	tip, err := ec.SuggestGasTipCap(ctx)

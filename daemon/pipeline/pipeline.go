@@ -59,6 +59,19 @@ type Backend interface {
 	Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error)
 	// Logger logs with trace ids.
 	Logger() *slog.Logger
+	// Charge takes the payment of a call of a Paid operation (x402, or a free trial call) before
+	// its handler runs; a call without a valid payment is refused (402 with the terms). r is the
+	// HTTP request that carried the call.
+	Charge(ctx context.Context, c *Call, r *http.Request) (Charge, error)
+}
+
+// Charge is the payment held for one paid call.
+type Charge interface {
+	// Settle moves the money once the handler has answered; the headers it returns go with the
+	// answer. A failed settlement is an error (402 again): the answer is not given.
+	Settle(ctx context.Context) (map[string]string, error)
+	// Release lets the payment go when the handler failed: nothing is charged.
+	Release(ctx context.Context)
 }
 
 // Pipeline runs calls over a registry of handlers.
@@ -107,6 +120,8 @@ type Request struct {
 type Answer struct {
 	Out    any
 	Status int
+	// Header holds headers to send with the answer (a paid call's settlement).
+	Header map[string]string
 	// Replayed: Out is the stored answer (a json.RawMessage) of an earlier call with the same key.
 	Replayed bool
 }
@@ -195,7 +210,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 		}
 	}
 	var idem *axp.Idempotency
-	if req.IdempotencyKey != "" && op.Mutating() && !req.FromQuery {
+	if req.IdempotencyKey != "" && op.Mutating() && !req.FromQuery && op.Access != axp.Paid {
 		if idem, err = p.idempotency(op, req.Caller, req.IdempotencyKey, call.Path, args); err != nil {
 			return a, err
 		}
@@ -235,12 +250,32 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 		}
 		ctx = axp.WithIdempotency(ctx, idem)
 	}
+	if pre := p.reg.pre[op.Name]; pre != nil {
+		if err := pre(in); err != nil {
+			return a, err
+		}
+	}
+	var charge Charge
+	if op.Access == axp.Paid {
+		if charge, err = p.b.Charge(ctx, call, req.HTTP); err != nil {
+			return a, err
+		}
+	}
 	out, err := p.reg.For(op)(ctx, call, in)
 	if err != nil {
+		if charge != nil {
+			charge.Release(ctx)
+		}
 		return a, err
 	}
+	var header map[string]string
+	if charge != nil {
+		if header, err = charge.Settle(ctx); err != nil {
+			return a, err
+		}
+	}
 	done = true
-	return Answer{Out: out, Status: op.SuccessStatus()}, nil
+	return Answer{Out: out, Status: op.SuccessStatus(), Header: header}, nil
 }
 
 // idempotency describes a call made with an idempotency key. The request hash covers the

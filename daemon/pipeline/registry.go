@@ -17,11 +17,28 @@ type Handler func(ctx context.Context, c *Call, in any) (any, error)
 // input when the exchange starts: a misspelled name, a handler of the wrong type or a second
 // handler for one operation panic at once, and Missing names the operations left without one.
 type Registry struct {
-	h map[string]Handler
+	h   map[string]Handler
+	pre map[string]func(in any) error
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{h: map[string]Handler{}} }
+func NewRegistry() *Registry {
+	return &Registry{h: map[string]Handler{}, pre: map[string]func(any) error{}}
+}
+
+// Precheck registers a check of an operation's decoded input beyond its schema, run before the
+// call is charged (pay-per-call tools): input the handler would refuse is refused first, and
+// nothing is paid for it. fn must be cheap and change nothing.
+func Precheck[I any](r *Registry, name string, fn func(in *I) error) {
+	op := axp.Lookup(name)
+	if op == nil {
+		panic("pipeline: no operation " + name + " in the catalog")
+	}
+	if want := reflect.TypeFor[I](); op.In != want {
+		panic(fmt.Sprintf("pipeline: %s takes %v, its precheck takes %v", name, op.In, want))
+	}
+	r.pre[name] = func(in any) error { return fn(in.(*I)) }
+}
 
 // Handle registers the handler of the operation called name, whose input type is I.
 func Handle[I any](r *Registry, name string, fn func(ctx context.Context, c *Call, in *I) (any, error)) {

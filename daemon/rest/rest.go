@@ -123,6 +123,20 @@ func Status(code axp.Code) int { return pipeline.Status(code) }
 // WriteError writes the error body. status 0 derives it from the code. Errors that are not typed
 // are shown only as "internal error" with the trace id.
 func WriteError(w http.ResponseWriter, trace string, err error, status int) {
+	var demand *axp.PaymentDemand
+	if errors.As(err, &demand) {
+		// x402: the terms travel in the headers (v2) and the body (v1), in the protocol's shape.
+		h := w.Header()
+		for k, v := range demand.Header {
+			h.Set(k, v)
+		}
+		body, _ := json.Marshal(demand.Body)
+		h.Set("Content-Type", "application/json")
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusPaymentRequired)
+		w.Write(append(body, '\n'))
+		return
+	}
 	var e *axp.Error
 	if !errors.As(err, &e) {
 		e = &axp.Error{Code: axp.CodeInternal, Message: "internal error", Hint: "report the trace id " + trace + " to the operator"}
@@ -177,6 +191,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace, pattern st
 	if ans.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
+	for k, v := range ans.Header {
+		w.Header().Set(k, v)
+	}
 	writeOut(w, ans.Status, ans.Out)
 }
 
@@ -207,7 +224,11 @@ func (s *Server) args(w http.ResponseWriter, r *http.Request, rt *route) (map[st
 		if op.ExtraQuery != "" {
 			extra = map[string]any{}
 		}
-		obj = protocol.FromQuery(schema, query, extra, "token")
+		ignore := []string{"token"}
+		if op.Access == axp.Paid {
+			ignore = append(ignore, "trial") // ?trial=1 asks for a free trial call
+		}
+		obj = protocol.FromQuery(schema, query, extra, ignore...)
 		if len(extra) > 0 {
 			// Extra keys join an object given under the field's own name (params={...}).
 			if given, ok := obj[op.ExtraQuery].(map[string]any); ok {

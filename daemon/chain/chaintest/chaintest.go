@@ -43,6 +43,7 @@ const ID = 31337
 // Chain is a running anvil with TestUSD deployed.
 type Chain struct {
 	URL   string
+	ID    uint64 // the chain id
 	Token string // TestUSD's address, checksummed
 	t     testing.TB
 	rpc   *rpc.Client
@@ -70,6 +71,12 @@ func Anvil() (string, bool) {
 // is skipped, or fails when AXP_REQUIRE_CHAIN=1 (make test sets it after installing anvil).
 func Start(t testing.TB) *Chain {
 	t.Helper()
+	return StartID(t, ID)
+}
+
+// StartID is Start with another chain id (84532 is a chain x402 v1 clients know by name).
+func StartID(t testing.TB, id uint64) *Chain {
+	t.Helper()
 	bin, ok := Anvil()
 	if !ok {
 		msg := "anvil is not installed: run scripts/chain-tools (make test does)"
@@ -84,7 +91,7 @@ func Start(t testing.TB) *Chain {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--chain-id", fmt.Sprint(ID),
+	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--chain-id", fmt.Sprint(id),
 		"--accounts", "1", "--silent")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -97,7 +104,7 @@ func Start(t testing.TB) *Chain {
 		cmd.Process.Kill()
 		<-exited
 	})
-	c := &Chain{URL: fmt.Sprintf("http://127.0.0.1:%d", port), t: t}
+	c := &Chain{URL: fmt.Sprintf("http://127.0.0.1:%d", port), ID: id, t: t}
 	ctx := context.Background()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -287,9 +294,9 @@ func (c *Chain) sendTx(from *ecdsa.PrivateKey, to *common.Address, data []byte, 
 		c.t.Fatal(err)
 	}
 	tip := big.NewInt(1e9)
-	tx := types.NewTx(&types.DynamicFeeTx{ChainID: big.NewInt(ID), Nonce: nonce, GasTipCap: tip,
+	tx := types.NewTx(&types.DynamicFeeTx{ChainID: new(big.Int).SetUint64(c.ID), Nonce: nonce, GasTipCap: tip,
 		GasFeeCap: big.NewInt(100e9), Gas: gas, To: to, Value: new(big.Int), Data: data})
-	signed, err := types.SignTx(tx, types.LatestSignerForChainID(big.NewInt(ID)), from)
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(new(big.Int).SetUint64(c.ID)), from)
 	if err != nil {
 		c.t.Fatal(err)
 	}

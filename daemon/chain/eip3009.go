@@ -1,0 +1,149 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/math"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+)
+
+// Authorization is an EIP-3009 transferWithAuthorization: the payer's signed permission for anyone
+// to move Value of the token from From to To once, between ValidAfter and ValidBefore (unix
+// seconds), under a random Nonce.
+type Authorization struct {
+	From, To                       common.Address
+	Value, ValidAfter, ValidBefore *big.Int
+	Nonce                          [32]byte
+}
+
+// Domain is the token's EIP-712 domain name and version, which authorizations are signed under.
+type Domain struct {
+	Name, Version string
+}
+
+// Domain reads the token's name() and version(); a token without version() (not EIP-3009 ready)
+// is an error.
+func (c *Client) Domain(ctx context.Context) (Domain, error) {
+	var d Domain
+	if err := c.call(ctx, "name", &d.Name); err != nil {
+		return d, fmt.Errorf("the token at %s does not answer name(): %w", c.token.Hex(), err)
+	}
+	if err := c.call(ctx, "version", &d.Version); err != nil {
+		return d, fmt.Errorf("the token at %s does not answer version() (no EIP-3009 support): %w", c.token.Hex(), err)
+	}
+	return d, nil
+}
+
+// AuthorizationDigest is the EIP-712 hash an authorization's signature signs, for the token of
+// this client on its chain.
+func (c *Client) AuthorizationDigest(d Domain, a Authorization) ([]byte, error) {
+	return AuthorizationDigest(d, c.cfg.ChainID, c.token, a)
+}
+
+// AuthorizationDigest is the EIP-712 hash of a TransferWithAuthorization message.
+func AuthorizationDigest(d Domain, chainID uint64, token common.Address, a Authorization) ([]byte, error) {
+	td := apitypes.TypedData{
+		Types: apitypes.Types{
+			"EIP712Domain": {{Name: "name", Type: "string"}, {Name: "version", Type: "string"},
+				{Name: "chainId", Type: "uint256"}, {Name: "verifyingContract", Type: "address"}},
+			"TransferWithAuthorization": {{Name: "from", Type: "address"}, {Name: "to", Type: "address"},
+				{Name: "value", Type: "uint256"}, {Name: "validAfter", Type: "uint256"}, {Name: "validBefore", Type: "uint256"},
+				{Name: "nonce", Type: "bytes32"}},
+		},
+		PrimaryType: "TransferWithAuthorization",
+		Domain: apitypes.TypedDataDomain{Name: d.Name, Version: d.Version,
+			ChainId: math.NewHexOrDecimal256(int64(chainID)), VerifyingContract: token.Hex()},
+		Message: apitypes.TypedDataMessage{"from": a.From.Hex(), "to": a.To.Hex(), "value": a.Value.String(),
+			"validAfter": a.ValidAfter.String(), "validBefore": a.ValidBefore.String(), "nonce": a.Nonce[:]},
+	}
+	digest, _, err := apitypes.TypedDataAndHash(td)
+	return digest, err
+}
+
+// Signer recovers the address that made a 65-byte secp256k1 signature (v as 0/1 or 27/28) of
+// digest. Malleable signatures (s in the upper half of the curve order) are refused, as the token
+// contracts refuse them.
+func Signer(digest, sig []byte) (common.Address, error) {
+	if len(sig) != 65 {
+		return common.Address{}, fmt.Errorf("the signature is %d bytes; an EOA signature is 65", len(sig))
+	}
+	s := append([]byte(nil), sig...)
+	if s[64] >= 27 {
+		s[64] -= 27
+	}
+	if s[64] > 1 {
+		return common.Address{}, errors.New("the signature's v is neither 27 nor 28")
+	}
+	if !crypto.ValidateSignatureValues(s[64], new(big.Int).SetBytes(s[:32]), new(big.Int).SetBytes(s[32:64]), true) {
+		return common.Address{}, errors.New("the signature's r or s is out of range")
+	}
+	pub, err := crypto.SigToPub(digest, s)
+	if err != nil {
+		return common.Address{}, err
+	}
+	return crypto.PubkeyToAddress(*pub), nil
+}
+
+// AuthorizationUsed reports whether the token has already used (or cancelled) from's nonce.
+func (c *Client) AuthorizationUsed(ctx context.Context, from common.Address, nonce [32]byte) (bool, error) {
+	var used bool
+	err := c.call(ctx, "authorizationState", &used, from, nonce)
+	return used, err
+}
+
+// SignAuthorization signs the transaction that submits an authorization with its signature, from
+// the hot wallet (which pays the gas; the money moves from the payer to the authorization's
+// recipient). The node simulates it first: an authorization the token would refuse is an error.
+// Hold Lock until it is stored and broadcast.
+func (w *Wallet) SignAuthorization(ctx context.Context, a Authorization, sig []byte) (Signed, error) {
+	if len(sig) != 65 {
+		return Signed{}, fmt.Errorf("the signature is %d bytes; an EOA signature is 65", len(sig))
+	}
+	v := sig[64]
+	if v < 27 {
+		v += 27
+	}
+	data, err := erc20.Pack("transferWithAuthorization", a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce,
+		v, [32]byte(sig[:32]), [32]byte(sig[32:64]))
+	if err != nil {
+		return Signed{}, err
+	}
+	return w.signCall(ctx, data, 0, "the authorization")
+}
+
+// WaitMined waits until a transaction is mined (or ctx ends) and returns its receipt.
+func (c *Client) WaitMined(ctx context.Context, txHash string, poll time.Duration) (Receipt, error) {
+	for {
+		r, err := c.Receipt(ctx, txHash)
+		if err != nil && !errors.Is(err, ethereum.NotFound) {
+			return r, err
+		}
+		if r.Found {
+			return r, nil
+		}
+		select {
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}
+
+// TokenAddress is the token contract.
+func (c *Client) TokenAddress() common.Address { return c.token }
+
+// AuthorizationUsedHex is AuthorizationUsed with the payer and the nonce as 0x hex.
+func (c *Client) AuthorizationUsedHex(ctx context.Context, from, nonce string) (bool, error) {
+	b := common.FromHex(nonce)
+	if len(b) != 32 || !common.IsHexAddress(from) {
+		return false, fmt.Errorf("not an authorization: %s %s", from, nonce)
+	}
+	return c.AuthorizationUsed(ctx, common.HexToAddress(from), [32]byte(b))
+}

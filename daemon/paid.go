@@ -1,0 +1,546 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/x402"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// paywall takes the payment of pay-per-call tools (DESIGN.md section 13): x402 with the exact EVM
+// scheme, verified and settled by the exchange's own facilitator or an outside one, or a free
+// trial call.
+type paywall struct {
+	d *Daemon
+	// fac settles payments; nil when the exchange takes none (why says what is missing).
+	fac                x402.Facilitator
+	why                string
+	domain             chain.Domain
+	network, networkV1 string
+	asset, payTo       string
+	maxTimeout         int
+	prices             map[string]axp.Money
+	trial              int
+}
+
+// setupPaid readies the paywall after the chain: it needs the chain and either the hot wallet
+// (the exchange settles) or an outside facilitator.
+func (d *Daemon) setupPaid(ctx context.Context) error {
+	cfg := d.cfg
+	pw := &paywall{d: d, prices: map[string]axp.Money{}, trial: cfg.TrialCallsPerDay,
+		maxTimeout: int(cfg.X402MaxTimeout / time.Second)}
+	if pw.maxTimeout <= 0 {
+		pw.maxTimeout = 300
+	}
+	for name, price := range cfg.PaidPrices {
+		op := axp.Lookup(name)
+		if op == nil || op.Access != axp.Paid || op.Category == "" || op.Name == "paid_connector" {
+			return fmt.Errorf("paid_prices names %q, which is not a pay-per-call tool (see GET /paid for the names)", name)
+		}
+		if price < axp.MinCallPrice || price > axp.MaxCallPrice {
+			return fmt.Errorf("paid_prices.%s is %s; a call costs between %s and %s", name, price.Display(),
+				axp.MinCallPrice.Display(), axp.MaxCallPrice.Display())
+		}
+		pw.prices[name] = price
+	}
+	d.paid = pw
+	if d.chain == nil {
+		pw.why = "this exchange takes x402 payments on its chain: set chain_rpc_url, token_address and deposit_address"
+		d.log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
+		return nil
+	}
+	dom, err := d.chain.Domain(ctx)
+	if err != nil {
+		pw.why = "the stablecoin does not support EIP-3009 payment authorizations: " + err.Error()
+		d.log.Warn("pay-per-call tools answer trial calls only", "source", "paid", "err", err)
+		return nil
+	}
+	pw.domain = dom
+	pw.network, pw.networkV1 = x402.Network(d.chain.ChainID()), x402.NetworkV1(d.chain.ChainID())
+	pw.asset, pw.payTo = d.chain.Token(), d.chain.Deposit()
+	switch {
+	case cfg.X402FacilitatorURL != "":
+		r := &x402.Remote{URL: strings.TrimRight(cfg.X402FacilitatorURL, "/"), HTTP: &http.Client{Timeout: 90 * time.Second}}
+		v2, v1, err := r.Supports(ctx, pw.network, pw.networkV1)
+		if err != nil {
+			return fmt.Errorf("x402_facilitator_url: %w", err)
+		}
+		if !v2 {
+			return fmt.Errorf("x402_facilitator_url %s does not support the exact scheme on %s (its /supported lists no such kind)", r.URL, pw.network)
+		}
+		if !v1 {
+			pw.networkV1 = ""
+		}
+		pw.fac = r
+	case d.wallet != nil:
+		pw.fac = &x402.Local{Chain: d.chain, Wallet: d.wallet, Domain: dom, Now: d.now}
+	default:
+		pw.why = "set payout_key_file (the hot wallet submits x402 payments and pays their gas) or x402_facilitator_url"
+		d.log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
+		return nil
+	}
+	d.log.Info("pay-per-call tools take x402 payments", "source", "paid", "facilitator", pw.fac.Name(),
+		"network", pw.network, "network_v1", pw.networkV1, "asset", pw.asset, "pay_to", pw.payTo)
+	return nil
+}
+
+// price is what one call of op costs.
+func (pw *paywall) price(op *axp.Op) axp.Money {
+	if p, ok := pw.prices[op.Name]; ok {
+		return p
+	}
+	return op.Price
+}
+
+func (pw *paywall) terms(price axp.Money, resource string, op *axp.Op) x402.Terms {
+	extra := map[string]any{"name": pw.domain.Name, "version": pw.domain.Version}
+	units := pw.d.chain.Units(price).String()
+	t := x402.Terms{V2: x402.Requirements{Scheme: x402.SchemeExact, Network: pw.network, Amount: units, Asset: pw.asset,
+		PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout, Extra: extra}}
+	if pw.networkV1 != "" {
+		t.V1 = &x402.RequirementsV1{Scheme: x402.SchemeExact, Network: pw.networkV1, MaxAmountRequired: units, Resource: resource,
+			Description: op.Summary, MimeType: "application/json", PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout,
+			Asset: pw.asset, Extra: extra, OutputSchema: bazaarInfo(op)}
+	}
+	return t
+}
+
+// bazaarInfo describes how to call op, in the shape of the x402 Bazaar extension.
+func bazaarInfo(op *axp.Op) map[string]any {
+	in := map[string]any{"type": "http", "method": op.Method, "discoverable": true}
+	if op.In != nil {
+		if op.QueryInput(op.Method) {
+			in["queryParams"] = protocol.SchemaOf(op.In)
+		} else {
+			in["bodyType"], in["body"] = "json", protocol.SchemaOf(op.In)
+		}
+	}
+	out := map[string]any{"type": "json"}
+	if op.Out != nil {
+		out["schema"] = protocol.SchemaOf(op.Out)
+	}
+	return map[string]any{"input": in, "output": out}
+}
+
+// demand is the 402 answer: the terms in the PAYMENT-REQUIRED header (v2) and the body (v1 where
+// the chain has a v1 name, else v2), with the exchange's reason and hint.
+func (pw *paywall) demand(op *axp.Op, t x402.Terms, resource string, price axp.Money, msg, hint string) *axp.PaymentDemand {
+	req := x402.Required{X402Version: 2, Error: msg, Resource: &x402.Resource{URL: resource, Description: op.Summary,
+		MimeType: "application/json"}, Accepts: []x402.Requirements{t.V2},
+		Extensions: map[string]any{"bazaar": map[string]any{"info": bazaarInfo(op)}}}
+	var body map[string]any
+	if t.V1 != nil {
+		body = jsonMap(x402.RequiredV1{X402Version: 1, Error: msg, Accepts: []x402.RequirementsV1{*t.V1}})
+	} else {
+		body = jsonMap(req)
+	}
+	body["code"], body["hint"], body["price_usd"] = axp.CodePaymentRequired, hint, price
+	return &axp.PaymentDemand{Err: &axp.Error{Code: axp.CodePaymentRequired, Message: msg, Hint: hint},
+		Header: map[string]string{x402.HeaderRequired: x402.Encode(req)}, Body: body}
+}
+
+func jsonMap(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
+
+// Charge takes the payment of a paid call (pipeline.Backend).
+func (d *Daemon) Charge(ctx context.Context, c *pipeline.Call, r *http.Request) (pipeline.Charge, error) {
+	if d.paid == nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "pay-per-call tools are not set up on this exchange")
+	}
+	return d.paid.charge(ctx, c, r)
+}
+
+func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request) (pipeline.Charge, error) {
+	op := c.Op
+	price, connector, err := pw.priceOf(c)
+	if err != nil {
+		return nil, err
+	}
+	resource := pw.d.BaseURL() + r.URL.Path
+	header, version := r.Header.Get(x402.HeaderSignature), 2
+	if header == "" {
+		if header = r.Header.Get(x402.HeaderPaymentV1); header != "" {
+			version = 1
+		}
+	}
+	if header == "" && r.URL.Query().Get("trial") == "1" && op.Category != "" {
+		return pw.useTrial(ctx, c, r, price)
+	}
+	if pw.fac == nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange takes no payments for pay-per-call tools yet: %s", pw.why).
+			WithHint(pw.trialHint(op))
+	}
+	t := pw.terms(price, resource, op)
+	if header == "" {
+		return nil, pw.demand(op, t, resource, price, fmt.Sprintf("this call costs %s: pay with x402", price.Display()),
+			"sign the terms of PAYMENT-REQUIRED (x402 v2) or of the body (v1) and call again with the PAYMENT-SIGNATURE or X-PAYMENT header; "+pw.trialHint(op))
+	}
+	field := x402.HeaderSignature
+	if version == 1 {
+		field = x402.HeaderPaymentV1
+	}
+	p, err := x402.Decode(header)
+	if err != nil {
+		return nil, axp.Invalid(field, err.Error(), "send the base64 JSON payment an x402 client builds from this call's 402 answer")
+	}
+	if p.X402Version != version {
+		return nil, axp.Invalid(field, fmt.Sprintf("carries an x402 version %d payment", p.X402Version),
+			"send v2 payments in PAYMENT-SIGNATURE and v1 payments in X-PAYMENT")
+	}
+	if reason, msg := x402.Match(p, t, resource); reason != "" {
+		return nil, pw.demand(op, t, resource, price, msg, "pay the terms of this 402 answer ("+reason+")")
+	}
+	held := &heldPayment{pw: pw, p: p, t: t, op: op, resource: resource, price: price, ctx: ctx}
+	now := pw.d.now()
+	vb, _ := strconv.ParseInt(p.Payload.Authorization.ValidBefore, 10, 64)
+	held.rec = &axp.PaidCall{ID: axp.NewID("pay", now), Tool: op.Name, Resource: resource, Payer: strings.ToLower(p.Payload.Authorization.From),
+		Nonce: strings.ToLower(p.Payload.Authorization.Nonce), Amount: price, Status: axp.PaidClaimed, Facilitator: pw.fac.Name(),
+		Version: p.X402Version, ValidBefore: vb, ConnectorID: connector, CreatedAt: now}
+	// The authorization is held before anything else: the same payment sent twice, even at once,
+	// answers one call.
+	_, err = pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+held.rec.Payer, func(ch *change) (any, error) {
+		old, err := ch.tx.PaidCall(store.PaidCallKey(held.rec.Payer, held.rec.Nonce))
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			return nil, pw.demand(op, t, resource, price, "this payment authorization was already used for a call",
+				"sign a new authorization (a new nonce) for each call")
+		}
+		return nil, ch.tx.PutPaidCall(held.rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := pw.fac.Verify(ctx, p, t)
+	if err != nil {
+		held.Release(ctx)
+		pw.d.log.WarnContext(ctx, "the x402 facilitator could not verify a payment", "source", "paid", "facilitator", pw.fac.Name(), "err", err)
+		return nil, axp.Errorf(axp.CodeUnavailable, "the payment cannot be verified now: the facilitator did not answer").
+			WithHint("call again in a moment with the same payment; nothing was charged")
+	}
+	if !v.IsValid {
+		held.Release(ctx)
+		msg := v.Message
+		if msg == "" {
+			msg = "the facilitator refused the payment"
+		}
+		return nil, pw.demand(op, t, resource, price, msg+" ("+v.InvalidReason+")", "pay the terms of this 402 answer with a new authorization")
+	}
+	return held, nil
+}
+
+// priceOf is the price of the call and the connector it concerns, if any.
+func (pw *paywall) priceOf(c *pipeline.Call) (axp.Money, string, error) {
+	switch c.Op.Name {
+	case "paid_connector":
+		var conn *axp.Connector
+		err := pw.d.db.View(func(tx *store.Tx) error {
+			var err error
+			conn, err = tx.ConnectorByName(c.Path["name"])
+			return err
+		})
+		if err != nil {
+			return 0, "", err
+		}
+		if conn == nil || conn.Status != axp.ConnectorLive {
+			return 0, "", axp.NotFound("live connector", c.Path["name"]).WithHint("GET /paid lists the tools")
+		}
+		return conn.PriceUSD, conn.ID, nil
+	case "pay_connector_setup":
+		var conn *axp.Connector
+		err := pw.d.db.View(func(tx *store.Tx) error {
+			var err error
+			conn, err = tx.Connector(c.Path["id"])
+			return err
+		})
+		if err != nil {
+			return 0, "", err
+		}
+		if conn == nil {
+			return 0, "", axp.NotFound("connector request", c.Path["id"])
+		}
+		if conn.Status != axp.ConnectorAccepted {
+			return 0, "", axp.Conflict("the connector is "+conn.Status+"; its setup fee is paid once the operator has accepted it", "")
+		}
+		return conn.SetupFeeUSD, conn.ID, nil
+	}
+	return pw.price(c.Op), "", nil
+}
+
+func (pw *paywall) trialHint(op *axp.Op) string {
+	if op.Category == "" || pw.trial <= 0 {
+		return "this call has no free trial"
+	}
+	return fmt.Sprintf("or add ?trial=1 for one of %d free calls a day", pw.trial)
+}
+
+// useTrial counts a free trial call of the caller (member, else address) for today (UTC).
+func (pw *paywall) useTrial(ctx context.Context, c *pipeline.Call, r *http.Request, price axp.Money) (pipeline.Charge, error) {
+	who := "ip:" + protocol.Fingerprint(c.Caller.IP)
+	if c.Caller.Kind == axp.MemberCall {
+		who = "member:" + c.Caller.MemberID
+	}
+	day := pw.d.now().UTC().Format(time.DateOnly)
+	var ok bool
+	var n int
+	_, err := pw.d.mutate(axp.WithIdempotency(ctx, nil), "trial:"+who, func(ch *change) (any, error) {
+		var err error
+		ok, n, err = ch.tx.UseTrial(day, who, pw.trial)
+		return nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		msg := fmt.Sprintf("the free trial is used up: %d calls a day (UTC), across tools", pw.trial)
+		if pw.fac == nil {
+			return nil, axp.Errorf(axp.CodePaymentRequired, "%s; this exchange takes no payments yet (%s)", msg, pw.why).
+				WithHint("try again tomorrow (UTC)")
+		}
+		resource := pw.d.BaseURL() + r.URL.Path
+		return nil, pw.demand(c.Op, pw.terms(price, resource, c.Op), resource, price, msg,
+			"pay for this call with x402 (PAYMENT-SIGNATURE or X-PAYMENT), or try the trial again tomorrow (UTC)")
+	}
+	pw.d.log.InfoContext(ctx, "trial call", "source", "paid", "tool", c.Op.Name, "caller", who, "calls_today", n, "of", pw.trial)
+	return &trialCall{pw: pw, day: day, who: who}, nil
+}
+
+type trialCall struct {
+	pw       *paywall
+	day, who string
+}
+
+func (t *trialCall) Settle(context.Context) (map[string]string, error) { return nil, nil }
+
+// Release gives the trial call back: a refused call does not use up the trial.
+func (t *trialCall) Release(ctx context.Context) {
+	t.pw.d.mutate(axp.WithIdempotency(ctx, nil), "trial:"+t.who, func(ch *change) (any, error) {
+		return nil, ch.tx.ReturnTrial(t.day, t.who)
+	})
+}
+
+// heldPayment is a verified payment held for one call.
+type heldPayment struct {
+	pw       *paywall
+	p        *x402.Payment
+	t        x402.Terms
+	op       *axp.Op
+	rec      *axp.PaidCall
+	resource string
+	price    axp.Money
+	ctx      context.Context
+}
+
+// Release forgets the held authorization: the call failed and nothing is charged; the same
+// authorization may pay a later call.
+func (h *heldPayment) Release(ctx context.Context) {
+	_, err := h.pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+h.rec.Payer, func(ch *change) (any, error) {
+		p, err := ch.tx.PaidCall(store.PaidCallKey(h.rec.Payer, h.rec.Nonce))
+		if err != nil || p == nil || p.Status != axp.PaidClaimed {
+			return nil, err
+		}
+		return nil, ch.tx.DeletePaidCall(p)
+	})
+	if err != nil {
+		h.pw.d.log.ErrorContext(ctx, "releasing a held payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
+	}
+}
+
+// Settle moves the money and books it; the answer goes out only once it is booked.
+func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
+	pw := h.pw
+	s, err := pw.fac.Settle(ctx, h.p, h.t, func(hash string) error {
+		h.rec.TxHash, h.rec.Status = hash, axp.PaidSettling
+		_, err := pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+h.rec.Payer, func(ch *change) (any, error) {
+			return nil, ch.tx.PutPaidCall(h.rec)
+		})
+		return err
+	})
+	if err != nil || !s.Success {
+		reason := s.ErrorReason
+		if err != nil {
+			pw.d.log.WarnContext(ctx, "settling an x402 payment failed", "source", "paid", "id", h.rec.ID, "tx", h.rec.TxHash, "err", err)
+		}
+		if h.rec.Status == axp.PaidSettling && errors.Is(err, context.DeadlineExceeded) {
+			// The transaction may still be mined: the recovery pass books it if it is.
+			return nil, pw.demand(h.op, h.t, h.resource, h.price, "the payment's settlement "+h.rec.TxHash+" was not confirmed in time; the answer is withheld",
+				"if it is mined it is booked and the exchange keeps the record; send a new payment to call again")
+		}
+		h.forget(ctx)
+		if reason == "" {
+			reason = x402.ReasonSettle
+		}
+		return nil, pw.demand(h.op, h.t, h.resource, h.price, "the payment could not be settled ("+reason+"); the call's answer is withheld and nothing was charged",
+			"check the payer's balance and sign a new authorization")
+	}
+	if err := pw.book(ctx, h.rec, s.Transaction); err != nil {
+		return nil, err
+	}
+	name := x402.HeaderResponse
+	if h.p.X402Version == 1 {
+		name = x402.HeaderResponseV1
+	}
+	return map[string]string{name: x402.Encode(s), "Access-Control-Expose-Headers": name}, nil
+}
+
+// forget drops a payment whose settlement failed.
+func (h *heldPayment) forget(ctx context.Context) {
+	h.pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+h.rec.Payer, func(ch *change) (any, error) {
+		p, err := ch.tx.PaidCall(store.PaidCallKey(h.rec.Payer, h.rec.Nonce))
+		if err != nil || p == nil || p.Status == axp.PaidSettled {
+			return nil, err
+		}
+		return nil, ch.tx.DeletePaidCall(p)
+	})
+}
+
+// book records a settled payment as revenue, in one transaction with what it pays for (a
+// connector's setup) and the watcher's record of its transfer.
+func (pw *paywall) book(ctx context.Context, rec *axp.PaidCall, txHash string) error {
+	_, err := pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *change) (any, error) {
+		p, err := ch.tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			p = rec
+		}
+		if p.Status == axp.PaidSettled {
+			return nil, nil
+		}
+		p.Status, p.SettledAt = axp.PaidSettled, ch.now
+		if txHash != "" {
+			p.TxHash = strings.ToLower(txHash)
+		}
+		if err := ch.tx.PutPaidCall(p); err != nil {
+			return nil, err
+		}
+		kind := "paid_call"
+		if p.Tool == "pay_connector_setup" {
+			kind = "connector_setup"
+			conn, err := ch.tx.Connector(p.ConnectorID)
+			if err != nil {
+				return nil, err
+			}
+			if conn != nil && conn.Status == axp.ConnectorAccepted {
+				conn.Status, conn.SetupTx, conn.UpdatedAt = axp.ConnectorLive, p.TxHash, ch.now
+				if err := ch.tx.PutConnector(conn); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := ch.tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.now), Kind: kind, Postings: axp.PaidCallEntry(p.Amount),
+			TxHash: p.TxHash, At: ch.now}); err != nil {
+			return nil, err
+		}
+		// The watcher may have seen the transfer first and found no task for it.
+		if p.TxHash != "" {
+			if err := markPaidCallTransfers(ch.tx, p.TxHash); err != nil {
+				return nil, err
+			}
+		}
+		return nil, ch.audit("paid_call.settled", "paid_call", p.ID, map[string]any{"tool": p.Tool, "amount_usd": p.Amount,
+			"payer": p.Payer, "tx_hash": p.TxHash, "facilitator": p.Facilitator})
+	})
+	return err
+}
+
+// markPaidCallTransfers marks the watcher's records of a settlement's transfers as paid calls.
+func markPaidCallTransfers(tx *store.Tx, txHash string) error {
+	for i := uint(0); i < 8; i++ {
+		in, err := tx.Inbound(txHash, i)
+		if err != nil {
+			return err
+		}
+		if in != nil && in.Outcome == axp.InboundUnmatched {
+			in.Outcome, in.Note = axp.InboundPaidCall, "settled a pay-per-call payment"
+			if err := tx.PutInbound(in); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// recoverPaidCalls finishes payments a crash or a slow chain left open: a settlement that was
+// mined is booked; one that failed, or an authorization never submitted that has expired, is let
+// go. Nothing is booked twice: the token takes each authorization once and the record says when it
+// was booked.
+func (d *Daemon) recoverPaidCalls(ctx context.Context) int {
+	if d.paid == nil || d.chain == nil {
+		return 0
+	}
+	var open []axp.PaidCall
+	d.db.View(func(tx *store.Tx) error {
+		var err error
+		open, err = tx.OpenPaidCalls(200)
+		return err
+	})
+	now := d.now()
+	n := 0
+	for i := range open {
+		p := &open[i]
+		if now.Sub(p.CreatedAt) < 2*time.Minute {
+			continue // a call being answered now
+		}
+		expired := now.Unix() > p.ValidBefore+60
+		if p.TxHash != "" {
+			r, err := d.chain.Receipt(ctx, p.TxHash)
+			switch {
+			case err != nil:
+				continue
+			case r.Found && r.Success:
+				if d.paid.book(ctx, p, p.TxHash) == nil {
+					d.log.Warn("a paid call's settlement was booked after the fact; its answer may not have reached the caller",
+						"source", "paid", "id", p.ID, "tx", p.TxHash, "payer", p.Payer, "amount_usd", p.Amount.String())
+					n++
+				}
+				continue
+			case r.Found || !expired:
+				if !r.Found {
+					continue
+				}
+			}
+		} else if !expired {
+			continue
+		}
+		// Not settled and no longer settleable: let it go, unless the chain shows it used.
+		used, err := d.chain.AuthorizationUsedHex(ctx, p.Payer, p.Nonce)
+		if err != nil {
+			continue
+		}
+		if used {
+			d.log.Warn("an x402 authorization was used on chain but its settlement is unknown here; check the payer's transfer",
+				"source", "paid", "id", p.ID, "payer", p.Payer, "amount_usd", p.Amount.String())
+			if d.paid.book(ctx, p, p.TxHash) == nil {
+				n++
+			}
+			continue
+		}
+		d.mutate(axp.WithIdempotency(ctx, nil), "x402:recovery", func(ch *change) (any, error) {
+			cur, err := ch.tx.PaidCall(store.PaidCallKey(p.Payer, p.Nonce))
+			if err != nil || cur == nil || cur.Status == axp.PaidSettled {
+				return nil, err
+			}
+			return nil, ch.tx.DeletePaidCall(cur)
+		})
+		n++
+	}
+	return n
+}

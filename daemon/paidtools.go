@@ -1,0 +1,361 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/paidtools"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+func (d *Daemon) paidInjectionCheck(ctx context.Context, c *pipeline.Call, in *axp.InjectionCheckInput) (any, error) {
+	return paidtools.InjectionCheck(in)
+}
+
+func (d *Daemon) paidTradingRisk(ctx context.Context, c *pipeline.Call, in *axp.TradingRiskQuery) (any, error) {
+	return paidtools.TradingRisk(in)
+}
+
+func (d *Daemon) paidWebContents(ctx context.Context, c *pipeline.Call, in *axp.WebContentsInput) (any, error) {
+	return d.fetcher.Contents(ctx, in)
+}
+
+func (d *Daemon) paidWebSearch(ctx context.Context, c *pipeline.Call, in *axp.WebSearchQuery) (any, error) {
+	// A nil search answers that the backend is not configured, naming search_url.
+	return d.webSearch.Search(ctx, in)
+}
+
+// toolUnavailable says why a pay-per-call tool cannot answer on this exchange, or "".
+func (d *Daemon) toolUnavailable(op *axp.Op) string {
+	switch op.Needs {
+	case "search_url":
+		if d.cfg.SearchURL == "" {
+			return "needs a search backend: set search_url to a SearxNG-compatible JSON API"
+		}
+	}
+	return ""
+}
+
+// findPaidTools lists the pay-per-call tools (GET /paid, MCP find_paid_tools).
+func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.PaidToolsQuery) (any, error) {
+	pw := d.paid
+	base := d.BaseURL()
+	out := &axp.PaidToolList{Tools: []axp.PaidTool{}, Items: []axp.BazaarItem{}, Categories: []string{}, X402Version: 2,
+		Payment: axp.PaidPaymentInfo{Protocol: "x402", Versions: []int{2}, Scheme: "exact", Network: pw.network,
+			NetworkV1: pw.networkV1, Asset: pw.asset, PayTo: pw.payTo, Available: pw.fac != nil, Unavailable: pw.why,
+			TrialPerDay: pw.trial}}
+	if pw.networkV1 != "" {
+		out.Payment.Versions = []int{1, 2}
+	}
+	if pw.fac != nil {
+		out.Payment.Facilitator = pw.fac.Name()
+	}
+	type entry struct {
+		op    *axp.Op
+		path  string
+		price axp.Money
+		sum   string
+		cat   string
+	}
+	var list []entry
+	for i := range axp.Ops {
+		op := &axp.Ops[i]
+		if op.Access != axp.Paid || op.Category == "" || op.Name == "paid_connector" {
+			continue
+		}
+		list = append(list, entry{op, op.Path, pw.price(op), op.Summary, op.Category})
+	}
+	var conns []axp.Connector
+	if err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		conns, err = tx.Connectors(axp.ConnectorLive)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	connOp := axp.Lookup("paid_connector")
+	for _, cn := range conns {
+		sum := cn.Wants
+		if cn.Category == "" {
+			cn.Category = connOp.Category
+		}
+		list = append(list, entry{connOp, "/paid/connectors/" + cn.Name, cn.PriceUSD, sum, cn.Category})
+	}
+	q := strings.ToLower(strings.TrimSpace(in.Q))
+	cats := map[string]bool{}
+	for _, e := range list {
+		cats[e.cat] = true
+		if in.Category != "" && !strings.EqualFold(in.Category, e.cat) {
+			continue
+		}
+		if q != "" && !matchesAll(q, e.op.Name+" "+e.path+" "+e.sum+" "+e.cat) {
+			continue
+		}
+		t := axp.PaidTool{Name: e.op.Name, Method: e.op.Method, Path: e.path, URL: base + e.path, Summary: e.sum,
+			Category: e.cat, PriceUSD: e.price, Unavailable: d.toolUnavailable(e.op)}
+		if e.path != e.op.Path {
+			t.Name = strings.TrimPrefix(e.path, "/paid/")
+		}
+		t.Available = t.Unavailable == ""
+		if e.op.In != nil {
+			t.Params = protocol.SchemaOf(e.op.In)
+		}
+		if e.op.Out != nil {
+			t.Result = protocol.SchemaOf(e.op.Out)
+		}
+		if pw.trial > 0 {
+			t.TrialURL = t.URL + "?trial=1"
+		}
+		out.Tools = append(out.Tools, t)
+		if t.Available && pw.fac != nil {
+			terms := pw.terms(e.price, t.URL, e.op)
+			accepts := []any{terms.V2}
+			out.Items = append(out.Items, axp.BazaarItem{Resource: t.URL, Type: "http", X402Version: 2, Accepts: accepts,
+				LastUpdated: d.started.UTC(), Description: e.sum,
+				Metadata: map[string]any{"category": e.cat, "price_usd": e.price, "bazaar": map[string]any{"info": bazaarInfo(e.op)}}})
+		}
+	}
+	for k := range cats {
+		out.Categories = append(out.Categories, k)
+	}
+	sort.Strings(out.Categories)
+	return out, nil
+}
+
+// matchesAll reports whether every word of q appears in text (case-insensitive).
+func matchesAll(q, text string) bool {
+	text = strings.ToLower(text)
+	for _, w := range strings.Fields(q) {
+		if !strings.Contains(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// requestConnector records a request for a connector to a new data source (free, 201).
+func (d *Daemon) requestConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorRequest) (any, error) {
+	u, err := url.Parse(in.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, axp.Invalid("url", "must be an absolute http or https URL of the data source", "e.g. https://api.example.org/v1/prices")
+	}
+	if p := listingPolicy("connector", in.Wants, nil); p != nil {
+		return nil, axp.Forbidden("this connector is not listed: "+p.Reason, "a rejection can be overturned by the operator: write to them with POST /api/members/me/operator-messages")
+	}
+	var out *axp.Connector
+	_, err = d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		wants, _ := redactKeepLinks(in.Wants)
+		sc := screenText(wants)
+		cn := &axp.Connector{ID: axp.NewID("con", ch.now), URL: in.URL, Wants: wants, Status: axp.ConnectorPending,
+			Requester: c.Caller.Actor(), SetupFeeUSD: axp.ConnectorSetupFee, Flagged: sc.Flagged, CreatedAt: ch.now, UpdatedAt: ch.now}
+		for _, f := range sc.Findings {
+			cn.Flags = append(cn.Flags, f.Rule)
+		}
+		if err := ch.tx.PutConnector(cn); err != nil {
+			return nil, err
+		}
+		out = cn
+		return cn, ch.audit("connector.request", "connector", cn.ID, map[string]any{"url": cn.URL, "flagged": cn.Flagged})
+	})
+	return out, err
+}
+
+func (d *Daemon) loadConnector(id string) (*axp.Connector, error) {
+	var cn *axp.Connector
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		cn, err = tx.Connector(id)
+		return err
+	})
+	if err == nil && cn == nil {
+		err = axp.NotFound("connector request", id)
+	}
+	return cn, err
+}
+
+// connectorView adds the addresses a connector is used at.
+func (d *Daemon) connectorView(cn *axp.Connector) *axp.Connector {
+	v := *cn
+	switch v.Status {
+	case axp.ConnectorAccepted:
+		v.SetupURL = d.BaseURL() + "/api/connectors/" + v.ID + "/setup"
+		v.Path = "/paid/connectors/" + v.Name
+	case axp.ConnectorLive:
+		v.Path = "/paid/connectors/" + v.Name
+	}
+	return &v
+}
+
+func (d *Daemon) getConnector(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
+	cn, err := d.loadConnector(in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return d.connectorView(cn), nil
+}
+
+// payConnectorSetup answers the paid setup call: the payment's booking makes the connector live
+// in the same transaction (paywall.book), so the answer shows it live.
+func (d *Daemon) payConnectorSetup(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
+	cn, err := d.loadConnector(in.ID)
+	if err != nil {
+		return nil, err
+	}
+	if cn.Status != axp.ConnectorAccepted {
+		return nil, axp.Conflict("the connector is "+cn.Status, "")
+	}
+	cn.Status = axp.ConnectorLive
+	return d.connectorView(cn), nil
+}
+
+func (d *Daemon) adminConnectors(ctx context.Context, c *pipeline.Call, in *axp.ConnectorsQuery) (any, error) {
+	var list []axp.Connector
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		list, err = tx.Connectors(in.Status)
+		return err
+	})
+	for i := range list {
+		list[i] = *d.connectorView(&list[i])
+	}
+	return &axp.ConnectorList{Connectors: list}, err
+}
+
+func (d *Daemon) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in *axp.ConnectorAccept) (any, error) {
+	if in.PriceUSD < axp.MinCallPrice || in.PriceUSD > axp.MaxCallPrice {
+		return nil, axp.Invalid("price_usd", "must be between "+axp.MinCallPrice.Display()+" and "+axp.MaxCallPrice.Display(), "")
+	}
+	var out *axp.Connector
+	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		cn, err := ch.tx.Connector(in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if cn == nil {
+			return nil, axp.NotFound("connector request", in.ID)
+		}
+		if cn.Status != axp.ConnectorPending {
+			return nil, axp.Conflict("the connector is "+cn.Status+"; only a pending request is accepted", "")
+		}
+		if other, err := ch.tx.ConnectorByName(in.Name); err != nil || other != nil {
+			if err != nil {
+				return nil, err
+			}
+			return nil, axp.Invalid("name", "is the name of another connector ("+other.ID+")", "choose another name")
+		}
+		cn.Status, cn.Name, cn.PriceUSD, cn.Category, cn.UpdatedAt = axp.ConnectorAccepted, in.Name, in.PriceUSD, in.Category, ch.now
+		if in.Description != "" {
+			cn.Wants = in.Description
+		}
+		if err := ch.tx.PutConnector(cn); err != nil {
+			return nil, err
+		}
+		out = d.connectorView(cn)
+		return nil, ch.audit("connector.accept", "connector", cn.ID, map[string]any{"name": in.Name, "price_usd": in.PriceUSD})
+	})
+	return out, err
+}
+
+func (d *Daemon) adminConnectorReject(ctx context.Context, c *pipeline.Call, in *axp.ConnectorReject) (any, error) {
+	var out *axp.Connector
+	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		cn, err := ch.tx.Connector(in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if cn == nil {
+			return nil, axp.NotFound("connector request", in.ID)
+		}
+		if cn.Status != axp.ConnectorPending && cn.Status != axp.ConnectorAccepted {
+			return nil, axp.Conflict("the connector is "+cn.Status+"; only a pending or accepted request is rejected", "")
+		}
+		cn.Status, cn.Reason, cn.UpdatedAt = axp.ConnectorRejected, in.Reason, ch.now
+		if err := ch.tx.PutConnector(cn); err != nil {
+			return nil, err
+		}
+		out = d.connectorView(cn)
+		return nil, ch.audit("connector.reject", "connector", cn.ID, map[string]any{"reason": in.Reason})
+	})
+	return out, err
+}
+
+// connectorMaxAnswer caps what a connector's data source may answer.
+const connectorMaxAnswer = 1 << 20
+
+// paidConnector calls a live connector's data source through the guarded outbound caller, passing
+// on the call's query keys.
+func (d *Daemon) paidConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorCall) (any, error) {
+	var cn *axp.Connector
+	if err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		cn, err = tx.ConnectorByName(in.Name)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if cn == nil || cn.Status != axp.ConnectorLive {
+		return nil, axp.NotFound("live connector", in.Name)
+	}
+	u, err := url.Parse(cn.URL)
+	if err != nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "the connector's data source address is damaged")
+	}
+	q := u.Query()
+	keys := make([]string, 0, len(in.Params))
+	for k := range in.Params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k == "trial" {
+			continue
+		}
+		q.Set(k, in.Params[k])
+	}
+	u.RawQuery = q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "the connector's data source cannot be called")
+	}
+	req.Header.Set("Accept", "application/json, text/plain;q=0.9, */*;q=0.5")
+	resp, err := d.caller.HTTPClient(20 * time.Second).Do(req)
+	if err != nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "the connector's data source did not answer").
+			WithHint("nothing was charged; try again later")
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, connectorMaxAnswer+1))
+	if err != nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "the connector's data source's answer was cut off")
+	}
+	if resp.StatusCode >= 500 {
+		return nil, axp.Errorf(axp.CodeUnavailable, "the connector's data source failed (HTTP %d)", resp.StatusCode).
+			WithHint("nothing was charged; try again later")
+	}
+	out := &axp.ConnectorAnswer{Connector: cn.Name, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
+	if len(raw) > connectorMaxAnswer {
+		raw, out.Truncated = raw[:connectorMaxAnswer], true
+	}
+	out.Bytes = len(raw)
+	mt, _, _ := mime.ParseMediaType(out.ContentType)
+	if !out.Truncated && (mt == "application/json" || strings.HasSuffix(mt, "+json")) && json.Valid(raw) {
+		json.Unmarshal(raw, &out.JSON)
+	} else if utf8.Valid(raw) {
+		out.Text = string(raw)
+	} else {
+		out.Text = "(binary answer of " + mt + " not shown)"
+	}
+	return out, nil
+}

@@ -82,6 +82,9 @@ type Daemon struct {
 	// afterScan, when set (tests), runs between a sweeper's read of what is due and the write
 	// transactions that act on it, so a test can change the state in between.
 	afterScan func(what string)
+	// paidHook, when set (tests), runs at the stages of a paid call ("held", "settled"), so that a
+	// test can stop one there as a crash would.
+	paidHook func(stage string)
 
 	stop     chan struct{}
 	stopOnce sync.Once

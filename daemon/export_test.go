@@ -14,3 +14,9 @@ func (d *Daemon) SetMCPFastPath(on bool) { d.mcp.SetFastPath(on) }
 
 // ChainPass runs one pass of the payment watcher (benchmarks time it).
 func (d *Daemon) ChainPass(ctx context.Context) error { return d.chainPass(ctx) }
+
+// SetPaidHook installs a function that runs at the stages of a paid call ("held", "settled").
+func (d *Daemon) SetPaidHook(fn func(stage string)) { d.paidHook = fn }
+
+// RecoverPaidCalls runs the recovery pass of paid calls; it returns how many it finished.
+func (d *Daemon) RecoverPaidCalls(ctx context.Context) int { return d.recoverPaidCalls(ctx) }

@@ -205,7 +205,7 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 	if reason, msg := x402.Match(p, t, resource); reason != "" {
 		return nil, pw.demand(op, t, resource, price, msg, "pay the terms of this 402 answer ("+reason+")")
 	}
-	held := &heldPayment{pw: pw, p: p, t: t, op: op, resource: resource, price: price, ctx: ctx}
+	held := &heldPayment{pw: pw, p: p, t: t, op: op, resource: resource, price: price}
 	now := pw.d.now()
 	vb, _ := strconv.ParseInt(p.Payload.Authorization.ValidBefore, 10, 64)
 	held.rec = &axp.PaidCall{ID: axp.NewID("pay", now), Tool: op.Name, Resource: resource, Payer: strings.ToLower(p.Payload.Authorization.From),
@@ -241,6 +241,9 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 			msg = "the facilitator refused the payment"
 		}
 		return nil, pw.demand(op, t, resource, price, msg+" ("+v.InvalidReason+")", "pay the terms of this 402 answer with a new authorization")
+	}
+	if pw.d.paidHook != nil {
+		pw.d.paidHook("held")
 	}
 	return held, nil
 }
@@ -344,7 +347,6 @@ type heldPayment struct {
 	rec      *axp.PaidCall
 	resource string
 	price    axp.Money
-	ctx      context.Context
 }
 
 // Release forgets the held authorization: the call failed and nothing is charged; the same
@@ -388,6 +390,9 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 		}
 		return nil, pw.demand(h.op, h.t, h.resource, h.price, "the payment could not be settled ("+reason+"); the call's answer is withheld and nothing was charged",
 			"check the payer's balance and sign a new authorization")
+	}
+	if pw.d.paidHook != nil {
+		pw.d.paidHook("settled")
 	}
 	if err := pw.book(ctx, h.rec, s.Transaction); err != nil {
 		return nil, err

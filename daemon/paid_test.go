@@ -405,3 +405,141 @@ func TestPaidCallV1(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// clock is a test clock that can be moved forward.
+type clock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
+
+// A crash between the settlement on chain and its booking: the payer's money moved, the answer
+// was lost; the recovery pass books it once (never twice), and the payment pays no second call.
+// A crash after a payment was held but before it was settled: nothing moved; once the
+// authorization has expired the recovery pass lets it go.
+func TestPaidCallCrashRecovery(t *testing.T) {
+	clk := &clock{}
+	m := newChainMarket(t, func(cfg *daemon.Config) { cfg.Now = clk.Now })
+	payer := m.buyerWallet(1_000_000)
+	req := terms(t, paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, nil))
+
+	m.d.SetPaidHook(func(stage string) {
+		if stage == "settled" {
+			panic("the exchange stops here")
+		}
+	})
+	header := pay(t, payer, req)
+	if resp := paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, map[string]string{x402.HeaderSignature: header}); resp.Status != 500 {
+		t.Fatalf("crashed call: %d %s", resp.Status, resp.Body)
+	}
+	m.d.SetPaidHook(nil)
+	if got := m.c.Balance(m.c.Token, chaintest.Addr(payer)); got != 1_000_000-5_000 {
+		t.Fatalf("payer holds %d: the settlement should have moved the money", got)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 0 {
+		t.Fatalf("booked before recovery: %v", b)
+	}
+	// A call being answered right now is left alone.
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("recovered %d fresh calls", n)
+	}
+	clk.Advance(3 * time.Minute)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 1 {
+		t.Fatalf("recovered %d, want 1", n)
+	}
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("recovered again: %d", n)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 5_000 {
+		t.Fatalf("after recovery: %v", b)
+	}
+	resp := paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, map[string]string{x402.HeaderSignature: header})
+	if resp.Status != 402 || !strings.Contains(string(resp.Body), "already used") {
+		t.Fatalf("the recovered payment again: %d %s", resp.Status, resp.Body)
+	}
+
+	// Held, then the exchange stops before settling.
+	m.d.SetPaidHook(func(stage string) {
+		if stage == "held" {
+			panic("the exchange stops here")
+		}
+	})
+	req = terms(t, paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, nil))
+	if resp := paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, map[string]string{x402.HeaderSignature: pay(t, payer, req)}); resp.Status != 500 {
+		t.Fatalf("crashed call: %d", resp.Status)
+	}
+	m.d.SetPaidHook(nil)
+	clk.Advance(3 * time.Minute)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("let go of a payment that may still settle: %d", n)
+	}
+	clk.Advance(time.Duration(req.Accepts[0].MaxTimeoutSeconds+120) * time.Second)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 1 {
+		t.Fatalf("expired hold: recovered %d, want 1", n)
+	}
+	if got := m.c.Balance(m.c.Token, chaintest.Addr(payer)); got != 1_000_000-5_000 {
+		t.Fatalf("payer holds %d: nothing should have moved", got)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 5_000 {
+		t.Fatalf("after the expired hold: %v", b)
+	}
+}
+
+// Web search through a configured SearxNG-compatible backend, and web contents, as trial calls.
+func TestPaidWebTools(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/search" || r.URL.Query().Get("format") != "json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"query": %q, "number_of_results": 1, "results": [{"url": "https://docs.example/x402", "title": "x402", "content": "pay per call", "engine": "duckduckgo", "engines": ["duckduckgo"], "score": 1.0}], "answers": [], "suggestions": ["x402 bazaar"], "infoboxes": [], "unresponsive_engines": []}`, r.URL.Query().Get("q"))
+	}))
+	defer backend.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><head><title>Paid tools</title></head><body><article><h1>Paid tools</h1><p>Every call is paid with a signed authorization, settled on chain before the answer is returned.</p><p>Trials give three calls a day.</p></article></body></html>`)
+	}))
+	defer page.Close()
+	e := newEnv(t, func(cfg *daemon.Config) { cfg.SearchURL, cfg.PaidFetchLoopback = backend.URL, true })
+
+	var list axp.PaidToolList
+	call(t, e.anon, "find_paid_tools", map[string]any{"category": "web"}, &list)
+	for _, tl := range list.Tools {
+		if !tl.Available {
+			t.Fatalf("%s unavailable with search_url set: %s", tl.Name, tl.Unavailable)
+		}
+	}
+	resp := paidCall(t, e.anon, "GET", "/paid/web/search?q=x402&trial=1", "", nil)
+	var sr axp.WebSearchResult
+	if err := json.Unmarshal(resp.Body, &sr); err != nil || resp.Status != 200 || len(sr.Results) != 1 || sr.Results[0].URL != "https://docs.example/x402" {
+		t.Fatalf("search: %d %s", resp.Status, resp.Body)
+	}
+	resp = paidCall(t, e.anon, "POST", "/paid/web/contents?trial=1", fmt.Sprintf(`{"urls": [%q, "http://10.1.2.3/x"]}`, page.URL), nil)
+	var wc axp.WebContentsResult
+	if err := json.Unmarshal(resp.Body, &wc); err != nil || resp.Status != 200 || wc.Fetched != 1 || wc.Failed != 1 ||
+		wc.Pages[0].Title != "Paid tools" || !strings.Contains(wc.Pages[0].Text, "settled on chain") || wc.Pages[1].Error == nil {
+		t.Fatalf("contents: %d %s", resp.Status, resp.Body)
+	}
+	// Eleven URLs: refused before anything is fetched or counted.
+	urls := strings.TrimSuffix(strings.Repeat(`"https://a.example/",`, 11), ",")
+	resp = paidCall(t, e.anon, "POST", "/paid/web/contents?trial=1", `{"urls": [`+urls+`]}`, nil)
+	if resp.Status != 400 || !strings.Contains(string(resp.Body), `"field":"urls"`) {
+		t.Fatalf("11 urls: %d %s", resp.Status, resp.Body)
+	}
+	// The third trial call of the day still works: the refused one was not counted.
+	if resp := paidCall(t, e.anon, "GET", "/paid/web/search?q=again&trial=1", "", nil); resp.Status != 200 {
+		t.Fatalf("third trial: %d %s", resp.Status, resp.Body)
+	}
+}

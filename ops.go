@@ -49,6 +49,7 @@ type CancelInput struct {
 // from it. Order is documentation order.
 var Ops = []Op{
 	// Discovery and public (spec 4.1).
+	{Name: "get_front_door", Method: get, Path: "/", Tag: "public", Access: Public, Out: ty[FrontDoor](), Summary: "The front door: what this exchange is and where to go next (an HTML page for a browser, these links as JSON for Accept: application/json)."},
 	{Name: "health", Method: get, Path: "/healthz", Tag: "public", Access: Public, Out: ty[OK](), Summary: "Liveness of the exchange."},
 	{Name: "get_protocol", Method: get, Path: "/api/protocol", Tag: "public", Access: Public, Out: ty[ProtocolInfo](), Summary: "The member protocol: transports, signing, required tools, limits."},
 	{Name: "get_member_tools", Method: get, Path: "/api/protocol/tools.json", Tag: "public", Access: Public, Out: ty[protocol.ToolsDocument](), Summary: "Input and output JSON Schemas of the member tools."},

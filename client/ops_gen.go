@@ -9,6 +9,8 @@ import (
 
 // The typed endpoints of the catalog (axp.Ops), one per operation, in catalog order.
 var (
+	// GetFrontDoor is GET /: The front door: what this exchange is and where to go next (an HTML page for a browser, these links as JSON for Accept: application/json).
+	GetFrontDoor = Def[None, axp.FrontDoor]("get_front_door")
 	// Health is GET /healthz: Liveness of the exchange.
 	Health = Def[None, axp.OK]("health")
 	// GetProtocol is GET /api/protocol: The member protocol: transports, signing, required tools, limits.

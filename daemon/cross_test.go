@@ -350,7 +350,7 @@ func TestErrorsRoutesAndTraces(t *testing.T) {
 
 	// Unknown routes: 404 in the error body.
 	for _, c := range []struct{ method, path string }{
-		{"GET", "/nope"}, {"GET", "/api/nope"}, {"POST", "/api/members/me/nothing"}, {"GET", "/api/members/x/y/reputation"}, {"DELETE", "/"},
+		{"GET", "/nope"}, {"GET", "/api/nope"}, {"POST", "/api/members/me/nothing"}, {"GET", "/api/members/x/y/reputation"}, {"DELETE", "/nope"},
 	} {
 		resp, err := raw(e.anon, c.method, c.path, nil, nil)
 		checkErrorBody(t, resp, 404, "not_found")
@@ -359,6 +359,7 @@ func TestErrorsRoutesAndTraces(t *testing.T) {
 	// Wrong method: 405 with Allow.
 	for _, c := range []struct{ method, path, allow string }{
 		{"DELETE", "/api/services", "GET"},
+		{"DELETE", "/", "GET"},
 		{"POST", "/api/services", "GET"},
 		{"GET", "/api/members/register", "POST"},
 		{"POST", "/api/members/me", "GET, PATCH"},

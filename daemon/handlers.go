@@ -12,6 +12,7 @@ import (
 func (d *Daemon) handlers() *pipeline.Registry {
 	r := pipeline.NewRegistry()
 	// public
+	pipeline.HandleNoInput(r, "get_front_door", d.frontDoor)
 	pipeline.HandleNoInput(r, "health", d.health)
 	pipeline.HandleNoInput(r, "get_protocol", d.getProtocol)
 	pipeline.HandleNoInput(r, "get_member_tools", d.getMemberTools)

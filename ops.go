@@ -19,7 +19,6 @@ const (
 const (
 	LaterMarket   = "the marketplace core (tasks, offers, payments)"
 	LaterProtocol = "member verification and conformance"
-	LaterTalk     = "the talk assistant"
 	LaterPaid     = "the pay-per-call tools"
 )
 
@@ -71,7 +70,7 @@ var Ops = []Op{
 	{Name: "get_survey", Method: get, Path: "/api/survey", Tag: "public", Access: Public, Out: ty[SurveyQuestions](), Summary: "The survey questions."},
 	{Name: "answer_survey", Method: post, Path: "/api/survey", Tag: "public", Access: Public, In: ty[SurveyAnswer](), Out: ty[Recorded](), Status: created, Tool: "answer_survey", Summary: "Answer the survey."},
 	{Name: "get_survey_results", Method: get, Path: "/api/survey/results", Tag: "public", Access: Public, Out: ty[SurveyResults](), Summary: "Published survey totals."},
-	{Name: "talk", Method: post, Path: "/api/talk", Tag: "public", Access: Public, In: ty[TalkBody](), Out: ty[Result](), Tool: "talk", Later: LaterTalk, Summary: "Talk to the assistant: it lists the job and recommends an offer."},
+	{Name: "talk", Forbids: true, Method: post, Path: "/api/talk", Tag: "public", Access: Public, In: ty[TalkBody](), Out: ty[TalkReply](), Tool: "talk", Summary: "Talk to the assistant: it lists the job and recommends an offer."},
 	{Name: "get_openapi", Method: get, Path: "/openapi.json", Tag: "public", Access: Public, Out: ty[Result](), Summary: "This description (OpenAPI 3.1)."},
 
 	// Buyer operations (spec 4.2).

@@ -52,7 +52,7 @@ var (
 	// GetSurveyResults is GET /api/survey/results: Published survey totals.
 	GetSurveyResults = Def[None, axp.SurveyResults]("get_survey_results")
 	// Talk is POST /api/talk: Talk to the assistant: it lists the job and recommends an offer.
-	Talk = Def[axp.TalkBody, axp.Result]("talk")
+	Talk = Def[axp.TalkBody, axp.TalkReply]("talk")
 	// GetOpenAPI is GET /openapi.json: This description (OpenAPI 3.1).
 	GetOpenAPI = Def[None, axp.Result]("get_openapi")
 	// CreateTask is POST /api/tasks: Post a task; offers are collected within the quote window.

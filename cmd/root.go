@@ -18,6 +18,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/member"
 	"github.com/axp-exchange/axp/cmd/serve"
 	"github.com/axp-exchange/axp/cmd/status"
+	"github.com/axp-exchange/axp/cmd/talk"
 	"github.com/axp-exchange/axp/cmd/task"
 	tuicmd "github.com/axp-exchange/axp/cmd/tui"
 	"github.com/spf13/cobra"
@@ -73,6 +74,7 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), status.NewCmd(f, nil), newCmdVersion(f), tuicmd.NewCmd(f, nil), completion.NewCmd(f), call.NewCmd(f, nil))
 	root.SetVersionTemplate(versionText() + "\n")
 	root.AddCommand(newExitCodesTopic())
+	root.AddCommand(talk.NewCmd(f, nil))
 	usageErrors(root)
 	return root
 }

@@ -132,6 +132,7 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"admin_board":            {e.admin, map[string]any{"status": "all", "limit": 5}},
 		"admin_board_approve":    {e.admin, map[string]any{"id": "bp_x", "note": "n"}},
 		"admin_board_hide":       {e.admin, map[string]any{"id": "bp_x", "reason": "r"}},
+		"talk":                   {e.anon, map[string]any{"message": "hello", "conversation_id": "cnv_x"}},
 	}
 
 	auditBefore, st := e.auditCount(), e.stats()
@@ -860,7 +861,6 @@ func TestUnavailableOperations(t *testing.T) {
 		op string
 		in any
 	}{
-		{e.anon, "talk", map[string]any{"message": "hello"}},
 		{e.anon, "get_strategy_leaderboard", nil},
 	} {
 		resp, err := do(c.c, c.op, c.in)

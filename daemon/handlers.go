@@ -34,6 +34,7 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "answer_survey", d.answerSurvey)
 	pipeline.HandleNoInput(r, "get_survey_results", d.getSurveyResults)
 	pipeline.HandleNoInput(r, "get_openapi", d.getOpenAPI)
+	pipeline.Handle(r, "talk", d.talk)
 	// tasks
 	pipeline.Handle(r, "create_task", d.createTask)
 	pipeline.Handle(r, "create_task_get", d.createTask)

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // Buckets.
 var (
@@ -104,6 +104,11 @@ var (
 	bBoardPending = []byte("board_pending") // post id -> nil, while the post waits for the operator
 )
 
+// Buckets of schema version 9: the talk assistant.
+var (
+	bConversations = []byte("conversations") // conversation id -> axp.Conversation
+)
+
 // Meta keys.
 var (
 	kChainCursor    = []byte("chain_cursor") // 8-byte last block the payment watcher processed
@@ -181,5 +186,9 @@ var migrations = []migration{
 			}
 		}
 		return nil
+	}},
+	{9, "talk conversations", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bConversations)
+		return err
 	}},
 }

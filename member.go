@@ -352,6 +352,7 @@ type PrivateMember struct {
 	CreatedAt         time.Time  `json:"created_at"`
 	SecretFingerprint string     `json:"secret_fingerprint" doc:"first 8 hex of the SHA-256 of the member secret"`
 	NextSteps         []string   `json:"next_steps,omitempty"`
+	SkillWarnings     []string   `json:"skill_warnings,omitempty" doc:"skills whose task_type neither the catalog nor any other seller has: a typo? (with did-you-mean)"`
 }
 
 func (m *Member) mode() string {

@@ -55,7 +55,7 @@ func (d *Daemon) register(ctx context.Context, c *pipeline.Call, in *axp.Registr
 	}
 	d.invalidate()
 	d.log.InfoContext(ctx, "member registered", "source", "members", "member", id, "roles", m.Roles, "secret_fp", protocol.Fingerprint(secret))
-	return out, nil
+	return d.withSkillWarnings(out, nil)
 }
 
 func modeOf(m *axp.Member) string {
@@ -96,7 +96,7 @@ func (d *Daemon) getMyProfile(ctx context.Context, c *pipeline.Call) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return private(m), nil
+	return d.withSkillWarnings(private(m), nil)
 }
 
 func (d *Daemon) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (any, error) {
@@ -140,7 +140,7 @@ func (d *Daemon) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.Pr
 	if err == nil {
 		d.invalidate()
 	}
-	return out, err
+	return d.withSkillWarnings(out, err)
 }
 
 func changedFields(u *axp.ProfileUpdate) []string {
@@ -195,7 +195,7 @@ func (d *Daemon) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.Ski
 	if err == nil {
 		d.invalidate()
 	}
-	return out, err
+	return d.withSkillWarnings(out, err)
 }
 
 // checkInPeriod is the liveness check-in clock (spec 8).

@@ -306,6 +306,17 @@ func (d *Daemon) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.Em
 	} else {
 		rep.Checks = d.conformancePush(ctx, m)
 	}
+	if m.HasRole(protocol.RoleSeller) {
+		pm := private(m)
+		warn := d.skillWarnings(&pm)
+		var err error
+		if len(warn) > 0 {
+			err = errors.New(strings.Join(warn, "; "))
+		}
+		s := step("task_types", err, "", "use a catalog type (GET /api/services) or one other sellers offer, unless the new type is meant", 0)
+		s.Warning = true
+		rep.Checks = append(rep.Checks, s)
+	}
 	for _, s := range rep.Checks {
 		switch {
 		case s.OK:

@@ -860,7 +860,6 @@ func TestUnavailableOperations(t *testing.T) {
 		in any
 	}{
 		{e.anon, "talk", map[string]any{"message": "hello"}},
-		{e.anon, "get_strategy_leaderboard", nil},
 	} {
 		resp, err := do(c.c, c.op, c.in)
 		b := checkErrorBody(t, resp, 503, "unavailable")

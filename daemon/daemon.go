@@ -67,6 +67,8 @@ type Daemon struct {
 	paid      *paywall
 	fetcher   *paidtools.Fetcher
 	webSearch *paidtools.Search
+	// rec records prices and news and keeps the cached backtest (recorded.go).
+	rec *recorders
 	caller    *outbound.Caller
 	pusher    *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
@@ -151,11 +153,16 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 			return nil, "", fmt.Errorf("search_url: %w", err)
 		}
 	}
+	if err := d.setupRecorders(); err != nil {
+		d.Close()
+		return nil, "", err
+	}
 	d.pipe = pipeline.New(d, d.handlers(), keys.raw)
 	d.rest = rest.New(d, d.pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()
-	d.bg.Add(1)
+	d.bg.Add(2)
 	go d.background()
+	go d.recordLoop()
 	if d.chain != nil {
 		if d.wallet != nil {
 			// Transfers stored as sent before a stop are followed (and broadcast again if the

@@ -68,9 +68,9 @@ type Daemon struct {
 	fetcher   *paidtools.Fetcher
 	webSearch *paidtools.Search
 	// rec records prices and news and keeps the cached backtest (recorded.go).
-	rec *recorders
-	caller    *outbound.Caller
-	pusher    *outbound.Pusher
+	rec    *recorders
+	caller *outbound.Caller
+	pusher *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
 	callTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).

@@ -67,16 +67,16 @@ type Daemon struct {
 	paid      *paywall
 	fetcher   *paidtools.Fetcher
 	webSearch *paidtools.Search
-	// rec records prices and news and keeps the cached backtest (recorded.go).
-	rec    *recorders
-	caller *outbound.Caller
-	pusher *outbound.Pusher
+	caller    *outbound.Caller
+	pusher    *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
 	callTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
 	outbox func(ctx context.Context, n notice)
 
 	trust trustState
+	// rec records prices and news and keeps the cached backtest (recorded.go).
+	rec *recorders
 
 	// afterScan, when set (tests), runs between a sweeper's read of what is due and the write
 	// transactions that act on it, so a test can change the state in between.

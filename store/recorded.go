@@ -20,7 +20,8 @@ import (
 // with its chain entry in one transaction. Prices are keyed by coin and recorded time, news by
 // entity and first-seen time, so that "the last one at or before T" is one Seek and a step back.
 
-// chainRecord is a stored chain entry with the ids of its items, in leaf order.
+// chainRecord is a stored chain entry with the ids of its items, in leaf order (for a market
+// batch, its coins: the ids are PriceID(coin, recorded_at)).
 type chainRecord struct {
 	V int `json:"v"`
 	axp.ChainEntry
@@ -56,7 +57,11 @@ func priceKey(coin string, ms int64) []byte {
 	return append([]byte(coin+"\x00"), be64(ms)...)
 }
 
-// appendChain adds a batch of items (ids and JSON, in leaf order) to the chain.
+// appendFill is the fill of pages of the append-only buckets (chain, prices, news, signals): keys
+// arrive in order (per coin for prices), so pages split full rather than half full.
+const appendFill = 0.95
+
+// appendChain adds a batch of items (JSON, in leaf order, with the ids stored for them) to the chain.
 func (t *Tx) appendChain(kind string, at time.Time, ids []string, items [][]byte) (*axp.ChainEntry, error) {
 	leaves := make([][32]byte, len(items))
 	for i, it := range items {
@@ -79,7 +84,9 @@ func (t *Tx) appendChain(kind string, at time.Time, ids []string, items [][]byte
 	if e.Link, err = e.ComputeLink(); err != nil {
 		return nil, err
 	}
-	if err := putJSON(t.bucket(bChain), be64(e.Seq), &chainRecord{V: 1, ChainEntry: e, Items: ids}); err != nil {
+	b := t.bucket(bChain)
+	b.FillPercent = appendFill
+	if err := putJSON(b, be64(e.Seq), &chainRecord{V: 1, ChainEntry: e, Items: ids}); err != nil {
 		return nil, err
 	}
 	return &e, nil
@@ -130,21 +137,20 @@ func (t *Tx) RecordPrices(at time.Time, prices map[string]string) (*axp.ChainEnt
 		coins = append(coins, c)
 	}
 	slices.Sort(coins)
-	ids := make([]string, len(coins))
 	items := make([][]byte, len(coins))
 	b := t.bucket(bPrices)
+	b.FillPercent = appendFill
 	for i, c := range coins {
 		if b.Get(priceKey(c, ms)) != nil {
 			return nil, fmt.Errorf("a price of %s is already recorded at %s", c, at.Format(time.RFC3339Nano))
 		}
-		ids[i] = PriceID(c, ms)
 		raw, err := json.Marshal(axp.PriceItem{Kind: "price", Coin: c, Currency: "usd", Price: prices[c], RecordedAt: at})
 		if err != nil {
 			return nil, err
 		}
 		items[i] = raw
 	}
-	e, err := t.appendChain(axp.ChainMarket, at, ids, items)
+	e, err := t.appendChain(axp.ChainMarket, at, coins, items)
 	if err != nil {
 		return nil, err
 	}
@@ -299,8 +305,10 @@ func (t *Tx) RecordNews(at time.Time, items []axp.NewsItem) (*axp.ChainEntry, []
 	if err != nil {
 		return nil, nil, err
 	}
+	news := t.bucket(bNews)
+	news.FillPercent = appendFill
 	for i, it := range fresh {
-		if err := putJSON(t.bucket(bNews), []byte(it.ID), &newsRecord{V: 1, Item: it, Key: freshKeys[i], Seq: e.Seq}); err != nil {
+		if err := putJSON(news, []byte(it.ID), &newsRecord{V: 1, Item: it, Key: freshKeys[i], Seq: e.Seq}); err != nil {
 			return nil, nil, err
 		}
 		if err := keys.Put([]byte(freshKeys[i]), []byte(it.ID)); err != nil {
@@ -409,7 +417,9 @@ func (t *Tx) RecordSignal(s *axp.Signal) (*axp.ChainEntry, error) {
 	if err := t.bucket(bSignalsOpen).Put(dueKey(s.Due, s.ID), nil); err != nil {
 		return nil, err
 	}
-	return e, putJSON(t.bucket(bSignals), []byte(s.ID), &signalRecord{V: 1, Signal: *s})
+	b := t.bucket(bSignals)
+	b.FillPercent = appendFill
+	return e, putJSON(b, []byte(s.ID), &signalRecord{V: 1, Signal: *s})
 }
 
 // Signal reads a signal, or nil.
@@ -560,6 +570,9 @@ func (t *Tx) Proof(id string) (*axp.Proof, error) {
 	index := -1
 	var item []byte
 	for i, other := range rec.Items {
+		if rec.Kind == axp.ChainMarket {
+			other = PriceID(other, rec.RecordedAt.UnixMilli())
+		}
 		raw, err := t.itemJSON(other)
 		if err != nil {
 			return nil, err

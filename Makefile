@@ -34,8 +34,9 @@ lint:
 release-check:
 	./scripts/release-check
 
-# Real outside clients (MCP SDK and conformance, A2A SDK, an OpenAPI 3.1 validator) against a real
-# `axp serve`; installs them from npm with the pinned versions of interop/package-lock.json.
+# Real outside clients (MCP SDK and conformance, A2A SDK, an OpenAPI 3.1 validator, the x402 clients
+# and reference facilitator on anvil) against a real `axp serve`; installs them from npm with the
+# pinned versions of interop/package-lock.json.
 interop:
 	./scripts/interop
 

@@ -381,6 +381,31 @@ func InferType(description string) string {
 	return best
 }
 
+// HasKeyword reports whether w (lower case) is one of the words that name the service in a brief.
+func (s *Service) HasKeyword(w string) bool {
+	if w == s.Type || w == strings.ToLower(s.Name) {
+		return true
+	}
+	for _, k := range s.keywords {
+		if k == w || k+"s" == w {
+			return true
+		}
+	}
+	return false
+}
+
+// SuggestType is the task type a free-text brief suggests: InferType, else the best match of
+// MatchServices, else "". GET /api/search and the talk assistant read briefs with it.
+func SuggestType(q string) string {
+	if t := InferType(q); t != "" {
+		return t
+	}
+	if m := MatchServices(q); len(m) > 0 {
+		return m[0].Type
+	}
+	return ""
+}
+
 // MatchServices ranks catalog services by how well they match a free-text query.
 func MatchServices(q string) []*Service {
 	d := " " + strings.ToLower(q) + " "

@@ -229,6 +229,12 @@ type Document struct {
 	Filename string
 }
 
+// Negotiated is an answer with more than one form: the REST door gives it the request's Accept
+// header and writes what it returns (a browser's HTML page, an API client's JSON).
+type Negotiated interface {
+	Negotiate(accept string) any
+}
+
 // DocumentContent is a document as a JSON answer, for doors that answer only JSON (an MCP tool
 // such as get_deliverable): the body as UTF-8 text, or base64 when it is not text.
 type DocumentContent struct {

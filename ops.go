@@ -19,7 +19,6 @@ const (
 const (
 	LaterMarket   = "the marketplace core (tasks, offers, payments)"
 	LaterProtocol = "member verification and conformance"
-	LaterTalk     = "the talk assistant"
 	LaterPaid     = "the pay-per-call tools"
 )
 
@@ -50,6 +49,7 @@ type CancelInput struct {
 // from it. Order is documentation order.
 var Ops = []Op{
 	// Discovery and public (spec 4.1).
+	{Name: "get_front_door", Method: get, Path: "/", Tag: "public", Access: Public, Out: ty[FrontDoor](), Summary: "The front door: what this exchange is and where to go next (an HTML page for a browser, these links as JSON for Accept: application/json)."},
 	{Name: "health", Method: get, Path: "/healthz", Tag: "public", Access: Public, Out: ty[OK](), Summary: "Liveness of the exchange."},
 	{Name: "get_protocol", Method: get, Path: "/api/protocol", Tag: "public", Access: Public, Out: ty[ProtocolInfo](), Summary: "The member protocol: transports, signing, required tools, limits."},
 	{Name: "get_member_tools", Method: get, Path: "/api/protocol/tools.json", Tag: "public", Access: Public, Out: ty[protocol.ToolsDocument](), Summary: "Input and output JSON Schemas of the member tools."},
@@ -70,7 +70,7 @@ var Ops = []Op{
 	{Name: "get_survey", Method: get, Path: "/api/survey", Tag: "public", Access: Public, Out: ty[SurveyQuestions](), Summary: "The survey questions."},
 	{Name: "answer_survey", Method: post, Path: "/api/survey", Tag: "public", Access: Public, In: ty[SurveyAnswer](), Out: ty[Recorded](), Status: created, Tool: "answer_survey", Summary: "Answer the survey."},
 	{Name: "get_survey_results", Method: get, Path: "/api/survey/results", Tag: "public", Access: Public, Out: ty[SurveyResults](), Summary: "Published survey totals."},
-	{Name: "talk", Method: post, Path: "/api/talk", Tag: "public", Access: Public, In: ty[TalkBody](), Out: ty[Result](), Tool: "talk", Later: LaterTalk, Summary: "Talk to the assistant: it lists the job and recommends an offer."},
+	{Name: "talk", Forbids: true, Method: post, Path: "/api/talk", Tag: "public", Access: Public, In: ty[TalkBody](), Out: ty[TalkReply](), Tool: "talk", Summary: "Talk to the assistant: it lists the job and recommends an offer."},
 	{Name: "get_openapi", Method: get, Path: "/openapi.json", Tag: "public", Access: Public, Out: ty[Result](), Summary: "This description (OpenAPI 3.1)."},
 
 	// Buyer operations (spec 4.2).

@@ -20,6 +20,20 @@ type OK struct {
 	Message string `json:"message,omitempty"`
 }
 
+// FrontDoor is the answer of GET /: what the exchange is and the links to start from.
+type FrontDoor struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	Links   []Link `json:"links"`
+}
+
+// Link is a named URL of the exchange.
+type Link struct {
+	Rel   string `json:"rel" doc:"join, services, openapi, faq, agent_card, mcp, a2a, quote, pricing"`
+	Href  string `json:"href"`
+	Title string `json:"title"`
+}
+
 // ServiceList is the answer of GET /api/services (spec 2.8).
 type ServiceList struct {
 	Services []ServiceEntry `json:"services"`

@@ -312,12 +312,6 @@ type RedoBody struct {
 	Reason string `json:"reason" schema:"required;minLength=1;maxLength=4000"`
 }
 
-// TalkBody is a message to the assistant.
-type TalkBody struct {
-	Message        string `json:"message" schema:"required;minLength=1;maxLength=4000"`
-	ConversationID string `json:"conversation_id,omitempty" schema:"maxLength=100"`
-}
-
 // SandboxBody starts a sandbox job.
 type SandboxBody struct {
 	As       string `json:"as" schema:"required;enum=seller|buyer"`

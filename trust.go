@@ -215,9 +215,10 @@ type OverturnBody struct {
 type AICall struct {
 	V                int       `json:"v"`
 	ID               string    `json:"ai_call_id"`
-	Purpose          string    `json:"purpose" doc:"mediation or translation"`
+	Purpose          string    `json:"purpose" doc:"mediation, translation or talk"`
 	TaskID           string    `json:"task_id,omitempty"`
 	MediationID      string    `json:"mediation_id,omitempty"`
+	ConversationID   string    `json:"conversation_id,omitempty" doc:"the talk conversation the call served"`
 	Provider         string    `json:"provider" doc:"the endpoint's base URL"`
 	Model            string    `json:"model"`
 	KeyFingerprint   string    `json:"key_fp,omitempty" doc:"first 8 hex of the SHA-256 of the API key"`
@@ -235,6 +236,10 @@ type AICall struct {
 type AITurn struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ToolCalls are the calls a model's turn asks for; ToolCallID names the call a "tool" turn
+	// answers (the talk assistant's model path).
+	ToolCalls  []AIToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string       `json:"tool_call_id,omitempty"`
 }
 
 // AIQuery filters GET /api/admin/ai.

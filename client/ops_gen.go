@@ -9,6 +9,8 @@ import (
 
 // The typed endpoints of the catalog (axp.Ops), one per operation, in catalog order.
 var (
+	// GetFrontDoor is GET /: The front door: what this exchange is and where to go next (an HTML page for a browser, these links as JSON for Accept: application/json).
+	GetFrontDoor = Def[None, axp.FrontDoor]("get_front_door")
 	// Health is GET /healthz: Liveness of the exchange.
 	Health = Def[None, axp.OK]("health")
 	// GetProtocol is GET /api/protocol: The member protocol: transports, signing, required tools, limits.
@@ -50,7 +52,7 @@ var (
 	// GetSurveyResults is GET /api/survey/results: Published survey totals.
 	GetSurveyResults = Def[None, axp.SurveyResults]("get_survey_results")
 	// Talk is POST /api/talk: Talk to the assistant: it lists the job and recommends an offer.
-	Talk = Def[axp.TalkBody, axp.Result]("talk")
+	Talk = Def[axp.TalkBody, axp.TalkReply]("talk")
 	// GetOpenAPI is GET /openapi.json: This description (OpenAPI 3.1).
 	GetOpenAPI = Def[None, axp.Result]("get_openapi")
 	// CreateTask is POST /api/tasks: Post a task; offers are collected within the quote window.

@@ -1,7 +1,6 @@
 package cmd_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,25 +15,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 )
 
-// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer safe to read while a process writes to it.
+type syncBuffer = cmdtest.SyncBuffer
 
 var built struct {
 	once sync.Once

@@ -18,6 +18,8 @@ import (
 	"github.com/axp-exchange/axp/cmd/member"
 	"github.com/axp-exchange/axp/cmd/proof"
 	"github.com/axp-exchange/axp/cmd/serve"
+	"github.com/axp-exchange/axp/cmd/status"
+	"github.com/axp-exchange/axp/cmd/talk"
 	"github.com/axp-exchange/axp/cmd/task"
 	tuicmd "github.com/axp-exchange/axp/cmd/tui"
 	"github.com/spf13/cobra"
@@ -36,6 +38,11 @@ func Main() int {
 func Run(ctx context.Context, f *cmdutil.Factory, args []string, environ func() []string) int {
 	if f.Getenv != nil && (f.Getenv("NO_COLOR") != "" || f.Getenv("TERM") == "dumb") {
 		f.IO.NoColor = true
+	}
+	if f.Getenv != nil && f.Getenv("AXP_FORCE_TTY") != "" {
+		// Treat the streams as a terminal: prompts, tables and spinners as a person sees them
+		// (scripts and tests of the interactive behaviour).
+		f.IO.StdinTTY, f.IO.StdoutTTY, f.IO.StderrTTY = true, true, true
 	}
 	root := NewRoot(f, environ)
 	root.SetArgs(args)
@@ -63,10 +70,13 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.AddCommand(member.NewCmd(f))
 	root.AddCommand(board.NewCmd(f))
 	root.AddCommand(proof.NewCmdVerify(f, nil))
-	root.PersistentFlags().StringVar(&f.Exchange, "exchange", "", "exchange URL (default $AXP_EXCHANGE, else "+cmdutil.DefaultExchange+")")
+	root.PersistentFlags().StringVar(&f.Exchange, "exchange", "", "exchange URL (default $AXP_EXCHANGE, else the one of the last axp login, else "+cmdutil.DefaultExchange+")")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(task.NewCmd(f), task.NewCmdOffers(f, nil), catalog.NewCmdQuote(f, nil), catalog.NewCmdServices(f, nil),
-		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), tuicmd.NewCmd(f, nil), completion.NewCmd(f), call.NewCmd(f, nil))
+		auth.NewCmdLogin(f, nil), auth.NewCmdLogout(f, nil), status.NewCmd(f, nil), newCmdVersion(f), tuicmd.NewCmd(f, nil), completion.NewCmd(f), call.NewCmd(f, nil))
+	root.SetVersionTemplate(versionText() + "\n")
+	root.AddCommand(newExitCodesTopic())
+	root.AddCommand(talk.NewCmd(f, nil))
 	usageErrors(root)
 	return root
 }

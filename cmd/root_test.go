@@ -3,6 +3,7 @@ package cmd_test
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,5 +119,24 @@ func TestHelpAndVersion(t *testing.T) {
 		if status != 0 || stdout == "" || stderr != "" {
 			t.Errorf("axp %v: status %d, stdout %q, stderr %q", args, status, stdout, stderr)
 		}
+	}
+}
+
+// `axp help exit-codes` documents every exit status the command line uses.
+func TestExitCodesDocumented(t *testing.T) {
+	status, stdout, stderr := run(t, "help", "exit-codes")
+	if status != 0 || stderr != "" {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	for _, code := range []int{cmdutil.ExitOK, cmdutil.ExitError, cmdutil.ExitUsage, cmdutil.ExitAuth, cmdutil.ExitNotFound,
+		cmdutil.ExitConflict, cmdutil.ExitRateLimited, cmdutil.ExitUnreachable} {
+		if !strings.Contains(stdout, "\n  "+strconv.Itoa(code)+"  ") {
+			t.Errorf("exit status %d is not documented:\n%s", code, stdout)
+		}
+	}
+	// Help speaks of axp alone: no other tool's help is the reference.
+	_, stdout, _ = run(t, "task", "view", "--help")
+	if strings.Contains(stdout, "gh help") {
+		t.Errorf("help refers to another tool:\n%s", stdout)
 	}
 }

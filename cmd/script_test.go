@@ -59,6 +59,7 @@ func TestScripts(t *testing.T) {
 			"signal":   cmdSignal,
 			"expand":   cmdExpand,
 			"seed":     cmdSeed,
+			"waitfile": cmdWaitFile,
 		},
 	})
 }
@@ -127,6 +128,25 @@ func cmdWaitHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("waithttp %s: still %s after %s", args[0], last, pollDeadline)
+		}
+		<-tick.C
+	}
+}
+
+// waitfile PATH: poll until the file exists, up to pollDeadline (a background command wrote it).
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	deadline := time.Now().Add(pollDeadline)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile %s: still missing after %s", args[0], pollDeadline)
 		}
 		<-tick.C
 	}

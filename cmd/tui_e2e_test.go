@@ -14,14 +14,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 )
 
-// TestTUIInTmux drives `axp tui` in a real terminal (tmux, 80x24, NO_COLOR) through an operator
-// approval: the built binary serves an exchange as a separate process, a buyer posts a task,
+// TestTUIInTmux drives `axp tui` in a real terminal (tmux, 80x24, NO_COLOR; widened to 160
+// columns and back, every line fitting) through an operator approval: the built binary serves an exchange as a separate process, a buyer posts a task,
 // chooses and reports a payment over HTTP, and the operator confirms it in the TUI with a note.
 func TestTUIInTmux(t *testing.T) {
 	tmux, err := exec.LookPath("tmux")
@@ -149,6 +150,31 @@ func TestTUIInTmux(t *testing.T) {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > 24 {
 		t.Errorf("the screen has %d lines for a 24-line terminal", len(lines))
+	}
+	// At 80 columns every line fits; widened to 160, the same row shows the whole task id; back at
+	// 80 it fits again.
+	plain := func() []string {
+		out, _ := tm("capture-pane", "-p", "-t", "axp")
+		return strings.Split(strings.TrimRight(out, "\n"), "\n")
+	}
+	for _, l := range plain() {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("a line of %d cells on an 80-column terminal: %q", n, l)
+		}
+	}
+	row := regexp.MustCompile(`› payment +pending +US\$2\.50\d* +` + regexp.QuoteMeta(created.ID) + ` +anonymous → Quick Writer`)
+	if out, err := tm("resize-window", "-t", "axp", "-x", "160", "-y", "24"); err != nil {
+		t.Fatalf("tmux resize-window: %v\n%s", err, out)
+	}
+	waitScreen("the row at 160 columns", row.MatchString)
+	if out, err := tm("resize-window", "-t", "axp", "-x", "80", "-y", "24"); err != nil {
+		t.Fatalf("tmux resize-window: %v\n%s", err, out)
+	}
+	waitScreen("the row at 80 columns again", func(s string) bool { return !row.MatchString(s) && strings.Contains(s, "› payment") })
+	for _, l := range plain() {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("back at 80 columns, a line of %d cells: %q", n, l)
+		}
 	}
 
 	send("a")

@@ -17,9 +17,9 @@ import (
 )
 
 // The AI provider (DESIGN.md section 11): one OpenAI-compatible chat-completions endpoint behind
-// the Mediator and translation. Every call, failed ones included, is recorded with its prompt,
-// response, tokens and cost for GET /api/admin/ai. The API key never leaves this file except as a
-// fingerprint.
+// the Mediator, translation and the talk assistant. Every call, failed ones included, is recorded
+// with its prompt, response, tokens and cost for GET /api/admin/ai. The API key never leaves this
+// file except as a fingerprint.
 
 // errNoAI is the answer of AI features when no provider is configured.
 var errNoAI = &axp.Error{Code: axp.CodeUnavailable, Message: "translation is not available: this exchange has no AI provider configured",
@@ -55,14 +55,21 @@ func aiCost(tokens int, perMillion axp.Money) axp.Money {
 // aiChat sends one chat to the provider and records the call. It answers the reply's text and the
 // call's id.
 func (d *Daemon) aiChat(ctx context.Context, purpose, taskID, mediationID string, turns []axp.AITurn) (string, string, error) {
+	reply, id, err := d.aiCall(ctx, &axp.AICall{Purpose: purpose, TaskID: taskID, MediationID: mediationID}, turns, nil)
+	return reply.Text, id, err
+}
+
+// aiCall sends one chat, offering tools when given, and records the call (call names what it
+// serves: purpose, task, mediation, conversation). It answers the reply and the call's id.
+func (d *Daemon) aiCall(ctx context.Context, call *axp.AICall, turns []axp.AITurn, tools []outbound.Tool) (outbound.ChatReply, string, error) {
 	if !d.aiConfigured() {
-		return "", "", errNoAI
+		return outbound.ChatReply{}, "", errNoAI
 	}
-	call := &axp.AICall{ID: axp.NewID("aic", d.now()), Purpose: purpose, TaskID: taskID, MediationID: mediationID,
-		Provider: strings.TrimRight(d.cfg.AIBaseURL, "/"), Model: d.cfg.AIModel, KeyFingerprint: d.aiKeyFP(), Prompt: turns, At: d.now()}
+	purpose, taskID := call.Purpose, call.TaskID
+	call.ID, call.Provider, call.Model, call.KeyFingerprint = axp.NewID("aic", d.now()), strings.TrimRight(d.cfg.AIBaseURL, "/"), d.cfg.AIModel, d.aiKeyFP()
+	call.Prompt, call.At = turns, d.now()
 	start := time.Now()
-	reply, err := d.aiModel().Chat(ctx, turns)
-	text := reply.Text
+	reply, err := d.aiModel().ChatTools(ctx, turns, tools)
 	call.Response, call.PromptTokens, call.CompletionTokens = reply.Raw, reply.PromptTokens, reply.CompletionTokens
 	call.Millis = time.Since(start).Milliseconds()
 	if err != nil {
@@ -78,7 +85,7 @@ func (d *Daemon) aiChat(ctx context.Context, purpose, taskID, mediationID string
 	d.log.InfoContext(ctx, "ai call", "source", "ai", "purpose", purpose, "task", taskID, "model", d.cfg.AIModel,
 		"key_fp", call.KeyFingerprint, "prompt_tokens", call.PromptTokens, "completion_tokens", call.CompletionTokens,
 		"ms", call.Millis, "ok", err == nil)
-	return text, call.ID, err
+	return reply, call.ID, err
 }
 
 func clip(s string, n int) string {

@@ -35,9 +35,10 @@ type Config struct {
 	// MediationWindow is how long a mediation collects statements; when it ends the Mediator
 	// decides without the missing one (key mediation_window; zero means the default, 24 h).
 	MediationWindow time.Duration
-	// The AI provider behind the Mediator and translation: any OpenAI-compatible chat-completions
-	// endpoint (keys ai_base_url, ai_api_key, ai_model). Without a base URL and a model the
-	// built-in Mediator decides and translation answers 503. The API key is a secret: it is logged
+	// The AI provider behind the Mediator, translation and the talk assistant: any
+	// OpenAI-compatible chat-completions endpoint (keys ai_base_url, ai_api_key, ai_model).
+	// Without a base URL and a model the built-in Mediator decides, the built-in assistant talks
+	// and translation answers 503. The API key is a secret: it is logged
 	// and recorded only as a fingerprint.
 	AIBaseURL string
 	AIAPIKey  string

@@ -98,50 +98,52 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"admin_reject":          {e.admin, map[string]any{"id": "apr_x", "reason": "r"}},
 		"submit_review": {token, map[string]any{"id": "tsk_x", "rating": 5, "quality": 4, "accuracy": 4, "timeliness": 5,
 			"comment": "c"}},
-		"translate":                {token, map[string]any{"id": "tsk_x", "what": "brief", "language": "fr"}},
-		"propose_settlement":       {token, map[string]any{"id": "tsk_x", "refund_pct": 50, "note": "n"}},
-		"answer_settlement":        {token, map[string]any{"id": "tsk_x", "settlement_id": "stl_x", "accept": true}},
-		"escalate":                 {token, map[string]any{"id": "tsk_x", "reason": "r", "statement": "s", "proposed_refund_pct": 50}},
-		"get_mediation":            {token, map[string]any{"id": "med_x"}},
-		"submit_statement":         {token, map[string]any{"id": "med_x", "statement": "s", "proposed_refund_pct": 50}},
-		"appeal":                   {token, map[string]any{"id": "med_x", "reason": "r"}},
-		"list_messages":            {token, map[string]any{"id": "tsk_x"}},
-		"post_message":             {token, map[string]any{"id": "tsk_x", "body": "b", "seller_id": "mem_x"}},
-		"object_to_review":         {seller.c, map[string]any{"id": "rev_x", "reason": "r", "statement": "s"}},
-		"admin_ai":                 {e.admin, map[string]any{"task_id": "tsk_x", "limit": 5}},
-		"admin_mediations":         {e.admin, map[string]any{"status": "open", "kind": "dispute", "task_id": "tsk_x"}},
-		"admin_decide_mediation":   {e.admin, map[string]any{"id": "med_x", "refund_pct": 50, "outcome": "keep", "note": "n"}},
-		"admin_listings":           {e.admin, map[string]any{"status": "all"}},
-		"admin_overturn_listing":   {e.admin, map[string]any{"id": "lst_x", "note": "n"}},
-		"find_paid_tools":          {e.anon, map[string]any{"q": "web", "category": "web"}},
-		"paid_injection_check":     {e.anon, map[string]any{"text": "hello"}},
-		"paid_trading_risk":        {e.anon, map[string]any{"account": 10000, "risk_pct": 1, "entry": 100, "stop": 95, "size_decimals": 0}},
-		"paid_web_contents":        {e.anon, map[string]any{"urls": []any{"https://a.example/x"}}},
-		"paid_web_search":          {e.anon, map[string]any{"q": "x", "limit": 5, "language": "en", "time_range": "day"}},
-		"paid_connector":           {e.anon, map[string]any{"name": "prices"}},
-		"request_connector":        {e.anon, map[string]any{"url": "https://a.example/api", "wants": "daily prices"}},
-		"get_connector":            {e.anon, map[string]any{"id": "con_x"}},
-		"pay_connector_setup":      {e.anon, map[string]any{"id": "con_x"}},
-		"admin_connectors":         {e.admin, map[string]any{"status": "pending"}},
-		"admin_connector_accept":   {e.admin, map[string]any{"id": "con_x", "name": "prices", "price_usd": 0.01, "category": "c", "description": "d"}},
-		"admin_connector_reject":   {e.admin, map[string]any{"id": "con_x", "reason": "r"}},
-		"board_list":               {seller.c, map[string]any{"tag": "go", "cursor": "bp_x", "limit": 5}},
-		"board_read":               {seller.c, map[string]any{"id": "bp_x", "cursor": "bp_y", "limit": 5}},
-		"board_post":               {seller.c, map[string]any{"title": "t", "body": "b", "tags": []any{"go"}}},
-		"board_reply":              {seller.c, map[string]any{"id": "bp_x", "body": "b"}},
-		"admin_board":              {e.admin, map[string]any{"status": "all", "limit": 5}},
-		"admin_board_approve":      {e.admin, map[string]any{"id": "bp_x", "note": "n"}},
-		"admin_board_hide":         {e.admin, map[string]any{"id": "bp_x", "reason": "r"}},
-		"paid_market_as_of":        {e.anon, map[string]any{"as_of": "2026-10-10T00:00:00Z", "coins": "bitcoin", "series": true, "hours": 2}},
-		"paid_market_brief":        {e.anon, map[string]any{"coins": "bitcoin"}},
-		"paid_news_as_of":          {e.anon, map[string]any{"entity": "Bitcoin", "as_of": "2026-10-10T00:00:00Z", "limit": 5}},
-		"paid_news_proof":          {e.anon, map[string]any{"id": "nws_x"}},
-		"paid_trackrecord_top":     {e.anon, map[string]any{"market": "bitcoin", "window": "7d", "limit": 5}},
-		"paid_trackrecord_verify":  {e.anon, map[string]any{"id": "sig_x"}},
-		"get_strategy_leaderboard": {e.anon, map[string]any{"market": "bitcoin", "window": "7d"}},
+		"translate":              {token, map[string]any{"id": "tsk_x", "what": "brief", "language": "fr"}},
+		"propose_settlement":     {token, map[string]any{"id": "tsk_x", "refund_pct": 50, "note": "n"}},
+		"answer_settlement":      {token, map[string]any{"id": "tsk_x", "settlement_id": "stl_x", "accept": true}},
+		"escalate":               {token, map[string]any{"id": "tsk_x", "reason": "r", "statement": "s", "proposed_refund_pct": 50}},
+		"get_mediation":          {token, map[string]any{"id": "med_x"}},
+		"submit_statement":       {token, map[string]any{"id": "med_x", "statement": "s", "proposed_refund_pct": 50}},
+		"appeal":                 {token, map[string]any{"id": "med_x", "reason": "r"}},
+		"list_messages":          {token, map[string]any{"id": "tsk_x"}},
+		"post_message":           {token, map[string]any{"id": "tsk_x", "body": "b", "seller_id": "mem_x"}},
+		"object_to_review":       {seller.c, map[string]any{"id": "rev_x", "reason": "r", "statement": "s"}},
+		"admin_ai":               {e.admin, map[string]any{"task_id": "tsk_x", "limit": 5}},
+		"admin_mediations":       {e.admin, map[string]any{"status": "open", "kind": "dispute", "task_id": "tsk_x"}},
+		"admin_decide_mediation": {e.admin, map[string]any{"id": "med_x", "refund_pct": 50, "outcome": "keep", "note": "n"}},
+		"admin_listings":         {e.admin, map[string]any{"status": "all"}},
+		"admin_overturn_listing": {e.admin, map[string]any{"id": "lst_x", "note": "n"}},
+		"find_paid_tools":        {e.anon, map[string]any{"q": "web", "category": "web"}},
+		"paid_injection_check":   {e.anon, map[string]any{"text": "hello"}},
+		"paid_trading_risk":      {e.anon, map[string]any{"account": 10000, "risk_pct": 1, "entry": 100, "stop": 95, "size_decimals": 0}},
+		"paid_web_contents":      {e.anon, map[string]any{"urls": []any{"https://a.example/x"}}},
+		"paid_web_search":        {e.anon, map[string]any{"q": "x", "limit": 5, "language": "en", "time_range": "day"}},
+		"paid_connector":         {e.anon, map[string]any{"name": "prices"}},
+		"request_connector":      {e.anon, map[string]any{"url": "https://a.example/api", "wants": "daily prices"}},
+		"get_connector":          {e.anon, map[string]any{"id": "con_x"}},
+		"pay_connector_setup":    {e.anon, map[string]any{"id": "con_x"}},
+		"admin_connectors":       {e.admin, map[string]any{"status": "pending"}},
+		"admin_connector_accept": {e.admin, map[string]any{"id": "con_x", "name": "prices", "price_usd": 0.01, "category": "c", "description": "d"}},
+		"admin_connector_reject": {e.admin, map[string]any{"id": "con_x", "reason": "r"}},
+		"board_list":             {seller.c, map[string]any{"tag": "go", "cursor": "bp_x", "limit": 5}},
+		"board_read":             {seller.c, map[string]any{"id": "bp_x", "cursor": "bp_y", "limit": 5}},
+		"board_post":             {seller.c, map[string]any{"title": "t", "body": "b", "tags": []any{"go"}}},
+		"board_reply":            {seller.c, map[string]any{"id": "bp_x", "body": "b"}},
+		"admin_board":            {e.admin, map[string]any{"status": "all", "limit": 5}},
+		"admin_board_approve":    {e.admin, map[string]any{"id": "bp_x", "note": "n"}},
+		"admin_board_hide":       {e.admin, map[string]any{"id": "bp_x", "reason": "r"}},
+		"talk":                   {e.anon, map[string]any{"message": "hello", "conversation_id": "cnv_x"}},
+		// recorded data
+		"paid_market_as_of":       {e.anon, map[string]any{"as_of": "2026-10-10T00:00:00Z", "coins": "bitcoin", "series": true, "hours": 2}},
+		"paid_market_brief":       {e.anon, map[string]any{"coins": "bitcoin"}},
+		"paid_news_as_of":         {e.anon, map[string]any{"entity": "Bitcoin", "as_of": "2026-10-10T00:00:00Z", "limit": 5}},
+		"paid_news_proof":         {e.anon, map[string]any{"id": "nws_x"}},
+		"paid_trackrecord_top":    {e.anon, map[string]any{"market": "bitcoin", "window": "7d", "limit": 5}},
+		"paid_trackrecord_verify": {e.anon, map[string]any{"id": "sig_x"}},
+		"list_proof_chain":        {e.anon, map[string]any{"after": 0, "limit": 5}},
 		"publish_signal": {seller.c, map[string]any{"strategy": "s", "market": "bitcoin", "side": "long", "entry": 100, "stop": 95,
 			"target": 110, "horizon": "4h"}},
-		"list_proof_chain": {e.anon, map[string]any{"after": 0, "limit": 5}},
+		"get_strategy_leaderboard": {e.anon, map[string]any{"market": "bitcoin", "window": "7d"}},
 	}
 
 	auditBefore, st := e.auditCount(), e.stats()
@@ -359,7 +361,7 @@ func TestErrorsRoutesAndTraces(t *testing.T) {
 
 	// Unknown routes: 404 in the error body.
 	for _, c := range []struct{ method, path string }{
-		{"GET", "/nope"}, {"GET", "/api/nope"}, {"POST", "/api/members/me/nothing"}, {"GET", "/api/members/x/y/reputation"}, {"DELETE", "/"},
+		{"GET", "/nope"}, {"GET", "/api/nope"}, {"POST", "/api/members/me/nothing"}, {"GET", "/api/members/x/y/reputation"}, {"DELETE", "/nope"},
 	} {
 		resp, err := raw(e.anon, c.method, c.path, nil, nil)
 		checkErrorBody(t, resp, 404, "not_found")
@@ -368,6 +370,7 @@ func TestErrorsRoutesAndTraces(t *testing.T) {
 	// Wrong method: 405 with Allow.
 	for _, c := range []struct{ method, path, allow string }{
 		{"DELETE", "/api/services", "GET"},
+		{"DELETE", "/", "GET"},
 		{"POST", "/api/services", "GET"},
 		{"GET", "/api/members/register", "POST"},
 		{"POST", "/api/members/me", "GET, PATCH"},
@@ -862,20 +865,19 @@ func TestAdminEndpoints(t *testing.T) {
 	}
 }
 
+// TestUnavailableOperations: a public operation still marked Later answers 503 naming itself,
+// with a hint.
 func TestUnavailableOperations(t *testing.T) {
 	e := newEnv(t)
-	for _, c := range []struct {
-		c  *client.Client
-		op string
-		in any
-	}{
-		{e.anon, "talk", map[string]any{"message": "hello"}},
-	} {
-		resp, err := do(c.c, c.op, c.in)
+	for _, op := range axp.Ops {
+		if op.Later == "" || op.Access != axp.Public {
+			continue
+		}
+		resp, err := do(e.anon, op.Name, nil)
 		b := checkErrorBody(t, resp, 503, "unavailable")
 		apiErr(t, err, axp.CodeUnavailable, "-")
-		if !strings.Contains(b.Error.Message, c.op) || b.Error.Hint == "" {
-			t.Fatalf("%s: %+v", c.op, b.Error)
+		if !strings.Contains(b.Error.Message, op.Name) || b.Error.Hint == "" {
+			t.Fatalf("%s: %+v", op.Name, b.Error)
 		}
 	}
 }

@@ -78,6 +78,9 @@ type Daemon struct {
 	// rec records prices and news and keeps the cached backtest (recorded.go).
 	rec *recorders
 
+	// talking holds the ids of conversations whose message is being answered now.
+	talking sync.Map
+
 	// afterScan, when set (tests), runs between a sweeper's read of what is due and the write
 	// transactions that act on it, so a test can change the state in between.
 	afterScan func(what string)

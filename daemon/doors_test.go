@@ -209,10 +209,16 @@ func TestMCPDoor(t *testing.T) {
 	toolErr(t, e.mcpCall("", "create_task", []any{1, 2}), axp.CodeInvalidInput, "arguments")
 	toolErr(t, e.mcpCall("", "get_task", map[string]any{"id": id, "buyer_token": 7}), axp.CodeInvalidInput, "buyer_token")
 	toolErr(t, e.mcpCall("", "get_quote", map[string]any{}), axp.CodeInvalidInput, "type")
-	// A tool of a later issue answers unavailable.
-	b := toolErr(t, e.mcpCall("", "talk", map[string]any{"message": "hi"}), axp.CodeUnavailable, "-")
-	if !strings.Contains(b.Error.Message, "not available yet") {
-		t.Fatalf("later tool: %+v", b)
+	// A tool of a later issue (while there is one) answers unavailable.
+	for _, op := range axp.Ops {
+		if op.Later == "" || op.Tool == "" || op.Access != axp.Public {
+			continue
+		}
+		b := toolErr(t, e.mcpCall("", op.Tool, map[string]any{}), axp.CodeUnavailable, "-")
+		if !strings.Contains(b.Error.Message, "not available yet") {
+			t.Fatalf("later tool: %+v", b)
+		}
+		break
 	}
 	// Member tools are hidden and refused without a member secret, also for a buyer token.
 	for _, tok := range []string{"", token, adminToken} {

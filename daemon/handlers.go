@@ -12,6 +12,7 @@ import (
 func (d *Daemon) handlers() *pipeline.Registry {
 	r := pipeline.NewRegistry()
 	// public
+	pipeline.HandleNoInput(r, "get_front_door", d.frontDoor)
 	pipeline.HandleNoInput(r, "health", d.health)
 	pipeline.HandleNoInput(r, "get_protocol", d.getProtocol)
 	pipeline.HandleNoInput(r, "get_member_tools", d.getMemberTools)
@@ -33,6 +34,7 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "answer_survey", d.answerSurvey)
 	pipeline.HandleNoInput(r, "get_survey_results", d.getSurveyResults)
 	pipeline.HandleNoInput(r, "get_openapi", d.getOpenAPI)
+	pipeline.Handle(r, "talk", d.talk)
 	// tasks
 	pipeline.Handle(r, "create_task", d.createTask)
 	pipeline.Handle(r, "create_task_get", d.createTask)

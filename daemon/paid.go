@@ -205,7 +205,7 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 	if reason, msg := x402.Match(p, t, resource); reason != "" {
 		return nil, pw.demand(op, t, resource, price, msg, "pay the terms of this 402 answer ("+reason+")")
 	}
-	held := &heldPayment{pw: pw, p: p, t: t, op: op, resource: resource, price: price, ctx: ctx}
+	held := &heldPayment{pw: pw, p: p, t: t, op: op, resource: resource, price: price}
 	now := pw.d.now()
 	vb, _ := strconv.ParseInt(p.Payload.Authorization.ValidBefore, 10, 64)
 	held.rec = &axp.PaidCall{ID: axp.NewID("pay", now), Tool: op.Name, Resource: resource, Payer: strings.ToLower(p.Payload.Authorization.From),
@@ -347,7 +347,6 @@ type heldPayment struct {
 	rec      *axp.PaidCall
 	resource string
 	price    axp.Money
-	ctx      context.Context
 }
 
 // Release forgets the held authorization: the call failed and nothing is charged; the same

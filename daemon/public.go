@@ -246,10 +246,7 @@ func (d *Daemon) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQue
 	for _, s := range matches {
 		res.Services = append(res.Services, d.serviceEntry(s))
 	}
-	typ := axp.InferType(q)
-	if typ == "" && len(matches) > 0 {
-		typ = matches[0].Type
-	}
+	typ := axp.SuggestType(q)
 	if typ != "" {
 		st := &axp.SuggestedTask{Type: typ, Description: q, Params: map[string]any{}}
 		s := axp.ServiceFor(typ)

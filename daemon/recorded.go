@@ -49,7 +49,7 @@ func (d *Daemon) setupRecorders() error {
 	return nil
 }
 
-func orDefault(v, def time.Duration) time.Duration {
+func durationOr(v, def time.Duration) time.Duration {
 	if v <= 0 {
 		return def
 	}
@@ -57,11 +57,11 @@ func orDefault(v, def time.Duration) time.Duration {
 }
 
 func (d *Daemon) marketRetention() time.Duration {
-	return orDefault(d.cfg.MarketRetention, Defaults().MarketRetention)
+	return durationOr(d.cfg.MarketRetention, Defaults().MarketRetention)
 }
 
 func (d *Daemon) newsRetention() time.Duration {
-	return orDefault(d.cfg.NewsRetention, Defaults().NewsRetention)
+	return durationOr(d.cfg.NewsRetention, Defaults().NewsRetention)
 }
 
 // recordLoop polls the configured sources (the first poll one period after start), scores due
@@ -79,12 +79,12 @@ func (d *Daemon) recordLoop() {
 	}()
 	var market, news <-chan time.Time
 	if d.rec.source != nil {
-		t := time.NewTicker(orDefault(d.cfg.MarketPoll, time.Minute))
+		t := time.NewTicker(durationOr(d.cfg.MarketPoll, time.Minute))
 		defer t.Stop()
 		market = t.C
 	}
 	if len(d.rec.feeds) > 0 {
-		t := time.NewTicker(orDefault(d.cfg.NewsPoll, Defaults().NewsPoll))
+		t := time.NewTicker(durationOr(d.cfg.NewsPoll, Defaults().NewsPoll))
 		defer t.Stop()
 		news = t.C
 	}

@@ -123,8 +123,8 @@ func recordedEnv(t *testing.T, clk *clock, src *priceSource, feeds *feedServer, 
 	}}, mod...)...)
 }
 
-// get is a GET of a recorded-data path; it fails the test unless the status is want.
-func get(t *testing.T, e *env, path string, want int, out any) []byte {
+// getRecorded is a GET of a recorded-data path; it fails the test unless the status is want.
+func getRecorded(t *testing.T, e *env, path string, want int, out any) []byte {
 	t.Helper()
 	resp := paidCall(t, e.anon, "GET", path, "", nil)
 	if resp.Status != want {
@@ -141,7 +141,7 @@ func get(t *testing.T, e *env, path string, want int, out any) []byte {
 func head(t *testing.T, e *env) *axp.ChainEntry {
 	t.Helper()
 	var h axp.ProofHead
-	get(t, e, "/proofs/latest", 200, &h)
+	getRecorded(t, e, "/proofs/latest", 200, &h)
 	return h.Head
 }
 
@@ -185,7 +185,7 @@ func TestMarketRecorderAsOf(t *testing.T) {
 	// the gap, the last before it. Never a price recorded after as_of.
 	asOf := func(at time.Time, extra string) axp.MarketAsOf {
 		var out axp.MarketAsOf
-		get(t, e, "/paid/market/as-of?trial=1&coins=bitcoin,ethereum,solana&as_of="+url.QueryEscape(at.Format(time.RFC3339Nano))+extra, 200, &out)
+		getRecorded(t, e, "/paid/market/as-of?trial=1&coins=bitcoin,ethereum,solana&as_of="+url.QueryEscape(at.Format(time.RFC3339Nano))+extra, 200, &out)
 		for _, p := range out.Prices {
 			if p.RecordedAt.After(at) || p.AgeSeconds < 0 {
 				t.Fatalf("as of %s: %s recorded at %s, after as_of", at, p.Coin, p.RecordedAt)
@@ -235,7 +235,7 @@ func TestMarketRecorderAsOf(t *testing.T) {
 	}
 	// The series: one point per recorded minute, the failed poll's minute a gap.
 	var series axp.MarketAsOf
-	get(t, e, "/paid/market/as-of?trial=1&coins=bitcoin&series=1&hours=1&as_of="+url.QueryEscape(last.at.Format(time.RFC3339Nano)), 200, &series)
+	getRecorded(t, e, "/paid/market/as-of?trial=1&coins=bitcoin&series=1&hours=1&as_of="+url.QueryEscape(last.at.Format(time.RFC3339Nano)), 200, &series)
 	if len(series.Series) != 9 || series.Gaps != 60-9 || series.Series[8].Price != axp.Decimal(last.btc) {
 		t.Fatalf("series: %d points, %d gaps: %+v", len(series.Series), series.Gaps, series.Series)
 	}
@@ -251,7 +251,7 @@ func TestMarketRecorderAsOf(t *testing.T) {
 		{"coins=bitcoin&as_of=" + url.QueryEscape(clk.Now().Add(-61*24*time.Hour).Format(time.RFC3339)), "as_of"},
 		{"coins=bitcoin&hours=7&series=1&as_of=" + lastQ, "hours"},
 	} {
-		body := get(t, e, "/paid/market/as-of?"+c.query, 400, nil)
+		body := getRecorded(t, e, "/paid/market/as-of?"+c.query, 400, nil)
 		if !strings.Contains(string(body), `"field":"`+c.field+`"`) {
 			t.Errorf("%s: %s", c.query, body)
 		}
@@ -263,7 +263,7 @@ func TestMarketRecorderAsOf(t *testing.T) {
 
 	// The brief: computed from what was recorded, with its time.
 	var brief axp.MarketBrief
-	get(t, e, "/paid/market/brief?trial=1", 200, &brief)
+	getRecorded(t, e, "/paid/market/brief?trial=1", 200, &brief)
 	if len(brief.Coins) != 2 || brief.Coins[0].Coin != "bitcoin" || brief.Coins[0].High != "109.5" || brief.Coins[0].Low != "100.5" ||
 		brief.Coins[0].ChangePct != "8.9552" || brief.Coins[0].Points != 9 || brief.TopMovers[0] != "ethereum" ||
 		len(brief.Missing) != 1 || brief.ComputedAt.Before(last.at) {
@@ -272,7 +272,7 @@ func TestMarketRecorderAsOf(t *testing.T) {
 
 	// Retention: 61 days on, the old prices are refused as of their time and pruned.
 	clk.Advance(61 * 24 * time.Hour)
-	get(t, e, "/paid/market/as-of?trial=1&coins=bitcoin&as_of="+lastQ, 400, nil)
+	getRecorded(t, e, "/paid/market/as-of?trial=1&coins=bitcoin&as_of="+lastQ, 400, nil)
 	e.d.PruneRecorded()
 	e.d.DB().View(func(tx *store.Tx) error {
 		if p, _ := tx.PriceAsOf("bitcoin", clk.Now(), time.Time{}); p != nil {
@@ -281,7 +281,7 @@ func TestMarketRecorderAsOf(t *testing.T) {
 		return nil
 	})
 	var now axp.MarketAsOf
-	get(t, e, "/paid/market/as-of?trial=1&coins=bitcoin&as_of="+url.QueryEscape(clk.Now().Format(time.RFC3339Nano)), 200, &now)
+	getRecorded(t, e, "/paid/market/as-of?trial=1&coins=bitcoin&as_of="+url.QueryEscape(clk.Now().Format(time.RFC3339Nano)), 200, &now)
 	if len(now.Prices) != 0 || len(now.Missing) != 1 {
 		t.Fatalf("after pruning: %+v", now)
 	}
@@ -317,11 +317,11 @@ func TestNewsRecorderAndProofs(t *testing.T) {
 	second := head(t, e).RecordedAt
 
 	var before, after axp.NewsAsOf
-	get(t, e, "/paid/news/as-of?trial=1&entity=btc&as_of="+url.QueryEscape(second.Add(-time.Millisecond).Format(time.RFC3339Nano)), 200, &before)
+	getRecorded(t, e, "/paid/news/as-of?trial=1&entity=btc&as_of="+url.QueryEscape(second.Add(-time.Millisecond).Format(time.RFC3339Nano)), 200, &before)
 	if before.Entity != "Bitcoin" || len(before.Items) != 1 || before.Items[0].Title != "BTC breaks a record" || !before.Items[0].FirstSeen.Equal(first) {
 		t.Fatalf("before the second poll: %+v", before)
 	}
-	get(t, e, "/paid/news/as-of?trial=1&entity=Bitcoin&as_of="+url.QueryEscape(second.Format(time.RFC3339Nano)), 200, &after)
+	getRecorded(t, e, "/paid/news/as-of?trial=1&entity=Bitcoin&as_of="+url.QueryEscape(second.Format(time.RFC3339Nano)), 200, &after)
 	if len(after.Items) != 2 || after.Items[0].Title != "Bitcoin miners and ETH stakers" ||
 		strings.Join(after.Items[0].Entities, ",") != "Bitcoin,Ethereum" || after.Items[1].Summary != "Story 0 about BTC breaks a record." {
 		t.Fatalf("after the second poll: %+v", after)
@@ -332,7 +332,7 @@ func TestNewsRecorderAndProofs(t *testing.T) {
 		}
 	}
 	var eth axp.NewsAsOf
-	get(t, e, "/paid/news/as-of?trial=1&entity=eth&as_of="+url.QueryEscape(second.Format(time.RFC3339Nano)), 200, &eth)
+	getRecorded(t, e, "/paid/news/as-of?trial=1&entity=eth&as_of="+url.QueryEscape(second.Format(time.RFC3339Nano)), 200, &eth)
 	if len(eth.Items) != 2 || eth.Items[1].Feed != feeds.URL+"/atom" || eth.Items[1].Link != "https://wire.example/0" {
 		t.Fatalf("ethereum: %+v", eth)
 	}
@@ -341,7 +341,7 @@ func TestNewsRecorderAndProofs(t *testing.T) {
 		{"entity=btc&as_of=" + url.QueryEscape(clk.Now().Add(time.Minute).Format(time.RFC3339)), "as_of"},
 		{"entity=btc", "as_of"},
 	} {
-		if body := get(t, e, "/paid/news/as-of?trial=1&"+c.query, 400, nil); !strings.Contains(string(body), `"field":"`+c.field+`"`) {
+		if body := getRecorded(t, e, "/paid/news/as-of?trial=1&"+c.query, 400, nil); !strings.Contains(string(body), `"field":"`+c.field+`"`) {
 			t.Errorf("%s: %s", c.query, body)
 		}
 	}
@@ -349,12 +349,12 @@ func TestNewsRecorderAndProofs(t *testing.T) {
 	// The proof of an item: it verifies, it leads to a link of the chain, and the chain recomputes.
 	id := after.Items[1].ProofID
 	var p axp.Proof
-	get(t, e, "/paid/news/proof?trial=1&id="+id, 200, &p)
+	getRecorded(t, e, "/paid/news/proof?trial=1&id="+id, 200, &p)
 	if err := p.Verify(); err != nil || p.Entry.Seq != 1 || p.Head.Seq != 2 || p.Note != "" {
 		t.Fatalf("proof %+v: %v", p, err)
 	}
 	var chain axp.ProofChain
-	get(t, e, "/proofs/chain", 200, &chain)
+	getRecorded(t, e, "/proofs/chain", 200, &chain)
 	prev := axp.ZeroLink
 	for _, c := range chain.Entries {
 		if l, _ := c.ComputeLink(); l != c.Link || c.Prev != prev {
@@ -365,8 +365,8 @@ func TestNewsRecorderAndProofs(t *testing.T) {
 	if len(chain.Entries) != 2 || prev != p.Head.Link {
 		t.Fatalf("chain %+v", chain)
 	}
-	get(t, e, "/paid/news/proof?trial=1&id=nws_nothing", 404, nil)
-	get(t, e, "/paid/news/proof?trial=1&id=sig_x", 400, nil)
+	getRecorded(t, e, "/paid/news/proof?trial=1&id=nws_nothing", 404, nil)
+	getRecorded(t, e, "/paid/news/proof?trial=1&id=sig_x", 400, nil)
 
 	// Change the stored item behind the exchange's back: its proof no longer verifies.
 	e.close()
@@ -381,7 +381,7 @@ func TestNewsRecorderAndProofs(t *testing.T) {
 	})
 	db.Close()
 	e = recordedEnv(t, clk, nil, feeds, mod)
-	get(t, e, "/paid/news/proof?trial=1&id="+id, 200, &p)
+	getRecorded(t, e, "/paid/news/proof?trial=1&id="+id, 200, &p)
 	if err := p.Verify(); err == nil || !strings.Contains(p.Note, "does not verify") || !strings.Contains(string(p.Item), "BTC falls") {
 		t.Fatalf("a tampered item's proof: %v, note %q", err, p.Note)
 	}
@@ -456,7 +456,7 @@ func TestSignalsAndTrackRecord(t *testing.T) {
 	}
 
 	var board axp.TrackRecordBoard
-	get(t, e, "/trackrecord?market=bitcoin", 200, &board)
+	getRecorded(t, e, "/trackrecord?market=bitcoin", 200, &board)
 	if len(board.Strategies) != 2 || board.Strategies[0].Strategy != "breakout" || board.Strategies[0].Rank != 1 ||
 		board.Strategies[0].Hits != 1 || board.Strategies[0].TotalReturn != "10" || board.Strategies[0].HitRate != "100" ||
 		board.Strategies[1].Strategy != "fade" || board.Strategies[1].TotalReturn != "-4" || board.Strategies[1].MaxDrawdown != "-4" {
@@ -467,18 +467,18 @@ func TestSignalsAndTrackRecord(t *testing.T) {
 	if strats := res["strategies"].([]any); len(strats) != 2 || fmt.Sprint(strats[0].(map[string]any)["open"]) != "1" {
 		t.Fatalf("MCP board %v", res)
 	}
-	get(t, e, "/trackrecord?window=100d", 400, nil)
+	getRecorded(t, e, "/trackrecord?window=100d", 400, nil)
 
 	var top axp.TrackRecordTop
-	get(t, e, "/paid/trackrecord/top?trial=1&market=bitcoin&window=7d", 200, &top)
+	getRecorded(t, e, "/paid/trackrecord/top?trial=1&market=bitcoin&window=7d", 200, &top)
 	if len(top.Strategies) != 2 || len(top.Strategies[0].Recent) != 1 || top.Strategies[0].Recent[0].Outcome != axp.OutcomeTarget ||
 		top.Strategies[0].Recent[0].ExitPrice != "110" || top.Strategies[1].Recent[0].Outcome != axp.OutcomeStop {
 		t.Fatalf("top %+v", top)
 	}
-	get(t, e, "/paid/trackrecord/top?trial=1&market=dogecoin", 400, nil)
+	getRecorded(t, e, "/paid/trackrecord/top?trial=1&market=dogecoin", 400, nil)
 
 	var v axp.SignalVerification
-	get(t, e, "/paid/trackrecord/verify?trial=1&id="+long.ID, 200, &v)
+	getRecorded(t, e, "/paid/trackrecord/verify?trial=1&id="+long.ID, 200, &v)
 	if err := v.Proof.Verify(); err != nil || v.FirstPriceAfter == nil || !v.FirstPriceAfter.RecordedAt.After(v.Proof.Entry.RecordedAt) ||
 		!v.Signal.ExitAt.After(v.Proof.Entry.RecordedAt) || v.FirstPriceAfter.Price != "103" || !strings.Contains(v.Verdict, "after it was chained") {
 		t.Fatalf("verify %+v: %v", v, err)
@@ -488,8 +488,8 @@ func TestSignalsAndTrackRecord(t *testing.T) {
 	if item.Entry != "100" || item.Target != "110" || !item.PublishedAt.Equal(long.PublishedAt) {
 		t.Fatalf("the chained item %s", v.Proof.Item)
 	}
-	get(t, e, "/paid/trackrecord/verify?trial=1&id="+ethSig["id"].(string), 200, nil)
-	get(t, e, "/paid/trackrecord/verify?trial=1&id=sig_unknown", 404, nil)
+	getRecorded(t, e, "/paid/trackrecord/verify?trial=1&id="+ethSig["id"].(string), 200, nil)
+	getRecorded(t, e, "/paid/trackrecord/verify?trial=1&id=sig_unknown", 404, nil)
 }
 
 // The backtest sample runs the reference strategy over recorded prices and is regenerated daily.
@@ -498,7 +498,7 @@ func TestBacktestSample(t *testing.T) {
 	src := newPriceSource(t)
 	e := recordedEnv(t, clk, src, nil)
 	var empty axp.BacktestSample
-	get(t, e, "/backtest/sample.json", 200, &empty)
+	getRecorded(t, e, "/backtest/sample.json", 200, &empty)
 	if empty.Bars != 0 || !strings.Contains(empty.Note, "not enough") {
 		t.Fatalf("empty sample %+v", empty)
 	}
@@ -518,19 +518,19 @@ func TestBacktestSample(t *testing.T) {
 		clk.Advance(time.Hour)
 	}
 	var s axp.BacktestSample
-	get(t, e, "/backtest/sample.json", 200, &s)
+	getRecorded(t, e, "/backtest/sample.json", 200, &s)
 	if s.Coin != "bitcoin" || s.Bars < 70 || len(s.Trades) != 1 || s.Trades[0].Open || s.TotalReturn == "0" || s.BuyAndHold == "" ||
 		s.Strategy != "sma-crossover-6h-24h" || !s.NextAt.After(s.GeneratedAt) {
 		t.Fatalf("sample %+v", s)
 	}
 	// Cached until the next UTC day.
 	var again axp.BacktestSample
-	get(t, e, "/backtest/sample.json", 200, &again)
+	getRecorded(t, e, "/backtest/sample.json", 200, &again)
 	if !again.GeneratedAt.Equal(s.GeneratedAt) {
 		t.Fatalf("regenerated within the day: %s then %s", s.GeneratedAt, again.GeneratedAt)
 	}
 	clk.Advance(24 * time.Hour)
-	get(t, e, "/backtest/sample.json", 200, &again)
+	getRecorded(t, e, "/backtest/sample.json", 200, &again)
 	if !again.GeneratedAt.After(s.GeneratedAt) {
 		t.Fatalf("not regenerated the next day")
 	}
@@ -568,17 +568,17 @@ func TestRecordedToolsWithoutSources(t *testing.T) {
 		}
 	}
 	var s axp.BacktestSample
-	get(t, e, "/backtest/sample.json", 200, &s)
+	getRecorded(t, e, "/backtest/sample.json", 200, &s)
 	if !strings.Contains(s.Note, "market_source_url") {
 		t.Fatalf("sample %+v", s)
 	}
 	var h axp.ProofHead
-	get(t, e, "/proofs/latest", 200, &h)
+	getRecorded(t, e, "/proofs/latest", 200, &h)
 	if h.Head != nil || h.Algorithm == "" {
 		t.Fatalf("head %+v", h)
 	}
 	var board axp.TrackRecordBoard
-	get(t, e, "/trackrecord", 200, &board)
+	getRecorded(t, e, "/trackrecord", 200, &board)
 	if len(board.Strategies) != 0 || board.Window != "30d" {
 		t.Fatalf("board %+v", board)
 	}

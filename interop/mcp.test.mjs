@@ -88,7 +88,7 @@ test("errors are tool results naming the field; unknown and hidden tools are pro
     const wrongType = await client.callTool({ name: "create_task", arguments: { type: "text-file", deadline_minutes: "soon" } });
     assert.equal(errorOf(wrongType).field, "deadline_minutes");
 
-    const later = await client.callTool({ name: "talk", arguments: { message: "hello" } });
+    const later = await client.callTool({ name: "get_strategy_leaderboard", arguments: {} });
     const le = errorOf(later);
     assert.equal(le.code, "unavailable");
     assert.match(le.message, /not available yet/);

@@ -166,6 +166,14 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	started.MemberID = creds.MemberID
 	client := NewClient(exchange, creds.MemberSecret)
+	if len(a.Registration.Skills) > 0 {
+		// A typo in a task type matches no task: say so now rather than after a silent day.
+		if unknown, err := client.UnknownTaskTypes(ctx, a.Registration.Skills); err == nil {
+			for _, u := range unknown {
+				log.Warn("memberkit: " + u.String())
+			}
+		}
+	}
 
 	if a.Pull {
 		r, err := NewRunner(client, opts)

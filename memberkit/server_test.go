@@ -687,3 +687,47 @@ func TestNewServerNeedsHandlers(t *testing.T) {
 		t.Fatal("unknown role accepted")
 	}
 }
+
+// The exchange's conformance probes (forged contact_test calls, nonce "probe") are refused and
+// logged as expected at info level; any other refused call is a warning.
+func TestProbesLoggedAsExpected(t *testing.T) {
+	var logs syncLog
+	m := newMember(t, memberkit.Options{Roles: []string{"buyer"}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	m.register("http://127.0.0.1:1")
+	post := func(nonce string) {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"contact_test","arguments":{"nonce":"` + nonce + `","member_id":"probe"}}}`
+		res, err := http.Post(m.http.URL+memberkit.Path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("an unsigned call: HTTP %d", res.StatusCode)
+		}
+	}
+	post("probe")
+	if got := logs.String(); !strings.Contains(got, `level=INFO msg="memberkit: refused a conformance probe, as expected"`) || strings.Contains(got, "WARN") {
+		t.Fatalf("probe log: %s", got)
+	}
+	post("someone")
+	if got := logs.String(); !strings.Contains(got, `level=WARN msg="memberkit: call refused"`) {
+		t.Fatalf("other refused call: %s", got)
+	}
+}
+
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -104,8 +104,13 @@ var (
 	bBoardPending = []byte("board_pending") // post id -> nil, while the post waits for the operator
 )
 
+// Buckets of schema version 9: the talk assistant.
+var (
+	bConversations = []byte("conversations") // conversation id -> axp.Conversation
+)
+
 // Buckets of schema version 10: recorded data and its hash chain (docs/decisions.md, "Recorded
-// data and proofs"). Version 9 is another branch's.
+// data and proofs").
 var (
 	bChain       = []byte("chain")         // 8-byte seq -> chainRecord (a batch: its entry and its item ids)
 	bPrices      = []byte("prices")        // coin \x00 8-byte recorded unix ms -> priceRecord
@@ -193,6 +198,10 @@ var migrations = []migration{
 			}
 		}
 		return nil
+	}},
+	{9, "talk conversations", func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bConversations)
+		return err
 	}},
 	{10, "recorded data: the hash chain, prices, news, strategy signals", func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bChain, bPrices, bNews, bNewsKeys, bNewsEntity, bSignals, bSignalsOpen} {

@@ -2,10 +2,12 @@ package tui
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
@@ -104,4 +106,36 @@ func TestProgramQuitsOnQ(t *testing.T) {
 
 func TestGoldenBuyerMessages(t *testing.T) {
 	golden.RequireEqual(t, drive(t, loaded(t, newFake().withDisputed(), ViewBuyer), 80, 24, "Messages (2)", keys("down", "down", "enter", "m")...))
+}
+
+func TestGoldenBuyerTaskWide(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewBuyer), 160, 24, "", keys("enter", "down")...))
+}
+
+func TestGoldenOperatorQueueWide(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 160, 24, "", keys("down")...))
+}
+
+// At 80 and 160 columns every line fits the width, badges are never cut, and a held item says
+// in the list why it is held.
+func TestColumnsFit(t *testing.T) {
+	for _, w := range []int{80, 160} {
+		screens := map[string][]byte{
+			"offers": drive(t, loaded(t, newFake(), ViewBuyer), w, 24, "", keys("enter")...),
+			"queue":  drive(t, loaded(t, newFake(), ViewOperator), w, 24, ""),
+		}
+		for name, s := range screens {
+			for i, l := range strings.Split(strings.TrimRight(string(s), "\n"), "\n") {
+				if lw := lipgloss.Width(l); lw != w {
+					t.Errorf("%d columns, %s: line %d is %d cells wide: %q", w, name, i, lw, l)
+				}
+			}
+		}
+		if !bytes.Contains(screens["offers"], []byte("reliable,first_pass_pro")) {
+			t.Errorf("%d columns: the badges are cut:\n%s", w, screens["offers"])
+		}
+		if !bytes.Contains(screens["queue"], []byte("held: waiting for a pay")) {
+			t.Errorf("%d columns: the held item does not say why:\n%s", w, screens["queue"])
+		}
+	}
 }

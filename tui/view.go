@@ -113,6 +113,44 @@ func widths(cols []col, w int) []int {
 	return out
 }
 
+// fitWidths lays columns out in w cells like widths, fitting them to their cells: a column of
+// width -1 is as wide as its widest cell (title included), never cut; the flexible columns (width
+// 0) share what is left, a narrow one taking only what it needs so that a wide one gets the rest.
+// Room no column needs stays blank at the end of the line.
+func fitWidths(cols []col, rows [][]string, w int) []int {
+	need := make([]int, len(cols))
+	for i, c := range cols {
+		need[i] = lipgloss.Width(c.title)
+		for _, r := range rows {
+			if i < len(r) {
+				need[i] = max(need[i], lipgloss.Width(r[i]))
+			}
+		}
+	}
+	out := make([]int, len(cols))
+	left := w - (len(cols) - 1)
+	var flex []int
+	for i, c := range cols {
+		switch c.width {
+		case 0:
+			flex = append(flex, i)
+			continue
+		case -1:
+			out[i] = need[i]
+		default:
+			out[i] = c.width
+		}
+		left -= out[i]
+	}
+	sort.SliceStable(flex, func(a, b int) bool { return need[flex[a]] < need[flex[b]] })
+	for k, i := range flex {
+		share := max(left/(len(flex)-k), 4)
+		out[i] = min(need[i], share) // room a column does not need stays at the end of the line
+		left -= out[i]
+	}
+	return out
+}
+
 func (m Model) row(ws []int, cells ...string) string {
 	parts := make([]string, len(cells))
 	for i, c := range cells {
@@ -372,17 +410,21 @@ func (m Model) operatorBody(w, h int) []string {
 	if rows < 3 {
 		rows = h - 2
 	}
-	ws := widths(queueCols, w-2)
-	out = append(out, "  "+m.headRow(queueCols, ws))
 	now := m.opts.Now()
 	start, end := window(m.queueCur, len(v), rows)
+	cells := make([][]string, 0, end-start)
 	for i := start; i < end; i++ {
 		a := v[i]
 		status := a.Status
 		if status == axp.ApprovalPending {
 			status = "pending"
 		}
-		out = append(out, m.selRow(i == m.queueCur, ws, a.Kind, status, a.Amount.Display(), a.TaskID, parties(a), age(now, a.CreatedAt), checksSummary(a.Checks)))
+		cells = append(cells, []string{a.Kind, status, a.Amount.Display(), a.TaskID, partiesOrHold(a), age(now, a.CreatedAt), checksSummary(a.Checks)})
+	}
+	ws := fitWidths(queueCols, cells, w-2)
+	out = append(out, "  "+m.headRow(queueCols, ws))
+	for i, c := range cells {
+		out = append(out, m.selRow(start+i == m.queueCur, ws, c...))
 	}
 	if rows == h-2 {
 		return out
@@ -439,6 +481,20 @@ func (m Model) approvalDetail(w int, a axp.Approval) []string {
 	}
 	out = append(out, checks)
 	return out
+}
+
+// partiesOrHold is the queue list's PARTIES cell: who the item involves, or why it is held or
+// failed (the detail below names the parties).
+func partiesOrHold(a axp.Approval) string {
+	switch {
+	case a.Status == axp.ApprovalHeld && a.Reason != "":
+		return "held: " + a.Reason
+	case a.Status == axp.ApprovalHeld:
+		return "held: waiting for the seller's payout address"
+	case a.Status == axp.ApprovalFailed && a.Failure != "":
+		return "failed: " + a.Failure
+	}
+	return parties(a)
 }
 
 func parties(a axp.Approval) string {
@@ -528,7 +584,7 @@ func (m Model) listBody(w, h int) []string {
 
 // --- buyer: one task ---
 
-var offerCols = []col{{"#", 3}, {"SELLER", 0}, {"PRICE", 9}, {"NETS", 9}, {"ETA", 7}, {"RELIABILITY", 0}, {"BADGES", 10}}
+var offerCols = []col{{"#", 3}, {"SELLER", 0}, {"PRICE", 9}, {"NETS", 9}, {"ETA", 7}, {"RELIABILITY", 0}, {"BADGES", -1}}
 
 func (m Model) taskBody(w, h int) []string {
 	t := m.theme
@@ -632,18 +688,32 @@ func (m Model) taskBody(w, h int) []string {
 		}
 	}
 	out = append(out, "", t.bold.Render(fmt.Sprintf("Offers (%d)", len(x.Offers)))+"  sort: "+strings.Join(sorts, " "))
-	ws := widths(offerCols, w-2)
-	out = append(out, "  "+m.headRow(offerCols, ws))
 	rows := max(avail-5, 1)
 	start, end := window(p.cur, len(x.Offers), rows)
+	// Narrower than 100 columns the seller's net leaves the table (the fee line below shows it for
+	// the selected offer), so that badges are never cut.
+	cols, wide := offerCols, w >= 100
+	if !wide {
+		cols = append(append([]col{}, offerCols[:3]...), offerCols[4:]...)
+	}
+	cells := make([][]string, 0, end-start)
 	for i := start; i < end; i++ {
 		o := x.Offers[i]
 		n := strconv.Itoa(i + 1)
 		if x.RecommendedOffer != nil && *x.RecommendedOffer == o.OfferID {
 			n += "*"
 		}
-		out = append(out, m.selRow(i == p.cur, ws, n, o.Seller.Name, o.PriceUSD.Display(), o.Fee.SellerNet.Display(),
-			fmt.Sprintf("%d min", o.ETAMinutes), reliability(o.Reliability), strings.Join(o.Badges, ",")))
+		c := []string{n, o.Seller.Name, o.PriceUSD.Display(), o.Fee.SellerNet.Display(),
+			fmt.Sprintf("%d min", o.ETAMinutes), reliability(o.Reliability), strings.Join(o.Badges, ",")}
+		if !wide {
+			c = append(c[:3], c[4:]...)
+		}
+		cells = append(cells, c)
+	}
+	ws := fitWidths(cols, cells, w-2)
+	out = append(out, "  "+m.headRow(cols, ws))
+	for i, c := range cells {
+		out = append(out, m.selRow(start+i == p.cur, ws, c...))
 	}
 	if p.cur < len(x.Offers) {
 		o := x.Offers[p.cur]

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/admin"
@@ -148,11 +149,11 @@ func TestApprovalQueue(t *testing.T) {
 	e.f.IO.StdoutTTY = false
 
 	// Confirm by task; a second confirmation finds nothing.
-	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), id, "--note", "seen")
+	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), "--yes", id, "--note", "seen")
 	if !strings.HasPrefix(e.s.ErrOut.String(), "✓ Approved payment apr_") {
 		t.Errorf("confirm: %q", e.s.ErrOut)
 	}
-	err := e.run(admin.NewCmdPaymentsConfirm(e.f, nil), id)
+	err := e.run(admin.NewCmdPaymentsConfirm(e.f, nil), "--yes", id)
 	var ae *axp.Error
 	if !errors.As(err, &ae) || ae.Code != axp.CodeNotFound || !strings.Contains(ae.Hint, "axp task pay") {
 		t.Errorf("second confirm: %v", err)
@@ -167,7 +168,7 @@ func TestPayoutRejectAndApprove(t *testing.T) {
 	e := newEnv(t)
 	seller := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
 	id, token := e.reported("Quick Writer")
-	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), id)
+	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), "--yes", id)
 	sc := e.x.Anon.With(seller.MemberSecret)
 	buyer := e.x.Anon.With(token)
 	e.x.Call(sc, "deliver", map[string]any{"id": id, "content": "done"}, nil)
@@ -176,21 +177,21 @@ func TestPayoutRejectAndApprove(t *testing.T) {
 	e.x.Call(sc, "request_payment", map[string]any{"id": id}, nil)
 	payout := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].approval_id"))
 
-	err := e.run(admin.NewCmdApprove(e.f, nil), payout)
+	err := e.run(admin.NewCmdApprove(e.f, nil), "--yes", payout)
 	var ae *axp.Error
 	if !errors.As(err, &ae) || ae.Field != "tx_hash" || !strings.Contains(ae.Hint, "--tx") {
 		t.Errorf("payout without tx: %v", err)
 	}
-	e.must(admin.NewCmdReject(e.f, nil), payout, "--reason", "wrong amount")
+	e.must(admin.NewCmdReject(e.f, nil), "--yes", payout, "--reason", "wrong amount")
 	if e.s.ErrOut.String() != "✓ Rejected payout "+payout+" of task "+id+"\n" {
 		t.Errorf("reject: %q", e.s.ErrOut)
 	}
-	if err := e.run(admin.NewCmdReject(e.f, nil), payout, "--reason", "again"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
+	if err := e.run(admin.NewCmdReject(e.f, nil), "--yes", payout, "--reason", "again"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
 		t.Errorf("second reject: %v", err)
 	}
 	e.x.Call(sc, "request_payment", map[string]any{"id": id}, nil)
 	payout = strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].approval_id"))
-	out := e.must(admin.NewCmdApprove(e.f, nil), payout, "--tx", cmdtest.TxHash(), "--json")
+	out := e.must(admin.NewCmdApprove(e.f, nil), "--yes", payout, "--tx", cmdtest.TxHash(), "--json")
 	var a axp.Approval
 	if err := json.Unmarshal([]byte(out), &a); err != nil || a.Status != axp.ApprovalApproved || a.TxHash == "" {
 		t.Fatalf("approve --json: %v %s", err, out)
@@ -207,15 +208,15 @@ func TestMembersAnnounceAndObservability(t *testing.T) {
 	if !regexp.MustCompile(`^` + s.MemberID + `\tQuick Writer\tseller\tverified\tpull\ttext-file\t\d{4}-`).MatchString(out) {
 		t.Errorf("members:\n%s", out)
 	}
-	e.must(admin.NewCmdSuspend(e.f, nil, true), s.MemberID, "--reason", "spam")
+	e.must(admin.NewCmdSuspend(e.f, nil, true), "--yes", s.MemberID, "--reason", "spam")
 	if !strings.Contains(e.s.ErrOut.String(), "its state is suspended") {
 		t.Errorf("suspend: %q", e.s.ErrOut)
 	}
 	if out := e.must(admin.NewCmdMembersList(e.f, nil), "--state", "suspended", "--jq", ".members | length"); out != "1\n" {
 		t.Errorf("suspended: %q", out)
 	}
-	e.must(admin.NewCmdSuspend(e.f, nil, false), s.MemberID)
-	if err := e.run(admin.NewCmdSuspend(e.f, nil, true), "mem_nobody"); cmdutil.ExitStatus(err) != cmdutil.ExitNotFound {
+	e.must(admin.NewCmdSuspend(e.f, nil, false), "--yes", s.MemberID)
+	if err := e.run(admin.NewCmdSuspend(e.f, nil, true), "--yes", "mem_nobody"); cmdutil.ExitStatus(err) != cmdutil.ExitNotFound {
 		t.Errorf("suspend nobody: %v", err)
 	}
 
@@ -272,5 +273,43 @@ func TestAdminCredentials(t *testing.T) {
 	var ae *axp.Error
 	if !errors.As(err, &ae) || ae.Code != axp.CodeUnauthorized || ae.Hint != cmdutil.AdminAuthHint {
 		t.Errorf("wrong env token: %v", err)
+	}
+}
+
+// `axp admin log --follow` prints new entries as they are written (oldest first), leaves out its
+// own reads of the log, and ends cleanly when interrupted.
+func TestLogFollow(t *testing.T) {
+	e := newEnv(t)
+	s := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10})
+	out := &cmdtest.SyncBuffer{}
+	e.f.IO.Out = out
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	c := admin.NewCmdLog(e.f, nil)
+	c.SetArgs([]string{"--follow", "--interval", "5ms", "--source", "http"})
+	go func() { done <- c.ExecuteContext(ctx) }()
+
+	waitFor := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !ok(out.String()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("follow never printed %s:\n%s", what, out.String())
+			}
+			time.Sleep(5 * time.Millisecond) // polling interval, not a wait for an outcome
+		}
+	}
+	waitFor("a first entry", func(s string) bool { return strings.Contains(s, "\thttp\trequest ") })
+	e.x.Call(e.x.Admin, "admin_suspend", map[string]any{"id": s.MemberID, "reason": "follow test"}, nil)
+	waitFor("the new request", func(s string) bool { return strings.Contains(s, "POST /api/admin/members/{id}/suspend") })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("follow ended with %v", err)
+	}
+	if strings.Contains(out.String(), "GET /api/admin/log") {
+		t.Errorf("follow printed its own reads:\n%s", out.String())
+	}
+	if n := strings.Count(out.String(), "POST /api/admin/members/{id}/suspend"); n != 1 {
+		t.Errorf("the new entry was printed %d times:\n%s", n, out.String())
 	}
 }

@@ -60,7 +60,7 @@ func announcementsRun(ctx context.Context, o *AnnouncementsOptions) error {
 				pull++
 			}
 		}
-		tp.AddField(a.ID)
+		tp.AddField(a.ID, tableprinter.WithTruncate(nil))
 		tp.AddField(a.Severity, tableprinter.WithColor(cs.Bold))
 		tp.AddField(a.Title)
 		tp.AddField(a.Audience)

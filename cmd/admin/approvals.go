@@ -89,7 +89,11 @@ func approvalsListRun(ctx context.Context, o *ApprovalsListOptions) error {
 		return o.Export.Write(o.IO, raw)
 	}
 	if len(l.Approvals) == 0 {
-		fmt.Fprintln(o.IO.ErrOut, "The queue is empty")
+		if o.Kind == axp.ApprovePayment && o.Status == "" && o.TaskID == "" {
+			fmt.Fprintln(o.IO.ErrOut, "No payment waits for confirmation")
+		} else {
+			fmt.Fprintln(o.IO.ErrOut, "The queue is empty")
+		}
 		return nil
 	}
 	cs := o.IO.ColorScheme()

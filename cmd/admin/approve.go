@@ -20,6 +20,7 @@ type ApproveOptions struct {
 	ID     string
 	TxHash string
 	Note   string
+	Yes    bool
 }
 
 var txHash = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
@@ -35,7 +36,8 @@ exchange's hot wallet when it has one (payout_key_file): the item is then "sent"
 "confirmed" once its transfers have their confirmations (or "failed", back in the queue, with the
 reason). Without a hot wallet, send the money yourself and give --tx, the hash of the transaction
 that sent it. A release_due item releases the task (its payout then waits here in turn).`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeApprovals(f, func(a axp.Approval) string { return a.ID }),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.ID = args[0]
 			if o.TxHash != "" && !txHash.MatchString(o.TxHash) {
@@ -49,12 +51,79 @@ that sent it. A release_due item releases the task (its payout then waits here i
 	}
 	c.Flags().StringVar(&o.TxHash, "tx", "", "the transaction `hash` that sent a payout, refund or split")
 	c.Flags().StringVar(&o.Note, "note", "", "a note kept with the decision")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
 
 func approveRun(ctx context.Context, o *ApproveOptions) error {
+	err := cmdutil.ConfirmStep(o.IO, o.Yes, "approve "+o.ID, func() ([]string, error) {
+		a, err := findApproval(ctx, o.F, axp.ApprovalsQuery{Status: "all"}, o.ID)
+		if err != nil {
+			return nil, err
+		}
+		lines := describeApproval(a)
+		if o.TxHash != "" {
+			lines = append(lines, "recorded as sent by transaction "+o.TxHash)
+		}
+		return lines, nil
+	})
+	if err != nil {
+		return err
+	}
 	return approve(ctx, o.F, o.IO, &o.Export, o.ID, o.TxHash, o.Note)
+}
+
+// completeApprovals completes the first argument with a field (key) of the open queue items,
+// each described by its kind, task and amount.
+func completeApprovals(f *cmdutil.Factory, key func(axp.Approval) string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		l, _, err := call(c.Context(), f, client.AdminApprovals, axp.ApprovalsQuery{})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var out []string
+		for _, a := range l.Approvals {
+			out = append(out, fmt.Sprintf("%s\t%s of %s, %s, %s", key(a), a.Kind, a.TaskID, a.Amount.Display(), a.Status))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// findApproval finds queue item id among those q lists.
+func findApproval(ctx context.Context, f *cmdutil.Factory, q axp.ApprovalsQuery, id string) (*axp.Approval, error) {
+	l, _, err := call(ctx, f, client.AdminApprovals, q)
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.Approvals {
+		if l.Approvals[i].ID == id {
+			return &l.Approvals[i], nil
+		}
+	}
+	return nil, &axp.Error{Code: axp.CodeNotFound, Message: "approval " + id + " is not in the queue",
+		Hint: "list the items that wait with `axp admin approvals list`"}
+}
+
+// describeApproval says what approving a queue item does, for the confirmation question.
+func describeApproval(a *axp.Approval) []string {
+	lines := []string{fmt.Sprintf("%s %s of task %s (%s), %s", a.Kind, a.ID, a.TaskID, a.TaskType, a.Status)}
+	switch a.Kind {
+	case axp.ApprovePayment:
+		lines = append(lines, "confirms the buyer's payment of "+a.Amount.Display()+" as received; the job starts")
+	case axp.ApproveReleaseDue:
+		lines = append(lines, "releases the task; its payout then waits in the queue")
+	default:
+		if r := a.Recipients(); r != "" {
+			lines = append(lines, "sends "+r)
+		} else {
+			lines = append(lines, "sends "+a.Amount.Display())
+		}
+	}
+	return lines
 }
 
 func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, tx, note string) error {

@@ -19,6 +19,7 @@ type BackupOptions struct {
 	IO      *cmdutil.IOStreams
 	File    string
 	DataDir string
+	Yes     bool
 }
 
 func newBackupCmd(f *cmdutil.Factory) *cobra.Command {
@@ -38,10 +39,22 @@ The data dir's secret.key is not in the database: back it up once, separately.`,
 		},
 	}
 	c.Flags().StringVar(&o.DataDir, "data-dir", "", "copy the database of a stopped exchange from this data dir instead")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	return c
 }
 
 func runBackup(ctx context.Context, o *BackupOptions) error {
+	if st, err := os.Stat(o.File); err == nil {
+		if st.IsDir() {
+			return cmdutil.Usagef("%s is a directory; name the backup file", o.File)
+		}
+		err := cmdutil.ConfirmStep(o.IO, o.Yes, "overwrite "+o.File, func() ([]string, error) {
+			return []string{fmt.Sprintf("%s exists (%d bytes, written %s); the backup replaces it", o.File, st.Size(), st.ModTime().Format("2006-01-02 15:04"))}, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	if o.DataDir != "" {
 		db, err := store.Open(filepath.Join(o.DataDir, store.FileName), store.Options{ReadOnly: true})
 		if err != nil {

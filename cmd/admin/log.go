@@ -22,6 +22,9 @@ type LogOptions struct {
 	Level  string
 	Source string
 	Limit  int
+	// Follow keeps polling and prints new entries as they come, oldest first, every Interval.
+	Follow   bool
+	Interval time.Duration
 }
 
 // NewCmdLog builds `axp admin log`.
@@ -29,14 +32,23 @@ func NewCmdLog(f *cmdutil.Factory, runF func(context.Context, *LogOptions) error
 	o := &LogOptions{F: f, IO: f.IO}
 	c := &cobra.Command{
 		Use:   "log",
-		Short: "Read the application log",
-		Args:  cobra.NoArgs,
+		Short: "Read the application log (newest first), or follow it",
+		Long: `Read the application log, newest first. With --follow (-f), print the last entries oldest
+first and then each new entry as it is written, until interrupted; the follower's own reads of
+the log are left out.`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := oneOf("--level", o.Level, allowed(client.AdminLog, "level")); err != nil {
 				return err
 			}
 			if o.Limit < 0 || o.Limit > 5000 {
 				return cmdutil.Usagef("--limit must be 1 to 5000")
+			}
+			if o.Follow && o.Export.Enabled() {
+				return cmdutil.Usagef("--follow prints lines as they come; it cannot be used with --json, --jq or --template")
+			}
+			if o.Interval <= 0 {
+				return cmdutil.Usagef("--interval must be positive")
 			}
 			if runF != nil {
 				return runF(c.Context(), o)
@@ -46,7 +58,9 @@ func NewCmdLog(f *cmdutil.Factory, runF func(context.Context, *LogOptions) error
 	}
 	c.Flags().StringVar(&o.Level, "level", "", "minimum level: error, warn, info (default) or debug")
 	c.Flags().StringVar(&o.Source, "source", "", "source prefix, e.g. http or store")
-	c.Flags().IntVarP(&o.Limit, "limit", "L", 0, "at most this many entries (default 200)")
+	c.Flags().IntVarP(&o.Limit, "limit", "L", 0, "at most this many entries (default 200; 20 to start --follow)")
+	c.Flags().BoolVarP(&o.Follow, "follow", "f", false, "keep printing new entries as they are written")
+	c.Flags().DurationVar(&o.Interval, "interval", 2*time.Second, "with --follow: time between reads")
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -56,6 +70,9 @@ func logRun(ctx context.Context, o *LogOptions) error {
 	if o.Limit > 0 {
 		in.Limit = o.Limit
 	}
+	if o.Follow {
+		return followLog(ctx, o, in)
+	}
 	l, raw, err := call(ctx, o.F, client.AdminLog, in)
 	if err != nil {
 		return err
@@ -64,6 +81,56 @@ func logRun(ctx context.Context, o *LogOptions) error {
 		return o.Export.Write(o.IO, raw)
 	}
 	return writeLog(o.IO, l.Entries)
+}
+
+// followLog prints the newest entries oldest first, then new ones as they come, until ctx ends.
+func followLog(ctx context.Context, o *LogOptions, in axp.LogQuery) error {
+	if in.Limit == 0 {
+		in.Limit = 20
+	}
+	var last time.Time
+	seen := map[string]bool{} // the entries at time last already printed
+	wait := time.NewTimer(0)
+	defer wait.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wait.C:
+		}
+		l, _, err := call(ctx, o.F, client.AdminLog, in)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		var fresh []axp.LogEntry
+		for i := len(l.Entries) - 1; i >= 0; i-- { // the answer is newest first
+			e := l.Entries[i]
+			k := e.Time.String() + e.Source + e.Message + e.TraceID
+			if e.Time.Before(last) || (e.Time.Equal(last) && seen[k]) || ownRead(e) {
+				continue
+			}
+			if e.Time.After(last) {
+				last, seen = e.Time, map[string]bool{}
+			}
+			seen[k] = true
+			fresh = append(fresh, e)
+		}
+		if len(fresh) > 0 {
+			if err := writeLog(o.IO, fresh); err != nil {
+				return err
+			}
+		}
+		in.Limit = 200 // after the start, read enough to miss nothing between two reads
+		wait.Reset(o.Interval)
+	}
+}
+
+// ownRead reports whether e is the request log of a read of the log itself (a follower's poll).
+func ownRead(e axp.LogEntry) bool {
+	return e.Source == "http" && e.Attrs["route"] == "GET /api/admin/log"
 }
 
 func writeLog(s *cmdutil.IOStreams, entries []axp.LogEntry) error {

@@ -113,7 +113,7 @@ func mediationsListRun(ctx context.Context, o *MediationsListOptions) error {
 		tp.AddField(m.ID, tableprinter.WithTruncate(nil))
 		tp.AddField(kind, tableprinter.WithColor(cs.Bold))
 		tp.AddField(st, tableprinter.WithColor(status))
-		tp.AddField(m.TaskID)
+		tp.AddField(m.TaskID, tableprinter.WithTruncate(nil))
 		tp.AddField(proposals)
 		tp.AddField(dec)
 		tp.AddField(flags, tableprinter.WithColor(cs.Yellow))
@@ -222,6 +222,7 @@ type DecideOptions struct {
 	// Outcome is keep or remove for a review objection.
 	Outcome string
 	Note    string
+	Yes     bool
 }
 
 // NewCmdDecide builds `axp admin mediations decide`.
@@ -270,6 +271,7 @@ both sides see it.`,
 	c.Flags().Var(&pct, "refund-pct", "disputes: the share of the price refunded to the buyer, 0 to 100")
 	c.Flags().StringVar(&o.Outcome, "outcome", "", "review objections: keep or remove the review")
 	c.Flags().StringVar(&o.Note, "note", "", "your reasoning, shown to both sides")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	c.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions([]string{"keep", "remove"}, cobra.ShellCompDirectiveNoFileComp))
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
@@ -283,6 +285,22 @@ func (p *percentArg) Set(s string) error { *p = percentArg(s); return nil }
 func (p *percentArg) Type() string       { return "percent" }
 
 func decideRun(ctx context.Context, o *DecideOptions) error {
+	err := cmdutil.ConfirmStep(o.IO, o.Yes, "decide mediation "+o.ID, func() ([]string, error) {
+		m, _, err := findMediation(ctx, o.F, o.ID)
+		if err != nil {
+			return nil, err
+		}
+		lines := []string{fmt.Sprintf("%s %s of task %s, %s", strings.ReplaceAll(m.Kind, "_", " "), m.ID, m.TaskID, m.Status)}
+		if o.RefundPct != nil {
+			lines = append(lines, fmt.Sprintf("refund %d%% of the price to the buyer, the seller paid the rest; it waits in the approval queue", *o.RefundPct))
+		} else {
+			lines = append(lines, o.Outcome+" the review")
+		}
+		return lines, nil
+	})
+	if err != nil {
+		return err
+	}
 	in := axp.DecideMediationBody{ID: o.ID, RefundPct: o.RefundPct, Outcome: o.Outcome, Note: o.Note}
 	m, raw, err := call(ctx, o.F, client.AdminDecideMediation, in)
 	if err != nil {

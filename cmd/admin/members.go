@@ -77,7 +77,7 @@ func membersListRun(ctx context.Context, o *MembersListOptions) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"ID", "NAME", "ROLES", "STATE", "MODE", "SKILLS", "LAST SEEN"})
 	for _, m := range l.Members {
-		tp.AddField(m.ID)
+		tp.AddField(m.ID, tableprinter.WithTruncate(nil))
 		tp.AddField(m.Name, tableprinter.WithColor(cs.Bold))
 		tp.AddField(strings.Join(m.Roles, ","))
 		tp.AddField(m.State, tableprinter.WithColor(cs.Status))
@@ -101,6 +101,7 @@ type SuspendOptions struct {
 	Suspend bool
 	ID      string
 	Reason  string
+	Yes     bool
 }
 
 // NewCmdSuspend builds `axp admin members suspend` (suspend true) or `unsuspend`.
@@ -123,14 +124,30 @@ func NewCmdSuspend(f *cmdutil.Factory, runF func(context.Context, *SuspendOption
 		c.Short = "Lift a suspension; the member verifies again"
 	}
 	c.Flags().StringVar(&o.Reason, "reason", "", "why (kept in the audit trail)")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
 
 func suspendRun(ctx context.Context, o *SuspendOptions) error {
-	ep, done := client.AdminSuspend, "Suspended"
+	ep, done, verb, effect := client.AdminSuspend, "Suspended", "suspend", "out of matching, and its calls are refused until the suspension is lifted"
 	if !o.Suspend {
-		ep, done = client.AdminUnsuspend, "Lifted the suspension of"
+		ep, done, verb, effect = client.AdminUnsuspend, "Lifted the suspension of", "lift the suspension of", "back in matching once it verifies again"
+	}
+	err := cmdutil.ConfirmStep(o.IO, o.Yes, verb+" member "+o.ID, func() ([]string, error) {
+		l, _, err := call(ctx, o.F, client.AdminMembers, axp.MembersQuery{})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range l.Members {
+			if m.ID == o.ID {
+				return []string{fmt.Sprintf("%s (%s), %s, now %s", m.ID, m.Name, strings.Join(m.Roles, ","), m.State), "it will be " + effect}, nil
+			}
+		}
+		return nil, &axp.Error{Code: axp.CodeNotFound, Message: "member " + o.ID + " does not exist", Hint: "list them with `axp admin members list`"}
+	})
+	if err != nil {
+		return err
 	}
 	m, raw, err := call(ctx, o.F, ep, axp.SuspendBody{ID: o.ID, Reason: o.Reason})
 	if err != nil {

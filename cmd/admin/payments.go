@@ -2,6 +2,8 @@ package admin
 
 import (
 	"context"
+	"strings"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
@@ -10,10 +12,18 @@ import (
 )
 
 func newPaymentsCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &ApprovalsListOptions{F: f, IO: f.IO, Now: time.Now, Kind: axp.ApprovePayment}
 	c := &cobra.Command{
 		Use:   "payments",
-		Short: "Buyers' payments waiting for confirmation",
+		Short: "Buyers' payments waiting for confirmation (listed), and confirming one",
+		Long: `List the buyers' payments that wait for the operator's confirmation (the payment items of the
+approval queue), then confirm one with 'axp admin payments confirm TASK'.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return approvalsListRun(c.Context(), o)
+		},
 	}
+	cmdutil.AddExportFlags(c, &o.Export)
 	c.AddCommand(NewCmdPaymentsConfirm(f, nil))
 	return c
 }
@@ -25,6 +35,7 @@ type PaymentsConfirmOptions struct {
 	Export cmdutil.Exporter
 	TaskID string
 	Note   string
+	Yes    bool
 }
 
 // NewCmdPaymentsConfirm builds `axp admin payments confirm`.
@@ -36,6 +47,16 @@ func NewCmdPaymentsConfirm(f *cmdutil.Factory, runF func(context.Context, *Payme
 		Long: `Confirm that a task's reported payment arrived: the task's pending payment item in the
 approval queue is approved and the job starts. Check the transaction first.`,
 		Args: cobra.ExactArgs(1),
+		ValidArgsFunction: func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			out, d := completeApprovals(f, func(a axp.Approval) string { return a.TaskID })(c, args, prefix)
+			var payments []string
+			for _, s := range out {
+				if strings.Contains(s, "\tpayment of ") {
+					payments = append(payments, s)
+				}
+			}
+			return payments, d
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.TaskID = args[0]
 			if runF != nil {
@@ -45,6 +66,7 @@ approval queue is approved and the job starts. Check the transaction first.`,
 		},
 	}
 	c.Flags().StringVar(&o.Note, "note", "", "a note kept with the decision")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -58,5 +80,16 @@ func paymentsConfirmRun(ctx context.Context, o *PaymentsConfirmOptions) error {
 		return &axp.Error{Code: axp.CodeNotFound, Message: "no payment of task " + o.TaskID + " waits for confirmation",
 			Hint: "the buyer reports one with `axp task pay TASK --tx HASH`; see the queue with `axp admin approvals list --kind payment`"}
 	}
-	return approve(ctx, o.F, o.IO, &o.Export, l.Approvals[0].ID, "", o.Note)
+	a := &l.Approvals[0]
+	err = cmdutil.ConfirmStep(o.IO, o.Yes, "confirm the payment of task "+o.TaskID, func() ([]string, error) {
+		lines := describeApproval(a)
+		if a.TxHash != "" {
+			lines = append(lines, "reported transaction: "+a.TxHash+" (check it on chain first)")
+		}
+		return lines, nil
+	})
+	if err != nil {
+		return err
+	}
+	return approve(ctx, o.F, o.IO, &o.Export, a.ID, "", o.Note)
 }

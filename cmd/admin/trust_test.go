@@ -135,23 +135,23 @@ func TestMediationsDecideAppeal(t *testing.T) {
 	}
 
 	// A dispute is decided with a refund percentage; the exchange names the field otherwise.
-	err := e.run(admin.NewCmdDecide(e.f, nil), med, "--outcome", "keep", "--note", "n")
+	err := e.run(admin.NewCmdDecide(e.f, nil), "--yes", med, "--outcome", "keep", "--note", "n")
 	var ae *axp.Error
 	if !errors.As(err, &ae) || ae.Field != "outcome" || cmdutil.ExitStatus(err) != cmdutil.ExitUsage {
 		t.Errorf("outcome on a dispute: %v", err)
 	}
-	e.must(admin.NewCmdDecide(e.f, nil), med, "--refund-pct", "30", "--note", "Two lines answer the brief only in part.")
+	e.must(admin.NewCmdDecide(e.f, nil), "--yes", med, "--refund-pct", "30", "--note", "Two lines answer the brief only in part.")
 	if !regexp.MustCompile(`^✓ Decided mediation ` + med + ` of task ` + id + `: split 30% \(US\$0\.75 back to the buyer\); it waits in the approval queue as (apr_\S+)\n$`).MatchString(e.s.ErrOut.String()) {
 		t.Fatalf("decide: %q", e.s.ErrOut)
 	}
-	if err := e.run(admin.NewCmdDecide(e.f, nil), med, "--refund-pct", "40", "--note", "again"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
+	if err := e.run(admin.NewCmdDecide(e.f, nil), "--yes", med, "--refund-pct", "40", "--note", "again"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
 		t.Errorf("second decision: %v", err)
 	}
 	if out := e.must(admin.NewCmdMediationsList(e.f, nil), "--jq", ".mediations[0] | .status + \" \" + .operator_decision.by + \" \" + (.operator_decision.refund_pct|tostring)"); out != "resolved operator 30\n" {
 		t.Errorf("after the decision: %q", out)
 	}
 	split := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "split", "--jq", ".approvals[0].approval_id"))
-	e.must(admin.NewCmdApprove(e.f, nil), split, "--tx", cmdtest.TxHash(), "--note", "sent both parts")
+	e.must(admin.NewCmdApprove(e.f, nil), "--yes", split, "--tx", cmdtest.TxHash(), "--note", "sent both parts")
 	if !strings.HasPrefix(e.s.ErrOut.String(), "✓ Approved split "+split+" of task "+id) {
 		t.Errorf("approve split: %q", e.s.ErrOut)
 	}
@@ -174,12 +174,12 @@ func TestMediationsDecideObjection(t *testing.T) {
 		!strings.Contains(out, "seller:\tnot stated yet\n") || !strings.Contains(out, "statements_due:\t") {
 		t.Errorf("view:\n%s", out)
 	}
-	err := e.run(admin.NewCmdDecide(e.f, nil), m.ID, "--refund-pct", "10", "--note", "n")
+	err := e.run(admin.NewCmdDecide(e.f, nil), "--yes", m.ID, "--refund-pct", "10", "--note", "n")
 	var ae *axp.Error
 	if !errors.As(err, &ae) || ae.Field != "refund_pct" {
 		t.Errorf("refund on an objection: %v", err)
 	}
-	out = e.must(admin.NewCmdDecide(e.f, nil), m.ID, "--outcome", "remove", "--note", "The record shows answers within the hour.", "--jq", ".decision.outcome")
+	out = e.must(admin.NewCmdDecide(e.f, nil), "--yes", m.ID, "--outcome", "remove", "--note", "The record shows answers within the hour.", "--jq", ".decision.outcome")
 	if out != "remove\n" {
 		t.Errorf("decide --jq: %q", out)
 	}

@@ -37,7 +37,8 @@ func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) e
 		Long: `Save a credential for the exchange (--exchange, AXP_EXCHANGE): a member secret
 (ss_<member id>_..., returned at registration) or the operator's admin token (printed by 'axp serve'
 at its first start). The credential is checked against the exchange before it is saved in
-$XDG_CONFIG_HOME/axp/credentials.json (mode 0600).
+$XDG_CONFIG_HOME/axp/credentials.json (mode 0600), and the exchange is remembered: later
+commands use it when neither --exchange nor AXP_EXCHANGE names one ('axp status' shows which).
 
 On a terminal you are asked for it (input hidden); otherwise pipe it with --with-token.`,
 		Example: `  axp login
@@ -118,6 +119,9 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 		}); err != nil {
 			return err
 		}
+		if err := o.F.Remember(); err != nil {
+			return err
+		}
 		fmt.Fprintf(o.IO.ErrOut, "✓ Logged in to %s as member %s (%s; %s; %s)\n", url, m.Name, m.ID, strings.Join(m.Roles, ", "), m.State)
 		return nil
 	}
@@ -128,6 +132,9 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 		e.AdminToken = o.Secret
 		return nil
 	}); err != nil {
+		return err
+	}
+	if err := o.F.Remember(); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "✓ Logged in to %s as the operator (admin token %s)\n", url, protocol.Fingerprint(o.Secret))

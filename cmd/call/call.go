@@ -274,7 +274,7 @@ func set(m map[string]any, key string, v any) error {
 func unknown(name string) error {
 	var near []string
 	for _, op := range axp.Ops {
-		if distance(name, op.Name) <= 2 || (len(name) >= 4 && strings.Contains(op.Name, name)) {
+		if protocol.EditDistance(name, op.Name) <= 2 || (len(name) >= 4 && strings.Contains(op.Name, name)) {
 			near = append(near, op.Name)
 		}
 	}
@@ -283,27 +283,6 @@ func unknown(name string) error {
 		err = fmt.Errorf("%w; did you mean %s?", err, strings.Join(near, " or "))
 	}
 	return &cmdutil.UsageError{Err: fmt.Errorf("%w (list them with `axp call --list`)", err)}
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // listed is an operation as `axp call --list --json` prints it.

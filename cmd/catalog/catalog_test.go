@@ -35,7 +35,7 @@ func TestQuoteAndServices(t *testing.T) {
 	if err := cmdtest.Exec(catalog.NewCmdQuote(f, nil), "--type", "video", "--param", "prompt=waves", "--param", "duration=10"); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"type:\tvideo\n", "params:\taspect=16:9 duration=10 prompt=waves\n", "price:\t4\n", "eta:\t30\n"} {
+	for _, want := range []string{"type:\tvideo\n", "params:\taspect=16:9 duration=10 prompt=waves\n", "price_usd:\t4\n", "eta_minutes:\t30\n"} {
 		if !strings.Contains(s.Out.String(), want) {
 			t.Errorf("quote lacks %q:\n%s", want, s.Out)
 		}

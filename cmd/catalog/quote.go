@@ -44,17 +44,9 @@ Sellers' real offers may differ: post the task to see them.`,
 	}
 	c.Flags().StringVar(&o.Type, "type", "", "service type, e.g. text-file")
 	c.Flags().StringArrayVarP(&o.Params, "param", "p", nil, "service param as `key=value` (repeat)")
-	c.RegisterFlagCompletionFunc("type", completeTypes)
+	c.RegisterFlagCompletionFunc("type", task.CompleteTypes)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
-}
-
-func completeTypes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	var out []string
-	for _, s := range axp.Services {
-		out = append(out, s.Type+"\t"+s.Summary)
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 func quoteRun(ctx context.Context, o *QuoteOptions) error {
@@ -73,8 +65,8 @@ func quoteRun(ctx context.Context, o *QuoteOptions) error {
 	if err := cmdutil.KeyValues(o.IO,
 		"Type", q.Type,
 		"Params", paramsText(q.Params),
-		"Price", cs.Bold(cmdutil.Money(o.IO, q.Price.Amount)),
-		"ETA", strconv.Itoa(q.ETAMinutes)+tty(o.IO, " min"),
+		label(o.IO, "Price", "Price USD"), cs.Bold(cmdutil.Money(o.IO, q.Price.Amount)),
+		label(o.IO, "ETA", "ETA minutes"), strconv.Itoa(q.ETAMinutes)+tty(o.IO, " min"),
 		"Acceptance", q.AcceptanceCriteria,
 		"Note", q.Note,
 		"Create URL", q.CreateURL,
@@ -85,6 +77,15 @@ func quoteRun(ctx context.Context, o *QuoteOptions) error {
 		fmt.Fprintf(o.IO.ErrOut, "Post it: axp task create --type %s ...\n", q.Type)
 	}
 	return nil
+}
+
+// label is the label of a value on a terminal (where the value shows its unit: US$, min), or
+// the label naming the unit when the value is a bare number for a program (price_usd: 4).
+func label(s *cmdutil.IOStreams, onTTY, piped string) string {
+	if s.StdoutTTY {
+		return onTTY
+	}
+	return piped
 }
 
 func tty(s *cmdutil.IOStreams, text string) string {

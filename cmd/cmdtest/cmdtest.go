@@ -288,3 +288,22 @@ func (e *Exchange) Raw(c *client.Client, op string, in any) string {
 func TxHash() string { return fmt.Sprintf("0x%064x", 0xfeed00+txs.Add(1)) }
 
 var txs atomic.Int64
+
+// SyncBuffer is a buffer safe to read while another goroutine or a process writes to it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String is what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -80,17 +80,26 @@ func (f *Factory) getenv(k string) string {
 	return f.Getenv(k)
 }
 
-// ExchangeURL is the exchange the command talks to: --exchange, else $AXP_EXCHANGE, else the
-// local default.
+// ExchangeURL is the exchange the command talks to: --exchange, else $AXP_EXCHANGE, else the one
+// of the last `axp login`, else the local default.
 func (f *Factory) ExchangeURL() string {
-	u := f.Exchange
-	if u == "" {
-		u = f.getenv("AXP_EXCHANGE")
+	u, _ := f.ExchangeSource()
+	return u
+}
+
+// ExchangeSource is ExchangeURL and where it comes from: "--exchange", "AXP_EXCHANGE", "axp login"
+// or "default".
+func (f *Factory) ExchangeSource() (url, source string) {
+	switch {
+	case f.Exchange != "":
+		return NormalizeExchange(f.Exchange), "--exchange"
+	case f.getenv("AXP_EXCHANGE") != "":
+		return NormalizeExchange(f.getenv("AXP_EXCHANGE")), "AXP_EXCHANGE"
 	}
-	if u == "" {
-		u = DefaultExchange
+	if c, err := f.LoadCredentials(); err == nil && c.Current != "" {
+		return NormalizeExchange(c.Current), "axp login"
 	}
-	return NormalizeExchange(u)
+	return DefaultExchange, "default"
 }
 
 // NormalizeExchange is the form an exchange URL is saved under: no trailing slash, lower-case

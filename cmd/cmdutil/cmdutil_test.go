@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,5 +266,35 @@ func TestMemberClientFromMemberDirectory(t *testing.T) {
 	f.Exchange = "http://127.0.0.1:9999"
 	if c, _ := f.MemberClient(); c != nil {
 		t.Errorf("another exchange used the member directory's secret")
+	}
+}
+
+// A step that moves money or power: --yes goes ahead, a terminal is asked (and "n" changes
+// nothing), no terminal is a usage error (exit status 2) whose hint is --yes.
+func TestConfirmStep(t *testing.T) {
+	described := 0
+	describe := func() ([]string, error) { described++; return []string{"sends US$1 to the seller"}, nil }
+	var errOut bytes.Buffer
+	s := &cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errOut}
+	if err := cmdutil.ConfirmStep(s, true, "approve apr_1", describe); err != nil || described != 0 {
+		t.Fatalf("--yes: %v (described %d times)", err, described)
+	}
+	err := cmdutil.ConfirmStep(s, false, "approve apr_1", describe)
+	if cmdutil.ExitStatus(err) != cmdutil.ExitUsage || described != 0 {
+		t.Fatalf("no terminal: %v, status %d, want %d", err, cmdutil.ExitStatus(err), cmdutil.ExitUsage)
+	}
+	cmdutil.PrintError(&errOut, err)
+	if !strings.Contains(errOut.String(), "hint: run it again with --yes") {
+		t.Errorf("no terminal: %q", errOut.String())
+	}
+	for answer, want := range map[string]error{"n\n": cmdutil.ErrCancelled, "\n": cmdutil.ErrCancelled, "y\n": nil, "yes\n": nil} {
+		errOut.Reset()
+		tty := &cmdutil.IOStreams{In: strings.NewReader(answer), Out: io.Discard, ErrOut: &errOut, StdinTTY: true, StderrTTY: true}
+		if err := cmdutil.ConfirmStep(tty, false, "approve apr_1", describe); !errors.Is(err, want) || (want == nil && err != nil) {
+			t.Errorf("answer %q: %v, want %v", answer, err, want)
+		}
+		if !strings.Contains(errOut.String(), "  sends US$1 to the seller\n? Approve apr_1? [y/N] ") {
+			t.Errorf("answer %q: the question was %q", answer, errOut.String())
+		}
 	}
 }

@@ -19,7 +19,10 @@ const CredentialsFile = "credentials.json"
 // Credentials are the secrets axp keeps for the user, per exchange URL. The file is written 0600
 // in a 0700 directory; every secret in it works on its own, so it must stay private.
 type Credentials struct {
-	Version   int                             `json:"version"`
+	Version int `json:"version"`
+	// Current is the exchange of the last `axp login`: commands use it when neither --exchange
+	// nor AXP_EXCHANGE names one.
+	Current   string                          `json:"current,omitempty"`
 	Exchanges map[string]*ExchangeCredentials `json:"exchanges"`
 }
 
@@ -93,6 +96,26 @@ func (f *Factory) ExchangeCredentials() (*ExchangeCredentials, error) {
 // UpdateCredentials changes the current exchange's credentials under a lock on the file, so two
 // axp processes saving at once both keep their change.
 func (f *Factory) UpdateCredentials(change func(*ExchangeCredentials) error) error {
+	key := f.ExchangeURL()
+	return f.updateFile(func(c *Credentials) error {
+		e := c.Exchanges[key]
+		if e == nil {
+			e = &ExchangeCredentials{}
+		}
+		if err := change(e); err != nil {
+			return err
+		}
+		if e.AdminToken == "" && e.MemberSecret == "" && len(e.BuyerTokens) == 0 {
+			delete(c.Exchanges, key)
+		} else {
+			c.Exchanges[key] = e
+		}
+		return nil
+	})
+}
+
+// updateFile changes the credentials file under a lock on it.
+func (f *Factory) updateFile(change func(*Credentials) error) error {
 	path := f.CredentialsPath()
 	if path == "" {
 		return errors.New("nowhere to save credentials: set HOME or XDG_CONFIG_HOME")
@@ -109,18 +132,8 @@ func (f *Factory) UpdateCredentials(change func(*ExchangeCredentials) error) err
 	if err != nil {
 		return err
 	}
-	key := f.ExchangeURL()
-	e := c.Exchanges[key]
-	if e == nil {
-		e = &ExchangeCredentials{}
-	}
-	if err := change(e); err != nil {
+	if err := change(c); err != nil {
 		return err
-	}
-	if e.AdminToken == "" && e.MemberSecret == "" && len(e.BuyerTokens) == 0 {
-		delete(c.Exchanges, key)
-	} else {
-		c.Exchanges[key] = e
 	}
 	c.Version = 1
 	b, err := json.MarshalIndent(c, "", "  ")
@@ -144,6 +157,16 @@ func (f *Factory) UpdateCredentials(change func(*ExchangeCredentials) error) err
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// Remember makes the current exchange the one later commands use when neither --exchange nor
+// AXP_EXCHANGE names one (`axp login` calls it).
+func (f *Factory) Remember() error {
+	url := f.ExchangeURL()
+	return f.updateFile(func(c *Credentials) error {
+		c.Current = url
+		return nil
+	})
 }
 
 // SaveBuyerToken keeps the buyer token of a task posted on the current exchange.

@@ -28,7 +28,7 @@ type Exporter struct {
 func AddExportFlags(c *cobra.Command, e *Exporter) {
 	c.Flags().BoolVar(&e.JSON, "json", false, "print the JSON the exchange answers")
 	c.Flags().StringVarP(&e.JQ, "jq", "q", "", "filter the JSON answer with a jq `expression`")
-	c.Flags().StringVarP(&e.Template, "template", "t", "", "format the JSON answer with a Go `template` (see gh help formatting)")
+	c.Flags().StringVarP(&e.Template, "template", "t", "", "format the JSON answer with a Go text/template `string` (also: json, join, pluck, tablerow, tablerender, timeago, timefmt, truncate, color, hyperlink)")
 	prev := c.PreRunE
 	c.PreRunE = func(c *cobra.Command, args []string) error {
 		if e.JQ != "" && e.Template != "" {

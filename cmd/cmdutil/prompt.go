@@ -2,12 +2,56 @@ package cmdutil
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/spf13/cobra"
 )
+
+// ErrCancelled is the answer "no" to a confirmation: nothing was done.
+var ErrCancelled = errors.New("cancelled; nothing was changed")
+
+// ConfirmStep guards a step that moves money or power. With yes it goes ahead. On a terminal it
+// shows what will happen (the lines describe returns, which may call the exchange) and asks;
+// "no" is ErrCancelled. Without a terminal nobody can answer, so it refuses with a usage error
+// (exit status 2) whose hint is --yes: a script must say it means it.
+func ConfirmStep(s *IOStreams, yes bool, action string, describe func() ([]string, error)) error {
+	if yes {
+		return nil
+	}
+	if !s.CanPrompt() {
+		return &axp.Error{Code: axp.CodeInvalidInput,
+			Message: action + " needs a confirmation, and there is no terminal to ask on",
+			Hint:    "run it again with --yes to go ahead without a question"}
+	}
+	if describe != nil {
+		lines, err := describe()
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			fmt.Fprintln(s.ErrOut, "  "+l)
+		}
+	}
+	ok, err := Confirm(s, strings.ToUpper(action[:1])+action[1:]+"?")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrCancelled
+	}
+	return nil
+}
+
+// AddYesFlag adds --yes (-y): go ahead without the confirmation question.
+func AddYesFlag(c *cobra.Command, yes *bool) {
+	c.Flags().BoolVarP(yes, "yes", "y", false, "go ahead without asking (required without a terminal)")
+}
 
 // Confirm asks a yes/no question on stderr and reads the answer from stdin. The default is no.
 func Confirm(s *IOStreams, question string) (bool, error) {

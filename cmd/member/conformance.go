@@ -45,10 +45,12 @@ func runConformance(ctx context.Context, o *ConformanceOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := memberkit.NewClient(creds.Exchange, creds.MemberSecret).Conformance(ctx)
+	cl := memberkit.NewClient(creds.Exchange, creds.MemberSecret)
+	rep, err := cl.Conformance(ctx)
 	if err != nil {
 		return exchangeErr(err)
 	}
+	warnTaskTypes(ctx, o.IO, cl)
 	if o.JSON {
 		writeJSON(o.IO.Out, rep)
 	} else {

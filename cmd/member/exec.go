@@ -29,12 +29,7 @@ func execWork(command string, env []string, stderr io.Writer) memberkit.WorkFunc
 		if err != nil {
 			return memberkit.Deliverable{}, err
 		}
-		var c *exec.Cmd
-		if runtime.GOOS == "windows" {
-			c = exec.CommandContext(ctx, "cmd", "/C", command)
-		} else {
-			c = exec.CommandContext(ctx, "/bin/sh", "-c", command)
-		}
+		c := shellCmd(ctx, command)
 		test := "0"
 		if job.Test {
 			test = "1"
@@ -71,6 +66,14 @@ func execWork(command string, env []string, stderr io.Writer) memberkit.WorkFunc
 		mt := detectMime(content)
 		return memberkit.Deliverable{Content: string(content), MimeType: mt, Filename: filename(job, mt)}, nil
 	}
+}
+
+// shellCmd runs command through the shell (cmd /C on Windows).
+func shellCmd(ctx context.Context, command string) *exec.Cmd {
+	if runtime.GOOS == "windows" {
+		return exec.CommandContext(ctx, "cmd", "/C", command)
+	}
+	return exec.CommandContext(ctx, "/bin/sh", "-c", command)
 }
 
 // detectMime is net/http.DetectContentType, with JSON and Markdown told apart from plain text.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -148,5 +149,67 @@ func TestLoadSkills(t *testing.T) {
 	}
 	if _, err := loadSkills(filepath.Join(dir, "missing.yaml"), false); err == nil {
 		t.Error("a missing file was read")
+	}
+}
+
+// A person running `axp member serve` reads a line on stderr for each dispute, message,
+// settlement, decision and payout; test events and plain progress print nothing.
+func TestUpdateLines(t *testing.T) {
+	var errw strings.Builder
+	p := &logParty{out: &lines{w: io.Discard}, errw: &errw}
+	for _, in := range []protocol.TaskUpdateInput{
+		{TaskID: "tsk_1", Status: "disputed"},
+		{TaskID: "tsk_1", Status: "disputed", Event: "message", Data: map[string]any{"from": "buyer", "body": "where\nis it?"}},
+		{TaskID: "tsk_1", Status: "disputed", Event: "settlement_proposed", Data: map[string]any{"proposed_by": "buyer", "refund_pct": 40}},
+		{TaskID: "tsk_1", Status: "disputed", Event: "mediation_decided", Data: map[string]any{"mediation_id": "med_1", "by": "mediator", "outcome": "split", "refund_pct": 30}},
+		{TaskID: "tsk_1", Status: "released"},
+		{TaskID: "tsk_1", Status: "in_progress"},
+		{TaskID: "tsk_2", Status: "released", Test: true},
+	} {
+		if err := p.TaskUpdate(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `task tsk_1 is disputed by the buyer (talk: axp task messages tsk_1; settle: axp task settle tsk_1 --refund-pct N)
+message from the buyer on task tsk_1: where is it? (answer: axp task message tsk_1 --body TEXT)
+the buyer proposes a settlement on task tsk_1: refund 40% (answer: axp task settlement tsk_1 --accept or --reject)
+mediation med_1 on task tsk_1 decided by the mediator: split (refund 30%); appeal within the window: axp task appeal tsk_1 --reason TEXT
+task tsk_1 released: the payout was sent
+`
+	if errw.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errw.String(), want)
+	}
+}
+
+// A mediation request: without --statement-cmd the neutral default is sent and the log says so;
+// with it, the command's text or JSON is the statement; a failing command sends nothing and says
+// how to answer by hand.
+func TestStatementCmd(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell commands")
+	}
+	in := protocol.MediationInput{MediationID: "med_1", Kind: "dispute", TaskID: "tsk_1", YourRole: "seller", OpenedBy: "buyer", Reason: "two lines, not four"}
+	ask := func(cmd string) (protocol.MediationOutput, string, error) {
+		var errw strings.Builder
+		p := &logParty{out: &lines{w: io.Discard}, errw: &errw, statementCmd: cmd}
+		out, err := p.Mediation(context.Background(), in)
+		return out, errw.String(), err
+	}
+	out, log, err := ask("")
+	if err != nil || out.Statement != memberkit.NeutralStatement ||
+		log != "mediation med_1 on task tsk_1 (dispute opened by the buyer: two lines, not four): sent the default neutral statement (write your own with --statement-cmd CMD)\n" {
+		t.Errorf("default: %v %+v %q", err, out, log)
+	}
+	out, log, err = ask(`grep -q '"mediation_id":"med_1"' && echo "The brief asked for $AXP_TASK_ID lines."`)
+	if err != nil || out.Statement != "The brief asked for tsk_1 lines." || !strings.Contains(log, "sent the statement of --statement-cmd") {
+		t.Errorf("text: %v %+v %q", err, out, log)
+	}
+	out, _, err = ask(`echo '{"statement":"Half was done.","proposed_refund_pct":50}'`)
+	if err != nil || out.Statement != "Half was done." || out.ProposedRefundPct == nil || *out.ProposedRefundPct != 50 {
+		t.Errorf("JSON: %v %+v", err, out)
+	}
+	_, log, err = ask(`echo nope >&2; exit 3`)
+	if err == nil || !strings.Contains(log, "no statement sent: --statement-cmd failed (exit status 3): nope; write it with: axp task statement tsk_1 --body TEXT") {
+		t.Errorf("failing command: %v %q", err, log)
 	}
 }

@@ -78,7 +78,7 @@ func runSandbox(ctx context.Context, o *SandboxOptions) error {
 	for sb.Status == "running" || sb.Status == "" {
 		if time.Now().After(deadline) {
 			return &axp.Error{Code: axp.CodeInternal, Message: fmt.Sprintf("sandbox %s still running after %s", sb.SandboxID, o.Wait),
-				Hint: "is the member running (axp member serve)? see GET /api/members/me/sandbox/" + sb.SandboxID}
+				Hint: "is the member running (axp member serve)? run axp member sandbox again, or give a longer --wait"}
 		}
 		select {
 		case <-ctx.Done():
@@ -94,7 +94,10 @@ func runSandbox(ctx context.Context, o *SandboxOptions) error {
 		writeJSON(o.IO.Out, sb)
 	} else {
 		fmt.Fprintf(o.IO.Out, "sandbox %s (%s as %s): %s\n", sb.SandboxID, sb.TaskType, sb.As, sb.Status)
-		printSteps(o.IO.Out, sb.Steps)
+		if !(o.IO.StdoutTTY && o.IO.StderrTTY) {
+			// On a terminal the steps were just shown as they came; piped, stdout has them all.
+			printSteps(o.IO.Out, sb.Steps)
+		}
 	}
 	if sb.Status != "passed" {
 		return &axp.Error{Code: axp.CodeInternal, Message: "the sandbox job " + sb.Status, Hint: "each failed step has a fix hint above"}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -42,6 +43,11 @@ type ServeOptions struct {
 	PayoutAddress string
 	// NoPaymentRequest turns off asking to be paid when a job is accepted.
 	NoPaymentRequest bool
+	// StatementCmd writes the member's mediation statements (empty: memberkit's neutral default).
+	StatementCmd string
+	// Remembered is the exchange of the last `axp login`, used on first start when Exchange is
+	// empty.
+	Remembered string
 	// Ready, when set, is told once the member runs (tests).
 	Ready func(memberkit.Started)
 }
@@ -54,8 +60,8 @@ func newServeCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Run a member agent. It serves MCP at /mcp on --listen (printing the URL), registers with the
 exchange on first start (credentials saved in --dir), reuses the credentials later, verifies
 (printing each step) and sends a heartbeat every hour. With --pull it runs without a server and
-polls the exchange instead. The exchange (--exchange or $AXP_EXCHANGE) is needed on first start;
-later the saved credentials name it, and the skills file, if given, replaces the registered skills.
+polls the exchange instead. The exchange (--exchange, $AXP_EXCHANGE, else the one of the last
+'axp login') is needed on first start; later the saved credentials name it, and the skills file, if given, replaces the registered skills.
 
 A seller quotes from --skills (a YAML or JSON list of skills: task_type, description,
 min_price_usd, typical_eta_minutes, instant_price_usd, instant_eta_minutes, guarantee); instant
@@ -64,13 +70,22 @@ input) as JSON on stdin, and delivers what the command writes on stdout (up to 2
 type is detected). A command that fails within 2 s turns the job down; a later failure is
 reported. A buyer logs the offers and task updates it receives.
 
+When a dispute or review objection goes to the Mediator, the exchange asks for the member's
+statement: --statement-cmd runs through the shell with the request as JSON on stdin and writes the
+statement on stdout (text, or {"statement": ..., "proposed_refund_pct": N}) within 8 s; without it
+a neutral statement is sent, and the log says so.
+
 stdout carries one JSON object per line (started, verification, quote, job, offers,
-task_update, announcement, mediation, review); progress goes to stderr.`,
+task_update, announcement, mediation, review); progress goes to stderr, with a readable line for
+each dispute, message, settlement, mediation request and decision, and payout.`,
 		Example: `  axp member serve --role seller --exchange http://127.0.0.1:8420 --skills skills.yaml --exec ./do-job
   axp member serve --role buyer --exchange http://127.0.0.1:8420 --dir ~/.config/axp/buyer`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Exchange = exchangeGiven(f)
+			if u, source := f.ExchangeSource(); source == "axp login" {
+				o.Remembered = u
+			}
 			return runServe(c.Context(), o)
 		},
 	}
@@ -87,6 +102,7 @@ task_update, announcement, mediation, review); progress goes to stderr.`,
 	fl.DurationVar(&o.PollEvery, "poll-every", 2*time.Second, "with --pull: time between polls")
 	fl.StringVar(&o.PayoutAddress, "payout-address", "", "seller: the stablecoin address payouts go to (EVM; mixed case must be a valid EIP-55 checksum)")
 	fl.BoolVar(&o.NoPaymentRequest, "no-payment-request", false, "seller: do not ask to be paid when a buyer accepts a job (by default payment is requested at once)")
+	fl.StringVar(&o.StatementCmd, "statement-cmd", "", "command that writes the statement when a mediation asks for one (the request as JSON on stdin; the statement, or {\"statement\", \"proposed_refund_pct\"}, on stdout; default: a neutral statement)")
 	fl.BoolVar(&o.AllowReplays, "allow-replays", false, "accept a signed call seen before (by default a replayed call is refused, so a captured do_task cannot run the job twice)")
 	return c
 }
@@ -107,7 +123,11 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	}
 	dir := resolveDir(o.Dir, o.Getenv)
 	if _, err := os.Stat(memberkit.CredentialsPath(dir)); errors.Is(err, fs.ErrNotExist) && o.Exchange == "" {
-		return &cmdutil.UsageError{Err: fmt.Errorf("--exchange is required on first start (no credentials in %s yet)", dir)}
+		if o.Remembered == "" {
+			return &cmdutil.UsageError{Err: fmt.Errorf("--exchange (or AXP_EXCHANGE) is required on first start (no credentials in %s yet)", dir)}
+		}
+		o.Exchange = o.Remembered
+		fmt.Fprintf(o.IO.ErrOut, "using the exchange of `axp login`: %s\n", o.Exchange)
 	}
 	out := &lines{w: o.IO.Out}
 	errw := o.IO.ErrOut
@@ -126,7 +146,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	} else if seller {
 		fmt.Fprintln(errw, "warning: no --skills: this seller matches no task (give a skills file)")
 	}
-	party := &logParty{out: out}
+	party := &logParty{out: out, errw: errw, statementCmd: o.StatementCmd, env: environ()}
 	a := &memberkit.Agent{
 		Exchange: o.Exchange, Dir: dir, Listen: o.Listen, PublicURL: o.PublicURL, Pull: o.Pull,
 		PollEvery: o.PollEvery, Logger: log, Party: party, Buyer: party, AllowReplays: o.AllowReplays,
@@ -193,7 +213,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 			fmt.Fprintf(errw, "verified (%s)\n", v.State)
 		} else {
 			fmt.Fprintf(errw, "not verified (%s); fix the failed steps, then run `axp member verify`\n", v.State)
-			for _, s := range v.NextSteps {
+			for _, s := range verifyNext(v) {
 				fmt.Fprintf(errw, "next: %s\n", s)
 			}
 		}
@@ -241,7 +261,10 @@ func (s *logSeller) DoTask(ctx context.Context, job *memberkit.Job) (protocol.Do
 // reviews) as JSON lines, and answers with memberkit's defaults.
 type logParty struct {
 	memberkit.Defaults
-	out *lines
+	out          *lines
+	errw         io.Writer
+	statementCmd string
+	env          []string
 }
 
 func (p *logParty) ReceiveOffers(ctx context.Context, in protocol.ReceiveOffersInput) error {
@@ -264,6 +287,9 @@ func (p *logParty) TaskUpdate(ctx context.Context, in protocol.TaskUpdateInput) 
 		f["data"] = in.Data
 	}
 	p.out.emit("task_update", f)
+	if line := updateLine(in); line != "" && !in.Test {
+		fmt.Fprintln(p.errw, line)
+	}
 	return nil
 }
 
@@ -273,8 +299,15 @@ func (p *logParty) Announcement(ctx context.Context, in protocol.AnnouncementInp
 }
 
 func (p *logParty) Mediation(ctx context.Context, in protocol.MediationInput) (protocol.MediationOutput, error) {
-	out, err := p.Defaults.Mediation(ctx, in)
-	p.out.emit("mediation", map[string]any{"mediation_id": in.MediationID, "kind": in.Kind, "task_id": in.TaskID, "reason": in.Reason, "statement": out.Statement, "test": in.Test})
+	out, how, err := p.statement(ctx, in)
+	f := map[string]any{"mediation_id": in.MediationID, "kind": in.Kind, "task_id": in.TaskID, "reason": in.Reason, "statement": out.Statement, "test": in.Test}
+	if err != nil {
+		f["error"] = err.Error()
+		how = fmt.Sprintf("no statement sent: %v; write it with: axp task statement %s --body TEXT", err, in.TaskID)
+	}
+	p.out.emit("mediation", f)
+	fmt.Fprintf(p.errw, "mediation %s on task %s (%s opened by the %s: %s): %s\n", in.MediationID, in.TaskID,
+		strings.ReplaceAll(in.Kind, "_", " "), in.OpenedBy, oneLine(in.Reason), how)
 	return out, err
 }
 

@@ -72,6 +72,10 @@ func TestServeEndToEnd(t *testing.T) {
 	if !strings.Contains(seller.stderr.String(), "serving MCP at http://127.0.0.1:") || !strings.Contains(seller.stderr.String(), "ok   contact_test") {
 		t.Fatalf("stderr does not show the URL and the steps:\n%s", seller.stderr)
 	}
+	// "summary" is neither in the catalog nor offered by another seller: warned at registration.
+	if !strings.Contains(seller.stderr.String(), `skill task_type \"summary\" is neither in the exchange's catalog nor offered by any other seller`) {
+		t.Errorf("no warning about the unknown task type at registration:\n%s", seller.stderr)
+	}
 	sellerID := fmt.Sprint(started["member_id"])
 	st, err := os.Stat(memberkit.CredentialsPath(sellerDir))
 	if err != nil || st.Mode().Perm() != 0o600 {
@@ -87,11 +91,24 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Errorf("conformance report lacks a passed %s:\n%s", check, stdout)
 		}
 	}
-	if status, stdout, stderr := run(t, env, bin, "member", "verify", "--dir", sellerDir); status != 0 || !strings.Contains(stdout, "state: verified") {
+	if !strings.Contains(stderr, `warning: skill task_type "summary" is neither`) {
+		t.Errorf("conformance does not warn about the unknown task type:\n%s", stderr)
+	}
+	// The forged calls of conformance are expected probes, not warnings.
+	if s := seller.stderr.String(); !strings.Contains(s, "refused a conformance probe, as expected") || strings.Contains(s, `msg="memberkit: call refused"`) {
+		t.Errorf("conformance probes in the seller's log:\n%s", s)
+	}
+	if status, stdout, stderr := run(t, env, bin, "member", "verify", "--dir", sellerDir); status != 0 || !strings.Contains(stdout, "state: verified") ||
+		!strings.Contains(stdout, "next: run the deep test: axp member conformance") || !strings.Contains(stderr, `warning: skill task_type "summary" is neither`) {
 		t.Fatalf("verify: status %d\n%s\n%s", status, stdout, stderr)
 	}
 	if status, stdout, stderr := run(t, env, bin, "member", "sandbox", "--dir", sellerDir, "--as", "seller"); status != 0 || !strings.Contains(stdout, ": passed") {
 		t.Fatalf("sandbox: status %d\n%s\n%s", status, stdout, stderr)
+	}
+	// On a terminal each step shows once, as it comes.
+	if status, stdout, stderr := run(t, append(env, "AXP_FORCE_TTY=1"), bin, "member", "sandbox", "--dir", sellerDir, "--as", "seller"); status != 0 ||
+		!strings.Contains(stdout, ": passed") || strings.Count(stdout+stderr, " do_task") != 1 {
+		t.Fatalf("sandbox on a terminal: status %d\n%s\n%s", status, stdout, stderr)
 	}
 
 	buyer := start(t, "buyer", env, bin, "member", "serve", "--role", "buyer", "--exchange", ex.URL, "--dir", buyerDir)
@@ -166,6 +183,9 @@ func TestServeEndToEnd(t *testing.T) {
 	skit := memberkit.NewClient(ex.URL, scredsFile.MemberSecret)
 	// The seller asks to be paid by itself, to the address it was started with.
 	eventually(t, "the seller requests payment", func() error { return ex.payoutRequested(created.ID, axp.ApprovalPending) })
+	if s := seller.stderr.String(); !strings.Contains(s, "the buyer accepted task "+created.ID+"; the payout waits for the operator's approval") {
+		t.Errorf("no readable line for the acceptance:\n%s", s)
+	}
 	if status, stdout, _ := run(t, env, bin, "member", "payout-address", "--dir", sellerDir); status != 0 || strings.TrimSpace(stdout) != payout {
 		t.Fatalf("payout-address: %d %q", status, stdout)
 	}

@@ -42,7 +42,7 @@ func TestMemberUsage(t *testing.T) {
 		{[]string{"member", "serve"}, 2, []string{"--role is required: seller or buyer"}},
 		{[]string{"member", "serve", "--role", "admin"}, 2, []string{"--role must be seller or buyer"}},
 		{[]string{"member", "serve", "--role", "buyer", "--skills", "x.yaml"}, 2, []string{"for sellers"}},
-		{[]string{"member", "serve", "--role", "seller"}, 2, []string{"--exchange is required on first start", filepath.Join(home, ".config", "axp", "member")}},
+		{[]string{"member", "serve", "--role", "seller"}, 2, []string{"--exchange (or AXP_EXCHANGE) is required on first start", filepath.Join(home, ".config", "axp", "member")}},
 		{[]string{"member", "serve", "--role", "seller", "--exchange", "http://127.0.0.1:1", "--skills", skills}, 2, []string{"skills[0].price: is not a known field", "known fields: task_type"}},
 		{[]string{"member", "verify"}, 5, []string{"no member credentials in", "hint: start the member once"}},
 		{[]string{"member", "conformance", "--dir", filepath.Join(home, "nowhere")}, 5, []string{"no member credentials"}},

@@ -71,12 +71,41 @@ func runVerify(ctx context.Context, o *VerifyOptions) error {
 		fmt.Fprintf(o.IO.Out, "verification of %s (%s mode):\n", v.MemberID, v.Mode)
 		printSteps(o.IO.Out, v.Steps)
 		fmt.Fprintf(o.IO.Out, "state: %s\n", v.State)
-		for _, s := range v.NextSteps {
+		for _, s := range verifyNext(v) {
 			fmt.Fprintf(o.IO.Out, "next: %s\n", s)
 		}
 	}
+	warnTaskTypes(ctx, o.IO, cl)
 	if !v.Passed {
 		return &axp.Error{Code: protocol.CodeInternal, Message: "verification failed", Hint: "fix the failed steps (each has a hint) and run `axp member verify` again"}
 	}
 	return nil
+}
+
+// verifyNext are the axp commands after a verification, in the place of the API's next_steps
+// (which name REST calls, for agents).
+func verifyNext(v *axp.Verification) []string {
+	switch {
+	case v.Passed:
+		return []string{"run the deep test: axp member conformance"}
+	case v.Practice != nil:
+		return []string{"answer practice request " + v.Practice.TaskID + " (axp member serve answers it with your default quote), then: axp member verify"}
+	}
+	return []string{"fix the failed steps (each has a hint), then: axp member verify"}
+}
+
+// warnTaskTypes warns on stderr about the member's skills whose task type no buyer's task can
+// match (neither in the catalog nor offered by another seller), with the types it may mean.
+func warnTaskTypes(ctx context.Context, s *cmdutil.IOStreams, cl *memberkit.Client) {
+	p, err := cl.Profile(ctx)
+	if err != nil || len(p.Skills) == 0 {
+		return
+	}
+	unknown, err := cl.UnknownTaskTypes(ctx, p.Skills)
+	if err != nil {
+		return
+	}
+	for _, u := range unknown {
+		fmt.Fprintf(s.ErrOut, "warning: %s\n", u)
+	}
 }

@@ -20,6 +20,7 @@ type AcceptOptions struct {
 	buyerFlags
 	TaskID string
 	SHA256 string
+	Yes    bool
 }
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -46,14 +47,36 @@ Download it first with 'axp task deliverable'. --sha256 makes sure you accept wh
 		},
 	}
 	c.Flags().StringVar(&o.SHA256, "sha256", "", "accept only if the delivery has this SHA-256")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	addTokenFlag(c, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
 
 func acceptRun(ctx context.Context, o *AcceptOptions) error {
+	err := cmdutil.ConfirmStep(o.IO, o.Yes, "accept the delivery of task "+o.TaskID, func() ([]string, error) {
+		t, _, err := getTask(ctx, o.F, o.TaskID, o.Token, "")
+		if err != nil {
+			return nil, err
+		}
+		line := fmt.Sprintf("task %s (%s) is %s", t.ID, t.Type, t.Status)
+		if t.Seller != nil {
+			line += "; seller " + t.Seller.Name
+		}
+		lines := []string{line}
+		if t.PriceUSD != nil {
+			lines = append(lines, "the seller is paid "+t.PriceUSD.Display()+" less the fee once the operator approves; a dispute is no longer possible")
+		}
+		if t.Deliverable != nil {
+			lines = append(lines, "delivery sha256 "+t.Deliverable.SHA256)
+		}
+		return lines, nil
+	})
+	if err != nil {
+		return err
+	}
 	in := axp.AcceptInput{TaskRef: taskRef(o.TaskID), SHA256: o.SHA256}
-	err := act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, client.AcceptTask, in,
+	err = act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, client.AcceptTask, in,
 		"✓ Accepted the delivery of %s; the task is %s and the seller is paid once the operator approves")
 	var e *axp.Error
 	if errors.As(err, &e) && e.Code == axp.CodeConflict && e.Field == "deliverable" {

@@ -34,7 +34,7 @@ func NewCmdChoose(f *cmdutil.Factory, runF func(context.Context, *ChooseOptions)
 Without one, the recommended offer is chosen. On a terminal you are asked first; --yes skips the
 question. The task then awaits payment (free jobs start at once).`,
 		Args:              cobra.RangeArgs(1, 2),
-		ValidArgsFunction: CompleteTaskIDs(f),
+		ValidArgsFunction: completeTaskThenOffer(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.TaskID = args[0]
 			if len(args) == 2 {
@@ -115,4 +115,27 @@ func chooseRun(ctx context.Context, o *ChooseOptions) error {
 		fmt.Fprintf(o.IO.ErrOut, "Send the payable amount, then report it: axp task pay %s --tx <hash>\n", chosen.ID)
 	}
 	return nil
+}
+
+// completeTaskThenOffer completes the task id, then the ids of its offers (read from the exchange
+// with the saved buyer token), each with its seller, price and ETA.
+func completeTaskThenOffer(f *cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	tasks := CompleteTaskIDs(f)
+	return func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return tasks(c, args, prefix)
+		}
+		if len(args) > 1 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		t, _, err := getTask(c.Context(), f, args[0], "", "")
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var out []string
+		for _, o := range t.Offers {
+			out = append(out, fmt.Sprintf("%s\t%s, %s, %d min", o.OfferID, o.Seller.Name, o.PriceUSD.Display(), o.ETAMinutes))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +77,9 @@ and k:=JSON gives any other JSON value.`,
 	fl.StringVar(&o.Payment, "payment", "", "payment method: crypto (default) or free")
 	fl.StringSliceVar(&o.Invite, "invite", nil, "invite only these sellers: favourites, or seller ids")
 	fl.BoolVar(&o.Anonymous, "anonymous", false, "post anonymously even when logged in as a member")
+	c.RegisterFlagCompletionFunc("type", CompleteTypes)
+	c.RegisterFlagCompletionFunc("payment", cobra.FixedCompletions([]string{axp.PayCrypto, axp.PayFree}, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("auto-choose", cobra.FixedCompletions([]string{"cheapest", "fastest"}, cobra.ShellCompDirectiveNoFileComp))
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -193,14 +197,9 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 	if err != nil {
 		return err
 	}
-	cl := o.F.Client("")
-	as := "anonymously"
-	if !o.Anonymous {
-		if mc, err := o.F.MemberClient(); err != nil {
-			return err
-		} else if mc != nil {
-			cl, as = mc, "as your member"
-		}
+	cl, as, err := poster(ctx, o)
+	if err != nil {
+		return err
 	}
 	sp := cmdutil.StartSpinner(o.IO, "Posting the task and waiting for quotes")
 	created, raw, err := client.CreateTask.Call(ctx, cl, *body)
@@ -221,25 +220,67 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		fmt.Fprintf(o.IO.ErrOut, "? %s\n", q)
 	}
 	t := &created.Task
-	if o.IO.StdoutTTY {
+	if !o.IO.StdoutTTY {
+		// Piped: the task id alone, for the next command (`axp offers ID` lists the offers).
+		fmt.Fprintln(o.IO.Out, t.ID)
+	} else {
 		fmt.Fprintf(o.IO.Out, "%s  %s  %s  %d offers\n", cs.Bold(t.ID), t.Type, cs.Status(t.Status), len(t.Offers))
 	}
 	switch {
 	case t.Status == axp.TaskAwaitingPayment:
 		fmt.Fprintf(o.IO.ErrOut, "The exchange chose offer %s (--auto-choose %s)\n", t.ChosenOfferID, t.AutoChoose)
-		if err := cmdutil.KeyValues(o.IO, paymentPairs(o.IO, t.Payment)...); err != nil {
-			return err
+		if o.IO.StdoutTTY {
+			if err := cmdutil.KeyValues(o.IO, paymentPairs(o.IO, t.Payment)...); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(o.IO.ErrOut, "Pay, then report it: axp task pay %s --tx <hash>\n", t.ID)
 	case len(t.Offers) == 0:
 		fmt.Fprintf(o.IO.ErrOut, "No offers yet; sellers may still quote: axp offers %s (or axp task watch %s)\n", t.ID, t.ID)
 	default:
-		if err := writeOffers(o.IO, t); err != nil {
-			return err
+		if o.IO.StdoutTTY {
+			if err := writeOffers(o.IO, t); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(o.IO.ErrOut, "%d offers: axp offers %s\n", len(t.Offers), t.ID)
 		}
 		if t.Status == axp.TaskOpen {
 			fmt.Fprintf(o.IO.ErrOut, "Choose the recommended offer: axp task choose %s\n", t.ID)
 		}
 	}
 	return nil
+}
+
+// poster is the client a task is posted with and how that is said: the saved member when it is a
+// buyer member, else anonymously (with a buyer token). A member that is not a buyer (a seller
+// logged in with its secret) posts anonymously, and the command says so, instead of being refused.
+func poster(ctx context.Context, o *CreateOptions) (*client.Client, string, error) {
+	anon := o.F.Client("")
+	if o.Anonymous {
+		return anon, "anonymously", nil
+	}
+	mc, err := o.F.MemberClient()
+	if err != nil || mc == nil {
+		return anon, "anonymously", err
+	}
+	m, _, err := client.GetMyProfile.Call(ctx, mc, client.None{})
+	if err != nil {
+		return nil, "", cmdutil.WithHint(err, "the saved member secret was refused: `axp login` again, or post with --anonymous",
+			axp.CodeUnauthorized, axp.CodeForbidden)
+	}
+	if !slices.Contains(m.Roles, protocol.RoleBuyer) {
+		fmt.Fprintf(o.IO.ErrOut, "note: member %s (%s) is not a buyer, so the task is posted anonymously (as --anonymous does)\n", m.Name, m.ID)
+		return anon, "anonymously", nil
+	}
+	return mc, "as member " + m.Name, nil
+}
+
+// CompleteTypes completes --type with the catalog's task types and their summaries.
+func CompleteTypes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, s := range axp.Services {
+		out = append(out, s.Type+"\t"+s.Summary)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

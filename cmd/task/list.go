@@ -167,7 +167,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	tp.AddHeader([]string{"ID", "TYPE", "STATUS", "OFFERS", "PRICE", "UPDATED"})
 	for _, l := range kept {
 		t := l.task
-		tp.AddField(t.ID)
+		tp.AddField(t.ID, tableprinter.WithTruncate(nil))
 		tp.AddField(t.Type)
 		tp.AddField(t.Status, tableprinter.WithColor(cs.Status))
 		tp.AddField(strconv.Itoa(len(t.Offers)))

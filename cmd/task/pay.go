@@ -19,6 +19,7 @@ type PayOptions struct {
 	buyerFlags
 	TaskID string
 	TxHash string
+	Yes    bool
 }
 
 var txHash = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
@@ -49,6 +50,7 @@ the operator confirms it. Either way the job starts when the payment is confirme
 		},
 	}
 	c.Flags().StringVar(&o.TxHash, "tx", "", "the transaction `hash` that paid (0x + 64 hex)")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	addTokenFlag(c, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
@@ -81,6 +83,20 @@ func payRun(ctx context.Context, o *PayOptions) error {
 			}
 		}
 		return nil
+	}
+	err := cmdutil.ConfirmStep(o.IO, o.Yes, "report "+o.TxHash+" as the payment of task "+o.TaskID, func() ([]string, error) {
+		t, _, err := getTask(ctx, o.F, o.TaskID, o.Token, "")
+		if err != nil {
+			return nil, err
+		}
+		if t.Payment == nil {
+			return []string{"task " + t.ID + " is " + t.Status + " and has nothing to pay"}, nil
+		}
+		return []string{fmt.Sprintf("task %s (%s) is %s; payable %s to %s", t.ID, t.Type, t.Status, t.Payment.PayableUSD.Display(), t.Payment.DepositAddress),
+			"a hash funds one task only: make sure this transaction sent exactly the payable amount"}, nil
+	})
+	if err != nil {
+		return err
 	}
 	out, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, client.PayCrypto, axp.PayCryptoInput{TaskRef: taskRef(o.TaskID), TxHash: o.TxHash})
 	if err != nil {

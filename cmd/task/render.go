@@ -193,7 +193,7 @@ func writeTask(s *cmdutil.IOStreams, t *axp.Task) error {
 	if t.ReleaseDue {
 		pairs = append(pairs, "Release due", "yes: the operator decides")
 	}
-	pairs = append(pairs, "Next", strings.Join(t.NextSteps, "; "), "Created", timeText(s, &t.CreatedAt), "Updated", timeText(s, &t.UpdatedAt))
+	pairs = append(pairs, "Next", strings.Join(NextCommands(t), "; "), "Created", timeText(s, &t.CreatedAt), "Updated", timeText(s, &t.UpdatedAt))
 	if err := cmdutil.KeyValues(s, pairs...); err != nil {
 		return err
 	}

@@ -80,16 +80,20 @@ func TestCreateListViewOffers(t *testing.T) {
 	e := newEnv(t)
 	e.sellers()
 	out := e.must(task.NewCmdCreate(e.f, nil), "--type", "text-file", "--param", "prompt=a haiku")
-	lines := cmdtest.Lines(out)
-	if len(lines) != 2 || !regexp.MustCompile(`^1\tofr_\S+\tQuick Writer\t2\.5\t2\.475\t10\tno record\tnew$`).MatchString(lines[0]) ||
-		!regexp.MustCompile(`^2\tofr_\S+\tSlow Poet\t3\t2\.97\t60\tno record\tnew$`).MatchString(lines[1]) {
-		t.Fatalf("offers table:\n%s", out)
-	}
 	m := regexp.MustCompile(`✓ Posted task (tsk_\S+) \(text-file\) anonymously`).FindStringSubmatch(e.s.ErrOut.String())
 	if m == nil {
 		t.Fatalf("stderr: %s", e.s.ErrOut)
 	}
 	id := m[1]
+	// Piped, create prints the task id alone; the offers are a table of `axp offers`.
+	if out != id+"\n" || !strings.Contains(e.s.ErrOut.String(), "2 offers: axp offers "+id) {
+		t.Fatalf("piped create: stdout %q, stderr %q", out, e.s.ErrOut)
+	}
+	lines := cmdtest.Lines(e.must(task.NewCmdOffers(e.f, nil), id))
+	if len(lines) != 2 || !regexp.MustCompile(`^1\tofr_\S+\tQuick Writer\t2\.5\t2\.475\t10\tno record\tnew$`).MatchString(lines[0]) ||
+		!regexp.MustCompile(`^2\tofr_\S+\tSlow Poet\t3\t2\.97\t60\tno record\tnew$`).MatchString(lines[1]) {
+		t.Fatalf("offers table:\n%s", lines)
+	}
 	st, err := os.Stat(e.f.CredentialsPath())
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("credentials file: %v %v", st, err)
@@ -163,7 +167,7 @@ func TestCreateSpinnerAndAutoChoose(t *testing.T) {
 	if !strings.Contains(errOut, "⠋ Posting the task and waiting for quotes") || !strings.Contains(errOut, "\r\x1b[K") {
 		t.Errorf("no spinner on a terminal: %q", errOut)
 	}
-	if !strings.Contains(errOut, "The exchange chose offer ofr_") || !strings.Contains(e.s.Out.String(), "payable:\t2.50") {
+	if !strings.Contains(errOut, "The exchange chose offer ofr_") || !regexp.MustCompile(`^tsk_\S+\n$`).MatchString(e.s.Out.String()) {
 		t.Errorf("auto-choose: %q\n%s", errOut, e.s.Out)
 	}
 	e.f.IO.StderrTTY = false
@@ -185,7 +189,7 @@ func TestMemberTasks(t *testing.T) {
 		return nil
 	})
 	e.must(task.NewCmdCreate(e.f, nil), "--type", "text-file", "--param", "prompt=x")
-	if !strings.Contains(e.s.ErrOut.String(), "as your member") {
+	if !strings.Contains(e.s.ErrOut.String(), "as member Buyer Bot") {
 		t.Errorf("stderr %q", e.s.ErrOut)
 	}
 	anon := e.post("--anonymous")
@@ -247,11 +251,11 @@ func TestPayDeliverAccept(t *testing.T) {
 	seller := e.x.Anon.With(quick.MemberSecret)
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
-	if out := e.must(task.NewCmdPay(e.f, nil), id); !strings.Contains(out, "payable:\t2.50") || !strings.Contains(e.s.ErrOut.String(), "axp task pay "+id+" --tx") {
+	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id); !strings.Contains(out, "payable:\t2.50") || !strings.Contains(e.s.ErrOut.String(), "axp task pay "+id+" --tx") {
 		t.Errorf("pay without --tx: %s %s", out, e.s.ErrOut)
 	}
 	tx := cmdtest.TxHash()
-	if out := e.must(task.NewCmdPay(e.f, nil), id, "--tx", tx); !strings.Contains(out, "payment:\treported") || !strings.Contains(out, "transaction:\t"+tx) {
+	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id, "--tx", tx); !strings.Contains(out, "payment:\treported") || !strings.Contains(out, "transaction:\t"+tx) {
 		t.Errorf("pay: %s", out)
 	}
 	var list axp.ApprovalList
@@ -271,10 +275,10 @@ func TestPayDeliverAccept(t *testing.T) {
 	if b, _ := os.ReadFile(file); string(b) != "the sea\n" {
 		t.Errorf("file %q", b)
 	}
-	if err := e.run(task.NewCmdAccept(e.f, nil), id, "--sha256", strings.Repeat("0", 64)); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
+	if err := e.run(task.NewCmdAccept(e.f, nil), "--yes", id, "--sha256", strings.Repeat("0", 64)); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
 		t.Errorf("accept with another sha: %v", err)
 	}
-	e.must(task.NewCmdAccept(e.f, nil), id, "--json")
+	e.must(task.NewCmdAccept(e.f, nil), "--yes", id, "--json")
 	var accepted axp.Task
 	if err := json.Unmarshal(e.s.Out.Bytes(), &accepted); err != nil || accepted.Status != axp.TaskAccepted {
 		t.Fatalf("accept --json: %v %s", err, e.s.Out)
@@ -300,7 +304,7 @@ func TestRedoDisputeClarify(t *testing.T) {
 	seller := e.x.Anon.With(quick.MemberSecret)
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "1", "--yes")
-	e.must(task.NewCmdPay(e.f, nil), id, "--tx", cmdtest.TxHash())
+	e.must(task.NewCmdPay(e.f, nil), "--yes", id, "--tx", cmdtest.TxHash())
 	var list axp.ApprovalList
 	e.x.Call(e.x.Admin, "admin_approvals", map[string]any{"task_id": id}, &list)
 	e.x.Call(e.x.Admin, "admin_approve", map[string]any{"id": list.Approvals[0].ID}, nil)
@@ -345,7 +349,7 @@ func TestErrors(t *testing.T) {
 	if err := e.run(task.NewCmdView(e.f, nil), id, "--jq", ".["); cmdutil.ExitStatus(err) != cmdutil.ExitUsage || e.s.Out.Len() != 0 {
 		t.Errorf("bad jq: %v, stdout %q", err, e.s.Out)
 	}
-	if err := e.run(task.NewCmdPay(e.f, nil), id); cmdutil.ExitStatus(err) != cmdutil.ExitConflict || !strings.Contains(err.Error(), "nothing to pay") {
+	if err := e.run(task.NewCmdPay(e.f, nil), "--yes", id); cmdutil.ExitStatus(err) != cmdutil.ExitConflict || !strings.Contains(err.Error(), "nothing to pay") {
 		t.Errorf("pay before choosing: %v", err)
 	}
 	e.x.Close()

@@ -94,6 +94,7 @@ type SettlementOptions struct {
 	SettlementID string
 	Accept       bool
 	Reject       bool
+	Yes          bool
 }
 
 // NewCmdSettlement builds `axp task settlement`.
@@ -123,6 +124,7 @@ dispute; only the side that did not propose may answer.`,
 	}
 	c.Flags().BoolVar(&o.Accept, "accept", false, "accept the proposal")
 	c.Flags().BoolVar(&o.Reject, "reject", false, "reject the proposal")
+	cmdutil.AddYesFlag(c, &o.Yes)
 	addPartyTokenFlag(c, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
@@ -141,6 +143,12 @@ func settlementRun(ctx context.Context, o *SettlementOptions) error {
 		if id == "" {
 			return &axp.Error{Code: axp.CodeNotFound, Message: "no settlement was proposed on " + o.TaskID,
 				Hint: "propose one with `axp task settle " + o.TaskID + " --refund-pct N`"}
+		}
+	}
+	if o.Accept {
+		// Accepting settles the money: ask, like every step that moves it.
+		if err := cmdutil.ConfirmStep(o.IO, o.Yes, "accept settlement "+id+" of task "+o.TaskID, nil); err != nil {
+			return err
 		}
 	}
 	// accept is sent even when false: a rejection.

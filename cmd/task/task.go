@@ -4,7 +4,6 @@ package task
 
 import (
 	"context"
-	"errors"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
@@ -63,4 +62,4 @@ func getTask(ctx context.Context, f *cmdutil.Factory, id, token, sort string) (*
 }
 
 // ErrCancelled is the answer "no" to a confirmation.
-var ErrCancelled = errors.New("cancelled")
+var ErrCancelled = cmdutil.ErrCancelled

@@ -182,7 +182,7 @@ func (e *env) delivered(quick *axp.Registered) string {
 	e.t.Helper()
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
-	e.must(task.NewCmdPay(e.f, nil), id, "--tx", cmdtest.TxHash())
+	e.must(task.NewCmdPay(e.f, nil), "--yes", id, "--tx", cmdtest.TxHash())
 	var list axp.ApprovalList
 	e.x.Call(e.x.Admin, "admin_approvals", map[string]any{"task_id": id}, &list)
 	e.x.Call(e.x.Admin, "admin_approve", map[string]any{"id": list.Approvals[0].ID}, nil)
@@ -234,7 +234,7 @@ func TestMessagesAndReviews(t *testing.T) {
 
 	// Reviews come after the job is complete, once per side.
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
-	e.must(task.NewCmdPay(e.f, nil), id, "--tx", cmdtest.TxHash())
+	e.must(task.NewCmdPay(e.f, nil), "--yes", id, "--tx", cmdtest.TxHash())
 	var list axp.ApprovalList
 	e.x.Call(e.x.Admin, "admin_approvals", map[string]any{"task_id": id}, &list)
 	e.x.Call(e.x.Admin, "admin_approve", map[string]any{"id": list.Approvals[0].ID}, nil)
@@ -243,7 +243,7 @@ func TestMessagesAndReviews(t *testing.T) {
 		t.Errorf("review before completion: %v", err)
 	}
 	e.must(task.NewCmdDeliverable(e.f, nil), id, "-o", filepath.Join(t.TempDir(), "x"))
-	e.must(task.NewCmdAccept(e.f, nil), id)
+	e.must(task.NewCmdAccept(e.f, nil), "--yes", id)
 	e.must(task.NewCmdReview(e.f, nil), id, "--rating", "5", "--quality", "4", "--comment", "Lovely; see mysite.example.org")
 	if !regexp.MustCompile(`^✓ Reviewed the seller of ` + id + `: 5/5 \(review rev_\S+\)\n! contact details removed: domain\n$`).MatchString(e.s.ErrOut.String()) {
 		t.Errorf("review: %q", e.s.ErrOut)
@@ -282,7 +282,7 @@ func TestSettleEscalateAppeal(t *testing.T) {
 		t.Fatalf("settle: %q", e.s.ErrOut)
 	}
 	// The proposer cannot answer; the exchange's hint names the rule.
-	err := e.run(task.NewCmdSettlement(e.f, nil), id, "--accept")
+	err := e.run(task.NewCmdSettlement(e.f, nil), id, "--accept", "--yes")
 	var ae *axp.Error
 	if !errors.As(err, &ae) || ae.Code != axp.CodeForbidden || ae.Hint != "wait for the other side's answer, or propose anew" {
 		t.Errorf("the proposer answers: %v (%+v)", err, ae)
@@ -292,7 +292,7 @@ func TestSettleEscalateAppeal(t *testing.T) {
 		t.Errorf("reject: %q", ss.ErrOut)
 	}
 	ss.Reset()
-	if err := cmdtest.Exec(task.NewCmdSettlement(sf, nil), id, m[1], "--accept"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
+	if err := cmdtest.Exec(task.NewCmdSettlement(sf, nil), id, m[1], "--accept", "--yes"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
 		t.Errorf("accepting a rejected proposal: %v", err)
 	}
 
@@ -365,7 +365,7 @@ func TestObjectToReview(t *testing.T) {
 		return nil
 	})
 	id := e.delivered(quick)
-	e.must(task.NewCmdAccept(e.f, nil), id)
+	e.must(task.NewCmdAccept(e.f, nil), "--yes", id)
 	if err := e.run(task.NewCmdObject(e.f, nil), id, "--reason", "unfair"); cmdutil.ExitStatus(err) != cmdutil.ExitNotFound || !strings.Contains(err.Error(), "has no review") {
 		t.Errorf("object without a review: %v", err)
 	}

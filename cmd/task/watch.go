@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -27,10 +28,13 @@ func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) e
 	o := &WatchOptions{F: f, IO: f.IO, Now: time.Now}
 	c := &cobra.Command{
 		Use:   "watch TASK",
-		Short: "Follow a task until it ends, printing each status change",
+		Short: "Follow a task until it needs you, printing each status change",
 		Long: `Poll a task and print a line for each change of status (and of its offer count while it is
-open) until the task reaches a terminal state (released, refunded, cancelled, expired) or the status
-given by --until. With --json, --jq or --template the last answer is printed at the end.`,
+open) until you have something to do (pay, check a delivery, answer a dispute, review), the task
+ends (released, refunded, cancelled, expired), or it reaches the status given by --until (then
+only --until and the end stop it). The command for your next step is printed when it stops. A
+spinner shows the wait on a terminal. With --json, --jq or --template the last answer is printed
+at the end.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: CompleteTaskIDs(f),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -61,6 +65,14 @@ func watchRun(ctx context.Context, o *WatchOptions) error {
 	lastStatus, lastOffers := "", -1
 	wait := time.NewTimer(0)
 	defer wait.Stop()
+	var sp *cmdutil.Spinner
+	stopSpinner := func() {
+		if sp != nil {
+			sp.Stop()
+			sp = nil
+		}
+	}
+	defer stopSpinner()
 	for {
 		select {
 		case <-ctx.Done():
@@ -71,13 +83,15 @@ func watchRun(ctx context.Context, o *WatchOptions) error {
 		if err != nil {
 			return err
 		}
-		if t.Status != lastStatus || (t.Status == axp.TaskOpen && len(t.Offers) != lastOffers) {
+		stop := axp.Terminal(t.Status) || t.Status == o.Until || (o.Until == "" && waitingOnBuyer(t))
+		changed := t.Status != lastStatus || (t.Status == axp.TaskOpen && len(t.Offers) != lastOffers)
+		if changed || stop {
+			stopSpinner()
+		}
+		if changed {
 			line := fmt.Sprintf("%s  %s  %s", o.Now().Format("15:04:05"), t.ID, cs.Status(t.Status))
 			if t.Status == axp.TaskOpen {
 				line += fmt.Sprintf(" (%d offers)", len(t.Offers))
-			}
-			if len(t.NextSteps) > 0 && o.IO.StdoutTTY {
-				line += cs.Gray("  next: " + t.NextSteps[0])
 			}
 			if o.Export.Enabled() {
 				fmt.Fprintln(o.IO.ErrOut, line)
@@ -86,11 +100,17 @@ func watchRun(ctx context.Context, o *WatchOptions) error {
 			}
 			lastStatus, lastOffers = t.Status, len(t.Offers)
 		}
-		if axp.Terminal(t.Status) || t.Status == o.Until {
+		if stop {
+			if next := NextCommands(t); len(next) > 0 {
+				fmt.Fprintln(o.IO.ErrOut, cs.Gray("next: "+strings.Join(next, "; ")))
+			}
 			if o.Export.Enabled() {
 				return o.Export.Write(o.IO, raw)
 			}
 			return nil
+		}
+		if sp == nil {
+			sp = cmdutil.StartSpinner(o.IO, "watching "+t.ID+" ("+t.Status+")")
 		}
 		wait.Reset(o.Interval)
 	}

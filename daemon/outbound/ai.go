@@ -15,17 +15,29 @@ import (
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// Model is an AI chat model (DESIGN.md section 11): the Mediator and translation talk to one.
+// Model is an AI chat model (DESIGN.md section 11): the Mediator, translation and the talk assistant talk to one.
 type Model interface {
 	// Chat sends the turns and answers the model's reply. The reply's token counts and raw text
 	// are filled even when the call fails after the provider answered, for the record.
 	Chat(ctx context.Context, turns []axp.AITurn) (ChatReply, error)
+	// ChatTools is Chat with functions the model may ask to call: the reply then carries either
+	// text or tool calls.
+	ChatTools(ctx context.Context, turns []axp.AITurn, tools []Tool) (ChatReply, error)
 }
 
-// ChatReply is a model's answer: Text on success, Raw (the reply or the provider's error text,
-// clipped) for the record, and the tokens the provider counted.
+// Tool is a function offered to the model: a name, what it does and the JSON Schema of its
+// arguments.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  any
+}
+
+// ChatReply is a model's answer: Text (or ToolCalls) on success, Raw (the reply or the provider's
+// error text, clipped) for the record, and the tokens the provider counted.
 type ChatReply struct {
 	Text                           string
+	ToolCalls                      []axp.AIToolCall
 	Raw                            string
 	PromptTokens, CompletionTokens int
 }
@@ -53,13 +65,29 @@ func (o *OpenAIChat) Endpoint() string {
 
 // Chat makes one chat-completions call at temperature 0.
 func (o *OpenAIChat) Chat(ctx context.Context, turns []axp.AITurn) (ChatReply, error) {
+	return o.ChatTools(ctx, turns, nil)
+}
+
+// ChatTools makes one chat-completions call at temperature 0 offering tools (none: a plain chat).
+func (o *OpenAIChat) ChatTools(ctx context.Context, turns []axp.AITurn, tools []Tool) (ChatReply, error) {
 	var r ChatReply
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	body, _ := json.Marshal(map[string]any{"model": o.Model, "messages": turns, "temperature": 0})
+	request := map[string]any{"model": o.Model, "messages": turns, "temperature": 0}
+	if len(tools) > 0 {
+		fns := make([]any, len(tools))
+		for i, t := range tools {
+			fns[i] = map[string]any{"type": "function", "function": map[string]any{"name": t.Name, "description": t.Description, "parameters": t.Parameters}}
+		}
+		request["tools"] = fns
+	}
+	body, err := json.Marshal(request)
+	if err != nil {
+		return r, fmt.Errorf("encoding the chat request: %w", err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.Endpoint(), bytes.NewReader(body))
 	if err != nil {
 		return r, err
@@ -88,7 +116,8 @@ func (o *OpenAIChat) Chat(ctx context.Context, turns []axp.AITurn) (ChatReply, e
 	var doc struct {
 		Choices []struct {
 			Message struct {
-				Content string `json:"content"`
+				Content   string           `json:"content"`
+				ToolCalls []axp.AIToolCall `json:"tool_calls"`
 			} `json:"message"`
 		} `json:"choices"`
 		Usage struct {
@@ -113,8 +142,13 @@ func (o *OpenAIChat) Chat(ctx context.Context, turns []axp.AITurn) (ChatReply, e
 		r.Raw = clipText(string(raw), 4000)
 		return r, errors.New("the AI provider's answer is not a chat completion")
 	}
-	r.Text = doc.Choices[0].Message.Content
+	msg := doc.Choices[0].Message
+	r.Text, r.ToolCalls = msg.Content, msg.ToolCalls
 	r.Raw = r.Text
+	if len(msg.ToolCalls) > 0 {
+		calls, _ := json.Marshal(msg.ToolCalls)
+		r.Raw = clipText(strings.TrimSpace(r.Text+"\n"+"tool_calls: "+string(calls)), 16000)
+	}
 	return r, nil
 }
 

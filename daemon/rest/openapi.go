@@ -67,6 +67,7 @@ var errorStatuses = map[int]string{
 	404: "unknown resource",
 	409: "conflicting state, or an Idempotency-Key reused with another body",
 	413: "request body too large",
+	402: "payment required (x402): the terms are in the PAYMENT-REQUIRED header (v2) and the body (v1 shape where the chain has a v1 name); pay with PAYMENT-SIGNATURE or X-PAYMENT, or add ?trial=1",
 	429: "rate limit reached; see Retry-After",
 	500: "internal error; quote trace_id",
 	503: "not available",
@@ -79,6 +80,23 @@ func errorResponses() map[string]any {
 			"description": desc,
 			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}},
 		}
+	}
+	out["E402"] = map[string]any{
+		"description": errorStatuses[402],
+		"headers": map[string]any{"PAYMENT-REQUIRED": map[string]any{"description": "base64 JSON of the x402 v2 terms",
+			"schema": map[string]any{"type": "string"}}},
+		"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"anyOf": []any{map[string]any{
+			"type": "object", "required": []string{"x402Version", "accepts"},
+			"properties": map[string]any{
+				"x402Version": map[string]any{"type": "integer", "enum": []int{1, 2}},
+				"error":       map[string]any{"type": "string", "description": "why the call was not answered"},
+				"accepts":     map[string]any{"type": "array", "items": map[string]any{"type": "object"}, "description": "the ways to pay (scheme exact, network, asset, amount, payTo)"},
+				"code":        map[string]any{"type": "string"},
+				"hint":        map[string]any{"type": "string"},
+				"price_usd":   map[string]any{"type": "number"},
+			}},
+			// Without payments on the exchange, a used-up trial answers the Error body.
+			map[string]any{"$ref": "#/components/schemas/Error"}}}}},
 	}
 	return out
 }
@@ -94,6 +112,15 @@ func operation(op *axp.Op, method, id string) map[string]any {
 	}
 	if op.Later != "" {
 		o["description"] = "Not available yet on this exchange: arrives with " + op.Later + " (answers 503 until then)."
+	}
+	if op.Access == axp.Paid {
+		o["description"] = "Paid per call with x402 (402 answers the terms; pay with PAYMENT-SIGNATURE or X-PAYMENT)."
+		pay := map[string]any{"protocol": "x402", "scheme": "exact"}
+		if op.Category != "" {
+			o["description"] = o["description"].(string) + " ?trial=1 for the day's free calls; GET /paid gives the current price."
+			pay["default_price_usd"] = op.Price
+		}
+		o["x-payment"] = pay
 	}
 	var in *protocol.Schema
 	if op.In != nil {

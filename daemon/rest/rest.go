@@ -73,6 +73,9 @@ func New(b Backend, p *pipeline.Pipeline, o Options) *Server {
 
 func (s *Server) add(method, path string, op *axp.Op) {
 	pattern := method + " " + path
+	if path == "/" {
+		pattern += "{$}" // the front door alone, not every path under it
+	}
 	rt := &route{op: op, query: op.QueryInput(method)}
 	s.ops[pattern] = rt
 	s.mux.Handle(pattern, s.wrap(pattern, rt))
@@ -193,6 +196,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace, pattern st
 	}
 	for k, v := range ans.Header {
 		w.Header().Set(k, v)
+	}
+	if n, ok := ans.Out.(axp.Negotiated); ok {
+		w.Header().Add("Vary", "Accept")
+		ans.Out = n.Negotiate(r.Header.Get("Accept"))
 	}
 	writeOut(w, ans.Status, ans.Out)
 }

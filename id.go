@@ -56,3 +56,10 @@ func RandomHex(n int) string {
 	}
 	return sb.String()
 }
+
+// IDFloor is the smallest id of prefix made at t: ids made at or after t sort at or after it.
+func IDFloor(prefix string, t time.Time) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMilli())<<16)
+	return prefix + "_" + idEncoding.EncodeToString(b[:])
+}

@@ -223,6 +223,26 @@ var (
 	AdminConnectorAccept = Def[axp.ConnectorAccept, axp.Connector]("admin_connector_accept")
 	// AdminConnectorReject is POST /api/admin/connectors/{id}/reject: Reject a connector request with a reason.
 	AdminConnectorReject = Def[axp.ConnectorReject, axp.Connector]("admin_connector_reject")
-	// GetStrategyLeaderboard is GET /trackrecord: Strategy track-record leaderboard (free).
-	GetStrategyLeaderboard = Def[None, axp.Result]("get_strategy_leaderboard")
+	// PaidMarketAsOf is GET /paid/market/as-of: Prices as the exchange recorded them at or before as_of, each with its own time (up to 5 coins; series=1: the per-minute series of one coin, up to 6 hours); never anything recorded later.
+	PaidMarketAsOf = Def[axp.MarketAsOfQuery, axp.MarketAsOf]("paid_market_as_of")
+	// PaidMarketBrief is GET /paid/market/brief: 24-hour change, high, low and top movers computed from the exchange's recorded prices, with the time it was computed at.
+	PaidMarketBrief = Def[axp.MarketBriefQuery, axp.MarketBrief]("paid_market_brief")
+	// PaidNewsAsOf is GET /paid/news/as-of: News naming an entity that the exchange first saw at or before as_of, newest first, each with its proof id.
+	PaidNewsAsOf = Def[axp.NewsAsOfQuery, axp.NewsAsOf]("paid_news_as_of")
+	// PaidNewsProof is GET /paid/news/proof: Inclusion proof of a recorded news item: the item, its hash, the path to its batch's root and the chained root (check it offline with axp verify-proof).
+	PaidNewsProof = Def[axp.ProofQuery, axp.Proof]("paid_news_proof")
+	// PaidTrackrecordTop is GET /paid/trackrecord/top: The top strategies of a market over a window, scored against recorded prices, with their signals.
+	PaidTrackrecordTop = Def[axp.TrackRecordTopQuery, axp.TrackRecordTop]("paid_trackrecord_top")
+	// PaidTrackrecordVerify is GET /paid/trackrecord/verify: Prove a strategy signal existed before the move it claims: its chained proof and the first price recorded after it.
+	PaidTrackrecordVerify = Def[axp.ProofQuery, axp.SignalVerification]("paid_trackrecord_verify")
+	// GetStrategyLeaderboard is GET /trackrecord: Strategy track-record leaderboard (free): members' published signals scored against recorded prices.
+	GetStrategyLeaderboard = Def[axp.TrackRecordQuery, axp.TrackRecordBoard]("get_strategy_leaderboard")
+	// PublishSignal is POST /api/members/me/signals: Publish a strategy signal (market, side, entry, stop, target, horizon): recorded and chained at once, scored against recorded prices when its horizon passes.
+	PublishSignal = Def[axp.PublishSignalInput, axp.Signal]("publish_signal")
+	// GetBacktestSample is GET /backtest/sample.json: A small backtest of a documented reference strategy over the exchange's recorded prices (free), regenerated daily.
+	GetBacktestSample = Def[None, axp.BacktestSample]("get_backtest_sample")
+	// GetLatestProof is GET /proofs/latest: The newest entry of the exchange's hash chain of recorded data (free): copy it elsewhere to hold the exchange to its history.
+	GetLatestProof = Def[None, axp.ProofHead]("get_latest_proof")
+	// ListProofChain is GET /proofs/chain: The hash chain of recorded data, oldest first (free): every link recomputes from its entry.
+	ListProofChain = Def[axp.ProofChainQuery, axp.ProofChain]("list_proof_chain")
 )

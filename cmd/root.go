@@ -16,6 +16,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/completion"
 	"github.com/axp-exchange/axp/cmd/member"
+	"github.com/axp-exchange/axp/cmd/proof"
 	"github.com/axp-exchange/axp/cmd/serve"
 	"github.com/axp-exchange/axp/cmd/status"
 	"github.com/axp-exchange/axp/cmd/talk"
@@ -68,6 +69,7 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.AddCommand(serve.NewCmd(f, environ), admin.NewCmd(f))
 	root.AddCommand(member.NewCmd(f))
 	root.AddCommand(board.NewCmd(f))
+	root.AddCommand(proof.NewCmdVerify(f, nil))
 	root.PersistentFlags().StringVar(&f.Exchange, "exchange", "", "exchange URL (default $AXP_EXCHANGE, else the one of the last axp login, else "+cmdutil.DefaultExchange+")")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(task.NewCmd(f), task.NewCmdOffers(f, nil), catalog.NewCmdQuote(f, nil), catalog.NewCmdServices(f, nil),

@@ -86,6 +86,23 @@ type Config struct {
 	TrialCallsPerDay  int
 	X402MaxTimeout    time.Duration
 	SearchURL         string
+	// Recorded data (docs/decisions.md, "Recorded data and proofs"). The market recorder polls
+	// MarketSourceURL every MarketPoll for MarketCoins (MarketSource coingecko: the simple-price
+	// API; jsonpath: MarketPaths maps each coin to a dotted path into the answer) and keeps
+	// MarketRetention; the news recorder polls NewsFeeds (RSS/Atom) every NewsPoll, tags items with
+	// NewsEntities ("Name=alias|alias") and keeps NewsRetention. Keys market_source_url,
+	// market_source, market_coins, market_paths, market_poll, market_retention, news_feeds,
+	// news_entities, news_poll, news_retention.
+	MarketSourceURL string
+	MarketSource    string
+	MarketCoins     []string
+	MarketPaths     map[string]string
+	MarketPoll      time.Duration
+	MarketRetention time.Duration
+	NewsFeeds       []string
+	NewsEntities    []string
+	NewsPoll        time.Duration
+	NewsRetention   time.Duration
 	// Verifier checks reported crypto payments; nil means the manual verifier (the operator
 	// confirms every payment).
 	Verifier PaymentVerifier
@@ -160,6 +177,12 @@ func Defaults() Config {
 		TrialCallsPerDay:       axp.TrialCallsPerDay,
 		X402MaxTimeout:         5 * time.Minute,
 		ChainPoll:              DefaultChainPoll,
+		MarketSource:           "coingecko",
+		MarketCoins:            []string{"bitcoin", "ethereum"},
+		MarketPoll:             time.Minute,
+		MarketRetention:        60 * 24 * time.Hour,
+		NewsPoll:               5 * time.Minute,
+		NewsRetention:          60 * 24 * time.Hour,
 	}
 }
 

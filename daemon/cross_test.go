@@ -133,6 +133,17 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"admin_board_approve":    {e.admin, map[string]any{"id": "bp_x", "note": "n"}},
 		"admin_board_hide":       {e.admin, map[string]any{"id": "bp_x", "reason": "r"}},
 		"talk":                   {e.anon, map[string]any{"message": "hello", "conversation_id": "cnv_x"}},
+		// recorded data
+		"paid_market_as_of":       {e.anon, map[string]any{"as_of": "2026-10-10T00:00:00Z", "coins": "bitcoin", "series": true, "hours": 2}},
+		"paid_market_brief":       {e.anon, map[string]any{"coins": "bitcoin"}},
+		"paid_news_as_of":         {e.anon, map[string]any{"entity": "Bitcoin", "as_of": "2026-10-10T00:00:00Z", "limit": 5}},
+		"paid_news_proof":         {e.anon, map[string]any{"id": "nws_x"}},
+		"paid_trackrecord_top":    {e.anon, map[string]any{"market": "bitcoin", "window": "7d", "limit": 5}},
+		"paid_trackrecord_verify": {e.anon, map[string]any{"id": "sig_x"}},
+		"list_proof_chain":        {e.anon, map[string]any{"after": 0, "limit": 5}},
+		"publish_signal": {seller.c, map[string]any{"strategy": "s", "market": "bitcoin", "side": "long", "entry": 100, "stop": 95,
+			"target": 110, "horizon": "4h"}},
+		"get_strategy_leaderboard": {e.anon, map[string]any{"market": "bitcoin", "window": "7d"}},
 	}
 
 	auditBefore, st := e.auditCount(), e.stats()
@@ -854,20 +865,19 @@ func TestAdminEndpoints(t *testing.T) {
 	}
 }
 
+// TestUnavailableOperations: a public operation still marked Later answers 503 naming itself,
+// with a hint.
 func TestUnavailableOperations(t *testing.T) {
 	e := newEnv(t)
-	for _, c := range []struct {
-		c  *client.Client
-		op string
-		in any
-	}{
-		{e.anon, "get_strategy_leaderboard", nil},
-	} {
-		resp, err := do(c.c, c.op, c.in)
+	for _, op := range axp.Ops {
+		if op.Later == "" || op.Access != axp.Public {
+			continue
+		}
+		resp, err := do(e.anon, op.Name, nil)
 		b := checkErrorBody(t, resp, 503, "unavailable")
 		apiErr(t, err, axp.CodeUnavailable, "-")
-		if !strings.Contains(b.Error.Message, c.op) || b.Error.Hint == "" {
-			t.Fatalf("%s: %+v", c.op, b.Error)
+		if !strings.Contains(b.Error.Message, op.Name) || b.Error.Hint == "" {
+			t.Fatalf("%s: %+v", op.Name, b.Error)
 		}
 	}
 }

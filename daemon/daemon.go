@@ -75,6 +75,8 @@ type Daemon struct {
 	outbox func(ctx context.Context, n notice)
 
 	trust trustState
+	// rec records prices and news and keeps the cached backtest (recorded.go).
+	rec *recorders
 
 	// talking holds the ids of conversations whose message is being answered now.
 	talking sync.Map
@@ -154,11 +156,16 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 			return nil, "", fmt.Errorf("search_url: %w", err)
 		}
 	}
+	if err := d.setupRecorders(); err != nil {
+		d.Close()
+		return nil, "", err
+	}
 	d.pipe = pipeline.New(d, d.handlers(), keys.raw)
 	d.rest = rest.New(d, d.pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()
-	d.bg.Add(1)
+	d.bg.Add(2)
 	go d.background()
+	go d.recordLoop()
 	if d.chain != nil {
 		if d.wallet != nil {
 			// Transfers stored as sent before a stop are followed (and broadcast again if the

@@ -20,3 +20,15 @@ func (d *Daemon) SetPaidHook(fn func(stage string)) { d.paidHook = fn }
 
 // RecoverPaidCalls runs the recovery pass of paid calls; it returns how many it finished.
 func (d *Daemon) RecoverPaidCalls(ctx context.Context) int { return d.recoverPaidCalls(ctx) }
+
+// RecordMarket runs one poll of the market recorder.
+func (d *Daemon) RecordMarket(ctx context.Context) error { _, err := d.recordMarket(ctx); return err }
+
+// RecordNews runs one poll of the news recorder; it returns how many items were new.
+func (d *Daemon) RecordNews(ctx context.Context) (int, error) { return d.recordNews(ctx) }
+
+// ScoreSignals scores the signals whose horizon has passed; it returns how many.
+func (d *Daemon) ScoreSignals() int { return d.scoreSignals() }
+
+// PruneRecorded prunes recorded prices and news past retention.
+func (d *Daemon) PruneRecorded() { d.pruneRecorded() }

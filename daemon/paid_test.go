@@ -352,7 +352,7 @@ func TestConnectorLifecycle(t *testing.T) {
 	// Listed, and paid per call. The data source is on loopback: the guarded caller allows it
 	// (the operator runs it), as it does for members.
 	var tools axp.PaidToolList
-	call(t, m.anon, "find_paid_tools", map[string]any{"category": "market"}, &tools)
+	call(t, m.anon, "find_paid_tools", map[string]any{"category": "market", "q": "stablecoin"}, &tools)
 	if len(tools.Tools) != 1 || tools.Tools[0].Path != "/paid/connectors/stable-prices" || tools.Tools[0].PriceUSD != 20_000 {
 		t.Fatalf("listed %+v", tools.Tools)
 	}

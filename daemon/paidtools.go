@@ -45,7 +45,7 @@ func (d *Daemon) toolUnavailable(op *axp.Op) string {
 			return "needs a search backend: set search_url to a SearxNG-compatible JSON API"
 		}
 	}
-	return ""
+	return d.recordedUnavailable(op.Needs)
 }
 
 // findPaidTools lists the pay-per-call tools (GET /paid, MCP find_paid_tools).

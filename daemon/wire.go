@@ -20,9 +20,9 @@ func (d *Daemon) wireOutbound() {
 		Trace:   axp.TraceID,
 		// Private targets are refused at dial time unless the operator allows them.
 		AllowPrivate: d.cfg.OutboundPrivate == "allow",
-		// The AI provider and the search backend are the operator's own choice: they may live on
-		// a private network.
-		Trusted: trustedEndpoints(d.cfg.AIBaseURL, d.cfg.SearchURL),
+		// The AI provider, the search backend, the price source and the news feeds are the
+		// operator's own choice: they may live on a private network.
+		Trusted: trustedEndpoints(append([]string{d.cfg.AIBaseURL, d.cfg.SearchURL, d.cfg.MarketSourceURL}, d.cfg.NewsFeeds...)...),
 		Observe: func(op string, elapsed time.Duration, err error) {
 			d.metrics.observe("out:"+op, elapsed, err != nil, d.now())
 		},

@@ -88,10 +88,10 @@ test("errors are tool results naming the field; unknown and hidden tools are pro
     const wrongType = await client.callTool({ name: "create_task", arguments: { type: "text-file", deadline_minutes: "soon" } });
     assert.equal(errorOf(wrongType).field, "deadline_minutes");
 
-    const later = await client.callTool({ name: "get_strategy_leaderboard", arguments: {} });
-    const le = errorOf(later);
-    assert.equal(le.code, "unavailable");
-    assert.match(le.message, /not available yet/);
+    const window = await client.callTool({ name: "get_strategy_leaderboard", arguments: { window: "100d" } });
+    const we = errorOf(window);
+    assert.equal(we.code, "invalid_input");
+    assert.equal(we.field, "window");
 
     await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }), (err) => err.code === -32602);
     await assert.rejects(client.callTool({ name: "heartbeat", arguments: {} }), (err) => err.code === -32602);

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // Buckets.
 var (
@@ -109,6 +109,18 @@ var (
 	bConversations = []byte("conversations") // conversation id -> axp.Conversation
 )
 
+// Buckets of schema version 10: recorded data and its hash chain (docs/decisions.md, "Recorded
+// data and proofs").
+var (
+	bChain       = []byte("chain")         // 8-byte seq -> chainRecord (a batch: its entry and its item ids)
+	bPrices      = []byte("prices")        // coin \x00 8-byte recorded unix ms -> priceRecord
+	bNews        = []byte("news")          // news id (time-sortable by first seen) -> newsRecord
+	bNewsKeys    = []byte("news_keys")     // sha256(feed \x00 guid or link) -> news id (dedup)
+	bNewsEntity  = []byte("news_entities") // entity (lower case) \x00 8-byte first-seen unix ms \x00 news id -> nil
+	bSignals     = []byte("signals")       // signal id (time-sortable by publication) -> signalRecord
+	bSignalsOpen = []byte("signals_due")   // 8-byte due unix ms \x00 signal id -> nil, until scored
+)
+
 // Meta keys.
 var (
 	kChainCursor    = []byte("chain_cursor") // 8-byte last block the payment watcher processed
@@ -190,5 +202,13 @@ var migrations = []migration{
 	{9, "talk conversations", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bConversations)
 		return err
+	}},
+	{10, "recorded data: the hash chain, prices, news, strategy signals", func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bChain, bPrices, bNews, bNewsKeys, bNewsEntity, bSignals, bSignalsOpen} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("create bucket %s: %w", b, err)
+			}
+		}
+		return nil
 	}},
 }

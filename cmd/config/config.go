@@ -81,6 +81,16 @@ type Keys struct {
 	PaidPrices             map[string]string `koanf:"paid_prices"`
 	PaidTrialPerDay        int               `koanf:"paid_trial_per_day"`
 	SearchURL              string            `koanf:"search_url"`
+	MarketSourceURL        string            `koanf:"market_source_url"`
+	MarketSource           string            `koanf:"market_source"`
+	MarketCoins            []string          `koanf:"market_coins"`
+	MarketPaths            map[string]string `koanf:"market_paths"`
+	MarketPoll             time.Duration     `koanf:"market_poll"`
+	MarketRetention        time.Duration     `koanf:"market_retention"`
+	NewsFeeds              []string          `koanf:"news_feeds"`
+	NewsEntities           []string          `koanf:"news_entities"`
+	NewsPoll               time.Duration     `koanf:"news_poll"`
+	NewsRetention          time.Duration     `koanf:"news_retention"`
 }
 
 // FlagKeys maps command-line flag names to keys.
@@ -89,7 +99,7 @@ var FlagKeys = map[string]string{
 }
 
 // listKeys are the keys whose environment value is a comma-separated list.
-var listKeys = map[string]bool{"trusted_proxies": true, "allowed_hosts": true}
+var listKeys = map[string]bool{"trusted_proxies": true, "allowed_hosts": true, "market_coins": true, "news_feeds": true, "news_entities": true}
 
 // Load resolves the configuration. configFile may be empty (then AXP_CONFIG is consulted). flags may
 // be nil; only flags the user set override. Errors name the key and where its value came from.
@@ -134,8 +144,9 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 			if listKeys[key] {
 				return key, splitList(v)
 			}
-			if key == "paid_prices" {
-				// AXP_PAID_PRICES=paid_web_search=0.02,paid_trading_risk=0.005
+			if key == "paid_prices" || key == "market_paths" {
+				// AXP_PAID_PRICES=paid_web_search=0.02,paid_trading_risk=0.005;
+				// AXP_MARKET_PATHS=bitcoin=data.btc.usd,ethereum=data.eth.usd
 				m := map[string]any{}
 				for _, pair := range splitList(v) {
 					name, price, _ := strings.Cut(pair, "=")
@@ -189,6 +200,9 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.AIBaseURL, cfg.AIAPIKey, cfg.AIModel = strings.TrimSpace(keys.AIBaseURL), strings.TrimSpace(keys.AIAPIKey), strings.TrimSpace(keys.AIModel)
 	cfg.X402FacilitatorURL, cfg.X402MaxTimeout = strings.TrimSpace(keys.X402FacilitatorURL), keys.X402MaxTimeout
 	cfg.TrialCallsPerDay, cfg.SearchURL = keys.PaidTrialPerDay, strings.TrimSpace(keys.SearchURL)
+	cfg.MarketSourceURL, cfg.MarketSource = strings.TrimSpace(keys.MarketSourceURL), strings.ToLower(strings.TrimSpace(keys.MarketSource))
+	cfg.MarketCoins, cfg.MarketPaths, cfg.MarketPoll, cfg.MarketRetention = keys.MarketCoins, keys.MarketPaths, keys.MarketPoll, keys.MarketRetention
+	cfg.NewsFeeds, cfg.NewsEntities, cfg.NewsPoll, cfg.NewsRetention = keys.NewsFeeds, keys.NewsEntities, keys.NewsPoll, keys.NewsRetention
 	if len(keys.PaidPrices) > 0 {
 		cfg.PaidPrices = map[string]axp.Money{}
 		for name, v := range keys.PaidPrices {
@@ -254,6 +268,8 @@ func fromDefaults(def daemon.Config) Keys {
 		MaxConns: def.MaxConns, MaxConnsPerIP: def.MaxConnsPerIP,
 		Confirmations: def.Confirmations, ChainPoll: def.ChainPoll,
 		X402MaxTimeout: def.X402MaxTimeout, PaidTrialPerDay: def.TrialCallsPerDay,
+		MarketSource: def.MarketSource, MarketCoins: def.MarketCoins, MarketPoll: def.MarketPoll, MarketRetention: def.MarketRetention,
+		NewsPoll: def.NewsPoll, NewsRetention: def.NewsRetention,
 	}
 }
 
@@ -420,6 +436,9 @@ func validate(c daemon.Config) error {
 			return &keyError{u.key, u.key + " must be an http(s) URL"}
 		}
 	}
+	if err := validateRecorders(c); err != nil {
+		return err
+	}
 	if c.X402FacilitatorURL != "" && c.ChainRPCURL == "" {
 		return &keyError{"x402_facilitator_url", "x402_facilitator_url needs chain_rpc_url: the exchange names its chain and token in the terms it offers"}
 	}
@@ -453,4 +472,47 @@ func keyNames() []string {
 		out[i] = t.Field(i).Tag.Get("koanf")
 	}
 	return out
+}
+
+// validateRecorders checks the keys of the market and news recorders.
+func validateRecorders(c daemon.Config) error {
+	for _, d := range []struct {
+		key      string
+		v, least time.Duration
+	}{{"market_poll", c.MarketPoll, 10 * time.Second}, {"news_poll", c.NewsPoll, time.Minute},
+		{"market_retention", c.MarketRetention, 24 * time.Hour}, {"news_retention", c.NewsRetention, 24 * time.Hour}} {
+		if d.v < d.least {
+			return &keyError{d.key, fmt.Sprintf("%s must be a duration of at least %s", d.key, d.least)}
+		}
+	}
+	if c.MarketSource != "coingecko" && c.MarketSource != "jsonpath" {
+		return &keyError{"market_source", fmt.Sprintf("market_source %q is not coingecko (the simple-price API) or jsonpath (market_paths)", c.MarketSource)}
+	}
+	urls := append([]string{c.MarketSourceURL}, c.NewsFeeds...)
+	for i, u := range urls {
+		key := "market_source_url"
+		if i > 0 {
+			key = "news_feeds"
+		}
+		if u == "" && i == 0 {
+			continue
+		}
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return &keyError{key, fmt.Sprintf("%s: %q is not an http(s) URL", key, u)}
+		}
+	}
+	if c.MarketSourceURL != "" && len(c.MarketCoins) == 0 {
+		return &keyError{"market_coins", "market_source_url needs market_coins: the coins to record (the source's ids)"}
+	}
+	if c.MarketSource == "jsonpath" && c.MarketSourceURL != "" {
+		for _, coin := range c.MarketCoins {
+			if strings.TrimSpace(c.MarketPaths[coin]) == "" {
+				return &keyError{"market_paths", fmt.Sprintf("market_source jsonpath needs market_paths.%s: the dotted path to its price in the answer", coin)}
+			}
+		}
+	}
+	if len(c.NewsFeeds) > 0 && len(c.NewsEntities) == 0 {
+		return &keyError{"news_entities", "news_feeds needs news_entities: the names (Name=alias|alias) news is recorded about"}
+	}
+	return nil
 }

@@ -306,6 +306,17 @@ paid_prices:
   paid_trading_risk: "0.05"
 paid_trial_per_day: 5
 search_url: http://127.0.0.1:8888
+market_source_url: http://127.0.0.1:8889/api
+market_source: jsonpath
+market_coins: [bitcoin]
+market_paths:
+  bitcoin: data.btc.usd
+market_poll: 30s
+market_retention: 720h
+news_feeds: [http://127.0.0.1:8890/rss]
+news_entities: ["Bitcoin=BTC"]
+news_poll: 10m
+news_retention: 240h
 `)
 	cfg := load(t, file, nil, nil)
 	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
@@ -319,7 +330,10 @@ search_url: http://127.0.0.1:8888
 		ChainRPCURL: "http://127.0.0.1:8545", ChainID: 31337, TokenAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", TokenDecimals: 6,
 		Confirmations: 2, ChainPoll: time.Second, ChainStartBlock: 12, PayoutKeyFile: "/keys/hot.json",
 		X402FacilitatorURL: "http://127.0.0.1:9402", X402MaxTimeout: 2 * time.Minute, PaidPrices: map[string]axp.Money{"paid_trading_risk": 50_000},
-		TrialCallsPerDay: 5, SearchURL: "http://127.0.0.1:8888"}
+		TrialCallsPerDay: 5, SearchURL: "http://127.0.0.1:8888",
+		MarketSourceURL: "http://127.0.0.1:8889/api", MarketSource: "jsonpath", MarketCoins: []string{"bitcoin"},
+		MarketPaths: map[string]string{"bitcoin": "data.btc.usd"}, MarketPoll: 30 * time.Second, MarketRetention: 720 * time.Hour,
+		NewsFeeds: []string{"http://127.0.0.1:8890/rss"}, NewsEntities: []string{"Bitcoin=BTC"}, NewsPoll: 10 * time.Minute, NewsRetention: 240 * time.Hour}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("\n got %+v\nwant %+v", cfg, want)
 	}
@@ -394,5 +408,31 @@ func TestOutboundPrivate(t *testing.T) {
 	}
 	if cfg := load(t, writeFile(t, "outbound_private: deny\n"), nil, nil); cfg.OutboundPrivate != "deny" {
 		t.Errorf("file deny gave %q", cfg.OutboundPrivate)
+	}
+}
+
+// The recorders' keys from the environment (lists and the coin -> path map), and their mistakes
+// named with where they came from.
+func TestRecorderKeys(t *testing.T) {
+	cfg := load(t, "", nil, env{"AXP_MARKET_SOURCE_URL": "http://127.0.0.1:1/prices", "AXP_MARKET_SOURCE": "jsonpath",
+		"AXP_MARKET_COINS": "bitcoin, ethereum", "AXP_MARKET_PATHS": "bitcoin=data.0.p,ethereum=data.1.p",
+		"AXP_NEWS_FEEDS": "http://127.0.0.1:1/rss", "AXP_NEWS_ENTITIES": "Bitcoin=BTC|XBT,Ethereum"})
+	if len(cfg.MarketCoins) != 2 || cfg.MarketPaths["ethereum"] != "data.1.p" || len(cfg.NewsEntities) != 2 || cfg.MarketPoll != time.Minute ||
+		cfg.MarketRetention != 60*24*time.Hour {
+		t.Fatalf("%+v", cfg)
+	}
+	for _, c := range []struct {
+		e    env
+		want string
+	}{
+		{env{"AXP_MARKET_SOURCE_URL": "http://127.0.0.1:1/p", "AXP_MARKET_SOURCE": "jsonpath", "AXP_MARKET_COINS": "bitcoin"}, "market_paths.bitcoin"},
+		{env{"AXP_MARKET_SOURCE": "yahoo"}, "market_source"},
+		{env{"AXP_MARKET_SOURCE_URL": "ftp://x"}, "market_source_url"},
+		{env{"AXP_NEWS_FEEDS": "http://127.0.0.1:1/rss"}, "news_entities"},
+		{env{"AXP_MARKET_POLL": "1s"}, "market_poll"},
+	} {
+		if msg := loadErr(t, "", nil, c.e); !strings.Contains(msg, c.want) {
+			t.Errorf("%v: %s", c.e, msg)
+		}
 	}
 }

@@ -151,3 +151,22 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// Round renders r with at most places decimals, rounded half away from zero, trailing zeros
+// dropped (the recorded-data answers share the trading tools' exact decimals).
+func Round(r *big.Rat, places int) axp.Decimal {
+	if r.Sign() >= 0 {
+		return decimal(r, places, true)
+	}
+	d := decimal(new(big.Rat).Neg(r), places, true)
+	if d == "0" {
+		return d
+	}
+	return "-" + d
+}
+
+// Positive reads a required decimal above 0, of at most max and decimals places, as an exact
+// number; the error names field.
+func Positive(field string, d axp.Decimal, max *big.Rat, decimals int) (*big.Rat, error) {
+	return bounded(field, d, max, decimals)
+}

@@ -1,0 +1,752 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/record"
+	"github.com/axp-exchange/axp/store"
+)
+
+// recorders are the market and news recorders (docs/decisions.md, "Recorded data and proofs"):
+// each poll fetches outside any transaction, then records its batch and chain entry in one.
+type recorders struct {
+	source  *record.PriceSource // nil: no market_source_url
+	matcher *record.Matcher
+	feeds   []string
+	httpc   *http.Client
+
+	mu     sync.Mutex
+	sample *axp.BacktestSample // the cached backtest, regenerated daily
+}
+
+func (d *Daemon) setupRecorders() error {
+	cfg := d.cfg
+	r := &recorders{feeds: cfg.NewsFeeds, httpc: d.caller.HTTPClient(20 * time.Second)}
+	if cfg.MarketSourceURL != "" {
+		src, err := record.NewPriceSource(cfg.MarketSource, cfg.MarketSourceURL, cfg.MarketCoins, cfg.MarketPaths, r.httpc)
+		if err != nil {
+			return err
+		}
+		r.source = src
+	}
+	m, err := record.NewMatcher(cfg.NewsEntities)
+	if err != nil {
+		return err
+	}
+	r.matcher = m
+	d.rec = r
+	return nil
+}
+
+func durationOr(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func (d *Daemon) marketRetention() time.Duration {
+	return durationOr(d.cfg.MarketRetention, Defaults().MarketRetention)
+}
+
+func (d *Daemon) newsRetention() time.Duration {
+	return durationOr(d.cfg.NewsRetention, Defaults().NewsRetention)
+}
+
+// recordLoop polls the configured sources (the first poll one period after start), scores due
+// signals and prunes past retention.
+func (d *Daemon) recordLoop() {
+	defer d.bg.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-d.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	var market, news <-chan time.Time
+	if d.rec.source != nil {
+		t := time.NewTicker(durationOr(d.cfg.MarketPoll, time.Minute))
+		defer t.Stop()
+		market = t.C
+	}
+	if len(d.rec.feeds) > 0 {
+		t := time.NewTicker(durationOr(d.cfg.NewsPoll, Defaults().NewsPoll))
+		defer t.Stop()
+		news = t.C
+	}
+	prune := time.NewTicker(time.Hour)
+	defer prune.Stop()
+	d.pruneRecorded()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-market:
+			d.recordMarket(ctx)
+			d.scoreSignals()
+		case <-news:
+			d.recordNews(ctx)
+		case <-prune.C:
+			d.pruneRecorded()
+			d.scoreSignals()
+		}
+	}
+}
+
+// recordMarket records one poll of the price source as one batch; a failed poll leaves a gap.
+func (d *Daemon) recordMarket(ctx context.Context) (*axp.ChainEntry, error) {
+	prices, err := d.rec.source.Fetch(ctx)
+	if err != nil {
+		d.log.Warn("price source poll failed: the minute stays a gap", "source", "record", "err", err)
+		return nil, err
+	}
+	now := d.now()
+	var e *axp.ChainEntry
+	err = d.db.Update(func(tx *store.Tx) error {
+		var err error
+		e, err = tx.RecordPrices(now, prices)
+		return err
+	})
+	if err != nil {
+		d.log.Warn("recording prices failed", "source", "record", "err", err)
+	}
+	return e, err
+}
+
+// recordNews polls every feed and records the items not seen before as one batch.
+func (d *Daemon) recordNews(ctx context.Context) (int, error) {
+	type fetched struct {
+		url  string
+		feed *record.Feed
+	}
+	var got []fetched
+	for _, u := range d.rec.feeds {
+		f, err := record.FetchFeed(ctx, d.rec.httpc, u)
+		if err != nil {
+			d.log.Warn("feed poll failed", "source", "record", "feed", u, "err", err)
+			continue
+		}
+		got = append(got, fetched{u, f})
+	}
+	now := d.now()
+	var items []axp.NewsItem
+	for _, f := range got {
+		items = append(items, record.NewsItems(f.url, f.feed, d.rec.matcher, now)...)
+	}
+	if len(items) == 0 {
+		return 0, nil
+	}
+	var fresh []axp.NewsItem
+	err := d.db.Update(func(tx *store.Tx) error {
+		var err error
+		_, fresh, err = tx.RecordNews(now, items)
+		return err
+	})
+	if err != nil {
+		d.log.Warn("recording news failed", "source", "record", "err", err)
+	}
+	return len(fresh), err
+}
+
+// scoreSignals scores the signals whose horizon has passed against the prices recorded from their
+// publication to their due time; it returns how many it scored.
+func (d *Daemon) scoreSignals() int {
+	now := d.now()
+	var due []axp.Signal
+	if err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		due, err = tx.DueSignals(now, 200)
+		return err
+	}); err != nil {
+		d.log.Warn("reading due signals failed", "source", "record", "err", err)
+		return 0
+	}
+	n := 0
+	for _, s := range due {
+		err := d.db.Update(func(tx *store.Tx) error {
+			var pts []record.Point
+			err := tx.PricesBetween(s.Market, s.PublishedAt.Add(time.Millisecond), s.Due, func(p store.Price) bool {
+				r, _ := new(big.Rat).SetString(p.Price)
+				pts = append(pts, record.Point{At: p.RecordedAt, Price: r})
+				return true
+			})
+			if err != nil {
+				return err
+			}
+			record.Score(&s, pts, now)
+			return tx.ScoreSignal(&s)
+		})
+		if err != nil {
+			d.log.Warn("scoring a signal failed", "source", "record", "signal", s.ID, "err", err)
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// pruneRecorded deletes prices and news past their retention; the chain's entries stay.
+func (d *Daemon) pruneRecorded() {
+	now := d.now()
+	var prices, news int
+	err := d.db.Update(func(tx *store.Tx) error {
+		var err error
+		if prices, err = tx.PrunePrices(now.Add(-d.marketRetention())); err != nil {
+			return err
+		}
+		news, err = tx.PruneNews(now.Add(-d.newsRetention()))
+		return err
+	})
+	if err != nil {
+		d.log.Warn("pruning recorded data failed", "source", "record", "err", err)
+	} else if prices+news > 0 {
+		d.log.Info("pruned recorded data past retention", "source", "record", "prices", prices, "news", news)
+	}
+}
+
+// recordedUnavailable says why a recorded-data tool cannot answer, naming the setting, or "".
+func (d *Daemon) recordedUnavailable(needs string) string {
+	switch needs {
+	case "market_source_url":
+		if d.rec.source == nil {
+			return "needs a price source: set market_source_url (and market_coins; market_source coingecko or jsonpath)"
+		}
+	case "news_feeds":
+		if len(d.rec.feeds) == 0 {
+			return "needs news feeds: set news_feeds (RSS or Atom URLs) and news_entities"
+		}
+	}
+	return ""
+}
+
+// needs refuses a call of a tool whose data source is not configured (503 naming the setting),
+// before anything is paid.
+func (d *Daemon) needs(op string) error {
+	o := axp.Lookup(op)
+	if why := d.recordedUnavailable(o.Needs); why != "" {
+		return axp.Errorf(axp.CodeUnavailable, "%s is unavailable on this exchange: it %s", o.Path, why).
+			WithHint("nothing was charged; GET /paid lists what is available")
+	}
+	return nil
+}
+
+// asOf reads an as_of time: RFC 3339, not in the future, not before retention.
+func (d *Daemon) asOf(s string, retention time.Duration) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return t, axp.Invalid("as_of", fmt.Sprintf("%q is not an RFC 3339 time", clipText(s)), "e.g. 2026-10-20T12:00:00Z")
+	}
+	now := d.now()
+	if t.After(now) {
+		return t, axp.Invalid("as_of", "is in the future (it is "+now.Format(time.RFC3339)+" here)", "ask about a time that has passed")
+	}
+	if from := now.Add(-retention); t.Before(from) {
+		return t, axp.Invalid("as_of", fmt.Sprintf("is before the recorded data kept: %d days, from %s", int(retention.Hours()/24), from.Format(time.RFC3339)), "")
+	}
+	return t.UTC(), nil
+}
+
+func clipText(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:37]) + "..."
+	}
+	return s
+}
+
+// coinsOf reads a comma list of configured coins (all of them when empty and allowEmpty).
+func (d *Daemon) coinsOf(s string, allowEmpty bool) ([]string, error) {
+	var out []string
+	for _, c := range strings.Split(s, ",") {
+		if c = strings.ToLower(strings.TrimSpace(c)); c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	known := d.rec.source.Coins()
+	if len(out) == 0 {
+		if allowEmpty {
+			return slices.Clone(known), nil
+		}
+		return nil, axp.Invalid("coins", "names no coin", "e.g. coins=bitcoin,ethereum")
+	}
+	if len(out) > axp.AsOfMaxCoins {
+		return nil, axp.Invalid("coins", fmt.Sprintf("names %d coins; at most %d are answered at once (beyond: %s)", len(out), axp.AsOfMaxCoins,
+			strings.Join(out[axp.AsOfMaxCoins:], ",")), "split the coins over several calls")
+	}
+	for _, c := range out {
+		if !slices.Contains(known, c) {
+			return nil, axp.Invalid("coins", fmt.Sprintf("%q is not recorded here; recorded coins: %s", clipText(c), strings.Join(known, ", ")), "")
+		}
+	}
+	return out, nil
+}
+
+// marketQuery checks the input of market/as-of.
+func (d *Daemon) marketQuery(in *axp.MarketAsOfQuery) (time.Time, []string, int, error) {
+	if err := d.needs("paid_market_as_of"); err != nil {
+		return time.Time{}, nil, 0, err
+	}
+	at, err := d.asOf(in.AsOf, d.marketRetention())
+	if err != nil {
+		return at, nil, 0, err
+	}
+	coins, err := d.coinsOf(in.Coins, false)
+	if err != nil {
+		return at, nil, 0, err
+	}
+	hours := in.Hours
+	if hours == 0 {
+		hours = axp.SeriesMaxHours
+	}
+	if hours < 1 || hours > axp.SeriesMaxHours {
+		return at, nil, 0, axp.Invalid("hours", fmt.Sprintf("is %d; a series covers 1 to %d hours", in.Hours, axp.SeriesMaxHours), "")
+	}
+	if in.Series && len(coins) != 1 {
+		return at, nil, 0, axp.Invalid("coins", "names more than one coin with series=1: a series is of one coin", "ask one coin per series")
+	}
+	return at, coins, hours, nil
+}
+
+func (d *Daemon) paidMarketAsOf(ctx context.Context, c *pipeline.Call, in *axp.MarketAsOfQuery) (any, error) {
+	at, coins, hours, err := d.marketQuery(in)
+	if err != nil {
+		return nil, err
+	}
+	notBefore := d.now().Add(-d.marketRetention())
+	out := &axp.MarketAsOf{AsOf: at, Prices: []axp.RecordedPrice{}, Missing: []string{}, Source: d.rec.source.Kind()}
+	err = d.db.View(func(tx *store.Tx) error {
+		for _, coin := range coins {
+			p, err := tx.PriceAsOf(coin, at, notBefore)
+			if err != nil {
+				return err
+			}
+			if p == nil {
+				out.Missing = append(out.Missing, coin)
+				continue
+			}
+			out.Prices = append(out.Prices, axp.RecordedPrice{Coin: coin, Price: axp.Decimal(p.Price), RecordedAt: p.RecordedAt,
+				AgeSeconds: int64(at.Sub(p.RecordedAt) / time.Second)})
+		}
+		if !in.Series {
+			return nil
+		}
+		out.Series = []axp.SeriesPoint{}
+		slots := hours * 60
+		first := at.Truncate(time.Minute).Add(-time.Duration(slots-1) * time.Minute)
+		if first.Before(notBefore) {
+			first = notBefore
+		}
+		return tx.PricesBetween(coins[0], first, at, func(p store.Price) bool {
+			m := p.RecordedAt.Truncate(time.Minute)
+			pt := axp.SeriesPoint{Minute: m, Price: axp.Decimal(p.Price), RecordedAt: p.RecordedAt}
+			if n := len(out.Series); n > 0 && out.Series[n-1].Minute.Equal(m) {
+				out.Series[n-1] = pt
+			} else {
+				out.Series = append(out.Series, pt)
+			}
+			return true
+		})
+	})
+	if in.Series {
+		out.Gaps = hours*60 - len(out.Series)
+	}
+	return out, err
+}
+
+func (d *Daemon) paidMarketBrief(ctx context.Context, c *pipeline.Call, in *axp.MarketBriefQuery) (any, error) {
+	if err := d.needs("paid_market_brief"); err != nil {
+		return nil, err
+	}
+	coins, err := d.coinsOf(in.Coins, true)
+	if err != nil {
+		return nil, err
+	}
+	now := d.now().Truncate(time.Millisecond)
+	out := &axp.MarketBrief{ComputedAt: now, From: now.Add(-24 * time.Hour), Coins: []axp.CoinBrief{}, TopMovers: []string{}}
+	type mover struct {
+		coin string
+		abs  *big.Rat
+	}
+	var movers []mover
+	err = d.db.View(func(tx *store.Tx) error {
+		for _, coin := range coins {
+			var b axp.CoinBrief
+			var open, last, high, low *big.Rat
+			err := tx.PricesBetween(coin, out.From, now, func(p store.Price) bool {
+				r, _ := new(big.Rat).SetString(p.Price)
+				if open == nil {
+					open, high, low = r, r, r
+					b.Open, b.OpenAt = axp.Decimal(p.Price), p.RecordedAt
+				}
+				if r.Cmp(high) > 0 {
+					high = r
+				}
+				if r.Cmp(low) < 0 {
+					low = r
+				}
+				last = r
+				b.Last, b.LastAt = axp.Decimal(p.Price), p.RecordedAt
+				b.Points++
+				return true
+			})
+			if err != nil {
+				return err
+			}
+			if open == nil {
+				out.Missing = append(out.Missing, coin)
+				continue
+			}
+			b.Coin, b.High, b.Low = coin, axp.Decimal(record.Plain(high)), axp.Decimal(record.Plain(low))
+			b.ChangePct = record.Change(open, last)
+			out.Coins = append(out.Coins, b)
+			ch, _ := b.ChangePct.Rat()
+			movers = append(movers, mover{coin, ch.Abs(ch)})
+		}
+		return nil
+	})
+	slices.SortStableFunc(movers, func(a, b mover) int { return b.abs.Cmp(a.abs) })
+	for i := 0; i < len(movers) && i < 3; i++ {
+		out.TopMovers = append(out.TopMovers, movers[i].coin)
+	}
+	return out, err
+}
+
+// newsQuery checks the input of news/as-of: the entity (or an alias) and the time.
+func (d *Daemon) newsQuery(in *axp.NewsAsOfQuery) (string, time.Time, error) {
+	if err := d.needs("paid_news_as_of"); err != nil {
+		return "", time.Time{}, err
+	}
+	name := d.rec.matcher.Resolve(in.Entity)
+	if name == "" {
+		return "", time.Time{}, axp.Invalid("entity", fmt.Sprintf("%q is not one of the entities recorded here: %s", clipText(in.Entity),
+			strings.Join(d.rec.matcher.Names(), ", ")), "")
+	}
+	at, err := d.asOf(in.AsOf, d.newsRetention())
+	return name, at, err
+}
+
+func (d *Daemon) paidNewsAsOf(ctx context.Context, c *pipeline.Call, in *axp.NewsAsOfQuery) (any, error) {
+	name, at, err := d.newsQuery(in)
+	if err != nil {
+		return nil, err
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = axp.NewsAsOfDefault
+	}
+	out := &axp.NewsAsOf{Entity: name, AsOf: at, Items: []axp.RecordedNews{}}
+	var items []axp.NewsItem
+	err = d.db.View(func(tx *store.Tx) error {
+		var err error
+		items, err = tx.NewsAsOf(name, at, d.now().Add(-d.newsRetention()), min(limit, axp.NewsAsOfMaxLimit))
+		return err
+	})
+	for _, it := range items {
+		out.Items = append(out.Items, axp.RecordedNews{NewsItem: it, ProofID: it.ID,
+			ProofURL: d.BaseURL() + "/paid/news/proof?id=" + url.QueryEscape(it.ID)})
+	}
+	return out, err
+}
+
+// proofOf loads the proof of a recorded item of the given id prefix, 404 when there is none.
+func (d *Daemon) proofOf(id, prefix, what string) (*axp.Proof, error) {
+	if !strings.HasPrefix(id, prefix+"_") {
+		return nil, axp.Invalid("id", fmt.Sprintf("%q is not the id of a %s (%s_...)", clipText(id), what, prefix), "")
+	}
+	var p *axp.Proof
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		p, err = tx.Proof(id)
+		return err
+	})
+	if err == nil && p == nil {
+		err = axp.NotFound(what, id)
+	}
+	return p, err
+}
+
+func (d *Daemon) checkNewsProof(in *axp.ProofQuery) error {
+	if err := d.needs("paid_news_proof"); err != nil {
+		return err
+	}
+	_, err := d.proofOf(in.ID, "nws", "news item")
+	return err
+}
+
+func (d *Daemon) paidNewsProof(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
+	p, err := d.proofOf(in.ID, "nws", "news item")
+	if err != nil {
+		return nil, err
+	}
+	if verr := p.Verify(); verr != nil {
+		// Stored data no longer matches what was chained: the proof is answered as it is, and
+		// says so, so that the caller sees it fail too.
+		p.Note = "this proof does not verify: " + verr.Error()
+		d.log.Error("a recorded item no longer matches its chained hash", "source", "record", "id", in.ID, "err", verr)
+	}
+	return p, nil
+}
+
+// windowOf reads a window of whole days (7d), def when empty.
+func windowOf(field, s, def string) (time.Duration, string, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		s = def
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
+	if err != nil || !strings.HasSuffix(s, "d") || n < 1 || n > axp.TrackRecordMaxDays {
+		return 0, "", axp.Invalid(field, fmt.Sprintf("%q is not a window of 1d to %dd", clipText(s), axp.TrackRecordMaxDays), "e.g. 7d")
+	}
+	return time.Duration(n) * 24 * time.Hour, s, nil
+}
+
+// strategies groups the signals published since from (of market, when given) by member and
+// strategy, scored into stats and ranked.
+func (d *Daemon) strategies(from time.Time, market string) ([]axp.StrategyStats, map[string][]axp.Signal, error) {
+	groups := map[string][]axp.Signal{}
+	err := d.db.View(func(tx *store.Tx) error {
+		return tx.SignalsSince(from, func(s *axp.Signal) bool {
+			if market == "" || s.Market == market {
+				k := s.Member + "\x00" + s.Strategy
+				groups[k] = append(groups[k], *s)
+			}
+			return true
+		})
+	})
+	list := []axp.StrategyStats{}
+	for k, sigs := range groups {
+		member, name, _ := strings.Cut(k, "\x00")
+		list = append(list, record.Stats(member, name, sigs))
+	}
+	record.Rank(list)
+	return list, groups, err
+}
+
+func (d *Daemon) getStrategyLeaderboard(ctx context.Context, c *pipeline.Call, in *axp.TrackRecordQuery) (any, error) {
+	span, window, err := windowOf("window", in.Window, "30d")
+	if err != nil {
+		return nil, err
+	}
+	now := d.now()
+	list, _, err := d.strategies(now.Add(-span), strings.ToLower(strings.TrimSpace(in.Market)))
+	return &axp.TrackRecordBoard{Window: window, Market: strings.ToLower(strings.TrimSpace(in.Market)), ComputedAt: now, Ranking: record.Ranking, Strategies: list}, err
+}
+
+func (d *Daemon) checkTrackRecordTop(in *axp.TrackRecordTopQuery) error {
+	if err := d.needs("paid_trackrecord_top"); err != nil {
+		return err
+	}
+	if _, _, err := windowOf("window", in.Window, "7d"); err != nil {
+		return err
+	}
+	if m := strings.ToLower(strings.TrimSpace(in.Market)); !slices.Contains(d.rec.source.Coins(), m) {
+		return axp.Invalid("market", fmt.Sprintf("%q is not recorded here; recorded coins: %s", clipText(in.Market), strings.Join(d.rec.source.Coins(), ", ")), "")
+	}
+	return nil
+}
+
+func (d *Daemon) paidTrackRecordTop(ctx context.Context, c *pipeline.Call, in *axp.TrackRecordTopQuery) (any, error) {
+	if err := d.checkTrackRecordTop(in); err != nil {
+		return nil, err
+	}
+	span, window, _ := windowOf("window", in.Window, "7d")
+	market := strings.ToLower(strings.TrimSpace(in.Market))
+	now := d.now()
+	list, groups, err := d.strategies(now.Add(-span), market)
+	if err != nil {
+		return nil, err
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	out := &axp.TrackRecordTop{Market: market, Window: window, ComputedAt: now, Ranking: record.Ranking, Strategies: []axp.StrategyDetail{}}
+	for _, st := range list[:min(limit, len(list))] {
+		sigs := groups[st.Member+"\x00"+st.Strategy]
+		slices.Reverse(sigs)
+		sigs = sigs[:min(50, len(sigs))]
+		for i := range sigs {
+			sigs[i].ProofURL = d.signalProofURL(sigs[i].ID)
+		}
+		out.Strategies = append(out.Strategies, axp.StrategyDetail{StrategyStats: st, Recent: sigs})
+	}
+	return out, nil
+}
+
+func (d *Daemon) signalProofURL(id string) string {
+	return d.BaseURL() + "/paid/trackrecord/verify?id=" + url.QueryEscape(id)
+}
+
+func (d *Daemon) checkTrackRecordVerify(in *axp.ProofQuery) error {
+	if err := d.needs("paid_trackrecord_verify"); err != nil {
+		return err
+	}
+	_, err := d.proofOf(in.ID, "sig", "signal")
+	return err
+}
+
+func (d *Daemon) paidTrackRecordVerify(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
+	p, err := d.proofOf(in.ID, "sig", "signal")
+	if err != nil {
+		return nil, err
+	}
+	out := &axp.SignalVerification{Proof: *p}
+	err = d.db.View(func(tx *store.Tx) error {
+		s, err := tx.Signal(in.ID)
+		if err != nil || s == nil {
+			return err
+		}
+		out.Signal = *s
+		fp, err := tx.PriceAfter(s.Market, p.Entry.RecordedAt)
+		if fp != nil {
+			out.FirstPriceAfter = &axp.RecordedPrice{Coin: fp.Coin, Price: axp.Decimal(fp.Price), RecordedAt: fp.RecordedAt}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := out.Signal
+	s.ProofURL = d.signalProofURL(s.ID)
+	out.Signal = s
+	if verr := p.Verify(); verr != nil {
+		out.Verdict = "the proof does not verify: " + verr.Error()
+		return out, nil
+	}
+	v := fmt.Sprintf("the signal was chained at %s (chain entry %d, link %s)", p.Entry.RecordedAt.Format(time.RFC3339Nano), p.Entry.Seq, p.Entry.Link)
+	if out.FirstPriceAfter != nil {
+		v += fmt.Sprintf("; the first %s price recorded after it is %s at %s", s.Market, out.FirstPriceAfter.Price, out.FirstPriceAfter.RecordedAt.Format(time.RFC3339Nano))
+	}
+	switch s.Outcome {
+	case axp.OutcomeTarget, axp.OutcomeStop, axp.OutcomeExpired:
+		v += fmt.Sprintf("; it closed (%s) at %s on a price recorded at %s, after it was chained", s.Outcome, s.ExitPrice, s.ExitAt.Format(time.RFC3339Nano))
+	case axp.OutcomeOpen:
+		v += "; its horizon has not passed yet (due " + s.Due.Format(time.RFC3339) + ")"
+	case axp.OutcomeNoData:
+		v += "; no price was recorded within its horizon, so it is not scored"
+	}
+	out.Verdict = v
+	return out, nil
+}
+
+func (d *Daemon) checkSignal(in *axp.PublishSignalInput) error {
+	if _, err := record.CheckSignal(in); err != nil {
+		return err
+	}
+	if d.rec.source == nil {
+		return axp.Invalid("market", "this exchange records no prices to score signals against (market_source_url is not set)", "")
+	}
+	if m := strings.ToLower(strings.TrimSpace(in.Market)); !slices.Contains(d.rec.source.Coins(), m) {
+		return axp.Invalid("market", fmt.Sprintf("%q is not recorded here; recorded coins: %s", clipText(in.Market), strings.Join(d.rec.source.Coins(), ", ")), "")
+	}
+	return nil
+}
+
+// publishSignal records a member's signal and chains it in the same transaction.
+func (d *Daemon) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.PublishSignalInput) (any, error) {
+	if err := d.checkSignal(in); err != nil {
+		return nil, err
+	}
+	horizon, _ := record.CheckSignal(in)
+	plain := func(v axp.Decimal) string { r, _ := v.Rat(); return record.Plain(r) }
+	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		now := ch.now.Truncate(time.Millisecond)
+		s := &axp.Signal{SignalItem: axp.SignalItem{Kind: "signal", ID: axp.NewID("sig", now), Member: c.Caller.MemberID,
+			Strategy: strings.TrimSpace(in.Strategy), Market: strings.ToLower(strings.TrimSpace(in.Market)), Side: in.Side,
+			Entry: plain(in.Entry), Stop: plain(in.Stop), Target: plain(in.Target), Horizon: strings.TrimSpace(in.Horizon),
+			PublishedAt: now, Due: now.Add(horizon)}}
+		e, err := ch.tx.RecordSignal(s)
+		if err != nil {
+			return nil, err
+		}
+		s.ProofURL = d.signalProofURL(s.ID)
+		return s, ch.audit("signal.publish", "signal", s.ID, map[string]any{"strategy": s.Strategy, "market": s.Market, "chain_seq": e.Seq})
+	})
+}
+
+func (d *Daemon) getLatestProof(ctx context.Context, c *pipeline.Call) (any, error) {
+	out := &axp.ProofHead{Algorithm: axp.ProofAlgorithm, ChainURL: d.BaseURL() + "/proofs/chain"}
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		out.Head, err = tx.ChainHead()
+		return err
+	})
+	return out, err
+}
+
+func (d *Daemon) listProofChain(ctx context.Context, c *pipeline.Call, in *axp.ProofChainQuery) (any, error) {
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 500
+	}
+	out := &axp.ProofChain{}
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		out.Entries, err = tx.Chain(in.After, limit)
+		return err
+	})
+	if n := len(out.Entries); n == limit {
+		out.Next = out.Entries[n-1].Seq
+	}
+	return out, err
+}
+
+// getBacktestSample answers the reference backtest, computed at most once a UTC day.
+func (d *Daemon) getBacktestSample(ctx context.Context, c *pipeline.Call) (any, error) {
+	now := d.now()
+	d.rec.mu.Lock()
+	defer d.rec.mu.Unlock()
+	if s := d.rec.sample; s != nil && now.Before(s.NextAt) {
+		return s, nil
+	}
+	s := &axp.BacktestSample{Strategy: record.BacktestStrategy, Rules: record.BacktestRules, Trades: []axp.BacktestTrade{},
+		TotalReturn: "0", MaxDrawdown: "0", GeneratedAt: now.Truncate(time.Second),
+		NextAt: now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)}
+	if d.rec.source == nil {
+		s.Note = "no price source is configured (market_source_url): nothing is recorded to backtest"
+		return s, nil
+	}
+	s.Coin = d.rec.source.Coins()[0]
+	var bars []record.Point
+	err := d.db.View(func(tx *store.Tx) error {
+		return tx.PricesBetween(s.Coin, now.Add(-d.marketRetention()), now, func(p store.Price) bool {
+			r, _ := new(big.Rat).SetString(p.Price)
+			bars = record.AppendClose(bars, record.Point{At: p.RecordedAt, Price: r})
+			return true
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Bars = len(bars)
+	if len(bars) < record.BacktestMinBars {
+		s.Note = fmt.Sprintf("not enough recorded data yet: %d hourly closes, the strategy needs %d", len(bars), record.BacktestMinBars)
+	} else {
+		s.From, s.Until = bars[0].At, bars[len(bars)-1].At
+		s.Trades, s.TotalReturn, s.MaxDrawdown = record.Backtest(bars)
+		s.BuyAndHold = record.Change(bars[0].Price, bars[len(bars)-1].Price)
+		hits := 0
+		for _, t := range s.Trades {
+			if r, _ := t.ReturnPct.Rat(); r.Sign() > 0 {
+				hits++
+			}
+		}
+		if len(s.Trades) > 0 {
+			s.HitRate = record.Percent(hits, len(s.Trades))
+		}
+	}
+	d.rec.sample = s
+	return s, nil
+}

@@ -18,7 +18,11 @@ test:
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	./scripts/chain-tools
-	AXP_REQUIRE_CHAIN=1 $(GO) test -count=1 -timeout 10m ./...
+	@# The interop clients install (npm) while the Go tests run; a failed install fails the target.
+	@./scripts/interop --install > .interop-install.log 2>&1 & install=$$!; \
+	AXP_REQUIRE_CHAIN=1 $(GO) test -count=1 -timeout 10m ./...; status=$$?; \
+	if ! wait $$install; then cat .interop-install.log; echo "interop client install failed"; exit 1; fi; \
+	rm -f .interop-install.log; exit $$status
 	./scripts/interop
 
 bench:

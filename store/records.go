@@ -178,7 +178,7 @@ func (t *Tx) PruneLog(before time.Time) (int, error) {
 				return n, err
 			}
 		}
-		if err := c.Delete(); err != nil {
+		if err := b.Delete(append([]byte(nil), k...)); err != nil {
 			return n, err
 		}
 		n++

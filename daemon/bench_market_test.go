@@ -25,12 +25,10 @@ import (
 // create, choose, pay, approve payment, deliver, retrieve, accept, request payment, approve payout.
 const writesPerLifecycle = 9
 
-// BenchmarkLifecycle runs whole crypto lifecycles over loopback with bbolt syncing every commit:
-// create (an instant offer), choose, pay, approve the payment, deliver, retrieve, accept, request
-// payment, approve the payout. Beside it, in the same run, raw bbolt write transactions of a
-// similar size (one 2 KB value each, synced). Figures: lifecycles/s, store-writes/s (lifecycles x
-// 9), raw-writes/s, ratio = store-writes/raw-writes (aim >= 0.5), and the process's peak RSS.
-func BenchmarkLifecycle(b *testing.B) {
+// lifecycleRig starts an exchange (synced store) with one verified seller of instant offers and returns
+// it with a function that runs one whole crypto lifecycle over loopback. keyed sends an
+// Idempotency-Key with every mutating call, as a careful agent does.
+func lifecycleRig(b *testing.B, keyed bool) (*daemon.Daemon, func() error) {
 	cfg := daemon.Defaults()
 	cfg.DataDir = b.TempDir()
 	cfg.AdminToken = "axp_admin_bench"
@@ -67,20 +65,26 @@ func BenchmarkLifecycle(b *testing.B) {
 	seller := anon.With(reg.MemberSecret)
 	var seq atomic.Int64
 
+	key := func() []client.Options {
+		if !keyed {
+			return nil
+		}
+		return []client.Options{{IdempotencyKey: fmt.Sprintf("bench-lifecycle-%08d", seq.Add(1))}}
+	}
 	lifecycle := func() error {
 		var t axp.CreatedTask
-		if err := anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}}, &t); err != nil {
+		if err := anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}}, &t, key()...); err != nil {
 			return err
 		}
 		if len(t.Offers) == 0 {
 			return fmt.Errorf("no instant offer")
 		}
 		buyer := anon.With(t.BuyerToken)
-		if err := buyer.Call(ctx, "choose_offer", map[string]any{"id": t.ID, "offer_id": t.Offers[0].OfferID}, nil); err != nil {
+		if err := buyer.Call(ctx, "choose_offer", map[string]any{"id": t.ID, "offer_id": t.Offers[0].OfferID}, nil, key()...); err != nil {
 			return err
 		}
 		tx := fmt.Sprintf("0x%064x", seq.Add(1))
-		if err := buyer.Call(ctx, "pay_crypto", map[string]any{"id": t.ID, "tx_hash": tx}, nil); err != nil {
+		if err := buyer.Call(ctx, "pay_crypto", map[string]any{"id": t.ID, "tx_hash": tx}, nil, key()...); err != nil {
 			return err
 		}
 		approve := func(kind string, hash string) error {
@@ -95,26 +99,36 @@ func BenchmarkLifecycle(b *testing.B) {
 			if hash != "" {
 				in["tx_hash"] = hash
 			}
-			return admin.Call(ctx, "admin_approve", in, nil)
+			return admin.Call(ctx, "admin_approve", in, nil, key()...)
 		}
 		if err := approve(axp.ApprovePayment, ""); err != nil {
 			return err
 		}
-		if err := seller.Call(ctx, "deliver", map[string]any{"id": t.ID, "content": "autumn wind\nleaves\nquiet"}, nil); err != nil {
+		if err := seller.Call(ctx, "deliver", map[string]any{"id": t.ID, "content": "autumn wind\nleaves\nquiet"}, nil, key()...); err != nil {
 			return err
 		}
 		var body []byte
 		if err := buyer.Call(ctx, "get_deliverable", map[string]any{"id": t.ID}, &body); err != nil {
 			return err
 		}
-		if err := buyer.Call(ctx, "accept_task", map[string]any{"id": t.ID}, nil); err != nil {
+		if err := buyer.Call(ctx, "accept_task", map[string]any{"id": t.ID}, nil, key()...); err != nil {
 			return err
 		}
-		if err := seller.Call(ctx, "request_payment", map[string]any{"id": t.ID}, nil); err != nil {
+		if err := seller.Call(ctx, "request_payment", map[string]any{"id": t.ID}, nil, key()...); err != nil {
 			return err
 		}
 		return approve(axp.ApprovePayout, fmt.Sprintf("0x%064x", seq.Add(1)))
 	}
+	return d, lifecycle
+}
+
+// BenchmarkLifecycle runs whole crypto lifecycles over loopback with bbolt syncing every commit:
+// create (an instant offer), choose, pay, approve the payment, deliver, retrieve, accept, request
+// payment, approve the payout. Beside it, in the same run, raw bbolt write transactions of a
+// similar size (one 2 KB value each, synced). Figures: lifecycles/s, store-writes/s (lifecycles x
+// 9), raw-writes/s, ratio = store-writes/raw-writes (aim >= 0.5), and the process's peak RSS.
+func BenchmarkLifecycle(b *testing.B) {
+	_, lifecycle := lifecycleRig(b, false)
 	if err := lifecycle(); err != nil { // warm up, and prove the path works
 		b.Fatal(err)
 	}

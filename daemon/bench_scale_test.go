@@ -67,7 +67,7 @@ func BenchmarkCreateTask(b *testing.B) {
 	commits, calls := d.DB().GroupStats()
 	all := slices.Concat(lat...)
 	tps := float64(b.N) / elapsed.Seconds()
-	raw := rawWrites(b, 1)
+	raw := rawWrites(b, 1, false)
 	b.ReportMetric(tps, "tasks/s")
 	b.ReportMetric(benchMS(benchPercentile(all, 0.50)), "p50-ms")
 	b.ReportMetric(benchMS(benchPercentile(all, 0.99)), "p99-ms")

@@ -189,7 +189,7 @@ func getJSON(b bucket, key []byte, v any) (bool, error) {
 	if raw == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := decode(raw, v); err != nil {
 		return false, fmt.Errorf("decode %s/%s: %w", "value", key, err)
 	}
 	return true, nil
@@ -200,7 +200,7 @@ func putJSON(b bucket, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return b.Put(key, raw)
+	return b.Put(key, compress(raw))
 }
 
 // each decodes every value of a bucket in key order into a fresh T and calls fn; fn returning
@@ -213,7 +213,7 @@ func each[T any](b bucket, reverse bool, fn func(key []byte, v *T) (bool, error)
 	}
 	for k != nil {
 		var v T
-		if err := json.Unmarshal(raw, &v); err != nil {
+		if err := decode(raw, &v); err != nil {
 			return fmt.Errorf("decode %s: %w", k, err)
 		}
 		more, err := fn(k, &v)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/axp-exchange/axp"
@@ -44,7 +43,7 @@ func migrateIndexes(btx *bolt.Tx) error {
 	c := btx.Bucket(bMembers).Cursor()
 	for k, raw := c.First(); k != nil; k, raw = c.Next() {
 		var m axp.Member
-		if err := json.Unmarshal(raw, &m); err != nil {
+		if err := decode(raw, &m); err != nil {
 			return fmt.Errorf("decode member %s: %w", k, err)
 		}
 		for _, s := range m.Skills {

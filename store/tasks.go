@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -192,7 +191,7 @@ func (t *Tx) Quotes(taskID string) ([]axp.QuoteRecord, error) {
 	c := t.bucket(bQuotes).Cursor()
 	for k, raw := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, raw = c.Next() {
 		var q axp.QuoteRecord
-		if err := json.Unmarshal(raw, &q); err != nil {
+		if err := decode(raw, &q); err != nil {
 			return nil, err
 		}
 		out = append(out, q)
@@ -229,7 +228,7 @@ func (t *Tx) Events(taskID string) ([]axp.Event, error) {
 	c := t.bucket(bEvents).Cursor()
 	for k, raw := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(k) == len(p)+8; k, raw = c.Next() {
 		var e axp.Event
-		if err := json.Unmarshal(raw, &e); err != nil {
+		if err := decode(raw, &e); err != nil {
 			return nil, err
 		}
 		out = append(out, e)

@@ -3,7 +3,6 @@ package daemon_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -29,22 +28,11 @@ const writesPerLifecycle = 9
 // it with a function that runs one whole crypto lifecycle over loopback. keyed sends an
 // Idempotency-Key with every mutating call, as a careful agent does.
 func lifecycleRig(b *testing.B, keyed bool) (*daemon.Daemon, func() error) {
-	cfg := daemon.Defaults()
-	cfg.DataDir = b.TempDir()
-	cfg.AdminToken = "axp_admin_bench"
-	cfg.AnonReadsPerMinute, cfg.AnonTasksPerMinute = 0, 0
-	cfg.DepositAddress = "0x" + strings.Repeat("1", 40)
-	d, _, err := daemon.New(cfg, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { d.Close() })
-	base := benchServe(b, d.Handler())
-	d.SetBaseURL(base)
+	d, base := benchExchange(b, b.TempDir(), func(c *daemon.Config) { c.DepositAddress = "0x" + strings.Repeat("1", 40) })
 	ctx := context.Background()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	anon := &client.Client{BaseURL: base, HTTP: hc}
-	admin := anon.With(cfg.AdminToken)
+	admin := anon.With(benchAdminToken)
 
 	var reg axp.Registered
 	if err := anon.Call(ctx, "register", map[string]any{"roles": []string{"seller"}, "name": "bench seller",

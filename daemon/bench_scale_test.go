@@ -21,6 +21,9 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// benchAdminToken is the admin token of the exchanges benchExchange starts.
+const benchAdminToken = "axp_admin_bench"
+
 // createConns is the number of client connections BenchmarkCreateTask posts from.
 const createConns = 50
 
@@ -274,7 +277,7 @@ func benchCopyFile(from, to string) error {
 func benchExchange(b *testing.B, dir string, tune func(*daemon.Config)) (*daemon.Daemon, string) {
 	cfg := daemon.Defaults()
 	cfg.DataDir = dir
-	cfg.AdminToken = "axp_admin_bench"
+	cfg.AdminToken = benchAdminToken
 	cfg.AnonReadsPerMinute, cfg.AnonTasksPerMinute = 0, 0
 	if tune != nil {
 		tune(&cfg)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/store"
-	bolt "go.etcd.io/bbolt"
 )
 
 // indexedTasks are tasks in each status the indexes of schema 11 care about, with the deadline the
@@ -144,22 +143,7 @@ func TestMigrateToIndexes(t *testing.T) {
 	now := time.Now().UTC()
 	putIndexed(t, db, now)
 	db.Close()
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = b.Update(func(tx *bolt.Tx) error {
-		for _, name := range []string{"task_due", "task_due_at", "skill_sellers", "seller_active"} {
-			if err := tx.DeleteBucket([]byte(name)); err != nil {
-				return err
-			}
-		}
-		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte("8"))
-	})
-	b.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	downgrade(t, path, 8, "task_due", "task_due_at", "skill_sellers", "seller_active")
 	db, err = store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
 )
 
 // Stored values. A JSON value of at least compressMin bytes is stored deflated with a preset
@@ -35,16 +34,34 @@ const zDict = `{"v":1,"id":"led_06h119wa5rdfwh87m0hm9e2sfc","task_id":"tsk_06h11
 	`{"seq":6,"at":"2026-11-25T03:02:25.054890985Z","kind":"deliver","actor":"member:mem_06h119w9sqyyrfp87fc0kmspgr","status":"delivered","detail":{"checks_passed":true,"sha256":"","size":24}}` +
 	`{"seq":1,"at":"2026-11-25T03:02:25.021692997Z","kind":"quote","actor":"anonymous","status":"open","detail":{"kind":"price","offer_id":"ofr_06h119w9zpgdhd26sndtmm0svc","price_usd":0.2,"seller":"mem_06h119w9sqyyrfp87fc0kmspgr"}}`
 
+// Compressors are kept on free lists rather than in a sync.Pool: a deflate writer takes about 800 KB
+// and most of a millisecond to make, and a pool loses them at every garbage collection. Writes run
+// inside write transactions, one at a time, so a few writers serve them all.
 var (
-	zWriters = sync.Pool{New: func() any {
-		w, err := flate.NewWriterDict(io.Discard, flate.DefaultCompression, []byte(zDict))
+	zWriters = make(chan *flate.Writer, 4)
+	zReaders = make(chan io.ReadCloser, 16)
+)
+
+func getWriter(dst io.Writer) *flate.Writer {
+	select {
+	case w := <-zWriters:
+		w.Reset(dst)
+		return w
+	default:
+		w, err := flate.NewWriterDict(dst, flate.DefaultCompression, []byte(zDict))
 		if err != nil {
 			panic(err)
 		}
 		return w
-	}}
-	zReaders sync.Pool
-)
+	}
+}
+
+func putWriter(w *flate.Writer) {
+	select {
+	case zWriters <- w:
+	default:
+	}
+}
 
 // compress returns the stored form of a JSON value.
 func compress(raw []byte) []byte {
@@ -54,11 +71,10 @@ func compress(raw []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(raw)/2 + 16)
 	buf.WriteByte(zMarker)
-	w := zWriters.Get().(*flate.Writer)
-	w.Reset(&buf)
+	w := getWriter(&buf)
 	w.Write(raw)
 	w.Close()
-	zWriters.Put(w)
+	putWriter(w)
 	if buf.Len() >= len(raw) {
 		return raw
 	}
@@ -71,14 +87,20 @@ func decompress(v []byte) ([]byte, error) {
 		return v, nil
 	}
 	src := bytes.NewReader(v[1:])
-	r, _ := zReaders.Get().(io.ReadCloser)
-	if r == nil {
+	var r io.ReadCloser
+	select {
+	case r = <-zReaders:
+		if err := r.(flate.Resetter).Reset(src, []byte(zDict)); err != nil {
+			return nil, err
+		}
+	default:
 		r = flate.NewReaderDict(src, []byte(zDict))
-	} else if err := r.(flate.Resetter).Reset(src, []byte(zDict)); err != nil {
-		return nil, err
 	}
 	out, err := io.ReadAll(r)
-	zReaders.Put(r)
+	select {
+	case zReaders <- r:
+	default:
+	}
 	if err != nil {
 		return nil, fmt.Errorf("inflate stored value: %w", err)
 	}

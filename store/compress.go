@@ -38,8 +38,9 @@ const zDict = `{"v":1,"id":"led_06h119wa5rdfwh87m0hm9e2sfc","task_id":"tsk_06h11
 // and most of a millisecond to make, and a pool loses them at every garbage collection. Writes run
 // inside write transactions, one at a time, so a few writers serve them all.
 var (
-	zWriters = make(chan *flate.Writer, 4)
-	zReaders = make(chan io.ReadCloser, 16)
+	zDictBytes = []byte(zDict) // once: converting the constant at every call would copy it each time
+	zWriters   = make(chan *flate.Writer, 4)
+	zReaders   = make(chan io.ReadCloser, 16)
 )
 
 func getWriter(dst io.Writer) *flate.Writer {
@@ -48,7 +49,7 @@ func getWriter(dst io.Writer) *flate.Writer {
 		w.Reset(dst)
 		return w
 	default:
-		w, err := flate.NewWriterDict(dst, flate.DefaultCompression, []byte(zDict))
+		w, err := flate.NewWriterDict(dst, flate.DefaultCompression, zDictBytes)
 		if err != nil {
 			panic(err)
 		}
@@ -90,11 +91,11 @@ func decompress(v []byte) ([]byte, error) {
 	var r io.ReadCloser
 	select {
 	case r = <-zReaders:
-		if err := r.(flate.Resetter).Reset(src, []byte(zDict)); err != nil {
+		if err := r.(flate.Resetter).Reset(src, zDictBytes); err != nil {
 			return nil, err
 		}
 	default:
-		r = flate.NewReaderDict(src, []byte(zDict))
+		r = flate.NewReaderDict(src, zDictBytes)
 	}
 	out, err := io.ReadAll(r)
 	select {

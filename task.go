@@ -423,6 +423,34 @@ type TaskRecord struct {
 // Free reports whether the task is a free job.
 func (t *TaskRecord) Free() bool { return t.PaymentMethod == PayFree }
 
+// SweepAt is when the sweeper must next look at the task, if ever: an open task when its open window
+// ends, one awaiting a payment nobody reported when its payment window ends, a delivered one when its
+// auto-release window ends (until its release-due item is queued). The store indexes tasks by it.
+func (t *TaskRecord) SweepAt() (time.Time, bool) {
+	switch t.Status {
+	case TaskOpen:
+		return t.OpenUntil, true
+	case TaskAwaitingPayment:
+		if t.PayBy != nil && t.TxHash == "" {
+			return *t.PayBy, true
+		}
+	case TaskDelivered:
+		if t.AutoReleaseAt != nil && !t.ReleaseDue {
+			return *t.AutoReleaseAt, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// ActiveJob reports whether a task in status is its seller's current work (listed as a job).
+func ActiveJob(status string) bool {
+	switch status {
+	case TaskPaid, TaskInProgress, TaskDelivered, TaskAccepted, TaskDisputed:
+		return true
+	}
+	return false
+}
+
 // LastDelivery is the latest delivery, or nil.
 func (t *TaskRecord) LastDelivery() *Delivery {
 	if len(t.Deliveries) == 0 {

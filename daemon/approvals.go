@@ -412,7 +412,8 @@ func unholdPayouts(ch *change, m *axp.Member) error {
 		return nil
 	}
 	var held []*axp.Approval
-	if err := ch.tx.Approvals(func(a *axp.Approval) bool {
+	// Held items are open: the open index, not every item ever queued.
+	if err := ch.tx.OpenApprovals(func(a *axp.Approval) bool {
 		if a.Status == axp.ApprovalHeld && a.SellerID == m.ID {
 			c := *a
 			held = append(held, &c)

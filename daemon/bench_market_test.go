@@ -3,7 +3,6 @@ package daemon_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -25,28 +24,15 @@ import (
 // create, choose, pay, approve payment, deliver, retrieve, accept, request payment, approve payout.
 const writesPerLifecycle = 9
 
-// BenchmarkLifecycle runs whole crypto lifecycles over loopback with bbolt syncing every commit:
-// create (an instant offer), choose, pay, approve the payment, deliver, retrieve, accept, request
-// payment, approve the payout. Beside it, in the same run, raw bbolt write transactions of a
-// similar size (one 2 KB value each, synced). Figures: lifecycles/s, store-writes/s (lifecycles x
-// 9), raw-writes/s, ratio = store-writes/raw-writes (aim >= 0.5), and the process's peak RSS.
-func BenchmarkLifecycle(b *testing.B) {
-	cfg := daemon.Defaults()
-	cfg.DataDir = b.TempDir()
-	cfg.AdminToken = "axp_admin_bench"
-	cfg.AnonReadsPerMinute, cfg.AnonTasksPerMinute = 0, 0
-	cfg.DepositAddress = "0x" + strings.Repeat("1", 40)
-	d, _, err := daemon.New(cfg, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { d.Close() })
-	base := benchServe(b, d.Handler())
-	d.SetBaseURL(base)
+// lifecycleRig starts an exchange (synced store) with one verified seller of instant offers and returns
+// it with a function that runs one whole crypto lifecycle over loopback. keyed sends an
+// Idempotency-Key with every mutating call, as a careful agent does.
+func lifecycleRig(b *testing.B, keyed bool) (*daemon.Daemon, func() error) {
+	d, base := benchExchange(b, b.TempDir(), func(c *daemon.Config) { c.DepositAddress = "0x" + strings.Repeat("1", 40) })
 	ctx := context.Background()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	anon := &client.Client{BaseURL: base, HTTP: hc}
-	admin := anon.With(cfg.AdminToken)
+	admin := anon.With(benchAdminToken)
 
 	var reg axp.Registered
 	if err := anon.Call(ctx, "register", map[string]any{"roles": []string{"seller"}, "name": "bench seller",
@@ -67,20 +53,26 @@ func BenchmarkLifecycle(b *testing.B) {
 	seller := anon.With(reg.MemberSecret)
 	var seq atomic.Int64
 
+	key := func() []client.Options {
+		if !keyed {
+			return nil
+		}
+		return []client.Options{{IdempotencyKey: fmt.Sprintf("bench-lifecycle-%08d", seq.Add(1))}}
+	}
 	lifecycle := func() error {
 		var t axp.CreatedTask
-		if err := anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}}, &t); err != nil {
+		if err := anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}}, &t, key()...); err != nil {
 			return err
 		}
 		if len(t.Offers) == 0 {
 			return fmt.Errorf("no instant offer")
 		}
 		buyer := anon.With(t.BuyerToken)
-		if err := buyer.Call(ctx, "choose_offer", map[string]any{"id": t.ID, "offer_id": t.Offers[0].OfferID}, nil); err != nil {
+		if err := buyer.Call(ctx, "choose_offer", map[string]any{"id": t.ID, "offer_id": t.Offers[0].OfferID}, nil, key()...); err != nil {
 			return err
 		}
 		tx := fmt.Sprintf("0x%064x", seq.Add(1))
-		if err := buyer.Call(ctx, "pay_crypto", map[string]any{"id": t.ID, "tx_hash": tx}, nil); err != nil {
+		if err := buyer.Call(ctx, "pay_crypto", map[string]any{"id": t.ID, "tx_hash": tx}, nil, key()...); err != nil {
 			return err
 		}
 		approve := func(kind string, hash string) error {
@@ -95,31 +87,48 @@ func BenchmarkLifecycle(b *testing.B) {
 			if hash != "" {
 				in["tx_hash"] = hash
 			}
-			return admin.Call(ctx, "admin_approve", in, nil)
+			return admin.Call(ctx, "admin_approve", in, nil, key()...)
 		}
 		if err := approve(axp.ApprovePayment, ""); err != nil {
 			return err
 		}
-		if err := seller.Call(ctx, "deliver", map[string]any{"id": t.ID, "content": "autumn wind\nleaves\nquiet"}, nil); err != nil {
+		if err := seller.Call(ctx, "deliver", map[string]any{"id": t.ID, "content": "autumn wind\nleaves\nquiet"}, nil, key()...); err != nil {
 			return err
 		}
 		var body []byte
 		if err := buyer.Call(ctx, "get_deliverable", map[string]any{"id": t.ID}, &body); err != nil {
 			return err
 		}
-		if err := buyer.Call(ctx, "accept_task", map[string]any{"id": t.ID}, nil); err != nil {
+		if err := buyer.Call(ctx, "accept_task", map[string]any{"id": t.ID}, nil, key()...); err != nil {
 			return err
 		}
-		if err := seller.Call(ctx, "request_payment", map[string]any{"id": t.ID}, nil); err != nil {
+		if err := seller.Call(ctx, "request_payment", map[string]any{"id": t.ID}, nil, key()...); err != nil {
 			return err
 		}
 		return approve(axp.ApprovePayout, fmt.Sprintf("0x%064x", seq.Add(1)))
 	}
+	return d, lifecycle
+}
+
+// BenchmarkLifecycle runs whole crypto lifecycles over loopback with bbolt syncing every commit:
+// create (an instant offer), choose, pay, approve the payment, deliver, retrieve, accept, request
+// payment, approve the payout, from 4 and from 32 concurrent clients. Beside it, in the same run,
+// raw bbolt write transactions of a similar size (one 2 KB value each, synced) from as many
+// goroutines, one commit each (raw-writes/s) and batched with bbolt's Batch (raw-batched-writes/s).
+// Figures: lifecycles/s, store-writes/s (lifecycles x 9), ratio = store-writes/raw-batched-writes,
+// and the process's peak RSS.
+func BenchmarkLifecycle(b *testing.B) {
+	for _, workers := range []int{4, 32} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) { benchLifecycle(b, workers) })
+	}
+}
+
+func benchLifecycle(b *testing.B, workers int) {
+	_, lifecycle := lifecycleRig(b, false)
 	if err := lifecycle(); err != nil { // warm up, and prove the path works
 		b.Fatal(err)
 	}
 
-	workers := 4
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -144,22 +153,24 @@ func BenchmarkLifecycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	lps := float64(b.N) / elapsed.Seconds()
-	raw := rawWrites(b, workers)
+	raw, batched := rawWrites(b, workers, false), rawWrites(b, workers, true)
 	b.ReportMetric(lps, "lifecycles/s")
 	b.ReportMetric(lps*writesPerLifecycle, "store-writes/s")
 	b.ReportMetric(raw, "raw-writes/s")
-	b.ReportMetric(lps*writesPerLifecycle/raw, "ratio")
+	b.ReportMetric(batched, "raw-batched-writes/s")
+	b.ReportMetric(lps*writesPerLifecycle/batched, "ratio")
 	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
 }
 
 // rawWrites measures synced bbolt write transactions of one 2 KB value, from workers goroutines,
-// for about a second.
-func rawWrites(b *testing.B, workers int) float64 {
+// for about a second; batched sends them through bbolt's Batch (so they share commits).
+func rawWrites(b *testing.B, workers int, batched bool) float64 {
 	db, err := bolt.Open(filepath.Join(b.TempDir(), "raw.db"), 0o600, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
+	db.MaxBatchDelay = time.Millisecond // about one synced commit: batches are what arrives during one
 	val := []byte(strings.Repeat("x", 2048))
 	var n atomic.Int64
 	deadline := time.Now().Add(time.Second)
@@ -170,7 +181,11 @@ func rawWrites(b *testing.B, workers int) float64 {
 		go func() {
 			defer wg.Done()
 			for i := 0; time.Now().Before(deadline); i++ {
-				db.Update(func(tx *bolt.Tx) error {
+				update := db.Update
+				if batched {
+					update = db.Batch
+				}
+				update(func(tx *bolt.Tx) error {
 					bk, err := tx.CreateBucketIfNotExists([]byte("b"))
 					if err != nil {
 						return err

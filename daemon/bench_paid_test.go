@@ -28,20 +28,11 @@ func benchPaidExchange(b *testing.B) (*chaintest.Chain, string) {
 	if err := os.WriteFile(keyFile, []byte(chaintest.KeyHex(hot)), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	cfg := daemon.Defaults()
-	cfg.DataDir = b.TempDir()
-	cfg.AdminToken = "axp_admin_bench"
-	cfg.AnonReadsPerMinute = 0
-	cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, chaintest.ID, c.Token, chaintest.Addr(c.NewKey())
-	cfg.Confirmations, cfg.ChainPoll, cfg.PayoutKeyFile = 1, time.Second, keyFile
-	cfg.TrialCallsPerDay = 1 << 30
-	d, _, err := daemon.New(cfg, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { d.Close() })
-	base := benchServe(b, d.Handler())
-	d.SetBaseURL(base)
+	_, base := benchExchange(b, b.TempDir(), func(cfg *daemon.Config) {
+		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, chaintest.ID, c.Token, chaintest.Addr(c.NewKey())
+		cfg.Confirmations, cfg.ChainPoll, cfg.PayoutKeyFile = 1, time.Second, keyFile
+		cfg.TrialCallsPerDay = 1 << 30
+	})
 	return c, base
 }
 

@@ -443,6 +443,9 @@ func (d *Daemon) Replay(i *axp.Idempotency, c axp.Caller) (int, []byte, bool, er
 		return -1, nil, true, nil
 	}
 	body, err := openWith(i.Seal, rec.Sealed)
+	if err == nil {
+		body, err = store.Decompress(body) // answers are deflated before sealing (plain before schema 11)
+	}
 	if err != nil {
 		return 0, nil, false, err
 	}
@@ -483,7 +486,7 @@ func (c *change) answerWithTask(id string, extra any) error {
 	}
 	c.answered = true
 	return c.tx.PutIdempotency(i.Key, &store.Idempotency{BodyHash: i.BodyHash, Op: i.Op, Status: i.Status,
-		Sealed: sealWith(i.Seal, body), At: c.now, Task: id})
+		Sealed: sealWith(i.Seal, store.Compress(body)), At: c.now, Task: id})
 }
 
 // replayTask renders the answer of a record written by answerWithTask: the task as it is now.
@@ -551,7 +554,7 @@ func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (a
 				return err
 			}
 			return tx.PutIdempotency(i.Key, &store.Idempotency{BodyHash: i.BodyHash, Op: i.Op, Status: i.Status,
-				Sealed: sealWith(i.Seal, append(body, '\n')), At: c.now})
+				Sealed: sealWith(i.Seal, store.Compress(append(body, '\n'))), At: c.now})
 		}
 		return nil
 	})

@@ -44,7 +44,7 @@ func (d *Daemon) quoteRound(ctx context.Context, taskID string, push bool) {
 		if t, err = tx.Task(taskID); err != nil || t == nil {
 			return err
 		}
-		return tx.EachMember(func(m *axp.Member) bool {
+		return tx.SellersFor(t.Type, func(m *axp.Member) bool {
 			if s, ok := matches(m, t); ok && !m.PullMode() && !s.Instant() {
 				sellers = append(sellers, m)
 			}

@@ -376,8 +376,12 @@ func TestNewsRecorderAndProofs(t *testing.T) {
 	}
 	db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte("news"))
-		v := strings.Replace(string(b.Get([]byte(id))), "BTC breaks a record", "BTC falls", 1)
-		return b.Put([]byte(id), []byte(v))
+		plain, err := store.Decompress(b.Get([]byte(id)))
+		if err != nil {
+			return err
+		}
+		v := strings.Replace(string(plain), "BTC breaks a record", "BTC falls", 1)
+		return b.Put([]byte(id), store.Compress([]byte(v)))
 	})
 	db.Close()
 	e = recordedEnv(t, clk, nil, feeds, mod)

@@ -17,18 +17,18 @@ func (d *Daemon) sweep(ctx context.Context) int {
 	now := d.now()
 	var expire, due []string
 	d.db.View(func(tx *store.Tx) error {
-		for _, status := range []string{axp.TaskOpen, axp.TaskAwaitingPayment, axp.TaskDelivered} {
-			for _, id := range tx.TaskIDsByStatus(status) {
-				t, err := tx.Task(id)
-				if err != nil || t == nil {
-					continue
-				}
-				switch {
-				case expiryDue(t, now):
-					expire = append(expire, id)
-				case releaseDue(t, now):
-					due = append(due, id)
-				}
+		// Only tasks whose window ended are read: the index holds each task under the time
+		// the sweeper must next look at it (axp.TaskRecord.SweepAt).
+		for _, id := range tx.TasksDue(now) {
+			t, err := tx.Task(id)
+			if err != nil || t == nil {
+				continue
+			}
+			switch {
+			case expiryDue(t, now):
+				expire = append(expire, id)
+			case releaseDue(t, now):
+				due = append(due, id)
 			}
 		}
 		return nil
@@ -89,13 +89,8 @@ func (d *Daemon) sweep(ctx context.Context) int {
 // expiryDue reports whether the sweeper expires t at now: an open task nobody chose within the open
 // window, or a task awaiting a payment nobody reported within the payment window.
 func expiryDue(t *axp.TaskRecord, now time.Time) bool {
-	switch t.Status {
-	case axp.TaskOpen:
-		return now.After(t.OpenUntil)
-	case axp.TaskAwaitingPayment:
-		return t.PayBy != nil && now.After(*t.PayBy) && t.TxHash == ""
-	}
-	return false
+	at, ok := t.SweepAt()
+	return ok && (t.Status == axp.TaskOpen || t.Status == axp.TaskAwaitingPayment) && now.After(at)
 }
 
 // refundUnused queues the refund of funds a task holds that no job used (a buyer paid, then the
@@ -117,7 +112,8 @@ func (d *Daemon) refundUnused(ch *change, t *axp.TaskRecord, reason string, deta
 // releaseDue reports whether a delivered task's auto-release window passed with no buyer answer and
 // no release-due item queued yet.
 func releaseDue(t *axp.TaskRecord, now time.Time) bool {
-	return t.Status == axp.TaskDelivered && t.AutoReleaseAt != nil && now.After(*t.AutoReleaseAt) && !t.ReleaseDue
+	at, ok := t.SweepAt()
+	return ok && t.Status == axp.TaskDelivered && now.After(at)
 }
 
 // sweepTask runs fn on the task in one write transaction; fn decides again on what it reads there

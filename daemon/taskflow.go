@@ -489,25 +489,21 @@ func (d *Daemon) offerNotices(ch *change, t *axp.TaskRecord, offs []axp.Offer) {
 	}
 }
 
-func activeJob(status string) bool {
-	switch status {
-	case axp.TaskPaid, axp.TaskInProgress, axp.TaskDelivered, axp.TaskAccepted, axp.TaskDisputed:
-		return true
-	}
-	return false
-}
-
 func (d *Daemon) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQuery) (any, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		out.Tasks = append(out.Tasks, d.sandboxViews(tx, c.Caller.MemberID, axp.SandboxWork)...)
-		ids := tx.SellerJobIDs(c.Caller.MemberID)
+		// The default list reads the index of active jobs, not the seller's whole history.
+		ids := tx.SellerActiveJobIDs(c.Caller.MemberID)
+		if in.Status == "all" {
+			ids = tx.SellerJobIDs(c.Caller.MemberID)
+		}
 		for i := len(ids) - 1; i >= 0; i-- {
 			t, err := tx.Task(ids[i])
 			if err != nil || t == nil || t.SellerID != c.Caller.MemberID {
 				continue
 			}
-			if in.Status != "all" && !activeJob(t.Status) {
+			if in.Status != "all" && !axp.ActiveJob(t.Status) {
 				continue
 			}
 			v, err := d.view(tx, t, c.Caller, viewSeller)

@@ -315,7 +315,7 @@ func (d *Daemon) instantOffers(ch *change, t *axp.TaskRecord) error {
 		m *axp.Member
 		s axp.Skill
 	}
-	if err := ch.tx.EachMember(func(m *axp.Member) bool {
+	if err := ch.tx.SellersFor(t.Type, func(m *axp.Member) bool {
 		if s, ok := matches(m, t); ok && s.Instant() {
 			skills = append(skills, struct {
 				m *axp.Member

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -149,22 +150,7 @@ func TestMigrateToBoard(t *testing.T) {
 	}
 	update(t, db, func(tx *store.Tx) error { return tx.PutMember(&axp.Member{ID: "mem_six", Name: "six"}) })
 	db.Close()
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = b.Update(func(tx *bolt.Tx) error {
-		for _, name := range []string{"board_posts", "board_threads", "board_tags", "board_replies", "board_pending"} {
-			if err := tx.DeleteBucket([]byte(name)); err != nil {
-				return err
-			}
-		}
-		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte("7"))
-	})
-	b.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	downgrade(t, path, 7, "board_posts", "board_threads", "board_tags", "board_replies", "board_pending")
 	db, err = store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -185,4 +171,28 @@ func TestMigrateToBoard(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// downgrade makes the closed database at path look as version wrote it: the buckets later versions
+// added are dropped and the recorded schema version is set back.
+func downgrade(t *testing.T, path string, version int, later ...string) {
+	t.Helper()
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.Update(func(tx *bolt.Tx) error {
+		for _, name := range later {
+			if err := tx.DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte(strconv.Itoa(version)))
+	})
+	if cerr := b.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -22,8 +22,9 @@ var ErrLocked = errors.New("the database is in use by another process")
 
 // DB is the exchange's database.
 type DB struct {
-	bolt *bolt.DB
-	path string
+	bolt  *bolt.DB
+	path  string
+	group groupCommit
 }
 
 // Options tune Open.
@@ -120,16 +121,14 @@ func (db *DB) Version() (int, error) {
 // Tx is a transaction. Read methods work on any Tx; write methods need one from Update.
 type Tx struct {
 	tx *bolt.Tx
+	// track: the transaction holds several calls, so writes record what they replace (undo).
+	track bool
+	undo  []undoRec
 }
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
-	return db.bolt.View(func(tx *bolt.Tx) error { return fn(&Tx{tx}) })
-}
-
-// Update runs fn in a read-write transaction: all of it commits, or none of it.
-func (db *DB) Update(fn func(*Tx) error) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx}) })
+	return db.bolt.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
 }
 
 // Backup writes a consistent copy of the database to w while it stays in use.
@@ -177,36 +176,36 @@ func (db *DB) Stats() (size int64, txs int) {
 
 // --- value helpers ---
 
-func (t *Tx) bucket(name []byte) *bolt.Bucket {
+func (t *Tx) bucket(name []byte) bucket {
 	b := t.tx.Bucket(name)
 	if b == nil {
 		panic(fmt.Sprintf("store: bucket %s missing (schema not migrated?)", name))
 	}
-	return b
+	return bucket{b: b, t: t}
 }
 
-func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
+func getJSON(b bucket, key []byte, v any) (bool, error) {
 	raw := b.Get(key)
 	if raw == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := decode(raw, v); err != nil {
 		return false, fmt.Errorf("decode %s/%s: %w", "value", key, err)
 	}
 	return true, nil
 }
 
-func putJSON(b *bolt.Bucket, key []byte, v any) error {
+func putJSON(b bucket, key []byte, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return b.Put(key, raw)
+	return b.Put(key, compress(raw))
 }
 
 // each decodes every value of a bucket in key order into a fresh T and calls fn; fn returning
 // false stops.
-func each[T any](b *bolt.Bucket, reverse bool, fn func(key []byte, v *T) (bool, error)) error {
+func each[T any](b bucket, reverse bool, fn func(key []byte, v *T) (bool, error)) error {
 	c := b.Cursor()
 	k, raw := c.First()
 	if reverse {
@@ -214,7 +213,7 @@ func each[T any](b *bolt.Bucket, reverse bool, fn func(key []byte, v *T) (bool, 
 	}
 	for k != nil {
 		var v T
-		if err := json.Unmarshal(raw, &v); err != nil {
+		if err := decode(raw, &v); err != nil {
 			return fmt.Errorf("decode %s: %w", k, err)
 		}
 		more, err := fn(k, &v)

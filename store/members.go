@@ -14,10 +14,50 @@ func (t *Tx) Member(id string) (*axp.Member, error) {
 	return &m, nil
 }
 
-// PutMember stores a member.
+// PutMember stores a member and keeps the index of sellers by the task types of their skills.
 func (t *Tx) PutMember(m *axp.Member) error {
 	m.V = 1
+	var old struct {
+		Skills []struct {
+			TaskType string `json:"task_type"`
+		} `json:"skills"`
+	}
+	if _, err := getJSON(t.bucket(bMembers), []byte(m.ID), &old); err != nil {
+		return err
+	}
+	types := map[string]bool{}
+	for _, s := range m.Skills {
+		types[s.TaskType] = true
+	}
+	idx := t.bucket(bSkillSellers)
+	for _, s := range old.Skills {
+		if !types[s.TaskType] {
+			if err := idx.Delete(pair(s.TaskType, m.ID)); err != nil {
+				return err
+			}
+		}
+	}
+	for typ := range types {
+		if err := idx.Put(pair(typ, m.ID), nil); err != nil {
+			return err
+		}
+	}
 	return putJSON(t.bucket(bMembers), []byte(m.ID), m)
+}
+
+// SellersFor calls fn for every member listing a skill of taskType, in id order (the caller still
+// checks state, role and the rest of matching); fn returning false stops.
+func (t *Tx) SellersFor(taskType string, fn func(*axp.Member) bool) error {
+	for _, id := range t.idsUnder(bSkillSellers, taskType) {
+		m, err := t.Member(id)
+		if err != nil {
+			return err
+		}
+		if m != nil && !fn(m) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // EachMember calls fn for every member in id (creation) order; fn returning false stops.

@@ -85,7 +85,7 @@ func (t *Tx) appendChain(kind string, at time.Time, ids []string, items [][]byte
 		return nil, err
 	}
 	b := t.bucket(bChain)
-	b.FillPercent = appendFill
+	b.SetFillPercent(appendFill)
 	if err := putJSON(b, be64(e.Seq), &chainRecord{V: 1, ChainEntry: e, Items: ids}); err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (t *Tx) ChainHead() (*axp.ChainEntry, error) {
 		return nil, nil
 	}
 	var r chainRecord
-	if err := json.Unmarshal(raw, &r); err != nil {
+	if err := decode(raw, &r); err != nil {
 		return nil, fmt.Errorf("decode chain entry: %w", err)
 	}
 	return &r.ChainEntry, nil
@@ -111,7 +111,7 @@ func (t *Tx) Chain(after int64, limit int) ([]axp.ChainEntry, error) {
 	c := t.bucket(bChain).Cursor()
 	for k, raw := c.Seek(be64(after + 1)); k != nil && len(out) < limit; k, raw = c.Next() {
 		var r chainRecord
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := decode(raw, &r); err != nil {
 			return nil, fmt.Errorf("decode chain entry: %w", err)
 		}
 		out = append(out, r.ChainEntry)
@@ -139,7 +139,7 @@ func (t *Tx) RecordPrices(at time.Time, prices map[string]string) (*axp.ChainEnt
 	slices.Sort(coins)
 	items := make([][]byte, len(coins))
 	b := t.bucket(bPrices)
-	b.FillPercent = appendFill
+	b.SetFillPercent(appendFill)
 	for i, c := range coins {
 		if b.Get(priceKey(c, ms)) != nil {
 			return nil, fmt.Errorf("a price of %s is already recorded at %s", c, at.Format(time.RFC3339Nano))
@@ -172,7 +172,7 @@ type Price struct {
 
 func decodePrice(k, raw []byte) (Price, error) {
 	var r priceRecord
-	if err := json.Unmarshal(raw, &r); err != nil {
+	if err := decode(raw, &r); err != nil {
 		return Price{}, fmt.Errorf("decode price: %w", err)
 	}
 	i := bytes.IndexByte(k, 0)
@@ -306,7 +306,7 @@ func (t *Tx) RecordNews(at time.Time, items []axp.NewsItem) (*axp.ChainEntry, []
 		return nil, nil, err
 	}
 	news := t.bucket(bNews)
-	news.FillPercent = appendFill
+	news.SetFillPercent(appendFill)
 	for i, it := range fresh {
 		if err := putJSON(news, []byte(it.ID), &newsRecord{V: 1, Item: it, Key: freshKeys[i], Seq: e.Seq}); err != nil {
 			return nil, nil, err
@@ -418,7 +418,7 @@ func (t *Tx) RecordSignal(s *axp.Signal) (*axp.ChainEntry, error) {
 		return nil, err
 	}
 	b := t.bucket(bSignals)
-	b.FillPercent = appendFill
+	b.SetFillPercent(appendFill)
 	return e, putJSON(b, []byte(s.ID), &signalRecord{V: 1, Signal: *s})
 }
 
@@ -478,7 +478,7 @@ func (t *Tx) SignalsSince(from time.Time, fn func(*axp.Signal) bool) error {
 	c := t.bucket(bSignals).Cursor()
 	for k, raw := c.Seek([]byte(axp.IDFloor("sig", from))); k != nil && bytes.HasPrefix(k, []byte("sig_")); k, raw = c.Next() {
 		var r signalRecord
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := decode(raw, &r); err != nil {
 			return fmt.Errorf("decode signal %s: %w", k, err)
 		}
 		if !fn(&r.Signal) {

@@ -147,10 +147,14 @@ func TestTamperedItemBreaksItsProof(t *testing.T) {
 	if err := raw.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte("news"))
 		var rec map[string]any
-		json.Unmarshal(b.Get([]byte(ids[2])), &rec)
+		plain, err := store.Decompress(b.Get([]byte(ids[2])))
+		if err != nil {
+			return err
+		}
+		json.Unmarshal(plain, &rec)
 		rec["item"].(map[string]any)["title"] = "Solana runs fine"
 		v, _ := json.Marshal(rec)
-		return b.Put([]byte(ids[2]), v)
+		return b.Put([]byte(ids[2]), store.Compress(v))
 	}); err != nil {
 		t.Fatal(err)
 	}

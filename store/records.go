@@ -172,13 +172,13 @@ func (t *Tx) PruneLog(before time.Time) (int, error) {
 	n := 0
 	for k, raw := c.First(); k != nil && bytes.Compare(k[:8], limit) < 0; k, raw = c.First() {
 		var e axp.LogEntry
-		if json.Unmarshal(raw, &e) == nil && e.TraceID != "" {
+		if decode(raw, &e) == nil && e.TraceID != "" {
 			ik := append(append(append([]byte(e.TraceID), 0), "log\x00"...), k...)
 			if err := t.bucket(bTraceIndex).Delete(ik); err != nil {
 				return n, err
 			}
 		}
-		if err := c.Delete(); err != nil {
+		if err := b.Delete(append([]byte(nil), k...)); err != nil {
 			return n, err
 		}
 		n++
@@ -219,7 +219,7 @@ func (t *Tx) EachMetric(since time.Time, fn func(hour time.Time, route string, a
 	c := t.bucket(bMetrics).Cursor()
 	for k, raw := c.Seek(u64(uint64(since.Unix()))); k != nil; k, raw = c.Next() {
 		var a MetricAgg
-		if err := json.Unmarshal(raw, &a); err != nil {
+		if err := decode(raw, &a); err != nil {
 			return err
 		}
 		fn(time.Unix(int64(binary.BigEndian.Uint64(k[:8])), 0).UTC(), string(k[8:]), a)
@@ -328,7 +328,7 @@ func (t *Tx) Deliveries(annID string) ([]axp.AnnouncementDelivery, error) {
 	c := t.bucket(bDeliveries).Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		var d axp.AnnouncementDelivery
-		if err := json.Unmarshal(v, &d); err != nil {
+		if err := decode(v, &d); err != nil {
 			return nil, err
 		}
 		out = append(out, d)

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // Buckets.
 var (
@@ -121,6 +121,15 @@ var (
 	bSignalsOpen = []byte("signals_due")   // 8-byte due unix ms \x00 signal id -> nil, until scored
 )
 
+// Buckets of schema version 11: indexes that keep request paths and the sweeper flat as the store
+// grows.
+var (
+	bTaskDue      = []byte("task_due")      // 8-byte unix-nano deadline + task id -> nil: when the sweeper next looks at it
+	bTaskDueAt    = []byte("task_due_at")   // task id -> the 8-byte deadline it is indexed under in task_due
+	bSkillSellers = []byte("skill_sellers") // task type \x00 member id -> nil, for every skill a member lists
+	bSellerActive = []byte("seller_active") // seller id \x00 task id -> nil, while the task is the seller's active job
+)
+
 // Meta keys.
 var (
 	kChainCursor    = []byte("chain_cursor") // 8-byte last block the payment watcher processed
@@ -211,4 +220,5 @@ var migrations = []migration{
 		}
 		return nil
 	}},
+	{11, "indexes: tasks by sweep deadline, sellers by task type, sellers' active jobs", migrateIndexes},
 }

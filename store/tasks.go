@@ -3,8 +3,8 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/axp-exchange/axp"
 )
@@ -44,12 +44,64 @@ func (t *Tx) PutTask(r *axp.TaskRecord, prev string) error {
 		if err := t.bucket(bSellerJobs).Put(pair(r.SellerID, r.ID), nil); err != nil {
 			return err
 		}
+		active := t.bucket(bSellerActive)
+		var err error
+		if axp.ActiveJob(r.Status) {
+			err = active.Put(pair(r.SellerID, r.ID), nil)
+		} else if axp.ActiveJob(prev) {
+			err = active.Delete(pair(r.SellerID, r.ID))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := t.indexDue(r); err != nil {
+		return err
 	}
 	return putJSON(t.bucket(bTasks), []byte(r.ID), r)
 }
 
+// indexDue keeps the task under its sweep deadline (axp.TaskRecord.SweepAt) in task_due.
+func (t *Tx) indexDue(r *axp.TaskRecord) error {
+	byTask, due := t.bucket(bTaskDueAt), t.bucket(bTaskDue)
+	var want []byte
+	if at, ok := r.SweepAt(); ok {
+		want = u64(uint64(at.UnixNano()))
+	}
+	old := byTask.Get([]byte(r.ID))
+	if bytes.Equal(old, want) && (old == nil) == (want == nil) {
+		return nil
+	}
+	if old != nil {
+		if err := due.Delete(append(append([]byte(nil), old...), r.ID...)); err != nil {
+			return err
+		}
+	}
+	if want == nil {
+		return byTask.Delete([]byte(r.ID))
+	}
+	if err := due.Put(append(want, r.ID...), nil); err != nil {
+		return err
+	}
+	return byTask.Put([]byte(r.ID), want)
+}
+
+// TasksDue lists the tasks whose sweep deadline is at or before now, earliest first.
+func (t *Tx) TasksDue(now time.Time) []string {
+	limit := u64(uint64(now.UnixNano()))
+	var ids []string
+	c := t.bucket(bTaskDue).Cursor()
+	for k, _ := c.First(); k != nil && len(k) > 8 && bytes.Compare(k[:8], limit) <= 0; k, _ = c.Next() {
+		ids = append(ids, string(k[8:]))
+	}
+	return ids
+}
+
 // DropSellerJob removes a task from a seller's jobs (the seller refused it).
 func (t *Tx) DropSellerJob(sellerID, taskID string) error {
+	if err := t.bucket(bSellerActive).Delete(pair(sellerID, taskID)); err != nil {
+		return err
+	}
 	return t.bucket(bSellerJobs).Delete(pair(sellerID, taskID))
 }
 
@@ -71,6 +123,9 @@ func (t *Tx) BuyerTaskIDs(memberID string) []string { return t.idsUnder(bBuyerTa
 
 // SellerJobIDs lists the tasks a seller was chosen for, oldest first.
 func (t *Tx) SellerJobIDs(sellerID string) []string { return t.idsUnder(bSellerJobs, sellerID) }
+
+// SellerActiveJobIDs lists a seller's active jobs (axp.ActiveJob), oldest first.
+func (t *Tx) SellerActiveJobIDs(sellerID string) []string { return t.idsUnder(bSellerActive, sellerID) }
 
 // CountByStatus counts tasks per status.
 func (t *Tx) CountByStatus() map[string]int {
@@ -136,7 +191,7 @@ func (t *Tx) Quotes(taskID string) ([]axp.QuoteRecord, error) {
 	c := t.bucket(bQuotes).Cursor()
 	for k, raw := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, raw = c.Next() {
 		var q axp.QuoteRecord
-		if err := json.Unmarshal(raw, &q); err != nil {
+		if err := decode(raw, &q); err != nil {
 			return nil, err
 		}
 		out = append(out, q)
@@ -173,7 +228,7 @@ func (t *Tx) Events(taskID string) ([]axp.Event, error) {
 	c := t.bucket(bEvents).Cursor()
 	for k, raw := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(k) == len(p)+8; k, raw = c.Next() {
 		var e axp.Event
-		if err := json.Unmarshal(raw, &e); err != nil {
+		if err := decode(raw, &e); err != nil {
 			return nil, err
 		}
 		out = append(out, e)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/json"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -26,7 +25,7 @@ func (t *Tx) Messages(taskID string) ([]axp.Message, error) {
 	c := t.bucket(bMessages).Cursor()
 	for k, raw := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, raw = c.Next() {
 		var m axp.Message
-		if err := json.Unmarshal(raw, &m); err != nil {
+		if err := decode(raw, &m); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

@@ -1,0 +1,54 @@
+package store
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+)
+
+// TestCompressedValues: large values are stored deflated and read back; small ones and values written
+// plain (before schema 11) read as they are.
+func TestCompressedValues(t *testing.T) {
+	for _, raw := range [][]byte{[]byte(`{"v":1}`), []byte(`{"v":1,"id":"tsk_1","status":"open","description":"` + strings.Repeat("autumn ", 40) + `"}`)} {
+		stored := compress(raw)
+		if len(raw) >= compressMin && (stored[0] != zMarker || len(stored) >= len(raw)/2) {
+			t.Errorf("a %d-byte value stored in %d bytes, marker %#x", len(raw), len(stored), stored[0])
+		}
+		back, err := decompress(stored)
+		if err != nil || !bytes.Equal(back, raw) {
+			t.Errorf("round trip: %q, %v", back, err)
+		}
+	}
+	db, err := Open(filepath.Join(t.TempDir(), FileName), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	plain := `{"v":1,"id":"tsk_plain","type":"text-file","status":"released","params":{"prompt":"written by schema 8, before values were compressed"}}`
+	if err := db.Update(func(tx *Tx) error {
+		if err := tx.bucket(bTasks).b.Put([]byte("tsk_plain"), []byte(plain)); err != nil {
+			return err
+		}
+		return tx.PutTask(&axp.TaskRecord{ID: "tsk_new", Type: "text-file", Status: axp.TaskReleased,
+			Params: map[string]any{"prompt": "written compressed"}}, "")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.View(func(tx *Tx) error {
+		if raw := tx.bucket(bTasks).Get([]byte("tsk_new")); raw[0] != zMarker {
+			t.Errorf("new task stored plain: %q", raw)
+		}
+		for id, prompt := range map[string]string{"tsk_plain": "written by schema 8, before values were compressed", "tsk_new": "written compressed"} {
+			r, err := tx.Task(id)
+			if err != nil || r == nil || r.Params["prompt"] != prompt {
+				t.Errorf("%s: %+v, %v", id, r, err)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

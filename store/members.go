@@ -42,7 +42,7 @@ func (t *Tx) PutMember(m *axp.Member) error {
 			return err
 		}
 	}
-	return putJSON(t.bucket(bMembers), []byte(m.ID), m)
+	return putPlain(t.bucket(bMembers), []byte(m.ID), m)
 }
 
 // SellersFor calls fn for every member listing a skill of taskType, in id order (the caller still

@@ -167,7 +167,7 @@ func (t *Tx) PutQuote(q *axp.QuoteRecord) error {
 			return err
 		}
 	}
-	return putJSON(t.bucket(bQuotes), pair(q.TaskID, q.SellerID), q)
+	return putPlain(t.bucket(bQuotes), pair(q.TaskID, q.SellerID), q)
 }
 
 // DeleteQuote removes a seller's answer on a task.
@@ -439,7 +439,7 @@ func (t *Tx) SellerStats(id string) (*axp.SellerStats, error) {
 // PutSellerStats stores a seller's history.
 func (t *Tx) PutSellerStats(s *axp.SellerStats) error {
 	s.V = 1
-	return putJSON(t.bucket(bSellerStats), []byte(s.SellerID), s)
+	return putPlain(t.bucket(bSellerStats), []byte(s.SellerID), s)
 }
 
 // --- sandbox jobs ---

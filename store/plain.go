@@ -1,0 +1,21 @@
+package store
+
+import "encoding/json"
+
+// Members, quotes and seller figures (buckets members, quotes and seller_stats) are stored as
+// plain JSON whatever their size; the other buckets' values are compressed (see compress.go).
+// Compressing a value costs about 20 µs, most of it resetting the compressor and priming it with
+// the dictionary, and reading one back costs building its Huffman tables: fine for a task's own
+// records, too much for the records a quote round writes by the thousand (a quote and the
+// seller's latency figures per seller) and for members, which every quote round and
+// authenticated request reads. Reads take either form, so values written compressed before stay
+// readable, and are stored plain when next written.
+
+// putPlain stores v as plain JSON.
+func putPlain(b bucket, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, raw)
+}

@@ -1,0 +1,82 @@
+package store
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+)
+
+// TestPlainBuckets: members, quotes and seller figures are written as plain JSON however large,
+// and the same records written compressed (by schema 11) still read back.
+func TestPlainBuckets(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), FileName), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	long := strings.Repeat("translates technical manuals ", 10)
+	m := &axp.Member{ID: "mem_plain", Name: "plain seller", Description: long}
+	q := &axp.QuoteRecord{TaskID: "tsk_1", SellerID: "mem_plain", SellerName: long, Kind: "price", OfferID: "ofr_1"}
+	st := &axp.SellerStats{SellerID: "mem_plain"}
+	for range 20 {
+		st.AddQuoteLatency(120)
+	}
+	old := &axp.Member{ID: "mem_old", Name: "compressed seller", Description: long}
+	oldQ := &axp.QuoteRecord{TaskID: "tsk_1", SellerID: "mem_old", SellerName: long, Kind: "price", OfferID: "ofr_2"}
+	if err := db.Update(func(tx *Tx) error {
+		if err := tx.PutMember(m); err != nil {
+			return err
+		}
+		if err := tx.PutQuote(q); err != nil {
+			return err
+		}
+		if err := tx.PutSellerStats(st); err != nil {
+			return err
+		}
+		// What schema 11 wrote: the same records deflated.
+		for _, w := range []struct {
+			b   []byte
+			key []byte
+			v   any
+		}{{bMembers, []byte(old.ID), old}, {bQuotes, pair(oldQ.TaskID, oldQ.SellerID), oldQ}} {
+			if err := putJSON(tx.bucket(w.b), w.key, w.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.View(func(tx *Tx) error {
+		for _, k := range []struct {
+			b, key []byte
+		}{{bMembers, []byte(m.ID)}, {bQuotes, pair(q.TaskID, q.SellerID)}, {bSellerStats, []byte(st.SellerID)}} {
+			raw := tx.bucket(k.b).Get(k.key)
+			if len(raw) < compressMin || !json.Valid(raw) {
+				t.Errorf("%s/%s is not stored as plain JSON of %d+ bytes: %q", k.b, k.key, compressMin, raw)
+			}
+		}
+		if raw := tx.bucket(bMembers).Get([]byte(old.ID)); raw[0] != zMarker {
+			t.Fatalf("the schema 11 member was not written compressed")
+		}
+		for _, id := range []string{m.ID, old.ID} {
+			if got, err := tx.Member(id); err != nil || got == nil || got.Description != long {
+				t.Errorf("member %s: %+v, %v", id, got, err)
+			}
+		}
+		qs, err := tx.Quotes("tsk_1")
+		if err != nil || len(qs) != 2 || qs[0].SellerName != long || qs[1].SellerName != long {
+			t.Errorf("quotes: %+v, %v", qs, err)
+		}
+		got, err := tx.SellerStats(st.SellerID)
+		if err != nil || got.SellerID != st.SellerID {
+			t.Errorf("seller stats: %+v, %v", got, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -71,6 +71,8 @@ type Daemon struct {
 	pusher    *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
 	callTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
+	// quoteParallel caps the calls of one quote round under way at once (outbound.MaxParallel).
+	quoteParallel int
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
 	outbox func(ctx context.Context, n notice)
 
@@ -116,7 +118,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	d := &Daemon{cfg: cfg, db: db, keys: keys, metrics: newMetrics(db), started: cfg.Now(), seen: map[string]time.Time{},
+	d := &Daemon{cfg: cfg, db: db, keys: keys, metrics: newMetrics(db), started: cfg.Now(), seen: map[string]time.Time{}, quoteParallel: outbound.MaxParallel,
 		stop: make(chan struct{})}
 	d.sink = newLogSink(db)
 	level := parseLevel(cfg.LogLevel)

@@ -32,3 +32,6 @@ func (d *Daemon) ScoreSignals() int { return d.scoreSignals() }
 
 // PruneRecorded prunes recorded prices and news past retention.
 func (d *Daemon) PruneRecorded() { d.pruneRecorded() }
+
+// SetQuoteParallel caps the calls of one quote round under way at once.
+func (d *Daemon) SetQuoteParallel(n int) { d.quoteParallel = n }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -26,8 +27,8 @@ type quoteAnswer struct {
 	latency time.Duration
 }
 
-// quoteRound asks every matching push seller for a quote in parallel, each call bounded by the
-// member call timeout, and stores what arrives within the quote window in one transaction (two in
+// quoteRound asks every matching push seller for a quote in parallel (at most quoteParallel calls
+// at once), each call bounded by the member call timeout, and stores what arrives within the quote window in one transaction (two in
 // a large round, see earlyStoreMin). The round ends early when every seller answered. Answers that
 // arrive later are stored one by one and pushed to the buyer as late offers. push says that the
 // offers of the window are pushed too (a round after clarification: the buyer's call that
@@ -61,13 +62,23 @@ func (d *Daemon) quoteRound(ctx context.Context, taskID string, push bool) {
 	}
 	results := make(chan quoteAnswer, len(sellers))
 	callCtx := context.WithoutCancel(ctx) // a call outlives the request that started the round
-	for _, m := range sellers {
-		go func(m *axp.Member) {
-			start := time.Now()
-			var a protocol.QuoteAnswer
-			err := d.callTool(callCtx, m, "quote", json.RawMessage(in), &a)
-			results <- quoteAnswer{seller: m, answer: a, err: err, latency: time.Since(start)}
-		}(m)
+	// At most quoteParallel calls are under way at once: each worker calls the next seller
+	// nobody has called yet.
+	var next atomic.Int64
+	for range min(len(sellers), d.quoteParallel) {
+		go func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(sellers) {
+					return
+				}
+				m := sellers[i]
+				start := time.Now()
+				var a protocol.QuoteAnswer
+				err := d.callTool(callCtx, m, "quote", json.RawMessage(in), &a)
+				results <- quoteAnswer{seller: m, answer: a, err: err, latency: time.Since(start)}
+			}
+		}()
 	}
 	window := time.NewTimer(d.cfg.QuoteWindow)
 	defer window.Stop()

@@ -23,31 +23,24 @@ import (
 
 type sellerIDKey struct{}
 
-// TestQuoteRoundLarge: a round of 120 push sellers (large enough to be stored in two
-// transactions) stores every valid offer once, and its timeline says which seller did what: one
-// quote event per offer and one quote_failed per refused answer, each naming its seller.
-func TestQuoteRoundLarge(t *testing.T) {
-	t.Parallel()
-	e := newMarket(t, func(c *daemon.Config) { c.QuoteWindow = 30 * time.Second })
+// quoteSellers is one MCP endpoint serving many push sellers, each checked by its signature.
+type quoteSellers struct {
+	url  string
+	mu   sync.Mutex
+	keys map[string][]byte
+}
 
-	var mu sync.Mutex
-	keys := map[string][]byte{}
-	bad := map[string]bool{}
+// newQuoteSellers serves quote with answer(seller id) and every other member tool with a receipt.
+func newQuoteSellers(t *testing.T, answer func(ctx context.Context, id string) any) *quoteSellers {
+	q := &quoteSellers{keys: map[string][]byte{}}
 	s := server.NewMCPServer("sellers", "1.0.0", server.WithToolCapabilities(false))
 	for _, tool := range protocol.MemberTools {
 		in, _ := json.Marshal(protocol.SchemaOf(tool.In))
 		name := tool.Name
 		s.AddTool(mcp.NewToolWithRawSchema(tool.Name, tool.Description, in), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			id, _ := ctx.Value(sellerIDKey{}).(string)
-			mu.Lock()
-			wrong := bad[id]
-			mu.Unlock()
 			var v any = map[string]any{"received": true}
 			if name == "quote" {
-				v = map[string]any{"price_usd": 4.5, "eta_minutes": 30}
-				if wrong {
-					v = map[string]any{"price_usd": 4.555, "eta_minutes": 30} // three decimals
-				}
+				v = answer(ctx, ctx.Value(sellerIDKey{}).(string))
 			}
 			raw, _ := json.Marshal(v)
 			return mcp.NewToolResultStructured(v, string(raw)), nil
@@ -61,9 +54,9 @@ func TestQuoteRoundLarge(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		id := r.Header.Get(protocol.HeaderMemberID)
-		mu.Lock()
-		key := keys[id]
-		mu.Unlock()
+		q.mu.Lock()
+		key := q.keys[id]
+		q.mu.Unlock()
 		if key == nil || protocol.VerifyRequest(r.Header, id, key, body, time.Now()) != nil {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
@@ -72,20 +65,49 @@ func TestQuoteRoundLarge(t *testing.T) {
 		inner.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
+	q.url = srv.URL + "/mcp"
+	return q
+}
+
+// add registers a verified push seller of text files served by q.
+func (q *quoteSellers) add(e *env) string {
+	m := e.register(map[string]any{"roles": []string{"seller"}, "mcp_url": q.url,
+		"skills": []map[string]any{{"task_type": "text-file", "description": "pushes text"}}})
+	q.mu.Lock()
+	q.keys[m.MemberID] = []byte(m.PlatformKey)
+	q.mu.Unlock()
+	e.setState(m.MemberID, axp.MemberVerified)
+	return m.MemberID
+}
+
+// TestQuoteRoundLarge: a round of 120 push sellers (large enough to be stored in two
+// transactions) stores every valid offer once, and its timeline says which seller did what: one
+// quote event per offer and one quote_failed per refused answer, each naming its seller.
+func TestQuoteRoundLarge(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t, func(c *daemon.Config) { c.QuoteWindow = 30 * time.Second })
+
+	var mu sync.Mutex
+	bad := map[string]bool{}
+	sellers := newQuoteSellers(t, func(_ context.Context, id string) any {
+		mu.Lock()
+		defer mu.Unlock()
+		if bad[id] {
+			return map[string]any{"price_usd": 4.555, "eta_minutes": 30} // three decimals
+		}
+		return map[string]any{"price_usd": 4.5, "eta_minutes": 30}
+	})
 
 	const n = 120
 	good := map[string]bool{}
 	for i := range n {
-		m := e.register(map[string]any{"roles": []string{"seller"}, "mcp_url": srv.URL + "/mcp",
-			"skills": []map[string]any{{"task_type": "text-file", "description": "pushes text"}}})
-		mu.Lock()
-		keys[m.MemberID] = []byte(m.PlatformKey)
-		bad[m.MemberID] = i%10 == 3
+		mu.Lock() // the seller may be called (by a conformance check) before it is marked
+		id := sellers.add(e)
+		bad[id] = i%10 == 3
 		mu.Unlock()
 		if i%10 != 3 {
-			good[m.MemberID] = true
+			good[id] = true
 		}
-		e.setState(m.MemberID, axp.MemberVerified)
 	}
 
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku for many"}})
@@ -129,5 +151,50 @@ func TestQuoteRoundLarge(t *testing.T) {
 		if c != 1 {
 			t.Fatalf("%s failed %d times on the timeline", id, c)
 		}
+	}
+}
+
+// TestQuoteRoundCapsParallelCalls: a round calls at most quoteParallel sellers at once, and still
+// collects every seller's offer (the later calls start as earlier ones end).
+func TestQuoteRoundCapsParallelCalls(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t, func(c *daemon.Config) { c.QuoteWindow = 30 * time.Second })
+	const n, limit = 24, 4
+	e.d.SetQuoteParallel(limit)
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	sellers := newQuoteSellers(t, func(ctx context.Context, _ string) any {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		select { // long enough for calls to overlap if nothing held them back
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return map[string]any{"price_usd": 3, "eta_minutes": 10}
+	})
+	ids := map[string]bool{}
+	for range n {
+		ids[sellers.add(e)] = true
+	}
+	mu.Lock()
+	most = 0 // registration's conformance calls do not count
+	mu.Unlock()
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku, four at a time"}})
+	got := map[string]bool{}
+	for _, o := range created.Offers {
+		got[o.Seller.ID] = true
+	}
+	if len(got) != n {
+		t.Fatalf("%d offers, want %d", len(got), n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most > limit {
+		t.Fatalf("%d quote calls under way at once, the cap is %d", most, limit)
 	}
 }

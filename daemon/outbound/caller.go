@@ -77,14 +77,20 @@ type Caller struct {
 	pool     *http.Transport // the Caller's own transport, made on first use
 }
 
-// Idle connections the Caller's own transport keeps for reuse. A quote round calls every matching
-// seller at once, and many sellers may be served by one host (a hosting platform, or a test),
-// so the pool keeps up to one connection per parallel call to a host instead of
-// http.DefaultTransport's 2, which would open a new connection for nearly every call of every
-// round. Idle connections close after the transport's IdleConnTimeout (90 s).
+// MaxParallel caps the connections the Caller's own transport opens to one host, and the calls a
+// quote round has under way at once (a round of more sellers calls them as earlier calls end).
+// A round of up to MaxParallel sellers calls them all at once, so its latency is the slowest
+// seller's.
+const MaxParallel = 1024
+
+// Idle connections the Caller's own transport keeps for reuse: a small pool, so that the
+// callbacks, events and tool calls of ordinary traffic reuse connections (http.DefaultTransport
+// keeps 2 per host) while a quote round's thousand connections close as its calls end instead of
+// each holding two goroutines and its buffers until the IdleConnTimeout (90 s). A large round
+// therefore opens most of its connections anew; on loopback that costs less than keeping them.
 const (
-	maxIdleConns        = 4096
-	maxIdleConnsPerHost = 1024
+	maxIdleConns        = 128
+	maxIdleConnsPerHost = 64
 )
 
 // transport is the Caller's own transport: http.DefaultTransport's settings (proxy from the
@@ -96,6 +102,7 @@ func (c *Caller) transport() *http.Transport {
 		t.DialContext = dialer(c.AllowPrivate, c.Trusted)
 		t.MaxIdleConns = maxIdleConns
 		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+		t.MaxConnsPerHost = MaxParallel
 		c.pool = t
 	})
 	return c.pool

@@ -53,6 +53,7 @@ type Daemon struct {
 	cacheMu  sync.Mutex
 	services []byte             // cached /api/services body; reset when skills change
 	invite   *protocol.AlsoSell // the also_sell invitation for the current base URL
+	offers   offerCache         // on_offer, until what verified sellers offer changes
 
 	pipe *pipeline.Pipeline
 	mcp  *mcp.Server

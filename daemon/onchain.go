@@ -227,17 +227,19 @@ func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
 // sub-cent tag (an overpayment or a partial payment). Tasks posted after the transfer are never
 // matched.
 func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at time.Time) (*axp.TaskRecord, error) {
+	// Only the tasks whose payable amount has the amount's tag are read (the payable index).
 	var exact, tagged []*axp.TaskRecord
-	for _, id := range tx.TaskIDsByStatus(axp.TaskAwaitingPayment) {
+	exactIDs, taggedIDs := tx.PayableTaskIDs(amount)
+	for i, id := range append(exactIDs, taggedIDs...) {
 		t, err := tx.Task(id)
 		if err != nil {
 			return nil, err
 		}
-		if t == nil || t.TxHash != "" || t.Payable <= 0 || at.Before(t.CreatedAt.Truncate(time.Second)) {
+		if t == nil || t.Status != axp.TaskAwaitingPayment || t.TxHash != "" || t.Payable <= 0 || at.Before(t.CreatedAt.Truncate(time.Second)) {
 			continue
 		}
 		switch {
-		case t.Payable == amount:
+		case i < len(exactIDs) && t.Payable == amount:
 			exact = append(exact, t)
 		case t.Payable%axp.TagLimit == amount%axp.TagLimit:
 			tagged = append(tagged, t)

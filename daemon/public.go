@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -132,13 +133,50 @@ func matchable(m *axp.Member) bool {
 	return m.HasRole(protocol.RoleSeller) && m.State == axp.MemberVerified
 }
 
-// onOffer summarises the task types verified sellers offer now.
+// offerCache is the last on_offer summary and the offer revision it was made at
+// (store.Tx.OfferRev): it stays valid until a member becomes or stops being a verified seller, or a
+// verified seller's skills change, however the change is made.
+type offerCache struct {
+	mu   sync.Mutex
+	ok   bool
+	rev  uint64
+	list []axp.OnOffer
+}
+
+// onOffer summarises the task types verified sellers offer now. The summary is rebuilt, from the
+// verified members only, when the offer revision has changed; callers must not modify it.
 func (d *Daemon) onOffer() ([]axp.OnOffer, error) {
-	by := map[string]*axp.OnOffer{}
+	var out []axp.OnOffer
 	err := d.db.View(func(tx *store.Tx) error {
-		return tx.EachMember(func(m *axp.Member) bool {
-			if !matchable(m) {
-				return true
+		rev := tx.OfferRev()
+		d.offers.mu.Lock()
+		defer d.offers.mu.Unlock()
+		if d.offers.ok && d.offers.rev == rev {
+			out = d.offers.list
+			return nil
+		}
+		list, err := buildOnOffer(tx)
+		if err != nil {
+			return err
+		}
+		d.offers.ok, d.offers.rev, d.offers.list = true, rev, list
+		out = list
+		return nil
+	})
+	return out, err
+}
+
+// buildOnOffer summarises the skills of the verified sellers.
+func buildOnOffer(tx *store.Tx) ([]axp.OnOffer, error) {
+	by := map[string]*axp.OnOffer{}
+	err := func() error {
+		for _, id := range tx.MemberIDsByState(axp.MemberVerified) {
+			m, err := tx.Member(id)
+			if err != nil {
+				return err
+			}
+			if m == nil || !matchable(m) {
+				continue
 			}
 			for _, s := range m.Skills {
 				o := by[s.TaskType]
@@ -163,9 +201,9 @@ func (d *Daemon) onOffer() ([]axp.OnOffer, error) {
 					o.Examples = append(o.Examples, s.Description)
 				}
 			}
-			return true
-		})
-	})
+		}
+		return nil
+	}()
 	out := make([]axp.OnOffer, 0, len(by))
 	for _, o := range by {
 		out = append(out, *o)
@@ -309,7 +347,23 @@ func (d *Daemon) sellers(payment, taskType, text string) ([]axp.PublicMember, er
 	words := strings.Fields(strings.ToLower(text))
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
-		tx.EachMember(func(m *axp.Member) bool {
+		// Only verified members are read (the state index), or only the sellers of the type.
+		each := func(fn func(m *axp.Member) bool) error {
+			for _, id := range tx.MemberIDsByState(axp.MemberVerified) {
+				m, err := tx.Member(id)
+				if err != nil {
+					return err
+				}
+				if m != nil && !fn(m) {
+					return nil
+				}
+			}
+			return nil
+		}
+		if taskType != "" && len(words) == 0 {
+			each = func(fn func(m *axp.Member) bool) error { return tx.SellersFor(taskType, fn) }
+		}
+		serr := each(func(m *axp.Member) bool {
 			if !m.HasRole(protocol.RoleSeller) || m.State != axp.MemberVerified {
 				return true
 			}
@@ -328,6 +382,9 @@ func (d *Daemon) sellers(payment, taskType, text string) ([]axp.PublicMember, er
 			out = append(out, m.Public(rep))
 			return len(out) < 500
 		})
+		if err == nil {
+			err = serr
+		}
 		return err
 	})
 	return out, err

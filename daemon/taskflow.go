@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -350,6 +351,9 @@ func orUnset(s string) string {
 
 // --- seller side ---
 
+// quoteRequestsMax caps the tasks list_quote_requests answers with.
+const quoteRequestsMax = 200
+
 func (d *Daemon) listQuoteRequests(ctx context.Context, c *pipeline.Call) (any, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
 	err := d.db.View(func(tx *store.Tx) error {
@@ -367,22 +371,42 @@ func (d *Daemon) listQuoteRequests(ctx context.Context, c *pipeline.Call) (any, 
 			}
 			return axp.Forbidden("only verified sellers get quote requests", "POST /api/members/me/verify first")
 		}
-		for _, id := range tx.TaskIDsByStatus(axp.TaskOpen) {
-			t, err := tx.Task(id)
-			if err != nil || t == nil {
+		// The open tasks of the seller's skills' types (store.OpenTaskIDs), oldest first: at most
+		// quoteRequestsMax of each type are read past the ones it does not match.
+		var open []*axp.TaskRecord
+		types := map[string]bool{}
+		for _, s := range m.Skills {
+			if types[s.TaskType] {
 				continue
 			}
-			if _, ok := matches(m, t); !ok {
-				continue
+			types[s.TaskType] = true
+			n := 0
+			var err error
+			tx.OpenTaskIDs(s.TaskType, func(id string) bool {
+				var t *axp.TaskRecord
+				if t, err = tx.Task(id); err != nil {
+					return false
+				}
+				if t == nil || t.Status != axp.TaskOpen {
+					return true
+				}
+				if _, ok := matches(m, t); ok {
+					open = append(open, t)
+					n++
+				}
+				return n < quoteRequestsMax
+			})
+			if err != nil {
+				return err
 			}
+		}
+		sort.Slice(open, func(i, j int) bool { return open[i].ID < open[j].ID })
+		for _, t := range open[:min(len(open), max(quoteRequestsMax-len(out.Tasks), 0))] {
 			v, err := d.view(tx, t, c.Caller, viewSeller)
 			if err != nil {
 				return err
 			}
 			out.Tasks = append(out.Tasks, v)
-			if len(out.Tasks) >= 200 {
-				break
-			}
 		}
 		return nil
 	})

@@ -26,13 +26,22 @@ func TestSkillTaskTypeWarnings(t *testing.T) {
 	if len(me.SkillWarnings) != 1 || !strings.Contains(me.SkillWarnings[0], `"web-research"`) || strings.Contains(me.SkillWarnings[0], "did you mean") {
 		t.Fatalf("after update: %q", me.SkillWarnings)
 	}
-	// Once another verified seller offers it, the type is known.
-	e.verified(map[string]any{"roles": []string{"seller"}, "skills": []map[string]any{{"task_type": "web-research"}}})
+	// Once another verified seller offers it, the type is known; when that seller is no longer
+	// verified, it is not (on_offer is cached until what verified sellers offer changes, however
+	// the change is written).
+	other := e.verified(map[string]any{"roles": []string{"seller"}, "skills": []map[string]any{{"task_type": "web-research"}}})
 	me = axp.PrivateMember{}
 	call(t, m.c, "get_my_profile", nil, &me)
 	if len(me.SkillWarnings) != 0 {
 		t.Fatalf("offered by another seller: %q", me.SkillWarnings)
 	}
+	e.setState(other.MemberID, axp.MemberUnreachable)
+	me = axp.PrivateMember{}
+	call(t, m.c, "get_my_profile", nil, &me)
+	if len(me.SkillWarnings) != 1 {
+		t.Fatalf("the other seller unreachable: %q", me.SkillWarnings)
+	}
+	e.setState(other.MemberID, axp.MemberVerified)
 	call(t, m.c, "update_skills", map[string]any{"skills": []map[string]any{{"task_type": "imagez"}}}, &me)
 	var rep axp.Conformance
 	call(t, m.c, "run_conformance", nil, &rep)

@@ -537,7 +537,8 @@ func (d *Daemon) liveness(ctx context.Context) {
 	now := d.now()
 	var due []*axp.Member
 	d.db.View(func(tx *store.Tx) error {
-		return tx.EachMember(func(m *axp.Member) bool {
+		// Only verified members unseen for a check-in period are read (by when they were seen).
+		return tx.VerifiedSeenBefore(now.Add(-checkInPeriod), func(m *axp.Member) bool {
 			if m.State == axp.MemberVerified && now.Sub(m.LastSeenAt) > checkInPeriod*time.Duration(m.LivenessFailures+1) {
 				due = append(due, m)
 			}

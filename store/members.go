@@ -17,12 +17,12 @@ func (t *Tx) Member(id string) (*axp.Member, error) {
 // PutMember stores a member and keeps the index of sellers by the task types of their skills.
 func (t *Tx) PutMember(m *axp.Member) error {
 	m.V = 1
-	var old struct {
-		Skills []struct {
-			TaskType string `json:"task_type"`
-		} `json:"skills"`
+	var old memberIndexed
+	existed, err := getJSON(t.bucket(bMembers), []byte(m.ID), &old)
+	if err != nil {
+		return err
 	}
-	if _, err := getJSON(t.bucket(bMembers), []byte(m.ID), &old); err != nil {
+	if err := t.indexMember(m, &old, existed); err != nil {
 		return err
 	}
 	types := map[string]bool{}

@@ -13,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // Buckets.
 var (
@@ -130,8 +130,19 @@ var (
 	bSellerActive = []byte("seller_active") // seller id \x00 task id -> nil, while the task is the seller's active job
 )
 
+// Buckets of schema version 12: indexes of open tasks by type, tasks awaiting payment by amount,
+// and members by state and by when verified members were last seen (indexes12.go).
+var (
+	bOpenByType  = []byte("open_by_type") // task type \x00 task id -> nil, while the task is open
+	bPayable     = []byte("payable")      // 8-byte tag + 8-byte payable amount + task id -> nil, while awaiting payment
+	bPayableAt   = []byte("payable_at")   // task id -> its key in payable
+	bMemberState = []byte("member_state") // state \x00 member id -> nil
+	bMemberSeen  = []byte("members_seen") // 8-byte unix-nano last seen + member id -> nil, while verified
+)
+
 // Meta keys.
 var (
+	kOfferRev       = []byte("offer_rev")    // 8-byte revision of what verified sellers offer
 	kChainCursor    = []byte("chain_cursor") // 8-byte last block the payment watcher processed
 	kSchemaVersion  = []byte("schema_version")
 	kAdminTokenHash = []byte("admin_token_hash")
@@ -221,4 +232,5 @@ var migrations = []migration{
 		return nil
 	}},
 	{11, "indexes: tasks by sweep deadline, sellers by task type, sellers' active jobs", migrateIndexes},
+	{12, "indexes: open tasks by type, tasks awaiting payment by amount, members by state and last seen", migrateIndexes12},
 }

@@ -58,6 +58,12 @@ func (t *Tx) PutTask(r *axp.TaskRecord, prev string) error {
 	if err := t.indexDue(r); err != nil {
 		return err
 	}
+	if err := t.indexOpen(r, prev); err != nil {
+		return err
+	}
+	if err := t.indexPayable(r); err != nil {
+		return err
+	}
 	return putJSON(t.bucket(bTasks), []byte(r.ID), r)
 }
 

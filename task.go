@@ -237,6 +237,20 @@ type ReviewBody struct {
 // TaskList lists tasks.
 type TaskList struct {
 	Tasks []Task `json:"tasks"`
+	// NextCursor continues a paged list (list_my_tasks); empty on the last page.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// MyTasksPageDefault and MyTasksPageMax are list_my_tasks' page sizes.
+const (
+	MyTasksPageDefault = 50
+	MyTasksPageMax     = 200
+)
+
+// MyTasksQuery pages through a buyer member's tasks, newest first.
+type MyTasksQuery struct {
+	Cursor string `json:"cursor,omitempty" schema:"maxLength=100" doc:"next_cursor of the previous page"`
+	Limit  int    `json:"limit,omitempty" schema:"min=1;max=200" doc:"tasks per page (default 50)"`
 }
 
 // JobsQuery filters a seller's jobs.

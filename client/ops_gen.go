@@ -119,8 +119,8 @@ var (
 	StartSandbox = Def[axp.SandboxBody, axp.Sandbox]("start_sandbox")
 	// GetSandbox is GET /api/members/me/sandbox/{id}: Step-by-step result of a sandbox job.
 	GetSandbox = Def[axp.IDPath, axp.Sandbox]("get_sandbox")
-	// ListMyTasks is GET /api/members/me/tasks: Tasks you posted as a buyer member.
-	ListMyTasks = Def[None, axp.TaskList]("list_my_tasks")
+	// ListMyTasks is GET /api/members/me/tasks: Tasks you posted as a buyer member, newest first, a page at a time (next_cursor).
+	ListMyTasks = Def[axp.MyTasksQuery, axp.TaskList]("list_my_tasks")
 	// Favourites is PUT /api/members/me/favourites: Replace your favourite sellers.
 	Favourites = Def[axp.Favourites, axp.Favourites]("favourites")
 	// Announcements is GET /api/members/me/announcements: Announcements from the operator.

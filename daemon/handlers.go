@@ -66,7 +66,7 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "run_conformance", d.runConformance)
 	pipeline.Handle(r, "start_sandbox", d.startSandbox)
 	pipeline.Handle(r, "get_sandbox", d.getSandbox)
-	pipeline.HandleNoInput(r, "list_my_tasks", d.listMyTasks)
+	pipeline.Handle(r, "list_my_tasks", d.listMyTasks)
 	pipeline.Handle(r, "favourites", d.setFavourites)
 	pipeline.HandleNoInput(r, "announcements", d.listAnnouncements)
 	pipeline.Handle(r, "read_announcement", d.readAnnouncement)

@@ -1631,3 +1631,60 @@ func getTaskAs(t *testing.T, c *client.Client, id string) axp.Task {
 	call(t, c, "get_task", map[string]any{"id": id}, &out)
 	return out
 }
+
+// TestListMyTasksPages: list_my_tasks answers a buyer member's tasks newest first, a page at a
+// time; following next_cursor reads each task once, and the other members' tasks never.
+func TestListMyTasksPages(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	bm := e.register(map[string]any{"roles": []string{"buyer"}})
+	other := e.register(map[string]any{"roles": []string{"buyer"}})
+	var ids []string
+	for i := range 5 {
+		created, _ := createTask(t, bm.c, map[string]any{"type": "text-file", "params": map[string]any{"prompt": fmt.Sprintf("poem number %d", i)}})
+		ids = append(ids, created.ID)
+		createTask(t, other.c, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "someone else's poem"}})
+	}
+	slices.Reverse(ids)
+	var got []string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		if pages > 3 {
+			t.Fatalf("still paging after 3 pages of 2: %v", got)
+		}
+		in := map[string]any{"limit": 2}
+		if cursor != "" {
+			in["cursor"] = cursor
+		}
+		var list axp.TaskList
+		call(t, bm.c, "list_my_tasks", in, &list, client.Options{GET: true})
+		if len(list.Tasks) > 2 {
+			t.Fatalf("a page of %d tasks, the limit is 2", len(list.Tasks))
+		}
+		for _, task := range list.Tasks {
+			got = append(got, task.ID)
+		}
+		if list.NextCursor == "" {
+			break
+		}
+		cursor = list.NextCursor
+	}
+	if !slices.Equal(got, ids) {
+		t.Fatalf("pages read %v, want the member's tasks newest first %v", got, ids)
+	}
+	var list axp.TaskList
+	call(t, bm.c, "list_my_tasks", nil, &list)
+	if !slices.Equal(taskIDs(list.Tasks), ids) || list.NextCursor != "" {
+		t.Fatalf("one default page: %v, next %q", taskIDs(list.Tasks), list.NextCursor)
+	}
+	_, err := do(bm.c, "list_my_tasks", map[string]any{"cursor": "nonsense"})
+	apiErr(t, err, axp.CodeInvalidInput, "cursor")
+}
+
+func taskIDs(ts []axp.Task) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.ID
+	}
+	return out
+}

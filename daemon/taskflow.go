@@ -541,12 +541,25 @@ func (d *Daemon) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQue
 	return out, err
 }
 
-func (d *Daemon) listMyTasks(ctx context.Context, c *pipeline.Call) (any, error) {
+// listMyTasks answers a page of the buyer member's tasks, newest first (the buyer_tasks index,
+// read from the cursor on).
+func (d *Daemon) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyTasksQuery) (any, error) {
+	if in.Cursor != "" && !strings.HasPrefix(in.Cursor, "tsk_") {
+		return nil, axp.Invalid("cursor", "is not a cursor of this list", "pass the next_cursor of the previous page, or leave it out")
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = axp.MyTasksPageDefault
+	}
+	limit = min(limit, axp.MyTasksPageMax)
 	out := &axp.TaskList{Tasks: []axp.Task{}}
 	err := d.db.View(func(tx *store.Tx) error {
-		ids := tx.BuyerTaskIDs(c.Caller.MemberID)
-		for i := len(ids) - 1; i >= 0; i-- {
-			t, err := tx.Task(ids[i])
+		ids, more := tx.BuyerTaskIDsPage(c.Caller.MemberID, in.Cursor, limit)
+		if more {
+			out.NextCursor = ids[len(ids)-1]
+		}
+		for _, id := range ids {
+			t, err := tx.Task(id)
 			if err != nil || t == nil {
 				continue
 			}

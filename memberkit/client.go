@@ -351,10 +351,22 @@ func (c *Client) CreateTask(ctx context.Context, t axp.NewTask) (*axp.CreatedTas
 	return &out, c.Call(ctx, "create_task", t, &out)
 }
 
-// MyTasks lists the tasks the member posted as a buyer.
+// MyTasks lists the tasks the member posted as a buyer, newest first, following the pages of
+// list_my_tasks.
 func (c *Client) MyTasks(ctx context.Context) ([]axp.Task, error) {
-	var out axp.TaskList
-	return out.Tasks, c.Call(ctx, "list_my_tasks", nil, &out)
+	all := []axp.Task{}
+	q := axp.MyTasksQuery{Limit: axp.MyTasksPageMax}
+	for {
+		var out axp.TaskList
+		if err := c.Call(ctx, "list_my_tasks", q, &out); err != nil {
+			return all, err
+		}
+		all = append(all, out.Tasks...)
+		if out.NextCursor == "" || out.NextCursor == q.Cursor {
+			return all, nil
+		}
+		q.Cursor = out.NextCursor
+	}
 }
 
 // Choose chooses an offer on a task the member posted.

@@ -234,3 +234,30 @@ func migrateIndexes12(btx *bolt.Tx) error {
 	}
 	return nil
 }
+
+// BuyerTaskIDsPage lists up to limit of the tasks a buyer member posted, newest first, starting
+// after the task before (all from the newest when ""); more says that older ones remain.
+func (t *Tx) BuyerTaskIDsPage(memberID, before string, limit int) (ids []string, more bool) {
+	p := []byte(memberID + "\x00")
+	c := t.bucket(bBuyerTasks).Cursor()
+	var k []byte
+	if before == "" {
+		// The last key under the prefix: seek past it and step back.
+		end := append(bytes.Clone(p[:len(p)-1]), 1)
+		if k, _ = c.Seek(end); k == nil {
+			k, _ = c.Last()
+		} else {
+			k, _ = c.Prev()
+		}
+	} else {
+		k, _ = c.Seek(append(bytes.Clone(p), before...))
+		k, _ = c.Prev()
+	}
+	for ; k != nil && bytes.HasPrefix(k, p); k, _ = c.Prev() {
+		if len(ids) == limit {
+			return ids, true
+		}
+		ids = append(ids, string(k[len(p):]))
+	}
+	return ids, false
+}

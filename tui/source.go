@@ -139,7 +139,8 @@ func (s *ClientSource) Tasks(ctx context.Context) ([]axp.Task, []string, error) 
 		byID[t.ID] = *t
 	}
 	if s.MemberSecret != "" {
-		l, _, err := client.ListMyTasks.Call(ctx, s.Client.With(s.MemberSecret), client.None{})
+		// The newest page: the screen shows the latest tasks.
+		l, _, err := client.ListMyTasks.Call(ctx, s.Client.With(s.MemberSecret), axp.MyTasksQuery{Limit: axp.MyTasksPageMax})
 		if err != nil {
 			var un *client.UnreachableError
 			if errors.As(err, &un) {

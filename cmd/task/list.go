@@ -86,25 +86,34 @@ func ListTasks(ctx context.Context, f *cmdutil.Factory, warn func(id string, err
 		byID[id] = listed{raw: compact(raw), task: *t}
 	}
 	if creds.MemberSecret != "" {
-		// Each task keeps its JSON as the exchange answered it.
-		var list struct {
-			Tasks []json.RawMessage `json:"tasks"`
-		}
-		if _, raw, err := client.ListMyTasks.Call(ctx, f.Client(creds.MemberSecret), client.None{}); err != nil {
-			if client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden) {
-				warn("", cmdutil.WithHint(err, "the saved member secret was refused: `axp login` again"))
-			} else {
-				return nil, err
+		// Each task keeps its JSON as the exchange answered it; the member's tasks come a page at
+		// a time, newest first.
+		q := axp.MyTasksQuery{Limit: axp.MyTasksPageMax}
+		for {
+			var list struct {
+				Tasks      []json.RawMessage `json:"tasks"`
+				NextCursor string            `json:"next_cursor"`
 			}
-		} else if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, fmt.Errorf("decode the list_my_tasks answer: %w", err)
-		}
-		for _, r := range list.Tasks {
-			var t axp.Task
-			if err := json.Unmarshal(r, &t); err != nil {
+			if _, raw, err := client.ListMyTasks.Call(ctx, f.Client(creds.MemberSecret), q); err != nil {
+				if client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden) {
+					warn("", cmdutil.WithHint(err, "the saved member secret was refused: `axp login` again"))
+					break
+				}
 				return nil, err
+			} else if err := json.Unmarshal(raw, &list); err != nil {
+				return nil, fmt.Errorf("decode the list_my_tasks answer: %w", err)
 			}
-			byID[t.ID] = listed{raw: compact(r), task: t}
+			for _, r := range list.Tasks {
+				var t axp.Task
+				if err := json.Unmarshal(r, &t); err != nil {
+					return nil, err
+				}
+				byID[t.ID] = listed{raw: compact(r), task: t}
+			}
+			if list.NextCursor == "" || list.NextCursor == q.Cursor {
+				break
+			}
+			q.Cursor = list.NextCursor
 		}
 	}
 	out := make([]listed, 0, len(byID))

@@ -1,6 +1,12 @@
 package daemon
 
-import "context"
+import (
+	"context"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/store"
+)
 
 // SetAfterScan installs a function that runs between a sweeper's scan and its actions, so tests can
 // race a state change against the sweeper deterministically.
@@ -35,3 +41,16 @@ func (d *Daemon) PruneRecorded() { d.pruneRecorded() }
 
 // SetQuoteParallel caps the calls of one quote round under way at once.
 func (d *Daemon) SetQuoteParallel(n int) { d.quoteParallel = n }
+
+// MatchPayable runs the chain watcher's matching of an amount received at a time.
+func (d *Daemon) MatchPayable(amount axp.Money, at time.Time) (string, error) {
+	var id string
+	err := d.db.View(func(tx *store.Tx) error {
+		t, err := d.matchPayable(tx, amount, at)
+		if t != nil {
+			id = t.ID
+		}
+		return err
+	})
+	return id, err
+}

@@ -91,6 +91,7 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"admin_mediation":       {e.admin, map[string]any{"id": "med_x"}},
 		"submit_offer":          {seller.c, map[string]any{"id": "tsk_x", "price_usd": 1.5, "eta_minutes": 10, "note": "n"}},
 		"list_jobs":             {seller.c, map[string]any{"status": "all"}},
+		"list_my_tasks":         {buyer.c, map[string]any{"cursor": "tsk_x", "limit": 5}},
 		"deliver":               {seller.c, map[string]any{"id": "tsk_x", "content": "c", "filename": "f.txt", "mime_type": "text/plain", "note": "n"}},
 		"request_payment":       {seller.c, map[string]any{"id": "tsk_x"}},
 		"admin_approvals":       {e.admin, map[string]any{"status": "open", "kind": "payout", "task_id": "tsk_x"}},

@@ -46,16 +46,7 @@ func benchStoredTaskPaths(b *testing.B, n int) {
 		if err := anon.Call(ctx, "register", in, &reg); err != nil {
 			b.Fatal(err)
 		}
-		if err := d.DB().Update(func(tx *store.Tx) error {
-			m, err := tx.Member(reg.MemberID)
-			if err != nil {
-				return err
-			}
-			m.State = axp.MemberVerified
-			return tx.PutMember(m)
-		}); err != nil {
-			b.Fatal(err)
-		}
+		verify(b, d, reg.MemberID)
 		return anon.With(reg.MemberSecret)
 	}
 	rare, texts := member([]string{"seller"}, "transcription"), member([]string{"seller"}, "text-file")

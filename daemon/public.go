@@ -169,15 +169,8 @@ func (d *Daemon) onOffer() ([]axp.OnOffer, error) {
 // buildOnOffer summarises the skills of the verified sellers.
 func buildOnOffer(tx *store.Tx) ([]axp.OnOffer, error) {
 	by := map[string]*axp.OnOffer{}
-	err := func() error {
-		for _, id := range tx.MemberIDsByState(axp.MemberVerified) {
-			m, err := tx.Member(id)
-			if err != nil {
-				return err
-			}
-			if m == nil || !matchable(m) {
-				continue
-			}
+	err := tx.MembersInState(axp.MemberVerified, func(m *axp.Member) bool {
+		if matchable(m) {
 			for _, s := range m.Skills {
 				o := by[s.TaskType]
 				if o == nil {
@@ -202,8 +195,8 @@ func buildOnOffer(tx *store.Tx) ([]axp.OnOffer, error) {
 				}
 			}
 		}
-		return nil
-	}()
+		return true
+	})
 	out := make([]axp.OnOffer, 0, len(by))
 	for _, o := range by {
 		out = append(out, *o)
@@ -348,18 +341,7 @@ func (d *Daemon) sellers(payment, taskType, text string) ([]axp.PublicMember, er
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
 		// Only verified members are read (the state index), or only the sellers of the type.
-		each := func(fn func(m *axp.Member) bool) error {
-			for _, id := range tx.MemberIDsByState(axp.MemberVerified) {
-				m, err := tx.Member(id)
-				if err != nil {
-					return err
-				}
-				if m != nil && !fn(m) {
-					return nil
-				}
-			}
-			return nil
-		}
+		each := func(fn func(m *axp.Member) bool) error { return tx.MembersInState(axp.MemberVerified, fn) }
 		if taskType != "" && len(words) == 0 {
 			each = func(fn func(m *axp.Member) bool) error { return tx.SellersFor(taskType, fn) }
 		}

@@ -179,6 +179,21 @@ func (t *Tx) OfferRev() uint64 {
 // MemberIDsByState lists the members in a state, in id (creation) order.
 func (t *Tx) MemberIDsByState(state string) []string { return t.idsUnder(bMemberState, state) }
 
+// MembersInState calls fn for every member in a state, in id (creation) order; fn returning false
+// stops.
+func (t *Tx) MembersInState(state string, fn func(*axp.Member) bool) error {
+	for _, id := range t.MemberIDsByState(state) {
+		m, err := t.Member(id)
+		if err != nil {
+			return err
+		}
+		if m != nil && !fn(m) {
+			return nil
+		}
+	}
+	return nil
+}
+
 // VerifiedSeenBefore calls fn with the verified members last seen before a time, longest unseen
 // first; fn returning false stops.
 func (t *Tx) VerifiedSeenBefore(before time.Time, fn func(*axp.Member) bool) error {

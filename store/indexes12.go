@@ -182,7 +182,13 @@ func (t *Tx) MemberIDsByState(state string) []string { return t.idsUnder(bMember
 // MembersInState calls fn for every member in a state, in id (creation) order; fn returning false
 // stops.
 func (t *Tx) MembersInState(state string, fn func(*axp.Member) bool) error {
-	for _, id := range t.MemberIDsByState(state) {
+	return t.eachMemberOf(t.MemberIDsByState(state), fn)
+}
+
+// eachMemberOf calls fn for each of the members ids names (skipping ids with no member); fn
+// returning false stops.
+func (t *Tx) eachMemberOf(ids []string, fn func(*axp.Member) bool) error {
+	for _, id := range ids {
 		m, err := t.Member(id)
 		if err != nil {
 			return err

@@ -48,16 +48,7 @@ func (t *Tx) PutMember(m *axp.Member) error {
 // SellersFor calls fn for every member listing a skill of taskType, in id order (the caller still
 // checks state, role and the rest of matching); fn returning false stops.
 func (t *Tx) SellersFor(taskType string, fn func(*axp.Member) bool) error {
-	for _, id := range t.idsUnder(bSkillSellers, taskType) {
-		m, err := t.Member(id)
-		if err != nil {
-			return err
-		}
-		if m != nil && !fn(m) {
-			return nil
-		}
-	}
-	return nil
+	return t.eachMemberOf(t.idsUnder(bSkillSellers, taskType), fn)
 }
 
 // EachMember calls fn for every member in id (creation) order; fn returning false stops.

@@ -75,6 +75,13 @@ func Open(path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	db := &DB{bolt: b, path: path}
+	if o.NoMigrate && !o.ReadOnly {
+		if v, err := db.Version(); err != nil || v != SchemaVersion {
+			b.Close()
+			return nil, errors.Join(err, fmt.Errorf("database %s has schema version %d; this axp writes %d: run axp admin migrate (or start with store_migrate on)", path, v, SchemaVersion))
+		}
+		return db, nil
+	}
 	if !o.ReadOnly {
 		if err := db.migrate(); err != nil {
 			b.Close()

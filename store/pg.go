@@ -505,3 +505,31 @@ func (p *pgStore) counts(ctx context.Context) (map[string]int, error) {
 	}
 	return out, rows.Err()
 }
+
+// Lock takes the lock called name among every process using the database, waiting for it, and
+// returns its release. On bbolt, where one process holds the file, it takes nothing; on PostgreSQL
+// it holds a session advisory lock on a pooled connection, released by unlock or, if the process
+// dies, by PostgreSQL when the connection ends. Money that must be serialized across daemons (the
+// hot wallet's nonces) takes it around its in-process lock.
+func (db *DB) Lock(ctx context.Context, name string) (unlock func(), err error) {
+	if db.pg == nil {
+		return func() {}, nil
+	}
+	conn, err := db.pg.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, "axp:"+name); err != nil {
+		conn.Release()
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, "axp:"+name); err != nil {
+			// The session may still hold the lock: end it rather than return it to the pool.
+			conn.Conn().Close(ctx)
+		}
+		conn.Release()
+	}, nil
+}

@@ -95,7 +95,7 @@ func openPostgres(dsn string, o Options) (*DB, error) {
 	db := &DB{pg: &pgStore{pool: pool, dsn: dsn}, path: Redact(dsn)}
 	if o.ReadOnly || o.NoMigrate {
 		v, err := db.Version()
-		if err == nil && v != SchemaVersion {
+		if err == nil && (v > SchemaVersion || (o.NoMigrate && v != SchemaVersion)) {
 			err = fmt.Errorf("database %s has schema version %d; this axp writes %d: run axp admin migrate (or start with store_migrate on)", db.path, v, SchemaVersion)
 			if v > SchemaVersion {
 				err = fmt.Errorf("database %s has schema version %d; this axp understands up to %d: upgrade axp", db.path, v, SchemaVersion)

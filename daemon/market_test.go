@@ -26,7 +26,9 @@ import (
 // TestMarketThreeSellersAndCryptoLifecycle puts an instant, a push and a pull seller on one task,
 // then runs two full crypto lifecycles (pull seller, push seller) to released and checks that the
 // ledger balances to the micro-dollar.
-func TestMarketThreeSellersAndCryptoLifecycle(t *testing.T) { eachStore(t, testMarketThreeSellersAndCryptoLifecycle) }
+func TestMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
+	eachStore(t, testMarketThreeSellersAndCryptoLifecycle)
+}
 
 func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	t.Parallel()
@@ -640,7 +642,9 @@ func TestMarketAuth(t *testing.T) {
 
 // TestMarketConcurrentChooseAndAccept: of 50 concurrent chooses (of different offers) and of 50
 // concurrent accepts on one task, exactly one wins and the rest are 409.
-func TestMarketConcurrentChooseAndAccept(t *testing.T) { eachStore(t, testMarketConcurrentChooseAndAccept) }
+func TestMarketConcurrentChooseAndAccept(t *testing.T) {
+	eachStore(t, testMarketConcurrentChooseAndAccept)
+}
 
 func testMarketConcurrentChooseAndAccept(t *testing.T) {
 	t.Parallel()

@@ -14,7 +14,9 @@ import (
 // transactions. A buyer who chooses, pays or accepts in between must win: the sweeper decides again
 // on what the acting transaction reads. The hook runs the buyer's steps exactly between the scan
 // and the actions.
-func TestSweeperDecidesInTheTransactionThatActs(t *testing.T) { eachStore(t, testSweeperDecidesInTheTransactionThatActs) }
+func TestSweeperDecidesInTheTransactionThatActs(t *testing.T) {
+	eachStore(t, testSweeperDecidesInTheTransactionThatActs)
+}
 
 func testSweeperDecidesInTheTransactionThatActs(t *testing.T) {
 	t.Parallel()

@@ -83,6 +83,9 @@ var ErrNotInstalled = errors.New("PostgreSQL is not installed (initdb, pg_ctl: a
 // binDir finds the directory of initdb and pg_ctl, the newest Debian version first.
 func binDir() (string, error) {
 	if d := os.Getenv("AXP_POSTGRES_BIN"); d != "" {
+		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err != nil {
+			return "", fmt.Errorf("%w (AXP_POSTGRES_BIN=%s: %v)", ErrNotInstalled, d, err)
+		}
 		return d, nil
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")

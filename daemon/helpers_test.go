@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,18 +42,8 @@ var names atomic.Int64
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// eachStore runs test on bbolt and on PostgreSQL (subtests "bolt" and "postgres"); newEnv gives
-// each the store of its backend.
-func eachStore(t *testing.T, test func(t *testing.T)) {
-	t.Run("bolt", test)
-	t.Run("postgres", test)
-}
-
-// onPostgres tells whether t runs under eachStore's "postgres" subtest.
-func onPostgres(t testing.TB) bool {
-	parts := strings.Split(t.Name(), "/")
-	return len(parts) > 1 && parts[1] == "postgres"
-}
+// eachStore runs test on bbolt and on PostgreSQL (subtests "bolt" and "postgres").
+func eachStore(t *testing.T, test func(t *testing.T)) { pgtest.Both(t, test) }
 
 // newEnv starts an exchange with generous limits (so tests do not trip over each other) after mod
 // has had its say on the configuration.
@@ -70,7 +59,7 @@ func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
 	cfg.AnonReadsPerMinute = 0 // off
 	cfg.OperatorMessagesPerDay = 10
 	cfg.MaxBodyBytes = 1 << 20
-	if onPostgres(t) {
+	if pgtest.OnPostgres(t) {
 		cfg.Store = pgtest.DSN(t)
 	}
 	for _, m := range mod {

@@ -18,25 +18,15 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// eachBackend runs test once on bbolt and once on PostgreSQL (subtests "bolt" and "postgres"); open
-// gives each the store of its backend.
-func eachBackend(t *testing.T, test func(t *testing.T)) {
-	t.Run("bolt", test)
-	t.Run("postgres", test)
-}
-
-// onPostgres tells whether t runs under eachBackend's "postgres" subtest.
-func onPostgres(t testing.TB) bool {
-	parts := strings.Split(t.Name(), "/")
-	return len(parts) > 1 && parts[1] == "postgres"
-}
+// eachBackend runs test on bbolt and on PostgreSQL (subtests "bolt" and "postgres").
+func eachBackend(t *testing.T, test func(t *testing.T)) { pgtest.Both(t, test) }
 
 // open opens a new, empty store: a bbolt file in a temporary dir, or a database on the package's
 // throwaway PostgreSQL under eachBackend's "postgres" subtest.
 func open(t *testing.T) *store.DB {
 	t.Helper()
 	loc := filepath.Join(t.TempDir(), store.FileName)
-	if onPostgres(t) {
+	if pgtest.OnPostgres(t) {
 		loc = pgtest.DSN(t)
 	}
 	db, err := store.OpenLocation(loc, store.Options{})

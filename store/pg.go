@@ -451,6 +451,11 @@ func (p *pgStore) bucketNames(ctx context.Context) ([]string, error) {
 }
 
 func (p *pgStore) bucketBytes(ctx context.Context) (map[string]int64, error) {
+	return p.perBucket(ctx, `SELECT bucket, sum(length(key) + length(value))::bigint FROM axp_kv GROUP BY bucket`)
+}
+
+// perBucket answers query's (bucket, figure) rows by bucket, with 0 for empty buckets.
+func (p *pgStore) perBucket(ctx context.Context, query string) (map[string]int64, error) {
 	names, err := p.bucketNames(ctx)
 	if err != nil {
 		return nil, err
@@ -459,7 +464,7 @@ func (p *pgStore) bucketBytes(ctx context.Context) (map[string]int64, error) {
 	for _, n := range names {
 		out[n] = 0
 	}
-	rows, err := p.pool.Query(ctx, `SELECT bucket, sum(length(key) + length(value))::bigint FROM axp_kv GROUP BY bucket`)
+	rows, err := p.pool.Query(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -482,28 +487,12 @@ func (p *pgStore) size(ctx context.Context) int64 {
 }
 
 func (p *pgStore) counts(ctx context.Context) (map[string]int, error) {
-	names, err := p.bucketNames(ctx)
-	if err != nil {
-		return nil, err
+	n, err := p.perBucket(ctx, `SELECT bucket, count(*) FROM axp_kv GROUP BY bucket`)
+	out := make(map[string]int, len(n))
+	for k, v := range n {
+		out[k] = int(v)
 	}
-	out := map[string]int{}
-	for _, n := range names {
-		out[n] = 0
-	}
-	rows, err := p.pool.Query(ctx, `SELECT bucket, count(*) FROM axp_kv GROUP BY bucket`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var n int
-		if err := rows.Scan(&name, &n); err != nil {
-			return nil, err
-		}
-		out[name] = n
-	}
-	return out, rows.Err()
+	return out, err
 }
 
 // Lock takes the lock called name among every process using the database, waiting for it, and

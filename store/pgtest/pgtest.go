@@ -77,6 +77,19 @@ func DSN(t testing.TB) string {
 	return dsn
 }
 
+// Both runs test twice, as the subtests "bolt" and "postgres"; a helper that opens the store under
+// test asks OnPostgres which one it is in.
+func Both(t *testing.T, test func(t *testing.T)) {
+	t.Run("bolt", test)
+	t.Run("postgres", test)
+}
+
+// OnPostgres tells whether t runs under Both's "postgres" subtest.
+func OnPostgres(t testing.TB) bool {
+	parts := strings.Split(t.Name(), "/")
+	return len(parts) > 1 && parts[1] == "postgres"
+}
+
 // ErrNotInstalled means no PostgreSQL binaries were found.
 var ErrNotInstalled = errors.New("PostgreSQL is not installed (initdb, pg_ctl: apt-get install postgresql); set AXP_REQUIRE_POSTGRES=1 to fail instead of skipping")
 

@@ -277,6 +277,10 @@ func (d *Daemon) adminUnsuspend(ctx context.Context, c *pipeline.Call, in *axp.S
 }
 
 func (d *Daemon) adminBackup(ctx context.Context, c *pipeline.Call) (any, error) {
+	if d.db.IsPostgres() {
+		return nil, axp.Errorf(axp.CodeUnavailable, "%s", store.ErrNoFileBackup.Error()).
+			WithHint("run pg_dump against the exchange's database, or use its provider's backups")
+	}
 	d.log.InfoContext(ctx, "hot backup started", "source", "store")
 	return &axp.Document{ContentType: "application/octet-stream",
 		Header: map[string]string{"Content-Disposition": `attachment; filename="axp-backup.db"`},

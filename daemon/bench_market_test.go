@@ -29,6 +29,12 @@ const writesPerLifecycle = 9
 // Idempotency-Key with every mutating call, as a careful agent does.
 func lifecycleRig(b *testing.B, keyed bool) (*daemon.Daemon, func() error) {
 	d, base := benchExchange(b, b.TempDir(), func(c *daemon.Config) { c.DepositAddress = "0x" + strings.Repeat("1", 40) })
+	return d, lifecycleAt(b, d, base, keyed)
+}
+
+// lifecycleAt registers the seller through base (an exchange of one or more daemons on d's store)
+// and returns the function that runs one lifecycle there.
+func lifecycleAt(b *testing.B, d *daemon.Daemon, base string, keyed bool) func() error {
 	ctx := context.Background()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	anon := &client.Client{BaseURL: base, HTTP: hc}
@@ -107,7 +113,7 @@ func lifecycleRig(b *testing.B, keyed bool) (*daemon.Daemon, func() error) {
 		}
 		return approve(axp.ApprovePayout, fmt.Sprintf("0x%064x", seq.Add(1)))
 	}
-	return d, lifecycle
+	return lifecycle
 }
 
 // BenchmarkLifecycle runs whole crypto lifecycles over loopback with bbolt syncing every commit:
@@ -125,6 +131,19 @@ func BenchmarkLifecycle(b *testing.B) {
 
 func benchLifecycle(b *testing.B, workers int) {
 	_, lifecycle := lifecycleRig(b, false)
+	lps := runLifecycles(b, workers, lifecycle)
+	raw, batched := rawWrites(b, workers, false), rawWrites(b, workers, true)
+	b.ReportMetric(lps, "lifecycles/s")
+	b.ReportMetric(lps*writesPerLifecycle, "store-writes/s")
+	b.ReportMetric(raw, "raw-writes/s")
+	b.ReportMetric(batched, "raw-batched-writes/s")
+	b.ReportMetric(lps*writesPerLifecycle/batched, "ratio")
+	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+}
+
+// runLifecycles runs b.N lifecycles from workers goroutines (after one to warm up) and answers
+// lifecycles a second.
+func runLifecycles(b *testing.B, workers int, lifecycle func() error) float64 {
 	if err := lifecycle(); err != nil { // warm up, and prove the path works
 		b.Fatal(err)
 	}
@@ -152,14 +171,7 @@ func benchLifecycle(b *testing.B, workers int) {
 	if err, _ := failed.Load().(error); err != nil {
 		b.Fatal(err)
 	}
-	lps := float64(b.N) / elapsed.Seconds()
-	raw, batched := rawWrites(b, workers, false), rawWrites(b, workers, true)
-	b.ReportMetric(lps, "lifecycles/s")
-	b.ReportMetric(lps*writesPerLifecycle, "store-writes/s")
-	b.ReportMetric(raw, "raw-writes/s")
-	b.ReportMetric(batched, "raw-batched-writes/s")
-	b.ReportMetric(lps*writesPerLifecycle/batched, "ratio")
-	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+	return float64(b.N) / elapsed.Seconds()
 }
 
 // rawWrites measures synced bbolt write transactions of one 2 KB value, from workers goroutines,

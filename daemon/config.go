@@ -11,6 +11,16 @@ import (
 type Config struct {
 	Addr    string
 	DataDir string
+	// Store is where the exchange's records live (key store): empty for the bbolt file in the data
+	// dir, bolt:PATH for another file, or a postgres:// URL, which several daemons may share
+	// (docs/decisions.md, "PostgreSQL"). The sealing key stays in the data dir either way.
+	Store string
+	// StoreNoMigrate refuses a database of another schema version instead of migrating it at
+	// start (key store_migrate: false; then axp admin migrate applies migrations).
+	StoreNoMigrate bool
+	// LeaderEvery is how often a daemon on PostgreSQL tries to become the leader, and a leader
+	// checks its connection (zero: 1 s).
+	LeaderEvery time.Duration
 	// BaseURL is the public address of the exchange; empty means http://<Addr>.
 	BaseURL string
 	// AdminToken, when set, is the operator's token; otherwise one is generated on first start.

@@ -33,8 +33,11 @@ import (
 
 // Daemon is a running exchange.
 type Daemon struct {
-	cfg     Config
-	db      *store.DB
+	cfg Config
+	db  *store.DB
+	// leader says whether this daemon runs the work that must run once among the daemons sharing
+	// a PostgreSQL store (sweeper, payment watcher, liveness, recorders); on bbolt it always leads.
+	leader  *store.Leader
 	keys    *sealer
 	log     *slog.Logger
 	sink    *logSink
@@ -50,10 +53,11 @@ type Daemon struct {
 	seenMu sync.Mutex
 	seen   map[string]time.Time // member id -> last time LastSeenAt was written
 
-	cacheMu  sync.Mutex
-	services []byte             // cached /api/services body; reset when skills change
-	invite   *protocol.AlsoSell // the also_sell invitation for the current base URL
-	offers   offerCache         // on_offer, until what verified sellers offer changes
+	cacheMu    sync.Mutex
+	services   []byte             // cached /api/services body; reset when skills change
+	servicesAt time.Time          // when services was built
+	invite     *protocol.AlsoSell // the also_sell invitation for the current base URL
+	offers     offerCache         // on_offer, until what verified sellers offer changes
 
 	pipe *pipeline.Pipeline
 	mcp  *mcp.Server
@@ -115,12 +119,17 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	db, err := store.Open(filepath.Join(cfg.DataDir, store.FileName), store.Options{NoSync: cfg.NoSync})
+	loc := cfg.Store
+	if loc == "" {
+		loc = filepath.Join(cfg.DataDir, store.FileName)
+	}
+	db, err := store.OpenLocation(loc, store.Options{NoSync: cfg.NoSync, NoMigrate: cfg.StoreNoMigrate})
 	if err != nil {
 		return nil, "", err
 	}
-	d := &Daemon{cfg: cfg, db: db, keys: keys, metrics: newMetrics(db), started: cfg.Now(), seen: map[string]time.Time{}, quoteParallel: outbound.MaxParallel,
-		stop: make(chan struct{})}
+	d := &Daemon{cfg: cfg, db: db, leader: db.Lead(cfg.LeaderEvery), keys: keys, metrics: newMetrics(db), started: cfg.Now(), seen: map[string]time.Time{},
+		quoteParallel: outbound.MaxParallel,
+		stop:          make(chan struct{})}
 	d.sink = newLogSink(db)
 	level := parseLevel(cfg.LogLevel)
 	d.log = slog.New(&logHandler{console: slog.NewTextHandler(console, &slog.HandlerOptions{Level: level}), sink: d.sink, keep: level})
@@ -201,13 +210,23 @@ func (d *Daemon) setupAdmin() (string, error) {
 	}
 	token := "axp_admin_" + axp.RandomHex(24)
 	d.adminHash = sha256.Sum256([]byte(token))
+	var other string
 	err := d.db.Update(func(tx *store.Tx) error {
+		// Daemons starting together on one PostgreSQL store: the first to commit generates it.
+		if other = tx.AdminTokenHash(); other != "" {
+			return nil
+		}
 		if err := tx.SetAdminTokenHash(hex.EncodeToString(d.adminHash[:])); err != nil {
 			return err
 		}
 		return tx.Audit(&axp.AuditRecord{ID: axp.NewID("aud", d.now()), Time: d.now(), Actor: "system", Action: "admin_token.generate",
 			EntityType: "admin_token", EntityID: protocol.Fingerprint(token)})
 	})
+	if err == nil && other != "" {
+		h, _ := hex.DecodeString(other)
+		copy(d.adminHash[:], h)
+		return "", nil
+	}
 	return token, err
 }
 
@@ -312,6 +331,7 @@ func (d *Daemon) Close() error {
 	d.stopOnce.Do(func() {
 		close(d.stop)
 		d.bg.Wait()
+		d.leader.Close()
 		d.pusher.Close()
 		if d.chain != nil {
 			d.chain.Close()
@@ -331,7 +351,9 @@ func (d *Daemon) background() {
 	defer flush.Stop()
 	defer prune.Stop()
 	defer sweep.Stop()
-	d.prune()
+	if d.leading() {
+		d.prune()
+	}
 	for {
 		select {
 		case <-d.stop:
@@ -341,14 +363,25 @@ func (d *Daemon) background() {
 				d.log.Warn("metrics flush failed", "source", "daemon", "err", err)
 			}
 		case <-prune.C:
-			d.prune()
+			if d.leading() {
+				d.prune()
+			}
 		case <-sweep.C:
+			if !d.leading() {
+				continue
+			}
 			d.sweep(context.Background())
 			d.liveness(context.Background())
 			d.recoverPaidCalls(context.Background())
 		}
 	}
 }
+
+// leading tells whether this daemon runs the once-only background work now.
+func (d *Daemon) leading() bool { return d.leader.Leading() }
+
+// Leading tells whether this daemon leads the daemons sharing its store (always, on bbolt).
+func (d *Daemon) Leading() bool { return d.leading() }
 
 // prune deletes log rows past retention and idempotency records older than a day.
 func (d *Daemon) prune() {
@@ -530,8 +563,13 @@ func (c *change) audit(action, entityType, entityID string, details map[string]a
 		EntityType: entityType, EntityID: entityID, TraceID: axp.TraceID(c.ctx), Details: details})
 }
 
+var errKeyAnswered = axp.Conflict("another request with this idempotency key was answered meanwhile",
+	"retry with the same key to get its answer")
+
 // mutate runs fn in one write transaction; with an Idempotency-Key on the call, the answer is stored
-// in the same transaction, sealed with the caller's key.
+// in the same transaction, sealed with the caller's key. On PostgreSQL the transaction may run again
+// after a serialization failure: fn starts from a fresh change each time, and only the notices and
+// follow-up work of the run that committed are kept.
 func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (any, error)) (any, error) {
 	var out any
 	var notices []notice
@@ -539,6 +577,14 @@ func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (a
 	var stored *axp.Idempotency
 	err := d.db.Update(func(tx *store.Tx) error {
 		stored = nil
+		out, notices, afters = nil, nil, nil
+		if i := axp.IdempotencyFrom(ctx); i != nil && !i.Stored() {
+			// Another daemon on the same database may have answered this key since Replay
+			// looked: the record and this change cannot both commit.
+			if rec, err := tx.Idempotency(i.Key); err != nil || rec != nil {
+				return errors.Join(err, errKeyAnswered)
+			}
+		}
 		c := &change{tx: tx, ctx: ctx, actor: actor, now: d.now()}
 		var err error
 		if out, err = fn(c); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
+	"github.com/axp-exchange/axp/store/pgtest"
 )
 
 // adminToken is the operator's token of every test exchange.
@@ -39,6 +40,11 @@ type env struct {
 
 var names atomic.Int64
 
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// eachStore runs test on bbolt and on PostgreSQL (subtests "bolt" and "postgres").
+func eachStore(t *testing.T, test func(t *testing.T)) { pgtest.Both(t, test) }
+
 // newEnv starts an exchange with generous limits (so tests do not trip over each other) after mod
 // has had its say on the configuration.
 func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
@@ -53,6 +59,9 @@ func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
 	cfg.AnonReadsPerMinute = 0 // off
 	cfg.OperatorMessagesPerDay = 10
 	cfg.MaxBodyBytes = 1 << 20
+	if pgtest.OnPostgres(t) {
+		cfg.Store = pgtest.DSN(t)
+	}
 	for _, m := range mod {
 		m(&cfg)
 	}

@@ -35,13 +35,25 @@ func loadSealer(dir string) (*sealer, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, err
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		// Written whole under a temporary name, then linked into place: daemons sharing a data
+		// dir that start together agree on the key the first one links.
+		f, err := os.CreateTemp(dir, ".secret-*")
 		if err != nil {
 			return nil, fmt.Errorf("create %s: %w", path, err)
 		}
+		defer os.Remove(f.Name())
 		_, err = f.WriteString(hex.EncodeToString(key) + "\n")
+		if err == nil {
+			err = f.Chmod(0o600)
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
+		}
+		if err == nil {
+			err = os.Link(f.Name(), path)
+			if errors.Is(err, os.ErrExist) {
+				return loadSealer(dir)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", path, err)

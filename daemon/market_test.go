@@ -27,6 +27,10 @@ import (
 // then runs two full crypto lifecycles (pull seller, push seller) to released and checks that the
 // ledger balances to the micro-dollar.
 func TestMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
+	eachStore(t, testMarketThreeSellersAndCryptoLifecycle)
+}
+
+func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	t.Parallel()
 	e := newMarket(t)
 	instant := e.instantSeller("text-file", "3.00", 10, nil, nil)
@@ -387,7 +391,9 @@ func TestMarketFreeJob(t *testing.T) {
 
 // TestMarketDisputeRefundAndRedo: failed checks on an offer guaranteeing a refund make the dispute
 // decide a refund at once (still approved by the operator); redos are limited to free_redo.
-func TestMarketDisputeRefundAndRedo(t *testing.T) {
+func TestMarketDisputeRefundAndRedo(t *testing.T) { eachStore(t, testMarketDisputeRefundAndRedo) }
+
+func testMarketDisputeRefundAndRedo(t *testing.T) {
 	t.Parallel()
 	e := newMarket(t)
 	pull := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
@@ -637,6 +643,10 @@ func TestMarketAuth(t *testing.T) {
 // TestMarketConcurrentChooseAndAccept: of 50 concurrent chooses (of different offers) and of 50
 // concurrent accepts on one task, exactly one wins and the rest are 409.
 func TestMarketConcurrentChooseAndAccept(t *testing.T) {
+	eachStore(t, testMarketConcurrentChooseAndAccept)
+}
+
+func testMarketConcurrentChooseAndAccept(t *testing.T) {
 	t.Parallel()
 	e := newMarket(t)
 	const n = 50
@@ -733,7 +743,9 @@ func count(l []string, s string) int {
 
 // TestMarketIdempotentRetries: choose and pay/crypto retried with the same Idempotency-Key replay
 // the first answer and change nothing more; one transaction funds one task.
-func TestMarketIdempotentRetries(t *testing.T) {
+func TestMarketIdempotentRetries(t *testing.T) { eachStore(t, testMarketIdempotentRetries) }
+
+func testMarketIdempotentRetries(t *testing.T) {
 	t.Parallel()
 	e := newMarket(t)
 	a := e.instantSeller("text-file", "2.00", 10, nil, nil)
@@ -809,7 +821,9 @@ func TestMarketIdempotentRetries(t *testing.T) {
 
 // TestMarketIdempotentCreate: a task posted with an Idempotency-Key is stored with its record in one
 // transaction; a retry answers with the same task and buyer token, as the task is now.
-func TestMarketIdempotentCreate(t *testing.T) {
+func TestMarketIdempotentCreate(t *testing.T) { eachStore(t, testMarketIdempotentCreate) }
+
+func testMarketIdempotentCreate(t *testing.T) {
 	t.Parallel()
 	e := newMarket(t)
 	e.instantSeller("text-file", "2.00", 10, nil, nil)
@@ -863,7 +877,9 @@ func TestMarketIdempotentCreate(t *testing.T) {
 
 // TestMarketSweeper drives the windows with a hand-moved clock: open and unpaid tasks expire,
 // delivered tasks become release-due (funds do not move) and the operator's decision releases them.
-func TestMarketSweeper(t *testing.T) {
+func TestMarketSweeper(t *testing.T) { eachStore(t, testMarketSweeper) }
+
+func testMarketSweeper(t *testing.T) {
 	t.Parallel()
 	clock := &testClock{t: time.Now().UTC()}
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now })

@@ -328,6 +328,7 @@ func (d *Daemon) decideOnce(ctx context.Context, id string, force bool) (decided
 	}
 	dec := d.mediate(ctx, m, t, rev, now)
 	_, err := d.mutate(ctx, "mediator", func(ch *change) (any, error) {
+		decided, stale = false, false
 		m, t, err := loadMediation(ch.tx, id)
 		if err != nil {
 			return nil, err

@@ -336,11 +336,14 @@ func (d *Daemon) watchChain() {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 4*every+30*time.Second)
-		if err := d.chainPass(ctx); err != nil {
-			d.log.Warn("payment watcher pass failed; it tries again", "source", "payments", "err", err)
+		// Only the leader watches: daemons sharing a store read each block once.
+		if d.leading() {
+			ctx, cancel := context.WithTimeout(context.Background(), 4*every+30*time.Second)
+			if err := d.chainPass(ctx); err != nil {
+				d.log.Warn("payment watcher pass failed; it tries again", "source", "payments", "err", err)
+			}
+			cancel()
 		}
-		cancel()
 		select {
 		case <-d.stop:
 			return

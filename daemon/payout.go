@@ -21,7 +21,8 @@ import (
 // cannot pay twice); when every transfer has its confirmations the item is confirmed and booked
 // exactly as a manual approval books it; a refused, replaced or reverted transfer fails the item,
 // which goes back to the queue with the reason. One wallet lock serialises signing and storing, so
-// two approvals never take the same nonce.
+// two approvals never take the same nonce; on PostgreSQL an advisory lock (store.DB.Lock) does the
+// same among the daemons sharing the store.
 
 // sendSpec is what approving an item books: the task trigger, the refund taken from the price and
 // the action recorded.
@@ -92,8 +93,15 @@ func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error
 func (d *Daemon) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
 	d.wallet.Lock()
 	defer d.wallet.Unlock()
+	// Daemons sharing a PostgreSQL store share the hot wallet too: its lock there keeps two of
+	// them from signing with the same nonce.
+	unlock, err := d.db.Lock(ctx, "hot-wallet")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var plan []axp.OutTransfer
-	err := d.db.View(func(tx *store.Tx) error {
+	err = d.db.View(func(tx *store.Tx) error {
 		a, err := loadApproval(tx, in.ID)
 		if err != nil {
 			return err

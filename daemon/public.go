@@ -26,6 +26,10 @@ func (d *Daemon) getMemberTools(ctx context.Context, c *pipeline.Call) (any, err
 	return protocol.Tools(), nil
 }
 
+// sharedCacheTTL is how long a daemon on a shared (PostgreSQL) store keeps the services list: the
+// other daemons' member changes do not reset it.
+const sharedCacheTTL = 2 * time.Second
+
 // invalidate drops cached documents that depend on members (the services list's on_offer).
 func (d *Daemon) invalidate() {
 	d.cacheMu.Lock()
@@ -42,6 +46,10 @@ func (d *Daemon) serviceEntry(s *axp.Service) axp.ServiceEntry {
 func (d *Daemon) listServices(ctx context.Context, c *pipeline.Call) (any, error) {
 	d.cacheMu.Lock()
 	body := d.services
+	if body != nil && d.db.IsPostgres() && d.now().Sub(d.servicesAt) > sharedCacheTTL {
+		// Another daemon may have changed a member: on a shared store the cache is short-lived.
+		body = nil
+	}
 	d.cacheMu.Unlock()
 	if body != nil {
 		return json.RawMessage(body), nil
@@ -64,7 +72,7 @@ func (d *Daemon) listServices(ctx context.Context, c *pipeline.Call) (any, error
 	}
 	b = append(b, '\n')
 	d.cacheMu.Lock()
-	d.services = b
+	d.services, d.servicesAt = b, d.now()
 	d.cacheMu.Unlock()
 	return json.RawMessage(b), nil
 }

@@ -90,19 +90,28 @@ func (d *Daemon) recordLoop() {
 	}
 	prune := time.NewTicker(time.Hour)
 	defer prune.Stop()
-	d.pruneRecorded()
+	if d.leading() {
+		d.pruneRecorded()
+	}
+	// Only the leader records, so that daemons sharing a store record each poll once.
 	for {
 		select {
 		case <-d.stop:
 			return
 		case <-market:
-			d.recordMarket(ctx)
-			d.scoreSignals()
+			if d.leading() {
+				d.recordMarket(ctx)
+				d.scoreSignals()
+			}
 		case <-news:
-			d.recordNews(ctx)
+			if d.leading() {
+				d.recordNews(ctx)
+			}
 		case <-prune.C:
-			d.pruneRecorded()
-			d.scoreSignals()
+			if d.leading() {
+				d.pruneRecorded()
+				d.scoreSignals()
+			}
 		}
 	}
 }

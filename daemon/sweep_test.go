@@ -15,6 +15,10 @@ import (
 // on what the acting transaction reads. The hook runs the buyer's steps exactly between the scan
 // and the actions.
 func TestSweeperDecidesInTheTransactionThatActs(t *testing.T) {
+	eachStore(t, testSweeperDecidesInTheTransactionThatActs)
+}
+
+func testSweeperDecidesInTheTransactionThatActs(t *testing.T) {
 	t.Parallel()
 	clock := &testClock{t: time.Now().UTC()}
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now })

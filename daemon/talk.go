@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,7 +92,12 @@ func (d *Daemon) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) (
 	if err := t.answer(); err != nil {
 		return nil, err
 	}
+	base := *conv
+	base.Messages = slices.Clone(conv.Messages)
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+		// Each run of the transaction (PostgreSQL may run it again) starts from the loaded conversation.
+		*conv = base
+		conv.Messages = slices.Clone(base.Messages)
 		if in.ConversationID != "" {
 			cur, err := ch.tx.Conversation(conv.ID)
 			if err != nil {

@@ -37,6 +37,7 @@ func (d *Daemon) checkListing(ctx context.Context, c axp.Caller, t *axp.TaskReco
 	var rej *axp.ListingRejection
 	passed := false
 	_, err := d.mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *change) (any, error) {
+		rej, passed = nil, false
 		r, err := ch.tx.ListingByHash(hash)
 		if err != nil {
 			return nil, err

@@ -24,7 +24,9 @@ func boardIDs(ps []axp.BoardPost) []string {
 // TestBoardIndexes: visible threads are listed newest first, per tag (tags that share a prefix
 // stay apart), page by page from a cursor; a status change moves a post in and out of the
 // listings and the operator's queue; replies read oldest first from a cursor.
-func TestBoardIndexes(t *testing.T) {
+func TestBoardIndexes(t *testing.T) { eachBackend(t, testBoardIndexes) }
+
+func testBoardIndexes(t *testing.T) {
 	db := open(t)
 	now := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 	tagsOf := [][]string{{"go"}, {"go-lang"}, {"gob", "go"}, nil, {"go"}, {"go"}}

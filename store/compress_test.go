@@ -29,7 +29,7 @@ func TestCompressedValues(t *testing.T) {
 	defer db.Close()
 	plain := `{"v":1,"id":"tsk_plain","type":"text-file","status":"released","params":{"prompt":"written by schema 8, before values were compressed"}}`
 	if err := db.Update(func(tx *Tx) error {
-		if err := tx.bucket(bTasks).b.Put([]byte("tsk_plain"), []byte(plain)); err != nil {
+		if err := tx.bucket(bTasks).Put([]byte("tsk_plain"), []byte(plain)); err != nil {
 			return err
 		}
 		return tx.PutTask(&axp.TaskRecord{ID: "tsk_new", Type: "text-file", Status: axp.TaskReleased,

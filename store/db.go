@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -9,8 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -20,10 +24,12 @@ const FileName = "axp.db"
 // ErrLocked means another process holds the database.
 var ErrLocked = errors.New("the database is in use by another process")
 
-// DB is the exchange's database.
+// DB is the exchange's database: a bbolt file, or a PostgreSQL database (pg.go). The methods on
+// *Tx are the same on both.
 type DB struct {
 	bolt  *bolt.DB
-	path  string
+	pg    *pgStore // instead of bolt
+	path  string   // the file, or the PostgreSQL location without its password
 	group groupCommit
 }
 
@@ -35,7 +41,22 @@ type Options struct {
 	NoSync bool
 	// ReadOnly opens without taking the write lock.
 	ReadOnly bool
+	// NoMigrate refuses a database whose schema is not this build's instead of migrating it
+	// (PostgreSQL: store_migrate off, so that only axp admin migrate changes the schema).
+	NoMigrate bool
 }
+
+// OpenLocation opens the store at loc: a postgres:// or postgresql:// URL, or a bbolt file given as
+// bolt:PATH or a plain path.
+func OpenLocation(loc string, o Options) (*DB, error) {
+	if IsPostgres(loc) {
+		return openPostgres(loc, o)
+	}
+	return Open(strings.TrimPrefix(loc, "bolt:"), o)
+}
+
+// IsPostgres tells whether the database is PostgreSQL (several daemons may share it).
+func (db *DB) IsPostgres() bool { return db.pg != nil }
 
 // Open opens (creating if needed) the database at path and migrates it to SchemaVersion.
 func Open(path string, o Options) (*DB, error) {
@@ -54,6 +75,13 @@ func Open(path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	db := &DB{bolt: b, path: path}
+	if o.NoMigrate && !o.ReadOnly {
+		if v, err := db.Version(); err != nil || v != SchemaVersion {
+			b.Close()
+			return nil, errors.Join(err, fmt.Errorf("database %s has schema version %d; this axp writes %d: run axp admin migrate (or start with store_migrate on)", path, v, SchemaVersion))
+		}
+		return db, nil
+	}
 	if !o.ReadOnly {
 		if err := db.migrate(); err != nil {
 			b.Close()
@@ -69,46 +97,75 @@ func Open(path string, o Options) (*DB, error) {
 	return db, nil
 }
 
-// Path is the database file.
+// Path is the database file (PostgreSQL: its location without the password).
 func (db *DB) Path() string { return db.path }
 
 // Close closes the database; pending transactions finish first.
-func (db *DB) Close() error { return db.bolt.Close() }
+func (db *DB) Close() error {
+	if db.pg != nil {
+		db.pg.pool.Close()
+		return nil
+	}
+	return db.bolt.Close()
+}
+
+// Migrate brings the database to SchemaVersion (Open does it unless told not to).
+func (db *DB) Migrate() error { return db.migrate() }
 
 func (db *DB) migrate() error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucketIfNotExists(bMeta)
-		if err != nil {
+	if db.pg != nil {
+		return db.pgMigrate()
+	}
+	return db.bolt.Update(func(tx *bolt.Tx) error { return db.migrateTx(&Tx{tx: tx}) })
+}
+
+// migrateTx applies the migrations the database lacks, recording the version, in tx.
+func (db *DB) migrateTx(tx *Tx) error {
+	if err := tx.createBucket(bMeta); err != nil {
+		return err
+	}
+	meta := tx.bucket(bMeta)
+	v := 0
+	if raw := meta.Get(kSchemaVersion); raw != nil {
+		v, _ = strconv.Atoi(string(raw))
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("database %s has schema version %d; this axp understands up to %d: upgrade axp", db.path, v, SchemaVersion)
+	}
+	if meta.Get(kCreatedAt) == nil {
+		if err := meta.Put(kCreatedAt, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
 			return err
 		}
-		v := 0
-		if raw := meta.Get(kSchemaVersion); raw != nil {
-			v, _ = strconv.Atoi(string(raw))
+	}
+	for _, m := range migrations {
+		if m.version <= v {
+			continue
 		}
-		if v > SchemaVersion {
-			return fmt.Errorf("database %s has schema version %d; this axp understands up to %d: upgrade axp", db.path, v, SchemaVersion)
+		if err := m.apply(tx); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 		}
-		if meta.Get(kCreatedAt) == nil {
-			if err := meta.Put(kCreatedAt, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
-				return err
-			}
-		}
-		for _, m := range migrations {
-			if m.version <= v {
-				continue
-			}
-			if err := m.apply(tx); err != nil {
-				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-			}
-			v = m.version
-		}
-		return meta.Put(kSchemaVersion, []byte(strconv.Itoa(v)))
-	})
+		v = m.version
+	}
+	return meta.Put(kSchemaVersion, []byte(strconv.Itoa(v)))
 }
 
 // Version is the schema version recorded in the database.
 func (db *DB) Version() (int, error) {
 	v := 0
+	if db.pg != nil {
+		var raw []byte
+		err := db.pg.pool.QueryRow(context.Background(), `SELECT value FROM axp_kv WHERE bucket = $1 AND key = $2`,
+			string(bMeta), kSchemaVersion).Scan(&raw)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "42P01" { // no table yet: a fresh database
+				return 0, nil
+			}
+			return 0, err
+		}
+		v, _ = strconv.Atoi(string(raw))
+		return v, nil
+	}
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(bMeta); b != nil {
 			v, _ = strconv.Atoi(string(b.Get(kSchemaVersion)))
@@ -121,6 +178,7 @@ func (db *DB) Version() (int, error) {
 // Tx is a transaction. Read methods work on any Tx; write methods need one from Update.
 type Tx struct {
 	tx *bolt.Tx
+	pg *pgTx // instead of tx
 	// track: the transaction holds several calls, so writes record what they replace (undo).
 	track bool
 	undo  []undoRec
@@ -128,11 +186,20 @@ type Tx struct {
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
+	if db.pg != nil {
+		return db.pg.view(fn)
+	}
 	return db.bolt.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
 }
 
+// ErrNoFileBackup means the database is PostgreSQL: back it up with its own tools.
+var ErrNoFileBackup = errors.New("this exchange runs on PostgreSQL: back it up with pg_dump (or the database's own backups), not axp")
+
 // Backup writes a consistent copy of the database to w while it stays in use.
 func (db *DB) Backup(w io.Writer) (int64, error) {
+	if db.pg != nil {
+		return 0, ErrNoFileBackup
+	}
 	var n int64
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		var err error
@@ -167,6 +234,9 @@ func (db *DB) BackupFile(path string) (int64, error) {
 
 // Stats are figures of the database file.
 func (db *DB) Stats() (size int64, txs int) {
+	if db.pg != nil {
+		return db.pg.size(context.Background()), int(db.pg.txs.Load())
+	}
 	s := db.bolt.Stats()
 	if fi, err := os.Stat(db.path); err == nil {
 		size = fi.Size()
@@ -177,11 +247,30 @@ func (db *DB) Stats() (size int64, txs int) {
 // --- value helpers ---
 
 func (t *Tx) bucket(name []byte) bucket {
+	if t.pg != nil {
+		return t.pg.bucket(name)
+	}
 	b := t.tx.Bucket(name)
 	if b == nil {
 		panic(fmt.Sprintf("store: bucket %s missing (schema not migrated?)", name))
 	}
-	return bucket{b: b, t: t}
+	return boltBucket{b: b, t: t}
+}
+
+// createBucket makes a bucket if it does not exist (migrations).
+func (t *Tx) createBucket(names ...[]byte) error {
+	for _, name := range names {
+		var err error
+		if t.pg != nil {
+			err = t.pg.createBucket(name)
+		} else {
+			_, err = t.tx.CreateBucketIfNotExists(name)
+		}
+		if err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 func getJSON(b bucket, key []byte, v any) (bool, error) {

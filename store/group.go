@@ -53,6 +53,12 @@ type groupCall struct {
 // share one synced commit (see groupCommit); Update returns only once fn's writes are durable.
 func (db *DB) Update(fn func(*Tx) error) error {
 	g := &db.group
+	if db.pg != nil {
+		err := db.pg.update(fn)
+		g.commits.Add(1)
+		g.calls.Add(1)
+		return err
+	}
 	me := &groupCall{fn: fn, wake: make(chan bool, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, me)
@@ -173,39 +179,3 @@ func (t *Tx) rollbackCall() error {
 	t.undo = t.undo[:0]
 	return nil
 }
-
-// bucket is a bbolt bucket whose writes go through the transaction's undo log.
-type bucket struct {
-	b *bolt.Bucket
-	t *Tx
-}
-
-func (b bucket) Get(key []byte) []byte { return b.b.Get(key) }
-
-func (b bucket) Put(key, value []byte) error {
-	b.t.remember(b.b, key)
-	return b.b.Put(key, value)
-}
-
-func (b bucket) Delete(key []byte) error {
-	b.t.remember(b.b, key)
-	return b.b.Delete(key)
-}
-
-// Cursor reads the bucket; deletes go through the bucket, not the cursor, so that they are undone.
-func (b bucket) Cursor() readCursor { return readCursor{b.b.Cursor()} }
-
-func (b bucket) Stats() bolt.BucketStats { return b.b.Stats() }
-
-// SetFillPercent sets how full bbolt fills the bucket's pages when it splits them (high for keys
-// only ever appended in order).
-func (b bucket) SetFillPercent(f float64) { b.b.FillPercent = f }
-
-// readCursor is a bbolt cursor without Delete.
-type readCursor struct{ c *bolt.Cursor }
-
-func (c readCursor) First() ([]byte, []byte)        { return c.c.First() }
-func (c readCursor) Last() ([]byte, []byte)         { return c.c.Last() }
-func (c readCursor) Next() ([]byte, []byte)         { return c.c.Next() }
-func (c readCursor) Prev() ([]byte, []byte)         { return c.c.Prev() }
-func (c readCursor) Seek(k []byte) ([]byte, []byte) { return c.c.Seek(k) }

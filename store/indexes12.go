@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/axp-exchange/axp"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Indexes of schema 12, which keep the remaining request paths and passes flat as tasks and
@@ -219,13 +217,10 @@ func (t *Tx) VerifiedSeenBefore(before time.Time, fn func(*axp.Member) bool) err
 
 // migrateIndexes12 (schema 12) creates and fills the indexes above: the open and awaiting-payment
 // tasks are read through the status index, and every member once.
-func migrateIndexes12(btx *bolt.Tx) error {
-	for _, b := range [][]byte{bOpenByType, bPayable, bPayableAt, bMemberState, bMemberSeen} {
-		if _, err := btx.CreateBucketIfNotExists(b); err != nil {
-			return fmt.Errorf("create bucket %s: %w", b, err)
-		}
+func migrateIndexes12(tx *Tx) error {
+	if err := tx.createBucket(bOpenByType, bPayable, bPayableAt, bMemberState, bMemberSeen); err != nil {
+		return err
 	}
-	tx := &Tx{tx: btx}
 	for _, status := range []string{axp.TaskOpen, axp.TaskAwaitingPayment} {
 		for _, id := range tx.TaskIDsByStatus(status) {
 			r, err := tx.Task(id)
@@ -243,17 +238,9 @@ func migrateIndexes12(btx *bolt.Tx) error {
 			}
 		}
 	}
-	c := btx.Bucket(bMembers).Cursor()
-	for k, raw := c.First(); k != nil; k, raw = c.Next() {
-		var m axp.Member
-		if err := decode(raw, &m); err != nil {
-			return fmt.Errorf("decode member %s: %w", k, err)
-		}
-		if err := tx.indexMember(&m, &memberIndexed{}, false); err != nil {
-			return err
-		}
-	}
-	return nil
+	return each(tx.bucket(bMembers), false, func(_ []byte, m *axp.Member) (bool, error) {
+		return true, tx.indexMember(m, &memberIndexed{}, false)
+	})
 }
 
 // BuyerTaskIDsPage lists up to limit of the tasks a buyer member posted, newest first, starting

@@ -75,7 +75,9 @@ func checkIndexes12(t *testing.T, db *store.DB, now time.Time) {
 // TestIndexes12: open tasks by type, tasks awaiting payment by amount, members by state and last
 // seen follow their records, and the offer revision moves only when what verified sellers offer
 // changes.
-func TestIndexes12(t *testing.T) {
+func TestIndexes12(t *testing.T) { eachBackend(t, testIndexes12) }
+
+func testIndexes12(t *testing.T) {
 	db := open(t)
 	now := time.Now().UTC()
 	putIndexed12(t, db, now)

@@ -83,7 +83,9 @@ func putIndexed(t *testing.T, db *store.DB, now time.Time) {
 
 // TestIndexes: the indexes follow tasks as they change status and deadlines, and members as their
 // skills change.
-func TestIndexes(t *testing.T) {
+func TestIndexes(t *testing.T) { eachBackend(t, testIndexes) }
+
+func testIndexes(t *testing.T) {
 	db := open(t)
 	now := time.Now().UTC()
 	putIndexed(t, db, now)

@@ -1,22 +1,14 @@
 package store
 
-import (
-	"fmt"
-
-	"github.com/axp-exchange/axp"
-	bolt "go.etcd.io/bbolt"
-)
+import "github.com/axp-exchange/axp"
 
 // migrateIndexes (schema 11) creates the indexes of tasks by sweep deadline, of sellers by the task
 // types of their skills and of sellers' active jobs, and fills them from the records: only the tasks
 // in the statuses concerned are read (through the status index), and every member once.
-func migrateIndexes(btx *bolt.Tx) error {
-	for _, b := range [][]byte{bTaskDue, bTaskDueAt, bSkillSellers, bSellerActive} {
-		if _, err := btx.CreateBucketIfNotExists(b); err != nil {
-			return fmt.Errorf("create bucket %s: %w", b, err)
-		}
+func migrateIndexes(tx *Tx) error {
+	if err := tx.createBucket(bTaskDue, bTaskDueAt, bSkillSellers, bSellerActive); err != nil {
+		return err
 	}
-	tx := &Tx{tx: btx}
 	for _, status := range axp.TaskStatuses {
 		swept := status == axp.TaskOpen || status == axp.TaskAwaitingPayment || status == axp.TaskDelivered
 		if !swept && !axp.ActiveJob(status) {
@@ -40,17 +32,12 @@ func migrateIndexes(btx *bolt.Tx) error {
 			}
 		}
 	}
-	c := btx.Bucket(bMembers).Cursor()
-	for k, raw := c.First(); k != nil; k, raw = c.Next() {
-		var m axp.Member
-		if err := decode(raw, &m); err != nil {
-			return fmt.Errorf("decode member %s: %w", k, err)
-		}
+	return each(tx.bucket(bMembers), false, func(_ []byte, m *axp.Member) (bool, error) {
 		for _, s := range m.Skills {
 			if err := tx.bucket(bSkillSellers).Put(pair(s.TaskType, m.ID), nil); err != nil {
-				return err
+				return false, err
 			}
 		}
-	}
-	return nil
+		return true, nil
+	})
 }

@@ -7,12 +7,19 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/store/pgtest"
 )
 
 // TestPlainBuckets: members, quotes and seller figures are written as plain JSON however large,
 // and the same records written compressed (by schema 11) still read back.
-func TestPlainBuckets(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), FileName), Options{})
+func TestPlainBuckets(t *testing.T) { pgtest.Both(t, testPlainBuckets) }
+
+func testPlainBuckets(t *testing.T) {
+	loc := filepath.Join(t.TempDir(), FileName)
+	if pgtest.OnPostgres(t) {
+		loc = pgtest.DSN(t)
+	}
+	db, err := OpenLocation(loc, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

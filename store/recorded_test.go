@@ -14,7 +14,9 @@ import (
 
 // Prices: the last one at or before a time is found (never a later one), gaps stay gaps, and
 // pruning deletes what is older than the cutoff while the chain keeps its entries.
-func TestPricesAsOfAndPrune(t *testing.T) {
+func TestPricesAsOfAndPrune(t *testing.T) { eachBackend(t, testPricesAsOfAndPrune) }
+
+func testPricesAsOfAndPrune(t *testing.T) {
 	db := open(t)
 	base := time.Date(2026, 10, 10, 0, 0, 7, 0, time.UTC)
 	for i := range 10 {

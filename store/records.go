@@ -272,7 +272,7 @@ func (t *Tx) EachSubmission(kind string, fn func(*Submission) bool) error {
 }
 
 // CountSubmissions counts the submissions of a kind.
-func (t *Tx) CountSubmissions(kind string) int { return t.bucket(submissionBucket(kind)).Stats().KeyN }
+func (t *Tx) CountSubmissions(kind string) int { return t.bucket(submissionBucket(kind)).Count() }
 
 // --- announcements and operator messages ---
 

@@ -13,7 +13,9 @@ import (
 
 var t0 = time.Date(2026, 10, 7, 12, 0, 0, 0, time.UTC)
 
-func TestMembers(t *testing.T) {
+func TestMembers(t *testing.T) { eachBackend(t, testMembers) }
+
+func testMembers(t *testing.T) {
 	db := open(t)
 	ids := []string{axp.NewID("mem", t0), axp.NewID("mem", t0.Add(time.Second)), axp.NewID("mem", t0.Add(2*time.Second))}
 	update(t, db, func(tx *store.Tx) error {
@@ -76,7 +78,9 @@ func audit(id string, at time.Time, actor, action, etype, eid, trace string) *ax
 		Details: map[string]any{"k": "v"}}
 }
 
-func TestAuditAndTrace(t *testing.T) {
+func TestAuditAndTrace(t *testing.T) { eachBackend(t, testAuditAndTrace) }
+
+func testAuditAndTrace(t *testing.T) {
 	db := open(t)
 	recs := []*axp.AuditRecord{
 		audit(axp.NewID("aud", t0), t0, "member:mem_1", "member.register", "member", "mem_1", "tr-1"),
@@ -166,7 +170,9 @@ func TestAuditAndTrace(t *testing.T) {
 	})
 }
 
-func TestLog(t *testing.T) {
+func TestLog(t *testing.T) { eachBackend(t, testLog) }
+
+func testLog(t *testing.T) {
 	db := open(t)
 	entries := []axp.LogEntry{
 		{Time: t0, Level: "debug", Source: "http", Message: "d1", TraceID: "tr-a"},
@@ -256,7 +262,9 @@ func TestLog(t *testing.T) {
 	assertBucketEmpty(t, db, "log")
 }
 
-func TestMetrics(t *testing.T) {
+func TestMetrics(t *testing.T) { eachBackend(t, testMetrics) }
+
+func testMetrics(t *testing.T) {
 	db := open(t)
 	h1 := t0.Truncate(time.Hour)
 	h2 := h1.Add(time.Hour)
@@ -307,7 +315,9 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-func TestSubmissions(t *testing.T) {
+func TestSubmissions(t *testing.T) { eachBackend(t, testSubmissions) }
+
+func testSubmissions(t *testing.T) {
 	db := open(t)
 	kinds := []string{store.KindFeedback, store.KindPaymentPref, store.KindInterest, store.KindSurvey}
 	update(t, db, func(tx *store.Tx) error {
@@ -349,7 +359,9 @@ func TestSubmissions(t *testing.T) {
 	})
 }
 
-func TestAnnouncementsAndReads(t *testing.T) {
+func TestAnnouncementsAndReads(t *testing.T) { eachBackend(t, testAnnouncementsAndReads) }
+
+func testAnnouncementsAndReads(t *testing.T) {
 	db := open(t)
 	a1 := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", t0), From: "operator", Severity: "info", Title: "one", CreatedAt: t0}}
 	a2 := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", t0.Add(time.Minute)), From: "operator", Severity: "important", Title: "two"},
@@ -402,7 +414,9 @@ func TestAnnouncementsAndReads(t *testing.T) {
 	})
 }
 
-func TestOperatorMessages(t *testing.T) {
+func TestOperatorMessages(t *testing.T) { eachBackend(t, testOperatorMessages) }
+
+func testOperatorMessages(t *testing.T) {
 	db := open(t)
 	update(t, db, func(tx *store.Tx) error {
 		for i := 0; i < 4; i++ {
@@ -435,7 +449,9 @@ func TestOperatorMessages(t *testing.T) {
 	}
 }
 
-func TestIdempotency(t *testing.T) {
+func TestIdempotency(t *testing.T) { eachBackend(t, testIdempotency) }
+
+func testIdempotency(t *testing.T) {
 	db := open(t)
 	update(t, db, func(tx *store.Tx) error {
 		if err := tx.PutIdempotency("k-old", &store.Idempotency{BodyHash: "b1", Op: "register", Status: 201, Sealed: []byte("s1"), At: t0}); err != nil {
@@ -471,7 +487,9 @@ func TestIdempotency(t *testing.T) {
 	})
 }
 
-func TestReviews(t *testing.T) {
+func TestReviews(t *testing.T) { eachBackend(t, testReviews) }
+
+func testReviews(t *testing.T) {
 	db := open(t)
 	review := func(i int, reviewee string) *store.ReviewRecord {
 		return &store.ReviewRecord{

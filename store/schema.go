@@ -1,16 +1,11 @@
-// Package store persists the exchange in one bbolt file. Every bucket and meta key is declared in this
+// Package store persists the exchange in one bbolt file or one PostgreSQL database (the same code
+// over either: backend.go). Every bucket and meta key is declared in this
 // file with the schema version; migrations are ordered and run at open.
 //
 // Functions on *Tx run inside a transaction and never open another. Values are JSON carrying a
 // version field; keys are prefixed time-sortable ids or big-endian integers. No network calls or
 // channel sends happen inside a transaction: callers publish after commit.
 package store
-
-import (
-	"fmt"
-
-	bolt "go.etcd.io/bbolt"
-)
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
 const SchemaVersion = 12
@@ -154,82 +149,38 @@ var (
 type migration struct {
 	version int
 	name    string
-	apply   func(tx *bolt.Tx) error
+	apply   func(tx *Tx) error
 }
 
 // migrations are applied in order; each runs in the transaction that records its version.
 var migrations = []migration{
-	{1, "initial buckets", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bMeta, bMembers, bIdempotency, bAudit, bLog, bTraceIndex, bMetrics,
+	{1, "initial buckets", func(tx *Tx) error {
+		return tx.createBucket(bMeta, bMembers, bIdempotency, bAudit, bLog, bTraceIndex, bMetrics,
 			bFeedback, bPaymentPrefs, bInterest, bSurvey, bAnnouncements, bReads, bOperatorMsgs,
-			bReviews, bReviewsBy} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return fmt.Errorf("create bucket %s: %w", b, err)
-			}
-		}
-		return nil
+			bReviews, bReviewsBy)
 	}},
-	{2, "marketplace: tasks, quotes, timeline, blobs, approvals, ledger", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bTasks, bTaskStatus, bBuyerTasks, bSellerJobs, bQuotes, bOfferIndex, bEvents,
-			bBlobs, bApprovals, bTaskApproval, bOpenApproval, bLedger, bTxHashes, bSellerStats} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return fmt.Errorf("create bucket %s: %w", b, err)
-			}
-		}
-		return nil
+	{2, "marketplace: tasks, quotes, timeline, blobs, approvals, ledger", func(tx *Tx) error {
+		return tx.createBucket(bTasks, bTaskStatus, bBuyerTasks, bSellerJobs, bQuotes, bOfferIndex, bEvents,
+			bBlobs, bApprovals, bTaskApproval, bOpenApproval, bLedger, bTxHashes, bSellerStats)
 	}},
-	{3, "sandbox jobs", func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bSandboxes)
-		return err
+	{3, "sandbox jobs", func(tx *Tx) error { return tx.createBucket(bSandboxes) }},
+	{4, "trust and safety: messages, settlements, mediations, listing rejections, AI calls, removals", func(tx *Tx) error {
+		return tx.createBucket(bMessages, bSettlements, bTaskSettlements, bMediations, bTaskMediations, bOpenMediations,
+			bTaskReviews, bListings, bListingHashes, bAICalls, bRemovals)
 	}},
-	{4, "trust and safety: messages, settlements, mediations, listing rejections, AI calls, removals", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bMessages, bSettlements, bTaskSettlements, bMediations, bTaskMediations, bOpenMediations,
-			bTaskReviews, bListings, bListingHashes, bAICalls, bRemovals} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return fmt.Errorf("create bucket %s: %w", b, err)
-			}
-		}
-		return nil
+	{5, "announcement deliveries per member", func(tx *Tx) error { return tx.createBucket(bDeliveries) }},
+	{6, "money on chain: inbound transfers, approvals being sent", func(tx *Tx) error {
+		return tx.createBucket(bInbound, bSentApproval)
 	}},
-	{5, "announcement deliveries per member", func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bDeliveries)
-		return err
+	{7, "pay-per-call tools: paid calls, trials, connectors", func(tx *Tx) error {
+		return tx.createBucket(bPaidCalls, bPaidOpen, bPaidTxs, bTrials, bConnectors, bConnNames)
 	}},
-	{6, "money on chain: inbound transfers, approvals being sent", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bInbound, bSentApproval} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return fmt.Errorf("create bucket %s: %w", b, err)
-			}
-		}
-		return nil
+	{8, "members' board: posts, visible threads, tags, replies, the operator's queue", func(tx *Tx) error {
+		return tx.createBucket(bBoardPosts, bBoardThreads, bBoardTags, bBoardReplies, bBoardPending)
 	}},
-	{7, "pay-per-call tools: paid calls, trials, connectors", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bPaidCalls, bPaidOpen, bPaidTxs, bTrials, bConnectors, bConnNames} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return fmt.Errorf("create bucket %s: %w", b, err)
-			}
-		}
-		return nil
-	}},
-	{8, "members' board: posts, visible threads, tags, replies, the operator's queue", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bBoardPosts, bBoardThreads, bBoardTags, bBoardReplies, bBoardPending} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return fmt.Errorf("create bucket %s: %w", b, err)
-			}
-		}
-		return nil
-	}},
-	{9, "talk conversations", func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bConversations)
-		return err
-	}},
-	{10, "recorded data: the hash chain, prices, news, strategy signals", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bChain, bPrices, bNews, bNewsKeys, bNewsEntity, bSignals, bSignalsOpen} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return fmt.Errorf("create bucket %s: %w", b, err)
-			}
-		}
-		return nil
+	{9, "talk conversations", func(tx *Tx) error { return tx.createBucket(bConversations) }},
+	{10, "recorded data: the hash chain, prices, news, strategy signals", func(tx *Tx) error {
+		return tx.createBucket(bChain, bPrices, bNews, bNewsKeys, bNewsEntity, bSignals, bSignalsOpen)
 	}},
 	{11, "indexes: tasks by sweep deadline, sellers by task type, sellers' active jobs", migrateIndexes},
 	{12, "indexes: open tasks by type, tasks awaiting payment by amount, members by state and last seen", migrateIndexes12},

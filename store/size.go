@@ -1,10 +1,17 @@
 package store
 
-import bolt "go.etcd.io/bbolt"
+import (
+	"context"
+
+	bolt "go.etcd.io/bbolt"
+)
 
 // BucketBytes sums the bytes of the keys and values of every bucket, by bucket name: what the
 // records take before bbolt's page overhead (benchmarks report it per task lifecycle).
 func (db *DB) BucketBytes() (map[string]int64, error) {
+	if db.pg != nil {
+		return db.pg.bucketBytes(context.Background())
+	}
 	out := map[string]int64{}
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
@@ -15,6 +22,21 @@ func (db *DB) BucketBytes() (map[string]int64, error) {
 			})
 			out[string(name)] = n
 			return err
+		})
+	})
+	return out, err
+}
+
+// Counts is the number of keys in every bucket, by bucket name (axp admin copy compares them).
+func (db *DB) Counts() (map[string]int, error) {
+	if db.pg != nil {
+		return db.pg.counts(context.Background())
+	}
+	out := map[string]int{}
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			out[string(name)] = b.Stats().KeyN
+			return nil
 		})
 	})
 	return out, err

@@ -56,7 +56,9 @@ func TestMigrateFromVersion3(t *testing.T) {
 	})
 }
 
-func TestTrustRecords(t *testing.T) {
+func TestTrustRecords(t *testing.T) { eachBackend(t, testTrustRecords) }
+
+func testTrustRecords(t *testing.T) {
 	db := open(t)
 	now := time.Now().UTC()
 	pct := 40

@@ -18,6 +18,7 @@ import (
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/env/v2"
@@ -32,6 +33,8 @@ import (
 type Keys struct {
 	Addr                   string            `koanf:"addr"`
 	DataDir                string            `koanf:"data_dir"`
+	Store                  string            `koanf:"store"`
+	StoreMigrate           bool              `koanf:"store_migrate"`
 	BaseURL                string            `koanf:"base_url"`
 	AdminToken             string            `koanf:"admin_token"`
 	AnonTasksPerMinute     int               `koanf:"anon_tasks_per_minute"`
@@ -95,7 +98,7 @@ type Keys struct {
 
 // FlagKeys maps command-line flag names to keys.
 var FlagKeys = map[string]string{
-	"addr": "addr", "data-dir": "data_dir", "base-url": "base_url", "log-level": "log_level",
+	"addr": "addr", "data-dir": "data_dir", "base-url": "base_url", "log-level": "log_level", "store": "store",
 }
 
 // listKeys are the keys whose environment value is a comma-separated list.
@@ -178,6 +181,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	}
 	cfg := def
 	cfg.Addr, cfg.DataDir, cfg.BaseURL, cfg.AdminToken = keys.Addr, keys.DataDir, keys.BaseURL, keys.AdminToken
+	cfg.Store, cfg.StoreNoMigrate = strings.TrimSpace(keys.Store), !keys.StoreMigrate
 	cfg.AnonTasksPerMinute, cfg.RegistrationsPerHour = keys.AnonTasksPerMinute, keys.RegistrationsPerHour
 	cfg.OperatorMessagesPerDay, cfg.AnonReadsPerMinute = keys.OperatorMessagesPerDay, keys.AnonReadsPerMinute
 	cfg.BoardPostsPerHour = keys.BoardPostsPerHour
@@ -258,7 +262,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 // fromDefaults is the configuration as keys before any source is applied.
 func fromDefaults(def daemon.Config) Keys {
 	return Keys{
-		Addr: def.Addr, AnonTasksPerMinute: def.AnonTasksPerMinute, RegistrationsPerHour: def.RegistrationsPerHour,
+		Addr: def.Addr, StoreMigrate: !def.StoreNoMigrate, AnonTasksPerMinute: def.AnonTasksPerMinute, RegistrationsPerHour: def.RegistrationsPerHour,
 		OperatorMessagesPerDay: def.OperatorMessagesPerDay, AnonReadsPerMinute: def.AnonReadsPerMinute, BoardPostsPerHour: def.BoardPostsPerHour,
 		QuoteWindow: def.QuoteWindow, OpenWindow: def.OpenWindow, PaymentWindow: def.PaymentWindow, AutoRelease: def.AutoRelease,
 		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
@@ -359,6 +363,9 @@ type keyError struct{ key, msg string }
 func (e *keyError) Error() string { return e.msg }
 
 func validate(c daemon.Config) error {
+	if c.Store != "" && !store.IsPostgres(c.Store) && !strings.HasPrefix(c.Store, "bolt:") {
+		return &keyError{"store", "store must be a postgres:// (or postgresql://) URL, or bolt:PATH for a bbolt file; leave it empty for the file in the data dir"}
+	}
 	for _, d := range []struct {
 		key string
 		v   time.Duration

@@ -263,6 +263,8 @@ func TestEveryKeyFromFile(t *testing.T) {
 	file := writeFile(t, `
 addr: 127.0.0.1:9
 data_dir: /d
+store: postgres://axp@db.example/axp
+store_migrate: false
 base_url: https://x.example
 admin_token: t
 anon_tasks_per_minute: 1
@@ -319,7 +321,7 @@ news_poll: 10m
 news_retention: 240h
 `)
 	cfg := load(t, file, nil, nil)
-	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", BaseURL: "https://x.example", AdminToken: "t",
+	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", Store: "postgres://axp@db.example/axp", StoreNoMigrate: true, BaseURL: "https://x.example", AdminToken: "t",
 		AnonTasksPerMinute: 1, RegistrationsPerHour: 2, OperatorMessagesPerDay: 3, AnonReadsPerMinute: 4, BoardPostsPerHour: 11,
 		QuoteWindow: 5 * time.Second, OpenWindow: 6 * time.Hour, PaymentWindow: 7 * time.Hour, AutoRelease: 8 * time.Hour,
 		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},

@@ -183,9 +183,13 @@ func TestServeEndToEnd(t *testing.T) {
 	skit := memberkit.NewClient(ex.URL, scredsFile.MemberSecret)
 	// The seller asks to be paid by itself, to the address it was started with.
 	eventually(t, "the seller requests payment", func() error { return ex.payoutRequested(created.ID, axp.ApprovalPending) })
-	if s := seller.stderr.String(); !strings.Contains(s, "the buyer accepted task "+created.ID+"; the payout waits for the operator's approval") {
-		t.Errorf("no readable line for the acceptance:\n%s", s)
-	}
+	// The line is written once the request's answer is back, after the exchange stored it.
+	eventually(t, "a readable line for the acceptance", func() error {
+		if s := seller.stderr.String(); !strings.Contains(s, "the buyer accepted task "+created.ID+"; the payout waits for the operator's approval") {
+			return fmt.Errorf("not in:\n%s", s)
+		}
+		return nil
+	})
 	if status, stdout, _ := run(t, env, bin, "member", "payout-address", "--dir", sellerDir); status != 0 || strings.TrimSpace(stdout) != payout {
 		t.Fatalf("payout-address: %d %q", status, stdout)
 	}

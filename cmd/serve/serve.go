@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/config"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -36,7 +37,8 @@ func NewCmd(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the exchange (REST, MCP and A2A over one marketplace)",
-		Long: `Run the exchange daemon on its embedded bbolt database in the data dir.
+		Long: `Run the exchange daemon on its embedded bbolt database in the data dir, or on PostgreSQL
+(--store postgres://user@host/db, key store), where several daemons may serve one exchange.
 
 Configuration, each overriding the one before: defaults, the YAML file given by --config (or
 AXP_CONFIG), AXP_* environment variables (AXP_QUOTE_WINDOW=5s, AXP_ADMIN_TOKEN=...), flags.
@@ -50,6 +52,7 @@ Without an admin token configured, one is generated on first start, printed once
 	fl := c.Flags()
 	fl.String("addr", daemon.Defaults().Addr, "listen address (port 0 picks a free port)")
 	fl.String("data-dir", "", "data directory (default $XDG_DATA_HOME/axp)")
+	fl.String("store", "", "the database: a postgres:// URL (several daemons may share it), or bolt:PATH (default: the bbolt file in the data dir)")
 	fl.StringVar(&o.ConfigFile, "config", "", "YAML config file")
 	fl.String("base-url", "", "public base URL of the exchange (default http://<addr>)")
 	fl.String("log-level", "info", "log level: debug, info, warn or error")
@@ -77,6 +80,9 @@ func Run(ctx context.Context, o *Options) error {
 	base := d.BaseURL()
 	fmt.Fprintf(o.IO.Out, "axp exchange serving at %s\n", base)
 	fmt.Fprintf(o.IO.Out, "data dir: %s\n", cfg.DataDir)
+	if cfg.Store != "" {
+		fmt.Fprintf(o.IO.Out, "store: %s\n", store.Redact(cfg.Store))
+	}
 	if generated != "" {
 		fmt.Fprintf(o.IO.Out, "admin token (shown once, stored hashed; fingerprint %s):\n  %s\n", protocol.Fingerprint(generated), generated)
 	}

@@ -1,0 +1,524 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// PostgreSQL backend. Every bucket is a set of rows (bucket, key, value) of one table, axp_kv,
+// ordered by its primary key (bucket, key): bytea compares bytewise, as bbolt orders keys, so
+// cursors are ordered range queries fetched in pages. A View is one REPEATABLE READ, READ ONLY
+// transaction; an Update is one SERIALIZABLE transaction, run again from the start when PostgreSQL
+// reports a serialization failure (40001) or a deadlock (40P01). There is no group commit: each
+// Update is its own transaction, and concurrent Updates, in this process or in other daemons on the
+// same database, are ordered by PostgreSQL. An Update function may therefore run more than once; it
+// must keep what it hands out of the transaction in variables it sets (not appends to) on each run.
+
+// pgDDL are the versions of the tables the backend keeps, applied in order at open (unless turned
+// off) under an advisory lock; axp_pg_schema holds the last one applied. The buckets inside are
+// versioned by the schema version in the meta bucket, as on bbolt.
+var pgDDL = []string{
+	1: `CREATE TABLE axp_kv (
+		bucket text COLLATE "C" NOT NULL,
+		key bytea NOT NULL,
+		value bytea NOT NULL,
+		PRIMARY KEY (bucket, key)
+	);
+	CREATE TABLE axp_buckets (name text COLLATE "C" PRIMARY KEY)`,
+}
+
+// pgLockMigrate and pgLockLeader are the advisory lock keys of schema changes and of leadership.
+const (
+	pgLockMigrate = 0x617870_01 // "axp" 1
+	pgLockLeader  = 0x617870_02 // "axp" 2
+)
+
+// pgMaxAttempts bounds how often an Update runs when it keeps meeting serialization failures; every
+// round PostgreSQL lets at least one of the conflicting transactions commit.
+const pgMaxAttempts = 200
+
+type pgStore struct {
+	pool *pgxpool.Pool
+	dsn  string
+	txs  atomic.Int64
+	// retries counts Update runs repeated after a serialization failure.
+	retries atomic.Int64
+}
+
+// IsPostgres tells whether a store location names a PostgreSQL database.
+func IsPostgres(loc string) bool {
+	return strings.HasPrefix(loc, "postgres://") || strings.HasPrefix(loc, "postgresql://")
+}
+
+// Redact hides the password of a store location for logs and messages.
+func Redact(loc string) string {
+	if !IsPostgres(loc) {
+		return loc
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		return "postgres://(unparsable)"
+	}
+	return u.Redacted()
+}
+
+func openPostgres(dsn string, o Options) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", Redact(dsn), err)
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		cfg.MaxConns = 16
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err == nil {
+		err = pool.Ping(ctx)
+		if err != nil {
+			pool.Close()
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", Redact(dsn), err)
+	}
+	db := &DB{pg: &pgStore{pool: pool, dsn: dsn}, path: Redact(dsn)}
+	if o.ReadOnly || o.NoMigrate {
+		v, err := db.Version()
+		if err == nil && (v > SchemaVersion || (o.NoMigrate && v != SchemaVersion)) {
+			err = fmt.Errorf("database %s has schema version %d; this axp writes %d: run axp admin migrate (or start with store_migrate on)", db.path, v, SchemaVersion)
+			if v > SchemaVersion {
+				err = fmt.Errorf("database %s has schema version %d; this axp understands up to %d: upgrade axp", db.path, v, SchemaVersion)
+			}
+		}
+		if err != nil {
+			pool.Close()
+			return nil, err
+		}
+		return db, nil
+	}
+	if err := db.migrate(); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// pgMigrate applies the table versions and then the bucket migrations, in one transaction holding
+// the migration lock, so that daemons starting together migrate once.
+func (db *DB) pgMigrate() error {
+	ctx := context.Background()
+	tx, err := db.pg.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return fmt.Errorf("migrate %s: %w", db.path, err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgLockMigrate)); err != nil {
+		return fmt.Errorf("migrate %s: %w", db.path, err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS axp_pg_schema (version int NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate %s: %w", db.path, err)
+	}
+	have := 0
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM axp_pg_schema`).Scan(&have); err != nil {
+		return fmt.Errorf("migrate %s: %w", db.path, err)
+	}
+	if have > len(pgDDL)-1 {
+		return fmt.Errorf("database %s has table version %d; this axp understands up to %d: upgrade axp", db.path, have, len(pgDDL)-1)
+	}
+	for v := have + 1; v < len(pgDDL); v++ {
+		if _, err := tx.Exec(ctx, pgDDL[v]); err != nil {
+			return fmt.Errorf("migrate %s: table version %d: %w", db.path, v, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO axp_pg_schema (version) VALUES ($1)`, v); err != nil {
+			return fmt.Errorf("migrate %s: %w", db.path, err)
+		}
+	}
+	t := &pgTx{ctx: ctx, tx: tx, writable: true}
+	if err := db.migrateTx(&Tx{pg: t}); err != nil {
+		return err
+	}
+	if t.err != nil {
+		return fmt.Errorf("migrate %s: %w", db.path, t.err)
+	}
+	return tx.Commit(ctx)
+}
+
+func (p *pgStore) view(fn func(*Tx) error) error {
+	ctx := context.Background()
+	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	t := &pgTx{ctx: ctx, tx: tx}
+	err = fn(&Tx{pg: t})
+	if t.err != nil {
+		return t.err
+	}
+	if err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+func (p *pgStore) update(fn func(*Tx) error) error {
+	backoff := time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := p.updateOnce(fn)
+		if !retryable(err) || attempt == pgMaxAttempts {
+			return err
+		}
+		p.retries.Add(1)
+		time.Sleep(backoff/2 + rand.N(backoff))
+		backoff = min(2*backoff, 50*time.Millisecond)
+	}
+}
+
+func (p *pgStore) updateOnce(fn func(*Tx) error) (err error) {
+	ctx := context.Background()
+	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	p.txs.Add(1)
+	defer func() {
+		if err != nil {
+			tx.Rollback(ctx)
+		}
+	}()
+	t := &pgTx{ctx: ctx, tx: tx, writable: true}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				tx.Rollback(ctx)
+				panic(r)
+			}
+		}()
+		err = fn(&Tx{pg: t})
+	}()
+	if t.err != nil {
+		// A failed statement is the cause, whatever fn made of the answer it did not get.
+		return t.err
+	}
+	if err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// retryable tells whether err is a serialization failure or a deadlock: the transaction did nothing
+// and can run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// pgTx is one PostgreSQL transaction. The first failing statement is kept in err: the transaction
+// is then aborted on the server, further reads answer nothing, and View/Update return err.
+type pgTx struct {
+	ctx      context.Context
+	tx       pgx.Tx
+	writable bool
+	err      error
+}
+
+var errNotWritable = errors.New("store: write in a read-only transaction")
+
+func (t *pgTx) fail(err error) {
+	if t.err == nil {
+		t.err = err
+	}
+}
+
+func (t *pgTx) bucket(name []byte) bucket { return pgBucket{t: t, name: string(name)} }
+
+func (t *pgTx) createBucket(name []byte) error {
+	_, err := t.tx.Exec(t.ctx, `INSERT INTO axp_buckets (name) VALUES ($1) ON CONFLICT DO NOTHING`, string(name))
+	if err != nil {
+		t.fail(err)
+	}
+	return err
+}
+
+type pgBucket struct {
+	t    *pgTx
+	name string
+}
+
+func (b pgBucket) Get(key []byte) []byte {
+	if b.t.err != nil {
+		return nil
+	}
+	var v []byte
+	err := b.t.tx.QueryRow(b.t.ctx, `SELECT value FROM axp_kv WHERE bucket = $1 AND key = $2`, b.name, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		b.t.fail(fmt.Errorf("read %s: %w", b.name, err))
+		return nil
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v
+}
+
+func (b pgBucket) Put(key, value []byte) error {
+	if b.t.err != nil {
+		return b.t.err
+	}
+	if !b.t.writable {
+		return errNotWritable
+	}
+	if value == nil {
+		value = []byte{}
+	}
+	_, err := b.t.tx.Exec(b.t.ctx, `INSERT INTO axp_kv (bucket, key, value) VALUES ($1, $2, $3)
+		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, b.name, key, value)
+	if err != nil {
+		b.t.fail(fmt.Errorf("write %s: %w", b.name, err))
+		return b.t.err
+	}
+	return nil
+}
+
+func (b pgBucket) Delete(key []byte) error {
+	if b.t.err != nil {
+		return b.t.err
+	}
+	if !b.t.writable {
+		return errNotWritable
+	}
+	if _, err := b.t.tx.Exec(b.t.ctx, `DELETE FROM axp_kv WHERE bucket = $1 AND key = $2`, b.name, key); err != nil {
+		b.t.fail(fmt.Errorf("delete from %s: %w", b.name, err))
+		return b.t.err
+	}
+	return nil
+}
+
+func (b pgBucket) Count() int {
+	if b.t.err != nil {
+		return 0
+	}
+	var n int
+	if err := b.t.tx.QueryRow(b.t.ctx, `SELECT count(*) FROM axp_kv WHERE bucket = $1`, b.name).Scan(&n); err != nil {
+		b.t.fail(fmt.Errorf("count %s: %w", b.name, err))
+	}
+	return n
+}
+
+func (b pgBucket) SetFillPercent(float64) {}
+
+func (b pgBucket) Cursor() cursor { return &pgCursor{t: b.t, bucket: b.name} }
+
+// pgCursor reads a bucket in pages: a move past the page fetches the next page in that direction,
+// starting after the current key. Pages grow from a few rows (most scans stop after a prefix) to
+// pgPageMax.
+type pgCursor struct {
+	t      *pgTx
+	bucket string
+	page   []pgRow
+	i      int
+	desc   bool // the page runs backwards
+	full   bool // the page was full: more rows may follow it
+	size   int
+}
+
+type pgRow struct{ k, v []byte }
+
+const (
+	pgPageMin = 16
+	pgPageMax = 512
+)
+
+func (c *pgCursor) fetch(cmp string, from []byte, desc bool) ([]byte, []byte) {
+	c.page, c.i, c.desc, c.full = c.page[:0], 0, desc, false
+	if c.t.err != nil {
+		return nil, nil
+	}
+	if c.size == 0 {
+		c.size = pgPageMin
+	} else {
+		c.size = min(2*c.size, pgPageMax)
+	}
+	order := "ASC"
+	if desc {
+		order = "DESC"
+	}
+	q := `SELECT key, value FROM axp_kv WHERE bucket = $1`
+	args := []any{c.bucket}
+	if cmp != "" {
+		q += ` AND key ` + cmp + ` $2`
+		args = append(args, from)
+	}
+	q += fmt.Sprintf(` ORDER BY key %s LIMIT %d`, order, c.size)
+	rows, err := c.t.tx.Query(c.t.ctx, q, args...)
+	if err != nil {
+		c.t.fail(fmt.Errorf("read %s: %w", c.bucket, err))
+		return nil, nil
+	}
+	for rows.Next() {
+		var r pgRow
+		if err := rows.Scan(&r.k, &r.v); err != nil {
+			rows.Close()
+			c.t.fail(fmt.Errorf("read %s: %w", c.bucket, err))
+			return nil, nil
+		}
+		if r.v == nil {
+			r.v = []byte{}
+		}
+		c.page = append(c.page, r)
+	}
+	if err := rows.Err(); err != nil {
+		c.t.fail(fmt.Errorf("read %s: %w", c.bucket, err))
+		return nil, nil
+	}
+	c.full = len(c.page) == c.size
+	if len(c.page) == 0 {
+		return nil, nil
+	}
+	return c.page[0].k, c.page[0].v
+}
+
+func (c *pgCursor) First() ([]byte, []byte) { c.size = 0; return c.fetch("", nil, false) }
+func (c *pgCursor) Last() ([]byte, []byte)  { c.size = 0; return c.fetch("", nil, true) }
+
+func (c *pgCursor) Seek(k []byte) ([]byte, []byte) {
+	c.size = 0
+	return c.fetch(">=", k, false)
+}
+
+// cur is the row the cursor is on, or nil.
+func (c *pgCursor) cur() *pgRow {
+	if c.i < 0 || c.i >= len(c.page) {
+		return nil
+	}
+	return &c.page[c.i]
+}
+
+func (c *pgCursor) Next() ([]byte, []byte) { return c.move(false) }
+func (c *pgCursor) Prev() ([]byte, []byte) { return c.move(true) }
+
+// move steps one row backwards (back) or forwards.
+func (c *pgCursor) move(back bool) ([]byte, []byte) {
+	r := c.cur()
+	if r == nil {
+		return nil, nil
+	}
+	if back != c.desc && c.i > 0 {
+		// Back along the page.
+		c.i--
+		return c.page[c.i].k, c.page[c.i].v
+	}
+	if back == c.desc {
+		// Along the page.
+		if c.i+1 < len(c.page) {
+			c.i++
+			return c.page[c.i].k, c.page[c.i].v
+		}
+		if !c.full {
+			c.i = len(c.page)
+			return nil, nil
+		}
+	}
+	from := r.k
+	if back {
+		return c.fetch("<", from, true)
+	}
+	return c.fetch(">", from, false)
+}
+
+// --- database-wide operations ---
+
+func (p *pgStore) bucketNames(ctx context.Context) ([]string, error) {
+	rows, err := p.pool.Query(ctx, `SELECT name FROM axp_buckets ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+func (p *pgStore) bucketBytes(ctx context.Context) (map[string]int64, error) {
+	return p.perBucket(ctx, `SELECT bucket, sum(length(key) + length(value))::bigint FROM axp_kv GROUP BY bucket`)
+}
+
+// perBucket answers query's (bucket, figure) rows by bucket, with 0 for empty buckets.
+func (p *pgStore) perBucket(ctx context.Context, query string) (map[string]int64, error) {
+	names, err := p.bucketNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, n := range names {
+		out[n] = 0
+	}
+	rows, err := p.pool.Query(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, err
+		}
+		out[name] = n
+	}
+	return out, rows.Err()
+}
+
+func (p *pgStore) size(ctx context.Context) int64 {
+	var n int64
+	p.pool.QueryRow(ctx, `SELECT pg_total_relation_size('axp_kv')`).Scan(&n)
+	return n
+}
+
+func (p *pgStore) counts(ctx context.Context) (map[string]int, error) {
+	n, err := p.perBucket(ctx, `SELECT bucket, count(*) FROM axp_kv GROUP BY bucket`)
+	out := make(map[string]int, len(n))
+	for k, v := range n {
+		out[k] = int(v)
+	}
+	return out, err
+}
+
+// Lock takes the lock called name among every process using the database, waiting for it, and
+// returns its release. On bbolt, where one process holds the file, it takes nothing; on PostgreSQL
+// it holds a session advisory lock on a pooled connection, released by unlock or, if the process
+// dies, by PostgreSQL when the connection ends. Money that must be serialized across daemons (the
+// hot wallet's nonces) takes it around its in-process lock.
+func (db *DB) Lock(ctx context.Context, name string) (unlock func(), err error) {
+	if db.pg == nil {
+		return func() {}, nil
+	}
+	conn, err := db.pg.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, "axp:"+name); err != nil {
+		conn.Release()
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, "axp:"+name); err != nil {
+			// The session may still hold the lock: end it rather than return it to the pool.
+			conn.Conn().Close(ctx)
+		}
+		conn.Release()
+	}, nil
+}

@@ -1,0 +1,208 @@
+// Package pgtest runs a throwaway PostgreSQL for tests: initdb in a temporary directory, listening
+// only on a unix socket there, started on the first use in a test binary and stopped (and deleted)
+// by Main when the package's tests end. It uses the Debian packages' binaries
+// (/usr/lib/postgresql/*/bin) or initdb and pg_ctl on PATH; without them tests that need PostgreSQL
+// skip, unless AXP_REQUIRE_POSTGRES=1 makes them fail. Only tests (and scripts/postgres) import it.
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Server is a running throwaway PostgreSQL.
+type Server struct {
+	dir  string // socket directory; data in dir/data
+	bin  string
+	cred *syscall.Credential // run the server as this user (initdb refuses root)
+	seq  atomic.Int64
+}
+
+// Options tune Start.
+type Options struct {
+	// Durable keeps fsync and synchronous commit on (benchmarks that compare with a synced bbolt).
+	Durable bool
+}
+
+var (
+	once     sync.Once
+	shared   *Server
+	startErr error
+)
+
+// Main runs the tests of a package and stops the server if a test started it.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.Stop()
+	}
+	os.Exit(code)
+}
+
+// Required tells whether PostgreSQL tests must run (AXP_REQUIRE_POSTGRES=1), failing instead of
+// skipping when PostgreSQL is not installed.
+func Required() bool { return os.Getenv("AXP_REQUIRE_POSTGRES") == "1" }
+
+// DSN returns the location of a new, empty database on the package's server, starting the server
+// on first use. Without PostgreSQL the test skips (or fails when Required).
+func DSN(t testing.TB) string {
+	t.Helper()
+	once.Do(func() { shared, startErr = Start(Options{}) })
+	if startErr != nil {
+		if errors.Is(startErr, ErrNotInstalled) && !Required() {
+			t.Skip(startErr)
+		}
+		t.Fatal(startErr)
+	}
+	dsn, err := shared.NewDatabase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
+// Both runs test twice, as the subtests "bolt" and "postgres"; a helper that opens the store under
+// test asks OnPostgres which one it is in.
+func Both(t *testing.T, test func(t *testing.T)) {
+	t.Run("bolt", test)
+	t.Run("postgres", test)
+}
+
+// OnPostgres tells whether t runs under Both's "postgres" subtest.
+func OnPostgres(t testing.TB) bool {
+	parts := strings.Split(t.Name(), "/")
+	return len(parts) > 1 && parts[1] == "postgres"
+}
+
+// ErrNotInstalled means no PostgreSQL binaries were found.
+var ErrNotInstalled = errors.New("PostgreSQL is not installed (initdb, pg_ctl: apt-get install postgresql); set AXP_REQUIRE_POSTGRES=1 to fail instead of skipping")
+
+// binDir finds the directory of initdb and pg_ctl, the newest Debian version first.
+func binDir() (string, error) {
+	if d := os.Getenv("AXP_POSTGRES_BIN"); d != "" {
+		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err != nil {
+			return "", fmt.Errorf("%w (AXP_POSTGRES_BIN=%s: %v)", ErrNotInstalled, d, err)
+		}
+		return d, nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err == nil {
+			return d, nil
+		}
+	}
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		return filepath.Dir(p), nil
+	}
+	return "", ErrNotInstalled
+}
+
+func version(binDir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return n
+}
+
+// Start initialises and starts a server in a new temporary directory.
+func Start(o Options) (*Server, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "axp-pg-") // short: a socket path must fit in 107 bytes
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{dir: dir, bin: bin}
+	if os.Geteuid() == 0 {
+		// PostgreSQL refuses to run as root: run it as the postgres user of the Debian package.
+		name := os.Getenv("AXP_POSTGRES_USER")
+		if name == "" {
+			name = "postgres"
+		}
+		u, err := user.Lookup(name)
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("running as root, PostgreSQL needs an unprivileged user: %w", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		if err := os.Chown(dir, uid, gid); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	if out, err := s.run("initdb", "-D", s.data(), "-U", "axp", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	opts := []string{"-k", dir, "-c", "listen_addresses=", "-c", "max_connections=300", "-c", "shared_buffers=64MB"}
+	if !o.Durable {
+		opts = append(opts, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	if out, err := s.run("pg_ctl", "-D", s.data(), "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "-o", strings.Join(opts, " "), "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
+	}
+	return s, nil
+}
+
+func (s *Server) data() string { return filepath.Join(s.dir, "data") }
+
+func (s *Server) run(name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(filepath.Join(s.bin, name), args...)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	if s.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	}
+	return cmd.CombinedOutput()
+}
+
+// URL is the location of database name on the server.
+func (s *Server) URL(name string) string {
+	return "postgres:///" + name + "?host=" + url.QueryEscape(s.dir) + "&user=axp"
+}
+
+// NewDatabase creates an empty database and returns its location.
+func (s *Server) NewDatabase() (string, error) {
+	name := fmt.Sprintf("axp_test_%d", s.seq.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.URL("postgres"))
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 STRATEGY file_copy"); err != nil {
+		return "", err
+	}
+	return s.URL(name), nil
+}
+
+// Stop stops the server at once and deletes its directory.
+func (s *Server) Stop() {
+	s.run("pg_ctl", "-D", s.data(), "-m", "immediate", "-w", "stop")
+	os.RemoveAll(s.dir)
+}

@@ -80,12 +80,14 @@ type Conversation struct {
 	Asking   string   `json:"asking,omitempty"`
 	TaskID   string   `json:"task_id,omitempty"`
 	// Presented holds the offer ids in the order last shown; Recommended the one recommended.
-	Presented   []string      `json:"presented,omitempty"`
-	Recommended string        `json:"recommended,omitempty"`
-	Turns       int           `json:"turns"`
-	Messages    []TalkMessage `json:"messages"`
-	CreatedAt   time.Time     `json:"created_at"`
-	UpdatedAt   time.Time     `json:"updated_at"`
+	Presented   []string `json:"presented,omitempty"`
+	Recommended string   `json:"recommended,omitempty"`
+	// Questions are sellers' clarifying questions the assistant asked the buyer to answer.
+	Questions []string      `json:"questions,omitempty"`
+	Turns     int           `json:"turns"`
+	Messages  []TalkMessage `json:"messages"`
+	CreatedAt time.Time     `json:"created_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
 }
 
 // TalkMessage is one message of a conversation; the buyer's pass the party-text filters before

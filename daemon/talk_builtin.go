@@ -666,21 +666,46 @@ func (t *turn) present(task axp.Task, lead string) {
 	t.clarifications(task)
 }
 
-// clarifications mentions sellers' questions, which the buyer answers with answer_clarifications.
+// clarifications asks the buyer sellers' questions (flagged ones are left out): with no offer yet
+// the next message is the answer; with offers on the table, an answer starts with "answer:".
 func (t *turn) clarifications(task axp.Task) {
-	if len(task.Clarifications) == 0 {
-		return
-	}
+	t.conv.Questions = nil
 	var qs []string
 	for _, c := range task.Clarifications {
 		if c.Screening != nil && c.Screening.Flagged {
 			continue
 		}
-		qs = append(qs, c.Questions...)
+		for _, q := range c.Questions {
+			if !slices.Contains(qs, q) {
+				qs = append(qs, q)
+			}
+		}
 	}
-	if len(qs) > 0 {
-		t.text += " Sellers asked: " + strings.Join(qs, " ") + " (answer them with answer_clarifications or POST /api/tasks/" + task.ID + "/clarify.)"
+	if len(qs) == 0 {
+		return
 	}
+	t.conv.Questions = qs
+	if t.conv.Asking == "offer" {
+		t.text += " Sellers also asked: " + strings.Join(qs, " ") + " To answer, start your message with 'answer:'; they will quote again."
+		return
+	}
+	t.conv.Asking = "clarify"
+	t.text += " Sellers asked: " + strings.Join(qs, " ") + " What should I tell them? (They will quote again; say 'skip' to leave it.)"
+}
+
+// answerSellers passes the buyer's answer to every open question through answer_clarifications.
+func (t *turn) answerSellers(answer string) error {
+	answers := make(map[string]any, len(t.conv.Questions))
+	for _, q := range t.conv.Questions {
+		answers[clipRunes(q, 500)] = clipRunes(answer, 2000)
+	}
+	var task axp.Task
+	if err := t.call("answer_clarifications", "clarify", map[string]any{"id": t.conv.TaskID, "answers": answers}, &task); err != nil {
+		return t.refused(err, "pass your answer to the sellers")
+	}
+	t.conv.Questions, t.conv.Asking, t.reply.TaskStatus = nil, "", task.Status
+	t.text = "I passed your answer to the sellers; they are asked to quote again. Ask me for the status in a little while."
+	return nil
 }
 
 // afterListing answers once the task exists: offers, choice, payment and status.
@@ -706,6 +731,19 @@ func (t *turn) afterListing() error {
 			conv.Stage, conv.Asking, t.reply.TaskStatus = axp.TalkClosed, "", out.Status
 			t.text = "I withdrew task " + conv.TaskID + ". Start a new conversation for another job."
 			return nil
+		}
+		if len(conv.Questions) > 0 && !isStatus(m) {
+			if rest, ok := cutAnswer(t.msg); ok {
+				return t.answerSellers(rest)
+			}
+			if conv.Asking == "clarify" {
+				if isSkip(m) {
+					conv.Questions, conv.Asking = nil, ""
+					t.text = "Fine: the sellers' questions stay unanswered. Ask me for the status in a little while."
+					return nil
+				}
+				return t.answerSellers(t.msg)
+			}
 		}
 		offers := t.liveOffers(task)
 		i := -1

@@ -317,3 +317,22 @@ func substantive(s string, svc *axp.Service) int {
 	}
 	return n
 }
+
+// cutAnswer reads a message that starts with "answer:" (an answer to sellers' questions).
+func cutAnswer(msg string) (string, bool) {
+	m := strings.TrimSpace(msg)
+	if len(m) < 7 || !strings.EqualFold(m[:7], "answer:") {
+		return "", false
+	}
+	rest := strings.TrimSpace(m[7:])
+	return rest, rest != ""
+}
+
+// isSkip reads "skip", "no", "never mind" and the like as leaving a question unanswered.
+func isSkip(s string) bool {
+	switch strings.Trim(strings.ToLower(strings.TrimSpace(s)), ".!") {
+	case "skip", "no", "nothing", "never mind", "nevermind", "leave it", "pass":
+		return true
+	}
+	return false
+}

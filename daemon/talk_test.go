@@ -568,3 +568,46 @@ func TestTalkModel(t *testing.T) {
 		t.Fatalf("%d failed talk calls recorded, want 1", failed)
 	}
 }
+
+// A seller asks a clarifying question: the assistant asks the buyer, passes the answer on
+// (answer_clarifications), and the seller's new offer is presented and assigned.
+func TestTalkClarifications(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	push := e.newPushSeller("proofreading", map[string]func(map[string]any) any{
+		"quote": func(in map[string]any) any {
+			if strings.Contains(fmt.Sprint(in["description"]), "British") {
+				return map[string]any{"price_usd": 12, "eta_minutes": 90, "note": "British spelling throughout."}
+			}
+			return map[string]any{"clarify": true, "questions": []string{"British or American spelling?"}}
+		},
+	}, nil, map[string]any{"name": "Red Pen"})
+
+	k := newTalker(t, e.anon)
+	r := k.say("Please proofread my 20-page thesis on river ecology")
+	expect(t, r, axp.TalkShaping, "type")
+	expect(t, k.say("proofreading"), axp.TalkShaping, "budget")
+	expect(t, k.say("$30"), axp.TalkShaping, "deadline")
+	expect(t, k.say("2 days"), axp.TalkConfirm, "confirm")
+	r = k.say("yes")
+	expect(t, r, axp.TalkListed, "clarify")
+	if len(r.Offers) != 0 || !strings.Contains(r.Reply, "British or American spelling?") {
+		t.Fatalf("the question is not asked: %s", r.Reply)
+	}
+	r = k.say("British, please")
+	expect(t, r, axp.TalkListed, "")
+	if !strings.Contains(r.Reply, "passed your answer") {
+		t.Fatalf("answer: %s", r.Reply)
+	}
+	// The seller is asked again with the answer in its brief, and offers; status shows the offer.
+	eventually(t, func() error {
+		if r = k.say("status"); len(r.Offers) != 1 {
+			return fmt.Errorf("no offer after the answer: %s", r.Reply)
+		}
+		return nil
+	})
+	if r.Offers[0].Seller.ID != push.MemberID {
+		t.Fatalf("offers %+v", r.Offers)
+	}
+	expect(t, k.say("yes"), axp.TalkAssigned, "")
+}

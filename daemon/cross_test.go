@@ -735,6 +735,13 @@ func TestAdminEndpoints(t *testing.T) {
 			t.Fatalf("stats lack task status %s: %v", s, st.Tasks)
 		}
 	}
+	// The only daemon leads (on PostgreSQL once it took the leader lock, at once on bbolt).
+	eventually(t, func() error {
+		if st := e.stats(); !st.Leader {
+			return fmt.Errorf("the only daemon does not lead: %+v", st)
+		}
+		return nil
+	})
 
 	// audit filters.
 	call(t, e.admin, "admin_suspend", map[string]any{"id": b.MemberID, "reason": "r"}, nil)

@@ -1,5 +1,6 @@
 # axp: the Agent Services Exchange.
-# `make run` serves the exchange on its embedded database; `make test` runs every test.
+# `make run` serves the exchange on its embedded database; `make test` runs every test (the daemon's
+# on bbolt and again on PostgreSQL).
 
 GO       ?= go
 BIN      ?= bin/axp
@@ -19,8 +20,14 @@ test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	./scripts/chain-tools
 	@# The interop clients install (npm) while the Go tests run; a failed install fails the target.
+	@# The daemon tests run a second time with every exchange on PostgreSQL (skipped, saying so,
+	@# when PostgreSQL is not installed, unless AXP_REQUIRE_POSTGRES=1).
 	@./scripts/interop --install > .interop-install.log 2>&1 & install=$$!; \
 	AXP_REQUIRE_CHAIN=1 $(GO) test -count=1 -timeout 10m ./...; status=$$?; \
+	if [ "$$AXP_REQUIRE_POSTGRES" = 1 ] || [ -n "$$AXP_POSTGRES_BIN" ] || command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then \
+		echo "daemon tests on PostgreSQL (AXP_TEST_STORE=postgres):"; \
+		AXP_TEST_STORE=postgres AXP_REQUIRE_CHAIN=1 $(GO) test -count=1 -timeout 10m ./daemon || status=1; \
+	else echo "PostgreSQL is not installed: the daemon tests ran on bbolt only"; fi; \
 	if ! wait $$install; then cat .interop-install.log; echo "interop client install failed"; exit 1; fi; \
 	rm -f .interop-install.log; exit $$status
 	./scripts/interop

@@ -82,6 +82,7 @@ type Stats struct {
 	Submissions   map[string]int `json:"submissions"`
 	Uptime        string         `json:"uptime"`
 	SchemaVersion int            `json:"schema_version"`
+	Leader        bool           `json:"leader" doc:"whether the daemon that answered runs the once-only background work (sweeper, payment watcher, recorders): always on bbolt; on PostgreSQL the one daemon, among those sharing the database, that holds the leader lock"`
 }
 
 // MoneyTotals are totals from the ledger.

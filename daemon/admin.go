@@ -59,7 +59,7 @@ func (d *Daemon) adminMetrics(ctx context.Context, c *pipeline.Call, in *axp.Met
 
 func (d *Daemon) adminStats(ctx context.Context, c *pipeline.Call) (any, error) {
 	st := &axp.Stats{Tasks: map[string]int{}, Members: map[string]int{}, MembersByRole: map[string]int{},
-		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion,
+		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion, Leader: d.leading(),
 		Uptime: d.now().Sub(d.started).Round(time.Second).String()}
 	for _, s := range axp.TaskStatuses {
 		st.Tasks[s] = 0

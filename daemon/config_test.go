@@ -5,15 +5,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
-	"github.com/axp-exchange/axp/store"
 )
 
 // TestGeneratedAdminToken: with no admin token configured, one is generated on first start, returned
@@ -22,7 +19,7 @@ func TestGeneratedAdminToken(t *testing.T) {
 	dir := t.TempDir()
 	start := func() (*daemon.Daemon, string, *httptest.Server) {
 		cfg := daemon.Defaults()
-		cfg.DataDir, cfg.NoSync = dir, true
+		cfg.DataDir, cfg.NoSync, cfg.Store = dir, true, storeFor(t, dir)
 		d, tok, err := daemon.New(cfg, io.Discard)
 		if err != nil {
 			t.Fatal(err)
@@ -53,11 +50,7 @@ func TestGeneratedAdminToken(t *testing.T) {
 	}
 	srv.Close()
 	d.Close()
-	raw, err := os.ReadFile(filepath.Join(dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(raw, []byte(token)) {
+	if bytes.Contains(stored(t, dir), []byte(token)) {
 		t.Fatalf("the admin token is stored in clear")
 	}
 }

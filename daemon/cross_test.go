@@ -20,6 +20,7 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store/pgtest"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -734,6 +735,13 @@ func TestAdminEndpoints(t *testing.T) {
 			t.Fatalf("stats lack task status %s: %v", s, st.Tasks)
 		}
 	}
+	// The only daemon leads (on PostgreSQL once it took the leader lock, at once on bbolt).
+	eventually(t, func() error {
+		if st := e.stats(); !st.Leader {
+			return fmt.Errorf("the only daemon does not lead: %+v", st)
+		}
+		return nil
+	})
 
 	// audit filters.
 	call(t, e.admin, "admin_suspend", map[string]any{"id": b.MemberID, "reason": "r"}, nil)
@@ -832,8 +840,15 @@ func TestAdminEndpoints(t *testing.T) {
 		t.Fatalf("default window %d", mt.Hours)
 	}
 
-	// operator messages are covered in TestOperatorMessages; backup here.
+	// operator messages are covered in TestOperatorMessages; backup here. On PostgreSQL the
+	// exchange has no file to send: it says so and points to pg_dump.
 	resp, err := do(e.admin, "admin_backup", nil)
+	if pgtest.OnPostgres(t) {
+		if ae := apiErr(t, err, axp.CodeUnavailable, "-"); !strings.Contains(ae.Hint, "pg_dump") {
+			t.Fatalf("backup on PostgreSQL: %v, hint %q", ae, ae.Hint)
+		}
+		return
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

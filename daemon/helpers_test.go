@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -42,7 +41,9 @@ var names atomic.Int64
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// eachStore runs test on bbolt and on PostgreSQL (subtests "bolt" and "postgres").
+// eachStore runs test on bbolt and on PostgreSQL (subtests "bolt" and "postgres"). With
+// AXP_TEST_STORE=postgres (the second run of `make test`) every exchange of every test is on
+// PostgreSQL, and only the "postgres" subtest runs.
 func eachStore(t *testing.T, test func(t *testing.T)) { pgtest.Both(t, test) }
 
 // newEnv starts an exchange with generous limits (so tests do not trip over each other) after mod
@@ -59,11 +60,11 @@ func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
 	cfg.AnonReadsPerMinute = 0 // off
 	cfg.OperatorMessagesPerDay = 10
 	cfg.MaxBodyBytes = 1 << 20
-	if pgtest.OnPostgres(t) {
-		cfg.Store = pgtest.DSN(t)
-	}
 	for _, m := range mod {
 		m(&cfg)
+	}
+	if cfg.Store == "" {
+		cfg.Store = storeFor(t, cfg.DataDir)
 	}
 	d, generated, err := daemon.New(cfg, io.Discard)
 	if err != nil {
@@ -71,6 +72,9 @@ func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
 	}
 	if generated != "" {
 		t.Fatalf("an admin token was generated although one was configured")
+	}
+	if d.DB().IsPostgres() != (cfg.Store != "") {
+		t.Fatalf("store %q opened as PostgreSQL: %v", cfg.Store, d.DB().IsPostgres())
 	}
 	srv := httptest.NewServer(d.Handler())
 	d.SetBaseURL(srv.URL)
@@ -88,9 +92,6 @@ func (e *env) close() {
 		}
 	})
 }
-
-// dbPath is the database file of the exchange.
-func (e *env) dbPath() string { return filepath.Join(e.dir, store.FileName) }
 
 // member is a registered member with a client authenticated as it.
 type member struct {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -250,14 +249,11 @@ func TestSecretsNotStoredInClear(t *testing.T) {
 	call(t, e.anon.With(b2.MemberSecret), "get_my_profile", nil, nil)
 	e.close()
 
-	db, err := os.ReadFile(e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := stored(t, e.dir)
 	for _, s := range []string{a.MemberSecret, a.PlatformKey, b.MemberSecret, b.PlatformKey, "auth-token-in-clear-0123", adminToken,
 		a.MemberSecret[len(a.MemberSecret)-64:], b.MemberSecret[len(b.MemberSecret)-64:], "reg-key-1-0123456789"} {
 		if bytes.Contains(db, []byte(s)) {
-			t.Fatalf("the database file holds %q in clear", s)
+			t.Fatalf("the store holds %q in clear", s)
 		}
 	}
 	// Sanity: the file does hold the members.

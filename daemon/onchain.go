@@ -50,6 +50,16 @@ func (d *Daemon) setupChain() error {
 	d.log.Info("chain ready: payments are verified and found on chain", "source", "payments", "chain_id", info.ChainID,
 		"token", c.Token(), "symbol", info.Symbol, "decimals", info.Decimals, "deposit_address", c.Deposit(),
 		"confirmations", c.Confirmations(), "head", info.Head)
+	// The watcher's starting point is fixed now, by whichever daemon starts, not at its first pass:
+	// on PostgreSQL a daemon watches only once it leads, and transfers made in between count.
+	safe, err := c.Safe(ctx)
+	if err == nil {
+		_, err = d.startCursor(safe)
+	}
+	if err != nil {
+		c.Close()
+		return fmt.Errorf("set the payment watcher's first block: %w", err)
+	}
 	if cfg.PayoutKeyFile == "" {
 		d.log.Info("no payout_key_file: the operator sends payouts and records their tx hash (manual rail)", "source", "payments")
 		return nil
@@ -355,6 +365,25 @@ func (d *Daemon) watchChain() {
 // watchSpan bounds the blocks asked for in one eth_getLogs call.
 const watchSpan = 2000
 
+// startCursor returns the last block the watcher processed, first setting it when there is none:
+// to before chain_start_block, or to safe, the newest confirmed block (transfers older than the
+// exchange's chain setup are not its business).
+func (d *Daemon) startCursor(safe uint64) (uint64, error) {
+	var cursor uint64
+	err := d.db.Update(func(tx *store.Tx) error {
+		var started bool
+		if cursor, started = tx.ChainCursor(); started {
+			return nil
+		}
+		cursor = safe
+		if d.cfg.ChainStartBlock > 0 {
+			cursor = d.cfg.ChainStartBlock - 1
+		}
+		return tx.SetChainCursor(cursor)
+	})
+	return cursor, err
+}
+
 // chainPass is one pass of the watcher: new confirmed blocks, then reported payments, then the
 // payout rail's transfers in flight.
 func (d *Daemon) chainPass(ctx context.Context) error {
@@ -366,13 +395,7 @@ func (d *Daemon) chainPass(ctx context.Context) error {
 	var started bool
 	d.db.View(func(tx *store.Tx) error { cursor, started = tx.ChainCursor(); return nil })
 	if !started {
-		// First pass: start at chain_start_block, or at the newest confirmed block (transfers
-		// older than the exchange's chain setup are not its business).
-		cursor = safe
-		if d.cfg.ChainStartBlock > 0 {
-			cursor = d.cfg.ChainStartBlock - 1
-		}
-		if err := d.db.Update(func(tx *store.Tx) error { return tx.SetChainCursor(cursor) }); err != nil {
+		if cursor, err = d.startCursor(safe); err != nil {
 			return err
 		}
 	}

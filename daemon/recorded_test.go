@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/x402"
@@ -370,20 +368,9 @@ func TestNewsRecorderAndProofs(t *testing.T) {
 
 	// Change the stored item behind the exchange's back: its proof no longer verifies.
 	e.close()
-	db, err := bolt.Open(e.dbPath(), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("news"))
-		plain, err := store.Decompress(b.Get([]byte(id)))
-		if err != nil {
-			return err
-		}
-		v := strings.Replace(string(plain), "BTC breaks a record", "BTC falls", 1)
-		return b.Put([]byte(id), store.Compress([]byte(v)))
+	rewriteStored(t, dir, "news", id, func(plain []byte) []byte {
+		return []byte(strings.Replace(string(plain), "BTC breaks a record", "BTC falls", 1))
 	})
-	db.Close()
 	e = recordedEnv(t, clk, nil, feeds, mod)
 	getRecorded(t, e, "/paid/news/proof?trial=1&id="+id, 200, &p)
 	if err := p.Verify(); err == nil || !strings.Contains(p.Note, "does not verify") || !strings.Contains(string(p.Item), "BTC falls") {

@@ -60,7 +60,16 @@ func statsRun(ctx context.Context, o *StatsOptions) error {
 		"Submissions", counts(s.Submissions),
 		"Uptime", s.Uptime,
 		"Schema version", strconv.Itoa(s.SchemaVersion),
+		"Leader", leader(s.Leader),
 	)
+}
+
+// leader says whether the daemon that answered runs the sweeper and the other once-only work.
+func leader(yes bool) string {
+	if yes {
+		return "yes (this daemon runs the sweeper and the payment watcher)"
+	}
+	return "no (another daemon on the database does)"
 }
 
 // counts lists the non-zero counts by key, sorted.

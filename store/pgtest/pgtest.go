@@ -2,7 +2,12 @@
 // only on a unix socket there, started on the first use in a test binary and stopped (and deleted)
 // by Main when the package's tests end. It uses the Debian packages' binaries
 // (/usr/lib/postgresql/*/bin) or initdb and pg_ctl on PATH; without them tests that need PostgreSQL
-// skip, unless AXP_REQUIRE_POSTGRES=1 makes them fail. Only tests (and scripts/postgres) import it.
+// skip, unless AXP_REQUIRE_POSTGRES=1 makes them fail. Only tests import it.
+//
+// AXP_TEST_STORE=postgres runs a package's tests on PostgreSQL throughout (`make test` runs the
+// daemon package so a second time): OnPostgres is then true in every test, so a helper that opens
+// the store under test opens a new database; Both runs only its "postgres" subtest (the default run
+// covers "bolt"); tests that need a bbolt file skip through BoltOnly.
 package pgtest
 
 import (
@@ -48,6 +53,16 @@ var (
 
 // Main runs the tests of a package and stops the server if a test started it.
 func Main(m *testing.M) {
+	switch os.Getenv("AXP_TEST_STORE") {
+	case "", "bolt", "postgres":
+	default:
+		fmt.Fprintf(os.Stderr, "AXP_TEST_STORE=%s: want bolt (the default) or postgres\n", os.Getenv("AXP_TEST_STORE"))
+		os.Exit(2)
+	}
+	if _, err := binDir(); err != nil && Selected() && !Required() {
+		fmt.Fprintf(os.Stderr, "AXP_TEST_STORE=postgres: no run on PostgreSQL: %v\n", err)
+		os.Exit(0)
+	}
 	code := m.Run()
 	if shared != nil {
 		shared.Stop()
@@ -55,12 +70,25 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// Selected tells whether the tests run on PostgreSQL throughout (AXP_TEST_STORE=postgres).
+func Selected() bool { return os.Getenv("AXP_TEST_STORE") == "postgres" }
+
+// BoltOnly skips t when the tests run on PostgreSQL throughout: why says what in it needs a bbolt
+// file (the default run covers it).
+func BoltOnly(t testing.TB, why string) {
+	t.Helper()
+	if Selected() {
+		t.Skip("needs a bbolt file: " + why)
+	}
+}
+
 // Required tells whether PostgreSQL tests must run (AXP_REQUIRE_POSTGRES=1), failing instead of
 // skipping when PostgreSQL is not installed.
 func Required() bool { return os.Getenv("AXP_REQUIRE_POSTGRES") == "1" }
 
 // DSN returns the location of a new, empty database on the package's server, starting the server
-// on first use. Without PostgreSQL the test skips (or fails when Required).
+// on first use; the database is dropped when the test ends. Without PostgreSQL the test skips (or
+// fails when Required).
 func DSN(t testing.TB) string {
 	t.Helper()
 	once.Do(func() { shared, startErr = Start(Options{}) })
@@ -70,22 +98,36 @@ func DSN(t testing.TB) string {
 		}
 		t.Fatal(startErr)
 	}
-	dsn, err := shared.NewDatabase()
+	name, err := shared.newDatabase()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dsn
+	t.Cleanup(func() {
+		if err := shared.exec("DROP DATABASE " + name + " WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return shared.URL(name)
 }
 
 // Both runs test twice, as the subtests "bolt" and "postgres"; a helper that opens the store under
-// test asks OnPostgres which one it is in.
+// test asks OnPostgres which one it is in. When Selected, "bolt" skips.
 func Both(t *testing.T, test func(t *testing.T)) {
-	t.Run("bolt", test)
+	t.Run("bolt", func(t *testing.T) {
+		if Selected() {
+			t.Skip("AXP_TEST_STORE=postgres: the default run covers bbolt")
+		}
+		test(t)
+	})
 	t.Run("postgres", test)
 }
 
-// OnPostgres tells whether t runs under Both's "postgres" subtest.
+// OnPostgres tells whether t runs on PostgreSQL: under Both's "postgres" subtest, or in any test
+// when Selected.
 func OnPostgres(t testing.TB) bool {
+	if Selected() {
+		return true
+	}
 	parts := strings.Split(t.Name(), "/")
 	return len(parts) > 1 && parts[1] == "postgres"
 }
@@ -187,18 +229,30 @@ func (s *Server) URL(name string) string {
 
 // NewDatabase creates an empty database and returns its location.
 func (s *Server) NewDatabase() (string, error) {
+	name, err := s.newDatabase()
+	if err != nil {
+		return "", err
+	}
+	return s.URL(name), nil
+}
+
+// newDatabase creates an empty database and returns its name.
+func (s *Server) newDatabase() (string, error) {
 	name := fmt.Sprintf("axp_test_%d", s.seq.Add(1))
+	return name, s.exec("CREATE DATABASE " + name + " TEMPLATE template0 STRATEGY file_copy")
+}
+
+// exec runs one statement on the server's maintenance database.
+func (s *Server) exec(sql string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, s.URL("postgres"))
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 STRATEGY file_copy"); err != nil {
-		return "", err
-	}
-	return s.URL(name), nil
+	_, err = conn.Exec(ctx, sql)
+	return err
 }
 
 // Stop stops the server at once and deletes its directory.

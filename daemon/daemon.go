@@ -351,8 +351,12 @@ func (d *Daemon) background() {
 	defer flush.Stop()
 	defer prune.Stop()
 	defer sweep.Stop()
-	if d.leading() {
+	// A daemon prunes when it starts leading (at once on bbolt; when it takes the lead on a shared
+	// PostgreSQL store), then hourly.
+	led := d.leading()
+	if led {
 		d.prune()
+		d.pruneRecorded()
 	}
 	for {
 		select {
@@ -367,7 +371,12 @@ func (d *Daemon) background() {
 				d.prune()
 			}
 		case <-sweep.C:
-			if !d.leading() {
+			now := d.leading()
+			if now && !led {
+				d.prune()
+				d.pruneRecorded()
+			}
+			if led = now; !now {
 				continue
 			}
 			d.sweep(context.Background())

@@ -430,7 +430,8 @@ func (c *clock) Advance(d time.Duration) {
 // authorization has expired the recovery pass lets it go.
 func TestPaidCallCrashRecovery(t *testing.T) {
 	clk := &clock{}
-	m := newChainMarket(t, func(cfg *daemon.Config) { cfg.Now = clk.Now })
+	// The sweeper's own recovery pass stays out of the way: the test runs it itself.
+	m := newChainMarket(t, func(cfg *daemon.Config) { cfg.Now, cfg.SweepEvery = clk.Now, time.Hour })
 	payer := m.buyerWallet(1_000_000)
 	req := terms(t, paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, nil))
 

@@ -90,9 +90,6 @@ func (d *Daemon) recordLoop() {
 	}
 	prune := time.NewTicker(time.Hour)
 	defer prune.Stop()
-	if d.leading() {
-		d.pruneRecorded()
-	}
 	// Only the leader records, so that daemons sharing a store record each poll once.
 	for {
 		select {

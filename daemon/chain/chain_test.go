@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
@@ -114,6 +115,12 @@ func TestTransfersReceiptsAndTheWallet(t *testing.T) {
 		if err := w.Broadcast(ctx, s.Raw); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The node mines it on its own time: wait for its receipt, then read the balance.
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if r, err := cl.WaitMined(wctx, s.Hash, 20*time.Millisecond); err != nil || !r.Success {
+		t.Fatalf("the transfer was not mined: %+v %v", r, err)
 	}
 	if got := c.Balance(c.Token, seller); got != 1_234_567 {
 		t.Fatalf("seller balance %d", got)

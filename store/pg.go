@@ -53,6 +53,8 @@ type pgStore struct {
 	txs  atomic.Int64
 	// retries counts Update runs repeated after a serialization failure.
 	retries atomic.Int64
+	views   atomic.Int64
+	trips   *tripCounter
 }
 
 // IsPostgres tells whether a store location names a PostgreSQL database.
@@ -80,6 +82,8 @@ func openPostgres(dsn string, o Options) (*DB, error) {
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = 16
 	}
+	trips := &tripCounter{}
+	cfg.ConnConfig.Tracer = trips
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -92,7 +96,7 @@ func openPostgres(dsn string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", Redact(dsn), err)
 	}
-	db := &DB{pg: &pgStore{pool: pool, dsn: dsn}, path: Redact(dsn)}
+	db := &DB{pg: &pgStore{pool: pool, dsn: dsn, trips: trips}, path: Redact(dsn)}
 	if o.ReadOnly || o.NoMigrate {
 		v, err := db.Version()
 		if err == nil && (v > SchemaVersion || (o.NoMigrate && v != SchemaVersion)) {
@@ -156,6 +160,7 @@ func (db *DB) pgMigrate() error {
 
 func (p *pgStore) view(fn func(*Tx) error) error {
 	ctx := context.Background()
+	p.views.Add(1)
 	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

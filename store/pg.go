@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -189,39 +189,6 @@ func (p *pgStore) view(fn func(*Tx) error) error {
 	return t.commit()
 }
 
-func (p *pgStore) update(fn func(*Tx) error) error {
-	backoff := time.Millisecond
-	for attempt := 1; ; attempt++ {
-		err := p.updateOnce(fn)
-		if !retryable(err) || attempt == pgMaxAttempts {
-			return err
-		}
-		p.retries.Add(1)
-		time.Sleep(backoff/2 + rand.N(backoff))
-		backoff = min(2*backoff, 50*time.Millisecond)
-	}
-}
-
-func (p *pgStore) updateOnce(fn func(*Tx) error) (err error) {
-	ctx := context.Background()
-	conn, err := p.pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	p.txs.Add(1)
-	t := newPgTx(ctx, conn, pgBeginUpdate, true)
-	defer t.end(conn) // also when fn panics
-	err = fn(&Tx{pg: t})
-	if t.err != nil {
-		// A failed statement is the cause, whatever fn made of the answer it did not get.
-		return t.err
-	}
-	if err != nil {
-		return err
-	}
-	return t.commit()
-}
-
 // retryable tells whether err is a serialization failure or a deadlock: the transaction did nothing
 // and can run again.
 func retryable(err error) bool {
@@ -248,6 +215,7 @@ type pgTx struct {
 	known map[pgKey][]byte
 	// pending holds the writes not yet sent, by key: the last one of each key counts.
 	pending map[pgKey]pgWrite
+	call    pgCall // the group's function running now (pggroup.go)
 }
 
 type pgKey struct{ bucket, key string }
@@ -271,31 +239,57 @@ func (t *pgTx) fail(err error) {
 // pgSend is one batch being put together: the BEGIN if not sent yet, the writes a read must see,
 // then the statement of the caller.
 type pgSend struct {
-	t       *pgTx
-	b       pgx.Batch
-	begin   bool
-	writes  int      // write statements queued after the BEGIN
-	flushed []pgKey  // the keys those statements write
-	values  [][]byte // and what (nil: deleted)
+	t         *pgTx
+	b         pgx.Batch
+	begin     bool
+	writes    int      // write statements (and the savepoint) queued after the BEGIN
+	flushed   []pgKey  // the keys those statements write
+	values    [][]byte // and what (nil: deleted)
+	savepoint bool     // the function's savepoint is among them
+	before    int      // flushed[:before] are the writes of the functions before it
 }
 
-// batch starts a batch carrying the waiting writes of bucket (of every bucket when all).
+// batch starts a batch carrying the waiting writes of bucket (of every bucket when all). In a group
+// (pggroup.go), the first writes a function sends go after a savepoint, preceded by the writes of
+// the functions before it, so that they survive if it fails.
 func (t *pgTx) batch(bucket string, all bool) *pgSend {
 	s := &pgSend{t: t}
 	if t.begin != "" {
 		s.b.Queue(t.begin)
 		s.begin = true
 	}
-	if len(t.pending) == 0 {
-		return s
-	}
+	need := false
 	for k := range t.pending {
 		if all || k.bucket == bucket {
-			s.flushed = append(s.flushed, k)
+			need = true
+			break
 		}
 	}
+	if !need {
+		return s
+	}
+	if t.call.saved != nil {
+		before := slices.Collect(maps.Keys(t.call.saved))
+		s.queueWrites(before, t.call.saved)
+		s.before = len(s.flushed)
+		s.b.Queue("savepoint axp_call")
+		s.writes++
+		s.savepoint = true
+	}
+	var keys []pgKey
+	for k := range t.pending {
+		if (all || k.bucket == bucket) && (!s.savepoint || t.call.touched[k]) {
+			keys = append(keys, k)
+		}
+	}
+	s.queueWrites(keys, t.pending)
+	return s
+}
+
+// queueWrites queues the writes of keys (as held in ws), at most two statements.
+func (s *pgSend) queueWrites(keys []pgKey, ws map[pgKey]pgWrite) {
 	// In key order, so that transactions writing the same rows lock them in the same order.
-	slices.SortFunc(s.flushed, func(a, b pgKey) int {
+	slices.SortFunc(keys, func(a, b pgKey) int {
 		if c := strings.Compare(a.bucket, b.bucket); c != 0 {
 			return c
 		}
@@ -303,8 +297,9 @@ func (t *pgTx) batch(bucket string, all bool) *pgSend {
 	})
 	var upB, delB []string
 	var upK, upV, delK [][]byte
-	for _, k := range s.flushed {
-		w := t.pending[k]
+	for _, k := range keys {
+		w := ws[k]
+		s.flushed = append(s.flushed, k)
 		s.values = append(s.values, w.value)
 		if w.value == nil {
 			delB, delK = append(delB, k.bucket), append(delK, []byte(k.key))
@@ -321,7 +316,6 @@ func (t *pgTx) batch(bucket string, all bool) *pgSend {
 		s.b.Queue(`DELETE FROM axp_kv WHERE (bucket, key) IN (SELECT * FROM unnest($1::text[], $2::bytea[]))`, delB, delK)
 		s.writes++
 	}
-	return s
 }
 
 // send sends the batch and reads the answers to the BEGIN and the writes; the caller reads the
@@ -345,9 +339,23 @@ func (s *pgSend) send() (pgx.BatchResults, error) {
 			return nil, t.err
 		}
 	}
+	if s.savepoint {
+		// The writes of the functions before this one are sent: what is left waiting is its own.
+		for k := range t.call.saved {
+			if !t.call.touched[k] {
+				delete(t.pending, k)
+			}
+		}
+		t.call.saved, t.call.savepoint = nil, true
+	}
 	for i, k := range s.flushed {
-		delete(t.pending, k)
 		t.known[k] = s.values[i]
+	}
+	for _, k := range s.flushed[s.before:] {
+		delete(t.pending, k)
+	}
+	if len(s.flushed) > 0 {
+		t.call.flushed = true
 	}
 	return br, nil
 }
@@ -481,7 +489,11 @@ func (b pgBucket) write(key, value []byte) error {
 	if !b.t.writable {
 		return errNotWritable
 	}
-	b.t.pending[pgKey{b.name, string(key)}] = pgWrite{value: value}
+	k := pgKey{b.name, string(key)}
+	b.t.pending[k] = pgWrite{value: value}
+	if b.t.call.touched != nil {
+		b.t.call.touched[k] = true
+	}
 	return nil
 }
 

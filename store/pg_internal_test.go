@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/axp-exchange/axp/store/pgtest"
@@ -117,6 +119,146 @@ func TestTxReadsItsWrites(t *testing.T) {
 			return nil
 		}); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestGroupCommitUndo: seven calls queued in order behind a leader share one transaction; calls
+// that fail or panic are undone whether their writes still waited in the transaction or a cursor
+// had them sent (on PostgreSQL after a savepoint), and never take the writes of the calls before
+// them along. bbolt, whose undo log does the same, is the reference.
+func TestGroupCommitUndo(t *testing.T) {
+	pgtest.Both(t, func(t *testing.T) {
+		var db *DB
+		var err error
+		if pgtest.OnPostgres(t) {
+			db, err = OpenLocation(pgtest.DSN(t), Options{})
+		} else {
+			db, err = Open(filepath.Join(t.TempDir(), FileName), Options{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		b := func(tx *Tx) bucket { return tx.bucket(bSellerStats) }
+		put := func(tx *Tx, k, v string) error { return b(tx).Put([]byte(k), []byte(v)) }
+		get := func(tx *Tx, k string) string { return string(b(tx).Get([]byte(k))) }
+		walk := func(tx *Tx) string {
+			var out []string
+			c := b(tx).Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				out = append(out, fmt.Sprintf("%s=%s", k, v))
+			}
+			return strings.Join(out, " ")
+		}
+		if err := db.Update(func(tx *Tx) error {
+			return errors.Join(put(tx, "shared", "before"), put(tx, "gone", "before"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		release := make(chan struct{})
+		done := make(chan error, 8)
+		go func() {
+			done <- db.Update(func(tx *Tx) error {
+				<-release
+				return put(tx, "leader", "1")
+			})
+		}()
+		for db.queued() != 0 || !db.leading() {
+			runtime.Gosched()
+		}
+		boom := errors.New("boom")
+		calls := map[int]func(tx *Tx) error{
+			1: func(tx *Tx) error { return nil },
+			2: func(tx *Tx) error { // a cursor sends its writes and the first call's
+				if got := walk(tx); got != "gone=before k1=v k2=v leader=1 shared=before" {
+					return fmt.Errorf("call 2 walks %q", got)
+				}
+				return nil
+			},
+			3: func(tx *Tx) error { // sent after its savepoint, then undone
+				put(tx, "shared", "from 3")
+				b(tx).Delete([]byte("gone"))
+				if got := walk(tx); got != "k1=v k2=v k3=v leader=1 shared=from 3" {
+					return fmt.Errorf("call 3 walks %q", got)
+				}
+				return boom
+			},
+			4: func(tx *Tx) error {
+				if got := walk(tx); got != "gone=before k1=v k2=v k4=v leader=1 shared=before" {
+					return fmt.Errorf("call 4 walks %q", got)
+				}
+				if get(tx, "gone") != "before" || get(tx, "k3") != "" {
+					return fmt.Errorf("call 4 reads what call 3 undid")
+				}
+				return nil
+			},
+			5: func(tx *Tx) error { // undone while its writes still wait
+				put(tx, "shared", "from 5")
+				panic("five")
+			},
+			6: func(tx *Tx) error {
+				if got := get(tx, "shared"); got != "before" {
+					return fmt.Errorf("call 6 reads shared = %q", got)
+				}
+				return put(tx, "shared", "from 6")
+			},
+			7: func(tx *Tx) error { // sends call 6's writes, then fails: they stay
+				if got := walk(tx); got != "gone=before k1=v k2=v k4=v k6=v k7=v leader=1 shared=from 6" {
+					return fmt.Errorf("call 7 walks %q", got)
+				}
+				return boom
+			},
+		}
+		results := make([]any, 8)
+		var wg sync.WaitGroup
+		for i := 1; i <= 7; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() {
+					if p := recover(); p != nil {
+						results[i] = fmt.Sprint("panic: ", p)
+					}
+				}()
+				results[i] = db.Update(func(tx *Tx) error {
+					if err := put(tx, fmt.Sprint("k", i), "v"); err != nil {
+						return err
+					}
+					return calls[i](tx)
+				})
+			}()
+			for db.queued() != i { // queued in order
+				runtime.Gosched()
+			}
+		}
+		close(release)
+		wg.Wait()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 7; i++ {
+			want := any(error(nil))
+			switch i {
+			case 3, 7:
+				want = boom
+			case 5:
+				want = "panic: five"
+			}
+			if results[i] != want {
+				t.Errorf("call %d: %v, want %v", i, results[i], want)
+			}
+		}
+		if err := db.View(func(tx *Tx) error {
+			if got := walk(tx); got != "gone=before k1=v k2=v k4=v k6=v leader=1 shared=from 6" {
+				t.Errorf("committed %q", got)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if commits, calls := db.GroupStats(); commits != 3 || calls != 9 {
+			t.Errorf("%d commits for %d calls, want 3 for 9", commits, calls)
 		}
 	})
 }

@@ -42,6 +42,7 @@ var pgDDL = []string{
 const (
 	pgLockMigrate = 0x617870_01 // "axp" 1
 	pgLockLeader  = 0x617870_02 // "axp" 2
+	pgLockWriter  = 0x617870_03 // "axp" 3
 )
 
 // pgMaxAttempts bounds how often an Update runs when it keeps meeting serialization failures; every
@@ -56,6 +57,8 @@ type pgStore struct {
 	retries atomic.Int64
 	views   atomic.Int64
 	trips   *tripCounter
+	// contended is when (unix ns) this daemon stops taking the writer lock (pggroup.go).
+	contended atomic.Int64
 }
 
 // IsPostgres tells whether a store location names a PostgreSQL database.
@@ -216,6 +219,8 @@ type pgTx struct {
 	// pending holds the writes not yet sent, by key: the last one of each key counts.
 	pending map[pgKey]pgWrite
 	call    pgCall // the group's function running now (pggroup.go)
+	// locked: this session holds the writer lock (pggroup.go), to release after the COMMIT.
+	locked bool
 }
 
 type pgKey struct{ bucket, key string }
@@ -408,11 +413,19 @@ func (t *pgTx) commit() error {
 	}
 	s := t.batch("", true)
 	s.b.Queue("commit")
+	if t.locked {
+		s.b.Queue(`SELECT pg_advisory_unlock($1)`, int64(pgLockWriter))
+	}
 	br, err := s.send()
 	if err != nil {
 		return err
 	}
 	tag, err := br.Exec()
+	if err == nil && t.locked {
+		if _, err = br.Exec(); err == nil {
+			t.locked = false
+		}
+	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -431,6 +444,12 @@ func (t *pgTx) commit() error {
 func (t *pgTx) end(conn *pgxpool.Conn) {
 	if pc := conn.Conn().PgConn(); !pc.IsClosed() && !pc.IsBusy() && pc.TxStatus() != 'I' {
 		conn.Exec(t.ctx, "rollback")
+	}
+	if t.locked {
+		if _, err := conn.Exec(t.ctx, `SELECT pg_advisory_unlock($1)`, int64(pgLockWriter)); err != nil {
+			// The session may still hold the lock: end it rather than return it to the pool.
+			conn.Conn().Close(t.ctx)
+		}
 	}
 	conn.Release()
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp/store/pgtest"
 )
@@ -261,4 +263,40 @@ func TestGroupCommitUndo(t *testing.T) {
 			t.Errorf("%d commits for %d calls, want 3 for 9", commits, calls)
 		}
 	})
+}
+
+// TestWriterLockReleased: a daemon that met a conflict takes the writer lock around its groups;
+// whatever the group does (commit, read only, nothing, fail, panic) the lock is released after it.
+func TestWriterLockReleased(t *testing.T) {
+	db, err := OpenLocation(pgtest.DSN(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.pg.contended.Store(time.Now().Add(time.Hour).UnixNano())
+	fns := []func(tx *Tx) error{
+		func(tx *Tx) error { return tx.bucket(bBlobs).Put([]byte("x"), []byte("1")) },
+		func(tx *Tx) error { tx.bucket(bBlobs).Get([]byte("x")); return nil },
+		func(tx *Tx) error { return nil },
+		func(tx *Tx) error { tx.bucket(bBlobs).Put([]byte("x"), []byte("2")); return errors.New("boom") },
+		func(tx *Tx) error { tx.bucket(bBlobs).Get([]byte("x")); panic("boom") },
+	}
+	for i, fn := range fns {
+		func() {
+			defer func() { recover() }()
+			db.Update(fn)
+		}()
+		var n int
+		if err := db.pg.pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'`).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("after update %d: %d advisory locks held (%v)", i, n, err)
+		}
+	}
+	if err := db.View(func(tx *Tx) error {
+		if v := tx.bucket(bBlobs).Get([]byte("x")); string(v) != "1" {
+			t.Errorf("x = %q", v)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -9,7 +9,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Group commit. Concurrent Update calls share one bbolt write transaction and so one synced commit:
+// Group commit. Concurrent Update calls share one bbolt write transaction and so one synced commit
+// (on PostgreSQL, one SERIALIZABLE transaction: the queue is the same, pggroup.go runs the group):
 // the first caller leads and commits alone; callers arriving meanwhile queue, and when the commit
 // is done the first of them leads the next transaction with every call queued by then. Nobody waits
 // for a timer, and a lone writer pays exactly what a plain bbolt Update costs.

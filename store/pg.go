@@ -19,11 +19,11 @@ import (
 // PostgreSQL backend. Every bucket is a set of rows (bucket, key, value) of one table, axp_kv,
 // ordered by its primary key (bucket, key): bytea compares bytewise, as bbolt orders keys, so
 // cursors are ordered range queries fetched in pages. A View is one REPEATABLE READ, READ ONLY
-// transaction; an Update is one SERIALIZABLE transaction, run again from the start when PostgreSQL
-// reports a serialization failure (40001) or a deadlock (40P01). There is no group commit: each
-// Update is its own transaction, and concurrent Updates, in this process or in other daemons on the
-// same database, are ordered by PostgreSQL. An Update function may therefore run more than once; it
-// must keep what it hands out of the transaction in variables it sets (not appends to) on each run.
+// transaction; Updates run in SERIALIZABLE transactions, concurrent ones of this process sharing
+// one (group commit, pggroup.go), run again from the start when PostgreSQL reports a serialization
+// failure (40001) or a deadlock (40P01): other daemons' transactions are ordered by PostgreSQL. An
+// Update function may therefore run more than once; it must keep what it hands out of the
+// transaction in variables it sets (not appends to) on each run.
 
 // pgDDL are the versions of the tables the backend keeps, applied in order at open (unless turned
 // off) under an advisory lock; axp_pg_schema holds the last one applied. The buckets inside are

@@ -14,31 +14,51 @@ import (
 	"github.com/axp-exchange/axp/store/pgtest"
 )
 
+// openBackend opens a new, empty store: a bbolt file, or a database on the package's PostgreSQL
+// under pgtest.Both's "postgres" subtest.
+func openBackend(t *testing.T) *DB {
+	var db *DB
+	var err error
+	if pgtest.OnPostgres(t) {
+		db, err = OpenLocation(pgtest.DSN(t), Options{})
+	} else {
+		db, err = Open(filepath.Join(t.TempDir(), FileName), Options{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// walkBucket lists a bucket as "key=value ..." in key order.
+func walkBucket(b bucket) string {
+	var out []string
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		out = append(out, fmt.Sprintf("%s=%s", k, v))
+	}
+	return strings.Join(out, " ")
+}
+
+// updateOrPanic runs fn in an Update and answers its error, or "panic: ..." if it panicked.
+func updateOrPanic(db *DB, fn func(*Tx) error) (out any) {
+	defer func() {
+		if p := recover(); p != nil {
+			out = fmt.Sprint("panic: ", p)
+		}
+	}()
+	return db.Update(fn)
+}
+
 // TestTxReadsItsWrites: inside one transaction Get, cursors and Count see the transaction's own
 // puts and deletes, whether the key was read before or not; a failed function leaves nothing. On
 // PostgreSQL writes wait in the transaction until a read could see them, so this is what keeps
 // that honest; bbolt is the reference.
 func TestTxReadsItsWrites(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
-		var db *DB
-		var err error
-		if pgtest.OnPostgres(t) {
-			db, err = OpenLocation(pgtest.DSN(t), Options{})
-		} else {
-			db, err = Open(filepath.Join(t.TempDir(), FileName), Options{})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		walk := func(b bucket) string {
-			var out []string
-			c := b.Cursor()
-			for k, v := c.First(); k != nil; k, v = c.Next() {
-				out = append(out, fmt.Sprintf("%s=%s", k, v))
-			}
-			return strings.Join(out, " ")
-		}
+		db := openBackend(t)
+		walk := walkBucket
 		if err := db.Update(func(tx *Tx) error {
 			b := tx.bucket(bBlobs)
 			for _, k := range []string{"a", "b", "c"} {
@@ -51,7 +71,7 @@ func TestTxReadsItsWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		boom := errors.New("boom")
-		err = db.Update(func(tx *Tx) error {
+		err := db.Update(func(tx *Tx) error {
 			b := tx.bucket(bBlobs)
 			if v := b.Get([]byte("a")); string(v) != "1a" {
 				t.Errorf("get a: %q", v)
@@ -131,28 +151,11 @@ func TestTxReadsItsWrites(t *testing.T) {
 // them along. bbolt, whose undo log does the same, is the reference.
 func TestGroupCommitUndo(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
-		var db *DB
-		var err error
-		if pgtest.OnPostgres(t) {
-			db, err = OpenLocation(pgtest.DSN(t), Options{})
-		} else {
-			db, err = Open(filepath.Join(t.TempDir(), FileName), Options{})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := openBackend(t)
 		b := func(tx *Tx) bucket { return tx.bucket(bSellerStats) }
 		put := func(tx *Tx, k, v string) error { return b(tx).Put([]byte(k), []byte(v)) }
 		get := func(tx *Tx, k string) string { return string(b(tx).Get([]byte(k))) }
-		walk := func(tx *Tx) string {
-			var out []string
-			c := b(tx).Cursor()
-			for k, v := c.First(); k != nil; k, v = c.Next() {
-				out = append(out, fmt.Sprintf("%s=%s", k, v))
-			}
-			return strings.Join(out, " ")
-		}
+		walk := func(tx *Tx) string { return walkBucket(b(tx)) }
 		if err := db.Update(func(tx *Tx) error {
 			return errors.Join(put(tx, "shared", "before"), put(tx, "gone", "before"))
 		}); err != nil {
@@ -218,12 +221,7 @@ func TestGroupCommitUndo(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() {
-					if p := recover(); p != nil {
-						results[i] = fmt.Sprint("panic: ", p)
-					}
-				}()
-				results[i] = db.Update(func(tx *Tx) error {
+				results[i] = updateOrPanic(db, func(tx *Tx) error {
 					if err := put(tx, fmt.Sprint("k", i), "v"); err != nil {
 						return err
 					}
@@ -282,10 +280,7 @@ func TestWriterLockReleased(t *testing.T) {
 		func(tx *Tx) error { tx.bucket(bBlobs).Get([]byte("x")); panic("boom") },
 	}
 	for i, fn := range fns {
-		func() {
-			defer func() { recover() }()
-			db.Update(fn)
-		}()
+		updateOrPanic(db, fn)
 		var n int
 		if err := db.pg.pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'`).Scan(&n); err != nil || n != 0 {
 			t.Fatalf("after update %d: %d advisory locks held (%v)", i, n, err)

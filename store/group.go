@@ -9,7 +9,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Group commit. Concurrent Update calls share one bbolt write transaction and so one synced commit:
+// Group commit. Concurrent Update calls share one bbolt write transaction and so one synced commit
+// (on PostgreSQL, one SERIALIZABLE transaction: the queue is the same, pggroup.go runs the group):
 // the first caller leads and commits alone; callers arriving meanwhile queue, and when the commit
 // is done the first of them leads the next transaction with every call queued by then. Nobody waits
 // for a timer, and a lone writer pays exactly what a plain bbolt Update costs.
@@ -53,12 +54,6 @@ type groupCall struct {
 // share one synced commit (see groupCommit); Update returns only once fn's writes are durable.
 func (db *DB) Update(fn func(*Tx) error) error {
 	g := &db.group
-	if db.pg != nil {
-		err := db.pg.update(fn)
-		g.commits.Add(1)
-		g.calls.Add(1)
-		return err
-	}
 	me := &groupCall{fn: fn, wake: make(chan bool, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, me)
@@ -104,6 +99,10 @@ func (c *groupCall) result() error {
 
 // commitGroup runs the calls of batch in one transaction and commits what succeeded.
 func (db *DB) commitGroup(batch []*groupCall) {
+	if db.pg != nil {
+		db.pg.commitGroup(batch)
+		return
+	}
 	if len(batch) == 1 {
 		c := batch[0]
 		c.err = db.bolt.Update(func(tx *bolt.Tx) error { return c.run(&Tx{tx: tx}) })

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,11 +19,11 @@ import (
 // PostgreSQL backend. Every bucket is a set of rows (bucket, key, value) of one table, axp_kv,
 // ordered by its primary key (bucket, key): bytea compares bytewise, as bbolt orders keys, so
 // cursors are ordered range queries fetched in pages. A View is one REPEATABLE READ, READ ONLY
-// transaction; an Update is one SERIALIZABLE transaction, run again from the start when PostgreSQL
-// reports a serialization failure (40001) or a deadlock (40P01). There is no group commit: each
-// Update is its own transaction, and concurrent Updates, in this process or in other daemons on the
-// same database, are ordered by PostgreSQL. An Update function may therefore run more than once; it
-// must keep what it hands out of the transaction in variables it sets (not appends to) on each run.
+// transaction; Updates run in SERIALIZABLE transactions, concurrent ones of this process sharing
+// one (group commit, pggroup.go), run again from the start when PostgreSQL reports a serialization
+// failure (40001) or a deadlock (40P01): other daemons' transactions are ordered by PostgreSQL. An
+// Update function may therefore run more than once; it must keep what it hands out of the
+// transaction in variables it sets (not appends to) on each run.
 
 // pgDDL are the versions of the tables the backend keeps, applied in order at open (unless turned
 // off) under an advisory lock; axp_pg_schema holds the last one applied. The buckets inside are
@@ -41,6 +42,7 @@ var pgDDL = []string{
 const (
 	pgLockMigrate = 0x617870_01 // "axp" 1
 	pgLockLeader  = 0x617870_02 // "axp" 2
+	pgLockWriter  = 0x617870_03 // "axp" 3
 )
 
 // pgMaxAttempts bounds how often an Update runs when it keeps meeting serialization failures; every
@@ -53,6 +55,10 @@ type pgStore struct {
 	txs  atomic.Int64
 	// retries counts Update runs repeated after a serialization failure.
 	retries atomic.Int64
+	views   atomic.Int64
+	trips   *tripCounter
+	// contended is when (unix ns) this daemon stops taking the writer lock (pggroup.go).
+	contended atomic.Int64
 }
 
 // IsPostgres tells whether a store location names a PostgreSQL database.
@@ -80,6 +86,8 @@ func openPostgres(dsn string, o Options) (*DB, error) {
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = 16
 	}
+	trips := &tripCounter{}
+	cfg.ConnConfig.Tracer = trips
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -92,7 +100,7 @@ func openPostgres(dsn string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", Redact(dsn), err)
 	}
-	db := &DB{pg: &pgStore{pool: pool, dsn: dsn}, path: Redact(dsn)}
+	db := &DB{pg: &pgStore{pool: pool, dsn: dsn, trips: trips}, path: Redact(dsn)}
 	if o.ReadOnly || o.NoMigrate {
 		v, err := db.Version()
 		if err == nil && (v > SchemaVersion || (o.NoMigrate && v != SchemaVersion)) {
@@ -144,24 +152,36 @@ func (db *DB) pgMigrate() error {
 			return fmt.Errorf("migrate %s: %w", db.path, err)
 		}
 	}
-	t := &pgTx{ctx: ctx, tx: tx, writable: true}
+	t := newPgTx(ctx, tx, "", true)
 	if err := db.migrateTx(&Tx{pg: t}); err != nil {
 		return err
 	}
-	if t.err != nil {
-		return fmt.Errorf("migrate %s: %w", db.path, t.err)
+	if err := t.flush(); err != nil {
+		return fmt.Errorf("migrate %s: %w", db.path, err)
 	}
 	return tx.Commit(ctx)
 }
 
+// Round trips. A transaction holds one pooled connection and talks to it in batches (one round
+// trip each): BEGIN goes with the first statement, and writes wait in the transaction until a read
+// could see them. Get answers from what the transaction wrote or already read (its snapshot does not
+// change), so a key is read from the server at most once; a cursor or a count of a bucket sends that
+// bucket's waiting writes ahead of its query; the commit sends the rest with the COMMIT. A
+// transaction that reads and writes nothing sends nothing.
+const (
+	pgBeginView   = "begin isolation level repeatable read read only"
+	pgBeginUpdate = "begin isolation level serializable"
+)
+
 func (p *pgStore) view(fn func(*Tx) error) error {
 	ctx := context.Background()
-	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	p.views.Add(1)
+	conn, err := p.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	defer tx.Rollback(ctx)
-	t := &pgTx{ctx: ctx, tx: tx}
+	t := newPgTx(ctx, conn, pgBeginView, false)
+	defer t.end(conn)
 	err = fn(&Tx{pg: t})
 	if t.err != nil {
 		return t.err
@@ -169,52 +189,7 @@ func (p *pgStore) view(fn func(*Tx) error) error {
 	if err != nil {
 		return err
 	}
-	return tx.Commit(ctx)
-}
-
-func (p *pgStore) update(fn func(*Tx) error) error {
-	backoff := time.Millisecond
-	for attempt := 1; ; attempt++ {
-		err := p.updateOnce(fn)
-		if !retryable(err) || attempt == pgMaxAttempts {
-			return err
-		}
-		p.retries.Add(1)
-		time.Sleep(backoff/2 + rand.N(backoff))
-		backoff = min(2*backoff, 50*time.Millisecond)
-	}
-}
-
-func (p *pgStore) updateOnce(fn func(*Tx) error) (err error) {
-	ctx := context.Background()
-	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	p.txs.Add(1)
-	defer func() {
-		if err != nil {
-			tx.Rollback(ctx)
-		}
-	}()
-	t := &pgTx{ctx: ctx, tx: tx, writable: true}
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				tx.Rollback(ctx)
-				panic(r)
-			}
-		}()
-		err = fn(&Tx{pg: t})
-	}()
-	if t.err != nil {
-		// A failed statement is the cause, whatever fn made of the answer it did not get.
-		return t.err
-	}
-	if err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return t.commit()
 }
 
 // retryable tells whether err is a serialization failure or a deadlock: the transaction did nothing
@@ -224,13 +199,38 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
+// pgConn is what a transaction sends its batches on: a pooled connection, or the migration's
+// transaction.
+type pgConn interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 // pgTx is one PostgreSQL transaction. The first failing statement is kept in err: the transaction
 // is then aborted on the server, further reads answer nothing, and View/Update return err.
 type pgTx struct {
 	ctx      context.Context
-	tx       pgx.Tx
+	conn     pgConn
+	begin    string // the BEGIN still to send ahead of the first statement, or ""
 	writable bool
 	err      error
+	// known holds what the server holds in this transaction's snapshot, as far as the transaction
+	// read it or flushed it: a value, or nil for an absent key.
+	known map[pgKey][]byte
+	// pending holds the writes not yet sent, by key: the last one of each key counts.
+	pending map[pgKey]pgWrite
+	call    pgCall // the group's function running now (pggroup.go)
+	// locked: this session holds the writer lock (pggroup.go), to release after the COMMIT.
+	locked bool
+}
+
+type pgKey struct{ bucket, key string }
+
+type pgWrite struct {
+	value []byte // nil: delete
+}
+
+func newPgTx(ctx context.Context, conn pgConn, begin string, writable bool) *pgTx {
+	return &pgTx{ctx: ctx, conn: conn, begin: begin, writable: writable, known: map[pgKey][]byte{}, pending: map[pgKey]pgWrite{}}
 }
 
 var errNotWritable = errors.New("store: write in a read-only transaction")
@@ -241,14 +241,223 @@ func (t *pgTx) fail(err error) {
 	}
 }
 
-func (t *pgTx) bucket(name []byte) bucket { return pgBucket{t: t, name: string(name)} }
+// pgSend is one batch being put together: the BEGIN if not sent yet, the writes a read must see,
+// then the statement of the caller.
+type pgSend struct {
+	t         *pgTx
+	b         pgx.Batch
+	begin     bool
+	writes    int      // write statements (and the savepoint) queued after the BEGIN
+	flushed   []pgKey  // the keys those statements write
+	values    [][]byte // and what (nil: deleted)
+	savepoint bool     // the function's savepoint is among them
+	before    int      // flushed[:before] are the writes of the functions before it
+}
 
-func (t *pgTx) createBucket(name []byte) error {
-	_, err := t.tx.Exec(t.ctx, `INSERT INTO axp_buckets (name) VALUES ($1) ON CONFLICT DO NOTHING`, string(name))
+// batch starts a batch carrying the waiting writes of bucket (of every bucket when all). In a group
+// (pggroup.go), the first writes a function sends go after a savepoint, preceded by the writes of
+// the functions before it, so that they survive if it fails.
+func (t *pgTx) batch(bucket string, all bool) *pgSend {
+	s := &pgSend{t: t}
+	if t.begin != "" {
+		s.b.Queue(t.begin)
+		s.begin = true
+	}
+	need := false
+	for k := range t.pending {
+		if all || k.bucket == bucket {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return s
+	}
+	if t.call.saved != nil {
+		before := slices.Collect(maps.Keys(t.call.saved))
+		s.queueWrites(before, t.call.saved)
+		s.before = len(s.flushed)
+		s.b.Queue("savepoint axp_call")
+		s.writes++
+		s.savepoint = true
+	}
+	var keys []pgKey
+	for k := range t.pending {
+		if (all || k.bucket == bucket) && (!s.savepoint || t.call.touched[k]) {
+			keys = append(keys, k)
+		}
+	}
+	s.queueWrites(keys, t.pending)
+	return s
+}
+
+// queueWrites queues the writes of keys (as held in ws), at most two statements.
+func (s *pgSend) queueWrites(keys []pgKey, ws map[pgKey]pgWrite) {
+	// In key order, so that transactions writing the same rows lock them in the same order.
+	slices.SortFunc(keys, func(a, b pgKey) int {
+		if c := strings.Compare(a.bucket, b.bucket); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	var upB, delB []string
+	var upK, upV, delK [][]byte
+	for _, k := range keys {
+		w := ws[k]
+		s.flushed = append(s.flushed, k)
+		s.values = append(s.values, w.value)
+		if w.value == nil {
+			delB, delK = append(delB, k.bucket), append(delK, []byte(k.key))
+		} else {
+			upB, upK, upV = append(upB, k.bucket), append(upK, []byte(k.key)), append(upV, w.value)
+		}
+	}
+	if len(upK) > 0 {
+		s.b.Queue(`INSERT INTO axp_kv (bucket, key, value) SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[])
+			ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, upB, upK, upV)
+		s.writes++
+	}
+	if len(delK) > 0 {
+		s.b.Queue(`DELETE FROM axp_kv WHERE (bucket, key) IN (SELECT * FROM unnest($1::text[], $2::bytea[]))`, delB, delK)
+		s.writes++
+	}
+}
+
+// send sends the batch and reads the answers to the BEGIN and the writes; the caller reads the
+// answers to its statements from the results, then closes them. On failure the error is the
+// transaction's and the results are closed.
+func (s *pgSend) send() (pgx.BatchResults, error) {
+	t := s.t
+	br := t.conn.SendBatch(t.ctx, &s.b)
+	if s.begin {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			t.fail(fmt.Errorf("begin: %w", err))
+			return nil, t.err
+		}
+		t.begin = ""
+	}
+	for range s.writes {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			t.fail(fmt.Errorf("write: %w", err))
+			return nil, t.err
+		}
+	}
+	if s.savepoint {
+		// The writes of the functions before this one are sent: what is left waiting is its own.
+		for k := range t.call.saved {
+			if !t.call.touched[k] {
+				delete(t.pending, k)
+			}
+		}
+		t.call.saved, t.call.savepoint = nil, true
+	}
+	for i, k := range s.flushed {
+		t.known[k] = s.values[i]
+	}
+	for _, k := range s.flushed[s.before:] {
+		delete(t.pending, k)
+	}
+	if len(s.flushed) > 0 {
+		t.call.flushed = true
+	}
+	return br, nil
+}
+
+// exec sends one statement (with the BEGIN and every waiting write ahead of it).
+func (t *pgTx) exec(what string, sql string, args ...any) error {
+	if t.err != nil {
+		return t.err
+	}
+	s := t.batch("", true)
+	s.b.Queue(sql, args...)
+	br, err := s.send()
+	if err != nil {
+		return err
+	}
+	_, err = br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.fail(fmt.Errorf("%s: %w", what, err))
+	}
+	return t.err
+}
+
+// flush sends every waiting write.
+func (t *pgTx) flush() error {
+	if t.err != nil || len(t.pending) == 0 {
+		return t.err
+	}
+	s := t.batch("", true)
+	br, err := s.send()
+	if err != nil {
+		return err
+	}
+	if err := br.Close(); err != nil {
+		t.fail(fmt.Errorf("write: %w", err))
+	}
+	return t.err
+}
+
+// commit sends the waiting writes and the COMMIT in one batch; a transaction that never began has
+// nothing to commit.
+func (t *pgTx) commit() error {
+	if t.err != nil {
+		return t.err
+	}
+	if t.begin != "" && len(t.pending) == 0 {
+		return nil
+	}
+	s := t.batch("", true)
+	s.b.Queue("commit")
+	if t.locked {
+		s.b.Queue(`SELECT pg_advisory_unlock($1)`, int64(pgLockWriter))
+	}
+	br, err := s.send()
+	if err != nil {
+		return err
+	}
+	tag, err := br.Exec()
+	if err == nil && t.locked {
+		if _, err = br.Exec(); err == nil {
+			t.locked = false
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && tag.String() != "COMMIT" {
+		// PostgreSQL answers ROLLBACK to the COMMIT of a transaction that failed.
+		err = fmt.Errorf("commit: the transaction was rolled back (%s)", tag)
+	}
 	if err != nil {
 		t.fail(err)
 	}
-	return err
+	return t.err
+}
+
+// end rolls back what is left of the transaction and returns the connection to the pool (which
+// closes it if it is not idle then).
+func (t *pgTx) end(conn *pgxpool.Conn) {
+	if pc := conn.Conn().PgConn(); !pc.IsClosed() && !pc.IsBusy() && pc.TxStatus() != 'I' {
+		conn.Exec(t.ctx, "rollback")
+	}
+	if t.locked {
+		if _, err := conn.Exec(t.ctx, `SELECT pg_advisory_unlock($1)`, int64(pgLockWriter)); err != nil {
+			// The session may still hold the lock: end it rather than return it to the pool.
+			conn.Conn().Close(t.ctx)
+		}
+	}
+	conn.Release()
+}
+
+func (t *pgTx) bucket(name []byte) bucket { return pgBucket{t: t, name: string(name)} }
+
+func (t *pgTx) createBucket(name []byte) error {
+	return t.exec("create bucket", `INSERT INTO axp_buckets (name) VALUES ($1) ON CONFLICT DO NOTHING`, string(name))
 }
 
 type pgBucket struct {
@@ -257,64 +466,80 @@ type pgBucket struct {
 }
 
 func (b pgBucket) Get(key []byte) []byte {
-	if b.t.err != nil {
+	t := b.t
+	if t.err != nil {
+		return nil
+	}
+	k := pgKey{b.name, string(key)}
+	if w, ok := t.pending[k]; ok {
+		return w.value
+	}
+	if v, ok := t.known[k]; ok {
+		return v
+	}
+	s := t.batch("", false)
+	s.b.Queue(`SELECT value FROM axp_kv WHERE bucket = $1 AND key = $2`, b.name, key)
+	br, err := s.send()
+	if err != nil {
 		return nil
 	}
 	var v []byte
-	err := b.t.tx.QueryRow(b.t.ctx, `SELECT value FROM axp_kv WHERE bucket = $1 AND key = $2`, b.name, key).Scan(&v)
+	err = br.QueryRow().Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		b.t.fail(fmt.Errorf("read %s: %w", b.name, err))
-		return nil
-	}
-	if v == nil {
+		err = nil
+	} else if err == nil && v == nil {
 		v = []byte{}
 	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.fail(fmt.Errorf("read %s: %w", b.name, err))
+		return nil
+	}
+	t.known[k] = v
 	return v
 }
 
-func (b pgBucket) Put(key, value []byte) error {
+func (b pgBucket) write(key, value []byte) error {
 	if b.t.err != nil {
 		return b.t.err
 	}
 	if !b.t.writable {
 		return errNotWritable
 	}
-	if value == nil {
-		value = []byte{}
-	}
-	_, err := b.t.tx.Exec(b.t.ctx, `INSERT INTO axp_kv (bucket, key, value) VALUES ($1, $2, $3)
-		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, b.name, key, value)
-	if err != nil {
-		b.t.fail(fmt.Errorf("write %s: %w", b.name, err))
-		return b.t.err
+	k := pgKey{b.name, string(key)}
+	b.t.pending[k] = pgWrite{value: value}
+	if b.t.call.touched != nil {
+		b.t.call.touched[k] = true
 	}
 	return nil
 }
 
-func (b pgBucket) Delete(key []byte) error {
-	if b.t.err != nil {
-		return b.t.err
-	}
-	if !b.t.writable {
-		return errNotWritable
-	}
-	if _, err := b.t.tx.Exec(b.t.ctx, `DELETE FROM axp_kv WHERE bucket = $1 AND key = $2`, b.name, key); err != nil {
-		b.t.fail(fmt.Errorf("delete from %s: %w", b.name, err))
-		return b.t.err
-	}
-	return nil
+func (b pgBucket) Put(key, value []byte) error {
+	return b.write(key, append([]byte{}, value...)) // a copy, never nil
 }
+
+func (b pgBucket) Delete(key []byte) error { return b.write(key, nil) }
 
 func (b pgBucket) Count() int {
-	if b.t.err != nil {
+	t := b.t
+	if t.err != nil {
+		return 0
+	}
+	s := t.batch(b.name, false)
+	s.b.Queue(`SELECT count(*) FROM axp_kv WHERE bucket = $1`, b.name)
+	br, err := s.send()
+	if err != nil {
 		return 0
 	}
 	var n int
-	if err := b.t.tx.QueryRow(b.t.ctx, `SELECT count(*) FROM axp_kv WHERE bucket = $1`, b.name).Scan(&n); err != nil {
-		b.t.fail(fmt.Errorf("count %s: %w", b.name, err))
+	err = br.QueryRow().Scan(&n)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.fail(fmt.Errorf("count %s: %w", b.name, err))
 	}
 	return n
 }
@@ -325,7 +550,7 @@ func (b pgBucket) Cursor() cursor { return &pgCursor{t: b.t, bucket: b.name} }
 
 // pgCursor reads a bucket in pages: a move past the page fetches the next page in that direction,
 // starting after the current key. Pages grow from a few rows (most scans stop after a prefix) to
-// pgPageMax.
+// pgPageMax. Each fetch first sends the bucket's waiting writes, so the cursor sees them.
 type pgCursor struct {
 	t      *pgTx
 	bucket string
@@ -343,9 +568,25 @@ const (
 	pgPageMax = 512
 )
 
+// pgPageSQL are the page queries by comparison with the key moved from ("" for none) and order.
+var pgPageSQL = func() map[string]string {
+	m := map[string]string{}
+	for _, cmp := range []string{"", ">=", ">", "<"} {
+		for _, order := range []string{"ASC", "DESC"} {
+			q := `SELECT key, value FROM axp_kv WHERE bucket = $1`
+			if cmp != "" {
+				q += ` AND key ` + cmp + ` $3`
+			}
+			m[cmp+order] = q + ` ORDER BY key ` + order + ` LIMIT $2`
+		}
+	}
+	return m
+}()
+
 func (c *pgCursor) fetch(cmp string, from []byte, desc bool) ([]byte, []byte) {
 	c.page, c.i, c.desc, c.full = c.page[:0], 0, desc, false
-	if c.t.err != nil {
+	t := c.t
+	if t.err != nil {
 		return nil, nil
 	}
 	if c.size == 0 {
@@ -357,23 +598,27 @@ func (c *pgCursor) fetch(cmp string, from []byte, desc bool) ([]byte, []byte) {
 	if desc {
 		order = "DESC"
 	}
-	q := `SELECT key, value FROM axp_kv WHERE bucket = $1`
-	args := []any{c.bucket}
+	args := []any{c.bucket, c.size}
 	if cmp != "" {
-		q += ` AND key ` + cmp + ` $2`
 		args = append(args, from)
 	}
-	q += fmt.Sprintf(` ORDER BY key %s LIMIT %d`, order, c.size)
-	rows, err := c.t.tx.Query(c.t.ctx, q, args...)
+	s := t.batch(c.bucket, false)
+	s.b.Queue(pgPageSQL[cmp+order], args...)
+	br, err := s.send()
 	if err != nil {
-		c.t.fail(fmt.Errorf("read %s: %w", c.bucket, err))
+		return nil, nil
+	}
+	defer br.Close()
+	rows, err := br.Query()
+	if err != nil {
+		t.fail(fmt.Errorf("read %s: %w", c.bucket, err))
 		return nil, nil
 	}
 	for rows.Next() {
 		var r pgRow
 		if err := rows.Scan(&r.k, &r.v); err != nil {
 			rows.Close()
-			c.t.fail(fmt.Errorf("read %s: %w", c.bucket, err))
+			t.fail(fmt.Errorf("read %s: %w", c.bucket, err))
 			return nil, nil
 		}
 		if r.v == nil {
@@ -382,7 +627,7 @@ func (c *pgCursor) fetch(cmp string, from []byte, desc bool) ([]byte, []byte) {
 		c.page = append(c.page, r)
 	}
 	if err := rows.Err(); err != nil {
-		c.t.fail(fmt.Errorf("read %s: %w", c.bucket, err))
+		t.fail(fmt.Errorf("read %s: %w", c.bucket, err))
 		return nil, nil
 	}
 	c.full = len(c.page) == c.size

@@ -179,7 +179,7 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 		}
 	}
 	if header == "" && r.URL.Query().Get("trial") == "1" && op.Category != "" {
-		return pw.useTrial(ctx, c, r, price)
+		return pw.useTrial(ctx, c, resource, price)
 	}
 	if pw.fac == nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange takes no payments for pay-per-call tools yet: %s", pw.why).
@@ -252,31 +252,15 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 func (pw *paywall) priceOf(c *pipeline.Call) (axp.Money, string, error) {
 	switch c.Op.Name {
 	case "paid_connector":
-		var conn *axp.Connector
-		err := pw.d.db.View(func(tx *store.Tx) error {
-			var err error
-			conn, err = tx.ConnectorByName(c.Path["name"])
-			return err
-		})
+		conn, err := pw.d.liveConnector(c.Path["name"])
 		if err != nil {
 			return 0, "", err
-		}
-		if conn == nil || conn.Status != axp.ConnectorLive {
-			return 0, "", axp.NotFound("live connector", c.Path["name"]).WithHint("GET /paid lists the tools")
 		}
 		return conn.PriceUSD, conn.ID, nil
 	case "pay_connector_setup":
-		var conn *axp.Connector
-		err := pw.d.db.View(func(tx *store.Tx) error {
-			var err error
-			conn, err = tx.Connector(c.Path["id"])
-			return err
-		})
+		conn, err := pw.d.loadConnector(c.Path["id"])
 		if err != nil {
 			return 0, "", err
-		}
-		if conn == nil {
-			return 0, "", axp.NotFound("connector request", c.Path["id"])
 		}
 		if conn.Status != axp.ConnectorAccepted {
 			return 0, "", axp.Conflict("the connector is "+conn.Status+"; its setup fee is paid once the operator has accepted it", "")
@@ -294,7 +278,7 @@ func (pw *paywall) trialHint(op *axp.Op) string {
 }
 
 // useTrial counts a free trial call of the caller (member, else address) for today (UTC).
-func (pw *paywall) useTrial(ctx context.Context, c *pipeline.Call, r *http.Request, price axp.Money) (pipeline.Charge, error) {
+func (pw *paywall) useTrial(ctx context.Context, c *pipeline.Call, resource string, price axp.Money) (pipeline.Charge, error) {
 	who := "ip:" + protocol.Fingerprint(c.Caller.IP)
 	if c.Caller.Kind == axp.MemberCall {
 		who = "member:" + c.Caller.MemberID
@@ -316,7 +300,6 @@ func (pw *paywall) useTrial(ctx context.Context, c *pipeline.Call, r *http.Reque
 			return nil, axp.Errorf(axp.CodePaymentRequired, "%s; this exchange takes no payments yet (%s)", msg, pw.why).
 				WithHint("try again tomorrow (UTC)")
 		}
-		resource := pw.d.BaseURL() + r.URL.Path
 		return nil, pw.demand(c.Op, pw.terms(price, resource, c.Op), resource, price, msg,
 			"pay for this call with x402 (PAYMENT-SIGNATURE or X-PAYMENT), or try the trial again tomorrow (UTC)")
 	}
@@ -352,14 +335,7 @@ type heldPayment struct {
 // Release forgets the held authorization: the call failed and nothing is charged; the same
 // authorization may pay a later call.
 func (h *heldPayment) Release(ctx context.Context) {
-	_, err := h.pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+h.rec.Payer, func(ch *change) (any, error) {
-		p, err := ch.tx.PaidCall(store.PaidCallKey(h.rec.Payer, h.rec.Nonce))
-		if err != nil || p == nil || p.Status != axp.PaidClaimed {
-			return nil, err
-		}
-		return nil, ch.tx.DeletePaidCall(p)
-	})
-	if err != nil {
+	if err := h.pw.letGo(ctx, h.rec, true); err != nil {
 		h.pw.d.log.ErrorContext(ctx, "releasing a held payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
 	}
 }
@@ -384,7 +360,7 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 			return nil, pw.demand(h.op, h.t, h.resource, h.price, "the payment's settlement "+h.rec.TxHash+" was not confirmed in time; the answer is withheld",
 				"if it is mined it is booked and the exchange keeps the record; send a new payment to call again")
 		}
-		h.forget(ctx)
+		h.pw.letGo(ctx, h.rec, false)
 		if reason == "" {
 			reason = x402.ReasonSettle
 		}
@@ -404,15 +380,17 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 	return map[string]string{name: x402.Encode(s), "Access-Control-Expose-Headers": name}, nil
 }
 
-// forget drops a payment whose settlement failed.
-func (h *heldPayment) forget(ctx context.Context) {
-	h.pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+h.rec.Payer, func(ch *change) (any, error) {
-		p, err := ch.tx.PaidCall(store.PaidCallKey(h.rec.Payer, h.rec.Nonce))
-		if err != nil || p == nil || p.Status == axp.PaidSettled {
+// letGo forgets a payment that pays for nothing (its record is deleted, so the authorization may
+// pay a later call), unless it was booked meanwhile or, with claimedOnly, its settlement began.
+func (pw *paywall) letGo(ctx context.Context, rec *axp.PaidCall, claimedOnly bool) error {
+	_, err := pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *change) (any, error) {
+		p, err := ch.tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
+		if err != nil || p == nil || p.Status == axp.PaidSettled || (claimedOnly && p.Status != axp.PaidClaimed) {
 			return nil, err
 		}
 		return nil, ch.tx.DeletePaidCall(p)
 	})
+	return err
 }
 
 // book records a settled payment as revenue, in one transaction with what it pays for (a
@@ -517,11 +495,10 @@ func (d *Daemon) recoverPaidCalls(ctx context.Context) int {
 					n++
 				}
 				continue
-			case r.Found || !expired:
-				if !r.Found {
-					continue
-				}
+			case !r.Found && !expired:
+				continue // it may still be mined
 			}
+			// Reverted, or never mined and expired.
 		} else if !expired {
 			continue
 		}
@@ -538,13 +515,7 @@ func (d *Daemon) recoverPaidCalls(ctx context.Context) int {
 			}
 			continue
 		}
-		d.mutate(axp.WithIdempotency(ctx, nil), "x402:recovery", func(ch *change) (any, error) {
-			cur, err := ch.tx.PaidCall(store.PaidCallKey(p.Payer, p.Nonce))
-			if err != nil || cur == nil || cur.Status == axp.PaidSettled {
-				return nil, err
-			}
-			return nil, ch.tx.DeletePaidCall(cur)
-		})
+		d.paid.letGo(ctx, p, false)
 		n++
 	}
 	return n

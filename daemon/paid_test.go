@@ -406,7 +406,8 @@ func TestPaidCallV1(t *testing.T) {
 	_ = context.Background
 }
 
-// clock is a test clock that can be moved forward.
+// clock follows the real time, moved forward by the test (testClock, by contrast, stands still):
+// payers sign with the real time while the exchange reads this one.
 type clock struct {
 	mu  sync.Mutex
 	off time.Duration

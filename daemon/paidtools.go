@@ -185,6 +185,20 @@ func (d *Daemon) loadConnector(id string) (*axp.Connector, error) {
 	return cn, err
 }
 
+// liveConnector is the live connector with this tool name.
+func (d *Daemon) liveConnector(name string) (*axp.Connector, error) {
+	var cn *axp.Connector
+	err := d.db.View(func(tx *store.Tx) error {
+		var err error
+		cn, err = tx.ConnectorByName(name)
+		return err
+	})
+	if err == nil && (cn == nil || cn.Status != axp.ConnectorLive) {
+		err = axp.NotFound("live connector", name).WithHint("GET /paid lists the tools")
+	}
+	return cn, err
+}
+
 // connectorView adds the addresses a connector is used at.
 func (d *Daemon) connectorView(cn *axp.Connector) *axp.Connector {
 	v := *cn
@@ -297,16 +311,9 @@ const connectorMaxAnswer = 1 << 20
 // paidConnector calls a live connector's data source through the guarded outbound caller, passing
 // on the call's query keys.
 func (d *Daemon) paidConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorCall) (any, error) {
-	var cn *axp.Connector
-	if err := d.db.View(func(tx *store.Tx) error {
-		var err error
-		cn, err = tx.ConnectorByName(in.Name)
-		return err
-	}); err != nil {
+	cn, err := d.liveConnector(in.Name)
+	if err != nil {
 		return nil, err
-	}
-	if cn == nil || cn.Status != axp.ConnectorLive {
-		return nil, axp.NotFound("live connector", in.Name)
 	}
 	u, err := url.Parse(cn.URL)
 	if err != nil {

@@ -1,12 +1,7 @@
 package daemon
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/protocol"
 )
 
 // skillWarnings names the skills whose task type neither the catalog nor any other seller
@@ -20,46 +15,17 @@ func (d *Daemon) skillWarnings(pm *axp.PrivateMember) []string {
 	if err != nil {
 		return nil
 	}
-	known := map[string]bool{}
-	for _, s := range axp.Services {
-		known[s.Type] = true
-	}
 	mine := map[string]bool{}
-	if pm.State == axp.MemberVerified {
-		// Its own offers count among on_offer: they do not make a type known.
-		for _, s := range pm.Skills {
-			mine[s.TaskType] = true
-		}
-	}
-	for _, o := range offer {
-		others := o.Providers
-		if mine[o.TaskType] {
-			others--
-		}
-		if others > 0 {
-			known[o.TaskType] = true
+	types := make([]string, len(pm.Skills))
+	for i, s := range pm.Skills {
+		types[i] = s.TaskType
+		if pm.State == axp.MemberVerified {
+			mine[s.TaskType] = true // its own offers are among on_offer: they do not make a type known
 		}
 	}
 	var out []string
-	seen := map[string]bool{}
-	for _, s := range pm.Skills {
-		t := s.TaskType
-		if known[t] || seen[t] {
-			continue
-		}
-		seen[t] = true
-		var near []string
-		for k := range known {
-			if protocol.EditDistance(t, k) <= 2 || (len(t) >= 4 && (strings.Contains(k, t) || strings.Contains(t, k))) {
-				near = append(near, k)
-			}
-		}
-		sort.Strings(near)
-		w := fmt.Sprintf("task_type %q is neither in the catalog nor offered by any other seller: buyers find it only by that exact word", t)
-		if len(near) > 0 {
-			w += "; did you mean " + strings.Join(near, " or ") + "?"
-		}
-		out = append(out, w)
+	for _, u := range axp.UnknownTaskTypes(types, offer, mine) {
+		out = append(out, u.String())
 	}
 	return out
 }

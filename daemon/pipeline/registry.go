@@ -30,22 +30,13 @@ func NewRegistry() *Registry {
 // call is charged (pay-per-call tools): input the handler would refuse is refused first, and
 // nothing is paid for it. fn must be cheap and change nothing.
 func Precheck[I any](r *Registry, name string, fn func(in *I) error) {
-	op := axp.Lookup(name)
-	if op == nil {
-		panic("pipeline: no operation " + name + " in the catalog")
-	}
-	if want := reflect.TypeFor[I](); op.In != want {
-		panic(fmt.Sprintf("pipeline: %s takes %v, its precheck takes %v", name, op.In, want))
-	}
+	mustTake[I](lookup(name), "precheck")
 	r.pre[name] = func(in any) error { return fn(in.(*I)) }
 }
 
 // Handle registers the handler of the operation called name, whose input type is I.
 func Handle[I any](r *Registry, name string, fn func(ctx context.Context, c *Call, in *I) (any, error)) {
-	op := r.claim(name)
-	if want := reflect.TypeFor[I](); op.In != want {
-		panic(fmt.Sprintf("pipeline: %s takes %v, its handler takes %v", name, op.In, want))
-	}
+	mustTake[I](r.claim(name), "handler")
 	r.h[name] = func(ctx context.Context, c *Call, in any) (any, error) { return fn(ctx, c, in.(*I)) }
 }
 
@@ -58,11 +49,24 @@ func HandleNoInput(r *Registry, name string, fn func(ctx context.Context, c *Cal
 	r.h[name] = func(ctx context.Context, c *Call, _ any) (any, error) { return fn(ctx, c) }
 }
 
-func (r *Registry) claim(name string) *axp.Op {
+// lookup is the catalog's operation called name; a name the catalog lacks panics at start.
+func lookup(name string) *axp.Op {
 	op := axp.Lookup(name)
 	if op == nil {
 		panic("pipeline: no operation " + name + " in the catalog")
 	}
+	return op
+}
+
+// mustTake panics unless op's declared input is I.
+func mustTake[I any](op *axp.Op, what string) {
+	if want := reflect.TypeFor[I](); op.In != want {
+		panic(fmt.Sprintf("pipeline: %s takes %v, its %s takes %v", op.Name, op.In, what, want))
+	}
+}
+
+func (r *Registry) claim(name string) *axp.Op {
+	op := lookup(name)
 	if _, dup := r.h[name]; dup {
 		panic("pipeline: a second handler for " + name)
 	}

@@ -126,32 +126,29 @@ func Status(code axp.Code) int { return pipeline.Status(code) }
 // WriteError writes the error body. status 0 derives it from the code. Errors that are not typed
 // are shown only as "internal error" with the trace id.
 func WriteError(w http.ResponseWriter, trace string, err error, status int) {
+	h := w.Header()
+	var body []byte
 	var demand *axp.PaymentDemand
 	if errors.As(err, &demand) {
 		// x402: the terms travel in the headers (v2) and the body (v1), in the protocol's shape.
-		h := w.Header()
 		for k, v := range demand.Header {
 			h.Set(k, v)
 		}
-		body, _ := json.Marshal(demand.Body)
-		h.Set("Content-Type", "application/json")
-		h.Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusPaymentRequired)
-		w.Write(append(body, '\n'))
-		return
+		body, _ = json.Marshal(demand.Body)
+		status = http.StatusPaymentRequired
+	} else {
+		var e *axp.Error
+		if !errors.As(err, &e) {
+			e = &axp.Error{Code: axp.CodeInternal, Message: "internal error", Hint: "report the trace id " + trace + " to the operator"}
+		}
+		if status == 0 {
+			status = Status(e.Code)
+		}
+		if e.RetryAfter > 0 {
+			h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
+		}
+		body, _ = json.Marshal(protocol.ErrorBody{Error: *e, TraceID: trace})
 	}
-	var e *axp.Error
-	if !errors.As(err, &e) {
-		e = &axp.Error{Code: axp.CodeInternal, Message: "internal error", Hint: "report the trace id " + trace + " to the operator"}
-	}
-	if status == 0 {
-		status = Status(e.Code)
-	}
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
-	}
-	body, _ := json.Marshal(protocol.ErrorBody{Error: *e, TraceID: trace})
-	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

@@ -84,7 +84,8 @@ func BenchmarkCreateTask(b *testing.B) {
 // BenchmarkRecordBytes runs whole crypto lifecycles, every mutating call with an Idempotency-Key, and
 // reports the bytes (keys and values) each lifecycle adds to the store, per bucket: task (the task
 // record), events (its timeline), audit, log (with the trace index), idempotency, other, and total.
-// The limit it is set beside is the task's own JSON (task-B).
+// The limit it is set beside is the task's own JSON (task-B). AXP_BENCH_BUCKETS=1 logs every bucket
+// that grew.
 func BenchmarkRecordBytes(b *testing.B) {
 	d, lifecycle := lifecycleRig(b, true)
 	if err := lifecycle(); err != nil {
@@ -118,6 +119,9 @@ func BenchmarkRecordBytes(b *testing.B) {
 			label = "other"
 		}
 		per[label] += grew
+		if os.Getenv("AXP_BENCH_BUCKETS") != "" && grew != 0 {
+			b.Logf("%-20s %8.1f B", name, grew)
+		}
 		total += grew
 	}
 	for _, label := range []string{"task", "events", "audit", "log", "idempotency", "other"} {

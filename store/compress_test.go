@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"compress/flate"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 func TestCompressedValues(t *testing.T) {
 	for _, raw := range [][]byte{[]byte(`{"v":1}`), []byte(`{"v":1,"id":"tsk_1","status":"open","description":"` + strings.Repeat("autumn ", 40) + `"}`)} {
 		stored := compress(raw)
-		if len(raw) >= compressMin && (stored[0] != zMarker || len(stored) >= len(raw)/2) {
+		if len(raw) >= compressMin && (stored[0] != zstdMarker || len(stored) >= len(raw)/2) {
 			t.Errorf("a %d-byte value stored in %d bytes, marker %#x", len(raw), len(stored), stored[0])
 		}
 		back, err := decompress(stored)
@@ -38,7 +39,7 @@ func TestCompressedValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := db.View(func(tx *Tx) error {
-		if raw := tx.bucket(bTasks).Get([]byte("tsk_new")); raw[0] != zMarker {
+		if raw := tx.bucket(bTasks).Get([]byte("tsk_new")); raw[0] != zstdMarker {
 			t.Errorf("new task stored plain: %q", raw)
 		}
 		for id, prompt := range map[string]string{"tsk_plain": "written by schema 8, before values were compressed", "tsk_new": "written compressed"} {
@@ -50,5 +51,32 @@ func TestCompressedValues(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// deflated is a value as schemas 11 and 12 stored it: deflated with the dictionary, behind zMarker.
+func deflated(t testing.TB, raw []byte) []byte {
+	var buf bytes.Buffer
+	buf.WriteByte(zMarker)
+	w, err := flate.NewWriterDict(&buf, flate.DefaultCompression, zDictBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(raw)
+	w.Close()
+	return buf.Bytes()
+}
+
+// TestDeflatedValues: values deflated by schemas 11 and 12 still read, beside zstd ones.
+func TestDeflatedValues(t *testing.T) {
+	raw := []byte(`{"v":1,"id":"tsk_1","status":"open","description":"` + strings.Repeat("autumn ", 40) + `"}`)
+	for _, stored := range [][]byte{deflated(t, raw), compress(raw)} {
+		back, err := decompress(stored)
+		if err != nil || !bytes.Equal(back, raw) {
+			t.Errorf("marker %#x: %q, %v", stored[0], back, err)
+		}
+	}
+	if _, err := decompress([]byte{zstdMarker, 1, 2, 3}); err == nil {
+		t.Error("a damaged value decoded")
 	}
 }

@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -26,37 +28,118 @@ type Idempotency struct {
 	Task string `json:"task,omitempty"`
 }
 
+// Idempotency records are stored compactly (schema 13): the key's hash as 32 raw bytes rather than
+// 64 hex digits, and the value as idemBinary, uvarint status, varint time, then the body hash, the
+// operation and the task as length-prefixed bytes (the body hash raw when it is 64 hex digits, as
+// the exchange's always are), then the sealed answer as it is (sealed bytes do not compress, and
+// JSON carried them in base64, a third larger). Records of earlier schemas (hex keys, JSON values)
+// are read until they expire, 24 hours after their call.
+const idemBinary = 0x10
+
+// idemKey is the stored form of a record's key: 64 hex digits as their 32 bytes.
+func idemKey(key string) []byte {
+	if len(key) == 64 {
+		if raw, err := hex.DecodeString(key); err == nil && hex.EncodeToString(raw) == key {
+			return raw
+		}
+	}
+	return []byte(key)
+}
+
 // Idempotency loads the record under key (already hashed by the caller), or nil.
 func (t *Tx) Idempotency(key string) (*Idempotency, error) {
-	var r Idempotency
-	ok, err := getJSON(t.bucket(bIdempotency), []byte(key), &r)
-	if !ok || err != nil {
-		return nil, err
+	b := t.bucket(bIdempotency)
+	raw := b.Get(idemKey(key))
+	if raw == nil {
+		raw = b.Get([]byte(key)) // written before schema 13
 	}
-	return &r, nil
+	if raw == nil {
+		return nil, nil
+	}
+	return decodeIdempotency(raw)
 }
 
 // PutIdempotency stores a record under key.
 func (t *Tx) PutIdempotency(key string, r *Idempotency) error {
 	r.V = 1
-	return putJSON(t.bucket(bIdempotency), []byte(key), r)
+	return t.bucket(bIdempotency).Put(idemKey(key), encodeIdempotency(r))
+}
+
+func encodeIdempotency(r *Idempotency) []byte {
+	out := make([]byte, 0, 64+len(r.Op)+len(r.Task)+len(r.Sealed))
+	out = append(out, idemBinary)
+	out = binary.AppendUvarint(out, uint64(r.Status))
+	out = binary.AppendVarint(out, r.At.UnixNano())
+	hash := []byte(r.BodyHash)
+	flag := byte(0)
+	if raw := idemKey(r.BodyHash); len(raw) == 32 && len(r.BodyHash) == 64 {
+		hash, flag = raw, 1
+	}
+	out = append(out, flag)
+	for _, f := range [][]byte{hash, []byte(r.Op), []byte(r.Task)} {
+		out = binary.AppendUvarint(out, uint64(len(f)))
+		out = append(out, f...)
+	}
+	return append(out, r.Sealed...)
+}
+
+func decodeIdempotency(raw []byte) (*Idempotency, error) {
+	var r Idempotency
+	if len(raw) == 0 || raw[0] != idemBinary {
+		if err := decode(raw, &r); err != nil {
+			return nil, fmt.Errorf("decode idempotency record: %w", err)
+		}
+		return &r, nil
+	}
+	bad := fmt.Errorf("decode idempotency record: truncated")
+	p := raw[1:]
+	status, n := binary.Uvarint(p)
+	if n <= 0 {
+		return nil, bad
+	}
+	p = p[n:]
+	at, n := binary.Varint(p)
+	if n <= 0 || len(p) < n+1 {
+		return nil, bad
+	}
+	flag := p[n]
+	p = p[n+1:]
+	var fields [3][]byte
+	for i := range fields {
+		l, n := binary.Uvarint(p)
+		if n <= 0 || uint64(len(p)-n) < l {
+			return nil, bad
+		}
+		fields[i], p = p[n:n+int(l)], p[n+int(l):]
+	}
+	r.V, r.Status, r.At = 1, int(status), time.Unix(0, at).UTC()
+	r.BodyHash, r.Op, r.Task = string(fields[0]), string(fields[1]), string(fields[2])
+	if flag == 1 {
+		r.BodyHash = hex.EncodeToString(fields[0])
+	}
+	r.Sealed = append([]byte(nil), p...)
+	return &r, nil
 }
 
 // PruneIdempotency deletes records older than before and reports how many.
 func (t *Tx) PruneIdempotency(before time.Time) (int, error) {
 	var keys [][]byte
-	err := each(t.bucket(bIdempotency), false, func(k []byte, r *Idempotency) (bool, error) {
+	c := t.bucket(bIdempotency).Cursor()
+	for k, raw := c.First(); k != nil; k, raw = c.Next() {
+		r, err := decodeIdempotency(raw)
+		if err != nil {
+			return 0, err
+		}
 		if r.At.Before(before) {
 			keys = append(keys, append([]byte(nil), k...))
 		}
-		return true, nil
-	})
+	}
 	for _, k := range keys {
-		if err == nil {
-			err = t.bucket(bIdempotency).Delete(k)
+		if err := t.bucket(bIdempotency).Delete(k); err != nil {
+			return 0, err
 		}
 	}
-	return len(keys), err
+	return len(keys), nil
 }
 
 // --- audit ---

@@ -60,7 +60,7 @@ var (
 func mustEncoder() *zstd.Encoder {
 	e, err := zstd.NewWriter(nil, zstd.WithEncoderDictRaw(zstdDictID, zDictBytes),
 		zstd.WithEncoderLevel(zstdLevel), zstd.WithEncoderCRC(false), zstd.WithSingleSegment(true),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithZeroFrames(true))
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(true))
 	if err != nil {
 		panic(err)
 	}

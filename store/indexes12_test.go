@@ -161,7 +161,7 @@ func TestMigrateToIndexes12(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, err := db.Version(); err != nil || v != 12 {
+	if v, err := db.Version(); err != nil || v != store.SchemaVersion {
 		t.Fatalf("version after migration %d %v", v, err)
 	}
 	checkIndexes12(t, db, now)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -149,7 +150,7 @@ func (t *Tx) Audit(r *axp.AuditRecord) error {
 	if err := putJSON(t.bucket(bAudit), []byte(r.ID), r); err != nil {
 		return err
 	}
-	return t.indexTrace(r.TraceID, "audit", []byte(r.ID))
+	return t.indexTrace(r.TraceID, traceAudit, []byte(r.ID))
 }
 
 // AuditRecords returns records matching q, newest first.
@@ -169,13 +170,49 @@ func (t *Tx) AuditRecords(q axp.AuditQuery) ([]axp.AuditRecord, error) {
 	return out, err
 }
 
-func (t *Tx) indexTrace(traceID, kind string, key []byte) error {
+// Trace index rows (schema 13) are compact where the trace id is lower-case hex, as the exchange's
+// and W3C traceparent ids are: 0x00, the id's length in bytes, the id's bytes, a kind byte ('a'
+// audit, 'l' log), then the record's key. Other trace ids, and rows written before schema 13, have
+// the textual form: trace id \x00 kind \x00 key. Trace reads both.
+const (
+	traceAudit = 'a'
+	traceLog   = 'l'
+)
+
+// tracePrefix is the compact prefix of a trace id's rows, or nil when the id is not lower-case hex.
+func tracePrefix(traceID string) []byte {
+	if len(traceID) == 0 || len(traceID)%2 != 0 || len(traceID) > 128 {
+		return nil
+	}
+	raw, err := hex.DecodeString(traceID)
+	if err != nil || hex.EncodeToString(raw) != traceID {
+		return nil
+	}
+	return append([]byte{0, byte(len(raw))}, raw...)
+}
+
+// textTraceKey is a row's textual form (name is "audit" or "log").
+func textTraceKey(traceID, name string, key []byte) []byte {
+	k := make([]byte, 0, len(traceID)+len(name)+len(key)+2)
+	return append(append(append(append(append(k, traceID...), 0), name...), 0), key...)
+}
+
+func traceKey(traceID string, kind byte, key []byte) []byte {
+	if p := tracePrefix(traceID); p != nil {
+		return append(append(p, kind), key...)
+	}
+	name := "log"
+	if kind == traceAudit {
+		name = "audit"
+	}
+	return textTraceKey(traceID, name, key)
+}
+
+func (t *Tx) indexTrace(traceID string, kind byte, key []byte) error {
 	if traceID == "" {
 		return nil
 	}
-	k := make([]byte, 0, len(traceID)+len(kind)+len(key)+2)
-	k = append(append(append(append(append(k, traceID...), 0), kind...), 0), key...)
-	return t.bucket(bTraceIndex).Put(k, nil)
+	return t.bucket(bTraceIndex).Put(traceKey(traceID, kind, key), nil)
 }
 
 // --- log ---
@@ -191,7 +228,7 @@ func (t *Tx) AppendLog(entries []axp.LogEntry, seq uint32) error {
 		if err := putJSON(b, key, e); err != nil {
 			return err
 		}
-		if err := t.indexTrace(e.TraceID, "log", key); err != nil {
+		if err := t.indexTrace(e.TraceID, traceLog, key); err != nil {
 			return err
 		}
 	}
@@ -222,28 +259,46 @@ func (t *Tx) LogEntries(q axp.LogQuery) ([]axp.LogEntry, error) {
 // Trace returns every log entry and audit record of a trace id, oldest first.
 func (t *Tx) Trace(traceID string) (axp.Trace, error) {
 	tr := axp.Trace{TraceID: traceID, Log: []axp.LogEntry{}, Audit: []axp.AuditRecord{}}
-	prefix := append([]byte(traceID), 0)
-	c := t.bucket(bTraceIndex).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		rest := k[len(prefix):]
-		kind, key, _ := bytes.Cut(rest, []byte{0})
-		switch string(kind) {
-		case "log":
+	if traceID == "" {
+		return tr, nil
+	}
+	add := func(kind byte, key []byte) error {
+		switch kind {
+		case traceLog:
 			var e axp.LogEntry
-			if ok, err := getJSON(t.bucket(bLog), key, &e); err != nil {
-				return tr, err
-			} else if ok {
-				tr.Log = append(tr.Log, e)
+			if ok, err := getJSON(t.bucket(bLog), key, &e); err != nil || !ok {
+				return err
 			}
-		case "audit":
+			tr.Log = append(tr.Log, e)
+		case traceAudit:
 			var r axp.AuditRecord
-			if ok, err := getJSON(t.bucket(bAudit), key, &r); err != nil {
-				return tr, err
-			} else if ok {
-				tr.Audit = append(tr.Audit, r)
+			if ok, err := getJSON(t.bucket(bAudit), key, &r); err != nil || !ok {
+				return err
+			}
+			tr.Audit = append(tr.Audit, r)
+		}
+		return nil
+	}
+	c := t.bucket(bTraceIndex).Cursor()
+	if prefix := tracePrefix(traceID); prefix != nil {
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			if len(k) > len(prefix) {
+				if err := add(k[len(prefix)], k[len(prefix)+1:]); err != nil {
+					return tr, err
+				}
 			}
 		}
 	}
+	prefix := append([]byte(traceID), 0)
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		name, key, _ := bytes.Cut(k[len(prefix):], []byte{0})
+		kind := map[string]byte{"log": traceLog, "audit": traceAudit}[string(name)]
+		if err := add(kind, key); err != nil {
+			return tr, err
+		}
+	}
+	sort.SliceStable(tr.Log, func(i, j int) bool { return tr.Log[i].Time.Before(tr.Log[j].Time) })
+	sort.SliceStable(tr.Audit, func(i, j int) bool { return tr.Audit[i].ID < tr.Audit[j].ID })
 	return tr, nil
 }
 
@@ -256,9 +311,10 @@ func (t *Tx) PruneLog(before time.Time) (int, error) {
 	for k, raw := c.First(); k != nil && bytes.Compare(k[:8], limit) < 0; k, raw = c.First() {
 		var e axp.LogEntry
 		if decode(raw, &e) == nil && e.TraceID != "" {
-			ik := append(append(append([]byte(e.TraceID), 0), "log\x00"...), k...)
-			if err := t.bucket(bTraceIndex).Delete(ik); err != nil {
-				return n, err
+			for _, ik := range [][]byte{traceKey(e.TraceID, traceLog, k), textTraceKey(e.TraceID, "log", k)} {
+				if err := t.bucket(bTraceIndex).Delete(ik); err != nil {
+					return n, err
+				}
 			}
 		}
 		if err := b.Delete(append([]byte(nil), k...)); err != nil {

@@ -17,7 +17,7 @@ var (
 	bIdempotency   = []byte("idempotency")       // sha256(scope|key) -> idemRecord
 	bAudit         = []byte("audit")             // audit id (time-sortable) -> axp.AuditRecord
 	bLog           = []byte("log")               // 8-byte unix nanos + 4-byte seq -> axp.LogEntry
-	bTraceIndex    = []byte("trace_index")       // trace id \x00 kind \x00 key -> nil
+	bTraceIndex    = []byte("trace_index")       // trace id, kind, key -> nil (records.go)
 	bMetrics       = []byte("metrics")           // 8-byte hour + route -> metricAgg
 	bFeedback      = []byte("feedback")          // id -> feedback record
 	bPaymentPrefs  = []byte("payment_prefs")     // id -> payment preference record

@@ -1,0 +1,102 @@
+package store
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/store/pgtest"
+)
+
+// TestTraceIndexForms: hex trace ids get compact index rows, other ids the textual form, rows
+// written before schema 13 (textual for every id) are still found, in time order with the new
+// ones, and pruning the log removes the rows of either form.
+func TestTraceIndexForms(t *testing.T) { pgtest.Both(t, testTraceIndexForms) }
+
+func testTraceIndexForms(t *testing.T) {
+	loc := filepath.Join(t.TempDir(), FileName)
+	if pgtest.OnPostgres(t) {
+		loc = pgtest.DSN(t)
+	}
+	db, err := OpenLocation(loc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const hexID, textID = "48964af63f8c19ad53228e0a", "caller-trace.1"
+	t0 := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
+	if err := db.Update(func(tx *Tx) error {
+		// What schema 12 wrote: a log line and an audit record under the textual row.
+		old := axp.LogEntry{Time: t0, Level: "info", Source: "http", Message: "old", TraceID: hexID}
+		key := append(u64(uint64(t0.UnixNano())), 0, 0, 0, 1)
+		if err := putJSON(tx.bucket(bLog), key, &old); err != nil {
+			return err
+		}
+		if err := tx.bucket(bTraceIndex).Put(textTraceKey(hexID, "log", key), nil); err != nil {
+			return err
+		}
+		oldAudit := &axp.AuditRecord{ID: "aud_00000000000000000000000001", Time: t0, Action: "task.create", TraceID: hexID}
+		if err := putJSON(tx.bucket(bAudit), []byte(oldAudit.ID), oldAudit); err != nil {
+			return err
+		}
+		if err := tx.bucket(bTraceIndex).Put(textTraceKey(hexID, "audit", []byte(oldAudit.ID)), nil); err != nil {
+			return err
+		}
+		if err := tx.AppendLog([]axp.LogEntry{
+			{Time: t0.Add(time.Second), Level: "info", Source: "http", Message: "new", TraceID: hexID},
+			{Time: t0.Add(2 * time.Second), Level: "info", Source: "http", Message: "text", TraceID: textID},
+		}, 2); err != nil {
+			return err
+		}
+		for _, r := range []*axp.AuditRecord{
+			{ID: "aud_00000000000000000000000002", Time: t0.Add(time.Second), Action: "task.choose", TraceID: hexID},
+			{ID: "aud_00000000000000000000000003", Time: t0.Add(time.Second), Action: "task.pay", TraceID: textID},
+		} {
+			if err := tx.Audit(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.View(func(tx *Tx) error {
+		if tx.bucket(bTraceIndex).Get(traceKey(hexID, traceAudit, []byte("aud_00000000000000000000000002"))) == nil ||
+			len(traceKey(hexID, traceLog, make([]byte, 12))) != 2+12+1+12 {
+			t.Error("a hex trace id's row is not compact")
+		}
+		tr, err := tx.Trace(hexID)
+		if err != nil || len(tr.Log) != 2 || tr.Log[0].Message != "old" || tr.Log[1].Message != "new" ||
+			len(tr.Audit) != 2 || tr.Audit[0].Action != "task.create" || tr.Audit[1].Action != "task.choose" {
+			t.Errorf("hex trace: %+v, %v", tr, err)
+		}
+		tr, err = tx.Trace(textID)
+		if err != nil || len(tr.Log) != 1 || tr.Log[0].Message != "text" || len(tr.Audit) != 1 {
+			t.Errorf("textual trace: %+v, %v", tr, err)
+		}
+		if tr, _ := tx.Trace(""); len(tr.Log)+len(tr.Audit) != 0 {
+			t.Errorf("the empty trace id found %+v", tr)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *Tx) error {
+		n, err := tx.PruneLog(t0.Add(time.Hour))
+		if n != 3 || err != nil {
+			t.Errorf("pruned %d, %v", n, err)
+		}
+		rows := 0
+		c := tx.bucket(bTraceIndex).Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			rows++
+		}
+		if rows != 3 { // the three audit rows stay
+			t.Errorf("%d index rows after pruning the log, want 3", rows)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

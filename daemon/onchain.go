@@ -70,6 +70,9 @@ func (d *Daemon) setupChain() error {
 		return err
 	}
 	d.wallet = chain.NewWallet(c, key)
+	// Daemons sharing a PostgreSQL store share the hot wallet too: its lock there keeps two of
+	// them from signing with the same nonce (payouts and x402 settlements alike).
+	d.wallet.Share(func(ctx context.Context) (func(), error) { return d.db.Lock(ctx, "hot-wallet") })
 	bal, err := c.BalanceOf(ctx, d.wallet.Address())
 	if err != nil {
 		c.Close()

@@ -91,15 +91,11 @@ func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error
 
 // approveOnChain approves a payout, refund or split by sending it from the hot wallet.
 func (d *Daemon) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
-	d.wallet.Lock()
-	defer d.wallet.Unlock()
-	// Daemons sharing a PostgreSQL store share the hot wallet too: its lock there keeps two of
-	// them from signing with the same nonce.
-	unlock, err := d.db.Lock(ctx, "hot-wallet")
+	release, err := d.wallet.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer release()
 	var plan []axp.OutTransfer
 	err = d.db.View(func(tx *store.Tx) error {
 		a, err := loadApproval(tx, in.ID)
@@ -296,9 +292,11 @@ func (d *Daemon) trackSent(ctx context.Context) {
 					continue
 				}
 				raw, _ := hex.DecodeString(x.Raw)
-				d.wallet.Lock()
-				berr := d.wallet.Broadcast(ctx, raw)
-				d.wallet.Unlock()
+				release, berr := d.wallet.Acquire(ctx)
+				if berr == nil {
+					berr = d.wallet.Broadcast(ctx, raw)
+					release()
+				}
 				if errors.Is(berr, chain.ErrReplaced) {
 					got[x.TxHash] = transferOutcome{axp.TransferFailed, "never mined: " + berr.Error()}
 				} else if berr != nil {

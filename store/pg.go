@@ -744,7 +744,8 @@ func (p *pgStore) counts(ctx context.Context) (map[string]int, error) {
 // returns its release. On bbolt, where one process holds the file, it takes nothing; on PostgreSQL
 // it holds a session advisory lock on a pooled connection, released by unlock or, if the process
 // dies, by PostgreSQL when the connection ends. Money that must be serialized across daemons (the
-// hot wallet's nonces) takes it around its in-process lock.
+// hot wallet's nonces) takes it inside its in-process lock, so a process has at most one
+// connection waiting here per name and the pool cannot be drained by waiters.
 func (db *DB) Lock(ctx context.Context, name string) (unlock func(), err error) {
 	if db.pg == nil {
 		return func() {}, nil

@@ -102,9 +102,12 @@ func TestTransfersReceiptsAndTheWallet(t *testing.T) {
 		t.Fatalf("Sign with an empty wallet = %v", err)
 	}
 	c.Mint(c.Token, w.Address(), 5_000_000)
-	w.Lock()
+	release, err := w.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, err := w.Sign(ctx, seller, 1_234_567, 0)
-	w.Unlock()
+	release()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +130,9 @@ func TestTransfersReceiptsAndTheWallet(t *testing.T) {
 	}
 	// A second transfer signed with the same (now used) nonce is replaced.
 	s2 := s
-	w.Lock()
+	release, _ = w.Acquire(ctx)
 	s3, err := w.Sign(ctx, seller, 1, 0)
-	w.Unlock()
+	release()
 	if err != nil || s3.Nonce != s.Nonce+1 {
 		t.Fatalf("next nonce %d after %d: %v", s3.Nonce, s2.Nonce, err)
 	}
@@ -180,5 +183,41 @@ func TestIsAddress(t *testing.T) {
 		if got := chain.IsAddress(s); got != want {
 			t.Errorf("IsAddress(%s) = %v", s, got)
 		}
+	}
+}
+
+// TestWalletShared: Acquire takes the shared lock after the process's own, releases both, and
+// gives the process's lock back when the shared one cannot be taken.
+func TestWalletShared(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	w := chain.NewWallet(nil, key)
+	var held, taken int
+	fail := false
+	w.Share(func(context.Context) (func(), error) {
+		if fail {
+			return nil, errors.New("database gone")
+		}
+		held++
+		taken++
+		return func() { held-- }, nil
+	})
+	ctx := context.Background()
+	release, err := w.Acquire(ctx)
+	if err != nil || held != 1 {
+		t.Fatalf("Acquire: held %d, %v", held, err)
+	}
+	release()
+	fail = true
+	if _, err := w.Acquire(ctx); err == nil || !strings.Contains(err.Error(), "database gone") {
+		t.Fatalf("a failed shared lock gave %v", err)
+	}
+	fail = false
+	release, err = w.Acquire(ctx) // the process's lock was given back
+	if err != nil || held != 1 || taken != 2 {
+		t.Fatalf("after a failure: held %d taken %d, %v", held, taken, err)
+	}
+	release()
+	if held != 0 {
+		t.Fatalf("held %d after release", held)
 	}
 }

@@ -54,13 +54,16 @@ func LoadKey(path, passphrase string) (*ecdsa.PrivateKey, error) {
 	return k, nil
 }
 
-// Wallet signs and sends the token's transfers from the hot wallet. Lock it around signing, storing
-// and broadcasting one transfer: the nonce it signs with is then its own.
+// Wallet signs and sends the token's transfers from the hot wallet. Acquire it around signing,
+// storing and broadcasting one transfer: the nonce it signs with is then its own.
 type Wallet struct {
 	c    *Client
 	key  *ecdsa.PrivateKey
 	addr common.Address
 	mu   sync.Mutex
+	// shared, when set, takes the wallet among every process that signs with it (daemons sharing a
+	// PostgreSQL store) once this process holds mu.
+	shared func(context.Context) (func(), error)
 }
 
 // NewWallet returns the hot wallet holding key.
@@ -71,11 +74,25 @@ func NewWallet(c *Client, key *ecdsa.PrivateKey) *Wallet {
 // Address is the wallet's address, checksummed.
 func (w *Wallet) Address() string { return w.addr.Hex() }
 
-// Lock serialises the wallet's transfers.
-func (w *Wallet) Lock() { w.mu.Lock() }
+// Share makes Acquire also take lock, a lock held among every process signing with this wallet
+// (set before the wallet is used).
+func (w *Wallet) Share(lock func(context.Context) (unlock func(), err error)) { w.shared = lock }
 
-// Unlock ends Lock.
-func (w *Wallet) Unlock() { w.mu.Unlock() }
+// Acquire serialises the wallet's transfers, in this process and, when shared, among processes,
+// and returns the release. Every path that signs or broadcasts from the wallet takes it: payouts,
+// x402 settlements and re-sent transfers alike.
+func (w *Wallet) Acquire(ctx context.Context) (release func(), err error) {
+	w.mu.Lock()
+	if w.shared == nil {
+		return w.mu.Unlock, nil
+	}
+	unlock, err := w.shared(ctx)
+	if err != nil {
+		w.mu.Unlock()
+		return nil, fmt.Errorf("take the hot wallet's lock: %w", err)
+	}
+	return func() { unlock(); w.mu.Unlock() }, nil
+}
 
 // Signed is a signed transfer.
 type Signed struct {
@@ -86,7 +103,7 @@ type Signed struct {
 
 // Sign signs a transfer of amount to to with the wallet's next nonce plus skip (the transfers
 // signed before it and not yet broadcast), after checking that the wallet holds the units and that
-// the transfer would not revert. Hold Lock until the transfers are stored and broadcast.
+// the transfer would not revert. Hold Acquire until the transfers are stored and broadcast.
 func (w *Wallet) Sign(ctx context.Context, to string, amount axp.Money, skip uint64) (Signed, error) {
 	var s Signed
 	if !common.IsHexAddress(to) {

@@ -191,21 +191,25 @@ func (l *Local) Settle(ctx context.Context, p *Payment, t Terms, onSubmit func(s
 		s.ErrorReason = ReasonPayload
 		return s, nil
 	}
-	l.Wallet.Lock()
+	release, err := l.Wallet.Acquire(ctx)
+	if err != nil {
+		s.ErrorReason = ReasonSettle
+		return s, err
+	}
 	signed, err := l.Wallet.SignAuthorization(ctx, a, sig)
 	if err != nil {
-		l.Wallet.Unlock()
+		release()
 		s.ErrorReason = ReasonSettle
 		return s, fmt.Errorf("the chain refuses the authorization: %w", err)
 	}
 	if onSubmit != nil {
 		if err := onSubmit(signed.Hash); err != nil {
-			l.Wallet.Unlock()
+			release()
 			return s, err
 		}
 	}
 	err = l.Wallet.Broadcast(ctx, signed.Raw)
-	l.Wallet.Unlock()
+	release()
 	s.Transaction = signed.Hash
 	if err != nil {
 		s.ErrorReason = ReasonSettle

@@ -112,6 +112,8 @@ type RecordedPrice struct {
 	Price      Decimal   `json:"price" doc:"US dollars"`
 	RecordedAt time.Time `json:"recorded_at"`
 	AgeSeconds int64     `json:"age_seconds" doc:"as_of minus recorded_at"`
+	ProofID    string    `json:"proof_id,omitempty" doc:"the recorded price's id in the hash chain"`
+	ProofURL   string    `json:"proof_url,omitempty" doc:"where its inclusion proof is (paid)"`
 }
 
 // SeriesPoint is a minute of a series: the last price recorded in it.

@@ -229,6 +229,8 @@ var (
 	PaidMarketBrief = Def[axp.MarketBriefQuery, axp.MarketBrief]("paid_market_brief")
 	// PaidNewsAsOf is GET /paid/news/as-of: News naming an entity that the exchange first saw at or before as_of, newest first, each with its proof id.
 	PaidNewsAsOf = Def[axp.NewsAsOfQuery, axp.NewsAsOf]("paid_news_as_of")
+	// PaidMarketProof is GET /paid/market/proof: Inclusion proof of a recorded price (its proof_id in market/as-of): the item, its hash, the path to its batch's root and the chained root (check it offline with axp verify-proof).
+	PaidMarketProof = Def[axp.ProofQuery, axp.Proof]("paid_market_proof")
 	// PaidNewsProof is GET /paid/news/proof: Inclusion proof of a recorded news item: the item, its hash, the path to its batch's root and the chained root (check it offline with axp verify-proof).
 	PaidNewsProof = Def[axp.ProofQuery, axp.Proof]("paid_news_proof")
 	// PaidTrackrecordTop is GET /paid/trackrecord/top: The top strategies of a market over a window, scored against recorded prices, with their signals.

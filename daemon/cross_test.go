@@ -140,6 +140,7 @@ func TestBadInputEveryOperation(t *testing.T) {
 		"paid_market_brief":       {e.anon, map[string]any{"coins": "bitcoin"}},
 		"paid_news_as_of":         {e.anon, map[string]any{"entity": "Bitcoin", "as_of": "2026-10-10T00:00:00Z", "limit": 5}},
 		"paid_news_proof":         {e.anon, map[string]any{"id": "nws_x"}},
+		"paid_market_proof":       {e.anon, map[string]any{"id": "px:bitcoin@1"}},
 		"paid_trackrecord_top":    {e.anon, map[string]any{"market": "bitcoin", "window": "7d", "limit": 5}},
 		"paid_trackrecord_verify": {e.anon, map[string]any{"id": "sig_x"}},
 		"list_proof_chain":        {e.anon, map[string]any{"after": 0, "limit": 5}},

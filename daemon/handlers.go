@@ -134,6 +134,8 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	pipeline.Handle(r, "paid_market_brief", d.paidMarketBrief)
 	pipeline.Precheck(r, "paid_news_as_of", func(in *axp.NewsAsOfQuery) error { _, _, err := d.newsQuery(in); return err })
 	pipeline.Handle(r, "paid_news_as_of", d.paidNewsAsOf)
+	pipeline.Precheck(r, "paid_market_proof", d.checkMarketProof)
+	pipeline.Handle(r, "paid_market_proof", d.paidMarketProof)
 	pipeline.Precheck(r, "paid_news_proof", d.checkNewsProof)
 	pipeline.Handle(r, "paid_news_proof", d.paidNewsProof)
 	pipeline.Precheck(r, "paid_trackrecord_top", d.checkTrackRecordTop)

@@ -343,8 +343,10 @@ func (d *Daemon) paidMarketAsOf(ctx context.Context, c *pipeline.Call, in *axp.M
 				out.Missing = append(out.Missing, coin)
 				continue
 			}
+			id := store.PriceID(coin, p.RecordedAt.UnixMilli())
 			out.Prices = append(out.Prices, axp.RecordedPrice{Coin: coin, Price: axp.Decimal(p.Price), RecordedAt: p.RecordedAt,
-				AgeSeconds: int64(at.Sub(p.RecordedAt) / time.Second)})
+				AgeSeconds: int64(at.Sub(p.RecordedAt) / time.Second), ProofID: id,
+				ProofURL: d.BaseURL() + "/paid/market/proof?id=" + url.QueryEscape(id)})
 		}
 		if !in.Series {
 			return nil
@@ -467,10 +469,11 @@ func (d *Daemon) paidNewsAsOf(ctx context.Context, c *pipeline.Call, in *axp.New
 	return out, err
 }
 
-// proofOf loads the proof of a recorded item of the given id prefix, 404 when there is none.
+// proofOf loads the proof of a recorded item whose id starts with prefix ("nws_", "px:"), 404
+// when there is none.
 func (d *Daemon) proofOf(id, prefix, what string) (*axp.Proof, error) {
-	if !strings.HasPrefix(id, prefix+"_") {
-		return nil, axp.Invalid("id", fmt.Sprintf("%q is not the id of a %s (%s_...)", clipText(id), what, prefix), "")
+	if !strings.HasPrefix(id, prefix) {
+		return nil, axp.Invalid("id", fmt.Sprintf("%q is not the id of a %s (%s...)", clipText(id), what, prefix), "")
 	}
 	var p *axp.Proof
 	err := d.db.View(func(tx *store.Tx) error {
@@ -488,20 +491,36 @@ func (d *Daemon) checkNewsProof(in *axp.ProofQuery) error {
 	if err := d.needs("paid_news_proof"); err != nil {
 		return err
 	}
-	_, err := d.proofOf(in.ID, "nws", "news item")
+	_, err := d.proofOf(in.ID, "nws_", "news item")
 	return err
 }
 
 func (d *Daemon) paidNewsProof(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
-	p, err := d.proofOf(in.ID, "nws", "news item")
+	return d.answerProof(in.ID, "nws_", "news item")
+}
+
+func (d *Daemon) checkMarketProof(in *axp.ProofQuery) error {
+	if err := d.needs("paid_market_proof"); err != nil {
+		return err
+	}
+	_, err := d.proofOf(in.ID, "px:", "recorded price")
+	return err
+}
+
+func (d *Daemon) paidMarketProof(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
+	return d.answerProof(in.ID, "px:", "recorded price")
+}
+
+// answerProof answers the proof of a recorded item. Stored data that no longer matches what was
+// chained is answered as it is, and says so, so that the caller sees it fail too.
+func (d *Daemon) answerProof(id, prefix, what string) (*axp.Proof, error) {
+	p, err := d.proofOf(id, prefix, what)
 	if err != nil {
 		return nil, err
 	}
 	if verr := p.Verify(); verr != nil {
-		// Stored data no longer matches what was chained: the proof is answered as it is, and
-		// says so, so that the caller sees it fail too.
 		p.Note = "this proof does not verify: " + verr.Error()
-		d.log.Error("a recorded item no longer matches its chained hash", "source", "record", "id", in.ID, "err", verr)
+		d.log.Error("a recorded item no longer matches its chained hash", "source", "record", "id", id, "err", verr)
 	}
 	return p, nil
 }
@@ -599,12 +618,12 @@ func (d *Daemon) checkTrackRecordVerify(in *axp.ProofQuery) error {
 	if err := d.needs("paid_trackrecord_verify"); err != nil {
 		return err
 	}
-	_, err := d.proofOf(in.ID, "sig", "signal")
+	_, err := d.proofOf(in.ID, "sig_", "signal")
 	return err
 }
 
 func (d *Daemon) paidTrackRecordVerify(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
-	p, err := d.proofOf(in.ID, "sig", "signal")
+	p, err := d.proofOf(in.ID, "sig_", "signal")
 	if err != nil {
 		return nil, err
 	}
@@ -617,7 +636,9 @@ func (d *Daemon) paidTrackRecordVerify(ctx context.Context, c *pipeline.Call, in
 		out.Signal = *s
 		fp, err := tx.PriceAfter(s.Market, p.Entry.RecordedAt)
 		if fp != nil {
-			out.FirstPriceAfter = &axp.RecordedPrice{Coin: fp.Coin, Price: axp.Decimal(fp.Price), RecordedAt: fp.RecordedAt}
+			id := store.PriceID(fp.Coin, fp.RecordedAt.UnixMilli())
+			out.FirstPriceAfter = &axp.RecordedPrice{Coin: fp.Coin, Price: axp.Decimal(fp.Price), RecordedAt: fp.RecordedAt,
+				ProofID: id, ProofURL: d.BaseURL() + "/paid/market/proof?id=" + url.QueryEscape(id)}
 		}
 		return err
 	})

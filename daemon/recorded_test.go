@@ -238,6 +238,23 @@ func TestMarketRecorderAsOf(t *testing.T) {
 		t.Fatalf("series: %d points, %d gaps: %+v", len(series.Series), series.Gaps, series.Series)
 	}
 
+	// A price's proof: it verifies, and names the price as recorded.
+	var last1 axp.MarketAsOf
+	getRecorded(t, e, "/paid/market/as-of?trial=1&coins=bitcoin&as_of="+url.QueryEscape(last.at.Format(time.RFC3339Nano)), 200, &last1)
+	pr := last1.Prices[0]
+	if !strings.HasSuffix(pr.ProofURL, "/paid/market/proof?id="+url.QueryEscape(pr.ProofID)) {
+		t.Fatalf("price %+v has no proof url", pr)
+	}
+	var pp axp.Proof
+	getRecorded(t, e, "/paid/market/proof?trial=1&id="+url.QueryEscape(pr.ProofID), 200, &pp)
+	if err := pp.Verify(); err != nil || pp.Note != "" || !strings.Contains(string(pp.Item), `"price":"`+last.btc+`"`) {
+		t.Fatalf("price proof %s: %v", pp.Item, err)
+	}
+	getRecorded(t, e, "/paid/market/proof?trial=1&id="+url.QueryEscape("px:bitcoin@1"), 404, nil)
+	if body := getRecorded(t, e, "/paid/market/proof?trial=1&id=nws_x", 400, nil); !strings.Contains(string(body), `"field":"id"`) {
+		t.Errorf("a news id as a price proof: %s", body)
+	}
+
 	// Bad input: 400 naming the field, before anything is paid.
 	lastQ := url.QueryEscape(last.at.Format(time.RFC3339))
 	for _, c := range []struct{ query, field string }{
@@ -547,11 +564,12 @@ func TestRecordedToolsWithoutSources(t *testing.T) {
 			t.Errorf("%s: %+v", tl.Name, tl)
 		}
 	}
-	if seen != 6 {
+	if seen != 7 {
 		t.Fatalf("%d recorded-data tools listed", seen)
 	}
 	for _, path := range []string{"/paid/market/as-of?coins=bitcoin&as_of=2026-10-10T00:00:00Z&trial=1", "/paid/market/brief?trial=1",
 		"/paid/news/as-of?entity=x&as_of=2026-10-10T00:00:00Z&trial=1", "/paid/news/proof?id=nws_x&trial=1",
+		"/paid/market/proof?id=px:bitcoin@1&trial=1",
 		"/paid/trackrecord/top?market=bitcoin&trial=1", "/paid/trackrecord/verify?id=sig_x&trial=1"} {
 		resp := paidCall(t, e.anon, "GET", path, "", nil)
 		if resp.Status != 503 || !strings.Contains(string(resp.Body), "market_source_url") && !strings.Contains(string(resp.Body), "news_feeds") {

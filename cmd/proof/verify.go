@@ -28,7 +28,7 @@ func NewCmdVerify(f *cmdutil.Factory, runF func(context.Context, *VerifyOptions)
 	return &cobra.Command{
 		Use:   "verify-proof FILE",
 		Short: "Check a saved proof of recorded data offline (exit 0: it holds, 1: it does not)",
-		Long: "Reads a proof saved from /paid/news/proof or /paid/trackrecord/verify (\"-\" reads stdin) and\n" +
+		Long: "Reads a proof saved from /paid/news/proof, /paid/market/proof or /paid/trackrecord/verify (\"-\" reads stdin) and\n" +
 			"recomputes it: the item's leaf hash, the path to its batch's Merkle root and the chain entry's link.\n" +
 			"To hold the exchange to its history, compare the entry's link with the chain you copied from\n" +
 			"/proofs/latest and /proofs/chain.",

@@ -59,6 +59,63 @@ func (e ChainEntry) ComputeLink() (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// ChainWalk checks a chain read page by page, oldest first, from its first entry: every entry
+// follows the one before (seq + 1, prev = its link) and hashes to its own link. Pinned entries
+// (a proof's entry and head, a head copied earlier) must appear with the same link, which is what
+// holds the exchange to its history: a copied head that is not in today's chain means the chain
+// was rewritten.
+type ChainWalk struct {
+	prev   ChainEntry
+	n      int64
+	pinned map[int64]string
+}
+
+// Pin requires entry e (seq and link) to be part of the chain.
+func (w *ChainWalk) Pin(e ChainEntry) {
+	if w.pinned == nil {
+		w.pinned = map[int64]string{}
+	}
+	w.pinned[e.Seq] = e.Link
+}
+
+// Add checks the next entries.
+func (w *ChainWalk) Add(entries []ChainEntry) error {
+	for _, e := range entries {
+		prev := ZeroLink
+		if w.n > 0 {
+			prev = w.prev.Link
+		}
+		if e.Seq != w.n+1 {
+			return fmt.Errorf("entry seq %d follows seq %d: the chain has a gap or a repeat", e.Seq, w.n)
+		}
+		if e.Prev != prev {
+			return fmt.Errorf("entry %d names prev %s, but entry %d's link is %s", e.Seq, e.Prev, w.n, prev)
+		}
+		link, err := e.ComputeLink()
+		if err != nil {
+			return err
+		}
+		if link != e.Link {
+			return fmt.Errorf("entry %d hashes to %s, not to its link %s: it was changed", e.Seq, link, e.Link)
+		}
+		if want, ok := w.pinned[e.Seq]; ok && want != e.Link {
+			return fmt.Errorf("entry %d has link %s in the chain, %s where it was pinned: the chain was rewritten", e.Seq, e.Link, want)
+		}
+		w.prev, w.n = e, e.Seq
+	}
+	return nil
+}
+
+// Done reports the entries walked, or an error when a pinned entry lies beyond them.
+func (w *ChainWalk) Done() (int64, error) {
+	for seq := range w.pinned {
+		if seq > w.n {
+			return w.n, fmt.Errorf("entry %d is pinned but the chain ends at %d", seq, w.n)
+		}
+	}
+	return w.n, nil
+}
+
 // ProofStep is one sibling on the way from a leaf to its batch's root.
 type ProofStep struct {
 	Side string `json:"side" schema:"enum=left|right" doc:"where the sibling sits: left means node = sha256(0x01 || sibling || current)"`

@@ -60,3 +60,53 @@ func TestCanonical(t *testing.T) {
 		t.Fatal("a fraction was accepted")
 	}
 }
+
+// TestChainWalk: a chain that links up walks; a changed entry, a gap, a rewritten pinned entry and a
+// pinned entry beyond the end are each refused, naming the entry.
+func TestChainWalk(t *testing.T) {
+	var chain []axp.ChainEntry
+	prev := axp.ZeroLink
+	for i := int64(1); i <= 5; i++ {
+		e := axp.ChainEntry{Seq: i, Kind: axp.ChainMarket, RecordedAt: time.UnixMilli(1_700_000_000_000 + i*60_000).UTC(), Count: 2,
+			Root: fmt.Sprintf("%064x", i), Prev: prev}
+		e.Link, _ = e.ComputeLink()
+		prev = e.Link
+		chain = append(chain, e)
+	}
+	walk := func(entries []axp.ChainEntry, pins ...axp.ChainEntry) error {
+		var w axp.ChainWalk
+		for _, p := range pins {
+			w.Pin(p)
+		}
+		if err := w.Add(entries[:2]); err != nil {
+			return err
+		}
+		if err := w.Add(entries[2:]); err != nil {
+			return err
+		}
+		_, err := w.Done()
+		return err
+	}
+	if err := walk(chain, chain[1], chain[4]); err != nil {
+		t.Fatalf("a sound chain: %v", err)
+	}
+	changed := append([]axp.ChainEntry(nil), chain...)
+	changed[2].Count = 3
+	gap := append(append([]axp.ChainEntry(nil), chain[:2]...), chain[3:]...)
+	rewritten := chain[3]
+	rewritten.Link = axp.ZeroLink
+	beyond := axp.ChainEntry{Seq: 9, Link: axp.ZeroLink}
+	for name, c := range map[string]struct {
+		err  error
+		want string
+	}{
+		"changed":   {walk(changed), "entry 3 hashes to"},
+		"gap":       {walk(gap), "entry seq 4 follows seq 2"},
+		"rewritten": {walk(chain, rewritten), "entry 4 has link"},
+		"beyond":    {walk(chain, beyond), "entry 9 is pinned but the chain ends at 5"},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: %v", name, c.err)
+		}
+	}
+}

@@ -83,14 +83,16 @@ type Caller struct {
 // seller's.
 const MaxParallel = 1024
 
-// Idle connections the Caller's own transport keeps for reuse: a small pool, so that the
-// callbacks, events and tool calls of ordinary traffic reuse connections (http.DefaultTransport
-// keeps 2 per host) while a quote round's thousand connections close as its calls end instead of
-// each holding two goroutines and its buffers until the IdleConnTimeout (90 s). A large round
-// therefore opens most of its connections anew; on loopback that costs less than keeping them.
+// Idle connections the Caller's own transport keeps for reuse: as many as a quote round has
+// calls under way, so that the next round finds a connection to every push seller it called
+// (MaxParallel bounds the pool; on a machine with fewer push sellers the pool holds fewer). A
+// round that opens a thousand connections anew costs a dial, an accept and a close for each, on
+// both sides; an idle connection costs two goroutines and its buffers (some 20 KB) until it is
+// used again or idleTimeout passes.
 const (
-	maxIdleConns        = 128
-	maxIdleConnsPerHost = 64
+	maxIdleConns        = MaxParallel
+	maxIdleConnsPerHost = MaxParallel
+	idleTimeout         = 90 * time.Second
 )
 
 // transport is the Caller's own transport: http.DefaultTransport's settings (proxy from the
@@ -102,6 +104,7 @@ func (c *Caller) transport() *http.Transport {
 		t.DialContext = dialer(c.AllowPrivate, c.Trusted)
 		t.MaxIdleConns = maxIdleConns
 		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+		t.IdleConnTimeout = idleTimeout
 		t.MaxConnsPerHost = MaxParallel
 		c.pool = t
 	})

@@ -270,14 +270,17 @@ func (c *Caller) doCall(ctx context.Context, t Target, tool string, in any, out 
 			return Result{}, fmt.Errorf("outbound: out must be a non-nil pointer, not %T", out)
 		}
 	}
-	args := json.RawMessage("{}")
+	args := []byte("{}")
 	switch v := in.(type) {
 	case nil:
 	case json.RawMessage:
-		if !json.Valid(v) {
+		// Compacted, as encoding/json would send it (which checks it too).
+		var buf bytes.Buffer
+		buf.Grow(len(v))
+		if json.Compact(&buf, v) != nil {
 			return Result{}, fmt.Errorf("outbound: the %s input is not valid JSON", tool)
 		}
-		args = v
+		args = buf.Bytes()
 	default:
 		b, err := json.Marshal(in)
 		if err != nil {
@@ -288,11 +291,7 @@ func (c *Caller) doCall(ctx context.Context, t Target, tool string, in any, out 
 	k, cancel := c.newCall(ctx, t, tool)
 	defer cancel()
 
-	params := struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{tool, args}
-	raw, handshake, cerr := k.request(string(mcp.MethodToolsCall), params)
+	raw, handshake, cerr := k.request(string(mcp.MethodToolsCall), toolParams{name: tool, args: args})
 	res := Result{Bytes: k.stats.total(), Handshake: handshake}
 	if cerr != nil {
 		return res, cerr
@@ -451,20 +450,19 @@ func init() {
 // NextRequestID is the id of the next JSON-RPC request the exchange sends (unique in the process).
 func NextRequestID() int64 { return requestIDs.Add(1) }
 
-// request sends one JSON-RPC request statelessly. If the server insists on a session, it starts
-// one (initialize, notifications/initialized), sends the request in it and ends it; handshake
-// reports that. The answer is the JSON-RPC result.
+// request sends one JSON-RPC request statelessly (see post). If the server insists on a session,
+// it starts one through mcp-go's transport (initialize, notifications/initialized), sends the
+// request in it and ends it; handshake reports that. The answer is the JSON-RPC result.
 func (k *call) request(method string, params any) (json.RawMessage, bool, *CallError) {
 	if cerr := k.checkURL(); cerr != nil {
 		return nil, false, cerr
 	}
-	tr := k.mcpTransport()
-	raw, first := k.send(tr, NextRequestID(), method, params)
+	raw, first := k.post(NextRequestID(), method, params)
 	if first == nil || !wantsSession(first) {
 		return raw, false, first
 	}
 
-	tr = k.mcpTransport()
+	tr := k.mcpTransport()
 	defer tr.Close() // ends the session with a DELETE, bounded by the call's context
 	init := map[string]any{
 		"protocolVersion": mcp.ProtocolVersion20251125,

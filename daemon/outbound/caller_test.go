@@ -619,3 +619,80 @@ func TestCallConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// A server may end an event stream before the response once it has sent an event id; the call
+// then reopens the stream with a GET carrying Last-Event-ID, after the wait the server asked for.
+func TestCallResumesStream(t *testing.T) {
+	m := newMember(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.Method == http.MethodGet {
+			if r.Header.Get("Last-Event-ID") != "ev-7" || r.Header.Get("Accept") != "text/event-stream" {
+				http.Error(w, "bad resume", http.StatusBadRequest)
+				return
+			}
+			io.WriteString(w, "id: ev-8\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"structuredContent\":{\"received\":true}}}\n\n")
+			return
+		}
+		io.WriteString(w, "retry: 10\nid: ev-7\ndata:\n\n")
+	}))
+	var out protocol.Received
+	if _, err := (&Caller{}).Call(context.Background(), m.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Received {
+		t.Fatal("not received")
+	}
+	var got []string
+	for _, r := range m.requests() {
+		got = append(got, r.HTTPMethod+" "+r.RPCMethod)
+	}
+	if want := []string{"POST tools/call", "GET "}; !slices.Equal(got, want) {
+		t.Fatalf("requests %q, want %q", got, want)
+	}
+
+	// A stream ended early without an event id cannot be resumed.
+	bare := newMember(t, raw(200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"))
+	_, err := (&Caller{}).Call(context.Background(), bare.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, nil)
+	if ce := callError(t, err, KindBadAnswer); !strings.Contains(ce.Message, "ended without a JSON-RPC response") {
+		t.Fatalf("error %+v", ce)
+	}
+	if n := len(bare.requests()); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+}
+
+// An HTTP error whose body is a JSON-RPC error is reported as that JSON-RPC error, with the status.
+func TestCallRPCErrorInHTTPError(t *testing.T) {
+	m := newMember(t, raw(400, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad request shape"}}`))
+	_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+	ce := callError(t, err, KindRPC)
+	if ce.Status != 400 || !strings.Contains(ce.Message, "bad request shape") {
+		t.Fatalf("error %+v", ce)
+	}
+}
+
+// Calls to the same member reuse one connection: the answer is read to its end, so the transport
+// keeps the connection for the next call.
+func TestCallReusesConnections(t *testing.T) {
+	var mu sync.Mutex
+	conns := map[string]bool{}
+	inner := mcpServer(t, nil)
+	m := newMember(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		conns[r.RemoteAddr] = true
+		mu.Unlock()
+		inner.ServeHTTP(w, r)
+	}))
+	c := &Caller{}
+	for range 5 {
+		var q protocol.QuoteAnswer
+		if _, err := c.Call(context.Background(), m.target(), "quote", quoteInput(), &q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(conns) != 1 {
+		t.Fatalf("5 calls in a row used %d connections", len(conns))
+	}
+}

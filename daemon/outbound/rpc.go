@@ -1,0 +1,353 @@
+package outbound
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The stateless JSON-RPC request every call starts with is sent by hand rather than through
+// mcp-go's transport: it is the hot path of a quote round (a thousand calls at once), where the
+// library's per-request transport, watcher goroutine and generic decoding cost more than the call
+// itself. It speaks the same Streamable HTTP (spec section 6) as the library did: one POST
+// accepting application/json and text/event-stream, an answer read as either, requests the server
+// makes inside a stream answered "method not found", a stream the server ends early (after an
+// event id) resumed with a GET carrying Last-Event-ID. The session handshake, for servers that
+// insist on one, stays with mcp-go (see request).
+
+// rpcMessage is a JSON-RPC message as read from an answer: a response, or a request or notification
+// from the server.
+type rpcMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method *string         `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// hasID reports whether the message carries an id a response may have: a string or a number.
+func (m *rpcMessage) hasID() bool {
+	id := bytes.TrimSpace(m.ID)
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
+}
+
+// rpcBody is the JSON text of a JSON-RPC request.
+func rpcBody(id int64, method string, params any) ([]byte, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	b = strconv.AppendQuote(b, method)
+	b = append(b, `,"params":`...)
+	switch p := params.(type) {
+	case toolParams:
+		b = append(b, `{"name":`...)
+		b = strconv.AppendQuote(b, p.name)
+		b = append(b, `,"arguments":`...)
+		b = append(b, p.args...)
+		b = append(b, '}')
+	default:
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, raw...)
+	}
+	return append(b, '}'), nil
+}
+
+// toolParams are the params of tools/call; args is compact JSON.
+type toolParams struct {
+	name string
+	args []byte
+}
+
+func (p toolParams) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{p.name, p.args})
+}
+
+// post sends one JSON-RPC request without a session and returns its result. Every failure goes
+// through classify or send's checks, so that it reads as it did through mcp-go.
+func (k *call) post(id int64, method string, params any) (json.RawMessage, *CallError) {
+	body, err := rpcBody(id, method, params)
+	if err != nil {
+		return nil, k.fail(KindBadAnswer, 0, "the request cannot be encoded: "+err.Error(), err)
+	}
+	req, err := http.NewRequestWithContext(ours(k.ctx), http.MethodPost, k.target.MCPURL, bytes.NewReader(body))
+	if err != nil {
+		return nil, k.classify(err)
+	}
+	req.Header["Content-Type"] = jsonType
+	req.Header["Accept"] = acceptBoth
+	resp, err := k.client.Do(req)
+	if err != nil {
+		return nil, k.classify(err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusAccepted:
+	case http.StatusUnauthorized, http.StatusNotFound:
+		// Refused signature or no such endpoint (or, to a session server, an unknown session):
+		// the status says it all.
+		return nil, k.httpError(resp.StatusCode)
+	default:
+		// An error answer may still be a JSON-RPC error.
+		raw, _ := io.ReadAll(resp.Body)
+		var m rpcMessage
+		if json.Unmarshal(raw, &m) == nil && m.Error != nil {
+			return nil, k.rpcFailure(resp.StatusCode, method, m.Error)
+		}
+		return nil, k.httpError(resp.StatusCode)
+	}
+	var m *rpcMessage
+	switch mediaType(resp.Header.Get("Content-Type")) {
+	case "application/json":
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, k.classify(err)
+		}
+		m = new(rpcMessage)
+		if err := json.Unmarshal(raw, m); err != nil {
+			return nil, k.classify(fmt.Errorf("failed to decode response: %w", err))
+		}
+		if !m.hasID() {
+			return nil, k.classify(fmt.Errorf("response should contain RPC id: %s", clip(string(raw))))
+		}
+	case "text/event-stream":
+		var cerr *CallError
+		if m, cerr = k.stream(resp.Body); cerr != nil {
+			return nil, cerr
+		}
+	default:
+		return nil, k.classify(fmt.Errorf("unexpected content type: %s", resp.Header.Get("Content-Type")))
+	}
+	return k.result(resp.StatusCode, method, m)
+}
+
+var (
+	jsonType   = []string{"application/json"}
+	acceptBoth = []string{"application/json, text/event-stream"}
+	acceptSSE  = []string{"text/event-stream"}
+)
+
+// mediaType is the lower-case media type of a Content-Type, without parameters.
+func mediaType(ctype string) string {
+	mt, _, _ := strings.Cut(ctype, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// result checks a JSON-RPC response and returns its result.
+func (k *call) result(status int, method string, m *rpcMessage) (json.RawMessage, *CallError) {
+	if m.Error != nil {
+		return nil, k.rpcFailure(status, method, m.Error)
+	}
+	if r := bytes.TrimSpace(m.Result); len(r) == 0 || string(r) == "null" {
+		return nil, k.fail(KindBadAnswer, status, "the JSON-RPC answer carries neither a result nor an error", nil)
+	}
+	return m.Result, nil
+}
+
+func (k *call) rpcFailure(status int, method string, e *rpcError) *CallError {
+	msg := fmt.Sprintf("JSON-RPC error %d: %s", e.Code, clip(printable(e.Message)))
+	if e.Code == methodNotFound {
+		msg += fmt.Sprintf(" (the server does not offer %s over MCP)", method)
+	}
+	return k.fail(KindRPC, status, msg, nil)
+}
+
+// methodNotFound is JSON-RPC's error code for a method the receiver does not serve.
+const methodNotFound = -32601
+
+// SSE resumption waits (SEP-1699): the server's retry field, at least minResumeDelay, or
+// resumeDelay when it gave none.
+const (
+	resumeDelay    = time.Second
+	minResumeDelay = 10 * time.Millisecond
+)
+
+// stream reads an event stream until it carries a response: notifications are skipped, requests
+// from the server are answered "method not found" (the exchange serves none), and a stream the
+// server ends before the response, once it has sent an event id, is resumed with a GET carrying
+// Last-Event-ID.
+func (k *call) stream(body io.Reader) (*rpcMessage, *CallError) {
+	var cur sseCursor
+	for {
+		m, ended, err := k.readEvents(body, &cur)
+		if m != nil {
+			return m, nil
+		}
+		if !ended || cur.lastID == "" || k.ctx.Err() != nil {
+			if err == nil {
+				err = errors.New("unexpected nil response")
+			}
+			return nil, k.classify(err)
+		}
+		rc, err := k.resume(&cur)
+		if err != nil {
+			return nil, k.classify(fmt.Errorf("failed to resume the SSE stream for the response: %w", err))
+		}
+		defer rc.Close()
+		body = rc
+	}
+}
+
+// sseCursor is what resuming a stream needs: the id of the last event dispatched and the wait the
+// server asked for.
+type sseCursor struct {
+	lastID   string
+	retry    time.Duration
+	hasRetry bool
+}
+
+// readEvents reads events until one is a response (returned), the server ends the stream (ended),
+// or reading fails (err). An event's id counts once the event is dispatched.
+func (k *call) readEvents(body io.Reader, cur *sseCursor) (m *rpcMessage, ended bool, err error) {
+	br := bufio.NewReader(body)
+	var data []byte
+	var id string
+	var hasID, hasData bool
+	dispatch := func() *rpcMessage {
+		if hasID {
+			cur.lastID = id
+		}
+		hasID = false
+		if !hasData {
+			return nil
+		}
+		hasData = false
+		m := k.message(data)
+		data = data[:0]
+		return m
+	}
+	for {
+		line, rerr := br.ReadSlice('\n')
+		if rerr == bufio.ErrBufferFull {
+			// A long line: gather the rest of it.
+			buf := append([]byte(nil), line...)
+			for rerr == bufio.ErrBufferFull {
+				line, rerr = br.ReadSlice('\n')
+				buf = append(buf, line...)
+			}
+			line = buf
+		}
+		if rerr != nil {
+			if rerr == io.EOF {
+				// The event under way is handled, but its id is not recorded: it never ended.
+				if hasData {
+					hasID = false
+					if m := dispatch(); m != nil {
+						return m, false, nil
+					}
+				}
+				return nil, true, nil
+			}
+			return nil, false, rerr
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			if m := dispatch(); m != nil {
+				return m, false, nil
+			}
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "data":
+			if hasData {
+				data = append(data, '\n')
+			}
+			data, hasData = append(data, value...), true
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				id, hasID = string(value), true
+			}
+		case "retry":
+			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil && len(value) > 0 && strings.Trim(string(value), "0123456789") == "" {
+				cur.retry, cur.hasRetry = time.Duration(ms)*time.Millisecond, true
+			}
+		}
+	}
+}
+
+// message handles one event's data: a response is returned; a request from the server is answered
+// at once; notifications and anything unreadable are skipped.
+func (k *call) message(data []byte) *rpcMessage {
+	var m rpcMessage
+	if json.Unmarshal(data, &m) != nil || !m.hasID() {
+		return nil
+	}
+	if m.Method != nil {
+		k.refuseRequest(m.ID, *m.Method)
+		return nil
+	}
+	return &m
+}
+
+// refuseRequest answers a request the server made inside a stream: the exchange serves none.
+func (k *call) refuseRequest(id json.RawMessage, method string) {
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": methodNotFound, "message": "no handler configured for method: " + method}})
+	if err != nil {
+		return
+	}
+	req, err := http.NewRequestWithContext(k.ctx, http.MethodPost, k.target.MCPURL, bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	req.Header["Content-Type"] = jsonType
+	req.Header["Accept"] = acceptBoth
+	if resp, err := k.client.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
+
+// resume waits as the server asked, then reopens the stream from the last event id.
+func (k *call) resume(cur *sseCursor) (io.ReadCloser, error) {
+	wait := resumeDelay
+	if cur.hasRetry {
+		wait = max(cur.retry, minResumeDelay)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-k.ctx.Done():
+		return nil, k.ctx.Err()
+	}
+	req, err := http.NewRequestWithContext(k.ctx, http.MethodGet, k.target.MCPURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header["Content-Type"] = jsonType
+	req.Header["Accept"] = acceptSSE
+	req.Header.Set("Last-Event-ID", cur.lastID)
+	resp, err := k.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("unexpected status %d", resp.StatusCode)
+	}
+	if mt := mediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		resp.Body.Close()
+		return nil, fmt.Errorf("unexpected content type %q", resp.Header.Get("Content-Type"))
+	}
+	return resp.Body, nil
+}

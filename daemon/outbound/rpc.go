@@ -3,6 +3,7 @@ package outbound
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,10 +88,12 @@ func (k *call) post(id int64, method string, params any) (json.RawMessage, *Call
 	if err != nil {
 		return nil, k.fail(KindBadAnswer, 0, "the request cannot be encoded: "+err.Error(), err)
 	}
-	req, err := http.NewRequestWithContext(ours(k.ctx), http.MethodPost, k.target.MCPURL, bytes.NewReader(body))
+	mark := &sendMark{call: k.ctx, body: body}
+	req, err := http.NewRequestWithContext(context.WithValue(k.ctx, oursKey{}, mark), http.MethodPost, k.target.MCPURL, bytes.NewReader(body))
 	if err != nil {
 		return nil, k.classify(err)
 	}
+	mark.req = req
 	req.Header["Content-Type"] = jsonType
 	req.Header["Accept"] = acceptBoth
 	resp, err := k.client.Do(req)

@@ -61,8 +61,13 @@ type signer struct {
 }
 
 func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
+	mark, _ := req.Context().Value(oursKey{}).(*sendMark)
 	var body []byte
-	if req.Body != nil {
+	switch {
+	case mark != nil && mark.req == req:
+		// A request the call made itself (see post): its body is at hand.
+		body = mark.body
+	case req.Body != nil:
 		b, err := readBody(req.Body, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
@@ -73,7 +78,6 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
-	mark, _ := req.Context().Value(oursKey{}).(*sendMark)
 	ctx, release := req.Context(), func() {}
 	if mark == nil || mark.call != s.ctx {
 		// Not a message the call sent with its own context: bind it to the call's context.
@@ -83,13 +87,16 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 		release = func() { stop(); cancel() }
 	}
 
-	// A shallow copy with its own header (the request is not ours to change).
-	r := req.WithContext(ctx)
-	r.Header = req.Header.Clone()
-	if req.Body != nil {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	r := req
+	if mark == nil || mark.req != req {
+		// A shallow copy with its own header (the request is not ours to change).
+		r = req.WithContext(ctx)
+		r.Header = req.Header.Clone()
+		if req.Body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
 	}
 	r.Header.Del("Authorization")
 	protocol.SignRequest(r.Header, s.target.MemberID, s.target.PlatformKey, s.target.AuthToken, body, s.now())
@@ -137,10 +144,13 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 type oursKey struct{}
 
 // sendMark is the mark of one send: call is the context it was made from (the call's), and sent
-// is set by its first POST.
+// is set by its first POST. req and body are set for a request the call made itself (post): the
+// signer signs body as it is and sets the headers of req in place, without copying either.
 type sendMark struct {
 	call context.Context
 	sent atomic.Bool
+	req  *http.Request
+	body []byte
 }
 
 // ours returns ctx marked for one send of a JSON-RPC request or notification through mcp-go: the

@@ -37,16 +37,16 @@ type quoteAnswer struct {
 // arrive later are stored one by one and pushed to the buyer as late offers. push says that the
 // offers of the window are pushed too (a round after clarification: the buyer's call that
 // started it answers with the task, but receive_offers and the callback hear of every new or
-// replaced offer); task creation pushes them itself with the instant offers.
-func (d *Daemon) quoteRound(ctx context.Context, taskID string, push bool) {
+// replaced offer); task creation pushes them itself with the instant offers. sellers, when not
+// nil, are the push sellers to ask (task creation has just read them); nil: those matching now.
+func (d *Daemon) quoteRound(ctx context.Context, taskID string, sellers []*axp.Member, push bool) {
 	if d.callTool == nil {
 		return
 	}
 	var t *axp.TaskRecord
-	var sellers []*axp.Member
 	d.db.View(func(tx *store.Tx) error {
 		var err error
-		if t, err = tx.Task(taskID); err != nil || t == nil {
+		if t, err = tx.Task(taskID); err != nil || t == nil || sellers != nil {
 			return err
 		}
 		return tx.SellersFor(t.Type, func(m *axp.Member) bool {
@@ -276,7 +276,7 @@ func (d *Daemon) answerClarifications(ctx context.Context, c *pipeline.Call, in 
 	}); err != nil {
 		return nil, err
 	}
-	d.quoteRound(ctx, in.ID, true)
+	d.quoteRound(ctx, in.ID, nil, true)
 	var out axp.Task
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)

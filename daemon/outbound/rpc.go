@@ -14,14 +14,72 @@ import (
 	"time"
 )
 
-// The stateless JSON-RPC request every call starts with is sent by hand rather than through
-// mcp-go's transport: it is the hot path of a quote round (a thousand calls at once), where the
-// library's per-request transport, watcher goroutine and generic decoding cost more than the call
-// itself. It speaks the same Streamable HTTP (spec section 6) as the library did: one POST
-// accepting application/json and text/event-stream, an answer read as either, requests the server
-// makes inside a stream answered "method not found", a stream the server ends early (after an
-// event id) resumed with a GET carrying Last-Event-ID. The session handshake, for servers that
-// insist on one, stays with mcp-go (see request).
+// The exchange's MCP client, written for its one use: calling a member's tools over Streamable
+// HTTP (spec section 6), a thousand at once in a quote round, where a general client's
+// per-request transport, watcher goroutines and generic decoding cost more than the call itself.
+// Each JSON-RPC request is one signed POST accepting application/json and text/event-stream; the
+// answer is read as either (to its end, so that the connection is reused). In an event stream,
+// notifications are skipped, requests from the server are answered "method not found" (the
+// exchange serves none), and a stream the server ends early after an event id is resumed with a
+// GET carrying Last-Event-ID. A server that keeps sessions gets the initialize handshake once;
+// its session (Mcp-Session-Id, and the protocol version agreed, sent as MCP-Protocol-Version)
+// is kept for its next calls and started anew when the server answers 404.
+
+// MCP's HTTP headers.
+const (
+	headerSession  = "Mcp-Session-Id"
+	headerProtocol = "Mcp-Protocol-Version"
+)
+
+// session is an MCP session a member's server gave the exchange: its id (empty when the server
+// wants the handshake but keeps no session) and the protocol version agreed.
+type session struct {
+	id      string
+	version string
+}
+
+// sessionKey names a member's server as the exchange calls it.
+type sessionKey struct {
+	member, url, token string
+}
+
+// maxSessions bounds the sessions a Caller keeps: one for each member whose server insists on
+// one, as many as a quote round calls at once.
+const maxSessions = MaxParallel
+
+func (c *Caller) session(key sessionKey) (session, bool) {
+	c.sessMu.Lock()
+	defer c.sessMu.Unlock()
+	s, ok := c.sessions[key]
+	return s, ok
+}
+
+// keep keeps s for the member's next calls. When maxSessions are kept, one of them (any) goes: its
+// member's next call starts a new one.
+func (c *Caller) keep(key sessionKey, s session) {
+	c.sessMu.Lock()
+	defer c.sessMu.Unlock()
+	if c.sessions == nil {
+		c.sessions = map[sessionKey]session{}
+	}
+	if _, ok := c.sessions[key]; !ok && len(c.sessions) >= maxSessions {
+		for k := range c.sessions {
+			delete(c.sessions, k)
+			break
+		}
+	}
+	c.sessions[key] = s
+}
+
+// forget drops the session kept under key if it is still s (a concurrent call may have started
+// another already).
+func (c *Caller) forget(key sessionKey, s session) {
+	c.sessMu.Lock()
+	defer c.sessMu.Unlock()
+	if c.sessions[key] == s {
+		delete(c.sessions, key)
+	}
+}
 
 // rpcMessage is a JSON-RPC message as read from an answer: a response, or a request or notification
 // from the server.
@@ -74,33 +132,70 @@ type toolParams struct {
 	args []byte
 }
 
-func (p toolParams) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{p.name, p.args})
-}
-
-// post sends one JSON-RPC request without a session and returns its result. Every failure goes
-// through classify or send's checks, so that it reads as it did through mcp-go.
-func (k *call) post(id int64, method string, params any) (json.RawMessage, *CallError) {
+// post sends one JSON-RPC request, in session s or statelessly (nil), and returns its result and
+// the session id the answer gives (for initialize).
+func (k *call) post(s *session, id int64, method string, params any) (json.RawMessage, string, *CallError) {
 	body, err := rpcBody(id, method, params)
 	if err != nil {
-		return nil, k.fail(KindBadAnswer, 0, "the request cannot be encoded: "+err.Error(), err)
+		return nil, "", k.fail(KindBadAnswer, 0, "the request cannot be encoded: "+err.Error(), err)
 	}
-	mark := &sendMark{call: k.ctx, body: body}
-	req, err := http.NewRequestWithContext(context.WithValue(k.ctx, oursKey{}, mark), http.MethodPost, k.target.MCPURL, bytes.NewReader(body))
+	resp, cerr := k.postBody(s, body)
+	if cerr != nil {
+		return nil, "", cerr
+	}
+	defer resp.Body.Close()
+	raw, cerr := k.answer(resp, method)
+	return raw, resp.Header.Get(headerSession), cerr
+}
+
+// notify sends a JSON-RPC notification in session s.
+func (k *call) notify(s *session, method string) *CallError {
+	resp, cerr := k.postBody(s, []byte(`{"jsonrpc":"2.0","method":`+strconv.Quote(method)+`}`))
+	if cerr != nil {
+		return cerr
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
+		return k.httpError(resp.StatusCode)
+	}
+	return nil
+}
+
+// postBody posts one JSON-RPC message: the answer to it is the one that says how the call went.
+func (k *call) postBody(s *session, body []byte) (*http.Response, *CallError) {
+	mark := &message{body: body}
+	req, err := http.NewRequestWithContext(context.WithValue(k.ctx, messageKey{}, mark), http.MethodPost, k.target.MCPURL, bytes.NewReader(body))
 	if err != nil {
 		return nil, k.classify(err)
 	}
 	mark.req = req
 	req.Header["Content-Type"] = jsonType
 	req.Header["Accept"] = acceptBoth
+	k.session = s
+	k.sessionHeaders(req)
 	resp, err := k.client.Do(req)
 	if err != nil {
 		return nil, k.classify(err)
 	}
-	defer resp.Body.Close()
+	return resp, nil
+}
+
+// sessionHeaders puts the call's session, if any, on a request.
+func (k *call) sessionHeaders(req *http.Request) {
+	if s := k.session; s != nil {
+		if s.id != "" {
+			req.Header.Set(headerSession, s.id)
+		}
+		if s.version != "" {
+			req.Header.Set(headerProtocol, s.version)
+		}
+	}
+}
+
+// answer reads the answer to a JSON-RPC request and returns its result. Every failure says what
+// the member should fix (see classify).
+func (k *call) answer(resp *http.Response, method string) (json.RawMessage, *CallError) {
 	switch resp.StatusCode {
 	case http.StatusOK, http.StatusAccepted:
 	case http.StatusUnauthorized, http.StatusNotFound:
@@ -314,6 +409,7 @@ func (k *call) refuseRequest(id json.RawMessage, method string) {
 	}
 	req.Header["Content-Type"] = jsonType
 	req.Header["Accept"] = acceptBoth
+	k.sessionHeaders(req)
 	if resp, err := k.client.Do(req); err == nil {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -340,6 +436,7 @@ func (k *call) resume(cur *sseCursor) (io.ReadCloser, error) {
 	req.Header["Content-Type"] = jsonType
 	req.Header["Accept"] = acceptSSE
 	req.Header.Set("Last-Event-ID", cur.lastID)
+	k.sessionHeaders(req)
 	resp, err := k.client.Do(req)
 	if err != nil {
 		return nil, err

@@ -103,7 +103,11 @@ func (m *rpcMessage) hasID() bool {
 
 // rpcBody is the JSON text of a JSON-RPC request.
 func rpcBody(id int64, method string, params any) ([]byte, error) {
-	b := make([]byte, 0, 256)
+	size := 128
+	if p, ok := params.(toolParams); ok {
+		size += len(p.name) + len(p.args)
+	}
+	b := make([]byte, 0, size)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"method":`...)
@@ -214,7 +218,11 @@ func (k *call) answer(resp *http.Response, method string) (json.RawMessage, *Cal
 	var m *rpcMessage
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
-		raw, err := io.ReadAll(resp.Body)
+		n := resp.ContentLength
+		if n > k.c.limit() {
+			n = -1 // over the cap: read until the cap stops it, without making room first
+		}
+		raw, err := readBody(resp.Body, n)
 		if err != nil {
 			return nil, k.classify(err)
 		}

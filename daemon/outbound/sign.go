@@ -127,7 +127,7 @@ type message struct {
 	body []byte
 }
 
-// readBody reads a request body whose length is usually known, in one allocation.
+// readBody reads a body whose length is usually known (n, or -1), in one allocation.
 func readBody(rc io.Reader, n int64) ([]byte, error) {
 	if n <= 0 || n > 16<<20 {
 		return io.ReadAll(rc)

@@ -423,7 +423,7 @@ func integral(s *Schema, v any) any {
 	switch x := v.(type) {
 	case json.Number:
 		if s.PrimaryType() == "integer" {
-			if r, ok := new(big.Rat).SetString(x.String()); ok && r.IsInt() {
+			if r, problem := parseNumber(x.String()); problem == "" && r.IsInt() {
 				return json.Number(r.Num().String())
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,7 +40,14 @@ type env struct {
 
 var names atomic.Int64
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(benchSellersEnv) == "1" {
+		// Not a test run: the sellers' process of BenchmarkQuoteRound.
+		serveBenchSellers()
+		return
+	}
+	pgtest.Main(m)
+}
 
 // eachStore runs test on bbolt and on PostgreSQL (subtests "bolt" and "postgres"). With
 // AXP_TEST_STORE=postgres (the second run of `make test`) every exchange of every test is on

@@ -13,10 +13,13 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// earlyStoreMin is the number of sellers from which a quote round stores the answers it has once
-// nine in ten sellers have answered, while the last answers are still coming in, and the rest when
-// they are in: storing a thousand answers takes long enough that doing most of it during the wait
-// for the slowest sellers shortens the round, at the cost of a second transaction.
+// earlyStoreMin is the number of sellers from which a quote round stores its answers in batches
+// while the others are still coming in: whenever a tenth of the sellers' answers wait, they are
+// stored in one transaction, and the last ones when they are in. Storing a thousand answers takes
+// long enough (some 35 ms) that doing most of it while answers still arrive shortens the round, at
+// the cost of a few more transactions (the batches grow when storing falls behind). A smaller
+// round stores everything in one transaction at the end; a round whose offers are pushed to the
+// buyer stores nine tenths, then the rest.
 const earlyStoreMin = 100
 
 // quoteAnswer is one push seller's answer (or failure) in a quote round.
@@ -28,21 +31,22 @@ type quoteAnswer struct {
 }
 
 // quoteRound asks every matching push seller for a quote in parallel (at most quoteParallel calls
-// at once), each call bounded by the member call timeout, and stores what arrives within the quote window in one transaction (two in
-// a large round, see earlyStoreMin). The round ends early when every seller answered. Answers that
+// at once), each call bounded by the member call timeout, and stores what arrives within the quote
+// window in one transaction (a few, in batches as the answers arrive, in a large round: see
+// earlyStoreMin). The round ends early when every seller answered. Answers that
 // arrive later are stored one by one and pushed to the buyer as late offers. push says that the
 // offers of the window are pushed too (a round after clarification: the buyer's call that
 // started it answers with the task, but receive_offers and the callback hear of every new or
-// replaced offer); task creation pushes them itself with the instant offers.
-func (d *Daemon) quoteRound(ctx context.Context, taskID string, push bool) {
+// replaced offer); task creation pushes them itself with the instant offers. sellers, when not
+// nil, are the push sellers to ask (task creation has just read them); nil: those matching now.
+func (d *Daemon) quoteRound(ctx context.Context, taskID string, sellers []*axp.Member, push bool) {
 	if d.callTool == nil {
 		return
 	}
 	var t *axp.TaskRecord
-	var sellers []*axp.Member
 	d.db.View(func(tx *store.Tx) error {
 		var err error
-		if t, err = tx.Task(taskID); err != nil || t == nil {
+		if t, err = tx.Task(taskID); err != nil || t == nil || sellers != nil {
 			return err
 		}
 		return tx.SellersFor(t.Type, func(m *axp.Member) bool {
@@ -82,25 +86,34 @@ func (d *Daemon) quoteRound(ctx context.Context, taskID string, push bool) {
 	}
 	window := time.NewTimer(d.cfg.QuoteWindow)
 	defer window.Stop()
-	early := len(sellers)
-	if len(sellers) >= earlyStoreMin {
-		early = len(sellers) - len(sellers)/10
+	batch := len(sellers)
+	switch {
+	case len(sellers) < earlyStoreMin:
+	case push:
+		// Each batch is pushed to the buyer as one notice (and reads the task's offers): two
+		// batches, nine tenths and the rest.
+		batch = len(sellers) - len(sellers)/10
+	default:
+		batch = len(sellers) / 10
 	}
 	received := 0
 	var got []quoteAnswer
 	take := func(r quoteAnswer) {
 		got = append(got, r)
 		received++
-		if received == early && received < len(sellers) {
-			d.storeRound(ctx, taskID, got, push)
-			got = nil
-		}
 	}
 collect:
 	for received < len(sellers) {
 		select {
 		case r := <-results:
 			take(r)
+			for pending := len(results); pending > 0; pending-- {
+				take(<-results)
+			}
+			if len(got) >= batch && received < len(sellers) {
+				d.storeRound(ctx, taskID, got, push)
+				got = nil
+			}
 		case <-window.C:
 			// Answers delivered while a batch was being stored came in time.
 			for pending := len(results); pending > 0; pending-- {
@@ -263,7 +276,7 @@ func (d *Daemon) answerClarifications(ctx context.Context, c *pipeline.Call, in 
 	}); err != nil {
 		return nil, err
 	}
-	d.quoteRound(ctx, in.ID, true)
+	d.quoteRound(ctx, in.ID, nil, true)
 	var out axp.Task
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)

@@ -80,8 +80,8 @@ func (q *quoteSellers) add(e *env) string {
 	return m.MemberID
 }
 
-// TestQuoteRoundLarge: a round of 120 push sellers (large enough to be stored in two
-// transactions) stores every valid offer once, and its timeline says which seller did what: one
+// TestQuoteRoundLarge: a round of 120 push sellers (large enough to be stored in batches as the
+// answers arrive) stores every valid offer once, and its timeline says which seller did what: one
 // quote event per offer and one quote_failed per refused answer, each naming its seller.
 func TestQuoteRoundLarge(t *testing.T) {
 	t.Parallel()

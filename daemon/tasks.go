@@ -106,13 +106,14 @@ func (d *Daemon) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewTa
 	// With an Idempotency-Key, the record is written with the task: a retry after a crash (or
 	// while the quote round runs) finds the task, not a second one; it answers with the task as it
 	// is then and the same buyer token.
+	var pushSellers []*axp.Member
 	if _, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t.CreatedAt, t.UpdatedAt = ch.now, ch.now
 		t.OpenUntil = ch.now.Add(d.cfg.OpenWindow)
 		if err := d.cleanBrief(ch, t); err != nil {
 			return nil, err
 		}
-		if err := d.instantOffers(ch, t); err != nil {
+		if pushSellers, err = d.instantOffers(ch, t); err != nil {
 			return nil, err
 		}
 		detail := map[string]any{"type": t.Type, "payment_method": t.PaymentMethod,
@@ -128,7 +129,7 @@ func (d *Daemon) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewTa
 		return nil, err
 	}
 	d.log.InfoContext(ctx, "task posted", "source", "tasks", "task", t.ID, "type", t.Type, "token_fp", protocol.Fingerprint(token))
-	d.quoteRound(ctx, t.ID, false)
+	d.quoteRound(ctx, t.ID, pushSellers, false)
 	if t.AutoChoose != "" {
 		if err := d.autoChoose(ctx, t.ID); err != nil {
 			d.log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)
@@ -309,22 +310,29 @@ func matches(m *axp.Member, t *axp.TaskRecord) (*axp.Skill, bool) {
 }
 
 // instantOffers turns the standing prices of matching sellers into offers, in the creating
-// transaction.
-func (d *Daemon) instantOffers(ch *change, t *axp.TaskRecord) error {
+// transaction. It returns the matching push sellers too, read in the same pass: those the task's
+// quote round asks (never nil).
+func (d *Daemon) instantOffers(ch *change, t *axp.TaskRecord) ([]*axp.Member, error) {
 	var skills []struct {
 		m *axp.Member
 		s axp.Skill
 	}
+	push := []*axp.Member{}
 	if err := ch.tx.SellersFor(t.Type, func(m *axp.Member) bool {
-		if s, ok := matches(m, t); ok && s.Instant() {
+		s, ok := matches(m, t)
+		switch {
+		case !ok:
+		case s.Instant():
 			skills = append(skills, struct {
 				m *axp.Member
 				s axp.Skill
 			}{m, *s})
+		case !m.PullMode():
+			push = append(push, m)
 		}
 		return true
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	for _, x := range skills {
 		price := *x.s.InstantPriceUSD
@@ -336,10 +344,10 @@ func (d *Daemon) instantOffers(ch *change, t *axp.TaskRecord) error {
 		eta := *x.s.InstantETAMinutes
 		a := protocol.QuoteAnswer{PriceUSD: &price, ETAMinutes: &eta, Note: x.s.Description, Guarantee: x.s.Guarantee}
 		if err := d.storeAnswer(ch, t, x.m, a, true, false, 0); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return push, nil
 }
 
 // storeAnswer records a seller's answer on an open task (replacing any earlier one), with the fee

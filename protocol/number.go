@@ -80,11 +80,65 @@ func parseNumber(s string) (r *big.Rat, problem string) {
 			break
 		}
 	}
+	if r, ok := shortDecimal(s); ok {
+		return r, ""
+	}
 	r, ok := new(big.Rat).SetString(s)
 	if !ok {
 		return nil, notANumber
 	}
 	return r, ""
+}
+
+// shortDecimal reads JSON number text without an exponent and with at most 18 digits (prices,
+// minutes, counts: nearly every number the exchange reads) exactly, as SetString would, but
+// without its general normalization: m/10^k is reduced by cancelling the factors 2 and 5 that m
+// shares with 10^k, which leaves it in lowest terms. A quote round reads a thousand answers.
+func shortDecimal(s string) (*big.Rat, bool) {
+	var m int64
+	digits, scale, frac := 0, 0, false
+	neg := len(s) > 0 && s[0] == '-'
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			m = m*10 + int64(c-'0')
+			digits++
+			if frac {
+				scale++
+			}
+			if digits > 18 {
+				return nil, false
+			}
+		case c == '.':
+			frac = true
+		case c == '-' && i == 0:
+		default:
+			return nil, false // an exponent
+		}
+	}
+	twos, fives := scale, scale
+	if m == 0 {
+		twos, fives = 0, 0
+	}
+	for twos > 0 && m%2 == 0 {
+		m, twos = m/2, twos-1
+	}
+	for fives > 0 && m%5 == 0 {
+		m, fives = m/5, fives-1
+	}
+	den := int64(1)
+	for range twos {
+		den *= 2
+	}
+	for range fives {
+		den *= 5
+	}
+	if neg {
+		m = -m
+	}
+	r := new(big.Rat).SetInt64(m)
+	r.Denom().SetInt64(den) // in lowest terms already; Denom is r's own denominator
+	return r, true
 }
 
 // numberOf reads a decoded JSON number exactly: a json.Number, or a Go number put into a value by

@@ -255,10 +255,32 @@ func shapeNames(s *Schema) string {
 	return strings.Join(names, ", ")
 }
 
+// rat reads a schema's bound (minimum, maximum, multipleOf). Bounds are few and answers are many
+// (a quote round validates a thousand), so each is read once and kept; the values kept are shared
+// and must not be changed.
 func rat(n json.Number) *big.Rat {
-	r, _ := new(big.Rat).SetString(n.String())
+	ratMu.RLock()
+	r, ok := rats[n]
+	ratMu.RUnlock()
+	if ok {
+		return r
+	}
+	r, _ = new(big.Rat).SetString(n.String())
+	ratMu.Lock()
+	if len(rats) < maxRats {
+		rats[n] = r
+	}
+	ratMu.Unlock()
 	return r
 }
+
+// maxRats bounds the bounds kept by rat, should schemas ever come with endless distinct ones.
+const maxRats = 1024
+
+var (
+	ratMu sync.RWMutex
+	rats  = map[json.Number]*big.Rat{}
+)
 
 func clip(s string) string {
 	if len(s) > 60 {
@@ -401,7 +423,7 @@ func integral(s *Schema, v any) any {
 	switch x := v.(type) {
 	case json.Number:
 		if s.PrimaryType() == "integer" {
-			if r, ok := new(big.Rat).SetString(x.String()); ok && r.IsInt() {
+			if r, problem := parseNumber(x.String()); problem == "" && r.IsInt() {
 				return json.Number(r.Num().String())
 			}
 		}

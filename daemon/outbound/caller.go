@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -27,7 +26,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/axp-exchange/axp/protocol"
@@ -45,7 +43,8 @@ type Target struct {
 }
 
 // Caller makes calls to members. The zero value is ready to use; a Caller is safe for concurrent
-// use and holds no per-member state (each call is stateless, spec section 6).
+// use. Calls are stateless (spec section 6) unless a member's server insists on an MCP session:
+// the Caller then keeps that session for the member's next calls (at most maxSessions of them).
 type Caller struct {
 	// HTTP is the client whose Transport carries the calls (nil, or a nil Transport: the
 	// Caller's own pooled transport, see transport). Its redirect policy is not used: redirects
@@ -75,6 +74,9 @@ type Caller struct {
 
 	poolOnce sync.Once
 	pool     *http.Transport // the Caller's own transport, made on first use
+
+	sessMu   sync.Mutex
+	sessions map[sessionKey]session // MCP sessions of the members whose servers keep them
 }
 
 // MaxParallel caps the connections the Caller's own transport opens to one host, and the calls a
@@ -83,14 +85,16 @@ type Caller struct {
 // seller's.
 const MaxParallel = 1024
 
-// Idle connections the Caller's own transport keeps for reuse: a small pool, so that the
-// callbacks, events and tool calls of ordinary traffic reuse connections (http.DefaultTransport
-// keeps 2 per host) while a quote round's thousand connections close as its calls end instead of
-// each holding two goroutines and its buffers until the IdleConnTimeout (90 s). A large round
-// therefore opens most of its connections anew; on loopback that costs less than keeping them.
+// Idle connections the Caller's own transport keeps for reuse: as many as a quote round has
+// calls under way, so that the next round finds a connection to every push seller it called
+// (MaxParallel bounds the pool; on a machine with fewer push sellers the pool holds fewer). A
+// round that opens a thousand connections anew costs a dial, an accept and a close for each, on
+// both sides; an idle connection costs two goroutines and its buffers (some 20 KB) until it is
+// used again or idleTimeout passes.
 const (
-	maxIdleConns        = 128
-	maxIdleConnsPerHost = 64
+	maxIdleConns        = MaxParallel
+	maxIdleConnsPerHost = MaxParallel
+	idleTimeout         = 90 * time.Second
 )
 
 // transport is the Caller's own transport: http.DefaultTransport's settings (proxy from the
@@ -102,6 +106,7 @@ func (c *Caller) transport() *http.Transport {
 		t.DialContext = dialer(c.AllowPrivate, c.Trusted)
 		t.MaxIdleConns = maxIdleConns
 		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+		t.IdleConnTimeout = idleTimeout
 		t.MaxConnsPerHost = MaxParallel
 		c.pool = t
 	})
@@ -218,6 +223,8 @@ type call struct {
 	target Target
 	stats  *httpStats
 	client *http.Client
+	// session is the MCP session of the message being sent (nil: none).
+	session *session
 }
 
 func (c *Caller) newCall(parent context.Context, t Target, op string) (*call, context.CancelFunc) {
@@ -267,14 +274,17 @@ func (c *Caller) doCall(ctx context.Context, t Target, tool string, in any, out 
 			return Result{}, fmt.Errorf("outbound: out must be a non-nil pointer, not %T", out)
 		}
 	}
-	args := json.RawMessage("{}")
+	args := []byte("{}")
 	switch v := in.(type) {
 	case nil:
 	case json.RawMessage:
-		if !json.Valid(v) {
+		// Compacted, as encoding/json would send it (which checks it too).
+		var buf bytes.Buffer
+		buf.Grow(len(v))
+		if json.Compact(&buf, v) != nil {
 			return Result{}, fmt.Errorf("outbound: the %s input is not valid JSON", tool)
 		}
-		args = v
+		args = buf.Bytes()
 	default:
 		b, err := json.Marshal(in)
 		if err != nil {
@@ -285,11 +295,7 @@ func (c *Caller) doCall(ctx context.Context, t Target, tool string, in any, out 
 	k, cancel := c.newCall(ctx, t, tool)
 	defer cancel()
 
-	params := struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{tool, args}
-	raw, handshake, cerr := k.request(string(mcp.MethodToolsCall), params)
+	raw, handshake, cerr := k.request(string(mcp.MethodToolsCall), toolParams{name: tool, args: args})
 	res := Result{Bytes: k.stats.total(), Handshake: handshake}
 	if cerr != nil {
 		return res, cerr
@@ -448,49 +454,62 @@ func init() {
 // NextRequestID is the id of the next JSON-RPC request the exchange sends (unique in the process).
 func NextRequestID() int64 { return requestIDs.Add(1) }
 
-// request sends one JSON-RPC request statelessly. If the server insists on a session, it starts
-// one (initialize, notifications/initialized), sends the request in it and ends it; handshake
-// reports that. The answer is the JSON-RPC result.
+// request sends one JSON-RPC request and returns its result. A member whose server keeps MCP
+// sessions (spec section 6) is called in the session the Caller keeps for it; any other is called
+// statelessly first (see post). When the server insists on a session, or has forgotten the one
+// kept (HTTP 404), the call starts one (initialize, notifications/initialized), keeps it for the
+// next calls and sends the request in it; handshake reports that.
 func (k *call) request(method string, params any) (json.RawMessage, bool, *CallError) {
 	if cerr := k.checkURL(); cerr != nil {
 		return nil, false, cerr
 	}
-	tr := k.mcpTransport()
-	raw, first := k.send(tr, NextRequestID(), method, params)
+	key := sessionKey{member: k.target.MemberID, url: k.target.MCPURL, token: k.target.AuthToken}
+	if s, ok := k.c.session(key); ok {
+		raw, _, cerr := k.post(&s, NextRequestID(), method, params)
+		if cerr == nil || cerr.Kind != KindHTTP || cerr.Status != http.StatusNotFound {
+			return raw, false, cerr
+		}
+		// The server no longer knows the session: a new one.
+		k.c.forget(key, s)
+		return k.handshake(key, method, params, cerr)
+	}
+	raw, _, first := k.post(nil, NextRequestID(), method, params)
 	if first == nil || !wantsSession(first) {
 		return raw, false, first
 	}
+	return k.handshake(key, method, params, first)
+}
 
-	tr = k.mcpTransport()
-	defer tr.Close() // ends the session with a DELETE, bounded by the call's context
+// handshake starts an MCP session, keeps it under key and sends the request in it. first is the
+// failure that called for it.
+func (k *call) handshake(key sessionKey, method string, params any, first *CallError) (json.RawMessage, bool, *CallError) {
 	init := map[string]any{
 		"protocolVersion": mcp.ProtocolVersion20251125,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "axp-exchange", "version": protocol.ProtocolVersion},
 	}
-	initRaw, ierr := k.send(tr, NextRequestID(), string(mcp.MethodInitialize), init)
+	initRaw, id, ierr := k.post(nil, NextRequestID(), string(mcp.MethodInitialize), init)
 	if ierr != nil {
 		// A server that refuses initialize as well did not want a session: the first answer says
-		// more (an initialize refused with 4xx has had its body dropped by mcp-go), unless the
-		// handshake ran out of time or lost the server.
+		// more, unless the handshake ran out of time or lost the server.
 		if ierr.Kind == KindTimeout || ierr.Kind == KindUnreachable {
 			return nil, true, ierr
 		}
 		return nil, false, first
 	}
+	s := session{id: id}
 	var ir struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
-	if json.Unmarshal(initRaw, &ir) == nil && ir.ProtocolVersion != "" {
-		tr.SetProtocolVersion(ir.ProtocolVersion)
+	if json.Unmarshal(initRaw, &ir) == nil {
+		s.version = ir.ProtocolVersion
 	}
-	note := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
-	if err := tr.SendNotification(ours(k.ctx), note); err != nil {
-		cerr := k.classify(err)
+	if cerr := k.notify(&s, string(mcp.MethodNotificationInitialized)); cerr != nil {
 		cerr.Message = "notifications/initialized: " + cerr.Message
 		return nil, true, cerr
 	}
-	raw, cerr := k.send(tr, NextRequestID(), method, params)
+	k.c.keep(key, s)
+	raw, _, cerr := k.post(&s, NextRequestID(), method, params)
 	return raw, true, cerr
 }
 
@@ -508,49 +527,12 @@ func wantsSession(e *CallError) bool {
 	return false
 }
 
-var discard = slog.New(slog.DiscardHandler)
-
-func (k *call) mcpTransport() *transport.StreamableHTTP {
-	// NewStreamableHTTP fails only on a URL that does not parse, which checkURL has ruled out.
-	tr, _ := transport.NewStreamableHTTP(k.target.MCPURL,
-		transport.WithHTTPBasicClient(k.client),
-		transport.WithHTTPLogger(discard))
-	return tr
-}
-
 func (k *call) checkURL() *CallError {
 	u, err := url.Parse(k.target.MCPURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return k.fail(KindUnreachable, 0, fmt.Sprintf("%q is not an http or https URL", clip(k.target.MCPURL)), err)
 	}
 	return nil
-}
-
-func (k *call) send(tr *transport.StreamableHTTP, id int64, method string, params any) (json.RawMessage, *CallError) {
-	resp, err := tr.SendRequest(ours(k.ctx), transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION,
-		ID:      mcp.NewRequestId(id),
-		Method:  method,
-		Params:  params,
-	})
-	if err != nil {
-		return nil, k.classify(err)
-	}
-	status, _, _, _, _ := k.stats.get()
-	if resp.Error != nil {
-		msg := fmt.Sprintf("JSON-RPC error %d: %s", resp.Error.Code, clip(printable(resp.Error.Message)))
-		if resp.Error.Code == mcp.METHOD_NOT_FOUND {
-			msg += fmt.Sprintf(" (the server does not offer %s over MCP)", method)
-		}
-		return nil, k.fail(KindRPC, status, msg, nil)
-	}
-	if status != 0 && (status < 200 || status > 299) {
-		return nil, k.httpError(status)
-	}
-	if len(bytes.TrimSpace(resp.Result)) == 0 || string(bytes.TrimSpace(resp.Result)) == "null" {
-		return nil, k.fail(KindBadAnswer, status, "the JSON-RPC answer carries neither a result nor an error", nil)
-	}
-	return resp.Result, nil
 }
 
 // classify turns an error of the HTTP or MCP layer into a CallError, from what the HTTP layer saw.

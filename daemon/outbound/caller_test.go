@@ -211,27 +211,65 @@ func TestCallAuthToken(t *testing.T) {
 }
 
 // A server that keeps sessions refuses a call without one; the caller then initializes, calls in
-// the session and ends it, every request signed.
+// the session and keeps it: the next calls go straight into it, and when the server has forgotten
+// it (HTTP 404) the caller starts another. Every request is signed.
 func TestCallSessionServer(t *testing.T) {
 	m := newMember(t, mcpServer(t, nil, server.WithStateful(true)))
+	c := &Caller{}
 	var q protocol.QuoteAnswer
-	res, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), &q)
+	res, err := c.Call(context.Background(), m.target(), "quote", quoteInput(), &q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Handshake || q.PriceUSD == nil || *q.PriceUSD != protocol.USD(4, 50) {
 		t.Fatalf("result %+v answer %+v", res, q)
 	}
-	var got []string
-	for _, r := range m.requests() {
-		got = append(got, r.HTTPMethod+" "+r.RPCMethod)
+	got := func() []string {
+		var got []string
+		for _, r := range m.requests() {
+			got = append(got, r.HTTPMethod+" "+r.RPCMethod)
+		}
+		return got
 	}
-	want := []string{"POST tools/call", "POST initialize", "POST notifications/initialized", "POST tools/call", "DELETE "}
-	if !slices.Equal(got, want) {
-		t.Fatalf("requests %q, want %q", got, want)
+	want := []string{"POST tools/call", "POST initialize", "POST notifications/initialized", "POST tools/call"}
+	if !slices.Equal(got(), want) {
+		t.Fatalf("requests %q, want %q", got(), want)
 	}
-	if reqs := m.requests(); reqs[3].Session == "" {
-		t.Fatal("the second tools/call carried no session")
+	reqs := m.requests()
+	session := reqs[3].Session
+	if session == "" || reqs[2].Session != session || reqs[0].Session != "" || reqs[1].Session != "" {
+		t.Fatalf("sessions %q %q %q %q", reqs[0].Session, reqs[1].Session, reqs[2].Session, reqs[3].Session)
+	}
+
+	// The next call goes into the session, with the protocol version agreed.
+	res, err = c.Call(context.Background(), m.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, nil)
+	if err != nil || res.Handshake {
+		t.Fatalf("second call: %+v, %v", res, err)
+	}
+	reqs = m.requests()
+	if len(reqs) != 5 || reqs[4].RPCMethod != "tools/call" || reqs[4].Session != session || reqs[4].Protocol == "" {
+		t.Fatalf("second call's requests %+v", reqs[4:])
+	}
+
+	// The server ends the session; the next call starts a new one.
+	del, _ := http.NewRequest(http.MethodDelete, m.target().MCPURL, nil)
+	del.Header.Set("Mcp-Session-Id", session)
+	protocol.SignRequest(del.Header, m.id, m.key, "", nil, time.Now())
+	resp, err := http.DefaultClient.Do(del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	res, err = c.Call(context.Background(), m.target(), "quote", quoteInput(), &q)
+	if err != nil || !res.Handshake {
+		t.Fatalf("call after the session ended: %+v, %v", res, err)
+	}
+	want = append(want, "POST tools/call", "DELETE ", "POST tools/call", "POST initialize", "POST notifications/initialized", "POST tools/call")
+	if !slices.Equal(got(), want) {
+		t.Fatalf("requests %q, want %q", got(), want)
+	}
+	if reqs := m.requests(); reqs[6].Session != session || reqs[9].Session == "" || reqs[9].Session == session {
+		t.Fatalf("sessions: ended %q, used %q, then %q", session, reqs[6].Session, reqs[9].Session)
 	}
 	if m.refusals() != 0 {
 		t.Fatalf("%d requests were refused", m.refusals())
@@ -617,5 +655,109 @@ func TestCallConcurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A server may end an event stream before the response once it has sent an event id; the call
+// then reopens the stream with a GET carrying Last-Event-ID, after the wait the server asked for.
+func TestCallResumesStream(t *testing.T) {
+	m := newMember(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.Method == http.MethodGet {
+			if r.Header.Get("Last-Event-ID") != "ev-7" || r.Header.Get("Accept") != "text/event-stream" {
+				http.Error(w, "bad resume", http.StatusBadRequest)
+				return
+			}
+			io.WriteString(w, "id: ev-8\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"structuredContent\":{\"received\":true}}}\n\n")
+			return
+		}
+		io.WriteString(w, "retry: 10\nid: ev-7\ndata:\n\n")
+	}))
+	var out protocol.Received
+	if _, err := (&Caller{}).Call(context.Background(), m.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Received {
+		t.Fatal("not received")
+	}
+	var got []string
+	for _, r := range m.requests() {
+		got = append(got, r.HTTPMethod+" "+r.RPCMethod)
+	}
+	if want := []string{"POST tools/call", "GET "}; !slices.Equal(got, want) {
+		t.Fatalf("requests %q, want %q", got, want)
+	}
+
+	// A stream ended early without an event id cannot be resumed.
+	bare := newMember(t, raw(200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"))
+	_, err := (&Caller{}).Call(context.Background(), bare.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, nil)
+	if ce := callError(t, err, KindBadAnswer); !strings.Contains(ce.Message, "ended without a JSON-RPC response") {
+		t.Fatalf("error %+v", ce)
+	}
+	if n := len(bare.requests()); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+}
+
+// An HTTP error whose body is a JSON-RPC error is reported as that JSON-RPC error, with the status.
+func TestCallRPCErrorInHTTPError(t *testing.T) {
+	m := newMember(t, raw(400, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad request shape"}}`))
+	_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+	ce := callError(t, err, KindRPC)
+	if ce.Status != 400 || !strings.Contains(ce.Message, "bad request shape") {
+		t.Fatalf("error %+v", ce)
+	}
+}
+
+// Calls to the same member reuse one connection: the answer is read to its end, so the transport
+// keeps the connection for the next call.
+func TestCallReusesConnections(t *testing.T) {
+	var mu sync.Mutex
+	conns := map[string]bool{}
+	inner := mcpServer(t, nil)
+	m := newMember(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		conns[r.RemoteAddr] = true
+		mu.Unlock()
+		inner.ServeHTTP(w, r)
+	}))
+	c := &Caller{}
+	for range 5 {
+		var q protocol.QuoteAnswer
+		if _, err := c.Call(context.Background(), m.target(), "quote", quoteInput(), &q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(conns) != 1 {
+		t.Fatalf("5 calls in a row used %d connections", len(conns))
+	}
+}
+
+// Concurrent calls to a server that keeps sessions all succeed, however many of them start one.
+func TestCallSessionServerConcurrent(t *testing.T) {
+	m := newMember(t, mcpServer(t, nil, server.WithStateful(true)))
+	c := &Caller{}
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var q protocol.QuoteAnswer
+			_, err := c.Call(context.Background(), m.target(), "quote", quoteInput(), &q)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := c.session(sessionKey{member: m.id, url: m.target().MCPURL}); !ok {
+		t.Fatal("no session kept")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -24,6 +25,7 @@ type seen struct {
 	Auth       string
 	Trace      string
 	Session    string
+	Protocol   string // MCP-Protocol-Version
 	Answered   string // Content-Type of the answer
 	Body       []byte
 }
@@ -79,7 +81,8 @@ func (m *member) verify(inner http.Handler) http.Handler {
 		i := len(m.seen)
 		m.seen = append(m.seen, seen{
 			HTTPMethod: r.Method, RPCMethod: rpc.Method, Auth: r.Header.Get("Authorization"),
-			Trace: r.Header.Get(protocol.HeaderTraceID), Session: r.Header.Get("Mcp-Session-Id"), Body: body,
+			Trace: r.Header.Get(protocol.HeaderTraceID), Session: r.Header.Get("Mcp-Session-Id"),
+			Protocol: r.Header.Get("Mcp-Protocol-Version"), Body: body,
 		})
 		m.mu.Unlock()
 		rec := &recorder{ResponseWriter: w, onHeader: func() {
@@ -132,6 +135,9 @@ func (r *recorder) Flush() {
 }
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// discard drops the test servers' logs.
+var discard = slog.New(slog.DiscardHandler)
 
 // toolFunc answers one member tool in an mcp-go server.
 type toolFunc = server.ToolHandlerFunc

@@ -3,12 +3,10 @@ package outbound
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/axp-exchange/axp/protocol"
@@ -43,11 +41,10 @@ func (s *httpStats) total() int64 {
 
 const snippetMax = 300
 
-// signer is the http.RoundTripper of one call. It reads the request body, signs it per spec
-// section 5 (X-AX-Member-Id, X-AX-Timestamp, X-AX-Signature, and the Bearer auth token only when
-// the member set one), restores it, forwards the trace id, binds the request to the call's context
-// (so that nothing mcp-go sends on its own, such as the session DELETE, outlives the call), and caps
-// and counts the answer.
+// signer is the http.RoundTripper of one call. It signs each request per spec section 5
+// (X-AX-Member-Id, X-AX-Timestamp, X-AX-Signature, and the Bearer auth token only when the member
+// set one), forwards the trace id, and caps and counts the answer. The answers to the call's
+// JSON-RPC messages (and every answer of a callback) are tracked: they say how the call went.
 type signer struct {
 	base   http.RoundTripper
 	ctx    context.Context // the whole call's context, timeout included
@@ -56,13 +53,18 @@ type signer struct {
 	trace  string
 	limit  int64
 	stats  *httpStats
-	// trackAll tracks every answer (a callback POST), not only those to JSON-RPC requests.
+	// trackAll tracks every answer (a callback POST), not only those to JSON-RPC messages.
 	trackAll bool
 }
 
 func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
+	mark, _ := req.Context().Value(messageKey{}).(*message)
 	var body []byte
-	if req.Body != nil {
+	switch {
+	case mark != nil && mark.req == req:
+		// A message the call made itself: its body is at hand.
+		body = mark.body
+	case req.Body != nil:
 		b, err := readBody(req.Body, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
@@ -73,23 +75,15 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
-	mark, _ := req.Context().Value(oursKey{}).(*sendMark)
-	ctx, release := req.Context(), func() {}
-	if mark == nil || mark.call != s.ctx {
-		// Not a message the call sent with its own context: bind it to the call's context.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(req.Context())
-		stop := context.AfterFunc(s.ctx, cancel)
-		release = func() { stop(); cancel() }
-	}
-
-	// A shallow copy with its own header (the request is not ours to change).
-	r := req.WithContext(ctx)
-	r.Header = req.Header.Clone()
-	if req.Body != nil {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	r := req
+	if mark == nil || mark.req != req {
+		// A shallow copy with its own header (the request is not ours to change).
+		r = req.Clone(req.Context())
+		if req.Body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
 	}
 	r.Header.Del("Authorization")
 	protocol.SignRequest(r.Header, s.target.MemberID, s.target.PlatformKey, s.target.AuthToken, body, s.now())
@@ -98,18 +92,8 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r.Header.Set("User-Agent", "axp-exchange/"+protocol.ProtocolVersion)
 
-	// Only answers to JSON-RPC requests (and plain POSTs, for callbacks) say how the call went:
-	// not the answers to notifications or to the responses mcp-go posts back during a stream.
-	tracked := s.trackAll
-	if !tracked {
-		if mark != nil {
-			// The first POST of a send is the exchange's message; the responses mcp-go posts
-			// back while reading its stream carry the same context and come later.
-			tracked = req.Method == http.MethodPost && mark.sent.CompareAndSwap(false, true)
-		} else {
-			tracked = tracksAnswer(req.Method, body)
-		}
-	}
+	// Not the answers to the responses posted back during a stream, nor to a stream's resumption.
+	tracked := s.trackAll || mark != nil
 	if tracked {
 		s.stats.mu.Lock()
 		s.stats.status, s.stats.contentType, s.stats.location, s.stats.snippet = 0, "", "", nil
@@ -118,7 +102,6 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	resp, err := s.base.RoundTrip(r)
 	if err != nil {
-		release()
 		return nil, err
 	}
 	if tracked {
@@ -129,29 +112,22 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 		s.stats.snippet = s.stats.snippet[:0]
 		s.stats.mu.Unlock()
 	}
-	resp.Body = &cappedBody{rc: resp.Body, limit: s.limit, stats: s.stats, tracked: tracked, release: release}
+	resp.Body = &cappedBody{rc: resp.Body, limit: s.limit, stats: s.stats, tracked: tracked}
 	return resp, nil
 }
 
-// oursKey marks the context of one JSON-RPC request or notification the exchange sends (see ours).
-type oursKey struct{}
+// messageKey marks the context of one JSON-RPC request or notification the call sends (see
+// postBody).
+type messageKey struct{}
 
-// sendMark is the mark of one send: call is the context it was made from (the call's), and sent
-// is set by its first POST.
-type sendMark struct {
-	call context.Context
-	sent atomic.Bool
+// message is that mark: the request and its body, which the signer signs as it is, setting the
+// request's headers in place, without copying either.
+type message struct {
+	req  *http.Request
+	body []byte
 }
 
-// ours returns ctx marked for one send of a JSON-RPC request or notification through mcp-go: the
-// signer tracks the answer to its first POST, which is the message itself (telling it from the
-// responses mcp-go posts back without parsing every body), and knows that the request's context
-// ends with the call's.
-func ours(ctx context.Context) context.Context {
-	return context.WithValue(ctx, oursKey{}, &sendMark{call: ctx})
-}
-
-// readBody reads a request body whose length is usually known, in one allocation.
+// readBody reads a body whose length is usually known (n, or -1), in one allocation.
 func readBody(rc io.Reader, n int64) ([]byte, error) {
 	if n <= 0 || n > 16<<20 {
 		return io.ReadAll(rc)
@@ -159,20 +135,6 @@ func readBody(rc io.Reader, n int64) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
 	_, err := buf.ReadFrom(rc)
 	return buf.Bytes(), err
-}
-
-// tracksAnswer reports whether the answer to a request says how the call went: true for the
-// JSON-RPC requests and notifications the exchange sends; false for the responses mcp-go posts
-// back during an event stream (to requests from the server) and for session GETs and DELETEs. It
-// reads the body; sends marked by ours need not.
-func tracksAnswer(httpMethod string, body []byte) bool {
-	if httpMethod != http.MethodPost {
-		return false
-	}
-	var m struct {
-		Method string `json:"method"`
-	}
-	return json.Unmarshal(body, &m) == nil && m.Method != ""
 }
 
 // cappedBody counts an answer's bytes, keeps the first of them for error messages, and fails the
@@ -183,8 +145,6 @@ type cappedBody struct {
 	limit   int64
 	stats   *httpStats
 	tracked bool
-	once    sync.Once
-	release func()
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -210,11 +170,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *cappedBody) Close() error {
-	err := b.rc.Close()
-	b.once.Do(b.release)
-	return err
-}
+func (b *cappedBody) Close() error { return b.rc.Close() }
 
 // noRedirect keeps the exchange on the URL the member registered: a redirect is answered as is
 // (and reported as an error), never followed. Following one would re-sign the call and send the

@@ -132,9 +132,9 @@ func BenchmarkLifecycle(b *testing.B) {
 
 func benchLifecycle(b *testing.B, workers int) {
 	_, lifecycle := lifecycleRig(b, false)
-	cpu0 := processCPU()
+	cpu0 := processCPU("self")
 	lps := runLifecycles(b, workers, lifecycle)
-	cpu := processCPU() - cpu0
+	cpu := processCPU("self") - cpu0
 	raw, batched := rawWrites(b, workers, false), rawWrites(b, workers, true)
 	b.ReportMetric(lps, "lifecycles/s")
 	b.ReportMetric(lps*writesPerLifecycle, "store-writes/s")

@@ -1,6 +1,7 @@
 package outbound
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -759,5 +760,45 @@ func TestCallSessionServerConcurrent(t *testing.T) {
 	}
 	if _, ok := c.session(sessionKey{member: m.id, url: m.target().MCPURL}); !ok {
 		t.Fatal("no session kept")
+	}
+}
+
+// TestCallReplaySafeHeader: calls that ask and change nothing carry an Idempotency-Key (so net/http
+// sends them again when a kept-alive connection was closed under them), a fresh one per call;
+// do_task and the other calls that act never do.
+func TestCallReplaySafeHeader(t *testing.T) {
+	var mu sync.Mutex
+	keys := map[string][]string{}
+	inner := mcpServer(t, nil)
+	m := newMember(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var msg struct {
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		json.Unmarshal(body, &msg)
+		mu.Lock()
+		keys[msg.Params.Name] = append(keys[msg.Params.Name], r.Header.Get("Idempotency-Key"))
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		inner.ServeHTTP(w, r)
+	}))
+	c := &Caller{}
+	for range 2 {
+		for _, tool := range []string{"quote", "get_skills", "do_task", "task_update"} {
+			c.Call(context.Background(), m.target(), tool, map[string]any{}, nil)
+		}
+	}
+	for _, tool := range []string{"quote", "get_skills"} {
+		k := keys[tool]
+		if len(k) != 2 || !strings.HasPrefix(k[0], "axp-") || k[0] == k[1] {
+			t.Errorf("%s sent keys %q", tool, k)
+		}
+	}
+	for _, tool := range []string{"do_task", "task_update"} {
+		if k := keys[tool]; len(k) != 2 || k[0] != "" || k[1] != "" {
+			t.Errorf("%s sent keys %q", tool, k)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -176,6 +178,12 @@ func (k *call) postBody(s *session, body []byte) (*http.Response, *CallError) {
 	mark.req = req
 	req.Header["Content-Type"] = jsonType
 	req.Header["Accept"] = acceptBoth
+	if replaySafe[k.op] {
+		// Kept-alive connections can be closed by the member just as a request goes out on one;
+		// net/http sends a request again on a fresh connection only when it is marked safe to
+		// repeat, which these reads are.
+		req.Header["Idempotency-Key"] = []string{k.replayKey()}
+	}
 	k.session = s
 	k.sessionHeaders(req)
 	resp, err := k.client.Do(req)
@@ -183,6 +191,16 @@ func (k *call) postBody(s *session, body []byte) (*http.Response, *CallError) {
 		return nil, k.classify(err)
 	}
 	return resp, nil
+}
+
+// replaySafe are the calls a member may receive twice without harm: they ask and change nothing.
+var replaySafe = map[string]bool{"quote": true, "get_skills": true, "contact_test": true, "tools/list": true}
+
+// replayKey is the Idempotency-Key of a replay-safe call's messages.
+func (k *call) replayKey() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "axp-" + hex.EncodeToString(b[:])
 }
 
 // sessionHeaders puts the call's session, if any, on a request.

@@ -21,7 +21,7 @@ import (
 type VerifyOptions struct {
 	IO    *cmdutil.IOStreams
 	File  string
-	Chain bool   // also walk the exchange's chain
+	Chain bool // also walk the exchange's chain
 	Heads []string
 	// Client reads the exchange's chain (set from the factory).
 	Client func() *client.Client

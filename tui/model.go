@@ -1092,7 +1092,7 @@ func (m Model) run(d *dialog) tea.Cmd {
 			if err != nil {
 				return doneMsg{err: err}
 			}
-			return doneMsg{text: fmt.Sprintf("Approved board %s %s by %s; it is now %s", p.Kind, p.ID, authorName(p.Author), p.Status)}
+			return doneMsg{text: fmt.Sprintf("Approved %s %s by %s: now %s", p.Kind, p.ID, authorName(p.Author), p.Status)}
 		})
 	case "board_hide":
 		return call(func(ctx context.Context) doneMsg {
@@ -1100,7 +1100,7 @@ func (m Model) run(d *dialog) tea.Cmd {
 			if err != nil {
 				return doneMsg{err: err}
 			}
-			return doneMsg{text: fmt.Sprintf("Hid board %s %s by %s; it is now %s", p.Kind, p.ID, authorName(p.Author), p.Status)}
+			return doneMsg{text: fmt.Sprintf("Hid %s %s by %s: now %s", p.Kind, p.ID, authorName(p.Author), p.Status)}
 		})
 	}
 	return nil

@@ -773,7 +773,7 @@ func TestOperatorBoard(t *testing.T) {
 	if c := src.called("board_approve"); len(c) != 1 || !reflect.DeepEqual(c[0].args, []string{"bp_inj", "Quoted as an example."}) {
 		t.Fatalf("board_approve calls %+v", c)
 	}
-	if m.flash != "Approved board thread bp_inj by Board Writer; it is now visible" || m.flashErr {
+	if m.flash != "Approved thread bp_inj by Board Writer: now visible" || m.flashErr {
 		t.Errorf("flash %q", m.flash)
 	}
 	if n := len(src.called("board")); n != 2 || len(m.board) != 1 || m.selectedPost().ID != "bp_rep" || !strings.Contains(m.Render(), "[Board 1]") {
@@ -795,7 +795,7 @@ func TestOperatorBoard(t *testing.T) {
 	if c := src.called("board_hide"); len(c) != 1 || !reflect.DeepEqual(c[0].args, []string{"bp_rep", "Impersonates the operator."}) {
 		t.Fatalf("board_hide calls %+v", c)
 	}
-	if m.flash != "Hid board reply bp_rep by Quick Writer; it is now hidden" || m.flashErr {
+	if m.flash != "Hid reply bp_rep by Quick Writer: now hidden" || m.flashErr {
 		t.Errorf("flash %q", m.flash)
 	}
 

@@ -92,6 +92,15 @@ func TestGoldenOperatorListings(t *testing.T) {
 	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 80, 24, "", keys("5")...))
 }
 
+func TestGoldenOperatorBoard(t *testing.T) {
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 80, 24, "", keys("6")...))
+}
+
+func TestGoldenOperatorBoardHide(t *testing.T) {
+	msgs := append(keys("6", "down", "x"), tea.PasteMsg{Content: "Impersonates the operator."}, key("enter"))
+	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 80, 24, "", msgs...))
+}
+
 // The program draws on its output and quits on q.
 func TestProgramQuitsOnQ(t *testing.T) {
 	tm := teatest.NewTestModel(t, newModel(newFake(), ViewOperator), teatest.WithInitialTermSize(80, 24))

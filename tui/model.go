@@ -20,8 +20,8 @@ const (
 	ViewOperator = "operator"
 )
 
-// Queue filters of the operator view: its first tabs. The mediations and the rejected listings
-// follow them.
+// Queue filters of the operator view: its first tabs. The mediations, the rejected listings and
+// the board's held posts follow them.
 var filters = []struct {
 	name string
 	keep func(axp.Approval) bool
@@ -35,7 +35,8 @@ var filters = []struct {
 const (
 	tabMediations = 3
 	tabListings   = 4
-	numTabs       = 5
+	tabBoard      = 5
+	numTabs       = 6
 )
 
 // Options configure the TUI.
@@ -73,7 +74,7 @@ type Model struct {
 	// operator view
 	queue       []axp.Approval
 	queueLoaded bool
-	filter      int // the operator's tab: a queue filter, tabMediations or tabListings
+	filter      int // the operator's tab: a queue filter, tabMediations, tabListings or tabBoard
 	queueCur    int
 
 	meds           []axp.Mediation // appealed first, then newest first
@@ -82,6 +83,9 @@ type Model struct {
 	listings       []axp.ListingRejection
 	listingsLoaded bool
 	lstCur         int
+	board          []axp.BoardPost // posts waiting for the operator, oldest first
+	boardLoaded    bool
+	boardCur       int
 
 	dialog   *dialog
 	flash    string
@@ -162,6 +166,10 @@ type (
 		list []axp.ListingRejection
 		err  error
 	}
+	boardMsg struct {
+		list []axp.BoardPost
+		err  error
+	}
 	deliverableMsg struct {
 		id  string
 		d   *Deliverable
@@ -209,7 +217,7 @@ func (m Model) load() tea.Cmd {
 		if !m.src.CanOperate() {
 			return nil
 		}
-		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings())
+		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings(), m.loadBoard())
 	case m.open != nil:
 		return m.loadTask(m.open.id, axp.Rankings[m.open.sort])
 	}
@@ -303,6 +311,16 @@ func (m Model) loadListings() tea.Cmd {
 	}
 }
 
+func (m Model) loadBoard() tea.Cmd {
+	src := m.src
+	return func() tea.Msg {
+		ctx, cancel := m.ctx()
+		defer cancel()
+		l, err := src.BoardPending(ctx)
+		return boardMsg{list: l, err: err}
+	}
+}
+
 // Update handles a message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -368,6 +386,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m.fail(msg.err), nil
 		}
 		m.setListings(msg.list)
+		return m, nil
+	case boardMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.setBoard(msg.list)
 		return m, nil
 	case deliverableMsg:
 		if m.open == nil || m.open.id != msg.id {
@@ -486,6 +510,21 @@ func (m *Model) setListings(list []axp.ListingRejection) {
 	}
 }
 
+// setBoard replaces the board's held posts, keeping the cursor on the same one.
+func (m *Model) setBoard(list []axp.BoardPost) {
+	prev := ""
+	if m.boardCur < len(m.board) {
+		prev = m.board[m.boardCur].ID
+	}
+	m.board, m.boardLoaded = list, true
+	m.boardCur = clamp(m.boardCur, len(list))
+	for i, x := range list {
+		if x.ID == prev {
+			m.boardCur = i
+		}
+	}
+}
+
 // appealed counts the mediations that wait for the operator.
 func (m Model) appealed() int {
 	n := 0
@@ -520,6 +559,14 @@ func (m Model) selectedMediation() *axp.Mediation {
 func (m Model) selectedListing() *axp.ListingRejection {
 	if m.lstCur < len(m.listings) {
 		return &m.listings[m.lstCur]
+	}
+	return nil
+}
+
+// selectedPost is the held board post under the cursor, or nil.
+func (m Model) selectedPost() *axp.BoardPost {
+	if m.boardCur < len(m.board) {
+		return &m.board[m.boardCur]
 	}
 	return nil
 }
@@ -745,6 +792,8 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		cur, n = &m.medCur, len(m.meds)
 	case tabListings:
 		cur, n = &m.lstCur, len(m.listings)
+	case tabBoard:
+		cur, n = &m.boardCur, len(m.board)
 	}
 	switch k.String() {
 	case "up", "k":
@@ -767,7 +816,7 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.filter = (m.filter + numTabs - 1) % numTabs
 		m.queueCur = 0
 		return m, nil
-	case "1", "2", "3", "4", "5":
+	case "1", "2", "3", "4", "5", "6":
 		m.filter = int(k.String()[0] - '1')
 		m.queueCur = 0
 		return m, nil
@@ -777,6 +826,8 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.mediationKey(k)
 	case tabListings:
 		return m.listingKey(k)
+	case tabBoard:
+		return m.boardKey(k)
 	}
 	switch k.String() {
 	case "a":
@@ -898,6 +949,35 @@ func (m Model) listingKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// boardKey handles the keys of the board tab: a approves the selected held post (it appears), x
+// hides it with a reason its author reads.
+func (m Model) boardKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if k.String() != "a" && k.String() != "x" {
+		return m, nil
+	}
+	p := m.selectedPost()
+	if p == nil {
+		return m, nil
+	}
+	what := fmt.Sprintf("%s %s by %s", p.Kind, p.ID, authorName(p.Author))
+	if k.String() == "a" {
+		m.dialog = newDialog("board_approve", p.ID, "Approve board "+what+": it appears on the board and its author is told",
+			step{field: "note", prompt: "Note for the author (optional):"}, confirmStep())
+		return m, nil
+	}
+	m.dialog = newDialog("board_hide", p.ID, "Hide board "+what+": only its author sees it, with your reason",
+		step{field: "reason", prompt: "Reason (the author reads it):", required: true}, confirmStep())
+	return m, nil
+}
+
+// authorName is a board author's name, else the member id.
+func authorName(a axp.BoardAuthor) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.ID
+}
+
 func approveTitle(a axp.Approval) string {
 	switch a.Kind {
 	case axp.ApprovePayment:
@@ -1005,6 +1085,22 @@ func (m Model) run(d *dialog) tea.Cmd {
 				return doneMsg{err: err}
 			}
 			return doneMsg{text: fmt.Sprintf("Overturned rejection %s (%s): the same brief now passes", r.ID, r.Category)}
+		})
+	case "board_approve":
+		return call(func(ctx context.Context) doneMsg {
+			p, err := src.ApproveBoardPost(ctx, id, v["note"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: fmt.Sprintf("Approved %s %s by %s: now %s", p.Kind, p.ID, authorName(p.Author), p.Status)}
+		})
+	case "board_hide":
+		return call(func(ctx context.Context) doneMsg {
+			p, err := src.HideBoardPost(ctx, id, v["reason"])
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: fmt.Sprintf("Hid %s %s by %s: now %s", p.Kind, p.ID, authorName(p.Author), p.Status)}
 		})
 	}
 	return nil

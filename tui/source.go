@@ -51,6 +51,12 @@ type Source interface {
 	// Listings lists the listing policy's rejections.
 	Listings(ctx context.Context) ([]axp.ListingRejection, error)
 	OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error)
+	// BoardPending lists the members' board posts the screen held for the operator, oldest first.
+	BoardPending(ctx context.Context) ([]axp.BoardPost, error)
+	// ApproveBoardPost lets a held post appear on the board; note (optional) is told to its author.
+	ApproveBoardPost(ctx context.Context, id, note string) (*axp.BoardPost, error)
+	// HideBoardPost hides a post; its author reads the reason.
+	HideBoardPost(ctx context.Context, id, reason string) (*axp.BoardPost, error)
 }
 
 // Deliverable is a downloaded deliverable whose SHA-256 was checked against the exchange's
@@ -334,6 +340,25 @@ func (s *ClientSource) Listings(ctx context.Context) ([]axp.ListingRejection, er
 // OverturnListing overturns a listing rejection.
 func (s *ClientSource) OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error) {
 	return asAdmin(ctx, s, client.AdminOverturnListing, axp.OverturnBody{ID: id, Note: note})
+}
+
+// BoardPending lists the board posts waiting for the operator (as `axp admin board pending`).
+func (s *ClientSource) BoardPending(ctx context.Context) ([]axp.BoardPost, error) {
+	l, err := asAdmin(ctx, s, client.AdminBoard, axp.BoardAdminQuery{Status: axp.BoardPending})
+	if err != nil {
+		return nil, err
+	}
+	return l.Posts, nil
+}
+
+// ApproveBoardPost lets a board post appear.
+func (s *ClientSource) ApproveBoardPost(ctx context.Context, id, note string) (*axp.BoardPost, error) {
+	return asAdmin(ctx, s, client.AdminBoardApprove, axp.BoardApproveBody{ID: id, Note: note})
+}
+
+// HideBoardPost hides a board post.
+func (s *ClientSource) HideBoardPost(ctx context.Context, id, reason string) (*axp.BoardPost, error) {
+	return asAdmin(ctx, s, client.AdminBoardHide, axp.BoardHideBody{ID: id, Reason: reason})
 }
 
 // errText is an error as one line: the message and, for exchange errors, the hint.

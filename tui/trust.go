@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -11,8 +12,9 @@ import (
 
 // The operator's trust-and-safety tabs: mediations (disputes and review objections, with both
 // sides' statements and proposals, the Mediator's decision and its reasoning; appealed ones are
-// decided here) and the listing policy's rejections (overturned here). Texts from the parties carry
-// their screening: a flagged text is shown as data, marked.
+// decided here), the listing policy's rejections (overturned here) and the members' board posts the
+// screen held (approved or hidden here). Texts from the parties carry their screening: a flagged
+// text is shown as data, marked.
 
 var medCols = []col{{"KIND", 9}, {"STATUS", 9}, {"TASK", 0}, {"STATEMENTS", 20}, {"DECISION", 11}, {"FLAG", 4}, {"SINCE", 5}}
 
@@ -311,4 +313,108 @@ func (m Model) listingDetail(w int, x axp.ListingRejection) []string {
 		out = append(out, t.warn.Render("Press o to overturn it: the same brief then passes when posted again"))
 	}
 	return out
+}
+
+var boardCols = []col{{"AUTHOR", 0}, {"KIND", 6}, {"RISK", 4}, {"REASONS", 0}, {"TEXT", 0}, {"AGE", 4}}
+
+// boardBody is the board tab: the posts the screen held for the operator, oldest first, and the
+// selected one in full.
+func (m Model) boardBody(w, h int) []string {
+	if !m.boardLoaded {
+		return []string{"", "Loading the board's held posts…"}
+	}
+	if len(m.board) == 0 {
+		return []string{"", "No board posts wait for you. Posts the screen rates high-risk are held here."}
+	}
+	rows, detail := detailRows(len(m.board), h)
+	now := m.opts.Now()
+	start, end := window(m.boardCur, len(m.board), rows)
+	cells := make([][]string, 0, end-start)
+	for i := start; i < end; i++ {
+		p := m.board[i]
+		risk := 0
+		if p.Screening != nil {
+			risk = p.Screening.Risk
+		}
+		cells = append(cells, []string{authorName(p.Author), p.Kind, fmt.Sprint(risk), reasons(p.Screening), postText(p), age(now, p.CreatedAt)})
+	}
+	ws := fitWidths(boardCols, cells, w-2)
+	out := []string{"  " + m.headRow(boardCols, ws)}
+	for i, c := range cells {
+		out = append(out, m.selRow(start+i == m.boardCur, ws, c...))
+	}
+	if detail == 0 {
+		return out
+	}
+	out = lines(out, h-detail)
+	return append(out, lines(m.postDetail(w, m.board[m.boardCur]), detail)...)
+}
+
+// reasons are the screen's reasons for holding a text: its findings' rules, else its verdict.
+func reasons(sc *axp.Screening) string {
+	if sc == nil {
+		return "—"
+	}
+	var rules []string
+	for _, f := range sc.Findings {
+		if !slices.Contains(rules, f.Rule) {
+			rules = append(rules, f.Rule)
+		}
+	}
+	if len(rules) > 0 {
+		return strings.Join(rules, ",")
+	}
+	return orText(sc.Verdict, "—")
+}
+
+// postText is a board post on one line: a thread's title and body, a reply's body.
+func postText(p axp.BoardPost) string {
+	text := p.Body
+	if p.Title != "" {
+		text = p.Title + ": " + p.Body
+	}
+	return strings.Join(strings.Fields(text), " ")
+}
+
+func (m Model) postDetail(w int, p axp.BoardPost) []string {
+	t := m.theme
+	out := []string{t.dim.Render(strings.Repeat("─", w)), t.bold.Render(p.ID) + "  " + p.Kind + "  " + t.warn.Render(p.Status)}
+	where := "new thread"
+	if p.Kind == axp.BoardReply {
+		where = "reply to thread " + p.ThreadID
+	}
+	out = append(out, m.field(w, "Author", authorName(p.Author)+" ("+p.Author.ID+") · "+where+" · posted "+age(m.opts.Now(), p.CreatedAt)+" ago", nil, 2)...)
+	if p.Title != "" {
+		out = append(out, m.field(w, "Title", p.Title, nil, 2)...)
+	}
+	out = append(out, m.field(w, "Text", p.Body, nil, 4)...)
+	// The screen's verdict is why the post is held: wrapped, not cut like a field's note.
+	for _, l := range wrapText(p.Screening.Note(), w-9, 3) {
+		if l != "" {
+			out = append(out, strings.Repeat(" ", 9)+t.warn.Render(l))
+		}
+	}
+	if sc := p.Screening; sc != nil {
+		for i, f := range sc.Findings {
+			if i == 3 {
+				out = append(out, m.dimField(w, fmt.Sprintf("… %d more findings", len(sc.Findings)-3), 1)...)
+				break
+			}
+			why := f.Rule
+			if f.Excerpt != "" {
+				why += fmt.Sprintf(" %q", f.Excerpt)
+			}
+			why += fmt.Sprintf(" (weight %d", f.Weight)
+			if f.Field != "" {
+				why += ", in the " + f.Field
+			}
+			why += ")"
+			label := ""
+			if i == 0 {
+				label = "Why"
+			}
+			out = append(out, m.field(w, label, why, nil, 2)...)
+		}
+	}
+	return append(out, t.warn.Render("Press a to let it appear, or x to hide it with a reason its author reads"))
 }

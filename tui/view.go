@@ -252,6 +252,8 @@ func (m Model) keys() [][2]string {
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabListings:
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"o", "overturn"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.filter == tabBoard:
+		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"a", "approve"}, {"x", "hide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator:
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.open != nil:
@@ -300,9 +302,10 @@ func (m Model) helpScreen() []string {
 	add("Buyer", [][2]string{{"↑↓ enter", "pick a task and open it"}, {"s", "rank offers: value, price, eta, reliability"},
 		{"c", "choose the selected offer"}, {"p", "download and preview the deliverable"}, {"a / d", "accept / dispute the delivery"}, {"m / w", "messages on the task / write one"},
 		{"esc", "back to the list"}})
-	add("Operator", [][2]string{{"←→ 1-5", "queue, payments, release due, mediations, rejected listings"},
-		{"a", "approve (asks for the tx hash of payouts)"}, {"r", "reject with a reason"},
-		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o", "overturn a listing rejection, with a note"}})
+	add("Operator", [][2]string{{"←→ 1-6", "queue, payments, release due, mediations, rejected listings, board"},
+		{"a / r", "approve (asks for the tx hash of payouts) / reject with a reason"},
+		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o", "overturn a listing rejection, with a note"},
+		{"a / x", "board: let a held post appear / hide it with a reason"}})
 	return out
 }
 
@@ -342,8 +345,8 @@ func (m Model) dialogBox(w, h int) []string {
 // --- operator ---
 
 // tabBar is the operator's tabs with their counts: the queue and its filters (items waiting),
-// mediations (appealed ones waiting for the operator) and rejected listings (not overturned). When
-// the names do not fit, shorter ones are used.
+// mediations (appealed ones waiting for the operator), rejected listings (not overturned) and the
+// board (posts held for the operator). When the names do not fit, shorter ones are used.
 func (m Model) tabBar(w int) string {
 	t := m.theme
 	counts := make([]int, numTabs)
@@ -354,7 +357,7 @@ func (m Model) tabBar(w int) string {
 			}
 		}
 	}
-	counts[tabMediations], counts[tabListings] = m.appealed(), m.rejected()
+	counts[tabMediations], counts[tabListings], counts[tabBoard] = m.appealed(), m.rejected(), len(m.board)
 	render := func(names []string) string {
 		var tabs []string
 		for i, name := range names {
@@ -377,11 +380,23 @@ func (m Model) tabBar(w int) string {
 		}
 		return strings.Join(tabs, sep)
 	}
-	bar := render([]string{"Queue", "Payments to confirm", "Release due", "Mediations", "Listings"})
-	if lipgloss.Width(bar) > w {
-		bar = render([]string{"Queue", "Payments", "Due", "Mediations", "Listings"})
+	var bar string
+	for _, names := range tabNames {
+		if bar = render(names); lipgloss.Width(bar) <= w {
+			break
+		}
 	}
 	return bar
+}
+
+// tabNames are the names of the operator's tabs, longest first: the tab bar takes the first that
+// fits ("Payments to confirm" is kept at 80 columns while the counts are single digits).
+var tabNames = [][]string{
+	{"Queue", "Payments to confirm", "Release due", "Mediations", "Listings", "Board"},
+	{"Queue", "Payments to confirm", "Due", "Mediations", "Listings", "Board"},
+	{"Queue", "Payments", "Due", "Mediations", "Listings", "Board"},
+	{"Queue", "Payments", "Due", "Med", "List", "Board"},
+	{"Queue", "Pay", "Due", "Med", "List", "Board"},
 }
 
 var queueCols = []col{{"KIND", 11}, {"STATUS", 7}, {"AMOUNT", 12}, {"TASK", 0}, {"PARTIES", 0}, {"AGE", 4}, {"CHECKS", 6}}
@@ -397,6 +412,8 @@ func (m Model) operatorBody(w, h int) []string {
 		return append(out, m.mediationsBody(w, h-1)...)
 	case tabListings:
 		return append(out, m.listingsBody(w, h-1)...)
+	case tabBoard:
+		return append(out, m.boardBody(w, h-1)...)
 	}
 	if !m.queueLoaded {
 		return append(out, "", "Loading the approval queue…")

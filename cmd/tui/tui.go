@@ -27,7 +27,7 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 	o := &Options{F: f, IO: f.IO}
 	c := &cobra.Command{
 		Use:   "tui",
-		Short: "Open the terminal UI: your tasks and offers, or the operator's queue and mediations",
+		Short: "Open the terminal UI: your tasks and offers, or the operator's queues",
 		Long: `Open a keyboard-driven terminal UI on the exchange.
 
 The buyer view lists the tasks posted from here (and a buyer member's tasks after 'axp login'); open
@@ -35,8 +35,9 @@ one to rank its offers, see badges and the fee breakdown, choose, preview the de
 dispute. The operator view (admin token) works the approval queue: payments to confirm, payouts,
 refunds, splits and release-due tasks, with approve or reject after a confirmation; reads every
 mediation (both sides' statements and proposals, the Mediator's decision and reasoning, flagged
-texts marked) and decides appealed ones; and overturns listing rejections. Everything refreshes
-live; press ? for the keys. NO_COLOR turns colour off.`,
+texts marked) and decides appealed ones; overturns listing rejections; and approves or hides the
+members' board posts the screen held (as axp admin board pending|approve|hide). Everything
+refreshes live; press ? for the keys. NO_COLOR turns colour off.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			switch o.View {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -209,42 +210,54 @@ func TestOpenLocked(t *testing.T) {
 	again.Close()
 }
 
-// TestCloseWritesFreelist: commits skip bbolt's freelist, so that after a crash the next open
-// rebuilds it from the pages; a clean Close writes it, so that the next open reads it instead of
-// walking the whole file.
-func TestCloseWritesFreelist(t *testing.T) {
+// TestFreelistWritten: an open reads bbolt's freelist when the last commit wrote it, and rebuilds it
+// by walking every page of the file when not. Commits write it while it is small; with a large one
+// (many pages freed at once) they skip it, and a clean Close writes it whatever its size.
+func TestFreelistWritten(t *testing.T) {
 	path := filepath.Join(t.TempDir(), store.FileName)
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	update(t, db, func(tx *store.Tx) error { return tx.PutMember(&axp.Member{ID: "mem_1"}) })
+	if metaFreelist(t, path) == noFreelist {
+		t.Fatal("a commit did not write a small freelist")
+	}
+	// ~1,500 values of 8 KB (3 pages each) freed at once.
+	var big [][]byte
+	for i := range 1500 {
+		big = append(big, []byte(fmt.Sprintf("%04d%s", i, strings.Repeat("x", 4000))))
+	}
+	for lo := 0; lo < len(big); lo += 500 {
+		update(t, db, func(tx *store.Tx) error { return store.FillForTest(tx, big[lo:lo+500]) })
+	}
+	update(t, db, func(tx *store.Tx) error { return store.DeleteForTest(tx, big) })
+	update(t, db, func(tx *store.Tx) error { return tx.PutMember(&axp.Member{ID: "mem_2"}) })
 	if metaFreelist(t, path) != noFreelist {
-		t.Fatal("a commit wrote the freelist")
+		t.Fatal("a commit wrote a freelist of thousands of pages")
 	}
 	db.Close()
 	if metaFreelist(t, path) == noFreelist {
 		t.Fatal("Close did not write the freelist")
 	}
-	db, err = store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	update(t, db, func(tx *store.Tx) error { return tx.PutMember(&axp.Member{ID: "mem_2"}) })
+	db = reopen(t, path)
+	update(t, db, func(tx *store.Tx) error { return tx.PutMember(&axp.Member{ID: "mem_3"}) })
 	if metaFreelist(t, path) != noFreelist {
-		t.Fatal("the first commit after an open kept the freelist a crash would leave stale")
+		t.Fatal("the first commit after an open kept a large freelist a crash would leave stale")
 	}
-	db.Close()
-	if metaFreelist(t, path) == noFreelist {
-		t.Fatal("the second Close did not write the freelist")
-	}
-	ro, err := store.Open(path, store.Options{ReadOnly: true})
+	// The freed pages are used again: the file does not grow while they last.
+	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ro.Close()
-	view(t, reopen(t, path), func(tx *store.Tx) error {
-		for _, id := range []string{"mem_1", "mem_2"} {
+	for lo := 0; lo < 1000; lo += 500 {
+		update(t, db, func(tx *store.Tx) error { return store.FillForTest(tx, big[lo:lo+500]) })
+	}
+	if again, err := os.Stat(path); err != nil || again.Size() != fi.Size() {
+		t.Fatalf("the file grew from %d to %v bytes (%v) instead of using its free pages", fi.Size(), again.Size(), err)
+	}
+	view(t, db, func(tx *store.Tx) error {
+		for _, id := range []string{"mem_1", "mem_2", "mem_3"} {
 			if m, _ := tx.Member(id); m == nil {
 				t.Errorf("%s missing", id)
 			}

@@ -148,6 +148,9 @@ func (db *DB) migrate() error {
 	if db.pg != nil {
 		return db.pgMigrate()
 	}
+	if v, err := db.Version(); err == nil && v == SchemaVersion {
+		return nil // nothing to write: no commit (and no fsync) at every start
+	}
 	return db.update(func(tx *bolt.Tx) error { return db.migrateTx(&Tx{tx: tx}) })
 }
 

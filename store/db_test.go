@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -207,6 +208,99 @@ func TestOpenLocked(t *testing.T) {
 		t.Fatalf("after the first closed: %v", err)
 	}
 	again.Close()
+}
+
+// TestFreelistWritten: an open reads bbolt's freelist when the last commit wrote it, and rebuilds it
+// by walking every page of the file when not. Commits write it while it is small; with a large one
+// (many pages freed at once) they skip it, and a clean Close writes it whatever its size.
+func TestFreelistWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	update(t, db, func(tx *store.Tx) error { return tx.PutMember(&axp.Member{ID: "mem_1"}) })
+	if metaFreelist(t, path) == noFreelist {
+		t.Fatal("a commit did not write a small freelist")
+	}
+	// ~1,500 values of 8 KB (3 pages each) freed at once.
+	var big [][]byte
+	for i := range 1500 {
+		big = append(big, []byte(fmt.Sprintf("%04d%s", i, strings.Repeat("x", 4000))))
+	}
+	for lo := 0; lo < len(big); lo += 500 {
+		update(t, db, func(tx *store.Tx) error { return store.FillForTest(tx, big[lo:lo+500]) })
+	}
+	update(t, db, func(tx *store.Tx) error { return store.DeleteForTest(tx, big) })
+	update(t, db, func(tx *store.Tx) error { return tx.PutMember(&axp.Member{ID: "mem_2"}) })
+	if metaFreelist(t, path) != noFreelist {
+		t.Fatal("a commit wrote a freelist of thousands of pages")
+	}
+	db.Close()
+	if metaFreelist(t, path) == noFreelist {
+		t.Fatal("Close did not write the freelist")
+	}
+	db = reopen(t, path)
+	update(t, db, func(tx *store.Tx) error { return tx.PutMember(&axp.Member{ID: "mem_3"}) })
+	if metaFreelist(t, path) != noFreelist {
+		t.Fatal("the first commit after an open kept a large freelist a crash would leave stale")
+	}
+	// The freed pages are used again: the file does not grow while they last.
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo < 1000; lo += 500 {
+		update(t, db, func(tx *store.Tx) error { return store.FillForTest(tx, big[lo:lo+500]) })
+	}
+	if again, err := os.Stat(path); err != nil || again.Size() != fi.Size() {
+		t.Fatalf("the file grew from %d to %v bytes (%v) instead of using its free pages", fi.Size(), again.Size(), err)
+	}
+	view(t, db, func(tx *store.Tx) error {
+		for _, id := range []string{"mem_1", "mem_2", "mem_3"} {
+			if m, _ := tx.Member(id); m == nil {
+				t.Errorf("%s missing", id)
+			}
+		}
+		return nil
+	})
+}
+
+// noFreelist is bbolt's freelist page id for "not written": the open rebuilds it.
+const noFreelist = ^uint64(0)
+
+// metaFreelist reads the freelist page id of the newer of a bbolt file's two meta pages (file
+// format: page header of 16 bytes, then magic, version, page size, flags, root bucket (16
+// bytes), freelist, pgid, txid; little-endian on the machines axp builds for).
+func metaFreelist(t *testing.T, path string) uint64 {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := func(off int) uint64 {
+		var v uint64
+		for i := 7; i >= 0; i-- {
+			v = v<<8 | uint64(raw[off+i])
+		}
+		return v
+	}
+	pageSize := int(uint32(le(16 + 8)))
+	freelist, txid := le(48), le(64)
+	if t1 := le(pageSize + 64); t1 > txid {
+		freelist = le(pageSize + 48)
+	}
+	return freelist
+}
+
+func reopen(t *testing.T, path string) *store.DB {
+	t.Helper()
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 func TestReadOnly(t *testing.T) {

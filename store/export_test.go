@@ -53,3 +53,13 @@ func WalkForTest(tx *Tx, r *rand.Rand, n int) []string {
 	}
 	return out
 }
+
+// DeleteForTest deletes keys from the blobs bucket.
+func DeleteForTest(tx *Tx, keys [][]byte) error {
+	for _, k := range keys {
+		if err := tx.bucket(bBlobs).Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -105,10 +105,10 @@ func (db *DB) commitGroup(batch []*groupCall) {
 	}
 	if len(batch) == 1 {
 		c := batch[0]
-		c.err = db.bolt.Update(func(tx *bolt.Tx) error { return c.run(&Tx{tx: tx}) })
+		c.err = db.update(func(tx *bolt.Tx) error { return c.run(&Tx{tx: tx}) })
 		return
 	}
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		t := &Tx{tx: tx, track: true}
 		for _, c := range batch {
 			t.undo = t.undo[:0]

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,15 +17,7 @@ import (
 func TestIdempotencyCompact(t *testing.T) { pgtest.Both(t, testIdempotencyCompact) }
 
 func testIdempotencyCompact(t *testing.T) {
-	loc := filepath.Join(t.TempDir(), FileName)
-	if pgtest.OnPostgres(t) {
-		loc = pgtest.DSN(t)
-	}
-	db, err := OpenLocation(loc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openBackend(t)
 	hexOf := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
 	at := time.Date(2026, 11, 25, 4, 50, 11, 961552861, time.UTC)
 	sealed := bytes.Repeat([]byte{0x9c, 0x00, 0xff}, 100)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,15 +14,7 @@ import (
 func TestPlainBuckets(t *testing.T) { pgtest.Both(t, testPlainBuckets) }
 
 func testPlainBuckets(t *testing.T) {
-	loc := filepath.Join(t.TempDir(), FileName)
-	if pgtest.OnPostgres(t) {
-		loc = pgtest.DSN(t)
-	}
-	db, err := OpenLocation(loc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openBackend(t)
 	long := strings.Repeat("translates technical manuals ", 10)
 	m := &axp.Member{ID: "mem_plain", Name: "plain seller", Description: long}
 	q := &axp.QuoteRecord{TaskID: "tsk_1", SellerID: "mem_plain", SellerName: long, Kind: "price", OfferID: "ofr_1"}

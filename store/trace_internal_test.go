@@ -1,7 +1,6 @@
 package store
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,15 +14,7 @@ import (
 func TestTraceIndexForms(t *testing.T) { pgtest.Both(t, testTraceIndexForms) }
 
 func testTraceIndexForms(t *testing.T) {
-	loc := filepath.Join(t.TempDir(), FileName)
-	if pgtest.OnPostgres(t) {
-		loc = pgtest.DSN(t)
-	}
-	db, err := OpenLocation(loc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openBackend(t)
 	const hexID, textID = "48964af63f8c19ad53228e0a", "caller-trace.1"
 	t0 := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
 	if err := db.Update(func(tx *Tx) error {

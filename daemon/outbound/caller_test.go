@@ -172,17 +172,7 @@ func TestCallSSEAnswers(t *testing.T) {
 			}
 			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"structuredContent\":{\"received\":true},\"content\":[]}}\n\n")
 		}))
-		var out protocol.Received
-		if _, err := (&Caller{}).Call(context.Background(), m.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, &out); err != nil {
-			t.Fatal(err)
-		}
-		if !out.Received {
-			t.Fatal("not received")
-		}
-		var got []string
-		for _, r := range m.requests() {
-			got = append(got, r.HTTPMethod+" "+r.RPCMethod)
-		}
+		got := taskUpdateRequests(t, m)
 		if want := []string{"POST tools/call", "POST "}; !slices.Equal(got, want) {
 			t.Fatalf("requests %q, want %q", got, want)
 		}
@@ -674,17 +664,7 @@ func TestCallResumesStream(t *testing.T) {
 		}
 		io.WriteString(w, "retry: 10\nid: ev-7\ndata:\n\n")
 	}))
-	var out protocol.Received
-	if _, err := (&Caller{}).Call(context.Background(), m.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, &out); err != nil {
-		t.Fatal(err)
-	}
-	if !out.Received {
-		t.Fatal("not received")
-	}
-	var got []string
-	for _, r := range m.requests() {
-		got = append(got, r.HTTPMethod+" "+r.RPCMethod)
-	}
+	got := taskUpdateRequests(t, m)
 	if want := []string{"POST tools/call", "GET "}; !slices.Equal(got, want) {
 		t.Fatalf("requests %q, want %q", got, want)
 	}
@@ -801,4 +781,22 @@ func TestCallReplaySafeHeader(t *testing.T) {
 			t.Errorf("%s sent keys %q", tool, k)
 		}
 	}
+}
+
+// taskUpdateRequests sends m a task_update that must be received and lists the requests m saw
+// ("METHOD rpc-method").
+func taskUpdateRequests(t *testing.T, m *member) []string {
+	t.Helper()
+	var out protocol.Received
+	if _, err := (&Caller{}).Call(context.Background(), m.target(), "task_update", protocol.TaskUpdateInput{TaskID: "t_1", Status: "paid"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Received {
+		t.Fatal("not received")
+	}
+	var got []string
+	for _, r := range m.requests() {
+		got = append(got, r.HTTPMethod+" "+r.RPCMethod)
+	}
+	return got
 }

@@ -627,26 +627,7 @@ func TestPostJSON(t *testing.T) {
 }
 
 func TestCallConcurrent(t *testing.T) {
-	m := newMember(t, mcpServer(t, nil))
-	c := &Caller{}
-	var wg sync.WaitGroup
-	errs := make(chan error, 20)
-	for range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var q protocol.QuoteAnswer
-			_, err := c.Call(context.Background(), m.target(), "quote", quoteInput(), &q)
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	quoteConcurrently(t, newMember(t, mcpServer(t, nil)))
 }
 
 // A server may end an event stream before the response once it has sent an event id; the call
@@ -718,26 +699,7 @@ func TestCallReusesConnections(t *testing.T) {
 
 // Concurrent calls to a server that keeps sessions all succeed, however many of them start one.
 func TestCallSessionServerConcurrent(t *testing.T) {
-	m := newMember(t, mcpServer(t, nil, server.WithStateful(true)))
-	c := &Caller{}
-	var wg sync.WaitGroup
-	errs := make(chan error, 20)
-	for range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var q protocol.QuoteAnswer
-			_, err := c.Call(context.Background(), m.target(), "quote", quoteInput(), &q)
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	quoteConcurrently(t, newMember(t, mcpServer(t, nil, server.WithStateful(true))))
 	if _, ok := c.session(sessionKey{member: m.id, url: m.target().MCPURL}); !ok {
 		t.Fatal("no session kept")
 	}
@@ -799,4 +761,28 @@ func taskUpdateRequests(t *testing.T, m *member) []string {
 		got = append(got, r.HTTPMethod+" "+r.RPCMethod)
 	}
 	return got
+}
+
+// quoteConcurrently asks m for 20 quotes at once through one Caller; every one must succeed.
+func quoteConcurrently(t *testing.T, m *member) {
+	t.Helper()
+	c := &Caller{}
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var q protocol.QuoteAnswer
+			_, err := c.Call(context.Background(), m.target(), "quote", quoteInput(), &q)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

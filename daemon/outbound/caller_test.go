@@ -699,7 +699,8 @@ func TestCallReusesConnections(t *testing.T) {
 
 // Concurrent calls to a server that keeps sessions all succeed, however many of them start one.
 func TestCallSessionServerConcurrent(t *testing.T) {
-	quoteConcurrently(t, newMember(t, mcpServer(t, nil, server.WithStateful(true))))
+	m := newMember(t, mcpServer(t, nil, server.WithStateful(true)))
+	c := quoteConcurrently(t, m)
 	if _, ok := c.session(sessionKey{member: m.id, url: m.target().MCPURL}); !ok {
 		t.Fatal("no session kept")
 	}
@@ -763,8 +764,9 @@ func taskUpdateRequests(t *testing.T, m *member) []string {
 	return got
 }
 
-// quoteConcurrently asks m for 20 quotes at once through one Caller; every one must succeed.
-func quoteConcurrently(t *testing.T, m *member) {
+// quoteConcurrently asks m for 20 quotes at once through one Caller, which it returns; every one
+// must succeed.
+func quoteConcurrently(t *testing.T, m *member) *Caller {
 	t.Helper()
 	c := &Caller{}
 	var wg sync.WaitGroup
@@ -785,4 +787,5 @@ func quoteConcurrently(t *testing.T, m *member) {
 			t.Fatal(err)
 		}
 	}
+	return c
 }

@@ -37,12 +37,23 @@ type Idempotency struct {
 // are read until they expire, 24 hours after their call.
 const idemBinary = 0x10
 
+// lowerHex decodes s when it is lower-case hex (the form that encodes back to s), for storing the
+// exchange's hashes and ids as their bytes.
+func lowerHex(s string) ([]byte, bool) {
+	if len(s) == 0 || len(s)%2 != 0 {
+		return nil, false
+	}
+	raw, err := hex.DecodeString(s)
+	if err != nil || hex.EncodeToString(raw) != s {
+		return nil, false
+	}
+	return raw, true
+}
+
 // idemKey is the stored form of a record's key: 64 hex digits as their 32 bytes.
 func idemKey(key string) []byte {
-	if len(key) == 64 {
-		if raw, err := hex.DecodeString(key); err == nil && hex.EncodeToString(raw) == key {
-			return raw
-		}
+	if raw, ok := lowerHex(key); ok && len(raw) == 32 {
+		return raw
 	}
 	return []byte(key)
 }
@@ -73,7 +84,7 @@ func encodeIdempotency(r *Idempotency) []byte {
 	out = binary.AppendVarint(out, r.At.UnixNano())
 	hash := []byte(r.BodyHash)
 	flag := byte(0)
-	if raw := idemKey(r.BodyHash); len(raw) == 32 && len(r.BodyHash) == 64 {
+	if raw, ok := lowerHex(r.BodyHash); ok && len(raw) == 32 {
 		hash, flag = raw, 1
 	}
 	out = append(out, flag)
@@ -179,13 +190,13 @@ const (
 	traceLog   = 'l'
 )
 
+// traceNames are the kinds' names in the textual form.
+var traceNames = map[byte]string{traceAudit: "audit", traceLog: "log"}
+
 // tracePrefix is the compact prefix of a trace id's rows, or nil when the id is not lower-case hex.
 func tracePrefix(traceID string) []byte {
-	if len(traceID) == 0 || len(traceID)%2 != 0 || len(traceID) > 128 {
-		return nil
-	}
-	raw, err := hex.DecodeString(traceID)
-	if err != nil || hex.EncodeToString(raw) != traceID {
+	raw, ok := lowerHex(traceID)
+	if !ok || len(raw) > 64 {
 		return nil
 	}
 	return append([]byte{0, byte(len(raw))}, raw...)
@@ -201,11 +212,7 @@ func traceKey(traceID string, kind byte, key []byte) []byte {
 	if p := tracePrefix(traceID); p != nil {
 		return append(append(p, kind), key...)
 	}
-	name := "log"
-	if kind == traceAudit {
-		name = "audit"
-	}
-	return textTraceKey(traceID, name, key)
+	return textTraceKey(traceID, traceNames[kind], key)
 }
 
 func (t *Tx) indexTrace(traceID string, kind byte, key []byte) error {
@@ -292,7 +299,12 @@ func (t *Tx) Trace(traceID string) (axp.Trace, error) {
 	prefix := append([]byte(traceID), 0)
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		name, key, _ := bytes.Cut(k[len(prefix):], []byte{0})
-		kind := map[string]byte{"log": traceLog, "audit": traceAudit}[string(name)]
+		var kind byte
+		for k, n := range traceNames {
+			if n == string(name) {
+				kind = k
+			}
+		}
 		if err := add(kind, key); err != nil {
 			return tr, err
 		}
@@ -311,7 +323,7 @@ func (t *Tx) PruneLog(before time.Time) (int, error) {
 	for k, raw := c.First(); k != nil && bytes.Compare(k[:8], limit) < 0; k, raw = c.First() {
 		var e axp.LogEntry
 		if decode(raw, &e) == nil && e.TraceID != "" {
-			for _, ik := range [][]byte{traceKey(e.TraceID, traceLog, k), textTraceKey(e.TraceID, "log", k)} {
+			for _, ik := range [][]byte{traceKey(e.TraceID, traceLog, k), textTraceKey(e.TraceID, traceNames[traceLog], k)} {
 				if err := t.bucket(bTraceIndex).Delete(ik); err != nil {
 					return n, err
 				}

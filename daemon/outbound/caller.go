@@ -555,7 +555,7 @@ func (k *call) classify(err error) *CallError {
 	case status == http.StatusAccepted:
 		return k.fail(KindBadAnswer, status, "the server answered 202 Accepted with no JSON-RPC response; answer the request with a result", err)
 	}
-	mt := strings.ToLower(strings.TrimSpace(strings.Split(ctype, ";")[0]))
+	mt := mediaType(ctype)
 	if k.op != "callback" && mt != "application/json" && mt != "text/event-stream" {
 		if mt == "" {
 			mt = "no Content-Type"

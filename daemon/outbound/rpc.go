@@ -171,21 +171,18 @@ func (k *call) notify(s *session, method string) *CallError {
 // postBody posts one JSON-RPC message: the answer to it is the one that says how the call went.
 func (k *call) postBody(s *session, body []byte) (*http.Response, *CallError) {
 	mark := &message{body: body}
-	req, err := http.NewRequestWithContext(context.WithValue(k.ctx, messageKey{}, mark), http.MethodPost, k.target.MCPURL, bytes.NewReader(body))
+	k.session = s
+	req, err := k.newRequest(context.WithValue(k.ctx, messageKey{}, mark), http.MethodPost, body, acceptBoth)
 	if err != nil {
 		return nil, k.classify(err)
 	}
 	mark.req = req
-	req.Header["Content-Type"] = jsonType
-	req.Header["Accept"] = acceptBoth
 	if replaySafe[k.op] {
 		// Kept-alive connections can be closed by the member just as a request goes out on one;
 		// net/http sends a request again on a fresh connection only when it is marked safe to
 		// repeat, which these reads are.
 		req.Header["Idempotency-Key"] = []string{k.replayKey()}
 	}
-	k.session = s
-	k.sessionHeaders(req)
 	resp, err := k.client.Do(req)
 	if err != nil {
 		return nil, k.classify(err)
@@ -203,8 +200,19 @@ func (k *call) replayKey() string {
 	return "axp-" + hex.EncodeToString(b[:])
 }
 
-// sessionHeaders puts the call's session, if any, on a request.
-func (k *call) sessionHeaders(req *http.Request) {
+// newRequest is a request to the member's MCP endpoint in the call's session (if any): body (nil
+// for a GET) sent as JSON, accepting accept.
+func (k *call) newRequest(ctx context.Context, method string, body []byte, accept []string) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, k.target.MCPURL, r)
+	if err != nil {
+		return nil, err
+	}
+	req.Header["Content-Type"] = jsonType
+	req.Header["Accept"] = accept
 	if s := k.session; s != nil {
 		if s.id != "" {
 			req.Header.Set(headerSession, s.id)
@@ -213,6 +221,7 @@ func (k *call) sessionHeaders(req *http.Request) {
 			req.Header.Set(headerProtocol, s.version)
 		}
 	}
+	return req, nil
 }
 
 // answer reads the answer to a JSON-RPC request and returns its result. Every failure says what
@@ -429,13 +438,10 @@ func (k *call) refuseRequest(id json.RawMessage, method string) {
 	if err != nil {
 		return
 	}
-	req, err := http.NewRequestWithContext(k.ctx, http.MethodPost, k.target.MCPURL, bytes.NewReader(body))
+	req, err := k.newRequest(k.ctx, http.MethodPost, body, acceptBoth)
 	if err != nil {
 		return
 	}
-	req.Header["Content-Type"] = jsonType
-	req.Header["Accept"] = acceptBoth
-	k.sessionHeaders(req)
 	if resp, err := k.client.Do(req); err == nil {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -455,14 +461,11 @@ func (k *call) resume(cur *sseCursor) (io.ReadCloser, error) {
 	case <-k.ctx.Done():
 		return nil, k.ctx.Err()
 	}
-	req, err := http.NewRequestWithContext(k.ctx, http.MethodGet, k.target.MCPURL, nil)
+	req, err := k.newRequest(k.ctx, http.MethodGet, nil, acceptSSE)
 	if err != nil {
 		return nil, err
 	}
-	req.Header["Content-Type"] = jsonType
-	req.Header["Accept"] = acceptSSE
 	req.Header.Set("Last-Event-ID", cur.lastID)
-	k.sessionHeaders(req)
 	resp, err := k.client.Do(req)
 	if err != nil {
 		return nil, err

@@ -343,10 +343,9 @@ func (d *Daemon) paidMarketAsOf(ctx context.Context, c *pipeline.Call, in *axp.M
 				out.Missing = append(out.Missing, coin)
 				continue
 			}
-			id := store.PriceID(coin, p.RecordedAt.UnixMilli())
-			out.Prices = append(out.Prices, axp.RecordedPrice{Coin: coin, Price: axp.Decimal(p.Price), RecordedAt: p.RecordedAt,
-				AgeSeconds: int64(at.Sub(p.RecordedAt) / time.Second), ProofID: id,
-				ProofURL: d.BaseURL() + "/paid/market/proof?id=" + url.QueryEscape(id)})
+			rp := d.recordedPrice(p)
+			rp.AgeSeconds = int64(at.Sub(p.RecordedAt) / time.Second)
+			out.Prices = append(out.Prices, rp)
 		}
 		if !in.Series {
 			return nil
@@ -464,7 +463,7 @@ func (d *Daemon) paidNewsAsOf(ctx context.Context, c *pipeline.Call, in *axp.New
 	})
 	for _, it := range items {
 		out.Items = append(out.Items, axp.RecordedNews{NewsItem: it, ProofID: it.ID,
-			ProofURL: d.BaseURL() + "/paid/news/proof?id=" + url.QueryEscape(it.ID)})
+			ProofURL: d.proofURL("/paid/news/proof", it.ID)})
 	}
 	return out, err
 }
@@ -603,15 +602,23 @@ func (d *Daemon) paidTrackRecordTop(ctx context.Context, c *pipeline.Call, in *a
 		slices.Reverse(sigs)
 		sigs = sigs[:min(50, len(sigs))]
 		for i := range sigs {
-			sigs[i].ProofURL = d.signalProofURL(sigs[i].ID)
+			sigs[i].ProofURL = d.proofURL("/paid/trackrecord/verify", sigs[i].ID)
 		}
 		out.Strategies = append(out.Strategies, axp.StrategyDetail{StrategyStats: st, Recent: sigs})
 	}
 	return out, nil
 }
 
-func (d *Daemon) signalProofURL(id string) string {
-	return d.BaseURL() + "/paid/trackrecord/verify?id=" + url.QueryEscape(id)
+// proofURL is where the proof of the recorded item id is answered (path: its proof endpoint).
+func (d *Daemon) proofURL(path, id string) string {
+	return d.BaseURL() + path + "?id=" + url.QueryEscape(id)
+}
+
+// recordedPrice is a recorded price as answers show it, with where its proof is.
+func (d *Daemon) recordedPrice(p *store.Price) axp.RecordedPrice {
+	id := store.PriceID(p.Coin, p.RecordedAt.UnixMilli())
+	return axp.RecordedPrice{Coin: p.Coin, Price: axp.Decimal(p.Price), RecordedAt: p.RecordedAt,
+		ProofID: id, ProofURL: d.proofURL("/paid/market/proof", id)}
 }
 
 func (d *Daemon) checkTrackRecordVerify(in *axp.ProofQuery) error {
@@ -636,9 +643,8 @@ func (d *Daemon) paidTrackRecordVerify(ctx context.Context, c *pipeline.Call, in
 		out.Signal = *s
 		fp, err := tx.PriceAfter(s.Market, p.Entry.RecordedAt)
 		if fp != nil {
-			id := store.PriceID(fp.Coin, fp.RecordedAt.UnixMilli())
-			out.FirstPriceAfter = &axp.RecordedPrice{Coin: fp.Coin, Price: axp.Decimal(fp.Price), RecordedAt: fp.RecordedAt,
-				ProofID: id, ProofURL: d.BaseURL() + "/paid/market/proof?id=" + url.QueryEscape(id)}
+			rp := d.recordedPrice(fp)
+			out.FirstPriceAfter = &rp
 		}
 		return err
 	})
@@ -646,7 +652,7 @@ func (d *Daemon) paidTrackRecordVerify(ctx context.Context, c *pipeline.Call, in
 		return nil, err
 	}
 	s := out.Signal
-	s.ProofURL = d.signalProofURL(s.ID)
+	s.ProofURL = d.proofURL("/paid/trackrecord/verify", s.ID)
 	out.Signal = s
 	if verr := p.Verify(); verr != nil {
 		out.Verdict = "the proof does not verify: " + verr.Error()
@@ -698,7 +704,7 @@ func (d *Daemon) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.Pu
 		if err != nil {
 			return nil, err
 		}
-		s.ProofURL = d.signalProofURL(s.ID)
+		s.ProofURL = d.proofURL("/paid/trackrecord/verify", s.ID)
 		return s, ch.audit("signal.publish", "signal", s.ID, map[string]any{"strategy": s.Strategy, "market": s.Market, "chain_seq": e.Seq})
 	})
 }

@@ -471,10 +471,6 @@ func (m *Model) setQueue(list []axp.Approval) {
 
 // setMediations replaces the mediations, appealed ones first, keeping the cursor on the same one.
 func (m *Model) setMediations(list []axp.Mediation) {
-	prev := ""
-	if m.medCur < len(m.meds) {
-		prev = m.meds[m.medCur].ID
-	}
 	sorted := make([]axp.Mediation, 0, len(list))
 	for _, x := range list {
 		if x.Status == axp.MediationAppealed {
@@ -486,43 +482,36 @@ func (m *Model) setMediations(list []axp.Mediation) {
 			sorted = append(sorted, x)
 		}
 	}
+	m.medCur = reselect(m.meds, m.medCur, sorted, func(x axp.Mediation) string { return x.ID })
 	m.meds, m.medsLoaded = sorted, true
-	m.medCur = clamp(m.medCur, len(sorted))
-	for i, x := range sorted {
-		if x.ID == prev {
-			m.medCur = i
-		}
-	}
 }
 
 // setListings replaces the rejected listings, keeping the cursor on the same one.
 func (m *Model) setListings(list []axp.ListingRejection) {
-	prev := ""
-	if m.lstCur < len(m.listings) {
-		prev = m.listings[m.lstCur].ID
-	}
+	m.lstCur = reselect(m.listings, m.lstCur, list, func(x axp.ListingRejection) string { return x.ID })
 	m.listings, m.listingsLoaded = list, true
-	m.lstCur = clamp(m.lstCur, len(list))
-	for i, x := range list {
-		if x.ID == prev {
-			m.lstCur = i
-		}
-	}
 }
 
 // setBoard replaces the board's held posts, keeping the cursor on the same one.
 func (m *Model) setBoard(list []axp.BoardPost) {
-	prev := ""
-	if m.boardCur < len(m.board) {
-		prev = m.board[m.boardCur].ID
-	}
+	m.boardCur = reselect(m.board, m.boardCur, list, func(x axp.BoardPost) string { return x.ID })
 	m.board, m.boardLoaded = list, true
-	m.boardCur = clamp(m.boardCur, len(list))
+}
+
+// reselect is a list's cursor once the list old is replaced by list: on the item it was on, by id,
+// else where it was, within the new list.
+func reselect[T any](old []T, cur int, list []T, id func(T) string) int {
+	prev := ""
+	if cur < len(old) {
+		prev = id(old[cur])
+	}
+	cur = clamp(cur, len(list))
 	for i, x := range list {
-		if x.ID == prev {
-			m.boardCur = i
+		if id(x) == prev {
+			cur = i
 		}
 	}
+	return cur
 }
 
 // appealed counts the mediations that wait for the operator.

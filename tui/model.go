@@ -433,17 +433,12 @@ func (m Model) fail(err error) Model {
 }
 
 func (m *Model) setTask(t *axp.Task) {
-	prev := ""
-	if m.open.task != nil && m.open.cur < len(m.open.task.Offers) {
-		prev = m.open.task.Offers[m.open.cur].OfferID
+	var old []axp.Offer
+	if m.open.task != nil {
+		old = m.open.task.Offers
 	}
+	m.open.cur = reselect(old, m.open.cur, t.Offers, func(o axp.Offer) string { return o.OfferID })
 	m.open.task = t
-	m.open.cur = clamp(m.open.cur, len(t.Offers))
-	for i, o := range t.Offers {
-		if o.OfferID == prev {
-			m.open.cur = i
-		}
-	}
 	tasks := append([]axp.Task(nil), m.tasks...)
 	for i := range tasks {
 		if tasks[i].ID == t.ID {
@@ -455,18 +450,9 @@ func (m *Model) setTask(t *axp.Task) {
 
 // setQueue replaces the queue, keeping the cursor on the same item when it is still there.
 func (m *Model) setQueue(list []axp.Approval) {
-	prev := ""
-	if v := m.visible(); m.queueCur < len(v) {
-		prev = v[m.queueCur].ID
-	}
+	old := m.visible()
 	m.queue, m.queueLoaded = list, true
-	v := m.visible()
-	m.queueCur = clamp(m.queueCur, len(v))
-	for i, a := range v {
-		if a.ID == prev {
-			m.queueCur = i
-		}
-	}
+	m.queueCur = reselect(old, m.queueCur, m.visible(), func(a axp.Approval) string { return a.ID })
 }
 
 // setMediations replaces the mediations, appealed ones first, keeping the cursor on the same one.

@@ -16,17 +16,19 @@ func ReadText(s *IOStreams, flag, value, file string) (string, error) {
 	if value != "" {
 		return "", Usagef("give %s or %s-file, not both", flag, flag)
 	}
-	var b []byte
-	var err error
-	if file == "-" {
-		b, err = io.ReadAll(s.In)
-	} else {
-		b, err = os.ReadFile(file)
-	}
+	b, err := ReadFile(s.In, file)
 	if err != nil {
 		return "", Usagef("%s-file: %v", flag, err)
 	}
 	return strings.TrimRight(string(b), "\n"), nil
+}
+
+// ReadFile reads the file name, or in when name is "-".
+func ReadFile(in io.Reader, name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(in)
+	}
+	return os.ReadFile(name)
 }
 
 // MaxChars checks a text's length in characters before it is sent.

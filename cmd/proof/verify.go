@@ -3,12 +3,10 @@
 package proof
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -58,9 +56,9 @@ func NewCmdVerify(f *cmdutil.Factory, runF func(context.Context, *VerifyOptions)
 
 func verifyRun(ctx context.Context, o *VerifyOptions) error {
 	if len(o.Heads) > 0 && !o.Chain {
-		return &cmdutil.UsageError{Err: errors.New("--head needs --chain: a copied head is checked against the exchange's chain")}
+		return cmdutil.Usagef("--head needs --chain: a copied head is checked against the exchange's chain")
 	}
-	raw, err := read(o, o.File)
+	raw, err := cmdutil.ReadFile(o.IO.In, o.File)
 	if err != nil {
 		return err
 	}
@@ -85,7 +83,7 @@ func verifyRun(ctx context.Context, o *VerifyOptions) error {
 		return nil
 	}
 	for _, f := range o.Heads {
-		raw, err := read(o, f)
+		raw, err := cmdutil.ReadFile(o.IO.In, f)
 		if err != nil {
 			return err
 		}
@@ -115,16 +113,6 @@ func verifyRun(ctx context.Context, o *VerifyOptions) error {
 	}
 	fmt.Fprintf(o.IO.Out, "chain holds: %d entries of %s recompute, and the pinned entries are part of it\n", n, c.BaseURL)
 	return nil
-}
-
-// read reads a file, or standard input for "-".
-func read(o *VerifyOptions, name string) ([]byte, error) {
-	if name == "-" {
-		var b bytes.Buffer
-		_, err := b.ReadFrom(o.IO.In)
-		return b.Bytes(), err
-	}
-	return os.ReadFile(name)
 }
 
 // parseHead reads a head saved from /proofs/latest (or a bare chain entry).

@@ -111,12 +111,7 @@ func (o *CreateOptions) Body(stdin io.Reader) (*axp.NewTask, error) {
 		nt.DeadlineMinutes = &m
 	}
 	if o.ChecksFile != "" {
-		var raw []byte
-		if o.ChecksFile == "-" {
-			raw, err = io.ReadAll(stdin)
-		} else {
-			raw, err = os.ReadFile(o.ChecksFile)
-		}
+		raw, err := cmdutil.ReadFile(stdin, o.ChecksFile)
 		if err != nil {
 			return nil, cmdutil.Usagef("--checks: %v", err)
 		}

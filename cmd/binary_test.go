@@ -1,9 +1,7 @@
 package cmd_test
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,47 +19,13 @@ import (
 // syncBuffer is a buffer safe to read while a process writes to it.
 type syncBuffer = cmdtest.SyncBuffer
 
-var built struct {
-	once sync.Once
-	dir  string
-	bin  string
-	err  error
-}
-
-// buildAxp builds the axp binary once per test run, as a user would (go build ./cmd/axp).
-func buildAxp(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build with")
-	}
-	built.once.Do(func() {
-		built.dir, built.err = os.MkdirTemp("", "axp-bin")
-		if built.err != nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		built.bin = filepath.Join(built.dir, "axp")
-		build := exec.CommandContext(ctx, goBin, "build", "-o", built.bin, "./cmd/axp")
-		build.Dir = ".."
-		if out, err := build.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
-}
-
 // TestBuiltBinary builds axp as a user would and runs `axp serve` as a separate process: it comes
 // up on loopback, answers /healthz, and exits 0 on SIGTERM with the database closed.
 func TestBuiltBinary(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGTERM is a unix signal")
 	}
-	bin := buildAxp(t)
+	bin := cmdtest.AxpBinary(t)
 
 	port, err := freePort()
 	if err != nil {

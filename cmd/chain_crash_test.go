@@ -15,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
@@ -32,7 +33,7 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 		t.Skip("SIGKILL is a unix signal")
 	}
 	c := chaintest.Start(t)
-	bin := buildAxp(t)
+	bin := cmdtest.AxpBinary(t)
 	deposit, hot, sellerKey := c.NewKey(), c.NewKey(), c.NewKey()
 	c.Mint(c.Token, chaintest.Addr(hot), 50_000_000)
 	keyFile := filepath.Join(t.TempDir(), "hot.key")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -29,7 +30,7 @@ func TestCrashKeyedCreation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts the exchange")
 	}
-	bin := buildAxp(t)
+	bin := cmdtest.AxpBinary(t)
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/store/pgtest"
 )
 
@@ -40,7 +41,7 @@ func TestLeaderKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := buildAxp(t)
+	bin := cmdtest.AxpBinary(t)
 	const adminToken = "axp_admin_leader_0123456789"
 	// One data dir for the three, as docs/decisions.md asks: they share its secret.key.
 	home, data := t.TempDir(), filepath.Join(t.TempDir(), "data")

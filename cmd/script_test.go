@@ -29,14 +29,12 @@ func TestMain(m *testing.M) {
 	testscript.Main(cleanup{m}, map[string]func(){"axp": func() { os.Exit(cmd.Main()) }})
 }
 
-// cleanup removes the binary buildAxp built once the tests ran.
+// cleanup removes the binary cmdtest.AxpBinary built once the tests ran.
 type cleanup struct{ m *testing.M }
 
 func (c cleanup) Run() int {
 	code := c.m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
+	cmdtest.RemoveAxpBinary()
 	return code
 }
 

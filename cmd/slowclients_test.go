@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 )
 
 // TestSlowClientsCannotStallTheExchange runs `axp serve` as a user would and holds 5,000
@@ -30,7 +32,7 @@ func TestSlowClientsCannotStallTheExchange(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens 5,000 connections")
 	}
-	bin := buildAxp(t)
+	bin := cmdtest.AxpBinary(t)
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)

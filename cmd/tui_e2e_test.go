@@ -29,7 +29,7 @@ func TestTUIInTmux(t *testing.T) {
 	if err != nil {
 		t.Skip("tmux is not installed: skipping the terminal end-to-end test of axp tui (install tmux to run it)")
 	}
-	bin := buildAxp(t)
+	bin := cmdtest.AxpBinary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	sellers, err := cmdtest.Seed(data, cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10})

@@ -2,7 +2,6 @@ package daemon_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -32,7 +32,7 @@ func BenchmarkServeStart(b *testing.B) {
 	if runtime.GOOS != "linux" {
 		b.Skip("reads /proc/PID/status")
 	}
-	bin := benchBinary(b)
+	bin := cmdtest.AxpBinary(b)
 	for _, n := range []int{0, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) { benchServeStart(b, bin, n) })
 	}
@@ -97,23 +97,6 @@ func benchServeCalls(b *testing.B, base string) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// benchBinary builds axp as a user would (go build ./cmd/axp) into a temporary dir.
-func benchBinary(b *testing.B) string {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		b.Skip("no go command to build with")
-	}
-	bin := filepath.Join(b.TempDir(), "axp")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, "./cmd/axp")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // servedAxp is a running `axp serve`.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
 	"github.com/axp-exchange/axp/store/pgtest"
@@ -46,7 +47,7 @@ func TestMain(m *testing.M) {
 		serveBenchSellers()
 		return
 	}
-	pgtest.Main(m)
+	pgtest.Main(m, cmdtest.RemoveAxpBinary) // the binary BenchmarkServeStart built, if it ran
 }
 
 // eachStore runs test on bbolt and on PostgreSQL (subtests "bolt" and "postgres"). With

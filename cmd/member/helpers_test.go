@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,45 +35,10 @@ const depositAddress = "0xd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0"
 // deadline bounds every wait of these tests.
 const deadline = 30 * time.Second
 
-var binDir string
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "axp-member-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	cmdtest.RemoveAxpBinary()
 	os.Exit(code)
-}
-
-var (
-	buildOnce sync.Once
-	buildErr  error
-	binPath   string
-)
-
-// axpBinary builds the axp command once per test run.
-func axpBinary(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build axp with")
-	}
-	buildOnce.Do(func() {
-		binPath = filepath.Join(binDir, "axp")
-		cmd := exec.Command(goBin, "build", "-o", binPath, "./cmd/axp")
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
 }
 
 // repoRoot is the root of the axp module (this package is cmd/member).

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/memberkit"
 )
 
@@ -20,7 +21,7 @@ func TestInitBuilds(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	bin := axpBinary(t)
+	bin := cmdtest.AxpBinary(t)
 	work := t.TempDir()
 	env := testEnv(work)
 	// The module cache already holds every dependency (this repository builds); stay offline.

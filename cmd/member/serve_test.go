@@ -15,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -47,7 +48,7 @@ func TestServeEndToEnd(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the job script is a shell script")
 	}
-	bin := axpBinary(t)
+	bin := cmdtest.AxpBinary(t)
 	ex := newExchange(t)
 	work := t.TempDir()
 	env := testEnv(work)
@@ -233,7 +234,7 @@ func TestServeExecFailsFast(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the job command is a shell command")
 	}
-	bin := axpBinary(t)
+	bin := cmdtest.AxpBinary(t)
 	ex := newExchange(t)
 	work := t.TempDir()
 	env := testEnv(work)
@@ -286,7 +287,7 @@ func TestServeRefusesReplayedJob(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the job command is a shell command")
 	}
-	bin := axpBinary(t)
+	bin := cmdtest.AxpBinary(t)
 	ex := newExchange(t)
 	work := t.TempDir()
 	env := testEnv(work)

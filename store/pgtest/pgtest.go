@@ -51,8 +51,9 @@ var (
 	startErr error
 )
 
-// Main runs the tests of a package and stops the server if a test started it.
-func Main(m *testing.M) {
+// Main runs the tests of a package, stops the server if a test started it, then runs after (the
+// package's own clean-up).
+func Main(m *testing.M, after ...func()) {
 	switch os.Getenv("AXP_TEST_STORE") {
 	case "", "bolt", "postgres":
 	default:
@@ -66,6 +67,9 @@ func Main(m *testing.M) {
 	code := m.Run()
 	if shared != nil {
 		shared.Stop()
+	}
+	for _, f := range after {
+		f()
 	}
 	os.Exit(code)
 }

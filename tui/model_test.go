@@ -440,6 +440,15 @@ func TestTickRefreshes(t *testing.T) {
 // no escape sequence without colour.
 func TestRenderSizes(t *testing.T) {
 	src := newFake()
+	// operator opens the operator view, lets it load, then presses keys.
+	operator := func(keys ...string) func(Model) Model {
+		return func(m Model) Model {
+			m, c := press(t, m, "tab")
+			m = settle(t, m, c)
+			m, _ = press(t, m, keys...)
+			return m
+		}
+	}
 	screens := map[string]func(Model) Model{
 		"list": func(m Model) Model { return m },
 		"task": func(m Model) Model { m, c := press(t, m, "enter"); return settle(t, m, c) },
@@ -449,44 +458,14 @@ func TestRenderSizes(t *testing.T) {
 			m, c = press(t, m, "p")
 			return settle(t, m, c)
 		},
-		"operator": func(m Model) Model { m, c := press(t, m, "tab"); return settle(t, m, c) },
-		"dialog": func(m Model) Model {
-			m, c := press(t, m, "tab")
-			m = settle(t, m, c)
-			m, _ = press(t, m, "down", "a")
-			return m
-		},
-		"help": func(m Model) Model { m, _ = press(t, m, "?"); return m },
-		"mediations": func(m Model) Model {
-			m, c := press(t, m, "tab")
-			m = settle(t, m, c)
-			m, _ = press(t, m, "4")
-			return m
-		},
-		"decide": func(m Model) Model {
-			m, c := press(t, m, "tab")
-			m = settle(t, m, c)
-			m, _ = press(t, m, "4", "d", "3", "0", "enter")
-			return m
-		},
-		"listings": func(m Model) Model {
-			m, c := press(t, m, "tab")
-			m = settle(t, m, c)
-			m, _ = press(t, m, "5", "down")
-			return m
-		},
-		"board": func(m Model) Model {
-			m, c := press(t, m, "tab")
-			m = settle(t, m, c)
-			m, _ = press(t, m, "6", "down")
-			return m
-		},
-		"board hide": func(m Model) Model {
-			m, c := press(t, m, "tab")
-			m = settle(t, m, c)
-			m, _ = press(t, m, "6", "x", "n", "o", "enter")
-			return m
-		},
+		"operator":   func(m Model) Model { m, c := press(t, m, "tab"); return settle(t, m, c) },
+		"dialog":     operator("down", "a"),
+		"help":       func(m Model) Model { m, _ = press(t, m, "?"); return m },
+		"mediations": operator("4"),
+		"decide":     operator("4", "d", "3", "0", "enter"),
+		"listings":   operator("5", "down"),
+		"board":      operator("6", "down"),
+		"board hide": operator("6", "x", "n", "o", "enter"),
 	}
 	for name, to := range screens {
 		for _, size := range [][2]int{{80, 24}, {60, 15}, {132, 40}, {10, 4}} {

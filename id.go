@@ -63,3 +63,32 @@ func IDFloor(prefix string, t time.Time) string {
 	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMilli())<<16)
 	return prefix + "_" + idEncoding.EncodeToString(b[:])
 }
+
+// IDBytes splits an id made by NewID into its prefix and its 16 bytes (48-bit milliseconds, 80
+// random bits); ok is false for anything else, including a text that would not come back the same
+// from IDFromBytes.
+func IDBytes(id string) (prefix string, raw [16]byte, ok bool) {
+	prefix, enc, found := strings.Cut(id, "_")
+	if !found || len(enc) != 26 {
+		return "", raw, false
+	}
+	n, err := idEncoding.Decode(raw[:], []byte(enc))
+	if err != nil || n != 16 || idEncoding.EncodeToString(raw[:]) != enc {
+		return "", raw, false
+	}
+	return prefix, raw, true
+}
+
+// IDFromBytes is the id of prefix and raw (the inverse of IDBytes).
+func IDFromBytes(prefix string, raw []byte) string {
+	return prefix + "_" + idEncoding.EncodeToString(raw)
+}
+
+// IDTime is the millisecond an id made by NewID carries.
+func IDTime(id string) (time.Time, bool) {
+	_, raw, ok := IDBytes(id)
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(int64(binary.BigEndian.Uint64(raw[:8]) >> 16)).UTC(), true
+}

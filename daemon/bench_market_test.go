@@ -36,7 +36,7 @@ func lifecycleRig(b *testing.B, keyed bool) (*daemon.Daemon, func() error) {
 
 // lifecycleAt registers the seller through base (an exchange of one or more daemons on d's store)
 // and returns the function that runs one lifecycle there.
-func lifecycleAt(b *testing.B, d *daemon.Daemon, base string, keyed bool) func() error {
+func lifecycleAt(b testing.TB, d *daemon.Daemon, base string, keyed bool) func() error {
 	ctx := context.Background()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	anon := &client.Client{BaseURL: base, HTTP: hc}

@@ -412,6 +412,40 @@ func (d *Daemon) prune() {
 	} else if logs+idem > 0 {
 		d.log.Info("pruned old rows", "source", "daemon", "log_rows", logs, "idempotency_records", idem)
 	}
+	d.pack(now)
+}
+
+// packBlocks is how many blocks a bucket gets in one packing transaction (about 1,000 records a
+// bucket, a few milliseconds of holding the write lock).
+const packBlocks = 8
+
+// pack moves the history past its packing age into compressed blocks (store.Tx.Pack), in short
+// transactions until nothing is left to move or the daemon stops.
+func (d *Daemon) pack(now time.Time) {
+	total := 0
+	for {
+		select {
+		case <-d.stop:
+			return
+		default:
+		}
+		var moved int
+		err := d.db.Update(func(tx *store.Tx) error {
+			var err error
+			moved, err = tx.Pack(now, packBlocks)
+			return err
+		})
+		if err != nil {
+			d.log.Warn("packing history failed", "source", "daemon", "err", err)
+			return
+		}
+		if total += moved; moved == 0 {
+			break
+		}
+	}
+	if total > 0 {
+		d.log.Info("packed history", "source", "daemon", "records", total)
+	}
 }
 
 // FlushLogs writes queued log entries to the store (tests and the trace endpoint use it).

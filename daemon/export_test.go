@@ -54,3 +54,6 @@ func (d *Daemon) MatchPayable(amount axp.Money, at time.Time) (string, error) {
 	})
 	return id, err
 }
+
+// Prune runs the hourly pass: pruning, then packing the history past its age.
+func (d *Daemon) Prune() { d.prune() }

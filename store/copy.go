@@ -15,8 +15,8 @@ const copyBatch = 2000
 type CopyReport struct {
 	// Counts is the number of keys of every bucket, the same in both databases after the copy.
 	Counts map[string]int
-	// Entries and LedgerSum are the ledger's entries and the sum of all their postings (zero), read
-	// back from the destination.
+	// Entries and LedgerSum are the ledger's entries (live and packed) and the sum of all their
+	// postings (zero), read back from the destination.
 	Entries   int
 	LedgerSum axp.Money
 }
@@ -50,7 +50,7 @@ func Copy(dst, src *DB) (*CopyReport, error) {
 		}
 		err := dst.Update(func(tx *Tx) error {
 			for i, r := range batch {
-				if err := tx.bucket([]byte(bucketOf[i])).Put(r.k, r.v); err != nil {
+				if err := tx.rawBucket([]byte(bucketOf[i])).Put(r.k, r.v); err != nil {
 					return err
 				}
 			}
@@ -72,7 +72,7 @@ func Copy(dst, src *DB) (*CopyReport, error) {
 			return err
 		}
 		for _, name := range names {
-			c := stx.bucket([]byte(name)).Cursor()
+			c := stx.rawBucket([]byte(name)).Cursor()
 			n := 0
 			for k, v := c.First(); k != nil; k, v = c.Next() {
 				batch = append(batch, kv{bytes.Clone(k), bytes.Clone(v)})
@@ -110,8 +110,10 @@ func Copy(dst, src *DB) (*CopyReport, error) {
 	}
 	rep := &CopyReport{Counts: counts}
 	var srcSum axp.Money
+	var srcEntries int
 	if err := src.View(func(tx *Tx) error {
 		l, err := tx.Ledger()
+		srcEntries = len(l)
 		for _, e := range l {
 			srcSum += e.Sum()
 		}
@@ -129,9 +131,9 @@ func Copy(dst, src *DB) (*CopyReport, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if rep.Entries != counts[string(bLedger)] || rep.LedgerSum != srcSum || rep.LedgerSum != 0 {
+	if rep.Entries != srcEntries || rep.LedgerSum != srcSum || rep.LedgerSum != 0 {
 		return rep, fmt.Errorf("copy verification failed: the ledger has %d entries summing to %s (source: %d, %s); it must sum to zero",
-			rep.Entries, rep.LedgerSum.Display(), counts[string(bLedger)], srcSum.Display())
+			rep.Entries, rep.LedgerSum.Display(), srcEntries, srcSum.Display())
 	}
 	return rep, nil
 }

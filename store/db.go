@@ -281,7 +281,19 @@ func (db *DB) Stats() (size int64, txs int) {
 
 // --- value helpers ---
 
+// A packed bucket (packed.go) reads as one with its blocks; before schema 14 made the blocks'
+// bucket (migrations of older files), it is the live bucket alone.
 func (t *Tx) bucket(name []byte) bucket {
+	live := t.rawBucket(name)
+	if pn := packedOf[string(name)]; pn != nil && (t.pg != nil || t.tx.Bucket(pn) != nil) {
+		return packedBucket{live: live, blocks: t.rawBucket(pn)}
+	}
+	return live
+}
+
+// rawBucket is a bucket as the backend stores it (Copy moves packed buckets and their blocks as
+// they are).
+func (t *Tx) rawBucket(name []byte) bucket {
 	if t.pg != nil {
 		return t.pg.bucket(name)
 	}

@@ -316,25 +316,19 @@ func (t *Tx) Trace(traceID string) (axp.Trace, error) {
 
 // PruneLog deletes log entries older than before (and their trace index rows); it reports how many.
 func (t *Tx) PruneLog(before time.Time) (int, error) {
-	b := t.bucket(bLog)
-	c := b.Cursor()
-	limit := u64(uint64(before.UnixNano()))
-	n := 0
-	for k, raw := c.First(); k != nil && bytes.Compare(k[:8], limit) < 0; k, raw = c.First() {
+	index := t.bucket(bTraceIndex)
+	return t.packed(bLog).deleteBefore(u64(uint64(before.UnixNano())), func(k, raw []byte) error {
 		var e axp.LogEntry
-		if decode(raw, &e) == nil && e.TraceID != "" {
-			for _, ik := range [][]byte{traceKey(e.TraceID, traceLog, k), textTraceKey(e.TraceID, traceNames[traceLog], k)} {
-				if err := t.bucket(bTraceIndex).Delete(ik); err != nil {
-					return n, err
-				}
+		if json.Unmarshal(raw, &e) != nil || e.TraceID == "" {
+			return nil
+		}
+		for _, ik := range [][]byte{traceKey(e.TraceID, traceLog, k), textTraceKey(e.TraceID, traceNames[traceLog], k)} {
+			if err := index.Delete(ik); err != nil {
+				return err
 			}
 		}
-		if err := b.Delete(append([]byte(nil), k...)); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
+		return nil
+	})
 }
 
 // --- metrics ---

@@ -8,7 +8,7 @@
 package store
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 13
+const SchemaVersion = 14
 
 // Buckets.
 var (
@@ -187,4 +187,8 @@ var migrations = []migration{
 	// Nothing to rewrite: readers take the earlier forms; the version keeps older builds, which
 	// cannot read the new ones, from opening the database.
 	{13, "values compressed with zstd, compact idempotency records", func(*Tx) error { return nil }},
+	// The blocks' buckets; the daemon's hourly pass packs what is past its age.
+	{14, "packed history: audit, log, ledger, approvals, timelines and quotes in compressed blocks", func(tx *Tx) error {
+		return tx.createBucket(packedBuckets()...)
+	}},
 }

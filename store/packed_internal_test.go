@@ -1,0 +1,292 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/store/pgtest"
+)
+
+// TestPackedMatchesModel: a packed bucket read through Get, Count and cursors (every move, both
+// directions, turns between them) answers what a plain ordered map of the same writes answers,
+// while random puts, deletes, packing passes (any cutoff, any block limit) and folds of records
+// written after packing run between the reads, on both backends.
+func TestPackedMatchesModel(t *testing.T) {
+	pgtest.Both(t, func(t *testing.T) {
+		db := openBackend(t)
+		r := rand.New(rand.NewPCG(1, 2))
+		model := map[string]string{}
+		key := func() string { return fmt.Sprintf("k%05d", r.IntN(3000)) }
+		for round := range 12 {
+			if err := db.Update(func(tx *Tx) error {
+				b := tx.bucket(bEvents)
+				for range 400 {
+					k := key()
+					if r.IntN(6) == 0 {
+						delete(model, k)
+						if err := b.Delete([]byte(k)); err != nil {
+							return err
+						}
+						continue
+					}
+					v := fmt.Sprintf(`{"round":%d,"v":%d,"pad":"%s"}`, round, r.IntN(1000), strings.Repeat("x", r.IntN(200)))
+					model[k] = v
+					if err := b.Put([]byte(k), compress([]byte(v))); err != nil {
+						return err
+					}
+				}
+				_, err := tx.packed(bEvents).pack([]byte(key()), 1+r.IntN(8))
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.View(func(tx *Tx) error {
+				checkPacked(t, tx.bucket(bEvents), model, r)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.View(func(tx *Tx) error {
+			if blocks := tx.rawBucket(packedOf[string(bEvents)]).Count(); blocks < 5 {
+				t.Errorf("%d blocks: the test did not pack enough to be worth it", blocks)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// modelCursor walks a sorted list of keys the way a bucket's cursor does.
+type modelCursor struct {
+	keys []string
+	vals map[string]string
+	pos  int
+}
+
+func (c *modelCursor) at() ([]byte, []byte) {
+	if c.pos < 0 || c.pos >= len(c.keys) {
+		return nil, nil
+	}
+	return []byte(c.keys[c.pos]), []byte(c.vals[c.keys[c.pos]])
+}
+
+func checkPacked(t *testing.T, b bucket, model map[string]string, r *rand.Rand) {
+	t.Helper()
+	keys := make([]string, 0, len(model))
+	for k := range model {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	plain := func(v []byte) string {
+		raw, err := decompress(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
+	}
+	var got, want []string
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		got = append(got, string(k)+"="+plain(v))
+	}
+	for _, k := range keys {
+		want = append(want, k+"="+model[k])
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("forward scan: %d records, want %d", len(got), len(want))
+	}
+	got = got[:0]
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		got = append(got, string(k)+"="+plain(v))
+	}
+	slices.Reverse(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("backward scan: %d records, want %d", len(got), len(want))
+	}
+	if n := b.Count(); n != len(keys) {
+		t.Fatalf("Count %d, want %d", n, len(keys))
+	}
+	for range 300 {
+		k := fmt.Sprintf("k%05d", r.IntN(3100))
+		v, ok := model[k]
+		if got := b.Get([]byte(k)); ok != (got != nil) || (ok && plain(got) != v) {
+			t.Fatalf("Get %s: %q, want %q", k, got, v)
+		}
+	}
+	m := &modelCursor{keys: keys, vals: model}
+	c = b.Cursor()
+	c.First()
+	var trail []string
+	for i := range 2000 {
+		var k, v []byte
+		op := r.IntN(8)
+		trail = append(trail, fmt.Sprint(op))
+		switch op {
+		case 0:
+			k, v = c.First()
+			m.pos = 0
+		case 1:
+			k, v = c.Last()
+			m.pos = len(keys) - 1
+		case 2:
+			s := fmt.Sprintf("k%05d", r.IntN(3100))
+			k, v = c.Seek([]byte(s))
+			m.pos = sort.SearchStrings(keys, s)
+		case 3, 4:
+			k, v = c.Prev()
+			m.pos--
+		default:
+			k, v = c.Next()
+			m.pos++
+		}
+		mk, mv := m.at()
+		if !bytes.Equal(k, mk) || (k != nil && plain(v) != string(mv)) {
+			t.Fatalf("move %d: %q=%q, want %q=%q (%v)", i, k, v, mk, mv, trail[max(0, len(trail)-6):])
+		}
+		if k == nil { // past an end: start again (where a cursor stands then is not specified)
+			s := fmt.Sprintf("k%05d", r.IntN(3000))
+			c.Seek([]byte(s))
+			m.pos = sort.SearchStrings(keys, s)
+		}
+	}
+}
+
+// TestPackAges: Pack moves only what is past its bucket's age, in whole blocks, leaves the newest
+// short run live, and the store's readers (an audit query, a trace) answer the same before and
+// after.
+func TestPackAges(t *testing.T) {
+	pgtest.Both(t, func(t *testing.T) {
+		db := openBackend(t)
+		start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+		const n = 3*packRecords + 17
+		if err := db.Update(func(tx *Tx) error {
+			for i := range n {
+				at := start.Add(time.Duration(i) * time.Minute)
+				if err := tx.Audit(&axp.AuditRecord{ID: axp.IDFloor("aud", at), Time: at, Actor: "admin",
+					Action: "task.pay", EntityType: "task", EntityID: fmt.Sprintf("tsk_%d", i%7), TraceID: axp.RandomHex(12)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		read := func() []axp.AuditRecord {
+			var out []axp.AuditRecord
+			if err := db.View(func(tx *Tx) error {
+				var err error
+				out, err = tx.AuditRecords(axp.AuditQuery{EntityID: "tsk_3", Limit: 1000})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		pack := func(now time.Time) int {
+			var moved int
+			if err := db.Update(func(tx *Tx) error {
+				var err error
+				moved, err = tx.Pack(now, 100)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return moved
+		}
+		before := read()
+		// At minute 200 the records of minutes 0-139 are past the hour: one whole block.
+		if moved := pack(start.Add(200 * time.Minute)); moved != packRecords {
+			t.Fatalf("moved %d records, want one block of %d", moved, packRecords)
+		}
+		if moved := pack(start.Add(48 * time.Hour)); moved != 2*packRecords {
+			t.Fatalf("moved %d records, want two more blocks", moved)
+		}
+		after := read()
+		if fmt.Sprint(before) != fmt.Sprint(after) || len(after) != (n+3)/7 {
+			t.Fatalf("audit query changed by packing: %d records before, %d after", len(before), len(after))
+		}
+		if err := db.View(func(tx *Tx) error {
+			if live := tx.rawBucket(bAudit).Count(); live != 17 {
+				t.Errorf("%d audit records live, want the 17 of the short run", live)
+			}
+			first := after[len(after)-1]
+			if tr, err := tx.Trace(first.TraceID); err != nil || len(tr.Audit) != 1 || tr.Audit[0].ID != first.ID {
+				t.Errorf("trace of a packed record: %v, %+v", err, tr)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestPruneLogPacked: pruning the log deletes whole blocks, trims the block that straddles the
+// limit, deletes live entries, and removes the trace rows of all of them.
+func TestPruneLogPacked(t *testing.T) {
+	pgtest.Both(t, func(t *testing.T) {
+		db := openBackend(t)
+		start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+		const n = 2*packRecords + 40
+		traces := make([]string, n)
+		if err := db.Update(func(tx *Tx) error {
+			entries := make([]axp.LogEntry, n)
+			for i := range entries {
+				traces[i] = axp.RandomHex(12)
+				entries[i] = axp.LogEntry{Time: start.Add(time.Duration(i) * time.Second), Level: "info",
+					Source: "http", Message: "request", TraceID: traces[i]}
+			}
+			if err := tx.AppendLog(entries, 0); err != nil {
+				return err
+			}
+			_, err := tx.Pack(start.Add(2*time.Hour), 100)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// Keep from entry 200 on: the first block goes whole, the second loses 72, 40 stay live.
+		var pruned int
+		if err := db.Update(func(tx *Tx) error {
+			if live := tx.rawBucket(bLog).Count(); live != 40 {
+				t.Errorf("%d log entries live before pruning, want 40", live)
+			}
+			var err error
+			pruned, err = tx.PruneLog(start.Add(200 * time.Second))
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if pruned != 200 {
+			t.Fatalf("pruned %d, want 200", pruned)
+		}
+		if err := db.View(func(tx *Tx) error {
+			es, err := tx.LogEntries(axp.LogQuery{Limit: 1000})
+			if err != nil || len(es) != n-200 || !es[len(es)-1].Time.Equal(start.Add(200*time.Second)) {
+				t.Errorf("left: %v, %d entries", err, len(es))
+			}
+			for i, id := range []string{traces[0], traces[150], traces[199], traces[200], traces[n-1]} {
+				want := 0
+				if i >= 3 {
+					want = 1
+				}
+				if tr, err := tx.Trace(id); err != nil || len(tr.Log) != want {
+					t.Errorf("trace %d: %v, %d entries, want %d", i, err, len(tr.Log), want)
+				}
+			}
+			if rows := tx.rawBucket(bTraceIndex).Count(); rows != n-200 {
+				t.Errorf("%d trace rows left, want %d", rows, n-200)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -12,7 +12,8 @@ import (
 )
 
 // Packed history (schema 14). The records a finished piece of work leaves behind (audit records,
-// log lines, task timelines, quotes, approvals and ledger entries) are written one value a record,
+// log lines, ledger entries, approvals, tasks with their timelines, quotes, approvals by task and
+// offers by id) are written one value a record,
 // each compressed alone: what stays in a small record is its ids, times and hashes, 100-200 bytes
 // of them, and its key. Once records are past a packing age, the background pass moves them into
 // blocks of up to packRecords records, compressed together, in a sibling bucket ("<name>_packed")
@@ -34,8 +35,8 @@ const (
 )
 
 // packedAge is how old a bucket's records are before they are packed, and how to make the key that
-// the records older than a time sort before. Tasks' timelines and quotes wait longer: a task can run
-// for days, and every event after packing is folded in again.
+// the records older than a time sort before. Tasks and what is keyed by them wait a week: a task can
+// run for days, and every change after packing is folded in again.
 var packedAge = []struct {
 	name   []byte
 	age    time.Duration
@@ -47,6 +48,9 @@ var packedAge = []struct {
 	{bApprovals, 24 * time.Hour, idCutoff("apr")},
 	{bEvents, 7 * 24 * time.Hour, idCutoff("tsk")},
 	{bQuotes, 7 * 24 * time.Hour, idCutoff("tsk")},
+	{bTasks, 7 * 24 * time.Hour, idCutoff("tsk")},
+	{bTaskApproval, 7 * 24 * time.Hour, idCutoff("tsk")},
+	{bOfferIndex, 7 * 24 * time.Hour, idCutoff("ofr")},
 }
 
 func idCutoff(prefix string) func(time.Time) []byte {

@@ -181,13 +181,19 @@ func (t *Tx) AuditRecords(q axp.AuditQuery) ([]axp.AuditRecord, error) {
 	return out, err
 }
 
-// Trace index rows (schema 13) are compact where the trace id is lower-case hex, as the exchange's
-// and W3C traceparent ids are: 0x00, the id's length in bytes, the id's bytes, a kind byte ('a'
-// audit, 'l' log), then the record's key. Other trace ids, and rows written before schema 13, have
-// the textual form: trace id \x00 kind \x00 key. Trace reads both.
+// Trace index rows. Since schema 14, where the trace id is lower-case hex of at least 4 bytes (the
+// exchange's and W3C traceparent ids are), a row is 0x01, the id's first 4 bytes, then the record's
+// key: a log line's 12 bytes, or an audit id's 16 (axp.IDBytes); the length tells which. Rows of
+// other trace ids share a prefix only by chance (one in four billion), and Trace keeps just the
+// records carrying the id asked for. Rows of schema 13 (and of audit ids not of NewID's form) are
+// compact with the whole id: 0x00, the id's length in bytes, the id's bytes, a kind byte ('a'
+// audit, 'l' log), then the key. Other trace ids, and rows written before schema 13, have the
+// textual form: trace id \x00 kind \x00 key. Trace reads all three.
 const (
 	traceAudit = 'a'
 	traceLog   = 'l'
+	traceShort = 0x01 // the marker of the schema 14 form
+	logKeyLen  = 12
 )
 
 // traceNames are the kinds' names in the textual form.
@@ -202,17 +208,57 @@ func tracePrefix(traceID string) []byte {
 	return append([]byte{0, byte(len(raw))}, raw...)
 }
 
+// shortPrefix is the prefix of a trace id's schema 14 rows, or nil when it has none.
+func shortPrefix(traceID string) []byte {
+	raw, ok := lowerHex(traceID)
+	if !ok || len(raw) < 4 || len(raw) > 64 {
+		return nil
+	}
+	return append([]byte{traceShort}, raw[:4]...)
+}
+
+// shortKey is a record's key as a schema 14 row holds it, or nil when the row cannot take it.
+func shortKey(kind byte, key []byte) []byte {
+	switch kind {
+	case traceLog:
+		if len(key) == logKeyLen {
+			return key
+		}
+	case traceAudit:
+		if prefix, raw, ok := axp.IDBytes(string(key)); ok && prefix == "aud" {
+			return raw[:]
+		}
+	}
+	return nil
+}
+
 // textTraceKey is a row's textual form (name is "audit" or "log").
 func textTraceKey(traceID, name string, key []byte) []byte {
 	k := make([]byte, 0, len(traceID)+len(name)+len(key)+2)
 	return append(append(append(append(append(k, traceID...), 0), name...), 0), key...)
 }
 
+// traceKey is the row a record gets now.
 func traceKey(traceID string, kind byte, key []byte) []byte {
+	if p, k := shortPrefix(traceID), shortKey(kind, key); p != nil && k != nil {
+		return append(p, k...)
+	}
 	if p := tracePrefix(traceID); p != nil {
 		return append(append(p, kind), key...)
 	}
 	return textTraceKey(traceID, traceNames[kind], key)
+}
+
+// traceKeys are the rows a record may have, of every schema (pruning deletes them all).
+func traceKeys(traceID string, kind byte, key []byte) [][]byte {
+	out := [][]byte{textTraceKey(traceID, traceNames[kind], key)}
+	if p := tracePrefix(traceID); p != nil {
+		out = append(out, append(append(p, kind), key...))
+	}
+	if p, k := shortPrefix(traceID), shortKey(kind, key); p != nil && k != nil {
+		out = append(out, append(p, k...))
+	}
+	return out
 }
 
 func (t *Tx) indexTrace(traceID string, kind byte, key []byte) error {
@@ -269,17 +315,22 @@ func (t *Tx) Trace(traceID string) (axp.Trace, error) {
 	if traceID == "" {
 		return tr, nil
 	}
+	seen := map[string]bool{} // a record indexed under two forms is listed once
 	add := func(kind byte, key []byte) error {
+		if seen[string(kind)+string(key)] {
+			return nil
+		}
+		seen[string(kind)+string(key)] = true
 		switch kind {
 		case traceLog:
 			var e axp.LogEntry
-			if ok, err := getJSON(t.bucket(bLog), key, &e); err != nil || !ok {
+			if ok, err := getJSON(t.bucket(bLog), key, &e); err != nil || !ok || e.TraceID != traceID {
 				return err
 			}
 			tr.Log = append(tr.Log, e)
 		case traceAudit:
 			var r axp.AuditRecord
-			if ok, err := getJSON(t.bucket(bAudit), key, &r); err != nil || !ok {
+			if ok, err := getJSON(t.bucket(bAudit), key, &r); err != nil || !ok || r.TraceID != traceID {
 				return err
 			}
 			tr.Audit = append(tr.Audit, r)
@@ -287,6 +338,20 @@ func (t *Tx) Trace(traceID string) (axp.Trace, error) {
 		return nil
 	}
 	c := t.bucket(bTraceIndex).Cursor()
+	if prefix := shortPrefix(traceID); prefix != nil {
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			var err error
+			switch key := k[len(prefix):]; len(key) {
+			case logKeyLen:
+				err = add(traceLog, key)
+			case 16:
+				err = add(traceAudit, []byte(axp.IDFromBytes("aud", key)))
+			}
+			if err != nil {
+				return tr, err
+			}
+		}
+	}
 	if prefix := tracePrefix(traceID); prefix != nil {
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			if len(k) > len(prefix) {
@@ -322,7 +387,7 @@ func (t *Tx) PruneLog(before time.Time) (int, error) {
 		if json.Unmarshal(raw, &e) != nil || e.TraceID == "" {
 			return nil
 		}
-		for _, ik := range [][]byte{traceKey(e.TraceID, traceLog, k), textTraceKey(e.TraceID, traceNames[traceLog], k)} {
+		for _, ik := range traceKeys(e.TraceID, traceLog, k) {
 			if err := index.Delete(ik); err != nil {
 				return err
 			}

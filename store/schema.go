@@ -188,7 +188,7 @@ var migrations = []migration{
 	// cannot read the new ones, from opening the database.
 	{13, "values compressed with zstd, compact idempotency records", func(*Tx) error { return nil }},
 	// The blocks' buckets; the daemon's hourly pass packs what is past its age.
-	{14, "packed history: audit, log, ledger, approvals, timelines and quotes in compressed blocks", func(tx *Tx) error {
+	{14, "packed history: audit, log, ledger, approvals, tasks, timelines, quotes and their indexes in compressed blocks", func(tx *Tx) error {
 		return tx.createBucket(packedBuckets()...)
 	}},
 }

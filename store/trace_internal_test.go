@@ -8,14 +8,16 @@ import (
 	"github.com/axp-exchange/axp/store/pgtest"
 )
 
-// TestTraceIndexForms: hex trace ids get compact index rows, other ids the textual form, rows
-// written before schema 13 (textual for every id) are still found, in time order with the new
-// ones, and pruning the log removes the rows of either form.
+// TestTraceIndexForms: hex trace ids get short index rows (schema 14: 4 bytes of the id, the
+// record's key in binary), audit ids not of NewID's form the compact rows of schema 13, other ids
+// the textual form; rows written before schema 13 (textual for every id) are still found, in time
+// order with the new ones; a trace id sharing the first 4 bytes finds only its own records; and
+// pruning the log removes the rows of every form.
 func TestTraceIndexForms(t *testing.T) { pgtest.Both(t, testTraceIndexForms) }
 
 func testTraceIndexForms(t *testing.T) {
 	db := openBackend(t)
-	const hexID, textID = "48964af63f8c19ad53228e0a", "caller-trace.1"
+	const hexID, textID, twinID = "48964af63f8c19ad53228e0a", "caller-trace.1", "48964af6ffffffffffffffff"
 	t0 := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
 	if err := db.Update(func(tx *Tx) error {
 		// What schema 12 wrote: a log line and an audit record under the textual row.
@@ -37,12 +39,15 @@ func testTraceIndexForms(t *testing.T) {
 		if err := tx.AppendLog([]axp.LogEntry{
 			{Time: t0.Add(time.Second), Level: "info", Source: "http", Message: "new", TraceID: hexID},
 			{Time: t0.Add(2 * time.Second), Level: "info", Source: "http", Message: "text", TraceID: textID},
+			{Time: t0.Add(3 * time.Second), Level: "info", Source: "http", Message: "twin", TraceID: twinID},
 		}, 2); err != nil {
 			return err
 		}
 		for _, r := range []*axp.AuditRecord{
 			{ID: "aud_00000000000000000000000002", Time: t0.Add(time.Second), Action: "task.choose", TraceID: hexID},
 			{ID: "aud_00000000000000000000000003", Time: t0.Add(time.Second), Action: "task.pay", TraceID: textID},
+			{ID: axp.IDFloor("aud", t0.Add(2*time.Second)), Time: t0.Add(2 * time.Second), Action: "task.deliver", TraceID: hexID},
+			{ID: axp.IDFloor("aud", t0.Add(3*time.Second)), Time: t0.Add(3 * time.Second), Action: "task.accept", TraceID: twinID},
 		} {
 			if err := tx.Audit(r); err != nil {
 				return err
@@ -54,13 +59,19 @@ func testTraceIndexForms(t *testing.T) {
 	}
 	if err := db.View(func(tx *Tx) error {
 		if tx.bucket(bTraceIndex).Get(traceKey(hexID, traceAudit, []byte("aud_00000000000000000000000002"))) == nil ||
-			len(traceKey(hexID, traceLog, make([]byte, 12))) != 2+12+1+12 {
-			t.Error("a hex trace id's row is not compact")
+			len(traceKey(hexID, traceAudit, []byte("aud_00000000000000000000000002"))) != 2+12+1+30 ||
+			len(traceKey(hexID, traceLog, make([]byte, 12))) != 1+4+12 ||
+			len(traceKey(hexID, traceAudit, []byte(axp.IDFloor("aud", t0)))) != 1+4+16 {
+			t.Error("a hex trace id's rows are not short")
 		}
 		tr, err := tx.Trace(hexID)
-		if err != nil || len(tr.Log) != 2 || tr.Log[0].Message != "old" || tr.Log[1].Message != "new" ||
-			len(tr.Audit) != 2 || tr.Audit[0].Action != "task.create" || tr.Audit[1].Action != "task.choose" {
+		if err != nil || len(tr.Log) != 2 || tr.Log[0].Message != "old" || tr.Log[1].Message != "new" || len(tr.Audit) != 3 ||
+			tr.Audit[0].Action != "task.create" || tr.Audit[1].Action != "task.choose" || tr.Audit[2].Action != "task.deliver" {
 			t.Errorf("hex trace: %+v, %v", tr, err)
+		}
+		tr, err = tx.Trace(twinID)
+		if err != nil || len(tr.Log) != 1 || tr.Log[0].Message != "twin" || len(tr.Audit) != 1 || tr.Audit[0].Action != "task.accept" {
+			t.Errorf("a trace id sharing the first 4 bytes: %+v, %v", tr, err)
 		}
 		tr, err = tx.Trace(textID)
 		if err != nil || len(tr.Log) != 1 || tr.Log[0].Message != "text" || len(tr.Audit) != 1 {
@@ -75,7 +86,7 @@ func testTraceIndexForms(t *testing.T) {
 	}
 	if err := db.Update(func(tx *Tx) error {
 		n, err := tx.PruneLog(t0.Add(time.Hour))
-		if n != 3 || err != nil {
+		if n != 4 || err != nil {
 			t.Errorf("pruned %d, %v", n, err)
 		}
 		rows := 0
@@ -83,8 +94,8 @@ func testTraceIndexForms(t *testing.T) {
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			rows++
 		}
-		if rows != 3 { // the three audit rows stay
-			t.Errorf("%d index rows after pruning the log, want 3", rows)
+		if rows != 5 { // the five audit rows stay
+			t.Errorf("%d index rows after pruning the log, want 5", rows)
 		}
 		return err
 	}); err != nil {

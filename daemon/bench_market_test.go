@@ -34,9 +34,10 @@ func lifecycleRig(b *testing.B, keyed bool) (*daemon.Daemon, func() error) {
 	return d, lifecycleAt(b, d, base, keyed)
 }
 
-// lifecycleAt registers the seller through base (an exchange of one or more daemons on d's store)
-// and returns the function that runs one lifecycle there.
-func lifecycleAt(b testing.TB, d *daemon.Daemon, base string, keyed bool) func() error {
+// lifecycleSteps registers the seller through base (an exchange of one or more daemons on d's
+// store) and returns a function that gives the steps of a new lifecycle there: create, choose, pay,
+// approve the payment, deliver, retrieve, accept, request payment, approve the payout.
+func lifecycleSteps(b testing.TB, d *daemon.Daemon, base string, keyed bool) func() []func() error {
 	ctx := context.Background()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	anon := &client.Client{BaseURL: base, HTTP: hc}
@@ -67,22 +68,9 @@ func lifecycleAt(b testing.TB, d *daemon.Daemon, base string, keyed bool) func()
 		}
 		return []client.Options{{IdempotencyKey: fmt.Sprintf("bench-lifecycle-%08d", seq.Add(1))}}
 	}
-	lifecycle := func() error {
+	steps := func() []func() error {
 		var t axp.CreatedTask
-		if err := anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}}, &t, key()...); err != nil {
-			return err
-		}
-		if len(t.Offers) == 0 {
-			return fmt.Errorf("no instant offer")
-		}
-		buyer := anon.With(t.BuyerToken)
-		if err := buyer.Call(ctx, "choose_offer", map[string]any{"id": t.ID, "offer_id": t.Offers[0].OfferID}, nil, key()...); err != nil {
-			return err
-		}
-		tx := randomTxHash()
-		if err := buyer.Call(ctx, "pay_crypto", map[string]any{"id": t.ID, "tx_hash": tx}, nil, key()...); err != nil {
-			return err
-		}
+		var buyer *client.Client
 		approve := func(kind string, hash string) error {
 			var q axp.ApprovalList
 			if err := admin.Call(ctx, "admin_approvals", map[string]any{"task_id": t.ID, "kind": kind}, &q); err != nil {
@@ -97,25 +85,51 @@ func lifecycleAt(b testing.TB, d *daemon.Daemon, base string, keyed bool) func()
 			}
 			return admin.Call(ctx, "admin_approve", in, nil, key()...)
 		}
-		if err := approve(axp.ApprovePayment, ""); err != nil {
-			return err
+		return []func() error{
+			func() error {
+				if err := anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}}, &t, key()...); err != nil {
+					return err
+				}
+				if len(t.Offers) == 0 {
+					return fmt.Errorf("no instant offer")
+				}
+				buyer = anon.With(t.BuyerToken)
+				return nil
+			},
+			func() error {
+				return buyer.Call(ctx, "choose_offer", map[string]any{"id": t.ID, "offer_id": t.Offers[0].OfferID}, nil, key()...)
+			},
+			func() error {
+				return buyer.Call(ctx, "pay_crypto", map[string]any{"id": t.ID, "tx_hash": randomTxHash()}, nil, key()...)
+			},
+			func() error { return approve(axp.ApprovePayment, "") },
+			func() error {
+				return seller.Call(ctx, "deliver", map[string]any{"id": t.ID, "content": "autumn wind\nleaves\nquiet"}, nil, key()...)
+			},
+			func() error {
+				var body []byte
+				return buyer.Call(ctx, "get_deliverable", map[string]any{"id": t.ID}, &body)
+			},
+			func() error { return buyer.Call(ctx, "accept_task", map[string]any{"id": t.ID}, nil, key()...) },
+			func() error { return seller.Call(ctx, "request_payment", map[string]any{"id": t.ID}, nil, key()...) },
+			func() error { return approve(axp.ApprovePayout, randomTxHash()) },
 		}
-		if err := seller.Call(ctx, "deliver", map[string]any{"id": t.ID, "content": "autumn wind\nleaves\nquiet"}, nil, key()...); err != nil {
-			return err
-		}
-		var body []byte
-		if err := buyer.Call(ctx, "get_deliverable", map[string]any{"id": t.ID}, &body); err != nil {
-			return err
-		}
-		if err := buyer.Call(ctx, "accept_task", map[string]any{"id": t.ID}, nil, key()...); err != nil {
-			return err
-		}
-		if err := seller.Call(ctx, "request_payment", map[string]any{"id": t.ID}, nil, key()...); err != nil {
-			return err
-		}
-		return approve(axp.ApprovePayout, randomTxHash())
 	}
-	return lifecycle
+	return steps
+}
+
+// lifecycleAt registers the seller through base (an exchange of one or more daemons on d's store)
+// and returns the function that runs one lifecycle there.
+func lifecycleAt(b testing.TB, d *daemon.Daemon, base string, keyed bool) func() error {
+	steps := lifecycleSteps(b, d, base, keyed)
+	return func() error {
+		for _, step := range steps() {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // randomTxHash is a transaction hash as a chain gives them: 32 random bytes (a counter padded with

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -87,21 +88,45 @@ func BenchmarkCreateTask(b *testing.B) {
 // compressed blocks (as the daemon's hourly pass does once the records are a week old), per
 // bucket: task (the task record), events (its timeline), audit, log (with the trace index),
 // idempotency, other, and total. kept-B leaves out the idempotency records, which are deleted 24
-// hours after their call. AXP_BENCH_BUCKETS=1 logs every bucket that grew.
+// hours after their call. order=sequential runs one lifecycle after another, so a block holds the
+// records of a few whole lifecycles; order=interleaved keeps 64 lifecycles under way and takes the
+// next step of a random one each time, as a busy exchange's records arrive (a block then holds
+// pieces of many). AXP_BENCH_BUCKETS=1 logs every bucket that grew.
 func BenchmarkRecordBytes(b *testing.B) {
-	d, lifecycle := lifecycleRig(b, true)
-	if err := lifecycle(); err != nil {
-		b.Fatal(err)
+	b.Run("order=sequential", func(b *testing.B) { benchRecordBytes(b, 1) })
+	b.Run("order=interleaved", func(b *testing.B) { benchRecordBytes(b, 64) })
+}
+
+func benchRecordBytes(b *testing.B, inFlight int) {
+	d, base := benchExchange(b, b.TempDir(), func(c *daemon.Config) { c.DepositAddress = "0x" + strings.Repeat("1", 40) })
+	steps := lifecycleSteps(b, d, base, true)
+	run := func(all []func() error) {
+		for _, step := range all {
+			if err := step(); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
+	run(steps())
 	d.FlushLogs()
 	before, err := d.DB().BucketBytes()
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	for range b.N {
-		if err := lifecycle(); err != nil {
+	r := mrand.New(mrand.NewPCG(1, 2))
+	var under [][]func() error
+	for started := 0; started < b.N || len(under) > 0; {
+		for len(under) < inFlight && started < b.N {
+			under = append(under, steps())
+			started++
+		}
+		i := r.IntN(len(under))
+		if err := under[i][0](); err != nil {
 			b.Fatal(err)
+		}
+		if under[i] = under[i][1:]; len(under[i]) == 0 {
+			under = slices.Delete(under, i, i+1)
 		}
 	}
 	b.StopTimer()

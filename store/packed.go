@@ -41,16 +41,19 @@ var packedAge = []struct {
 	name   []byte
 	age    time.Duration
 	cutoff func(time.Time) []byte
+	floor  []byte // keys before it are never packed (nil: none)
 }{
-	{bAudit, time.Hour, idCutoff("aud")},
-	{bLog, time.Hour, func(t time.Time) []byte { return u64(uint64(t.UnixNano())) }},
-	{bLedger, time.Hour, idCutoff("led")},
-	{bApprovals, 24 * time.Hour, idCutoff("apr")},
-	{bEvents, 7 * 24 * time.Hour, idCutoff("tsk")},
-	{bQuotes, 7 * 24 * time.Hour, idCutoff("tsk")},
-	{bTasks, 7 * 24 * time.Hour, idCutoff("tsk")},
-	{bTaskApproval, 7 * 24 * time.Hour, idCutoff("tsk")},
-	{bOfferIndex, 7 * 24 * time.Hour, idCutoff("ofr")},
+	{bAudit, time.Hour, idCutoff("aud"), nil},
+	{bLog, time.Hour, func(t time.Time) []byte { return u64(uint64(t.UnixNano())) }, nil},
+	{bLedger, time.Hour, idCutoff("led"), nil},
+	{bApprovals, 24 * time.Hour, idCutoff("apr"), nil},
+	{bEvents, 7 * 24 * time.Hour, idCutoff("tsk"), nil},
+	{bQuotes, 7 * 24 * time.Hour, idCutoff("tsk"), nil},
+	{bTasks, 7 * 24 * time.Hour, idCutoff("tsk"), nil},
+	{bTaskApproval, 7 * 24 * time.Hour, idCutoff("tsk"), nil},
+	{bOfferIndex, 7 * 24 * time.Hour, idCutoff("ofr"), nil},
+	// Only the time-ordered rows of the exchange's own trace ids (records.go).
+	{bTraceIndex, time.Hour, traceCutoff, []byte{traceTimed}},
 }
 
 func idCutoff(prefix string) func(time.Time) []byte {
@@ -194,24 +197,37 @@ func (p packedBucket) Delete(k []byte) error {
 }
 
 // rewrite stores b in place of the block stored under bk (deleting it when b is empty; a block whose
-// last key changed moves to its new key).
+// last key changed moves to its new key; one that folding made twice too big is split in blocks of
+// packRecords).
 func (p packedBucket) rewrite(bk []byte, b *block) error {
 	if len(b.keys) == 0 || !bytes.Equal(b.keys[len(b.keys)-1], bk) {
 		if err := p.blocks.Delete(bk); err != nil {
 			return err
 		}
 	}
-	if len(b.keys) == 0 {
-		return nil
+	size := 0
+	for i := range b.keys {
+		size += len(b.keys[i]) + len(b.vals[i])
 	}
-	return p.blocks.Put(b.keys[len(b.keys)-1], encodeBlock(b))
+	step := len(b.keys)
+	if step > 2*packRecords || size > 2*packBlockBytes {
+		step = packRecords
+	}
+	for lo := 0; lo < len(b.keys); lo += step {
+		part := &block{keys: b.keys[lo:min(lo+step, len(b.keys))], vals: b.vals[lo:min(lo+step, len(b.keys))]}
+		if err := p.blocks.Put(part.keys[len(part.keys)-1], encodeBlock(part)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
+// Count walks the bucket (a live record may shadow a packed one of the same key).
 func (p packedBucket) Count() int {
-	n := p.live.Count()
-	c := p.blocks.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		n += blockCount(v)
+	n := 0
+	c := p.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		n++
 	}
 	return n
 }
@@ -406,8 +422,8 @@ func atOrBefore(c cursor, s []byte) ([]byte, []byte) {
 // pack folds live records that sort at or before the last block into their blocks, then packs live
 // records with keys before cutoff into new blocks of packRecords (a shorter run waits for more).
 // It writes at most limit blocks and reports how many records it moved.
-func (p packedBucket) pack(cutoff []byte, limit int) (int, error) {
-	moved, err := p.fold()
+func (p packedBucket) pack(floor, cutoff []byte, limit int) (int, error) {
+	moved, err := p.fold(floor)
 	if err != nil {
 		return moved, err
 	}
@@ -416,7 +432,7 @@ func (p packedBucket) pack(cutoff []byte, limit int) (int, error) {
 	c := p.live.Cursor()
 	var k, v []byte
 	if after == nil {
-		k, v = c.First()
+		k, v = seekFrom(c, floor)
 	} else if k, v = c.Seek(after); k != nil && bytes.Equal(k, after) {
 		k, v = c.Next()
 	}
@@ -449,9 +465,17 @@ func (p packedBucket) pack(cutoff []byte, limit int) (int, error) {
 	return moved, nil
 }
 
-// fold moves live records that sort at or before the last block into the blocks holding their
-// ranges (packFoldMax at most), each touched block written once.
-func (p packedBucket) fold() (int, error) {
+// seekFrom puts c on its first key at or after floor (the first key when floor is nil).
+func seekFrom(c cursor, floor []byte) ([]byte, []byte) {
+	if floor == nil {
+		return c.First()
+	}
+	return c.Seek(floor)
+}
+
+// fold moves live records (from floor on) that sort at or before the last block into the blocks
+// holding their ranges (packFoldMax at most), each touched block written once.
+func (p packedBucket) fold(floor []byte) (int, error) {
 	last, _ := p.blocks.Cursor().Last()
 	if last == nil {
 		return 0, nil
@@ -460,7 +484,7 @@ func (p packedBucket) fold() (int, error) {
 	type rec struct{ k, v []byte }
 	var recs []rec
 	c := p.live.Cursor()
-	for k, v := c.First(); k != nil && bytes.Compare(k, last) <= 0 && len(recs) < packFoldMax; k, v = c.Next() {
+	for k, v := seekFrom(c, floor); k != nil && bytes.Compare(k, last) <= 0 && len(recs) < packFoldMax; k, v = c.Next() {
 		raw, err := decompress(v)
 		if err != nil {
 			return 0, fmt.Errorf("fold %x: %w", k, err)
@@ -490,6 +514,36 @@ func (p packedBucket) fold() (int, error) {
 		}
 	}
 	return len(recs), nil
+}
+
+// deleteKeys deletes keys, live or packed, rewriting each block that held some once.
+func (p packedBucket) deleteKeys(keys [][]byte) error {
+	slices.SortFunc(keys, bytes.Compare)
+	keys = slices.CompactFunc(keys, bytes.Equal)
+	for _, k := range keys {
+		if err := p.live.Delete(k); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < len(keys); {
+		bk, b, err := p.holder(keys[i])
+		if err != nil || b == nil {
+			return err
+		}
+		changed := false
+		for ; i < len(keys) && bytes.Compare(keys[i], bk) <= 0; i++ {
+			if j, ok := b.find(keys[i]); ok {
+				b.keys, b.vals = slices.Delete(b.keys, j, j+1), slices.Delete(b.vals, j, j+1)
+				changed = true
+			}
+		}
+		if changed {
+			if err := p.rewrite(bk, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // deleteBefore deletes every record with a key before limit, calling fn with each first; whole
@@ -546,7 +600,7 @@ func (p packedBucket) deleteBefore(limit []byte, fn func(k, v []byte) error) (in
 func (t *Tx) Pack(now time.Time, limit int) (int, error) {
 	total := 0
 	for _, p := range packedAge {
-		n, err := t.packed(p.name).pack(p.cutoff(now.Add(-p.age)), limit)
+		n, err := t.packed(p.name).pack(p.floor, p.cutoff(now.Add(-p.age)), limit)
 		if err != nil {
 			return total, fmt.Errorf("pack %s: %w", p.name, err)
 		}

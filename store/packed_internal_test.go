@@ -16,8 +16,9 @@ import (
 
 // TestPackedMatchesModel: a packed bucket read through Get, Count and cursors (every move, both
 // directions, turns between them) answers what a plain ordered map of the same writes answers,
-// while random puts, deletes, packing passes (any cutoff, any block limit) and folds of records
-// written after packing run between the reads, on both backends.
+// while random puts, deletes, packing passes (any cutoff and floor, any block limit) and folds of
+// records written after packing run between the reads, on both backends; folding never leaves a
+// block of more than twice packRecords.
 func TestPackedMatchesModel(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
 		db := openBackend(t)
@@ -42,7 +43,11 @@ func TestPackedMatchesModel(t *testing.T) {
 						return err
 					}
 				}
-				_, err := tx.packed(bEvents).pack([]byte(key()), 1+r.IntN(8))
+				var floor []byte
+				if r.IntN(2) == 0 {
+					floor = []byte(key())
+				}
+				_, err := tx.packed(bEvents).pack(floor, []byte(key()), 1+r.IntN(8))
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -57,6 +62,12 @@ func TestPackedMatchesModel(t *testing.T) {
 		if err := db.View(func(tx *Tx) error {
 			if blocks := tx.rawBucket(packedOf[string(bEvents)]).Count(); blocks < 5 {
 				t.Errorf("%d blocks: the test did not pack enough to be worth it", blocks)
+			}
+			c := tx.rawBucket(packedOf[string(bEvents)]).Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				if n := blockCount(v); n > 2*packRecords {
+					t.Errorf("block %s holds %d records: folding should have split it", k, n)
+				}
 			}
 			return nil
 		}); err != nil {
@@ -172,7 +183,7 @@ func TestPackAges(t *testing.T) {
 			for i := range n {
 				at := start.Add(time.Duration(i) * time.Minute)
 				if err := tx.Audit(&axp.AuditRecord{ID: axp.IDFloor("aud", at), Time: at, Actor: "admin",
-					Action: "task.pay", EntityType: "task", EntityID: fmt.Sprintf("tsk_%d", i%7), TraceID: axp.RandomHex(12)}); err != nil {
+					Action: "task.pay", EntityType: "task", EntityID: fmt.Sprintf("tsk_%d", i%7), TraceID: axp.NewTraceID(at)}); err != nil {
 					return err
 				}
 			}
@@ -202,20 +213,27 @@ func TestPackAges(t *testing.T) {
 			}
 			return moved
 		}
-		before := read()
-		// At minute 200 the records of minutes 0-139 are past the hour: one whole block.
-		if moved := pack(start.Add(200 * time.Minute)); moved != packRecords {
-			t.Fatalf("moved %d records, want one block of %d", moved, packRecords)
+		live := func(name []byte) (n int) {
+			if err := db.View(func(tx *Tx) error { n = tx.rawBucket(name).Count(); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			return n
 		}
-		if moved := pack(start.Add(48 * time.Hour)); moved != 2*packRecords {
-			t.Fatalf("moved %d records, want two more blocks", moved)
+		before := read()
+		// At minute 200 the records of minutes 0-139 are past the hour: one whole block of audit
+		// records, and one of their trace rows.
+		if moved := pack(start.Add(200 * time.Minute)); moved != 2*packRecords || live(bAudit) != n-packRecords || live(bTraceIndex) != n-packRecords {
+			t.Fatalf("moved %d records, want one block of %d audit records and one of trace rows", moved, packRecords)
+		}
+		if moved := pack(start.Add(48 * time.Hour)); moved != 4*packRecords {
+			t.Fatalf("moved %d records, want two more blocks of each", moved)
 		}
 		after := read()
 		if fmt.Sprint(before) != fmt.Sprint(after) || len(after) != (n+3)/7 {
 			t.Fatalf("audit query changed by packing: %d records before, %d after", len(before), len(after))
 		}
 		if err := db.View(func(tx *Tx) error {
-			if live := tx.rawBucket(bAudit).Count(); live != 17 {
+			if live := tx.rawBucket(bAudit).Count(); live != 17 || tx.bucket(bAudit).Count() != n {
 				t.Errorf("%d audit records live, want the 17 of the short run", live)
 			}
 			first := after[len(after)-1]
@@ -230,7 +248,8 @@ func TestPackAges(t *testing.T) {
 }
 
 // TestPruneLogPacked: pruning the log deletes whole blocks, trims the block that straddles the
-// limit, deletes live entries, and removes the trace rows of all of them.
+// limit, deletes live entries, and removes the trace rows of all of them, packed (the exchange's
+// own trace ids are time-ordered) or live.
 func TestPruneLogPacked(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
 		db := openBackend(t)
@@ -240,7 +259,7 @@ func TestPruneLogPacked(t *testing.T) {
 		if err := db.Update(func(tx *Tx) error {
 			entries := make([]axp.LogEntry, n)
 			for i := range entries {
-				traces[i] = axp.RandomHex(12)
+				traces[i] = axp.NewTraceID(start.Add(time.Duration(i) * time.Second))
 				entries[i] = axp.LogEntry{Time: start.Add(time.Duration(i) * time.Second), Level: "info",
 					Source: "http", Message: "request", TraceID: traces[i]}
 			}
@@ -257,6 +276,9 @@ func TestPruneLogPacked(t *testing.T) {
 		if err := db.Update(func(tx *Tx) error {
 			if live := tx.rawBucket(bLog).Count(); live != 40 {
 				t.Errorf("%d log entries live before pruning, want 40", live)
+			}
+			if live := tx.rawBucket(bTraceIndex).Count(); live != 40 {
+				t.Errorf("%d trace rows live before pruning, want 40 (the rest packed)", live)
 			}
 			var err error
 			pruned, err = tx.PruneLog(start.Add(200 * time.Second))
@@ -281,7 +303,7 @@ func TestPruneLogPacked(t *testing.T) {
 					t.Errorf("trace %d: %v, %d entries, want %d", i, err, len(tr.Log), want)
 				}
 			}
-			if rows := tx.rawBucket(bTraceIndex).Count(); rows != n-200 {
+			if rows := tx.bucket(bTraceIndex).Count(); rows != n-200 {
 				t.Errorf("%d trace rows left, want %d", rows, n-200)
 			}
 			return nil

@@ -181,18 +181,19 @@ func (t *Tx) AuditRecords(q axp.AuditQuery) ([]axp.AuditRecord, error) {
 	return out, err
 }
 
-// Trace index rows. Since schema 14, where the trace id is lower-case hex of at least 4 bytes (the
-// exchange's and W3C traceparent ids are), a row is 0x01, the id's first 4 bytes, then the record's
-// key: a log line's 12 bytes, or an audit id's 16 (axp.IDBytes); the length tells which. Rows of
-// other trace ids share a prefix only by chance (one in four billion), and Trace keeps just the
-// records carrying the id asked for. Rows of schema 13 (and of audit ids not of NewID's form) are
-// compact with the whole id: 0x00, the id's length in bytes, the id's bytes, a kind byte ('a'
-// audit, 'l' log), then the key. Other trace ids, and rows written before schema 13, have the
-// textual form: trace id \x00 kind \x00 key. Trace reads all three.
+// Trace index rows. Since schema 14, where the trace id is 12 bytes of lower-case hex (the
+// exchange's own, axp.NewTraceID: 6 bytes of time, 6 random), a row is 0x01, the id's 12 bytes,
+// then the record's key: a log line's 12 bytes, or an audit id's 16 (axp.IDBytes); the length
+// tells which. The time in front keeps these rows in time order, so they are packed with the
+// history (packed.go) an hour after their trace. Other lower-case hex ids (and rows of schema 13,
+// and audit ids not of NewID's form) have the compact rows of schema 13: 0x00, the id's length in
+// bytes, the id's bytes, a kind byte ('a' audit, 'l' log), then the key. Other trace ids, and rows
+// written before schema 13, have the textual form: trace id \x00 kind \x00 key. Trace reads all
+// three.
 const (
 	traceAudit = 'a'
 	traceLog   = 'l'
-	traceShort = 0x01 // the marker of the schema 14 form
+	traceTimed = 0x01 // the marker of the schema 14 form
 	logKeyLen  = 12
 )
 
@@ -208,17 +209,17 @@ func tracePrefix(traceID string) []byte {
 	return append([]byte{0, byte(len(raw))}, raw...)
 }
 
-// shortPrefix is the prefix of a trace id's schema 14 rows, or nil when it has none.
-func shortPrefix(traceID string) []byte {
+// timedPrefix is the prefix of a trace id's schema 14 rows, or nil when it has none.
+func timedPrefix(traceID string) []byte {
 	raw, ok := lowerHex(traceID)
-	if !ok || len(raw) < 4 || len(raw) > 64 {
+	if !ok || len(raw) != 12 {
 		return nil
 	}
-	return append([]byte{traceShort}, raw[:4]...)
+	return append([]byte{traceTimed}, raw...)
 }
 
-// shortKey is a record's key as a schema 14 row holds it, or nil when the row cannot take it.
-func shortKey(kind byte, key []byte) []byte {
+// timedKey is a record's key as a schema 14 row holds it, or nil when the row cannot take it.
+func timedKey(kind byte, key []byte) []byte {
 	switch kind {
 	case traceLog:
 		if len(key) == logKeyLen {
@@ -232,6 +233,11 @@ func shortKey(kind byte, key []byte) []byte {
 	return nil
 }
 
+// traceCutoff is the first schema 14 row of the traces made at t or later.
+func traceCutoff(t time.Time) []byte {
+	return append([]byte{traceTimed}, u64(uint64(t.UnixMilli())<<16)[:6]...)
+}
+
 // textTraceKey is a row's textual form (name is "audit" or "log").
 func textTraceKey(traceID, name string, key []byte) []byte {
 	k := make([]byte, 0, len(traceID)+len(name)+len(key)+2)
@@ -240,7 +246,7 @@ func textTraceKey(traceID, name string, key []byte) []byte {
 
 // traceKey is the row a record gets now.
 func traceKey(traceID string, kind byte, key []byte) []byte {
-	if p, k := shortPrefix(traceID), shortKey(kind, key); p != nil && k != nil {
+	if p, k := timedPrefix(traceID), timedKey(kind, key); p != nil && k != nil {
 		return append(p, k...)
 	}
 	if p := tracePrefix(traceID); p != nil {
@@ -255,7 +261,7 @@ func traceKeys(traceID string, kind byte, key []byte) [][]byte {
 	if p := tracePrefix(traceID); p != nil {
 		out = append(out, append(append(p, kind), key...))
 	}
-	if p, k := shortPrefix(traceID), shortKey(kind, key); p != nil && k != nil {
+	if p, k := timedPrefix(traceID), timedKey(kind, key); p != nil && k != nil {
 		out = append(out, append(p, k...))
 	}
 	return out
@@ -338,7 +344,7 @@ func (t *Tx) Trace(traceID string) (axp.Trace, error) {
 		return nil
 	}
 	c := t.bucket(bTraceIndex).Cursor()
-	if prefix := shortPrefix(traceID); prefix != nil {
+	if prefix := timedPrefix(traceID); prefix != nil {
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			var err error
 			switch key := k[len(prefix):]; len(key) {
@@ -381,19 +387,18 @@ func (t *Tx) Trace(traceID string) (axp.Trace, error) {
 
 // PruneLog deletes log entries older than before (and their trace index rows); it reports how many.
 func (t *Tx) PruneLog(before time.Time) (int, error) {
-	index := t.bucket(bTraceIndex)
-	return t.packed(bLog).deleteBefore(u64(uint64(before.UnixNano())), func(k, raw []byte) error {
+	var rows [][]byte
+	n, err := t.packed(bLog).deleteBefore(u64(uint64(before.UnixNano())), func(k, raw []byte) error {
 		var e axp.LogEntry
-		if json.Unmarshal(raw, &e) != nil || e.TraceID == "" {
-			return nil
-		}
-		for _, ik := range traceKeys(e.TraceID, traceLog, k) {
-			if err := index.Delete(ik); err != nil {
-				return err
-			}
+		if json.Unmarshal(raw, &e) == nil && e.TraceID != "" {
+			rows = append(rows, traceKeys(e.TraceID, traceLog, k)...)
 		}
 		return nil
 	})
+	if err != nil {
+		return n, err
+	}
+	return n, t.packed(bTraceIndex).deleteKeys(rows)
 }
 
 // --- metrics ---

@@ -8,11 +8,11 @@ import (
 	"github.com/axp-exchange/axp/store/pgtest"
 )
 
-// TestTraceIndexForms: hex trace ids get short index rows (schema 14: 4 bytes of the id, the
-// record's key in binary), audit ids not of NewID's form the compact rows of schema 13, other ids
-// the textual form; rows written before schema 13 (textual for every id) are still found, in time
-// order with the new ones; a trace id sharing the first 4 bytes finds only its own records; and
-// pruning the log removes the rows of every form.
+// TestTraceIndexForms: 12-byte hex trace ids get the rows of schema 14 (the id, the record's key in
+// binary); audit ids not of NewID's form and hex ids of other lengths the compact rows of schema
+// 13; other ids the textual form. Rows written before schema 13 (textual for every id) are still
+// found, in time order with the new ones; a trace id sharing its first bytes with another finds
+// only its own records; and pruning the log removes the rows of every form.
 func TestTraceIndexForms(t *testing.T) { pgtest.Both(t, testTraceIndexForms) }
 
 func testTraceIndexForms(t *testing.T) {
@@ -60,9 +60,10 @@ func testTraceIndexForms(t *testing.T) {
 	if err := db.View(func(tx *Tx) error {
 		if tx.bucket(bTraceIndex).Get(traceKey(hexID, traceAudit, []byte("aud_00000000000000000000000002"))) == nil ||
 			len(traceKey(hexID, traceAudit, []byte("aud_00000000000000000000000002"))) != 2+12+1+30 ||
-			len(traceKey(hexID, traceLog, make([]byte, 12))) != 1+4+12 ||
-			len(traceKey(hexID, traceAudit, []byte(axp.IDFloor("aud", t0)))) != 1+4+16 {
-			t.Error("a hex trace id's rows are not short")
+			len(traceKey(hexID, traceLog, make([]byte, 12))) != 1+12+12 ||
+			len(traceKey(hexID, traceAudit, []byte(axp.IDFloor("aud", t0)))) != 1+12+16 ||
+			len(traceKey(hexID+"00000000", traceLog, make([]byte, 12))) != 2+16+1+12 {
+			t.Error("a hex trace id's rows are not of the right form")
 		}
 		tr, err := tx.Trace(hexID)
 		if err != nil || len(tr.Log) != 2 || tr.Log[0].Message != "old" || tr.Log[1].Message != "new" || len(tr.Audit) != 3 ||

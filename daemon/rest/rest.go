@@ -86,8 +86,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 
 var traceRe = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
 
-// NewTraceID returns a fresh trace id.
-func NewTraceID() string { return axp.RandomHex(12) }
+// NewTraceID returns a fresh trace id (axp.NewTraceID).
+func NewTraceID() string { return axp.NewTraceID(time.Now()) }
 
 // TraceOf returns the caller's trace id if it is well-formed, else a fresh one.
 func TraceOf(r *http.Request) string {

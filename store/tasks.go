@@ -364,19 +364,59 @@ func (t *Tx) Ledger() ([]axp.LedgerEntry, error) {
 
 // --- payments ---
 
+// Transaction hashes are indexed (schema 14) by their 32 bytes where they are 0x and 64 hex digits,
+// with the task id's 16 bytes (axp.IDBytes) as the value; rows of earlier schemas (the hash's
+// text, the id's text), and hashes or ids of other shapes, are text, and read as well.
+
+// txHashKeys are the rows a hash may have: the binary one (nil when the hash has another shape) and
+// the textual one.
+func txHashKeys(hash string) (bin, text []byte) {
+	text = []byte(strings.ToLower(hash))
+	if h, ok := strings.CutPrefix(string(text), "0x"); ok && len(h) == 64 {
+		if raw, ok := lowerHex(h); ok {
+			bin = raw
+		}
+	}
+	return bin, text
+}
+
+// txHashTask reads the task a hash's row names, or "".
+func (t *Tx) txHashTask(hash string) string {
+	bin, text := txHashKeys(hash)
+	b := t.bucket(bTxHashes)
+	if bin != nil {
+		if v := b.Get(bin); len(v) == 16 {
+			return axp.IDFromBytes("tsk", v)
+		} else if v != nil {
+			return string(v)
+		}
+	}
+	return string(b.Get(text))
+}
+
 // ClaimTxHash records that a transaction funds a task. It returns the task already holding it, if
 // another one does (one transaction funds one task).
 func (t *Tx) ClaimTxHash(hash, taskID string) (string, error) {
-	k := []byte(strings.ToLower(hash))
-	if cur := t.bucket(bTxHashes).Get(k); cur != nil && string(cur) != taskID {
-		return string(cur), nil
+	if cur := t.txHashTask(hash); cur != "" && cur != taskID {
+		return cur, nil
 	}
-	return "", t.bucket(bTxHashes).Put(k, []byte(taskID))
+	bin, text := txHashKeys(hash)
+	prefix, raw, ok := axp.IDBytes(taskID)
+	if bin == nil || !ok || prefix != "tsk" {
+		return "", t.bucket(bTxHashes).Put(text, []byte(taskID))
+	}
+	return "", t.bucket(bTxHashes).Put(bin, raw[:])
 }
 
 // ReleaseTxHash forgets a claim (a rejected payment).
 func (t *Tx) ReleaseTxHash(hash string) error {
-	return t.bucket(bTxHashes).Delete([]byte(strings.ToLower(hash)))
+	bin, text := txHashKeys(hash)
+	if bin != nil {
+		if err := t.bucket(bTxHashes).Delete(bin); err != nil {
+			return err
+		}
+	}
+	return t.bucket(bTxHashes).Delete(text)
 }
 
 // ChainCursor is the last block the payment watcher processed (0, false before its first pass).
@@ -417,9 +457,7 @@ func (t *Tx) EachInbound(fn func(*axp.InboundTransfer) bool) error {
 }
 
 // TxHashTask is the task a transaction funds, or "".
-func (t *Tx) TxHashTask(hash string) string {
-	return string(t.bucket(bTxHashes).Get([]byte(strings.ToLower(hash))))
-}
+func (t *Tx) TxHashTask(hash string) string { return t.txHashTask(hash) }
 
 // NextPaymentSeq returns a counter for payable-amount tags.
 func (t *Tx) NextPaymentSeq() uint64 {

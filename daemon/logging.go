@@ -37,7 +37,7 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Level < h.keep || h.sink == nil {
 		return nil
 	}
-	e := axp.LogEntry{Time: r.Time.UTC(), Level: levelName(r.Level), Source: "app", Message: r.Message, TraceID: trace}
+	e := axp.LogEntry{Time: r.Time.UTC().Truncate(time.Microsecond), Level: levelName(r.Level), Source: "app", Message: r.Message, TraceID: trace}
 	add := func(a slog.Attr) bool {
 		if a.Key == "source" {
 			e.Source = a.Value.String()

@@ -183,8 +183,8 @@ func (t *Tx) AuditRecords(q axp.AuditQuery) ([]axp.AuditRecord, error) {
 
 // Trace index rows. Since schema 14, where the trace id is 12 bytes of lower-case hex (the
 // exchange's own, axp.NewTraceID: 6 bytes of time, 6 random), a row is 0x01, the id's 12 bytes,
-// then the record's key: a log line's 12 bytes, or an audit id's 16 (axp.IDBytes); the length
-// tells which. The time in front keeps these rows in time order, so they are packed with the
+// then a log line's key (12 bytes), or the millisecond of an audit id (its first 6 bytes:
+// auditMilli); the length tells which. The time in front keeps these rows in time order, so they are packed with the
 // history (packed.go) an hour after their trace. Other lower-case hex ids (and rows of schema 13,
 // and audit ids not of NewID's form) have the compact rows of schema 13: 0x00, the id's length in
 // bytes, the id's bytes, a kind byte ('a' audit, 'l' log), then the key. Other trace ids, and rows
@@ -227,7 +227,31 @@ func timedKey(kind byte, key []byte) []byte {
 		}
 	case traceAudit:
 		if prefix, raw, ok := axp.IDBytes(string(key)); ok && prefix == "aud" {
-			return raw[:]
+			return raw[:auditMilli]
+		}
+	}
+	return nil
+}
+
+// auditMilli is how much of an audit id a schema 14 row holds: its millisecond (the first 6 bytes).
+// The records of that millisecond carrying the trace id are the trace's: one row serves all of a
+// trace's audit records made in one millisecond (the records of one change), and the row holds
+// nothing random.
+const auditMilli = 6
+
+// auditIn calls fn with every audit record whose id was made in the millisecond of milli (the
+// first 6 bytes of an id).
+func (t *Tx) auditIn(milli []byte, fn func(key []byte) error) error {
+	var floor [16]byte
+	copy(floor[:], milli)
+	c := t.bucket(bAudit).Cursor()
+	for k, _ := c.Seek([]byte(axp.IDFromBytes("aud", floor[:]))); k != nil; k, _ = c.Next() {
+		prefix, raw, ok := axp.IDBytes(string(k))
+		if !ok || prefix != "aud" || !bytes.Equal(raw[:auditMilli], milli) {
+			return nil
+		}
+		if err := fn(k); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -350,8 +374,8 @@ func (t *Tx) Trace(traceID string) (axp.Trace, error) {
 			switch key := k[len(prefix):]; len(key) {
 			case logKeyLen:
 				err = add(traceLog, key)
-			case 16:
-				err = add(traceAudit, []byte(axp.IDFromBytes("aud", key)))
+			case auditMilli:
+				err = t.auditIn(key, func(k []byte) error { return add(traceAudit, bytes.Clone(k)) })
 			}
 			if err != nil {
 				return tr, err

@@ -259,7 +259,7 @@ func (t *Tx) auditIn(milli []byte, fn func(key []byte) error) error {
 
 // traceCutoff is the first schema 14 row of the traces made at t or later.
 func traceCutoff(t time.Time) []byte {
-	return append([]byte{traceTimed}, u64(uint64(t.UnixMilli())<<16)[:6]...)
+	return append([]byte{traceTimed}, u64(uint64(t.UnixMilli()) << 16)[:6]...)
 }
 
 // textTraceKey is a row's textual form (name is "audit" or "log").

@@ -150,7 +150,7 @@ func benchRecordBytes(b *testing.B, inFlight int) {
 	}
 	for moved := 1; moved > 0; {
 		if err := d.DB().Update(func(tx *store.Tx) error {
-			moved, err = tx.Pack(time.Now().Add(8*24*time.Hour), 64)
+			moved, err = tx.Pack(time.Now().Add(8*24*time.Hour), 64, true)
 			return err
 		}); err != nil {
 			b.Fatal(err)
@@ -289,7 +289,7 @@ func seededTasks(b *testing.B, n int) string {
 	// An exchange that has run for years holds its history packed (the hourly pass keeps up).
 	for moved := 1; moved > 0; {
 		if err := db.Update(func(tx *store.Tx) error {
-			moved, err = tx.Pack(now, 256)
+			moved, err = tx.Pack(now, 256, false)
 			return err
 		}); err != nil {
 			b.Fatal(err)

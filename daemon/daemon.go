@@ -435,7 +435,7 @@ func (d *Daemon) pack(now time.Time) {
 		var moved int
 		err := d.db.Update(func(tx *store.Tx) error {
 			var err error
-			moved, err = tx.Pack(now, packBlocks)
+			moved, err = tx.Pack(now, packBlocks, false)
 			return err
 		})
 		if err != nil {

@@ -12,18 +12,19 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// TestPackedHistoryReadsTheSame runs 130 whole lifecycles, then lets the hourly pass pack the
-// history a week later: the store then holds it in blocks (fewer bytes), and every reader answers
-// as before: the tasks and their timelines, quotes and approvals, the ledger, the audit log and the
+// TestPackedHistoryReadsTheSame runs 260 whole lifecycles (ledger entries and approvals fill a
+// block of 512), then lets the hourly pass pack the history a week later: the store then holds it
+// in blocks (fewer bytes), and every reader answers as before: the tasks and their timelines, quotes and approvals, the ledger, the audit log and the
 // request log, a trace, and the operator's audit query over HTTP. A lifecycle run after packing
 // works, and a second pass folds what changed.
 func TestPackedHistoryReadsTheSame(t *testing.T) { eachStore(t, testPackedHistoryReadsTheSame) }
 
 func testPackedHistoryReadsTheSame(t *testing.T) {
+	t.Parallel()
 	clock := &testClock{t: time.Now().UTC()}
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now; c.AdminToken = benchAdminToken })
-	lifecycle := lifecycleAt(t, e.d, e.srv.URL, true)
-	for range 130 {
+	lifecycle := lifecycleAt(t, e.d, e.srv.URL, false)
+	for range 260 {
 		if err := lifecycle(); err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +135,7 @@ func readHistory(t *testing.T, e *env) string {
 			}
 			out = append(out, task, events, quotes, mine)
 		}
-		if len(seen) < 130 {
+		if len(seen) < 260 {
 			return fmt.Errorf("%d tasks in the audit log", len(seen))
 		}
 		trace, err := tx.Trace(audit[len(audit)/2].TraceID)
@@ -151,7 +152,7 @@ func readHistory(t *testing.T, e *env) string {
 	if err := e.admin.With(benchAdminToken).Call(t.Context(), "admin_audit", map[string]any{"action": "task.release", "limit": 5000}, &page); err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Records) < 130 {
+	if len(page.Records) < 260 {
 		t.Fatalf("admin_audit found %d releases", len(page.Records))
 	}
 	out = append(out, page)

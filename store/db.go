@@ -285,8 +285,8 @@ func (db *DB) Stats() (size int64, txs int) {
 // bucket (migrations of older files), it is the live bucket alone.
 func (t *Tx) bucket(name []byte) bucket {
 	live := t.rawBucket(name)
-	if pn := packedOf[string(name)]; pn != nil && (t.pg != nil || t.tx.Bucket(pn) != nil) {
-		return packedBucket{live: live, blocks: t.rawBucket(pn)}
+	if pk, ok := packedOf[string(name)]; ok && (t.pg != nil || t.tx.Bucket(pk.blocks) != nil) {
+		return packedBucket{live: live, blocks: t.rawBucket(pk.blocks), records: pk.records, bytes: pk.bytes}
 	}
 	return live
 }

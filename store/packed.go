@@ -12,13 +12,13 @@ import (
 )
 
 // Packed history (schema 14). The records a finished piece of work leaves behind (audit records,
-// log lines, ledger entries, approvals, tasks with their timelines, quotes, approvals by task and
-// offers by id) are written one value a record,
-// each compressed alone: what stays in a small record is its ids, times and hashes, 100-200 bytes
-// of them, and its key. Once records are past a packing age, the background pass moves them into
-// blocks of up to packRecords records, compressed together, in a sibling bucket ("<name>_packed")
-// keyed by the block's last key: ids, times, hashes and field values shared by neighbouring records
-// are then back-references, and the keys go with them.
+// log lines and their trace rows, ledger entries, approvals, tasks with their timelines, quotes,
+// approvals by task and offers by id) are written one value a record, each compressed alone: what
+// stays in a small record is its ids, times and hashes, 100-200 bytes of them, and its key. Once
+// records are past a packing age, the background pass moves them into blocks of records
+// compressed together, in a sibling bucket ("<name>_packed") keyed by the block's last key: ids,
+// times, hashes and field values shared by neighbouring records are then back-references, and the
+// keys go with them.
 //
 // packedBucket makes the pair one bucket to every reader: Get looks in the live bucket, then in the
 // one block whose range holds the key; cursors merge the live records and the blocks' in key order,
@@ -27,9 +27,13 @@ import (
 // removes the key from both. Blocks never overlap: a live key that sorts at or before the last
 // block is folded into the block Seek finds for it, so the ranges only widen towards each other.
 
+// Blocks of records read one by one (a task, its timeline, an approval) hold packRecords records
+// or packBlockBytes, so reading one decodes at most 64 KB; blocks of records read in scans (audit
+// records, log lines, trace rows) are four times larger and compress better.
 const (
 	packRecords    = 128      // records a block
 	packBlockBytes = 64 << 10 // raw bytes a block, at most (a record larger than it gets a block alone)
+	packScanFactor = 4        // blocks of scanned buckets are this many times larger
 	packFoldMax    = 4096     // live records folded into blocks in one pass, at most
 	packFormat     = 1        // the first byte of a block
 )
@@ -42,29 +46,40 @@ var packedAge = []struct {
 	age    time.Duration
 	cutoff func(time.Time) []byte
 	floor  []byte // keys before it are never packed (nil: none)
+	scan   bool   // read in scans: larger blocks
 }{
-	{bAudit, time.Hour, idCutoff("aud"), nil},
-	{bLog, time.Hour, func(t time.Time) []byte { return u64(uint64(t.UnixNano())) }, nil},
-	{bLedger, time.Hour, idCutoff("led"), nil},
-	{bApprovals, 24 * time.Hour, idCutoff("apr"), nil},
-	{bEvents, 7 * 24 * time.Hour, idCutoff("tsk"), nil},
-	{bQuotes, 7 * 24 * time.Hour, idCutoff("tsk"), nil},
-	{bTasks, 7 * 24 * time.Hour, idCutoff("tsk"), nil},
-	{bTaskApproval, 7 * 24 * time.Hour, idCutoff("tsk"), nil},
-	{bOfferIndex, 7 * 24 * time.Hour, idCutoff("ofr"), nil},
+	{bAudit, time.Hour, idCutoff("aud"), nil, true},
+	{bLog, time.Hour, func(t time.Time) []byte { return u64(uint64(t.UnixNano())) }, nil, true},
+	{bLedger, time.Hour, idCutoff("led"), nil, true},
+	{bApprovals, 24 * time.Hour, idCutoff("apr"), nil, true},
+	{bEvents, 7 * 24 * time.Hour, idCutoff("tsk"), nil, false},
+	{bQuotes, 7 * 24 * time.Hour, idCutoff("tsk"), nil, false},
+	{bTasks, 7 * 24 * time.Hour, idCutoff("tsk"), nil, false},
+	{bTaskApproval, 7 * 24 * time.Hour, idCutoff("tsk"), nil, false},
+	{bOfferIndex, 7 * 24 * time.Hour, idCutoff("ofr"), nil, false},
 	// Only the time-ordered rows of the exchange's own trace ids (records.go).
-	{bTraceIndex, time.Hour, traceCutoff, []byte{traceTimed}},
+	{bTraceIndex, time.Hour, traceCutoff, []byte{traceTimed}, true},
 }
 
 func idCutoff(prefix string) func(time.Time) []byte {
 	return func(t time.Time) []byte { return []byte(axp.IDFloor(prefix, t)) }
 }
 
-// packedOf maps a packed bucket's name to its blocks' bucket.
-var packedOf = func() map[string][]byte {
-	m := map[string][]byte{}
+// packing is where a packed bucket's blocks are and how large they get.
+type packing struct {
+	blocks         []byte // the blocks' bucket
+	records, bytes int    // a block's records and raw bytes, at most
+}
+
+// packedOf maps a packed bucket's name to its packing.
+var packedOf = func() map[string]packing {
+	m := map[string]packing{}
 	for _, p := range packedAge {
-		m[string(p.name)] = append(slices.Clip(p.name), "_packed"...)
+		pk := packing{blocks: append(slices.Clip(p.name), "_packed"...), records: packRecords, bytes: packBlockBytes}
+		if p.scan {
+			pk.records, pk.bytes = packScanFactor*packRecords, packScanFactor*packBlockBytes
+		}
+		m[string(p.name)] = pk
 	}
 	return m
 }()
@@ -73,7 +88,7 @@ var packedOf = func() map[string][]byte {
 func packedBuckets() [][]byte {
 	out := make([][]byte, len(packedAge))
 	for i, p := range packedAge {
-		out[i] = packedOf[string(p.name)]
+		out[i] = packedOf[string(p.name)].blocks
 	}
 	return out
 }
@@ -148,7 +163,8 @@ func decodeBlock(v []byte) (*block, error) {
 
 // packedBucket is a live bucket and its blocks, read as one.
 type packedBucket struct {
-	live, blocks bucket
+	live, blocks   bucket
+	records, bytes int // a block's size (packing)
 }
 
 // holder is the block whose range holds k (or the first block after it), with its stored key.
@@ -198,7 +214,7 @@ func (p packedBucket) Delete(k []byte) error {
 
 // rewrite stores b in place of the block stored under bk (deleting it when b is empty; a block whose
 // last key changed moves to its new key; one that folding made twice too big is split in blocks of
-// packRecords).
+// the bucket's size).
 func (p packedBucket) rewrite(bk []byte, b *block) error {
 	if len(b.keys) == 0 || !bytes.Equal(b.keys[len(b.keys)-1], bk) {
 		if err := p.blocks.Delete(bk); err != nil {
@@ -210,8 +226,8 @@ func (p packedBucket) rewrite(bk []byte, b *block) error {
 		size += len(b.keys[i]) + len(b.vals[i])
 	}
 	step := len(b.keys)
-	if step > 2*packRecords || size > 2*packBlockBytes {
-		step = packRecords
+	if step > 2*p.records || size > 2*p.bytes {
+		step = p.records
 	}
 	for lo := 0; lo < len(b.keys); lo += step {
 		part := &block{keys: b.keys[lo:min(lo+step, len(b.keys))], vals: b.vals[lo:min(lo+step, len(b.keys))]}
@@ -420,9 +436,9 @@ func atOrBefore(c cursor, s []byte) ([]byte, []byte) {
 }
 
 // pack folds live records that sort at or before the last block into their blocks, then packs live
-// records with keys before cutoff into new blocks of packRecords (a shorter run waits for more).
-// It writes at most limit blocks and reports how many records it moved.
-func (p packedBucket) pack(floor, cutoff []byte, limit int) (int, error) {
+// records with keys before cutoff into new blocks of the bucket's size (a shorter run waits for
+// more, unless short). It writes at most limit blocks and reports how many records it moved.
+func (p packedBucket) pack(floor, cutoff []byte, limit int, short bool) (int, error) {
 	moved, err := p.fold(floor)
 	if err != nil {
 		return moved, err
@@ -446,10 +462,13 @@ func (p packedBucket) pack(floor, cutoff []byte, limit int) (int, error) {
 		}
 		run.keys, run.vals = append(run.keys, bytes.Clone(k)), append(run.vals, bytes.Clone(raw))
 		size += len(k) + len(raw)
-		if len(run.keys) == packRecords || size >= packBlockBytes {
+		if len(run.keys) == p.records || size >= p.bytes {
 			blocks = append(blocks, run)
 			run, size = block{}, 0
 		}
+	}
+	if short && len(run.keys) > 0 && len(blocks) < limit {
+		blocks = append(blocks, run)
 	}
 	for _, b := range blocks {
 		if err := p.blocks.Put(b.keys[len(b.keys)-1], encodeBlock(&b)); err != nil {
@@ -595,12 +614,13 @@ func (p packedBucket) deleteBefore(limit []byte, fn func(k, v []byte) error) (in
 }
 
 // Pack moves records past their packing age into blocks (writing at most limit blocks a bucket,
-// and folding records written after packing back in); it reports how many records moved. The
-// daemon runs it with its hourly pruning; readers see no difference.
-func (t *Tx) Pack(now time.Time, limit int) (int, error) {
+// and folding records written after packing back in); it reports how many records moved. A run of
+// records shorter than a block waits for more, unless short (benchmarks measure what a whole
+// history takes with it). The daemon runs it with its hourly pruning; readers see no difference.
+func (t *Tx) Pack(now time.Time, limit int, short bool) (int, error) {
 	total := 0
 	for _, p := range packedAge {
-		n, err := t.packed(p.name).pack(p.floor, p.cutoff(now.Add(-p.age)), limit)
+		n, err := t.packed(p.name).pack(p.floor, p.cutoff(now.Add(-p.age)), limit, short)
 		if err != nil {
 			return total, fmt.Errorf("pack %s: %w", p.name, err)
 		}

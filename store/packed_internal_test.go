@@ -47,7 +47,7 @@ func TestPackedMatchesModel(t *testing.T) {
 				if r.IntN(2) == 0 {
 					floor = []byte(key())
 				}
-				_, err := tx.packed(bEvents).pack(floor, []byte(key()), 1+r.IntN(8))
+				_, err := tx.packed(bEvents).pack(floor, []byte(key()), 1+r.IntN(8), r.IntN(4) == 0)
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -60,10 +60,10 @@ func TestPackedMatchesModel(t *testing.T) {
 			}
 		}
 		if err := db.View(func(tx *Tx) error {
-			if blocks := tx.rawBucket(packedOf[string(bEvents)]).Count(); blocks < 5 {
+			if blocks := tx.rawBucket(packedOf[string(bEvents)].blocks).Count(); blocks < 5 {
 				t.Errorf("%d blocks: the test did not pack enough to be worth it", blocks)
 			}
-			c := tx.rawBucket(packedOf[string(bEvents)]).Cursor()
+			c := tx.rawBucket(packedOf[string(bEvents)].blocks).Cursor()
 			for k, v := c.First(); k != nil; k, v = c.Next() {
 				if n := blockCount(v); n > 2*packRecords {
 					t.Errorf("block %s holds %d records: folding should have split it", k, n)
@@ -178,7 +178,8 @@ func TestPackAges(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
 		db := openBackend(t)
 		start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-		const n = 3*packRecords + 17
+		const big = packScanFactor * packRecords // audit records and trace rows are scanned
+		const n = 3*big + 17
 		if err := db.Update(func(tx *Tx) error {
 			for i := range n {
 				at := start.Add(time.Duration(i) * time.Minute)
@@ -206,7 +207,7 @@ func TestPackAges(t *testing.T) {
 			var moved int
 			if err := db.Update(func(tx *Tx) error {
 				var err error
-				moved, err = tx.Pack(now, 100)
+				moved, err = tx.Pack(now, 100, false)
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -220,12 +221,12 @@ func TestPackAges(t *testing.T) {
 			return n
 		}
 		before := read()
-		// At minute 200 the records of minutes 0-139 are past the hour: one whole block of audit
-		// records, and one of their trace rows.
-		if moved := pack(start.Add(200 * time.Minute)); moved != 2*packRecords || live(bAudit) != n-packRecords || live(bTraceIndex) != n-packRecords {
-			t.Fatalf("moved %d records, want one block of %d audit records and one of trace rows", moved, packRecords)
+		// An hour after minute big+100, the records of the first big+100 minutes are past the hour:
+		// one whole block of audit records, and one of their trace rows.
+		if moved := pack(start.Add((big + 160) * time.Minute)); moved != 2*big || live(bAudit) != n-big || live(bTraceIndex) != n-big {
+			t.Fatalf("moved %d records, want one block of %d audit records and one of trace rows", moved, big)
 		}
-		if moved := pack(start.Add(48 * time.Hour)); moved != 4*packRecords {
+		if moved := pack(start.Add(48 * time.Hour)); moved != 4*big {
 			t.Fatalf("moved %d records, want two more blocks of each", moved)
 		}
 		after := read()
@@ -254,7 +255,8 @@ func TestPruneLogPacked(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
 		db := openBackend(t)
 		start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-		const n = 2*packRecords + 40
+		const big = packScanFactor * packRecords
+		const n = 2*big + 40
 		traces := make([]string, n)
 		if err := db.Update(func(tx *Tx) error {
 			entries := make([]axp.LogEntry, n)
@@ -266,12 +268,12 @@ func TestPruneLogPacked(t *testing.T) {
 			if err := tx.AppendLog(entries, 0); err != nil {
 				return err
 			}
-			_, err := tx.Pack(start.Add(2*time.Hour), 100)
+			_, err := tx.Pack(start.Add(2*time.Hour), 100, false)
 			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
-		// Keep from entry 200 on: the first block goes whole, the second loses 72, 40 stay live.
+		// Keep from entry big+72 on: the first block goes whole, the second loses 72, 40 stay live.
 		var pruned int
 		if err := db.Update(func(tx *Tx) error {
 			if live := tx.rawBucket(bLog).Count(); live != 40 {
@@ -281,20 +283,20 @@ func TestPruneLogPacked(t *testing.T) {
 				t.Errorf("%d trace rows live before pruning, want 40 (the rest packed)", live)
 			}
 			var err error
-			pruned, err = tx.PruneLog(start.Add(200 * time.Second))
+			pruned, err = tx.PruneLog(start.Add((big + 72) * time.Second))
 			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if pruned != 200 {
-			t.Fatalf("pruned %d, want 200", pruned)
+		if pruned != big+72 {
+			t.Fatalf("pruned %d, want %d", pruned, big+72)
 		}
 		if err := db.View(func(tx *Tx) error {
 			es, err := tx.LogEntries(axp.LogQuery{Limit: 1000})
-			if err != nil || len(es) != n-200 || !es[len(es)-1].Time.Equal(start.Add(200*time.Second)) {
+			if err != nil || len(es) != n-big-72 || !es[len(es)-1].Time.Equal(start.Add((big+72)*time.Second)) {
 				t.Errorf("left: %v, %d entries", err, len(es))
 			}
-			for i, id := range []string{traces[0], traces[150], traces[199], traces[200], traces[n-1]} {
+			for i, id := range []string{traces[0], traces[big+10], traces[big+71], traces[big+72], traces[n-1]} {
 				want := 0
 				if i >= 3 {
 					want = 1
@@ -303,8 +305,8 @@ func TestPruneLogPacked(t *testing.T) {
 					t.Errorf("trace %d: %v, %d entries, want %d", i, err, len(tr.Log), want)
 				}
 			}
-			if rows := tx.bucket(bTraceIndex).Count(); rows != n-200 {
-				t.Errorf("%d trace rows left, want %d", rows, n-200)
+			if rows := tx.bucket(bTraceIndex).Count(); rows != n-big-72 {
+				t.Errorf("%d trace rows left, want %d", rows, n-big-72)
 			}
 			return nil
 		}); err != nil {

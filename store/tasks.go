@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,6 +11,35 @@ import (
 )
 
 func pair(a, b string) []byte { return []byte(a + "\x00" + b) }
+
+// The status and seller-job indexes (schema 14) hold a task id of NewID's form as 0x01 and its 16
+// bytes (axp.IDBytes) after the prefix, and a seller id of that form as 0x01 and its 16 bytes
+// before the separator: 14 and 42 bytes less a row than the text. Rows of earlier schemas, and ids
+// of other forms, are text. Readers take both, and deletes remove both.
+
+// idPrefix is the prefix rows under a status or member id start with.
+func idPrefix(prefix string) []byte {
+	if p, raw, ok := axp.IDBytes(prefix); ok && p == "mem" {
+		return append(append([]byte{1}, raw[:]...), 0)
+	}
+	return []byte(prefix + "\x00")
+}
+
+// idRow is the row of a task id under prefix.
+func idRow(prefix, taskID string) []byte {
+	if p, raw, ok := axp.IDBytes(taskID); ok && p == "tsk" {
+		return append(append(idPrefix(prefix), 1), raw[:]...)
+	}
+	return append(idPrefix(prefix), taskID...)
+}
+
+// deleteIDRow deletes a task id's rows of either form under prefix.
+func deleteIDRow(b bucket, prefix, taskID string) error {
+	if err := b.Delete(idRow(prefix, taskID)); err != nil {
+		return err
+	}
+	return b.Delete(pair(prefix, taskID))
+}
 
 // Task loads a task, or nil.
 func (t *Tx) Task(id string) (*axp.TaskRecord, error) {
@@ -27,11 +57,11 @@ func (t *Tx) PutTask(r *axp.TaskRecord, prev string) error {
 	r.V = 1
 	if prev != r.Status {
 		if prev != "" {
-			if err := t.bucket(bTaskStatus).Delete(pair(prev, r.ID)); err != nil {
+			if err := deleteIDRow(t.bucket(bTaskStatus), prev, r.ID); err != nil {
 				return err
 			}
 		}
-		if err := t.bucket(bTaskStatus).Put(pair(r.Status, r.ID), nil); err != nil {
+		if err := t.bucket(bTaskStatus).Put(idRow(r.Status, r.ID), nil); err != nil {
 			return err
 		}
 	}
@@ -41,7 +71,7 @@ func (t *Tx) PutTask(r *axp.TaskRecord, prev string) error {
 		}
 	}
 	if r.SellerID != "" {
-		if err := t.bucket(bSellerJobs).Put(pair(r.SellerID, r.ID), nil); err != nil {
+		if err := t.bucket(bSellerJobs).Put(idRow(r.SellerID, r.ID), nil); err != nil {
 			return err
 		}
 		active := t.bucket(bSellerActive)
@@ -108,15 +138,29 @@ func (t *Tx) DropSellerJob(sellerID, taskID string) error {
 	if err := t.bucket(bSellerActive).Delete(pair(sellerID, taskID)); err != nil {
 		return err
 	}
-	return t.bucket(bSellerJobs).Delete(pair(sellerID, taskID))
+	return deleteIDRow(t.bucket(bSellerJobs), sellerID, taskID)
 }
 
 func (t *Tx) idsUnder(bucket []byte, prefix string) []string {
-	p := []byte(prefix + "\x00")
 	var ids []string
+	short := false
 	c := t.bucket(bucket).Cursor()
-	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-		ids = append(ids, string(k[len(p):]))
+	prefixes := [][]byte{[]byte(prefix + "\x00")}
+	if p := idPrefix(prefix); !bytes.Equal(p, prefixes[0]) {
+		prefixes = append(prefixes, p)
+	}
+	for _, p := range prefixes {
+		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+			id := k[len(p):]
+			if len(id) == 17 && id[0] == 1 {
+				ids, short = append(ids, axp.IDFromBytes("tsk", id[1:])), true
+			} else {
+				ids = append(ids, string(id))
+			}
+		}
+	}
+	if short { // rows of both forms sort apart; ids sort in the order they were made
+		slices.Sort(ids)
 	}
 	return ids
 }

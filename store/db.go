@@ -217,6 +217,7 @@ type Tx struct {
 	// track: the transaction holds several calls, so writes record what they replace (undo).
 	track bool
 	undo  []undoRec
+	tails map[string]*blockTail // packed buckets' last blocks, as read (packed.go)
 }
 
 // View runs fn in a read-only transaction.
@@ -286,7 +287,15 @@ func (db *DB) Stats() (size int64, txs int) {
 func (t *Tx) bucket(name []byte) bucket {
 	live := t.rawBucket(name)
 	if pk, ok := packedOf[string(name)]; ok && (t.pg != nil || t.tx.Bucket(pk.blocks) != nil) {
-		return packedBucket{live: live, blocks: t.rawBucket(pk.blocks), records: pk.records, bytes: pk.bytes}
+		tail := t.tails[string(name)]
+		if tail == nil {
+			if t.tails == nil {
+				t.tails = map[string]*blockTail{}
+			}
+			tail = &blockTail{}
+			t.tails[string(name)] = tail
+		}
+		return packedBucket{live: live, blocks: t.rawBucket(pk.blocks), records: pk.records, bytes: pk.bytes, tail: tail}
 	}
 	return live
 }

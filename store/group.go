@@ -163,6 +163,7 @@ func (t *Tx) remember(b *bolt.Bucket, key []byte) {
 
 // rollbackCall undoes the writes of the call that just failed.
 func (t *Tx) rollbackCall() error {
+	t.tails = nil // what the call read of the blocks may be undone below
 	for i := len(t.undo) - 1; i >= 0; i-- {
 		r := t.undo[i]
 		var err error

@@ -164,11 +164,49 @@ func decodeBlock(v []byte) (*block, error) {
 // packedBucket is a live bucket and its blocks, read as one.
 type packedBucket struct {
 	live, blocks   bucket
-	records, bytes int // a block's size (packing)
+	records, bytes int        // a block's size (packing)
+	tail           *blockTail // the transaction's knowledge of the last block
+}
+
+// blockTail is the key of a bucket's last block as a transaction last read it. Reads of keys past
+// it (new records: a quote round's, a new task's timeline) skip the blocks without asking the
+// backend, one query less each on PostgreSQL. Every write to the blocks forgets it, and so does
+// undoing a call (Tx.rollbackCall).
+type blockTail struct {
+	known bool
+	key   []byte
+}
+
+// last is the key of the last block (nil when there is none).
+func (p packedBucket) last() []byte {
+	if !p.tail.known {
+		k, _ := p.blocks.Cursor().Last()
+		p.tail.key, p.tail.known = bytes.Clone(k), true
+	}
+	return p.tail.key
+}
+
+// past tells whether k sorts after every block.
+func (p packedBucket) past(k []byte) bool {
+	last := p.last()
+	return last == nil || bytes.Compare(k, last) > 0
+}
+
+func (p packedBucket) putBlock(k, v []byte) error {
+	p.tail.known = false
+	return p.blocks.Put(k, v)
+}
+
+func (p packedBucket) deleteBlock(k []byte) error {
+	p.tail.known = false
+	return p.blocks.Delete(k)
 }
 
 // holder is the block whose range holds k (or the first block after it), with its stored key.
 func (p packedBucket) holder(k []byte) ([]byte, *block, error) {
+	if p.past(k) {
+		return nil, nil, nil
+	}
 	bk, bv := p.blocks.Cursor().Seek(k)
 	if bk == nil {
 		return nil, nil, nil
@@ -217,7 +255,7 @@ func (p packedBucket) Delete(k []byte) error {
 // the bucket's size).
 func (p packedBucket) rewrite(bk []byte, b *block) error {
 	if len(b.keys) == 0 || !bytes.Equal(b.keys[len(b.keys)-1], bk) {
-		if err := p.blocks.Delete(bk); err != nil {
+		if err := p.deleteBlock(bk); err != nil {
 			return err
 		}
 	}
@@ -231,7 +269,7 @@ func (p packedBucket) rewrite(bk []byte, b *block) error {
 	}
 	for lo := 0; lo < len(b.keys); lo += step {
 		part := &block{keys: b.keys[lo:min(lo+step, len(b.keys))], vals: b.vals[lo:min(lo+step, len(b.keys))]}
-		if err := p.blocks.Put(part.keys[len(part.keys)-1], encodeBlock(part)); err != nil {
+		if err := p.putBlock(part.keys[len(part.keys)-1], encodeBlock(part)); err != nil {
 			return err
 		}
 	}
@@ -254,13 +292,14 @@ func (p packedBucket) SetFillPercent(f float64) {
 }
 
 func (p packedBucket) Cursor() cursor {
-	return &mergedCursor{live: p.live.Cursor(), packed: &blockCursor{c: p.blocks.Cursor()}}
+	return &mergedCursor{live: p.live.Cursor(), packed: &blockCursor{c: p.blocks.Cursor(), p: p}}
 }
 
 // blockCursor walks the records of every block in key order. A block that does not decode reads as
 // empty (the live records still read).
 type blockCursor struct {
 	c cursor
+	p packedBucket
 	b *block
 	i int
 }
@@ -317,6 +356,10 @@ func (c *blockCursor) Prev() ([]byte, []byte) {
 }
 
 func (c *blockCursor) Seek(s []byte) ([]byte, []byte) {
+	if c.p.past(s) {
+		c.b = nil
+		return nil, nil
+	}
 	k, v := c.c.Seek(s)
 	if k == nil {
 		c.b = nil
@@ -443,8 +486,7 @@ func (p packedBucket) pack(floor, cutoff []byte, limit int, short bool) (int, er
 	if err != nil {
 		return moved, err
 	}
-	after, _ := p.blocks.Cursor().Last()
-	after = bytes.Clone(after)
+	after := p.last()
 	c := p.live.Cursor()
 	var k, v []byte
 	if after == nil {
@@ -471,7 +513,7 @@ func (p packedBucket) pack(floor, cutoff []byte, limit int, short bool) (int, er
 		blocks = append(blocks, run)
 	}
 	for _, b := range blocks {
-		if err := p.blocks.Put(b.keys[len(b.keys)-1], encodeBlock(&b)); err != nil {
+		if err := p.putBlock(b.keys[len(b.keys)-1], encodeBlock(&b)); err != nil {
 			return moved, err
 		}
 		for _, k := range b.keys {
@@ -495,11 +537,10 @@ func seekFrom(c cursor, floor []byte) ([]byte, []byte) {
 // fold moves live records (from floor on) that sort at or before the last block into the blocks
 // holding their ranges (packFoldMax at most), each touched block written once.
 func (p packedBucket) fold(floor []byte) (int, error) {
-	last, _ := p.blocks.Cursor().Last()
+	last := p.last()
 	if last == nil {
 		return 0, nil
 	}
-	last = bytes.Clone(last)
 	type rec struct{ k, v []byte }
 	var recs []rec
 	c := p.live.Cursor()
@@ -591,7 +632,7 @@ func (p packedBucket) deleteBefore(limit []byte, fn func(k, v []byte) error) (in
 			}
 			break
 		}
-		if err := p.blocks.Delete(bytes.Clone(bk)); err != nil {
+		if err := p.deleteBlock(bytes.Clone(bk)); err != nil {
 			return n, err
 		}
 	}

@@ -12,13 +12,14 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/store/pgtest"
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestPackedMatchesModel: a packed bucket read through Get, Count and cursors (every move, both
 // directions, turns between them) answers what a plain ordered map of the same writes answers,
 // while random puts, deletes, packing passes (any cutoff and floor, any block limit) and folds of
-// records written after packing run between the reads, on both backends; folding never leaves a
-// block of more than twice packRecords.
+// records written after packing run between the reads (and in the transaction that packed), on
+// both backends; folding never leaves a block of more than twice packRecords.
 func TestPackedMatchesModel(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
 		db := openBackend(t)
@@ -47,8 +48,13 @@ func TestPackedMatchesModel(t *testing.T) {
 				if r.IntN(2) == 0 {
 					floor = []byte(key())
 				}
-				_, err := tx.packed(bEvents).pack(floor, []byte(key()), 1+r.IntN(8), r.IntN(4) == 0)
-				return err
+				if _, err := tx.packed(bEvents).pack(floor, []byte(key()), 1+r.IntN(8), r.IntN(4) == 0); err != nil {
+					return err
+				}
+				if round%2 == 0 { // read in the transaction that packed, through the bucket used before
+					checkPacked(t, b, model, r)
+				}
+				return nil
 			}); err != nil {
 				t.Fatal(err)
 			}
@@ -313,4 +319,51 @@ func TestPruneLogPacked(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestPackedUndo: in a transaction shared by several calls (group commit on bbolt), a call that
+// dropped blocks and read what was left, then failed, is undone with what it learned of the
+// blocks: the next call finds the records of the restored blocks.
+func TestPackedUndo(t *testing.T) {
+	db, err := Open(t.TempDir()+"/"+FileName, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	if err := db.Update(func(tx *Tx) error {
+		entries := make([]axp.LogEntry, 3*packScanFactor*packRecords)
+		for i := range entries {
+			entries[i] = axp.LogEntry{Time: start.Add(time.Duration(i) * time.Second), Level: "info", Source: "http", Message: fmt.Sprint(i)}
+		}
+		if err := tx.AppendLog(entries, 0); err != nil {
+			return err
+		}
+		_, err := tx.Pack(start.Add(48*time.Hour), 100, true)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	first := u64(uint64(start.UnixNano()))
+	first = append(first, 0, 0, 0, 0)
+	if err := db.bolt.Update(func(btx *bolt.Tx) error {
+		tx := &Tx{tx: btx, track: true}
+		// The failing call: prune everything, see that nothing is left, fail.
+		if _, err := tx.PruneLog(start.Add(48 * time.Hour)); err != nil {
+			return err
+		}
+		if tx.bucket(bLog).Get(first) != nil {
+			t.Error("an entry survived pruning")
+		}
+		if err := tx.rollbackCall(); err != nil {
+			return err
+		}
+		// The next call of the transaction.
+		if tx.bucket(bLog).Get(first) == nil || tx.bucket(bLog).Count() != 3*packScanFactor*packRecords {
+			t.Error("the undone prune still hides the log")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }

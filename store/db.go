@@ -295,7 +295,8 @@ func (t *Tx) bucket(name []byte) bucket {
 			tail = &blockTail{}
 			t.tails[string(name)] = tail
 		}
-		return packedBucket{live: live, blocks: t.rawBucket(pk.blocks), records: pk.records, bytes: pk.bytes, tail: tail}
+		return packedBucket{live: live, blocks: t.rawBucket(pk.blocks), records: pk.records, bytes: pk.bytes, tail: tail,
+			name: string(pk.blocks), pg: t.pg}
 	}
 	return live
 }

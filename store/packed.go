@@ -84,6 +84,15 @@ var packedOf = func() map[string]packing {
 	return m
 }()
 
+// packedBlockNames are the names of the blocks' buckets.
+var packedBlockNames = func() []string {
+	var out []string
+	for _, p := range packedAge {
+		out = append(out, string(packedOf[string(p.name)].blocks))
+	}
+	return out
+}()
+
 // packedBuckets are the buckets of blocks (schema 14 creates them).
 func packedBuckets() [][]byte {
 	out := make([][]byte, len(packedAge))
@@ -166,6 +175,8 @@ type packedBucket struct {
 	live, blocks   bucket
 	records, bytes int        // a block's size (packing)
 	tail           *blockTail // the transaction's knowledge of the last block
+	name           string     // the blocks' bucket
+	pg             *pgTx      // on PostgreSQL: the ends of the blocks read with the BEGIN
 }
 
 // blockTail is the key of a bucket's last block as a transaction last read it. Reads of keys past
@@ -180,7 +191,13 @@ type blockTail struct {
 // last is the key of the last block (nil when there is none).
 func (p packedBucket) last() []byte {
 	if !p.tail.known {
-		k, _ := p.blocks.Cursor().Last()
+		k, ok := []byte(nil), false
+		if p.pg != nil {
+			k, ok = p.pg.blockTail(p.name)
+		}
+		if !ok {
+			k, _ = p.blocks.Cursor().Last()
+		}
 		p.tail.key, p.tail.known = bytes.Clone(k), true
 	}
 	return p.tail.key
@@ -193,13 +210,20 @@ func (p packedBucket) past(k []byte) bool {
 }
 
 func (p packedBucket) putBlock(k, v []byte) error {
-	p.tail.known = false
+	p.wrote()
 	return p.blocks.Put(k, v)
 }
 
 func (p packedBucket) deleteBlock(k []byte) error {
-	p.tail.known = false
+	p.wrote()
 	return p.blocks.Delete(k)
+}
+
+func (p packedBucket) wrote() {
+	p.tail.known = false
+	if p.pg != nil {
+		p.pg.staleTail(p.name)
+	}
 }
 
 // holder is the block whose range holds k (or the first block after it), with its stored key.

@@ -367,3 +367,50 @@ func TestPackedUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPackedTailsInAGroup: on PostgreSQL a transaction reads where every bucket's blocks end with
+// its BEGIN; when one call of a group packs, the next call of the same transaction does not trust
+// that reading and finds the records now in blocks.
+func TestPackedTailsInAGroup(t *testing.T) {
+	pgtest.Both(t, func(t *testing.T) {
+		if !pgtest.OnPostgres(t) {
+			return // bbolt has no such reading (its cursors cost nothing to ask)
+		}
+		db := openBackend(t)
+		key := func(i int) []byte { return []byte(fmt.Sprintf("k%05d", i)) }
+		if err := db.Update(func(tx *Tx) error {
+			for i := range 300 {
+				if err := tx.bucket(bEvents).Put(key(i), compress([]byte(fmt.Sprintf(`{"seq":%d}`, i)))); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ctx := t.Context()
+		conn, err := db.pg.pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ptx := newPgTx(ctx, conn, pgBeginUpdate, true)
+		defer ptx.end(conn)
+		ptx.startCall(false)
+		first := &Tx{pg: ptx}
+		if first.bucket(bEvents).Get(key(0)) == nil {
+			t.Fatal("the record is not there before packing")
+		}
+		if moved, err := first.packed(bEvents).pack(nil, []byte("z"), 100, true); err != nil || moved != 300 {
+			t.Fatalf("packed %d, %v", moved, err)
+		}
+		ptx.call = pgCall{}
+		ptx.startCall(true)
+		next := &Tx{pg: ptx}
+		if next.bucket(bEvents).Get(key(0)) == nil || next.bucket(bEvents).Count() != 300 {
+			t.Error("the next call of the transaction does not find the packed records")
+		}
+		if next.rawBucket(bEvents).Count() != 0 {
+			t.Error("records left live")
+		}
+	})
+}

@@ -221,6 +221,47 @@ type pgTx struct {
 	call    pgCall // the group's function running now (pggroup.go)
 	// locked: this session holds the writer lock (pggroup.go), to release after the COMMIT.
 	locked bool
+	// tails: the last key of every packed bucket's blocks (packed.go), read with the BEGIN, so
+	// that reading past them costs no query; a bucket whose blocks the transaction wrote is
+	// stale and asks its cursor instead.
+	tails      map[string][]byte
+	tailsKnown bool
+	tailsStale map[string]bool
+}
+
+// tailsSQL reads the last key of each of $1's buckets (one index probe each).
+const tailsSQL = `SELECT b, (SELECT key FROM axp_kv WHERE bucket = b ORDER BY key DESC LIMIT 1) FROM unnest($1::text[]) AS b`
+
+// blockTail is the last key of a packed bucket's blocks as the transaction began, when the
+// transaction has not written them since (ok false: ask the cursor).
+func (t *pgTx) blockTail(blocks string) (key []byte, ok bool) {
+	if t.tailsStale[blocks] || t.err != nil {
+		return nil, false
+	}
+	if !t.tailsKnown {
+		s := t.batch("", false)
+		if !s.tails { // the BEGIN went out before this transaction knew of tails (a retry)
+			s.b.Queue(tailsSQL, packedBlockNames)
+			s.tails = true
+		}
+		br, err := s.send()
+		if err != nil {
+			return nil, false
+		}
+		if err := br.Close(); err != nil {
+			t.fail(fmt.Errorf("read the blocks' ends: %w", err))
+			return nil, false
+		}
+	}
+	return t.tails[blocks], t.tailsKnown
+}
+
+// staleTail marks a packed bucket's blocks written by this transaction.
+func (t *pgTx) staleTail(blocks string) {
+	if t.tailsStale == nil {
+		t.tailsStale = map[string]bool{}
+	}
+	t.tailsStale[blocks] = true
 }
 
 type pgKey struct{ bucket, key string }
@@ -247,6 +288,7 @@ type pgSend struct {
 	t         *pgTx
 	b         pgx.Batch
 	begin     bool
+	tails     bool // the blocks' ends are read after the BEGIN
 	writes    int      // write statements (and the savepoint) queued after the BEGIN
 	flushed   []pgKey  // the keys those statements write
 	values    [][]byte // and what (nil: deleted)
@@ -262,6 +304,10 @@ func (t *pgTx) batch(bucket string, all bool) *pgSend {
 	if t.begin != "" {
 		s.b.Queue(t.begin)
 		s.begin = true
+		if !t.tailsKnown {
+			s.b.Queue(tailsSQL, packedBlockNames)
+			s.tails = true
+		}
 	}
 	need := false
 	for k := range t.pending {
@@ -337,6 +383,13 @@ func (s *pgSend) send() (pgx.BatchResults, error) {
 		}
 		t.begin = ""
 	}
+	if s.tails {
+		if err := t.readTails(br); err != nil {
+			br.Close()
+			t.fail(fmt.Errorf("read the blocks' ends: %w", err))
+			return nil, t.err
+		}
+	}
 	for range s.writes {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
@@ -363,6 +416,29 @@ func (s *pgSend) send() (pgx.BatchResults, error) {
 		t.call.flushed = true
 	}
 	return br, nil
+}
+
+func (t *pgTx) readTails(br pgx.BatchResults) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	t.tails = map[string][]byte{}
+	for rows.Next() {
+		var name string
+		var key []byte
+		if err := rows.Scan(&name, &key); err != nil {
+			rows.Close()
+			return err
+		}
+		t.tails[name] = key
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	t.tailsKnown = true
+	return nil
 }
 
 // exec sends one statement (with the BEGIN and every waiting write ahead of it).

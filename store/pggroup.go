@@ -66,6 +66,7 @@ func (t *pgTx) undoCall(keep bool) error {
 			return err
 		}
 		t.begin = pgBeginUpdate
+		t.tails, t.tailsKnown, t.tailsStale = nil, false, nil
 		return nil
 	case keep:
 		t.pending = c.saved

@@ -288,7 +288,7 @@ type pgSend struct {
 	t         *pgTx
 	b         pgx.Batch
 	begin     bool
-	tails     bool // the blocks' ends are read after the BEGIN
+	tails     bool     // the blocks' ends are read after the BEGIN
 	writes    int      // write statements (and the savepoint) queued after the BEGIN
 	flushed   []pgKey  // the keys those statements write
 	values    [][]byte // and what (nil: deleted)

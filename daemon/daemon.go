@@ -98,6 +98,7 @@ type Daemon struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	bg       sync.WaitGroup
+	packMu   sync.Mutex // held by the packing pass under way
 }
 
 // New opens the data dir and builds the exchange. When no admin token is configured and none was
@@ -415,23 +416,30 @@ func (d *Daemon) prune() {
 	} else if logs+idem > 0 {
 		d.log.Info("pruned old rows", "source", "daemon", "log_rows", logs, "idempotency_records", idem)
 	}
-	d.pack(now)
+	// Packing runs beside the sweeper, not before it: after an upgrade the first pass packs the
+	// whole history, thousands of short transactions.
+	d.bg.Add(1)
+	go func() {
+		defer d.bg.Done()
+		if d.packMu.TryLock() {
+			defer d.packMu.Unlock()
+			d.pack(now)
+		}
+	}()
 }
 
-// packBlocks is how many blocks a bucket gets in one packing transaction (about 1,000 records a
-// bucket, a few milliseconds of holding the write lock).
-const packBlocks = 8
+// packBlocks is how many blocks a bucket gets in one packing transaction: up to 256 records of a
+// task's bucket or 1,024 of scanned history, a few milliseconds of holding the writer.
+const packBlocks = 2
 
 // pack moves the history past its packing age into compressed blocks (store.Tx.Pack), in short
-// transactions until nothing is left to move or the daemon stops.
+// transactions until nothing is left to move or the daemon stops. After each it waits as long as
+// the transaction took, so that a long first pass (after an upgrade) leaves the writer to the
+// exchange's own changes at least half the time.
 func (d *Daemon) pack(now time.Time) {
 	total := 0
 	for {
-		select {
-		case <-d.stop:
-			return
-		default:
-		}
+		start := time.Now()
 		var moved int
 		err := d.db.Update(func(tx *store.Tx) error {
 			var err error
@@ -444,6 +452,11 @@ func (d *Daemon) pack(now time.Time) {
 		}
 		if total += moved; moved == 0 {
 			break
+		}
+		select {
+		case <-d.stop:
+			return
+		case <-time.After(time.Since(start)):
 		}
 	}
 	if total > 0 {

@@ -55,5 +55,11 @@ func (d *Daemon) MatchPayable(amount axp.Money, at time.Time) (string, error) {
 	return id, err
 }
 
-// Prune runs the hourly pass: pruning, then packing the history past its age.
-func (d *Daemon) Prune() { d.prune() }
+// Prune runs the hourly pass (pruning, then packing the history past its age) and waits for the
+// packing to end.
+func (d *Daemon) Prune() {
+	d.prune()
+	d.packMu.Lock()
+	defer d.packMu.Unlock()
+	d.pack(d.now())
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/store"
@@ -149,7 +150,8 @@ func TestPostgresMigrate(t *testing.T) {
 }
 
 // TestCopyBoltToPostgres copies an exchange from bbolt into PostgreSQL and back: the same keys in
-// every bucket, the same records, a ledger summing to zero; a destination with records is refused.
+// every bucket (packed history carried as its blocks), the same records, a ledger of 600 entries
+// summing to zero; a destination with records is refused.
 func TestCopyBoltToPostgres(t *testing.T) {
 	bdb, err := store.Open(filepath.Join(t.TempDir(), store.FileName), store.Options{})
 	if err != nil {
@@ -164,19 +166,26 @@ func TestCopyBoltToPostgres(t *testing.T) {
 			if err := tx.PutTask(&axp.TaskRecord{ID: fmt.Sprintf("tsk_%02d", i), Type: "text-file", Status: axp.TaskOpen}, ""); err != nil {
 				return err
 			}
-			if err := tx.PutLedger(&axp.LedgerEntry{ID: fmt.Sprintf("led_%02d", i), Kind: "payment", Postings: []axp.Posting{
+		}
+		// Ledger entries of two days ago, enough for a block: the copy carries the blocks as
+		// they are, and the ledger reads whole on the other side.
+		for i := range 600 {
+			id := axp.IDFloor("led", time.Now().Add(-48*time.Hour+time.Duration(i)*time.Second))
+			if err := tx.PutLedger(&axp.LedgerEntry{ID: id, Kind: "payment", Postings: []axp.Posting{
 				{Account: "external:buyer", Amount: -axp.Money(1000 + i)}, {Account: "escrow:x", Amount: axp.Money(1000 + i)}}}); err != nil {
 				return err
 			}
 		}
-		return nil
+		_, err := tx.Pack(time.Now(), 100, false)
+		return err
 	})
 	pdb, _ := openPostgres(t, store.Options{})
 	rep, err := store.Copy(pdb, bdb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Counts["members"] != 30 || rep.Counts["tasks"] != 30 || rep.Entries != 30 || rep.LedgerSum != 0 {
+	if rep.Counts["members"] != 30 || rep.Counts["tasks"] != 30 || rep.Entries != 600 || rep.LedgerSum != 0 ||
+		rep.Counts["ledger"] != 600-512 || rep.Counts["ledger_packed"] != 1 {
 		t.Fatalf("report %+v", rep)
 	}
 	bc, _ := bdb.Counts()

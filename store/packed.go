@@ -27,13 +27,14 @@ import (
 // removes the key from both. Blocks never overlap: a live key that sorts at or before the last
 // block is folded into the block Seek finds for it, so the ranges only widen towards each other.
 
-// Blocks of records read one by one (a task, its timeline, an approval) hold packRecords records
-// or packBlockBytes, so reading one decodes at most 64 KB; blocks of records read in scans (audit
-// records, log lines, trace rows) are four times larger and compress better.
+// A block holds at most packRecords records and, for records read one by one (a task, its
+// timeline, its quotes), packBlockBytes of them raw, so reading one decodes at most 64 KB; blocks
+// of records read in scans (audit records, log lines, trace rows, the ledger, approvals) may hold
+// four times the bytes, and compress better.
 const (
-	packRecords    = 128      // records a block
+	packRecords    = 512      // records a block
 	packBlockBytes = 64 << 10 // raw bytes a block, at most (a record larger than it gets a block alone)
-	packScanFactor = 4        // blocks of scanned buckets are this many times larger
+	packScanFactor = 4        // blocks of scanned buckets may hold this many times the bytes
 	packFoldMax    = 4096     // live records folded into blocks in one pass, at most
 	packFormat     = 1        // the first byte of a block
 )
@@ -46,7 +47,7 @@ var packedAge = []struct {
 	age    time.Duration
 	cutoff func(time.Time) []byte
 	floor  []byte // keys before it are never packed (nil: none)
-	scan   bool   // read in scans: larger blocks
+	scan   bool   // read in scans: blocks of more bytes
 }{
 	{bAudit, time.Hour, idCutoff("aud"), nil, true},
 	{bLog, time.Hour, func(t time.Time) []byte { return u64(uint64(t.UnixNano())) }, nil, true},
@@ -77,7 +78,7 @@ var packedOf = func() map[string]packing {
 	for _, p := range packedAge {
 		pk := packing{blocks: append(slices.Clip(p.name), "_packed"...), records: packRecords, bytes: packBlockBytes}
 		if p.scan {
-			pk.records, pk.bytes = packScanFactor*packRecords, packScanFactor*packBlockBytes
+			pk.bytes = packScanFactor * packBlockBytes
 		}
 		m[string(p.name)] = pk
 	}

@@ -19,13 +19,14 @@ import (
 // directions, turns between them) answers what a plain ordered map of the same writes answers,
 // while random puts, deletes, packing passes (any cutoff and floor, any block limit) and folds of
 // records written after packing run between the reads (and in the transaction that packed), on
-// both backends; folding never leaves a block of more than twice packRecords.
+// both backends; folding never leaves a block of more than twice its size (small blocks here).
 func TestPackedMatchesModel(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
 		db := openBackend(t)
 		r := rand.New(rand.NewPCG(1, 2))
 		model := map[string]string{}
 		key := func() string { return fmt.Sprintf("k%05d", r.IntN(3000)) }
+		const small = 32
 		for round := range 12 {
 			if err := db.Update(func(tx *Tx) error {
 				b := tx.bucket(bEvents)
@@ -48,7 +49,9 @@ func TestPackedMatchesModel(t *testing.T) {
 				if r.IntN(2) == 0 {
 					floor = []byte(key())
 				}
-				if _, err := tx.packed(bEvents).pack(floor, []byte(key()), 1+r.IntN(8), r.IntN(4) == 0); err != nil {
+				pb := tx.packed(bEvents)
+				pb.records, pb.bytes = small, 4<<10 // small blocks: many of them, and many boundaries
+				if _, err := pb.pack(floor, []byte(key()), 1+r.IntN(8), r.IntN(4) == 0); err != nil {
 					return err
 				}
 				if round%2 == 0 { // read in the transaction that packed, through the bucket used before
@@ -66,12 +69,12 @@ func TestPackedMatchesModel(t *testing.T) {
 			}
 		}
 		if err := db.View(func(tx *Tx) error {
-			if blocks := tx.rawBucket(packedOf[string(bEvents)].blocks).Count(); blocks < 5 {
+			if blocks := tx.rawBucket(packedOf[string(bEvents)].blocks).Count(); blocks < 20 {
 				t.Errorf("%d blocks: the test did not pack enough to be worth it", blocks)
 			}
 			c := tx.rawBucket(packedOf[string(bEvents)].blocks).Cursor()
 			for k, v := c.First(); k != nil; k, v = c.Next() {
-				if n := blockCount(v); n > 2*packRecords {
+				if n := blockCount(v); n > 2*small {
 					t.Errorf("block %s holds %d records: folding should have split it", k, n)
 				}
 			}
@@ -184,7 +187,7 @@ func TestPackAges(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
 		db := openBackend(t)
 		start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-		const big = packScanFactor * packRecords // audit records and trace rows are scanned
+		const big = packRecords // a block of small records
 		const n = 3*big + 17
 		if err := db.Update(func(tx *Tx) error {
 			for i := range n {
@@ -261,7 +264,7 @@ func TestPruneLogPacked(t *testing.T) {
 	pgtest.Both(t, func(t *testing.T) {
 		db := openBackend(t)
 		start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-		const big = packScanFactor * packRecords
+		const big = packRecords
 		const n = 2*big + 40
 		traces := make([]string, n)
 		if err := db.Update(func(tx *Tx) error {
@@ -332,7 +335,7 @@ func TestPackedUndo(t *testing.T) {
 	defer db.Close()
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	if err := db.Update(func(tx *Tx) error {
-		entries := make([]axp.LogEntry, 3*packScanFactor*packRecords)
+		entries := make([]axp.LogEntry, 3*packRecords)
 		for i := range entries {
 			entries[i] = axp.LogEntry{Time: start.Add(time.Duration(i) * time.Second), Level: "info", Source: "http", Message: fmt.Sprint(i)}
 		}
@@ -359,7 +362,7 @@ func TestPackedUndo(t *testing.T) {
 			return err
 		}
 		// The next call of the transaction.
-		if tx.bucket(bLog).Get(first) == nil || tx.bucket(bLog).Count() != 3*packScanFactor*packRecords {
+		if tx.bucket(bLog).Get(first) == nil || tx.bucket(bLog).Count() != 3*packRecords {
 			t.Error("the undone prune still hides the log")
 		}
 		return nil

@@ -177,7 +177,7 @@ type packedBucket struct {
 	records, bytes int        // a block's size (packing)
 	tail           *blockTail // the transaction's knowledge of the last block
 	name           string     // the blocks' bucket
-	pg             *pgTx      // on PostgreSQL: the ends of the blocks read with the BEGIN
+	pg             *pgTx      // on PostgreSQL: where the blocks end, read with a statement
 }
 
 // blockTail is the key of a bucket's last block as a transaction last read it. Reads of keys past
@@ -202,6 +202,14 @@ func (p packedBucket) last() []byte {
 		p.tail.key, p.tail.known = bytes.Clone(k), true
 	}
 	return p.tail.key
+}
+
+// want has PostgreSQL read where the blocks end with the next statement (the live read that comes
+// first), so that the blocks' side of a read seldom costs a round trip of its own.
+func (p packedBucket) want() {
+	if p.pg != nil && !p.tail.known {
+		p.pg.wantTail(p.name)
+	}
 }
 
 // past tells whether k sorts after every block.
@@ -244,6 +252,7 @@ func (p packedBucket) holder(k []byte) ([]byte, *block, error) {
 }
 
 func (p packedBucket) Get(k []byte) []byte {
+	p.want()
 	if v := p.live.Get(k); v != nil {
 		return v
 	}
@@ -317,6 +326,7 @@ func (p packedBucket) SetFillPercent(f float64) {
 }
 
 func (p packedBucket) Cursor() cursor {
+	p.want()
 	return &mergedCursor{live: p.live.Cursor(), packed: &blockCursor{c: p.blocks.Cursor(), p: p}}
 }
 

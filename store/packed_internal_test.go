@@ -417,3 +417,52 @@ func TestPackedTailsInAGroup(t *testing.T) {
 		}
 	})
 }
+
+// TestPackedReadsCostNoTrip: on PostgreSQL, reading a packed bucket (a record past every block, a
+// record in a block, a cursor over both) costs the round trips a plain bucket's read costs: where
+// the blocks end is read in the batch of the first statement.
+func TestPackedReadsCostNoTrip(t *testing.T) {
+	pgtest.Both(t, func(t *testing.T) {
+		if !pgtest.OnPostgres(t) {
+			return
+		}
+		db := openBackend(t)
+		key := func(i int) []byte { return []byte(fmt.Sprintf("k%05d", i)) }
+		if err := db.Update(func(tx *Tx) error {
+			for i := range 600 {
+				for _, b := range [][]byte{bEvents, bMembers} {
+					if err := tx.bucket(b).Put(key(i), []byte(`{}`)); err != nil {
+						return err
+					}
+				}
+			}
+			_, err := tx.packed(bEvents).pack(nil, key(512), 10, false)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		trips := func(b []byte, read func(bucket) bool) int64 {
+			before := db.PostgresStats().RoundTrips
+			if err := db.View(func(tx *Tx) error {
+				if !read(tx.bucket(b)) {
+					t.Errorf("%s: the read found nothing", b)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return db.PostgresStats().RoundTrips - before
+		}
+		for name, read := range map[string]func(bucket) bool{
+			"get past the blocks": func(b bucket) bool { return b.Get(key(550)) != nil },
+			"get in a block":      func(b bucket) bool { return b.Get(key(10)) != nil },
+			"seek":                func(b bucket) bool { k, _ := b.Cursor().Seek(key(530)); return k != nil },
+		} {
+			plain, packed := trips(bMembers, read), trips(bEvents, read)
+			// A read in a block also fetches that block: one statement more, after the tails.
+			if extra := map[bool]int64{true: 1}[name == "get in a block"]; packed != plain+extra {
+				t.Errorf("%s: %d round trips on a packed bucket, %d on a plain one", name, packed, plain)
+			}
+		}
+	})
+}

@@ -221,39 +221,49 @@ type pgTx struct {
 	call    pgCall // the group's function running now (pggroup.go)
 	// locked: this session holds the writer lock (pggroup.go), to release after the COMMIT.
 	locked bool
-	// tails: the last key of every packed bucket's blocks (packed.go), read with the BEGIN, so
-	// that reading past them costs no query; a bucket whose blocks the transaction wrote is
-	// stale and asks its cursor instead.
+	// tails: the last key of packed buckets' blocks (packed.go), read in the batch of the first
+	// statement after a bucket asked (wantTail), so that reading past them costs no query; a bucket
+	// whose blocks the transaction wrote is stale and asks its cursor instead.
 	tails      map[string][]byte
-	tailsKnown bool
+	tailWant   map[string]bool
 	tailsStale map[string]bool
 }
 
-// tailsSQL reads the last key of each of $1's buckets (one index probe each).
+// tailsSQL reads the last key of each of $1's buckets (one index probe each; NULL for none).
 const tailsSQL = `SELECT b, (SELECT key FROM axp_kv WHERE bucket = b ORDER BY key DESC LIMIT 1) FROM unnest($1::text[]) AS b`
 
-// blockTail is the last key of a packed bucket's blocks as the transaction began, when the
-// transaction has not written them since (ok false: ask the cursor).
+// wantTail asks for the end of a packed bucket's blocks to be read with the next statement.
+func (t *pgTx) wantTail(blocks string) {
+	if _, known := t.tails[blocks]; known || t.tailsStale[blocks] {
+		return
+	}
+	if t.tailWant == nil {
+		t.tailWant = map[string]bool{}
+	}
+	t.tailWant[blocks] = true
+}
+
+// blockTail is the last key of a packed bucket's blocks in this transaction's snapshot, when the
+// transaction has not written them (ok false: ask the cursor). Unless a statement carried it
+// already, it is read now.
 func (t *pgTx) blockTail(blocks string) (key []byte, ok bool) {
 	if t.tailsStale[blocks] || t.err != nil {
 		return nil, false
 	}
-	if !t.tailsKnown {
-		s := t.batch("", false)
-		if !s.tails { // the BEGIN went out before this transaction knew of tails (a retry)
-			s.b.Queue(tailsSQL, packedBlockNames)
-			s.tails = true
-		}
-		br, err := s.send()
-		if err != nil {
-			return nil, false
-		}
-		if err := br.Close(); err != nil {
-			t.fail(fmt.Errorf("read the blocks' ends: %w", err))
-			return nil, false
-		}
+	if key, ok := t.tails[blocks]; ok {
+		return key, true
 	}
-	return t.tails[blocks], t.tailsKnown
+	t.wantTail(blocks)
+	br, err := t.batch("", false).send()
+	if err != nil {
+		return nil, false
+	}
+	if err := br.Close(); err != nil {
+		t.fail(fmt.Errorf("read the blocks' ends: %w", err))
+		return nil, false
+	}
+	key, ok = t.tails[blocks]
+	return key, ok
 }
 
 // staleTail marks a packed bucket's blocks written by this transaction.
@@ -288,7 +298,7 @@ type pgSend struct {
 	t         *pgTx
 	b         pgx.Batch
 	begin     bool
-	tails     bool     // the blocks' ends are read after the BEGIN
+	tails     []string // the packed buckets whose blocks' ends are read after the BEGIN
 	writes    int      // write statements (and the savepoint) queued after the BEGIN
 	flushed   []pgKey  // the keys those statements write
 	values    [][]byte // and what (nil: deleted)
@@ -304,10 +314,11 @@ func (t *pgTx) batch(bucket string, all bool) *pgSend {
 	if t.begin != "" {
 		s.b.Queue(t.begin)
 		s.begin = true
-		if !t.tailsKnown {
-			s.b.Queue(tailsSQL, packedBlockNames)
-			s.tails = true
-		}
+	}
+	if len(t.tailWant) > 0 {
+		s.tails = slices.Sorted(maps.Keys(t.tailWant))
+		s.b.Queue(tailsSQL, s.tails)
+		t.tailWant = nil
 	}
 	need := false
 	for k := range t.pending {
@@ -383,7 +394,7 @@ func (s *pgSend) send() (pgx.BatchResults, error) {
 		}
 		t.begin = ""
 	}
-	if s.tails {
+	if s.tails != nil {
 		if err := t.readTails(br); err != nil {
 			br.Close()
 			t.fail(fmt.Errorf("read the blocks' ends: %w", err))
@@ -423,7 +434,9 @@ func (t *pgTx) readTails(br pgx.BatchResults) error {
 	if err != nil {
 		return err
 	}
-	t.tails = map[string][]byte{}
+	if t.tails == nil {
+		t.tails = map[string][]byte{}
+	}
 	for rows.Next() {
 		var name string
 		var key []byte
@@ -434,11 +447,7 @@ func (t *pgTx) readTails(br pgx.BatchResults) error {
 		t.tails[name] = key
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	t.tailsKnown = true
-	return nil
+	return rows.Err()
 }
 
 // exec sends one statement (with the BEGIN and every waiting write ahead of it).

@@ -66,7 +66,7 @@ func (t *pgTx) undoCall(keep bool) error {
 			return err
 		}
 		t.begin = pgBeginUpdate
-		t.tails, t.tailsKnown, t.tailsStale = nil, false, nil
+		t.tails, t.tailWant, t.tailsStale = nil, nil, nil
 		return nil
 	case keep:
 		t.pending = c.saved

@@ -85,7 +85,7 @@ var packedOf = func() map[string]packing {
 	return m
 }()
 
-// packedBlockNames are the names of the blocks' buckets.
+// packedBlockNames are the names of the blocks' buckets (schema 14 creates them).
 var packedBlockNames = func() []string {
 	var out []string
 	for _, p := range packedAge {
@@ -93,15 +93,6 @@ var packedBlockNames = func() []string {
 	}
 	return out
 }()
-
-// packedBuckets are the buckets of blocks (schema 14 creates them).
-func packedBuckets() [][]byte {
-	out := make([][]byte, len(packedAge))
-	for i, p := range packedAge {
-		out[i] = packedOf[string(p.name)].blocks
-	}
-	return out
-}
 
 // block is a decoded block: its keys and values in key order (values are plain JSON).
 type block struct {
@@ -268,21 +259,7 @@ func (p packedBucket) Get(k []byte) []byte {
 
 func (p packedBucket) Put(k, v []byte) error { return p.live.Put(k, v) }
 
-func (p packedBucket) Delete(k []byte) error {
-	if err := p.live.Delete(k); err != nil {
-		return err
-	}
-	bk, b, err := p.holder(k)
-	if err != nil || b == nil {
-		return err
-	}
-	i, ok := b.find(k)
-	if !ok {
-		return nil
-	}
-	b.keys, b.vals = slices.Delete(b.keys, i, i+1), slices.Delete(b.vals, i, i+1)
-	return p.rewrite(bk, b)
-}
+func (p packedBucket) Delete(k []byte) error { return p.deleteKeys([][]byte{bytes.Clone(k)}) }
 
 // rewrite stores b in place of the block stored under bk (deleting it when b is empty; a block whose
 // last key changed moves to its new key; one that folding made twice too big is split in blocks of

@@ -268,13 +268,29 @@ func textTraceKey(traceID, name string, key []byte) []byte {
 	return append(append(append(append(append(k, traceID...), 0), name...), 0), key...)
 }
 
-// traceKey is the row a record gets now.
-func traceKey(traceID string, kind byte, key []byte) []byte {
+// timedRow is a record's schema 14 row, or nil when the trace id or the key cannot have one.
+func timedRow(traceID string, kind byte, key []byte) []byte {
 	if p, k := timedPrefix(traceID), timedKey(kind, key); p != nil && k != nil {
 		return append(p, k...)
 	}
+	return nil
+}
+
+// compactRow is a record's schema 13 row, or nil when the trace id is not lower-case hex.
+func compactRow(traceID string, kind byte, key []byte) []byte {
 	if p := tracePrefix(traceID); p != nil {
 		return append(append(p, kind), key...)
+	}
+	return nil
+}
+
+// traceKey is the row a record gets now: the first form it can have of schema 14, 13, or text.
+func traceKey(traceID string, kind byte, key []byte) []byte {
+	if r := timedRow(traceID, kind, key); r != nil {
+		return r
+	}
+	if r := compactRow(traceID, kind, key); r != nil {
+		return r
 	}
 	return textTraceKey(traceID, traceNames[kind], key)
 }
@@ -282,11 +298,10 @@ func traceKey(traceID string, kind byte, key []byte) []byte {
 // traceKeys are the rows a record may have, of every schema (pruning deletes them all).
 func traceKeys(traceID string, kind byte, key []byte) [][]byte {
 	out := [][]byte{textTraceKey(traceID, traceNames[kind], key)}
-	if p := tracePrefix(traceID); p != nil {
-		out = append(out, append(append(p, kind), key...))
-	}
-	if p, k := timedPrefix(traceID), timedKey(kind, key); p != nil && k != nil {
-		out = append(out, append(p, k...))
+	for _, r := range [][]byte{compactRow(traceID, kind, key), timedRow(traceID, kind, key)} {
+		if r != nil {
+			out = append(out, r)
+		}
 	}
 	return out
 }

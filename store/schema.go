@@ -189,6 +189,11 @@ var migrations = []migration{
 	{13, "values compressed with zstd, compact idempotency records", func(*Tx) error { return nil }},
 	// The blocks' buckets; the daemon's hourly pass packs what is past its age.
 	{14, "packed history: audit, log, ledger, approvals, tasks, timelines, quotes and their indexes in compressed blocks", func(tx *Tx) error {
-		return tx.createBucket(packedBuckets()...)
+		for _, name := range packedBlockNames {
+			if err := tx.createBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}},
 }

@@ -148,13 +148,8 @@ func benchRecordBytes(b *testing.B, inFlight int) {
 	for _, n := range grown() {
 		written += n
 	}
-	for moved := 1; moved > 0; {
-		if err := d.DB().Update(func(tx *store.Tx) error {
-			moved, err = tx.Pack(time.Now().Add(8*24*time.Hour), 64, true)
-			return err
-		}); err != nil {
-			b.Fatal(err)
-		}
+	if _, err := d.DB().PackAll(time.Now().Add(8*24*time.Hour), true); err != nil {
+		b.Fatal(err)
 	}
 	named := map[string]string{"tasks": "task", "events": "events", "audit": "audit", "log": "log",
 		"trace_index": "log", "idempotency": "idempotency"}
@@ -287,13 +282,8 @@ func seededTasks(b *testing.B, n int) string {
 		}
 	}
 	// An exchange that has run for years holds its history packed (the hourly pass keeps up).
-	for moved := 1; moved > 0; {
-		if err := db.Update(func(tx *store.Tx) error {
-			moved, err = tx.Pack(now, 256, false)
-			return err
-		}); err != nil {
-			b.Fatal(err)
-		}
+	if _, err := db.PackAll(now, false); err != nil {
+		b.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
 		b.Fatal(err)

@@ -682,6 +682,24 @@ func (t *Tx) Pack(now time.Time, limit int, short bool) (int, error) {
 	return total, nil
 }
 
+// PackAll packs everything past its packing age (and, with short, the last short runs too), in
+// transactions of up to 256 blocks a bucket, until nothing moves; it reports how many records
+// moved. The daemon paces its own pass instead (Daemon.pack); this is for seeding and measuring.
+func (db *DB) PackAll(now time.Time, short bool) (int, error) {
+	total := 0
+	for {
+		var moved int
+		if err := db.Update(func(tx *Tx) error {
+			var err error
+			moved, err = tx.Pack(now, 256, short)
+			return err
+		}); err != nil || moved == 0 {
+			return total, err
+		}
+		total += moved
+	}
+}
+
 // packed is a packed bucket (name must be one).
 func (t *Tx) packed(name []byte) packedBucket {
 	return t.bucket(name).(packedBucket)

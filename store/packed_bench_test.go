@@ -50,12 +50,8 @@ func benchPackedReads(b *testing.B, packed bool) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	for moved := packed; moved; {
-		if err := db.Update(func(tx *store.Tx) error {
-			n, err := tx.Pack(time.Now(), 256, false)
-			moved = n > 0
-			return err
-		}); err != nil {
+	if packed {
+		if _, err := db.PackAll(time.Now(), false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -167,22 +167,9 @@ func TestSlowClientsCannotStallTheExchange(t *testing.T) {
 
 // memory reads a process's resident set and its peak from /proc.
 func memory(t *testing.T, pid int) (rss, peak int64) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := cmdtest.ProcStatusKB(strconv.Itoa(pid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		n, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			rss = n << 10
-		case "VmHWM:":
-			peak = n << 10
-		}
-	}
-	return rss, peak
+	return kb["VmRSS"] << 10, kb["VmHWM"] << 10
 }

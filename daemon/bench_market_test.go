@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
 	bolt "go.etcd.io/bbolt"
@@ -242,15 +241,9 @@ func rawWrites(b *testing.B, workers int, batched bool) float64 {
 
 // peakRSSMB reads the process's peak resident set size (VmHWM) in MB, 0 where /proc is missing.
 func peakRSSMB() float64 {
-	raw, err := os.ReadFile("/proc/self/status")
+	kb, err := cmdtest.ProcStatusKB("self")
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			return kb / 1024
-		}
-	}
-	return 0
+	return float64(kb["VmHWM"]) / 1024
 }

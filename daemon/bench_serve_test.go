@@ -197,32 +197,9 @@ func (s *servedAxp) kill() {
 type procMemory struct{ rss, anon, hwm float64 }
 
 func readProcMemory(b *testing.B, pid int) procMemory {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := cmdtest.ProcStatusKB(strconv.Itoa(pid))
 	if err != nil {
 		b.Fatal(err)
 	}
-	var m procMemory
-	for _, l := range strings.Split(string(raw), "\n") {
-		name, value, ok := strings.Cut(l, ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(value)
-		if len(f) != 2 || f[1] != "kB" {
-			continue
-		}
-		kb, err := strconv.ParseFloat(f[0], 64)
-		if err != nil {
-			continue
-		}
-		switch name {
-		case "VmRSS":
-			m.rss = kb / 1024
-		case "RssAnon":
-			m.anon = kb / 1024
-		case "VmHWM":
-			m.hwm = kb / 1024
-		}
-	}
-	return m
+	return procMemory{rss: float64(kb["VmRSS"]) / 1024, anon: float64(kb["RssAnon"]) / 1024, hwm: float64(kb["VmHWM"]) / 1024}
 }

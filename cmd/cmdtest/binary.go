@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -56,4 +57,25 @@ func RemoveAxpBinary() {
 	if axpBin.dir != "" {
 		os.RemoveAll(axpBin.dir)
 	}
+}
+
+// ProcStatusKB reads the sizes /proc/PID/status gives in kB (VmRSS, VmHWM, RssAnon and the others)
+// by name; pid "self" is this process. Only Linux has the file.
+func ProcStatusKB(pid string) (map[string]int64, error) {
+	raw, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		name, value, _ := strings.Cut(line, ":")
+		f := strings.Fields(value)
+		if len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			out[name] = kb
+		}
+	}
+	return out, nil
 }

@@ -424,8 +424,8 @@ func txHashKeys(hash string) (bin, text []byte) {
 	return bin, text
 }
 
-// txHashTask reads the task a hash's row names, or "".
-func (t *Tx) txHashTask(hash string) string {
+// TxHashTask is the task a transaction funds (the task its row names), or "".
+func (t *Tx) TxHashTask(hash string) string {
 	bin, text := txHashKeys(hash)
 	b := t.bucket(bTxHashes)
 	if bin != nil {
@@ -441,7 +441,7 @@ func (t *Tx) txHashTask(hash string) string {
 // ClaimTxHash records that a transaction funds a task. It returns the task already holding it, if
 // another one does (one transaction funds one task).
 func (t *Tx) ClaimTxHash(hash, taskID string) (string, error) {
-	if cur := t.txHashTask(hash); cur != "" && cur != taskID {
+	if cur := t.TxHashTask(hash); cur != "" && cur != taskID {
 		return cur, nil
 	}
 	bin, text := txHashKeys(hash)
@@ -499,9 +499,6 @@ func (t *Tx) PutInbound(r *axp.InboundTransfer) error {
 func (t *Tx) EachInbound(fn func(*axp.InboundTransfer) bool) error {
 	return each(t.bucket(bInbound), false, func(_ []byte, r *axp.InboundTransfer) (bool, error) { return fn(r), nil })
 }
-
-// TxHashTask is the task a transaction funds, or "".
-func (t *Tx) TxHashTask(hash string) string { return t.txHashTask(hash) }
 
 // NextPaymentSeq returns a counter for payable-amount tags.
 func (t *Tx) NextPaymentSeq() uint64 {

@@ -210,6 +210,15 @@ func (m Model) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), m.opts.CallTimeout)
 }
 
+// fetch runs read off the update loop, within the call timeout, and delivers its message.
+func (m Model) fetch(read func(ctx context.Context) tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := m.ctx()
+		defer cancel()
+		return read(ctx)
+	}
+}
+
 // load reloads what the current view shows.
 func (m Model) load() tea.Cmd {
 	switch {
@@ -226,42 +235,34 @@ func (m Model) load() tea.Cmd {
 
 func (m Model) loadTasks() tea.Cmd {
 	src := m.src
-	return func() tea.Msg {
-		ctx, cancel := m.ctx()
-		defer cancel()
+	return m.fetch(func(ctx context.Context) tea.Msg {
 		t, w, err := src.Tasks(ctx)
 		return tasksMsg{tasks: t, warnings: w, err: err}
-	}
+	})
 }
 
 func (m Model) loadTask(id, sort string) tea.Cmd {
 	src := m.src
-	return func() tea.Msg {
-		ctx, cancel := m.ctx()
-		defer cancel()
+	return m.fetch(func(ctx context.Context) tea.Msg {
 		t, err := src.Task(ctx, id, sort)
 		return taskMsg{id: id, task: t, err: err}
-	}
+	})
 }
 
 func (m Model) loadMessages(id string) tea.Cmd {
 	src := m.src
-	return func() tea.Msg {
-		ctx, cancel := m.ctx()
-		defer cancel()
+	return m.fetch(func(ctx context.Context) tea.Msg {
 		l, err := src.Messages(ctx, id)
 		return messagesMsg{id: id, list: l, err: err}
-	}
+	})
 }
 
 func (m Model) loadDispute(id string) tea.Cmd {
 	src := m.src
-	return func() tea.Msg {
-		ctx, cancel := m.ctx()
-		defer cancel()
+	return m.fetch(func(ctx context.Context) tea.Msg {
 		st, err := src.DisputeState(ctx, id)
 		return disputeMsg{id: id, st: st, err: err}
-	}
+	})
 }
 
 // loadExtras reads what the open task shows besides the task: its messages when that pane is
@@ -283,42 +284,34 @@ func (m Model) loadExtras() tea.Cmd {
 
 func (m Model) loadQueue() tea.Cmd {
 	src := m.src
-	return func() tea.Msg {
-		ctx, cancel := m.ctx()
-		defer cancel()
+	return m.fetch(func(ctx context.Context) tea.Msg {
 		l, err := src.Approvals(ctx)
 		return queueMsg{list: l, err: err}
-	}
+	})
 }
 
 func (m Model) loadMediations() tea.Cmd {
 	src := m.src
-	return func() tea.Msg {
-		ctx, cancel := m.ctx()
-		defer cancel()
+	return m.fetch(func(ctx context.Context) tea.Msg {
 		l, err := src.Mediations(ctx)
 		return medsMsg{list: l, err: err}
-	}
+	})
 }
 
 func (m Model) loadListings() tea.Cmd {
 	src := m.src
-	return func() tea.Msg {
-		ctx, cancel := m.ctx()
-		defer cancel()
+	return m.fetch(func(ctx context.Context) tea.Msg {
 		l, err := src.Listings(ctx)
 		return listingsMsg{list: l, err: err}
-	}
+	})
 }
 
 func (m Model) loadBoard() tea.Cmd {
 	src := m.src
-	return func() tea.Msg {
-		ctx, cancel := m.ctx()
-		defer cancel()
+	return m.fetch(func(ctx context.Context) tea.Msg {
 		l, err := src.BoardPending(ctx)
 		return boardMsg{list: l, err: err}
-	}
+	})
 }
 
 // Update handles a message.
@@ -698,12 +691,10 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.flash, m.flashErr = "Downloading the deliverable…", false
 		src, id := m.src, t.ID
-		return m, func() tea.Msg {
-			ctx, cancel := m.ctx()
-			defer cancel()
+		return m, m.fetch(func(ctx context.Context) tea.Msg {
 			d, err := src.Deliverable(ctx, id)
 			return deliverableMsg{id: id, d: d, err: err}
-		}
+		})
 	case "a":
 		if t.Status != axp.TaskDelivered {
 			m.flash, m.flashErr = "The task is "+t.Status+": a delivery is accepted once it is delivered", true
@@ -982,11 +973,7 @@ func (m Model) run(d *dialog) tea.Cmd {
 	v := d.values
 	id := d.target
 	call := func(f func(ctx context.Context) doneMsg) tea.Cmd {
-		return func() tea.Msg {
-			ctx, cancel := m.ctx()
-			defer cancel()
-			return f(ctx)
-		}
+		return m.fetch(func(ctx context.Context) tea.Msg { return f(ctx) })
 	}
 	switch d.action {
 	case "choose":

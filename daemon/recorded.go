@@ -486,28 +486,19 @@ func (d *Daemon) proofOf(id, prefix, what string) (*axp.Proof, error) {
 	return p, err
 }
 
-func (d *Daemon) checkNewsProof(in *axp.ProofQuery) error {
-	if err := d.needs("paid_news_proof"); err != nil {
+// handleProof registers op, the paid proof of recorded items whose ids start with prefix: checked
+// (the operation is on, the id has that shape and a proof) before the payment, answered after.
+func (d *Daemon) handleProof(r *pipeline.Registry, op, prefix, what string) {
+	pipeline.Precheck(r, op, func(in *axp.ProofQuery) error {
+		if err := d.needs(op); err != nil {
+			return err
+		}
+		_, err := d.proofOf(in.ID, prefix, what)
 		return err
-	}
-	_, err := d.proofOf(in.ID, "nws_", "news item")
-	return err
-}
-
-func (d *Daemon) paidNewsProof(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
-	return d.answerProof(in.ID, "nws_", "news item")
-}
-
-func (d *Daemon) checkMarketProof(in *axp.ProofQuery) error {
-	if err := d.needs("paid_market_proof"); err != nil {
-		return err
-	}
-	_, err := d.proofOf(in.ID, "px:", "recorded price")
-	return err
-}
-
-func (d *Daemon) paidMarketProof(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
-	return d.answerProof(in.ID, "px:", "recorded price")
+	})
+	pipeline.Handle(r, op, func(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
+		return d.answerProof(in.ID, prefix, what)
+	})
 }
 
 // answerProof answers the proof of a recorded item. Stored data that no longer matches what was

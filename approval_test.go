@@ -7,7 +7,11 @@ import "testing"
 func TestApprovalRecipientsFromBooking(t *testing.T) {
 	price, tag := USD(2, 1), Money(60)
 	refund := price / 100
-	a := &Approval{Booking: SplitEntry("tsk_1", price+tag, price, refund, 100)}
+	booking, err := SplitEntry("tsk_1", price+tag, price, refund, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Approval{Booking: booking}
 	if got, want := a.Recipients(), "buyer US$0.02016 · fee US$0.019899 · seller US$1.970001"; got != want {
 		t.Fatalf("recipients %q, want %q", got, want)
 	}

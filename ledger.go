@@ -60,12 +60,29 @@ func PaymentEntry(taskID string, received Money) []Posting {
 }
 
 // TagLimit bounds the payable-amount tag: received amounts above the price by less than this are
-// the tag; more than that is the buyer's money (an overpayment, or funds left after a cheaper
-// re-choice) and goes back to the buyer.
+// kept on a release (sending back less than a cent would cost more in gas than it returns); more
+// than that is the buyer's money (an overpayment, or funds left after a cheaper re-choice) and goes
+// back to the buyer. Any refund returns all of the excess.
 const TagLimit Money = 10_000 // one cent
 
-// Excess splits what escrow holds beyond the price into the tag the platform keeps on a release
-// and the part owed back to the buyer.
+// PaymentTag is the tag of a payable amount: a discount under one cent, and never more than the
+// platform fee on the price (the platform gives it up, so a buyer never pays more than the price
+// and the seller's net is whole), chosen from seq so that tasks awaiting payment at the same price
+// have distinct payable amounts. A price with no fee gets no tag (its payment is matched by the
+// reported hash, or by the exact amount when only one task waits for it).
+func PaymentTag(seq uint64, price Money, bps int64) Money {
+	limit := TagRoom(price, bps)
+	if limit <= 0 {
+		return 0
+	}
+	return Money(seq%uint64(limit)) + 1
+}
+
+// TagRoom is the largest payable tag at a price: under one cent, and no more than the fee.
+func TagRoom(price Money, bps int64) Money { return max(0, min(FeeFor(price, bps).PlatformFee, TagLimit-1)) }
+
+// Excess splits what escrow holds beyond the price into the part the platform keeps on a release
+// (under one cent) and the part owed back to the buyer.
 func Excess(received, price Money) (tag, owed Money) {
 	excess := received - price
 	if excess <= 0 {
@@ -77,33 +94,55 @@ func Excess(received, price Money) (tag, owed Money) {
 	return 0, excess
 }
 
-// SplitEntry empties a task's escrow (which holds received) into a refund to the buyer, the
-// platform fee and the seller's payout. refund is taken from the price; the seller's part
-// (price - refund) pays the fee frozen on the offer (bps). Anything received beyond the price goes
-// back to the buyer, except a tag under one cent on a plain payout, which goes to platform:excess.
-// A refund of 0 is a plain payout; a refund of the whole price is a plain refund.
-func SplitEntry(taskID string, received, price, refund Money, bps int64) []Posting {
-	sellerPart := price - refund
-	fee := FeeFor(sellerPart, bps)
-	tag, owed := Excess(received, price)
-	if refund > 0 {
-		owed, tag = owed+tag, 0
+// SplitEntry empties a task's escrow, which holds received (what the task actually received: the
+// booked payments), into a refund to the buyer, the platform fee and the seller's payout. refund is
+// taken from the price; the seller's part (price - refund) pays the fee frozen on the offer (bps).
+// Anything received beyond the price goes back to the buyer, except less than a cent on a plain
+// payout, which goes to platform:excess. What is missing of the price (the payable tag the buyer
+// did not pay, or a task paid in part) comes out of the buyer's refund first, then out of the
+// platform's fee; a seller's part the task did not receive cannot be booked, and is an error: no
+// booking ever sends more than came in. A refund of 0 is a plain payout; a refund of the whole price
+// is a plain refund (all that was received goes back).
+func SplitEntry(taskID string, received, price, refund Money, bps int64) ([]Posting, error) {
+	if received < 0 || refund < 0 || refund > price {
+		return nil, fmt.Errorf("task %s: no booking for received %s, price %s, refund %s", taskID, received, price, refund)
 	}
-	var ps []Posting
-	ps = append(ps, Posting{EscrowAccount(taskID), -received})
-	if buyer := refund + owed; buyer != 0 {
+	fee := FeeFor(price-refund, bps)
+	buyer, platform, seller, kept := refund, fee.PlatformFee, fee.SellerNet, Money(0)
+	if received >= price {
+		tag, owed := Excess(received, price)
+		if refund > 0 {
+			owed, tag = owed+tag, 0
+		}
+		buyer, kept = buyer+owed, tag
+	} else {
+		short := price - received
+		take := min(short, buyer)
+		buyer, short = buyer-take, short-take
+		take = min(short, platform)
+		platform, short = platform-take, short-take
+		if short > 0 {
+			return nil, fmt.Errorf("task %s received %s: %s short of the seller's part %s, which cannot be paid",
+				taskID, received.Display(), short.Display(), seller.Display())
+		}
+	}
+	ps := []Posting{{EscrowAccount(taskID), -received}}
+	if buyer != 0 {
 		ps = append(ps, Posting{AcctBuyerRefund, buyer})
 	}
-	if fee.PlatformFee != 0 {
-		ps = append(ps, Posting{AcctFees, fee.PlatformFee})
+	if platform != 0 {
+		ps = append(ps, Posting{AcctFees, platform})
 	}
-	if fee.SellerNet != 0 {
-		ps = append(ps, Posting{AcctSellerPaid, fee.SellerNet})
+	if seller != 0 {
+		ps = append(ps, Posting{AcctSellerPaid, seller})
 	}
-	if tag != 0 {
-		ps = append(ps, Posting{AcctExcess, tag})
+	if kept != 0 {
+		ps = append(ps, Posting{AcctExcess, kept})
 	}
-	return ps
+	if e := (LedgerEntry{ID: "booking", TaskID: taskID, Postings: ps}); e.Check() != nil {
+		return nil, e.Check()
+	}
+	return ps, nil
 }
 
 // Balances sums postings per account.

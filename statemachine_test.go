@@ -76,11 +76,77 @@ func TestStateMachineGuards(t *testing.T) {
 	}
 }
 
+// split is axp.SplitEntry at 1%, which must balance.
+func split(t *testing.T, task string, received, price, refund axp.Money) []axp.Posting {
+	t.Helper()
+	ps, err := axp.SplitEntry(task, received, price, refund, 100)
+	if err != nil {
+		t.Fatalf("split of %s received, price %s, refund %s: %v", received, price, refund, err)
+	}
+	return ps
+}
+
+// What leaves a task's escrow is computed from what it received, never from the price: a task paid
+// in part refunds what it received (a refund of the price would send more than came in and could
+// not balance), a task paid the price less its payable tag books the tag out of the platform fee,
+// and a seller's part the task never received cannot be booked at all.
+func TestSplitEntryFromWhatWasReceived(t *testing.T) {
+	price := axp.USD(2, 0)
+	for _, tc := range []struct {
+		name                      string
+		received, refund          axp.Money
+		buyer, fees, seller, kept axp.Money
+	}{
+		{"part-paid, cancelled", axp.USD(1, 0), price, axp.USD(1, 0), 0, 0, 0},
+		{"paid less the tag, released", price - 37, 0, 0, axp.USD(0, 2) - 37, axp.USD(1, 98), 0},
+		{"paid less the tag, refunded", price - 37, price, price - 37, 0, 0, 0},
+		{"paid less the tag, split half", price - 37, axp.USD(1, 0), axp.USD(1, 0) - 37, axp.USD(0, 1), axp.USD(0, 99), 0},
+		{"overpaid by a tag, released", price + 37, 0, 0, axp.USD(0, 2), axp.USD(1, 98), 37},
+		{"overpaid by a tag, refunded", price + 37, price, price + 37, 0, 0, 0},
+	} {
+		ps := split(t, "t", tc.received, price, tc.refund)
+		b := axp.Balances([]axp.LedgerEntry{{Postings: axp.PaymentEntry("t", tc.received)}, {Postings: ps}})
+		if b[axp.AcctBuyerRefund] != tc.buyer || b[axp.AcctFees] != tc.fees || b[axp.AcctSellerPaid] != tc.seller ||
+			b[axp.AcctExcess] != tc.kept || b[axp.EscrowAccount("t")] != 0 {
+			t.Errorf("%s: balances %v", tc.name, b)
+		}
+		if out := b[axp.AcctBuyerRefund] + b[axp.AcctSellerPaid]; out > tc.received {
+			t.Errorf("%s: %s sent out of %s received", tc.name, out, tc.received)
+		}
+	}
+	// A payout or a split of a task that received less than the seller's part and its fee cannot be booked.
+	for _, refund := range []axp.Money{0, axp.USD(0, 50)} {
+		if ps, err := axp.SplitEntry("t", axp.USD(1, 0), price, refund, 100); err == nil {
+			t.Errorf("refund %s of a part-paid task booked %v", refund, ps)
+		}
+	}
+	if _, err := axp.SplitEntry("t", price, price, price+1, 100); err == nil {
+		t.Error("a refund beyond the price was booked")
+	}
+}
+
+// The payable tag is a discount under one cent and never more than the platform fee: a buyer never
+// pays more than the buyer total, and the seller's net stays whole.
+func TestPaymentTag(t *testing.T) {
+	for _, tc := range []struct {
+		price axp.Money
+		bps   int64
+		max   axp.Money
+	}{{axp.USD(0, 80), 100, 8_000}, {axp.USD(50, 0), 100, 9_999}, {axp.USD(0, 1), 100, 100}, {axp.USD(3, 0), 0, 0}} {
+		for seq := range uint64(20_000) {
+			tag := axp.PaymentTag(seq, tc.price, tc.bps)
+			if tag < 0 || tag > tc.max || (tc.max > 0 && tag == 0) {
+				t.Fatalf("price %s at %d bps, seq %d: tag %d, want 1..%d", tc.price, tc.bps, seq, tag, tc.max)
+			}
+		}
+	}
+}
+
 func TestSplitEntriesBalance(t *testing.T) {
 	price := axp.USD(4, 0)
 	received := price + 1234 // the payable tag
 	for _, refund := range []axp.Money{0, axp.USD(1, 0), axp.USD(2, 33), price} {
-		ps := axp.SplitEntry("tsk_1", received, price, refund, 100)
+		ps := split(t, "tsk_1", received, price, refund)
 		e := axp.LedgerEntry{ID: "l", Kind: "split", Postings: ps}
 		if err := e.Check(); err != nil {
 			t.Errorf("refund %s: %v", refund, err)
@@ -102,12 +168,12 @@ func TestSplitEntriesBalance(t *testing.T) {
 		}
 	}
 	// A plain payout of 4.00 at 1%: fee 0.04, seller 3.96, the tag kept as excess.
-	b := axp.Balances([]axp.LedgerEntry{{Postings: axp.SplitEntry("t", received, price, 0, 100)}})
+	b := axp.Balances([]axp.LedgerEntry{{Postings: split(t, "t", received, price, 0)}})
 	if b[axp.AcctFees] != axp.USD(0, 4) || b[axp.AcctSellerPaid] != axp.USD(3, 96) || b[axp.AcctExcess] != 1234 {
 		t.Errorf("payout balances %v", b)
 	}
 	// A full refund returns everything received, tag included, and earns no fee.
-	b = axp.Balances([]axp.LedgerEntry{{Postings: axp.SplitEntry("t", received, price, price, 100)}})
+	b = axp.Balances([]axp.LedgerEntry{{Postings: split(t, "t", received, price, price)}})
 	if b[axp.AcctBuyerRefund] != received || b[axp.AcctFees] != 0 {
 		t.Errorf("refund balances %v", b)
 	}
@@ -115,7 +181,7 @@ func TestSplitEntriesBalance(t *testing.T) {
 
 func TestOwedExcessGoesBackToTheBuyer(t *testing.T) {
 	// 5.00 received, then a cheaper offer of 3.25 chosen: 1.75 is the buyer's, not the platform's.
-	ps := axp.SplitEntry("t", axp.USD(5, 0), axp.USD(3, 25), 0, 100)
+	ps := split(t, "t", axp.USD(5, 0), axp.USD(3, 25), 0)
 	b := axp.Balances([]axp.LedgerEntry{{Postings: axp.PaymentEntry("t", axp.USD(5, 0))}, {Postings: ps}})
 	if b[axp.AcctBuyerRefund] != axp.USD(1, 75) || b[axp.AcctExcess] != 0 {
 		t.Errorf("balances %v: want 1.75 back to the buyer and nothing kept", b)

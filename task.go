@@ -134,7 +134,7 @@ type Clarification struct {
 type PaymentInfo struct {
 	Method         string     `json:"method"`
 	AmountUSD      Money      `json:"amount_usd" doc:"the price: buyers pay no platform fee"`
-	PayableUSD     Money      `json:"payable_usd" doc:"the exact amount to send: the price plus a tag under one cent that identifies the payment"`
+	PayableUSD     Money      `json:"payable_usd" doc:"the exact amount to send: the price less a tag under one cent (never more than the platform fee) that identifies the payment"`
 	Currency       string     `json:"currency"`
 	DepositAddress string     `json:"deposit_address,omitempty"`
 	PayBy          *time.Time `json:"pay_by,omitempty"`
@@ -405,7 +405,10 @@ type TaskRecord struct {
 	FreeRedo      int    `json:"free_redo"`
 	RefundIfFails bool   `json:"refund_if_fails_checks"`
 
-	Payable        Money  `json:"payable_usd"`
+	Payable Money `json:"payable_usd"`
+	// Tag is the discount under one cent that makes the payable amount unique (axp.PaymentTag):
+	// the task is funded once it received the price less the tag.
+	Tag            Money  `json:"tag_usd,omitempty"`
 	DepositAddress string `json:"deposit_address,omitempty"`
 	TxHash         string `json:"tx_hash,omitempty"`
 	Received       Money  `json:"received_usd"`
@@ -436,6 +439,13 @@ type TaskRecord struct {
 
 // Free reports whether the task is a free job.
 func (t *TaskRecord) Free() bool { return t.PaymentMethod == PayFree }
+
+// Due is what the task still waits for before it is funded: the price less the payable tag, less
+// what it received (0 once funded).
+func (t *TaskRecord) Due() Money { return max(0, t.Price-t.Tag-t.Received) }
+
+// Funded reports whether what the task received covers its price (less the payable tag).
+func (t *TaskRecord) Funded() bool { return t.Received > 0 && t.Due() == 0 }
 
 // SweepAt is when the sweeper must next look at the task, if ever: an open task when its open window
 // ends, one awaiting a payment nobody reported when its payment window ends, a delivered one when its

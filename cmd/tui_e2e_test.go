@@ -143,7 +143,7 @@ func TestTUIInTmux(t *testing.T) {
 	}
 
 	// With only the admin token the operator view opens on the queue.
-	s := waitScreen("the payment in the queue", has("[Operator]", "Payments to confirm 1", "payment", "pending", "US$2.5000", "Buyer anonymous · seller Quick Writer"))
+	s := waitScreen("the payment in the queue", has("[Operator]", "Payments to confirm 1", "payment", "pending", "US$2.49", "Buyer anonymous · seller Quick Writer"))
 	if regexp.MustCompile(`\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;|4[0-7]|48;)`).MatchString(s) {
 		t.Errorf("colour on the screen under NO_COLOR:\n%q", s)
 	}
@@ -162,7 +162,7 @@ func TestTUIInTmux(t *testing.T) {
 			t.Errorf("a line of %d cells on an 80-column terminal: %q", n, l)
 		}
 	}
-	row := regexp.MustCompile(`› payment +pending +US\$2\.50\d* +` + regexp.QuoteMeta(created.ID) + ` +anonymous → Quick Writer`)
+	row := regexp.MustCompile(`› payment +pending +US\$2\.49\d* +` + regexp.QuoteMeta(created.ID) + ` +anonymous → Quick Writer`)
 	if out, err := tm("resize-window", "-t", "axp", "-x", "160", "-y", "24"); err != nil {
 		t.Fatalf("tmux resize-window: %v\n%s", err, out)
 	}

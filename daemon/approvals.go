@@ -230,7 +230,7 @@ func (d *Daemon) approveBuyerPart(ch *change, a *axp.Approval, in *axp.ApproveBo
 	if _, err := axp.Next(t.Status, axp.TrigSettle, t.Facts()); err != nil {
 		return nil, err
 	}
-	if full := axp.SplitEntry(t.ID, t.Received, t.Price, a.PriceRefundUSD, t.Fee.FeeBPS); !slices.Equal(full, a.Booking) {
+	if full, err := axp.SplitEntry(t.ID, t.Received, t.Price, a.PriceRefundUSD, t.Fee.FeeBPS); err != nil || !slices.Equal(full, a.Booking) {
 		return nil, axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
 			"reject it and decide again on the task's current funds")
 	}
@@ -261,7 +261,7 @@ func (d *Daemon) sendSellerPart(ch *change, t *axp.TaskRecord, a *axp.Approval, 
 	if _, err := axp.Next(t.Status, axp.TrigSettle, t.Facts()); err != nil {
 		return err
 	}
-	if full := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS); !slices.Equal(full, a.Booking) {
+	if full, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS); err != nil || !slices.Equal(full, a.Booking) {
 		return axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
 			"reject it and decide again on the task's current funds")
 	}
@@ -279,7 +279,10 @@ func (d *Daemon) sendMoney(ch *change, t *axp.TaskRecord, a *axp.Approval, refun
 	if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
 		return err
 	}
-	postings := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+	postings, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+	if err != nil {
+		return axp.Conflict("approval "+a.ID+" cannot be booked: "+err.Error(), "reject it and decide again on the task's current funds")
+	}
 	if a.Booking != nil && !slices.Equal(postings, a.Booking) {
 		// The item showed other amounts than approving would book (the task's funds changed since
 		// it was queued): nothing moves on figures the operator did not see.
@@ -309,7 +312,10 @@ func (d *Daemon) releaseDue(ch *change, t *axp.TaskRecord) error {
 		d.statusNotices(ch, t)
 		return d.finish(ch, t, axp.TrigRelease, "release", nil)
 	}
-	p := d.moneyApproval(t, axp.ApprovePayout, 0, "the operator released the task after its auto-release window", ch.now)
+	p, err := d.moneyApproval(t, axp.ApprovePayout, 0, "the operator released the task after its auto-release window", ch.now)
+	if err != nil {
+		return err
+	}
 	seller, err := loadMember(ch.tx, t.SellerID)
 	if err != nil {
 		return err

@@ -46,7 +46,7 @@ func (d *Daemon) SetQuoteParallel(n int) { d.quoteParallel = n }
 func (d *Daemon) MatchPayable(amount axp.Money, at time.Time) (string, error) {
 	var id string
 	err := d.db.View(func(tx *store.Tx) error {
-		t, err := d.matchPayable(tx, amount, at)
+		t, err := d.matchPayable(tx, amount, at, "")
 		if t != nil {
 			id = t.ID
 		}

@@ -134,8 +134,8 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	price := usd(t, "2.75")
 	fee := feeOf(price)
 	p := chosen.Payment
-	if chosen.Status != axp.TaskAwaitingPayment || p == nil || p.AmountUSD != price || p.PayableUSD <= price ||
-		p.PayableUSD >= price+usd(t, "0.01") || p.DepositAddress != depositAddress || p.Currency != "USD" || p.Status != "unpaid" || p.PayBy == nil {
+	if chosen.Status != axp.TaskAwaitingPayment || p == nil || p.AmountUSD != price || p.PayableUSD >= price ||
+		p.PayableUSD < price-fee || p.DepositAddress != depositAddress || p.Currency != "USD" || p.Status != "unpaid" || p.PayBy == nil {
 		t.Fatalf("after choose: %s %+v", chosen.Status, p)
 	}
 	if chosen.RecommendedOffer != nil || chosen.Seller == nil || chosen.Seller.ID != pull.MemberID {
@@ -214,7 +214,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	apiErr(t, err, axp.CodeForbidden, "-")
 	call(t, pull.c, "request_payment", map[string]any{"id": created.ID}, nil)
 	payout := e.approvalOf(created.ID, axp.ApprovePayout)
-	if payout.Status != axp.ApprovalHeld || payout.Amount != price-fee || payout.FeeUSD != fee || payout.SellerNetUSD != price-fee || payout.SellerID != pull.MemberID {
+	if payout.Status != axp.ApprovalHeld || payout.Amount != price-fee || payout.FeeUSD != fee-(price-payable) || payout.SellerNetUSD != price-fee || payout.SellerID != pull.MemberID {
 		t.Fatalf("payout item %+v", payout)
 	}
 	_, err = do(e.admin, "admin_approve", map[string]any{"id": payout.ID, "tx_hash": newTxHash()})
@@ -236,12 +236,14 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	st := e.stats()
-	if st.Money.PaymentsIn != payable || st.Money.Fees != fee || st.Money.PayoutsSent != price-fee || st.Money.RefundsSent != 0 ||
+	// The buyer paid the price less the tag; the platform's fee gave the tag up.
+	tag := price - payable
+	if st.Money.PaymentsIn != payable || st.Money.Fees != fee-tag || st.Money.PayoutsSent != price-fee || st.Money.RefundsSent != 0 ||
 		st.Money.Held != 0 || st.Money.LedgerSum != 0 {
 		t.Fatalf("money totals %+v (payable %s, fee %s)", st.Money, payable, fee)
 	}
 	bal := e.balances()
-	if bal[axp.EscrowAccount(created.ID)] != 0 || bal[axp.AcctExcess] != payable-price || bal[axp.AcctSellerPaid] != price-fee {
+	if bal[axp.EscrowAccount(created.ID)] != 0 || bal[axp.AcctExcess] != 0 || bal[axp.AcctSellerPaid] != price-fee {
 		t.Fatalf("balances %v", bal)
 	}
 
@@ -283,12 +285,13 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 
 	price2 := usd(t, "4.50")
 	st = e.stats()
-	if st.Money.PaymentsIn != payable+received2 || st.Money.Fees != fee+feeOf(price2) || st.Money.PayoutsSent != price-fee+price2-feeOf(price2) ||
+	tag2 := price2 - received2
+	if st.Money.PaymentsIn != payable+received2 || st.Money.Fees != fee-tag+feeOf(price2)-tag2 || st.Money.PayoutsSent != price-fee+price2-feeOf(price2) ||
 		st.Money.Held != 0 || st.Money.LedgerSum != 0 || st.Tasks[axp.TaskReleased] != 2 {
 		t.Fatalf("money totals %+v, tasks %v", st.Money, st.Tasks)
 	}
 	bal = e.balances()
-	if bal[axp.EscrowAccount(second.ID)] != 0 || bal[axp.AcctExcess] != payable-price+received2-price2 {
+	if bal[axp.EscrowAccount(second.ID)] != 0 || bal[axp.AcctExcess] != 0 {
 		t.Fatalf("balances %v", bal)
 	}
 	if n := push.refusedCount(); n != 0 {
@@ -1071,11 +1074,11 @@ func TestMarketCallbacksAndSellerRefusal(t *testing.T) {
 		t.Fatalf("the refused job is still in the seller's list: %+v", jobs.Tasks)
 	}
 
-	// The buyer chooses the dearer pull offer and pays the difference (plus a new tag).
+	// The buyer chooses the dearer pull offer and pays the difference (less a new tag).
 	var chosen axp.Task
 	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": pulled.OfferID}, &chosen)
 	price := usd(t, "6.00")
-	if chosen.Status != axp.TaskAwaitingPayment || chosen.Payment.PayableUSD <= price-first || chosen.Payment.PayableUSD >= price-first+usd(t, "0.01") {
+	if chosen.Status != axp.TaskAwaitingPayment || chosen.Payment.PayableUSD >= price-first || chosen.Payment.PayableUSD <= price-first-usd(t, "0.01") {
 		t.Fatalf("top-up: %s %+v (first payment %s)", chosen.Status, chosen.Payment, first)
 	}
 	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()}, nil)
@@ -1427,7 +1430,7 @@ func TestMarketAutoChoose(t *testing.T) {
 		if created.Status != c.status || created.Seller == nil || (c.seller != "" && created.Seller.ID != c.seller) {
 			t.Fatalf("auto_choose %s (%s): %s, seller %+v", c.mode, c.method, created.Status, created.Seller)
 		}
-		if c.method == "crypto" && (created.Payment == nil || created.Payment.PayableUSD <= *created.PriceUSD) {
+		if c.method == "crypto" && (created.Payment == nil || created.Payment.PayableUSD >= *created.PriceUSD) {
 			t.Fatalf("auto-chosen task without payment details: %+v", created.Payment)
 		}
 	}

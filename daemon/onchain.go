@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,6 +147,25 @@ func (d *Daemon) checkReport(ctx context.Context, t *axp.TaskRecord, txHash stri
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s was mined at %s, before the task was posted (%s)", txHash,
 			r.BlockTime.Format(time.RFC3339), t.CreatedAt.UTC().Format(time.RFC3339)), "one transaction pays one task: send a new payment for this task")
 	}
+	// A transfer whose amount is another task's payable amount (or carries its tag) pays that
+	// task: reporting it here would take another buyer's payment.
+	var amount axp.Money
+	for _, tr := range toDeposit {
+		amount += tr.Amount
+	}
+	var owner *axp.TaskRecord
+	err = d.db.View(func(tx *store.Tx) error {
+		var err error
+		owner, err = d.matchPayable(tx, amount, r.BlockTime, txHash)
+		return err
+	})
+	if err != nil {
+		return r, err
+	}
+	if owner != nil && owner.ID != t.ID {
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends %s, the payable amount of another task awaiting payment: it pays that task, not this one",
+			txHash, amount.Display()), fmt.Sprintf("send this task's payable_usd (%s) and report that transaction", t.Payable.Display()))
+	}
 	return r, nil
 }
 
@@ -196,17 +216,32 @@ func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
 			}
 			return nil, nil
 		}
-		// Seen before: done, unless it matched nothing then and a buyer has since reported it.
-		if seen != nil && (seen.Outcome != axp.InboundUnmatched || claimed == "") {
+		if seen != nil && seen.Outcome != axp.InboundUnmatched {
 			return nil, nil
 		}
-		var t *axp.TaskRecord
-		if id := claimed; id != "" {
-			if t, err = loadTask(ch.tx, id); err != nil {
-				return nil, err
-			}
-		} else if t, err = d.matchPayable(ch.tx, amount, recs[0].BlockTime); err != nil {
+		reporters, err := reportersOf(ch.tx, recs[0].TxHash, claimed)
+		if err != nil {
 			return nil, err
+		}
+		// Seen before: done, unless it matched nothing then and a buyer has since reported it.
+		if seen != nil && len(reporters) == 0 {
+			return nil, nil
+		}
+		// The transfer pays the task whose payable amount (or tag) it carries; else the first
+		// task that reported it. Any other task that reported it is told it pays another.
+		t, err := d.matchPayable(ch.tx, amount, recs[0].BlockTime, recs[0].TxHash)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil && len(reporters) > 0 {
+			t = reporters[0]
+		}
+		for _, r := range reporters {
+			if r.ID != t.ID {
+				if err := refuseReport(ch, r, recs[0].TxHash); err != nil {
+					return nil, err
+				}
+			}
 		}
 		outcome, note := axp.InboundUnmatched, "no task reported this transaction and no payable amount matches it"
 		if t != nil {
@@ -235,11 +270,70 @@ func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
 	}
 }
 
-// matchPayable finds the one task awaiting payment, with no transaction reported, that an amount
-// pays: exactly its payable amount, else the only one whose payable amount ends in the same
-// sub-cent tag (an overpayment or a partial payment). Tasks posted after the transfer are never
-// matched.
-func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at time.Time) (*axp.TaskRecord, error) {
+// reportersOf lists the tasks awaiting payment that reported txHash, oldest report first (claimed
+// is the task an earlier version recorded as claiming it at report time).
+func reportersOf(tx *store.Tx, txHash, claimed string) ([]*axp.TaskRecord, error) {
+	var ids []string
+	if claimed != "" {
+		ids = append(ids, claimed)
+	}
+	if err := tx.OpenApprovals(func(a *axp.Approval) bool {
+		if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending && strings.EqualFold(a.TxHash, txHash) && !slices.Contains(ids, a.TaskID) {
+			ids = append(ids, a.TaskID)
+		}
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	var out []*axp.TaskRecord
+	for _, id := range ids {
+		t, err := tx.Task(id)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil && t.Status == axp.TaskAwaitingPayment && strings.EqualFold(t.TxHash, txHash) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// refuseReport closes a task's report of a transaction that pays another task: its payment item is
+// rejected with the reason, and the buyer may report another transaction.
+func refuseReport(ch *change, t *axp.TaskRecord, txHash string) error {
+	why := "transaction " + txHash + " pays another task (its amount is that task's payable amount); report this task's own payment"
+	list, err := ch.tx.TaskApprovals(t.ID)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		a := &list[i]
+		if a.Kind != axp.ApprovePayment || a.Status != axp.ApprovalPending || !strings.EqualFold(a.TxHash, txHash) {
+			continue
+		}
+		now := ch.now
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+			return err
+		}
+		a.DecidedAt, a.Note = &now, why
+		if err := ch.tx.PutApproval(a); err != nil {
+			return err
+		}
+	}
+	if ch.tx.TxHashTask(txHash) == t.ID {
+		if err := ch.tx.ReleaseTxHash(txHash); err != nil {
+			return err
+		}
+	}
+	t.TxHash, t.UpdatedAt = "", ch.now
+	return ch.save(t, t.Status, "payment_refused", map[string]any{"tx_hash": txHash, "reason": why})
+}
+
+// matchPayable finds the one task awaiting payment that an amount pays: exactly its payable amount,
+// else the only one whose payable amount ends in the same sub-cent tag (an overpayment or a partial
+// payment). Tasks that reported another transaction, and tasks posted after the transfer, are never
+// matched; a task that reported txHash itself is.
+func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at time.Time, txHash string) (*axp.TaskRecord, error) {
 	// Only the tasks whose payable amount has the amount's tag are read (the payable index).
 	var exact, tagged []*axp.TaskRecord
 	exactIDs, taggedIDs := tx.PayableTaskIDs(amount)
@@ -248,13 +342,14 @@ func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at time.Time) (*ax
 		if err != nil {
 			return nil, err
 		}
-		if t == nil || t.Status != axp.TaskAwaitingPayment || t.TxHash != "" || t.Payable <= 0 || at.Before(t.CreatedAt.Truncate(time.Second)) {
+		if t == nil || t.Status != axp.TaskAwaitingPayment || (t.TxHash != "" && !strings.EqualFold(t.TxHash, txHash)) ||
+			t.Payable <= 0 || at.Before(t.CreatedAt.Truncate(time.Second)) {
 			continue
 		}
 		switch {
 		case i < len(exactIDs) && t.Payable == amount:
 			exact = append(exact, t)
-		case t.Payable%axp.TagLimit == amount%axp.TagLimit:
+		case t.Payable%axp.TagLimit != 0 && t.Payable%axp.TagLimit == amount%axp.TagLimit:
 			tagged = append(tagged, t)
 		}
 	}
@@ -313,7 +408,7 @@ func (d *Daemon) creditTransfer(ch *change, t *axp.TaskRecord, recs []axp.Inboun
 	if t.PayerAddress == "" {
 		t.PayerAddress = recs[0].From
 	}
-	if t.Received+amount >= t.Price {
+	if t.Received+amount >= t.Price-t.Tag {
 		t.TxHash = hash
 		if err := d.confirmPayment(ch, t, item); err != nil {
 			return "", "", err
@@ -326,8 +421,8 @@ func (d *Daemon) creditTransfer(ch *change, t *axp.TaskRecord, recs []axp.Inboun
 		Postings: axp.PaymentEntry(t.ID, amount), ApprovalID: item.ID, TxHash: hash, At: ch.now}); err != nil {
 		return "", "", err
 	}
-	tag := axp.Money(ch.tx.NextPaymentSeq()%9999 + 1)
-	t.Payable, t.TxHash, t.UpdatedAt = t.Price-t.Received+tag, "", ch.now
+	t.Tag = axp.PaymentTag(ch.tx.NextPaymentSeq(), t.Price, t.Fee.FeeBPS)
+	t.Payable, t.TxHash, t.UpdatedAt = t.Due(), "", ch.now
 	item.Note = fmt.Sprintf("a partial payment, confirmed on chain; %s is still due", (t.Price - t.Received).Display())
 	if err := ch.save(t, t.Status, "payment_partial", map[string]any{"tx_hash": hash, "received_usd": t.Received,
 		"missing_usd": t.Price - t.Received, "payable_usd": t.Payable}); err != nil {

@@ -68,7 +68,10 @@ func (d *Daemon) sweep(ctx context.Context) int {
 				return false, nil
 			}
 			t.ReleaseDue, t.UpdatedAt = true, ch.now
-			a := d.moneyApproval(t, axp.ApproveReleaseDue, 0, "the auto-release window passed with no answer from the buyer: decide whether to release", ch.now)
+			a, err := d.moneyApproval(t, axp.ApproveReleaseDue, 0, "the auto-release window passed with no answer from the buyer: decide whether to release", ch.now)
+			if err != nil {
+				return false, err
+			}
 			if err := ch.tx.PutApproval(a); err != nil {
 				return false, err
 			}
@@ -100,7 +103,10 @@ func (d *Daemon) refundUnused(ch *change, t *axp.TaskRecord, reason string, deta
 	if t.Received <= 0 {
 		return nil
 	}
-	a := d.moneyApproval(t, axp.ApproveRefund, t.Price, reason, ch.now)
+	a, err := d.moneyApproval(t, axp.ApproveRefund, t.Price, reason, ch.now)
+	if err != nil {
+		return err
+	}
 	a.SellerID, a.SellerName = "", ""
 	if err := ch.tx.PutApproval(a); err != nil {
 		return err

@@ -140,9 +140,12 @@ func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
 		}
 	}
 	prev := t.Status
+	// Funds already received cover the new price when they are short of it by no more than a
+	// payable tag would have been (the platform gives that up out of its fee).
 	funded := t.Received > 0
+	covered := funded && t.Received >= *q.Answer.PriceUSD-axp.TagRoom(*q.Answer.PriceUSD, q.Fee.FeeBPS)
 	f := t.Facts()
-	f.Free = t.Free() || (funded && t.Received >= *q.Answer.PriceUSD)
+	f.Free = t.Free() || covered
 	next, verr := axp.Next(t.Status, axp.TrigChoose, f)
 	if verr != nil {
 		return verr
@@ -154,6 +157,9 @@ func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
 	t.Status, t.UpdatedAt = next, ch.now
 	t.ChosenOfferID, t.SellerID, t.SellerName = q.OfferID, q.SellerID, q.SellerName
 	t.Price, t.ETAMinutes, t.Fee = *q.Answer.PriceUSD, *q.Answer.ETAMinutes, q.Fee
+	if covered {
+		t.Tag = max(0, t.Price-t.Received)
+	}
 	if q.Answer.Guarantee != nil {
 		t.FreeRedo, t.RefundIfFails = q.Answer.Guarantee.FreeRedo, q.Answer.Guarantee.RefundIfFailsChecks
 	}
@@ -165,8 +171,10 @@ func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
 		// A task back from a seller's refusal keeps what it received; its earlier transaction
 		// is booked (and stays claimed), so the payment still due is reported with a new one.
 		t.TxHash = ""
-		tag := axp.Money(ch.tx.NextPaymentSeq()%9999 + 1) // under one cent, distinct among recent tasks
-		t.Payable = t.Price - t.Received + tag
+		// The tag makes the amount distinct among recent tasks; it is taken off the price, so the
+		// buyer never pays more than the offer's buyer total (DESIGN.md section 15).
+		t.Tag = axp.PaymentTag(ch.tx.NextPaymentSeq(), t.Price, t.Fee.FeeBPS)
+		t.Payable = t.Due()
 		t.DepositAddress = d.cfg.DepositAddress
 		payBy := ch.now.Add(d.cfg.PaymentWindow)
 		t.PayBy = &payBy
@@ -282,11 +290,17 @@ func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCry
 		if t.TxHash != "" && !strings.EqualFold(t.TxHash, in.TxHash) {
 			return nil, axp.Conflict("a payment ("+t.TxHash+") was already reported for this task and awaits confirmation", "wait for the operator's confirmation")
 		}
-		other, err := ch.tx.ClaimTxHash(in.TxHash, t.ID)
-		if err != nil {
-			return nil, err
+		// With a chain, the transfer's amount decides which task it pays when it is credited (a
+		// report claims nothing, so it never blocks the task the money was meant for); the
+		// operator's confirmation (manual verifier) goes to the task that claimed the hash first.
+		other := ch.tx.TxHashTask(in.TxHash)
+		if d.chain == nil && other == "" {
+			other, err = ch.tx.ClaimTxHash(in.TxHash, t.ID)
+			if err != nil {
+				return nil, err
+			}
 		}
-		if other != "" {
+		if other != "" && other != t.ID {
 			return nil, axp.Conflict("this transaction already funds another task", "one transaction funds one task: send a new payment")
 		}
 		first := t.TxHash == ""

@@ -329,7 +329,10 @@ func (d *Daemon) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Disp
 		if dl := t.LastDelivery(); dl != nil && t.RefundIfFails && !dl.Passed && !t.Free() {
 			// The seller promised a refund if the checks fail, and they failed: the refund is
 			// decided at once, and waits for the operator's approval like every refund.
-			a := d.moneyApproval(t, axp.ApproveRefund, t.Price, "the offer guaranteed a refund if the acceptance checks fail, and they failed", ch.now)
+			a, err := d.moneyApproval(t, axp.ApproveRefund, t.Price, "the offer guaranteed a refund if the acceptance checks fail, and they failed", ch.now)
+			if err != nil {
+				return err
+			}
 			if err := ch.tx.PutApproval(a); err != nil {
 				return err
 			}
@@ -406,7 +409,10 @@ func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.I
 				return nil, nil
 			}
 		}
-		a := d.moneyApproval(t, axp.ApprovePayout, 0, "the buyer accepted the delivery; the seller requests payment", ch.now)
+		a, err := d.moneyApproval(t, axp.ApprovePayout, 0, "the buyer accepted the delivery; the seller requests payment", ch.now)
+		if err != nil {
+			return nil, err
+		}
 		seller, err := loadMember(ch.tx, t.SellerID)
 		if err != nil {
 			return nil, err
@@ -435,8 +441,10 @@ func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.I
 }
 
 // moneyApproval builds a queue item that moves a task's funds: refund is the part of the price
-// going back to the buyer (0 for a payout, the price for a full refund).
-func (d *Daemon) moneyApproval(t *axp.TaskRecord, kind string, refund axp.Money, reason string, now time.Time) *axp.Approval {
+// going back to the buyer (0 for a payout, the price for a full refund). Its figures are the
+// booking approving it makes, computed from what the task received: an item whose booking cannot
+// balance (a seller's part the task never received) is never queued.
+func (d *Daemon) moneyApproval(t *axp.TaskRecord, kind string, refund axp.Money, reason string, now time.Time) (*axp.Approval, error) {
 	fee := axp.FeeFor(t.Price-refund, t.Fee.FeeBPS)
 	a := &axp.Approval{ID: axp.NewID("apr", now), Kind: kind, Status: axp.ApprovalPending, TaskID: t.ID, TaskType: t.Type,
 		PriceUSD: t.Price, RefundUSD: refund, SellerNetUSD: fee.SellerNet, FeeUSD: fee.PlatformFee,
@@ -455,7 +463,11 @@ func (d *Daemon) moneyApproval(t *axp.TaskRecord, kind string, refund axp.Money,
 	if kind == axp.ApprovePayout || kind == axp.ApproveRefund || kind == axp.ApproveSplit {
 		// What the operator sees is what approving books: the same entry, computed now.
 		a.PriceRefundUSD = refund
-		a.Booking = axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+		booking, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+		if err != nil {
+			return nil, err
+		}
+		a.Booking = booking
 		a.RefundUSD, a.SellerNetUSD, a.FeeUSD = 0, 0, 0
 		for _, p := range a.Booking {
 			switch p.Account {
@@ -467,9 +479,12 @@ func (d *Daemon) moneyApproval(t *axp.TaskRecord, kind string, refund axp.Money,
 				a.FeeUSD = p.Amount
 			}
 		}
+		if kind == axp.ApproveRefund {
+			a.Amount = a.RefundUSD
+		}
 	}
 	if dl := t.LastDelivery(); dl != nil {
 		a.Checks = dl.Checks
 	}
-	return a
+	return a, nil
 }

@@ -66,7 +66,10 @@ func (d *Daemon) applyDecision(ch *change, t *axp.TaskRecord, pct int, reason st
 	if pct == 100 {
 		kind = axp.ApproveRefund
 	}
-	a := d.moneyApproval(t, kind, refundOf(t.Price, pct), reason, ch.now)
+	a, err := d.moneyApproval(t, kind, refundOf(t.Price, pct), reason, ch.now)
+	if err != nil {
+		return "", err
+	}
 	p := pct
 	a.RefundPct = &p
 	if kind == axp.ApproveSplit && a.SellerNetUSD > 0 {

@@ -251,7 +251,7 @@ func TestPayDeliverAccept(t *testing.T) {
 	seller := e.x.Anon.With(quick.MemberSecret)
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
-	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id); !strings.Contains(out, "payable:\t2.50") || !strings.Contains(e.s.ErrOut.String(), "axp task pay "+id+" --tx") {
+	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id); !strings.Contains(out, "payable:\t2.49") || !strings.Contains(e.s.ErrOut.String(), "axp task pay "+id+" --tx") {
 		t.Errorf("pay without --tx: %s %s", out, e.s.ErrOut)
 	}
 	tx := cmdtest.TxHash()

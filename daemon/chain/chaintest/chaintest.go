@@ -176,6 +176,46 @@ func (c *Chain) Transfer(from *ecdsa.PrivateKey, token, to string, amount axp.Mo
 	return strings.ToLower(r.TxHash.Hex())
 }
 
+// TransferPending sends a transfer of amount of token (a fixed gas limit) and returns its hash at
+// once, without waiting for a block (with automine off it waits in the pool).
+func (c *Chain) TransferPending(from *ecdsa.PrivateKey, token, to string, amount axp.Money) string {
+	c.t.Helper()
+	data, err := c.abi.Pack("transfer", common.HexToAddress(to), big.NewInt(int64(amount)))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tok := common.HexToAddress(token)
+	return strings.ToLower(c.broadcast(from, &tok, data, 100_000).Hex())
+}
+
+// Snapshot records the chain's state (evm_snapshot) for a later Revert.
+func (c *Chain) Snapshot() string {
+	c.t.Helper()
+	var id string
+	if err := c.rpc.Call(&id, "evm_snapshot"); err != nil {
+		c.t.Fatalf("evm_snapshot: %v", err)
+	}
+	return id
+}
+
+// Revert puts the chain back to a snapshot (evm_revert): every block mined since is gone, with its
+// transactions, as in a reorg to a chain that never had them.
+func (c *Chain) Revert(id string) {
+	c.t.Helper()
+	var ok bool
+	if err := c.rpc.Call(&ok, "evm_revert", id); err != nil || !ok {
+		c.t.Fatalf("evm_revert %s: %v (%v)", id, err, ok)
+	}
+}
+
+// Reorg replaces the last depth blocks with as many new ones (anvil_reorg), keeping no transactions.
+func (c *Chain) Reorg(depth int) {
+	c.t.Helper()
+	if err := c.rpc.Call(nil, "anvil_reorg", map[string]any{"depth": depth, "tx_block_pairs": []any{}}); err != nil {
+		c.t.Fatalf("anvil_reorg: %v", err)
+	}
+}
+
 // Reverted sends a transfer of more than the key holds with a fixed gas limit, so it is mined and
 // reverts; it returns its hash.
 func (c *Chain) Reverted(from *ecdsa.PrivateKey, to string, amount axp.Money) string {
@@ -287,6 +327,12 @@ func (c *Chain) send(from *ecdsa.PrivateKey, to *common.Address, data []byte) *t
 
 func (c *Chain) sendTx(from *ecdsa.PrivateKey, to *common.Address, data []byte, gas uint64) *types.Receipt {
 	c.t.Helper()
+	return c.wait(c.broadcast(from, to, data, gas))
+}
+
+// broadcast signs and sends a transaction without waiting for it to be mined.
+func (c *Chain) broadcast(from *ecdsa.PrivateKey, to *common.Address, data []byte, gas uint64) common.Hash {
+	c.t.Helper()
 	ctx := context.Background()
 	addr := crypto.PubkeyToAddress(from.PublicKey)
 	nonce, err := c.ec.PendingNonceAt(ctx, addr)
@@ -303,14 +349,21 @@ func (c *Chain) sendTx(from *ecdsa.PrivateKey, to *common.Address, data []byte, 
 	if err := c.ec.SendTransaction(ctx, signed); err != nil {
 		c.t.Fatalf("send: %v", err)
 	}
+	return signed.Hash()
+}
+
+// wait polls for a transaction's receipt, failing the test after 20 s.
+func (c *Chain) wait(hash common.Hash) *types.Receipt {
+	c.t.Helper()
+	ctx := context.Background()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		r, err := c.ec.TransactionReceipt(ctx, signed.Hash())
+		r, err := c.ec.TransactionReceipt(ctx, hash)
 		if err == nil {
 			return r
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("transaction %s not mined: %v", signed.Hash().Hex(), err)
+			c.t.Fatalf("transaction %s not mined: %v", hash.Hex(), err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

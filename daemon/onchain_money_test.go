@@ -1,0 +1,168 @@
+package daemon_test
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain/chaintest"
+)
+
+// The money of a task paid in part goes back as it came in: a cancelled task that received 1.00 of
+// its 4.50 refunds exactly 1.00 on chain, booked in one balanced entry, and the queue shows 1.00.
+// (The refund used to be computed from the price: 4.50 left the hot wallet, the booking could not
+// balance and the item stayed sent for ever.) A part-paid task that expires queues the same.
+func TestChainPartPaidRefundSendsWhatCameIn(t *testing.T) {
+	var ahead atomic.Int64 // the clock's lead, to let a payment window pass
+	m := newChainMarket(t, func(cfg *daemon.Config) {
+		cfg.SweepEvery = 50 * time.Millisecond
+		cfg.Now = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	})
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	for _, how := range []string{"cancel", "expire"} {
+		t.Run(how, func(t *testing.T) {
+			buyer, task := m.awaiting(seller)
+			bk := m.buyerWallet(10_000_000)
+			part := usd(t, "1.00")
+			tx := m.c.Transfer(bk, m.c.Token, m.deposit, part)
+			m.c.Mine(1)
+			call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": tx}, nil)
+			eventually(t, func() error {
+				if got := getTask(t, buyer, task.ID); got.Payment.Status != "partial" || got.Payment.ReceivedUSD != part {
+					return fmt.Errorf("payment %+v", got.Payment)
+				}
+				return nil
+			})
+			if how == "cancel" {
+				call(t, buyer, "cancel_task", map[string]any{"id": task.ID}, nil)
+			} else {
+				ahead.Store(int64(25 * time.Hour))
+				waitStatus(t, buyer, task.ID, axp.TaskExpired)
+			}
+			refund := m.approvalOf(task.ID, axp.ApproveRefund)
+			if refund.Amount != part || refund.RefundUSD != part || refund.SellerNetUSD != 0 || refund.FeeUSD != 0 {
+				t.Fatalf("refund item shows %+v, want 1.00 back to the buyer", refund)
+			}
+			sent := m.approve(refund.ID, false)
+			if len(sent.Transfers) != 1 || sent.Transfers[0].Amount != part || sent.Transfers[0].Part != "buyer" {
+				t.Fatalf("sent %+v", sent.Transfers)
+			}
+			m.c.Mine(2)
+			eventually(t, func() error {
+				if a := m.approvalOf(task.ID, axp.ApproveRefund); a.Status != axp.ApprovalConfirmed {
+					return fmt.Errorf("refund is %s (%s)", a.Status, a.Failure)
+				}
+				return nil
+			})
+			if bal := m.c.Balance(m.c.Token, chaintest.Addr(bk)); bal != 10_000_000 {
+				t.Fatalf("the buyer holds %s after the refund, want the 10.00 it started with", bal)
+			}
+			b := m.balances()
+			if b[axp.EscrowAccount(task.ID)] != 0 {
+				t.Fatalf("escrow left %s", b[axp.EscrowAccount(task.ID)])
+			}
+			var st axp.Stats
+			call(t, m.admin, "admin_stats", nil, &st)
+			if st.Money.RefundsSent < part {
+				t.Fatalf("stats %+v", st.Money)
+			}
+		})
+	}
+}
+
+// A transfer pays the task whose payable amount it carries. Buyer A pays task A exactly; before the
+// transfer has its confirmations, buyer B reports A's transaction on task B: B is refused (400
+// naming tx_hash), and A is funded by it, with or without A's own report. B's report of a transfer
+// not yet mined is accepted, but when the transfer turns out to carry A's amount, A is funded and
+// B's report is closed, so B can report its own payment. (B used to be funded with A's money.)
+func TestChainReportedHashOfAnotherTaskIsRefused(t *testing.T) {
+	m := newChainMarket(t, func(cfg *daemon.Config) { cfg.Confirmations = 3 })
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+
+	t.Run("mined", func(t *testing.T) {
+		buyerA, taskA := m.awaiting(seller)
+		buyerB, taskB := m.awaiting(seller)
+		ka := m.buyerWallet(10_000_000)
+		tx := m.c.Transfer(ka, m.c.Token, m.deposit, taskA.Payment.PayableUSD)
+		_, err := do(buyerB, "pay_crypto", map[string]any{"id": taskB.ID, "tx_hash": tx})
+		if e := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(e.Message, "another task") {
+			t.Fatalf("B's report of A's payment: %v", e)
+		}
+		call(t, buyerA, "pay_crypto", map[string]any{"id": taskA.ID, "tx_hash": tx}, nil)
+		m.c.Mine(3)
+		waitStatus(t, buyerA, taskA.ID, axp.TaskPaid)
+		if got := getTask(t, buyerB, taskB.ID); got.Status != axp.TaskAwaitingPayment || got.Payment.ReceivedUSD != 0 || got.Payment.TxHash != "" {
+			t.Fatalf("task B after A's payment: %s %+v", got.Status, got.Payment)
+		}
+	})
+
+	t.Run("pending", func(t *testing.T) {
+		buyerA, taskA := m.awaiting(seller)
+		buyerB, taskB := m.awaiting(seller)
+		ka := m.buyerWallet(10_000_000)
+		m.c.SetAutomine(false)
+		tx := m.c.TransferPending(ka, m.c.Token, m.deposit, taskA.Payment.PayableUSD)
+		call(t, buyerB, "pay_crypto", map[string]any{"id": taskB.ID, "tx_hash": tx}, nil)
+		// A's own report is not blocked by B's.
+		call(t, buyerA, "pay_crypto", map[string]any{"id": taskA.ID, "tx_hash": tx}, nil)
+		m.c.SetAutomine(true)
+		m.c.Mine(3)
+		waitStatus(t, buyerA, taskA.ID, axp.TaskPaid)
+		eventually(t, func() error {
+			got := getTask(t, buyerB, taskB.ID)
+			if got.Status != axp.TaskAwaitingPayment || got.Payment.ReceivedUSD != 0 || got.Payment.TxHash != "" {
+				return fmt.Errorf("task B: %s %+v", got.Status, got.Payment)
+			}
+			return nil
+		})
+		if a := m.approvalOf(taskB.ID, axp.ApprovePayment); a.Status != axp.ApprovalRejected || !strings.Contains(a.Note, "pays another task") {
+			t.Fatalf("B's payment item %+v", a)
+		}
+		// B pays its own and is funded.
+		kb := m.buyerWallet(10_000_000)
+		own := m.c.Transfer(kb, m.c.Token, m.deposit, taskB.Payment.PayableUSD)
+		call(t, buyerB, "pay_crypto", map[string]any{"id": taskB.ID, "tx_hash": own}, nil)
+		m.c.Mine(3)
+		waitStatus(t, buyerB, taskB.ID, axp.TaskPaid)
+	})
+	m.balances()
+}
+
+// A buyer never pays more than the offer's buyer total: the payable amount is the price less a tag
+// under one cent (at most the platform fee), the task is funded by it, and the seller still gets its
+// whole net; the platform gives up the tag out of its fee.
+func TestChainPayableNeverAboveTheBuyerTotal(t *testing.T) {
+	m := newChainMarket(t)
+	sellerAddr := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "0.80", 30, nil, map[string]any{"payout_address": sellerAddr})
+	buyer, task := m.awaiting(seller)
+	price, fee := usd(t, "0.80"), feeOf(usd(t, "0.80"))
+	p := task.Payment
+	if p.PayableUSD > price || p.PayableUSD < price-fee || p.PayableUSD == price {
+		t.Fatalf("payable %s for a buyer total of %s (fee %s)", p.PayableUSD, price, fee)
+	}
+	bk := m.buyerWallet(price)
+	m.c.Transfer(bk, m.c.Token, m.deposit, p.PayableUSD)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	deliverText(t, seller.c, task.ID, "Waves fold the light.")
+	retrieve(t, buyer, task.ID)
+	call(t, buyer, "accept_task", map[string]any{"id": task.ID}, nil)
+	call(t, seller.c, "request_payment", map[string]any{"id": task.ID}, nil)
+	m.approve(m.approvalOf(task.ID, axp.ApprovePayout).ID, false)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	if bal := m.c.Balance(m.c.Token, sellerAddr); bal != price-fee {
+		t.Fatalf("seller holds %s, want its net %s", bal, price-fee)
+	}
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(bk)); bal != price-p.PayableUSD {
+		t.Fatalf("buyer holds %s: it paid more than %s", bal, p.PayableUSD)
+	}
+	if b := m.balances(); b[axp.AcctFees] != fee-(price-p.PayableUSD) {
+		t.Fatalf("fees %s, want the fee less the tag", b[axp.AcctFees])
+	}
+}

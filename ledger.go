@@ -79,7 +79,9 @@ func PaymentTag(seq uint64, price Money, bps int64) Money {
 }
 
 // TagRoom is the largest payable tag at a price: under one cent, and no more than the fee.
-func TagRoom(price Money, bps int64) Money { return max(0, min(FeeFor(price, bps).PlatformFee, TagLimit-1)) }
+func TagRoom(price Money, bps int64) Money {
+	return max(0, min(FeeFor(price, bps).PlatformFee, TagLimit-1))
+}
 
 // Excess splits what escrow holds beyond the price into the part the platform keeps on a release
 // (under one cent) and the part owed back to the buyer.

@@ -329,20 +329,27 @@ func (d *Daemon) limit(ln net.Listener) net.Listener {
 	})
 }
 
-// Close stops background work, flushes logs and metrics and closes the database.
+// Close stops background work, flushes logs and metrics and closes the database. It is also the
+// clean-up of a start that failed half-way (New calls it): each part closes only if it was built,
+// and the database is closed last, so that its file lock is released for the next start.
 func (d *Daemon) Close() error {
+	if d == nil {
+		return nil
+	}
 	var err error
 	d.stopOnce.Do(func() {
 		close(d.stop)
 		d.bg.Wait()
 		d.leader.Close()
 		d.pusher.Close()
-		if d.chain != nil {
-			d.chain.Close()
+		d.chain.Close()
+		if d.metrics != nil {
+			d.metrics.flush()
 		}
-		d.metrics.flush()
 		d.sink.close()
-		err = d.db.Close()
+		if d.db != nil {
+			err = d.db.Close()
+		}
 	})
 	return err
 }

@@ -178,6 +178,9 @@ func (s *logSink) flush() {
 }
 
 func (s *logSink) close() {
+	if s == nil {
+		return
+	}
 	s.once.Do(func() {
 		close(s.done)
 		<-s.stopped

@@ -20,6 +20,8 @@ import (
 // credited again).
 
 // setupChain connects to the configured chain and checks it; it says what it found in the log.
+// Every error names the setting at fault. Once dialled, the chain is the daemon's: Close closes it,
+// also after an error here.
 func (d *Daemon) setupChain() error {
 	cfg := d.cfg
 	if cfg.DepositAddress == "" {
@@ -54,11 +56,10 @@ func (d *Daemon) setupChain() error {
 	// The watcher's starting point is fixed now, by whichever daemon starts, not at its first pass:
 	// on PostgreSQL a daemon watches only once it leads, and transfers made in between count.
 	safe, err := c.Safe(ctx)
-	if err == nil {
-		_, err = d.startCursor(safe)
-	}
 	if err != nil {
-		c.Close()
+		return fmt.Errorf("chain_rpc_url %s: read the block the payment watcher starts at: %w", cfg.ChainRPCURL, err)
+	}
+	if _, err := d.startCursor(safe); err != nil {
 		return fmt.Errorf("set the payment watcher's first block: %w", err)
 	}
 	if cfg.PayoutKeyFile == "" {
@@ -67,7 +68,6 @@ func (d *Daemon) setupChain() error {
 	}
 	key, err := chain.LoadKey(cfg.PayoutKeyFile, cfg.PayoutKeyPassphrase)
 	if err != nil {
-		c.Close()
 		return err
 	}
 	d.wallet = chain.NewWallet(c, key)
@@ -76,8 +76,7 @@ func (d *Daemon) setupChain() error {
 	d.wallet.Share(func(ctx context.Context) (func(), error) { return d.db.Lock(ctx, "hot-wallet") })
 	bal, err := c.BalanceOf(ctx, d.wallet.Address())
 	if err != nil {
-		c.Close()
-		return fmt.Errorf("read the hot wallet's balance: %w", err)
+		return fmt.Errorf("chain_rpc_url %s: read the hot wallet's (%s) balance of token_address %s: %w", cfg.ChainRPCURL, d.wallet.Address(), c.Token(), err)
 	}
 	d.log.Info("hot wallet ready: approved payouts are sent by the exchange (evm rail)", "source", "payments",
 		"address", d.wallet.Address(), "balance_usd", c.Money(bal).String())

@@ -18,6 +18,7 @@ import (
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/x402"
+	"github.com/axp-exchange/axp/store"
 )
 
 // paidCall sends a call of a paid tool with the given headers.
@@ -404,6 +405,96 @@ func TestPaidCallV1(t *testing.T) {
 		t.Fatalf("v1 in v2 header: %d %s", resp.Status, resp.Body)
 	}
 	_ = context.Background
+}
+
+// A v1 payment made for one tool does not pay another at the same price: v1 payments carry no
+// resource of their own, but one that names the resource it was made for (the requirements'
+// resource echoed as `resource`, or the requirements in `accepted` or `paymentRequirements`) is
+// refused anywhere else with 402 naming both, before anything is held or settled, so it still pays
+// the tool it was made for. A v1 payment naming no resource (as x402-fetch sends them) cannot be
+// told apart and stays accepted.
+func TestPaidCallV1ForAnotherTool(t *testing.T) {
+	m := newChainMarketOn(t, chaintest.StartID(t, 84532), func(cfg *daemon.Config) {
+		cfg.PaidPrices = map[string]axp.Money{"paid_trading_risk": 5_000} // the injection check's price
+	})
+	payer := m.buyerWallet(1_000_000)
+	payerAddr := chaintest.Addr(payer)
+	const risk = "/paid/trading/risk?account=10000&risk_pct=1&entry=100&stop=95"
+	v1Terms := func(method, path, body string) x402.RequirementsV1 {
+		t.Helper()
+		var v1 x402.RequiredV1
+		resp := paidCall(t, m.anon, method, path, body, nil)
+		if err := json.Unmarshal(resp.Body, &v1); err != nil || resp.Status != 402 || v1.X402Version != 1 || len(v1.Accepts) != 1 {
+			t.Fatalf("v1 terms of %s: %d %s", path, resp.Status, resp.Body)
+		}
+		return v1.Accepts[0]
+	}
+	check := v1Terms("POST", "/paid/text/injection-check", injectionText)
+	other := v1Terms("GET", risk, "")
+	if other.MaxAmountRequired != check.MaxAmountRequired || other.Resource == check.Resource {
+		t.Fatalf("the two tools' terms: %+v\n%+v", check, other)
+	}
+	payV1 := func(a x402.RequirementsV1, resource string) string {
+		t.Helper()
+		r := x402.Requirements{Scheme: a.Scheme, Network: "eip155:84532", Amount: a.MaxAmountRequired, Asset: a.Asset, PayTo: a.PayTo,
+			MaxTimeoutSeconds: a.MaxTimeoutSeconds, Extra: a.Extra}
+		h, err := x402.Pay(payer, r, resource, 1, "base-sepolia", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	// echo re-encodes a v1 payment with its requirements carried back under key.
+	echo := func(h, key string, a x402.RequirementsV1) string {
+		t.Helper()
+		raw, _ := base64.StdEncoding.DecodeString(h)
+		var p map[string]any
+		json.Unmarshal(raw, &p)
+		delete(p, "resource")
+		p[key] = a
+		return x402.Encode(p)
+	}
+	held := func() int {
+		t.Helper()
+		n := 0
+		m.d.DB().View(func(tx *store.Tx) error {
+			open, err := tx.OpenPaidCalls(100)
+			n = len(open)
+			return err
+		})
+		return n
+	}
+	booked := axp.Money(0)
+	for _, c := range []struct{ name, header string }{
+		{"accepted", echo(payV1(check, ""), "accepted", check)},
+		{"paymentRequirements", echo(payV1(check, ""), "paymentRequirements", check)},
+		{"resource", payV1(check, check.Resource)},
+	} {
+		resp := paidCall(t, m.anon, "GET", risk, "", map[string]string{x402.HeaderPaymentV1: c.header})
+		var refused x402.RequiredV1
+		json.Unmarshal(resp.Body, &refused)
+		if resp.Status != 402 || !strings.Contains(refused.Error, check.Resource) || !strings.Contains(refused.Error, other.Resource) {
+			t.Errorf("%s: a payment made for the injection check, sent to the risk tool: %d %s", c.name, resp.Status, resp.Body)
+		}
+		if got := m.c.Balance(m.c.Token, payerAddr); got != 1_000_000 {
+			t.Fatalf("%s: the payer holds %d after a refused payment", c.name, got)
+		}
+		if b := m.balances(); b[axp.AcctPaidCalls] != booked || held() != 0 {
+			t.Fatalf("%s: booked %v, %d payments held after a refusal", c.name, b, held())
+		}
+		// Nothing was taken: the payment still pays the tool it was made for.
+		resp = paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, map[string]string{x402.HeaderPaymentV1: c.header})
+		if resp.Status != 200 {
+			t.Fatalf("%s: the payment for the injection check: %d %s", c.name, resp.Status, resp.Body)
+		}
+		settlement(t, resp, x402.HeaderResponseV1)
+		booked += 5_000
+		m.c.Mint(m.c.Token, payerAddr, 5_000) // back to 1 TUSD
+	}
+	// A v1 payment that names no resource says nothing to check.
+	if resp := paidCall(t, m.anon, "GET", risk, "", map[string]string{x402.HeaderPaymentV1: payV1(other, "")}); resp.Status != 200 {
+		t.Fatalf("a v1 payment naming no resource: %d %s", resp.Status, resp.Body)
+	}
 }
 
 // clock follows the real time, moved forward by the test (testClock, by contrast, stands still):

@@ -44,8 +44,12 @@ func (db *DB) Lead(interval time.Duration) *Leader {
 // Leading tells whether this process leads now.
 func (l *Leader) Leading() bool { return l.leading.Load() }
 
-// Close gives up leadership (closing the connection releases the lock at once) and stops.
+// Close gives up leadership (closing the connection releases the lock at once) and stops. A nil
+// Leader has nothing to give up.
 func (l *Leader) Close() {
+	if l == nil {
+		return
+	}
 	l.once.Do(func() { close(l.stop) })
 	<-l.done
 }

@@ -34,7 +34,7 @@ func NewCmdApprove(f *cmdutil.Factory, runF func(context.Context, *ApproveOption
 		Long: `Approve a queue item. A payment is confirmed as received. A payout, refund or split is sent by the
 exchange's hot wallet when it has one (payout_key_file): the item is then "sent" and becomes
 "confirmed" once its transfers have their confirmations (or "failed", back in the queue, with the
-reason). Without a hot wallet, send the money yourself and give --tx, the hash of the transaction
+reason; when the node refuses a transfer at once, approve exits 1 with that reason). Without a hot wallet, send the money yourself and give --tx, the hash of the transaction
 that sent it. A release_due item releases the task (its payout then waits here in turn).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeApprovals(f, func(a axp.Approval) string { return a.ID }),
@@ -136,7 +136,10 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 		return err
 	}
 	if e.Enabled() {
-		return e.Write(s, raw)
+		if err := e.Write(s, raw); err != nil {
+			return err
+		}
+		return sendFailed(a)
 	}
 	if a.Status == axp.ApprovalSent {
 		for _, x := range a.Transfers {
@@ -146,7 +149,7 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 		}
 		fmt.Fprintf(s.ErrOut, "%s %s of task %s is confirmed once its transfers have their confirmations: axp admin approvals list --status sent\n", a.Kind, a.ID, a.TaskID)
 	} else if a.Status == axp.ApprovalFailed {
-		fmt.Fprintf(s.ErrOut, "✗ %s %s of task %s failed: %s\n", a.Kind, a.ID, a.TaskID, a.Failure)
+		return sendFailed(a)
 	} else if a.Status == axp.ApprovalHeld && a.BuyerPartTxHash != "" {
 		fmt.Fprintf(s.ErrOut, "✓ Sent the buyer's part of %s %s of task %s (%s); the seller's part waits for a payout address\n",
 			a.Kind, a.ID, a.TaskID, a.RefundUSD.Display())
@@ -156,4 +159,14 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 		fmt.Fprintf(s.ErrOut, "✓ Approved %s %s of task %s (%s)\n", a.Kind, a.ID, a.TaskID, a.Amount.Display())
 	}
 	return nil
+}
+
+// sendFailed is the error of an approval whose sending failed at once (the node refused a
+// transfer): the command fails with the reason, as the money did not go. Nil for any other status.
+func sendFailed(a *axp.Approval) error {
+	if a.Status != axp.ApprovalFailed {
+		return nil
+	}
+	return &axp.Error{Code: axp.CodeUnavailable, Message: fmt.Sprintf("%s %s of task %s failed: %s", a.Kind, a.ID, a.TaskID, a.Failure),
+		Hint: "it is back in the queue: fix the cause (a hot wallet without ETH for gas: fund it) and approve again, or send by hand and approve with --tx"}
 }

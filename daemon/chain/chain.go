@@ -162,8 +162,12 @@ func Dial(ctx context.Context, cfg Config) (*Client, Info, error) {
 	return c, info, nil
 }
 
-// Close ends the connection.
-func (c *Client) Close() { c.ec.Close() }
+// Close ends the connection; a nil Client has none.
+func (c *Client) Close() {
+	if c != nil {
+		c.ec.Close()
+	}
+}
 
 // ChainID is the chain's id.
 func (c *Client) ChainID() uint64 { return c.cfg.ChainID }

@@ -25,33 +25,58 @@ var ErrInsufficient = errors.New("insufficient balance")
 var ErrReplaced = errors.New("its nonce was used by another transaction")
 
 // LoadKey reads the hot wallet's key from path: an Ethereum keystore (JSON, decrypted with
-// passphrase) or a file holding the key as hex, which must not be readable by group or others. The
+// passphrase) or a file holding the key as hex, which must not be readable by group or others. Each
+// error is one line naming the setting (payout_key_file), the file and what is wrong with it; the
 // key's bytes never appear in an error.
 func LoadKey(path, passphrase string) (*ecdsa.PrivateKey, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("payout key file: %w", err)
+		return nil, fmt.Errorf("payout_key_file: %w", err)
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("payout key file: %w", err)
+		return nil, fmt.Errorf("payout_key_file: %w", err)
 	}
 	text := strings.TrimSpace(string(raw))
 	if strings.HasPrefix(text, "{") {
 		k, err := keystore.DecryptKey([]byte(text), passphrase)
-		if err != nil {
-			return nil, fmt.Errorf("payout key file %s: cannot decrypt the keystore (is AXP_PAYOUT_KEY_PASSPHRASE right?): %v", path, errors.Unwrap(err))
+		switch {
+		case errors.Is(err, keystore.ErrDecrypt):
+			return nil, fmt.Errorf("payout_key_file %s: cannot decrypt the keystore with AXP_PAYOUT_KEY_PASSPHRASE (wrong or unset)", path)
+		case err != nil:
+			// The JSON decoder's errors name positions and types, never the file's bytes.
+			return nil, fmt.Errorf("payout_key_file %s starts with { but is not a keystore this exchange can read: %v", path, err)
 		}
 		return k.PrivateKey, nil
 	}
 	if st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("payout key file %s is readable by others (mode %o): chmod 600 it", path, st.Mode().Perm())
+		return nil, fmt.Errorf("payout_key_file %s is readable by others (mode %o): chmod 600 it", path, st.Mode().Perm())
 	}
-	k, err := crypto.HexToECDSA(strings.TrimPrefix(text, "0x"))
+	digits := strings.TrimPrefix(strings.TrimPrefix(text, "0x"), "0X")
+	if !isHex(digits) {
+		return nil, fmt.Errorf("payout_key_file %s holds neither a hex private key nor keystore JSON", path)
+	}
+	if len(digits) != 64 {
+		return nil, fmt.Errorf("payout_key_file %s holds %d hex digits; a private key is 64", path, len(digits))
+	}
+	k, err := crypto.HexToECDSA(digits)
 	if err != nil {
-		return nil, fmt.Errorf("payout key file %s holds no hex private key (or keystore JSON)", path)
+		return nil, fmt.Errorf("payout_key_file %s holds 64 hex digits that are no valid secp256k1 private key", path)
 	}
 	return k, nil
+}
+
+// isHex reports whether s is one or more hex digits.
+func isHex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // Wallet signs and sends the token's transfers from the hot wallet. Acquire it around signing,

@@ -101,8 +101,12 @@ func (p *Pusher) Push(job Job) {
 // Close stops taking jobs and waits for the workers to finish. Jobs already queued still get an
 // attempt (each bounded by the call timeout), but no job waits for a retry any more: one that
 // would have fails through onFail with its last error. Then it closes the idle connections of the
-// caller's own transport (the exchange closes its pusher when it shuts down).
+// caller's own transport (the exchange closes its pusher when it shuts down). A nil Pusher (an
+// exchange whose start failed before it had one) has nothing to close.
 func (p *Pusher) Close() {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

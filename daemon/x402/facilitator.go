@@ -39,7 +39,8 @@ func requirementsFor(p *Payment, t Terms) any {
 }
 
 // Match checks that a payment is for these terms: scheme, network, asset, recipient and amount,
-// and (v2) the resource. The reason is one of the Reason constants.
+// and the resource it names (v2 payments always name one; a v1 payment only when it echoes its
+// requirements, see Payment.ResourceV1). The reason is one of the Reason constants.
 func Match(p *Payment, t Terms, resourceURL string) (reason, message string) {
 	scheme, network := p.SchemeAndNetwork()
 	if scheme != SchemeExact {
@@ -66,9 +67,9 @@ func Match(p *Payment, t Terms, resourceURL string) (reason, message string) {
 		if !strings.EqualFold(acc.PayTo, t.V2.PayTo) {
 			return ReasonRecipient, fmt.Sprintf("the payment accepted payTo %s; this exchange is paid at %s", acc.PayTo, t.V2.PayTo)
 		}
-		if p.Resource != nil && p.Resource.URL != "" && resourceURL != "" && !sameResource(p.Resource.URL, resourceURL) {
-			return ReasonResource, fmt.Sprintf("the payment is for %s, not for %s", p.Resource.URL, resourceURL)
-		}
+	}
+	if u := p.ResourceURL(); u != "" && resourceURL != "" && !sameResource(u, resourceURL) {
+		return ReasonResource, fmt.Sprintf("the payment is for %s, not for %s", u, resourceURL)
 	}
 	if err := p.CheckShape(); err != nil {
 		return ReasonPayload, err.Error()

@@ -17,7 +17,9 @@ import (
 
 // Pay signs an exact EVM payment of r from key, as an x402 client does, and returns the value of
 // the header that carries it (PAYMENT-SIGNATURE for version 2, X-PAYMENT for version 1, whose
-// network is networkV1). The authorization is valid from a minute ago for r.MaxTimeoutSeconds.
+// network is networkV1). The authorization is valid from a minute ago for r.MaxTimeoutSeconds. A
+// version 1 payment echoes resource as its `resource` when it is not "" (the reference v1 clients
+// echo nothing).
 func Pay(key *ecdsa.PrivateKey, r Requirements, resource string, version int, networkV1 string, now time.Time) (string, error) {
 	id, err := strconv.ParseUint(strings.TrimPrefix(r.Network, "eip155:"), 10, 64)
 	if err != nil || !strings.HasPrefix(r.Network, "eip155:") {
@@ -48,6 +50,12 @@ func Pay(key *ecdsa.PrivateKey, r Requirements, resource string, version int, ne
 		ValidBefore: a.ValidBefore.String(), Nonce: hexutil.Encode(a.Nonce[:])}}}
 	if version == 1 {
 		p.Scheme, p.Network = SchemeExact, networkV1
+		if resource != "" { // a URL, as the v1 requirements name it
+			return Encode(struct {
+				Payment
+				Resource string `json:"resource"`
+			}{p, resource}), nil
+		}
 	} else {
 		acc := r
 		p.Accepted, p.Resource = &acc, &Resource{URL: resource}

@@ -34,6 +34,18 @@ type Resource struct {
 	MimeType    string `json:"mimeType,omitempty"`
 }
 
+// UnmarshalJSON reads a resource as an object (v2) or as its URL alone, as the v1 requirements name
+// it (and a v1 payment echoing them carries it).
+func (r *Resource) UnmarshalJSON(b []byte) error {
+	var url string
+	if json.Unmarshal(b, &url) == nil {
+		*r = Resource{URL: url}
+		return nil
+	}
+	type plain Resource
+	return json.Unmarshal(b, (*plain)(r))
+}
+
 // Requirements is one way to pay for a resource (v2).
 type Requirements struct {
 	Scheme            string         `json:"scheme"`
@@ -109,6 +121,24 @@ type Payment struct {
 	Accepted    *Requirements  `json:"accepted,omitempty"` // v2
 	Payload     ExactPayload   `json:"payload"`
 	Extensions  map[string]any `json:"extensions,omitempty"`
+	// ResourceV1 is the resource a v1 payment says it was made for, when it says so: the
+	// requirements' resource echoed as `resource`, or in the requirements carried back as
+	// `accepted` or `paymentRequirements`. The v1 payload of the x402 reference clients
+	// (x402-fetch) carries none, and the signed authorization names no resource either. Decode
+	// reads it and leaves the payment in the v1 shape, which is what facilitators are sent.
+	ResourceV1 string `json:"-"`
+}
+
+// ResourceURL is the resource the payment names (v2: its resource; v1: ResourceV1), or "" when it
+// names none.
+func (p *Payment) ResourceURL() string {
+	if p.X402Version == 1 {
+		return p.ResourceV1
+	}
+	if p.Resource != nil {
+		return p.Resource.URL
+	}
+	return ""
 }
 
 // SchemeAndNetwork are the scheme and network the payment says it uses.
@@ -186,6 +216,23 @@ func Decode(header string) (*Payment, error) {
 		if p.Scheme == "" || p.Network == "" {
 			return nil, fmt.Errorf("is an x402 v1 payment without scheme or network")
 		}
+		if p.Resource != nil {
+			p.ResourceV1 = p.Resource.URL
+		}
+		if p.ResourceV1 == "" {
+			type requirements struct {
+				Resource Resource `json:"resource"`
+			}
+			var echoed struct {
+				Accepted            requirements `json:"accepted"`
+				PaymentRequirements requirements `json:"paymentRequirements"`
+			}
+			json.Unmarshal(raw, &echoed) // the payment itself decoded: these are objects or absent
+			if p.ResourceV1 = echoed.Accepted.Resource.URL; p.ResourceV1 == "" {
+				p.ResourceV1 = echoed.PaymentRequirements.Resource.URL
+			}
+		}
+		p.Resource, p.Accepted = nil, nil
 	case 2:
 		if p.Accepted == nil {
 			return nil, fmt.Errorf("is an x402 v2 payment without `accepted` requirements")

@@ -14,6 +14,11 @@ const (
 	ApproveReleaseDue = "release_due" // the auto-release window passed: the operator decides
 )
 
+// SendsMoney reports whether approving an item of kind sends money out: a payout, refund or split.
+func SendsMoney(kind string) bool {
+	return kind == ApprovePayout || kind == ApproveRefund || kind == ApproveSplit
+}
+
 // Approval states.
 const (
 	ApprovalPending  = "pending_approval"
@@ -26,6 +31,16 @@ const (
 	ApprovalSent      = "sent"
 	ApprovalConfirmed = "confirmed"
 	ApprovalFailed    = "failed"
+	// ApprovalReorged is a confirmed payment whose block left the canonical chain (a reorg deeper
+	// than the confirmations): the money the exchange booked is not on chain. It stays open, first
+	// in the queue, until the transfer is back in a canonical block (restored by the watcher).
+	ApprovalReorged = "reorged"
+)
+
+// Why an item is held.
+const (
+	HoldPayoutAddress = "payout_address" // the seller has no payout address yet (also "")
+	HoldReorg         = "reorg"          // a payment of the task left the canonical chain
 )
 
 // Transfer states of the evm payout rail.
@@ -63,9 +78,25 @@ func (a *Approval) PartlySent() bool {
 	return false
 }
 
-// Open reports whether an item waits for the operator: pending, held or failed.
+// Open reports whether an item waits for the operator: pending, held, failed or reorged.
 func (a *Approval) Open() bool {
-	return a.Status == ApprovalPending || a.Status == ApprovalHeld || a.Status == ApprovalFailed
+	return a.Status == ApprovalPending || a.Status == ApprovalHeld || a.Status == ApprovalFailed || a.Status == ApprovalReorged
+}
+
+// Hold holds a pending or failed item for why (HoldPayoutAddress, HoldReorg); an item already
+// held stays held, and a reorg's hold takes precedence over the wait for a payout address.
+func (a *Approval) Hold(why string) *Error {
+	if a.Status != ApprovalHeld {
+		if err := ApprovalMachine.Move(&a.Status, ApprovalHold); err != nil {
+			return err
+		}
+		a.HeldFor = why
+		return nil
+	}
+	if why == HoldReorg || a.HeldFor == "" {
+		a.HeldFor = why
+	}
+	return nil
 }
 
 // Approval is one item of the operator's queue.
@@ -107,7 +138,9 @@ type Approval struct {
 	Rail      string        `json:"rail,omitempty"`
 	Transfers []OutTransfer `json:"transfers,omitempty"`
 	// Failure says why the last sending failed (status failed).
-	Failure    string        `json:"failure,omitempty"`
+	Failure string `json:"failure,omitempty"`
+	// HeldFor says why a held item waits: "payout_address" (or empty) or "reorg".
+	HeldFor    string        `json:"held_for,omitempty"`
 	Reason     string        `json:"reason"`
 	Note       string        `json:"note,omitempty"`
 	Checks     []CheckResult `json:"checks,omitempty"`
@@ -118,7 +151,7 @@ type Approval struct {
 
 // ApprovalsQuery filters the queue.
 type ApprovalsQuery struct {
-	Status string `json:"status,omitempty" schema:"enum=pending_approval|held|approved|rejected|sent|confirmed|failed|open|all" doc:"default open (pending, held and failed)"`
+	Status string `json:"status,omitempty" schema:"enum=pending_approval|held|approved|rejected|sent|confirmed|failed|reorged|open|all" doc:"default open (pending, held, failed and reorged)"`
 	Kind   string `json:"kind,omitempty" schema:"enum=payment|payout|refund|split|release_due"`
 	TaskID string `json:"task_id,omitempty" schema:"maxLength=100"`
 }

@@ -19,23 +19,39 @@ const (
 	InboundUnmatched = "unmatched" // no task waits for it: no reported hash, no payable amount matches
 	InboundLate      = "late"      // its task no longer waits for payment (expired, cancelled or paid)
 	InboundEarly     = "early"     // it was mined before the task it names existed
+	InboundReorged   = "reorged"   // it funded a task, then its block left the canonical chain
 	InboundPaidCall  = "paid_call" // it settled a pay-per-call payment (x402)
 )
 
 // InboundTransfer is one stablecoin transfer to the deposit address, as the watcher or a reported
 // transaction found it.
 type InboundTransfer struct {
-	V         int       `json:"v"`
-	TxHash    string    `json:"tx_hash"`
-	LogIndex  uint      `json:"log_index"`
-	Block     uint64    `json:"block"`
+	V        int    `json:"v"`
+	TxHash   string `json:"tx_hash"`
+	LogIndex uint   `json:"log_index"`
+	Block    uint64 `json:"block"`
+	// BlockHash is the hash of the block the transfer was found in, re-checked while recent.
+	BlockHash string    `json:"block_hash,omitempty"`
 	BlockTime time.Time `json:"block_time"`
 	From      string    `json:"from"`
 	Amount    Money     `json:"amount_usd"`
 	Outcome   string    `json:"outcome"`
 	TaskID    string    `json:"task_id,omitempty"`
 	Note      string    `json:"note,omitempty"`
-	SeenAt    time.Time `json:"seen_at"`
+	// Before is the outcome a reorged transfer had (funded or partial), restored if it comes back.
+	Before string    `json:"outcome_before_reorg,omitempty"`
+	SeenAt time.Time `json:"seen_at"`
+}
+
+// ChainMark is a transfer the watcher credited, with the block it was found in: re-checked on every
+// pass while recent, so a reorg deeper than the confirmations is noticed.
+type ChainMark struct {
+	TxHash    string `json:"tx_hash"`
+	LogIndex  uint   `json:"log_index"`
+	Block     uint64 `json:"block"`
+	BlockHash string `json:"block_hash"`
+	TaskID    string `json:"task_id"`
+	Amount    Money  `json:"amount_usd"`
 }
 
 // Reconciliation compares the ledger with the chain (axp admin reconcile).

@@ -53,20 +53,26 @@ const (
 	ApprovalSend    = "send"    // the operator approved and the hot wallet sent the transfers (evm rail)
 	ApprovalConfirm = "confirm" // every transfer of a sent item is confirmed on chain
 	ApprovalFail    = "fail"    // a transfer of a sent item failed: the item is back in the queue
+	ApprovalReorg   = "reorg"   // a confirmed payment's block left the canonical chain
+	ApprovalRestore = "restore" // a reorged payment's transfer is back in a canonical block
 )
 
-// ApprovalMachine: pending_approval <-> held; pending_approval -> approved (manual rail, payments);
+// ApprovalMachine: pending_approval or failed -> held -> pending_approval; pending_approval ->
+// approved (manual rail, payments); an approved payment -> reorged -> approved (its block left the
+// canonical chain, then its transfer is back);
 // pending_approval or failed -> sent -> confirmed | failed (evm rail); pending, held or failed ->
 // rejected. Only a pending (or failed) item is approved: a held one waits for the seller's payout
 // address (the buyer's part of a held split is sent without changing the item's status).
 var ApprovalMachine = &Machine{Entity: "approval", Edges: map[string]Edge{
-	ApprovalHold:    {From: []string{ApprovalPending}, To: ApprovalHeld},
+	ApprovalHold:    {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalHeld},
 	ApprovalUnhold:  {From: []string{ApprovalHeld}, To: ApprovalPending},
 	ApprovalApprove: {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalApproved},
 	ApprovalReject:  {From: []string{ApprovalPending, ApprovalHeld, ApprovalFailed}, To: ApprovalRejected},
 	ApprovalSend:    {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalSent},
 	ApprovalConfirm: {From: []string{ApprovalSent}, To: ApprovalConfirmed},
 	ApprovalFail:    {From: []string{ApprovalSent}, To: ApprovalFailed},
+	ApprovalReorg:   {From: []string{ApprovalApproved}, To: ApprovalReorged},
+	ApprovalRestore: {From: []string{ApprovalReorged}, To: ApprovalApproved},
 }}
 
 // Mediation events.

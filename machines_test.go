@@ -15,13 +15,16 @@ func TestMachines(t *testing.T) {
 		want     map[string]map[string]string // status -> event -> next
 	}{
 		{axp.ApprovalMachine, []string{axp.ApprovalPending, axp.ApprovalHeld, axp.ApprovalApproved, axp.ApprovalRejected,
-			axp.ApprovalSent, axp.ApprovalConfirmed, axp.ApprovalFailed},
+			axp.ApprovalSent, axp.ApprovalConfirmed, axp.ApprovalFailed, axp.ApprovalReorged},
 			map[string]map[string]string{
 				axp.ApprovalPending: {axp.ApprovalHold: axp.ApprovalHeld, axp.ApprovalApprove: axp.ApprovalApproved, axp.ApprovalReject: axp.ApprovalRejected,
 					axp.ApprovalSend: axp.ApprovalSent},
-				axp.ApprovalHeld:   {axp.ApprovalUnhold: axp.ApprovalPending, axp.ApprovalReject: axp.ApprovalRejected},
-				axp.ApprovalSent:   {axp.ApprovalConfirm: axp.ApprovalConfirmed, axp.ApprovalFail: axp.ApprovalFailed},
-				axp.ApprovalFailed: {axp.ApprovalSend: axp.ApprovalSent, axp.ApprovalApprove: axp.ApprovalApproved, axp.ApprovalReject: axp.ApprovalRejected},
+				axp.ApprovalHeld: {axp.ApprovalUnhold: axp.ApprovalPending, axp.ApprovalReject: axp.ApprovalRejected},
+				axp.ApprovalSent: {axp.ApprovalConfirm: axp.ApprovalConfirmed, axp.ApprovalFail: axp.ApprovalFailed},
+				axp.ApprovalFailed: {axp.ApprovalSend: axp.ApprovalSent, axp.ApprovalApprove: axp.ApprovalApproved, axp.ApprovalReject: axp.ApprovalRejected,
+					axp.ApprovalHold: axp.ApprovalHeld},
+				axp.ApprovalApproved: {axp.ApprovalReorg: axp.ApprovalReorged},
+				axp.ApprovalReorged:  {axp.ApprovalRestore: axp.ApprovalApproved},
 			}},
 		{axp.MediationMachine, []string{axp.MediationAwaiting, axp.MediationDecided, axp.MediationAppealed, axp.MediationResolved},
 			map[string]map[string]string{

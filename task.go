@@ -142,7 +142,7 @@ type PaymentInfo struct {
 	ReceivedUSD    Money      `json:"received_usd"`
 	// MissingUSD is what is still due after a partial payment.
 	MissingUSD Money  `json:"missing_usd,omitempty"`
-	Status     string `json:"status" doc:"unpaid, partial (part received, the rest awaited), reported (waiting for confirmation), confirmed, or none for free jobs"`
+	Status     string `json:"status" doc:"unpaid, partial (part received, the rest awaited), reported (waiting for confirmation), confirmed, reorged (a confirmed payment left the canonical chain: the exchange holds the task's money movements until it is back), or none for free jobs"`
 	// The chain and the stablecoin, when the exchange names them (chain_id and token_address set):
 	// the amount in the token's own units and an EIP-681 URI a wallet turns into this transfer.
 	ChainID       uint64 `json:"chain_id,omitempty"`
@@ -412,6 +412,12 @@ type TaskRecord struct {
 	DepositAddress string `json:"deposit_address,omitempty"`
 	TxHash         string `json:"tx_hash,omitempty"`
 	Received       Money  `json:"received_usd"`
+	// PostedBlock is the chain head the exchange had read when the task was posted: a transfer in
+	// that block or before it was mined before the task existed.
+	PostedBlock uint64 `json:"posted_block,omitempty"`
+	// Reorged is set while a payment the task received is not on the canonical chain (a reorg
+	// deeper than the confirmations): its payouts, refunds and splits are held.
+	Reorged bool `json:"payment_reorged,omitempty"`
 	// PayerAddress is the address the payment came from (read on chain): where a refund goes.
 	PayerAddress string `json:"payer_address,omitempty"`
 

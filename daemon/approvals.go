@@ -49,7 +49,20 @@ func (d *Daemon) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.A
 		}
 		return tx.Approvals(keep)
 	})
+	// What the chain took back comes first: reorged payments, then the items they hold.
+	slices.SortStableFunc(out.Approvals, func(a, b axp.Approval) int { return urgency(a) - urgency(b) })
 	return out, err
+}
+
+// urgency orders the queue: 0 for a reorged payment, 1 for an item held by a reorg, 2 otherwise.
+func urgency(a axp.Approval) int {
+	switch {
+	case a.Status == axp.ApprovalReorged:
+		return 0
+	case a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg:
+		return 1
+	}
+	return 2
 }
 
 // loadApproval reads an open queue item, as not_found or conflict.
@@ -65,7 +78,14 @@ func loadApproval(tx *store.Tx, id string) (*axp.Approval, error) {
 	case axp.ApprovalPending, axp.ApprovalFailed:
 		return a, nil
 	case axp.ApprovalHeld:
+		if a.HeldFor == axp.HoldReorg {
+			return nil, axp.Conflict("approval "+id+" is held: a payment of task "+a.TaskID+" left the canonical chain (a reorg), so its money is not on chain",
+				"it becomes pending by itself when the transfer is back on chain; see axp admin reconcile")
+		}
 		return nil, axp.Conflict("approval "+id+" is held: the seller has no payout address yet", "it becomes pending when the seller adds one")
+	case axp.ApprovalReorged:
+		return nil, axp.Conflict("payment "+id+" left the canonical chain (a reorg): there is nothing to approve",
+			"it is approved again by itself when the transfer is back on chain; see axp admin reconcile")
 	}
 	return nil, axp.Conflict("approval "+id+" was already "+a.Status, "")
 }
@@ -73,7 +93,7 @@ func loadApproval(tx *store.Tx, id string) (*axp.Approval, error) {
 // buyerPartAlone reports whether approving a is sending the buyer's part of a split on its own: the
 // seller's part is held for a payout address, the buyer's has not been sent yet.
 func buyerPartAlone(a *axp.Approval) bool {
-	if a.Kind != axp.ApproveSplit || a.Status != axp.ApprovalHeld || a.BuyerPartTxHash != "" || a.Booking == nil {
+	if a.Kind != axp.ApproveSplit || a.Status != axp.ApprovalHeld || a.HeldFor == axp.HoldReorg || a.BuyerPartTxHash != "" || a.Booking == nil {
 		return false
 	}
 	buyer, _ := splitParts(a.Booking)
@@ -116,7 +136,7 @@ func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.App
 			}
 			return nil
 		})
-		if !alone && (kind == axp.ApprovePayout || kind == axp.ApproveRefund || kind == axp.ApproveSplit) {
+		if !alone && axp.SendsMoney(kind) {
 			return d.approveOnChain(ctx, c, in)
 		}
 	}
@@ -135,7 +155,7 @@ func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.App
 		if err != nil {
 			return nil, err
 		}
-		sends := a.Kind == axp.ApprovePayout || a.Kind == axp.ApproveRefund || a.Kind == axp.ApproveSplit
+		sends := axp.SendsMoney(a.Kind)
 		if sends && in.TxHash == "" {
 			return nil, axp.Invalid("tx_hash", "is required to approve a "+a.Kind+" on an exchange without a hot wallet (payout_key_file)",
 				"send the money, then record the transaction hash here")
@@ -322,7 +342,7 @@ func (d *Daemon) releaseDue(ch *change, t *axp.TaskRecord) error {
 	}
 	p.PayoutAddress = seller.PayoutAddress
 	if p.PayoutAddress == "" {
-		if err := axp.ApprovalMachine.Move(&p.Status, axp.ApprovalHold); err != nil {
+		if err := p.Hold(axp.HoldPayoutAddress); err != nil {
 			return err
 		}
 	}
@@ -420,7 +440,7 @@ func unholdPayouts(ch *change, m *axp.Member) error {
 	var held []*axp.Approval
 	// Held items are open: the open index, not every item ever queued.
 	if err := ch.tx.OpenApprovals(func(a *axp.Approval) bool {
-		if a.Status == axp.ApprovalHeld && a.SellerID == m.ID {
+		if a.Status == axp.ApprovalHeld && a.HeldFor != axp.HoldReorg && a.SellerID == m.ID {
 			c := *a
 			held = append(held, &c)
 		}

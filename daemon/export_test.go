@@ -18,6 +18,9 @@ func (d *Daemon) MissingHandlers() []string { return d.pipe.Registry().Missing()
 // SetMCPFastPath turns the MCP door's fast path on or off (benchmarks compare both).
 func (d *Daemon) SetMCPFastPath(on bool) { d.mcp.SetFastPath(on) }
 
+// ChainHead is the newest chain head the exchange read.
+func (d *Daemon) ChainHead() uint64 { return d.chain.LastHead() }
+
 // ChainPass runs one pass of the payment watcher (benchmarks time it).
 func (d *Daemon) ChainPass(ctx context.Context) error { return d.chainPass(ctx) }
 
@@ -46,7 +49,7 @@ func (d *Daemon) SetQuoteParallel(n int) { d.quoteParallel = n }
 func (d *Daemon) MatchPayable(amount axp.Money, at time.Time) (string, error) {
 	var id string
 	err := d.db.View(func(tx *store.Tx) error {
-		t, err := d.matchPayable(tx, amount, at, "")
+		t, err := d.matchPayable(tx, amount, minedAt{time: at}, "")
 		if t != nil {
 			id = t.ID
 		}

@@ -142,9 +142,9 @@ func (d *Daemon) checkReport(ctx context.Context, t *axp.TaskRecord, txHash stri
 	case len(toDeposit) == 0:
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s moves none of the stablecoin %s (%s on chain %d)", txHash, d.chainInfo.TokenSymbol, d.chain.Token(), d.chain.ChainID()),
 			"pay with the stablecoin named in the task's payment section and report that transaction")
-	case r.BlockTime.Before(t.CreatedAt.Truncate(time.Second)):
-		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s was mined at %s, before the task was posted (%s)", txHash,
-			r.BlockTime.Format(time.RFC3339), t.CreatedAt.UTC().Format(time.RFC3339)), "one transaction pays one task: send a new payment for this task")
+	case (minedAt{r.Block, r.BlockTime}).before(t):
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s was mined in block %d at %s, before the task was posted (%s, chain head %d)", txHash,
+			r.Block, r.BlockTime.Format(time.RFC3339), t.CreatedAt.UTC().Format(time.RFC3339), t.PostedBlock), "one transaction pays one task: send a new payment for this task")
 	}
 	// A transfer whose amount is another task's payable amount (or carries its tag) pays that
 	// task: reporting it here would take another buyer's payment.
@@ -155,7 +155,7 @@ func (d *Daemon) checkReport(ctx context.Context, t *axp.TaskRecord, txHash stri
 	var owner *axp.TaskRecord
 	err = d.db.View(func(tx *store.Tx) error {
 		var err error
-		owner, err = d.matchPayable(tx, amount, r.BlockTime, txHash)
+		owner, err = d.matchPayable(tx, amount, minedAt{r.Block, r.BlockTime}, txHash)
 		return err
 	})
 	if err != nil {
@@ -193,14 +193,23 @@ func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
 		recs := make([]axp.InboundTransfer, len(group))
 		var amount axp.Money
 		for i, tr := range group {
-			recs[i] = axp.InboundTransfer{TxHash: tr.TxHash, LogIndex: tr.LogIndex, Block: tr.Block, BlockTime: tr.BlockTime,
-				From: tr.From, Amount: tr.Amount, SeenAt: ch.now}
+			recs[i] = axp.InboundTransfer{TxHash: tr.TxHash, LogIndex: tr.LogIndex, Block: tr.Block, BlockHash: tr.BlockHash,
+				BlockTime: tr.BlockTime, From: tr.From, Amount: tr.Amount, SeenAt: ch.now}
 			amount += tr.Amount
 		}
 		claimed := ch.tx.TxHashTask(recs[0].TxHash)
-		seen, err := ch.tx.Inbound(recs[0].TxHash, recs[0].LogIndex)
+		// Seen before under any log index (a transaction mined again after a reorg may carry its
+		// transfer under another one).
+		all, err := ch.tx.InboundOf(recs[0].TxHash)
 		if err != nil {
 			return nil, err
+		}
+		var seen *axp.InboundTransfer
+		if len(all) > 0 {
+			seen = &all[0]
+		}
+		if seen != nil && seen.Outcome == axp.InboundReorged {
+			return nil, d.restorePayment(ch, all, recs)
 		}
 		// A pay-per-call settlement is booked by the paywall, not matched to a task.
 		if pc, err := ch.tx.PaidCallByTx(recs[0].TxHash); err != nil || pc != nil {
@@ -228,7 +237,7 @@ func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
 		}
 		// The transfer pays the task whose payable amount (or tag) it carries; else the first
 		// task that reported it. Any other task that reported it is told it pays another.
-		t, err := d.matchPayable(ch.tx, amount, recs[0].BlockTime, recs[0].TxHash)
+		t, err := d.matchPayable(ch.tx, amount, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
 		if err != nil {
 			return nil, err
 		}
@@ -256,6 +265,9 @@ func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
 			if err := ch.tx.PutInbound(&recs[i]); err != nil {
 				return nil, err
 			}
+		}
+		if outcome == axp.InboundFunded || outcome == axp.InboundPartial {
+			return nil, markCredits(ch, recs)
 		}
 		if outcome != axp.InboundFunded && outcome != axp.InboundPartial {
 			return nil, ch.audit("payment.unmatched", "transaction", recs[0].TxHash, map[string]any{"amount_usd": amount,
@@ -328,11 +340,28 @@ func refuseReport(ch *change, t *axp.TaskRecord, txHash string) error {
 	return ch.save(t, t.Status, "payment_refused", map[string]any{"tx_hash": txHash, "reason": why})
 }
 
+// minedAt is where a transfer is on the chain: its block and the block's time.
+type minedAt struct {
+	block uint64
+	time  time.Time
+}
+
+// before reports whether a transfer was mined before task t was posted: in a block no newer than the
+// chain head the exchange had read when t was posted (the chain's own clock, so a server clock a
+// little ahead of the chain's refuses nothing), or, for tasks posted without a chain head, at a
+// block time before the task's creation.
+func (m minedAt) before(t *axp.TaskRecord) bool {
+	if t.PostedBlock > 0 && m.block > 0 {
+		return m.block <= t.PostedBlock
+	}
+	return m.time.Before(t.CreatedAt.Truncate(time.Second))
+}
+
 // matchPayable finds the one task awaiting payment that an amount pays: exactly its payable amount,
 // else the only one whose payable amount ends in the same sub-cent tag (an overpayment or a partial
 // payment). Tasks that reported another transaction, and tasks posted after the transfer, are never
 // matched; a task that reported txHash itself is.
-func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at time.Time, txHash string) (*axp.TaskRecord, error) {
+func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (*axp.TaskRecord, error) {
 	// Only the tasks whose payable amount has the amount's tag are read (the payable index).
 	var exact, tagged []*axp.TaskRecord
 	exactIDs, taggedIDs := tx.PayableTaskIDs(amount)
@@ -342,7 +371,7 @@ func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at time.Time, txHa
 			return nil, err
 		}
 		if t == nil || t.Status != axp.TaskAwaitingPayment || (t.TxHash != "" && !strings.EqualFold(t.TxHash, txHash)) ||
-			t.Payable <= 0 || at.Before(t.CreatedAt.Truncate(time.Second)) {
+			t.Payable <= 0 || at.before(t) {
 			continue
 		}
 		switch {
@@ -366,7 +395,7 @@ func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at time.Time, txHa
 // task's final booking); less waits for the rest, with a new payable amount for it.
 func (d *Daemon) creditTransfer(ch *change, t *axp.TaskRecord, recs []axp.InboundTransfer, amount axp.Money) (string, string, error) {
 	hash := recs[0].TxHash
-	if recs[0].BlockTime.Before(t.CreatedAt.Truncate(time.Second)) {
+	if (minedAt{recs[0].Block, recs[0].BlockTime}).before(t) {
 		return axp.InboundEarly, "mined before task " + t.ID + " was posted", nil
 	}
 	list, err := ch.tx.TaskApprovals(t.ID)
@@ -488,6 +517,11 @@ func (d *Daemon) chainPass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Payments credited lately, and the cursor, are checked against the canonical chain first: a
+	// reorg deeper than the confirmations is marked and the cursor goes back.
+	if err := d.checkReorgs(ctx, safe); err != nil {
+		return fmt.Errorf("check recent payments for reorgs: %w", err)
+	}
 	var cursor uint64
 	var started bool
 	d.db.View(func(tx *store.Tx) error { cursor, started = tx.ChainCursor(); return nil })
@@ -510,7 +544,16 @@ func (d *Daemon) chainPass(ctx context.Context) error {
 			d.onInbound(ctx, list[i:j])
 			i = j
 		}
-		if err := d.db.Update(func(tx *store.Tx) error { return tx.SetChainCursor(to) }); err != nil {
+		hash, _, err := d.chain.BlockHash(ctx, to)
+		if err != nil {
+			return err
+		}
+		if err := d.db.Update(func(tx *store.Tx) error {
+			if err := tx.SetChainCursor(to); err != nil {
+				return err
+			}
+			return tx.SetChainCursorHash(hash)
+		}); err != nil {
 			return err
 		}
 		cursor = to
@@ -545,7 +588,8 @@ func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, err
 	r := &axp.Reconciliation{Chain: d.chainInfo, UnknownTransfers: []axp.InboundTransfer{}, MissingTransfers: []axp.LedgerGap{},
 		InFlight: []axp.OutTransfer{}}
 	var entries []axp.LedgerEntry
-	inbound := map[string]bool{} // tx hashes of transfers to the deposit address the watcher saw
+	inbound := map[string]bool{}   // tx hashes of transfers to the deposit address the watcher saw
+	reorged := map[string]uint64{} // tx hashes of credited transfers whose block left the chain
 	err := d.db.View(func(tx *store.Tx) error {
 		r.ScannedToBlock, _ = tx.ChainCursor()
 		var err error
@@ -553,6 +597,10 @@ func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, err
 			return err
 		}
 		if err := tx.EachInbound(func(in *axp.InboundTransfer) bool {
+			if in.Outcome == axp.InboundReorged {
+				reorged[in.TxHash] = in.Block
+				return true
+			}
 			inbound[in.TxHash] = true
 			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall {
 				r.UnknownTransfers = append(r.UnknownTransfers, *in)
@@ -587,7 +635,13 @@ func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, err
 		if e.TxHash == "" {
 			continue
 		}
-		if gap := d.ledgerGap(ctx, &e, inbound); gap != "" {
+		gap := ""
+		if block, ok := reorged[e.TxHash]; ok && e.Kind == "payment" {
+			gap = fmt.Sprintf("reorged: the payment's block %d left the canonical chain, so this money is not on chain; the task's payouts, refunds and splits are held until the transfer is back", block)
+		} else {
+			gap = d.ledgerGap(ctx, &e, inbound)
+		}
+		if gap != "" {
 			var amount axp.Money
 			for _, p := range e.Postings {
 				if p.Amount > 0 {

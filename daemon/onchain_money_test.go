@@ -166,3 +166,131 @@ func TestChainPayableNeverAboveTheBuyerTotal(t *testing.T) {
 		t.Fatalf("fees %s, want the fee less the tag", b[axp.AcctFees])
 	}
 }
+
+// A reorg deeper than the confirmations is noticed. Task A is paid, confirmed and delivered, and its
+// payout is queued; then the chain goes back before the payment (evm_revert). The watcher marks the
+// payment reorged, holds the payout (approving it is refused, nothing leaves the hot wallet), lists
+// the gap with the task in reconcile and puts the payment first in the queue; it reads the blocks
+// again, so task B's transfer mined right after the revert, below the old cursor, is found without
+// a report. When the node mines A's transaction again, the payment is restored, the payout pending
+// again, and the seller is paid once. (The reorg used to go unnoticed and the seller was paid from
+// the hot wallet's float.)
+func TestChainDeepReorgHoldsTheTasksMoney(t *testing.T) {
+	m := newChainMarket(t)
+	sellerAddr := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
+	buyerA, taskA := m.awaiting(seller)
+	buyerB, taskB := m.awaiting(seller)
+	ka, kb := m.buyerWallet(10_000_000), m.buyerWallet(10_000_000)
+
+	snap := m.c.Snapshot()
+	txA := m.c.Transfer(ka, m.c.Token, m.deposit, taskA.Payment.PayableUSD)
+	m.c.Mine(6)
+	waitStatus(t, buyerA, taskA.ID, axp.TaskPaid)
+	deliverText(t, seller.c, taskA.ID, "Waves fold the light.")
+	retrieve(t, buyerA, taskA.ID)
+	call(t, buyerA, "accept_task", map[string]any{"id": taskA.ID}, nil)
+	call(t, seller.c, "request_payment", map[string]any{"id": taskA.ID}, nil)
+	payout := m.approvalOf(taskA.ID, axp.ApprovePayout)
+	if payout.Status != axp.ApprovalPending {
+		t.Fatalf("payout before the reorg: %+v", payout)
+	}
+
+	m.c.Revert(snap)
+	txB := m.c.Transfer(kb, m.c.Token, m.deposit, taskB.Payment.PayableUSD)
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if got := getTask(t, buyerA, taskA.ID); got.Payment.Status != "reorged" {
+			return fmt.Errorf("task A's payment is %s", got.Payment.Status)
+		}
+		return nil
+	})
+	if a := m.approvalOf(taskA.ID, axp.ApprovePayment); a.Status != axp.ApprovalReorged {
+		t.Fatalf("payment item after the reorg: %+v", a)
+	}
+	if a := m.approvalOf(taskA.ID, axp.ApprovePayout); a.Status != axp.ApprovalHeld || a.HeldFor != axp.HoldReorg {
+		t.Fatalf("payout after the reorg: %+v", a)
+	}
+	_, err := do(m.admin, "admin_approve", map[string]any{"id": payout.ID})
+	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "left the canonical chain") {
+		t.Fatalf("approving the held payout: %v", e)
+	}
+	var q axp.ApprovalList
+	call(t, m.admin, "admin_approvals", nil, &q)
+	if len(q.Approvals) == 0 || q.Approvals[0].TaskID != taskA.ID || q.Approvals[0].Status != axp.ApprovalReorged {
+		t.Fatalf("the queue does not start with the reorged payment: %+v", q.Approvals)
+	}
+	var r axp.Reconciliation
+	call(t, m.admin, "admin_reconcile", nil, &r)
+	if r.Covered || len(r.MissingTransfers) != 1 || r.MissingTransfers[0].TaskID != taskA.ID || r.MissingTransfers[0].TxHash != txA ||
+		!strings.Contains(r.MissingTransfers[0].Why, "reorged") {
+		t.Fatalf("reconcile after the reorg: %+v", r)
+	}
+	// B's transfer, mined below the watcher's old cursor, is found by itself.
+	got := waitStatus(t, buyerB, taskB.ID, axp.TaskPaid)
+	if got.Payment.TxHash != "" && got.Payment.TxHash != txB {
+		t.Fatalf("task B paid by %s", got.Payment.TxHash)
+	}
+	if bal := m.c.Balance(m.c.Token, sellerAddr); bal != 0 {
+		t.Fatalf("the seller was paid %s while the payment was off the chain", bal)
+	}
+
+	// The node mines A's transaction again: the payment is restored and the payout released.
+	m.c.Resend(txA)
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if a := m.approvalOf(taskA.ID, axp.ApprovePayout); a.Status != axp.ApprovalPending {
+			return fmt.Errorf("payout is %s (%s)", a.Status, a.HeldFor)
+		}
+		return nil
+	})
+	if got := getTask(t, buyerA, taskA.ID); got.Payment.Status != "confirmed" {
+		t.Fatalf("task A's payment after the restore: %+v", got.Payment)
+	}
+	m.approve(payout.ID, false)
+	m.c.Mine(2)
+	waitStatus(t, buyerA, taskA.ID, axp.TaskReleased)
+	if bal, net := m.c.Balance(m.c.Token, sellerAddr), usd(t, "4.50")-feeOf(usd(t, "4.50")); bal != net {
+		t.Fatalf("seller holds %s, want %s once", bal, net)
+	}
+	call(t, m.admin, "admin_reconcile", nil, &r)
+	if !r.Covered || len(r.MissingTransfers) != 0 {
+		t.Fatalf("reconcile after the restore: %+v", r)
+	}
+	m.balances()
+}
+
+// Whether a transfer was mined before its task is decided by the chain's clock (the head the
+// exchange had read when the task was posted), not the server's: with the server's clock 30 s ahead
+// of the chain's, a payment sent after the task was posted still funds it, reported or not. (It used
+// to be refused as "mined before the task was posted".) A transfer mined before still is refused.
+func TestChainServerClockAheadOfTheChain(t *testing.T) {
+	m := newChainMarket(t, func(cfg *daemon.Config) {
+		cfg.Now = func() time.Time { return time.Now().Add(30 * time.Second) }
+	})
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	bk := m.buyerWallet(20_000_000)
+	early := m.c.Transfer(bk, m.c.Token, m.deposit, 1_000_000)
+	m.c.Mine(1)
+	eventually(t, func() error { // the watcher has read a head past the early transfer
+		if head, block := m.d.ChainHead(), m.c.Receipt(early).BlockNumber.Uint64(); head <= block {
+			return fmt.Errorf("head %d, early transfer in %d", head, block)
+		}
+		return nil
+	})
+	for _, report := range []bool{true, false} {
+		buyer, task := m.awaiting(seller)
+		if report {
+			_, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": early})
+			if e := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(e.Message, "before the task was posted") {
+				t.Fatalf("a transfer mined before the task: %v", e)
+			}
+		}
+		tx := m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
+		if report {
+			call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": tx}, nil)
+		}
+		m.c.Mine(2)
+		waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	}
+}

@@ -219,6 +219,9 @@ func (d *Daemon) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.Ta
 	if t.PaymentMethod == "" {
 		t.PaymentMethod = axp.PayCrypto
 	}
+	if d.chain != nil {
+		t.PostedBlock = d.chain.LastHead()
+	}
 	if len(in.AcceptanceChecks) > 0 {
 		checks, err := checks.Validate(in.AcceptanceChecks)
 		if err != nil {

@@ -114,6 +114,8 @@ func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience st
 		p := &axp.PaymentInfo{Method: t.PaymentMethod, AmountUSD: t.Price, PayableUSD: t.Payable, Currency: "USD",
 			DepositAddress: t.DepositAddress, PayBy: t.PayBy, TxHash: t.TxHash, ReceivedUSD: t.Received, Status: "unpaid"}
 		switch {
+		case t.Reorged:
+			p.Status = "reorged"
 		case t.Funded():
 			p.Status = "confirmed"
 		case t.TxHash != "":

@@ -419,7 +419,7 @@ func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.I
 		}
 		a.PayoutAddress = seller.PayoutAddress
 		if seller.PayoutAddress == "" {
-			if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalHold); err != nil {
+			if err := a.Hold(axp.HoldPayoutAddress); err != nil {
 				return nil, err
 			}
 			a.Note = "held until the seller adds a payout address (PATCH /api/members/me)"
@@ -460,7 +460,7 @@ func (d *Daemon) moneyApproval(t *axp.TaskRecord, kind string, refund axp.Money,
 	default:
 		a.Amount = t.Received
 	}
-	if kind == axp.ApprovePayout || kind == axp.ApproveRefund || kind == axp.ApproveSplit {
+	if axp.SendsMoney(kind) {
 		// What the operator sees is what approving books: the same entry, computed now.
 		a.PriceRefundUSD = refund
 		booking, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
@@ -481,6 +481,12 @@ func (d *Daemon) moneyApproval(t *axp.TaskRecord, kind string, refund axp.Money,
 		}
 		if kind == axp.ApproveRefund {
 			a.Amount = a.RefundUSD
+		}
+		// A task whose payment left the canonical chain moves no money until it is back.
+		if t.Reorged {
+			if err := a.Hold(axp.HoldReorg); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if dl := t.LastDelivery(); dl != nil {

@@ -79,7 +79,7 @@ func (d *Daemon) applyDecision(ch *change, t *axp.TaskRecord, pct int, reason st
 		}
 		a.PayoutAddress = seller.PayoutAddress
 		if seller.PayoutAddress == "" {
-			if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalHold); err != nil {
+			if err := a.Hold(axp.HoldPayoutAddress); err != nil {
 				return "", err
 			}
 			a.Note = "held until the seller adds a payout address (PATCH /api/members/me)"

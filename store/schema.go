@@ -143,6 +143,10 @@ var (
 	kAdminTokenHash = []byte("admin_token_hash")
 	kCreatedAt      = []byte("created_at")
 	kPaymentSeq     = []byte("payment_seq") // counter of payable-amount tags
+	// The block hash of the watcher's cursor, and the transfers it credited lately with the hash
+	// of their block (JSON), both re-checked on every pass to notice reorgs.
+	kChainCursorHash = []byte("chain_cursor_hash")
+	kChainRecent     = []byte("chain_recent")
 )
 
 // migration moves a database from version-1 to version.

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -475,6 +476,26 @@ func (t *Tx) ChainCursor() (uint64, bool) {
 // SetChainCursor records the last block the payment watcher processed.
 func (t *Tx) SetChainCursor(block uint64) error { return t.bucket(bMeta).Put(kChainCursor, u64(block)) }
 
+// ChainCursorHash is the hash of the cursor's block when it was processed ("" when unknown).
+func (t *Tx) ChainCursorHash() string { return string(t.bucket(bMeta).Get(kChainCursorHash)) }
+
+// SetChainCursorHash records the hash of the cursor's block.
+func (t *Tx) SetChainCursorHash(hash string) error {
+	return t.bucket(bMeta).Put(kChainCursorHash, []byte(hash))
+}
+
+// RecentCredits lists the transfers the watcher credited lately, with their blocks' hashes.
+func (t *Tx) RecentCredits() ([]axp.ChainMark, error) {
+	var out []axp.ChainMark
+	_, err := getJSON(t.bucket(bMeta), kChainRecent, &out)
+	return out, err
+}
+
+// SetRecentCredits replaces the list of recent credited transfers.
+func (t *Tx) SetRecentCredits(marks []axp.ChainMark) error {
+	return putJSON(t.bucket(bMeta), kChainRecent, marks)
+}
+
 func inboundKey(txHash string, logIndex uint) []byte {
 	return append(append([]byte(strings.ToLower(txHash)), 0), u64(uint64(logIndex))...)
 }
@@ -487,6 +508,22 @@ func (t *Tx) Inbound(txHash string, logIndex uint) (*axp.InboundTransfer, error)
 		return nil, err
 	}
 	return &r, nil
+}
+
+// InboundOf lists the transfers of one transaction already seen, by log index (a transaction mined
+// again after a reorg may carry its transfer under another log index).
+func (t *Tx) InboundOf(txHash string) ([]axp.InboundTransfer, error) {
+	var out []axp.InboundTransfer
+	p := append([]byte(strings.ToLower(txHash)), 0)
+	c := t.bucket(bInbound).Cursor()
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		var r axp.InboundTransfer
+		if err := decode(v, &r); err != nil {
+			return nil, fmt.Errorf("decode inbound %s: %w", k, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // PutInbound records a transfer to the deposit address and what it did.

@@ -742,11 +742,6 @@ func (m Model) writeMessage() (tea.Model, tea.Cmd) {
 
 var txPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
 
-// sendsMoney reports whether approving an item of kind records a transaction that sent money.
-func sendsMoney(kind string) bool {
-	return kind == axp.ApprovePayout || kind == axp.ApproveRefund || kind == axp.ApproveSplit
-}
-
 func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !m.src.CanOperate() {
 		return m, nil
@@ -801,12 +796,19 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if a == nil {
 			return m, nil
 		}
-		if a.Status == axp.ApprovalHeld {
+		switch {
+		case a.Status == axp.ApprovalReorged:
+			m.flash, m.flashErr = "This payment left the canonical chain (a reorg): it comes back by itself when the transfer is mined again; see axp admin reconcile", true
+			return m, nil
+		case a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg:
+			m.flash, m.flashErr = "Held: a payment of this task left the canonical chain; it is released when the transfer is back", true
+			return m, nil
+		case a.Status == axp.ApprovalHeld:
 			m.flash, m.flashErr = "This payout is held until the seller adds a payout address", true
 			return m, nil
 		}
 		var steps []step
-		if sendsMoney(a.Kind) {
+		if axp.SendsMoney(a.Kind) {
 			steps = append(steps, step{field: "tx", prompt: "Transaction hash that sent " + a.Amount.Display() + " (0x + 64 hex):", required: true,
 				validate: func(s string) string {
 					if !txPattern.MatchString(s) {

@@ -504,6 +504,10 @@ func (m Model) approvalDetail(w int, a axp.Approval) []string {
 // failed (the detail below names the parties).
 func partiesOrHold(a axp.Approval) string {
 	switch {
+	case a.Status == axp.ApprovalReorged:
+		return "REORGED: the payment left the chain"
+	case a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg:
+		return "held: a payment of the task left the chain"
 	case a.Status == axp.ApprovalHeld && a.Reason != "":
 		return "held: " + a.Reason
 	case a.Status == axp.ApprovalHeld:

@@ -17,6 +17,7 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -76,6 +77,7 @@ type Transfer struct {
 	TxHash    string // lower-case 0x hex
 	LogIndex  uint
 	Block     uint64
+	BlockHash string // lower-case 0x hex
 	BlockTime time.Time
 	From, To  string // EIP-55 checksummed
 	Units     *big.Int
@@ -90,6 +92,7 @@ type Receipt struct {
 	// Success is the receipt's status (false: reverted).
 	Success       bool
 	Block         uint64
+	BlockHash     string // lower-case 0x hex
 	BlockTime     time.Time
 	Confirmations uint64
 	// Transfers are the token's Transfer logs of the transaction.
@@ -107,6 +110,7 @@ type Client struct {
 
 	mu    sync.Mutex
 	times map[uint64]time.Time // block timestamps already read
+	head  atomic.Uint64        // the newest block number read
 }
 
 // Dial connects to the node and checks the configuration against the chain: the chain id, the
@@ -159,6 +163,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, Info, error) {
 		ec.Close()
 		return nil, info, fmt.Errorf("chain_rpc_url %s does not answer eth_blockNumber: %w", cfg.RPCURL, err)
 	}
+	c.head.Store(info.Head)
 	return c, info, nil
 }
 
@@ -211,7 +216,17 @@ func PaymentURI(token string, chainID uint64, to string, units *big.Int) string 
 }
 
 // Head is the latest block number.
-func (c *Client) Head(ctx context.Context) (uint64, error) { return c.ec.BlockNumber(ctx) }
+func (c *Client) Head(ctx context.Context) (uint64, error) {
+	n, err := c.ec.BlockNumber(ctx)
+	if err == nil {
+		c.head.Store(n)
+	}
+	return n, err
+}
+
+// LastHead is the newest block number read (at start, and by every Head since): the chain's clock
+// for what was mined before something happened, with no call to the node.
+func (c *Client) LastHead() uint64 { return c.head.Load() }
 
 // Safe is the newest block with the configured confirmations (0 while the chain is shorter).
 func (c *Client) Safe(ctx context.Context) (uint64, error) {
@@ -254,7 +269,7 @@ func (c *Client) transfer(l *types.Log) (Transfer, bool) {
 		return Transfer{}, false
 	}
 	units := new(big.Int).SetBytes(l.Data)
-	return Transfer{TxHash: strings.ToLower(l.TxHash.Hex()), LogIndex: l.Index, Block: l.BlockNumber,
+	return Transfer{TxHash: strings.ToLower(l.TxHash.Hex()), LogIndex: l.Index, Block: l.BlockNumber, BlockHash: strings.ToLower(l.BlockHash.Hex()),
 		From: common.BytesToAddress(l.Topics[1].Bytes()).Hex(), To: common.BytesToAddress(l.Topics[2].Bytes()).Hex(),
 		Units: units, Amount: c.Money(units)}, true
 }
@@ -295,6 +310,7 @@ func (c *Client) Receipt(ctx context.Context, txHash string) (Receipt, error) {
 		return r, err
 	}
 	r.Found, r.Success, r.Block = true, rc.Status == types.ReceiptStatusSuccessful, rc.BlockNumber.Uint64()
+	r.BlockHash = strings.ToLower(rc.BlockHash.Hex())
 	if head >= r.Block {
 		r.Confirmations = head - r.Block + 1
 	}
@@ -308,6 +324,19 @@ func (c *Client) Receipt(ctx context.Context, txHash string) (Receipt, error) {
 		}
 	}
 	return r, nil
+}
+
+// BlockHash is the hash of the canonical block n (lower-case 0x hex); ok is false when the chain has
+// no block n (it is shorter, as after a reorg to a shorter chain).
+func (c *Client) BlockHash(ctx context.Context, n uint64) (hash string, ok bool, err error) {
+	h, err := c.ec.HeaderByNumber(ctx, new(big.Int).SetUint64(n))
+	if errors.Is(err, ethereum.NotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return strings.ToLower(h.Hash().Hex()), true, nil
 }
 
 // BalanceOf is addr's token balance in units.

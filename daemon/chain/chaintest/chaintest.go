@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,6 +51,7 @@ type Chain struct {
 	ec    *ethclient.Client
 	abi   abi.ABI
 	owner *ecdsa.PrivateKey
+	sent  sync.Map // tx hash -> signed transaction, for Resend
 }
 
 // Anvil returns the path of the anvil binary: $AXP_ANVIL, or the one scripts/chain-tools installed.
@@ -349,7 +351,22 @@ func (c *Chain) broadcast(from *ecdsa.PrivateKey, to *common.Address, data []byt
 	if err := c.ec.SendTransaction(ctx, signed); err != nil {
 		c.t.Fatalf("send: %v", err)
 	}
+	c.sent.Store(strings.ToLower(signed.Hash().Hex()), signed)
 	return signed.Hash()
+}
+
+// Resend broadcasts again a transaction this chain sent (the same signed bytes, so the same hash),
+// as a node does with the transactions of blocks a reorg dropped, and waits for it to be mined.
+func (c *Chain) Resend(txHash string) {
+	c.t.Helper()
+	v, ok := c.sent.Load(strings.ToLower(txHash))
+	if !ok {
+		c.t.Fatalf("resend: %s was not sent by this chain", txHash)
+	}
+	if err := c.ec.SendTransaction(context.Background(), v.(*types.Transaction)); err != nil {
+		c.t.Fatalf("resend %s: %v", txHash, err)
+	}
+	c.wait(common.HexToHash(txHash))
 }
 
 // wait polls for a transaction's receipt, failing the test after 20 s.

@@ -159,6 +159,18 @@ type ApprovalsQuery struct {
 // ApprovalList is the operator's queue.
 type ApprovalList struct {
 	Approvals []Approval `json:"approvals"`
+	// Float is the hot wallet against the open queue (evm rail, open queue only).
+	Float *Float `json:"float,omitempty"`
+}
+
+// Float compares the hot wallet's balance with what approving the open queue would send: payouts
+// leave from the hot wallet's own balance while payments stay at the deposit address.
+type Float struct {
+	HotWalletAddress string `json:"hot_wallet_address"`
+	BalanceUSD       Money  `json:"balance_usd"`
+	QueuedUSD        Money  `json:"queued_usd" doc:"what approving every open payout, refund and split would send"`
+	ShortUSD         Money  `json:"short_usd" doc:"what the hot wallet lacks to cover the queue (0 when it covers it)"`
+	Problem          string `json:"problem,omitempty" doc:"why the balance could not be read"`
 }
 
 // ApproveBody approves an item.

@@ -62,6 +62,11 @@ type Reconciliation struct {
 	DepositBalanceUSD   Money  `json:"deposit_balance_usd"`
 	HotWalletAddress    string `json:"hot_wallet_address,omitempty"`
 	HotWalletBalanceUSD Money  `json:"hot_wallet_balance_usd"`
+	// QueuedUSD is what approving every open payout, refund and split would send. Payouts leave
+	// from the hot wallet's own balance while payments stay at the deposit address, so the
+	// operator keeps the hot wallet funded; FloatShortUSD is what it lacks to cover the queue.
+	QueuedUSD     Money `json:"queued_usd"`
+	FloatShortUSD Money `json:"float_short_usd,omitempty"`
 	// ReceivedUSD is every payment the ledger booked; PaidOutUSD every payout and refund it booked;
 	// ExpectedUSD = ReceivedUSD - PaidOutUSD - InFlightUSD is what the exchange's addresses must
 	// hold together (escrow, fees, tags); DifferenceUSD is what they hold beyond it and beyond the

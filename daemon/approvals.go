@@ -51,7 +51,26 @@ func (d *Daemon) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.A
 	})
 	// What the chain took back comes first: reorged payments, then the items they hold.
 	slices.SortStableFunc(out.Approvals, func(a, b axp.Approval) int { return urgency(a) - urgency(b) })
+	if err == nil && d.wallet != nil && in.TaskID == "" && in.Kind == "" && (in.Status == "" || in.Status == "open") {
+		out.Float = d.float(ctx, out.Approvals)
+	}
 	return out, err
+}
+
+// float compares the hot wallet's balance with what approving the open items would send.
+func (d *Daemon) float(ctx context.Context, open []axp.Approval) *axp.Float {
+	f := &axp.Float{HotWalletAddress: d.wallet.Address()}
+	for i := range open {
+		f.QueuedUSD += stillToSend(&open[i])
+	}
+	bal, err := d.chain.BalanceOf(ctx, d.wallet.Address())
+	if err != nil {
+		f.Problem = "cannot read the hot wallet's balance: " + err.Error()
+		return f
+	}
+	f.BalanceUSD = d.chain.Money(bal)
+	f.ShortUSD = max(0, f.QueuedUSD-f.BalanceUSD)
+	return f
 }
 
 // urgency orders the queue: 0 for a reorged payment, 1 for an item held by a reorg, 2 otherwise.

@@ -609,6 +609,12 @@ func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, err
 		}); err != nil {
 			return err
 		}
+		if err := tx.OpenApprovals(func(a *axp.Approval) bool {
+			r.QueuedUSD += stillToSend(a)
+			return true
+		}); err != nil {
+			return err
+		}
 		return tx.SentApprovals(func(a *axp.Approval) bool {
 			for _, x := range a.Transfers {
 				if x.Status == axp.TransferSent {
@@ -671,6 +677,9 @@ func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, err
 			onChain += r.HotWalletBalanceUSD
 		}
 	}
+	if d.wallet != nil && r.QueuedUSD > r.HotWalletBalanceUSD {
+		r.FloatShortUSD = r.QueuedUSD - r.HotWalletBalanceUSD
+	}
 	var unknown axp.Money
 	for _, u := range r.UnknownTransfers {
 		unknown += u.Amount
@@ -681,6 +690,31 @@ func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, err
 	r.DifferenceUSD = onChain - r.ExpectedUSD - unknown
 	r.Covered = r.DifferenceUSD >= 0 && len(r.UnknownTransfers) == 0 && len(r.MissingTransfers) == 0
 	return r, nil
+}
+
+// stillToSend is what approving an open item would send: its booking's payout and refund, less the
+// parts already confirmed on chain.
+func stillToSend(a *axp.Approval) axp.Money {
+	if !axp.SendsMoney(a.Kind) {
+		return 0
+	}
+	done := map[string]bool{}
+	for _, x := range a.Transfers {
+		if x.Status == axp.TransferConfirmed {
+			done[x.Part] = true
+		}
+	}
+	if a.BuyerPartTxHash != "" {
+		done["buyer"] = true
+	}
+	var out axp.Money
+	for _, p := range a.Booking {
+		switch {
+		case p.Account == axp.AcctSellerPaid && !done["seller"], p.Account == axp.AcctBuyerRefund && !done["buyer"]:
+			out += p.Amount
+		}
+	}
+	return out
 }
 
 // ledgerGap says why the chain does not confirm a ledger entry's transaction, or "".

@@ -289,6 +289,18 @@ func TestChainFailedPayoutReturnsToTheQueue(t *testing.T) {
 	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalPending || len(a.Transfers) != 0 {
 		t.Fatalf("after a refused send: %+v", a)
 	}
+	// The queue and reconcile say the hot wallet cannot cover the queue, and by how much.
+	net := usd(t, "4.50") - feeOf(usd(t, "4.50"))
+	var q axp.ApprovalList
+	call(t, m.admin, "admin_approvals", nil, &q)
+	if f := q.Float; f == nil || f.BalanceUSD != 0 || f.QueuedUSD != net || f.ShortUSD != net || !strings.EqualFold(f.HotWalletAddress, chaintest.Addr(m.hot)) {
+		t.Fatalf("float in the queue: %+v", q.Float)
+	}
+	var r axp.Reconciliation
+	call(t, m.admin, "admin_reconcile", nil, &r)
+	if r.QueuedUSD != net || r.FloatShortUSD != net {
+		t.Fatalf("reconcile: queued %s short %s", r.QueuedUSD, r.FloatShortUSD)
+	}
 	// Funded again, it is sent and confirmed.
 	m.c.Mint(m.c.Token, chaintest.Addr(m.hot), 10_000_000)
 	m.approve(payout.ID, false)

@@ -56,6 +56,7 @@ func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
 			"Chain", fmt.Sprintf("%d, %s %s", r.Chain.ChainID, r.Chain.TokenSymbol, r.Chain.TokenAddress),
 			"Deposit address", r.Chain.DepositAddress+"  "+cmdutil.Money(s, r.DepositBalanceUSD),
 			"Hot wallet", hotWallet(s, r),
+			"Queued to send", nonZeroMoney(s, r.QueuedUSD),
 			"Received (ledger)", cmdutil.Money(s, r.ReceivedUSD),
 			"Paid out (ledger)", cmdutil.Money(s, r.PaidOutUSD),
 			"In flight", nonZeroMoney(s, r.InFlightUSD),
@@ -74,6 +75,10 @@ func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
 		for _, x := range r.InFlight {
 			fmt.Fprintf(s.Out, "in flight %s: %s to the %s at %s\n", x.TxHash, cmdutil.Money(s, x.Amount), x.Part, x.To)
 		}
+	}
+	if r.FloatShortUSD > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "! The hot wallet holds %s but approving the queue sends %s: send it at least %s of the stablecoin (payouts leave from the hot wallet; payments stay at the deposit address)\n",
+			r.HotWalletBalanceUSD.Display(), r.QueuedUSD.Display(), r.FloatShortUSD.Display())
 	}
 	if !r.Covered {
 		fmt.Fprintln(o.IO.ErrOut, "✗ The chain does not cover the ledger, or something is unexplained (see above)")

@@ -54,6 +54,10 @@ type Operator struct {
 	// Approvals counts open queue items by kind; Mediations the appealed mediations.
 	Approvals  map[string]int `json:"approvals,omitempty"`
 	Mediations int            `json:"appealed_mediations"`
+	// Reorged counts payments that left the canonical chain; Float is the hot wallet against the
+	// queue (exchanges that send payouts themselves).
+	Reorged int        `json:"reorged_payments,omitempty"`
+	Float   *axp.Float `json:"float,omitempty"`
 }
 
 // NewCmd builds `axp status`.
@@ -140,9 +144,12 @@ func queues(ctx context.Context, cl *client.Client, op *Operator) {
 		op.Problem = errText(err)
 		return
 	}
-	op.Approvals = map[string]int{}
+	op.Approvals, op.Float = map[string]int{}, l.Float
 	for _, a := range l.Approvals {
 		op.Approvals[a.Kind]++
+		if a.Status == axp.ApprovalReorged {
+			op.Reorged++
+		}
 	}
 	m, _, err := client.AdminMediations.Call(ctx, cl, axp.MediationsQuery{Status: "appealed"})
 	if err != nil {
@@ -194,6 +201,19 @@ func write(s *cmdutil.IOStreams, st *Status) error {
 		pairs = append(pairs, "Operator", text)
 		if op.Approvals != nil {
 			pairs = append(pairs, "Queue", queueText(op))
+		}
+		if op.Reorged > 0 {
+			pairs = append(pairs, "Reorged", cs.Red(fmt.Sprintf("%d payments left the canonical chain: their tasks' money is held (axp admin reconcile)", op.Reorged)))
+		}
+		if f := op.Float; f != nil {
+			text := fmt.Sprintf("%s holds %s; the queue sends %s", f.HotWalletAddress, f.BalanceUSD.Display(), f.QueuedUSD.Display())
+			switch {
+			case f.Problem != "":
+				text = cs.Red(f.Problem)
+			case f.ShortUSD > 0:
+				text += cs.Red(fmt.Sprintf(": %s short, send it the stablecoin (payouts leave from the hot wallet)", f.ShortUSD.Display()))
+			}
+			pairs = append(pairs, "Hot wallet", text)
 		}
 	} else {
 		pairs = append(pairs, "Operator", cs.Gray("not logged in"))

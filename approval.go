@@ -78,6 +78,30 @@ func (a *Approval) PartlySent() bool {
 	return false
 }
 
+// Attempt records the transfers of a sending attempt: each takes the place of the failed transfer
+// of its part, so the item lists one transfer per part, the attempt in force (a retry of a transfer
+// the node refused usually signs the very same transaction again: same nonce, same hash). Earlier
+// attempts and why they failed stay in the audit trail (approval.send, approval.fail); confirmed
+// parts are never sent again, so they are kept as they are.
+func (a *Approval) Attempt(sent []OutTransfer) {
+	kept := a.Transfers[:0:0]
+	for _, x := range a.Transfers {
+		if x.Status != TransferFailed || !sendsPart(sent, x.Part) {
+			kept = append(kept, x)
+		}
+	}
+	a.Transfers = append(kept, sent...)
+}
+
+func sendsPart(sent []OutTransfer, part string) bool {
+	for _, x := range sent {
+		if x.Part == part {
+			return true
+		}
+	}
+	return false
+}
+
 // Open reports whether an item waits for the operator: pending, held, failed or reorged.
 func (a *Approval) Open() bool {
 	return a.Status == ApprovalPending || a.Status == ApprovalHeld || a.Status == ApprovalFailed || a.Status == ApprovalReorged

@@ -26,3 +26,36 @@ func TestApprovalRecipientsFromBooking(t *testing.T) {
 		t.Fatal("an item without a booking names recipients")
 	}
 }
+
+// A sending attempt takes the place of the failed transfer of each part it sends: one transfer
+// per part, the attempt in force; a confirmed part is kept.
+func TestApprovalAttemptReplacesTheFailedPart(t *testing.T) {
+	seller := OutTransfer{Part: "seller", To: "0x5e", Amount: 4_455_000, TxHash: "0xaa", Nonce: 7, Status: TransferSent}
+	buyer := OutTransfer{Part: "buyer", To: "0xb0", Amount: 9_000, TxHash: "0xbb", Nonce: 8, Status: TransferConfirmed}
+	failed := seller
+	failed.Status, failed.Reason = TransferFailed, "the node refused the transaction"
+
+	var a Approval
+	a.Attempt([]OutTransfer{seller})
+	if len(a.Transfers) != 1 || a.Transfers[0] != seller {
+		t.Fatalf("first attempt: %+v", a.Transfers)
+	}
+	// The same transaction signed again (same nonce and hash), beside a confirmed part.
+	a.Transfers = []OutTransfer{failed, buyer}
+	a.Attempt([]OutTransfer{seller})
+	if len(a.Transfers) != 2 || a.Transfers[0] != buyer || a.Transfers[1] != seller {
+		t.Fatalf("retry of the seller's part: %+v", a.Transfers)
+	}
+	// Duplicates an earlier version appended go too.
+	a.Transfers = []OutTransfer{failed, failed}
+	a.Attempt([]OutTransfer{seller})
+	if len(a.Transfers) != 1 || a.Transfers[0] != seller {
+		t.Fatalf("retry over duplicates: %+v", a.Transfers)
+	}
+	// A failed part that is not sent again stays as it was.
+	a.Transfers = []OutTransfer{failed}
+	a.Attempt([]OutTransfer{buyer})
+	if len(a.Transfers) != 2 || a.Transfers[0] != failed {
+		t.Fatalf("another part: %+v", a.Transfers)
+	}
+}

@@ -1,6 +1,7 @@
 package axp
 
 import (
+	"hash/fnv"
 	"time"
 
 	"github.com/axp-exchange/axp/protocol"
@@ -15,6 +16,47 @@ const (
 	// TrialCallsPerDay is the default number of free trial calls per caller and UTC day.
 	TrialCallsPerDay = 3
 )
+
+// An x402 v1 payment names no resource: the reference v1 clients send only the scheme, the network
+// and an EIP-3009 authorization, which signs an amount and a recipient but no tool. The exchange binds
+// a v1 payment to its tool through the amount: one v1 call costs the price less the tool's tag, and no
+// two tools (nor two connectors, nor two connectors' setup fees) share a tag, so the authorization made
+// for one tool moves the wrong amount for any other. v2 payments name their resource and pay the
+// price.
+const (
+	// V1TagMax is the largest tag: a v1 payment is at most US$0.000999 below the price.
+	V1TagMax Money = 999
+	// connectorTagMin is the smallest tag of a connector: the catalog's tools use the tags below.
+	connectorTagMin Money = 100
+)
+
+// V1Tag is what an x402 v1 payment for one call of the catalog's pay-per-call tool takes off its
+// price: 1 + the tool's place among them in the catalog's order (a new tool is appended to the
+// catalog, so the tags of the others never change), or 0 when tool is not one of them (a connector's
+// tag is ConnectorV1Tag).
+func V1Tag(tool string) Money {
+	n := Money(0)
+	for i := range Ops {
+		op := &Ops[i]
+		if op.Access != Paid || op.Category == "" || op.Name == "paid_connector" {
+			continue
+		}
+		n++
+		if op.Name == tool {
+			return n
+		}
+	}
+	return 0
+}
+
+// ConnectorV1Tag is the tag of a connector's calls and of its setup fee, read from its tool name:
+// 100 to 999. Two accepted or live connectors never share one (accepting a name whose tag is taken
+// is refused).
+func ConnectorV1Tag(name string) Money {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return connectorTagMin + Money(h.Sum32()%uint32(V1TagMax-connectorTagMin+1))
+}
 
 // PaidToolsQuery searches the pay-per-call tools.
 type PaidToolsQuery struct {
@@ -31,6 +73,7 @@ type PaidTool struct {
 	Summary     string           `json:"summary"`
 	Category    string           `json:"category"`
 	PriceUSD    Money            `json:"price_usd"`
+	V1AmountUSD Money            `json:"v1_amount_usd,omitempty" doc:"what an x402 v1 payment of one call authorizes: the price less the tool's tag of 1 to 999 micro-USD, which binds the payment to this tool (v2 payments pay the price)"`
 	Params      *protocol.Schema `json:"params,omitempty" doc:"the input: query keys for GET, the JSON body for POST"`
 	Result      *protocol.Schema `json:"result,omitempty"`
 	Available   bool             `json:"available"`
@@ -51,6 +94,7 @@ type PaidPaymentInfo struct {
 	Available   bool   `json:"available"`
 	Unavailable string `json:"unavailable,omitempty"`
 	TrialPerDay int    `json:"trial_calls_per_day"`
+	V1Amounts   string `json:"v1_amounts,omitempty" doc:"how x402 v1 amounts differ from the prices"`
 }
 
 // BazaarItem is a tool in the x402 Bazaar discovery shape, so that x402 discovery clients can index

@@ -311,6 +311,51 @@ func TestChainFailedPayoutReturnsToTheQueue(t *testing.T) {
 	}
 }
 
+// A payout the node refused (the hot wallet has no ETH for gas) is approved again: the retry signs
+// the same transaction (the first never reached the chain: same nonce, same hash) and it takes the
+// place of the failed transfer, so the item lists one transfer for its one part, not one per
+// attempt. Once the wallet has gas, the retry is sent and confirmed, still as one transfer.
+func TestChainRetriedPayoutReplacesTheFailedTransfer(t *testing.T) {
+	m := newChainMarket(t)
+	sellerAddr := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
+	buyer, task := m.awaiting(seller)
+	bk := m.buyerWallet(10_000_000)
+	m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
+	m.c.Mine(1)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	deliverText(t, seller.c, task.ID, "Waves fold the light.")
+	retrieve(t, buyer, task.ID)
+	call(t, buyer, "accept_task", map[string]any{"id": task.ID}, nil)
+	call(t, seller.c, "request_payment", map[string]any{"id": task.ID}, nil)
+	payout := m.approvalOf(task.ID, axp.ApprovePayout)
+
+	m.c.SetETH(chaintest.Addr(m.hot), 0)
+	first := m.approve(payout.ID, false)
+	if first.Status != axp.ApprovalFailed || len(first.Transfers) != 1 || first.Transfers[0].Status != axp.TransferFailed {
+		t.Fatalf("a payout the node refuses: %+v", first)
+	}
+	again := m.approve(payout.ID, false)
+	if again.Status != axp.ApprovalFailed || len(again.Transfers) != 1 || again.Transfers[0].Status != axp.TransferFailed ||
+		again.Transfers[0].TxHash != first.Transfers[0].TxHash || again.Transfers[0].Nonce != first.Transfers[0].Nonce {
+		t.Fatalf("approved again: %+v\nthe first attempt: %+v", again.Transfers, first.Transfers)
+	}
+
+	m.c.SetETH(chaintest.Addr(m.hot), 1)
+	sent := m.approve(payout.ID, false)
+	if sent.Status != axp.ApprovalSent || len(sent.Transfers) != 1 || sent.Transfers[0].Status != axp.TransferSent || sent.Transfers[0].Part != "seller" {
+		t.Fatalf("approved with gas: %+v", sent)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalConfirmed || len(a.Transfers) != 1 || a.Transfers[0].TxHash != sent.Transfers[0].TxHash {
+		t.Fatalf("confirmed: %+v", a)
+	}
+	if bal := m.c.Balance(m.c.Token, sellerAddr); bal != usd(t, "4.50")-feeOf(usd(t, "4.50")) {
+		t.Fatalf("seller holds %s", bal)
+	}
+}
+
 func TestNoDepositAddressAnswers503(t *testing.T) {
 	e := newMarket(t, func(c *daemon.Config) { c.DepositAddress = "" })
 	seller := e.instantSeller("text-file", "4.50", 30, nil, nil)

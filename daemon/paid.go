@@ -103,13 +103,15 @@ func (pw *paywall) price(op *axp.Op) axp.Money {
 	return op.Price
 }
 
-func (pw *paywall) terms(price axp.Money, resource string, op *axp.Op) x402.Terms {
+// terms are what one call costs: the price in v2, the price less the tool's tag in v1 (axp.V1Tag:
+// a v1 payment names no resource, so its amount binds it to the tool).
+func (pw *paywall) terms(price, tag axp.Money, resource string, op *axp.Op) x402.Terms {
 	extra := map[string]any{"name": pw.domain.Name, "version": pw.domain.Version}
 	units := pw.d.chain.Units(price).String()
 	t := x402.Terms{V2: x402.Requirements{Scheme: x402.SchemeExact, Network: pw.network, Amount: units, Asset: pw.asset,
 		PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout, Extra: extra}}
 	if pw.networkV1 != "" {
-		t.V1 = &x402.RequirementsV1{Scheme: x402.SchemeExact, Network: pw.networkV1, MaxAmountRequired: units, Resource: resource,
+		t.V1 = &x402.RequirementsV1{Scheme: x402.SchemeExact, Network: pw.networkV1, MaxAmountRequired: pw.d.chain.Units(price - tag).String(), Resource: resource,
 			Description: op.Summary, MimeType: "application/json", PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout,
 			Asset: pw.asset, Extra: extra, OutputSchema: bazaarInfo(op)}
 	}
@@ -134,8 +136,9 @@ func bazaarInfo(op *axp.Op) map[string]any {
 }
 
 // demand is the 402 answer: the terms in the PAYMENT-REQUIRED header (v2) and the body (v1 where
-// the chain has a v1 name, else v2), with the exchange's reason and hint.
-func (pw *paywall) demand(op *axp.Op, t x402.Terms, resource string, price axp.Money, msg, hint string) *axp.PaymentDemand {
+// the chain has a v1 name, else v2), with the exchange's reason and hint, the price and (v1) the
+// amount a v1 payment authorizes.
+func (pw *paywall) demand(op *axp.Op, t x402.Terms, resource string, price, tag axp.Money, msg, hint string) *axp.PaymentDemand {
 	req := x402.Required{X402Version: 2, Error: msg, Resource: &x402.Resource{URL: resource, Description: op.Summary,
 		MimeType: "application/json"}, Accepts: []x402.Requirements{t.V2},
 		Extensions: map[string]any{"bazaar": map[string]any{"info": bazaarInfo(op)}}}
@@ -146,6 +149,9 @@ func (pw *paywall) demand(op *axp.Op, t x402.Terms, resource string, price axp.M
 		body = jsonMap(req)
 	}
 	body["code"], body["hint"], body["price_usd"] = axp.CodePaymentRequired, hint, price
+	if t.V1 != nil {
+		body["v1_amount_usd"] = price - tag
+	}
 	return &axp.PaymentDemand{Err: &axp.Error{Code: axp.CodePaymentRequired, Message: msg, Hint: hint},
 		Header: map[string]string{x402.HeaderRequired: x402.Encode(req)}, Body: body}
 }
@@ -164,7 +170,7 @@ func (d *Daemon) Charge(ctx context.Context, c *pipeline.Call, r *http.Request) 
 
 func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request) (pipeline.Charge, error) {
 	op := c.Op
-	price, connector, err := pw.priceOf(c)
+	price, tag, connector, err := pw.priceOf(c)
 	if err != nil {
 		return nil, err
 	}
@@ -176,15 +182,15 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 		}
 	}
 	if header == "" && r.URL.Query().Get("trial") == "1" && op.Category != "" {
-		return pw.useTrial(ctx, c, resource, price)
+		return pw.useTrial(ctx, c, resource, price, tag)
 	}
 	if pw.fac == nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange takes no payments for pay-per-call tools yet: %s", pw.why).
 			WithHint(pw.trialHint(op))
 	}
-	t := pw.terms(price, resource, op)
+	t := pw.terms(price, tag, resource, op)
 	if header == "" {
-		return nil, pw.demand(op, t, resource, price, fmt.Sprintf("this call costs %s: pay with x402", price.Display()),
+		return nil, pw.demand(op, t, resource, price, tag, fmt.Sprintf("this call costs %s: pay with x402", price.Display()),
 			"sign the terms of PAYMENT-REQUIRED (x402 v2) or of the body (v1) and call again with the PAYMENT-SIGNATURE or X-PAYMENT header; "+pw.trialHint(op))
 	}
 	field := x402.HeaderSignature
@@ -200,13 +206,17 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 			"send v2 payments in PAYMENT-SIGNATURE and v1 payments in X-PAYMENT")
 	}
 	if reason, msg := x402.Match(p, t, resource); reason != "" {
-		return nil, pw.demand(op, t, resource, price, msg, "pay the terms of this 402 answer ("+reason+")")
+		return nil, pw.demand(op, t, resource, price, tag, msg, "pay the terms of this 402 answer ("+reason+")")
 	}
-	held := &heldPayment{pw: pw, p: p, t: t, op: op, resource: resource, price: price}
+	held := &heldPayment{pw: pw, p: p, t: t, op: op, resource: resource, price: price, tag: tag}
+	paid := price // what the authorization moves, as Match checked it
+	if p.X402Version == 1 {
+		paid = price - tag
+	}
 	now := pw.d.now()
 	vb, _ := strconv.ParseInt(p.Payload.Authorization.ValidBefore, 10, 64)
 	held.rec = &axp.PaidCall{ID: axp.NewID("pay", now), Tool: op.Name, Resource: resource, Payer: strings.ToLower(p.Payload.Authorization.From),
-		Nonce: strings.ToLower(p.Payload.Authorization.Nonce), Amount: price, Status: axp.PaidClaimed, Facilitator: pw.fac.Name(),
+		Nonce: strings.ToLower(p.Payload.Authorization.Nonce), Amount: paid, Status: axp.PaidClaimed, Facilitator: pw.fac.Name(),
 		Version: p.X402Version, ValidBefore: vb, ConnectorID: connector, CreatedAt: now}
 	// The authorization is held before anything else: the same payment sent twice, even at once,
 	// answers one call.
@@ -216,7 +226,7 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 			return nil, err
 		}
 		if old != nil {
-			return nil, pw.demand(op, t, resource, price, "this payment authorization was already used for a call",
+			return nil, pw.demand(op, t, resource, price, tag, "this payment authorization was already used for a call",
 				"sign a new authorization (a new nonce) for each call")
 		}
 		return nil, ch.tx.PutPaidCall(held.rec)
@@ -237,7 +247,7 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 		if msg == "" {
 			msg = "the facilitator refused the payment"
 		}
-		return nil, pw.demand(op, t, resource, price, msg+" ("+v.InvalidReason+")", "pay the terms of this 402 answer with a new authorization")
+		return nil, pw.demand(op, t, resource, price, tag, msg+" ("+v.InvalidReason+")", "pay the terms of this 402 answer with a new authorization")
 	}
 	if pw.d.paidHook != nil {
 		pw.d.paidHook("held")
@@ -245,26 +255,27 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 	return held, nil
 }
 
-// priceOf is the price of the call and the connector it concerns, if any.
-func (pw *paywall) priceOf(c *pipeline.Call) (axp.Money, string, error) {
+// priceOf is the price of the call, the tag an x402 v1 payment takes off it, and the connector it
+// concerns, if any.
+func (pw *paywall) priceOf(c *pipeline.Call) (price, tag axp.Money, connector string, err error) {
 	switch c.Op.Name {
 	case "paid_connector":
 		conn, err := pw.d.liveConnector(c.Path["name"])
 		if err != nil {
-			return 0, "", err
+			return 0, 0, "", err
 		}
-		return conn.PriceUSD, conn.ID, nil
+		return conn.PriceUSD, axp.ConnectorV1Tag(conn.Name), conn.ID, nil
 	case "pay_connector_setup":
 		conn, err := pw.d.loadConnector(c.Path["id"])
 		if err != nil {
-			return 0, "", err
+			return 0, 0, "", err
 		}
 		if conn.Status != axp.ConnectorAccepted {
-			return 0, "", axp.Conflict("the connector is "+conn.Status+"; its setup fee is paid once the operator has accepted it", "")
+			return 0, 0, "", axp.Conflict("the connector is "+conn.Status+"; its setup fee is paid once the operator has accepted it", "")
 		}
-		return conn.SetupFeeUSD, conn.ID, nil
+		return conn.SetupFeeUSD, axp.ConnectorV1Tag(conn.Name), conn.ID, nil
 	}
-	return pw.price(c.Op), "", nil
+	return pw.price(c.Op), axp.V1Tag(c.Op.Name), "", nil
 }
 
 func (pw *paywall) trialHint(op *axp.Op) string {
@@ -275,7 +286,7 @@ func (pw *paywall) trialHint(op *axp.Op) string {
 }
 
 // useTrial counts a free trial call of the caller (member, else address) for today (UTC).
-func (pw *paywall) useTrial(ctx context.Context, c *pipeline.Call, resource string, price axp.Money) (pipeline.Charge, error) {
+func (pw *paywall) useTrial(ctx context.Context, c *pipeline.Call, resource string, price, tag axp.Money) (pipeline.Charge, error) {
 	who := "ip:" + protocol.Fingerprint(c.Caller.IP)
 	if c.Caller.Kind == axp.MemberCall {
 		who = "member:" + c.Caller.MemberID
@@ -297,7 +308,7 @@ func (pw *paywall) useTrial(ctx context.Context, c *pipeline.Call, resource stri
 			return nil, axp.Errorf(axp.CodePaymentRequired, "%s; this exchange takes no payments yet (%s)", msg, pw.why).
 				WithHint("try again tomorrow (UTC)")
 		}
-		return nil, pw.demand(c.Op, pw.terms(price, resource, c.Op), resource, price, msg,
+		return nil, pw.demand(c.Op, pw.terms(price, tag, resource, c.Op), resource, price, tag, msg,
 			"pay for this call with x402 (PAYMENT-SIGNATURE or X-PAYMENT), or try the trial again tomorrow (UTC)")
 	}
 	pw.d.log.InfoContext(ctx, "trial call", "source", "paid", "tool", c.Op.Name, "caller", who, "calls_today", n, "of", pw.trial)
@@ -327,6 +338,7 @@ type heldPayment struct {
 	rec      *axp.PaidCall
 	resource string
 	price    axp.Money
+	tag      axp.Money
 }
 
 // Release forgets the held authorization: the call failed and nothing is charged; the same
@@ -354,14 +366,14 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 		}
 		if h.rec.Status == axp.PaidSettling && errors.Is(err, context.DeadlineExceeded) {
 			// The transaction may still be mined: the recovery pass books it if it is.
-			return nil, pw.demand(h.op, h.t, h.resource, h.price, "the payment's settlement "+h.rec.TxHash+" was not confirmed in time; the answer is withheld",
+			return nil, pw.demand(h.op, h.t, h.resource, h.price, h.tag, "the payment's settlement "+h.rec.TxHash+" was not confirmed in time; the answer is withheld",
 				"if it is mined it is booked and the exchange keeps the record; send a new payment to call again")
 		}
 		h.pw.letGo(ctx, h.rec, false)
 		if reason == "" {
 			reason = x402.ReasonSettle
 		}
-		return nil, pw.demand(h.op, h.t, h.resource, h.price, "the payment could not be settled ("+reason+"); the call's answer is withheld and nothing was charged",
+		return nil, pw.demand(h.op, h.t, h.resource, h.price, h.tag, "the payment could not be settled ("+reason+"); the call's answer is withheld and nothing was charged",
 			"check the payer's balance and sign a new authorization")
 	}
 	if pw.d.paidHook != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/x402"
 	"github.com/axp-exchange/axp/store"
@@ -372,6 +373,66 @@ func TestConnectorLifecycle(t *testing.T) {
 	}
 }
 
+// Connectors are bound like the catalog's tools: each has its own v1 tag (from its name), taken off
+// its call price and its setup fee, so a v1 payment of one connector's setup fee does not set up
+// another; a name whose tag another accepted or live connector has is refused at acceptance.
+func TestConnectorV1Tags(t *testing.T) {
+	m := newChainMarketOn(t, chaintest.StartID(t, 84532))
+	payer := m.buyerWallet(20_000_000)
+	payerAddr := chaintest.Addr(payer)
+	request := func() string {
+		t.Helper()
+		var cn axp.Connector
+		resp, err := do(m.anon, "request_connector", map[string]any{"url": "https://data.example/prices", "wants": "prices"})
+		if err != nil || resp.Status != 201 {
+			t.Fatalf("request: %v %v", resp, err)
+		}
+		json.Unmarshal(resp.Body, &cn)
+		return cn.ID
+	}
+	a, b, c := request(), request(), request()
+	call(t, m.admin, "admin_connector_accept", map[string]any{"id": a, "name": "prices-a", "price_usd": 0.02}, nil)
+	call(t, m.admin, "admin_connector_accept", map[string]any{"id": b, "name": "prices-b", "price_usd": 0.02}, nil)
+	tagA, tagB := axp.ConnectorV1Tag("prices-a"), axp.ConnectorV1Tag("prices-b")
+	if tagA == tagB {
+		t.Fatalf("the test's names share tag %d", tagA)
+	}
+	clash := ""
+	for i := 0; clash == ""; i++ {
+		if n := fmt.Sprintf("clash-%d", i); axp.ConnectorV1Tag(n) == tagA {
+			clash = n
+		}
+	}
+	_, err := do(m.admin, "admin_connector_accept", map[string]any{"id": c, "name": clash, "price_usd": 0.03})
+	if e := apiErr(t, err, axp.CodeInvalidInput, "name"); !strings.Contains(e.Message, "prices-a") {
+		t.Fatalf("a name with prices-a's tag: %v", e)
+	}
+
+	setupA := v1Terms(t, m.anon, "POST", "/api/connectors/"+a+"/setup", "")
+	setupB := v1Terms(t, m.anon, "POST", "/api/connectors/"+b+"/setup", "")
+	if setupA.MaxAmountRequired != fmt.Sprint(int64(10_000_000-tagA)) || setupB.MaxAmountRequired != fmt.Sprint(int64(10_000_000-tagB)) {
+		t.Fatalf("v1 setup amounts %s and %s (tags %d, %d)", setupA.MaxAmountRequired, setupB.MaxAmountRequired, tagA, tagB)
+	}
+	header := payV1(t, payer, setupA, "")
+	if resp := paidCall(t, m.anon, "POST", "/api/connectors/"+b+"/setup", "", map[string]string{x402.HeaderPaymentV1: header}); resp.Status != 402 {
+		t.Fatalf("prices-a's setup payment sent to prices-b: %d %s", resp.Status, resp.Body)
+	}
+	if got := m.c.Balance(m.c.Token, payerAddr); got != 20_000_000 || heldPayments(t, m) != 0 {
+		t.Fatalf("the payer holds %d after a refused payment", got)
+	}
+	if resp := paidCall(t, m.anon, "POST", "/api/connectors/"+a+"/setup", "", map[string]string{x402.HeaderPaymentV1: header}); resp.Status != 200 {
+		t.Fatalf("prices-a's setup: %d %s", resp.Status, resp.Body)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 10_000_000-tagA {
+		t.Fatalf("booked %v", b)
+	}
+	var cn axp.Connector
+	call(t, m.anon, "get_connector", map[string]any{"id": b}, &cn)
+	if cn.Status != axp.ConnectorAccepted {
+		t.Fatalf("prices-b is %s", cn.Status)
+	}
+}
+
 // An x402 v1 client on a chain v1 knows by name (base-sepolia's id): the body carries the v1
 // terms, X-PAYMENT pays, X-PAYMENT-RESPONSE answers.
 func TestPaidCallV1(t *testing.T) {
@@ -383,7 +444,8 @@ func TestPaidCallV1(t *testing.T) {
 		t.Fatalf("v1 body %s", resp.Body)
 	}
 	a := v1.Accepts[0]
-	if a.Network != "base-sepolia" || a.MaxAmountRequired != "5000" || a.Resource != m.srv.URL+"/paid/text/injection-check" {
+	// US$0.005 less the injection check's tag (the first paid tool: 1 micro-USD).
+	if a.Network != "base-sepolia" || a.MaxAmountRequired != "4999" || a.Resource != m.srv.URL+"/paid/text/injection-check" {
 		t.Fatalf("v1 terms %+v", a)
 	}
 	r := x402.Requirements{Scheme: a.Scheme, Network: "eip155:84532", Amount: a.MaxAmountRequired, Asset: a.Asset, PayTo: a.PayTo,
@@ -411,8 +473,8 @@ func TestPaidCallV1(t *testing.T) {
 // resource of their own, but one that names the resource it was made for (the requirements'
 // resource echoed as `resource`, or the requirements in `accepted` or `paymentRequirements`) is
 // refused anywhere else with 402 naming both, before anything is held or settled, so it still pays
-// the tool it was made for. A v1 payment naming no resource (as x402-fetch sends them) cannot be
-// told apart and stays accepted.
+// the tool it was made for. A v1 payment naming no resource (as x402-fetch sends them) is bound to
+// its tool by its amount instead (TestPaidCallV1BoundByAmount).
 func TestPaidCallV1ForAnotherTool(t *testing.T) {
 	m := newChainMarketOn(t, chaintest.StartID(t, 84532), func(cfg *daemon.Config) {
 		cfg.PaidPrices = map[string]axp.Money{"paid_trading_risk": 5_000} // the injection check's price
@@ -420,29 +482,10 @@ func TestPaidCallV1ForAnotherTool(t *testing.T) {
 	payer := m.buyerWallet(1_000_000)
 	payerAddr := chaintest.Addr(payer)
 	const risk = "/paid/trading/risk?account=10000&risk_pct=1&entry=100&stop=95"
-	v1Terms := func(method, path, body string) x402.RequirementsV1 {
-		t.Helper()
-		var v1 x402.RequiredV1
-		resp := paidCall(t, m.anon, method, path, body, nil)
-		if err := json.Unmarshal(resp.Body, &v1); err != nil || resp.Status != 402 || v1.X402Version != 1 || len(v1.Accepts) != 1 {
-			t.Fatalf("v1 terms of %s: %d %s", path, resp.Status, resp.Body)
-		}
-		return v1.Accepts[0]
-	}
-	check := v1Terms("POST", "/paid/text/injection-check", injectionText)
-	other := v1Terms("GET", risk, "")
-	if other.MaxAmountRequired != check.MaxAmountRequired || other.Resource == check.Resource {
+	check := v1Terms(t, m.anon, "POST", "/paid/text/injection-check", injectionText)
+	other := v1Terms(t, m.anon, "GET", risk, "")
+	if other.Resource == check.Resource {
 		t.Fatalf("the two tools' terms: %+v\n%+v", check, other)
-	}
-	payV1 := func(a x402.RequirementsV1, resource string) string {
-		t.Helper()
-		r := x402.Requirements{Scheme: a.Scheme, Network: "eip155:84532", Amount: a.MaxAmountRequired, Asset: a.Asset, PayTo: a.PayTo,
-			MaxTimeoutSeconds: a.MaxTimeoutSeconds, Extra: a.Extra}
-		h, err := x402.Pay(payer, r, resource, 1, "base-sepolia", time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
 	}
 	// echo re-encodes a v1 payment with its requirements carried back under key.
 	echo := func(h, key string, a x402.RequirementsV1) string {
@@ -454,21 +497,12 @@ func TestPaidCallV1ForAnotherTool(t *testing.T) {
 		p[key] = a
 		return x402.Encode(p)
 	}
-	held := func() int {
-		t.Helper()
-		n := 0
-		m.d.DB().View(func(tx *store.Tx) error {
-			open, err := tx.OpenPaidCalls(100)
-			n = len(open)
-			return err
-		})
-		return n
-	}
+	held := func() int { return heldPayments(t, m) }
 	booked := axp.Money(0)
 	for _, c := range []struct{ name, header string }{
-		{"accepted", echo(payV1(check, ""), "accepted", check)},
-		{"paymentRequirements", echo(payV1(check, ""), "paymentRequirements", check)},
-		{"resource", payV1(check, check.Resource)},
+		{"accepted", echo(payV1(t, payer, check, ""), "accepted", check)},
+		{"paymentRequirements", echo(payV1(t, payer, check, ""), "paymentRequirements", check)},
+		{"resource", payV1(t, payer, check, check.Resource)},
 	} {
 		resp := paidCall(t, m.anon, "GET", risk, "", map[string]string{x402.HeaderPaymentV1: c.header})
 		var refused x402.RequiredV1
@@ -488,13 +522,150 @@ func TestPaidCallV1ForAnotherTool(t *testing.T) {
 			t.Fatalf("%s: the payment for the injection check: %d %s", c.name, resp.Status, resp.Body)
 		}
 		settlement(t, resp, x402.HeaderResponseV1)
-		booked += 5_000
-		m.c.Mint(m.c.Token, payerAddr, 5_000) // back to 1 TUSD
+		booked += 4_999                       // the injection check's v1 amount
+		m.c.Mint(m.c.Token, payerAddr, 4_999) // back to 1 TUSD
 	}
-	// A v1 payment that names no resource says nothing to check.
-	if resp := paidCall(t, m.anon, "GET", risk, "", map[string]string{x402.HeaderPaymentV1: payV1(other, "")}); resp.Status != 200 {
+	// A v1 payment that names no resource is bound by its amount (TestPaidCallV1BoundByAmount):
+	// the risk tool's own pays it.
+	if resp := paidCall(t, m.anon, "GET", risk, "", map[string]string{x402.HeaderPaymentV1: payV1(t, payer, other, "")}); resp.Status != 200 {
 		t.Fatalf("a v1 payment naming no resource: %d %s", resp.Status, resp.Body)
 	}
+}
+
+// A standard v1 payment, as x402-fetch sends it (x402Version, scheme, network and the signed
+// EIP-3009 authorization: no tool named anywhere), made for one tool does not pay another tool at
+// the same price. Its amount binds it: a v1 call costs the price less the tool's tag, so the other
+// tool refuses it with 402 naming its own amount and resource, before anything is held or settled
+// (the payer's balance, the ledger and the nonce untouched); the tool it was made for takes it and
+// books what was paid.
+func TestPaidCallV1BoundByAmount(t *testing.T) {
+	m := newChainMarketOn(t, chaintest.StartID(t, 84532), func(cfg *daemon.Config) {
+		cfg.PaidPrices = map[string]axp.Money{"paid_trading_risk": 5_000} // the injection check's price
+	})
+	payer := m.buyerWallet(1_000_000)
+	payerAddr := chaintest.Addr(payer)
+	const checkPath, riskPath = "/paid/text/injection-check", "/paid/trading/risk?account=10000&risk_pct=1&entry=100&stop=95"
+	check := v1Terms(t, m.anon, "POST", checkPath, injectionText)
+	risk := v1Terms(t, m.anon, "GET", riskPath, "")
+	// One price, two v1 amounts: US$0.005 less 1 (the first paid tool of the catalog), less 2 (the second).
+	if check.MaxAmountRequired != "4999" || risk.MaxAmountRequired != "4998" {
+		t.Fatalf("v1 amounts at one price: %s and %s", check.MaxAmountRequired, risk.MaxAmountRequired)
+	}
+
+	header := payV1(t, payer, check, "")
+	// Exactly what x402-fetch 1.2.0 sends: nothing names the tool.
+	raw, _ := base64.StdEncoding.DecodeString(header)
+	var shape struct {
+		Top     map[string]json.RawMessage
+		Payload map[string]json.RawMessage `json:"payload"`
+	}
+	json.Unmarshal(raw, &shape.Top)
+	json.Unmarshal(shape.Top["payload"], &shape.Payload)
+	if len(shape.Top) != 4 || shape.Top["x402Version"] == nil || shape.Top["scheme"] == nil || shape.Top["network"] == nil ||
+		len(shape.Payload) != 2 || shape.Payload["signature"] == nil || shape.Payload["authorization"] == nil {
+		t.Fatalf("not the x402-fetch shape: %s", raw)
+	}
+	p, err := x402.Decode(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, _, err := chain.Dial(context.Background(), chain.Config{RPCURL: m.c.URL, ChainID: m.c.ID, Token: m.c.Token, Deposit: m.deposit, Confirmations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	nonceUsed := func() bool {
+		t.Helper()
+		used, err := cl.AuthorizationUsedHex(context.Background(), p.Payload.Authorization.From, p.Payload.Authorization.Nonce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return used
+	}
+
+	resp := paidCall(t, m.anon, "GET", riskPath, "", map[string]string{x402.HeaderPaymentV1: header})
+	var refused x402.RequiredV1
+	json.Unmarshal(resp.Body, &refused)
+	if resp.Status != 402 || !strings.Contains(refused.Error, risk.Resource) || !strings.Contains(refused.Error, "exactly 4998") ||
+		!strings.Contains(refused.Error, "moves 4999") || len(refused.Accepts) != 1 || refused.Accepts[0].MaxAmountRequired != "4998" {
+		t.Fatalf("the injection check's v1 payment sent to the risk tool: %d %s", resp.Status, resp.Body)
+	}
+	if got := m.c.Balance(m.c.Token, payerAddr); got != 1_000_000 {
+		t.Fatalf("the payer holds %d after a refused payment", got)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 0 || heldPayments(t, m) != 0 || nonceUsed() {
+		t.Fatalf("after the refusal: booked %v, %d payments held, nonce used %v", b, heldPayments(t, m), nonceUsed())
+	}
+
+	// The tool it was made for takes it, and the ledger books what moved.
+	resp = paidCall(t, m.anon, "POST", checkPath, injectionText, map[string]string{x402.HeaderPaymentV1: header})
+	if resp.Status != 200 {
+		t.Fatalf("the payment for the injection check: %d %s", resp.Status, resp.Body)
+	}
+	settlement(t, resp, x402.HeaderResponseV1)
+	if got := m.c.Balance(m.c.Token, payerAddr); got != 1_000_000-4_999 {
+		t.Fatalf("the payer holds %d", got)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 4_999 || b[axp.AcctCallers] != -4_999 || !nonceUsed() {
+		t.Fatalf("after the call: %v", b)
+	}
+
+	// The listing says both: the price, and what a v1 payment authorizes.
+	var list axp.PaidToolList
+	call(t, m.anon, "find_paid_tools", map[string]any{"q": "injection"}, &list)
+	if len(list.Tools) != 1 || list.Tools[0].PriceUSD != 5_000 || list.Tools[0].V1AmountUSD != 4_999 || !strings.Contains(list.Payment.V1Amounts, "999 micro-USD") {
+		t.Fatalf("listing %+v", list)
+	}
+	// Reconcile: the settlement is a known transfer of what the ledger booked.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var r axp.Reconciliation
+		call(t, m.admin, "admin_reconcile", nil, &r)
+		if r.Covered && len(r.UnknownTransfers) == 0 && r.ReceivedUSD == 4_999 {
+			break
+		}
+		m.c.Mine(1)
+		if time.Now().After(deadline) {
+			t.Fatalf("reconcile %+v", r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// v1Terms are the x402 v1 terms of a call's 402 body.
+func v1Terms(t *testing.T, c *client.Client, method, path, body string) x402.RequirementsV1 {
+	t.Helper()
+	var v1 x402.RequiredV1
+	resp := paidCall(t, c, method, path, body, nil)
+	if err := json.Unmarshal(resp.Body, &v1); err != nil || resp.Status != 402 || v1.X402Version != 1 || len(v1.Accepts) != 1 {
+		t.Fatalf("v1 terms of %s: %d %s", path, resp.Status, resp.Body)
+	}
+	return v1.Accepts[0]
+}
+
+// payV1 signs a v1 payment of a's terms (on base-sepolia's chain id) from key, echoing resource
+// when it is not "" (x402-fetch echoes nothing).
+func payV1(t *testing.T, key *ecdsa.PrivateKey, a x402.RequirementsV1, resource string) string {
+	t.Helper()
+	r := x402.Requirements{Scheme: a.Scheme, Network: "eip155:84532", Amount: a.MaxAmountRequired, Asset: a.Asset, PayTo: a.PayTo,
+		MaxTimeoutSeconds: a.MaxTimeoutSeconds, Extra: a.Extra}
+	h, err := x402.Pay(key, r, resource, 1, "base-sepolia", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// heldPayments counts the payments held and not booked.
+func heldPayments(t *testing.T, m *chainMarket) int {
+	t.Helper()
+	n := 0
+	m.d.DB().View(func(tx *store.Tx) error {
+		open, err := tx.OpenPaidCalls(100)
+		n = len(open)
+		return err
+	})
+	return n
 }
 
 // clock follows the real time, moved forward by the test (testClock, by contrast, stands still):

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -58,16 +59,18 @@ func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.Pa
 			TrialPerDay: pw.trial}}
 	if pw.networkV1 != "" {
 		out.Payment.Versions = []int{1, 2}
+		out.Payment.V1Amounts = fmt.Sprintf("an x402 v1 payment authorizes the price less the tool's tag, 1 to %d micro-USD (v1_amount_usd): "+
+			"it names no tool, so its amount binds it to the one it was made for; v2 payments pay the price", int64(axp.V1TagMax))
 	}
 	if pw.fac != nil {
 		out.Payment.Facilitator = pw.fac.Name()
 	}
 	type entry struct {
-		op    *axp.Op
-		path  string
-		price axp.Money
-		sum   string
-		cat   string
+		op         *axp.Op
+		path       string
+		price, tag axp.Money
+		sum        string
+		cat        string
 	}
 	var list []entry
 	for i := range axp.Ops {
@@ -75,7 +78,7 @@ func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.Pa
 		if op.Access != axp.Paid || op.Category == "" || op.Name == "paid_connector" {
 			continue
 		}
-		list = append(list, entry{op, op.Path, pw.price(op), op.Summary, op.Category})
+		list = append(list, entry{op, op.Path, pw.price(op), axp.V1Tag(op.Name), op.Summary, op.Category})
 	}
 	var conns []axp.Connector
 	if err := d.db.View(func(tx *store.Tx) error {
@@ -91,7 +94,7 @@ func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.Pa
 		if cn.Category == "" {
 			cn.Category = connOp.Category
 		}
-		list = append(list, entry{connOp, "/paid/connectors/" + cn.Name, cn.PriceUSD, sum, cn.Category})
+		list = append(list, entry{connOp, "/paid/connectors/" + cn.Name, cn.PriceUSD, axp.ConnectorV1Tag(cn.Name), sum, cn.Category})
 	}
 	q := strings.ToLower(strings.TrimSpace(in.Q))
 	cats := map[string]bool{}
@@ -109,6 +112,9 @@ func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.Pa
 			t.Name = strings.TrimPrefix(e.path, "/paid/")
 		}
 		t.Available = t.Unavailable == ""
+		if pw.networkV1 != "" {
+			t.V1AmountUSD = e.price - e.tag
+		}
 		if e.op.In != nil {
 			t.Params = protocol.SchemaOf(e.op.In)
 		}
@@ -120,7 +126,7 @@ func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.Pa
 		}
 		out.Tools = append(out.Tools, t)
 		if t.Available && pw.fac != nil {
-			terms := pw.terms(e.price, t.URL, e.op)
+			terms := pw.terms(e.price, e.tag, t.URL, e.op)
 			accepts := []any{terms.V2}
 			out.Items = append(out.Items, axp.BazaarItem{Resource: t.URL, Type: "http", X402Version: 2, Accepts: accepts,
 				LastUpdated: d.started.UTC(), Description: e.sum,
@@ -268,6 +274,19 @@ func (d *Daemon) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in 
 				return nil, err
 			}
 			return nil, axp.Invalid("name", "is the name of another connector ("+other.ID+")", "choose another name")
+		}
+		// The tag binds x402 v1 payments to one connector (axp.ConnectorV1Tag): two that share it
+		// could be paid with each other's payments.
+		tag := axp.ConnectorV1Tag(in.Name)
+		all, err := ch.tx.Connectors("")
+		if err != nil {
+			return nil, err
+		}
+		for _, other := range all {
+			if (other.Status == axp.ConnectorAccepted || other.Status == axp.ConnectorLive) && axp.ConnectorV1Tag(other.Name) == tag {
+				return nil, axp.Invalid("name", fmt.Sprintf("has the x402 v1 tag of the connector %s (%s, %d micro-USD)", other.Name, other.ID, int64(tag)),
+					"choose another name: x402 v1 payments tell connectors apart by their tag")
+			}
 		}
 		cn.Status, cn.Name, cn.PriceUSD, cn.Category, cn.UpdatedAt = axp.ConnectorAccepted, in.Name, in.PriceUSD, in.Category, ch.now
 		if in.Description != "" {

@@ -159,7 +159,7 @@ func (d *Daemon) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.A
 		for i := range plan {
 			plan[i].SentAt = now
 		}
-		a.Transfers = append(a.Transfers, plan...)
+		a.Attempt(plan) // a retry replaces the failed transfer of each part it sends again
 		a.Rail, a.DecidedAt, a.Note, a.Failure = "evm", &now, in.Note, ""
 		if len(plan) > 0 {
 			a.TxHash = plan[0].TxHash

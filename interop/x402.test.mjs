@@ -6,8 +6,9 @@
 //     the @x402 packages (facilitator.mjs), which logs to AXP_FACILITATOR_LOG;
 //   - AXP_X402_CHAIN: chain.json, written by chain.mjs (the RPC URL, the token, the payer's key,
 //     each exchange's deposit address).
-// Each paid call moves exactly the price from the payer to the exchange's deposit address, and a
-// payment header sent again is refused.
+// Each paid call moves exactly its amount from the payer to the exchange's deposit address (v2: the
+// price; v1: the 402 body's maxAmountRequired, the price less the tool's tag, by which the exchange
+// binds a v1 payment to its tool), and a payment header sent again is refused.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -68,6 +69,20 @@ async function settled(header, network) {
   return header.transaction;
 }
 
+// v1Amount asks for a call without paying and answers the x402 v1 amount of its 402 body, checking
+// that it is the price less a tag of 1 to 999 micro-USD (token units: the stablecoin has 6 decimals).
+async function v1Amount(url) {
+  const res = await fetch(url);
+  const body = await res.json();
+  assert.equal(res.status, 402, JSON.stringify(body));
+  assert.equal(body.x402Version, 1);
+  const amount = BigInt(body.accepts[0].maxAmountRequired);
+  const price = BigInt(Math.round(body.price_usd * 1e6));
+  assert.ok(amount < price && price - amount <= 999n, `v1 amount ${amount} for the price ${price}`);
+  assert.equal(BigInt(Math.round(body.v1_amount_usd * 1e6)), amount, "the body's v1_amount_usd");
+  return amount;
+}
+
 const injectionCheck = {
   method: "POST",
   headers: { "Content-Type": "application/json" },
@@ -120,6 +135,7 @@ test("@x402/fetch (v2) pays injection-check; the same payment sent again is refu
 });
 
 test("x402-fetch (v1) pays trading-risk", async () => {
+  const amount = await v1Amount(`${own}/paid/trading/risk?account=10000&risk_pct=1&entry=100&stop=95`);
   const before = await balances(chain.deposit.own);
   const wallet = createWalletClient({ account: payer, chain: baseSepolia, transport: http(chain.rpc) });
   const sent = [];
@@ -135,9 +151,9 @@ test("x402-fetch (v1) pays trading-risk", async () => {
   assert.equal(JSON.parse(Buffer.from(sent[0], "base64").toString()).x402Version, 1, "a v1 payment (X-PAYMENT)");
   const tx = await settled(decodeXPaymentResponse(res.headers.get("X-PAYMENT-RESPONSE")), "base-sepolia");
   const after = await balances(chain.deposit.own);
-  assert.equal(before.payer - after.payer, 2000n, "the payer paid US$0.002");
-  assert.equal(after.deposit - before.deposit, 2000n, "the exchange was paid US$0.002");
-  console.log(`  v1 paid 2000 units, tx ${tx}`);
+  assert.equal(before.payer - after.payer, amount, "the payer paid US$0.002 less the tool's tag");
+  assert.equal(after.deposit - before.deposit, amount, "the exchange was paid US$0.002 less the tool's tag");
+  console.log(`  v1 paid ${amount} units, tx ${tx}`);
 });
 
 test("@x402/fetch (v2) pays through the reference facilitator (x402_facilitator_url)", async () => {
@@ -157,6 +173,7 @@ test("@x402/fetch (v2) pays through the reference facilitator (x402_facilitator_
 });
 
 test("x402-fetch (v1) pays through the reference facilitator", async () => {
+  const amount = await v1Amount(`${remote}/paid/trading/risk?account=10000&risk_pct=1&entry=100&stop=95`);
   const before = await balances(chain.deposit.remote);
   const wallet = createWalletClient({ account: payer, chain: baseSepolia, transport: http(chain.rpc) });
   const res = await wrapFetchWithPaymentV1(fetch, wallet)(`${remote}/paid/trading/risk?account=10000&risk_pct=1&entry=100&stop=95`);
@@ -164,8 +181,8 @@ test("x402-fetch (v1) pays through the reference facilitator", async () => {
   assert.equal(res.status, 200, text);
   const tx = await settled(decodeXPaymentResponse(res.headers.get("X-PAYMENT-RESPONSE")), "base-sepolia");
   const after = await balances(chain.deposit.remote);
-  assert.equal(before.payer - after.payer, 2000n);
-  assert.equal(after.deposit - before.deposit, 2000n);
+  assert.equal(before.payer - after.payer, amount);
+  assert.equal(after.deposit - before.deposit, amount);
   const log = readFileSync(process.env.AXP_FACILITATOR_LOG, "utf8");
   assert.match(log, new RegExp(`settle v1 from ${payer.address}: success tx ${tx}`, "i"), log);
 });

@@ -112,7 +112,7 @@ func chooseRun(ctx context.Context, o *ChooseOptions) error {
 		if err := cmdutil.KeyValues(o.IO, paymentPairs(o.IO, chosen.Payment)...); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.IO.ErrOut, "Send the payable amount, then report it: axp task pay %s --tx <hash>\n", chosen.ID)
+		fmt.Fprintln(o.IO.ErrOut, payNext(chosen.ID, chosen.Payment, "Send the payable amount, then report it"))
 	}
 	return nil
 }

@@ -229,7 +229,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 				return err
 			}
 		}
-		fmt.Fprintf(o.IO.ErrOut, "Pay, then report it: axp task pay %s --tx <hash>\n", t.ID)
+		fmt.Fprintln(o.IO.ErrOut, payNext(t.ID, t.Payment, "Pay, then report it"))
 	case len(t.Offers) == 0:
 		fmt.Fprintf(o.IO.ErrOut, "No offers yet; sellers may still quote: axp offers %s (or axp task watch %s)\n", t.ID, t.ID)
 	default:

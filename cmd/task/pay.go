@@ -33,9 +33,10 @@ func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error
 		Long: `Without --tx, show the payable amount (send exactly it: its last digits identify your
 payment), the deposit address, the chain and token, the amount in token units, an EIP-681 payment
 URI a wallet can open, and the deadline. With --tx, report the stablecoin transaction that paid.
-On an exchange that reads the chain the transfer is found without a report, and a report is
-checked at once (a reverted transaction, another token or another recipient is refused); elsewhere
-the operator confirms it. Either way the job starts when the payment is confirmed.`,
+On an exchange that reads the chain (verifier evm) its watcher finds the payment on chain by itself
+once it is sent, so a report only speeds it up; it is checked at once (a reverted transaction,
+another token or another recipient is refused). Elsewhere report it and the operator confirms it.
+Either way the job starts when the payment is confirmed.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: CompleteTaskIDs(f),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -76,11 +77,7 @@ func payRun(ctx context.Context, o *PayOptions) error {
 			return err
 		}
 		if t.Status == axp.TaskAwaitingPayment && t.Payment.TxHash == "" {
-			if t.Payment.Verifier == "evm" {
-				fmt.Fprintf(o.IO.ErrOut, "The exchange finds the transfer on chain by itself; reporting it speeds it up: axp task pay %s --tx <hash>\n", t.ID)
-			} else {
-				fmt.Fprintf(o.IO.ErrOut, "Once sent, report it: axp task pay %s --tx <hash>\n", t.ID)
-			}
+			fmt.Fprintln(o.IO.ErrOut, payNext(t.ID, t.Payment, "Once sent, report it"))
 		}
 		return nil
 	}
@@ -107,4 +104,16 @@ func payRun(ctx context.Context, o *PayOptions) error {
 	}
 	fmt.Fprintf(o.IO.ErrOut, "✓ Reported %s for task %s: %s\n", o.TxHash, out.TaskID, out.Message)
 	return cmdutil.KeyValues(o.IO, paymentPairs(o.IO, out.Payment)...)
+}
+
+// payNext tells the buyer what happens once the payable amount is sent. On an exchange that reads
+// its chain (the payment's verifier is evm) its watcher finds the transfer by itself and a report
+// only speeds it up. Elsewhere (verifier manual, even where the payment names a chain and token for
+// the wallet) nobody watches the chain: the buyer reports the hash (manual, the lead-in of today's
+// wording of each command) and the operator confirms it.
+func payNext(id string, p *axp.PaymentInfo, manual string) string {
+	if p != nil && p.Verifier == "evm" {
+		return "Once it is sent, the exchange's watcher finds the payment on chain by itself; reporting the hash only speeds it up: axp task pay " + id + " --tx <hash>"
+	}
+	return manual + ": axp task pay " + id + " --tx <hash>"
 }

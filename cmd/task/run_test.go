@@ -10,14 +10,18 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/spf13/cobra"
 )
 
@@ -30,9 +34,9 @@ type env struct {
 	s *cmdtest.Streams
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
 	t.Helper()
-	x := cmdtest.NewExchange(t)
+	x := cmdtest.NewExchange(t, mod...)
 	f, s := cmdtest.Factory(t, x.URL, nil)
 	return &env{t: t, x: x, f: f, s: s}
 }
@@ -239,9 +243,38 @@ func TestChooseAsksOnATerminal(t *testing.T) {
 			t.Errorf("payment lacks %q:\n%s", want, out)
 		}
 	}
+	// No chain here: the operator confirms a reported payment, so the buyer reports it.
+	if msg := e.s.ErrOut.String(); !strings.Contains(msg, "Send the payable amount, then report it: axp task pay "+id+" --tx <hash>\n") || strings.Contains(msg, "watcher") {
+		t.Errorf("what to do once paid: %q", msg)
+	}
 	// Choosing again: the task is no longer open.
 	if err := e.run(task.NewCmdChoose(e.f, nil), id, "--yes"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
 		t.Errorf("second choose: %v", err)
+	}
+}
+
+// On an exchange that reads its chain (payments verified "evm"), choose and pay say that its watcher
+// finds the payment on chain by itself once it is sent, and that reporting the hash only speeds it
+// up; without a chain they ask for the report (TestChooseAsksOnATerminal, TestPayDeliverAccept).
+func TestChooseAndPayOnAChain(t *testing.T) {
+	c := chaintest.Start(t)
+	e := newEnv(t, func(cfg *daemon.Config) {
+		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, c.ID, c.Token, chaintest.Addr(c.NewKey())
+		cfg.Confirmations, cfg.ChainPoll = 1, time.Second
+	})
+	e.sellers()
+	id := e.post()
+	want := "Once it is sent, the exchange's watcher finds the payment on chain by itself; reporting the hash only speeds it up: axp task pay " + id + " --tx <hash>\n"
+	out := e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
+	if msg := e.s.ErrOut.String(); !strings.Contains(msg, want) || strings.Contains(msg, "then report it") {
+		t.Errorf("choose: %q", msg)
+	}
+	if !strings.Contains(out, "chain:\t"+strconv.FormatUint(c.ID, 10)) || !strings.Contains(out, "token:\t") {
+		t.Errorf("choose shows no chain:\n%s", out)
+	}
+	e.must(task.NewCmdPay(e.f, nil), id)
+	if msg := e.s.ErrOut.String(); msg != want {
+		t.Errorf("pay without --tx: %q", msg)
 	}
 }
 
@@ -251,7 +284,7 @@ func TestPayDeliverAccept(t *testing.T) {
 	seller := e.x.Anon.With(quick.MemberSecret)
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
-	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id); !strings.Contains(out, "payable:\t2.49") || !strings.Contains(e.s.ErrOut.String(), "axp task pay "+id+" --tx") {
+	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id); !strings.Contains(out, "payable:\t2.49") || e.s.ErrOut.String() != "Once sent, report it: axp task pay "+id+" --tx <hash>\n" {
 		t.Errorf("pay without --tx: %s %s", out, e.s.ErrOut)
 	}
 	tx := cmdtest.TxHash()

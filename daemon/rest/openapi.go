@@ -94,6 +94,8 @@ func errorResponses() map[string]any {
 				"code":        map[string]any{"type": "string"},
 				"hint":        map[string]any{"type": "string"},
 				"price_usd":   map[string]any{"type": "number"},
+				"v1_amount_usd": map[string]any{"type": "number",
+					"description": "what an x402 v1 payment authorizes: the price less the tool's tag (up to 999 micro-USD), which binds the payment to this tool"},
 			}},
 			// Without payments on the exchange, a used-up trial answers the Error body.
 			map[string]any{"$ref": "#/components/schemas/Error"}}}}},
@@ -119,6 +121,7 @@ func operation(op *axp.Op, method, id string) map[string]any {
 		if op.Category != "" {
 			o["description"] = o["description"].(string) + " ?trial=1 for the day's free calls; GET /paid gives the current price."
 			pay["default_price_usd"] = op.Price
+			pay["v1_tag_usd"] = axp.V1Tag(op.Name) // an x402 v1 payment authorizes the price less this
 		}
 		o["x-payment"] = pay
 	}

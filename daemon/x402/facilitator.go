@@ -38,8 +38,9 @@ func requirementsFor(p *Payment, t Terms) any {
 	return t.V2
 }
 
-// Match checks that a payment is for these terms: scheme, network, asset, recipient and amount,
-// and the resource it names (v2 payments always name one; a v1 payment only when it echoes its
+// Match checks that a payment is for these terms: scheme, network, asset, recipient and amount (a v1
+// authorization's value is the v1 maxAmountRequired exactly, the v2 one the v2 amount), and the
+// resource it names (v2 payments always name one; a v1 payment only when it echoes its
 // requirements, see Payment.ResourceV1). The reason is one of the Reason constants.
 func Match(p *Payment, t Terms, resourceURL string) (reason, message string) {
 	scheme, network := p.SchemeAndNetwork()
@@ -78,10 +79,24 @@ func Match(p *Payment, t Terms, resourceURL string) (reason, message string) {
 	if !strings.EqualFold(a.To, t.V2.PayTo) {
 		return ReasonRecipient, fmt.Sprintf("the authorization pays %s; this exchange is paid at %s", a.To, t.V2.PayTo)
 	}
-	if a.Value != t.V2.Amount {
+	if p.X402Version == 1 {
+		// The v1 amount binds the payment to its resource (see Terms): another amount may be the
+		// amount of another resource at the same price.
+		if a.Value != t.V1.MaxAmountRequired {
+			return ReasonValue, fmt.Sprintf("the authorization moves %s units; an x402 v1 payment for %s moves exactly %s (its maxAmountRequired)",
+				a.Value, orThisCall(t.V1.Resource), t.V1.MaxAmountRequired)
+		}
+	} else if a.Value != t.V2.Amount {
 		return ReasonValue, fmt.Sprintf("the authorization moves %s units; this call costs exactly %s", a.Value, t.V2.Amount)
 	}
 	return "", ""
+}
+
+func orThisCall(resource string) string {
+	if resource == "" {
+		return "this call"
+	}
+	return resource
 }
 
 // sameResource compares resource URLs without their query strings (a trial flag or parameters

@@ -89,7 +89,8 @@ type RequiredV1 struct {
 }
 
 // Terms are the requirements of one resource in both versions; V1 is nil where the chain has no
-// v1 network name.
+// v1 network name. The two amounts may differ: a v1 payment names no resource, so the exchange
+// binds it to one through V1.MaxAmountRequired, which Match takes as the exact value to authorize.
 type Terms struct {
 	V2 Requirements
 	V1 *RequirementsV1

@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/x402"
+	"github.com/ethereum/go-ethereum/crypto"
 )
 
 func TestDecodeRefusesWhatIsNotAPayment(t *testing.T) {
@@ -32,6 +33,51 @@ func TestDecodeRefusesWhatIsNotAPayment(t *testing.T) {
 	raw, _ := json.Marshal(x402.Payment{X402Version: 1, Scheme: "exact", Network: "base"})
 	if _, err := x402.Decode(base64.RawURLEncoding.EncodeToString(raw)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A v1 payment names no resource: its authorization's value must be the v1 amount of the terms
+// exactly, which may differ from the v2 amount (the exchange binds v1 payments to a tool by it).
+func TestMatchV1Amount(t *testing.T) {
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const resource = "https://x.example/paid/b"
+	extra := map[string]any{"name": "Test USD", "version": "2"}
+	payTo, asset := "0x00000000000000000000000000000000000000d0", "0x00000000000000000000000000000000000000a5"
+	terms := x402.Terms{V2: x402.Requirements{Scheme: "exact", Network: "eip155:84532", Amount: "5000", Asset: asset, PayTo: payTo,
+		MaxTimeoutSeconds: 120, Extra: extra}}
+	terms.V1 = &x402.RequirementsV1{Scheme: "exact", Network: "base-sepolia", MaxAmountRequired: "4998", Resource: resource,
+		PayTo: payTo, Asset: asset, MaxTimeoutSeconds: 120, Extra: extra}
+	pay := func(amount string, version int) *x402.Payment {
+		t.Helper()
+		r := terms.V2
+		r.Amount = amount
+		h, err := x402.Pay(key, r, "", version, "base-sepolia", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return payment(t, h)
+	}
+	for _, c := range []struct {
+		amount  string
+		version int
+		want    string
+	}{
+		{"4998", 1, ""},
+		{"4999", 1, x402.ReasonValue}, // another tool's v1 amount at the same price
+		{"5000", 1, x402.ReasonValue}, // the price itself
+		{"5000", 2, ""},
+		{"4998", 2, x402.ReasonValue},
+	} {
+		reason, msg := x402.Match(pay(c.amount, c.version), terms, resource)
+		if reason != c.want {
+			t.Errorf("v%d moving %s: %q %s, want %q", c.version, c.amount, reason, msg, c.want)
+		}
+		if c.want != "" && c.version == 1 && (!strings.Contains(msg, resource) || !strings.Contains(msg, "exactly 4998")) {
+			t.Errorf("v1 moving %s: %s names neither the resource nor its amount", c.amount, msg)
+		}
 	}
 }
 

@@ -142,11 +142,17 @@ func (c *Chain) NewKey() *ecdsa.PrivateKey {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	eth := new(big.Int).Mul(big.NewInt(100), big.NewInt(1e18))
-	if err := c.rpc.Call(nil, "anvil_setBalance", Addr(k), hexutil.EncodeBig(eth)); err != nil {
+	c.SetETH(Addr(k), 100)
+	return k
+}
+
+// SetETH sets addr's balance of the chain's own coin (for gas) to eth whole ETH.
+func (c *Chain) SetETH(addr string, eth int64) {
+	c.t.Helper()
+	wei := new(big.Int).Mul(big.NewInt(eth), big.NewInt(1e18))
+	if err := c.rpc.Call(nil, "anvil_setBalance", addr, hexutil.EncodeBig(wei)); err != nil {
 		c.t.Fatalf("anvil_setBalance: %v", err)
 	}
-	return k
 }
 
 // Addr is a key's address, checksummed.

@@ -1,7 +1,12 @@
 package daemon_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -292,5 +297,69 @@ func TestChainServerClockAheadOfTheChain(t *testing.T) {
 		}
 		m.c.Mine(2)
 		waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	}
+}
+
+// flakyRPC forwards JSON-RPC calls to the chain; while drop is set, the answers to the methods it
+// names are lost after the node did the work (a 502 from a proxy, a dropped connection).
+type flakyRPC struct {
+	url     string
+	methods []string
+	drop    atomic.Bool
+}
+
+func (f *flakyRPC) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	resp, err := http.Post(f.url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if f.drop.Load() && slices.ContainsFunc(f.methods, func(m string) bool { return bytes.Contains(body, []byte(`"`+m+`"`)) }) {
+		http.Error(w, "the answer was lost", http.StatusBadGateway)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(resp.StatusCode)
+	w.Write(out)
+}
+
+// A payout whose broadcast got no answer may have reached the node: it stays sent, the watcher
+// finds it mined and confirms it, and it can never be approved (and signed with a new nonce) again.
+// (It used to be marked failed; approving it again signed a second transfer while the first was
+// mined: the seller was paid twice.)
+func TestChainUnansweredBroadcastPaysOnce(t *testing.T) {
+	c := chaintest.Start(t)
+	rpc := &flakyRPC{url: c.URL, methods: []string{"eth_sendRawTransaction", "eth_getTransactionByHash"}}
+	proxy := httptest.NewServer(rpc)
+	t.Cleanup(proxy.Close)
+	m := newChainMarketOn(t, c, func(cfg *daemon.Config) { cfg.ChainRPCURL = proxy.URL })
+	sellerAddr := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
+	buyer, task := m.awaiting(seller)
+	m.c.Transfer(m.buyerWallet(10_000_000), m.c.Token, m.deposit, task.Payment.PayableUSD)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	deliverText(t, seller.c, task.ID, "Waves fold the light.")
+	retrieve(t, buyer, task.ID)
+	call(t, buyer, "accept_task", map[string]any{"id": task.ID}, nil)
+	call(t, seller.c, "request_payment", map[string]any{"id": task.ID}, nil)
+	payout := m.approvalOf(task.ID, axp.ApprovePayout)
+
+	rpc.drop.Store(true)
+	var a axp.Approval
+	call(t, m.admin, "admin_approve", map[string]any{"id": payout.ID}, &a)
+	if a.Status != axp.ApprovalSent {
+		t.Fatalf("a payout whose broadcast got no answer is %s (%s)", a.Status, a.Failure)
+	}
+	_, err := do(m.admin, "admin_approve", map[string]any{"id": payout.ID})
+	apiErr(t, err, axp.CodeConflict, "")
+	rpc.drop.Store(false)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	if bal, net := m.c.Balance(m.c.Token, sellerAddr), usd(t, "4.50")-feeOf(usd(t, "4.50")); bal != net {
+		t.Fatalf("seller holds %s, want %s once", bal, net)
 	}
 }

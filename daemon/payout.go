@@ -182,7 +182,12 @@ func (d *Daemon) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.A
 	}
 	for _, x := range plan {
 		raw, _ := hex.DecodeString(x.Raw)
-		if berr := d.wallet.Broadcast(ctx, raw); berr != nil {
+		if berr := d.wallet.Broadcast(ctx, raw); errors.Is(berr, chain.ErrUnanswered) {
+			// It may have reached the node: the item stays sent, and every pass of the watcher
+			// looks for it and broadcasts the same bytes again (same nonce: it pays once).
+			d.log.WarnContext(ctx, "the node did not answer a payout transaction; it stays sent and is checked on every pass",
+				"source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
+		} else if berr != nil {
 			d.log.WarnContext(ctx, "a payout transaction was refused", "source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
 			if a := d.failTransfer(ctx, in.ID, x.TxHash, "the node refused the transaction: "+berr.Error()); a != nil {
 				out = a

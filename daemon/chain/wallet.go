@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
 // ErrInsufficient says the hot wallet does not hold the token units a transfer needs.
@@ -23,6 +24,10 @@ var ErrInsufficient = errors.New("insufficient balance")
 
 // ErrReplaced says a stored transaction can never be mined: its nonce was used by another one.
 var ErrReplaced = errors.New("its nonce was used by another transaction")
+
+// ErrUnanswered says the node did not answer a broadcast (a timeout, a dropped connection, an HTTP
+// error): the transaction may have reached it, so it must be treated as sent, never as refused.
+var ErrUnanswered = errors.New("the node did not answer")
 
 // LoadKey reads the hot wallet's key from path: an Ethereum keystore (JSON, decrypted with
 // passphrase) or a file holding the key as hex, which must not be readable by group or others. Each
@@ -207,6 +212,10 @@ func (w *Wallet) Broadcast(ctx context.Context, raw []byte) error {
 	}
 	if known, kerr := w.Known(ctx, tx.Hash().Hex()); kerr == nil && known {
 		return nil
+	}
+	var refused rpc.Error
+	if !errors.As(err, &refused) {
+		return fmt.Errorf("%w: %v", ErrUnanswered, err)
 	}
 	if strings.Contains(strings.ToLower(err.Error()), "nonce too low") {
 		return fmt.Errorf("%w (%v)", ErrReplaced, err)

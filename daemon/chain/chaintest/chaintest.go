@@ -196,34 +196,6 @@ func (c *Chain) TransferPending(from *ecdsa.PrivateKey, token, to string, amount
 	return strings.ToLower(c.broadcast(from, &tok, data, 100_000).Hex())
 }
 
-// Snapshot records the chain's state (evm_snapshot) for a later Revert.
-func (c *Chain) Snapshot() string {
-	c.t.Helper()
-	var id string
-	if err := c.rpc.Call(&id, "evm_snapshot"); err != nil {
-		c.t.Fatalf("evm_snapshot: %v", err)
-	}
-	return id
-}
-
-// Revert puts the chain back to a snapshot (evm_revert): every block mined since is gone, with its
-// transactions, as in a reorg to a chain that never had them.
-func (c *Chain) Revert(id string) {
-	c.t.Helper()
-	var ok bool
-	if err := c.rpc.Call(&ok, "evm_revert", id); err != nil || !ok {
-		c.t.Fatalf("evm_revert %s: %v (%v)", id, err, ok)
-	}
-}
-
-// Reorg replaces the last depth blocks with as many new ones (anvil_reorg), keeping no transactions.
-func (c *Chain) Reorg(depth int) {
-	c.t.Helper()
-	if err := c.rpc.Call(nil, "anvil_reorg", map[string]any{"depth": depth, "tx_block_pairs": []any{}}); err != nil {
-		c.t.Fatalf("anvil_reorg: %v", err)
-	}
-}
-
 // Reverted sends a transfer of more than the key holds with a fixed gas limit, so it is mined and
 // reverts; it returns its hash.
 func (c *Chain) Reverted(from *ecdsa.PrivateKey, to string, amount axp.Money) string {
@@ -290,6 +262,124 @@ func (c *Chain) DropTransaction(txHash string) {
 	}
 }
 
+// SignTransfer signs, without sending, a transfer of amount of token from the key's address to to
+// with the address's next nonce; it returns the transaction's hash (lower-case) and its bytes, for
+// SendRaw. The same bytes sent again after a reorg dropped them are the same transaction.
+func (c *Chain) SignTransfer(from *ecdsa.PrivateKey, token, to string, amount axp.Money) (string, []byte) {
+	c.t.Helper()
+	data, err := c.abi.Pack("transfer", common.HexToAddress(to), big.NewInt(int64(amount)))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tok := common.HexToAddress(token)
+	ctx := context.Background()
+	gas, err := c.ec.EstimateGas(ctx, ethereum.CallMsg{From: crypto.PubkeyToAddress(from.PublicKey), To: &tok, Data: data})
+	if err != nil {
+		c.t.Fatalf("estimate gas: %v", err)
+	}
+	signed := c.sign(from, &tok, data, gas+gas/5)
+	raw, err := signed.MarshalBinary()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return strings.ToLower(signed.Hash().Hex()), raw
+}
+
+// SendRaw sends a signed transaction (again) and, while the chain mines each transaction as it
+// arrives, waits until it is mined; it returns the transaction's hash (lower-case). A transaction
+// the node still holds in its pool (anvil may put back one a revert took out) is mined from there.
+func (c *Chain) SendRaw(raw []byte) string {
+	c.t.Helper()
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.ec.SendTransaction(context.Background(), tx); err != nil && !strings.Contains(err.Error(), "already") {
+		c.t.Fatalf("send: %v", err)
+	}
+	if c.Receipt(tx.Hash().Hex()) == nil {
+		c.Mine(1)
+	}
+	c.wait(tx.Hash())
+	return strings.ToLower(tx.Hash().Hex())
+}
+
+// Snapshot saves the chain's state (evm_snapshot) and returns its id for Revert.
+func (c *Chain) Snapshot() string {
+	c.t.Helper()
+	var id string
+	if err := c.rpc.Call(&id, "evm_snapshot"); err != nil {
+		c.t.Fatalf("evm_snapshot: %v", err)
+	}
+	return id
+}
+
+// Revert puts the chain back to a snapshot (evm_revert): the blocks mined since are gone, and
+// their transactions with them, though anvil may keep one in its pool (DropTransaction takes it
+// out). A snapshot is used once.
+func (c *Chain) Revert(id string) {
+	c.t.Helper()
+	var ok bool
+	if err := c.rpc.Call(&ok, "evm_revert", id); err != nil || !ok {
+		c.t.Fatalf("evm_revert %s: %v (reverted: %v)", id, err, ok)
+	}
+}
+
+// Reorg replaces the newest depth blocks by as many new ones (anvil_reorg): the chain keeps its
+// height, the transactions of the replaced blocks are gone, and the signed transactions raw (from
+// SignTransfer) are in the first new block instead, below the height the chain had reached.
+func (c *Chain) Reorg(depth uint64, raw ...[]byte) {
+	c.t.Helper()
+	txs := []any{}
+	for _, r := range raw {
+		txs = append(txs, []any{hexutil.Encode(r), 0})
+	}
+	if err := c.rpc.Call(nil, "anvil_reorg", depth, txs); err != nil {
+		c.t.Fatalf("anvil_reorg %d: %v", depth, err)
+	}
+}
+
+// SetTime sets the chain's clock (anvil_setTime): the blocks mined from now on are stamped from t
+// on. A test that moves an exchange's clock moves the chain's with it; after a Revert or a Reorg
+// the chain's clock lags (anvil stamps the new blocks from the old ones' time) until it is set.
+func (c *Chain) SetTime(t time.Time) {
+	c.t.Helper()
+	if err := c.rpc.Call(nil, "anvil_setTime", t.Unix()); err != nil {
+		c.t.Fatalf("anvil_setTime: %v", err)
+	}
+}
+
+// Log is one Transfer event of a token.
+type Log struct {
+	TxHash   string // lower-case
+	LogIndex uint
+	Block    uint64
+	From, To string // checksummed
+	Amount   axp.Money
+}
+
+// Transfers lists every Transfer event of token on the chain as it is now (the canonical chain:
+// what a reorg removed is not there), oldest first.
+func (c *Chain) Transfers(token string) []Log {
+	c.t.Helper()
+	topic := c.abi.Events["Transfer"].ID
+	logs, err := c.ec.FilterLogs(context.Background(), ethereum.FilterQuery{FromBlock: new(big.Int),
+		Addresses: []common.Address{common.HexToAddress(token)}, Topics: [][]common.Hash{{topic}}})
+	if err != nil {
+		c.t.Fatalf("eth_getLogs: %v", err)
+	}
+	out := make([]Log, 0, len(logs))
+	for _, l := range logs {
+		if len(l.Topics) != 3 || l.Removed {
+			continue
+		}
+		out = append(out, Log{TxHash: strings.ToLower(l.TxHash.Hex()), LogIndex: l.Index, Block: l.BlockNumber,
+			From: common.BytesToAddress(l.Topics[1].Bytes()).Hex(), To: common.BytesToAddress(l.Topics[2].Bytes()).Hex(),
+			Amount: axp.Money(new(big.Int).SetBytes(l.Data).Int64())})
+	}
+	return out
+}
+
 // Head is the latest block number.
 func (c *Chain) Head() uint64 {
 	c.t.Helper()
@@ -335,15 +425,22 @@ func (c *Chain) send(from *ecdsa.PrivateKey, to *common.Address, data []byte) *t
 
 func (c *Chain) sendTx(from *ecdsa.PrivateKey, to *common.Address, data []byte, gas uint64) *types.Receipt {
 	c.t.Helper()
-	return c.wait(c.broadcast(from, to, data, gas))
+	return c.sendSigned(c.sign(from, to, data, gas))
 }
 
 // broadcast signs and sends a transaction without waiting for it to be mined.
 func (c *Chain) broadcast(from *ecdsa.PrivateKey, to *common.Address, data []byte, gas uint64) common.Hash {
 	c.t.Helper()
-	ctx := context.Background()
+	signed := c.sign(from, to, data, gas)
+	c.sendOnly(signed)
+	return signed.Hash()
+}
+
+// sign signs a call with the key's next nonce (pending transactions counted).
+func (c *Chain) sign(from *ecdsa.PrivateKey, to *common.Address, data []byte, gas uint64) *types.Transaction {
+	c.t.Helper()
 	addr := crypto.PubkeyToAddress(from.PublicKey)
-	nonce, err := c.ec.PendingNonceAt(ctx, addr)
+	nonce, err := c.ec.PendingNonceAt(context.Background(), addr)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -354,11 +451,23 @@ func (c *Chain) broadcast(from *ecdsa.PrivateKey, to *common.Address, data []byt
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if err := c.ec.SendTransaction(ctx, signed); err != nil {
+	return signed
+}
+
+// sendOnly sends a signed transaction, remembering it for Resend.
+func (c *Chain) sendOnly(signed *types.Transaction) {
+	c.t.Helper()
+	if err := c.ec.SendTransaction(context.Background(), signed); err != nil {
 		c.t.Fatalf("send: %v", err)
 	}
 	c.sent.Store(strings.ToLower(signed.Hash().Hex()), signed)
-	return signed.Hash()
+}
+
+// sendSigned sends a signed transaction and waits for its receipt.
+func (c *Chain) sendSigned(signed *types.Transaction) *types.Receipt {
+	c.t.Helper()
+	c.sendOnly(signed)
+	return c.wait(signed.Hash())
 }
 
 // Resend broadcasts again a transaction this chain sent (the same signed bytes, so the same hash),
@@ -369,19 +478,15 @@ func (c *Chain) Resend(txHash string) {
 	if !ok {
 		c.t.Fatalf("resend: %s was not sent by this chain", txHash)
 	}
-	if err := c.ec.SendTransaction(context.Background(), v.(*types.Transaction)); err != nil {
-		c.t.Fatalf("resend %s: %v", txHash, err)
-	}
-	c.wait(common.HexToHash(txHash))
+	c.sendSigned(v.(*types.Transaction))
 }
 
-// wait polls for a transaction's receipt, failing the test after 20 s.
+// wait waits until the transaction is mined and returns its receipt.
 func (c *Chain) wait(hash common.Hash) *types.Receipt {
 	c.t.Helper()
-	ctx := context.Background()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		r, err := c.ec.TransactionReceipt(ctx, hash)
+		r, err := c.ec.TransactionReceipt(context.Background(), hash)
 		if err == nil {
 			return r
 		}

@@ -1660,10 +1660,11 @@ func (mm *moneyModel) isPaidCall(v *moneyView, hash string) bool {
 }
 
 // taskRank orders task statuses along the lifecycle, for the check that nothing acknowledged went
-// back after a restart.
+// back after a restart (a cancelled or expired task that held money becomes refunded once its
+// refund is approved).
 var taskRank = map[string]int{axp.TaskOpen: 0, axp.TaskAwaitingPayment: 1, axp.TaskPaid: 2, axp.TaskInProgress: 3,
-	axp.TaskDelivered: 4, axp.TaskAccepted: 5, axp.TaskDisputed: 5, axp.TaskReleased: 6, axp.TaskRefunded: 6,
-	axp.TaskCancelled: 6, axp.TaskExpired: 6}
+	axp.TaskDelivered: 4, axp.TaskAccepted: 5, axp.TaskDisputed: 5, axp.TaskCancelled: 5, axp.TaskExpired: 5,
+	axp.TaskReleased: 6, axp.TaskRefunded: 6}
 
 // checkAcked: after a restart, every task the API created is there, no acknowledged change of it
 // went back, and every queue item the operator decided keeps its decision.

@@ -152,16 +152,16 @@ func (d *Daemon) checkReport(ctx context.Context, t *axp.TaskRecord, txHash stri
 	for _, tr := range toDeposit {
 		amount += tr.Amount
 	}
-	var owner *axp.TaskRecord
+	var others bool
 	err = d.db.View(func(tx *store.Tx) error {
 		var err error
-		owner, err = d.matchPayable(tx, amount, minedAt{r.Block, r.BlockTime}, txHash)
+		others, err = carriedByOthers(tx, t, amount, minedAt{r.Block, r.BlockTime}, txHash)
 		return err
 	})
 	if err != nil {
 		return r, err
 	}
-	if owner != nil && owner.ID != t.ID {
+	if others {
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends %s, the payable amount of another task awaiting payment: it pays that task, not this one",
 			txHash, amount.Display()), fmt.Sprintf("send this task's payable_usd (%s) and report that transaction", t.Payable.Display()))
 	}
@@ -241,11 +241,22 @@ func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
 		if err != nil {
 			return nil, err
 		}
-		if t == nil && len(reporters) > 0 {
-			t = reporters[0]
+		// Else the first task that reported it, unless the amount is another task's (a tag that
+		// several tasks share: the operator decides).
+		for _, r := range reporters {
+			if t != nil {
+				break
+			}
+			others, err := carriedByOthers(ch.tx, r, amount, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
+			if err != nil {
+				return nil, err
+			}
+			if !others {
+				t = r
+			}
 		}
 		for _, r := range reporters {
-			if r.ID != t.ID {
+			if t == nil || r.ID != t.ID {
 				if err := refuseReport(ch, r, recs[0].TxHash); err != nil {
 					return nil, err
 				}
@@ -357,18 +368,33 @@ func (m minedAt) before(t *axp.TaskRecord) bool {
 	return m.time.Before(t.CreatedAt.Truncate(time.Second))
 }
 
-// matchPayable finds the one task awaiting payment that an amount pays: exactly its payable amount,
-// else the only one whose payable amount ends in the same sub-cent tag (an overpayment or a partial
-// payment). Tasks that reported another transaction, and tasks posted after the transfer, are never
-// matched; a task that reported txHash itself is.
-func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (*axp.TaskRecord, error) {
+// newTag gives t a new payable tag and amount (axp.PaymentTag), one whose sub-cent part no other
+// task awaiting payment has, when one is found within 64 tries: a transfer's tag then names one task.
+func newTag(tx *store.Tx, t *axp.TaskRecord) {
+	for range 64 {
+		t.Tag = axp.PaymentTag(tx.NextPaymentSeq(), t.Price, t.Fee.FeeBPS)
+		t.Payable = t.Due()
+		if t.Tag == 0 || t.Payable == 0 {
+			return
+		}
+		exact, tagged := tx.PayableTaskIDs(t.Payable)
+		if !slices.ContainsFunc(append(exact, tagged...), func(id string) bool { return id != t.ID }) {
+			return
+		}
+	}
+}
+
+// payableMatches lists the tasks awaiting payment whose payable amount a transfer carries: exactly
+// its payable amount (exact), or the same sub-cent tag (tagged: an overpayment or a partial
+// payment). Tasks that reported another transaction, and tasks posted after the transfer, are
+// left out; a task that reported txHash itself is kept.
+func payableMatches(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (exact, tagged []*axp.TaskRecord, err error) {
 	// Only the tasks whose payable amount has the amount's tag are read (the payable index).
-	var exact, tagged []*axp.TaskRecord
 	exactIDs, taggedIDs := tx.PayableTaskIDs(amount)
 	for i, id := range append(exactIDs, taggedIDs...) {
 		t, err := tx.Task(id)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if t == nil || t.Status != axp.TaskAwaitingPayment || (t.TxHash != "" && !strings.EqualFold(t.TxHash, txHash)) ||
 			t.Payable <= 0 || at.before(t) {
@@ -381,13 +407,34 @@ func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at minedAt, txHash
 			tagged = append(tagged, t)
 		}
 	}
-	if len(exact) == 1 {
+	return exact, tagged, nil
+}
+
+// matchPayable finds the one task a transfer pays by its amount alone: the one whose payable
+// amount it is, else the only one whose tag it carries (nil when none or several).
+func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (*axp.TaskRecord, error) {
+	exact, tagged, err := payableMatches(tx, amount, at, txHash)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(exact) == 1:
 		return exact[0], nil
-	}
-	if len(exact) == 0 && len(tagged) == 1 {
+	case len(exact) == 0 && len(tagged) == 1:
 		return tagged[0], nil
 	}
 	return nil, nil
+}
+
+// carriedByOthers reports whether a transfer carries the payable amount or the tag of a task
+// awaiting payment other than t: then it is not t's to claim.
+func carriedByOthers(tx *store.Tx, t *axp.TaskRecord, amount axp.Money, at minedAt, txHash string) (bool, error) {
+	exact, tagged, err := payableMatches(tx, amount, at, txHash)
+	if err != nil {
+		return false, err
+	}
+	mine := func(o *axp.TaskRecord) bool { return o.ID == t.ID }
+	all := append(exact, tagged...)
+	return len(all) > 0 && !slices.ContainsFunc(all, mine), nil
 }
 
 // creditTransfer books a transfer of amount to task t: a payment that covers the price funds the
@@ -449,8 +496,8 @@ func (d *Daemon) creditTransfer(ch *change, t *axp.TaskRecord, recs []axp.Inboun
 		Postings: axp.PaymentEntry(t.ID, amount), ApprovalID: item.ID, TxHash: hash, At: ch.now}); err != nil {
 		return "", "", err
 	}
-	t.Tag = axp.PaymentTag(ch.tx.NextPaymentSeq(), t.Price, t.Fee.FeeBPS)
-	t.Payable, t.TxHash, t.UpdatedAt = t.Due(), "", ch.now
+	newTag(ch.tx, t)
+	t.TxHash, t.UpdatedAt = "", ch.now
 	item.Note = fmt.Sprintf("a partial payment, confirmed on chain; %s is still due", (t.Price - t.Received).Display())
 	if err := ch.save(t, t.Status, "payment_partial", map[string]any{"tx_hash": hash, "received_usd": t.Received,
 		"missing_usd": t.Price - t.Received, "payable_usd": t.Payable}); err != nil {

@@ -173,8 +173,7 @@ func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
 		t.TxHash = ""
 		// The tag makes the amount distinct among recent tasks; it is taken off the price, so the
 		// buyer never pays more than the offer's buyer total (DESIGN.md section 15).
-		t.Tag = axp.PaymentTag(ch.tx.NextPaymentSeq(), t.Price, t.Fee.FeeBPS)
-		t.Payable = t.Due()
+		newTag(ch.tx, t)
 		t.DepositAddress = d.cfg.DepositAddress
 		payBy := ch.now.Add(d.cfg.PaymentWindow)
 		t.PayBy = &payBy
@@ -302,6 +301,11 @@ func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCry
 		}
 		if other != "" && other != t.ID {
 			return nil, axp.Conflict("this transaction already funds another task", "one transaction funds one task: send a new payment")
+		}
+		if other == t.ID && !strings.EqualFold(t.TxHash, in.TxHash) {
+			// Credited already (a part payment): reporting it again would wait for money booked.
+			return nil, axp.Conflict(fmt.Sprintf("transaction %s was already credited to this task (%s received)", strings.ToLower(in.TxHash), t.Received.Display()),
+				fmt.Sprintf("send the rest (payable_usd, %s) and report that transaction", t.Payable.Display()))
 		}
 		first := t.TxHash == ""
 		t.TxHash, t.UpdatedAt = strings.ToLower(in.TxHash), ch.now

@@ -245,6 +245,31 @@ func (d *Daemon) confirmPayment(ch *change, t *axp.TaskRecord, a *axp.Approval) 
 		Postings: axp.PaymentEntry(t.ID, a.Amount), ApprovalID: a.ID, TxHash: a.TxHash, At: ch.now}); err != nil {
 		return err
 	}
+	// Other reports still waiting (another transaction the buyer named) have nothing left to pay:
+	// they are closed, and a transfer they name that arrives later is listed for the operator.
+	list, err := ch.tx.TaskApprovals(t.ID)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		o := &list[i]
+		if o.Kind != axp.ApprovePayment || o.Status != axp.ApprovalPending || o.ID == a.ID || strings.EqualFold(o.TxHash, a.TxHash) {
+			continue
+		}
+		now := ch.now
+		if err := axp.ApprovalMachine.Move(&o.Status, axp.ApprovalReject); err != nil {
+			return err
+		}
+		o.DecidedAt, o.Note = &now, "closed: the task was funded by transaction "+a.TxHash
+		if err := ch.tx.PutApproval(o); err != nil {
+			return err
+		}
+		if ch.tx.TxHashTask(o.TxHash) == t.ID {
+			if err := ch.tx.ReleaseTxHash(o.TxHash); err != nil {
+				return err
+			}
+		}
+	}
 	if err := ch.save(t, prev, "pay", map[string]any{"received_usd": a.Amount, "tx_hash": a.TxHash}); err != nil {
 		return err
 	}

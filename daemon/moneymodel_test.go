@@ -672,6 +672,9 @@ func (mm *moneyModel) foreignReport(x *mTask, tr *mTransfer, pending bool) bool 
 		return true
 	}
 	var e *axp.Error
+	if errors.As(err, &e) && e.Code == axp.CodeConflict && strings.Contains(e.Message, "already funds another task") {
+		pending = false // the watcher credited it to its task meanwhile: the 409 says so
+	}
 	if pending && (!errors.As(err, &e) || e.Code != axp.CodeInvalidInput || e.Field != "tx_hash") {
 		mm.violate("foreign-hash-refused", x.id, "task %s: the report of task %s's unconfirmed transfer %s was refused with %v, want 400 naming tx_hash",
 			x.id, tr.task.id, short(tr.hash), err)

@@ -386,8 +386,8 @@ func newTag(tx *store.Tx, t *axp.TaskRecord) {
 
 // payableMatches lists the tasks awaiting payment whose payable amount a transfer carries: exactly
 // its payable amount (exact), or the same sub-cent tag (tagged: an overpayment or a partial
-// payment). Tasks that reported another transaction, and tasks posted after the transfer, are
-// left out; a task that reported txHash itself is kept.
+// payment). Tasks posted after the transfer are left out. A task that reported another
+// transaction is kept: the amount is its own (the report may be wrong, or another payment).
 func payableMatches(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (exact, tagged []*axp.TaskRecord, err error) {
 	// Only the tasks whose payable amount has the amount's tag are read (the payable index).
 	exactIDs, taggedIDs := tx.PayableTaskIDs(amount)
@@ -396,8 +396,7 @@ func payableMatches(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (
 		if err != nil {
 			return nil, nil, err
 		}
-		if t == nil || t.Status != axp.TaskAwaitingPayment || (t.TxHash != "" && !strings.EqualFold(t.TxHash, txHash)) ||
-			t.Payable <= 0 || at.before(t) {
+		if t == nil || t.Status != axp.TaskAwaitingPayment || t.Payable <= 0 || at.before(t) {
 			continue
 		}
 		switch {

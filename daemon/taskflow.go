@@ -259,17 +259,19 @@ func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCry
 		// The evm verifier looks at the transaction first: what the chain already refutes is
 		// refused and nothing is recorded.
 		var t *axp.TaskRecord
+		var credited bool
 		err := d.db.View(func(tx *store.Tx) error {
 			var err error
 			if t, err = loadTask(tx, in.ID); err == nil {
 				err = asBuyer(t, c.Caller)
 			}
+			credited = tx.TxHashTask(in.TxHash) == in.ID
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		if t.Status == axp.TaskAwaitingPayment {
+		if t.Status == axp.TaskAwaitingPayment && !credited {
 			if receipt, err = d.checkReport(ctx, t, strings.ToLower(in.TxHash)); err != nil {
 				return nil, err
 			}
@@ -303,9 +305,12 @@ func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCry
 			return nil, axp.Conflict("this transaction already funds another task", "one transaction funds one task: send a new payment")
 		}
 		if other == t.ID && !strings.EqualFold(t.TxHash, in.TxHash) {
-			// Credited already (a part payment): reporting it again would wait for money booked.
-			return nil, axp.Conflict(fmt.Sprintf("transaction %s was already credited to this task (%s received)", strings.ToLower(in.TxHash), t.Received.Display()),
-				fmt.Sprintf("send the rest (payable_usd, %s) and report that transaction", t.Payable.Display()))
+			// Credited already (a part payment the watcher found first): nothing to wait for; the
+			// answer says what was received and what is still due.
+			v, err := d.view(ch.tx, t, c.Caller, viewBuyer)
+			out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: d.verifier.Name(),
+				Message: "This transaction was already credited to the task."}
+			return out, err
 		}
 		first := t.TxHash == ""
 		t.TxHash, t.UpdatedAt = strings.ToLower(in.TxHash), ch.now

@@ -80,6 +80,32 @@ func (m *chainMarket) awaiting(seller *member) (*client.Client, axp.Task) {
 	return buyer, chosen
 }
 
+// accepted runs a task to its payout item: a seller offering 4.50 with a payout address, a buyer
+// paying the payable amount from a wallet of 10.00, the delivery accepted.
+func (m *chainMarket) accepted() (sellerAddr string, seller *member, buyer *client.Client, task axp.Task, payout axp.Approval) {
+	t := m.tb
+	t.Helper()
+	sellerAddr = chaintest.Addr(m.c.NewKey())
+	seller = m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
+	buyer, task = m.awaiting(seller)
+	m.c.Transfer(m.buyerWallet(10_000_000), m.c.Token, m.deposit, task.Payment.PayableUSD)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	return sellerAddr, seller, buyer, task, m.payoutQueued(seller, buyer, task.ID)
+}
+
+// payoutQueued runs a funded task to its payout item: the seller delivers, the buyer retrieves and
+// accepts, the seller asks to be paid.
+func (m *chainMarket) payoutQueued(seller *member, buyer *client.Client, taskID string) axp.Approval {
+	t := m.tb
+	t.Helper()
+	deliverText(t, seller.c, taskID, "Waves fold the light.")
+	retrieve(t, buyer, taskID)
+	call(t, buyer, "accept_task", map[string]any{"id": taskID}, nil)
+	call(t, seller.c, "request_payment", map[string]any{"id": taskID}, nil)
+	return m.approvalOf(taskID, axp.ApprovePayout)
+}
+
 func TestChainPaymentFoundAndPayoutSent(t *testing.T) {
 	m := newChainMarket(t)
 	sellerAddr := chaintest.Addr(m.c.NewKey())
@@ -113,11 +139,7 @@ func TestChainPaymentFoundAndPayoutSent(t *testing.T) {
 
 	// The job runs; the buyer accepts; the seller asks to be paid; the operator approves with no
 	// tx hash: the hot wallet sends the seller's net and the buyer's excess.
-	deliverText(t, seller.c, task.ID, "Waves fold the light.")
-	retrieve(t, buyer, task.ID)
-	call(t, buyer, "accept_task", map[string]any{"id": task.ID}, nil)
-	call(t, seller.c, "request_payment", map[string]any{"id": task.ID}, nil)
-	payout := m.approvalOf(task.ID, axp.ApprovePayout)
+	payout := m.payoutQueued(seller, buyer, task.ID)
 	sent := m.approve(payout.ID, false)
 	if sent.Status != axp.ApprovalSent || sent.Rail != "evm" || len(sent.Transfers) != 2 || sent.TxHash == "" {
 		t.Fatalf("approved: %+v", sent)
@@ -224,17 +246,7 @@ func TestChainReportsRefusedPartialAndUnknown(t *testing.T) {
 // broadcasting) is broadcast again after a restart from the stored bytes: paid once.
 func TestChainPayoutSurvivesRestart(t *testing.T) {
 	m := newChainMarket(t)
-	sellerAddr := chaintest.Addr(m.c.NewKey())
-	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
-	buyer, task := m.awaiting(seller)
-	bk := m.buyerWallet(10_000_000)
-	m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
-	m.c.Mine(1)
-	waitStatus(t, buyer, task.ID, axp.TaskPaid)
-	deliverText(t, seller.c, task.ID, "Waves fold the light.")
-	retrieve(t, buyer, task.ID)
-	call(t, buyer, "accept_task", map[string]any{"id": task.ID}, nil)
-	call(t, seller.c, "request_payment", map[string]any{"id": task.ID}, nil)
+	sellerAddr, _, buyer, task, _ := m.accepted()
 
 	m.c.SetAutomine(false)
 	sent := m.approve(m.approvalOf(task.ID, axp.ApprovePayout).ID, false)
@@ -267,18 +279,7 @@ func TestChainPayoutSurvivesRestart(t *testing.T) {
 
 func TestChainFailedPayoutReturnsToTheQueue(t *testing.T) {
 	m := newChainMarket(t)
-	sellerAddr := chaintest.Addr(m.c.NewKey())
-	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
-	buyer, task := m.awaiting(seller)
-	bk := m.buyerWallet(10_000_000)
-	m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
-	m.c.Mine(1)
-	waitStatus(t, buyer, task.ID, axp.TaskPaid)
-	deliverText(t, seller.c, task.ID, "Waves fold the light.")
-	retrieve(t, buyer, task.ID)
-	call(t, buyer, "accept_task", map[string]any{"id": task.ID}, nil)
-	call(t, seller.c, "request_payment", map[string]any{"id": task.ID}, nil)
-	payout := m.approvalOf(task.ID, axp.ApprovePayout)
+	sellerAddr, _, buyer, task, payout := m.accepted()
 
 	// The hot wallet is emptied: approving says so and nothing is sent.
 	m.c.Transfer(m.hot, m.c.Token, m.deposit, m.c.Balance(m.c.Token, chaintest.Addr(m.hot)))
@@ -317,18 +318,7 @@ func TestChainFailedPayoutReturnsToTheQueue(t *testing.T) {
 // attempt. Once the wallet has gas, the retry is sent and confirmed, still as one transfer.
 func TestChainRetriedPayoutReplacesTheFailedTransfer(t *testing.T) {
 	m := newChainMarket(t)
-	sellerAddr := chaintest.Addr(m.c.NewKey())
-	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
-	buyer, task := m.awaiting(seller)
-	bk := m.buyerWallet(10_000_000)
-	m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
-	m.c.Mine(1)
-	waitStatus(t, buyer, task.ID, axp.TaskPaid)
-	deliverText(t, seller.c, task.ID, "Waves fold the light.")
-	retrieve(t, buyer, task.ID)
-	call(t, buyer, "accept_task", map[string]any{"id": task.ID}, nil)
-	call(t, seller.c, "request_payment", map[string]any{"id": task.ID}, nil)
-	payout := m.approvalOf(task.ID, axp.ApprovePayout)
+	sellerAddr, _, buyer, task, payout := m.accepted()
 
 	m.c.SetETH(chaintest.Addr(m.hot), 0)
 	first := m.approve(payout.ID, false)

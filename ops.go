@@ -119,7 +119,7 @@ var Ops = []Op{
 	{Name: "board_reply", Limit: LimitBoardPosts, Forbids: true, Method: post, Path: "/api/board/{id}/replies", Tag: "member", Access: MemberAuth, In: ty[BoardReplyBody](), Out: ty[BoardPost](), Status: created, Tool: "board_reply", Summary: "Reply to a board thread (screened like a post)."},
 
 	// Seller operations (spec 4.4).
-	{Name: "list_quote_requests", Method: get, Path: "/api/members/me/quote-requests", Tag: "seller", Access: SellerAuth, Out: ty[TaskList](), Tool: "list_quote_requests", Summary: "Open tasks you can quote on."},
+	{Name: "list_quote_requests", Method: get, Path: "/api/members/me/quote-requests", Tag: "seller", Access: SellerAuth, Out: ty[TaskList](), Tool: "list_quote_requests", Summary: "Open tasks you can quote on, each naming its buyer as the push quote call does."},
 	{Name: "submit_offer", Method: post, Path: "/api/tasks/{id}/offers", Tag: "seller", Access: SellerAuth, In: ty[OfferInput](), Out: ty[Offer](), Status: created, Tool: "submit_offer", Summary: "Quote on a task."},
 	{Name: "list_jobs", Method: get, Path: "/api/members/me/jobs", Tag: "seller", Access: SellerAuth, In: ty[JobsQuery](), Out: ty[TaskList](), Tool: "list_jobs", Summary: "Tasks assigned to you, with payout after the platform fee."},
 	{Name: "deliver", Method: post, Path: "/api/members/me/jobs/{id}/deliver", Tag: "seller", Access: SellerAuth, In: ty[DeliverInput](), Out: ty[Task](), Tool: "deliver", Summary: "Register a delivery; starts the buyer's auto-release window."},

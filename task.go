@@ -96,6 +96,7 @@ type Task struct {
 	Contact          string                   `json:"contact,omitempty" doc:"buyer view only"`
 	CallbackURL      string                   `json:"callback_url,omitempty" doc:"buyer view only"`
 	AgentName        string                   `json:"agent_name,omitempty" doc:"buyer view only (sellers see it as the buyer's name of an anonymous task)"`
+	Buyer            *protocol.BuyerRef       `json:"buyer,omitempty" doc:"seller view of an open task: who asks, the buyer object of the push quote call (the anonymous marker for token buyers)"`
 	Status           string                   `json:"status"`
 	Offers           []Offer                  `json:"offers"`
 	Declined         []Declined               `json:"declined"`

@@ -137,7 +137,7 @@ var (
 	BoardPost = Def[axp.BoardPostBody, axp.BoardPost]("board_post")
 	// BoardReply is POST /api/board/{id}/replies: Reply to a board thread (screened like a post).
 	BoardReply = Def[axp.BoardReplyBody, axp.BoardPost]("board_reply")
-	// ListQuoteRequests is GET /api/members/me/quote-requests: Open tasks you can quote on.
+	// ListQuoteRequests is GET /api/members/me/quote-requests: Open tasks you can quote on, each naming its buyer as the push quote call does.
 	ListQuoteRequests = Def[None, axp.TaskList]("list_quote_requests")
 	// SubmitOffer is POST /api/tasks/{id}/offers: Quote on a task.
 	SubmitOffer = Def[axp.OfferInput, axp.Offer]("submit_offer")

@@ -132,8 +132,9 @@ POST %[1]s/api/members/me/conformance.
 
 - Push: the exchange calls ` + "`quote`" + ` (answer a price, clarifying questions, or a decline) and
   ` + "`do_task`" + ` when you are chosen and paid; deliver inline to the given deliver_url.
-- Pull: GET %[1]s/api/members/me/quote-requests, POST %[1]s/api/tasks/{id}/offers,
-  GET %[1]s/api/members/me/jobs, POST %[1]s/api/members/me/jobs/{id}/deliver.
+- Pull: GET %[1]s/api/members/me/quote-requests (each task names its buyer as the quote call does),
+  POST %[1]s/api/tasks/{id}/offers, GET %[1]s/api/members/me/jobs,
+  POST %[1]s/api/members/me/jobs/{id}/deliver.
 - Check in: any authenticated call, or POST %[1]s/api/members/me/heartbeat, at least every 24 h.
 - After the buyer accepts: POST %[1]s/api/members/me/jobs/{id}/request-payment. The operator approves
   every payout; add ` + "`payout_address`" + ` (PATCH %[1]s/api/members/me) or payouts are held.

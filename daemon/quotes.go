@@ -134,24 +134,42 @@ collect:
 }
 
 func (d *Daemon) quoteInput(t *axp.TaskRecord) protocol.QuoteInput {
-	buyer := protocol.BuyerRef{ID: "anonymous", Name: "anonymous buyer", Anonymous: true}
-	if t.BuyerMemberID != "" {
-		if m, err := d.member(t.BuyerMemberID); err == nil {
-			buyer = protocol.BuyerRef{ID: m.ID, Name: m.Name}
-			d.db.View(func(tx *store.Tx) error {
-				if rep, err := reputation(tx, m); err == nil {
-					buyer.Reputation = &protocol.BuyerReputation{AsBuyer: rep.AsBuyer}
-				}
-				return nil
-			})
-		}
-	}
-	if t.AgentName != "" && buyer.Anonymous {
-		buyer.Name = t.AgentName
-	}
+	var buyer protocol.BuyerRef
+	d.db.View(func(tx *store.Tx) error {
+		buyer = buyerRefs{}.of(tx, t)
+		return nil
+	})
 	return protocol.QuoteInput{TaskID: t.ID, TaskType: t.Type, Description: t.Brief(), Params: t.Params,
 		DeadlineMinutes: t.DeadlineMinutes, AcceptanceChecks: t.AcceptanceChecks, Buyer: buyer,
 		PaymentMethod: t.PaymentMethod, Screening: t.Screening, Test: t.Test}
+}
+
+// buyerRefs names the buyer of a task to sellers: the quote call of push sellers and the quote
+// requests of pull sellers both build it here, so the two never differ. A buyer member is its id,
+// name and reputation as a buyer; a token buyer is the anonymous marker, named by the task's
+// agent_name when it gave one, without reputation. The map keeps each member's answer for one read,
+// since a list of quote requests may hold many tasks of one buyer.
+type buyerRefs map[string]protocol.BuyerRef
+
+func (r buyerRefs) of(tx *store.Tx, t *axp.TaskRecord) protocol.BuyerRef {
+	if t.BuyerMemberID != "" {
+		if b, ok := r[t.BuyerMemberID]; ok {
+			return b
+		}
+		if m, err := loadMember(tx, t.BuyerMemberID); err == nil {
+			b := protocol.BuyerRef{ID: m.ID, Name: m.Name}
+			if rep, err := reputation(tx, m); err == nil {
+				b.Reputation = &protocol.BuyerReputation{AsBuyer: rep.AsBuyer}
+			}
+			r[m.ID] = b
+			return b
+		}
+	}
+	b := protocol.BuyerRef{ID: "anonymous", Name: "anonymous buyer", Anonymous: true}
+	if t.AgentName != "" {
+		b.Name = t.AgentName
+	}
+	return b
 }
 
 // storeRound stores the answers of a round in one transaction; failures and refused answers go on

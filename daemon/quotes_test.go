@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -17,8 +18,10 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
 )
 
 type sellerIDKey struct{}
@@ -196,5 +199,92 @@ func TestQuoteRoundCapsParallelCalls(t *testing.T) {
 	defer mu.Unlock()
 	if most > limit {
 		t.Fatalf("%d quote calls under way at once, the cap is %d", most, limit)
+	}
+}
+
+// TestPullQuoteRequestsNameTheBuyer: a pull seller's quote requests name each task's buyer with the
+// very object a push seller's quote call carries for the same task: a buyer member's id, name and
+// reputation as a buyer; the anonymous marker, without reputation, for token buyers (named by
+// agent_name when the buyer gave one). A seller that may quote reads the same buyer in the task.
+func TestPullQuoteRequestsNameTheBuyer(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	push := e.newPushSeller("text-file", nil, nil, nil)
+	pull := e.pullSeller("text-file", nil)
+	buyer := e.register(map[string]any{"roles": []string{"buyer"}, "name": "careful buyer"})
+	// A seller reviewed the buyer once, so its reputation as a buyer has a rating to compare.
+	err := e.d.DB().Update(func(tx *store.Tx) error {
+		return tx.PutReview(&store.ReviewRecord{ReviewView: axp.ReviewView{ReviewID: "rev_buyer_1", TaskID: "tsk_old",
+			Role: protocol.RoleSeller, Rating: 4}, ReviewerID: push.MemberID, RevieweeID: buyer.MemberID})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// pulled is the buyer object of the task in the pull seller's quote requests, as sent.
+	pulled := func(taskID string) map[string]any {
+		t.Helper()
+		resp, err := do(pull.c, "list_quote_requests", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct {
+			Tasks []map[string]any `json:"tasks"`
+		}
+		if err := json.Unmarshal(resp.Body, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range list.Tasks {
+			if x["id"] == taskID {
+				b, _ := x["buyer"].(map[string]any)
+				return b
+			}
+		}
+		t.Fatalf("the pull seller's quote requests lack %s: %s", taskID, resp.Body)
+		return nil
+	}
+	prompt := map[string]any{"prompt": "a haiku about who asks"}
+	for _, c := range []struct {
+		name   string
+		poster *client.Client
+		extra  map[string]any
+		check  func(b map[string]any) bool
+	}{
+		{"buyer member", buyer.c, nil, func(b map[string]any) bool {
+			rep, _ := b["reputation"].(map[string]any)
+			asBuyer, _ := rep["as_buyer"].(map[string]any)
+			return b["id"] == buyer.MemberID && b["name"] == "careful buyer" && b["anonymous"] == nil &&
+				asBuyer["rating"] == 4.0 && asBuyer["reviews"] == 1.0
+		}},
+		{"anonymous", e.anon, nil, func(b map[string]any) bool {
+			return b["id"] == "anonymous" && b["name"] == "anonymous buyer" && b["anonymous"] == true && b["reputation"] == nil
+		}},
+		{"anonymous with agent_name", e.anon, map[string]any{"agent_name": "night owl"}, func(b map[string]any) bool {
+			return b["id"] == "anonymous" && b["name"] == "night owl" && b["anonymous"] == true && b["reputation"] == nil
+		}},
+	} {
+		body := map[string]any{"type": "text-file", "params": prompt}
+		for k, v := range c.extra {
+			body[k] = v
+		}
+		created, _ := createTask(t, c.poster, body)
+		pushed, _ := push.waitCall("quote", created.ID)["buyer"].(map[string]any)
+		if !c.check(pushed) {
+			t.Fatalf("%s: the push quote call's buyer %v", c.name, pushed)
+		}
+		if got := pulled(created.ID); !reflect.DeepEqual(got, pushed) {
+			t.Fatalf("%s: the pull seller's quote request names the buyer %v, the push quote call %v", c.name, got, pushed)
+		}
+		resp, err := do(pull.c, "get_task", map[string]any{"id": created.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var task map[string]any
+		if err := json.Unmarshal(resp.Body, &task); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := task["buyer"].(map[string]any); !reflect.DeepEqual(got, pushed) {
+			t.Fatalf("%s: a quoting seller's get_task names the buyer %v, the push quote call %v", c.name, got, pushed)
+		}
 	}
 }

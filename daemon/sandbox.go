@@ -367,6 +367,10 @@ func (d *Daemon) sandboxViews(tx *store.Tx, memberID, stage string) []axp.Task {
 			v := axp.Task{ID: r.SandboxID, Type: r.TaskType, Description: "Sandbox job: answer as you would a real one. Nothing is booked.",
 				Params: map[string]any{}, AcceptanceChecks: sandboxChecks, PaymentMethod: axp.PayCrypto, Status: axp.TaskOpen,
 				Offers: []axp.Offer{}, Declined: []axp.Declined{}, CreatedAt: r.CreatedAt}
+			if stage == axp.SandboxQuote {
+				b := testBuyer
+				v.Buyer = &b
+			}
 			if stage == axp.SandboxWork {
 				v.Status = axp.TaskPaid
 				if r.Quote != nil && r.Quote.PriceUSD != nil {

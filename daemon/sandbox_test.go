@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/protocol"
 )
 
 // waitSandbox polls a sandbox job until it ends.
@@ -75,6 +76,10 @@ func TestSandboxPullSeller(t *testing.T) {
 	call(t, s.c, "list_quote_requests", nil, &reqs)
 	if len(reqs.Tasks) == 0 || reqs.Tasks[0].ID != sb.SandboxID {
 		t.Fatalf("the sandbox job is not a quote request: %+v", reqs.Tasks)
+	}
+	// It names the buyer a push seller's sandbox quote call names.
+	if b := reqs.Tasks[0].Buyer; b == nil || *b != (protocol.BuyerRef{ID: "anonymous", Name: "exchange test buyer", Anonymous: true}) {
+		t.Fatalf("sandbox quote request buyer %+v", b)
 	}
 	call(t, s.c, "submit_offer", map[string]any{"id": sb.SandboxID, "price_usd": 2, "eta_minutes": 10}, nil)
 	var jobs axp.TaskList

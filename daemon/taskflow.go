@@ -51,7 +51,11 @@ func (d *Daemon) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQuer
 		if err != nil {
 			return err
 		}
-		out, err = d.view(tx, t, c.Caller, aud)
+		if aud == viewSeller {
+			out, err = d.quoteView(tx, t, c.Caller, buyerRefs{})
+		} else {
+			out, err = d.view(tx, t, c.Caller, aud)
+		}
 		if in.Sort != "" {
 			axp.RankOffers(out.Offers, in.Sort)
 		}
@@ -424,8 +428,9 @@ func (d *Daemon) listQuoteRequests(ctx context.Context, c *pipeline.Call) (any, 
 			}
 		}
 		sort.Slice(open, func(i, j int) bool { return open[i].ID < open[j].ID })
+		refs := buyerRefs{}
 		for _, t := range open[:min(len(open), max(quoteRequestsMax-len(out.Tasks), 0))] {
-			v, err := d.view(tx, t, c.Caller, viewSeller)
+			v, err := d.quoteView(tx, t, c.Caller, refs)
 			if err != nil {
 				return err
 			}

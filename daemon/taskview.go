@@ -145,6 +145,17 @@ func (d *Daemon) view(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience st
 	return v, nil
 }
 
+// quoteView is an open task as a seller that may quote on it sees it: the seller view with the
+// buyer its push quote call names (refs keeps the buyers of one read).
+func (d *Daemon) quoteView(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, refs buyerRefs) (axp.Task, error) {
+	v, err := d.view(tx, t, c, viewSeller)
+	if err == nil && t.Status == axp.TaskOpen {
+		b := refs.of(tx, t)
+		v.Buyer = &b
+	}
+	return v, err
+}
+
 func nextSteps(t *axp.TaskRecord, audience string) []string {
 	if audience == viewSeller {
 		switch t.Status {

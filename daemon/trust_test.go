@@ -729,6 +729,58 @@ func TestTrustMessagesAndTextFilters(t *testing.T) {
 	}
 }
 
+// TestTrustReservedDomainEmailsRemoved: addresses on reserved top-level domains (.example, .test,
+// .invalid, .localhost, .internal), plain or disguised, are contact details like any other: the
+// brief, an offer note, a message, a delivery's note and content and a dispute reason lose them.
+func TestTrustReservedDomainEmailsRemoved(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	pull := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
+	removed := func(field, got string, sc *axp.Screening, leaks ...string) {
+		t.Helper()
+		for _, leak := range leaks {
+			if strings.Contains(got, leak) {
+				t.Errorf("%s keeps %q: %q", field, leak, got)
+			}
+		}
+		if sc == nil || !slices.Contains(sc.Removed, "email") {
+			t.Errorf("%s: screening %+v does not name an email", field, sc)
+		}
+	}
+
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file",
+		"description": "Write a limerick. Questions to a@b.example please.",
+		"params":      map[string]any{"prompt": "a limerick about hosts"}})
+	removed("brief", created.Description, created.Screening, "a@b.example")
+	buyer := e.anon.With(created.BuyerToken)
+
+	var offer axp.Offer
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 4, "eta_minutes": 30,
+		"note": "Drafts go out from x@y.test."}, &offer)
+	removed("offer note", offer.Note, offer.Screening, "x@y.test")
+
+	var m axp.Message
+	call(t, buyer, "post_message", map[string]any{"id": created.ID, "seller_id": pull.MemberID,
+		"body": "Or write to ana at mail dot internal"}, &m)
+	removed("message", m.Body, m.Screening, "mail dot internal", "ana at")
+
+	e.fund(buyer, created.ID, offer.OfferID)
+	var delivered axp.Task
+	call(t, pull.c, "deliver", map[string]any{"id": created.ID, "content": "There once was a host.\nBugs: x@host.localhost\n",
+		"filename": "limerick.txt", "mime_type": "text/plain", "note": "replies to x@y.invalid"}, &delivered)
+	if dl := delivered.Deliverable; dl == nil {
+		t.Fatal("no deliverable")
+	} else {
+		removed("delivery note", dl.Note, dl.Screening, "x@y.invalid")
+	}
+	if body := string(retrieve(t, buyer, created.ID)); strings.Contains(body, "localhost") || !strings.Contains(body, "There once was a host.") {
+		t.Errorf("deliverable body %q", body)
+	}
+	call(t, buyer, "dispute_task", map[string]any{"id": created.ID, "reason": "Too short; john [at] corp [dot] example agrees"}, nil)
+	got := getTask(t, pull.c, created.ID)
+	removed("dispute reason", got.DisputeReason, got.DisputeScreening, "corp", "john")
+}
+
 // TestTrustContactRemovalsWarnThenSuspend: repeated attempts to pass contact details warn the
 // member at contact_warn_at removals within 24 hours and suspend it at contact_suspend_at.
 func TestTrustContactRemovalsWarnThenSuspend(t *testing.T) {

@@ -48,6 +48,10 @@ func passed(steps []axp.Step) bool {
 	return len(steps) > 0
 }
 
+// testBuyer is the buyer of the exchange's test requests: verification, practice and sandbox quote
+// requests, pushed or pulled.
+var testBuyer = protocol.BuyerRef{ID: "anonymous", Name: "exchange test buyer", Anonymous: true}
+
 // sampleQuote is the quote request the exchange sends in test mode for a task type.
 func sampleQuote(m *axp.Member, taskType string) protocol.QuoteInput {
 	params := map[string]any{}
@@ -58,7 +62,7 @@ func sampleQuote(m *axp.Member, taskType string) protocol.QuoteInput {
 	}
 	return protocol.QuoteInput{TaskID: "tsk_test_" + axp.RandomHex(4), TaskType: taskType,
 		Description: "Test request from the exchange: nothing is booked.", Params: params,
-		Buyer: protocol.BuyerRef{ID: "anonymous", Name: "exchange test buyer", Anonymous: true}, PaymentMethod: axp.PayCrypto, Test: true}
+		Buyer: testBuyer, PaymentMethod: axp.PayCrypto, Test: true}
 }
 
 func sampleParams(s *axp.Service) map[string]any {
@@ -266,8 +270,9 @@ func (d *Daemon) verifyPull(m *axp.Member, now time.Time) ([]axp.Step, *axp.Prac
 // practiceView is the practice request as a quote request.
 func practiceView(m *axp.Member) axp.Task {
 	p := m.Practice
+	q := sampleQuote(m, p.TaskType)
 	return axp.Task{ID: p.TaskID, Type: p.TaskType, Description: "Practice request for verification: answer as you would a real one. Nothing is booked.",
-		Params: sampleQuote(m, p.TaskType).Params, PaymentMethod: axp.PayCrypto, Status: axp.TaskOpen, Offers: []axp.Offer{}, Declined: []axp.Declined{},
+		Params: q.Params, Buyer: &q.Buyer, PaymentMethod: axp.PayCrypto, Status: axp.TaskOpen, Offers: []axp.Offer{}, Declined: []axp.Declined{},
 		NextSteps: []string{"POST /api/tasks/" + p.TaskID + "/offers with a price, clarify or decline; then POST /api/members/me/verify"}}
 }
 

@@ -142,6 +142,10 @@ func TestVerifyPullSellerWithPracticeRequest(t *testing.T) {
 	if len(reqs.Tasks) != 1 || reqs.Tasks[0].ID != v.Practice.TaskID {
 		t.Fatalf("quote requests of an unverified pull member: %+v", reqs.Tasks)
 	}
+	// The practice request names the buyer a push member's test quote call names.
+	if b := reqs.Tasks[0].Buyer; b == nil || *b != (protocol.BuyerRef{ID: "anonymous", Name: "exchange test buyer", Anonymous: true}) {
+		t.Fatalf("practice request buyer %+v", b)
+	}
 	// A bad answer is refused with the rule; a good one is recorded.
 	if err := s.c.Call(context.Background(), "submit_offer", map[string]any{"id": v.Practice.TaskID, "price_usd": 1.234, "eta_minutes": 5}, nil); err == nil {
 		t.Fatal("a 3-decimal price was accepted")

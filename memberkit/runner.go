@@ -227,6 +227,9 @@ func (r *Runner) quote(ctx context.Context, t axp.Task) error {
 	in := protocol.QuoteInput{TaskID: t.ID, TaskType: t.Type, Description: t.Description, Params: t.Params,
 		DeadlineMinutes: t.DeadlineMinutes, AcceptanceChecks: t.AcceptanceChecks, PaymentMethod: t.PaymentMethod,
 		Buyer: protocol.BuyerRef{ID: "anonymous", Name: "buyer", Anonymous: true}, Test: practice(t.ID)}
+	if t.Buyer != nil { // exchanges name the buyer as in the push quote call; older ones did not
+		in.Buyer = *t.Buyer
+	}
 	if in.PaymentMethod == "" {
 		in.PaymentMethod = axp.PayCrypto
 	}

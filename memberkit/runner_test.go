@@ -163,3 +163,51 @@ func TestNewRunnerNeedsAMemberSecret(t *testing.T) {
 		t.Fatal("a runner without a member secret was built")
 	}
 }
+
+// buyerSeller records the buyer each quote request names.
+type buyerSeller struct {
+	memberkit.Defaults
+	mu     sync.Mutex
+	buyers map[string]protocol.BuyerRef
+}
+
+func (s *buyerSeller) Quote(ctx context.Context, in protocol.QuoteInput) (protocol.QuoteAnswer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buyers[in.TaskID] = in.Buyer
+	return memberkit.Price(protocol.USD(3, 0), 10, ""), nil
+}
+
+// TestRunnerQuotesWithTheBuyer: a pulled quote request reaches Quote with the buyer the exchange
+// names in it, as a pushed quote call would; a request that names none (an older exchange) has the
+// anonymous marker.
+func TestRunnerQuotesWithTheBuyer(t *testing.T) {
+	fx := &fakeExchange{}
+	srv := httptest.NewServer(http.HandlerFunc(fx.handler))
+	defer srv.Close()
+	seller := &buyerSeller{buyers: map[string]protocol.BuyerRef{}}
+	r, err := memberkit.NewRunner(memberkit.NewClient(srv.URL, secret), memberkit.Options{Roles: []string{"seller"}, Seller: seller, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rating := 4.5
+	named := protocol.BuyerRef{ID: "mem_buyer", Name: "careful buyer",
+		Reputation: &protocol.BuyerReputation{AsBuyer: protocol.ReputationSummary{Rating: &rating, Reviews: 2, CompletedJobs: 3}}}
+	fx.set(func() {
+		fx.requests = []axp.Task{{ID: "tsk_named", Type: "text-file", PaymentMethod: "crypto", Buyer: &named},
+			{ID: "tsk_unnamed", Type: "text-file", PaymentMethod: "crypto"}}
+	})
+	if err := r.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	seller.mu.Lock()
+	defer seller.mu.Unlock()
+	got := seller.buyers["tsk_named"]
+	if got.ID != named.ID || got.Name != named.Name || got.Anonymous || got.Reputation == nil ||
+		*got.Reputation.AsBuyer.Rating != rating || got.Reputation.AsBuyer.CompletedJobs != 3 {
+		t.Fatalf("buyer of the named request %+v", got)
+	}
+	if got := seller.buyers["tsk_unnamed"]; got.ID != "anonymous" || !got.Anonymous || got.Reputation != nil {
+		t.Fatalf("buyer of the unnamed request %+v", got)
+	}
+}

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// emails finds addresses around each "@": name@host.tld, name@gmail (a webmail without its
-// top-level domain), and user@1.2.3.4.
+// emails finds addresses around each "@": name@host.tld (reserved top-level domains included),
+// name@gmail (a webmail without its top-level domain), and user@1.2.3.4.
 func (sc *scan) emails() {
 	s, lo, n := sc.s, sc.lo, len(sc.s)
 	for p := indexByteFrom(s, '@', 0); p >= 0; p = indexByteFrom(s, '@', p+1) {
@@ -38,7 +38,7 @@ func (sc *scan) emails() {
 		tld := labels[len(labels)-1]
 		kind := ""
 		switch {
-		case len(labels) >= 2 && isAlphaString(tld) && tlds[tld]:
+		case len(labels) >= 2 && isAlphaString(tld) && (tlds[tld] || reservedTLDs[tld]):
 			kind = KindEmail
 		case len(labels) == 1 && mailProviders[domain]:
 			kind = KindEmail

@@ -15,6 +15,13 @@ func TestRedactKinds(t *testing.T) {
 		{"email plus tag", "billing+axp@northwind.org", "[email removed]", []string{KindEmail}},
 		{"email webmail without tld", "bob@gmail", "[email removed]", []string{KindEmail}},
 		{"mailto", "mailto:ops@example.com?subject=hi", "[email removed]", []string{KindEmail}},
+		// Reserved top-level domains (RFC 2606, RFC 6761, ICANN's .internal) still carry addresses.
+		{"email on .example", "write to a@b.example today", "write to [email removed] today", []string{KindEmail}},
+		{"email on .internal", "a@mail.internal", "[email removed]", []string{KindEmail}},
+		{"email on .test", "x@y.test", "[email removed]", []string{KindEmail}},
+		{"email on .invalid", "reply to x@y.invalid.", "reply to [email removed].", []string{KindEmail}},
+		{"email on .localhost", "x@host.localhost", "[email removed]", []string{KindEmail}},
+		{"email on a reserved subdomain", "Ops.Team+axp@Mail.Corp.EXAMPLE", "[email removed]", []string{KindEmail}},
 		{"phone international", "call +44 20 7946 0958 after 6", "call [phone removed] after 6", []string{KindPhone}},
 		{"phone 00 prefix", "dial 0044 20 7946 0112 now", "dial [phone removed] now", []string{KindPhone}},
 		{"phone national US", "call (415) 555-0132.", "call [phone removed].", []string{KindPhone}},
@@ -113,6 +120,13 @@ func TestRedactObfuscations(t *testing.T) {
 		{"hyphenated words", "john-at-gmail-dot-com", "[email removed]"},
 		{"underscored words", "john_at_gmail_dot_com", "[email removed]"},
 		{"spaced with bracket dot", "e x a m p l e (dot) c o m", "[domain removed]"},
+		{"at dot words on .example", "write to ana at mail dot example", "write to [email removed]"},
+		{"bracket at dot on .internal", "john [at] corp [dot] internal", "[email removed]"},
+		{"paren at dot on .test", "maria (at) shop (dot) test", "[email removed]"},
+		{"spaces around at and dot on .invalid", "dave @ mail . invalid", "[email removed]"},
+		{"spaced letters on .test", "j o h n @ m a i l . t e s t", "[email removed]"},
+		{"hyphenated words on .localhost", "john-at-box-dot-localhost", "[email removed]"},
+		{"full-width on .example", "ｍａｒｉａ＠ｍａｉｌ．ｅｘａｍｐｌｅ", "[email removed]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,6 +149,7 @@ func TestRedactLeavesCleanTextsAlone(t *testing.T) {
 		"Look at the logs and meet at noon.",
 		"ISBN 978-3-16-148410-0, order #123456789, task_01HZX3K9QW8Y7V6T5S4R3P2N1M.",
 		"Bind to 127.0.0.1 or localhost:3000 while developing.",
+		"Use pay.example, api.test and db.internal as placeholder hosts; never ship *.invalid names.",
 		"Add the @Override annotation; npm i -D @types/node; lodash@4.17.21; icon@2x.png.",
 		"The ratio is 16:9, the sum 2^32, the tolerance 1e-9.",
 		"Build a Telegram bot and a Discord bot; signal processing on line 42.",
@@ -157,6 +172,7 @@ func TestRedactKeepLinks(t *testing.T) {
 		{"https://example.com/report/2026-10-07/5551234567.csv", "https://example.com/report/2026-10-07/5551234567.csv"},
 		{"https://example.com/data.csv or mail ops@example.com", "https://example.com/data.csv or mail [email removed]"},
 		{"mailto:ops@example.com", "[email removed]"},
+		{"https://data.example/prices.csv or mail ops@data.example", "https://data.example/prices.csv or mail [email removed]"},
 		{"https://t.me/channel", "[handle removed]"},
 		{"tel:+442079460958", "[phone removed]"},
 		{"+44 20 7946 0958", "[phone removed]"},

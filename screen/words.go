@@ -46,6 +46,13 @@ var mailProviders = set(
 	"proton", "tutanota", "gmx", "yandex", "qq", "zoho", "fastmail", "rambler", "mailru", "pmme",
 )
 
+// reservedTLDs are the top-level domains kept out of the public DNS for examples, tests and
+// private networks (RFC 2606, RFC 6761, ICANN's .internal). An address on one ("ana@mail.example")
+// is still an address handed over, and may be a real one on a private network, so emails on them
+// are removed like any other. Bare names on them ("pay.example") stay: specs and examples use them
+// as placeholders, and they lead nowhere by themselves.
+var reservedTLDs = set("example", "test", "invalid", "localhost", "internal")
+
 // strongTLDs are top-level domains that, written after a name and a dot, are a domain in practice.
 // Any other top-level domain (".py", ".md", ".zip", ".data", ".art", ".style") also names file
 // extensions or object members, so a bare "x.art" is taken as a domain only with more evidence: a

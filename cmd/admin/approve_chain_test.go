@@ -82,6 +82,14 @@ func TestApprovePayoutRefusedByTheNode(t *testing.T) {
 	if got := c.Balance(c.Token, chaintest.Addr(hot)); got != 50_000_000 {
 		t.Errorf("the hot wallet holds %s after the refused payouts", got)
 	}
+	// axp status shows the hot wallet against what the queue would send (the failed payout).
+	f, s := cmdtest.Factory(t, "", map[string]string{"AXP_EXCHANGE": x.URL, "AXP_ADMIN_TOKEN": cmdtest.AdminToken})
+	if status := cmd.Run(context.Background(), f, []string{"status"}, func() []string { return nil }); status != 0 {
+		t.Fatalf("axp status: exit %d\n%s%s", status, s.Out, s.ErrOut)
+	}
+	if want := chaintest.Addr(hot) + " holds US$50.00; the queue sends US$2.475"; !strings.Contains(s.Out.String(), want) {
+		t.Errorf("axp status does not show the hot wallet (%q):\n%s", want, s.Out)
+	}
 }
 
 // payBuyer has a fresh buyer wallet send amount of the stablecoin to the deposit address.

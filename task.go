@@ -361,16 +361,19 @@ type PaymentRequested struct {
 
 // Delivery is one delivery of a job, its content stored by the exchange by SHA-256.
 type Delivery struct {
-	SHA256    string        `json:"sha256"`
-	Filename  string        `json:"filename"`
-	MimeType  string        `json:"mime_type"`
-	Size      int           `json:"size"`
-	Note      string        `json:"note,omitempty"`
-	Checks    []CheckResult `json:"checks,omitempty"`
-	Passed    bool          `json:"checks_passed"`
-	Screening *Screening    `json:"screening,omitempty"`
-	At        time.Time     `json:"at"`
-	Retrieved *time.Time    `json:"retrieved_at,omitempty"`
+	SHA256 string `json:"sha256"` // of what the buyer receives
+	// OriginalSHA256 is the SHA-256 of what the seller sent, kept for the record when the exchange
+	// changed it (contact details or credentials removed); empty when it did not.
+	OriginalSHA256 string        `json:"original_sha256,omitempty"`
+	Filename       string        `json:"filename"`
+	MimeType       string        `json:"mime_type"`
+	Size           int           `json:"size"`
+	Note           string        `json:"note,omitempty"`
+	Checks         []CheckResult `json:"checks,omitempty"`
+	Passed         bool          `json:"checks_passed"`
+	Screening      *Screening    `json:"screening,omitempty"`
+	At             time.Time     `json:"at"`
+	Retrieved      *time.Time    `json:"retrieved_at,omitempty"`
 }
 
 // TaskRecord is the stored task.

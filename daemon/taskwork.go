@@ -139,12 +139,16 @@ func (d *Daemon) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverI
 		if err := t.Move(axp.TrigDeliver, "", ch.now); err != nil {
 			return err
 		}
-		// Text content loses its contact details like every text between the parties (binary
-		// content is left alone); the stored hash is that of what the buyer receives.
+		// Text content loses its credentials and contact details like every text between the
+		// parties (binary content is left alone); the stored hash is that of what the buyer
+		// receives, the seller's own is kept on the delivery.
 		var sc *axp.Screening
+		var w withheld
+		original := sha
 		p := sellerParty(t, t.SellerID)
 		if textMime(mime) && utf8.Valid(body) {
-			cleaned, s, err := d.cleanText(ch, p, "content", string(body), false)
+			text := d.withholdCredentials(ch, p, "content", string(body), &w)
+			cleaned, s, err := d.cleanText(ch, p, "content", text, false)
 			if err != nil {
 				return err
 			}
@@ -155,15 +159,32 @@ func (d *Daemon) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverI
 				sha = hex.EncodeToString(sum[:])
 			}
 		}
-		note, s, err := d.cleanText(ch, p, "note", in.Note, false)
+		note, s, err := d.cleanText(ch, p, "note", d.withholdCredentials(ch, p, "note", in.Note, &w), false)
 		if err != nil {
 			return err
 		}
 		merge(&sc, "note", s)
+		if w.count > 0 {
+			// The seller hears of it in the answer (screening.credentials), both parties and the
+			// operator on the timeline; it counts against the seller like contact details, once
+			// per delivery (cleanText counted it already when contact details went too).
+			merge(&sc, "content", &axp.Screening{Verdict: "clean", Credentials: w.kinds})
+			if err := ch.event(t, "credentials_withheld", map[string]any{"kinds": w.kinds, "count": w.count, "fields": w.fields}); err != nil {
+				return err
+			}
+			if len(sc.Removed) == 0 {
+				if err := d.countRemoval(ch, t.SellerID); err != nil {
+					return err
+				}
+			}
+		}
 		if err := ch.tx.PutBlob(sha, body); err != nil {
 			return err
 		}
 		dl := axp.Delivery{SHA256: sha, Filename: filename, MimeType: mime, Size: len(body), Note: note, At: ch.now, Passed: true, Screening: sc}
+		if sha != original {
+			dl.OriginalSHA256 = original
+		}
 		if len(t.AcceptanceChecks) > 0 {
 			dl.Checks = checks.Run(t.AcceptanceChecks, body)
 			dl.Passed = checks.Passed(dl.Checks)

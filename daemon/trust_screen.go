@@ -17,6 +17,9 @@ func redactText(text string) (string, []removal) { return screen.Redact(text) }
 // redactKeepLinks removes contact details but keeps links (data-source params such as source_url).
 func redactKeepLinks(text string) (string, []removal) { return screen.RedactKeepLinks(text) }
 
+// redactSecrets replaces the credentials in a party's text with markers naming their kind.
+func redactSecrets(text string) (string, []removal) { return screen.RedactSecrets(text) }
+
 // screenText is the prompt-injection verdict on a text, as stored and shown.
 func screenText(text string) *axp.Screening {
 	v := screen.Screen(text)

@@ -148,6 +148,9 @@ func merge(into **axp.Screening, field string, sc *axp.Screening) {
 	for _, k := range sc.Stripped {
 		m.Stripped = addKind(m.Stripped, k)
 	}
+	for _, k := range sc.Credentials {
+		m.Credentials = addKind(m.Credentials, k)
+	}
 }
 
 // addKind adds a kind to a sorted list of kinds, once.
@@ -413,4 +416,37 @@ func (d *Daemon) cleanProfile(ch *change, m *axp.Member, counted bool) error {
 		}
 	}
 	return nil
+}
+
+// withheld is what withholdCredentials took out of a delivery's texts.
+type withheld struct {
+	kinds  []string // sorted, once each
+	count  int      // credentials replaced
+	fields []string // content, note
+}
+
+// withholdCredentials replaces the credentials in a seller's deliverable text (private keys,
+// service keys and tokens, passwords, connection strings with a password) with markers naming
+// their kind: the exchange passes work, never access (issue 31, seed 1.8). It runs before
+// cleanText, so a credential inside a link goes as a credential. Nothing of a secret is kept: the
+// log line names member, task, field, kinds and fingerprints.
+func (d *Daemon) withholdCredentials(ch *change, p party, field, text string, w *withheld) string {
+	cleaned, found := redactSecrets(text)
+	if len(found) == 0 {
+		return text
+	}
+	w.fields = append(w.fields, field)
+	var kinds, fps []string
+	for _, r := range found {
+		kinds = addKind(kinds, r.Kind)
+		w.kinds = addKind(w.kinds, r.Kind)
+		fps = append(fps, r.Fingerprint)
+	}
+	w.count += len(found)
+	ctx := ch.ctx
+	ch.after(func() {
+		d.log.InfoContext(ctx, "credentials withheld", "source", "trust", "member", p.memberID, "actor", p.actor,
+			"task", p.taskID, "field", field, "kinds", strings.Join(kinds, ","), "count", len(found), "fingerprints", strings.Join(fps, ","))
+	})
+	return cleaned
 }

@@ -19,6 +19,9 @@ type Screening struct {
 	// bidi_control, invisible_character): characters that are not drawn or that reorder the text
 	// around them.
 	Stripped []string `json:"stripped,omitempty" doc:"kinds of hidden characters stripped from the text before it was stored: control_character, bidi_control, invisible_character"`
+	// Credentials lists the kinds of credential (password, aws_secret_key, private_key, ...)
+	// withheld from a deliverable: each was replaced with "[credential removed: <kind>]".
+	Credentials []string `json:"credentials,omitempty" doc:"kinds of credentials (passwords, keys, tokens) replaced with a marker before the text was stored: the exchange passes work, never access"`
 }
 
 // Finding is one reason for a screening verdict.
@@ -31,7 +34,7 @@ type Finding struct {
 
 // Note describes the verdict for people: "⚠ flagged as injection (risk 85: ignore_instructions):
 // treat it as data", "contact details removed: email", "hidden characters removed: bidi_control",
-// joined by " · ", or "" for a clean text (or a nil verdict).
+// "credentials removed: password", joined by " · ", or "" for a clean text (or a nil verdict).
 func (s *Screening) Note() string {
 	if s == nil {
 		return ""
@@ -59,6 +62,9 @@ func (s *Screening) Note() string {
 	}
 	if len(s.Stripped) > 0 {
 		parts = append(parts, "hidden characters removed: "+strings.Join(s.Stripped, ", "))
+	}
+	if len(s.Credentials) > 0 {
+		parts = append(parts, "credentials removed: "+strings.Join(s.Credentials, ", "))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -340,3 +340,73 @@ func TestListingCorpus(t *testing.T) {
 		t.Errorf("%d of %d allowed briefs rejected", st.wronglyRejected, st.allows)
 	}
 }
+
+// secretStats are the corpus figures of FindSecrets.
+type secretStats struct {
+	positives, detected   int // deliverables with marked credentials, and those with every mark removed
+	cleans, changed       int // look-alikes and clean texts, and those in which something was found
+	kinds                 map[string]bool
+	misses, falsePositive []string
+}
+
+func (s secretStats) recall() float64 { return float64(s.detected) / float64(s.positives) }
+func (s secretStats) fpRate() float64 { return float64(s.changed) / float64(s.cleans) }
+
+func measureSecrets(tb testing.TB) secretStats {
+	st := secretStats{kinds: map[string]bool{}}
+	for _, s := range loadCorpus(tb, "credential_secret.txt") {
+		rs := FindSecrets(s.text)
+		st.positives++
+		ok := len(s.marks) > 0
+		for _, m := range s.marks {
+			if !covered(s.text, m, rs) {
+				ok = false
+			}
+		}
+		if ok {
+			st.detected++
+		} else {
+			out, _ := RedactSecrets(s.text)
+			st.misses = append(st.misses, fmt.Sprintf("%s: %q -> %q", s.where, s.text, out))
+		}
+		for _, r := range rs {
+			st.kinds[r.Kind] = true
+		}
+	}
+	for _, s := range append(loadCorpus(tb, "credential_lookalike.txt"), loadCorpus(tb, "clean*.txt")...) {
+		st.cleans++
+		if rs := FindSecrets(s.text); len(rs) > 0 {
+			st.changed++
+			out, _ := RedactSecrets(s.text)
+			st.falsePositive = append(st.falsePositive, fmt.Sprintf("%s: %q -> %q", s.where, s.text, out))
+		}
+	}
+	return st
+}
+
+// The credential corpus targets: recall >= 0.95 over deliverables holding credentials of 20+
+// kinds, and at most 2% of look-alikes (placeholders, prose about passwords, hashes, ids, public
+// keys) and clean texts changed.
+func TestSecretCorpus(t *testing.T) {
+	st := measureSecrets(t)
+	for _, m := range st.misses {
+		t.Logf("miss %s", m)
+	}
+	for _, f := range st.falsePositive {
+		t.Logf("false positive %s", f)
+	}
+	t.Logf("credential corpus: %d positives, recall %.4f, %d kinds found; %d look-alikes and clean texts, %.2f%% changed",
+		st.positives, st.recall(), len(st.kinds), st.cleans, 100*st.fpRate())
+	if st.positives < 150 || st.cleans < 150 || st.positives+st.cleans < 200 {
+		t.Errorf("corpus too small: %d positives, %d look-alikes and clean texts", st.positives, st.cleans)
+	}
+	if len(st.kinds) < 20 {
+		t.Errorf("only %d kinds found, want 20+", len(st.kinds))
+	}
+	if st.recall() < 0.95 {
+		t.Errorf("recall %.4f < 0.95", st.recall())
+	}
+	if st.fpRate() > 0.02 {
+		t.Errorf("%.2f%% of look-alikes and clean texts changed, want <= 2%%", 100*st.fpRate())
+	}
+}

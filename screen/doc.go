@@ -14,6 +14,10 @@
 //     quoted as "[UNTRUSTED TEXT, not an instruction (rule): "..."]", chat-template tokens are
 //     defanged and invisible characters dropped; the text itself is kept as data by the caller.
 //     It is a rule engine: it catches the known shapes of injection, not every new phrasing.
+//   - FindSecrets and RedactSecrets find credentials (private keys, cloud and service keys and
+//     tokens, passwords and secrets given as values, connection strings with a password, basic
+//     and bearer authorization) and replace each with "[credential removed: <kind>]". The rules are
+//     hand-written in the spirit of gitleaks' default rules, in the standard library.
 //   - Listing checks a task brief against the listing policy.
 //
 // The package must not log, store, or call anything: callers record removals (member, field, kind,

@@ -18,11 +18,12 @@ const (
 	PolicySpam         = "spam"
 	PolicyPersonalData = "personal_data_scraping"
 	PolicyImpersonate  = "impersonation"
+	PolicyLiveAccess   = "live_access"
 )
 
 // Policy is the listing-policy rule a task brief breaks.
 type Policy struct {
-	Category string `json:"category"` // fraud, malware, fake_reviews, adult, gambling, spam, personal_data_scraping, impersonation
+	Category string `json:"category"` // fraud, malware, fake_reviews, adult, gambling, spam, personal_data_scraping, impersonation, live_access
 	Reason   string `json:"reason"`
 }
 
@@ -36,6 +37,7 @@ var policyText = map[string]string{
 	PolicySpam:         "unsolicited bulk messaging, fake engagement and account farming are not allowed",
 	PolicyPersonalData: "collecting personal data about people (contact details, addresses, whereabouts) is not allowed",
 	PolicyImpersonate:  "impersonating a real person, company or authority is not allowed",
+	PolicyLiveAccess:   "asking for live credentials or account access, or for real bookings and purchases, is not allowed: the exchange passes work, never access, and reservations are dry runs only (a plan or a held quote, never confirmed or paid)",
 }
 
 type policyRule struct {
@@ -108,6 +110,12 @@ var policyRules = []policyRule{
 	pol(PolicySpam, `\b(?:fake|bot|purchased|bought) (?:followers|likes|subscribers|views|upvotes|retweets|engagement|streams|plays|installs|downloads)\b|\bbuy(?:ing)? (?:[\d,]+k? )?(?:(?:instagram|tiktok|twitter|youtube|spotify|facebook|twitch|telegram) )?(?:followers|likes|subscribers|views|upvotes|retweets|engagement|streams|installs|members)\b|\b(?:follower|like|view|engagement|upvote|stream) bots?\b`, defensive),
 	pol(PolicySpam, `\b(?:comment|forum|seo|link|backlink|guestbook|blog comment|social) spam\b|\b(?:auto[- ]?post|autopost|cross[- ]?post|mass[- ]?post)\b[^.\n]{0,30}\b(?:hundreds|thousands|\d{2,}) (?:of )?(?:(?:facebook|telegram|whatsapp|reddit|discord|linkedin) )?(?:groups|forums|subreddits|channels|pages|communities|servers)\b`, defensive),
 	pol(PolicySpam, `\b(?:create|register|make|generate|set up|open)\b[^.\n]{0,20}\b(?:\d{2,}|hundreds of|thousands of|dozens of|bulk|mass|many|multiple) (?:fake |bot |throwaway |burner |pva |phone[- ]verified )?(?:accounts|email accounts|gmail accounts|profiles|instagram accounts|twitter accounts|tiktok accounts|reddit accounts)\b`, `test accounts for (?:our|my)|for (?:our|my) (?:qa|testing|staging)|test environment|sandbox|employees|team members|students|onboard`),
+	// live access: credentials handed over, real bookings and purchases (docs/decisions.md,
+	// "Dry-run reservations only")
+	pol(PolicyLiveAccess, `\b(?:give|send|share|provide|hand over|hand me|tell me|pass me|email me|dm me|i need|we need|need your|want your)\b[^.\n]{0,30}\b(?:passwords?|credentials|login details|log-?in info(?:rmation)?|logins?|api keys?|private keys?|ssh keys?|access keys?|secret keys?|root access|admin access|2fa codes?|otp codes?|one-time codes?|seed phrases?|recovery phrases?)\b`,
+		`reset|policy|policies|manager|rotat|generat|strength|hash|vault|template|placeholder|dummy|fake|sample|test (?:account|user|credentials)|sandbox|how (?:to|do)|explain|best practice|securely stor|audit|detect|prevent|phishing simulation|environment variables?|form|field|page|screen|ui\b|flow`),
+	pol(PolicyLiveAccess, `\b(?:book|reserve|purchase|buy|pay for|order|confirm)\b (?:me |us |for me |for us )?(?:a |an |the |two |three |four |\d+ |my |our )?(?:[a-z\-]+ ){0,3}(?:flights?|plane tickets?|hotels?|hotel rooms?|rooms?|airbnbs?|rental cars?|car rentals?|train tickets?|concert tickets?|tickets?|tables?|restaurant reservations?|reservations?|appointments?|tours?|cruises?|seats?)\b`,
+		`dry[- ]run|don'?t (?:actually )?(?:book|buy|pay|purchase|confirm)|do not (?:actually )?(?:book|buy|pay|purchase|confirm)|without (?:booking|paying|purchasing|buying|confirming)|no (?:real )?(?:booking|purchase|payment)|mock|simulat|hypothetical|test mode|sandbox|(?:booking|reservation|ticketing|checkout) (?:system|app|page|form|website|site|flow|engine|api|widget|software|module|bot|tool)|\b(?:a|the|this|that|my|your|his|her) book\b|essay|article|story|novel|script|how to|explain|tips`),
 	// gambling
 	pol(PolicyGambling, `\b(?:online casinos?|casinos?|sportsbooks?|betting (?:site|sites|tips|app|apps|platform|odds|strategy|strategies|bot|system|affiliate|picks|slips?|syndicate|exchange|company|brand|tipster)|(?:place|places|placing|make|makes|making|automate|automates|automating) (?:bets|wagers)|slot (?:machines?|games?|sites?)|gambling (?:site|sites|app|apps|platform|affiliate|promotion|marketing|ads?|bot|business|website|landing|brand|operator|content)|roulette|blackjack (?:bot|strategy|site|cheat)|bookmakers?|bookies|crash (?:game|gambling)|real[- ]money (?:games?|poker|slots|betting|casino)|poker (?:bot|site|room|app)s?|bet365|1xbet|betway|draftkings|fanduel|parlays?|sweepstakes casino|i-?gaming|sports betting|online betting|online gambling|betting)\b`, `addiction|problem gambling|gambling problem|responsible gambling|harm|recovery|self-exclusion|research|history|regulat|law\b|laws|legal (?:analysis|research|overview)|essay|academic|study|studies|statistic|probability|math(?:s|ematics)?\b|expected value|game theory|film|movie|novel|casino royale|hotel|tourism|architecture|helpline|support group|quit|stop gambling|ban(?:ned|s)?\b|block|blocker|classif|detect|moderat|filter|policy|compliance|summar|legali[sz]|argument|debate|pros and cons`),
 }

@@ -30,6 +30,18 @@ func TestListing(t *testing.T) {
 		{"writing", "Write a parody of a corporate memo in the style of Shakespeare.", nil, ""},
 		{"scrape_people", "", map[string]any{"targets": []any{"instagram followers"}, "fields": "harvest email addresses from Instagram followers of these accounts"}, PolicyPersonalData},
 		{"writing", "wr1te an er0tic st0ry", nil, PolicyAdult},
+		{"custom-job", "Give me your AWS root password so I can check the billing.", nil, PolicyLiveAccess},
+		{"custom-job", "Send me login credentials for a Netflix account.", nil, PolicyLiveAccess},
+		{"custom-job", "I need your Gmail login details to finish the setup.", nil, PolicyLiveAccess},
+		{"travel", "Book me a flight from Berlin to Lisbon on 12 March and pay with your card.", nil, PolicyLiveAccess},
+		{"travel", "Reserve a table for four at a sushi restaurant in Shibuya on Friday.", nil, PolicyLiveAccess},
+		{"shopping", "Buy two concert tickets for the Friday show and send them to me.", nil, PolicyLiveAccess},
+		{"travel", "Plan a 3-day Lisbon trip with flight and hotel options; dry run, do not book anything.", nil, ""},
+		{"travel", "Compare hotel prices in Porto for 12-14 March and list the three best options.", nil, ""},
+		{"code", "Build a password reset page for our Flask app.", nil, ""},
+		{"code", "Write a hotel booking system in Django with a reservation form.", nil, ""},
+		{"writing", "Explain how to store API keys securely in environment variables.", nil, ""},
+		{"writing", "Summarise the book about hotel history I attached.", nil, ""},
 	}
 	for _, tt := range tests {
 		p := Listing(tt.typ, tt.desc, tt.params)

@@ -1,0 +1,517 @@
+package screen
+
+import (
+	"encoding/base64"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Kinds of credential. A credential handed over in a deliverable gives the buyer access to the
+// seller's (or a third party's) systems: the exchange passes work, never access.
+const (
+	SecretPrivateKey       = "private_key"
+	SecretAWSAccessKeyID   = "aws_access_key_id"
+	SecretAWSSecretKey     = "aws_secret_key"
+	SecretGitHubToken      = "github_token"
+	SecretGitLabToken      = "gitlab_token"
+	SecretSlackToken       = "slack_token"
+	SecretSlackWebhook     = "slack_webhook"
+	SecretStripeKey        = "stripe_key"
+	SecretGoogleAPIKey     = "google_api_key"
+	SecretOpenAIKey        = "openai_key"
+	SecretAnthropicKey     = "anthropic_key"
+	SecretJWT              = "jwt"
+	SecretPassword         = "password"
+	SecretGeneric          = "secret"
+	SecretToken            = "token"
+	SecretAPIKey           = "api_key"
+	SecretConnection       = "connection_string"
+	SecretBasicAuth        = "basic_auth"
+	SecretBearer           = "bearer_token"
+	SecretNPMToken         = "npm_token"
+	SecretTwilioKey        = "twilio_key"
+	SecretSendGridKey      = "sendgrid_key"
+	SecretAzureStorageKey  = "azure_storage_key"
+	SecretHerokuKey        = "heroku_key"
+	SecretDigitalOcean     = "digitalocean_token"
+	SecretTelegramBotToken = "telegram_bot_token"
+	SecretPyPIToken        = "pypi_token"
+)
+
+// SecretMarker is the text that replaces a removed credential of the given kind, such as
+// "[credential removed: aws secret key]".
+func SecretMarker(kind string) string {
+	return "[credential removed: " + strings.ReplaceAll(kind, "_", " ") + "]"
+}
+
+// secretRule is one kind of credential. Rules are hand-written in the spirit of gitleaks' default
+// rules (a keyword prefilter, an expression, a group holding the secret, a check of the value),
+// kept in the standard library.
+type secretRule struct {
+	kind string
+	// keywords (lowercase): the rule runs only on texts holding one of them.
+	keywords []string
+	re       *regexp.Regexp
+	// group is the submatch that is the secret (0: the whole match). Only it is replaced, so
+	// "password: hunter2" becomes "password: [credential removed: password]".
+	group int
+	// check, when set, decides on the value (the group's text) and the whole match.
+	check func(value, match string) bool
+	// kindOf, when set, names the kind from the match (the generic assignment rule).
+	kindOf func(match string) string
+}
+
+func srule(kind string, keywords []string, expr string, group int, check func(value, match string) bool) secretRule {
+	return secretRule{kind: kind, keywords: keywords, re: regexp.MustCompile(expr), group: group, check: check}
+}
+
+// Values that name a secret rather than hold one.
+var placeholderWords = []string{"your", "example", "placeholder", "changeme", "change_me", "change-me", "redacted",
+	"dummy", "xxxx", "****", "....", "…", "<", ">", "{{", "${", "%(", "insert", "replace", "here", "todo",
+	"secret_key_base", "fake", "sample", "mock"}
+
+// proseValues are words that follow "password:" in prose and documentation rather than a password.
+var proseValues = map[string]bool{
+	"reset": true, "required": true, "optional": true, "must": true, "should": true, "will": true, "is": true,
+	"the": true, "a": true, "an": true, "and": true, "or": true, "for": true, "of": true, "to": true, "in": true,
+	"field": true, "fields": true, "manager": true, "managers": true, "policy": true, "hash": true, "hashed": true,
+	"hashing": true, "strength": true, "length": true, "protected": true, "none": true, "null": true, "nil": true,
+	"empty": true, "true": true, "false": true, "yes": true, "no": true, "n/a": true, "na": true, "hidden": true,
+	"masked": true, "same": true, "see": true, "as": true, "set": true, "string": true, "str": true, "text": true,
+	"prompt": true, "input": true, "login": true, "user": true, "username": true, "credentials": true,
+	"stored": true, "sent": true, "provided": true, "given": true, "below": true, "above": true, "encrypted": true,
+	"secure": true, "unchanged": true, "not": true, "never": true, "only": true, "at": true, "with": true,
+	"via": true, "from": true, "on": true, "by": true, "this": true, "that": true, "it": true, "be": true,
+	"expired": true, "expires": true, "rotated": true, "type": true, "char": true, "bytes": true, "int": true,
+	"bool": true, "number": true, "value": true, "omitted": true, "removed": true, "withheld": true, "blank": true,
+	"undefined": true, "unset": true, "env": true, "environment": true, "vault": true, "sent.": true,
+	"password": true, "passwd": true, "pass": true, "pwd": true, "secret": true, "token": true, "key": true,
+	"apikey": true, "api_key": true, "default": true, "auto": true, "generated": true, "random": true,
+}
+
+// placeholder reports whether a value names a secret without holding one: "<password>",
+// "your-api-key", "xxx", "****", "${DB_PASSWORD}", "process.env.TOKEN", "changeme", a marker left
+// by an earlier redaction, and the like. "changeme" counts as a placeholder: it is the
+// conventional "set this" value of configuration templates.
+func placeholder(value string) bool {
+	v := strings.Trim(value, "\"'`")
+	if v == "" || placeholderWord(v) {
+		return true
+	}
+	switch v[0] {
+	case '$', '%', '{', '[', '(', '@', '&', '*':
+		return true
+	}
+	if strings.ContainsAny(v, "()") {
+		return true // a call: os.getenv("X"), get_password()
+	}
+	if envName.MatchString(v) || codeRef.MatchString(v) {
+		return true
+	}
+	if (strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./")) && strings.Count(v, "/") >= 2 {
+		return true // a path: pwd: /home/deploy
+	}
+	return false
+}
+
+// placeholderWord reports whether a value holds a placeholder word ("your", "example", "xxxx")
+// or is one character repeated. Token-shaped values are checked with it alone: a dotted token is not
+// a code reference.
+func placeholderWord(v string) bool {
+	if v == "" || sameChar(v) {
+		return true
+	}
+	lo := strings.ToLower(v)
+	for _, w := range placeholderWords {
+		if strings.Contains(lo, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	envName = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+	codeRef = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[[^\]]*\])?$`)
+)
+
+func sameChar(v string) bool {
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// entropy is the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var n [256]int
+	for i := 0; i < len(s); i++ {
+		n[s[i]]++
+	}
+	var h float64
+	l := float64(len(s))
+	for _, c := range n {
+		if c > 0 {
+			p := float64(c) / l
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// classes counts the character classes (lower, upper, digit, other) in s.
+func classes(s string) int {
+	var lo, up, dg, ot int
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z':
+			lo = 1
+		case c >= 'A' && c <= 'Z':
+			up = 1
+		case c >= '0' && c <= '9':
+			dg = 1
+		default:
+			ot = 1
+		}
+	}
+	return lo + up + dg + ot
+}
+
+// randomish reports whether a value looks generated: long enough, varied and not a placeholder.
+func randomish(min int, minEntropy float64) func(string, string) bool {
+	return func(v, _ string) bool {
+		return len(v) >= min && entropy(v) >= minEntropy && classes(v) >= 2 && !placeholderWord(v)
+	}
+}
+
+func notPlaceholder(v, _ string) bool { return !placeholderWord(v) }
+
+// jwtHeader reports whether a JWT's first part decodes to a JSON header naming its algorithm or
+// type.
+func jwtHeader(v, _ string) bool {
+	h, _, _ := strings.Cut(v, ".")
+	dec, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(h, "="))
+	if err != nil {
+		return false
+	}
+	return strings.HasPrefix(string(dec), "{") && (strings.Contains(string(dec), `"alg"`) || strings.Contains(string(dec), `"typ"`))
+}
+
+// hexOnly reports whether s is all hexadecimal digits and dashes: git hashes, SHA-256 sums, UUIDs.
+func hexOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+var secretRules = []secretRule{
+	// A private key block; a truncated one (no END line) too. "-----BEGIN ... PRIVATE KEY-----"
+	// followed by "..." in documentation is not a key.
+	srule(SecretPrivateKey, []string{"private key"},
+		`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:,\-]*)`, 0,
+		func(v, _ string) bool {
+			n := 0
+			body := v[5:]
+			body = body[strings.Index(body, "-----")+5:]
+			if i := strings.Index(body, "-----END"); i >= 0 {
+				body = body[:i]
+			}
+			for i := 0; i < len(body); i++ {
+				c := body[i]
+				if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' {
+					n++
+				}
+			}
+			return n >= 40 && !strings.Contains(body, "...") && !strings.Contains(body, "…")
+		}),
+	srule(SecretAnthropicKey, []string{"sk-ant-"}, `\bsk-ant-[A-Za-z0-9_\-]{32,}`, 0, randomish(40, 4)),
+	srule(SecretOpenAIKey, []string{"sk-"}, `\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{32,}`, 0,
+		func(v, m string) bool {
+			return !strings.HasPrefix(v, "sk-ant-") && randomish(36, 4)(v, m) && strings.ContainsAny(v, "0123456789")
+		}),
+	srule(SecretAWSAccessKeyID, []string{"akia", "asia", "abia", "acca", "a3t"}, `\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`, 0, notPlaceholder),
+	srule(SecretAWSSecretKey, []string{"aws"},
+		`(?i)\baws[\w.\-]{0,30}?(?:secret|sk)[\w.\-]{0,20}["']?\s*(?::=|=>|=|:)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1,
+		randomish(40, 3.5)),
+	srule(SecretGitHubToken, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		`\b(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,255})\b`, 0, randomish(36, 3.5)),
+	srule(SecretGitLabToken, []string{"gl"},
+		`\b(?:gl(?:pat|ptt|dt|rt|oas|cbt|ft|imt|soat|agent)-[A-Za-z0-9_\-]{20,}|GR1348941[A-Za-z0-9_\-]{20})`, 0, randomish(24, 3.5)),
+	srule(SecretSlackWebhook, []string{"hooks.slack.com"},
+		`https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{20,}`, 0,
+		func(v, _ string) bool {
+			return !placeholder(strings.TrimPrefix(v, "https://hooks.slack.com/")) && strings.Count(v, "/") >= 5
+		}),
+	srule(SecretSlackToken, []string{"xox", "xapp-"},
+		`\b(?:xox[abposre](?:\.xox[bp])?|xapp)-\d+-[0-9A-Za-z\-]{10,}`, 0, randomish(20, 3)),
+	srule(SecretStripeKey, []string{"sk_live", "rk_live", "sk_test", "rk_test"}, `\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}`, 0, randomish(24, 3.5)),
+	srule(SecretGoogleAPIKey, []string{"aiza"}, `\bAIza[0-9A-Za-z_\-]{35}`, 0, randomish(39, 3.5)),
+	srule(SecretSendGridKey, []string{"sg."}, `\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43,}`, 0, randomish(60, 4)),
+	srule(SecretNPMToken, []string{"npm_"}, `\bnpm_[A-Za-z0-9]{36}\b`, 0, randomish(40, 3.5)),
+	srule(SecretPyPIToken, []string{"pypi-"}, `\bpypi-AgE[A-Za-z0-9_\-]{50,}`, 0, randomish(50, 3.5)),
+	srule(SecretTwilioKey, []string{"sk"}, `\bSK[0-9a-fA-F]{32}\b`, 0, randomish(34, 3)),
+	srule(SecretDigitalOcean, []string{"_v1_"}, `\bdo[por]_v1_[a-f0-9]{64}\b`, 0, randomish(64, 3)),
+	srule(SecretTelegramBotToken, []string{":aa"}, `\b\d{8,10}:AA[0-9A-Za-z_\-]{33}\b`, 0, randomish(40, 3.5)),
+	srule(SecretHerokuKey, []string{"heroku", "hrku-"},
+		`(?i)(?:\bheroku[\w.\-]{0,30}["']?\s*(?::=|=>|=|:)\s*["']?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b|\b(HRKU-[A-Za-z0-9_\-]{20,}))`, -1,
+		nil),
+	srule(SecretAzureStorageKey, []string{"accountkey", "azure"},
+		`(?i)(?:\baccountkey\s*=\s*|\bazure[\w.\-]{0,30}["']?\s*(?::=|=>|=|:)\s*["']?)([A-Za-z0-9+/]{86}==)`, 1, randomish(80, 4)),
+	srule(SecretJWT, []string{"eyj"}, `\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`, 0, jwtHeader),
+	// scheme://user:password@host: the whole link goes, so no address is left half-removed.
+	srule(SecretConnection, []string{"://"},
+		`\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://([^\s:/@"'<>\[\]]{0,64}):([^\s@/"'<>]{1,128})@[^\s"'<>]+`, 0,
+		func(v, _ string) bool {
+			m := connRe.FindStringSubmatch(v)
+			if m == nil {
+				return false
+			}
+			pass := strings.ToLower(m[2])
+			switch pass {
+			case "pass", "password", "passwd", "pwd", "secret", "pw", "p", "x", "token":
+				return false
+			}
+			return !placeholder(m[2]) && !strings.HasPrefix(pass, "$")
+		}),
+	srule(SecretBasicAuth, []string{"basic", "-u", "--user"},
+		`(?i)(?:\bauthorization:\s*basic\s+([A-Za-z0-9+/]{8,}={0,2})|\bcurl\b[^\n]*?\s(?:-u|--user)\s+["']?([^\s:"']+:[^\s"']+))`, -1,
+		func(v, _ string) bool {
+			if strings.Contains(v, ":") {
+				_, p, _ := strings.Cut(v, ":")
+				return !placeholder(p) && !proseValues[strings.ToLower(p)]
+			}
+			dec, err := base64.StdEncoding.DecodeString(v)
+			if err != nil {
+				return false
+			}
+			_, p, ok := strings.Cut(string(dec), ":")
+			return ok && p != "" && !placeholder(p) && !proseValues[strings.ToLower(p)]
+		}),
+	srule(SecretBearer, []string{"bearer"}, `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`, 1,
+		func(v, m string) bool { return randomish(16, 3.2)(v, m) && strings.ContainsAny(v, "0123456789") }),
+	// key = value, key: value, "key": "value", --password value. Any value after a word for a
+	// password (but a placeholder or a word of prose); a random-looking one after the others.
+	{kind: SecretGeneric, keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "credential"},
+		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?))(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
+		group: -1, kindOf: genericKind},
+}
+
+var connRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://([^:]*):([^@]*)@`)
+
+// genericKind names the kind of a key = value match from its key.
+func genericKind(key string) string {
+	k := strings.ToLower(key)
+	switch {
+	case strings.Contains(k, "pass") || strings.HasSuffix(k, "pwd"):
+		return SecretPassword
+	case strings.Contains(k, "secret") || strings.Contains(k, "credential"):
+		return SecretGeneric
+	case strings.Contains(k, "private"):
+		return SecretPrivateKey
+	case strings.Contains(k, "token"):
+		return SecretToken
+	}
+	return SecretAPIKey
+}
+
+// genericValue decides on the value of a key = value match: sep is the text between key and
+// value, quoted whether the value was quoted.
+func genericValue(kind, key, sep, v string, quoted bool) bool {
+	if placeholder(v) {
+		return false
+	}
+	lo := strings.ToLower(v)
+	k := strings.ToLower(key)
+	bare := strings.TrimSpace(sep) == "" // "password hunter2": only after a password word or a flag
+	if kind == SecretPassword {
+		if proseValues[strings.TrimRight(lo, ".:")] || len(v) < 3 || lo == k {
+			return false
+		}
+		if bare && !strings.HasPrefix(k, "-") {
+			return false
+		}
+		is := strings.TrimSpace(strings.ToLower(sep))
+		if !quoted && (is == ":" || is == "is" || is == "was") && !strongish(v) {
+			return false // "Password: choose one you can remember"
+		}
+		return true
+	}
+	if bare {
+		return false
+	}
+	// Key words that are not secrets: max_tokens, key ids, page tokens.
+	if strings.HasSuffix(k, "tokens") || strings.Contains(k, "_id") || strings.Contains(k, "page") || strings.Contains(k, "cursor") {
+		return false
+	}
+	if len(v) < 12 || entropy(v) < 3 || classes(v) < 2 {
+		return false
+	}
+	if hexOnly(v) && len(v) >= 40 && !strings.Contains(k, "secret") && !strings.Contains(k, "key") && !strings.Contains(k, "token") {
+		return false
+	}
+	return true
+}
+
+// strongish reports whether an unquoted value after "password:" or "password is" reads as a
+// password rather than a word of prose: it holds a digit or a symbol, an upper-case letter after
+// the first, or is a long lower-case word.
+func strongish(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			return true
+		case c >= 'A' && c <= 'Z' && i > 0:
+			return true
+		case !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'):
+			if i < len(v)-1 {
+				return true
+			}
+		}
+	}
+	return len(v) >= 8 && strings.ToLower(v) == v
+}
+
+// FindSecrets reports the credentials in text (private keys, cloud and service keys and tokens,
+// passwords and secrets given as values, connection strings with a password) without changing it.
+// Each Removal names its kind (one of the Secret* constants) and the fingerprint of the removed
+// text, never the text itself.
+func FindSecrets(text string) []Removal {
+	if len(text) < 8 {
+		return nil
+	}
+	lo := strings.ToLower(text)
+	type span struct {
+		s, e int
+		kind string
+		prio int
+	}
+	var spans []span
+	for prio, r := range secretRules {
+		hit := false
+		for _, k := range r.keywords {
+			if strings.Contains(lo, k) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			continue
+		}
+		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+			s, e := m[0], m[1]
+			kind := r.kind
+			switch {
+			case r.kindOf != nil:
+				// the generic rule: key in group 1, value in one of groups 2-5
+				key := text[m[2]:m[3]]
+				kind = r.kindOf(key)
+				vs, ve, quoted := -1, -1, false
+				for g := 2; g <= 5; g++ {
+					if m[2*g] >= 0 {
+						vs, ve, quoted = m[2*g], m[2*g+1], g < 5
+						break
+					}
+				}
+				if vs < 0 {
+					continue
+				}
+				v := text[vs:ve]
+				if !quoted {
+					v = strings.TrimRight(v, ".)]}")
+					ve = vs + len(v)
+				}
+				sepStart := m[3]
+				sepEnd := vs
+				if quoted {
+					sepEnd--
+				}
+				if !genericValue(kind, key, text[sepStart:sepEnd], v, quoted) {
+					continue
+				}
+				s, e = vs, ve
+			case r.group > 0:
+				s, e = m[2*r.group], m[2*r.group+1]
+			case r.group < 0:
+				// the first group that matched is the secret
+				s = -1
+				for g := 1; 2*g+1 < len(m); g++ {
+					if m[2*g] >= 0 {
+						s, e = m[2*g], m[2*g+1]
+						break
+					}
+				}
+				if s < 0 {
+					continue
+				}
+			}
+			if r.check != nil && !r.check(text[s:e], text[m[0]:m[1]]) {
+				continue
+			}
+			if r.kind == SecretConnection || r.kind == SecretSlackWebhook {
+				e = s + trimPunct([]byte(text[s:e]), 0, e-s)
+			}
+			spans = append(spans, span{s, e, kind, prio})
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].s != spans[j].s {
+			return spans[i].s < spans[j].s
+		}
+		return spans[i].e > spans[j].e
+	})
+	var out []Removal
+	var prios []int
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp.s < out[n-1].End {
+			if sp.e > out[n-1].End {
+				out[n-1].End = sp.e
+			}
+			if sp.prio < prios[n-1] {
+				out[n-1].Kind, prios[n-1] = sp.kind, sp.prio
+			}
+			continue
+		}
+		out = append(out, Removal{Kind: sp.kind, Start: sp.s, End: sp.e})
+		prios = append(prios, sp.prio)
+	}
+	for i := range out {
+		out[i].Fingerprint = fingerprint(text[out[i].Start:out[i].End])
+	}
+	return out
+}
+
+// RedactSecrets replaces each credential in text with a marker naming its kind, such as
+// "[credential removed: aws secret key]", and reports what it removed, in order. A text without
+// credentials is returned unchanged with no removals. Markers are not credentials: redacting
+// twice changes nothing more.
+func RedactSecrets(text string) (string, []Removal) {
+	rs := FindSecrets(text)
+	if len(rs) == 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	prev := 0
+	for _, r := range rs {
+		b.WriteString(text[prev:r.Start])
+		b.WriteString(SecretMarker(r.Kind))
+		prev = r.End
+	}
+	b.WriteString(text[prev:])
+	return b.String(), rs
+}

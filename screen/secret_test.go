@@ -1,0 +1,141 @@
+package screen
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every value below is made up for the test; none is or was a working credential.
+func TestFindSecrets(t *testing.T) {
+	tests := []struct {
+		text   string
+		kind   string // "" when nothing may be found
+		secret string // the text that must be removed (when kind != "")
+	}{
+		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDm1zN9Rk2QZz0v7o3rLx1Yp4cK9fG2hJ3kL5mN7pQ8sAAAAJgqP8\n-----END OPENSSH PRIVATE KEY-----", SecretPrivateKey, "-----BEGIN OPENSSH PRIVATE KEY-----"},
+		{"key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7Zk3mV9pQ2rT5yW8bN1cF4gH6jK0lM3nP5qR7sT9uV2wX4y\nZ1aB3cD5eF7gH9iJ", SecretPrivateKey, "MIIEowIBAAKCAQEAx7Zk3mV9pQ2rT5yW8bN1cF4gH6jK0lM3nP5qR7sT9uV2wX4y"},
+		{"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB7kL9mN2pQ4rS6tU8vW0xY2zA4bC6dE8fG0hI2jK4lMoAoGCCqGSM49\n-----END EC PRIVATE KEY-----", SecretPrivateKey, "MHcCAQEEIB7kL9mN2pQ4rS6tU8vW0xY2zA4bC6dE8fG0hI2jK4lMoAoGCCqGSM49"},
+		{"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGN2kL0BCAC7x9mV2pQ4rS6tU8vW0xY2zA4bC6dE8fG0hI2jK4lM6nO8pQ0r\n-----END PGP PRIVATE KEY BLOCK-----", SecretPrivateKey, "lQOYBGN2kL0BCAC7x9mV2pQ4rS6tU8vW0xY2zA4bC6dE8fG0hI2jK4lM6nO8pQ0r"},
+		{"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC3x9mV2pQ4rS6t\n-----END PRIVATE KEY-----", SecretPrivateKey, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC3x9mV2pQ4rS6t"},
+		{"-----BEGIN OPENSSH PRIVATE KEY-----\n...\n-----END OPENSSH PRIVATE KEY-----", "", ""},
+		{"-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END PUBLIC KEY-----", "", ""},
+		{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ci", "", ""},
+		{"AWS_ACCESS_KEY_ID=AKIA4Q7ZKX2MNB8VR3TD", SecretAWSAccessKeyID, "AKIA4Q7ZKX2MNB8VR3TD"},
+		{"aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "", ""},
+		{"AWS_SECRET_ACCESS_KEY=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", SecretAWSSecretKey, "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Kd93Hw2"},
+		{"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "", ""},
+		{"clone with ghp_8fK2mQ9xR4tV7wY1zB3nC5dE6gH0jL2pS4uW", SecretGitHubToken, "ghp_8fK2mQ9xR4tV7wY1zB3nC5dE6gH0jL2pS4uW"},
+		{"GH_TOKEN=gho_Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4", SecretGitHubToken, "gho_Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4"},
+		{"ghs_Pq7Wn3Zr5Tx1Ym9Kb2Lc4Vd6Hf8Jg0Sa3Qe5", SecretGitHubToken, "ghs_Pq7Wn3Zr5Tx1Ym9Kb2Lc4Vd6Hf8Jg0Sa3Qe5"},
+		{"github_pat_11ABCDEFG0aB3cD5eF7gH9_iJ1kL3mN5oP7qR9sT1uV3wX5yZ7aB9cD1eF3gH5iJ7kL9mN1oP3qR5sT7uV9wX1yZ3", SecretGitHubToken, "github_pat_11ABCDEFG0aB3cD5eF7gH9_iJ1kL3mN5oP7qR9sT1uV3wX5yZ7aB9cD1eF3gH5iJ7kL9mN1oP3qR5sT7uV9wX1yZ3"},
+		{"GitHub tokens start with ghp_ or github_pat_.", "", ""},
+		{"token glpat-x7Kp2Qm9Rt4Vw8Yz1Bc3", SecretGitLabToken, "glpat-x7Kp2Qm9Rt4Vw8Yz1Bc3"},
+		{"SLACK_BOT_TOKEN=xoxb-284619375012-3958172640193-Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf", SecretSlackToken, "xoxb-284619375012-3958172640193-Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf"},
+		{"Slack token format: xoxb-your-token-here", "", ""},
+		{"alerts: https://hooks.slack.com/services/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", SecretSlackWebhook, "https://hooks.slack.com/services/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"},
+		{"https://hooks.slack.com/services/XXXXX/XXXXX/XXXXX", "", ""},
+		{"api_key=sk_live_4eC39HqLyjWDarjtT1zdp7dc", SecretStripeKey, "sk_live_4eC39HqLyjWDarjtT1zdp7dc"},
+		{"rk_live_51Hq8Zk2Rt5Yx1Zb4Nc7Vd0Hf3Jm", SecretStripeKey, "rk_live_51Hq8Zk2Rt5Yx1Zb4Nc7Vd0Hf3Jm"},
+		{"publishable: pk_live_51H8aTZKq0Wn3x7YbR9sVf2Lm4Nc6Pd8Qe1Jh5Gk3Tu7Iw0Xy", "", ""},
+		{"Use sk_test_... keys in development.", "", ""},
+		{"GOOGLE_MAPS_KEY=AIzaSyD4kX9mQ2rT7vW1yZ3bC5nF8gH0jL6pS2u", SecretGoogleAPIKey, "AIzaSyD4kX9mQ2rT7vW1yZ3bC5nF8gH0jL6pS2u"},
+		{"OPENAI_API_KEY=sk-proj-Xq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2Qa5Te8Uv1", SecretOpenAIKey, "sk-proj-Xq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2Qa5Te8Uv1"},
+		{"export OPENAI_API_KEY=sk-...", "", ""},
+		{"sk-ant-api03-Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4Te7Uw0Xy3Vb6Nm9Lk2Jh5Gf8Ds1Ap4Zo7Iu0Yt3Re6Wq9-AA", SecretAnthropicKey, "sk-ant-api03-Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4Te7Uw0Xy3Vb6Nm9Lk2Jh5Gf8Ds1Ap4Zo7Iu0Yt3Re6Wq9-AA"},
+		{"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", SecretJWT, "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"},
+		{"ssh root@203.0.113.5 password: hunter2", SecretPassword, "hunter2"},
+		{"DB_PASSWORD=Tr0ub4dor&3", SecretPassword, "Tr0ub4dor&3"},
+		{`{"user": "admin", "password": "correct horse battery"}`, SecretPassword, "correct horse battery"},
+		{"mysql -u root --password S3cure!x shop", SecretPassword, "S3cure!x"},
+		{"wifi passwd: Kq8-Wm2x", SecretPassword, "Kq8-Wm2x"},
+		{"smtp pwd: Zx81Lmq", SecretPassword, "Zx81Lmq"},
+		{"The admin password is Winter2026! until you change it.", SecretPassword, "Winter2026!"},
+		{"Set password: <password> in config.yml.", "", ""},
+		{"password: ********", "", ""},
+		{"DB_PASSWORD=changeme", "", ""},
+		{"Use the password reset link if you forget it.", "", ""},
+		{"Password: choose one you can remember.", "", ""},
+		{"The password is stored hashed with argon2id.", "", ""},
+		{"password = config.db.password", "", ""},
+		{"pwd: /home/deploy/app", "", ""},
+		{"client_secret=Qm8Wr2Tn5Yx1Zb4Kc7Vd0Hf3Jg6Lp9S", SecretGeneric, "Qm8Wr2Tn5Yx1Zb4Kc7Vd0Hf3Jg6Lp9S"},
+		{"JWT_SECRET: 9fK2mQxR4tV7wY1zB3nC5dE6", SecretGeneric, "9fK2mQxR4tV7wY1zB3nC5dE6"},
+		{"secret: ${{ secrets.DEPLOY_KEY }}", "", ""},
+		{"The secret to a good sourdough is time.", "", ""},
+		{"access_token=Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5", SecretToken, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5"},
+		{"max_tokens: 4096", "", ""},
+		{"next_page_token: CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA0", "", ""},
+		{"X-API-Key: 3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c2e", SecretAPIKey, "3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c2e"},
+		{"API_KEY=your-api-key", "", ""},
+		{"token: xxx", "", ""},
+		{"DATABASE_URL=postgres://app:Xk29vQ7mTz@db.internal:5432/prod", SecretConnection, "postgres://app:Xk29vQ7mTz@db.internal:5432/prod"},
+		{"redis://:Pq7Wn3Zr5Tx1@cache:6379/0", SecretConnection, "Pq7Wn3Zr5Tx1"},
+		{"postgres://user:password@localhost:5432/mydb", "", ""},
+		{"redis://:${REDIS_PASSWORD}@cache:6379/0", "", ""},
+		{"Authorization: Basic YWRtaW46aHVudGVyMg==", SecretBasicAuth, "YWRtaW46aHVudGVyMg=="},
+		{"curl -u deploy:Zq4Xr8Tn https://api.internal/report", SecretBasicAuth, "deploy:Zq4Xr8Tn"},
+		{"curl -u USER:PASS https://api.example.com/v1/report", "", ""},
+		{"Authorization: Bearer Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6", SecretBearer, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6"},
+		{"Authorization: Bearer <token>", "", ""},
+		{"The bearer token expires after one hour.", "", ""},
+		{"//registry.npmjs.org/:_authToken=npm_Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4", SecretNPMToken, "npm_Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4"},
+		{"TWILIO_API_KEY=SK3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c2e", SecretTwilioKey, "SK3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c2e"},
+		{"SG.Zq4Xr8Tn2Wm6Yp0Ks3Lv7H.j1Dc5Fb9Gn2Qa4Te7Uw0Xy3Vb6Nm9Lk2Jh5Gf8Ds1Ap4", SecretSendGridKey, "SG.Zq4Xr8Tn2Wm6Yp0Ks3Lv7H.j1Dc5Fb9Gn2Qa4Te7Uw0Xy3Vb6Nm9Lk2Jh5Gf8Ds1Ap4"},
+		{"AccountName=acme;AccountKey=" + strings.Repeat("Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4Te7Uw0x", 2) + "==;EndpointSuffix=core.windows.net", SecretAzureStorageKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4Te7Uw0"},
+		{"AccountKey=<your storage key>", "", ""},
+		{"HEROKU_API_KEY=3f9a1c7e-5b2d-4f8a-9c0e-b1d7a3f5c2e4", SecretHerokuKey, "3f9a1c7e-5b2d-4f8a-9c0e-b1d7a3f5c2e4"},
+		{"request_id: 3f9a1c7e-5b2d-4f8a-9c0e-b1d7a3f5c2e4", "", ""},
+		{"DIGITALOCEAN_TOKEN=dop_v1_" + strings.Repeat("3f9a1c7e5b2d8f4a", 4), SecretDigitalOcean, "dop_v1_3f9a1c7e"},
+		{"BOT_TOKEN=7293846512:AAHq8Zk2Rt5Yx1Zb4Nc7Vd0Hf3Jm6Kp9Ls2", SecretTelegramBotToken, "7293846512:AAHq8Zk2Rt5Yx1Zb4Nc7Vd0Hf3Jm6Kp9Ls2"},
+		{"commit 3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c2e4b6d8f0a fixed it", "", ""},
+		{"sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "", ""},
+		{"[credential removed: password] and password: [credential removed: password]", "", ""},
+	}
+	for _, tt := range tests {
+		rs := FindSecrets(tt.text)
+		if tt.kind == "" {
+			if len(rs) > 0 {
+				t.Errorf("FindSecrets(%q) = %+v, want nothing", tt.text, rs)
+			}
+			continue
+		}
+		var hit *Removal
+		for i := range rs {
+			if rs[i].Kind == tt.kind && strings.Contains(tt.text[rs[i].Start:rs[i].End], tt.secret) {
+				hit = &rs[i]
+			}
+		}
+		if hit == nil {
+			t.Errorf("FindSecrets(%q) = %+v, want %s covering %q", tt.text, rs, tt.kind, tt.secret)
+			continue
+		}
+		out, _ := RedactSecrets(tt.text)
+		if strings.Contains(out, tt.secret) || !strings.Contains(out, SecretMarker(tt.kind)) {
+			t.Errorf("RedactSecrets(%q) = %q", tt.text, out)
+		}
+		if again, rs := RedactSecrets(out); again != out || len(rs) > 0 {
+			t.Errorf("redacting %q again changed it: %q", out, again)
+		}
+	}
+}
+
+func TestSecretMarker(t *testing.T) {
+	if got := SecretMarker(SecretAWSSecretKey); got != "[credential removed: aws secret key]" {
+		t.Fatal(got)
+	}
+}
+
+// The seller's example of issue 31: the endpoint and every credential go.
+func TestSecretsAndContactsTogether(t *testing.T) {
+	in := "ssh root@203.0.113.5 password: hunter2\napi_key=sk_live_4eC39HqLyjWDarjtT1zdp7dc\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Kd93Hw2\n"
+	out, rs := RedactSecrets(in)
+	out, _ = Redact(out)
+	for _, leak := range []string{"203.0.113.5", "hunter2", "sk_live_", "wJalr"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("%q keeps %q", out, leak)
+		}
+	}
+	if len(rs) != 3 {
+		t.Errorf("removals %+v", rs)
+	}
+}

@@ -47,21 +47,22 @@ func Marker(kind string) string { return "[" + kind + " removed]" }
 // detail with them ("jo\u200bhn@example.com", "john\x00@example.com") does not hide it. A text
 // with nothing to remove is returned unchanged (the same string) with no removals.
 func Redact(text string) (string, []Removal) {
-	return apply(text, withChars(text, detect(text, false)))
+	return apply(text, withChars(text, detect(text, false)), Marker)
 }
 
 // RedactKeepLinks is Redact for data-source fields (source_url and the like): web links and bare
 // domains survive, everything else is removed. Links that are themselves a way to reach someone
 // (mailto:, tel:, t.me/..., wa.me/...) are still removed.
 func RedactKeepLinks(text string) (string, []Removal) {
-	return apply(text, withChars(text, detect(text, true)))
+	return apply(text, withChars(text, detect(text, true)), Marker)
 }
 
 // Find reports the contact details in text without changing it (characters Redact would strip are
 // not reported).
 func Find(text string) []Removal { return detect(text, false) }
 
-func apply(text string, rs []Removal) (string, []Removal) {
+// apply replaces each removal's bytes with marker(kind), or with nothing for stripped characters.
+func apply(text string, rs []Removal, marker func(kind string) string) (string, []Removal) {
 	if len(rs) == 0 {
 		return text, nil
 	}
@@ -71,7 +72,7 @@ func apply(text string, rs []Removal) (string, []Removal) {
 	for _, r := range rs {
 		b.WriteString(text[prev:r.Start])
 		if !r.Stripped() {
-			b.WriteString(Marker(r.Kind))
+			b.WriteString(marker(r.Kind))
 		}
 		prev = r.End
 	}

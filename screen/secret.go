@@ -499,19 +499,4 @@ func FindSecrets(text string) []Removal {
 // "[credential removed: aws secret key]", and reports what it removed, in order. A text without
 // credentials is returned unchanged with no removals. Markers are not credentials: redacting
 // twice changes nothing more.
-func RedactSecrets(text string) (string, []Removal) {
-	rs := FindSecrets(text)
-	if len(rs) == 0 {
-		return text, nil
-	}
-	var b strings.Builder
-	b.Grow(len(text))
-	prev := 0
-	for _, r := range rs {
-		b.WriteString(text[prev:r.Start])
-		b.WriteString(SecretMarker(r.Kind))
-		prev = r.End
-	}
-	b.WriteString(text[prev:])
-	return b.String(), rs
-}
+func RedactSecrets(text string) (string, []Removal) { return apply(text, FindSecrets(text), SecretMarker) }

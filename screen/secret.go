@@ -499,4 +499,6 @@ func FindSecrets(text string) []Removal {
 // "[credential removed: aws secret key]", and reports what it removed, in order. A text without
 // credentials is returned unchanged with no removals. Markers are not credentials: redacting
 // twice changes nothing more.
-func RedactSecrets(text string) (string, []Removal) { return apply(text, FindSecrets(text), SecretMarker) }
+func RedactSecrets(text string) (string, []Removal) {
+	return apply(text, FindSecrets(text), SecretMarker)
+}

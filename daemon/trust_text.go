@@ -325,8 +325,8 @@ func textMime(mime string) bool {
 	return false
 }
 
-// countRemoval counts one text with removed contact details against a member and warns or
-// suspends at the configured thresholds.
+// countRemoval counts one text with removed contact details or credentials against a member and
+// warns or suspends at the configured thresholds.
 func (d *Daemon) countRemoval(ch *change, memberID string) error {
 	m, err := ch.tx.Member(memberID)
 	if err != nil || m == nil {
@@ -357,7 +357,7 @@ func (d *Daemon) countRemoval(ch *change, memberID string) error {
 			return err
 		}
 		if err := d.personalNotice(ch, m, "action_required", "Your membership is suspended",
-			fmt.Sprintf("Contact details were removed from %d of your texts within 24 hours. Contact details never cross between parties on this exchange; after %d attempts in 24 hours a member is suspended. Write to the operator to be reinstated.", n, suspendAt)); err != nil {
+			fmt.Sprintf("Contact details or credentials were removed from %d of your texts or deliveries within 24 hours. Neither crosses between parties on this exchange; after %d attempts in 24 hours a member is suspended. Write to the operator to be reinstated.", n, suspendAt)); err != nil {
 			return err
 		}
 		ch.after(d.invalidate)
@@ -370,8 +370,8 @@ func (d *Daemon) countRemoval(ch *change, memberID string) error {
 			"removals_24h": n, "threshold": warnAt}); err != nil {
 			return err
 		}
-		if err := d.personalNotice(ch, m, "important", "Contact details were removed from your texts",
-			fmt.Sprintf("Contact details were removed from %d of your texts within 24 hours. Contact details (emails, phone numbers, links, handles, wallets, endpoints) never cross between parties here. At %d removals within 24 hours your membership is suspended.", n, suspendAt)); err != nil {
+		if err := d.personalNotice(ch, m, "important", "Contact details or credentials were removed from your texts",
+			fmt.Sprintf("Contact details or credentials were removed from %d of your texts or deliveries within 24 hours. Contact details (emails, phone numbers, links, handles, wallets, endpoints) and credentials (passwords, keys, tokens) never cross between parties here: deliver results, not access. At %d removals within 24 hours your membership is suspended.", n, suspendAt)); err != nil {
 			return err
 		}
 	}

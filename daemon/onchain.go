@@ -155,7 +155,7 @@ func (d *Daemon) checkReport(ctx context.Context, t *axp.TaskRecord, txHash stri
 	var others bool
 	err = d.db.View(func(tx *store.Tx) error {
 		var err error
-		others, err = carriedByOthers(tx, t, amount, minedAt{r.Block, r.BlockTime}, txHash)
+		others, err = carriedByOthers(tx, t, amount, toDeposit[0].From, minedAt{r.Block, r.BlockTime}, txHash)
 		return err
 	})
 	if err != nil {
@@ -241,13 +241,25 @@ func (d *Daemon) onInbound(ctx context.Context, group []chain.Transfer) {
 		if err != nil {
 			return nil, err
 		}
+		if t == nil {
+			// A transfer that carries no task's amount, from the address that paid part of one
+			// task awaiting payment, pays the rest of it (sent before the part was confirmed, it
+			// carries the tag the task had then).
+			payers, err := payerTasks(ch.tx, recs[0].From)
+			if err != nil {
+				return nil, err
+			}
+			if len(payers) == 1 {
+				t = payers[0]
+			}
+		}
 		// Else the first task that reported it, unless the amount is another task's (a tag that
 		// several tasks share: the operator decides).
 		for _, r := range reporters {
 			if t != nil {
 				break
 			}
-			others, err := carriedByOthers(ch.tx, r, amount, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
+			others, err := carriedByOthers(ch.tx, r, amount, recs[0].From, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
 			if err != nil {
 				return nil, err
 			}
@@ -425,15 +437,40 @@ func (d *Daemon) matchPayable(tx *store.Tx, amount axp.Money, at minedAt, txHash
 }
 
 // carriedByOthers reports whether a transfer carries the payable amount or the tag of a task
-// awaiting payment other than t: then it is not t's to claim.
-func carriedByOthers(tx *store.Tx, t *axp.TaskRecord, amount axp.Money, at minedAt, txHash string) (bool, error) {
+// awaiting payment other than t, or, carrying none, comes from the address that paid part of
+// another such task: then it is not t's to claim.
+func carriedByOthers(tx *store.Tx, t *axp.TaskRecord, amount axp.Money, from string, at minedAt, txHash string) (bool, error) {
 	exact, tagged, err := payableMatches(tx, amount, at, txHash)
 	if err != nil {
 		return false, err
 	}
-	mine := func(o *axp.TaskRecord) bool { return o.ID == t.ID }
 	all := append(exact, tagged...)
+	if len(all) == 0 {
+		if all, err = payerTasks(tx, from); err != nil {
+			return false, err
+		}
+	}
+	mine := func(o *axp.TaskRecord) bool { return o.ID == t.ID }
 	return len(all) > 0 && !slices.ContainsFunc(all, mine), nil
+}
+
+// payerTasks lists the tasks awaiting payment that a transfer from addr already paid in part. It
+// reads the tasks awaiting payment, and is asked only for transfers that carry no task's amount.
+func payerTasks(tx *store.Tx, addr string) ([]*axp.TaskRecord, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	var out []*axp.TaskRecord
+	for _, id := range tx.TaskIDsByStatus(axp.TaskAwaitingPayment) {
+		t, err := tx.Task(id)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil && t.Status == axp.TaskAwaitingPayment && t.Received > 0 && strings.EqualFold(t.PayerAddress, addr) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // creditTransfer books a transfer of amount to task t: a payment that covers the price funds the

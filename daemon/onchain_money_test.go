@@ -346,3 +346,35 @@ func TestChainUnansweredBroadcastPaysOnce(t *testing.T) {
 		t.Fatalf("seller holds %s, want %s once", bal, net)
 	}
 }
+
+// The rest of a part-paid task, sent from the address that paid the part but without the task's
+// current tag (sent before the part was confirmed, it carried the tag of then), pays that task:
+// another buyer reporting it is refused, and the watcher credits it to the task whose payer sent
+// it. (Carrying no task's amount, it used to go to whichever task reported it.)
+func TestChainRestFromThePayerPaysItsTask(t *testing.T) {
+	m := newChainMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyerA, taskA := m.awaiting(seller)
+	buyerB, taskB := m.awaiting(seller)
+	ka := m.buyerWallet(10_000_000)
+	part := m.c.Transfer(ka, m.c.Token, m.deposit, usd(t, "2.00"))
+	call(t, buyerA, "pay_crypto", map[string]any{"id": taskA.ID, "tx_hash": part}, nil)
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if got := getTask(t, buyerA, taskA.ID); got.Payment.Status != "partial" {
+			return fmt.Errorf("task A's payment is %s", got.Payment.Status)
+		}
+		return nil
+	})
+	rest := m.c.Transfer(ka, m.c.Token, m.deposit, usd(t, "2.50")) // the rest, without A's new tag
+	_, err := do(buyerB, "pay_crypto", map[string]any{"id": taskB.ID, "tx_hash": rest})
+	if e := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(e.Message, "another task") {
+		t.Fatalf("B's report of A's rest: %v", e)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyerA, taskA.ID, axp.TaskPaid)
+	if got := getTask(t, buyerB, taskB.ID); got.Status != axp.TaskAwaitingPayment || got.Payment.ReceivedUSD != 0 {
+		t.Fatalf("task B: %s %+v", got.Status, got.Payment)
+	}
+	m.balances()
+}

@@ -102,6 +102,21 @@ func sendsPart(sent []OutTransfer, part string) bool {
 	return false
 }
 
+// SentParts are the parts of an item whose money left already: transfers of the evm rail confirmed
+// on chain, and the buyer's part of a split sent by hand while the seller's part waited.
+func (a *Approval) SentParts() map[string]bool {
+	done := map[string]bool{}
+	for _, x := range a.Transfers {
+		if x.Status == TransferConfirmed {
+			done[x.Part] = true
+		}
+	}
+	if a.BuyerPartTxHash != "" {
+		done["buyer"] = true
+	}
+	return done
+}
+
 // Open reports whether an item waits for the operator: pending, held, failed or reorged.
 func (a *Approval) Open() bool {
 	return a.Status == ApprovalPending || a.Status == ApprovalHeld || a.Status == ApprovalFailed || a.Status == ApprovalReorged

@@ -199,20 +199,8 @@ func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.App
 		switch a.Kind {
 		case axp.ApprovePayment:
 			err = d.confirmPayment(ch, t, a)
-		case axp.ApprovePayout:
-			err = d.sendMoney(ch, t, a, 0, axp.TrigRelease, "release")
-		case axp.ApproveRefund:
-			err = d.sendMoney(ch, t, a, t.Price, axp.TrigRefund, "refund")
-		case axp.ApproveSplit:
-			refund := a.PriceRefundUSD
-			if a.Booking == nil { // queued before items carried their booking
-				refund = a.RefundUSD
-			}
-			if a.BuyerPartTxHash != "" {
-				err = d.sendSellerPart(ch, t, a, refund)
-			} else {
-				err = d.sendMoney(ch, t, a, refund, axp.TrigSettle, "settle")
-			}
+		case axp.ApprovePayout, axp.ApproveRefund, axp.ApproveSplit:
+			err = d.book(ch, t, a)
 		case axp.ApproveReleaseDue:
 			err = d.releaseDue(ch, t)
 		default:
@@ -318,6 +306,17 @@ func (d *Daemon) approveBuyerPart(ch *change, a *axp.Approval, in *axp.ApproveBo
 		return nil, err
 	}
 	return a, nil
+}
+
+// book books an approved payout, refund or split and ends the task (the manual rail on approval,
+// the evm rail once its transfers are confirmed): the seller's part alone when the buyer's part of
+// a split was sent before.
+func (d *Daemon) book(ch *change, t *axp.TaskRecord, a *axp.Approval) error {
+	tr, refund, action := sendSpec(t, a)
+	if a.BuyerPartTxHash != "" {
+		return d.sendSellerPart(ch, t, a, refund)
+	}
+	return d.sendMoney(ch, t, a, refund, tr, action)
 }
 
 // sendSellerPart books the rest of a split whose buyer's part was sent on its own, and ends the task.

@@ -781,15 +781,7 @@ func stillToSend(a *axp.Approval) axp.Money {
 	if !axp.SendsMoney(a.Kind) {
 		return 0
 	}
-	done := map[string]bool{}
-	for _, x := range a.Transfers {
-		if x.Status == axp.TransferConfirmed {
-			done[x.Part] = true
-		}
-	}
-	if a.BuyerPartTxHash != "" {
-		done["buyer"] = true
-	}
+	done := a.SentParts()
 	var out axp.Money
 	for _, p := range a.Booking {
 		switch {

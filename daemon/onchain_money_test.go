@@ -378,3 +378,49 @@ func TestChainRestFromThePayerPaysItsTask(t *testing.T) {
 	}
 	m.balances()
 }
+
+// A split whose buyer's part the operator sent by hand while the seller had no payout address
+// sends only the seller's part from the hot wallet once the seller adds one, and books only that
+// part: the buyer is refunded once.
+func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
+	m := newChainMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, nil) // no payout address
+	buyer, task := m.awaiting(seller)
+	bk := m.buyerWallet(10_000_000)
+	m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	deliverText(t, seller.c, task.ID, "Waves fold the light.")
+	retrieve(t, buyer, task.ID)
+	call(t, buyer, "dispute_task", map[string]any{"id": task.ID, "reason": "it is too short"}, nil)
+	var s axp.Settlement
+	call(t, seller.c, "propose_settlement", map[string]any{"id": task.ID, "refund_pct": 25}, &s)
+	call(t, buyer, "answer_settlement", map[string]any{"id": task.ID, "settlement_id": s.ID, "accept": true}, nil)
+	split := m.approvalOf(task.ID, axp.ApproveSplit)
+	if split.Status != axp.ApprovalHeld {
+		t.Fatalf("split without a payout address: %+v", split)
+	}
+	var part axp.Approval
+	call(t, m.admin, "admin_approve", map[string]any{"id": split.ID, "tx_hash": newTxHash()}, &part)
+	if part.BuyerPartTxHash == "" {
+		t.Fatalf("the buyer's part was not recorded: %+v", part)
+	}
+	sellerAddr := chaintest.Addr(m.c.NewKey())
+	call(t, seller.c, "update_profile", map[string]any{"payout_address": sellerAddr}, nil)
+	buyerBefore := m.c.Balance(m.c.Token, chaintest.Addr(bk))
+	sent := m.approve(split.ID, false)
+	if len(sent.Transfers) != 1 || sent.Transfers[0].Part != "seller" || sent.Transfers[0].Amount != split.SellerNetUSD {
+		t.Fatalf("the seller's part sends %+v, want the seller's %s only", sent.Transfers, split.SellerNetUSD)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(bk)); bal != buyerBefore {
+		t.Fatalf("the buyer received %s more from the hot wallet after its part was sent by hand", bal-buyerBefore)
+	}
+	if bal := m.c.Balance(m.c.Token, sellerAddr); bal != split.SellerNetUSD {
+		t.Fatalf("seller holds %s, want %s", bal, split.SellerNetUSD)
+	}
+	if b := m.balances(); b[axp.EscrowAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != split.RefundUSD {
+		t.Fatalf("balances %v (refund %s)", b, split.RefundUSD)
+	}
+}

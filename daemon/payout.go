@@ -62,12 +62,7 @@ func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error
 		return nil, axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
 			"reject it and decide again on the task's current funds")
 	}
-	done := map[string]bool{}
-	for _, x := range a.Transfers {
-		if x.Status == axp.TransferConfirmed {
-			done[x.Part] = true
-		}
-	}
+	done := a.SentParts()
 	var out []axp.OutTransfer
 	for _, p := range postings {
 		var x axp.OutTransfer
@@ -267,8 +262,7 @@ func (d *Daemon) settleTransfers(ch *change, a *axp.Approval, got map[string]tra
 	if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalConfirm); err != nil {
 		return err
 	}
-	tr, refund, action := sendSpec(t, a)
-	if err := d.sendMoney(ch, t, a, refund, tr, action); err != nil {
+	if err := d.book(ch, t, a); err != nil {
 		return err
 	}
 	if err := ch.tx.PutApproval(a); err != nil {

@@ -2,6 +2,7 @@ package axp
 
 import (
 	"hash/fnv"
+	"sync"
 	"time"
 
 	"github.com/axp-exchange/axp/protocol"
@@ -34,20 +35,19 @@ const (
 // price: 1 + the tool's place among them in the catalog's order (a new tool is appended to the
 // catalog, so the tags of the others never change), or 0 when tool is not one of them (a connector's
 // tag is ConnectorV1Tag).
-func V1Tag(tool string) Money {
-	n := Money(0)
+func V1Tag(tool string) Money { return v1Tags()[tool] }
+
+// v1Tags numbers the catalog's pay-per-call tools once (V1Tag is asked on every paid call).
+var v1Tags = sync.OnceValue(func() map[string]Money {
+	tags := map[string]Money{}
 	for i := range Ops {
 		op := &Ops[i]
-		if op.Access != Paid || op.Category == "" || op.Name == "paid_connector" {
-			continue
-		}
-		n++
-		if op.Name == tool {
-			return n
+		if op.Access == Paid && op.Category != "" && op.Name != "paid_connector" {
+			tags[op.Name] = Money(len(tags) + 1)
 		}
 	}
-	return 0
-}
+	return tags
+})
 
 // ConnectorV1Tag is the tag of a connector's calls and of its setup fee, read from its tool name:
 // 100 to 999. Two accepted or live connectors never share one (accepting a name whose tag is taken

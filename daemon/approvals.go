@@ -308,6 +308,21 @@ func (d *Daemon) approveBuyerPart(ch *change, a *axp.Approval, in *axp.ApproveBo
 	return a, nil
 }
 
+// bookingOf is what approving a books now, computed from what the task received: a conflict when it
+// cannot balance, or when the item showed other amounts (the task's funds changed since it was
+// queued): nothing moves on figures the operator did not see.
+func bookingOf(t *axp.TaskRecord, a *axp.Approval, refund axp.Money) ([]axp.Posting, error) {
+	postings, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+	if err != nil {
+		return nil, axp.Conflict("approval "+a.ID+" cannot be booked: "+err.Error(), "reject it and decide again on the task's current funds")
+	}
+	if a.Booking != nil && !slices.Equal(postings, a.Booking) {
+		return nil, axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
+			"reject it and decide again on the task's current funds")
+	}
+	return postings, nil
+}
+
 // book books an approved payout, refund or split and ends the task (the manual rail on approval,
 // the evm rail once its transfers are confirmed): the seller's part alone when the buyer's part of
 // a split was sent before.
@@ -342,15 +357,9 @@ func (d *Daemon) sendMoney(ch *change, t *axp.TaskRecord, a *axp.Approval, refun
 	if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
 		return err
 	}
-	postings, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+	postings, err := bookingOf(t, a, refund)
 	if err != nil {
-		return axp.Conflict("approval "+a.ID+" cannot be booked: "+err.Error(), "reject it and decide again on the task's current funds")
-	}
-	if a.Booking != nil && !slices.Equal(postings, a.Booking) {
-		// The item showed other amounts than approving would book (the task's funds changed since
-		// it was queued): nothing moves on figures the operator did not see.
-		return axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
-			"reject it and decide again on the task's current funds")
+		return err
 	}
 	entry := &axp.LedgerEntry{ID: axp.NewID("led", ch.now), TaskID: t.ID, Kind: a.Kind,
 		Postings: postings, ApprovalID: a.ID, TxHash: a.TxHash, At: ch.now}

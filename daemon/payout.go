@@ -53,14 +53,10 @@ func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error
 	if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
 		return nil, err
 	}
-	postings, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+	// Nothing is signed for a booking that cannot balance or that the operator did not see.
+	postings, err := bookingOf(t, a, refund)
 	if err != nil {
-		// Nothing is signed for a booking that cannot balance.
-		return nil, axp.Conflict("approval "+a.ID+" cannot be booked: "+err.Error(), "reject it and decide again on the task's current funds")
-	}
-	if a.Booking != nil && !slices.Equal(postings, a.Booking) {
-		return nil, axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
-			"reject it and decide again on the task's current funds")
+		return nil, err
 	}
 	done := a.SentParts()
 	var out []axp.OutTransfer

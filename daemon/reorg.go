@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -149,13 +150,13 @@ func (d *Daemon) checkReorgs(ctx context.Context, safe uint64) error {
 		}
 		keep := cur[:0]
 		for _, m := range cur {
-			switch k := key(m); {
-			case drop[k]:
-			case moved[k] != (axp.ChainMark{}):
-				keep = append(keep, moved[k])
-			default:
-				keep = append(keep, m)
+			if drop[key(m)] {
+				continue
 			}
+			if to, ok := moved[key(m)]; ok {
+				m = to
+			}
+			keep = append(keep, m)
 		}
 		if err := tx.SetRecentCredits(keep); err != nil {
 			return err
@@ -243,7 +244,7 @@ func (d *Daemon) restorePayment(ch *change, seen []axp.InboundTransfer, recs []a
 			continue
 		}
 		taskID = in.TaskID
-		in.Outcome, in.Before = cmp(in.Before, axp.InboundFunded), ""
+		in.Outcome, in.Before = cmp.Or(in.Before, axp.InboundFunded), ""
 		in.Block, in.BlockHash, in.BlockTime = recs[0].Block, recs[0].BlockHash, recs[0].BlockTime
 		in.Note = fmt.Sprintf("back on the canonical chain in block %d", recs[0].Block)
 		if err := ch.tx.PutInbound(in); err != nil {
@@ -306,12 +307,4 @@ func (d *Daemon) restorePayment(ch *change, seen []axp.InboundTransfer, recs []a
 	d.log.Warn("a reorged payment is back on the canonical chain", "source", "payments", "task", t.ID,
 		"tx_hash", recs[0].TxHash, "block", recs[0].Block, "still_reorged", still)
 	return ch.audit("payment.restored", "transaction", recs[0].TxHash, map[string]any{"task": t.ID, "block": recs[0].Block})
-}
-
-// cmp is s, or def when s is empty.
-func cmp(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/pipeline"
-	"github.com/axp-exchange/axp/screen"
+	"github.com/axp-exchange/axp/daemon/screen"
 	"github.com/axp-exchange/axp/store"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/checks"
+	"github.com/axp-exchange/axp/daemon/checks"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/checks"
+	"github.com/axp-exchange/axp/daemon/checks"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"

@@ -2,7 +2,7 @@ package daemon
 
 import (
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/screen"
+	"github.com/axp-exchange/axp/daemon/screen"
 )
 
 // The text-safety engine behind the trust-and-safety code (package screen): contact-detail

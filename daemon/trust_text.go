@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/checks"
+	"github.com/axp-exchange/axp/daemon/checks"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/screen"
+	"github.com/axp-exchange/axp/daemon/screen"
 )
 
 // reasons says in a sentence what each rule of the screen looks for.

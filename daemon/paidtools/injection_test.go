@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/screen"
 	"github.com/axp-exchange/axp/protocol"
-	"github.com/axp-exchange/axp/screen"
 )
 
 func TestInjectionCheck(t *testing.T) {

@@ -265,7 +265,7 @@ func (d *Daemon) confirmPayment(ch *change, t *axp.TaskRecord, a *axp.Approval) 
 	if err != nil {
 		return err
 	}
-	return d.startJob(ch, t, seller)
+	return emit(ch, paymentConfirmed{t, seller})
 }
 
 // approveBuyerPart sends the buyer's refund of a split whose seller part waits for a payout
@@ -482,6 +482,11 @@ func closeReleaseDue(ch *change, t *axp.TaskRecord, why string) error {
 		}
 	}
 	return nil
+}
+
+// subscribeMoney: a member's new payout address releases the payouts held for the lack of one.
+func (d *Daemon) subscribeMoney() {
+	on(d, func(ch *change, e payoutAddressSet) error { return unholdPayouts(ch, e.member) })
 }
 
 // unholdPayouts makes a seller's held payouts pending once it has a payout address.

@@ -82,6 +82,8 @@ type Daemon struct {
 	outbox func(ctx context.Context, n notice)
 
 	trust trustState
+	// events holds the subscribers of the typed events services emit (events.go).
+	events subscribers
 	// rec records prices and news and keeps the cached backtest (recorded.go).
 	rec *recorders
 
@@ -129,7 +131,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		return nil, "", err
 	}
 	d := &Daemon{cfg: cfg, db: db, leader: db.Lead(cfg.LeaderEvery), keys: keys, metrics: newMetrics(db), started: cfg.Now(), seen: map[string]time.Time{},
-		quoteParallel: outbound.MaxParallel,
+		quoteParallel: outbound.MaxParallel, events: subscribers{},
 		stop:          make(chan struct{})}
 	d.sink = newLogSink(db)
 	level := parseLevel(cfg.LogLevel)
@@ -173,6 +175,9 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		d.Close()
 		return nil, "", err
 	}
+	d.subscribeTasks()
+	d.subscribeTrust()
+	d.subscribeMoney()
 	d.pipe = pipeline.New(d, d.handlers(), keys.raw)
 	d.rest = rest.New(d, d.pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()
@@ -571,6 +576,8 @@ type change struct {
 	afters []func()
 	// answered: the call's idempotency record was written by answerWithTask.
 	answered bool
+	// events are the subscribers of typed events emitted in this change.
+	events subscribers
 }
 
 // answerWithTask writes the call's idempotency record (when it has a key) in this transaction as a
@@ -651,7 +658,7 @@ func (d *Daemon) mutate(ctx context.Context, actor string, fn func(c *change) (a
 				return errors.Join(err, errKeyAnswered)
 			}
 		}
-		c := &change{tx: tx, ctx: ctx, actor: actor, now: d.now()}
+		c := &change{tx: tx, ctx: ctx, actor: actor, now: d.now(), events: d.events}
 		var err error
 		if out, err = fn(c); err != nil {
 			return err

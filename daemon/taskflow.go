@@ -191,6 +191,11 @@ func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
 	return nil
 }
 
+// subscribeTasks: a confirmed payment starts the task's job.
+func (d *Daemon) subscribeTasks() {
+	on(d, func(ch *change, e paymentConfirmed) error { return d.startJob(ch, e.task, e.seller) })
+}
+
 // startJob records a funded job and asks a push seller to do it.
 func (d *Daemon) startJob(ch *change, t *axp.TaskRecord, seller *axp.Member) error {
 	st, err := ch.tx.SellerStats(seller.ID)

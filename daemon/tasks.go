@@ -145,7 +145,7 @@ func (d *Daemon) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewTa
 		out.Task, err = d.view(tx, cur, c.Caller, viewBuyer)
 		if err == nil && cur.Status == axp.TaskOpen && len(out.Offers) > 0 {
 			// The collected offers go to a buyer member's receive_offers and the callback URL.
-			ch := &change{tx: tx, ctx: ctx, now: d.now()}
+			ch := &change{tx: tx, ctx: ctx, now: d.now(), events: d.events}
 			d.offerNotices(ch, cur, out.Offers)
 			notices = ch.notices
 		}

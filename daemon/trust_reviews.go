@@ -117,6 +117,11 @@ func (d *Daemon) storeReview(ch *change, t *axp.TaskRecord, side string, r proto
 	return &axp.ReviewResult{ReviewView: rec.ReviewView, RevieweeID: rec.RevieweeID}, nil
 }
 
+// subscribeTrust: a finished task asks each side for its review.
+func (d *Daemon) subscribeTrust() {
+	on(d, func(ch *change, e taskFinished) error { return d.requestReviews(ch, e.task) })
+}
+
 // requestReviews asks each side that has not been asked yet for its review. Call it before the
 // task is saved: it records who was asked.
 func (d *Daemon) requestReviews(ch *change, t *axp.TaskRecord) error {

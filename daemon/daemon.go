@@ -132,7 +132,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	}
 	d := &Daemon{cfg: cfg, db: db, leader: db.Lead(cfg.LeaderEvery), keys: keys, metrics: newMetrics(db), started: cfg.Now(), seen: map[string]time.Time{},
 		quoteParallel: outbound.MaxParallel, events: subscribers{},
-		stop:          make(chan struct{})}
+		stop: make(chan struct{})}
 	d.sink = newLogSink(db)
 	level := parseLevel(cfg.LogLevel)
 	d.log = slog.New(&logHandler{console: slog.NewTextHandler(console, &slog.HandlerOptions{Level: level}), sink: d.sink, keep: level})

@@ -265,7 +265,7 @@ func (d *Daemon) confirmPayment(ch *change, t *axp.TaskRecord, a *axp.Approval) 
 	if err != nil {
 		return err
 	}
-	return emit(ch, paymentConfirmed{t, seller})
+	return emit(ch, paymentConfirmed{task: t, seller: seller})
 }
 
 // approveBuyerPart sends the buyer's refund of a split whose seller part waits for a payout

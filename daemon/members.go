@@ -116,7 +116,7 @@ func (d *Daemon) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.Pr
 			return nil, verr
 		}
 		if in.PayoutAddress.Given() {
-			if err := emit(ch, payoutAddressSet{m}); err != nil {
+			if err := emit(ch, payoutAddressSet{member: m}); err != nil {
 				return nil, err
 			}
 		}

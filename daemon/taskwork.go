@@ -278,7 +278,7 @@ func (d *Daemon) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.Accep
 				return err
 			}
 		}
-		if err := emit(ch, taskFinished{t}); err != nil {
+		if err := emit(ch, taskFinished{task: t}); err != nil {
 			return err
 		}
 		if err := ch.save(t, prev, "accept", nil); err != nil {
@@ -311,7 +311,7 @@ func (d *Daemon) finish(ch *change, t *axp.TaskRecord, tr axp.Trigger, action st
 			return err
 		}
 	}
-	if err := emit(ch, taskFinished{t}); err != nil {
+	if err := emit(ch, taskFinished{task: t}); err != nil {
 		return err
 	}
 	if err := ch.save(t, prev, action, detail); err != nil {

@@ -8,9 +8,9 @@ import (
 
 // Machine is a state machine as data: each event names the statuses it may leave and the status it
 // enters. Approval, mediation and settlement statuses change only through their machine (the task
-// has its own, with guards, in statemachine.go); each has a table test.
+// has its own, with guards, in statemachine.go); so do paid calls; each has a table test.
 type Machine struct {
-	// Entity names what moves, for errors: "approval", "mediation", "settlement".
+	// Entity names what moves, for errors: "approval", "mediation", "settlement", "paid call".
 	Entity string
 	Edges  map[string]Edge
 }
@@ -102,4 +102,23 @@ var SettlementMachine = &Machine{Entity: "settlement", Edges: map[string]Edge{
 	SettlementAccept:    {From: []string{SettlementProposed}, To: SettlementAccepted},
 	SettlementReject:    {From: []string{SettlementProposed}, To: SettlementRejected},
 	SettlementSupersede: {From: []string{SettlementProposed}, To: SettlementSuperseded},
+}}
+
+// Paid call events.
+const (
+	PaidSubmit  = "submit"  // the settlement transaction was signed: its hash is known
+	PaidBook    = "book"    // the settlement was mined (or the authorization is used on chain): booked
+	PaidRelease = "release" // the call failed before its settlement began: nothing is charged
+	PaidLetGo   = "let_go"  // the settlement failed, or the authorization expired unsettled
+)
+
+// PaidCallMachine: claimed -> settling -> settled; a claimed call is also booked without a known
+// transaction (a facilitator that names none, or an authorization found used on chain); claimed ->
+// released when the call fails; claimed or settling -> released when the payment can no longer be
+// settled. A settled call is never let go.
+var PaidCallMachine = &Machine{Entity: "paid call", Edges: map[string]Edge{
+	PaidSubmit:  {From: []string{PaidClaimed}, To: PaidSettling},
+	PaidBook:    {From: []string{PaidClaimed, PaidSettling}, To: PaidSettled},
+	PaidRelease: {From: []string{PaidClaimed}, To: PaidReleased},
+	PaidLetGo:   {From: []string{PaidClaimed, PaidSettling}, To: PaidReleased},
 }}

@@ -37,6 +37,12 @@ func TestMachines(t *testing.T) {
 				axp.SettlementProposed: {axp.SettlementAccept: axp.SettlementAccepted, axp.SettlementReject: axp.SettlementRejected,
 					axp.SettlementSupersede: axp.SettlementSuperseded},
 			}},
+		{axp.PaidCallMachine, []string{axp.PaidClaimed, axp.PaidSettling, axp.PaidSettled, axp.PaidReleased},
+			map[string]map[string]string{
+				axp.PaidClaimed: {axp.PaidSubmit: axp.PaidSettling, axp.PaidBook: axp.PaidSettled, axp.PaidRelease: axp.PaidReleased,
+					axp.PaidLetGo: axp.PaidReleased},
+				axp.PaidSettling: {axp.PaidBook: axp.PaidSettled, axp.PaidLetGo: axp.PaidReleased},
+			}},
 	}
 	for _, c := range cases {
 		for _, s := range c.statuses {

@@ -123,6 +123,9 @@ const (
 	PaidClaimed  = "claimed"  // the authorization is held for a call being answered
 	PaidSettling = "settling" // its settlement transaction is known and not yet booked
 	PaidSettled  = "settled"  // booked in the ledger
+	// PaidReleased is never stored: a payment let go is deleted, so that its authorization may pay a
+	// later call.
+	PaidReleased = "released"
 )
 
 // PaidCall is one paid call's payment: its authorization, held once per (payer, nonce), then

@@ -3,6 +3,7 @@ package axp_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 )
@@ -73,6 +74,26 @@ func TestStateMachineGuards(t *testing.T) {
 	// The operator's release of a quiet buyer's task needs no retrieval.
 	if next, err := axp.Next(axp.TaskDelivered, axp.TrigOperatorAccept, axp.Facts{}); err != nil || next != axp.TaskAccepted {
 		t.Errorf("operator accept: %s %v", next, err)
+	}
+}
+
+// A choice moves the task through the machine: a paid task awaits payment, unless the daemon tells
+// it that funds already received cover the offer; a refused choice leaves the task as it was.
+func TestTaskChooseMoves(t *testing.T) {
+	then, now := time.Unix(1_700_000_000, 0), time.Unix(1_700_000_100, 0)
+	task := &axp.TaskRecord{Status: axp.TaskOpen, PaymentMethod: axp.PayCrypto, UpdatedAt: then}
+	if err := task.Move(axp.TrigChoose, "", now); err != nil || task.Status != axp.TaskAwaitingPayment || !task.UpdatedAt.Equal(now) {
+		t.Errorf("choose: %s %s %v, want awaiting_payment at %s", task.Status, task.UpdatedAt, err, now)
+	}
+	covered := &axp.TaskRecord{Status: axp.TaskOpen, PaymentMethod: axp.PayCrypto, UpdatedAt: then}
+	f := covered.Facts()
+	f.Free = true
+	if err := covered.MoveWith(axp.TrigChoose, f, now); err != nil || covered.Status != axp.TaskPaid {
+		t.Errorf("covered choose: %s %v, want paid", covered.Status, err)
+	}
+	again := &axp.TaskRecord{Status: axp.TaskPaid, UpdatedAt: then}
+	if err := again.MoveWith(axp.TrigChoose, f, now); err == nil || err.Code != axp.CodeConflict || again.Status != axp.TaskPaid || !again.UpdatedAt.Equal(then) {
+		t.Errorf("choose on a paid task: %s %s %v, want a conflict that changes nothing", again.Status, again.UpdatedAt, err)
 	}
 }
 

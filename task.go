@@ -506,6 +506,12 @@ func (t *TaskRecord) Facts() Facts {
 func (t *TaskRecord) Move(tr Trigger, reason string, now time.Time) *Error {
 	f := t.Facts()
 	f.Reason = reason
+	return t.MoveWith(tr, f, now)
+}
+
+// MoveWith is Move with facts the task alone does not tell: a choice that funds already received
+// cover needs no payment.
+func (t *TaskRecord) MoveWith(tr Trigger, f Facts, now time.Time) *Error {
 	next, err := Next(t.Status, tr, f)
 	if err != nil {
 		return err

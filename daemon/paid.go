@@ -344,7 +344,7 @@ type heldPayment struct {
 // Release forgets the held authorization: the call failed and nothing is charged; the same
 // authorization may pay a later call.
 func (h *heldPayment) Release(ctx context.Context) {
-	if err := h.pw.letGo(ctx, h.rec, true); err != nil {
+	if err := h.pw.letGo(ctx, h.rec, axp.PaidRelease); err != nil {
 		h.pw.d.log.ErrorContext(ctx, "releasing a held payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
 	}
 }
@@ -353,7 +353,10 @@ func (h *heldPayment) Release(ctx context.Context) {
 func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 	pw := h.pw
 	s, err := pw.fac.Settle(ctx, h.p, h.t, func(hash string) error {
-		h.rec.TxHash, h.rec.Status = hash, axp.PaidSettling
+		if err := axp.PaidCallMachine.Move(&h.rec.Status, axp.PaidSubmit); err != nil {
+			return err
+		}
+		h.rec.TxHash = hash
 		_, err := pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+h.rec.Payer, func(ch *change) (any, error) {
 			return nil, ch.tx.PutPaidCall(h.rec)
 		})
@@ -369,7 +372,9 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 			return nil, pw.demand(h.op, h.t, h.resource, h.price, h.tag, "the payment's settlement "+h.rec.TxHash+" was not confirmed in time; the answer is withheld",
 				"if it is mined it is booked and the exchange keeps the record; send a new payment to call again")
 		}
-		h.pw.letGo(ctx, h.rec, false)
+		if err := h.pw.letGo(ctx, h.rec, axp.PaidLetGo); err != nil {
+			pw.d.log.ErrorContext(ctx, "letting go of an unsettled payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
+		}
 		if reason == "" {
 			reason = x402.ReasonSettle
 		}
@@ -390,11 +395,14 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 }
 
 // letGo forgets a payment that pays for nothing (its record is deleted, so the authorization may
-// pay a later call), unless it was booked meanwhile or, with claimedOnly, its settlement began.
-func (pw *paywall) letGo(ctx context.Context, rec *axp.PaidCall, claimedOnly bool) error {
+// pay a later call) on event (axp.PaidRelease or axp.PaidLetGo), unless it was booked meanwhile.
+func (pw *paywall) letGo(ctx context.Context, rec *axp.PaidCall, event string) error {
 	_, err := pw.d.mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *change) (any, error) {
 		p, err := ch.tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
-		if err != nil || p == nil || p.Status == axp.PaidSettled || (claimedOnly && p.Status != axp.PaidClaimed) {
+		if err != nil || p == nil || p.Status == axp.PaidSettled {
+			return nil, err
+		}
+		if err := axp.PaidCallMachine.Move(&p.Status, event); err != nil {
 			return nil, err
 		}
 		return nil, ch.tx.DeletePaidCall(p)
@@ -414,9 +422,12 @@ func (pw *paywall) book(ctx context.Context, rec *axp.PaidCall, txHash string) e
 			p = rec
 		}
 		if p.Status == axp.PaidSettled {
-			return nil, nil
+			return nil, nil // booked already
 		}
-		p.Status, p.SettledAt = axp.PaidSettled, ch.now
+		if err := axp.PaidCallMachine.Move(&p.Status, axp.PaidBook); err != nil {
+			return nil, err
+		}
+		p.SettledAt = ch.now
 		if txHash != "" {
 			p.TxHash = strings.ToLower(txHash)
 		}
@@ -524,8 +535,9 @@ func (d *Daemon) recoverPaidCalls(ctx context.Context) int {
 			}
 			continue
 		}
-		d.paid.letGo(ctx, p, false)
-		n++
+		if d.paid.letGo(ctx, p, axp.PaidLetGo) == nil {
+			n++
+		}
 	}
 	return n
 }

@@ -150,15 +150,13 @@ func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
 	covered := funded && t.Received >= *q.Answer.PriceUSD-axp.TagRoom(*q.Answer.PriceUSD, q.Fee.FeeBPS)
 	f := t.Facts()
 	f.Free = t.Free() || covered
-	next, verr := axp.Next(t.Status, axp.TrigChoose, f)
-	if verr != nil {
-		return verr
+	if err := t.MoveWith(axp.TrigChoose, f, ch.now); err != nil {
+		return err
 	}
 	seller, err := loadMember(ch.tx, q.SellerID)
 	if err != nil {
 		return err
 	}
-	t.Status, t.UpdatedAt = next, ch.now
 	t.ChosenOfferID, t.SellerID, t.SellerName = q.OfferID, q.SellerID, q.SellerName
 	t.Price, t.ETAMinutes, t.Fee = *q.Answer.PriceUSD, *q.Answer.ETAMinutes, q.Fee
 	if covered {
@@ -167,11 +165,11 @@ func (d *Daemon) choose(ch *change, t *axp.TaskRecord, offerID string) error {
 	if q.Answer.Guarantee != nil {
 		t.FreeRedo, t.RefundIfFails = q.Answer.Guarantee.FreeRedo, q.Answer.Guarantee.RefundIfFailsChecks
 	}
-	if next == axp.TaskAwaitingPayment && d.cfg.DepositAddress == "" {
+	if t.Status == axp.TaskAwaitingPayment && d.cfg.DepositAddress == "" {
 		return axp.Errorf(axp.CodeUnavailable, "this exchange cannot take crypto payments yet: its operator has not set deposit_address").
 			WithHint("choose a free offer, or ask the operator to set deposit_address (AXP_DEPOSIT_ADDRESS)")
 	}
-	if next == axp.TaskAwaitingPayment {
+	if t.Status == axp.TaskAwaitingPayment {
 		// A task back from a seller's refusal keeps what it received; its earlier transaction
 		// is booked (and stays claimed), so the payment still due is reported with a new one.
 		t.TxHash = ""

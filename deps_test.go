@@ -66,6 +66,8 @@ func forbidden(pkg, dep string) string {
 		return "protocol is a leaf: it imports no project package"
 	case pkg == "." && dep != "protocol":
 		return "the domain package imports only protocol"
+	case under(pkg, "api") && dep != "." && dep != "protocol" && !under(dep, "api"):
+		return "api, the one HTTP client of the exchange, imports only the domain package and protocol"
 	case under(pkg, "store") && (under(dep, "daemon") || under(dep, "client") || under(dep, "cmd") || under(dep, "memberkit") || under(dep, "tui")):
 		return "store knows nothing of daemon, client, cmd, memberkit or tui"
 	case under(pkg, "memberkit") && (under(dep, "daemon") || under(dep, "store") || under(dep, "client") || under(dep, "tui")):
@@ -104,6 +106,15 @@ func TestForbiddenEdges(t *testing.T) {
 		{"memberkit", "store", true},
 		{"memberkit", "client", true},
 		{"memberkit", "tui", true},
+		{"api", ".", false},
+		{"api", "protocol", false},
+		{"api", "api/internal/opsgen", false},
+		{"api", "client", true},
+		{"api", "memberkit", true},
+		{"api", "daemon", true},
+		{"api", "store", true},
+		{"memberkit", "api", false},
+		{"client", "api", false},
 		{"client", "protocol", false},
 		{"client", "daemon", true},
 		{"client", "store", true},

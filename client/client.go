@@ -1,229 +1,45 @@
 // Package client is the typed Go client of the exchange's REST API, and the only way the CLI and the
-// TUI reach a daemon. Every operation of the catalog (axp.Ops) has a typed endpoint (GetTask,
-// ChooseOffer, ..., generated into ops_gen.go and checked against the catalog when the package
-// loads); Client.Call and Do call by name for the few callers that only know the name at run time
-// (`axp call`). Either way method, path and input come from the catalog, so the client and the
-// daemon agree on them by construction. Error bodies come back as *axp.Error, so errors.As works
-// across the wire.
+// TUI reach a daemon. It is package api under the CLI's names: the same Client, the same typed
+// endpoints (GetTask, ChooseOffer, ..., re-exported in ops_gen.go) and the same by-name Call and Do
+// for the few callers that only know the name at run time (`axp call`). memberkit calls the exchange
+// through package api too, so there is one HTTP client of the exchange.
 package client
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
-	"reflect"
-	"strings"
-	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/api"
 )
 
 // Client calls one exchange.
-type Client struct {
-	// BaseURL is the exchange, e.g. http://127.0.0.1:8420.
-	BaseURL string
-	// Token is sent as a Bearer token: a member secret, a buyer token or the admin token.
-	Token string
-	// HTTP is the HTTP client (default: 30 s timeout).
-	HTTP *http.Client
-	// TraceID, when set, is sent as X-Trace-Id.
-	TraceID string
-}
-
-// New returns a client of the exchange at base, authenticating with token (may be empty).
-func New(base, token string) *Client {
-	return &Client{BaseURL: strings.TrimRight(base, "/"), Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
-}
-
-// With returns a copy of c using another token.
-func (c *Client) With(token string) *Client {
-	d := *c
-	d.Token = token
-	return &d
-}
+type Client = api.Client
 
 // Response is the raw outcome of a call.
-type Response struct {
-	Status  int
-	Header  http.Header
-	Body    []byte
-	TraceID string
-}
+type Response = api.Response
 
 // Options change one call.
-type Options struct {
-	IdempotencyKey string
-	// GET sends the call through the operation's plain GET form.
-	GET bool
-}
+type Options = api.Options
 
 // UnreachableError says the exchange could not be reached at all.
-type UnreachableError struct {
-	URL string
-	Err error
-}
+type UnreachableError = api.UnreachableError
 
-func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("cannot reach the exchange at %s: %v", e.URL, e.Err)
-}
+// None is the input of operations that take none.
+type None = api.None
 
-func (e *UnreachableError) Unwrap() error { return e.Err }
+// Endpoint is one operation of the catalog with its input type I and output type O.
+type Endpoint[I, O any] = api.Endpoint[I, O]
 
-// Call runs the operation named op with input in (a struct of the operation's input type, a map, or
-// nil) and decodes the answer into out (nil to discard; a *[]byte or *string takes the body as it
-// is). Errors are *axp.Error when the exchange answered with an error body.
-func (c *Client) Call(ctx context.Context, op string, in, out any, o ...Options) error {
-	resp, err := c.Do(ctx, op, in, o...)
-	if err != nil {
-		return err
-	}
-	if out == nil {
-		return nil
-	}
-	switch p := out.(type) {
-	case *[]byte:
-		*p = resp.Body
-		return nil
-	case *string: // documents such as /join and /faq.md
-		*p = string(resp.Body)
-		return nil
-	}
-	if err := json.Unmarshal(resp.Body, out); err != nil {
-		return fmt.Errorf("decode %s answer: %w", op, err)
-	}
-	return nil
-}
+// New returns a client of the exchange at base, authenticating with token (may be empty).
+func New(base, token string) *Client { return api.New(base, token) }
 
-// Do runs an operation and returns the raw response; an error status becomes an *axp.Error.
-func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Response, error) {
-	var opt Options
-	if len(o) > 0 {
-		opt = o[0]
-	}
-	method, path, body, err := axp.Route(name, in, opt.GET)
-	if err != nil {
-		return nil, err
-	}
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	var hdr http.Header
-	if opt.IdempotencyKey != "" {
-		hdr = http.Header{"Idempotency-Key": {opt.IdempotencyKey}}
-	}
-	return c.Raw(ctx, method, path, rd, hdr)
-}
+// Def is the endpoint of the operation called name (see api.Def).
+func Def[I, O any](name string) Endpoint[I, O] { return api.Def[I, O](name) }
 
-// Typed runs the operation called name and decodes its answer into a new O, which must be the
-// operation's declared output type (checked at the call: a mismatch is an error, never a silently
-// half-filled value).
+// Typed runs the operation called name and decodes its answer into a new O (see api.Typed).
 func Typed[O any](ctx context.Context, c *Client, name string, in any, o ...Options) (*O, error) {
-	op := axp.Lookup(name)
-	if op == nil {
-		return nil, fmt.Errorf("no operation %q", name)
-	}
-	if want := reflect.TypeFor[O](); op.Out != want {
-		return nil, fmt.Errorf("%s answers %v, not %v", name, op.Out, want)
-	}
-	out := new(O)
-	if err := c.Call(ctx, name, in, out, o...); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// Raw sends one request to path (which may carry a query string) with body and extra headers, for
-// bodies the typed path cannot produce (scripts, the CLI's raw call, tests of bad input). A body
-// that is not a *bytes.Reader, *bytes.Buffer or *strings.Reader is sent chunked. As with Do, an
-// error status becomes an *axp.Error beside the raw response.
-func (c *Client) Raw(ctx context.Context, method, path string, body io.Reader, header http.Header) (*Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, body)
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	if c.TraceID != "" {
-		req.Header.Set(protocol.HeaderTraceID, c.TraceID)
-	}
-	for k, vals := range header {
-		req.Header.Del(k)
-		for _, v := range vals {
-			req.Header.Add(k, v)
-		}
-	}
-	return c.send(req)
-}
-
-func (c *Client) send(req *http.Request) (*Response, error) {
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return nil, &UnreachableError{URL: c.BaseURL, Err: err}
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, err
-	}
-	r := &Response{Status: res.StatusCode, Header: res.Header, Body: raw, TraceID: res.Header.Get(protocol.HeaderTraceID)}
-	if res.StatusCode >= 400 {
-		return r, decodeError(res, raw)
-	}
-	return r, nil
-}
-
-func decodeError(res *http.Response, raw []byte) error {
-	var body protocol.ErrorBody
-	if err := json.Unmarshal(raw, &body); err != nil || body.Error.Code == "" {
-		return &axp.Error{Code: codeFor(res.StatusCode), Message: fmt.Sprintf("the exchange answered %s", res.Status)}
-	}
-	e := body.Error
-	if ra := res.Header.Get("Retry-After"); ra != "" {
-		fmt.Sscan(ra, &e.RetryAfter)
-	}
-	return &e
-}
-
-func codeFor(status int) axp.Code {
-	switch status {
-	case 400:
-		return axp.CodeInvalidInput
-	case 401:
-		return axp.CodeUnauthorized
-	case 402:
-		return axp.CodePaymentRequired
-	case 403:
-		return axp.CodeForbidden
-	case 404:
-		return axp.CodeNotFound
-	case 409:
-		return axp.CodeConflict
-	case 413:
-		return axp.CodeTooLarge
-	case 429:
-		return axp.CodeRateLimited
-	case 503:
-		return axp.CodeUnavailable
-	}
-	return axp.CodeInternal
+	return api.Typed[O](ctx, c, name, in, o...)
 }
 
 // IsCode reports whether err is an *axp.Error of code.
-func IsCode(err error, code axp.Code) bool {
-	var e *axp.Error
-	return errors.As(err, &e) && e.Code == code
-}
+func IsCode(err error, code axp.Code) bool { return api.IsCode(err, code) }

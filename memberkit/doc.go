@@ -12,9 +12,9 @@
 //     tool sensibly (quotes from the declared skills, skips reviews, neutral mediation
 //     statements); embed it and override what you need. Worker turns a work function into a
 //     Seller that accepts jobs at once, works in the background and delivers.
-//   - Client: a small REST client of the exchange for the member's side (register, verify,
-//     conformance, sandbox, heartbeat, skills, quote requests, offers, jobs, deliver, request
-//     payment).
+//   - Client: the member's side of the exchange's REST API (register, verify, conformance,
+//     sandbox, heartbeat, skills, quote requests, offers, jobs, deliver, request payment), each
+//     call made through a typed endpoint of package api, the exchange's one Go client.
 //   - Runner: pull mode, for members without a server: it polls for quote requests, jobs, offers
 //     and announcements and answers them with the same handlers.
 //   - Credentials: the member's id and secrets, kept in a file only its owner can read.
@@ -22,5 +22,5 @@
 //     credentials), verify, heartbeat, and serve (or poll) until the context ends.
 //
 // memberkit is for third parties: it imports the wire contract (protocol and the domain types of
-// the module root) and mcp-go, never the exchange's daemon, store, client or tui.
+// the module root), package api and mcp-go, never the exchange's daemon, store, client or tui.
 package memberkit

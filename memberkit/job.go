@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -33,29 +34,20 @@ func (d Deliverable) Check() error {
 	return nil
 }
 
-// body is the JSON body of the deliver call: {content, filename, mime_type}, or {url: data:...}
-// for binary content.
-func (d Deliverable) body() map[string]any {
-	b := map[string]any{}
+// input is the input of the deliver call: {content, filename, mime_type}, or {url: data:...} for
+// binary content.
+func (d Deliverable) input(taskID string) axp.DeliverInput {
+	in := axp.DeliverInput{ID: taskID, Filename: d.Filename, MimeType: d.MimeType, Note: d.Note}
 	if utf8.ValidString(d.Content) {
-		b["content"] = d.Content
+		in.Content = d.Content
 	} else {
 		mime := d.MimeType
 		if mime == "" {
 			mime = "application/octet-stream"
 		}
-		b["url"] = dataURL(mime, []byte(d.Content))
+		in.URL = dataURL(mime, []byte(d.Content))
 	}
-	if d.Filename != "" {
-		b["filename"] = d.Filename
-	}
-	if d.MimeType != "" {
-		b["mime_type"] = d.MimeType
-	}
-	if d.Note != "" {
-		b["note"] = d.Note
-	}
-	return b
+	return in
 }
 
 // Job is a do_task call: the job's input and the means to deliver its result.
@@ -63,7 +55,7 @@ type Job struct {
 	protocol.DoTaskInput
 
 	bg      context.Context
-	deliver func(ctx context.Context, url string, d Deliverable) error
+	deliver func(ctx context.Context, in protocol.DoTaskInput, d Deliverable) error
 	spawn   func(f func())
 }
 
@@ -103,7 +95,7 @@ func (j *Job) Deliver(ctx context.Context, d Deliverable) error {
 	if j.deliver == nil {
 		return errors.New("memberkit: this job has no delivery path (build jobs with NewJob)")
 	}
-	return j.deliver(ctx, j.DeliverURL, d)
+	return j.deliver(ctx, j.DoTaskInput, d)
 }
 
 // WorkFunc does a job and returns what to deliver.

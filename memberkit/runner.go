@@ -340,7 +340,7 @@ func (r *Runner) pollTasks(ctx context.Context) error {
 			continue // unchanged since before the runner started: old news
 		}
 		if len(fresh) > 0 && t.Status == axp.TaskOpen {
-			in := protocol.ReceiveOffersInput{TaskID: t.ID, Offers: fresh, ChooseURL: r.Client.urlOf("choose_offer", t.ID), AlsoSell: t.AlsoSell}
+			in := protocol.ReceiveOffersInput{TaskID: t.ID, Offers: fresh, ChooseURL: r.Client.chooseURL(t.ID), AlsoSell: t.AlsoSell}
 			if err := r.h.buyer.ReceiveOffers(ctx, in); err != nil {
 				r.h.log.Warn("memberkit: receive_offers handler failed", "task", t.ID, "err", err)
 			}

@@ -657,7 +657,7 @@ func TestWorkerSlowJob(t *testing.T) {
 	m := newMember(t, memberkit.Options{Roles: []string{"seller"}, Seller: w})
 	m.register(ex.srv.URL)
 	var out protocol.DoTaskOutput
-	if err := m.call("do_task", doTaskIn(ex.srv.URL+"/deliver"), &out); err != nil || !out.Accepted {
+	if err := m.call("do_task", doTaskIn(ex.srv.URL+"/api/members/me/jobs/tsk_1/deliver"), &out); err != nil || !out.Accepted {
 		t.Fatalf("do_task: %v %+v", err, out)
 	}
 	release <- errors.New("ran out of credits")
@@ -667,7 +667,7 @@ func TestWorkerSlowJob(t *testing.T) {
 	if len(ex.deliveries()) != 0 {
 		t.Fatal("a failed job delivered")
 	}
-	if err := m.call("do_task", doTaskIn(ex.srv.URL+"/deliver"), &out); err != nil || !out.Accepted {
+	if err := m.call("do_task", doTaskIn(ex.srv.URL+"/api/members/me/jobs/tsk_1/deliver"), &out); err != nil || !out.Accepted {
 		t.Fatalf("do_task: %v %+v", err, out)
 	}
 	release <- nil
@@ -676,6 +676,33 @@ func TestWorkerSlowJob(t *testing.T) {
 	}
 	if d := ex.deliveries(); len(d) != 1 || d[0].Body["content"] != "late" {
 		t.Fatalf("deliveries %+v", d)
+	}
+}
+
+// TestJobDeliversToItsDeliverURL: a job delivers through the typed deliver endpoint to the exchange
+// its deliver_url names (which may sit under a path prefix); a deliver_url that is not the job's
+// deliver address is refused before anything is sent.
+func TestJobDeliversToItsDeliverURL(t *testing.T) {
+	ex := newExchange(t)
+	c := memberkit.NewClient("http://127.0.0.1:1", "ms_secret")
+	ctx := context.Background()
+	job := memberkit.NewJob(ctx, doTaskIn(ex.srv.URL+"/ax/api/members/me/jobs/tsk_1/deliver"), c)
+	if err := job.Deliver(ctx, memberkit.Deliverable{Content: "hi", Filename: "a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	d := ex.deliveries()
+	if len(d) != 1 || d[0].Path != "/ax/api/members/me/jobs/tsk_1/deliver" || d[0].Auth != "Bearer ms_secret" || d[0].Body["content"] != "hi" ||
+		d[0].Body["filename"] != "a.txt" || d[0].Body["id"] != nil {
+		t.Fatalf("deliveries %+v", d)
+	}
+	for _, u := range []string{ex.srv.URL + "/deliver", ex.srv.URL + "/api/members/me/jobs/tsk_2/deliver"} {
+		job := memberkit.NewJob(ctx, doTaskIn(u), c)
+		if err := job.Deliver(ctx, memberkit.Deliverable{Content: "hi"}); err == nil || !strings.Contains(err.Error(), "not the deliver address") {
+			t.Fatalf("%s: %v", u, err)
+		}
+	}
+	if len(ex.deliveries()) != 1 {
+		t.Fatal("a delivery went to an address that is not the job's")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/api"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -15,8 +16,8 @@ type UnknownTaskType = axp.UnknownTaskType
 // verified sellers offer (GET /api/services). The member itself, once verified, is among those
 // sellers: with a member secret its own skills are not counted.
 func (c *Client) UnknownTaskTypes(ctx context.Context, skills []protocol.Skill) ([]UnknownTaskType, error) {
-	var l axp.ServiceList
-	if err := c.Call(ctx, "list_services", nil, &l); err != nil {
+	l, err := call(ctx, c, api.ListServices, api.None{})
+	if err != nil {
 		return nil, err
 	}
 	mine := map[string]bool{}

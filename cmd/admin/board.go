@@ -9,7 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/axp-exchange/axp/cmd/internal/render"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
@@ -104,7 +104,7 @@ func boardListRun(ctx context.Context, o *BoardListOptions) error {
 		tp.AddField(p.Author.ID)
 		tp.AddField(strings.Join(strings.Fields(text), " "))
 		tp.AddField(fmt.Sprint(risk))
-		tp.AddField(task.ScreeningFlags(p.Screening), tableprinter.WithColor(cs.Yellow))
+		tp.AddField(render.ScreeningFlags(p.Screening), tableprinter.WithColor(cs.Yellow))
 		tp.AddField(cmdutil.Ago(o.IO, now, p.CreatedAt), tableprinter.WithColor(cs.Gray))
 		tp.EndRow()
 	}

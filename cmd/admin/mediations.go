@@ -10,7 +10,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/axp-exchange/axp/cmd/internal/render"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
@@ -99,7 +99,7 @@ func mediationsListRun(ctx context.Context, o *MediationsListOptions) error {
 		if d == nil {
 			d = m.Decision
 		}
-		kind, st, proposals, dec, flags, updated := m.Kind, m.Status, task.Proposals(&m), task.ShortDecision(d), task.MediationFlags(&m), cmdutil.Ago(o.IO, now, m.UpdatedAt)
+		kind, st, proposals, dec, flags, updated := m.Kind, m.Status, render.Proposals(&m), render.ShortDecision(d), render.MediationFlags(&m), cmdutil.Ago(o.IO, now, m.UpdatedAt)
 		if tty {
 			// Compact cells for people: the ids stay whole.
 			kind = strings.Replace(kind, axp.MediationReviewObjection, "objection", 1)
@@ -198,7 +198,7 @@ func mediationViewRun(ctx context.Context, o *MediationViewOptions) error {
 	if o.Export.Enabled() {
 		return o.Export.Write(o.IO, raw)
 	}
-	if err := cmdutil.KeyValues(o.IO, task.MediationFields(o.IO, m, o.Now())...); err != nil {
+	if err := cmdutil.KeyValues(o.IO, render.MediationFields(o.IO, m, o.Now())...); err != nil {
 		return err
 	}
 	if o.IO.StdoutTTY && (m.Status == axp.MediationAppealed || m.Status == axp.MediationAwaiting) {

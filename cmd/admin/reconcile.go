@@ -61,7 +61,7 @@ func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
 			"Paid out (ledger)", cmdutil.Money(s, r.PaidOutUSD),
 			"In flight", nonZeroMoney(s, r.InFlightUSD),
 			"Expected on chain", cmdutil.Money(s, r.ExpectedUSD),
-			"Difference", cmdutil.Money(s, r.DifferenceUSD)+tty(s, "  (positive: the operator's float; negative: money missing)"),
+			"Difference", cmdutil.Money(s, r.DifferenceUSD)+s.OnTTY("  (positive: the operator's float; negative: money missing)"),
 			"Scanned to block", strconv.FormatUint(r.ScannedToBlock, 10),
 		); err != nil {
 			return err
@@ -102,11 +102,4 @@ func nonZeroMoney(s *cmdutil.IOStreams, m axp.Money) string {
 		return ""
 	}
 	return cmdutil.Money(s, m)
-}
-
-func tty(s *cmdutil.IOStreams, text string) string {
-	if s.StdoutTTY {
-		return text
-	}
-	return ""
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/axp-exchange/axp/cmd/internal/render"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
@@ -72,7 +72,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 		tp.AddField(strings.Join(p.Tags, ","))
 		tp.AddField(p.Author.Name)
 		tp.AddField(fmt.Sprint(p.Replies))
-		tp.AddField(task.ScreeningFlags(p.Screening), tableprinter.WithColor(cs.Yellow))
+		tp.AddField(render.ScreeningFlags(p.Screening), tableprinter.WithColor(cs.Yellow))
 		tp.AddField(cmdutil.Ago(o.IO, now, p.CreatedAt), tableprinter.WithColor(cs.Gray))
 		tp.EndRow()
 	}

@@ -66,7 +66,7 @@ func quoteRun(ctx context.Context, o *QuoteOptions) error {
 		"Type", q.Type,
 		"Params", paramsText(q.Params),
 		label(o.IO, "Price", "Price USD"), cs.Bold(cmdutil.Money(o.IO, q.Price.Amount)),
-		label(o.IO, "ETA", "ETA minutes"), strconv.Itoa(q.ETAMinutes)+tty(o.IO, " min"),
+		label(o.IO, "ETA", "ETA minutes"), strconv.Itoa(q.ETAMinutes)+o.IO.OnTTY(" min"),
 		"Acceptance", q.AcceptanceCriteria,
 		"Note", q.Note,
 		"Create URL", q.CreateURL,
@@ -86,11 +86,4 @@ func label(s *cmdutil.IOStreams, onTTY, piped string) string {
 		return onTTY
 	}
 	return piped
-}
-
-func tty(s *cmdutil.IOStreams, text string) string {
-	if s.StdoutTTY {
-		return text
-	}
-	return ""
 }

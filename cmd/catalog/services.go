@@ -58,7 +58,7 @@ func servicesRun(ctx context.Context, o *ServicesOptions) error {
 		tp.AddField(s.Type, tableprinter.WithColor(cs.Bold))
 		tp.AddField(s.Name)
 		tp.AddField(s.Pricing.Text)
-		tp.AddField(strconv.Itoa(s.ETAMinutes) + tty(o.IO, " min"))
+		tp.AddField(strconv.Itoa(s.ETAMinutes) + o.IO.OnTTY(" min"))
 		tp.AddField(strconv.Itoa(onOffer[s.Type].Providers))
 		tp.AddField(paramNames(s.Params))
 		tp.EndRow()
@@ -80,7 +80,7 @@ func servicesRun(ctx context.Context, o *ServicesOptions) error {
 		tp.AddField(from)
 		eta := ""
 		if x.FastestETAMinutes != nil {
-			eta = strconv.Itoa(*x.FastestETAMinutes) + tty(o.IO, " min")
+			eta = strconv.Itoa(*x.FastestETAMinutes) + o.IO.OnTTY(" min")
 		}
 		tp.AddField(eta)
 		tp.AddField(strconv.Itoa(x.Providers))

@@ -59,6 +59,15 @@ func (s *IOStreams) TermWidth() int {
 // CanPrompt reports whether the user can be asked a question.
 func (s *IOStreams) CanPrompt() bool { return s.StdinTTY && (s.StdoutTTY || s.StderrTTY) }
 
+// OnTTY is text when stdout is a terminal and "" otherwise: words for a reader that a script
+// reading the output would have to strip.
+func (s *IOStreams) OnTTY(text string) string {
+	if s.StdoutTTY {
+		return text
+	}
+	return ""
+}
+
 // Factory builds what commands need; tests replace its fields.
 type Factory struct {
 	IO *IOStreams

@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/cmd/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -176,7 +177,7 @@ func mediationRun(ctx context.Context, o *MediationOptions) error {
 			if o.Export.Enabled() {
 				return o.Export.Write(o.IO, raw)
 			}
-			return cmdutil.KeyValues(o.IO, MediationFields(o.IO, m, o.Now())...)
+			return cmdutil.KeyValues(o.IO, render.MediationFields(o.IO, m, o.Now())...)
 		}
 		wait.Reset(o.Interval)
 	}

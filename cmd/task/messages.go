@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/cmd/internal/render"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
@@ -73,7 +74,7 @@ func messagesRun(ctx context.Context, o *MessagesOptions) error {
 		tp.AddField(m.From, tableprinter.WithColor(cs.Bold))
 		tp.AddField(m.SellerID)
 		tp.AddField(strings.Join(strings.Fields(m.Body), " "))
-		tp.AddField(ScreeningFlags(m.Screening), tableprinter.WithColor(cs.Yellow))
+		tp.AddField(render.ScreeningFlags(m.Screening), tableprinter.WithColor(cs.Yellow))
 		tp.EndRow()
 	}
 	if err := tp.Render(); err != nil {

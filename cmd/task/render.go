@@ -115,8 +115,8 @@ func paymentPairs(s *cmdutil.IOStreams, p *axp.PaymentInfo) []string {
 	return []string{
 		"Payment", cs.Status(p.Status),
 		"Price", cmdutil.Money(s, p.AmountUSD),
-		"Payable", cs.Bold(cmdutil.Money(s, p.PayableUSD)) + tty(s, " (send exactly this: the last digits identify your payment)"),
-		"Currency", p.Currency + tty(s, " stablecoin"),
+		"Payable", cs.Bold(cmdutil.Money(s, p.PayableUSD)) + s.OnTTY(" (send exactly this: the last digits identify your payment)"),
+		"Currency", p.Currency + s.OnTTY(" stablecoin"),
 		"Deposit address", p.DepositAddress,
 		"Chain", chainText(p),
 		"Token", tokenText(p),
@@ -144,13 +144,6 @@ func tokenText(p *axp.PaymentInfo) string {
 		return fmt.Sprintf("%s (%d decimals)", p.TokenAddress, p.TokenDecimals)
 	}
 	return fmt.Sprintf("%s %s (%d decimals)", p.TokenSymbol, p.TokenAddress, p.TokenDecimals)
-}
-
-func tty(s *cmdutil.IOStreams, text string) string {
-	if s.StdoutTTY {
-		return text
-	}
-	return ""
 }
 
 func nonZero(s *cmdutil.IOStreams, m axp.Money) string {

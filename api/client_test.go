@@ -1,4 +1,4 @@
-package client_test
+package api_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/api"
 )
 
 // seen is one request as the fake exchange received it.
@@ -62,11 +62,11 @@ func (f *fake) last(t *testing.T) seen {
 	return f.got[len(f.got)-1]
 }
 
-func newFake(t *testing.T) (*fake, *client.Client) {
+func newFake(t *testing.T) (*fake, *api.Client) {
 	f := &fake{body: `{}`}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	return f, client.New(srv.URL+"/", "ss_tok")
+	return f, api.New(srv.URL+"/", "ss_tok")
 }
 
 func TestCallBuildsRequests(t *testing.T) {
@@ -78,7 +78,7 @@ func TestCallBuildsRequests(t *testing.T) {
 	f.body = `{"id":"fbk_1","recorded":true}`
 	var rec axp.Recorded
 	err := c.Call(ctx, "submit_feedback", map[string]any{"message": "hi", "rating": json.Number("5"), "context": map[string]any{"n": 0.1}},
-		&rec, client.Options{IdempotencyKey: "k-1"})
+		&rec, api.Options{IdempotencyKey: "k-1"})
 	if err != nil || rec.ID != "fbk_1" || !rec.Recorded {
 		t.Fatalf("call: %v %+v", err, rec)
 	}
@@ -100,13 +100,13 @@ func TestCallBuildsRequests(t *testing.T) {
 		t.Fatalf("struct body %s", r.Body)
 	}
 	// Its GET form sends the same input as query keys.
-	if err := c.Call(ctx, "register_interest", axp.Interest{Type: "video", BudgetUSD: &budget}, nil, client.Options{GET: true}); err != nil {
+	if err := c.Call(ctx, "register_interest", axp.Interest{Type: "video", BudgetUSD: &budget}, nil, api.Options{GET: true}); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.last(t); r.Method != "GET" || r.Path != "/api/interest" || r.Query != "budget_usd=0.1&type=video" || r.Body != "" {
 		t.Fatalf("GET form %+v", r)
 	}
-	if err := c.Call(ctx, "register", map[string]any{}, nil, client.Options{GET: true}); err == nil {
+	if err := c.Call(ctx, "register", map[string]any{}, nil, api.Options{GET: true}); err == nil {
 		t.Fatal("GET form of an operation without one")
 	}
 
@@ -172,7 +172,7 @@ func TestErrors(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != axp.CodeInvalidInput || e.Field != "name" || e.Hint != "give a name" || e.Message != "is required" {
 		t.Fatalf("typed error: %#v", err)
 	}
-	if resp == nil || resp.Status != 400 || resp.TraceID != "tr-1" || !client.IsCode(err, axp.CodeInvalidInput) || client.IsCode(err, axp.CodeConflict) {
+	if resp == nil || resp.Status != 400 || resp.TraceID != "tr-1" || !api.IsCode(err, axp.CodeInvalidInput) || api.IsCode(err, axp.CodeConflict) {
 		t.Fatalf("response beside the error: %+v", resp)
 	}
 
@@ -189,7 +189,7 @@ func TestErrors(t *testing.T) {
 	for status, code := range map[int]axp.Code{401: axp.CodeUnauthorized, 404: axp.CodeNotFound, 413: axp.CodeTooLarge, 502: axp.CodeInternal, 503: axp.CodeUnavailable} {
 		f.status, f.body = status, "<html>proxy</html>"
 		err := c.Call(ctx, "health", nil, nil)
-		if !client.IsCode(err, code) {
+		if !api.IsCode(err, code) {
 			t.Fatalf("%d: %v", status, err)
 		}
 	}
@@ -198,8 +198,8 @@ func TestErrors(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	err = client.New("http://"+addr, "").Call(ctx, "health", nil, nil)
-	var ue *client.UnreachableError
+	err = api.New("http://"+addr, "").Call(ctx, "health", nil, nil)
+	var ue *api.UnreachableError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("unreachable: %#v", err)
 	}
@@ -227,13 +227,13 @@ func TestRaw(t *testing.T) {
 	}
 	f.status, f.body = 404, `{"error":{"code":"not_found","message":"no such endpoint"},"trace_id":"tr-1"}`
 	_, err = c.Raw(ctx, "GET", "/nope", nil, nil)
-	if !client.IsCode(err, axp.CodeNotFound) {
+	if !api.IsCode(err, axp.CodeNotFound) {
 		t.Fatalf("raw error: %v", err)
 	}
 }
 
 func TestWith(t *testing.T) {
-	c := client.New("http://x/", "a")
+	c := api.New("http://x/", "a")
 	d := c.With("b")
 	if c.Token != "a" || d.Token != "b" || d.BaseURL != "http://x" {
 		t.Fatalf("With: %+v %+v", c, d)

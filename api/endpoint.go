@@ -1,4 +1,4 @@
-package client
+package api
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 )
 
-//go:generate go run ./internal/gen -o ops_gen.go
+//go:generate go run ./internal/gen -o ops_gen.go -reexport ../client/ops_gen.go
 
 // None is the input of operations that take none (the catalog's In is nil).
 type None = struct{}
@@ -25,11 +25,11 @@ type Endpoint[I, O any] struct {
 // operation, when I is not the operation's input type (None when it takes none) or when O is not
 // its output type ([]byte is accepted too for documents, whose output is a string): the generated
 // endpoints are made at package load, so a catalog change that breaks one fails every program and
-// test that imports the client, not a call in production.
+// test that imports the package, not a call in production.
 func Def[I, O any](name string) Endpoint[I, O] {
 	op := axp.Lookup(name)
 	if op == nil {
-		panic(fmt.Sprintf("client.Def: the catalog has no operation %q", name))
+		panic(fmt.Sprintf("api.Def: the catalog has no operation %q", name))
 	}
 	in, out := reflect.TypeFor[I](), reflect.TypeFor[O]()
 	wantIn := op.In
@@ -37,10 +37,10 @@ func Def[I, O any](name string) Endpoint[I, O] {
 		wantIn = reflect.TypeFor[None]()
 	}
 	if in != wantIn {
-		panic(fmt.Sprintf("client.Def: %s takes %v, not %v", name, wantIn, in))
+		panic(fmt.Sprintf("api.Def: %s takes %v, not %v", name, wantIn, in))
 	}
 	if out != op.Out && !(op.Out == reflect.TypeFor[string]() && out == reflect.TypeFor[[]byte]()) {
-		panic(fmt.Sprintf("client.Def: %s answers %v, not %v", name, op.Out, out))
+		panic(fmt.Sprintf("api.Def: %s answers %v, not %v", name, op.Out, out))
 	}
 	return Endpoint[I, O]{name: name}
 }
@@ -71,6 +71,17 @@ func (e Endpoint[I, O]) Call(ctx context.Context, c *Client, in I, o ...Options)
 		}
 	}
 	return out, resp.Body, nil
+}
+
+// URL is the address of the operation on the exchange of c for input in (path parameters filled
+// in, a query input on the query string): what the exchange hands members as a deliver_url or
+// choose_url.
+func (e Endpoint[I, O]) URL(c *Client, in I) (string, error) {
+	_, path, _, err := axp.Route(e.name, in, false)
+	if err != nil {
+		return "", err
+	}
+	return c.BaseURL + path, nil
 }
 
 // Do runs the operation with c and returns the raw response, for callers that need its headers

@@ -1,4 +1,4 @@
-package client_test
+package api_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/api"
 )
 
 // TestRoute: method, path and body come from the catalog, path parameters filled in and escaped,
@@ -35,8 +35,8 @@ func TestRoute(t *testing.T) {
 // TestTypedChecksTheOutputType: Typed refuses an output type the operation does not answer before
 // sending anything.
 func TestTypedChecksTheOutputType(t *testing.T) {
-	c := client.New("http://127.0.0.1:1", "")
-	if _, err := client.Typed[axp.Task](context.Background(), c, "list_services", nil); err == nil || !strings.Contains(err.Error(), "answers") {
+	c := api.New("http://127.0.0.1:1", "")
+	if _, err := api.Typed[axp.Task](context.Background(), c, "list_services", nil); err == nil || !strings.Contains(err.Error(), "answers") {
 		t.Fatalf("a wrong output type: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package client_test
+package api_test
 
 import (
 	"bytes"
@@ -9,22 +9,25 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
-	"github.com/axp-exchange/axp/client/internal/opsgen"
+	"github.com/axp-exchange/axp/api"
+	"github.com/axp-exchange/axp/api/internal/opsgen"
 )
 
-// TestOpsGenIsCurrent: ops_gen.go is what the generator writes from the catalog today.
+// TestOpsGenIsCurrent: ops_gen.go, and the client package's copy of its names, are what the
+// generator writes from the catalog today.
 func TestOpsGenIsCurrent(t *testing.T) {
-	want, err := opsgen.Generate(axp.Ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile("ops_gen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("client/ops_gen.go is out of date with the catalog (axp.Ops): run `%s` and commit the result", opsgen.Command)
+	for file, gen := range map[string]func([]axp.Op) ([]byte, error){"ops_gen.go": opsgen.Generate, "../client/ops_gen.go": opsgen.Reexport} {
+		want, err := gen(axp.Ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is out of date with the catalog (axp.Ops): run `%s` and commit the result", file, opsgen.Command)
+		}
 	}
 }
 
@@ -50,18 +53,18 @@ func TestDefChecksTypes(t *testing.T) {
 		}()
 		def()
 	}
-	panics("get_taks", func() { client.Def[axp.TaskQuery, axp.Task]("get_taks") })
-	panics("get_task", func() { client.Def[axp.TaskRef, axp.Task]("get_task") })
-	panics("get_task", func() { client.Def[axp.TaskQuery, axp.Offer]("get_task") })
-	panics("list_services", func() { client.Def[axp.EmptyInput, axp.ServiceList]("list_services") })
-	panics("heartbeat", func() { client.Def[client.None, axp.Heartbeat]("heartbeat") })
-	panics("get_pricing", func() { client.Def[client.None, []byte]("get_pricing") })
+	panics("get_taks", func() { api.Def[axp.TaskQuery, axp.Task]("get_taks") })
+	panics("get_task", func() { api.Def[axp.TaskRef, axp.Task]("get_task") })
+	panics("get_task", func() { api.Def[axp.TaskQuery, axp.Offer]("get_task") })
+	panics("list_services", func() { api.Def[axp.EmptyInput, axp.ServiceList]("list_services") })
+	panics("heartbeat", func() { api.Def[api.None, axp.Heartbeat]("heartbeat") })
+	panics("get_pricing", func() { api.Def[api.None, []byte]("get_pricing") })
 	// Documents may be read as bytes.
-	if e := client.Def[client.None, []byte]("get_join"); e.Name() != "get_join" || e.Op().Path != "/join" {
+	if e := api.Def[api.None, []byte]("get_join"); e.Name() != "get_join" || e.Op().Path != "/join" {
 		t.Errorf("document endpoint %+v", e)
 	}
-	if client.GetTask.Name() != "get_task" || client.AdminAI.Name() != "admin_ai" {
-		t.Errorf("generated endpoints: %s %s", client.GetTask.Name(), client.AdminAI.Name())
+	if api.GetTask.Name() != "get_task" || api.AdminAI.Name() != "admin_ai" {
+		t.Errorf("generated endpoints: %s %s", api.GetTask.Name(), api.AdminAI.Name())
 	}
 }
 
@@ -72,7 +75,7 @@ func TestEndpointCall(t *testing.T) {
 	// Typed input: path params, zero values the tags keep (accept: false), a decoded answer and the
 	// body as it came.
 	f.body = `{"settlement_id":"stl_1","refund_pct":30,"status":"rejected"}`
-	s, raw, err := client.AnswerSettlement.Call(ctx, c, axp.SettlementAnswer{TaskRef: axp.TaskRef{ID: "tsk_1"}, SettlementID: "stl_1"})
+	s, raw, err := api.AnswerSettlement.Call(ctx, c, axp.SettlementAnswer{TaskRef: axp.TaskRef{ID: "tsk_1"}, SettlementID: "stl_1"})
 	if err != nil || s.ID != "stl_1" || s.RefundPct != 30 || string(raw) != f.body {
 		t.Fatalf("answer_settlement: %v %+v %s", err, s, raw)
 	}
@@ -81,7 +84,7 @@ func TestEndpointCall(t *testing.T) {
 	}
 	// A query input leaves out empty optional fields.
 	f.body = `{"id":"tsk_1"}`
-	if _, _, err := client.GetTask.Call(ctx, c, axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_1"}}); err != nil {
+	if _, _, err := api.GetTask.Call(ctx, c, axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_1"}}); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.last(t); r.Path != "/api/tasks/tsk_1" || r.Query != "" {
@@ -89,14 +92,14 @@ func TestEndpointCall(t *testing.T) {
 	}
 	// No input: no body, no query. The GET form on request.
 	f.body = `{"services":[]}`
-	if _, _, err := client.ListServices.Call(ctx, c, client.None{}); err != nil {
+	if _, _, err := api.ListServices.Call(ctx, c, api.None{}); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.last(t); r.Method != "GET" || r.Path != "/api/services" || r.Query != "" || r.Body != "" {
 		t.Fatalf("list_services %+v", r)
 	}
 	f.body = `{"id":"tsk_1"}`
-	if _, _, err := client.ChooseOffer.Call(ctx, c, axp.ChooseInput{TaskRef: axp.TaskRef{ID: "tsk_1", Token: "bt_x"}, OfferID: "off_1"}, client.Options{GET: true}); err != nil {
+	if _, _, err := api.ChooseOffer.Call(ctx, c, axp.ChooseInput{TaskRef: axp.TaskRef{ID: "tsk_1", Token: "bt_x"}, OfferID: "off_1"}, api.Options{GET: true}); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.last(t); r.Method != "GET" || r.Path != "/api/tasks/tsk_1/choose" || r.Query != "offer_id=off_1&token=bt_x" {
@@ -105,11 +108,11 @@ func TestEndpointCall(t *testing.T) {
 
 	// Documents are the body as it is; Do keeps the headers.
 	f.body, f.header = "hello\n", map[string][]string{"X-Content-Sha256": {"abc"}}
-	d, raw, err := client.GetDeliverable.Call(ctx, c, axp.TaskRef{ID: "tsk_1"})
+	d, raw, err := api.GetDeliverable.Call(ctx, c, axp.TaskRef{ID: "tsk_1"})
 	if err != nil || *d != "hello\n" || string(raw) != "hello\n" {
 		t.Fatalf("document: %v %q", err, raw)
 	}
-	resp, err := client.GetDeliverable.Do(ctx, c, axp.TaskRef{ID: "tsk_1"})
+	resp, err := api.GetDeliverable.Do(ctx, c, axp.TaskRef{ID: "tsk_1"})
 	if err != nil || resp.Header.Get("X-Content-SHA256") != "abc" {
 		t.Fatalf("Do: %v %+v", err, resp)
 	}
@@ -117,11 +120,11 @@ func TestEndpointCall(t *testing.T) {
 
 	// A body that does not decode names the operation; an error body is an *axp.Error.
 	f.body = "not json"
-	if _, _, err := client.GetPricing.Call(ctx, c, client.None{}); err == nil || !strings.Contains(err.Error(), "get_pricing") {
+	if _, _, err := api.GetPricing.Call(ctx, c, api.None{}); err == nil || !strings.Contains(err.Error(), "get_pricing") {
 		t.Fatalf("bad body: %v", err)
 	}
 	f.status, f.body = 404, `{"error":{"code":"not_found","message":"task tsk_9 does not exist"}}`
-	_, raw, err = client.GetTask.Call(ctx, c, axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_9"}})
+	_, raw, err = api.GetTask.Call(ctx, c, axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_9"}})
 	var e *axp.Error
 	if !errors.As(err, &e) || e.Code != axp.CodeNotFound || raw != nil {
 		t.Fatalf("error answer: %v %s", err, raw)

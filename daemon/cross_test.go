@@ -152,7 +152,7 @@ func TestBadInputEveryOperation(t *testing.T) {
 	auditBefore, st := e.auditCount(), e.stats()
 	cases := 0
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		if op.In == nil || op.Later != "" {
 			continue
 		}

@@ -74,7 +74,7 @@ func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.Pa
 	}
 	var list []entry
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		if op.Access != axp.Paid || op.Category == "" || op.Name == "paid_connector" {
 			continue
 		}

@@ -87,7 +87,7 @@ func (r *Registry) For(op *axp.Op) Handler {
 func (r *Registry) Missing() []string {
 	var out []string
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		_, has := r.h[op.Name]
 		switch {
 		case op.Later == "" && !has:

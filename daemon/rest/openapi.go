@@ -16,7 +16,7 @@ const APIVersion = "0.2.0"
 func OpenAPI(base string) map[string]any {
 	paths := map[string]map[string]any{}
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		if paths[op.Path] == nil {
 			paths[op.Path] = map[string]any{}
 		}

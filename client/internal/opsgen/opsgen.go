@@ -18,28 +18,11 @@ import (
 // Command regenerates the file; error messages name it.
 const Command = "go generate ./client"
 
-// initialisms are the words of operation names written in capitals in Go names.
-var initialisms = map[string]string{"ai": "AI", "api": "API", "faq": "FAQ", "id": "ID", "mcp": "MCP",
-	"openapi": "OpenAPI", "url": "URL", "http": "HTTP", "json": "JSON"}
-
-// GoName is the exported Go name of an operation: get_task is GetTask, get_faq is GetFAQ.
-func GoName(op string) string {
-	var b strings.Builder
-	for _, w := range strings.Split(op, "_") {
-		if w == "" {
-			continue
-		}
-		if s, ok := initialisms[w]; ok {
-			b.WriteString(s)
-			continue
-		}
-		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
-	}
-	return b.String()
-}
+// GoName is the exported Go name of an operation (axp.GoName): get_task is GetTask.
+func GoName(op string) string { return axp.GoName(op) }
 
 // Generate is the source of ops_gen.go for ops, gofmt'd.
-func Generate(ops []axp.Op) ([]byte, error) {
+func Generate(ops []*axp.Op) ([]byte, error) {
 	imports := map[string]string{} // package path -> name
 	names := map[string]string{}   // Go name -> operation
 	var body bytes.Buffer

@@ -25,6 +25,19 @@ type FrontDoor struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
 	Links   []Link `json:"links"`
+	// Page, when set, renders the front door as an HTML page for a request that prefers one (a
+	// browser), or returns nil.
+	Page func(accept string) *Document `json:"-"`
+}
+
+// Negotiate answers the page to a request that prefers it, the links as JSON otherwise.
+func (f *FrontDoor) Negotiate(accept string) any {
+	if f.Page != nil {
+		if d := f.Page(accept); d != nil {
+			return d
+		}
+	}
+	return f
 }
 
 // Link is a named URL of the exchange.

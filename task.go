@@ -648,7 +648,7 @@ var DisputeTask = Define[DisputeInput, Task](Op{Name: "dispute_task", Method: po
 	&DisputeInput{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r"})
 
 // GetTimeline declares get_timeline, GET /api/tasks/{id}/timeline.
-var GetTimeline = Define[TaskRef, Result](Op{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: BuyerAuth, Tool: "get_timeline", Summary: "All events, messages and reviews of a task."},
+var GetTimeline = Define[TaskRef, Timeline](Op{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: BuyerAuth, Tool: "get_timeline", Summary: "All events, messages and reviews of a task."},
 	&TaskRef{ID: "tsk_x"})
 
 // SubmitReview declares submit_review, POST /api/tasks/{id}/review.

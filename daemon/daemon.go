@@ -54,7 +54,7 @@ type Daemon struct {
 	seen   map[string]time.Time // member id -> last time LastSeenAt was written
 
 	cacheMu    sync.Mutex
-	services   []byte             // cached /api/services body; reset when skills change
+	services   *axp.ServiceList   // cached /api/services answer; reset when skills change
 	servicesAt time.Time          // when services was built
 	invite     *protocol.AlsoSell // the also_sell invitation for the current base URL
 	offers     offerCache         // on_offer, until what verified sellers offer changes
@@ -810,4 +810,19 @@ func DataDirDefault(xdgDataHome, home string) string {
 		return filepath.Join(xdgDataHome, "axp")
 	}
 	return filepath.Join(home, ".local", "share", "axp")
+}
+
+// as is the answer of a change (mutate and its helpers answer any) as the type its operation
+// declares; another type is an internal error, never a wrong answer.
+func as[T any](v any, err error) (*T, error) {
+	if err != nil || v == nil {
+		return nil, err
+	}
+	switch out := v.(type) {
+	case *T:
+		return out, nil
+	case T:
+		return &out, nil
+	}
+	return nil, fmt.Errorf("answer of type %T where %T is declared", v, (*T)(nil))
 }

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -605,7 +606,8 @@ func (d *Daemon) replayTask(rec *store.Idempotency, extra []byte, c axp.Caller) 
 		return nil, err
 	}
 	var out any = &view
-	if rec.Op == "create_task" || rec.Op == "create_task_get" {
+	// The stored answer is of the type the operation declares: the task, or the task as created.
+	if op := axp.Lookup(rec.Op); op != nil && op.Out == reflect.TypeFor[axp.CreatedTask]() {
 		var created axp.CreatedTask
 		if err := json.Unmarshal(extra, &created); err != nil {
 			return nil, err

@@ -75,7 +75,7 @@ func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.Pa
 	var list []entry
 	for i := range axp.Ops {
 		op := axp.Ops[i]
-		if op.Access != axp.Paid || op.Category == "" || op.Name == "paid_connector" {
+		if op.Access != axp.Paid || op.Category == "" || op.PriceFrom != axp.PriceFixed {
 			continue
 		}
 		list = append(list, entry{op, op.Path, pw.price(op), axp.V1Tag(op.Name), op.Summary, op.Category})

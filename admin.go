@@ -123,3 +123,62 @@ type AdminTimeline struct {
 	TaskID string        `json:"task_id"`
 	Rows   []TimelineRow `json:"rows"`
 }
+
+// MemberList is the operator's member list.
+type MemberList struct {
+	Members []PrivateMember `json:"members"`
+}
+
+// MembersQuery filters the operator's member list.
+type MembersQuery struct {
+	State string `json:"state,omitempty" schema:"enum=registered|verified|unreachable|suspended"`
+	Role  string `json:"role,omitempty" schema:"enum=buyer|seller"`
+}
+
+// SuspendBody suspends a member.
+type SuspendBody struct {
+	ID     string `json:"id" schema:"required;maxLength=100"`
+	Reason string `json:"reason,omitempty" schema:"maxLength=2000"`
+}
+
+// The operator operations.
+
+// AdminMembers declares admin_members, GET /api/admin/members.
+var AdminMembers = Define[MembersQuery, MemberList](Op{Name: "admin_members", Method: get, Path: "/api/admin/members", Tag: "admin", Access: AdminAuth, Summary: "Every member, with private fields."},
+	&MembersQuery{State: "registered", Role: "buyer"})
+
+// AdminSuspend declares admin_suspend, POST /api/admin/members/{id}/suspend.
+var AdminSuspend = Define[SuspendBody, PrivateMember](Op{Name: "admin_suspend", Method: post, Path: "/api/admin/members/{id}/suspend", Tag: "admin", Access: AdminAuth, Summary: "Suspend a member: out of matching, calls refused."},
+	&SuspendBody{ID: "mem_x", Reason: "r"})
+
+// AdminUnsuspend declares admin_unsuspend, POST /api/admin/members/{id}/unsuspend.
+var AdminUnsuspend = Define[SuspendBody, PrivateMember](Op{Name: "admin_unsuspend", Method: post, Path: "/api/admin/members/{id}/unsuspend", Tag: "admin", Access: AdminAuth, Summary: "Lift a suspension; the member verifies again."},
+	&SuspendBody{ID: "mem_x", Reason: "r"})
+
+// AdminTrace declares admin_trace, GET /api/admin/trace/{traceId}.
+var AdminTrace = Define[TraceQuery, Trace](Op{Name: "admin_trace", Method: get, Path: "/api/admin/trace/{traceId}", Tag: "admin", Access: AdminAuth, Summary: "Every row caused by one trace id."},
+	&TraceQuery{TraceID: "abc"})
+
+// AdminTaskTimeline declares admin_task_timeline, GET /api/admin/tasks/{id}/timeline.
+var AdminTaskTimeline = Define[IDPath, AdminTimeline](Op{Name: "admin_task_timeline", Method: get, Path: "/api/admin/tasks/{id}/timeline", Tag: "admin", Access: AdminAuth, Summary: "Requests, events, messages, AI calls and reviews of a task in time order."},
+	&IDPath{ID: "tsk_x"})
+
+// AdminLog declares admin_log, GET /api/admin/log.
+var AdminLog = Define[LogQuery, LogList](Op{Name: "admin_log", Method: get, Path: "/api/admin/log", Tag: "admin", Access: AdminAuth, Summary: "The application log."},
+	&LogQuery{Level: "info", Source: "http", Limit: 5})
+
+// AdminAudit declares admin_audit, GET /api/admin/audit.
+var AdminAudit = Define[AuditQuery, AuditList](Op{Name: "admin_audit", Method: get, Path: "/api/admin/audit", Tag: "admin", Access: AdminAuth, Summary: "Who changed what."},
+	&AuditQuery{EntityType: "member", EntityID: "x", Actor: "admin", Action: "a", Limit: 5})
+
+// AdminMetrics declares admin_metrics, GET /api/admin/metrics.
+var AdminMetrics = Define[MetricsQuery, Metrics](Op{Name: "admin_metrics", Method: get, Path: "/api/admin/metrics", Tag: "admin", Access: AdminAuth, Summary: "Latency p50/p95 and error rates per endpoint and outbound operation."},
+	&MetricsQuery{Hours: 2})
+
+// AdminStats declares admin_stats, GET /api/admin/stats.
+var AdminStats = Define[NoInput, Stats](Op{Name: "admin_stats", Method: get, Path: "/api/admin/stats", Tag: "admin", Access: AdminAuth, Summary: "Task counts by status, members by state, money totals."},
+	nil)
+
+// AdminBackup declares admin_backup, GET /api/admin/backup.
+var AdminBackup = Define[NoInput, Document](Op{Name: "admin_backup", Method: get, Path: "/api/admin/backup", Tag: "admin", Access: AdminAuth, ContentType: "application/octet-stream", Summary: "A consistent hot copy of the database file, taken while the exchange runs."},
+	nil)

@@ -247,3 +247,17 @@ func (a *Approval) Recipients() string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// The approval operations.
+
+// AdminApprovals declares admin_approvals, GET /api/admin/approvals.
+var AdminApprovals = Define[ApprovalsQuery, ApprovalList](Op{Name: "admin_approvals", Method: get, Path: "/api/admin/approvals", Tag: "admin", Access: AdminAuth, Summary: "The approval queue: every payment, payout, refund and split waits here for the operator."},
+	&ApprovalsQuery{Status: "open", Kind: "payout", TaskID: "tsk_x"})
+
+// AdminApprove declares admin_approve, POST /api/admin/approvals/{id}/approve.
+var AdminApprove = Define[ApproveBody, Approval](Op{Name: "admin_approve", Method: post, Path: "/api/admin/approvals/{id}/approve", Tag: "admin", Access: AdminAuth, Summary: "Approve a queue item: confirm a payment, or record the transaction that sent a payout, refund or split."},
+	&ApproveBody{ID: "apr_x", TxHash: "0xdddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd", Note: "n"})
+
+// AdminReject declares admin_reject, POST /api/admin/approvals/{id}/reject.
+var AdminReject = Define[RejectBody, Approval](Op{Name: "admin_reject", Method: post, Path: "/api/admin/approvals/{id}/reject", Tag: "admin", Access: AdminAuth, Summary: "Reject a queue item with a reason; nothing moves."},
+	&RejectBody{ID: "apr_x", Reason: "r"})

@@ -96,3 +96,9 @@ type LedgerGap struct {
 	Amount  Money  `json:"amount_usd"`
 	Why     string `json:"why"`
 }
+
+// The chain payment operations.
+
+// AdminReconcile declares admin_reconcile, GET /api/admin/reconcile.
+var AdminReconcile = Define[NoInput, Reconciliation](Op{Name: "admin_reconcile", Method: get, Path: "/api/admin/reconcile", Tag: "admin", Access: AdminAuth, Summary: "Compare the ledger with the chain: balances, transfers the ledger does not know, movements with no transfer."},
+	nil)

@@ -69,7 +69,87 @@ type Op struct {
 	// Needs names the setting a Paid tool's data source needs; without it the tool is listed as
 	// unavailable and answers 503 naming it.
 	Needs string
+	// PriceFrom says where the price of a Paid call comes from: the catalog (Price, or paid_prices)
+	// when empty, else the connector the call concerns.
+	PriceFrom PriceSource
+	// ResponseHeaders names headers the success answer carries, with what each holds.
+	ResponseHeaders map[string]string
+	// Example is a valid input (a pointer to a value of In), nil when the operation takes none.
+	Example any
 }
+
+// PriceSource says where the price of a pay-per-call operation comes from.
+type PriceSource string
+
+// Price sources.
+const (
+	PriceFixed          PriceSource = ""                // the catalog's Price, or the paid_prices setting
+	PriceConnector      PriceSource = "connector"       // the price per call of the live connector {name}
+	PriceConnectorSetup PriceSource = "connector_setup" // the setup fee of the accepted connector {id}
+)
+
+// NoInput is the input type of an operation that takes none: its Op.In is nil.
+type NoInput struct{}
+
+// Def is the typed declaration of one operation: I is its input (NoInput for none), O its
+// output. Handlers are registered against a Def, so a handler whose input or output type differs
+// from the declaration does not compile.
+type Def[I, O any] struct{ op *Op }
+
+// Define declares an operation with input I and output O and a valid example input. In and Out
+// are set from I and O; an operation answering a Document declares its body as a string.
+func Define[I, O any](op Op, example *I) Def[I, O] {
+	if t := reflect.TypeFor[I](); t != reflect.TypeFor[NoInput]() {
+		op.In = t
+		if example != nil {
+			op.Example = example
+		}
+	}
+	op.Out = reflect.TypeFor[O]()
+	if op.Out == reflect.TypeFor[Document]() {
+		op.Out = reflect.TypeFor[string]()
+	}
+	return Def[I, O]{&op}
+}
+
+// Op is the declared operation.
+func (d Def[I, O]) Op() *Op { return d.op }
+
+// declared is any Def.
+type declared interface{ Op() *Op }
+
+// catalog lists the operations of defs, in order.
+func catalog(defs ...declared) []*Op {
+	out := make([]*Op, len(defs))
+	for i, d := range defs {
+		out[i] = d.Op()
+	}
+	return out
+}
+
+// initialisms are the words of operation names written in capitals in Go names.
+var initialisms = map[string]string{"ai": "AI", "api": "API", "faq": "FAQ", "id": "ID", "mcp": "MCP",
+	"openapi": "OpenAPI", "url": "URL", "http": "HTTP", "json": "JSON"}
+
+// GoName is the exported Go name of an operation: get_task is GetTask, get_faq is GetFAQ. Its
+// declaration in this package has that name, or that name with Op after it when a type has it
+// (the heartbeat operation is HeartbeatOp beside the Heartbeat it answers).
+func GoName(op string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(op, "_") {
+		if w == "" {
+			continue
+		}
+		if s, ok := initialisms[w]; ok {
+			b.WriteString(s)
+			continue
+		}
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // RateLimit names a rate-limit budget.
 type RateLimit string
@@ -165,9 +245,9 @@ func (o *Op) Errors(query bool) []int {
 
 // Lookup returns the operation of the given name, or nil.
 func Lookup(name string) *Op {
-	for i := range Ops {
-		if Ops[i].Name == name {
-			return &Ops[i]
+	for _, op := range Ops {
+		if op.Name == name {
+			return op
 		}
 	}
 	return nil

@@ -1,6 +1,11 @@
 package axp_test
 
 import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"net/http"
 	"reflect"
 	"slices"
@@ -18,7 +23,7 @@ func TestOpsCatalog(t *testing.T) {
 	access := []axp.Access{axp.Public, axp.MemberAuth, axp.SellerAuth, axp.BuyerAuth, axp.TaskParty, axp.AdminAuth, axp.Paid}
 	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		if op.Name == "" || names[op.Name] {
 			t.Errorf("op %d: name %q empty or repeated", i, op.Name)
 		}
@@ -211,4 +216,79 @@ func TestEscalateAcceptsNullRefund(t *testing.T) {
 	if err := protocol.Decode([]byte(`{"id":"t","reason":"late","proposed_refund_pct":101}`), &in); err == nil || err.Field != "proposed_refund_pct" {
 		t.Fatalf("101: %v", err)
 	}
+}
+
+// Every operation is declared once, as a package-level Define beside its types, and the index
+// (axp.Ops) lists every declaration exactly once; each example input passes its own schema.
+func TestOpsIndexListsEveryDeclaration(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]string{} // Go name -> file
+	for _, f := range pkgs["axp"].Files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					if call, ok := v.(*ast.CallExpr); ok && isDefine(call.Fun) {
+						declared[vs.Names[i].Name] = fset.Position(vs.Pos()).Filename
+					}
+				}
+			}
+		}
+	}
+	if file := declared["Ops"]; file != "" {
+		t.Errorf("Ops is declared with Define in %s", file)
+	}
+	if len(declared) != len(axp.Ops) {
+		t.Errorf("%d declarations, %d operations in axp.Ops", len(declared), len(axp.Ops))
+	}
+	seen := map[string]bool{}
+	for _, op := range axp.Ops {
+		if seen[op.Name] {
+			t.Errorf("%s is listed twice in axp.Ops", op.Name)
+		}
+		seen[op.Name] = true
+		name := axp.GoName(op.Name)
+		if _, ok := declared[name]; !ok {
+			if _, ok = declared[name+"Op"]; !ok {
+				t.Errorf("%s has no declaration %s (or %sOp)", op.Name, name, name)
+			}
+		}
+		if op.In == nil {
+			if op.Example != nil {
+				t.Errorf("%s takes no input but has an example", op.Name)
+			}
+			continue
+		}
+		if op.Example == nil || reflect.TypeOf(op.Example) != reflect.PointerTo(op.In) {
+			t.Errorf("%s: example %T, want *%v", op.Name, op.Example, op.In)
+			continue
+		}
+		b, err := json.Marshal(op.Example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, perr := protocol.ParseJSON(b)
+		if perr != nil {
+			t.Fatalf("%s: %v", op.Name, perr)
+		}
+		if err := protocol.DecodeValue(v, reflect.New(op.In).Interface()); err != nil {
+			t.Errorf("%s: the example is not valid input: %v", op.Name, err)
+		}
+	}
+}
+
+func isDefine(e ast.Expr) bool {
+	if ix, ok := e.(*ast.IndexListExpr); ok {
+		id, ok := ix.X.(*ast.Ident)
+		return ok && id.Name == "Define"
+	}
+	return false
 }

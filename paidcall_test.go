@@ -19,7 +19,7 @@ func TestV1Tags(t *testing.T) {
 	}
 	seen := map[axp.Money]string{}
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		tag := axp.V1Tag(op.Name)
 		if op.Access != axp.Paid || op.Category == "" || op.Name == "paid_connector" {
 			if tag != 0 {

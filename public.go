@@ -25,6 +25,19 @@ type FrontDoor struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
 	Links   []Link `json:"links"`
+	// Page, when set, renders the front door as an HTML page for a request that prefers one (a
+	// browser), or returns nil.
+	Page func(accept string) *Document `json:"-"`
+}
+
+// Negotiate answers the page to a request that prefers it, the links as JSON otherwise.
+func (f *FrontDoor) Negotiate(accept string) any {
+	if f.Page != nil {
+		if d := f.Page(accept); d != nil {
+			return d
+		}
+	}
+	return f
 }
 
 // Link is a named URL of the exchange.
@@ -361,3 +374,121 @@ type OperatorMessageView struct {
 type OperatorMessageList struct {
 	Messages []OperatorMessageView `json:"messages"`
 }
+
+// The public operations.
+
+// GetFrontDoor declares get_front_door, GET /.
+var GetFrontDoor = Define[NoInput, FrontDoor](Op{Name: "get_front_door", Method: get, Path: "/", Tag: "public", Access: Public, Summary: "The front door: what this exchange is and where to go next (an HTML page for a browser, these links as JSON for Accept: application/json)."},
+	nil)
+
+// Health declares health, GET /healthz.
+var Health = Define[NoInput, OK](Op{Name: "health", Method: get, Path: "/healthz", Tag: "public", Access: Public, Summary: "Liveness of the exchange."},
+	nil)
+
+// GetProtocol declares get_protocol, GET /api/protocol.
+var GetProtocol = Define[NoInput, ProtocolInfo](Op{Name: "get_protocol", Method: get, Path: "/api/protocol", Tag: "public", Access: Public, Summary: "The member protocol: transports, signing, required tools, limits."},
+	nil)
+
+// GetMemberTools declares get_member_tools, GET /api/protocol/tools.json.
+var GetMemberTools = Define[NoInput, protocol.ToolsDocument](Op{Name: "get_member_tools", Method: get, Path: "/api/protocol/tools.json", Tag: "public", Access: Public, Summary: "Input and output JSON Schemas of the member tools."},
+	nil)
+
+// GetJoin declares get_join, GET /join.
+var GetJoin = Define[NoInput, Document](Op{Name: "get_join", Method: get, Path: "/join", Tag: "public", Access: Public, ContentType: markdown, Summary: "How to join as a seller or buyer agent (Markdown)."},
+	nil)
+
+// GetWhy declares get_why, GET /api/why.
+var GetWhy = Define[NoInput, Why](Op{Name: "get_why", Method: get, Path: "/api/why", Tag: "public", Access: Public, Summary: "Why use this exchange."},
+	nil)
+
+// ListServices declares list_services, GET /api/services.
+var ListServices = Define[NoInput, ServiceList](Op{Name: "list_services", Method: get, Path: "/api/services", Tag: "public", Access: Public, Tool: "list_services", Summary: "The catalog of services and the task types on offer now."},
+	nil)
+
+// GetPricing declares get_pricing, GET /api/pricing.
+var GetPricing = Define[NoInput, PricingInfo](Op{Name: "get_pricing", Method: get, Path: "/api/pricing", Tag: "public", Access: Public, Summary: "Fees, payment methods and the approval rule."},
+	nil)
+
+// GetFAQ declares get_faq, GET /api/faq.
+var GetFAQ = Define[NoInput, FAQ](Op{Name: "get_faq", Method: get, Path: "/api/faq", Tag: "public", Access: Public, Summary: "Frequently asked questions."},
+	nil)
+
+// GetFAQMarkdown declares get_faq_markdown, GET /faq.md.
+var GetFAQMarkdown = Define[NoInput, Document](Op{Name: "get_faq_markdown", Method: get, Path: "/faq.md", Tag: "public", Access: Public, ContentType: markdown, Summary: "Frequently asked questions (Markdown)."},
+	nil)
+
+// Search declares search, GET /api/search.
+var Search = Define[SearchQuery, SearchResult](Op{Name: "search", Method: get, Path: "/api/search", Tag: "public", Access: Public, Tool: "search", Summary: "Suggest a task, matching services and sellers for a free-text query."},
+	&SearchQuery{Q: "video"})
+
+// ListSellers declares list_sellers, GET /api/sellers.
+var ListSellers = Define[SellersQuery, SellerList](Op{Name: "list_sellers", Method: get, Path: "/api/sellers", Tag: "public", Access: Public, Tool: "list_sellers", Summary: "Public records of sellers."},
+	&SellersQuery{})
+
+// GetQuote declares get_quote, GET /api/quote.
+var GetQuote = Define[QuoteQuery, CatalogQuote](Op{Name: "get_quote", Method: get, Path: "/api/quote", Tag: "public", Access: Public, ExtraQuery: "params", Tool: "get_quote", Summary: "Catalog price of a service with its params."},
+	&QuoteQuery{Type: "video", Params: map[string]any{"prompt": "x"}})
+
+// SubmitFeedback declares submit_feedback, POST /api/feedback.
+var SubmitFeedback = Define[Feedback, Recorded](Op{Name: "submit_feedback", Method: post, Path: "/api/feedback", Tag: "public", Access: Public, Status: created, Tool: "submit_feedback", Summary: "Send feedback to the operator."},
+	&Feedback{Message: "m", Category: "bug", Rating: ptr(3)})
+
+// GetPaymentPreference declares get_payment_preference, GET /api/payment-preference.
+var GetPaymentPreference = Define[NoInput, PaymentPreferenceInfo](Op{Name: "get_payment_preference", Method: get, Path: "/api/payment-preference", Tag: "public", Access: Public, Summary: "Supported payment options and the question asked."},
+	nil)
+
+// PaymentPreferenceOp declares payment_preference, POST /api/payment-preference.
+var PaymentPreferenceOp = Define[PaymentPreference, Recorded](Op{Name: "payment_preference", Method: post, Path: "/api/payment-preference", Tag: "public", Access: Public, Status: created, Tool: "payment_preference", Summary: "State the payment option you would like."},
+	&PaymentPreference{Preferred: "card", Note: "n", Role: "buyer"})
+
+// RegisterInterest declares register_interest, POST /api/interest.
+var RegisterInterest = Define[Interest, Recorded](Op{Name: "register_interest", Method: post, Path: "/api/interest", GETForm: true, Tag: "public", Access: Public, Status: created, Tool: "register_interest", Summary: "Record demand for a task type."},
+	&Interest{Type: "video", Note: "n", BudgetUSD: ptr[Money](5000000)})
+
+// GetSurvey declares get_survey, GET /api/survey.
+var GetSurvey = Define[NoInput, SurveyQuestions](Op{Name: "get_survey", Method: get, Path: "/api/survey", Tag: "public", Access: Public, Summary: "The survey questions."},
+	nil)
+
+// AnswerSurvey declares answer_survey, POST /api/survey.
+var AnswerSurvey = Define[SurveyAnswer, Recorded](Op{Name: "answer_survey", Method: post, Path: "/api/survey", Tag: "public", Access: Public, Status: created, Tool: "answer_survey", Summary: "Answer the survey."},
+	&SurveyAnswer{Task: "t", Category: "news", MaxUSDPerCall: ptr[Money](100000), CallsPerDay: ptr(5), Payment: "card", HasWallet: ptr(true), Missing: "m", AgentName: "a", Framework: "f"})
+
+// GetSurveyResults declares get_survey_results, GET /api/survey/results.
+var GetSurveyResults = Define[NoInput, SurveyResults](Op{Name: "get_survey_results", Method: get, Path: "/api/survey/results", Tag: "public", Access: Public, Summary: "Published survey totals."},
+	nil)
+
+// GetOpenAPI declares get_openapi, GET /openapi.json.
+var GetOpenAPI = Define[NoInput, Result](Op{Name: "get_openapi", Method: get, Path: "/openapi.json", Tag: "public", Access: Public, Summary: "This description (OpenAPI 3.1)."},
+	nil)
+
+// HeartbeatOp declares heartbeat, POST /api/members/me/heartbeat.
+var HeartbeatOp = Define[EmptyInput, Heartbeat](Op{Name: "heartbeat", Method: post, Path: "/api/members/me/heartbeat", Tag: "member", Access: MemberAuth, Tool: "heartbeat", Summary: "Reset the 24 h check-in clock."},
+	&EmptyInput{})
+
+// FavouritesOp declares favourites, PUT /api/members/me/favourites.
+var FavouritesOp = Define[Favourites, Favourites](Op{Name: "favourites", Method: put, Path: "/api/members/me/favourites", Tag: "member", Access: MemberAuth, Tool: "favourites", Summary: "Replace your favourite sellers."},
+	&Favourites{SellerIDs: []string{"mem_x"}})
+
+// Announcements declares announcements, GET /api/members/me/announcements.
+var Announcements = Define[NoInput, AnnouncementList](Op{Name: "announcements", Method: get, Path: "/api/members/me/announcements", Tag: "member", Access: MemberAuth, Tool: "announcements", Summary: "Announcements from the operator."},
+	nil)
+
+// ReadAnnouncement declares read_announcement, POST /api/members/me/announcements/{id}/read.
+var ReadAnnouncement = Define[IDPath, Announcement](Op{Name: "read_announcement", Method: post, Path: "/api/members/me/announcements/{id}/read", Tag: "member", Access: MemberAuth, Tool: "read_announcement", Summary: "Mark an announcement read."},
+	&IDPath{ID: "ann_x"})
+
+// MessageOperator declares message_operator, POST /api/members/me/operator-messages.
+var MessageOperator = Define[OperatorMessage, OperatorMessageView](Op{Name: "message_operator", Limit: LimitOperatorMessages, Method: post, Path: "/api/members/me/operator-messages", Tag: "member", Access: MemberAuth, Status: created, Tool: "message_operator", Summary: "Send a message that reaches the operator only."},
+	&OperatorMessage{Title: "t", Body: "b", Kind: "question"})
+
+// AdminAnnouncements declares admin_announcements, GET /api/admin/announcements.
+var AdminAnnouncements = Define[NoInput, AnnouncementStatusList](Op{Name: "admin_announcements", Method: get, Path: "/api/admin/announcements", Tag: "admin", Access: AdminAuth, Summary: "Announcements with their delivery to each member: pushed, failed, waiting, read."},
+	nil)
+
+// AdminAnnounce declares admin_announce, POST /api/admin/announcements.
+var AdminAnnounce = Define[NewAnnouncement, Announcement](Op{Name: "admin_announce", Method: post, Path: "/api/admin/announcements", Tag: "admin", Access: AdminAuth, Status: created, Summary: "Publish an announcement to members."},
+	&NewAnnouncement{Severity: "info", Title: "t", Body: "b", Audience: "all", MemberIDs: []string{"mem_y"}})
+
+// AdminOperatorMessages declares admin_operator_messages, GET /api/admin/operator-messages.
+var AdminOperatorMessages = Define[NoInput, OperatorMessageList](Op{Name: "admin_operator_messages", Method: get, Path: "/api/admin/operator-messages", Tag: "admin", Access: AdminAuth, Summary: "Messages members sent to the operator."},
+	nil)

@@ -112,3 +112,9 @@ type AIFunctionCall struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 }
+
+// The talk operations.
+
+// Talk declares talk, POST /api/talk.
+var Talk = Define[TalkBody, TalkReply](Op{Name: "talk", Forbids: true, Method: post, Path: "/api/talk", Tag: "public", Access: Public, Tool: "talk", Summary: "Talk to the assistant: it lists the job and recommends an offer."},
+	&TalkBody{Message: "hello", ConversationID: "cnv_x"})

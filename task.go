@@ -612,3 +612,119 @@ func (SellerInvite) JSONSchema() *protocol.Schema {
 		{Type: "array", Items: &protocol.Schema{Type: "string", MaxLength: &most}, MinItems: &one, MaxItems: &most},
 	}}
 }
+
+// CancelInput withdraws a task before its job starts.
+type CancelInput struct {
+	TaskRef
+	Reason string `json:"reason,omitempty" schema:"maxLength=2000" doc:"why, for the sellers who offered and the record"`
+}
+
+// The task operations.
+
+// CreateTask declares create_task, POST /api/tasks.
+var CreateTask = Define[NewTask, CreatedTask](Op{Name: "create_task", Limit: LimitTaskPosts, Forbids: true, Method: post, Path: "/api/tasks", Tag: "buyer", Access: Public, Status: created, Tool: "create_task", Summary: "Post a task; offers are collected within the quote window."},
+	&NewTask{Type: "video", Description: "d", Params: map[string]any{"prompt": "x"}, DeadlineMinutes: ptr(60), AutoChoose: "cheapest", PaymentMethod: "crypto", PreferredPayment: "p", Contact: "c", CallbackURL: "https://cb.example/hook", AgentName: "a"})
+
+// CreateTaskGet declares create_task_get, GET /api/tasks/new.
+var CreateTaskGet = Define[NewTask, CreatedTask](Op{Name: "create_task_get", Limit: LimitTaskPosts, Forbids: true, Method: get, Path: "/api/tasks/new", Tag: "buyer", Access: Public, Status: created, ExtraQuery: "params", Summary: "Post a task from query keys; service params as extra keys."},
+	&NewTask{Type: "video", Description: "d", DeadlineMinutes: ptr(60), AutoChoose: "fastest"})
+
+// GetTask declares get_task, GET /api/tasks/{id}.
+var GetTask = Define[TaskQuery, Task](Op{Name: "get_task", Method: get, Path: "/api/tasks/{id}", Tag: "buyer", Access: TaskParty, Tool: "get_task", Summary: "Task status, offers and deliverable."},
+	&TaskQuery{TaskRef: TaskRef{ID: "tsk_x"}})
+
+// ChooseOffer declares choose_offer, POST /api/tasks/{id}/choose.
+var ChooseOffer = Define[ChooseInput, Task](Op{Name: "choose_offer", Method: post, Path: "/api/tasks/{id}/choose", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "choose_offer", Summary: "Choose an offer; the task then awaits payment (free jobs start)."},
+	&ChooseInput{TaskRef: TaskRef{ID: "tsk_x"}, OfferID: "ofr_x"})
+
+// PayCryptoOp declares pay_crypto, POST /api/tasks/{id}/pay/crypto.
+var PayCryptoOp = Define[PayCryptoInput, PaymentReport](Op{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "pay_crypto", Summary: "Report a stablecoin payment by transaction hash."},
+	&PayCryptoInput{TaskRef: TaskRef{ID: "tsk_x"}, TxHash: "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"})
+
+// GetDeliverable declares get_deliverable, GET /api/tasks/{id}/deliverable.
+var GetDeliverable = Define[TaskRef, Document](Op{Name: "get_deliverable", Method: get, Path: "/api/tasks/{id}/deliverable", Tag: "buyer", Access: BuyerAuth, ContentType: "application/octet-stream", ResponseHeaders: map[string]string{"X-Content-SHA256": "hex SHA-256 of the body"}, Tool: "get_deliverable", Summary: "The deliverable, with header X-Content-SHA256."},
+	&TaskRef{ID: "tsk_x"})
+
+// AcceptTask declares accept_task, POST /api/tasks/{id}/accept.
+var AcceptTask = Define[AcceptInput, Task](Op{Name: "accept_task", Method: post, Path: "/api/tasks/{id}/accept", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "accept_task", Summary: "Accept the delivery (after retrieving it)."},
+	&AcceptInput{TaskRef: TaskRef{ID: "tsk_x"}, SHA256: "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"})
+
+// DisputeTask declares dispute_task, POST /api/tasks/{id}/dispute.
+var DisputeTask = Define[DisputeInput, Task](Op{Name: "dispute_task", Method: post, Path: "/api/tasks/{id}/dispute", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "dispute_task", Summary: "Dispute the delivery, with a reason."},
+	&DisputeInput{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r"})
+
+// GetTimeline declares get_timeline, GET /api/tasks/{id}/timeline.
+var GetTimeline = Define[TaskRef, Timeline](Op{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: BuyerAuth, Tool: "get_timeline", Summary: "All events, messages and reviews of a task."},
+	&TaskRef{ID: "tsk_x"})
+
+// SubmitReview declares submit_review, POST /api/tasks/{id}/review.
+var SubmitReview = Define[ReviewBody, ReviewResult](Op{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", GETForm: true, Tag: "buyer", Access: BuyerAuth, Status: created, Tool: "submit_review", Summary: "Review the other party of a completed job."},
+	&ReviewBody{TaskRef: TaskRef{ID: "tsk_x"}, Rating: 5, Quality: ptr(4), Accuracy: ptr(4), Timeliness: ptr(5), Comment: "c"})
+
+// Translate declares translate, POST /api/tasks/{id}/translate.
+var Translate = Define[TranslateBody, Translation](Op{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "translate", Summary: "Translate the brief or the deliverable."},
+	&TranslateBody{TaskRef: TaskRef{ID: "tsk_x"}, What: "brief", Language: "fr"})
+
+// AnswerClarifications declares answer_clarifications, POST /api/tasks/{id}/clarify.
+var AnswerClarifications = Define[ClarifyBody, Task](Op{Name: "answer_clarifications", Method: post, Path: "/api/tasks/{id}/clarify", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "answer_clarifications", Summary: "Answer sellers' questions; they are asked to quote again."},
+	&ClarifyBody{TaskRef: TaskRef{ID: "tsk_x"}, Answers: map[string]string{"q": "a"}})
+
+// RequestRedo declares request_redo, POST /api/tasks/{id}/redo.
+var RequestRedo = Define[RedoBody, Task](Op{Name: "request_redo", Method: post, Path: "/api/tasks/{id}/redo", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "request_redo", Summary: "Ask for a free redo the offer guaranteed."},
+	&RedoBody{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r"})
+
+// ProposeSettlement declares propose_settlement, POST /api/tasks/{id}/settlement.
+var ProposeSettlement = Define[SettlementBody, Settlement](Op{Name: "propose_settlement", Method: post, Path: "/api/tasks/{id}/settlement", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "propose_settlement", Summary: "Propose a refund split."},
+	&SettlementBody{TaskRef: TaskRef{ID: "tsk_x"}, RefundPct: 50, Note: "n"})
+
+// AnswerSettlement declares answer_settlement, POST /api/tasks/{id}/settlement/{settlement_id}.
+var AnswerSettlement = Define[SettlementAnswer, Settlement](Op{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "answer_settlement", Summary: "Accept or reject a settlement proposal."},
+	&SettlementAnswer{TaskRef: TaskRef{ID: "tsk_x"}, SettlementID: "stl_x", Accept: true})
+
+// Escalate declares escalate, POST /api/tasks/{id}/escalate.
+var Escalate = Define[EscalateBody, Mediation](Op{Name: "escalate", Method: post, Path: "/api/tasks/{id}/escalate", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "escalate", Summary: "Open a mediation."},
+	&EscalateBody{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r", Statement: "s", ProposedRefundPct: ptr(50)})
+
+// SubmitStatement declares submit_statement, POST /api/mediations/{id}/statement.
+var SubmitStatement = Define[StatementBody, Mediation](Op{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "submit_statement", Summary: "A side's statement in a mediation."},
+	&StatementBody{TaskRef: TaskRef{ID: "med_x"}, Statement: "s", ProposedRefundPct: ptr(50)})
+
+// Appeal declares appeal, POST /api/mediations/{id}/appeal.
+var Appeal = Define[AppealBody, Mediation](Op{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "appeal", Summary: "Appeal a mediation decision to a human operator."},
+	&AppealBody{TaskRef: TaskRef{ID: "med_x"}, Reason: "r"})
+
+// PostMessage declares post_message, POST /api/tasks/{id}/messages.
+var PostMessage = Define[MessageBody, Message](Op{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", GETForm: true, GETPath: "/api/tasks/{id}/messages/send", Tag: "buyer", Access: BuyerAuth, Status: created, Tool: "post_message", Summary: "Write a message on a task; contact details are removed."},
+	&MessageBody{TaskRef: TaskRef{ID: "tsk_x"}, Body: "b", SellerID: "mem_x"})
+
+// ObjectToReview declares object_to_review, POST /api/reviews/{id}/objection.
+var ObjectToReview = Define[ObjectionBody, Mediation](Op{Name: "object_to_review", Method: post, Path: "/api/reviews/{id}/objection", GETForm: true, Tag: "buyer", Access: MemberAuth, Status: created, Tool: "object_to_review", Summary: "Object to a review; the Mediator keeps or removes it."},
+	&ObjectionBody{ID: "rev_x", Reason: "r", Statement: "s"})
+
+// ListMyTasks declares list_my_tasks, GET /api/members/me/tasks.
+var ListMyTasks = Define[MyTasksQuery, TaskList](Op{Name: "list_my_tasks", Method: get, Path: "/api/members/me/tasks", Tag: "member", Access: MemberAuth, Tool: "list_my_tasks", Summary: "Tasks you posted as a buyer member, newest first, a page at a time (next_cursor)."},
+	&MyTasksQuery{Cursor: "tsk_x", Limit: 5})
+
+// ListQuoteRequests declares list_quote_requests, GET /api/members/me/quote-requests.
+var ListQuoteRequests = Define[NoInput, TaskList](Op{Name: "list_quote_requests", Method: get, Path: "/api/members/me/quote-requests", Tag: "seller", Access: SellerAuth, Tool: "list_quote_requests", Summary: "Open tasks you can quote on, each naming its buyer as the push quote call does."},
+	nil)
+
+// SubmitOffer declares submit_offer, POST /api/tasks/{id}/offers.
+var SubmitOffer = Define[OfferInput, Offer](Op{Name: "submit_offer", Method: post, Path: "/api/tasks/{id}/offers", Tag: "seller", Access: SellerAuth, Status: created, Tool: "submit_offer", Summary: "Quote on a task."},
+	&OfferInput{ID: "tsk_x", QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr[Money](1500000), ETAMinutes: ptr(10), Note: "n"}})
+
+// ListJobs declares list_jobs, GET /api/members/me/jobs.
+var ListJobs = Define[JobsQuery, TaskList](Op{Name: "list_jobs", Method: get, Path: "/api/members/me/jobs", Tag: "seller", Access: SellerAuth, Tool: "list_jobs", Summary: "Tasks assigned to you, with payout after the platform fee."},
+	&JobsQuery{Status: "all"})
+
+// Deliver declares deliver, POST /api/members/me/jobs/{id}/deliver.
+var Deliver = Define[DeliverInput, Task](Op{Name: "deliver", Method: post, Path: "/api/members/me/jobs/{id}/deliver", Tag: "seller", Access: SellerAuth, Tool: "deliver", Summary: "Register a delivery; starts the buyer's auto-release window."},
+	&DeliverInput{ID: "tsk_x", Content: "c", Filename: "f.txt", MimeType: "text/plain", Note: "n"})
+
+// RequestPayment declares request_payment, POST /api/members/me/jobs/{id}/request-payment.
+var RequestPayment = Define[IDPath, PaymentRequested](Op{Name: "request_payment", Method: post, Path: "/api/members/me/jobs/{id}/request-payment", Tag: "seller", Access: SellerAuth, Tool: "request_payment", Summary: "Request payment after the buyer accepted; the operator approves."},
+	&IDPath{ID: "tsk_x"})
+
+// CancelTask declares cancel_task, POST /api/tasks/{id}/cancel.
+var CancelTask = Define[CancelInput, Task](Op{Name: "cancel_task", Method: post, Path: "/api/tasks/{id}/cancel", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "cancel_task", Summary: "Withdraw a task that is open or awaiting payment; funds it holds go back to the buyer with the operator's approval."},
+	&CancelInput{TaskRef: TaskRef{ID: "tsk_x"}})

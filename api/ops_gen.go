@@ -74,7 +74,7 @@ var (
 	// CancelTask is POST /api/tasks/{id}/cancel: Withdraw a task that is open or awaiting payment; funds it holds go back to the buyer with the operator's approval.
 	CancelTask = Def[axp.CancelInput, axp.Task]("cancel_task")
 	// GetTimeline is GET /api/tasks/{id}/timeline: All events, messages and reviews of a task.
-	GetTimeline = Def[axp.TaskRef, axp.Result]("get_timeline")
+	GetTimeline = Def[axp.TaskRef, axp.Timeline]("get_timeline")
 	// SubmitReview is POST /api/tasks/{id}/review: Review the other party of a completed job.
 	SubmitReview = Def[axp.ReviewBody, axp.ReviewResult]("submit_review")
 	// Translate is POST /api/tasks/{id}/translate: Translate the brief or the deliverable.

@@ -16,7 +16,7 @@ import (
 
 func schemaOf[T any]() *protocol.Schema { return protocol.SchemaFor[T]() }
 
-func (d *Daemon) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.TraceQuery) (any, error) {
+func (d *Daemon) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.TraceQuery) (*axp.Trace, error) {
 	d.sink.flush()
 	var tr axp.Trace
 	err := d.db.View(func(tx *store.Tx) error {
@@ -27,7 +27,7 @@ func (d *Daemon) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.Trace
 	return &tr, err
 }
 
-func (d *Daemon) adminLog(ctx context.Context, c *pipeline.Call, in *axp.LogQuery) (any, error) {
+func (d *Daemon) adminLog(ctx context.Context, c *pipeline.Call, in *axp.LogQuery) (*axp.LogList, error) {
 	d.sink.flush()
 	out := &axp.LogList{}
 	err := d.db.View(func(tx *store.Tx) error {
@@ -38,7 +38,7 @@ func (d *Daemon) adminLog(ctx context.Context, c *pipeline.Call, in *axp.LogQuer
 	return out, err
 }
 
-func (d *Daemon) adminAudit(ctx context.Context, c *pipeline.Call, in *axp.AuditQuery) (any, error) {
+func (d *Daemon) adminAudit(ctx context.Context, c *pipeline.Call, in *axp.AuditQuery) (*axp.AuditList, error) {
 	out := &axp.AuditList{}
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
@@ -48,7 +48,7 @@ func (d *Daemon) adminAudit(ctx context.Context, c *pipeline.Call, in *axp.Audit
 	return out, err
 }
 
-func (d *Daemon) adminMetrics(ctx context.Context, c *pipeline.Call, in *axp.MetricsQuery) (any, error) {
+func (d *Daemon) adminMetrics(ctx context.Context, c *pipeline.Call, in *axp.MetricsQuery) (*axp.Metrics, error) {
 	hours := in.Hours
 	if hours == 0 {
 		hours = 24
@@ -57,7 +57,7 @@ func (d *Daemon) adminMetrics(ctx context.Context, c *pipeline.Call, in *axp.Met
 	return &m, err
 }
 
-func (d *Daemon) adminStats(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) adminStats(ctx context.Context, c *pipeline.Call) (*axp.Stats, error) {
 	st := &axp.Stats{Tasks: map[string]int{}, Members: map[string]int{}, MembersByRole: map[string]int{},
 		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion, Leader: d.leading(),
 		Uptime: d.now().Sub(d.started).Round(time.Second).String()}
@@ -93,8 +93,8 @@ func (d *Daemon) adminStats(ctx context.Context, c *pipeline.Call) (any, error) 
 	return st, err
 }
 
-func (d *Daemon) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.NewAnnouncement) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.NewAnnouncement) (*axp.Announcement, error) {
+	return as[axp.Announcement](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		for i, id := range in.MemberIDs {
 			m, err := ch.tx.Member(id)
 			if err != nil {
@@ -118,7 +118,7 @@ func (d *Daemon) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.Ne
 			return nil, err
 		}
 		return &a.Announcement, nil
-	})
+	}))
 }
 
 // announce stores an announcement and its audience's deliveries, and pushes it to the push members
@@ -177,7 +177,7 @@ func (d *Daemon) delivered(annID, memberID string, perr error) {
 	})
 }
 
-func (d *Daemon) adminAnnouncements(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) adminAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementStatusList, error) {
 	out := &axp.AnnouncementStatusList{Announcements: []axp.AnnouncementStatus{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
@@ -211,7 +211,7 @@ func (d *Daemon) adminAnnouncements(ctx context.Context, c *pipeline.Call) (any,
 
 func fieldIndex(name string, i int) string { return fmt.Sprintf("%s[%d]", name, i) }
 
-func (d *Daemon) adminOperatorMessages(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) adminOperatorMessages(ctx context.Context, c *pipeline.Call) (*axp.OperatorMessageList, error) {
 	out := &axp.OperatorMessageList{}
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
@@ -221,7 +221,7 @@ func (d *Daemon) adminOperatorMessages(ctx context.Context, c *pipeline.Call) (a
 	return out, err
 }
 
-func (d *Daemon) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.MembersQuery) (any, error) {
+func (d *Daemon) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.MembersQuery) (*axp.MemberList, error) {
 	out := &axp.MemberList{Members: []axp.PrivateMember{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		return tx.EachMember(func(m *axp.Member) bool {
@@ -268,15 +268,15 @@ func (d *Daemon) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.Sus
 	return out, err
 }
 
-func (d *Daemon) adminSuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (any, error) {
-	return d.setSuspended(ctx, c, in, true)
+func (d *Daemon) adminSuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (*axp.PrivateMember, error) {
+	return as[axp.PrivateMember](d.setSuspended(ctx, c, in, true))
 }
 
-func (d *Daemon) adminUnsuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (any, error) {
-	return d.setSuspended(ctx, c, in, false)
+func (d *Daemon) adminUnsuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (*axp.PrivateMember, error) {
+	return as[axp.PrivateMember](d.setSuspended(ctx, c, in, false))
 }
 
-func (d *Daemon) adminBackup(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) adminBackup(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {
 	if d.db.IsPostgres() {
 		return nil, axp.Errorf(axp.CodeUnavailable, "%s", store.ErrNoFileBackup.Error()).
 			WithHint("run pg_dump against the exchange's database, or use its provider's backups")
@@ -315,7 +315,7 @@ func moneyTotals(entries []axp.LedgerEntry) axp.MoneyTotals {
 // adminTaskTimeline merges everything known about a task in time order: its timeline events,
 // the audit records of its changes, the requests logged under their trace ids, its messages, the
 // AI calls made for it and its reviews.
-func (d *Daemon) adminTaskTimeline(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) adminTaskTimeline(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.AdminTimeline, error) {
 	d.sink.flush()
 	out := &axp.AdminTimeline{TaskID: in.ID, Rows: []axp.TimelineRow{}}
 	err := d.db.View(func(tx *store.Tx) error {

@@ -110,7 +110,7 @@ func jsonObject(reply string, v any) error {
 // maxTranslate bounds the text sent for translation (characters).
 const maxTranslate = 20_000
 
-func (d *Daemon) translate(ctx context.Context, c *pipeline.Call, in *axp.TranslateBody) (any, error) {
+func (d *Daemon) translate(ctx context.Context, c *pipeline.Call, in *axp.TranslateBody) (*axp.Translation, error) {
 	var text string
 	var t *axp.TaskRecord
 	err := d.db.View(func(tx *store.Tx) error {
@@ -175,7 +175,7 @@ func (d *Daemon) aiProviderInfo() axp.AIProviderInfo {
 	return info
 }
 
-func (d *Daemon) adminAI(ctx context.Context, c *pipeline.Call, in *axp.AIQuery) (any, error) {
+func (d *Daemon) adminAI(ctx context.Context, c *pipeline.Call, in *axp.AIQuery) (*axp.AICallList, error) {
 	out := &axp.AICallList{Provider: d.aiProviderInfo(), Calls: []axp.AICall{}}
 	limit := in.Limit
 	if limit <= 0 {

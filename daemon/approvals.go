@@ -11,7 +11,7 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-func (d *Daemon) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.ApprovalsQuery) (any, error) {
+func (d *Daemon) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.ApprovalsQuery) (*axp.ApprovalList, error) {
 	out := &axp.ApprovalList{Approvals: []axp.Approval{}}
 	now := d.now()
 	err := d.db.View(func(tx *store.Tx) error {
@@ -145,7 +145,7 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 	return buyer, seller
 }
 
-func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
+func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
 	if in.TxHash == "" && d.wallet != nil {
 		var kind string
 		var alone bool
@@ -156,10 +156,10 @@ func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.App
 			return nil
 		})
 		if !alone && axp.SendsMoney(kind) {
-			return d.approveOnChain(ctx, c, in)
+			return as[axp.Approval](d.approveOnChain(ctx, c, in))
 		}
 	}
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+	return as[axp.Approval](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		a, err := ch.tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
@@ -216,7 +216,7 @@ func (d *Daemon) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.App
 			return nil, err
 		}
 		return a, nil
-	})
+	}))
 }
 
 // confirmPayment books a confirmed payment and starts the job.
@@ -402,8 +402,8 @@ func (d *Daemon) releaseDue(ch *change, t *axp.TaskRecord) error {
 	return ch.tx.PutApproval(p)
 }
 
-func (d *Daemon) adminReject(ctx context.Context, c *pipeline.Call, in *axp.RejectBody) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) adminReject(ctx context.Context, c *pipeline.Call, in *axp.RejectBody) (*axp.Approval, error) {
+	return as[axp.Approval](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		a, err := ch.tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
@@ -448,7 +448,7 @@ func (d *Daemon) adminReject(ctx context.Context, c *pipeline.Call, in *axp.Reje
 			return nil, err
 		}
 		return a, nil
-	})
+	}))
 }
 
 // closeReleaseDue closes the open release_due item of a task the buyer answered after its

@@ -64,7 +64,7 @@ func seenBy(p *axp.BoardPost, id string) bool {
 	return p.Status == axp.BoardVisible || p.Author.ID == id
 }
 
-func (d *Daemon) boardList(ctx context.Context, c *pipeline.Call, in *axp.BoardListQuery) (any, error) {
+func (d *Daemon) boardList(ctx context.Context, c *pipeline.Call, in *axp.BoardListQuery) (*axp.BoardList, error) {
 	tag := ""
 	if in.Tag != "" {
 		tag = strings.ToLower(strings.TrimSpace(in.Tag))
@@ -100,7 +100,7 @@ func (d *Daemon) boardList(ctx context.Context, c *pipeline.Call, in *axp.BoardL
 	return out, nil
 }
 
-func (d *Daemon) boardRead(ctx context.Context, c *pipeline.Call, in *axp.BoardReadQuery) (any, error) {
+func (d *Daemon) boardRead(ctx context.Context, c *pipeline.Call, in *axp.BoardReadQuery) (*axp.BoardThreadView, error) {
 	limit := in.Limit
 	if limit <= 0 {
 		limit = axp.BoardRepliesDefault
@@ -143,16 +143,16 @@ func loadThread(tx *store.Tx, id, memberID string) (*axp.BoardPost, error) {
 	return t, nil
 }
 
-func (d *Daemon) boardPost(ctx context.Context, c *pipeline.Call, in *axp.BoardPostBody) (any, error) {
+func (d *Daemon) boardPost(ctx context.Context, c *pipeline.Call, in *axp.BoardPostBody) (*axp.BoardPost, error) {
 	tags, err := boardTags(in.Tags)
 	if err != nil {
 		return nil, err
 	}
-	return d.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardThread, Title: in.Title, Body: in.Body, Tags: tags})
+	return as[axp.BoardPost](d.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardThread, Title: in.Title, Body: in.Body, Tags: tags}))
 }
 
-func (d *Daemon) boardReply(ctx context.Context, c *pipeline.Call, in *axp.BoardReplyBody) (any, error) {
-	return d.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardReply, ThreadID: in.ID, Body: in.Body})
+func (d *Daemon) boardReply(ctx context.Context, c *pipeline.Call, in *axp.BoardReplyBody) (*axp.BoardPost, error) {
+	return as[axp.BoardPost](d.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardReply, ThreadID: in.ID, Body: in.Body}))
 }
 
 // publish screens and stores a new thread or reply by the caller, in one transaction.
@@ -263,7 +263,7 @@ func (d *Daemon) boardPolicy(ctx context.Context, c axp.Caller, p *axp.BoardPost
 		"the board takes what the exchange lists; rewrite the post, or ask the operator (POST /api/members/me/operator-messages)")
 }
 
-func (d *Daemon) adminBoard(ctx context.Context, c *pipeline.Call, in *axp.BoardAdminQuery) (any, error) {
+func (d *Daemon) adminBoard(ctx context.Context, c *pipeline.Call, in *axp.BoardAdminQuery) (*axp.BoardPostList, error) {
 	status, limit := in.Status, in.Limit
 	if status == "" {
 		status = axp.BoardPending
@@ -291,12 +291,12 @@ func (d *Daemon) adminBoard(ctx context.Context, c *pipeline.Call, in *axp.Board
 	return out, nil
 }
 
-func (d *Daemon) adminBoardApprove(ctx context.Context, c *pipeline.Call, in *axp.BoardApproveBody) (any, error) {
-	return d.moderate(ctx, c, in.ID, axp.BoardVisible, in.Note)
+func (d *Daemon) adminBoardApprove(ctx context.Context, c *pipeline.Call, in *axp.BoardApproveBody) (*axp.BoardPost, error) {
+	return as[axp.BoardPost](d.moderate(ctx, c, in.ID, axp.BoardVisible, in.Note))
 }
 
-func (d *Daemon) adminBoardHide(ctx context.Context, c *pipeline.Call, in *axp.BoardHideBody) (any, error) {
-	return d.moderate(ctx, c, in.ID, axp.BoardHidden, in.Reason)
+func (d *Daemon) adminBoardHide(ctx context.Context, c *pipeline.Call, in *axp.BoardHideBody) (*axp.BoardPost, error) {
+	return as[axp.BoardPost](d.moderate(ctx, c, in.ID, axp.BoardHidden, in.Reason))
 }
 
 // moderate is the operator's decision on a post: it appears (visible) or is hidden. The thread's

@@ -233,7 +233,7 @@ func TestDeclaredResponsesMatch(t *testing.T) {
 	stranger := e.register(map[string]any{"roles": []string{"buyer", "seller"}, "skills": []map[string]any{{"task_type": "video"}}})
 	checked := 0
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		if op.Later != "" || op.Name == "admin_backup" {
 			continue
 		}

@@ -32,135 +32,38 @@ func TestBadInputEveryOperation(t *testing.T) {
 	e := newEnv(t)
 	seller := e.seller("video")
 	buyer := e.register(map[string]any{"roles": []string{"buyer"}})
-	var ann axp.Announcement
-	call(t, e.admin, "admin_announce", map[string]any{"severity": "info", "title": "t", "body": "b"}, &ann)
-
 	token := e.anon.With("bt_" + strings.Repeat("0", 48))
-	valid := map[string]struct {
-		c  *client.Client
-		in map[string]any
-	}{
-		"search":             {e.anon, map[string]any{"q": "video"}},
-		"list_sellers":       {e.anon, map[string]any{}},
-		"get_quote":          {e.anon, map[string]any{"type": "video", "params": map[string]any{"prompt": "x"}}},
-		"get_reputation":     {e.anon, map[string]any{"id": seller.MemberID}},
-		"submit_feedback":    {e.anon, map[string]any{"message": "m", "category": "bug", "rating": 3}},
-		"payment_preference": {e.anon, map[string]any{"preferred": "card", "note": "n", "role": "buyer"}},
-		"register_interest":  {e.anon, map[string]any{"type": "video", "note": "n", "budget_usd": 5}},
-		"answer_survey": {e.anon, map[string]any{"task": "t", "category": "news", "max_usd_per_call": 0.1, "calls_per_day": 5,
-			"payment": "card", "has_wallet": true, "missing": "m", "agent_name": "a", "framework": "f"}},
-		"register": {e.anon, map[string]any{"roles": []any{"seller"}, "name": "n", "description": "d",
-			"skills": []any{map[string]any{"task_type": "video"}}, "mcp_url": "https://a.example/mcp", "contact_email": "a@b.example",
-			"auth_token": "t", "payment_methods": []any{"crypto"}, "payout_address": "0x" + strings.Repeat("a", 40), "preferred_payment": "p",
-			"identity": map[string]any{"operator_name": "o"}}},
-		"update_profile": {seller.c, map[string]any{"name": "n", "description": "d", "contact_email": "a@b.example",
-			"mcp_url": "https://a.example/mcp", "auth_token": "t", "roles": []any{"seller"}, "skills": []any{map[string]any{"task_type": "video"}},
-			"payment_methods": []any{"crypto"}, "payout_address": "0x" + strings.Repeat("a", 40), "preferred_payment": "p",
-			"identity": map[string]any{"operator_name": "o"}}},
-		"update_skills":     {seller.c, map[string]any{"skills": []any{map[string]any{"task_type": "video"}}}},
-		"verify":            {seller.c, map[string]any{}},
-		"heartbeat":         {seller.c, map[string]any{}},
-		"run_conformance":   {seller.c, map[string]any{}},
-		"favourites":        {buyer.c, map[string]any{"seller_ids": []any{seller.MemberID}}},
-		"read_announcement": {buyer.c, map[string]any{"id": ann.ID}},
-		"message_operator":  {buyer.c, map[string]any{"title": "t", "body": "b", "kind": "question"}},
-		"admin_trace":       {e.admin, map[string]any{"traceId": "abc"}},
-		"admin_log":         {e.admin, map[string]any{"level": "info", "source": "http", "limit": 5}},
-		"admin_audit":       {e.admin, map[string]any{"entity_type": "member", "entity_id": "x", "actor": "admin", "action": "a", "limit": 5}},
-		"admin_metrics":     {e.admin, map[string]any{"hours": 2}},
-		"admin_announce":    {e.admin, map[string]any{"severity": "info", "title": "t", "body": "b", "audience": "all", "member_ids": []any{buyer.MemberID}}},
-		"admin_members":     {e.admin, map[string]any{"state": "registered", "role": "buyer"}},
-		"admin_suspend":     {e.admin, map[string]any{"id": seller.MemberID, "reason": "r"}},
-		"admin_unsuspend":   {e.admin, map[string]any{"id": seller.MemberID, "reason": "r"}},
-		"create_task": {e.anon, map[string]any{"type": "video", "description": "d", "params": map[string]any{"prompt": "x"},
-			"deadline_minutes": 60, "auto_choose": "cheapest", "payment_method": "crypto", "preferred_payment": "p",
-			"contact": "c", "callback_url": "https://cb.example/hook", "agent_name": "a"}},
-		"create_task_get":       {e.anon, map[string]any{"type": "video", "description": "d", "deadline_minutes": 60, "auto_choose": "fastest"}},
-		"get_task":              {token, map[string]any{"id": "tsk_x"}},
-		"choose_offer":          {token, map[string]any{"id": "tsk_x", "offer_id": "ofr_x"}},
-		"pay_crypto":            {token, map[string]any{"id": "tsk_x", "tx_hash": "0x" + strings.Repeat("b", 64)}},
-		"get_deliverable":       {token, map[string]any{"id": "tsk_x"}},
-		"accept_task":           {token, map[string]any{"id": "tsk_x", "sha256": strings.Repeat("c", 64)}},
-		"dispute_task":          {token, map[string]any{"id": "tsk_x", "reason": "r"}},
-		"cancel_task":           {token, map[string]any{"id": "tsk_x"}},
-		"get_timeline":          {token, map[string]any{"id": "tsk_x"}},
-		"request_redo":          {token, map[string]any{"id": "tsk_x", "reason": "r"}},
-		"answer_clarifications": {token, map[string]any{"id": "tsk_x", "answers": map[string]any{"q": "a"}}},
-		"start_sandbox":         {seller.c, map[string]any{"as": "seller", "task_type": "video"}},
-		"get_sandbox":           {seller.c, map[string]any{"id": "sbx_x"}},
-		"admin_task_timeline":   {e.admin, map[string]any{"id": "tsk_x"}},
-		"admin_mediation":       {e.admin, map[string]any{"id": "med_x"}},
-		"submit_offer":          {seller.c, map[string]any{"id": "tsk_x", "price_usd": 1.5, "eta_minutes": 10, "note": "n"}},
-		"list_jobs":             {seller.c, map[string]any{"status": "all"}},
-		"list_my_tasks":         {buyer.c, map[string]any{"cursor": "tsk_x", "limit": 5}},
-		"deliver":               {seller.c, map[string]any{"id": "tsk_x", "content": "c", "filename": "f.txt", "mime_type": "text/plain", "note": "n"}},
-		"request_payment":       {seller.c, map[string]any{"id": "tsk_x"}},
-		"admin_approvals":       {e.admin, map[string]any{"status": "open", "kind": "payout", "task_id": "tsk_x"}},
-		"admin_approve":         {e.admin, map[string]any{"id": "apr_x", "tx_hash": "0x" + strings.Repeat("d", 64), "note": "n"}},
-		"admin_reject":          {e.admin, map[string]any{"id": "apr_x", "reason": "r"}},
-		"submit_review": {token, map[string]any{"id": "tsk_x", "rating": 5, "quality": 4, "accuracy": 4, "timeliness": 5,
-			"comment": "c"}},
-		"translate":              {token, map[string]any{"id": "tsk_x", "what": "brief", "language": "fr"}},
-		"propose_settlement":     {token, map[string]any{"id": "tsk_x", "refund_pct": 50, "note": "n"}},
-		"answer_settlement":      {token, map[string]any{"id": "tsk_x", "settlement_id": "stl_x", "accept": true}},
-		"escalate":               {token, map[string]any{"id": "tsk_x", "reason": "r", "statement": "s", "proposed_refund_pct": 50}},
-		"get_mediation":          {token, map[string]any{"id": "med_x"}},
-		"submit_statement":       {token, map[string]any{"id": "med_x", "statement": "s", "proposed_refund_pct": 50}},
-		"appeal":                 {token, map[string]any{"id": "med_x", "reason": "r"}},
-		"list_messages":          {token, map[string]any{"id": "tsk_x"}},
-		"post_message":           {token, map[string]any{"id": "tsk_x", "body": "b", "seller_id": "mem_x"}},
-		"object_to_review":       {seller.c, map[string]any{"id": "rev_x", "reason": "r", "statement": "s"}},
-		"admin_ai":               {e.admin, map[string]any{"task_id": "tsk_x", "limit": 5}},
-		"admin_mediations":       {e.admin, map[string]any{"status": "open", "kind": "dispute", "task_id": "tsk_x"}},
-		"admin_decide_mediation": {e.admin, map[string]any{"id": "med_x", "refund_pct": 50, "outcome": "keep", "note": "n"}},
-		"admin_listings":         {e.admin, map[string]any{"status": "all"}},
-		"admin_overturn_listing": {e.admin, map[string]any{"id": "lst_x", "note": "n"}},
-		"find_paid_tools":        {e.anon, map[string]any{"q": "web", "category": "web"}},
-		"paid_injection_check":   {e.anon, map[string]any{"text": "hello"}},
-		"paid_trading_risk":      {e.anon, map[string]any{"account": 10000, "risk_pct": 1, "entry": 100, "stop": 95, "size_decimals": 0}},
-		"paid_web_contents":      {e.anon, map[string]any{"urls": []any{"https://a.example/x"}}},
-		"paid_web_search":        {e.anon, map[string]any{"q": "x", "limit": 5, "language": "en", "time_range": "day"}},
-		"paid_connector":         {e.anon, map[string]any{"name": "prices"}},
-		"request_connector":      {e.anon, map[string]any{"url": "https://a.example/api", "wants": "daily prices"}},
-		"get_connector":          {e.anon, map[string]any{"id": "con_x"}},
-		"pay_connector_setup":    {e.anon, map[string]any{"id": "con_x"}},
-		"admin_connectors":       {e.admin, map[string]any{"status": "pending"}},
-		"admin_connector_accept": {e.admin, map[string]any{"id": "con_x", "name": "prices", "price_usd": 0.01, "category": "c", "description": "d"}},
-		"admin_connector_reject": {e.admin, map[string]any{"id": "con_x", "reason": "r"}},
-		"board_list":             {seller.c, map[string]any{"tag": "go", "cursor": "bp_x", "limit": 5}},
-		"board_read":             {seller.c, map[string]any{"id": "bp_x", "cursor": "bp_y", "limit": 5}},
-		"board_post":             {seller.c, map[string]any{"title": "t", "body": "b", "tags": []any{"go"}}},
-		"board_reply":            {seller.c, map[string]any{"id": "bp_x", "body": "b"}},
-		"admin_board":            {e.admin, map[string]any{"status": "all", "limit": 5}},
-		"admin_board_approve":    {e.admin, map[string]any{"id": "bp_x", "note": "n"}},
-		"admin_board_hide":       {e.admin, map[string]any{"id": "bp_x", "reason": "r"}},
-		"talk":                   {e.anon, map[string]any{"message": "hello", "conversation_id": "cnv_x"}},
-		// recorded data
-		"paid_market_as_of":       {e.anon, map[string]any{"as_of": "2026-10-10T00:00:00Z", "coins": "bitcoin", "series": true, "hours": 2}},
-		"paid_market_brief":       {e.anon, map[string]any{"coins": "bitcoin"}},
-		"paid_news_as_of":         {e.anon, map[string]any{"entity": "Bitcoin", "as_of": "2026-10-10T00:00:00Z", "limit": 5}},
-		"paid_news_proof":         {e.anon, map[string]any{"id": "nws_x"}},
-		"paid_market_proof":       {e.anon, map[string]any{"id": "px:bitcoin@1"}},
-		"paid_trackrecord_top":    {e.anon, map[string]any{"market": "bitcoin", "window": "7d", "limit": 5}},
-		"paid_trackrecord_verify": {e.anon, map[string]any{"id": "sig_x"}},
-		"list_proof_chain":        {e.anon, map[string]any{"after": 0, "limit": 5}},
-		"publish_signal": {seller.c, map[string]any{"strategy": "s", "market": "bitcoin", "side": "long", "entry": 100, "stop": 95,
-			"target": 110, "horizon": "4h"}},
-		"get_strategy_leaderboard": {e.anon, map[string]any{"market": "bitcoin", "window": "7d"}},
+	// Each operation's declared example is the valid input the mutations start from, sent by a
+	// caller its access level admits (authorization comes before the input is read).
+	callerOf := map[axp.Access]*client.Client{axp.Public: e.anon, axp.Paid: e.anon, axp.BuyerAuth: token, axp.TaskParty: token,
+		axp.MemberAuth: seller.c, axp.SellerAuth: seller.c, axp.AdminAuth: e.admin}
+	valid := func(op *axp.Op) (c *client.Client, in map[string]any) {
+		b, err := json.Marshal(op.Example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &in); err != nil {
+			t.Fatal(err)
+		}
+		return callerOf[op.Access], in
 	}
 
 	auditBefore, st := e.auditCount(), e.stats()
 	cases := 0
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		if op.In == nil || op.Later != "" {
 			continue
 		}
-		v, ok := valid[op.Name]
-		if !ok {
-			t.Errorf("no valid input known for %s: add it to this test", op.Name)
+		if op.Example == nil {
+			t.Errorf("%s declares no example input", op.Name)
 			continue
 		}
+		var v struct {
+			c  *client.Client
+			in map[string]any
+		}
+		v.c, v.in = valid(op)
 		schema := protocol.SchemaOf(op.In)
 		forms := []bool{op.Method == http.MethodGet}
 		if op.GETForm {

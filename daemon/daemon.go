@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -54,7 +55,7 @@ type Daemon struct {
 	seen   map[string]time.Time // member id -> last time LastSeenAt was written
 
 	cacheMu    sync.Mutex
-	services   []byte             // cached /api/services body; reset when skills change
+	services   *axp.ServiceList   // cached /api/services answer; reset when skills change
 	servicesAt time.Time          // when services was built
 	invite     *protocol.AlsoSell // the also_sell invitation for the current base URL
 	offers     offerCache         // on_offer, until what verified sellers offer changes
@@ -612,7 +613,8 @@ func (d *Daemon) replayTask(rec *store.Idempotency, extra []byte, c axp.Caller) 
 		return nil, err
 	}
 	var out any = &view
-	if rec.Op == "create_task" || rec.Op == "create_task_get" {
+	// The stored answer is of the type the operation declares: the task, or the task as created.
+	if op := axp.Lookup(rec.Op); op != nil && op.Out == reflect.TypeFor[axp.CreatedTask]() {
 		var created axp.CreatedTask
 		if err := json.Unmarshal(extra, &created); err != nil {
 			return nil, err
@@ -817,4 +819,19 @@ func DataDirDefault(xdgDataHome, home string) string {
 		return filepath.Join(xdgDataHome, "axp")
 	}
 	return filepath.Join(home, ".local", "share", "axp")
+}
+
+// as is the answer of a change (mutate and its helpers answer any) as the type its operation
+// declares; another type is an internal error, never a wrong answer.
+func as[T any](v any, err error) (*T, error) {
+	if err != nil || v == nil {
+		return nil, err
+	}
+	switch out := v.(type) {
+	case *T:
+		return out, nil
+	case T:
+		return &out, nil
+	}
+	return nil, fmt.Errorf("answer of type %T where %T is declared", v, (*T)(nil))
 }

@@ -312,8 +312,8 @@ func TestDoorParity(t *testing.T) {
 		if !slices.Contains(listed, op.Tool) {
 			t.Errorf("tool %s (%s) is not listed for a member", op.Tool, op.Name)
 		}
-		if mcp.MemberOnly(&op) == slices.Contains(publicListed, op.Tool) {
-			t.Errorf("tool %s: member-only %v but listed publicly %v", op.Tool, mcp.MemberOnly(&op), !mcp.MemberOnly(&op))
+		if mcp.MemberOnly(op) == slices.Contains(publicListed, op.Tool) {
+			t.Errorf("tool %s: member-only %v but listed publicly %v", op.Tool, mcp.MemberOnly(op), !mcp.MemberOnly(op))
 		}
 		a := e.mcpCall(m.MemberSecret, op.Tool, map[string]any{})
 		if a.status != http.StatusOK || rpcErrCode(t, a) != 0 {

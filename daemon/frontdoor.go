@@ -14,7 +14,7 @@ import (
 
 // frontDoor answers GET /: a small HTML page for a browser, the same links as JSON for an API
 // client (Accept: application/json, or no preference for HTML).
-func (d *Daemon) frontDoor(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDoor, error) {
 	base := d.BaseURL()
 	fd := axp.FrontDoor{
 		Name: "axp exchange",
@@ -32,22 +32,18 @@ func (d *Daemon) frontDoor(ctx context.Context, c *pipeline.Call) (any, error) {
 			{Rel: "pricing", Href: base + "/api/pricing", Title: "Fees, payment methods and the approval rule"},
 		},
 	}
-	return &frontDoorAnswer{fd}, nil
-}
-
-// frontDoorAnswer is the front door in the form the request prefers.
-type frontDoorAnswer struct{ axp.FrontDoor }
-
-// Negotiate answers HTML when the request prefers text/html to application/json (a browser);
-// JSON otherwise.
-func (f *frontDoorAnswer) Negotiate(accept string) any {
-	if prefersHTML(accept) {
-		var b bytes.Buffer
-		if err := frontDoorPage.Execute(&b, f.FrontDoor); err == nil {
-			return &axp.Document{ContentType: "text/html; charset=utf-8", Body: b.Bytes()}
+	// HTML when the request prefers text/html to application/json (a browser); JSON otherwise.
+	fd.Page = func(accept string) *axp.Document {
+		if !prefersHTML(accept) {
+			return nil
 		}
+		var b bytes.Buffer
+		if err := frontDoorPage.Execute(&b, fd); err != nil {
+			return nil
+		}
+		return &axp.Document{ContentType: "text/html; charset=utf-8", Body: b.Bytes()}
 	}
-	return &f.FrontDoor
+	return &fd, nil
 }
 
 // prefersHTML reports whether an Accept header ranks text/html above application/json.

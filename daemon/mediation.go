@@ -177,7 +177,7 @@ func loadMediation(tx *store.Tx, id string) (*axp.Mediation, *axp.TaskRecord, er
 	return m, t, err
 }
 
-func (d *Daemon) escalate(ctx context.Context, c *pipeline.Call, in *axp.EscalateBody) (any, error) {
+func (d *Daemon) escalate(ctx context.Context, c *pipeline.Call, in *axp.EscalateBody) (*axp.Mediation, error) {
 	var id string
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
@@ -210,10 +210,10 @@ func (d *Daemon) escalate(ctx context.Context, c *pipeline.Call, in *axp.Escalat
 	if err == nil {
 		d.decideIfReady(ctx, id)
 	}
-	return out, err
+	return as[axp.Mediation](out, err)
 }
 
-func (d *Daemon) getMediation(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (any, error) {
+func (d *Daemon) getMediation(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Mediation, error) {
 	var out *axp.Mediation
 	err := d.db.View(func(tx *store.Tx) error {
 		m, t, err := loadMediation(tx, in.ID)
@@ -229,7 +229,7 @@ func (d *Daemon) getMediation(ctx context.Context, c *pipeline.Call, in *axp.Tas
 	return out, err
 }
 
-func (d *Daemon) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.StatementBody) (any, error) {
+func (d *Daemon) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.StatementBody) (*axp.Mediation, error) {
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, t, err := loadMediation(ch.tx, in.ID)
 		if err != nil {
@@ -244,7 +244,7 @@ func (d *Daemon) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.
 	if err == nil {
 		d.decideIfReady(ctx, in.ID)
 	}
-	return out, err
+	return as[axp.Mediation](out, err)
 }
 
 // statement records a side's statement on a mediation waiting for statements.
@@ -496,8 +496,8 @@ func (d *Daemon) mediationPrompt(m *axp.Mediation, t *axp.TaskRecord, rev *store
 	return []axp.AITurn{{Role: "system", Content: system}, {Role: "user", Content: string(b)}}
 }
 
-func (d *Daemon) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBody) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBody) (*axp.Mediation, error) {
+	return as[axp.Mediation](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, t, err := loadMediation(ch.tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -557,7 +557,7 @@ func (d *Daemon) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBod
 		}
 		d.eventToBoth(ch, t, "mediation_appealed", map[string]any{"mediation_id": m.ID, "by": side, "reason": reason})
 		return m, nil
-	})
+	}))
 }
 
 // closeMediations ends the open dispute mediations of a task the parties settled.
@@ -610,7 +610,7 @@ func (d *Daemon) sweepMediations(ctx context.Context) int {
 
 // --- operator ---
 
-func (d *Daemon) adminMediations(ctx context.Context, c *pipeline.Call, in *axp.MediationsQuery) (any, error) {
+func (d *Daemon) adminMediations(ctx context.Context, c *pipeline.Call, in *axp.MediationsQuery) (*axp.MediationList, error) {
 	out := &axp.MediationList{Mediations: []axp.Mediation{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		keep := func(m *axp.Mediation) bool {
@@ -643,8 +643,8 @@ func (d *Daemon) adminMediations(ctx context.Context, c *pipeline.Call, in *axp.
 	return out, err
 }
 
-func (d *Daemon) adminDecideMediation(ctx context.Context, c *pipeline.Call, in *axp.DecideMediationBody) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) adminDecideMediation(ctx context.Context, c *pipeline.Call, in *axp.DecideMediationBody) (*axp.Mediation, error) {
+	return as[axp.Mediation](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, t, err := loadMediation(ch.tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -697,11 +697,11 @@ func (d *Daemon) adminDecideMediation(ctx context.Context, c *pipeline.Call, in 
 			return nil, err
 		}
 		return m, nil
-	})
+	}))
 }
 
 // adminMediation is one mediation as the operator sees it.
-func (d *Daemon) adminMediation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) adminMediation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Mediation, error) {
 	var out *axp.Mediation
 	err := d.db.View(func(tx *store.Tx) error {
 		m, err := tx.Mediation(in.ID)

@@ -18,7 +18,7 @@ func secretHash(secret string) string {
 	return hex.EncodeToString(h[:])
 }
 
-func (d *Daemon) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (any, error) {
+func (d *Daemon) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (*axp.Registered, error) {
 	if err := axp.CheckRegistration(in); err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (d *Daemon) register(ctx context.Context, c *pipeline.Call, in *axp.Registr
 	}
 	d.invalidate()
 	d.log.InfoContext(ctx, "member registered", "source", "members", "member", id, "roles", m.Roles, "secret_fp", protocol.Fingerprint(secret))
-	return d.withSkillWarnings(out, nil)
+	return as[axp.Registered](d.withSkillWarnings(out, nil))
 }
 
 func modeOf(m *axp.Member) string {
@@ -91,15 +91,15 @@ func (d *Daemon) member(id string) (*axp.Member, error) {
 // is the same value protocol.Fingerprint gives for the secret.
 func private(m *axp.Member) axp.PrivateMember { return m.Private(m.SecretHash[:8]) }
 
-func (d *Daemon) getMyProfile(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.PrivateMember, error) {
 	m, err := d.member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
 	}
-	return d.withSkillWarnings(private(m), nil)
+	return as[axp.PrivateMember](d.withSkillWarnings(private(m), nil))
 }
 
-func (d *Daemon) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (any, error) {
+func (d *Daemon) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (*axp.PrivateMember, error) {
 	if in.MCPURL.Set {
 		if err := d.checkTarget("mcp_url", in.MCPURL.Value); err != nil {
 			return nil, err
@@ -140,7 +140,7 @@ func (d *Daemon) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.Pr
 	if err == nil {
 		d.invalidate()
 	}
-	return d.withSkillWarnings(out, err)
+	return as[axp.PrivateMember](d.withSkillWarnings(out, err))
 }
 
 func changedFields(u *axp.ProfileUpdate) []string {
@@ -164,7 +164,7 @@ func changedFields(u *axp.ProfileUpdate) []string {
 	return f
 }
 
-func (d *Daemon) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.SkillsUpdate) (any, error) {
+func (d *Daemon) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.SkillsUpdate) (*axp.PrivateMember, error) {
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {
@@ -195,14 +195,14 @@ func (d *Daemon) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.Ski
 	if err == nil {
 		d.invalidate()
 	}
-	return d.withSkillWarnings(out, err)
+	return as[axp.PrivateMember](d.withSkillWarnings(out, err))
 }
 
 // checkInPeriod is the liveness check-in clock (spec 8).
 const checkInPeriod = 24 * time.Hour
 
-func (d *Daemon) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Heartbeat, error) {
+	return as[axp.Heartbeat](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -215,11 +215,11 @@ func (d *Daemon) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyIn
 			return nil, err
 		}
 		return &axp.Heartbeat{MemberID: m.ID, State: m.State, LastSeenAt: m.LastSeenAt, NextDueBy: m.LastSeenAt.Add(checkInPeriod)}, nil
-	})
+	}))
 }
 
-func (d *Daemon) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Favourites) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Favourites) (*axp.Favourites, error) {
+	return as[axp.Favourites](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -254,7 +254,7 @@ func (d *Daemon) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Fa
 			return nil, err
 		}
 		return &axp.Favourites{SellerIDs: ids}, nil
-	})
+	}))
 }
 
 // addressed reports whether an announcement reaches a member.
@@ -276,7 +276,7 @@ func addressed(a *store.AnnouncementRecord, m *axp.Member) bool {
 	return true
 }
 
-func (d *Daemon) listAnnouncements(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementList, error) {
 	out := &axp.AnnouncementList{Announcements: []axp.Announcement{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		m, err := loadMember(tx, c.Caller.MemberID)
@@ -298,8 +298,8 @@ func (d *Daemon) listAnnouncements(ctx context.Context, c *pipeline.Call) (any, 
 	return out, err
 }
 
-func (d *Daemon) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Announcement, error) {
+	return as[axp.Announcement](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		m, err := loadMember(ch.tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -324,11 +324,11 @@ func (d *Daemon) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp
 		v := a.Announcement
 		v.ReadAt = &at
 		return &v, nil
-	})
+	}))
 }
 
-func (d *Daemon) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.OperatorMessage) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.OperatorMessage) (*axp.OperatorMessageView, error) {
+	return as[axp.OperatorMessageView](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		msg := &axp.OperatorMessageView{ID: axp.NewID("opm", ch.now), MemberID: c.Caller.MemberID, Title: in.Title,
 			Body: in.Body, Kind: in.Kind, CreatedAt: ch.now}
 		if err := ch.tx.PutOperatorMessage(msg); err != nil {
@@ -338,5 +338,5 @@ func (d *Daemon) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.
 			return nil, err
 		}
 		return msg, nil
-	})
+	}))
 }

@@ -663,7 +663,7 @@ func (d *Daemon) chainPass(ctx context.Context) error {
 // adminReconcile compares the ledger with the chain (axp admin reconcile): the balances of the
 // deposit address and the hot wallet against what the ledger says they hold together, transfers to
 // the deposit address that fund no task, and ledger movements the chain does not show.
-func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Reconciliation, error) {
 	if d.chain == nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange has no chain configured (chain_rpc_url): there is nothing to reconcile").
 			WithHint("set chain_rpc_url, token_address and deposit_address")

@@ -45,7 +45,7 @@ func (d *Daemon) setupPaid(ctx context.Context) error {
 	}
 	for name, price := range cfg.PaidPrices {
 		op := axp.Lookup(name)
-		if op == nil || op.Access != axp.Paid || op.Category == "" || op.Name == "paid_connector" {
+		if op == nil || op.Access != axp.Paid || op.Category == "" || op.PriceFrom != axp.PriceFixed {
 			return fmt.Errorf("paid_prices names %q, which is not a pay-per-call tool (see GET /paid for the names)", name)
 		}
 		if price < axp.MinCallPrice || price > axp.MaxCallPrice {
@@ -258,14 +258,14 @@ func (pw *paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 // priceOf is the price of the call, the tag an x402 v1 payment takes off it, and the connector it
 // concerns, if any.
 func (pw *paywall) priceOf(c *pipeline.Call) (price, tag axp.Money, connector string, err error) {
-	switch c.Op.Name {
-	case "paid_connector":
+	switch c.Op.PriceFrom {
+	case axp.PriceConnector:
 		conn, err := pw.d.liveConnector(c.Path["name"])
 		if err != nil {
 			return 0, 0, "", err
 		}
 		return conn.PriceUSD, axp.ConnectorV1Tag(conn.Name), conn.ID, nil
-	case "pay_connector_setup":
+	case axp.PriceConnectorSetup:
 		conn, err := pw.d.loadConnector(c.Path["id"])
 		if err != nil {
 			return 0, 0, "", err

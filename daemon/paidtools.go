@@ -21,19 +21,19 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-func (d *Daemon) paidInjectionCheck(ctx context.Context, c *pipeline.Call, in *axp.InjectionCheckInput) (any, error) {
+func (d *Daemon) paidInjectionCheck(ctx context.Context, c *pipeline.Call, in *axp.InjectionCheckInput) (*axp.InjectionCheckResult, error) {
 	return paidtools.InjectionCheck(in)
 }
 
-func (d *Daemon) paidTradingRisk(ctx context.Context, c *pipeline.Call, in *axp.TradingRiskQuery) (any, error) {
+func (d *Daemon) paidTradingRisk(ctx context.Context, c *pipeline.Call, in *axp.TradingRiskQuery) (*axp.TradingRiskResult, error) {
 	return paidtools.TradingRisk(in)
 }
 
-func (d *Daemon) paidWebContents(ctx context.Context, c *pipeline.Call, in *axp.WebContentsInput) (any, error) {
+func (d *Daemon) paidWebContents(ctx context.Context, c *pipeline.Call, in *axp.WebContentsInput) (*axp.WebContentsResult, error) {
 	return d.fetcher.Contents(ctx, in)
 }
 
-func (d *Daemon) paidWebSearch(ctx context.Context, c *pipeline.Call, in *axp.WebSearchQuery) (any, error) {
+func (d *Daemon) paidWebSearch(ctx context.Context, c *pipeline.Call, in *axp.WebSearchQuery) (*axp.WebSearchResult, error) {
 	// A nil search answers that the backend is not configured, naming search_url.
 	return d.webSearch.Search(ctx, in)
 }
@@ -50,7 +50,7 @@ func (d *Daemon) toolUnavailable(op *axp.Op) string {
 }
 
 // findPaidTools lists the pay-per-call tools (GET /paid, MCP find_paid_tools).
-func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.PaidToolsQuery) (any, error) {
+func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.PaidToolsQuery) (*axp.PaidToolList, error) {
 	pw := d.paid
 	base := d.BaseURL()
 	out := &axp.PaidToolList{Tools: []axp.PaidTool{}, Items: []axp.BazaarItem{}, Categories: []string{}, X402Version: 2,
@@ -74,8 +74,8 @@ func (d *Daemon) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.Pa
 	}
 	var list []entry
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
-		if op.Access != axp.Paid || op.Category == "" || op.Name == "paid_connector" {
+		op := axp.Ops[i]
+		if op.Access != axp.Paid || op.Category == "" || op.PriceFrom != axp.PriceFixed {
 			continue
 		}
 		list = append(list, entry{op, op.Path, pw.price(op), axp.V1Tag(op.Name), op.Summary, op.Category})
@@ -152,7 +152,7 @@ func matchesAll(q, text string) bool {
 }
 
 // requestConnector records a request for a connector to a new data source (free, 201).
-func (d *Daemon) requestConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorRequest) (any, error) {
+func (d *Daemon) requestConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorRequest) (*axp.Connector, error) {
 	u, err := url.Parse(in.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, axp.Invalid("url", "must be an absolute http or https URL of the data source", "e.g. https://api.example.org/v1/prices")
@@ -218,7 +218,7 @@ func (d *Daemon) connectorView(cn *axp.Connector) *axp.Connector {
 	return &v
 }
 
-func (d *Daemon) getConnector(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) getConnector(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Connector, error) {
 	cn, err := d.loadConnector(in.ID)
 	if err != nil {
 		return nil, err
@@ -228,7 +228,7 @@ func (d *Daemon) getConnector(ctx context.Context, c *pipeline.Call, in *axp.IDP
 
 // payConnectorSetup answers the paid setup call: the payment's booking makes the connector live
 // in the same transaction (paywall.book), so the answer shows it live.
-func (d *Daemon) payConnectorSetup(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) payConnectorSetup(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Connector, error) {
 	cn, err := d.loadConnector(in.ID)
 	if err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func (d *Daemon) payConnectorSetup(ctx context.Context, c *pipeline.Call, in *ax
 	return d.connectorView(cn), nil
 }
 
-func (d *Daemon) adminConnectors(ctx context.Context, c *pipeline.Call, in *axp.ConnectorsQuery) (any, error) {
+func (d *Daemon) adminConnectors(ctx context.Context, c *pipeline.Call, in *axp.ConnectorsQuery) (*axp.ConnectorList, error) {
 	var list []axp.Connector
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
@@ -253,7 +253,7 @@ func (d *Daemon) adminConnectors(ctx context.Context, c *pipeline.Call, in *axp.
 	return &axp.ConnectorList{Connectors: list}, err
 }
 
-func (d *Daemon) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in *axp.ConnectorAccept) (any, error) {
+func (d *Daemon) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in *axp.ConnectorAccept) (*axp.Connector, error) {
 	if in.PriceUSD < axp.MinCallPrice || in.PriceUSD > axp.MaxCallPrice {
 		return nil, axp.Invalid("price_usd", "must be between "+axp.MinCallPrice.Display()+" and "+axp.MaxCallPrice.Display(), "")
 	}
@@ -301,7 +301,7 @@ func (d *Daemon) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in 
 	return out, err
 }
 
-func (d *Daemon) adminConnectorReject(ctx context.Context, c *pipeline.Call, in *axp.ConnectorReject) (any, error) {
+func (d *Daemon) adminConnectorReject(ctx context.Context, c *pipeline.Call, in *axp.ConnectorReject) (*axp.Connector, error) {
 	var out *axp.Connector
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		cn, err := ch.tx.Connector(in.ID)
@@ -329,7 +329,7 @@ const connectorMaxAnswer = 1 << 20
 
 // paidConnector calls a live connector's data source through the guarded outbound caller, passing
 // on the call's query keys.
-func (d *Daemon) paidConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorCall) (any, error) {
+func (d *Daemon) paidConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorCall) (*axp.ConnectorAnswer, error) {
 	cn, err := d.liveConnector(in.Name)
 	if err != nil {
 		return nil, err

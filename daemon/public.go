@@ -18,12 +18,13 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-func (d *Daemon) health(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) health(ctx context.Context, c *pipeline.Call) (*axp.OK, error) {
 	return &axp.OK{OK: true, Message: "axp exchange is up"}, nil
 }
 
-func (d *Daemon) getMemberTools(ctx context.Context, c *pipeline.Call) (any, error) {
-	return protocol.Tools(), nil
+func (d *Daemon) getMemberTools(ctx context.Context, c *pipeline.Call) (*protocol.ToolsDocument, error) {
+	tools := protocol.Tools()
+	return &tools, nil
 }
 
 // sharedCacheTTL is how long a daemon on a shared (PostgreSQL) store keeps the services list: the
@@ -42,19 +43,19 @@ func (d *Daemon) serviceEntry(s *axp.Service) axp.ServiceEntry {
 		AcceptanceCriteria: s.AcceptanceCriteria, ETAMinutes: s.ETAMinutes, Pricing: s.Pricing, ExampleQuoteURL: s.ExampleURL(d.BaseURL())}
 }
 
-// listServices answers from a cached body, rebuilt after any member or skill change.
-func (d *Daemon) listServices(ctx context.Context, c *pipeline.Call) (any, error) {
+// listServices answers from a cached list, rebuilt after any member or skill change.
+func (d *Daemon) listServices(ctx context.Context, c *pipeline.Call) (*axp.ServiceList, error) {
 	d.cacheMu.Lock()
-	body := d.services
-	if body != nil && d.db.IsPostgres() && d.now().Sub(d.servicesAt) > sharedCacheTTL {
+	cached := d.services
+	if cached != nil && d.db.IsPostgres() && d.now().Sub(d.servicesAt) > sharedCacheTTL {
 		// Another daemon may have changed a member: on a shared store the cache is short-lived.
-		body = nil
+		cached = nil
 	}
 	d.cacheMu.Unlock()
-	if body != nil {
-		return json.RawMessage(body), nil
+	if cached != nil {
+		return cached, nil
 	}
-	list := axp.ServiceList{Currency: "USD", Services: make([]axp.ServiceEntry, 0, len(axp.Services))}
+	list := &axp.ServiceList{Currency: "USD", Services: make([]axp.ServiceEntry, 0, len(axp.Services))}
 	for _, s := range axp.Services {
 		list.Services = append(list.Services, d.serviceEntry(s))
 	}
@@ -66,15 +67,10 @@ func (d *Daemon) listServices(ctx context.Context, c *pipeline.Call) (any, error
 	if list.Demand, err = d.demand(offer); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(list)
-	if err != nil {
-		return nil, err
-	}
-	b = append(b, '\n')
 	d.cacheMu.Lock()
-	d.services, d.servicesAt = b, d.now()
+	d.services, d.servicesAt = list, d.now()
 	d.cacheMu.Unlock()
-	return json.RawMessage(b), nil
+	return list, nil
 }
 
 // demandWindow is how far back interest registrations count as demand.
@@ -243,7 +239,7 @@ func (d *Daemon) alsoSell(c axp.Caller) *protocol.AlsoSell {
 	return d.invite
 }
 
-func (d *Daemon) getQuote(ctx context.Context, c *pipeline.Call, in *axp.QuoteQuery) (any, error) {
+func (d *Daemon) getQuote(ctx context.Context, c *pipeline.Call, in *axp.QuoteQuery) (*axp.CatalogQuote, error) {
 	s := axp.ServiceFor(in.Type)
 	if s == nil {
 		return nil, unknownType(in.Type)
@@ -275,7 +271,7 @@ func unknownType(t string) *axp.Error {
 		"catalog quotes cover: "+strings.Join(types, ", ")+"; any other type can still be posted as a task to get offers")
 }
 
-func (d *Daemon) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQuery) (any, error) {
+func (d *Daemon) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQuery) (*axp.SearchResult, error) {
 	q := strings.TrimSpace(in.Q)
 	if q == "" {
 		return nil, axp.Invalid("q", "must not be blank", "describe what you want done")
@@ -332,7 +328,7 @@ func hasParam(s *axp.Service, name string) bool {
 	return false
 }
 
-func (d *Daemon) listSellers(ctx context.Context, c *pipeline.Call, in *axp.SellersQuery) (any, error) {
+func (d *Daemon) listSellers(ctx context.Context, c *pipeline.Call, in *axp.SellersQuery) (*axp.SellerList, error) {
 	sellers, err := d.sellers(in.PaymentMethod, in.TaskType, "")
 	if err != nil {
 		return nil, err
@@ -395,7 +391,7 @@ func sellerMatches(m *axp.Member, taskType string, words []string) bool {
 	return false
 }
 
-func (d *Daemon) getReputation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) getReputation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Reputation, error) {
 	var rep axp.Reputation
 	err := d.db.View(func(tx *store.Tx) error {
 		m, err := loadMember(tx, in.ID)
@@ -488,7 +484,7 @@ func reputation(tx *store.Tx, m *axp.Member) (axp.Reputation, error) {
 	return rep, nil
 }
 
-func (d *Daemon) getPricing(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) getPricing(ctx context.Context, c *pipeline.Call) (*axp.PricingInfo, error) {
 	now := d.now()
 	bps, window := d.cfg.Fees.At(now)
 	info := &axp.PricingInfo{
@@ -531,8 +527,9 @@ func paymentMethods() []axp.PaymentMethodInfo {
 	}
 }
 
-func (d *Daemon) getOpenAPI(ctx context.Context, c *pipeline.Call) (any, error) {
-	return rest.OpenAPI(d.BaseURL()), nil
+func (d *Daemon) getOpenAPI(ctx context.Context, c *pipeline.Call) (*axp.Result, error) {
+	doc := axp.Result(rest.OpenAPI(d.BaseURL()))
+	return &doc, nil
 }
 
 func urlEscape(s string) string { return url.QueryEscape(s) }

@@ -237,7 +237,7 @@ func (d *Daemon) storeRound(ctx context.Context, taskID string, got []quoteAnswe
 
 // answerClarifications records the buyer's answers, clears the questions so sellers may answer
 // anew, and runs a new quote round.
-func (d *Daemon) answerClarifications(ctx context.Context, c *pipeline.Call, in *axp.ClarifyBody) (any, error) {
+func (d *Daemon) answerClarifications(ctx context.Context, c *pipeline.Call, in *axp.ClarifyBody) (*axp.Task, error) {
 	if len(in.Answers) == 0 || len(in.Answers) > 50 {
 		return nil, axp.Invalid("answers", "must hold 1 to 50 answers", `e.g. {"answers": {"Which language?": "French"}}`)
 	}

@@ -326,7 +326,7 @@ func (d *Daemon) marketQuery(in *axp.MarketAsOfQuery) (time.Time, []string, int,
 	return at, coins, hours, nil
 }
 
-func (d *Daemon) paidMarketAsOf(ctx context.Context, c *pipeline.Call, in *axp.MarketAsOfQuery) (any, error) {
+func (d *Daemon) paidMarketAsOf(ctx context.Context, c *pipeline.Call, in *axp.MarketAsOfQuery) (*axp.MarketAsOf, error) {
 	at, coins, hours, err := d.marketQuery(in)
 	if err != nil {
 		return nil, err
@@ -373,7 +373,7 @@ func (d *Daemon) paidMarketAsOf(ctx context.Context, c *pipeline.Call, in *axp.M
 	return out, err
 }
 
-func (d *Daemon) paidMarketBrief(ctx context.Context, c *pipeline.Call, in *axp.MarketBriefQuery) (any, error) {
+func (d *Daemon) paidMarketBrief(ctx context.Context, c *pipeline.Call, in *axp.MarketBriefQuery) (*axp.MarketBrief, error) {
 	if err := d.needs("paid_market_brief"); err != nil {
 		return nil, err
 	}
@@ -445,7 +445,7 @@ func (d *Daemon) newsQuery(in *axp.NewsAsOfQuery) (string, time.Time, error) {
 	return name, at, err
 }
 
-func (d *Daemon) paidNewsAsOf(ctx context.Context, c *pipeline.Call, in *axp.NewsAsOfQuery) (any, error) {
+func (d *Daemon) paidNewsAsOf(ctx context.Context, c *pipeline.Call, in *axp.NewsAsOfQuery) (*axp.NewsAsOf, error) {
 	name, at, err := d.newsQuery(in)
 	if err != nil {
 		return nil, err
@@ -488,15 +488,16 @@ func (d *Daemon) proofOf(id, prefix, what string) (*axp.Proof, error) {
 
 // handleProof registers op, the paid proof of recorded items whose ids start with prefix: checked
 // (the operation is on, the id has that shape and a proof) before the payment, answered after.
-func (d *Daemon) handleProof(r *pipeline.Registry, op, prefix, what string) {
-	pipeline.Precheck(r, op, func(in *axp.ProofQuery) error {
+func (d *Daemon) handleProof(r *pipeline.Registry, def axp.Def[axp.ProofQuery, axp.Proof], prefix, what string) {
+	op := def.Op().Name
+	pipeline.Precheck(r, def, func(in *axp.ProofQuery) error {
 		if err := d.needs(op); err != nil {
 			return err
 		}
 		_, err := d.proofOf(in.ID, prefix, what)
 		return err
 	})
-	pipeline.Handle(r, op, func(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
+	pipeline.Handle(r, def, func(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (*axp.Proof, error) {
 		return d.answerProof(in.ID, prefix, what)
 	})
 }
@@ -549,7 +550,7 @@ func (d *Daemon) strategies(from time.Time, market string) ([]axp.StrategyStats,
 	return list, groups, err
 }
 
-func (d *Daemon) getStrategyLeaderboard(ctx context.Context, c *pipeline.Call, in *axp.TrackRecordQuery) (any, error) {
+func (d *Daemon) getStrategyLeaderboard(ctx context.Context, c *pipeline.Call, in *axp.TrackRecordQuery) (*axp.TrackRecordBoard, error) {
 	span, window, err := windowOf("window", in.Window, "30d")
 	if err != nil {
 		return nil, err
@@ -572,7 +573,7 @@ func (d *Daemon) checkTrackRecordTop(in *axp.TrackRecordTopQuery) error {
 	return nil
 }
 
-func (d *Daemon) paidTrackRecordTop(ctx context.Context, c *pipeline.Call, in *axp.TrackRecordTopQuery) (any, error) {
+func (d *Daemon) paidTrackRecordTop(ctx context.Context, c *pipeline.Call, in *axp.TrackRecordTopQuery) (*axp.TrackRecordTop, error) {
 	if err := d.checkTrackRecordTop(in); err != nil {
 		return nil, err
 	}
@@ -620,7 +621,7 @@ func (d *Daemon) checkTrackRecordVerify(in *axp.ProofQuery) error {
 	return err
 }
 
-func (d *Daemon) paidTrackRecordVerify(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (any, error) {
+func (d *Daemon) paidTrackRecordVerify(ctx context.Context, c *pipeline.Call, in *axp.ProofQuery) (*axp.SignalVerification, error) {
 	p, err := d.proofOf(in.ID, "sig_", "signal")
 	if err != nil {
 		return nil, err
@@ -679,13 +680,13 @@ func (d *Daemon) checkSignal(in *axp.PublishSignalInput) error {
 }
 
 // publishSignal records a member's signal and chains it in the same transaction.
-func (d *Daemon) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.PublishSignalInput) (any, error) {
+func (d *Daemon) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.PublishSignalInput) (*axp.Signal, error) {
 	if err := d.checkSignal(in); err != nil {
 		return nil, err
 	}
 	horizon, _ := record.CheckSignal(in)
 	plain := func(v axp.Decimal) string { r, _ := v.Rat(); return record.Plain(r) }
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+	return as[axp.Signal](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		now := ch.now.Truncate(time.Millisecond)
 		s := &axp.Signal{SignalItem: axp.SignalItem{Kind: "signal", ID: axp.NewID("sig", now), Member: c.Caller.MemberID,
 			Strategy: strings.TrimSpace(in.Strategy), Market: strings.ToLower(strings.TrimSpace(in.Market)), Side: in.Side,
@@ -697,10 +698,10 @@ func (d *Daemon) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.Pu
 		}
 		s.ProofURL = d.proofURL("/paid/trackrecord/verify", s.ID)
 		return s, ch.audit("signal.publish", "signal", s.ID, map[string]any{"strategy": s.Strategy, "market": s.Market, "chain_seq": e.Seq})
-	})
+	}))
 }
 
-func (d *Daemon) getLatestProof(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) getLatestProof(ctx context.Context, c *pipeline.Call) (*axp.ProofHead, error) {
 	out := &axp.ProofHead{Algorithm: axp.ProofAlgorithm, ChainURL: d.BaseURL() + "/proofs/chain"}
 	err := d.db.View(func(tx *store.Tx) error {
 		var err error
@@ -710,7 +711,7 @@ func (d *Daemon) getLatestProof(ctx context.Context, c *pipeline.Call) (any, err
 	return out, err
 }
 
-func (d *Daemon) listProofChain(ctx context.Context, c *pipeline.Call, in *axp.ProofChainQuery) (any, error) {
+func (d *Daemon) listProofChain(ctx context.Context, c *pipeline.Call, in *axp.ProofChainQuery) (*axp.ProofChain, error) {
 	limit := in.Limit
 	if limit <= 0 {
 		limit = 500
@@ -728,7 +729,7 @@ func (d *Daemon) listProofChain(ctx context.Context, c *pipeline.Call, in *axp.P
 }
 
 // getBacktestSample answers the reference backtest, computed at most once a UTC day.
-func (d *Daemon) getBacktestSample(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) getBacktestSample(ctx context.Context, c *pipeline.Call) (*axp.BacktestSample, error) {
 	now := d.now()
 	d.rec.mu.Lock()
 	defer d.rec.mu.Unlock()

@@ -22,7 +22,7 @@ const sandboxPrefix = "sbx_"
 // sandboxChecks are the acceptance checks every sandbox delivery runs.
 var sandboxChecks = map[string]any{"min_bytes": int64(1)}
 
-func (d *Daemon) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.SandboxBody) (any, error) {
+func (d *Daemon) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.SandboxBody) (*axp.Sandbox, error) {
 	m, err := d.member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func (d *Daemon) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.San
 	return &r.Sandbox, nil
 }
 
-func (d *Daemon) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Sandbox, error) {
 	var out *axp.Sandbox
 	err := d.db.View(func(tx *store.Tx) error {
 		r, err := tx.Sandbox(in.ID)

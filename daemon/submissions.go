@@ -29,24 +29,24 @@ func (d *Daemon) submit(ctx context.Context, c *pipeline.Call, kind, prefix stri
 	})
 }
 
-func (d *Daemon) submitFeedback(ctx context.Context, c *pipeline.Call, in *axp.Feedback) (any, error) {
+func (d *Daemon) submitFeedback(ctx context.Context, c *pipeline.Call, in *axp.Feedback) (*axp.Recorded, error) {
 	if strings.TrimSpace(in.Message) == "" {
 		return nil, axp.Invalid("message", "must not be blank", "say what you noticed")
 	}
 	if in.Category == "" {
 		in.Category = "other"
 	}
-	return d.submit(ctx, c, store.KindFeedback, "fbk", in, "Thank you: the operator reads every message.")
+	return as[axp.Recorded](d.submit(ctx, c, store.KindFeedback, "fbk", in, "Thank you: the operator reads every message."))
 }
 
-func (d *Daemon) paymentPreference(ctx context.Context, c *pipeline.Call, in *axp.PaymentPreference) (any, error) {
+func (d *Daemon) paymentPreference(ctx context.Context, c *pipeline.Call, in *axp.PaymentPreference) (*axp.Recorded, error) {
 	if strings.TrimSpace(in.Preferred) == "" {
 		return nil, axp.Invalid("preferred", "must not be blank", "name the payment option you would like")
 	}
-	return d.submit(ctx, c, store.KindPaymentPref, "ppr", in, "Recorded. Supported now: crypto (stablecoin) and free.")
+	return as[axp.Recorded](d.submit(ctx, c, store.KindPaymentPref, "ppr", in, "Recorded. Supported now: crypto (stablecoin) and free."))
 }
 
-func (d *Daemon) registerInterest(ctx context.Context, c *pipeline.Call, in *axp.Interest) (any, error) {
+func (d *Daemon) registerInterest(ctx context.Context, c *pipeline.Call, in *axp.Interest) (*axp.Recorded, error) {
 	in.Type = strings.ToLower(strings.TrimSpace(in.Type))
 	if in.Type == "" {
 		return nil, axp.Invalid("type", "must not be blank", "name the task type you want, e.g. video")
@@ -55,17 +55,17 @@ func (d *Daemon) registerInterest(ctx context.Context, c *pipeline.Call, in *axp
 	if err == nil {
 		d.invalidate()
 	}
-	return out, err
+	return as[axp.Recorded](out, err)
 }
 
-func (d *Daemon) answerSurvey(ctx context.Context, c *pipeline.Call, in *axp.SurveyAnswer) (any, error) {
+func (d *Daemon) answerSurvey(ctx context.Context, c *pipeline.Call, in *axp.SurveyAnswer) (*axp.Recorded, error) {
 	if strings.TrimSpace(in.Task) == "" {
 		return nil, axp.Invalid("task", "must not be blank", "describe the task you would pay a tool for")
 	}
-	return d.submit(ctx, c, store.KindSurvey, "svy", in, "Thank you. Totals are published at /api/survey/results.")
+	return as[axp.Recorded](d.submit(ctx, c, store.KindSurvey, "svy", in, "Thank you. Totals are published at /api/survey/results."))
 }
 
-func (d *Daemon) getPaymentPreference(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) getPaymentPreference(ctx context.Context, c *pipeline.Call) (*axp.PaymentPreferenceInfo, error) {
 	info := &axp.PaymentPreferenceInfo{
 		Supported: paymentMethods(),
 		Question:  "Which payment option would you like to use on this exchange, besides a US-dollar stablecoin?",
@@ -84,7 +84,7 @@ func (d *Daemon) getPaymentPreference(ctx context.Context, c *pipeline.Call) (an
 	return info, err
 }
 
-func (d *Daemon) getSurvey(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) getSurvey(ctx context.Context, c *pipeline.Call) (*axp.SurveyQuestions, error) {
 	schema := surveySchemaEnums()
 	return &axp.SurveyQuestions{
 		Title:    "Which pay-per-call tools would your agent use?",
@@ -116,7 +116,7 @@ func surveySchemaEnums() map[string][]string {
 	return out
 }
 
-func (d *Daemon) getSurveyResults(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) getSurveyResults(ctx context.Context, c *pipeline.Call) (*axp.SurveyResults, error) {
 	res := &axp.SurveyResults{ByCategory: map[string]int{}, ByPayment: map[string]int{}, HasWallet: map[string]int{}, UpdatedAt: d.now()}
 	var maxes []axp.Money
 	err := d.db.View(func(tx *store.Tx) error {

@@ -54,7 +54,7 @@ type turn struct {
 	acted bool
 }
 
-func (d *Daemon) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) (any, error) {
+func (d *Daemon) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) (*axp.TalkReply, error) {
 	msg := strings.TrimSpace(in.Message)
 	if msg == "" {
 		return nil, axp.Invalid("message", "must not be blank", "write what you want done, or answer the assistant's question")

@@ -40,7 +40,7 @@ func audienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
 	return "", buyerErr
 }
 
-func (d *Daemon) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (any, error) {
+func (d *Daemon) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (*axp.Task, error) {
 	var out axp.Task
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)
@@ -88,8 +88,8 @@ func (d *Daemon) taskChange(ctx context.Context, c *pipeline.Call, id string, au
 // a payment no job used (the seller refused the job and the task went back to open) is cancelled
 // with a refund for the operator to approve. A reported payment still awaiting confirmation stops
 // the cancel: the operator decides it first.
-func (d *Daemon) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.CancelInput) (any, error) {
-	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+func (d *Daemon) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.CancelInput) (*axp.Task, error) {
+	return as[axp.Task](d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		if t.Status == axp.TaskAwaitingPayment && t.TxHash != "" {
 			return axp.Conflict("a payment ("+t.TxHash+") was reported for this task and awaits the operator's confirmation",
 				"wait for the confirmation (the job then starts) or the rejection (then cancel)")
@@ -117,15 +117,15 @@ func (d *Daemon) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.Cance
 		}
 		d.statusNotices(ch, t)
 		return nil
-	})
+	}))
 }
 
 // --- choosing and paying ---
 
-func (d *Daemon) chooseOffer(ctx context.Context, c *pipeline.Call, in *axp.ChooseInput) (any, error) {
-	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+func (d *Daemon) chooseOffer(ctx context.Context, c *pipeline.Call, in *axp.ChooseInput) (*axp.Task, error) {
+	return as[axp.Task](d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		return d.choose(ch, t, in.OfferID)
-	})
+	}))
 }
 
 // choose moves an open task to the chosen offer: awaiting payment, or paid at once for free jobs
@@ -259,7 +259,7 @@ func (d *Daemon) autoChoose(ctx context.Context, id string) error {
 	return err
 }
 
-func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (any, error) {
+func (d *Daemon) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (*axp.PaymentReport, error) {
 	var out *axp.PaymentReport
 	var receipt chain.Receipt
 	if d.chain != nil {
@@ -384,7 +384,7 @@ func orUnset(s string) string {
 // quoteRequestsMax caps the tasks list_quote_requests answers with.
 const quoteRequestsMax = 200
 
-func (d *Daemon) listQuoteRequests(ctx context.Context, c *pipeline.Call) (any, error) {
+func (d *Daemon) listQuoteRequests(ctx context.Context, c *pipeline.Call) (*axp.TaskList, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		m, err := loadMember(tx, c.Caller.MemberID)
@@ -461,13 +461,13 @@ func pullLatency(ch *change, t *axp.TaskRecord, m *axp.Member) (int64, error) {
 	return max(ch.now.Sub(visible).Milliseconds(), 1), nil
 }
 
-func (d *Daemon) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.OfferInput) (any, error) {
+func (d *Daemon) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.OfferInput) (*axp.Offer, error) {
 	id := c.Path["id"]
 	if strings.HasPrefix(id, practicePrefix) {
-		return d.answerPractice(ctx, c, id, in.QuoteAnswer)
+		return as[axp.Offer](d.answerPractice(ctx, c, id, in.QuoteAnswer))
 	}
 	if strings.HasPrefix(id, sandboxPrefix) {
-		return d.sandboxOffer(ctx, c, id, in.QuoteAnswer)
+		return as[axp.Offer](d.sandboxOffer(ctx, c, id, in.QuoteAnswer))
 	}
 	var offer any
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
@@ -519,7 +519,7 @@ func (d *Daemon) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Offe
 		offer = map[string]any{"task_id": t.ID, "kind": q.Kind, "recorded": true}
 		return nil, nil
 	})
-	return offer, err
+	return as[axp.Offer](offer, err)
 }
 
 // offerNotices pushes offers that arrive after creation to a buyer member and the callback URL.
@@ -544,7 +544,7 @@ func (d *Daemon) offerNotices(ch *change, t *axp.TaskRecord, offs []axp.Offer) {
 	}
 }
 
-func (d *Daemon) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQuery) (any, error) {
+func (d *Daemon) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQuery) (*axp.TaskList, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		out.Tasks = append(out.Tasks, d.sandboxViews(tx, c.Caller.MemberID, axp.SandboxWork)...)
@@ -574,7 +574,7 @@ func (d *Daemon) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQue
 
 // listMyTasks answers a page of the buyer member's tasks, newest first (the buyer_tasks index,
 // read from the cursor on).
-func (d *Daemon) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyTasksQuery) (any, error) {
+func (d *Daemon) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyTasksQuery) (*axp.TaskList, error) {
 	if in.Cursor != "" && !strings.HasPrefix(in.Cursor, "tsk_") {
 		return nil, axp.Invalid("cursor", "is not a cursor of this list", "pass the next_cursor of the previous page, or leave it out")
 	}
@@ -605,7 +605,7 @@ func (d *Daemon) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyTa
 	return out, err
 }
 
-func (d *Daemon) getTimeline(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (any, error) {
+func (d *Daemon) getTimeline(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Timeline, error) {
 	out := &axp.Timeline{TaskID: in.ID}
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)

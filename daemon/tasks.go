@@ -92,7 +92,7 @@ func (c *change) save(t *axp.TaskRecord, prev, action string, detail map[string]
 
 // --- creation ---
 
-func (d *Daemon) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewTask) (any, error) {
+func (d *Daemon) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewTask) (*axp.CreatedTask, error) {
 	fromQuery := c.FromQuery
 	t, questions, err := d.newTask(c.Caller, in, fromQuery)
 	if err != nil {

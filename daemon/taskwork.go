@@ -121,11 +121,11 @@ func (d *Daemon) exchangeURL(tx *store.Tx, raw, sellerID string) ([]byte, string
 	return tx.Blob(dl.SHA256), dl.MimeType, nil
 }
 
-func (d *Daemon) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (any, error) {
+func (d *Daemon) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (*axp.Task, error) {
 	if strings.HasPrefix(in.ID, sandboxPrefix) {
-		return d.sandboxDeliver(ctx, c, in)
+		return as[axp.Task](d.sandboxDeliver(ctx, c, in))
 	}
-	return d.taskChange(ctx, c, in.ID, asSeller, viewSeller, func(ch *change, t *axp.TaskRecord) error {
+	return as[axp.Task](d.taskChange(ctx, c, in.ID, asSeller, viewSeller, func(ch *change, t *axp.TaskRecord) error {
 		body, filename, mime, err := d.content(ch.tx, in, t.SellerID)
 		if err != nil {
 			return err
@@ -215,10 +215,10 @@ func (d *Daemon) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverI
 		}
 		d.statusNotices(ch, t)
 		return nil
-	})
+	}))
 }
 
-func (d *Daemon) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (any, error) {
+func (d *Daemon) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Document, error) {
 	var doc *axp.Document
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
@@ -256,8 +256,8 @@ func (d *Daemon) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.T
 	return doc, err
 }
 
-func (d *Daemon) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.AcceptInput) (any, error) {
-	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+func (d *Daemon) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.AcceptInput) (*axp.Task, error) {
+	return as[axp.Task](d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		if dl := t.LastDelivery(); dl != nil && in.SHA256 != "" && in.SHA256 != dl.SHA256 {
 			return axp.Conflict("sha256 does not match the latest delivery ("+dl.SHA256+")", "retrieve the deliverable again and accept what you checked")
 		}
@@ -291,7 +291,7 @@ func (d *Daemon) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.Accep
 			return d.finish(ch, t, axp.TrigRelease, "release", nil)
 		}
 		return nil
-	})
+	}))
 }
 
 // finish moves a task to its end state, counts a release without a dispute as a completed job of
@@ -321,8 +321,8 @@ func (d *Daemon) finish(ch *change, t *axp.TaskRecord, tr axp.Trigger, action st
 	return nil
 }
 
-func (d *Daemon) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.DisputeInput) (any, error) {
-	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+func (d *Daemon) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.DisputeInput) (*axp.Task, error) {
+	return as[axp.Task](d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigDispute, in.Reason, ch.now); err != nil {
 			return err
@@ -364,11 +364,11 @@ func (d *Daemon) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Disp
 		}
 		d.statusNotices(ch, t)
 		return nil
-	})
+	}))
 }
 
-func (d *Daemon) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.RedoBody) (any, error) {
-	return d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
+func (d *Daemon) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.RedoBody) (*axp.Task, error) {
+	return as[axp.Task](d.taskChange(ctx, c, in.ID, asBuyer, viewBuyer, func(ch *change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigRedo, in.Reason, ch.now); err != nil {
 			return err
@@ -400,10 +400,10 @@ func (d *Daemon) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Redo
 		ch.notify(n)
 		d.statusNotices(ch, t)
 		return nil
-	})
+	}))
 }
 
-func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (any, error) {
+func (d *Daemon) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.PaymentRequested, error) {
 	var out *axp.PaymentRequested
 	_, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)

@@ -80,7 +80,7 @@ func (d *Daemon) checkListing(ctx context.Context, c axp.Caller, t *axp.TaskReco
 			rej.ID+"; then post the same brief again")
 }
 
-func (d *Daemon) adminListings(ctx context.Context, c *pipeline.Call, in *axp.ListingsQuery) (any, error) {
+func (d *Daemon) adminListings(ctx context.Context, c *pipeline.Call, in *axp.ListingsQuery) (*axp.ListingList, error) {
 	out := &axp.ListingList{Listings: []axp.ListingRejection{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		return tx.EachListingRejection(func(r *axp.ListingRejection) bool {
@@ -93,8 +93,8 @@ func (d *Daemon) adminListings(ctx context.Context, c *pipeline.Call, in *axp.Li
 	return out, err
 }
 
-func (d *Daemon) adminOverturnListing(ctx context.Context, c *pipeline.Call, in *axp.OverturnBody) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) adminOverturnListing(ctx context.Context, c *pipeline.Call, in *axp.OverturnBody) (*axp.ListingRejection, error) {
+	return as[axp.ListingRejection](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		r, err := ch.tx.ListingRejection(in.ID)
 		if err != nil {
 			return nil, err
@@ -114,5 +114,5 @@ func (d *Daemon) adminOverturnListing(ctx context.Context, c *pipeline.Call, in 
 			return nil, err
 		}
 		return r, nil
-	})
+	}))
 }

@@ -44,7 +44,7 @@ func mayQuote(tx *store.Tx, t *axp.TaskRecord, sellerID string) (bool, error) {
 	return ok, nil
 }
 
-func (d *Daemon) listMessages(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (any, error) {
+func (d *Daemon) listMessages(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.MessageList, error) {
 	out := &axp.MessageList{TaskID: in.ID, Messages: []axp.Message{}}
 	err := d.db.View(func(tx *store.Tx) error {
 		t, err := loadTask(tx, in.ID)
@@ -86,8 +86,8 @@ func (d *Daemon) listMessages(ctx context.Context, c *pipeline.Call, in *axp.Tas
 	return out, nil
 }
 
-func (d *Daemon) postMessage(ctx context.Context, c *pipeline.Call, in *axp.MessageBody) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) postMessage(ctx context.Context, c *pipeline.Call, in *axp.MessageBody) (*axp.Message, error) {
+	return as[axp.Message](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -167,7 +167,7 @@ func (d *Daemon) postMessage(ctx context.Context, c *pipeline.Call, in *axp.Mess
 			d.eventToBuyer(ch, t, "message", data)
 		}
 		return msg, nil
-	})
+	}))
 }
 
 // eventTo pushes a task_update event to one member (push members only; pull members read it).

@@ -32,8 +32,8 @@ func completedJob(t *axp.TaskRecord) bool {
 
 var reviewCriteria = []string{"rating", "quality", "accuracy", "timeliness", "comment"}
 
-func (d *Daemon) submitReview(ctx context.Context, c *pipeline.Call, in *axp.ReviewBody) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) submitReview(ctx context.Context, c *pipeline.Call, in *axp.ReviewBody) (*axp.ReviewResult, error) {
+	return as[axp.ReviewResult](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -45,7 +45,7 @@ func (d *Daemon) submitReview(ctx context.Context, c *pipeline.Call, in *axp.Rev
 		rating := in.Rating
 		return d.storeReview(ch, t, side, protocol.ReviewOutput{Rating: &rating, Quality: in.Quality, Accuracy: in.Accuracy,
 			Timeliness: in.Timeliness, Comment: in.Comment}, "rest")
-	})
+	}))
 }
 
 // checkScore refuses a score outside 1-5.
@@ -161,7 +161,7 @@ func (d *Daemon) requestReviews(ch *change, t *axp.TaskRecord) error {
 	return nil
 }
 
-func (d *Daemon) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.ObjectionBody) (any, error) {
+func (d *Daemon) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.ObjectionBody) (*axp.Mediation, error) {
 	var id string
 	out, err := d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		r, err := ch.tx.Review(in.ID)
@@ -200,7 +200,7 @@ func (d *Daemon) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.O
 	if err == nil {
 		d.decideIfReady(ctx, id)
 	}
-	return out, err
+	return as[axp.Mediation](out, err)
 }
 
 // askMember calls a member's mediation or review tool after commit and applies the answer: a

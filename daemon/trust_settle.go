@@ -119,11 +119,11 @@ func other(side string) string {
 	return axp.SideBuyer
 }
 
-func (d *Daemon) proposeSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementBody) (any, error) {
+func (d *Daemon) proposeSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementBody) (*axp.Settlement, error) {
 	if in.RefundPct < 0 || in.RefundPct > 100 {
 		return nil, axp.Invalid("refund_pct", "must be 0 to 100 (the share of the price refunded to the buyer)", "")
 	}
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+	return as[axp.Settlement](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -161,11 +161,11 @@ func (d *Daemon) proposeSettlement(ctx context.Context, c *pipeline.Call, in *ax
 		}
 		d.eventToSide(ch, t, other(side), "settlement_proposed", data)
 		return s, nil
-	})
+	}))
 }
 
-func (d *Daemon) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementAnswer) (any, error) {
-	return d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
+func (d *Daemon) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementAnswer) (*axp.Settlement, error) {
+	return as[axp.Settlement](d.mutate(ctx, c.Caller.Actor(), func(ch *change) (any, error) {
 		t, err := loadTask(ch.tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -231,7 +231,7 @@ func (d *Daemon) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp
 		data["approval_id"] = approval
 		d.eventToBoth(ch, t, "settlement_accepted", data)
 		return s, nil
-	})
+	}))
 }
 
 // outcomeOf names a refund percentage's outcome.

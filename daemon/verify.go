@@ -176,7 +176,7 @@ func (d *Daemon) roleCalls(ctx context.Context, m *axp.Member, t outbound.Target
 	return steps
 }
 
-func (d *Daemon) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (any, error) {
+func (d *Daemon) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Verification, error) {
 	m, err := d.member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func (d *Daemon) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.Empt
 	if err == nil {
 		d.invalidate()
 	}
-	return out, err
+	return as[axp.Verification](out, err)
 }
 
 func checksOf(steps []axp.Step, now time.Time) []axp.Check {
@@ -300,7 +300,7 @@ func (d *Daemon) answerPractice(ctx context.Context, c *pipeline.Call, taskID st
 
 // --- conformance ---
 
-func (d *Daemon) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (any, error) {
+func (d *Daemon) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Conformance, error) {
 	m, err := d.member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err

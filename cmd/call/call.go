@@ -99,7 +99,7 @@ func Lookup(name string) *axp.Op {
 	}
 	for i := range axp.Ops {
 		if axp.Ops[i].Tool != "" && axp.Ops[i].Tool == name {
-			return &axp.Ops[i]
+			return axp.Ops[i]
 		}
 	}
 	return nil

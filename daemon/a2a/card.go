@@ -55,7 +55,7 @@ func Skills() []a2a.AgentSkill {
 	var out []a2a.AgentSkill
 	seen := map[string]int{}
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		if op.Access != axp.Public || op.Later != "" || op.Tag == "admin" {
 			continue
 		}

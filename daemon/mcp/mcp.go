@@ -399,7 +399,7 @@ func errorAnswer(trace string, err error) answer {
 func Tools() []mcp.Tool {
 	var out []mcp.Tool
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		if op.Tool == "" {
 			continue
 		}
@@ -411,7 +411,7 @@ func Tools() []mcp.Tool {
 func lookupTool(name string) *axp.Op {
 	for i := range axp.Ops {
 		if axp.Ops[i].Tool == name {
-			return &axp.Ops[i]
+			return axp.Ops[i]
 		}
 	}
 	return nil

@@ -69,7 +69,7 @@ func TestToolsFromCatalog(t *testing.T) {
 func TestMemberOnly(t *testing.T) {
 	var got []string
 	for _, op := range axp.Ops {
-		if op.Tool != "" && MemberOnly(&op) {
+		if op.Tool != "" && MemberOnly(op) {
 			got = append(got, op.Tool)
 		}
 	}

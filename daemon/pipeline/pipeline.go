@@ -132,31 +132,8 @@ const MinAnonymousKey = 16
 // Run runs one call through every step.
 func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 	start := time.Now()
+	defer p.finish(ctx, req, start, &a, &err)
 	op := req.Op
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("panic: %v", v)
-			p.b.Logger().ErrorContext(ctx, "panic serving call", "source", "http", "route", req.Route, "panic", fmt.Sprint(v))
-		}
-		status := a.Status
-		if err != nil {
-			status = http.StatusInternalServerError
-			var e *axp.Error
-			if errors.As(err, &e) {
-				status = Status(e.Code)
-			}
-		}
-		if req.HTTP != nil {
-			// The call is logged as the operation it is (a read is a GET whatever the door's
-			// HTTP method), so that reads through every door log and cost alike.
-			obs := req.HTTP
-			if obs.Method != op.Method && !req.FromQuery {
-				obs = obs.WithContext(obs.Context())
-				obs.Method = op.Method
-			}
-			p.b.Observe(obs, req.Route, status, time.Since(start), req.Caller, err)
-		}
-	}()
 	if err := Authorize(op, req.Caller); err != nil {
 		return a, err
 	}
@@ -164,19 +141,72 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 	if err != nil {
 		return a, err
 	}
-	done := false
-	if refund != nil {
-		defer func() {
-			if !done {
-				refund()
-			}
-		}()
-	}
+	done := false // a call that changed nothing gives its admission back
+	defer func() {
+		if !done && refund != nil {
+			refund()
+		}
+	}()
 	call := &Call{Op: op, Caller: req.Caller, FromQuery: req.FromQuery, Door: req.Door}
+	in, idem, err := p.input(req, call)
+	if err != nil {
+		return a, err
+	}
+	if idem != nil {
+		release, replayed, err := p.replay(idem, req.Caller)
+		if err != nil || replayed != nil {
+			return answerOr(replayed), err
+		}
+		defer release()
+		ctx = axp.WithIdempotency(ctx, idem)
+	}
+	out, header, err := p.call(ctx, req, call, in)
+	if err != nil {
+		return a, err
+	}
+	done = true
+	return Answer{Out: out, Status: op.SuccessStatus(), Header: header}, nil
+}
+
+// finish ends a call: a panic in it is an internal error, logged; the call is observed.
+func (p *Pipeline) finish(ctx context.Context, req Request, start time.Time, a *Answer, err *error) {
+	if v := recover(); v != nil {
+		*err = fmt.Errorf("panic: %v", v)
+		p.b.Logger().ErrorContext(ctx, "panic serving call", "source", "http", "route", req.Route, "panic", fmt.Sprint(v))
+	}
+	p.observe(req, start, a.Status, *err)
+}
+
+// observe records a finished call for metrics and the log.
+func (p *Pipeline) observe(req Request, start time.Time, status int, err error) {
+	if err != nil {
+		status = http.StatusInternalServerError
+		var e *axp.Error
+		if errors.As(err, &e) {
+			status = Status(e.Code)
+		}
+	}
+	if req.HTTP == nil {
+		return
+	}
+	// The call is logged as the operation it is (a read is a GET whatever the door's HTTP
+	// method), so that reads through every door log and cost alike.
+	obs := req.HTTP
+	if obs.Method != req.Op.Method && !req.FromQuery {
+		obs = obs.WithContext(obs.Context())
+		obs.Method = req.Op.Method
+	}
+	p.b.Observe(obs, req.Route, status, time.Since(start), req.Caller, err)
+}
+
+// input reads the call's arguments, separates its path parameters into call.Path, describes its
+// idempotency key, and decodes the input (a pointer to a new value of Op.In, or nil).
+func (p *Pipeline) input(req Request, call *Call) (in any, idem *axp.Idempotency, err error) {
+	op := req.Op
 	args := req.Args
 	if req.Parse != nil {
 		if args, err = req.Parse(); err != nil {
-			return a, err
+			return nil, nil, err
 		}
 	}
 	if args == nil {
@@ -186,6 +216,21 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 	if op.In != nil {
 		schema = protocol.SchemaOf(op.In)
 	}
+	if err := pathParams(req, call, schema, args); err != nil {
+		return nil, nil, err
+	}
+	if req.IdempotencyKey != "" && op.Mutating() && !req.FromQuery && op.Access != axp.Paid {
+		if idem, err = p.idempotency(op, req.Caller, req.IdempotencyKey, call.Path, args); err != nil {
+			return nil, nil, err
+		}
+	}
+	in, err = decode(op, args)
+	return in, idem, err
+}
+
+// pathParams fills call.Path: from the door's route, or taken out of the arguments (MCP and A2A
+// give every value as an argument) when the input type does not declare them.
+func pathParams(req Request, call *Call, schema *protocol.Schema, args map[string]any) error {
 	if req.Path != nil {
 		call.Path = req.Path
 		for n, v := range req.Path {
@@ -193,89 +238,109 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 				args[n] = v
 			}
 		}
-	} else if names := op.PathParams(); len(names) > 0 {
-		call.Path = make(map[string]string, len(names))
-		for _, n := range names {
-			v, given := args[n]
-			sv, isString := v.(string)
-			if schema == nil || schema.Properties[n] == nil {
-				if !given || !isString || sv == "" {
-					return a, axp.Invalid(n, "is required (a string)", "give the "+n+" the call is about")
-				}
-				delete(args, n)
+		return nil
+	}
+	names := req.Op.PathParams()
+	if len(names) == 0 {
+		return nil
+	}
+	call.Path = make(map[string]string, len(names))
+	for _, n := range names {
+		v, given := args[n]
+		sv, isString := v.(string)
+		if schema == nil || schema.Properties[n] == nil {
+			if !given || !isString || sv == "" {
+				return axp.Invalid(n, "is required (a string)", "give the "+n+" the call is about")
 			}
-			if isString {
-				call.Path[n] = sv
-			}
+			delete(args, n)
+		}
+		if isString {
+			call.Path[n] = sv
 		}
 	}
-	var idem *axp.Idempotency
-	if req.IdempotencyKey != "" && op.Mutating() && !req.FromQuery && op.Access != axp.Paid {
-		if idem, err = p.idempotency(op, req.Caller, req.IdempotencyKey, call.Path, args); err != nil {
-			return a, err
-		}
-	}
-	var in any
+	return nil
+}
+
+// decode validates the arguments against the operation's input schema and decodes them; an
+// operation without input refuses any argument.
+func decode(op *axp.Op, args map[string]any) (any, error) {
 	if op.In != nil {
-		in = reflect.New(op.In).Interface()
+		in := reflect.New(op.In).Interface()
 		if err := protocol.DecodeValue(args, in); err != nil {
-			return a, err
+			return nil, err
 		}
-	} else if len(args) > 0 {
+		return in, nil
+	}
+	if len(args) > 0 {
 		keys := make([]string, 0, len(args))
 		for k := range args {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		return a, axp.Invalid(keys[0], "is not a known field", "this call takes no input")
+		return nil, axp.Invalid(keys[0], "is not a known field", "this call takes no input")
 	}
-	if idem != nil {
-		// One call per key at a time: a retry that arrives while the first call still runs would
-		// otherwise miss the stored answer and run again.
-		if _, busy := p.inflight.LoadOrStore(idem.Key, struct{}{}); busy {
-			return a, axp.Conflict("a request with this idempotency key is still in progress",
-				"wait for its answer, then retry with the same key to get it again")
-		}
-		defer p.inflight.Delete(idem.Key)
-		st, body, found, err := p.b.Replay(idem, req.Caller)
+	return nil, nil
+}
+
+// replay holds the idempotency key for this call (release lets it go) and finds an earlier
+// answer to the same key: replayed is that answer, or nil when the call is new.
+func (p *Pipeline) replay(idem *axp.Idempotency, c axp.Caller) (release func(), replayed *Answer, err error) {
+	// One call per key at a time: a retry that arrives while the first call still runs would
+	// otherwise miss the stored answer and run again.
+	if _, busy := p.inflight.LoadOrStore(idem.Key, struct{}{}); busy {
+		return nil, nil, axp.Conflict("a request with this idempotency key is still in progress",
+			"wait for its answer, then retry with the same key to get it again")
+	}
+	release = func() { p.inflight.Delete(idem.Key) }
+	st, body, found, err := p.b.Replay(idem, c)
+	if err != nil || !found {
 		if err != nil {
-			return a, err
+			release()
 		}
-		if found {
-			if st < 0 {
-				return a, axp.Conflict("this idempotency key was used with a different request",
-					"use a new key for a new request, or resend exactly the first one")
-			}
-			return Answer{Out: json.RawMessage(body), Status: st, Replayed: true}, nil
-		}
-		ctx = axp.WithIdempotency(ctx, idem)
+		return release, nil, err
 	}
+	release()
+	if st < 0 {
+		return nil, nil, axp.Conflict("this idempotency key was used with a different request",
+			"use a new key for a new request, or resend exactly the first one")
+	}
+	return nil, &Answer{Out: json.RawMessage(body), Status: st, Replayed: true}, nil
+}
+
+func answerOr(a *Answer) Answer {
+	if a == nil {
+		return Answer{}
+	}
+	return *a
+}
+
+// call runs the precheck, takes the payment of a paid call, runs the handler and settles the
+// payment once it has answered (or releases it when it failed).
+func (p *Pipeline) call(ctx context.Context, req Request, call *Call, in any) (out any, header map[string]string, err error) {
+	op := req.Op
 	if pre := p.reg.pre[op.Name]; pre != nil {
 		if err := pre(in); err != nil {
-			return a, err
+			return nil, nil, err
 		}
 	}
 	var charge Charge
 	if op.Access == axp.Paid {
 		if charge, err = p.b.Charge(ctx, call, req.HTTP); err != nil {
-			return a, err
+			return nil, nil, err
 		}
 	}
-	out, err := p.reg.For(op)(ctx, call, in)
-	if err != nil {
+	if out, err = p.reg.For(op)(ctx, call, in); err != nil {
 		if charge != nil {
 			charge.Release(ctx)
 		}
-		return a, err
+		return nil, nil, err
 	}
-	var header map[string]string
 	if charge != nil {
 		if header, err = charge.Settle(ctx); err != nil {
-			return a, err
+			return nil, nil, err
 		}
 	}
-	done = true
-	return Answer{Out: out, Status: op.SuccessStatus(), Header: header}, nil
+	return out, header, nil
 }
 
 // idempotency describes a call made with an idempotency key. The request hash covers the

@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
-	"reflect"
 	"sort"
 
 	"github.com/axp-exchange/axp"
@@ -12,10 +10,10 @@ import (
 // Handler runs an operation with its decoded input (a pointer to a new value of Op.In, or nil).
 type Handler func(ctx context.Context, c *Call, in any) (any, error)
 
-// Registry holds the handler of every operation of the catalog. Handlers are registered with
-// Handle or HandleNoInput, which check the handler's input type against the operation's declared
-// input when the exchange starts: a misspelled name, a handler of the wrong type or a second
-// handler for one operation panic at once, and Missing names the operations left without one.
+// Registry holds the handler of every operation of the catalog. Handlers are registered against
+// the operation's typed declaration (axp.Def) with Handle or HandleNoInput, so a handler whose
+// input or output type differs from the declaration does not compile; a second handler for one
+// operation panics when the exchange starts, and Missing names the operations left without one.
 type Registry struct {
 	h   map[string]Handler
 	pre map[string]func(in any) error
@@ -29,48 +27,33 @@ func NewRegistry() *Registry {
 // Precheck registers a check of an operation's decoded input beyond its schema, run before the
 // call is charged (pay-per-call tools): input the handler would refuse is refused first, and
 // nothing is paid for it. fn must be cheap and change nothing.
-func Precheck[I any](r *Registry, name string, fn func(in *I) error) {
-	mustTake[I](lookup(name), "precheck")
-	r.pre[name] = func(in any) error { return fn(in.(*I)) }
+func Precheck[I, O any](r *Registry, def axp.Def[I, O], fn func(in *I) error) {
+	r.pre[def.Op().Name] = func(in any) error { return fn(in.(*I)) }
 }
 
-// Handle registers the handler of the operation called name, whose input type is I.
-func Handle[I any](r *Registry, name string, fn func(ctx context.Context, c *Call, in *I) (any, error)) {
-	mustTake[I](r.claim(name), "handler")
-	r.h[name] = func(ctx context.Context, c *Call, in any) (any, error) { return fn(ctx, c, in.(*I)) }
+// Handle registers the handler of the operation def declares.
+func Handle[I, O any](r *Registry, def axp.Def[I, O], fn func(ctx context.Context, c *Call, in *I) (*O, error)) {
+	r.h[r.claim(def.Op())] = func(ctx context.Context, c *Call, in any) (any, error) { return answer(fn(ctx, c, in.(*I))) }
 }
 
 // HandleNoInput registers the handler of an operation that takes no input.
-func HandleNoInput(r *Registry, name string, fn func(ctx context.Context, c *Call) (any, error)) {
-	op := r.claim(name)
-	if op.In != nil {
-		panic(fmt.Sprintf("pipeline: %s takes %v, its handler takes no input", name, op.In))
-	}
-	r.h[name] = func(ctx context.Context, c *Call, _ any) (any, error) { return fn(ctx, c) }
+func HandleNoInput[O any](r *Registry, def axp.Def[axp.NoInput, O], fn func(ctx context.Context, c *Call) (*O, error)) {
+	r.h[r.claim(def.Op())] = func(ctx context.Context, c *Call, _ any) (any, error) { return answer(fn(ctx, c)) }
 }
 
-// lookup is the catalog's operation called name; a name the catalog lacks panics at start.
-func lookup(name string) *axp.Op {
-	op := axp.Lookup(name)
-	if op == nil {
-		panic("pipeline: no operation " + name + " in the catalog")
+// answer is a handler's typed answer as the pipeline passes it on: a nil answer stays nil.
+func answer[O any](out *O, err error) (any, error) {
+	if out == nil {
+		return nil, err
 	}
-	return op
+	return out, err
 }
 
-// mustTake panics unless op's declared input is I.
-func mustTake[I any](op *axp.Op, what string) {
-	if want := reflect.TypeFor[I](); op.In != want {
-		panic(fmt.Sprintf("pipeline: %s takes %v, its %s takes %v", op.Name, op.In, what, want))
+func (r *Registry) claim(op *axp.Op) string {
+	if _, dup := r.h[op.Name]; dup {
+		panic("pipeline: a second handler for " + op.Name)
 	}
-}
-
-func (r *Registry) claim(name string) *axp.Op {
-	op := lookup(name)
-	if _, dup := r.h[name]; dup {
-		panic("pipeline: a second handler for " + name)
-	}
-	return op
+	return op.Name
 }
 
 // For returns the handler of op: the registered one, or one that answers unavailable naming the
@@ -87,7 +70,7 @@ func (r *Registry) For(op *axp.Op) Handler {
 func (r *Registry) Missing() []string {
 	var out []string
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		_, has := r.h[op.Name]
 		switch {
 		case op.Later == "" && !has:

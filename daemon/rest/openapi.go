@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,7 +17,7 @@ const APIVersion = "0.2.0"
 func OpenAPI(base string) map[string]any {
 	paths := map[string]map[string]any{}
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		if paths[op.Path] == nil {
 			paths[op.Path] = map[string]any{}
 		}
@@ -130,11 +131,15 @@ func operation(op *axp.Op, method, id string) map[string]any {
 		in = protocol.SchemaOf(op.In)
 	}
 	pathNames := op.PathParams()
+	example := exampleOf(op)
 	var params []map[string]any
 	for _, n := range pathNames {
 		p := map[string]any{"name": n, "in": "path", "required": true, "schema": map[string]any{"type": "string"}}
 		if in != nil && in.Properties[n] != nil {
 			p["schema"] = in.Properties[n]
+		}
+		if v, ok := example[n]; ok {
+			p["example"] = v
 		}
 		params = append(params, p)
 	}
@@ -144,7 +149,11 @@ func operation(op *axp.Op, method, id string) map[string]any {
 			if contains(pathNames, n) || n == op.ExtraQuery {
 				continue
 			}
-			params = append(params, map[string]any{"name": n, "in": "query", "required": contains(in.Required, n), "schema": in.Properties[n]})
+			p := map[string]any{"name": n, "in": "query", "required": contains(in.Required, n), "schema": in.Properties[n]}
+			if v, ok := example[n]; ok {
+				p["example"] = v
+			}
+			params = append(params, p)
 		}
 		if op.ExtraQuery != "" {
 			params = append(params, map[string]any{"name": op.ExtraQuery, "in": "query", "style": "form", "explode": true,
@@ -161,7 +170,7 @@ func operation(op *axp.Op, method, id string) map[string]any {
 	if in != nil && !query {
 		o["requestBody"] = map[string]any{
 			"required": len(in.Required) > 0,
-			"content":  map[string]any{"application/json": map[string]any{"schema": bodySchema(in, pathNames)}},
+			"content":  map[string]any{"application/json": bodyContent(in, pathNames, example)},
 		}
 	}
 	ok := map[string]any{"description": "success"}
@@ -172,8 +181,12 @@ func operation(op *axp.Op, method, id string) map[string]any {
 		}
 		ok["content"] = map[string]any{ct: map[string]any{"schema": protocol.SchemaOf(op.Out)}}
 	}
-	if op.Name == "get_deliverable" {
-		ok["headers"] = map[string]any{"X-Content-SHA256": map[string]any{"schema": map[string]any{"type": "string"}, "description": "hex SHA-256 of the body"}}
+	if len(op.ResponseHeaders) > 0 {
+		headers := map[string]any{}
+		for name, desc := range op.ResponseHeaders {
+			headers[name] = map[string]any{"schema": map[string]any{"type": "string"}, "description": desc}
+		}
+		ok["headers"] = headers
 	}
 	responses := map[string]any{strconv.Itoa(op.SuccessStatus()): ok}
 	for _, code := range op.Errors(query) {
@@ -217,4 +230,36 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// exampleOf is the operation's example input as JSON fields, or nil.
+func exampleOf(op *axp.Op) map[string]any {
+	if op.Example == nil {
+		return nil
+	}
+	b, err := json.Marshal(op.Example)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// bodyContent is the schema of a request body and its example: the example input without the
+// path parameters.
+func bodyContent(in *protocol.Schema, pathNames []string, example map[string]any) map[string]any {
+	c := map[string]any{"schema": bodySchema(in, pathNames)}
+	if example != nil {
+		body := map[string]any{}
+		for k, v := range example {
+			if !contains(pathNames, k) {
+				body[k] = v
+			}
+		}
+		c["example"] = body
+	}
+	return c
 }

@@ -61,7 +61,7 @@ func New(b Backend, p *pipeline.Pipeline, o Options) *Server {
 	}
 	s := &Server{b: b, p: p, o: o, mux: http.NewServeMux(), ops: map[string]*route{}}
 	for i := range axp.Ops {
-		op := &axp.Ops[i]
+		op := axp.Ops[i]
 		s.add(op.Method, op.Path, op)
 		if op.GETForm {
 			s.add(http.MethodGet, op.GETFormPath(), op)

@@ -21,7 +21,7 @@ func main() {
 	}
 }
 
-func write(file string, gen func([]axp.Op) ([]byte, error)) {
+func write(file string, gen func([]*axp.Op) ([]byte, error)) {
 	src, err := gen(axp.Ops)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)

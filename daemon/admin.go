@@ -14,6 +14,23 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// registerOperator binds the operations of the operator service to their handlers.
+func (d *Daemon) registerOperator(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.AdminTrace, d.adminTrace)
+	pipeline.Handle(r, axp.AdminLog, d.adminLog)
+	pipeline.Handle(r, axp.AdminAudit, d.adminAudit)
+	pipeline.Handle(r, axp.AdminMetrics, d.adminMetrics)
+	pipeline.HandleNoInput(r, axp.AdminStats, d.adminStats)
+	pipeline.Handle(r, axp.AdminAnnounce, d.adminAnnounce)
+	pipeline.HandleNoInput(r, axp.AdminAnnouncements, d.adminAnnouncements)
+	pipeline.HandleNoInput(r, axp.AdminOperatorMessages, d.adminOperatorMessages)
+	pipeline.Handle(r, axp.AdminTaskTimeline, d.adminTaskTimeline)
+	pipeline.HandleNoInput(r, axp.AdminBackup, d.adminBackup)
+	pipeline.Handle(r, axp.AdminMembers, d.adminMembers)
+	pipeline.Handle(r, axp.AdminSuspend, d.adminSuspend)
+	pipeline.Handle(r, axp.AdminUnsuspend, d.adminUnsuspend)
+}
+
 func schemaOf[T any]() *protocol.Schema { return protocol.SchemaFor[T]() }
 
 func (d *Daemon) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.TraceQuery) (*axp.Trace, error) {

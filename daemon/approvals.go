@@ -11,6 +11,15 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// registerMoney binds the operations of the money service to their handlers and subscribes it to the events it handles.
+func (d *Daemon) registerMoney(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.AdminApprovals, d.adminApprovals)
+	pipeline.Handle(r, axp.AdminApprove, d.adminApprove)
+	pipeline.Handle(r, axp.AdminReject, d.adminReject)
+	pipeline.HandleNoInput(r, axp.AdminReconcile, d.adminReconcile)
+	d.subscribeMoney()
+}
+
 func (d *Daemon) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.ApprovalsQuery) (*axp.ApprovalList, error) {
 	out := &axp.ApprovalList{Approvals: []axp.Approval{}}
 	now := d.now()

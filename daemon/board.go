@@ -13,6 +13,17 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// registerBoard binds the operations of the board service to their handlers.
+func (d *Daemon) registerBoard(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.BoardListOp, d.boardList)
+	pipeline.Handle(r, axp.BoardRead, d.boardRead)
+	pipeline.Handle(r, axp.BoardPostOp, d.boardPost)
+	pipeline.Handle(r, axp.BoardReplyOp, d.boardReply)
+	pipeline.Handle(r, axp.AdminBoard, d.adminBoard)
+	pipeline.Handle(r, axp.AdminBoardApprove, d.adminBoardApprove)
+	pipeline.Handle(r, axp.AdminBoardHide, d.adminBoardHide)
+}
+
 // The members' board (spec 4.3). Only verified members list, read, post and reply. A post or reply
 // is screened before anything is stored: a listing-policy violation is refused (403 with the
 // reason), contact details are removed (logged and counted against the author like every party

@@ -14,6 +14,28 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// registerTrust binds the operations of the trust service to their handlers and subscribes it to the events it handles.
+func (d *Daemon) registerTrust(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.AdminMediation, d.adminMediation)
+	pipeline.Handle(r, axp.SubmitReview, d.submitReview)
+	pipeline.Handle(r, axp.ObjectToReview, d.objectToReview)
+	pipeline.Handle(r, axp.Translate, d.translate)
+	pipeline.Handle(r, axp.ProposeSettlement, d.proposeSettlement)
+	pipeline.Handle(r, axp.AnswerSettlement, d.answerSettlement)
+	pipeline.Handle(r, axp.Escalate, d.escalate)
+	pipeline.Handle(r, axp.GetMediation, d.getMediation)
+	pipeline.Handle(r, axp.SubmitStatement, d.submitStatement)
+	pipeline.Handle(r, axp.Appeal, d.appeal)
+	pipeline.Handle(r, axp.ListMessages, d.listMessages)
+	pipeline.Handle(r, axp.PostMessage, d.postMessage)
+	pipeline.Handle(r, axp.AdminAI, d.adminAI)
+	pipeline.Handle(r, axp.AdminMediations, d.adminMediations)
+	pipeline.Handle(r, axp.AdminDecideMediation, d.adminDecideMediation)
+	pipeline.Handle(r, axp.AdminListings, d.adminListings)
+	pipeline.Handle(r, axp.AdminOverturnListing, d.adminOverturnListing)
+	d.subscribeTrust()
+}
+
 // Mediation (spec 2.9, 3, 6). Escalating a disputed task, or objecting to a review, opens a
 // mediation. The other side is asked for its statement: a push member through its mediation tool
 // (the answer is stored as its statement), a pull member or an anonymous buyer through

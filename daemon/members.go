@@ -13,6 +13,21 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// registerMembers binds the operations of the members service to their handlers.
+func (d *Daemon) registerMembers(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.Register, d.register)
+	pipeline.HandleNoInput(r, axp.GetMyProfile, d.getMyProfile)
+	pipeline.Handle(r, axp.UpdateProfile, d.updateProfile)
+	pipeline.Handle(r, axp.UpdateSkills, d.updateSkills)
+	pipeline.Handle(r, axp.HeartbeatOp, d.heartbeat)
+	pipeline.Handle(r, axp.Verify, d.verifyMember)
+	pipeline.Handle(r, axp.RunConformance, d.runConformance)
+	pipeline.Handle(r, axp.FavouritesOp, d.setFavourites)
+	pipeline.HandleNoInput(r, axp.Announcements, d.listAnnouncements)
+	pipeline.Handle(r, axp.ReadAnnouncement, d.readAnnouncement)
+	pipeline.Handle(r, axp.MessageOperator, d.messageOperator)
+}
+
 func secretHash(secret string) string {
 	h := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(h[:])

@@ -12,11 +12,30 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/paidtools"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/x402"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
+
+// registerPaid binds the operations of the paid service to their handlers.
+func (d *Daemon) registerPaid(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.FindPaidTools, d.findPaidTools)
+	pipeline.Handle(r, axp.PaidInjectionCheck, d.paidInjectionCheck)
+	pipeline.Handle(r, axp.PaidTradingRisk, d.paidTradingRisk)
+	pipeline.Precheck(r, axp.PaidTradingRisk, func(in *axp.TradingRiskQuery) error { _, err := paidtools.TradingRisk(in); return err })
+	pipeline.Precheck(r, axp.PaidWebContents, func(in *axp.WebContentsInput) error { _, err := paidtools.CheckURLs(in); return err })
+	pipeline.Handle(r, axp.PaidWebContents, d.paidWebContents)
+	pipeline.Handle(r, axp.PaidWebSearch, d.paidWebSearch)
+	pipeline.Handle(r, axp.PaidConnector, d.paidConnector)
+	pipeline.Handle(r, axp.RequestConnector, d.requestConnector)
+	pipeline.Handle(r, axp.GetConnector, d.getConnector)
+	pipeline.Handle(r, axp.PayConnectorSetup, d.payConnectorSetup)
+	pipeline.Handle(r, axp.AdminConnectors, d.adminConnectors)
+	pipeline.Handle(r, axp.AdminConnectorAccept, d.adminConnectorAccept)
+	pipeline.Handle(r, axp.AdminConnectorReject, d.adminConnectorReject)
+}
 
 // paywall takes the payment of pay-per-call tools (DESIGN.md section 13): x402 with the exact EVM
 // scheme, verified and settled by the exchange's own facilitator or an outside one, or a free

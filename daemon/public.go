@@ -18,6 +18,32 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// registerSite binds the operations of the site service to their handlers.
+func (d *Daemon) registerSite(r *pipeline.Registry) {
+	pipeline.HandleNoInput(r, axp.GetFrontDoor, d.frontDoor)
+	pipeline.HandleNoInput(r, axp.Health, d.health)
+	pipeline.HandleNoInput(r, axp.GetProtocol, d.getProtocol)
+	pipeline.HandleNoInput(r, axp.GetMemberTools, d.getMemberTools)
+	pipeline.HandleNoInput(r, axp.GetJoin, d.getJoin)
+	pipeline.HandleNoInput(r, axp.GetWhy, d.getWhy)
+	pipeline.HandleNoInput(r, axp.ListServices, d.listServices)
+	pipeline.HandleNoInput(r, axp.GetPricing, d.getPricing)
+	pipeline.HandleNoInput(r, axp.GetFAQ, d.getFAQ)
+	pipeline.HandleNoInput(r, axp.GetFAQMarkdown, d.getFAQMarkdown)
+	pipeline.Handle(r, axp.Search, d.search)
+	pipeline.Handle(r, axp.ListSellers, d.listSellers)
+	pipeline.Handle(r, axp.GetQuote, d.getQuote)
+	pipeline.Handle(r, axp.GetReputation, d.getReputation)
+	pipeline.Handle(r, axp.SubmitFeedback, d.submitFeedback)
+	pipeline.HandleNoInput(r, axp.GetPaymentPreference, d.getPaymentPreference)
+	pipeline.Handle(r, axp.PaymentPreferenceOp, d.paymentPreference)
+	pipeline.Handle(r, axp.RegisterInterest, d.registerInterest)
+	pipeline.HandleNoInput(r, axp.GetSurvey, d.getSurvey)
+	pipeline.Handle(r, axp.AnswerSurvey, d.answerSurvey)
+	pipeline.HandleNoInput(r, axp.GetSurveyResults, d.getSurveyResults)
+	pipeline.HandleNoInput(r, axp.GetOpenAPI, d.getOpenAPI)
+}
+
 func (d *Daemon) health(ctx context.Context, c *pipeline.Call) (*axp.OK, error) {
 	return &axp.OK{OK: true, Message: "axp exchange is up"}, nil
 }

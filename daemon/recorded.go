@@ -18,6 +18,28 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// registerRecorded binds the operations of the recorded service to their handlers.
+func (d *Daemon) registerRecorded(r *pipeline.Registry) {
+	pipeline.Precheck(r, axp.PaidMarketAsOf, func(in *axp.MarketAsOfQuery) error { _, _, _, err := d.marketQuery(in); return err })
+	pipeline.Handle(r, axp.PaidMarketAsOf, d.paidMarketAsOf)
+	pipeline.Precheck(r, axp.PaidMarketBrief, func(in *axp.MarketBriefQuery) error { return d.needs("paid_market_brief") })
+	pipeline.Handle(r, axp.PaidMarketBrief, d.paidMarketBrief)
+	pipeline.Precheck(r, axp.PaidNewsAsOf, func(in *axp.NewsAsOfQuery) error { _, _, err := d.newsQuery(in); return err })
+	pipeline.Handle(r, axp.PaidNewsAsOf, d.paidNewsAsOf)
+	d.handleProof(r, axp.PaidMarketProof, "px:", "recorded price")
+	d.handleProof(r, axp.PaidNewsProof, "nws_", "news item")
+	pipeline.Precheck(r, axp.PaidTrackrecordTop, d.checkTrackRecordTop)
+	pipeline.Handle(r, axp.PaidTrackrecordTop, d.paidTrackRecordTop)
+	pipeline.Precheck(r, axp.PaidTrackrecordVerify, d.checkTrackRecordVerify)
+	pipeline.Handle(r, axp.PaidTrackrecordVerify, d.paidTrackRecordVerify)
+	pipeline.Handle(r, axp.GetStrategyLeaderboard, d.getStrategyLeaderboard)
+	pipeline.Precheck(r, axp.PublishSignal, d.checkSignal)
+	pipeline.Handle(r, axp.PublishSignal, d.publishSignal)
+	pipeline.HandleNoInput(r, axp.GetBacktestSample, d.getBacktestSample)
+	pipeline.HandleNoInput(r, axp.GetLatestProof, d.getLatestProof)
+	pipeline.Handle(r, axp.ListProofChain, d.listProofChain)
+}
+
 // recorders are the market and news recorders (docs/decisions.md, "Recorded data and proofs"):
 // each poll fetches outside any transaction, then records its batch and chain entry in one.
 type recorders struct {

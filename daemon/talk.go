@@ -15,6 +15,11 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// registerTalk binds the operations of the talk service to their handlers.
+func (d *Daemon) registerTalk(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.Talk, d.talk)
+}
+
 // The talk assistant (spec 4.1, DESIGN.md section 11): POST /api/talk and the MCP tool talk. A
 // conversation shapes a job with the buyer, lists it, presents the offers and assigns the one the
 // buyer agrees to. Every step on the market is an operation of the catalog run through the

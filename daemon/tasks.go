@@ -16,6 +16,31 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+// registerTasks binds the operations of the tasks service to their handlers and subscribes it to the events it handles.
+func (d *Daemon) registerTasks(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.CreateTask, d.createTask)
+	pipeline.Handle(r, axp.CreateTaskGet, d.createTask)
+	pipeline.Handle(r, axp.GetTask, d.getTask)
+	pipeline.Handle(r, axp.ChooseOffer, d.chooseOffer)
+	pipeline.Handle(r, axp.PayCryptoOp, d.payCrypto)
+	pipeline.Handle(r, axp.GetDeliverable, d.getDeliverable)
+	pipeline.Handle(r, axp.AcceptTask, d.acceptTask)
+	pipeline.Handle(r, axp.DisputeTask, d.disputeTask)
+	pipeline.Handle(r, axp.CancelTask, d.cancelTask)
+	pipeline.Handle(r, axp.GetTimeline, d.getTimeline)
+	pipeline.Handle(r, axp.RequestRedo, d.requestRedo)
+	pipeline.Handle(r, axp.AnswerClarifications, d.answerClarifications)
+	pipeline.HandleNoInput(r, axp.ListQuoteRequests, d.listQuoteRequests)
+	pipeline.Handle(r, axp.SubmitOffer, d.submitOffer)
+	pipeline.Handle(r, axp.ListJobs, d.listJobs)
+	pipeline.Handle(r, axp.Deliver, d.deliver)
+	pipeline.Handle(r, axp.RequestPayment, d.requestPayment)
+	pipeline.Handle(r, axp.StartSandbox, d.startSandbox)
+	pipeline.Handle(r, axp.GetSandbox, d.getSandbox)
+	pipeline.Handle(r, axp.ListMyTasks, d.listMyTasks)
+	d.subscribeTasks()
+}
+
 // maxCustomParams bounds the params of task types outside the catalog (bytes of JSON).
 const maxCustomParams = 20_000
 

@@ -78,8 +78,23 @@ func forbidden(pkg, dep string) string {
 		return "nothing but cmd imports cmd"
 	case !under(pkg, "cmd") && !under(pkg, "daemon") && under(dep, "daemon"):
 		return "nothing but cmd imports daemon"
+	case under(pkg, "daemon/kernel") && serviceLayer[dep] > 0:
+		return "the kernel knows no service"
+	case serviceLayer[pkg] > 0 && dep == "daemon":
+		return "a service never imports the daemon's wiring"
+	case serviceLayer[pkg] > 0 && serviceLayer[dep] >= serviceLayer[pkg]:
+		return "a service imports only services of lower layers; it reacts to a higher one through a typed event"
 	}
 	return ""
+}
+
+// serviceLayer orders the daemon's services: each imports the kernel and only services of lower
+// layers, so no two services call each other both ways.
+var serviceLayer = map[string]int{
+	"daemon/members": 1, "daemon/money": 1, "daemon/recorded": 1, "daemon/board": 1, "daemon/operator": 1,
+	"daemon/trust": 2, "daemon/paid": 2,
+	"daemon/tasks": 3,
+	"daemon/site":  4, "daemon/talk": 4,
 }
 
 // The rules themselves: a checker that allows everything would pass the test above.
@@ -122,6 +137,15 @@ func TestForbiddenEdges(t *testing.T) {
 		{"tui", "daemon", true},
 		{"tui", "cmd", true},
 		{"daemon", "daemon/rest", false},
+		{"daemon", "daemon/tasks", false},
+		{"daemon/kernel", "daemon/tasks", true},
+		{"daemon/kernel", "store", false},
+		{"daemon/tasks", "daemon/kernel", false},
+		{"daemon/tasks", "daemon/money", false},
+		{"daemon/money", "daemon/tasks", true},
+		{"daemon/trust", "daemon/tasks", true},
+		{"daemon/members", "daemon/money", true},
+		{"daemon/board", "daemon", true},
 		{"daemon", "store", false},
 		{"daemon", "cmd/config", true},
 		{"daemon/rest", "cmd", true},

@@ -7,9 +7,6 @@ import (
 	"time"
 )
 
-// DefaultMaxConnsPerIP caps the connections one client address may hold open.
-const DefaultMaxConnsPerIP = 256
-
 // connLimits are the caps of the listener: in total and per client address.
 type connLimits struct {
 	total, perIP int

@@ -30,11 +30,11 @@ const mcpInstructions = "Agent Services Exchange: buyer agents post tasks, verif
 // doors serves the MCP door at /mcp, the A2A door at /a2a with its agent card, and REST everywhere
 // else. All three are projections of the one catalog and call the same handlers through Invoke.
 func (d *Daemon) doors() http.Handler {
-	m := mcp.New(d, mcp.Options{Name: "axp", Version: rest.APIVersion, Instructions: mcpInstructions, MaxBodyBytes: d.cfg.MaxBodyBytes})
+	m := mcp.New(d, mcp.Options{Name: "axp", Version: rest.APIVersion, Instructions: mcpInstructions, MaxBodyBytes: d.Cfg.MaxBodyBytes})
 	d.mcp = m
-	a := a2a.New(d, a2a.Options{MaxBodyBytes: d.cfg.MaxBodyBytes, Now: d.cfg.Now})
+	a := a2a.New(d, a2a.Options{MaxBodyBytes: d.Cfg.MaxBodyBytes, Now: d.Cfg.Now})
 	g := &hostGuard{d: d}
-	for _, h := range d.cfg.AllowedHosts {
+	for _, h := range d.Cfg.AllowedHosts {
 		h = strings.ToLower(strings.TrimSpace(h))
 		g.any = g.any || h == "*"
 		g.allowed = append(g.allowed, h)
@@ -51,7 +51,7 @@ func (d *Daemon) doors() http.Handler {
 
 // Run runs one call of the MCP or A2A door through the pipeline every door shares.
 func (d *Daemon) Run(ctx context.Context, req pipeline.Request) (pipeline.Answer, error) {
-	return d.pipe.Run(ctx, req)
+	return d.Pipe.Run(ctx, req)
 }
 
 // door gives a request to a JSON-RPC door its trace id (X-Trace-Id, as on REST) and records HTTP
@@ -65,7 +65,7 @@ func (d *Daemon) door(route string, h http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		h.ServeHTTP(sw, r)
 		if sw.status >= 400 {
-			d.Observe(r, r.Method+" "+route, sw.status, time.Since(start), axp.Caller{IP: d.clientIP(r)}, nil)
+			d.Observe(r, r.Method+" "+route, sw.status, time.Since(start), axp.Caller{IP: d.ClientIP(r)}, nil)
 		}
 	})
 }

@@ -5,57 +5,51 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/store"
 )
 
 // SetAfterScan installs a function that runs between a sweeper's scan and its actions, so tests can
 // race a state change against the sweeper deterministically.
-func (d *Daemon) SetAfterScan(fn func(what string)) { d.afterScan = fn }
+func (d *Daemon) SetAfterScan(fn func(what string)) { d.AfterScan = fn }
 
 // MissingHandlers lists the operations whose handler registration disagrees with the catalog.
-func (d *Daemon) MissingHandlers() []string { return d.pipe.Registry().Missing() }
+func (d *Daemon) MissingHandlers() []string { return d.Pipe.Registry().Missing() }
 
 // SetMCPFastPath turns the MCP door's fast path on or off (benchmarks compare both).
 func (d *Daemon) SetMCPFastPath(on bool) { d.mcp.SetFastPath(on) }
 
 // ChainHead is the newest chain head the exchange read.
-func (d *Daemon) ChainHead() uint64 { return d.chain.LastHead() }
+func (d *Daemon) ChainHead() uint64 { return d.Chain.LastHead() }
 
 // ChainPass runs one pass of the payment watcher (benchmarks time it).
-func (d *Daemon) ChainPass(ctx context.Context) error { return d.chainPass(ctx) }
+func (d *Daemon) ChainPass(ctx context.Context) error { return d.money.ChainPass(ctx) }
 
 // SetPaidHook installs a function that runs at the stages of a paid call ("held", "settled").
-func (d *Daemon) SetPaidHook(fn func(stage string)) { d.paidHook = fn }
+func (d *Daemon) SetPaidHook(fn func(stage string)) { d.PaidHook = fn }
 
 // RecoverPaidCalls runs the recovery pass of paid calls; it returns how many it finished.
-func (d *Daemon) RecoverPaidCalls(ctx context.Context) int { return d.recoverPaidCalls(ctx) }
+func (d *Daemon) RecoverPaidCalls(ctx context.Context) int { return d.paid.RecoverPaidCalls(ctx) }
 
 // RecordMarket runs one poll of the market recorder.
-func (d *Daemon) RecordMarket(ctx context.Context) error { _, err := d.recordMarket(ctx); return err }
+func (d *Daemon) RecordMarket(ctx context.Context) error {
+	_, err := d.recorded.RecordMarket(ctx)
+	return err
+}
 
 // RecordNews runs one poll of the news recorder; it returns how many items were new.
-func (d *Daemon) RecordNews(ctx context.Context) (int, error) { return d.recordNews(ctx) }
+func (d *Daemon) RecordNews(ctx context.Context) (int, error) { return d.recorded.RecordNews(ctx) }
 
 // ScoreSignals scores the signals whose horizon has passed; it returns how many.
-func (d *Daemon) ScoreSignals() int { return d.scoreSignals() }
+func (d *Daemon) ScoreSignals() int { return d.recorded.ScoreSignals() }
 
 // PruneRecorded prunes recorded prices and news past retention.
-func (d *Daemon) PruneRecorded() { d.pruneRecorded() }
+func (d *Daemon) PruneRecorded() { d.recorded.PruneRecorded() }
 
 // SetQuoteParallel caps the calls of one quote round under way at once.
-func (d *Daemon) SetQuoteParallel(n int) { d.quoteParallel = n }
+func (d *Daemon) SetQuoteParallel(n int) { d.QuoteParallel = n }
 
 // MatchPayable runs the chain watcher's matching of an amount received at a time.
 func (d *Daemon) MatchPayable(amount axp.Money, at time.Time) (string, error) {
-	var id string
-	err := d.db.View(func(tx *store.Tx) error {
-		t, err := d.matchPayable(tx, amount, minedAt{time: at}, "")
-		if t != nil {
-			id = t.ID
-		}
-		return err
-	})
-	return id, err
+	return d.money.MatchAmount(amount, at)
 }
 
 // Prune runs the hourly pass (pruning, then packing the history past its age) and waits for the
@@ -64,5 +58,5 @@ func (d *Daemon) Prune() {
 	d.prune()
 	d.packMu.Lock()
 	defer d.packMu.Unlock()
-	d.pack(d.now())
+	d.pack(d.Now())
 }

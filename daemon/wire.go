@@ -2,11 +2,11 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -14,119 +14,91 @@ import (
 // wireOutbound connects the exchange to members: signed MCP calls, the retrying pusher for events,
 // and signed callback posts.
 func (d *Daemon) wireOutbound() {
-	d.caller = &outbound.Caller{
+	d.Caller = &outbound.Caller{
 		Timeout: protocol.ToolCallTimeoutMillis * time.Millisecond,
-		Now:     d.cfg.Now,
+		Now:     d.Cfg.Now,
 		Trace:   axp.TraceID,
 		// Private targets are refused at dial time unless the operator allows them.
-		AllowPrivate: d.cfg.OutboundPrivate == "allow",
+		AllowPrivate: d.Cfg.OutboundPrivate == "allow",
 		// The AI provider, the search backend, the price source and the news feeds are the
 		// operator's own choice: they may live on a private network.
-		Trusted: trustedEndpoints(append([]string{d.cfg.AIBaseURL, d.cfg.SearchURL, d.cfg.MarketSourceURL}, d.cfg.NewsFeeds...)...),
+		Trusted: kernel.TrustedEndpoints(append([]string{d.Cfg.AIBaseURL, d.Cfg.SearchURL, d.Cfg.MarketSourceURL}, d.Cfg.NewsFeeds...)...),
 		Observe: func(op string, elapsed time.Duration, err error) {
-			d.metrics.observe("out:"+op, elapsed, err != nil, d.now())
+			d.Metrics.Observe("out:"+op, elapsed, err != nil, d.Now())
 		},
 	}
-	d.callTool = func(ctx context.Context, m *axp.Member, tool string, in, out any) error {
-		t, err := d.target(m)
+	d.CallTool = func(ctx context.Context, m *axp.Member, tool string, in, out any) error {
+		t, err := d.Target(m)
 		if err != nil {
 			return err
 		}
-		_, err = d.caller.Call(ctx, t, tool, in, out)
+		_, err = d.Caller.Call(ctx, t, tool, in, out)
 		return err
 	}
-	d.pusher = outbound.NewPusher(d.caller, 4, 5, time.Second, d.pushFailed)
-	d.outbox = d.deliverNotice
-}
-
-// trustedEndpoints are the host:port of the endpoints the operator configured.
-func trustedEndpoints(urls ...string) []string {
-	var out []string
-	for _, u := range urls {
-		if e := outbound.TrustedEndpoint(u); e != "" {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// target is how the exchange reaches a member: its MCP URL, platform key and auth token.
-func (d *Daemon) target(m *axp.Member) (outbound.Target, error) {
-	key, err := d.keys.open(m.PlatformKeyEnc)
-	if err != nil {
-		return outbound.Target{}, errors.New("the member's platform key cannot be unsealed (is secret.key the one of this database?)")
-	}
-	t := outbound.Target{MemberID: m.ID, MCPURL: m.MCPURL, PlatformKey: key}
-	if len(m.AuthTokenEnc) > 0 {
-		tok, err := d.keys.open(m.AuthTokenEnc)
-		if err != nil {
-			return t, errors.New("the member's auth token cannot be unsealed")
-		}
-		t.AuthToken = string(tok)
-	}
-	return t, nil
+	d.Pusher = outbound.NewPusher(d.Caller, 4, 5, time.Second, d.pushFailed)
+	d.Outbox = d.deliverNotice
 }
 
 // deliverNotice sends one committed notice: a callback post, a do_task call (whose answer
 // matters), or an event through the pusher. Pull members get nothing pushed: they poll.
-func (d *Daemon) deliverNotice(ctx context.Context, n notice) {
+func (d *Daemon) deliverNotice(ctx context.Context, n kernel.Notice) {
 	trace := axp.TraceID(ctx)
-	if n.callbackURL != "" {
-		d.pusher.Push(outbound.Job{Label: n.taskID + " callback", CallbackURL: n.callbackURL, Input: n.input, TraceID: trace,
-			Target: outbound.Target{MemberID: n.signAs, PlatformKey: n.key}})
+	if n.CallbackURL != "" {
+		d.Pusher.Push(outbound.Job{Label: n.TaskID + " callback", CallbackURL: n.CallbackURL, Input: n.Input, TraceID: trace,
+			Target: outbound.Target{MemberID: n.SignAs, PlatformKey: n.Key}})
 		return
 	}
-	m, err := d.member(n.memberID)
+	m, err := d.Member(n.MemberID)
 	if err != nil || m.PullMode() {
 		return
 	}
-	t, err := d.target(m)
+	t, err := d.Target(m)
 	if err != nil {
-		d.pushFailed(outbound.Job{Label: n.taskID + " " + n.tool + " -> " + m.ID}, err)
-		if n.done != nil {
-			n.done(err)
+		d.pushFailed(outbound.Job{Label: n.TaskID + " " + n.Tool + " -> " + m.ID}, err)
+		if n.Done != nil {
+			n.Done(err)
 		}
 		return
 	}
-	switch n.tool {
+	switch n.Tool {
 	case "do_task":
 		go d.doTask(axp.WithTrace(context.Background(), trace), n, m)
 		return
 	case "mediation", "review":
 		// Calls whose answers matter: a statement, a review.
-		go d.askMember(axp.WithTrace(context.Background(), trace), n, m)
+		go d.trust.AskMember(axp.WithTrace(context.Background(), trace), n, m)
 		return
 	}
-	d.pusher.Push(outbound.Job{Label: n.taskID + " " + n.tool + " -> " + m.ID, Target: t, Tool: n.tool, Input: n.input, TraceID: trace, Done: n.done})
+	d.Pusher.Push(outbound.Job{Label: n.TaskID + " " + n.Tool + " -> " + m.ID, Target: t, Tool: n.Tool, Input: n.Input, TraceID: trace, Done: n.Done})
 }
 
 // pushFailed records an undelivered event on its task's timeline.
 func (d *Daemon) pushFailed(job outbound.Job, err error) {
 	taskID, rest, _ := strings.Cut(job.Label, " ")
-	d.log.Warn("event not delivered", "source", "outbound", "job", job.Label, "err", err)
+	d.Log.Warn("event not delivered", "source", "outbound", "job", job.Label, "err", err)
 	if !strings.HasPrefix(taskID, "tsk_") {
 		return
 	}
-	d.mutate(context.Background(), "system", func(ch *change) (any, error) {
-		t, err2 := loadTask(ch.tx, taskID)
+	d.Mutate(context.Background(), "system", func(ch *kernel.Change) (any, error) {
+		t, err2 := kernel.LoadTask(ch.Tx, taskID)
 		if err2 != nil {
 			return nil, err2
 		}
-		if err := ch.event(t, "push_failed", map[string]any{"push": rest, "error": err.Error()}); err != nil {
+		if err := ch.Event(t, "push_failed", map[string]any{"push": rest, "error": err.Error()}); err != nil {
 			return nil, err
 		}
-		return nil, ch.tx.PutTask(t, t.Status)
+		return nil, ch.Tx.PutTask(t, t.Status)
 	})
 }
 
 // doTask asks a push seller to do a funded job and applies its answer: accepted starts the job; a
 // refusal returns the task to the buyer's choice (funds already received stay in escrow for the
 // next offer). A call that fails is recorded; the job stays in the seller's list.
-func (d *Daemon) doTask(ctx context.Context, n notice, m *axp.Member) {
+func (d *Daemon) doTask(ctx context.Context, n kernel.Notice, m *axp.Member) {
 	var out protocol.DoTaskOutput
-	err := d.callTool(ctx, m, "do_task", n.input, &out)
-	d.mutate(ctx, "member:"+m.ID, func(ch *change) (any, error) {
-		t, lerr := loadTask(ch.tx, n.taskID)
+	err := d.CallTool(ctx, m, "do_task", n.Input, &out)
+	d.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
+		t, lerr := kernel.LoadTask(ch.Tx, n.TaskID)
 		if lerr != nil {
 			return nil, lerr
 		}
@@ -136,18 +108,18 @@ func (d *Daemon) doTask(ctx context.Context, n notice, m *axp.Member) {
 		prev := t.Status
 		switch {
 		case err != nil:
-			if err := ch.event(t, "do_task_failed", map[string]any{"seller": m.ID, "error": err.Error()}); err != nil {
+			if err := ch.Event(t, "do_task_failed", map[string]any{"seller": m.ID, "error": err.Error()}); err != nil {
 				return nil, err
 			}
-			return nil, ch.tx.PutTask(t, t.Status)
+			return nil, ch.Tx.PutTask(t, t.Status)
 		case out.Accepted:
-			if err := t.Move(axp.TrigStart, "", ch.now); err != nil {
+			if err := t.Move(axp.TrigStart, "", ch.Now); err != nil {
 				return nil, err
 			}
-			if err := ch.save(t, prev, "start", map[string]any{"seller": m.ID}); err != nil {
+			if err := ch.Save(t, prev, "start", map[string]any{"seller": m.ID}); err != nil {
 				return nil, err
 			}
-			d.statusNotices(ch, t)
+			d.StatusNotices(ch, t)
 			return nil, nil
 		default:
 			return nil, d.sellerDeclined(ch, t, out.Reason)
@@ -156,36 +128,22 @@ func (d *Daemon) doTask(ctx context.Context, n notice, m *axp.Member) {
 }
 
 // sellerDeclined returns a funded task to the buyer's choice after the seller refused it.
-func (d *Daemon) sellerDeclined(ch *change, t *axp.TaskRecord, reason string) error {
+func (d *Daemon) sellerDeclined(ch *kernel.Change, t *axp.TaskRecord, reason string) error {
 	prev, seller := t.Status, t.SellerID
-	if err := t.Move(axp.TrigSellerDecline, "", ch.now); err != nil {
+	if err := t.Move(axp.TrigSellerDecline, "", ch.Now); err != nil {
 		return err
 	}
-	if err := ch.tx.DeleteQuote(t.ID, seller); err != nil {
+	if err := ch.Tx.DeleteQuote(t.ID, seller); err != nil {
 		return err
 	}
-	if err := ch.tx.DropSellerJob(seller, t.ID); err != nil {
+	if err := ch.Tx.DropSellerJob(seller, t.ID); err != nil {
 		return err
 	}
 	t.ChosenOfferID, t.SellerID, t.SellerName, t.StartedAt = "", "", "", nil
-	t.OpenUntil = ch.now.Add(d.cfg.OpenWindow)
-	if err := ch.save(t, prev, "seller_decline", map[string]any{"seller": seller, "reason": reason}); err != nil {
+	t.OpenUntil = ch.Now.Add(d.Cfg.OpenWindow)
+	if err := ch.Save(t, prev, "seller_decline", map[string]any{"seller": seller, "reason": reason}); err != nil {
 		return err
 	}
-	d.statusNotices(ch, t)
-	return nil
-}
-
-// checkTarget refuses a callback_url or mcp_url whose host is an IP literal the exchange would
-// refuse to dial (outbound_private: deny), so the mistake shows when the URL is given rather than
-// at the first call. Host names are judged at dial time only.
-func (d *Daemon) checkTarget(field, rawURL string) error {
-	if d.cfg.OutboundPrivate == "allow" || rawURL == "" {
-		return nil
-	}
-	if rule := outbound.DeniedURL(rawURL); rule != "" {
-		return axp.Invalid(field, "points at "+rule+", which the exchange does not call",
-			"use a public address; an operator who needs private targets sets "+outbound.PrivateConfigKey+": allow")
-	}
+	d.StatusNotices(ch, t)
 	return nil
 }

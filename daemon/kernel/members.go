@@ -1,0 +1,71 @@
+package kernel
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+func SecretHash(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}
+
+func ModeOf(m *axp.Member) string {
+	if m.PullMode() {
+		return "pull"
+	}
+	return "push"
+}
+
+// loadMember reads a member inside a transaction, as not_found when missing.
+func LoadMember(tx *store.Tx, id string) (*axp.Member, error) {
+	m, err := tx.Member(id)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, axp.NotFound("member", id)
+	}
+	return m, nil
+}
+
+func (d *Kernel) Member(id string) (*axp.Member, error) {
+	var m *axp.Member
+	err := d.Store.View(func(tx *store.Tx) error {
+		var err error
+		m, err = LoadMember(tx, id)
+		return err
+	})
+	return m, err
+}
+
+// private renders the member's own view; the secret fingerprint is the stored hash's prefix, which
+// is the same value protocol.Fingerprint gives for the secret.
+func Private(m *axp.Member) axp.PrivateMember { return m.Private(m.SecretHash[:8]) }
+
+// checkInPeriod is the liveness check-in clock (spec 8).
+const CheckInPeriod = 24 * time.Hour
+
+// addressed reports whether an announcement reaches a member.
+func Addressed(a *store.AnnouncementRecord, m *axp.Member) bool {
+	if len(a.MemberIDs) > 0 {
+		for _, id := range a.MemberIDs {
+			if id == m.ID {
+				return true
+			}
+		}
+		return false
+	}
+	switch a.Audience {
+	case "buyers":
+		return m.HasRole(protocol.RoleBuyer)
+	case "sellers":
+		return m.HasRole(protocol.RoleSeller)
+	}
+	return true
+}

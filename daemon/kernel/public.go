@@ -1,0 +1,218 @@
+package kernel
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// invalidate drops cached documents that depend on members (the services list's on_offer).
+func (d *Kernel) Invalidate() {
+	d.CacheMu.Lock()
+	d.Services = nil
+	d.CacheMu.Unlock()
+}
+
+// matchable reports whether a member takes part in matching (DESIGN.md section 4).
+func matchable(m *axp.Member) bool {
+	return m.HasRole(protocol.RoleSeller) && m.State == axp.MemberVerified
+}
+
+// offerCache is the last on_offer summary and the offer revision it was made at
+// (store.Tx.OfferRev): it stays valid until a member becomes or stops being a verified seller, or a
+// verified seller's skills change, however the change is made.
+type OfferCache struct {
+	mu   sync.Mutex
+	ok   bool
+	rev  uint64
+	list []axp.OnOffer
+}
+
+// onOffer summarises the task types verified sellers offer now. The summary is rebuilt, from the
+// verified members only, when the offer revision has changed; callers must not modify it.
+func (d *Kernel) OnOffer() ([]axp.OnOffer, error) {
+	var out []axp.OnOffer
+	err := d.Store.View(func(tx *store.Tx) error {
+		rev := tx.OfferRev()
+		d.Offers.mu.Lock()
+		defer d.Offers.mu.Unlock()
+		if d.Offers.ok && d.Offers.rev == rev {
+			out = d.Offers.list
+			return nil
+		}
+		list, err := buildOnOffer(tx)
+		if err != nil {
+			return err
+		}
+		d.Offers.ok, d.Offers.rev, d.Offers.list = true, rev, list
+		out = list
+		return nil
+	})
+	return out, err
+}
+
+// buildOnOffer summarises the skills of the verified sellers.
+func buildOnOffer(tx *store.Tx) ([]axp.OnOffer, error) {
+	by := map[string]*axp.OnOffer{}
+	err := tx.MembersInState(axp.MemberVerified, func(m *axp.Member) bool {
+		if matchable(m) {
+			for _, s := range m.Skills {
+				o := by[s.TaskType]
+				if o == nil {
+					o = &axp.OnOffer{TaskType: s.TaskType, InCatalog: axp.ServiceFor(s.TaskType) != nil, Examples: []string{}}
+					by[s.TaskType] = o
+				}
+				o.Providers++
+				for _, p := range []*axp.Money{s.MinPriceUSD, s.InstantPriceUSD} {
+					if p != nil && (o.FromPriceUSD == nil || *p < *o.FromPriceUSD) {
+						v := *p
+						o.FromPriceUSD = &v
+					}
+				}
+				for _, e := range []*int{s.TypicalETAMinutes, s.InstantETAMinutes} {
+					if e != nil && (o.FastestETAMinutes == nil || *e < *o.FastestETAMinutes) {
+						v := *e
+						o.FastestETAMinutes = &v
+					}
+				}
+				if s.Description != "" && len(o.Examples) < 3 {
+					o.Examples = append(o.Examples, s.Description)
+				}
+			}
+		}
+		return true
+	})
+	out := make([]axp.OnOffer, 0, len(by))
+	for _, o := range by {
+		out = append(out, *o)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Providers != out[j].Providers {
+			return out[i].Providers > out[j].Providers
+		}
+		return out[i].TaskType < out[j].TaskType
+	})
+	return out, err
+}
+
+// alsoSell is the invitation to sell, for callers who are not sellers. It depends only on the base
+// URL, so it is built once and shared (never modified after).
+func (d *Kernel) AlsoSell(c axp.Caller) *protocol.AlsoSell {
+	if c.HasRole(protocol.RoleSeller) {
+		return nil
+	}
+	d.CacheMu.Lock()
+	defer d.CacheMu.Unlock()
+	if d.Invite != nil {
+		return d.Invite
+	}
+	base := d.BaseURL()
+	d.Invite = &protocol.AlsoSell{
+		Message: "Your agent can earn here too: register as a seller and quote on tasks like this one.",
+		JoinURL: base + "/join",
+		Steps: []string{
+			"POST " + base + `/api/members/register with {"roles":["seller"],"name":...,"skills":[...]}`,
+			"keep member_secret and platform_key server-side (shown once)",
+			"serve the seller tools of " + base + "/api/protocol/tools.json, or poll in pull mode",
+			"POST " + base + "/api/members/me/verify",
+		},
+	}
+	return d.Invite
+}
+
+// paramsField is the field prefix of service params: bare query keys on GET, "params" in a body.
+func ParamsField(fromQuery bool) string {
+	if fromQuery {
+		return ""
+	}
+	return "params"
+}
+
+func HasParam(s *axp.Service, name string) bool {
+	for _, p := range s.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// reputation computes the reputation view from stored reviews (sandbox and removed reviews never
+// count). Job figures come from the marketplace's task history.
+func Reputation(tx *store.Tx, m *axp.Member) (axp.Reputation, error) {
+	rep := axp.Reputation{MemberID: m.ID, RecentReviews: []axp.ReviewView{}}
+	reviews, err := tx.ReviewsOf(m.ID)
+	if err != nil {
+		return rep, err
+	}
+	reviewers := map[string]bool{}
+	sum := 0
+	var buyerSum, buyerN int
+	for _, r := range reviews {
+		if r.Removed || r.Sandbox {
+			continue
+		}
+		// Reviews are public on the reviewee's profile (spec 2.7), whichever side wrote them;
+		// reviewer_role tells them apart.
+		if len(rep.RecentReviews) < 10 {
+			rep.RecentReviews = append(rep.RecentReviews, r.ReviewView)
+		}
+		if r.Role == protocol.RoleSeller { // a seller reviewed this member as buyer
+			buyerSum += r.Rating
+			buyerN++
+			continue
+		}
+		rep.Reviews++
+		sum += r.Rating
+		reviewers[r.ReviewerID] = true
+		switch r.Rating {
+		case 1:
+			rep.Ratings.One++
+		case 2:
+			rep.Ratings.Two++
+		case 3:
+			rep.Ratings.Three++
+		case 4:
+			rep.Ratings.Four++
+		case 5:
+			rep.Ratings.Five++
+		}
+	}
+	rep.DistinctReviewers = len(reviewers)
+	if rep.Reviews > 0 {
+		avg := float64(sum*100/rep.Reviews) / 100
+		rep.Rating = &avg
+	}
+	rep.AsBuyer.Reviews = buyerN
+	if buyerN > 0 {
+		avg := float64(buyerSum*100/buyerN) / 100
+		rep.AsBuyer.Rating = &avg
+	}
+	if m.HasRole(protocol.RoleSeller) {
+		st, err := tx.SellerStats(m.ID)
+		if err != nil {
+			return rep, err
+		}
+		rep.CompletedJobs, rep.DisputedJobs, rep.Deliveries = st.Completed, st.Disputed, st.Deliveries
+		rep.FirstPassJobs, rep.OnTimeJobs = st.FirstPass, st.OnTime
+		rep.QuoteCount, rep.MedianQuoteMillis = len(st.QuoteLatencyMS), st.MedianQuoteMS()
+	}
+	if m.HasRole(protocol.RoleBuyer) {
+		for _, id := range tx.BuyerTaskIDs(m.ID) {
+			t, err := tx.Task(id)
+			if err != nil || t == nil || t.Test {
+				continue
+			}
+			switch {
+			case t.Disputed && (t.Status == axp.TaskReleased || t.Status == axp.TaskRefunded || t.Status == axp.TaskDisputed):
+				rep.AsBuyer.DisputedJobs++
+			case t.Status == axp.TaskReleased || t.Status == axp.TaskAccepted:
+				rep.AsBuyer.CompletedJobs++
+			}
+		}
+	}
+	return rep, nil
+}

@@ -1,0 +1,434 @@
+package kernel
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/checks"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// party is who wrote a text.
+type Party struct {
+	MemberID string // "" for an anonymous buyer
+	Actor    string // audit actor: member:<id> or buyer
+	TaskID   string
+	PostID   string // a board post the text belongs to
+	// uncounted removals are logged but not counted against the member: the text was not written
+	// for this task (an instant offer's note is the seller's standing skill description).
+	Uncounted bool
+}
+
+// buyerParty is the buyer of a task.
+func BuyerParty(t *axp.TaskRecord) Party {
+	if t.BuyerMemberID != "" {
+		return Party{MemberID: t.BuyerMemberID, Actor: "member:" + t.BuyerMemberID, TaskID: t.ID}
+	}
+	return Party{Actor: "buyer", TaskID: t.ID}
+}
+
+// sellerParty is a seller writing on a task.
+func SellerParty(t *axp.TaskRecord, sellerID string) Party {
+	return Party{MemberID: sellerID, Actor: "member:" + sellerID, TaskID: t.ID}
+}
+
+// sideParty is the party of a side of a task.
+func SideParty(t *axp.TaskRecord, side string) Party {
+	if side == axp.SideSeller {
+		return SellerParty(t, t.SellerID)
+	}
+	return BuyerParty(t)
+}
+
+// cleanText removes contact details and hidden characters from a party's text and screens what is
+// left (what the reader gets). Blank texts pass unchanged with no verdict.
+func (d *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, error) {
+	if strings.TrimSpace(text) == "" {
+		return text, nil, nil
+	}
+	var cleaned string
+	var removed []removal
+	if keepLinks {
+		cleaned, removed = RedactKeepLinks(text)
+	} else {
+		cleaned, removed = RedactText(text)
+	}
+	sc := ScreenText(cleaned)
+	contacts, stripped := 0, 0
+	for _, r := range removed {
+		if err := ch.Tx.PutContactRemoval(&store.ContactRemoval{ID: axp.NewID("rmv", ch.Now), MemberID: p.MemberID,
+			Actor: p.Actor, TaskID: p.TaskID, PostID: p.PostID, Field: field, Kind: r.Kind, Fingerprint: r.Fingerprint, At: ch.Now}); err != nil {
+			return "", nil, err
+		}
+		if r.Stripped() {
+			stripped++
+			sc.Stripped = addKind(sc.Stripped, r.Kind)
+		} else {
+			contacts++
+			sc.Removed = addKind(sc.Removed, r.Kind)
+		}
+	}
+	ctx := ch.Ctx
+	if contacts > 0 {
+		ch.After(func() {
+			d.Log.InfoContext(ctx, "contact details removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
+				"task", p.TaskID, "post", p.PostID, "field", field, "kinds", strings.Join(sc.Removed, ","), "count", contacts)
+		})
+		if p.MemberID != "" && !p.Uncounted {
+			if err := d.CountRemoval(ch, p.MemberID); err != nil {
+				return "", nil, err
+			}
+		}
+	}
+	if stripped > 0 {
+		ch.After(func() {
+			d.Log.InfoContext(ctx, "hidden characters removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
+				"task", p.TaskID, "field", field, "kinds", strings.Join(sc.Stripped, ","), "count", stripped)
+		})
+	}
+	if sc.Flagged {
+		ch.After(func() {
+			d.Log.InfoContext(ctx, "text flagged as possible prompt injection", "source", "trust", "actor", p.Actor,
+				"task", p.TaskID, "field", field, "risk", sc.Risk)
+		})
+	}
+	return cleaned, sc, nil
+}
+
+// merge folds the verdict on one field into a verdict covering several; findings name the field.
+func Merge(into **axp.Screening, field string, sc *axp.Screening) {
+	if sc == nil {
+		return
+	}
+	if *into == nil {
+		*into = &axp.Screening{Verdict: "clean"}
+	}
+	m := *into
+	if sc.Flagged && !m.Flagged {
+		m.Flagged, m.Verdict = true, sc.Verdict
+	}
+	if sc.Risk > m.Risk {
+		m.Risk = sc.Risk
+		if !m.Flagged {
+			m.Verdict = sc.Verdict
+		}
+	}
+	for _, f := range sc.Findings {
+		if f.Field == "" {
+			f.Field = field
+		}
+		m.Findings = append(m.Findings, f)
+	}
+	for _, k := range sc.Removed {
+		m.Removed = addKind(m.Removed, k)
+	}
+	for _, k := range sc.Stripped {
+		m.Stripped = addKind(m.Stripped, k)
+	}
+	for _, k := range sc.Credentials {
+		m.Credentials = addKind(m.Credentials, k)
+	}
+}
+
+// addKind adds a kind to a sorted list of kinds, once.
+func addKind(kinds []string, k string) []string {
+	i, found := slices.BinarySearch(kinds, k)
+	if found {
+		return kinds
+	}
+	return slices.Insert(kinds, i, k)
+}
+
+// dataSourceParam reports whether a task param names where data comes from: links survive there
+// (spec 1.8), and only there. Such params are source_url and the like: source_* and *_source_url,
+// and url or urls.
+func DataSourceParam(key string) bool {
+	k := strings.ToLower(key)
+	return k == "url" || k == "urls" || strings.HasPrefix(k, "source_") || strings.HasSuffix(k, "_source_url") ||
+		strings.HasSuffix(k, "_source_urls")
+}
+
+// cleanValue cleans every string inside a JSON value (objects and arrays walked), keeping links
+// when keepLinks. skip names object keys left as they are (still screened).
+func (d *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool) (any, error) {
+	switch x := v.(type) {
+	case string:
+		out, sc, err := d.CleanText(ch, p, field, x, keepLinks)
+		Merge(into, field, sc)
+		return out, err
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			f := field + "." + k
+			if skip != nil && skip(k) {
+				if s, ok := x[k].(string); ok {
+					Merge(into, f, ScreenOnly(s))
+				}
+				out[k] = x[k]
+				continue
+			}
+			c, err := d.CleanValue(ch, p, f, x[k], keepLinks || DataSourceParam(k), into, nil)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := d.CleanValue(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks, into, nil)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			c, sc, err := d.CleanText(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks)
+			if err != nil {
+				return nil, err
+			}
+			Merge(into, field, sc)
+			out[i] = c
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// screenOnly screens a text that must stay as it is (a regex check, say).
+func ScreenOnly(text string) *axp.Screening {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	return ScreenText(text)
+}
+
+// cleanBrief filters a new task's texts in place: description, params (links kept in data-source
+// params), the string values of acceptance checks (regex, json_schema and mime_type are screened
+// but left intact, since a changed pattern would change the check) and agent_name, which sellers
+// see as the anonymous buyer's name.
+func (d *Kernel) CleanBrief(ch *Change, t *axp.TaskRecord) error {
+	p := BuyerParty(t)
+	var sc *axp.Screening
+	desc, s, err := d.CleanText(ch, p, "description", t.Description, false)
+	if err != nil {
+		return err
+	}
+	t.Description = desc
+	Merge(&sc, "description", s)
+	params, err := d.CleanValue(ch, p, "params", t.Params, false, &sc, nil)
+	if err != nil {
+		return err
+	}
+	t.Params = params.(map[string]any)
+	if len(t.AcceptanceChecks) > 0 {
+		cleaned, err := d.CleanValue(ch, p, "acceptance_checks", t.AcceptanceChecks, false, &sc,
+			func(k string) bool { return k == "regex" || k == "json_schema" || k == "mime_type" })
+		if err != nil {
+			return err
+		}
+		valid, verr := checks.Validate(cleaned.(map[string]any))
+		if verr != nil {
+			return axp.Invalid("acceptance_checks", "the checks hold contact details, and without them they are not valid: "+verr.Message,
+				"checks must not carry emails, phone numbers, links or handles")
+		}
+		t.AcceptanceChecks = valid
+	}
+	name, s, err := d.CleanText(ch, p, "agent_name", t.AgentName, false)
+	if err != nil {
+		return err
+	}
+	t.AgentName = name
+	Merge(&sc, "agent_name", s)
+	t.Screening = sc
+	return nil
+}
+
+// cleanAnswer filters a seller's quote answer: the note, the details' strings, clarifying questions
+// and a decline's reason.
+func (d *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *protocol.QuoteAnswer, instant bool) (*axp.Screening, error) {
+	p := SellerParty(t, sellerID)
+	p.Uncounted = instant
+	a.Questions = append([]string(nil), a.Questions...)
+	var sc *axp.Screening
+	var s *axp.Screening
+	var err error
+	if a.Note, s, err = d.CleanText(ch, p, "note", a.Note, false); err != nil {
+		return nil, err
+	}
+	Merge(&sc, "note", s)
+	if a.Reason, s, err = d.CleanText(ch, p, "reason", a.Reason, false); err != nil {
+		return nil, err
+	}
+	Merge(&sc, "reason", s)
+	if len(a.Details) > 0 {
+		v, err := d.CleanValue(ch, p, "details", a.Details, false, &sc, nil)
+		if err != nil {
+			return nil, err
+		}
+		a.Details = v.(map[string]any)
+	}
+	for i, q := range a.Questions {
+		field := fmt.Sprintf("questions[%d]", i)
+		if a.Questions[i], s, err = d.CleanText(ch, p, field, q, false); err != nil {
+			return nil, err
+		}
+		Merge(&sc, field, s)
+	}
+	return sc, nil
+}
+
+// textMime reports whether delivered content is text whose contact details are removed (binary
+// content is left alone).
+func TextMime(mime string) bool {
+	m := strings.ToLower(strings.TrimSpace(mime))
+	if i := strings.IndexByte(m, ';'); i >= 0 {
+		m = strings.TrimSpace(m[:i])
+	}
+	switch {
+	case strings.HasPrefix(m, "text/"), m == "application/json", m == "application/xml", m == "application/yaml",
+		m == "application/x-yaml", m == "application/csv", strings.HasSuffix(m, "+json"), strings.HasSuffix(m, "+xml"):
+		return true
+	}
+	return false
+}
+
+// countRemoval counts one text with removed contact details or credentials against a member and
+// warns or suspends at the configured thresholds.
+func (d *Kernel) CountRemoval(ch *Change, memberID string) error {
+	m, err := ch.Tx.Member(memberID)
+	if err != nil || m == nil {
+		return err
+	}
+	cutoff := ch.Now.Add(-24 * time.Hour)
+	var recent []time.Time
+	for _, at := range m.ContactRemovals {
+		if at.After(cutoff) {
+			recent = append(recent, at)
+		}
+	}
+	prev := len(recent)
+	m.ContactRemovals = append(recent, ch.Now)
+	n := len(m.ContactRemovals)
+	warnAt, suspendAt := d.Cfg.ContactWarnAt, d.Cfg.ContactSuspendAt
+	if warnAt <= 0 {
+		warnAt = Defaults().ContactWarnAt
+	}
+	if suspendAt <= 0 {
+		suspendAt = Defaults().ContactSuspendAt
+	}
+	switch {
+	case prev < suspendAt && n >= suspendAt && m.State != axp.MemberSuspended:
+		m.State, m.UpdatedAt = axp.MemberSuspended, ch.Now
+		if err := ch.Audit("member.suspend", "member", m.ID, map[string]any{"reason": "contact_details",
+			"removals_24h": n, "threshold": suspendAt}); err != nil {
+			return err
+		}
+		if err := d.PersonalNotice(ch, m, "action_required", "Your membership is suspended",
+			fmt.Sprintf("Contact details or credentials were removed from %d of your texts or deliveries within 24 hours. Neither crosses between parties on this exchange; after %d attempts in 24 hours a member is suspended. Write to the operator to be reinstated.", n, suspendAt)); err != nil {
+			return err
+		}
+		ch.After(d.Invalidate)
+		ctx := ch.Ctx
+		ch.After(func() {
+			d.Log.WarnContext(ctx, "member suspended for repeated contact details", "source", "trust", "member", m.ID, "removals_24h", n)
+		})
+	case prev < warnAt && n >= warnAt && n < suspendAt:
+		if err := ch.Audit("member.warn", "member", m.ID, map[string]any{"reason": "contact_details",
+			"removals_24h": n, "threshold": warnAt}); err != nil {
+			return err
+		}
+		if err := d.PersonalNotice(ch, m, "important", "Contact details or credentials were removed from your texts",
+			fmt.Sprintf("Contact details or credentials were removed from %d of your texts or deliveries within 24 hours. Contact details (emails, phone numbers, links, handles, wallets, endpoints) and credentials (passwords, keys, tokens) never cross between parties here: deliver results, not access. At %d removals within 24 hours your membership is suspended.", n, suspendAt)); err != nil {
+			return err
+		}
+	}
+	return ch.Tx.PutMember(m)
+}
+
+// personalNotice stores an announcement addressed to one member and pushes it to a push member.
+func (d *Kernel) PersonalNotice(ch *Change, m *axp.Member, severity, title, body string) error {
+	a := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", ch.Now), From: "operator",
+		Severity: severity, Title: title, Body: body, ReplyTo: d.BaseURL() + "/api/members/me/operator-messages",
+		Audience: "members", CreatedAt: ch.Now}, MemberIDs: []string{m.ID}}
+	return d.Announce(ch, a)
+}
+
+// cleanProfile removes contact details from the public texts of a member's profile (name,
+// description, skill descriptions): other parties read them. Removals made at registration are
+// logged but not counted (the member does not exist yet); later ones count like any other.
+func (d *Kernel) CleanProfile(ch *Change, m *axp.Member, counted bool) error {
+	p := Party{MemberID: m.ID, Actor: "member:" + m.ID, Uncounted: !counted}
+	var err error
+	if m.Name, _, err = d.CleanText(ch, p, "member.name", m.Name, false); err != nil {
+		return err
+	}
+	if m.Description, _, err = d.CleanText(ch, p, "member.description", m.Description, false); err != nil {
+		return err
+	}
+	for i := range m.Skills {
+		if m.Skills[i].Description, _, err = d.CleanText(ch, p, fmt.Sprintf("member.skills[%d].description", i), m.Skills[i].Description, false); err != nil {
+			return err
+		}
+	}
+	if counted {
+		// countRemoval updated the stored record (removal times, perhaps a suspension); the caller
+		// stores m next, so carry those over rather than lose them.
+		cur, err := ch.Tx.Member(m.ID)
+		if err != nil || cur == nil {
+			return err
+		}
+		m.ContactRemovals = cur.ContactRemovals
+		if cur.State == axp.MemberSuspended {
+			m.State = axp.MemberSuspended
+		}
+	}
+	return nil
+}
+
+// withheld is what withholdCredentials took out of a delivery's texts.
+type Withheld struct {
+	Kinds  []string // sorted, once each
+	Count  int      // credentials replaced
+	Fields []string // content, note
+}
+
+// withholdCredentials replaces the credentials in a seller's deliverable text (private keys,
+// service keys and tokens, passwords, connection strings with a password) with markers naming
+// their kind: the exchange passes work, never access (issue 31, seed 1.8). It runs before
+// cleanText, so a credential inside a link goes as a credential. Nothing of a secret is kept: the
+// log line names member, task, field, kinds and fingerprints.
+func (d *Kernel) WithholdCredentials(ch *Change, p Party, field, text string, w *Withheld) string {
+	cleaned, found := redactSecrets(text)
+	if len(found) == 0 {
+		return text
+	}
+	w.Fields = append(w.Fields, field)
+	var kinds, fps []string
+	for _, r := range found {
+		kinds = addKind(kinds, r.Kind)
+		w.Kinds = addKind(w.Kinds, r.Kind)
+		fps = append(fps, r.Fingerprint)
+	}
+	w.Count += len(found)
+	ctx := ch.Ctx
+	ch.After(func() {
+		d.Log.InfoContext(ctx, "credentials withheld", "source", "trust", "member", p.MemberID, "actor", p.Actor,
+			"task", p.TaskID, "field", field, "kinds", strings.Join(kinds, ","), "count", len(found), "fingerprints", strings.Join(fps, ","))
+	})
+	return cleaned
+}

@@ -1,0 +1,295 @@
+package members
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// Register binds the operations of the members service to their handlers.
+func (d *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.Register, d.register)
+	pipeline.HandleNoInput(r, axp.GetMyProfile, d.getMyProfile)
+	pipeline.Handle(r, axp.UpdateProfile, d.updateProfile)
+	pipeline.Handle(r, axp.UpdateSkills, d.updateSkills)
+	pipeline.Handle(r, axp.HeartbeatOp, d.heartbeat)
+	pipeline.Handle(r, axp.Verify, d.verifyMember)
+	pipeline.Handle(r, axp.RunConformance, d.runConformance)
+	pipeline.Handle(r, axp.FavouritesOp, d.setFavourites)
+	pipeline.HandleNoInput(r, axp.Announcements, d.listAnnouncements)
+	pipeline.Handle(r, axp.ReadAnnouncement, d.readAnnouncement)
+	pipeline.Handle(r, axp.MessageOperator, d.messageOperator)
+}
+
+func (d *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (*axp.Registered, error) {
+	if err := axp.CheckRegistration(in); err != nil {
+		return nil, err
+	}
+	if err := d.CheckTarget("mcp_url", in.MCPURL); err != nil {
+		return nil, err
+	}
+	now := d.Now()
+	id := axp.NewID("mem", now)
+	secret := axp.SecretFor(id)
+	platformKey := "pk_" + axp.RandomHex(32)
+	m := axp.NewMember(id, in, now)
+	m.SecretHash = kernel.SecretHash(secret)
+	m.PlatformKeyEnc = d.Keys.Seal([]byte(platformKey))
+	if in.AuthToken.Given() && in.AuthToken.Value != "" {
+		m.AuthTokenEnc = d.Keys.Seal([]byte(in.AuthToken.Value))
+	}
+	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		if err := d.CleanProfile(ch, m, false); err != nil {
+			return nil, err
+		}
+		if err := ch.Tx.PutMember(m); err != nil {
+			return nil, err
+		}
+		if err := ch.Audit("member.register", "member", id, map[string]any{"roles": m.Roles, "mode": kernel.ModeOf(m),
+			"secret_fp": protocol.Fingerprint(secret), "platform_key_fp": protocol.Fingerprint(platformKey)}); err != nil {
+			return nil, err
+		}
+		return &axp.Registered{MemberID: id, MemberSecret: secret, PlatformKey: platformKey,
+			Member:  m.Private(protocol.Fingerprint(secret)),
+			Warning: "member_secret and platform_key are shown once and stored only as a hash or sealed; keep them server-side"}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.Invalidate()
+	d.Log.InfoContext(ctx, "member registered", "source", "members", "member", id, "roles", m.Roles, "secret_fp", protocol.Fingerprint(secret))
+	return kernel.As[axp.Registered](d.withSkillWarnings(out, nil))
+}
+
+func (d *Service) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.PrivateMember, error) {
+	m, err := d.Member(c.Caller.MemberID)
+	if err != nil {
+		return nil, err
+	}
+	return kernel.As[axp.PrivateMember](d.withSkillWarnings(kernel.Private(m), nil))
+}
+
+func (d *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (*axp.PrivateMember, error) {
+	if in.MCPURL.Set {
+		if err := d.CheckTarget("mcp_url", in.MCPURL.Value); err != nil {
+			return nil, err
+		}
+	}
+	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		wasVerified := m.State == axp.MemberVerified
+		reverify, verr := m.ApplyUpdate(in, func(s string) []byte { return d.Keys.Seal([]byte(s)) }, ch.Now)
+		if verr != nil {
+			return nil, verr
+		}
+		if in.PayoutAddress.Given() {
+			if err := kernel.Emit(ch, kernel.PayoutAddressSet{Member: m}); err != nil {
+				return nil, err
+			}
+		}
+		if in.Name != nil || in.Description != nil || in.Skills != nil {
+			if err := d.CleanProfile(ch, m, true); err != nil {
+				return nil, err
+			}
+		}
+		if err := ch.Tx.PutMember(m); err != nil {
+			return nil, err
+		}
+		details := map[string]any{"fields": changedFields(in)}
+		if reverify && wasVerified {
+			details["verification"] = "dropped: mcp_url, auth_token or roles changed"
+		}
+		if err := ch.Audit("member.update", "member", m.ID, details); err != nil {
+			return nil, err
+		}
+		return kernel.Private(m), nil
+	})
+	if err == nil {
+		d.Invalidate()
+	}
+	return kernel.As[axp.PrivateMember](d.withSkillWarnings(out, err))
+}
+
+func changedFields(u *axp.ProfileUpdate) []string {
+	var f []string
+	add := func(set bool, name string) {
+		if set {
+			f = append(f, name)
+		}
+	}
+	add(u.Name != nil, "name")
+	add(u.Description != nil, "description")
+	add(u.ContactEmail.Set, "contact_email")
+	add(u.MCPURL.Set, "mcp_url")
+	add(u.AuthToken.Set, "auth_token")
+	add(u.Roles != nil, "roles")
+	add(u.Skills != nil, "skills")
+	add(u.PaymentMethods != nil, "payment_methods")
+	add(u.PayoutAddress.Set, "payout_address")
+	add(u.PreferredPayment != nil, "preferred_payment")
+	add(u.Identity != nil, "identity")
+	return f
+}
+
+func (d *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.SkillsUpdate) (*axp.PrivateMember, error) {
+	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		if !m.HasRole(protocol.RoleSeller) && len(in.Skills) > 0 {
+			return nil, axp.Forbidden("only sellers have skills", `add "seller" to your roles with PATCH /api/members/me`)
+		}
+		if err := protocol.CheckSkills(in.Skills, "skills", m.Accepts(axp.PayFree)); err != nil {
+			return nil, err
+		}
+		m.Skills, m.UpdatedAt = in.Skills, ch.Now
+		if err := d.CleanProfile(ch, m, true); err != nil {
+			return nil, err
+		}
+		if err := ch.Tx.PutMember(m); err != nil {
+			return nil, err
+		}
+		types := make([]string, len(in.Skills))
+		for i, s := range in.Skills {
+			types[i] = s.TaskType
+		}
+		if err := ch.Audit("member.skills", "member", m.ID, map[string]any{"task_types": types}); err != nil {
+			return nil, err
+		}
+		return kernel.Private(m), nil
+	})
+	if err == nil {
+		d.Invalidate()
+	}
+	return kernel.As[axp.PrivateMember](d.withSkillWarnings(out, err))
+}
+
+func (d *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Heartbeat, error) {
+	return kernel.As[axp.Heartbeat](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		m.LastSeenAt = ch.Now
+		if err := ch.Tx.PutMember(m); err != nil {
+			return nil, err
+		}
+		if err := ch.Audit("member.heartbeat", "member", m.ID, nil); err != nil {
+			return nil, err
+		}
+		return &axp.Heartbeat{MemberID: m.ID, State: m.State, LastSeenAt: m.LastSeenAt, NextDueBy: m.LastSeenAt.Add(kernel.CheckInPeriod)}, nil
+	}))
+}
+
+func (d *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Favourites) (*axp.Favourites, error) {
+	return kernel.As[axp.Favourites](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		ids := []string{}
+		for i, id := range in.SellerIDs {
+			field := fmt.Sprintf("seller_ids[%d]", i)
+			s, err := ch.Tx.Member(id)
+			if err != nil {
+				return nil, err
+			}
+			if s == nil {
+				return nil, axp.Invalid(field, fmt.Sprintf("no member %q exists", id), "see GET /api/sellers for seller ids")
+			}
+			if !s.HasRole(protocol.RoleSeller) {
+				return nil, axp.Invalid(field, fmt.Sprintf("%q is not a seller", id), "favourites are sellers")
+			}
+			if id == m.ID {
+				return nil, axp.Invalid(field, "is your own id", "favourites are other sellers")
+			}
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		m.Favourites, m.UpdatedAt = ids, ch.Now
+		if err := ch.Tx.PutMember(m); err != nil {
+			return nil, err
+		}
+		if err := ch.Audit("member.favourites", "member", m.ID, map[string]any{"count": len(ids)}); err != nil {
+			return nil, err
+		}
+		return &axp.Favourites{SellerIDs: ids}, nil
+	}))
+}
+
+func (d *Service) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementList, error) {
+	out := &axp.AnnouncementList{Announcements: []axp.Announcement{}}
+	err := d.Store.View(func(tx *store.Tx) error {
+		m, err := kernel.LoadMember(tx, c.Caller.MemberID)
+		if err != nil {
+			return err
+		}
+		return tx.EachAnnouncement(func(a *store.AnnouncementRecord) bool {
+			if kernel.Addressed(a, m) {
+				v := a.Announcement
+				v.ReadAt = tx.ReadAt(m.ID, a.ID)
+				if v.ReadAt == nil {
+					out.Unread++
+				}
+				out.Announcements = append(out.Announcements, v)
+			}
+			return len(out.Announcements) < 500
+		})
+	})
+	return out, err
+}
+
+func (d *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Announcement, error) {
+	return kernel.As[axp.Announcement](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		a, err := ch.Tx.Announcement(in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if a == nil || !kernel.Addressed(a, m) {
+			return nil, axp.NotFound("announcement", in.ID)
+		}
+		first := ch.Tx.ReadAt(m.ID, a.ID) == nil
+		at, err := ch.Tx.MarkRead(m.ID, a.ID, ch.Now)
+		if err != nil {
+			return nil, err
+		}
+		if first {
+			if err := ch.Audit("announcement.read", "announcement", a.ID, nil); err != nil {
+				return nil, err
+			}
+		}
+		v := a.Announcement
+		v.ReadAt = &at
+		return &v, nil
+	}))
+}
+
+func (d *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.OperatorMessage) (*axp.OperatorMessageView, error) {
+	return kernel.As[axp.OperatorMessageView](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		msg := &axp.OperatorMessageView{ID: axp.NewID("opm", ch.Now), MemberID: c.Caller.MemberID, Title: in.Title,
+			Body: in.Body, Kind: in.Kind, CreatedAt: ch.Now}
+		if err := ch.Tx.PutOperatorMessage(msg); err != nil {
+			return nil, err
+		}
+		if err := ch.Audit("operator_message.create", "operator_message", msg.ID, map[string]any{"kind": in.Kind}); err != nil {
+			return nil, err
+		}
+		return msg, nil
+	}))
+}

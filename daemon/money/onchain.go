@@ -1,0 +1,831 @@
+package money
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/store"
+)
+
+// setupChain connects to the configured chain and checks it; it says what it found in the log.
+// Every error names the setting at fault. Once dialled, the chain is the daemon's: Close closes it,
+// also after an error here.
+func (d *Service) SetupChain() error {
+	cfg := d.Cfg
+	if cfg.DepositAddress == "" {
+		d.Log.Warn("no deposit_address: buyers cannot pay for crypto tasks (choosing a paid offer answers 503); free jobs still run",
+			"source", "payments")
+	}
+	if cfg.ChainRPCURL == "" {
+		if cfg.PayoutKeyFile != "" {
+			return errors.New("payout_key_file needs chain_rpc_url: the hot wallet sends on the configured chain")
+		}
+		return nil
+	}
+	if cfg.TokenAddress == "" {
+		return errors.New("chain_rpc_url is set but token_address is not: name the stablecoin's contract")
+	}
+	if cfg.DepositAddress == "" {
+		return errors.New("chain_rpc_url is set but deposit_address is not: name the address buyers pay to")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	c, info, err := chain.Dial(ctx, chain.Config{RPCURL: cfg.ChainRPCURL, ChainID: cfg.ChainID, Token: cfg.TokenAddress,
+		Decimals: cfg.TokenDecimals, Deposit: cfg.DepositAddress, Confirmations: cfg.Confirmations})
+	if err != nil {
+		return err
+	}
+	d.Chain, d.ChainInfo = c, axp.ChainInfo{ChainID: info.ChainID, TokenAddress: c.Token(), TokenSymbol: info.Symbol,
+		TokenDecimals: info.Decimals, DepositAddress: c.Deposit(), Confirmations: c.Confirmations()}
+	d.Verifier = evmVerifier{}
+	d.Log.Info("chain ready: payments are verified and found on chain", "source", "payments", "chain_id", info.ChainID,
+		"token", c.Token(), "symbol", info.Symbol, "decimals", info.Decimals, "deposit_address", c.Deposit(),
+		"confirmations", c.Confirmations(), "head", info.Head)
+	// The watcher's starting point is fixed now, by whichever daemon starts, not at its first pass:
+	// on PostgreSQL a daemon watches only once it leads, and transfers made in between count.
+	safe, err := c.Safe(ctx)
+	if err != nil {
+		return fmt.Errorf("chain_rpc_url %s: read the block the payment watcher starts at: %w", cfg.ChainRPCURL, err)
+	}
+	if _, err := d.startCursor(safe); err != nil {
+		return fmt.Errorf("set the payment watcher's first block: %w", err)
+	}
+	if cfg.PayoutKeyFile == "" {
+		d.Log.Info("no payout_key_file: the operator sends payouts and records their tx hash (manual rail)", "source", "payments")
+		return nil
+	}
+	key, err := chain.LoadKey(cfg.PayoutKeyFile, cfg.PayoutKeyPassphrase)
+	if err != nil {
+		return err
+	}
+	d.Wallet = chain.NewWallet(c, key)
+	// Daemons sharing a PostgreSQL store share the hot wallet too: its lock there keeps two of
+	// them from signing with the same nonce (payouts and x402 settlements alike).
+	d.Wallet.Share(func(ctx context.Context) (func(), error) { return d.Store.Lock(ctx, "hot-wallet") })
+	bal, err := c.BalanceOf(ctx, d.Wallet.Address())
+	if err != nil {
+		return fmt.Errorf("chain_rpc_url %s: read the hot wallet's (%s) balance of token_address %s: %w", cfg.ChainRPCURL, d.Wallet.Address(), c.Token(), err)
+	}
+	d.Log.Info("hot wallet ready: approved payouts are sent by the exchange (evm rail)", "source", "payments",
+		"address", d.Wallet.Address(), "balance_usd", c.Money(bal).String())
+	return nil
+}
+
+// chainNames reports the chain and token buyers are told about: the checked ones, or the configured
+// ones when no RPC URL is set.
+func (d *Service) ChainNames() (axp.ChainInfo, bool) {
+	if d.Chain != nil {
+		return d.ChainInfo, true
+	}
+	if d.Cfg.ChainID == 0 || d.Cfg.TokenAddress == "" {
+		return axp.ChainInfo{}, false
+	}
+	dec := d.Cfg.TokenDecimals
+	if dec == 0 {
+		dec = 6
+	}
+	return axp.ChainInfo{ChainID: d.Cfg.ChainID, TokenAddress: chain.Checksummed(d.Cfg.TokenAddress), TokenDecimals: dec,
+		DepositAddress: d.Cfg.DepositAddress}, true
+}
+
+// evmVerifier names the evm verifier; the work is done by checkReport, checkReported and the watcher.
+type evmVerifier struct{}
+
+func (evmVerifier) Name() string { return "evm" }
+
+func (evmVerifier) Verify(context.Context, *axp.TaskRecord, string) (kernel.Verdict, error) {
+	return kernel.Verdict{Reason: "verified on chain by the watcher"}, nil
+}
+
+// checkReport looks at a reported transaction before it is recorded: a transaction the chain
+// shows as reverted, as moving none of the stablecoin to the deposit address, or as mined before
+// the task existed is refused, naming the reason. A transaction the node does not know yet (not
+// mined) is accepted and checked again later. It returns the receipt (Found false when unknown).
+func (d *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash string) (chain.Receipt, error) {
+	r, err := d.Chain.Receipt(ctx, txHash)
+	if err != nil {
+		d.Log.WarnContext(ctx, "cannot read a reported transaction; it is checked again later", "source", "payments",
+			"task", t.ID, "tx_hash", txHash, "err", err)
+		return chain.Receipt{}, nil
+	}
+	if !r.Found {
+		return r, nil
+	}
+	if !r.Success {
+		return r, axp.Invalid("tx_hash", "transaction "+txHash+" reverted on chain: it moved no money", "send the payment again and report the new transaction")
+	}
+	var toDeposit []chain.Transfer
+	var elsewhere string
+	for _, tr := range r.Transfers {
+		if strings.EqualFold(tr.To, d.Chain.Deposit()) {
+			toDeposit = append(toDeposit, tr)
+		} else if elsewhere == "" {
+			elsewhere = tr.To
+		}
+	}
+	switch {
+	case len(toDeposit) == 0 && elsewhere != "":
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends the stablecoin to %s, not to the deposit address %s", txHash, elsewhere, d.Chain.Deposit()),
+			"send payable_usd to the deposit address and report that transaction")
+	case len(toDeposit) == 0:
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s moves none of the stablecoin %s (%s on chain %d)", txHash, d.ChainInfo.TokenSymbol, d.Chain.Token(), d.Chain.ChainID()),
+			"pay with the stablecoin named in the task's payment section and report that transaction")
+	case (minedAt{r.Block, r.BlockTime}).before(t):
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s was mined in block %d at %s, before the task was posted (%s, chain head %d)", txHash,
+			r.Block, r.BlockTime.Format(time.RFC3339), t.CreatedAt.UTC().Format(time.RFC3339), t.PostedBlock), "one transaction pays one task: send a new payment for this task")
+	}
+	// A transfer whose amount is another task's payable amount (or carries its tag) pays that
+	// task: reporting it here would take another buyer's payment.
+	var amount axp.Money
+	for _, tr := range toDeposit {
+		amount += tr.Amount
+	}
+	var others bool
+	err = d.Store.View(func(tx *store.Tx) error {
+		var err error
+		others, err = carriedByOthers(tx, t, amount, toDeposit[0].From, minedAt{r.Block, r.BlockTime}, txHash)
+		return err
+	})
+	if err != nil {
+		return r, err
+	}
+	if others {
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends %s, the payable amount of another task awaiting payment: it pays that task, not this one",
+			txHash, amount.Display()), fmt.Sprintf("send this task's payable_usd (%s) and report that transaction", t.Payable.Display()))
+	}
+	return r, nil
+}
+
+// checkReported credits a reported transaction once the chain shows it with enough confirmations.
+func (d *Service) CheckReported(ctx context.Context, taskID, txHash string) {
+	r, err := d.Chain.Receipt(ctx, txHash)
+	if err != nil || !r.Found || !r.Success || r.Confirmations < d.Chain.Confirmations() {
+		return
+	}
+	var group []chain.Transfer
+	for _, tr := range r.Transfers {
+		if strings.EqualFold(tr.To, d.Chain.Deposit()) {
+			group = append(group, tr)
+		}
+	}
+	if len(group) > 0 {
+		d.onInbound(ctx, group)
+	}
+}
+
+// onInbound records one chain transaction's transfers to the deposit address and credits the task
+// they pay: the task that claimed the hash (a reported payment), else the one task whose payable
+// amount they match. Idempotent.
+func (d *Service) onInbound(ctx context.Context, group []chain.Transfer) {
+	_, err := d.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
+		recs := make([]axp.InboundTransfer, len(group))
+		var amount axp.Money
+		for i, tr := range group {
+			recs[i] = axp.InboundTransfer{TxHash: tr.TxHash, LogIndex: tr.LogIndex, Block: tr.Block, BlockHash: tr.BlockHash,
+				BlockTime: tr.BlockTime, From: tr.From, Amount: tr.Amount, SeenAt: ch.Now}
+			amount += tr.Amount
+		}
+		claimed := ch.Tx.TxHashTask(recs[0].TxHash)
+		// Seen before under any log index (a transaction mined again after a reorg may carry its
+		// transfer under another one).
+		all, err := ch.Tx.InboundOf(recs[0].TxHash)
+		if err != nil {
+			return nil, err
+		}
+		var seen *axp.InboundTransfer
+		if len(all) > 0 {
+			seen = &all[0]
+		}
+		if seen != nil && seen.Outcome == axp.InboundReorged {
+			return nil, d.restorePayment(ch, all, recs)
+		}
+		// A pay-per-call settlement is booked by the paywall, not matched to a task.
+		if pc, err := ch.Tx.PaidCallByTx(recs[0].TxHash); err != nil || pc != nil {
+			if err != nil || seen != nil {
+				return nil, err
+			}
+			for i := range recs {
+				recs[i].Outcome, recs[i].Note = axp.InboundPaidCall, "settled a pay-per-call payment ("+pc.Tool+")"
+				if err := ch.Tx.PutInbound(&recs[i]); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}
+		if seen != nil && seen.Outcome != axp.InboundUnmatched {
+			return nil, nil
+		}
+		reporters, err := reportersOf(ch.Tx, recs[0].TxHash, claimed)
+		if err != nil {
+			return nil, err
+		}
+		// Seen before: done, unless it matched nothing then and a buyer has since reported it.
+		if seen != nil && len(reporters) == 0 {
+			return nil, nil
+		}
+		// The transfer pays the task whose payable amount (or tag) it carries; else the first
+		// task that reported it. Any other task that reported it is told it pays another.
+		t, err := d.matchPayable(ch.Tx, amount, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			// A transfer that carries no task's amount, from the address that paid part of one
+			// task awaiting payment, pays the rest of it (sent before the part was confirmed, it
+			// carries the tag the task had then).
+			payers, err := payerTasks(ch.Tx, recs[0].From)
+			if err != nil {
+				return nil, err
+			}
+			if len(payers) == 1 {
+				t = payers[0]
+			}
+		}
+		// Else the first task that reported it, unless the amount is another task's (a tag that
+		// several tasks share: the operator decides).
+		for _, r := range reporters {
+			if t != nil {
+				break
+			}
+			others, err := carriedByOthers(ch.Tx, r, amount, recs[0].From, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
+			if err != nil {
+				return nil, err
+			}
+			if !others {
+				t = r
+			}
+		}
+		for _, r := range reporters {
+			if t == nil || r.ID != t.ID {
+				if err := refuseReport(ch, r, recs[0].TxHash); err != nil {
+					return nil, err
+				}
+			}
+		}
+		outcome, note := axp.InboundUnmatched, "no task reported this transaction and no payable amount matches it"
+		if t != nil {
+			if outcome, note, err = d.creditTransfer(ch, t, recs, amount); err != nil {
+				return nil, err
+			}
+		}
+		for i := range recs {
+			recs[i].Outcome, recs[i].Note = outcome, note
+			if t != nil {
+				recs[i].TaskID = t.ID
+			}
+			if err := ch.Tx.PutInbound(&recs[i]); err != nil {
+				return nil, err
+			}
+		}
+		if outcome == axp.InboundFunded || outcome == axp.InboundPartial {
+			return nil, markCredits(ch, recs)
+		}
+		if outcome != axp.InboundFunded && outcome != axp.InboundPartial {
+			return nil, ch.Audit("payment.unmatched", "transaction", recs[0].TxHash, map[string]any{"amount_usd": amount,
+				"from": recs[0].From, "outcome": outcome, "note": note})
+		}
+		return nil, nil
+	})
+	if err != nil {
+		d.Log.ErrorContext(ctx, "crediting a transfer failed; it is tried again on the next pass", "source", "payments",
+			"tx_hash", group[0].TxHash, "err", err)
+	}
+}
+
+// reportersOf lists the tasks awaiting payment that reported txHash, oldest report first (claimed
+// is the task an earlier version recorded as claiming it at report time).
+func reportersOf(tx *store.Tx, txHash, claimed string) ([]*axp.TaskRecord, error) {
+	var ids []string
+	if claimed != "" {
+		ids = append(ids, claimed)
+	}
+	if err := tx.OpenApprovals(func(a *axp.Approval) bool {
+		if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending && strings.EqualFold(a.TxHash, txHash) && !slices.Contains(ids, a.TaskID) {
+			ids = append(ids, a.TaskID)
+		}
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	var out []*axp.TaskRecord
+	for _, id := range ids {
+		t, err := tx.Task(id)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil && t.Status == axp.TaskAwaitingPayment && strings.EqualFold(t.TxHash, txHash) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// refuseReport closes a task's report of a transaction that pays another task: its payment item is
+// rejected with the reason, and the buyer may report another transaction.
+func refuseReport(ch *kernel.Change, t *axp.TaskRecord, txHash string) error {
+	why := "transaction " + txHash + " pays another task (its amount is that task's payable amount); report this task's own payment"
+	list, err := ch.Tx.TaskApprovals(t.ID)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		a := &list[i]
+		if a.Kind != axp.ApprovePayment || a.Status != axp.ApprovalPending || !strings.EqualFold(a.TxHash, txHash) {
+			continue
+		}
+		now := ch.Now
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+			return err
+		}
+		a.DecidedAt, a.Note = &now, why
+		if err := ch.Tx.PutApproval(a); err != nil {
+			return err
+		}
+	}
+	if ch.Tx.TxHashTask(txHash) == t.ID {
+		if err := ch.Tx.ReleaseTxHash(txHash); err != nil {
+			return err
+		}
+	}
+	t.TxHash, t.UpdatedAt = "", ch.Now
+	return ch.Save(t, t.Status, "payment_refused", map[string]any{"tx_hash": txHash, "reason": why})
+}
+
+// minedAt is where a transfer is on the chain: its block and the block's time.
+type minedAt struct {
+	block uint64
+	time  time.Time
+}
+
+// before reports whether a transfer was mined before task t was posted: in a block no newer than the
+// chain head the exchange had read when t was posted (the chain's own clock, so a server clock a
+// little ahead of the chain's refuses nothing), or, for tasks posted without a chain head, at a
+// block time before the task's creation.
+func (m minedAt) before(t *axp.TaskRecord) bool {
+	if t.PostedBlock > 0 && m.block > 0 {
+		return m.block <= t.PostedBlock
+	}
+	return m.time.Before(t.CreatedAt.Truncate(time.Second))
+}
+
+// newTag gives t a new payable tag and amount (axp.PaymentTag), one whose sub-cent part no other
+// task awaiting payment has, when one is found within 64 tries: a transfer's tag then names one task.
+func NewTag(tx *store.Tx, t *axp.TaskRecord) {
+	for range 64 {
+		t.Tag = axp.PaymentTag(tx.NextPaymentSeq(), t.Price, t.Fee.FeeBPS)
+		t.Payable = t.Due()
+		if t.Tag == 0 || t.Payable == 0 {
+			return
+		}
+		exact, tagged := tx.PayableTaskIDs(t.Payable)
+		if !slices.ContainsFunc(append(exact, tagged...), func(id string) bool { return id != t.ID }) {
+			return
+		}
+	}
+}
+
+// payableMatches lists the tasks awaiting payment whose payable amount a transfer carries: exactly
+// its payable amount (exact), or the same sub-cent tag (tagged: an overpayment or a partial
+// payment). Tasks posted after the transfer are left out. A task that reported another
+// transaction is kept: the amount is its own (the report may be wrong, or another payment).
+func payableMatches(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (exact, tagged []*axp.TaskRecord, err error) {
+	// Only the tasks whose payable amount has the amount's tag are read (the payable index).
+	exactIDs, taggedIDs := tx.PayableTaskIDs(amount)
+	for i, id := range append(exactIDs, taggedIDs...) {
+		t, err := tx.Task(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if t == nil || t.Status != axp.TaskAwaitingPayment || t.Payable <= 0 || at.before(t) {
+			continue
+		}
+		switch {
+		case i < len(exactIDs) && t.Payable == amount:
+			exact = append(exact, t)
+		case t.Payable%axp.TagLimit != 0 && t.Payable%axp.TagLimit == amount%axp.TagLimit:
+			tagged = append(tagged, t)
+		}
+	}
+	return exact, tagged, nil
+}
+
+// matchPayable finds the one task a transfer pays by its amount alone: the one whose payable
+// amount it is, else the only one whose tag it carries (nil when none or several).
+func (d *Service) matchPayable(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (*axp.TaskRecord, error) {
+	exact, tagged, err := payableMatches(tx, amount, at, txHash)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(exact) == 1:
+		return exact[0], nil
+	case len(exact) == 0 && len(tagged) == 1:
+		return tagged[0], nil
+	}
+	return nil, nil
+}
+
+// carriedByOthers reports whether a transfer carries the payable amount or the tag of a task
+// awaiting payment other than t, or, carrying none, comes from the address that paid part of
+// another such task: then it is not t's to claim.
+func carriedByOthers(tx *store.Tx, t *axp.TaskRecord, amount axp.Money, from string, at minedAt, txHash string) (bool, error) {
+	exact, tagged, err := payableMatches(tx, amount, at, txHash)
+	if err != nil {
+		return false, err
+	}
+	all := append(exact, tagged...)
+	if len(all) == 0 {
+		if all, err = payerTasks(tx, from); err != nil {
+			return false, err
+		}
+	}
+	mine := func(o *axp.TaskRecord) bool { return o.ID == t.ID }
+	return len(all) > 0 && !slices.ContainsFunc(all, mine), nil
+}
+
+// payerTasks lists the tasks awaiting payment that a transfer from addr already paid in part. It
+// reads the tasks awaiting payment, and is asked only for transfers that carry no task's amount.
+func payerTasks(tx *store.Tx, addr string) ([]*axp.TaskRecord, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	var out []*axp.TaskRecord
+	for _, id := range tx.TaskIDsByStatus(axp.TaskAwaitingPayment) {
+		t, err := tx.Task(id)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil && t.Status == axp.TaskAwaitingPayment && t.Received > 0 && strings.EqualFold(t.PayerAddress, addr) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// creditTransfer books a transfer of amount to task t: a payment that covers the price funds the
+// task and starts the job (anything beyond the price and its tag goes back to the buyer with the
+// task's final booking); less waits for the rest, with a new payable amount for it.
+func (d *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []axp.InboundTransfer, amount axp.Money) (string, string, error) {
+	hash := recs[0].TxHash
+	if (minedAt{recs[0].Block, recs[0].BlockTime}).before(t) {
+		return axp.InboundEarly, "mined before task " + t.ID + " was posted", nil
+	}
+	list, err := ch.Tx.TaskApprovals(t.ID)
+	if err != nil {
+		return "", "", err
+	}
+	var item *axp.Approval
+	for i := range list {
+		a := &list[i]
+		if a.Kind != axp.ApprovePayment || !strings.EqualFold(a.TxHash, hash) {
+			continue
+		}
+		if a.Status == axp.ApprovalApproved {
+			return axp.InboundFunded, "confirmed by the operator before the watcher saw it", nil
+		}
+		if a.Status == axp.ApprovalPending {
+			item = a
+		}
+	}
+	if t.Status != axp.TaskAwaitingPayment {
+		return axp.InboundLate, "task " + t.ID + " is " + t.Status + " and no longer waits for payment: refund the sender by hand", nil
+	}
+	if other, err := ch.Tx.ClaimTxHash(hash, t.ID); err != nil || other != "" {
+		return axp.InboundUnmatched, "the transaction already funds task " + other, err
+	}
+	if item == nil {
+		item = &axp.Approval{ID: axp.NewID("apr", ch.Now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
+			TaskID: t.ID, TaskType: t.Type, PriceUSD: t.Price, BuyerID: kernel.BuyerLabel(t), SellerID: t.SellerID,
+			SellerName: t.SellerName, TxHash: hash, CreatedAt: ch.Now,
+			Reason: fmt.Sprintf("%s of the stablecoin reached %s in %s", amount.Display(), d.Cfg.DepositAddress, hash)}
+	}
+	now := ch.Now
+	if err := axp.ApprovalMachine.Move(&item.Status, axp.ApprovalApprove); err != nil {
+		return "", "", err
+	}
+	item.DecidedAt, item.Amount = &now, amount
+	item.Note = fmt.Sprintf("confirmed on chain by the evm verifier (%d confirmations)", d.Chain.Confirmations())
+	if t.PayerAddress == "" {
+		t.PayerAddress = recs[0].From
+	}
+	if t.Received+amount >= t.Price-t.Tag {
+		t.TxHash = hash
+		if err := d.confirmPayment(ch, t, item); err != nil {
+			return "", "", err
+		}
+		return axp.InboundFunded, "", ch.Tx.PutApproval(item)
+	}
+	// A partial payment: booked into escrow; the task waits for the rest, with a new tag.
+	t.Received += amount
+	if err := ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: "payment",
+		Postings: axp.PaymentEntry(t.ID, amount), ApprovalID: item.ID, TxHash: hash, At: ch.Now}); err != nil {
+		return "", "", err
+	}
+	NewTag(ch.Tx, t)
+	t.TxHash, t.UpdatedAt = "", ch.Now
+	item.Note = fmt.Sprintf("a partial payment, confirmed on chain; %s is still due", (t.Price - t.Received).Display())
+	if err := ch.Save(t, t.Status, "payment_partial", map[string]any{"tx_hash": hash, "received_usd": t.Received,
+		"missing_usd": t.Price - t.Received, "payable_usd": t.Payable}); err != nil {
+		return "", "", err
+	}
+	d.StatusNotices(ch, t)
+	return axp.InboundPartial, fmt.Sprintf("%s still due", (t.Price - t.Received).Display()), ch.Tx.PutApproval(item)
+}
+
+// watchChain polls the token's transfers to the deposit address every chain_poll, from the block
+// after the last one processed (stored) to the newest with the configured confirmations, and checks
+// reported payments still waiting. It runs until the daemon stops.
+func (d *Service) WatchChain() {
+	defer d.Bg.Done()
+	every := d.Cfg.ChainPoll
+	if every <= 0 {
+		every = kernel.DefaultChainPoll
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		// Only the leader watches: daemons sharing a store read each block once.
+		if d.Leads() {
+			ctx, cancel := context.WithTimeout(context.Background(), 4*every+30*time.Second)
+			if err := d.ChainPass(ctx); err != nil {
+				d.Log.Warn("payment watcher pass failed; it tries again", "source", "payments", "err", err)
+			}
+			cancel()
+		}
+		select {
+		case <-d.Stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// watchSpan bounds the blocks asked for in one eth_getLogs call.
+const watchSpan = 2000
+
+// startCursor returns the last block the watcher processed, first setting it when there is none:
+// to before chain_start_block, or to safe, the newest confirmed block (transfers older than the
+// exchange's chain setup are not its business).
+func (d *Service) startCursor(safe uint64) (uint64, error) {
+	var cursor uint64
+	err := d.Store.Update(func(tx *store.Tx) error {
+		var started bool
+		if cursor, started = tx.ChainCursor(); started {
+			return nil
+		}
+		cursor = safe
+		if d.Cfg.ChainStartBlock > 0 {
+			cursor = d.Cfg.ChainStartBlock - 1
+		}
+		return tx.SetChainCursor(cursor)
+	})
+	return cursor, err
+}
+
+// chainPass is one pass of the watcher: new confirmed blocks, then reported payments, then the
+// payout rail's transfers in flight.
+func (d *Service) ChainPass(ctx context.Context) error {
+	safe, err := d.Chain.Safe(ctx)
+	if err != nil {
+		return err
+	}
+	// Payments credited lately, and the cursor, are checked against the canonical chain first: a
+	// reorg deeper than the confirmations is marked and the cursor goes back.
+	if err := d.checkReorgs(ctx, safe); err != nil {
+		return fmt.Errorf("check recent payments for reorgs: %w", err)
+	}
+	var cursor uint64
+	var started bool
+	d.Store.View(func(tx *store.Tx) error { cursor, started = tx.ChainCursor(); return nil })
+	if !started {
+		if cursor, err = d.startCursor(safe); err != nil {
+			return err
+		}
+	}
+	for cursor < safe {
+		to := min(safe, cursor+watchSpan)
+		list, err := d.Chain.TransfersTo(ctx, d.Chain.Deposit(), cursor+1, to)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < len(list); {
+			j := i + 1
+			for j < len(list) && list[j].TxHash == list[i].TxHash {
+				j++
+			}
+			d.onInbound(ctx, list[i:j])
+			i = j
+		}
+		hash, _, err := d.Chain.BlockHash(ctx, to)
+		if err != nil {
+			return err
+		}
+		if err := d.Store.Update(func(tx *store.Tx) error {
+			if err := tx.SetChainCursor(to); err != nil {
+				return err
+			}
+			return tx.SetChainCursorHash(hash)
+		}); err != nil {
+			return err
+		}
+		cursor = to
+	}
+	// Reported payments whose transaction the node did not know, or could not read, at report time.
+	var waiting [][2]string
+	d.Store.View(func(tx *store.Tx) error {
+		return tx.OpenApprovals(func(a *axp.Approval) bool {
+			if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending && a.TxHash != "" {
+				waiting = append(waiting, [2]string{a.TaskID, a.TxHash})
+			}
+			return true
+		})
+	})
+	for _, w := range waiting {
+		d.CheckReported(ctx, w[0], w[1])
+	}
+	if d.Wallet != nil {
+		d.TrackSent(ctx)
+	}
+	return nil
+}
+
+// adminReconcile compares the ledger with the chain (axp admin reconcile): the balances of the
+// deposit address and the hot wallet against what the ledger says they hold together, transfers to
+// the deposit address that fund no task, and ledger movements the chain does not show.
+func (d *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Reconciliation, error) {
+	if d.Chain == nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange has no chain configured (chain_rpc_url): there is nothing to reconcile").
+			WithHint("set chain_rpc_url, token_address and deposit_address")
+	}
+	r := &axp.Reconciliation{Chain: d.ChainInfo, UnknownTransfers: []axp.InboundTransfer{}, MissingTransfers: []axp.LedgerGap{},
+		InFlight: []axp.OutTransfer{}}
+	var entries []axp.LedgerEntry
+	inbound := map[string]bool{}   // tx hashes of transfers to the deposit address the watcher saw
+	reorged := map[string]uint64{} // tx hashes of credited transfers whose block left the chain
+	err := d.Store.View(func(tx *store.Tx) error {
+		r.ScannedToBlock, _ = tx.ChainCursor()
+		var err error
+		if entries, err = tx.Ledger(); err != nil {
+			return err
+		}
+		if err := tx.EachInbound(func(in *axp.InboundTransfer) bool {
+			if in.Outcome == axp.InboundReorged {
+				reorged[in.TxHash] = in.Block
+				return true
+			}
+			inbound[in.TxHash] = true
+			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall {
+				r.UnknownTransfers = append(r.UnknownTransfers, *in)
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		if err := tx.OpenApprovals(func(a *axp.Approval) bool {
+			r.QueuedUSD += stillToSend(a)
+			return true
+		}); err != nil {
+			return err
+		}
+		return tx.SentApprovals(func(a *axp.Approval) bool {
+			for _, x := range a.Transfers {
+				if x.Status == axp.TransferSent {
+					x.Raw = ""
+					r.InFlight = append(r.InFlight, x)
+					r.InFlightUSD += x.Amount
+				}
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		for _, p := range e.Postings {
+			switch p.Account {
+			case axp.AcctBuyerFunds, axp.AcctCallers:
+				r.ReceivedUSD -= p.Amount
+			case axp.AcctSellerPaid, axp.AcctBuyerRefund:
+				r.PaidOutUSD += p.Amount
+			}
+		}
+		if e.TxHash == "" {
+			continue
+		}
+		gap := ""
+		if block, ok := reorged[e.TxHash]; ok && e.Kind == "payment" {
+			gap = fmt.Sprintf("reorged: the payment's block %d left the canonical chain, so this money is not on chain; the task's payouts, refunds and splits are held until the transfer is back", block)
+		} else {
+			gap = d.ledgerGap(ctx, &e, inbound)
+		}
+		if gap != "" {
+			var amount axp.Money
+			for _, p := range e.Postings {
+				if p.Amount > 0 {
+					amount += p.Amount
+				}
+			}
+			r.MissingTransfers = append(r.MissingTransfers, axp.LedgerGap{EntryID: e.ID, TaskID: e.TaskID, Kind: e.Kind,
+				TxHash: e.TxHash, Amount: amount, Why: gap})
+		}
+	}
+	bal, err := d.Chain.BalanceOf(ctx, d.Chain.Deposit())
+	if err != nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the deposit address's balance: %v", err)
+	}
+	r.DepositBalanceUSD = d.Chain.Money(bal)
+	onChain := r.DepositBalanceUSD
+	if d.Wallet != nil {
+		r.HotWalletAddress = d.Wallet.Address()
+		if strings.EqualFold(d.Wallet.Address(), d.Chain.Deposit()) {
+			r.HotWalletBalanceUSD = r.DepositBalanceUSD
+		} else {
+			hb, err := d.Chain.BalanceOf(ctx, d.Wallet.Address())
+			if err != nil {
+				return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the hot wallet's balance: %v", err)
+			}
+			r.HotWalletBalanceUSD = d.Chain.Money(hb)
+			onChain += r.HotWalletBalanceUSD
+		}
+	}
+	if d.Wallet != nil && r.QueuedUSD > r.HotWalletBalanceUSD {
+		r.FloatShortUSD = r.QueuedUSD - r.HotWalletBalanceUSD
+	}
+	var unknown axp.Money
+	for _, u := range r.UnknownTransfers {
+		unknown += u.Amount
+	}
+	r.ExpectedUSD = r.ReceivedUSD - r.PaidOutUSD - r.InFlightUSD
+	// Stray transfers to the deposit address are listed on their own; what remains beyond the
+	// ledger is money the operator put in (the hot wallet's float) or took out (negative).
+	r.DifferenceUSD = onChain - r.ExpectedUSD - unknown
+	r.Covered = r.DifferenceUSD >= 0 && len(r.UnknownTransfers) == 0 && len(r.MissingTransfers) == 0
+	return r, nil
+}
+
+// stillToSend is what approving an open item would send: its booking's payout and refund, less the
+// parts already confirmed on chain.
+func stillToSend(a *axp.Approval) axp.Money {
+	if !axp.SendsMoney(a.Kind) {
+		return 0
+	}
+	done := a.SentParts()
+	var out axp.Money
+	for _, p := range a.Booking {
+		switch {
+		case p.Account == axp.AcctSellerPaid && !done["seller"], p.Account == axp.AcctBuyerRefund && !done["buyer"]:
+			out += p.Amount
+		}
+	}
+	return out
+}
+
+// ledgerGap says why the chain does not confirm a ledger entry's transaction, or "".
+func (d *Service) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map[string]bool) string {
+	toDeposit := e.Kind == "payment" || e.Kind == "paid_call" || e.Kind == "connector_setup"
+	if toDeposit && inbound[e.TxHash] {
+		return ""
+	}
+	r, err := d.Chain.Receipt(ctx, e.TxHash)
+	switch {
+	case err != nil:
+		return "cannot read the transaction: " + err.Error()
+	case !r.Found:
+		return "the chain has no such transaction"
+	case !r.Success:
+		return "the transaction reverted"
+	case len(r.Transfers) == 0:
+		return "the transaction moves none of the stablecoin"
+	}
+	if toDeposit {
+		for _, tr := range r.Transfers {
+			if strings.EqualFold(tr.To, d.Chain.Deposit()) {
+				return ""
+			}
+		}
+		return "the transaction sends nothing to the deposit address"
+	}
+	return ""
+}
+
+// MatchAmount runs the watcher's matching of an amount received at a time, outside a pass: the id
+// of the task it pays, or "" (tests and benchmarks).
+func (d *Service) MatchAmount(amount axp.Money, at time.Time) (string, error) {
+	var id string
+	err := d.Store.View(func(tx *store.Tx) error {
+		t, err := d.matchPayable(tx, amount, minedAt{time: at}, "")
+		if t != nil {
+			id = t.ID
+		}
+		return err
+	})
+	return id, err
+}

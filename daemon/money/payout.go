@@ -1,0 +1,326 @@
+package money
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/store"
+)
+
+// sendSpec is what approving an item books: the task trigger, the refund taken from the price and
+// the action recorded.
+func sendSpec(t *axp.TaskRecord, a *axp.Approval) (tr axp.Trigger, refund axp.Money, action string) {
+	switch a.Kind {
+	case axp.ApproveRefund:
+		return axp.TrigRefund, t.Price, "refund"
+	case axp.ApproveSplit:
+		if a.Booking == nil {
+			return axp.TrigSettle, a.RefundUSD, "settle"
+		}
+		return axp.TrigSettle, a.PriceRefundUSD, "settle"
+	}
+	return axp.TrigRelease, 0, "release"
+}
+
+// planTransfers checks that approving a would book what it showed and returns the transfers still
+// to send for it (parts confirmed by an earlier attempt are not sent again).
+func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error) {
+	if !a.Open() || a.Status == axp.ApprovalHeld {
+		return nil, axp.Conflict("approval "+a.ID+" is "+a.Status, "only a pending or failed item is approved")
+	}
+	if buyerPartAlone(a) {
+		return nil, axp.Invalid("tx_hash", "is required to send the buyer's part of a split whose seller has no payout address",
+			"send the buyer's refund by hand and record its transaction hash here; the seller's part waits for a payout address")
+	}
+	tr, refund, _ := sendSpec(t, a)
+	if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
+		return nil, err
+	}
+	// Nothing is signed for a booking that cannot balance or that the operator did not see.
+	postings, err := bookingOf(t, a, refund)
+	if err != nil {
+		return nil, err
+	}
+	done := a.SentParts()
+	var out []axp.OutTransfer
+	for _, p := range postings {
+		var x axp.OutTransfer
+		switch p.Account {
+		case axp.AcctSellerPaid:
+			x = axp.OutTransfer{Part: "seller", To: a.PayoutAddress, Amount: p.Amount}
+			if x.To == "" {
+				return nil, axp.Conflict("the seller has no payout address", "the item waits for one; the seller sets it with axp member payout-address")
+			}
+		case axp.AcctBuyerRefund:
+			x = axp.OutTransfer{Part: "buyer", To: t.PayerAddress, Amount: p.Amount}
+			if x.To == "" {
+				return nil, axp.Invalid("tx_hash", "is required: the buyer's address is unknown (the payment was not read on chain)",
+					"send the buyer's refund by hand and record its transaction hash here")
+			}
+		default:
+			continue
+		}
+		if x.Amount > 0 && !done[x.Part] {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// approveOnChain approves a payout, refund or split by sending it from the hot wallet.
+func (d *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
+	release, err := d.Wallet.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	var plan []axp.OutTransfer
+	err = d.Store.View(func(tx *store.Tx) error {
+		a, err := loadApproval(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		t, err := kernel.LoadTask(tx, a.TaskID)
+		if err != nil {
+			return err
+		}
+		plan, err = planTransfers(t, a)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var total axp.Money
+	for _, x := range plan {
+		total += x.Amount
+	}
+	if bal, err := d.Chain.BalanceOf(ctx, d.Wallet.Address()); err == nil && d.Chain.Money(bal) < total {
+		return nil, axp.Conflict(fmt.Sprintf("%s: the hot wallet %s holds %s of the stablecoin, approving %s needs %s", chain.ErrInsufficient,
+			d.Wallet.Address(), d.Chain.Money(bal).Display(), in.ID, total.Display()),
+			"fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
+	}
+	for i := range plan {
+		s, err := d.Wallet.Sign(ctx, plan[i].To, plan[i].Amount, uint64(i))
+		if err != nil {
+			reason := err.Error()
+			if errors.Is(err, chain.ErrInsufficient) {
+				return nil, axp.Conflict(reason, "fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
+			}
+			return nil, axp.Errorf(axp.CodeUnavailable, "the hot wallet cannot send: %s", reason)
+		}
+		plan[i].TxHash, plan[i].Nonce, plan[i].Raw, plan[i].Status = s.Hash, s.Nonce, hex.EncodeToString(s.Raw), axp.TransferSent
+	}
+	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		a, err := loadApproval(ch.Tx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		t, err := kernel.LoadTask(ch.Tx, a.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		again, err := planTransfers(t, a)
+		if err != nil {
+			return nil, err
+		}
+		if len(again) != len(plan) {
+			return nil, axp.Conflict("approval "+a.ID+" changed while it was being sent", "look at it again and approve")
+		}
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalSend); err != nil {
+			return nil, err
+		}
+		now := ch.Now
+		for i := range plan {
+			plan[i].SentAt = now
+		}
+		a.Attempt(plan) // a retry replaces the failed transfer of each part it sends again
+		a.Rail, a.DecidedAt, a.Note, a.Failure = "evm", &now, in.Note, ""
+		if len(plan) > 0 {
+			a.TxHash = plan[0].TxHash
+		}
+		if err := ch.Tx.PutApproval(a); err != nil {
+			return nil, err
+		}
+		hashes := make([]string, len(plan))
+		for i, x := range plan {
+			hashes[i] = x.TxHash
+		}
+		if err := ch.Audit("approval.send", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hashes": hashes,
+			"amount_usd": a.Amount, "from": d.Wallet.Address()}); err != nil {
+			return nil, err
+		}
+		return a, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range plan {
+		raw, _ := hex.DecodeString(x.Raw)
+		if berr := d.Wallet.Broadcast(ctx, raw); errors.Is(berr, chain.ErrUnanswered) {
+			// It may have reached the node: the item stays sent, and every pass of the watcher
+			// looks for it and broadcasts the same bytes again (same nonce: it pays once).
+			d.Log.WarnContext(ctx, "the node did not answer a payout transaction; it stays sent and is checked on every pass",
+				"source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
+		} else if berr != nil {
+			d.Log.WarnContext(ctx, "a payout transaction was refused", "source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
+			if a := d.failTransfer(ctx, in.ID, x.TxHash, "the node refused the transaction: "+berr.Error()); a != nil {
+				out = a
+			}
+		}
+	}
+	if a, ok := out.(*axp.Approval); ok {
+		return redactRaw(a), nil
+	}
+	return out, nil
+}
+
+// redactRaw drops the signed bytes from an answer: they are the rail's business.
+func redactRaw(a *axp.Approval) *axp.Approval {
+	b := *a
+	b.Transfers = slices.Clone(a.Transfers)
+	for i := range b.Transfers {
+		b.Transfers[i].Raw = ""
+	}
+	return &b
+}
+
+// failTransfer marks one transfer of a sent item failed, and the item with it (back in the queue).
+func (d *Service) failTransfer(ctx context.Context, approvalID, txHash, reason string) *axp.Approval {
+	out, err := d.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+		a, err := ch.Tx.Approval(approvalID)
+		if err != nil || a == nil || a.Status != axp.ApprovalSent {
+			return nil, err
+		}
+		return a, d.settleTransfers(ch, a, map[string]transferOutcome{txHash: {status: axp.TransferFailed, reason: reason}})
+	})
+	if err != nil {
+		d.Log.ErrorContext(ctx, "recording a failed payout transaction failed", "source", "payments", "approval", approvalID, "err", err)
+	}
+	a, _ := out.(*axp.Approval)
+	return a
+}
+
+type transferOutcome struct {
+	status, reason string
+}
+
+// settleTransfers applies what the chain said of a sent item's transfers: any failure fails the
+// item; all confirmed confirms it and books it exactly as a manual approval would.
+func (d *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[string]transferOutcome) error {
+	now := ch.Now
+	failed, pending := "", false
+	for i := range a.Transfers {
+		x := &a.Transfers[i]
+		if o, ok := got[x.TxHash]; ok && x.Status == axp.TransferSent {
+			x.Status, x.Reason, x.DoneAt = o.status, o.reason, &now
+			if o.status == axp.TransferFailed {
+				failed = x.Part + " transfer " + x.TxHash + ": " + x.Reason
+			}
+		}
+		if x.Status == axp.TransferSent {
+			pending = true
+		}
+	}
+	switch {
+	case failed != "":
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalFail); err != nil {
+			return err
+		}
+		a.Failure = failed
+		if err := ch.Tx.PutApproval(a); err != nil {
+			return err
+		}
+		return ch.Audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": failed})
+	case pending:
+		return ch.Tx.PutApproval(a)
+	}
+	t, err := kernel.LoadTask(ch.Tx, a.TaskID)
+	if err != nil {
+		return err
+	}
+	if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalConfirm); err != nil {
+		return err
+	}
+	if err := d.book(ch, t, a); err != nil {
+		return err
+	}
+	if err := ch.Tx.PutApproval(a); err != nil {
+		return err
+	}
+	return ch.Audit("approval.confirm", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hash": a.TxHash, "amount_usd": a.Amount})
+}
+
+// trackSent follows the transfers in flight: broadcast again what the node lost, and settle what
+// the chain decided.
+func (d *Service) TrackSent(ctx context.Context) {
+	var sent []axp.Approval
+	d.Store.View(func(tx *store.Tx) error {
+		return tx.SentApprovals(func(a *axp.Approval) bool { sent = append(sent, *a); return true })
+	})
+	for _, a := range sent {
+		got := map[string]transferOutcome{}
+		for _, x := range a.Transfers {
+			if x.Status != axp.TransferSent {
+				continue
+			}
+			r, err := d.Chain.Receipt(ctx, x.TxHash)
+			if err != nil {
+				continue
+			}
+			switch {
+			case !r.Found:
+				known, err := d.Wallet.Known(ctx, x.TxHash)
+				if err != nil || known {
+					continue
+				}
+				raw, _ := hex.DecodeString(x.Raw)
+				release, berr := d.Wallet.Acquire(ctx)
+				if berr == nil {
+					berr = d.Wallet.Broadcast(ctx, raw)
+					release()
+				}
+				if errors.Is(berr, chain.ErrReplaced) {
+					got[x.TxHash] = transferOutcome{axp.TransferFailed, "never mined: " + berr.Error()}
+				} else if berr != nil {
+					d.Log.WarnContext(ctx, "re-sending a payout transaction failed; it is tried again", "source", "payments",
+						"approval", a.ID, "tx_hash", x.TxHash, "err", berr)
+				} else {
+					d.Log.InfoContext(ctx, "payout transaction sent again (the node had lost it)", "source", "payments",
+						"approval", a.ID, "tx_hash", x.TxHash)
+				}
+			case !r.Success:
+				got[x.TxHash] = transferOutcome{axp.TransferFailed, fmt.Sprintf("reverted in block %d", r.Block)}
+			case r.Confirmations >= d.Chain.Confirmations():
+				got[x.TxHash] = transferOutcome{status: axp.TransferConfirmed}
+			}
+		}
+		if len(got) == 0 {
+			continue
+		}
+		id := a.ID
+		if _, err := d.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+			cur, err := ch.Tx.Approval(id)
+			if err != nil || cur == nil || cur.Status != axp.ApprovalSent {
+				return nil, err
+			}
+			return nil, d.settleTransfers(ch, cur, got)
+		}); err != nil {
+			d.Log.ErrorContext(ctx, "settling a payout failed; it is tried again", "source", "payments", "approval", id, "err", err)
+		}
+	}
+}
+
+// railName is the payout rail: "evm" with a hot wallet, else "manual".
+func (d *Service) railName() string {
+	if d.Wallet != nil {
+		return "evm"
+	}
+	return "manual"
+}

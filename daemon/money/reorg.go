@@ -1,0 +1,302 @@
+package money
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/store"
+)
+
+// reorgWindow is how many blocks past the watcher's confirmed head a credited transfer's block, and
+// the cursor, are re-checked; the cursor goes back by as much when its block changed.
+const reorgWindow = 64
+
+// markCredits remembers the blocks of transfers just credited, for checkReorgs.
+func markCredits(ch *kernel.Change, recs []axp.InboundTransfer) error {
+	marks, err := ch.Tx.RecentCredits()
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.BlockHash == "" {
+			continue
+		}
+		marks = append(marks, axp.ChainMark{TxHash: r.TxHash, LogIndex: r.LogIndex, Block: r.Block, BlockHash: r.BlockHash,
+			TaskID: r.TaskID, Amount: r.Amount})
+	}
+	return ch.Tx.SetRecentCredits(marks)
+}
+
+// checkReorgs compares the recent credits and the cursor with the canonical chain (safe is the
+// newest block with the configured confirmations), marks the transfers that left it, and rewinds
+// the cursor when its block changed.
+func (d *Service) checkReorgs(ctx context.Context, safe uint64) error {
+	var marks []axp.ChainMark
+	var cursor uint64
+	var cursorHash string
+	if err := d.Store.View(func(tx *store.Tx) error {
+		var err error
+		marks, err = tx.RecentCredits()
+		cursor, _ = tx.ChainCursor()
+		cursorHash = tx.ChainCursorHash()
+		return err
+	}); err != nil {
+		return err
+	}
+	hashes := map[uint64]string{}
+	canonical := func(n uint64) (string, error) {
+		if h, ok := hashes[n]; ok {
+			return h, nil
+		}
+		h, _, err := d.Chain.BlockHash(ctx, n)
+		if err == nil {
+			hashes[n] = h
+		}
+		return h, err
+	}
+	key := func(m axp.ChainMark) string { return fmt.Sprintf("%s/%d", m.TxHash, m.LogIndex) }
+	drop, moved := map[string]bool{}, map[string]axp.ChainMark{}
+	var gone []axp.ChainMark
+	for _, m := range marks {
+		h, err := canonical(m.Block)
+		if err != nil {
+			return err
+		}
+		if h == m.BlockHash {
+			if m.Block+reorgWindow < safe {
+				drop[key(m)] = true // old enough: no longer re-checked
+			}
+			continue
+		}
+		// The block changed: the node may have mined the transaction again elsewhere.
+		r, err := d.Chain.Receipt(ctx, m.TxHash)
+		if err != nil {
+			return err
+		}
+		var found axp.Money
+		for _, tr := range r.Transfers {
+			if strings.EqualFold(tr.To, d.Chain.Deposit()) {
+				found += tr.Amount
+			}
+		}
+		again := r.Found && r.Success && found >= m.Amount
+		if again && r.Confirmations < d.Chain.Confirmations() {
+			continue // mined again, not yet confirmed: looked at on the next pass
+		}
+		if again {
+			if h, err := canonical(r.Block); err == nil && h == r.BlockHash {
+				m.Block, m.BlockHash = r.Block, r.BlockHash
+				moved[key(m)] = m
+				d.Log.WarnContext(ctx, "a payment's block left the canonical chain, but the transaction is in another confirmed block",
+					"source", "payments", "task", m.TaskID, "tx_hash", m.TxHash, "block", r.Block)
+				continue
+			}
+		}
+		gone = append(gone, m)
+	}
+	for _, m := range gone {
+		if err := d.reorgPayment(ctx, m); err != nil {
+			return err
+		}
+		drop[key(m)] = true
+	}
+	rewind := len(gone) > 0
+	if cursorHash != "" {
+		h, err := canonical(cursor)
+		if err != nil {
+			return err
+		}
+		rewind = rewind || h != cursorHash
+	}
+	back := cursor
+	if rewind {
+		back = cursor - min(cursor, reorgWindow)
+		for _, m := range gone {
+			if m.Block > 0 && m.Block-1 < back {
+				back = m.Block - 1
+			}
+		}
+		back = min(back, safe)
+	}
+	var backHash string
+	if rewind {
+		h, err := canonical(back)
+		if err != nil {
+			return err
+		}
+		backHash = h
+		d.Log.ErrorContext(ctx, "the chain reorganised below the payment watcher's cursor: it reads the blocks again",
+			"source", "payments", "cursor", cursor, "from", back+1)
+	}
+	if len(drop) == 0 && len(moved) == 0 && !rewind {
+		return nil
+	}
+	return d.Store.Update(func(tx *store.Tx) error {
+		cur, err := tx.RecentCredits()
+		if err != nil {
+			return err
+		}
+		keep := cur[:0]
+		for _, m := range cur {
+			if drop[key(m)] {
+				continue
+			}
+			if to, ok := moved[key(m)]; ok {
+				m = to
+			}
+			keep = append(keep, m)
+		}
+		if err := tx.SetRecentCredits(keep); err != nil {
+			return err
+		}
+		if !rewind {
+			return nil
+		}
+		if err := tx.SetChainCursor(back); err != nil {
+			return err
+		}
+		return tx.SetChainCursorHash(backHash)
+	})
+}
+
+// reorgPayment marks a credited transfer whose block left the canonical chain: the transfer and
+// its payment item are reorged, the task's payment says so, and every money item of the task whose
+// money has not left is held.
+func (d *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
+	var task string
+	var inFlight []string
+	_, err := d.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
+		in, err := ch.Tx.Inbound(m.TxHash, m.LogIndex)
+		if err != nil || in == nil || (in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial) {
+			return nil, err
+		}
+		in.Before, in.Outcome = in.Outcome, axp.InboundReorged
+		in.Note = fmt.Sprintf("its block %d (%s) left the canonical chain: the money is not on chain", m.Block, m.BlockHash)
+		if err := ch.Tx.PutInbound(in); err != nil {
+			return nil, err
+		}
+		t, err := kernel.LoadTask(ch.Tx, in.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		task = t.ID
+		list, err := ch.Tx.TaskApprovals(t.ID)
+		if err != nil {
+			return nil, err
+		}
+		for i := range list {
+			a := &list[i]
+			switch {
+			case a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalApproved && strings.EqualFold(a.TxHash, m.TxHash):
+				if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReorg); err != nil {
+					return nil, err
+				}
+				a.Note = "reorged: " + in.Note
+			case axp.SendsMoney(a.Kind) && (a.Status == axp.ApprovalPending || a.Status == axp.ApprovalFailed || a.Status == axp.ApprovalHeld):
+				if err := a.Hold(axp.HoldReorg); err != nil {
+					return nil, err
+				}
+			case axp.SendsMoney(a.Kind) && a.Status == axp.ApprovalSent:
+				inFlight = append(inFlight, a.ID)
+				continue
+			default:
+				continue
+			}
+			if err := ch.Tx.PutApproval(a); err != nil {
+				return nil, err
+			}
+		}
+		t.Reorged, t.UpdatedAt = true, ch.Now
+		if err := ch.Save(t, t.Status, "payment_reorged", map[string]any{"tx_hash": m.TxHash, "block": m.Block,
+			"amount_usd": m.Amount}); err != nil {
+			return nil, err
+		}
+		return nil, ch.Audit("payment.reorged", "transaction", m.TxHash, map[string]any{"task": t.ID, "block": m.Block,
+			"block_hash": m.BlockHash, "amount_usd": m.Amount, "in_flight": inFlight})
+	})
+	if err == nil && task != "" {
+		d.Log.ErrorContext(ctx, "a payment left the canonical chain (a reorg deeper than confirmations): the task's payouts, refunds and splits are held; see axp admin reconcile",
+			"source", "payments", "task", task, "tx_hash", m.TxHash, "block", m.Block, "amount_usd", m.Amount.String(), "sent_already", inFlight)
+	}
+	return err
+}
+
+// restorePayment undoes reorgPayment for a transaction the chain shows again, confirmed: its
+// records take the new block, its payment item is approved again, and once no payment of the task
+// is reorged the holds of the reorg are lifted.
+func (d *Service) restorePayment(ch *kernel.Change, seen []axp.InboundTransfer, recs []axp.InboundTransfer) error {
+	var taskID string
+	for i := range seen {
+		in := &seen[i]
+		if in.Outcome != axp.InboundReorged {
+			continue
+		}
+		taskID = in.TaskID
+		in.Outcome, in.Before = cmp.Or(in.Before, axp.InboundFunded), ""
+		in.Block, in.BlockHash, in.BlockTime = recs[0].Block, recs[0].BlockHash, recs[0].BlockTime
+		in.Note = fmt.Sprintf("back on the canonical chain in block %d", recs[0].Block)
+		if err := ch.Tx.PutInbound(in); err != nil {
+			return err
+		}
+		if err := markCredits(ch, []axp.InboundTransfer{*in}); err != nil {
+			return err
+		}
+	}
+	if taskID == "" {
+		return nil
+	}
+	t, err := kernel.LoadTask(ch.Tx, taskID)
+	if err != nil {
+		return err
+	}
+	list, err := ch.Tx.TaskApprovals(t.ID)
+	if err != nil {
+		return err
+	}
+	still := false
+	for i := range list {
+		a := &list[i]
+		if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalReorged {
+			if !strings.EqualFold(a.TxHash, recs[0].TxHash) {
+				still = true
+				continue
+			}
+			if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalRestore); err != nil {
+				return err
+			}
+			a.Note = "restored: the transaction is back on the canonical chain"
+			if err := ch.Tx.PutApproval(a); err != nil {
+				return err
+			}
+		}
+	}
+	if !still {
+		t.Reorged = false
+		for i := range list {
+			a := &list[i]
+			if a.Status != axp.ApprovalHeld || a.HeldFor != axp.HoldReorg {
+				continue
+			}
+			a.HeldFor = ""
+			if a.Kind != axp.ApproveRefund && a.PayoutAddress == "" && a.SellerNetUSD > 0 {
+				a.HeldFor = axp.HoldPayoutAddress // still waits for the seller's payout address
+			} else if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalUnhold); err != nil {
+				return err
+			}
+			if err := ch.Tx.PutApproval(a); err != nil {
+				return err
+			}
+		}
+	}
+	t.UpdatedAt = ch.Now
+	if err := ch.Save(t, t.Status, "payment_restored", map[string]any{"tx_hash": recs[0].TxHash, "block": recs[0].Block}); err != nil {
+		return err
+	}
+	d.Log.Warn("a reorged payment is back on the canonical chain", "source", "payments", "task", t.ID,
+		"tx_hash", recs[0].TxHash, "block", recs[0].Block, "still_reorged", still)
+	return ch.Audit("payment.restored", "transaction", recs[0].TxHash, map[string]any{"task": t.ID, "block": recs[0].Block})
+}

@@ -1,0 +1,563 @@
+package paid
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/paidtools"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/x402"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// Register binds the operations of the paid service to their handlers.
+func (d *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.FindPaidTools, d.findPaidTools)
+	pipeline.Handle(r, axp.PaidInjectionCheck, d.paidInjectionCheck)
+	pipeline.Handle(r, axp.PaidTradingRisk, d.paidTradingRisk)
+	pipeline.Precheck(r, axp.PaidTradingRisk, func(in *axp.TradingRiskQuery) error { _, err := paidtools.TradingRisk(in); return err })
+	pipeline.Precheck(r, axp.PaidWebContents, func(in *axp.WebContentsInput) error { _, err := paidtools.CheckURLs(in); return err })
+	pipeline.Handle(r, axp.PaidWebContents, d.paidWebContents)
+	pipeline.Handle(r, axp.PaidWebSearch, d.paidWebSearch)
+	pipeline.Handle(r, axp.PaidConnector, d.paidConnector)
+	pipeline.Handle(r, axp.RequestConnector, d.requestConnector)
+	pipeline.Handle(r, axp.GetConnector, d.getConnector)
+	pipeline.Handle(r, axp.PayConnectorSetup, d.payConnectorSetup)
+	pipeline.Handle(r, axp.AdminConnectors, d.adminConnectors)
+	pipeline.Handle(r, axp.AdminConnectorAccept, d.adminConnectorAccept)
+	pipeline.Handle(r, axp.AdminConnectorReject, d.adminConnectorReject)
+}
+
+// paywall takes the payment of pay-per-call tools (DESIGN.md section 13): x402 with the exact EVM
+// scheme, verified and settled by the exchange's own facilitator or an outside one, or a free
+// trial call.
+type Paywall struct {
+	d *Service
+	// fac settles payments; nil when the exchange takes none (why says what is missing).
+	fac                x402.Facilitator
+	why                string
+	domain             chain.Domain
+	network, networkV1 string
+	asset, payTo       string
+	maxTimeout         int
+	prices             map[string]axp.Money
+	trial              int
+}
+
+// setupPaid readies the paywall after the chain: it needs the chain and either the hot wallet
+// (the exchange settles) or an outside facilitator.
+func (d *Service) SetupPaid(ctx context.Context) error {
+	cfg := d.Cfg
+	pw := &Paywall{d: d, prices: map[string]axp.Money{}, trial: cfg.TrialCallsPerDay,
+		maxTimeout: int(cfg.X402MaxTimeout / time.Second)}
+	if pw.maxTimeout <= 0 {
+		pw.maxTimeout = 300
+	}
+	for name, price := range cfg.PaidPrices {
+		op := axp.Lookup(name)
+		if op == nil || op.Access != axp.Paid || op.Category == "" || op.PriceFrom != axp.PriceFixed {
+			return fmt.Errorf("paid_prices names %q, which is not a pay-per-call tool (see GET /paid for the names)", name)
+		}
+		if price < axp.MinCallPrice || price > axp.MaxCallPrice {
+			return fmt.Errorf("paid_prices.%s is %s; a call costs between %s and %s", name, price.Display(),
+				axp.MinCallPrice.Display(), axp.MaxCallPrice.Display())
+		}
+		pw.prices[name] = price
+	}
+	d.paid = pw
+	if d.Chain == nil {
+		pw.why = "this exchange takes x402 payments on its chain: set chain_rpc_url, token_address and deposit_address"
+		d.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
+		return nil
+	}
+	dom, err := d.Chain.Domain(ctx)
+	if err != nil {
+		pw.why = "the stablecoin does not support EIP-3009 payment authorizations: " + err.Error()
+		d.Log.Warn("pay-per-call tools answer trial calls only", "source", "paid", "err", err)
+		return nil
+	}
+	pw.domain = dom
+	pw.network, pw.networkV1 = x402.Network(d.Chain.ChainID()), x402.NetworkV1(d.Chain.ChainID())
+	pw.asset, pw.payTo = d.Chain.Token(), d.Chain.Deposit()
+	switch {
+	case cfg.X402FacilitatorURL != "":
+		r := &x402.Remote{URL: strings.TrimRight(cfg.X402FacilitatorURL, "/"), HTTP: &http.Client{Timeout: 90 * time.Second}}
+		v2, v1, err := r.Supports(ctx, pw.network, pw.networkV1)
+		if err != nil {
+			return fmt.Errorf("x402_facilitator_url: %w", err)
+		}
+		if !v2 {
+			return fmt.Errorf("x402_facilitator_url %s does not support the exact scheme on %s (its /supported lists no such kind)", r.URL, pw.network)
+		}
+		if !v1 {
+			pw.networkV1 = ""
+		}
+		pw.fac = r
+	case d.Wallet != nil:
+		pw.fac = &x402.Local{Chain: d.Chain, Wallet: d.Wallet, Domain: dom, Now: d.Now}
+	default:
+		pw.why = "set payout_key_file (the hot wallet submits x402 payments and pays their gas) or x402_facilitator_url"
+		d.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
+		return nil
+	}
+	d.Log.Info("pay-per-call tools take x402 payments", "source", "paid", "facilitator", pw.fac.Name(),
+		"network", pw.network, "network_v1", pw.networkV1, "asset", pw.asset, "pay_to", pw.payTo)
+	return nil
+}
+
+// price is what one call of op costs.
+func (pw *Paywall) price(op *axp.Op) axp.Money {
+	if p, ok := pw.prices[op.Name]; ok {
+		return p
+	}
+	return op.Price
+}
+
+// terms are what one call costs: the price in v2, the price less the tool's tag in v1 (axp.V1Tag:
+// a v1 payment names no resource, so its amount binds it to the tool).
+func (pw *Paywall) terms(price, tag axp.Money, resource string, op *axp.Op) x402.Terms {
+	extra := map[string]any{"name": pw.domain.Name, "version": pw.domain.Version}
+	units := pw.d.Chain.Units(price).String()
+	t := x402.Terms{V2: x402.Requirements{Scheme: x402.SchemeExact, Network: pw.network, Amount: units, Asset: pw.asset,
+		PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout, Extra: extra}}
+	if pw.networkV1 != "" {
+		t.V1 = &x402.RequirementsV1{Scheme: x402.SchemeExact, Network: pw.networkV1, MaxAmountRequired: pw.d.Chain.Units(price - tag).String(), Resource: resource,
+			Description: op.Summary, MimeType: "application/json", PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout,
+			Asset: pw.asset, Extra: extra, OutputSchema: bazaarInfo(op)}
+	}
+	return t
+}
+
+// bazaarInfo describes how to call op, in the shape of the x402 Bazaar extension.
+func bazaarInfo(op *axp.Op) map[string]any {
+	in := map[string]any{"type": "http", "method": op.Method, "discoverable": true}
+	if op.In != nil {
+		if op.QueryInput(op.Method) {
+			in["queryParams"] = protocol.SchemaOf(op.In)
+		} else {
+			in["bodyType"], in["body"] = "json", protocol.SchemaOf(op.In)
+		}
+	}
+	out := map[string]any{"type": "json"}
+	if op.Out != nil {
+		out["schema"] = protocol.SchemaOf(op.Out)
+	}
+	return map[string]any{"input": in, "output": out}
+}
+
+// demand is the 402 answer: the terms in the PAYMENT-REQUIRED header (v2) and the body (v1 where
+// the chain has a v1 name, else v2), with the exchange's reason and hint, the price and (v1) the
+// amount a v1 payment authorizes.
+func (pw *Paywall) demand(op *axp.Op, t x402.Terms, resource string, price, tag axp.Money, msg, hint string) *axp.PaymentDemand {
+	req := x402.Required{X402Version: 2, Error: msg, Resource: &x402.Resource{URL: resource, Description: op.Summary,
+		MimeType: "application/json"}, Accepts: []x402.Requirements{t.V2},
+		Extensions: map[string]any{"bazaar": map[string]any{"info": bazaarInfo(op)}}}
+	var body map[string]any
+	if t.V1 != nil {
+		body = jsonMap(x402.RequiredV1{X402Version: 1, Error: msg, Accepts: []x402.RequirementsV1{*t.V1}})
+	} else {
+		body = jsonMap(req)
+	}
+	body["code"], body["hint"], body["price_usd"] = axp.CodePaymentRequired, hint, price
+	if t.V1 != nil {
+		body["v1_amount_usd"] = price - tag
+	}
+	return &axp.PaymentDemand{Err: &axp.Error{Code: axp.CodePaymentRequired, Message: msg, Hint: hint},
+		Header: map[string]string{x402.HeaderRequired: x402.Encode(req)}, Body: body}
+}
+
+func jsonMap(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
+
+// Charge takes the payment of a paid call (pipeline.Backend).
+func (d *Service) Charge(ctx context.Context, c *pipeline.Call, r *http.Request) (pipeline.Charge, error) {
+	return d.paid.charge(ctx, c, r)
+}
+
+func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request) (pipeline.Charge, error) {
+	op := c.Op
+	price, tag, connector, err := pw.priceOf(c)
+	if err != nil {
+		return nil, err
+	}
+	resource := pw.d.BaseURL() + r.URL.Path
+	header, version := r.Header.Get(x402.HeaderSignature), 2
+	if header == "" {
+		if header = r.Header.Get(x402.HeaderPaymentV1); header != "" {
+			version = 1
+		}
+	}
+	if header == "" && r.URL.Query().Get("trial") == "1" && op.Category != "" {
+		return pw.useTrial(ctx, c, resource, price, tag)
+	}
+	if pw.fac == nil {
+		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange takes no payments for pay-per-call tools yet: %s", pw.why).
+			WithHint(pw.trialHint(op))
+	}
+	t := pw.terms(price, tag, resource, op)
+	if header == "" {
+		return nil, pw.demand(op, t, resource, price, tag, fmt.Sprintf("this call costs %s: pay with x402", price.Display()),
+			"sign the terms of PAYMENT-REQUIRED (x402 v2) or of the body (v1) and call again with the PAYMENT-SIGNATURE or X-PAYMENT header; "+pw.trialHint(op))
+	}
+	field := x402.HeaderSignature
+	if version == 1 {
+		field = x402.HeaderPaymentV1
+	}
+	p, err := x402.Decode(header)
+	if err != nil {
+		return nil, axp.Invalid(field, err.Error(), "send the base64 JSON payment an x402 client builds from this call's 402 answer")
+	}
+	if p.X402Version != version {
+		return nil, axp.Invalid(field, fmt.Sprintf("carries an x402 version %d payment", p.X402Version),
+			"send v2 payments in PAYMENT-SIGNATURE and v1 payments in X-PAYMENT")
+	}
+	if reason, msg := x402.Match(p, t, resource); reason != "" {
+		return nil, pw.demand(op, t, resource, price, tag, msg, "pay the terms of this 402 answer ("+reason+")")
+	}
+	held := &heldPayment{pw: pw, p: p, t: t, op: op, resource: resource, price: price, tag: tag}
+	paid := price // what the authorization moves, as Match checked it
+	if p.X402Version == 1 {
+		paid = price - tag
+	}
+	now := pw.d.Now()
+	vb, _ := strconv.ParseInt(p.Payload.Authorization.ValidBefore, 10, 64)
+	held.rec = &axp.PaidCall{ID: axp.NewID("pay", now), Tool: op.Name, Resource: resource, Payer: strings.ToLower(p.Payload.Authorization.From),
+		Nonce: strings.ToLower(p.Payload.Authorization.Nonce), Amount: paid, Status: axp.PaidClaimed, Facilitator: pw.fac.Name(),
+		Version: p.X402Version, ValidBefore: vb, ConnectorID: connector, CreatedAt: now}
+	// The authorization is held before anything else: the same payment sent twice, even at once,
+	// answers one call.
+	_, err = pw.d.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+held.rec.Payer, func(ch *kernel.Change) (any, error) {
+		old, err := ch.Tx.PaidCall(store.PaidCallKey(held.rec.Payer, held.rec.Nonce))
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			return nil, pw.demand(op, t, resource, price, tag, "this payment authorization was already used for a call",
+				"sign a new authorization (a new nonce) for each call")
+		}
+		return nil, ch.Tx.PutPaidCall(held.rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := pw.fac.Verify(ctx, p, t)
+	if err != nil {
+		held.Release(ctx)
+		pw.d.Log.WarnContext(ctx, "the x402 facilitator could not verify a payment", "source", "paid", "facilitator", pw.fac.Name(), "err", err)
+		return nil, axp.Errorf(axp.CodeUnavailable, "the payment cannot be verified now: the facilitator did not answer").
+			WithHint("call again in a moment with the same payment; nothing was charged")
+	}
+	if !v.IsValid {
+		held.Release(ctx)
+		msg := v.Message
+		if msg == "" {
+			msg = "the facilitator refused the payment"
+		}
+		return nil, pw.demand(op, t, resource, price, tag, msg+" ("+v.InvalidReason+")", "pay the terms of this 402 answer with a new authorization")
+	}
+	if pw.d.PaidHook != nil {
+		pw.d.PaidHook("held")
+	}
+	return held, nil
+}
+
+// priceOf is the price of the call, the tag an x402 v1 payment takes off it, and the connector it
+// concerns, if any.
+func (pw *Paywall) priceOf(c *pipeline.Call) (price, tag axp.Money, connector string, err error) {
+	switch c.Op.PriceFrom {
+	case axp.PriceConnector:
+		conn, err := pw.d.liveConnector(c.Path["name"])
+		if err != nil {
+			return 0, 0, "", err
+		}
+		return conn.PriceUSD, axp.ConnectorV1Tag(conn.Name), conn.ID, nil
+	case axp.PriceConnectorSetup:
+		conn, err := pw.d.loadConnector(c.Path["id"])
+		if err != nil {
+			return 0, 0, "", err
+		}
+		if conn.Status != axp.ConnectorAccepted {
+			return 0, 0, "", axp.Conflict("the connector is "+conn.Status+"; its setup fee is paid once the operator has accepted it", "")
+		}
+		return conn.SetupFeeUSD, axp.ConnectorV1Tag(conn.Name), conn.ID, nil
+	}
+	return pw.price(c.Op), axp.V1Tag(c.Op.Name), "", nil
+}
+
+func (pw *Paywall) trialHint(op *axp.Op) string {
+	if op.Category == "" || pw.trial <= 0 {
+		return "this call has no free trial"
+	}
+	return fmt.Sprintf("or add ?trial=1 for one of %d free calls a day", pw.trial)
+}
+
+// useTrial counts a free trial call of the caller (member, else address) for today (UTC).
+func (pw *Paywall) useTrial(ctx context.Context, c *pipeline.Call, resource string, price, tag axp.Money) (pipeline.Charge, error) {
+	who := "ip:" + protocol.Fingerprint(c.Caller.IP)
+	if c.Caller.Kind == axp.MemberCall {
+		who = "member:" + c.Caller.MemberID
+	}
+	day := pw.d.Now().UTC().Format(time.DateOnly)
+	var ok bool
+	var n int
+	_, err := pw.d.Mutate(axp.WithIdempotency(ctx, nil), "trial:"+who, func(ch *kernel.Change) (any, error) {
+		var err error
+		ok, n, err = ch.Tx.UseTrial(day, who, pw.trial)
+		return nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		msg := fmt.Sprintf("the free trial is used up: %d calls a day (UTC), across tools", pw.trial)
+		if pw.fac == nil {
+			return nil, axp.Errorf(axp.CodePaymentRequired, "%s; this exchange takes no payments yet (%s)", msg, pw.why).
+				WithHint("try again tomorrow (UTC)")
+		}
+		return nil, pw.demand(c.Op, pw.terms(price, tag, resource, c.Op), resource, price, tag, msg,
+			"pay for this call with x402 (PAYMENT-SIGNATURE or X-PAYMENT), or try the trial again tomorrow (UTC)")
+	}
+	pw.d.Log.InfoContext(ctx, "trial call", "source", "paid", "tool", c.Op.Name, "caller", who, "calls_today", n, "of", pw.trial)
+	return &trialCall{pw: pw, day: day, who: who}, nil
+}
+
+type trialCall struct {
+	pw       *Paywall
+	day, who string
+}
+
+func (t *trialCall) Settle(context.Context) (map[string]string, error) { return nil, nil }
+
+// Release gives the trial call back: a refused call does not use up the trial.
+func (t *trialCall) Release(ctx context.Context) {
+	t.pw.d.Mutate(axp.WithIdempotency(ctx, nil), "trial:"+t.who, func(ch *kernel.Change) (any, error) {
+		return nil, ch.Tx.ReturnTrial(t.day, t.who)
+	})
+}
+
+// heldPayment is a verified payment held for one call.
+type heldPayment struct {
+	pw       *Paywall
+	p        *x402.Payment
+	t        x402.Terms
+	op       *axp.Op
+	rec      *axp.PaidCall
+	resource string
+	price    axp.Money
+	tag      axp.Money
+}
+
+// Release forgets the held authorization: the call failed and nothing is charged; the same
+// authorization may pay a later call.
+func (h *heldPayment) Release(ctx context.Context) {
+	if err := h.pw.letGo(ctx, h.rec, axp.PaidRelease); err != nil {
+		h.pw.d.Log.ErrorContext(ctx, "releasing a held payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
+	}
+}
+
+// Settle moves the money and books it; the answer goes out only once it is booked.
+func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
+	pw := h.pw
+	s, err := pw.fac.Settle(ctx, h.p, h.t, func(hash string) error {
+		if err := axp.PaidCallMachine.Move(&h.rec.Status, axp.PaidSubmit); err != nil {
+			return err
+		}
+		h.rec.TxHash = hash
+		_, err := pw.d.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+h.rec.Payer, func(ch *kernel.Change) (any, error) {
+			return nil, ch.Tx.PutPaidCall(h.rec)
+		})
+		return err
+	})
+	if err != nil || !s.Success {
+		reason := s.ErrorReason
+		if err != nil {
+			pw.d.Log.WarnContext(ctx, "settling an x402 payment failed", "source", "paid", "id", h.rec.ID, "tx", h.rec.TxHash, "err", err)
+		}
+		if h.rec.Status == axp.PaidSettling && errors.Is(err, context.DeadlineExceeded) {
+			// The transaction may still be mined: the recovery pass books it if it is.
+			return nil, pw.demand(h.op, h.t, h.resource, h.price, h.tag, "the payment's settlement "+h.rec.TxHash+" was not confirmed in time; the answer is withheld",
+				"if it is mined it is booked and the exchange keeps the record; send a new payment to call again")
+		}
+		if err := h.pw.letGo(ctx, h.rec, axp.PaidLetGo); err != nil {
+			pw.d.Log.ErrorContext(ctx, "letting go of an unsettled payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
+		}
+		if reason == "" {
+			reason = x402.ReasonSettle
+		}
+		return nil, pw.demand(h.op, h.t, h.resource, h.price, h.tag, "the payment could not be settled ("+reason+"); the call's answer is withheld and nothing was charged",
+			"check the payer's balance and sign a new authorization")
+	}
+	if pw.d.PaidHook != nil {
+		pw.d.PaidHook("settled")
+	}
+	if err := pw.book(ctx, h.rec, s.Transaction); err != nil {
+		return nil, err
+	}
+	name := x402.HeaderResponse
+	if h.p.X402Version == 1 {
+		name = x402.HeaderResponseV1
+	}
+	return map[string]string{name: x402.Encode(s), "Access-Control-Expose-Headers": name}, nil
+}
+
+// letGo forgets a payment that pays for nothing (its record is deleted, so the authorization may
+// pay a later call) on event (axp.PaidRelease or axp.PaidLetGo), unless it was booked meanwhile.
+func (pw *Paywall) letGo(ctx context.Context, rec *axp.PaidCall, event string) error {
+	_, err := pw.d.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
+		p, err := ch.Tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
+		if err != nil || p == nil || p.Status == axp.PaidSettled {
+			return nil, err
+		}
+		if err := axp.PaidCallMachine.Move(&p.Status, event); err != nil {
+			return nil, err
+		}
+		return nil, ch.Tx.DeletePaidCall(p)
+	})
+	return err
+}
+
+// book records a settled payment as revenue, in one transaction with what it pays for (a
+// connector's setup) and the watcher's record of its transfer.
+func (pw *Paywall) book(ctx context.Context, rec *axp.PaidCall, txHash string) error {
+	_, err := pw.d.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
+		p, err := ch.Tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			p = rec
+		}
+		if p.Status == axp.PaidSettled {
+			return nil, nil // booked already
+		}
+		if err := axp.PaidCallMachine.Move(&p.Status, axp.PaidBook); err != nil {
+			return nil, err
+		}
+		p.SettledAt = ch.Now
+		if txHash != "" {
+			p.TxHash = strings.ToLower(txHash)
+		}
+		if err := ch.Tx.PutPaidCall(p); err != nil {
+			return nil, err
+		}
+		kind := "paid_call"
+		if p.Tool == "pay_connector_setup" {
+			kind = "connector_setup"
+			conn, err := ch.Tx.Connector(p.ConnectorID)
+			if err != nil {
+				return nil, err
+			}
+			if conn != nil && conn.Status == axp.ConnectorAccepted {
+				conn.Status, conn.SetupTx, conn.UpdatedAt = axp.ConnectorLive, p.TxHash, ch.Now
+				if err := ch.Tx.PutConnector(conn); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), Kind: kind, Postings: axp.PaidCallEntry(p.Amount),
+			TxHash: p.TxHash, At: ch.Now}); err != nil {
+			return nil, err
+		}
+		// The watcher may have seen the transfer first and found no task for it.
+		if p.TxHash != "" {
+			if err := markPaidCallTransfers(ch.Tx, p.TxHash); err != nil {
+				return nil, err
+			}
+		}
+		return nil, ch.Audit("paid_call.settled", "paid_call", p.ID, map[string]any{"tool": p.Tool, "amount_usd": p.Amount,
+			"payer": p.Payer, "tx_hash": p.TxHash, "facilitator": p.Facilitator})
+	})
+	return err
+}
+
+// markPaidCallTransfers marks the watcher's records of a settlement's transfers as paid calls.
+func markPaidCallTransfers(tx *store.Tx, txHash string) error {
+	for i := uint(0); i < 8; i++ {
+		in, err := tx.Inbound(txHash, i)
+		if err != nil {
+			return err
+		}
+		if in != nil && in.Outcome == axp.InboundUnmatched {
+			in.Outcome, in.Note = axp.InboundPaidCall, "settled a pay-per-call payment"
+			if err := tx.PutInbound(in); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// recoverPaidCalls finishes payments a crash or a slow chain left open: a settlement that was
+// mined is booked; one that failed, or an authorization never submitted that has expired, is let
+// go. Nothing is booked twice: the token takes each authorization once and the record says when it
+// was booked.
+func (d *Service) RecoverPaidCalls(ctx context.Context) int {
+	if d.Chain == nil {
+		return 0
+	}
+	var open []axp.PaidCall
+	d.Store.View(func(tx *store.Tx) error {
+		var err error
+		open, err = tx.OpenPaidCalls(200)
+		return err
+	})
+	now := d.Now()
+	n := 0
+	for i := range open {
+		p := &open[i]
+		if now.Sub(p.CreatedAt) < 2*time.Minute {
+			continue // a call being answered now
+		}
+		expired := now.Unix() > p.ValidBefore+60
+		if p.TxHash != "" {
+			r, err := d.Chain.Receipt(ctx, p.TxHash)
+			switch {
+			case err != nil:
+				continue
+			case r.Found && r.Success:
+				if d.paid.book(ctx, p, p.TxHash) == nil {
+					d.Log.Warn("a paid call's settlement was booked after the fact; its answer may not have reached the caller",
+						"source", "paid", "id", p.ID, "tx", p.TxHash, "payer", p.Payer, "amount_usd", p.Amount.String())
+					n++
+				}
+				continue
+			case !r.Found && !expired:
+				continue // it may still be mined
+			}
+			// Reverted, or never mined and expired.
+		} else if !expired {
+			continue
+		}
+		// Not settled and no longer settleable: let it go, unless the chain shows it used.
+		used, err := d.Chain.AuthorizationUsedHex(ctx, p.Payer, p.Nonce)
+		if err != nil {
+			continue
+		}
+		if used {
+			d.Log.Warn("an x402 authorization was used on chain but its settlement is unknown here; check the payer's transfer",
+				"source", "paid", "id", p.ID, "payer", p.Payer, "amount_usd", p.Amount.String())
+			if d.paid.book(ctx, p, p.TxHash) == nil {
+				n++
+			}
+			continue
+		}
+		if d.paid.letGo(ctx, p, axp.PaidLetGo) == nil {
+			n++
+		}
+	}
+	return n
+}

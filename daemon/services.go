@@ -1,0 +1,38 @@
+package daemon
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/axp-exchange/axp/daemon/board"
+	"github.com/axp-exchange/axp/daemon/members"
+	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/operator"
+	"github.com/axp-exchange/axp/daemon/paid"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/recorded"
+	"github.com/axp-exchange/axp/daemon/site"
+	"github.com/axp-exchange/axp/daemon/talk"
+	"github.com/axp-exchange/axp/daemon/tasks"
+	"github.com/axp-exchange/axp/daemon/trust"
+)
+
+// services builds the services over the kernel, each after those it uses.
+func (d *Daemon) services() {
+	k := d.Kernel
+	d.members = members.New(k)
+	d.money = money.New(k)
+	d.trust = trust.New(k, d.money)
+	d.tasks = tasks.New(k, d.members, d.money, d.trust)
+	d.recorded = recorded.New(k)
+	d.paid = paid.New(k, d.recorded)
+	d.site = site.New(k, d.trust)
+	d.talk = talk.New(k, d.trust)
+	d.board = board.New(k)
+	d.operator = operator.New(k)
+}
+
+// Charge takes the payment of a paid call (pipeline.Backend).
+func (d *Daemon) Charge(ctx context.Context, c *pipeline.Call, r *http.Request) (pipeline.Charge, error) {
+	return d.paid.Charge(ctx, c, r)
+}

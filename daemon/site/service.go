@@ -1,0 +1,17 @@
+package site
+
+import (
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/trust"
+)
+
+// Service is the site service.
+type Service struct {
+	*kernel.Kernel
+	trust *trust.Service
+}
+
+// New returns the service over the kernel k and the services it uses.
+func New(k *kernel.Kernel, trust *trust.Service) *Service {
+	return &Service{Kernel: k, trust: trust}
+}

@@ -1,0 +1,573 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/members"
+	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+func (d *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (*axp.Task, error) {
+	var out axp.Task
+	err := d.Store.View(func(tx *store.Tx) error {
+		t, err := kernel.LoadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		aud, err := kernel.AudienceOf(tx, t, c.Caller)
+		if err != nil {
+			return err
+		}
+		if aud == kernel.ViewSeller {
+			out, err = d.quoteView(tx, t, c.Caller, buyerRefs{})
+		} else {
+			out, err = d.View(tx, t, c.Caller, aud)
+		}
+		if in.Sort != "" {
+			axp.RankOffers(out.Offers, in.Sort)
+		}
+		return err
+	})
+	return &out, err
+}
+
+// taskChange loads a task inside a change, checks the caller with auth, runs fn and answers the
+// buyer's or seller's view of the result.
+func (d *Service) taskChange(ctx context.Context, c *pipeline.Call, id string, auth func(*axp.TaskRecord, axp.Caller) error,
+	audience string, fn func(ch *kernel.Change, t *axp.TaskRecord) error) (any, error) {
+	return d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		t, err := kernel.LoadTask(ch.Tx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := auth(t, c.Caller); err != nil {
+			return nil, err
+		}
+		if err := fn(ch, t); err != nil {
+			return nil, err
+		}
+		v, err := d.View(ch.Tx, t, c.Caller, audience)
+		return &v, err
+	})
+}
+
+// cancelTask withdraws a task before its job starts (open or awaiting payment). A task that holds
+// a payment no job used (the seller refused the job and the task went back to open) is cancelled
+// with a refund for the operator to approve. A reported payment still awaiting confirmation stops
+// the cancel: the operator decides it first.
+func (d *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.CancelInput) (*axp.Task, error) {
+	return kernel.As[axp.Task](d.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+		if t.Status == axp.TaskAwaitingPayment && t.TxHash != "" {
+			return axp.Conflict("a payment ("+t.TxHash+") was reported for this task and awaits the operator's confirmation",
+				"wait for the confirmation (the job then starts) or the rejection (then cancel)")
+		}
+		prev := t.Status
+		if err := t.Move(axp.TrigCancel, "", ch.Now); err != nil {
+			return err
+		}
+		reason, sc, err := d.CleanText(ch, kernel.BuyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
+		if err != nil {
+			return err
+		}
+		detail := map[string]any{}
+		if reason != "" {
+			detail["reason"] = reason
+		}
+		if sc != nil {
+			detail["screening"] = sc
+		}
+		if err := d.refundUnused(ch, t, "the buyer cancelled a task holding a payment no job used: refund the buyer", detail); err != nil {
+			return err
+		}
+		if err := ch.Save(t, prev, "cancel", detail); err != nil {
+			return err
+		}
+		d.StatusNotices(ch, t)
+		return nil
+	}))
+}
+
+func (d *Service) chooseOffer(ctx context.Context, c *pipeline.Call, in *axp.ChooseInput) (*axp.Task, error) {
+	return kernel.As[axp.Task](d.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+		return d.choose(ch, t, in.OfferID)
+	}))
+}
+
+// choose moves an open task to the chosen offer: awaiting payment, or paid at once for free jobs
+// (and for tasks already funded by an earlier payment that covers the new price).
+func (d *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) error {
+	q, err := ch.Tx.OfferByID(offerID)
+	if err != nil {
+		return err
+	}
+	if q == nil || q.TaskID != t.ID || q.Kind != "price" {
+		return axp.Invalid("offer_id", fmt.Sprintf("%q is not a live offer on this task", offerID), "use an offer_id from GET /api/tasks/"+t.ID)
+	}
+	if q.Answer.ValidUntil != "" {
+		if vu, err := time.Parse(time.RFC3339, q.Answer.ValidUntil); err == nil && !vu.After(ch.Now) {
+			return axp.Conflict("the offer expired at "+q.Answer.ValidUntil, "choose another offer")
+		}
+	}
+	prev := t.Status
+	// Funds already received cover the new price when they are short of it by no more than a
+	// payable tag would have been (the platform gives that up out of its fee).
+	funded := t.Received > 0
+	covered := funded && t.Received >= *q.Answer.PriceUSD-axp.TagRoom(*q.Answer.PriceUSD, q.Fee.FeeBPS)
+	f := t.Facts()
+	f.Free = t.Free() || covered
+	if err := t.MoveWith(axp.TrigChoose, f, ch.Now); err != nil {
+		return err
+	}
+	seller, err := kernel.LoadMember(ch.Tx, q.SellerID)
+	if err != nil {
+		return err
+	}
+	t.ChosenOfferID, t.SellerID, t.SellerName = q.OfferID, q.SellerID, q.SellerName
+	t.Price, t.ETAMinutes, t.Fee = *q.Answer.PriceUSD, *q.Answer.ETAMinutes, q.Fee
+	if covered {
+		t.Tag = max(0, t.Price-t.Received)
+	}
+	if q.Answer.Guarantee != nil {
+		t.FreeRedo, t.RefundIfFails = q.Answer.Guarantee.FreeRedo, q.Answer.Guarantee.RefundIfFailsChecks
+	}
+	if t.Status == axp.TaskAwaitingPayment && d.Cfg.DepositAddress == "" {
+		return axp.Errorf(axp.CodeUnavailable, "this exchange cannot take crypto payments yet: its operator has not set deposit_address").
+			WithHint("choose a free offer, or ask the operator to set deposit_address (AXP_DEPOSIT_ADDRESS)")
+	}
+	if t.Status == axp.TaskAwaitingPayment {
+		// A task back from a seller's refusal keeps what it received; its earlier transaction
+		// is booked (and stays claimed), so the payment still due is reported with a new one.
+		t.TxHash = ""
+		// The tag makes the amount distinct among recent tasks; it is taken off the price, so the
+		// buyer never pays more than the offer's buyer total (DESIGN.md section 15).
+		money.NewTag(ch.Tx, t)
+		t.DepositAddress = d.Cfg.DepositAddress
+		payBy := ch.Now.Add(d.Cfg.PaymentWindow)
+		t.PayBy = &payBy
+	}
+	if err := ch.Save(t, prev, "choose", map[string]any{"offer_id": q.OfferID, "seller": q.SellerID, "price_usd": t.Price}); err != nil {
+		return err
+	}
+	if t.Status == axp.TaskPaid {
+		return d.startJob(ch, t, seller)
+	}
+	return nil
+}
+
+// subscribeTasks: a confirmed payment starts the task's job.
+func (d *Service) subscribeTasks() {
+	kernel.On(d.Kernel, func(ch *kernel.Change, e kernel.PaymentConfirmed) error { return d.startJob(ch, e.Task, e.Seller) })
+}
+
+// startJob records a funded job and asks a push seller to do it.
+func (d *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Member) error {
+	st, err := ch.Tx.SellerStats(seller.ID)
+	if err != nil {
+		return err
+	}
+	st.Jobs++
+	if err := ch.Tx.PutSellerStats(st); err != nil {
+		return err
+	}
+	started := ch.Now
+	t.StartedAt = &started
+	if err := ch.Tx.PutTask(t, t.Status); err != nil {
+		return err
+	}
+	ch.Notify(d.DoTaskNotice(t, seller))
+	d.StatusNotices(ch, t)
+	return nil
+}
+
+// autoChoose picks the cheapest or fastest offer when the quote window closes.
+func (d *Service) autoChoose(ctx context.Context, id string) error {
+	_, err := d.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+		t, err := kernel.LoadTask(ch.Tx, id)
+		if err != nil || t.Status != axp.TaskOpen {
+			return nil, err
+		}
+		offs, _, _, err := offers(ch.Tx, t, ch.Now)
+		if err != nil || len(offs) == 0 {
+			return nil, err
+		}
+		by := "price"
+		if t.AutoChoose == "fastest" {
+			by = "eta"
+		}
+		axp.RankOffers(offs, by)
+		return nil, d.choose(ch, t, offs[0].OfferID)
+	})
+	return err
+}
+
+func (d *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (*axp.PaymentReport, error) {
+	var out *axp.PaymentReport
+	var receipt chain.Receipt
+	if d.Chain != nil {
+		// The evm verifier looks at the transaction first: what the chain already refutes is
+		// refused and nothing is recorded.
+		var t *axp.TaskRecord
+		var credited bool
+		err := d.Store.View(func(tx *store.Tx) error {
+			var err error
+			if t, err = kernel.LoadTask(tx, in.ID); err == nil {
+				err = kernel.AsBuyer(t, c.Caller)
+			}
+			credited = tx.TxHashTask(in.TxHash) == in.ID
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if t.Status == axp.TaskAwaitingPayment && !credited {
+			if receipt, err = d.money.CheckReport(ctx, t, strings.ToLower(in.TxHash)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	_, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		t, err := kernel.LoadTask(ch.Tx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := kernel.AsBuyer(t, c.Caller); err != nil {
+			return nil, err
+		}
+		if t.Status != axp.TaskAwaitingPayment {
+			return nil, axp.Conflict("the task is "+t.Status+"; payment is reported while it is awaiting_payment", "")
+		}
+		if t.TxHash != "" && !strings.EqualFold(t.TxHash, in.TxHash) {
+			return nil, axp.Conflict("a payment ("+t.TxHash+") was already reported for this task and awaits confirmation", "wait for the operator's confirmation")
+		}
+		// With a chain, the transfer's amount decides which task it pays when it is credited (a
+		// report claims nothing, so it never blocks the task the money was meant for); the
+		// operator's confirmation (manual verifier) goes to the task that claimed the hash first.
+		other := ch.Tx.TxHashTask(in.TxHash)
+		if d.Chain == nil && other == "" {
+			other, err = ch.Tx.ClaimTxHash(in.TxHash, t.ID)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if other != "" && other != t.ID {
+			return nil, axp.Conflict("this transaction already funds another task", "one transaction funds one task: send a new payment")
+		}
+		if other == t.ID && !strings.EqualFold(t.TxHash, in.TxHash) {
+			// Credited already (a part payment the watcher found first): nothing to wait for; the
+			// answer says what was received and what is still due.
+			v, err := d.View(ch.Tx, t, c.Caller, kernel.ViewBuyer)
+			out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: d.Verifier.Name(),
+				Message: "This transaction was already credited to the task."}
+			return out, err
+		}
+		first := t.TxHash == ""
+		t.TxHash, t.UpdatedAt = strings.ToLower(in.TxHash), ch.Now
+		if first {
+			a := &axp.Approval{ID: axp.NewID("apr", ch.Now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
+				TaskID: t.ID, TaskType: t.Type, Amount: t.Payable, PriceUSD: t.Price, BuyerID: kernel.BuyerLabel(t),
+				SellerID: t.SellerID, SellerName: t.SellerName, TxHash: t.TxHash,
+				Reason:    fmt.Sprintf("confirm that %s of the stablecoin reached %s in %s", t.Payable.Display(), orUnset(t.DepositAddress), t.TxHash),
+				CreatedAt: ch.Now}
+			if err := ch.Tx.PutApproval(a); err != nil {
+				return nil, err
+			}
+			if err := ch.Save(t, t.Status, "payment_reported", map[string]any{"tx_hash": t.TxHash, "approval_id": a.ID}); err != nil {
+				return nil, err
+			}
+		}
+		v, err := d.View(ch.Tx, t, c.Caller, kernel.ViewBuyer)
+		out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: d.Verifier.Name(),
+			Message: "Payment reported; the job starts when it is confirmed."}
+		return out, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if d.Chain == nil {
+		d.money.VerifyPayment(ctx, in.ID, strings.ToLower(in.TxHash))
+		return out, nil
+	}
+	msg := "Payment reported; the chain shows it, and the job starts once it has %d confirmations (the exchange checks by itself)."
+	if !receipt.Found {
+		msg = "Payment reported; the transaction is not mined yet. The job starts once it is, with %d confirmations (the exchange checks by itself)."
+	} else if receipt.Confirmations >= d.Chain.Confirmations() {
+		d.money.CheckReported(ctx, in.ID, strings.ToLower(in.TxHash))
+	}
+	err = d.Store.View(func(tx *store.Tx) error {
+		t, err := kernel.LoadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		v, err := d.View(tx, t, c.Caller, kernel.ViewBuyer)
+		m := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: d.Verifier.Name(),
+			Message: fmt.Sprintf(msg, d.Chain.Confirmations())}
+		switch {
+		case t.Status != axp.TaskAwaitingPayment:
+			m.Message = "Payment confirmed on chain; the job has started."
+		case v.Payment != nil && v.Payment.MissingUSD > 0:
+			m.Message = fmt.Sprintf("The transaction paid part of the task: %s is still due; send it to the deposit address (payable_usd shows the exact amount).", v.Payment.MissingUSD.Display())
+		}
+		out = m
+		return err
+	})
+	return out, err
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "the exchange's deposit address"
+	}
+	return s
+}
+
+// quoteRequestsMax caps the tasks list_quote_requests answers with.
+const quoteRequestsMax = 200
+
+func (d *Service) listQuoteRequests(ctx context.Context, c *pipeline.Call) (*axp.TaskList, error) {
+	out := &axp.TaskList{Tasks: []axp.Task{}}
+	err := d.Store.View(func(tx *store.Tx) error {
+		m, err := kernel.LoadMember(tx, c.Caller.MemberID)
+		if err != nil {
+			return err
+		}
+		if p := m.Practice; p != nil && p.Answer == nil && d.Now().Before(p.ExpiresAt) {
+			out.Tasks = append(out.Tasks, members.PracticeView(m))
+		}
+		out.Tasks = append(out.Tasks, d.sandboxViews(tx, m.ID, axp.SandboxQuote)...)
+		if m.State != axp.MemberVerified {
+			if len(out.Tasks) > 0 {
+				return nil
+			}
+			return axp.Forbidden("only verified sellers get quote requests", "POST /api/members/me/verify first")
+		}
+		// The open tasks of the seller's skills' types (store.OpenTaskIDs), oldest first: at most
+		// quoteRequestsMax of each type are read past the ones it does not match.
+		var open []*axp.TaskRecord
+		types := map[string]bool{}
+		for _, s := range m.Skills {
+			if types[s.TaskType] {
+				continue
+			}
+			types[s.TaskType] = true
+			n := 0
+			var err error
+			tx.OpenTaskIDs(s.TaskType, func(id string) bool {
+				var t *axp.TaskRecord
+				if t, err = tx.Task(id); err != nil {
+					return false
+				}
+				if t == nil || t.Status != axp.TaskOpen {
+					return true
+				}
+				if _, ok := kernel.Matches(m, t); ok {
+					open = append(open, t)
+					n++
+				}
+				return n < quoteRequestsMax
+			})
+			if err != nil {
+				return err
+			}
+		}
+		sort.Slice(open, func(i, j int) bool { return open[i].ID < open[j].ID })
+		refs := buyerRefs{}
+		for _, t := range open[:min(len(open), max(quoteRequestsMax-len(out.Tasks), 0))] {
+			v, err := d.quoteView(tx, t, c.Caller, refs)
+			if err != nil {
+				return err
+			}
+			out.Tasks = append(out.Tasks, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// pullLatency is how long a pull seller took to answer: from when the task became visible to it
+// (posted, answered after clarification, or the seller verified since) to now. Only a first answer
+// counts (0 otherwise): a replaced offer says nothing of quoting speed.
+func pullLatency(ch *kernel.Change, t *axp.TaskRecord, m *axp.Member) (int64, error) {
+	if q, err := ch.Tx.Quote(t.ID, m.ID); err != nil || q != nil {
+		return 0, err
+	}
+	visible := t.CreatedAt
+	if n := len(t.Clarified); n > 0 && t.Clarified[n-1].At.After(visible) {
+		visible = t.Clarified[n-1].At
+	}
+	if m.VerifiedAt != nil && m.VerifiedAt.After(visible) {
+		visible = *m.VerifiedAt
+	}
+	return max(ch.Now.Sub(visible).Milliseconds(), 1), nil
+}
+
+func (d *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.OfferInput) (*axp.Offer, error) {
+	id := c.Path["id"]
+	if strings.HasPrefix(id, members.PracticePrefix) {
+		return kernel.As[axp.Offer](d.members.AnswerPractice(ctx, c, id, in.QuoteAnswer))
+	}
+	if strings.HasPrefix(id, sandboxPrefix) {
+		return kernel.As[axp.Offer](d.sandboxOffer(ctx, c, id, in.QuoteAnswer))
+	}
+	var offer any
+	_, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		t, err := kernel.LoadTask(ch.Tx, id)
+		if err != nil {
+			return nil, err
+		}
+		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := kernel.Matches(m, t); !ok {
+			return nil, axp.Forbidden("you cannot quote on this task", "quotes come from verified sellers with a skill of this task type who accept its payment method (and are invited, if the buyer invited sellers)")
+		}
+		if _, err := axp.Next(t.Status, axp.TrigQuote, t.Facts()); err != nil {
+			return nil, err
+		}
+		if err := in.QuoteAnswer.Check(t.Free(), ch.Now); err != nil {
+			return nil, err
+		}
+		latency, err := pullLatency(ch, t, m)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.storeAnswer(ch, t, m, in.QuoteAnswer, false, true, latency); err != nil {
+			return nil, err
+		}
+		if err := ch.Tx.PutTask(t, t.Status); err != nil {
+			return nil, err
+		}
+		if err := ch.Audit("task.quote", "task", t.ID, map[string]any{"seller": m.ID, "kind": in.QuoteAnswer.Kind()}); err != nil {
+			return nil, err
+		}
+		q, err := ch.Tx.Quote(t.ID, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		offs, _, _, err := offers(ch.Tx, t, ch.Now)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range offs {
+			if o.OfferID == q.OfferID && q.OfferID != "" {
+				offer = o
+				d.offerNotices(ch, t, []axp.Offer{o})
+				return nil, nil
+			}
+		}
+		offer = map[string]any{"task_id": t.ID, "kind": q.Kind, "recorded": true}
+		return nil, nil
+	})
+	return kernel.As[axp.Offer](offer, err)
+}
+
+// offerNotices pushes offers that arrive after creation to a buyer member and the callback URL.
+func (d *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.Offer) {
+	in := protocol.ReceiveOffersInput{TaskID: t.ID, ChooseURL: d.BaseURL() + "/api/tasks/" + t.ID + "/choose", Test: t.Test}
+	// Buyers that do not sell yet are invited to (spec 6), like in every answer they read.
+	buyer := axp.Caller{Kind: axp.Anonymous}
+	if t.BuyerMemberID != "" {
+		if m, err := ch.Tx.Member(t.BuyerMemberID); err == nil && m != nil {
+			buyer = axp.Caller{Kind: axp.MemberCall, MemberID: m.ID, Roles: m.Roles}
+		}
+	}
+	in.AlsoSell = d.AlsoSell(buyer)
+	for _, o := range offs {
+		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note, Screening: o.Screening})
+	}
+	if t.BuyerMemberID != "" {
+		ch.Notify(kernel.Notice{MemberID: t.BuyerMemberID, Tool: "receive_offers", TaskID: t.ID, Input: in})
+	}
+	if t.CallbackURL != "" {
+		ch.Notify(d.Callback(ch, t, map[string]any{"event": "offers", "offers": in}))
+	}
+}
+
+func (d *Service) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQuery) (*axp.TaskList, error) {
+	out := &axp.TaskList{Tasks: []axp.Task{}}
+	err := d.Store.View(func(tx *store.Tx) error {
+		out.Tasks = append(out.Tasks, d.sandboxViews(tx, c.Caller.MemberID, axp.SandboxWork)...)
+		// The default list reads the index of active jobs, not the seller's whole history.
+		ids := tx.SellerActiveJobIDs(c.Caller.MemberID)
+		if in.Status == "all" {
+			ids = tx.SellerJobIDs(c.Caller.MemberID)
+		}
+		for i := len(ids) - 1; i >= 0; i-- {
+			t, err := tx.Task(ids[i])
+			if err != nil || t == nil || t.SellerID != c.Caller.MemberID {
+				continue
+			}
+			if in.Status != "all" && !axp.ActiveJob(t.Status) {
+				continue
+			}
+			v, err := d.View(tx, t, c.Caller, kernel.ViewSeller)
+			if err != nil {
+				return err
+			}
+			out.Tasks = append(out.Tasks, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// listMyTasks answers a page of the buyer member's tasks, newest first (the buyer_tasks index,
+// read from the cursor on).
+func (d *Service) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyTasksQuery) (*axp.TaskList, error) {
+	if in.Cursor != "" && !strings.HasPrefix(in.Cursor, "tsk_") {
+		return nil, axp.Invalid("cursor", "is not a cursor of this list", "pass the next_cursor of the previous page, or leave it out")
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = axp.MyTasksPageDefault
+	}
+	limit = min(limit, axp.MyTasksPageMax)
+	out := &axp.TaskList{Tasks: []axp.Task{}}
+	err := d.Store.View(func(tx *store.Tx) error {
+		ids, more := tx.BuyerTaskIDsPage(c.Caller.MemberID, in.Cursor, limit)
+		if more {
+			out.NextCursor = ids[len(ids)-1]
+		}
+		for _, id := range ids {
+			t, err := tx.Task(id)
+			if err != nil || t == nil {
+				continue
+			}
+			v, err := d.View(tx, t, c.Caller, kernel.ViewBuyer)
+			if err != nil {
+				return err
+			}
+			out.Tasks = append(out.Tasks, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *Service) getTimeline(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Timeline, error) {
+	out := &axp.Timeline{TaskID: in.ID}
+	err := d.Store.View(func(tx *store.Tx) error {
+		t, err := kernel.LoadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		if err := kernel.AsBuyer(t, c.Caller); err != nil {
+			if c.Caller.Kind != axp.MemberCall || c.Caller.MemberID != t.SellerID {
+				return err
+			}
+		}
+		out.Events, err = tx.Events(t.ID)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,309 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/checks"
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// Register binds the operations of the tasks service to their handlers and subscribes it to the events it handles.
+func (d *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.CreateTask, d.createTask)
+	pipeline.Handle(r, axp.CreateTaskGet, d.createTask)
+	pipeline.Handle(r, axp.GetTask, d.getTask)
+	pipeline.Handle(r, axp.ChooseOffer, d.chooseOffer)
+	pipeline.Handle(r, axp.PayCryptoOp, d.payCrypto)
+	pipeline.Handle(r, axp.GetDeliverable, d.getDeliverable)
+	pipeline.Handle(r, axp.AcceptTask, d.acceptTask)
+	pipeline.Handle(r, axp.DisputeTask, d.disputeTask)
+	pipeline.Handle(r, axp.CancelTask, d.cancelTask)
+	pipeline.Handle(r, axp.GetTimeline, d.getTimeline)
+	pipeline.Handle(r, axp.RequestRedo, d.requestRedo)
+	pipeline.Handle(r, axp.AnswerClarifications, d.answerClarifications)
+	pipeline.HandleNoInput(r, axp.ListQuoteRequests, d.listQuoteRequests)
+	pipeline.Handle(r, axp.SubmitOffer, d.submitOffer)
+	pipeline.Handle(r, axp.ListJobs, d.listJobs)
+	pipeline.Handle(r, axp.Deliver, d.deliver)
+	pipeline.Handle(r, axp.RequestPayment, d.requestPayment)
+	pipeline.Handle(r, axp.StartSandbox, d.startSandbox)
+	pipeline.Handle(r, axp.GetSandbox, d.getSandbox)
+	pipeline.Handle(r, axp.ListMyTasks, d.listMyTasks)
+	d.subscribeTasks()
+}
+
+// maxCustomParams bounds the params of task types outside the catalog (bytes of JSON).
+const maxCustomParams = 20_000
+
+func (d *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewTask) (*axp.CreatedTask, error) {
+	fromQuery := c.FromQuery
+	t, questions, err := d.newTask(c.Caller, in, fromQuery)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.trust.CheckListing(ctx, c.Caller, t); err != nil {
+		return nil, err
+	}
+	token := "bt_" + axp.RandomHex(24)
+	t.BuyerTokenHash = kernel.TokenHash(token)
+	// With an Idempotency-Key, the record is written with the task: a retry after a crash (or
+	// while the quote round runs) finds the task, not a second one; it answers with the task as it
+	// is then and the same buyer token.
+	var pushSellers []*axp.Member
+	if _, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		t.CreatedAt, t.UpdatedAt = ch.Now, ch.Now
+		t.OpenUntil = ch.Now.Add(d.Cfg.OpenWindow)
+		if err := d.CleanBrief(ch, t); err != nil {
+			return nil, err
+		}
+		if pushSellers, err = d.instantOffers(ch, t); err != nil {
+			return nil, err
+		}
+		detail := map[string]any{"type": t.Type, "payment_method": t.PaymentMethod,
+			"buyer": kernel.BuyerLabel(t), "token_fp": protocol.Fingerprint(token)}
+		if t.Screening != nil {
+			detail["screening"] = t.Screening
+		}
+		if err := ch.AnswerWithTask(t.ID, &axp.CreatedTask{BuyerToken: token, Questions: questions}); err != nil {
+			return nil, err
+		}
+		return nil, ch.Save(t, "", "create", detail)
+	}); err != nil {
+		return nil, err
+	}
+	d.Log.InfoContext(ctx, "task posted", "source", "tasks", "task", t.ID, "type", t.Type, "token_fp", protocol.Fingerprint(token))
+	d.quoteRound(ctx, t.ID, pushSellers, false)
+	if t.AutoChoose != "" {
+		if err := d.autoChoose(ctx, t.ID); err != nil {
+			d.Log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)
+		}
+	}
+	out := &axp.CreatedTask{BuyerToken: token, Questions: questions}
+	var notices []kernel.Notice
+	if err := d.Store.View(func(tx *store.Tx) error {
+		cur, err := kernel.LoadTask(tx, t.ID)
+		if err != nil {
+			return err
+		}
+		out.Task, err = d.View(tx, cur, c.Caller, kernel.ViewBuyer)
+		if err == nil && cur.Status == axp.TaskOpen && len(out.Offers) > 0 {
+			// The collected offers go to a buyer member's receive_offers and the callback URL.
+			ch := &kernel.Change{Tx: tx, Ctx: ctx, Now: d.Now(), Events: d.Events}
+			d.offerNotices(ch, cur, out.Offers)
+			notices = ch.Notices
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	d.Send(ctx, notices)
+	return out, nil
+}
+
+// newTask validates a new task and builds its record (not yet stored).
+func (d *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.TaskRecord, []string, error) {
+	if err := d.CheckTarget("callback_url", in.CallbackURL); err != nil {
+		return nil, nil, err
+	}
+	// Sellers read agent_name as the anonymous buyer's name.
+	if err := axp.CheckName("agent_name", in.AgentName); err != nil {
+		return nil, nil, err
+	}
+	desc := strings.TrimSpace(in.Description)
+	typ := in.Type
+	var questions []string
+	if typ == "" && desc == "" {
+		return nil, nil, axp.Invalid("type", "give a type or a description", "e.g. type=text-file with params.prompt, or a description of what you want")
+	}
+	if typ == "" {
+		typ = axp.InferType(desc)
+	}
+	if typ == "" {
+		typ = "custom"
+		questions = []string{
+			"What should the result be: a text file, an image, a video, a transcript, a translation, or something else?",
+			"What format, length, language or size do you need?",
+			"By when do you need it (deadline_minutes)?",
+		}
+	}
+	params := in.Params
+	if params == nil {
+		params = map[string]any{}
+	}
+	if svc := axp.ServiceFor(typ); svc != nil {
+		if _, has := params["prompt"]; !has && desc != "" && kernel.HasParam(svc, "prompt") {
+			params["prompt"] = desc
+		}
+		if typ == "translation" && desc != "" && params["text"] == nil && params["source_url"] == nil {
+			params["text"] = desc
+		}
+		norm, err := svc.Normalize(params, fromQuery, kernel.ParamsField(fromQuery))
+		if err != nil {
+			return nil, nil, err
+		}
+		params = norm
+	} else if raw, _ := json.Marshal(params); len(raw) > maxCustomParams {
+		return nil, nil, axp.Invalid("params", fmt.Sprintf("is %d bytes of JSON; at most %d are allowed", len(raw), maxCustomParams), "put long material in description")
+	}
+	if desc == "" && len(questions) == 0 && len(strings.Fields(fmt.Sprint(params["prompt"]))) < 3 && axp.ServiceFor(typ) == nil {
+		questions = append(questions, "Describe the result you want in a sentence or two, so sellers can quote.")
+	}
+	t := &axp.TaskRecord{ID: axp.NewID("tsk", d.Now()), Type: typ, Description: desc, Params: params,
+		DeadlineMinutes: in.DeadlineMinutes, AutoChoose: in.AutoChoose, PaymentMethod: in.PaymentMethod,
+		PreferredPayment: in.PreferredPayment, Contact: in.Contact, CallbackURL: in.CallbackURL, AgentName: in.AgentName,
+		Questions: questions, Status: axp.TaskOpen}
+	if t.PaymentMethod == "" {
+		t.PaymentMethod = axp.PayCrypto
+	}
+	if d.Chain != nil {
+		t.PostedBlock = d.Chain.LastHead()
+	}
+	if len(in.AcceptanceChecks) > 0 {
+		checks, err := checks.Validate(in.AcceptanceChecks)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.AcceptanceChecks = checks
+	}
+	if c.Kind == axp.MemberCall {
+		if !c.HasRole(protocol.RoleBuyer) {
+			return nil, nil, axp.Forbidden("only buyer members post tasks with their secret", `add "buyer" to your roles, or post without credentials to get a buyer token`)
+		}
+		t.BuyerMemberID = c.MemberID
+	}
+	if err := d.invites(t, in.InviteSellers.Value()); err != nil {
+		return nil, nil, err
+	}
+	return t, questions, nil
+}
+
+// invites resolves invite_sellers: "favourites" (a buyer member's list) or seller ids.
+func (d *Service) invites(t *axp.TaskRecord, v any) error {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		if x != "favourites" {
+			return axp.Invalid("invite_sellers", fmt.Sprintf("%q is not understood", x), `give "favourites" or an array of seller ids`)
+		}
+		if t.BuyerMemberID == "" {
+			return axp.Invalid("invite_sellers", "favourites need a buyer member", "post with your member secret, or list seller ids")
+		}
+		m, err := d.Member(t.BuyerMemberID)
+		if err != nil {
+			return err
+		}
+		if len(m.Favourites) == 0 {
+			return axp.Invalid("invite_sellers", "you have no favourites", "PUT /api/members/me/favourites first, or list seller ids")
+		}
+		t.InviteMode, t.Invited = "favourites", append([]string(nil), m.Favourites...)
+	case []any:
+		if len(x) == 0 || len(x) > 200 {
+			return axp.Invalid("invite_sellers", "must list 1 to 200 seller ids", "")
+		}
+		return d.Store.View(func(tx *store.Tx) error {
+			for i, e := range x {
+				id, _ := e.(string)
+				field := fmt.Sprintf("invite_sellers[%d]", i)
+				m, err := tx.Member(id)
+				if err != nil {
+					return err
+				}
+				if m == nil || !m.HasRole(protocol.RoleSeller) {
+					return axp.Invalid(field, fmt.Sprintf("%q is not a seller", id), "see GET /api/sellers for seller ids")
+				}
+				t.Invited = append(t.Invited, id)
+			}
+			t.InviteMode = "ids"
+			return nil
+		})
+	default:
+		return axp.Invalid("invite_sellers", "must be \"favourites\" or an array of seller ids", "")
+	}
+	return nil
+}
+
+// instantOffers turns the standing prices of matching sellers into offers, in the creating
+// transaction. It returns the matching push sellers too, read in the same pass: those the task's
+// quote round asks (never nil).
+func (d *Service) instantOffers(ch *kernel.Change, t *axp.TaskRecord) ([]*axp.Member, error) {
+	var skills []struct {
+		m *axp.Member
+		s axp.Skill
+	}
+	push := []*axp.Member{}
+	if err := ch.Tx.SellersFor(t.Type, func(m *axp.Member) bool {
+		s, ok := kernel.Matches(m, t)
+		switch {
+		case !ok:
+		case s.Instant():
+			skills = append(skills, struct {
+				m *axp.Member
+				s axp.Skill
+			}{m, *s})
+		case !m.PullMode():
+			push = append(push, m)
+		}
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	for _, x := range skills {
+		price := *x.s.InstantPriceUSD
+		if t.Free() {
+			price = 0
+		} else if price == 0 {
+			continue
+		}
+		eta := *x.s.InstantETAMinutes
+		a := protocol.QuoteAnswer{PriceUSD: &price, ETAMinutes: &eta, Note: x.s.Description, Guarantee: x.s.Guarantee}
+		if err := d.storeAnswer(ch, t, x.m, a, true, false, 0); err != nil {
+			return nil, err
+		}
+	}
+	return push, nil
+}
+
+// storeAnswer records a seller's answer on an open task (replacing any earlier one), with the fee
+// of the moment frozen on the offer.
+func (d *Service) storeAnswer(ch *kernel.Change, t *axp.TaskRecord, m *axp.Member, a protocol.QuoteAnswer, instant, pull bool, latency int64) error {
+	sc, err := d.CleanAnswer(ch, t, m.ID, &a, instant)
+	if err != nil {
+		return err
+	}
+	q := &axp.QuoteRecord{TaskID: t.ID, SellerID: m.ID, SellerName: m.Name, Kind: a.Kind(), Answer: a,
+		Instant: instant, Pull: pull, LatencyMS: latency, Screening: sc, CreatedAt: ch.Now}
+	if q.Kind == "price" {
+		bps, _ := d.Cfg.Fees.At(ch.Now)
+		q.Fee = axp.FeeFor(*a.PriceUSD, bps)
+		q.OfferID = axp.NewID("ofr", ch.Now)
+	}
+	if err := ch.Tx.PutQuote(q); err != nil {
+		return err
+	}
+	if !instant && latency > 0 {
+		st, err := ch.Tx.SellerStats(m.ID)
+		if err != nil {
+			return err
+		}
+		st.AddQuoteLatency(latency)
+		if err := ch.Tx.PutSellerStats(st); err != nil {
+			return err
+		}
+	}
+	detail := map[string]any{"seller": m.ID, "kind": q.Kind}
+	if q.Screening != nil {
+		detail["screening"] = q.Screening
+	}
+	if q.OfferID != "" {
+		detail["offer_id"], detail["price_usd"] = q.OfferID, a.PriceUSD
+	}
+	return ch.Event(t, "quote", detail)
+}

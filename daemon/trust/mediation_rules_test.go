@@ -1,0 +1,83 @@
+package trust
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/kernel"
+)
+
+func ip(n int) *int { return &n }
+
+// TestRuleDispute covers each rule of the built-in Mediator and the bounds set by the proposals.
+func TestRuleDispute(t *testing.T) {
+	cases := []struct {
+		name string
+		f    disputeFacts
+		pct  int
+		rule string
+	}{
+		{"failed checks refund", disputeFacts{ChecksGiven: true, BuyerStated: true, SellerStated: true}, 100, "checks_failed"},
+		{"failed checks, buyer asked less", disputeFacts{ChecksGiven: true, BuyerStated: true, BuyerPct: ip(80), SellerStated: true}, 80, "checks_failed"},
+		{"silent seller", disputeFacts{WindowEnded: true, BuyerStated: true}, 100, "seller_silent"},
+		{"silent seller, buyer's proposal", disputeFacts{WindowEnded: true, BuyerStated: true, BuyerPct: ip(60)}, 60, "seller_silent"},
+		{"silent buyer", disputeFacts{WindowEnded: true, SellerStated: true}, 0, "buyer_silent"},
+		{"silent buyer, seller offers", disputeFacts{WindowEnded: true, SellerStated: true, SellerPct: ip(15)}, 15, "buyer_silent"},
+		{"very late", disputeFacts{Late: true, VeryLate: true, BuyerStated: true, SellerStated: true}, 50, "very_late"},
+		{"late", disputeFacts{Late: true, BuyerStated: true, SellerStated: true}, 25, "late"},
+		{"late, seller offers more", disputeFacts{Late: true, BuyerStated: true, SellerStated: true, SellerPct: ip(40)}, 40, "late"},
+		{"midpoint", disputeFacts{BuyerStated: true, BuyerPct: ip(60), SellerStated: true, SellerPct: ip(20)}, 40, "both_proposed"},
+		{"midpoint rounds half up", disputeFacts{BuyerStated: true, BuyerPct: ip(61), SellerStated: true, SellerPct: ip(20)}, 41, "both_proposed"},
+		{"checks passed", disputeFacts{ChecksGiven: true, ChecksPassed: true, BuyerStated: true, SellerStated: true}, 0, "checks_passed"},
+		{"one proposal", disputeFacts{BuyerStated: true, SellerStated: true, SellerPct: ip(30)}, 30, "one_proposal"},
+		{"no evidence", disputeFacts{BuyerStated: true, SellerStated: true}, 50, "no_evidence"},
+		{"no evidence, buyer asks less", disputeFacts{BuyerStated: true, BuyerPct: ip(20), SellerStated: true}, 20, "one_proposal"},
+	}
+	for _, c := range cases {
+		pct, rule, why := ruleDispute(c.f)
+		if pct != c.pct || rule != c.rule || !strings.Contains(why, rule) {
+			t.Errorf("%s: %d %s (%s), want %d %s", c.name, pct, rule, why, c.pct, c.rule)
+		}
+	}
+	if !strings.Contains(mediatorRulesText(), "checks_failed") && !strings.Contains(mediatorRulesText(), "acceptance checks") {
+		t.Error("the FAQ text does not describe the rules")
+	}
+}
+
+func TestRuleObjection(t *testing.T) {
+	plain := &axp.TaskRecord{}
+	disputed := &axp.TaskRecord{Disputed: true}
+	cases := []struct {
+		name    string
+		r       axp.ReviewView
+		t       *axp.TaskRecord
+		outcome string
+	}{
+		{"contact details", axp.ReviewView{Rating: 4, Comment: "x", Screening: &axp.Screening{Removed: []string{"email"}}}, plain, "remove"},
+		{"injection", axp.ReviewView{Rating: 5, Comment: "x", Screening: &axp.Screening{Flagged: true}}, plain, "remove"},
+		{"bare low rating, no dispute", axp.ReviewView{Rating: 1}, plain, "remove"},
+		{"bare low rating after a dispute", axp.ReviewView{Rating: 1}, disputed, "keep"},
+		{"an opinion", axp.ReviewView{Rating: 2, Comment: "slow"}, plain, "keep"},
+	}
+	for _, c := range cases {
+		if got, _, _ := ruleObjection(&c.r, c.t); got != c.outcome {
+			t.Errorf("%s: %s, want %s", c.name, got, c.outcome)
+		}
+	}
+}
+
+func TestDataSourceParamsAndTextMime(t *testing.T) {
+	for k, want := range map[string]bool{"source_url": true, "source_urls": true, "video_source_url": true, "url": true,
+		"prompt": false, "text": false, "callback": false} {
+		if kernel.DataSourceParam(k) != want {
+			t.Errorf("kernel.DataSourceParam(%s) = %v", k, !want)
+		}
+	}
+	for m, want := range map[string]bool{"text/plain; charset=utf-8": true, "application/json": true, "application/ld+json": true,
+		"image/png": false, "application/octet-stream": false, "video/mp4": false} {
+		if kernel.TextMime(m) != want {
+			t.Errorf("kernel.TextMime(%s) = %v", m, !want)
+		}
+	}
+}

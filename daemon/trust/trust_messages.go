@@ -1,0 +1,199 @@
+package trust
+
+import (
+	"context"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// sideOf says which side of a task the caller acts for: its buyer or its chosen seller.
+func sideOf(t *axp.TaskRecord, c axp.Caller) (string, error) {
+	err := kernel.AsBuyer(t, c)
+	if err == nil {
+		return axp.SideBuyer, nil
+	}
+	if c.Kind == axp.MemberCall {
+		if t.SellerID != "" && c.MemberID == t.SellerID {
+			return axp.SideSeller, nil
+		}
+		return "", axp.Forbidden("you are not a party to this task", "only the buyer and the chosen seller may do this")
+	}
+	return "", err
+}
+
+// mayQuote reports whether a seller takes part in the task's offers: it answered, or matches.
+func mayQuote(tx *store.Tx, t *axp.TaskRecord, sellerID string) (bool, error) {
+	q, err := tx.Quote(t.ID, sellerID)
+	if err != nil || q != nil {
+		return q != nil, err
+	}
+	m, err := tx.Member(sellerID)
+	if err != nil || m == nil {
+		return false, err
+	}
+	_, ok := kernel.Matches(m, t)
+	return ok, nil
+}
+
+func (d *Service) listMessages(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.MessageList, error) {
+	out := &axp.MessageList{TaskID: in.ID, Messages: []axp.Message{}}
+	err := d.Store.View(func(tx *store.Tx) error {
+		t, err := kernel.LoadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		all, err := tx.Messages(t.ID)
+		if err != nil {
+			return err
+		}
+		if kernel.AsBuyer(t, c.Caller) == nil {
+			out.Messages = all
+			return nil
+		}
+		if c.Caller.Kind != axp.MemberCall {
+			return kernel.AsBuyer(t, c.Caller)
+		}
+		mine := c.Caller.MemberID == t.SellerID
+		for _, m := range all {
+			if m.SellerID == c.Caller.MemberID {
+				out.Messages = append(out.Messages, m)
+				mine = true
+			}
+		}
+		if !mine {
+			ok, err := mayQuote(tx, t, c.Caller.MemberID)
+			if err != nil {
+				return err
+			}
+			if !ok || t.SellerID != "" {
+				return axp.Forbidden("you are not a party to this task", "only the buyer and its sellers read its messages")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (d *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.MessageBody) (*axp.Message, error) {
+	return kernel.As[axp.Message](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		t, err := kernel.LoadTask(ch.Tx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if t.Status == axp.TaskCancelled || t.Status == axp.TaskExpired {
+			return nil, axp.Conflict("the task is "+t.Status+": its conversations are closed", "")
+		}
+		msg := &axp.Message{ID: axp.NewID("msg", ch.Now), TaskID: t.ID, CreatedAt: ch.Now}
+		var p kernel.Party
+		if kernel.AsBuyer(t, c.Caller) == nil {
+			msg.From, p = axp.SideBuyer, kernel.BuyerParty(t)
+			switch {
+			case t.SellerID != "" && in.SellerID != "" && in.SellerID != t.SellerID:
+				return nil, axp.Invalid("seller_id", "a seller was chosen: messages go to "+t.SellerID, "leave seller_id out")
+			case t.SellerID != "":
+				msg.SellerID = t.SellerID
+			case in.SellerID == "":
+				return nil, axp.Invalid("seller_id", "is required before a seller is chosen", "name the seller (from an offer) you write to")
+			default:
+				ok, err := mayQuote(ch.Tx, t, in.SellerID)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					return nil, axp.Invalid("seller_id", in.SellerID+" is not a seller on this task", "write to a seller that offered or was asked to quote")
+				}
+				msg.SellerID = in.SellerID
+			}
+		} else {
+			if c.Caller.Kind != axp.MemberCall {
+				return nil, kernel.AsBuyer(t, c.Caller)
+			}
+			me := c.Caller.MemberID
+			if in.SellerID != "" && in.SellerID != me {
+				return nil, axp.Invalid("seller_id", "sellers write in their own conversation", "leave seller_id out")
+			}
+			allowed := t.SellerID == me
+			if !allowed && t.SellerID == "" {
+				all, err := ch.Tx.Messages(t.ID)
+				if err != nil {
+					return nil, err
+				}
+				for _, m := range all {
+					if m.SellerID == me && m.From == axp.SideBuyer {
+						allowed = true
+						break
+					}
+				}
+			}
+			if !allowed {
+				return nil, axp.Forbidden("you may not write on this task", "a seller answers once the buyer wrote to it, or once it is chosen")
+			}
+			msg.From, msg.SellerID, p = axp.SideSeller, me, kernel.SellerParty(t, me)
+		}
+		body, sc, err := d.CleanText(ch, p, "message", in.Body, false)
+		if err != nil {
+			return nil, err
+		}
+		msg.Body, msg.Screening = body, sc
+		if err := ch.Tx.PutMessage(msg); err != nil {
+			return nil, err
+		}
+		detail := map[string]any{"message_id": msg.ID, "from": msg.From, "seller_id": msg.SellerID}
+		if sc != nil {
+			detail["screening"] = sc
+		}
+		if err := ch.Save(t, t.Status, "message", detail); err != nil {
+			return nil, err
+		}
+		data := map[string]any{"message_id": msg.ID, "from": msg.From, "seller_id": msg.SellerID, "body": msg.Body}
+		if sc != nil {
+			data["screening"] = sc
+		}
+		if msg.From == axp.SideBuyer {
+			d.eventTo(ch, t, msg.SellerID, "message", data)
+		} else {
+			d.eventToBuyer(ch, t, "message", data)
+		}
+		return msg, nil
+	}))
+}
+
+// eventTo pushes a task_update event to one member (push members only; pull members read it).
+func (d *Service) eventTo(ch *kernel.Change, t *axp.TaskRecord, memberID, event string, data map[string]any) {
+	if memberID == "" {
+		return
+	}
+	ch.Notify(kernel.Notice{MemberID: memberID, Tool: "task_update", TaskID: t.ID, Input: protocol.TaskUpdateInput{TaskID: t.ID,
+		Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.Rfc3339(t.AutoReleaseAt), Test: t.Test}})
+}
+
+// eventToBuyer pushes a task_update event to the buyer member and the task's callback URL.
+func (d *Service) eventToBuyer(ch *kernel.Change, t *axp.TaskRecord, event string, data map[string]any) {
+	d.eventTo(ch, t, t.BuyerMemberID, event, data)
+	if t.CallbackURL != "" {
+		in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.Rfc3339(t.AutoReleaseAt), Test: t.Test}
+		ch.Notify(d.Callback(ch, t, map[string]any{"event": event, "task_update": in}))
+	}
+}
+
+// eventToSide pushes an event to one side of a task.
+func (d *Service) eventToSide(ch *kernel.Change, t *axp.TaskRecord, side, event string, data map[string]any) {
+	if side == axp.SideSeller {
+		d.eventTo(ch, t, t.SellerID, event, data)
+		return
+	}
+	d.eventToBuyer(ch, t, event, data)
+}
+
+// eventToBoth pushes an event to both sides of a task.
+func (d *Service) eventToBoth(ch *kernel.Change, t *axp.TaskRecord, event string, data map[string]any) {
+	d.eventToSide(ch, t, axp.SideBuyer, event, data)
+	d.eventToSide(ch, t, axp.SideSeller, event, data)
+}

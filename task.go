@@ -64,6 +64,53 @@ type Offer struct {
 	CreatedAt    time.Time          `json:"created_at"`
 }
 
+// OfferAnswer answers submit_offer: the offer a price made, or, for clarifying questions, a decline,
+// a practice request or a sandbox job, what was recorded. On the wire it is one or the other.
+type OfferAnswer struct {
+	Offer    *Offer
+	Recorded *QuoteRecorded
+}
+
+// QuoteRecorded is what a quote that made no offer recorded.
+type QuoteRecorded struct {
+	TaskID   string `json:"task_id"`
+	Kind     string `json:"kind" schema:"enum=price|clarify|decline"`
+	Recorded bool   `json:"recorded"`
+	// Sandbox: the quote answered a sandbox job; Next says what a practice request's seller does next.
+	Sandbox bool   `json:"sandbox,omitempty"`
+	Next    string `json:"next,omitempty"`
+}
+
+// MarshalJSON writes the offer, or what was recorded.
+func (a OfferAnswer) MarshalJSON() ([]byte, error) {
+	if a.Offer != nil {
+		return json.Marshal(a.Offer)
+	}
+	return json.Marshal(a.Recorded)
+}
+
+// UnmarshalJSON reads either shape: an answer with "recorded" is what was recorded.
+func (a *OfferAnswer) UnmarshalJSON(b []byte) error {
+	var probe struct {
+		Recorded bool `json:"recorded"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return err
+	}
+	if probe.Recorded {
+		a.Offer, a.Recorded = nil, &QuoteRecorded{}
+		return json.Unmarshal(b, a.Recorded)
+	}
+	a.Offer, a.Recorded = &Offer{}, nil
+	return json.Unmarshal(b, a.Offer)
+}
+
+// JSONSchema describes the two shapes as a oneOf.
+func (OfferAnswer) JSONSchema() *protocol.Schema {
+	return &protocol.Schema{Type: "object", Description: "the offer made, or what a quote that made no offer recorded",
+		OneOf: []*protocol.Schema{protocol.SchemaFor[Offer](), protocol.SchemaFor[QuoteRecorded]()}}
+}
+
 // Reliability is a seller's measured record.
 type Reliability struct {
 	OnTimeRate        *float64 `json:"on_time_rate"`
@@ -710,7 +757,7 @@ var ListQuoteRequests = Define[NoInput, TaskList](Op{Name: "list_quote_requests"
 	nil)
 
 // SubmitOffer declares submit_offer, POST /api/tasks/{id}/offers.
-var SubmitOffer = Define[OfferInput, Offer](Op{Name: "submit_offer", Method: post, Path: "/api/tasks/{id}/offers", Tag: "seller", Access: SellerAuth, Status: created, Tool: "submit_offer", Summary: "Quote on a task."},
+var SubmitOffer = Define[OfferInput, OfferAnswer](Op{Name: "submit_offer", Method: post, Path: "/api/tasks/{id}/offers", Tag: "seller", Access: SellerAuth, Status: created, Tool: "submit_offer", Summary: "Quote on a task."},
 	&OfferInput{ID: "tsk_x", QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr[Money](1500000), ETAMinutes: ptr(10), Note: "n"}})
 
 // ListJobs declares list_jobs, GET /api/members/me/jobs.

@@ -140,7 +140,7 @@ var (
 	// ListQuoteRequests is GET /api/members/me/quote-requests: Open tasks you can quote on, each naming its buyer as the push quote call does.
 	ListQuoteRequests = Def[None, axp.TaskList]("list_quote_requests")
 	// SubmitOffer is POST /api/tasks/{id}/offers: Quote on a task.
-	SubmitOffer = Def[axp.OfferInput, axp.Offer]("submit_offer")
+	SubmitOffer = Def[axp.OfferInput, axp.OfferAnswer]("submit_offer")
 	// ListJobs is GET /api/members/me/jobs: Tasks assigned to you, with payout after the platform fee.
 	ListJobs = Def[axp.JobsQuery, axp.TaskList]("list_jobs")
 	// Deliver is POST /api/members/me/jobs/{id}/deliver: Register a delivery; starts the buyer's auto-release window.

@@ -3,7 +3,6 @@ package memberkit
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -140,25 +139,13 @@ type OfferReceipt struct {
 // Offer answers a quote request through REST with a price, clarifying questions or a decline.
 func (c *Client) Offer(ctx context.Context, taskID string, q protocol.QuoteAnswer) (*OfferReceipt, error) {
 	// Only a price is answered with the offer; questions and declines with a receipt.
-	resp, err := api.SubmitOffer.Do(ctx, c.at(c.BaseURL), axp.OfferInput{ID: taskID, QuoteAnswer: q})
+	ans, _, err := api.SubmitOffer.Call(ctx, c.at(c.BaseURL), axp.OfferInput{ID: taskID, QuoteAnswer: q})
 	if err != nil {
 		return nil, err
 	}
-	raw := resp.Body
-	r := &OfferReceipt{TaskID: taskID, Kind: q.Kind()}
-	var probe struct {
-		OfferID string `json:"offer_id"`
-	}
-	if json.Unmarshal(raw, &probe) == nil && probe.OfferID != "" {
-		var o axp.Offer
-		if err := json.Unmarshal(raw, &o); err != nil {
-			return nil, fmt.Errorf("the offer cannot be read: %w", err)
-		}
-		r.Offer, r.Recorded = &o, true
-		return r, nil
-	}
-	if err := json.Unmarshal(raw, r); err != nil {
-		return nil, fmt.Errorf("the answer cannot be read: %w", err)
+	r := &OfferReceipt{TaskID: taskID, Kind: q.Kind(), Offer: ans.Offer, Recorded: ans.Offer != nil}
+	if rec := ans.Recorded; rec != nil {
+		r.TaskID, r.Kind, r.Recorded = rec.TaskID, rec.Kind, rec.Recorded
 	}
 	return r, nil
 }

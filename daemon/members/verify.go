@@ -269,8 +269,8 @@ func PracticeView(m *axp.Member) axp.Task {
 }
 
 // answerPractice records a pull member's answer to its practice request.
-func (d *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID string, a protocol.QuoteAnswer) (any, error) {
-	return d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (d *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
+	return kernel.As[axp.QuoteRecorded](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -285,9 +285,9 @@ func (d *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID s
 		if err := ch.Tx.PutMember(m); err != nil {
 			return nil, err
 		}
-		return map[string]any{"task_id": taskID, "kind": a.Kind(), "recorded": true,
-			"next": "POST /api/members/me/verify to finish verification"}, nil
-	})
+		return &axp.QuoteRecorded{TaskID: taskID, Kind: a.Kind(), Recorded: true,
+			Next: "POST /api/members/me/verify to finish verification"}, nil
+	}))
 }
 
 func (d *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Conformance, error) {

@@ -305,7 +305,7 @@ func (d *Service) sandboxPushBuyer(ctx context.Context, id string, m *axp.Member
 }
 
 // sandboxOffer records a pull seller's quote on its sandbox job.
-func (d *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string, a protocol.QuoteAnswer) (any, error) {
+func (d *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
 	if err := a.Check(false, d.Now()); err != nil {
 		return nil, err
 	}
@@ -322,7 +322,7 @@ func (d *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string,
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"task_id": id, "kind": a.Kind(), "recorded": true, "sandbox": true}, nil
+	return &axp.QuoteRecorded{TaskID: id, Kind: a.Kind(), Recorded: true, Sandbox: true}, nil
 }
 
 // sandboxDeliver records a delivery on a sandbox job.

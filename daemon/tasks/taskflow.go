@@ -410,15 +410,23 @@ func pullLatency(ch *kernel.Change, t *axp.TaskRecord, m *axp.Member) (int64, er
 	return max(ch.Now.Sub(visible).Milliseconds(), 1), nil
 }
 
-func (d *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.OfferInput) (*axp.Offer, error) {
+func (d *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.OfferInput) (*axp.OfferAnswer, error) {
 	id := c.Path["id"]
 	if strings.HasPrefix(id, members.PracticePrefix) {
-		return kernel.As[axp.Offer](d.members.AnswerPractice(ctx, c, id, in.QuoteAnswer))
+		rec, err := d.members.AnswerPractice(ctx, c, id, in.QuoteAnswer)
+		if err != nil {
+			return nil, err
+		}
+		return &axp.OfferAnswer{Recorded: rec}, nil
 	}
 	if strings.HasPrefix(id, sandboxPrefix) {
-		return kernel.As[axp.Offer](d.sandboxOffer(ctx, c, id, in.QuoteAnswer))
+		rec, err := d.sandboxOffer(ctx, c, id, in.QuoteAnswer)
+		if err != nil {
+			return nil, err
+		}
+		return &axp.OfferAnswer{Recorded: rec}, nil
 	}
-	var offer any
+	var answer axp.OfferAnswer
 	_, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
@@ -460,15 +468,18 @@ func (d *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		}
 		for _, o := range offs {
 			if o.OfferID == q.OfferID && q.OfferID != "" {
-				offer = o
+				answer = axp.OfferAnswer{Offer: &o}
 				d.offerNotices(ch, t, []axp.Offer{o})
 				return nil, nil
 			}
 		}
-		offer = map[string]any{"task_id": t.ID, "kind": q.Kind, "recorded": true}
+		answer = axp.OfferAnswer{Recorded: &axp.QuoteRecorded{TaskID: t.ID, Kind: q.Kind, Recorded: true}}
 		return nil, nil
 	})
-	return kernel.As[axp.Offer](offer, err)
+	if err != nil {
+		return nil, err
+	}
+	return &answer, nil
 }
 
 // offerNotices pushes offers that arrive after creation to a buyer member and the callback URL.

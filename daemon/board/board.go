@@ -15,14 +15,14 @@ import (
 )
 
 // Register binds the operations of the board service to their handlers.
-func (d *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.BoardListOp, d.boardList)
-	pipeline.Handle(r, axp.BoardRead, d.boardRead)
-	pipeline.Handle(r, axp.BoardPostOp, d.boardPost)
-	pipeline.Handle(r, axp.BoardReplyOp, d.boardReply)
-	pipeline.Handle(r, axp.AdminBoard, d.adminBoard)
-	pipeline.Handle(r, axp.AdminBoardApprove, d.adminBoardApprove)
-	pipeline.Handle(r, axp.AdminBoardHide, d.adminBoardHide)
+func (s *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.BoardListOp, s.boardList)
+	pipeline.Handle(r, axp.BoardRead, s.boardRead)
+	pipeline.Handle(r, axp.BoardPostOp, s.boardPost)
+	pipeline.Handle(r, axp.BoardReplyOp, s.boardReply)
+	pipeline.Handle(r, axp.AdminBoard, s.adminBoard)
+	pipeline.Handle(r, axp.AdminBoardApprove, s.adminBoardApprove)
+	pipeline.Handle(r, axp.AdminBoardHide, s.adminBoardHide)
 }
 
 var boardTagRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,29}$`)
@@ -68,7 +68,7 @@ func seenBy(p *axp.BoardPost, id string) bool {
 	return p.Status == axp.BoardVisible || p.Author.ID == id
 }
 
-func (d *Service) boardList(ctx context.Context, c *pipeline.Call, in *axp.BoardListQuery) (*axp.BoardList, error) {
+func (s *Service) boardList(ctx context.Context, c *pipeline.Call, in *axp.BoardListQuery) (*axp.BoardList, error) {
 	tag := ""
 	if in.Tag != "" {
 		tag = strings.ToLower(strings.TrimSpace(in.Tag))
@@ -84,7 +84,7 @@ func (d *Service) boardList(ctx context.Context, c *pipeline.Call, in *axp.Board
 		limit = axp.BoardPageDefault
 	}
 	out := &axp.BoardList{}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		if _, err := boardMember(tx, c.Caller); err != nil {
 			return err
 		}
@@ -104,13 +104,13 @@ func (d *Service) boardList(ctx context.Context, c *pipeline.Call, in *axp.Board
 	return out, nil
 }
 
-func (d *Service) boardRead(ctx context.Context, c *pipeline.Call, in *axp.BoardReadQuery) (*axp.BoardThreadView, error) {
+func (s *Service) boardRead(ctx context.Context, c *pipeline.Call, in *axp.BoardReadQuery) (*axp.BoardThreadView, error) {
 	limit := in.Limit
 	if limit <= 0 {
 		limit = axp.BoardRepliesDefault
 	}
 	out := &axp.BoardThreadView{}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		m, err := boardMember(tx, c.Caller)
 		if err != nil {
 			return err
@@ -147,20 +147,20 @@ func loadThread(tx *store.Tx, id, memberID string) (*axp.BoardPost, error) {
 	return t, nil
 }
 
-func (d *Service) boardPost(ctx context.Context, c *pipeline.Call, in *axp.BoardPostBody) (*axp.BoardPost, error) {
+func (s *Service) boardPost(ctx context.Context, c *pipeline.Call, in *axp.BoardPostBody) (*axp.BoardPost, error) {
 	tags, err := boardTags(in.Tags)
 	if err != nil {
 		return nil, err
 	}
-	return kernel.As[axp.BoardPost](d.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardThread, Title: in.Title, Body: in.Body, Tags: tags}))
+	return kernel.As[axp.BoardPost](s.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardThread, Title: in.Title, Body: in.Body, Tags: tags}))
 }
 
-func (d *Service) boardReply(ctx context.Context, c *pipeline.Call, in *axp.BoardReplyBody) (*axp.BoardPost, error) {
-	return kernel.As[axp.BoardPost](d.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardReply, ThreadID: in.ID, Body: in.Body}))
+func (s *Service) boardReply(ctx context.Context, c *pipeline.Call, in *axp.BoardReplyBody) (*axp.BoardPost, error) {
+	return kernel.As[axp.BoardPost](s.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardReply, ThreadID: in.ID, Body: in.Body}))
 }
 
 // publish screens and stores a new thread or reply by the caller, in one transaction.
-func (d *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (any, error) {
+func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (any, error) {
 	for _, f := range []struct{ name, v string }{{"title", p.Title}, {"body", p.Body}} {
 		if (f.name == "body" || p.Kind == axp.BoardThread) && strings.TrimSpace(f.v) == "" {
 			return nil, axp.Invalid(f.name, "is blank", "write the "+f.name+" of the post")
@@ -168,16 +168,16 @@ func (d *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 	}
 	// An unverified member is told so before the listing policy speaks; the transaction checks
 	// again.
-	if err := d.Store.View(func(tx *store.Tx) error {
+	if err := s.Store.View(func(tx *store.Tx) error {
 		_, err := boardMember(tx, c)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	if err := d.boardPolicy(ctx, c, p); err != nil {
+	if err := s.boardPolicy(ctx, c, p); err != nil {
 		return nil, err
 	}
-	return d.Mutate(ctx, c.Actor(), func(ch *kernel.Change) (any, error) {
+	return s.Mutate(ctx, c.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := boardMember(ch.Tx, c)
 		if err != nil {
 			return nil, err
@@ -197,15 +197,15 @@ func (d *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 			p.ThreadID = p.ID
 		}
 		who := kernel.Party{MemberID: m.ID, Actor: ch.Actor, PostID: p.ID}
-		var sc, s *axp.Screening
-		if p.Title, s, err = d.CleanText(ch, who, "board.title", p.Title, false); err != nil {
+		var sc, vx *axp.Screening
+		if p.Title, vx, err = s.CleanText(ch, who, "board.title", p.Title, false); err != nil {
 			return nil, err
 		}
-		kernel.Merge(&sc, "title", s)
-		if p.Body, s, err = d.CleanText(ch, who, "board.body", p.Body, false); err != nil {
+		kernel.Merge(&sc, "title", vx)
+		if p.Body, vx, err = s.CleanText(ch, who, "board.body", p.Body, false); err != nil {
 			return nil, err
 		}
-		kernel.Merge(&sc, "body", s)
+		kernel.Merge(&sc, "body", vx)
 		p.Screening, p.Status = sc, axp.BoardVisible
 		if sc != nil && sc.Risk >= screen.InjectionAt {
 			p.Status = axp.BoardPending
@@ -228,7 +228,7 @@ func (d *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 		if p.Status == axp.BoardPending {
 			ctx := ch.Ctx
 			ch.After(func() {
-				d.Log.InfoContext(ctx, "board post waits for the operator", "source", "trust", "post", p.ID, "member", m.ID,
+				s.Log.InfoContext(ctx, "board post waits for the operator", "source", "trust", "post", p.ID, "member", m.ID,
 					"risk", sc.Risk)
 			})
 		}
@@ -252,22 +252,22 @@ func countReply(ch *kernel.Change, thread *axp.BoardPost, delta int) error {
 // boardPolicy applies the listing policy to a post (spec 7): a post asking for fraud, malware,
 // fake reviews and the like is refused with the reason, and the refusal is audited (in its own
 // transaction, since the post itself is not stored; the audit holds the category, not the text).
-func (d *Service) boardPolicy(ctx context.Context, c axp.Caller, p *axp.BoardPost) error {
+func (s *Service) boardPolicy(ctx context.Context, c axp.Caller, p *axp.BoardPost) error {
 	pol := kernel.ListingPolicy("board post", strings.TrimSpace(p.Title+"\n"+p.Body), nil)
 	if pol == nil {
 		return nil
 	}
-	if _, err := d.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
+	if _, err := s.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
 		return nil, ch.Audit("board.refuse", "member", c.MemberID, map[string]any{"category": pol.Category, "kind": p.Kind})
 	}); err != nil {
 		return err
 	}
-	d.Log.InfoContext(ctx, "board post refused by the listing policy", "source", "trust", "member", c.MemberID, "category", pol.Category)
+	s.Log.InfoContext(ctx, "board post refused by the listing policy", "source", "trust", "member", c.MemberID, "category", pol.Category)
 	return axp.Forbidden("this post is not accepted on the board: "+pol.Reason+" (category "+pol.Category+")",
 		"the board takes what the exchange lists; rewrite the post, or ask the operator (POST /api/members/me/operator-messages)")
 }
 
-func (d *Service) adminBoard(ctx context.Context, c *pipeline.Call, in *axp.BoardAdminQuery) (*axp.BoardPostList, error) {
+func (s *Service) adminBoard(ctx context.Context, c *pipeline.Call, in *axp.BoardAdminQuery) (*axp.BoardPostList, error) {
 	status, limit := in.Status, in.Limit
 	if status == "" {
 		status = axp.BoardPending
@@ -276,7 +276,7 @@ func (d *Service) adminBoard(ctx context.Context, c *pipeline.Call, in *axp.Boar
 		limit = adminBoardDefault
 	}
 	out := &axp.BoardPostList{Posts: []axp.BoardPost{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		if status == axp.BoardPending {
 			var err error
 			out.Posts, err = tx.PendingBoardPosts(limit)
@@ -295,22 +295,22 @@ func (d *Service) adminBoard(ctx context.Context, c *pipeline.Call, in *axp.Boar
 	return out, nil
 }
 
-func (d *Service) adminBoardApprove(ctx context.Context, c *pipeline.Call, in *axp.BoardApproveBody) (*axp.BoardPost, error) {
-	return kernel.As[axp.BoardPost](d.moderate(ctx, c, in.ID, axp.BoardVisible, in.Note))
+func (s *Service) adminBoardApprove(ctx context.Context, c *pipeline.Call, in *axp.BoardApproveBody) (*axp.BoardPost, error) {
+	return kernel.As[axp.BoardPost](s.moderate(ctx, c, in.ID, axp.BoardVisible, in.Note))
 }
 
-func (d *Service) adminBoardHide(ctx context.Context, c *pipeline.Call, in *axp.BoardHideBody) (*axp.BoardPost, error) {
-	return kernel.As[axp.BoardPost](d.moderate(ctx, c, in.ID, axp.BoardHidden, in.Reason))
+func (s *Service) adminBoardHide(ctx context.Context, c *pipeline.Call, in *axp.BoardHideBody) (*axp.BoardPost, error) {
+	return kernel.As[axp.BoardPost](s.moderate(ctx, c, in.ID, axp.BoardHidden, in.Reason))
 }
 
 // moderate is the operator's decision on a post: it appears (visible) or is hidden. The thread's
 // reply count follows, and the author is told.
-func (d *Service) moderate(ctx context.Context, c *pipeline.Call, id, to, note string) (any, error) {
+func (s *Service) moderate(ctx context.Context, c *pipeline.Call, id, to, note string) (any, error) {
 	action, verb := "approved", "approve"
 	if to == axp.BoardHidden {
 		action, verb = "hidden", "hide"
 	}
-	return d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		p, err := ch.Tx.BoardPost(id)
 		if err != nil {
 			return nil, err
@@ -357,7 +357,7 @@ func (d *Service) moderate(ctx context.Context, c *pipeline.Call, id, to, note s
 			} else if note != "" {
 				body += " Note: " + note
 			}
-			if err := d.PersonalNotice(ch, m, severity, title, body); err != nil {
+			if err := s.PersonalNotice(ch, m, severity, title, body); err != nil {
 				return nil, err
 			}
 		}

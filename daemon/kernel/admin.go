@@ -14,7 +14,7 @@ func SchemaOf[T any]() *protocol.Schema { return protocol.SchemaFor[T]() }
 // of the audience (the pusher retries; each outcome is recorded on the member's delivery). Pull
 // members read it with GET /api/members/me/announcements. A role audience leaves suspended members
 // out; members named one by one are all reached.
-func (d *Kernel) Announce(ch *Change, a *store.AnnouncementRecord) error {
+func (k *Kernel) Announce(ch *Change, a *store.AnnouncementRecord) error {
 	if err := ch.Tx.PutAnnouncement(a); err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func (d *Kernel) Announce(ch *Change, a *store.AnnouncementRecord) error {
 		if !m.PullMode() {
 			dl.Via, dl.Status = "push", "pending"
 			id, member := a.ID, m.ID
-			ch.Notify(Notice{MemberID: m.ID, Tool: "announcement", Input: in, Done: func(err error) { d.Delivered(id, member, err) }})
+			ch.Notify(Notice{MemberID: m.ID, Tool: "announcement", Input: in, Done: func(err error) { k.Delivered(id, member, err) }})
 		}
 		return ch.Tx.PutDelivery(a.ID, dl)
 	}
@@ -51,8 +51,8 @@ func (d *Kernel) Announce(ch *Change, a *store.AnnouncementRecord) error {
 }
 
 // delivered records the outcome of an announcement's push to a member.
-func (d *Kernel) Delivered(annID, memberID string, perr error) {
-	d.Mutate(context.Background(), "system", func(ch *Change) (any, error) {
+func (k *Kernel) Delivered(annID, memberID string, perr error) {
+	k.Mutate(context.Background(), "system", func(ch *Change) (any, error) {
 		dl, err := ch.Tx.Delivery(annID, memberID)
 		if err != nil || dl == nil {
 			return nil, err

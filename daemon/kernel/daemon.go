@@ -20,43 +20,43 @@ import (
 )
 
 // Logger is the exchange's logger.
-func (d *Kernel) Logger() *slog.Logger { return d.Log }
+func (k *Kernel) Logger() *slog.Logger { return k.Log }
 
 // DB is the exchange's database.
-func (d *Kernel) DB() *store.DB { return d.Store }
+func (k *Kernel) DB() *store.DB { return k.Store }
 
 // BaseURL is the public address of the exchange.
-func (d *Kernel) BaseURL() string {
-	if d.Cfg.BaseURL != "" {
-		return strings.TrimRight(d.Cfg.BaseURL, "/")
+func (k *Kernel) BaseURL() string {
+	if k.Cfg.BaseURL != "" {
+		return strings.TrimRight(k.Cfg.BaseURL, "/")
 	}
-	return "http://" + d.Cfg.Addr
+	return "http://" + k.Cfg.Addr
 }
 
 // SetBaseURL fixes the base URL once the listener's address is known (port 0).
-func (d *Kernel) SetBaseURL(u string) {
-	if d.Cfg.BaseURL == "" {
-		d.Cfg.BaseURL = u
+func (k *Kernel) SetBaseURL(u string) {
+	if k.Cfg.BaseURL == "" {
+		k.Cfg.BaseURL = u
 	}
-	d.CacheMu.Lock()
-	d.Services, d.Invite = nil, nil
-	d.CacheMu.Unlock()
+	k.CacheMu.Lock()
+	k.Services, k.Invite = nil, nil
+	k.CacheMu.Unlock()
 }
 
 // now is the exchange's clock, to the microsecond: every time it records (tasks, timelines, audit,
 // approvals, the ledger) has PostgreSQL's precision, and the nanoseconds below it, noise that no
 // reader uses, are not stored ~60 times a task.
-func (d *Kernel) Now() time.Time { return d.Cfg.Now().UTC().Truncate(time.Microsecond) }
+func (k *Kernel) Now() time.Time { return k.Cfg.Now().UTC().Truncate(time.Microsecond) }
 
 // leading tells whether this daemon runs the once-only background work now.
-func (d *Kernel) Leads() bool { return d.Leader.Leading() }
+func (k *Kernel) Leads() bool { return k.Leader.Leading() }
 
 // Leading tells whether this daemon leads the daemons sharing its store (always, on bbolt).
-func (d *Kernel) Leading() bool { return d.Leads() }
+func (k *Kernel) Leading() bool { return k.Leads() }
 
 // Observe records metrics and logs the request.
-func (d *Kernel) Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error) {
-	d.Metrics.Observe(route, elapsed, status >= 500, d.Now())
+func (k *Kernel) Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error) {
+	k.Metrics.Observe(route, elapsed, status >= 500, k.Now())
 	level := slog.LevelDebug
 	switch {
 	case status >= 500:
@@ -64,7 +64,7 @@ func (d *Kernel) Observe(r *http.Request, route string, status int, elapsed time
 	case status >= 400 || r.Method != http.MethodGet:
 		level = slog.LevelInfo
 	}
-	if !d.Log.Enabled(r.Context(), level) {
+	if !k.Log.Enabled(r.Context(), level) {
 		return
 	}
 	attrs := []any{"source", "http", "method", r.Method, "route", route, "status", status,
@@ -72,7 +72,7 @@ func (d *Kernel) Observe(r *http.Request, route string, status int, elapsed time
 	if err != nil {
 		attrs = append(attrs, "error", ErrorText(err))
 	}
-	d.Log.Log(r.Context(), level, "request", attrs...)
+	k.Log.Log(r.Context(), level, "request", attrs...)
 }
 
 func ErrorText(err error) string {
@@ -86,23 +86,23 @@ func ErrorText(err error) string {
 // Admit applies the rate limits of DESIGN.md section 8. The limits on task creation, registrations
 // and operator messages count only calls that change something: the door calls refund when a call
 // is refused, replayed or fails. The general limit on anonymous calls counts every call.
-func (d *Kernel) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
-	now := d.Now()
+func (k *Kernel) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
+	now := k.Now()
 	anonymous := c.Kind == axp.Anonymous || c.Kind == axp.BuyerToken
 	switch op.Limit {
 	case axp.LimitTaskPosts:
 		if anonymous {
-			return d.AnonTasks.allow(c.IP, now)
+			return k.AnonTasks.allow(c.IP, now)
 		}
 	case axp.LimitRegistrations:
-		return d.Registrations.allow(c.IP, now)
+		return k.Registrations.allow(c.IP, now)
 	case axp.LimitOperatorMessages:
-		return d.OperatorMsgs.allow(c.MemberID, now)
+		return k.OperatorMsgs.allow(c.MemberID, now)
 	case axp.LimitBoardPosts:
-		return d.BoardPosts.allow(c.MemberID, now)
+		return k.BoardPosts.allow(c.MemberID, now)
 	}
 	if anonymous {
-		_, err := d.AnonReads.allow(c.IP, now)
+		_, err := k.AnonReads.allow(c.IP, now)
 		return nil, err
 	}
 	return nil, nil
@@ -161,12 +161,12 @@ var errKeyAnswered = axp.Conflict("another request with this idempotency key was
 // in the same transaction, sealed with the caller's key. On PostgreSQL the transaction may run again
 // after a serialization failure: fn starts from a fresh change each time, and only the notices and
 // follow-up work of the run that committed are kept.
-func (d *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error) {
+func (k *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error) {
 	var out any
 	var notices []Notice
 	var afters []func()
 	var stored *axp.Idempotency
-	err := d.Store.Update(func(tx *store.Tx) error {
+	err := k.Store.Update(func(tx *store.Tx) error {
 		stored = nil
 		out, notices, afters = nil, nil, nil
 		if i := axp.IdempotencyFrom(ctx); i != nil && !i.Stored() {
@@ -176,7 +176,7 @@ func (d *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (a
 				return errors.Join(err, errKeyAnswered)
 			}
 		}
-		c := &Change{Tx: tx, Ctx: ctx, Actor: actor, Now: d.Now(), Events: d.Events}
+		c := &Change{Tx: tx, Ctx: ctx, Actor: actor, Now: k.Now(), Events: k.Events}
 		var err error
 		if out, err = fn(c); err != nil {
 			return err
@@ -202,7 +202,7 @@ func (d *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (a
 		stored.MarkStored()
 	}
 	if err == nil {
-		d.Send(ctx, notices)
+		k.Send(ctx, notices)
 		for _, f := range afters {
 			f()
 		}
@@ -211,8 +211,8 @@ func (d *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (a
 }
 
 // Authenticate establishes the caller: a member secret, the admin token, or a buyer token.
-func (d *Kernel) Authenticate(r *http.Request) (axp.Caller, error) {
-	c := axp.Caller{Kind: axp.Anonymous, IP: d.ClientIP(r)}
+func (k *Kernel) Authenticate(r *http.Request) (axp.Caller, error) {
+	c := axp.Caller{Kind: axp.Anonymous, IP: k.ClientIP(r)}
 	cred := ""
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, val, ok := strings.Cut(h, " ")
@@ -228,7 +228,7 @@ func (d *Kernel) Authenticate(r *http.Request) (axp.Caller, error) {
 		return c, nil
 	}
 	if strings.HasPrefix(cred, "ss_") {
-		m, err := d.MemberBySecret(cred)
+		m, err := k.MemberBySecret(cred)
 		if err != nil {
 			return c, err
 		}
@@ -236,11 +236,11 @@ func (d *Kernel) Authenticate(r *http.Request) (axp.Caller, error) {
 		if t := queryToken(r); t != "" {
 			c.Token = t
 		}
-		d.Touch(r.Context(), m.ID)
+		k.Touch(r.Context(), m.ID)
 		return c, nil
 	}
 	given := sha256.Sum256([]byte(cred))
-	if hmac.Equal(given[:], d.AdminHash[:]) {
+	if hmac.Equal(given[:], k.AdminHash[:]) {
 		c.Kind = axp.Operator
 		return c, nil
 	}
@@ -258,13 +258,13 @@ func queryToken(r *http.Request) string {
 
 var errBadSecret = axp.Unauthorized("the member secret is not valid", "use the member_secret returned at registration (ss_<member_id>_<64 hex>)")
 
-func (d *Kernel) MemberBySecret(secret string) (*axp.Member, error) {
+func (k *Kernel) MemberBySecret(secret string) (*axp.Member, error) {
 	id, ok := axp.MemberIDFromSecret(secret)
 	if !ok {
 		return nil, errBadSecret
 	}
 	var m *axp.Member
-	if err := d.Store.View(func(tx *store.Tx) error {
+	if err := k.Store.View(func(tx *store.Tx) error {
 		var err error
 		m, err = tx.Member(id)
 		return err
@@ -286,19 +286,19 @@ func (d *Kernel) MemberBySecret(secret string) (*axp.Member, error) {
 }
 
 // touch resets a member's check-in clock, writing at most once a minute per member.
-func (d *Kernel) Touch(ctx context.Context, id string) {
-	now := d.Now()
-	d.SeenMu.Lock()
-	last := d.Seen[id]
+func (k *Kernel) Touch(ctx context.Context, id string) {
+	now := k.Now()
+	k.SeenMu.Lock()
+	last := k.Seen[id]
 	fresh := now.Sub(last) < time.Minute
 	if !fresh {
-		d.Seen[id] = now
+		k.Seen[id] = now
 	}
-	d.SeenMu.Unlock()
+	k.SeenMu.Unlock()
 	if fresh {
 		return
 	}
-	err := d.Store.Update(func(tx *store.Tx) error {
+	err := k.Store.Update(func(tx *store.Tx) error {
 		m, err := tx.Member(id)
 		if err != nil || m == nil {
 			return err
@@ -307,16 +307,16 @@ func (d *Kernel) Touch(ctx context.Context, id string) {
 		return tx.PutMember(m)
 	})
 	if err != nil {
-		d.Log.WarnContext(ctx, "could not record member contact", "source", "members", "member", id, "err", err)
+		k.Log.WarnContext(ctx, "could not record member contact", "source", "members", "member", id, "err", err)
 	}
 }
 
-func (d *Kernel) ClientIP(r *http.Request) string {
+func (k *Kernel) ClientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	for _, p := range d.Cfg.TrustedProxies {
+	for _, p := range k.Cfg.TrustedProxies {
 		if p == host {
 			if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
 				parts := strings.Split(xff, ",")

@@ -34,9 +34,9 @@ func LoadMember(tx *store.Tx, id string) (*axp.Member, error) {
 	return m, nil
 }
 
-func (d *Kernel) Member(id string) (*axp.Member, error) {
+func (k *Kernel) Member(id string) (*axp.Member, error) {
 	var m *axp.Member
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := k.Store.View(func(tx *store.Tx) error {
 		var err error
 		m, err = LoadMember(tx, id)
 		return err

@@ -23,12 +23,12 @@ type Notice struct {
 }
 
 // send hands committed notices to the outbound pusher; it never blocks the request.
-func (d *Kernel) Send(ctx context.Context, ns []Notice) {
-	if d.Outbox == nil {
+func (k *Kernel) Send(ctx context.Context, ns []Notice) {
+	if k.Outbox == nil {
 		return
 	}
 	for _, n := range ns {
-		d.Outbox(ctx, n)
+		k.Outbox(ctx, n)
 	}
 }
 
@@ -36,11 +36,11 @@ func (d *Kernel) Send(ctx context.Context, ns []Notice) {
 // member call (X-AX-Timestamp, X-AX-Signature over "<timestamp>.<body>"): with the buyer member's
 // platform key, or, for anonymous buyers, with the hex SHA-256 of the buyer token as the key and
 // "buyer:<task id>" as X-AX-Member-Id.
-func (d *Kernel) Callback(ch *Change, t *axp.TaskRecord, payload map[string]any) Notice {
+func (k *Kernel) Callback(ch *Change, t *axp.TaskRecord, payload map[string]any) Notice {
 	n := Notice{CallbackURL: t.CallbackURL, TaskID: t.ID, Input: payload, Key: []byte(t.BuyerTokenHash), SignAs: "buyer:" + t.ID}
 	if t.BuyerMemberID != "" {
 		if m, err := ch.Tx.Member(t.BuyerMemberID); err == nil && m != nil {
-			if key, err := d.Keys.open(m.PlatformKeyEnc); err == nil {
+			if key, err := k.Keys.open(m.PlatformKeyEnc); err == nil {
 				n.Key, n.SignAs = key, m.ID
 			}
 		}

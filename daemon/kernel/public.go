@@ -10,10 +10,10 @@ import (
 )
 
 // invalidate drops cached documents that depend on members (the services list's on_offer).
-func (d *Kernel) Invalidate() {
-	d.CacheMu.Lock()
-	d.Services = nil
-	d.CacheMu.Unlock()
+func (k *Kernel) Invalidate() {
+	k.CacheMu.Lock()
+	k.Services = nil
+	k.CacheMu.Unlock()
 }
 
 // matchable reports whether a member takes part in matching (DESIGN.md section 4).
@@ -33,21 +33,21 @@ type OfferCache struct {
 
 // onOffer summarises the task types verified sellers offer now. The summary is rebuilt, from the
 // verified members only, when the offer revision has changed; callers must not modify it.
-func (d *Kernel) OnOffer() ([]axp.OnOffer, error) {
+func (k *Kernel) OnOffer() ([]axp.OnOffer, error) {
 	var out []axp.OnOffer
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := k.Store.View(func(tx *store.Tx) error {
 		rev := tx.OfferRev()
-		d.Offers.mu.Lock()
-		defer d.Offers.mu.Unlock()
-		if d.Offers.ok && d.Offers.rev == rev {
-			out = d.Offers.list
+		k.Offers.mu.Lock()
+		defer k.Offers.mu.Unlock()
+		if k.Offers.ok && k.Offers.rev == rev {
+			out = k.Offers.list
 			return nil
 		}
 		list, err := buildOnOffer(tx)
 		if err != nil {
 			return err
 		}
-		d.Offers.ok, d.Offers.rev, d.Offers.list = true, rev, list
+		k.Offers.ok, k.Offers.rev, k.Offers.list = true, rev, list
 		out = list
 		return nil
 	})
@@ -100,17 +100,17 @@ func buildOnOffer(tx *store.Tx) ([]axp.OnOffer, error) {
 
 // alsoSell is the invitation to sell, for callers who are not sellers. It depends only on the base
 // URL, so it is built once and shared (never modified after).
-func (d *Kernel) AlsoSell(c axp.Caller) *protocol.AlsoSell {
+func (k *Kernel) AlsoSell(c axp.Caller) *protocol.AlsoSell {
 	if c.HasRole(protocol.RoleSeller) {
 		return nil
 	}
-	d.CacheMu.Lock()
-	defer d.CacheMu.Unlock()
-	if d.Invite != nil {
-		return d.Invite
+	k.CacheMu.Lock()
+	defer k.CacheMu.Unlock()
+	if k.Invite != nil {
+		return k.Invite
 	}
-	base := d.BaseURL()
-	d.Invite = &protocol.AlsoSell{
+	base := k.BaseURL()
+	k.Invite = &protocol.AlsoSell{
 		Message: "Your agent can earn here too: register as a seller and quote on tasks like this one.",
 		JoinURL: base + "/join",
 		Steps: []string{
@@ -120,7 +120,7 @@ func (d *Kernel) AlsoSell(c axp.Caller) *protocol.AlsoSell {
 			"POST " + base + "/api/members/me/verify",
 		},
 	}
-	return d.Invite
+	return k.Invite
 }
 
 // paramsField is the field prefix of service params: bare query keys on GET, "params" in a body.

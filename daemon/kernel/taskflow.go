@@ -32,18 +32,18 @@ func AudienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
 	return "", buyerErr
 }
 
-func (d *Kernel) DoTaskNotice(t *axp.TaskRecord, seller *axp.Member) Notice {
+func (k *Kernel) DoTaskNotice(t *axp.TaskRecord, seller *axp.Member) Notice {
 	return Notice{MemberID: seller.ID, Tool: "do_task", TaskID: t.ID, Input: protocol.DoTaskInput{
 		TaskID: t.ID, TaskType: t.Type, Description: t.Brief(), Params: t.Params, PriceUSD: t.Price,
-		ETAMinutes: t.ETAMinutes, DeliverURL: d.BaseURL() + "/api/members/me/jobs/" + t.ID + "/deliver",
+		ETAMinutes: t.ETAMinutes, DeliverURL: k.BaseURL() + "/api/members/me/jobs/" + t.ID + "/deliver",
 		AcceptanceChecks: t.AcceptanceChecks, Screening: t.Screening, Test: t.Test}}
 }
 
 // statusNotices queues task_update to both parties and the task's callback URL.
-func (d *Kernel) StatusNotices(ch *Change, t *axp.TaskRecord) {
+func (k *Kernel) StatusNotices(ch *Change, t *axp.TaskRecord) {
 	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, AutoReleaseAt: Rfc3339(t.AutoReleaseAt), Test: t.Test}
 	if dl := t.LastDelivery(); dl != nil {
-		in.Deliverable = d.DeliverableRef(t, dl)
+		in.Deliverable = k.DeliverableRef(t, dl)
 	}
 	if t.BuyerMemberID != "" {
 		ch.Notify(Notice{MemberID: t.BuyerMemberID, Tool: "task_update", TaskID: t.ID, Input: in})
@@ -52,6 +52,6 @@ func (d *Kernel) StatusNotices(ch *Change, t *axp.TaskRecord) {
 		ch.Notify(Notice{MemberID: t.SellerID, Tool: "task_update", TaskID: t.ID, Input: in})
 	}
 	if t.CallbackURL != "" {
-		ch.Notify(d.Callback(ch, t, map[string]any{"event": "task_update", "task_update": in}))
+		ch.Notify(k.Callback(ch, t, map[string]any{"event": "task_update", "task_update": in}))
 	}
 }

@@ -22,7 +22,7 @@ func Rfc3339(t *time.Time) *string {
 }
 
 // deliverableRef points at a task's hosted deliverable, with the delivery note and its verdict.
-func (d *Kernel) DeliverableRef(t *axp.TaskRecord, dl *axp.Delivery) *protocol.DeliverableRef {
-	return &protocol.DeliverableRef{URL: d.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256,
+func (k *Kernel) DeliverableRef(t *axp.TaskRecord, dl *axp.Delivery) *protocol.DeliverableRef {
+	return &protocol.DeliverableRef{URL: k.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256,
 		Note: dl.Note, Screening: dl.Screening}
 }

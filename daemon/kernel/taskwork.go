@@ -6,7 +6,7 @@ import (
 
 // finish moves a task to its end state, counts a release without a dispute as a completed job of
 // the seller, and notifies.
-func (d *Kernel) Finish(ch *Change, t *axp.TaskRecord, tr axp.Trigger, action string, detail map[string]any) error {
+func (k *Kernel) Finish(ch *Change, t *axp.TaskRecord, tr axp.Trigger, action string, detail map[string]any) error {
 	prev := t.Status
 	if err := t.Move(tr, "", ch.Now); err != nil {
 		return err
@@ -27,6 +27,6 @@ func (d *Kernel) Finish(ch *Change, t *axp.TaskRecord, tr axp.Trigger, action st
 	if err := ch.Save(t, prev, action, detail); err != nil {
 		return err
 	}
-	d.StatusNotices(ch, t)
+	k.StatusNotices(ch, t)
 	return nil
 }

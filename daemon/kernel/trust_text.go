@@ -47,7 +47,7 @@ func SideParty(t *axp.TaskRecord, side string) Party {
 
 // cleanText removes contact details and hidden characters from a party's text and screens what is
 // left (what the reader gets). Blank texts pass unchanged with no verdict.
-func (d *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, error) {
+func (k *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, error) {
 	if strings.TrimSpace(text) == "" {
 		return text, nil, nil
 	}
@@ -76,24 +76,24 @@ func (d *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bo
 	ctx := ch.Ctx
 	if contacts > 0 {
 		ch.After(func() {
-			d.Log.InfoContext(ctx, "contact details removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
+			k.Log.InfoContext(ctx, "contact details removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
 				"task", p.TaskID, "post", p.PostID, "field", field, "kinds", strings.Join(sc.Removed, ","), "count", contacts)
 		})
 		if p.MemberID != "" && !p.Uncounted {
-			if err := d.CountRemoval(ch, p.MemberID); err != nil {
+			if err := k.CountRemoval(ch, p.MemberID); err != nil {
 				return "", nil, err
 			}
 		}
 	}
 	if stripped > 0 {
 		ch.After(func() {
-			d.Log.InfoContext(ctx, "hidden characters removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
+			k.Log.InfoContext(ctx, "hidden characters removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
 				"task", p.TaskID, "field", field, "kinds", strings.Join(sc.Stripped, ","), "count", stripped)
 		})
 	}
 	if sc.Flagged {
 		ch.After(func() {
-			d.Log.InfoContext(ctx, "text flagged as possible prompt injection", "source", "trust", "actor", p.Actor,
+			k.Log.InfoContext(ctx, "text flagged as possible prompt injection", "source", "trust", "actor", p.Actor,
 				"task", p.TaskID, "field", field, "risk", sc.Risk)
 		})
 	}
@@ -155,39 +155,39 @@ func DataSourceParam(key string) bool {
 
 // cleanValue cleans every string inside a JSON value (objects and arrays walked), keeping links
 // when keepLinks. skip names object keys left as they are (still screened).
-func (d *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool) (any, error) {
+func (k *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool) (any, error) {
 	switch x := v.(type) {
 	case string:
-		out, sc, err := d.CleanText(ch, p, field, x, keepLinks)
+		out, sc, err := k.CleanText(ch, p, field, x, keepLinks)
 		Merge(into, field, sc)
 		return out, err
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		for str := range x {
+			keys = append(keys, str)
 		}
 		sort.Strings(keys)
-		for _, k := range keys {
-			f := field + "." + k
-			if skip != nil && skip(k) {
-				if s, ok := x[k].(string); ok {
+		for _, strx := range keys {
+			f := field + "." + strx
+			if skip != nil && skip(strx) {
+				if s, ok := x[strx].(string); ok {
 					Merge(into, f, ScreenOnly(s))
 				}
-				out[k] = x[k]
+				out[strx] = x[strx]
 				continue
 			}
-			c, err := d.CleanValue(ch, p, f, x[k], keepLinks || DataSourceParam(k), into, nil)
+			c, err := k.CleanValue(ch, p, f, x[strx], keepLinks || DataSourceParam(strx), into, nil)
 			if err != nil {
 				return nil, err
 			}
-			out[k] = c
+			out[strx] = c
 		}
 		return out, nil
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			c, err := d.CleanValue(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks, into, nil)
+			c, err := k.CleanValue(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks, into, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -197,7 +197,7 @@ func (d *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks 
 	case []string:
 		out := make([]string, len(x))
 		for i, e := range x {
-			c, sc, err := d.CleanText(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks)
+			c, sc, err := k.CleanText(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks)
 			if err != nil {
 				return nil, err
 			}
@@ -221,23 +221,23 @@ func ScreenOnly(text string) *axp.Screening {
 // params), the string values of acceptance checks (regex, json_schema and mime_type are screened
 // but left intact, since a changed pattern would change the check) and agent_name, which sellers
 // see as the anonymous buyer's name.
-func (d *Kernel) CleanBrief(ch *Change, t *axp.TaskRecord) error {
+func (k *Kernel) CleanBrief(ch *Change, t *axp.TaskRecord) error {
 	p := BuyerParty(t)
 	var sc *axp.Screening
-	desc, s, err := d.CleanText(ch, p, "description", t.Description, false)
+	desc, s, err := k.CleanText(ch, p, "description", t.Description, false)
 	if err != nil {
 		return err
 	}
 	t.Description = desc
 	Merge(&sc, "description", s)
-	params, err := d.CleanValue(ch, p, "params", t.Params, false, &sc, nil)
+	params, err := k.CleanValue(ch, p, "params", t.Params, false, &sc, nil)
 	if err != nil {
 		return err
 	}
 	t.Params = params.(map[string]any)
 	if len(t.AcceptanceChecks) > 0 {
-		cleaned, err := d.CleanValue(ch, p, "acceptance_checks", t.AcceptanceChecks, false, &sc,
-			func(k string) bool { return k == "regex" || k == "json_schema" || k == "mime_type" })
+		cleaned, err := k.CleanValue(ch, p, "acceptance_checks", t.AcceptanceChecks, false, &sc,
+			func(str string) bool { return str == "regex" || str == "json_schema" || str == "mime_type" })
 		if err != nil {
 			return err
 		}
@@ -248,7 +248,7 @@ func (d *Kernel) CleanBrief(ch *Change, t *axp.TaskRecord) error {
 		}
 		t.AcceptanceChecks = valid
 	}
-	name, s, err := d.CleanText(ch, p, "agent_name", t.AgentName, false)
+	name, s, err := k.CleanText(ch, p, "agent_name", t.AgentName, false)
 	if err != nil {
 		return err
 	}
@@ -260,23 +260,23 @@ func (d *Kernel) CleanBrief(ch *Change, t *axp.TaskRecord) error {
 
 // cleanAnswer filters a seller's quote answer: the note, the details' strings, clarifying questions
 // and a decline's reason.
-func (d *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *protocol.QuoteAnswer, instant bool) (*axp.Screening, error) {
+func (k *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *protocol.QuoteAnswer, instant bool) (*axp.Screening, error) {
 	p := SellerParty(t, sellerID)
 	p.Uncounted = instant
 	a.Questions = append([]string(nil), a.Questions...)
 	var sc *axp.Screening
 	var s *axp.Screening
 	var err error
-	if a.Note, s, err = d.CleanText(ch, p, "note", a.Note, false); err != nil {
+	if a.Note, s, err = k.CleanText(ch, p, "note", a.Note, false); err != nil {
 		return nil, err
 	}
 	Merge(&sc, "note", s)
-	if a.Reason, s, err = d.CleanText(ch, p, "reason", a.Reason, false); err != nil {
+	if a.Reason, s, err = k.CleanText(ch, p, "reason", a.Reason, false); err != nil {
 		return nil, err
 	}
 	Merge(&sc, "reason", s)
 	if len(a.Details) > 0 {
-		v, err := d.CleanValue(ch, p, "details", a.Details, false, &sc, nil)
+		v, err := k.CleanValue(ch, p, "details", a.Details, false, &sc, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -284,7 +284,7 @@ func (d *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *
 	}
 	for i, q := range a.Questions {
 		field := fmt.Sprintf("questions[%d]", i)
-		if a.Questions[i], s, err = d.CleanText(ch, p, field, q, false); err != nil {
+		if a.Questions[i], s, err = k.CleanText(ch, p, field, q, false); err != nil {
 			return nil, err
 		}
 		Merge(&sc, field, s)
@@ -309,7 +309,7 @@ func TextMime(mime string) bool {
 
 // countRemoval counts one text with removed contact details or credentials against a member and
 // warns or suspends at the configured thresholds.
-func (d *Kernel) CountRemoval(ch *Change, memberID string) error {
+func (k *Kernel) CountRemoval(ch *Change, memberID string) error {
 	m, err := ch.Tx.Member(memberID)
 	if err != nil || m == nil {
 		return err
@@ -324,7 +324,7 @@ func (d *Kernel) CountRemoval(ch *Change, memberID string) error {
 	prev := len(recent)
 	m.ContactRemovals = append(recent, ch.Now)
 	n := len(m.ContactRemovals)
-	warnAt, suspendAt := d.Cfg.ContactWarnAt, d.Cfg.ContactSuspendAt
+	warnAt, suspendAt := k.Cfg.ContactWarnAt, k.Cfg.ContactSuspendAt
 	if warnAt <= 0 {
 		warnAt = Defaults().ContactWarnAt
 	}
@@ -338,21 +338,21 @@ func (d *Kernel) CountRemoval(ch *Change, memberID string) error {
 			"removals_24h": n, "threshold": suspendAt}); err != nil {
 			return err
 		}
-		if err := d.PersonalNotice(ch, m, "action_required", "Your membership is suspended",
+		if err := k.PersonalNotice(ch, m, "action_required", "Your membership is suspended",
 			fmt.Sprintf("Contact details or credentials were removed from %d of your texts or deliveries within 24 hours. Neither crosses between parties on this exchange; after %d attempts in 24 hours a member is suspended. Write to the operator to be reinstated.", n, suspendAt)); err != nil {
 			return err
 		}
-		ch.After(d.Invalidate)
+		ch.After(k.Invalidate)
 		ctx := ch.Ctx
 		ch.After(func() {
-			d.Log.WarnContext(ctx, "member suspended for repeated contact details", "source", "trust", "member", m.ID, "removals_24h", n)
+			k.Log.WarnContext(ctx, "member suspended for repeated contact details", "source", "trust", "member", m.ID, "removals_24h", n)
 		})
 	case prev < warnAt && n >= warnAt && n < suspendAt:
 		if err := ch.Audit("member.warn", "member", m.ID, map[string]any{"reason": "contact_details",
 			"removals_24h": n, "threshold": warnAt}); err != nil {
 			return err
 		}
-		if err := d.PersonalNotice(ch, m, "important", "Contact details or credentials were removed from your texts",
+		if err := k.PersonalNotice(ch, m, "important", "Contact details or credentials were removed from your texts",
 			fmt.Sprintf("Contact details or credentials were removed from %d of your texts or deliveries within 24 hours. Contact details (emails, phone numbers, links, handles, wallets, endpoints) and credentials (passwords, keys, tokens) never cross between parties here: deliver results, not access. At %d removals within 24 hours your membership is suspended.", n, suspendAt)); err != nil {
 			return err
 		}
@@ -361,27 +361,27 @@ func (d *Kernel) CountRemoval(ch *Change, memberID string) error {
 }
 
 // personalNotice stores an announcement addressed to one member and pushes it to a push member.
-func (d *Kernel) PersonalNotice(ch *Change, m *axp.Member, severity, title, body string) error {
+func (k *Kernel) PersonalNotice(ch *Change, m *axp.Member, severity, title, body string) error {
 	a := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", ch.Now), From: "operator",
-		Severity: severity, Title: title, Body: body, ReplyTo: d.BaseURL() + "/api/members/me/operator-messages",
+		Severity: severity, Title: title, Body: body, ReplyTo: k.BaseURL() + "/api/members/me/operator-messages",
 		Audience: "members", CreatedAt: ch.Now}, MemberIDs: []string{m.ID}}
-	return d.Announce(ch, a)
+	return k.Announce(ch, a)
 }
 
 // cleanProfile removes contact details from the public texts of a member's profile (name,
 // description, skill descriptions): other parties read them. Removals made at registration are
 // logged but not counted (the member does not exist yet); later ones count like any other.
-func (d *Kernel) CleanProfile(ch *Change, m *axp.Member, counted bool) error {
+func (k *Kernel) CleanProfile(ch *Change, m *axp.Member, counted bool) error {
 	p := Party{MemberID: m.ID, Actor: "member:" + m.ID, Uncounted: !counted}
 	var err error
-	if m.Name, _, err = d.CleanText(ch, p, "member.name", m.Name, false); err != nil {
+	if m.Name, _, err = k.CleanText(ch, p, "member.name", m.Name, false); err != nil {
 		return err
 	}
-	if m.Description, _, err = d.CleanText(ch, p, "member.description", m.Description, false); err != nil {
+	if m.Description, _, err = k.CleanText(ch, p, "member.description", m.Description, false); err != nil {
 		return err
 	}
 	for i := range m.Skills {
-		if m.Skills[i].Description, _, err = d.CleanText(ch, p, fmt.Sprintf("member.skills[%d].description", i), m.Skills[i].Description, false); err != nil {
+		if m.Skills[i].Description, _, err = k.CleanText(ch, p, fmt.Sprintf("member.skills[%d].description", i), m.Skills[i].Description, false); err != nil {
 			return err
 		}
 	}
@@ -412,7 +412,7 @@ type Withheld struct {
 // their kind: the exchange passes work, never access (issue 31, seed 1.8). It runs before
 // cleanText, so a credential inside a link goes as a credential. Nothing of a secret is kept: the
 // log line names member, task, field, kinds and fingerprints.
-func (d *Kernel) WithholdCredentials(ch *Change, p Party, field, text string, w *Withheld) string {
+func (k *Kernel) WithholdCredentials(ch *Change, p Party, field, text string, w *Withheld) string {
 	cleaned, found := redactSecrets(text)
 	if len(found) == 0 {
 		return text
@@ -427,7 +427,7 @@ func (d *Kernel) WithholdCredentials(ch *Change, p Party, field, text string, w 
 	w.Count += len(found)
 	ctx := ch.Ctx
 	ch.After(func() {
-		d.Log.InfoContext(ctx, "credentials withheld", "source", "trust", "member", p.MemberID, "actor", p.Actor,
+		k.Log.InfoContext(ctx, "credentials withheld", "source", "trust", "member", p.MemberID, "actor", p.Actor,
 			"task", p.TaskID, "field", field, "kinds", strings.Join(kinds, ","), "count", len(found), "fingerprints", strings.Join(fps, ","))
 	})
 	return cleaned

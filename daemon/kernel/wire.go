@@ -19,14 +19,14 @@ func TrustedEndpoints(urls ...string) []string {
 }
 
 // target is how the exchange reaches a member: its MCP URL, platform key and auth token.
-func (d *Kernel) Target(m *axp.Member) (outbound.Target, error) {
-	key, err := d.Keys.open(m.PlatformKeyEnc)
+func (k *Kernel) Target(m *axp.Member) (outbound.Target, error) {
+	key, err := k.Keys.open(m.PlatformKeyEnc)
 	if err != nil {
 		return outbound.Target{}, errors.New("the member's platform key cannot be unsealed (is secret.key the one of this database?)")
 	}
 	t := outbound.Target{MemberID: m.ID, MCPURL: m.MCPURL, PlatformKey: key}
 	if len(m.AuthTokenEnc) > 0 {
-		tok, err := d.Keys.open(m.AuthTokenEnc)
+		tok, err := k.Keys.open(m.AuthTokenEnc)
 		if err != nil {
 			return t, errors.New("the member's auth token cannot be unsealed")
 		}
@@ -38,8 +38,8 @@ func (d *Kernel) Target(m *axp.Member) (outbound.Target, error) {
 // checkTarget refuses a callback_url or mcp_url whose host is an IP literal the exchange would
 // refuse to dial (outbound_private: deny), so the mistake shows when the URL is given rather than
 // at the first call. Host names are judged at dial time only.
-func (d *Kernel) CheckTarget(field, rawURL string) error {
-	if d.Cfg.OutboundPrivate == "allow" || rawURL == "" {
+func (k *Kernel) CheckTarget(field, rawURL string) error {
+	if k.Cfg.OutboundPrivate == "allow" || rawURL == "" {
 		return nil
 	}
 	if rule := outbound.DeniedURL(rawURL); rule != "" {

@@ -12,39 +12,39 @@ import (
 )
 
 // Register binds the operations of the members service to their handlers.
-func (d *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.Register, d.register)
-	pipeline.HandleNoInput(r, axp.GetMyProfile, d.getMyProfile)
-	pipeline.Handle(r, axp.UpdateProfile, d.updateProfile)
-	pipeline.Handle(r, axp.UpdateSkills, d.updateSkills)
-	pipeline.Handle(r, axp.HeartbeatOp, d.heartbeat)
-	pipeline.Handle(r, axp.Verify, d.verifyMember)
-	pipeline.Handle(r, axp.RunConformance, d.runConformance)
-	pipeline.Handle(r, axp.FavouritesOp, d.setFavourites)
-	pipeline.HandleNoInput(r, axp.Announcements, d.listAnnouncements)
-	pipeline.Handle(r, axp.ReadAnnouncement, d.readAnnouncement)
-	pipeline.Handle(r, axp.MessageOperator, d.messageOperator)
+func (s *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.Register, s.register)
+	pipeline.HandleNoInput(r, axp.GetMyProfile, s.getMyProfile)
+	pipeline.Handle(r, axp.UpdateProfile, s.updateProfile)
+	pipeline.Handle(r, axp.UpdateSkills, s.updateSkills)
+	pipeline.Handle(r, axp.HeartbeatOp, s.heartbeat)
+	pipeline.Handle(r, axp.Verify, s.verifyMember)
+	pipeline.Handle(r, axp.RunConformance, s.runConformance)
+	pipeline.Handle(r, axp.FavouritesOp, s.setFavourites)
+	pipeline.HandleNoInput(r, axp.Announcements, s.listAnnouncements)
+	pipeline.Handle(r, axp.ReadAnnouncement, s.readAnnouncement)
+	pipeline.Handle(r, axp.MessageOperator, s.messageOperator)
 }
 
-func (d *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (*axp.Registered, error) {
+func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (*axp.Registered, error) {
 	if err := axp.CheckRegistration(in); err != nil {
 		return nil, err
 	}
-	if err := d.CheckTarget("mcp_url", in.MCPURL); err != nil {
+	if err := s.CheckTarget("mcp_url", in.MCPURL); err != nil {
 		return nil, err
 	}
-	now := d.Now()
+	now := s.Now()
 	id := axp.NewID("mem", now)
 	secret := axp.SecretFor(id)
 	platformKey := "pk_" + axp.RandomHex(32)
 	m := axp.NewMember(id, in, now)
 	m.SecretHash = kernel.SecretHash(secret)
-	m.PlatformKeyEnc = d.Keys.Seal([]byte(platformKey))
+	m.PlatformKeyEnc = s.Keys.Seal([]byte(platformKey))
 	if in.AuthToken.Given() && in.AuthToken.Value != "" {
-		m.AuthTokenEnc = d.Keys.Seal([]byte(in.AuthToken.Value))
+		m.AuthTokenEnc = s.Keys.Seal([]byte(in.AuthToken.Value))
 	}
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
-		if err := d.CleanProfile(ch, m, false); err != nil {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		if err := s.CleanProfile(ch, m, false); err != nil {
 			return nil, err
 		}
 		if err := ch.Tx.PutMember(m); err != nil {
@@ -61,32 +61,32 @@ func (d *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Regist
 	if err != nil {
 		return nil, err
 	}
-	d.Invalidate()
-	d.Log.InfoContext(ctx, "member registered", "source", "members", "member", id, "roles", m.Roles, "secret_fp", protocol.Fingerprint(secret))
-	return kernel.As[axp.Registered](d.withSkillWarnings(out, nil))
+	s.Invalidate()
+	s.Log.InfoContext(ctx, "member registered", "source", "members", "member", id, "roles", m.Roles, "secret_fp", protocol.Fingerprint(secret))
+	return kernel.As[axp.Registered](s.withSkillWarnings(out, nil))
 }
 
-func (d *Service) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.PrivateMember, error) {
-	m, err := d.Member(c.Caller.MemberID)
+func (s *Service) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.PrivateMember, error) {
+	m, err := s.Member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
 	}
-	return kernel.As[axp.PrivateMember](d.withSkillWarnings(kernel.Private(m), nil))
+	return kernel.As[axp.PrivateMember](s.withSkillWarnings(kernel.Private(m), nil))
 }
 
-func (d *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (*axp.PrivateMember, error) {
+func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (*axp.PrivateMember, error) {
 	if in.MCPURL.Set {
-		if err := d.CheckTarget("mcp_url", in.MCPURL.Value); err != nil {
+		if err := s.CheckTarget("mcp_url", in.MCPURL.Value); err != nil {
 			return nil, err
 		}
 	}
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
 		}
 		wasVerified := m.State == axp.MemberVerified
-		reverify, verr := m.ApplyUpdate(in, func(s string) []byte { return d.Keys.Seal([]byte(s)) }, ch.Now)
+		reverify, verr := m.ApplyUpdate(in, func(str string) []byte { return s.Keys.Seal([]byte(str)) }, ch.Now)
 		if verr != nil {
 			return nil, verr
 		}
@@ -96,7 +96,7 @@ func (d *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 			}
 		}
 		if in.Name != nil || in.Description != nil || in.Skills != nil {
-			if err := d.CleanProfile(ch, m, true); err != nil {
+			if err := s.CleanProfile(ch, m, true); err != nil {
 				return nil, err
 			}
 		}
@@ -113,9 +113,9 @@ func (d *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 		return kernel.Private(m), nil
 	})
 	if err == nil {
-		d.Invalidate()
+		s.Invalidate()
 	}
-	return kernel.As[axp.PrivateMember](d.withSkillWarnings(out, err))
+	return kernel.As[axp.PrivateMember](s.withSkillWarnings(out, err))
 }
 
 func changedFields(u *axp.ProfileUpdate) []string {
@@ -139,8 +139,8 @@ func changedFields(u *axp.ProfileUpdate) []string {
 	return f
 }
 
-func (d *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.SkillsUpdate) (*axp.PrivateMember, error) {
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.SkillsUpdate) (*axp.PrivateMember, error) {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -152,15 +152,15 @@ func (d *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.Sk
 			return nil, err
 		}
 		m.Skills, m.UpdatedAt = in.Skills, ch.Now
-		if err := d.CleanProfile(ch, m, true); err != nil {
+		if err := s.CleanProfile(ch, m, true); err != nil {
 			return nil, err
 		}
 		if err := ch.Tx.PutMember(m); err != nil {
 			return nil, err
 		}
 		types := make([]string, len(in.Skills))
-		for i, s := range in.Skills {
-			types[i] = s.TaskType
+		for i, v := range in.Skills {
+			types[i] = v.TaskType
 		}
 		if err := ch.Audit("member.skills", "member", m.ID, map[string]any{"task_types": types}); err != nil {
 			return nil, err
@@ -168,13 +168,13 @@ func (d *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.Sk
 		return kernel.Private(m), nil
 	})
 	if err == nil {
-		d.Invalidate()
+		s.Invalidate()
 	}
-	return kernel.As[axp.PrivateMember](d.withSkillWarnings(out, err))
+	return kernel.As[axp.PrivateMember](s.withSkillWarnings(out, err))
 }
 
-func (d *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Heartbeat, error) {
-	return kernel.As[axp.Heartbeat](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Heartbeat, error) {
+	return kernel.As[axp.Heartbeat](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -190,8 +190,8 @@ func (d *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyI
 	}))
 }
 
-func (d *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Favourites) (*axp.Favourites, error) {
-	return kernel.As[axp.Favourites](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Favourites) (*axp.Favourites, error) {
+	return kernel.As[axp.Favourites](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -200,14 +200,14 @@ func (d *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.F
 		ids := []string{}
 		for i, id := range in.SellerIDs {
 			field := fmt.Sprintf("seller_ids[%d]", i)
-			s, err := ch.Tx.Member(id)
+			mem, err := ch.Tx.Member(id)
 			if err != nil {
 				return nil, err
 			}
-			if s == nil {
+			if mem == nil {
 				return nil, axp.Invalid(field, fmt.Sprintf("no member %q exists", id), "see GET /api/sellers for seller ids")
 			}
-			if !s.HasRole(protocol.RoleSeller) {
+			if !mem.HasRole(protocol.RoleSeller) {
 				return nil, axp.Invalid(field, fmt.Sprintf("%q is not a seller", id), "favourites are sellers")
 			}
 			if id == m.ID {
@@ -229,9 +229,9 @@ func (d *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.F
 	}))
 }
 
-func (d *Service) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementList, error) {
+func (s *Service) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementList, error) {
 	out := &axp.AnnouncementList{Announcements: []axp.Announcement{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		m, err := kernel.LoadMember(tx, c.Caller.MemberID)
 		if err != nil {
 			return err
@@ -251,8 +251,8 @@ func (d *Service) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp
 	return out, err
 }
 
-func (d *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Announcement, error) {
-	return kernel.As[axp.Announcement](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Announcement, error) {
+	return kernel.As[axp.Announcement](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -280,8 +280,8 @@ func (d *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *ax
 	}))
 }
 
-func (d *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.OperatorMessage) (*axp.OperatorMessageView, error) {
-	return kernel.As[axp.OperatorMessageView](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.OperatorMessage) (*axp.OperatorMessageView, error) {
+	return kernel.As[axp.OperatorMessageView](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		msg := &axp.OperatorMessageView{ID: axp.NewID("opm", ch.Now), MemberID: c.Caller.MemberID, Title: in.Title,
 			Body: in.Body, Kind: in.Kind, CreatedAt: ch.Now}
 		if err := ch.Tx.PutOperatorMessage(msg); err != nil {

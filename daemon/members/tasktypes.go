@@ -7,20 +7,20 @@ import (
 // skillWarnings names the skills whose task type neither the catalog nor any other seller
 // offers, with the known types it is close to: such a skill gets no task unless a buyer types the
 // same word, and is most often a typo ("text-files" for text-file).
-func (d *Service) skillWarnings(pm *axp.PrivateMember) []string {
+func (s *Service) skillWarnings(pm *axp.PrivateMember) []string {
 	if len(pm.Skills) == 0 {
 		return nil
 	}
-	offer, err := d.OnOffer()
+	offer, err := s.OnOffer()
 	if err != nil {
 		return nil
 	}
 	mine := map[string]bool{}
 	types := make([]string, len(pm.Skills))
-	for i, s := range pm.Skills {
-		types[i] = s.TaskType
+	for i, v := range pm.Skills {
+		types[i] = v.TaskType
 		if pm.State == axp.MemberVerified {
-			mine[s.TaskType] = true // its own offers are among on_offer: they do not make a type known
+			mine[v.TaskType] = true // its own offers are among on_offer: they do not make a type known
 		}
 	}
 	var out []string
@@ -31,16 +31,16 @@ func (d *Service) skillWarnings(pm *axp.PrivateMember) []string {
 }
 
 // withSkillWarnings adds the skill warnings to a member's own view.
-func (d *Service) withSkillWarnings(out any, err error) (any, error) {
+func (s *Service) withSkillWarnings(out any, err error) (any, error) {
 	if err != nil {
 		return out, err
 	}
 	switch v := out.(type) {
 	case axp.PrivateMember:
-		v.SkillWarnings = d.skillWarnings(&v)
+		v.SkillWarnings = s.skillWarnings(&v)
 		return v, nil
 	case *axp.Registered:
-		v.Member.SkillWarnings = d.skillWarnings(&v.Member)
+		v.Member.SkillWarnings = s.skillWarnings(&v.Member)
 		return v, nil
 	}
 	return out, nil

@@ -84,16 +84,16 @@ func sampleParams(s *axp.Service) map[string]any {
 }
 
 // verifyPush runs the handshake against a member's MCP server.
-func (d *Service) verifyPush(ctx context.Context, m *axp.Member) []axp.Step {
+func (s *Service) verifyPush(ctx context.Context, m *axp.Member) []axp.Step {
 	var steps []axp.Step
 	start := time.Now()
-	t, err := d.Target(m)
+	t, err := s.Target(m)
 	if err != nil {
 		return []axp.Step{Step("platform_key", err, "", "contact the operator", 0)}
 	}
 	nonce := axp.RandomHex(16)
 	var ct protocol.ContactTestOutput
-	_, err = d.Caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
+	_, err = s.Caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
 	if err == nil {
 		want := protocol.ContactTestSignature(t.PlatformKey, nonce)
 		switch {
@@ -108,7 +108,7 @@ func (d *Service) verifyPush(ctx context.Context, m *axp.Member) []axp.Step {
 		return steps
 	}
 	start = time.Now()
-	tools, err := d.Caller.ListTools(ctx, t)
+	tools, err := s.Caller.ListTools(ctx, t)
 	if err == nil {
 		var missing []string
 		for _, name := range protocol.RequiredTools(m.Roles) {
@@ -124,7 +124,7 @@ func (d *Service) verifyPush(ctx context.Context, m *axp.Member) []axp.Step {
 	if err != nil {
 		return steps
 	}
-	return append(steps, d.roleCalls(ctx, m, t)...)
+	return append(steps, s.roleCalls(ctx, m, t)...)
 }
 
 // asErr turns a typed *axp.Error into an error interface that is nil when the pointer is.
@@ -136,11 +136,11 @@ func AsErr(e *axp.Error) error {
 }
 
 // roleCalls makes one test call (test: true) to each role tool and checks the answers' schemas.
-func (d *Service) roleCalls(ctx context.Context, m *axp.Member, t outbound.Target) []axp.Step {
+func (s *Service) roleCalls(ctx context.Context, m *axp.Member, t outbound.Target) []axp.Step {
 	var steps []axp.Step
 	call := func(name, tool string, in, out any, hint string) error {
 		start := time.Now()
-		_, err := d.Caller.Call(ctx, t, tool, in, out)
+		_, err := s.Caller.Call(ctx, t, tool, in, out)
 		steps = append(steps, Step(name, err, "", hint, time.Since(start)))
 		return err
 	}
@@ -153,7 +153,7 @@ func (d *Service) roleCalls(ctx context.Context, m *axp.Member, t outbound.Targe
 		}
 		var q protocol.QuoteAnswer
 		if call("quote", "quote", SampleQuote(m, taskType), &q, "answer a price, clarifying questions or a decline (spec 2.4)") == nil {
-			if err := q.Check(false, d.Now()); err != nil {
+			if err := q.Check(false, s.Now()); err != nil {
 				steps[len(steps)-1] = Step("quote", err, "the test quote breaks a rule:", "", 0)
 			}
 		}
@@ -161,30 +161,30 @@ func (d *Service) roleCalls(ctx context.Context, m *axp.Member, t outbound.Targe
 	if m.HasRole(protocol.RoleBuyer) {
 		var r protocol.Received
 		call("receive_offers", "receive_offers", protocol.ReceiveOffersInput{TaskID: "tsk_test", Offers: []protocol.OfferSummary{},
-			ChooseURL: d.BaseURL() + "/api/tasks/tsk_test/choose", Test: true}, &r, "return {\"received\": true}")
+			ChooseURL: s.BaseURL() + "/api/tasks/tsk_test/choose", Test: true}, &r, "return {\"received\": true}")
 	}
 	var r protocol.Received
 	call("task_update", "task_update", protocol.TaskUpdateInput{TaskID: "tsk_test", Status: axp.TaskPaid, Test: true}, &r, "return {\"received\": true}")
 	return steps
 }
 
-func (d *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Verification, error) {
-	m, err := d.Member(c.Caller.MemberID)
+func (s *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Verification, error) {
+	m, err := s.Member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
 	}
 	if m.State == axp.MemberSuspended {
 		return nil, axp.Forbidden("a suspended member cannot verify", "message the operator")
 	}
-	now := d.Now()
+	now := s.Now()
 	v := &axp.Verification{MemberID: m.ID, Mode: kernel.ModeOf(m), CheckedAt: now}
 	if m.PullMode() {
-		v.Steps, v.Practice = d.verifyPull(m, now)
+		v.Steps, v.Practice = s.verifyPull(m, now)
 	} else {
-		v.Steps = d.verifyPush(ctx, m)
+		v.Steps = s.verifyPush(ctx, m)
 	}
 	v.Passed = passed(v.Steps)
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := kernel.LoadMember(ch.Tx, m.ID)
 		if err != nil {
 			return nil, err
@@ -217,7 +217,7 @@ func (d *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.Emp
 		return v, nil
 	})
 	if err == nil {
-		d.Invalidate()
+		s.Invalidate()
 	}
 	return kernel.As[axp.Verification](out, err)
 }
@@ -232,7 +232,7 @@ func checksOf(steps []axp.Step, now time.Time) []axp.Check {
 
 // verifyPull checks a pull member's practice request: issued on the first call, answered through
 // POST /api/tasks/{id}/offers, and checked on the next call.
-func (d *Service) verifyPull(m *axp.Member, now time.Time) ([]axp.Step, *axp.PracticeRequest) {
+func (s *Service) verifyPull(m *axp.Member, now time.Time) ([]axp.Step, *axp.PracticeRequest) {
 	if !m.HasRole(protocol.RoleSeller) {
 		// A pull buyer has no server and quotes on nothing: holding its secret and reaching the
 		// exchange is the whole handshake.
@@ -269,8 +269,8 @@ func PracticeView(m *axp.Member) axp.Task {
 }
 
 // answerPractice records a pull member's answer to its practice request.
-func (d *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
-	return kernel.As[axp.QuoteRecorded](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
+	return kernel.As[axp.QuoteRecorded](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -290,32 +290,32 @@ func (d *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID s
 	}))
 }
 
-func (d *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Conformance, error) {
-	m, err := d.Member(c.Caller.MemberID)
+func (s *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Conformance, error) {
+	m, err := s.Member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
 	}
-	rep := &axp.Conformance{MemberID: m.ID, CheckedAt: d.Now()}
+	rep := &axp.Conformance{MemberID: m.ID, CheckedAt: s.Now()}
 	if m.PullMode() {
-		rep.Checks = d.conformancePull(m)
+		rep.Checks = s.conformancePull(m)
 	} else {
-		rep.Checks = d.conformancePush(ctx, m)
+		rep.Checks = s.conformancePush(ctx, m)
 	}
 	if m.HasRole(protocol.RoleSeller) {
 		pm := kernel.Private(m)
-		warn := d.skillWarnings(&pm)
+		warn := s.skillWarnings(&pm)
 		var err error
 		if len(warn) > 0 {
 			err = errors.New(strings.Join(warn, "; "))
 		}
-		s := Step("task_types", err, "", "use a catalog type (GET /api/services) or one other sellers offer, unless the new type is meant", 0)
-		s.Warning = true
-		rep.Checks = append(rep.Checks, s)
+		st := Step("task_types", err, "", "use a catalog type (GET /api/services) or one other sellers offer, unless the new type is meant", 0)
+		st.Warning = true
+		rep.Checks = append(rep.Checks, st)
 	}
-	for _, s := range rep.Checks {
+	for _, stx := range rep.Checks {
 		switch {
-		case s.OK:
-		case s.Warning:
+		case stx.OK:
+		case stx.Warning:
 			rep.Warnings++
 		default:
 			rep.Failed++
@@ -326,13 +326,13 @@ func (d *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.E
 	if rep.Warnings > 0 {
 		rep.Summary += fmt.Sprintf(", %d warning(s)", rep.Warnings)
 	}
-	d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		return nil, ch.Audit("member.conformance", "member", m.ID, map[string]any{"passed": rep.Passed, "failed": rep.Failed})
 	})
 	return rep, nil
 }
 
-func (d *Service) conformancePull(m *axp.Member) []axp.Step {
+func (s *Service) conformancePull(m *axp.Member) []axp.Step {
 	steps := []axp.Step{Step("verified", verifiedErr(m), "", "POST /api/members/me/verify and answer the practice request", 0)}
 	err := error(nil)
 	if len(m.Skills) == 0 && m.HasRole(protocol.RoleSeller) {
@@ -354,13 +354,13 @@ func verifiedErr(m *axp.Member) error {
 
 // conformancePush is the deep test of a member's server: forged calls refused, schemas, honesty
 // of quotes against the declared skills, and timing within the call budget.
-func (d *Service) conformancePush(ctx context.Context, m *axp.Member) []axp.Step {
-	t, err := d.Target(m)
+func (s *Service) conformancePush(ctx context.Context, m *axp.Member) []axp.Step {
+	t, err := s.Target(m)
 	if err != nil {
 		return []axp.Step{Step("platform_key", err, "", "contact the operator", 0)}
 	}
 	var steps []axp.Step
-	now := d.Now()
+	now := s.Now()
 	forged := []struct {
 		name, hint string
 		mutate     func(h http.Header, body []byte)
@@ -388,28 +388,28 @@ func (d *Service) conformancePush(ctx context.Context, m *axp.Member) []axp.Step
 	}
 	for _, f := range forged {
 		start := time.Now()
-		accepted, detail := d.probe(ctx, t.MCPURL, f.mutate)
+		accepted, detail := s.probe(ctx, t.MCPURL, f.mutate)
 		var err error
 		if accepted {
 			err = errors.New("the forged call was answered with a result")
 		}
-		s := Step(f.name, err, detail, f.hint, time.Since(start))
-		s.Warning = f.warning
-		steps = append(steps, s)
+		st := Step(f.name, err, detail, f.hint, time.Since(start))
+		st.Warning = f.warning
+		steps = append(steps, st)
 	}
-	steps = append(steps, d.replayProbe(ctx, m, t))
-	verify := d.verifyPush(ctx, m)
+	steps = append(steps, s.replayProbe(ctx, m, t))
+	verify := s.verifyPush(ctx, m)
 	steps = append(steps, verify...)
 	if !passed(verify) {
 		return steps
 	}
 	if m.HasRole(protocol.RoleSeller) {
-		steps = append(steps, d.honesty(ctx, m, t)...)
+		steps = append(steps, s.honesty(ctx, m, t)...)
 	}
 	slow := error(nil)
 	var worst int64
-	for _, s := range steps {
-		worst = max(worst, s.LatencyMS)
+	for _, stx := range steps {
+		worst = max(worst, stx.LatencyMS)
 	}
 	if worst > protocol.ToolCallTimeoutMillis {
 		slow = fmt.Errorf("the slowest call took %d ms", worst)
@@ -420,15 +420,15 @@ func (d *Service) conformancePush(ctx context.Context, m *axp.Member) []axp.Step
 }
 
 // honesty asks for a quote on each declared skill and checks it against what the seller declared.
-func (d *Service) honesty(ctx context.Context, m *axp.Member, t outbound.Target) []axp.Step {
+func (s *Service) honesty(ctx context.Context, m *axp.Member, t outbound.Target) []axp.Step {
 	var steps []axp.Step
-	for _, s := range m.Skills {
+	for _, v := range m.Skills {
 		start := time.Now()
 		var q protocol.QuoteAnswer
-		_, err := d.Caller.Call(ctx, t, "quote", SampleQuote(m, s.TaskType), &q)
+		_, err := s.Caller.Call(ctx, t, "quote", SampleQuote(m, v.TaskType), &q)
 		detail := ""
 		if err == nil {
-			err = AsErr(q.Check(false, d.Now()))
+			err = AsErr(q.Check(false, s.Now()))
 		}
 		if err == nil {
 			switch q.Kind() {
@@ -437,14 +437,14 @@ func (d *Service) honesty(ctx context.Context, m *axp.Member, t outbound.Target)
 			case "price":
 				detail = fmt.Sprintf("quoted %s in %d min", q.PriceUSD.Display(), *q.ETAMinutes)
 				switch {
-				case s.Instant() && (*q.PriceUSD != *s.InstantPriceUSD || *q.ETAMinutes != *s.InstantETAMinutes):
-					err = fmt.Errorf("the instant price is %s in %d min but the quote differs", s.InstantPriceUSD.Display(), *s.InstantETAMinutes)
-				case s.MinPriceUSD != nil && *q.PriceUSD < *s.MinPriceUSD:
-					err = fmt.Errorf("quoted below the declared minimum %s", s.MinPriceUSD.Display())
+				case v.Instant() && (*q.PriceUSD != *v.InstantPriceUSD || *q.ETAMinutes != *v.InstantETAMinutes):
+					err = fmt.Errorf("the instant price is %s in %d min but the quote differs", v.InstantPriceUSD.Display(), *v.InstantETAMinutes)
+				case v.MinPriceUSD != nil && *q.PriceUSD < *v.MinPriceUSD:
+					err = fmt.Errorf("quoted below the declared minimum %s", v.MinPriceUSD.Display())
 				}
 			}
 		}
-		steps = append(steps, Step("honest_quote:"+s.TaskType, err, detail, "quote what your skills declare: instant prices exactly, never below min_price_usd; decline only what you cannot do now", time.Since(start)))
+		steps = append(steps, Step("honest_quote:"+v.TaskType, err, detail, "quote what your skills declare: instant prices exactly, never below min_price_usd; decline only what you cannot do now", time.Since(start)))
 	}
 	return steps
 }
@@ -452,14 +452,14 @@ func (d *Service) honesty(ctx context.Context, m *axp.Member, t outbound.Target)
 // replayProbe sends one correctly signed contact_test twice, byte for byte: the second is what an
 // eavesdropper would replay, and must be refused. A warning-level check (spec 5 asks only for the
 // 300 s window); memberkit refuses replays by default.
-func (d *Service) replayProbe(ctx context.Context, m *axp.Member, t outbound.Target) axp.Step {
+func (s *Service) replayProbe(ctx context.Context, m *axp.Member, t outbound.Target) axp.Step {
 	const name, hint = "refuses_replay", "remember the signatures accepted in the last 300 s and refuse a call that repeats one (memberkit does by default)"
 	start := time.Now()
 	body := probeBody(m.ID)
 	var signed http.Header
 	sign := func(h http.Header, b []byte) {
 		if signed == nil {
-			protocol.SignRequest(h, m.ID, t.PlatformKey, t.AuthToken, b, d.Now())
+			protocol.SignRequest(h, m.ID, t.PlatformKey, t.AuthToken, b, s.Now())
 			signed = h.Clone()
 			return
 		}
@@ -469,16 +469,16 @@ func (d *Service) replayProbe(ctx context.Context, m *axp.Member, t outbound.Tar
 	}
 	var err error
 	detail := ""
-	if ok, first := d.probeBody(ctx, t.MCPURL, body, sign); !ok {
+	if ok, first := s.probeBody(ctx, t.MCPURL, body, sign); !ok {
 		err, detail = errors.New("the signed call was not answered: "+first), "cannot test replays"
-	} else if again, second := d.probeBody(ctx, t.MCPURL, body, sign); again {
+	} else if again, second := s.probeBody(ctx, t.MCPURL, body, sign); again {
 		err, detail = errors.New("the same signed call was answered a second time"), second
 	} else {
 		detail = "the repeated call was " + second
 	}
-	s := Step(name, err, detail, hint, time.Since(start))
-	s.Warning = true
-	return s
+	st := Step(name, err, detail, hint, time.Since(start))
+	st.Warning = true
+	return st
 }
 
 // probeBody is a contact_test call with an id of its own.
@@ -490,12 +490,12 @@ func probeBody(memberID string) []byte {
 
 // probe sends one tools/call contact_test with headers set by mutate and reports whether the
 // server answered it with a result (a forged call accepted).
-func (d *Service) probe(ctx context.Context, url string, mutate func(h http.Header, body []byte)) (bool, string) {
-	return d.probeBody(ctx, url, probeBody("probe"), mutate)
+func (s *Service) probe(ctx context.Context, url string, mutate func(h http.Header, body []byte)) (bool, string) {
+	return s.probeBody(ctx, url, probeBody("probe"), mutate)
 }
 
 // probeBody sends body with headers set by mutate and reports whether it was answered with a result.
-func (d *Service) probeBody(ctx context.Context, url string, body []byte, mutate func(h http.Header, body []byte)) (bool, string) {
+func (s *Service) probeBody(ctx context.Context, url string, body []byte, mutate func(h http.Header, body []byte)) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, protocol.ToolCallTimeoutMillis*time.Millisecond)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
@@ -507,7 +507,7 @@ func (d *Service) probeBody(ctx context.Context, url string, body []byte, mutate
 	mutate(req.Header, body)
 	// Through the outbound guard like every call to a member: a host name that resolves to a
 	// private address is refused before anything is sent.
-	res, err := d.Caller.HTTPClient(0).Do(req)
+	res, err := s.Caller.HTTPClient(0).Do(req)
 	if err != nil {
 		return false, "no answer: " + err.Error()
 	}
@@ -526,10 +526,10 @@ func (d *Service) probeBody(ctx context.Context, url string, body []byte, mutate
 // liveness checks members with no contact for 24 h (DESIGN.md section 6): push members get
 // contact_test and get_skills; two consecutive failures (push) or two silent days (pull) make a
 // member unreachable, out of matching until it verifies again.
-func (d *Service) Liveness(ctx context.Context) {
-	now := d.Now()
+func (s *Service) Liveness(ctx context.Context) {
+	now := s.Now()
 	var due []*axp.Member
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		// Only verified members unseen for a check-in period are read (by when they were seen).
 		return tx.VerifiedSeenBefore(now.Add(-kernel.CheckInPeriod), func(m *axp.Member) bool {
 			if m.State == axp.MemberVerified && now.Sub(m.LastSeenAt) > kernel.CheckInPeriod*time.Duration(m.LivenessFailures+1) {
@@ -538,8 +538,8 @@ func (d *Service) Liveness(ctx context.Context) {
 			return true
 		})
 	})
-	if len(due) > 0 && d.AfterScan != nil {
-		d.AfterScan("liveness")
+	if len(due) > 0 && s.AfterScan != nil {
+		s.AfterScan("liveness")
 	}
 	for _, m := range due {
 		var steps []axp.Step
@@ -547,10 +547,10 @@ func (d *Service) Liveness(ctx context.Context) {
 			steps = []axp.Step{{Name: "check_in", OK: false, Detail: "no authenticated call or heartbeat for over 24 h",
 				Hint: "call POST /api/members/me/heartbeat at least daily"}}
 		} else {
-			steps = d.livenessPush(ctx, m)
+			steps = s.livenessPush(ctx, m)
 		}
 		ok := passed(steps)
-		d.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+		s.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 			cur, err := kernel.LoadMember(ch.Tx, m.ID)
 			// A member heard from since the scan (a call, a heartbeat, a new verification), or
 			// checked by another sweep meanwhile, is not charged with this check.
@@ -574,19 +574,19 @@ func (d *Service) Liveness(ctx context.Context) {
 		})
 	}
 	if len(due) > 0 {
-		d.Invalidate()
+		s.Invalidate()
 	}
 }
 
-func (d *Service) livenessPush(ctx context.Context, m *axp.Member) []axp.Step {
-	t, err := d.Target(m)
+func (s *Service) livenessPush(ctx context.Context, m *axp.Member) []axp.Step {
+	t, err := s.Target(m)
 	if err != nil {
 		return []axp.Step{Step("platform_key", err, "", "", 0)}
 	}
 	nonce := axp.RandomHex(16)
 	start := time.Now()
 	var ct protocol.ContactTestOutput
-	_, err = d.Caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
+	_, err = s.Caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
 	if err == nil && (ct.Nonce != nonce || !hmac.Equal([]byte(ct.Signature), []byte(protocol.ContactTestSignature(t.PlatformKey, nonce)))) {
 		err = errors.New("wrong contact_test answer")
 	}
@@ -594,7 +594,7 @@ func (d *Service) livenessPush(ctx context.Context, m *axp.Member) []axp.Step {
 	if m.HasRole(protocol.RoleSeller) {
 		start = time.Now()
 		var gs protocol.GetSkillsOutput
-		_, err = d.Caller.Call(ctx, t, "get_skills", protocol.GetSkillsInput{MemberID: m.ID}, &gs)
+		_, err = s.Caller.Call(ctx, t, "get_skills", protocol.GetSkillsInput{MemberID: m.ID}, &gs)
 		steps = append(steps, Step("get_skills", err, "", "", time.Since(start)))
 	}
 	return steps

@@ -13,18 +13,18 @@ import (
 )
 
 // Register binds the operations of the money service to their handlers and subscribes it to the events it handles.
-func (d *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.AdminApprovals, d.adminApprovals)
-	pipeline.Handle(r, axp.AdminApprove, d.adminApprove)
-	pipeline.Handle(r, axp.AdminReject, d.adminReject)
-	pipeline.HandleNoInput(r, axp.AdminReconcile, d.adminReconcile)
-	d.subscribeMoney()
+func (s *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.AdminApprovals, s.adminApprovals)
+	pipeline.Handle(r, axp.AdminApprove, s.adminApprove)
+	pipeline.Handle(r, axp.AdminReject, s.adminReject)
+	pipeline.HandleNoInput(r, axp.AdminReconcile, s.adminReconcile)
+	s.subscribeMoney()
 }
 
-func (d *Service) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.ApprovalsQuery) (*axp.ApprovalList, error) {
+func (s *Service) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.ApprovalsQuery) (*axp.ApprovalList, error) {
 	out := &axp.ApprovalList{Approvals: []axp.Approval{}}
-	now := d.Now()
-	err := d.Store.View(func(tx *store.Tx) error {
+	now := s.Now()
+	err := s.Store.View(func(tx *store.Tx) error {
 		keep := func(a *axp.Approval) bool {
 			switch in.Status {
 			case "", "open":
@@ -61,24 +61,24 @@ func (d *Service) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.
 	})
 	// What the chain took back comes first: reorged payments, then the items they hold.
 	slices.SortStableFunc(out.Approvals, func(a, b axp.Approval) int { return urgency(a) - urgency(b) })
-	if err == nil && d.Wallet != nil && in.TaskID == "" && in.Kind == "" && (in.Status == "" || in.Status == "open") {
-		out.Float = d.float(ctx, out.Approvals)
+	if err == nil && s.Wallet != nil && in.TaskID == "" && in.Kind == "" && (in.Status == "" || in.Status == "open") {
+		out.Float = s.float(ctx, out.Approvals)
 	}
 	return out, err
 }
 
 // float compares the hot wallet's balance with what approving the open items would send.
-func (d *Service) float(ctx context.Context, open []axp.Approval) *axp.Float {
-	f := &axp.Float{HotWalletAddress: d.Wallet.Address()}
+func (s *Service) float(ctx context.Context, open []axp.Approval) *axp.Float {
+	f := &axp.Float{HotWalletAddress: s.Wallet.Address()}
 	for i := range open {
 		f.QueuedUSD += stillToSend(&open[i])
 	}
-	bal, err := d.Chain.BalanceOf(ctx, d.Wallet.Address())
+	bal, err := s.Chain.BalanceOf(ctx, s.Wallet.Address())
 	if err != nil {
 		f.Problem = "cannot read the hot wallet's balance: " + err.Error()
 		return f
 	}
-	f.BalanceUSD = d.Chain.Money(bal)
+	f.BalanceUSD = s.Chain.Money(bal)
 	f.ShortUSD = max(0, f.QueuedUSD-f.BalanceUSD)
 	return f
 }
@@ -155,27 +155,27 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 	return buyer, seller
 }
 
-func (d *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
-	if in.TxHash == "" && d.Wallet != nil {
+func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
+	if in.TxHash == "" && s.Wallet != nil {
 		var kind string
 		var alone bool
-		d.Store.View(func(tx *store.Tx) error {
+		s.Store.View(func(tx *store.Tx) error {
 			if a, _ := tx.Approval(in.ID); a != nil {
 				kind, alone = a.Kind, buyerPartAlone(a)
 			}
 			return nil
 		})
 		if !alone && axp.SendsMoney(kind) {
-			return kernel.As[axp.Approval](d.approveOnChain(ctx, c, in))
+			return kernel.As[axp.Approval](s.approveOnChain(ctx, c, in))
 		}
 	}
-	return kernel.As[axp.Approval](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.As[axp.Approval](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		a, err := ch.Tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
 		}
 		if a != nil && buyerPartAlone(a) {
-			return d.approveBuyerPart(ch, a, in)
+			return s.approveBuyerPart(ch, a, in)
 		}
 		if a, err = loadApproval(ch.Tx, in.ID); err != nil {
 			return nil, err
@@ -208,11 +208,11 @@ func (d *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 		}
 		switch a.Kind {
 		case axp.ApprovePayment:
-			err = d.confirmPayment(ch, t, a)
+			err = s.confirmPayment(ch, t, a)
 		case axp.ApprovePayout, axp.ApproveRefund, axp.ApproveSplit:
-			err = d.book(ch, t, a)
+			err = s.book(ch, t, a)
 		case axp.ApproveReleaseDue:
-			err = d.releaseDue(ch, t)
+			err = s.releaseDue(ch, t)
 		default:
 			err = fmt.Errorf("unknown approval kind %q", a.Kind)
 		}
@@ -230,7 +230,7 @@ func (d *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 }
 
 // confirmPayment books a confirmed payment and starts the job.
-func (d *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval) error {
+func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval) error {
 	if t.Status != axp.TaskAwaitingPayment || t.TxHash != a.TxHash {
 		return axp.Conflict("the task is "+t.Status+" and no longer waits for this payment", "reject it and refund the sender")
 	}
@@ -280,7 +280,7 @@ func (d *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 
 // approveBuyerPart sends the buyer's refund of a split whose seller part waits for a payout
 // address: the item stays held for the seller's part, and the task disputed until it is sent.
-func (d *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.ApproveBody) (any, error) {
+func (s *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.ApproveBody) (any, error) {
 	if in.TxHash == "" {
 		return nil, axp.Invalid("tx_hash", "is required to send the buyer's part of a split",
 			"send the buyer's refund, then record its transaction hash here; the seller's part waits for a payout address")
@@ -336,16 +336,16 @@ func bookingOf(t *axp.TaskRecord, a *axp.Approval, refund axp.Money) ([]axp.Post
 // book books an approved payout, refund or split and ends the task (the manual rail on approval,
 // the evm rail once its transfers are confirmed): the seller's part alone when the buyer's part of
 // a split was sent before.
-func (d *Service) book(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval) error {
+func (s *Service) book(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval) error {
 	tr, refund, action := sendSpec(t, a)
 	if a.BuyerPartTxHash != "" {
-		return d.sendSellerPart(ch, t, a, refund)
+		return s.sendSellerPart(ch, t, a, refund)
 	}
-	return d.sendMoney(ch, t, a, refund, tr, action)
+	return s.sendMoney(ch, t, a, refund, tr, action)
 }
 
 // sendSellerPart books the rest of a split whose buyer's part was sent on its own, and ends the task.
-func (d *Service) sendSellerPart(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, refund axp.Money) error {
+func (s *Service) sendSellerPart(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, refund axp.Money) error {
 	if _, err := axp.Next(t.Status, axp.TrigSettle, t.Facts()); err != nil {
 		return err
 	}
@@ -358,12 +358,12 @@ func (d *Service) sendSellerPart(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 		Postings: seller, ApprovalID: a.ID, TxHash: a.TxHash, At: ch.Now}); err != nil {
 		return err
 	}
-	return d.Finish(ch, t, axp.TrigSettle, "settle", map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash,
+	return s.Finish(ch, t, axp.TrigSettle, "settle", map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash,
 		"refund_usd": refund, "buyer_part_tx_hash": a.BuyerPartTxHash})
 }
 
 // sendMoney books the payout, refund or split of a task's escrow and ends the task.
-func (d *Service) sendMoney(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, refund axp.Money, tr axp.Trigger, action string) error {
+func (s *Service) sendMoney(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, refund axp.Money, tr axp.Trigger, action string) error {
 	if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
 		return err
 	}
@@ -376,12 +376,12 @@ func (d *Service) sendMoney(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approva
 	if err := ch.Tx.PutLedger(entry); err != nil {
 		return err
 	}
-	return d.Finish(ch, t, tr, action, map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash, "refund_usd": refund})
+	return s.Finish(ch, t, tr, action, map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash, "refund_usd": refund})
 }
 
 // releaseDue: the operator releases a delivered task whose auto-release window passed; the payout
 // then waits for its own approval.
-func (d *Service) releaseDue(ch *kernel.Change, t *axp.TaskRecord) error {
+func (s *Service) releaseDue(ch *kernel.Change, t *axp.TaskRecord) error {
 	prev := t.Status
 	if err := t.Move(axp.TrigOperatorAccept, "", ch.Now); err != nil {
 		return err
@@ -391,10 +391,10 @@ func (d *Service) releaseDue(ch *kernel.Change, t *axp.TaskRecord) error {
 		return err
 	}
 	if t.Free() {
-		d.StatusNotices(ch, t)
-		return d.Finish(ch, t, axp.TrigRelease, "release", nil)
+		s.StatusNotices(ch, t)
+		return s.Finish(ch, t, axp.TrigRelease, "release", nil)
 	}
-	p, err := d.MoneyApproval(t, axp.ApprovePayout, 0, "the operator released the task after its auto-release window", ch.Now)
+	p, err := s.MoneyApproval(t, axp.ApprovePayout, 0, "the operator released the task after its auto-release window", ch.Now)
 	if err != nil {
 		return err
 	}
@@ -408,12 +408,12 @@ func (d *Service) releaseDue(ch *kernel.Change, t *axp.TaskRecord) error {
 			return err
 		}
 	}
-	d.StatusNotices(ch, t)
+	s.StatusNotices(ch, t)
 	return ch.Tx.PutApproval(p)
 }
 
-func (d *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.RejectBody) (*axp.Approval, error) {
-	return kernel.As[axp.Approval](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.RejectBody) (*axp.Approval, error) {
+	return kernel.As[axp.Approval](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		a, err := ch.Tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
@@ -495,8 +495,8 @@ func CloseReleaseDue(ch *kernel.Change, t *axp.TaskRecord, why string) error {
 }
 
 // subscribeMoney: a member's new payout address releases the payouts held for the lack of one.
-func (d *Service) subscribeMoney() {
-	kernel.On(d.Kernel, func(ch *kernel.Change, e kernel.PayoutAddressSet) error { return unholdPayouts(ch, e.Member) })
+func (s *Service) subscribeMoney() {
+	kernel.On(s.Kernel, func(ch *kernel.Change, e kernel.PayoutAddressSet) error { return unholdPayouts(ch, e.Member) })
 }
 
 // unholdPayouts makes a seller's held payouts pending once it has a payout address.

@@ -18,10 +18,10 @@ import (
 // setupChain connects to the configured chain and checks it; it says what it found in the log.
 // Every error names the setting at fault. Once dialled, the chain is the daemon's: Close closes it,
 // also after an error here.
-func (d *Service) SetupChain() error {
-	cfg := d.Cfg
+func (s *Service) SetupChain() error {
+	cfg := s.Cfg
 	if cfg.DepositAddress == "" {
-		d.Log.Warn("no deposit_address: buyers cannot pay for crypto tasks (choosing a paid offer answers 503); free jobs still run",
+		s.Log.Warn("no deposit_address: buyers cannot pay for crypto tasks (choosing a paid offer answers 503); free jobs still run",
 			"source", "payments")
 	}
 	if cfg.ChainRPCURL == "" {
@@ -43,10 +43,10 @@ func (d *Service) SetupChain() error {
 	if err != nil {
 		return err
 	}
-	d.Chain, d.ChainInfo = c, axp.ChainInfo{ChainID: info.ChainID, TokenAddress: c.Token(), TokenSymbol: info.Symbol,
+	s.Chain, s.ChainInfo = c, axp.ChainInfo{ChainID: info.ChainID, TokenAddress: c.Token(), TokenSymbol: info.Symbol,
 		TokenDecimals: info.Decimals, DepositAddress: c.Deposit(), Confirmations: c.Confirmations()}
-	d.Verifier = evmVerifier{}
-	d.Log.Info("chain ready: payments are verified and found on chain", "source", "payments", "chain_id", info.ChainID,
+	s.Verifier = evmVerifier{}
+	s.Log.Info("chain ready: payments are verified and found on chain", "source", "payments", "chain_id", info.ChainID,
 		"token", c.Token(), "symbol", info.Symbol, "decimals", info.Decimals, "deposit_address", c.Deposit(),
 		"confirmations", c.Confirmations(), "head", info.Head)
 	// The watcher's starting point is fixed now, by whichever daemon starts, not at its first pass:
@@ -55,45 +55,45 @@ func (d *Service) SetupChain() error {
 	if err != nil {
 		return fmt.Errorf("chain_rpc_url %s: read the block the payment watcher starts at: %w", cfg.ChainRPCURL, err)
 	}
-	if _, err := d.startCursor(safe); err != nil {
+	if _, err := s.startCursor(safe); err != nil {
 		return fmt.Errorf("set the payment watcher's first block: %w", err)
 	}
 	if cfg.PayoutKeyFile == "" {
-		d.Log.Info("no payout_key_file: the operator sends payouts and records their tx hash (manual rail)", "source", "payments")
+		s.Log.Info("no payout_key_file: the operator sends payouts and records their tx hash (manual rail)", "source", "payments")
 		return nil
 	}
 	key, err := chain.LoadKey(cfg.PayoutKeyFile, cfg.PayoutKeyPassphrase)
 	if err != nil {
 		return err
 	}
-	d.Wallet = chain.NewWallet(c, key)
+	s.Wallet = chain.NewWallet(c, key)
 	// Daemons sharing a PostgreSQL store share the hot wallet too: its lock there keeps two of
 	// them from signing with the same nonce (payouts and x402 settlements alike).
-	d.Wallet.Share(func(ctx context.Context) (func(), error) { return d.Store.Lock(ctx, "hot-wallet") })
-	bal, err := c.BalanceOf(ctx, d.Wallet.Address())
+	s.Wallet.Share(func(ctx context.Context) (func(), error) { return s.Store.Lock(ctx, "hot-wallet") })
+	bal, err := c.BalanceOf(ctx, s.Wallet.Address())
 	if err != nil {
-		return fmt.Errorf("chain_rpc_url %s: read the hot wallet's (%s) balance of token_address %s: %w", cfg.ChainRPCURL, d.Wallet.Address(), c.Token(), err)
+		return fmt.Errorf("chain_rpc_url %s: read the hot wallet's (%s) balance of token_address %s: %w", cfg.ChainRPCURL, s.Wallet.Address(), c.Token(), err)
 	}
-	d.Log.Info("hot wallet ready: approved payouts are sent by the exchange (evm rail)", "source", "payments",
-		"address", d.Wallet.Address(), "balance_usd", c.Money(bal).String())
+	s.Log.Info("hot wallet ready: approved payouts are sent by the exchange (evm rail)", "source", "payments",
+		"address", s.Wallet.Address(), "balance_usd", c.Money(bal).String())
 	return nil
 }
 
 // chainNames reports the chain and token buyers are told about: the checked ones, or the configured
 // ones when no RPC URL is set.
-func (d *Service) ChainNames() (axp.ChainInfo, bool) {
-	if d.Chain != nil {
-		return d.ChainInfo, true
+func (s *Service) ChainNames() (axp.ChainInfo, bool) {
+	if s.Chain != nil {
+		return s.ChainInfo, true
 	}
-	if d.Cfg.ChainID == 0 || d.Cfg.TokenAddress == "" {
+	if s.Cfg.ChainID == 0 || s.Cfg.TokenAddress == "" {
 		return axp.ChainInfo{}, false
 	}
-	dec := d.Cfg.TokenDecimals
+	dec := s.Cfg.TokenDecimals
 	if dec == 0 {
 		dec = 6
 	}
-	return axp.ChainInfo{ChainID: d.Cfg.ChainID, TokenAddress: chain.Checksummed(d.Cfg.TokenAddress), TokenDecimals: dec,
-		DepositAddress: d.Cfg.DepositAddress}, true
+	return axp.ChainInfo{ChainID: s.Cfg.ChainID, TokenAddress: chain.Checksummed(s.Cfg.TokenAddress), TokenDecimals: dec,
+		DepositAddress: s.Cfg.DepositAddress}, true
 }
 
 // evmVerifier names the evm verifier; the work is done by checkReport, checkReported and the watcher.
@@ -109,10 +109,10 @@ func (evmVerifier) Verify(context.Context, *axp.TaskRecord, string) (kernel.Verd
 // shows as reverted, as moving none of the stablecoin to the deposit address, or as mined before
 // the task existed is refused, naming the reason. A transaction the node does not know yet (not
 // mined) is accepted and checked again later. It returns the receipt (Found false when unknown).
-func (d *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash string) (chain.Receipt, error) {
-	r, err := d.Chain.Receipt(ctx, txHash)
+func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash string) (chain.Receipt, error) {
+	r, err := s.Chain.Receipt(ctx, txHash)
 	if err != nil {
-		d.Log.WarnContext(ctx, "cannot read a reported transaction; it is checked again later", "source", "payments",
+		s.Log.WarnContext(ctx, "cannot read a reported transaction; it is checked again later", "source", "payments",
 			"task", t.ID, "tx_hash", txHash, "err", err)
 		return chain.Receipt{}, nil
 	}
@@ -125,7 +125,7 @@ func (d *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash str
 	var toDeposit []chain.Transfer
 	var elsewhere string
 	for _, tr := range r.Transfers {
-		if strings.EqualFold(tr.To, d.Chain.Deposit()) {
+		if strings.EqualFold(tr.To, s.Chain.Deposit()) {
 			toDeposit = append(toDeposit, tr)
 		} else if elsewhere == "" {
 			elsewhere = tr.To
@@ -133,10 +133,10 @@ func (d *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash str
 	}
 	switch {
 	case len(toDeposit) == 0 && elsewhere != "":
-		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends the stablecoin to %s, not to the deposit address %s", txHash, elsewhere, d.Chain.Deposit()),
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends the stablecoin to %s, not to the deposit address %s", txHash, elsewhere, s.Chain.Deposit()),
 			"send payable_usd to the deposit address and report that transaction")
 	case len(toDeposit) == 0:
-		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s moves none of the stablecoin %s (%s on chain %d)", txHash, d.ChainInfo.TokenSymbol, d.Chain.Token(), d.Chain.ChainID()),
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s moves none of the stablecoin %s (%s on chain %d)", txHash, s.ChainInfo.TokenSymbol, s.Chain.Token(), s.Chain.ChainID()),
 			"pay with the stablecoin named in the task's payment section and report that transaction")
 	case (minedAt{r.Block, r.BlockTime}).before(t):
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s was mined in block %d at %s, before the task was posted (%s, chain head %d)", txHash,
@@ -149,7 +149,7 @@ func (d *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash str
 		amount += tr.Amount
 	}
 	var others bool
-	err = d.Store.View(func(tx *store.Tx) error {
+	err = s.Store.View(func(tx *store.Tx) error {
 		var err error
 		others, err = carriedByOthers(tx, t, amount, toDeposit[0].From, minedAt{r.Block, r.BlockTime}, txHash)
 		return err
@@ -165,27 +165,27 @@ func (d *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash str
 }
 
 // checkReported credits a reported transaction once the chain shows it with enough confirmations.
-func (d *Service) CheckReported(ctx context.Context, taskID, txHash string) {
-	r, err := d.Chain.Receipt(ctx, txHash)
-	if err != nil || !r.Found || !r.Success || r.Confirmations < d.Chain.Confirmations() {
+func (s *Service) CheckReported(ctx context.Context, taskID, txHash string) {
+	r, err := s.Chain.Receipt(ctx, txHash)
+	if err != nil || !r.Found || !r.Success || r.Confirmations < s.Chain.Confirmations() {
 		return
 	}
 	var group []chain.Transfer
 	for _, tr := range r.Transfers {
-		if strings.EqualFold(tr.To, d.Chain.Deposit()) {
+		if strings.EqualFold(tr.To, s.Chain.Deposit()) {
 			group = append(group, tr)
 		}
 	}
 	if len(group) > 0 {
-		d.onInbound(ctx, group)
+		s.onInbound(ctx, group)
 	}
 }
 
 // onInbound records one chain transaction's transfers to the deposit address and credits the task
 // they pay: the task that claimed the hash (a reported payment), else the one task whose payable
 // amount they match. Idempotent.
-func (d *Service) onInbound(ctx context.Context, group []chain.Transfer) {
-	_, err := d.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
+func (s *Service) onInbound(ctx context.Context, group []chain.Transfer) {
+	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
 		recs := make([]axp.InboundTransfer, len(group))
 		var amount axp.Money
 		for i, tr := range group {
@@ -205,7 +205,7 @@ func (d *Service) onInbound(ctx context.Context, group []chain.Transfer) {
 			seen = &all[0]
 		}
 		if seen != nil && seen.Outcome == axp.InboundReorged {
-			return nil, d.restorePayment(ch, all, recs)
+			return nil, s.restorePayment(ch, all, recs)
 		}
 		// A pay-per-call settlement is booked by the paywall, not matched to a task.
 		if pc, err := ch.Tx.PaidCallByTx(recs[0].TxHash); err != nil || pc != nil {
@@ -233,7 +233,7 @@ func (d *Service) onInbound(ctx context.Context, group []chain.Transfer) {
 		}
 		// The transfer pays the task whose payable amount (or tag) it carries; else the first
 		// task that reported it. Any other task that reported it is told it pays another.
-		t, err := d.matchPayable(ch.Tx, amount, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
+		t, err := s.matchPayable(ch.Tx, amount, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +272,7 @@ func (d *Service) onInbound(ctx context.Context, group []chain.Transfer) {
 		}
 		outcome, note := axp.InboundUnmatched, "no task reported this transaction and no payable amount matches it"
 		if t != nil {
-			if outcome, note, err = d.creditTransfer(ch, t, recs, amount); err != nil {
+			if outcome, note, err = s.creditTransfer(ch, t, recs, amount); err != nil {
 				return nil, err
 			}
 		}
@@ -295,7 +295,7 @@ func (d *Service) onInbound(ctx context.Context, group []chain.Transfer) {
 		return nil, nil
 	})
 	if err != nil {
-		d.Log.ErrorContext(ctx, "crediting a transfer failed; it is tried again on the next pass", "source", "payments",
+		s.Log.ErrorContext(ctx, "crediting a transfer failed; it is tried again on the next pass", "source", "payments",
 			"tx_hash", group[0].TxHash, "err", err)
 	}
 }
@@ -419,7 +419,7 @@ func payableMatches(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (
 
 // matchPayable finds the one task a transfer pays by its amount alone: the one whose payable
 // amount it is, else the only one whose tag it carries (nil when none or several).
-func (d *Service) matchPayable(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (*axp.TaskRecord, error) {
+func (s *Service) matchPayable(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (*axp.TaskRecord, error) {
 	exact, tagged, err := payableMatches(tx, amount, at, txHash)
 	switch {
 	case err != nil:
@@ -472,7 +472,7 @@ func payerTasks(tx *store.Tx, addr string) ([]*axp.TaskRecord, error) {
 // creditTransfer books a transfer of amount to task t: a payment that covers the price funds the
 // task and starts the job (anything beyond the price and its tag goes back to the buyer with the
 // task's final booking); less waits for the rest, with a new payable amount for it.
-func (d *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []axp.InboundTransfer, amount axp.Money) (string, string, error) {
+func (s *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []axp.InboundTransfer, amount axp.Money) (string, string, error) {
 	hash := recs[0].TxHash
 	if (minedAt{recs[0].Block, recs[0].BlockTime}).before(t) {
 		return axp.InboundEarly, "mined before task " + t.ID + " was posted", nil
@@ -504,20 +504,20 @@ func (d *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []ax
 		item = &axp.Approval{ID: axp.NewID("apr", ch.Now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
 			TaskID: t.ID, TaskType: t.Type, PriceUSD: t.Price, BuyerID: kernel.BuyerLabel(t), SellerID: t.SellerID,
 			SellerName: t.SellerName, TxHash: hash, CreatedAt: ch.Now,
-			Reason: fmt.Sprintf("%s of the stablecoin reached %s in %s", amount.Display(), d.Cfg.DepositAddress, hash)}
+			Reason: fmt.Sprintf("%s of the stablecoin reached %s in %s", amount.Display(), s.Cfg.DepositAddress, hash)}
 	}
 	now := ch.Now
 	if err := axp.ApprovalMachine.Move(&item.Status, axp.ApprovalApprove); err != nil {
 		return "", "", err
 	}
 	item.DecidedAt, item.Amount = &now, amount
-	item.Note = fmt.Sprintf("confirmed on chain by the evm verifier (%d confirmations)", d.Chain.Confirmations())
+	item.Note = fmt.Sprintf("confirmed on chain by the evm verifier (%d confirmations)", s.Chain.Confirmations())
 	if t.PayerAddress == "" {
 		t.PayerAddress = recs[0].From
 	}
 	if t.Received+amount >= t.Price-t.Tag {
 		t.TxHash = hash
-		if err := d.confirmPayment(ch, t, item); err != nil {
+		if err := s.confirmPayment(ch, t, item); err != nil {
 			return "", "", err
 		}
 		return axp.InboundFunded, "", ch.Tx.PutApproval(item)
@@ -535,16 +535,16 @@ func (d *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []ax
 		"missing_usd": t.Price - t.Received, "payable_usd": t.Payable}); err != nil {
 		return "", "", err
 	}
-	d.StatusNotices(ch, t)
+	s.StatusNotices(ch, t)
 	return axp.InboundPartial, fmt.Sprintf("%s still due", (t.Price - t.Received).Display()), ch.Tx.PutApproval(item)
 }
 
 // watchChain polls the token's transfers to the deposit address every chain_poll, from the block
 // after the last one processed (stored) to the newest with the configured confirmations, and checks
 // reported payments still waiting. It runs until the daemon stops.
-func (d *Service) WatchChain() {
-	defer d.Bg.Done()
-	every := d.Cfg.ChainPoll
+func (s *Service) WatchChain() {
+	defer s.Bg.Done()
+	every := s.Cfg.ChainPoll
 	if every <= 0 {
 		every = kernel.DefaultChainPoll
 	}
@@ -552,15 +552,15 @@ func (d *Service) WatchChain() {
 	defer tick.Stop()
 	for {
 		// Only the leader watches: daemons sharing a store read each block once.
-		if d.Leads() {
+		if s.Leads() {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*every+30*time.Second)
-			if err := d.ChainPass(ctx); err != nil {
-				d.Log.Warn("payment watcher pass failed; it tries again", "source", "payments", "err", err)
+			if err := s.ChainPass(ctx); err != nil {
+				s.Log.Warn("payment watcher pass failed; it tries again", "source", "payments", "err", err)
 			}
 			cancel()
 		}
 		select {
-		case <-d.Stop:
+		case <-s.Stop:
 			return
 		case <-tick.C:
 		}
@@ -573,16 +573,16 @@ const watchSpan = 2000
 // startCursor returns the last block the watcher processed, first setting it when there is none:
 // to before chain_start_block, or to safe, the newest confirmed block (transfers older than the
 // exchange's chain setup are not its business).
-func (d *Service) startCursor(safe uint64) (uint64, error) {
+func (s *Service) startCursor(safe uint64) (uint64, error) {
 	var cursor uint64
-	err := d.Store.Update(func(tx *store.Tx) error {
+	err := s.Store.Update(func(tx *store.Tx) error {
 		var started bool
 		if cursor, started = tx.ChainCursor(); started {
 			return nil
 		}
 		cursor = safe
-		if d.Cfg.ChainStartBlock > 0 {
-			cursor = d.Cfg.ChainStartBlock - 1
+		if s.Cfg.ChainStartBlock > 0 {
+			cursor = s.Cfg.ChainStartBlock - 1
 		}
 		return tx.SetChainCursor(cursor)
 	})
@@ -591,27 +591,27 @@ func (d *Service) startCursor(safe uint64) (uint64, error) {
 
 // chainPass is one pass of the watcher: new confirmed blocks, then reported payments, then the
 // payout rail's transfers in flight.
-func (d *Service) ChainPass(ctx context.Context) error {
-	safe, err := d.Chain.Safe(ctx)
+func (s *Service) ChainPass(ctx context.Context) error {
+	safe, err := s.Chain.Safe(ctx)
 	if err != nil {
 		return err
 	}
 	// Payments credited lately, and the cursor, are checked against the canonical chain first: a
 	// reorg deeper than the confirmations is marked and the cursor goes back.
-	if err := d.checkReorgs(ctx, safe); err != nil {
+	if err := s.checkReorgs(ctx, safe); err != nil {
 		return fmt.Errorf("check recent payments for reorgs: %w", err)
 	}
 	var cursor uint64
 	var started bool
-	d.Store.View(func(tx *store.Tx) error { cursor, started = tx.ChainCursor(); return nil })
+	s.Store.View(func(tx *store.Tx) error { cursor, started = tx.ChainCursor(); return nil })
 	if !started {
-		if cursor, err = d.startCursor(safe); err != nil {
+		if cursor, err = s.startCursor(safe); err != nil {
 			return err
 		}
 	}
 	for cursor < safe {
 		to := min(safe, cursor+watchSpan)
-		list, err := d.Chain.TransfersTo(ctx, d.Chain.Deposit(), cursor+1, to)
+		list, err := s.Chain.TransfersTo(ctx, s.Chain.Deposit(), cursor+1, to)
 		if err != nil {
 			return err
 		}
@@ -620,14 +620,14 @@ func (d *Service) ChainPass(ctx context.Context) error {
 			for j < len(list) && list[j].TxHash == list[i].TxHash {
 				j++
 			}
-			d.onInbound(ctx, list[i:j])
+			s.onInbound(ctx, list[i:j])
 			i = j
 		}
-		hash, _, err := d.Chain.BlockHash(ctx, to)
+		hash, _, err := s.Chain.BlockHash(ctx, to)
 		if err != nil {
 			return err
 		}
-		if err := d.Store.Update(func(tx *store.Tx) error {
+		if err := s.Store.Update(func(tx *store.Tx) error {
 			if err := tx.SetChainCursor(to); err != nil {
 				return err
 			}
@@ -639,7 +639,7 @@ func (d *Service) ChainPass(ctx context.Context) error {
 	}
 	// Reported payments whose transaction the node did not know, or could not read, at report time.
 	var waiting [][2]string
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		return tx.OpenApprovals(func(a *axp.Approval) bool {
 			if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending && a.TxHash != "" {
 				waiting = append(waiting, [2]string{a.TaskID, a.TxHash})
@@ -648,10 +648,10 @@ func (d *Service) ChainPass(ctx context.Context) error {
 		})
 	})
 	for _, w := range waiting {
-		d.CheckReported(ctx, w[0], w[1])
+		s.CheckReported(ctx, w[0], w[1])
 	}
-	if d.Wallet != nil {
-		d.TrackSent(ctx)
+	if s.Wallet != nil {
+		s.TrackSent(ctx)
 	}
 	return nil
 }
@@ -659,17 +659,17 @@ func (d *Service) ChainPass(ctx context.Context) error {
 // adminReconcile compares the ledger with the chain (axp admin reconcile): the balances of the
 // deposit address and the hot wallet against what the ledger says they hold together, transfers to
 // the deposit address that fund no task, and ledger movements the chain does not show.
-func (d *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Reconciliation, error) {
-	if d.Chain == nil {
+func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Reconciliation, error) {
+	if s.Chain == nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange has no chain configured (chain_rpc_url): there is nothing to reconcile").
 			WithHint("set chain_rpc_url, token_address and deposit_address")
 	}
-	r := &axp.Reconciliation{Chain: d.ChainInfo, UnknownTransfers: []axp.InboundTransfer{}, MissingTransfers: []axp.LedgerGap{},
+	r := &axp.Reconciliation{Chain: s.ChainInfo, UnknownTransfers: []axp.InboundTransfer{}, MissingTransfers: []axp.LedgerGap{},
 		InFlight: []axp.OutTransfer{}}
 	var entries []axp.LedgerEntry
 	inbound := map[string]bool{}   // tx hashes of transfers to the deposit address the watcher saw
 	reorged := map[string]uint64{} // tx hashes of credited transfers whose block left the chain
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		r.ScannedToBlock, _ = tx.ChainCursor()
 		var err error
 		if entries, err = tx.Ledger(); err != nil {
@@ -724,7 +724,7 @@ func (d *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 		if block, ok := reorged[e.TxHash]; ok && e.Kind == "payment" {
 			gap = fmt.Sprintf("reorged: the payment's block %d left the canonical chain, so this money is not on chain; the task's payouts, refunds and splits are held until the transfer is back", block)
 		} else {
-			gap = d.ledgerGap(ctx, &e, inbound)
+			gap = s.ledgerGap(ctx, &e, inbound)
 		}
 		if gap != "" {
 			var amount axp.Money
@@ -737,26 +737,26 @@ func (d *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 				TxHash: e.TxHash, Amount: amount, Why: gap})
 		}
 	}
-	bal, err := d.Chain.BalanceOf(ctx, d.Chain.Deposit())
+	bal, err := s.Chain.BalanceOf(ctx, s.Chain.Deposit())
 	if err != nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the deposit address's balance: %v", err)
 	}
-	r.DepositBalanceUSD = d.Chain.Money(bal)
+	r.DepositBalanceUSD = s.Chain.Money(bal)
 	onChain := r.DepositBalanceUSD
-	if d.Wallet != nil {
-		r.HotWalletAddress = d.Wallet.Address()
-		if strings.EqualFold(d.Wallet.Address(), d.Chain.Deposit()) {
+	if s.Wallet != nil {
+		r.HotWalletAddress = s.Wallet.Address()
+		if strings.EqualFold(s.Wallet.Address(), s.Chain.Deposit()) {
 			r.HotWalletBalanceUSD = r.DepositBalanceUSD
 		} else {
-			hb, err := d.Chain.BalanceOf(ctx, d.Wallet.Address())
+			hb, err := s.Chain.BalanceOf(ctx, s.Wallet.Address())
 			if err != nil {
 				return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the hot wallet's balance: %v", err)
 			}
-			r.HotWalletBalanceUSD = d.Chain.Money(hb)
+			r.HotWalletBalanceUSD = s.Chain.Money(hb)
 			onChain += r.HotWalletBalanceUSD
 		}
 	}
-	if d.Wallet != nil && r.QueuedUSD > r.HotWalletBalanceUSD {
+	if s.Wallet != nil && r.QueuedUSD > r.HotWalletBalanceUSD {
 		r.FloatShortUSD = r.QueuedUSD - r.HotWalletBalanceUSD
 	}
 	var unknown axp.Money
@@ -789,12 +789,12 @@ func stillToSend(a *axp.Approval) axp.Money {
 }
 
 // ledgerGap says why the chain does not confirm a ledger entry's transaction, or "".
-func (d *Service) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map[string]bool) string {
+func (s *Service) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map[string]bool) string {
 	toDeposit := e.Kind == "payment" || e.Kind == "paid_call" || e.Kind == "connector_setup"
 	if toDeposit && inbound[e.TxHash] {
 		return ""
 	}
-	r, err := d.Chain.Receipt(ctx, e.TxHash)
+	r, err := s.Chain.Receipt(ctx, e.TxHash)
 	switch {
 	case err != nil:
 		return "cannot read the transaction: " + err.Error()
@@ -807,7 +807,7 @@ func (d *Service) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map
 	}
 	if toDeposit {
 		for _, tr := range r.Transfers {
-			if strings.EqualFold(tr.To, d.Chain.Deposit()) {
+			if strings.EqualFold(tr.To, s.Chain.Deposit()) {
 				return ""
 			}
 		}
@@ -818,10 +818,10 @@ func (d *Service) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map
 
 // MatchAmount runs the watcher's matching of an amount received at a time, outside a pass: the id
 // of the task it pays, or "" (tests and benchmarks).
-func (d *Service) MatchAmount(amount axp.Money, at time.Time) (string, error) {
+func (s *Service) MatchAmount(amount axp.Money, at time.Time) (string, error) {
 	var id string
-	err := d.Store.View(func(tx *store.Tx) error {
-		t, err := d.matchPayable(tx, amount, minedAt{time: at}, "")
+	err := s.Store.View(func(tx *store.Tx) error {
+		t, err := s.matchPayable(tx, amount, minedAt{time: at}, "")
 		if t != nil {
 			id = t.ID
 		}

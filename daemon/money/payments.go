@@ -10,28 +10,28 @@ import (
 
 // verifyPayment runs the verifier on a reported payment after it was recorded; a confirmation
 // approves the payment item on the verifier's authority and starts the job.
-func (d *Service) VerifyPayment(ctx context.Context, taskID, txHash string) {
-	if d.Verifier.Name() == "manual" {
+func (s *Service) VerifyPayment(ctx context.Context, taskID, txHash string) {
+	if s.Verifier.Name() == "manual" {
 		return
 	}
 	var t *axp.TaskRecord
-	if err := d.Store.View(func(tx *store.Tx) error {
+	if err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		t, err = tx.Task(taskID)
 		return err
 	}); err != nil || t == nil {
 		return
 	}
-	v, err := d.Verifier.Verify(ctx, t, txHash)
+	v, err := s.Verifier.Verify(ctx, t, txHash)
 	if err != nil || !v.Confirmed {
 		reason := v.Reason
 		if err != nil {
 			reason = err.Error()
 		}
-		d.Log.InfoContext(ctx, "payment not confirmed yet", "source", "payments", "task", taskID, "verifier", d.Verifier.Name(), "reason", reason)
+		s.Log.InfoContext(ctx, "payment not confirmed yet", "source", "payments", "task", taskID, "verifier", s.Verifier.Name(), "reason", reason)
 		return
 	}
-	d.Mutate(axp.WithIdempotency(ctx, nil), "verifier:"+d.Verifier.Name(), func(ch *kernel.Change) (any, error) {
+	s.Mutate(axp.WithIdempotency(ctx, nil), "verifier:"+s.Verifier.Name(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, taskID)
 		if err != nil {
 			return nil, err
@@ -47,8 +47,8 @@ func (d *Service) VerifyPayment(ctx context.Context, taskID, txHash string) {
 				if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalApprove); err != nil {
 					return nil, err
 				}
-				a.DecidedAt, a.Amount, a.Note = &now, v.Amount, "confirmed by the "+d.Verifier.Name()+" verifier"
-				if err := d.confirmPayment(ch, t, a); err != nil {
+				a.DecidedAt, a.Amount, a.Note = &now, v.Amount, "confirmed by the "+s.Verifier.Name()+" verifier"
+				if err := s.confirmPayment(ch, t, a); err != nil {
 					return nil, err
 				}
 				return nil, ch.Tx.PutApproval(a)

@@ -75,14 +75,14 @@ func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error
 }
 
 // approveOnChain approves a payout, refund or split by sending it from the hot wallet.
-func (d *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
-	release, err := d.Wallet.Acquire(ctx)
+func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
+	release, err := s.Wallet.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	var plan []axp.OutTransfer
-	err = d.Store.View(func(tx *store.Tx) error {
+	err = s.Store.View(func(tx *store.Tx) error {
 		a, err := loadApproval(tx, in.ID)
 		if err != nil {
 			return err
@@ -101,13 +101,13 @@ func (d *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	for _, x := range plan {
 		total += x.Amount
 	}
-	if bal, err := d.Chain.BalanceOf(ctx, d.Wallet.Address()); err == nil && d.Chain.Money(bal) < total {
+	if bal, err := s.Chain.BalanceOf(ctx, s.Wallet.Address()); err == nil && s.Chain.Money(bal) < total {
 		return nil, axp.Conflict(fmt.Sprintf("%s: the hot wallet %s holds %s of the stablecoin, approving %s needs %s", chain.ErrInsufficient,
-			d.Wallet.Address(), d.Chain.Money(bal).Display(), in.ID, total.Display()),
+			s.Wallet.Address(), s.Chain.Money(bal).Display(), in.ID, total.Display()),
 			"fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
 	}
 	for i := range plan {
-		s, err := d.Wallet.Sign(ctx, plan[i].To, plan[i].Amount, uint64(i))
+		signed, err := s.Wallet.Sign(ctx, plan[i].To, plan[i].Amount, uint64(i))
 		if err != nil {
 			reason := err.Error()
 			if errors.Is(err, chain.ErrInsufficient) {
@@ -115,9 +115,9 @@ func (d *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 			}
 			return nil, axp.Errorf(axp.CodeUnavailable, "the hot wallet cannot send: %s", reason)
 		}
-		plan[i].TxHash, plan[i].Nonce, plan[i].Raw, plan[i].Status = s.Hash, s.Nonce, hex.EncodeToString(s.Raw), axp.TransferSent
+		plan[i].TxHash, plan[i].Nonce, plan[i].Raw, plan[i].Status = signed.Hash, signed.Nonce, hex.EncodeToString(signed.Raw), axp.TransferSent
 	}
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		a, err := loadApproval(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -153,7 +153,7 @@ func (d *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 			hashes[i] = x.TxHash
 		}
 		if err := ch.Audit("approval.send", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hashes": hashes,
-			"amount_usd": a.Amount, "from": d.Wallet.Address()}); err != nil {
+			"amount_usd": a.Amount, "from": s.Wallet.Address()}); err != nil {
 			return nil, err
 		}
 		return a, nil
@@ -163,14 +163,14 @@ func (d *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	for _, x := range plan {
 		raw, _ := hex.DecodeString(x.Raw)
-		if berr := d.Wallet.Broadcast(ctx, raw); errors.Is(berr, chain.ErrUnanswered) {
+		if berr := s.Wallet.Broadcast(ctx, raw); errors.Is(berr, chain.ErrUnanswered) {
 			// It may have reached the node: the item stays sent, and every pass of the watcher
 			// looks for it and broadcasts the same bytes again (same nonce: it pays once).
-			d.Log.WarnContext(ctx, "the node did not answer a payout transaction; it stays sent and is checked on every pass",
+			s.Log.WarnContext(ctx, "the node did not answer a payout transaction; it stays sent and is checked on every pass",
 				"source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
 		} else if berr != nil {
-			d.Log.WarnContext(ctx, "a payout transaction was refused", "source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
-			if a := d.failTransfer(ctx, in.ID, x.TxHash, "the node refused the transaction: "+berr.Error()); a != nil {
+			s.Log.WarnContext(ctx, "a payout transaction was refused", "source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
+			if a := s.failTransfer(ctx, in.ID, x.TxHash, "the node refused the transaction: "+berr.Error()); a != nil {
 				out = a
 			}
 		}
@@ -192,16 +192,16 @@ func redactRaw(a *axp.Approval) *axp.Approval {
 }
 
 // failTransfer marks one transfer of a sent item failed, and the item with it (back in the queue).
-func (d *Service) failTransfer(ctx context.Context, approvalID, txHash, reason string) *axp.Approval {
-	out, err := d.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+func (s *Service) failTransfer(ctx context.Context, approvalID, txHash, reason string) *axp.Approval {
+	out, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 		a, err := ch.Tx.Approval(approvalID)
 		if err != nil || a == nil || a.Status != axp.ApprovalSent {
 			return nil, err
 		}
-		return a, d.settleTransfers(ch, a, map[string]transferOutcome{txHash: {status: axp.TransferFailed, reason: reason}})
+		return a, s.settleTransfers(ch, a, map[string]transferOutcome{txHash: {status: axp.TransferFailed, reason: reason}})
 	})
 	if err != nil {
-		d.Log.ErrorContext(ctx, "recording a failed payout transaction failed", "source", "payments", "approval", approvalID, "err", err)
+		s.Log.ErrorContext(ctx, "recording a failed payout transaction failed", "source", "payments", "approval", approvalID, "err", err)
 	}
 	a, _ := out.(*axp.Approval)
 	return a
@@ -213,7 +213,7 @@ type transferOutcome struct {
 
 // settleTransfers applies what the chain said of a sent item's transfers: any failure fails the
 // item; all confirmed confirms it and books it exactly as a manual approval would.
-func (d *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[string]transferOutcome) error {
+func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[string]transferOutcome) error {
 	now := ch.Now
 	failed, pending := "", false
 	for i := range a.Transfers {
@@ -248,7 +248,7 @@ func (d *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 	if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalConfirm); err != nil {
 		return err
 	}
-	if err := d.book(ch, t, a); err != nil {
+	if err := s.book(ch, t, a); err != nil {
 		return err
 	}
 	if err := ch.Tx.PutApproval(a); err != nil {
@@ -259,9 +259,9 @@ func (d *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 
 // trackSent follows the transfers in flight: broadcast again what the node lost, and settle what
 // the chain decided.
-func (d *Service) TrackSent(ctx context.Context) {
+func (s *Service) TrackSent(ctx context.Context) {
 	var sent []axp.Approval
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		return tx.SentApprovals(func(a *axp.Approval) bool { sent = append(sent, *a); return true })
 	})
 	for _, a := range sent {
@@ -270,34 +270,34 @@ func (d *Service) TrackSent(ctx context.Context) {
 			if x.Status != axp.TransferSent {
 				continue
 			}
-			r, err := d.Chain.Receipt(ctx, x.TxHash)
+			r, err := s.Chain.Receipt(ctx, x.TxHash)
 			if err != nil {
 				continue
 			}
 			switch {
 			case !r.Found:
-				known, err := d.Wallet.Known(ctx, x.TxHash)
+				known, err := s.Wallet.Known(ctx, x.TxHash)
 				if err != nil || known {
 					continue
 				}
 				raw, _ := hex.DecodeString(x.Raw)
-				release, berr := d.Wallet.Acquire(ctx)
+				release, berr := s.Wallet.Acquire(ctx)
 				if berr == nil {
-					berr = d.Wallet.Broadcast(ctx, raw)
+					berr = s.Wallet.Broadcast(ctx, raw)
 					release()
 				}
 				if errors.Is(berr, chain.ErrReplaced) {
 					got[x.TxHash] = transferOutcome{axp.TransferFailed, "never mined: " + berr.Error()}
 				} else if berr != nil {
-					d.Log.WarnContext(ctx, "re-sending a payout transaction failed; it is tried again", "source", "payments",
+					s.Log.WarnContext(ctx, "re-sending a payout transaction failed; it is tried again", "source", "payments",
 						"approval", a.ID, "tx_hash", x.TxHash, "err", berr)
 				} else {
-					d.Log.InfoContext(ctx, "payout transaction sent again (the node had lost it)", "source", "payments",
+					s.Log.InfoContext(ctx, "payout transaction sent again (the node had lost it)", "source", "payments",
 						"approval", a.ID, "tx_hash", x.TxHash)
 				}
 			case !r.Success:
 				got[x.TxHash] = transferOutcome{axp.TransferFailed, fmt.Sprintf("reverted in block %d", r.Block)}
-			case r.Confirmations >= d.Chain.Confirmations():
+			case r.Confirmations >= s.Chain.Confirmations():
 				got[x.TxHash] = transferOutcome{status: axp.TransferConfirmed}
 			}
 		}
@@ -305,21 +305,21 @@ func (d *Service) TrackSent(ctx context.Context) {
 			continue
 		}
 		id := a.ID
-		if _, err := d.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+		if _, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 			cur, err := ch.Tx.Approval(id)
 			if err != nil || cur == nil || cur.Status != axp.ApprovalSent {
 				return nil, err
 			}
-			return nil, d.settleTransfers(ch, cur, got)
+			return nil, s.settleTransfers(ch, cur, got)
 		}); err != nil {
-			d.Log.ErrorContext(ctx, "settling a payout failed; it is tried again", "source", "payments", "approval", id, "err", err)
+			s.Log.ErrorContext(ctx, "settling a payout failed; it is tried again", "source", "payments", "approval", id, "err", err)
 		}
 	}
 }
 
 // railName is the payout rail: "evm" with a hot wallet, else "manual".
-func (d *Service) railName() string {
-	if d.Wallet != nil {
+func (s *Service) railName() string {
+	if s.Wallet != nil {
 		return "evm"
 	}
 	return "manual"

@@ -34,11 +34,11 @@ func markCredits(ch *kernel.Change, recs []axp.InboundTransfer) error {
 // checkReorgs compares the recent credits and the cursor with the canonical chain (safe is the
 // newest block with the configured confirmations), marks the transfers that left it, and rewinds
 // the cursor when its block changed.
-func (d *Service) checkReorgs(ctx context.Context, safe uint64) error {
+func (s *Service) checkReorgs(ctx context.Context, safe uint64) error {
 	var marks []axp.ChainMark
 	var cursor uint64
 	var cursorHash string
-	if err := d.Store.View(func(tx *store.Tx) error {
+	if err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		marks, err = tx.RecentCredits()
 		cursor, _ = tx.ChainCursor()
@@ -52,7 +52,7 @@ func (d *Service) checkReorgs(ctx context.Context, safe uint64) error {
 		if h, ok := hashes[n]; ok {
 			return h, nil
 		}
-		h, _, err := d.Chain.BlockHash(ctx, n)
+		h, _, err := s.Chain.BlockHash(ctx, n)
 		if err == nil {
 			hashes[n] = h
 		}
@@ -73,25 +73,25 @@ func (d *Service) checkReorgs(ctx context.Context, safe uint64) error {
 			continue
 		}
 		// The block changed: the node may have mined the transaction again elsewhere.
-		r, err := d.Chain.Receipt(ctx, m.TxHash)
+		r, err := s.Chain.Receipt(ctx, m.TxHash)
 		if err != nil {
 			return err
 		}
 		var found axp.Money
 		for _, tr := range r.Transfers {
-			if strings.EqualFold(tr.To, d.Chain.Deposit()) {
+			if strings.EqualFold(tr.To, s.Chain.Deposit()) {
 				found += tr.Amount
 			}
 		}
 		again := r.Found && r.Success && found >= m.Amount
-		if again && r.Confirmations < d.Chain.Confirmations() {
+		if again && r.Confirmations < s.Chain.Confirmations() {
 			continue // mined again, not yet confirmed: looked at on the next pass
 		}
 		if again {
 			if h, err := canonical(r.Block); err == nil && h == r.BlockHash {
 				m.Block, m.BlockHash = r.Block, r.BlockHash
 				moved[key(m)] = m
-				d.Log.WarnContext(ctx, "a payment's block left the canonical chain, but the transaction is in another confirmed block",
+				s.Log.WarnContext(ctx, "a payment's block left the canonical chain, but the transaction is in another confirmed block",
 					"source", "payments", "task", m.TaskID, "tx_hash", m.TxHash, "block", r.Block)
 				continue
 			}
@@ -99,7 +99,7 @@ func (d *Service) checkReorgs(ctx context.Context, safe uint64) error {
 		gone = append(gone, m)
 	}
 	for _, m := range gone {
-		if err := d.reorgPayment(ctx, m); err != nil {
+		if err := s.reorgPayment(ctx, m); err != nil {
 			return err
 		}
 		drop[key(m)] = true
@@ -129,13 +129,13 @@ func (d *Service) checkReorgs(ctx context.Context, safe uint64) error {
 			return err
 		}
 		backHash = h
-		d.Log.ErrorContext(ctx, "the chain reorganised below the payment watcher's cursor: it reads the blocks again",
+		s.Log.ErrorContext(ctx, "the chain reorganised below the payment watcher's cursor: it reads the blocks again",
 			"source", "payments", "cursor", cursor, "from", back+1)
 	}
 	if len(drop) == 0 && len(moved) == 0 && !rewind {
 		return nil
 	}
-	return d.Store.Update(func(tx *store.Tx) error {
+	return s.Store.Update(func(tx *store.Tx) error {
 		cur, err := tx.RecentCredits()
 		if err != nil {
 			return err
@@ -166,10 +166,10 @@ func (d *Service) checkReorgs(ctx context.Context, safe uint64) error {
 // reorgPayment marks a credited transfer whose block left the canonical chain: the transfer and
 // its payment item are reorged, the task's payment says so, and every money item of the task whose
 // money has not left is held.
-func (d *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
+func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 	var task string
 	var inFlight []string
-	_, err := d.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
 		in, err := ch.Tx.Inbound(m.TxHash, m.LogIndex)
 		if err != nil || in == nil || (in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial) {
 			return nil, err
@@ -219,7 +219,7 @@ func (d *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 			"block_hash": m.BlockHash, "amount_usd": m.Amount, "in_flight": inFlight})
 	})
 	if err == nil && task != "" {
-		d.Log.ErrorContext(ctx, "a payment left the canonical chain (a reorg deeper than confirmations): the task's payouts, refunds and splits are held; see axp admin reconcile",
+		s.Log.ErrorContext(ctx, "a payment left the canonical chain (a reorg deeper than confirmations): the task's payouts, refunds and splits are held; see axp admin reconcile",
 			"source", "payments", "task", task, "tx_hash", m.TxHash, "block", m.Block, "amount_usd", m.Amount.String(), "sent_already", inFlight)
 	}
 	return err
@@ -228,7 +228,7 @@ func (d *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 // restorePayment undoes reorgPayment for a transaction the chain shows again, confirmed: its
 // records take the new block, its payment item is approved again, and once no payment of the task
 // is reorged the holds of the reorg are lifted.
-func (d *Service) restorePayment(ch *kernel.Change, seen []axp.InboundTransfer, recs []axp.InboundTransfer) error {
+func (s *Service) restorePayment(ch *kernel.Change, seen []axp.InboundTransfer, recs []axp.InboundTransfer) error {
 	var taskID string
 	for i := range seen {
 		in := &seen[i]
@@ -296,7 +296,7 @@ func (d *Service) restorePayment(ch *kernel.Change, seen []axp.InboundTransfer, 
 	if err := ch.Save(t, t.Status, "payment_restored", map[string]any{"tx_hash": recs[0].TxHash, "block": recs[0].Block}); err != nil {
 		return err
 	}
-	d.Log.Warn("a reorged payment is back on the canonical chain", "source", "payments", "task", t.ID,
+	s.Log.Warn("a reorged payment is back on the canonical chain", "source", "payments", "task", t.ID,
 		"tx_hash", recs[0].TxHash, "block", recs[0].Block, "still_reorged", still)
 	return ch.Audit("payment.restored", "transaction", recs[0].TxHash, map[string]any{"task": t.ID, "block": recs[0].Block})
 }

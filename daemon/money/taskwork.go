@@ -12,7 +12,7 @@ import (
 // going back to the buyer (0 for a payout, the price for a full refund). Its figures are the
 // booking approving it makes, computed from what the task received: an item whose booking cannot
 // balance (a seller's part the task never received) is never queued.
-func (d *Service) MoneyApproval(t *axp.TaskRecord, kind string, refund axp.Money, reason string, now time.Time) (*axp.Approval, error) {
+func (s *Service) MoneyApproval(t *axp.TaskRecord, kind string, refund axp.Money, reason string, now time.Time) (*axp.Approval, error) {
 	fee := axp.FeeFor(t.Price-refund, t.Fee.FeeBPS)
 	a := &axp.Approval{ID: axp.NewID("apr", now), Kind: kind, Status: axp.ApprovalPending, TaskID: t.ID, TaskType: t.Type,
 		PriceUSD: t.Price, RefundUSD: refund, SellerNetUSD: fee.SellerNet, FeeUSD: fee.PlatformFee,

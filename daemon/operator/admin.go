@@ -15,26 +15,26 @@ import (
 )
 
 // Register binds the operations of the operator service to their handlers.
-func (d *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.AdminTrace, d.adminTrace)
-	pipeline.Handle(r, axp.AdminLog, d.adminLog)
-	pipeline.Handle(r, axp.AdminAudit, d.adminAudit)
-	pipeline.Handle(r, axp.AdminMetrics, d.adminMetrics)
-	pipeline.HandleNoInput(r, axp.AdminStats, d.adminStats)
-	pipeline.Handle(r, axp.AdminAnnounce, d.adminAnnounce)
-	pipeline.HandleNoInput(r, axp.AdminAnnouncements, d.adminAnnouncements)
-	pipeline.HandleNoInput(r, axp.AdminOperatorMessages, d.adminOperatorMessages)
-	pipeline.Handle(r, axp.AdminTaskTimeline, d.adminTaskTimeline)
-	pipeline.HandleNoInput(r, axp.AdminBackup, d.adminBackup)
-	pipeline.Handle(r, axp.AdminMembers, d.adminMembers)
-	pipeline.Handle(r, axp.AdminSuspend, d.adminSuspend)
-	pipeline.Handle(r, axp.AdminUnsuspend, d.adminUnsuspend)
+func (s *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.AdminTrace, s.adminTrace)
+	pipeline.Handle(r, axp.AdminLog, s.adminLog)
+	pipeline.Handle(r, axp.AdminAudit, s.adminAudit)
+	pipeline.Handle(r, axp.AdminMetrics, s.adminMetrics)
+	pipeline.HandleNoInput(r, axp.AdminStats, s.adminStats)
+	pipeline.Handle(r, axp.AdminAnnounce, s.adminAnnounce)
+	pipeline.HandleNoInput(r, axp.AdminAnnouncements, s.adminAnnouncements)
+	pipeline.HandleNoInput(r, axp.AdminOperatorMessages, s.adminOperatorMessages)
+	pipeline.Handle(r, axp.AdminTaskTimeline, s.adminTaskTimeline)
+	pipeline.HandleNoInput(r, axp.AdminBackup, s.adminBackup)
+	pipeline.Handle(r, axp.AdminMembers, s.adminMembers)
+	pipeline.Handle(r, axp.AdminSuspend, s.adminSuspend)
+	pipeline.Handle(r, axp.AdminUnsuspend, s.adminUnsuspend)
 }
 
-func (d *Service) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.TraceQuery) (*axp.Trace, error) {
-	d.Sink.Flush()
+func (s *Service) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.TraceQuery) (*axp.Trace, error) {
+	s.Sink.Flush()
 	var tr axp.Trace
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		tr, err = tx.Trace(in.TraceID)
 		return err
@@ -42,10 +42,10 @@ func (d *Service) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.Trac
 	return &tr, err
 }
 
-func (d *Service) adminLog(ctx context.Context, c *pipeline.Call, in *axp.LogQuery) (*axp.LogList, error) {
-	d.Sink.Flush()
+func (s *Service) adminLog(ctx context.Context, c *pipeline.Call, in *axp.LogQuery) (*axp.LogList, error) {
+	s.Sink.Flush()
 	out := &axp.LogList{}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		out.Entries, err = tx.LogEntries(*in)
 		return err
@@ -53,9 +53,9 @@ func (d *Service) adminLog(ctx context.Context, c *pipeline.Call, in *axp.LogQue
 	return out, err
 }
 
-func (d *Service) adminAudit(ctx context.Context, c *pipeline.Call, in *axp.AuditQuery) (*axp.AuditList, error) {
+func (s *Service) adminAudit(ctx context.Context, c *pipeline.Call, in *axp.AuditQuery) (*axp.AuditList, error) {
 	out := &axp.AuditList{}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		out.Records, err = tx.AuditRecords(*in)
 		return err
@@ -63,26 +63,26 @@ func (d *Service) adminAudit(ctx context.Context, c *pipeline.Call, in *axp.Audi
 	return out, err
 }
 
-func (d *Service) adminMetrics(ctx context.Context, c *pipeline.Call, in *axp.MetricsQuery) (*axp.Metrics, error) {
+func (s *Service) adminMetrics(ctx context.Context, c *pipeline.Call, in *axp.MetricsQuery) (*axp.Metrics, error) {
 	hours := in.Hours
 	if hours == 0 {
 		hours = 24
 	}
-	m, err := d.Metrics.Report(hours, d.Now())
+	m, err := s.Metrics.Report(hours, s.Now())
 	return &m, err
 }
 
-func (d *Service) adminStats(ctx context.Context, c *pipeline.Call) (*axp.Stats, error) {
+func (s *Service) adminStats(ctx context.Context, c *pipeline.Call) (*axp.Stats, error) {
 	st := &axp.Stats{Tasks: map[string]int{}, Members: map[string]int{}, MembersByRole: map[string]int{},
-		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion, Leader: d.Leads(),
-		Uptime: d.Now().Sub(d.Started).Round(time.Second).String()}
-	for _, s := range axp.TaskStatuses {
-		st.Tasks[s] = 0
+		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion, Leader: s.Leads(),
+		Uptime: s.Now().Sub(s.Started).Round(time.Second).String()}
+	for _, str := range axp.TaskStatuses {
+		st.Tasks[str] = 0
 	}
-	for _, s := range []string{axp.MemberRegistered, axp.MemberVerified, axp.MemberUnreachable, axp.MemberSuspended} {
-		st.Members[s] = 0
+	for _, strx := range []string{axp.MemberRegistered, axp.MemberVerified, axp.MemberUnreachable, axp.MemberSuspended} {
+		st.Members[strx] = 0
 	}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		if err := tx.EachMember(func(m *axp.Member) bool {
 			st.Members[m.State]++
 			for _, r := range m.Roles {
@@ -108,8 +108,8 @@ func (d *Service) adminStats(ctx context.Context, c *pipeline.Call) (*axp.Stats,
 	return st, err
 }
 
-func (d *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.NewAnnouncement) (*axp.Announcement, error) {
-	return kernel.As[axp.Announcement](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.NewAnnouncement) (*axp.Announcement, error) {
+	return kernel.As[axp.Announcement](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		for i, id := range in.MemberIDs {
 			m, err := ch.Tx.Member(id)
 			if err != nil {
@@ -124,9 +124,9 @@ func (d *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.N
 			audience = "all"
 		}
 		a := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", ch.Now), From: "operator",
-			Severity: in.Severity, Title: in.Title, Body: in.Body, ReplyTo: d.BaseURL() + "/api/members/me/operator-messages",
+			Severity: in.Severity, Title: in.Title, Body: in.Body, ReplyTo: s.BaseURL() + "/api/members/me/operator-messages",
 			Audience: audience, CreatedAt: ch.Now}, MemberIDs: in.MemberIDs}
-		if err := d.Announce(ch, a); err != nil {
+		if err := s.Announce(ch, a); err != nil {
 			return nil, err
 		}
 		if err := ch.Audit("announcement.create", "announcement", a.ID, map[string]any{"severity": in.Severity, "audience": audience}); err != nil {
@@ -136,31 +136,31 @@ func (d *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.N
 	}))
 }
 
-func (d *Service) adminAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementStatusList, error) {
+func (s *Service) adminAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementStatusList, error) {
 	out := &axp.AnnouncementStatusList{Announcements: []axp.AnnouncementStatus{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		tx.EachAnnouncement(func(a *store.AnnouncementRecord) bool {
-			s := axp.AnnouncementStatus{Announcement: a.Announcement, MemberIDs: a.MemberIDs}
-			if s.Deliveries, err = tx.Deliveries(a.ID); err != nil {
+			status := axp.AnnouncementStatus{Announcement: a.Announcement, MemberIDs: a.MemberIDs}
+			if status.Deliveries, err = tx.Deliveries(a.ID); err != nil {
 				return false
 			}
-			for i := range s.Deliveries {
-				dl := &s.Deliveries[i]
+			for i := range status.Deliveries {
+				dl := &status.Deliveries[i]
 				dl.ReadAt = tx.ReadAt(dl.MemberID, a.ID)
 				switch dl.Status {
 				case "delivered":
-					s.Delivered++
+					status.Delivered++
 				case "failed":
-					s.Failed++
+					status.Failed++
 				case "pending":
-					s.Pending++
+					status.Pending++
 				}
 				if dl.ReadAt != nil {
-					s.Read++
+					status.Read++
 				}
 			}
-			out.Announcements = append(out.Announcements, s)
+			out.Announcements = append(out.Announcements, status)
 			return len(out.Announcements) < 100
 		})
 		return err
@@ -170,9 +170,9 @@ func (d *Service) adminAnnouncements(ctx context.Context, c *pipeline.Call) (*ax
 
 func fieldIndex(name string, i int) string { return fmt.Sprintf("%s[%d]", name, i) }
 
-func (d *Service) adminOperatorMessages(ctx context.Context, c *pipeline.Call) (*axp.OperatorMessageList, error) {
+func (s *Service) adminOperatorMessages(ctx context.Context, c *pipeline.Call) (*axp.OperatorMessageList, error) {
 	out := &axp.OperatorMessageList{}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		out.Messages, err = tx.OperatorMessages(500)
 		return err
@@ -180,9 +180,9 @@ func (d *Service) adminOperatorMessages(ctx context.Context, c *pipeline.Call) (
 	return out, err
 }
 
-func (d *Service) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.MembersQuery) (*axp.MemberList, error) {
+func (s *Service) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.MembersQuery) (*axp.MemberList, error) {
 	out := &axp.MemberList{Members: []axp.PrivateMember{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		return tx.EachMember(func(m *axp.Member) bool {
 			if (in.State == "" || m.State == in.State) && (in.Role == "" || m.HasRole(in.Role)) {
 				out.Members = append(out.Members, kernel.Private(m))
@@ -193,8 +193,8 @@ func (d *Service) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.Me
 	return out, err
 }
 
-func (d *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody, suspend bool) (any, error) {
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody, suspend bool) (any, error) {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, err := kernel.LoadMember(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -222,29 +222,29 @@ func (d *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.Su
 		return kernel.Private(m), nil
 	})
 	if err == nil {
-		d.Invalidate()
+		s.Invalidate()
 	}
 	return out, err
 }
 
-func (d *Service) adminSuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (*axp.PrivateMember, error) {
-	return kernel.As[axp.PrivateMember](d.setSuspended(ctx, c, in, true))
+func (s *Service) adminSuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (*axp.PrivateMember, error) {
+	return kernel.As[axp.PrivateMember](s.setSuspended(ctx, c, in, true))
 }
 
-func (d *Service) adminUnsuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (*axp.PrivateMember, error) {
-	return kernel.As[axp.PrivateMember](d.setSuspended(ctx, c, in, false))
+func (s *Service) adminUnsuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (*axp.PrivateMember, error) {
+	return kernel.As[axp.PrivateMember](s.setSuspended(ctx, c, in, false))
 }
 
-func (d *Service) adminBackup(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {
-	if d.Store.IsPostgres() {
+func (s *Service) adminBackup(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {
+	if s.Store.IsPostgres() {
 		return nil, axp.Errorf(axp.CodeUnavailable, "%s", store.ErrNoFileBackup.Error()).
 			WithHint("run pg_dump against the exchange's database, or use its provider's backups")
 	}
-	d.Log.InfoContext(ctx, "hot backup started", "source", "store")
+	s.Log.InfoContext(ctx, "hot backup started", "source", "store")
 	return &axp.Document{ContentType: "application/octet-stream",
 		Header: map[string]string{"Content-Disposition": `attachment; filename="axp-backup.db"`},
 		Stream: func(w io.Writer) error {
-			_, err := d.Store.Backup(w)
+			_, err := s.Store.Backup(w)
 			return err
 		}}, nil
 }
@@ -274,10 +274,10 @@ func moneyTotals(entries []axp.LedgerEntry) axp.MoneyTotals {
 // adminTaskTimeline merges everything known about a task in time order: its timeline events,
 // the audit records of its changes, the requests logged under their trace ids, its messages, the
 // AI calls made for it and its reviews.
-func (d *Service) adminTaskTimeline(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.AdminTimeline, error) {
-	d.Sink.Flush()
+func (s *Service) adminTaskTimeline(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.AdminTimeline, error) {
+	s.Sink.Flush()
 	out := &axp.AdminTimeline{TaskID: in.ID, Rows: []axp.TimelineRow{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		if _, err := kernel.LoadTask(tx, in.ID); err != nil {
 			return err
 		}

@@ -21,21 +21,21 @@ import (
 )
 
 // Register binds the operations of the paid service to their handlers.
-func (d *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.FindPaidTools, d.findPaidTools)
-	pipeline.Handle(r, axp.PaidInjectionCheck, d.paidInjectionCheck)
-	pipeline.Handle(r, axp.PaidTradingRisk, d.paidTradingRisk)
+func (s *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.FindPaidTools, s.findPaidTools)
+	pipeline.Handle(r, axp.PaidInjectionCheck, s.paidInjectionCheck)
+	pipeline.Handle(r, axp.PaidTradingRisk, s.paidTradingRisk)
 	pipeline.Precheck(r, axp.PaidTradingRisk, func(in *axp.TradingRiskQuery) error { _, err := paidtools.TradingRisk(in); return err })
 	pipeline.Precheck(r, axp.PaidWebContents, func(in *axp.WebContentsInput) error { _, err := paidtools.CheckURLs(in); return err })
-	pipeline.Handle(r, axp.PaidWebContents, d.paidWebContents)
-	pipeline.Handle(r, axp.PaidWebSearch, d.paidWebSearch)
-	pipeline.Handle(r, axp.PaidConnector, d.paidConnector)
-	pipeline.Handle(r, axp.RequestConnector, d.requestConnector)
-	pipeline.Handle(r, axp.GetConnector, d.getConnector)
-	pipeline.Handle(r, axp.PayConnectorSetup, d.payConnectorSetup)
-	pipeline.Handle(r, axp.AdminConnectors, d.adminConnectors)
-	pipeline.Handle(r, axp.AdminConnectorAccept, d.adminConnectorAccept)
-	pipeline.Handle(r, axp.AdminConnectorReject, d.adminConnectorReject)
+	pipeline.Handle(r, axp.PaidWebContents, s.paidWebContents)
+	pipeline.Handle(r, axp.PaidWebSearch, s.paidWebSearch)
+	pipeline.Handle(r, axp.PaidConnector, s.paidConnector)
+	pipeline.Handle(r, axp.RequestConnector, s.requestConnector)
+	pipeline.Handle(r, axp.GetConnector, s.getConnector)
+	pipeline.Handle(r, axp.PayConnectorSetup, s.payConnectorSetup)
+	pipeline.Handle(r, axp.AdminConnectors, s.adminConnectors)
+	pipeline.Handle(r, axp.AdminConnectorAccept, s.adminConnectorAccept)
+	pipeline.Handle(r, axp.AdminConnectorReject, s.adminConnectorReject)
 }
 
 // paywall takes the payment of pay-per-call tools (DESIGN.md section 13): x402 with the exact EVM
@@ -56,9 +56,9 @@ type Paywall struct {
 
 // setupPaid readies the paywall after the chain: it needs the chain and either the hot wallet
 // (the exchange settles) or an outside facilitator.
-func (d *Service) SetupPaid(ctx context.Context) error {
-	cfg := d.Cfg
-	pw := &Paywall{d: d, prices: map[string]axp.Money{}, trial: cfg.TrialCallsPerDay,
+func (s *Service) SetupPaid(ctx context.Context) error {
+	cfg := s.Cfg
+	pw := &Paywall{d: s, prices: map[string]axp.Money{}, trial: cfg.TrialCallsPerDay,
 		maxTimeout: int(cfg.X402MaxTimeout / time.Second)}
 	if pw.maxTimeout <= 0 {
 		pw.maxTimeout = 300
@@ -74,21 +74,21 @@ func (d *Service) SetupPaid(ctx context.Context) error {
 		}
 		pw.prices[name] = price
 	}
-	d.paid = pw
-	if d.Chain == nil {
+	s.paid = pw
+	if s.Chain == nil {
 		pw.why = "this exchange takes x402 payments on its chain: set chain_rpc_url, token_address and deposit_address"
-		d.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
+		s.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
 		return nil
 	}
-	dom, err := d.Chain.Domain(ctx)
+	dom, err := s.Chain.Domain(ctx)
 	if err != nil {
 		pw.why = "the stablecoin does not support EIP-3009 payment authorizations: " + err.Error()
-		d.Log.Warn("pay-per-call tools answer trial calls only", "source", "paid", "err", err)
+		s.Log.Warn("pay-per-call tools answer trial calls only", "source", "paid", "err", err)
 		return nil
 	}
 	pw.domain = dom
-	pw.network, pw.networkV1 = x402.Network(d.Chain.ChainID()), x402.NetworkV1(d.Chain.ChainID())
-	pw.asset, pw.payTo = d.Chain.Token(), d.Chain.Deposit()
+	pw.network, pw.networkV1 = x402.Network(s.Chain.ChainID()), x402.NetworkV1(s.Chain.ChainID())
+	pw.asset, pw.payTo = s.Chain.Token(), s.Chain.Deposit()
 	switch {
 	case cfg.X402FacilitatorURL != "":
 		r := &x402.Remote{URL: strings.TrimRight(cfg.X402FacilitatorURL, "/"), HTTP: &http.Client{Timeout: 90 * time.Second}}
@@ -103,14 +103,14 @@ func (d *Service) SetupPaid(ctx context.Context) error {
 			pw.networkV1 = ""
 		}
 		pw.fac = r
-	case d.Wallet != nil:
-		pw.fac = &x402.Local{Chain: d.Chain, Wallet: d.Wallet, Domain: dom, Now: d.Now}
+	case s.Wallet != nil:
+		pw.fac = &x402.Local{Chain: s.Chain, Wallet: s.Wallet, Domain: dom, Now: s.Now}
 	default:
 		pw.why = "set payout_key_file (the hot wallet submits x402 payments and pays their gas) or x402_facilitator_url"
-		d.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
+		s.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
 		return nil
 	}
-	d.Log.Info("pay-per-call tools take x402 payments", "source", "paid", "facilitator", pw.fac.Name(),
+	s.Log.Info("pay-per-call tools take x402 payments", "source", "paid", "facilitator", pw.fac.Name(),
 		"network", pw.network, "network_v1", pw.networkV1, "asset", pw.asset, "pay_to", pw.payTo)
 	return nil
 }
@@ -184,8 +184,8 @@ func jsonMap(v any) map[string]any {
 }
 
 // Charge takes the payment of a paid call (pipeline.Backend).
-func (d *Service) Charge(ctx context.Context, c *pipeline.Call, r *http.Request) (pipeline.Charge, error) {
-	return d.paid.charge(ctx, c, r)
+func (s *Service) Charge(ctx context.Context, c *pipeline.Call, r *http.Request) (pipeline.Charge, error) {
+	return s.paid.charge(ctx, c, r)
 }
 
 func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request) (pipeline.Charge, error) {
@@ -505,17 +505,17 @@ func markPaidCallTransfers(tx *store.Tx, txHash string) error {
 // mined is booked; one that failed, or an authorization never submitted that has expired, is let
 // go. Nothing is booked twice: the token takes each authorization once and the record says when it
 // was booked.
-func (d *Service) RecoverPaidCalls(ctx context.Context) int {
-	if d.Chain == nil {
+func (s *Service) RecoverPaidCalls(ctx context.Context) int {
+	if s.Chain == nil {
 		return 0
 	}
 	var open []axp.PaidCall
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		var err error
 		open, err = tx.OpenPaidCalls(200)
 		return err
 	})
-	now := d.Now()
+	now := s.Now()
 	n := 0
 	for i := range open {
 		p := &open[i]
@@ -524,13 +524,13 @@ func (d *Service) RecoverPaidCalls(ctx context.Context) int {
 		}
 		expired := now.Unix() > p.ValidBefore+60
 		if p.TxHash != "" {
-			r, err := d.Chain.Receipt(ctx, p.TxHash)
+			r, err := s.Chain.Receipt(ctx, p.TxHash)
 			switch {
 			case err != nil:
 				continue
 			case r.Found && r.Success:
-				if d.paid.book(ctx, p, p.TxHash) == nil {
-					d.Log.Warn("a paid call's settlement was booked after the fact; its answer may not have reached the caller",
+				if s.paid.book(ctx, p, p.TxHash) == nil {
+					s.Log.Warn("a paid call's settlement was booked after the fact; its answer may not have reached the caller",
 						"source", "paid", "id", p.ID, "tx", p.TxHash, "payer", p.Payer, "amount_usd", p.Amount.String())
 					n++
 				}
@@ -543,19 +543,19 @@ func (d *Service) RecoverPaidCalls(ctx context.Context) int {
 			continue
 		}
 		// Not settled and no longer settleable: let it go, unless the chain shows it used.
-		used, err := d.Chain.AuthorizationUsedHex(ctx, p.Payer, p.Nonce)
+		used, err := s.Chain.AuthorizationUsedHex(ctx, p.Payer, p.Nonce)
 		if err != nil {
 			continue
 		}
 		if used {
-			d.Log.Warn("an x402 authorization was used on chain but its settlement is unknown here; check the payer's transfer",
+			s.Log.Warn("an x402 authorization was used on chain but its settlement is unknown here; check the payer's transfer",
 				"source", "paid", "id", p.ID, "payer", p.Payer, "amount_usd", p.Amount.String())
-			if d.paid.book(ctx, p, p.TxHash) == nil {
+			if s.paid.book(ctx, p, p.TxHash) == nil {
 				n++
 			}
 			continue
 		}
-		if d.paid.letGo(ctx, p, axp.PaidLetGo) == nil {
+		if s.paid.letGo(ctx, p, axp.PaidLetGo) == nil {
 			n++
 		}
 	}

@@ -22,38 +22,38 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-func (d *Service) paidInjectionCheck(ctx context.Context, c *pipeline.Call, in *axp.InjectionCheckInput) (*axp.InjectionCheckResult, error) {
+func (s *Service) paidInjectionCheck(ctx context.Context, c *pipeline.Call, in *axp.InjectionCheckInput) (*axp.InjectionCheckResult, error) {
 	return paidtools.InjectionCheck(in)
 }
 
-func (d *Service) paidTradingRisk(ctx context.Context, c *pipeline.Call, in *axp.TradingRiskQuery) (*axp.TradingRiskResult, error) {
+func (s *Service) paidTradingRisk(ctx context.Context, c *pipeline.Call, in *axp.TradingRiskQuery) (*axp.TradingRiskResult, error) {
 	return paidtools.TradingRisk(in)
 }
 
-func (d *Service) paidWebContents(ctx context.Context, c *pipeline.Call, in *axp.WebContentsInput) (*axp.WebContentsResult, error) {
-	return d.Fetcher.Contents(ctx, in)
+func (s *Service) paidWebContents(ctx context.Context, c *pipeline.Call, in *axp.WebContentsInput) (*axp.WebContentsResult, error) {
+	return s.Fetcher.Contents(ctx, in)
 }
 
-func (d *Service) paidWebSearch(ctx context.Context, c *pipeline.Call, in *axp.WebSearchQuery) (*axp.WebSearchResult, error) {
+func (s *Service) paidWebSearch(ctx context.Context, c *pipeline.Call, in *axp.WebSearchQuery) (*axp.WebSearchResult, error) {
 	// A nil search answers that the backend is not configured, naming search_url.
-	return d.WebSearch.Search(ctx, in)
+	return s.WebSearch.Search(ctx, in)
 }
 
 // toolUnavailable says why a pay-per-call tool cannot answer on this exchange, or "".
-func (d *Service) toolUnavailable(op *axp.Op) string {
+func (s *Service) toolUnavailable(op *axp.Op) string {
 	switch op.Needs {
 	case "search_url":
-		if d.Cfg.SearchURL == "" {
+		if s.Cfg.SearchURL == "" {
 			return "needs a search backend: set search_url to a SearxNG-compatible JSON API"
 		}
 	}
-	return d.recorded.RecordedUnavailable(op.Needs)
+	return s.recorded.RecordedUnavailable(op.Needs)
 }
 
 // findPaidTools lists the pay-per-call tools (GET /paid, MCP find_paid_tools).
-func (d *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.PaidToolsQuery) (*axp.PaidToolList, error) {
-	pw := d.paid
-	base := d.BaseURL()
+func (s *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.PaidToolsQuery) (*axp.PaidToolList, error) {
+	pw := s.paid
+	base := s.BaseURL()
 	out := &axp.PaidToolList{Tools: []axp.PaidTool{}, Items: []axp.BazaarItem{}, Categories: []string{}, X402Version: 2,
 		Payment: axp.PaidPaymentInfo{Protocol: "x402", Versions: []int{2}, Scheme: "exact", Network: pw.network,
 			NetworkV1: pw.networkV1, Asset: pw.asset, PayTo: pw.payTo, Available: pw.fac != nil, Unavailable: pw.why,
@@ -82,7 +82,7 @@ func (d *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.P
 		list = append(list, entry{op, op.Path, pw.price(op), axp.V1Tag(op.Name), op.Summary, op.Category})
 	}
 	var conns []axp.Connector
-	if err := d.Store.View(func(tx *store.Tx) error {
+	if err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		conns, err = tx.Connectors(axp.ConnectorLive)
 		return err
@@ -108,7 +108,7 @@ func (d *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.P
 			continue
 		}
 		t := axp.PaidTool{Name: e.op.Name, Method: e.op.Method, Path: e.path, URL: base + e.path, Summary: e.sum,
-			Category: e.cat, PriceUSD: e.price, Unavailable: d.toolUnavailable(e.op)}
+			Category: e.cat, PriceUSD: e.price, Unavailable: s.toolUnavailable(e.op)}
 		if e.path != e.op.Path {
 			t.Name = strings.TrimPrefix(e.path, "/paid/")
 		}
@@ -130,7 +130,7 @@ func (d *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.P
 			terms := pw.terms(e.price, e.tag, t.URL, e.op)
 			accepts := []any{terms.V2}
 			out.Items = append(out.Items, axp.BazaarItem{Resource: t.URL, Type: "http", X402Version: 2, Accepts: accepts,
-				LastUpdated: d.Started.UTC(), Description: e.sum,
+				LastUpdated: s.Started.UTC(), Description: e.sum,
 				Metadata: map[string]any{"category": e.cat, "price_usd": e.price, "bazaar": map[string]any{"info": bazaarInfo(e.op)}}})
 		}
 	}
@@ -153,7 +153,7 @@ func matchesAll(q, text string) bool {
 }
 
 // requestConnector records a request for a connector to a new data source (free, 201).
-func (d *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorRequest) (*axp.Connector, error) {
+func (s *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorRequest) (*axp.Connector, error) {
 	u, err := url.Parse(in.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, axp.Invalid("url", "must be an absolute http or https URL of the data source", "e.g. https://api.example.org/v1/prices")
@@ -162,7 +162,7 @@ func (d *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *ax
 		return nil, axp.Forbidden("this connector is not listed: "+p.Reason, "a rejection can be overturned by the operator: write to them with POST /api/members/me/operator-messages")
 	}
 	var out *axp.Connector
-	_, err = d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err = s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		wants, _ := kernel.RedactKeepLinks(in.Wants)
 		sc := kernel.ScreenText(wants)
 		cn := &axp.Connector{ID: axp.NewID("con", ch.Now), URL: in.URL, Wants: wants, Status: axp.ConnectorPending,
@@ -179,9 +179,9 @@ func (d *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *ax
 	return out, err
 }
 
-func (d *Service) loadConnector(id string) (*axp.Connector, error) {
+func (s *Service) loadConnector(id string) (*axp.Connector, error) {
 	var cn *axp.Connector
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		cn, err = tx.Connector(id)
 		return err
@@ -193,9 +193,9 @@ func (d *Service) loadConnector(id string) (*axp.Connector, error) {
 }
 
 // liveConnector is the live connector with this tool name.
-func (d *Service) liveConnector(name string) (*axp.Connector, error) {
+func (s *Service) liveConnector(name string) (*axp.Connector, error) {
 	var cn *axp.Connector
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		cn, err = tx.ConnectorByName(name)
 		return err
@@ -207,11 +207,11 @@ func (d *Service) liveConnector(name string) (*axp.Connector, error) {
 }
 
 // connectorView adds the addresses a connector is used at.
-func (d *Service) connectorView(cn *axp.Connector) *axp.Connector {
+func (s *Service) connectorView(cn *axp.Connector) *axp.Connector {
 	v := *cn
 	switch v.Status {
 	case axp.ConnectorAccepted:
-		v.SetupURL = d.BaseURL() + "/api/connectors/" + v.ID + "/setup"
+		v.SetupURL = s.BaseURL() + "/api/connectors/" + v.ID + "/setup"
 		v.Path = "/paid/connectors/" + v.Name
 	case axp.ConnectorLive:
 		v.Path = "/paid/connectors/" + v.Name
@@ -219,18 +219,18 @@ func (d *Service) connectorView(cn *axp.Connector) *axp.Connector {
 	return &v
 }
 
-func (d *Service) getConnector(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Connector, error) {
-	cn, err := d.loadConnector(in.ID)
+func (s *Service) getConnector(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Connector, error) {
+	cn, err := s.loadConnector(in.ID)
 	if err != nil {
 		return nil, err
 	}
-	return d.connectorView(cn), nil
+	return s.connectorView(cn), nil
 }
 
 // payConnectorSetup answers the paid setup call: the payment's booking makes the connector live
 // in the same transaction (paywall.book), so the answer shows it live.
-func (d *Service) payConnectorSetup(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Connector, error) {
-	cn, err := d.loadConnector(in.ID)
+func (s *Service) payConnectorSetup(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Connector, error) {
+	cn, err := s.loadConnector(in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -238,28 +238,28 @@ func (d *Service) payConnectorSetup(ctx context.Context, c *pipeline.Call, in *a
 		return nil, axp.Conflict("the connector is "+cn.Status, "")
 	}
 	cn.Status = axp.ConnectorLive
-	return d.connectorView(cn), nil
+	return s.connectorView(cn), nil
 }
 
-func (d *Service) adminConnectors(ctx context.Context, c *pipeline.Call, in *axp.ConnectorsQuery) (*axp.ConnectorList, error) {
+func (s *Service) adminConnectors(ctx context.Context, c *pipeline.Call, in *axp.ConnectorsQuery) (*axp.ConnectorList, error) {
 	var list []axp.Connector
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		list, err = tx.Connectors(in.Status)
 		return err
 	})
 	for i := range list {
-		list[i] = *d.connectorView(&list[i])
+		list[i] = *s.connectorView(&list[i])
 	}
 	return &axp.ConnectorList{Connectors: list}, err
 }
 
-func (d *Service) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in *axp.ConnectorAccept) (*axp.Connector, error) {
+func (s *Service) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in *axp.ConnectorAccept) (*axp.Connector, error) {
 	if in.PriceUSD < axp.MinCallPrice || in.PriceUSD > axp.MaxCallPrice {
 		return nil, axp.Invalid("price_usd", "must be between "+axp.MinCallPrice.Display()+" and "+axp.MaxCallPrice.Display(), "")
 	}
 	var out *axp.Connector
-	_, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		cn, err := ch.Tx.Connector(in.ID)
 		if err != nil {
 			return nil, err
@@ -296,15 +296,15 @@ func (d *Service) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in
 		if err := ch.Tx.PutConnector(cn); err != nil {
 			return nil, err
 		}
-		out = d.connectorView(cn)
+		out = s.connectorView(cn)
 		return nil, ch.Audit("connector.accept", "connector", cn.ID, map[string]any{"name": in.Name, "price_usd": in.PriceUSD})
 	})
 	return out, err
 }
 
-func (d *Service) adminConnectorReject(ctx context.Context, c *pipeline.Call, in *axp.ConnectorReject) (*axp.Connector, error) {
+func (s *Service) adminConnectorReject(ctx context.Context, c *pipeline.Call, in *axp.ConnectorReject) (*axp.Connector, error) {
 	var out *axp.Connector
-	_, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		cn, err := ch.Tx.Connector(in.ID)
 		if err != nil {
 			return nil, err
@@ -319,7 +319,7 @@ func (d *Service) adminConnectorReject(ctx context.Context, c *pipeline.Call, in
 		if err := ch.Tx.PutConnector(cn); err != nil {
 			return nil, err
 		}
-		out = d.connectorView(cn)
+		out = s.connectorView(cn)
 		return nil, ch.Audit("connector.reject", "connector", cn.ID, map[string]any{"reason": in.Reason})
 	})
 	return out, err
@@ -330,8 +330,8 @@ const connectorMaxAnswer = 1 << 20
 
 // paidConnector calls a live connector's data source through the guarded outbound caller, passing
 // on the call's query keys.
-func (d *Service) paidConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorCall) (*axp.ConnectorAnswer, error) {
-	cn, err := d.liveConnector(in.Name)
+func (s *Service) paidConnector(ctx context.Context, c *pipeline.Call, in *axp.ConnectorCall) (*axp.ConnectorAnswer, error) {
+	cn, err := s.liveConnector(in.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +357,7 @@ func (d *Service) paidConnector(ctx context.Context, c *pipeline.Call, in *axp.C
 		return nil, axp.Errorf(axp.CodeUnavailable, "the connector's data source cannot be called")
 	}
 	req.Header.Set("Accept", "application/json, text/plain;q=0.9, */*;q=0.5")
-	resp, err := d.Caller.HTTPClient(20 * time.Second).Do(req)
+	resp, err := s.Caller.HTTPClient(20 * time.Second).Do(req)
 	if err != nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "the connector's data source did not answer").
 			WithHint("nothing was charged; try again later")

@@ -14,8 +14,8 @@ import (
 
 // frontDoor answers GET /: a small HTML page for a browser, the same links as JSON for an API
 // client (Accept: application/json, or no preference for HTML).
-func (d *Service) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDoor, error) {
-	base := d.BaseURL()
+func (s *Service) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDoor, error) {
+	base := s.BaseURL()
 	fd := axp.FrontDoor{
 		Name: "axp exchange",
 		Summary: "An Agent Services Exchange: buyer agents post tasks, verified seller agents quote a USD price and an ETA, " +

@@ -19,36 +19,36 @@ import (
 )
 
 // Register binds the operations of the site service to their handlers.
-func (d *Service) Register(r *pipeline.Registry) {
-	pipeline.HandleNoInput(r, axp.GetFrontDoor, d.frontDoor)
-	pipeline.HandleNoInput(r, axp.Health, d.health)
-	pipeline.HandleNoInput(r, axp.GetProtocol, d.getProtocol)
-	pipeline.HandleNoInput(r, axp.GetMemberTools, d.getMemberTools)
-	pipeline.HandleNoInput(r, axp.GetJoin, d.getJoin)
-	pipeline.HandleNoInput(r, axp.GetWhy, d.getWhy)
-	pipeline.HandleNoInput(r, axp.ListServices, d.listServices)
-	pipeline.HandleNoInput(r, axp.GetPricing, d.getPricing)
-	pipeline.HandleNoInput(r, axp.GetFAQ, d.getFAQ)
-	pipeline.HandleNoInput(r, axp.GetFAQMarkdown, d.getFAQMarkdown)
-	pipeline.Handle(r, axp.Search, d.search)
-	pipeline.Handle(r, axp.ListSellers, d.listSellers)
-	pipeline.Handle(r, axp.GetQuote, d.getQuote)
-	pipeline.Handle(r, axp.GetReputation, d.getReputation)
-	pipeline.Handle(r, axp.SubmitFeedback, d.submitFeedback)
-	pipeline.HandleNoInput(r, axp.GetPaymentPreference, d.getPaymentPreference)
-	pipeline.Handle(r, axp.PaymentPreferenceOp, d.paymentPreference)
-	pipeline.Handle(r, axp.RegisterInterest, d.registerInterest)
-	pipeline.HandleNoInput(r, axp.GetSurvey, d.getSurvey)
-	pipeline.Handle(r, axp.AnswerSurvey, d.answerSurvey)
-	pipeline.HandleNoInput(r, axp.GetSurveyResults, d.getSurveyResults)
-	pipeline.HandleNoInput(r, axp.GetOpenAPI, d.getOpenAPI)
+func (s *Service) Register(r *pipeline.Registry) {
+	pipeline.HandleNoInput(r, axp.GetFrontDoor, s.frontDoor)
+	pipeline.HandleNoInput(r, axp.Health, s.health)
+	pipeline.HandleNoInput(r, axp.GetProtocol, s.getProtocol)
+	pipeline.HandleNoInput(r, axp.GetMemberTools, s.getMemberTools)
+	pipeline.HandleNoInput(r, axp.GetJoin, s.getJoin)
+	pipeline.HandleNoInput(r, axp.GetWhy, s.getWhy)
+	pipeline.HandleNoInput(r, axp.ListServices, s.listServices)
+	pipeline.HandleNoInput(r, axp.GetPricing, s.getPricing)
+	pipeline.HandleNoInput(r, axp.GetFAQ, s.getFAQ)
+	pipeline.HandleNoInput(r, axp.GetFAQMarkdown, s.getFAQMarkdown)
+	pipeline.Handle(r, axp.Search, s.search)
+	pipeline.Handle(r, axp.ListSellers, s.listSellers)
+	pipeline.Handle(r, axp.GetQuote, s.getQuote)
+	pipeline.Handle(r, axp.GetReputation, s.getReputation)
+	pipeline.Handle(r, axp.SubmitFeedback, s.submitFeedback)
+	pipeline.HandleNoInput(r, axp.GetPaymentPreference, s.getPaymentPreference)
+	pipeline.Handle(r, axp.PaymentPreferenceOp, s.paymentPreference)
+	pipeline.Handle(r, axp.RegisterInterest, s.registerInterest)
+	pipeline.HandleNoInput(r, axp.GetSurvey, s.getSurvey)
+	pipeline.Handle(r, axp.AnswerSurvey, s.answerSurvey)
+	pipeline.HandleNoInput(r, axp.GetSurveyResults, s.getSurveyResults)
+	pipeline.HandleNoInput(r, axp.GetOpenAPI, s.getOpenAPI)
 }
 
-func (d *Service) health(ctx context.Context, c *pipeline.Call) (*axp.OK, error) {
+func (s *Service) health(ctx context.Context, c *pipeline.Call) (*axp.OK, error) {
 	return &axp.OK{OK: true, Message: "axp exchange is up"}, nil
 }
 
-func (d *Service) getMemberTools(ctx context.Context, c *pipeline.Call) (*protocol.ToolsDocument, error) {
+func (s *Service) getMemberTools(ctx context.Context, c *pipeline.Call) (*protocol.ToolsDocument, error) {
 	tools := protocol.Tools()
 	return &tools, nil
 }
@@ -57,38 +57,38 @@ func (d *Service) getMemberTools(ctx context.Context, c *pipeline.Call) (*protoc
 // other daemons' member changes do not reset it.
 const sharedCacheTTL = 2 * time.Second
 
-func (d *Service) serviceEntry(s *axp.Service) axp.ServiceEntry {
-	return axp.ServiceEntry{Type: s.Type, Name: s.Name, Summary: s.Summary, Params: s.Params, ParamsSchema: s.ParamsSchema(),
-		AcceptanceCriteria: s.AcceptanceCriteria, ETAMinutes: s.ETAMinutes, Pricing: s.Pricing, ExampleQuoteURL: s.ExampleURL(d.BaseURL())}
+func (s *Service) serviceEntry(svc *axp.Service) axp.ServiceEntry {
+	return axp.ServiceEntry{Type: svc.Type, Name: svc.Name, Summary: svc.Summary, Params: svc.Params, ParamsSchema: svc.ParamsSchema(),
+		AcceptanceCriteria: svc.AcceptanceCriteria, ETAMinutes: svc.ETAMinutes, Pricing: svc.Pricing, ExampleQuoteURL: svc.ExampleURL(s.BaseURL())}
 }
 
 // listServices answers from a cached list, rebuilt after any member or skill change.
-func (d *Service) listServices(ctx context.Context, c *pipeline.Call) (*axp.ServiceList, error) {
-	d.CacheMu.Lock()
-	cached := d.Services
-	if cached != nil && d.Store.IsPostgres() && d.Now().Sub(d.ServicesAt) > sharedCacheTTL {
+func (s *Service) listServices(ctx context.Context, c *pipeline.Call) (*axp.ServiceList, error) {
+	s.CacheMu.Lock()
+	cached := s.Services
+	if cached != nil && s.Store.IsPostgres() && s.Now().Sub(s.ServicesAt) > sharedCacheTTL {
 		// Another daemon may have changed a member: on a shared store the cache is short-lived.
 		cached = nil
 	}
-	d.CacheMu.Unlock()
+	s.CacheMu.Unlock()
 	if cached != nil {
 		return cached, nil
 	}
 	list := &axp.ServiceList{Currency: "USD", Services: make([]axp.ServiceEntry, 0, len(axp.Services))}
-	for _, s := range axp.Services {
-		list.Services = append(list.Services, d.serviceEntry(s))
+	for _, svc := range axp.Services {
+		list.Services = append(list.Services, s.serviceEntry(svc))
 	}
-	offer, err := d.OnOffer()
+	offer, err := s.OnOffer()
 	if err != nil {
 		return nil, err
 	}
 	list.OnOffer = offer
-	if list.Demand, err = d.demand(offer); err != nil {
+	if list.Demand, err = s.demand(offer); err != nil {
 		return nil, err
 	}
-	d.CacheMu.Lock()
-	d.Services, d.ServicesAt = list, d.Now()
-	d.CacheMu.Unlock()
+	s.CacheMu.Lock()
+	s.Services, s.ServicesAt = list, s.Now()
+	s.CacheMu.Unlock()
 	return list, nil
 }
 
@@ -97,20 +97,20 @@ const demandWindow = 30 * 24 * time.Hour
 
 // demand summarises what buyers asked for with POST /api/interest in the last 30 days, so sellers
 // see where a skill would find buyers; offer gives the providers of each type.
-func (d *Service) demand(offer []axp.OnOffer) ([]axp.Demand, error) {
-	since := d.Now().Add(-demandWindow)
+func (s *Service) demand(offer []axp.OnOffer) ([]axp.Demand, error) {
+	since := s.Now().Add(-demandWindow)
 	type agg struct {
 		n       int
 		budgets []axp.Money
 	}
 	by := map[string]*agg{}
-	err := d.Store.View(func(tx *store.Tx) error {
-		return tx.EachSubmission(store.KindInterest, func(s *store.Submission) bool {
-			if s.CreatedAt.Before(since) {
+	err := s.Store.View(func(tx *store.Tx) error {
+		return tx.EachSubmission(store.KindInterest, func(sub *store.Submission) bool {
+			if sub.CreatedAt.Before(since) {
 				return true
 			}
 			var in axp.Interest
-			if json.Unmarshal(s.Body, &in) != nil || in.Type == "" {
+			if json.Unmarshal(sub.Body, &in) != nil || in.Type == "" {
 				return true
 			}
 			a := by[in.Type]
@@ -151,18 +151,18 @@ func (d *Service) demand(offer []axp.OnOffer) ([]axp.Demand, error) {
 	return out, err
 }
 
-func (d *Service) getQuote(ctx context.Context, c *pipeline.Call, in *axp.QuoteQuery) (*axp.CatalogQuote, error) {
-	s := axp.ServiceFor(in.Type)
-	if s == nil {
+func (s *Service) getQuote(ctx context.Context, c *pipeline.Call, in *axp.QuoteQuery) (*axp.CatalogQuote, error) {
+	svc := axp.ServiceFor(in.Type)
+	if svc == nil {
 		return nil, unknownType(in.Type)
 	}
 	fromQuery := c.FromQuery
-	params, err := s.QuoteParams(in.Params, fromQuery, kernel.ParamsField(fromQuery))
+	params, err := svc.QuoteParams(in.Params, fromQuery, kernel.ParamsField(fromQuery))
 	if err != nil {
 		return nil, err
 	}
-	q := s.Quote(params, d.BaseURL())
-	q.AlsoSell = d.AlsoSell(c.Caller)
+	q := svc.Quote(params, s.BaseURL())
+	q.AlsoSell = s.AlsoSell(c.Caller)
 	return &q, nil
 }
 
@@ -175,30 +175,30 @@ func unknownType(t string) *axp.Error {
 		"catalog quotes cover: "+strings.Join(types, ", ")+"; any other type can still be posted as a task to get offers")
 }
 
-func (d *Service) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQuery) (*axp.SearchResult, error) {
+func (s *Service) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQuery) (*axp.SearchResult, error) {
 	q := strings.TrimSpace(in.Q)
 	if q == "" {
 		return nil, axp.Invalid("q", "must not be blank", "describe what you want done")
 	}
 	res := &axp.SearchResult{Query: q, Services: []axp.ServiceEntry{}, Sellers: []axp.PublicMember{}}
 	matches := axp.MatchServices(q)
-	for _, s := range matches {
-		res.Services = append(res.Services, d.serviceEntry(s))
+	for _, svc := range matches {
+		res.Services = append(res.Services, s.serviceEntry(svc))
 	}
 	typ := axp.SuggestType(q)
 	if typ != "" {
 		st := &axp.SuggestedTask{Type: typ, Description: q, Params: map[string]any{}}
-		s := axp.ServiceFor(typ)
+		svcx := axp.ServiceFor(typ)
 		switch {
-		case s != nil && kernel.HasParam(s, "prompt"):
+		case svcx != nil && kernel.HasParam(svcx, "prompt"):
 			st.Params["prompt"] = q
 		case typ == "translation":
 			st.Params["text"] = q
 		}
-		if s != nil {
-			if params, err := s.Normalize(st.Params, false, "params"); err == nil {
+		if svcx != nil {
+			if params, err := svcx.Normalize(st.Params, false, "params"); err == nil {
 				st.Params = params
-				quote := s.Quote(params, d.BaseURL())
+				quote := svcx.Quote(params, s.BaseURL())
 				st.Quote = &quote
 				st.CreateURL = quote.CreateURL
 			} else {
@@ -206,7 +206,7 @@ func (d *Service) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQu
 			}
 		}
 		if st.CreateURL == "" {
-			st.CreateURL = d.BaseURL() + "/api/tasks/new?type=" + typ + "&description=" + urlEscape(q)
+			st.CreateURL = s.BaseURL() + "/api/tasks/new?type=" + typ + "&description=" + urlEscape(q)
 		}
 		res.SuggestedTask = st
 	} else {
@@ -215,7 +215,7 @@ func (d *Service) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQu
 			"Any size, length, language or format requirements?",
 		}
 	}
-	sellers, err := d.sellers("", typ, q)
+	sellers, err := s.sellers("", typ, q)
 	if err != nil {
 		return nil, err
 	}
@@ -223,8 +223,8 @@ func (d *Service) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQu
 	return res, nil
 }
 
-func (d *Service) listSellers(ctx context.Context, c *pipeline.Call, in *axp.SellersQuery) (*axp.SellerList, error) {
-	sellers, err := d.sellers(in.PaymentMethod, in.TaskType, "")
+func (s *Service) listSellers(ctx context.Context, c *pipeline.Call, in *axp.SellersQuery) (*axp.SellerList, error) {
+	sellers, err := s.sellers(in.PaymentMethod, in.TaskType, "")
 	if err != nil {
 		return nil, err
 	}
@@ -234,10 +234,10 @@ func (d *Service) listSellers(ctx context.Context, c *pipeline.Call, in *axp.Sel
 // sellers lists public records of verified sellers (spec 1.2: sellers are members that passed
 // verification; the operator's member list shows the rest). taskType filters by skill; text (a
 // search) also matches skill descriptions and names.
-func (d *Service) sellers(payment, taskType, text string) ([]axp.PublicMember, error) {
+func (s *Service) sellers(payment, taskType, text string) ([]axp.PublicMember, error) {
 	out := []axp.PublicMember{}
 	words := strings.Fields(strings.ToLower(text))
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		// Only verified members are read (the state index), or only the sellers of the type.
 		each := func(fn func(m *axp.Member) bool) error { return tx.MembersInState(axp.MemberVerified, fn) }
@@ -286,9 +286,9 @@ func sellerMatches(m *axp.Member, taskType string, words []string) bool {
 	return false
 }
 
-func (d *Service) getReputation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Reputation, error) {
+func (s *Service) getReputation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Reputation, error) {
 	var rep axp.Reputation
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		m, err := kernel.LoadMember(tx, in.ID)
 		if err != nil {
 			return err
@@ -302,16 +302,16 @@ func (d *Service) getReputation(ctx context.Context, c *pipeline.Call, in *axp.I
 	return &rep, nil
 }
 
-func (d *Service) getPricing(ctx context.Context, c *pipeline.Call) (*axp.PricingInfo, error) {
-	now := d.Now()
-	bps, window := d.Cfg.Fees.At(now)
+func (s *Service) getPricing(ctx context.Context, c *pipeline.Call) (*axp.PricingInfo, error) {
+	now := s.Now()
+	bps, window := s.Cfg.Fees.At(now)
 	info := &axp.PricingInfo{
 		Currency: "USD",
 		BuyerFee: "Buyers never pay a platform fee: the buyer total is the seller's price.",
 		PlatformFee: axp.FeeNow{Percent: percent(bps), BPS: bps, PaidBy: "seller (deducted from the payout)",
 			Source: "default rate"},
-		Schedule:       d.Cfg.Fees.Windows,
-		AfterSchedule:  fmt.Sprintf("%s: the promotion rate continues until a new fee is announced in advance", percent(d.Cfg.Fees.DefaultBPS)),
+		Schedule:       s.Cfg.Fees.Windows,
+		AfterSchedule:  fmt.Sprintf("%s: the promotion rate continues until a new fee is announced in advance", percent(s.Cfg.Fees.DefaultBPS)),
 		PaymentMethods: paymentMethods(),
 		Payouts:        "Sellers are paid in a US-dollar stablecoin to their own wallet; payouts are held until a payout address is added.",
 		ApprovalRule:   "Every payout, refund and split is approved by the operator before it is sent.",
@@ -319,7 +319,7 @@ func (d *Service) getPricing(ctx context.Context, c *pipeline.Call) (*axp.Pricin
 	if window != nil {
 		info.PlatformFee.Source = window.Name
 	}
-	for _, w := range d.Cfg.Fees.Windows {
+	for _, w := range s.Cfg.Fees.Windows {
 		if w.Name == "launch_promotion" {
 			info.Promotion = &axp.Promotion{Name: w.Name, Percent: percent(w.BPS), BPS: w.BPS,
 				StartsAt: w.From.UTC().Format("2006-01-02T15:04:05.000Z"), EndsAt: w.Until.UTC().Format("2006-01-02T15:04:05.000Z"),
@@ -345,8 +345,8 @@ func paymentMethods() []axp.PaymentMethodInfo {
 	}
 }
 
-func (d *Service) getOpenAPI(ctx context.Context, c *pipeline.Call) (*axp.Result, error) {
-	doc := axp.Result(rest.OpenAPI(d.BaseURL()))
+func (s *Service) getOpenAPI(ctx context.Context, c *pipeline.Call) (*axp.Result, error) {
+	doc := axp.Result(rest.OpenAPI(s.BaseURL()))
 	return &doc, nil
 }
 

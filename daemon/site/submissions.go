@@ -13,70 +13,70 @@ import (
 )
 
 // submit stores a public submission of a kind in one transaction with its audit record.
-func (d *Service) submit(ctx context.Context, c *pipeline.Call, kind, prefix string, body any, message string) (any, error) {
+func (s *Service) submit(ctx context.Context, c *pipeline.Call, kind, prefix string, body any, message string) (any, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
-	return d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
-		s := &store.Submission{ID: axp.NewID(prefix, ch.Now), Actor: c.Caller.Actor(), CreatedAt: ch.Now, Body: raw}
-		if err := ch.Tx.PutSubmission(kind, s); err != nil {
+	return s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+		sub := &store.Submission{ID: axp.NewID(prefix, ch.Now), Actor: c.Caller.Actor(), CreatedAt: ch.Now, Body: raw}
+		if err := ch.Tx.PutSubmission(kind, sub); err != nil {
 			return nil, err
 		}
-		if err := ch.Audit(kind+".create", kind, s.ID, nil); err != nil {
+		if err := ch.Audit(kind+".create", kind, sub.ID, nil); err != nil {
 			return nil, err
 		}
-		return &axp.Recorded{ID: s.ID, Recorded: true, CreatedAt: ch.Now, Message: message}, nil
+		return &axp.Recorded{ID: sub.ID, Recorded: true, CreatedAt: ch.Now, Message: message}, nil
 	})
 }
 
-func (d *Service) submitFeedback(ctx context.Context, c *pipeline.Call, in *axp.Feedback) (*axp.Recorded, error) {
+func (s *Service) submitFeedback(ctx context.Context, c *pipeline.Call, in *axp.Feedback) (*axp.Recorded, error) {
 	if strings.TrimSpace(in.Message) == "" {
 		return nil, axp.Invalid("message", "must not be blank", "say what you noticed")
 	}
 	if in.Category == "" {
 		in.Category = "other"
 	}
-	return kernel.As[axp.Recorded](d.submit(ctx, c, store.KindFeedback, "fbk", in, "Thank you: the operator reads every message."))
+	return kernel.As[axp.Recorded](s.submit(ctx, c, store.KindFeedback, "fbk", in, "Thank you: the operator reads every message."))
 }
 
-func (d *Service) paymentPreference(ctx context.Context, c *pipeline.Call, in *axp.PaymentPreference) (*axp.Recorded, error) {
+func (s *Service) paymentPreference(ctx context.Context, c *pipeline.Call, in *axp.PaymentPreference) (*axp.Recorded, error) {
 	if strings.TrimSpace(in.Preferred) == "" {
 		return nil, axp.Invalid("preferred", "must not be blank", "name the payment option you would like")
 	}
-	return kernel.As[axp.Recorded](d.submit(ctx, c, store.KindPaymentPref, "ppr", in, "Recorded. Supported now: crypto (stablecoin) and free."))
+	return kernel.As[axp.Recorded](s.submit(ctx, c, store.KindPaymentPref, "ppr", in, "Recorded. Supported now: crypto (stablecoin) and free."))
 }
 
-func (d *Service) registerInterest(ctx context.Context, c *pipeline.Call, in *axp.Interest) (*axp.Recorded, error) {
+func (s *Service) registerInterest(ctx context.Context, c *pipeline.Call, in *axp.Interest) (*axp.Recorded, error) {
 	in.Type = strings.ToLower(strings.TrimSpace(in.Type))
 	if in.Type == "" {
 		return nil, axp.Invalid("type", "must not be blank", "name the task type you want, e.g. video")
 	}
-	out, err := d.submit(ctx, c, store.KindInterest, "int", in, "Recorded: sellers see the demand for "+in.Type+" in GET /api/services (demand).")
+	out, err := s.submit(ctx, c, store.KindInterest, "int", in, "Recorded: sellers see the demand for "+in.Type+" in GET /api/services (demand).")
 	if err == nil {
-		d.Invalidate()
+		s.Invalidate()
 	}
 	return kernel.As[axp.Recorded](out, err)
 }
 
-func (d *Service) answerSurvey(ctx context.Context, c *pipeline.Call, in *axp.SurveyAnswer) (*axp.Recorded, error) {
+func (s *Service) answerSurvey(ctx context.Context, c *pipeline.Call, in *axp.SurveyAnswer) (*axp.Recorded, error) {
 	if strings.TrimSpace(in.Task) == "" {
 		return nil, axp.Invalid("task", "must not be blank", "describe the task you would pay a tool for")
 	}
-	return kernel.As[axp.Recorded](d.submit(ctx, c, store.KindSurvey, "svy", in, "Thank you. Totals are published at /api/survey/results."))
+	return kernel.As[axp.Recorded](s.submit(ctx, c, store.KindSurvey, "svy", in, "Thank you. Totals are published at /api/survey/results."))
 }
 
-func (d *Service) getPaymentPreference(ctx context.Context, c *pipeline.Call) (*axp.PaymentPreferenceInfo, error) {
+func (s *Service) getPaymentPreference(ctx context.Context, c *pipeline.Call) (*axp.PaymentPreferenceInfo, error) {
 	info := &axp.PaymentPreferenceInfo{
 		Supported: paymentMethods(),
 		Question:  "Which payment option would you like to use on this exchange, besides a US-dollar stablecoin?",
 		Options:   []string{"stablecoin on base", "stablecoin on solana", "other crypto", "card", "bank transfer", "other"},
 		Totals:    map[string]int{},
 	}
-	err := d.Store.View(func(tx *store.Tx) error {
-		return tx.EachSubmission(store.KindPaymentPref, func(s *store.Submission) bool {
+	err := s.Store.View(func(tx *store.Tx) error {
+		return tx.EachSubmission(store.KindPaymentPref, func(sub *store.Submission) bool {
 			var p axp.PaymentPreference
-			if json.Unmarshal(s.Body, &p) == nil {
+			if json.Unmarshal(sub.Body, &p) == nil {
 				info.Totals[strings.ToLower(strings.TrimSpace(p.Preferred))]++
 			}
 			return true
@@ -85,11 +85,11 @@ func (d *Service) getPaymentPreference(ctx context.Context, c *pipeline.Call) (*
 	return info, err
 }
 
-func (d *Service) getSurvey(ctx context.Context, c *pipeline.Call) (*axp.SurveyQuestions, error) {
+func (s *Service) getSurvey(ctx context.Context, c *pipeline.Call) (*axp.SurveyQuestions, error) {
 	schema := surveySchemaEnums()
 	return &axp.SurveyQuestions{
 		Title:    "Which pay-per-call tools would your agent use?",
-		SubmitTo: d.BaseURL() + "/api/survey",
+		SubmitTo: s.BaseURL() + "/api/survey",
 		Questions: []axp.SurveyQuestion{
 			{Field: "task", Question: "What task would your agent pay a tool to do?", Type: "string", Required: true},
 			{Field: "category", Question: "Which category fits best?", Type: "string", Options: schema["category"]},
@@ -117,13 +117,13 @@ func surveySchemaEnums() map[string][]string {
 	return out
 }
 
-func (d *Service) getSurveyResults(ctx context.Context, c *pipeline.Call) (*axp.SurveyResults, error) {
-	res := &axp.SurveyResults{ByCategory: map[string]int{}, ByPayment: map[string]int{}, HasWallet: map[string]int{}, UpdatedAt: d.Now()}
+func (s *Service) getSurveyResults(ctx context.Context, c *pipeline.Call) (*axp.SurveyResults, error) {
+	res := &axp.SurveyResults{ByCategory: map[string]int{}, ByPayment: map[string]int{}, HasWallet: map[string]int{}, UpdatedAt: s.Now()}
 	var maxes []axp.Money
-	err := d.Store.View(func(tx *store.Tx) error {
-		return tx.EachSubmission(store.KindSurvey, func(s *store.Submission) bool {
+	err := s.Store.View(func(tx *store.Tx) error {
+		return tx.EachSubmission(store.KindSurvey, func(sub *store.Submission) bool {
 			var a axp.SurveyAnswer
-			if json.Unmarshal(s.Body, &a) != nil {
+			if json.Unmarshal(sub.Body, &a) != nil {
 				return true
 			}
 			res.Responses++

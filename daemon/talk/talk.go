@@ -17,8 +17,8 @@ import (
 )
 
 // Register binds the operations of the talk service to their handlers.
-func (d *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.Talk, d.talk)
+func (s *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.Talk, s.talk)
 }
 
 // maxTalkTurns bounds a conversation's length; a longer one starts anew.
@@ -47,12 +47,12 @@ type turn struct {
 	acted bool
 }
 
-func (d *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) (*axp.TalkReply, error) {
+func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) (*axp.TalkReply, error) {
 	msg := strings.TrimSpace(in.Message)
 	if msg == "" {
 		return nil, axp.Invalid("message", "must not be blank", "write what you want done, or answer the assistant's question")
 	}
-	now := d.Now()
+	now := s.Now()
 	var conv *axp.Conversation
 	convToken := ""
 	if in.ConversationID == "" {
@@ -64,30 +64,30 @@ func (d *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 			conv.TokenHash = kernel.TokenHash(convToken)
 		}
 	} else {
-		if err := d.Store.View(func(tx *store.Tx) error {
+		if err := s.Store.View(func(tx *store.Tx) error {
 			var err error
-			conv, err = d.talkAuth(tx, in.ConversationID, c.Caller)
+			conv, err = s.talkAuth(tx, in.ConversationID, c.Caller)
 			return err
 		}); err != nil {
 			return nil, err
 		}
 	}
-	if _, busy := d.talking.LoadOrStore(conv.ID, struct{}{}); busy {
+	if _, busy := s.talking.LoadOrStore(conv.ID, struct{}{}); busy {
 		return nil, axp.Conflict("the previous message of this conversation is still being answered", "wait for its answer, then send the next message")
 	}
-	defer d.talking.Delete(conv.ID)
+	defer s.talking.Delete(conv.ID)
 	if conv.Turns >= maxTalkTurns {
 		return nil, axp.Conflict("this conversation reached its "+strconv.Itoa(maxTalkTurns)+" messages", "start a new conversation (leave conversation_id out)")
 	}
 	turns := conv.Turns
 	cleaned, _ := kernel.RedactText(msg)
-	t := &turn{d: d, ctx: ctx, caller: c.Caller, door: c.Door, conv: conv, raw: msg, msg: strings.TrimSpace(cleaned)}
+	t := &turn{d: s, ctx: ctx, caller: c.Caller, door: c.Door, conv: conv, raw: msg, msg: strings.TrimSpace(cleaned)}
 	if err := t.answer(); err != nil {
 		return nil, err
 	}
 	base := *conv
 	base.Messages = slices.Clone(conv.Messages)
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		// Each run of the transaction (PostgreSQL may run it again) starts from the loaded conversation.
 		*conv = base
 		conv.Messages = slices.Clone(base.Messages)
@@ -103,7 +103,7 @@ func (d *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 			return nil, err
 		}
 		p := talkParty(conv)
-		clean, sc, err := d.CleanText(ch, p, "talk.message", msg, false)
+		clean, sc, err := s.CleanText(ch, p, "talk.message", msg, false)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func (d *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 		if t.assistant == axp.AssistantModel {
 			// The model's words pass the same filters as a party's before the buyer reads them.
 			p.Uncounted = true
-			if text, _, err = d.CleanText(ch, p, "talk.reply", text, false); err != nil {
+			if text, _, err = s.CleanText(ch, p, "talk.reply", text, false); err != nil {
 				return nil, err
 			}
 		}
@@ -135,7 +135,7 @@ func (d *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 		return nil, err
 	}
 	r := out.(*axp.TalkReply)
-	d.Log.InfoContext(ctx, "talk turn", "source", "talk", "conversation", conv.ID, "stage", conv.Stage, "task", conv.TaskID,
+	s.Log.InfoContext(ctx, "talk turn", "source", "talk", "conversation", conv.ID, "stage", conv.Stage, "task", conv.TaskID,
 		"assistant", r.Assistant, "turn", conv.Turns)
 	return r, nil
 }
@@ -143,7 +143,7 @@ func (d *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 // talkAuth loads a conversation for the caller, who must hold what continues it: the buyer
 // member's secret, the listed task's buyer token, or (before a task) the conversation token.
 // Everyone else, and an unknown conversation, gets 403 alike.
-func (d *Service) talkAuth(tx *store.Tx, id string, c axp.Caller) (*axp.Conversation, error) {
+func (s *Service) talkAuth(tx *store.Tx, id string, c axp.Caller) (*axp.Conversation, error) {
 	refuse := func(why, hint string) error {
 		e := axp.Forbidden(why, hint)
 		e.Field = "conversation_id"

@@ -40,18 +40,18 @@ type quoteAnswer struct {
 // started it answers with the task, but receive_offers and the callback hear of every new or
 // replaced offer); task creation pushes them itself with the instant offers. sellers, when not
 // nil, are the push sellers to ask (task creation has just read them); nil: those matching now.
-func (d *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.Member, push bool) {
-	if d.CallTool == nil {
+func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.Member, push bool) {
+	if s.CallTool == nil {
 		return
 	}
 	var t *axp.TaskRecord
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		var err error
 		if t, err = tx.Task(taskID); err != nil || t == nil || sellers != nil {
 			return err
 		}
 		return tx.SellersFor(t.Type, func(m *axp.Member) bool {
-			if s, ok := kernel.Matches(m, t); ok && !m.PullMode() && !s.Instant() {
+			if v, ok := kernel.Matches(m, t); ok && !m.PullMode() && !v.Instant() {
 				sellers = append(sellers, m)
 			}
 			return true
@@ -60,9 +60,9 @@ func (d *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 	if t == nil || len(sellers) == 0 {
 		return
 	}
-	in, err := json.Marshal(d.quoteInput(t)) // once, for every seller
+	in, err := json.Marshal(s.quoteInput(t)) // once, for every seller
 	if err != nil {
-		d.Log.WarnContext(ctx, "the quote input cannot be encoded", "source", "tasks", "task", taskID, "err", err)
+		s.Log.WarnContext(ctx, "the quote input cannot be encoded", "source", "tasks", "task", taskID, "err", err)
 		return
 	}
 	results := make(chan quoteAnswer, len(sellers))
@@ -70,7 +70,7 @@ func (d *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 	// At most quoteParallel calls are under way at once: each worker calls the next seller
 	// nobody has called yet.
 	var next atomic.Int64
-	for range min(len(sellers), d.QuoteParallel) {
+	for range min(len(sellers), s.QuoteParallel) {
 		go func() {
 			for {
 				i := int(next.Add(1)) - 1
@@ -80,12 +80,12 @@ func (d *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 				m := sellers[i]
 				start := time.Now()
 				var a protocol.QuoteAnswer
-				err := d.CallTool(callCtx, m, "quote", json.RawMessage(in), &a)
+				err := s.CallTool(callCtx, m, "quote", json.RawMessage(in), &a)
 				results <- quoteAnswer{seller: m, answer: a, err: err, latency: time.Since(start)}
 			}
 		}()
 	}
-	window := time.NewTimer(d.Cfg.QuoteWindow)
+	window := time.NewTimer(s.Cfg.QuoteWindow)
 	defer window.Stop()
 	batch := len(sellers)
 	switch {
@@ -112,7 +112,7 @@ collect:
 				take(<-results)
 			}
 			if len(got) >= batch && received < len(sellers) {
-				d.storeRound(ctx, taskID, got, push)
+				s.storeRound(ctx, taskID, got, push)
 				got = nil
 			}
 		case <-window.C:
@@ -123,20 +123,20 @@ collect:
 			break collect
 		}
 	}
-	d.storeRound(ctx, taskID, got, push)
+	s.storeRound(ctx, taskID, got, push)
 	if late := len(sellers) - received; late > 0 {
 		go func() {
 			for i := 0; i < late; i++ {
 				r := <-results
-				d.storeRound(callCtx, taskID, []quoteAnswer{r}, true)
+				s.storeRound(callCtx, taskID, []quoteAnswer{r}, true)
 			}
 		}()
 	}
 }
 
-func (d *Service) quoteInput(t *axp.TaskRecord) protocol.QuoteInput {
+func (s *Service) quoteInput(t *axp.TaskRecord) protocol.QuoteInput {
 	var buyer protocol.BuyerRef
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		buyer = buyerRefs{}.of(tx, t)
 		return nil
 	})
@@ -175,11 +175,11 @@ func (r buyerRefs) of(tx *store.Tx, t *axp.TaskRecord) protocol.BuyerRef {
 
 // storeRound stores the answers of a round in one transaction; failures and refused answers go on
 // the timeline with the reason. With push, the offers stored are pushed to the buyer.
-func (d *Service) storeRound(ctx context.Context, taskID string, got []quoteAnswer, push bool) {
+func (s *Service) storeRound(ctx context.Context, taskID string, got []quoteAnswer, push bool) {
 	if len(got) == 0 {
 		return
 	}
-	_, err := d.Mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, taskID)
 		if err != nil {
 			return nil, err
@@ -204,7 +204,7 @@ func (d *Service) storeRound(ctx context.Context, taskID string, got []quoteAnsw
 			if ms == 0 {
 				ms = 1
 			}
-			if err := d.storeAnswer(ch, t, r.seller, r.answer, false, false, ms); err != nil {
+			if err := s.storeAnswer(ch, t, r.seller, r.answer, false, false, ms); err != nil {
 				return nil, err
 			}
 			stored = append(stored, r.seller.ID)
@@ -226,19 +226,19 @@ func (d *Service) storeRound(ctx context.Context, taskID string, got []quoteAnsw
 				}
 			}
 			if len(mine) > 0 {
-				d.offerNotices(ch, t, mine)
+				s.offerNotices(ch, t, mine)
 			}
 		}
 		return nil, nil
 	})
 	if err != nil {
-		d.Log.WarnContext(ctx, "storing quotes failed", "source", "tasks", "task", taskID, "err", err)
+		s.Log.WarnContext(ctx, "storing quotes failed", "source", "tasks", "task", taskID, "err", err)
 	}
 }
 
 // answerClarifications records the buyer's answers, clears the questions so sellers may answer
 // anew, and runs a new quote round.
-func (d *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in *axp.ClarifyBody) (*axp.Task, error) {
+func (s *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in *axp.ClarifyBody) (*axp.Task, error) {
 	if len(in.Answers) == 0 || len(in.Answers) > 50 {
 		return nil, axp.Invalid("answers", "must hold 1 to 50 answers", `e.g. {"answers": {"Which language?": "French"}}`)
 	}
@@ -252,7 +252,7 @@ func (d *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 	}
 	// The record is written with the answers (a retry must not start another round); a replay
 	// answers with the task as it is then.
-	if _, err := d.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	if _, err := s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		if _, err := axp.Next(t.Status, axp.TrigClarify, t.Facts()); err != nil {
 			return err
 		}
@@ -274,16 +274,16 @@ func (d *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 		answers := make(map[string]string, len(in.Answers))
 		var sc *axp.Screening
 		for q, a := range in.Answers {
-			cq, s, err := d.CleanText(ch, kernel.BuyerParty(t), "answers", q, false)
+			cq, vx, err := s.CleanText(ch, kernel.BuyerParty(t), "answers", q, false)
 			if err != nil {
 				return err
 			}
-			kernel.Merge(&sc, "answers", s)
-			ca, s, err := d.CleanText(ch, kernel.BuyerParty(t), "answers."+q, a, false)
+			kernel.Merge(&sc, "answers", vx)
+			ca, vx, err := s.CleanText(ch, kernel.BuyerParty(t), "answers."+q, a, false)
 			if err != nil {
 				return err
 			}
-			kernel.Merge(&sc, "answers", s)
+			kernel.Merge(&sc, "answers", vx)
 			answers[cq] = ca
 		}
 		if sc != nil {
@@ -295,14 +295,14 @@ func (d *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 	}); err != nil {
 		return nil, err
 	}
-	d.quoteRound(ctx, in.ID, nil, true)
+	s.quoteRound(ctx, in.ID, nil, true)
 	var out axp.Task
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)
 		if err != nil {
 			return err
 		}
-		out, err = d.View(tx, t, c.Caller, kernel.ViewBuyer)
+		out, err = s.View(tx, t, c.Caller, kernel.ViewBuyer)
 		return err
 	})
 	return &out, err

@@ -24,8 +24,8 @@ const sandboxPrefix = "sbx_"
 // sandboxChecks are the acceptance checks every sandbox delivery runs.
 var sandboxChecks = map[string]any{"min_bytes": int64(1)}
 
-func (d *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.SandboxBody) (*axp.Sandbox, error) {
-	m, err := d.Member(c.Caller.MemberID)
+func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.SandboxBody) (*axp.Sandbox, error) {
+	m, err := s.Member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
 	}
@@ -42,14 +42,14 @@ func (d *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 			taskType = m.Skills[0].TaskType
 		}
 	}
-	now := d.Now()
+	now := s.Now()
 	r := &axp.SandboxRecord{Sandbox: axp.Sandbox{SandboxID: axp.NewID("sbx", now), MemberID: m.ID, As: in.As, TaskType: taskType,
-		Status: axp.SandboxRunning, Steps: []axp.Step{}, CreatedAt: now}, Pull: m.PullMode(), Deadline: now.Add(d.Cfg.SandboxWait)}
+		Status: axp.SandboxRunning, Steps: []axp.Step{}, CreatedAt: now}, Pull: m.PullMode(), Deadline: now.Add(s.Cfg.SandboxWait)}
 	r.TaskID = r.SandboxID
 	if r.Pull {
 		r.Stage = axp.SandboxQuote
 	}
-	if _, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	if _, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		if err := ch.Tx.PutSandbox(r); err != nil {
 			return nil, err
 		}
@@ -57,17 +57,17 @@ func (d *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 	}); err != nil {
 		return nil, err
 	}
-	d.Bg.Add(1)
+	s.Bg.Add(1)
 	go func() {
-		defer d.Bg.Done()
-		d.runSandbox(axp.WithTrace(context.Background(), axp.TraceID(ctx)), r.SandboxID, m)
+		defer s.Bg.Done()
+		s.runSandbox(axp.WithTrace(context.Background(), axp.TraceID(ctx)), r.SandboxID, m)
 	}()
 	return &r.Sandbox, nil
 }
 
-func (d *Service) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Sandbox, error) {
+func (s *Service) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Sandbox, error) {
 	var out *axp.Sandbox
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		r, err := tx.Sandbox(in.ID)
 		if err != nil {
 			return err
@@ -82,9 +82,9 @@ func (d *Service) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPa
 }
 
 // sandboxUpdate changes a sandbox record in one transaction.
-func (d *Service) sandboxUpdate(id string, fn func(r *axp.SandboxRecord) error) (*axp.SandboxRecord, error) {
+func (s *Service) sandboxUpdate(id string, fn func(r *axp.SandboxRecord) error) (*axp.SandboxRecord, error) {
 	var out *axp.SandboxRecord
-	err := d.Store.Update(func(tx *store.Tx) error {
+	err := s.Store.Update(func(tx *store.Tx) error {
 		r, err := tx.Sandbox(id)
 		if err != nil || r == nil {
 			return errors.Join(err, errors.New("sandbox job gone"))
@@ -98,39 +98,39 @@ func (d *Service) sandboxUpdate(id string, fn func(r *axp.SandboxRecord) error) 
 	return out, err
 }
 
-func (d *Service) sandboxStep(id string, s axp.Step) {
-	d.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
-		r.Steps = append(r.Steps, s)
+func (s *Service) sandboxStep(id string, st axp.Step) {
+	s.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
+		r.Steps = append(r.Steps, st)
 		return nil
 	})
 }
 
 // runSandbox plays the other side of a job step by step; every call carries test: true and
 // nothing is booked.
-func (d *Service) runSandbox(ctx context.Context, id string, m *axp.Member) {
+func (s *Service) runSandbox(ctx context.Context, id string, m *axp.Member) {
 	var ok bool
 	switch {
 	case m.PullMode():
-		ok = d.sandboxPullSeller(ctx, id, m)
-	case d.sandboxAs(id) == protocol.RoleBuyer:
-		ok = d.sandboxPushBuyer(ctx, id, m)
+		ok = s.sandboxPullSeller(ctx, id, m)
+	case s.sandboxAs(id) == protocol.RoleBuyer:
+		ok = s.sandboxPushBuyer(ctx, id, m)
 	default:
-		ok = d.sandboxPushSeller(ctx, id, m)
+		ok = s.sandboxPushSeller(ctx, id, m)
 	}
-	d.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
+	s.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
 		r.Status, r.Stage = axp.SandboxFailed, axp.SandboxDone
 		if ok {
 			r.Status = axp.SandboxPassed
 		}
-		end := d.Now()
+		end := s.Now()
 		r.EndedAt = &end
 		return nil
 	})
 }
 
-func (d *Service) sandboxAs(id string) string {
+func (s *Service) sandboxAs(id string) string {
 	var as string
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		if r, _ := tx.Sandbox(id); r != nil {
 			as = r.As
 		}
@@ -140,42 +140,42 @@ func (d *Service) sandboxAs(id string) string {
 }
 
 // sandboxCall makes one test call and records it as a step.
-func (d *Service) sandboxCall(ctx context.Context, id string, m *axp.Member, name, tool string, in, out any, hint string) bool {
+func (s *Service) sandboxCall(ctx context.Context, id string, m *axp.Member, name, tool string, in, out any, hint string) bool {
 	start := time.Now()
-	err := d.CallTool(ctx, m, tool, in, out)
-	d.sandboxStep(id, members.Step(name, err, "", hint, time.Since(start)))
+	err := s.CallTool(ctx, m, tool, in, out)
+	s.sandboxStep(id, members.Step(name, err, "", hint, time.Since(start)))
 	return err == nil
 }
 
-func (d *Service) sandboxPushSeller(ctx context.Context, id string, m *axp.Member) bool {
-	r, _ := d.sandboxUpdate(id, func(*axp.SandboxRecord) error { return nil })
+func (s *Service) sandboxPushSeller(ctx context.Context, id string, m *axp.Member) bool {
+	r, _ := s.sandboxUpdate(id, func(*axp.SandboxRecord) error { return nil })
 	if r == nil {
 		return false
 	}
 	q := members.SampleQuote(m, r.TaskType)
 	q.TaskID = id
 	var a protocol.QuoteAnswer
-	if !d.sandboxCall(ctx, id, m, "quote", "quote", q, &a, "answer a price, clarifying questions or a decline") {
+	if !s.sandboxCall(ctx, id, m, "quote", "quote", q, &a, "answer a price, clarifying questions or a decline") {
 		return false
 	}
-	if !d.sandboxQuoted(id, a) {
+	if !s.sandboxQuoted(id, a) {
 		return false
 	}
 	var dt protocol.DoTaskOutput
-	if !d.sandboxCall(ctx, id, m, "do_task", "do_task", d.sandboxJob(r, a), &dt, "answer {\"accepted\": true} and deliver to deliver_url") {
+	if !s.sandboxCall(ctx, id, m, "do_task", "do_task", s.sandboxJob(r, a), &dt, "answer {\"accepted\": true} and deliver to deliver_url") {
 		return false
 	}
 	if !dt.Accepted {
-		d.sandboxStep(id, axp.Step{Name: "do_task_accepted", OK: false, Detail: "the job was refused: " + dt.Reason, Hint: "accept jobs you quoted on"})
+		s.sandboxStep(id, axp.Step{Name: "do_task_accepted", OK: false, Detail: "the job was refused: " + dt.Reason, Hint: "accept jobs you quoted on"})
 		return false
 	}
-	if !d.sandboxAwaitDelivery(ctx, id) {
+	if !s.sandboxAwaitDelivery(ctx, id) {
 		return false
 	}
-	return d.sandboxFinish(ctx, id, m)
+	return s.sandboxFinish(ctx, id, m)
 }
 
-func (d *Service) sandboxJob(r *axp.SandboxRecord, a protocol.QuoteAnswer) protocol.DoTaskInput {
+func (s *Service) sandboxJob(r *axp.SandboxRecord, a protocol.QuoteAnswer) protocol.DoTaskInput {
 	price, eta := axp.Money(0), 5
 	if a.PriceUSD != nil {
 		price = *a.PriceUSD
@@ -184,18 +184,18 @@ func (d *Service) sandboxJob(r *axp.SandboxRecord, a protocol.QuoteAnswer) proto
 		eta = *a.ETAMinutes
 	}
 	return protocol.DoTaskInput{TaskID: r.SandboxID, TaskType: r.TaskType, Description: "Sandbox job: deliver any small result. Nothing is booked.",
-		Params: map[string]any{}, PriceUSD: price, ETAMinutes: eta, DeliverURL: d.BaseURL() + "/api/members/me/jobs/" + r.SandboxID + "/deliver",
+		Params: map[string]any{}, PriceUSD: price, ETAMinutes: eta, DeliverURL: s.BaseURL() + "/api/members/me/jobs/" + r.SandboxID + "/deliver",
 		AcceptanceChecks: sandboxChecks, Test: true}
 }
 
 // sandboxQuoted checks and records the seller's quote.
-func (d *Service) sandboxQuoted(id string, a protocol.QuoteAnswer) bool {
-	err := members.AsErr(a.Check(false, d.Now()))
+func (s *Service) sandboxQuoted(id string, a protocol.QuoteAnswer) bool {
+	err := members.AsErr(a.Check(false, s.Now()))
 	if err == nil && a.Kind() != "price" {
 		err = fmt.Errorf("answered %s; the sandbox goes on with a price", a.Kind())
 	}
-	d.sandboxStep(id, members.Step("quote_valid", err, "", "quote a price for the sandbox job", 0))
-	d.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
+	s.sandboxStep(id, members.Step("quote_valid", err, "", "quote a price for the sandbox job", 0))
+	s.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
 		r.Quote, r.Stage = &a, axp.SandboxWork
 		return nil
 	})
@@ -203,12 +203,12 @@ func (d *Service) sandboxQuoted(id string, a protocol.QuoteAnswer) bool {
 }
 
 // sandboxAwait polls the record until cond holds or the deadline passes.
-func (d *Service) sandboxAwait(ctx context.Context, id string, cond func(r *axp.SandboxRecord) bool) *axp.SandboxRecord {
+func (s *Service) sandboxAwait(ctx context.Context, id string, cond func(r *axp.SandboxRecord) bool) *axp.SandboxRecord {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		var r *axp.SandboxRecord
-		d.Store.View(func(tx *store.Tx) error {
+		s.Store.View(func(tx *store.Tx) error {
 			r, _ = tx.Sandbox(id)
 			return nil
 		})
@@ -218,12 +218,12 @@ func (d *Service) sandboxAwait(ctx context.Context, id string, cond func(r *axp.
 		if cond(r) {
 			return r
 		}
-		if !d.Now().Before(r.Deadline) {
+		if !s.Now().Before(r.Deadline) {
 			return nil
 		}
 		select {
 		case <-tick.C:
-		case <-d.Stop:
+		case <-s.Stop:
 			return nil
 		case <-ctx.Done():
 			return nil
@@ -231,14 +231,14 @@ func (d *Service) sandboxAwait(ctx context.Context, id string, cond func(r *axp.
 	}
 }
 
-func (d *Service) sandboxAwaitDelivery(ctx context.Context, id string) bool {
+func (s *Service) sandboxAwaitDelivery(ctx context.Context, id string) bool {
 	start := time.Now()
-	r := d.sandboxAwait(ctx, id, func(r *axp.SandboxRecord) bool { return r.Delivered != nil })
+	r := s.sandboxAwait(ctx, id, func(r *axp.SandboxRecord) bool { return r.Delivered != nil })
 	var err error
 	if r == nil {
-		err = fmt.Errorf("nothing was delivered within %s", d.Cfg.SandboxWait)
+		err = fmt.Errorf("nothing was delivered within %s", s.Cfg.SandboxWait)
 	}
-	d.sandboxStep(id, members.Step("deliver", err, "", "POST {content, filename, mime_type} to the deliver_url with your member secret", time.Since(start)))
+	s.sandboxStep(id, members.Step("deliver", err, "", "POST {content, filename, mime_type} to the deliver_url with your member secret", time.Since(start)))
 	if r == nil {
 		return false
 	}
@@ -247,69 +247,69 @@ func (d *Service) sandboxAwaitDelivery(ctx context.Context, id string) bool {
 	if !checks.Passed(res) {
 		err = errors.New("the delivery failed its acceptance checks")
 	}
-	d.sandboxStep(id, members.Step("acceptance_checks", err, fmt.Sprintf("%d bytes, %s", r.Delivered.Size, r.Delivered.MimeType), "", 0))
+	s.sandboxStep(id, members.Step("acceptance_checks", err, fmt.Sprintf("%d bytes, %s", r.Delivered.Size, r.Delivered.MimeType), "", 0))
 	return err == nil
 }
 
 // sandboxFinish sends the buyer's acceptance and asks for a review.
-func (d *Service) sandboxFinish(ctx context.Context, id string, m *axp.Member) bool {
+func (s *Service) sandboxFinish(ctx context.Context, id string, m *axp.Member) bool {
 	if m.PullMode() {
-		d.sandboxStep(id, axp.Step{Name: "accepted", OK: true, Detail: "the exchange accepted the delivery (pull members see it in GET /api/members/me/jobs?status=all)"})
+		s.sandboxStep(id, axp.Step{Name: "accepted", OK: true, Detail: "the exchange accepted the delivery (pull members see it in GET /api/members/me/jobs?status=all)"})
 		return true
 	}
 	var rcv protocol.Received
-	ok := d.sandboxCall(ctx, id, m, "task_update", "task_update", protocol.TaskUpdateInput{TaskID: id, Status: axp.TaskAccepted, Test: true}, &rcv, "return {\"received\": true}")
+	ok := s.sandboxCall(ctx, id, m, "task_update", "task_update", protocol.TaskUpdateInput{TaskID: id, Status: axp.TaskAccepted, Test: true}, &rcv, "return {\"received\": true}")
 	var rv protocol.ReviewOutput
-	ok = d.sandboxCall(ctx, id, m, "review", "review", protocol.ReviewInput{TaskID: id, YourRole: protocol.RoleSeller,
+	ok = s.sandboxCall(ctx, id, m, "review", "review", protocol.ReviewInput{TaskID: id, YourRole: protocol.RoleSeller,
 		Counterparty: protocol.SellerRef{ID: "anonymous", Name: "sandbox buyer"}, Criteria: []string{"rating"}, Test: true}, &rv,
 		"return review scores (rating 1-5) or {\"skip\": true}") && ok
 	return ok
 }
 
-func (d *Service) sandboxPullSeller(ctx context.Context, id string, m *axp.Member) bool {
+func (s *Service) sandboxPullSeller(ctx context.Context, id string, m *axp.Member) bool {
 	start := time.Now()
-	r := d.sandboxAwait(ctx, id, func(r *axp.SandboxRecord) bool { return r.Quote != nil })
+	r := s.sandboxAwait(ctx, id, func(r *axp.SandboxRecord) bool { return r.Quote != nil })
 	var err error
 	if r == nil {
-		err = fmt.Errorf("no quote within %s", d.Cfg.SandboxWait)
+		err = fmt.Errorf("no quote within %s", s.Cfg.SandboxWait)
 	}
-	d.sandboxStep(id, members.Step("quote", err, "", "the job is listed in GET /api/members/me/quote-requests; answer with POST /api/tasks/"+id+"/offers", time.Since(start)))
-	if r == nil || !d.sandboxQuoted(id, *r.Quote) {
+	s.sandboxStep(id, members.Step("quote", err, "", "the job is listed in GET /api/members/me/quote-requests; answer with POST /api/tasks/"+id+"/offers", time.Since(start)))
+	if r == nil || !s.sandboxQuoted(id, *r.Quote) {
 		return false
 	}
-	if !d.sandboxAwaitDelivery(ctx, id) {
+	if !s.sandboxAwaitDelivery(ctx, id) {
 		return false
 	}
-	return d.sandboxFinish(ctx, id, m)
+	return s.sandboxFinish(ctx, id, m)
 }
 
-func (d *Service) sandboxPushBuyer(ctx context.Context, id string, m *axp.Member) bool {
+func (s *Service) sandboxPushBuyer(ctx context.Context, id string, m *axp.Member) bool {
 	price, eta := axp.USD(0, 20), 5
 	offer := protocol.OfferSummary{OfferID: "ofr_" + strings.TrimPrefix(id, sandboxPrefix), Seller: protocol.SellerRef{ID: "sandbox", Name: "sandbox seller"},
 		PriceUSD: price, ETAMinutes: eta, Note: "sandbox offer"}
 	var rcv protocol.Received
-	ok := d.sandboxCall(ctx, id, m, "receive_offers", "receive_offers", protocol.ReceiveOffersInput{TaskID: id, Offers: []protocol.OfferSummary{offer},
-		ChooseURL: d.BaseURL() + "/api/tasks/" + id + "/choose", Test: true}, &rcv, "return {\"received\": true}")
+	ok := s.sandboxCall(ctx, id, m, "receive_offers", "receive_offers", protocol.ReceiveOffersInput{TaskID: id, Offers: []protocol.OfferSummary{offer},
+		ChooseURL: s.BaseURL() + "/api/tasks/" + id + "/choose", Test: true}, &rcv, "return {\"received\": true}")
 	for _, status := range []string{axp.TaskPaid, axp.TaskDelivered} {
 		in := protocol.TaskUpdateInput{TaskID: id, Status: status, Test: true}
 		if status == axp.TaskDelivered {
-			in.Deliverable = &protocol.DeliverableRef{URL: d.BaseURL() + "/api/tasks/" + id + "/deliverable", SHA256: strings.Repeat("0", 64)}
+			in.Deliverable = &protocol.DeliverableRef{URL: s.BaseURL() + "/api/tasks/" + id + "/deliverable", SHA256: strings.Repeat("0", 64)}
 		}
-		ok = d.sandboxCall(ctx, id, m, "task_update:"+status, "task_update", in, &rcv, "return {\"received\": true}") && ok
+		ok = s.sandboxCall(ctx, id, m, "task_update:"+status, "task_update", in, &rcv, "return {\"received\": true}") && ok
 	}
 	var rv protocol.ReviewOutput
-	ok = d.sandboxCall(ctx, id, m, "review", "review", protocol.ReviewInput{TaskID: id, YourRole: protocol.RoleBuyer,
+	ok = s.sandboxCall(ctx, id, m, "review", "review", protocol.ReviewInput{TaskID: id, YourRole: protocol.RoleBuyer,
 		Counterparty: protocol.SellerRef{ID: "sandbox", Name: "sandbox seller"}, Criteria: []string{"rating"}, Test: true}, &rv,
 		"return review scores (rating 1-5) or {\"skip\": true}") && ok
 	return ok
 }
 
 // sandboxOffer records a pull seller's quote on its sandbox job.
-func (d *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
-	if err := a.Check(false, d.Now()); err != nil {
+func (s *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
+	if err := a.Check(false, s.Now()); err != nil {
 		return nil, err
 	}
-	_, err := d.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
+	_, err := s.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
 		if r.MemberID != c.Caller.MemberID {
 			return axp.NotFound("sandbox job", id)
 		}
@@ -326,13 +326,13 @@ func (d *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string,
 }
 
 // sandboxDeliver records a delivery on a sandbox job.
-func (d *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (any, error) {
+func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (any, error) {
 	var view axp.Task
 	var body []byte
 	var filename, mime string
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		var err error
-		body, filename, mime, err = d.content(tx, in, c.Caller.MemberID)
+		body, filename, mime, err = s.content(tx, in, c.Caller.MemberID)
 		return err
 	})
 	if err != nil {
@@ -340,14 +340,14 @@ func (d *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	sum := sha256.Sum256(body)
 	sha := hex.EncodeToString(sum[:])
-	r, err := d.sandboxUpdate(in.ID, func(r *axp.SandboxRecord) error {
+	r, err := s.sandboxUpdate(in.ID, func(r *axp.SandboxRecord) error {
 		if r.MemberID != c.Caller.MemberID {
 			return axp.NotFound("sandbox job", in.ID)
 		}
 		if r.Stage != axp.SandboxWork {
 			return axp.Conflict("the sandbox job is not waiting for a delivery", "")
 		}
-		r.Delivered = &axp.Delivery{SHA256: sha, Filename: filename, MimeType: mime, Size: len(body), At: d.Now(), Passed: true}
+		r.Delivered = &axp.Delivery{SHA256: sha, Filename: filename, MimeType: mime, Size: len(body), At: s.Now(), Passed: true}
 		r.Content = body
 		return nil
 	})
@@ -356,14 +356,14 @@ func (d *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	view = axp.Task{ID: r.SandboxID, Type: r.TaskType, Status: axp.TaskDelivered, Params: map[string]any{}, PaymentMethod: axp.PayCrypto,
 		Offers: []axp.Offer{}, Declined: []axp.Declined{}, Deliveries: 1,
-		Deliverable: &protocol.DeliverableRef{URL: d.BaseURL() + "/api/tasks/" + r.SandboxID + "/deliverable", SHA256: sha}}
+		Deliverable: &protocol.DeliverableRef{URL: s.BaseURL() + "/api/tasks/" + r.SandboxID + "/deliverable", SHA256: sha}}
 	return &view, nil
 }
 
 // sandboxViews lists a member's sandbox jobs waiting on it, as quote requests or jobs.
-func (d *Service) sandboxViews(tx *store.Tx, memberID, stage string) []axp.Task {
+func (s *Service) sandboxViews(tx *store.Tx, memberID, stage string) []axp.Task {
 	var out []axp.Task
-	now := d.Now()
+	now := s.Now()
 	tx.EachSandbox(func(r *axp.SandboxRecord) bool {
 		if r.MemberID == memberID && r.Stage == stage && r.Status == axp.SandboxRunning && now.Before(r.Deadline) {
 			v := axp.Task{ID: r.SandboxID, Type: r.TaskType, Description: "Sandbox job: answer as you would a real one. Nothing is booked.",

@@ -14,10 +14,10 @@ import (
 // tasks expire; delivered tasks whose auto-release window passed wait in the operator's queue as
 // release_due, with reminders to both sides. Funds never move here: an expired task that holds a
 // payment gets a refund item in the operator's queue. It reports how many tasks it changed.
-func (d *Service) Sweep(ctx context.Context) int {
-	now := d.Now()
+func (s *Service) Sweep(ctx context.Context) int {
+	now := s.Now()
 	var expire, due []string
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		// Only tasks whose window ended are read: the index holds each task under the time
 		// the sweeper must next look at it (axp.TaskRecord.SweepAt).
 		for _, id := range tx.TasksDue(now) {
@@ -34,12 +34,12 @@ func (d *Service) Sweep(ctx context.Context) int {
 		}
 		return nil
 	})
-	if d.AfterScan != nil {
-		d.AfterScan("tasks")
+	if s.AfterScan != nil {
+		s.AfterScan("tasks")
 	}
 	changed := 0
 	for _, id := range expire {
-		if d.sweepTask(ctx, id, func(ch *kernel.Change, t *axp.TaskRecord) (bool, error) {
+		if s.sweepTask(ctx, id, func(ch *kernel.Change, t *axp.TaskRecord) (bool, error) {
 			// The scan was a snapshot: the buyer may have chosen, paid or reported a payment
 			// since. Decide again on the task as this transaction reads it.
 			if !expiryDue(t, ch.Now) {
@@ -50,26 +50,26 @@ func (d *Service) Sweep(ctx context.Context) int {
 				return false, err
 			}
 			detail := map[string]any{"window": prev}
-			if err := d.refundUnused(ch, t, "the task expired holding a payment no job used: refund the buyer", detail); err != nil {
+			if err := s.refundUnused(ch, t, "the task expired holding a payment no job used: refund the buyer", detail); err != nil {
 				return false, err
 			}
 			if err := ch.Save(t, prev, "expire", detail); err != nil {
 				return false, err
 			}
-			d.StatusNotices(ch, t)
+			s.StatusNotices(ch, t)
 			return true, nil
 		}) {
 			changed++
 		}
 	}
 	for _, id := range due {
-		if d.sweepTask(ctx, id, func(ch *kernel.Change, t *axp.TaskRecord) (bool, error) {
+		if s.sweepTask(ctx, id, func(ch *kernel.Change, t *axp.TaskRecord) (bool, error) {
 			// The buyer may have accepted or disputed, or the seller redone the job, since the scan.
 			if !releaseDue(t, ch.Now) {
 				return false, nil
 			}
 			t.ReleaseDue, t.UpdatedAt = true, ch.Now
-			a, err := d.money.MoneyApproval(t, axp.ApproveReleaseDue, 0, "the auto-release window passed with no answer from the buyer: decide whether to release", ch.Now)
+			a, err := s.money.MoneyApproval(t, axp.ApproveReleaseDue, 0, "the auto-release window passed with no answer from the buyer: decide whether to release", ch.Now)
 			if err != nil {
 				return false, err
 			}
@@ -79,14 +79,14 @@ func (d *Service) Sweep(ctx context.Context) int {
 			if err := ch.Save(t, t.Status, "release_due", map[string]any{"approval_id": a.ID}); err != nil {
 				return false, err
 			}
-			d.reminders(ch, t, "The auto-release window passed. The buyer has not accepted or disputed; the operator will decide. Buyer: accept or dispute now.")
+			s.reminders(ch, t, "The auto-release window passed. The buyer has not accepted or disputed; the operator will decide. Buyer: accept or dispute now.")
 			return true, nil
 		}) {
 			changed++
 		}
 	}
 	// Mediations whose statement window ended are decided without the missing statement.
-	changed += d.trust.SweepMediations(ctx)
+	changed += s.trust.SweepMediations(ctx)
 	return changed
 }
 
@@ -100,11 +100,11 @@ func expiryDue(t *axp.TaskRecord, now time.Time) bool {
 // refundUnused queues the refund of funds a task holds that no job used (a buyer paid, then the
 // seller refused the job and the task went back to open): the operator approves it like every
 // refund. detail gets the approval's id for the task's event.
-func (d *Service) refundUnused(ch *kernel.Change, t *axp.TaskRecord, reason string, detail map[string]any) error {
+func (s *Service) refundUnused(ch *kernel.Change, t *axp.TaskRecord, reason string, detail map[string]any) error {
 	if t.Received <= 0 {
 		return nil
 	}
-	a, err := d.money.MoneyApproval(t, axp.ApproveRefund, t.Price, reason, ch.Now)
+	a, err := s.money.MoneyApproval(t, axp.ApproveRefund, t.Price, reason, ch.Now)
 	if err != nil {
 		return err
 	}
@@ -125,9 +125,9 @@ func releaseDue(t *axp.TaskRecord, now time.Time) bool {
 
 // sweepTask runs fn on the task in one write transaction; fn decides again on what it reads there
 // and reports whether it changed the task.
-func (d *Service) sweepTask(ctx context.Context, id string, fn func(ch *kernel.Change, t *axp.TaskRecord) (bool, error)) bool {
+func (s *Service) sweepTask(ctx context.Context, id string, fn func(ch *kernel.Change, t *axp.TaskRecord) (bool, error)) bool {
 	changed := false
-	_, err := d.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -136,14 +136,14 @@ func (d *Service) sweepTask(ctx context.Context, id string, fn func(ch *kernel.C
 		return nil, err
 	})
 	if err != nil {
-		d.Log.WarnContext(ctx, "sweep failed", "source", "sweeper", "task", id, "err", err)
+		s.Log.WarnContext(ctx, "sweep failed", "source", "sweeper", "task", id, "err", err)
 		return false
 	}
 	return changed
 }
 
 // reminders queues a reminder event to both parties and the callback URL.
-func (d *Service) reminders(ch *kernel.Change, t *axp.TaskRecord, text string) {
+func (s *Service) reminders(ch *kernel.Change, t *axp.TaskRecord, text string) {
 	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: "reminder", AutoReleaseAt: kernel.Rfc3339(t.AutoReleaseAt),
 		Data: map[string]any{"message": text}, Test: t.Test}
 	for _, id := range []string{t.BuyerMemberID, t.SellerID} {
@@ -152,6 +152,6 @@ func (d *Service) reminders(ch *kernel.Change, t *axp.TaskRecord, text string) {
 		}
 	}
 	if t.CallbackURL != "" {
-		ch.Notify(d.Callback(ch, t, map[string]any{"event": "reminder", "task_update": in}))
+		ch.Notify(s.Callback(ch, t, map[string]any{"event": "reminder", "task_update": in}))
 	}
 }

@@ -17,9 +17,9 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-func (d *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (*axp.Task, error) {
+func (s *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (*axp.Task, error) {
 	var out axp.Task
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)
 		if err != nil {
 			return err
@@ -29,9 +29,9 @@ func (d *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQue
 			return err
 		}
 		if aud == kernel.ViewSeller {
-			out, err = d.quoteView(tx, t, c.Caller, buyerRefs{})
+			out, err = s.quoteView(tx, t, c.Caller, buyerRefs{})
 		} else {
-			out, err = d.View(tx, t, c.Caller, aud)
+			out, err = s.View(tx, t, c.Caller, aud)
 		}
 		if in.Sort != "" {
 			axp.RankOffers(out.Offers, in.Sort)
@@ -43,9 +43,9 @@ func (d *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQue
 
 // taskChange loads a task inside a change, checks the caller with auth, runs fn and answers the
 // buyer's or seller's view of the result.
-func (d *Service) taskChange(ctx context.Context, c *pipeline.Call, id string, auth func(*axp.TaskRecord, axp.Caller) error,
+func (s *Service) taskChange(ctx context.Context, c *pipeline.Call, id string, auth func(*axp.TaskRecord, axp.Caller) error,
 	audience string, fn func(ch *kernel.Change, t *axp.TaskRecord) error) (any, error) {
-	return d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -56,7 +56,7 @@ func (d *Service) taskChange(ctx context.Context, c *pipeline.Call, id string, a
 		if err := fn(ch, t); err != nil {
 			return nil, err
 		}
-		v, err := d.View(ch.Tx, t, c.Caller, audience)
+		v, err := s.View(ch.Tx, t, c.Caller, audience)
 		return &v, err
 	})
 }
@@ -65,8 +65,8 @@ func (d *Service) taskChange(ctx context.Context, c *pipeline.Call, id string, a
 // a payment no job used (the seller refused the job and the task went back to open) is cancelled
 // with a refund for the operator to approve. A reported payment still awaiting confirmation stops
 // the cancel: the operator decides it first.
-func (d *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.CancelInput) (*axp.Task, error) {
-	return kernel.As[axp.Task](d.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+func (s *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.CancelInput) (*axp.Task, error) {
+	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		if t.Status == axp.TaskAwaitingPayment && t.TxHash != "" {
 			return axp.Conflict("a payment ("+t.TxHash+") was reported for this task and awaits the operator's confirmation",
 				"wait for the confirmation (the job then starts) or the rejection (then cancel)")
@@ -75,7 +75,7 @@ func (d *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.Canc
 		if err := t.Move(axp.TrigCancel, "", ch.Now); err != nil {
 			return err
 		}
-		reason, sc, err := d.CleanText(ch, kernel.BuyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
+		reason, sc, err := s.CleanText(ch, kernel.BuyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
 		if err != nil {
 			return err
 		}
@@ -86,26 +86,26 @@ func (d *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.Canc
 		if sc != nil {
 			detail["screening"] = sc
 		}
-		if err := d.refundUnused(ch, t, "the buyer cancelled a task holding a payment no job used: refund the buyer", detail); err != nil {
+		if err := s.refundUnused(ch, t, "the buyer cancelled a task holding a payment no job used: refund the buyer", detail); err != nil {
 			return err
 		}
 		if err := ch.Save(t, prev, "cancel", detail); err != nil {
 			return err
 		}
-		d.StatusNotices(ch, t)
+		s.StatusNotices(ch, t)
 		return nil
 	}))
 }
 
-func (d *Service) chooseOffer(ctx context.Context, c *pipeline.Call, in *axp.ChooseInput) (*axp.Task, error) {
-	return kernel.As[axp.Task](d.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
-		return d.choose(ch, t, in.OfferID)
+func (s *Service) chooseOffer(ctx context.Context, c *pipeline.Call, in *axp.ChooseInput) (*axp.Task, error) {
+	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+		return s.choose(ch, t, in.OfferID)
 	}))
 }
 
 // choose moves an open task to the chosen offer: awaiting payment, or paid at once for free jobs
 // (and for tasks already funded by an earlier payment that covers the new price).
-func (d *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) error {
+func (s *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) error {
 	q, err := ch.Tx.OfferByID(offerID)
 	if err != nil {
 		return err
@@ -140,7 +140,7 @@ func (d *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) e
 	if q.Answer.Guarantee != nil {
 		t.FreeRedo, t.RefundIfFails = q.Answer.Guarantee.FreeRedo, q.Answer.Guarantee.RefundIfFailsChecks
 	}
-	if t.Status == axp.TaskAwaitingPayment && d.Cfg.DepositAddress == "" {
+	if t.Status == axp.TaskAwaitingPayment && s.Cfg.DepositAddress == "" {
 		return axp.Errorf(axp.CodeUnavailable, "this exchange cannot take crypto payments yet: its operator has not set deposit_address").
 			WithHint("choose a free offer, or ask the operator to set deposit_address (AXP_DEPOSIT_ADDRESS)")
 	}
@@ -151,26 +151,26 @@ func (d *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) e
 		// The tag makes the amount distinct among recent tasks; it is taken off the price, so the
 		// buyer never pays more than the offer's buyer total (DESIGN.md section 15).
 		money.NewTag(ch.Tx, t)
-		t.DepositAddress = d.Cfg.DepositAddress
-		payBy := ch.Now.Add(d.Cfg.PaymentWindow)
+		t.DepositAddress = s.Cfg.DepositAddress
+		payBy := ch.Now.Add(s.Cfg.PaymentWindow)
 		t.PayBy = &payBy
 	}
 	if err := ch.Save(t, prev, "choose", map[string]any{"offer_id": q.OfferID, "seller": q.SellerID, "price_usd": t.Price}); err != nil {
 		return err
 	}
 	if t.Status == axp.TaskPaid {
-		return d.startJob(ch, t, seller)
+		return s.startJob(ch, t, seller)
 	}
 	return nil
 }
 
 // subscribeTasks: a confirmed payment starts the task's job.
-func (d *Service) subscribeTasks() {
-	kernel.On(d.Kernel, func(ch *kernel.Change, e kernel.PaymentConfirmed) error { return d.startJob(ch, e.Task, e.Seller) })
+func (s *Service) subscribeTasks() {
+	kernel.On(s.Kernel, func(ch *kernel.Change, e kernel.PaymentConfirmed) error { return s.startJob(ch, e.Task, e.Seller) })
 }
 
 // startJob records a funded job and asks a push seller to do it.
-func (d *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Member) error {
+func (s *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Member) error {
 	st, err := ch.Tx.SellerStats(seller.ID)
 	if err != nil {
 		return err
@@ -184,14 +184,14 @@ func (d *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Mem
 	if err := ch.Tx.PutTask(t, t.Status); err != nil {
 		return err
 	}
-	ch.Notify(d.DoTaskNotice(t, seller))
-	d.StatusNotices(ch, t)
+	ch.Notify(s.DoTaskNotice(t, seller))
+	s.StatusNotices(ch, t)
 	return nil
 }
 
 // autoChoose picks the cheapest or fastest offer when the quote window closes.
-func (d *Service) autoChoose(ctx context.Context, id string) error {
-	_, err := d.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+func (s *Service) autoChoose(ctx context.Context, id string) error {
+	_, err := s.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil || t.Status != axp.TaskOpen {
 			return nil, err
@@ -205,20 +205,20 @@ func (d *Service) autoChoose(ctx context.Context, id string) error {
 			by = "eta"
 		}
 		axp.RankOffers(offs, by)
-		return nil, d.choose(ch, t, offs[0].OfferID)
+		return nil, s.choose(ch, t, offs[0].OfferID)
 	})
 	return err
 }
 
-func (d *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (*axp.PaymentReport, error) {
+func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (*axp.PaymentReport, error) {
 	var out *axp.PaymentReport
 	var receipt chain.Receipt
-	if d.Chain != nil {
+	if s.Chain != nil {
 		// The evm verifier looks at the transaction first: what the chain already refutes is
 		// refused and nothing is recorded.
 		var t *axp.TaskRecord
 		var credited bool
-		err := d.Store.View(func(tx *store.Tx) error {
+		err := s.Store.View(func(tx *store.Tx) error {
 			var err error
 			if t, err = kernel.LoadTask(tx, in.ID); err == nil {
 				err = kernel.AsBuyer(t, c.Caller)
@@ -230,12 +230,12 @@ func (d *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 			return nil, err
 		}
 		if t.Status == axp.TaskAwaitingPayment && !credited {
-			if receipt, err = d.money.CheckReport(ctx, t, strings.ToLower(in.TxHash)); err != nil {
+			if receipt, err = s.money.CheckReport(ctx, t, strings.ToLower(in.TxHash)); err != nil {
 				return nil, err
 			}
 		}
 	}
-	_, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -253,7 +253,7 @@ func (d *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 		// report claims nothing, so it never blocks the task the money was meant for); the
 		// operator's confirmation (manual verifier) goes to the task that claimed the hash first.
 		other := ch.Tx.TxHashTask(in.TxHash)
-		if d.Chain == nil && other == "" {
+		if s.Chain == nil && other == "" {
 			other, err = ch.Tx.ClaimTxHash(in.TxHash, t.ID)
 			if err != nil {
 				return nil, err
@@ -265,8 +265,8 @@ func (d *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 		if other == t.ID && !strings.EqualFold(t.TxHash, in.TxHash) {
 			// Credited already (a part payment the watcher found first): nothing to wait for; the
 			// answer says what was received and what is still due.
-			v, err := d.View(ch.Tx, t, c.Caller, kernel.ViewBuyer)
-			out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: d.Verifier.Name(),
+			v, err := s.View(ch.Tx, t, c.Caller, kernel.ViewBuyer)
+			out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
 				Message: "This transaction was already credited to the task."}
 			return out, err
 		}
@@ -285,32 +285,32 @@ func (d *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 				return nil, err
 			}
 		}
-		v, err := d.View(ch.Tx, t, c.Caller, kernel.ViewBuyer)
-		out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: d.Verifier.Name(),
+		v, err := s.View(ch.Tx, t, c.Caller, kernel.ViewBuyer)
+		out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
 			Message: "Payment reported; the job starts when it is confirmed."}
 		return out, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if d.Chain == nil {
-		d.money.VerifyPayment(ctx, in.ID, strings.ToLower(in.TxHash))
+	if s.Chain == nil {
+		s.money.VerifyPayment(ctx, in.ID, strings.ToLower(in.TxHash))
 		return out, nil
 	}
 	msg := "Payment reported; the chain shows it, and the job starts once it has %d confirmations (the exchange checks by itself)."
 	if !receipt.Found {
 		msg = "Payment reported; the transaction is not mined yet. The job starts once it is, with %d confirmations (the exchange checks by itself)."
-	} else if receipt.Confirmations >= d.Chain.Confirmations() {
-		d.money.CheckReported(ctx, in.ID, strings.ToLower(in.TxHash))
+	} else if receipt.Confirmations >= s.Chain.Confirmations() {
+		s.money.CheckReported(ctx, in.ID, strings.ToLower(in.TxHash))
 	}
-	err = d.Store.View(func(tx *store.Tx) error {
+	err = s.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)
 		if err != nil {
 			return err
 		}
-		v, err := d.View(tx, t, c.Caller, kernel.ViewBuyer)
-		m := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: d.Verifier.Name(),
-			Message: fmt.Sprintf(msg, d.Chain.Confirmations())}
+		v, err := s.View(tx, t, c.Caller, kernel.ViewBuyer)
+		m := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
+			Message: fmt.Sprintf(msg, s.Chain.Confirmations())}
 		switch {
 		case t.Status != axp.TaskAwaitingPayment:
 			m.Message = "Payment confirmed on chain; the job has started."
@@ -333,17 +333,17 @@ func orUnset(s string) string {
 // quoteRequestsMax caps the tasks list_quote_requests answers with.
 const quoteRequestsMax = 200
 
-func (d *Service) listQuoteRequests(ctx context.Context, c *pipeline.Call) (*axp.TaskList, error) {
+func (s *Service) listQuoteRequests(ctx context.Context, c *pipeline.Call) (*axp.TaskList, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		m, err := kernel.LoadMember(tx, c.Caller.MemberID)
 		if err != nil {
 			return err
 		}
-		if p := m.Practice; p != nil && p.Answer == nil && d.Now().Before(p.ExpiresAt) {
+		if p := m.Practice; p != nil && p.Answer == nil && s.Now().Before(p.ExpiresAt) {
 			out.Tasks = append(out.Tasks, members.PracticeView(m))
 		}
-		out.Tasks = append(out.Tasks, d.sandboxViews(tx, m.ID, axp.SandboxQuote)...)
+		out.Tasks = append(out.Tasks, s.sandboxViews(tx, m.ID, axp.SandboxQuote)...)
 		if m.State != axp.MemberVerified {
 			if len(out.Tasks) > 0 {
 				return nil
@@ -354,14 +354,14 @@ func (d *Service) listQuoteRequests(ctx context.Context, c *pipeline.Call) (*axp
 		// quoteRequestsMax of each type are read past the ones it does not match.
 		var open []*axp.TaskRecord
 		types := map[string]bool{}
-		for _, s := range m.Skills {
-			if types[s.TaskType] {
+		for _, vx := range m.Skills {
+			if types[vx.TaskType] {
 				continue
 			}
-			types[s.TaskType] = true
+			types[vx.TaskType] = true
 			n := 0
 			var err error
-			tx.OpenTaskIDs(s.TaskType, func(id string) bool {
+			tx.OpenTaskIDs(vx.TaskType, func(id string) bool {
 				var t *axp.TaskRecord
 				if t, err = tx.Task(id); err != nil {
 					return false
@@ -382,7 +382,7 @@ func (d *Service) listQuoteRequests(ctx context.Context, c *pipeline.Call) (*axp
 		sort.Slice(open, func(i, j int) bool { return open[i].ID < open[j].ID })
 		refs := buyerRefs{}
 		for _, t := range open[:min(len(open), max(quoteRequestsMax-len(out.Tasks), 0))] {
-			v, err := d.quoteView(tx, t, c.Caller, refs)
+			v, err := s.quoteView(tx, t, c.Caller, refs)
 			if err != nil {
 				return err
 			}
@@ -410,24 +410,24 @@ func pullLatency(ch *kernel.Change, t *axp.TaskRecord, m *axp.Member) (int64, er
 	return max(ch.Now.Sub(visible).Milliseconds(), 1), nil
 }
 
-func (d *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.OfferInput) (*axp.OfferAnswer, error) {
+func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.OfferInput) (*axp.OfferAnswer, error) {
 	id := c.Path["id"]
 	if strings.HasPrefix(id, members.PracticePrefix) {
-		rec, err := d.members.AnswerPractice(ctx, c, id, in.QuoteAnswer)
+		rec, err := s.members.AnswerPractice(ctx, c, id, in.QuoteAnswer)
 		if err != nil {
 			return nil, err
 		}
 		return &axp.OfferAnswer{Recorded: rec}, nil
 	}
 	if strings.HasPrefix(id, sandboxPrefix) {
-		rec, err := d.sandboxOffer(ctx, c, id, in.QuoteAnswer)
+		rec, err := s.sandboxOffer(ctx, c, id, in.QuoteAnswer)
 		if err != nil {
 			return nil, err
 		}
 		return &axp.OfferAnswer{Recorded: rec}, nil
 	}
 	var answer axp.OfferAnswer
-	_, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -449,7 +449,7 @@ func (d *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		if err != nil {
 			return nil, err
 		}
-		if err := d.storeAnswer(ch, t, m, in.QuoteAnswer, false, true, latency); err != nil {
+		if err := s.storeAnswer(ch, t, m, in.QuoteAnswer, false, true, latency); err != nil {
 			return nil, err
 		}
 		if err := ch.Tx.PutTask(t, t.Status); err != nil {
@@ -469,7 +469,7 @@ func (d *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		for _, o := range offs {
 			if o.OfferID == q.OfferID && q.OfferID != "" {
 				answer = axp.OfferAnswer{Offer: &o}
-				d.offerNotices(ch, t, []axp.Offer{o})
+				s.offerNotices(ch, t, []axp.Offer{o})
 				return nil, nil
 			}
 		}
@@ -483,8 +483,8 @@ func (d *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 }
 
 // offerNotices pushes offers that arrive after creation to a buyer member and the callback URL.
-func (d *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.Offer) {
-	in := protocol.ReceiveOffersInput{TaskID: t.ID, ChooseURL: d.BaseURL() + "/api/tasks/" + t.ID + "/choose", Test: t.Test}
+func (s *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.Offer) {
+	in := protocol.ReceiveOffersInput{TaskID: t.ID, ChooseURL: s.BaseURL() + "/api/tasks/" + t.ID + "/choose", Test: t.Test}
 	// Buyers that do not sell yet are invited to (spec 6), like in every answer they read.
 	buyer := axp.Caller{Kind: axp.Anonymous}
 	if t.BuyerMemberID != "" {
@@ -492,7 +492,7 @@ func (d *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.
 			buyer = axp.Caller{Kind: axp.MemberCall, MemberID: m.ID, Roles: m.Roles}
 		}
 	}
-	in.AlsoSell = d.AlsoSell(buyer)
+	in.AlsoSell = s.AlsoSell(buyer)
 	for _, o := range offs {
 		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note, Screening: o.Screening})
 	}
@@ -500,14 +500,14 @@ func (d *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.
 		ch.Notify(kernel.Notice{MemberID: t.BuyerMemberID, Tool: "receive_offers", TaskID: t.ID, Input: in})
 	}
 	if t.CallbackURL != "" {
-		ch.Notify(d.Callback(ch, t, map[string]any{"event": "offers", "offers": in}))
+		ch.Notify(s.Callback(ch, t, map[string]any{"event": "offers", "offers": in}))
 	}
 }
 
-func (d *Service) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQuery) (*axp.TaskList, error) {
+func (s *Service) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQuery) (*axp.TaskList, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
-	err := d.Store.View(func(tx *store.Tx) error {
-		out.Tasks = append(out.Tasks, d.sandboxViews(tx, c.Caller.MemberID, axp.SandboxWork)...)
+	err := s.Store.View(func(tx *store.Tx) error {
+		out.Tasks = append(out.Tasks, s.sandboxViews(tx, c.Caller.MemberID, axp.SandboxWork)...)
 		// The default list reads the index of active jobs, not the seller's whole history.
 		ids := tx.SellerActiveJobIDs(c.Caller.MemberID)
 		if in.Status == "all" {
@@ -521,7 +521,7 @@ func (d *Service) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQu
 			if in.Status != "all" && !axp.ActiveJob(t.Status) {
 				continue
 			}
-			v, err := d.View(tx, t, c.Caller, kernel.ViewSeller)
+			v, err := s.View(tx, t, c.Caller, kernel.ViewSeller)
 			if err != nil {
 				return err
 			}
@@ -534,7 +534,7 @@ func (d *Service) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQu
 
 // listMyTasks answers a page of the buyer member's tasks, newest first (the buyer_tasks index,
 // read from the cursor on).
-func (d *Service) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyTasksQuery) (*axp.TaskList, error) {
+func (s *Service) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyTasksQuery) (*axp.TaskList, error) {
 	if in.Cursor != "" && !strings.HasPrefix(in.Cursor, "tsk_") {
 		return nil, axp.Invalid("cursor", "is not a cursor of this list", "pass the next_cursor of the previous page, or leave it out")
 	}
@@ -544,7 +544,7 @@ func (d *Service) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyT
 	}
 	limit = min(limit, axp.MyTasksPageMax)
 	out := &axp.TaskList{Tasks: []axp.Task{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		ids, more := tx.BuyerTaskIDsPage(c.Caller.MemberID, in.Cursor, limit)
 		if more {
 			out.NextCursor = ids[len(ids)-1]
@@ -554,7 +554,7 @@ func (d *Service) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyT
 			if err != nil || t == nil {
 				continue
 			}
-			v, err := d.View(tx, t, c.Caller, kernel.ViewBuyer)
+			v, err := s.View(tx, t, c.Caller, kernel.ViewBuyer)
 			if err != nil {
 				return err
 			}
@@ -565,9 +565,9 @@ func (d *Service) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyT
 	return out, err
 }
 
-func (d *Service) getTimeline(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Timeline, error) {
+func (s *Service) getTimeline(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Timeline, error) {
 	out := &axp.Timeline{TaskID: in.ID}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)
 		if err != nil {
 			return err

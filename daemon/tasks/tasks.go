@@ -15,40 +15,40 @@ import (
 )
 
 // Register binds the operations of the tasks service to their handlers and subscribes it to the events it handles.
-func (d *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.CreateTask, d.createTask)
-	pipeline.Handle(r, axp.CreateTaskGet, d.createTask)
-	pipeline.Handle(r, axp.GetTask, d.getTask)
-	pipeline.Handle(r, axp.ChooseOffer, d.chooseOffer)
-	pipeline.Handle(r, axp.PayCryptoOp, d.payCrypto)
-	pipeline.Handle(r, axp.GetDeliverable, d.getDeliverable)
-	pipeline.Handle(r, axp.AcceptTask, d.acceptTask)
-	pipeline.Handle(r, axp.DisputeTask, d.disputeTask)
-	pipeline.Handle(r, axp.CancelTask, d.cancelTask)
-	pipeline.Handle(r, axp.GetTimeline, d.getTimeline)
-	pipeline.Handle(r, axp.RequestRedo, d.requestRedo)
-	pipeline.Handle(r, axp.AnswerClarifications, d.answerClarifications)
-	pipeline.HandleNoInput(r, axp.ListQuoteRequests, d.listQuoteRequests)
-	pipeline.Handle(r, axp.SubmitOffer, d.submitOffer)
-	pipeline.Handle(r, axp.ListJobs, d.listJobs)
-	pipeline.Handle(r, axp.Deliver, d.deliver)
-	pipeline.Handle(r, axp.RequestPayment, d.requestPayment)
-	pipeline.Handle(r, axp.StartSandbox, d.startSandbox)
-	pipeline.Handle(r, axp.GetSandbox, d.getSandbox)
-	pipeline.Handle(r, axp.ListMyTasks, d.listMyTasks)
-	d.subscribeTasks()
+func (s *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.CreateTask, s.createTask)
+	pipeline.Handle(r, axp.CreateTaskGet, s.createTask)
+	pipeline.Handle(r, axp.GetTask, s.getTask)
+	pipeline.Handle(r, axp.ChooseOffer, s.chooseOffer)
+	pipeline.Handle(r, axp.PayCryptoOp, s.payCrypto)
+	pipeline.Handle(r, axp.GetDeliverable, s.getDeliverable)
+	pipeline.Handle(r, axp.AcceptTask, s.acceptTask)
+	pipeline.Handle(r, axp.DisputeTask, s.disputeTask)
+	pipeline.Handle(r, axp.CancelTask, s.cancelTask)
+	pipeline.Handle(r, axp.GetTimeline, s.getTimeline)
+	pipeline.Handle(r, axp.RequestRedo, s.requestRedo)
+	pipeline.Handle(r, axp.AnswerClarifications, s.answerClarifications)
+	pipeline.HandleNoInput(r, axp.ListQuoteRequests, s.listQuoteRequests)
+	pipeline.Handle(r, axp.SubmitOffer, s.submitOffer)
+	pipeline.Handle(r, axp.ListJobs, s.listJobs)
+	pipeline.Handle(r, axp.Deliver, s.deliver)
+	pipeline.Handle(r, axp.RequestPayment, s.requestPayment)
+	pipeline.Handle(r, axp.StartSandbox, s.startSandbox)
+	pipeline.Handle(r, axp.GetSandbox, s.getSandbox)
+	pipeline.Handle(r, axp.ListMyTasks, s.listMyTasks)
+	s.subscribeTasks()
 }
 
 // maxCustomParams bounds the params of task types outside the catalog (bytes of JSON).
 const maxCustomParams = 20_000
 
-func (d *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewTask) (*axp.CreatedTask, error) {
+func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewTask) (*axp.CreatedTask, error) {
 	fromQuery := c.FromQuery
-	t, questions, err := d.newTask(c.Caller, in, fromQuery)
+	t, questions, err := s.newTask(c.Caller, in, fromQuery)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.trust.CheckListing(ctx, c.Caller, t); err != nil {
+	if err := s.trust.CheckListing(ctx, c.Caller, t); err != nil {
 		return nil, err
 	}
 	token := "bt_" + axp.RandomHex(24)
@@ -57,13 +57,13 @@ func (d *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 	// while the quote round runs) finds the task, not a second one; it answers with the task as it
 	// is then and the same buyer token.
 	var pushSellers []*axp.Member
-	if _, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	if _, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t.CreatedAt, t.UpdatedAt = ch.Now, ch.Now
-		t.OpenUntil = ch.Now.Add(d.Cfg.OpenWindow)
-		if err := d.CleanBrief(ch, t); err != nil {
+		t.OpenUntil = ch.Now.Add(s.Cfg.OpenWindow)
+		if err := s.CleanBrief(ch, t); err != nil {
 			return nil, err
 		}
-		if pushSellers, err = d.instantOffers(ch, t); err != nil {
+		if pushSellers, err = s.instantOffers(ch, t); err != nil {
 			return nil, err
 		}
 		detail := map[string]any{"type": t.Type, "payment_method": t.PaymentMethod,
@@ -78,38 +78,38 @@ func (d *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 	}); err != nil {
 		return nil, err
 	}
-	d.Log.InfoContext(ctx, "task posted", "source", "tasks", "task", t.ID, "type", t.Type, "token_fp", protocol.Fingerprint(token))
-	d.quoteRound(ctx, t.ID, pushSellers, false)
+	s.Log.InfoContext(ctx, "task posted", "source", "tasks", "task", t.ID, "type", t.Type, "token_fp", protocol.Fingerprint(token))
+	s.quoteRound(ctx, t.ID, pushSellers, false)
 	if t.AutoChoose != "" {
-		if err := d.autoChoose(ctx, t.ID); err != nil {
-			d.Log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)
+		if err := s.autoChoose(ctx, t.ID); err != nil {
+			s.Log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)
 		}
 	}
 	out := &axp.CreatedTask{BuyerToken: token, Questions: questions}
 	var notices []kernel.Notice
-	if err := d.Store.View(func(tx *store.Tx) error {
+	if err := s.Store.View(func(tx *store.Tx) error {
 		cur, err := kernel.LoadTask(tx, t.ID)
 		if err != nil {
 			return err
 		}
-		out.Task, err = d.View(tx, cur, c.Caller, kernel.ViewBuyer)
+		out.Task, err = s.View(tx, cur, c.Caller, kernel.ViewBuyer)
 		if err == nil && cur.Status == axp.TaskOpen && len(out.Offers) > 0 {
 			// The collected offers go to a buyer member's receive_offers and the callback URL.
-			ch := &kernel.Change{Tx: tx, Ctx: ctx, Now: d.Now(), Events: d.Events}
-			d.offerNotices(ch, cur, out.Offers)
+			ch := &kernel.Change{Tx: tx, Ctx: ctx, Now: s.Now(), Events: s.Events}
+			s.offerNotices(ch, cur, out.Offers)
 			notices = ch.Notices
 		}
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	d.Send(ctx, notices)
+	s.Send(ctx, notices)
 	return out, nil
 }
 
 // newTask validates a new task and builds its record (not yet stored).
-func (d *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.TaskRecord, []string, error) {
-	if err := d.CheckTarget("callback_url", in.CallbackURL); err != nil {
+func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.TaskRecord, []string, error) {
+	if err := s.CheckTarget("callback_url", in.CallbackURL); err != nil {
 		return nil, nil, err
 	}
 	// Sellers read agent_name as the anonymous buyer's name.
@@ -155,15 +155,15 @@ func (d *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 	if desc == "" && len(questions) == 0 && len(strings.Fields(fmt.Sprint(params["prompt"]))) < 3 && axp.ServiceFor(typ) == nil {
 		questions = append(questions, "Describe the result you want in a sentence or two, so sellers can quote.")
 	}
-	t := &axp.TaskRecord{ID: axp.NewID("tsk", d.Now()), Type: typ, Description: desc, Params: params,
+	t := &axp.TaskRecord{ID: axp.NewID("tsk", s.Now()), Type: typ, Description: desc, Params: params,
 		DeadlineMinutes: in.DeadlineMinutes, AutoChoose: in.AutoChoose, PaymentMethod: in.PaymentMethod,
 		PreferredPayment: in.PreferredPayment, Contact: in.Contact, CallbackURL: in.CallbackURL, AgentName: in.AgentName,
 		Questions: questions, Status: axp.TaskOpen}
 	if t.PaymentMethod == "" {
 		t.PaymentMethod = axp.PayCrypto
 	}
-	if d.Chain != nil {
-		t.PostedBlock = d.Chain.LastHead()
+	if s.Chain != nil {
+		t.PostedBlock = s.Chain.LastHead()
 	}
 	if len(in.AcceptanceChecks) > 0 {
 		checks, err := checks.Validate(in.AcceptanceChecks)
@@ -178,14 +178,14 @@ func (d *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 		}
 		t.BuyerMemberID = c.MemberID
 	}
-	if err := d.invites(t, in.InviteSellers.Value()); err != nil {
+	if err := s.invites(t, in.InviteSellers.Value()); err != nil {
 		return nil, nil, err
 	}
 	return t, questions, nil
 }
 
 // invites resolves invite_sellers: "favourites" (a buyer member's list) or seller ids.
-func (d *Service) invites(t *axp.TaskRecord, v any) error {
+func (s *Service) invites(t *axp.TaskRecord, v any) error {
 	switch x := v.(type) {
 	case nil:
 		return nil
@@ -196,7 +196,7 @@ func (d *Service) invites(t *axp.TaskRecord, v any) error {
 		if t.BuyerMemberID == "" {
 			return axp.Invalid("invite_sellers", "favourites need a buyer member", "post with your member secret, or list seller ids")
 		}
-		m, err := d.Member(t.BuyerMemberID)
+		m, err := s.Member(t.BuyerMemberID)
 		if err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func (d *Service) invites(t *axp.TaskRecord, v any) error {
 		if len(x) == 0 || len(x) > 200 {
 			return axp.Invalid("invite_sellers", "must list 1 to 200 seller ids", "")
 		}
-		return d.Store.View(func(tx *store.Tx) error {
+		return s.Store.View(func(tx *store.Tx) error {
 			for i, e := range x {
 				id, _ := e.(string)
 				field := fmt.Sprintf("invite_sellers[%d]", i)
@@ -233,21 +233,21 @@ func (d *Service) invites(t *axp.TaskRecord, v any) error {
 // instantOffers turns the standing prices of matching sellers into offers, in the creating
 // transaction. It returns the matching push sellers too, read in the same pass: those the task's
 // quote round asks (never nil).
-func (d *Service) instantOffers(ch *kernel.Change, t *axp.TaskRecord) ([]*axp.Member, error) {
+func (s *Service) instantOffers(ch *kernel.Change, t *axp.TaskRecord) ([]*axp.Member, error) {
 	var skills []struct {
 		m *axp.Member
 		s axp.Skill
 	}
 	push := []*axp.Member{}
 	if err := ch.Tx.SellersFor(t.Type, func(m *axp.Member) bool {
-		s, ok := kernel.Matches(m, t)
+		v, ok := kernel.Matches(m, t)
 		switch {
 		case !ok:
-		case s.Instant():
+		case v.Instant():
 			skills = append(skills, struct {
 				m *axp.Member
 				s axp.Skill
-			}{m, *s})
+			}{m, *v})
 		case !m.PullMode():
 			push = append(push, m)
 		}
@@ -264,7 +264,7 @@ func (d *Service) instantOffers(ch *kernel.Change, t *axp.TaskRecord) ([]*axp.Me
 		}
 		eta := *x.s.InstantETAMinutes
 		a := protocol.QuoteAnswer{PriceUSD: &price, ETAMinutes: &eta, Note: x.s.Description, Guarantee: x.s.Guarantee}
-		if err := d.storeAnswer(ch, t, x.m, a, true, false, 0); err != nil {
+		if err := s.storeAnswer(ch, t, x.m, a, true, false, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -273,15 +273,15 @@ func (d *Service) instantOffers(ch *kernel.Change, t *axp.TaskRecord) ([]*axp.Me
 
 // storeAnswer records a seller's answer on an open task (replacing any earlier one), with the fee
 // of the moment frozen on the offer.
-func (d *Service) storeAnswer(ch *kernel.Change, t *axp.TaskRecord, m *axp.Member, a protocol.QuoteAnswer, instant, pull bool, latency int64) error {
-	sc, err := d.CleanAnswer(ch, t, m.ID, &a, instant)
+func (s *Service) storeAnswer(ch *kernel.Change, t *axp.TaskRecord, m *axp.Member, a protocol.QuoteAnswer, instant, pull bool, latency int64) error {
+	sc, err := s.CleanAnswer(ch, t, m.ID, &a, instant)
 	if err != nil {
 		return err
 	}
 	q := &axp.QuoteRecord{TaskID: t.ID, SellerID: m.ID, SellerName: m.Name, Kind: a.Kind(), Answer: a,
 		Instant: instant, Pull: pull, LatencyMS: latency, Screening: sc, CreatedAt: ch.Now}
 	if q.Kind == "price" {
-		bps, _ := d.Cfg.Fees.At(ch.Now)
+		bps, _ := s.Cfg.Fees.At(ch.Now)
 		q.Fee = axp.FeeFor(*a.PriceUSD, bps)
 		q.OfferID = axp.NewID("ofr", ch.Now)
 	}

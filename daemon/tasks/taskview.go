@@ -56,7 +56,7 @@ func offers(tx *store.Tx, t *axp.TaskRecord, now time.Time) ([]axp.Offer, []axp.
 }
 
 // view renders a task for one of its parties.
-func (d *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience string) (axp.Task, error) {
+func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience string) (axp.Task, error) {
 	v := axp.Task{ID: t.ID, Type: t.Type, Description: t.Description, Params: t.Params, DeadlineMinutes: t.DeadlineMinutes,
 		AutoChoose: t.AutoChoose, AcceptanceChecks: t.AcceptanceChecks, PaymentMethod: t.PaymentMethod, Status: t.Status,
 		Offers: []axp.Offer{}, Declined: []axp.Declined{}, AutoReleaseAt: kernel.Rfc3339(t.AutoReleaseAt),
@@ -75,7 +75,7 @@ func (d *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		case "ids":
 			v.InviteSellers = axp.SellerInvite{IDs: append([]string{}, t.Invited...)}
 		}
-		offs, declined, clar, err := offers(tx, t, d.Now())
+		offs, declined, clar, err := offers(tx, t, s.Now())
 		if err != nil {
 			return v, err
 		}
@@ -85,7 +85,7 @@ func (d *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 			v.RecommendedOffer = &id
 		}
 		if !c.HasRole(protocol.RoleSeller) {
-			v.AlsoSell = d.AlsoSell(c)
+			v.AlsoSell = s.AlsoSell(c)
 		}
 	}
 	if t.SellerID != "" {
@@ -110,8 +110,8 @@ func (d *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		case t.Received > 0:
 			p.Status, p.MissingUSD = "partial", t.Price-t.Received
 		}
-		p.Verifier = d.Verifier.Name()
-		if ci, ok := d.money.ChainNames(); ok && t.Status == axp.TaskAwaitingPayment && t.DepositAddress != "" {
+		p.Verifier = s.Verifier.Name()
+		if ci, ok := s.money.ChainNames(); ok && t.Status == axp.TaskAwaitingPayment && t.DepositAddress != "" {
 			units := new(big.Int).Mul(big.NewInt(int64(t.Payable)), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(ci.TokenDecimals)-6), nil))
 			p.ChainID, p.TokenAddress, p.TokenSymbol, p.TokenDecimals = ci.ChainID, ci.TokenAddress, ci.TokenSymbol, ci.TokenDecimals
 			p.PayableUnits = units.String()
@@ -120,13 +120,13 @@ func (d *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		v.Payment = p
 	}
 	if dl := t.LastDelivery(); dl != nil {
-		v.Deliverable = d.DeliverableRef(t, dl)
+		v.Deliverable = s.DeliverableRef(t, dl)
 		v.Checks = dl.Checks
 		passed := dl.Passed
 		v.ChecksPassed = &passed
 	}
 	v.NextSteps = nextSteps(t, audience)
-	if t.Status == axp.TaskAwaitingPayment && audience != kernel.ViewSeller && d.Chain != nil {
+	if t.Status == axp.TaskAwaitingPayment && audience != kernel.ViewSeller && s.Chain != nil {
 		v.NextSteps = []string{"send payable_usd of the stablecoin to deposit_address (payment_uri prefills a wallet): the exchange finds the transfer on chain by itself; POST /api/tasks/" + t.ID + "/pay/crypto with the tx_hash only speeds it up"}
 	}
 	return v, nil
@@ -134,8 +134,8 @@ func (d *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 
 // quoteView is an open task as a seller that may quote on it sees it: the seller view with the
 // buyer its push quote call names (refs keeps the buyers of one read).
-func (d *Service) quoteView(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, refs buyerRefs) (axp.Task, error) {
-	v, err := d.View(tx, t, c, kernel.ViewSeller)
+func (s *Service) quoteView(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, refs buyerRefs) (axp.Task, error) {
+	v, err := s.View(tx, t, c, kernel.ViewSeller)
 	if err == nil && t.Status == axp.TaskOpen {
 		b := refs.of(tx, t)
 		v.Buyer = &b

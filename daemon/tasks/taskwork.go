@@ -22,7 +22,7 @@ import (
 )
 
 // content resolves the delivered bytes of a deliver call.
-func (d *Service) content(tx *store.Tx, in *axp.DeliverInput, sellerID string) (body []byte, filename, mime string, err error) {
+func (s *Service) content(tx *store.Tx, in *axp.DeliverInput, sellerID string) (body []byte, filename, mime string, err error) {
 	switch {
 	case in.Content != "" && in.URL != "":
 		return nil, "", "", axp.Invalid("url", "give either content or url, not both", "")
@@ -37,7 +37,7 @@ func (d *Service) content(tx *store.Tx, in *axp.DeliverInput, sellerID string) (
 			return nil, "", "", err
 		}
 	case in.URL != "":
-		body, mime, err = d.exchangeURL(tx, in.URL, sellerID)
+		body, mime, err = s.exchangeURL(tx, in.URL, sellerID)
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -104,10 +104,10 @@ func dataURL(u string) ([]byte, string, error) {
 }
 
 // exchangeURL resolves a deliverable URL on this exchange, of a task delivered by the same seller.
-func (d *Service) exchangeURL(tx *store.Tx, raw, sellerID string) ([]byte, string, error) {
+func (s *Service) exchangeURL(tx *store.Tx, raw, sellerID string) ([]byte, string, error) {
 	refuse := axp.Invalid("url", "links to other servers are refused: deliverables are hosted by the exchange",
 		"deliver inline ({content, filename, mime_type}) or as a data: URL")
-	base := d.BaseURL() + "/api/tasks/"
+	base := s.BaseURL() + "/api/tasks/"
 	if !strings.HasPrefix(raw, base) || !strings.HasSuffix(raw, "/deliverable") {
 		return nil, "", refuse
 	}
@@ -123,12 +123,12 @@ func (d *Service) exchangeURL(tx *store.Tx, raw, sellerID string) ([]byte, strin
 	return tx.Blob(dl.SHA256), dl.MimeType, nil
 }
 
-func (d *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (*axp.Task, error) {
+func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (*axp.Task, error) {
 	if strings.HasPrefix(in.ID, sandboxPrefix) {
-		return kernel.As[axp.Task](d.sandboxDeliver(ctx, c, in))
+		return kernel.As[axp.Task](s.sandboxDeliver(ctx, c, in))
 	}
-	return kernel.As[axp.Task](d.taskChange(ctx, c, in.ID, kernel.AsSeller, kernel.ViewSeller, func(ch *kernel.Change, t *axp.TaskRecord) error {
-		body, filename, mime, err := d.content(ch.Tx, in, t.SellerID)
+	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsSeller, kernel.ViewSeller, func(ch *kernel.Change, t *axp.TaskRecord) error {
+		body, filename, mime, err := s.content(ch.Tx, in, t.SellerID)
 		if err != nil {
 			return err
 		}
@@ -149,23 +149,23 @@ func (d *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 		original := sha
 		p := kernel.SellerParty(t, t.SellerID)
 		if kernel.TextMime(mime) && utf8.Valid(body) {
-			text := d.WithholdCredentials(ch, p, "content", string(body), &w)
-			cleaned, s, err := d.CleanText(ch, p, "content", text, false)
+			text := s.WithholdCredentials(ch, p, "content", string(body), &w)
+			cleaned, v, err := s.CleanText(ch, p, "content", text, false)
 			if err != nil {
 				return err
 			}
-			kernel.Merge(&sc, "content", s)
+			kernel.Merge(&sc, "content", v)
 			if cleaned != string(body) {
 				body = []byte(cleaned)
 				sum = sha256.Sum256(body)
 				sha = hex.EncodeToString(sum[:])
 			}
 		}
-		note, s, err := d.CleanText(ch, p, "note", d.WithholdCredentials(ch, p, "note", in.Note, &w), false)
+		note, vx, err := s.CleanText(ch, p, "note", s.WithholdCredentials(ch, p, "note", in.Note, &w), false)
 		if err != nil {
 			return err
 		}
-		kernel.Merge(&sc, "note", s)
+		kernel.Merge(&sc, "note", vx)
 		if w.Count > 0 {
 			// The seller hears of it in the answer (screening.credentials), both parties and the
 			// operator on the timeline; it counts against the seller like contact details, once
@@ -175,7 +175,7 @@ func (d *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 				return err
 			}
 			if len(sc.Removed) == 0 {
-				if err := d.CountRemoval(ch, t.SellerID); err != nil {
+				if err := s.CountRemoval(ch, t.SellerID); err != nil {
 					return err
 				}
 			}
@@ -193,7 +193,7 @@ func (d *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 		}
 		first := len(t.Deliveries) == 0
 		t.Deliveries = append(t.Deliveries, dl)
-		release := ch.Now.Add(d.Cfg.AutoRelease)
+		release := ch.Now.Add(s.Cfg.AutoRelease)
 		t.AutoReleaseAt, t.ReleaseDue = &release, false
 		if first {
 			st, err := ch.Tx.SellerStats(t.SellerID)
@@ -215,14 +215,14 @@ func (d *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 		if err := ch.Save(t, prev, "deliver", detail); err != nil {
 			return err
 		}
-		d.StatusNotices(ch, t)
+		s.StatusNotices(ch, t)
 		return nil
 	}))
 }
 
-func (d *Service) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Document, error) {
+func (s *Service) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Document, error) {
 	var doc *axp.Document
-	_, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -258,8 +258,8 @@ func (d *Service) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.
 	return doc, err
 }
 
-func (d *Service) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.AcceptInput) (*axp.Task, error) {
-	return kernel.As[axp.Task](d.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+func (s *Service) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.AcceptInput) (*axp.Task, error) {
+	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		if dl := t.LastDelivery(); dl != nil && in.SHA256 != "" && in.SHA256 != dl.SHA256 {
 			return axp.Conflict("sha256 does not match the latest delivery ("+dl.SHA256+")", "retrieve the deliverable again and accept what you checked")
 		}
@@ -288,16 +288,16 @@ func (d *Service) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.Acce
 		}
 		// The parties hear of every status the task passes through: accepted, then for a free
 		// job (no money, no payout item) released at once.
-		d.StatusNotices(ch, t)
+		s.StatusNotices(ch, t)
 		if t.Free() {
-			return d.Finish(ch, t, axp.TrigRelease, "release", nil)
+			return s.Finish(ch, t, axp.TrigRelease, "release", nil)
 		}
 		return nil
 	}))
 }
 
-func (d *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.DisputeInput) (*axp.Task, error) {
-	return kernel.As[axp.Task](d.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+func (s *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.DisputeInput) (*axp.Task, error) {
+	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigDispute, in.Reason, ch.Now); err != nil {
 			return err
@@ -305,7 +305,7 @@ func (d *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Dis
 		if err := money.CloseReleaseDue(ch, t, "the buyer disputed the delivery"); err != nil {
 			return err
 		}
-		reason, sc, err := d.CleanText(ch, kernel.BuyerParty(t), "dispute_reason", strings.TrimSpace(in.Reason), false)
+		reason, sc, err := s.CleanText(ch, kernel.BuyerParty(t), "dispute_reason", strings.TrimSpace(in.Reason), false)
 		if err != nil {
 			return err
 		}
@@ -325,7 +325,7 @@ func (d *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Dis
 		if dl := t.LastDelivery(); dl != nil && t.RefundIfFails && !dl.Passed && !t.Free() {
 			// The seller promised a refund if the checks fail, and they failed: the refund is
 			// decided at once, and waits for the operator's approval like every refund.
-			a, err := d.money.MoneyApproval(t, axp.ApproveRefund, t.Price, "the offer guaranteed a refund if the acceptance checks fail, and they failed", ch.Now)
+			a, err := s.money.MoneyApproval(t, axp.ApproveRefund, t.Price, "the offer guaranteed a refund if the acceptance checks fail, and they failed", ch.Now)
 			if err != nil {
 				return err
 			}
@@ -337,13 +337,13 @@ func (d *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Dis
 		if err := ch.Save(t, prev, "dispute", detail); err != nil {
 			return err
 		}
-		d.StatusNotices(ch, t)
+		s.StatusNotices(ch, t)
 		return nil
 	}))
 }
 
-func (d *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.RedoBody) (*axp.Task, error) {
-	return kernel.As[axp.Task](d.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.RedoBody) (*axp.Task, error) {
+	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigRedo, in.Reason, ch.Now); err != nil {
 			return err
@@ -353,7 +353,7 @@ func (d *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 		}
 		t.RedosUsed++
 		t.AutoReleaseAt = nil
-		reason, sc, err := d.CleanText(ch, kernel.BuyerParty(t), "redo_reason", in.Reason, false)
+		reason, sc, err := s.CleanText(ch, kernel.BuyerParty(t), "redo_reason", in.Reason, false)
 		if err != nil {
 			return err
 		}
@@ -368,19 +368,19 @@ func (d *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 		if err != nil {
 			return err
 		}
-		n := d.DoTaskNotice(t, seller)
+		n := s.DoTaskNotice(t, seller)
 		in := n.Input.(protocol.DoTaskInput)
 		in.Description = strings.TrimSpace(t.Description + "\n\nRedo requested: " + reason)
 		n.Input = in
 		ch.Notify(n)
-		d.StatusNotices(ch, t)
+		s.StatusNotices(ch, t)
 		return nil
 	}))
 }
 
-func (d *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.PaymentRequested, error) {
+func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.PaymentRequested, error) {
 	var out *axp.PaymentRequested
-	_, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -405,7 +405,7 @@ func (d *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.
 				return nil, nil
 			}
 		}
-		a, err := d.money.MoneyApproval(t, axp.ApprovePayout, 0, "the buyer accepted the delivery; the seller requests payment", ch.Now)
+		a, err := s.money.MoneyApproval(t, axp.ApprovePayout, 0, "the buyer accepted the delivery; the seller requests payment", ch.Now)
 		if err != nil {
 			return nil, err
 		}

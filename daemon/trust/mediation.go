@@ -16,25 +16,25 @@ import (
 )
 
 // Register binds the operations of the trust service to their handlers and subscribes it to the events it handles.
-func (d *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.AdminMediation, d.adminMediation)
-	pipeline.Handle(r, axp.SubmitReview, d.submitReview)
-	pipeline.Handle(r, axp.ObjectToReview, d.objectToReview)
-	pipeline.Handle(r, axp.Translate, d.translate)
-	pipeline.Handle(r, axp.ProposeSettlement, d.proposeSettlement)
-	pipeline.Handle(r, axp.AnswerSettlement, d.answerSettlement)
-	pipeline.Handle(r, axp.Escalate, d.escalate)
-	pipeline.Handle(r, axp.GetMediation, d.getMediation)
-	pipeline.Handle(r, axp.SubmitStatement, d.submitStatement)
-	pipeline.Handle(r, axp.Appeal, d.appeal)
-	pipeline.Handle(r, axp.ListMessages, d.listMessages)
-	pipeline.Handle(r, axp.PostMessage, d.postMessage)
-	pipeline.Handle(r, axp.AdminAI, d.adminAI)
-	pipeline.Handle(r, axp.AdminMediations, d.adminMediations)
-	pipeline.Handle(r, axp.AdminDecideMediation, d.adminDecideMediation)
-	pipeline.Handle(r, axp.AdminListings, d.adminListings)
-	pipeline.Handle(r, axp.AdminOverturnListing, d.adminOverturnListing)
-	d.subscribeTrust()
+func (s *Service) Register(r *pipeline.Registry) {
+	pipeline.Handle(r, axp.AdminMediation, s.adminMediation)
+	pipeline.Handle(r, axp.SubmitReview, s.submitReview)
+	pipeline.Handle(r, axp.ObjectToReview, s.objectToReview)
+	pipeline.Handle(r, axp.Translate, s.translate)
+	pipeline.Handle(r, axp.ProposeSettlement, s.proposeSettlement)
+	pipeline.Handle(r, axp.AnswerSettlement, s.answerSettlement)
+	pipeline.Handle(r, axp.Escalate, s.escalate)
+	pipeline.Handle(r, axp.GetMediation, s.getMediation)
+	pipeline.Handle(r, axp.SubmitStatement, s.submitStatement)
+	pipeline.Handle(r, axp.Appeal, s.appeal)
+	pipeline.Handle(r, axp.ListMessages, s.listMessages)
+	pipeline.Handle(r, axp.PostMessage, s.postMessage)
+	pipeline.Handle(r, axp.AdminAI, s.adminAI)
+	pipeline.Handle(r, axp.AdminMediations, s.adminMediations)
+	pipeline.Handle(r, axp.AdminDecideMediation, s.adminDecideMediation)
+	pipeline.Handle(r, axp.AdminListings, s.adminListings)
+	pipeline.Handle(r, axp.AdminOverturnListing, s.adminOverturnListing)
+	s.subscribeTrust()
 }
 
 // trustState is the daemon's in-memory state of the trust-and-safety part.
@@ -43,9 +43,9 @@ type TrustState struct {
 }
 
 // mediationWindow is the configured statement window.
-func (d *Service) mediationWindow() time.Duration {
-	if d.Cfg.MediationWindow > 0 {
-		return d.Cfg.MediationWindow
+func (s *Service) mediationWindow() time.Duration {
+	if s.Cfg.MediationWindow > 0 {
+		return s.Cfg.MediationWindow
 	}
 	return kernel.DefaultMediationWindow
 }
@@ -85,15 +85,15 @@ func reviewMap(r *store.ReviewRecord) map[string]any {
 
 // openMediation stores a new mediation with the opener's reason and statement, and asks the other
 // side for its statement.
-func (d *Service) openMediation(ch *kernel.Change, t *axp.TaskRecord, kind, side, reason, statement string, pct *int, review *store.ReviewRecord) (*axp.Mediation, error) {
+func (s *Service) openMediation(ch *kernel.Change, t *axp.TaskRecord, kind, side, reason, statement string, pct *int, review *store.ReviewRecord) (*axp.Mediation, error) {
 	p := kernel.SideParty(t, side)
-	reason, rsc, err := d.CleanText(ch, p, "mediation_reason", reason, false)
+	reason, rsc, err := s.CleanText(ch, p, "mediation_reason", reason, false)
 	if err != nil {
 		return nil, err
 	}
 	m := &axp.Mediation{ID: axp.NewID("med", ch.Now), Kind: kind, TaskID: t.ID, OpenedBy: side, Reason: reason,
 		ReasonScreening: rsc, Status: axp.MediationAwaiting, Statements: []axp.Statement{},
-		StatementsDue: ch.Now.Add(d.mediationWindow()), CreatedAt: ch.Now, UpdatedAt: ch.Now}
+		StatementsDue: ch.Now.Add(s.mediationWindow()), CreatedAt: ch.Now, UpdatedAt: ch.Now}
 	if review != nil {
 		m.ReviewID = review.ReviewID
 	}
@@ -101,7 +101,7 @@ func (d *Service) openMediation(ch *kernel.Change, t *axp.TaskRecord, kind, side
 		if strings.TrimSpace(statement) == "" {
 			statement = reason
 		}
-		if err := d.addStatement(ch, t, m, side, statement, pct, "rest"); err != nil {
+		if err := s.addStatement(ch, t, m, side, statement, pct, "rest"); err != nil {
 			return nil, err
 		}
 	}
@@ -119,12 +119,12 @@ func (d *Service) openMediation(ch *kernel.Change, t *axp.TaskRecord, kind, side
 	if err := ch.Save(t, t.Status, action, detail); err != nil {
 		return nil, err
 	}
-	d.askStatement(ch, t, m, kernel.Other(side), review)
+	s.askStatement(ch, t, m, kernel.Other(side), review)
 	return m, nil
 }
 
 // addStatement records a side's statement (filtered and screened) on a mediation in memory.
-func (d *Service) addStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, side, text string, pct *int, via string) error {
+func (s *Service) addStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, side, text string, pct *int, via string) error {
 	if m.StatementOf(side) != nil {
 		return axp.Conflict("the "+side+"'s statement is already in: each side states once", "")
 	}
@@ -134,7 +134,7 @@ func (d *Service) addStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Medi
 	if pct != nil && (*pct < 0 || *pct > 100) {
 		return axp.Invalid("proposed_refund_pct", "must be 0 to 100, or null", "")
 	}
-	clean, sc, err := d.CleanText(ch, kernel.SideParty(t, side), "statement", text, false)
+	clean, sc, err := s.CleanText(ch, kernel.SideParty(t, side), "statement", text, false)
 	if err != nil {
 		return err
 	}
@@ -144,14 +144,14 @@ func (d *Service) addStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Medi
 }
 
 // mediationInput is the mediation tool's input for one side.
-func (d *Service) mediationInput(t *axp.TaskRecord, m *axp.Mediation, side string, review *store.ReviewRecord) protocol.MediationInput {
+func (s *Service) mediationInput(t *axp.TaskRecord, m *axp.Mediation, side string, review *store.ReviewRecord) protocol.MediationInput {
 	in := protocol.MediationInput{MediationID: m.ID, Kind: m.Kind, TaskID: t.ID, YourRole: side, OpenedBy: m.OpenedBy,
 		Reason: m.Reason, Task: taskSummary(t), Review: reviewMap(review), StatementsDue: m.StatementsDue.UTC().Format(time.RFC3339), Test: t.Test}
 	var sc *axp.Screening
 	kernel.Merge(&sc, "reason", m.ReasonScreening)
-	if s := m.StatementOf(kernel.Other(side)); s != nil {
-		in.OtherStatement = s.Statement
-		kernel.Merge(&sc, "other_statement", s.Screening)
+	if stmt := m.StatementOf(kernel.Other(side)); stmt != nil {
+		in.OtherStatement = stmt.Statement
+		kernel.Merge(&sc, "other_statement", stmt.Screening)
 	}
 	in.Screening = sc
 	return in
@@ -159,8 +159,8 @@ func (d *Service) mediationInput(t *axp.TaskRecord, m *axp.Mediation, side strin
 
 // askStatement asks a side for its statement: a push member's mediation tool, or an anonymous
 // buyer's callback URL (it answers through POST /api/mediations/{id}/statement).
-func (d *Service) askStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, side string, review *store.ReviewRecord) {
-	in := d.mediationInput(t, m, side, review)
+func (s *Service) askStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, side string, review *store.ReviewRecord) {
+	in := s.mediationInput(t, m, side, review)
 	memberID := t.SellerID
 	if side == axp.SideBuyer {
 		memberID = t.BuyerMemberID
@@ -170,8 +170,8 @@ func (d *Service) askStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Medi
 		return
 	}
 	if t.CallbackURL != "" {
-		ch.Notify(d.Callback(ch, t, map[string]any{"event": "mediation", "mediation": in,
-			"statement_url": d.BaseURL() + "/api/mediations/" + m.ID + "/statement"}))
+		ch.Notify(s.Callback(ch, t, map[string]any{"event": "mediation", "mediation": in,
+			"statement_url": s.BaseURL() + "/api/mediations/" + m.ID + "/statement"}))
 	}
 }
 
@@ -188,9 +188,9 @@ func loadMediation(tx *store.Tx, id string) (*axp.Mediation, *axp.TaskRecord, er
 	return m, t, err
 }
 
-func (d *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.EscalateBody) (*axp.Mediation, error) {
+func (s *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.EscalateBody) (*axp.Mediation, error) {
 	var id string
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -211,7 +211,7 @@ func (d *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.Escala
 				return nil, axp.Conflict("mediation "+m.ID+" of this dispute is "+m.Status, "GET /api/mediations/"+m.ID)
 			}
 		}
-		m, err := d.openMediation(ch, t, axp.MediationDispute, side, in.Reason, in.Statement, in.ProposedRefundPct, nil)
+		m, err := s.openMediation(ch, t, axp.MediationDispute, side, in.Reason, in.Statement, in.ProposedRefundPct, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -219,14 +219,14 @@ func (d *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.Escala
 		return m, nil
 	})
 	if err == nil {
-		d.decideIfReady(ctx, id)
+		s.decideIfReady(ctx, id)
 	}
 	return kernel.As[axp.Mediation](out, err)
 }
 
-func (d *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Mediation, error) {
+func (s *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Mediation, error) {
 	var out *axp.Mediation
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		m, t, err := loadMediation(tx, in.ID)
 		if err != nil {
 			return err
@@ -240,8 +240,8 @@ func (d *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.Ta
 	return out, err
 }
 
-func (d *Service) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.StatementBody) (*axp.Mediation, error) {
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.StatementBody) (*axp.Mediation, error) {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -250,58 +250,58 @@ func (d *Service) submitStatement(ctx context.Context, c *pipeline.Call, in *axp
 		if err != nil {
 			return nil, err
 		}
-		return m, d.statement(ch, t, m, side, in.Statement, in.ProposedRefundPct, "rest")
+		return m, s.statement(ch, t, m, side, in.Statement, in.ProposedRefundPct, "rest")
 	})
 	if err == nil {
-		d.decideIfReady(ctx, in.ID)
+		s.decideIfReady(ctx, in.ID)
 	}
 	return kernel.As[axp.Mediation](out, err)
 }
 
 // statement records a side's statement on a mediation waiting for statements.
-func (d *Service) statement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, side, text string, pct *int, via string) error {
+func (s *Service) statement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, side, text string, pct *int, via string) error {
 	if m.Status != axp.MediationAwaiting {
 		return axp.Conflict("mediation "+m.ID+" is "+m.Status+": statements are closed", "")
 	}
-	if err := d.addStatement(ch, t, m, side, text, pct, via); err != nil {
+	if err := s.addStatement(ch, t, m, side, text, pct, via); err != nil {
 		return err
 	}
 	if err := ch.Tx.PutMediation(m); err != nil {
 		return err
 	}
-	s := m.StatementOf(side)
+	stmt := m.StatementOf(side)
 	detail := map[string]any{"mediation_id": m.ID, "side": side, "via": via, "proposed_refund_pct": pct}
-	if s.Screening != nil {
-		detail["screening"] = s.Screening
+	if stmt.Screening != nil {
+		detail["screening"] = stmt.Screening
 	}
 	return ch.Save(t, t.Status, "statement", detail)
 }
 
 // decideIfReady starts the Mediator's decision in the background once both sides have stated.
-func (d *Service) decideIfReady(ctx context.Context, id string) {
+func (s *Service) decideIfReady(ctx context.Context, id string) {
 	var ready bool
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		m, err := tx.Mediation(id)
 		ready = err == nil && m != nil && m.Status == axp.MediationAwaiting &&
 			m.StatementOf(axp.SideBuyer) != nil && m.StatementOf(axp.SideSeller) != nil
 		return nil
 	})
 	if ready {
-		go d.decideMediation(axp.WithIdempotency(context.WithoutCancel(ctx), nil), id, false)
+		go s.decideMediation(axp.WithIdempotency(context.WithoutCancel(ctx), nil), id, false)
 	}
 }
 
 // decideMediation has the Mediator decide a mediation that waits for statements: when both sides
 // stated, or (force) when the statement window ended. It answers whether it decided.
-func (d *Service) decideMediation(ctx context.Context, id string, force bool) bool {
-	if _, busy := d.trust.deciding.LoadOrStore(id, struct{}{}); busy {
+func (s *Service) decideMediation(ctx context.Context, id string, force bool) bool {
+	if _, busy := s.trust.deciding.LoadOrStore(id, struct{}{}); busy {
 		return false
 	}
-	defer d.trust.deciding.Delete(id)
+	defer s.trust.deciding.Delete(id)
 	// A statement may arrive while the Mediator thinks (a model call takes seconds): the decision
 	// is taken again on what the statements are then, a few times at most.
 	for range 3 {
-		decided, stale := d.decideOnce(ctx, id, force)
+		decided, stale := s.decideOnce(ctx, id, force)
 		if !stale {
 			return decided
 		}
@@ -312,11 +312,11 @@ func (d *Service) decideMediation(ctx context.Context, id string, force bool) bo
 // decideOnce takes one decision on a snapshot of the mediation and carries it out in a write
 // transaction that checks again that the mediation still waits and its statements are those the
 // decision read (stale otherwise: nothing is written).
-func (d *Service) decideOnce(ctx context.Context, id string, force bool) (decided, stale bool) {
+func (s *Service) decideOnce(ctx context.Context, id string, force bool) (decided, stale bool) {
 	var m *axp.Mediation
 	var t *axp.TaskRecord
 	var rev *store.ReviewRecord
-	if err := d.Store.View(func(tx *store.Tx) error {
+	if err := s.Store.View(func(tx *store.Tx) error {
 		var err error
 		if m, t, err = loadMediation(tx, id); err != nil {
 			return err
@@ -328,17 +328,17 @@ func (d *Service) decideOnce(ctx context.Context, id string, force bool) (decide
 	}); err != nil || m.Status != axp.MediationAwaiting {
 		return false, false
 	}
-	now := d.Now()
+	now := s.Now()
 	both := m.StatementOf(axp.SideBuyer) != nil && m.StatementOf(axp.SideSeller) != nil
 	if !both && (!force || now.Before(m.StatementsDue)) {
 		return false, false
 	}
 	read := len(m.Statements)
-	if d.AfterScan != nil {
-		d.AfterScan("mediation")
+	if s.AfterScan != nil {
+		s.AfterScan("mediation")
 	}
-	dec := d.mediate(ctx, m, t, rev, now)
-	_, err := d.Mutate(ctx, "mediator", func(ch *kernel.Change) (any, error) {
+	dec := s.mediate(ctx, m, t, rev, now)
+	_, err := s.Mutate(ctx, "mediator", func(ch *kernel.Change) (any, error) {
 		decided, stale = false, false
 		m, t, err := loadMediation(ch.Tx, id)
 		if err != nil {
@@ -352,7 +352,7 @@ func (d *Service) decideOnce(ctx context.Context, id string, force bool) (decide
 			return nil, nil
 		}
 		dec.At = ch.Now
-		if err := d.carryOut(ch, t, m, dec); err != nil {
+		if err := s.carryOut(ch, t, m, dec); err != nil {
 			return nil, err
 		}
 		if err := axp.MediationMachine.Move(&m.Status, axp.MediationDecide); err != nil {
@@ -363,10 +363,10 @@ func (d *Service) decideOnce(ctx context.Context, id string, force bool) (decide
 			return nil, err
 		}
 		decided = true
-		return nil, d.announceDecision(ch, t, m, dec)
+		return nil, s.announceDecision(ch, t, m, dec)
 	})
 	if err != nil {
-		d.Log.WarnContext(ctx, "mediation decision failed", "source", "mediation", "mediation", id, "err", err)
+		s.Log.WarnContext(ctx, "mediation decision failed", "source", "mediation", "mediation", id, "err", err)
 		return false, false
 	}
 	return decided, stale
@@ -374,7 +374,7 @@ func (d *Service) decideOnce(ctx context.Context, id string, force bool) (decide
 
 // carryOut applies a decision: a dispute's refund or split goes to the operator's queue (open
 // proposals are superseded); a review objection keeps or removes the review.
-func (d *Service) carryOut(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, dec *axp.MediationDecision) error {
+func (s *Service) carryOut(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, dec *axp.MediationDecision) error {
 	if m.Kind == axp.MediationReviewObjection {
 		r, err := ch.Tx.Review(m.ReviewID)
 		if err != nil || r == nil {
@@ -396,14 +396,14 @@ func (d *Service) carryOut(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediatio
 	if err := supersedeSettlements(ch, t.ID, ""); err != nil {
 		return err
 	}
-	approval, err := d.applyDecision(ch, t, *dec.RefundPct, fmt.Sprintf("mediation %s decided by %s: %s", m.ID, dec.By, Clip(dec.Reasoning, 500)))
+	approval, err := s.applyDecision(ch, t, *dec.RefundPct, fmt.Sprintf("mediation %s decided by %s: %s", m.ID, dec.By, Clip(dec.Reasoning, 500)))
 	dec.ApprovalID = approval
 	return err
 }
 
 // announceDecision records a decision on the task's timeline and pushes mediation_decided to both
 // sides.
-func (d *Service) announceDecision(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, dec *axp.MediationDecision) error {
+func (s *Service) announceDecision(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediation, dec *axp.MediationDecision) error {
 	data := map[string]any{"mediation_id": m.ID, "kind": m.Kind, "by": dec.By, "outcome": dec.Outcome, "reasoning": dec.Reasoning}
 	if dec.RefundPct != nil {
 		data["refund_pct"], data["refund_usd"] = *dec.RefundPct, refundOf(t.Price, *dec.RefundPct)
@@ -420,13 +420,13 @@ func (d *Service) announceDecision(ch *kernel.Change, t *axp.TaskRecord, m *axp.
 	if err := ch.Save(t, t.Status, "mediation_decided", data); err != nil {
 		return err
 	}
-	d.eventToBoth(ch, t, "mediation_decided", data)
+	s.eventToBoth(ch, t, "mediation_decided", data)
 	return nil
 }
 
 // mediate makes the Mediator's decision: the AI provider's when configured and usable, else the
 // built-in rules'. It runs outside any transaction (the AI call is a network call).
-func (d *Service) mediate(ctx context.Context, m *axp.Mediation, t *axp.TaskRecord, rev *store.ReviewRecord, now time.Time) *axp.MediationDecision {
+func (s *Service) mediate(ctx context.Context, m *axp.Mediation, t *axp.TaskRecord, rev *store.ReviewRecord, now time.Time) *axp.MediationDecision {
 	dec := &axp.MediationDecision{By: "mediator:rules"}
 	var f disputeFacts
 	if m.Kind == axp.MediationReviewObjection {
@@ -440,11 +440,11 @@ func (d *Service) mediate(ctx context.Context, m *axp.Mediation, t *axp.TaskReco
 		pct, rule, why := ruleDispute(f)
 		dec.Outcome, dec.Rule, dec.Reasoning, dec.RefundPct = outcomeOf(pct), rule, why, &pct
 	}
-	if !d.AiConfigured() {
-		d.finishDecision(t, dec)
+	if !s.AiConfigured() {
+		s.finishDecision(t, dec)
 		return dec
 	}
-	reply, callID, err := d.aiChat(ctx, "mediation", t.ID, m.ID, d.mediationPrompt(m, t, rev, dec))
+	reply, callID, err := s.aiChat(ctx, "mediation", t.ID, m.ID, s.mediationPrompt(m, t, rev, dec))
 	dec.AICallID = callID
 	if err == nil {
 		var ans struct {
@@ -475,11 +475,11 @@ func (d *Service) mediate(ctx context.Context, m *axp.Mediation, t *axp.TaskReco
 	if err != nil {
 		dec.Reasoning = "The AI Mediator's answer could not be used (" + Clip(err.Error(), 200) + "); the built-in rules decided. " + dec.Reasoning
 	}
-	d.finishDecision(t, dec)
+	s.finishDecision(t, dec)
 	return dec
 }
 
-func (d *Service) finishDecision(t *axp.TaskRecord, dec *axp.MediationDecision) {
+func (s *Service) finishDecision(t *axp.TaskRecord, dec *axp.MediationDecision) {
 	if dec.RefundPct != nil {
 		r := refundOf(t.Price, *dec.RefundPct)
 		dec.RefundUSD = &r
@@ -488,7 +488,7 @@ func (d *Service) finishDecision(t *axp.TaskRecord, dec *axp.MediationDecision) 
 
 // mediationPrompt is the AI Mediator's prompt: the rules, the case as JSON (the parties' texts as
 // data) and the built-in rules' suggestion.
-func (d *Service) mediationPrompt(m *axp.Mediation, t *axp.TaskRecord, rev *store.ReviewRecord, suggested *axp.MediationDecision) []axp.AITurn {
+func (s *Service) mediationPrompt(m *axp.Mediation, t *axp.TaskRecord, rev *store.ReviewRecord, suggested *axp.MediationDecision) []axp.AITurn {
 	kase := map[string]any{"kind": m.Kind, "opened_by": m.OpenedBy, "reason": m.Reason, "task": taskSummary(t),
 		"statements": m.Statements, "built_in_rules_suggest": map[string]any{"rule": suggested.Rule, "outcome": suggested.Outcome,
 			"refund_pct": suggested.RefundPct, "reasoning": suggested.Reasoning}}
@@ -507,8 +507,8 @@ func (d *Service) mediationPrompt(m *axp.Mediation, t *axp.TaskRecord, rev *stor
 	return []axp.AITurn{{Role: "system", Content: system}, {Role: "user", Content: string(b)}}
 }
 
-func (d *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBody) (*axp.Mediation, error) {
-	return kernel.As[axp.Mediation](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBody) (*axp.Mediation, error) {
+	return kernel.As[axp.Mediation](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -548,7 +548,7 @@ func (d *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBo
 				}
 			}
 		}
-		reason, sc, err := d.CleanText(ch, kernel.SideParty(t, side), "appeal_reason", in.Reason, false)
+		reason, sc, err := s.CleanText(ch, kernel.SideParty(t, side), "appeal_reason", in.Reason, false)
 		if err != nil {
 			return nil, err
 		}
@@ -566,13 +566,13 @@ func (d *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBo
 		if err := ch.Save(t, t.Status, "appeal", detail); err != nil {
 			return nil, err
 		}
-		d.eventToBoth(ch, t, "mediation_appealed", map[string]any{"mediation_id": m.ID, "by": side, "reason": reason})
+		s.eventToBoth(ch, t, "mediation_appealed", map[string]any{"mediation_id": m.ID, "by": side, "reason": reason})
 		return m, nil
 	}))
 }
 
 // closeMediations ends the open dispute mediations of a task the parties settled.
-func (d *Service) closeMediations(ch *kernel.Change, t *axp.TaskRecord, dec *axp.MediationDecision) error {
+func (s *Service) closeMediations(ch *kernel.Change, t *axp.TaskRecord, dec *axp.MediationDecision) error {
 	list, err := ch.Tx.TaskMediations(t.ID)
 	if err != nil {
 		return err
@@ -599,10 +599,10 @@ func (d *Service) closeMediations(ch *kernel.Change, t *axp.TaskRecord, dec *axp
 }
 
 // sweepMediations has the Mediator decide every mediation whose statement window ended.
-func (d *Service) SweepMediations(ctx context.Context) int {
-	now := d.Now()
+func (s *Service) SweepMediations(ctx context.Context) int {
+	now := s.Now()
 	var due []string
-	d.Store.View(func(tx *store.Tx) error {
+	s.Store.View(func(tx *store.Tx) error {
 		for _, id := range tx.AwaitingMediationIDs() {
 			if m, err := tx.Mediation(id); err == nil && m != nil && !now.Before(m.StatementsDue) {
 				due = append(due, id)
@@ -612,16 +612,16 @@ func (d *Service) SweepMediations(ctx context.Context) int {
 	})
 	n := 0
 	for _, id := range due {
-		if d.decideMediation(ctx, id, true) {
+		if s.decideMediation(ctx, id, true) {
 			n++
 		}
 	}
 	return n
 }
 
-func (d *Service) adminMediations(ctx context.Context, c *pipeline.Call, in *axp.MediationsQuery) (*axp.MediationList, error) {
+func (s *Service) adminMediations(ctx context.Context, c *pipeline.Call, in *axp.MediationsQuery) (*axp.MediationList, error) {
 	out := &axp.MediationList{Mediations: []axp.Mediation{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		keep := func(m *axp.Mediation) bool {
 			switch in.Status {
 			case "", "all":
@@ -652,8 +652,8 @@ func (d *Service) adminMediations(ctx context.Context, c *pipeline.Call, in *axp
 	return out, err
 }
 
-func (d *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in *axp.DecideMediationBody) (*axp.Mediation, error) {
-	return kernel.As[axp.Mediation](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in *axp.DecideMediationBody) (*axp.Mediation, error) {
+	return kernel.As[axp.Mediation](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -682,9 +682,9 @@ func (d *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in
 			}
 			pct := *in.RefundPct
 			dec.Outcome, dec.RefundPct = outcomeOf(pct), &pct
-			d.finishDecision(t, dec)
+			s.finishDecision(t, dec)
 		}
-		if err := d.carryOut(ch, t, m, dec); err != nil {
+		if err := s.carryOut(ch, t, m, dec); err != nil {
 			return nil, err
 		}
 		if m.Decision == nil {
@@ -702,7 +702,7 @@ func (d *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in
 		if err := ch.Audit("mediation.decide", "mediation", m.ID, map[string]any{"outcome": dec.Outcome, "refund_pct": dec.RefundPct, "approval_id": dec.ApprovalID}); err != nil {
 			return nil, err
 		}
-		if err := d.announceDecision(ch, t, m, dec); err != nil {
+		if err := s.announceDecision(ch, t, m, dec); err != nil {
 			return nil, err
 		}
 		return m, nil
@@ -710,9 +710,9 @@ func (d *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in
 }
 
 // adminMediation is one mediation as the operator sees it.
-func (d *Service) adminMediation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Mediation, error) {
+func (s *Service) adminMediation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Mediation, error) {
 	var out *axp.Mediation
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		m, err := tx.Mediation(in.ID)
 		if err != nil {
 			return err

@@ -153,10 +153,10 @@ func mediatorRulesText() string {
 }
 
 // trustFAQ are the /api/faq entries of the trust-and-safety part.
-func (d *Service) TrustFAQ() []axp.FAQEntry {
-	window := d.mediationWindow().String()
+func (s *Service) TrustFAQ() []axp.FAQEntry {
+	window := s.mediationWindow().String()
 	mediator := "No AI provider is configured here, so the built-in rules decide."
-	if d.AiConfigured() {
+	if s.AiConfigured() {
 		mediator = "Here an AI model decides (every call is recorded for the operator); if its answer is unusable the built-in rules decide."
 	}
 	return []axp.FAQEntry{

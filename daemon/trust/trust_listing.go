@@ -22,7 +22,7 @@ func briefHash(t *axp.TaskRecord) string {
 
 // checkListing applies the listing policy to a new task. A refusal is recorded (in its own
 // transaction, since the creation itself fails) and answered as forbidden with the reason.
-func (d *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRecord) error {
+func (s *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRecord) error {
 	pol := kernel.ListingPolicy(t.Type, t.Description, t.Params)
 	if pol == nil {
 		return nil
@@ -30,7 +30,7 @@ func (d *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRec
 	hash := briefHash(t)
 	var rej *axp.ListingRejection
 	passed := false
-	_, err := d.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
 		rej, passed = nil, false
 		r, err := ch.Tx.ListingByHash(hash)
 		if err != nil {
@@ -44,13 +44,13 @@ func (d *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRec
 			desc, _ := kernel.RedactText(t.Description)
 			params := map[string]any{}
 			for k, v := range t.Params {
-				if s, ok := v.(string); ok {
+				if str, ok := v.(string); ok {
 					if kernel.DataSourceParam(k) {
-						s, _ = kernel.RedactKeepLinks(s)
+						str, _ = kernel.RedactKeepLinks(str)
 					} else {
-						s, _ = kernel.RedactText(s)
+						str, _ = kernel.RedactText(str)
 					}
-					v = s
+					v = str
 				}
 				params[k] = v
 			}
@@ -68,15 +68,15 @@ func (d *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRec
 	if err != nil || passed {
 		return err
 	}
-	d.Log.InfoContext(ctx, "listing rejected", "source", "trust", "rejection", rej.ID, "category", rej.Category, "type", t.Type)
+	s.Log.InfoContext(ctx, "listing rejected", "source", "trust", "rejection", rej.ID, "category", rej.Category, "type", t.Type)
 	return axp.Forbidden("this listing is not accepted: "+rej.Reason+" (category "+rej.Category+", rejection "+rej.ID+")",
 		"if this is a mistake, ask the operator (POST /api/members/me/operator-messages or /api/feedback) to overturn rejection "+
 			rej.ID+"; then post the same brief again")
 }
 
-func (d *Service) adminListings(ctx context.Context, c *pipeline.Call, in *axp.ListingsQuery) (*axp.ListingList, error) {
+func (s *Service) adminListings(ctx context.Context, c *pipeline.Call, in *axp.ListingsQuery) (*axp.ListingList, error) {
 	out := &axp.ListingList{Listings: []axp.ListingRejection{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		return tx.EachListingRejection(func(r *axp.ListingRejection) bool {
 			if in.Status == "" || in.Status == "all" || r.Status == in.Status {
 				out.Listings = append(out.Listings, *r)
@@ -87,8 +87,8 @@ func (d *Service) adminListings(ctx context.Context, c *pipeline.Call, in *axp.L
 	return out, err
 }
 
-func (d *Service) adminOverturnListing(ctx context.Context, c *pipeline.Call, in *axp.OverturnBody) (*axp.ListingRejection, error) {
-	return kernel.As[axp.ListingRejection](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) adminOverturnListing(ctx context.Context, c *pipeline.Call, in *axp.OverturnBody) (*axp.ListingRejection, error) {
+	return kernel.As[axp.ListingRejection](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		r, err := ch.Tx.ListingRejection(in.ID)
 		if err != nil {
 			return nil, err

@@ -39,9 +39,9 @@ func mayQuote(tx *store.Tx, t *axp.TaskRecord, sellerID string) (bool, error) {
 	return ok, nil
 }
 
-func (d *Service) listMessages(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.MessageList, error) {
+func (s *Service) listMessages(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.MessageList, error) {
 	out := &axp.MessageList{TaskID: in.ID, Messages: []axp.Message{}}
-	err := d.Store.View(func(tx *store.Tx) error {
+	err := s.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)
 		if err != nil {
 			return err
@@ -81,8 +81,8 @@ func (d *Service) listMessages(ctx context.Context, c *pipeline.Call, in *axp.Ta
 	return out, nil
 }
 
-func (d *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.MessageBody) (*axp.Message, error) {
-	return kernel.As[axp.Message](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.MessageBody) (*axp.Message, error) {
+	return kernel.As[axp.Message](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -137,7 +137,7 @@ func (d *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.Mes
 			}
 			msg.From, msg.SellerID, p = axp.SideSeller, me, kernel.SellerParty(t, me)
 		}
-		body, sc, err := d.CleanText(ch, p, "message", in.Body, false)
+		body, sc, err := s.CleanText(ch, p, "message", in.Body, false)
 		if err != nil {
 			return nil, err
 		}
@@ -157,16 +157,16 @@ func (d *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.Mes
 			data["screening"] = sc
 		}
 		if msg.From == axp.SideBuyer {
-			d.eventTo(ch, t, msg.SellerID, "message", data)
+			s.eventTo(ch, t, msg.SellerID, "message", data)
 		} else {
-			d.eventToBuyer(ch, t, "message", data)
+			s.eventToBuyer(ch, t, "message", data)
 		}
 		return msg, nil
 	}))
 }
 
 // eventTo pushes a task_update event to one member (push members only; pull members read it).
-func (d *Service) eventTo(ch *kernel.Change, t *axp.TaskRecord, memberID, event string, data map[string]any) {
+func (s *Service) eventTo(ch *kernel.Change, t *axp.TaskRecord, memberID, event string, data map[string]any) {
 	if memberID == "" {
 		return
 	}
@@ -175,25 +175,25 @@ func (d *Service) eventTo(ch *kernel.Change, t *axp.TaskRecord, memberID, event 
 }
 
 // eventToBuyer pushes a task_update event to the buyer member and the task's callback URL.
-func (d *Service) eventToBuyer(ch *kernel.Change, t *axp.TaskRecord, event string, data map[string]any) {
-	d.eventTo(ch, t, t.BuyerMemberID, event, data)
+func (s *Service) eventToBuyer(ch *kernel.Change, t *axp.TaskRecord, event string, data map[string]any) {
+	s.eventTo(ch, t, t.BuyerMemberID, event, data)
 	if t.CallbackURL != "" {
 		in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.Rfc3339(t.AutoReleaseAt), Test: t.Test}
-		ch.Notify(d.Callback(ch, t, map[string]any{"event": event, "task_update": in}))
+		ch.Notify(s.Callback(ch, t, map[string]any{"event": event, "task_update": in}))
 	}
 }
 
 // eventToSide pushes an event to one side of a task.
-func (d *Service) eventToSide(ch *kernel.Change, t *axp.TaskRecord, side, event string, data map[string]any) {
+func (s *Service) eventToSide(ch *kernel.Change, t *axp.TaskRecord, side, event string, data map[string]any) {
 	if side == axp.SideSeller {
-		d.eventTo(ch, t, t.SellerID, event, data)
+		s.eventTo(ch, t, t.SellerID, event, data)
 		return
 	}
-	d.eventToBuyer(ch, t, event, data)
+	s.eventToBuyer(ch, t, event, data)
 }
 
 // eventToBoth pushes an event to both sides of a task.
-func (d *Service) eventToBoth(ch *kernel.Change, t *axp.TaskRecord, event string, data map[string]any) {
-	d.eventToSide(ch, t, axp.SideBuyer, event, data)
-	d.eventToSide(ch, t, axp.SideSeller, event, data)
+func (s *Service) eventToBoth(ch *kernel.Change, t *axp.TaskRecord, event string, data map[string]any) {
+	s.eventToSide(ch, t, axp.SideBuyer, event, data)
+	s.eventToSide(ch, t, axp.SideSeller, event, data)
 }

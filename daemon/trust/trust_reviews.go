@@ -19,8 +19,8 @@ func completedJob(t *axp.TaskRecord) bool {
 
 var reviewCriteria = []string{"rating", "quality", "accuracy", "timeliness", "comment"}
 
-func (d *Service) submitReview(ctx context.Context, c *pipeline.Call, in *axp.ReviewBody) (*axp.ReviewResult, error) {
-	return kernel.As[axp.ReviewResult](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) submitReview(ctx context.Context, c *pipeline.Call, in *axp.ReviewBody) (*axp.ReviewResult, error) {
+	return kernel.As[axp.ReviewResult](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -30,7 +30,7 @@ func (d *Service) submitReview(ctx context.Context, c *pipeline.Call, in *axp.Re
 			return nil, err
 		}
 		rating := in.Rating
-		return d.storeReview(ch, t, side, protocol.ReviewOutput{Rating: &rating, Quality: in.Quality, Accuracy: in.Accuracy,
+		return s.storeReview(ch, t, side, protocol.ReviewOutput{Rating: &rating, Quality: in.Quality, Accuracy: in.Accuracy,
 			Timeliness: in.Timeliness, Comment: in.Comment}, "rest")
 	}))
 }
@@ -50,15 +50,15 @@ func checkScore(field string, v *int, required bool) error {
 }
 
 // storeReview checks and stores one side's review of a task.
-func (d *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string, r protocol.ReviewOutput, via string) (*axp.ReviewResult, error) {
+func (s *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string, r protocol.ReviewOutput, via string) (*axp.ReviewResult, error) {
 	if !completedJob(t) {
 		return nil, axp.Conflict("only parties to a completed job review it (accepted, released or refunded); this task is "+t.Status, "review once the job is accepted or the dispute is resolved")
 	}
-	for _, s := range []struct {
+	for _, vx := range []struct {
 		f string
 		v *int
 	}{{"rating", r.Rating}, {"quality", r.Quality}, {"accuracy", r.Accuracy}, {"timeliness", r.Timeliness}} {
-		if err := checkScore(s.f, s.v, s.f == "rating"); err != nil {
+		if err := checkScore(vx.f, vx.v, vx.f == "rating"); err != nil {
 			return nil, err
 		}
 	}
@@ -83,7 +83,7 @@ func (d *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string,
 	if rec.RevieweeID == "" {
 		return nil, axp.Conflict("this task has no seller to review", "")
 	}
-	comment, sc, err := d.CleanText(ch, kernel.SideParty(t, side), "review_comment", r.Comment, false)
+	comment, sc, err := s.CleanText(ch, kernel.SideParty(t, side), "review_comment", r.Comment, false)
 	if err != nil {
 		return nil, err
 	}
@@ -96,22 +96,22 @@ func (d *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string,
 		return nil, err
 	}
 	data := map[string]any{"review_id": rec.ReviewID, "from": side, "rating": rec.Rating, "comment": rec.Comment,
-		"objection_url": d.BaseURL() + "/api/reviews/" + rec.ReviewID + "/objection"}
+		"objection_url": s.BaseURL() + "/api/reviews/" + rec.ReviewID + "/objection"}
 	if sc != nil {
 		data["screening"] = sc
 	}
-	d.eventToSide(ch, t, kernel.Other(side), "review", data)
+	s.eventToSide(ch, t, kernel.Other(side), "review", data)
 	return &axp.ReviewResult{ReviewView: rec.ReviewView, RevieweeID: rec.RevieweeID}, nil
 }
 
 // subscribeTrust: a finished task asks each side for its review.
-func (d *Service) subscribeTrust() {
-	kernel.On(d.Kernel, func(ch *kernel.Change, e kernel.TaskFinished) error { return d.requestReviews(ch, e.Task) })
+func (s *Service) subscribeTrust() {
+	kernel.On(s.Kernel, func(ch *kernel.Change, e kernel.TaskFinished) error { return s.requestReviews(ch, e.Task) })
 }
 
 // requestReviews asks each side that has not been asked yet for its review. Call it before the
 // task is saved: it records who was asked.
-func (d *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
+func (s *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 	if !completedJob(t) || t.Test {
 		return nil
 	}
@@ -126,8 +126,8 @@ func (d *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 			if t.BuyerMemberID != "" {
 				ch.Notify(kernel.Notice{MemberID: t.BuyerMemberID, Tool: "review", TaskID: t.ID, Input: in})
 			} else if t.CallbackURL != "" {
-				ch.Notify(d.Callback(ch, t, map[string]any{"event": "review", "review": in,
-					"review_url": d.BaseURL() + "/api/tasks/" + t.ID + "/review"}))
+				ch.Notify(s.Callback(ch, t, map[string]any{"event": "review", "review": in,
+					"review_url": s.BaseURL() + "/api/tasks/" + t.ID + "/review"}))
 			}
 		case side == axp.SideSeller && t.BuyerMemberID != "" && t.SellerID != "":
 			b, err := ch.Tx.Member(t.BuyerMemberID)
@@ -148,9 +148,9 @@ func (d *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 	return nil
 }
 
-func (d *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.ObjectionBody) (*axp.Mediation, error) {
+func (s *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.ObjectionBody) (*axp.Mediation, error) {
 	var id string
-	out, err := d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		r, err := ch.Tx.Review(in.ID)
 		if err != nil {
 			return nil, err
@@ -177,7 +177,7 @@ func (d *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.
 				return nil, axp.Conflict("review "+r.ReviewID+" was already objected to: mediation "+m.ID+" is "+m.Status, "one objection per review; appeal the mediation's decision instead")
 			}
 		}
-		m, err := d.openMediation(ch, t, axp.MediationReviewObjection, kernel.Other(r.Role), in.Reason, in.Statement, nil, r)
+		m, err := s.openMediation(ch, t, axp.MediationReviewObjection, kernel.Other(r.Role), in.Reason, in.Statement, nil, r)
 		if err != nil {
 			return nil, err
 		}
@@ -185,19 +185,19 @@ func (d *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.
 		return m, nil
 	})
 	if err == nil {
-		d.decideIfReady(ctx, id)
+		s.decideIfReady(ctx, id)
 	}
 	return kernel.As[axp.Mediation](out, err)
 }
 
 // askMember calls a member's mediation or review tool after commit and applies the answer: a
 // statement for the mediation, a review (or a skip).
-func (d *Service) AskMember(ctx context.Context, n kernel.Notice, m *axp.Member) {
+func (s *Service) AskMember(ctx context.Context, n kernel.Notice, m *axp.Member) {
 	switch in := n.Input.(type) {
 	case protocol.MediationInput:
 		var out protocol.MediationOutput
-		err := d.CallTool(ctx, m, "mediation", in, &out)
-		_, merr := d.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
+		err := s.CallTool(ctx, m, "mediation", in, &out)
+		_, merr := s.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
 			med, t, err2 := loadMediation(ch.Tx, in.MediationID)
 			if err2 != nil {
 				return nil, err2
@@ -212,18 +212,18 @@ func (d *Service) AskMember(ctx context.Context, n kernel.Notice, m *axp.Member)
 			if med.Status != axp.MediationAwaiting || med.StatementOf(in.YourRole) != nil {
 				return nil, nil
 			}
-			return nil, d.statement(ch, t, med, in.YourRole, out.Statement, out.ProposedRefundPct, "push")
+			return nil, s.statement(ch, t, med, in.YourRole, out.Statement, out.ProposedRefundPct, "push")
 		})
 		if merr != nil {
-			d.Log.WarnContext(ctx, "mediation answer not stored", "source", "mediation", "mediation", in.MediationID, "member", m.ID, "err", merr)
-			d.recordRefusal(ctx, n.TaskID, "mediation_answer_refused", m.ID, merr)
+			s.Log.WarnContext(ctx, "mediation answer not stored", "source", "mediation", "mediation", in.MediationID, "member", m.ID, "err", merr)
+			s.recordRefusal(ctx, n.TaskID, "mediation_answer_refused", m.ID, merr)
 			return
 		}
-		d.decideIfReady(ctx, in.MediationID)
+		s.decideIfReady(ctx, in.MediationID)
 	case protocol.ReviewInput:
 		var out protocol.ReviewOutput
-		err := d.CallTool(ctx, m, "review", in, &out)
-		_, merr := d.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
+		err := s.CallTool(ctx, m, "review", in, &out)
+		_, merr := s.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
 			t, err2 := kernel.LoadTask(ch.Tx, in.TaskID)
 			if err2 != nil {
 				return nil, err2
@@ -240,19 +240,19 @@ func (d *Service) AskMember(ctx context.Context, n kernel.Notice, m *axp.Member)
 				}
 				return nil, ch.Tx.PutTask(t, t.Status)
 			}
-			_, err := d.storeReview(ch, t, in.YourRole, out, "push")
+			_, err := s.storeReview(ch, t, in.YourRole, out, "push")
 			return nil, err
 		})
 		if merr != nil {
-			d.Log.WarnContext(ctx, "review answer not stored", "source", "reviews", "task", in.TaskID, "member", m.ID, "err", merr)
-			d.recordRefusal(ctx, n.TaskID, "review_answer_refused", m.ID, merr)
+			s.Log.WarnContext(ctx, "review answer not stored", "source", "reviews", "task", in.TaskID, "member", m.ID, "err", merr)
+			s.recordRefusal(ctx, n.TaskID, "review_answer_refused", m.ID, merr)
 		}
 	}
 }
 
 // recordRefusal notes on a task's timeline that a member's answer was refused, with the rule.
-func (d *Service) recordRefusal(ctx context.Context, taskID, kind, memberID string, cause error) {
-	d.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+func (s *Service) recordRefusal(ctx context.Context, taskID, kind, memberID string, cause error) {
+	s.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, taskID)
 		if err != nil {
 			return nil, err

@@ -48,19 +48,19 @@ func disputeOpen(tx *store.Tx, t *axp.TaskRecord, what string) error {
 
 // applyDecision turns an agreed or decided refund percentage into the operator's queue item (a
 // refund at 100%, a split otherwise) and answers its id. Free jobs end at once: nothing moves.
-func (d *Service) applyDecision(ch *kernel.Change, t *axp.TaskRecord, pct int, reason string) (string, error) {
+func (s *Service) applyDecision(ch *kernel.Change, t *axp.TaskRecord, pct int, reason string) (string, error) {
 	if t.Free() {
 		tr, action := axp.TrigSettle, "settle"
 		if pct == 100 {
 			tr, action = axp.TrigRefund, "refund"
 		}
-		return "", d.Finish(ch, t, tr, action, map[string]any{"refund_pct": pct, "free": true, "reason": reason})
+		return "", s.Finish(ch, t, tr, action, map[string]any{"refund_pct": pct, "free": true, "reason": reason})
 	}
 	kind := axp.ApproveSplit
 	if pct == 100 {
 		kind = axp.ApproveRefund
 	}
-	a, err := d.money.MoneyApproval(t, kind, refundOf(t.Price, pct), reason, ch.Now)
+	a, err := s.money.MoneyApproval(t, kind, refundOf(t.Price, pct), reason, ch.Now)
 	if err != nil {
 		return "", err
 	}
@@ -106,11 +106,11 @@ func supersedeSettlements(ch *kernel.Change, taskID, except string) error {
 	return nil
 }
 
-func (d *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementBody) (*axp.Settlement, error) {
+func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementBody) (*axp.Settlement, error) {
 	if in.RefundPct < 0 || in.RefundPct > 100 {
 		return nil, axp.Invalid("refund_pct", "must be 0 to 100 (the share of the price refunded to the buyer)", "")
 	}
-	return kernel.As[axp.Settlement](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.As[axp.Settlement](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -122,37 +122,37 @@ func (d *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 		if err := disputeOpen(ch.Tx, t, "a settlement"); err != nil {
 			return nil, err
 		}
-		note, sc, err := d.CleanText(ch, kernel.SideParty(t, side), "settlement_note", in.Note, false)
+		note, sc, err := s.CleanText(ch, kernel.SideParty(t, side), "settlement_note", in.Note, false)
 		if err != nil {
 			return nil, err
 		}
-		s := &axp.Settlement{ID: axp.NewID("stl", ch.Now), TaskID: t.ID, ProposedBy: side, RefundPct: in.RefundPct,
+		set := &axp.Settlement{ID: axp.NewID("stl", ch.Now), TaskID: t.ID, ProposedBy: side, RefundPct: in.RefundPct,
 			RefundUSD: refundOf(t.Price, in.RefundPct), Note: note, Screening: sc, Status: axp.SettlementProposed, CreatedAt: ch.Now}
 		if err := supersedeSettlements(ch, t.ID, ""); err != nil {
 			return nil, err
 		}
-		if err := ch.Tx.PutSettlement(s); err != nil {
+		if err := ch.Tx.PutSettlement(set); err != nil {
 			return nil, err
 		}
-		detail := map[string]any{"settlement_id": s.ID, "proposed_by": side, "refund_pct": s.RefundPct, "refund_usd": s.RefundUSD}
+		detail := map[string]any{"settlement_id": set.ID, "proposed_by": side, "refund_pct": set.RefundPct, "refund_usd": set.RefundUSD}
 		if sc != nil {
 			detail["screening"] = sc
 		}
 		if err := ch.Save(t, t.Status, "settlement_proposed", detail); err != nil {
 			return nil, err
 		}
-		data := map[string]any{"settlement_id": s.ID, "proposed_by": side, "refund_pct": s.RefundPct, "refund_usd": s.RefundUSD,
-			"note": s.Note, "answer_url": d.BaseURL() + "/api/tasks/" + t.ID + "/settlement/" + s.ID}
+		data := map[string]any{"settlement_id": set.ID, "proposed_by": side, "refund_pct": set.RefundPct, "refund_usd": set.RefundUSD,
+			"note": set.Note, "answer_url": s.BaseURL() + "/api/tasks/" + t.ID + "/settlement/" + set.ID}
 		if sc != nil {
 			data["screening"] = sc
 		}
-		d.eventToSide(ch, t, kernel.Other(side), "settlement_proposed", data)
-		return s, nil
+		s.eventToSide(ch, t, kernel.Other(side), "settlement_proposed", data)
+		return set, nil
 	}))
 }
 
-func (d *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementAnswer) (*axp.Settlement, error) {
-	return kernel.As[axp.Settlement](d.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementAnswer) (*axp.Settlement, error) {
+	return kernel.As[axp.Settlement](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -161,63 +161,63 @@ func (d *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *ax
 		if err != nil {
 			return nil, err
 		}
-		s, err := ch.Tx.Settlement(in.SettlementID)
+		set, err := ch.Tx.Settlement(in.SettlementID)
 		if err != nil {
 			return nil, err
 		}
-		if s == nil || s.TaskID != t.ID {
+		if set == nil || set.TaskID != t.ID {
 			return nil, axp.NotFound("settlement", in.SettlementID)
 		}
-		if s.ProposedBy == side {
+		if set.ProposedBy == side {
 			return nil, axp.Forbidden("the proposer cannot answer its own settlement: only the "+kernel.Other(side)+" may accept or reject it",
 				"wait for the other side's answer, or propose anew")
 		}
-		if s.Status != axp.SettlementProposed {
-			return nil, axp.Conflict("settlement "+s.ID+" is "+s.Status+"; only an open proposal can be answered", "")
+		if set.Status != axp.SettlementProposed {
+			return nil, axp.Conflict("settlement "+set.ID+" is "+set.Status+"; only an open proposal can be answered", "")
 		}
 		if err := disputeOpen(ch.Tx, t, "a settlement"); err != nil {
 			return nil, err
 		}
 		now := ch.Now
-		s.AnsweredAt = &now
-		data := map[string]any{"settlement_id": s.ID, "refund_pct": s.RefundPct, "refund_usd": s.RefundUSD}
+		set.AnsweredAt = &now
+		data := map[string]any{"settlement_id": set.ID, "refund_pct": set.RefundPct, "refund_usd": set.RefundUSD}
 		if !in.Accept {
-			if err := axp.SettlementMachine.Move(&s.Status, axp.SettlementReject); err != nil {
+			if err := axp.SettlementMachine.Move(&set.Status, axp.SettlementReject); err != nil {
 				return nil, err
 			}
-			if err := ch.Tx.PutSettlement(s); err != nil {
+			if err := ch.Tx.PutSettlement(set); err != nil {
 				return nil, err
 			}
-			if err := ch.Save(t, t.Status, "settlement_rejected", map[string]any{"settlement_id": s.ID, "by": side}); err != nil {
+			if err := ch.Save(t, t.Status, "settlement_rejected", map[string]any{"settlement_id": set.ID, "by": side}); err != nil {
 				return nil, err
 			}
-			d.eventToSide(ch, t, s.ProposedBy, "settlement_rejected", data)
-			return s, nil
+			s.eventToSide(ch, t, set.ProposedBy, "settlement_rejected", data)
+			return set, nil
 		}
-		if err := axp.SettlementMachine.Move(&s.Status, axp.SettlementAccept); err != nil {
+		if err := axp.SettlementMachine.Move(&set.Status, axp.SettlementAccept); err != nil {
 			return nil, err
 		}
-		pct := s.RefundPct
-		approval, err := d.applyDecision(ch, t, pct, fmt.Sprintf("the parties agreed settlement %s: refund %d%% of the price", s.ID, pct))
+		pct := set.RefundPct
+		approval, err := s.applyDecision(ch, t, pct, fmt.Sprintf("the parties agreed settlement %s: refund %d%% of the price", set.ID, pct))
 		if err != nil {
 			return nil, err
 		}
-		s.ApprovalID = approval
-		if err := ch.Tx.PutSettlement(s); err != nil {
+		set.ApprovalID = approval
+		if err := ch.Tx.PutSettlement(set); err != nil {
 			return nil, err
 		}
-		if err := d.closeMediations(ch, t, &axp.MediationDecision{By: "settlement", Outcome: outcomeOf(pct), RefundPct: &pct,
-			Reasoning: "the parties agreed settlement " + s.ID, ApprovalID: approval, At: ch.Now}); err != nil {
+		if err := s.closeMediations(ch, t, &axp.MediationDecision{By: "settlement", Outcome: outcomeOf(pct), RefundPct: &pct,
+			Reasoning: "the parties agreed settlement " + set.ID, ApprovalID: approval, At: ch.Now}); err != nil {
 			return nil, err
 		}
 		if t.Status == axp.TaskDisputed {
-			if err := ch.Save(t, t.Status, "settlement_accepted", map[string]any{"settlement_id": s.ID, "by": side, "refund_pct": pct, "approval_id": approval}); err != nil {
+			if err := ch.Save(t, t.Status, "settlement_accepted", map[string]any{"settlement_id": set.ID, "by": side, "refund_pct": pct, "approval_id": approval}); err != nil {
 				return nil, err
 			}
 		}
 		data["approval_id"] = approval
-		d.eventToBoth(ch, t, "settlement_accepted", data)
-		return s, nil
+		s.eventToBoth(ch, t, "settlement_accepted", data)
+		return set, nil
 	}))
 }
 

@@ -1,6 +1,8 @@
 package daemon
 
-import "github.com/axp-exchange/axp/daemon/kernel"
+import (
+	"github.com/axp-exchange/axp/daemon/kernel"
+)
 
 // Config is the exchange's configuration, resolved by cmd (kernel.Config).
 type Config = kernel.Config

@@ -1,6 +1,8 @@
-// Package daemon is the exchange: it wires the store, the domain and the doors (REST now; MCP and A2A
-// as further projections of the same catalog) into one http.Handler, and owns every transaction
-// boundary. It never reads the environment: cmd resolves configuration into Config.
+// Package daemon is the exchange's wiring: it opens the store, builds the kernel (daemon/kernel) and
+// the services by noun over it (tasks, money, trust, members, talk, board, recorded, paid, site,
+// operator), lets each register its operations, serves the doors (REST, MCP, A2A) over the one call
+// pipeline and runs the background loops. The operations live in the services; transactions are the
+// kernel's. It never reads the environment: cmd resolves configuration into Config.
 package daemon
 
 import (
@@ -20,18 +22,51 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/board"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/mcp"
+	"github.com/axp-exchange/axp/daemon/members"
+	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/operator"
 	"github.com/axp-exchange/axp/daemon/outbound"
+	"github.com/axp-exchange/axp/daemon/paid"
 	"github.com/axp-exchange/axp/daemon/paidtools"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/recorded"
 	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/site"
+	"github.com/axp-exchange/axp/daemon/talk"
+	"github.com/axp-exchange/axp/daemon/tasks"
+	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
+// Daemon is a running exchange.
+type Daemon struct {
+	*kernel.Kernel
+	rest     *rest.Server
+	handler  http.Handler
+	mcp      *mcp.Server
+	stopOnce sync.Once
+	packMu   sync.Mutex // held by the packing pass under way
+
+	// The services, each over the kernel and the services it uses (services.go).
+	board    *board.Service
+	members  *members.Service
+	money    *money.Service
+	operator *operator.Service
+	paid     *paid.Service
+	recorded *recorded.Service
+	site     *site.Service
+	talk     *talk.Service
+	tasks    *tasks.Service
+	trust    *trust.Service
+}
+
 // New opens the data dir and builds the exchange. When no admin token is configured and none was
 // generated before, it generates one and returns it (to be printed once); it is stored hashed.
-func New(cfg kernel.Config, console io.Writer) (*Daemon, string, error) {
+func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	if cfg.DataDir == "" {
 		return nil, "", errors.New("no data dir given")
 	}
@@ -431,3 +466,9 @@ func DataDirDefault(xdgDataHome, home string) string {
 	}
 	return filepath.Join(home, ".local", "share", "axp")
 }
+
+// Sweep runs the window checks once now (tests and the operator's CLI use it).
+func (d *Daemon) Sweep() int { return d.tasks.Sweep(context.Background()) }
+
+// Liveness runs the members' liveness checks once now (tests use it).
+func (d *Daemon) Liveness() { d.members.Liveness(context.Background()) }

@@ -80,8 +80,8 @@ func New(b Backend, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{b: b, o: o, search: axp.Lookup("search"), create: axp.Lookup("create_task"), getTask: axp.Lookup("get_task"),
-		cancel: axp.Lookup("cancel_task")}
+	s := &Server{b: b, o: o, search: axp.Search.Op(), create: axp.CreateTask.Op(), getTask: axp.GetTask.Op(),
+		cancel: axp.CancelTask.Op()}
 	if s.search == nil || s.create == nil || s.getTask == nil || s.cancel == nil {
 		panic("a2a: the catalog lacks search, create_task, get_task or cancel_task")
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -50,22 +49,3 @@ func Private(m *axp.Member) axp.PrivateMember { return m.Private(m.SecretHash[:8
 
 // checkInPeriod is the liveness check-in clock (spec 8).
 const CheckInPeriod = 24 * time.Hour
-
-// addressed reports whether an announcement reaches a member.
-func Addressed(a *store.AnnouncementRecord, m *axp.Member) bool {
-	if len(a.MemberIDs) > 0 {
-		for _, id := range a.MemberIDs {
-			if id == m.ID {
-				return true
-			}
-		}
-		return false
-	}
-	switch a.Audience {
-	case "buyers":
-		return m.HasRole(protocol.RoleBuyer)
-	case "sellers":
-		return m.HasRole(protocol.RoleSeller)
-	}
-	return true
-}

@@ -4,10 +4,62 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
+
+// audienceOf says how the caller sees a task: its buyer, its chosen seller, or a seller that may
+// quote on it while it is open. Anyone else is refused.
+func AudienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
+	buyerErr := AsBuyer(t, c)
+	if buyerErr == nil {
+		return ViewBuyer, nil
+	}
+	if c.Kind == axp.MemberCall {
+		if c.MemberID == t.SellerID {
+			return ViewSeller, nil
+		}
+		if t.Status == axp.TaskOpen {
+			m, err := tx.Member(c.MemberID)
+			if err != nil {
+				return "", err
+			}
+			if m != nil {
+				if _, ok := Matches(m, t); ok {
+					return ViewSeller, nil
+				}
+			}
+		}
+	}
+	return "", buyerErr
+}
+
+func (k *Kernel) DoTaskNotice(t *axp.TaskRecord, seller *axp.Member) Notice {
+	return Notice{MemberID: seller.ID, Tool: "do_task", TaskID: t.ID, Input: protocol.DoTaskInput{
+		TaskID: t.ID, TaskType: t.Type, Description: t.Brief(), Params: t.Params, PriceUSD: t.Price,
+		ETAMinutes: t.ETAMinutes, DeliverURL: k.BaseURL() + "/api/members/me/jobs/" + t.ID + "/deliver",
+		AcceptanceChecks: t.AcceptanceChecks, Screening: t.Screening, Test: t.Test}}
+}
+
+// statusNotices queues task_update to both parties and the task's callback URL.
+func (k *Kernel) StatusNotices(ch *Change, t *axp.TaskRecord) {
+	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, AutoReleaseAt: Rfc3339(t.AutoReleaseAt), Test: t.Test}
+	if dl := t.LastDelivery(); dl != nil {
+		in.Deliverable = k.DeliverableRef(t, dl)
+	}
+	if t.BuyerMemberID != "" {
+		ch.Notify(Notice{MemberID: t.BuyerMemberID, Tool: "task_update", TaskID: t.ID, Input: in})
+	}
+	if t.SellerID != "" {
+		ch.Notify(Notice{MemberID: t.SellerID, Tool: "task_update", TaskID: t.ID, Input: in})
+	}
+	if t.CallbackURL != "" {
+		ch.Notify(k.Callback(ch, t, map[string]any{"event": "task_update", "task_update": in}))
+	}
+}
 
 // loadTask reads a task, as not_found when missing.
 func LoadTask(tx *store.Tx, id string) (*axp.TaskRecord, error) {
@@ -110,4 +162,67 @@ func Matches(m *axp.Member, t *axp.TaskRecord) (*axp.Skill, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Audiences of a task view.
+const (
+	ViewBuyer  = "buyer"
+	ViewSeller = "seller"
+)
+
+func Rfc3339(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339)
+	return &s
+}
+
+// deliverableRef points at a task's hosted deliverable, with the delivery note and its verdict.
+func (k *Kernel) DeliverableRef(t *axp.TaskRecord, dl *axp.Delivery) *protocol.DeliverableRef {
+	return &protocol.DeliverableRef{URL: k.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256,
+		Note: dl.Note, Screening: dl.Screening}
+}
+
+// finish moves a task to its end state, counts a release without a dispute as a completed job of
+// the seller, and notifies.
+func (k *Kernel) Finish(ch *Change, t *axp.TaskRecord, tr axp.Trigger, action string, detail map[string]any) error {
+	prev := t.Status
+	if err := t.Move(tr, "", ch.Now); err != nil {
+		return err
+	}
+	if t.SellerID != "" && !t.Disputed && tr == axp.TrigRelease {
+		st, err := ch.Tx.SellerStats(t.SellerID)
+		if err != nil {
+			return err
+		}
+		st.Completed++
+		if err := ch.Tx.PutSellerStats(st); err != nil {
+			return err
+		}
+	}
+	if err := Emit(ch, TaskFinished{Task: t}); err != nil {
+		return err
+	}
+	if err := ch.Save(t, prev, action, detail); err != nil {
+		return err
+	}
+	k.StatusNotices(ch, t)
+	return nil
+}
+
+func Other(side string) string {
+	if side == axp.SideBuyer {
+		return axp.SideSeller
+	}
+	return axp.SideBuyer
+}
+
+func ContainsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-func SchemaOf[T any]() *protocol.Schema { return protocol.SchemaFor[T]() }
-
 // announce stores an announcement and its audience's deliveries, and pushes it to the push members
 // of the audience (the pusher retries; each outcome is recorded on the member's delivery). Pull
 // members read it with GET /api/members/me/announcements. A role audience leaves suspended members
@@ -64,4 +62,23 @@ func (k *Kernel) Delivered(annID, memberID string, perr error) {
 		}
 		return nil, ch.Tx.PutDelivery(annID, dl)
 	})
+}
+
+// addressed reports whether an announcement reaches a member.
+func Addressed(a *store.AnnouncementRecord, m *axp.Member) bool {
+	if len(a.MemberIDs) > 0 {
+		for _, id := range a.MemberIDs {
+			if id == m.ID {
+				return true
+			}
+		}
+		return false
+	}
+	switch a.Audience {
+	case "buyers":
+		return m.HasRole(protocol.RoleBuyer)
+	case "sellers":
+		return m.HasRole(protocol.RoleSeller)
+	}
+	return true
 }

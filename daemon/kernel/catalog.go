@@ -9,6 +9,8 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
+func SchemaOf[T any]() *protocol.Schema { return protocol.SchemaFor[T]() }
+
 // invalidate drops cached documents that depend on members (the services list's on_offer).
 func (k *Kernel) Invalidate() {
 	k.CacheMu.Lock()

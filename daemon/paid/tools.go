@@ -89,7 +89,7 @@ func (s *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.P
 	}); err != nil {
 		return nil, err
 	}
-	connOp := axp.Lookup("paid_connector")
+	connOp := axp.PaidConnector.Op()
 	for _, cn := range conns {
 		sum := cn.Wants
 		if cn.Category == "" {

@@ -1,0 +1,153 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/store"
+)
+
+// change is the context of one state change: the transaction, who makes it and when.
+type Change struct {
+	Tx    *store.Tx
+	Ctx   context.Context
+	Actor string
+	Now   time.Time
+	// notices are sent to members and callback URLs after the transaction commits.
+	Notices []Notice
+	// afters run after the transaction commits (log lines, cache resets, follow-up work).
+	afters []func()
+	// answered: the call's idempotency record was written by answerWithTask.
+	answered bool
+	// events are the subscribers of typed events emitted in this change.
+	Events Subscribers
+}
+
+// answerWithTask writes the call's idempotency record (when it has a key) in this transaction as a
+// reference to task id: a replay answers with the task's current view, and with extra (sealed
+// with the caller's key) for what the task does not keep. Handlers whose answer comes only after
+// further work (a quote round) use it, so that the change and its record commit together.
+func (c *Change) AnswerWithTask(id string, extra any) error {
+	i := axp.IdempotencyFrom(c.Ctx)
+	if i == nil || i.Stored() {
+		return nil
+	}
+	body, err := json.Marshal(extra)
+	if err != nil {
+		return err
+	}
+	c.answered = true
+	return c.Tx.PutIdempotency(i.Key, &store.Idempotency{BodyHash: i.BodyHash, Op: i.Op, Status: i.Status,
+		Sealed: sealWith(i.Seal, store.Compress(body)), At: c.Now, Task: id})
+}
+
+// notify queues a notice, sent only if the change commits.
+func (c *Change) Notify(n Notice) { c.Notices = append(c.Notices, n) }
+
+// after queues fn to run once the change has committed.
+func (c *Change) After(fn func()) { c.afters = append(c.afters, fn) }
+
+// audit appends an audit record to the change's transaction.
+func (c *Change) Audit(action, entityType, entityID string, details map[string]any) error {
+	return c.Tx.Audit(&axp.AuditRecord{ID: axp.NewID("aud", c.Now), Time: c.Now, Actor: c.Actor, Action: action,
+		EntityType: entityType, EntityID: entityID, TraceID: axp.TraceID(c.Ctx), Details: details})
+}
+
+var errKeyAnswered = axp.Conflict("another request with this idempotency key was answered meanwhile",
+	"retry with the same key to get its answer")
+
+// mutate runs fn in one write transaction; with an Idempotency-Key on the call, the answer is stored
+// in the same transaction, sealed with the caller's key. On PostgreSQL the transaction may run again
+// after a serialization failure: fn starts from a fresh change each time, and only the notices and
+// follow-up work of the run that committed are kept.
+func (k *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error) {
+	var out any
+	var notices []Notice
+	var afters []func()
+	var stored *axp.Idempotency
+	err := k.Store.Update(func(tx *store.Tx) error {
+		stored = nil
+		out, notices, afters = nil, nil, nil
+		if i := axp.IdempotencyFrom(ctx); i != nil && !i.Stored() {
+			// Another daemon on the same database may have answered this key since Replay
+			// looked: the record and this change cannot both commit.
+			if rec, err := tx.Idempotency(i.Key); err != nil || rec != nil {
+				return errors.Join(err, errKeyAnswered)
+			}
+		}
+		c := &Change{Tx: tx, Ctx: ctx, Actor: actor, Now: k.Now(), Events: k.Events}
+		var err error
+		if out, err = fn(c); err != nil {
+			return err
+		}
+		notices, afters = c.Notices, c.afters
+		// One record per call, written by its first committed change; a later transaction of
+		// the same call (follow-up work) does not overwrite it.
+		if i := axp.IdempotencyFrom(ctx); i != nil && !i.Stored() {
+			stored = i
+			if c.answered {
+				return nil
+			}
+			body, err := json.Marshal(out)
+			if err != nil {
+				return err
+			}
+			return tx.PutIdempotency(i.Key, &store.Idempotency{BodyHash: i.BodyHash, Op: i.Op, Status: i.Status,
+				Sealed: sealWith(i.Seal, store.Compress(append(body, '\n'))), At: c.Now})
+		}
+		return nil
+	})
+	if err == nil && stored != nil {
+		stored.MarkStored()
+	}
+	if err == nil {
+		k.Send(ctx, notices)
+		for _, f := range afters {
+			f()
+		}
+	}
+	return out, err
+}
+
+// A typed event is recorded inside a change by the service that made it and handled, in the same
+// transaction, by the services that subscribed to its type: a service reacts to another's change
+// without the other calling back up into it. Handlers run in the order they subscribed; an error
+// from one fails the change.
+type Subscribers map[reflect.Type][]func(ch *Change, e any) error
+
+// on subscribes fn to the events of type E.
+func On[E any](d *Kernel, fn func(ch *Change, e E) error) {
+	t := reflect.TypeFor[E]()
+	d.Events[t] = append(d.Events[t], func(ch *Change, e any) error { return fn(ch, e.(E)) })
+}
+
+// emit hands e to the subscribers of its type, inside the change's transaction.
+func Emit[E any](ch *Change, e E) error {
+	for _, fn := range ch.Events[reflect.TypeFor[E]()] {
+		if err := fn(ch, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// paymentConfirmed: a task's payment was confirmed and the task moved to working; its job starts.
+type PaymentConfirmed struct {
+	Task   *axp.TaskRecord
+	Seller *axp.Member
+}
+
+// taskFinished: a task reached an end state through its seller's work (accepted or released,
+// settled, refunded); each side is asked for its review.
+type TaskFinished struct {
+	Task *axp.TaskRecord
+}
+
+// payoutAddressSet: a member gave a payout address; payouts held for the lack of one go ahead.
+type PayoutAddressSet struct {
+	Member *axp.Member
+}

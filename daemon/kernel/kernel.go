@@ -1,0 +1,174 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/outbound"
+	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
+)
+
+// Kernel is what every service of the exchange shares.
+type Kernel struct {
+	Cfg   Config
+	Store *store.DB
+	// leader says whether this daemon runs the work that must run once among the daemons sharing
+	// a PostgreSQL store (sweeper, payment watcher, liveness, recorders); on bbolt it always leads.
+	Leader                                                        *store.Leader
+	Keys                                                          *Sealer
+	Log                                                           *slog.Logger
+	Sink                                                          *LogSink
+	Metrics                                                       *Metrics
+	Started                                                       time.Time
+	AdminHash                                                     [32]byte
+	AnonTasks, Registrations, OperatorMsgs, AnonReads, BoardPosts *Limiter
+	SeenMu                                                        sync.Mutex
+	Seen                                                          map[string]time.Time // member id -> last time LastSeenAt was written
+	CacheMu                                                       sync.Mutex
+	Services                                                      *axp.ServiceList   // cached /api/services answer; reset when skills change
+	ServicesAt                                                    time.Time          // when services was built
+	Invite                                                        *protocol.AlsoSell // the also_sell invitation for the current base URL
+	Offers                                                        OfferCache         // on_offer, until what verified sellers offer changes
+	Pipe                                                          *pipeline.Pipeline
+	Verifier                                                      PaymentVerifier
+	// chain is the evm verifier's and the payout rail's chain (nil: manual); wallet the hot
+	// wallet (nil: the operator sends payouts).
+	Chain     *chain.Client
+	ChainInfo axp.ChainInfo
+	Wallet    *chain.Wallet
+	Caller    *outbound.Caller
+	Pusher    *outbound.Pusher
+	// callTool calls a member's MCP tool (nil until the outbound path is wired).
+	CallTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
+	// quoteParallel caps the calls of one quote round under way at once (outbound.MaxParallel).
+	QuoteParallel int
+	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
+	Outbox func(ctx context.Context, n Notice)
+	// events holds the subscribers of the typed events services emit (events.go).
+	Events Subscribers
+	// afterScan, when set (tests), runs between a sweeper's read of what is due and the write
+	// transactions that act on it, so a test can change the state in between.
+	AfterScan func(what string)
+	// paidHook, when set (tests), runs at the stages of a paid call ("held", "settled"), so that a
+	// test can stop one there as a crash would.
+	PaidHook func(stage string)
+	Stop     chan struct{}
+	Bg       sync.WaitGroup
+}
+
+// DefaultMaxConnsPerIP caps the connections one client address may hold open.
+const DefaultMaxConnsPerIP = 256
+
+// Logger is the exchange's logger.
+func (k *Kernel) Logger() *slog.Logger { return k.Log }
+
+// DB is the exchange's database.
+func (k *Kernel) DB() *store.DB { return k.Store }
+
+// BaseURL is the public address of the exchange.
+func (k *Kernel) BaseURL() string {
+	if k.Cfg.BaseURL != "" {
+		return strings.TrimRight(k.Cfg.BaseURL, "/")
+	}
+	return "http://" + k.Cfg.Addr
+}
+
+// SetBaseURL fixes the base URL once the listener's address is known (port 0).
+func (k *Kernel) SetBaseURL(u string) {
+	if k.Cfg.BaseURL == "" {
+		k.Cfg.BaseURL = u
+	}
+	k.CacheMu.Lock()
+	k.Services, k.Invite = nil, nil
+	k.CacheMu.Unlock()
+}
+
+// now is the exchange's clock, to the microsecond: every time it records (tasks, timelines, audit,
+// approvals, the ledger) has PostgreSQL's precision, and the nanoseconds below it, noise that no
+// reader uses, are not stored ~60 times a task.
+func (k *Kernel) Now() time.Time { return k.Cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// leading tells whether this daemon runs the once-only background work now.
+func (k *Kernel) Leads() bool { return k.Leader.Leading() }
+
+// Leading tells whether this daemon leads the daemons sharing its store (always, on bbolt).
+func (k *Kernel) Leading() bool { return k.Leads() }
+
+// Observe records metrics and logs the request.
+func (k *Kernel) Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error) {
+	k.Metrics.Observe(route, elapsed, status >= 500, k.Now())
+	level := slog.LevelDebug
+	switch {
+	case status >= 500:
+		level = slog.LevelError
+	case status >= 400 || r.Method != http.MethodGet:
+		level = slog.LevelInfo
+	}
+	if !k.Log.Enabled(r.Context(), level) {
+		return
+	}
+	attrs := []any{"source", "http", "method", r.Method, "route", route, "status", status,
+		"ms", float64(elapsed.Microseconds()) / 1000, "actor", c.Actor(), "ip", protocol.Fingerprint(c.IP)}
+	if err != nil {
+		attrs = append(attrs, "error", ErrorText(err))
+	}
+	k.Log.Log(r.Context(), level, "request", attrs...)
+}
+
+func ErrorText(err error) string {
+	var e *axp.Error
+	if errors.As(err, &e) {
+		return string(e.Code) + ": " + e.Message
+	}
+	return err.Error()
+}
+
+// Admit applies the rate limits of DESIGN.md section 8. The limits on task creation, registrations
+// and operator messages count only calls that change something: the door calls refund when a call
+// is refused, replayed or fails. The general limit on anonymous calls counts every call.
+func (k *Kernel) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
+	now := k.Now()
+	anonymous := c.Kind == axp.Anonymous || c.Kind == axp.BuyerToken
+	switch op.Limit {
+	case axp.LimitTaskPosts:
+		if anonymous {
+			return k.AnonTasks.allow(c.IP, now)
+		}
+	case axp.LimitRegistrations:
+		return k.Registrations.allow(c.IP, now)
+	case axp.LimitOperatorMessages:
+		return k.OperatorMsgs.allow(c.MemberID, now)
+	case axp.LimitBoardPosts:
+		return k.BoardPosts.allow(c.MemberID, now)
+	}
+	if anonymous {
+		_, err := k.AnonReads.allow(c.IP, now)
+		return nil, err
+	}
+	return nil, nil
+}
+
+// as is the answer of a change (mutate and its helpers answer any) as the type its operation
+// declares; another type is an internal error, never a wrong answer.
+func As[T any](v any, err error) (*T, error) {
+	if err != nil || v == nil {
+		return nil, err
+	}
+	switch out := v.(type) {
+	case *T:
+		return out, nil
+	case T:
+		return &out, nil
+	}
+	return nil, fmt.Errorf("answer of type %T where %T is declared", v, (*T)(nil))
+}

@@ -261,3 +261,36 @@ var AdminApprove = Define[ApproveBody, Approval](Op{Name: "admin_approve", Metho
 // AdminReject declares admin_reject, POST /api/admin/approvals/{id}/reject.
 var AdminReject = Define[RejectBody, Approval](Op{Name: "admin_reject", Method: post, Path: "/api/admin/approvals/{id}/reject", Tag: "admin", Access: AdminAuth, Summary: "Reject a queue item with a reason; nothing moves."},
 	&RejectBody{ID: "apr_x", Reason: "r"})
+
+// Earnings is what a seller's jobs paid and what is still on its way (spec 4.4: sellers see their
+// money). Totals count every job; Jobs lists the newest.
+type Earnings struct {
+	PayoutAddress string `json:"payout_address,omitempty" doc:"where payouts go; without one, payouts are held until you set it (axp member payout-address)"`
+	// PaidUSD is what was sent (payouts and the seller's parts of splits); PendingUSD waits for the
+	// operator's approval or for its transfer to confirm; HeldUSD waits for a payout address or for
+	// a payment whose block left the chain.
+	PaidUSD    Money       `json:"paid_usd"`
+	PendingUSD Money       `json:"pending_usd"`
+	HeldUSD    Money       `json:"held_usd"`
+	Jobs       []EarnedJob `json:"jobs" doc:"the newest 100 jobs, newest first"`
+}
+
+// EarnedJob is one job's money as its seller sees it.
+type EarnedJob struct {
+	TaskID   string `json:"task_id"`
+	TaskType string `json:"task_type"`
+	Status   string `json:"status" doc:"the task's status"`
+	PriceUSD Money  `json:"price_usd"`
+	// NetUSD is the seller's part: the price after the platform fee, or its part of a split.
+	NetUSD Money `json:"net_usd"`
+	// Payout says where the payout stands: none (the job is not finished, or pays nothing), paid,
+	// pending (awaiting approval, sent and not yet confirmed, or failed and back in the queue),
+	// held (HeldFor says why) or rejected.
+	Payout  string     `json:"payout" schema:"enum=none|paid|pending|held|rejected"`
+	HeldFor string     `json:"held_for,omitempty" schema:"enum=payout_address|reorg"`
+	TxHash  string     `json:"tx_hash,omitempty"`
+	PaidAt  *time.Time `json:"paid_at,omitempty"`
+}
+
+var GetMyEarnings = Define[NoInput, Earnings](Op{Name: "get_my_earnings", Method: get, Path: "/api/members/me/earnings", Tag: "seller", Access: SellerAuth, Tool: "get_my_earnings", Summary: "What your jobs paid, what waits for approval or is held and why, and where payouts go."},
+	nil)

@@ -95,6 +95,7 @@ var Ops = catalog(
 	ListQuoteRequests,
 	SubmitOffer,
 	ListJobs,
+	GetMyEarnings,
 	Deliver,
 	RequestPayment,
 

@@ -143,6 +143,8 @@ var (
 	SubmitOffer = Def[axp.OfferInput, axp.OfferAnswer]("submit_offer")
 	// ListJobs is GET /api/members/me/jobs: Tasks assigned to you, with payout after the platform fee.
 	ListJobs = Def[axp.JobsQuery, axp.TaskList]("list_jobs")
+	// GetMyEarnings is GET /api/members/me/earnings: What your jobs paid, what waits for approval or is held and why, and where payouts go.
+	GetMyEarnings = Def[None, axp.Earnings]("get_my_earnings")
 	// Deliver is POST /api/members/me/jobs/{id}/deliver: Register a delivery; starts the buyer's auto-release window.
 	Deliver = Def[axp.DeliverInput, axp.Task]("deliver")
 	// RequestPayment is POST /api/members/me/jobs/{id}/request-payment: Request payment after the buyer accepted; the operator approves.

@@ -73,6 +73,7 @@ var (
 	ListQuoteRequests      = api.ListQuoteRequests
 	SubmitOffer            = api.SubmitOffer
 	ListJobs               = api.ListJobs
+	GetMyEarnings          = api.GetMyEarnings
 	Deliver                = api.Deliver
 	RequestPayment         = api.RequestPayment
 	AdminTrace             = api.AdminTrace

@@ -1,6 +1,7 @@
 package money
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -12,12 +13,14 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// Register binds the operations of the money service to their handlers and subscribes it to the events it handles.
+// Register binds the operations of the money service to their handlers and subscribes it to the
+// events it handles.
 func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, axp.AdminApprovals, s.adminApprovals)
 	pipeline.Handle(r, axp.AdminApprove, s.adminApprove)
 	pipeline.Handle(r, axp.AdminReject, s.adminReject)
 	pipeline.HandleNoInput(r, axp.AdminReconcile, s.adminReconcile)
+	pipeline.HandleNoInput(r, axp.GetMyEarnings, s.getMyEarnings)
 	s.subscribeMoney()
 }
 
@@ -525,4 +528,86 @@ func unholdPayouts(ch *kernel.Change, m *axp.Member) error {
 		}
 	}
 	return nil
+}
+
+// earnedJobs caps the jobs get_my_earnings lists; its totals count every job.
+const earnedJobs = 100
+
+// getMyEarnings answers what the calling seller's jobs paid and what is on its way, read from each
+// job's payout or split item (the latest one not rejected).
+func (s *Service) getMyEarnings(ctx context.Context, c *pipeline.Call) (*axp.Earnings, error) {
+	out := &axp.Earnings{Jobs: []axp.EarnedJob{}}
+	err := s.Store.View(func(tx *store.Tx) error {
+		m, err := kernel.LoadMember(tx, c.Caller.MemberID)
+		if err != nil {
+			return err
+		}
+		out.PayoutAddress = m.PayoutAddress
+		ids := tx.SellerJobIDs(m.ID)
+		for i := len(ids) - 1; i >= 0; i-- {
+			t, err := tx.Task(ids[i])
+			if err != nil {
+				return err
+			}
+			if t == nil || t.SellerID != m.ID {
+				continue
+			}
+			job, err := earned(tx, t)
+			if err != nil {
+				return err
+			}
+			switch job.Payout {
+			case "paid":
+				out.PaidUSD += job.NetUSD
+			case "pending":
+				out.PendingUSD += job.NetUSD
+			case "held":
+				out.HeldUSD += job.NetUSD
+			}
+			if len(out.Jobs) < earnedJobs {
+				out.Jobs = append(out.Jobs, job)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// earned is one job's money from its seller's side.
+func earned(tx *store.Tx, t *axp.TaskRecord) (axp.EarnedJob, error) {
+	job := axp.EarnedJob{TaskID: t.ID, TaskType: t.Type, Status: t.Status, PriceUSD: t.Price, NetUSD: t.Fee.SellerNet, Payout: "none"}
+	list, err := tx.TaskApprovals(t.ID)
+	if err != nil {
+		return job, err
+	}
+	// The newest item that was not rejected; a rejected one only when there is no other.
+	var last *axp.Approval
+	for i := range list {
+		a := &list[i]
+		if a.Kind != axp.ApprovePayout && a.Kind != axp.ApproveSplit {
+			continue
+		}
+		if last == nil || (last.Status == axp.ApprovalRejected && a.Status != axp.ApprovalRejected) ||
+			((last.Status == axp.ApprovalRejected) == (a.Status == axp.ApprovalRejected) && a.CreatedAt.After(last.CreatedAt)) {
+			last = a
+		}
+	}
+	if last == nil {
+		return job, nil
+	}
+	job.NetUSD, job.TxHash = last.SellerNetUSD, last.TxHash
+	switch last.Status {
+	case axp.ApprovalApproved, axp.ApprovalConfirmed:
+		job.Payout, job.PaidAt = "paid", last.DecidedAt
+	case axp.ApprovalPending, axp.ApprovalSent, axp.ApprovalFailed:
+		job.Payout = "pending"
+	case axp.ApprovalHeld, axp.ApprovalReorged:
+		job.Payout, job.HeldFor = "held", cmp.Or(last.HeldFor, "payout_address")
+	case axp.ApprovalRejected:
+		job.Payout = "rejected"
+	}
+	return job, nil
 }

@@ -152,15 +152,15 @@ func (s *Service) boardPost(ctx context.Context, c *pipeline.Call, in *axp.Board
 	if err != nil {
 		return nil, err
 	}
-	return kernel.As[axp.BoardPost](s.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardThread, Title: in.Title, Body: in.Body, Tags: tags}))
+	return s.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardThread, Title: in.Title, Body: in.Body, Tags: tags})
 }
 
 func (s *Service) boardReply(ctx context.Context, c *pipeline.Call, in *axp.BoardReplyBody) (*axp.BoardPost, error) {
-	return kernel.As[axp.BoardPost](s.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardReply, ThreadID: in.ID, Body: in.Body}))
+	return s.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardReply, ThreadID: in.ID, Body: in.Body})
 }
 
 // publish screens and stores a new thread or reply by the caller, in one transaction.
-func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (any, error) {
+func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (*axp.BoardPost, error) {
 	for _, f := range []struct{ name, v string }{{"title", p.Title}, {"body", p.Body}} {
 		if (f.name == "body" || p.Kind == axp.BoardThread) && strings.TrimSpace(f.v) == "" {
 			return nil, axp.Invalid(f.name, "is blank", "write the "+f.name+" of the post")
@@ -177,7 +177,7 @@ func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 	if err := s.boardPolicy(ctx, c, p); err != nil {
 		return nil, err
 	}
-	return s.Mutate(ctx, c.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Actor(), func(ch *kernel.Change) (*axp.BoardPost, error) {
 		m, err := boardMember(ch.Tx, c)
 		if err != nil {
 			return nil, err
@@ -296,21 +296,21 @@ func (s *Service) adminBoard(ctx context.Context, c *pipeline.Call, in *axp.Boar
 }
 
 func (s *Service) adminBoardApprove(ctx context.Context, c *pipeline.Call, in *axp.BoardApproveBody) (*axp.BoardPost, error) {
-	return kernel.As[axp.BoardPost](s.moderate(ctx, c, in.ID, axp.BoardVisible, in.Note))
+	return s.moderate(ctx, c, in.ID, axp.BoardVisible, in.Note)
 }
 
 func (s *Service) adminBoardHide(ctx context.Context, c *pipeline.Call, in *axp.BoardHideBody) (*axp.BoardPost, error) {
-	return kernel.As[axp.BoardPost](s.moderate(ctx, c, in.ID, axp.BoardHidden, in.Reason))
+	return s.moderate(ctx, c, in.ID, axp.BoardHidden, in.Reason)
 }
 
 // moderate is the operator's decision on a post: it appears (visible) or is hidden. The thread's
 // reply count follows, and the author is told.
-func (s *Service) moderate(ctx context.Context, c *pipeline.Call, id, to, note string) (any, error) {
+func (s *Service) moderate(ctx context.Context, c *pipeline.Call, id, to, note string) (*axp.BoardPost, error) {
 	action, verb := "approved", "approve"
 	if to == axp.BoardHidden {
 		action, verb = "hidden", "hide"
 	}
-	return s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.BoardPost, error) {
 		p, err := ch.Tx.BoardPost(id)
 		if err != nil {
 			return nil, err

@@ -3,7 +3,6 @@ package kernel
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -156,19 +155,4 @@ func (k *Kernel) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
 		return nil, err
 	}
 	return nil, nil
-}
-
-// as is the answer of a change (mutate and its helpers answer any) as the type its operation
-// declares; another type is an internal error, never a wrong answer.
-func As[T any](v any, err error) (*T, error) {
-	if err != nil || v == nil {
-		return nil, err
-	}
-	switch out := v.(type) {
-	case *T:
-		return out, nil
-	case T:
-		return &out, nil
-	}
-	return nil, fmt.Errorf("answer of type %T where %T is declared", v, (*T)(nil))
 }

@@ -43,7 +43,7 @@ func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Regist
 	if in.AuthToken.Given() && in.AuthToken.Value != "" {
 		m.AuthTokenEnc = s.Keys.Seal([]byte(in.AuthToken.Value))
 	}
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Registered, error) {
 		if err := s.CleanProfile(ch, m, false); err != nil {
 			return nil, err
 		}
@@ -63,7 +63,8 @@ func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Regist
 	}
 	s.Invalidate()
 	s.Log.InfoContext(ctx, "member registered", "source", "members", "member", id, "roles", m.Roles, "secret_fp", protocol.Fingerprint(secret))
-	return kernel.As[axp.Registered](s.withSkillWarnings(out, nil))
+	out.Member.SkillWarnings = s.skillWarnings(&out.Member)
+	return out, nil
 }
 
 func (s *Service) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.PrivateMember, error) {
@@ -71,7 +72,8 @@ func (s *Service) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.Priv
 	if err != nil {
 		return nil, err
 	}
-	return kernel.As[axp.PrivateMember](s.withSkillWarnings(kernel.Private(m), nil))
+	pm := kernel.Private(m)
+	return s.warned(&pm), nil
 }
 
 func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (*axp.PrivateMember, error) {
@@ -80,7 +82,7 @@ func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 			return nil, err
 		}
 	}
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -110,12 +112,16 @@ func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 		if err := ch.Audit("member.update", "member", m.ID, details); err != nil {
 			return nil, err
 		}
-		return kernel.Private(m), nil
+		pm := kernel.Private(m)
+		return &pm, nil
 	})
 	if err == nil {
 		s.Invalidate()
 	}
-	return kernel.As[axp.PrivateMember](s.withSkillWarnings(out, err))
+	if err != nil {
+		return nil, err
+	}
+	return s.warned(out), nil
 }
 
 func changedFields(u *axp.ProfileUpdate) []string {
@@ -140,7 +146,7 @@ func changedFields(u *axp.ProfileUpdate) []string {
 }
 
 func (s *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.SkillsUpdate) (*axp.PrivateMember, error) {
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -165,16 +171,20 @@ func (s *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.Sk
 		if err := ch.Audit("member.skills", "member", m.ID, map[string]any{"task_types": types}); err != nil {
 			return nil, err
 		}
-		return kernel.Private(m), nil
+		pm := kernel.Private(m)
+		return &pm, nil
 	})
 	if err == nil {
 		s.Invalidate()
 	}
-	return kernel.As[axp.PrivateMember](s.withSkillWarnings(out, err))
+	if err != nil {
+		return nil, err
+	}
+	return s.warned(out), nil
 }
 
 func (s *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Heartbeat, error) {
-	return kernel.As[axp.Heartbeat](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Heartbeat, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -187,11 +197,11 @@ func (s *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyI
 			return nil, err
 		}
 		return &axp.Heartbeat{MemberID: m.ID, State: m.State, LastSeenAt: m.LastSeenAt, NextDueBy: m.LastSeenAt.Add(kernel.CheckInPeriod)}, nil
-	}))
+	})
 }
 
 func (s *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Favourites) (*axp.Favourites, error) {
-	return kernel.As[axp.Favourites](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Favourites, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -226,7 +236,7 @@ func (s *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.F
 			return nil, err
 		}
 		return &axp.Favourites{SellerIDs: ids}, nil
-	}))
+	})
 }
 
 func (s *Service) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementList, error) {
@@ -252,7 +262,7 @@ func (s *Service) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp
 }
 
 func (s *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Announcement, error) {
-	return kernel.As[axp.Announcement](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Announcement, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -277,11 +287,11 @@ func (s *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *ax
 		v := a.Announcement
 		v.ReadAt = &at
 		return &v, nil
-	}))
+	})
 }
 
 func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.OperatorMessage) (*axp.OperatorMessageView, error) {
-	return kernel.As[axp.OperatorMessageView](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OperatorMessageView, error) {
 		msg := &axp.OperatorMessageView{ID: axp.NewID("opm", ch.Now), MemberID: c.Caller.MemberID, Title: in.Title,
 			Body: in.Body, Kind: in.Kind, CreatedAt: ch.Now}
 		if err := ch.Tx.PutOperatorMessage(msg); err != nil {
@@ -291,5 +301,5 @@ func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp
 			return nil, err
 		}
 		return msg, nil
-	}))
+	})
 }

@@ -30,18 +30,8 @@ func (s *Service) skillWarnings(pm *axp.PrivateMember) []string {
 	return out
 }
 
-// withSkillWarnings adds the skill warnings to a member's own view.
-func (s *Service) withSkillWarnings(out any, err error) (any, error) {
-	if err != nil {
-		return out, err
-	}
-	switch v := out.(type) {
-	case axp.PrivateMember:
-		v.SkillWarnings = s.skillWarnings(&v)
-		return v, nil
-	case *axp.Registered:
-		v.Member.SkillWarnings = s.skillWarnings(&v.Member)
-		return v, nil
-	}
-	return out, nil
+// warned adds the skill warnings to a member's private record.
+func (s *Service) warned(pm *axp.PrivateMember) *axp.PrivateMember {
+	pm.SkillWarnings = s.skillWarnings(pm)
+	return pm
 }

@@ -184,7 +184,7 @@ func (s *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.Emp
 		v.Steps = s.verifyPush(ctx, m)
 	}
 	v.Passed = passed(v.Steps)
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Verification, error) {
 		m, err := kernel.LoadMember(ch.Tx, m.ID)
 		if err != nil {
 			return nil, err
@@ -219,7 +219,7 @@ func (s *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.Emp
 	if err == nil {
 		s.Invalidate()
 	}
-	return kernel.As[axp.Verification](out, err)
+	return out, err
 }
 
 func checksOf(steps []axp.Step, now time.Time) []axp.Check {
@@ -270,7 +270,7 @@ func PracticeView(m *axp.Member) axp.Task {
 
 // answerPractice records a pull member's answer to its practice request.
 func (s *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
-	return kernel.As[axp.QuoteRecorded](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -287,7 +287,7 @@ func (s *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID s
 		}
 		return &axp.QuoteRecorded{TaskID: taskID, Kind: a.Kind(), Recorded: true,
 			Next: "POST /api/members/me/verify to finish verification"}, nil
-	}))
+	})
 }
 
 func (s *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Conformance, error) {

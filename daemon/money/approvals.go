@@ -169,10 +169,10 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 			return nil
 		})
 		if !alone && axp.SendsMoney(kind) {
-			return kernel.As[axp.Approval](s.approveOnChain(ctx, c, in))
+			return s.approveOnChain(ctx, c, in)
 		}
 	}
-	return kernel.As[axp.Approval](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
 		a, err := ch.Tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
@@ -229,7 +229,7 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 			return nil, err
 		}
 		return a, nil
-	}))
+	})
 }
 
 // confirmPayment books a confirmed payment and starts the job.
@@ -283,7 +283,7 @@ func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 
 // approveBuyerPart sends the buyer's refund of a split whose seller part waits for a payout
 // address: the item stays held for the seller's part, and the task disputed until it is sent.
-func (s *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.ApproveBody) (any, error) {
+func (s *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.ApproveBody) (*axp.Approval, error) {
 	if in.TxHash == "" {
 		return nil, axp.Invalid("tx_hash", "is required to send the buyer's part of a split",
 			"send the buyer's refund, then record its transaction hash here; the seller's part waits for a payout address")
@@ -416,7 +416,7 @@ func (s *Service) releaseDue(ch *kernel.Change, t *axp.TaskRecord) error {
 }
 
 func (s *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.RejectBody) (*axp.Approval, error) {
-	return kernel.As[axp.Approval](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
 		a, err := ch.Tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
@@ -461,7 +461,7 @@ func (s *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.Rej
 			return nil, err
 		}
 		return a, nil
-	}))
+	})
 }
 
 // closeReleaseDue closes the open release_due item of a task the buyer answered after its

@@ -75,7 +75,7 @@ func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error
 }
 
 // approveOnChain approves a payout, refund or split by sending it from the hot wallet.
-func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (any, error) {
+func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
 	release, err := s.Wallet.Acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -117,7 +117,7 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 		}
 		plan[i].TxHash, plan[i].Nonce, plan[i].Raw, plan[i].Status = signed.Hash, signed.Nonce, hex.EncodeToString(signed.Raw), axp.TransferSent
 	}
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
 		a, err := loadApproval(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -175,10 +175,10 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 			}
 		}
 	}
-	if a, ok := out.(*axp.Approval); ok {
-		return redactRaw(a), nil
+	if out == nil {
+		return nil, nil
 	}
-	return out, nil
+	return redactRaw(out), nil
 }
 
 // redactRaw drops the signed bytes from an answer: they are the rail's business.

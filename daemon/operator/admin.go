@@ -109,7 +109,7 @@ func (s *Service) adminStats(ctx context.Context, c *pipeline.Call) (*axp.Stats,
 }
 
 func (s *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.NewAnnouncement) (*axp.Announcement, error) {
-	return kernel.As[axp.Announcement](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Announcement, error) {
 		for i, id := range in.MemberIDs {
 			m, err := ch.Tx.Member(id)
 			if err != nil {
@@ -133,7 +133,7 @@ func (s *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.N
 			return nil, err
 		}
 		return &a.Announcement, nil
-	}))
+	})
 }
 
 func (s *Service) adminAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementStatusList, error) {
@@ -193,8 +193,8 @@ func (s *Service) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.Me
 	return out, err
 }
 
-func (s *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody, suspend bool) (any, error) {
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+func (s *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody, suspend bool) (*axp.PrivateMember, error) {
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
 		m, err := kernel.LoadMember(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -219,7 +219,8 @@ func (s *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.Su
 		if err := ch.Audit(action, "member", m.ID, map[string]any{"reason": in.Reason}); err != nil {
 			return nil, err
 		}
-		return kernel.Private(m), nil
+		pm := kernel.Private(m)
+		return &pm, nil
 	})
 	if err == nil {
 		s.Invalidate()
@@ -228,11 +229,11 @@ func (s *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.Su
 }
 
 func (s *Service) adminSuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (*axp.PrivateMember, error) {
-	return kernel.As[axp.PrivateMember](s.setSuspended(ctx, c, in, true))
+	return s.setSuspended(ctx, c, in, true)
 }
 
 func (s *Service) adminUnsuspend(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody) (*axp.PrivateMember, error) {
-	return kernel.As[axp.PrivateMember](s.setSuspended(ctx, c, in, false))
+	return s.setSuspended(ctx, c, in, false)
 }
 
 func (s *Service) adminBackup(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {

@@ -709,7 +709,7 @@ func (s *Service) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.P
 	}
 	horizon, _ := record.CheckSignal(in)
 	plain := func(v axp.Decimal) string { r, _ := v.Rat(); return record.Plain(r) }
-	return kernel.As[axp.Signal](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Signal, error) {
 		now := ch.Now.Truncate(time.Millisecond)
 		sig := &axp.Signal{SignalItem: axp.SignalItem{Kind: "signal", ID: axp.NewID("sig", now), Member: c.Caller.MemberID,
 			Strategy: strings.TrimSpace(in.Strategy), Market: strings.ToLower(strings.TrimSpace(in.Market)), Side: in.Side,
@@ -721,7 +721,7 @@ func (s *Service) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.P
 		}
 		sig.ProofURL = s.proofURL("/paid/trackrecord/verify", sig.ID)
 		return sig, ch.Audit("signal.publish", "signal", sig.ID, map[string]any{"strategy": sig.Strategy, "market": sig.Market, "chain_seq": e.Seq})
-	}))
+	})
 }
 
 func (s *Service) getLatestProof(ctx context.Context, c *pipeline.Call) (*axp.ProofHead, error) {

@@ -13,12 +13,12 @@ import (
 )
 
 // submit stores a public submission of a kind in one transaction with its audit record.
-func (s *Service) submit(ctx context.Context, c *pipeline.Call, kind, prefix string, body any, message string) (any, error) {
+func (s *Service) submit(ctx context.Context, c *pipeline.Call, kind, prefix string, body any, message string) (*axp.Recorded, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
-	return s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Recorded, error) {
 		sub := &store.Submission{ID: axp.NewID(prefix, ch.Now), Actor: c.Caller.Actor(), CreatedAt: ch.Now, Body: raw}
 		if err := ch.Tx.PutSubmission(kind, sub); err != nil {
 			return nil, err
@@ -37,14 +37,14 @@ func (s *Service) submitFeedback(ctx context.Context, c *pipeline.Call, in *axp.
 	if in.Category == "" {
 		in.Category = "other"
 	}
-	return kernel.As[axp.Recorded](s.submit(ctx, c, store.KindFeedback, "fbk", in, "Thank you: the operator reads every message."))
+	return s.submit(ctx, c, store.KindFeedback, "fbk", in, "Thank you: the operator reads every message.")
 }
 
 func (s *Service) paymentPreference(ctx context.Context, c *pipeline.Call, in *axp.PaymentPreference) (*axp.Recorded, error) {
 	if strings.TrimSpace(in.Preferred) == "" {
 		return nil, axp.Invalid("preferred", "must not be blank", "name the payment option you would like")
 	}
-	return kernel.As[axp.Recorded](s.submit(ctx, c, store.KindPaymentPref, "ppr", in, "Recorded. Supported now: crypto (stablecoin) and free."))
+	return s.submit(ctx, c, store.KindPaymentPref, "ppr", in, "Recorded. Supported now: crypto (stablecoin) and free.")
 }
 
 func (s *Service) registerInterest(ctx context.Context, c *pipeline.Call, in *axp.Interest) (*axp.Recorded, error) {
@@ -56,14 +56,14 @@ func (s *Service) registerInterest(ctx context.Context, c *pipeline.Call, in *ax
 	if err == nil {
 		s.Invalidate()
 	}
-	return kernel.As[axp.Recorded](out, err)
+	return out, err
 }
 
 func (s *Service) answerSurvey(ctx context.Context, c *pipeline.Call, in *axp.SurveyAnswer) (*axp.Recorded, error) {
 	if strings.TrimSpace(in.Task) == "" {
 		return nil, axp.Invalid("task", "must not be blank", "describe the task you would pay a tool for")
 	}
-	return kernel.As[axp.Recorded](s.submit(ctx, c, store.KindSurvey, "svy", in, "Thank you. Totals are published at /api/survey/results."))
+	return s.submit(ctx, c, store.KindSurvey, "svy", in, "Thank you. Totals are published at /api/survey/results.")
 }
 
 func (s *Service) getPaymentPreference(ctx context.Context, c *pipeline.Call) (*axp.PaymentPreferenceInfo, error) {

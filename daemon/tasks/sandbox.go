@@ -326,7 +326,7 @@ func (s *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string,
 }
 
 // sandboxDeliver records a delivery on a sandbox job.
-func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (any, error) {
+func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (*axp.Task, error) {
 	var view axp.Task
 	var body []byte
 	var filename, mime string

@@ -44,8 +44,8 @@ func (s *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQue
 // taskChange loads a task inside a change, checks the caller with auth, runs fn and answers the
 // buyer's or seller's view of the result.
 func (s *Service) taskChange(ctx context.Context, c *pipeline.Call, id string, auth func(*axp.TaskRecord, axp.Caller) error,
-	audience string, fn func(ch *kernel.Change, t *axp.TaskRecord) error) (any, error) {
-	return s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	audience string, fn func(ch *kernel.Change, t *axp.TaskRecord) error) (*axp.Task, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -66,7 +66,7 @@ func (s *Service) taskChange(ctx context.Context, c *pipeline.Call, id string, a
 // with a refund for the operator to approve. A reported payment still awaiting confirmation stops
 // the cancel: the operator decides it first.
 func (s *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.CancelInput) (*axp.Task, error) {
-	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		if t.Status == axp.TaskAwaitingPayment && t.TxHash != "" {
 			return axp.Conflict("a payment ("+t.TxHash+") was reported for this task and awaits the operator's confirmation",
 				"wait for the confirmation (the job then starts) or the rejection (then cancel)")
@@ -94,13 +94,13 @@ func (s *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.Canc
 		}
 		s.StatusNotices(ch, t)
 		return nil
-	}))
+	})
 }
 
 func (s *Service) chooseOffer(ctx context.Context, c *pipeline.Call, in *axp.ChooseInput) (*axp.Task, error) {
-	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		return s.choose(ch, t, in.OfferID)
-	}))
+	})
 }
 
 // choose moves an open task to the chosen offer: awaiting payment, or paid at once for free jobs

@@ -125,9 +125,9 @@ func (s *Service) exchangeURL(tx *store.Tx, raw, sellerID string) ([]byte, strin
 
 func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (*axp.Task, error) {
 	if strings.HasPrefix(in.ID, sandboxPrefix) {
-		return kernel.As[axp.Task](s.sandboxDeliver(ctx, c, in))
+		return s.sandboxDeliver(ctx, c, in)
 	}
-	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsSeller, kernel.ViewSeller, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.AsSeller, kernel.ViewSeller, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		body, filename, mime, err := s.content(ch.Tx, in, t.SellerID)
 		if err != nil {
 			return err
@@ -217,7 +217,7 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 		}
 		s.StatusNotices(ch, t)
 		return nil
-	}))
+	})
 }
 
 func (s *Service) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Document, error) {
@@ -259,7 +259,7 @@ func (s *Service) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.
 }
 
 func (s *Service) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.AcceptInput) (*axp.Task, error) {
-	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		if dl := t.LastDelivery(); dl != nil && in.SHA256 != "" && in.SHA256 != dl.SHA256 {
 			return axp.Conflict("sha256 does not match the latest delivery ("+dl.SHA256+")", "retrieve the deliverable again and accept what you checked")
 		}
@@ -293,11 +293,11 @@ func (s *Service) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.Acce
 			return s.Finish(ch, t, axp.TrigRelease, "release", nil)
 		}
 		return nil
-	}))
+	})
 }
 
 func (s *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.DisputeInput) (*axp.Task, error) {
-	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigDispute, in.Reason, ch.Now); err != nil {
 			return err
@@ -339,11 +339,11 @@ func (s *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Dis
 		}
 		s.StatusNotices(ch, t)
 		return nil
-	}))
+	})
 }
 
 func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.RedoBody) (*axp.Task, error) {
-	return kernel.As[axp.Task](s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigRedo, in.Reason, ch.Now); err != nil {
 			return err
@@ -375,7 +375,7 @@ func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 		ch.Notify(n)
 		s.StatusNotices(ch, t)
 		return nil
-	}))
+	})
 }
 
 func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.PaymentRequested, error) {

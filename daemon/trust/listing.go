@@ -88,7 +88,7 @@ func (s *Service) adminListings(ctx context.Context, c *pipeline.Call, in *axp.L
 }
 
 func (s *Service) adminOverturnListing(ctx context.Context, c *pipeline.Call, in *axp.OverturnBody) (*axp.ListingRejection, error) {
-	return kernel.As[axp.ListingRejection](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.ListingRejection, error) {
 		r, err := ch.Tx.ListingRejection(in.ID)
 		if err != nil {
 			return nil, err
@@ -108,5 +108,5 @@ func (s *Service) adminOverturnListing(ctx context.Context, c *pipeline.Call, in
 			return nil, err
 		}
 		return r, nil
-	}))
+	})
 }

@@ -190,7 +190,7 @@ func loadMediation(tx *store.Tx, id string) (*axp.Mediation, *axp.TaskRecord, er
 
 func (s *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.EscalateBody) (*axp.Mediation, error) {
 	var id string
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -221,7 +221,7 @@ func (s *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.Escala
 	if err == nil {
 		s.decideIfReady(ctx, id)
 	}
-	return kernel.As[axp.Mediation](out, err)
+	return out, err
 }
 
 func (s *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Mediation, error) {
@@ -241,7 +241,7 @@ func (s *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.Ta
 }
 
 func (s *Service) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.StatementBody) (*axp.Mediation, error) {
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -255,7 +255,7 @@ func (s *Service) submitStatement(ctx context.Context, c *pipeline.Call, in *axp
 	if err == nil {
 		s.decideIfReady(ctx, in.ID)
 	}
-	return kernel.As[axp.Mediation](out, err)
+	return out, err
 }
 
 // statement records a side's statement on a mediation waiting for statements.
@@ -508,7 +508,7 @@ func (s *Service) mediationPrompt(m *axp.Mediation, t *axp.TaskRecord, rev *stor
 }
 
 func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBody) (*axp.Mediation, error) {
-	return kernel.As[axp.Mediation](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -568,7 +568,7 @@ func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBo
 		}
 		s.eventToBoth(ch, t, "mediation_appealed", map[string]any{"mediation_id": m.ID, "by": side, "reason": reason})
 		return m, nil
-	}))
+	})
 }
 
 // closeMediations ends the open dispute mediations of a task the parties settled.
@@ -653,7 +653,7 @@ func (s *Service) adminMediations(ctx context.Context, c *pipeline.Call, in *axp
 }
 
 func (s *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in *axp.DecideMediationBody) (*axp.Mediation, error) {
-	return kernel.As[axp.Mediation](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -706,7 +706,7 @@ func (s *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in
 			return nil, err
 		}
 		return m, nil
-	}))
+	})
 }
 
 // adminMediation is one mediation as the operator sees it.

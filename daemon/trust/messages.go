@@ -82,7 +82,7 @@ func (s *Service) listMessages(ctx context.Context, c *pipeline.Call, in *axp.Ta
 }
 
 func (s *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.MessageBody) (*axp.Message, error) {
-	return kernel.As[axp.Message](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Message, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -162,7 +162,7 @@ func (s *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.Mes
 			s.eventToBuyer(ch, t, "message", data)
 		}
 		return msg, nil
-	}))
+	})
 }
 
 // eventTo pushes a task_update event to one member (push members only; pull members read it).

@@ -20,7 +20,7 @@ func completedJob(t *axp.TaskRecord) bool {
 var reviewCriteria = []string{"rating", "quality", "accuracy", "timeliness", "comment"}
 
 func (s *Service) submitReview(ctx context.Context, c *pipeline.Call, in *axp.ReviewBody) (*axp.ReviewResult, error) {
-	return kernel.As[axp.ReviewResult](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.ReviewResult, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -32,7 +32,7 @@ func (s *Service) submitReview(ctx context.Context, c *pipeline.Call, in *axp.Re
 		rating := in.Rating
 		return s.storeReview(ch, t, side, protocol.ReviewOutput{Rating: &rating, Quality: in.Quality, Accuracy: in.Accuracy,
 			Timeliness: in.Timeliness, Comment: in.Comment}, "rest")
-	}))
+	})
 }
 
 // checkScore refuses a score outside 1-5.
@@ -150,7 +150,7 @@ func (s *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 
 func (s *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.ObjectionBody) (*axp.Mediation, error) {
 	var id string
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		r, err := ch.Tx.Review(in.ID)
 		if err != nil {
 			return nil, err
@@ -187,7 +187,7 @@ func (s *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.
 	if err == nil {
 		s.decideIfReady(ctx, id)
 	}
-	return kernel.As[axp.Mediation](out, err)
+	return out, err
 }
 
 // askMember calls a member's mediation or review tool after commit and applies the answer: a

@@ -110,7 +110,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 	if in.RefundPct < 0 || in.RefundPct > 100 {
 		return nil, axp.Invalid("refund_pct", "must be 0 to 100 (the share of the price refunded to the buyer)", "")
 	}
-	return kernel.As[axp.Settlement](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Settlement, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -148,11 +148,11 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 		}
 		s.eventToSide(ch, t, kernel.Other(side), "settlement_proposed", data)
 		return set, nil
-	}))
+	})
 }
 
 func (s *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementAnswer) (*axp.Settlement, error) {
-	return kernel.As[axp.Settlement](s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Settlement, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -218,7 +218,7 @@ func (s *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *ax
 		data["approval_id"] = approval
 		s.eventToBoth(ch, t, "settlement_accepted", data)
 		return set, nil
-	}))
+	})
 }
 
 // outcomeOf names a refund percentage's outcome.

@@ -77,7 +77,7 @@ func TestMemberOnly(t *testing.T) {
 	// The spec's member tools, object_to_review (member access in the catalog: only members are
 	// reviewed), and the other member steps (profile, verification, conformance, sandbox,
 	// announcements, strategy signals).
-	want := strings.Fields(`announcements board_list board_post board_read board_reply deliver favourites get_my_profile get_sandbox
+	want := strings.Fields(`announcements board_list board_post board_read board_reply deliver favourites get_my_earnings get_my_profile get_sandbox
 		heartbeat list_jobs list_my_tasks list_quote_requests message_operator object_to_review publish_signal read_announcement request_payment
 		run_conformance start_sandbox submit_offer update_profile update_skills verify_membership`)
 	if !slices.Equal(got, want) {

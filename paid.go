@@ -71,6 +71,71 @@ func (d Decimal) Rat() (r *big.Rat, ok bool) {
 
 var numberSchema = &protocol.Schema{Type: "number"}
 
+// FormatRat renders r (not negative) with at most places decimals, rounded half up or down, with
+// trailing zeros dropped: 12.5, 3, 0.0001.
+func FormatRat(r *big.Rat, places int, halfUp bool) Decimal {
+	scaled := new(big.Rat).Mul(r, pow10(places))
+	q, rem := new(big.Int).QuoRem(scaled.Num(), scaled.Denom(), new(big.Int))
+	if halfUp && new(big.Int).Lsh(rem, 1).Cmp(scaled.Denom()) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	s := q.String()
+	if places == 0 {
+		return Decimal(s)
+	}
+	if len(s) <= places {
+		s = strings.Repeat("0", places-len(s)+1) + s
+	}
+	whole, frac := s[:len(s)-places], strings.TrimRight(s[len(s)-places:], "0")
+	if frac == "" {
+		return Decimal(whole)
+	}
+	return Decimal(whole + "." + frac)
+}
+
+// RoundRat renders r with at most places decimals, rounded half away from zero, trailing zeros
+// dropped (the trading tools and the recorded-data answers share these exact decimals).
+func RoundRat(r *big.Rat, places int) Decimal {
+	if r.Sign() >= 0 {
+		return FormatRat(r, places, true)
+	}
+	d := FormatRat(new(big.Rat).Neg(r), places, true)
+	if d == "0" {
+		return d
+	}
+	return "-" + d
+}
+
+// PositiveDecimal reads d, a required decimal above 0 of at most max and places decimals, as an
+// exact number; an error names field.
+func PositiveDecimal(field string, d Decimal, max *big.Rat, places int) (*big.Rat, error) {
+	if d == "" {
+		return nil, Invalid(field, "is required", "give a number, e.g. "+field+"=100")
+	}
+	r, ok := d.Rat()
+	if !ok {
+		text := string(d)
+		if rs := []rune(text); len(rs) > 40 {
+			text = string(rs[:37]) + "..."
+		}
+		return nil, Invalid(field, fmt.Sprintf("%q is not a number", text), "write it as a plain number, e.g. 1.25")
+	}
+	if r.Sign() <= 0 {
+		return nil, Invalid(field, fmt.Sprintf("is %s; it must be greater than 0", d), "")
+	}
+	if r.Cmp(max) > 0 {
+		return nil, Invalid(field, fmt.Sprintf("is %s; the maximum is %s", d, max.FloatString(0)), "")
+	}
+	if !new(big.Rat).Mul(r, pow10(places)).IsInt() {
+		return nil, Invalid(field, fmt.Sprintf("%s has too many decimals; at most %d are allowed", d, places), "")
+	}
+	return r, nil
+}
+
+func pow10(n int) *big.Rat {
+	return new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil))
+}
+
 // MarshalJSON writes d as a JSON number (null when it is empty).
 func (d Decimal) MarshalJSON() ([]byte, error) {
 	if d == "" {

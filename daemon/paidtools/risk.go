@@ -31,19 +31,19 @@ func TradingRisk(in *axp.TradingRiskQuery) (*axp.TradingRiskResult, error) {
 	if in == nil {
 		return nil, axp.Invalid("account", "is required", "give account, risk_pct, entry and stop")
 	}
-	account, err := bounded("account", in.Account, maxAccount, amountDecimals)
+	account, err := axp.PositiveDecimal("account", in.Account, maxAccount, amountDecimals)
 	if err != nil {
 		return nil, err
 	}
-	riskPct, err := bounded("risk_pct", in.RiskPct, hundred, percentDecimals)
+	riskPct, err := axp.PositiveDecimal("risk_pct", in.RiskPct, hundred, percentDecimals)
 	if err != nil {
 		return nil, err
 	}
-	entry, err := bounded("entry", in.Entry, maxPrice, priceDecimals)
+	entry, err := axp.PositiveDecimal("entry", in.Entry, maxPrice, priceDecimals)
 	if err != nil {
 		return nil, err
 	}
-	stop, err := bounded("stop", in.Stop, maxPrice, priceDecimals)
+	stop, err := axp.PositiveDecimal("stop", in.Stop, maxPrice, priceDecimals)
 	if err != nil {
 		return nil, err
 	}
@@ -69,14 +69,14 @@ func TradingRisk(in *axp.TradingRiskQuery) (*axp.TradingRiskResult, error) {
 	loss := new(big.Rat).Mul(size, distance)
 	notional := new(big.Rat).Mul(size, entry)
 
-	out.PositionSize = decimal(size, sizeDecimals, false)
-	out.RiskAmount = decimal(risk, amountDecimals, true)
-	out.LossAtStop = decimal(loss, amountDecimals, true)
-	out.StopDistance = decimal(distance, priceDecimals, true) // exact: both prices have at most 10 decimals
-	out.StopDistancePct = decimal(new(big.Rat).Quo(new(big.Rat).Mul(distance, hundred), entry), percentDecimals, true)
-	out.Notional = decimal(notional, amountDecimals, true)
+	out.PositionSize = axp.FormatRat(size, sizeDecimals, false)
+	out.RiskAmount = axp.FormatRat(risk, amountDecimals, true)
+	out.LossAtStop = axp.FormatRat(loss, amountDecimals, true)
+	out.StopDistance = axp.FormatRat(distance, priceDecimals, true) // exact: both prices have at most 10 decimals
+	out.StopDistancePct = axp.FormatRat(new(big.Rat).Quo(new(big.Rat).Mul(distance, hundred), entry), percentDecimals, true)
+	out.Notional = axp.FormatRat(notional, amountDecimals, true)
 	exposure := new(big.Rat).Quo(new(big.Rat).Mul(notional, hundred), account)
-	out.NotionalPct = decimal(exposure, exposureDecimal, true)
+	out.NotionalPct = axp.FormatRat(exposure, exposureDecimal, true)
 
 	var notes []string
 	if size.Sign() == 0 {
@@ -87,27 +87,6 @@ func TradingRisk(in *axp.TradingRiskQuery) (*axp.TradingRiskResult, error) {
 	}
 	out.Note = strings.Join(notes, "; ")
 	return out, nil
-}
-
-// bounded reads a required positive decimal of at most max and decimals places.
-func bounded(field string, d axp.Decimal, max *big.Rat, decimals int) (*big.Rat, error) {
-	if d == "" {
-		return nil, axp.Invalid(field, "is required", "give a number, e.g. "+field+"=100")
-	}
-	r, ok := d.Rat()
-	if !ok {
-		return nil, axp.Invalid(field, fmt.Sprintf("%q is not a number", clip(string(d))), "write it as a plain number, e.g. 1.25")
-	}
-	if r.Sign() <= 0 {
-		return nil, axp.Invalid(field, fmt.Sprintf("is %s; it must be greater than 0", d), "")
-	}
-	if r.Cmp(max) > 0 {
-		return nil, axp.Invalid(field, fmt.Sprintf("is %s; the maximum is %s", d, max.FloatString(0)), "")
-	}
-	if !new(big.Rat).Mul(r, pow10(decimals)).IsInt() {
-		return nil, axp.Invalid(field, fmt.Sprintf("%s has too many decimals; at most %d are allowed", d, decimals), "")
-	}
-	return r, nil
 }
 
 func pow10(n int) *big.Rat {
@@ -122,51 +101,10 @@ func roundDown(r *big.Rat, places int) *big.Rat {
 	return new(big.Rat).Quo(new(big.Rat).SetInt(q), scale)
 }
 
-// decimal renders r (not negative) with at most places decimals, rounded half up or down, with
-// trailing zeros dropped: 12.5, 3, 0.0001.
-func decimal(r *big.Rat, places int, halfUp bool) axp.Decimal {
-	scaled := new(big.Rat).Mul(r, pow10(places))
-	q, rem := new(big.Int).QuoRem(scaled.Num(), scaled.Denom(), new(big.Int))
-	if halfUp && new(big.Int).Lsh(rem, 1).Cmp(scaled.Denom()) >= 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	s := q.String()
-	if places == 0 {
-		return axp.Decimal(s)
-	}
-	if len(s) <= places {
-		s = strings.Repeat("0", places-len(s)+1) + s
-	}
-	whole, frac := s[:len(s)-places], strings.TrimRight(s[len(s)-places:], "0")
-	if frac == "" {
-		return axp.Decimal(whole)
-	}
-	return axp.Decimal(whole + "." + frac)
-}
-
 // clip shortens a caller's text quoted in a message.
 func clip(s string) string {
 	if r := []rune(s); len(r) > 40 {
 		return string(r[:37]) + "..."
 	}
 	return s
-}
-
-// Round renders r with at most places decimals, rounded half away from zero, trailing zeros
-// dropped (the recorded-data answers share the trading tools' exact decimals).
-func Round(r *big.Rat, places int) axp.Decimal {
-	if r.Sign() >= 0 {
-		return decimal(r, places, true)
-	}
-	d := decimal(new(big.Rat).Neg(r), places, true)
-	if d == "0" {
-		return d
-	}
-	return "-" + d
-}
-
-// Positive reads a required decimal above 0, of at most max and decimals places, as an exact
-// number; the error names field.
-func Positive(field string, d axp.Decimal, max *big.Rat, decimals int) (*big.Rat, error) {
-	return bounded(field, d, max, decimals)
 }

@@ -16,10 +16,9 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/paidtools"
 )
 
-var roundRat = paidtools.Round
+var roundRat = axp.RoundRat
 
 // maxSummary is the most characters of an item's summary kept.
 const maxSummary = 1000

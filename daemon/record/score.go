@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/paidtools"
 )
 
 // Point is a recorded price.
@@ -34,15 +33,15 @@ const Ranking = "total return over the window (sum of the signals' returns), the
 // side needs (stop < entry < target for a long, target < entry < stop for a short). It returns the
 // horizon as a duration. Errors name the field.
 func CheckSignal(in *axp.PublishSignalInput) (time.Duration, error) {
-	entry, err := paidtools.Positive("entry", in.Entry, maxPrice, 10)
+	entry, err := axp.PositiveDecimal("entry", in.Entry, maxPrice, 10)
 	if err != nil {
 		return 0, err
 	}
-	stop, err := paidtools.Positive("stop", in.Stop, maxPrice, 10)
+	stop, err := axp.PositiveDecimal("stop", in.Stop, maxPrice, 10)
 	if err != nil {
 		return 0, err
 	}
-	target, err := paidtools.Positive("target", in.Target, maxPrice, 10)
+	target, err := axp.PositiveDecimal("target", in.Target, maxPrice, 10)
 	if err != nil {
 		return 0, err
 	}

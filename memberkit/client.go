@@ -76,6 +76,12 @@ func (c *Client) Profile(ctx context.Context) (*axp.PrivateMember, error) {
 	return call(ctx, c, api.GetMyProfile, api.None{})
 }
 
+// Earnings is what the seller's jobs paid, what waits for the operator's approval or is held and
+// why, and where payouts go.
+func (c *Client) Earnings(ctx context.Context) (*axp.Earnings, error) {
+	return call(ctx, c, api.GetMyEarnings, api.None{})
+}
+
 // UpdateProfile changes the member's profile. Changing mcp_url, auth_token or roles requires
 // verification again.
 func (c *Client) UpdateProfile(ctx context.Context, u axp.ProfileUpdate) (*axp.PrivateMember, error) {

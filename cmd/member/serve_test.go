@@ -201,6 +201,16 @@ func TestServeEndToEnd(t *testing.T) {
 	if status, _, stderr := run(t, env, bin, "member", "payout-address", "0x12", "--dir", sellerDir); status != 2 || !strings.Contains(stderr, "not an EVM address") {
 		t.Fatalf("payout-address 0x12: %d %q", status, stderr)
 	}
+	// The seller sees its money: the job's payout waits for the operator.
+	if status, stdout, stderr := run(t, env, bin, "member", "earnings", "--dir", sellerDir); status != 0 ||
+		!strings.Contains(stdout, created.ID) || !strings.Contains(stdout, "pending") || !strings.Contains(stdout, other) {
+		t.Fatalf("earnings: %d %q %q", status, stdout, stderr)
+	}
+	var earned axp.Earnings
+	if status, stdout, _ := run(t, env, bin, "member", "earnings", "--dir", sellerDir, "--json"); status != 0 || json.Unmarshal([]byte(stdout), &earned) != nil ||
+		len(earned.Jobs) != 1 || earned.Jobs[0].Payout != "pending" || earned.PendingUSD != earned.Jobs[0].NetUSD || earned.PendingUSD <= 0 {
+		t.Fatalf("earnings --json: %d %q", status, stdout)
+	}
 	buyer.waitEvent("task_update", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == axp.TaskAccepted })
 
 	seller.stop()

@@ -7,10 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/axp-exchange/axp/daemon/screen/injection"
+
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
-	"github.com/axp-exchange/axp/daemon/screen"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -207,7 +208,7 @@ func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 		}
 		kernel.Merge(&sc, "body", vx)
 		p.Screening, p.Status = sc, axp.BoardVisible
-		if sc != nil && sc.Risk >= screen.InjectionAt {
+		if sc != nil && sc.Risk >= injection.InjectionAt {
 			p.Status = axp.BoardPending
 		}
 		if err := ch.Tx.PutBoardPost(p); err != nil {

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/axp-exchange/axp/daemon/screen/listing"
+
+	"github.com/axp-exchange/axp/daemon/screen/injection"
+
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/checks"
 	"github.com/axp-exchange/axp/daemon/screen"
@@ -27,7 +31,7 @@ func redactSecrets(text string) (string, []removal) { return screen.RedactSecret
 
 // screenText is the prompt-injection verdict on a text, as stored and shown.
 func ScreenText(text string) *axp.Screening {
-	v := screen.Screen(text)
+	v := injection.Screen(text)
 	sc := &axp.Screening{Flagged: v.Flagged, Risk: v.Risk, Verdict: v.Verdict}
 	for _, f := range v.Findings {
 		sc.Findings = append(sc.Findings, axp.Finding{Rule: f.Rule, Excerpt: f.Excerpt, Weight: f.Weight})
@@ -36,8 +40,8 @@ func ScreenText(text string) *axp.Screening {
 }
 
 // listingPolicy refuses briefs the exchange does not list (spec 7), or answers nil.
-func ListingPolicy(typ, description string, params map[string]any) *screen.Policy {
-	return screen.Listing(typ, description, params)
+func ListingPolicy(typ, description string, params map[string]any) *listing.Policy {
+	return listing.Listing(typ, description, params)
 }
 
 // party is who wrote a text.

@@ -6,22 +6,23 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/axp-exchange/axp/daemon/screen/injection"
+
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/screen"
 )
 
 // reasons says in a sentence what each rule of the screen looks for.
 var reasons = map[string]string{
-	screen.RuleOverride:      "tries to set aside or replace the reader's own instructions",
-	screen.RuleImpersonation: "speaks as the system, the operator or another authority, or addresses the AI reading it",
-	screen.RuleRolePlay:      "asks the reader to take a role without its rules (jailbreak, developer mode)",
-	screen.RuleToolCall:      "smuggles tool calls or pushes the reader to act (approve, release, run) without checking",
-	screen.RuleExfiltration:  "asks for the reader's prompt, tools, keys, tokens or other secrets",
-	screen.RuleHidden:        "hides text from a human reader (invisible or reordering characters, encoded or styled-away text)",
-	screen.RuleUrgency:       "presses with urgency, threats or claimed authority",
-	screen.RulePayment:       "tries to move a payment elsewhere or off the platform",
-	screen.RuleConcealment:   "asks the reader to keep something from its user or not to record it",
-	screen.RuleObfuscation:   "writes instructions in a disguised form (spaced letters, look-alike characters, encodings)",
+	injection.RuleOverride:      "tries to set aside or replace the reader's own instructions",
+	injection.RuleImpersonation: "speaks as the system, the operator or another authority, or addresses the AI reading it",
+	injection.RuleRolePlay:      "asks the reader to take a role without its rules (jailbreak, developer mode)",
+	injection.RuleToolCall:      "smuggles tool calls or pushes the reader to act (approve, release, run) without checking",
+	injection.RuleExfiltration:  "asks for the reader's prompt, tools, keys, tokens or other secrets",
+	injection.RuleHidden:        "hides text from a human reader (invisible or reordering characters, encoded or styled-away text)",
+	injection.RuleUrgency:       "presses with urgency, threats or claimed authority",
+	injection.RulePayment:       "tries to move a payment elsewhere or off the platform",
+	injection.RuleConcealment:   "asks the reader to keep something from its user or not to record it",
+	injection.RuleObfuscation:   "writes instructions in a disguised form (spaced letters, look-alike characters, encodings)",
 }
 
 // InjectionCheck screens text for prompt injection with the exchange's own engine, the same that
@@ -38,7 +39,7 @@ func InjectionCheck(in *axp.InjectionCheckInput) (*axp.InjectionCheckResult, err
 		return nil, axp.Invalid("text", fmt.Sprintf("is %d characters; at most %d are allowed", n, axp.InjectionCheckMaxText),
 			"split the text and check each part")
 	}
-	v := screen.Screen(in.Text)
+	v := injection.Screen(in.Text)
 	out := &axp.InjectionCheckResult{Verdict: v.Verdict, Risk: v.Risk, Flagged: v.Flagged, Cleaned: v.Cleaned,
 		Findings: make([]axp.InjectionFinding, 0, len(v.Findings))}
 	// Findings come in the order of their passages, so each is looked for from where the one

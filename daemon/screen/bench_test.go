@@ -1,8 +1,13 @@
-package screen
+package screen_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/axp-exchange/axp/daemon/screen/listing"
+
+	"github.com/axp-exchange/axp/daemon/screen"
+	"github.com/axp-exchange/axp/daemon/screen/injection"
 )
 
 // message4KB is a realistic 4 KB message: prose, numbers, code, a few contact details.
@@ -36,7 +41,7 @@ func BenchmarkRedact4KB(b *testing.B) {
 	b.SetBytes(int64(len(message4KB)))
 	b.ReportAllocs()
 	for b.Loop() {
-		Redact(message4KB)
+		screen.Redact(message4KB)
 	}
 }
 
@@ -45,7 +50,7 @@ func BenchmarkRedactClean4KB(b *testing.B) {
 	b.SetBytes(int64(len(clean)))
 	b.ReportAllocs()
 	for b.Loop() {
-		Redact(clean)
+		screen.Redact(clean)
 	}
 }
 
@@ -53,7 +58,7 @@ func BenchmarkScreen4KB(b *testing.B) {
 	b.SetBytes(int64(len(message4KB)))
 	b.ReportAllocs()
 	for b.Loop() {
-		Screen(message4KB)
+		injection.Screen(message4KB)
 	}
 }
 
@@ -66,7 +71,7 @@ func BenchmarkContactCorpus(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, s := range texts {
-			Redact(s.text)
+			screen.Redact(s.text)
 		}
 	}
 	b.ReportMetric(st.recall(), "recall")
@@ -83,7 +88,7 @@ func BenchmarkInjectionCorpus(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, s := range texts {
-			Screen(s.text)
+			injection.Screen(s.text)
 		}
 	}
 	b.ReportMetric(st.recall(), "recall")
@@ -100,7 +105,7 @@ func BenchmarkListingCorpus(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, s := range texts {
-			Listing("task", s.text, nil)
+			listing.Listing("task", s.text, nil)
 		}
 	}
 	b.ReportMetric(float64(st.caught)/float64(st.rejects), "recall")
@@ -115,19 +120,19 @@ func BenchmarkInjectionHeldout(b *testing.B) {
 	attacks, benign := loadCorpus(b, "heldout_injection.txt"), loadCorpus(b, "heldout_benign.txt")
 	var flagged, fp int
 	for _, s := range attacks {
-		if Screen(s.text).Flagged {
+		if injection.Screen(s.text).Flagged {
 			flagged++
 		}
 	}
 	for _, s := range benign {
-		if Screen(s.text).Flagged {
+		if injection.Screen(s.text).Flagged {
 			fp++
 		}
 	}
 	b.ResetTimer()
 	for b.Loop() {
 		for _, s := range attacks {
-			Screen(s.text)
+			injection.Screen(s.text)
 		}
 	}
 	b.ReportMetric(float64(flagged)/float64(len(attacks)), "heldout-recall")
@@ -150,7 +155,7 @@ func BenchmarkSecretCorpus(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, s := range texts {
-			FindSecrets(s.text)
+			screen.FindSecrets(s.text)
 		}
 	}
 	b.ReportMetric(st.recall(), "recall")
@@ -164,6 +169,6 @@ func BenchmarkRedactSecrets4KB(b *testing.B) {
 	b.SetBytes(int64(len(message4KB)))
 	b.ReportAllocs()
 	for b.Loop() {
-		RedactSecrets(message4KB)
+		screen.RedactSecrets(message4KB)
 	}
 }

@@ -121,8 +121,8 @@ func TestStrippedCharactersAreInvisibleToDetectors(t *testing.T) {
 			continue
 		}
 		n++
-		if v := fold("a" + string(r) + "b"); string(v.b) != "ab" {
-			t.Errorf("%U is stripped but the view keeps it: %q", r, v.b)
+		if v := fold("a" + string(r) + "b"); string(v.B) != "ab" {
+			t.Errorf("%U is stripped but the view keeps it: %q", r, v.B)
 		}
 	}
 	if n < 150 {

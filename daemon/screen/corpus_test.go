@@ -1,4 +1,4 @@
-package screen
+package screen_test
 
 import (
 	"bufio"
@@ -11,6 +11,11 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/axp-exchange/axp/daemon/screen/listing"
+
+	"github.com/axp-exchange/axp/daemon/screen"
+	"github.com/axp-exchange/axp/daemon/screen/injection"
 )
 
 // A sample is one line of a corpus file: the text, and for contact positives the spans («»)
@@ -126,10 +131,10 @@ func parseMarks(s string) (string, [][2]int) {
 	return b.String(), marks
 }
 
-// contactStats are the corpus figures of Redact.
+// contactStats are the corpus figures of screen.Redact.
 type contactStats struct {
 	positives, detected   int // samples with marks, and those whose marks were all removed
-	cleans, changed       int // clean samples, and those Redact changed
+	cleans, changed       int // clean samples, and those screen.Redact changed
 	overRemoved, kept     int // letters and digits removed outside marks in positives, and total outside
 	misses, falsePositive []string
 }
@@ -138,7 +143,7 @@ func (s contactStats) recall() float64 { return float64(s.detected) / float64(s.
 func (s contactStats) fpRate() float64 { return float64(s.changed) / float64(s.cleans) }
 
 // covered reports whether every letter and digit of text[m[0]:m[1]] lies inside a removal.
-func covered(text string, m [2]int, rs []Removal) bool {
+func covered(text string, m [2]int, rs []screen.Removal) bool {
 	for i := m[0]; i < m[1]; {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
@@ -161,7 +166,7 @@ func covered(text string, m [2]int, rs []Removal) bool {
 func measureContacts(tb testing.TB) contactStats {
 	var st contactStats
 	for _, s := range loadCorpus(tb, "contact_*.txt") {
-		out, rs := Redact(s.text)
+		out, rs := screen.Redact(s.text)
 		st.positives++
 		ok := true
 		for _, m := range s.marks {
@@ -175,7 +180,7 @@ func measureContacts(tb testing.TB) contactStats {
 			st.misses = append(st.misses, fmt.Sprintf("%s: %q -> %q", s.where, s.text, out))
 		}
 		for i := 0; i < len(s.text); i++ {
-			if !isAlnum(s.text[i]) {
+			if !screen.IsAlnum(s.text[i]) {
 				continue
 			}
 			inMark := false
@@ -198,7 +203,7 @@ func measureContacts(tb testing.TB) contactStats {
 	}
 	for _, s := range loadCorpus(tb, "clean*.txt") {
 		st.cleans++
-		if out, rs := Redact(s.text); out != s.text || len(rs) > 0 {
+		if out, rs := screen.Redact(s.text); out != s.text || len(rs) > 0 {
 			st.changed++
 			st.falsePositive = append(st.falsePositive, fmt.Sprintf("%s: %q -> %q", s.where, s.text, out))
 		}
@@ -228,7 +233,7 @@ func TestContactCorpus(t *testing.T) {
 	}
 }
 
-// injectionStats are the corpus figures of Screen.
+// injectionStats are the corpus figures of injection.Screen.
 type injectionStats struct {
 	positives, flagged, injections int
 	benign, benignFlagged          int
@@ -242,20 +247,20 @@ func measureInjections(tb testing.TB) injectionStats {
 	var st injectionStats
 	for _, s := range append(append(loadCorpus(tb, "injection.txt"), loadCorpus(tb, "injection_holdout.txt")...), loadCorpus(tb, "injection_round3.txt")...) {
 		st.positives++
-		v := Screen(s.text)
+		v := injection.Screen(s.text)
 		if v.Flagged {
 			st.flagged++
 		} else {
 			st.misses = append(st.misses, fmt.Sprintf("%s: %q risk %d", s.where, s.text, v.Risk))
 		}
-		if v.Verdict == VerdictInjection {
+		if v.Verdict == injection.VerdictInjection {
 			st.injections++
 		}
 	}
 	benign := append(loadCorpus(tb, "injection_benign*.txt"), loadCorpus(tb, "clean*.txt")...)
 	for _, s := range benign {
 		st.benign++
-		if v := Screen(s.text); v.Flagged {
+		if v := injection.Screen(s.text); v.Flagged {
 			st.benignFlagged++
 			st.falsePositive = append(st.falsePositive, fmt.Sprintf("%s: %q risk %d %v", s.where, s.text, v.Risk, v.Findings))
 		}
@@ -296,7 +301,7 @@ func measureListing(tb testing.TB) listingStats {
 	var st listingStats
 	for _, s := range loadCorpus(tb, "listing_reject.txt") {
 		st.rejects++
-		p := Listing("task", s.text, nil)
+		p := listing.Listing("task", s.text, nil)
 		switch {
 		case p == nil:
 			st.misses = append(st.misses, fmt.Sprintf("%s: %q", s.where, s.text))
@@ -310,7 +315,7 @@ func measureListing(tb testing.TB) listingStats {
 	}
 	for _, s := range loadCorpus(tb, "listing_allow.txt") {
 		st.allows++
-		if p := Listing("task", s.text, nil); p != nil {
+		if p := listing.Listing("task", s.text, nil); p != nil {
 			st.wronglyRejected++
 			st.falsePositive = append(st.falsePositive, fmt.Sprintf("%s: %q: %s", s.where, s.text, p.Reason))
 		}
@@ -341,7 +346,7 @@ func TestListingCorpus(t *testing.T) {
 	}
 }
 
-// secretStats are the corpus figures of FindSecrets.
+// secretStats are the corpus figures of screen.FindSecrets.
 type secretStats struct {
 	positives, detected   int // deliverables with marked credentials, and those with every mark removed
 	cleans, changed       int // look-alikes and clean texts, and those in which something was found
@@ -355,7 +360,7 @@ func (s secretStats) fpRate() float64 { return float64(s.changed) / float64(s.cl
 func measureSecrets(tb testing.TB) secretStats {
 	st := secretStats{kinds: map[string]bool{}}
 	for _, s := range loadCorpus(tb, "credential_secret.txt") {
-		rs := FindSecrets(s.text)
+		rs := screen.FindSecrets(s.text)
 		st.positives++
 		ok := len(s.marks) > 0
 		for _, m := range s.marks {
@@ -366,7 +371,7 @@ func measureSecrets(tb testing.TB) secretStats {
 		if ok {
 			st.detected++
 		} else {
-			out, _ := RedactSecrets(s.text)
+			out, _ := screen.RedactSecrets(s.text)
 			st.misses = append(st.misses, fmt.Sprintf("%s: %q -> %q", s.where, s.text, out))
 		}
 		for _, r := range rs {
@@ -375,9 +380,9 @@ func measureSecrets(tb testing.TB) secretStats {
 	}
 	for _, s := range append(loadCorpus(tb, "credential_lookalike.txt"), loadCorpus(tb, "clean*.txt")...) {
 		st.cleans++
-		if rs := FindSecrets(s.text); len(rs) > 0 {
+		if rs := screen.FindSecrets(s.text); len(rs) > 0 {
 			st.changed++
-			out, _ := RedactSecrets(s.text)
+			out, _ := screen.RedactSecrets(s.text)
 			st.falsePositive = append(st.falsePositive, fmt.Sprintf("%s: %q -> %q", s.where, s.text, out))
 		}
 	}
@@ -408,5 +413,23 @@ func TestSecretCorpus(t *testing.T) {
 	}
 	if st.fpRate() > 0.02 {
 		t.Errorf("%.2f%% of look-alikes and clean texts changed, want <= 2%%", 100*st.fpRate())
+	}
+}
+
+// Redacting twice changes nothing more, and removals always cut whole characters.
+func TestRedactIsStable(t *testing.T) {
+	for _, s := range loadCorpus(t, "contact_*.txt") {
+		out, rs := screen.Redact(s.text)
+		if !utf8.ValidString(out) {
+			t.Errorf("%s: invalid UTF-8 out of %q", s.where, s.text)
+		}
+		for _, r := range rs {
+			if r.Start < 0 || r.End > len(s.text) || r.Start >= r.End {
+				t.Errorf("%s: bad removal %+v", s.where, r)
+			}
+		}
+		if again, rs2 := screen.Redact(out); again != out || len(rs2) > 0 {
+			t.Errorf("%s: second pass changed %q to %q", s.where, out, again)
+		}
 	}
 }

@@ -1,13 +1,15 @@
 package screen
 
-import "strings"
+import (
+	"strings"
+)
 
 // deobfuscate builds, from the folded view, a view in which the usual disguises of contact details
 // are undone: "(at)", "[dot]", "[.]", " at " and " dot " between name-like words, blanks around
 // "@" and lone dots, s p a c e d   o u t letters, and digits written as words. Bytes produced this
 // way are marked obf, which detectors take as evidence of intent.
 func deobfuscate(a *view) *view {
-	d := &deob{a: a, s: a.b, lo: lowerString(a.b), b: newView(len(a.b) + 8), spacedUntil: -1}
+	d := &deob{a: a, s: a.B, lo: lowerString(a.B), b: newView(len(a.B) + 8), spacedUntil: -1}
 	d.run()
 	return d.b
 }
@@ -22,18 +24,18 @@ type deob struct {
 }
 
 func (d *deob) last(k int) byte {
-	if len(d.b.b) < k {
+	if len(d.b.B) < k {
 		return 0
 	}
-	return d.b.b[len(d.b.b)-k]
+	return d.b.B[len(d.b.B)-k]
 }
 
 // popBlanks removes blanks at the end of the output and returns the original offset where the
 // first of them started (or def when there were none).
 func (d *deob) popBlanks(def int32) int32 {
 	st := def
-	n := len(d.b.b)
-	for n > 0 && isBlank(d.b.b[n-1]) {
+	n := len(d.b.B)
+	for n > 0 && isBlank(d.b.B[n-1]) {
 		n--
 		st = d.b.start[n]
 	}
@@ -72,7 +74,7 @@ func (d *deob) run() {
 			}
 			if j < n && s[j] == '.' && j+1 < n && isBlank(s[j+1]) && isWordByte(d.last(1)) {
 				k := skipBlanks(s, j+1)
-				if k < n && isAlnum(s[k]) {
+				if k < n && IsAlnum(s[k]) {
 					d.emit('.', d.a.start[i], d.a.end[k-1])
 					i = k
 					continue
@@ -113,9 +115,9 @@ func skipBlanks[T bytesOrString](s T, i int) int {
 }
 
 func (d *deob) lastNonBlank() byte {
-	for k := len(d.b.b) - 1; k >= 0; k-- {
-		if !isBlank(d.b.b[k]) {
-			return d.b.b[k]
+	for k := len(d.b.B) - 1; k >= 0; k-- {
+		if !isBlank(d.b.B[k]) {
+			return d.b.B[k]
 		}
 	}
 	return 0
@@ -154,13 +156,13 @@ func hasWordAt[T bytesOrString](lo T, i int, word string) bool {
 	if i+len(word) > len(lo) || string(lo[i:i+len(word)]) != word {
 		return false
 	}
-	return !isAlnum(at(lo, i+len(word)))
+	return !IsAlnum(at(lo, i+len(word)))
 }
 
 // wordAt returns the alphanumeric word (lowercase) starting at i.
 func wordAt[T bytesOrString](lo T, i int) string {
 	j := i
-	for j < len(lo) && isAlnum(lo[j]) {
+	for j < len(lo) && IsAlnum(lo[j]) {
 		j++
 	}
 	return string(lo[i:j])
@@ -185,7 +187,7 @@ func (d *deob) wordObf(i, j int) (int, byte, bool) {
 		return 0, 0, false
 	}
 	k := skipBlanks(lo, e)
-	if k >= len(lo) || !isAlnum(lo[k]) {
+	if k >= len(lo) || !IsAlnum(lo[k]) {
 		return 0, 0, false
 	}
 	left := d.leftToken()
@@ -193,14 +195,14 @@ func (d *deob) wordObf(i, j int) (int, byte, bool) {
 	if left == "" || right == "" || isStop(left) || isStop(right) {
 		return 0, 0, false
 	}
-	if sym == '@' && !mailProviders[right] && !d.domainAhead(k) && !d.b.anyObf(len(d.b.b)-len(left), len(d.b.b)) {
+	if sym == '@' && !mailProviders[right] && !d.domainAhead(k) && !d.b.AnyObf(len(d.b.B)-len(left), len(d.b.B)) {
 		return 0, 0, false
 	}
 	return k, sym, true
 }
 
 func isStop(w string) bool {
-	if stopwords[w] {
+	if Stopwords[w] {
 		return true
 	}
 	// verbs and participles before "at": "looking at", "located at", "aimed at".
@@ -210,9 +212,9 @@ func isStop(w string) bool {
 
 // leftToken returns the lowercase address-like word just before the blanks at the end of the output.
 func (d *deob) leftToken() string {
-	b := d.b.b
+	b := d.b.B
 	k := len(b)
-	for k > 0 && (isAlnum(b[k-1]) || b[k-1] == '.' || b[k-1] == '_' || b[k-1] == '-' || b[k-1] == '+') {
+	for k > 0 && (IsAlnum(b[k-1]) || b[k-1] == '.' || b[k-1] == '_' || b[k-1] == '-' || b[k-1] == '+') {
 		k--
 	}
 	w := asciiLower(b[k:])
@@ -227,13 +229,13 @@ func (d *deob) leftToken() string {
 func (d *deob) domainAhead(k int) bool {
 	lo := d.lo
 	for step := 0; step < 3; step++ {
-		for k < len(lo) && (isAlnum(lo[k]) || lo[k] == '-' || lo[k] == '_') {
+		for k < len(lo) && (IsAlnum(lo[k]) || lo[k] == '-' || lo[k] == '_') {
 			k++
 		}
 		if k >= len(lo) {
 			return false
 		}
-		if lo[k] == '.' && isAlnum(at(lo, k+1)) {
+		if lo[k] == '.' && IsAlnum(at(lo, k+1)) {
 			return true
 		}
 		j := skipBlanks(lo, k)
@@ -267,16 +269,16 @@ func (d *deob) dropBlanks(j int) bool {
 		return isBlank(at(s, j+1)) || d.domainAhead(j+1)
 	case prev == '@' && isWordByte(d.last(2)) && isWordByte(s[j]):
 		return true
-	case s[j] == '.' && isWordByte(prev) && isLower(at(s, j+1)):
+	case s[j] == '.' && isWordByte(prev) && IsLower(at(s, j+1)):
 		// "gmail .com"
 		return splitTLD(s, j+1)
-	case prev == '.' && isWordByte(d.last(2)) && isLower(s[j]):
+	case prev == '.' && isWordByte(d.last(2)) && IsLower(s[j]):
 		// "gmail. com"
 		return splitTLD(s, j)
-	case s[j] == '/' && strings.Contains(d.leftToken(), ".") && isAlnum(at(s, skipBlanks(s, j+1))):
+	case s[j] == '/' && strings.Contains(d.leftToken(), ".") && IsAlnum(at(s, skipBlanks(s, j+1))):
 		// "t . me / name"
 		return true
-	case prev == '/' && isAlnum(s[j]) && d.domainBeforeSlash():
+	case prev == '/' && IsAlnum(s[j]) && d.domainBeforeSlash():
 		return true
 	}
 	return false
@@ -285,19 +287,19 @@ func (d *deob) dropBlanks(j int) bool {
 // domainBeforeSlash reports whether the output ends with "host.tld/" where the slash was
 // written apart ("t.me /").
 func (d *deob) domainBeforeSlash() bool {
-	b := d.b.b
+	b := d.b.B
 	k := len(b) - 1 // the slash
 	if k < 1 {
 		return false
 	}
 	dot := false
-	for k > 0 && (isAlnum(b[k-1]) || b[k-1] == '.' || b[k-1] == '-') {
+	for k > 0 && (IsAlnum(b[k-1]) || b[k-1] == '.' || b[k-1] == '-') {
 		if b[k-1] == '.' {
 			dot = true
 		}
 		k--
 	}
-	return dot && (k == 0 || !isAlnum(b[k-1]))
+	return dot && (k == 0 || !IsAlnum(b[k-1]))
 }
 
 // splitTLD reports whether s[i:] is one of the top-level domains people split off their address
@@ -365,7 +367,7 @@ func (d *deob) digitWords(i int) int {
 		if j < n && (lo[j] == ',' || lo[j] == '-' || lo[j] == '.') {
 			j = skipBlanks(lo, j+1)
 		}
-		if j == k || j >= n || !(isAlnum(lo[j])) {
+		if j == k || j >= n || !(IsAlnum(lo[j])) {
 			break
 		}
 		k = j
@@ -392,7 +394,7 @@ func allDigits(w string) bool {
 		return false
 	}
 	for i := 0; i < len(w); i++ {
-		if !isDigit(w[i]) {
+		if !IsDigit(w[i]) {
 			return false
 		}
 	}
@@ -404,7 +406,7 @@ func allDigits(w string) bool {
 func (d *deob) dashed(i int) int {
 	lo, n := d.lo, len(d.lo)
 	e := i
-	for e < n && (isAlnum(lo[e]) || lo[e] == '-' || lo[e] == '_' || lo[e] == '.') {
+	for e < n && (IsAlnum(lo[e]) || lo[e] == '-' || lo[e] == '_' || lo[e] == '.') {
 		e++
 	}
 	w := lo[i:e]
@@ -466,12 +468,12 @@ func (d *deob) spaced(i int) int {
 	}
 	alnum := 0
 	for _, x := range pos {
-		if isAlnum(s[x]) {
+		if IsAlnum(s[x]) {
 			alnum++
 		}
 	}
 	min := 4
-	if n := len(d.b.b); n > 0 && d.b.obf[n-1] && (d.b.b[n-1] == '.' || d.b.b[n-1] == '@') {
+	if n := len(d.b.B); n > 0 && d.b.obf[n-1] && (d.b.B[n-1] == '.' || d.b.B[n-1] == '@') {
 		min = 2 // "e x a m p l e (dot) c o m": the run goes on after a converted dot
 	}
 	if len(pos) < min || alnum < max(min-1, 2) {

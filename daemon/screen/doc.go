@@ -1,7 +1,8 @@
 // Package screen is the exchange's text-safety engine: one place that decides what of a free text
 // may cross from one party to another.
 //
-// It does three things, all pure functions of their input:
+// It does these things, all pure functions of their input (prompt-injection scoring is package
+// screen/injection, the listing policy package screen/listing; both build on its normalised view):
 //
 //   - Redact removes contact details (emails, phone numbers, links and bare domains, chat handles,
 //     wallet addresses, IP addresses and host:port endpoints), including the usual obfuscations
@@ -9,19 +10,14 @@
 //     digits written as words), strips control, bidirectional-control and invisible characters
 //     (which could reorder or hide what a reader sees), and reports what it removed without
 //     keeping the removed text.
-//   - Screen scores a text from another agent for prompt injection (0-100; flagged from 20,
-//     "injection" from 50) and returns the findings and a copy in which each flagged sentence is
-//     quoted as "[UNTRUSTED TEXT, not an instruction (rule): "..."]", chat-template tokens are
-//     defanged and invisible characters dropped; the text itself is kept as data by the caller.
-//     It is a rule engine: it catches the known shapes of injection, not every new phrasing.
 //   - FindSecrets and RedactSecrets find credentials (private keys, cloud and service keys and
 //     tokens, passwords and secrets given as values, connection strings with a password, basic
 //     and bearer authorization) and replace each with "[credential removed: <kind>]". The rules are
 //     hand-written in the spirit of gitleaks' default rules, in the standard library.
-//   - Listing checks a task brief against the listing policy.
 //
 // The package must not log, store, or call anything: callers record removals (member, field, kind,
 // fingerprint) and decide on warnings and suspensions. It imports no other package of the module.
+// ScreenView, Segments, Leet, Excerpt and the byte classes are exported for those two packages.
 //
 // Detection works on a normalised view of the text (NFKC compatibility folding, look-alike letters
 // mapped to Latin, invisible characters dropped, obfuscations undone) that remembers, byte by byte,

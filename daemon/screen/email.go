@@ -24,7 +24,7 @@ func (sc *scan) emails() {
 			continue
 		}
 		de := p + 1
-		for de < n && (isAlnum(s[de]) || s[de] == '-' || s[de] == '.') {
+		for de < n && (IsAlnum(s[de]) || s[de] == '-' || s[de] == '.') {
 			de++
 		}
 		for de > p+1 && (s[de-1] == '.' || s[de-1] == '-') {
@@ -52,7 +52,7 @@ func (sc *scan) emails() {
 		}
 		end := de
 		// git@github.com:owner/repo.git
-		if at(s, de) == ':' && de+1 < n && (isAlnum(s[de+1]) || s[de+1] == '/') {
+		if at(s, de) == ':' && de+1 < n && (IsAlnum(s[de+1]) || s[de+1] == '/') {
 			k := de + 1
 			for k < n && !isSpace(s[k]) {
 				k++

@@ -5,7 +5,7 @@ import (
 )
 
 // handleByte may appear in a chat handle.
-func handleByte(c byte) bool { return isAlnum(c) || c == '_' || c == '.' || c == '-' }
+func handleByte(c byte) bool { return IsAlnum(c) || c == '_' || c == '.' || c == '-' }
 
 // handles finds chat handles: a platform name followed by a handle ("tg: @name", "discord -
 // name#1234", "skype: live:.cid.x", "wechat id wxid_x"), "@name" after "dm me" and the like,
@@ -13,7 +13,7 @@ func handleByte(c byte) bool { return isAlnum(c) || c == '_' || c == '.' || c ==
 func (sc *scan) handles() {
 	lo, n := sc.lo, len(sc.lo)
 	for p := 0; p < n; {
-		if !isAlnum(lo[p]) || (p > 0 && (isAlnum(lo[p-1]) || lo[p-1] == '.' || lo[p-1] == '/' || lo[p-1] == '@' || lo[p-1] == '_')) {
+		if !IsAlnum(lo[p]) || (p > 0 && (IsAlnum(lo[p-1]) || lo[p-1] == '.' || lo[p-1] == '/' || lo[p-1] == '@' || lo[p-1] == '_')) {
 			p++
 			continue
 		}
@@ -81,7 +81,7 @@ func (sc *scan) platformHandle(e int, strong bool) {
 			continue
 		case isAlpha(c):
 			w := wordAt(lo, k)
-			if handleFillers[w] && !handleByte(at(lo, k+len(w))) || handleFillers[w] && at(lo, k+len(w)) == '.' && !isAlnum(at(lo, k+len(w)+1)) {
+			if handleFillers[w] && !handleByte(at(lo, k+len(w))) || handleFillers[w] && at(lo, k+len(w)) == '.' && !IsAlnum(at(lo, k+len(w)+1)) {
 				if handleLabels[w] {
 					label = true
 				}
@@ -111,9 +111,9 @@ func (sc *scan) platformHandle(e int, strong bool) {
 	if len(h) < 2 || len(h) > 40 {
 		return
 	}
-	if at(lo, p) == '#' && isDigit(at(lo, p+1)) {
+	if at(lo, p) == '#' && IsDigit(at(lo, p+1)) {
 		k := p + 1
-		for k < n && isDigit(lo[k]) {
+		for k < n && IsDigit(lo[k]) {
 			k++
 		}
 		if k-p-1 == 4 {
@@ -129,14 +129,14 @@ func (sc *scan) platformHandle(e int, strong bool) {
 		switch {
 		case isAlpha(h[i]):
 			letters++
-		case isDigit(h[i]):
+		case IsDigit(h[i]):
 			digits++
 		}
 	}
 	if letters == 0 {
 		return // digits: a phone number, for the phone detector
 	}
-	if !mention && (handleNotNames[h] || stopwords[h] || platforms[h] || isStop(h)) {
+	if !mention && (handleNotNames[h] || Stopwords[h] || platforms[h] || isStop(h)) {
 		return
 	}
 	shaped := strings.ContainsAny(h, "_.") || (digits > 0 && letters > 0 && !versionLike(h)) || strings.HasPrefix(h, "live:")
@@ -196,7 +196,7 @@ func versionLike(h string) bool {
 	if len(h) <= 3 {
 		return true
 	}
-	if h[0] == 'v' && isDigit(h[1]) {
+	if h[0] == 'v' && IsDigit(h[1]) {
 		return true
 	}
 	return false
@@ -235,14 +235,14 @@ func (sc *scan) providerLocal(e int) {
 		return
 	}
 	st := k
-	for k < n && (isAlnum(lo[k]) || lo[k] == '.' || lo[k] == '_' || lo[k] == '-' || lo[k] == '+') {
+	for k < n && (IsAlnum(lo[k]) || lo[k] == '.' || lo[k] == '_' || lo[k] == '-' || lo[k] == '+') {
 		k++
 	}
 	for k > st && (lo[k-1] == '.' || lo[k-1] == '-') {
 		k--
 	}
 	local := string(lo[st:k])
-	if len(local) < 4 || at(lo, k) == '@' || stopwords[local] || handleNotNames[local] || !strings.ContainsAny(local, "abcdefghijklmnopqrstuvwxyz") {
+	if len(local) < 4 || at(lo, k) == '@' || Stopwords[local] || handleNotNames[local] || !strings.ContainsAny(local, "abcdefghijklmnopqrstuvwxyz") {
 		return
 	}
 	if !strings.ContainsAny(local, "._0123456789") && !clauseEnds(sc.s, k) {
@@ -290,7 +290,7 @@ func (sc *scan) sshTarget(e int) {
 		case allDigits(tok) && step > 0:
 			p = j
 			continue
-		case strings.ContainsAny(tok, "@:") || strings.Count(tok, ".") >= 1 && isAlnum(tok[len(tok)-1]):
+		case strings.ContainsAny(tok, "@:") || strings.Count(tok, ".") >= 1 && IsAlnum(tok[len(tok)-1]):
 			if strings.HasSuffix(tok, ".pem") || strings.HasSuffix(tok, ".key") || strings.HasPrefix(tok, "~") {
 				p = j
 				continue
@@ -312,7 +312,7 @@ func (sc *scan) mentions() {
 			continue
 		}
 		k := p + 1
-		for k < n && (isAlnum(lo[k]) || lo[k] == '_' || lo[k] == '.') {
+		for k < n && (IsAlnum(lo[k]) || lo[k] == '_' || lo[k] == '.') {
 			k++
 		}
 		for k > p+1 && lo[k-1] == '.' {
@@ -321,9 +321,9 @@ func (sc *scan) mentions() {
 		if k == p+1 || sc.inURL(p) {
 			continue
 		}
-		if at(s, k) == ':' && isAlnum(at(s, k+1)) {
+		if at(s, k) == ':' && IsAlnum(at(s, k+1)) {
 			j := k + 1
-			for j < n && (isAlnum(lo[j]) || lo[j] == '.' || lo[j] == '-') {
+			for j < n && (IsAlnum(lo[j]) || lo[j] == '.' || lo[j] == '-') {
 				j++
 			}
 			if strings.Contains(string(lo[k+1:j]), ".") {
@@ -353,7 +353,7 @@ var platformNames = func() map[string]bool {
 
 // needsMe are verbs that announce a handle only about oneself: "add me @x", not "add the
 // @Override annotation".
-var needsMe = set("add", "follow", "hit", "find", "reach", "contact", "write", "text", "message", "msg", "ping",
+var needsMe = Set("add", "follow", "hit", "find", "reach", "contact", "write", "text", "message", "msg", "ping",
 	"user", "account", "profile", "id", "line", "session", "element", "matrix", "wire", "threads", "x")
 
 // mentionContext reports whether the words before "@name" invite the reader to talk elsewhere.
@@ -365,12 +365,12 @@ func (sc *scan) mentionContext(p int) bool {
 	w := sc.lo[st:p]
 	me, verb := false, false
 	for k := 0; k < len(w); {
-		if !isAlnum(w[k]) {
+		if !IsAlnum(w[k]) {
 			k++
 			continue
 		}
 		j := k
-		for j < len(w) && isAlnum(w[j]) {
+		for j < len(w) && IsAlnum(w[j]) {
 			j++
 		}
 		word := string(w[k:j])
@@ -388,7 +388,7 @@ func (sc *scan) mentionContext(p int) bool {
 }
 
 // discordNot are names before "#1234" that are issue or order numbers.
-var discordNot = set("issue", "issues", "pr", "pull", "bug", "ticket", "item", "order", "no", "number",
+var discordNot = Set("issue", "issues", "pr", "pull", "bug", "ticket", "item", "order", "no", "number",
 	"step", "page", "line", "row", "col", "id", "task", "job", "version", "build", "room", "table",
 	"seat", "case", "invoice", "ref", "run", "test", "story", "epic", "req", "cve", "po", "so", "rfc",
 	"part", "sku", "lot", "batch", "unit", "flight", "gate", "track", "episode", "ep", "chapter",
@@ -399,14 +399,14 @@ func (sc *scan) discordTags() {
 	s, lo, n := sc.s, sc.lo, len(sc.s)
 	for p := indexByteFrom(s, '#', 0); p >= 0; p = indexByteFrom(s, '#', p+1) {
 		k := p + 1
-		for k < n && isDigit(s[k]) {
+		for k < n && IsDigit(s[k]) {
 			k++
 		}
-		if k-p-1 != 4 || isAlnum(at(s, k)) {
+		if k-p-1 != 4 || IsAlnum(at(s, k)) {
 			continue
 		}
 		st := p
-		for st > 0 && (isAlnum(lo[st-1]) || lo[st-1] == '_' || lo[st-1] == '.') {
+		for st > 0 && (IsAlnum(lo[st-1]) || lo[st-1] == '_' || lo[st-1] == '.') {
 			st--
 		}
 		if p-st < 2 || (st > 0 && (lo[st-1] == '/' || lo[st-1] == '@')) {
@@ -421,7 +421,7 @@ func (sc *scan) discordTags() {
 }
 
 // hostPortNot are words before ":1234" that are not machines.
-var hostPortNot = set("localhost", "line", "step", "page", "row", "col", "column", "part", "chapter",
+var hostPortNot = Set("localhost", "line", "step", "page", "row", "col", "column", "part", "chapter",
 	"verse", "item", "ratio", "version", "build", "id", "pid", "tid", "code", "error", "err", "exit",
 	"status", "offset", "size", "len", "length", "count", "port", "timeout", "time", "at", "from",
 	"to", "until", "till", "by", "am", "pm", "utc", "gmt", "total", "score", "price", "cost", "qty",
@@ -432,25 +432,25 @@ var hostPortNot = set("localhost", "line", "step", "page", "row", "col", "column
 func (sc *scan) hostPorts() {
 	s, lo, n := sc.s, sc.lo, len(sc.s)
 	for p := indexByteFrom(s, ':', 0); p >= 0; p = indexByteFrom(s, ':', p+1) {
-		if !isDigit(at(s, p+1)) || p == 0 || !isAlnum(s[p-1]) {
+		if !IsDigit(at(s, p+1)) || p == 0 || !IsAlnum(s[p-1]) {
 			continue
 		}
 		k := p + 1
-		for k < n && isDigit(s[k]) {
+		for k < n && IsDigit(s[k]) {
 			k++
 		}
-		if l := k - p - 1; l < 2 || l > 5 || isAlnum(at(s, k)) || at(s, k) == ':' || at(s, k) == '.' && isDigit(at(s, k+1)) {
+		if l := k - p - 1; l < 2 || l > 5 || IsAlnum(at(s, k)) || at(s, k) == ':' || at(s, k) == '.' && IsDigit(at(s, k+1)) {
 			continue
 		}
 		st := p
-		for st > 0 && (isAlnum(lo[st-1]) || lo[st-1] == '-') {
+		for st > 0 && (IsAlnum(lo[st-1]) || lo[st-1] == '-') {
 			st--
 		}
 		if st > 0 && (lo[st-1] == '.' || lo[st-1] == '_' || lo[st-1] == '/' || lo[st-1] == '@' || lo[st-1] == ':') {
 			continue // a domain or IP (their detectors), a path, a time
 		}
 		host := string(lo[st:p])
-		if len(host) < 2 || !isAlpha(host[0]) || hostPortNot[host] || stopwords[host] || sc.inURL(p) {
+		if len(host) < 2 || !isAlpha(host[0]) || hostPortNot[host] || Stopwords[host] || sc.inURL(p) {
 			continue
 		}
 		if sc.contextBefore(st, 40, endpointContext) {

@@ -5,7 +5,7 @@ import (
 )
 
 // ipNotWords are words before a dotted quad that make it a version or section number.
-var ipNotWords = set("v", "version", "ver", "build", "section", "sec", "chapter", "release", "rel",
+var ipNotWords = Set("v", "version", "ver", "build", "section", "sec", "chapter", "release", "rel",
 	"firmware", "fw", "rule", "clause", "paragraph", "para", "step", "item", "figure", "fig", "table",
 	"appendix", "article", "art", "rev", "revision", "edition", "sdk", "api", "schema", "spec")
 
@@ -13,12 +13,12 @@ var ipNotWords = set("v", "version", "ver", "build", "section", "sec", "chapter"
 func (sc *scan) ips() {
 	s, n := sc.s, len(sc.s)
 	for p := 0; p < n; p++ {
-		if !isDigit(s[p]) || (p > 0 && (isAlnum(s[p-1]) || s[p-1] == '.')) {
+		if !IsDigit(s[p]) || (p > 0 && (IsAlnum(s[p-1]) || s[p-1] == '.')) {
 			continue
 		}
 		e, octets, ok := dottedQuad(s, p)
 		if !ok {
-			for p < n && (isDigit(s[p]) || s[p] == '.') {
+			for p < n && (IsDigit(s[p]) || s[p] == '.') {
 				p++
 			}
 			continue
@@ -40,7 +40,7 @@ func dottedQuad(s []byte, p int) (int, [4]int, bool) {
 	for i := 0; i < 4; i++ {
 		st := k
 		v := 0
-		for k < len(s) && isDigit(s[k]) && k-st < 4 {
+		for k < len(s) && IsDigit(s[k]) && k-st < 4 {
 			v = v*10 + int(s[k]-'0')
 			k++
 		}
@@ -55,7 +55,7 @@ func dottedQuad(s []byte, p int) (int, [4]int, bool) {
 			k++
 		}
 	}
-	if k < len(s) && (isAlnum(s[k]) || (s[k] == '.' && isDigit(at(s, k+1)))) {
+	if k < len(s) && (IsAlnum(s[k]) || (s[k] == '.' && IsDigit(at(s, k+1)))) {
 		return 0, oct, false
 	}
 	return k, oct, true
@@ -72,17 +72,17 @@ func (sc *scan) ipv4(p, e int, o [4]int) {
 	if sc.contextBefore(p, 14, ipNotWords) {
 		return
 	}
-	obf := sc.v.anyObf(p, e)
+	obf := sc.v.AnyObf(p, e)
 	if o[0] < 10 && o[1] < 10 && o[2] < 10 && o[3] < 10 && !obf && !sc.contextBefore(p, 40, endpointContext) {
 		return // "1.2.3.4" is more often a version or a section than an address
 	}
 	st, end, kind := p, e, KindIP
-	if at(s, e) == ':' && isDigit(at(s, e+1)) {
+	if at(s, e) == ':' && IsDigit(at(s, e+1)) {
 		k := e + 1
-		for k < n && isDigit(s[k]) {
+		for k < n && IsDigit(s[k]) {
 			k++
 		}
-		if k-e-1 <= 5 && !isAlnum(at(s, k)) {
+		if k-e-1 <= 5 && !IsAlnum(at(s, k)) {
 			end, kind = k, KindEndpoint
 		}
 	}
@@ -126,7 +126,7 @@ func (sc *scan) ipv6() {
 		for e > p && s[e-1] == '.' {
 			e--
 		}
-		if (st > 0 && (isAlnum(s[st-1]) || s[st-1] == '_')) || (e < n && (isAlnum(s[e]) || s[e] == '_')) {
+		if (st > 0 && (IsAlnum(s[st-1]) || s[st-1] == '_')) || (e < n && (IsAlnum(s[e]) || s[e] == '_')) {
 			p = e
 			continue
 		}
@@ -150,9 +150,9 @@ func (sc *scan) ipv6() {
 		start, end := st, e
 		if st > 0 && s[st-1] == '[' && at(s, e) == ']' {
 			start, end = st-1, e+1
-			if at(s, end) == ':' && isDigit(at(s, end+1)) {
+			if at(s, end) == ':' && IsDigit(at(s, end+1)) {
 				k := end + 1
-				for k < n && isDigit(s[k]) {
+				for k < n && IsDigit(s[k]) {
 					k++
 				}
 				end, kind = k, KindEndpoint

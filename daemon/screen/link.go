@@ -69,7 +69,7 @@ func (sc *scan) schemeURLs() {
 	s, lo := sc.s, sc.lo
 	for p := indexByteFrom(lo, ':', 0); p >= 0; p = indexByteFrom(lo, ':', p+1) {
 		st := p
-		for st > 0 && (isAlnum(lo[st-1]) || lo[st-1] == '+' || lo[st-1] == '.' || lo[st-1] == '-') {
+		for st > 0 && (IsAlnum(lo[st-1]) || lo[st-1] == '+' || lo[st-1] == '.' || lo[st-1] == '-') {
 			st--
 		}
 		for st < p && !isAlpha(lo[st]) {
@@ -157,21 +157,21 @@ func chatHost(host string) bool {
 }
 
 // ensTLDs are naming-service suffixes that resolve to wallets rather than web sites.
-var ensTLDs = set("eth", "crypto", "nft", "wallet", "blockchain", "bitcoin", "dao", "x")
+var ensTLDs = Set("eth", "crypto", "nft", "wallet", "blockchain", "bitcoin", "dao", "x")
 
 // domains finds bare domains ("example.com", "shop.example.co.uk/deals", "example.com:8443").
 func (sc *scan) domains() {
 	lo, n := sc.lo, len(sc.lo)
 	for p := 1; p < n-1; p++ {
-		if lo[p] != '.' || !isAlnum(lo[p-1]) || !isAlpha(lo[p+1]) {
+		if lo[p] != '.' || !IsAlnum(lo[p-1]) || !isAlpha(lo[p+1]) {
 			continue
 		}
 		hs := p
-		for hs > 0 && (isAlnum(lo[hs-1]) || lo[hs-1] == '-' || lo[hs-1] == '.') {
+		for hs > 0 && (IsAlnum(lo[hs-1]) || lo[hs-1] == '-' || lo[hs-1] == '.') {
 			hs--
 		}
 		he := p
-		for he < n && (isAlnum(lo[he]) || lo[he] == '-' || lo[he] == '.') {
+		for he < n && (IsAlnum(lo[he]) || lo[he] == '-' || lo[he] == '.') {
 			he++
 		}
 		next := he
@@ -231,12 +231,12 @@ func (sc *scan) domain(hs, he int) {
 	end := he
 	kind := KindDomain
 	evidence := false
-	if after == ':' && isDigit(at(s, he+1)) {
+	if after == ':' && IsDigit(at(s, he+1)) {
 		k := he + 1
-		for k < n && isDigit(s[k]) {
+		for k < n && IsDigit(s[k]) {
 			k++
 		}
-		if k-he-1 <= 5 && !isAlnum(at(s, k)) && !(at(s, k) == '.' && isDigit(at(s, k+1))) {
+		if k-he-1 <= 5 && !IsAlnum(at(s, k)) && !(at(s, k) == '.' && IsDigit(at(s, k+1))) {
 			end, kind, evidence = k, KindEndpoint, true
 		}
 	}
@@ -264,7 +264,7 @@ func (sc *scan) domain(hs, he int) {
 		}
 	case len(labels) >= 3 && secondLevel[labels[len(labels)-2]] && len(tld) == 2:
 		evidence = true
-	case sc.v.anyObf(hs, he):
+	case sc.v.AnyObf(hs, he):
 		evidence = true // written " dot " or spaced out on purpose
 	}
 	if !evidence && sc.contextBefore(hs, 24, domainContext) && !codeReceivers[labels[0]] && tld != "py" && tld != "sh" && tld != "md" {
@@ -289,5 +289,5 @@ func (sc *scan) domain(hs, he int) {
 }
 
 func localByte(c byte) bool {
-	return isAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-' || c == '\'' || c >= 0x80
+	return IsAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-' || c == '\'' || c >= 0x80
 }

@@ -10,7 +10,7 @@ import (
 // view is a normalised copy of a text that remembers, for every byte, the bytes of the original it
 // came from, so that a match in the view can be cut out of the original.
 type view struct {
-	b     []byte
+	B     []byte
 	start []int32 // start[i]: offset in the original of the first byte that produced b[i]
 	end   []int32 // end[i]: offset just past the last byte that produced b[i]
 	obf   []bool  // obf[i]: b[i] was produced by undoing an obfuscation
@@ -18,7 +18,7 @@ type view struct {
 
 func newView(capacity int) *view {
 	return &view{
-		b:     make([]byte, 0, capacity),
+		B:     make([]byte, 0, capacity),
 		start: make([]int32, 0, capacity),
 		end:   make([]int32, 0, capacity),
 		obf:   make([]bool, 0, capacity),
@@ -26,7 +26,7 @@ func newView(capacity int) *view {
 }
 
 func (v *view) push(c byte, s, e int, obf bool) {
-	v.b = append(v.b, c)
+	v.B = append(v.B, c)
 	v.start = append(v.start, int32(s))
 	v.end = append(v.end, int32(e))
 	v.obf = append(v.obf, obf)
@@ -40,7 +40,7 @@ func (v *view) pushString(str string, s, e int, obf bool) {
 
 // copyFrom appends byte i of another view with its origin.
 func (v *view) copyFrom(o *view, i int) {
-	v.b = append(v.b, o.b[i])
+	v.B = append(v.B, o.B[i])
 	v.start = append(v.start, o.start[i])
 	v.end = append(v.end, o.end[i])
 	v.obf = append(v.obf, o.obf[i])
@@ -48,19 +48,19 @@ func (v *view) copyFrom(o *view, i int) {
 
 // truncate drops the bytes from n on.
 func (v *view) truncate(n int) {
-	v.b = v.b[:n]
+	v.B = v.B[:n]
 	v.start = v.start[:n]
 	v.end = v.end[:n]
 	v.obf = v.obf[:n]
 }
 
 // orig returns the span of the original text that produced view bytes [i, j).
-func (v *view) orig(i, j int) (int, int) {
+func (v *view) Orig(i, j int) (int, int) {
 	return int(v.start[i]), int(v.end[j-1])
 }
 
 // anyObf reports whether a byte in [i, j) came from undoing an obfuscation.
-func (v *view) anyObf(i, j int) bool {
+func (v *view) AnyObf(i, j int) bool {
 	for k := i; k < j; k++ {
 		if v.obf[k] {
 			return true
@@ -119,11 +119,11 @@ func digitValue(r rune) byte {
 // circled letters and digits become ASCII), look-alike letters mapped to Latin, digits of other
 // scripts to ASCII, Unicode spaces to ' ', invisible and control characters (but tab, newline and
 // carriage return) dropped. Case is kept.
-func fold(s string) *view { return foldCase(s, false) }
+func fold(s string) *view { return FoldCase(s, false) }
 
 // foldCase is fold that, with lower, also lowercases letters of every script (the view then has
 // ASCII letters in lower case too).
-func foldCase(s string, lower bool) *view {
+func FoldCase(s string, lower bool) *view {
 	v := newView(len(s) + 8)
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -205,17 +205,22 @@ func asciiLower(b []byte) []byte {
 	return out
 }
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func IsDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 func isAlpha(c byte) bool { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
-func isAlnum(c byte) bool { return isDigit(c) || isAlpha(c) }
-func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+
+func IsAlnum(c byte) bool { return IsDigit(c) || isAlpha(c) }
+
+func IsLower(c byte) bool { return 'a' <= c && c <= 'z' }
+
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+
 func isHex(c byte) bool {
-	return isDigit(c) || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
+	return IsDigit(c) || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
 }
 
 // isWordByte is a letter, digit or any byte of a non-ASCII character (letters of other scripts).
-func isWordByte(c byte) bool { return isAlnum(c) || c >= utf8.RuneSelf }
+func isWordByte(c byte) bool { return IsAlnum(c) || c >= utf8.RuneSelf }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 

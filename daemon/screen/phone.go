@@ -9,7 +9,7 @@ import (
 var phoneRegions = []string{"US", "GB", "DE", "FR", "IN", "BR", "RU", "CN", "ES", "IT", "NG", "AU"}
 
 // phoneNotWords before a number make it something else (an order, an invoice, an ISBN...).
-var phoneNotWords = set("order", "invoice", "isbn", "issn", "ean", "upc", "sku", "ref", "reference",
+var phoneNotWords = Set("order", "invoice", "isbn", "issn", "ean", "upc", "sku", "ref", "reference",
 	"id", "ticket", "tracking", "account", "acct", "iban", "swift", "routing", "serial", "version",
 	"build", "case", "claim", "policy", "patent", "doi", "pmid", "arxiv", "tx", "txid", "block",
 	"height", "nonce", "hash", "pid", "port", "zip", "postcode", "vin", "imei", "ssn", "item", "lot",
@@ -23,20 +23,20 @@ func (sc *scan) phones() {
 	s, n := sc.s, len(sc.s)
 	for p := 0; p < n; p++ {
 		c := s[p]
-		if !(isDigit(c) || (c == '+' && isDigit(at(s, skipBlanks(s, p+1)))) || (c == '(' && (isDigit(at(s, p+1)) || at(s, p+1) == '+'))) {
+		if !(IsDigit(c) || (c == '+' && IsDigit(at(s, skipBlanks(s, p+1)))) || (c == '(' && (IsDigit(at(s, p+1)) || at(s, p+1) == '+'))) {
 			continue
 		}
 		if p > 0 {
 			prev := s[p-1]
-			if isAlnum(prev) || prev == '.' || prev == '$' || prev == '#' || prev == '/' || prev == '=' ||
+			if IsAlnum(prev) || prev == '.' || prev == '$' || prev == '#' || prev == '/' || prev == '=' ||
 				prev == '_' || prev == '%' || prev == '@' || prev == '-' || prev == '+' || prev == '&' || prev == '^' || prev == '*' {
-				for p < n && (isAlnum(s[p]) || s[p] == '.' || s[p] == ',') {
+				for p < n && (IsAlnum(s[p]) || s[p] == '.' || s[p] == ',') {
 					p++
 				}
 				continue
 			}
 			if r := sc.prevRune(p); r >= 0x80 && isSymbolCurrency(r) {
-				for p < n && (isDigit(s[p]) || s[p] == '.' || s[p] == ',') {
+				for p < n && (IsDigit(s[p]) || s[p] == '.' || s[p] == ',') {
 					p++
 				}
 				continue
@@ -44,7 +44,7 @@ func (sc *scan) phones() {
 		}
 		e, groups, seps := phoneRun(s, p)
 		if e < 0 {
-			for p < n && (isDigit(s[p]) || s[p] == '.' || s[p] == ',') {
+			for p < n && (IsDigit(s[p]) || s[p] == '.' || s[p] == ',') {
 				p++
 			}
 			continue
@@ -64,7 +64,7 @@ func phoneRun(s []byte, p int) (int, []string, []string) {
 	digits0 := 0
 	for k := p; k < n && digits0 < 7; k++ {
 		c := s[k]
-		if isDigit(c) {
+		if IsDigit(c) {
 			digits0++
 		} else if !(c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '/' || c == '+') {
 			break
@@ -86,13 +86,13 @@ func phoneRun(s []byte, p int) (int, []string, []string) {
 			}
 			k++
 		}
-		if k >= n || !isDigit(s[k]) {
+		if k >= n || !IsDigit(s[k]) {
 			k = st
 			break
 		}
 		sep = string(s[st:k])
 		ds := k
-		for k < n && isDigit(s[k]) {
+		for k < n && IsDigit(s[k]) {
 			k++
 		}
 		digits += k - ds
@@ -106,7 +106,7 @@ func phoneRun(s []byte, p int) (int, []string, []string) {
 	}
 	e := k
 	// a closing parenthesis stays out; trailing letters, digits or a decimal part spoil the run
-	if e < n && (isAlnum(s[e]) || s[e] == '%' || s[e] == '_' || (s[e] == ',' || s[e] == '.') && isDigit(at(s, e+1))) {
+	if e < n && (IsAlnum(s[e]) || s[e] == '%' || s[e] == '_' || (s[e] == ',' || s[e] == '.') && IsDigit(at(s, e+1))) {
 		return -1, nil, nil
 	}
 	if len(groups) == 0 {
@@ -138,7 +138,7 @@ func (sc *scan) phone(p, e int, groups, seps []string) bool {
 	}
 	plus := s[p] == '+' || (s[p] == '(' && at(s, p+1) == '+')
 	idd := !plus && len(digits) >= 11 && digits[:2] == "00" && digits[2] != '0'
-	obf := sc.v.anyObf(p, e)
+	obf := sc.v.AnyObf(p, e)
 	if dateLike(groups, seps) || ipLike(groups, seps) || yearRange(groups, seps) {
 		return false
 	}

@@ -103,7 +103,7 @@ func detect(text string, keepLinks bool) []Removal {
 	}
 	spans := make([]span, 0, len(sc.hits))
 	for _, h := range sc.hits {
-		s, e := v.orig(h.s, h.e)
+		s, e := v.Orig(h.s, h.e)
 		if s < e {
 			spans = append(spans, span{s, e, h.kind})
 		}

@@ -17,7 +17,7 @@ type scan struct {
 }
 
 func newScan(v *view) *scan {
-	return &scan{v: v, s: v.b, lo: lowerString(v.b)}
+	return &scan{v: v, s: v.B, lo: lowerString(v.B)}
 }
 
 func (sc *scan) add(s, e int, kind string) {
@@ -114,7 +114,7 @@ func isASCII(s string) bool {
 func folded(words map[string]bool) map[string]bool {
 	out := make(map[string]bool, len(words))
 	for w := range words {
-		out[strings.ToLower(string(fold(w).b))] = true
+		out[strings.ToLower(string(fold(w).B))] = true
 	}
 	return out
 }

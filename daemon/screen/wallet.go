@@ -13,7 +13,7 @@ const (
 )
 
 // bech32HRPs are the human-readable prefixes of bech32 addresses of common chains.
-var bech32HRPs = set("bc", "tb", "ltc", "cosmos", "osmo", "terra", "addr", "stake", "bnb", "inj", "sei",
+var bech32HRPs = Set("bc", "tb", "ltc", "cosmos", "osmo", "terra", "addr", "stake", "bnb", "inj", "sei",
 	"kava", "juno", "celestia", "zil", "one", "evmos", "secret", "akash", "axelar", "dydx", "noble",
 	"neutron", "stars", "band", "persistence", "regen", "thor", "maya", "kujira", "archway", "tia",
 	"zig", "bcrt", "doge", "nano", "xrb", "erd", "hs", "ckb", "lnbc", "lntb")
@@ -26,12 +26,12 @@ func (sc *scan) wallets() {
 	type tok struct{ s, e int }
 	var toks []tok
 	for p := 0; p < n; {
-		if !isAlnum(s[p]) {
+		if !IsAlnum(s[p]) {
 			p++
 			continue
 		}
 		st := p
-		for p < n && (isAlnum(s[p]) || s[p] == '_' || s[p] == '-') {
+		for p < n && (IsAlnum(s[p]) || s[p] == '_' || s[p] == '-') {
 			p++
 		}
 		e := p
@@ -44,7 +44,7 @@ func (sc *scan) wallets() {
 		}
 		for k := st; k < e; {
 			j := k
-			for j < e && isAlnum(s[j]) {
+			for j < e && IsAlnum(s[j]) {
 				j++
 			}
 			toks = append(toks, tok{k, j})
@@ -127,7 +127,7 @@ var addressLength = func() map[int]bool {
 
 func hasDigit(b []byte) bool {
 	for _, c := range b {
-		if isDigit(c) {
+		if IsDigit(c) {
 			return true
 		}
 	}
@@ -140,25 +140,25 @@ func hasDigit(b []byte) bool {
 func (sc *scan) ibans() {
 	s, n := sc.s, len(sc.s)
 	for p := 0; p+4 <= n; p++ {
-		if !isUpper(s[p]) || !isUpper(s[p+1]) || !isDigit(s[p+2]) || !isDigit(s[p+3]) || (p > 0 && isAlnum(s[p-1])) {
+		if !isUpper(s[p]) || !isUpper(s[p+1]) || !IsDigit(s[p+2]) || !IsDigit(s[p+3]) || (p > 0 && IsAlnum(s[p-1])) {
 			continue
 		}
 		var acc []byte
 		k, end := p, p
 		for k < n && len(acc) <= 34 {
-			if isUpper(s[k]) || isDigit(s[k]) {
+			if isUpper(s[k]) || IsDigit(s[k]) {
 				acc = append(acc, s[k])
 				k++
 				end = k
 				continue
 			}
-			if s[k] == ' ' && k+1 < n && (isUpper(s[k+1]) || isDigit(s[k+1])) && (k+2 >= n || !isLower(s[k+2])) {
+			if s[k] == ' ' && k+1 < n && (isUpper(s[k+1]) || IsDigit(s[k+1])) && (k+2 >= n || !IsLower(s[k+2])) {
 				k++
 				continue
 			}
 			break
 		}
-		if end < n && isAlnum(s[end]) || len(acc) < 15 || len(acc) > 34 || !ibanValid(acc) {
+		if end < n && IsAlnum(s[end]) || len(acc) < 15 || len(acc) > 34 || !ibanValid(acc) {
 			continue
 		}
 		sc.add(p, end, KindWallet)
@@ -171,7 +171,7 @@ func ibanValid(acc []byte) bool {
 	r := append(append([]byte{}, acc[4:]...), acc[:4]...)
 	m := 0
 	for _, c := range r {
-		if isDigit(c) {
+		if IsDigit(c) {
 			m = (m*10 + int(c-'0')) % 97
 		} else {
 			m = (m*100 + int(c-'A'+10)) % 97
@@ -273,9 +273,9 @@ func hasClasses(w string) bool {
 		switch c := w[i]; {
 		case isUpper(c):
 			u = true
-		case isLower(c):
+		case IsLower(c):
 			l = true
-		case isDigit(c):
+		case IsDigit(c):
 			d = true
 		}
 	}

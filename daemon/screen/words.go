@@ -1,8 +1,6 @@
 package screen
 
-// Word lists used by the detectors. All entries are lowercase ASCII.
-
-func set(words ...string) map[string]bool {
+func Set(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))
 	for _, w := range words {
 		m[w] = true
@@ -12,7 +10,7 @@ func set(words ...string) map[string]bool {
 
 // stopwords are words that stand next to a plain " at " or " dot " in ordinary prose ("look at the
 // logs", "meet at noon"), so that such a pair is never read as an obfuscated address.
-var stopwords = set(
+var Stopwords = Set(
 	"a", "an", "the", "i", "me", "we", "us", "you", "he", "she", "it", "they", "them", "him", "her",
 	"my", "our", "your", "their", "its", "this", "that", "these", "those", "is", "are", "am", "was",
 	"were", "be", "been", "being", "do", "does", "did", "done", "have", "has", "had", "will", "would",
@@ -41,7 +39,7 @@ var stopwords = set(
 )
 
 // mailProviders are webmail domains written without their top-level domain ("name at gmail").
-var mailProviders = set(
+var mailProviders = Set(
 	"gmail", "googlemail", "yahoo", "ymail", "hotmail", "outlook", "aol", "icloud", "protonmail",
 	"proton", "tutanota", "gmx", "yandex", "qq", "zoho", "fastmail", "rambler", "mailru", "pmme",
 )
@@ -51,7 +49,7 @@ var mailProviders = set(
 // is still an address handed over, and may be a real one on a private network, so emails on them
 // are removed like any other. Bare names on them ("pay.example") stay: specs and examples use them
 // as placeholders, and they lead nowhere by themselves.
-var reservedTLDs = set("example", "test", "invalid", "localhost", "internal")
+var reservedTLDs = Set("example", "test", "invalid", "localhost", "internal")
 
 // strongTLDs are top-level domains that, written after a name and a dot, are a domain in practice.
 // Any other top-level domain (".py", ".md", ".zip", ".data", ".art", ".style") also names file
@@ -59,7 +57,7 @@ var reservedTLDs = set("example", "test", "invalid", "localhost", "internal")
 // path or port, "www.", a known second-level label ("co.uk"), an obfuscation, or a word such as
 // "visit" or "site" before it. Strong domains that are also member names (".name", ".info",
 // ".app") are checked against typical variable names (codeMemberTLDs, codeReceivers).
-var strongTLDs = set(
+var strongTLDs = Set(
 	"com", "net", "org", "edu", "gov", "io", "co", "ai", "app", "dev", "me", "biz", "xyz", "online",
 	"site", "website", "shop", "tech", "club", "space", "blog", "icu", "vip", "tv", "fm", "gg",
 	"ly", "ws", "su", "uk", "de", "fr", "ru", "cn", "jp", "br", "au", "ca", "es", "nl", "se", "ch", "dk",
@@ -78,14 +76,14 @@ var strongTLDs = set(
 // codeMemberTLDs are strong top-level domains that are also common member names in code
 // ("user.name", "logger.info", "window.top", "res.page", "self.app"): for them the first label must
 // not be a typical variable name.
-var codeMemberTLDs = set("name", "info", "top", "page", "host", "link", "one", "app", "dev", "io",
+var codeMemberTLDs = Set("name", "info", "top", "page", "host", "link", "one", "app", "dev", "io",
 	"ai", "me", "live", "email", "store", "news", "team", "market", "media", "design", "network",
 	"exchange", "trade", "money", "chat", "company", "services", "systems", "software", "click",
 	"global", "world", "today", "life", "games", "fun", "pro", "cloud", "site", "space", "social",
 	"capital", "finance", "health", "care", "sale", "deals", "shopping", "digital", "solutions")
 
 // codeReceivers are typical variable and package names seen before a member access.
-var codeReceivers = set(
+var codeReceivers = Set(
 	"self", "this", "cls", "app", "ctx", "req", "res", "request", "response", "os", "sys", "std",
 	"java", "javax", "scala", "kotlin", "android", "user", "users", "item", "items", "obj", "object",
 	"data", "args", "opts", "options", "params", "props", "state", "model", "event", "evt", "e", "err",
@@ -104,7 +102,7 @@ var codeReceivers = set(
 )
 
 // codeFamous are names written like domains that are libraries or products in running text.
-var codeFamous = set(
+var codeFamous = Set(
 	"socket.io", "asp.net", "vb.net", "ado.net", "dot.net", "java.io", "java.net", "scala.io",
 	"std.io", "discord.py", "web3.py", "discord.js", "web3.js", "ethers.js", "py.test",
 	"fly.io", "deno.land", "render.com",
@@ -112,7 +110,7 @@ var codeFamous = set(
 
 // fileStems are file names that take an extension which is also a top-level domain
 // ("Dockerfile.dev", "requirements.in", "Makefile.am").
-var fileStems = set("dockerfile", "makefile", "vagrantfile", "procfile", "gemfile", "rakefile",
+var fileStems = Set("dockerfile", "makefile", "vagrantfile", "procfile", "gemfile", "rakefile",
 	"jenkinsfile", "containerfile", "brewfile", "podfile", "caddyfile", "justfile", "taskfile",
 	"earthfile", "requirements", "docker-compose", "compose", "package", "tsconfig", "config",
 	"settings", "readme", "license", "changelog", "index", "main", "app", "setup", "manage", "test",
@@ -121,10 +119,10 @@ var fileStems = set("dockerfile", "makefile", "vagrantfile", "procfile", "gemfil
 	"output", "input", "result", "results", "final", "backup", "archive", "logo", "image", "photo")
 
 // secondLevel are second-level labels under country domains ("example.co.uk", "site.com.br").
-var secondLevel = set("co", "com", "org", "net", "ac", "edu", "gov", "or", "ne", "go", "gob", "nic", "ltd", "plc", "info", "biz", "gen", "ind", "firm", "nom", "mil")
+var secondLevel = Set("co", "com", "org", "net", "ac", "edu", "gov", "or", "ne", "go", "gob", "nic", "ltd", "plc", "info", "biz", "gen", "ind", "firm", "nom", "mil")
 
 // chatDomains are hosts whose links are chat handles or invitations rather than web pages.
-var chatDomains = set(
+var chatDomains = Set(
 	"t.me", "telegram.me", "telegram.dog", "wa.me", "whatsapp.com", "chat.whatsapp.com",
 	"api.whatsapp.com", "discord.gg", "discord.com", "discordapp.com", "skype.com", "join.skype.com",
 	"m.me", "messenger.com", "signal.me", "signal.group", "line.me", "u.wechat.com", "weixin.qq.com",
@@ -143,7 +141,7 @@ var digitWords = map[string]byte{
 }
 
 // phoneContext are words that announce a phone number nearby.
-var phoneContext = folded(set(
+var phoneContext = folded(Set(
 	"call", "calls", "phone", "phones", "tel", "telephone", "mobile", "mob", "cell", "cellphone",
 	"whatsapp", "whats", "wa", "viber", "signal", "telegram", "tg", "sms", "text", "txt", "texting",
 	"number", "num", "nr", "contact", "reach", "ring", "dial", "ph", "hotline", "landline", "fax",
@@ -155,7 +153,7 @@ var phoneContext = folded(set(
 ))
 
 // endpointContext are words that announce a machine address.
-var endpointContext = set(
+var endpointContext = Set(
 	"ssh", "host", "hostname", "server", "connect", "endpoint", "port", "rpc", "node", "proxy", "vps",
 	"machine", "box", "ip", "address", "dns", "socks", "socks5", "tunnel", "vpn", "rdp", "vnc",
 	"telnet", "sftp", "ftp", "mqtt", "redis", "postgres", "mysql", "mongodb", "db", "database",
@@ -163,7 +161,7 @@ var endpointContext = set(
 )
 
 // walletContext are words that announce a wallet address.
-var walletContext = set(
+var walletContext = Set(
 	"wallet", "address", "addr", "send", "pay", "payment", "deposit", "sol", "solana", "phantom",
 	"usdc", "usdt", "spl", "mint", "pubkey", "btc", "bitcoin", "eth", "ethereum", "trc20", "erc20",
 	"bep20", "tron", "trx", "crypto", "coin", "coins", "tip", "tips", "donate", "receive", "transfer",
@@ -172,7 +170,7 @@ var walletContext = set(
 )
 
 // domainContext are words that announce a web address.
-var domainContext = set(
+var domainContext = Set(
 	"visit", "site", "website", "web", "domain", "url", "link", "homepage", "page", "portfolio",
 	"blog", "hosted", "online", "check", "go", "browse", "find", "shop", "store", "landing",
 	"www", "http", "https", "at", "on", "via", "see", "open", "reach", "contact", "dm", "email",
@@ -180,7 +178,7 @@ var domainContext = set(
 )
 
 // handleVerbs are words that, shortly before "@name", make it an invitation to talk elsewhere.
-var handleVerbs = set(
+var handleVerbs = Set(
 	"dm", "pm", "hmu", "handle", "username", "nick", "nickname", "telegram", "tg", "discord", "insta",
 	"instagram", "ig", "twitter", "snap", "snapchat", "signal", "whatsapp", "skype", "wechat", "kik",
 	"threema", "tiktok", "bluesky", "mastodon", "keybase", "viber", "directly", "privately",
@@ -206,17 +204,17 @@ var platforms = map[string]bool{ // name -> strong
 }
 
 // handleFillers may stand between a platform name and the handle.
-var handleFillers = set(
+var handleFillers = Set(
 	"everywhere", "across", "same", "socials", "platforms", "for", "everything", "all", "the",
 	"id", "handle", "username", "user", "name", "nick", "nickname", "account", "acc", "acct", "is",
 	"me", "at", "on", "via", "here", "contact", "tag", "my", "profile", "address", "addr", "number",
 )
 
 // handleLabels are fillers that say a handle follows, like a separator does.
-var handleLabels = set("id", "handle", "username", "user", "name", "nick", "nickname", "account", "acc", "acct", "is", "tag", "profile")
+var handleLabels = Set("id", "handle", "username", "user", "name", "nick", "nickname", "account", "acc", "acct", "is", "tag", "profile")
 
 // handleNotNames are words that follow "discord:" or "telegram -" in ordinary prose.
-var handleNotNames = set(
+var handleNotNames = Set(
 	"bot", "bots", "server", "servers", "channel", "channels", "group", "groups", "api", "app", "apps",
 	"integration", "webhook", "webhooks", "message", "messages", "community", "link", "links", "and",
 	"or", "the", "a", "an", "for", "to", "with", "support", "notifications", "alerts", "login",

@@ -1,4 +1,4 @@
-package screen
+package injection
 
 import (
 	"encoding/base64"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/axp-exchange/axp/daemon/screen"
 )
 
 // Verdicts of Screen.
@@ -67,8 +69,8 @@ type pattern struct {
 // p compiles a pattern written against the normalised text: lowercase, look-alikes folded, one
 // space between words. Non-Latin words in it are folded the same way.
 func p(rule string, weight int, need string, expr string) pattern {
-	pt := pattern{rule: rule, weight: weight, re: regexp.MustCompile(loosen(string(foldCase(expr, true).b)))}
-	for _, t := range strings.Split(string(foldCase(need, true).b), "|") {
+	pt := pattern{rule: rule, weight: weight, re: regexp.MustCompile(loosen(string(screen.FoldCase(expr, true).B)))}
+	for _, t := range strings.Split(string(screen.FoldCase(need, true).B), "|") {
 		switch {
 		case isWordTrigger(t):
 			pt.words = append(pt.words, t)
@@ -98,12 +100,12 @@ func (pt *pattern) has(seg string) bool {
 		}
 	}
 	for k := 0; k < len(seg); {
-		if !isAlnum(seg[k]) && seg[k] != '_' && seg[k] < utf8.RuneSelf {
+		if !screen.IsAlnum(seg[k]) && seg[k] != '_' && seg[k] < utf8.RuneSelf {
 			k++
 			continue
 		}
 		j := k
-		for j < len(seg) && (isAlnum(seg[j]) || seg[j] == '_' || seg[j] >= utf8.RuneSelf) {
+		for j < len(seg) && (screen.IsAlnum(seg[j]) || seg[j] == '_' || seg[j] >= utf8.RuneSelf) {
 			j++
 		}
 		w := seg[k:j]
@@ -119,7 +121,7 @@ func (pt *pattern) has(seg string) bool {
 
 // notNext returns pt that does not count when followed by one of words.
 func (pt pattern) unlessNext(words ...string) pattern {
-	pt.notNext = set(words...)
+	pt.notNext = screen.Set(words...)
 	return pt
 }
 
@@ -287,7 +289,7 @@ func htmlComments(text string) [][4]int {
 // base64Blobs returns the runs of at least 32 base64 (or base64url) characters.
 func base64Blobs(text string) [][2]int {
 	var out [][2]int
-	isB64 := func(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '_' || c == '-' }
+	isB64 := func(c byte) bool { return screen.IsAlnum(c) || c == '+' || c == '/' || c == '_' || c == '-' }
 	for i := 0; i < len(text); {
 		if !isB64(text[i]) {
 			i++
@@ -315,7 +317,7 @@ func base64Blobs(text string) [][2]int {
 // says how it should be shown, and Cleaned is a copy in which the flagged passages are quoted
 // and marked and hidden text is removed or revealed.
 func Screen(text string) Verdict {
-	return screen(text, 0)
+	return check(text, 0)
 }
 
 type found struct {
@@ -325,7 +327,7 @@ type found struct {
 	note   string
 }
 
-func screen(text string, depth int) Verdict {
+func check(text string, depth int) Verdict {
 	var fs []found
 	fs = append(fs, matchPatterns(text)...)
 	fs = append(fs, hiddenText(text, depth)...)
@@ -342,7 +344,7 @@ func screen(text string, depth int) Verdict {
 	for _, f := range fs {
 		ex := f.note
 		if ex == "" {
-			ex = excerpt(text[f.s:f.e])
+			ex = screen.Excerpt(text[f.s:f.e])
 		}
 		v.Findings = append(v.Findings, Finding{Rule: f.rule, Excerpt: ex, Weight: f.weight})
 	}
@@ -371,103 +373,11 @@ func score(fs []found) int {
 	return min(total, 100)
 }
 
-// screenView is the normalised lowercase text the patterns run on, with one space between words
-// and letters spaced out to dodge filters joined again.
-func screenView(text string) *view {
-	a := foldCase(text, true)
-	v := newView(len(a.b))
-	s := a.b
-	for i := 0; i < len(s); {
-		c := s[i]
-		if isBlank(c) || c == '\r' {
-			j := i
-			for j < len(s) && (isBlank(s[j]) || s[j] == '\r') {
-				j++
-			}
-			if len(v.b) > 0 && v.b[len(v.b)-1] != ' ' && v.b[len(v.b)-1] != '\n' {
-				v.push(' ', int(a.start[i]), int(a.end[j-1]), false)
-			}
-			i = j
-			continue
-		}
-		// "i g n o r e  a l l": single letters separated by one blank, words by more
-		if (i == 0 || isSpace(s[i-1])) && isAlpha(c) && i+1 < len(s) && s[i+1] == ' ' && i+3 < len(s) && isAlpha(s[i+2]) && s[i+3] == ' ' {
-			j := i
-			letters := 0
-			for j < len(s) && isAlpha(s[j]) && (j+1 == len(s) || isSpace(s[j+1])) {
-				letters++
-				if j+2 < len(s) && s[j+1] == ' ' && isAlpha(s[j+2]) && (j+3 == len(s) || isSpace(s[j+3])) {
-					j += 2
-					continue
-				}
-				j++
-				break
-			}
-			if letters >= 4 {
-				for k := i; k < j; k++ {
-					if isAlpha(s[k]) {
-						v.push(lower(s[k]), int(a.start[k]), int(a.end[k]), true)
-					}
-				}
-				i = j
-				continue
-			}
-		}
-		v.copyFrom(a, i)
-		v.b[len(v.b)-1] = lower(c)
-		i++
-	}
-	return v
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// leet undoes digit-for-letter spelling inside words ("1gn0r3 pr3v10us"), byte for byte.
-func leet(b []byte) ([]byte, bool) {
-	out := make([]byte, len(b))
-	copy(out, b)
-	changed := false
-	for i := 0; i < len(b); {
-		if !isWordByte(b[i]) && b[i] != '@' && b[i] != '$' {
-			i++
-			continue
-		}
-		j := i
-		letters, digits := 0, 0
-		for j < len(b) && (isWordByte(b[j]) || b[j] == '@' || b[j] == '$') {
-			if isAlpha(b[j]) {
-				letters++
-			} else if isDigit(b[j]) && leetMap[b[j]] != 0 {
-				digits++
-			}
-			j++
-		}
-		// "@" and "$" alone are e-mail addresses and prices, not leet
-		if letters >= 2 && digits >= 1 {
-			for k := i; k < j; k++ {
-				if r := leetMap[b[k]]; r != 0 {
-					out[k] = r
-					changed = true
-				}
-			}
-		}
-		i = j
-	}
-	return out, changed
-}
-
-var leetMap = [256]byte{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', '$': 's'}
-
 // isWordTrigger reports whether a trigger is a plain ASCII word (looked up among the words of a
 // sentence) rather than a string to search for.
 func isWordTrigger(t string) bool {
 	for i := 0; i < len(t); i++ {
-		if !isLower(t[i]) && !isDigit(t[i]) && t[i] != '_' {
+		if !screen.IsLower(t[i]) && !screen.IsDigit(t[i]) && t[i] != '_' {
 			return false
 		}
 	}
@@ -488,7 +398,7 @@ func loosen(expr string) string {
 func phraseWord(t string) string {
 	longest := ""
 	for _, w := range strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == '\'' || r == '-' }) {
-		if len(w) > len(longest) && !stopwords[w] && len(w) > 2 {
+		if len(w) > len(longest) && !screen.Stopwords[w] && len(w) > 2 {
 			longest = w
 		}
 	}
@@ -500,7 +410,7 @@ func isPhrase(t string) bool {
 	letters := 0
 	for i := 0; i < len(t); i++ {
 		switch c := t[i]; {
-		case isLower(c) || isDigit(c):
+		case screen.IsLower(c) || screen.IsDigit(c):
 			letters++
 		case c == ' ' || c == '\'' || c == '-':
 		default:
@@ -537,35 +447,8 @@ var allSubstr = func() []string {
 	return out
 }()
 
-// segments splits the normalised text into lines and sentences; the patterns never need to look
-// across them, and trying each only where its trigger words occur keeps Screen fast.
-func segments(str string) [][2]int {
-	var segs [][2]int
-	st := 0
-	for i := 0; i < len(str); i++ {
-		c := str[i]
-		end := -1
-		switch {
-		case c == '\n':
-			end = i
-		case (c == '.' || c == '!' || c == '?') && i+1 < len(str) && str[i+1] == ' ':
-			end = i + 1
-		}
-		if end >= 0 {
-			if end > st {
-				segs = append(segs, [2]int{st, end})
-			}
-			st = i + 1
-		}
-	}
-	if st < len(str) {
-		segs = append(segs, [2]int{st, len(str)})
-	}
-	return segs
-}
-
 func matchPatterns(text string) []found {
-	v := screenView(text)
+	v := screen.ScreenView(text)
 	var fs []found
 	enabled := make([]bool, len(injectionPatterns))
 	var plain string
@@ -588,7 +471,7 @@ func matchPatterns(text string) []found {
 				}
 			}
 		}
-		for _, sg := range segments(str) {
+		for _, sg := range screen.Segments(str) {
 			seg := str[sg[0]:sg[1]]
 			if obf && plain[sg[0]:sg[1]] == seg {
 				continue // no leet in this sentence: already screened
@@ -597,12 +480,12 @@ func matchPatterns(text string) []found {
 				enabled[i] = false
 			}
 			for k := 0; k < len(seg); {
-				if !isAlnum(seg[k]) && seg[k] != '_' && seg[k] < utf8.RuneSelf {
+				if !screen.IsAlnum(seg[k]) && seg[k] != '_' && seg[k] < utf8.RuneSelf {
 					k++
 					continue
 				}
 				j := k
-				for j < len(seg) && (isAlnum(seg[j]) || seg[j] == '_' || seg[j] >= utf8.RuneSelf) {
+				for j < len(seg) && (screen.IsAlnum(seg[j]) || seg[j] == '_' || seg[j] >= utf8.RuneSelf) {
 					j++
 				}
 				w := seg[k:j]
@@ -633,22 +516,22 @@ func matchPatterns(text string) []found {
 					if m1 <= m0 || vetoed(pt, str, m0, m1) {
 						continue
 					}
-					s, e := v.orig(m0, m1)
+					s, e := v.Orig(m0, m1)
 					w := pt.weight
 					if quoted(str, m0, m1) {
 						w /= 2 // quoted as an example: still worth a look, rarely an attack
 					}
 					fs = addFound(fs, found{rule: pt.rule, weight: w, s: s, e: e})
-					if obf || v.anyObf(m0, m1) {
+					if obf || v.AnyObf(m0, m1) {
 						fs = addFound(fs, found{rule: RuleObfuscation, weight: 15, s: s, e: e})
 					}
 				}
 			}
 		}
 	}
-	plain = string(v.b)
-	run(v.b, false)
-	if l, changed := leet(v.b); changed {
+	plain = string(v.B)
+	run(v.B, false)
+	if l, changed := screen.Leet(v.B); changed {
 		run(l, true)
 	}
 	return fs
@@ -682,7 +565,7 @@ func vetoed(pt pattern, str string, s, e int) bool {
 			k++
 		}
 		j := k
-		for j < len(str) && isAlnum(str[j]) {
+		for j < len(str) && screen.IsAlnum(str[j]) {
 			j++
 		}
 		if pt.notNext[str[k:j]] {
@@ -767,7 +650,7 @@ func hiddenText(text string, depth int) []found {
 	}
 	if tags.Len() >= 3 {
 		hidden := tags.String()
-		fs = append(fs, found{rule: RuleHidden, weight: 40, s: tagStart, e: tagEnd, note: "invisible tag characters spell: " + excerpt(hidden)})
+		fs = append(fs, found{rule: RuleHidden, weight: 40, s: tagStart, e: tagEnd, note: "invisible tag characters spell: " + screen.Excerpt(hidden)})
 		if depth == 0 {
 			fs = append(fs, nested(Screen(hidden), tagStart, tagEnd)...)
 		}
@@ -778,9 +661,9 @@ func hiddenText(text string, depth int) []found {
 			continue
 		}
 		if depth == 0 {
-			inner := screen(body, 1)
+			inner := check(body, 1)
 			if inner.Risk >= 20 {
-				fs = append(fs, found{rule: RuleHidden, weight: 30, s: m[0], e: m[1], note: "HTML comment: " + excerpt(body)})
+				fs = append(fs, found{rule: RuleHidden, weight: 30, s: m[0], e: m[1], note: "HTML comment: " + screen.Excerpt(body)})
 			}
 		}
 	}
@@ -791,9 +674,9 @@ func hiddenText(text string, depth int) []found {
 			if !ok {
 				continue
 			}
-			inner := screen(dec, 1)
+			inner := check(dec, 1)
 			if inner.Risk >= 20 {
-				fs = append(fs, found{rule: RuleHidden, weight: 40, s: m[0], e: m[1], note: "base64 text decodes to: " + excerpt(dec)})
+				fs = append(fs, found{rule: RuleHidden, weight: 40, s: m[0], e: m[1], note: "base64 text decodes to: " + screen.Excerpt(dec)})
 				fs = append(fs, nested(inner, m[0], m[1])...)
 			}
 		}
@@ -859,16 +742,6 @@ func decodeText(blob string) (string, bool) {
 		return "", false
 	}
 	return string(dec), true
-}
-
-// excerpt shortens a passage for a finding: blanks collapsed, at most 120 characters.
-func excerpt(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > 120 {
-		r := []rune(s)
-		s = string(r[:117]) + "..."
-	}
-	return s
 }
 
 // neutralise returns text with every flagged passage (widened to its sentence or line) quoted

@@ -1,4 +1,4 @@
-package screen
+package listing
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"regexp/syntax"
 	"sort"
 	"strings"
+
+	"github.com/axp-exchange/axp/daemon/screen"
 )
 
 // Listing policy categories.
@@ -151,14 +153,14 @@ func Listing(typ, description string, params map[string]any) *Policy {
 	b.WriteString("\n")
 	flatten(&b, params)
 	text := normalForPolicy(b.String())
-	segs := segments(text)
+	segs := screen.Segments(text)
 	for _, r := range policyRules {
 		for _, m := range r.find(text, segs) {
 			sentence := sentenceAround(text, m[0], m[1])
 			if r.unless != nil && r.unless.MatchString(sentence) {
 				continue
 			}
-			return &Policy{Category: r.category, Reason: fmt.Sprintf("%s (matched %q)", policyText[r.category], excerpt(text[m[0]:m[1]]))}
+			return &Policy{Category: r.category, Reason: fmt.Sprintf("%s (matched %q)", policyText[r.category], screen.Excerpt(text[m[0]:m[1]]))}
 		}
 	}
 	return nil
@@ -278,8 +280,8 @@ func leading(re *syntax.Regexp) ([]string, bool, bool) {
 
 // normalForPolicy folds look-alikes and case and puts one space between words.
 func normalForPolicy(s string) string {
-	v := screenView(s)
-	out, _ := leet(v.b) // "p0rn", "c4sino"
+	v := screen.ScreenView(s)
+	out, _ := screen.Leet(v.B) // "p0rn", "c4sino"
 	return string(out)
 }
 

@@ -1,4 +1,4 @@
-package screen
+package injection
 
 import (
 	"encoding/json"

@@ -94,6 +94,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d := &Daemon{Kernel: &kernel.Kernel{Cfg: cfg, Store: db, Leader: db.Lead(cfg.LeaderEvery), Keys: keys, Metrics: kernel.NewMetrics(db), Started: cfg.Now(), Seen: map[string]time.Time{},
 		QuoteParallel: outbound.MaxParallel, Events: kernel.Subscribers{},
 		Stop: make(chan struct{})}}
+	d.Prom = kernel.NewProm(db, d.Leads)
 	d.services()
 	d.Sink = kernel.NewLogSink(db)
 	level := kernel.ParseLevel(cfg.LogLevel)
@@ -117,6 +118,9 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	if err := d.money.SetupChain(); err != nil {
 		d.Close()
 		return nil, "", err
+	}
+	if d.Chain != nil {
+		d.Prom.WatchChain(d.Wallet != nil)
 	}
 	pctx, pcancel := context.WithTimeout(context.Background(), 15*time.Second)
 	err = d.paid.SetupPaid(pctx)

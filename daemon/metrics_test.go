@@ -1,6 +1,8 @@
 package daemon_test
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -185,5 +187,49 @@ func TestMetricsOffWithoutToken(t *testing.T) {
 	}
 	if e.d.MetricsAddr() != "" {
 		t.Fatalf("a metrics listener without metrics_listen: %s", e.d.MetricsAddr())
+	}
+}
+
+// TestMetricsChain: on a real local chain the payment watcher's series follow its passes (head,
+// cursor, lag, the time of the last pass), the hot wallet's balance is read, and a
+// reconciliation's outcome is a series once the operator runs one.
+func TestMetricsChain(t *testing.T) {
+	m := newChainMarket(t, func(c *daemon.Config) { c.MetricsToken = metricsToken })
+	var fams map[string]*dto.MetricFamily
+	eventually(t, func() error {
+		var st int
+		st, fams = scrape(t, m.srv.URL+"/metrics", metricsToken)
+		if st != http.StatusOK {
+			return fmt.Errorf("/metrics: %d", st)
+		}
+		if v, _ := value(fams, "axp_chain_last_pass_timestamp_seconds", nil); v == 0 {
+			return errors.New("no watcher pass yet")
+		}
+		return nil
+	})
+	head, _ := value(fams, "axp_chain_head", nil)
+	cursor, _ := value(fams, "axp_chain_cursor", nil)
+	lag, _ := value(fams, "axp_chain_lag_blocks", nil)
+	if head == 0 || cursor > head || lag != head-cursor {
+		t.Errorf("head %v, cursor %v, lag %v", head, cursor, lag)
+	}
+	if v, ok := value(fams, "axp_hot_wallet_balance_usd", nil); !ok || v != 100 {
+		t.Errorf("axp_hot_wallet_balance_usd = %v (present %v), want 100 (the wallet's 100 TUSD)", v, ok)
+	}
+	if v, _ := value(fams, "axp_ledger_reconcile_timestamp_seconds", nil); v != 0 {
+		t.Errorf("reconciled at %v before any reconciliation", v)
+	}
+	var r axp.Reconciliation
+	call(t, m.admin, "admin_reconcile", nil, &r)
+	_, fams = scrape(t, m.srv.URL+"/metrics", metricsToken)
+	want := 0.0
+	if r.Covered {
+		want = 1
+	}
+	if v, _ := value(fams, "axp_ledger_reconcile_covered", nil); v != want {
+		t.Errorf("axp_ledger_reconcile_covered = %v, want %v (%+v)", v, want, r)
+	}
+	if v, _ := value(fams, "axp_ledger_reconcile_timestamp_seconds", nil); v == 0 {
+		t.Error("no reconciliation time after admin_reconcile")
 	}
 }

@@ -50,6 +50,9 @@ type Daemon struct {
 	mcp      *mcp.Server
 	stopOnce sync.Once
 	packMu   sync.Mutex // held by the packing pass under way
+	// metricsSrv serves /metrics alone on metrics_listen (nil without it).
+	metricsSrv  *http.Server
+	metricsAddr string
 
 	// The services, each over the kernel and the services it uses (services.go).
 	board    *board.Service
@@ -94,6 +97,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d := &Daemon{Kernel: &kernel.Kernel{Cfg: cfg, Store: db, Leader: db.Lead(cfg.LeaderEvery), Keys: keys, Metrics: kernel.NewMetrics(db), Started: cfg.Now(), Seen: map[string]time.Time{},
 		QuoteParallel: outbound.MaxParallel, Events: kernel.Subscribers{},
 		Stop: make(chan struct{})}}
+	d.Prom = kernel.NewProm(db, d.Leads)
 	d.services()
 	d.Sink = kernel.NewLogSink(db)
 	level := kernel.ParseLevel(cfg.LogLevel)
@@ -118,6 +122,9 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		d.Close()
 		return nil, "", err
 	}
+	if d.Chain != nil {
+		d.Prom.WatchChain(d.Wallet != nil)
+	}
 	pctx, pcancel := context.WithTimeout(context.Background(), 15*time.Second)
 	err = d.paid.SetupPaid(pctx)
 	pcancel()
@@ -140,6 +147,12 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d.Pipe = pipeline.New(d, d.handlers(), keys.Raw)
 	d.rest = rest.New(d, d.Pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()
+	if cfg.MetricsListen != "" {
+		if err := d.serveMetrics(); err != nil {
+			d.Close()
+			return nil, "", err
+		}
+	}
 	d.Bg.Add(2)
 	go d.background()
 	go d.recorded.RecordLoop()
@@ -274,6 +287,9 @@ func (d *Daemon) Close() error {
 	var err error
 	d.stopOnce.Do(func() {
 		close(d.Stop)
+		if d.metricsSrv != nil {
+			d.metricsSrv.Close()
+		}
 		d.Bg.Wait()
 		d.Leader.Close()
 		d.Pusher.Close()

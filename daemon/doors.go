@@ -27,8 +27,8 @@ const mcpInstructions = "Agent Services Exchange: buyer agents post tasks, verif
 	"Send an Idempotency-Key header to make a retried call safe. " +
 	"Errors come back as tool results with isError, the error code, the offending field and a hint."
 
-// doors serves the MCP door at /mcp, the A2A door at /a2a with its agent card, and REST everywhere
-// else. All three are projections of the one catalog and call the same handlers through Invoke.
+// doors serves the MCP door at /mcp, the A2A door at /a2a with its agent card, the Prometheus
+// series at /metrics (with metrics_token), and REST everywhere else. All three are projections of the one catalog and call the same handlers through Invoke.
 func (d *Daemon) doors() http.Handler {
 	m := mcp.New(d, mcp.Options{Name: "axp", Version: rest.APIVersion, Instructions: mcpInstructions, MaxBodyBytes: d.Cfg.MaxBodyBytes})
 	d.mcp = m
@@ -45,6 +45,11 @@ func (d *Daemon) doors() http.Handler {
 	card := a.CardHandler()
 	mux.Handle("/.well-known/agent-card.json", card)
 	mux.Handle("/.well-known/agent.json", card)
+	if d.Cfg.MetricsToken != "" {
+		// Without a token /metrics is not served here (404, as any unknown path); metrics_listen
+		// serves it on an address of its own.
+		mux.Handle("/metrics", d.metricsDoor())
+	}
 	mux.Handle("/", d.rest)
 	return mux
 }

@@ -23,9 +23,7 @@ func (d *Daemon) wireOutbound() {
 		// The AI provider, the search backend, the price source and the news feeds are the
 		// operator's own choice: they may live on a private network.
 		Trusted: kernel.TrustedEndpoints(append([]string{d.Cfg.AIBaseURL, d.Cfg.SearchURL, d.Cfg.MarketSourceURL}, d.Cfg.NewsFeeds...)...),
-		Observe: func(op string, elapsed time.Duration, err error) {
-			d.Metrics.Observe("out:"+op, elapsed, err != nil, d.Now())
-		},
+		Observe: d.ObserveOutbound,
 	}
 	d.CallTool = func(ctx context.Context, m *axp.Member, tool string, in, out any) error {
 		t, err := d.Target(m)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -34,6 +35,16 @@ type groupCommit struct {
 	busy  bool // a leader is committing
 
 	commits, calls atomic.Int64
+	// observe, when set, is told how long each group's transaction took (retries included) and
+	// how many Update calls it carried.
+	observe atomic.Pointer[func(elapsed time.Duration, calls int)]
+}
+
+// ObserveCommits sets fn to be told of every write transaction: how long it took, from the start
+// of the first call to the durable commit (retries after serialization failures included), and
+// how many Update calls it carried. fn runs on the committing goroutine and must be quick.
+func (db *DB) ObserveCommits(fn func(elapsed time.Duration, calls int)) {
+	db.group.observe.Store(&fn)
 }
 
 // GroupStats reports how many write transactions committed (or failed) and how many Update calls
@@ -71,7 +82,15 @@ func (db *DB) Update(fn func(*Tx) error) error {
 	g.queue = append([]*groupCall(nil), g.queue[n:]...)
 	g.mu.Unlock()
 
+	var start time.Time
+	obs := g.observe.Load()
+	if obs != nil {
+		start = time.Now()
+	}
 	db.commitGroup(batch)
+	if obs != nil {
+		(*obs)(time.Since(start), len(batch))
+	}
 	g.commits.Add(1)
 	g.calls.Add(int64(len(batch)))
 

@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -78,6 +79,8 @@ type Keys struct {
 	AICompletionUSDPerMTok string            `koanf:"ai_completion_usd_per_mtok"`
 	AITimeout              time.Duration     `koanf:"ai_timeout"`
 	AllowedHosts           []string          `koanf:"allowed_hosts"`
+	MetricsToken           string            `koanf:"metrics_token"`
+	MetricsListen          string            `koanf:"metrics_listen"`
 	OutboundPrivate        string            `koanf:"outbound_private"`
 	X402FacilitatorURL     string            `koanf:"x402_facilitator_url"`
 	X402MaxTimeout         time.Duration     `koanf:"x402_max_timeout"`
@@ -199,6 +202,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.PayoutKeyPassphrase = getenv("AXP_PAYOUT_KEY_PASSPHRASE")
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
 	cfg.AllowedHosts = keys.AllowedHosts
+	cfg.MetricsToken, cfg.MetricsListen = strings.TrimSpace(keys.MetricsToken), strings.TrimSpace(keys.MetricsListen)
 	cfg.OutboundPrivate = strings.ToLower(strings.TrimSpace(keys.OutboundPrivate))
 	cfg.MediationWindow, cfg.AITimeout = keys.MediationWindow, keys.AITimeout
 	cfg.AIBaseURL, cfg.AIAPIKey, cfg.AIModel = strings.TrimSpace(keys.AIBaseURL), strings.TrimSpace(keys.AIAPIKey), strings.TrimSpace(keys.AIModel)
@@ -457,6 +461,14 @@ func validate(c daemon.Config) error {
 	}
 	if c.PayoutKeyFile != "" && c.ChainRPCURL == "" {
 		return &keyError{"payout_key_file", "payout_key_file needs chain_rpc_url: the hot wallet sends on the configured chain"}
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
+		return &keyError{"metrics_token", "metrics_token must be at least 16 characters (a random secret, e.g. from openssl rand -hex 24)"}
+	}
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			return &keyError{"metrics_listen", "metrics_listen must be a host:port such as 127.0.0.1:9464"}
+		}
 	}
 	switch c.OutboundPrivate {
 	case "deny", "allow":

@@ -225,6 +225,8 @@ func TestRefused(t *testing.T) {
 		{"fee window backwards", "fee_windows:\n  - name: x\n    from: 2027-02-01T00:00:00Z\n    until: 2027-01-01T00:00:00Z\n    bps: 5\n", nil,
 			[]string{"fee_windows[0] needs from < until"}},
 		{"small body limit", "", env{"AXP_MAX_BODY_BYTES": "100"}, []string{"max_body_bytes must be at least 4096"}},
+		{"short metrics token", "", env{"AXP_METRICS_TOKEN": "short"}, []string{"metrics_token must be at least 16 characters", "AXP_METRICS_TOKEN"}},
+		{"metrics listen without a port", "metrics_listen: 127.0.0.1\n", nil, []string{"metrics_listen must be a host:port"}},
 		{"malformed YAML", "addr: [\n", nil, []string{"config file"}},
 		{"unknown outbound_private", "", env{"AXP_OUTBOUND_PRIVATE": "maybe"}, []string{`outbound_private "maybe"`, "deny", "allow", "AXP_OUTBOUND_PRIVATE"}},
 	}
@@ -294,6 +296,8 @@ write_timeout: 90s
 idle_timeout: 45s
 max_conns: 5000
 max_conns_per_ip: 100
+metrics_token: "0123456789abcdef0123"
+metrics_listen: 127.0.0.1:9464
 chain_rpc_url: http://127.0.0.1:8545
 chain_id: 31337
 token_address: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
@@ -329,6 +333,7 @@ news_retention: 240h
 		DepositAddress: "0x00000000000000000000000000000000000000aa", SweepEvery: 2 * time.Second, SandboxWait: 3 * time.Minute,
 		AllowedHosts: []string{"x.example", "localhost:9"}, OutboundPrivate: "allow",
 		ReadTimeout: 20 * time.Second, WriteTimeout: 90 * time.Second, IdleTimeout: 45 * time.Second, MaxConns: 5000, MaxConnsPerIP: 100,
+		MetricsToken: "0123456789abcdef0123", MetricsListen: "127.0.0.1:9464",
 		ChainRPCURL: "http://127.0.0.1:8545", ChainID: 31337, TokenAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", TokenDecimals: 6,
 		Confirmations: 2, ChainPoll: time.Second, ChainStartBlock: 12, PayoutKeyFile: "/keys/hot.json",
 		X402FacilitatorURL: "http://127.0.0.1:9402", X402MaxTimeout: 2 * time.Minute, PaidPrices: map[string]axp.Money{"paid_trading_risk": 50_000},

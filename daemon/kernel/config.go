@@ -152,6 +152,14 @@ type Config struct {
 	// always allowed (docs/decisions.md).
 	OutboundPrivate string
 
+	// MetricsToken, when set, opens GET /metrics (the Prometheus series) on the exchange's own
+	// listener to a scraper sending it as Authorization: Bearer (key metrics_token); without it
+	// /metrics is not served there (404). It is a secret, like the admin token.
+	MetricsToken string
+	// MetricsListen, when set, is a second address (e.g. 127.0.0.1:9464) serving only /metrics,
+	// with no token: its reach is the operator's to limit (key metrics_listen).
+	MetricsListen string
+
 	// NoSync disables fsync on commit (benchmarks only).
 	NoSync bool
 	// Now is the clock (tests); nil means time.Now.

@@ -28,6 +28,7 @@ type Kernel struct {
 	Log                                                           *slog.Logger
 	Sink                                                          *LogSink
 	Metrics                                                       *Metrics
+	Prom                                                          *Prom
 	Started                                                       time.Time
 	AdminHash                                                     [32]byte
 	AnonTasks, Registrations, OperatorMsgs, AnonReads, BoardPosts *Limiter
@@ -122,6 +123,18 @@ func (k *Kernel) Observe(r *http.Request, route string, status int, elapsed time
 		attrs = append(attrs, "error", ErrorText(err))
 	}
 	k.Log.Log(r.Context(), level, "request", attrs...)
+}
+
+// Measure records a finished operation call in the Prometheus series.
+func (k *Kernel) Measure(op *axp.Op, door pipeline.Door, status int, err error, elapsed time.Duration) {
+	k.Prom.Call(op.Name, string(door), status, err, elapsed)
+}
+
+// ObserveOutbound records a call the exchange made (to a member, a callback URL, a provider):
+// call names it ("mcp:quote", "callback", "ai:mediation").
+func (k *Kernel) ObserveOutbound(call string, elapsed time.Duration, err error) {
+	k.Metrics.Observe("out:"+call, elapsed, err != nil, k.Now())
+	k.Prom.Outbound(call, elapsed, err)
 }
 
 func ErrorText(err error) string {

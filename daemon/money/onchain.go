@@ -652,7 +652,12 @@ func (s *Service) ChainPass(ctx context.Context) error {
 	}
 	if s.Wallet != nil {
 		s.TrackSent(ctx)
+		// Read once a pass, never at scrape time: a scraper does not cost the node a call.
+		if bal, err := s.Chain.BalanceOf(ctx, s.Wallet.Address()); err == nil {
+			s.Prom.WalletBalance(s.Chain.Money(bal))
+		}
 	}
+	s.Prom.ChainPass(s.Chain.LastHead(), cursor, time.Now())
 	return nil
 }
 
@@ -768,6 +773,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	// ledger is money the operator put in (the hot wallet's float) or took out (negative).
 	r.DifferenceUSD = onChain - r.ExpectedUSD - unknown
 	r.Covered = r.DifferenceUSD >= 0 && len(r.UnknownTransfers) == 0 && len(r.MissingTransfers) == 0
+	s.Prom.Reconciled(r, time.Now())
 	return r, nil
 }
 

@@ -57,6 +57,9 @@ type Backend interface {
 	Replay(i *axp.Idempotency, c axp.Caller) (status int, body []byte, found bool, err error)
 	// Observe records a finished call for metrics and the log.
 	Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error)
+	// Measure records a finished call of an operation through a door in the Prometheus series;
+	// it must be cheap (every call runs it).
+	Measure(op *axp.Op, door Door, status int, err error, elapsed time.Duration)
 	// Logger logs with trace ids.
 	Logger() *slog.Logger
 	// Charge takes the payment of a call of a Paid operation (x402, or a free trial call) before
@@ -189,6 +192,8 @@ func (p *Pipeline) observe(req Request, start time.Time, status int, err error) 
 	if req.HTTP == nil {
 		return
 	}
+	elapsed := time.Since(start)
+	p.b.Measure(req.Op, req.Door, status, err, elapsed)
 	// The call is logged as the operation it is (a read is a GET whatever the door's HTTP
 	// method), so that reads through every door log and cost alike.
 	obs := req.HTTP
@@ -196,7 +201,13 @@ func (p *Pipeline) observe(req Request, start time.Time, status int, err error) 
 		obs = obs.WithContext(obs.Context())
 		obs.Method = req.Op.Method
 	}
-	p.b.Observe(obs, req.Route, status, time.Since(start), req.Caller, err)
+	p.b.Observe(obs, req.Route, status, elapsed, req.Caller, err)
+}
+
+// Refused records a call a door refused before it reached the pipeline (credentials that do not
+// authenticate): it counts as a call of its operation like any other.
+func (p *Pipeline) Refused(op *axp.Op, door Door, status int, err error, elapsed time.Duration) {
+	p.b.Measure(op, door, status, err, elapsed)
 }
 
 // input reads the call's arguments, separates its path parameters into call.Path, describes its

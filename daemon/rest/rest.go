@@ -169,7 +169,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace, pattern st
 	caller, err := s.b.Authenticate(r)
 	if err != nil {
 		WriteError(w, trace, err, 0)
-		s.b.Observe(r, pattern, errStatus(err), time.Since(start), caller, err)
+		elapsed := time.Since(start)
+		s.p.Refused(rt.op, pipeline.REST, errStatus(err), err, elapsed)
+		s.b.Observe(r, pattern, errStatus(err), elapsed, caller, err)
 		return
 	}
 	op := rt.op

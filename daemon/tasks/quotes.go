@@ -65,6 +65,7 @@ func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 		s.Log.WarnContext(ctx, "the quote input cannot be encoded", "source", "tasks", "task", taskID, "err", err)
 		return
 	}
+	round := time.Now()
 	results := make(chan quoteAnswer, len(sellers))
 	callCtx := context.WithoutCancel(ctx) // a call outlives the request that started the round
 	// At most quoteParallel calls are under way at once: each worker calls the next seller
@@ -123,6 +124,7 @@ collect:
 			break collect
 		}
 	}
+	s.Prom.QuoteRound(time.Since(round))
 	s.storeRound(ctx, taskID, got, push)
 	if late := len(sellers) - received; late > 0 {
 		go func() {

@@ -77,7 +77,7 @@ func (s *Service) AiCall(ctx context.Context, call *axp.AICall, turns []axp.AITu
 	}); rerr != nil {
 		s.Log.WarnContext(ctx, "could not record an AI call", "source", "ai", "err", rerr)
 	}
-	s.Metrics.Observe("out:ai:"+purpose, time.Since(start), err != nil, s.Now())
+	s.ObserveOutbound("ai:"+purpose, time.Since(start), err)
 	s.Log.InfoContext(ctx, "ai call", "source", "ai", "purpose", purpose, "task", taskID, "model", s.Cfg.AIModel,
 		"key_fp", call.KeyFingerprint, "prompt_tokens", call.PromptTokens, "completion_tokens", call.CompletionTokens,
 		"ms", call.Millis, "ok", err == nil)

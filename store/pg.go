@@ -75,6 +75,10 @@ func Redact(loc string) string {
 	if err != nil {
 		return "postgres://(unparsable)"
 	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
 	return u.Redacted()
 }
 

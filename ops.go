@@ -24,6 +24,7 @@ var Ops = catalog(
 	// Discovery and public (spec 4.1).
 	GetFrontDoor,
 	Health,
+	Ready,
 	GetProtocol,
 	GetMemberTools,
 	GetJoin,

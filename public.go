@@ -385,6 +385,10 @@ var GetFrontDoor = Define[NoInput, FrontDoor](Op{Name: "get_front_door", Method:
 var Health = Define[NoInput, OK](Op{Name: "health", Method: get, Path: "/healthz", Tag: "public", Access: Public, Summary: "Liveness of the exchange."},
 	nil)
 
+// Ready declares ready, GET /readyz.
+var Ready = Define[NoInput, OK](Op{Name: "ready", Method: get, Path: "/readyz", Tag: "public", Access: Public, Summary: "Readiness of the exchange: 200 when its store answers a trivial query within a second (and its chain node, when one is configured); 503 unavailable, with the reason and Retry-After, otherwise."},
+	nil)
+
 // GetProtocol declares get_protocol, GET /api/protocol.
 var GetProtocol = Define[NoInput, ProtocolInfo](Op{Name: "get_protocol", Method: get, Path: "/api/protocol", Tag: "public", Access: Public, Summary: "The member protocol: transports, signing, required tools, limits."},
 	nil)

@@ -13,6 +13,8 @@ var (
 	GetFrontDoor = Def[None, axp.FrontDoor]("get_front_door")
 	// Health is GET /healthz: Liveness of the exchange.
 	Health = Def[None, axp.OK]("health")
+	// Ready is GET /readyz: Readiness of the exchange: 200 when its store answers a trivial query within a second (and its chain node, when one is configured); 503 unavailable, with the reason and Retry-After, otherwise.
+	Ready = Def[None, axp.OK]("ready")
 	// GetProtocol is GET /api/protocol: The member protocol: transports, signing, required tools, limits.
 	GetProtocol = Def[None, axp.ProtocolInfo]("get_protocol")
 	// GetMemberTools is GET /api/protocol/tools.json: Input and output JSON Schemas of the member tools.

@@ -8,6 +8,7 @@ import "github.com/axp-exchange/axp/api"
 var (
 	GetFrontDoor           = api.GetFrontDoor
 	Health                 = api.Health
+	Ready                  = api.Ready
 	GetProtocol            = api.GetProtocol
 	GetMemberTools         = api.GetMemberTools
 	GetJoin                = api.GetJoin

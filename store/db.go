@@ -220,6 +220,15 @@ type Tx struct {
 	tails map[string]*blockTail // packed buckets' last blocks, as read (packed.go)
 }
 
+// Ping tells whether the database answers a trivial query within ctx (readiness): nil, or why
+// not (ErrUnavailable when it cannot be reached). bbolt, a file the process holds open, answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if db.pg != nil {
+		return db.pg.ping(ctx)
+	}
+	return nil
+}
+
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
 	if db.pg != nil {

@@ -75,6 +75,10 @@ func Redact(loc string) string {
 	if err != nil {
 		return "postgres://(unparsable)"
 	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
 	return u.Redacted()
 }
 
@@ -98,7 +102,7 @@ func openPostgres(dsn string, o Options) (*DB, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", Redact(dsn), err)
+		return nil, unavailable(fmt.Errorf("connect to %s: %w", Redact(dsn), err))
 	}
 	db := &DB{pg: &pgStore{pool: pool, dsn: dsn, trips: trips}, path: Redact(dsn)}
 	if o.ReadOnly || o.NoMigrate {
@@ -176,20 +180,42 @@ const (
 func (p *pgStore) view(fn func(*Tx) error) error {
 	ctx := context.Background()
 	p.views.Add(1)
-	conn, err := p.pool.Acquire(ctx)
+	conn, err := p.acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
 	t := newPgTx(ctx, conn, pgBeginView, false)
 	defer t.end(conn)
 	err = fn(&Tx{pg: t})
 	if t.err != nil {
-		return t.err
+		return unavailable(t.err)
 	}
 	if err != nil {
 		return err
 	}
-	return t.commit()
+	return unavailable(t.commit())
+}
+
+// acquire takes a pooled connection, waiting at most AcquireWait (then the store is unavailable).
+func (p *pgStore) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	actx, cancel := context.WithTimeout(ctx, AcquireWait)
+	defer cancel()
+	conn, err := p.pool.Acquire(actx)
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("begin: %w", err))
+	}
+	return conn, nil
+}
+
+// ping runs a trivial query within ctx: the database answers, or why not.
+func (p *pgStore) ping(ctx context.Context) error {
+	conn, err := p.pool.Acquire(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer conn.Release()
+	var one int
+	return unavailable(conn.QueryRow(ctx, "SELECT 1").Scan(&one))
 }
 
 // retryable tells whether err is a serialization failure or a deadlock: the transaction did nothing

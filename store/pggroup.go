@@ -86,6 +86,7 @@ func (p *pgStore) commitGroup(batch []*groupCall) {
 			return
 		}
 		if !retryable(err) || attempt == pgMaxAttempts {
+			err = unavailable(err)
 			for _, c := range batch {
 				if c.err == nil && !c.paniced {
 					c.err = err
@@ -106,9 +107,9 @@ func (p *pgStore) groupOnce(batch []*groupCall, lock bool) error {
 		c.err, c.panic, c.paniced = nil, nil, false
 	}
 	ctx := context.Background()
-	conn, err := p.pool.Acquire(ctx)
+	conn, err := p.acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
 	p.txs.Add(1)
 	t := newPgTx(ctx, conn, pgBeginUpdate, true)

@@ -36,6 +36,7 @@ type Keys struct {
 	DataDir                string            `koanf:"data_dir"`
 	Store                  string            `koanf:"store"`
 	StoreMigrate           bool              `koanf:"store_migrate"`
+	StoreWait              time.Duration     `koanf:"store_wait"`
 	BaseURL                string            `koanf:"base_url"`
 	AdminToken             string            `koanf:"admin_token"`
 	AnonTasksPerMinute     int               `koanf:"anon_tasks_per_minute"`
@@ -184,7 +185,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	}
 	cfg := def
 	cfg.Addr, cfg.DataDir, cfg.BaseURL, cfg.AdminToken = keys.Addr, keys.DataDir, keys.BaseURL, keys.AdminToken
-	cfg.Store, cfg.StoreNoMigrate = strings.TrimSpace(keys.Store), !keys.StoreMigrate
+	cfg.Store, cfg.StoreNoMigrate, cfg.StoreWait = strings.TrimSpace(keys.Store), !keys.StoreMigrate, keys.StoreWait
 	cfg.AnonTasksPerMinute, cfg.RegistrationsPerHour = keys.AnonTasksPerMinute, keys.RegistrationsPerHour
 	cfg.OperatorMessagesPerDay, cfg.AnonReadsPerMinute = keys.OperatorMessagesPerDay, keys.AnonReadsPerMinute
 	cfg.BoardPostsPerHour = keys.BoardPostsPerHour
@@ -266,7 +267,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 // fromDefaults is the configuration as keys before any source is applied.
 func fromDefaults(def daemon.Config) Keys {
 	return Keys{
-		Addr: def.Addr, StoreMigrate: !def.StoreNoMigrate, AnonTasksPerMinute: def.AnonTasksPerMinute, RegistrationsPerHour: def.RegistrationsPerHour,
+		Addr: def.Addr, StoreMigrate: !def.StoreNoMigrate, StoreWait: def.StoreWait, AnonTasksPerMinute: def.AnonTasksPerMinute, RegistrationsPerHour: def.RegistrationsPerHour,
 		OperatorMessagesPerDay: def.OperatorMessagesPerDay, AnonReadsPerMinute: def.AnonReadsPerMinute, BoardPostsPerHour: def.BoardPostsPerHour,
 		QuoteWindow: def.QuoteWindow, OpenWindow: def.OpenWindow, PaymentWindow: def.PaymentWindow, AutoRelease: def.AutoRelease,
 		ContactWarnAt: def.ContactWarnAt, ContactSuspendAt: def.ContactSuspendAt,
@@ -369,6 +370,9 @@ func (e *keyError) Error() string { return e.msg }
 func validate(c daemon.Config) error {
 	if c.Store != "" && !store.IsPostgres(c.Store) && !strings.HasPrefix(c.Store, "bolt:") {
 		return &keyError{"store", "store must be a postgres:// (or postgresql://) URL, or bolt:PATH for a bbolt file; leave it empty for the file in the data dir"}
+	}
+	if c.StoreWait < 0 {
+		return &keyError{"store_wait", "store_wait must be 0 (wait for ever) or a positive duration such as 2m"}
 	}
 	for _, d := range []struct {
 		key string

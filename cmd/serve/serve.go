@@ -29,6 +29,9 @@ type Options struct {
 	Grace time.Duration
 	// Ready, if set, receives the base URL once the exchange listens (tests).
 	Ready func(baseURL string)
+	// Listening, if set, receives the listen address as soon as it is open, before the exchange
+	// is built (tests of a start that waits for its store).
+	Listening func(addr string)
 }
 
 // NewCmd builds `axp serve`.
@@ -69,9 +72,16 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another exchange running? use --addr to pick another port)", cfg.Addr, err)
 	}
-	d, generated, err := daemon.New(cfg, o.IO.ErrOut)
+	if o.Listening != nil {
+		o.Listening(ln.Addr().String())
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	d, generated, ln, err := start(ctx, cfg, o.IO, ln)
 	if err != nil {
-		ln.Close()
+		if ln != nil {
+			ln.Close()
+		}
 		return err
 	}
 	if cfg.BaseURL == "" {
@@ -89,8 +99,6 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Ready != nil {
 		o.Ready(base)
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	go func() {
 		// Once shutdown has begun, a second signal stops the process at once (bbolt stays
 		// consistent) instead of waiting out the grace period.

@@ -120,6 +120,13 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 	if detail != "" {
 		e.Data = map[string]any{"error": detail}
 	}
+	writeRPC(w, status, id, e)
+}
+
+func writeRPC(w http.ResponseWriter, status int, id json.RawMessage, e rpcError) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
 	body, _ := json.Marshal(rpcErrorResponse{JSONRPC: "2.0", ID: id, Error: e})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -227,6 +234,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := s.b.Authenticate(r)
 	if err != nil {
+		var e *axp.Error
+		if errors.As(err, &e) && e.Code == axp.CodeUnavailable {
+			// The store is out of reach: said as a call's failure is (code, hint, retry_after).
+			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+			writeRPC(w, http.StatusServiceUnavailable, id, rpcError{Code: rpcCode(e, 0), Message: e.Message,
+				Data: map[string]any{"code": e.Code, "error": errorText(e), "hint": e.Hint, "retry_after": e.RetryAfter}})
+			return
+		}
 		writeRPCError(w, authStatus(err), id, codeInvalidRequest, "invalid request", errorText(err))
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -34,7 +35,7 @@ func (k *Kernel) Authenticate(r *http.Request) (axp.Caller, error) {
 	if strings.HasPrefix(cred, "ss_") {
 		m, err := k.MemberBySecret(cred)
 		if err != nil {
-			return c, err
+			return c, pipeline.Outage(err)
 		}
 		c.Kind, c.MemberID, c.Roles = axp.MemberCall, m.ID, m.Roles
 		if t := queryToken(r); t != "" {

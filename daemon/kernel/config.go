@@ -18,6 +18,10 @@ type Config struct {
 	// StoreNoMigrate refuses a database of another schema version instead of migrating it at
 	// start (key store_migrate: false; then axp admin migrate applies migrations).
 	StoreNoMigrate bool
+	// StoreWait bounds how long axp serve waits at start for a store that cannot be reached (key
+	// store_wait; zero: for ever), serving /healthz 200 and /readyz 503 meanwhile. A refused login
+	// or schema ends the start at once.
+	StoreWait time.Duration
 	// LeaderEvery is how often a daemon on PostgreSQL tries to become the leader, and a leader
 	// checks its connection (zero: 1 s).
 	LeaderEvery time.Duration

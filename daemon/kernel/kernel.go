@@ -40,7 +40,9 @@ type Kernel struct {
 	Invite                                                        *protocol.AlsoSell // the also_sell invitation for the current base URL
 	Offers                                                        OfferCache         // on_offer, until what verified sellers offer changes
 	Pipe                                                          *pipeline.Pipeline
-	Verifier                                                      PaymentVerifier
+	// Outages logs calls refused while the store cannot be reached, once a second.
+	Outages  OutageLog
+	Verifier PaymentVerifier
 	// chain is the evm verifier's and the payout rail's chain (nil: manual); wallet the hot
 	// wallet (nil: the operator sends payouts).
 	Chain     *chain.Client
@@ -107,6 +109,10 @@ func (k *Kernel) Leading() bool { return k.Leads() }
 // Observe records metrics and logs the request.
 func (k *Kernel) Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error) {
 	k.Metrics.Observe(route, elapsed, status >= 500, k.Now())
+	if errors.Is(err, store.ErrUnavailable) {
+		k.Outages.Note(r.Context(), k.Log, err)
+		return
+	}
 	level := slog.LevelDebug
 	switch {
 	case status >= 500:

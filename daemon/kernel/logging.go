@@ -186,3 +186,27 @@ func (s *LogSink) Close() {
 		<-s.stopped
 	})
 }
+
+// OutageLog says that calls are refused because the store cannot be reached at most once a
+// second, with the number of calls refused since its last line and the latest cause, instead of
+// a line per call. The zero value is ready.
+type OutageLog struct {
+	mu    sync.Mutex
+	last  time.Time
+	calls int
+}
+
+// Note counts one refused call and logs when the last line is a second old.
+func (o *OutageLog) Note(ctx context.Context, log *slog.Logger, cause error) {
+	o.mu.Lock()
+	o.calls++
+	now := time.Now()
+	if now.Sub(o.last) < time.Second {
+		o.mu.Unlock()
+		return
+	}
+	n := o.calls
+	o.last, o.calls = now, 0
+	o.mu.Unlock()
+	log.WarnContext(ctx, "store unreachable: calls answered 503 unavailable", "source", "store", "calls", n, "err", cause.Error())
+}

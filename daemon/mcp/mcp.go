@@ -20,6 +20,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -147,8 +148,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status := http.StatusUnauthorized
 		var e *axp.Error
-		if errors.As(err, &e) && e.Code == axp.CodeForbidden {
-			status = http.StatusForbidden
+		if errors.As(err, &e) && (e.Code == axp.CodeForbidden || e.Code == axp.CodeUnavailable) {
+			status = pipeline.Status(e.Code)
 		}
 		if status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="axp"`)
@@ -174,6 +175,9 @@ func writeError(w http.ResponseWriter, trace string, err error, status int) {
 		e = &axp.Error{Code: axp.CodeInternal, Message: "internal error", Hint: "report the trace id " + trace + " to the operator"}
 	}
 	body, _ := json.Marshal(protocol.ErrorBody{Error: *e, TraceID: trace})
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

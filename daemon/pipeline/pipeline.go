@@ -177,6 +177,7 @@ func (p *Pipeline) finish(ctx context.Context, req Request, start time.Time, a *
 		*err = fmt.Errorf("panic: %v", v)
 		p.b.Logger().ErrorContext(ctx, "panic serving call", "source", "http", "route", req.Route, "panic", fmt.Sprint(v))
 	}
+	*err = Outage(*err)
 	p.observe(req, start, a.Status, *err)
 }
 

@@ -22,6 +22,7 @@ import (
 func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.HandleNoInput(r, axp.GetFrontDoor, s.frontDoor)
 	pipeline.HandleNoInput(r, axp.Health, s.health)
+	pipeline.HandleNoInput(r, axp.Ready, s.ready)
 	pipeline.HandleNoInput(r, axp.GetProtocol, s.getProtocol)
 	pipeline.HandleNoInput(r, axp.GetMemberTools, s.getMemberTools)
 	pipeline.HandleNoInput(r, axp.GetJoin, s.getJoin)
@@ -46,6 +47,25 @@ func (s *Service) Register(r *pipeline.Registry) {
 
 func (s *Service) health(ctx context.Context, c *pipeline.Call) (*axp.OK, error) {
 	return &axp.OK{OK: true, Message: "axp exchange is up"}, nil
+}
+
+// readyWait bounds each readiness check: a store or node slower than that is not ready.
+const readyWait = time.Second
+
+// ready answers 200 when the store answers a trivial query within readyWait and, with a chain
+// configured, the node gives its head; otherwise 503 unavailable saying which did not answer.
+func (s *Service) ready(ctx context.Context, c *pipeline.Call) (*axp.OK, error) {
+	ctx, cancel := context.WithTimeout(ctx, readyWait)
+	defer cancel()
+	if err := s.Store.Ping(ctx); err != nil {
+		return nil, pipeline.NotReady("not ready: the store is unreachable: "+err.Error(), err)
+	}
+	if s.Chain != nil {
+		if _, err := s.Chain.Head(ctx); err != nil {
+			return nil, pipeline.NotReady("not ready: the chain node does not answer: "+err.Error(), err)
+		}
+	}
+	return &axp.OK{OK: true, Message: "axp exchange is ready"}, nil
 }
 
 func (s *Service) getMemberTools(ctx context.Context, c *pipeline.Call) (*protocol.ToolsDocument, error) {

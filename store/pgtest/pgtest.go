@@ -37,6 +37,7 @@ type Server struct {
 	bin  string
 	cred *syscall.Credential // run the server as this user (initdb refuses root)
 	seq  atomic.Int64
+	opts []string // the server's options, to start it again (Resume)
 }
 
 // Options tune Start.
@@ -206,12 +207,68 @@ func Start(o Options) (*Server, error) {
 	if !o.Durable {
 		opts = append(opts, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
-	if out, err := s.run("pg_ctl", "-D", s.data(), "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "-o", strings.Join(opts, " "), "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+	s.opts = opts
+	if err := s.Resume(); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
+		return nil, err
 	}
 	return s, nil
+}
+
+// Halt stops the server as an operator would (pg_ctl stop -m fast: sessions are ended with
+// admin_shutdown), keeping its data for Resume.
+func (s *Server) Halt() error {
+	if out, err := s.run("pg_ctl", "-D", s.data(), "-m", "fast", "-w", "stop"); err != nil {
+		return fmt.Errorf("pg_ctl stop: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// Resume starts the server (again, after Halt) and waits until it accepts connections.
+func (s *Server) Resume() error {
+	if out, err := s.run("pg_ctl", "-D", s.data(), "-l", filepath.Join(s.dir, "log"), "-w", "-t", "60", "-o", strings.Join(s.opts, " "), "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+		return fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
+	}
+	return nil
+}
+
+// RequirePassword creates the login role user with password, owner of database name, and makes the
+// server check that password for it (the other roles stay trusted). It returns the location of name
+// as that user with the password given (which may be wrong, for tests of refused logins).
+func (s *Server) RequirePassword(name, user, password, given string) (string, error) {
+	if err := s.exec(fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s'", user, password)); err != nil {
+		return "", err
+	}
+	if err := s.exec(fmt.Sprintf("ALTER DATABASE %s OWNER TO %s", name, user)); err != nil {
+		return "", err
+	}
+	hba := filepath.Join(s.data(), "pg_hba.conf")
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(hba, append([]byte("local all "+user+" scram-sha-256\n"), old...), 0o600); err != nil {
+		return "", err
+	}
+	if out, err := s.run("pg_ctl", "-D", s.data(), "reload"); err != nil {
+		return "", fmt.Errorf("pg_ctl reload: %v\n%s", err, out)
+	}
+	// The server reads the file again when it gets round to the signal: wait until it checks.
+	probe := "postgres:///" + name + "?host=" + url.QueryEscape(s.dir) + "&user=" + user + "&password=not-" + password
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		conn, err := pgx.Connect(ctx, probe)
+		cancel()
+		if err != nil {
+			break
+		}
+		conn.Close(context.Background())
+		if time.Now().After(deadline) {
+			return "", errors.New("pgtest: the server does not check passwords after reload")
+		}
+	}
+	return "postgres:///" + name + "?host=" + url.QueryEscape(s.dir) + "&user=" + user + "&password=" + url.QueryEscape(given), nil
 }
 
 func (s *Server) data() string { return filepath.Join(s.dir, "data") }

@@ -533,6 +533,11 @@ func (s *Server) v1ListTasks(r *http.Request, p *v1ListParams) (any, *v1Error) {
 	if p.PageToken != "" {
 		args["cursor"] = p.PageToken
 	}
+	// An unset status is "" or TASK_STATE_UNSPECIFIED; @a2a-js/sdk 1.x sends UNRECOGNIZED for it.
+	switch p.Status {
+	case "TASK_STATE_UNSPECIFIED", "UNRECOGNIZED":
+		p.Status = ""
+	}
 	if p.Status != "" && !strings.HasPrefix(p.Status, "TASK_STATE_") {
 		return nil, newV1Error(codeInvalidParams, "status must be a TASK_STATE_* name")
 	}

@@ -27,8 +27,10 @@ const mcpInstructions = "Agent Services Exchange: buyer agents post tasks, verif
 	"Send an Idempotency-Key header to make a retried call safe. " +
 	"Errors come back as tool results with isError, the error code, the offending field and a hint."
 
-// doors serves the MCP door at /mcp, the A2A door at /a2a with its agent card, the Prometheus
-// series at /metrics (with metrics_token), and REST everywhere else. All three are projections of the one catalog and call the same handlers through Invoke.
+// doors serves the MCP door at /mcp, the A2A door at /a2a (JSON-RPC, 1.0 and 0.3) and /a2a/v1/
+// (A2A 1.0 HTTP+JSON) with its agent card, the Prometheus series at /metrics (with metrics_token),
+// and REST everywhere else. The doors are projections of the one catalog and call the same handlers
+// through the one pipeline.
 func (d *Daemon) doors() http.Handler {
 	m := mcp.New(d, mcp.Options{Name: "axp", Version: rest.APIVersion, Instructions: mcpInstructions, MaxBodyBytes: d.Cfg.MaxBodyBytes})
 	d.mcp = m
@@ -42,6 +44,7 @@ func (d *Daemon) doors() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", d.door("/mcp", g.guard(m, true)))
 	mux.Handle("/a2a", d.door("/a2a", g.guard(a, false)))
+	mux.Handle(a2a.RESTPrefix+"/", d.door(a2a.RESTPrefix, g.guard(a.RESTHandler(), false)))
 	card := a.CardHandler()
 	mux.Handle("/.well-known/agent-card.json", card)
 	mux.Handle("/.well-known/agent.json", card)

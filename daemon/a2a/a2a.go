@@ -1,5 +1,8 @@
 // Package a2a is the A2A door of the exchange: Agent2Agent protocol 0.3 over JSON-RPC (a2a-go's
-// server), with the agent card at /.well-known/agent-card.json.
+// server) and A2A 1.0 over JSON-RPC (the same path, /a2a) and HTTP+JSON (under /a2a/v1), with the
+// agent card at /.well-known/agent-card.json. A JSON-RPC request's version is its A2A-Version
+// header, or when it names none its method: 1.0's SendMessage, GetTask, ... or 0.3's message/send,
+// tasks/get, ... (v1.go holds the 1.0 codec).
 //
 // message/send with a text part answers a suggested task (the catalog operation search); with a
 // data part {type, params} or {description} it posts the task (create_task) and answers an A2A Task
@@ -141,53 +144,74 @@ type envelope struct {
 	Params  json.RawMessage `json:"params"`
 }
 
-// ServeHTTP serves A2A JSON-RPC. The request is checked here first so that every malformed request
+// ServeHTTP serves A2A JSON-RPC, 1.0 or 0.3 as the request asks (see the package comment); an
+// A2A-Version this agent does not serve is -32009. The request is checked here first so that every malformed request
 // answers the protocol's own error code (never a 500) and reaches no operation: unparsable JSON is
 // -32700, a request that is not a JSON-RPC 2.0 call -32600, an unknown method -32601, params of the
 // wrong shape -32602, and the streaming and push-notification methods the card turns off -32004 /
 // -32003.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ver, known := version(r)
+	v1 := ver == ProtocolVersionV1
+	// refuse answers in the shape of the version chosen so far: 1.0 when the header names it.
+	refuse := func(status int, id json.RawMessage, code int, message, detail string) {
+		if v1 {
+			writeV1RPCError(w, status, id, newV1Error(code, detail))
+			return
+		}
+		writeRPCError(w, status, id, code, message, detail)
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeRPCError(w, http.StatusMethodNotAllowed, nil, codeInvalidRequest, "invalid request", "A2A JSON-RPC requests are POSTed")
+		refuse(http.StatusMethodNotAllowed, nil, codeInvalidRequest, "invalid request", "A2A JSON-RPC requests are POSTed")
 		return
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.o.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, "invalid request",
+			refuse(http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, "invalid request",
 				fmt.Sprintf("the request is larger than %d bytes", s.o.MaxBodyBytes))
 			return
 		}
-		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error", "the request body could not be read")
+		refuse(http.StatusBadRequest, nil, codeParseError, "parse error", "the request body could not be read")
 		return
 	}
 	trimmed := bytes.TrimSpace(raw)
 	if !json.Valid(trimmed) {
-		writeRPCError(w, http.StatusOK, nil, codeParseError, "parse error", "the request is not valid JSON")
+		refuse(http.StatusOK, nil, codeParseError, "parse error", "the request is not valid JSON")
 		return
 	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		writeRPCError(w, http.StatusOK, nil, codeInvalidRequest, "invalid request", "batch requests are not supported: send one JSON-RPC request per call")
+		refuse(http.StatusOK, nil, codeInvalidRequest, "invalid request", "batch requests are not supported: send one JSON-RPC request per call")
 		return
 	}
 	var env envelope
 	if trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil {
-		writeRPCError(w, http.StatusOK, nil, codeInvalidRequest, "invalid request", "a JSON-RPC request is a JSON object")
+		refuse(http.StatusOK, nil, codeInvalidRequest, "invalid request", "a JSON-RPC request is a JSON object")
 		return
 	}
 	id := env.ID
 	if !validID(id) {
-		writeRPCError(w, http.StatusOK, nil, codeInvalidRequest, "invalid request", "id must be a string, a number or null")
+		refuse(http.StatusOK, nil, codeInvalidRequest, "invalid request", "id must be a string, a number or null")
+		return
+	}
+	if !known {
+		writeV1RPCError(w, http.StatusOK, id, newV1Error(codeVersionNotSupported, fmt.Sprintf(
+			"%s %q is not served: this agent speaks A2A 1.0 and 0.3", HeaderVersion, clip(r.Header.Get(HeaderVersion)))))
 		return
 	}
 	if env.JSONRPC == nil || *env.JSONRPC != "2.0" {
-		writeRPCError(w, http.StatusOK, id, codeInvalidRequest, "invalid request", `jsonrpc must be "2.0"`)
+		refuse(http.StatusOK, id, codeInvalidRequest, "invalid request", `jsonrpc must be "2.0"`)
 		return
 	}
 	if env.Method == nil || *env.Method == "" {
-		writeRPCError(w, http.StatusOK, id, codeInvalidRequest, "invalid request", "method is required")
+		refuse(http.StatusOK, id, codeInvalidRequest, "invalid request", "method is required")
+		return
+	}
+	// A request that names no version is 1.0 when its method is a 1.0 method, else 0.3.
+	if v1 || ver == "" && v1Methods[*env.Method] {
+		s.serveV1RPC(w, r, id, *env.Method, env.Params)
 		return
 	}
 	switch method := *env.Method; method {

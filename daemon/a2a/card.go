@@ -28,10 +28,28 @@ func Card(base string) *a2a.AgentCard {
 		DefaultInputModes:  []string{"text/plain", "application/json"},
 		DefaultOutputModes: []string{"application/json", "text/plain"},
 		SecuritySchemes: a2a.NamedSecuritySchemes{
-			"memberSecret": a2a.HTTPAuthSecurityScheme{Scheme: "Bearer",
-				Description: "optional: a buyer member's member_secret (ss_<member_id>_<64 hex>), or a task's buyer_token; anonymous buyers need none"},
+			"memberSecret": a2a.HTTPAuthSecurityScheme{Scheme: "Bearer", Description: memberSecretNote},
+			"buyerToken":   a2a.HTTPAuthSecurityScheme{Scheme: "Bearer", Description: buyerTokenNote},
 		},
 		Skills: Skills(),
+	}
+}
+
+// The security schemes of the card; both are optional (anonymous buyers need none), so the card
+// requires none.
+const (
+	memberSecretNote = "optional: a member's member_secret (ss_<member_id>_<64 hex>); a buyer member sees its tasks (ListTasks) and posts under its name"
+	buyerTokenNote   = "optional: a task's buyer_token (bt_...), answered once when the task is posted; it reads and cancels that task (GetTask, CancelTask)"
+)
+
+// Interfaces are the card's supportedInterfaces: A2A 1.0 over JSON-RPC at {base}/a2a and over
+// HTTP+JSON under {base}/a2a/v1, and A2A 0.3 over JSON-RPC at {base}/a2a (a request's version is
+// chosen by its A2A-Version header and its method names).
+func Interfaces(base string) []map[string]any {
+	return []map[string]any{
+		{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": ProtocolVersionV1},
+		{"url": base + RESTPrefix, "protocolBinding": "HTTP+JSON", "protocolVersion": ProtocolVersionV1},
+		{"url": base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
 	}
 }
 
@@ -81,7 +99,7 @@ func Skills() []a2a.AgentSkill {
 		case "public":
 			out[i].Description = "Over A2A: send text to get a suggested task and its catalog quote (search). " + out[i].Description
 		case "buyer":
-			out[i].Description = "Over A2A: send a data part {type, params} or {description} to post a task (create_task); tasks/get reads it (get_task). " + out[i].Description
+			out[i].Description = "Over A2A: send a data part {type, params} or {description} to post a task (create_task); GetTask (0.3: tasks/get) reads it (get_task), CancelTask withdraws it. " + out[i].Description
 		default:
 			out[i].Description = "Over REST and MCP: " + out[i].Description
 		}
@@ -89,9 +107,10 @@ func Skills() []a2a.AgentSkill {
 	return out
 }
 
-// CardHandler serves the agent card for the exchange's current base URL. Capabilities are written
-// out in full (streaming, pushNotifications and stateTransitionHistory false), which a2a-go's
-// encoder would leave out.
+// CardHandler serves the agent card for the exchange's current base URL: the 1.0 card to a request
+// that names A2A-Version 1.0 (as 1.0 clients do), else the card both versions read (the 0.3 card
+// with the 1.0 supportedInterfaces). Capabilities are written out in full (streaming,
+// pushNotifications and stateTransitionHistory false), which a2a-go's encoder would leave out.
 func (s *Server) CardHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -99,7 +118,7 @@ func (s *Server) CardHandler() http.Handler {
 		case http.MethodGet, http.MethodHead:
 		case http.MethodOptions:
 			w.Header().Set("Access-Control-Allow-Methods", "GET, OPTIONS")
-			w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
+			w.Header().Set("Access-Control-Allow-Headers", "Content-Type, "+HeaderVersion)
 			w.Header().Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -109,17 +128,22 @@ func (s *Server) CardHandler() http.Handler {
 			return
 		}
 		body, err := CardJSON(s.b.BaseURL())
+		if v, _ := version(r); v == ProtocolVersionV1 {
+			body, err = CardV1JSON(s.b.BaseURL())
+		}
 		if err != nil {
 			http.Error(w, "internal error", http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Add("Vary", HeaderVersion)
 		w.Write(body)
 	})
 }
 
-// CardJSON is the agent card as served.
+// CardJSON is the agent card both versions read: the 0.3 card (protocolVersion, url,
+// preferredTransport, security schemes with their type) with the 1.0 supportedInterfaces.
 func CardJSON(base string) ([]byte, error) {
 	b, err := json.Marshal(Card(base))
 	if err != nil {
@@ -130,5 +154,34 @@ func CardJSON(base string) ([]byte, error) {
 		return nil, err
 	}
 	m["capabilities"] = map[string]any{"streaming": false, "pushNotifications": false, "stateTransitionHistory": false}
+	m["supportedInterfaces"] = Interfaces(base)
+	return json.MarshalIndent(m, "", "  ")
+}
+
+// CardV1JSON is the A2A 1.0 agent card: supportedInterfaces, capabilities (no streaming, no push
+// notifications, no extended card) and the security schemes in 1.0's form.
+func CardV1JSON(base string) ([]byte, error) {
+	c := Card(base)
+	var skills []map[string]any
+	for _, sk := range c.Skills {
+		skills = append(skills, map[string]any{"id": sk.ID, "name": sk.Name, "description": sk.Description, "tags": sk.Tags,
+			"examples": sk.Examples, "inputModes": sk.InputModes, "outputModes": sk.OutputModes})
+	}
+	m := map[string]any{
+		"name":                c.Name,
+		"description":         c.Description,
+		"supportedInterfaces": Interfaces(base),
+		"provider":            map[string]any{"organization": c.Provider.Org, "url": c.Provider.URL},
+		"version":             c.Version,
+		"documentationUrl":    c.DocumentationURL,
+		"capabilities":        map[string]any{"streaming": false, "pushNotifications": false, "extendedAgentCard": false},
+		"securitySchemes": map[string]any{
+			"memberSecret": map[string]any{"httpAuthSecurityScheme": map[string]any{"scheme": "Bearer", "description": memberSecretNote}},
+			"buyerToken":   map[string]any{"httpAuthSecurityScheme": map[string]any{"scheme": "Bearer", "description": buyerTokenNote}},
+		},
+		"defaultInputModes":  c.DefaultInputModes,
+		"defaultOutputModes": c.DefaultOutputModes,
+		"skills":             skills,
+	}
 	return json.MarshalIndent(m, "", "  ")
 }

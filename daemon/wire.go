@@ -20,9 +20,9 @@ func (d *Daemon) wireOutbound() {
 		Trace:   axp.TraceID,
 		// Private targets are refused at dial time unless the operator allows them.
 		AllowPrivate: d.Cfg.OutboundPrivate == "allow",
-		// The AI provider, the search backend, the price source and the news feeds are the
-		// operator's own choice: they may live on a private network.
-		Trusted: kernel.TrustedEndpoints(append([]string{d.Cfg.AIBaseURL, d.Cfg.SearchURL, d.Cfg.MarketSourceURL}, d.Cfg.NewsFeeds...)...),
+		// The AI provider, the search backend, the price source, the news feeds and the x402
+		// facilitator are the operator's own choice: they may live on a private network.
+		Trusted: kernel.TrustedEndpoints(append([]string{d.Cfg.AIBaseURL, d.Cfg.SearchURL, d.Cfg.MarketSourceURL, d.Cfg.X402FacilitatorURL}, d.Cfg.NewsFeeds...)...),
 		Observe: func(op string, elapsed time.Duration, err error) {
 			d.Metrics.Observe("out:"+op, elapsed, err != nil, d.Now())
 		},

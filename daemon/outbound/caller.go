@@ -64,9 +64,12 @@ type Caller struct {
 	Trace func(context.Context) string
 	// AllowPrivate lets the Caller's own transport dial private, link-local, carrier-grade NAT,
 	// unique local and unspecified addresses (key outbound_private: allow). When false they are
-	// refused at dial time with a refused_target CallError; loopback is always allowed. It does
+	// refused at dial time with a refused_target CallError; loopback is allowed unless DenyLoopback. It does
 	// not apply to a Transport given in HTTP, and must be set before the first call.
 	AllowPrivate bool
+	// DenyLoopback refuses loopback too (unless AllowPrivate): set when the exchange listens
+	// beyond its own machine. Must be set before the first call.
+	DenyLoopback bool
 	// Trusted lists endpoints the operator configured (host:port, e.g. the AI provider's), which
 	// may be private even when private targets are denied: no third party chose them. Must be
 	// set before the first call.
@@ -97,19 +100,14 @@ const (
 	idleTimeout         = 90 * time.Second
 )
 
-// transport is the Caller's own transport: http.DefaultTransport's settings (proxy from the
-// environment, dial and TLS timeouts, HTTP/2) with a pool sized for quote rounds, and a dialer
-// that refuses denied addresses unless AllowPrivate.
+// Guard is what the Caller's own transport refuses to dial.
+func (c *Caller) Guard() Guard {
+	return Guard{AllowPrivate: c.AllowPrivate, DenyLoopback: c.DenyLoopback, Trusted: c.Trusted}
+}
+
+// transport is the Caller's own transport (NewTransport of its Guard), made on first use.
 func (c *Caller) transport() *http.Transport {
-	c.poolOnce.Do(func() {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.DialContext = dialer(c.AllowPrivate, c.Trusted)
-		t.MaxIdleConns = maxIdleConns
-		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
-		t.IdleConnTimeout = idleTimeout
-		t.MaxConnsPerHost = MaxParallel
-		c.pool = t
-	})
+	c.poolOnce.Do(func() { c.pool = NewTransport(c.Guard()) })
 	return c.pool
 }
 
@@ -124,7 +122,7 @@ func (c *Caller) HTTPClient(timeout time.Duration) *http.Client {
 	if base == nil {
 		base = c.transport()
 	}
-	return &http.Client{Transport: base, CheckRedirect: noRedirect, Timeout: timeout}
+	return NewClient(base, timeout)
 }
 
 // TrustedEndpoint is the host:port the transport dials for rawURL (the scheme's default port
@@ -243,12 +241,8 @@ func (c *Caller) newCallTracking(parent context.Context, t Target, op string, tr
 		base = c.transport()
 	}
 	k := &call{c: c, op: op, parent: parent, ctx: ctx, target: t, stats: &httpStats{}}
-	k.client = &http.Client{
-		Transport: &signer{base: base, ctx: ctx, target: t, now: c.now, trace: c.trace(parent), limit: c.limit(), stats: k.stats, trackAll: trackAll},
-		// Redirects are answered as they are, never followed (see noRedirect).
-		CheckRedirect: noRedirect,
-		Timeout:       clientTimeout,
-	}
+	// Redirects are answered as they are, never followed (see noRedirect).
+	k.client = NewClient(&signer{base: base, ctx: ctx, target: t, now: c.now, trace: c.trace(parent), limit: c.limit(), stats: k.stats, trackAll: trackAll}, clientTimeout)
 	return k, cancel
 }
 

@@ -543,7 +543,9 @@ func (k *call) classify(err error) *CallError {
 	case status == 0 && refused(err) != nil:
 		return k.fail(KindRefusedTarget, 0, "cannot call "+k.where()+": "+refused(err).Error(), err)
 	case status == 0:
-		return k.fail(KindUnreachable, 0, "cannot reach "+k.where()+": "+netReason(err)+"; check that the server is running and reachable from the internet", err)
+		// One message whatever happened on the wire (refused, closed, reset, TLS): the words of a
+		// failed connection tell an open port from a closed one, which is a port scan.
+		return k.fail(KindUnreachable, 0, "cannot reach "+k.where()+": "+netReason(err, k.op == "callback")+"; check that the server is running and reachable from the internet", err)
 	case status < 200 || status > 299:
 		return k.httpError(status)
 	case status == http.StatusAccepted:
@@ -569,8 +571,13 @@ func (k *call) classify(err error) *CallError {
 }
 
 func (k *call) httpError(status int) *CallError {
-	_, _, location, snippet, _ := k.stats.get()
+	// The body is not shown: it is not a JSON-RPC answer (those are reported as one), and what
+	// an address serves is not for whoever registered it to read.
+	_, ctype, location, _, _ := k.stats.get()
 	msg := fmt.Sprintf("%s answered HTTP %d", k.where(), status)
+	if mt := mediaType(ctype); mt != "" {
+		msg += " (" + clip(printable(mt)) + ")"
+	}
 	switch {
 	case status >= 300 && status < 400:
 		msg += " redirecting to " + clip(location) + "; register the final URL (redirects are not followed)"
@@ -581,9 +588,6 @@ func (k *call) httpError(status int) *CallError {
 		}
 	case status == http.StatusNotFound && k.op != "callback":
 		msg += "; check mcp_url points at the MCP endpoint (often /mcp)"
-	}
-	if s := strings.TrimSpace(printable(string(snippet))); s != "" && !(status >= 300 && status < 400) {
-		msg += ": " + clip(s)
 	}
 	return k.fail(KindHTTP, status, msg, nil)
 }
@@ -645,23 +649,17 @@ func (k *call) toolAnswer(raw json.RawMessage) (json.RawMessage, *CallError) {
 	return text, nil
 }
 
-// netReason says briefly why a connection failed.
-func netReason(err error) string {
+// netReason says why a connection failed, in words that do not tell a closed port from an open
+// one: a name that does not resolve, or else that no server answered.
+func netReason(err error, callback bool) string {
 	var dnsErr *net.DNSError
-	var opErr *net.OpError
-	var urlErr *url.Error
-	switch {
-	case errors.As(err, &dnsErr):
+	if errors.As(err, &dnsErr) {
 		return "the host name does not resolve (" + dnsErr.Name + ")"
-	case errors.As(err, &opErr):
-		if opErr.Err != nil {
-			return opErr.Op + ": " + opErr.Err.Error()
-		}
-		return opErr.Error()
-	case errors.As(err, &urlErr):
-		return urlErr.Err.Error()
 	}
-	return err.Error()
+	if callback {
+		return "could not reach the server (no HTTP answer)"
+	}
+	return "could not reach the MCP server (no HTTP answer)"
 }
 
 // clip shortens text shown to members.

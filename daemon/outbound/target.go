@@ -33,6 +33,10 @@ var deniedRanges = []struct {
 	{netip.MustParsePrefix("::/128"), "the unspecified address (::)"},
 	{netip.MustParsePrefix("fc00::/7"), "unique local addresses (fc00::/7)"},
 	{netip.MustParsePrefix("fe80::/10"), "link-local addresses (fe80::/10)"},
+	// NAT64 prefixes carry an IPv4 address inside an IPv6 one: through a NAT64 gateway
+	// 64:ff9b::a00:1 is 10.0.0.1. The embedded address is not judged; the whole prefix is refused.
+	{netip.MustParsePrefix("64:ff9b::/96"), "NAT64 addresses (64:ff9b::/96)"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "local-use NAT64 addresses (64:ff9b:1::/48)"},
 }
 
 // loopbackRule names loopback when the exchange refuses it.

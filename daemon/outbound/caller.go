@@ -531,7 +531,7 @@ func (k *call) checkURL() *CallError {
 
 // classify turns an error of the HTTP or MCP layer into a CallError, from what the HTTP layer saw.
 func (k *call) classify(err error) *CallError {
-	status, ctype, _, _, oversized := k.stats.get()
+	status, ctype, _, oversized := k.stats.get()
 	switch {
 	case oversized:
 		return k.fail(KindBadAnswer, status, fmt.Sprintf("the answer is larger than %d bytes", k.c.limit()), errTooLarge)
@@ -573,7 +573,7 @@ func (k *call) classify(err error) *CallError {
 func (k *call) httpError(status int) *CallError {
 	// The body is not shown: it is not a JSON-RPC answer (those are reported as one), and what
 	// an address serves is not for whoever registered it to read.
-	_, ctype, location, _, _ := k.stats.get()
+	_, ctype, location, _ := k.stats.get()
 	msg := fmt.Sprintf("%s answered HTTP %d", k.where(), status)
 	if mt := mediaType(ctype); mt != "" {
 		msg += " (" + clip(printable(mt)) + ")"

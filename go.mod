@@ -25,6 +25,7 @@ require (
 	github.com/knadh/koanf/v2 v2.4.1
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mmcdole/gofeed v1.4.2
+	github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
 	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3

@@ -71,7 +71,14 @@ func (d *Daemon) door(route string, h http.Handler) http.Handler {
 		w.Header().Set(protocol.HeaderTraceID, trace)
 		r = r.WithContext(axp.WithTrace(r.Context(), trace))
 		sw := &statusWriter{ResponseWriter: w}
-		h.ServeHTTP(sw, r)
+		if err := d.RefuseEarly(r); err != nil {
+			// Answered before the body is read, and the connection closed: net/http would
+			// otherwise read what is left of the body before it sends the answer.
+			sw.Header().Set("Connection", "close")
+			rest.WriteError(sw, trace, err, 0)
+		} else {
+			h.ServeHTTP(sw, r)
+		}
 		if sw.status >= 400 {
 			d.Observe(r, r.Method+" "+route, sw.status, time.Since(start), axp.Caller{IP: d.ClientIP(r)}, nil)
 		}

@@ -101,3 +101,49 @@ func TestAIProviderRedirectNotFollowed(t *testing.T) {
 		t.Fatalf("the exchange followed the AI provider's redirect %d times", n)
 	}
 }
+
+// An exchange others reach (it listens beyond loopback) treats loopback like the private ranges:
+// an mcp_url on 127.0.0.1 is refused when given, one whose host name resolves to loopback is
+// refused at dial time, so verification and conformance never read or scan the services of the
+// exchange's own machine. outbound_private: allow lifts the rule.
+func TestOutboundPrivateLoopbackOnPublicExchange(t *testing.T) {
+	var hits atomic.Int64
+	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html>internal admin secret-token-42</html>"))
+	}))
+	defer local.Close()
+	port := local.URL[strings.LastIndex(local.URL, ":")+1:]
+	ctx := context.Background()
+
+	e := newEnv(t, func(c *daemon.Config) { c.Addr = "0.0.0.0:0" })
+	err := e.anon.Call(ctx, "register", map[string]any{"name": "loop", "roles": []string{"seller"}, "mcp_url": local.URL + "/mcp"}, nil)
+	if !strings.Contains(apiErr(t, err, axp.CodeInvalidInput, "mcp_url").Hint, "outbound_private") {
+		t.Fatalf("no hint naming outbound_private: %v", err)
+	}
+	err = e.anon.Call(ctx, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a poem about the sea"},
+		"callback_url": "http://[::1]:" + port + "/hook"}, nil)
+	apiErr(t, err, axp.CodeInvalidInput, "callback_url")
+
+	m := e.register(map[string]any{"roles": []string{"seller"}, "mcp_url": "http://localhost:" + port + "/mcp"})
+	var v axp.Verification
+	call(t, m.c, "verify", nil, &v)
+	var rep axp.Conformance
+	call(t, m.c, "run_conformance", nil, &rep)
+	if v.Passed || rep.Passed {
+		t.Errorf("verification %+v, conformance %+v", v, rep)
+	}
+	for _, s := range append(v.Steps, rep.Checks...) {
+		if strings.Contains(s.Detail, "secret-token") {
+			t.Errorf("step %s read the local service back: %+v", s.Name, s)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the exchange called its own machine %d times", n)
+	}
+
+	// Allowed: the operator's choice.
+	allow := newEnv(t, func(c *daemon.Config) { c.Addr = "0.0.0.0:0"; c.OutboundPrivate = "allow" })
+	allow.register(map[string]any{"roles": []string{"seller"}, "mcp_url": local.URL + "/mcp"})
+}

@@ -20,9 +20,11 @@ func (d *Daemon) wireOutbound() {
 		Trace:   axp.TraceID,
 		// Private targets are refused at dial time unless the operator allows them.
 		AllowPrivate: d.Cfg.OutboundPrivate == "allow",
-		// The AI provider, the search backend, the price source and the news feeds are the
-		// operator's own choice: they may live on a private network.
-		Trusted: kernel.TrustedEndpoints(append([]string{d.Cfg.AIBaseURL, d.Cfg.SearchURL, d.Cfg.MarketSourceURL}, d.Cfg.NewsFeeds...)...),
+		// Loopback too, unless the exchange listens on its own machine only (local development).
+		DenyLoopback: d.DenyLoopback(),
+		// The AI provider, the search backend, the price source, the news feeds and the x402
+		// facilitator are the operator's own choice: they may live on a private network.
+		Trusted: kernel.TrustedEndpoints(append([]string{d.Cfg.AIBaseURL, d.Cfg.SearchURL, d.Cfg.MarketSourceURL, d.Cfg.X402FacilitatorURL}, d.Cfg.NewsFeeds...)...),
 		Observe: d.ObserveOutbound,
 	}
 	d.CallTool = func(ctx context.Context, m *axp.Member, tool string, in, out any) error {

@@ -477,7 +477,7 @@ func validate(c daemon.Config) error {
 	switch c.OutboundPrivate {
 	case "deny", "allow":
 	default:
-		return &keyError{"outbound_private", fmt.Sprintf("outbound_private %q is not one of deny (refuse private addresses; loopback stays allowed) or allow", c.OutboundPrivate)}
+		return &keyError{"outbound_private", fmt.Sprintf("outbound_private %q is not one of deny (refuse private addresses, and loopback unless the exchange listens on loopback only) or allow", c.OutboundPrivate)}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

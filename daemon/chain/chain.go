@@ -21,11 +21,13 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
 // Config names the chain, the token and the deposit address.
@@ -126,10 +128,12 @@ func Dial(ctx context.Context, cfg Config) (*Client, Info, error) {
 	if cfg.Deposit != "" && !common.IsHexAddress(cfg.Deposit) {
 		return nil, info, fmt.Errorf("deposit_address %q is not an EVM address", cfg.Deposit)
 	}
-	ec, err := ethclient.DialContext(ctx, cfg.RPCURL)
+	// The operator's own node: any address, but never through a proxy from the environment.
+	rc, err := rpc.DialOptions(ctx, cfg.RPCURL, rpc.WithHTTPClient(outbound.NewClient(outbound.NewTransport(outbound.Guard{AllowPrivate: true}), 0)))
 	if err != nil {
 		return nil, info, fmt.Errorf("chain_rpc_url %s: %w", cfg.RPCURL, err)
 	}
+	ec := ethclient.NewClient(rc)
 	c := &Client{cfg: cfg, ec: ec, token: common.HexToAddress(cfg.Token), deposit: common.HexToAddress(cfg.Deposit),
 		times: map[uint64]time.Time{}}
 	id, err := ec.ChainID(ctx)

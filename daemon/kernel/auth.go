@@ -53,6 +53,25 @@ func (k *Kernel) Authenticate(r *http.Request) (axp.Caller, error) {
 	return c, nil
 }
 
+// RefuseEarly refuses, from its headers alone, a request of an anonymous caller (no credentials, or
+// a buyer token) whose address has spent its anonymous budget (anon_reads_per_minute): the JSON-RPC
+// doors name the operation in the body, so without this a slow body would hold the request until
+// read_timeout before the limit is applied. Member and operator credentials are not judged here.
+func (k *Kernel) RefuseEarly(r *http.Request) error {
+	if k.AnonReads == nil {
+		return nil
+	}
+	if h := r.Header.Get("Authorization"); h != "" {
+		_, cred, _ := strings.Cut(h, " ")
+		cred = strings.TrimSpace(cred)
+		given := sha256.Sum256([]byte(cred))
+		if strings.HasPrefix(cred, "ss_") || hmac.Equal(given[:], k.AdminHash[:]) {
+			return nil
+		}
+	}
+	return k.AnonReads.peek(k.ClientIP(r), k.Now())
+}
+
 // queryToken reads ?token= without parsing the query when it cannot hold one.
 func queryToken(r *http.Request) string {
 	if !strings.Contains(r.URL.RawQuery, "token=") {

@@ -63,6 +63,26 @@ func (l *Limiter) allow(key string, now time.Time) (refund func(), err error) {
 		Hint: l.hint + "; retry in " + (time.Duration(secs) * time.Second).String(), RetryAfter: secs}
 }
 
+// peek refuses key when its bucket has no token left, taking none: a request can be refused from
+// its headers, before its body is read, and the token is taken when the call is admitted.
+func (l *Limiter) peek(key string, now time.Time) error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	tokens := float64(1)
+	if b := l.m[key]; b != nil {
+		tokens = b.lim.TokensAt(now)
+	}
+	l.mu.Unlock()
+	if tokens >= 1 {
+		return nil
+	}
+	secs := max(1, int(math.Ceil((1-tokens)*l.every.Seconds())))
+	return &axp.Error{Code: axp.CodeRateLimited, Message: "rate limit reached: " + l.name,
+		Hint: l.hint + "; retry in " + (time.Duration(secs) * time.Second).String(), RetryAfter: secs}
+}
+
 // sweep forgets keys idle long enough for their bucket to be full again.
 func (l *Limiter) sweep(now time.Time) {
 	full := l.every * time.Duration(l.burst)

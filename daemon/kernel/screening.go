@@ -463,3 +463,15 @@ func (k *Kernel) WithholdCredentials(ch *Change, p Party, field, text string, w 
 	})
 	return cleaned
 }
+
+// CheckName refuses a name other parties read (see axp.CheckName) that holds hidden characters,
+// mixes scripts whose letters imitate each other, or floods combining marks (screen.NameProblem).
+func CheckName(field, name string) *axp.Error {
+	if err := axp.CheckName(field, name); err != nil {
+		return err
+	}
+	if p := screen.NameProblem(name); p != "" {
+		return axp.Invalid(field, p, "write the name in one script, without stacked marks: a name must not pass for another")
+	}
+	return nil
+}

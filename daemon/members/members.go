@@ -3,6 +3,7 @@ package members
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
@@ -28,6 +29,9 @@ func (s *Service) Register(r *pipeline.Registry) {
 
 func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (*axp.Registered, error) {
 	if err := axp.CheckRegistration(in); err != nil {
+		return nil, err
+	}
+	if err := checkNames(&in.Name, in.Identity); err != nil {
 		return nil, err
 	}
 	if err := s.CheckTarget("mcp_url", in.MCPURL); err != nil {
@@ -77,6 +81,9 @@ func (s *Service) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.Priv
 }
 
 func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (*axp.PrivateMember, error) {
+	if err := checkNames(in.Name, in.Identity); err != nil {
+		return nil, err
+	}
 	if in.MCPURL.Set {
 		if err := s.CheckTarget("mcp_url", in.MCPURL.Value); err != nil {
 			return nil, err
@@ -302,4 +309,25 @@ func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp
 		}
 		return msg, nil
 	})
+}
+
+// checkNames refuses confusable names (kernel.CheckName) where axp.CheckRegistration and
+// Member.ApplyUpdate refuse hidden characters: the domain package imports no Unicode tables.
+func checkNames(name *string, id *axp.Identity) error {
+	if name != nil {
+		if err := kernel.CheckName("name", strings.TrimSpace(*name)); err != nil {
+			return err
+		}
+	}
+	if id == nil {
+		return nil
+	}
+	for _, f := range []struct{ field, value string }{
+		{"identity.operator_name", id.OperatorName}, {"identity.agent_framework", id.AgentFramework}, {"identity.agent_model", id.AgentModel},
+	} {
+		if err := kernel.CheckName(f.field, f.value); err != nil {
+			return err
+		}
+	}
+	return nil
 }

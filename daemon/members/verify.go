@@ -509,7 +509,13 @@ func (s *Service) probeBody(ctx context.Context, url string, body []byte, mutate
 	// private address is refused before anything is sent.
 	res, err := s.Caller.HTTPClient(0).Do(req)
 	if err != nil {
-		return false, "no answer: " + err.Error()
+		// The exchange's refusal is named; anything else on the wire (refused, closed, reset,
+		// timed out) reads the same, so the probes cannot scan the ports of a host.
+		var re *outbound.RefusedError
+		if errors.As(err, &re) {
+			return false, "not sent: " + re.Error()
+		}
+		return false, "no answer: could not reach the MCP server; check that it is running and reachable from the internet"
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))

@@ -64,9 +64,12 @@ type Caller struct {
 	Trace func(context.Context) string
 	// AllowPrivate lets the Caller's own transport dial private, link-local, carrier-grade NAT,
 	// unique local and unspecified addresses (key outbound_private: allow). When false they are
-	// refused at dial time with a refused_target CallError; loopback is always allowed. It does
+	// refused at dial time with a refused_target CallError; loopback is allowed unless DenyLoopback. It does
 	// not apply to a Transport given in HTTP, and must be set before the first call.
 	AllowPrivate bool
+	// DenyLoopback refuses loopback too (unless AllowPrivate): set when the exchange listens
+	// beyond its own machine. Must be set before the first call.
+	DenyLoopback bool
 	// Trusted lists endpoints the operator configured (host:port, e.g. the AI provider's), which
 	// may be private even when private targets are denied: no third party chose them. Must be
 	// set before the first call.
@@ -97,19 +100,14 @@ const (
 	idleTimeout         = 90 * time.Second
 )
 
-// transport is the Caller's own transport: http.DefaultTransport's settings (proxy from the
-// environment, dial and TLS timeouts, HTTP/2) with a pool sized for quote rounds, and a dialer
-// that refuses denied addresses unless AllowPrivate.
+// Guard is what the Caller's own transport refuses to dial.
+func (c *Caller) Guard() Guard {
+	return Guard{AllowPrivate: c.AllowPrivate, DenyLoopback: c.DenyLoopback, Trusted: c.Trusted}
+}
+
+// transport is the Caller's own transport (NewTransport of its Guard), made on first use.
 func (c *Caller) transport() *http.Transport {
-	c.poolOnce.Do(func() {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.DialContext = dialer(c.AllowPrivate, c.Trusted)
-		t.MaxIdleConns = maxIdleConns
-		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
-		t.IdleConnTimeout = idleTimeout
-		t.MaxConnsPerHost = MaxParallel
-		c.pool = t
-	})
+	c.poolOnce.Do(func() { c.pool = NewTransport(c.Guard()) })
 	return c.pool
 }
 
@@ -124,7 +122,7 @@ func (c *Caller) HTTPClient(timeout time.Duration) *http.Client {
 	if base == nil {
 		base = c.transport()
 	}
-	return &http.Client{Transport: base, CheckRedirect: noRedirect, Timeout: timeout}
+	return NewClient(base, timeout)
 }
 
 // TrustedEndpoint is the host:port the transport dials for rawURL (the scheme's default port
@@ -243,12 +241,8 @@ func (c *Caller) newCallTracking(parent context.Context, t Target, op string, tr
 		base = c.transport()
 	}
 	k := &call{c: c, op: op, parent: parent, ctx: ctx, target: t, stats: &httpStats{}}
-	k.client = &http.Client{
-		Transport: &signer{base: base, ctx: ctx, target: t, now: c.now, trace: c.trace(parent), limit: c.limit(), stats: k.stats, trackAll: trackAll},
-		// Redirects are answered as they are, never followed (see noRedirect).
-		CheckRedirect: noRedirect,
-		Timeout:       clientTimeout,
-	}
+	// Redirects are answered as they are, never followed (see noRedirect).
+	k.client = NewClient(&signer{base: base, ctx: ctx, target: t, now: c.now, trace: c.trace(parent), limit: c.limit(), stats: k.stats, trackAll: trackAll}, clientTimeout)
 	return k, cancel
 }
 
@@ -537,7 +531,7 @@ func (k *call) checkURL() *CallError {
 
 // classify turns an error of the HTTP or MCP layer into a CallError, from what the HTTP layer saw.
 func (k *call) classify(err error) *CallError {
-	status, ctype, _, _, oversized := k.stats.get()
+	status, ctype, _, oversized := k.stats.get()
 	switch {
 	case oversized:
 		return k.fail(KindBadAnswer, status, fmt.Sprintf("the answer is larger than %d bytes", k.c.limit()), errTooLarge)
@@ -549,7 +543,9 @@ func (k *call) classify(err error) *CallError {
 	case status == 0 && refused(err) != nil:
 		return k.fail(KindRefusedTarget, 0, "cannot call "+k.where()+": "+refused(err).Error(), err)
 	case status == 0:
-		return k.fail(KindUnreachable, 0, "cannot reach "+k.where()+": "+netReason(err)+"; check that the server is running and reachable from the internet", err)
+		// One message whatever happened on the wire (refused, closed, reset, TLS): the words of a
+		// failed connection tell an open port from a closed one, which is a port scan.
+		return k.fail(KindUnreachable, 0, "cannot reach "+k.where()+": "+netReason(err, k.op == "callback")+"; check that the server is running and reachable from the internet", err)
 	case status < 200 || status > 299:
 		return k.httpError(status)
 	case status == http.StatusAccepted:
@@ -575,8 +571,13 @@ func (k *call) classify(err error) *CallError {
 }
 
 func (k *call) httpError(status int) *CallError {
-	_, _, location, snippet, _ := k.stats.get()
+	// The body is not shown: it is not a JSON-RPC answer (those are reported as one), and what
+	// an address serves is not for whoever registered it to read.
+	_, ctype, location, _ := k.stats.get()
 	msg := fmt.Sprintf("%s answered HTTP %d", k.where(), status)
+	if mt := mediaType(ctype); mt != "" {
+		msg += " (" + clip(printable(mt)) + ")"
+	}
 	switch {
 	case status >= 300 && status < 400:
 		msg += " redirecting to " + clip(location) + "; register the final URL (redirects are not followed)"
@@ -587,9 +588,6 @@ func (k *call) httpError(status int) *CallError {
 		}
 	case status == http.StatusNotFound && k.op != "callback":
 		msg += "; check mcp_url points at the MCP endpoint (often /mcp)"
-	}
-	if s := strings.TrimSpace(printable(string(snippet))); s != "" && !(status >= 300 && status < 400) {
-		msg += ": " + clip(s)
 	}
 	return k.fail(KindHTTP, status, msg, nil)
 }
@@ -651,23 +649,17 @@ func (k *call) toolAnswer(raw json.RawMessage) (json.RawMessage, *CallError) {
 	return text, nil
 }
 
-// netReason says briefly why a connection failed.
-func netReason(err error) string {
+// netReason says why a connection failed, in words that do not tell a closed port from an open
+// one: a name that does not resolve, or else that no server answered.
+func netReason(err error, callback bool) string {
 	var dnsErr *net.DNSError
-	var opErr *net.OpError
-	var urlErr *url.Error
-	switch {
-	case errors.As(err, &dnsErr):
+	if errors.As(err, &dnsErr) {
 		return "the host name does not resolve (" + dnsErr.Name + ")"
-	case errors.As(err, &opErr):
-		if opErr.Err != nil {
-			return opErr.Op + ": " + opErr.Err.Error()
-		}
-		return opErr.Error()
-	case errors.As(err, &urlErr):
-		return urlErr.Err.Error()
 	}
-	return err.Error()
+	if callback {
+		return "could not reach the server (no HTTP answer)"
+	}
+	return "could not reach the MCP server (no HTTP answer)"
 }
 
 // clip shortens text shown to members.

@@ -463,14 +463,15 @@ func TestCallHTTPAndRPCErrors(t *testing.T) {
 		m := newMember(t, raw(500, "text/plain", "database down\n"))
 		_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
 		ce := callError(t, err, KindHTTP)
-		if ce.Status != 500 || !strings.Contains(ce.Message, "HTTP 500") || !strings.Contains(ce.Message, "database down") || !Retryable(err) {
+		// The body is never read back: status and content type only.
+		if ce.Status != 500 || !strings.Contains(ce.Message, "HTTP 500 (text/plain)") || strings.Contains(ce.Message, "database down") || !Retryable(err) {
 			t.Fatalf("error %+v", ce)
 		}
 	})
 	t.Run("500 with a JSON body", func(t *testing.T) {
 		m := newMember(t, raw(500, "application/json", `{"detail":"boom"}`))
 		_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
-		if ce := callError(t, err, KindHTTP); ce.Status != 500 || !strings.Contains(ce.Message, "boom") {
+		if ce := callError(t, err, KindHTTP); ce.Status != 500 || strings.Contains(ce.Message, "boom") || !strings.Contains(ce.Message, "application/json") {
 			t.Fatalf("error %+v", ce)
 		}
 	})
@@ -514,7 +515,8 @@ func TestCallUnreachable(t *testing.T) {
 	l.Close()
 	_, err = (&Caller{}).Call(context.Background(), Target{MemberID: "m", MCPURL: "http://" + addr + "/mcp", PlatformKey: []byte("k")}, "quote", quoteInput(), nil)
 	ce := callError(t, err, KindUnreachable)
-	if !strings.Contains(ce.Message, "cannot reach mcp_url") || !strings.Contains(ce.Message, "refused") || !Retryable(err) {
+	// Neutral words: a refused connection reads like any other failure, so calls cannot scan ports.
+	if !strings.Contains(ce.Message, "could not reach the MCP server") || strings.Contains(ce.Message, "refused") || !Retryable(err) {
 		t.Fatalf("error %+v", ce)
 	}
 
@@ -788,4 +790,48 @@ func quoteConcurrently(t *testing.T, m *member) *Caller {
 		}
 	}
 	return c
+}
+
+// Whatever an address serves that is not a JSON-RPC answer is never shown to whoever registered
+// it, and failed connections read alike whatever happened on the wire (no port scan through
+// verification).
+func TestCallDoesNotReadBack(t *testing.T) {
+	const secret = "root:x:0:0:secret-token-42"
+	for name, h := range map[string]http.Handler{
+		"html 200":            raw(200, "text/html", "<html>"+secret+"</html>"),
+		"json 200 without id": raw(200, "application/json", `{"users":["`+secret+`"]}`),
+		"bad json 200":        raw(200, "application/json", secret),
+		"text 404":            raw(404, "text/plain", secret),
+		"json 500":            raw(500, "application/json", `{"detail":"`+secret+`"}`),
+	} {
+		m := newMember(t, h)
+		_, err := (&Caller{}).Call(context.Background(), m.target(), "quote", quoteInput(), nil)
+		if err == nil || strings.Contains(err.Error(), "secret-token") || strings.Contains(err.Error(), "root:") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// A closed port and a server that closes the connection read the same.
+	closed, _ := net.Listen("tcp", "127.0.0.1:0")
+	closedAddr := closed.Addr().String()
+	closed.Close()
+	eof, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer eof.Close()
+	go func() {
+		for {
+			c, err := eof.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	var msgs []string
+	for _, addr := range []string{closedAddr, eof.Addr().String()} {
+		_, err := (&Caller{}).Call(context.Background(), Target{MemberID: "m", MCPURL: "http://" + addr + "/mcp", PlatformKey: []byte("k")}, "quote", quoteInput(), nil)
+		ce := callError(t, err, KindUnreachable)
+		msgs = append(msgs, strings.ReplaceAll(ce.Message, addr, "ADDR"))
+	}
+	if msgs[0] != msgs[1] {
+		t.Errorf("a closed port and a closed connection read differently:\n%s\n%s", msgs[0], msgs[1])
+	}
 }

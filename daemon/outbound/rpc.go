@@ -255,10 +255,12 @@ func (k *call) answer(resp *http.Response, method string) (json.RawMessage, *Cal
 		}
 		m = new(rpcMessage)
 		if err := json.Unmarshal(raw, m); err != nil {
-			return nil, k.classify(fmt.Errorf("failed to decode response: %w", err))
+			// Not the decoder's words: they quote the answer, which may be anything the URL
+			// serves.
+			return nil, k.fail(KindBadAnswer, resp.StatusCode, "the answer (application/json) is not a JSON-RPC response", err)
 		}
 		if !m.hasID() {
-			return nil, k.classify(fmt.Errorf("response should contain RPC id: %s", clip(string(raw))))
+			return nil, k.fail(KindBadAnswer, resp.StatusCode, "the answer (application/json) is not a JSON-RPC response: it carries no id", nil)
 		}
 	case "text/event-stream":
 		var cerr *CallError

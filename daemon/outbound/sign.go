@@ -23,14 +23,13 @@ type httpStats struct {
 	status      int    // status of the answer to the last JSON-RPC request (0: none yet)
 	contentType string // its Content-Type
 	location    string // its Location, for redirects
-	snippet     []byte // the first bytes of its body, as read
 	oversized   bool   // some answer went over the size cap
 }
 
-func (s *httpStats) get() (status int, contentType, location string, snippet []byte, oversized bool) {
+func (s *httpStats) get() (status int, contentType, location string, oversized bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.status, s.contentType, s.location, append([]byte(nil), s.snippet...), s.oversized
+	return s.status, s.contentType, s.location, s.oversized
 }
 
 func (s *httpStats) total() int64 {
@@ -38,8 +37,6 @@ func (s *httpStats) total() int64 {
 	defer s.mu.Unlock()
 	return s.bytes
 }
-
-const snippetMax = 300
 
 // signer is the http.RoundTripper of one call. It signs each request per spec section 5
 // (X-AX-Member-Id, X-AX-Timestamp, X-AX-Signature, and the Bearer auth token only when the member
@@ -96,7 +93,7 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 	tracked := s.trackAll || mark != nil
 	if tracked {
 		s.stats.mu.Lock()
-		s.stats.status, s.stats.contentType, s.stats.location, s.stats.snippet = 0, "", "", nil
+		s.stats.status, s.stats.contentType, s.stats.location = 0, "", ""
 		s.stats.mu.Unlock()
 	}
 
@@ -109,10 +106,9 @@ func (s *signer) RoundTrip(req *http.Request) (*http.Response, error) {
 		s.stats.status = resp.StatusCode
 		s.stats.contentType = resp.Header.Get("Content-Type")
 		s.stats.location = resp.Header.Get("Location")
-		s.stats.snippet = s.stats.snippet[:0]
 		s.stats.mu.Unlock()
 	}
-	resp.Body = &cappedBody{rc: resp.Body, limit: s.limit, stats: s.stats, tracked: tracked}
+	resp.Body = &cappedBody{rc: resp.Body, limit: s.limit, stats: s.stats}
 	return resp, nil
 }
 
@@ -140,11 +136,10 @@ func readBody(rc io.Reader, n int64) ([]byte, error) {
 // cappedBody counts an answer's bytes, keeps the first of them for error messages, and fails the
 // read once the answer passes the cap.
 type cappedBody struct {
-	rc      io.ReadCloser
-	n       int64
-	limit   int64
-	stats   *httpStats
-	tracked bool
+	rc    io.ReadCloser
+	n     int64
+	limit int64
+	stats *httpStats
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -158,10 +153,6 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	b.n += int64(n)
 	b.stats.mu.Lock()
 	b.stats.bytes += int64(n)
-	if b.tracked && len(b.stats.snippet) < snippetMax {
-		k := min(n, snippetMax-len(b.stats.snippet))
-		b.stats.snippet = append(b.stats.snippet, p[:k]...)
-	}
 	if b.n > b.limit {
 		b.stats.oversized = true
 		err = errTooLarge

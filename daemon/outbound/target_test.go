@@ -15,6 +15,7 @@ func TestDeniedRule(t *testing.T) {
 		"10.255.255.1": true, "172.16.0.1": true, "172.31.255.255": true, "192.168.1.1": true,
 		"169.254.169.254": true, "100.64.0.1": true, "0.0.0.0": true, "::": true, "fd00::1": true,
 		"fe80::1": true, "::ffff:169.254.169.254": true, "::ffff:10.0.0.1": true,
+		"64:ff9b::a9fe:a9fe": true, "64:ff9b::a00:1": true, "64:ff9b::808:808": true, "64:ff9b:1::a00:1": true,
 		"127.0.0.1": false, "127.8.9.1": false, "::1": false, "::ffff:127.0.0.1": false,
 		"8.8.8.8": false, "172.32.0.1": false, "100.128.0.1": false, "2001:db8::1": false,
 	} {

@@ -91,7 +91,7 @@ func (s *Service) SetupPaid(ctx context.Context) error {
 	pw.asset, pw.payTo = s.Chain.Token(), s.Chain.Deposit()
 	switch {
 	case cfg.X402FacilitatorURL != "":
-		r := &x402.Remote{URL: strings.TrimRight(cfg.X402FacilitatorURL, "/"), HTTP: &http.Client{Timeout: 90 * time.Second}}
+		r := &x402.Remote{URL: strings.TrimRight(cfg.X402FacilitatorURL, "/"), HTTP: s.Caller.HTTPClient(90 * time.Second)}
 		v2, v1, err := r.Supports(ctx, pw.network, pw.networkV1)
 		if err != nil {
 			return fmt.Errorf("x402_facilitator_url: %w", err)

@@ -158,6 +158,11 @@ func (s *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *ax
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, axp.Invalid("url", "must be an absolute http or https URL of the data source", "e.g. https://api.example.org/v1/prices")
 	}
+	// The outbound guard, now rather than when the connector is first called: a private,
+	// link-local, NAT64 or (on an exchange others reach) loopback address is refused.
+	if err := s.CheckTarget("url", in.URL); err != nil {
+		return nil, err
+	}
 	if p := kernel.ListingPolicy("connector", in.Wants, nil); p != nil {
 		return nil, axp.Forbidden("this connector is not listed: "+p.Reason, "a rejection can be overturned by the operator: write to them with POST /api/members/me/operator-messages")
 	}

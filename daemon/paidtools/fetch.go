@@ -54,8 +54,8 @@ type FetcherOptions struct {
 	MaxRedirects int
 	// AllowLoopback lets pages on the exchange's own machine (127.0.0.0/8, ::1, localhost) be
 	// fetched: for tests and local development only. The outbound caller allows loopback for
-	// members and callbacks run by the operator; a paying stranger must not reach the services
-	// that listen there.
+	// members and callbacks only when the exchange listens on loopback alone; a paying stranger
+	// must not reach the services that listen there.
 	AllowLoopback bool
 	// UserAgent is sent with every request ("" : "axp-exchange (web contents)").
 	UserAgent string

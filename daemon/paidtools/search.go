@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/outbound"
 )
 
 // SearchSetting is the configuration key that names the search backend; the tool is unavailable
@@ -54,7 +55,7 @@ func NewSearch(baseURL string, client *http.Client) (*Search, error) {
 	}
 	u.RawQuery, u.Fragment, u.RawPath = "", "", ""
 	if client == nil {
-		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		client = outbound.NewClient(nil, 0)
 	}
 	return &Search{endpoint: u, client: client}, nil
 }

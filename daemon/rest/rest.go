@@ -168,6 +168,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace, pattern st
 	start := time.Now()
 	caller, err := s.b.Authenticate(r)
 	if err != nil {
+		if r.ContentLength != 0 {
+			w.Header().Set("Connection", "close") // answered without waiting for the body
+		}
 		WriteError(w, trace, err, 0)
 		elapsed := time.Since(start)
 		s.p.Refused(rt.op, pipeline.REST, errStatus(err), err, elapsed)
@@ -182,11 +185,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace, pattern st
 			path[n] = r.PathValue(n)
 		}
 	}
+	parsed := false
 	req := pipeline.Request{Op: op, Caller: caller, Path: path, FromQuery: rt.query, Door: pipeline.REST,
 		IdempotencyKey: r.Header.Get("Idempotency-Key"), Route: pattern, HTTP: r,
-		Parse: func() (map[string]any, error) { return s.args(w, r, rt) }}
+		Parse: func() (map[string]any, error) { parsed = true; return s.args(w, r, rt) }}
 	ans, err := s.p.Run(r.Context(), req)
 	if err != nil {
+		if !parsed && r.ContentLength != 0 {
+			// Refused before the body was read (unauthorized, over a limit): answer now and close
+			// the connection, or net/http reads what is left of a slow body first.
+			w.Header().Set("Connection", "close")
+		}
 		WriteError(w, trace, err, 0)
 		return
 	}

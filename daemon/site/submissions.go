@@ -52,6 +52,14 @@ func (s *Service) registerInterest(ctx context.Context, c *pipeline.Call, in *ax
 	if in.Type == "" {
 		return nil, axp.Invalid("type", "must not be blank", "name the task type you want, e.g. video")
 	}
+	// The type is published (demand in GET /api/services): it is refused, not cleaned, like a
+	// name, when it holds hidden characters, a confusable spelling or contact details.
+	if err := kernel.CheckName("type", in.Type); err != nil {
+		return nil, err
+	}
+	if _, removed := kernel.RedactText(in.Type); len(removed) > 0 {
+		return nil, axp.Invalid("type", "holds contact details or a link", "name a task type only, e.g. video; demand is published")
+	}
 	out, err := s.submit(ctx, c, store.KindInterest, "int", in, "Recorded: sellers see the demand for "+in.Type+" in GET /api/services (demand).")
 	if err == nil {
 		s.Invalidate()

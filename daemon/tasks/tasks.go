@@ -113,7 +113,7 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 		return nil, nil, err
 	}
 	// Sellers read agent_name as the anonymous buyer's name.
-	if err := axp.CheckName("agent_name", in.AgentName); err != nil {
+	if err := kernel.CheckName("agent_name", in.AgentName); err != nil {
 		return nil, nil, err
 	}
 	desc := strings.TrimSpace(in.Description)

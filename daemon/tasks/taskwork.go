@@ -51,7 +51,7 @@ func (s *Service) content(tx *store.Tx, in *axp.DeliverInput, sellerID string) (
 		return nil, "", "", axp.Invalid("content", fmt.Sprintf("is %d bytes; at most %d (256 KB) are allowed", len(body), protocol.MaxInlineDeliverable), "")
 	}
 	// The buyer reads the filename, and saves the file under it ("report\u202etxt.exe").
-	if err := axp.CheckName("filename", in.Filename); err != nil {
+	if err := kernel.CheckName("filename", in.Filename); err != nil {
 		return nil, "", "", err
 	}
 	filename = in.Filename

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/ethereum/go-ethereum/common"
 )
 
@@ -343,7 +344,7 @@ func (r *Remote) do(ctx context.Context, method, path string, in, out any) error
 	}
 	hc := r.HTTP
 	if hc == nil {
-		hc = &http.Client{Timeout: 90 * time.Second}
+		hc = outbound.NewClient(outbound.NewTransport(outbound.Guard{AllowPrivate: true}), 90*time.Second)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {

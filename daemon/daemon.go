@@ -125,6 +125,8 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	if d.Chain != nil {
 		d.Prom.WatchChain(d.Wallet != nil)
 	}
+	// The paywall's remote facilitator is called through the outbound client.
+	d.wireOutbound()
 	pctx, pcancel := context.WithTimeout(context.Background(), 15*time.Second)
 	err = d.paid.SetupPaid(pctx)
 	pcancel()
@@ -132,7 +134,6 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		d.Close()
 		return nil, "", err
 	}
-	d.wireOutbound()
 	d.paid.Fetcher = paidtools.NewFetcher(d.Caller, paidtools.FetcherOptions{AllowLoopback: cfg.PaidFetchLoopback})
 	if cfg.SearchURL != "" {
 		if d.paid.WebSearch, err = paidtools.NewSearch(cfg.SearchURL, d.Caller.HTTPClient(15*time.Second)); err != nil {

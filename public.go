@@ -1,6 +1,7 @@
 package axp
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/axp-exchange/axp/protocol"
@@ -53,6 +54,30 @@ type ServiceList struct {
 	OnOffer  []OnOffer      `json:"on_offer"`
 	Demand   []Demand       `json:"demand" doc:"what buyers asked for (POST /api/interest) in the last 30 days, most asked first: where a seller could add a skill"`
 	Currency string         `json:"currency"`
+	// encoded is the list's JSON once Seal computed it: the exchange answers its cached list as
+	// it was encoded then.
+	encoded []byte
+}
+
+// serviceList is ServiceList without its methods, to encode it.
+type serviceList ServiceList
+
+// Seal encodes l once; from then on it answers as those bytes, and l must not change.
+func (l *ServiceList) Seal() error {
+	b, err := json.Marshal((*serviceList)(l))
+	l.encoded = b
+	return err
+}
+
+// SealedJSON is the JSON Seal computed, or nil: a door may write it as it is.
+func (l *ServiceList) SealedJSON() []byte { return l.encoded }
+
+// MarshalJSON writes the sealed bytes, or encodes l.
+func (l *ServiceList) MarshalJSON() ([]byte, error) {
+	if l.encoded != nil {
+		return l.encoded, nil
+	}
+	return json.Marshal((*serviceList)(l))
 }
 
 // Demand is the interest buyers registered in one task type.

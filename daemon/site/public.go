@@ -106,6 +106,10 @@ func (s *Service) listServices(ctx context.Context, c *pipeline.Call) (*axp.Serv
 	if list.Demand, err = s.demand(offer); err != nil {
 		return nil, err
 	}
+	// Encoded once: every call until the next change answers the same bytes.
+	if err := list.Seal(); err != nil {
+		return nil, err
+	}
 	s.CacheMu.Lock()
 	s.Services, s.ServicesAt = list, s.Now()
 	s.CacheMu.Unlock()

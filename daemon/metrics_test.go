@@ -116,6 +116,13 @@ func TestMetricsPrometheus(t *testing.T) {
 	if st, _ := scrape(t, e.srv.URL+"/metrics", "not-the-token-0123456789"); st != http.StatusUnauthorized {
 		t.Fatalf("/metrics with a wrong token: %d, want 401", st)
 	}
+	// On PostgreSQL the daemon takes the leader's lease a moment after it starts.
+	waitFor(t, func() (bool, error) {
+		if !e.d.Leading() {
+			return false, errors.New("not leading yet")
+		}
+		return true, nil
+	})
 	st, fams := scrape(t, e.srv.URL+"/metrics", metricsToken)
 	if st != http.StatusOK {
 		t.Fatalf("/metrics with the token: %d", st)

@@ -257,7 +257,7 @@ func (r *Runner) pollJobs(ctx context.Context) error {
 			asked := r.asked[t.ID]
 			r.asked[t.ID] = true
 			r.mu.Unlock()
-			if !asked {
+			if !asked || r.h.unpaidJob(t.ID) {
 				r.h.requestPayment(ctx, r.Client, t.ID)
 			}
 			continue

@@ -211,3 +211,51 @@ func TestRunnerQuotesWithTheBuyer(t *testing.T) {
 		t.Fatalf("buyer of the unnamed request %+v", got)
 	}
 }
+
+// TestRunnerAsksForPaymentAgain: an accepted job whose payment request failed (the seller was
+// suspended) is asked for again on a later poll, and no more once the exchange took it.
+func TestRunnerAsksForPaymentAgain(t *testing.T) {
+	var mu sync.Mutex
+	refuse, asked := true, 0
+	fx := &fakeExchange{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/request-payment") {
+			mu.Lock()
+			defer mu.Unlock()
+			asked++
+			w.Header().Set("Content-Type", "application/json")
+			if refuse {
+				w.WriteHeader(http.StatusForbidden)
+				json.NewEncoder(w).Encode(protocol.ErrorBody{Error: protocol.Error{Code: protocol.CodeForbidden, Message: "this member is suspended"}})
+				return
+			}
+			json.NewEncoder(w).Encode(axp.PaymentRequested{Message: "the operator approves the payout"})
+			return
+		}
+		fx.handler(w, r)
+	}))
+	defer srv.Close()
+	r, err := memberkit.NewRunner(memberkit.NewClient(srv.URL, secret), memberkit.Options{Roles: []string{"seller"}, Seller: &askingSeller{}, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.set(func() { fx.jobs = []axp.Task{{ID: "tsk_acc", Type: "text-file", Status: axp.TaskAccepted}} })
+	count := func() int { mu.Lock(); defer mu.Unlock(); return asked }
+	ctx := context.Background()
+	r.Poll(ctx)
+	if n := count(); n != 1 {
+		t.Fatalf("payment requests after acceptance: %d", n)
+	}
+	r.Poll(ctx)
+	if n := count(); n != 2 {
+		t.Fatalf("a refused payment request was not asked again: %d", n)
+	}
+	mu.Lock()
+	refuse = false // the operator reinstated the seller
+	mu.Unlock()
+	r.Poll(ctx)
+	r.Poll(ctx)
+	if n := count(); n != 3 {
+		t.Fatalf("payment requests after reinstatement: %d, want one more", n)
+	}
+}

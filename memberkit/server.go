@@ -72,10 +72,15 @@ type handlers struct {
 	log    *slog.Logger
 	// askPay: request payment when a job is accepted (a seller, unless NoPaymentRequest).
 	askPay bool
+
+	mu sync.Mutex
+	// unpaid holds accepted jobs whose payment request failed (the seller was suspended, the
+	// exchange was down): retryPayments asks again until the exchange answers.
+	unpaid map[string]bool
 }
 
 func newHandlers(o Options) (*handlers, error) {
-	h := &handlers{seller: o.Seller, buyer: o.Buyer, party: o.Party, now: o.Now, log: o.Logger}
+	h := &handlers{seller: o.Seller, buyer: o.Buyer, party: o.Party, now: o.Now, log: o.Logger, unpaid: map[string]bool{}}
 	for _, r := range o.Roles {
 		if r != protocol.RoleSeller && r != protocol.RoleBuyer {
 			return nil, fmt.Errorf("memberkit: unknown role %q (seller or buyer)", r)
@@ -117,18 +122,54 @@ func newHandlers(o Options) (*handlers, error) {
 }
 
 // requestPayment asks for the payout of an accepted job, and says what came of it in the log. The
-// exchange answers a second request with the first, so asking twice is harmless.
+// exchange answers a second request with the first, so asking twice is harmless. A request that
+// fails is kept, and retryPayments asks again (a suspended seller's requests fail until the
+// operator reinstates it); only the first failure of a job is logged.
 func (h *handlers) requestPayment(ctx context.Context, c *Client, taskID string) {
 	out, err := c.RequestPayment(ctx, taskID)
+	h.mu.Lock()
+	retry := h.unpaid[taskID]
+	if err == nil || IsCode(err, protocol.CodeConflict) {
+		delete(h.unpaid, taskID)
+	} else {
+		h.unpaid[taskID] = true
+	}
+	h.mu.Unlock()
 	if err != nil {
 		if IsCode(err, protocol.CodeConflict) {
 			h.log.Info("memberkit: no payment to request", "task", taskID, "reason", err.Error())
 			return
 		}
-		h.log.Warn("memberkit: requesting payment failed; ask again with request_payment", "task", taskID, "err", err)
+		if !retry {
+			h.log.Warn("memberkit: requesting payment failed; it is asked again by itself", "task", taskID, "err", err)
+		}
 		return
 	}
 	h.log.Info("memberkit: payment requested; the operator approves the payout", "task", taskID, "message", out.Message)
+}
+
+// retryPayments asks again for the payout of the accepted jobs whose request failed.
+func (h *handlers) retryPayments(ctx context.Context, c *Client) {
+	h.mu.Lock()
+	ids := make([]string, 0, len(h.unpaid))
+	for id := range h.unpaid {
+		ids = append(ids, id)
+	}
+	h.mu.Unlock()
+	slices.Sort(ids)
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			return
+		}
+		h.requestPayment(ctx, c, id)
+	}
+}
+
+// unpaidJob reports whether the payment request of an accepted job failed and waits for a retry.
+func (h *handlers) unpaidJob(taskID string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.unpaid[taskID]
 }
 
 // AnswerError says a handler's answer breaks the protocol: the mistake is the developer's, and it

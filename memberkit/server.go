@@ -74,13 +74,13 @@ type handlers struct {
 	askPay bool
 
 	mu sync.Mutex
-	// unpaid holds accepted jobs whose payment request failed (the seller was suspended, the
-	// exchange was down): retryPayments asks again until the exchange answers.
-	unpaid map[string]bool
+	// requested holds the accepted jobs whose payment the exchange took (or had no payment to
+	// request for); failed holds those whose request failed, logged once.
+	requested, failed map[string]bool
 }
 
 func newHandlers(o Options) (*handlers, error) {
-	h := &handlers{seller: o.Seller, buyer: o.Buyer, party: o.Party, now: o.Now, log: o.Logger, unpaid: map[string]bool{}}
+	h := &handlers{seller: o.Seller, buyer: o.Buyer, party: o.Party, now: o.Now, log: o.Logger, requested: map[string]bool{}, failed: map[string]bool{}}
 	for _, r := range o.Roles {
 		if r != protocol.RoleSeller && r != protocol.RoleBuyer {
 			return nil, fmt.Errorf("memberkit: unknown role %q (seller or buyer)", r)
@@ -123,16 +123,17 @@ func newHandlers(o Options) (*handlers, error) {
 
 // requestPayment asks for the payout of an accepted job, and says what came of it in the log. The
 // exchange answers a second request with the first, so asking twice is harmless. A request that
-// fails is kept, and retryPayments asks again (a suspended seller's requests fail until the
-// operator reinstates it); only the first failure of a job is logged.
+// fails is asked again by retryPayments (a suspended seller's requests fail until the operator
+// reinstates it); only the first failure of a job is logged.
 func (h *handlers) requestPayment(ctx context.Context, c *Client, taskID string) {
 	out, err := c.RequestPayment(ctx, taskID)
 	h.mu.Lock()
-	retry := h.unpaid[taskID]
+	logged := h.failed[taskID]
 	if err == nil || IsCode(err, protocol.CodeConflict) {
-		delete(h.unpaid, taskID)
+		h.requested[taskID] = true
+		delete(h.failed, taskID)
 	} else {
-		h.unpaid[taskID] = true
+		h.failed[taskID] = true
 	}
 	h.mu.Unlock()
 	if err != nil {
@@ -140,7 +141,7 @@ func (h *handlers) requestPayment(ctx context.Context, c *Client, taskID string)
 			h.log.Info("memberkit: no payment to request", "task", taskID, "reason", err.Error())
 			return
 		}
-		if !retry {
+		if !logged {
 			h.log.Warn("memberkit: requesting payment failed; it is asked again by itself", "task", taskID, "err", err)
 		}
 		return
@@ -148,28 +149,33 @@ func (h *handlers) requestPayment(ctx context.Context, c *Client, taskID string)
 	h.log.Info("memberkit: payment requested; the operator approves the payout", "task", taskID, "message", out.Message)
 }
 
-// retryPayments asks again for the payout of the accepted jobs whose request failed.
-func (h *handlers) retryPayments(ctx context.Context, c *Client) {
+// paymentRequested reports whether the exchange took the payment request of an accepted job.
+func (h *handlers) paymentRequested(taskID string) bool {
 	h.mu.Lock()
-	ids := make([]string, 0, len(h.unpaid))
-	for id := range h.unpaid {
-		ids = append(ids, id)
+	defer h.mu.Unlock()
+	return h.requested[taskID]
+}
+
+// retryPayments asks for the payout of every accepted job whose payment was not requested yet:
+// those whose request failed, and those accepted while the exchange could not tell the seller (a
+// suspended seller hears of nothing until it is reinstated). Errors are quiet: the next round asks
+// again.
+func (h *handlers) retryPayments(ctx context.Context, c *Client) {
+	if !h.askPay {
+		return
 	}
-	h.mu.Unlock()
-	slices.Sort(ids)
-	for _, id := range ids {
+	jobs, err := c.Jobs(ctx, false)
+	if err != nil {
+		return
+	}
+	for _, t := range jobs {
 		if ctx.Err() != nil {
 			return
 		}
-		h.requestPayment(ctx, c, id)
+		if t.Status == axp.TaskAccepted && !practice(t.ID) && !h.paymentRequested(t.ID) {
+			h.requestPayment(ctx, c, t.ID)
+		}
 	}
-}
-
-// unpaidJob reports whether the payment request of an accepted job failed and waits for a retry.
-func (h *handlers) unpaidJob(taskID string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.unpaid[taskID]
 }
 
 // AnswerError says a handler's answer breaks the protocol: the mistake is the developer's, and it

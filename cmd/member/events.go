@@ -60,6 +60,18 @@ func updateLine(in protocol.TaskUpdateInput) string {
 	return ""
 }
 
+// payoutLine is the line for a released job: the amount sent and its transaction.
+func payoutLine(taskID string, j axp.EarnedJob) string {
+	line := fmt.Sprintf("task %s released: the payout of %s was sent", taskID, money(j.NetUSD))
+	switch {
+	case j.TxHash != "":
+		line += " in transaction " + j.TxHash
+	case j.Payout != "paid":
+		line += " (its transfer is " + j.Payout + ")"
+	}
+	return line + " (axp member jobs lists every job's payout)"
+}
+
 // removedLine is the line for a delivery the exchange changed: what it removed, and what that
 // means for the seller ("" when it delivered as sent).
 func removedLine(taskID string, contacts, credentials []string) string {

@@ -149,7 +149,23 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	} else if seller {
 		fmt.Fprintln(errw, "warning: no --skills: this seller matches no task (give a skills file)")
 	}
-	party := &logParty{out: out, errw: errw, statementCmd: o.StatementCmd, env: environ(), exchange: o.Exchange}
+	party := &logParty{out: out, errw: errw, statementCmd: o.StatementCmd, env: environ(), exchange: o.Exchange,
+		payout: func(ctx context.Context, taskID string) (axp.EarnedJob, bool) {
+			creds, err := memberkit.LoadCredentials(memberkit.CredentialsPath(dir))
+			if err != nil {
+				return axp.EarnedJob{}, false
+			}
+			e, err := memberkit.NewClient(creds.Exchange, creds.MemberSecret).Earnings(ctx)
+			if err != nil {
+				return axp.EarnedJob{}, false
+			}
+			for _, j := range e.Jobs {
+				if j.TaskID == taskID {
+					return j, true
+				}
+			}
+			return axp.EarnedJob{}, false
+		}}
 	a := &memberkit.Agent{
 		Exchange: o.Exchange, Dir: dir, Listen: o.Listen, PublicURL: o.PublicURL, Pull: o.Pull,
 		PollEvery: o.PollEvery, PaymentRetryEvery: o.PaymentRetry, Logger: log, Party: party, Buyer: party, AllowReplays: o.AllowReplays,
@@ -277,6 +293,8 @@ type logParty struct {
 	statementCmd string
 	env          []string
 	exchange     string
+	// payout finds a job's payout (amount, transaction) once it is released.
+	payout func(ctx context.Context, taskID string) (axp.EarnedJob, bool)
 }
 
 func (p *logParty) ReceiveOffers(ctx context.Context, in protocol.ReceiveOffersInput) error {
@@ -299,7 +317,13 @@ func (p *logParty) TaskUpdate(ctx context.Context, in protocol.TaskUpdateInput) 
 		f["data"] = in.Data
 	}
 	p.out.emit("task_update", f)
-	if line := updateLine(in); line != "" && !in.Test {
+	line := updateLine(in)
+	if in.Status == axp.TaskReleased && in.Event == "" && p.payout != nil {
+		if j, ok := p.payout(ctx, in.TaskID); ok {
+			line = payoutLine(in.TaskID, j)
+		}
+	}
+	if line != "" && !in.Test {
 		fmt.Fprintln(p.errw, line)
 	}
 	return nil

@@ -104,7 +104,14 @@ func (r *Runner) logOnce(err error) {
 	same := r.lastError == err.Error()
 	r.lastError = err.Error()
 	r.mu.Unlock()
-	if !same {
+	switch {
+	case same:
+	case IsCode(err, protocol.CodeForbidden) && strings.Contains(err.Error(), "suspended"):
+		// A suspended member cannot read the notice that says so: say it here, in plain words.
+		r.h.log.Warn("memberkit: this member is suspended: the exchange refuses its calls and sends it no work. " +
+			"Write to the operator (the contact on the exchange's /faq) to be reinstated; polling goes on, and once reinstated, " +
+			"jobs resume and accepted jobs ask for their payment again by themselves")
+	default:
 		r.h.log.Warn("memberkit: poll failed", "err", err)
 	}
 }

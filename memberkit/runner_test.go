@@ -3,11 +3,13 @@ package memberkit_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/memberkit"
@@ -258,4 +260,53 @@ func TestRunnerAsksForPaymentAgain(t *testing.T) {
 	if n := count(); n != 3 {
 		t.Fatalf("payment requests after reinstatement: %d, want one more", n)
 	}
+}
+
+// TestRunnerSaysWhenSuspended: a suspended member's refused polls are logged once, in plain words.
+func TestRunnerSaysWhenSuspended(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		json.NewEncoder(w).Encode(protocol.ErrorBody{Error: protocol.Error{Code: protocol.CodeForbidden, Message: "this member is suspended",
+			Hint: "send a message to the operator through the contact on /api/faq"}})
+	}))
+	defer srv.Close()
+	logs := &lockedBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	r, err := memberkit.NewRunner(memberkit.NewClient(srv.URL, secret), memberkit.Options{Roles: []string{"seller"}, Seller: &askingSeller{}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.PollEvery = time.Millisecond
+	r.OnVerify = func(*axp.Verification, error) {}
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "this member is suspended") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if s := logs.String(); strings.Count(s, "this member is suspended") != 1 || !strings.Contains(s, "Write to the operator") {
+		t.Fatalf("log:\n%s", s)
+	}
+}
+
+// lockedBuffer is a log sink read while the runner writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

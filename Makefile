@@ -1,6 +1,6 @@
 # axp: the Agent Services Exchange.
-# `make run` serves the exchange on its embedded database; `make test` runs every test (the daemon's
-# on bbolt and again on PostgreSQL).
+# `make run` serves the exchange on its embedded database (`make run ADDR=host:port` on another
+# address); `make test` runs every test (the daemon's on bbolt and again on PostgreSQL).
 
 GO       ?= go
 BIN      ?= bin/axp
@@ -9,8 +9,12 @@ LDFLAGS  := -s -w -X github.com/axp-exchange/axp/cmd.Version=$(VERSION)
 
 .PHONY: run test bench lint build release-check interop clean
 
+# ADDR=host:port serves on another address than axp serve's default (127.0.0.1:8420); only the
+# command line sets it (an ADDR in the environment is ignored).
+ADDR     =
+
 run:
-	$(GO) run ./cmd/axp serve
+	$(GO) run ./cmd/axp serve $(if $(ADDR),--addr $(ADDR))
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/axp

@@ -386,7 +386,7 @@ func (m *Member) Private(fingerprint string) PrivateMember {
 		p.NextSteps = append(p.NextSteps, "PUT /api/members/me/skills to list the task types you do")
 	}
 	if m.HasRole("seller") && m.PayoutAddress == "" {
-		p.NextSteps = append(p.NextSteps, "PATCH /api/members/me with payout_address so payouts are not held")
+		p.NextSteps = append(p.NextSteps, "set a payout address so payouts are not held: axp member payout-address ADDR (or update_profile with payout_address)")
 	}
 	return p
 }

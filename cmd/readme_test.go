@@ -2,6 +2,7 @@ package cmd_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,5 +41,43 @@ func TestREADMEQuickstart(t *testing.T) {
 		if !strings.Contains(string(readme), "\n"+string(f.Data)+"```\n") {
 			t.Errorf("the README does not show %s as the quickstart script has it:\n%s", f.Name, f.Data)
 		}
+	}
+}
+
+// TestREADMESetUp: the set-up section shows exactly two commands, make run and make test, and
+// says how make run serves on another address; make run passes ADDR to axp serve.
+func TestREADMESetUp(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	start := strings.Index(s, "## Set up on a fresh machine")
+	end := strings.Index(s[start+1:], "\n## ")
+	if start < 0 || end < 0 {
+		t.Fatal("the README has no set-up section")
+	}
+	section := s[start : start+1+end]
+	var cmds []string
+	for _, line := range strings.Split(section, "\n") {
+		if c, ok := strings.CutPrefix(line, "    "); ok {
+			cmds = append(cmds, strings.TrimSpace(c))
+		}
+	}
+	if strings.Join(cmds, "; ") != "make run; make test" {
+		t.Errorf("the set-up section's commands: %q, want make run and make test", cmds)
+	}
+	if !strings.Contains(section, "`ADDR=") {
+		t.Error("the set-up section does not say how make run takes ADDR=")
+	}
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make")
+	}
+	cmd := exec.Command(mk, "-n", "run", "ADDR=127.0.0.1:9123")
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "serve --addr 127.0.0.1:9123") {
+		t.Fatalf("make -n run ADDR=127.0.0.1:9123: %v\n%s", err, out)
 	}
 }

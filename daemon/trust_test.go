@@ -967,3 +967,28 @@ func TestTrustSplitBuyerPartDoesNotWaitForSeller(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustContactExchangeLinksAreNotContacts: the exchange's own links (a job's deliver_url, its
+// documented endpoints) pass between the parties and never count against a member.
+func TestTrustContactExchangeLinksAreNotContacts(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t, func(c *daemon.Config) { c.ContactWarnAt, c.ContactSuspendAt = 2, 3 })
+	seller := e.pullSeller("text-file", nil)
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a riddle"}})
+	buyer := e.anon.With(created.BuyerToken)
+	call(t, buyer, "post_message", map[string]any{"id": created.ID, "seller_id": seller.MemberID, "body": "Any questions?"}, nil)
+	for i := 0; i < 4; i++ {
+		body := fmt.Sprintf(`{"deliver_url":"%s/api/tasks/%s/deliver","n":%d} see %s/openapi.json`, e.srv.URL, created.ID, i, e.srv.URL)
+		call(t, seller.c, "post_message", map[string]any{"id": created.ID, "body": body}, nil)
+	}
+	var l axp.AnnouncementList
+	call(t, seller.c, "announcements", nil, &l)
+	if len(l.Announcements) != 0 {
+		t.Fatalf("warned for the exchange's own links: %+v", l)
+	}
+	var msgs axp.MessageList
+	call(t, buyer, "list_messages", map[string]any{"id": created.ID}, &msgs)
+	if n := len(msgs.Messages); n == 0 || !strings.Contains(msgs.Messages[n-1].Body, e.srv.URL+"/api/tasks/"+created.ID+"/deliver") {
+		t.Fatalf("the exchange's link did not pass: %+v", msgs.Messages)
+	}
+}

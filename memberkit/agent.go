@@ -44,6 +44,9 @@ type Agent struct {
 	Party  Party
 	// HeartbeatEvery is the time between heartbeats (0: 1 h).
 	HeartbeatEvery time.Duration
+	// PaymentRetryEvery is how often, in push mode, the payment of an accepted job whose request
+	// failed (a suspended seller's, say) is asked again (0: 1 min). In pull mode each poll asks.
+	PaymentRetryEvery time.Duration
 	// PollEvery is the pull-mode poll interval (0: 2 s).
 	PollEvery time.Duration
 	// Logger logs the agent's progress and problems (nil: slog.Default()).
@@ -209,10 +212,18 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	beat := time.NewTicker(every)
 	defer beat.Stop()
+	retryEvery := a.PaymentRetryEvery
+	if retryEvery <= 0 {
+		retryEvery = time.Minute
+	}
+	retry := time.NewTicker(retryEvery)
+	defer retry.Stop()
 	for {
 		select {
 		case err := <-serveErr:
 			return fmt.Errorf("the MCP server stopped: %w", err)
+		case <-retry.C:
+			srv.h.retryPayments(ctx, client)
 		case <-beat.C:
 			if _, err := client.Heartbeat(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("memberkit: heartbeat failed", "err", err)

@@ -196,20 +196,24 @@ func (c *Client) Deliver(ctx context.Context, taskID string, d Deliverable) (*ax
 
 // deliverTo delivers a job's result to the deliver_url do_task gave, which names the exchange (it
 // may know itself by another address than BaseURL) and must be that job's deliver address there.
-func (c *Client) deliverTo(ctx context.Context, in protocol.DoTaskInput, d Deliverable) error {
+// It answers the exchange's screening of what was delivered (nil when it says none).
+func (c *Client) deliverTo(ctx context.Context, in protocol.DoTaskInput, d Deliverable) (*protocol.Screening, error) {
 	if in.DeliverURL == "" {
-		return errors.New("the job has no deliver_url")
+		return nil, errors.New("the job has no deliver_url")
 	}
 	path, err := api.Deliver.URL(&api.Client{}, axp.DeliverInput{ID: in.TaskID})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	base, ok := strings.CutSuffix(in.DeliverURL, path)
 	if !ok {
-		return fmt.Errorf("the deliver_url %s is not the deliver address of job %s", in.DeliverURL, in.TaskID)
+		return nil, fmt.Errorf("the deliver_url %s is not the deliver address of job %s", in.DeliverURL, in.TaskID)
 	}
-	_, _, err = api.Deliver.Call(ctx, c.at(base), d.input(in.TaskID))
-	return err
+	t, _, err := api.Deliver.Call(ctx, c.at(base), d.input(in.TaskID))
+	if err != nil || t == nil || t.Deliverable == nil {
+		return nil, err
+	}
+	return t.Deliverable.Screening, nil
 }
 
 // RequestPayment asks for the payout of a job the buyer accepted; the operator approves it.

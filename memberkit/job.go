@@ -54,9 +54,21 @@ func (d Deliverable) input(taskID string) axp.DeliverInput {
 type Job struct {
 	protocol.DoTaskInput
 
-	bg      context.Context
-	deliver func(ctx context.Context, in protocol.DoTaskInput, d Deliverable) error
-	spawn   func(f func())
+	bg       context.Context
+	deliver  func(ctx context.Context, in protocol.DoTaskInput, d Deliverable) (*protocol.Screening, error)
+	spawn    func(f func())
+	screened *protocol.Screening
+}
+
+// Removed is what the exchange took out of the job's last delivery: the kinds of contact details
+// (email, url, phone, ...) and of credentials (private_key, password, ...), each sorted; both
+// empty when it delivered as sent. Every delivery with removals counts against the seller: a few
+// within 24 hours bring a warning, more a suspension.
+func (j *Job) Removed() (contacts, credentials []string) {
+	if j.screened == nil {
+		return nil, nil
+	}
+	return j.screened.Removed, j.screened.Credentials
 }
 
 // NewJob builds a job whose Deliver posts to in.DeliverURL through c, with work started by Go
@@ -95,7 +107,11 @@ func (j *Job) Deliver(ctx context.Context, d Deliverable) error {
 	if j.deliver == nil {
 		return errors.New("memberkit: this job has no delivery path (build jobs with NewJob)")
 	}
-	return j.deliver(ctx, j.DoTaskInput, d)
+	sc, err := j.deliver(ctx, j.DoTaskInput, d)
+	if err == nil {
+		j.screened = sc
+	}
+	return err
 }
 
 // WorkFunc does a job and returns what to deliver.

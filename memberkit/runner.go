@@ -39,8 +39,7 @@ type Runner struct {
 	started   map[string]bool   // "task id#deliveries" of jobs handed to DoTask
 	offers    map[string]map[string]bool
 	statuses  map[string]string
-	asked     map[string]bool // accepted jobs whose payment was requested
-	since     time.Time       // tasks last changed before this are old news to a buyer
+	since     time.Time // tasks last changed before this are old news to a buyer
 	lastBeat  time.Time
 	wg        sync.WaitGroup
 	lastError string
@@ -61,7 +60,7 @@ func NewRunner(c *Client, o Options) (*Runner, error) {
 		return nil, errors.New("memberkit: the client's secret is not a member secret (ss_<member_id>_<64 hex>)")
 	}
 	return &Runner{Client: c, h: h, memberID: id, answered: map[string]string{}, started: map[string]bool{},
-		offers: map[string]map[string]bool{}, statuses: map[string]string{}, asked: map[string]bool{}, since: time.Now()}, nil
+		offers: map[string]map[string]bool{}, statuses: map[string]string{}, since: time.Now()}, nil
 }
 
 func (r *Runner) seller() bool { return slices.Contains(r.h.roles, protocol.RoleSeller) }
@@ -105,7 +104,14 @@ func (r *Runner) logOnce(err error) {
 	same := r.lastError == err.Error()
 	r.lastError = err.Error()
 	r.mu.Unlock()
-	if !same {
+	switch {
+	case same:
+	case IsCode(err, protocol.CodeForbidden) && strings.Contains(err.Error(), "suspended"):
+		// A suspended member cannot read the notice that says so: say it here, in plain words.
+		r.h.log.Warn("memberkit: this member is suspended: the exchange refuses its calls and sends it no work. " +
+			"Write to the operator (the contact on the exchange's /faq) to be reinstated; polling goes on, and once reinstated, " +
+			"jobs resume and accepted jobs ask for their payment again by themselves")
+	default:
 		r.h.log.Warn("memberkit: poll failed", "err", err)
 	}
 }
@@ -253,11 +259,9 @@ func (r *Runner) pollJobs(ctx context.Context) error {
 	}
 	for _, t := range list {
 		if t.Status == axp.TaskAccepted && r.h.askPay && !practice(t.ID) {
-			r.mu.Lock()
-			asked := r.asked[t.ID]
-			r.asked[t.ID] = true
-			r.mu.Unlock()
-			if !asked {
+			// Asked until the exchange takes it: a suspended seller's request fails until it is
+			// reinstated.
+			if !r.h.paymentRequested(t.ID) {
 				r.h.requestPayment(ctx, r.Client, t.ID)
 			}
 			continue

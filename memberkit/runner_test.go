@@ -3,11 +3,13 @@ package memberkit_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/memberkit"
@@ -210,4 +212,101 @@ func TestRunnerQuotesWithTheBuyer(t *testing.T) {
 	if got := seller.buyers["tsk_unnamed"]; got.ID != "anonymous" || !got.Anonymous || got.Reputation != nil {
 		t.Fatalf("buyer of the unnamed request %+v", got)
 	}
+}
+
+// TestRunnerAsksForPaymentAgain: an accepted job whose payment request failed (the seller was
+// suspended) is asked for again on a later poll, and no more once the exchange took it.
+func TestRunnerAsksForPaymentAgain(t *testing.T) {
+	var mu sync.Mutex
+	refuse, asked := true, 0
+	fx := &fakeExchange{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/request-payment") {
+			mu.Lock()
+			defer mu.Unlock()
+			asked++
+			w.Header().Set("Content-Type", "application/json")
+			if refuse {
+				w.WriteHeader(http.StatusForbidden)
+				json.NewEncoder(w).Encode(protocol.ErrorBody{Error: protocol.Error{Code: protocol.CodeForbidden, Message: "this member is suspended"}})
+				return
+			}
+			json.NewEncoder(w).Encode(axp.PaymentRequested{Message: "the operator approves the payout"})
+			return
+		}
+		fx.handler(w, r)
+	}))
+	defer srv.Close()
+	r, err := memberkit.NewRunner(memberkit.NewClient(srv.URL, secret), memberkit.Options{Roles: []string{"seller"}, Seller: &askingSeller{}, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.set(func() { fx.jobs = []axp.Task{{ID: "tsk_acc", Type: "text-file", Status: axp.TaskAccepted}} })
+	count := func() int { mu.Lock(); defer mu.Unlock(); return asked }
+	ctx := context.Background()
+	r.Poll(ctx)
+	if n := count(); n != 1 {
+		t.Fatalf("payment requests after acceptance: %d", n)
+	}
+	r.Poll(ctx)
+	if n := count(); n != 2 {
+		t.Fatalf("a refused payment request was not asked again: %d", n)
+	}
+	mu.Lock()
+	refuse = false // the operator reinstated the seller
+	mu.Unlock()
+	r.Poll(ctx)
+	r.Poll(ctx)
+	if n := count(); n != 3 {
+		t.Fatalf("payment requests after reinstatement: %d, want one more", n)
+	}
+}
+
+// TestRunnerSaysWhenSuspended: a suspended member's refused polls are logged once, in plain words.
+func TestRunnerSaysWhenSuspended(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		json.NewEncoder(w).Encode(protocol.ErrorBody{Error: protocol.Error{Code: protocol.CodeForbidden, Message: "this member is suspended",
+			Hint: "send a message to the operator through the contact on /api/faq"}})
+	}))
+	defer srv.Close()
+	logs := &lockedBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	r, err := memberkit.NewRunner(memberkit.NewClient(srv.URL, secret), memberkit.Options{Roles: []string{"seller"}, Seller: &askingSeller{}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.PollEvery = time.Millisecond
+	r.OnVerify = func(*axp.Verification, error) {}
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "this member is suspended") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if s := logs.String(); strings.Count(s, "this member is suspended") != 1 || !strings.Contains(s, "Write to the operator") {
+		t.Fatalf("log:\n%s", s)
+	}
+}
+
+// lockedBuffer is a log sink read while the runner writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

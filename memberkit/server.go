@@ -72,10 +72,15 @@ type handlers struct {
 	log    *slog.Logger
 	// askPay: request payment when a job is accepted (a seller, unless NoPaymentRequest).
 	askPay bool
+
+	mu sync.Mutex
+	// requested holds the accepted jobs whose payment the exchange took (or had no payment to
+	// request for); failed holds those whose request failed, logged once.
+	requested, failed map[string]bool
 }
 
 func newHandlers(o Options) (*handlers, error) {
-	h := &handlers{seller: o.Seller, buyer: o.Buyer, party: o.Party, now: o.Now, log: o.Logger}
+	h := &handlers{seller: o.Seller, buyer: o.Buyer, party: o.Party, now: o.Now, log: o.Logger, requested: map[string]bool{}, failed: map[string]bool{}}
 	for _, r := range o.Roles {
 		if r != protocol.RoleSeller && r != protocol.RoleBuyer {
 			return nil, fmt.Errorf("memberkit: unknown role %q (seller or buyer)", r)
@@ -117,18 +122,60 @@ func newHandlers(o Options) (*handlers, error) {
 }
 
 // requestPayment asks for the payout of an accepted job, and says what came of it in the log. The
-// exchange answers a second request with the first, so asking twice is harmless.
+// exchange answers a second request with the first, so asking twice is harmless. A request that
+// fails is asked again by retryPayments (a suspended seller's requests fail until the operator
+// reinstates it); only the first failure of a job is logged.
 func (h *handlers) requestPayment(ctx context.Context, c *Client, taskID string) {
 	out, err := c.RequestPayment(ctx, taskID)
+	h.mu.Lock()
+	logged := h.failed[taskID]
+	if err == nil || IsCode(err, protocol.CodeConflict) {
+		h.requested[taskID] = true
+		delete(h.failed, taskID)
+	} else {
+		h.failed[taskID] = true
+	}
+	h.mu.Unlock()
 	if err != nil {
 		if IsCode(err, protocol.CodeConflict) {
 			h.log.Info("memberkit: no payment to request", "task", taskID, "reason", err.Error())
 			return
 		}
-		h.log.Warn("memberkit: requesting payment failed; ask again with request_payment", "task", taskID, "err", err)
+		if !logged {
+			h.log.Warn("memberkit: requesting payment failed; it is asked again by itself", "task", taskID, "err", err)
+		}
 		return
 	}
 	h.log.Info("memberkit: payment requested; the operator approves the payout", "task", taskID, "message", out.Message)
+}
+
+// paymentRequested reports whether the exchange took the payment request of an accepted job.
+func (h *handlers) paymentRequested(taskID string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.requested[taskID]
+}
+
+// retryPayments asks for the payout of every accepted job whose payment was not requested yet:
+// those whose request failed, and those accepted while the exchange could not tell the seller (a
+// suspended seller hears of nothing until it is reinstated). Errors are quiet: the next round asks
+// again.
+func (h *handlers) retryPayments(ctx context.Context, c *Client) {
+	if !h.askPay {
+		return
+	}
+	jobs, err := c.Jobs(ctx, false)
+	if err != nil {
+		return
+	}
+	for _, t := range jobs {
+		if ctx.Err() != nil {
+			return
+		}
+		if t.Status == axp.TaskAccepted && !practice(t.ID) && !h.paymentRequested(t.ID) {
+			h.requestPayment(ctx, c, t.ID)
+		}
+	}
 }
 
 // AnswerError says a handler's answer breaks the protocol: the mistake is the developer's, and it

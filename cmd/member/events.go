@@ -60,6 +60,56 @@ func updateLine(in protocol.TaskUpdateInput) string {
 	return ""
 }
 
+// payoutLine is the line for a released job: the amount sent and its transaction.
+func payoutLine(taskID string, j axp.EarnedJob) string {
+	line := fmt.Sprintf("task %s released: the payout of %s was sent", taskID, money(j.NetUSD))
+	switch {
+	case j.TxHash != "":
+		line += " in transaction " + j.TxHash
+	case j.Payout != "paid":
+		line += " (its transfer is " + j.Payout + ")"
+	}
+	return line + " (axp member jobs lists every job's payout)"
+}
+
+// removedLine is the line for a delivery the exchange changed: what it removed, and what that
+// means for the seller ("" when it delivered as sent).
+func removedLine(taskID string, contacts, credentials []string) string {
+	var what []string
+	if len(contacts) > 0 {
+		what = append(what, "contact details ("+strings.Join(contacts, ", ")+")")
+	}
+	if len(credentials) > 0 {
+		what = append(what, "credentials ("+strings.Join(credentials, ", ")+")")
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the exchange removed %s from your delivery of task %s: the buyer gets a marker in their place. "+
+		"Each such delivery counts against you (a few within 24 hours bring a warning, more a suspension): deliver results only, without emails, links, handles or keys",
+		strings.Join(what, " and "), taskID)
+}
+
+// announcementLine is the line for a notice from the exchange that asks for the member's
+// attention: a warning, a suspension (with what to do), or "" for an ordinary announcement.
+func announcementLine(in protocol.AnnouncementInput, exchange string) string {
+	if in.Test {
+		return ""
+	}
+	switch in.Severity {
+	case "action_required":
+		line := fmt.Sprintf("ACTION REQUIRED: %s. %s", strings.TrimSuffix(in.Title, "."), strings.Join(strings.Fields(in.Body), " "))
+		if strings.Contains(strings.ToLower(in.Title), "suspended") {
+			line += fmt.Sprintf("\nwhat to do: while suspended this seller gets no jobs and its calls are refused; write to the operator "+
+				"(the contact on %s/faq), and once reinstated, jobs resume and accepted jobs ask for their payment again by themselves", strings.TrimRight(exchange, "/"))
+		}
+		return line
+	case "important":
+		return fmt.Sprintf("WARNING from the exchange: %s. %s", strings.TrimSuffix(in.Title, "."), strings.Join(strings.Fields(in.Body), " "))
+	}
+	return ""
+}
+
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 200 {

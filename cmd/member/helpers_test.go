@@ -59,7 +59,7 @@ type exchange struct {
 	admin *client.Client
 }
 
-func newExchange(t *testing.T) *exchange {
+func newExchange(t *testing.T, mod ...func(*daemon.Config)) *exchange {
 	t.Helper()
 	cfg := daemon.Defaults()
 	cfg.Addr = "127.0.0.1:0"
@@ -73,6 +73,9 @@ func newExchange(t *testing.T) *exchange {
 	cfg.DepositAddress = depositAddress
 	cfg.SweepEvery = time.Hour
 	cfg.SandboxWait = 20 * time.Second
+	for _, f := range mod {
+		f(&cfg)
+	}
 	d, _, err := daemon.New(cfg, io.Discard)
 	if err != nil {
 		t.Fatalf("daemon.New: %v", err)

@@ -25,6 +25,9 @@ type InitOptions struct {
 	Module  string
 	Replace string
 	Force   bool
+	// Exchange is the exchange the agent is generated against (--exchange, AXP_EXCHANGE or the
+	// exchange of axp login); its README runs the agent there.
+	Exchange string
 }
 
 func newInitCmd(f *cmdutil.Factory) *cobra.Command {
@@ -43,6 +46,10 @@ axp is not on a module proxy yet: build against a checkout of the axp repository
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Dir = args[0]
+			o.Exchange = exchangeGiven(f)
+			if u, source := f.ExchangeSource(); o.Exchange == "" && source == "axp login" {
+				o.Exchange = u
+			}
 			return runInit(o)
 		},
 	}
@@ -57,8 +64,11 @@ axp is not on a module proxy yet: build against a checkout of the axp repository
 const axpModule = "github.com/axp-exchange/axp"
 
 type initData struct {
-	Module, Name, Role, GoVersion, Version, Replace string
+	Module, Name, Role, GoVersion, Version, Replace, Exchange string
 }
+
+// defaultExchange is the address `axp serve` listens on by default.
+const defaultExchange = "http://127.0.0.1:8420"
 
 func runInit(o *InitOptions) error {
 	if o.Role == "" {
@@ -68,7 +78,10 @@ func runInit(o *InitOptions) error {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--role must be seller or buyer, not %q", o.Role)}
 	}
 	name := filepath.Base(filepath.Clean(o.Dir))
-	d := initData{Module: o.Module, Name: name, Role: o.Role, GoVersion: goVersion(), Version: axpVersion()}
+	d := initData{Module: o.Module, Name: name, Role: o.Role, GoVersion: goVersion(), Version: axpVersion(), Exchange: o.Exchange}
+	if d.Exchange == "" {
+		d.Exchange = defaultExchange
+	}
 	if d.Module == "" {
 		d.Module = "example.com/" + modName(name)
 	}
@@ -124,7 +137,7 @@ func runInit(o *InitOptions) error {
 			}
 		}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "wrote a %s agent in %s; next: cd %s && go mod tidy && go build\n", o.Role, o.Dir, o.Dir)
+	fmt.Fprintf(o.IO.ErrOut, "wrote a %s agent in %s; next: cd %s && go mod tidy && go build && ./%s -exchange %s\n", o.Role, o.Dir, o.Dir, name, d.Exchange)
 	if d.Replace == "" {
 		fmt.Fprintf(o.IO.ErrOut, "note: %s is not on a module proxy yet: uncomment the replace line in go.mod and point it at an axp checkout\n", axpModule)
 	}
@@ -358,7 +371,7 @@ axp is not on a module proxy yet, so build against a checkout of the axp reposit
 
 ## Run
 
-    ./[[.Name]] -exchange http://127.0.0.1:8420
+    ./[[.Name]] -exchange [[.Exchange]]
 
 On first start the agent registers with the exchange and saves its credentials (member id,
 member secret, platform key) in ` + "`./member/credentials.json`" + `, readable by you only; later starts

@@ -109,3 +109,31 @@ func TestInitBuilds(t *testing.T) {
 	}
 	seller.stop()
 }
+
+// TestInitUsesTheExchange: the generated README runs the agent against the exchange init was
+// given (--exchange or AXP_EXCHANGE), and against the default address without one.
+func TestInitUsesTheExchange(t *testing.T) {
+	bin := cmdtest.AxpBinary(t)
+	work := t.TempDir()
+	env := testEnv(work)
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--exchange", "http://127.0.0.1:9123"}, "http://127.0.0.1:9123"},
+		{[]string{"AXP_EXCHANGE=http://127.0.0.1:9456"}, nil, "http://127.0.0.1:9456"},
+		{nil, nil, "http://127.0.0.1:8420"},
+	} {
+		dir := filepath.Join(work, fmt.Sprint("agent", strings.Join(tc.args, ""), len(tc.env)))
+		status, _, stderr := run(t, append(append([]string(nil), env...), tc.env...), bin,
+			append([]string{"member", "init", dir, "--role", "seller"}, tc.args...)...)
+		if status != 0 || !strings.Contains(stderr, "-exchange "+tc.want) {
+			t.Fatalf("init %v: %d\n%s", tc.args, status, stderr)
+		}
+		readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+		if !strings.Contains(string(readme), " -exchange "+tc.want+"\n") {
+			t.Fatalf("README of init %v %v:\n%s", tc.env, tc.args, readme)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 Credentials (member id, member secret, platform key) are kept in --dir, by default
 $XDG_CONFIG_HOME/axp/member, in a file only you can read. One directory holds one member.`,
 	}
-	c.AddCommand(newServeCmd(f), newVerifyCmd(f), newConformanceCmd(f), newSandboxCmd(f), newInitCmd(f), newPayoutCmd(f), newEarningsCmd(f))
+	c.AddCommand(newServeCmd(f), newVerifyCmd(f), newConformanceCmd(f), newSandboxCmd(f), newInitCmd(f), newPayoutCmd(f), newEarningsCmd(f), newJobsCmd(f))
 	return c
 }
 

@@ -37,6 +37,8 @@ type ServeOptions struct {
 	ExecTimeout time.Duration
 	Pull        bool
 	PollEvery   time.Duration
+	// PaymentRetry is how often, in push mode, accepted jobs not yet asked for payment are asked.
+	PaymentRetry time.Duration
 	// AllowReplays accepts a signed call again within its 300 s window (off: refused).
 	AllowReplays bool
 	// PayoutAddress is the seller's stablecoin address (set on start when it differs).
@@ -100,6 +102,7 @@ each dispute, message, settlement, mediation request and decision, and payout.`,
 	fl.DurationVar(&o.ExecTimeout, "exec-timeout", time.Hour, "seller: how long one job's command may run")
 	fl.BoolVar(&o.Pull, "pull", false, "run without a server: poll the exchange for work")
 	fl.DurationVar(&o.PollEvery, "poll-every", 2*time.Second, "with --pull: time between polls")
+	fl.DurationVar(&o.PaymentRetry, "payment-retry", time.Minute, "seller: how often accepted jobs whose payment request failed (while suspended, say) are asked again")
 	fl.StringVar(&o.PayoutAddress, "payout-address", "", "seller: the stablecoin address payouts go to (EVM; mixed case must be a valid EIP-55 checksum)")
 	fl.BoolVar(&o.NoPaymentRequest, "no-payment-request", false, "seller: do not ask to be paid when a buyer accepts a job (by default payment is requested at once)")
 	fl.StringVar(&o.StatementCmd, "statement-cmd", "", "command that writes the statement when a mediation asks for one (the request as JSON on stdin; the statement, or {\"statement\", \"proposed_refund_pct\"}, on stdout; default: a neutral statement)")
@@ -146,10 +149,26 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	} else if seller {
 		fmt.Fprintln(errw, "warning: no --skills: this seller matches no task (give a skills file)")
 	}
-	party := &logParty{out: out, errw: errw, statementCmd: o.StatementCmd, env: environ()}
+	party := &logParty{out: out, errw: errw, statementCmd: o.StatementCmd, env: environ(), exchange: o.Exchange,
+		payout: func(ctx context.Context, taskID string) (axp.EarnedJob, bool) {
+			creds, err := memberkit.LoadCredentials(memberkit.CredentialsPath(dir))
+			if err != nil {
+				return axp.EarnedJob{}, false
+			}
+			e, err := memberkit.NewClient(creds.Exchange, creds.MemberSecret).Earnings(ctx)
+			if err != nil {
+				return axp.EarnedJob{}, false
+			}
+			for _, j := range e.Jobs {
+				if j.TaskID == taskID {
+					return j, true
+				}
+			}
+			return axp.EarnedJob{}, false
+		}}
 	a := &memberkit.Agent{
 		Exchange: o.Exchange, Dir: dir, Listen: o.Listen, PublicURL: o.PublicURL, Pull: o.Pull,
-		PollEvery: o.PollEvery, Logger: log, Party: party, Buyer: party, AllowReplays: o.AllowReplays,
+		PollEvery: o.PollEvery, PaymentRetryEvery: o.PaymentRetry, Logger: log, Party: party, Buyer: party, AllowReplays: o.AllowReplays,
 		PayoutAddress: o.PayoutAddress, NoPaymentRequest: o.NoPaymentRequest,
 		Registration: axp.Registration{Roles: []string{o.Role}, Name: o.Name, Skills: skills},
 	}
@@ -167,8 +186,16 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 						fmt.Fprintf(errw, "job %s failed: %v\n", job.TaskID, err)
 						return
 					}
-					out.emit("job", map[string]any{"task_id": job.TaskID, "status": "delivered", "test": job.Test})
+					contacts, creds := job.Removed()
+					f := map[string]any{"task_id": job.TaskID, "status": "delivered", "test": job.Test}
+					if len(contacts)+len(creds) > 0 {
+						f["removed"] = append(append([]string(nil), contacts...), creds...)
+					}
+					out.emit("job", f)
 					fmt.Fprintf(errw, "job %s delivered\n", job.TaskID)
+					if line := removedLine(job.TaskID, contacts, creds); line != "" {
+						fmt.Fprintln(errw, line)
+					}
 				}}
 		} else {
 			fmt.Fprintln(errw, "warning: no --exec: jobs are turned down")
@@ -265,6 +292,9 @@ type logParty struct {
 	errw         io.Writer
 	statementCmd string
 	env          []string
+	exchange     string
+	// payout finds a job's payout (amount, transaction) once it is released.
+	payout func(ctx context.Context, taskID string) (axp.EarnedJob, bool)
 }
 
 func (p *logParty) ReceiveOffers(ctx context.Context, in protocol.ReceiveOffersInput) error {
@@ -287,7 +317,13 @@ func (p *logParty) TaskUpdate(ctx context.Context, in protocol.TaskUpdateInput) 
 		f["data"] = in.Data
 	}
 	p.out.emit("task_update", f)
-	if line := updateLine(in); line != "" && !in.Test {
+	line := updateLine(in)
+	if in.Status == axp.TaskReleased && in.Event == "" && p.payout != nil {
+		if j, ok := p.payout(ctx, in.TaskID); ok {
+			line = payoutLine(in.TaskID, j)
+		}
+	}
+	if line != "" && !in.Test {
 		fmt.Fprintln(p.errw, line)
 	}
 	return nil
@@ -295,6 +331,9 @@ func (p *logParty) TaskUpdate(ctx context.Context, in protocol.TaskUpdateInput) 
 
 func (p *logParty) Announcement(ctx context.Context, in protocol.AnnouncementInput) error {
 	p.out.emit("announcement", map[string]any{"announcement_id": in.AnnouncementID, "severity": in.Severity, "title": in.Title, "body": in.Body, "test": in.Test})
+	if line := announcementLine(in, p.exchange); line != "" {
+		fmt.Fprintln(p.errw, line)
+	}
 	return nil
 }
 

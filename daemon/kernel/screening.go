@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -82,13 +83,7 @@ func (k *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bo
 	if strings.TrimSpace(text) == "" {
 		return text, nil, nil
 	}
-	var cleaned string
-	var removed []removal
-	if keepLinks {
-		cleaned, removed = RedactKeepLinks(text)
-	} else {
-		cleaned, removed = RedactText(text)
-	}
+	cleaned, removed := screen.RedactOwn(text, keepLinks, k.OwnHosts())
 	sc := ScreenText(cleaned)
 	contacts, stripped := 0, 0
 	for _, r := range removed {
@@ -129,6 +124,22 @@ func (k *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bo
 		})
 	}
 	return cleaned, sc, nil
+}
+
+// OwnHosts are the exchange's own host names (its base URL's and the allowed_hosts), lowercase and
+// without port: a link to them is never a contact detail (the job a seller echoes holds its
+// deliver_url, and a text may well point at the exchange's documented endpoints).
+func (k *Kernel) OwnHosts() []string {
+	hosts := make([]string, 0, 1+len(k.Cfg.AllowedHosts))
+	if u, err := url.Parse(k.BaseURL()); err == nil && u.Hostname() != "" {
+		hosts = append(hosts, strings.ToLower(u.Hostname()))
+	}
+	for _, h := range k.Cfg.AllowedHosts {
+		if u, err := url.Parse("http://" + h); err == nil && u.Hostname() != "" {
+			hosts = append(hosts, strings.ToLower(u.Hostname()))
+		}
+	}
+	return hosts
 }
 
 // merge folds the verdict on one field into a verdict covering several; findings name the field.

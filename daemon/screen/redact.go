@@ -47,19 +47,27 @@ func Marker(kind string) string { return "[" + kind + " removed]" }
 // detail with them ("jo\u200bhn@example.com", "john\x00@example.com") does not hide it. A text
 // with nothing to remove is returned unchanged (the same string) with no removals.
 func Redact(text string) (string, []Removal) {
-	return apply(text, withChars(text, detect(text, false)), Marker)
+	return apply(text, withChars(text, detect(text, false, nil)), Marker)
+}
+
+// RedactOwn is Redact (or RedactKeepLinks with keepLinks) that leaves alone the links, domains and
+// addresses whose host is one of own: the exchange's own base URL and deliver links are never a
+// contact detail, since they lead nowhere but to the exchange itself. Hosts are compared without
+// port and case.
+func RedactOwn(text string, keepLinks bool, own []string) (string, []Removal) {
+	return apply(text, withChars(text, detect(text, keepLinks, own)), Marker)
 }
 
 // RedactKeepLinks is Redact for data-source fields (source_url and the like): web links and bare
 // domains survive, everything else is removed. Links that are themselves a way to reach someone
 // (mailto:, tel:, t.me/..., wa.me/...) are still removed.
 func RedactKeepLinks(text string) (string, []Removal) {
-	return apply(text, withChars(text, detect(text, true)), Marker)
+	return apply(text, withChars(text, detect(text, true, nil)), Marker)
 }
 
 // Find reports the contact details in text without changing it (characters Redact would strip are
 // not reported).
-func Find(text string) []Removal { return detect(text, false) }
+func Find(text string) []Removal { return detect(text, false, nil) }
 
 // apply replaces each removal's bytes with marker(kind), or with nothing for stripped characters.
 func apply(text string, rs []Removal, marker func(kind string) string) (string, []Removal) {
@@ -86,7 +94,7 @@ type hit struct {
 	kind string
 }
 
-func detect(text string, keepLinks bool) []Removal {
+func detect(text string, keepLinks bool, own []string) []Removal {
 	if !mayContain(text) {
 		return nil
 	}
@@ -106,6 +114,34 @@ func detect(text string, keepLinks bool) []Removal {
 		s, e := v.Orig(h.s, h.e)
 		if s < e {
 			spans = append(spans, span{s, e, h.kind})
+		}
+	}
+	if len(own) > 0 {
+		// A link to the exchange itself goes with everything detected inside it (its IP host).
+		var mine []span
+		for _, sp := range spans {
+			switch sp.kind {
+			case KindURL, KindDomain, KindIP, KindEndpoint:
+				if ownHost(strings.ToLower(text[sp.s:sp.e]), own) {
+					mine = append(mine, sp)
+				}
+			}
+		}
+		if len(mine) > 0 {
+			kept := spans[:0]
+			for _, sp := range spans {
+				inside := false
+				for _, l := range mine {
+					if l.s <= sp.s && sp.e <= l.e {
+						inside = true
+						break
+					}
+				}
+				if !inside {
+					kept = append(kept, sp)
+				}
+			}
+			spans = kept
 		}
 	}
 	if keepLinks {
@@ -154,6 +190,22 @@ func detect(text string, keepLinks bool) []Removal {
 		out[i].Fingerprint = fingerprint(text[out[i].Start:out[i].End])
 	}
 	return out
+}
+
+// ownHost reports whether a detected link, domain or address (lowercase) is on one of the hosts
+// own.
+func ownHost(found string, own []string) bool {
+	h := hostOf(strings.TrimRight(found, ".,;:!?)]}'\""))
+	h = strings.Trim(h, "[]")
+	if h == "" {
+		return false
+	}
+	for _, o := range own {
+		if o != "" && h == strings.TrimPrefix(o, "www.") {
+			return true
+		}
+	}
+	return false
 }
 
 // fingerprint is the first 8 hex digits of the SHA-256 of a removed text.

@@ -225,3 +225,24 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+func TestRedactOwnKeepsTheExchangesLinks(t *testing.T) {
+	own := []string{"127.0.0.1", "axp.example.com"}
+	for _, tc := range []struct{ in, want string }{
+		{`{"deliver_url":"http://127.0.0.1:8420/api/tasks/tsk_1/deliver"}`, `{"deliver_url":"http://127.0.0.1:8420/api/tasks/tsk_1/deliver"}`},
+		{"see https://axp.example.com/openapi.json or axp.example.com/join", "see https://axp.example.com/openapi.json or axp.example.com/join"},
+		{"mine: https://other.example.org/x and 10.1.2.3:22", "mine: [url removed] and [endpoint removed]"},
+		{"write to bob@axp.example.com", "write to [email removed]"},
+	} {
+		got, _ := RedactOwn(tc.in, false, own)
+		if got != tc.want {
+			t.Errorf("RedactOwn(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got, _ := RedactOwn("https://axp.example.com/x", false, nil); got != "[url removed]" {
+		t.Errorf("without own hosts: %q", got)
+	}
+	if got, _ := Redact("http://127.0.0.1:8420/api/tasks/tsk_1/deliver"); got == "http://127.0.0.1:8420/api/tasks/tsk_1/deliver" {
+		t.Errorf("a loopback link is no contact detail even without own hosts: the test above proves nothing")
+	}
+}

@@ -418,7 +418,7 @@ func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.
 			if err := a.Hold(axp.HoldPayoutAddress); err != nil {
 				return nil, err
 			}
-			a.Note = "held until the seller adds a payout address (PATCH /api/members/me)"
+			a.Note = "held until the seller adds a payout address (axp member payout-address ADDR, or update_profile with payout_address)"
 		}
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return nil, err
@@ -428,7 +428,7 @@ func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.
 		}
 		msg := "Payment requested: the operator approves every payout before it is sent."
 		if a.Status == axp.ApprovalHeld {
-			msg = "Payment requested but held: add payout_address with PATCH /api/members/me."
+			msg = "Payment requested but held: set a payout address with axp member payout-address ADDR (or update_profile with payout_address)."
 		}
 		out = &axp.PaymentRequested{TaskID: t.ID, Status: t.Status, Payout: a, Message: msg}
 		return nil, nil

@@ -76,7 +76,7 @@ func (s *Service) applyDecision(ch *kernel.Change, t *axp.TaskRecord, pct int, r
 			if err := a.Hold(axp.HoldPayoutAddress); err != nil {
 				return "", err
 			}
-			a.Note = "held until the seller adds a payout address (PATCH /api/members/me)"
+			a.Note = "held until the seller adds a payout address (axp member payout-address ADDR, or update_profile with payout_address)"
 		}
 	}
 	if err := ch.Tx.PutApproval(a); err != nil {

@@ -313,3 +313,30 @@ func TestLogFollow(t *testing.T) {
 		t.Errorf("the new entry was printed %d times:\n%s", n, out.String())
 	}
 }
+
+func TestTasksListFlags(t *testing.T) {
+	f, _ := cmdtest.Factory(t, "http://127.0.0.1:1", nil)
+	parse := func(args ...string) (*admin.TasksListOptions, error) {
+		var got *admin.TasksListOptions
+		c := admin.NewCmdTasksList(f, func(_ context.Context, o *admin.TasksListOptions) error { got = o; return nil })
+		err := cmdtest.Exec(c, args...)
+		return got, err
+	}
+	now := time.Now()
+	for since, want := range map[string]time.Time{
+		"7d": now.AddDate(0, 0, -7), "90m": now.Add(-90 * time.Minute), "2026-03-01T00:00:00Z": time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		o, err := parse("--since", since, "--status", "paid", "--type", "text-file", "--member", "mem_1", "--limit", "5")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Since.Sub(want).Abs() > time.Minute || o.Status != "paid" || o.Type != "text-file" || o.Member != "mem_1" || o.Limit != 5 {
+			t.Errorf("--since %s: %+v (since %v, want %v)", since, o, o.Since, want)
+		}
+	}
+	for _, bad := range [][]string{{"--since", "soon"}, {"--status", "done"}, {"--limit", "501"}} {
+		if _, err := parse(bad...); err == nil {
+			t.Errorf("%v: accepted", bad)
+		}
+	}
+}

@@ -153,8 +153,8 @@ func nonZero(s *cmdutil.IOStreams, m axp.Money) string {
 	return cmdutil.Money(s, m)
 }
 
-// writeTask prints a task's details, then its offers while it is open.
-func writeTask(s *cmdutil.IOStreams, t *axp.Task) error {
+// WriteTask prints a task's details, then its offers while it is open.
+func WriteTask(s *cmdutil.IOStreams, t *axp.Task) error {
 	cs := s.ColorScheme()
 	pairs := []string{
 		"Task", cs.Bold(t.ID),

@@ -11,7 +11,6 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/task"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -118,9 +117,9 @@ func tasksListRun(ctx context.Context, o *TasksListOptions) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"ID", "TYPE", "STATUS", "PRICE", "BUYER", "SELLER", "CREATED"})
 	for _, t := range l.Tasks {
-		tp.AddField(t.ID, tableprinter.WithTruncate(nil))
+		tp.AddField(t.ID, cmdutil.WithTruncate(nil))
 		tp.AddField(t.Type)
-		tp.AddField(t.Status, tableprinter.WithColor(cs.Status))
+		tp.AddField(t.Status, cmdutil.WithColor(cs.Status))
 		price := "-"
 		if t.Price != nil {
 			price = cmdutil.Money(o.IO, *t.Price)
@@ -132,7 +131,7 @@ func tasksListRun(ctx context.Context, o *TasksListOptions) error {
 			seller = t.SellerID
 		}
 		tp.AddField(seller)
-		tp.AddField(cmdutil.Ago(o.IO, now, t.CreatedAt), tableprinter.WithColor(cs.Gray))
+		tp.AddField(cmdutil.Ago(o.IO, now, t.CreatedAt), cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	if err := tp.Render(); err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 )
 
 // Reliability renders a seller's measured record in a few words.
@@ -44,13 +43,13 @@ func writeOffers(s *cmdutil.IOStreams, t *axp.Task) error {
 			n += "*"
 		}
 		tp.AddField(n)
-		tp.AddField(o.OfferID, tableprinter.WithColor(cs.Gray))
+		tp.AddField(o.OfferID, cmdutil.WithColor(cs.Gray))
 		tp.AddField(o.Seller.Name)
-		tp.AddField(cmdutil.Money(s, o.PriceUSD), tableprinter.WithColor(cs.Bold))
+		tp.AddField(cmdutil.Money(s, o.PriceUSD), cmdutil.WithColor(cs.Bold))
 		tp.AddField(cmdutil.Money(s, o.Fee.SellerNet))
 		tp.AddField(eta(s, o.ETAMinutes))
 		tp.AddField(Reliability(o.Reliability))
-		tp.AddField(strings.Join(o.Badges, ","), tableprinter.WithColor(cs.Cyan))
+		tp.AddField(strings.Join(o.Badges, ","), cmdutil.WithColor(cs.Cyan))
 		tp.EndRow()
 	}
 	if err := tp.Render(); err != nil {

@@ -340,3 +340,33 @@ func TestTasksListFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditAndLogGoThroughThePagerOnATerminal(t *testing.T) {
+	x := cmdtest.NewExchange(t)
+	f, s := cmdtest.Factory(t, x.URL, map[string]string{"AXP_ADMIN_TOKEN": cmdtest.AdminToken, "AXP_PAGER": "sed s/^/paged:/"})
+	x.Call(x.Anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x"}}, nil)
+	for _, c := range []func() *cobra.Command{
+		func() *cobra.Command { return admin.NewCmdAudit(f, nil) },
+		func() *cobra.Command { return admin.NewCmdLog(f, nil) },
+	} {
+		f.IO.StdoutTTY = true
+		s.Reset()
+		if err := cmdtest.Exec(c()); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(s.Out.String(), "\n"), "\n")
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "paged:") {
+				t.Errorf("%s on a terminal: line %q did not go through the pager", c().Name(), l)
+			}
+		}
+		f.IO.StdoutTTY = false
+		s.Reset()
+		if err := cmdtest.Exec(c()); err != nil {
+			t.Fatal(err)
+		}
+		if out := s.Out.String(); out == "" || strings.Contains(out, "paged:") {
+			t.Errorf("%s piped: %q", c().Name(), out)
+		}
+	}
+}

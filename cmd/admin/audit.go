@@ -59,6 +59,11 @@ func auditRun(ctx context.Context, o *AuditOptions) error {
 	if o.Export.Enabled() {
 		return o.Export.Write(o.IO, raw)
 	}
+	stop, err := o.F.StartPager()
+	if err != nil {
+		return err
+	}
+	defer stop()
 	return writeAudit(o.IO, l.Records)
 }
 

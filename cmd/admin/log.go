@@ -79,6 +79,11 @@ func logRun(ctx context.Context, o *LogOptions) error {
 	if o.Export.Enabled() {
 		return o.Export.Write(o.IO, raw)
 	}
+	stop, err := o.F.StartPager()
+	if err != nil {
+		return err
+	}
+	defer stop()
 	return writeLog(o.IO, l.Entries)
 }
 

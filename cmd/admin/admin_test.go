@@ -370,3 +370,48 @@ func TestAuditAndLogGoThroughThePagerOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+func TestApproveValidatesBeforeAskingAndShowsWhereMoneyGoes(t *testing.T) {
+	e := newEnv(t)
+	seller := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
+	id, token := e.reported("Quick Writer")
+	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), "--yes", id)
+	sc := e.x.Anon.With(seller.MemberSecret)
+	buyer := e.x.Anon.With(token)
+	e.x.Call(sc, "deliver", map[string]any{"id": id, "content": "done"}, nil)
+	e.x.Call(buyer, "get_deliverable", map[string]any{"id": id}, new([]byte))
+	e.x.Call(buyer, "accept_task", map[string]any{"id": id}, nil)
+	e.x.Call(sc, "request_payment", map[string]any{"id": id}, nil)
+	payout := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].approval_id"))
+	if rail := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--jq", ".rail")); rail != "manual" {
+		t.Fatalf("rail %q: want manual (no hot wallet)", rail)
+	}
+
+	// On a terminal, a missing --tx on the manual rail is refused before any question.
+	e.f.IO.StdinTTY, e.f.IO.StderrTTY = true, true
+	defer func() { e.f.IO.StdinTTY, e.f.IO.StderrTTY = false, false }()
+	e.s.Reset()
+	e.s.In.WriteString("y\n")
+	err := cmdtest.Exec(admin.NewCmdApprove(e.f, nil), payout)
+	var ae *axp.Error
+	if !errors.As(err, &ae) || ae.Field != "tx_hash" || !strings.Contains(ae.Hint, "--tx") || !strings.Contains(ae.Hint, cmdtest.PayoutAddress) {
+		t.Errorf("payout without --tx: %v", err)
+	}
+	if strings.Contains(e.s.ErrOut.String(), "?") {
+		t.Errorf("asked before validating:\n%s", e.s.ErrOut)
+	}
+
+	// The question says how much goes to which payout address; "no" sends nothing.
+	e.s.Reset()
+	e.s.In.Reset()
+	e.s.In.WriteString("n\n")
+	if err := cmdtest.Exec(admin.NewCmdApprove(e.f, nil), payout, "--tx", cmdtest.TxHash()); !errors.Is(err, cmdutil.ErrCancelled) {
+		t.Errorf("answered no: %v", err)
+	}
+	if prompt := e.s.ErrOut.String(); !regexp.MustCompile(`sends US\$2\.4\d+ to the seller Quick Writer at payout address ` + cmdtest.PayoutAddress).MatchString(prompt) {
+		t.Errorf("the question lacks the amount and the payout address:\n%s", prompt)
+	}
+	if status := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].status")); status != axp.ApprovalPending {
+		t.Errorf("after no: %s", status)
+	}
+}

@@ -96,7 +96,7 @@ func fixtureMediations() []axp.Mediation {
 			Decision: &axp.MediationDecision{By: "mediator:rules", Outcome: "split", RefundPct: ptr(50), RefundUSD: ptr(usd(1, 25)), Rule: "both_proposed",
 				Reasoning: "Rule both_proposed: both sides proposed a split: the midpoint (to the nearest whole percent, halves up). Refund 50% of the price to the buyer.",
 				At:        now.Add(-2 * time.Hour)},
-			AppealedBy: "seller", AppealReason: "The brief set no length.", CreatedAt: now.Add(-3 * time.Hour), UpdatedAt: now.Add(-20 * time.Minute)},
+			AppealedBy: "seller", AppealReason: "The brief set no length.", PriceUSD: ptr(usd(2, 50)), CreatedAt: now.Add(-3 * time.Hour), UpdatedAt: now.Add(-20 * time.Minute)},
 		{ID: "med_done", Kind: axp.MediationDispute, TaskID: "tsk_old", OpenedBy: "seller", Reason: "the buyer went silent",
 			Status: axp.MediationResolved, StatementsDue: now.Add(-24 * time.Hour),
 			Statements: []axp.Statement{{Side: "seller", Statement: "Delivered on time.", ProposedRefundPct: &s40, Via: "rest", At: now.Add(-48 * time.Hour)}},

@@ -867,31 +867,60 @@ func (m Model) mediationKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	hint := ""
+	price := x.PriceUSD
+	// of is a percentage of the price in dollars, when the price is known.
+	of := func(p int) string {
+		if price == nil {
+			return fmt.Sprintf("%d%%", p)
+		}
+		return fmt.Sprintf("%s (%d%%)", refundOf(*price, p).Display(), p)
+	}
+	hint, whole := "", "percent of the price"
+	if price != nil {
+		whole = "percent of the price of " + price.Display()
+	}
 	if d := x.Decision; d != nil && d.RefundPct != nil {
-		hint = fmt.Sprintf("; the Mediator decided %d%%", *d.RefundPct)
+		hint = "; the Mediator decided " + of(*d.RefundPct)
 	}
 	m.dialog = newDialog("decide", x.ID, fmt.Sprintf("Decide the dispute of task %s, appealed by the %s", x.TaskID, x.AppealedBy),
-		step{field: "refund_pct", prompt: "Refund to the buyer, percent of the price (0-100" + hint + "):", required: true,
+		step{field: "refund_pct", prompt: "Refund to the buyer, " + whole + " (0-100" + hint + "):", required: true,
 			validate: func(s string) string {
 				if _, ok := percent(s); !ok {
 					return "a whole number 0 to 100"
 				}
 				return ""
+			},
+			show: func(s string) string {
+				p, _ := percent(s)
+				return "Refund to the buyer: " + of(p)
 			}},
 		note, confirmStep())
 	m.dialog.summary = func(v map[string]string) string {
 		p, _ := percent(v["refund_pct"])
 		switch p {
 		case 100:
+			if price != nil {
+				return "Full refund to the buyer: " + price.Display() + ", through the approval queue."
+			}
 			return "Full refund to the buyer, through the approval queue."
 		case 0:
+			if price != nil {
+				return "No refund: the seller is paid the full " + price.Display() + " (less the platform fee), through the approval queue."
+			}
 			return "No refund: the seller is paid in full, through the approval queue."
+		}
+		if price != nil {
+			back := refundOf(*price, p)
+			return fmt.Sprintf("Split: %s back to the buyer, %s of the price to the seller (less the platform fee), through the approval queue.",
+				back.Display(), (*price - back).Display())
 		}
 		return fmt.Sprintf("Split: %d%% back to the buyer, %d%% to the seller, through the approval queue.", p, 100-p)
 	}
 	return m, nil
 }
+
+// refundOf is pct percent of price, rounded to the nearest micro-dollar as the exchange does.
+func refundOf(price axp.Money, pct int) axp.Money { return (price*axp.Money(pct) + 50) / 100 }
 
 // percent parses a whole percentage 0-100 ("30" or "30%").
 func percent(s string) (int, bool) {
@@ -1110,6 +1139,9 @@ type step struct {
 	prompt   string
 	required bool
 	validate func(string) string
+	// show, when set, is how the confirmation shows the entered value (words instead of the
+	// field's name and raw value).
+	show func(string) string
 }
 
 func confirmStep() step { return step{prompt: "Press y to confirm, n or esc to cancel."} }

@@ -536,7 +536,7 @@ func TestOperatorMediations(t *testing.T) {
 		t.Errorf("the objection:\n%s", s)
 	}
 	m, _ = press(t, m, "up", "d")
-	if m.dialog == nil || m.dialog.action != "decide" || m.dialog.current().field != "refund_pct" || !strings.Contains(m.dialog.current().prompt, "the Mediator decided 50%") {
+	if m.dialog == nil || m.dialog.action != "decide" || m.dialog.current().field != "refund_pct" || !strings.Contains(m.dialog.current().prompt, "percent of the price of US$2.50 (0-100; the Mediator decided US$1.25 (50%))") {
 		t.Fatalf("dialog %+v", m.dialog)
 	}
 	m, _ = press(t, m, "enter")
@@ -558,11 +558,14 @@ func TestOperatorMediations(t *testing.T) {
 	m, _ = update(t, m, tea.PasteMsg{Content: "Two lines answer the brief in part."})
 	m, _ = press(t, m, "enter")
 	screen = m.Render()
-	for _, want := range []string{"refund_pct: 30", "note: Two lines answer the brief in part.",
-		"Split: 30% back to the buyer, 70% to the seller, through the approval queue.", "Press y to confirm"} {
+	for _, want := range []string{"Refund to the buyer: US$0.75 (30%)", "note: Two lines answer the brief in part.",
+		"Split: US$0.75 back to the buyer, US$1.75 of the price to the seller", "Press y to confirm"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("confirmation lacks %q:\n%s", want, screen)
 		}
+	}
+	if strings.Contains(screen, "refund_pct") {
+		t.Errorf("the confirmation names the field, not the dollars:\n%s", screen)
 	}
 	m, cmd := press(t, m, "y")
 	m = settle(t, m, cmd)

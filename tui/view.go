@@ -319,7 +319,11 @@ func (m Model) dialogBox(w, h int) []string {
 	if s.field == "" {
 		for _, st := range d.steps {
 			if st.field != "" && d.values[st.field] != "" {
-				inner = append(inner, st.field+": "+d.values[st.field])
+				if st.show != nil {
+					inner = append(inner, st.show(d.values[st.field]))
+				} else {
+					inner = append(inner, st.field+": "+d.values[st.field])
+				}
 			}
 		}
 		if d.summary != nil {

@@ -809,7 +809,11 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		var steps []step
 		if axp.SendsMoney(a.Kind) {
-			steps = append(steps, step{field: "tx", prompt: "Transaction hash that sent " + a.Amount.Display() + " (0x + 64 hex):", required: true,
+			sent := a.Amount.Display()
+			if a.Kind == axp.ApprovePayout && a.PayoutAddress != "" {
+				sent += " to payout address " + a.PayoutAddress
+			}
+			steps = append(steps, step{field: "tx", prompt: "Transaction hash that sent " + sent + " (0x + 64 hex):", required: true,
 				validate: func(s string) string {
 					if !txPattern.MatchString(s) {
 						return "a transaction hash is 0x followed by 64 hex digits"

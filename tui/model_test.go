@@ -322,6 +322,9 @@ func TestOperatorApproveFlows(t *testing.T) {
 	if m.dialog.current().field != "tx" {
 		t.Fatalf("a payout should ask for the tx hash: %+v", m.dialog)
 	}
+	if p := m.dialog.current().prompt; !strings.Contains(p, " to payout address 0x"+strings.Repeat("5e", 20)) || !strings.Contains(p, "US$") {
+		t.Errorf("the payout prompt lacks the amount and the payout address: %q", p)
+	}
 	m, _ = press(t, m, "enter")
 	if m.dialog.err != "required" {
 		t.Errorf("empty tx: %q", m.dialog.err)

@@ -152,6 +152,7 @@ type fakeSource struct {
 	meds      []axp.Mediation
 	listings  []axp.ListingRejection
 	board     []axp.BoardPost
+	all       []axp.AdminTaskRow
 	calls     []call
 	err       error // returned by every call when set
 	messages  map[string][]axp.Message
@@ -160,7 +161,22 @@ type fakeSource struct {
 
 func newFake() *fakeSource {
 	return &fakeSource{buy: true, op: true, tasks: fixtureTasks(), approvals: fixtureApprovals(), meds: fixtureMediations(), listings: fixtureListings(),
-		board: fixtureBoard()}
+		board: fixtureBoard(), all: fixtureAllTasks()}
+}
+
+func fixtureAllTasks() []axp.AdminTaskRow {
+	return []axp.AdminTaskRow{
+		{ID: "tsk_06h1r0tfx2x5ewhfaevncbap94", Type: "text-file", Status: axp.TaskOpen, Buyer: "token", CreatedAt: now.Add(-5 * time.Minute)},
+		{ID: "tsk_06h1r048rvy9bmwj5x25b6nr88", Type: "text-file", Status: axp.TaskReleased, Buyer: "mem_buyer", SellerID: "mem_quick",
+			SellerName: "Quick Writer", Price: ptr(usd(2, 50)), CreatedAt: now.Add(-3 * time.Hour)},
+	}
+}
+
+func (f *fakeSource) AllTasks(context.Context) ([]axp.AdminTaskRow, error) {
+	if err := f.record("all_tasks"); err != nil {
+		return nil, err
+	}
+	return f.all, nil
 }
 
 func (f *fakeSource) record(op string, args ...string) error {

@@ -36,7 +36,8 @@ const (
 	tabMediations = 3
 	tabListings   = 4
 	tabBoard      = 5
-	numTabs       = 6
+	tabTasks      = 6
+	numTabs       = 7
 )
 
 // Options configure the TUI.
@@ -86,6 +87,9 @@ type Model struct {
 	board          []axp.BoardPost // posts waiting for the operator, oldest first
 	boardLoaded    bool
 	boardCur       int
+	all            []axp.AdminTaskRow // every task, newest first
+	allLoaded      bool
+	allCur         int
 
 	dialog   *dialog
 	flash    string
@@ -170,6 +174,10 @@ type (
 		list []axp.BoardPost
 		err  error
 	}
+	allTasksMsg struct {
+		list []axp.AdminTaskRow
+		err  error
+	}
 	deliverableMsg struct {
 		id  string
 		d   *Deliverable
@@ -226,7 +234,7 @@ func (m Model) load() tea.Cmd {
 		if !m.src.CanOperate() {
 			return nil
 		}
-		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings(), m.loadBoard())
+		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings(), m.loadBoard(), m.loadAllTasks())
 	case m.open != nil:
 		return m.loadTask(m.open.id, axp.Rankings[m.open.sort])
 	}
@@ -303,6 +311,14 @@ func (m Model) loadListings() tea.Cmd {
 	return m.fetch(func(ctx context.Context) tea.Msg {
 		l, err := src.Listings(ctx)
 		return listingsMsg{list: l, err: err}
+	})
+}
+
+func (m Model) loadAllTasks() tea.Cmd {
+	src := m.src
+	return m.fetch(func(ctx context.Context) tea.Msg {
+		l, err := src.AllTasks(ctx)
+		return allTasksMsg{list: l, err: err}
 	})
 }
 
@@ -385,6 +401,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m.fail(msg.err), nil
 		}
 		m.setBoard(msg.list)
+		return m, nil
+	case allTasksMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.allCur = reselect(m.all, m.allCur, msg.list, func(x axp.AdminTaskRow) string { return x.ID })
+		m.all, m.allLoaded = msg.list, true
 		return m, nil
 	case deliverableMsg:
 		if m.open == nil || m.open.id != msg.id {
@@ -755,6 +778,8 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		cur, n = &m.lstCur, len(m.listings)
 	case tabBoard:
 		cur, n = &m.boardCur, len(m.board)
+	case tabTasks:
+		cur, n = &m.allCur, len(m.all)
 	}
 	switch k.String() {
 	case "up", "k":
@@ -777,7 +802,7 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.filter = (m.filter + numTabs - 1) % numTabs
 		m.queueCur = 0
 		return m, nil
-	case "1", "2", "3", "4", "5", "6":
+	case "1", "2", "3", "4", "5", "6", "7":
 		m.filter = int(k.String()[0] - '1')
 		m.queueCur = 0
 		return m, nil
@@ -789,6 +814,8 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.listingKey(k)
 	case tabBoard:
 		return m.boardKey(k)
+	case tabTasks:
+		return m, nil
 	}
 	switch k.String() {
 	case "a":

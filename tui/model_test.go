@@ -270,12 +270,15 @@ func TestOperatorFilters(t *testing.T) {
 		{[]string{"right"}, tabMediations, nil},
 		{[]string{"]"}, tabListings, nil},
 		{[]string{"right"}, tabBoard, nil},
+		{[]string{"right"}, tabTasks, nil},
 		{[]string{"right"}, 0, all},
+		{[]string{"left"}, tabTasks, nil},
 		{[]string{"left"}, tabBoard, nil},
 		{[]string{"["}, tabListings, nil},
 		{[]string{"2"}, 1, []string{"apr_pay"}},
 		{[]string{"4"}, tabMediations, nil},
 		{[]string{"6"}, tabBoard, nil},
+		{[]string{"7"}, tabTasks, nil},
 		{[]string{"1"}, 0, all},
 	} {
 		m, _ = press(t, m, tt.keys...)
@@ -966,5 +969,28 @@ func TestBuyerWriteBeforeChoosing(t *testing.T) {
 	m, _ = press(t, m, "w")
 	if m.dialog != nil || !m.flashErr {
 		t.Errorf("w without a seller: dialog %+v, flash %q", m.dialog, m.flash)
+	}
+}
+
+// The operator's tasks tab lists every task, newest first, its ids whole.
+func TestOperatorAllTasks(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewOperator)
+	if !strings.Contains(m.Render(), "Tasks 2") {
+		t.Errorf("tab count:\n%s", m.Render())
+	}
+	m, _ = press(t, m, "7")
+	screen := m.Render()
+	for _, want := range []string{"[Tasks 2]", "ID", "STATUS", "› tsk_06h1r0tfx2x5ewhfaevncbap94", "tsk_06h1r048rvy9bmwj5x25b6nr88", "released", "US$2.50", "Quick Writer"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	m, _ = press(t, m, "down")
+	if m.allCur != 1 || !strings.Contains(m.Render(), "› tsk_06h1r048rvy9bmwj5x25b6nr88") {
+		t.Errorf("down: cursor %d\n%s", m.allCur, m.Render())
+	}
+	if len(src.called("all_tasks")) == 0 {
+		t.Error("the tasks were not read")
 	}
 }

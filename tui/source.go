@@ -50,6 +50,8 @@ type Source interface {
 	DecideMediation(ctx context.Context, id string, refundPct *int, outcome, note string) (*axp.Mediation, error)
 	// Listings lists the listing policy's rejections.
 	Listings(ctx context.Context) ([]axp.ListingRejection, error)
+	// AllTasks lists every task on the exchange, newest first (a page of them).
+	AllTasks(ctx context.Context) ([]axp.AdminTaskRow, error)
 	OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error)
 	// BoardPending lists the members' board posts the screen held for the operator, oldest first.
 	BoardPending(ctx context.Context) ([]axp.BoardPost, error)
@@ -326,6 +328,18 @@ func (s *ClientSource) Mediations(ctx context.Context) ([]axp.Mediation, error) 
 // DecideMediation decides a mediation.
 func (s *ClientSource) DecideMediation(ctx context.Context, id string, refundPct *int, outcome, note string) (*axp.Mediation, error) {
 	return asAdmin(ctx, s, client.AdminDecideMediation, axp.DecideMediationBody{ID: id, RefundPct: refundPct, Outcome: outcome, Note: note})
+}
+
+// AllTasksPage is how many of the newest tasks the operator's task list shows.
+const AllTasksPage = 200
+
+// AllTasks lists the newest tasks of the exchange.
+func (s *ClientSource) AllTasks(ctx context.Context) ([]axp.AdminTaskRow, error) {
+	l, err := asAdmin(ctx, s, client.AdminTasks, axp.AdminTasksQuery{Limit: AllTasksPage})
+	if err != nil {
+		return nil, err
+	}
+	return l.Tasks, nil
 }
 
 // Listings lists every listing rejection.

@@ -153,6 +153,7 @@ type fakeSource struct {
 	listings  []axp.ListingRejection
 	board     []axp.BoardPost
 	all       []axp.AdminTaskRow
+	audit     []axp.AuditRecord
 	calls     []call
 	err       error // returned by every call when set
 	messages  map[string][]axp.Message
@@ -161,7 +162,7 @@ type fakeSource struct {
 
 func newFake() *fakeSource {
 	return &fakeSource{buy: true, op: true, tasks: fixtureTasks(), approvals: fixtureApprovals(), meds: fixtureMediations(), listings: fixtureListings(),
-		board: fixtureBoard(), all: fixtureAllTasks()}
+		board: fixtureBoard(), all: fixtureAllTasks(), audit: fixtureAudit()}
 }
 
 func fixtureAllTasks() []axp.AdminTaskRow {
@@ -170,6 +171,21 @@ func fixtureAllTasks() []axp.AdminTaskRow {
 		{ID: "tsk_06h1r048rvy9bmwj5x25b6nr88", Type: "text-file", Status: axp.TaskReleased, Buyer: "mem_buyer", SellerID: "mem_quick",
 			SellerName: "Quick Writer", Price: ptr(usd(2, 50)), CreatedAt: now.Add(-3 * time.Hour)},
 	}
+}
+
+func fixtureAudit() []axp.AuditRecord {
+	return []axp.AuditRecord{
+		{ID: "aud_2", Time: now.Add(-time.Minute), Actor: "admin", Action: "approval.approve", EntityType: "approval", EntityID: "apr_06h1r0t2rmkee4k7gxnksxzp3w",
+			Details: map[string]any{"kind": "payment", "task": "tsk_paid"}},
+		{ID: "aud_1", Time: now.Add(-time.Hour), Actor: "buyer", Action: "task.create", EntityType: "task", EntityID: "tsk_06h1r0tfx2x5ewhfaevncbap94"},
+	}
+}
+
+func (f *fakeSource) Audit(context.Context) ([]axp.AuditRecord, error) {
+	if err := f.record("audit"); err != nil {
+		return nil, err
+	}
+	return f.audit, nil
 }
 
 func (f *fakeSource) AllTasks(context.Context) ([]axp.AdminTaskRow, error) {

@@ -90,6 +90,10 @@ type Model struct {
 	all            []axp.AdminTaskRow // every task, newest first
 	allLoaded      bool
 	allCur         int
+	auditOpen      bool              // the audit trail is shown over the tabs (u, esc closes it)
+	audit          []axp.AuditRecord // the newest audit records, newest first
+	auditLoaded    bool
+	auditCur       int
 
 	dialog   *dialog
 	flash    string
@@ -178,6 +182,10 @@ type (
 		list []axp.AdminTaskRow
 		err  error
 	}
+	auditMsg struct {
+		list []axp.AuditRecord
+		err  error
+	}
 	deliverableMsg struct {
 		id  string
 		d   *Deliverable
@@ -233,6 +241,9 @@ func (m Model) load() tea.Cmd {
 	case m.view == ViewOperator:
 		if !m.src.CanOperate() {
 			return nil
+		}
+		if m.auditOpen {
+			return m.loadAudit()
 		}
 		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings(), m.loadBoard(), m.loadAllTasks())
 	case m.open != nil:
@@ -322,6 +333,14 @@ func (m Model) loadAllTasks() tea.Cmd {
 	})
 }
 
+func (m Model) loadAudit() tea.Cmd {
+	src := m.src
+	return m.fetch(func(ctx context.Context) tea.Msg {
+		l, err := src.Audit(ctx)
+		return auditMsg{list: l, err: err}
+	})
+}
+
 func (m Model) loadBoard() tea.Cmd {
 	src := m.src
 	return m.fetch(func(ctx context.Context) tea.Msg {
@@ -408,6 +427,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.allCur = reselect(m.all, m.allCur, msg.list, func(x axp.AdminTaskRow) string { return x.ID })
 		m.all, m.allLoaded = msg.list, true
+		return m, nil
+	case auditMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.auditCur = reselect(m.audit, m.auditCur, msg.list, func(x axp.AuditRecord) string { return x.ID })
+		m.audit, m.auditLoaded = msg.list, true
 		return m, nil
 	case deliverableMsg:
 		if m.open == nil || m.open.id != msg.id {
@@ -769,6 +795,13 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !m.src.CanOperate() {
 		return m, nil
 	}
+	if m.auditOpen {
+		return m.auditKey(k)
+	}
+	if k.String() == "u" {
+		m.auditOpen = true
+		return m, m.loadAudit()
+	}
 	// The cursor of the current tab and its length.
 	cur, n := &m.queueCur, len(m.visible())
 	switch m.filter {
@@ -857,6 +890,25 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.dialog = newDialog("reject", a.ID, fmt.Sprintf("Reject %s %s of %s (nothing moves)", a.Kind, a.ID, a.Amount.Display()),
 			step{field: "reason", prompt: "Reason (kept with the decision):", required: true}, confirmStep())
+	}
+	return m, nil
+}
+
+// auditKey handles the keys of the audit trail: it moves, and esc or u closes it.
+func (m Model) auditKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	n := len(m.audit)
+	switch k.String() {
+	case "esc", "u":
+		m.auditOpen = false
+		return m, m.load()
+	case "up", "k":
+		m.auditCur = clamp(m.auditCur-1, n)
+	case "down", "j":
+		m.auditCur = clamp(m.auditCur+1, n)
+	case "home", "g":
+		m.auditCur = 0
+	case "end", "G":
+		m.auditCur = clamp(n-1, n)
 	}
 	return m, nil
 }

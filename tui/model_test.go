@@ -994,3 +994,30 @@ func TestOperatorAllTasks(t *testing.T) {
 		t.Error("the tasks were not read")
 	}
 }
+
+// u shows the audit trail over the operator's tabs, newest first, entity ids whole; esc closes it.
+func TestOperatorAudit(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewOperator)
+	m, cmd := press(t, m, "u")
+	m = settle(t, m, cmd)
+	screen := m.Render()
+	for _, want := range []string{"Audit trail, newest first", "ACTOR", "ACTION", "› 1m", "admin", "approval.approve", "approval apr_06h1r0t2rmkee4k7gxnksxzp3w",
+		"task tsk_06h1r0tfx2x5ewhfaevncbap94", "task.create", "kind=payme", "esc close"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	m, _ = press(t, m, "down")
+	if m.auditCur != 1 {
+		t.Errorf("down: cursor %d", m.auditCur)
+	}
+	m, _ = press(t, m, "a") // no approval from the audit trail
+	if m.dialog != nil {
+		t.Errorf("a opened a dialog over the audit trail: %+v", m.dialog)
+	}
+	m, _ = press(t, m, "esc")
+	if m.auditOpen || !strings.Contains(m.Render(), "[Queue 4]") {
+		t.Errorf("esc did not close the audit trail:\n%s", m.Render())
+	}
+}

@@ -52,6 +52,8 @@ type Source interface {
 	Listings(ctx context.Context) ([]axp.ListingRejection, error)
 	// AllTasks lists every task on the exchange, newest first (a page of them).
 	AllTasks(ctx context.Context) ([]axp.AdminTaskRow, error)
+	// Audit lists the newest records of the audit trail (who changed what), newest first.
+	Audit(ctx context.Context) ([]axp.AuditRecord, error)
 	OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error)
 	// BoardPending lists the members' board posts the screen held for the operator, oldest first.
 	BoardPending(ctx context.Context) ([]axp.BoardPost, error)
@@ -340,6 +342,18 @@ func (s *ClientSource) AllTasks(ctx context.Context) ([]axp.AdminTaskRow, error)
 		return nil, err
 	}
 	return l.Tasks, nil
+}
+
+// AuditPage is how many of the newest audit records the operator's audit screen shows.
+const AuditPage = 200
+
+// Audit lists the newest audit records.
+func (s *ClientSource) Audit(ctx context.Context) ([]axp.AuditRecord, error) {
+	l, err := asAdmin(ctx, s, client.AdminAudit, axp.AuditQuery{Limit: AuditPage})
+	if err != nil {
+		return nil, err
+	}
+	return l.Records, nil
 }
 
 // Listings lists every listing rejection.

@@ -252,8 +252,10 @@ func (m Model) keys() [][2]string {
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabListings:
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"o", "overturn"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.auditOpen:
+		return [][2]string{{"↑↓", "move"}, {"esc", "close"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabTasks:
-		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"u", "audit trail"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabBoard:
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"a", "approve"}, {"x", "hide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator:
@@ -306,7 +308,7 @@ func (m Model) helpScreen() []string {
 		{"esc", "back to the list"}})
 	add("Operator", [][2]string{{"←→ 1-7", "queue, payments, release due, mediations, rejected listings, board, every task"},
 		{"a / r", "approve (asks for the tx hash of payouts) / reject with a reason"},
-		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o", "overturn a listing rejection, with a note"},
+		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o / u", "overturn a listing rejection, with a note / the audit trail"},
 		{"a / x", "board: let a held post appear / hide it with a reason"}})
 	return out
 }
@@ -411,6 +413,9 @@ func (m Model) operatorBody(w, h int) []string {
 	if !m.src.CanOperate() {
 		return []string{"", "The operator view needs the admin token for " + m.src.Exchange() + ":",
 			"run `axp login` and paste it, or set AXP_ADMIN_TOKEN."}
+	}
+	if m.auditOpen {
+		return append([]string{m.theme.bold.Render("Audit trail, newest first") + "  (esc closes it)"}, m.auditBody(w, h-1)...)
 	}
 	out := []string{m.tabBar(w)}
 	switch m.filter {
@@ -863,4 +868,42 @@ func (m Model) allTasksBody(w, h int) []string {
 		out = append(out, m.selRow(i == m.allCur, ws, cells[i]...))
 	}
 	return out
+}
+
+var auditCols = []col{{"AGE", -1}, {"ACTOR", 0}, {"ACTION", -1}, {"ENTITY", -1}, {"DETAILS", 0}}
+
+// auditBody is the newest records of the audit trail, newest first; entity ids are never cut.
+func (m Model) auditBody(w, h int) []string {
+	if !m.auditLoaded {
+		return []string{"", "Loading the audit trail…"}
+	}
+	if len(m.audit) == 0 {
+		return []string{"", "The audit trail is empty. Every change is recorded here, newest first."}
+	}
+	now := m.opts.Now()
+	cells := make([][]string, len(m.audit))
+	for i, x := range m.audit {
+		cells[i] = []string{age(now, x.Time), x.Actor, x.Action, x.EntityType + " " + x.EntityID, auditDetails(x.Details)}
+	}
+	ws := fitWidths(auditCols, cells, w-2)
+	out := []string{"  " + m.headRow(auditCols, ws)}
+	start, end := window(m.auditCur, len(m.audit), h-1)
+	for i := start; i < end; i++ {
+		out = append(out, m.selRow(i == m.auditCur, ws, cells[i]...))
+	}
+	return out
+}
+
+// auditDetails is an audit record's details on one line, keys in order.
+func auditDetails(d map[string]any) string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, d[k]))
+	}
+	return strings.Join(parts, " ")
 }

@@ -135,6 +135,42 @@ type MembersQuery struct {
 	Role  string `json:"role,omitempty" schema:"enum=buyer|seller"`
 }
 
+// AdminTasksPageDefault and AdminTasksPageMax are admin_tasks' page sizes.
+const (
+	AdminTasksPageDefault = 50
+	AdminTasksPageMax     = 500
+)
+
+// AdminTasksQuery filters the operator's list of every task, newest first.
+type AdminTasksQuery struct {
+	Status string `json:"status,omitempty" schema:"enum=open|awaiting_payment|paid|in_progress|delivered|accepted|disputed|released|refunded|cancelled|expired"`
+	Type   string `json:"type,omitempty" schema:"maxLength=100" doc:"task type, e.g. text-file"`
+	Member string `json:"member,omitempty" schema:"maxLength=100" doc:"a member id: tasks it posted as buyer or was chosen for as seller"`
+	Since  string `json:"since,omitempty" schema:"maxLength=40" doc:"RFC 3339 time: tasks created at or after it"`
+	Cursor string `json:"cursor,omitempty" schema:"maxLength=100" doc:"next_cursor of the previous page"`
+	Limit  int    `json:"limit,omitempty" schema:"min=1;max=500" doc:"tasks per page (default 50)"`
+}
+
+// AdminTaskRow is one task in the operator's list: who is on it and what it is worth.
+type AdminTaskRow struct {
+	ID         string    `json:"id"`
+	Type       string    `json:"type"`
+	Status     string    `json:"status"`
+	Buyer      string    `json:"buyer" doc:"the buyer member id, or \"token\" for a buyer without membership"`
+	SellerID   string    `json:"seller_id,omitempty"`
+	SellerName string    `json:"seller_name,omitempty"`
+	Price      *Money    `json:"price_usd,omitempty" doc:"the chosen offer's price; absent before one is chosen"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+// AdminTaskList is the answer of GET /api/admin/tasks.
+type AdminTaskList struct {
+	Tasks []AdminTaskRow `json:"tasks"`
+	// NextCursor continues the list; empty on the last page.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
 // SuspendBody suspends a member.
 type SuspendBody struct {
 	ID     string `json:"id" schema:"required;maxLength=100"`
@@ -146,6 +182,14 @@ type SuspendBody struct {
 // AdminMembers declares admin_members, GET /api/admin/members.
 var AdminMembers = Define[MembersQuery, MemberList](Op{Name: "admin_members", Method: get, Path: "/api/admin/members", Tag: "admin", Access: AdminAuth, Summary: "Every member, with private fields."},
 	&MembersQuery{State: "registered", Role: "buyer"})
+
+// AdminTasks declares admin_tasks, GET /api/admin/tasks.
+var AdminTasks = Define[AdminTasksQuery, AdminTaskList](Op{Name: "admin_tasks", Method: get, Path: "/api/admin/tasks", Tag: "admin", Access: AdminAuth, Summary: "Every task, newest first, filtered by status, type, member and creation time, a page at a time (next_cursor)."},
+	&AdminTasksQuery{Status: "open", Type: "text-file", Member: "mem_x", Since: "2026-01-02T15:04:05Z", Cursor: "tsk_x", Limit: 5})
+
+// AdminTask declares admin_task, GET /api/admin/tasks/{id}.
+var AdminTask = Define[IDPath, Task](Op{Name: "admin_task", Method: get, Path: "/api/admin/tasks/{id}", Tag: "admin", Access: AdminAuth, Summary: "Any task as its buyer sees it, with its offers."},
+	&IDPath{ID: "tsk_x"})
 
 // AdminSuspend declares admin_suspend, POST /api/admin/members/{id}/suspend.
 var AdminSuspend = Define[SuspendBody, PrivateMember](Op{Name: "admin_suspend", Method: post, Path: "/api/admin/members/{id}/suspend", Tag: "admin", Access: AdminAuth, Summary: "Suspend a member: out of matching, calls refused."},

@@ -198,6 +198,9 @@ type ApprovalsQuery struct {
 // ApprovalList is the operator's queue.
 type ApprovalList struct {
 	Approvals []Approval `json:"approvals"`
+	// Rail is how approved payouts, refunds and splits move on this exchange: "evm" (its hot wallet
+	// sends them) or "manual" (the operator sends them and records the transaction hash).
+	Rail string `json:"rail" schema:"enum=evm|manual"`
 	// Float is the hot wallet against the open queue (evm rail, open queue only).
 	Float *Float `json:"float,omitempty"`
 }

@@ -102,6 +102,8 @@ var Ops = catalog(
 
 	// Operator (spec 4.5).
 	AdminTrace,
+	AdminTasks,
+	AdminTask,
 	AdminTaskTimeline,
 	AdminLog,
 	AdminAI,

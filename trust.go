@@ -115,8 +115,11 @@ type Mediation struct {
 	AppealedBy       string             `json:"appealed_by,omitempty"`
 	AppealReason     string             `json:"appeal_reason,omitempty"`
 	OperatorDecision *MediationDecision `json:"operator_decision,omitempty"`
-	CreatedAt        time.Time          `json:"created_at"`
-	UpdatedAt        time.Time          `json:"updated_at"`
+	// PriceUSD is the disputed task's price, of which a refund percentage is taken (the operator's
+	// reads; not stored).
+	PriceUSD  *Money    `json:"price_usd,omitempty" doc:"the disputed task's price: what a refund percentage is of"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // StatementOf returns a side's statement, or nil.

@@ -153,6 +153,10 @@ var (
 	RequestPayment = Def[axp.IDPath, axp.PaymentRequested]("request_payment")
 	// AdminTrace is GET /api/admin/trace/{traceId}: Every row caused by one trace id.
 	AdminTrace = Def[axp.TraceQuery, axp.Trace]("admin_trace")
+	// AdminTasks is GET /api/admin/tasks: Every task, newest first, filtered by status, type, member and creation time, a page at a time (next_cursor).
+	AdminTasks = Def[axp.AdminTasksQuery, axp.AdminTaskList]("admin_tasks")
+	// AdminTask is GET /api/admin/tasks/{id}: Any task as its buyer sees it, with its offers.
+	AdminTask = Def[axp.IDPath, axp.Task]("admin_task")
 	// AdminTaskTimeline is GET /api/admin/tasks/{id}/timeline: Requests, events, messages, AI calls and reviews of a task in time order.
 	AdminTaskTimeline = Def[axp.IDPath, axp.AdminTimeline]("admin_task_timeline")
 	// AdminLog is GET /api/admin/log: The application log.

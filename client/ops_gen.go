@@ -78,6 +78,8 @@ var (
 	Deliver                = api.Deliver
 	RequestPayment         = api.RequestPayment
 	AdminTrace             = api.AdminTrace
+	AdminTasks             = api.AdminTasks
+	AdminTask              = api.AdminTask
 	AdminTaskTimeline      = api.AdminTaskTimeline
 	AdminLog               = api.AdminLog
 	AdminAI                = api.AdminAI

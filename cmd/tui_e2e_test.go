@@ -143,7 +143,7 @@ func TestTUIInTmux(t *testing.T) {
 	}
 
 	// With only the admin token the operator view opens on the queue.
-	s := waitScreen("the payment in the queue", has("[Operator]", "Payments to confirm 1", "payment", "pending", "US$2.49", "Buyer anonymous · seller Quick Writer"))
+	s := waitScreen("the payment in the queue", has("[Operator]", "Payments 1", "payment", "pending", "US$2.49", "Buyer anonymous · seller Quick Writer"))
 	if regexp.MustCompile(`\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;|4[0-7]|48;)`).MatchString(s) {
 		t.Errorf("colour on the screen under NO_COLOR:\n%q", s)
 	}
@@ -183,7 +183,7 @@ func TestTUIInTmux(t *testing.T) {
 	send("Enter")
 	waitScreen("the confirmation", has("note: seen on chain", "Press y to confirm"))
 	send("y")
-	waitScreen("the approval on screen", has("Approved payment apr_", "Payments to confirm 0"))
+	waitScreen("the approval on screen", has("Approved payment apr_", "Payments 0"))
 
 	// The exchange has it: the payment is confirmed and the job started.
 	admin := client.New(base, token)

@@ -151,13 +151,13 @@ func TestTUIMediationInTmux(t *testing.T) {
 		t.Errorf("the screen has %d lines for a 24-line terminal", len(lines))
 	}
 	send("d")
-	waitScreen("the refund prompt", "Refund to the buyer, percent of the price (0-100; the Mediator decided 50%):")
+	waitScreen("the refund prompt", "Refund to the buyer, percent of the price of US$2.50", "US$1.25 (50%)")
 	send("-l", "30")
 	send("Enter")
 	waitScreen("the note prompt", "Your reasoning, shown to both sides:")
 	send("-l", "One line answers the brief in part.")
 	send("Enter")
-	waitScreen("the confirmation", "refund_pct: 30", "Split: 30% back to the buyer, 70% to the seller", "Press y to confirm")
+	waitScreen("the confirmation", "Refund to the buyer: US$0.75 (30%)", "Split: US$0.75 back to the buyer, US$1.75 of the price to the seller", "Press y to confirm")
 	send("y")
 	waitScreen("the decision on screen", "Decided "+med.ID+": split 30%, queued for approval", "[Mediations 0]", "resolved")
 

@@ -315,6 +315,14 @@ func TestTrustMediationRulesAndAppeal(t *testing.T) {
 	if len(open.Mediations) != 1 || open.Mediations[0].ID != med.ID {
 		t.Fatalf("open mediations %+v", open.Mediations)
 	}
+	// The operator decides in dollars: the list and the mediation carry the task's price.
+	var one axp.Mediation
+	call(t, e.admin, "admin_mediation", map[string]any{"id": med.ID}, &one)
+	for _, m := range []axp.Mediation{open.Mediations[0], one} {
+		if m.PriceUSD == nil || *m.PriceUSD <= 0 {
+			t.Fatalf("the operator's mediation has no price: %+v", m.PriceUSD)
+		}
+	}
 	_, err = do(e.admin, "admin_decide_mediation", map[string]any{"id": med.ID, "note": "n"})
 	apiErr(t, err, axp.CodeInvalidInput, "refund_pct")
 	_, err = do(e.admin, "admin_decide_mediation", map[string]any{"id": med.ID, "refund_pct": 10, "outcome": "keep", "note": "n"})

@@ -586,3 +586,27 @@ func (t *Tx) PutSandbox(r *axp.SandboxRecord) error {
 func (t *Tx) EachSandbox(fn func(*axp.SandboxRecord) bool) error {
 	return each(t.bucket(bSandboxes), true, func(_ []byte, r *axp.SandboxRecord) (bool, error) { return fn(r), nil })
 }
+
+// TasksNewestFirst calls fn with each task, newest first, starting after the task id before (all
+// tasks when before is empty), until fn answers false.
+func (t *Tx) TasksNewestFirst(before string, fn func(*axp.TaskRecord) (bool, error)) error {
+	c := t.bucket(bTasks).Cursor()
+	var k, v []byte
+	if before == "" {
+		k, v = c.Last()
+	} else if k, _ = c.Seek([]byte(before)); k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	for ; k != nil; k, v = c.Prev() {
+		var r axp.TaskRecord
+		if err := decode(v, &r); err != nil {
+			return fmt.Errorf("decode task %s: %w", k, err)
+		}
+		if more, err := fn(&r); err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}

@@ -96,7 +96,7 @@ func fixtureMediations() []axp.Mediation {
 			Decision: &axp.MediationDecision{By: "mediator:rules", Outcome: "split", RefundPct: ptr(50), RefundUSD: ptr(usd(1, 25)), Rule: "both_proposed",
 				Reasoning: "Rule both_proposed: both sides proposed a split: the midpoint (to the nearest whole percent, halves up). Refund 50% of the price to the buyer.",
 				At:        now.Add(-2 * time.Hour)},
-			AppealedBy: "seller", AppealReason: "The brief set no length.", CreatedAt: now.Add(-3 * time.Hour), UpdatedAt: now.Add(-20 * time.Minute)},
+			AppealedBy: "seller", AppealReason: "The brief set no length.", PriceUSD: ptr(usd(2, 50)), CreatedAt: now.Add(-3 * time.Hour), UpdatedAt: now.Add(-20 * time.Minute)},
 		{ID: "med_done", Kind: axp.MediationDispute, TaskID: "tsk_old", OpenedBy: "seller", Reason: "the buyer went silent",
 			Status: axp.MediationResolved, StatementsDue: now.Add(-24 * time.Hour),
 			Statements: []axp.Statement{{Side: "seller", Statement: "Delivered on time.", ProposedRefundPct: &s40, Via: "rest", At: now.Add(-48 * time.Hour)}},
@@ -152,6 +152,8 @@ type fakeSource struct {
 	meds      []axp.Mediation
 	listings  []axp.ListingRejection
 	board     []axp.BoardPost
+	all       []axp.AdminTaskRow
+	audit     []axp.AuditRecord
 	calls     []call
 	err       error // returned by every call when set
 	messages  map[string][]axp.Message
@@ -160,7 +162,37 @@ type fakeSource struct {
 
 func newFake() *fakeSource {
 	return &fakeSource{buy: true, op: true, tasks: fixtureTasks(), approvals: fixtureApprovals(), meds: fixtureMediations(), listings: fixtureListings(),
-		board: fixtureBoard()}
+		board: fixtureBoard(), all: fixtureAllTasks(), audit: fixtureAudit()}
+}
+
+func fixtureAllTasks() []axp.AdminTaskRow {
+	return []axp.AdminTaskRow{
+		{ID: "tsk_06h1r0tfx2x5ewhfaevncbap94", Type: "text-file", Status: axp.TaskOpen, Buyer: "token", CreatedAt: now.Add(-5 * time.Minute)},
+		{ID: "tsk_06h1r048rvy9bmwj5x25b6nr88", Type: "text-file", Status: axp.TaskReleased, Buyer: "mem_buyer", SellerID: "mem_quick",
+			SellerName: "Quick Writer", Price: ptr(usd(2, 50)), CreatedAt: now.Add(-3 * time.Hour)},
+	}
+}
+
+func fixtureAudit() []axp.AuditRecord {
+	return []axp.AuditRecord{
+		{ID: "aud_2", Time: now.Add(-time.Minute), Actor: "admin", Action: "approval.approve", EntityType: "approval", EntityID: "apr_06h1r0t2rmkee4k7gxnksxzp3w",
+			Details: map[string]any{"kind": "payment", "task": "tsk_paid"}},
+		{ID: "aud_1", Time: now.Add(-time.Hour), Actor: "buyer", Action: "task.create", EntityType: "task", EntityID: "tsk_06h1r0tfx2x5ewhfaevncbap94"},
+	}
+}
+
+func (f *fakeSource) Audit(context.Context) ([]axp.AuditRecord, error) {
+	if err := f.record("audit"); err != nil {
+		return nil, err
+	}
+	return f.audit, nil
+}
+
+func (f *fakeSource) AllTasks(context.Context) ([]axp.AdminTaskRow, error) {
+	if err := f.record("all_tasks"); err != nil {
+		return nil, err
+	}
+	return f.all, nil
 }
 
 func (f *fakeSource) record(op string, args ...string) error {

@@ -104,7 +104,7 @@ func TestGoldenOperatorBoardHide(t *testing.T) {
 // The program draws on its output and quits on q.
 func TestProgramQuitsOnQ(t *testing.T) {
 	tm := teatest.NewTestModel(t, newModel(newFake(), ViewOperator), teatest.WithInitialTermSize(80, 24))
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Payments to confirm 1")) },
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Payments 1")) },
 		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
 	tm.Send(key("q"))
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)

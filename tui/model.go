@@ -36,7 +36,8 @@ const (
 	tabMediations = 3
 	tabListings   = 4
 	tabBoard      = 5
-	numTabs       = 6
+	tabTasks      = 6
+	numTabs       = 7
 )
 
 // Options configure the TUI.
@@ -86,6 +87,13 @@ type Model struct {
 	board          []axp.BoardPost // posts waiting for the operator, oldest first
 	boardLoaded    bool
 	boardCur       int
+	all            []axp.AdminTaskRow // every task, newest first
+	allLoaded      bool
+	allCur         int
+	auditOpen      bool              // the audit trail is shown over the tabs (u, esc closes it)
+	audit          []axp.AuditRecord // the newest audit records, newest first
+	auditLoaded    bool
+	auditCur       int
 
 	dialog   *dialog
 	flash    string
@@ -170,6 +178,14 @@ type (
 		list []axp.BoardPost
 		err  error
 	}
+	allTasksMsg struct {
+		list []axp.AdminTaskRow
+		err  error
+	}
+	auditMsg struct {
+		list []axp.AuditRecord
+		err  error
+	}
 	deliverableMsg struct {
 		id  string
 		d   *Deliverable
@@ -226,7 +242,10 @@ func (m Model) load() tea.Cmd {
 		if !m.src.CanOperate() {
 			return nil
 		}
-		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings(), m.loadBoard())
+		if m.auditOpen {
+			return m.loadAudit()
+		}
+		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings(), m.loadBoard(), m.loadAllTasks())
 	case m.open != nil:
 		return m.loadTask(m.open.id, axp.Rankings[m.open.sort])
 	}
@@ -303,6 +322,22 @@ func (m Model) loadListings() tea.Cmd {
 	return m.fetch(func(ctx context.Context) tea.Msg {
 		l, err := src.Listings(ctx)
 		return listingsMsg{list: l, err: err}
+	})
+}
+
+func (m Model) loadAllTasks() tea.Cmd {
+	src := m.src
+	return m.fetch(func(ctx context.Context) tea.Msg {
+		l, err := src.AllTasks(ctx)
+		return allTasksMsg{list: l, err: err}
+	})
+}
+
+func (m Model) loadAudit() tea.Cmd {
+	src := m.src
+	return m.fetch(func(ctx context.Context) tea.Msg {
+		l, err := src.Audit(ctx)
+		return auditMsg{list: l, err: err}
 	})
 }
 
@@ -385,6 +420,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m.fail(msg.err), nil
 		}
 		m.setBoard(msg.list)
+		return m, nil
+	case allTasksMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.allCur = reselect(m.all, m.allCur, msg.list, func(x axp.AdminTaskRow) string { return x.ID })
+		m.all, m.allLoaded = msg.list, true
+		return m, nil
+	case auditMsg:
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.auditCur = reselect(m.audit, m.auditCur, msg.list, func(x axp.AuditRecord) string { return x.ID })
+		m.audit, m.auditLoaded = msg.list, true
 		return m, nil
 	case deliverableMsg:
 		if m.open == nil || m.open.id != msg.id {
@@ -746,6 +795,13 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !m.src.CanOperate() {
 		return m, nil
 	}
+	if m.auditOpen {
+		return m.auditKey(k)
+	}
+	if k.String() == "u" {
+		m.auditOpen = true
+		return m, m.loadAudit()
+	}
 	// The cursor of the current tab and its length.
 	cur, n := &m.queueCur, len(m.visible())
 	switch m.filter {
@@ -755,6 +811,8 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		cur, n = &m.lstCur, len(m.listings)
 	case tabBoard:
 		cur, n = &m.boardCur, len(m.board)
+	case tabTasks:
+		cur, n = &m.allCur, len(m.all)
 	}
 	switch k.String() {
 	case "up", "k":
@@ -777,7 +835,7 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.filter = (m.filter + numTabs - 1) % numTabs
 		m.queueCur = 0
 		return m, nil
-	case "1", "2", "3", "4", "5", "6":
+	case "1", "2", "3", "4", "5", "6", "7":
 		m.filter = int(k.String()[0] - '1')
 		m.queueCur = 0
 		return m, nil
@@ -789,6 +847,8 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.listingKey(k)
 	case tabBoard:
 		return m.boardKey(k)
+	case tabTasks:
+		return m, nil
 	}
 	switch k.String() {
 	case "a":
@@ -809,7 +869,11 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		var steps []step
 		if axp.SendsMoney(a.Kind) {
-			steps = append(steps, step{field: "tx", prompt: "Transaction hash that sent " + a.Amount.Display() + " (0x + 64 hex):", required: true,
+			sent := a.Amount.Display()
+			if a.Kind == axp.ApprovePayout && a.PayoutAddress != "" {
+				sent += " to payout address " + a.PayoutAddress
+			}
+			steps = append(steps, step{field: "tx", prompt: "Transaction hash that sent " + sent + " (0x + 64 hex):", required: true,
 				validate: func(s string) string {
 					if !txPattern.MatchString(s) {
 						return "a transaction hash is 0x followed by 64 hex digits"
@@ -826,6 +890,25 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.dialog = newDialog("reject", a.ID, fmt.Sprintf("Reject %s %s of %s (nothing moves)", a.Kind, a.ID, a.Amount.Display()),
 			step{field: "reason", prompt: "Reason (kept with the decision):", required: true}, confirmStep())
+	}
+	return m, nil
+}
+
+// auditKey handles the keys of the audit trail: it moves, and esc or u closes it.
+func (m Model) auditKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	n := len(m.audit)
+	switch k.String() {
+	case "esc", "u":
+		m.auditOpen = false
+		return m, m.load()
+	case "up", "k":
+		m.auditCur = clamp(m.auditCur-1, n)
+	case "down", "j":
+		m.auditCur = clamp(m.auditCur+1, n)
+	case "home", "g":
+		m.auditCur = 0
+	case "end", "G":
+		m.auditCur = clamp(n-1, n)
 	}
 	return m, nil
 }
@@ -867,31 +950,60 @@ func (m Model) mediationKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	hint := ""
+	price := x.PriceUSD
+	// of is a percentage of the price in dollars, when the price is known.
+	of := func(p int) string {
+		if price == nil {
+			return fmt.Sprintf("%d%%", p)
+		}
+		return fmt.Sprintf("%s (%d%%)", refundOf(*price, p).Display(), p)
+	}
+	hint, whole := "", "percent of the price"
+	if price != nil {
+		whole = "percent of the price of " + price.Display()
+	}
 	if d := x.Decision; d != nil && d.RefundPct != nil {
-		hint = fmt.Sprintf("; the Mediator decided %d%%", *d.RefundPct)
+		hint = "; the Mediator decided " + of(*d.RefundPct)
 	}
 	m.dialog = newDialog("decide", x.ID, fmt.Sprintf("Decide the dispute of task %s, appealed by the %s", x.TaskID, x.AppealedBy),
-		step{field: "refund_pct", prompt: "Refund to the buyer, percent of the price (0-100" + hint + "):", required: true,
+		step{field: "refund_pct", prompt: "Refund to the buyer, " + whole + " (0-100" + hint + "):", required: true,
 			validate: func(s string) string {
 				if _, ok := percent(s); !ok {
 					return "a whole number 0 to 100"
 				}
 				return ""
+			},
+			show: func(s string) string {
+				p, _ := percent(s)
+				return "Refund to the buyer: " + of(p)
 			}},
 		note, confirmStep())
 	m.dialog.summary = func(v map[string]string) string {
 		p, _ := percent(v["refund_pct"])
 		switch p {
 		case 100:
+			if price != nil {
+				return "Full refund to the buyer: " + price.Display() + ", through the approval queue."
+			}
 			return "Full refund to the buyer, through the approval queue."
 		case 0:
+			if price != nil {
+				return "No refund: the seller is paid the full " + price.Display() + " (less the platform fee), through the approval queue."
+			}
 			return "No refund: the seller is paid in full, through the approval queue."
+		}
+		if price != nil {
+			back := refundOf(*price, p)
+			return fmt.Sprintf("Split: %s back to the buyer, %s of the price to the seller (less the platform fee), through the approval queue.",
+				back.Display(), (*price - back).Display())
 		}
 		return fmt.Sprintf("Split: %d%% back to the buyer, %d%% to the seller, through the approval queue.", p, 100-p)
 	}
 	return m, nil
 }
+
+// refundOf is pct percent of price, rounded to the nearest micro-dollar as the exchange does.
+func refundOf(price axp.Money, pct int) axp.Money { return (price*axp.Money(pct) + 50) / 100 }
 
 // percent parses a whole percentage 0-100 ("30" or "30%").
 func percent(s string) (int, bool) {
@@ -1110,6 +1222,9 @@ type step struct {
 	prompt   string
 	required bool
 	validate func(string) string
+	// show, when set, is how the confirmation shows the entered value (words instead of the
+	// field's name and raw value).
+	show func(string) string
 }
 
 func confirmStep() step { return step{prompt: "Press y to confirm, n or esc to cancel."} }

@@ -270,12 +270,15 @@ func TestOperatorFilters(t *testing.T) {
 		{[]string{"right"}, tabMediations, nil},
 		{[]string{"]"}, tabListings, nil},
 		{[]string{"right"}, tabBoard, nil},
+		{[]string{"right"}, tabTasks, nil},
 		{[]string{"right"}, 0, all},
+		{[]string{"left"}, tabTasks, nil},
 		{[]string{"left"}, tabBoard, nil},
 		{[]string{"["}, tabListings, nil},
 		{[]string{"2"}, 1, []string{"apr_pay"}},
 		{[]string{"4"}, tabMediations, nil},
 		{[]string{"6"}, tabBoard, nil},
+		{[]string{"7"}, tabTasks, nil},
 		{[]string{"1"}, 0, all},
 	} {
 		m, _ = press(t, m, tt.keys...)
@@ -321,6 +324,9 @@ func TestOperatorApproveFlows(t *testing.T) {
 	m, _ = press(t, m, "down", "a")
 	if m.dialog.current().field != "tx" {
 		t.Fatalf("a payout should ask for the tx hash: %+v", m.dialog)
+	}
+	if p := m.dialog.current().prompt; !strings.Contains(p, " to payout address 0x"+strings.Repeat("5e", 20)) || !strings.Contains(p, "US$") {
+		t.Errorf("the payout prompt lacks the amount and the payout address: %q", p)
 	}
 	m, _ = press(t, m, "enter")
 	if m.dialog.err != "required" {
@@ -536,7 +542,7 @@ func TestOperatorMediations(t *testing.T) {
 		t.Errorf("the objection:\n%s", s)
 	}
 	m, _ = press(t, m, "up", "d")
-	if m.dialog == nil || m.dialog.action != "decide" || m.dialog.current().field != "refund_pct" || !strings.Contains(m.dialog.current().prompt, "the Mediator decided 50%") {
+	if m.dialog == nil || m.dialog.action != "decide" || m.dialog.current().field != "refund_pct" || !strings.Contains(m.dialog.current().prompt, "percent of the price of US$2.50 (0-100; the Mediator decided US$1.25 (50%))") {
 		t.Fatalf("dialog %+v", m.dialog)
 	}
 	m, _ = press(t, m, "enter")
@@ -558,11 +564,14 @@ func TestOperatorMediations(t *testing.T) {
 	m, _ = update(t, m, tea.PasteMsg{Content: "Two lines answer the brief in part."})
 	m, _ = press(t, m, "enter")
 	screen = m.Render()
-	for _, want := range []string{"refund_pct: 30", "note: Two lines answer the brief in part.",
-		"Split: 30% back to the buyer, 70% to the seller, through the approval queue.", "Press y to confirm"} {
+	for _, want := range []string{"Refund to the buyer: US$0.75 (30%)", "note: Two lines answer the brief in part.",
+		"Split: US$0.75 back to the buyer, US$1.75 of the price to the seller", "Press y to confirm"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("confirmation lacks %q:\n%s", want, screen)
 		}
+	}
+	if strings.Contains(screen, "refund_pct") {
+		t.Errorf("the confirmation names the field, not the dollars:\n%s", screen)
 	}
 	m, cmd := press(t, m, "y")
 	m = settle(t, m, cmd)
@@ -960,5 +969,55 @@ func TestBuyerWriteBeforeChoosing(t *testing.T) {
 	m, _ = press(t, m, "w")
 	if m.dialog != nil || !m.flashErr {
 		t.Errorf("w without a seller: dialog %+v, flash %q", m.dialog, m.flash)
+	}
+}
+
+// The operator's tasks tab lists every task, newest first, its ids whole.
+func TestOperatorAllTasks(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewOperator)
+	if !strings.Contains(m.Render(), "Tasks 2") {
+		t.Errorf("tab count:\n%s", m.Render())
+	}
+	m, _ = press(t, m, "7")
+	screen := m.Render()
+	for _, want := range []string{"[Tasks 2]", "ID", "STATUS", "› tsk_06h1r0tfx2x5ewhfaevncbap94", "tsk_06h1r048rvy9bmwj5x25b6nr88", "released", "US$2.50", "Quick Writer"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	m, _ = press(t, m, "down")
+	if m.allCur != 1 || !strings.Contains(m.Render(), "› tsk_06h1r048rvy9bmwj5x25b6nr88") {
+		t.Errorf("down: cursor %d\n%s", m.allCur, m.Render())
+	}
+	if len(src.called("all_tasks")) == 0 {
+		t.Error("the tasks were not read")
+	}
+}
+
+// u shows the audit trail over the operator's tabs, newest first, entity ids whole; esc closes it.
+func TestOperatorAudit(t *testing.T) {
+	src := newFake()
+	m := loaded(t, src, ViewOperator)
+	m, cmd := press(t, m, "u")
+	m = settle(t, m, cmd)
+	screen := m.Render()
+	for _, want := range []string{"Audit trail, newest first", "ACTOR", "ACTION", "› 1m", "admin", "approval.approve", "approval apr_06h1r0t2rmkee4k7gxnksxzp3w",
+		"task tsk_06h1r0tfx2x5ewhfaevncbap94", "task.create", "kind=payme", "esc close"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	m, _ = press(t, m, "down")
+	if m.auditCur != 1 {
+		t.Errorf("down: cursor %d", m.auditCur)
+	}
+	m, _ = press(t, m, "a") // no approval from the audit trail
+	if m.dialog != nil {
+		t.Errorf("a opened a dialog over the audit trail: %+v", m.dialog)
+	}
+	m, _ = press(t, m, "esc")
+	if m.auditOpen || !strings.Contains(m.Render(), "[Queue 4]") {
+		t.Errorf("esc did not close the audit trail:\n%s", m.Render())
 	}
 }

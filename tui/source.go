@@ -50,6 +50,10 @@ type Source interface {
 	DecideMediation(ctx context.Context, id string, refundPct *int, outcome, note string) (*axp.Mediation, error)
 	// Listings lists the listing policy's rejections.
 	Listings(ctx context.Context) ([]axp.ListingRejection, error)
+	// AllTasks lists every task on the exchange, newest first (a page of them).
+	AllTasks(ctx context.Context) ([]axp.AdminTaskRow, error)
+	// Audit lists the newest records of the audit trail (who changed what), newest first.
+	Audit(ctx context.Context) ([]axp.AuditRecord, error)
 	OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error)
 	// BoardPending lists the members' board posts the screen held for the operator, oldest first.
 	BoardPending(ctx context.Context) ([]axp.BoardPost, error)
@@ -326,6 +330,30 @@ func (s *ClientSource) Mediations(ctx context.Context) ([]axp.Mediation, error) 
 // DecideMediation decides a mediation.
 func (s *ClientSource) DecideMediation(ctx context.Context, id string, refundPct *int, outcome, note string) (*axp.Mediation, error) {
 	return asAdmin(ctx, s, client.AdminDecideMediation, axp.DecideMediationBody{ID: id, RefundPct: refundPct, Outcome: outcome, Note: note})
+}
+
+// AllTasksPage is how many of the newest tasks the operator's task list shows.
+const AllTasksPage = 200
+
+// AllTasks lists the newest tasks of the exchange.
+func (s *ClientSource) AllTasks(ctx context.Context) ([]axp.AdminTaskRow, error) {
+	l, err := asAdmin(ctx, s, client.AdminTasks, axp.AdminTasksQuery{Limit: AllTasksPage})
+	if err != nil {
+		return nil, err
+	}
+	return l.Tasks, nil
+}
+
+// AuditPage is how many of the newest audit records the operator's audit screen shows.
+const AuditPage = 200
+
+// Audit lists the newest audit records.
+func (s *ClientSource) Audit(ctx context.Context) ([]axp.AuditRecord, error) {
+	l, err := asAdmin(ctx, s, client.AdminAudit, axp.AuditQuery{Limit: AuditPage})
+	if err != nil {
+		return nil, err
+	}
+	return l.Records, nil
 }
 
 // Listings lists every listing rejection.

@@ -252,6 +252,10 @@ func (m Model) keys() [][2]string {
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabListings:
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"o", "overturn"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.auditOpen:
+		return [][2]string{{"↑↓", "move"}, {"esc", "close"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.filter == tabTasks:
+		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"u", "audit trail"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabBoard:
 		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"a", "approve"}, {"x", "hide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator:
@@ -302,9 +306,9 @@ func (m Model) helpScreen() []string {
 	add("Buyer", [][2]string{{"↑↓ enter", "pick a task and open it"}, {"s", "rank offers: value, price, eta, reliability"},
 		{"c", "choose the selected offer"}, {"p", "download and preview the deliverable"}, {"a / d", "accept / dispute the delivery"}, {"m / w", "messages on the task / write one"},
 		{"esc", "back to the list"}})
-	add("Operator", [][2]string{{"←→ 1-6", "queue, payments, release due, mediations, rejected listings, board"},
+	add("Operator", [][2]string{{"←→ 1-7", "queue, payments, release due, mediations, rejected listings, board, every task"},
 		{"a / r", "approve (asks for the tx hash of payouts) / reject with a reason"},
-		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o", "overturn a listing rejection, with a note"},
+		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o / u", "overturn a listing rejection, with a note / the audit trail"},
 		{"a / x", "board: let a held post appear / hide it with a reason"}})
 	return out
 }
@@ -319,7 +323,11 @@ func (m Model) dialogBox(w, h int) []string {
 	if s.field == "" {
 		for _, st := range d.steps {
 			if st.field != "" && d.values[st.field] != "" {
-				inner = append(inner, st.field+": "+d.values[st.field])
+				if st.show != nil {
+					inner = append(inner, st.show(d.values[st.field]))
+				} else {
+					inner = append(inner, st.field+": "+d.values[st.field])
+				}
 			}
 		}
 		if d.summary != nil {
@@ -357,7 +365,7 @@ func (m Model) tabBar(w int) string {
 			}
 		}
 	}
-	counts[tabMediations], counts[tabListings], counts[tabBoard] = m.appealed(), m.rejected(), len(m.board)
+	counts[tabMediations], counts[tabListings], counts[tabBoard], counts[tabTasks] = m.appealed(), m.rejected(), len(m.board), len(m.all)
 	render := func(names []string) string {
 		var tabs []string
 		for i, name := range names {
@@ -392,11 +400,11 @@ func (m Model) tabBar(w int) string {
 // tabNames are the names of the operator's tabs, longest first: the tab bar takes the first that
 // fits ("Payments to confirm" is kept at 80 columns while the counts are single digits).
 var tabNames = [][]string{
-	{"Queue", "Payments to confirm", "Release due", "Mediations", "Listings", "Board"},
-	{"Queue", "Payments to confirm", "Due", "Mediations", "Listings", "Board"},
-	{"Queue", "Payments", "Due", "Mediations", "Listings", "Board"},
-	{"Queue", "Payments", "Due", "Med", "List", "Board"},
-	{"Queue", "Pay", "Due", "Med", "List", "Board"},
+	{"Queue", "Payments to confirm", "Release due", "Mediations", "Listings", "Board", "Tasks"},
+	{"Queue", "Payments to confirm", "Due", "Mediations", "Listings", "Board", "Tasks"},
+	{"Queue", "Payments", "Due", "Mediations", "Listings", "Board", "Tasks"},
+	{"Queue", "Payments", "Due", "Med", "List", "Board", "Tasks"},
+	{"Queue", "Pay", "Due", "Med", "List", "Board", "Tasks"},
 }
 
 var queueCols = []col{{"KIND", 11}, {"STATUS", 7}, {"AMOUNT", 12}, {"TASK", 0}, {"PARTIES", 0}, {"AGE", 4}, {"CHECKS", 6}}
@@ -406,6 +414,9 @@ func (m Model) operatorBody(w, h int) []string {
 		return []string{"", "The operator view needs the admin token for " + m.src.Exchange() + ":",
 			"run `axp login` and paste it, or set AXP_ADMIN_TOKEN."}
 	}
+	if m.auditOpen {
+		return append([]string{m.theme.bold.Render("Audit trail, newest first") + "  (esc closes it)"}, m.auditBody(w, h-1)...)
+	}
 	out := []string{m.tabBar(w)}
 	switch m.filter {
 	case tabMediations:
@@ -414,6 +425,8 @@ func (m Model) operatorBody(w, h int) []string {
 		return append(out, m.listingsBody(w, h-1)...)
 	case tabBoard:
 		return append(out, m.boardBody(w, h-1)...)
+	case tabTasks:
+		return append(out, m.allTasksBody(w, h-1)...)
 	}
 	if !m.queueLoaded {
 		return append(out, "", "Loading the approval queue…")
@@ -823,4 +836,74 @@ func orText(s, alt string) string {
 		return alt
 	}
 	return s
+}
+
+var allTaskCols = []col{{"ID", -1}, {"TYPE", 0}, {"STATUS", -1}, {"PRICE", -1}, {"SELLER", 0}, {"AGE", -1}}
+
+// allTasksBody is every task of the exchange, newest first; ids are never cut.
+func (m Model) allTasksBody(w, h int) []string {
+	if !m.allLoaded {
+		return []string{"", "Loading the tasks…"}
+	}
+	if len(m.all) == 0 {
+		return []string{"", "No tasks yet. Every task posted on the exchange appears here, newest first."}
+	}
+	now := m.opts.Now()
+	cells := make([][]string, len(m.all))
+	for i, x := range m.all {
+		price := "-"
+		if x.Price != nil {
+			price = x.Price.Display()
+		}
+		seller := x.SellerName
+		if seller == "" {
+			seller = x.SellerID
+		}
+		cells[i] = []string{x.ID, x.Type, x.Status, price, seller, age(now, x.CreatedAt)}
+	}
+	ws := fitWidths(allTaskCols, cells, w-2)
+	out := []string{"  " + m.headRow(allTaskCols, ws)}
+	start, end := window(m.allCur, len(m.all), h-1)
+	for i := start; i < end; i++ {
+		out = append(out, m.selRow(i == m.allCur, ws, cells[i]...))
+	}
+	return out
+}
+
+var auditCols = []col{{"AGE", -1}, {"ACTOR", 0}, {"ACTION", -1}, {"ENTITY", -1}, {"DETAILS", 0}}
+
+// auditBody is the newest records of the audit trail, newest first; entity ids are never cut.
+func (m Model) auditBody(w, h int) []string {
+	if !m.auditLoaded {
+		return []string{"", "Loading the audit trail…"}
+	}
+	if len(m.audit) == 0 {
+		return []string{"", "The audit trail is empty. Every change is recorded here, newest first."}
+	}
+	now := m.opts.Now()
+	cells := make([][]string, len(m.audit))
+	for i, x := range m.audit {
+		cells[i] = []string{age(now, x.Time), x.Actor, x.Action, x.EntityType + " " + x.EntityID, auditDetails(x.Details)}
+	}
+	ws := fitWidths(auditCols, cells, w-2)
+	out := []string{"  " + m.headRow(auditCols, ws)}
+	start, end := window(m.auditCur, len(m.audit), h-1)
+	for i := start; i < end; i++ {
+		out = append(out, m.selRow(i == m.auditCur, ws, cells[i]...))
+	}
+	return out
+}
+
+// auditDetails is an audit record's details on one line, keys in order.
+func auditDetails(d map[string]any) string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, d[k]))
+	}
+	return strings.Join(parts, " ")
 }

@@ -21,7 +21,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Operator commands. They use the admin token saved by 'axp login' for the exchange, or
 AXP_ADMIN_TOKEN when it is set.`,
 	}
-	c.AddCommand(newApprovalsCmd(f), newPaymentsCmd(f), newMediationsCmd(f), newListingsCmd(f), newBoardCmd(f), newConnectorsCmd(f), newMembersCmd(f), NewCmdAnnounce(f, nil), NewCmdAnnouncements(f, nil),
+	c.AddCommand(newApprovalsCmd(f), newPaymentsCmd(f), newMediationsCmd(f), newListingsCmd(f), newBoardCmd(f), newConnectorsCmd(f), newMembersCmd(f), newTasksCmd(f), NewCmdAnnounce(f, nil), NewCmdAnnouncements(f, nil),
 		NewCmdLog(f, nil), NewCmdTrace(f, nil), NewCmdAudit(f, nil), NewCmdMetrics(f, nil), NewCmdStats(f, nil), NewCmdReconcile(f, nil),
 		newBackupCmd(f), newRestoreCmd(f), newMigrateCmd(f), newCopyCmd(f))
 	return c

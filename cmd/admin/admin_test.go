@@ -313,3 +313,105 @@ func TestLogFollow(t *testing.T) {
 		t.Errorf("the new entry was printed %d times:\n%s", n, out.String())
 	}
 }
+
+func TestTasksListFlags(t *testing.T) {
+	f, _ := cmdtest.Factory(t, "http://127.0.0.1:1", nil)
+	parse := func(args ...string) (*admin.TasksListOptions, error) {
+		var got *admin.TasksListOptions
+		c := admin.NewCmdTasksList(f, func(_ context.Context, o *admin.TasksListOptions) error { got = o; return nil })
+		err := cmdtest.Exec(c, args...)
+		return got, err
+	}
+	now := time.Now()
+	for since, want := range map[string]time.Time{
+		"7d": now.AddDate(0, 0, -7), "90m": now.Add(-90 * time.Minute), "2026-03-01T00:00:00Z": time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		o, err := parse("--since", since, "--status", "paid", "--type", "text-file", "--member", "mem_1", "--limit", "5")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Since.Sub(want).Abs() > time.Minute || o.Status != "paid" || o.Type != "text-file" || o.Member != "mem_1" || o.Limit != 5 {
+			t.Errorf("--since %s: %+v (since %v, want %v)", since, o, o.Since, want)
+		}
+	}
+	for _, bad := range [][]string{{"--since", "soon"}, {"--status", "done"}, {"--limit", "501"}} {
+		if _, err := parse(bad...); err == nil {
+			t.Errorf("%v: accepted", bad)
+		}
+	}
+}
+
+func TestAuditAndLogGoThroughThePagerOnATerminal(t *testing.T) {
+	x := cmdtest.NewExchange(t)
+	f, s := cmdtest.Factory(t, x.URL, map[string]string{"AXP_ADMIN_TOKEN": cmdtest.AdminToken, "AXP_PAGER": "sed s/^/paged:/"})
+	x.Call(x.Anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x"}}, nil)
+	for _, c := range []func() *cobra.Command{
+		func() *cobra.Command { return admin.NewCmdAudit(f, nil) },
+		func() *cobra.Command { return admin.NewCmdLog(f, nil) },
+	} {
+		f.IO.StdoutTTY = true
+		s.Reset()
+		if err := cmdtest.Exec(c()); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(s.Out.String(), "\n"), "\n")
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "paged:") {
+				t.Errorf("%s on a terminal: line %q did not go through the pager", c().Name(), l)
+			}
+		}
+		f.IO.StdoutTTY = false
+		s.Reset()
+		if err := cmdtest.Exec(c()); err != nil {
+			t.Fatal(err)
+		}
+		if out := s.Out.String(); out == "" || strings.Contains(out, "paged:") {
+			t.Errorf("%s piped: %q", c().Name(), out)
+		}
+	}
+}
+
+func TestApproveValidatesBeforeAskingAndShowsWhereMoneyGoes(t *testing.T) {
+	e := newEnv(t)
+	seller := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
+	id, token := e.reported("Quick Writer")
+	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), "--yes", id)
+	sc := e.x.Anon.With(seller.MemberSecret)
+	buyer := e.x.Anon.With(token)
+	e.x.Call(sc, "deliver", map[string]any{"id": id, "content": "done"}, nil)
+	e.x.Call(buyer, "get_deliverable", map[string]any{"id": id}, new([]byte))
+	e.x.Call(buyer, "accept_task", map[string]any{"id": id}, nil)
+	e.x.Call(sc, "request_payment", map[string]any{"id": id}, nil)
+	payout := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].approval_id"))
+	if rail := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--jq", ".rail")); rail != "manual" {
+		t.Fatalf("rail %q: want manual (no hot wallet)", rail)
+	}
+
+	// On a terminal, a missing --tx on the manual rail is refused before any question.
+	e.f.IO.StdinTTY, e.f.IO.StderrTTY = true, true
+	defer func() { e.f.IO.StdinTTY, e.f.IO.StderrTTY = false, false }()
+	e.s.Reset()
+	e.s.In.WriteString("y\n")
+	err := cmdtest.Exec(admin.NewCmdApprove(e.f, nil), payout)
+	var ae *axp.Error
+	if !errors.As(err, &ae) || ae.Field != "tx_hash" || !strings.Contains(ae.Hint, "--tx") || !strings.Contains(ae.Hint, cmdtest.PayoutAddress) {
+		t.Errorf("payout without --tx: %v", err)
+	}
+	if strings.Contains(e.s.ErrOut.String(), "?") {
+		t.Errorf("asked before validating:\n%s", e.s.ErrOut)
+	}
+
+	// The question says how much goes to which payout address; "no" sends nothing.
+	e.s.Reset()
+	e.s.In.Reset()
+	e.s.In.WriteString("n\n")
+	if err := cmdtest.Exec(admin.NewCmdApprove(e.f, nil), payout, "--tx", cmdtest.TxHash()); !errors.Is(err, cmdutil.ErrCancelled) {
+		t.Errorf("answered no: %v", err)
+	}
+	if prompt := e.s.ErrOut.String(); !regexp.MustCompile(`sends US\$2\.4\d+ to the seller Quick Writer at payout address ` + cmdtest.PayoutAddress).MatchString(prompt) {
+		t.Errorf("the question lacks the amount and the payout address:\n%s", prompt)
+	}
+	if status := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].status")); status != axp.ApprovalPending {
+		t.Errorf("after no: %s", status)
+	}
+}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -60,8 +59,8 @@ func announcementsRun(ctx context.Context, o *AnnouncementsOptions) error {
 				pull++
 			}
 		}
-		tp.AddField(a.ID, tableprinter.WithTruncate(nil))
-		tp.AddField(a.Severity, tableprinter.WithColor(cs.Bold))
+		tp.AddField(a.ID, cmdutil.WithTruncate(nil))
+		tp.AddField(a.Severity, cmdutil.WithColor(cs.Bold))
 		tp.AddField(a.Title)
 		tp.AddField(a.Audience)
 		tp.AddField(fmt.Sprint(a.Delivered))

@@ -9,7 +9,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -101,14 +100,14 @@ func approvalsListRun(ctx context.Context, o *ApprovalsListOptions) error {
 	tp.AddHeader([]string{"ID", "KIND", "STATUS", "TASK", "AMOUNT", "PARTIES", "AGE", "CHECKS"})
 	for _, a := range l.Approvals {
 		tp.AddField(a.ID)
-		tp.AddField(a.Kind, tableprinter.WithColor(cs.Bold))
-		tp.AddField(a.Status, tableprinter.WithColor(cs.Status))
+		tp.AddField(a.Kind, cmdutil.WithColor(cs.Bold))
+		tp.AddField(a.Status, cmdutil.WithColor(cs.Status))
 		tp.AddField(a.TaskID)
 		tp.AddField(cmdutil.Money(o.IO, a.Amount))
 		tp.AddField(Parties(a))
 		age := time.Duration(a.AgeSeconds) * time.Second
 		if o.IO.StdoutTTY {
-			tp.AddField(cmdutil.Duration(age), tableprinter.WithColor(cs.Gray))
+			tp.AddField(cmdutil.Duration(age), cmdutil.WithColor(cs.Gray))
 		} else {
 			tp.AddField(fmt.Sprint(a.AgeSeconds))
 		}

@@ -57,11 +57,21 @@ that sent it. A release_due item releases the task (its payout then waits here i
 }
 
 func approveRun(ctx context.Context, o *ApproveOptions) error {
-	err := cmdutil.ConfirmStep(o.IO, o.Yes, "approve "+o.ID, func() ([]string, error) {
-		a, err := findApproval(ctx, o.F, axp.ApprovalsQuery{Status: "all"}, o.ID)
-		if err != nil {
-			return nil, err
-		}
+	l, _, err := call(ctx, o.F, client.AdminApprovals, axp.ApprovalsQuery{Status: "all"})
+	if err != nil {
+		return err
+	}
+	a, err := approvalIn(l, o.ID)
+	if err != nil {
+		return err
+	}
+	// What the exchange would refuse is refused before the question.
+	if o.TxHash == "" && l.Rail == "manual" && axp.SendsMoney(a.Kind) && a.Open() {
+		return &axp.Error{Code: axp.CodeInvalidInput, Field: "tx_hash",
+			Message: "is required to approve a " + a.Kind + " on this exchange, which has no hot wallet: give --tx",
+			Hint:    "send " + sendsWhat(a) + " yourself first, then record its transaction: axp admin approvals approve " + a.ID + " --tx 0x..."}
+	}
+	err = cmdutil.ConfirmStep(o.IO, o.Yes, "approve "+o.ID, func() ([]string, error) {
 		lines := describeApproval(a)
 		if o.TxHash != "" {
 			lines = append(lines, "recorded as sent by transaction "+o.TxHash)
@@ -72,6 +82,26 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 		return err
 	}
 	return approve(ctx, o.F, o.IO, &o.Export, o.ID, o.TxHash, o.Note)
+}
+
+// sendsWhat says what approving a payout, refund or split sends, and where.
+func sendsWhat(a *axp.Approval) string {
+	if a.Kind == axp.ApprovePayout {
+		to := "the seller"
+		if a.SellerName != "" {
+			to += " " + a.SellerName
+		}
+		if a.PayoutAddress != "" {
+			to += " at payout address " + a.PayoutAddress
+		} else {
+			to += ", who has no payout address yet"
+		}
+		return a.Amount.Display() + " to " + to
+	}
+	if r := a.Recipients(); r != "" {
+		return r
+	}
+	return a.Amount.Display()
 }
 
 // completeApprovals completes the first argument with a field (key) of the open queue items,
@@ -99,6 +129,11 @@ func findApproval(ctx context.Context, f *cmdutil.Factory, q axp.ApprovalsQuery,
 	if err != nil {
 		return nil, err
 	}
+	return approvalIn(l, id)
+}
+
+// approvalIn finds queue item id in a list.
+func approvalIn(l *axp.ApprovalList, id string) (*axp.Approval, error) {
 	for i := range l.Approvals {
 		if l.Approvals[i].ID == id {
 			return &l.Approvals[i], nil
@@ -117,11 +152,7 @@ func describeApproval(a *axp.Approval) []string {
 	case axp.ApproveReleaseDue:
 		lines = append(lines, "releases the task; its payout then waits in the queue")
 	default:
-		if r := a.Recipients(); r != "" {
-			lines = append(lines, "sends "+r)
-		} else {
-			lines = append(lines, "sends "+a.Amount.Display())
-		}
+		lines = append(lines, "sends "+sendsWhat(a))
 	}
 	return lines
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -60,6 +59,11 @@ func auditRun(ctx context.Context, o *AuditOptions) error {
 	if o.Export.Enabled() {
 		return o.Export.Write(o.IO, raw)
 	}
+	stop, err := o.F.StartPager()
+	if err != nil {
+		return err
+	}
+	defer stop()
 	return writeAudit(o.IO, l.Records)
 }
 
@@ -68,12 +72,12 @@ func writeAudit(s *cmdutil.IOStreams, records []axp.AuditRecord) error {
 	tp := cmdutil.Table(s)
 	tp.AddHeader([]string{"TIME", "ACTOR", "ACTION", "ENTITY", "DETAILS", "TRACE"})
 	for _, r := range records {
-		tp.AddField(stamp(s, r.Time), tableprinter.WithColor(cs.Gray))
+		tp.AddField(stamp(s, r.Time), cmdutil.WithColor(cs.Gray))
 		tp.AddField(r.Actor)
-		tp.AddField(r.Action, tableprinter.WithColor(cs.Bold))
+		tp.AddField(r.Action, cmdutil.WithColor(cs.Bold))
 		tp.AddField(r.EntityType + " " + r.EntityID)
 		tp.AddField(attrs(r.Details))
-		tp.AddField(r.TraceID, tableprinter.WithColor(cs.Gray))
+		tp.AddField(r.TraceID, cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	return tp.Render()

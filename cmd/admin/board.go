@@ -10,7 +10,6 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -97,15 +96,15 @@ func boardListRun(ctx context.Context, o *BoardListOptions) error {
 		if p.Screening != nil {
 			risk = p.Screening.Risk
 		}
-		tp.AddField(p.ID, tableprinter.WithTruncate(nil))
-		tp.AddField(p.Status, tableprinter.WithColor(cs.Status))
+		tp.AddField(p.ID, cmdutil.WithTruncate(nil))
+		tp.AddField(p.Status, cmdutil.WithColor(cs.Status))
 		tp.AddField(p.Kind)
-		tp.AddField(p.ThreadID, tableprinter.WithTruncate(nil))
+		tp.AddField(p.ThreadID, cmdutil.WithTruncate(nil))
 		tp.AddField(p.Author.ID)
 		tp.AddField(strings.Join(strings.Fields(text), " "))
 		tp.AddField(fmt.Sprint(risk))
-		tp.AddField(render.ScreeningFlags(p.Screening), tableprinter.WithColor(cs.Yellow))
-		tp.AddField(cmdutil.Ago(o.IO, now, p.CreatedAt), tableprinter.WithColor(cs.Gray))
+		tp.AddField(render.ScreeningFlags(p.Screening), cmdutil.WithColor(cs.Yellow))
+		tp.AddField(cmdutil.Ago(o.IO, now, p.CreatedAt), cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	return tp.Render()

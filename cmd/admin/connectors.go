@@ -10,7 +10,6 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -84,14 +83,14 @@ func connectorsListRun(ctx context.Context, o *ConnectorsListOptions) error {
 		if cn.Flagged {
 			flagged = strings.Join(cn.Flags, ",")
 		}
-		tp.AddField(cn.ID, tableprinter.WithTruncate(nil))
-		tp.AddField(cn.Status, tableprinter.WithColor(cs.Status))
+		tp.AddField(cn.ID, cmdutil.WithTruncate(nil))
+		tp.AddField(cn.Status, cmdutil.WithColor(cs.Status))
 		tp.AddField(cn.Name)
 		tp.AddField(price)
 		tp.AddField(cn.URL)
 		tp.AddField(strings.Join(strings.Fields(cn.Wants), " "))
-		tp.AddField(flagged, tableprinter.WithColor(cs.Yellow))
-		tp.AddField(cmdutil.Ago(o.IO, o.Now(), cn.CreatedAt), tableprinter.WithColor(cs.Gray))
+		tp.AddField(flagged, cmdutil.WithColor(cs.Yellow))
+		tp.AddField(cmdutil.Ago(o.IO, o.Now(), cn.CreatedAt), cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	return tp.Render()

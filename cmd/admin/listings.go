@@ -10,7 +10,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -76,14 +75,14 @@ func listingsListRun(ctx context.Context, o *ListingsListOptions) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"ID", "STATUS", "CATEGORY", "TYPE", "POSTS", "BRIEF", "REASON", "CREATED"})
 	for _, r := range l.Listings {
-		tp.AddField(r.ID, tableprinter.WithTruncate(nil))
-		tp.AddField(r.Status, tableprinter.WithColor(cs.Status))
-		tp.AddField(r.Category, tableprinter.WithColor(cs.Bold))
+		tp.AddField(r.ID, cmdutil.WithTruncate(nil))
+		tp.AddField(r.Status, cmdutil.WithColor(cs.Status))
+		tp.AddField(r.Category, cmdutil.WithColor(cs.Bold))
 		tp.AddField(r.Type)
 		tp.AddField(fmt.Sprint(r.Posts))
 		tp.AddField(Brief(r))
 		tp.AddField(r.Reason)
-		tp.AddField(cmdutil.Ago(o.IO, now, r.CreatedAt), tableprinter.WithColor(cs.Gray))
+		tp.AddField(cmdutil.Ago(o.IO, now, r.CreatedAt), cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	return tp.Render()

@@ -10,7 +10,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -80,6 +79,11 @@ func logRun(ctx context.Context, o *LogOptions) error {
 	if o.Export.Enabled() {
 		return o.Export.Write(o.IO, raw)
 	}
+	stop, err := o.F.StartPager()
+	if err != nil {
+		return err
+	}
+	defer stop()
 	return writeLog(o.IO, l.Entries)
 }
 
@@ -138,19 +142,19 @@ func writeLog(s *cmdutil.IOStreams, entries []axp.LogEntry) error {
 	tp := cmdutil.Table(s)
 	tp.AddHeader([]string{"TIME", "LEVEL", "SOURCE", "MESSAGE", "TRACE"})
 	for _, e := range entries {
-		tp.AddField(stamp(s, e.Time), tableprinter.WithColor(cs.Gray))
+		tp.AddField(stamp(s, e.Time), cmdutil.WithColor(cs.Gray))
 		lvl := e.Level
 		switch strings.ToLower(lvl) {
 		case "error":
-			tp.AddField(lvl, tableprinter.WithColor(cs.Red))
+			tp.AddField(lvl, cmdutil.WithColor(cs.Red))
 		case "warn":
-			tp.AddField(lvl, tableprinter.WithColor(cs.Yellow))
+			tp.AddField(lvl, cmdutil.WithColor(cs.Yellow))
 		default:
 			tp.AddField(lvl)
 		}
 		tp.AddField(e.Source)
 		tp.AddField(strings.TrimSpace(e.Message + " " + attrs(e.Attrs)))
-		tp.AddField(e.TraceID, tableprinter.WithColor(cs.Gray))
+		tp.AddField(e.TraceID, cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	return tp.Render()

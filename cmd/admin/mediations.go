@@ -11,7 +11,6 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -110,14 +109,14 @@ func mediationsListRun(ctx context.Context, o *MediationsListOptions) error {
 			}
 			updated = cmdutil.Duration(now.Sub(m.UpdatedAt))
 		}
-		tp.AddField(m.ID, tableprinter.WithTruncate(nil))
-		tp.AddField(kind, tableprinter.WithColor(cs.Bold))
-		tp.AddField(st, tableprinter.WithColor(status))
-		tp.AddField(m.TaskID, tableprinter.WithTruncate(nil))
+		tp.AddField(m.ID, cmdutil.WithTruncate(nil))
+		tp.AddField(kind, cmdutil.WithColor(cs.Bold))
+		tp.AddField(st, cmdutil.WithColor(status))
+		tp.AddField(m.TaskID, cmdutil.WithTruncate(nil))
 		tp.AddField(proposals)
 		tp.AddField(dec)
-		tp.AddField(flags, tableprinter.WithColor(cs.Yellow))
-		tp.AddField(updated, tableprinter.WithColor(cs.Gray))
+		tp.AddField(flags, cmdutil.WithColor(cs.Yellow))
+		tp.AddField(updated, cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	if err := tp.Render(); err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -77,17 +76,17 @@ func membersListRun(ctx context.Context, o *MembersListOptions) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"ID", "NAME", "ROLES", "STATE", "MODE", "SKILLS", "LAST SEEN"})
 	for _, m := range l.Members {
-		tp.AddField(m.ID, tableprinter.WithTruncate(nil))
-		tp.AddField(m.Name, tableprinter.WithColor(cs.Bold))
+		tp.AddField(m.ID, cmdutil.WithTruncate(nil))
+		tp.AddField(m.Name, cmdutil.WithColor(cs.Bold))
 		tp.AddField(strings.Join(m.Roles, ","))
-		tp.AddField(m.State, tableprinter.WithColor(cs.Status))
+		tp.AddField(m.State, cmdutil.WithColor(cs.Status))
 		tp.AddField(m.Mode)
 		var skills []string
 		for _, s := range m.Skills {
 			skills = append(skills, s.TaskType)
 		}
 		tp.AddField(strings.Join(skills, ","))
-		tp.AddField(cmdutil.Ago(o.IO, now, m.LastSeenAt), tableprinter.WithColor(cs.Gray))
+		tp.AddField(cmdutil.Ago(o.IO, now, m.LastSeenAt), cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	return tp.Render()

@@ -10,7 +10,6 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -67,13 +66,13 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"ID", "TITLE", "TAGS", "AUTHOR", "REPLIES", "FLAGS", "POSTED"})
 	for _, p := range l.Threads {
-		tp.AddField(p.ID, tableprinter.WithTruncate(nil))
-		tp.AddField(oneLine(p.Title), tableprinter.WithColor(cs.Bold))
+		tp.AddField(p.ID, cmdutil.WithTruncate(nil))
+		tp.AddField(oneLine(p.Title), cmdutil.WithColor(cs.Bold))
 		tp.AddField(strings.Join(p.Tags, ","))
 		tp.AddField(p.Author.Name)
 		tp.AddField(fmt.Sprint(p.Replies))
-		tp.AddField(render.ScreeningFlags(p.Screening), tableprinter.WithColor(cs.Yellow))
-		tp.AddField(cmdutil.Ago(o.IO, now, p.CreatedAt), tableprinter.WithColor(cs.Gray))
+		tp.AddField(render.ScreeningFlags(p.Screening), cmdutil.WithColor(cs.Yellow))
+		tp.AddField(cmdutil.Ago(o.IO, now, p.CreatedAt), cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	if err := tp.Render(); err != nil {

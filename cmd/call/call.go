@@ -19,7 +19,6 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -312,7 +311,7 @@ func listRun(o *Options) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"OPERATION", "METHOD", "PATH", "ACCESS", "SUMMARY"})
 	for _, op := range axp.Ops {
-		tp.AddField(op.Name, tableprinter.WithColor(cs.Bold))
+		tp.AddField(op.Name, cmdutil.WithColor(cs.Bold))
 		tp.AddField(op.Method)
 		tp.AddField(op.Path)
 		tp.AddField(string(op.Access))

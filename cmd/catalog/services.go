@@ -10,7 +10,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -55,7 +54,7 @@ func servicesRun(ctx context.Context, o *ServicesOptions) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"TYPE", "NAME", "CATALOG PRICE", "ETA", "SELLERS", "PARAMS"})
 	for _, s := range l.Services {
-		tp.AddField(s.Type, tableprinter.WithColor(cs.Bold))
+		tp.AddField(s.Type, cmdutil.WithColor(cs.Bold))
 		tp.AddField(s.Name)
 		tp.AddField(s.Pricing.Text)
 		tp.AddField(strconv.Itoa(s.ETAMinutes) + o.IO.OnTTY(" min"))
@@ -71,7 +70,7 @@ func servicesRun(ctx context.Context, o *ServicesOptions) error {
 	}
 	sort.Slice(extra, func(i, j int) bool { return extra[i].TaskType < extra[j].TaskType })
 	for _, x := range extra {
-		tp.AddField(x.TaskType, tableprinter.WithColor(cs.Bold))
+		tp.AddField(x.TaskType, cmdutil.WithColor(cs.Bold))
 		tp.AddField("(not in the catalog)")
 		from := ""
 		if x.FromPriceUSD != nil {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/jsonpretty"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/cli/go-gh/v2/pkg/template"
 	"github.com/itchyny/gojq"
 	"github.com/spf13/cobra"
@@ -133,12 +132,6 @@ func evalJQ(w io.Writer, body []byte, expr string, tty, color bool) error {
 			return err
 		}
 	}
-}
-
-// Table is a table on stdout: aligned columns with a header on a terminal, tab-separated rows
-// without a header otherwise (as in gh).
-func Table(s *IOStreams) tableprinter.TablePrinter {
-	return tableprinter.New(s.Out, s.StdoutTTY, s.TermWidth())
 }
 
 // KeyValues prints label/value pairs: aligned on a terminal, "label:\tvalue" lines otherwise.

@@ -13,7 +13,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -176,16 +175,16 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	tp.AddHeader([]string{"ID", "TYPE", "STATUS", "OFFERS", "PRICE", "UPDATED"})
 	for _, l := range kept {
 		t := l.task
-		tp.AddField(t.ID, tableprinter.WithTruncate(nil))
+		tp.AddField(t.ID, cmdutil.WithTruncate(nil))
 		tp.AddField(t.Type)
-		tp.AddField(t.Status, tableprinter.WithColor(cs.Status))
+		tp.AddField(t.Status, cmdutil.WithColor(cs.Status))
 		tp.AddField(strconv.Itoa(len(t.Offers)))
 		price := ""
 		if t.PriceUSD != nil {
 			price = cmdutil.Money(o.IO, *t.PriceUSD)
 		}
 		tp.AddField(price)
-		tp.AddField(cmdutil.Ago(o.IO, now, t.UpdatedAt), tableprinter.WithColor(cs.Gray))
+		tp.AddField(cmdutil.Ago(o.IO, now, t.UpdatedAt), cmdutil.WithColor(cs.Gray))
 		tp.EndRow()
 	}
 	return tp.Render()

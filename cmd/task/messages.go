@@ -10,7 +10,6 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -69,12 +68,12 @@ func messagesRun(ctx context.Context, o *MessagesOptions) error {
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"ID", "TIME", "FROM", "SELLER", "MESSAGE", "FLAGS"})
 	for _, m := range l.Messages {
-		tp.AddField(m.ID, tableprinter.WithTruncate(nil), tableprinter.WithColor(cs.Gray))
-		tp.AddField(cmdutil.Ago(o.IO, now, m.CreatedAt), tableprinter.WithColor(cs.Gray))
-		tp.AddField(m.From, tableprinter.WithColor(cs.Bold))
+		tp.AddField(m.ID, cmdutil.WithTruncate(nil), cmdutil.WithColor(cs.Gray))
+		tp.AddField(cmdutil.Ago(o.IO, now, m.CreatedAt), cmdutil.WithColor(cs.Gray))
+		tp.AddField(m.From, cmdutil.WithColor(cs.Bold))
 		tp.AddField(m.SellerID)
 		tp.AddField(strings.Join(strings.Fields(m.Body), " "))
-		tp.AddField(render.ScreeningFlags(m.Screening), tableprinter.WithColor(cs.Yellow))
+		tp.AddField(render.ScreeningFlags(m.Screening), cmdutil.WithColor(cs.Yellow))
 		tp.EndRow()
 	}
 	if err := tp.Render(); err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 )
 
 // Reliability renders a seller's measured record in a few words.
@@ -44,13 +43,13 @@ func writeOffers(s *cmdutil.IOStreams, t *axp.Task) error {
 			n += "*"
 		}
 		tp.AddField(n)
-		tp.AddField(o.OfferID, tableprinter.WithColor(cs.Gray))
+		tp.AddField(o.OfferID, cmdutil.WithColor(cs.Gray))
 		tp.AddField(o.Seller.Name)
-		tp.AddField(cmdutil.Money(s, o.PriceUSD), tableprinter.WithColor(cs.Bold))
+		tp.AddField(cmdutil.Money(s, o.PriceUSD), cmdutil.WithColor(cs.Bold))
 		tp.AddField(cmdutil.Money(s, o.Fee.SellerNet))
 		tp.AddField(eta(s, o.ETAMinutes))
 		tp.AddField(Reliability(o.Reliability))
-		tp.AddField(strings.Join(o.Badges, ","), tableprinter.WithColor(cs.Cyan))
+		tp.AddField(strings.Join(o.Badges, ","), cmdutil.WithColor(cs.Cyan))
 		tp.EndRow()
 	}
 	if err := tp.Render(); err != nil {
@@ -153,8 +152,8 @@ func nonZero(s *cmdutil.IOStreams, m axp.Money) string {
 	return cmdutil.Money(s, m)
 }
 
-// writeTask prints a task's details, then its offers while it is open.
-func writeTask(s *cmdutil.IOStreams, t *axp.Task) error {
+// WriteTask prints a task's details, then its offers while it is open.
+func WriteTask(s *cmdutil.IOStreams, t *axp.Task) error {
 	cs := s.ColorScheme()
 	pairs := []string{
 		"Task", cs.Bold(t.ID),

@@ -12,7 +12,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -68,10 +67,10 @@ func timelineRun(ctx context.Context, o *TimelineOptions) error {
 		if o.IO.StdoutTTY {
 			at = ev.At.Local().Format("01-02 15:04:05")
 		}
-		tp.AddField(at, tableprinter.WithColor(cs.Gray))
-		tp.AddField(ev.Kind, tableprinter.WithColor(cs.Bold))
+		tp.AddField(at, cmdutil.WithColor(cs.Gray))
+		tp.AddField(ev.Kind, cmdutil.WithColor(cs.Bold))
 		tp.AddField(ev.Actor)
-		tp.AddField(ev.Status, tableprinter.WithColor(cs.Status))
+		tp.AddField(ev.Status, cmdutil.WithColor(cs.Status))
 		tp.AddField(details(ev.Detail))
 		tp.EndRow()
 	}

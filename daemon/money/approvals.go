@@ -25,7 +25,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 }
 
 func (s *Service) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.ApprovalsQuery) (*axp.ApprovalList, error) {
-	out := &axp.ApprovalList{Approvals: []axp.Approval{}}
+	out := &axp.ApprovalList{Approvals: []axp.Approval{}, Rail: s.railName()}
 	now := s.Now()
 	err := s.Store.View(func(tx *store.Tx) error {
 		keep := func(a *axp.Approval) bool {

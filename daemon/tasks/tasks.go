@@ -36,6 +36,8 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, axp.StartSandbox, s.startSandbox)
 	pipeline.Handle(r, axp.GetSandbox, s.getSandbox)
 	pipeline.Handle(r, axp.ListMyTasks, s.listMyTasks)
+	pipeline.Handle(r, axp.AdminTasks, s.adminTasks)
+	pipeline.Handle(r, axp.AdminTask, s.adminTask)
 	s.subscribeTasks()
 }
 

@@ -637,7 +637,9 @@ func (s *Service) adminMediations(ctx context.Context, c *pipeline.Call, in *axp
 			if in.Kind != "" && m.Kind != in.Kind {
 				return true
 			}
-			out.Mediations = append(out.Mediations, *m)
+			v := *m
+			withPrice(tx, &v)
+			out.Mediations = append(out.Mediations, v)
 			return len(out.Mediations) < 1000
 		}
 		if in.TaskID != "" {
@@ -720,8 +722,20 @@ func (s *Service) adminMediation(ctx context.Context, c *pipeline.Call, in *axp.
 		if m == nil {
 			return axp.NotFound("mediation", in.ID)
 		}
+		withPrice(tx, m)
 		out = m
 		return nil
 	})
 	return out, err
+}
+
+// withPrice sets a dispute's price for the operator, who decides in dollars.
+func withPrice(tx *store.Tx, m *axp.Mediation) {
+	if m.Kind != axp.MediationDispute {
+		return
+	}
+	if t, err := tx.Task(m.TaskID); err == nil && t != nil && t.SellerID != "" {
+		price := t.Price
+		m.PriceUSD = &price
+	}
 }

@@ -1,0 +1,77 @@
+package daemon_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+)
+
+func TestAdminTasksListAndView(t *testing.T) {
+	e := newMarket(t)
+	seller := e.instantSeller("text-file", "0", 5, nil, map[string]any{"payment_methods": []string{"crypto", "free"}})
+	first, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "a haiku"}})
+	call(t, e.anon.With(first.BuyerToken), "choose_offer", map[string]any{"id": first.ID, "offer_id": first.Offers[0].OfferID}, nil)
+	second, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "a limerick"}})
+	third, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "an ode"}})
+
+	ids := func(l axp.AdminTaskList) []string {
+		var out []string
+		for _, r := range l.Tasks {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	var all axp.AdminTaskList
+	call(t, e.admin, "admin_tasks", map[string]any{}, &all)
+	if got := ids(all); len(got) != 3 || got[0] != third.ID || got[1] != second.ID || got[2] != first.ID || all.NextCursor != "" {
+		t.Fatalf("every task, newest first: %v (next %q)", got, all.NextCursor)
+	}
+	var page axp.AdminTaskList
+	call(t, e.admin, "admin_tasks", map[string]any{"limit": 2}, &page)
+	if got := ids(page); len(got) != 2 || got[0] != third.ID || page.NextCursor != second.ID {
+		t.Fatalf("first page of 2: %v (next %q)", got, page.NextCursor)
+	}
+	var rest axp.AdminTaskList
+	call(t, e.admin, "admin_tasks", map[string]any{"limit": 2, "cursor": page.NextCursor}, &rest)
+	if got := ids(rest); len(got) != 1 || got[0] != first.ID || rest.NextCursor != "" {
+		t.Fatalf("second page: %v (next %q)", got, rest.NextCursor)
+	}
+
+	var mine axp.AdminTaskList
+	call(t, e.admin, "admin_tasks", map[string]any{"member": seller.MemberID}, &mine)
+	if got := ids(mine); len(got) != 1 || got[0] != first.ID || mine.Tasks[0].SellerID != seller.MemberID || mine.Tasks[0].Price == nil || mine.Tasks[0].Buyer != "token" {
+		t.Fatalf("the seller's tasks: %+v", mine.Tasks)
+	}
+	var byStatus axp.AdminTaskList
+	call(t, e.admin, "admin_tasks", map[string]any{"status": mine.Tasks[0].Status}, &byStatus)
+	if got := ids(byStatus); len(got) != 1 || got[0] != first.ID {
+		t.Fatalf("status %s: %v", mine.Tasks[0].Status, got)
+	}
+	var none axp.AdminTaskList
+	call(t, e.admin, "admin_tasks", map[string]any{"type": "video"}, &none)
+	var later axp.AdminTaskList
+	call(t, e.admin, "admin_tasks", map[string]any{"since": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, &later)
+	if len(none.Tasks) != 0 || len(later.Tasks) != 0 {
+		t.Fatalf("another type: %v; created after an hour from now: %v", ids(none), ids(later))
+	}
+	if err := e.admin.Call(context.Background(), "admin_tasks", map[string]any{"since": "yesterday"}, nil); !client.IsCode(err, axp.CodeInvalidInput) {
+		t.Errorf("since not a time: %v", err)
+	}
+
+	var v axp.Task
+	call(t, e.admin, "admin_task", map[string]any{"id": first.ID}, &v)
+	if v.ID != first.ID || v.Seller == nil || v.Seller.ID != seller.MemberID || v.AlsoSell != nil {
+		t.Fatalf("the operator's view: %+v", v)
+	}
+	for _, op := range []string{"admin_tasks", "admin_task"} {
+		if err := e.anon.With(first.BuyerToken).Call(context.Background(), op, map[string]any{"id": first.ID}, nil); !client.IsCode(err, axp.CodeUnauthorized) {
+			t.Errorf("%s with the buyer token: %v", op, err)
+		}
+	}
+	if err := e.admin.Call(context.Background(), "admin_task", map[string]any{"id": "tsk_none"}, nil); !client.IsCode(err, axp.CodeNotFound) {
+		t.Errorf("unknown task: %v", err)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/memberkit"
-	"github.com/cli/go-gh/v2/pkg/tableprinter"
 	"github.com/spf13/cobra"
 )
 
@@ -110,13 +109,13 @@ func runJobs(ctx context.Context, o *JobsOptions) error {
 		if j.HeldFor != "" {
 			payout += " (" + j.HeldFor + ")"
 		}
-		tp.AddField(j.TaskID, tableprinter.WithTruncate(nil))
+		tp.AddField(j.TaskID, cmdutil.WithTruncate(nil))
 		tp.AddField(j.TaskType)
 		tp.AddField(j.Status)
 		tp.AddField(amount(j.PriceUSD))
 		tp.AddField(amount(j.NetUSD))
-		tp.AddField(payout, tableprinter.WithColor(payoutColor(cs, j.Payout)))
-		tp.AddField(j.TxHash, tableprinter.WithTruncate(nil))
+		tp.AddField(payout, cmdutil.WithColor(payoutColor(cs, j.Payout)))
+		tp.AddField(j.TxHash, cmdutil.WithTruncate(nil))
 		tp.EndRow()
 	}
 	return tp.Render()

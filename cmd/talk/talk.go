@@ -181,6 +181,11 @@ func (o *Options) send(ctx context.Context, s *state, member *client.Client, msg
 		return o.Export.Write(o.IO, raw)
 	}
 	fmt.Fprintln(o.IO.Out, r.Reply)
+	if o.Message != "" && r.Asking != "" {
+		// One message per command: this one has ended, so say how to answer rather than look as
+		// if it waited for the answer.
+		fmt.Fprintln(o.IO.ErrOut, `Answer with: axp talk "YOUR ANSWER"`)
+	}
 	if p := r.Payment; p != nil && p.DepositAddress != "" {
 		cs := o.IO.ColorScheme()
 		return cmdutil.KeyValues(o.IO, "Pay", cs.Bold(p.PayableUSD.String()+" USD"), "To", p.DepositAddress, "Task", r.TaskID)

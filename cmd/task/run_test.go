@@ -416,3 +416,31 @@ func TestDeliverableDamaged(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// A --type typo is refused before anything reaches the exchange; a custom type is posted with
+// --custom-type, and the exchange's questions are said, not asked.
+func TestCreateTypeTypo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("a typo reached the exchange: %s %s", r.Method, r.URL)
+	}))
+	defer srv.Close()
+	f, s := cmdtest.Factory(t, srv.URL, nil)
+	err := cmdtest.Exec(task.NewCmdCreate(f, nil), "--type", "text-fil", "--param", "prompt=a haiku")
+	if cmdutil.ExitStatus(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "did you mean text-file?") {
+		t.Fatalf("typo: %v (exit %d)", err, cmdutil.ExitStatus(err))
+	}
+	if creds, _ := f.ExchangeCredentials(); creds != nil && len(creds.BuyerTokens) != 0 {
+		t.Errorf("a buyer token was saved: %+v", creds)
+	}
+	if s.Out.Len() != 0 {
+		t.Errorf("stdout %q", s.Out)
+	}
+
+	e := newEnv(t)
+	e.must(task.NewCmdCreate(e.f, nil), "--custom-type", "limerick", "--param", "prompt=x")
+	errOut := e.s.ErrOut.String()
+	if !strings.Contains(errOut, "(limerick)") || !strings.Contains(errOut, "Sellers will want to know") ||
+		!strings.Contains(errOut, "  - Describe the result") || strings.Contains(errOut, "\n? ") {
+		t.Errorf("custom type: %q", errOut)
+	}
+}

@@ -444,3 +444,34 @@ func TestCreateTypeTypo(t *testing.T) {
 		t.Errorf("custom type: %q", errOut)
 	}
 }
+
+// task cancel asks first (on a terminal, with what will happen), needs --yes without one, and
+// withdraws the task through cancel_task.
+func TestCancel(t *testing.T) {
+	e := newEnv(t)
+	e.sellers()
+	id := e.post()
+	if err := e.run(task.NewCmdCancel(e.f, nil), id); cmdutil.ExitStatus(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "needs a confirmation") {
+		t.Fatalf("without a terminal or --yes: %v", err)
+	}
+	e.f.IO.StdinTTY, e.f.IO.StdoutTTY = true, true
+	e.s.In.WriteString("n\n")
+	if err := e.run(task.NewCmdCancel(e.f, nil), id); !errors.Is(err, task.ErrCancelled) {
+		t.Fatalf("no: %v", err)
+	}
+	if msg := e.s.ErrOut.String(); !strings.Contains(msg, "task "+id+" (text-file) is open with 2 offers; cancelling cannot be undone") ||
+		!strings.Contains(msg, "Cancel task "+id+"? [y/N]") {
+		t.Errorf("question: %q", msg)
+	}
+	if got := e.must(task.NewCmdView(e.f, nil), id, "--jq", ".status"); got != "open\n" {
+		t.Fatalf("after no the task is %s", got)
+	}
+	e.f.IO.StdinTTY, e.f.IO.StdoutTTY = false, false
+	e.must(task.NewCmdCancel(e.f, nil), id, "--yes", "--reason", "found it elsewhere")
+	if msg := e.s.ErrOut.String(); msg != "✓ Cancelled task "+id+"; it is "+axp.TaskCancelled+"\n" {
+		t.Errorf("stderr %q", msg)
+	}
+	if err := e.run(task.NewCmdCancel(e.f, nil), id, "--yes"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
+		t.Errorf("second cancel: %v", err)
+	}
+}

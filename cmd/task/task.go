@@ -26,7 +26,7 @@ review, object) with the member secret saved by 'axp login'.`,
 	}
 	c.AddCommand(NewCmdCreate(f, nil), NewCmdList(f, nil), NewCmdView(f, nil), NewCmdWatch(f, nil),
 		NewCmdChoose(f, nil), NewCmdPay(f, nil), NewCmdDeliverable(f, nil), NewCmdAccept(f, nil),
-		NewCmdDispute(f, nil), NewCmdTimeline(f, nil), NewCmdRedo(f, nil), NewCmdClarify(f, nil),
+		NewCmdDispute(f, nil), NewCmdCancel(f, nil), NewCmdTimeline(f, nil), NewCmdRedo(f, nil), NewCmdClarify(f, nil),
 		NewCmdMessages(f, nil), NewCmdMessage(f, nil), NewCmdReview(f, nil), NewCmdSettle(f, nil), NewCmdSettlement(f, nil),
 		NewCmdEscalate(f, nil), NewCmdMediation(f, nil), NewCmdStatement(f, nil), NewCmdAppeal(f, nil), NewCmdObject(f, nil))
 	return c

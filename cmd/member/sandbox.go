@@ -54,7 +54,7 @@ func runSandbox(ctx context.Context, o *SandboxOptions) error {
 	if o.As != "seller" && o.As != "buyer" {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--as must be seller or buyer, not %q", o.As)}
 	}
-	creds, err := loadCreds(resolveDir(o.Dir, o.Getenv), o.Exchange)
+	creds, err := loadCreds(memberDir(o.Dir, o.Getenv), o.Exchange)
 	if err != nil {
 		return err
 	}

@@ -156,7 +156,8 @@ func (o *Options) send(ctx context.Context, s *state, member *client.Client, msg
 	if member != nil && (s.ConversationID == "" || s.Member) {
 		c, s.Member = member, true
 	}
-	in := axp.TalkBody{Message: msg, ConversationID: s.ConversationID}
+	// The CLI saves the tokens the answers give, so the assistant need not ask to keep them.
+	in := axp.TalkBody{Message: msg, ConversationID: s.ConversationID, KeepsTokens: true}
 	r, raw, err := client.Talk.Call(ctx, c, in)
 	var e *axp.Error
 	if errors.As(err, &e) && e.Code == axp.CodeForbidden && e.Field == "conversation_id" {

@@ -100,7 +100,7 @@ func TestLoginLogout(t *testing.T) {
 		t.Errorf("logout kept %+v", e)
 	}
 	s.Reset()
-	if err := cmdtest.Exec(auth.NewCmdLogout(f, nil), "--buyer-tokens"); err != nil || !strings.Contains(s.ErrOut.String(), "1 buyer tokens") {
+	if err := cmdtest.Exec(auth.NewCmdLogout(f, nil), "--buyer-tokens"); err != nil || !strings.Contains(s.ErrOut.String(), "1 buyer token") {
 		t.Errorf("logout --buyer-tokens: %v %q", err, s.ErrOut)
 	}
 	s.Reset()

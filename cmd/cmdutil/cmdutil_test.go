@@ -335,3 +335,11 @@ func TestConfirmStep(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 offers", 1: "1 offer", 2: "2 offers"} {
+		if got := cmdutil.Count(n, "offer", "offers"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -273,7 +273,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		// Piped: the task id alone, for the next command (`axp offers ID` lists the offers).
 		fmt.Fprintln(o.IO.Out, t.ID)
 	} else {
-		fmt.Fprintf(o.IO.Out, "%s  %s  %s  %d offers\n", cs.Bold(t.ID), t.Type, cs.Status(t.Status), len(t.Offers))
+		fmt.Fprintf(o.IO.Out, "%s  %s  %s  %s\n", cs.Bold(t.ID), t.Type, cs.Status(t.Status), cmdutil.Count(len(t.Offers), "offer", "offers"))
 	}
 	switch {
 	case t.Status == axp.TaskAwaitingPayment:
@@ -292,7 +292,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 				return err
 			}
 		} else {
-			fmt.Fprintf(o.IO.ErrOut, "%d offers: axp offers %s\n", len(t.Offers), t.ID)
+			fmt.Fprintf(o.IO.ErrOut, "%s: axp offers %s\n", cmdutil.Count(len(t.Offers), "offer", "offers"), t.ID)
 		}
 		if t.Status == axp.TaskOpen {
 			fmt.Fprintf(o.IO.ErrOut, "Choose the recommended offer: axp task choose %s\n", t.ID)

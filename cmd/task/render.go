@@ -2,13 +2,13 @@ package task
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/cli/go-gh/v2/pkg/tableprinter"
 )
 
@@ -83,18 +83,7 @@ func bps(b int64) string {
 	return s + "%"
 }
 
-func params(p map[string]any) string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, p[k]))
-	}
-	return strings.Join(parts, " ")
-}
+func params(p map[string]any) string { return protocol.Pairs(p) }
 
 func timeText(s *cmdutil.IOStreams, t *time.Time) string {
 	if t == nil || t.IsZero() {

@@ -322,6 +322,9 @@ func TestPayDeliverAccept(t *testing.T) {
 			t.Errorf("timeline lacks %q:\n%s", kind, out)
 		}
 	}
+	if strings.Contains(out, "map[") || strings.Contains(out, "<nil>") {
+		t.Errorf("timeline details in Go's syntax:\n%s", out)
+	}
 	// Watch to the end: the payout is approved meanwhile.
 	e.x.Call(seller, "request_payment", map[string]any{"id": id}, nil)
 	e.x.Call(e.x.Admin, "admin_approvals", map[string]any{"task_id": id, "kind": "payout"}, &list)

@@ -162,7 +162,12 @@ func writeTask(s *cmdutil.IOStreams, t *axp.Task) error {
 	if t.Fee != nil {
 		pairs = append(pairs, "Fee", feeText(*t.Fee))
 	}
-	pairs = append(pairs, paymentPairs(s, t.Payment)...)
+	pay := paymentPairs(s, t.Payment)
+	if t.PriceUSD != nil {
+		// The task's price is shown above: the payment's is the same amount.
+		pay = dropPair(pay, "Price")
+	}
+	pairs = append(pairs, pay...)
 	if t.Deliverable != nil {
 		pairs = append(pairs, "Deliverable", fmt.Sprintf("sha256 %s (deliveries %d, free redos left %d)", t.Deliverable.SHA256, t.Deliveries, t.RedosLeft))
 	}
@@ -189,6 +194,17 @@ func writeTask(s *cmdutil.IOStreams, t *axp.Task) error {
 		return writeOffers(s, t)
 	}
 	return nil
+}
+
+// dropPair removes the pair labelled label from label/value pairs.
+func dropPair(pairs []string, label string) []string {
+	out := make([]string, 0, len(pairs))
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i] != label {
+			out = append(out, pairs[i], pairs[i+1])
+		}
+	}
+	return out
 }
 
 // checksText renders acceptance check results.

@@ -284,6 +284,15 @@ func TestPayDeliverAccept(t *testing.T) {
 	seller := e.x.Anon.With(quick.MemberSecret)
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
+	// The price is said once, though both the task and its payment carry it.
+	if out := e.must(task.NewCmdView(e.f, nil), id); strings.Count(out, "price:\t") != 1 || !strings.Contains(out, "payable:\t") {
+		t.Errorf("view after choosing:\n%s", out)
+	}
+	e.f.IO.StdoutTTY, e.f.IO.NoColor = true, true
+	if out := e.must(task.NewCmdView(e.f, nil), id); len(regexp.MustCompile(`(?m)^\s*Price\b`).FindAllString(out, -1)) != 1 {
+		t.Errorf("view on a terminal after choosing:\n%s", out)
+	}
+	e.f.IO.StdoutTTY = false
 	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id); !strings.Contains(out, "payable:\t2.49") || e.s.ErrOut.String() != "Once sent, report it: axp task pay "+id+" --tx <hash>\n" {
 		t.Errorf("pay without --tx: %s %s", out, e.s.ErrOut)
 	}

@@ -307,6 +307,19 @@ type Document struct {
 	Stream func(w io.Writer) error
 	// Filename names the document for a download (deliverables).
 	Filename string
+	// Alternative, when set, is another form of the document for a request's Accept header (a
+	// browser's HTML page of a Markdown text), or nil to keep this one.
+	Alternative func(accept string) *Document
+}
+
+// Negotiate answers the Alternative the Accept header asks for, else the document itself.
+func (d *Document) Negotiate(accept string) any {
+	if d.Alternative != nil {
+		if a := d.Alternative(accept); a != nil {
+			return a
+		}
+	}
+	return d
 }
 
 // Negotiated is an answer with more than one form: the REST door gives it the request's Accept

@@ -6,6 +6,9 @@ import "time"
 type TalkBody struct {
 	Message        string `json:"message" schema:"required;minLength=1;maxLength=4000"`
 	ConversationID string `json:"conversation_id,omitempty" schema:"maxLength=100" doc:"continue a conversation; send the token its answers gave as Bearer"`
+	// KeepsTokens: the caller saves the tokens the answers give (the axp CLI does), so the
+	// replies do not ask the buyer to keep them.
+	KeepsTokens bool `json:"keeps_tokens,omitempty" doc:"the caller saves the tokens the answers give (the axp CLI does): replies do not ask to keep them"`
 }
 
 // Stages of a talk conversation.

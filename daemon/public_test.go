@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -665,5 +666,53 @@ func TestReputationFromReviews(t *testing.T) {
 	resp, err := raw(e.anon, "GET", "/api/sellers", nil, nil)
 	if err != nil || strings.Contains(string(resp.Body), "mem_a") || !strings.Contains(string(resp.Body), `"distinct_reviewers":2`) {
 		t.Fatalf("sellers %s", resp.Body)
+	}
+}
+
+// TestJoinAndFAQInABrowser: /join and /faq.md are HTML pages for a browser, and Markdown for
+// Accept: text/markdown, curl's */* or no Accept at all.
+func TestJoinAndFAQInABrowser(t *testing.T) {
+	e := newEnv(t)
+	get := func(path, accept string) (string, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %s", path, resp.Status)
+		}
+		return resp.Header.Get("Content-Type"), string(b)
+	}
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	ct, page := get("/join", browser)
+	if !strings.HasPrefix(ct, "text/html") {
+		t.Fatalf("/join in a browser: %s\n%.300s", ct, page)
+	}
+	for _, want := range []string{"<title>Join the exchange</title>", "<h1>Join the exchange as a seller (or buyer) agent</h1>", "<h2>1. Register</h2>",
+		"<pre><code>curl -s -X POST " + e.srv.URL + "/api/members/register", "<code>member_secret</code>", `<a href="` + e.srv.URL + `/api/pricing">`, "<li>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("/join page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "\n# ") || strings.Contains(page, "`") {
+		t.Errorf("/join page shows Markdown syntax:\n%s", page)
+	}
+	ct, page = get("/faq.md", browser)
+	if !strings.HasPrefix(ct, "text/html") || !strings.Contains(page, "<h1>Frequently asked questions</h1>") || !strings.Contains(page, "<h2>") {
+		t.Fatalf("/faq.md in a browser: %s\n%.300s", ct, page)
+	}
+	for _, path := range []string{"/join", "/faq.md"} {
+		for _, accept := range []string{"text/markdown", "*/*", ""} {
+			if ct, body := get(path, accept); !strings.HasPrefix(ct, "text/markdown") || !strings.HasPrefix(body, "# ") {
+				t.Errorf("%s with Accept %q: %s\n%.100s", path, accept, ct, body)
+			}
+		}
 	}
 }

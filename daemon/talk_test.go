@@ -611,3 +611,73 @@ func TestTalkClarifications(t *testing.T) {
 	}
 	expect(t, k.say("yes"), axp.TalkAssigned, "")
 }
+
+// TestTalkTranslateFree: "free" answered after "translate hello world into French" is the budget
+// only (the brief named the text); after delivery the next steps are axp commands; a caller that
+// keeps its tokens (the CLI) is not asked to keep them.
+func TestTalkTranslateFree(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	seller := e.instantSeller("translation", "1.00", 10, nil, map[string]any{"name": "Linguist", "payment_methods": []string{"crypto", "free"}})
+
+	k := newTalker(t, e.anon)
+	r := k.say("translate hello world into French")
+	expect(t, r, axp.TalkShaping, "budget")
+	r = k.say("free")
+	expect(t, r, axp.TalkShaping, "deadline")
+	if r.Draft.Params["text"] != "hello world" || r.Draft.PaymentMethod != axp.PayFree || r.Draft.BudgetUSD == nil || *r.Draft.BudgetUSD != 0 {
+		t.Fatalf("draft %+v", r.Draft)
+	}
+
+	// Asked for the text, "free" and "tomorrow" are terms, not the text.
+	k2 := newTalker(t, e.anon)
+	expect(t, k2.say("translate my README into French"), axp.TalkShaping, "text")
+	r = k2.say("free")
+	expect(t, r, axp.TalkShaping, "text")
+	if r.Draft.Params["text"] != nil || r.Draft.PaymentMethod != axp.PayFree {
+		t.Fatalf("free as the text: %+v", r.Draft)
+	}
+	r = k2.say("tomorrow")
+	expect(t, r, axp.TalkShaping, "text")
+	if r.Draft.Params["text"] != nil || r.Draft.DeadlineMinutes == nil || *r.Draft.DeadlineMinutes != 24*60 {
+		t.Fatalf("tomorrow as the text: %+v", r.Draft)
+	}
+
+	// The CLI keeps the tokens: the listing does not ask to keep the buyer token.
+	keeps := func(msg string) axp.TalkReply {
+		t.Helper()
+		var out axp.TalkReply
+		c := e.anon.With(k.token)
+		if err := c.Call(context.Background(), "talk", map[string]any{"message": msg, "conversation_id": k.id, "keeps_tokens": true}, &out); err != nil {
+			t.Fatalf("talk %q: %v", msg, err)
+		}
+		if out.Token != "" {
+			k.token = out.Token
+		}
+		return out
+	}
+	expect(t, keeps("no rush"), axp.TalkConfirm, "confirm")
+	r = keeps("yes")
+	expect(t, r, axp.TalkListed, "offer")
+	if strings.Contains(r.Reply, "keep it") || r.Token == "" {
+		t.Fatalf("listing for a caller that keeps tokens: %s", r.Reply)
+	}
+	r = keeps("ok")
+	expect(t, r, axp.TalkAssigned, "")
+	if err := seller.c.Call(context.Background(), "deliver", map[string]any{"id": r.TaskID, "content": "bonjour le monde"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r = keeps("status")
+	for _, want := range []string{"axp task deliverable " + r.TaskID + " -o FILE", "axp task accept " + r.TaskID, "axp task dispute " + r.TaskID + " --reason TEXT"} {
+		if !strings.Contains(r.Reply, want) {
+			t.Errorf("after delivery the reply lacks %q: %s", want, r.Reply)
+		}
+	}
+	if strings.Contains(r.Reply, "GET /api") || strings.Contains(r.Reply, "buyer token") {
+		t.Errorf("after delivery, for the CLI: %s", r.Reply)
+	}
+	// Over the API the operations are named too.
+	if r := k.say("status"); !strings.Contains(r.Reply, "get_deliverable, accept_task, dispute_task") {
+		t.Errorf("after delivery, over the API: %s", r.Reply)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
 )
 
 // Rendering: everything here reads the model and returns text; nothing changes state.
@@ -818,18 +819,7 @@ func feeText(f axp.Fee) string {
 
 func pct(bps int64) string { return strconv.FormatFloat(float64(bps)/100, 'f', -1, 64) }
 
-func paramsText(p map[string]any) string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, p[k]))
-	}
-	return strings.Join(parts, " ")
-}
+func paramsText(p map[string]any) string { return protocol.Pairs(p) }
 
 func orText(s, alt string) string {
 	if s == "" {

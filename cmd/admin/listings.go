@@ -3,13 +3,13 @@ package admin
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
 
@@ -93,16 +93,7 @@ func Brief(r axp.ListingRejection) string {
 	if r.Description != "" {
 		return strings.Join(strings.Fields(r.Description), " ")
 	}
-	keys := make([]string, 0, len(r.Params))
-	for k := range r.Params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, r.Params[k]))
-	}
-	return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+	return strings.Join(strings.Fields(protocol.Pairs(r.Params)), " ")
 }
 
 // OverturnOptions are the inputs of `axp admin listings overturn`.

@@ -2,14 +2,13 @@ package admin
 
 import (
 	"context"
-	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
 
@@ -167,15 +166,4 @@ func stamp(s *cmdutil.IOStreams, t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
-func attrs(m map[string]any) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, m[k]))
-	}
-	return strings.Join(parts, " ")
-}
+func attrs(m map[string]any) string { return protocol.Pairs(m) }

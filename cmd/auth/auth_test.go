@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/auth"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/memberkit"
 )
 
 func TestLoginReadsTheSecret(t *testing.T) {
@@ -99,11 +100,42 @@ func TestLoginLogout(t *testing.T) {
 		t.Errorf("logout kept %+v", e)
 	}
 	s.Reset()
-	if err := cmdtest.Exec(auth.NewCmdLogout(f, nil), "--buyer-tokens"); err != nil || !strings.Contains(s.ErrOut.String(), "1 buyer tokens") {
+	if err := cmdtest.Exec(auth.NewCmdLogout(f, nil), "--buyer-tokens"); err != nil || !strings.Contains(s.ErrOut.String(), "1 buyer token") {
 		t.Errorf("logout --buyer-tokens: %v %q", err, s.ErrOut)
 	}
 	s.Reset()
 	if err := cmdtest.Exec(auth.NewCmdLogout(f, nil)); err != nil || !strings.Contains(s.ErrOut.String(), "Nothing to forget") {
 		t.Errorf("logout again: %v %q", err, s.ErrOut)
+	}
+}
+
+// login --dir saves the member `axp member serve --dir DIR` keeps there, for its own exchange.
+func TestLoginFromMemberDir(t *testing.T) {
+	x := cmdtest.NewExchange(t)
+	m, err := x.Register(map[string]any{"roles": []string{"seller"}, "name": "Dir Seller"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	creds := &memberkit.Credentials{Exchange: x.URL, MemberID: m.MemberID, MemberSecret: m.MemberSecret, PlatformKey: "pk_x"}
+	if err := creds.Save(memberkit.CredentialsPath(dir)); err != nil {
+		t.Fatal(err)
+	}
+	f, s := cmdtest.Factory(t, "", nil)
+	if err := cmdtest.Exec(auth.NewCmdLogin(f, nil), "--dir", t.TempDir()); cmdutil.ExitStatus(err) != cmdutil.ExitNotFound {
+		t.Errorf("--dir without credentials: %v", err)
+	}
+	if err := cmdtest.Exec(auth.NewCmdLogin(f, nil), "--dir", dir); err != nil {
+		t.Fatalf("login --dir: %v (%s)", err, s.ErrOut)
+	}
+	if !strings.Contains(s.ErrOut.String(), "✓ Logged in to "+x.URL+" as member Dir Seller ("+m.MemberID) {
+		t.Errorf("stderr %q", s.ErrOut)
+	}
+	f.MemberDir = ""
+	if u, src := f.ExchangeSource(); u != x.URL || src != "axp login" {
+		t.Errorf("remembered exchange: %s %s", u, src)
+	}
+	if e, err := f.ExchangeCredentials(); err != nil || e.MemberSecret != m.MemberSecret || e.MemberID != m.MemberID {
+		t.Errorf("saved %+v %v", e, err)
 	}
 }

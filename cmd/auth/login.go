@@ -40,16 +40,29 @@ at its first start). The credential is checked against the exchange before it is
 $XDG_CONFIG_HOME/axp/credentials.json (mode 0600), and the exchange is remembered: later
 commands use it when neither --exchange nor AXP_EXCHANGE names one ('axp status' shows which).
 
-On a terminal you are asked for it (input hidden); otherwise pipe it with --with-token.`,
+On a terminal you are asked for it (input hidden); otherwise pipe it with --with-token. With
+--dir, the member 'axp member serve --dir DIR' keeps in DIR is saved, for its own exchange.`,
 		Example: `  axp login
+  axp login --dir ./member
   echo "$ADMIN_TOKEN" | axp login --with-token --exchange https://exchange.example`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			secret, err := readSecret(o)
-			if err != nil {
-				return err
+			if f.MemberDir != "" {
+				if o.WithToken {
+					return cmdutil.Usagef("give --dir or --with-token, not both")
+				}
+				creds, err := f.DirCredentials(f.MemberDir)
+				if err != nil {
+					return err
+				}
+				o.Secret = creds.MemberSecret
+			} else {
+				secret, err := readSecret(o)
+				if err != nil {
+					return err
+				}
+				o.Secret = secret
 			}
-			o.Secret = secret
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
@@ -57,6 +70,7 @@ On a terminal you are asked for it (input hidden); otherwise pipe it with --with
 		},
 	}
 	c.Flags().BoolVar(&o.WithToken, "with-token", false, "read the member secret or admin token from stdin")
+	c.Flags().StringVar(&f.MemberDir, "dir", "", "save the member `axp member serve --dir DIR` keeps in DIR")
 	return c
 }
 

@@ -56,7 +56,7 @@ func logoutRun(ctx context.Context, o *LogoutOptions) error {
 			e.MemberSecret, e.MemberID = "", ""
 		}
 		if o.BuyerTokens && len(e.BuyerTokens) > 0 {
-			removed = append(removed, fmt.Sprintf("%d buyer tokens", len(e.BuyerTokens)))
+			removed = append(removed, cmdutil.Count(len(e.BuyerTokens), "buyer token", "buyer tokens"))
 			e.BuyerTokens = nil
 		}
 		return nil

@@ -1,6 +1,6 @@
 // Package board holds the members' board commands: `axp board list|read|post|reply`. They act with
-// the member secret saved by `axp login` (or by `axp member serve`); only verified members use the
-// board.
+// the member of --dir, of `axp login`, or of a `axp member serve` run; only verified members use
+// the board.
 package board
 
 import (
@@ -24,14 +24,16 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `The collaboration board of verified members: threads with a title, a body and tags, and their
 replies. Posts are screened before they appear: contact details are removed (and counted like
 every text between parties), a text that reads like instructions aimed at an agent is flagged,
-and a high-risk post waits for the operator. Use the member secret saved by 'axp login'.`,
+and a high-risk post waits for the operator. The commands act as the member of --dir (the directory
+of 'axp member serve --dir DIR'), else the one saved by 'axp login', else a member run in the
+current directory.`,
 	}
 	c.AddCommand(NewCmdList(f, nil), NewCmdRead(f, nil), NewCmdPost(f, nil), NewCmdReply(f, nil))
 	return c
 }
 
 // memberAuthHint is the hint of a board call the exchange refused for the credentials.
-const memberAuthHint = "the board is for verified members: run `axp login --with-token` with your member secret"
+const memberAuthHint = "the board is for verified members: " + cmdutil.MemberAuthHint
 
 // call runs a board operation with the saved member secret and returns its answer decoded and as
 // the exchange sent it (what --json prints).

@@ -46,6 +46,7 @@ more follow, the command that lists the next page is printed on stderr (--cursor
 	c.Flags().StringVar(&o.Tag, "tag", "", "only threads with this tag")
 	addPageFlags(c, &o.pageFlags, client.BoardList, "thread", "threads", axp.BoardPageDefault)
 	cmdutil.AddExportFlags(c, &o.Export)
+	cmdutil.AddMemberDirFlag(c, f)
 	return c
 }
 

@@ -56,6 +56,7 @@ waits for the operator, and you are told when it is decided.`,
 	c.Flags().StringSliceVar(&o.Tags, "tag", nil, "a tag (repeat, or separate with commas)")
 	addBodyFlags(c, &o.bodyFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
+	cmdutil.AddMemberDirFlag(c, f)
 	return c
 }
 

@@ -46,6 +46,7 @@ follow instructions in it.`,
 	}
 	addPageFlags(c, &o.pageFlags, client.BoardRead, "reply", "replies", axp.BoardRepliesDefault)
 	cmdutil.AddExportFlags(c, &o.Export)
+	cmdutil.AddMemberDirFlag(c, f)
 	return c
 }
 

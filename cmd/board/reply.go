@@ -41,6 +41,7 @@ removed, a policy violation refused, a high-risk reply held for the operator.`,
 	}
 	addBodyFlags(c, &o.bodyFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
+	cmdutil.AddMemberDirFlag(c, f)
 	return c
 }
 

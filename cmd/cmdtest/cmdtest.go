@@ -219,7 +219,7 @@ func Factory(t testing.TB, url string, env map[string]string) (*cmdutil.Factory,
 	}
 	s := &Streams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
 	f := &cmdutil.Factory{IO: &cmdutil.IOStreams{In: s.In, Out: s.Out, ErrOut: s.ErrOut}, Exchange: url,
-		Getenv: func(k string) string { return env[k] }}
+		Getenv: func(k string) string { return env[k] }, WorkDir: t.TempDir()}
 	return f, s
 }
 

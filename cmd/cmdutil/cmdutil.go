@@ -13,6 +13,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/memberkit"
 	"golang.org/x/term"
 )
 
@@ -77,6 +78,12 @@ type Factory struct {
 	Exchange string
 	// HTTP, when set, is the HTTP client of every exchange client (tests).
 	HTTP *http.Client
+	// MemberDir is the --dir flag of a member-side command: the directory where `axp member serve
+	// --dir DIR` keeps the member's credentials. Set, its member is the one the command acts as.
+	MemberDir string
+	// WorkDir, when set, replaces the working directory where a `axp member serve` run's
+	// credentials are looked for (tests).
+	WorkDir string
 }
 
 // DefaultExchange is the exchange a local `axp serve` listens on.
@@ -96,14 +103,20 @@ func (f *Factory) ExchangeURL() string {
 	return u
 }
 
-// ExchangeSource is ExchangeURL and where it comes from: "--exchange", "AXP_EXCHANGE", "axp login"
-// or "default".
+// ExchangeSource is ExchangeURL and where it comes from: "--exchange", "AXP_EXCHANGE", "--dir" (the
+// exchange of the member there), "axp login" or "default".
 func (f *Factory) ExchangeSource() (url, source string) {
 	switch {
 	case f.Exchange != "":
 		return NormalizeExchange(f.Exchange), "--exchange"
 	case f.getenv("AXP_EXCHANGE") != "":
 		return NormalizeExchange(f.getenv("AXP_EXCHANGE")), "AXP_EXCHANGE"
+	}
+	if f.MemberDir != "" {
+		// The member's own exchange: the one it registered with.
+		if c, err := memberkit.LoadCredentials(memberkit.CredentialsPath(f.MemberDir)); err == nil && c.Exchange != "" {
+			return NormalizeExchange(c.Exchange), "--dir"
+		}
 	}
 	if c, err := f.LoadCredentials(); err == nil && c.Current != "" {
 		return NormalizeExchange(c.Current), "axp login"

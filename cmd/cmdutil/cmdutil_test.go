@@ -269,6 +269,43 @@ func TestMemberClientFromMemberDirectory(t *testing.T) {
 	}
 }
 
+// --dir names the directory of a `axp member serve --dir DIR` run: its member, on its exchange,
+// before the login store; without --dir a run in the working directory is found too.
+func TestMemberClientFromDir(t *testing.T) {
+	cfg, work := t.TempDir(), t.TempDir()
+	f, _ := factory(t, map[string]string{"XDG_CONFIG_HOME": cfg})
+	f.WorkDir = work
+	seller := &memberkit.Credentials{Exchange: "http://127.0.0.1:7001/", MemberID: "mem_s",
+		MemberSecret: "ss_mem_s_" + strings.Repeat("b", 64), PlatformKey: "pk_x", Roles: []string{"seller"}}
+	if err := seller.Save(memberkit.CredentialsPath(filepath.Join(work, "member"))); err != nil {
+		t.Fatal(err)
+	}
+	f.MemberDir = filepath.Join(work, "nowhere")
+	var e *axp.Error
+	if _, err := f.MemberClient(); !errors.As(err, &e) || e.Code != axp.CodeNotFound || !strings.Contains(e.Hint, "axp member serve --dir DIR") {
+		t.Fatalf("--dir without credentials: %v", err)
+	}
+	f.MemberDir = filepath.Join(work, "member")
+	if err := f.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error { e.MemberSecret = "ss_login"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if u, src := f.ExchangeSource(); u != "http://127.0.0.1:7001" || src != "--dir" {
+		t.Errorf("exchange of --dir: %s %s", u, src)
+	}
+	if c, err := f.MemberClient(); err != nil || c == nil || c.Token != seller.MemberSecret || c.BaseURL != "http://127.0.0.1:7001" {
+		t.Fatalf("--dir: %+v %v", c, err)
+	}
+	// Without --dir: the login store first, then the run in the working directory.
+	f.MemberDir, f.Exchange = "", "http://127.0.0.1:7001"
+	if c, _ := f.MemberClient(); c == nil || c.Token != "ss_login" {
+		t.Fatalf("login store: %+v", c)
+	}
+	f.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error { e.MemberSecret = ""; return nil })
+	if c, _ := f.MemberClient(); c == nil || c.Token != seller.MemberSecret {
+		t.Fatalf("a run in the working directory: %+v", c)
+	}
+}
+
 // A step that moves money or power: --yes goes ahead, a terminal is asked (and "n" changes
 // nothing), no terminal is a usage error (exit status 2) whose hint is --yes.
 func TestConfirmStep(t *testing.T) {
@@ -295,6 +332,14 @@ func TestConfirmStep(t *testing.T) {
 		}
 		if !strings.Contains(errOut.String(), "  sends US$1 to the seller\n? Approve apr_1? [y/N] ") {
 			t.Errorf("answer %q: the question was %q", answer, errOut.String())
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 offers", 1: "1 offer", 2: "2 offers"} {
+		if got := cmdutil.Count(n, "offer", "offers"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

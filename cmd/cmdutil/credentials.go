@@ -11,6 +11,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/memberkit"
+	"github.com/spf13/cobra"
 )
 
 // CredentialsFile is the name of the credentials file in the config dir.
@@ -219,23 +220,82 @@ func (f *Factory) AdminClient() (*client.Client, error) {
 // AdminAuthHint is the hint of an admin call the exchange refused.
 const AdminAuthHint = "the admin token was refused: run `axp login` with the exchange's current admin token, or set AXP_ADMIN_TOKEN"
 
-// MemberClient is a client with the saved member secret, or nil when none is saved.
+// MemberClient is a client with a member secret, or nil when none is found. It looks, in order,
+// in --dir (the directory of a `axp member serve` run: it must hold credentials), in the `axp
+// login` store, then for a `axp member serve` run of this exchange in the working directory (DIR
+// of `--dir .` or `--dir member`) and in its default directory ($XDG_CONFIG_HOME/axp/member), so
+// one agent needs no second login.
 func (f *Factory) MemberClient() (*client.Client, error) {
+	if f.MemberDir != "" {
+		c, err := f.DirCredentials(f.MemberDir)
+		if err != nil {
+			return nil, err
+		}
+		return f.Client(c.MemberSecret), nil
+	}
 	e, err := f.ExchangeCredentials()
 	if err != nil {
 		return nil, err
 	}
-	if e.MemberSecret == "" {
-		// A member run by `axp member serve` keeps its credentials in the member directory; use
-		// them when they belong to this exchange, so one agent needs no second login.
-		c, err := memberkit.LoadCredentials(memberkit.CredentialsPath(filepath.Join(f.ConfigDir(), "member")))
-		if err != nil || NormalizeExchange(c.Exchange) != NormalizeExchange(f.ExchangeURL()) {
-			return nil, nil
-		}
+	if e.MemberSecret != "" {
+		return f.Client(e.MemberSecret), nil
+	}
+	if c := f.RunCredentials(); c != nil {
 		return f.Client(c.MemberSecret), nil
 	}
-	return f.Client(e.MemberSecret), nil
+	return nil, nil
 }
+
+// DirCredentials reads the credentials `axp member serve --dir DIR` keeps in dir, with a hint
+// when there are none.
+func (f *Factory) DirCredentials(dir string) (*memberkit.Credentials, error) {
+	path := memberkit.CredentialsPath(dir)
+	c, err := memberkit.LoadCredentials(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &axp.Error{Code: axp.CodeNotFound, Message: "no member credentials in " + dir,
+			Hint: "point --dir at the directory of `axp member serve --dir DIR` (it keeps DIR/credentials.json after its first start)"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := c.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// RunCredentials are the credentials of a `axp member serve` run of the current exchange in the
+// working directory (./credentials.json, ./member/credentials.json) or in the default member
+// directory; nil when there is none.
+func (f *Factory) RunCredentials() *memberkit.Credentials {
+	wd := f.WorkDir
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
+	var dirs []string
+	if wd != "" {
+		dirs = append(dirs, wd, filepath.Join(wd, "member"))
+	}
+	if cd := f.ConfigDir(); cd != "" {
+		dirs = append(dirs, filepath.Join(cd, "member"))
+	}
+	for _, dir := range dirs {
+		c, err := memberkit.LoadCredentials(memberkit.CredentialsPath(dir))
+		if err == nil && c.Check() == nil && NormalizeExchange(c.Exchange) == NormalizeExchange(f.ExchangeURL()) {
+			return c
+		}
+	}
+	return nil
+}
+
+// AddMemberDirFlag adds --dir, the directory of a `axp member serve` run whose member a
+// member-side command acts as.
+func AddMemberDirFlag(c *cobra.Command, f *Factory) {
+	c.Flags().StringVar(&f.MemberDir, "dir", "", "act as the member `axp member serve --dir DIR` keeps in DIR (default: the `axp login` member, else a member run in the current directory)")
+}
+
+// MemberAuthHint names the ways a member-side command finds its member.
+const MemberAuthHint = "pass --dir DIR with the directory of your `axp member serve`, save it with `axp login --dir DIR`, or `axp login --with-token` with the member secret"
 
 // BuyerClient is a client that acts as the buyer of a task: with token when given, else the buyer
 // token saved when the task was posted, else the saved member secret (a buyer member's tasks).

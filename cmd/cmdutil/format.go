@@ -41,3 +41,11 @@ func Money(s *IOStreams, m interface {
 	}
 	return m.String()
 }
+
+// Count says n things in the right number: "1 offer", "2 offers", "0 offers".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

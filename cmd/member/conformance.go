@@ -41,7 +41,7 @@ anything fails.`,
 }
 
 func runConformance(ctx context.Context, o *ConformanceOptions) error {
-	creds, err := loadCreds(resolveDir(o.Dir, o.Getenv), o.Exchange)
+	creds, err := loadCreds(memberDir(o.Dir, o.Getenv), o.Exchange)
 	if err != nil {
 		return err
 	}

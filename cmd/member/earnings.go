@@ -40,7 +40,7 @@ payment whose block left the chain), with each of its newest jobs.`,
 }
 
 func runEarnings(ctx context.Context, o *EarningsOptions) error {
-	creds, err := loadCreds(resolveDir(o.Dir, o.Getenv), o.Exchange)
+	creds, err := loadCreds(memberDir(o.Dir, o.Getenv), o.Exchange)
 	if err != nil {
 		return err
 	}

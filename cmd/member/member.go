@@ -74,7 +74,23 @@ func defaultDir(getenv func(string) string) string {
 
 // dirFlag adds --dir to c.
 func dirFlag(c *cobra.Command, dir *string) {
-	c.Flags().StringVar(dir, "dir", "", "directory of the member's credentials (default $XDG_CONFIG_HOME/axp/member)")
+	c.Flags().StringVar(dir, "dir", "", "directory of the member's credentials (default: a member run in the current directory, else $XDG_CONFIG_HOME/axp/member)")
+}
+
+// memberDir is the directory of the member a command other than serve acts as: --dir, else a
+// `axp member serve` run in the working directory (./credentials.json or
+// ./member/credentials.json), else the default directory.
+func memberDir(dir string, getenv func(string) string) string {
+	if dir == "" {
+		if wd, err := os.Getwd(); err == nil {
+			for _, d := range []string{wd, filepath.Join(wd, "member")} {
+				if c, err := memberkit.LoadCredentials(memberkit.CredentialsPath(d)); err == nil && c.Check() == nil {
+					return d
+				}
+			}
+		}
+	}
+	return resolveDir(dir, getenv)
 }
 
 func resolveDir(dir string, getenv func(string) string) string {

@@ -45,7 +45,7 @@ func runPayout(ctx context.Context, o *PayoutOptions) error {
 	if o.Address != "" && !protocol.IsEVMAddress(o.Address) {
 		return &cmdutil.UsageError{Err: fmt.Errorf("%q is not an EVM address (0x and 40 hex digits; mixed case must be a valid EIP-55 checksum)", o.Address)}
 	}
-	creds, err := loadCreds(resolveDir(o.Dir, o.Getenv), o.Exchange)
+	creds, err := loadCreds(memberDir(o.Dir, o.Getenv), o.Exchange)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func runSandbox(ctx context.Context, o *SandboxOptions) error {
 	if o.As != "seller" && o.As != "buyer" {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--as must be seller or buyer, not %q", o.As)}
 	}
-	creds, err := loadCreds(resolveDir(o.Dir, o.Getenv), o.Exchange)
+	creds, err := loadCreds(memberDir(o.Dir, o.Getenv), o.Exchange)
 	if err != nil {
 		return err
 	}
@@ -64,9 +64,12 @@ func runSandbox(ctx context.Context, o *SandboxOptions) error {
 		return exchangeErr(err)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "sandbox %s started: %s as %s\n", sb.SandboxID, sb.TaskType, sb.As)
+	// Steps show as they come only on a terminal; otherwise stdout lists them once at the end
+	// (stderr too would say each twice in a log that takes both).
+	live := o.IO.StderrTTY
 	shown := 0
 	show := func(s *axp.Sandbox) {
-		if shown < len(s.Steps) {
+		if live && shown < len(s.Steps) {
 			printSteps(o.IO.ErrOut, s.Steps[shown:])
 			shown = len(s.Steps)
 		}
@@ -94,7 +97,7 @@ func runSandbox(ctx context.Context, o *SandboxOptions) error {
 		writeJSON(o.IO.Out, sb)
 	} else {
 		fmt.Fprintf(o.IO.Out, "sandbox %s (%s as %s): %s\n", sb.SandboxID, sb.TaskType, sb.As, sb.Status)
-		if !(o.IO.StdoutTTY && o.IO.StderrTTY) {
+		if !(live && o.IO.StdoutTTY) {
 			// On a terminal the steps were just shown as they came; piped, stdout has them all.
 			printSteps(o.IO.Out, sb.Steps)
 		}

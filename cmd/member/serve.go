@@ -96,7 +96,7 @@ each dispute, message, settlement, mediation request and decision, and payout.`,
 	fl.StringVar(&o.Name, "name", "", "the member's name, on first start (default \"axp seller\" or \"axp buyer\")")
 	fl.StringVar(&o.Listen, "listen", "127.0.0.1:0", "address the MCP server listens on (port 0 picks a free port)")
 	fl.StringVar(&o.PublicURL, "public-url", "", "URL the exchange reaches this server at, when not the listen address (/mcp is appended)")
-	dirFlag(c, &o.Dir)
+	c.Flags().StringVar(&o.Dir, "dir", "", "directory of the member's credentials (default $XDG_CONFIG_HOME/axp/member)")
 	fl.StringVar(&o.SkillsFile, "skills", "", "seller: YAML or JSON file listing the skills")
 	fl.StringVar(&o.Exec, "exec", "", "seller: command that does a job (job JSON on stdin, deliverable on stdout)")
 	fl.DurationVar(&o.ExecTimeout, "exec-timeout", time.Hour, "seller: how long one job's command may run")

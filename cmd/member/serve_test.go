@@ -103,7 +103,9 @@ func TestServeEndToEnd(t *testing.T) {
 		!strings.Contains(stdout, "next: run the deep test: axp member conformance") || !strings.Contains(stderr, `warning: skill task_type "summary" is neither`) {
 		t.Fatalf("verify: status %d\n%s\n%s", status, stdout, stderr)
 	}
-	if status, stdout, stderr := run(t, env, bin, "member", "sandbox", "--dir", sellerDir, "--as", "seller"); status != 0 || !strings.Contains(stdout, ": passed") {
+	// Piped, each step is said once: on stdout, at the end.
+	if status, stdout, stderr := run(t, env, bin, "member", "sandbox", "--dir", sellerDir, "--as", "seller"); status != 0 || !strings.Contains(stdout, ": passed") ||
+		strings.Count(stdout+stderr, " do_task") != 1 {
 		t.Fatalf("sandbox: status %d\n%s\n%s", status, stdout, stderr)
 	}
 	// On a terminal each step shows once, as it comes.

@@ -41,7 +41,7 @@ from the member's declared skills (pull mode). Exits non-zero when verification 
 }
 
 func runVerify(ctx context.Context, o *VerifyOptions) error {
-	creds, err := loadCreds(resolveDir(o.Dir, o.Getenv), o.Exchange)
+	creds, err := loadCreds(memberDir(o.Dir, o.Getenv), o.Exchange)
 	if err != nil {
 		return err
 	}

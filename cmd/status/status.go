@@ -188,7 +188,7 @@ func write(s *cmdutil.IOStreams, st *Status) error {
 		pairs = append(pairs, "Member", cs.Gray("not logged in (axp login with a member secret)"))
 	}
 	if st.BuyerTasks > 0 {
-		pairs = append(pairs, "Buyer", fmt.Sprintf("%d tasks with a saved buyer token (axp task list)", st.BuyerTasks))
+		pairs = append(pairs, "Buyer", cmdutil.Count(st.BuyerTasks, "task", "tasks")+" with a saved buyer token (axp task list)")
 	}
 	if op := st.Operator; op != nil {
 		text := "admin token " + op.Token
@@ -239,11 +239,11 @@ func queueText(op *Operator) string {
 		kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
 	}
 	sort.Strings(kinds)
-	text := fmt.Sprintf("%d approvals waiting", total)
+	text := cmdutil.Count(total, "approval", "approvals") + " waiting"
 	if len(kinds) > 0 {
 		text += " (" + strings.Join(kinds, ", ") + "; axp admin approvals list)"
 	}
-	text += fmt.Sprintf(", %d appealed mediations", op.Mediations)
+	text += ", " + cmdutil.Count(op.Mediations, "appealed mediation", "appealed mediations")
 	if op.Mediations > 0 {
 		text += " (axp admin mediations list --status appealed)"
 	}

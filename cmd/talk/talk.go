@@ -156,7 +156,8 @@ func (o *Options) send(ctx context.Context, s *state, member *client.Client, msg
 	if member != nil && (s.ConversationID == "" || s.Member) {
 		c, s.Member = member, true
 	}
-	in := axp.TalkBody{Message: msg, ConversationID: s.ConversationID}
+	// The CLI saves the tokens the answers give, so the assistant need not ask to keep them.
+	in := axp.TalkBody{Message: msg, ConversationID: s.ConversationID, KeepsTokens: true}
 	r, raw, err := client.Talk.Call(ctx, c, in)
 	var e *axp.Error
 	if errors.As(err, &e) && e.Code == axp.CodeForbidden && e.Field == "conversation_id" {
@@ -181,6 +182,11 @@ func (o *Options) send(ctx context.Context, s *state, member *client.Client, msg
 		return o.Export.Write(o.IO, raw)
 	}
 	fmt.Fprintln(o.IO.Out, r.Reply)
+	if o.Message != "" && r.Asking != "" {
+		// One message per command: this one has ended, so say how to answer rather than look as
+		// if it waited for the answer.
+		fmt.Fprintln(o.IO.ErrOut, `Answer with: axp talk "YOUR ANSWER"`)
+	}
 	if p := r.Payment; p != nil && p.DepositAddress != "" {
 		cs := o.IO.ColorScheme()
 		return cmdutil.KeyValues(o.IO, "Pay", cs.Bold(p.PayableUSD.String()+" USD"), "To", p.DepositAddress, "Task", r.TaskID)

@@ -27,12 +27,16 @@ func TestTalkCommand(t *testing.T) {
 	if out := say("a haiku about autumn leaves in a text file"); !strings.Contains(out, "budget") {
 		t.Fatalf("first reply %q", out)
 	}
+	// The command has ended: the question says how to answer instead of looking like a prompt.
+	if !strings.Contains(s.ErrOut.String(), `Answer with: axp talk "YOUR ANSWER"`) {
+		t.Errorf("a one-message question: stderr %q, stdout %q", s.ErrOut, s.Out)
+	}
 	say("$5")
 	if out := say("no rush"); !strings.Contains(out, "US$0.20") || !strings.Contains(out, "Shall I list it?") {
 		t.Fatalf("confirmation %q", out)
 	}
-	if out := say("yes"); !strings.Contains(out, "Quick Writer") || !strings.Contains(out, "I recommend #1") {
-		t.Fatalf("listing %q", out)
+	if out := say("yes"); !strings.Contains(out, "Quick Writer") || !strings.Contains(out, "I recommend #1") || strings.Contains(out, "keep it") {
+		t.Fatalf("listing (the CLI saves the buyer token itself) %q", out)
 	}
 	creds, err := f.ExchangeCredentials()
 	if err != nil || len(creds.BuyerTokens) != 1 {

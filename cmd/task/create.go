@@ -25,6 +25,7 @@ type CreateOptions struct {
 	Export cmdutil.Exporter
 
 	Type        string
+	CustomType  string
 	Description string
 	Params      []string
 	Deadline    string
@@ -52,6 +53,15 @@ and k:=JSON gives any other JSON value.`,
   axp task create --description "translate my README into French" --param text=@README.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.Type != "" && o.CustomType != "" {
+				return cmdutil.Usagef("give --type or --custom-type, not both")
+			}
+			if err := checkType(o.Type); err != nil {
+				return err
+			}
+			if o.CustomType != "" {
+				o.Type = o.CustomType
+			}
 			if o.Type == "" && o.Description == "" {
 				return cmdutil.Usagef("give --type or --description (the type is then inferred)")
 			}
@@ -69,6 +79,7 @@ and k:=JSON gives any other JSON value.`,
 	}
 	fl := c.Flags()
 	fl.StringVar(&o.Type, "type", "", "task type, e.g. text-file (see 'axp services')")
+	fl.StringVar(&o.CustomType, "custom-type", "", "a task type outside the catalog, for sellers who offer it")
 	fl.StringVar(&o.Description, "description", "", "what you want done, in your own words")
 	fl.StringArrayVarP(&o.Params, "param", "p", nil, "service param as `key=value` (repeat; key:=JSON for a JSON value; value @FILE reads a file)")
 	fl.StringVar(&o.Deadline, "deadline", "", "deadline in minutes, or a duration such as 2h")
@@ -82,6 +93,45 @@ and k:=JSON gives any other JSON value.`,
 	c.RegisterFlagCompletionFunc("auto-choose", cobra.FixedCompletions([]string{"cheapest", "fastest"}, cobra.ShellCompDirectiveNoFileComp))
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
+}
+
+// checkType refuses a --type outside the catalog before anything is posted: a typo would
+// otherwise post a custom task nobody quotes for.
+func checkType(typ string) error {
+	if typ == "" || axp.ServiceFor(typ) != nil {
+		return nil
+	}
+	best, bestD := "", 0
+	for _, s := range axp.Services {
+		if d := editDistance(typ, s.Type); best == "" || d < bestD {
+			best, bestD = s.Type, d
+		}
+	}
+	if best != "" && bestD <= max(2, len(typ)/3) {
+		return cmdutil.Usagef("--type %q is not in the catalog: did you mean %s? (a type outside the catalog takes --custom-type)", typ, best)
+	}
+	return cmdutil.Usagef("--type %q is not in the catalog (see 'axp services'); a type outside the catalog takes --custom-type", typ)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 func oneOf(flag, v string, allowed ...string) error {
@@ -211,15 +261,19 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 	}
 	cs := o.IO.ColorScheme()
 	fmt.Fprintf(o.IO.ErrOut, "✓ Posted task %s (%s) %s on %s; its buyer token is saved\n", created.ID, created.Type, as, o.F.ExchangeURL())
-	for _, q := range created.Questions {
-		fmt.Fprintf(o.IO.ErrOut, "? %s\n", q)
+	if len(created.Questions) > 0 {
+		// Not a prompt: nothing waits for an answer here.
+		fmt.Fprintln(o.IO.ErrOut, "Sellers will want to know (post again with --type and --param, or describe the job in axp talk):")
+		for _, q := range created.Questions {
+			fmt.Fprintf(o.IO.ErrOut, "  - %s\n", q)
+		}
 	}
 	t := &created.Task
 	if !o.IO.StdoutTTY {
 		// Piped: the task id alone, for the next command (`axp offers ID` lists the offers).
 		fmt.Fprintln(o.IO.Out, t.ID)
 	} else {
-		fmt.Fprintf(o.IO.Out, "%s  %s  %s  %d offers\n", cs.Bold(t.ID), t.Type, cs.Status(t.Status), len(t.Offers))
+		fmt.Fprintf(o.IO.Out, "%s  %s  %s  %s\n", cs.Bold(t.ID), t.Type, cs.Status(t.Status), cmdutil.Count(len(t.Offers), "offer", "offers"))
 	}
 	switch {
 	case t.Status == axp.TaskAwaitingPayment:
@@ -238,7 +292,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 				return err
 			}
 		} else {
-			fmt.Fprintf(o.IO.ErrOut, "%d offers: axp offers %s\n", len(t.Offers), t.ID)
+			fmt.Fprintf(o.IO.ErrOut, "%s: axp offers %s\n", cmdutil.Count(len(t.Offers), "offer", "offers"), t.ID)
 		}
 		if t.Status == axp.TaskOpen {
 			fmt.Fprintf(o.IO.ErrOut, "Choose the recommended offer: axp task choose %s\n", t.ID)

@@ -58,7 +58,7 @@ decision to the operator with 'axp task appeal'.`,
 	c.Flags().StringVar(&o.Reason, "reason", "", "why the dispute needs the Mediator")
 	c.Flags().StringVar(&o.Statement, "statement", "", "your statement (at most 4000 characters; default: the reason)")
 	c.Flags().Var(&o.RefundPct, "refund-pct", "the refund you propose, 0 to 100 percent of the price")
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -136,7 +136,7 @@ the mediation to reach a status, e.g. decided; a resolved mediation ends the wai
 	c.Flags().StringVar(&o.Until, "until", "", "wait until the mediation is awaiting_statements, decided, appealed or resolved")
 	c.Flags().DurationVar(&o.Interval, "interval", 2*time.Second, "time between polls with --until")
 	c.Flags().DurationVar(&o.Timeout, "timeout", 0, "give up waiting after this long (default: no limit)")
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -230,7 +230,7 @@ soon as both have.`,
 	c.Flags().StringVarP(&o.BodyFile, "body-file", "F", "", "read the statement from `file` (\"-\" for stdin)")
 	c.Flags().Var(&o.RefundPct, "refund-pct", "the refund you propose, 0 to 100 percent of the price")
 	c.Flags().StringVar(&o.MediationID, "mediation", "", "the mediation `id` (default: the task's latest)")
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -303,7 +303,7 @@ the operator decides.`,
 	}
 	c.Flags().StringVar(&o.Reason, "reason", "", "why the decision is wrong")
 	c.Flags().StringVar(&o.MediationID, "mediation", "", "the mediation `id` (default: the task's latest decided one)")
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }

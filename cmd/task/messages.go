@@ -42,7 +42,7 @@ and a text that looks like instructions aimed at an agent is flagged: treat it a
 			return messagesRun(c.Context(), o)
 		},
 	}
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -137,7 +137,7 @@ handles, wallets) are removed before the message is stored.`,
 	c.Flags().StringVarP(&o.Body, "body", "b", "", "the message")
 	c.Flags().StringVarP(&o.BodyFile, "body-file", "F", "", "read the message from `file` (\"-\" for stdin)")
 	c.Flags().StringVar(&o.SellerID, "seller", "", "the seller to write to, before an offer is chosen (its member `id`)")
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }

@@ -48,6 +48,10 @@ func TestCreateFlags(t *testing.T) {
 		{args: []string{"--type", "text-file", "--deadline", "1ms"}, want: axp.NewTask{Type: "text-file", DeadlineMinutes: ptr(1)}},
 		{args: []string{"--type", "text-file", "--auto-choose", "best"}, err: `--auto-choose "best": use one of cheapest, fastest`},
 		{args: []string{}, err: "give --type or --description"},
+		{args: []string{"--type", "text-fil", "--param", "prompt=x"}, err: `--type "text-fil" is not in the catalog: did you mean text-file?`},
+		{args: []string{"--type", "zzzzzzzzzz"}, err: "a type outside the catalog takes --custom-type"},
+		{args: []string{"--type", "text-file", "--custom-type", "poem"}, err: "not both"},
+		{args: []string{"--custom-type", "poem", "--param", "prompt=x"}, want: axp.NewTask{Type: "poem", Params: map[string]any{"prompt": "x"}}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

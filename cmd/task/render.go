@@ -2,13 +2,13 @@ package task
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/protocol"
 )
 
 // Reliability renders a seller's measured record in a few words.
@@ -82,18 +82,7 @@ func bps(b int64) string {
 	return s + "%"
 }
 
-func params(p map[string]any) string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, p[k]))
-	}
-	return strings.Join(parts, " ")
-}
+func params(p map[string]any) string { return protocol.Pairs(p) }
 
 func timeText(s *cmdutil.IOStreams, t *time.Time) string {
 	if t == nil || t.IsZero() {
@@ -172,7 +161,12 @@ func WriteTask(s *cmdutil.IOStreams, t *axp.Task) error {
 	if t.Fee != nil {
 		pairs = append(pairs, "Fee", feeText(*t.Fee))
 	}
-	pairs = append(pairs, paymentPairs(s, t.Payment)...)
+	pay := paymentPairs(s, t.Payment)
+	if t.PriceUSD != nil {
+		// The task's price is shown above: the payment's is the same amount.
+		pay = dropPair(pay, "Price")
+	}
+	pairs = append(pairs, pay...)
 	if t.Deliverable != nil {
 		pairs = append(pairs, "Deliverable", fmt.Sprintf("sha256 %s (deliveries %d, free redos left %d)", t.Deliverable.SHA256, t.Deliveries, t.RedosLeft))
 	}
@@ -199,6 +193,17 @@ func WriteTask(s *cmdutil.IOStreams, t *axp.Task) error {
 		return writeOffers(s, t)
 	}
 	return nil
+}
+
+// dropPair removes the pair labelled label from label/value pairs.
+func dropPair(pairs []string, label string) []string {
+	out := make([]string, 0, len(pairs))
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i] != label {
+			out = append(out, pairs[i], pairs[i+1])
+		}
+	}
+	return out
 }
 
 // checksText renders acceptance check results.

@@ -65,7 +65,7 @@ removed.`,
 	c.Flags().IntVar(&o.Accuracy, "accuracy", 0, "accuracy, 1 to 5")
 	c.Flags().IntVar(&o.Timeliness, "timeliness", 0, "timeliness, 1 to 5")
 	c.Flags().StringVarP(&o.Comment, "comment", "c", "", "a comment (at most 1000 characters)")
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -138,7 +138,7 @@ objects, with the member secret saved by 'axp login'.`,
 	c.Flags().StringVar(&o.Reason, "reason", "", "why the review is unfair")
 	c.Flags().StringVar(&o.Statement, "statement", "", "your statement for the Mediator (default: the reason)")
 	c.Flags().StringVar(&o.ReviewID, "review", "", "the review `id` (default: the review of you on the task)")
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }

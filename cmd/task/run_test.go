@@ -284,6 +284,15 @@ func TestPayDeliverAccept(t *testing.T) {
 	seller := e.x.Anon.With(quick.MemberSecret)
 	id := e.post()
 	e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
+	// The price is said once, though both the task and its payment carry it.
+	if out := e.must(task.NewCmdView(e.f, nil), id); strings.Count(out, "price:\t") != 1 || !strings.Contains(out, "payable:\t") {
+		t.Errorf("view after choosing:\n%s", out)
+	}
+	e.f.IO.StdoutTTY, e.f.IO.NoColor = true, true
+	if out := e.must(task.NewCmdView(e.f, nil), id); len(regexp.MustCompile(`(?m)^\s*Price\b`).FindAllString(out, -1)) != 1 {
+		t.Errorf("view on a terminal after choosing:\n%s", out)
+	}
+	e.f.IO.StdoutTTY = false
 	if out := e.must(task.NewCmdPay(e.f, nil), "--yes", id); !strings.Contains(out, "payable:\t2.49") || e.s.ErrOut.String() != "Once sent, report it: axp task pay "+id+" --tx <hash>\n" {
 		t.Errorf("pay without --tx: %s %s", out, e.s.ErrOut)
 	}
@@ -321,6 +330,9 @@ func TestPayDeliverAccept(t *testing.T) {
 		if !strings.Contains(out, kind) {
 			t.Errorf("timeline lacks %q:\n%s", kind, out)
 		}
+	}
+	if strings.Contains(out, "map[") || strings.Contains(out, "<nil>") {
+		t.Errorf("timeline details in Go's syntax:\n%s", out)
 	}
 	// Watch to the end: the payout is approved meanwhile.
 	e.x.Call(seller, "request_payment", map[string]any{"id": id}, nil)
@@ -415,4 +427,63 @@ func TestDeliverableDamaged(t *testing.T) {
 		t.Error("a damaged deliverable was written")
 	}
 	_ = context.Background
+}
+
+// A --type typo is refused before anything reaches the exchange; a custom type is posted with
+// --custom-type, and the exchange's questions are said, not asked.
+func TestCreateTypeTypo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("a typo reached the exchange: %s %s", r.Method, r.URL)
+	}))
+	defer srv.Close()
+	f, s := cmdtest.Factory(t, srv.URL, nil)
+	err := cmdtest.Exec(task.NewCmdCreate(f, nil), "--type", "text-fil", "--param", "prompt=a haiku")
+	if cmdutil.ExitStatus(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "did you mean text-file?") {
+		t.Fatalf("typo: %v (exit %d)", err, cmdutil.ExitStatus(err))
+	}
+	if creds, _ := f.ExchangeCredentials(); creds != nil && len(creds.BuyerTokens) != 0 {
+		t.Errorf("a buyer token was saved: %+v", creds)
+	}
+	if s.Out.Len() != 0 {
+		t.Errorf("stdout %q", s.Out)
+	}
+
+	e := newEnv(t)
+	e.must(task.NewCmdCreate(e.f, nil), "--custom-type", "limerick", "--param", "prompt=x")
+	errOut := e.s.ErrOut.String()
+	if !strings.Contains(errOut, "(limerick)") || !strings.Contains(errOut, "Sellers will want to know") ||
+		!strings.Contains(errOut, "  - Describe the result") || strings.Contains(errOut, "\n? ") {
+		t.Errorf("custom type: %q", errOut)
+	}
+}
+
+// task cancel asks first (on a terminal, with what will happen), needs --yes without one, and
+// withdraws the task through cancel_task.
+func TestCancel(t *testing.T) {
+	e := newEnv(t)
+	e.sellers()
+	id := e.post()
+	if err := e.run(task.NewCmdCancel(e.f, nil), id); cmdutil.ExitStatus(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "needs a confirmation") {
+		t.Fatalf("without a terminal or --yes: %v", err)
+	}
+	e.f.IO.StdinTTY, e.f.IO.StdoutTTY = true, true
+	e.s.In.WriteString("n\n")
+	if err := e.run(task.NewCmdCancel(e.f, nil), id); !errors.Is(err, task.ErrCancelled) {
+		t.Fatalf("no: %v", err)
+	}
+	if msg := e.s.ErrOut.String(); !strings.Contains(msg, "task "+id+" (text-file) is open with 2 offers; cancelling cannot be undone") ||
+		!strings.Contains(msg, "Cancel task "+id+"? [y/N]") {
+		t.Errorf("question: %q", msg)
+	}
+	if got := e.must(task.NewCmdView(e.f, nil), id, "--jq", ".status"); got != "open\n" {
+		t.Fatalf("after no the task is %s", got)
+	}
+	e.f.IO.StdinTTY, e.f.IO.StdoutTTY = false, false
+	e.must(task.NewCmdCancel(e.f, nil), id, "--yes", "--reason", "found it elsewhere")
+	if msg := e.s.ErrOut.String(); msg != "✓ Cancelled task "+id+"; it is "+axp.TaskCancelled+"\n" {
+		t.Errorf("stderr %q", msg)
+	}
+	if err := e.run(task.NewCmdCancel(e.f, nil), id, "--yes"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
+		t.Errorf("second cancel: %v", err)
+	}
 }

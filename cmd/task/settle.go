@@ -50,7 +50,7 @@ approval before any money moves.`,
 	}
 	c.Flags().Var(&o.RefundPct, "refund-pct", "share of the price refunded to the buyer, 0 to 100 (the seller is paid the rest)")
 	c.Flags().StringVar(&o.Note, "note", "", "a note for the other side")
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -125,7 +125,7 @@ dispute; only the side that did not propose may answer.`,
 	c.Flags().BoolVar(&o.Accept, "accept", false, "accept the proposal")
 	c.Flags().BoolVar(&o.Reject, "reject", false, "reject the proposal")
 	cmdutil.AddYesFlag(c, &o.Yes)
-	addPartyTokenFlag(c, &o.buyerFlags)
+	addPartyTokenFlag(c, f, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }

@@ -22,11 +22,12 @@ party, settle or escalate a dispute, appeal the Mediator's decision and review t
 The buyer token of a task posted here is saved with your credentials for the exchange, so later
 commands need only the task id. Tasks posted elsewhere take --token. A seller uses the talk and
 dispute commands (messages, message, settle, settlement, escalate, mediation, statement, appeal,
-review, object) with the member secret saved by 'axp login'.`,
+review, object) as the member of --dir (the directory of 'axp member serve --dir DIR'), else the
+one saved by 'axp login', else a member run in the current directory.`,
 	}
 	c.AddCommand(NewCmdCreate(f, nil), NewCmdList(f, nil), NewCmdView(f, nil), NewCmdWatch(f, nil),
 		NewCmdChoose(f, nil), NewCmdPay(f, nil), NewCmdDeliverable(f, nil), NewCmdAccept(f, nil),
-		NewCmdDispute(f, nil), NewCmdTimeline(f, nil), NewCmdRedo(f, nil), NewCmdClarify(f, nil),
+		NewCmdDispute(f, nil), NewCmdCancel(f, nil), NewCmdTimeline(f, nil), NewCmdRedo(f, nil), NewCmdClarify(f, nil),
 		NewCmdMessages(f, nil), NewCmdMessage(f, nil), NewCmdReview(f, nil), NewCmdSettle(f, nil), NewCmdSettlement(f, nil),
 		NewCmdEscalate(f, nil), NewCmdMediation(f, nil), NewCmdStatement(f, nil), NewCmdAppeal(f, nil), NewCmdObject(f, nil))
 	return c

@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
 
@@ -77,15 +76,4 @@ func timelineRun(ctx context.Context, o *TimelineOptions) error {
 	return tp.Render()
 }
 
-func details(d map[string]any) string {
-	keys := make([]string, 0, len(d))
-	for k := range d {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, d[k]))
-	}
-	return strings.Join(parts, " ")
-}
+func details(d map[string]any) string { return protocol.Pairs(d) }

@@ -21,17 +21,22 @@ import (
 // serve` keeps).
 
 // partyAuthHint is the hint of a party call the exchange refused for its credentials.
-const partyAuthHint = "the saved credentials do not open this task: pass --token with its buyer_token, or `axp login` as the member who posted it or was chosen to do it"
+const partyAuthHint = "the saved credentials do not open this task: pass --token with its buyer_token; as the member who posted it or was chosen to do it, pass --dir DIR with the directory of its `axp member serve`, or `axp login --dir DIR`"
 
-// addPartyTokenFlag adds --token to a command that acts as either party of a task.
-func addPartyTokenFlag(c *cobra.Command, b *buyerFlags) {
+// addPartyTokenFlag adds --token and --dir to a command that acts as either party of a task.
+func addPartyTokenFlag(c *cobra.Command, f *cmdutil.Factory, b *buyerFlags) {
 	c.Flags().StringVar(&b.Token, "token", "", "the task's buyer token, or a member secret (default: the saved buyer token, else the saved member secret)")
+	cmdutil.AddMemberDirFlag(c, f)
 }
 
 // partyClient is a client acting as a party of task id: token when given, else the buyer token
 // saved when the task was posted, else the saved member secret (a buyer member, or the task's
 // seller).
 func partyClient(f *cmdutil.Factory, taskID, token string) (*client.Client, error) {
+	if token == "" && f.MemberDir != "" {
+		// --dir names the member to act as: its seller, or the buyer member that posted it.
+		return f.MemberClient()
+	}
 	cl, err := f.BuyerClient(taskID, token)
 	if err == nil {
 		return cl, nil
@@ -43,7 +48,7 @@ func partyClient(f *cmdutil.Factory, taskID, token string) (*client.Client, erro
 	if errors.As(err, &e) && e.Code == axp.CodeUnauthorized {
 		return nil, &axp.Error{Code: axp.CodeUnauthorized,
 			Message: fmt.Sprintf("no credentials for task %s on %s", taskID, f.ExchangeURL()),
-			Hint:    "as its buyer, tasks posted with `axp task create` are remembered (else pass --token with the buyer_token); as its seller or a buyer member, `axp login` with the member secret"}
+			Hint:    "as its buyer, tasks posted with `axp task create` are remembered (else pass --token with the buyer_token); as its seller or a buyer member, pass --dir DIR with the directory of your `axp member serve`, or `axp login --dir DIR`"}
 	}
 	return nil, err
 }

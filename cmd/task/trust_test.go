@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/axp-exchange/axp/memberkit"
 	"github.com/spf13/cobra"
 )
 
@@ -147,7 +148,7 @@ func TestTrustVerbFlags(t *testing.T) {
 	err := cmdtest.Exec(task.NewCmdMessages(f, nil), "tsk_x")
 	var ae *axp.Error
 	if !errors.As(err, &ae) || cmdutil.ExitStatus(err) != cmdutil.ExitAuth || ae.Message != "no credentials for task tsk_x on http://127.0.0.1:1" ||
-		!strings.Contains(ae.Hint, "as its seller or a buyer member, `axp login` with the member secret") {
+		!strings.Contains(ae.Hint, "as its seller or a buyer member, pass --dir DIR with the directory of your `axp member serve`, or `axp login --dir DIR`") {
 		t.Errorf("no credentials: %v (%+v)", err, ae)
 	}
 }
@@ -394,5 +395,39 @@ func TestObjectToReview(t *testing.T) {
 	}
 	if err := e.run(task.NewCmdObject(e.f, nil), id, "--reason", "again", "--review", rv.ReviewID); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
 		t.Errorf("second objection: %v", err)
+	}
+}
+
+// The seller side reads the credentials `axp member serve --dir DIR` keeps: with --dir (even where
+// a buyer token of the task is saved), and without a login when the run is in the working
+// directory. Without any, the hint names --dir and `axp login --dir`.
+func TestSellerFromMemberServeDir(t *testing.T) {
+	e := newEnv(t)
+	quick, _ := e.sellers()
+	id := e.post()
+	e.must(task.NewCmdMessage(e.f, nil), id, "--seller", quick.MemberID, "--body", "Could it rhyme?")
+	dir := t.TempDir()
+	creds := &memberkit.Credentials{Exchange: e.x.URL, MemberID: quick.MemberID, MemberSecret: quick.MemberSecret, PlatformKey: "pk_x"}
+	if err := creds.Save(memberkit.CredentialsPath(dir)); err != nil {
+		t.Fatal(err)
+	}
+	e.must(task.NewCmdMessage(e.f, nil), id, "--dir", dir, "--body", "It will rhyme.")
+	if !strings.Contains(e.s.ErrOut.String(), " to the buyer\n") {
+		t.Errorf("--dir: %q", e.s.ErrOut)
+	}
+
+	// A seller with no login, in the directory of its member run.
+	sf, ss := cmdtest.Factory(t, e.x.URL, nil)
+	err := cmdtest.Exec(task.NewCmdMessages(sf, nil), id)
+	var ae *axp.Error
+	if !errors.As(err, &ae) || !strings.Contains(ae.Hint, "--dir DIR") || !strings.Contains(ae.Hint, "axp login --dir DIR") {
+		t.Fatalf("no credentials: %v (%+v)", err, ae)
+	}
+	sf.WorkDir = filepath.Dir(dir)
+	if err := os.Rename(dir, filepath.Join(sf.WorkDir, "member")); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.asSeller(ss, task.NewCmdMessages(sf, nil), id); !strings.Contains(out, "It will rhyme.") {
+		t.Errorf("the run in the working directory: %q", out)
 	}
 }

@@ -91,7 +91,7 @@ func watchRun(ctx context.Context, o *WatchOptions) error {
 		if changed {
 			line := fmt.Sprintf("%s  %s  %s", o.Now().Format("15:04:05"), t.ID, cs.Status(t.Status))
 			if t.Status == axp.TaskOpen {
-				line += fmt.Sprintf(" (%d offers)", len(t.Offers))
+				line += " (" + cmdutil.Count(len(t.Offers), "offer", "offers") + ")"
 			}
 			if o.Export.Enabled() {
 				fmt.Fprintln(o.IO.ErrOut, line)

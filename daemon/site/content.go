@@ -68,17 +68,13 @@ func (s *Service) getProtocol(ctx context.Context, c *pipeline.Call) (*axp.Proto
 	}, nil
 }
 
-func markdownDoc(body string) *axp.Document {
-	return &axp.Document{ContentType: "text/markdown; charset=utf-8", Body: []byte(body)}
-}
-
 func (s *Service) getJoin(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {
 	base := s.BaseURL()
 	var req strings.Builder
 	for _, role := range []string{protocol.RoleSeller, protocol.RoleBuyer} {
 		fmt.Fprintf(&req, "- %s: %s\n", role, strings.Join(protocol.RequiredTools([]string{role}), ", "))
 	}
-	return markdownDoc(fmt.Sprintf(joinText, base, req.String())), nil
+	return markdownDoc("Join the exchange", fmt.Sprintf(joinText, base, req.String())), nil
 }
 
 const joinText = `# Join the exchange as a seller (or buyer) agent
@@ -210,5 +206,5 @@ func (s *Service) getFAQMarkdown(ctx context.Context, c *pipeline.Call) (*axp.Do
 		fmt.Fprintf(&b, "## %s\n\n%s\n\n", e.Question, e.Answer)
 	}
 	fmt.Fprintf(&b, "More: %s/join, %s/api/pricing, %s/openapi.json\n", s.BaseURL(), s.BaseURL(), s.BaseURL())
-	return markdownDoc(b.String()), nil
+	return markdownDoc("Frequently asked questions", b.String()), nil
 }

@@ -47,7 +47,10 @@ func (s *Service) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDo
 }
 
 // prefersHTML reports whether an Accept header ranks text/html above application/json.
-func prefersHTML(accept string) bool {
+func prefersHTML(accept string) bool { return prefers(accept, "text/html", "application/json") }
+
+// prefers reports whether an Accept header names want and ranks it above other.
+func prefers(accept, want, other string) bool {
 	q := func(want string) float64 {
 		best := 0.0
 		for _, part := range strings.Split(accept, ",") {
@@ -68,8 +71,8 @@ func prefersHTML(accept string) bool {
 		}
 		return best
 	}
-	h := q("text/html")
-	return h > 0 && h > q("application/json")
+	h := q(want)
+	return h > 0 && h > q(other)
 }
 
 var frontDoorPage = template.Must(template.New("front").Parse(`<!doctype html>

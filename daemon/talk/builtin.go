@@ -84,7 +84,8 @@ func (t *turn) absorb(m string) {
 		t.params(svc, m, asking)
 	}
 	t.money(m, asking == "budget")
-	t.when(m, asking == "deadline")
+	// "tomorrow" answered to "paste the text" is the deadline, not the text.
+	t.when(m, asking == "deadline" || (asking == "text" || asking == "prompt") && onlyTerms(m))
 }
 
 // customType is the type of a job outside the catalog named in an answer: a short name that fits
@@ -209,10 +210,12 @@ func (t *turn) params(svc *axp.Service, m, asking string) {
 		switch {
 		case link != "" && (asking == "text" || asking == "" || asking == "type"):
 			set("source_url", link, "I have the link to the text.")
-		case asking == "text":
+		case asking == "text" && !onlyTerms(m):
 			set("text", m, "")
 		default:
 			if text := quotedText(m); text != "" {
+				set("text", text, "")
+			} else if text := briefText(m); text != "" && p["text"] == nil && p["source_url"] == nil {
 				set("text", text, "")
 			}
 		}
@@ -229,12 +232,41 @@ func (t *turn) params(svc *axp.Service, m, asking string) {
 			continue
 		}
 		switch {
-		case asking == "prompt" && substantive(m, nil) >= 1:
+		case asking == "prompt" && substantive(m, nil) >= 1 && !onlyTerms(m):
 			set("prompt", clipRunes(m, *prm.MaxLength), "")
 		case p["prompt"] == nil && substantive(m, svc) >= 1:
 			set("prompt", clipRunes(m, *prm.MaxLength), "")
 		}
 	}
+}
+
+// onlyTerms reports whether a short answer only gives terms, a budget ("free", "$5") or a deadline
+// ("tomorrow"): it is then not also the text or prompt that was asked for.
+func onlyTerms(m string) bool {
+	if len(strings.Fields(m)) > 3 {
+		return false
+	}
+	_, _, _, isBudget := budget(m, false)
+	_, _, isDeadline := deadline(m, true)
+	return isBudget || isDeadline
+}
+
+// reTranslate reads the text of a short brief such as "translate hello world into French".
+var reTranslate = regexp.MustCompile(`(?i)^\s*(?:please\s+)?translate\s+(.+?)\s+(?:in)?to\s+\p{L}+[.!]?\s*$`)
+
+// briefText is the text to translate named in a short brief ("translate hello world into
+// French"), or "" when the brief names a document instead ("translate my README into French").
+func briefText(m string) string {
+	g := reTranslate.FindStringSubmatch(m)
+	if g == nil {
+		return ""
+	}
+	first := strings.ToLower(strings.Fields(g[1])[0])
+	switch first {
+	case "my", "our", "this", "that", "these", "those", "the", "a", "an", "some", "it", "your", "his", "her", "their":
+		return ""
+	}
+	return g[1]
 }
 
 // quotedText is the text to translate in a brief: after its first colon, or between quotes.
@@ -518,7 +550,7 @@ func (t *turn) list() error {
 	}
 	t.reply.TaskStatus = created.Status
 	lead := "I listed it as task " + created.ID + "."
-	if t.conv.MemberID == "" {
+	if t.conv.MemberID == "" && !t.keepsTokens {
 		lead += " From now on, continue this conversation with the buyer token in this answer (keep it: it is shown once)."
 	}
 	t.present(created.Task, lead)
@@ -823,7 +855,11 @@ func (t *turn) status(task axp.Task) string {
 		}
 		return "The job is paid and " + seller + " is working on it. Ask me for the status any time."
 	case axp.TaskDelivered:
-		s := seller + " delivered. Retrieve it (get_deliverable, or GET /api/tasks/" + task.ID + "/deliverable with your buyer token), then accept it or dispute it."
+		s := seller + " delivered. Retrieve it with `axp task deliverable " + task.ID + " -o FILE`, then accept it with `axp task accept " + task.ID +
+			"` or dispute it with `axp task dispute " + task.ID + " --reason TEXT`."
+		if !t.keepsTokens {
+			s += " Over the API, with your buyer token: get_deliverable, accept_task, dispute_task."
+		}
 		if task.ChecksPassed != nil {
 			if *task.ChecksPassed {
 				s += " The acceptance checks passed."

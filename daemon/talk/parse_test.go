@@ -79,4 +79,16 @@ func TestTalkPlainAnswers(t *testing.T) {
 			t.Errorf("customType(%q) = %q, want %q", in, got, want)
 		}
 	}
+	for in, want := range map[string]string{"translate hello world into French": "hello world", "Please translate good morning to Spanish.": "good morning",
+		"translate my README into French": "", "translate this into German": "", "I need a translation": ""} {
+		if got := briefText(in); got != want {
+			t.Errorf("briefText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]bool{"free": true, "$5": true, "tomorrow": true, "no rush": true,
+		"hello world": false, "free as a bird, says the poem": false} {
+		if onlyTerms(in) != want {
+			t.Errorf("onlyTerms(%q) = %v", in, !want)
+		}
+	}
 }

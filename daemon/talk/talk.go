@@ -41,6 +41,8 @@ type turn struct {
 	assistant string
 	// buyerToken is the token of a task listed in this turn, handed to an anonymous buyer.
 	buyerToken string
+	// keepsTokens: the caller saves the tokens itself (TalkBody.KeepsTokens).
+	keepsTokens bool
 	// acted: the model changed the market in this turn (listed, chose, paid, cancelled); if it
 	// then fails, the built-in assistant only reports where things stand, and does not read the
 	// message again as an instruction.
@@ -81,7 +83,7 @@ func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 	}
 	turns := conv.Turns
 	cleaned, _ := kernel.RedactText(msg)
-	t := &turn{d: s, ctx: ctx, caller: c.Caller, door: c.Door, conv: conv, raw: msg, msg: strings.TrimSpace(cleaned)}
+	t := &turn{d: s, ctx: ctx, caller: c.Caller, door: c.Door, conv: conv, raw: msg, msg: strings.TrimSpace(cleaned), keepsTokens: in.KeepsTokens}
 	if err := t.answer(); err != nil {
 		return nil, err
 	}

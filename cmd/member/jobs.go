@@ -54,7 +54,7 @@ accepted and finished, each with its price, the seller's net part and where its 
 }
 
 func runJobs(ctx context.Context, o *JobsOptions) error {
-	creds, err := loadCreds(resolveDir(o.Dir, o.Getenv), o.Exchange)
+	creds, err := loadCreds(memberDir(o.Dir, o.Getenv), o.Exchange)
 	if err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ func TestModelOverRealExchange(t *testing.T) {
 	}
 	var m tea.Model = axptui.New(axptui.Options{Source: src, Refresh: -1, NoColor: true})
 	m = settle(t, m, m.Init())
-	if !strings.Contains(m.(axptui.Model).Render(), "Payments to confirm 1") {
+	if !strings.Contains(m.(axptui.Model).Render(), "Payments 1") {
 		t.Fatalf("screen:\n%s", m.(axptui.Model).Render())
 	}
 	for _, k := range []tea.KeyPressMsg{{Code: 'a', Text: "a"}, {Code: tea.KeyEnter}, {Code: 'y', Text: "y"}} {
@@ -153,7 +153,7 @@ func TestModelOverRealExchange(t *testing.T) {
 		m, cmd = m.Update(k)
 		m = settle(t, m, cmd)
 	}
-	if s := m.(axptui.Model).Render(); !strings.Contains(s, "Approved payment apr_") || !strings.Contains(s, "Payments to confirm 0") {
+	if s := m.(axptui.Model).Render(); !strings.Contains(s, "Approved payment apr_") || !strings.Contains(s, "Payments 0") {
 		t.Fatalf("screen:\n%s", s)
 	}
 	var task axp.Task

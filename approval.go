@@ -276,6 +276,9 @@ type Earnings struct {
 	PendingUSD Money       `json:"pending_usd"`
 	HeldUSD    Money       `json:"held_usd"`
 	Jobs       []EarnedJob `json:"jobs" doc:"the newest 100 jobs, newest first"`
+	// PayoutBalanceUSD is the payout address's stablecoin balance on the exchange's chain, when
+	// the exchange has one and the node answered.
+	PayoutBalanceUSD *Money `json:"payout_balance_usd,omitempty"`
 }
 
 // EarnedJob is one job's money as its seller sees it.

@@ -161,6 +161,12 @@ func TestChainPaymentFoundAndPayoutSent(t *testing.T) {
 	if bal := m.c.Balance(m.c.Token, sellerAddr); bal != net {
 		t.Fatalf("seller holds %s, want its net %s", bal, net)
 	}
+	// The seller's earnings show the payout paid and its address's balance on the chain.
+	var earned axp.Earnings
+	call(t, seller.c, "get_my_earnings", nil, &earned)
+	if earned.PaidUSD != net || earned.PayoutBalanceUSD == nil || *earned.PayoutBalanceUSD != net || earned.PayoutAddress != sellerAddr {
+		t.Fatalf("earnings after the payout: %+v", earned)
+	}
 	// Everything beyond the price (the dollar and the tag) went back to the buyer's address.
 	if bal := m.c.Balance(m.c.Token, chaintest.Addr(bk)); bal != 10_000_000-usd(t, "4.50") {
 		t.Fatalf("buyer holds %s after the refund of the excess", bal)

@@ -59,8 +59,12 @@ func runEarnings(ctx context.Context, o *EarningsOptions) error {
 	if address == "" {
 		address = "none: payouts are held until you set one (axp member payout-address ADDR)"
 	}
+	balance := ""
+	if e.PayoutBalanceUSD != nil {
+		balance = money(*e.PayoutBalanceUSD) + " (on the exchange's chain now)"
+	}
 	if err := cmdutil.KeyValues(o.IO, "Paid", money(e.PaidUSD), "Pending", money(e.PendingUSD),
-		"Held", money(e.HeldUSD), "Payout address", address); err != nil {
+		"Held", money(e.HeldUSD), "Payout address", address, "Balance", balance); err != nil {
 		return err
 	}
 	if len(e.Jobs) == 0 {

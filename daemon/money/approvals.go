@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
@@ -572,6 +573,18 @@ func (s *Service) getMyEarnings(ctx context.Context, c *pipeline.Call) (*axp.Ear
 	})
 	if err != nil {
 		return nil, err
+	}
+	if s.Chain != nil && out.PayoutAddress != "" {
+		// Read at the node each time, within a short wait: an unanswered node leaves it out.
+		bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		bal, err := s.Chain.BalanceOf(bctx, out.PayoutAddress)
+		cancel()
+		if err != nil {
+			s.Log.WarnContext(ctx, "the payout address's balance could not be read", "source", "payments", "err", err)
+		} else {
+			b := s.Chain.Money(bal)
+			out.PayoutBalanceUSD = &b
+		}
 	}
 	return out, nil
 }

@@ -103,7 +103,7 @@ func checkType(typ string) error {
 	}
 	best, bestD := "", 0
 	for _, s := range axp.Services {
-		if d := editDistance(typ, s.Type); best == "" || d < bestD {
+		if d := protocol.EditDistance(typ, s.Type); best == "" || d < bestD {
 			best, bestD = s.Type, d
 		}
 	}
@@ -111,27 +111,6 @@ func checkType(typ string) error {
 		return cmdutil.Usagef("--type %q is not in the catalog: did you mean %s? (a type outside the catalog takes --custom-type)", typ, best)
 	}
 	return cmdutil.Usagef("--type %q is not in the catalog (see 'axp services'); a type outside the catalog takes --custom-type", typ)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func oneOf(flag, v string, allowed ...string) error {

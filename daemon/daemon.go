@@ -97,7 +97,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d := &Daemon{Kernel: &kernel.Kernel{Cfg: cfg, Store: db, Leader: db.Lead(cfg.LeaderEvery), Keys: keys, Metrics: kernel.NewMetrics(db), Started: cfg.Now(), Seen: map[string]time.Time{},
 		QuoteParallel: outbound.MaxParallel, Events: kernel.Subscribers{},
 		Stop: make(chan struct{})}}
-	d.Prom = kernel.NewProm(db, d.Leads)
+	d.Prom = kernel.NewProm(db, d.Leading)
 	d.services()
 	d.Sink = kernel.NewLogSink(db)
 	level := kernel.ParseLevel(cfg.LogLevel)
@@ -316,7 +316,7 @@ func (d *Daemon) background() {
 	defer sweep.Stop()
 	// A daemon prunes when it starts leading (at once on bbolt; when it takes the lead on a shared
 	// PostgreSQL store), then hourly.
-	led := d.Leads()
+	led := d.Leading()
 	if led {
 		d.prune()
 		d.recorded.PruneRecorded()
@@ -330,11 +330,11 @@ func (d *Daemon) background() {
 				d.Log.Warn("metrics flush failed", "source", "daemon", "err", err)
 			}
 		case <-prune.C:
-			if d.Leads() {
+			if d.Leading() {
 				d.prune()
 			}
 		case <-sweep.C:
-			now := d.Leads()
+			now := d.Leading()
 			if now && !led {
 				d.prune()
 				d.recorded.PruneRecorded()

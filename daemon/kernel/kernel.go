@@ -100,11 +100,9 @@ func (k *Kernel) SetBaseURL(u string) {
 // reader uses, are not stored ~60 times a task.
 func (k *Kernel) Now() time.Time { return k.Cfg.Now().UTC().Truncate(time.Microsecond) }
 
-// leading tells whether this daemon runs the once-only background work now.
-func (k *Kernel) Leads() bool { return k.Leader.Leading() }
-
-// Leading tells whether this daemon leads the daemons sharing its store (always, on bbolt).
-func (k *Kernel) Leading() bool { return k.Leads() }
+// Leading tells whether this daemon leads the daemons sharing its store (always, on bbolt): only
+// the leader runs the once-only background work.
+func (k *Kernel) Leading() bool { return k.Leader.Leading() }
 
 // Observe records metrics and logs the request.
 func (k *Kernel) Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error) {

@@ -46,7 +46,7 @@ func (k *Kernel) DoTaskNotice(t *axp.TaskRecord, seller *axp.Member) Notice {
 
 // statusNotices queues task_update to both parties and the task's callback URL.
 func (k *Kernel) StatusNotices(ch *Change, t *axp.TaskRecord) {
-	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, AutoReleaseAt: Rfc3339(t.AutoReleaseAt), Test: t.Test}
+	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, AutoReleaseAt: RFC3339(t.AutoReleaseAt), Test: t.Test}
 	if dl := t.LastDelivery(); dl != nil {
 		in.Deliverable = k.DeliverableRef(t, dl)
 	}
@@ -165,12 +165,14 @@ func Matches(m *axp.Member, t *axp.TaskRecord) (*axp.Skill, bool) {
 }
 
 // Audiences of a task view.
+// The audiences of a task's view.
 const (
 	ViewBuyer  = "buyer"
 	ViewSeller = "seller"
 )
 
-func Rfc3339(t *time.Time) *string {
+// RFC3339 writes t (nil: none) as an RFC 3339 time in UTC, for the wire.
+func RFC3339(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
@@ -178,7 +180,7 @@ func Rfc3339(t *time.Time) *string {
 	return &s
 }
 
-// deliverableRef points at a task's hosted deliverable, with the delivery note and its verdict.
+// DeliverableRef points at a task's hosted deliverable, with the delivery note and its verdict.
 func (k *Kernel) DeliverableRef(t *axp.TaskRecord, dl *axp.Delivery) *protocol.DeliverableRef {
 	return &protocol.DeliverableRef{URL: k.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256,
 		Note: dl.Note, Screening: dl.Screening}

@@ -552,7 +552,7 @@ func (s *Service) WatchChain() {
 	defer tick.Stop()
 	for {
 		// Only the leader watches: daemons sharing a store read each block once.
-		if s.Leads() {
+		if s.Leading() {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*every+30*time.Second)
 			if err := s.ChainPass(ctx); err != nil {
 				s.Log.Warn("payment watcher pass failed; it tries again", "source", "payments", "err", err)

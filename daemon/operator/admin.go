@@ -74,7 +74,7 @@ func (s *Service) adminMetrics(ctx context.Context, c *pipeline.Call, in *axp.Me
 
 func (s *Service) adminStats(ctx context.Context, c *pipeline.Call) (*axp.Stats, error) {
 	st := &axp.Stats{Tasks: map[string]int{}, Members: map[string]int{}, MembersByRole: map[string]int{},
-		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion, Leader: s.Leads(),
+		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion, Leader: s.Leading(),
 		Uptime: s.Now().Sub(s.Started).Round(time.Second).String()}
 	for _, str := range axp.TaskStatuses {
 		st.Tasks[str] = 0

@@ -119,16 +119,16 @@ func (s *Service) RecordLoop() {
 		case <-s.Stop:
 			return
 		case <-market:
-			if s.Leads() {
+			if s.Leading() {
 				s.RecordMarket(ctx)
 				s.ScoreSignals()
 			}
 		case <-news:
-			if s.Leads() {
+			if s.Leading() {
 				s.RecordNews(ctx)
 			}
 		case <-prune.C:
-			if s.Leads() {
+			if s.Leading() {
 				s.PruneRecorded()
 				s.ScoreSignals()
 			}

@@ -144,7 +144,7 @@ func (s *Service) sweepTask(ctx context.Context, id string, fn func(ch *kernel.C
 
 // reminders queues a reminder event to both parties and the callback URL.
 func (s *Service) reminders(ch *kernel.Change, t *axp.TaskRecord, text string) {
-	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: "reminder", AutoReleaseAt: kernel.Rfc3339(t.AutoReleaseAt),
+	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: "reminder", AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt),
 		Data: map[string]any{"message": text}, Test: t.Test}
 	for _, id := range []string{t.BuyerMemberID, t.SellerID} {
 		if id != "" {

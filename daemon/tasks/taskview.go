@@ -59,7 +59,7 @@ func offers(tx *store.Tx, t *axp.TaskRecord, now time.Time) ([]axp.Offer, []axp.
 func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience string) (axp.Task, error) {
 	v := axp.Task{ID: t.ID, Type: t.Type, Description: t.Description, Params: t.Params, DeadlineMinutes: t.DeadlineMinutes,
 		AutoChoose: t.AutoChoose, AcceptanceChecks: t.AcceptanceChecks, PaymentMethod: t.PaymentMethod, Status: t.Status,
-		Offers: []axp.Offer{}, Declined: []axp.Declined{}, AutoReleaseAt: kernel.Rfc3339(t.AutoReleaseAt),
+		Offers: []axp.Offer{}, Declined: []axp.Declined{}, AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt),
 		ChosenOfferID: t.ChosenOfferID, Deliveries: len(t.Deliveries), RedosLeft: t.FreeRedo - t.RedosUsed,
 		ReleaseDue: t.ReleaseDue, Screening: t.Screening, DisputeReason: t.DisputeReason, DisputeScreening: t.DisputeScreening,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}

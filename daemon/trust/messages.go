@@ -171,14 +171,14 @@ func (s *Service) eventTo(ch *kernel.Change, t *axp.TaskRecord, memberID, event 
 		return
 	}
 	ch.Notify(kernel.Notice{MemberID: memberID, Tool: "task_update", TaskID: t.ID, Input: protocol.TaskUpdateInput{TaskID: t.ID,
-		Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.Rfc3339(t.AutoReleaseAt), Test: t.Test}})
+		Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt), Test: t.Test}})
 }
 
 // eventToBuyer pushes a task_update event to the buyer member and the task's callback URL.
 func (s *Service) eventToBuyer(ch *kernel.Change, t *axp.TaskRecord, event string, data map[string]any) {
 	s.eventTo(ch, t, t.BuyerMemberID, event, data)
 	if t.CallbackURL != "" {
-		in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.Rfc3339(t.AutoReleaseAt), Test: t.Test}
+		in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt), Test: t.Test}
 		ch.Notify(s.Callback(ch, t, map[string]any{"event": event, "task_update": in}))
 	}
 }

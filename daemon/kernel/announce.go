@@ -8,7 +8,7 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// announce stores an announcement and its audience's deliveries, and pushes it to the push members
+// Announce stores an announcement and its audience's deliveries, and pushes it to the push members
 // of the audience (the pusher retries; each outcome is recorded on the member's delivery). Pull
 // members read it with GET /api/members/me/announcements. A role audience leaves suspended members
 // out; members named one by one are all reached.
@@ -48,7 +48,7 @@ func (k *Kernel) Announce(ch *Change, a *store.AnnouncementRecord) error {
 	return err
 }
 
-// delivered records the outcome of an announcement's push to a member.
+// Delivered records the outcome of an announcement's push to a member.
 func (k *Kernel) Delivered(annID, memberID string, perr error) {
 	k.Mutate(context.Background(), "system", func(ch *Change) (any, error) {
 		dl, err := ch.Tx.Delivery(annID, memberID)
@@ -64,7 +64,7 @@ func (k *Kernel) Delivered(annID, memberID string, perr error) {
 	})
 }
 
-// addressed reports whether an announcement reaches a member.
+// Addressed reports whether an announcement reaches a member.
 func Addressed(a *store.AnnouncementRecord, m *axp.Member) bool {
 	if len(a.MemberIDs) > 0 {
 		for _, id := range a.MemberIDs {

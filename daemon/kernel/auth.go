@@ -109,7 +109,7 @@ func (k *Kernel) MemberBySecret(secret string) (*axp.Member, error) {
 	return m, nil
 }
 
-// touch resets a member's check-in clock, writing at most once a minute per member.
+// Touch resets a member's check-in clock, writing at most once a minute per member.
 func (k *Kernel) Touch(ctx context.Context, id string) {
 	now := k.Now()
 	k.SeenMu.Lock()

@@ -11,7 +11,7 @@ import (
 
 func SchemaOf[T any]() *protocol.Schema { return protocol.SchemaFor[T]() }
 
-// invalidate drops cached documents that depend on members (the services list's on_offer).
+// Invalidate drops cached documents that depend on members (the services list's on_offer).
 func (k *Kernel) Invalidate() {
 	k.CacheMu.Lock()
 	k.Services = nil
@@ -23,7 +23,7 @@ func matchable(m *axp.Member) bool {
 	return m.HasRole(protocol.RoleSeller) && m.State == axp.MemberVerified
 }
 
-// offerCache is the last on_offer summary and the offer revision it was made at
+// OfferCache is the last on_offer summary and the offer revision it was made at
 // (store.Tx.OfferRev): it stays valid until a member becomes or stops being a verified seller, or a
 // verified seller's skills change, however the change is made.
 type OfferCache struct {
@@ -33,7 +33,7 @@ type OfferCache struct {
 	list []axp.OnOffer
 }
 
-// onOffer summarises the task types verified sellers offer now. The summary is rebuilt, from the
+// OnOffer summarises the task types verified sellers offer now. The summary is rebuilt, from the
 // verified members only, when the offer revision has changed; callers must not modify it.
 func (k *Kernel) OnOffer() ([]axp.OnOffer, error) {
 	var out []axp.OnOffer
@@ -100,7 +100,7 @@ func buildOnOffer(tx *store.Tx) ([]axp.OnOffer, error) {
 	return out, err
 }
 
-// alsoSell is the invitation to sell, for callers who are not sellers. It depends only on the base
+// AlsoSell is the invitation to sell, for callers who are not sellers. It depends only on the base
 // URL, so it is built once and shared (never modified after).
 func (k *Kernel) AlsoSell(c axp.Caller) *protocol.AlsoSell {
 	if c.HasRole(protocol.RoleSeller) {
@@ -125,7 +125,7 @@ func (k *Kernel) AlsoSell(c axp.Caller) *protocol.AlsoSell {
 	return k.Invite
 }
 
-// paramsField is the field prefix of service params: bare query keys on GET, "params" in a body.
+// ParamsField is the field prefix of service params: bare query keys on GET, "params" in a body.
 func ParamsField(fromQuery bool) string {
 	if fromQuery {
 		return ""
@@ -142,7 +142,7 @@ func HasParam(s *axp.Service, name string) bool {
 	return false
 }
 
-// reputation computes the reputation view from stored reviews (sandbox and removed reviews never
+// Reputation computes the reputation view from stored reviews (sandbox and removed reviews never
 // count). Job figures come from the marketplace's task history.
 func Reputation(tx *store.Tx, m *axp.Member) (axp.Reputation, error) {
 	rep := axp.Reputation{MemberID: m.ID, RecentReviews: []axp.ReviewView{}}

@@ -11,7 +11,7 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// change is the context of one state change: the transaction, who makes it and when.
+// Change is the context of one state change: the transaction, who makes it and when.
 type Change struct {
 	Tx    *store.Tx
 	Ctx   context.Context
@@ -27,7 +27,7 @@ type Change struct {
 	Events Subscribers
 }
 
-// answerWithTask writes the call's idempotency record (when it has a key) in this transaction as a
+// AnswerWithTask writes the call's idempotency record (when it has a key) in this transaction as a
 // reference to task id: a replay answers with the task's current view, and with extra (sealed
 // with the caller's key) for what the task does not keep. Handlers whose answer comes only after
 // further work (a quote round) use it, so that the change and its record commit together.
@@ -45,13 +45,13 @@ func (c *Change) AnswerWithTask(id string, extra any) error {
 		Sealed: sealWith(i.Seal, store.Compress(body)), At: c.Now, Task: id})
 }
 
-// notify queues a notice, sent only if the change commits.
+// Notify queues a notice, sent only if the change commits.
 func (c *Change) Notify(n Notice) { c.Notices = append(c.Notices, n) }
 
-// after queues fn to run once the change has committed.
+// After queues fn to run once the change has committed.
 func (c *Change) After(fn func()) { c.afters = append(c.afters, fn) }
 
-// audit appends an audit record to the change's transaction.
+// Audit appends an audit record to the change's transaction.
 func (c *Change) Audit(action, entityType, entityID string, details map[string]any) error {
 	return c.Tx.Audit(&axp.AuditRecord{ID: axp.NewID("aud", c.Now), Time: c.Now, Actor: c.Actor, Action: action,
 		EntityType: entityType, EntityID: entityID, TraceID: axp.TraceID(c.Ctx), Details: details})
@@ -60,7 +60,7 @@ func (c *Change) Audit(action, entityType, entityID string, details map[string]a
 var errKeyAnswered = axp.Conflict("another request with this idempotency key was answered meanwhile",
 	"retry with the same key to get its answer")
 
-// mutate runs fn in one write transaction; with an Idempotency-Key on the call, the answer is stored
+// Mutate runs fn in one write transaction; with an Idempotency-Key on the call, the answer is stored
 // in the same transaction, sealed with the caller's key. On PostgreSQL the transaction may run again
 // after a serialization failure: fn starts from a fresh change each time, and only the notices and
 // follow-up work of the run that committed are kept.
@@ -119,13 +119,13 @@ func (k *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (a
 // from one fails the change.
 type Subscribers map[reflect.Type][]func(ch *Change, e any) error
 
-// on subscribes fn to the events of type E.
+// On subscribes fn to the events of type E.
 func On[E any](d *Kernel, fn func(ch *Change, e E) error) {
 	t := reflect.TypeFor[E]()
 	d.Events[t] = append(d.Events[t], func(ch *Change, e any) error { return fn(ch, e.(E)) })
 }
 
-// emit hands e to the subscribers of its type, inside the change's transaction.
+// Emit hands e to the subscribers of its type, inside the change's transaction.
 func Emit[E any](ch *Change, e E) error {
 	for _, fn := range ch.Events[reflect.TypeFor[E]()] {
 		if err := fn(ch, e); err != nil {
@@ -135,19 +135,19 @@ func Emit[E any](ch *Change, e E) error {
 	return nil
 }
 
-// paymentConfirmed: a task's payment was confirmed and the task moved to working; its job starts.
+// PaymentConfirmed: a task's payment was confirmed and the task moved to working; its job starts.
 type PaymentConfirmed struct {
 	Task   *axp.TaskRecord
 	Seller *axp.Member
 }
 
-// taskFinished: a task reached an end state through its seller's work (accepted or released,
+// TaskFinished: a task reached an end state through its seller's work (accepted or released,
 // settled, refunded); each side is asked for its review.
 type TaskFinished struct {
 	Task *axp.TaskRecord
 }
 
-// payoutAddressSet: a member gave a payout address; payouts held for the lack of one go ahead.
+// PayoutAddressSet: a member gave a payout address; payouts held for the lack of one go ahead.
 type PayoutAddressSet struct {
 	Member *axp.Member
 }

@@ -95,7 +95,7 @@ func (k *Kernel) SetBaseURL(u string) {
 	k.CacheMu.Unlock()
 }
 
-// now is the exchange's clock, to the microsecond: every time it records (tasks, timelines, audit,
+// Now is the exchange's clock, to the microsecond: every time it records (tasks, timelines, audit,
 // approvals, the ledger) has PostgreSQL's precision, and the nanoseconds below it, noise that no
 // reader uses, are not stored ~60 times a task.
 func (k *Kernel) Now() time.Time { return k.Cfg.Now().UTC().Truncate(time.Microsecond) }

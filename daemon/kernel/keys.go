@@ -16,7 +16,7 @@ import (
 // database, so that a copy of the database alone reveals no platform key.
 const KeyFile = "secret.key"
 
-// sealer encrypts secrets the exchange must be able to read back (platform keys, auth tokens).
+// Sealer encrypts secrets the exchange must be able to read back (platform keys, auth tokens).
 type Sealer struct {
 	aead cipher.AEAD
 	Raw  []byte

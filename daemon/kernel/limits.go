@@ -9,7 +9,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// limiter keeps one token bucket per key (an IP or a member id) for one rule.
+// Limiter keeps one token bucket per key (an IP or a member id) for one rule.
 type Limiter struct {
 	name  string
 	every time.Duration // one token per every
@@ -24,7 +24,7 @@ type bucket struct {
 	used time.Time
 }
 
-// newLimiter allows n calls per period per key (burst n). n <= 0 disables the rule.
+// NewLimiter allows n calls per period per key (burst n). n <= 0 disables the rule.
 func NewLimiter(name string, n int, period time.Duration, hint string) *Limiter {
 	if n <= 0 {
 		return nil

@@ -11,7 +11,7 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// logHandler sends records to the console handler and keeps them in the store (batched, off the
+// LogHandler sends records to the console handler and keeps them in the store (batched, off the
 // request path) so that /api/admin/log and /api/admin/trace can show them. It adds the trace id of
 // the context. Secrets never reach it: callers log fingerprints (protocol.Fingerprint).
 type LogHandler struct {
@@ -94,7 +94,7 @@ func ParseLevel(s string) slog.Level {
 	return slog.LevelInfo
 }
 
-// logSink batches log entries into store transactions.
+// LogSink batches log entries into store transactions.
 type LogSink struct {
 	db      *store.DB
 	ch      chan axp.LogEntry
@@ -167,7 +167,7 @@ func (s *LogSink) run() {
 	}
 }
 
-// flush writes everything queued so far; it returns when it is stored.
+// Flush writes everything queued so far; it returns when it is stored.
 func (s *LogSink) Flush() {
 	ack := make(chan struct{})
 	select {

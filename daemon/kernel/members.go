@@ -21,7 +21,7 @@ func ModeOf(m *axp.Member) string {
 	return "push"
 }
 
-// loadMember reads a member inside a transaction, as not_found when missing.
+// LoadMember reads a member inside a transaction, as not_found when missing.
 func LoadMember(tx *store.Tx, id string) (*axp.Member, error) {
 	m, err := tx.Member(id)
 	if err != nil {
@@ -43,9 +43,9 @@ func (k *Kernel) Member(id string) (*axp.Member, error) {
 	return m, err
 }
 
-// private renders the member's own view; the secret fingerprint is the stored hash's prefix, which
+// Private renders the member's own view; the secret fingerprint is the stored hash's prefix, which
 // is the same value protocol.Fingerprint gives for the secret.
 func Private(m *axp.Member) axp.PrivateMember { return m.Private(m.SecretHash[:8]) }
 
-// checkInPeriod is the liveness check-in clock (spec 8).
+// CheckInPeriod is the liveness check-in clock (spec 8).
 const CheckInPeriod = 24 * time.Hour

@@ -19,7 +19,7 @@ type metricKey struct {
 	route string
 }
 
-// metrics aggregates request and outbound-call figures per route and hour, in memory, and merges
+// Metrics aggregates request and outbound-call figures per route and hour, in memory, and merges
 // them into the store every few seconds, so figures survive restarts at the cost of one small
 // write transaction per flush.
 type Metrics struct {
@@ -71,7 +71,7 @@ func (m *Metrics) Flush() error {
 	})
 }
 
-// report merges stored and pending aggregates since the start of the window.
+// Report merges stored and pending aggregates since the start of the window.
 func (m *Metrics) Report(hours int, now time.Time) (axp.Metrics, error) {
 	since := now.Add(-time.Duration(hours) * time.Hour)
 	sinceHour := time.Unix(since.Unix()/3600*3600, 0).UTC()

@@ -6,7 +6,7 @@ import (
 	"github.com/axp-exchange/axp"
 )
 
-// notice is a message to a member's MCP server (tool and input) or to a task's callback URL,
+// Notice is a message to a member's MCP server (tool and input) or to a task's callback URL,
 // queued inside a change and sent after it commits.
 type Notice struct {
 	MemberID    string
@@ -22,7 +22,7 @@ type Notice struct {
 	Done func(err error)
 }
 
-// send hands committed notices to the outbound pusher; it never blocks the request.
+// Send hands committed notices to the outbound pusher; it never blocks the request.
 func (k *Kernel) Send(ctx context.Context, ns []Notice) {
 	if k.Outbox == nil {
 		return
@@ -32,7 +32,7 @@ func (k *Kernel) Send(ctx context.Context, ns []Notice) {
 	}
 }
 
-// callback builds the notice posting payload to a task's callback_url. The post is signed like a
+// Callback builds the notice posting payload to a task's callback_url. The post is signed like a
 // member call (X-AX-Timestamp, X-AX-Signature over "<timestamp>.<body>"): with the buyer member's
 // platform key, or, for anonymous buyers, with the hex SHA-256 of the buyer token as the key and
 // "buyer:<task id>" as X-AX-Member-Id.

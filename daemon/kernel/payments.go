@@ -25,7 +25,7 @@ type PaymentVerifier interface {
 	Verify(ctx context.Context, t *axp.TaskRecord, txHash string) (Verdict, error)
 }
 
-// manualVerifier confirms nothing itself: the payment waits in the operator's approval queue.
+// ManualVerifier confirms nothing itself: the payment waits in the operator's approval queue.
 type ManualVerifier struct{}
 
 func (ManualVerifier) Name() string { return "manual" }

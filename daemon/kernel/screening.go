@@ -21,16 +21,16 @@ import (
 
 type removal = screen.Removal
 
-// redactText removes contact details from a party's text.
+// RedactText removes contact details from a party's text.
 func RedactText(text string) (string, []removal) { return screen.Redact(text) }
 
-// redactKeepLinks removes contact details but keeps links (data-source params such as source_url).
+// RedactKeepLinks removes contact details but keeps links (data-source params such as source_url).
 func RedactKeepLinks(text string) (string, []removal) { return screen.RedactKeepLinks(text) }
 
 // redactSecrets replaces the credentials in a party's text with markers naming their kind.
 func redactSecrets(text string) (string, []removal) { return screen.RedactSecrets(text) }
 
-// screenText is the prompt-injection verdict on a text, as stored and shown.
+// ScreenText is the prompt-injection verdict on a text, as stored and shown.
 func ScreenText(text string) *axp.Screening {
 	v := injection.Screen(text)
 	sc := &axp.Screening{Flagged: v.Flagged, Risk: v.Risk, Verdict: v.Verdict}
@@ -40,12 +40,12 @@ func ScreenText(text string) *axp.Screening {
 	return sc
 }
 
-// listingPolicy refuses briefs the exchange does not list (spec 7), or answers nil.
+// ListingPolicy refuses briefs the exchange does not list (spec 7), or answers nil.
 func ListingPolicy(typ, description string, params map[string]any) *listing.Policy {
 	return listing.Listing(typ, description, params)
 }
 
-// party is who wrote a text.
+// Party is who wrote a text.
 type Party struct {
 	MemberID string // "" for an anonymous buyer
 	Actor    string // audit actor: member:<id> or buyer
@@ -56,7 +56,7 @@ type Party struct {
 	Uncounted bool
 }
 
-// buyerParty is the buyer of a task.
+// BuyerParty is the buyer of a task.
 func BuyerParty(t *axp.TaskRecord) Party {
 	if t.BuyerMemberID != "" {
 		return Party{MemberID: t.BuyerMemberID, Actor: "member:" + t.BuyerMemberID, TaskID: t.ID}
@@ -64,12 +64,12 @@ func BuyerParty(t *axp.TaskRecord) Party {
 	return Party{Actor: "buyer", TaskID: t.ID}
 }
 
-// sellerParty is a seller writing on a task.
+// SellerParty is a seller writing on a task.
 func SellerParty(t *axp.TaskRecord, sellerID string) Party {
 	return Party{MemberID: sellerID, Actor: "member:" + sellerID, TaskID: t.ID}
 }
 
-// sideParty is the party of a side of a task.
+// SideParty is the party of a side of a task.
 func SideParty(t *axp.TaskRecord, side string) Party {
 	if side == axp.SideSeller {
 		return SellerParty(t, t.SellerID)
@@ -77,7 +77,7 @@ func SideParty(t *axp.TaskRecord, side string) Party {
 	return BuyerParty(t)
 }
 
-// cleanText removes contact details and hidden characters from a party's text and screens what is
+// CleanText removes contact details and hidden characters from a party's text and screens what is
 // left (what the reader gets). Blank texts pass unchanged with no verdict.
 func (k *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, error) {
 	if strings.TrimSpace(text) == "" {
@@ -142,7 +142,7 @@ func (k *Kernel) OwnHosts() []string {
 	return hosts
 }
 
-// merge folds the verdict on one field into a verdict covering several; findings name the field.
+// Merge folds the verdict on one field into a verdict covering several; findings name the field.
 func Merge(into **axp.Screening, field string, sc *axp.Screening) {
 	if sc == nil {
 		return
@@ -186,7 +186,7 @@ func addKind(kinds []string, k string) []string {
 	return slices.Insert(kinds, i, k)
 }
 
-// dataSourceParam reports whether a task param names where data comes from: links survive there
+// DataSourceParam reports whether a task param names where data comes from: links survive there
 // (spec 1.8), and only there. Such params are source_url and the like: source_* and *_source_url,
 // and url or urls.
 func DataSourceParam(key string) bool {
@@ -195,7 +195,7 @@ func DataSourceParam(key string) bool {
 		strings.HasSuffix(k, "_source_urls")
 }
 
-// cleanValue cleans every string inside a JSON value (objects and arrays walked), keeping links
+// CleanValue cleans every string inside a JSON value (objects and arrays walked), keeping links
 // when keepLinks. skip names object keys left as they are (still screened).
 func (k *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool) (any, error) {
 	switch x := v.(type) {
@@ -251,7 +251,7 @@ func (k *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks 
 	return v, nil
 }
 
-// screenOnly screens a text that must stay as it is (a regex check, say).
+// ScreenOnly screens a text that must stay as it is (a regex check, say).
 func ScreenOnly(text string) *axp.Screening {
 	if strings.TrimSpace(text) == "" {
 		return nil
@@ -259,7 +259,7 @@ func ScreenOnly(text string) *axp.Screening {
 	return ScreenText(text)
 }
 
-// cleanBrief filters a new task's texts in place: description, params (links kept in data-source
+// CleanBrief filters a new task's texts in place: description, params (links kept in data-source
 // params), the string values of acceptance checks (regex, json_schema and mime_type are screened
 // but left intact, since a changed pattern would change the check) and agent_name, which sellers
 // see as the anonymous buyer's name.
@@ -300,7 +300,7 @@ func (k *Kernel) CleanBrief(ch *Change, t *axp.TaskRecord) error {
 	return nil
 }
 
-// cleanAnswer filters a seller's quote answer: the note, the details' strings, clarifying questions
+// CleanAnswer filters a seller's quote answer: the note, the details' strings, clarifying questions
 // and a decline's reason.
 func (k *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *protocol.QuoteAnswer, instant bool) (*axp.Screening, error) {
 	p := SellerParty(t, sellerID)
@@ -334,7 +334,7 @@ func (k *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *
 	return sc, nil
 }
 
-// textMime reports whether delivered content is text whose contact details are removed (binary
+// TextMime reports whether delivered content is text whose contact details are removed (binary
 // content is left alone).
 func TextMime(mime string) bool {
 	m := strings.ToLower(strings.TrimSpace(mime))
@@ -349,7 +349,7 @@ func TextMime(mime string) bool {
 	return false
 }
 
-// countRemoval counts one text with removed contact details or credentials against a member and
+// CountRemoval counts one text with removed contact details or credentials against a member and
 // warns or suspends at the configured thresholds.
 func (k *Kernel) CountRemoval(ch *Change, memberID string) error {
 	m, err := ch.Tx.Member(memberID)
@@ -402,7 +402,7 @@ func (k *Kernel) CountRemoval(ch *Change, memberID string) error {
 	return ch.Tx.PutMember(m)
 }
 
-// personalNotice stores an announcement addressed to one member and pushes it to a push member.
+// PersonalNotice stores an announcement addressed to one member and pushes it to a push member.
 func (k *Kernel) PersonalNotice(ch *Change, m *axp.Member, severity, title, body string) error {
 	a := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", ch.Now), From: "operator",
 		Severity: severity, Title: title, Body: body, ReplyTo: k.BaseURL() + "/api/members/me/operator-messages",
@@ -410,7 +410,7 @@ func (k *Kernel) PersonalNotice(ch *Change, m *axp.Member, severity, title, body
 	return k.Announce(ch, a)
 }
 
-// cleanProfile removes contact details from the public texts of a member's profile (name,
+// CleanProfile removes contact details from the public texts of a member's profile (name,
 // description, skill descriptions): other parties read them. Removals made at registration are
 // logged but not counted (the member does not exist yet); later ones count like any other.
 func (k *Kernel) CleanProfile(ch *Change, m *axp.Member, counted bool) error {
@@ -442,14 +442,14 @@ func (k *Kernel) CleanProfile(ch *Change, m *axp.Member, counted bool) error {
 	return nil
 }
 
-// withheld is what withholdCredentials took out of a delivery's texts.
+// Withheld is what withholdCredentials took out of a delivery's texts.
 type Withheld struct {
 	Kinds  []string // sorted, once each
 	Count  int      // credentials replaced
 	Fields []string // content, note
 }
 
-// withholdCredentials replaces the credentials in a seller's deliverable text (private keys,
+// WithholdCredentials replaces the credentials in a seller's deliverable text (private keys,
 // service keys and tokens, passwords, connection strings with a password) with markers naming
 // their kind: the exchange passes work, never access (issue 31, seed 1.8). It runs before
 // cleanText, so a credential inside a link goes as a credential. Nothing of a secret is kept: the

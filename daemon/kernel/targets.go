@@ -11,7 +11,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/outbound"
 )
 
-// trustedEndpoints are the host:port of the endpoints the operator configured.
+// TrustedEndpoints are the host:port of the endpoints the operator configured.
 func TrustedEndpoints(urls ...string) []string {
 	var out []string
 	for _, u := range urls {
@@ -22,7 +22,7 @@ func TrustedEndpoints(urls ...string) []string {
 	return out
 }
 
-// target is how the exchange reaches a member: its MCP URL, platform key and auth token.
+// Target is how the exchange reaches a member: its MCP URL, platform key and auth token.
 func (k *Kernel) Target(m *axp.Member) (outbound.Target, error) {
 	key, err := k.Keys.open(m.PlatformKeyEnc)
 	if err != nil {
@@ -39,7 +39,7 @@ func (k *Kernel) Target(m *axp.Member) (outbound.Target, error) {
 	return t, nil
 }
 
-// checkTarget refuses a callback_url or mcp_url whose host is an IP literal the exchange would
+// CheckTarget refuses a callback_url or mcp_url whose host is an IP literal the exchange would
 // refuse to dial (outbound_private: deny), so the mistake shows when the URL is given rather than
 // at the first call. Host names are judged at dial time only.
 func (k *Kernel) CheckTarget(field, rawURL string) error {

@@ -11,7 +11,7 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// audienceOf says how the caller sees a task: its buyer, its chosen seller, or a seller that may
+// AudienceOf says how the caller sees a task: its buyer, its chosen seller, or a seller that may
 // quote on it while it is open. Anyone else is refused.
 func AudienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
 	buyerErr := AsBuyer(t, c)
@@ -44,7 +44,7 @@ func (k *Kernel) DoTaskNotice(t *axp.TaskRecord, seller *axp.Member) Notice {
 		AcceptanceChecks: t.AcceptanceChecks, Screening: t.Screening, Test: t.Test}}
 }
 
-// statusNotices queues task_update to both parties and the task's callback URL.
+// StatusNotices queues task_update to both parties and the task's callback URL.
 func (k *Kernel) StatusNotices(ch *Change, t *axp.TaskRecord) {
 	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, AutoReleaseAt: RFC3339(t.AutoReleaseAt), Test: t.Test}
 	if dl := t.LastDelivery(); dl != nil {
@@ -61,7 +61,7 @@ func (k *Kernel) StatusNotices(ch *Change, t *axp.TaskRecord) {
 	}
 }
 
-// loadTask reads a task, as not_found when missing.
+// LoadTask reads a task, as not_found when missing.
 func LoadTask(tx *store.Tx, id string) (*axp.TaskRecord, error) {
 	t, err := tx.Task(id)
 	if err != nil {
@@ -78,7 +78,7 @@ func TokenHash(token string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// asBuyer checks that the caller acts for the task's buyer: the buyer token (query or Bearer), or
+// AsBuyer checks that the caller acts for the task's buyer: the buyer token (query or Bearer), or
 // the member secret of the buyer member who posted it.
 func AsBuyer(t *axp.TaskRecord, c axp.Caller) error {
 	if c.Kind == axp.MemberCall && t.BuyerMemberID != "" && c.MemberID == t.BuyerMemberID {
@@ -98,7 +98,7 @@ func AsBuyer(t *axp.TaskRecord, c axp.Caller) error {
 	return nil
 }
 
-// asSeller checks that the caller is the chosen seller of the task.
+// AsSeller checks that the caller is the chosen seller of the task.
 func AsSeller(t *axp.TaskRecord, c axp.Caller) error {
 	if c.Kind != axp.MemberCall {
 		return axp.Unauthorized("this step needs the chosen seller's member secret", "send Authorization: Bearer <member_secret>")
@@ -109,12 +109,12 @@ func AsSeller(t *axp.TaskRecord, c axp.Caller) error {
 	return nil
 }
 
-// event appends a timeline event to the task in the change's transaction.
+// Event appends a timeline event to the task in the change's transaction.
 func (c *Change) Event(t *axp.TaskRecord, kind string, detail map[string]any) error {
 	return c.Tx.AppendEvent(t, axp.Event{At: c.Now, Kind: kind, Actor: c.Actor, Status: t.Status, Detail: detail})
 }
 
-// save stores a task moved from status prev, with its timeline event and audit record.
+// Save stores a task moved from status prev, with its timeline event and audit record.
 func (c *Change) Save(t *axp.TaskRecord, prev, action string, detail map[string]any) error {
 	if err := c.Event(t, action, detail); err != nil {
 		return err
@@ -139,7 +139,7 @@ func BuyerLabel(t *axp.TaskRecord) string {
 	return "anonymous"
 }
 
-// matches reports whether a seller takes part in the quote round of a task (DESIGN.md section 4).
+// Matches reports whether a seller takes part in the quote round of a task (DESIGN.md section 4).
 func Matches(m *axp.Member, t *axp.TaskRecord) (*axp.Skill, bool) {
 	if !matchable(m) || m.ID == t.BuyerMemberID || !m.Accepts(t.PaymentMethod) {
 		return nil, false
@@ -186,7 +186,7 @@ func (k *Kernel) DeliverableRef(t *axp.TaskRecord, dl *axp.Delivery) *protocol.D
 		Note: dl.Note, Screening: dl.Screening}
 }
 
-// finish moves a task to its end state, counts a release without a dispute as a completed job of
+// Finish moves a task to its end state, counts a release without a dispute as a completed job of
 // the seller, and notifies.
 func (k *Kernel) Finish(ch *Change, t *axp.TaskRecord, tr axp.Trigger, action string, detail map[string]any) error {
 	prev := t.Status

@@ -24,7 +24,7 @@ import (
 // practiceWindow is how long a pull member has to answer its practice request.
 const practiceWindow = time.Hour
 
-// practicePrefix marks practice request ids; they live on the member record, never in the market.
+// PracticePrefix marks practice request ids; they live on the member record, never in the market.
 const PracticePrefix = "prc_"
 
 func Step(name string, err error, detail, hint string, latency time.Duration) axp.Step {
@@ -49,11 +49,11 @@ func passed(steps []axp.Step) bool {
 	return len(steps) > 0
 }
 
-// testBuyer is the buyer of the exchange's test requests: verification, practice and sandbox quote
+// TestBuyer is the buyer of the exchange's test requests: verification, practice and sandbox quote
 // requests, pushed or pulled.
 var TestBuyer = protocol.BuyerRef{ID: "anonymous", Name: "exchange test buyer", Anonymous: true}
 
-// sampleQuote is the quote request the exchange sends in test mode for a task type.
+// SampleQuote is the quote request the exchange sends in test mode for a task type.
 func SampleQuote(m *axp.Member, taskType string) protocol.QuoteInput {
 	params := map[string]any{}
 	if svc := axp.ServiceFor(taskType); svc != nil {
@@ -127,7 +127,7 @@ func (s *Service) verifyPush(ctx context.Context, m *axp.Member) []axp.Step {
 	return append(steps, s.roleCalls(ctx, m, t)...)
 }
 
-// asErr turns a typed *axp.Error into an error interface that is nil when the pointer is.
+// AsErr turns a typed *axp.Error into an error interface that is nil when the pointer is.
 func AsErr(e *axp.Error) error {
 	if e == nil {
 		return nil
@@ -259,7 +259,7 @@ func (s *Service) verifyPull(m *axp.Member, now time.Time) ([]axp.Step, *axp.Pra
 		Hint: "it is listed in GET /api/members/me/quote-requests; answer it with POST /api/tasks/" + p.TaskID + "/offers"}}, req
 }
 
-// practiceView is the practice request as a quote request.
+// PracticeView is the practice request as a quote request.
 func PracticeView(m *axp.Member) axp.Task {
 	p := m.Practice
 	q := SampleQuote(m, p.TaskType)
@@ -268,7 +268,7 @@ func PracticeView(m *axp.Member) axp.Task {
 		NextSteps: []string{"POST /api/tasks/" + p.TaskID + "/offers with a price, clarify or decline; then POST /api/members/me/verify"}}
 }
 
-// answerPractice records a pull member's answer to its practice request.
+// AnswerPractice records a pull member's answer to its practice request.
 func (s *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
 	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
@@ -529,7 +529,7 @@ func (s *Service) probeBody(ctx context.Context, url string, body []byte, mutate
 	return false, "refused (HTTP " + strconv.Itoa(res.StatusCode) + ", no result)"
 }
 
-// liveness checks members with no contact for 24 h (DESIGN.md section 6): push members get
+// Liveness checks members with no contact for 24 h (DESIGN.md section 6): push members get
 // contact_test and get_skills; two consecutive failures (push) or two silent days (pull) make a
 // member unreachable, out of matching until it verifies again.
 func (s *Service) Liveness(ctx context.Context) {

@@ -465,7 +465,7 @@ func (s *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.Rej
 	})
 }
 
-// closeReleaseDue closes the open release_due item of a task the buyer answered after its
+// CloseReleaseDue closes the open release_due item of a task the buyer answered after its
 // auto-release window passed (accept, dispute or redo): the operator has nothing left to decide,
 // and an item left open could never be approved. Nothing moves; the item is marked rejected with
 // the reason.

@@ -15,7 +15,7 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// setupChain connects to the configured chain and checks it; it says what it found in the log.
+// SetupChain connects to the configured chain and checks it; it says what it found in the log.
 // Every error names the setting at fault. Once dialled, the chain is the daemon's: Close closes it,
 // also after an error here.
 func (s *Service) SetupChain() error {
@@ -79,7 +79,7 @@ func (s *Service) SetupChain() error {
 	return nil
 }
 
-// chainNames reports the chain and token buyers are told about: the checked ones, or the configured
+// ChainNames reports the chain and token buyers are told about: the checked ones, or the configured
 // ones when no RPC URL is set.
 func (s *Service) ChainNames() (axp.ChainInfo, bool) {
 	if s.Chain != nil {
@@ -105,7 +105,7 @@ func (evmVerifier) Verify(context.Context, *axp.TaskRecord, string) (kernel.Verd
 	return kernel.Verdict{Reason: "verified on chain by the watcher"}, nil
 }
 
-// checkReport looks at a reported transaction before it is recorded: a transaction the chain
+// CheckReport looks at a reported transaction before it is recorded: a transaction the chain
 // shows as reverted, as moving none of the stablecoin to the deposit address, or as mined before
 // the task existed is refused, naming the reason. A transaction the node does not know yet (not
 // mined) is accepted and checked again later. It returns the receipt (Found false when unknown).
@@ -164,7 +164,7 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash str
 	return r, nil
 }
 
-// checkReported credits a reported transaction once the chain shows it with enough confirmations.
+// CheckReported credits a reported transaction once the chain shows it with enough confirmations.
 func (s *Service) CheckReported(ctx context.Context, taskID, txHash string) {
 	r, err := s.Chain.Receipt(ctx, txHash)
 	if err != nil || !r.Found || !r.Success || r.Confirmations < s.Chain.Confirmations() {
@@ -376,7 +376,7 @@ func (m minedAt) before(t *axp.TaskRecord) bool {
 	return m.time.Before(t.CreatedAt.Truncate(time.Second))
 }
 
-// newTag gives t a new payable tag and amount (axp.PaymentTag), one whose sub-cent part no other
+// NewTag gives t a new payable tag and amount (axp.PaymentTag), one whose sub-cent part no other
 // task awaiting payment has, when one is found within 64 tries: a transfer's tag then names one task.
 func NewTag(tx *store.Tx, t *axp.TaskRecord) {
 	for range 64 {
@@ -539,7 +539,7 @@ func (s *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []ax
 	return axp.InboundPartial, fmt.Sprintf("%s still due", (t.Price - t.Received).Display()), ch.Tx.PutApproval(item)
 }
 
-// watchChain polls the token's transfers to the deposit address every chain_poll, from the block
+// WatchChain polls the token's transfers to the deposit address every chain_poll, from the block
 // after the last one processed (stored) to the newest with the configured confirmations, and checks
 // reported payments still waiting. It runs until the daemon stops.
 func (s *Service) WatchChain() {
@@ -589,7 +589,7 @@ func (s *Service) startCursor(safe uint64) (uint64, error) {
 	return cursor, err
 }
 
-// chainPass is one pass of the watcher: new confirmed blocks, then reported payments, then the
+// ChainPass is one pass of the watcher: new confirmed blocks, then reported payments, then the
 // payout rail's transfers in flight.
 func (s *Service) ChainPass(ctx context.Context) error {
 	safe, err := s.Chain.Safe(ctx)

@@ -8,7 +8,7 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// verifyPayment runs the verifier on a reported payment after it was recorded; a confirmation
+// VerifyPayment runs the verifier on a reported payment after it was recorded; a confirmation
 // approves the payment item on the verifier's authority and starts the job.
 func (s *Service) VerifyPayment(ctx context.Context, taskID, txHash string) {
 	if s.Verifier.Name() == "manual" {

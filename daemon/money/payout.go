@@ -257,7 +257,7 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 	return ch.Audit("approval.confirm", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hash": a.TxHash, "amount_usd": a.Amount})
 }
 
-// trackSent follows the transfers in flight: broadcast again what the node lost, and settle what
+// TrackSent follows the transfers in flight: broadcast again what the node lost, and settle what
 // the chain decided.
 func (s *Service) TrackSent(ctx context.Context) {
 	var sent []axp.Approval

@@ -8,7 +8,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 )
 
-// moneyApproval builds a queue item that moves a task's funds: refund is the part of the price
+// MoneyApproval builds a queue item that moves a task's funds: refund is the part of the price
 // going back to the buyer (0 for a payout, the price for a full refund). Its figures are the
 // booking approving it makes, computed from what the task received: an item whose booking cannot
 // balance (a seller's part the task never received) is never queued.

@@ -38,7 +38,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, axp.AdminConnectorReject, s.adminConnectorReject)
 }
 
-// paywall takes the payment of pay-per-call tools (DESIGN.md section 13): x402 with the exact EVM
+// Paywall takes the payment of pay-per-call tools (DESIGN.md section 13): x402 with the exact EVM
 // scheme, verified and settled by the exchange's own facilitator or an outside one, or a free
 // trial call.
 type Paywall struct {
@@ -54,7 +54,7 @@ type Paywall struct {
 	trial              int
 }
 
-// setupPaid readies the paywall after the chain: it needs the chain and either the hot wallet
+// SetupPaid readies the paywall after the chain: it needs the chain and either the hot wallet
 // (the exchange settles) or an outside facilitator.
 func (s *Service) SetupPaid(ctx context.Context) error {
 	cfg := s.Cfg
@@ -501,7 +501,7 @@ func markPaidCallTransfers(tx *store.Tx, txHash string) error {
 	return nil
 }
 
-// recoverPaidCalls finishes payments a crash or a slow chain left open: a settlement that was
+// RecoverPaidCalls finishes payments a crash or a slow chain left open: a settlement that was
 // mined is booked; one that failed, or an authorization never submitted that has expired, is let
 // go. Nothing is booked twice: the token takes each authorization once and the record says when it
 // was booked.

@@ -41,7 +41,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, axp.ListProofChain, s.listProofChain)
 }
 
-// recorders are the market and news recorders (docs/decisions.md, "Recorded data and proofs"):
+// Recorders are the market and news recorders (docs/decisions.md, "Recorded data and proofs"):
 // each poll fetches outside any transaction, then records its batch and chain entry in one.
 type Recorders struct {
 	source  *record.PriceSource // nil: no market_source_url
@@ -87,7 +87,7 @@ func (s *Service) newsRetention() time.Duration {
 	return durationOr(s.Cfg.NewsRetention, kernel.Defaults().NewsRetention)
 }
 
-// recordLoop polls the configured sources (the first poll one period after start), scores due
+// RecordLoop polls the configured sources (the first poll one period after start), scores due
 // signals and prunes past retention.
 func (s *Service) RecordLoop() {
 	defer s.Bg.Done()
@@ -136,7 +136,7 @@ func (s *Service) RecordLoop() {
 	}
 }
 
-// recordMarket records one poll of the price source as one batch; a failed poll leaves a gap.
+// RecordMarket records one poll of the price source as one batch; a failed poll leaves a gap.
 func (s *Service) RecordMarket(ctx context.Context) (*axp.ChainEntry, error) {
 	prices, err := s.rec.source.Fetch(ctx)
 	if err != nil {
@@ -156,7 +156,7 @@ func (s *Service) RecordMarket(ctx context.Context) (*axp.ChainEntry, error) {
 	return e, err
 }
 
-// recordNews polls every feed and records the items not seen before as one batch.
+// RecordNews polls every feed and records the items not seen before as one batch.
 func (s *Service) RecordNews(ctx context.Context) (int, error) {
 	type fetched struct {
 		url  string
@@ -191,7 +191,7 @@ func (s *Service) RecordNews(ctx context.Context) (int, error) {
 	return len(fresh), err
 }
 
-// scoreSignals scores the signals whose horizon has passed against the prices recorded from their
+// ScoreSignals scores the signals whose horizon has passed against the prices recorded from their
 // publication to their due time; it returns how many it scored.
 func (s *Service) ScoreSignals() int {
 	now := s.Now()
@@ -228,7 +228,7 @@ func (s *Service) ScoreSignals() int {
 	return n
 }
 
-// pruneRecorded deletes prices and news past their retention; the chain's entries stay.
+// PruneRecorded deletes prices and news past their retention; the chain's entries stay.
 func (s *Service) PruneRecorded() {
 	now := s.Now()
 	var prices, news int
@@ -247,7 +247,7 @@ func (s *Service) PruneRecorded() {
 	}
 }
 
-// recordedUnavailable says why a recorded-data tool cannot answer, naming the setting, or "".
+// RecordedUnavailable says why a recorded-data tool cannot answer, naming the setting, or "".
 func (s *Service) RecordedUnavailable(needs string) string {
 	switch needs {
 	case "market_source_url":

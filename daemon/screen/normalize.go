@@ -54,12 +54,12 @@ func (v *view) truncate(n int) {
 	v.obf = v.obf[:n]
 }
 
-// orig returns the span of the original text that produced view bytes [i, j).
+// Orig returns the span of the original text that produced view bytes [i, j).
 func (v *view) Orig(i, j int) (int, int) {
 	return int(v.start[i]), int(v.end[j-1])
 }
 
-// anyObf reports whether a byte in [i, j) came from undoing an obfuscation.
+// AnyObf reports whether a byte in [i, j) came from undoing an obfuscation.
 func (v *view) AnyObf(i, j int) bool {
 	for k := i; k < j; k++ {
 		if v.obf[k] {
@@ -121,7 +121,7 @@ func digitValue(r rune) byte {
 // carriage return) dropped. Case is kept.
 func fold(s string) *view { return FoldCase(s, false) }
 
-// foldCase is fold that, with lower, also lowercases letters of every script (the view then has
+// FoldCase is fold that, with lower, also lowercases letters of every script (the view then has
 // ASCII letters in lower case too).
 func FoldCase(s string, lower bool) *view {
 	v := newView(len(s) + 8)

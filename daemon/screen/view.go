@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// screenView is the normalised lowercase text the patterns run on, with one space between words
+// ScreenView is the normalised lowercase text the patterns run on, with one space between words
 // and letters spaced out to dodge filters joined again.
 func ScreenView(text string) *view {
 	a := FoldCase(text, true)
@@ -61,7 +61,7 @@ func lower(c byte) byte {
 	return c
 }
 
-// leet undoes digit-for-letter spelling inside words ("1gn0r3 pr3v10us"), byte for byte.
+// Leet undoes digit-for-letter spelling inside words ("1gn0r3 pr3v10us"), byte for byte.
 func Leet(b []byte) ([]byte, bool) {
 	out := make([]byte, len(b))
 	copy(out, b)
@@ -97,7 +97,7 @@ func Leet(b []byte) ([]byte, bool) {
 
 var leetMap = [256]byte{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', '$': 's'}
 
-// segments splits the normalised text into lines and sentences; the patterns never need to look
+// Segments splits the normalised text into lines and sentences; the patterns never need to look
 // across them, and trying each only where its trigger words occur keeps Screen fast.
 func Segments(str string) [][2]int {
 	var segs [][2]int
@@ -124,7 +124,7 @@ func Segments(str string) [][2]int {
 	return segs
 }
 
-// excerpt shortens a passage for a finding: blanks collapsed, at most 120 characters.
+// Excerpt shortens a passage for a finding: blanks collapsed, at most 120 characters.
 func Excerpt(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) > 120 {

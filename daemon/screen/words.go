@@ -8,7 +8,7 @@ func Set(words ...string) map[string]bool {
 	return m
 }
 
-// stopwords are words that stand next to a plain " at " or " dot " in ordinary prose ("look at the
+// Stopwords are words that stand next to a plain " at " or " dot " in ordinary prose ("look at the
 // logs", "meet at noon"), so that such a pair is never read as an obfuscated address.
 var Stopwords = Set(
 	"a", "an", "the", "i", "me", "we", "us", "you", "he", "she", "it", "they", "them", "him", "her",

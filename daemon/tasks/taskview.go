@@ -55,7 +55,7 @@ func offers(tx *store.Tx, t *axp.TaskRecord, now time.Time) ([]axp.Offer, []axp.
 	return out, declined, clar, nil
 }
 
-// view renders a task for one of its parties.
+// View renders a task for one of its parties.
 func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience string) (axp.Task, error) {
 	v := axp.Task{ID: t.ID, Type: t.Type, Description: t.Description, Params: t.Params, DeadlineMinutes: t.DeadlineMinutes,
 		AutoChoose: t.AutoChoose, AcceptanceChecks: t.AcceptanceChecks, PaymentMethod: t.PaymentMethod, Status: t.Status,

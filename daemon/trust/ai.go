@@ -21,7 +21,7 @@ import (
 var errNoAI = &axp.Error{Code: axp.CodeUnavailable, Message: "translation is not available: this exchange has no AI provider configured",
 	Hint: "the operator can configure an OpenAI-compatible endpoint (ai_base_url, ai_model, ai_api_key)"}
 
-// aiConfigured reports whether an AI provider is configured.
+// AiConfigured reports whether an AI provider is configured.
 func (s *Service) AiConfigured() bool {
 	return strings.TrimSpace(s.Cfg.AIBaseURL) != "" && strings.TrimSpace(s.Cfg.AIModel) != ""
 }
@@ -55,7 +55,7 @@ func (s *Service) aiChat(ctx context.Context, purpose, taskID, mediationID strin
 	return reply.Text, id, err
 }
 
-// aiCall sends one chat, offering tools when given, and records the call (call names what it
+// AiCall sends one chat, offering tools when given, and records the call (call names what it
 // serves: purpose, task, mediation, conversation). It answers the reply and the call's id.
 func (s *Service) AiCall(ctx context.Context, call *axp.AICall, turns []axp.AITurn, tools []outbound.Tool) (outbound.ChatReply, string, error) {
 	if !s.AiConfigured() {

@@ -20,7 +20,7 @@ func briefHash(t *axp.TaskRecord) string {
 	return hex.EncodeToString(h[:])
 }
 
-// checkListing applies the listing policy to a new task. A refusal is recorded (in its own
+// CheckListing applies the listing policy to a new task. A refusal is recorded (in its own
 // transaction, since the creation itself fails) and answered as forbidden with the reason.
 func (s *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRecord) error {
 	pol := kernel.ListingPolicy(t.Type, t.Description, t.Params)

@@ -37,7 +37,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	s.subscribeTrust()
 }
 
-// trustState is the daemon's in-memory state of the trust-and-safety part.
+// TrustState is the daemon's in-memory state of the trust-and-safety part.
 type TrustState struct {
 	deciding sync.Map // mediation id -> struct{}: a decision is being made
 }
@@ -598,7 +598,7 @@ func (s *Service) closeMediations(ch *kernel.Change, t *axp.TaskRecord, dec *axp
 	return nil
 }
 
-// sweepMediations has the Mediator decide every mediation whose statement window ended.
+// SweepMediations has the Mediator decide every mediation whose statement window ended.
 func (s *Service) SweepMediations(ctx context.Context) int {
 	now := s.Now()
 	var due []string

@@ -190,7 +190,7 @@ func (s *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.
 	return out, err
 }
 
-// askMember calls a member's mediation or review tool after commit and applies the answer: a
+// AskMember calls a member's mediation or review tool after commit and applies the answer: a
 // statement for the mediation, a review (or a skip).
 func (s *Service) AskMember(ctx context.Context, n kernel.Notice, m *axp.Member) {
 	switch in := n.Input.(type) {

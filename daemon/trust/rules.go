@@ -152,7 +152,7 @@ func mediatorRulesText() string {
 	return s + "."
 }
 
-// trustFAQ are the /api/faq entries of the trust-and-safety part.
+// TrustFAQ are the /api/faq entries of the trust-and-safety part.
 func (s *Service) TrustFAQ() []axp.FAQEntry {
 	window := s.mediationWindow().String()
 	mediator := "No AI provider is configured here, so the built-in rules decide."

@@ -603,8 +603,16 @@ func earned(tx *store.Tx, t *axp.TaskRecord) (axp.EarnedJob, error) {
 		if a.Kind != axp.ApprovePayout && a.Kind != axp.ApproveSplit {
 			continue
 		}
-		if last == nil || (last.Status == axp.ApprovalRejected && a.Status != axp.ApprovalRejected) ||
-			((last.Status == axp.ApprovalRejected) == (a.Status == axp.ApprovalRejected) && a.CreatedAt.After(last.CreatedAt)) {
+		if last == nil {
+			last = a
+			continue
+		}
+		aRejected, lastRejected := a.Status == axp.ApprovalRejected, last.Status == axp.ApprovalRejected
+		if aRejected != lastRejected {
+			if !aRejected {
+				last = a
+			}
+		} else if a.CreatedAt.After(last.CreatedAt) {
 			last = a
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/store"
 	"github.com/axp-exchange/axp/store/pgtest"
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // The money model: a seeded random walk through the exchange's money paths on a real anvil chain,
@@ -1207,6 +1208,15 @@ func (mm *moneyModel) reorgDeep() bool {
 	mm.confirm()
 	mm.sync()
 	if ytr != nil {
+		// The model's own check: a carried transfer the chain reverted (out of gas in the new
+		// blocks' state) pays nothing, and expecting it credited would blame the exchange.
+		if r := c.Receipt(ytr.hash); r == nil || r.Status != types.ReceiptStatusSuccessful {
+			why := "not mined"
+			if r != nil {
+				why = fmt.Sprintf("reverted in block %d, %d gas used", r.BlockNumber, r.GasUsed)
+			}
+			mm.t.Fatalf("money model seed %d step %d: the reorg's carried transfer %s is not a success on chain (%s)", mm.seed, mm.step, short(ytr.hash), why)
+		}
 		mm.expectCredited(y, ytr, yp.ReceivedUSD, yp.PayableUSD)
 	}
 	return true

@@ -10,6 +10,26 @@ type ChainInfo struct {
 	TokenDecimals  uint8  `json:"token_decimals"`
 	DepositAddress string `json:"deposit_address"`
 	Confirmations  uint64 `json:"confirmations"`
+	// RPCURL is the test chain's JSON-RPC URL, on the exchange's own machine; only in test mode
+	// (a real chain's node is the operator's business, not the buyers').
+	RPCURL string `json:"rpc_url,omitempty"`
+}
+
+// TestFundInput is the body of POST /api/test/fund: test mode's faucet.
+type TestFundInput struct {
+	Address string `json:"address" schema:"required" doc:"the 0x address to fund"`
+	USD     *Money `json:"usd,omitempty" schema:"min=0;max=1000" doc:"TestUSD to mint to it (default 100, at most 1000)"`
+}
+
+// TestFunds is the answer of the faucet: what it sent and the address's balances after.
+type TestFunds struct {
+	Address    string `json:"address"`
+	USD        Money  `json:"usd"`
+	TokenTx    string `json:"token_tx"`
+	GasTx      string `json:"gas_tx,omitempty" doc:"the gas sent along, when the address had too little"`
+	BalanceUSD Money  `json:"balance_usd"`
+	GasWei     string `json:"gas_wei" doc:"the address's gas balance in wei"`
+	TestMode   bool   `json:"test_mode"`
 }
 
 // Inbound outcomes: what a transfer to the deposit address did.

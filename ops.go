@@ -31,6 +31,7 @@ var Ops = catalog(
 	GetWhy,
 	ListServices,
 	GetPricing,
+	TestFund,
 	GetFAQ,
 	GetFAQMarkdown,
 	Search,

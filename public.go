@@ -189,6 +189,11 @@ type PricingInfo struct {
 	Schedule       []FeeWindow         `json:"schedule"`
 	AfterSchedule  string              `json:"after_schedule"`
 	PaymentMethods []PaymentMethodInfo `json:"payment_methods"`
+	// TestMode says money here is not real: the exchange runs its own test chain (axp serve
+	// --test-mode), and Chain.RPCURL names it.
+	TestMode bool `json:"test_mode"`
+	// Chain names the chain, stablecoin and deposit address payments go to, when the exchange has one.
+	Chain *ChainInfo `json:"chain,omitempty"`
 	Payouts        string              `json:"payouts"`
 	ApprovalRule   string              `json:"approval_rule"`
 	Example        Fee                 `json:"example"`
@@ -437,6 +442,10 @@ var ListServices = Define[NoInput, ServiceList](Op{Name: "list_services", Method
 // GetPricing declares get_pricing, GET /api/pricing.
 var GetPricing = Define[NoInput, PricingInfo](Op{Name: "get_pricing", Method: get, Path: "/api/pricing", Tag: "public", Access: Public, Summary: "Fees, payment methods and the approval rule."},
 	nil)
+
+// TestFund declares test_fund, POST /api/test/fund.
+var TestFund = Define[TestFundInput, TestFunds](Op{Name: "test_fund", Method: post, Path: "/api/test/fund", Tag: "public", Access: Public, Summary: "Test mode only: mint TestUSD (and gas) to an address on the exchange's test chain."},
+	&TestFundInput{Address: "0x00000000000000000000000000000000000000aa"})
 
 // GetFAQ declares get_faq, GET /api/faq.
 var GetFAQ = Define[NoInput, FAQ](Op{Name: "get_faq", Method: get, Path: "/api/faq", Tag: "public", Access: Public, Summary: "Frequently asked questions."},

@@ -202,6 +202,8 @@ type PaymentInfo struct {
 	// Verifier is how the payment is confirmed: "evm" (found on chain by the exchange, no report
 	// needed) or "manual" (report the tx hash; the operator confirms).
 	Verifier string `json:"verifier,omitempty"`
+	// TestMode says the chain is the exchange's test chain: the money is not real.
+	TestMode bool `json:"test_mode,omitempty"`
 }
 
 // CreatedTask is the answer of task creation: the task and its buyer token, shown once.

@@ -27,6 +27,8 @@ var (
 	ListServices = Def[None, axp.ServiceList]("list_services")
 	// GetPricing is GET /api/pricing: Fees, payment methods and the approval rule.
 	GetPricing = Def[None, axp.PricingInfo]("get_pricing")
+	// TestFund is POST /api/test/fund: Test mode only: mint TestUSD (and gas) to an address on the exchange's test chain.
+	TestFund = Def[axp.TestFundInput, axp.TestFunds]("test_fund")
 	// GetFAQ is GET /api/faq: Frequently asked questions.
 	GetFAQ = Def[None, axp.FAQ]("get_faq")
 	// GetFAQMarkdown is GET /faq.md: Frequently asked questions (Markdown).

@@ -15,6 +15,7 @@ var (
 	GetWhy                 = api.GetWhy
 	ListServices           = api.ListServices
 	GetPricing             = api.GetPricing
+	TestFund               = api.TestFund
 	GetFAQ                 = api.GetFAQ
 	GetFAQMarkdown         = api.GetFAQMarkdown
 	Search                 = api.Search

@@ -74,7 +74,11 @@ type Config struct {
 	// checks the chain at start, verifies reported payments on it and finds payments itself (the
 	// evm verifier and its watcher). ChainID and TokenAddress alone (no RPC URL) only name the
 	// chain and token to buyers; the operator confirms payments.
-	ChainRPCURL     string
+	ChainRPCURL string
+	// TestMode runs the exchange on its own test chain (axp serve --test-mode, key test_mode):
+	// cmd starts the chain in the data dir and fills the chain settings and PayoutKeyFile from it.
+	// Money here is not real, and every place that shows money says so.
+	TestMode        bool
 	ChainID         uint64
 	TokenAddress    string
 	TokenDecimals   uint8

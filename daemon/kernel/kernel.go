@@ -48,6 +48,8 @@ type Kernel struct {
 	Chain     *chain.Client
 	ChainInfo axp.ChainInfo
 	Wallet    *chain.Wallet
+	// Faucet mints test money on the exchange's own test chain (test mode only, else nil).
+	Faucet  Faucet
 	Caller    *outbound.Caller
 	Pusher    *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
@@ -66,6 +68,28 @@ type Kernel struct {
 	PaidHook func(stage string)
 	Stop     chan struct{}
 	Bg       sync.WaitGroup
+}
+
+// Faucet mints TestUSD, and sends gas along when an address has too little, on test mode's chain.
+type Faucet interface {
+	Fund(ctx context.Context, addr string, usd axp.Money) (axp.TestFunds, error)
+}
+
+// ChainNames reports the chain and token buyers are told about: the checked ones, or the configured
+// ones when no RPC URL is set.
+func (k *Kernel) ChainNames() (axp.ChainInfo, bool) {
+	if k.Chain != nil {
+		return k.ChainInfo, true
+	}
+	if k.Cfg.ChainID == 0 || k.Cfg.TokenAddress == "" {
+		return axp.ChainInfo{}, false
+	}
+	dec := k.Cfg.TokenDecimals
+	if dec == 0 {
+		dec = 6
+	}
+	return axp.ChainInfo{ChainID: k.Cfg.ChainID, TokenAddress: chain.Checksummed(k.Cfg.TokenAddress), TokenDecimals: dec,
+		DepositAddress: k.Cfg.DepositAddress}, true
 }
 
 // DefaultMaxConnsPerIP caps the connections one client address may hold open.

@@ -22,6 +22,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, axp.AdminReject, s.adminReject)
 	pipeline.HandleNoInput(r, axp.AdminReconcile, s.adminReconcile)
 	pipeline.HandleNoInput(r, axp.GetMyEarnings, s.getMyEarnings)
+	pipeline.Handle(r, axp.TestFund, s.testFund)
 	s.subscribeMoney()
 }
 

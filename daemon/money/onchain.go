@@ -79,23 +79,6 @@ func (s *Service) SetupChain() error {
 	return nil
 }
 
-// ChainNames reports the chain and token buyers are told about: the checked ones, or the configured
-// ones when no RPC URL is set.
-func (s *Service) ChainNames() (axp.ChainInfo, bool) {
-	if s.Chain != nil {
-		return s.ChainInfo, true
-	}
-	if s.Cfg.ChainID == 0 || s.Cfg.TokenAddress == "" {
-		return axp.ChainInfo{}, false
-	}
-	dec := s.Cfg.TokenDecimals
-	if dec == 0 {
-		dec = 6
-	}
-	return axp.ChainInfo{ChainID: s.Cfg.ChainID, TokenAddress: chain.Checksummed(s.Cfg.TokenAddress), TokenDecimals: dec,
-		DepositAddress: s.Cfg.DepositAddress}, true
-}
-
 // evmVerifier names the evm verifier; the work is done by checkReport, checkReported and the watcher.
 type evmVerifier struct{}
 

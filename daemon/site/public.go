@@ -343,6 +343,13 @@ func (s *Service) getPricing(ctx context.Context, c *pipeline.Call) (*axp.Pricin
 	if window != nil {
 		info.PlatformFee.Source = window.Name
 	}
+	info.TestMode = s.Cfg.TestMode
+	if ci, ok := s.ChainNames(); ok {
+		if s.Cfg.TestMode {
+			ci.RPCURL = s.Cfg.ChainRPCURL
+		}
+		info.Chain = &ci
+	}
 	for _, w := range s.Cfg.Fees.Windows {
 		if w.Name == "launch_promotion" {
 			info.Promotion = &axp.Promotion{Name: w.Name, Percent: percent(w.BPS), BPS: w.BPS,

@@ -110,8 +110,8 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		case t.Received > 0:
 			p.Status, p.MissingUSD = "partial", t.Price-t.Received
 		}
-		p.Verifier = s.Verifier.Name()
-		if ci, ok := s.money.ChainNames(); ok && t.Status == axp.TaskAwaitingPayment && t.DepositAddress != "" {
+		p.Verifier, p.TestMode = s.Verifier.Name(), s.Cfg.TestMode
+		if ci, ok := s.ChainNames(); ok && t.Status == axp.TaskAwaitingPayment && t.DepositAddress != "" {
 			units := new(big.Int).Mul(big.NewInt(int64(t.Payable)), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(ci.TokenDecimals)-6), nil))
 			p.ChainID, p.TokenAddress, p.TokenSymbol, p.TokenDecimals = ci.ChainID, ci.TokenAddress, ci.TokenSymbol, ci.TokenDecimals
 			p.PayableUnits = units.String()

@@ -193,11 +193,11 @@ type PricingInfo struct {
 	// --test-mode), and Chain.RPCURL names it.
 	TestMode bool `json:"test_mode"`
 	// Chain names the chain, stablecoin and deposit address payments go to, when the exchange has one.
-	Chain *ChainInfo `json:"chain,omitempty"`
-	Payouts        string              `json:"payouts"`
-	ApprovalRule   string              `json:"approval_rule"`
-	Example        Fee                 `json:"example"`
-	ExampleText    string              `json:"example_text"`
+	Chain        *ChainInfo `json:"chain,omitempty"`
+	Payouts      string     `json:"payouts"`
+	ApprovalRule string     `json:"approval_rule"`
+	Example      Fee        `json:"example"`
+	ExampleText  string     `json:"example_text"`
 }
 
 // FeeNow is the fee in force now.

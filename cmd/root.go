@@ -22,6 +22,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/talk"
 	"github.com/axp-exchange/axp/cmd/task"
 	tuicmd "github.com/axp-exchange/axp/cmd/tui"
+	"github.com/axp-exchange/axp/cmd/wallet"
 	"github.com/spf13/cobra"
 )
 
@@ -77,6 +78,7 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.SetVersionTemplate(versionText() + "\n")
 	root.AddCommand(newExitCodesTopic())
 	root.AddCommand(talk.NewCmd(f, nil))
+	root.AddCommand(wallet.NewCmd(f))
 	usageErrors(root)
 	return root
 }

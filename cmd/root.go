@@ -16,6 +16,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/completion"
 	"github.com/axp-exchange/axp/cmd/member"
+	"github.com/axp-exchange/axp/cmd/paid"
 	"github.com/axp-exchange/axp/cmd/proof"
 	"github.com/axp-exchange/axp/cmd/serve"
 	"github.com/axp-exchange/axp/cmd/status"
@@ -78,7 +79,7 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.SetVersionTemplate(versionText() + "\n")
 	root.AddCommand(newExitCodesTopic())
 	root.AddCommand(talk.NewCmd(f, nil))
-	root.AddCommand(wallet.NewCmd(f))
+	root.AddCommand(wallet.NewCmd(f), paid.NewCmd(f))
 	usageErrors(root)
 	return root
 }

@@ -356,7 +356,11 @@ func follow(ctx context.Context, o *PayOptions, p *payment, hash string) error {
 		select {
 		case <-ctx.Done():
 			pr.done()
-			msg := fmt.Sprintf("the exchange has not reported task %s funded after %s; last seen: %s; %s", p.t.ID, o.Timeout, chainState, taskState)
+			waited := "after " + o.Timeout.String()
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				waited = "when the wait was stopped"
+			}
+			msg := fmt.Sprintf("the exchange has not reported task %s funded %s; last seen: %s; %s", p.t.ID, waited, chainState, taskState)
 			hint := "the transfer was sent: do not pay again; follow the task with `axp task watch " + p.t.ID + "`"
 			if reportErr != nil {
 				hint += "; the exchange did not take its report (" + reportErr.Error() + "): report it with axp task pay " + p.t.ID + " --tx " + hash

@@ -14,7 +14,7 @@ LDFLAGS  := -s -w -X github.com/axp-exchange/axp/cmd.Version=$(VERSION)
 ADDR     =
 
 run:
-	$(GO) run ./cmd/axp serve $(if $(ADDR),--addr $(ADDR))
+	$(GO) run ./cmd/axp serve --test-mode $(if $(ADDR),--addr $(ADDR))
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/axp

@@ -45,7 +45,7 @@ func TestREADMEQuickstart(t *testing.T) {
 }
 
 // TestREADMESetUp: the set-up section shows exactly two commands, make run and make test, and
-// says how make run serves on another address; make run passes ADDR to axp serve.
+// says how make run serves on another address; make run passes ADDR to axp serve, in test mode.
 func TestREADMESetUp(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
@@ -77,7 +77,7 @@ func TestREADMESetUp(t *testing.T) {
 	cmd := exec.Command(mk, "-n", "run", "ADDR=127.0.0.1:9123")
 	cmd.Dir = ".."
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "serve --addr 127.0.0.1:9123") {
+	if err != nil || !strings.Contains(string(out), "serve --test-mode --addr 127.0.0.1:9123") {
 		t.Fatalf("make -n run ADDR=127.0.0.1:9123: %v\n%s", err, out)
 	}
 }

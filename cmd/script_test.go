@@ -49,15 +49,16 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup:               setupScript,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waithttp": cmdWaitHTTP,
-			"httpget":  cmdHTTP(http.MethodGet),
-			"httppost": cmdHTTP(http.MethodPost),
-			"jsonenv":  cmdJSONEnv,
-			"grepenv":  cmdGrepEnv,
-			"signal":   cmdSignal,
-			"expand":   cmdExpand,
-			"seed":     cmdSeed,
-			"waitfile": cmdWaitFile,
+			"waithttp":   cmdWaitHTTP,
+			"httpget":    cmdHTTP(http.MethodGet),
+			"httppost":   cmdHTTP(http.MethodPost),
+			"jsonenv":    cmdJSONEnv,
+			"grepenv":    cmdGrepEnv,
+			"signal":     cmdSignal,
+			"expand":     cmdExpand,
+			"seed":       cmdSeed,
+			"waitfile":   cmdWaitFile,
+			"eventually": cmdEventually,
 		},
 	})
 }
@@ -128,6 +129,27 @@ func cmdWaitHTTP(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("waithttp %s: still %s after %s", args[0], last, pollDeadline)
 		}
 		<-tick.C
+	}
+}
+
+// eventually REGEXP PROGRAM [ARGS...]: run the program again until it succeeds with stdout
+// matching REGEXP, up to pollDeadline (something a background command does, such as a seller asking
+// to be paid); stdout and stderr are then the last run's, for grepenv and stdout.
+func cmdEventually(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: eventually REGEXP PROGRAM [ARGS...]")
+	}
+	re := regexp.MustCompile("(?m)" + args[0])
+	deadline := time.Now().Add(pollDeadline)
+	for {
+		err := ts.Exec(args[1], args[2:]...)
+		if err == nil && re.MatchString(ts.ReadFile("stdout")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("eventually %s: no run matched %q within %s (last: %v)", args[1], args[0], pollDeadline, err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

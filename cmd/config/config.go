@@ -261,6 +261,10 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 			xdg = ""
 		}
 		cfg.DataDir = daemon.DataDirDefault(xdg, home)
+		if cfg.TestMode {
+			// Test money keeps a data dir of its own: the default one may hold real money.
+			cfg.DataDir += "-test"
+		}
 	} else if rest, ok := strings.CutPrefix(cfg.DataDir, "~/"); ok && home != "" {
 		cfg.DataDir = filepath.Join(home, rest)
 	}

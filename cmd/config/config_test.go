@@ -447,9 +447,10 @@ func TestRecorderKeys(t *testing.T) {
 // Test mode brings its own chain: it takes one confirmation and a one-second poll unless set, and
 // refuses every setting that names real money, PostgreSQL and a listen address off loopback.
 func TestTestMode(t *testing.T) {
-	cfg := load(t, "", nil, env{"AXP_TEST_MODE": "1"})
-	if !cfg.TestMode || cfg.Confirmations != 1 || cfg.ChainPoll != time.Second {
-		t.Errorf("AXP_TEST_MODE=1: test mode %v, %d confirmations, poll %s; want true, 1, 1s", cfg.TestMode, cfg.Confirmations, cfg.ChainPoll)
+	cfg := load(t, "", nil, env{"AXP_TEST_MODE": "1", "XDG_DATA_HOME": "/xdg"})
+	if !cfg.TestMode || cfg.Confirmations != 1 || cfg.ChainPoll != time.Second || cfg.DataDir != "/xdg/axp-test" {
+		t.Errorf("AXP_TEST_MODE=1: test mode %v, %d confirmations, poll %s, data dir %s; want true, 1, 1s, /xdg/axp-test",
+			cfg.TestMode, cfg.Confirmations, cfg.ChainPoll, cfg.DataDir)
 	}
 	cfg = load(t, writeFile(t, "test_mode: true\nconfirmations: 3\ntest_chain_listen: 127.0.0.1:8545\n"), nil, nil)
 	if !cfg.TestMode || cfg.Confirmations != 3 || cfg.TestChainListen != "127.0.0.1:8545" {

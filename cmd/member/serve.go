@@ -134,6 +134,14 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	}
 	out := &lines{w: o.IO.Out}
 	errw := o.IO.ErrOut
+	if _, err := os.Stat(memberkit.CredentialsPath(dir)); seller && o.PayoutAddress == "" && errors.Is(err, fs.ErrNotExist) {
+		// A new seller of an exchange in test mode is paid to a wallet of its own from the start.
+		addr, err := testModeWallet(ctx, o.Exchange, dir, errw)
+		if err != nil {
+			return err
+		}
+		o.PayoutAddress = addr
+	}
 	log := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
 	var skills []protocol.Skill

@@ -31,7 +31,9 @@ type Status struct {
 	Healthy  bool              `json:"healthy"`
 	Problem  string            `json:"problem,omitempty"`
 	Versions map[string]string `json:"versions,omitempty"`
-	Member   *Member           `json:"member,omitempty"`
+	// TestMode says the exchange runs its own test chain: money there is not real.
+	TestMode bool    `json:"test_mode"`
+	Member   *Member `json:"member,omitempty"`
 	// BuyerTasks counts the tasks whose buyer token is saved.
 	BuyerTasks int       `json:"buyer_tasks"`
 	Operator   *Operator `json:"operator,omitempty"`
@@ -92,6 +94,9 @@ func run(ctx context.Context, o *Options) error {
 		st.Problem, down = errText(err), err
 	} else {
 		st.Healthy, st.Versions = true, p.Versions
+		if pr, _, err := client.GetPricing.Call(ctx, anon, client.None{}); err == nil {
+			st.TestMode = pr.TestMode
+		}
 	}
 	creds, err := o.F.ExchangeCredentials()
 	if err != nil {
@@ -175,6 +180,9 @@ func write(s *cmdutil.IOStreams, st *Status) error {
 		health += " (" + v + ")"
 	}
 	pairs := []string{"Exchange", cs.Bold(st.Exchange) + " (from " + st.Source + ")", "Health", health}
+	if st.TestMode {
+		pairs = append(pairs, "Money", cs.Yellow("TEST MODE: money here is not real (the exchange's own test chain; axp wallet fund gives test money)"))
+	}
 	if m := st.Member; m != nil {
 		text := m.ID
 		switch {

@@ -13,6 +13,9 @@ func NextCommands(t *axp.Task) []string {
 		}
 		return []string{"compare the offers: axp offers " + id, "choose one: axp task choose " + id + " [OFFER]"}
 	case axp.TaskAwaitingPayment:
+		if t.Payment != nil && t.Payment.TestMode {
+			return []string{"pay it with test money: axp wallet pay " + id + " (axp wallet new and axp wallet fund first)"}
+		}
 		if t.Payment != nil && t.Payment.Verifier == "evm" {
 			return []string{"see what to send: axp task pay " + id + " (the exchange finds the transfer on chain)"}
 		}

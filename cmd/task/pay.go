@@ -108,10 +108,13 @@ func payRun(ctx context.Context, o *PayOptions) error {
 
 // payNext tells the buyer what happens once the payable amount is sent. On an exchange that reads
 // its chain (the payment's verifier is evm) its watcher finds the transfer by itself and a report
-// only speeds it up. Elsewhere (verifier manual, even where the payment names a chain and token for
+// only speeds it up; in test mode axp wallet pays from a test wallet. Elsewhere (verifier manual, even where the payment names a chain and token for
 // the wallet) nobody watches the chain: the buyer reports the hash (manual, the lead-in of today's
 // wording of each command) and the operator confirms it.
 func payNext(id string, p *axp.PaymentInfo, manual string) string {
+	if p != nil && p.TestMode {
+		return "Test mode (money here is not real): pay from a test wallet with axp wallet pay " + id + " (first axp wallet new, then axp wallet fund)"
+	}
 	if p != nil && p.Verifier == "evm" {
 		return "Once it is sent, the exchange's watcher finds the payment on chain by itself; reporting the hash only speeds it up: axp task pay " + id + " --tx <hash>"
 	}

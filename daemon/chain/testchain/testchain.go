@@ -442,8 +442,11 @@ func (q quiet) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (q quiet) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == "Head block is not reachable" {
-		return nil // said of every new database, before its genesis is written
+	// Said of every new database before its genesis is written, and of every JSON-RPC call that
+	// answers an error (a receipt asked for while the node still indexes): the callers say what
+	// matters to them.
+	if r.Message == "Head block is not reachable" || strings.HasPrefix(r.Message, "Served ") {
+		return nil
 	}
 	return q.Handler.Handle(ctx, r)
 }

@@ -1,0 +1,59 @@
+package member
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp/api"
+	"github.com/axp-exchange/axp/client"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// SellerWalletFile is the key of the payout wallet `axp member serve` makes for a seller of an
+// exchange in test mode, in the member's directory.
+const SellerWalletFile = "wallet.key"
+
+// testModeWallet gives a new seller of an exchange in test mode a payout address of its own: the
+// address of a key it makes in dir (hex, mode 0600), or of the one an earlier start made. On an
+// exchange with real money it does nothing: a real payout address is the seller's to give.
+func testModeWallet(ctx context.Context, exchange, dir string, errw io.Writer) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	p, _, err := api.GetPricing.Call(ctx, client.New(exchange, ""), api.None{})
+	if err != nil || !p.TestMode {
+		return "", nil // the exchange's answer comes with registration, and its errors there
+	}
+	path := filepath.Join(dir, SellerWalletFile)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		key, err := crypto.GenerateKey()
+		if err != nil {
+			return "", err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", err
+		}
+		raw = []byte(hex.EncodeToString(crypto.FromECDSA(key)) + "\n")
+		if err := os.WriteFile(path, raw, 0o600); err != nil {
+			return "", fmt.Errorf("save the seller's test wallet: %w", err)
+		}
+	} else if err != nil {
+		return "", err
+	}
+	key, err := crypto.HexToECDSA(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return "", fmt.Errorf("%s does not hold a hex key: %w", path, err)
+	}
+	addr := crypto.PubkeyToAddress(key.PublicKey).Hex()
+	fmt.Fprintf(errw, "test mode (money here is not real): payouts go to the wallet in %s, %s; see them with axp member earnings --dir %s\n",
+		path, addr, dir)
+	return addr, nil
+}

@@ -198,6 +198,18 @@ func TestFilterOnlyOnLists(t *testing.T) {
 	}
 }
 
+// The buyer view says which member's credentials it uses.
+func TestBuyerViewNamesItsMember(t *testing.T) {
+	src := newFake()
+	src.member = "as mem_seller (Quick Writer) from seller/credentials.json"
+	m := loaded(t, src, ViewBuyer)
+	m.width = 120
+	if s := m.Render(); !strings.Contains(s, "Your tasks (2)") || !strings.Contains(s, "\nAs mem_seller (Quick Writer) from seller/credentials.json") ||
+		!strings.Contains(s, "tsk_done") {
+		t.Errorf("screen:\n%s", s)
+	}
+}
+
 func TestGoldenFilterTyping(t *testing.T) {
 	msgs := keys("/", "q", "u", "i", "c", "k")
 	golden.RequireEqual(t, drive(t, loaded(t, newFake(), ViewOperator), 80, 24, "", msgs...))

@@ -621,6 +621,10 @@ func (m Model) listBody(w, h int) []string {
 		title = fmt.Sprintf("Your tasks (%d of %d)", len(tasks), len(m.tasks))
 	}
 	out := []string{t.bold.Render(title) + live}
+	if who := m.src.Member(); who != "" {
+		// Which member's tasks these are: the credentials the member-side commands use.
+		out = append(out, t.dim.Render(capitalize(who)))
+	}
 	if !m.tasksLoaded {
 		return append(out, "", "Loading your tasks…")
 	}
@@ -867,6 +871,15 @@ func feeText(f axp.Fee) string {
 func pct(bps int64) string { return strconv.FormatFloat(float64(bps)/100, 'f', -1, 64) }
 
 func paramsText(p map[string]any) string { return protocol.Pairs(p) }
+
+// capitalize is s with its first letter upper-case.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return strings.ToUpper(string(r)) + s[n:]
+}
 
 func orText(s, alt string) string {
 	if s == "" {

@@ -21,9 +21,9 @@ func doneKey(r *axp.TaskRecord) []byte {
 }
 
 // indexDone records a task whose job became done: its status is done and prev (the status it was
-// loaded with, "" for a new task) was not.
+// loaded with, "" for a new task) was not. Test tasks are not the market's jobs.
 func (t *Tx) indexDone(r *axp.TaskRecord, prev string) error {
-	if !jobDone(r.Status) || jobDone(prev) {
+	if !jobDone(r.Status) || jobDone(prev) || r.Test {
 		return nil
 	}
 	return t.bucket(bTasksDone).Put(doneKey(r), nil)
@@ -51,7 +51,7 @@ func migrateDone(tx *Tx) error {
 			if err != nil {
 				return err
 			}
-			if r == nil {
+			if r == nil || r.Test {
 				continue
 			}
 			if err := tx.bucket(bTasksDone).Put(doneKey(r), nil); err != nil {

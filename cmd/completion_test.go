@@ -37,6 +37,15 @@ func TestCompletion(t *testing.T) {
 	if !strings.HasPrefix(stdout, "tsk_a\ntsk_b\n:4\n") {
 		t.Errorf("task id completion: %q", stdout)
 	}
+	_, stdout, _ = runEnv(t, env, "__complete", "wallet", "pay", "")
+	if !strings.HasPrefix(stdout, "tsk_a\ntsk_b\n:4\n") {
+		t.Errorf("wallet pay completion: %q", stdout)
+	}
+	// Paid tools complete from the catalog.
+	_, stdout, _ = runEnv(t, env, "__complete", "paid", "call", "/paid/te")
+	if !strings.HasPrefix(stdout, "/paid/text/injection-check\t") {
+		t.Errorf("paid call completion: %q", stdout)
+	}
 	_, stdout, _ = runEnv(t, env, "__complete", "offers", "tsk_a", "--sort", "")
 	if !strings.HasPrefix(stdout, "value\nprice\neta\nreliability\n") {
 		t.Errorf("--sort completion: %q", stdout)

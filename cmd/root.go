@@ -16,12 +16,14 @@ import (
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/completion"
 	"github.com/axp-exchange/axp/cmd/member"
+	"github.com/axp-exchange/axp/cmd/paid"
 	"github.com/axp-exchange/axp/cmd/proof"
 	"github.com/axp-exchange/axp/cmd/serve"
 	"github.com/axp-exchange/axp/cmd/status"
 	"github.com/axp-exchange/axp/cmd/talk"
 	"github.com/axp-exchange/axp/cmd/task"
 	tuicmd "github.com/axp-exchange/axp/cmd/tui"
+	"github.com/axp-exchange/axp/cmd/wallet"
 	"github.com/spf13/cobra"
 )
 
@@ -77,6 +79,7 @@ func NewRoot(f *cmdutil.Factory, environ func() []string) *cobra.Command {
 	root.SetVersionTemplate(versionText() + "\n")
 	root.AddCommand(newExitCodesTopic())
 	root.AddCommand(talk.NewCmd(f, nil))
+	root.AddCommand(wallet.NewCmd(f), paid.NewCmd(f))
 	usageErrors(root)
 	return root
 }

@@ -74,6 +74,19 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"call", "get_taks"}, `unknown operation "get_taks"; did you mean get_task?`},
 		{[]string{"call", "get_task", "noequals"}, `"noequals": give input fields as KEY=VALUE`},
 		{[]string{"serve", "--log-level", "loud", "--data-dir", "unused"}, `log_level "loud"`},
+		{[]string{"wallet", "nope"}, `unknown command "nope" for "axp wallet"`},
+		{[]string{"wallet", "pay"}, "accepts 1 arg(s), received 0"},
+		{[]string{"wallet", "pay", "tsk_x", "--timeout", "0s"}, "--timeout must be positive"},
+		{[]string{"wallet", "fund", "--usd", "lots"}, `--usd "lots": give US dollars above 0`},
+		{[]string{"wallet", "new", "extra"}, `unknown command "extra" for "axp wallet new"`},
+		{[]string{"paid", "call"}, "accepts 1 arg(s), received 0"},
+		{[]string{"paid", "call", "http://127.0.0.1:8420/paid/text/injection-check"}, "give the tool's path"},
+		{[]string{"paid", "call", "trading/risk?entry=1"}, "give the input with --param KEY=VALUE"},
+		{[]string{"paid", "call", "trading/risk", "--data", "{}"}, "/paid/trading/risk is a GET tool: give its input with --param"},
+		{[]string{"paid", "call", "trading/risk", "-p", "noequals"}, `--param "noequals": give KEY=VALUE`},
+		{[]string{"paid", "call", "text/injection-check", "--data", "[1]"}, "--data: not a JSON object"},
+		{[]string{"paid", "call", "text/injection-check", "--max-usd", "lots"}, `--max-usd "lots"`},
+		{[]string{"paid", "call", "text/injection-check", "--data", "-", "--passphrase-stdin"}, "both read stdin"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -114,7 +127,7 @@ func TestMissingCredentials(t *testing.T) {
 
 func TestHelpAndVersion(t *testing.T) {
 	for _, args := range [][]string{{}, {"admin"}, {"--help"}, {"serve", "--help"}, {"--version"}, {"task"}, {"admin", "approvals"},
-		{"task", "create", "--help"}, {"tui", "--help"}} {
+		{"task", "create", "--help"}, {"tui", "--help"}, {"wallet"}, {"wallet", "pay", "--help"}, {"paid"}, {"paid", "call", "--help"}} {
 		status, stdout, stderr := run(t, args...)
 		if status != 0 || stdout == "" || stderr != "" {
 			t.Errorf("axp %v: status %d, stdout %q, stderr %q", args, status, stdout, stderr)

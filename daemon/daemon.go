@@ -23,6 +23,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/board"
+	"github.com/axp-exchange/axp/daemon/chain/testchain"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/mcp"
 	"github.com/axp-exchange/axp/daemon/members"
@@ -53,6 +54,8 @@ type Daemon struct {
 	// metricsSrv serves /metrics alone on metrics_listen (nil without it).
 	metricsSrv  *http.Server
 	metricsAddr string
+	// testChain is test mode's own chain (nil otherwise).
+	testChain *testchain.Chain
 
 	// The services, each over the kernel and the services it uses (services.go).
 	board    *board.Service
@@ -117,6 +120,16 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d.Verifier = cfg.Verifier
 	if d.Verifier == nil {
 		d.Verifier = kernel.ManualVerifier{}
+	}
+	if cfg.TestMode {
+		if err := d.startTestChain(); err != nil {
+			d.Close()
+			return nil, "", err
+		}
+	}
+	if err := d.checkMoneyMode(); err != nil {
+		d.Close()
+		return nil, "", err
 	}
 	if err := d.money.SetupChain(); err != nil {
 		d.Close()
@@ -295,6 +308,9 @@ func (d *Daemon) Close() error {
 		d.Leader.Close()
 		d.Pusher.Close()
 		d.Chain.Close()
+		if d.testChain != nil {
+			d.testChain.Close()
+		}
 		if d.Metrics != nil {
 			d.Metrics.Flush()
 		}

@@ -75,7 +75,7 @@ func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
 	if cfg.Store == "" {
 		cfg.Store = storeFor(t, cfg.DataDir)
 	}
-	d, generated, err := daemon.New(cfg, io.Discard)
+	d, generated, err := daemon.New(cfg, debugConsole())
 	if err != nil {
 		t.Fatalf("daemon.New: %v", err)
 	}
@@ -275,4 +275,11 @@ func (e *env) stats() axp.Stats {
 	var s axp.Stats
 	call(e.t, e.admin, "admin_stats", nil, &s)
 	return s
+}
+
+func debugConsole() io.Writer {
+	if os.Getenv("AXP_DEBUG_CONSOLE") == "1" {
+		return os.Stderr
+	}
+	return io.Discard
 }

@@ -1,6 +1,6 @@
 // Readies the local chain of the x402 interop tests (run by scripts/interop, once anvil answers):
 // deploys the test stablecoin TestUSD from its committed bytecode
-// (daemon/chain/chaintest/testdata: 6 decimals, EIP-3009), mints US$10 of it to a fresh payer,
+// (daemon/chain/testusd: 6 decimals, EIP-3009), mints US$10 of it to a fresh payer,
 // gives gas money to fresh keys for the exchange's hot wallet and the reference facilitator, and
 // writes the hot wallet's key file (mode 0600).
 //
@@ -21,7 +21,7 @@ if (!rpc || !dir) {
   process.exit(2);
 }
 
-const testdata = new URL("../daemon/chain/chaintest/testdata/", import.meta.url);
+const testdata = new URL("../daemon/chain/testusd/", import.meta.url);
 const abi = JSON.parse(readFileSync(new URL("TestUSD.abi", testdata), "utf8"));
 const bytecode = `0x${readFileSync(new URL("TestUSD.bin", testdata), "utf8").trim().replace(/^0x/, "")}`;
 

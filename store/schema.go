@@ -152,6 +152,8 @@ var (
 	// of their block (JSON), both re-checked on every pass to notice reorgs.
 	kChainCursorHash = []byte("chain_cursor_hash")
 	kChainRecent     = []byte("chain_recent")
+	// What money the ledger holds: "test:<genesis hash>" (test mode's own chain) or "real".
+	kMoneyMode = []byte("money_mode")
 )
 
 // migration moves a database from version-1 to version.

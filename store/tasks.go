@@ -487,6 +487,19 @@ func (t *Tx) SetChainCursorHash(hash string) error {
 	return t.bucket(bMeta).Put(kChainCursorHash, []byte(hash))
 }
 
+// MoneyMode is what money the ledger holds: "test:<genesis hash>" when it was made in test mode
+// on the chain of that genesis, "real", or "" in a store made before the mode was recorded.
+func (t *Tx) MoneyMode() string { return string(t.bucket(bMeta).Get(kMoneyMode)) }
+
+// SetMoneyMode records what money the ledger holds.
+func (t *Tx) SetMoneyMode(mode string) error { return t.bucket(bMeta).Put(kMoneyMode, []byte(mode)) }
+
+// HasTasks reports whether any task was ever posted.
+func (t *Tx) HasTasks() bool {
+	k, _ := t.bucket(bTasks).Cursor().First()
+	return k != nil
+}
+
 // RecentCredits lists the transfers the watcher credited lately, with their blocks' hashes.
 func (t *Tx) RecentCredits() ([]axp.ChainMark, error) {
 	var out []axp.ChainMark

@@ -63,6 +63,8 @@ type Keys struct {
 	LogLevel               string            `koanf:"log_level"`
 	DepositAddress         string            `koanf:"deposit_address"`
 	ChainRPCURL            string            `koanf:"chain_rpc_url"`
+	TestMode               bool              `koanf:"test_mode"`
+	TestChainListen        string            `koanf:"test_chain_listen"`
 	ChainID                uint64            `koanf:"chain_id"`
 	TokenAddress           string            `koanf:"token_address"`
 	TokenDecimals          uint8             `koanf:"token_decimals"`
@@ -103,6 +105,7 @@ type Keys struct {
 // FlagKeys maps command-line flag names to keys.
 var FlagKeys = map[string]string{
 	"addr": "addr", "data-dir": "data_dir", "base-url": "base_url", "log-level": "log_level", "store": "store",
+	"test-mode": "test_mode",
 }
 
 // listKeys are the keys whose environment value is a comma-separated list.
@@ -199,6 +202,16 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress = strings.TrimSpace(keys.ChainRPCURL), keys.ChainID, strings.TrimSpace(keys.TokenAddress)
 	cfg.TokenDecimals, cfg.Confirmations, cfg.ChainPoll = keys.TokenDecimals, keys.Confirmations, keys.ChainPoll
 	cfg.ChainStartBlock, cfg.PayoutKeyFile = keys.ChainStartBlock, strings.TrimSpace(keys.PayoutKeyFile)
+	cfg.TestMode, cfg.TestChainListen = keys.TestMode, strings.TrimSpace(keys.TestChainListen)
+	if cfg.TestMode {
+		// The test chain seals a block a second: a payment is final after one, found within a second.
+		if !k.Exists("confirmations") {
+			cfg.Confirmations = 1
+		}
+		if !k.Exists("chain_poll") {
+			cfg.ChainPoll = time.Second
+		}
+	}
 	// The hot wallet's passphrase is read from the environment only: never from a file or a flag.
 	cfg.PayoutKeyPassphrase = getenv("AXP_PAYOUT_KEY_PASSPHRASE")
 	cfg.LogLevel = strings.ToLower(strings.TrimSpace(keys.LogLevel))
@@ -262,6 +275,37 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 		return def, fmt.Errorf("config: %w", err)
 	}
 	return cfg, nil
+}
+
+// validateTestMode keeps real and test money apart: test mode brings its own chain, token, deposit
+// address and hot wallet, so a setting naming real ones is refused with it, and its chain lives in
+// one daemon's data dir, so it runs on the embedded store only.
+func validateTestMode(c daemon.Config) error {
+	if !c.TestMode {
+		if c.TestChainListen != "" {
+			return &keyError{"test_chain_listen", "test_chain_listen is for test mode: add --test-mode (test_mode: true), or remove it"}
+		}
+		return nil
+	}
+	for _, s := range []struct{ key, v string }{{"chain_rpc_url", c.ChainRPCURL}, {"token_address", c.TokenAddress},
+		{"deposit_address", c.DepositAddress}, {"payout_key_file", c.PayoutKeyFile}, {"x402_facilitator_url", c.X402FacilitatorURL}} {
+		if s.v != "" {
+			return &keyError{s.key, s.key + " names real money, and test mode runs its own test chain: real and test money never mix; remove " + s.key + " or test_mode"}
+		}
+	}
+	if c.ChainID != 0 || c.ChainStartBlock != 0 {
+		return &keyError{"chain_id", "chain_id and chain_start_block name a real chain, and test mode runs its own: remove them or test_mode"}
+	}
+	if strings.HasPrefix(c.Store, "postgres") {
+		return &keyError{"store", "test mode runs on the embedded store: its chain lives in one daemon's data dir; remove store or test_mode"}
+	}
+	if c.TestChainListen != "" {
+		host, _, err := net.SplitHostPort(c.TestChainListen)
+		if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+			return &keyError{"test_chain_listen", "test_chain_listen must be a loopback host:port such as 127.0.0.1:8545"}
+		}
+	}
+	return nil
 }
 
 // fromDefaults is the configuration as keys before any source is applied.
@@ -420,6 +464,9 @@ func validate(c daemon.Config) error {
 	}
 	if c.MediationWindow < 0 || c.AITimeout < 0 {
 		return &keyError{"mediation_window", "mediation_window and ai_timeout must be positive durations"}
+	}
+	if err := validateTestMode(c); err != nil {
+		return err
 	}
 	for _, a := range []struct{ key, v string }{{"deposit_address", c.DepositAddress}, {"token_address", c.TokenAddress}} {
 		if a.v != "" && !chain.IsAddress(a.v) {

@@ -443,3 +443,35 @@ func TestRecorderKeys(t *testing.T) {
 		}
 	}
 }
+
+// Test mode brings its own chain: it takes one confirmation and a one-second poll unless set, and
+// refuses every setting that names real money, PostgreSQL and a listen address off loopback.
+func TestTestMode(t *testing.T) {
+	cfg := load(t, "", nil, env{"AXP_TEST_MODE": "1"})
+	if !cfg.TestMode || cfg.Confirmations != 1 || cfg.ChainPoll != time.Second {
+		t.Errorf("AXP_TEST_MODE=1: test mode %v, %d confirmations, poll %s; want true, 1, 1s", cfg.TestMode, cfg.Confirmations, cfg.ChainPoll)
+	}
+	cfg = load(t, writeFile(t, "test_mode: true\nconfirmations: 3\ntest_chain_listen: 127.0.0.1:8545\n"), nil, nil)
+	if !cfg.TestMode || cfg.Confirmations != 3 || cfg.TestChainListen != "127.0.0.1:8545" {
+		t.Errorf("from a file: %+v", cfg)
+	}
+	for _, tt := range []struct {
+		env  env
+		want []string
+	}{
+		{env{"AXP_TEST_MODE": "true", "AXP_CHAIN_RPC_URL": "http://127.0.0.1:8545"}, []string{"chain_rpc_url names real money", "never mix", "AXP_CHAIN_RPC_URL"}},
+		{env{"AXP_TEST_MODE": "true", "AXP_PAYOUT_KEY_FILE": "/k"}, []string{"payout_key_file names real money"}},
+		{env{"AXP_TEST_MODE": "true", "AXP_DEPOSIT_ADDRESS": "0x00000000000000000000000000000000000000aa"}, []string{"deposit_address names real money"}},
+		{env{"AXP_TEST_MODE": "true", "AXP_CHAIN_ID": "8453"}, []string{"chain_id"}},
+		{env{"AXP_TEST_MODE": "true", "AXP_STORE": "postgres://axp@db/axp"}, []string{"embedded store"}},
+		{env{"AXP_TEST_MODE": "true", "AXP_TEST_CHAIN_LISTEN": "0.0.0.0:8545"}, []string{"test_chain_listen must be a loopback host:port"}},
+		{env{"AXP_TEST_CHAIN_LISTEN": "127.0.0.1:8545"}, []string{"test_chain_listen is for test mode"}},
+	} {
+		msg := loadErr(t, "", nil, tt.env)
+		for _, w := range tt.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: error %q does not contain %q", tt.env, msg, w)
+			}
+		}
+	}
+}

@@ -59,6 +59,7 @@ Without an admin token configured, one is generated on first start, printed once
 	fl.StringVar(&o.ConfigFile, "config", "", "YAML config file")
 	fl.String("base-url", "", "public base URL of the exchange (default http://<addr>)")
 	fl.String("log-level", "info", "log level: debug, info, warn or error")
+	fl.Bool("test-mode", false, "run the exchange on its own test chain in the data dir: money here is not real (key test_mode)")
 	return c
 }
 
@@ -90,6 +91,12 @@ func Run(ctx context.Context, o *Options) error {
 	base := d.BaseURL()
 	fmt.Fprintf(o.IO.Out, "axp exchange serving at %s\n", base)
 	fmt.Fprintf(o.IO.Out, "data dir: %s\n", cfg.DataDir)
+	if url, id, token, deposit, hot := d.TestChain(); url != "" {
+		fmt.Fprintf(o.IO.Out, "TEST MODE: money here is not real.\n")
+		fmt.Fprintf(o.IO.Out, "  test chain %d at %s (a block a second; its state lives in the data dir)\n", id, url)
+		fmt.Fprintf(o.IO.Out, "  TestUSD %s, deposit address %s, hot wallet %s\n", token, deposit, hot)
+		fmt.Fprintf(o.IO.Out, "  buyers: axp wallet new, axp wallet fund, axp wallet pay TASK\n")
+	}
 	if cfg.Store != "" {
 		fmt.Fprintf(o.IO.Out, "store: %s\n", store.Redact(cfg.Store))
 	}

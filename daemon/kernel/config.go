@@ -78,7 +78,10 @@ type Config struct {
 	// TestMode runs the exchange on its own test chain (axp serve --test-mode, key test_mode):
 	// cmd starts the chain in the data dir and fills the chain settings and PayoutKeyFile from it.
 	// Money here is not real, and every place that shows money says so.
-	TestMode        bool
+	TestMode bool
+	// TestChainListen is the test chain's JSON-RPC address (key test_chain_listen; default a free
+	// loopback port).
+	TestChainListen string
 	ChainID         uint64
 	TokenAddress    string
 	TokenDecimals   uint8

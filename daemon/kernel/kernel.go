@@ -49,9 +49,9 @@ type Kernel struct {
 	ChainInfo axp.ChainInfo
 	Wallet    *chain.Wallet
 	// Faucet mints test money on the exchange's own test chain (test mode only, else nil).
-	Faucet  Faucet
-	Caller    *outbound.Caller
-	Pusher    *outbound.Pusher
+	Faucet Faucet
+	Caller *outbound.Caller
+	Pusher *outbound.Pusher
 	// callTool calls a member's MCP tool (nil until the outbound path is wired).
 	CallTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// quoteParallel caps the calls of one quote round under way at once (outbound.MaxParallel).

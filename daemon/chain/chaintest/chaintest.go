@@ -1,13 +1,11 @@
 // Package chaintest runs a real local EVM chain for tests: anvil (installed by scripts/chain-tools
 // from the pinned npm package @foundry-rs/anvil) with the test stablecoin TestUSD deployed on it
-// (testdata/TestUSD.sol: 6 decimals, EIP-3009; its bytecode is committed, rebuilt by
-// scripts/build-test-token). Test wallets are fresh keys funded with anvil_setBalance.
+// (package testusd: 6 decimals, EIP-3009). Test wallets are fresh keys funded with anvil_setBalance.
 package chaintest
 
 import (
 	"context"
 	"crypto/ecdsa"
-	_ "embed"
 	"encoding/hex"
 	"fmt"
 	"math/big"
@@ -22,6 +20,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain/testusd"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -31,12 +30,6 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 )
-
-//go:embed testdata/TestUSD.bin
-var tokenBin string
-
-//go:embed testdata/TestUSD.abi
-var tokenABI string
 
 // ID is the chain id of the test chain.
 const ID = 31337
@@ -127,9 +120,7 @@ func StartID(t testing.TB, id uint64) *Chain {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Cleanup(c.ec.Close)
-	if c.abi, err = abi.JSON(strings.NewReader(tokenABI)); err != nil {
-		t.Fatal(err)
-	}
+	c.abi = testusd.ABI()
 	c.owner = c.NewKey()
 	c.Token = c.Deploy()
 	return c
@@ -165,8 +156,7 @@ func KeyHex(k *ecdsa.PrivateKey) string { return hex.EncodeToString(crypto.FromE
 // returns its address.
 func (c *Chain) Deploy() string {
 	c.t.Helper()
-	code := common.FromHex(strings.TrimSpace(tokenBin))
-	r := c.send(c.owner, nil, code)
+	r := c.send(c.owner, nil, testusd.Code())
 	return r.ContractAddress.Hex()
 }
 

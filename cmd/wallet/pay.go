@@ -1,0 +1,450 @@
+package wallet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/spf13/cobra"
+)
+
+// PayOptions are the inputs of `axp wallet pay`.
+type PayOptions struct {
+	F       *cmdutil.Factory
+	IO      *cmdutil.IOStreams
+	Export  cmdutil.Exporter
+	Wallet  *Flags
+	TaskID  string
+	Token   string
+	RPCURL  string
+	Yes     bool
+	Timeout time.Duration
+	// Poll is the time between looks at the chain and the task while waiting.
+	Poll time.Duration
+}
+
+// NewCmdPay builds `axp wallet pay`.
+func NewCmdPay(f *cmdutil.Factory, w *Flags, runF func(context.Context, *PayOptions) error) *cobra.Command {
+	o := &PayOptions{F: f, IO: f.IO, Wallet: w, Poll: 500 * time.Millisecond}
+	c := &cobra.Command{
+		Use:   "pay TASK [--token TOKEN] [--yes] [--rpc-url URL] [--timeout D]",
+		Short: "Pay a task from the wallet and wait until the exchange has it funded",
+		Long: `Pay a task awaiting payment from the wallet: read its payment instructions, check them against
+the chain the exchange publishes (GET /api/pricing: chain id, stablecoin, deposit address) and the
+node against that chain, check that the wallet holds the amount and the gas, show what will be
+sent and ask (--yes skips the question; without a terminal --yes is required), then send exactly
+the payable amount in token units to the deposit address (an EIP-1559 ERC-20 transfer signed
+here), report its hash to the exchange so it is credited to this task, and wait, with one line of
+progress on stderr, until the exchange reports the task funded (or --timeout passes).
+
+Nothing is sent when a check fails: a task already paid or not awaiting payment, instructions
+that disagree with the exchange's chain, a node on another chain, too little money or gas. The
+buyer token is --token, else the one saved when the task was posted here.`,
+		Example: `  axp wallet pay tsk_123
+  axp wallet pay tsk_123 --yes --rpc-url https://node.example --timeout 5m`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: task.CompleteTaskIDs(f),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.TaskID = args[0]
+			if o.Timeout <= 0 {
+				return cmdutil.Usagef("--timeout must be positive")
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return payRun(c.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Token, "token", "", "the task's buyer token (default: the one saved when the task was posted)")
+	addRPCFlag(c, &o.RPCURL)
+	c.Flags().DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long to wait for the exchange to have the task funded once the transfer is sent")
+	cmdutil.AddYesFlag(c, &o.Yes)
+	cmdutil.AddExportFlags(c, &o.Export)
+	return c
+}
+
+// payment is a payment ready to send: the task, what it is owed, and how.
+type payment struct {
+	t       *axp.Task
+	buyer   *client.Client
+	w       *Wallet
+	n       *node
+	from    common.Address
+	to      common.Address
+	units   *big.Int
+	usd     axp.Money
+	data    []byte
+	gas     uint64
+	tip     *big.Int
+	feeCap  *big.Int
+	confirm uint64 // the confirmations the exchange waits for
+	balance *big.Int
+	gasWei  *big.Int
+}
+
+func payRun(ctx context.Context, o *PayOptions) error {
+	p, err := prepare(ctx, o)
+	if err != nil {
+		return nothingSent(err)
+	}
+	defer p.n.close()
+	action := fmt.Sprintf("send %s of %s to %s for task %s", p.usd.Display(), p.n.symbol, p.to.Hex(), p.t.ID)
+	if err := cmdutil.ConfirmStep(o.IO, o.Yes, action, p.describe); err != nil {
+		return nothingSent(err)
+	}
+	hash, err := p.send(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "✓ Sent %s of %s to %s: transaction %s\n", p.usd.Display(), p.n.symbol, p.to.Hex(), hash)
+	return follow(ctx, o, p, hash)
+}
+
+// prepare reads the task, the wallet and the chain, and checks everything a payment needs.
+func prepare(ctx context.Context, o *PayOptions) (*payment, error) {
+	w, err := Load(o.F, o.IO.In, o.Wallet)
+	if err != nil {
+		return nil, err
+	}
+	buyer, err := o.F.BuyerClient(o.TaskID, o.Token)
+	if err != nil {
+		return nil, err
+	}
+	t, _, err := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: o.TaskID}})
+	if err != nil {
+		return nil, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
+	}
+	usd, err := due(t)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := Pricing(ctx, o.F)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInstructions(t.ID, t.Payment, pr.Chain); err != nil {
+		return nil, err
+	}
+	url, err := rpcURL(o.RPCURL, pr)
+	if err != nil {
+		return nil, err
+	}
+	n, err := dial(ctx, url, o.RPCURL != "", pr)
+	if err != nil {
+		return nil, err
+	}
+	p := &payment{t: t, buyer: buyer, w: w, n: n, from: common.HexToAddress(w.Address()), to: common.HexToAddress(t.Payment.DepositAddress),
+		usd: usd, confirm: pr.Chain.Confirmations}
+	if err := p.plan(ctx); err != nil {
+		n.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// due is what a task awaiting payment is still owed, or the error that says why nothing is: the
+// payable amount when nothing was received, the rest of it after a part payment.
+func due(t *axp.Task) (axp.Money, error) {
+	p := t.Payment
+	watch := "follow it with `axp task watch " + t.ID + "`"
+	switch {
+	case t.Status == axp.TaskOpen:
+		return 0, axp.Conflict("task "+t.ID+" is open: no offer is chosen yet, so there is nothing to pay",
+			"choose an offer first: axp task choose "+t.ID)
+	case t.Status != axp.TaskAwaitingPayment && p != nil && p.Status == "confirmed":
+		return 0, axp.Conflict(fmt.Sprintf("task %s is already paid (%s, payment confirmed)", t.ID, t.Status), watch+"; do not pay it again")
+	case t.Status != axp.TaskAwaitingPayment:
+		return 0, axp.Conflict("task "+t.ID+" is "+t.Status+": it awaits no payment", "`axp task view "+t.ID+"` shows where it is")
+	case p == nil:
+		return 0, axp.Conflict("task "+t.ID+" has nothing to pay", "")
+	case p.Status == "reported":
+		return 0, axp.Conflict(fmt.Sprintf("a payment of task %s (%s) was already sent and reported; it awaits confirmation", t.ID, p.TxHash),
+			watch+"; do not pay it again")
+	case p.Status != "unpaid" && p.Status != "partial":
+		return 0, axp.Conflict("the payment of task "+t.ID+" is "+p.Status+": nothing to pay now", "`axp task view "+t.ID+"` shows where it is")
+	case p.ChainID == 0 || p.TokenAddress == "" || p.DepositAddress == "" || p.PayableUnits == "":
+		return 0, axp.Conflict("the exchange names no chain and stablecoin for the payment of task "+t.ID,
+			"`axp task pay "+t.ID+"` says what to send; send it from a wallet of your own and report it with --tx")
+	}
+	d := p.PayableUSD - p.ReceivedUSD
+	if d <= 0 {
+		return 0, axp.Conflict("task "+t.ID+" received its payable amount already; the exchange is confirming it", watch)
+	}
+	return d, nil
+}
+
+// checkInstructions refuses payment instructions that disagree with the chain the exchange
+// publishes in /api/pricing, or with themselves (the units are not the amount shown).
+func checkInstructions(id string, p *axp.PaymentInfo, ch *axp.ChainInfo) error {
+	hint := "ask the exchange's operator; do not pay until the task and /api/pricing agree"
+	switch {
+	case p.ChainID != ch.ChainID:
+		return axp.Conflict(fmt.Sprintf("task %s's payment names chain %d, but the exchange's /api/pricing names chain %d", id, p.ChainID, ch.ChainID), hint)
+	case !strings.EqualFold(p.TokenAddress, ch.TokenAddress):
+		return axp.Conflict(fmt.Sprintf("task %s's payment names the token %s, but the exchange's /api/pricing names %s", id, p.TokenAddress, ch.TokenAddress), hint)
+	case !strings.EqualFold(p.DepositAddress, ch.DepositAddress):
+		return axp.Conflict(fmt.Sprintf("task %s's payment goes to %s, but the exchange's /api/pricing names the deposit address %s", id, p.DepositAddress, ch.DepositAddress), hint)
+	case !chain.IsAddress(p.DepositAddress):
+		return axp.Conflict(fmt.Sprintf("task %s's deposit address %q is not an address", id, p.DepositAddress), hint)
+	case p.TokenDecimals != ch.TokenDecimals:
+		return axp.Conflict(fmt.Sprintf("task %s's payment counts the token in %d decimals, /api/pricing in %d", id, p.TokenDecimals, ch.TokenDecimals), hint)
+	}
+	n := &node{dec: ch.TokenDecimals}
+	if units, ok := new(big.Int).SetString(p.PayableUnits, 10); !ok || units.Cmp(n.units(p.PayableUSD)) != 0 {
+		return axp.Conflict(fmt.Sprintf("task %s's payable units (%s) are not its payable amount (%s)", id, p.PayableUnits, p.PayableUSD.Display()), hint)
+	}
+	return nil
+}
+
+// plan reads the wallet's balances and prices the transfer: the units owed, then the gas.
+func (p *payment) plan(ctx context.Context) error {
+	p.units = p.n.units(p.usd)
+	if p.t.Payment.Status == "unpaid" {
+		p.units, _ = new(big.Int).SetString(p.t.Payment.PayableUnits, 10) // exactly the instructions' units (checked)
+	}
+	var err error
+	if p.balance, err = p.n.tokenBalance(ctx, p.from); err != nil {
+		return err
+	}
+	if p.gasWei, err = p.n.gasBalance(ctx, p.from); err != nil {
+		return err
+	}
+	addr := p.from.Hex()
+	if p.balance.Cmp(p.units) < 0 {
+		return axp.Conflict(fmt.Sprintf("the wallet %s holds %s of %s; task %s needs %s", addr, p.n.usd(p.balance).Display(), p.n.symbol, p.t.ID, p.usd.Display()),
+			p.n.fundHint(addr))
+	}
+	if p.gasWei.Sign() == 0 {
+		return axp.Conflict(fmt.Sprintf("the wallet %s holds no ETH to pay the transfer's gas", addr), p.n.fundHint(addr))
+	}
+	if p.data, err = erc20.Pack("transfer", p.to, p.units); err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	gas, err := p.n.ec.EstimateGas(cctx, ethereum.CallMsg{From: p.from, To: &p.n.token, Data: p.data})
+	if err != nil {
+		return fmt.Errorf("the transfer would fail on chain %d: %w", p.n.id, err)
+	}
+	p.gas = gas + gas/5
+	if p.tip, err = p.n.ec.SuggestGasTipCap(cctx); err != nil {
+		return fmt.Errorf("read the gas tip: %w", err)
+	}
+	head, err := p.n.ec.HeaderByNumber(cctx, nil)
+	if err != nil {
+		return fmt.Errorf("read the latest block: %w", err)
+	}
+	base := head.BaseFee
+	if base == nil {
+		base = new(big.Int)
+	}
+	p.feeCap = new(big.Int).Add(p.tip, new(big.Int).Mul(big.NewInt(2), base))
+	if cost := p.maxGasCost(); p.gasWei.Cmp(cost) < 0 {
+		return axp.Conflict(fmt.Sprintf("the wallet %s holds %s ETH for gas; the transfer may cost up to %s ETH", addr, ETH(p.gasWei), ETH(cost)),
+			p.n.fundHint(addr))
+	}
+	return nil
+}
+
+func (p *payment) maxGasCost() *big.Int {
+	return new(big.Int).Mul(new(big.Int).SetUint64(p.gas), p.feeCap)
+}
+
+// describe is what the confirmation shows.
+func (p *payment) describe() ([]string, error) {
+	chainLine := fmt.Sprintf("chain %d", p.n.id)
+	if p.n.test {
+		chainLine += " (the exchange's test chain: not real money)"
+	}
+	return []string{
+		fmt.Sprintf("task %s (%s) is awaiting payment: %s", p.t.ID, p.t.Type, p.usd.Display()),
+		fmt.Sprintf("send %s units of %s (%s) to the deposit address %s on %s", p.units, p.n.symbol, p.n.token.Hex(), p.to.Hex(), chainLine),
+		fmt.Sprintf("from your wallet %s (it holds %s and %s ETH; gas at most %s ETH)", p.from.Hex(), p.n.usd(p.balance).Display(),
+			ETH(p.gasWei), ETH(p.maxGasCost())),
+	}, nil
+}
+
+// send signs the transfer with the wallet's next nonce and broadcasts it. An error the node
+// answered means nothing was sent; one it did not answer may hide a transfer that left, and says so.
+func (p *payment) send(ctx context.Context) (string, error) {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	nonce, err := p.n.ec.PendingNonceAt(cctx, p.from)
+	if err != nil {
+		return "", nothingSent(fmt.Errorf("read the wallet's nonce: %w", err))
+	}
+	id := new(big.Int).SetUint64(p.n.id)
+	tx := types.NewTx(&types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: p.tip, GasFeeCap: p.feeCap, Gas: p.gas,
+		To: &p.n.token, Value: new(big.Int), Data: p.data})
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(id), p.w.Key)
+	if err != nil {
+		return "", nothingSent(err)
+	}
+	hash := strings.ToLower(signed.Hash().Hex())
+	err = p.n.ec.SendTransaction(cctx, signed)
+	if err == nil {
+		return hash, nil
+	}
+	if _, _, kerr := p.n.ec.TransactionByHash(cctx, signed.Hash()); kerr == nil {
+		return hash, nil // it arrived after all
+	}
+	var refused rpc.Error
+	if errors.As(err, &refused) {
+		return "", nothingSent(fmt.Errorf("the node refused the transfer: %w", err))
+	}
+	return "", &axp.Error{Code: axp.CodeUnavailable, Message: fmt.Sprintf("the node did not answer the transfer (%v): it may have been sent as %s", err, hash),
+		Hint: "look the transaction up on the chain before paying again; if it is mined, report it: axp task pay " + p.t.ID + " --tx " + hash}
+}
+
+// follow reports the transfer and waits until the exchange has the task funded, showing the
+// transfer's and the task's progress on one line of stderr.
+func follow(ctx context.Context, o *PayOptions, p *payment, hash string) error {
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	var reportErr error
+	report := func() {
+		_, _, reportErr = client.PayCrypto.Call(ctx, p.buyer, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: p.t.ID}, TxHash: hash})
+	}
+	report()
+	if reportErr != nil {
+		fmt.Fprintf(o.IO.ErrOut, "warning: the exchange did not take the report of %s yet (%v); trying again while waiting\n", hash, reportErr)
+	}
+	pr := &progress{io: o.IO, start: time.Now()}
+	chainState, taskState := "tx "+hash[:10]+"… sent", "task "+p.t.Status
+	tick := time.NewTicker(o.Poll)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		if s, ok, err := p.mined(ctx, hash); err != nil {
+			pr.done()
+			return err
+		} else if ok {
+			chainState = s
+		}
+		t, raw, err := client.GetTask.Call(ctx, p.buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: p.t.ID}})
+		if err == nil {
+			taskState = "task " + t.Status
+			if t.Payment != nil {
+				taskState += ", payment " + t.Payment.Status
+			}
+			if t.Status != axp.TaskAwaitingPayment && t.Payment != nil && t.Payment.Status == "confirmed" {
+				pr.show(chainState + " · " + taskState)
+				pr.done()
+				return funded(o, p, t, raw, hash)
+			}
+			if axp.Terminal(t.Status) {
+				pr.done()
+				return &axp.Error{Code: axp.CodeConflict, Message: fmt.Sprintf("task %s is %s; the transfer %s reached the deposit address after it stopped waiting", t.ID, t.Status, hash),
+					Hint: "the exchange returns a late payment once its operator approves the refund: axp task view " + t.ID}
+			}
+			if reportErr != nil && t.Status == axp.TaskAwaitingPayment && i%5 == 4 {
+				report()
+			}
+		}
+		pr.show(chainState + " · " + taskState)
+		select {
+		case <-ctx.Done():
+			pr.done()
+			waited := "after " + o.Timeout.String()
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				waited = "when the wait was stopped"
+			}
+			msg := fmt.Sprintf("the exchange has not reported task %s funded %s; last seen: %s; %s", p.t.ID, waited, chainState, taskState)
+			hint := "the transfer was sent: do not pay again; follow the task with `axp task watch " + p.t.ID + "`"
+			if reportErr != nil {
+				hint += "; the exchange did not take its report (" + reportErr.Error() + "): report it with axp task pay " + p.t.ID + " --tx " + hash
+			}
+			return &axp.Error{Code: axp.CodeUnavailable, Message: msg, Hint: hint}
+		case <-tick.C:
+		}
+	}
+}
+
+// mined says where the transfer is on chain (ok is false when the node did not answer); a transfer
+// that reverted is an error (no money moved).
+func (p *payment) mined(ctx context.Context, hash string) (state string, ok bool, err error) {
+	short := hash[:10] + "…"
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	r, err := p.n.ec.TransactionReceipt(cctx, common.HexToHash(hash))
+	if errors.Is(err, ethereum.NotFound) {
+		return "tx " + short + " pending", true, nil
+	}
+	if err != nil {
+		return "", false, nil
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		return "", false, &axp.Error{Code: axp.CodeConflict, Message: fmt.Sprintf("the transfer %s reverted on chain %d: it moved no money", hash, p.n.id),
+			Hint: "check the wallet's balance (axp wallet balance) and pay again"}
+	}
+	head, err := p.n.ec.BlockNumber(cctx)
+	if err != nil || head < r.BlockNumber.Uint64() {
+		return fmt.Sprintf("tx %s mined in block %d", short, r.BlockNumber), true, nil
+	}
+	need := max(p.confirm, 1)
+	return fmt.Sprintf("tx %s mined in block %d, %d/%d confirmations", short, r.BlockNumber, min(head-r.BlockNumber.Uint64()+1, need), need), true, nil
+}
+
+// funded prints the outcome of a funded task.
+func funded(o *PayOptions, p *payment, t *axp.Task, raw []byte, hash string) error {
+	fmt.Fprintf(o.IO.ErrOut, "✓ Task %s is funded: %s, payment confirmed\n", t.ID, t.Status)
+	if o.Export.Enabled() {
+		return o.Export.Write(o.IO, raw)
+	}
+	return cmdutil.KeyValues(o.IO, "Task", t.ID, "Status", o.IO.ColorScheme().Status(t.Status), "Paid", cmdutil.Money(o.IO, p.usd),
+		"Transaction", hash, "From", p.from.Hex(), "To", p.to.Hex())
+}
+
+// nothingSent adds to an error met before the transfer left that no money moved.
+func nothingSent(err error) error {
+	if err == nil || errors.Is(err, cmdutil.ErrCancelled) {
+		return err
+	}
+	var e *axp.Error
+	if errors.As(err, &e) {
+		c := *e
+		c.Message += " (nothing was sent)"
+		return &c
+	}
+	return fmt.Errorf("%w (nothing was sent)", err)
+}
+
+// progress is the one line of stderr that shows a wait: rewritten in place on a terminal, a new
+// line at each change elsewhere.
+type progress struct {
+	io    *cmdutil.IOStreams
+	start time.Time
+	last  string
+	drawn bool
+}
+
+func (pr *progress) show(line string) {
+	if pr.io.StderrTTY {
+		fmt.Fprintf(pr.io.ErrOut, "\r\x1b[K%s (%ds)", line, int(time.Since(pr.start).Seconds()))
+		pr.drawn = true
+		return
+	}
+	if line != pr.last {
+		fmt.Fprintln(pr.io.ErrOut, line)
+		pr.last = line
+	}
+}
+
+// done ends the line on a terminal.
+func (pr *progress) done() {
+	if pr.drawn {
+		fmt.Fprint(pr.io.ErrOut, "\r\x1b[K")
+		pr.drawn = false
+	}
+}

@@ -1,0 +1,103 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp/daemon/chain/testchain"
+	"github.com/axp-exchange/axp/store"
+)
+
+// TestChainDir is where test mode keeps its chain, inside the data dir.
+const TestChainDir = "testchain"
+
+// startTestChain runs test mode's chain in the data dir and points the chain settings, the payout
+// key and the faucet at it, before the money service sets the chain up as it would a real one.
+func (d *Daemon) startTestChain() error {
+	cfg := &d.Cfg
+	if strings.HasPrefix(cfg.Store, "postgres") {
+		return fmt.Errorf("test mode runs on the embedded store: its chain lives in one daemon's data dir")
+	}
+	// A data dir that holds real money is refused before any of test mode is made in it.
+	var have string
+	var used bool
+	if err := d.Store.View(func(tx *store.Tx) error {
+		have = tx.MoneyMode()
+		_, watched := tx.ChainCursor()
+		used = watched || tx.HasTasks()
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := refuseForTest(have, used, cfg.DataDir); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := testchain.Open(ctx, testchain.Options{Dir: filepath.Join(cfg.DataDir, TestChainDir), Listen: cfg.TestChainListen, Log: d.Log})
+	if err != nil {
+		return err
+	}
+	d.testChain = c
+	cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.TokenDecimals = c.URL, c.ChainID, c.Token.Hex(), 6
+	cfg.DepositAddress, cfg.PayoutKeyFile, cfg.PayoutKeyPassphrase = c.Deposit.Hex(), c.HotKeyFile, ""
+	d.Faucet = c
+	d.Log.Warn("TEST MODE: money here is not real; the exchange runs its own chain", "source", "payments",
+		"rpc_url", c.URL, "chain_id", c.ChainID, "token", c.Token.Hex(), "deposit_address", c.Deposit.Hex(), "hot_wallet", c.HotWallet.Hex())
+	return nil
+}
+
+// checkMoneyMode keeps real and test money apart: a store records, at its first start, whether its
+// ledger holds real money or test mode's (naming the test chain by its genesis), and a start in the
+// other mode, or in test mode on another chain, is refused.
+func (d *Daemon) checkMoneyMode() error {
+	want := "real"
+	if d.testChain != nil {
+		want = "test:" + d.testChain.Genesis.Hex()
+	}
+	return d.Store.Update(func(tx *store.Tx) error {
+		have := tx.MoneyMode()
+		switch {
+		case have == want:
+			return nil
+		case have == "" && d.testChain == nil:
+			return tx.SetMoneyMode(want)
+		case have == "" || have == "real":
+			_, watched := tx.ChainCursor()
+			if err := refuseForTest(have, watched || tx.HasTasks(), d.Cfg.DataDir); err != nil {
+				return err
+			}
+			return tx.SetMoneyMode(want)
+		case d.testChain == nil:
+			return fmt.Errorf("this data dir (%s) was made in test mode: its money is not real; serve it with --test-mode, or use another --data-dir for real money", d.Cfg.DataDir)
+		default:
+			return fmt.Errorf("the test chain in %s (genesis %s) is not the one this data dir's ledger was written against (%s): start with a fresh data dir",
+				filepath.Join(d.Cfg.DataDir, TestChainDir), d.testChain.Genesis.Hex(), strings.TrimPrefix(have, "test:"))
+		}
+	})
+}
+
+// refuseForTest says why a store whose money mode is have (used: it holds tasks or payments) cannot
+// be served in test mode, or nil.
+func refuseForTest(have string, used bool, dataDir string) error {
+	switch {
+	case have == "real":
+		return fmt.Errorf("this data dir (%s) holds real money: it cannot be served in test mode; use another --data-dir for test mode", dataDir)
+	case have == "" && used:
+		return fmt.Errorf("test mode needs a fresh data dir: %s already holds an exchange's tasks or payments, and real and test money never mix", dataDir)
+	}
+	return nil
+}
+
+// TestChain describes test mode's chain for the start banner: its JSON-RPC URL, chain id, token,
+// deposit address and hot wallet ("" when not in test mode).
+func (d *Daemon) TestChain() (url string, chainID uint64, token, deposit, hotWallet string) {
+	c := d.testChain
+	if c == nil {
+		return "", 0, "", "", ""
+	}
+	return c.URL, c.ChainID, c.Token.Hex(), c.Deposit.Hex(), c.HotWallet.Hex()
+}

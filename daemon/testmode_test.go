@@ -1,0 +1,232 @@
+package daemon_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain/testusd"
+	"github.com/axp-exchange/axp/store/pgtest"
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+)
+
+// testModeMarket is an exchange in test mode: its own chain in the data dir.
+func testModeMarket(t *testing.T, dir string) *env {
+	t.Helper()
+	if pgtest.OnPostgres(t) {
+		t.Skip("test mode runs on the embedded store only")
+	}
+	return newMarket(t, func(cfg *daemon.Config) {
+		cfg.DataDir, cfg.TestMode, cfg.DepositAddress = dir, true, ""
+		cfg.Confirmations, cfg.ChainPoll = 1, 100*time.Millisecond
+	})
+}
+
+// within polls cond for up to d (the test chain seals a block a second).
+func within(t *testing.T, d time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up after %s: %v", d, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// testTransfer sends amount of TestUSD from key to to on the test chain and waits for it to be mined.
+func testTransfer(t *testing.T, ec *ethclient.Client, chainID uint64, token common.Address, key *ecdsa.PrivateKey, to string, amount axp.Money) string {
+	t.Helper()
+	ctx := context.Background()
+	data, err := testusd.ABI().Pack("transfer", common.HexToAddress(to), big.NewInt(int64(amount)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	nonce, err := ec.PendingNonceAt(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := ec.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := new(big.Int).SetUint64(chainID)
+	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{ChainID: id, Nonce: nonce,
+		GasTipCap: big.NewInt(1e9), GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), big.NewInt(1e9)),
+		Gas: 100_000, To: &token, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ec.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 30*time.Second, func() error {
+		r, err := ec.TransactionReceipt(ctx, tx.Hash())
+		if err == nil && r.Status != types.ReceiptStatusSuccessful {
+			_, cerr := ec.CallContract(ctx, ethereum.CallMsg{From: from, To: &token, Data: data, Gas: 100_000}, r.BlockNumber)
+			bal := balanceOf(t, ec, token, from.Hex())
+			t.Fatalf("transfer %s reverted (gas used %d of %d; the call says %v; sender holds %s; amount %s)", tx.Hash(), r.GasUsed, tx.Gas(), cerr, bal, amount)
+		}
+		return err
+	})
+	return strings.ToLower(tx.Hash().Hex())
+}
+
+// balanceOf is who's TestUSD balance on the test chain.
+func balanceOf(t *testing.T, ec *ethclient.Client, token common.Address, who string) axp.Money {
+	t.Helper()
+	data, _ := testusd.ABI().Pack("balanceOf", common.HexToAddress(who))
+	raw, err := ec.CallContract(context.Background(), ethereum.CallMsg{To: &token, Data: data}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return axp.Money(new(big.Int).SetBytes(raw).Int64())
+}
+
+// TestTestModePaidJob takes a paid job from post to a confirmed payout on test mode's own chain,
+// with nothing else running: the pricing answer and the payment instructions say test mode, the
+// faucet funds the buyer, the watcher finds the payment, the hot wallet pays the seller its net.
+// A restart keeps the chain and its money; a start without test mode is refused.
+func TestTestModePaidJob(t *testing.T) {
+	dir := t.TempDir()
+	m := testModeMarket(t, dir)
+
+	var pricing axp.PricingInfo
+	call(t, m.anon, "get_pricing", nil, &pricing)
+	if !pricing.TestMode || pricing.Chain == nil || !strings.HasPrefix(pricing.Chain.RPCURL, "http://127.0.0.1:") || pricing.Chain.TokenSymbol != "TUSD" {
+		t.Fatalf("pricing in test mode: %+v chain %+v", pricing, pricing.Chain)
+	}
+	ci := pricing.Chain
+	ec, err := ethclient.Dial(ci.RPCURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	token := common.HexToAddress(ci.TokenAddress)
+
+	// The faucet funds a fresh buyer wallet with TestUSD and gas; it refuses a second gift at once.
+	bk, _ := crypto.GenerateKey()
+	buyerAddr := crypto.PubkeyToAddress(bk.PublicKey).Hex()
+	var funds axp.TestFunds
+	call(t, m.anon, "test_fund", map[string]any{"address": buyerAddr, "usd": 20}, &funds)
+	if funds.BalanceUSD != axp.USD(20, 0) || funds.GasTx == "" || !funds.TestMode {
+		t.Fatalf("faucet: %+v", funds)
+	}
+	apiErr(t, m.anon.Call(context.Background(), "test_fund", map[string]any{"address": buyerAddr}, nil), axp.CodeRateLimited, "-")
+	apiErr(t, m.anon.Call(context.Background(), "test_fund", map[string]any{"address": buyerAddr, "usd": 5000}, nil), axp.CodeInvalidInput, "usd")
+
+	sellerKey, _ := crypto.GenerateKey()
+	sellerAddr := crypto.PubkeyToAddress(sellerKey.PublicKey).Hex()
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
+	created, _ := createTask(t, m.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a poem"}})
+	buyer := m.anon.With(created.BuyerToken)
+	task := waitStatus(t, buyer, created.ID, axp.TaskOpen)
+	var chosen axp.Task
+	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": offerOf(t, task.Offers, seller.MemberID).OfferID}, &chosen)
+	p := chosen.Payment
+	if chosen.Status != axp.TaskAwaitingPayment || p == nil || !p.TestMode || p.ChainID != ci.ChainID || !strings.EqualFold(p.DepositAddress, ci.DepositAddress) {
+		t.Fatalf("after choose: %s, payment %+v", chosen.Status, p)
+	}
+
+	// The buyer pays the exact payable amount; the watcher finds it within a few blocks.
+	testTransfer(t, ec, ci.ChainID, token, bk, p.DepositAddress, p.PayableUSD)
+	within(t, 30*time.Second, func() error {
+		var got axp.Task
+		if err := buyer.Call(context.Background(), "get_task", map[string]any{"id": created.ID}, &got); err != nil {
+			return err
+		}
+		if got.Status != axp.TaskPaid {
+			return fmt.Errorf("task is %s", got.Status)
+		}
+		return nil
+	})
+
+	deliverText(t, seller.c, created.ID, "Waves fold the light.")
+	retrieve(t, buyer, created.ID)
+	call(t, buyer, "accept_task", map[string]any{"id": created.ID}, nil)
+	call(t, seller.c, "request_payment", map[string]any{"id": created.ID}, nil)
+	payout := m.approvalOf(created.ID, axp.ApprovePayout)
+	if sent := m.approve(payout.ID, false); sent.Status != axp.ApprovalSent || sent.Rail != "evm" {
+		t.Fatalf("approved: %+v", sent)
+	}
+	net := usd(t, "4.50") - feeOf(usd(t, "4.50"))
+	within(t, 30*time.Second, func() error {
+		if a := m.approvalOf(created.ID, axp.ApprovePayout); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("payout is %s", a.Status)
+		}
+		return nil
+	})
+	if bal := balanceOf(t, ec, token, sellerAddr); bal != net {
+		t.Fatalf("seller holds %s; want its net %s", bal, net)
+	}
+	var r axp.Reconciliation
+	call(t, m.admin, "admin_reconcile", nil, &r)
+	if !r.Covered || len(r.UnknownTransfers) != 0 || len(r.MissingTransfers) != 0 {
+		t.Fatalf("reconcile: %+v", r)
+	}
+
+	// A restart opens the same chain: the seller's money is still there.
+	m.close()
+	ec.Close()
+	m = testModeMarket(t, dir)
+	call(t, m.anon, "get_pricing", nil, &pricing)
+	if ec, err = ethclient.Dial(pricing.Chain.RPCURL); err != nil {
+		t.Fatal(err)
+	}
+	if pricing.Chain.TokenAddress != ci.TokenAddress || balanceOf(t, ec, token, sellerAddr) != net {
+		t.Fatalf("after a restart: token %s, seller balance %s", pricing.Chain.TokenAddress, balanceOf(t, ec, token, sellerAddr))
+	}
+	m.close()
+
+	// Served without test mode, the data dir is refused: its money is not real.
+	cfg := daemon.Defaults()
+	cfg.DataDir, cfg.AdminToken, cfg.Addr = dir, adminToken, "127.0.0.1:0"
+	if d, _, err := daemon.New(cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "made in test mode") {
+		d.Close()
+		t.Fatalf("a test-mode data dir served without test mode: %v", err)
+	}
+}
+
+// TestTestModeRefusesRealDataDir: a data dir that holds real money is never served in test mode,
+// and the faucet of an exchange not in test mode answers 503 with what to do.
+func TestTestModeRefusesRealDataDir(t *testing.T) {
+	if pgtest.OnPostgres(t) {
+		t.Skip("test mode runs on the embedded store only")
+	}
+	m := newMarket(t)
+	e := apiErr(t, m.anon.Call(context.Background(), "test_fund", map[string]any{"address": "0x00000000000000000000000000000000000000aa"}, nil), axp.CodeUnavailable, "-")
+	if !strings.Contains(e.Message, "not in test mode") || !strings.Contains(e.Hint, "--test-mode") {
+		t.Fatalf("faucet off test mode: %v", e)
+	}
+	dir := m.dir
+	m.close()
+	cfg := daemon.Defaults()
+	cfg.DataDir, cfg.AdminToken, cfg.Addr, cfg.TestMode = dir, adminToken, "127.0.0.1:0", true
+	d, _, err := daemon.New(cfg, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "holds real money") {
+		d.Close()
+		t.Fatalf("a real data dir served in test mode: %v", err)
+	}
+	// Refused before its chain was made: nothing of test mode is left in the data dir.
+	if _, err := os.Stat(filepath.Join(dir, daemon.TestChainDir)); !os.IsNotExist(err) {
+		t.Fatalf("a refused test-mode start left %s: %v", daemon.TestChainDir, err)
+	}
+}

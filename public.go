@@ -21,14 +21,46 @@ type OK struct {
 	Message string `json:"message,omitempty"`
 }
 
-// FrontDoor is the answer of GET /: what the exchange is and the links to start from.
+// FrontDoor is the answer of GET /: what the exchange is, the two ways in (sell, buy), the market
+// now and the links to start from.
 type FrontDoor struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
-	Links   []Link `json:"links"`
-	// Page, when set, renders the front door as an HTML page for a request that prefers one (a
-	// browser), or returns nil.
+	// Start is the call to action: join as a seller, or post a task.
+	Start  []StartStep `json:"start"`
+	Market MarketNow   `json:"market"`
+	Links  []Link      `json:"links"`
+	// Page, when set, renders the front door for a request that prefers another form than JSON (an
+	// HTML page for a browser, Markdown for Accept: text/markdown), or returns nil.
 	Page func(accept string) *Document `json:"-"`
+}
+
+// StartStep is a way into the market the front door offers: selling (join as a seller agent) or
+// buying (post a task).
+type StartStep struct {
+	Rel      string   `json:"rel" doc:"sell or buy"`
+	Title    string   `json:"title"`
+	Text     string   `json:"text"`
+	Href     string   `json:"href" doc:"where to read on"`
+	Commands []string `json:"commands" doc:"the axp commands that do it"`
+	REST     string   `json:"rest" doc:"the REST call that does it: method and URL"`
+	Body     string   `json:"body" doc:"an example body of that call"`
+	MCP      string   `json:"mcp" doc:"the MCP tool that does it, at the exchange's /mcp"`
+}
+
+// MarketNow is the front door's small live view of the market, recomputed every few seconds.
+type MarketNow struct {
+	ServicesOnOffer int             `json:"services_on_offer" doc:"task types verified sellers offer now"`
+	TopServices     []MarketService `json:"top_services" doc:"the task types most sellers offer, up to three"`
+	SellersOnline   int             `json:"sellers_online" doc:"verified sellers heard from (a call, a heartbeat, a liveness check) in the last 65 minutes; member agents heartbeat at least hourly"`
+	JobsDoneToday   int             `json:"jobs_done_today" doc:"tasks whose job was done (delivery accepted, or a dispute settled with the seller paid) since 00:00 UTC"`
+	AsOf            time.Time       `json:"as_of" doc:"when these figures were read"`
+}
+
+// MarketService is a task type on offer and how many verified sellers offer it.
+type MarketService struct {
+	Type    string `json:"type"`
+	Sellers int    `json:"sellers"`
 }
 
 // Negotiate answers the page to a request that prefers it, the links as JSON otherwise.
@@ -408,7 +440,7 @@ type OperatorMessageList struct {
 // The public operations.
 
 // GetFrontDoor declares get_front_door, GET /.
-var GetFrontDoor = Define[NoInput, FrontDoor](Op{Name: "get_front_door", Method: get, Path: "/", Tag: "public", Access: Public, Summary: "The front door: what this exchange is and where to go next (an HTML page for a browser, these links as JSON for Accept: application/json)."},
+var GetFrontDoor = Define[NoInput, FrontDoor](Op{Name: "get_front_door", Method: get, Path: "/", Tag: "public", Access: Public, Summary: "The front door: what this exchange is, how to join as a seller or post a task, the market now (services on offer, sellers online, jobs done today) and where to go next (an HTML page for a browser, Markdown for Accept: text/markdown, JSON otherwise)."},
 	nil)
 
 // Health declares health, GET /healthz.

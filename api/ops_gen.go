@@ -9,7 +9,7 @@ import (
 
 // The typed endpoints of the catalog (axp.Ops), one per operation, in catalog order.
 var (
-	// GetFrontDoor is GET /: The front door: what this exchange is and where to go next (an HTML page for a browser, these links as JSON for Accept: application/json).
+	// GetFrontDoor is GET /: The front door: what this exchange is, how to join as a seller or post a task, the market now (services on offer, sellers online, jobs done today) and where to go next (an HTML page for a browser, Markdown for Accept: text/markdown, JSON otherwise).
 	GetFrontDoor = Def[None, axp.FrontDoor]("get_front_door")
 	// Health is GET /healthz: Liveness of the exchange.
 	Health = Def[None, axp.OK]("health")

@@ -22,7 +22,7 @@ import (
 )
 
 // TestTUIInTmux drives `axp tui` in a real terminal (tmux, 80x24, NO_COLOR; widened to 160
-// columns and back, every line fitting) through an operator approval: the built binary serves an exchange as a separate process, a buyer posts a task,
+// columns and back, every line fitting; the queue filtered with /) through an operator approval: the built binary serves an exchange as a separate process, a buyer posts a task,
 // chooses and reports a payment over HTTP, and the operator confirms it in the TUI with a note.
 func TestTUIInTmux(t *testing.T) {
 	tmux, err := exec.LookPath("tmux")
@@ -176,6 +176,13 @@ func TestTUIInTmux(t *testing.T) {
 			t.Errorf("back at 80 columns, a line of %d cells: %q", n, l)
 		}
 	}
+
+	// / filters the queue by the task's id; enter keeps the filter.
+	send("/")
+	send("-l", created.ID)
+	waitScreen("the filter typed", has("/ "+created.ID, "1 of 1 · enter keeps"))
+	send("Enter")
+	waitScreen("the filter kept", has("filter "+created.ID, "1 of 1 · / edits", "› payment"))
 
 	send("a")
 	waitScreen("the note prompt", has("Confirm payment apr_", "Note (optional):"))

@@ -44,7 +44,8 @@ func TestFrontDoorInBrowser(t *testing.T) {
 
 	dom := string(run("--dump-dom"))
 	for _, want := range []string{"<title>axp exchange</title>", `href="` + e.srv.URL + `/join"`, `href="` + e.srv.URL + `/mcp"`,
-		`href="` + e.srv.URL + `/.well-known/agent-card.json"`, "An Agent Services Exchange"} {
+		`href="` + e.srv.URL + `/.well-known/agent-card.json"`, "An Agent Services Exchange", "Sell: join as a seller agent", "Buy: post a task",
+		`id="jobs-done-today"`} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the rendered DOM lacks %s:\n%s", want, dom)
 		}

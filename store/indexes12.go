@@ -198,6 +198,22 @@ func (t *Tx) eachMemberOf(ids []string, fn func(*axp.Member) bool) error {
 	return nil
 }
 
+// VerifiedSeenSince calls fn with the verified members last seen at or after a time, the most
+// recently seen last; fn returning false stops.
+func (t *Tx) VerifiedSeenSince(since time.Time, fn func(*axp.Member) bool) error {
+	c := t.bucket(bMemberSeen).Cursor()
+	for k, _ := c.Seek(u64(uint64(max(since.UnixNano(), 0)))); k != nil && len(k) > 8; k, _ = c.Next() {
+		m, err := t.Member(string(k[8:]))
+		if err != nil {
+			return err
+		}
+		if m != nil && !fn(m) {
+			return nil
+		}
+	}
+	return nil
+}
+
 // VerifiedSeenBefore calls fn with the verified members last seen before a time, longest unseen
 // first; fn returning false stops.
 func (t *Tx) VerifiedSeenBefore(before time.Time, fn func(*axp.Member) bool) error {

@@ -8,7 +8,7 @@
 package store
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 14
+const SchemaVersion = 15
 
 // Buckets.
 var (
@@ -135,6 +135,11 @@ var (
 	bMemberSeen  = []byte("members_seen") // 8-byte unix-nano last seen + member id -> nil, while verified
 )
 
+// Buckets of schema version 15: tasks by when their job was done (done.go).
+var (
+	bTasksDone = []byte("tasks_done") // 8-byte unix-nano time the job was done + task id -> nil
+)
+
 // Meta keys.
 var (
 	kOfferRev       = []byte("offer_rev")    // 8-byte revision of what verified sellers offer
@@ -202,4 +207,5 @@ var migrations = []migration{
 		}
 		return nil
 	}},
+	{15, "index: tasks by when their job was done", migrateDone},
 }

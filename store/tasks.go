@@ -95,6 +95,9 @@ func (t *Tx) PutTask(r *axp.TaskRecord, prev string) error {
 	if err := t.indexPayable(r); err != nil {
 		return err
 	}
+	if err := t.indexDone(r, prev); err != nil {
+		return err
+	}
 	return putJSON(t.bucket(bTasks), []byte(r.ID), r)
 }
 

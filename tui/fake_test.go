@@ -147,6 +147,7 @@ type call struct {
 type fakeSource struct {
 	mu        sync.Mutex
 	buy, op   bool
+	member    string
 	tasks     []axp.Task
 	approvals []axp.Approval
 	meds      []axp.Mediation
@@ -217,6 +218,7 @@ func (f *fakeSource) called(op string) []call {
 func (f *fakeSource) Exchange() string { return "http://127.0.0.1:8420" }
 func (f *fakeSource) CanBuy() bool     { return f.buy }
 func (f *fakeSource) CanOperate() bool { return f.op }
+func (f *fakeSource) Member() string   { return f.member }
 
 func (f *fakeSource) Tasks(context.Context) ([]axp.Task, []string, error) {
 	if err := f.record("tasks"); err != nil {

@@ -95,6 +95,11 @@ type Model struct {
 	auditLoaded    bool
 	auditCur       int
 
+	// query is each list's filter ("" none); typing says the filter line of the shown list is
+	// open (/ opens it).
+	query  [numLists]string
+	typing bool
+
 	dialog   *dialog
 	flash    string
 	flashErr bool
@@ -361,8 +366,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			return m.fail(msg.err), nil
 		}
+		old := m.shownTasks()
 		m.tasks, m.tasksLoaded = msg.tasks, true
-		m.taskCur = clamp(m.taskCur, len(m.tasks))
+		m.taskCur = reselect(old, m.taskCur, m.shownTasks(), func(x axp.Task) string { return x.ID })
 		if len(msg.warnings) > 0 {
 			m.flash, m.flashErr = fmt.Sprintf("%d saved task(s) could not be read: %s", len(msg.warnings), msg.warnings[0]), true
 		}
@@ -425,15 +431,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			return m.fail(msg.err), nil
 		}
-		m.allCur = reselect(m.all, m.allCur, msg.list, func(x axp.AdminTaskRow) string { return x.ID })
+		old := m.shownAllTasks()
 		m.all, m.allLoaded = msg.list, true
+		m.allCur = reselect(old, m.allCur, m.shownAllTasks(), func(x axp.AdminTaskRow) string { return x.ID })
 		return m, nil
 	case auditMsg:
 		if msg.err != nil {
 			return m.fail(msg.err), nil
 		}
-		m.auditCur = reselect(m.audit, m.auditCur, msg.list, func(x axp.AuditRecord) string { return x.ID })
+		old := m.shownAudit()
 		m.audit, m.auditLoaded = msg.list, true
+		m.auditCur = reselect(old, m.auditCur, m.shownAudit(), func(x axp.AuditRecord) string { return x.ID })
 		return m, nil
 	case deliverableMsg:
 		if m.open == nil || m.open.id != msg.id {
@@ -458,6 +466,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.load()
 	case tea.PasteMsg:
+		if m.typing && m.dialog == nil {
+			if l, ok := m.shownList(); ok {
+				m.setQuery(l, filterText(m.query[l]+msg.Content))
+			}
+			return m, nil
+		}
 		if m.dialog != nil {
 			m.dialog = m.dialog.clone()
 			m.dialog.insert(msg.Content)
@@ -475,12 +489,9 @@ func (m Model) fail(err error) Model {
 }
 
 func (m *Model) setTask(t *axp.Task) {
-	var old []axp.Offer
-	if m.open.task != nil {
-		old = m.open.task.Offers
-	}
-	m.open.cur = reselect(old, m.open.cur, t.Offers, func(o axp.Offer) string { return o.OfferID })
+	old := m.shownOffers()
 	m.open.task = t
+	m.open.cur = reselect(old, m.open.cur, m.shownOffers(), func(o axp.Offer) string { return o.OfferID })
 	tasks := append([]axp.Task(nil), m.tasks...)
 	for i := range tasks {
 		if tasks[i].ID == t.ID {
@@ -510,20 +521,23 @@ func (m *Model) setMediations(list []axp.Mediation) {
 			sorted = append(sorted, x)
 		}
 	}
-	m.medCur = reselect(m.meds, m.medCur, sorted, func(x axp.Mediation) string { return x.ID })
+	old := m.shownMediations()
 	m.meds, m.medsLoaded = sorted, true
+	m.medCur = reselect(old, m.medCur, m.shownMediations(), func(x axp.Mediation) string { return x.ID })
 }
 
 // setListings replaces the rejected listings, keeping the cursor on the same one.
 func (m *Model) setListings(list []axp.ListingRejection) {
-	m.lstCur = reselect(m.listings, m.lstCur, list, func(x axp.ListingRejection) string { return x.ID })
+	old := m.shownListings()
 	m.listings, m.listingsLoaded = list, true
+	m.lstCur = reselect(old, m.lstCur, m.shownListings(), func(x axp.ListingRejection) string { return x.ID })
 }
 
 // setBoard replaces the board's held posts, keeping the cursor on the same one.
 func (m *Model) setBoard(list []axp.BoardPost) {
-	m.boardCur = reselect(m.board, m.boardCur, list, func(x axp.BoardPost) string { return x.ID })
+	old := m.shownBoard()
 	m.board, m.boardLoaded = list, true
+	m.boardCur = reselect(old, m.boardCur, m.shownBoard(), func(x axp.BoardPost) string { return x.ID })
 }
 
 // reselect is a list's cursor once the list old is replaced by list: on the item it was on, by id,
@@ -566,30 +580,30 @@ func (m Model) rejected() int {
 
 // selectedMediation is the mediation under the cursor, or nil.
 func (m Model) selectedMediation() *axp.Mediation {
-	if m.medCur < len(m.meds) {
-		return &m.meds[m.medCur]
+	if v := m.shownMediations(); m.medCur < len(v) {
+		return &v[m.medCur]
 	}
 	return nil
 }
 
 // selectedListing is the rejection under the cursor, or nil.
 func (m Model) selectedListing() *axp.ListingRejection {
-	if m.lstCur < len(m.listings) {
-		return &m.listings[m.lstCur]
+	if v := m.shownListings(); m.lstCur < len(v) {
+		return &v[m.lstCur]
 	}
 	return nil
 }
 
 // selectedPost is the held board post under the cursor, or nil.
 func (m Model) selectedPost() *axp.BoardPost {
-	if m.boardCur < len(m.board) {
-		return &m.board[m.boardCur]
+	if v := m.shownBoard(); m.boardCur < len(v) {
+		return &v[m.boardCur]
 	}
 	return nil
 }
 
-// visible lists the queue items the current filter shows (none on the other tabs).
-func (m Model) visible() []axp.Approval {
+// tabQueue lists the queue items of the current queue tab (none on the other tabs).
+func (m Model) tabQueue() []axp.Approval {
 	if m.filter >= len(filters) {
 		return nil
 	}
@@ -600,6 +614,14 @@ func (m Model) visible() []axp.Approval {
 		}
 	}
 	return out
+}
+
+// visible lists the queue items the current tab shows, its filter (/) applied.
+func (m Model) visible() []axp.Approval {
+	now := m.opts.Now()
+	return keep(m.tabQueue(), m.query[listTab+listID(m.filter)], func(a axp.Approval) string {
+		return rowText(queueCells(now, a), a.ID, a.BuyerID, a.SellerID)
+	})
 }
 
 // selected is the queue item under the cursor, or nil.
@@ -628,6 +650,20 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.dialog != nil {
 		return m.dialogKey(k)
+	}
+	if m.typing {
+		return m.filterKey(k)
+	}
+	if l, ok := m.shownList(); ok {
+		switch {
+		case k.String() == "/":
+			m.typing = true
+			m.flash, m.flashErr = "", false
+			return m, nil
+		case k.String() == "esc" && m.query[l] != "":
+			m.setQuery(l, "")
+			return m, nil
+		}
 	}
 	switch k.String() {
 	case "q":
@@ -666,18 +702,19 @@ func (m Model) switchView() (tea.Model, tea.Cmd) {
 }
 
 func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	tasks := m.shownTasks()
 	switch k.String() {
 	case "up", "k":
-		m.taskCur = clamp(m.taskCur-1, len(m.tasks))
+		m.taskCur = clamp(m.taskCur-1, len(tasks))
 	case "down", "j":
-		m.taskCur = clamp(m.taskCur+1, len(m.tasks))
+		m.taskCur = clamp(m.taskCur+1, len(tasks))
 	case "home", "g":
 		m.taskCur = 0
 	case "end", "G":
-		m.taskCur = clamp(len(m.tasks)-1, len(m.tasks))
+		m.taskCur = clamp(len(tasks)-1, len(tasks))
 	case "enter", "right", "l":
-		if m.taskCur < len(m.tasks) {
-			t := m.tasks[m.taskCur]
+		if m.taskCur < len(tasks) {
+			t := tasks[m.taskCur]
 			m.open = &taskPane{id: t.ID, task: &t}
 			m.flash = ""
 			return m, m.loadTask(t.ID, axp.Rankings[0])
@@ -690,6 +727,7 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	p := m.open.clone()
 	m.open = p
 	t := p.task
+	offers := m.shownOffers()
 	if k.String() == "w" {
 		return m.writeMessage()
 	}
@@ -711,9 +749,9 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.flash = ""
 		return m, m.loadTasks()
 	case "up", "k":
-		p.cur = clamp(p.cur-1, len(t.Offers))
+		p.cur = clamp(p.cur-1, len(offers))
 	case "down", "j":
-		p.cur = clamp(p.cur+1, len(t.Offers))
+		p.cur = clamp(p.cur+1, len(offers))
 	case "s":
 		p.sort = (p.sort + 1) % len(axp.Rankings)
 		p.cur = 0
@@ -728,7 +766,11 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.flash, m.flashErr = "No offers yet: they appear here as sellers quote", true
 			return m, nil
 		}
-		o := t.Offers[p.cur]
+		if p.cur >= len(offers) {
+			m.flash, m.flashErr = "No offer matches the filter: esc clears it", true
+			return m, nil
+		}
+		o := offers[p.cur]
 		m.dialog = newDialog("choose", t.ID,
 			fmt.Sprintf("Choose offer %s from %s at %s, ETA %d min?", o.OfferID, o.Seller.Name, o.PriceUSD.Display(), o.ETAMinutes),
 			confirmStep())
@@ -773,12 +815,13 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 func (m Model) writeMessage() (tea.Model, tea.Cmd) {
 	p := m.open
 	t := p.task
+	offers := m.shownOffers()
 	to, sellerID := "", ""
 	switch {
 	case t.Seller != nil:
 		to = t.Seller.Name
-	case p.cur < len(t.Offers):
-		to, sellerID = t.Offers[p.cur].Seller.Name, t.Offers[p.cur].Seller.ID
+	case p.cur < len(offers):
+		to, sellerID = offers[p.cur].Seller.Name, offers[p.cur].Seller.ID
 	default:
 		m.flash, m.flashErr = "No seller to write to yet: messages go to a seller who made an offer", true
 		return m, nil
@@ -803,17 +846,9 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.loadAudit()
 	}
 	// The cursor of the current tab and its length.
-	cur, n := &m.queueCur, len(m.visible())
-	switch m.filter {
-	case tabMediations:
-		cur, n = &m.medCur, len(m.meds)
-	case tabListings:
-		cur, n = &m.lstCur, len(m.listings)
-	case tabBoard:
-		cur, n = &m.boardCur, len(m.board)
-	case tabTasks:
-		cur, n = &m.allCur, len(m.all)
-	}
+	l := listTab + listID(m.filter)
+	ids, _ := m.rows(l)
+	cur, n := m.cursor(l), len(ids)
 	switch k.String() {
 	case "up", "k":
 		*cur = clamp(*cur-1, n)
@@ -896,7 +931,7 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 // auditKey handles the keys of the audit trail: it moves, and esc or u closes it.
 func (m Model) auditKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	n := len(m.audit)
+	n := len(m.shownAudit())
 	switch k.String() {
 	case "esc", "u":
 		m.auditOpen = false

@@ -22,6 +22,9 @@ type Source interface {
 	CanBuy() bool
 	// CanOperate reports whether the admin token is known.
 	CanOperate() bool
+	// Member says which member the buyer view acts as and where its credentials come from ("" when
+	// it has only buyer tokens).
+	Member() string
 
 	// Tasks lists the buyer's tasks, newest first; warnings name tasks that could not be read.
 	Tasks(ctx context.Context) (tasks []axp.Task, warnings []string, err error)
@@ -86,6 +89,8 @@ type ClientSource struct {
 	BuyerTokens func() map[string]string
 	// MemberSecret is a buyer member's secret ("" when none).
 	MemberSecret string
+	// MemberFrom names that member and where its secret was found, shown in the buyer view.
+	MemberFrom string
 	// AdminToken is the operator's token ("" when none).
 	AdminToken string
 }
@@ -98,6 +103,17 @@ func (s *ClientSource) CanBuy() bool { return s.MemberSecret != "" || len(s.toke
 
 // CanOperate reports whether the admin token is known.
 func (s *ClientSource) CanOperate() bool { return s.AdminToken != "" }
+
+// Member names the member whose secret the buyer view uses.
+func (s *ClientSource) Member() string {
+	if s.MemberSecret == "" {
+		return ""
+	}
+	if s.MemberFrom == "" {
+		return "as a member"
+	}
+	return s.MemberFrom
+}
 
 func (s *ClientSource) tokens() map[string]string {
 	if s.BuyerTokens == nil {

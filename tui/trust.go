@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -38,26 +39,18 @@ func (m Model) mediationsBody(w, h int) []string {
 	if len(m.meds) == 0 {
 		return []string{"", "No mediations. Disputes taken to the Mediator and objections to reviews appear here."}
 	}
-	rows, detail := detailRows(len(m.meds), h)
+	meds := m.shownMediations()
+	if len(meds) == 0 {
+		return m.noMatch(listTab + tabMediations)
+	}
+	rows, detail := detailRows(len(meds), h)
 	ws := widths(medCols, w-2)
 	out := []string{"  " + m.headRow(medCols, ws)}
 	now := m.opts.Now()
-	start, end := window(m.medCur, len(m.meds), rows)
+	start, end := window(m.medCur, len(meds), rows)
 	for i := start; i < end; i++ {
-		x := m.meds[i]
-		kind := x.Kind
-		if kind == axp.MediationReviewObjection {
-			kind = "objection"
-		}
-		status := x.Status
-		if status == axp.MediationAwaiting {
-			status = "awaiting"
-		}
-		flag := ""
-		if mediationFlagged(&x) {
-			flag = "⚠"
-		}
-		row := m.selRow(i == m.medCur, ws, kind, status, x.TaskID, statementsCell(&x), decisionShort(latestDecision(&x)), flag, age(now, x.UpdatedAt))
+		x := meds[i]
+		row := m.selRow(i == m.medCur, ws, medCells(now, x)...)
 		if i != m.medCur && x.Status == axp.MediationAppealed {
 			row = t.warn.Render(row)
 		}
@@ -67,7 +60,24 @@ func (m Model) mediationsBody(w, h int) []string {
 		return out
 	}
 	out = lines(out, h-detail)
-	return append(out, lines(m.mediationDetail(w, m.meds[m.medCur]), detail)...)
+	return append(out, lines(m.mediationDetail(w, meds[m.medCur]), detail)...)
+}
+
+// medCells are a mediation's cells in the mediations table.
+func medCells(now time.Time, x axp.Mediation) []string {
+	kind := x.Kind
+	if kind == axp.MediationReviewObjection {
+		kind = "objection"
+	}
+	status := x.Status
+	if status == axp.MediationAwaiting {
+		status = "awaiting"
+	}
+	flag := ""
+	if mediationFlagged(&x) {
+		flag = "⚠"
+	}
+	return []string{kind, status, x.TaskID, statementsCell(&x), decisionShort(latestDecision(&x)), flag, age(now, x.UpdatedAt)}
 }
 
 // statementsCell is who stated and what each proposed: "buyer 80% seller 20%", "buyer ✓ seller —".
@@ -264,20 +274,28 @@ func (m Model) listingsBody(w, h int) []string {
 	if len(m.listings) == 0 {
 		return []string{"", "No rejected listings. Briefs the listing policy refuses appear here."}
 	}
-	rows, detail := detailRows(len(m.listings), h)
+	listings := m.shownListings()
+	if len(listings) == 0 {
+		return m.noMatch(listTab + tabListings)
+	}
+	rows, detail := detailRows(len(listings), h)
 	ws := widths(listingCols, w-2)
 	out := []string{"  " + m.headRow(listingCols, ws)}
 	now := m.opts.Now()
-	start, end := window(m.lstCur, len(m.listings), rows)
+	start, end := window(m.lstCur, len(listings), rows)
 	for i := start; i < end; i++ {
-		x := m.listings[i]
-		out = append(out, m.selRow(i == m.lstCur, ws, x.Status, x.Category, x.Type, fmt.Sprint(x.Posts), brief(x), age(now, x.CreatedAt)))
+		out = append(out, m.selRow(i == m.lstCur, ws, listingCells(now, listings[i])...))
 	}
 	if detail == 0 {
 		return out
 	}
 	out = lines(out, h-detail)
-	return append(out, lines(m.listingDetail(w, m.listings[m.lstCur]), detail)...)
+	return append(out, lines(m.listingDetail(w, listings[m.lstCur]), detail)...)
+}
+
+// listingCells are a rejected listing's cells in the listings table.
+func listingCells(now time.Time, x axp.ListingRejection) []string {
+	return []string{x.Status, x.Category, x.Type, fmt.Sprint(x.Posts), brief(x), age(now, x.CreatedAt)}
 }
 
 // brief is a rejected brief on one line: its description, else its params.
@@ -326,17 +344,16 @@ func (m Model) boardBody(w, h int) []string {
 	if len(m.board) == 0 {
 		return []string{"", "No board posts wait for you. Posts the screen rates high-risk are held here."}
 	}
-	rows, detail := detailRows(len(m.board), h)
+	board := m.shownBoard()
+	if len(board) == 0 {
+		return m.noMatch(listTab + tabBoard)
+	}
+	rows, detail := detailRows(len(board), h)
 	now := m.opts.Now()
-	start, end := window(m.boardCur, len(m.board), rows)
+	start, end := window(m.boardCur, len(board), rows)
 	cells := make([][]string, 0, end-start)
 	for i := start; i < end; i++ {
-		p := m.board[i]
-		risk := 0
-		if p.Screening != nil {
-			risk = p.Screening.Risk
-		}
-		cells = append(cells, []string{authorName(p.Author), p.Kind, fmt.Sprint(risk), reasons(p.Screening), postText(p), age(now, p.CreatedAt)})
+		cells = append(cells, boardCells(now, board[i]))
 	}
 	ws := fitWidths(boardCols, cells, w-2)
 	out := []string{"  " + m.headRow(boardCols, ws)}
@@ -347,7 +364,16 @@ func (m Model) boardBody(w, h int) []string {
 		return out
 	}
 	out = lines(out, h-detail)
-	return append(out, lines(m.postDetail(w, m.board[m.boardCur]), detail)...)
+	return append(out, lines(m.postDetail(w, board[m.boardCur]), detail)...)
+}
+
+// boardCells are a held post's cells in the board table.
+func boardCells(now time.Time, p axp.BoardPost) []string {
+	risk := 0
+	if p.Screening != nil {
+		risk = p.Screening.Risk
+	}
+	return []string{authorName(p.Author), p.Kind, fmt.Sprint(risk), reasons(p.Screening), postText(p), age(now, p.CreatedAt)}
 }
 
 // reasons are the screen's reasons for holding a text: its findings' rules, else its verdict.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -230,6 +231,9 @@ func (m Model) footer(w int) []string {
 	for _, k := range m.keys() {
 		parts = append(parts, t.key.Render(k[0])+" "+t.dim.Render(k[1]))
 	}
+	if f := m.filterLine(); f != "" {
+		return []string{flash, f, strings.Join(parts, "  ")}
+	}
 	return []string{flash, strings.Join(parts, "  ")}
 }
 
@@ -244,27 +248,35 @@ func (m Model) keys() [][2]string {
 	if m.help {
 		return [][2]string{{"?", "close help"}, {"q", "quit"}}
 	}
+	if m.typing {
+		return [][2]string{{"enter", "keep filter"}, {"esc", "clear"}, {"↑↓", "move"}, {"ctrl+u", "erase"}}
+	}
 	other := [2]string{"tab", "operator"}
 	if m.view == ViewOperator {
 		other = [2]string{"tab", "buyer"}
 	}
+	filter := [2]string{"/", "filter"}
 	switch {
-	case m.view == ViewOperator && m.filter == tabMediations:
-		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
-	case m.view == ViewOperator && m.filter == tabListings:
-		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"o", "overturn"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && !m.src.CanOperate():
+		return [][2]string{other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.auditOpen:
-		return [][2]string{{"↑↓", "move"}, {"esc", "close"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, filter, {"esc", "close"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.filter == tabMediations:
+		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.filter == tabListings:
+		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"o", "overturn"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabTasks:
-		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"u", "audit trail"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"u", "audit trail"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabBoard:
-		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"a", "approve"}, {"x", "hide"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"a", "approve"}, {"x", "hide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator:
-		return [][2]string{{"↑↓", "move"}, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.open != nil:
 		return m.taskKeys()
+	case !m.src.CanBuy():
+		return [][2]string{other, {"?", "help"}, {"q", "quit"}}
 	}
-	return [][2]string{{"↑↓", "move"}, {"enter", "open"}, other, {"ctrl+r", "refresh"}, {"?", "help"}, {"q", "quit"}}
+	return [][2]string{{"↑↓", "move"}, filter, {"enter", "open"}, other, {"ctrl+r", "refresh"}, {"?", "help"}, {"q", "quit"}}
 }
 
 // taskKeys are the keys that do something on the open task.
@@ -276,7 +288,7 @@ func (m Model) taskKeys() [][2]string {
 	var out [][2]string
 	t := p.task
 	if len(t.Offers) > 0 {
-		out = append(out, [2]string{"↑↓", "offer"}, [2]string{"s", "sort"})
+		out = append(out, [2]string{"↑↓", "offer"}, [2]string{"/", "filter"}, [2]string{"s", "sort"})
 	}
 	if t.Status == axp.TaskOpen {
 		out = append(out, [2]string{"c", "choose"})
@@ -303,7 +315,8 @@ func (m Model) helpScreen() []string {
 			out = append(out, fmt.Sprintf("  %-10s %s", k[0], k[1]))
 		}
 	}
-	add("Everywhere", [][2]string{{"tab", "switch buyer / operator view"}, {"ctrl+r", "refresh now"}, {"?", "this help"}, {"q", "quit"}})
+	add("Everywhere", [][2]string{{"tab", "switch buyer / operator view"}, {"ctrl+r", "refresh now"},
+		{"/", "filter the list by words (ids too); enter keeps it, esc clears it"}, {"? / q", "this help / quit"}})
 	add("Buyer", [][2]string{{"↑↓ enter", "pick a task and open it"}, {"s", "rank offers: value, price, eta, reliability"},
 		{"c", "choose the selected offer"}, {"p", "download and preview the deliverable"}, {"a / d", "accept / dispute the delivery"}, {"m / w", "messages on the task / write one"},
 		{"esc", "back to the list"}})
@@ -432,9 +445,12 @@ func (m Model) operatorBody(w, h int) []string {
 	if !m.queueLoaded {
 		return append(out, "", "Loading the approval queue…")
 	}
+	if len(m.tabQueue()) == 0 {
+		return append(out, "", "Nothing waits here. The queue refreshes on its own.")
+	}
 	v := m.visible()
 	if len(v) == 0 {
-		return append(out, "", "Nothing waits here. The queue refreshes on its own.")
+		return append(out, m.noMatch(listTab+listID(m.filter))...)
 	}
 	const detailH = 8
 	rows := h - 2 - detailH
@@ -445,12 +461,7 @@ func (m Model) operatorBody(w, h int) []string {
 	start, end := window(m.queueCur, len(v), rows)
 	cells := make([][]string, 0, end-start)
 	for i := start; i < end; i++ {
-		a := v[i]
-		status := a.Status
-		if status == axp.ApprovalPending {
-			status = "pending"
-		}
-		cells = append(cells, []string{a.Kind, status, a.Amount.Display(), a.TaskID, partiesOrHold(a), age(now, a.CreatedAt), checksSummary(a.Checks)})
+		cells = append(cells, queueCells(now, v[i]))
 	}
 	ws := fitWidths(queueCols, cells, w-2)
 	out = append(out, "  "+m.headRow(queueCols, ws))
@@ -462,6 +473,15 @@ func (m Model) operatorBody(w, h int) []string {
 	}
 	out = lines(out, h-detailH)
 	return append(out, m.approvalDetail(w, v[m.queueCur])...)
+}
+
+// queueCells are an approval's cells in the queue table.
+func queueCells(now time.Time, a axp.Approval) []string {
+	status := a.Status
+	if status == axp.ApprovalPending {
+		status = "pending"
+	}
+	return []string{a.Kind, status, a.Amount.Display(), a.TaskID, partiesOrHold(a), age(now, a.CreatedAt), checksSummary(a.Checks)}
 }
 
 func (m Model) approvalDetail(w int, a axp.Approval) []string {
@@ -595,26 +615,42 @@ func (m Model) listBody(w, h int) []string {
 	if m.opts.Refresh > 0 {
 		live = t.dim.Render(" · live")
 	}
-	out := []string{t.bold.Render(fmt.Sprintf("Your tasks (%d)", len(m.tasks))) + live}
+	tasks := m.shownTasks()
+	title := fmt.Sprintf("Your tasks (%d)", len(m.tasks))
+	if len(tasks) != len(m.tasks) {
+		title = fmt.Sprintf("Your tasks (%d of %d)", len(tasks), len(m.tasks))
+	}
+	out := []string{t.bold.Render(title) + live}
+	if who := m.src.Member(); who != "" {
+		// Which member's tasks these are: the credentials the member-side commands use.
+		out = append(out, t.dim.Render(capitalize(who)))
+	}
 	if !m.tasksLoaded {
 		return append(out, "", "Loading your tasks…")
 	}
 	if len(m.tasks) == 0 {
 		return append(out, "", "No tasks yet. Post one: axp task create --type text-file --param prompt=...")
 	}
+	if len(tasks) == 0 {
+		return append(out, m.noMatch(listTasks)...)
+	}
 	ws := widths(taskCols, w-2)
 	out = append(out, "  "+m.headRow(taskCols, ws))
 	now := m.opts.Now()
-	start, end := window(m.taskCur, len(m.tasks), h-2)
+	start, end := window(m.taskCur, len(tasks), h-len(out))
 	for i := start; i < end; i++ {
-		x := m.tasks[i]
-		price := ""
-		if x.PriceUSD != nil {
-			price = x.PriceUSD.Display()
-		}
-		out = append(out, m.selRow(i == m.taskCur, ws, x.ID, x.Type, x.Status, strconv.Itoa(len(x.Offers)), price, age(now, x.UpdatedAt)))
+		out = append(out, m.selRow(i == m.taskCur, ws, taskCells(now, tasks[i])...))
 	}
 	return out
+}
+
+// taskCells are a task's cells in the buyer's list.
+func taskCells(now time.Time, x axp.Task) []string {
+	price := ""
+	if x.PriceUSD != nil {
+		price = x.PriceUSD.Display()
+	}
+	return []string{x.ID, x.Type, x.Status, strconv.Itoa(len(x.Offers)), price, age(now, x.UpdatedAt)}
 }
 
 // --- buyer: one task ---
@@ -722,9 +758,18 @@ func (m Model) taskBody(w, h int) []string {
 			sorts = append(sorts, r)
 		}
 	}
-	out = append(out, "", t.bold.Render(fmt.Sprintf("Offers (%d)", len(x.Offers)))+"  sort: "+strings.Join(sorts, " "))
+	offers := m.shownOffers()
+	count := strconv.Itoa(len(x.Offers))
+	if len(offers) != len(x.Offers) {
+		count = fmt.Sprintf("%d of %d", len(offers), len(x.Offers))
+	}
+	out = append(out, "", t.bold.Render("Offers ("+count+")")+"  sort: "+strings.Join(sorts, " "))
+	if len(offers) == 0 {
+		out = append(out, m.noMatch(listOffers)...)
+		return append(lines(out, h-len(preview)), preview...)
+	}
 	rows := max(avail-5, 1)
-	start, end := window(p.cur, len(x.Offers), rows)
+	start, end := window(p.cur, len(offers), rows)
 	// Narrower than 100 columns the seller's net leaves the table (the fee line below shows it for
 	// the selected offer), so that badges are never cut.
 	cols, wide := offerCols, w >= 100
@@ -733,13 +778,13 @@ func (m Model) taskBody(w, h int) []string {
 	}
 	cells := make([][]string, 0, end-start)
 	for i := start; i < end; i++ {
-		o := x.Offers[i]
-		n := strconv.Itoa(i + 1)
+		o := offers[i]
+		// The rank is the offer's place in the whole ranking, filtered or not.
+		n := strconv.Itoa(slices.IndexFunc(x.Offers, func(y axp.Offer) bool { return y.OfferID == o.OfferID }) + 1)
 		if x.RecommendedOffer != nil && *x.RecommendedOffer == o.OfferID {
 			n += "*"
 		}
-		c := []string{n, o.Seller.Name, o.PriceUSD.Display(), o.Fee.SellerNet.Display(),
-			fmt.Sprintf("%d min", o.ETAMinutes), reliability(o.Reliability), strings.Join(o.Badges, ",")}
+		c := append([]string{n}, offerCells(o)...)
 		if !wide {
 			c = append(c[:3], c[4:]...)
 		}
@@ -750,8 +795,8 @@ func (m Model) taskBody(w, h int) []string {
 	for i, c := range cells {
 		out = append(out, m.selRow(start+i == p.cur, ws, c...))
 	}
-	if p.cur < len(x.Offers) {
-		o := x.Offers[p.cur]
+	if p.cur < len(offers) {
+		o := offers[p.cur]
 		out = append(out, t.dim.Render("Fee: "+feeText(o.Fee)))
 		g := fmt.Sprintf("Guarantee: %d free redo(s)", o.Guarantee.FreeRedo)
 		if o.Guarantee.RefundIfFailsChecks {
@@ -766,6 +811,12 @@ func (m Model) taskBody(w, h int) []string {
 		}
 	}
 	return append(lines(out, h-len(preview)), preview...)
+}
+
+// offerCells are an offer's cells in the offers table, after its rank.
+func offerCells(o axp.Offer) []string {
+	return []string{o.Seller.Name, o.PriceUSD.Display(), o.Fee.SellerNet.Display(),
+		fmt.Sprintf("%d min", o.ETAMinutes), reliability(o.Reliability), strings.Join(o.Badges, ",")}
 }
 
 func (m Model) previewLines(w int) []string {
@@ -821,6 +872,15 @@ func pct(bps int64) string { return strconv.FormatFloat(float64(bps)/100, 'f', -
 
 func paramsText(p map[string]any) string { return protocol.Pairs(p) }
 
+// capitalize is s with its first letter upper-case.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return strings.ToUpper(string(r)) + s[n:]
+}
+
 func orText(s, alt string) string {
 	if s == "" {
 		return alt
@@ -838,26 +898,35 @@ func (m Model) allTasksBody(w, h int) []string {
 	if len(m.all) == 0 {
 		return []string{"", "No tasks yet. Every task posted on the exchange appears here, newest first."}
 	}
+	all := m.shownAllTasks()
+	if len(all) == 0 {
+		return m.noMatch(listTab + tabTasks)
+	}
 	now := m.opts.Now()
-	cells := make([][]string, len(m.all))
-	for i, x := range m.all {
-		price := "-"
-		if x.Price != nil {
-			price = x.Price.Display()
-		}
-		seller := x.SellerName
-		if seller == "" {
-			seller = x.SellerID
-		}
-		cells[i] = []string{x.ID, x.Type, x.Status, price, seller, age(now, x.CreatedAt)}
+	cells := make([][]string, len(all))
+	for i, x := range all {
+		cells[i] = allTaskCells(now, x)
 	}
 	ws := fitWidths(allTaskCols, cells, w-2)
 	out := []string{"  " + m.headRow(allTaskCols, ws)}
-	start, end := window(m.allCur, len(m.all), h-1)
+	start, end := window(m.allCur, len(all), h-1)
 	for i := start; i < end; i++ {
 		out = append(out, m.selRow(i == m.allCur, ws, cells[i]...))
 	}
 	return out
+}
+
+// allTaskCells are a task's cells in the operator's list of every task.
+func allTaskCells(now time.Time, x axp.AdminTaskRow) []string {
+	price := "-"
+	if x.Price != nil {
+		price = x.Price.Display()
+	}
+	seller := x.SellerName
+	if seller == "" {
+		seller = x.SellerID
+	}
+	return []string{x.ID, x.Type, x.Status, price, seller, age(now, x.CreatedAt)}
 }
 
 var auditCols = []col{{"AGE", -1}, {"ACTOR", 0}, {"ACTION", -1}, {"ENTITY", -1}, {"DETAILS", 0}}
@@ -870,18 +939,27 @@ func (m Model) auditBody(w, h int) []string {
 	if len(m.audit) == 0 {
 		return []string{"", "The audit trail is empty. Every change is recorded here, newest first."}
 	}
+	audit := m.shownAudit()
+	if len(audit) == 0 {
+		return m.noMatch(listAudit)
+	}
 	now := m.opts.Now()
-	cells := make([][]string, len(m.audit))
-	for i, x := range m.audit {
-		cells[i] = []string{age(now, x.Time), x.Actor, x.Action, x.EntityType + " " + x.EntityID, auditDetails(x.Details)}
+	cells := make([][]string, len(audit))
+	for i, x := range audit {
+		cells[i] = auditCells(now, x)
 	}
 	ws := fitWidths(auditCols, cells, w-2)
 	out := []string{"  " + m.headRow(auditCols, ws)}
-	start, end := window(m.auditCur, len(m.audit), h-1)
+	start, end := window(m.auditCur, len(audit), h-1)
 	for i := start; i < end; i++ {
 		out = append(out, m.selRow(i == m.auditCur, ws, cells[i]...))
 	}
 	return out
+}
+
+// auditCells are an audit record's cells in the audit trail.
+func auditCells(now time.Time, x axp.AuditRecord) []string {
+	return []string{age(now, x.Time), x.Actor, x.Action, x.EntityType + " " + x.EntityID, auditDetails(x.Details)}
 }
 
 // auditDetails is an audit record's details on one line, keys in order.

@@ -226,24 +226,71 @@ const AdminAuthHint = "the admin token was refused: run `axp login` with the exc
 // of `--dir .` or `--dir member`) and in its default directory ($XDG_CONFIG_HOME/axp/member), so
 // one agent needs no second login.
 func (f *Factory) MemberClient() (*client.Client, error) {
+	m, err := f.FindMember()
+	if err != nil || m == nil {
+		return nil, err
+	}
+	return f.Client(m.Secret), nil
+}
+
+// MemberFound is the member a member-side command acts as and where its secret was found.
+type MemberFound struct {
+	Secret   string
+	MemberID string
+	// Name is the member's name when its credentials file keeps it.
+	Name string
+	// From says where the secret was found: the credentials file of --dir or of a `axp member
+	// serve` run, or "axp login".
+	From string
+}
+
+// String names the member and where its credentials were found, for a screen.
+func (m *MemberFound) String() string {
+	who := "member " + m.MemberID
+	if m.MemberID == "" {
+		who = "the member"
+	}
+	if m.Name != "" {
+		who = "member " + m.Name + " (" + m.MemberID + ")"
+	}
+	return who + " from " + m.From
+}
+
+// FindMember finds the member a member-side command acts as, in the order MemberClient looks;
+// nil when there is none.
+func (f *Factory) FindMember() (*MemberFound, error) {
 	if f.MemberDir != "" {
 		c, err := f.DirCredentials(f.MemberDir)
 		if err != nil {
 			return nil, err
 		}
-		return f.Client(c.MemberSecret), nil
+		return &MemberFound{Secret: c.MemberSecret, MemberID: c.MemberID, Name: c.Name,
+			From: memberkit.CredentialsPath(f.MemberDir) + " (--dir)"}, nil
 	}
 	e, err := f.ExchangeCredentials()
 	if err != nil {
 		return nil, err
 	}
 	if e.MemberSecret != "" {
-		return f.Client(e.MemberSecret), nil
+		return &MemberFound{Secret: e.MemberSecret, MemberID: e.MemberID, From: "axp login"}, nil
 	}
-	if c := f.RunCredentials(); c != nil {
-		return f.Client(c.MemberSecret), nil
+	if c, dir := f.runCredentials(); c != nil {
+		return &MemberFound{Secret: c.MemberSecret, MemberID: c.MemberID, Name: c.Name,
+			From: f.shortPath(memberkit.CredentialsPath(dir)) + " (a member serve run)"}, nil
 	}
 	return nil, nil
+}
+
+// shortPath is path relative to the working directory when it is under it ("./member/...").
+func (f *Factory) shortPath(path string) string {
+	wd := f.WorkDir
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && wd != "" && filepath.IsLocal(rel) {
+		return "." + string(filepath.Separator) + rel
+	}
+	return path
 }
 
 // DirCredentials reads the credentials `axp member serve --dir DIR` keeps in dir, with a hint
@@ -268,6 +315,12 @@ func (f *Factory) DirCredentials(dir string) (*memberkit.Credentials, error) {
 // working directory (./credentials.json, ./member/credentials.json) or in the default member
 // directory; nil when there is none.
 func (f *Factory) RunCredentials() *memberkit.Credentials {
+	c, _ := f.runCredentials()
+	return c
+}
+
+// runCredentials is RunCredentials and the directory they were found in.
+func (f *Factory) runCredentials() (*memberkit.Credentials, string) {
 	wd := f.WorkDir
 	if wd == "" {
 		wd, _ = os.Getwd()
@@ -282,10 +335,10 @@ func (f *Factory) RunCredentials() *memberkit.Credentials {
 	for _, dir := range dirs {
 		c, err := memberkit.LoadCredentials(memberkit.CredentialsPath(dir))
 		if err == nil && c.Check() == nil && NormalizeExchange(c.Exchange) == NormalizeExchange(f.ExchangeURL()) {
-			return c
+			return c, dir
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // AddMemberDirFlag adds --dir, the directory of a `axp member serve` run whose member a

@@ -37,7 +37,14 @@ refunds, splits and release-due tasks, with approve or reject after a confirmati
 mediation (both sides' statements and proposals, the Mediator's decision and reasoning, flagged
 texts marked) and decides appealed ones; overturns listing rejections; and approves or hides the
 members' board posts the screen held (as axp admin board pending|approve|hide). Everything
-refreshes live; press ? for the keys. NO_COLOR turns colour off.`,
+refreshes live; press ? for the keys, / to filter a list. NO_COLOR turns colour off.
+
+A buyer member's tasks are read with the member the member-side commands use: --dir DIR (the
+directory of 'axp member serve --dir DIR'), else the 'axp login' member, else a member run in the
+current directory; the buyer view names it.`,
+		Example: `  axp tui
+  axp tui --dir ./buyer
+  axp tui --view operator --refresh 10s`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			switch o.View {
@@ -56,10 +63,13 @@ refreshes live; press ? for the keys. NO_COLOR turns colour off.`,
 	}
 	c.Flags().StringVar(&o.View, "view", "", "start in the buyer or operator view (default: buyer, or operator with only an admin token)")
 	c.Flags().DurationVar(&o.Refresh, "refresh", 3*time.Second, "live refresh interval")
+	cmdutil.AddMemberDirFlag(c, f)
 	return c
 }
 
-// Source builds the TUI's source from the saved credentials of the exchange.
+// Source builds the TUI's source from the saved credentials of the exchange and the member the
+// member-side commands act as (--dir, the `axp login` member, or a member run in the working
+// directory).
 func Source(f *cmdutil.Factory) (*axptui.ClientSource, error) {
 	creds, err := f.ExchangeCredentials()
 	if err != nil {
@@ -69,7 +79,11 @@ func Source(f *cmdutil.Factory) (*axptui.ClientSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &axptui.ClientSource{
+	member, err := f.FindMember()
+	if err != nil {
+		return nil, err
+	}
+	src := &axptui.ClientSource{
 		Client: f.Client(""),
 		BuyerTokens: func() map[string]string {
 			c, err := f.ExchangeCredentials()
@@ -78,9 +92,12 @@ func Source(f *cmdutil.Factory) (*axptui.ClientSource, error) {
 			}
 			return c.BuyerTokens
 		},
-		MemberSecret: creds.MemberSecret,
-		AdminToken:   admin,
-	}, nil
+		AdminToken: admin,
+	}
+	if member != nil {
+		src.MemberSecret, src.MemberFrom = member.Secret, "as "+member.String()
+	}
+	return src, nil
 }
 
 func run(ctx context.Context, o *Options) error {
@@ -92,7 +109,7 @@ func run(ctx context.Context, o *Options) error {
 		return err
 	}
 	if !src.CanBuy() && !src.CanOperate() {
-		return errors.New("nothing to show for " + src.Exchange() + ": post a task with `axp task create`, or `axp login` (member secret or admin token)")
+		return errors.New("nothing to show for " + src.Exchange() + ": post a task with `axp task create`, pass --dir with the directory of your `axp member serve`, or `axp login` (member secret or admin token)")
 	}
 	m := axptui.New(axptui.Options{Source: src, View: o.View, Refresh: o.Refresh, NoColor: o.IO.NoColor})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(o.IO.In), tea.WithOutput(o.IO.Out))

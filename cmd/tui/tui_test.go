@@ -3,6 +3,7 @@ package tui_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	tuicmd "github.com/axp-exchange/axp/cmd/tui"
+	"github.com/axp-exchange/axp/memberkit"
 	axptui "github.com/axp-exchange/axp/tui"
 )
 
@@ -27,6 +29,10 @@ func TestFlags(t *testing.T) {
 	if got.View != "operator" || got.Refresh != 10*time.Second {
 		t.Errorf("options %+v", got)
 	}
+	if err := cmdtest.Exec(tuicmd.NewCmd(f, func(_ context.Context, o *tuicmd.Options) error { got = o; return nil }), "--dir", "seller"); err != nil || f.MemberDir != "seller" {
+		t.Errorf("--dir: %v %q", err, f.MemberDir)
+	}
+	f.MemberDir = ""
 	for _, args := range [][]string{{"--view", "admin"}, {"--refresh", "10ms"}} {
 		if err := cmdtest.Exec(tuicmd.NewCmd(f, nil), args...); cmdutil.ExitStatus(err) != cmdutil.ExitUsage {
 			t.Errorf("%v: %v", args, err)
@@ -363,5 +369,70 @@ func typeKeys(t *testing.T, m *tea.Model, s string) {
 		var cmd tea.Cmd
 		*m, cmd = (*m).Update(k)
 		*m = settle(t, *m, cmd)
+	}
+}
+
+// The TUI finds its member as the member-side commands do: --dir DIR (the directory of `axp member
+// serve --dir DIR`) before the `axp login` member, else a member run in the working directory; the
+// buyer view names the member and where its credentials are, and lists that member's tasks.
+func TestSourceMemberFromDir(t *testing.T) {
+	x := cmdtest.NewExchange(t)
+	x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10})
+	reg, err := x.Register(map[string]any{"roles": []string{"buyer"}, "name": "Dir Buyer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine axp.CreatedTask
+	x.Call(x.Anon.With(reg.MemberSecret), "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "from the dir"}}, &mine)
+	creds := &memberkit.Credentials{Exchange: x.URL, MemberID: reg.MemberID, MemberSecret: reg.MemberSecret, PlatformKey: reg.PlatformKey,
+		Roles: []string{"buyer"}, Name: "Dir Buyer"}
+
+	f, _ := cmdtest.Factory(t, x.URL, nil)
+	dir := filepath.Join(t.TempDir(), "buyer")
+	if err := creds.Save(memberkit.CredentialsPath(dir)); err != nil {
+		t.Fatal(err)
+	}
+	// --dir without credentials says where they are kept.
+	f.MemberDir = filepath.Join(t.TempDir(), "nowhere")
+	if _, err := tuicmd.Source(f); err == nil || !strings.Contains(err.Error(), "no member credentials in") {
+		t.Fatalf("--dir without credentials: %v", err)
+	}
+	// --dir wins over the `axp login` member.
+	f.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error {
+		e.MemberSecret, e.MemberID = "ss_login", "mem_login"
+		return nil
+	})
+	f.MemberDir = dir
+	src, err := tuicmd.Source(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "as member Dir Buyer (" + reg.MemberID + ") from " + memberkit.CredentialsPath(dir) + " (--dir)"
+	if !src.CanBuy() || src.MemberSecret != reg.MemberSecret || src.Member() != want {
+		t.Fatalf("--dir: can buy %v, member %q, want %q", src.CanBuy(), src.Member(), want)
+	}
+	tasks, _, err := src.Tasks(context.Background())
+	if err != nil || len(tasks) != 1 || tasks[0].ID != mine.ID {
+		t.Fatalf("tasks %+v %v", tasks, err)
+	}
+	var m tea.Model = axptui.New(axptui.Options{Source: src, Refresh: -1, NoColor: true})
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 200, Height: 24})
+	m = settle(t, m, m.Init())
+	if s := m.(axptui.Model).Render(); !strings.Contains(s, "As member Dir Buyer ("+reg.MemberID+") from ") || !strings.Contains(s, mine.ID) {
+		t.Errorf("screen:\n%s", s)
+	}
+
+	// Without --dir: the `axp login` member, then a run in the working directory.
+	f.MemberDir = ""
+	if src, _ = tuicmd.Source(f); src.MemberSecret != "ss_login" || src.Member() != "as member mem_login from axp login" {
+		t.Errorf("login member: %q", src.Member())
+	}
+	f.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error { e.MemberSecret, e.MemberID = "", ""; return nil })
+	if err := creds.Save(memberkit.CredentialsPath(filepath.Join(f.WorkDir, "member"))); err != nil {
+		t.Fatal(err)
+	}
+	src, err = tuicmd.Source(f)
+	if err != nil || src.MemberSecret != reg.MemberSecret || !strings.HasSuffix(src.Member(), "from ./member/credentials.json (a member serve run)") {
+		t.Errorf("a run here: %q %v", src.Member(), err)
 	}
 }

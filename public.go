@@ -26,6 +26,8 @@ type OK struct {
 type FrontDoor struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
+	// TestMode says the exchange runs its own test chain: money here is not real.
+	TestMode bool `json:"test_mode"`
 	// Start is the call to action: join as a seller, or post a task.
 	Start  []StartStep `json:"start"`
 	Market MarketNow   `json:"market"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,6 +116,25 @@ func TestTestModePaidJob(t *testing.T) {
 		t.Fatalf("pricing in test mode: %+v chain %+v", pricing, pricing.Chain)
 	}
 	ci := pricing.Chain
+	// The front door says so too, in each of its forms.
+	var fd axp.FrontDoor
+	call(t, m.anon, "get_front_door", nil, &fd)
+	if !fd.TestMode {
+		t.Fatalf("front door in test mode: %+v", fd)
+	}
+	for _, accept := range []string{"text/html", "text/markdown"} {
+		req, _ := http.NewRequest(http.MethodGet, m.srv.URL+"/", nil)
+		req.Header.Set("Accept", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), "TEST MODE: money here is not real") {
+			t.Fatalf("the %s front door does not say test mode:\n%s", accept, body)
+		}
+	}
 	ec, err := ethclient.Dial(ci.RPCURL)
 	if err != nil {
 		t.Fatal(err)

@@ -148,3 +148,18 @@ func TestColumnsFit(t *testing.T) {
 		}
 	}
 }
+
+// In test mode the header says money is not real, on every screen.
+func TestTestModeHeader(t *testing.T) {
+	m := loaded(t, newFake(), ViewOperator)
+	m.opts.TestMode = true
+	screen := string(drive(t, m, 100, 24, ""))
+	head, _, _ := strings.Cut(screen, "\n")
+	if !strings.Contains(head, "TEST MODE: money is not real") || !strings.Contains(head, "axp") {
+		t.Fatalf("header in test mode: %q", head)
+	}
+	m.opts.TestMode = false
+	if screen := string(drive(t, m, 100, 24, "")); strings.Contains(screen, "TEST MODE") {
+		t.Fatalf("the header says test mode off it:\n%s", screen)
+	}
+}

@@ -54,6 +54,8 @@ type Options struct {
 	Now func() time.Time
 	// CallTimeout bounds each call to the exchange (default 20 s).
 	CallTimeout time.Duration
+	// TestMode says the exchange runs its own test chain: the header says money is not real.
+	TestMode bool
 }
 
 // Model is the TUI's state. Update is pure apart from the commands it returns, which call the

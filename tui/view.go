@@ -210,6 +210,9 @@ func (m Model) header(w int) string {
 	}
 	left := t.title.Render("axp") + " " + tab("Buyer", ViewBuyer) + " " + tab("Operator", ViewOperator)
 	right := t.dim.Render(m.src.Exchange())
+	if m.opts.TestMode {
+		right = t.warn.Render("TEST MODE: money is not real") + "  " + right
+	}
 	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
 	if gap < 1 {
 		return left

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	axptui "github.com/axp-exchange/axp/tui"
 )
@@ -100,6 +101,15 @@ func Source(f *cmdutil.Factory) (*axptui.ClientSource, error) {
 	return src, nil
 }
 
+// testMode asks the exchange whether it runs in test mode (false when it does not answer: the
+// views say what is wrong with the exchange then).
+func testMode(ctx context.Context, f *cmdutil.Factory) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	p, _, err := client.GetPricing.Call(ctx, f.Client(""), client.None{})
+	return err == nil && p.TestMode
+}
+
 func run(ctx context.Context, o *Options) error {
 	if !o.IO.StdinTTY || !o.IO.StdoutTTY {
 		return cmdutil.Usagef("axp tui needs a terminal; for scripts use `axp task list` or `axp admin approvals list`")
@@ -111,7 +121,7 @@ func run(ctx context.Context, o *Options) error {
 	if !src.CanBuy() && !src.CanOperate() {
 		return errors.New("nothing to show for " + src.Exchange() + ": post a task with `axp task create`, pass --dir with the directory of your `axp member serve`, or `axp login` (member secret or admin token)")
 	}
-	m := axptui.New(axptui.Options{Source: src, View: o.View, Refresh: o.Refresh, NoColor: o.IO.NoColor})
+	m := axptui.New(axptui.Options{Source: src, View: o.View, Refresh: o.Refresh, NoColor: o.IO.NoColor, TestMode: testMode(ctx, o.F)})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(o.IO.In), tea.WithOutput(o.IO.Out))
 	_, err = p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

@@ -30,8 +30,9 @@ func (s *Service) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDo
 		Summary: "An Agent Services Exchange: buyer agents post tasks, verified seller agents quote a USD price and an ETA, " +
 			"the buyer chooses and pays in a stablecoin (or takes a free job), the seller delivers, and the operator approves every payout. " +
 			"REST, MCP and A2A reach the same marketplace.",
-		Start:  startSteps(base),
-		Market: market,
+		TestMode: s.Cfg.TestMode,
+		Start:    startSteps(base),
+		Market:   market,
 		Links: []axp.Link{
 			{Rel: "join", Href: base + "/join", Title: "How to join as a seller or buyer agent"},
 			{Rel: "services", Href: base + "/api/services", Title: "The services on offer and their catalog prices"},
@@ -193,9 +194,15 @@ type frontDoorData struct {
 }
 
 // frontDoorMarkdown is the front door as Markdown: the same call to action, market and links.
+// testModeNote is what the front door says of test mode.
+const testModeNote = "TEST MODE: money here is not real. This exchange runs its own test chain; get test money with axp wallet new and axp wallet fund, pay with axp wallet pay TASK."
+
 func frontDoorMarkdown(fd axp.FrontDoor, base string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", fd.Name, fd.Summary)
+	if fd.TestMode {
+		b.WriteString(testModeNote + "\n\n")
+	}
 	for _, st := range fd.Start {
 		fmt.Fprintf(&b, "## %s\n\n%s Read on: %s\n\n", st.Title, st.Text, st.Href)
 		for _, c := range st.Commands {
@@ -242,7 +249,7 @@ func prefers(accept, want, other string) bool {
 }
 
 var frontDoorPage = template.Must(template.New("front").Funcs(template.FuncMap{
-	"services": servicesText, "sellers": sellersText, "jobs": jobsText,
+	"services": servicesText, "sellers": sellersText, "jobs": jobsText, "testModeNote": func() string { return testModeNote },
 	"utc": func(t time.Time) string { return t.UTC().Format("15:04:05 UTC") },
 }).Parse(`<!doctype html>
 <html lang="en">
@@ -267,13 +274,15 @@ pre code { padding: 0; }
 .how { font-size: .9rem; color: #445; }
 #market ul { list-style: none; padding: 0; }
 #market strong { font-size: 1.2rem; }
+.testmode { background: #fff4d6; border: 1px solid #e0b64a; border-radius: 6px; padding: .6rem .9rem; font-weight: 600; }
 footer { margin-top: 2rem; color: #667; font-size: .9rem; }
 </style>
 </head>
 <body>
 <h1 id="name">{{.Name}}</h1>
 <p id="summary">{{.Summary}}</p>
-<section class="start" id="start">
+{{if .TestMode}}<p id="test-mode" class="testmode">{{testModeNote}}</p>
+{{end}}<section class="start" id="start">
 {{range .Start}}<div class="cta" id="{{.Rel}}">
 <h2>{{.Title}}</h2>
 <p>{{.Text}}</p>

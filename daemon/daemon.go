@@ -23,7 +23,6 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/board"
-	"github.com/axp-exchange/axp/daemon/chain/testchain"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/mcp"
 	"github.com/axp-exchange/axp/daemon/members"
@@ -54,8 +53,9 @@ type Daemon struct {
 	// metricsSrv serves /metrics alone on metrics_listen (nil without it).
 	metricsSrv  *http.Server
 	metricsAddr string
-	// testChain is test mode's own chain (nil otherwise).
-	testChain *testchain.Chain
+	// testChain is test mode's own chain (nil otherwise), testInfo what it is.
+	testChain testChain
+	testInfo  TestChainInfo
 
 	// The services, each over the kernel and the services it uses (services.go).
 	board    *board.Service

@@ -7,9 +7,24 @@ import (
 	"strings"
 	"time"
 
-	"github.com/axp-exchange/axp/daemon/chain/testchain"
+	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/store"
 )
+
+// testChain is test mode's running chain, as the daemon uses it; TestChainInfo describes it.
+type testChain interface {
+	kernel.Faucet
+	Close() error
+}
+
+// TestChainInfo describes test mode's chain: its JSON-RPC URL, chain id, genesis hash, TestUSD's
+// address, the deposit address, the hot wallet and the file holding the hot wallet's key.
+type TestChainInfo struct {
+	URL                                string
+	ChainID                            uint64
+	Genesis, Token, Deposit, HotWallet string
+	HotKeyFile                         string
+}
 
 // TestChainDir is where test mode keeps its chain, inside the data dir.
 const TestChainDir = "testchain"
@@ -37,16 +52,16 @@ func (d *Daemon) startTestChain() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := testchain.Open(ctx, testchain.Options{Dir: filepath.Join(cfg.DataDir, TestChainDir), Listen: cfg.TestChainListen, Log: d.Log})
+	c, info, err := openTestChain(ctx, filepath.Join(cfg.DataDir, TestChainDir), cfg.TestChainListen, d.Log)
 	if err != nil {
 		return err
 	}
-	d.testChain = c
-	cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.TokenDecimals = c.URL, c.ChainID, c.Token.Hex(), 6
-	cfg.DepositAddress, cfg.PayoutKeyFile, cfg.PayoutKeyPassphrase = c.Deposit.Hex(), c.HotKeyFile, ""
+	d.testChain, d.testInfo = c, info
+	cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.TokenDecimals = info.URL, info.ChainID, info.Token, 6
+	cfg.DepositAddress, cfg.PayoutKeyFile, cfg.PayoutKeyPassphrase = info.Deposit, info.HotKeyFile, ""
 	d.Faucet = c
 	d.Log.Warn("TEST MODE: money here is not real; the exchange runs its own chain", "source", "payments",
-		"rpc_url", c.URL, "chain_id", c.ChainID, "token", c.Token.Hex(), "deposit_address", c.Deposit.Hex(), "hot_wallet", c.HotWallet.Hex())
+		"rpc_url", info.URL, "chain_id", info.ChainID, "token", info.Token, "deposit_address", info.Deposit, "hot_wallet", info.HotWallet)
 	return nil
 }
 
@@ -56,7 +71,7 @@ func (d *Daemon) startTestChain() error {
 func (d *Daemon) checkMoneyMode() error {
 	want := "real"
 	if d.testChain != nil {
-		want = "test:" + d.testChain.Genesis.Hex()
+		want = "test:" + d.testInfo.Genesis
 	}
 	return d.Store.Update(func(tx *store.Tx) error {
 		have := tx.MoneyMode()
@@ -75,7 +90,7 @@ func (d *Daemon) checkMoneyMode() error {
 			return fmt.Errorf("this data dir (%s) was made in test mode: its money is not real; serve it with --test-mode, or use another --data-dir for real money", d.Cfg.DataDir)
 		default:
 			return fmt.Errorf("the test chain in %s (genesis %s) is not the one this data dir's ledger was written against (%s): start with a fresh data dir",
-				filepath.Join(d.Cfg.DataDir, TestChainDir), d.testChain.Genesis.Hex(), strings.TrimPrefix(have, "test:"))
+				filepath.Join(d.Cfg.DataDir, TestChainDir), d.testInfo.Genesis, strings.TrimPrefix(have, "test:"))
 		}
 	})
 }
@@ -92,12 +107,5 @@ func refuseForTest(have string, used bool, dataDir string) error {
 	return nil
 }
 
-// TestChain describes test mode's chain for the start banner: its JSON-RPC URL, chain id, token,
-// deposit address and hot wallet ("" when not in test mode).
-func (d *Daemon) TestChain() (url string, chainID uint64, token, deposit, hotWallet string) {
-	c := d.testChain
-	if c == nil {
-		return "", 0, "", "", ""
-	}
-	return c.URL, c.ChainID, c.Token.Hex(), c.Deposit.Hex(), c.HotWallet.Hex()
-}
+// TestChain describes test mode's chain for the start banner (ok false when not in test mode).
+func (d *Daemon) TestChain() (TestChainInfo, bool) { return d.testInfo, d.testChain != nil }

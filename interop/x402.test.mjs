@@ -11,7 +11,10 @@
 // binds a v1 payment to its tool), and a payment header sent again is refused.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from "@x402/fetch";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1, decodeXPaymentResponse } from "x402-fetch";
@@ -186,3 +189,45 @@ test("x402-fetch (v1) pays through the reference facilitator", async () => {
   const log = readFileSync(process.env.AXP_FACILITATOR_LOG, "utf8");
   assert.match(log, new RegExp(`settle v1 from ${payer.address}: success tx ${tx}`, "i"), log);
 });
+
+// axpPaidCall runs the project's own Go x402 client, `axp paid call`, with the payer's key as its
+// wallet, against base; it answers the exit code, stdout and stderr.
+function axpPaidCall(base, ...args) {
+  const bin = process.env.AXP_BIN;
+  assert.ok(bin, "AXP_BIN names the axp binary (scripts/interop sets it)");
+  const home = mkdtempSync(join(tmpdir(), "axp-paid-"));
+  const wallet = join(home, "wallet.key");
+  writeFileSync(wallet, `${chain.payerKey.slice(2)}\n`, { mode: 0o600 });
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: home, AXP_EXCHANGE: base, AXP_WALLET: wallet };
+  return new Promise((resolve) => {
+    execFile(bin, ["paid", "call", ...args], { env }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }));
+  });
+}
+
+for (const [name, base, deposit, viaFacilitator] of [
+  ["the exchange's own facilitator", own, () => chain.deposit.own, false],
+  ["the reference facilitator (x402_facilitator_url)", remote, () => chain.deposit.remote, true],
+]) {
+  test(`axp paid call (the Go client) pays through ${name}`, async () => {
+    const before = await balances(deposit());
+    const out = await axpPaidCall(base, "/paid/text/injection-check", "--data", injectionCheck.body, "--yes", "--json");
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(JSON.parse(out.stdout).verdict, "injection");
+    const m = out.stderr.match(/settled in transaction (0x[0-9a-fA-F]{64}) on eip155:84532/);
+    assert.ok(m, out.stderr);
+    const receipt = await pub.getTransactionReceipt({ hash: m[1] });
+    assert.equal(receipt.status, "success");
+    const after = await balances(deposit());
+    assert.equal(before.payer - after.payer, 5000n, "charged exactly the price, once");
+    assert.equal(after.deposit - before.deposit, 5000n);
+    if (viaFacilitator) {
+      const log = readFileSync(process.env.AXP_FACILITATOR_LOG, "utf8");
+      assert.match(log, new RegExp(`settle v2 from ${payer.address}: success tx ${m[1]}`, "i"), log);
+    }
+    // Over --max-usd nothing is signed: the payer's balance does not move.
+    const refused = await axpPaidCall(base, "/paid/text/injection-check", "--data", injectionCheck.body, "--yes", "--max-usd", "0.001");
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /max-usd/);
+    assert.equal((await balances(deposit())).payer, after.payer);
+  });
+}

@@ -91,10 +91,10 @@ func Run(ctx context.Context, o *Options) error {
 	base := d.BaseURL()
 	fmt.Fprintf(o.IO.Out, "axp exchange serving at %s\n", base)
 	fmt.Fprintf(o.IO.Out, "data dir: %s\n", cfg.DataDir)
-	if url, id, token, deposit, hot := d.TestChain(); url != "" {
+	if tc, ok := d.TestChain(); ok {
 		fmt.Fprintf(o.IO.Out, "TEST MODE: money here is not real.\n")
-		fmt.Fprintf(o.IO.Out, "  test chain %d at %s (a block a second; its state lives in the data dir)\n", id, url)
-		fmt.Fprintf(o.IO.Out, "  TestUSD %s, deposit address %s, hot wallet %s\n", token, deposit, hot)
+		fmt.Fprintf(o.IO.Out, "  test chain %d at %s (a block a second; its state lives in the data dir)\n", tc.ChainID, tc.URL)
+		fmt.Fprintf(o.IO.Out, "  TestUSD %s, deposit address %s, hot wallet %s\n", tc.Token, tc.Deposit, tc.HotWallet)
 		fmt.Fprintf(o.IO.Out, "  buyers: axp wallet new, axp wallet fund, axp wallet pay TASK\n")
 	}
 	if cfg.Store != "" {

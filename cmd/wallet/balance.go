@@ -44,7 +44,7 @@ test mode; it must be on the exchange's chain.`,
 }
 
 func addRPCFlag(c *cobra.Command, url *string) {
-	c.Flags().StringVar(url, "rpc-url", "", "a JSON-RPC `URL` of a node of the exchange's chain (default: the test chain the exchange publishes in test mode)")
+	c.Flags().StringVar(url, "rpc-url", "", "a JSON-RPC `URL` of a node of the exchange's chain (default: $AXP_RPC_URL, else the test chain the exchange publishes in test mode)")
 }
 
 // Balance is what `axp wallet balance --json` prints.
@@ -70,7 +70,7 @@ func balanceRun(ctx context.Context, o *BalanceOptions) error {
 	if err != nil {
 		return err
 	}
-	url, err := rpcURL(o.RPCURL, p)
+	url, err := rpcURL(o.F, o.RPCURL, p)
 	if err != nil {
 		return err
 	}

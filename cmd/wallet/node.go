@@ -31,18 +31,21 @@ func Pricing(ctx context.Context, f *cmdutil.Factory) (*axp.PricingInfo, error) 
 	return p, nil
 }
 
-// rpcURL is the JSON-RPC node to use: --rpc-url, else the test chain the exchange publishes (test
-// mode only).
-func rpcURL(flag string, p *axp.PricingInfo) (string, error) {
+// rpcURL is the JSON-RPC node to use: --rpc-url, else $AXP_RPC_URL, else the test chain the
+// exchange publishes (test mode only).
+func rpcURL(f *cmdutil.Factory, flag string, p *axp.PricingInfo) (string, error) {
 	if flag != "" {
 		return flag, nil
+	}
+	if env := getenv(f, "AXP_RPC_URL"); env != "" {
+		return env, nil
 	}
 	if p.Chain.RPCURL != "" {
 		return p.Chain.RPCURL, nil
 	}
 	return "", &axp.Error{Code: axp.CodeInvalidInput, Field: "--rpc-url",
 		Message: fmt.Sprintf("no node of chain %d to talk to: the exchange publishes one only in test mode", p.Chain.ChainID),
-		Hint:    fmt.Sprintf("pass --rpc-url with the JSON-RPC URL of a node of chain %d (your own node or a provider's)", p.Chain.ChainID)}
+		Hint:    fmt.Sprintf("pass --rpc-url (or set AXP_RPC_URL) with the JSON-RPC URL of a node of chain %d (your own node or a provider's)", p.Chain.ChainID)}
 }
 
 // erc20 is the part of ERC-20 the wallet calls.

@@ -137,7 +137,7 @@ func prepare(ctx context.Context, o *PayOptions) (*payment, error) {
 	if err := checkInstructions(t.ID, t.Payment, pr.Chain); err != nil {
 		return nil, err
 	}
-	url, err := rpcURL(o.RPCURL, pr)
+	url, err := rpcURL(o.F, o.RPCURL, pr)
 	if err != nil {
 		return nil, err
 	}

@@ -274,8 +274,9 @@ func TestFundOffTestMode(t *testing.T) {
 // wallet pay: every refusal sends nothing; then a payment funds the task with exactly its payable
 // units, once; paying it again is refused.
 func TestPay(t *testing.T) {
-	m := newMarket(t, true, 1)
+	m := newMarket(t, false, 1)
 	c := newCLI(t, m.x.URL)
+	c.env["AXP_RPC_URL"] = m.c.URL
 	tk := m.awaiting(t, c)
 
 	// No wallet yet.
@@ -286,11 +287,12 @@ func TestPay(t *testing.T) {
 	c.refused(4, []string{"no buyer token saved for task tsk_nope", "(nothing was sent)"}, "wallet", "pay", "tsk_nope", "--yes")
 	c.refused(5, []string{"tsk_nope", "(nothing was sent)"}, "wallet", "pay", "tsk_nope", "--yes", "--token", "bt_nope")
 
-	// Not enough money, then no gas: the test-mode hint names the faucet.
+	// Not enough money, then no gas: the hint says what to send where (test mode's names the
+	// faucet: testdata/script/quickstart.txtar).
 	c.refused(6, []string{"the wallet " + addr + " holds US$0.00 of TUSD; task " + tk.ID + " needs " + tk.Payment.PayableUSD.Display(),
-		"(nothing was sent)", "axp wallet fund"}, "wallet", "pay", tk.ID, "--yes")
+		"(nothing was sent)", "send TUSD and ETH for gas on chain 31337 to " + addr}, "wallet", "pay", tk.ID, "--yes")
 	m.c.Mint(m.c.Token, addr, 10_000_000)
-	c.refused(6, []string{"holds no ETH", "axp wallet fund"}, "wallet", "pay", tk.ID, "--yes")
+	c.refused(6, []string{"holds no ETH", "ETH for gas on chain 31337"}, "wallet", "pay", tk.ID, "--yes")
 	m.c.SetETH(addr, 1)
 
 	// A node on another chain.
@@ -304,7 +306,7 @@ func TestPay(t *testing.T) {
 	status, _, errOut := c.run("n\n", "wallet", "pay", tk.ID)
 	c.tty = false
 	if status != 1 || !strings.Contains(errOut, "cancelled") || !strings.Contains(errOut, "send "+tk.Payment.PayableUnits+" units of TUSD") ||
-		!strings.Contains(errOut, "to the deposit address "+m.deposit) || !strings.Contains(errOut, "test chain") {
+		!strings.Contains(errOut, "to the deposit address "+m.deposit) || !strings.Contains(errOut, "chain 31337") {
 		t.Errorf("answering no: exit %d\n%s", status, errOut)
 	}
 	if n := m.nonce(t, addr); n != 0 {
@@ -360,8 +362,9 @@ func TestPay(t *testing.T) {
 // wallet pay waits for the confirmations the exchange needs, showing them; past --timeout it says
 // what it last saw and that the money left (exit 1), and a later block funds the task all the same.
 func TestPayWaits(t *testing.T) {
-	m := newMarket(t, true, 2)
+	m := newMarket(t, false, 2)
 	c := newCLI(t, m.x.URL)
+	c.env["AXP_RPC_URL"] = m.c.URL
 	addr := strings.TrimSpace(c.must("", "wallet", "new"))
 	m.c.Mint(m.c.Token, addr, 10_000_000)
 	m.c.SetETH(addr, 1)

@@ -32,7 +32,7 @@ func testModeMarket(t *testing.T, dir string) *env {
 	}
 	return newMarket(t, func(cfg *daemon.Config) {
 		cfg.DataDir, cfg.TestMode, cfg.DepositAddress = dir, true, ""
-		cfg.Confirmations, cfg.ChainPoll = 1, 100*time.Millisecond
+		cfg.Confirmations, cfg.ChainPoll = 2, 100*time.Millisecond
 	})
 }
 

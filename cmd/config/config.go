@@ -204,9 +204,10 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.ChainStartBlock, cfg.PayoutKeyFile = keys.ChainStartBlock, strings.TrimSpace(keys.PayoutKeyFile)
 	cfg.TestMode, cfg.TestChainListen = keys.TestMode, strings.TrimSpace(keys.TestChainListen)
 	if cfg.TestMode {
-		// The test chain seals a block a second: a payment is final after one, found within a second.
+		// The test chain seals a block a second; a block is read once another is sealed on it (two
+		// confirmations), when it is surely on disk: a payment is found within about two seconds.
 		if !k.Exists("confirmations") {
-			cfg.Confirmations = 1
+			cfg.Confirmations = 2
 		}
 		if !k.Exists("chain_poll") {
 			cfg.ChainPoll = time.Second

@@ -448,8 +448,8 @@ func TestRecorderKeys(t *testing.T) {
 // refuses every setting that names real money, PostgreSQL and a listen address off loopback.
 func TestTestMode(t *testing.T) {
 	cfg := load(t, "", nil, env{"AXP_TEST_MODE": "1", "XDG_DATA_HOME": "/xdg"})
-	if !cfg.TestMode || cfg.Confirmations != 1 || cfg.ChainPoll != time.Second || cfg.DataDir != "/xdg/axp-test" {
-		t.Errorf("AXP_TEST_MODE=1: test mode %v, %d confirmations, poll %s, data dir %s; want true, 1, 1s, /xdg/axp-test",
+	if !cfg.TestMode || cfg.Confirmations != 2 || cfg.ChainPoll != time.Second || cfg.DataDir != "/xdg/axp-test" {
+		t.Errorf("AXP_TEST_MODE=1: test mode %v, %d confirmations, poll %s, data dir %s; want true, 2, 1s, /xdg/axp-test",
 			cfg.TestMode, cfg.Confirmations, cfg.ChainPoll, cfg.DataDir)
 	}
 	cfg = load(t, writeFile(t, "test_mode: true\nconfirmations: 3\ntest_chain_listen: 127.0.0.1:8545\n"), nil, nil)

@@ -41,6 +41,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/event"
 	"github.com/ethereum/go-ethereum/log"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/p2p"
@@ -79,6 +80,8 @@ type Chain struct {
 	Genesis common.Hash
 
 	stack  *node.Node
+	synced chan struct{} // closed when the loop that syncs each new block to disk ends
+	sub    event.Subscription
 	ec     *ethclient.Client
 	abi    abi.ABI
 	faucet *ecdsa.PrivateKey
@@ -225,6 +228,7 @@ func Open(ctx context.Context, o Options) (*Chain, error) {
 	c := &Chain{URL: stack.HTTPEndpoint(), ChainID: chainID, Genesis: backend.BlockChain().Genesis().Hash(),
 		Deposit: addr(deposit), HotWallet: addr(hot), HotKeyFile: filepath.Join(o.Dir, hotKeyFile),
 		stack: stack, ec: ethclient.NewClient(stack.Attach()), abi: testusd.ABI(), faucet: faucet}
+	c.syncBlocks(backend, o.Log)
 	if prior != nil {
 		c.Token = prior.Token
 		code, err := c.ec.CodeAt(ctx, c.Token, nil)
@@ -246,6 +250,30 @@ func Open(ctx context.Context, o Options) (*Chain, error) {
 	return c, nil
 }
 
+// syncBlocks writes each new block through to the disk as it becomes the head. The node's database
+// writes without waiting for the disk, so a kill -9 could lose the newest blocks; test mode's
+// watcher reads a block only once another is sealed on top of it (two confirmations, a second
+// later), by which time the block is on disk.
+func (c *Chain) syncBlocks(backend *eth.Ethereum, log *slog.Logger) {
+	heads := make(chan core.ChainHeadEvent, 16)
+	c.sub = backend.BlockChain().SubscribeChainHeadEvent(heads)
+	c.synced = make(chan struct{})
+	db := backend.ChainDb()
+	go func() {
+		defer close(c.synced)
+		for {
+			select {
+			case h := <-heads:
+				if err := db.SyncKeyValue(); err != nil {
+					log.Warn("the test chain could not write a block through to the disk", "source", "payments", "block", h.Header.Number, "err", err)
+				}
+			case <-c.sub.Err():
+				return
+			}
+		}
+	}()
+}
+
 // deploy puts TestUSD on the chain and mints the hot wallet's float.
 func (c *Chain) deploy(ctx context.Context, hot *ecdsa.PrivateKey) error {
 	c.mu.Lock()
@@ -265,6 +293,10 @@ func (c *Chain) deploy(ctx context.Context, hot *ecdsa.PrivateKey) error {
 func (c *Chain) Close() error {
 	if c.ec != nil {
 		c.ec.Close()
+	}
+	if c.sub != nil {
+		c.sub.Unsubscribe()
+		<-c.synced
 	}
 	return c.stack.Close()
 }

@@ -1,0 +1,184 @@
+package cmd_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/daemon/chain/testusd"
+	"github.com/axp-exchange/axp/memberkit"
+	"github.com/axp-exchange/axp/protocol"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+)
+
+// TestTestModePaymentSurvivesKill runs test mode through the real binary and kills it with SIGKILL
+// the moment the exchange reports a task funded, twice. The test chain lives in the process that
+// was killed: the block with the payment must still be on it after the restart, so the ledger and
+// the chain agree (the payment stays confirmed, not reorged; reconcile finds nothing missing).
+func TestTestModePaymentSurvivesKill(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGKILL is a unix signal")
+	}
+	bin := cmdtest.AxpBinary(t)
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	base := "http://" + addr
+	home, data := t.TempDir(), filepath.Join(t.TempDir(), "data")
+	const adminToken = "axp_admin_testmode_0123456789"
+	var stderr syncBuffer
+	var srv *exec.Cmd
+	start := func() {
+		t.Helper()
+		srv = exec.Command(bin, "serve", "--test-mode", "--addr", addr, "--data-dir", data)
+		srv.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AXP_ADMIN_TOKEN=" + adminToken,
+			"AXP_QUOTE_WINDOW=1s", "AXP_ANON_READS_PER_MINUTE=0", "AXP_CHAIN_POLL=100ms"}
+		srv.Stderr = &stderr
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitHealthy(t, base, nil, &stderr)
+	}
+	kill := func() {
+		srv.Process.Kill()
+		srv.Wait()
+	}
+	start()
+	t.Cleanup(func() {
+		if srv.ProcessState == nil {
+			kill()
+		}
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	price, eta := protocol.USD(2, 0), 5
+	skills := []protocol.Skill{{TaskType: "text-file", InstantPriceUSD: &price, InstantETAMinutes: &eta}}
+	agent := &memberkit.Agent{Exchange: base, Dir: filepath.Join(t.TempDir(), "seller"), Pull: true, PollEvery: 50 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler), PayoutAddress: "0x5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e", NoPaymentRequest: true,
+		Registration: axp.Registration{Roles: []string{"seller"}, Name: "test seller", Skills: skills},
+		Seller: &memberkit.Worker{Defaults: memberkit.Defaults{Skills: skills}, Logger: slog.New(slog.DiscardHandler),
+			Work: func(ctx context.Context, job *memberkit.Job) (memberkit.Deliverable, error) {
+				return memberkit.Deliverable{Content: "test money", Filename: "out.txt"}, nil
+			}},
+	}
+	agentDone := make(chan error, 1)
+	go func() { agentDone <- agent.Run(ctx) }()
+	defer func() { cancel(); <-agentDone }()
+
+	anon := client.New(base, "")
+	admin := anon.With(adminToken)
+	buyerKey, _ := crypto.GenerateKey()
+	buyerAddr := crypto.PubkeyToAddress(buyerKey.PublicKey).Hex()
+	usd := axp.USD(50, 0)
+	if _, _, err := client.TestFund.Call(ctx, anon, axp.TestFundInput{Address: buyerAddr, USD: &usd}); err != nil {
+		t.Fatal(err)
+	}
+
+	var funded []string
+	for round := range 2 {
+		waitFor(t, "a verified seller", func() error {
+			created, _, err := client.CreateTask.Call(ctx, anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "probe"}})
+			if err != nil {
+				return err
+			}
+			if len(created.Offers) == 0 {
+				return fmt.Errorf("no offer yet")
+			}
+			buyer := anon.With(created.BuyerToken)
+			chosen, _, err := client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID})
+			if err != nil {
+				return err
+			}
+			pricing, _, err := client.GetPricing.Call(ctx, anon, client.None{})
+			if err != nil {
+				return err
+			}
+			payTestChain(t, pricing.Chain, buyerKey, chosen.Payment.DepositAddress, chosen.Payment.PayableUSD)
+			// SIGKILL the moment the exchange says the task is funded.
+			waitFor(t, "the payment of round "+strconv.Itoa(round), func() error {
+				tk, _, err := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+				if err != nil {
+					return err
+				}
+				if tk.Status == axp.TaskAwaitingPayment {
+					return fmt.Errorf("task is %s", tk.Status)
+				}
+				return nil
+			})
+			kill()
+			funded = append(funded, created.ID)
+			return nil
+		})
+		start()
+	}
+
+	// A few passes of the watcher after the last restart: every payment is still on the chain.
+	time.Sleep(3 * time.Second)
+	for _, id := range funded {
+		l, _, err := client.AdminApprovals.Call(ctx, admin, axp.ApprovalsQuery{Status: "all", TaskID: id, Kind: axp.ApprovePayment})
+		if err != nil || len(l.Approvals) != 1 || l.Approvals[0].Status != axp.ApprovalApproved {
+			t.Fatalf("task %s's payment after a SIGKILL: %v %+v\n%s", id, err, l, stderr.String())
+		}
+	}
+	r, _, err := client.AdminReconcile.Call(ctx, admin, client.None{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Covered || len(r.MissingTransfers) != 0 || len(r.UnknownTransfers) != 0 {
+		t.Fatalf("reconcile after SIGKILLs: %+v\n%s", r, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "reorganised") {
+		t.Fatalf("the chain lost blocks in a SIGKILL:\n%s", stderr.String())
+	}
+}
+
+// payTestChain sends amount of TestUSD from key to to on the test chain the exchange names.
+func payTestChain(t *testing.T, ci *axp.ChainInfo, key *ecdsa.PrivateKey, to string, amount axp.Money) {
+	t.Helper()
+	ctx := context.Background()
+	ec, err := ethclient.Dial(ci.RPCURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	data, _ := testusd.ABI().Pack("transfer", common.HexToAddress(to), big.NewInt(int64(amount)))
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	nonce, err := ec.PendingNonceAt(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := ec.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := common.HexToAddress(ci.TokenAddress)
+	id := new(big.Int).SetUint64(ci.ChainID)
+	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{ChainID: id, Nonce: nonce,
+		GasTipCap: big.NewInt(1e9), GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), big.NewInt(1e9)),
+		Gas: 100_000, To: &token, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ec.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+}

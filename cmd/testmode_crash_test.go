@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"fmt"
 	"log/slog"
-	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +21,6 @@ import (
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 )
@@ -154,31 +152,12 @@ func TestTestModePaymentSurvivesKill(t *testing.T) {
 // payTestChain sends amount of TestUSD from key to to on the test chain the exchange names.
 func payTestChain(t *testing.T, ci *axp.ChainInfo, key *ecdsa.PrivateKey, to string, amount axp.Money) {
 	t.Helper()
-	ctx := context.Background()
 	ec, err := ethclient.Dial(ci.RPCURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ec.Close()
-	data, _ := testusd.ABI().Pack("transfer", common.HexToAddress(to), big.NewInt(int64(amount)))
-	from := crypto.PubkeyToAddress(key.PublicKey)
-	nonce, err := ec.PendingNonceAt(ctx, from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, err := ec.HeaderByNumber(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := common.HexToAddress(ci.TokenAddress)
-	id := new(big.Int).SetUint64(ci.ChainID)
-	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{ChainID: id, Nonce: nonce,
-		GasTipCap: big.NewInt(1e9), GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), big.NewInt(1e9)),
-		Gas: 100_000, To: &token, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ec.SendTransaction(ctx, tx); err != nil {
+	if _, err := testusd.Transfer(context.Background(), ec, key, common.HexToAddress(ci.TokenAddress), common.HexToAddress(to), amount); err != nil {
 		t.Fatal(err)
 	}
 }

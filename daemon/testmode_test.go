@@ -53,38 +53,17 @@ func within(t *testing.T, d time.Duration, cond func() error) {
 }
 
 // testTransfer sends amount of TestUSD from key to to on the test chain and waits for it to be mined.
-func testTransfer(t *testing.T, ec *ethclient.Client, chainID uint64, token common.Address, key *ecdsa.PrivateKey, to string, amount axp.Money) string {
+func testTransfer(t *testing.T, ec *ethclient.Client, token common.Address, key *ecdsa.PrivateKey, to string, amount axp.Money) string {
 	t.Helper()
 	ctx := context.Background()
-	data, err := testusd.ABI().Pack("transfer", common.HexToAddress(to), big.NewInt(int64(amount)))
+	tx, err := testusd.Transfer(ctx, ec, key, token, common.HexToAddress(to), amount)
 	if err != nil {
-		t.Fatal(err)
-	}
-	from := crypto.PubkeyToAddress(key.PublicKey)
-	nonce, err := ec.PendingNonceAt(ctx, from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, err := ec.HeaderByNumber(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := new(big.Int).SetUint64(chainID)
-	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{ChainID: id, Nonce: nonce,
-		GasTipCap: big.NewInt(1e9), GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), big.NewInt(1e9)),
-		Gas: 100_000, To: &token, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ec.SendTransaction(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
 	within(t, 30*time.Second, func() error {
 		r, err := ec.TransactionReceipt(ctx, tx.Hash())
 		if err == nil && r.Status != types.ReceiptStatusSuccessful {
-			_, cerr := ec.CallContract(ctx, ethereum.CallMsg{From: from, To: &token, Data: data, Gas: 100_000}, r.BlockNumber)
-			bal := balanceOf(t, ec, token, from.Hex())
-			t.Fatalf("transfer %s reverted (gas used %d of %d; the call says %v; sender holds %s; amount %s)", tx.Hash(), r.GasUsed, tx.Gas(), cerr, bal, amount)
+			t.Fatalf("transfer %s reverted (gas used %d of %d)", tx.Hash(), r.GasUsed, tx.Gas())
 		}
 		return err
 	})
@@ -167,7 +146,7 @@ func TestTestModePaidJob(t *testing.T) {
 	}
 
 	// The buyer pays the exact payable amount; the watcher finds it within a few blocks.
-	testTransfer(t, ec, ci.ChainID, token, bk, p.DepositAddress, p.PayableUSD)
+	testTransfer(t, ec, token, bk, p.DepositAddress, p.PayableUSD)
 	within(t, 30*time.Second, func() error {
 		var got axp.Task
 		if err := buyer.Call(context.Background(), "get_task", map[string]any{"id": created.ID}, &got); err != nil {

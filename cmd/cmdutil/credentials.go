@@ -10,6 +10,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/internal/atomicfile"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/spf13/cobra"
 )
@@ -141,23 +142,7 @@ func (f *Factory) updateFile(change func(*Credentials) error) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".credentials-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, append(b, '\n'), 0o600)
 }
 
 // Remember makes the current exchange the one later commands use when neither --exchange nor

@@ -14,6 +14,7 @@ import (
 
 	"github.com/axp-exchange/axp/api"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/internal/atomicfile"
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
@@ -42,7 +43,7 @@ func testModeWallet(ctx context.Context, exchange, dir string, errw io.Writer) (
 			return "", err
 		}
 		raw = []byte(hex.EncodeToString(crypto.FromECDSA(key)) + "\n")
-		if err := os.WriteFile(path, raw, 0o600); err != nil {
+		if err := atomicfile.WriteNew(path, raw, 0o600); err != nil {
 			return "", fmt.Errorf("save the seller's test wallet: %w", err)
 		}
 	} else if err != nil {

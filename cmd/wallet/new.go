@@ -11,6 +11,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/internal/atomicfile"
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/uuid"
@@ -144,31 +145,11 @@ func writeKey(path string, content []byte, force bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".wallet-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
 	if force {
-		return os.Rename(tmp.Name(), path)
+		return atomicfile.Write(path, content, 0o600)
 	}
-	// A link fails when path exists, so a wallet created meanwhile is not replaced.
-	if err := os.Link(tmp.Name(), path); err != nil {
+	// Without force a file there (one created meanwhile too) is never replaced.
+	if err := atomicfile.WriteNew(path, content, 0o600); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return exists(path)
 		}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain/testusd"
+	"github.com/axp-exchange/axp/internal/atomicfile"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -243,7 +244,7 @@ func Open(ctx context.Context, o Options) (*Chain, error) {
 		return nil, err
 	}
 	raw, _ := json.MarshalIndent(setup{ChainID: chainID, Genesis: c.Genesis, Token: c.Token, Deposit: c.Deposit, HotWallet: c.HotWallet}, "", "  ")
-	if err := writeFile(filepath.Join(o.Dir, setupFile), append(raw, '\n'), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(o.Dir, setupFile), append(raw, '\n'), 0o600); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("test chain: %w", err)
 	}
@@ -434,32 +435,10 @@ func loadOrMakeKey(path string) (*ecdsa.PrivateKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFile(path, []byte(hex.EncodeToString(crypto.FromECDSA(k))+"\n"), 0o600); err != nil {
+	if err := atomicfile.WriteNew(path, []byte(hex.EncodeToString(crypto.FromECDSA(k))+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("test chain: %w", err)
 	}
 	return k, nil
-}
-
-// writeFile writes data to path through a temporary file and a rename, so a crash leaves the old
-// file or the new one whole.
-func writeFile(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 func addr(k *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(k.PublicKey) }

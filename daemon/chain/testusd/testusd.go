@@ -4,11 +4,20 @@
 package testusd
 
 import (
+	"context"
+	"crypto/ecdsa"
 	_ "embed"
+	"math/big"
 	"strings"
 
+	"github.com/axp-exchange/axp"
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/params"
 )
 
 //go:embed TestUSD.bin
@@ -35,4 +44,39 @@ func ABI() abi.ABI {
 		panic("testusd: the committed ABI does not parse: " + err.Error())
 	}
 	return a
+}
+
+// Transfer signs and sends a transfer of amount (micro-USD: a unit of TestUSD) of the token at
+// token from key's address to to, its gas estimated with a margin, and answers the transaction
+// without waiting for it to be mined. Tests pay with it.
+func Transfer(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, token, to common.Address, amount axp.Money) (*types.Transaction, error) {
+	data, err := ABI().Pack("transfer", to, big.NewInt(int64(amount)))
+	if err != nil {
+		return nil, err
+	}
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	chainID, err := ec.ChainID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nonce, err := ec.PendingNonceAt(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	head, err := ec.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	gas, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &token, Data: data})
+	if err != nil {
+		return nil, err
+	}
+	tip := big.NewInt(params.GWei)
+	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce,
+		GasTipCap: tip, GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip),
+		Gas: gas + gas/4, To: &token, Data: data})
+	if err != nil {
+		return nil, err
+	}
+	return tx, ec.SendTransaction(ctx, tx)
 }

@@ -271,7 +271,7 @@ pre code { padding: 0; }
 .cta { border: 1px solid #d5d9e2; border-radius: 6px; padding: 1rem; background: #fff; }
 .cta p { margin: .4rem 0; }
 .go { display: inline-block; background: #1651c8; color: #fff; text-decoration: none; padding: .35rem .8rem; border-radius: 4px; font-weight: 600; }
-.how { font-size: .9rem; color: #445; }
+.how { font-size: .9rem; color: #445; overflow-wrap: anywhere; }
 #market ul { list-style: none; padding: 0; }
 #market strong { font-size: 1.2rem; }
 .testmode { background: #fff4d6; border: 1px solid #e0b64a; border-radius: 6px; padding: .6rem .9rem; font-weight: 600; }

@@ -1,8 +1,8 @@
+//go:build unix
+
 package daemon
 
-import (
-	"syscall"
-)
+import "syscall"
 
 // autoMaxConns is the default total cap: three quarters of the process's file descriptors (the
 // rest are the database, outbound calls and logs), at least 64.

@@ -154,8 +154,8 @@ func prepare(ctx context.Context, o *PayOptions) (*payment, error) {
 	return p, nil
 }
 
-// due is what a task awaiting payment is still owed, or the error that says why nothing is: the
-// payable amount when nothing was received, the rest of it after a part payment.
+// due is what a task awaiting payment is still owed, or the error that says why nothing is: its
+// payable amount, which after a part payment is the rest.
 func due(t *axp.Task) (axp.Money, error) {
 	p := t.Payment
 	watch := "follow it with `axp task watch " + t.ID + "`"
@@ -178,11 +178,12 @@ func due(t *axp.Task) (axp.Money, error) {
 		return 0, axp.Conflict("the exchange names no chain and stablecoin for the payment of task "+t.ID,
 			"`axp task pay "+t.ID+"` says what to send; send it from a wallet of your own and report it with --tx")
 	}
-	d := p.PayableUSD - p.ReceivedUSD
-	if d <= 0 {
+	// The payable amount is what is still due: after a part payment the exchange asks for the rest
+	// (less a new tag), never for the price again.
+	if p.PayableUSD <= 0 {
 		return 0, axp.Conflict("task "+t.ID+" received its payable amount already; the exchange is confirming it", watch)
 	}
-	return d, nil
+	return p.PayableUSD, nil
 }
 
 // checkInstructions refuses payment instructions that disagree with the chain the exchange
@@ -210,10 +211,8 @@ func checkInstructions(id string, p *axp.PaymentInfo, ch *axp.ChainInfo) error {
 
 // plan reads the wallet's balances and prices the transfer: the units owed, then the gas.
 func (p *payment) plan(ctx context.Context) error {
-	p.units = p.n.units(p.usd)
-	if p.t.Payment.Status == "unpaid" {
-		p.units, _ = new(big.Int).SetString(p.t.Payment.PayableUnits, 10) // exactly the instructions' units (checked)
-	}
+	// Exactly the instructions' units, which checkInstructions found equal to the payable amount.
+	p.units, _ = new(big.Int).SetString(p.t.Payment.PayableUnits, 10)
 	var err error
 	if p.balance, err = p.n.tokenBalance(ctx, p.from); err != nil {
 		return err

@@ -7,8 +7,8 @@ import (
 	"github.com/axp-exchange/axp"
 )
 
-// due: what a task is owed, or why nothing is; a part payment is owed the rest of the payable
-// amount (the tag stays off it).
+// due: what a task is owed, or why nothing is; after a part payment the payable amount is the
+// rest, and that is what is owed.
 func TestDue(t *testing.T) {
 	chained := func(status string, payable, received axp.Money) *axp.PaymentInfo {
 		return &axp.PaymentInfo{Status: status, PayableUSD: payable, ReceivedUSD: received, ChainID: 31337, TokenAddress: "0xt",
@@ -21,7 +21,8 @@ func TestDue(t *testing.T) {
 		err  string
 	}{
 		{"unpaid", axp.Task{ID: "tsk_1", Status: axp.TaskAwaitingPayment, Payment: chained("unpaid", 2_499_998, 0)}, 2_499_998, ""},
-		{"partial", axp.Task{ID: "tsk_1", Status: axp.TaskAwaitingPayment, Payment: chained("partial", 2_499_998, 1_000_000)}, 1_499_998, ""},
+		// After a part payment the payable amount is the rest (less a new tag): that is what is due.
+		{"partial", axp.Task{ID: "tsk_1", Status: axp.TaskAwaitingPayment, Payment: chained("partial", 1_499_997, 1_000_000)}, 1_499_997, ""},
 		{"open", axp.Task{ID: "tsk_1", Status: axp.TaskOpen}, 0, "axp task choose tsk_1"},
 		{"paid", axp.Task{ID: "tsk_1", Status: axp.TaskPaid, Payment: chained("confirmed", 2_499_998, 2_499_998)}, 0, "is already paid"},
 		{"cancelled", axp.Task{ID: "tsk_1", Status: axp.TaskCancelled}, 0, "it awaits no payment"},

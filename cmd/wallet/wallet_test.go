@@ -421,3 +421,58 @@ func waitStatus(t *testing.T, c *cli, id string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// After a part payment the task asks for the rest with a new payable amount (the price less its
+// new tag and what came in): wallet pay sends exactly that, once, and the task is funded.
+func TestPayTheRestAfterAPartPayment(t *testing.T) {
+	m := newMarket(t, false, 1)
+	c := newCLI(t, m.x.URL)
+	c.env["AXP_RPC_URL"] = m.c.URL
+	tk := m.awaiting(t, c)
+	addr := strings.TrimSpace(c.must("", "wallet", "new"))
+	m.c.Mint(m.c.Token, addr, 10_000_000)
+	m.c.SetETH(addr, 1)
+
+	// A dollar less than asked, carrying the task's tag: a part payment.
+	other := m.c.NewKey()
+	m.c.Mint(m.c.Token, chaintest.Addr(other), 10_000_000)
+	part := tk.Payment.PayableUSD - 1_000_000
+	m.c.Transfer(other, m.c.Token, m.deposit, part)
+	m.c.Mine(1)
+	var partial axp.Task
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if err := json.Unmarshal([]byte(c.must("", "task", "view", tk.ID, "--json")), &partial); err != nil {
+			t.Fatal(err)
+		}
+		if partial.Payment != nil && partial.Payment.Status == "partial" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the part payment was not credited: %+v", partial.Payment)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rest := partial.Payment.PayableUSD
+	if partial.Payment.ReceivedUSD != part || rest <= 0 || rest >= 1_000_000 {
+		t.Fatalf("after the part payment: %+v", partial.Payment)
+	}
+
+	status, out, errOut := c.run("", "wallet", "pay", tk.ID, "--yes")
+	if status != 0 {
+		t.Fatalf("wallet pay of the rest: exit %d\nstdout:\n%s\nstderr:\n%s", status, out, errOut)
+	}
+	var sent []chaintest.Log
+	for _, l := range m.c.Transfers(m.c.Token) {
+		if l.From == addr {
+			sent = append(sent, l)
+		}
+	}
+	if len(sent) != 1 || sent[0].Amount != rest {
+		t.Fatalf("the wallet's transfers: %+v; want one of the rest, %s", sent, rest)
+	}
+	var after axp.Task
+	if err := json.Unmarshal([]byte(c.must("", "task", "view", tk.ID, "--json")), &after); err != nil || after.Payment == nil || after.Payment.Status != "confirmed" {
+		t.Fatalf("after paying the rest: %+v %v", after.Payment, err)
+	}
+}

@@ -104,3 +104,55 @@ func waitHealthy(t *testing.T, base string, exited <-chan error, stderr *syncBuf
 		}
 	}
 }
+
+// killable is an `axp serve` of the real binary on a free loopback port and its own data dir, which
+// a test kills with SIGKILL and starts again on the same data dir. The process gets only env (and
+// PATH); extra flags follow serve.
+type killable struct {
+	t      *testing.T
+	bin    string
+	base   string
+	data   string // the data dir
+	args   []string
+	env    []string
+	cmd    *exec.Cmd
+	stderr syncBuffer
+}
+
+// startKillable starts the exchange and kills it when the test ends.
+func startKillable(t *testing.T, env []string, flags ...string) *killable {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, data := "127.0.0.1:"+strconv.Itoa(port), filepath.Join(t.TempDir(), "data")
+	k := &killable{t: t, bin: cmdtest.AxpBinary(t), base: "http://" + addr, data: data,
+		args: append([]string{"serve", "--addr", addr, "--data-dir", data}, flags...),
+		env:  append([]string{"PATH=" + os.Getenv("PATH")}, env...)}
+	k.start()
+	t.Cleanup(func() {
+		if k.cmd.ProcessState == nil {
+			k.kill()
+		}
+	})
+	return k
+}
+
+// start starts the exchange (again) and waits until it answers.
+func (k *killable) start() {
+	k.t.Helper()
+	k.cmd = exec.Command(k.bin, k.args...)
+	k.cmd.Env = k.env
+	k.cmd.Stderr = &k.stderr
+	if err := k.cmd.Start(); err != nil {
+		k.t.Fatal(err)
+	}
+	waitHealthy(k.t, k.base, nil, &k.stderr)
+}
+
+// kill stops the exchange with SIGKILL.
+func (k *killable) kill() {
+	k.cmd.Process.Kill()
+	k.cmd.Wait()
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
-	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
@@ -33,44 +31,19 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 		t.Skip("SIGKILL is a unix signal")
 	}
 	c := chaintest.Start(t)
-	bin := cmdtest.AxpBinary(t)
 	deposit, hot, sellerKey := c.NewKey(), c.NewKey(), c.NewKey()
 	c.Mint(c.Token, chaintest.Addr(hot), 50_000_000)
 	keyFile := filepath.Join(t.TempDir(), "hot.key")
 	if err := os.WriteFile(keyFile, []byte(chaintest.KeyHex(hot)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	base := "http://" + addr
-	home, data := t.TempDir(), filepath.Join(t.TempDir(), "data")
 	const adminToken = "axp_admin_chain_0123456789"
-	var stderr syncBuffer
-	var srv *exec.Cmd
-	start := func() {
-		t.Helper()
-		srv = exec.Command(bin, "serve", "--addr", addr, "--data-dir", data)
-		srv.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AXP_ADMIN_TOKEN=" + adminToken,
-			"AXP_QUOTE_WINDOW=1s", "AXP_ANON_READS_PER_MINUTE=0",
-			"AXP_CHAIN_RPC_URL=" + c.URL, "AXP_CHAIN_ID=" + strconv.Itoa(chaintest.ID), "AXP_TOKEN_ADDRESS=" + c.Token,
-			"AXP_DEPOSIT_ADDRESS=" + chaintest.Addr(deposit), "AXP_CONFIRMATIONS=2", "AXP_CHAIN_POLL=100ms",
-			"AXP_PAYOUT_KEY_FILE=" + keyFile}
-		srv.Stderr = &stderr
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		waitHealthy(t, base, nil, &stderr)
-	}
-	start()
-	t.Cleanup(func() {
-		if srv.ProcessState == nil {
-			srv.Process.Kill()
-			srv.Wait()
-		}
-	})
+	srv := startKillable(t, []string{"HOME=" + t.TempDir(), "AXP_ADMIN_TOKEN=" + adminToken,
+		"AXP_QUOTE_WINDOW=1s", "AXP_ANON_READS_PER_MINUTE=0",
+		"AXP_CHAIN_RPC_URL=" + c.URL, "AXP_CHAIN_ID=" + strconv.Itoa(chaintest.ID), "AXP_TOKEN_ADDRESS=" + c.Token,
+		"AXP_DEPOSIT_ADDRESS=" + chaintest.Addr(deposit), "AXP_CONFIRMATIONS=2", "AXP_CHAIN_POLL=100ms",
+		"AXP_PAYOUT_KEY_FILE=" + keyFile})
+	base, stderr := srv.base, &srv.stderr
 	if !strings.Contains(stderr.String(), "chain ready") || !strings.Contains(stderr.String(), "hot wallet ready") {
 		t.Fatalf("axp serve does not say what it found on the chain:\n%s", stderr.String())
 	}
@@ -183,11 +156,10 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	if sent.Status != axp.ApprovalSent || len(sent.Transfers) != 1 {
 		t.Fatalf("approved: %+v", sent)
 	}
-	srv.Process.Kill()
-	srv.Wait()
+	srv.kill()
 	c.DropTransaction(sent.Transfers[0].TxHash)
 	c.SetAutomine(true)
-	start()
+	srv.start()
 	c.Mine(2)
 	waitFor(t, "the payout's confirmation", func() error {
 		if a := payout(); a.Status != axp.ApprovalConfirmed {

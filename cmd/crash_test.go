@@ -5,18 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -30,37 +26,10 @@ func TestCrashKeyedCreation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts the exchange")
 	}
-	bin := cmdtest.AxpBinary(t)
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	base := "http://" + addr
-	home, data := t.TempDir(), filepath.Join(t.TempDir(), "data")
-	var stderr syncBuffer
-	var srv *exec.Cmd
-	start := func() {
-		t.Helper()
-		srv = exec.Command(bin, "serve", "--addr", addr, "--data-dir", data)
-		srv.Env = []string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, "data"), "PATH=" + os.Getenv("PATH"),
-			"AXP_ADMIN_TOKEN=axp_admin_crash_0123456789", "AXP_ANON_TASKS_PER_MINUTE=10000000", "AXP_ANON_READS_PER_MINUTE=0"}
-		srv.Stderr = &stderr
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		waitHealthy(t, base, nil, &stderr)
-	}
-	kill := func() {
-		srv.Process.Kill()
-		srv.Wait()
-	}
-	start()
-	t.Cleanup(func() {
-		if srv.ProcessState == nil {
-			kill()
-		}
-	})
+	home := t.TempDir()
+	srv := startKillable(t, []string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, "data"),
+		"AXP_ADMIN_TOKEN=axp_admin_crash_0123456789", "AXP_ANON_TASKS_PER_MINUTE=10000000", "AXP_ANON_READS_PER_MINUTE=0"})
+	base, stderr, start, kill := srv.base, &srv.stderr, srv.start, srv.kill
 
 	const workers, kills = 16, 8
 	hc := &http.Client{Timeout: 10 * time.Second}
@@ -126,7 +95,7 @@ func TestCrashKeyedCreation(t *testing.T) {
 	wg.Wait()
 	kill()
 
-	db, err := store.Open(filepath.Join(data, store.FileName), store.Options{})
+	db, err := store.Open(filepath.Join(srv.data, store.FileName), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

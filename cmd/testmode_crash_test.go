@@ -5,8 +5,6 @@ import (
 	"crypto/ecdsa"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
-	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/daemon/chain/testusd"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
@@ -33,38 +30,10 @@ func TestTestModePaymentSurvivesKill(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL is a unix signal")
 	}
-	bin := cmdtest.AxpBinary(t)
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	base := "http://" + addr
-	home, data := t.TempDir(), filepath.Join(t.TempDir(), "data")
 	const adminToken = "axp_admin_testmode_0123456789"
-	var stderr syncBuffer
-	var srv *exec.Cmd
-	start := func() {
-		t.Helper()
-		srv = exec.Command(bin, "serve", "--test-mode", "--addr", addr, "--data-dir", data)
-		srv.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AXP_ADMIN_TOKEN=" + adminToken,
-			"AXP_QUOTE_WINDOW=1s", "AXP_ANON_READS_PER_MINUTE=0", "AXP_CHAIN_POLL=100ms"}
-		srv.Stderr = &stderr
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		waitHealthy(t, base, nil, &stderr)
-	}
-	kill := func() {
-		srv.Process.Kill()
-		srv.Wait()
-	}
-	start()
-	t.Cleanup(func() {
-		if srv.ProcessState == nil {
-			kill()
-		}
-	})
+	srv := startKillable(t, []string{"HOME=" + t.TempDir(), "AXP_ADMIN_TOKEN=" + adminToken,
+		"AXP_QUOTE_WINDOW=1s", "AXP_ANON_READS_PER_MINUTE=0", "AXP_CHAIN_POLL=100ms"}, "--test-mode")
+	base, stderr, start, kill := srv.base, &srv.stderr, srv.start, srv.kill
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

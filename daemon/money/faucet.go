@@ -31,7 +31,7 @@ type faucetGift struct {
 }
 
 // take books a gift of usd to addr at now, or says why not and when to come back.
-func (l *faucetLimit) take(addr string, usd axp.Money, now time.Time) error {
+func (l *faucetLimit) take(addr string, usd axp.Money, now time.Time) *axp.Error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.given == nil {
@@ -58,6 +58,19 @@ func (l *faucetLimit) take(addr string, usd axp.Money, now time.Time) error {
 	return nil
 }
 
+// undo forgets the gift take booked to addr at at: the chain did not send it.
+func (l *faucetLimit) undo(addr string, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	gifts := l.given[addr]
+	for i := len(gifts) - 1; i >= 0; i-- {
+		if gifts[i].at.Equal(at) {
+			l.given[addr] = append(gifts[:i], gifts[i+1:]...)
+			return
+		}
+	}
+}
+
 // limited sets e's Retry-After to wait, in whole seconds (at least one).
 func limited(wait time.Duration, e *axp.Error) *axp.Error {
 	e.RetryAfter = max(1, int((wait+time.Second-1)/time.Second))
@@ -81,12 +94,13 @@ func (s *Service) testFund(ctx context.Context, c *pipeline.Call, in *axp.TestFu
 	if usd <= 0 || usd > faucetMax {
 		return nil, axp.Invalid("usd", "the faucet mints more than 0 and at most "+faucetMax.Display()+" a call", "ask for at most "+faucetMax.String())
 	}
-	addr := strings.ToLower(in.Address)
-	if err := s.faucet.take(addr, usd, s.Now()); err != nil {
+	addr, now := strings.ToLower(in.Address), s.Now()
+	if err := s.faucet.take(addr, usd, now); err != nil {
 		return nil, err
 	}
 	out, err := s.Faucet.Fund(ctx, chain.Checksummed(in.Address), usd)
 	if err != nil {
+		s.faucet.undo(addr, now) // nothing was given: the address may ask again at once
 		return nil, err
 	}
 	return &out, nil

@@ -2,19 +2,15 @@ package member
 
 import (
 	"context"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp/api"
 	"github.com/axp-exchange/axp/client"
-	"github.com/axp-exchange/axp/internal/atomicfile"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
@@ -33,25 +29,12 @@ func testModeWallet(ctx context.Context, exchange, dir string, errw io.Writer) (
 		return "", nil // the exchange's answer comes with registration, and its errors there
 	}
 	path := filepath.Join(dir, SellerWalletFile)
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		key, err := crypto.GenerateKey()
-		if err != nil {
-			return "", err
-		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", err
-		}
-		raw = []byte(hex.EncodeToString(crypto.FromECDSA(key)) + "\n")
-		if err := atomicfile.WriteNew(path, raw, 0o600); err != nil {
-			return "", fmt.Errorf("save the seller's test wallet: %w", err)
-		}
-	} else if err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	key, err := crypto.HexToECDSA(strings.TrimSpace(string(raw)))
+	key, err := chain.LoadOrMakeKey(path)
 	if err != nil {
-		return "", fmt.Errorf("%s does not hold a hex key: %w", path, err)
+		return "", fmt.Errorf("the seller's test wallet: %w", err)
 	}
 	addr := crypto.PubkeyToAddress(key.PublicKey).Hex()
 	fmt.Fprintf(errw, "test mode (money here is not real): payouts go to the wallet in %s, %s; see them with axp member earnings --dir %s\n",

@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
@@ -11,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/internal/atomicfile"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
@@ -67,6 +69,31 @@ func LoadKey(path, passphrase string) (*ecdsa.PrivateKey, error) {
 	k, err := crypto.HexToECDSA(digits)
 	if err != nil {
 		return nil, fmt.Errorf("payout_key_file %s holds 64 hex digits that are no valid secp256k1 private key", path)
+	}
+	return k, nil
+}
+
+// LoadOrMakeKey reads the hex private key in path, or, when there is no such file, makes a key and
+// writes it there whole (hex, mode 0600; never over a file written meanwhile). It is for keys the
+// project makes itself: test mode's chain keys and a test-mode seller's payout wallet.
+func LoadOrMakeKey(path string) (*ecdsa.PrivateKey, error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		k, err := crypto.GenerateKey()
+		if err != nil {
+			return nil, err
+		}
+		if err := atomicfile.WriteNew(path, []byte(hex.EncodeToString(crypto.FromECDSA(k))+"\n"), 0o600); err != nil {
+			return nil, err
+		}
+		return k, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	k, err := crypto.HexToECDSA(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return nil, fmt.Errorf("%s does not hold a hex private key: %w", path, err)
 	}
 	return k, nil
 }

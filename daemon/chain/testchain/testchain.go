@@ -12,7 +12,6 @@ package testchain
 import (
 	"context"
 	"crypto/ecdsa"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/testusd"
 	"github.com/axp-exchange/axp/internal/atomicfile"
 	"github.com/ethereum/go-ethereum"
@@ -418,24 +418,10 @@ func (c *Chain) send(ctx context.Context, to *common.Address, data []byte, value
 	}
 }
 
-// loadOrMakeKey reads a hex key from path, or makes one and writes it there (mode 0600).
+// loadOrMakeKey reads one of the chain's keys from path, or makes it there.
 func loadOrMakeKey(path string) (*ecdsa.PrivateKey, error) {
-	raw, err := os.ReadFile(path)
-	if err == nil {
-		k, err := crypto.HexToECDSA(strings.TrimSpace(string(raw)))
-		if err != nil {
-			return nil, fmt.Errorf("test chain: %s does not hold a hex key: %w", path, err)
-		}
-		return k, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("test chain: %w", err)
-	}
-	k, err := crypto.GenerateKey()
+	k, err := chain.LoadOrMakeKey(path)
 	if err != nil {
-		return nil, err
-	}
-	if err := atomicfile.WriteNew(path, []byte(hex.EncodeToString(crypto.FromECDSA(k))+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("test chain: %w", err)
 	}
 	return k, nil

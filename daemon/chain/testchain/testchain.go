@@ -279,7 +279,7 @@ func (c *Chain) syncBlocks(backend *eth.Ethereum, log *slog.Logger) {
 func (c *Chain) deploy(ctx context.Context, hot *ecdsa.PrivateKey) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r, err := c.send(ctx, nil, testusd.Code())
+	r, err := c.send(ctx, nil, testusd.Code(), nil)
 	if err != nil {
 		return fmt.Errorf("test chain: deploy TestUSD: %w", err)
 	}
@@ -361,41 +361,14 @@ func (c *Chain) mint(ctx context.Context, who common.Address, usd axp.Money) (*t
 	if err != nil {
 		return nil, err
 	}
-	return c.send(ctx, &c.Token, data)
+	return c.send(ctx, &c.Token, data, nil)
 }
 
 // send signs a transaction from the faucet, sends it and waits until it is mined successfully.
 // Callers hold c.mu.
-func (c *Chain) send(ctx context.Context, to *common.Address, data []byte, value ...*big.Int) (*types.Receipt, error) {
-	from := addr(c.faucet)
-	nonce, err := c.ec.PendingNonceAt(ctx, from)
+func (c *Chain) send(ctx context.Context, to *common.Address, data []byte, value *big.Int) (*types.Receipt, error) {
+	tx, err := testusd.Send(ctx, c.ec, c.faucet, to, data, value)
 	if err != nil {
-		return nil, err
-	}
-	head, err := c.ec.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	amount := new(big.Int)
-	if len(value) > 0 {
-		amount = value[0]
-	}
-	gas := uint64(21_000)
-	if len(data) > 0 {
-		if gas, err = c.ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: to, Data: data, Value: amount}); err != nil {
-			return nil, err
-		}
-		gas += gas / 4
-	}
-	tip := big.NewInt(params.GWei)
-	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
-	tx, err := types.SignNewTx(c.faucet, types.LatestSignerForChainID(new(big.Int).SetUint64(c.ChainID)), &types.DynamicFeeTx{
-		ChainID: new(big.Int).SetUint64(c.ChainID), Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas,
-		To: to, Value: amount, Data: data})
-	if err != nil {
-		return nil, err
-	}
-	if err := c.ec.SendTransaction(ctx, tx); err != nil {
 		return nil, err
 	}
 	for {

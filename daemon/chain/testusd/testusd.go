@@ -47,12 +47,22 @@ func ABI() abi.ABI {
 }
 
 // Transfer signs and sends a transfer of amount (micro-USD: a unit of TestUSD) of the token at
-// token from key's address to to, its gas estimated with a margin, and answers the transaction
-// without waiting for it to be mined. Tests pay with it.
+// token from key's address to to, and answers the transaction without waiting for it to be mined.
+// Tests pay with it.
 func Transfer(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, token, to common.Address, amount axp.Money) (*types.Transaction, error) {
 	data, err := ABI().Pack("transfer", to, big.NewInt(int64(amount)))
 	if err != nil {
 		return nil, err
+	}
+	return Send(ctx, ec, key, &token, data, nil)
+}
+
+// Send signs and sends a transaction from key's address (EIP-1559, a tip of 1 gwei, its gas
+// estimated with a margin; a plain value transfer takes 21,000) calling to with data and value
+// (nil: none; to nil deploys data), and answers it without waiting for it to be mined.
+func Send(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, to *common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
+	if value == nil {
+		value = new(big.Int)
 	}
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	chainID, err := ec.ChainID(ctx)
@@ -67,14 +77,17 @@ func Transfer(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, 
 	if err != nil {
 		return nil, err
 	}
-	gas, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &token, Data: data})
-	if err != nil {
-		return nil, err
+	gas := uint64(21_000)
+	if len(data) > 0 {
+		if gas, err = ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: to, Data: data, Value: value}); err != nil {
+			return nil, err
+		}
+		gas += gas / 4
 	}
 	tip := big.NewInt(params.GWei)
 	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce,
 		GasTipCap: tip, GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip),
-		Gas: gas + gas/4, To: &token, Data: data})
+		Gas: gas, To: to, Value: value, Data: data})
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
 	if cfg.Store == "" {
 		cfg.Store = storeFor(t, cfg.DataDir)
 	}
-	d, generated, err := daemon.New(cfg, debugConsole())
+	d, generated, err := daemon.New(cfg, io.Discard)
 	if err != nil {
 		t.Fatalf("daemon.New: %v", err)
 	}
@@ -245,10 +245,16 @@ func sha256Hex(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// eventually polls cond until it returns nil, failing the test with its last error after a deadline.
+// eventually polls cond until it returns nil, failing the test with its last error after 5 s.
 func eventually(t *testing.T, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	within(t, 5*time.Second, cond)
+}
+
+// within polls cond until it returns nil, failing the test with its last error after d.
+func within(t *testing.T, d time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for {
 		err := cond()
 		if err == nil {
@@ -275,11 +281,4 @@ func (e *env) stats() axp.Stats {
 	var s axp.Stats
 	call(e.t, e.admin, "admin_stats", nil, &s)
 	return s
-}
-
-func debugConsole() io.Writer {
-	if os.Getenv("AXP_DEBUG_CONSOLE") == "1" {
-		return os.Stderr
-	}
-	return io.Discard
 }

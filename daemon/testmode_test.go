@@ -36,22 +36,6 @@ func testModeMarket(t *testing.T, dir string) *env {
 	})
 }
 
-// within polls cond for up to d (the test chain seals a block a second).
-func within(t *testing.T, d time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s: %v", d, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // testTransfer sends amount of TestUSD from key to to on the test chain and waits for it to be mined.
 func testTransfer(t *testing.T, ec *ethclient.Client, token common.Address, key *ecdsa.PrivateKey, to string, amount axp.Money) string {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/admin"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
@@ -60,6 +61,23 @@ func (e *env) reported(seller string) (taskID, token string) {
 	e.x.Call(b, "choose_offer", map[string]any{"id": created.ID, "offer_id": offer}, nil)
 	e.x.Call(b, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": cmdtest.TxHash()}, nil)
 	return created.ID, created.BuyerToken
+}
+
+// payoutQueued runs a task of a new seller, Quick Writer at US$2.50 with a payout address, to its
+// payout item: payment confirmed by the operator, delivered, accepted, payment requested. It
+// returns the task id, the seller's client and the payout item's id.
+func (e *env) payoutQueued() (taskID string, seller *client.Client, payout string) {
+	e.t.Helper()
+	m := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
+	id, token := e.reported("Quick Writer")
+	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), "--yes", id)
+	sc := e.x.Anon.With(m.MemberSecret)
+	buyer := e.x.Anon.With(token)
+	e.x.Call(sc, "deliver", map[string]any{"id": id, "content": "done"}, nil)
+	e.x.Call(buyer, "get_deliverable", map[string]any{"id": id}, new([]byte))
+	e.x.Call(buyer, "accept_task", map[string]any{"id": id}, nil)
+	e.x.Call(sc, "request_payment", map[string]any{"id": id}, nil)
+	return id, sc, strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].approval_id"))
 }
 
 func TestFlags(t *testing.T) {
@@ -166,16 +184,7 @@ func TestApprovalQueue(t *testing.T) {
 
 func TestPayoutRejectAndApprove(t *testing.T) {
 	e := newEnv(t)
-	seller := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
-	id, token := e.reported("Quick Writer")
-	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), "--yes", id)
-	sc := e.x.Anon.With(seller.MemberSecret)
-	buyer := e.x.Anon.With(token)
-	e.x.Call(sc, "deliver", map[string]any{"id": id, "content": "done"}, nil)
-	e.x.Call(buyer, "get_deliverable", map[string]any{"id": id}, new([]byte))
-	e.x.Call(buyer, "accept_task", map[string]any{"id": id}, nil)
-	e.x.Call(sc, "request_payment", map[string]any{"id": id}, nil)
-	payout := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].approval_id"))
+	id, sc, payout := e.payoutQueued()
 
 	err := e.run(admin.NewCmdApprove(e.f, nil), "--yes", payout)
 	var ae *axp.Error
@@ -373,16 +382,7 @@ func TestAuditAndLogGoThroughThePagerOnATerminal(t *testing.T) {
 
 func TestApproveValidatesBeforeAskingAndShowsWhereMoneyGoes(t *testing.T) {
 	e := newEnv(t)
-	seller := e.x.MustSeller(cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
-	id, token := e.reported("Quick Writer")
-	e.must(admin.NewCmdPaymentsConfirm(e.f, nil), "--yes", id)
-	sc := e.x.Anon.With(seller.MemberSecret)
-	buyer := e.x.Anon.With(token)
-	e.x.Call(sc, "deliver", map[string]any{"id": id, "content": "done"}, nil)
-	e.x.Call(buyer, "get_deliverable", map[string]any{"id": id}, new([]byte))
-	e.x.Call(buyer, "accept_task", map[string]any{"id": id}, nil)
-	e.x.Call(sc, "request_payment", map[string]any{"id": id}, nil)
-	payout := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].approval_id"))
+	_, _, payout := e.payoutQueued()
 	if rail := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--jq", ".rail")); rail != "manual" {
 		t.Fatalf("rail %q: want manual (no hot wallet)", rail)
 	}

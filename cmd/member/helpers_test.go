@@ -101,6 +101,33 @@ func (e *exchange) payoutRequested(taskID, status string) error {
 	return nil
 }
 
+// paidTask posts a text-file task for prompt, chooses the offer of the seller sellerID and pays it
+// (reported and confirmed); it returns the task id and its buyer. seller is the seller's process,
+// whose stderr a failure shows.
+func (e *exchange) paidTask(sellerID, prompt string, seller *proc) (string, *client.Client) {
+	e.t.Helper()
+	ctx := context.Background()
+	created, _, err := client.CreateTask.Call(ctx, client.New(e.URL, ""), axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": prompt}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var offer string
+	for _, o := range created.Offers {
+		if o.Seller.ID == sellerID {
+			offer = o.OfferID
+		}
+	}
+	if offer == "" {
+		e.t.Fatalf("no offer from seller %s for %q: %+v\n%s", sellerID, prompt, created.Offers, seller.stderr)
+	}
+	buyer := client.New(e.URL, created.BuyerToken)
+	if _, _, err := client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offer}); err != nil {
+		e.t.Fatal(err)
+	}
+	e.pay(buyer, created.ID)
+	return created.ID, buyer
+}
+
 // pay reports a payment for a task as its buyer and has the operator confirm it.
 func (e *exchange) pay(buyer *client.Client, taskID string) {
 	e.t.Helper()

@@ -40,7 +40,6 @@ func TestServeSaysWhenContactDetailsAreRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	anon := client.New(ex.URL, "")
 	says := func(what, text string) {
 		t.Helper()
 		eventually(t, what, func() error {
@@ -53,26 +52,9 @@ func TestServeSaysWhenContactDetailsAreRemoved(t *testing.T) {
 	var tasks []string
 	var buyers []*client.Client
 	for i := range 2 {
-		created, _, err := client.CreateTask.Call(ctx, anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": fmt.Sprint("a note ", i)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var offer string
-		for _, o := range created.Offers {
-			if o.Seller.ID == creds.MemberID {
-				offer = o.OfferID
-			}
-		}
-		if offer == "" {
-			t.Fatalf("no offer: %+v\n%s", created.Offers, seller.stderr)
-		}
-		buyer := client.New(ex.URL, created.BuyerToken)
-		if _, _, err := client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offer}); err != nil {
-			t.Fatal(err)
-		}
-		ex.pay(buyer, created.ID)
-		says("the removal", "the exchange removed contact details (email) from your delivery of task "+created.ID)
-		tasks, buyers = append(tasks, created.ID), append(buyers, buyer)
+		id, buyer := ex.paidTask(creds.MemberID, fmt.Sprint("a note ", i), seller)
+		says("the removal", "the exchange removed contact details (email) from your delivery of task "+id)
+		tasks, buyers = append(tasks, id), append(buyers, buyer)
 		if i == 0 {
 			says("the warning", "WARNING from the exchange: Contact details or credentials were removed from your texts.")
 		}

@@ -55,47 +55,29 @@ func TestServeREADMESellerTakesSixJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	anon := client.New(ex.URL, "")
 	var last string
 	var lastBuyer *client.Client
 	for i := range 6 {
 		prompt := fmt.Sprintf("a haiku about the sea, number %d", i+1)
-		created, _, err := client.CreateTask.Call(ctx, anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": prompt}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var offer string
-		for _, o := range created.Offers {
-			if o.Seller.ID == creds.MemberID {
-				offer = o.OfferID
-			}
-		}
-		if offer == "" {
-			t.Fatalf("job %d: no offer from the README's seller: %+v\n%s", i+1, created.Offers, seller.stderr)
-		}
-		buyer := client.New(ex.URL, created.BuyerToken)
-		if _, _, err := client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offer}); err != nil {
-			t.Fatal(err)
-		}
-		ex.pay(buyer, created.ID)
+		id, buyer := ex.paidTask(creds.MemberID, prompt, seller)
 		eventually(t, "delivery", func() error {
-			task, _, err := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+			task, _, err := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 			if err != nil {
 				return err
 			}
 			if task.Status != axp.TaskDelivered {
-				return fmt.Errorf("task %s is %s\n%s", created.ID, task.Status, seller.stderr)
+				return fmt.Errorf("task %s is %s\n%s", id, task.Status, seller.stderr)
 			}
 			return nil
 		})
-		resp, err := client.GetDeliverable.Do(ctx, buyer, axp.TaskRef{ID: created.ID})
+		resp, err := client.GetDeliverable.Do(ctx, buyer, axp.TaskRef{ID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if body := string(resp.Body); !strings.HasPrefix(body, prompt+"\n") || strings.Contains(body, "removed]") {
 			t.Fatalf("job %d delivered %q", i+1, body)
 		}
-		last, lastBuyer = created.ID, buyer
+		last, lastBuyer = id, buyer
 	}
 	// The buyer accepts the last job; the payout is held for want of an address, and the hint
 	// names the command that sets one.

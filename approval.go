@@ -1,6 +1,7 @@
 package axp
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,14 +53,17 @@ const (
 
 // OutTransfer is one stablecoin transfer the exchange's hot wallet sends for an approved item.
 type OutTransfer struct {
-	// Part is who receives it: "seller" (the payout, net of the fee) or "buyer" (a refund).
+	// Part is who receives it: "seller" (the payout, net of the fee) or "buyer" (a refund; a
+	// refund over several incoming transfers sends one part each: "buyer", "buyer-2", ...).
 	Part   string `json:"part"`
 	To     string `json:"to"`
 	Amount Money  `json:"amount_usd"`
-	TxHash string `json:"tx_hash"`
-	Nonce  uint64 `json:"nonce"`
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
+	// Returns is the incoming transfer a buyer part gives back, to the address that sent it.
+	Returns string `json:"returns_tx,omitempty"`
+	TxHash  string `json:"tx_hash"`
+	Nonce   uint64 `json:"nonce"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
 	// Raw is the signed transaction (hex), kept so a restart re-sends the very same transaction
 	// instead of signing a second one.
 	Raw    string     `json:"raw_tx,omitempty"`
@@ -116,6 +120,17 @@ func (a *Approval) SentParts() map[string]bool {
 	}
 	return done
 }
+
+// BuyerPart names the i-th buyer part of an item (0: "buyer").
+func BuyerPart(i int) string {
+	if i == 0 {
+		return "buyer"
+	}
+	return "buyer-" + strconv.Itoa(i+1)
+}
+
+// IsBuyerPart reports whether part is a buyer part (a refund).
+func IsBuyerPart(part string) bool { return part == "buyer" || strings.HasPrefix(part, "buyer-") }
 
 // Open reports whether an item waits for the operator: pending, held, failed or reorged.
 func (a *Approval) Open() bool {

@@ -1,6 +1,10 @@
 package axp
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // ChainInfo names the chain, the stablecoin and the deposit address buyers pay to (spec 1.3).
 type ChainInfo struct {
@@ -122,3 +126,41 @@ type LedgerGap struct {
 // AdminReconcile declares admin_reconcile, GET /api/admin/reconcile.
 var AdminReconcile = Define[NoInput, Reconciliation](Op{Name: "admin_reconcile", Method: get, Path: "/api/admin/reconcile", Tag: "admin", Access: AdminAuth, Summary: "Compare the ledger with the chain: balances, transfers the ledger does not know, movements with no transfer."},
 	nil)
+
+// PayerMessage is the text (EIP-191 personal_sign) whose signature by an address binds that
+// address's transfers to the deposit address to one task: a transfer whose amount does not name
+// its task is credited to the task its sender signed for, never to a task that only reported its
+// hash. It names the exchange's chain and deposit address, so it is worth nothing elsewhere.
+func PayerMessage(taskID string, chainID uint64, deposit string) string {
+	return "axp payment\nI pay task " + taskID + " from this address.\nchain: " + strconv.FormatUint(chainID, 10) + "\ndeposit: " + strings.ToLower(deposit)
+}
+
+// PaidIn is one transfer credited to a task: its hash, sender and amount. A refund of the task
+// goes back per transfer, to the address that sent it.
+type PaidIn struct {
+	TxHash string `json:"tx_hash"`
+	From   string `json:"from,omitempty"`
+	Amount Money  `json:"amount_usd"`
+}
+
+// Refunds divides a refund of amount among the transfers that paid a task, the latest first (the
+// money that came last goes back first): each part names the transfer it returns and its sender.
+// Parts of transfers with no sender known (confirmed by hand) are summed in byHand; what the
+// transfers do not cover at all is in rest.
+func Refunds(paid []PaidIn, amount Money) (parts []PaidIn, byHand, rest Money) {
+	rest = amount
+	for i := len(paid) - 1; i >= 0 && rest > 0; i-- {
+		p := paid[i]
+		take := min(max(p.Amount, 0), rest)
+		if take == 0 {
+			continue
+		}
+		rest -= take
+		if p.From == "" {
+			byHand += take
+			continue
+		}
+		parts = append(parts, PaidIn{TxHash: p.TxHash, From: p.From, Amount: take})
+	}
+	return parts, byHand, rest
+}

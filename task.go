@@ -199,6 +199,10 @@ type PaymentInfo struct {
 	TokenDecimals uint8  `json:"token_decimals,omitempty"`
 	PayableUnits  string `json:"payable_units,omitempty" doc:"payable_usd in the token's smallest units"`
 	PaymentURI    string `json:"payment_uri,omitempty" doc:"EIP-681: ethereum:<token>@<chainId>/transfer?address=<deposit>&uint256=<units>"`
+	// PayerMessage is the text whose signature (EIP-191 personal_sign) by the paying address binds
+	// its transfers to this task: report a transfer whose amount is not payable_usd with it, as
+	// payer_signature, or it is credited to no task and goes back to its sender.
+	PayerMessage string `json:"payer_message,omitempty"`
 	// Verifier is how the payment is confirmed: "evm" (found on chain by the exchange, no report
 	// needed) or "manual" (report the tx hash; the operator confirms).
 	Verifier string `json:"verifier,omitempty"`
@@ -242,6 +246,9 @@ type ChooseInput struct {
 type PayCryptoInput struct {
 	TaskRef
 	TxHash string `json:"tx_hash" schema:"required;pattern=^0x[0-9a-fA-F]{64}$"`
+	// PayerSignature binds the sending address to the task: a transfer whose amount is not the
+	// task's payable amount is credited to it only with this signature by its sender.
+	PayerSignature string `json:"payer_signature,omitempty" schema:"pattern=^0x[0-9a-fA-F]{130}$" doc:"EIP-191 (personal_sign) signature of payment.payer_message by the address the transfer came from; needed when the amount sent is not exactly payable_usd"`
 }
 
 // AcceptInput accepts a delivery.
@@ -471,8 +478,14 @@ type TaskRecord struct {
 	// Reorged is set while a payment the task received is not on the canonical chain (a reorg
 	// deeper than the confirmations): its payouts, refunds and splits are held.
 	Reorged bool `json:"payment_reorged,omitempty"`
-	// PayerAddress is the address the payment came from (read on chain): where a refund goes.
+	// PayerAddress is the address the first payment came from (read on chain).
 	PayerAddress string `json:"payer_address,omitempty"`
+	// Payers are the addresses proven to pay this task (each signed axp.PayerMessage for it): a
+	// transfer from one of them is credited to the task whatever its amount.
+	Payers []string `json:"payers,omitempty"`
+	// Paid lists the transfers credited to the task with their senders: refunds go back per
+	// transfer to the address that sent it.
+	Paid []PaidIn `json:"paid,omitempty"`
 
 	Deliveries    []Delivery `json:"deliveries,omitempty"`
 	RedosUsed     int        `json:"redos_used"`

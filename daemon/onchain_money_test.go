@@ -35,7 +35,7 @@ func TestChainPartPaidRefundSendsWhatCameIn(t *testing.T) {
 			part := usd(t, "1.00")
 			tx := m.c.Transfer(bk, m.c.Token, m.deposit, part)
 			m.c.Mine(1)
-			call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": tx}, nil)
+			call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": tx, "payer_signature": m.payerSig(bk, task.ID)}, nil)
 			eventually(t, func() error {
 				if got := getTask(t, buyer, task.ID); got.Payment.Status != "partial" || got.Payment.ReceivedUSD != part {
 					return fmt.Errorf("payment %+v", got.Payment)
@@ -358,7 +358,7 @@ func TestChainRestFromThePayerPaysItsTask(t *testing.T) {
 	buyerB, taskB := m.awaiting(seller)
 	ka := m.buyerWallet(10_000_000)
 	part := m.c.Transfer(ka, m.c.Token, m.deposit, usd(t, "2.00"))
-	call(t, buyerA, "pay_crypto", map[string]any{"id": taskA.ID, "tx_hash": part}, nil)
+	call(t, buyerA, "pay_crypto", map[string]any{"id": taskA.ID, "tx_hash": part, "payer_signature": m.payerSig(ka, taskA.ID)}, nil)
 	m.c.Mine(2)
 	eventually(t, func() error {
 		if got := getTask(t, buyerA, taskA.ID); got.Payment.Status != "partial" {

@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/store"
 )
@@ -57,6 +58,17 @@ func (m *chainMarket) start(mod ...func(*daemon.Config)) *env {
 		cfg.DepositAddress, cfg.Confirmations, cfg.ChainPoll = m.deposit, 2, 50*time.Millisecond
 		cfg.PayoutKeyFile = m.keyFile
 	}}, mod...)...)
+}
+
+// payerSig is key's signature of a task's payer message: it binds key's transfers to the task,
+// whatever their amount.
+func (m *chainMarket) payerSig(key *ecdsa.PrivateKey, taskID string) string {
+	m.tb.Helper()
+	sig, err := chain.SignText(key, axp.PayerMessage(taskID, m.c.ID, m.deposit))
+	if err != nil {
+		m.tb.Fatal(err)
+	}
+	return sig
 }
 
 // buyerWallet is a fresh key holding amount of TUSD.
@@ -217,7 +229,7 @@ func TestChainReportsRefusedPartialAndUnknown(t *testing.T) {
 	half := m.c.Transfer(bk, m.c.Token, m.deposit, 2_250_000)
 	m.c.Mine(1)
 	var res map[string]any
-	call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": half}, &res)
+	call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": half, "payer_signature": m.payerSig(bk, task.ID)}, &res)
 	got := getTask(t, buyer, task.ID)
 	if got.Status != axp.TaskAwaitingPayment || got.Payment.Status != "partial" || got.Payment.MissingUSD != 2_250_000 ||
 		got.Payment.ReceivedUSD != 2_250_000 || got.Payment.PayableUSD >= 2_250_000 || got.Payment.PayableUSD <= 2_240_000 {

@@ -213,7 +213,7 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 		}
 		switch a.Kind {
 		case axp.ApprovePayment:
-			err = s.confirmPayment(ch, t, a)
+			err = s.confirmPayment(ch, t, a, "")
 		case axp.ApprovePayout, axp.ApproveRefund, axp.ApproveSplit:
 			err = s.book(ch, t, a)
 		case axp.ApproveReleaseDue:
@@ -234,8 +234,9 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 	})
 }
 
-// confirmPayment books a confirmed payment and starts the job.
-func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval) error {
+// confirmPayment books a confirmed payment, sent from the address from ("" when confirmed by
+// hand), and starts the job.
+func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, from string) error {
 	if t.Status != axp.TaskAwaitingPayment || t.TxHash != a.TxHash {
 		return axp.Conflict("the task is "+t.Status+" and no longer waits for this payment", "reject it and refund the sender")
 	}
@@ -244,6 +245,7 @@ func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 		return err
 	}
 	t.Received += a.Amount
+	t.Paid = append(t.Paid, axp.PaidIn{TxHash: a.TxHash, From: from, Amount: a.Amount})
 	if err := ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: "payment",
 		Postings: axp.PaymentEntry(t.ID, a.Amount), ApprovalID: a.ID, TxHash: a.TxHash, At: ch.Now}); err != nil {
 		return err

@@ -92,7 +92,11 @@ func (evmVerifier) Verify(context.Context, *axp.TaskRecord, string) (kernel.Verd
 // shows as reverted, as moving none of the stablecoin to the deposit address, or as mined before
 // the task existed is refused, naming the reason. A transaction the node does not know yet (not
 // mined) is accepted and checked again later. It returns the receipt (Found false when unknown).
-func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash string) (chain.Receipt, error) {
+//
+// A mined transfer must name the task: its amount is the task's payable amount (or carries its
+// tag), or its sender is bound to the task (signer, the address that signed the task's payer
+// message, or an earlier part payment); otherwise the report is refused, naming payer_signature.
+func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, signer string) (chain.Receipt, error) {
 	r, err := s.Chain.Receipt(ctx, txHash)
 	if err != nil {
 		s.Log.WarnContext(ctx, "cannot read a reported transaction; it is checked again later", "source", "payments",
@@ -143,6 +147,27 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash str
 	if others {
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends %s, the payable amount of another task awaiting payment: it pays that task, not this one",
 			txHash, amount.Display()), fmt.Sprintf("send this task's payable_usd (%s) and report that transaction", t.Payable.Display()))
+	}
+	from := toDeposit[0].From
+	if signer != "" && !chain.SameAddress(signer, from) {
+		return r, axp.Invalid("payer_signature", fmt.Sprintf("is signed by %s, but transaction %s comes from %s", signer, txHash, from),
+			"sign payment.payer_message with the address the transfer came from")
+	}
+	if signer == "" && !boundTo(t, from) {
+		var mine *axp.TaskRecord
+		err := s.Store.View(func(tx *store.Tx) error {
+			var err error
+			mine, err = s.matchPayable(tx, amount, minedAt{r.Block, r.BlockTime}, txHash)
+			return err
+		})
+		if err != nil {
+			return r, err
+		}
+		if mine == nil || mine.ID != t.ID {
+			return r, axp.Invalid("payer_signature", fmt.Sprintf("is needed: transaction %s sends %s, not this task's payable amount (%s), so the amount does not say which task it pays",
+				txHash, amount.Display(), t.Payable.Display()),
+				fmt.Sprintf("sign payment.payer_message with %s (the address it came from) and report it again with payer_signature; without it the operator returns the money to that address", from))
+		}
 	}
 	return r, nil
 }
@@ -214,43 +239,42 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer) {
 		if seen != nil && len(reporters) == 0 {
 			return nil, nil
 		}
-		// The transfer pays the task whose payable amount (or tag) it carries; else the first
-		// task that reported it. Any other task that reported it is told it pays another.
+		// The transfer pays the task it names by construction: the one task whose payable amount
+		// (or tag) it carries; else the one task its sender is bound to (the sender signed the
+		// task's payer message, or paid part of it); else a reporter its sender signed for. A
+		// report alone never credits a transfer: whoever reports a hash first gains nothing.
+		from := recs[0].From
 		t, err := s.matchPayable(ch.Tx, amount, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
 		if err != nil {
 			return nil, err
 		}
 		if t == nil {
-			// A transfer that carries no task's amount, from the address that paid part of one
-			// task awaiting payment, pays the rest of it (sent before the part was confirmed, it
-			// carries the tag the task had then).
-			payers, err := payerTasks(ch.Tx, recs[0].From)
+			bound, err := payerTasks(ch.Tx, from)
 			if err != nil {
 				return nil, err
 			}
-			if len(payers) == 1 {
-				t = payers[0]
+			if len(bound) == 1 {
+				t = bound[0]
 			}
 		}
-		// Else the first task that reported it, unless the amount is another task's (a tag that
-		// several tasks share: the operator decides).
 		for _, r := range reporters {
-			if t != nil {
-				break
-			}
-			others, err := carriedByOthers(ch.Tx, r, amount, recs[0].From, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
-			if err != nil {
-				return nil, err
-			}
-			if !others {
+			if t == nil && boundTo(r, from) {
 				t = r
 			}
 		}
 		for _, r := range reporters {
-			if t == nil || r.ID != t.ID {
-				if err := refuseReport(ch, r, recs[0].TxHash); err != nil {
-					return nil, err
-				}
+			if t != nil && r.ID == t.ID {
+				continue
+			}
+			var why string
+			if t != nil {
+				why = "transaction " + recs[0].TxHash + " pays another task (" + t.ID + "), whose payable amount or payer it carries; report this task's own payment"
+			} else {
+				why = fmt.Sprintf("transaction %s sends %s from %s: that is not this task's payable amount (%s), and its sender did not sign this task's payer_message; "+
+					"report it again with payer_signature (signed by %s), or the operator returns it to its sender", recs[0].TxHash, amount.Display(), from, r.Payable.Display(), from)
+			}
+			if err := refuseReport(ch, r, recs[0].TxHash, why); err != nil {
+				return nil, err
 			}
 		}
 		outcome, note := axp.InboundUnmatched, "no task reported this transaction and no payable amount matches it"
@@ -313,8 +337,7 @@ func reportersOf(tx *store.Tx, txHash, claimed string) ([]*axp.TaskRecord, error
 
 // refuseReport closes a task's report of a transaction that pays another task: its payment item is
 // rejected with the reason, and the buyer may report another transaction.
-func refuseReport(ch *kernel.Change, t *axp.TaskRecord, txHash string) error {
-	why := "transaction " + txHash + " pays another task (its amount is that task's payable amount); report this task's own payment"
+func refuseReport(ch *kernel.Change, t *axp.TaskRecord, txHash, why string) error {
 	list, err := ch.Tx.TaskApprovals(t.ID)
 	if err != nil {
 		return err
@@ -433,7 +456,19 @@ func carriedByOthers(tx *store.Tx, t *axp.TaskRecord, amount axp.Money, from str
 	return len(all) > 0 && !slices.ContainsFunc(all, mine), nil
 }
 
-// payerTasks lists the tasks awaiting payment that a transfer from addr already paid in part. It
+// boundTo reports whether a transfer from addr is bound to t by its sender: addr signed t's payer
+// message, or already paid part of t.
+func boundTo(t *axp.TaskRecord, addr string) bool {
+	if addr == "" {
+		return false
+	}
+	if t.Received > 0 && strings.EqualFold(t.PayerAddress, addr) {
+		return true
+	}
+	return slices.ContainsFunc(t.Payers, func(p string) bool { return strings.EqualFold(p, addr) })
+}
+
+// payerTasks lists the tasks awaiting payment that a transfer from addr is bound to (boundTo). It
 // reads the tasks awaiting payment, and is asked only for transfers that carry no task's amount.
 func payerTasks(tx *store.Tx, addr string) ([]*axp.TaskRecord, error) {
 	if addr == "" {
@@ -445,7 +480,7 @@ func payerTasks(tx *store.Tx, addr string) ([]*axp.TaskRecord, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t != nil && t.Status == axp.TaskAwaitingPayment && t.Received > 0 && strings.EqualFold(t.PayerAddress, addr) {
+		if t != nil && t.Status == axp.TaskAwaitingPayment && boundTo(t, addr) {
 			out = append(out, t)
 		}
 	}
@@ -500,13 +535,14 @@ func (s *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []ax
 	}
 	if t.Received+amount >= t.Price-t.Tag {
 		t.TxHash = hash
-		if err := s.confirmPayment(ch, t, item); err != nil {
+		if err := s.confirmPayment(ch, t, item, recs[0].From); err != nil {
 			return "", "", err
 		}
 		return axp.InboundFunded, "", ch.Tx.PutApproval(item)
 	}
 	// A partial payment: booked into escrow; the task waits for the rest, with a new tag.
 	t.Received += amount
+	t.Paid = append(t.Paid, axp.PaidIn{TxHash: hash, From: recs[0].From, Amount: amount})
 	if err := ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: "payment",
 		Postings: axp.PaymentEntry(t.ID, amount), ApprovalID: item.ID, TxHash: hash, At: ch.Now}); err != nil {
 		return "", "", err
@@ -770,11 +806,18 @@ func stillToSend(a *axp.Approval) axp.Money {
 	var out axp.Money
 	for _, p := range a.Booking {
 		switch {
-		case p.Account == axp.AcctSellerPaid && !done["seller"], p.Account == axp.AcctBuyerRefund && !done["buyer"]:
+		case p.Account == axp.AcctSellerPaid && !done["seller"]:
 			out += p.Amount
+		case p.Account == axp.AcctBuyerRefund && a.BuyerPartTxHash == "":
+			out += p.Amount
+			for _, x := range a.Transfers {
+				if x.Status == axp.TransferConfirmed && axp.IsBuyerPart(x.Part) {
+					out -= x.Amount
+				}
+			}
 		}
 	}
-	return out
+	return max(out, 0)
 }
 
 // ledgerGap says why the chain does not confirm a ledger entry's transaction, or "".

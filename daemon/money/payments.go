@@ -48,7 +48,7 @@ func (s *Service) VerifyPayment(ctx context.Context, taskID, txHash string) {
 					return nil, err
 				}
 				a.DecidedAt, a.Amount, a.Note = &now, v.Amount, "confirmed by the "+s.Verifier.Name()+" verifier"
-				if err := s.confirmPayment(ch, t, a); err != nil {
+				if err := s.confirmPayment(ch, t, a, ""); err != nil {
 					return nil, err
 				}
 				return nil, ch.Tx.PutApproval(a)

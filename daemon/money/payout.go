@@ -51,25 +51,50 @@ func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error
 	done := a.SentParts()
 	var out []axp.OutTransfer
 	for _, p := range postings {
-		var x axp.OutTransfer
 		switch p.Account {
 		case axp.AcctSellerPaid:
-			x = axp.OutTransfer{Part: "seller", To: a.PayoutAddress, Amount: p.Amount}
+			x := axp.OutTransfer{Part: "seller", To: a.PayoutAddress, Amount: p.Amount}
 			if x.To == "" {
 				return nil, axp.Conflict("the seller has no payout address", "the item waits for one; the seller sets it with axp member payout-address")
 			}
-		case axp.AcctBuyerRefund:
-			x = axp.OutTransfer{Part: "buyer", To: t.PayerAddress, Amount: p.Amount}
-			if x.To == "" {
-				return nil, axp.Invalid("tx_hash", "is required: the buyer's address is unknown (the payment was not read on chain)",
-					"send the buyer's refund by hand and record its transaction hash here")
+			if x.Amount > 0 && !done[x.Part] {
+				out = append(out, x)
 			}
-		default:
-			continue
+		case axp.AcctBuyerRefund:
+			if a.BuyerPartTxHash != "" {
+				continue // sent by hand before
+			}
+			parts, err := refundParts(t, p.Amount)
+			if err != nil {
+				return nil, err
+			}
+			for _, x := range parts {
+				if x.Amount > 0 && !done[x.Part] {
+					out = append(out, x)
+				}
+			}
 		}
-		if x.Amount > 0 && !done[x.Part] {
-			out = append(out, x)
-		}
+	}
+	return out, nil
+}
+
+// refundParts sends a refund of amount back per incoming transfer, to the address that sent each
+// (the latest transfer first): never to another address, and never more to an address than it
+// sent. A refund of money confirmed by hand (no sender known) goes by hand too.
+func refundParts(t *axp.TaskRecord, amount axp.Money) ([]axp.OutTransfer, error) {
+	paid := t.Paid
+	if len(paid) == 0 && t.PayerAddress != "" {
+		// Funded before each transfer was recorded with its sender: one sender was.
+		paid = []axp.PaidIn{{From: t.PayerAddress, Amount: t.Received}}
+	}
+	parts, byHand, rest := axp.Refunds(paid, amount)
+	if byHand+rest > 0 {
+		return nil, axp.Invalid("tx_hash", fmt.Sprintf("is required: %s of the refund returns money whose sender the chain did not show (a payment confirmed by hand)", (byHand+rest).Display()),
+			"send the buyer's refund by hand and record its transaction hash here")
+	}
+	out := make([]axp.OutTransfer, len(parts))
+	for i, p := range parts {
+		out[i] = axp.OutTransfer{Part: axp.BuyerPart(i), To: p.From, Amount: p.Amount, Returns: p.TxHash}
 	}
 	return out, nil
 }

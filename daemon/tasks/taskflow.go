@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -213,6 +214,15 @@ func (s *Service) autoChoose(ctx context.Context, id string) error {
 func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (*axp.PaymentReport, error) {
 	var out *axp.PaymentReport
 	var receipt chain.Receipt
+	var signer string
+	if s.Chain != nil && in.PayerSignature != "" {
+		var err error
+		msg := axp.PayerMessage(in.ID, s.Chain.ChainID(), s.Chain.Deposit())
+		if signer, err = chain.TextSigner(msg, in.PayerSignature); err != nil {
+			return nil, axp.Invalid("payer_signature", "is not a signature of the task's payer_message: "+err.Error(),
+				"sign payment.payer_message (personal_sign) with the address the transfer came from")
+		}
+	}
 	if s.Chain != nil {
 		// The evm verifier looks at the transaction first: what the chain already refutes is
 		// refused and nothing is recorded.
@@ -230,7 +240,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 			return nil, err
 		}
 		if t.Status == axp.TaskAwaitingPayment && !credited {
-			if receipt, err = s.money.CheckReport(ctx, t, strings.ToLower(in.TxHash)); err != nil {
+			if receipt, err = s.money.CheckReport(ctx, t, strings.ToLower(in.TxHash), signer); err != nil {
 				return nil, err
 			}
 		}
@@ -270,8 +280,18 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 				Message: "This transaction was already credited to the task."}
 			return out, err
 		}
+		bound := signer != "" && !slices.ContainsFunc(t.Payers, func(p string) bool { return strings.EqualFold(p, signer) })
+		if bound {
+			// The sender proved it pays this task: its transfers are credited here whatever their amount.
+			t.Payers = append(t.Payers, signer)
+		}
 		first := t.TxHash == ""
 		t.TxHash, t.UpdatedAt = strings.ToLower(in.TxHash), ch.Now
+		if !first && bound {
+			if err := ch.Save(t, t.Status, "payer_bound", map[string]any{"tx_hash": t.TxHash, "payer": signer}); err != nil {
+				return nil, err
+			}
+		}
 		if first {
 			a := &axp.Approval{ID: axp.NewID("apr", ch.Now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
 				TaskID: t.ID, TaskType: t.Type, Amount: t.Payable, PriceUSD: t.Price, BuyerID: kernel.BuyerLabel(t),
@@ -281,7 +301,11 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 			if err := ch.Tx.PutApproval(a); err != nil {
 				return nil, err
 			}
-			if err := ch.Save(t, t.Status, "payment_reported", map[string]any{"tx_hash": t.TxHash, "approval_id": a.ID}); err != nil {
+			data := map[string]any{"tx_hash": t.TxHash, "approval_id": a.ID}
+			if bound {
+				data["payer"] = signer
+			}
+			if err := ch.Save(t, t.Status, "payment_reported", data); err != nil {
 				return nil, err
 			}
 		}

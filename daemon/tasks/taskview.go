@@ -116,6 +116,9 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 			p.ChainID, p.TokenAddress, p.TokenSymbol, p.TokenDecimals = ci.ChainID, ci.TokenAddress, ci.TokenSymbol, ci.TokenDecimals
 			p.PayableUnits = units.String()
 			p.PaymentURI = chain.PaymentURI(ci.TokenAddress, ci.ChainID, chain.Checksummed(t.DepositAddress), units)
+			if s.Chain != nil {
+				p.PayerMessage = axp.PayerMessage(t.ID, s.Chain.ChainID(), s.Chain.Deposit())
+			}
 		}
 		v.Payment = p
 	}

@@ -1,0 +1,198 @@
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain/chaintest"
+)
+
+// These tests play a thief (T) against other buyers (victims V) on a real local chain. A transfer
+// whose amount is not exactly a task's payable amount used to go to whichever task reported its
+// hash first; now a report alone credits nothing: the amount names the task, or the sender signed
+// for it (payer_signature), or the transfer is listed for the operator and goes back to its sender.
+
+// reconciled reads admin_reconcile.
+func (m *chainMarket) reconciled() axp.Reconciliation {
+	m.tb.Helper()
+	var r axp.Reconciliation
+	if err := m.admin.Call(context.Background(), "admin_reconcile", nil, &r); err != nil {
+		m.tb.Fatal(err)
+	}
+	return r
+}
+
+// unknownListed waits until reconcile lists tx among the transfers that fund no task.
+func (m *chainMarket) unknownListed(tx string) {
+	m.tb.Helper()
+	eventually(m.tb, func() error {
+		for _, u := range m.reconciled().UnknownTransfers {
+			if strings.EqualFold(u.TxHash, tx) {
+				return nil
+			}
+		}
+		return fmt.Errorf("transfer %s is not listed as unknown", tx)
+	})
+}
+
+// Front-run: V sends the price (not the payable amount) for its task; before it is mined T reports
+// V's hash on T's own task. T's task is not funded (its report is closed with the reason), V's
+// signed report credits V's task, and T's later report of the mined hash is refused.
+func TestTheftFrontRunReportOfAnotherBuyersTransfer(t *testing.T) {
+	m := newChainMarket(t, func(cfg *daemon.Config) { cfg.Confirmations = 3 })
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyerV, taskV := m.awaiting(seller)
+	buyerT, taskT := m.awaiting(seller)
+	kv := m.buyerWallet(10_000_000)
+
+	m.c.SetAutomine(false)
+	tx := m.c.TransferPending(kv, m.c.Token, m.deposit, taskV.Payment.AmountUSD) // 4.50, not payable_usd
+	call(t, buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx}, nil)
+	m.c.SetAutomine(true)
+	m.c.Mine(3)
+	eventually(t, func() error {
+		if a := m.approvalOf(taskT.ID, axp.ApprovePayment); a.Status != axp.ApprovalRejected {
+			return fmt.Errorf("T's report is %s", a.Status)
+		}
+		return nil
+	})
+	if got := getTask(t, buyerT, taskT.ID); got.Status != axp.TaskAwaitingPayment || got.Payment.ReceivedUSD != 0 {
+		t.Fatalf("T's task after reporting V's transfer: %s %+v", got.Status, got.Payment)
+	}
+	m.unknownListed(tx)
+
+	// T reports it again now that it is mined: refused, naming payer_signature.
+	_, err := do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx})
+	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
+	// T cannot sign for V's address: a signature by T's own key is refused.
+	kt := m.buyerWallet(0)
+	_, err = do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx, "payer_signature": m.payerSig(kt, taskT.ID)})
+	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
+	// V's own signature for T's task is worthless for V's task and vice versa: V signs its own.
+	_, err = do(buyerV, "pay_crypto", map[string]any{"id": taskV.ID, "tx_hash": tx, "payer_signature": m.payerSig(kv, taskT.ID)})
+	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
+	call(t, buyerV, "pay_crypto", map[string]any{"id": taskV.ID, "tx_hash": tx, "payer_signature": m.payerSig(kv, taskV.ID)}, nil)
+	got := waitStatus(t, buyerV, taskV.ID, axp.TaskPaid)
+	if got.Payment.ReceivedUSD != taskV.Payment.AmountUSD {
+		t.Fatalf("V's task received %s, want %s", got.Payment.ReceivedUSD, taskV.Payment.AmountUSD)
+	}
+	if got := getTask(t, buyerT, taskT.ID); got.Status != axp.TaskAwaitingPayment || got.Payment.ReceivedUSD != 0 {
+		t.Fatalf("T's task: %s %+v", got.Status, got.Payment)
+	}
+	eventually(t, func() error {
+		if r := m.reconciled(); len(r.UnknownTransfers) != 0 || !r.Covered {
+			return fmt.Errorf("reconcile: covered %v, unknown %+v", r.Covered, r.UnknownTransfers)
+		}
+		return nil
+	})
+	m.balances()
+}
+
+// Late sweep: two victims send amounts that name no task and report nothing; later T reports both
+// on its own task. Both reports are refused, T's task receives nothing, and reconcile lists both
+// transfers for the operator.
+func TestTheftLateSweepOfUnreportedTransfers(t *testing.T) {
+	m := newChainMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	_, taskV1 := m.awaiting(seller)
+	_, taskV2 := m.awaiting(seller)
+	buyerT, taskT := m.awaiting(seller)
+	tx1 := m.c.Transfer(m.buyerWallet(10_000_000), m.c.Token, m.deposit, taskV1.Payment.AmountUSD)
+	tx2 := m.c.Transfer(m.buyerWallet(10_000_000), m.c.Token, m.deposit, usd(t, "3.00"))
+	m.c.Mine(2)
+	m.unknownListed(tx1)
+	m.unknownListed(tx2)
+	for _, tx := range []string{tx1, tx2} {
+		_, err := do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx})
+		apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
+	}
+	m.c.Mine(2)
+	for _, id := range []string{taskT.ID} {
+		if got := getTask(t, buyerT, id); got.Status != axp.TaskAwaitingPayment || got.Payment.ReceivedUSD != 0 {
+			t.Fatalf("T's task: %s %+v", got.Status, got.Payment)
+		}
+	}
+	r := m.reconciled()
+	if len(r.UnknownTransfers) != 2 || r.Covered {
+		t.Fatalf("reconcile lists %+v (covered %v), want both victims' transfers", r.UnknownTransfers, r.Covered)
+	}
+	m.balances()
+	_ = taskV2
+}
+
+// No seller account needed: T pays part of its own task from its own address, reports a victim's
+// transfer on it too, then cancels. The victim's transfer is refused and never credited; the
+// refund returns exactly T's own part, to T's own address.
+func TestTheftCancelRefundsOnlyWhatTheSenderSent(t *testing.T) {
+	m := newChainMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyerT, taskT := m.awaiting(seller)
+	_, taskV := m.awaiting(seller)
+	kt := m.buyerWallet(1_000_000)
+	kv := m.buyerWallet(10_000_000)
+	part := m.c.Transfer(kt, m.c.Token, m.deposit, usd(t, "0.50"))
+	victim := m.c.Transfer(kv, m.c.Token, m.deposit, usd(t, "4.00"))
+	m.c.Mine(2)
+	call(t, buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": part, "payer_signature": m.payerSig(kt, taskT.ID)}, nil)
+	eventually(t, func() error {
+		if got := getTask(t, buyerT, taskT.ID); got.Payment.Status != "partial" || got.Payment.ReceivedUSD != usd(t, "0.50") {
+			return fmt.Errorf("T's payment %+v", got.Payment)
+		}
+		return nil
+	})
+	_, err := do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": victim})
+	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
+	_, err = do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": victim, "payer_signature": m.payerSig(kt, taskT.ID)})
+	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
+	call(t, buyerT, "cancel_task", map[string]any{"id": taskT.ID}, nil)
+	refund := m.approvalOf(taskT.ID, axp.ApproveRefund)
+	if refund.RefundUSD != usd(t, "0.50") {
+		t.Fatalf("refund item %+v, want 0.50", refund)
+	}
+	sent := m.approve(refund.ID, false)
+	if len(sent.Transfers) != 1 || !strings.EqualFold(sent.Transfers[0].To, chaintest.Addr(kt)) || sent.Transfers[0].Amount != usd(t, "0.50") ||
+		!strings.EqualFold(sent.Transfers[0].Returns, part) {
+		t.Fatalf("refund sends %+v, want 0.50 back to T's own address for %s", sent.Transfers, part)
+	}
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if a := m.approvalOf(taskT.ID, axp.ApproveRefund); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("refund is %s", a.Status)
+		}
+		return nil
+	})
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(kt)); bal != 1_000_000 {
+		t.Fatalf("T holds %s after its refund, want the 1.00 it started with", bal)
+	}
+	m.unknownListed(victim)
+	_ = taskV
+	m.balances()
+}
+
+// With no platform fee there are no tags: two tasks await the same amount. V pays it exactly and T
+// reports V's hash first: nothing is credited on T's report; V's signed report funds V's task.
+func TestTheftZeroFeeSameAmountGoesToTheSigner(t *testing.T) {
+	m := newChainMarket(t, func(cfg *daemon.Config) { cfg.Fees = axp.FeeSchedule{DefaultBPS: 0} })
+	seller := m.instantSeller("text-file", "2.00", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyerV, taskV := m.awaiting(seller)
+	buyerT, taskT := m.awaiting(seller)
+	if taskV.Payment.PayableUSD != taskT.Payment.PayableUSD {
+		t.Fatalf("payable %s and %s: want the same untagged amount", taskV.Payment.PayableUSD, taskT.Payment.PayableUSD)
+	}
+	kv := m.buyerWallet(10_000_000)
+	tx := m.c.Transfer(kv, m.c.Token, m.deposit, taskV.Payment.PayableUSD)
+	_, err := do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx})
+	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
+	m.c.Mine(2)
+	m.unknownListed(tx)
+	call(t, buyerV, "pay_crypto", map[string]any{"id": taskV.ID, "tx_hash": tx, "payer_signature": m.payerSig(kv, taskV.ID)}, nil)
+	waitStatus(t, buyerV, taskV.ID, axp.TaskPaid)
+	if got := getTask(t, buyerT, taskT.ID); got.Status != axp.TaskAwaitingPayment || got.Payment.ReceivedUSD != 0 {
+		t.Fatalf("T's task: %s %+v", got.Status, got.Payment)
+	}
+	m.balances()
+}

@@ -14,6 +14,10 @@ type ChainInfo struct {
 	TokenDecimals  uint8  `json:"token_decimals"`
 	DepositAddress string `json:"deposit_address"`
 	Confirmations  uint64 `json:"confirmations"`
+	// TokenName and TokenVersion are the token's EIP-712 domain (EIP-3009 authorizations are
+	// signed under it); empty when the token has no EIP-3009 support.
+	TokenName    string `json:"token_name,omitempty"`
+	TokenVersion string `json:"token_version,omitempty"`
 	// RPCURL is the test chain's JSON-RPC URL, on the exchange's own machine; only in test mode
 	// (a real chain's node is the operator's business, not the buyers').
 	RPCURL string `json:"rpc_url,omitempty"`
@@ -164,3 +168,64 @@ func Refunds(paid []PaidIn, amount Money) (parts []PaidIn, byHand, rest Money) {
 	}
 	return parts, byHand, rest
 }
+
+// AuthorizationTerms is what a buyer signs to pay a task by authorization: an EIP-3009
+// TransferWithAuthorization (EIP-712 typed data under the token's domain) of exactly value to the
+// deposit address, under a nonce derived from the task id. The exchange submits it, so the money is
+// for this task and no other, at the exact price, with no tag. The signer picks valid_after (0 is
+// fine) and valid_before (at most valid_before_max).
+type AuthorizationTerms struct {
+	PrimaryType    string     `json:"primary_type" doc:"TransferWithAuthorization"`
+	Domain         AuthDomain `json:"domain"`
+	To             string     `json:"to" doc:"the deposit address"`
+	Value          string     `json:"value" doc:"token units: what the task still waits for, the offer's buyer total less what it received"`
+	ValueUSD       Money      `json:"value_usd"`
+	Nonce          string     `json:"nonce" doc:"0x, 32 bytes, derived from the task id"`
+	ValidBeforeMax int64      `json:"valid_before_max" doc:"the latest valid_before accepted (unix seconds): the end of the payment window"`
+}
+
+// AuthDomain is an EIP-712 domain.
+type AuthDomain struct {
+	Name              string `json:"name"`
+	Version           string `json:"version"`
+	ChainID           uint64 `json:"chainId"`
+	VerifyingContract string `json:"verifyingContract"`
+}
+
+// AuthPayment is a task's payment by authorization, from the moment the exchange signed the
+// transaction that submits it (stored before it is broadcast) until the chain decides.
+type AuthPayment struct {
+	From        string    `json:"from"`
+	Nonce       string    `json:"nonce"`
+	Amount      Money     `json:"amount_usd"`
+	ValidBefore int64     `json:"valid_before"`
+	TxHash      string    `json:"tx_hash"`
+	Raw         string    `json:"raw_tx,omitempty"`
+	SubmittedAt time.Time `json:"submitted_at"`
+	// Status is submitted (waiting for the chain), used (the watcher credited it) or failed (the
+	// chain refused it and its nonce is unused: the buyer may sign again).
+	Status  string `json:"status"`
+	Failure string `json:"failure,omitempty"`
+}
+
+// Authorization payment states.
+const (
+	AuthSubmitted = "submitted"
+	AuthUsed      = "used"
+	AuthFailed    = "failed"
+)
+
+// PayAuthorizationInput pays a task by a signed EIP-3009 authorization (payment.authorization
+// gives the terms to sign).
+type PayAuthorizationInput struct {
+	TaskRef
+	From        string `json:"from" schema:"required;format=evm-address" doc:"the paying address, which signed"`
+	ValidAfter  int64  `json:"valid_after,omitempty" schema:"min=0" doc:"unix seconds; 0 for at once"`
+	ValidBefore int64  `json:"valid_before" schema:"required;min=1" doc:"unix seconds; at most payment.authorization.valid_before_max"`
+	Signature   string `json:"signature" schema:"required;pattern=^0x[0-9a-fA-F]{130}$" doc:"65-byte EIP-712 signature of the TransferWithAuthorization"`
+}
+
+// PayAuthorizationOp declares pay_authorization, POST /api/tasks/{id}/pay/authorization.
+var PayAuthorizationOp = Define[PayAuthorizationInput, PaymentReport](Op{Name: "pay_authorization", Method: post, Path: "/api/tasks/{id}/pay/authorization", Tag: "buyer", Access: BuyerAuth, Tool: "pay_authorization", Summary: "Pay by a signed EIP-3009 authorization of exactly the task's price to the deposit address; the exchange submits it."},
+	&PayAuthorizationInput{TaskRef: TaskRef{ID: "tsk_x"}, From: "0x52908400098527886E0F7030069857D2E4169EE7", ValidBefore: 1900000000,
+		Signature: "0x" + strings.Repeat("ab", 65)})

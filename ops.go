@@ -54,6 +54,7 @@ var Ops = catalog(
 	GetTask,
 	ChooseOffer,
 	PayCryptoOp,
+	PayAuthorizationOp,
 	GetDeliverable,
 	AcceptTask,
 	DisputeTask,

@@ -199,6 +199,9 @@ type PaymentInfo struct {
 	TokenDecimals uint8  `json:"token_decimals,omitempty"`
 	PayableUnits  string `json:"payable_units,omitempty" doc:"payable_usd in the token's smallest units"`
 	PaymentURI    string `json:"payment_uri,omitempty" doc:"EIP-681: ethereum:<token>@<chainId>/transfer?address=<deposit>&uint256=<units>"`
+	// Authorization is what to sign to pay by authorization (pay_authorization), when the exchange
+	// can submit one (a hot wallet and an EIP-3009 token).
+	Authorization *AuthorizationTerms `json:"authorization,omitempty"`
 	// PayerMessage is the text whose signature (EIP-191 personal_sign) by the paying address binds
 	// its transfers to this task: report a transfer whose amount is not payable_usd with it, as
 	// payer_signature, or it is credited to no task and goes back to its sender.
@@ -483,6 +486,8 @@ type TaskRecord struct {
 	// Payers are the addresses proven to pay this task (each signed axp.PayerMessage for it): a
 	// transfer from one of them is credited to the task whatever its amount.
 	Payers []string `json:"payers,omitempty"`
+	// Authorization is the task's payment by signed authorization, once submitted.
+	Authorization *AuthPayment `json:"authorization,omitempty"`
 	// Paid lists the transfers credited to the task with their senders: refunds go back per
 	// transfer to the address that sent it.
 	Paid []PaidIn `json:"paid,omitempty"`

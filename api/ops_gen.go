@@ -69,6 +69,8 @@ var (
 	ChooseOffer = Def[axp.ChooseInput, axp.Task]("choose_offer")
 	// PayCrypto is POST /api/tasks/{id}/pay/crypto: Report a stablecoin payment by transaction hash.
 	PayCrypto = Def[axp.PayCryptoInput, axp.PaymentReport]("pay_crypto")
+	// PayAuthorization is POST /api/tasks/{id}/pay/authorization: Pay by a signed EIP-3009 authorization of exactly the task's price to the deposit address; the exchange submits it.
+	PayAuthorization = Def[axp.PayAuthorizationInput, axp.PaymentReport]("pay_authorization")
 	// GetDeliverable is GET /api/tasks/{id}/deliverable: The deliverable, with header X-Content-SHA256.
 	GetDeliverable = Def[axp.TaskRef, string]("get_deliverable")
 	// AcceptTask is POST /api/tasks/{id}/accept: Accept the delivery (after retrieving it).

@@ -36,6 +36,7 @@ var (
 	GetTask                = api.GetTask
 	ChooseOffer            = api.ChooseOffer
 	PayCrypto              = api.PayCrypto
+	PayAuthorization       = api.PayAuthorization
 	GetDeliverable         = api.GetDeliverable
 	AcceptTask             = api.AcceptTask
 	DisputeTask            = api.DisputeTask

@@ -26,6 +26,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 )
@@ -42,6 +43,9 @@ type Config struct {
 	// confirmed (1: the block that includes it is enough).
 	Confirmations uint64
 }
+
+// AuthorizationUsedTopic is the topic of the EIP-3009 AuthorizationUsed(address,bytes32) event.
+var AuthorizationUsedTopic = crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
 
 // TransferTopic is the topic of the ERC-20 Transfer(address,address,uint256) event.
 var TransferTopic = common.HexToHash("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
@@ -99,6 +103,15 @@ type Receipt struct {
 	Confirmations uint64
 	// Transfers are the token's Transfer logs of the transaction.
 	Transfers []Transfer
+	// Authorizations are the token's AuthorizationUsed logs (EIP-3009): whose signed
+	// authorization, under which nonce, the transaction used.
+	Authorizations []AuthorizationUse
+}
+
+// AuthorizationUse is an EIP-3009 AuthorizationUsed log: the authorizer and the nonce it signed.
+type AuthorizationUse struct {
+	Authorizer string // checksummed
+	Nonce      string // lower-case 0x hex, 32 bytes
 }
 
 // Client reads one chain and one token.
@@ -325,6 +338,10 @@ func (c *Client) Receipt(ctx context.Context, txHash string) (Receipt, error) {
 		if tr, ok := c.transfer(l); ok {
 			tr.BlockTime = r.BlockTime
 			r.Transfers = append(r.Transfers, tr)
+		}
+		if !l.Removed && l.Address == c.token && len(l.Topics) == 3 && l.Topics[0] == AuthorizationUsedTopic {
+			r.Authorizations = append(r.Authorizations, AuthorizationUse{Authorizer: common.BytesToAddress(l.Topics[1].Bytes()).Hex(),
+				Nonce: strings.ToLower(l.Topics[2].Hex())})
 		}
 	}
 	return r, nil

@@ -2,11 +2,15 @@ package chain
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
+	"github.com/axp-exchange/axp"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
@@ -146,4 +150,38 @@ func (c *Client) AuthorizationUsedHex(ctx context.Context, from, nonce string) (
 		return false, fmt.Errorf("not an authorization: %s %s", from, nonce)
 	}
 	return c.AuthorizationUsed(ctx, common.HexToAddress(from), [32]byte(b))
+}
+
+// TaskNonce is the EIP-3009 nonce of an authorization that pays task taskID on this exchange
+// (its chain and deposit address): derived from the task id and round (the offer chosen and what
+// the task had received when the terms were given), so the authorization is for that task and no
+// other, and a task chosen again or paid in part asks for a new one.
+func TaskNonce(chainID uint64, deposit, taskID, round string) [32]byte {
+	return crypto.Keccak256Hash([]byte(fmt.Sprintf("axp task payment\nchain: %d\ndeposit: %s\ntask: %s\nround: %s",
+		chainID, strings.ToLower(deposit), taskID, round)))
+}
+
+// SignTerms signs a task's authorization terms (axp.AuthorizationTerms) with key, valid from
+// validAfter until validBefore (unix seconds), as a buyer's wallet does: the 0x-hex 65-byte
+// signature (v as 27 or 28) that pay_authorization takes. The terms are checked first: their
+// domain, value and nonce must parse.
+func SignTerms(key *ecdsa.PrivateKey, t *axp.AuthorizationTerms, validAfter, validBefore int64) (string, error) {
+	value, ok := new(big.Int).SetString(t.Value, 10)
+	nonce := common.FromHex(t.Nonce)
+	if !ok || value.Sign() <= 0 || len(nonce) != 32 || !common.IsHexAddress(t.To) || !common.IsHexAddress(t.Domain.VerifyingContract) {
+		return "", fmt.Errorf("the authorization terms are malformed (value %q, nonce %q, to %q)", t.Value, t.Nonce, t.To)
+	}
+	a := Authorization{From: crypto.PubkeyToAddress(key.PublicKey), To: common.HexToAddress(t.To), Value: value,
+		ValidAfter: big.NewInt(validAfter), ValidBefore: big.NewInt(validBefore), Nonce: [32]byte(nonce)}
+	digest, err := AuthorizationDigest(Domain{Name: t.Domain.Name, Version: t.Domain.Version}, t.Domain.ChainID,
+		common.HexToAddress(t.Domain.VerifyingContract), a)
+	if err != nil {
+		return "", err
+	}
+	sig, err := crypto.Sign(digest, key)
+	if err != nil {
+		return "", err
+	}
+	sig[64] += 27
+	return "0x" + hex.EncodeToString(sig), nil
 }

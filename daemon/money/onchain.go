@@ -1,6 +1,7 @@
 package money
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +46,11 @@ func (s *Service) SetupChain() error {
 	}
 	s.Chain, s.ChainInfo = c, axp.ChainInfo{ChainID: info.ChainID, TokenAddress: c.Token(), TokenSymbol: info.Symbol,
 		TokenDecimals: info.Decimals, DepositAddress: c.Deposit(), Confirmations: c.Confirmations()}
+	if d, err := c.Domain(ctx); err == nil {
+		s.ChainInfo.TokenName, s.ChainInfo.TokenVersion = d.Name, d.Version
+	} else {
+		s.Log.Info("the stablecoin has no EIP-3009 support: buyers pay by plain transfer only", "source", "payments", "reason", err.Error())
+	}
 	s.Verifier = evmVerifier{}
 	s.Log.Info("chain ready: payments are verified and found on chain", "source", "payments", "chain_id", info.ChainID,
 		"token", c.Token(), "symbol", info.Symbol, "decimals", info.Decimals, "deposit_address", c.Deposit(),
@@ -185,14 +191,17 @@ func (s *Service) CheckReported(ctx context.Context, taskID, txHash string) {
 		}
 	}
 	if len(group) > 0 {
-		s.onInbound(ctx, group)
+		s.onInbound(ctx, group, "")
 	}
 }
 
 // onInbound records one chain transaction's transfers to the deposit address and credits the task
 // they pay: the task that claimed the hash (a reported payment), else the one task whose payable
 // amount they match. Idempotent.
-func (s *Service) onInbound(ctx context.Context, group []chain.Transfer) {
+//
+// authTask, when set, is the task whose authorization the transaction is known to carry (its
+// AuthorizationUsed log names the task's nonce): the transfer pays that task.
+func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTask string) {
 	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
 		recs := make([]axp.InboundTransfer, len(group))
 		var amount axp.Money
@@ -235,8 +244,9 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer) {
 		if err != nil {
 			return nil, err
 		}
-		// Seen before: done, unless it matched nothing then and a buyer has since reported it.
-		if seen != nil && len(reporters) == 0 {
+		// Seen before: done, unless it matched nothing then and a buyer has since reported it, or
+		// it turned out to carry a task's authorization.
+		if seen != nil && len(reporters) == 0 && authTask == "" {
 			return nil, nil
 		}
 		// The transfer pays the task it names by construction: the one task whose payable amount
@@ -244,9 +254,14 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer) {
 		// task's payer message, or paid part of it); else a reporter its sender signed for. A
 		// report alone never credits a transfer: whoever reports a hash first gains nothing.
 		from := recs[0].From
-		t, err := s.matchPayable(ch.Tx, amount, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash)
+		t, err := authorized(ch.Tx, recs[0].TxHash, claimed, authTask)
 		if err != nil {
 			return nil, err
+		}
+		if t == nil {
+			if t, err = s.matchPayable(ch.Tx, amount, minedAt{recs[0].Block, recs[0].BlockTime}, recs[0].TxHash); err != nil {
+				return nil, err
+			}
 		}
 		if t == nil {
 			bound, err := payerTasks(ch.Tx, from)
@@ -305,6 +320,23 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer) {
 		s.Log.ErrorContext(ctx, "crediting a transfer failed; it is tried again on the next pass", "source", "payments",
 			"tx_hash", group[0].TxHash, "err", err)
 	}
+}
+
+// authorized is the task a transaction pays by the buyer's signed authorization: authTask, whose
+// nonce its log carries, or the task that claimed it when the exchange submitted it.
+func authorized(tx *store.Tx, txHash, claimed, authTask string) (*axp.TaskRecord, error) {
+	id := cmp.Or(authTask, claimed)
+	if id == "" {
+		return nil, nil
+	}
+	t, err := tx.Task(id)
+	if err != nil || t == nil || t.Authorization == nil || t.Authorization.Status != axp.AuthSubmitted {
+		return nil, err
+	}
+	if authTask == "" && !strings.EqualFold(t.Authorization.TxHash, txHash) {
+		return nil, nil
+	}
+	return t, nil
 }
 
 // reportersOf lists the tasks awaiting payment that reported txHash, oldest report first (claimed
@@ -533,6 +565,12 @@ func (s *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []ax
 	if t.PayerAddress == "" {
 		t.PayerAddress = recs[0].From
 	}
+	if a := t.Authorization; a != nil && a.Status == axp.AuthSubmitted && chain.SameAddress(a.From, recs[0].From) && amount == a.Amount {
+		a.Status, a.Raw = axp.AuthUsed, ""
+		if !strings.EqualFold(a.TxHash, hash) {
+			a.Failure = "carried by transaction " + hash
+		}
+	}
 	if t.Received+amount >= t.Price-t.Tag {
 		t.TxHash = hash
 		if err := s.confirmPayment(ch, t, item, recs[0].From); err != nil {
@@ -639,7 +677,7 @@ func (s *Service) ChainPass(ctx context.Context) error {
 			for j < len(list) && list[j].TxHash == list[i].TxHash {
 				j++
 			}
-			s.onInbound(ctx, list[i:j])
+			s.onInbound(ctx, list[i:j], "")
 			i = j
 		}
 		hash, _, err := s.Chain.BlockHash(ctx, to)
@@ -670,6 +708,7 @@ func (s *Service) ChainPass(ctx context.Context) error {
 		s.CheckReported(ctx, w[0], w[1])
 	}
 	if s.Wallet != nil {
+		s.TrackAuthorizations(ctx)
 		s.TrackSent(ctx)
 		// Read once a pass, never at scrape time: a scraper does not cost the node a call.
 		if bal, err := s.Chain.BalanceOf(ctx, s.Wallet.Address()); err == nil {

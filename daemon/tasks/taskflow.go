@@ -347,6 +347,41 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 	return out, err
 }
 
+// payAuthorization pays a task by the buyer's signed EIP-3009 authorization, which the exchange
+// submits: the money is for this task by construction.
+func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *axp.PayAuthorizationInput) (*axp.PaymentReport, error) {
+	if err := s.Store.View(func(tx *store.Tx) error {
+		t, err := kernel.LoadTask(tx, in.ID)
+		if err == nil {
+			err = kernel.AsBuyer(t, c.Caller)
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if err := s.money.PayByAuthorization(ctx, in.ID, in); err != nil {
+		return nil, err
+	}
+	var out *axp.PaymentReport
+	err := s.Store.View(func(tx *store.Tx) error {
+		t, err := kernel.LoadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		v, err := s.View(tx, t, c.Caller, kernel.ViewBuyer)
+		out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
+			Message: fmt.Sprintf("Authorization submitted; the job starts once its transfer has %d confirmations (the exchange checks by itself).", s.Chain.Confirmations())}
+		if a := t.Authorization; a != nil {
+			out.Message += " Transaction: " + a.TxHash + "."
+		}
+		if t.Status != axp.TaskAwaitingPayment {
+			out.Message = "Payment confirmed on chain; the job has started."
+		}
+		return err
+	})
+	return out, err
+}
+
 func orUnset(s string) string {
 	if s == "" {
 		return "the exchange's deposit address"

@@ -21,6 +21,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, axp.GetTask, s.getTask)
 	pipeline.Handle(r, axp.ChooseOffer, s.chooseOffer)
 	pipeline.Handle(r, axp.PayCryptoOp, s.payCrypto)
+	pipeline.Handle(r, axp.PayAuthorizationOp, s.payAuthorization)
 	pipeline.Handle(r, axp.GetDeliverable, s.getDeliverable)
 	pipeline.Handle(r, axp.AcceptTask, s.acceptTask)
 	pipeline.Handle(r, axp.DisputeTask, s.disputeTask)

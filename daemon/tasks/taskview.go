@@ -105,8 +105,11 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 			p.Status = "reorged"
 		case t.Funded():
 			p.Status = "confirmed"
-		case t.TxHash != "":
+		case t.TxHash != "", t.Authorization != nil && t.Authorization.Status == axp.AuthSubmitted:
 			p.Status = "reported"
+			if t.TxHash == "" {
+				p.TxHash = t.Authorization.TxHash
+			}
 		case t.Received > 0:
 			p.Status, p.MissingUSD = "partial", t.Price-t.Received
 		}
@@ -118,6 +121,7 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 			p.PaymentURI = chain.PaymentURI(ci.TokenAddress, ci.ChainID, chain.Checksummed(t.DepositAddress), units)
 			if s.Chain != nil {
 				p.PayerMessage = axp.PayerMessage(t.ID, s.Chain.ChainID(), s.Chain.Deposit())
+				p.Authorization = s.money.AuthorizationTerms(t)
 			}
 		}
 		v.Payment = p

@@ -1,0 +1,315 @@
+package money
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/store"
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// Paying by signed authorization: the buyer signs an EIP-3009 TransferWithAuthorization of exactly
+// what the task waits for to the deposit address, under a nonce derived from the task id, and the
+// exchange submits it from the hot wallet (which pays the gas). The transfer is credited to that
+// task by construction: the exchange knows the transaction it submitted, and a copy submitted by
+// anyone else carries the task's nonce in its AuthorizationUsed log.
+
+// authMinLife is how long an authorization must stay valid when it is posted: long enough to be
+// mined.
+const authMinLife = 60 * time.Second
+
+// authRound names the state an authorization's nonce is derived from: the offer chosen and what the
+// task had received.
+func authRound(t *axp.TaskRecord) string {
+	return t.ChosenOfferID + "/" + strconv.FormatInt(int64(t.Received), 10)
+}
+
+// authorizable reports why the exchange cannot take a payment by authorization, or "".
+func (s *Service) authorizable() string {
+	switch {
+	case s.Chain == nil:
+		return "this exchange has no chain configured"
+	case s.Wallet == nil:
+		return "this exchange has no hot wallet (payout_key_file) to submit authorizations"
+	case s.ChainInfo.TokenVersion == "":
+		return "the stablecoin does not support EIP-3009 authorizations"
+	}
+	return ""
+}
+
+// AuthorizationTerms is what t's buyer signs to pay t by authorization, or nil when the exchange
+// cannot take one or t waits for nothing.
+func (s *Service) AuthorizationTerms(t *axp.TaskRecord) *axp.AuthorizationTerms {
+	if s.authorizable() != "" || t.Status != axp.TaskAwaitingPayment || t.Price <= t.Received || t.Free() {
+		return nil
+	}
+	nonce := chain.TaskNonce(s.Chain.ChainID(), s.Chain.Deposit(), t.ID, authRound(t))
+	max := s.Now().Add(24 * time.Hour)
+	if t.PayBy != nil {
+		max = *t.PayBy
+	}
+	return &axp.AuthorizationTerms{PrimaryType: "TransferWithAuthorization",
+		Domain: axp.AuthDomain{Name: s.ChainInfo.TokenName, Version: s.ChainInfo.TokenVersion, ChainID: s.Chain.ChainID(),
+			VerifyingContract: s.Chain.Token()},
+		To: s.Chain.Deposit(), Value: s.Chain.Units(t.Price - t.Received).String(), ValueUSD: t.Price - t.Received,
+		Nonce: "0x" + hex.EncodeToString(nonce[:]), ValidBeforeMax: max.Unix()}
+}
+
+// PayByAuthorization checks a buyer's signed authorization for task id against the task's terms
+// and the chain, stores it with the transaction that submits it, and broadcasts that transaction.
+// The caller checked that the caller is the task's buyer.
+func (s *Service) PayByAuthorization(ctx context.Context, id string, in *axp.PayAuthorizationInput) error {
+	if why := s.authorizable(); why != "" {
+		return axp.Errorf(axp.CodeUnavailable, "%s: a task cannot be paid by authorization here", why).
+			WithHint("send payable_usd to the deposit address (payment.payment_uri) and report the transaction with pay_crypto")
+	}
+	var t *axp.TaskRecord
+	if err := s.Store.View(func(tx *store.Tx) error {
+		var err error
+		t, err = kernel.LoadTask(tx, id)
+		return err
+	}); err != nil {
+		return err
+	}
+	if done, err := sameSubmission(t, in); done || err != nil {
+		return err
+	}
+	terms := s.AuthorizationTerms(t)
+	if terms == nil {
+		return axp.Conflict("the task is "+t.Status+" and waits for no payment", "")
+	}
+	now := s.Now()
+	switch {
+	case in.ValidAfter > now.Unix():
+		return axp.Invalid("valid_after", fmt.Sprintf("is %s, in the future: the exchange submits the authorization now", time.Unix(in.ValidAfter, 0).UTC().Format(time.RFC3339)),
+			"sign with valid_after 0")
+	case in.ValidBefore < now.Add(authMinLife).Unix():
+		return axp.Invalid("valid_before", fmt.Sprintf("leaves less than %s to submit the authorization", authMinLife),
+			fmt.Sprintf("sign with a valid_before between %d and %d", now.Add(authMinLife).Unix(), terms.ValidBeforeMax))
+	case in.ValidBefore > terms.ValidBeforeMax:
+		return axp.Invalid("valid_before", fmt.Sprintf("is after the end of the payment window (%d)", terms.ValidBeforeMax),
+			fmt.Sprintf("sign with a valid_before of at most %d", terms.ValidBeforeMax))
+	}
+	value, _ := new(big.Int).SetString(terms.Value, 10)
+	nonce := common.HexToHash(terms.Nonce)
+	auth := chain.Authorization{From: common.HexToAddress(in.From), To: common.HexToAddress(terms.To), Value: value,
+		ValidAfter: big.NewInt(in.ValidAfter), ValidBefore: big.NewInt(in.ValidBefore), Nonce: nonce}
+	digest, err := chain.AuthorizationDigest(chain.Domain{Name: terms.Domain.Name, Version: terms.Domain.Version}, terms.Domain.ChainID,
+		common.HexToAddress(terms.Domain.VerifyingContract), auth)
+	if err != nil {
+		return err
+	}
+	sig := common.FromHex(in.Signature)
+	if signer, err := chain.Signer(digest, sig); err != nil || signer != auth.From {
+		return axp.Invalid("signature", fmt.Sprintf("is not %s's signature of this task's authorization (TransferWithAuthorization of %s units to %s, nonce %s)",
+			in.From, terms.Value, terms.To, terms.Nonce),
+			"sign payment.authorization exactly as given (EIP-712, the token's domain) with the paying address")
+	}
+	if used, err := s.Chain.AuthorizationUsed(ctx, auth.From, nonce); err != nil {
+		return axp.Errorf(axp.CodeUnavailable, "cannot read the authorization's state on chain: %v", err)
+	} else if used {
+		return axp.Conflict("this authorization was already used on chain", "the task is funded once its transfer has its confirmations; see the task's payment")
+	}
+	if bal, err := s.Chain.BalanceOf(ctx, in.From); err != nil {
+		return axp.Errorf(axp.CodeUnavailable, "cannot read the payer's balance: %v", err)
+	} else if bal.Cmp(value) < 0 {
+		return axp.Invalid("from", fmt.Sprintf("holds %s of the stablecoin; the task needs %s", s.Chain.Money(bal).Display(), terms.ValueUSD.Display()),
+			"fund the address and sign again")
+	}
+	release, err := s.Wallet.Acquire(ctx)
+	if err != nil {
+		return axp.Errorf(axp.CodeUnavailable, "the hot wallet is busy: %v", err)
+	}
+	defer release()
+	signed, err := s.Wallet.SignAuthorization(ctx, auth, sig)
+	if err != nil {
+		if errors.Is(err, chain.ErrUnanswered) {
+			return axp.Errorf(axp.CodeUnavailable, "the chain's node did not answer: %v", err)
+		}
+		return axp.Invalid("signature", "the token refuses this authorization: "+err.Error(), "check the payer's balance and sign again")
+	}
+	_, err = s.Mutate(axp.WithIdempotency(ctx, nil), "buyer", func(ch *kernel.Change) (any, error) {
+		cur, err := kernel.LoadTask(ch.Tx, id)
+		if err != nil {
+			return nil, err
+		}
+		if cur.Status != axp.TaskAwaitingPayment || authRound(cur) != authRound(t) {
+			return nil, axp.Conflict("the task's payment changed while the authorization was checked", "read the task and sign its new terms")
+		}
+		if a := cur.Authorization; a != nil && a.Status == axp.AuthSubmitted {
+			return nil, axp.Conflict("an authorization ("+a.TxHash+") was submitted for this task and waits for the chain", "wait for it")
+		}
+		if other, err := ch.Tx.ClaimTxHash(signed.Hash, cur.ID); err != nil || other != "" {
+			return nil, cmpErr(err, axp.Conflict("the submitting transaction already funds task "+other, ""))
+		}
+		cur.Authorization = &axp.AuthPayment{From: auth.From.Hex(), Nonce: strings.ToLower(terms.Nonce), Amount: terms.ValueUSD,
+			ValidBefore: in.ValidBefore, TxHash: signed.Hash, Raw: hex.EncodeToString(signed.Raw), SubmittedAt: ch.Now, Status: axp.AuthSubmitted}
+		cur.UpdatedAt = ch.Now
+		return nil, ch.Save(cur, cur.Status, "payment_authorized", map[string]any{"from": auth.From.Hex(), "amount_usd": terms.ValueUSD,
+			"tx_hash": signed.Hash})
+	})
+	if err != nil {
+		return err
+	}
+	if berr := s.Wallet.Broadcast(ctx, signed.Raw); berr != nil && !errors.Is(berr, chain.ErrUnanswered) {
+		s.failAuthorization(ctx, id, signed.Hash, "the node refused the transaction: "+berr.Error())
+		return axp.Conflict("the chain's node refused the authorization's transaction: "+berr.Error(), "sign again")
+	} else if berr != nil {
+		s.Log.WarnContext(ctx, "the node did not answer an authorization's transaction; it is sent again on every pass",
+			"source", "payments", "task", id, "tx_hash", signed.Hash, "err", berr)
+	}
+	return nil
+}
+
+// cmpErr is err if set, else alt.
+func cmpErr(err error, alt error) error {
+	if err != nil {
+		return err
+	}
+	return alt
+}
+
+// sameSubmission reports whether in is the authorization the task already holds (a retried call):
+// then nothing is submitted again.
+func sameSubmission(t *axp.TaskRecord, in *axp.PayAuthorizationInput) (bool, error) {
+	a := t.Authorization
+	if a == nil || a.Status == axp.AuthFailed || !chain.SameAddress(a.From, in.From) || a.ValidBefore != in.ValidBefore {
+		return false, nil
+	}
+	return true, nil
+}
+
+// failAuthorization marks a task's submitted authorization failed: the buyer may sign again.
+func (s *Service) failAuthorization(ctx context.Context, id, txHash, reason string) {
+	_, err := s.Mutate(axp.WithIdempotency(context.WithoutCancel(ctx), nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+		t, err := kernel.LoadTask(ch.Tx, id)
+		if err != nil {
+			return nil, err
+		}
+		a := t.Authorization
+		if a == nil || a.Status != axp.AuthSubmitted || a.TxHash != txHash {
+			return nil, nil
+		}
+		a.Status, a.Failure, a.Raw = axp.AuthFailed, reason, ""
+		if ch.Tx.TxHashTask(txHash) == t.ID {
+			if err := ch.Tx.ReleaseTxHash(txHash); err != nil {
+				return nil, err
+			}
+		}
+		t.UpdatedAt = ch.Now
+		return nil, ch.Save(t, t.Status, "payment_authorization_failed", map[string]any{"tx_hash": txHash, "reason": reason})
+	})
+	if err != nil {
+		s.Log.ErrorContext(ctx, "recording a failed authorization failed; the next pass looks again", "source", "payments", "task", id, "err", err)
+	}
+}
+
+// TrackAuthorizations follows submitted authorizations: broadcast again what the node lost; a
+// transaction that reverted or can no longer be mined fails the authorization unless the chain shows
+// its nonce used (a copy someone else submitted first: that transfer is then credited to the task).
+func (s *Service) TrackAuthorizations(ctx context.Context) {
+	type open struct {
+		task string
+		a    axp.AuthPayment
+	}
+	var list []open
+	s.Store.View(func(tx *store.Tx) error {
+		for _, id := range tx.TaskIDsByStatus(axp.TaskAwaitingPayment) {
+			t, err := tx.Task(id)
+			if err == nil && t != nil && t.Authorization != nil && t.Authorization.Status == axp.AuthSubmitted {
+				list = append(list, open{t.ID, *t.Authorization})
+			}
+		}
+		return nil
+	})
+	for _, o := range list {
+		r, err := s.Chain.Receipt(ctx, o.a.TxHash)
+		if err != nil {
+			continue
+		}
+		switch {
+		case r.Found && r.Success:
+			continue // the watcher credits its transfer once it has its confirmations
+		case !r.Found && s.Now().Unix() <= o.a.ValidBefore:
+			if known, err := s.Wallet.Known(ctx, o.a.TxHash); err != nil || known {
+				continue
+			}
+			raw, _ := hex.DecodeString(o.a.Raw)
+			release, berr := s.Wallet.Acquire(ctx)
+			if berr == nil {
+				berr = s.Wallet.Broadcast(ctx, raw)
+				release()
+			}
+			if berr == nil || errors.Is(berr, chain.ErrUnanswered) {
+				continue
+			}
+			if !errors.Is(berr, chain.ErrReplaced) {
+				s.Log.WarnContext(ctx, "sending an authorization's transaction again failed", "source", "payments", "task", o.task, "err", berr)
+				continue
+			}
+		case !r.Found:
+			// Expired: it can no longer be mined; the nonce decides below.
+		}
+		// Reverted, replaced or expired: used on chain means another transaction carried it.
+		used, err := s.Chain.AuthorizationUsedHex(ctx, o.a.From, o.a.Nonce)
+		if err != nil {
+			continue
+		}
+		if used {
+			s.findCarrier(ctx, o.task, o.a)
+			continue
+		}
+		why := "the authorization expired before it was mined"
+		if r.Found {
+			why = fmt.Sprintf("the transaction reverted in block %d", r.Block)
+		}
+		s.failAuthorization(ctx, o.task, o.a.TxHash, why)
+	}
+}
+
+// findCarrier credits a task whose authorization another transaction used: among the transfers
+// the watcher saw from the payer and credited to no task, the one whose transaction carries the
+// task's nonce.
+func (s *Service) findCarrier(ctx context.Context, taskID string, a axp.AuthPayment) {
+	var cands []string
+	s.Store.View(func(tx *store.Tx) error {
+		return tx.EachInbound(func(in *axp.InboundTransfer) bool {
+			if in.Outcome == axp.InboundUnmatched && in.Amount == a.Amount && chain.SameAddress(in.From, a.From) {
+				cands = append(cands, in.TxHash)
+			}
+			return true
+		})
+	})
+	for _, h := range cands {
+		r, err := s.Chain.Receipt(ctx, h)
+		if err != nil || !r.Found || !r.Success || r.Confirmations < s.Chain.Confirmations() {
+			continue
+		}
+		for _, u := range r.Authorizations {
+			if chain.SameAddress(u.Authorizer, a.From) && strings.EqualFold(u.Nonce, a.Nonce) {
+				s.onInbound(ctx, depositTransfers(r, s.Chain.Deposit()), taskID)
+				return
+			}
+		}
+	}
+}
+
+// depositTransfers are a receipt's transfers to the deposit address.
+func depositTransfers(r chain.Receipt, deposit string) []chain.Transfer {
+	var out []chain.Transfer
+	for _, tr := range r.Transfers {
+		if strings.EqualFold(tr.To, deposit) {
+			out = append(out, tr)
+		}
+	}
+	return out
+}

@@ -22,15 +22,17 @@ import (
 
 // PayOptions are the inputs of `axp wallet pay`.
 type PayOptions struct {
-	F       *cmdutil.Factory
-	IO      *cmdutil.IOStreams
-	Export  cmdutil.Exporter
-	Wallet  *Flags
-	TaskID  string
-	Token   string
-	RPCURL  string
-	Yes     bool
-	Timeout time.Duration
+	F      *cmdutil.Factory
+	IO     *cmdutil.IOStreams
+	Export cmdutil.Exporter
+	Wallet *Flags
+	TaskID string
+	Token  string
+	RPCURL string
+	Yes    bool
+	// Transfer sends a plain ERC-20 transfer even when the exchange takes an authorization.
+	Transfer bool
+	Timeout  time.Duration
 	// Poll is the time between looks at the chain and the task while waiting.
 	Poll time.Duration
 }
@@ -39,15 +41,20 @@ type PayOptions struct {
 func NewCmdPay(f *cmdutil.Factory, w *Flags, runF func(context.Context, *PayOptions) error) *cobra.Command {
 	o := &PayOptions{F: f, IO: f.IO, Wallet: w, Poll: 500 * time.Millisecond}
 	c := &cobra.Command{
-		Use:   "pay TASK [--token TOKEN] [--yes] [--rpc-url URL] [--timeout D]",
+		Use:   "pay TASK [--token TOKEN] [--yes] [--transfer] [--rpc-url URL] [--timeout D]",
 		Short: "Pay a task from the wallet and wait until the exchange has it funded",
 		Long: `Pay a task awaiting payment from the wallet: read its payment instructions, check them against
 the chain the exchange publishes (GET /api/pricing: chain id, stablecoin, deposit address) and the
-node against that chain, check that the wallet holds the amount and the gas, show what will be
-sent and ask (--yes skips the question; without a terminal --yes is required), then send exactly
-the payable amount in token units to the deposit address (an EIP-1559 ERC-20 transfer signed
-here), report its hash to the exchange so it is credited to this task, and wait, with one line of
-progress on stderr, until the exchange reports the task funded (or --timeout passes).
+node against that chain, check that the wallet holds the amount, show what will be paid and ask
+(--yes skips the question; without a terminal --yes is required), then pay and wait, with one
+line of progress on stderr, until the exchange reports the task funded (or --timeout passes).
+
+Where the exchange takes one, the wallet signs an EIP-3009 authorization of exactly the task's
+price to the deposit address, under a nonce the exchange derived from the task, and the exchange
+submits it (and pays its gas): the money can pay this task and no other. Otherwise, or with
+--transfer, it sends exactly the payable amount in token units to the deposit address (an
+EIP-1559 ERC-20 transfer signed here, which needs gas) and reports its hash with the wallet's
+signature of the task's payer message, so the transfer is credited to this task.
 
 Nothing is sent when a check fails: a task already paid or not awaiting payment, instructions
 that disagree with the exchange's chain, a node on another chain, too little money or gas. The
@@ -68,6 +75,7 @@ buyer token is --token, else the one saved when the task was posted here.`,
 		},
 	}
 	c.Flags().StringVar(&o.Token, "token", "", "the task's buyer token (default: the one saved when the task was posted)")
+	c.Flags().BoolVar(&o.Transfer, "transfer", false, "send a plain ERC-20 transfer (with gas) even where the exchange takes a signed authorization")
 	addRPCFlag(c, &o.RPCURL)
 	c.Flags().DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long to wait for the exchange to have the task funded once the transfer is sent")
 	cmdutil.AddYesFlag(c, &o.Yes)
@@ -92,6 +100,8 @@ type payment struct {
 	confirm uint64 // the confirmations the exchange waits for
 	balance *big.Int
 	gasWei  *big.Int
+	// auth is the authorization the wallet signs instead of sending a transfer (nil: a transfer).
+	auth *axp.AuthorizationTerms
 }
 
 func payRun(ctx context.Context, o *PayOptions) error {
@@ -100,16 +110,80 @@ func payRun(ctx context.Context, o *PayOptions) error {
 		return nothingSent(err)
 	}
 	defer p.n.close()
+	if p.auth != nil {
+		action := fmt.Sprintf("authorize %s of %s from %s to %s for task %s", p.usd.Display(), p.n.symbol, p.from.Hex(), p.to.Hex(), p.t.ID)
+		if err := cmdutil.ConfirmStep(o.IO, o.Yes, action, p.describe); err != nil {
+			return nothingSent(err)
+		}
+		hash, err := p.authorize(ctx)
+		if err != nil {
+			return nothingSent(err)
+		}
+		fmt.Fprintf(o.IO.ErrOut, "✓ Authorized %s of %s to %s; the exchange submitted it: transaction %s\n", p.usd.Display(), p.n.symbol, p.to.Hex(), hash)
+		return follow(ctx, o, p, hash, nil)
+	}
 	action := fmt.Sprintf("send %s of %s to %s for task %s", p.usd.Display(), p.n.symbol, p.to.Hex(), p.t.ID)
 	if err := cmdutil.ConfirmStep(o.IO, o.Yes, action, p.describe); err != nil {
 		return nothingSent(err)
+	}
+	// The wallet's signature of the task's payer message binds the transfer to this task, whatever
+	// its amount turns out to be.
+	var sig string
+	if msg := p.t.Payment.PayerMessage; msg != "" {
+		var err error
+		if sig, err = chain.SignText(p.w.Key, msg); err != nil {
+			return nothingSent(err)
+		}
 	}
 	hash, err := p.send(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.ErrOut, "✓ Sent %s of %s to %s: transaction %s\n", p.usd.Display(), p.n.symbol, p.to.Hex(), hash)
-	return follow(ctx, o, p, hash)
+	report := func(ctx context.Context) error {
+		_, _, err := client.PayCrypto.Call(ctx, p.buyer, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: p.t.ID}, TxHash: hash, PayerSignature: sig})
+		return err
+	}
+	return follow(ctx, o, p, hash, report)
+}
+
+// authorize signs the task's authorization terms, valid for at most an hour, and posts them; the
+// exchange submits the transaction, whose hash it answers.
+func (p *payment) authorize(ctx context.Context) (string, error) {
+	before := min(time.Now().Add(time.Hour).Unix(), p.auth.ValidBeforeMax)
+	sig, err := chain.SignTerms(p.w.Key, p.auth, 0, before)
+	if err != nil {
+		return "", err
+	}
+	rep, _, err := client.PayAuthorization.Call(ctx, p.buyer, axp.PayAuthorizationInput{TaskRef: axp.TaskRef{ID: p.t.ID},
+		From: p.from.Hex(), ValidBefore: before, Signature: sig})
+	if err != nil {
+		return "", err
+	}
+	if rep.Payment == nil || rep.Payment.TxHash == "" {
+		return "", fmt.Errorf("the exchange took the authorization but named no transaction")
+	}
+	return rep.Payment.TxHash, nil
+}
+
+// checkTerms refuses authorization terms that disagree with the chain the exchange publishes, or
+// that ask for another amount than the task's price less what it received.
+func checkTerms(t *axp.Task, a *axp.AuthorizationTerms, ch *axp.ChainInfo, n *node) error {
+	hint := "ask the exchange's operator, or pay by transfer with --transfer"
+	p := t.Payment
+	switch {
+	case a.Domain.ChainID != ch.ChainID || !strings.EqualFold(a.Domain.VerifyingContract, ch.TokenAddress):
+		return axp.Conflict(fmt.Sprintf("task %s's authorization names token %s on chain %d, but /api/pricing names %s on chain %d", t.ID,
+			a.Domain.VerifyingContract, a.Domain.ChainID, ch.TokenAddress, ch.ChainID), hint)
+	case !strings.EqualFold(a.To, ch.DepositAddress):
+		return axp.Conflict(fmt.Sprintf("task %s's authorization pays %s, not the deposit address %s", t.ID, a.To, ch.DepositAddress), hint)
+	case a.ValueUSD != p.AmountUSD-p.ReceivedUSD:
+		return axp.Conflict(fmt.Sprintf("task %s's authorization asks for %s; the task waits for %s", t.ID, a.ValueUSD.Display(), (p.AmountUSD-p.ReceivedUSD).Display()), hint)
+	}
+	if units, ok := new(big.Int).SetString(a.Value, 10); !ok || units.Cmp(n.units(a.ValueUSD)) != 0 {
+		return axp.Conflict(fmt.Sprintf("task %s's authorization units (%s) are not its amount (%s)", t.ID, a.Value, a.ValueUSD.Display()), hint)
+	}
+	return nil
 }
 
 // prepare reads the task, the wallet and the chain, and checks everything a payment needs.
@@ -147,6 +221,24 @@ func prepare(ctx context.Context, o *PayOptions) (*payment, error) {
 	}
 	p := &payment{t: t, buyer: buyer, w: w, n: n, from: common.HexToAddress(w.Address()), to: common.HexToAddress(t.Payment.DepositAddress),
 		usd: usd, confirm: pr.Chain.Confirmations}
+	if a := t.Payment.Authorization; a != nil && !o.Transfer {
+		if err := checkTerms(t, a, pr.Chain, n); err != nil {
+			n.close()
+			return nil, err
+		}
+		p.auth, p.usd = a, a.ValueUSD
+		p.units, _ = new(big.Int).SetString(a.Value, 10)
+		if p.balance, err = n.tokenBalance(ctx, p.from); err != nil {
+			n.close()
+			return nil, err
+		}
+		if p.balance.Cmp(p.units) < 0 {
+			n.close()
+			return nil, axp.Conflict(fmt.Sprintf("the wallet %s holds %s of %s; task %s needs %s", p.from.Hex(), n.usd(p.balance).Display(), n.symbol, t.ID, p.usd.Display()),
+				n.fundHint(p.from.Hex()))
+		}
+		return p, nil
+	}
 	if err := p.plan(ctx); err != nil {
 		n.close()
 		return nil, err
@@ -267,6 +359,14 @@ func (p *payment) describe() ([]string, error) {
 	if p.n.test {
 		chainLine += " (the exchange's test chain: not real money)"
 	}
+	if p.auth != nil {
+		return []string{
+			fmt.Sprintf("task %s (%s) is awaiting payment: %s", p.t.ID, p.t.Type, p.usd.Display()),
+			fmt.Sprintf("sign an authorization of %s units of %s (%s) to the deposit address %s on %s, for this task only (nonce %s…)",
+				p.units, p.n.symbol, p.n.token.Hex(), p.to.Hex(), chainLine, p.auth.Nonce[:12]),
+			fmt.Sprintf("from your wallet %s (it holds %s); the exchange submits it and pays the gas", p.from.Hex(), p.n.usd(p.balance).Display()),
+		}, nil
+	}
 	return []string{
 		fmt.Sprintf("task %s (%s) is awaiting payment: %s", p.t.ID, p.t.Type, p.usd.Display()),
 		fmt.Sprintf("send %s units of %s (%s) to the deposit address %s on %s", p.units, p.n.symbol, p.n.token.Hex(), p.to.Hex(), chainLine),
@@ -309,12 +409,16 @@ func (p *payment) send(ctx context.Context) (string, error) {
 
 // follow reports the transfer and waits until the exchange has the task funded, showing the
 // transfer's and the task's progress on one line of stderr.
-func follow(ctx context.Context, o *PayOptions, p *payment, hash string) error {
+//
+// send, when set, reports the transfer (again while it fails); an authorization needs no report.
+func follow(ctx context.Context, o *PayOptions, p *payment, hash string, send func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	var reportErr error
 	report := func() {
-		_, _, reportErr = client.PayCrypto.Call(ctx, p.buyer, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: p.t.ID}, TxHash: hash})
+		if send != nil {
+			reportErr = send(ctx)
+		}
 	}
 	report()
 	if reportErr != nil {

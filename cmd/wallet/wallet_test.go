@@ -181,14 +181,22 @@ type market struct {
 	ec      *ethclient.Client
 }
 
-func newMarket(t *testing.T, testMode bool, confirmations uint64) *market {
+func newMarket(t *testing.T, testMode bool, confirmations uint64, mod ...func(*daemon.Config)) *market {
 	t.Helper()
-	c := chaintest.Start(t)
+	return newMarketOn(t, chaintest.Start(t), append([]func(*daemon.Config){func(cfg *daemon.Config) {
+		cfg.Confirmations, cfg.TestMode = confirmations, testMode
+	}}, mod...)...)
+}
+
+// newMarketOn is a chain market (one confirmation, no test mode unless mod says) on a chain
+// already started.
+func newMarketOn(t *testing.T, c *chaintest.Chain, mod ...func(*daemon.Config)) *market {
+	t.Helper()
 	m := &market{c: c, deposit: chaintest.Addr(c.NewKey())}
-	m.x = cmdtest.NewExchange(t, func(cfg *daemon.Config) {
+	m.x = cmdtest.NewExchange(t, append([]func(*daemon.Config){func(cfg *daemon.Config) {
 		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, c.ID, c.Token, m.deposit
-		cfg.Confirmations, cfg.ChainPoll, cfg.TestMode = confirmations, 100*time.Millisecond, testMode
-	})
+		cfg.Confirmations, cfg.ChainPoll = 1, 100*time.Millisecond
+	}}, mod...)...)
 	m.x.MustSeller(cmdtest.SellerSpec{Name: "Chain Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
 	var err error
 	if m.ec, err = ethclient.Dial(c.URL); err != nil {
@@ -474,5 +482,57 @@ func TestPayTheRestAfterAPartPayment(t *testing.T) {
 	var after axp.Task
 	if err := json.Unmarshal([]byte(c.must("", "task", "view", tk.ID, "--json")), &after); err != nil || after.Payment == nil || after.Payment.Status != "confirmed" {
 		t.Fatalf("after paying the rest: %+v %v", after.Payment, err)
+	}
+}
+
+// An exchange with a hot wallet takes a signed authorization: wallet pay signs one for exactly the
+// price, the exchange submits it and pays the gas (the wallet needs no ETH and sends no
+// transaction), and the task is funded with the offer's buyer total. --transfer sends a plain
+// transfer instead.
+func TestPayByAuthorization(t *testing.T) {
+	c0 := chaintest.Start(t)
+	hot := c0.NewKey()
+	keyFile := filepath.Join(t.TempDir(), "hot.key")
+	if err := os.WriteFile(keyFile, []byte(chaintest.KeyHex(hot)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c0.SetETH(chaintest.Addr(hot), 1)
+	m := newMarketOn(t, c0, func(cfg *daemon.Config) { cfg.PayoutKeyFile = keyFile })
+	c := newCLI(t, m.x.URL)
+	c.env["AXP_RPC_URL"] = m.c.URL
+	tk := m.awaiting(t, c)
+	if tk.Payment.Authorization == nil {
+		t.Fatalf("the task offers no authorization: %+v", tk.Payment)
+	}
+	addr := strings.TrimSpace(c.must("", "wallet", "new"))
+	m.c.Mint(m.c.Token, addr, 10_000_000)
+
+	status, out, errOut := c.run("", "wallet", "pay", tk.ID, "--yes")
+	if status != 0 {
+		t.Fatalf("wallet pay: exit %d\nstdout:\n%s\nstderr:\n%s", status, out, errOut)
+	}
+	for _, want := range []string{"✓ Authorized " + tk.Payment.AmountUSD.Display() + " of TUSD to " + m.deposit, "✓ Task " + tk.ID + " is funded"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("wallet pay: stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if n := m.nonce(t, addr); n != 0 {
+		t.Fatalf("the wallet sent %d transactions; the exchange submits the authorization", n)
+	}
+	if got := m.c.Balance(m.c.Token, addr); got != 10_000_000-tk.Payment.AmountUSD {
+		t.Fatalf("the wallet holds %s after paying %s", got, tk.Payment.AmountUSD)
+	}
+	var after axp.Task
+	if err := json.Unmarshal([]byte(c.must("", "task", "view", tk.ID, "--json")), &after); err != nil || after.Payment == nil ||
+		after.Payment.Status != "confirmed" || after.Payment.ReceivedUSD != tk.Payment.AmountUSD {
+		t.Fatalf("after wallet pay: %+v %v", after.Payment, err)
+	}
+
+	// --transfer: a plain transfer, which needs gas.
+	tk = m.awaiting(t, c)
+	c.refused(6, []string{"holds no ETH"}, "wallet", "pay", tk.ID, "--yes", "--transfer")
+	m.c.SetETH(addr, 1)
+	if status, _, errOut := c.run("", "wallet", "pay", tk.ID, "--yes", "--transfer"); status != 0 || !strings.Contains(errOut, "✓ Sent "+tk.Payment.PayableUSD.Display()) {
+		t.Fatalf("wallet pay --transfer: exit %d\n%s", status, errOut)
 	}
 }

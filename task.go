@@ -202,6 +202,10 @@ type PaymentInfo struct {
 	// Authorization is what to sign to pay by authorization (pay_authorization), when the exchange
 	// can submit one (a hot wallet and an EIP-3009 token).
 	Authorization *AuthorizationTerms `json:"authorization,omitempty"`
+	// AmountNote says why the payable amount alone does not name this task (a price too small to
+	// tag, or a tag another task awaiting payment shares): pay by authorization, or report the
+	// transfer with payer_signature.
+	AmountNote string `json:"amount_note,omitempty"`
 	// PayerMessage is the text whose signature (EIP-191 personal_sign) by the paying address binds
 	// its transfers to this task: report a transfer whose amount is not payable_usd with it, as
 	// payer_signature, or it is credited to no task and goes back to its sender.

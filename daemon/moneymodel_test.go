@@ -403,6 +403,9 @@ var moneyStepKinds = []moneyStep{
 	{"crash", 2, (*moneyModel).crash},
 	{"drop-payout", 2, (*moneyModel).dropPayout},
 	{"payout-address", 1, (*moneyModel).addPayoutAddress},
+	{"thief", 6, (*moneyModel).thief},
+	{"rounded", 4, (*moneyModel).rounded},
+	{"pay-auth", 6, (*moneyModel).payAuth},
 }
 
 func (mm *moneyModel) runStep() {
@@ -1406,6 +1409,7 @@ func (mm *moneyModel) check() {
 	mm.checkLedger(v)
 	credited := mm.checkFunding(v)
 	mm.checkTaskMoney(v, credited)
+	mm.checkAdversary(v, credited)
 	mm.checkPaidOnce(v)
 	mm.checkBookings(v)
 }

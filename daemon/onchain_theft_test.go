@@ -183,6 +183,10 @@ func TestTheftZeroFeeSameAmountGoesToTheSigner(t *testing.T) {
 	if taskV.Payment.PayableUSD != taskT.Payment.PayableUSD {
 		t.Fatalf("payable %s and %s: want the same untagged amount", taskV.Payment.PayableUSD, taskT.Payment.PayableUSD)
 	}
+	// The payment section says the amount names no task, and how to pay instead.
+	if note := taskT.Payment.AmountNote; !strings.Contains(note, "no room for a payment tag") || !strings.Contains(note, "payer_signature") {
+		t.Fatalf("amount note %q", note)
+	}
 	kv := m.buyerWallet(10_000_000)
 	tx := m.c.Transfer(kv, m.c.Token, m.deposit, taskV.Payment.PayableUSD)
 	_, err := do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx})

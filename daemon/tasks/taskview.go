@@ -122,6 +122,7 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 			if s.Chain != nil {
 				p.PayerMessage = axp.PayerMessage(t.ID, s.Chain.ChainID(), s.Chain.Deposit())
 				p.Authorization = s.money.AuthorizationTerms(t)
+				p.AmountNote = amountNote(tx, t)
 			}
 		}
 		v.Payment = p
@@ -193,4 +194,19 @@ func ratingOf(tx *store.Tx, sellerID string) (*float64, int, error) {
 	}
 	avg := float64(sum*100/n) / 100
 	return &avg, len(reviewers), nil
+}
+
+// amountNote says why a task's payable amount does not name it alone, or "".
+func amountNote(tx *store.Tx, t *axp.TaskRecord) string {
+	const how = ": pay by authorization (payment.authorization), or report the transfer with payer_signature, else it is credited to no task"
+	if t.Tag == 0 {
+		return "the price leaves no room for a payment tag (the tag is under one cent and no more than the platform fee), so the amount alone does not say which task a transfer pays" + how
+	}
+	exact, tagged := tx.PayableTaskIDs(t.Payable)
+	for _, id := range append(exact, tagged...) {
+		if id != t.ID {
+			return "another task awaiting payment has the same payment tag, so the amount alone does not say which task a transfer pays" + how
+		}
+	}
+	return ""
 }

@@ -60,10 +60,14 @@ type OutTransfer struct {
 	Amount Money  `json:"amount_usd"`
 	// Returns is the incoming transfer a buyer part gives back, to the address that sent it.
 	Returns string `json:"returns_tx,omitempty"`
-	TxHash  string `json:"tx_hash"`
-	Nonce   uint64 `json:"nonce"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason,omitempty"`
+	// Block and BlockHash are where the transfer was confirmed, re-checked while recent: a reorg
+	// deeper than the confirmations sends it again.
+	Block     uint64 `json:"block,omitempty"`
+	BlockHash string `json:"block_hash,omitempty"`
+	TxHash    string `json:"tx_hash"`
+	Nonce     uint64 `json:"nonce"`
+	Status    string `json:"status"`
+	Reason    string `json:"reason,omitempty"`
 	// Raw is the signed transaction (hex), kept so a restart re-sends the very same transaction
 	// instead of signing a second one.
 	Raw    string     `json:"raw_tx,omitempty"`
@@ -191,6 +195,13 @@ type Approval struct {
 	// sent it and recorded the hash) or "evm" (the exchange's hot wallet sent Transfers).
 	Rail      string        `json:"rail,omitempty"`
 	Transfers []OutTransfer `json:"transfers,omitempty"`
+	// Booked is set once the ledger booked the item: a transfer of it that a reorg removed is sent
+	// again without booking the item twice.
+	Booked bool `json:"booked,omitempty"`
+	// Reorged counts the times a confirmed transfer of the item left the canonical chain (a reorg
+	// deeper than the confirmations); the item was then sent again, first in the queue until
+	// confirmed.
+	Reorged int `json:"reorged,omitempty"`
 	// Failure says why the last sending failed (status failed).
 	Failure string `json:"failure,omitempty"`
 	// HeldFor says why a held item waits: "payout_address" (or empty) or "reorg".

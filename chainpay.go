@@ -80,6 +80,9 @@ type ChainMark struct {
 	BlockHash string `json:"block_hash"`
 	TaskID    string `json:"task_id"`
 	Amount    Money  `json:"amount_usd"`
+	// ApprovalID is set for a transfer the exchange sent (a payout, refund or split part): a
+	// reorg then sends it again, where an incoming one marks the payment reorged.
+	ApprovalID string `json:"approval_id,omitempty"`
 }
 
 // Reconciliation compares the ledger with the chain (axp admin reconcile).

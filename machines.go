@@ -55,12 +55,16 @@ const (
 	ApprovalFail    = "fail"    // a transfer of a sent item failed: the item is back in the queue
 	ApprovalReorg   = "reorg"   // a confirmed payment's block left the canonical chain
 	ApprovalRestore = "restore" // a reorged payment's transfer is back in a canonical block
+	// ApprovalUnconfirm: a confirmed payout's, refund's or split's transfer left the canonical chain
+	// (a reorg deeper than the confirmations): the item is sent again, from the same signed bytes.
+	ApprovalUnconfirm = "unconfirm"
 )
 
 // ApprovalMachine: pending_approval or failed -> held -> pending_approval; pending_approval ->
 // approved (manual rail, payments); an approved payment -> reorged -> approved (its block left the
 // canonical chain, then its transfer is back);
-// pending_approval or failed -> sent -> confirmed | failed (evm rail); pending, held or failed ->
+// pending_approval or failed -> sent -> confirmed | failed (evm rail), and a confirmed item whose
+// transfer a deep reorg removed -> sent again; pending, held or failed ->
 // rejected. Only a pending (or failed) item is approved: a held one waits for the seller's payout
 // address (the buyer's part of a held split is sent without changing the item's status).
 var ApprovalMachine = &Machine{Entity: "approval", Edges: map[string]Edge{
@@ -73,6 +77,8 @@ var ApprovalMachine = &Machine{Entity: "approval", Edges: map[string]Edge{
 	ApprovalFail:    {From: []string{ApprovalSent}, To: ApprovalFailed},
 	ApprovalReorg:   {From: []string{ApprovalApproved}, To: ApprovalReorged},
 	ApprovalRestore: {From: []string{ApprovalReorged}, To: ApprovalApproved},
+	// A confirmed item whose transfer a reorg removed is in flight again (its booking stands).
+	ApprovalUnconfirm: {From: []string{ApprovalConfirmed}, To: ApprovalSent},
 }}
 
 // Mediation events.

@@ -23,8 +23,9 @@ func TestMachines(t *testing.T) {
 				axp.ApprovalSent: {axp.ApprovalConfirm: axp.ApprovalConfirmed, axp.ApprovalFail: axp.ApprovalFailed},
 				axp.ApprovalFailed: {axp.ApprovalSend: axp.ApprovalSent, axp.ApprovalApprove: axp.ApprovalApproved, axp.ApprovalReject: axp.ApprovalRejected,
 					axp.ApprovalHold: axp.ApprovalHeld},
-				axp.ApprovalApproved: {axp.ApprovalReorg: axp.ApprovalReorged},
-				axp.ApprovalReorged:  {axp.ApprovalRestore: axp.ApprovalApproved},
+				axp.ApprovalApproved:  {axp.ApprovalReorg: axp.ApprovalReorged},
+				axp.ApprovalReorged:   {axp.ApprovalRestore: axp.ApprovalApproved},
+				axp.ApprovalConfirmed: {axp.ApprovalUnconfirm: axp.ApprovalSent},
 			}},
 		{axp.MediationMachine, []string{axp.MediationAwaiting, axp.MediationDecided, axp.MediationAppealed, axp.MediationResolved},
 			map[string]map[string]string{

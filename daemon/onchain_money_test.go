@@ -424,3 +424,63 @@ func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 		t.Fatalf("balances %v (refund %s)", b, split.RefundUSD)
 	}
 }
+
+// A payout whose transfer was confirmed, then removed by a reorg deeper than the confirmations (the
+// node lost it too), is sent again: the item goes back to sent, first in the operator's queue, the
+// next pass broadcasts the same signed bytes (same nonce), and once confirmed again the seller holds
+// its net once and the ledger booked the payout once. (The item used to stay confirmed with the
+// seller unpaid.)
+func TestChainReorgedPayoutIsSentAgainOnce(t *testing.T) {
+	m := newChainMarket(t)
+	sellerAddr, _, buyer, task, payout := m.accepted()
+	snap := m.c.Snapshot()
+	sent := m.approve(payout.ID, false)
+	if sent.Status != axp.ApprovalSent || len(sent.Transfers) != 1 {
+		t.Fatalf("approve: %+v", sent)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	net := usd(t, "4.50") - feeOf(usd(t, "4.50"))
+	if bal := m.c.Balance(m.c.Token, sellerAddr); bal != net {
+		t.Fatalf("seller holds %s before the reorg", bal)
+	}
+
+	m.c.Revert(snap)
+	m.c.DropTransaction(sent.Transfers[0].TxHash)
+	m.c.Mine(4)
+	eventually(t, func() error {
+		a := m.approvalOf(task.ID, axp.ApprovePayout)
+		if a.Reorged != 1 {
+			return fmt.Errorf("payout %s, reorged %d", a.Status, a.Reorged)
+		}
+		return nil
+	})
+	var q axp.ApprovalList
+	call(t, m.admin, "admin_approvals", nil, &q)
+	if len(q.Approvals) == 0 || q.Approvals[0].ID != payout.ID {
+		t.Fatalf("the queue does not start with the reorged payout: %+v", q.Approvals)
+	}
+	eventually(t, func() error {
+		m.c.Mine(1)
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("payout %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	if bal := m.c.Balance(m.c.Token, sellerAddr); bal != net {
+		t.Fatalf("seller holds %s after the payout was sent again, want %s once", bal, net)
+	}
+	payouts := 0
+	for _, e := range m.entriesOf(task.ID) {
+		if e.Kind == axp.ApprovePayout {
+			payouts++
+		}
+	}
+	if payouts != 1 {
+		t.Fatalf("the ledger booked %d payouts", payouts)
+	}
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Transfers[0].TxHash != sent.Transfers[0].TxHash {
+		t.Fatalf("sent again as %s, not the same transaction %s", a.Transfers[0].TxHash, sent.Transfers[0].TxHash)
+	}
+	m.balances()
+}

@@ -39,6 +39,7 @@ type Prom struct {
 
 	chainHead, chainCursor, chainLag, chainLastPass prometheus.Gauge
 	walletBalance                                   prometheus.Gauge
+	sentReorged                                     prometheus.Counter
 
 	reconcileCovered, reconcileDifference, reconcileAt prometheus.Gauge
 	reconcileMissing, reconcileUnknown                 prometheus.Gauge
@@ -94,6 +95,8 @@ func NewProm(db *store.DB, leads func() bool) *Prom {
 	p.chainCursor = gauge("axp_chain_cursor", "The last block the payment watcher has processed.")
 	p.chainLag = gauge("axp_chain_lag_blocks", "Blocks between the chain head and the payment watcher's cursor (confirmations included).")
 	p.chainLastPass = gauge("axp_chain_last_pass_timestamp_seconds", "When the payment watcher last finished a pass without error (Unix time).")
+	p.sentReorged = prometheus.NewCounter(prometheus.CounterOpts{Name: "axp_payouts_reorged_total",
+		Help: "Payout, refund and split transfers confirmed, then removed by a reorg deeper than the confirmations (each is sent again)."})
 	p.walletBalance = gauge("axp_hot_wallet_balance_usd", "The hot wallet's token balance in US dollars, read once per payment watcher pass.")
 	p.reconcileCovered = gauge("axp_ledger_reconcile_covered", "1 when the last reconciliation found the chain holding at least what the ledger says, with no unknown or missing transfer; 0 otherwise.")
 	p.reconcileDifference = gauge("axp_ledger_reconcile_difference_usd", "What the exchange's addresses held beyond the ledger at the last reconciliation (negative: money missing).")
@@ -110,7 +113,7 @@ func (p *Prom) WatchChain(wallet bool) {
 	p.Registry.MustRegister(p.chainHead, p.chainCursor, p.chainLag, p.chainLastPass,
 		p.reconcileCovered, p.reconcileDifference, p.reconcileMissing, p.reconcileUnknown, p.reconcileAt)
 	if wallet {
-		p.Registry.MustRegister(p.walletBalance)
+		p.Registry.MustRegister(p.walletBalance, p.sentReorged)
 	}
 }
 
@@ -187,6 +190,9 @@ func (p *Prom) ChainPass(head, cursor uint64, at time.Time) {
 	p.chainLag.Set(lag)
 	p.chainLastPass.Set(float64(at.UnixNano()) / 1e9)
 }
+
+// SentReorged counts a sent transfer a reorg removed after its confirmations.
+func (p *Prom) SentReorged() { p.sentReorged.Inc() }
 
 // WalletBalance records the hot wallet's balance.
 func (p *Prom) WalletBalance(m axp.Money) { p.walletBalance.Set(usd(m)) }

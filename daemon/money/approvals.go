@@ -59,7 +59,20 @@ func (s *Service) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.
 				}
 			}
 			return err
-		case in.Status == "" || in.Status == "open" || in.Status == axp.ApprovalPending || in.Status == axp.ApprovalHeld || in.Status == axp.ApprovalFailed:
+		case in.Status == "" || in.Status == "open":
+			if err := tx.OpenApprovals(keep); err != nil {
+				return err
+			}
+			// A confirmed transfer a reorg removed is in flight again: the operator sees it first.
+			return tx.SentApprovals(func(a *axp.Approval) bool {
+				if a.Reorged > 0 && (in.Kind == "" || a.Kind == in.Kind) {
+					v := *a
+					v.AgeSeconds = int64(now.Sub(a.CreatedAt).Seconds())
+					out.Approvals = append(out.Approvals, v)
+				}
+				return len(out.Approvals) < 1000
+			})
+		case in.Status == axp.ApprovalPending || in.Status == axp.ApprovalHeld || in.Status == axp.ApprovalFailed:
 			return tx.OpenApprovals(keep)
 		}
 		return tx.Approvals(keep)
@@ -88,10 +101,11 @@ func (s *Service) float(ctx context.Context, open []axp.Approval) *axp.Float {
 	return f
 }
 
-// urgency orders the queue: 0 for a reorged payment, 1 for an item held by a reorg, 2 otherwise.
+// urgency orders the queue: 0 for a reorged payment or a payout sent again after a reorg, 1 for an
+// item held by a reorg, 2 otherwise.
 func urgency(a axp.Approval) int {
 	switch {
-	case a.Status == axp.ApprovalReorged:
+	case a.Status == axp.ApprovalReorged, a.Reorged > 0 && a.Status != axp.ApprovalConfirmed:
 		return 0
 	case a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg:
 		return 1

@@ -762,7 +762,11 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 				if x.Status == axp.TransferSent {
 					x.Raw = ""
 					r.InFlight = append(r.InFlight, x)
-					r.InFlightUSD += x.Amount
+					if !a.Booked {
+						// A booked item's transfer sent again after a reorg is in the ledger's
+						// payouts already; the chain lacks it (a missing transfer) until it is mined.
+						r.InFlightUSD += x.Amount
+					}
 				}
 			}
 			return true

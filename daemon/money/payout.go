@@ -39,14 +39,17 @@ func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error
 		return nil, axp.Invalid("tx_hash", "is required to send the buyer's part of a split whose seller has no payout address",
 			"send the buyer's refund by hand and record its transaction hash here; the seller's part waits for a payout address")
 	}
-	tr, refund, _ := sendSpec(t, a)
-	if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
-		return nil, err
-	}
-	// Nothing is signed for a booking that cannot balance or that the operator did not see.
-	postings, err := bookingOf(t, a, refund)
-	if err != nil {
-		return nil, err
+	postings := a.Booking
+	if !a.Booked {
+		tr, refund, _ := sendSpec(t, a)
+		if _, err := axp.Next(t.Status, tr, t.Facts()); err != nil {
+			return nil, err
+		}
+		// Nothing is signed for a booking that cannot balance or that the operator did not see.
+		var err error
+		if postings, err = bookingOf(t, a, refund); err != nil {
+			return nil, err
+		}
 	}
 	done := a.SentParts()
 	var out []axp.OutTransfer
@@ -234,6 +237,8 @@ func (s *Service) failTransfer(ctx context.Context, approvalID, txHash, reason s
 
 type transferOutcome struct {
 	status, reason string
+	block          uint64 // where a confirmed transfer is
+	blockHash      string
 }
 
 // settleTransfers applies what the chain said of a sent item's transfers: any failure fails the
@@ -245,6 +250,7 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 		x := &a.Transfers[i]
 		if o, ok := got[x.TxHash]; ok && x.Status == axp.TransferSent {
 			x.Status, x.Reason, x.DoneAt = o.status, o.reason, &now
+			x.Block, x.BlockHash = o.block, o.blockHash
 			if o.status == axp.TransferFailed {
 				failed = x.Part + " transfer " + x.TxHash + ": " + x.Reason
 			}
@@ -273,7 +279,14 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 	if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalConfirm); err != nil {
 		return err
 	}
-	if err := s.book(ch, t, a); err != nil {
+	if !a.Booked {
+		// A transfer sent again after a reorg confirms what was booked before: booked once.
+		if err := s.book(ch, t, a); err != nil {
+			return err
+		}
+		a.Booked = true
+	}
+	if err := markSent(ch, a); err != nil {
 		return err
 	}
 	if err := ch.Tx.PutApproval(a); err != nil {
@@ -312,7 +325,7 @@ func (s *Service) TrackSent(ctx context.Context) {
 					release()
 				}
 				if errors.Is(berr, chain.ErrReplaced) {
-					got[x.TxHash] = transferOutcome{axp.TransferFailed, "never mined: " + berr.Error()}
+					got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: "never mined: " + berr.Error()}
 				} else if berr != nil {
 					s.Log.WarnContext(ctx, "re-sending a payout transaction failed; it is tried again", "source", "payments",
 						"approval", a.ID, "tx_hash", x.TxHash, "err", berr)
@@ -321,9 +334,9 @@ func (s *Service) TrackSent(ctx context.Context) {
 						"approval", a.ID, "tx_hash", x.TxHash)
 				}
 			case !r.Success:
-				got[x.TxHash] = transferOutcome{axp.TransferFailed, fmt.Sprintf("reverted in block %d", r.Block)}
+				got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: fmt.Sprintf("reverted in block %d", r.Block)}
 			case r.Confirmations >= s.Chain.Confirmations():
-				got[x.TxHash] = transferOutcome{status: axp.TransferConfirmed}
+				got[x.TxHash] = transferOutcome{status: axp.TransferConfirmed, block: r.Block, blockHash: r.BlockHash}
 			}
 		}
 		if len(got) == 0 {
@@ -348,4 +361,21 @@ func (s *Service) railName() string {
 		return "evm"
 	}
 	return "manual"
+}
+
+// markSent remembers the blocks of a confirmed item's transfers, for checkReorgs: a transfer that
+// leaves the canonical chain is sent again.
+func markSent(ch *kernel.Change, a *axp.Approval) error {
+	marks, err := ch.Tx.RecentCredits()
+	if err != nil {
+		return err
+	}
+	for _, x := range a.Transfers {
+		if x.Status != axp.TransferConfirmed || x.BlockHash == "" {
+			continue
+		}
+		marks = append(marks, axp.ChainMark{TxHash: x.TxHash, Block: x.Block, BlockHash: x.BlockHash, TaskID: a.TaskID,
+			Amount: x.Amount, ApprovalID: a.ID})
+	}
+	return ch.Tx.SetRecentCredits(marks)
 }

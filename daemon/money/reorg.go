@@ -83,7 +83,7 @@ func (s *Service) checkReorgs(ctx context.Context, safe uint64) error {
 				found += tr.Amount
 			}
 		}
-		again := r.Found && r.Success && found >= m.Amount
+		again := r.Found && r.Success && (found >= m.Amount || m.ApprovalID != "")
 		if again && r.Confirmations < s.Chain.Confirmations() {
 			continue // mined again, not yet confirmed: looked at on the next pass
 		}
@@ -98,13 +98,21 @@ func (s *Service) checkReorgs(ctx context.Context, safe uint64) error {
 		}
 		gone = append(gone, m)
 	}
+	rewind := false
 	for _, m := range gone {
+		if m.ApprovalID != "" {
+			if err := s.reorgSent(ctx, m); err != nil {
+				return err
+			}
+			drop[key(m)] = true
+			continue
+		}
 		if err := s.reorgPayment(ctx, m); err != nil {
 			return err
 		}
 		drop[key(m)] = true
+		rewind = true
 	}
-	rewind := len(gone) > 0
 	if cursorHash != "" {
 		h, err := canonical(cursor)
 		if err != nil {
@@ -116,7 +124,7 @@ func (s *Service) checkReorgs(ctx context.Context, safe uint64) error {
 	if rewind {
 		back = cursor - min(cursor, reorgWindow)
 		for _, m := range gone {
-			if m.Block > 0 && m.Block-1 < back {
+			if m.ApprovalID == "" && m.Block > 0 && m.Block-1 < back {
 				back = m.Block - 1
 			}
 		}
@@ -299,4 +307,49 @@ func (s *Service) restorePayment(ch *kernel.Change, seen []axp.InboundTransfer, 
 	s.Log.Warn("a reorged payment is back on the canonical chain", "source", "payments", "task", t.ID,
 		"tx_hash", recs[0].TxHash, "block", recs[0].Block, "still_reorged", still)
 	return ch.Audit("payment.restored", "transaction", recs[0].TxHash, map[string]any{"task": t.ID, "block": recs[0].Block})
+}
+
+// reorgSent handles a transfer the exchange sent (a payout, refund or split part) whose block left
+// the canonical chain and that the chain does not show again: the money did not leave after all.
+// The item goes back to sent, first in the operator's queue, and its transfer is broadcast again
+// from the same signed bytes by the next pass (same nonce: it can pay once); its booking stands. If
+// the nonce was taken meanwhile, the transfer fails and the item waits for the operator's approval
+// to send that part once more.
+func (s *Service) reorgSent(ctx context.Context, m axp.ChainMark) error {
+	var amount axp.Money
+	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+		a, err := ch.Tx.Approval(m.ApprovalID)
+		if err != nil || a == nil || a.Status != axp.ApprovalConfirmed {
+			return nil, err
+		}
+		found := false
+		for i := range a.Transfers {
+			x := &a.Transfers[i]
+			if strings.EqualFold(x.TxHash, m.TxHash) && x.Status == axp.TransferConfirmed {
+				x.Status, x.DoneAt, x.Block, x.BlockHash = axp.TransferSent, nil, 0, ""
+				x.Reason = fmt.Sprintf("its block %d left the canonical chain (a reorg deeper than the confirmations): sent again", m.Block)
+				amount += x.Amount
+				found = true
+			}
+		}
+		if !found {
+			return nil, nil
+		}
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalUnconfirm); err != nil {
+			return nil, err
+		}
+		a.Booked, a.Reorged = true, a.Reorged+1
+		a.Note = fmt.Sprintf("reorged: transfer %s (%s) left the canonical chain in block %d; the exchange sends it again", m.TxHash, amount.Display(), m.Block)
+		if err := ch.Tx.PutApproval(a); err != nil {
+			return nil, err
+		}
+		return nil, ch.Audit("approval.reorged", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "tx_hash": m.TxHash,
+			"block": m.Block, "amount_usd": amount})
+	})
+	if err == nil && amount > 0 {
+		s.Prom.SentReorged()
+		s.Log.ErrorContext(ctx, "a payout, refund or split transfer left the canonical chain (a reorg deeper than confirmations): it is sent again from the same signed bytes; see axp admin approvals list",
+			"source", "payments", "approval", m.ApprovalID, "task", m.TaskID, "tx_hash", m.TxHash, "block", m.Block, "amount_usd", amount.String())
+	}
+	return err
 }

@@ -66,7 +66,15 @@ func (s *Service) SetupChain() error {
 	if err != nil {
 		return err
 	}
-	s.Wallet = chain.NewWallet(c, key)
+	w := chain.NewWallet(c, key)
+	if strings.EqualFold(w.Address(), c.Deposit()) {
+		// Buyers' money stays at the deposit address, the hot wallet holds the float: a key kept in
+		// memory must not hold every payment, and the float the operator sends to the hot wallet
+		// must not be read as payments.
+		return fmt.Errorf("deposit_address %s is the hot wallet's address (payout_key_file %s): name a deposit address of its own, which the hot wallet's key does not control",
+			c.Deposit(), cfg.PayoutKeyFile)
+	}
+	s.Wallet = w
 	// Daemons sharing a PostgreSQL store share the hot wallet too: its lock there keeps two of
 	// them from signing with the same nonce (payouts and x402 settlements alike).
 	s.Wallet.Share(func(ctx context.Context) (func(), error) { return s.Store.Lock(ctx, "hot-wallet") })
@@ -752,17 +760,14 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	r.DepositBalanceUSD = s.Chain.Money(bal)
 	onChain := r.DepositBalanceUSD
 	if s.Wallet != nil {
+		// Never the deposit address (SetupChain refuses it): the two balances add up.
 		r.HotWalletAddress = s.Wallet.Address()
-		if strings.EqualFold(s.Wallet.Address(), s.Chain.Deposit()) {
-			r.HotWalletBalanceUSD = r.DepositBalanceUSD
-		} else {
-			hb, err := s.Chain.BalanceOf(ctx, s.Wallet.Address())
-			if err != nil {
-				return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the hot wallet's balance: %v", err)
-			}
-			r.HotWalletBalanceUSD = s.Chain.Money(hb)
-			onChain += r.HotWalletBalanceUSD
+		hb, err := s.Chain.BalanceOf(ctx, s.Wallet.Address())
+		if err != nil {
+			return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the hot wallet's balance: %v", err)
 		}
+		r.HotWalletBalanceUSD = s.Chain.Money(hb)
+		onChain += r.HotWalletBalanceUSD
 	}
 	if s.Wallet != nil && r.QueuedUSD > r.HotWalletBalanceUSD {
 		r.FloatShortUSD = r.QueuedUSD - r.HotWalletBalanceUSD

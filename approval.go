@@ -244,7 +244,7 @@ type Float struct {
 // ApproveBody approves an item.
 type ApproveBody struct {
 	ID     string `json:"id" schema:"required;maxLength=100"`
-	TxHash string `json:"tx_hash,omitempty" schema:"pattern=^0x[0-9a-fA-F]{64}$" doc:"the transaction that sent the money (payouts, refunds, splits); leave it out on an exchange with a hot wallet and the exchange sends it"`
+	TxHash string `json:"tx_hash,omitempty" schema:"pattern=^0x[0-9a-fA-F]{64}$" doc:"the transaction that sent the money (payouts, refunds, splits), checked on the exchange's chain when it has one; leave it out on an exchange with a hot wallet and the exchange sends it"`
 	Note   string `json:"note,omitempty" schema:"maxLength=2000"`
 }
 

@@ -380,8 +380,9 @@ func TestChainRestFromThePayerPaysItsTask(t *testing.T) {
 }
 
 // A split whose buyer's part the operator sent by hand while the seller had no payout address
-// sends only the seller's part from the hot wallet once the seller adds one, and books only that
-// part: the buyer is refunded once.
+// (checked on chain: the transfer goes to the address the buyer paid from) sends only the seller's
+// part from the hot wallet once the seller adds one, and books only that part: the buyer is
+// refunded once; reconcile is covered.
 func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 	m := newChainMarket(t)
 	seller := m.instantSeller("text-file", "4.50", 30, nil, nil) // no payout address
@@ -400,10 +401,18 @@ func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 	if split.Status != axp.ApprovalHeld {
 		t.Fatalf("split without a payout address: %+v", split)
 	}
-	var part axp.Approval
-	call(t, m.admin, "admin_approve", map[string]any{"id": split.ID, "tx_hash": newTxHash()}, &part)
-	if part.BuyerPartTxHash == "" {
-		t.Fatalf("the buyer's part was not recorded: %+v", part)
+	// The buyer's part is sent by hand, from the hot wallet; a transfer of it to another address is
+	// refused.
+	elsewhere := m.c.Transfer(m.hot, m.c.Token, chaintest.Addr(m.c.NewKey()), split.RefundUSD)
+	sentByHand := m.c.Transfer(m.hot, m.c.Token, chaintest.Addr(bk), split.RefundUSD)
+	m.c.Mine(2)
+	_, err := m.approveTx(split.ID, elsewhere)
+	if e := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(e.Message, "nothing to the buyer's address "+chaintest.Addr(bk)) {
+		t.Fatalf("the buyer's part sent elsewhere: %v", e)
+	}
+	part, err := m.approveTx(split.ID, sentByHand)
+	if err != nil || part.BuyerPartTxHash != sentByHand {
+		t.Fatalf("the buyer's part was not recorded: %+v %v", part, err)
 	}
 	sellerAddr := chaintest.Addr(m.c.NewKey())
 	call(t, seller.c, "update_profile", map[string]any{"payout_address": sellerAddr}, nil)
@@ -422,6 +431,11 @@ func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 	}
 	if b := m.balances(); b[axp.EscrowAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != split.RefundUSD {
 		t.Fatalf("balances %v (refund %s)", b, split.RefundUSD)
+	}
+	var r axp.Reconciliation
+	call(t, m.admin, "admin_reconcile", nil, &r)
+	if !r.Covered || len(r.MissingTransfers) != 0 {
+		t.Fatalf("reconcile: %+v", r)
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 
 // TestNewChainMisconfig: a chain setting that is wrong fails daemon.New with an error naming it,
 // at each stage of the start (before the chain is dialled, after it, after the hot wallet), and
-// what the failed start had opened is closed: the next New on the same data dir starts.
+// what the failed start had opened is closed: the next New on the same data dir starts. A deposit
+// address that is the hot wallet's own (in any case) is refused: the watcher would take the hot
+// wallet's sends for nothing and its float for buyers' money.
 func TestNewChainMisconfig(t *testing.T) {
 	c := chaintest.Start(t)
 	hot := c.NewKey()
@@ -50,6 +52,8 @@ func TestNewChainMisconfig(t *testing.T) {
 	}{
 		{"wrong chain id", func(cfg *daemon.Config) { cfg.ChainID = 8453 }, "chain_id is 8453"},
 		{"key file readable by others", func(cfg *daemon.Config) { cfg.PayoutKeyFile = openKey }, "payout_key_file"},
+		{"deposit address is the hot wallet", func(cfg *daemon.Config) { cfg.DepositAddress = strings.ToLower(chaintest.Addr(hot)) },
+			"deposit_address " + chaintest.Addr(hot) + " is the hot wallet's address (payout_key_file " + keyFile},
 		{"unreachable facilitator", func(cfg *daemon.Config) { cfg.X402FacilitatorURL = "http://127.0.0.1:1" }, "x402_facilitator_url"},
 		{"paid price of no tool", func(cfg *daemon.Config) { cfg.PaidPrices = map[string]axp.Money{"no_such_tool": 5000} }, "paid_prices"},
 	} {

@@ -8,7 +8,7 @@
 package store
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 15
+const SchemaVersion = 16
 
 // Buckets.
 var (
@@ -140,6 +140,11 @@ var (
 	bTasksDone = []byte("tasks_done") // 8-byte unix-nano time the job was done + task id -> nil
 )
 
+// Buckets of schema version 16: transaction hashes by the records that carry them (txuses.go).
+var (
+	bTxUses = []byte("tx_uses") // lower-case tx hash \x00 approval or ledger entry id -> nil
+)
+
 // Meta keys.
 var (
 	kOfferRev       = []byte("offer_rev")    // 8-byte revision of what verified sellers offer
@@ -208,4 +213,5 @@ var migrations = []migration{
 		return nil
 	}},
 	{15, "index: tasks by when their job was done", migrateDone},
+	{16, "index: transaction hashes by the approval items and ledger entries that carry them", migrateTxUses},
 }

@@ -322,10 +322,13 @@ func (t *Tx) Approval(id string) (*axp.Approval, error) {
 	return &a, nil
 }
 
-// PutApproval stores a queue item and indexes it under its task.
+// PutApproval stores a queue item and indexes it under its task and its transaction hashes.
 func (t *Tx) PutApproval(a *axp.Approval) error {
 	a.V = 1
 	if err := t.bucket(bTaskApproval).Put(pair(a.TaskID, a.ID), nil); err != nil {
+		return err
+	}
+	if err := t.indexTxUses(a.ID, approvalHashes(a)...); err != nil {
 		return err
 	}
 	for _, ix := range []struct {
@@ -391,13 +394,26 @@ func (t *Tx) TaskApprovals(taskID string) ([]axp.Approval, error) {
 
 // --- ledger ---
 
-// PutLedger appends a ledger entry; an unbalanced entry is refused.
+// PutLedger appends a ledger entry, indexed by its transaction hash; an unbalanced entry is refused.
 func (t *Tx) PutLedger(e *axp.LedgerEntry) error {
 	if err := e.Check(); err != nil {
 		return err
 	}
 	e.V = 1
+	if err := t.indexTxUses(e.ID, e.TxHash); err != nil {
+		return err
+	}
 	return putJSON(t.bucket(bLedger), []byte(e.ID), e)
+}
+
+// LedgerEntry loads one ledger entry, or nil.
+func (t *Tx) LedgerEntry(id string) (*axp.LedgerEntry, error) {
+	var e axp.LedgerEntry
+	ok, err := getJSON(t.bucket(bLedger), []byte(id), &e)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &e, nil
 }
 
 // Ledger returns every entry, oldest first.

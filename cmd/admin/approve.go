@@ -35,7 +35,11 @@ func NewCmdApprove(f *cmdutil.Factory, runF func(context.Context, *ApproveOption
 exchange's hot wallet when it has one (payout_key_file): the item is then "sent" and becomes
 "confirmed" once its transfers have their confirmations (or "failed", back in the queue, with the
 reason; when the node refuses a transfer at once, approve exits 1 with that reason). Without a hot wallet, send the money yourself and give --tx, the hash of the transaction
-that sent it. A release_due item releases the task (its payout then waits here in turn).`,
+that sent it. On an exchange with a chain, --tx is checked there before anything is booked: the
+transaction must send each part still due (all in the one transaction) from the hot wallet or the
+deposit address to its recipient, with the exchange's confirmations (until then approve answers
+409: approve again later), and a hash another item or payment holds is refused.
+A release_due item releases the task (its payout then waits here in turn).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeApprovals(f, func(a axp.Approval) string { return a.ID }),
 		RunE: func(c *cobra.Command, args []string) error {

@@ -347,6 +347,15 @@ func (c *Client) Receipt(ctx context.Context, txHash string) (Receipt, error) {
 	return r, nil
 }
 
+// Known reports whether the node knows the transaction, pending or mined.
+func (c *Client) Known(ctx context.Context, txHash string) (bool, error) {
+	_, _, err := c.ec.TransactionByHash(ctx, common.HexToHash(txHash))
+	if errors.Is(err, ethereum.NotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // BlockHash is the hash of the canonical block n (lower-case 0x hex); ok is false when the chain has
 // no block n (it is shorter, as after a reorg to a shorter chain).
 func (c *Client) BlockHash(ctx context.Context, n uint64) (hash string, ok bool, err error) {

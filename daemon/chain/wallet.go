@@ -252,9 +252,5 @@ func (w *Wallet) Broadcast(ctx context.Context, raw []byte) error {
 
 // Known reports whether the node knows the transaction, pending or mined.
 func (w *Wallet) Known(ctx context.Context, txHash string) (bool, error) {
-	_, _, err := w.c.ec.TransactionByHash(ctx, common.HexToHash(txHash))
-	if errors.Is(err, ethereum.NotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return w.c.Known(ctx, txHash)
 }

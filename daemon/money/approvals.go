@@ -188,13 +188,21 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 			return s.approveOnChain(ctx, c, in)
 		}
 	}
+	// With a chain, the transaction recorded for money sent by hand is checked on it first (manual.go).
+	var checked *manualCheck
+	if in.TxHash != "" && s.Chain != nil {
+		var err error
+		if checked, err = s.checkManual(ctx, in); err != nil {
+			return nil, err
+		}
+	}
 	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
 		a, err := ch.Tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
 		}
 		if a != nil && buyerPartAlone(a) {
-			return s.approveBuyerPart(ch, a, in)
+			return s.approveBuyerPart(ch, a, in, checked)
 		}
 		if a, err = loadApproval(ch.Tx, in.ID); err != nil {
 			return nil, err
@@ -213,6 +221,11 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 			// confirm money nobody reported.
 			return nil, axp.Invalid("tx_hash", "differs from the transaction this payment item confirms ("+a.TxHash+")",
 				"leave tx_hash out to confirm the reported transaction, or reject the item if it was not received")
+		}
+		if sends {
+			if err := checked.recheck(ch.Tx, t, a); err != nil {
+				return nil, err
+			}
 		}
 		now := ch.Now
 		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalApprove); err != nil {
@@ -241,7 +254,8 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return nil, err
 		}
-		if err := ch.Audit("approval.approve", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hash": a.TxHash, "amount_usd": a.Amount}); err != nil {
+		if err := ch.Audit("approval.approve", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hash": a.TxHash, "amount_usd": a.Amount,
+			"checked_on_chain": checked != nil}); err != nil {
 			return nil, err
 		}
 		return a, nil
@@ -300,8 +314,9 @@ func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 }
 
 // approveBuyerPart sends the buyer's refund of a split whose seller part waits for a payout
-// address: the item stays held for the seller's part, and the task disputed until it is sent.
-func (s *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.ApproveBody) (*axp.Approval, error) {
+// address: the item stays held for the seller's part, and the task disputed until it is sent. On an
+// exchange with a chain, checked is the check of its transaction on chain.
+func (s *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.ApproveBody, checked *manualCheck) (*axp.Approval, error) {
 	if in.TxHash == "" {
 		return nil, axp.Invalid("tx_hash", "is required to send the buyer's part of a split",
 			"send the buyer's refund, then record its transaction hash here; the seller's part waits for a payout address")
@@ -316,6 +331,9 @@ func (s *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.A
 	if full, err := axp.SplitEntry(t.ID, t.Received, t.Price, a.PriceRefundUSD, t.Fee.FeeBPS); err != nil || !slices.Equal(full, a.Booking) {
 		return nil, axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
 			"reject it and decide again on the task's current funds")
+	}
+	if err := checked.recheck(ch.Tx, t, a); err != nil {
+		return nil, err
 	}
 	buyer, _ := splitParts(a.Booking)
 	now := ch.Now
@@ -333,7 +351,7 @@ func (s *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.A
 		return nil, err
 	}
 	if err := ch.Audit("approval.approve_part", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "part": "buyer",
-		"tx_hash": a.BuyerPartTxHash, "amount_usd": a.RefundUSD}); err != nil {
+		"tx_hash": a.BuyerPartTxHash, "amount_usd": a.RefundUSD, "checked_on_chain": checked != nil}); err != nil {
 		return nil, err
 	}
 	return a, nil

@@ -72,7 +72,15 @@ func (s *Service) SetupChain() error {
 	if err != nil {
 		return err
 	}
-	s.Wallet = chain.NewWallet(c, key)
+	w := chain.NewWallet(c, key)
+	if strings.EqualFold(w.Address(), c.Deposit()) {
+		// Buyers' money stays at the deposit address, the hot wallet holds the float: a key kept in
+		// memory must not hold every payment, and the float the operator sends to the hot wallet
+		// must not be read as payments.
+		return fmt.Errorf("deposit_address %s is the hot wallet's address (payout_key_file %s): name a deposit address of its own, which the hot wallet's key does not control",
+			c.Deposit(), cfg.PayoutKeyFile)
+	}
+	s.Wallet = w
 	// Daemons sharing a PostgreSQL store share the hot wallet too: its lock there keeps two of
 	// them from signing with the same nonce (payouts and x402 settlements alike).
 	s.Wallet.Share(func(ctx context.Context) (func(), error) { return s.Store.Lock(ctx, "hot-wallet") })
@@ -732,10 +740,16 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	var entries []axp.LedgerEntry
 	inbound := map[string]bool{}   // tx hashes of transfers to the deposit address the watcher saw
 	reorged := map[string]uint64{} // tx hashes of credited transfers whose block left the chain
+	senders := map[string]string{} // the sender of each transfer to the deposit address, by tx hash
+	out := outLedger{items: map[string]*axp.Approval{}, payers: map[string]string{}, tasks: map[string]*axp.TaskRecord{},
+		receipts: map[string]receiptRead{}}
 	err := s.Store.View(func(tx *store.Tx) error {
 		r.ScannedToBlock, _ = tx.ChainCursor()
 		var err error
 		if entries, err = tx.Ledger(); err != nil {
+			return err
+		}
+		if err := out.load(tx, entries); err != nil {
 			return err
 		}
 		if err := tx.EachInbound(func(in *axp.InboundTransfer) bool {
@@ -744,6 +758,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 				return true
 			}
 			inbound[in.TxHash] = true
+			senders[in.TxHash] = in.From
 			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall {
 				r.UnknownTransfers = append(r.UnknownTransfers, *in)
 			}
@@ -775,7 +790,11 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range entries {
+	out.payersFrom(entries, senders)
+	booked := map[string]*axp.LedgerEntry{} // the first entry that books each transaction
+	counted := map[transferID]string{}      // transfers a payout, refund or split already counted
+	for i := range entries {
+		e := &entries[i]
 		for _, p := range e.Postings {
 			switch p.Account {
 			case axp.AcctBuyerFunds, axp.AcctCallers:
@@ -787,19 +806,29 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 		if e.TxHash == "" {
 			continue
 		}
+		var amount axp.Money
+		for _, p := range e.Postings {
+			if p.Amount > 0 {
+				amount += p.Amount
+			}
+		}
 		gap := ""
 		if block, ok := reorged[e.TxHash]; ok && e.Kind == "payment" {
 			gap = fmt.Sprintf("reorged: the payment's block %d left the canonical chain, so this money is not on chain; the task's payouts, refunds and splits are held until the transfer is back", block)
+		} else if paysOut(e.Kind) {
+			amount, gap = s.payoutGap(ctx, e, &out, counted)
 		} else {
-			gap = s.ledgerGap(ctx, &e, inbound)
+			gap = s.ledgerGap(ctx, e, inbound)
+		}
+		// One transaction, one movement: a hash booked twice is listed, with what of this entry
+		// the chain does not show (a payout's transfer counts for the first entry only).
+		hash := strings.ToLower(e.TxHash)
+		if first := booked[hash]; first != nil {
+			gap = fmt.Sprintf("transaction %s is also booked by ledger entry %s (%s of task %s): one transaction is one movement", hash, first.ID, first.Kind, first.TaskID)
+		} else {
+			booked[hash] = e
 		}
 		if gap != "" {
-			var amount axp.Money
-			for _, p := range e.Postings {
-				if p.Amount > 0 {
-					amount += p.Amount
-				}
-			}
 			r.MissingTransfers = append(r.MissingTransfers, axp.LedgerGap{EntryID: e.ID, TaskID: e.TaskID, Kind: e.Kind,
 				TxHash: e.TxHash, Amount: amount, Why: gap})
 		}
@@ -811,17 +840,14 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	r.DepositBalanceUSD = s.Chain.Money(bal)
 	onChain := r.DepositBalanceUSD
 	if s.Wallet != nil {
+		// Never the deposit address (SetupChain refuses it): the two balances add up.
 		r.HotWalletAddress = s.Wallet.Address()
-		if strings.EqualFold(s.Wallet.Address(), s.Chain.Deposit()) {
-			r.HotWalletBalanceUSD = r.DepositBalanceUSD
-		} else {
-			hb, err := s.Chain.BalanceOf(ctx, s.Wallet.Address())
-			if err != nil {
-				return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the hot wallet's balance: %v", err)
-			}
-			r.HotWalletBalanceUSD = s.Chain.Money(hb)
-			onChain += r.HotWalletBalanceUSD
+		hb, err := s.Chain.BalanceOf(ctx, s.Wallet.Address())
+		if err != nil {
+			return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the hot wallet's balance: %v", err)
 		}
+		r.HotWalletBalanceUSD = s.Chain.Money(hb)
+		onChain += r.HotWalletBalanceUSD
 	}
 	if s.Wallet != nil && r.QueuedUSD > r.HotWalletBalanceUSD {
 		r.FloatShortUSD = r.QueuedUSD - r.HotWalletBalanceUSD

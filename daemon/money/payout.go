@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
@@ -85,21 +86,51 @@ func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error
 // (the latest transfer first): never to another address, and never more to an address than it
 // sent. A refund of money confirmed by hand (no sender known) goes by hand too.
 func refundParts(t *axp.TaskRecord, amount axp.Money) ([]axp.OutTransfer, error) {
-	paid := t.Paid
-	if len(paid) == 0 && t.PayerAddress != "" {
-		// Funded before each transfer was recorded with its sender: one sender was.
-		paid = []axp.PaidIn{{From: t.PayerAddress, Amount: t.Received}}
+	out := refundSplit(t, amount, "")
+	var byHand axp.Money
+	for _, x := range out {
+		if x.To == "" {
+			byHand += x.Amount
+		}
 	}
-	parts, byHand, rest := axp.Refunds(paid, amount)
-	if byHand+rest > 0 {
-		return nil, axp.Invalid("tx_hash", fmt.Sprintf("is required: %s of the refund returns money whose sender the chain did not show (a payment confirmed by hand)", (byHand+rest).Display()),
+	if byHand > 0 {
+		return nil, axp.Invalid("tx_hash", fmt.Sprintf("is required: %s of the refund returns money whose sender the chain did not show (a payment confirmed by hand)", byHand.Display()),
 			"send the buyer's refund by hand and record its transaction hash here")
 	}
-	out := make([]axp.OutTransfer, len(parts))
-	for i, p := range parts {
-		out[i] = axp.OutTransfer{Part: axp.BuyerPart(i), To: p.From, Amount: p.Amount, Returns: p.TxHash}
-	}
 	return out, nil
+}
+
+// refundSplit divides a refund of amount among the transfers that paid t, each part to the
+// address that sent its transfer (the latest transfer first; parts "buyer", "buyer-2", ...). A
+// transfer whose sender the task does not record (confirmed by hand) is refunded to fallback, ""
+// when unknown.
+func refundSplit(t *axp.TaskRecord, amount axp.Money, fallback string) []axp.OutTransfer {
+	paid := slices.Clone(t.Paid)
+	if len(paid) == 0 {
+		// Funded before each transfer was recorded with its sender: one sender was.
+		paid = []axp.PaidIn{{From: t.PayerAddress, Amount: max(t.Received, amount)}}
+	}
+	for i := range paid {
+		if paid[i].From == "" {
+			paid[i].From = fallback
+		}
+	}
+	parts, byHand, rest := axp.Refunds(paid, amount)
+	var out []axp.OutTransfer
+	add := func(to, returns string, amount axp.Money) {
+		if i := slices.IndexFunc(out, func(x axp.OutTransfer) bool { return x.To != "" && strings.EqualFold(x.To, to) }); i >= 0 {
+			out[i].Amount += amount
+			return
+		}
+		out = append(out, axp.OutTransfer{Part: axp.BuyerPart(len(out)), To: to, Amount: amount, Returns: returns})
+	}
+	for _, p := range parts {
+		add(p.From, p.TxHash, p.Amount)
+	}
+	if byHand+rest > 0 {
+		add("", "", byHand+rest)
+	}
+	return out
 }
 
 // approveOnChain approves a payout, refund or split by sending it from the hot wallet.

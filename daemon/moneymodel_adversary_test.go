@@ -23,6 +23,9 @@ import (
 //	                    task is refused
 //	signed-credited     a transfer bound by its sender's signature, and an authorization the
 //	                    exchange took, fund their task once confirmed
+//	hand-hash-refused   approving a payout, refund or split by hand with a hash that did not send
+//	                    its money (a buyer's payment, another item's transfer, one nobody made) is
+//	                    refused (400 naming tx_hash) and books nothing
 
 // thief reports a transfer made for another task (or none) on a task of its own.
 func (mm *moneyModel) thief() bool {
@@ -202,4 +205,48 @@ func (mm *moneyModel) checkAdversary(v *moneyView, credited map[string][]string)
 			}
 		}
 	}
+}
+
+// handApprove approves an open payout, refund or split by hand with a hash that did not send its
+// money: a buyer's payment to the deposit address, a transfer the hot wallet sent for another item,
+// or a hash nobody made.
+func (mm *moneyModel) handApprove() bool {
+	items := mm.openItems(func(a *axp.Approval) bool { return moneyItem(a) && a.Status == axp.ApprovalPending })
+	if len(items) == 0 {
+		return false
+	}
+	a := items[mm.rng.IntN(len(items))]
+	var hash, what string
+	switch mm.rng.IntN(3) {
+	case 0:
+		if len(mm.sent) == 0 {
+			return false
+		}
+		tr := mm.sent[mm.rng.IntN(len(mm.sent))]
+		hash, what = tr.hash, "a "+tr.kind+" payment to the deposit address"
+	case 1:
+		for _, o := range mm.read().items {
+			for _, x := range o.Transfers {
+				if o.ID != a.ID && x.Status == axp.TransferConfirmed {
+					hash, what = x.TxHash, "the "+x.Part+" transfer of approval "+o.ID
+				}
+			}
+		}
+		if hash == "" {
+			return false
+		}
+	default:
+		hash, what = newTxHash(), "a hash nobody made"
+	}
+	before := len(mm.m.ledger())
+	_, err := do(mm.m.admin, "admin_approve", map[string]any{"id": a.ID, "tx_hash": hash})
+	mm.logf("approve %s (%s of task %s) by hand with %s (%s): %v", a.ID, a.Kind, a.TaskID, short(hash), what, errText(err))
+	var e *axp.Error
+	if err == nil || !errors.As(err, &e) || e.Code != axp.CodeInvalidInput || e.Field != "tx_hash" {
+		mm.violate("hand-hash-refused", a.ID, "approving %s by hand with %s (%s) answered %v, want 400 naming tx_hash", a.ID, short(hash), what, err)
+	}
+	if after := len(mm.m.ledger()); after != before {
+		mm.violate("hand-hash-refused", a.ID, "approving %s by hand with %s (%s) booked %d ledger entries", a.ID, short(hash), what, after-before)
+	}
+	return true
 }

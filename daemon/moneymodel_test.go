@@ -406,6 +406,7 @@ var moneyStepKinds = []moneyStep{
 	{"thief", 6, (*moneyModel).thief},
 	{"rounded", 4, (*moneyModel).rounded},
 	{"pay-auth", 6, (*moneyModel).payAuth},
+	{"hand-approve", 3, (*moneyModel).handApprove},
 }
 
 func (mm *moneyModel) runStep() {

@@ -13,11 +13,14 @@ const (
 	ApproveRefund     = "refund"      // refund the buyer in full
 	ApproveSplit      = "split"       // part refund, part payout
 	ApproveReleaseDue = "release_due" // the auto-release window passed: the operator decides
+	// ApproveReturn sends back a transfer to the deposit address that pays no task (it names
+	// none, or its task no longer waits for payment), to the address that sent it.
+	ApproveReturn = "return"
 )
 
 // SendsMoney reports whether approving an item of kind sends money out: a payout, refund or split.
 func SendsMoney(kind string) bool {
-	return kind == ApprovePayout || kind == ApproveRefund || kind == ApproveSplit
+	return kind == ApprovePayout || kind == ApproveRefund || kind == ApproveSplit || kind == ApproveReturn
 }
 
 // Approval states.
@@ -191,6 +194,8 @@ type Approval struct {
 	// PayoutAddress is where a payout goes (operator eyes only).
 	PayoutAddress string `json:"payout_address,omitempty"`
 	TxHash        string `json:"tx_hash,omitempty"`
+	// ReturnOf is the incoming transfer a return item sends back (to PayoutAddress, its sender).
+	ReturnOf string `json:"return_of,omitempty"`
 	// Rail is how the money of an approved payout, refund or split moved: "manual" (the operator
 	// sent it and recorded the hash) or "evm" (the exchange's hot wallet sent Transfers).
 	Rail      string        `json:"rail,omitempty"`

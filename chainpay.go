@@ -49,6 +49,7 @@ const (
 	InboundEarly     = "early"     // it was mined before the task it names existed
 	InboundReorged   = "reorged"   // it funded a task, then its block left the canonical chain
 	InboundPaidCall  = "paid_call" // it settled a pay-per-call payment (x402)
+	InboundReturned  = "returned"  // it paid no task and the operator sent it back to its sender
 )
 
 // InboundTransfer is one stablecoin transfer to the deposit address, as the watcher or a reported

@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 //	credited-to-payer   a transfer the model sent for a task is credited to that task or to none;
 //	                    a stray (sent for no task) funds nothing
 //	refund-to-sender    every refund part left for an address that paid that task, no more than it
-//	                    sent; no address receives more than it paid in
+//	                    sent; a transfer that paid no task goes back whole to its sender, once
 //	claim-refused       a mined transfer that names another task (or none) reported on the thief's
 //	                    task is refused
 //	signed-credited     a transfer bound by its sender's signature, and an authorization the
@@ -182,7 +183,20 @@ func (mm *moneyModel) checkAdversary(v *moneyView, credited map[string][]string)
 		sellers[strings.ToLower(s.payout)] = true
 	}
 	got := map[string]map[string]axp.Money{} // task -> address -> refunded on chain
+	returned := map[string]axp.Money{}       // incoming transfer -> sent back on chain
 	for _, a := range v.items {
+		if a.Kind == axp.ApproveReturn {
+			in := v.deposits[strings.ToLower(a.ReturnOf)]
+			for _, x := range a.Transfers {
+				for _, l := range v.hotOut[x.TxHash] {
+					if len(in) == 0 || !strings.EqualFold(l.To, in[0].From) {
+						mm.violate("refund-to-sender", a.ID, "return %s sent %s to %s; the transfer %s it returns came from %v", a.ID, l.Amount, l.To, short(a.ReturnOf), in)
+					}
+					returned[strings.ToLower(a.ReturnOf)] += l.Amount
+				}
+			}
+			continue
+		}
 		for _, x := range a.Transfers {
 			if !axp.IsBuyerPart(x.Part) {
 				continue
@@ -195,6 +209,16 @@ func (mm *moneyModel) checkAdversary(v *moneyView, credited map[string][]string)
 					got[a.TaskID] = map[string]axp.Money{}
 				}
 				got[a.TaskID][strings.ToLower(l.To)] += l.Amount
+			}
+		}
+	}
+	for h, amount := range returned {
+		if in := sumLogs(v.deposits[h]); amount > in {
+			mm.violate("refund-to-sender", h, "the transfer %s of %s was sent back %s", short(h), in, amount)
+		}
+		for task, hs := range credited {
+			if slices.Contains(hs, h) {
+				mm.violate("refund-to-sender", h, "the transfer %s was sent back and also credited to task %s", short(h), task)
 			}
 		}
 	}

@@ -966,7 +966,7 @@ func (mm *moneyModel) topUp() {
 // sends the payouts, refunds and splits. Mostly the chain then confirms them.
 func (mm *moneyModel) approve() bool {
 	items := mm.openItems(func(a *axp.Approval) bool {
-		return (moneyItem(a) || a.Kind == axp.ApproveReleaseDue) && a.Status != axp.ApprovalHeld
+		return (moneyItem(a) || a.Kind == axp.ApproveReleaseDue || a.Kind == axp.ApproveReturn) && a.Status != axp.ApprovalHeld
 	})
 	if len(items) == 0 {
 		return false
@@ -1518,6 +1518,9 @@ func (mm *moneyModel) checkTaskMoney(v *moneyView, credited map[string][]string)
 		return per[id]
 	}
 	for _, e := range v.ledger {
+		if e.Kind == axp.ApproveReturn {
+			continue // a transfer that paid no task, sent back (checkAdversary)
+		}
 		f := of(e.TaskID)
 		for _, p := range e.Postings {
 			switch {
@@ -1529,6 +1532,9 @@ func (mm *moneyModel) checkTaskMoney(v *moneyView, credited map[string][]string)
 		}
 	}
 	for _, a := range v.items {
+		if a.Kind == axp.ApproveReturn {
+			continue // it sends back a transfer that paid no task (checkAdversary)
+		}
 		seen := map[string]bool{}
 		for _, x := range a.Transfers {
 			if !seen[x.TxHash] {
@@ -1630,6 +1636,11 @@ func (mm *moneyModel) checkReconcile(final bool) {
 	body := strings.ToLower(string(resp.Body))
 	named := func(hash string) bool { return strings.Contains(body, strings.ToLower(hash)) }
 	booked := map[string]bool{}
+	for _, a := range v.items {
+		if a.Kind == axp.ApproveReturn && (a.Status == axp.ApprovalConfirmed || a.Status == axp.ApprovalApproved) {
+			booked[strings.ToLower(a.ReturnOf)] = true // sent back to its sender
+		}
+	}
 	gaps := 0
 	for _, e := range v.ledger {
 		if e.TxHash == "" {

@@ -200,3 +200,60 @@ func TestTheftZeroFeeSameAmountGoesToTheSigner(t *testing.T) {
 	}
 	m.balances()
 }
+
+// A transfer that pays no task waits in the operator's queue as a return item: approving it sends
+// the amount back to the address that sent it (the hot wallet sends it), the ledger books it as
+// received and returned, and reconcile stops listing it. A report of it after that credits nothing.
+func TestReturnOfAnUnmatchedTransferGoesToItsSender(t *testing.T) {
+	m := newChainMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyer, task := m.awaiting(seller)
+	kv := m.buyerWallet(10_000_000)
+	stray := m.c.Transfer(kv, m.c.Token, m.deposit, usd(t, "3.00"))
+	m.c.Mine(2)
+	m.unknownListed(stray)
+	var ret axp.Approval
+	eventually(t, func() error {
+		for _, a := range m.approvals("") {
+			if a.Kind == axp.ApproveReturn && strings.EqualFold(a.ReturnOf, stray) {
+				ret = a
+				return nil
+			}
+		}
+		return fmt.Errorf("no return item for %s", stray)
+	})
+	if ret.Amount != usd(t, "3.00") || !strings.EqualFold(ret.PayoutAddress, chaintest.Addr(kv)) || ret.Status != axp.ApprovalPending {
+		t.Fatalf("return item %+v", ret)
+	}
+	sent := m.approve(ret.ID, false)
+	if len(sent.Transfers) != 1 || !strings.EqualFold(sent.Transfers[0].To, chaintest.Addr(kv)) || sent.Transfers[0].Amount != usd(t, "3.00") {
+		t.Fatalf("the return sends %+v", sent.Transfers)
+	}
+	m.c.Mine(2)
+	eventually(t, func() error {
+		for _, a := range m.approvals("") {
+			if a.ID == ret.ID && a.Status != axp.ApprovalConfirmed {
+				return fmt.Errorf("return is %s (%s)", a.Status, a.Failure)
+			}
+		}
+		return nil
+	})
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(kv)); bal != 10_000_000 {
+		t.Fatalf("the sender holds %s after the return, want its 10.00 back", bal)
+	}
+	// Signed now for the task, the returned transfer credits nothing.
+	_, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": stray, "payer_signature": m.payerSig(kv, task.ID)})
+	if err == nil {
+		m.c.Mine(2)
+	}
+	if got := getTask(t, buyer, task.ID); got.Payment.ReceivedUSD != 0 {
+		t.Fatalf("a returned transfer was credited: %+v", got.Payment)
+	}
+	eventually(t, func() error {
+		if r := m.reconciled(); !r.Covered || len(r.UnknownTransfers) != 0 {
+			return fmt.Errorf("reconcile: covered %v, unknown %+v, missing %+v", r.Covered, r.UnknownTransfers, r.MissingTransfers)
+		}
+		return nil
+	})
+	m.balances()
+}

@@ -33,9 +33,10 @@ func (t *Tx) indexTxUses(id string, hashes ...string) error {
 	return nil
 }
 
-// approvalHashes are the transaction hashes an approval item carries.
+// approvalHashes are the transaction hashes an approval item carries (a return item's incoming
+// transfer too).
 func approvalHashes(a *axp.Approval) []string {
-	out := []string{a.TxHash, a.BuyerPartTxHash}
+	out := []string{a.TxHash, a.BuyerPartTxHash, a.ReturnOf}
 	for _, x := range a.Transfers {
 		out = append(out, x.TxHash)
 	}

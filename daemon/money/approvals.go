@@ -207,7 +207,7 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 		if a, err = loadApproval(ch.Tx, in.ID); err != nil {
 			return nil, err
 		}
-		t, err := kernel.LoadTask(ch.Tx, a.TaskID)
+		t, err := taskOf(ch.Tx, a)
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +241,7 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 		switch a.Kind {
 		case axp.ApprovePayment:
 			err = s.confirmPayment(ch, t, a, "")
-		case axp.ApprovePayout, axp.ApproveRefund, axp.ApproveSplit:
+		case axp.ApprovePayout, axp.ApproveRefund, axp.ApproveSplit, axp.ApproveReturn:
 			err = s.book(ch, t, a)
 		case axp.ApproveReleaseDue:
 			err = s.releaseDue(ch, t)
@@ -376,6 +376,9 @@ func bookingOf(t *axp.TaskRecord, a *axp.Approval, refund axp.Money) ([]axp.Post
 // the evm rail once its transfers are confirmed): the seller's part alone when the buyer's part of
 // a split was sent before.
 func (s *Service) book(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval) error {
+	if a.Kind == axp.ApproveReturn {
+		return bookReturn(ch, a)
+	}
 	tr, refund, action := sendSpec(t, a)
 	if a.BuyerPartTxHash != "" {
 		return s.sendSellerPart(ch, t, a, refund)
@@ -471,7 +474,7 @@ func (s *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.Rej
 			return nil, axp.Conflict("the buyer's part of split "+a.ID+" was sent ("+a.BuyerPartTxHash+"): the split can only be completed",
 				"approve the seller's part once the seller has a payout address")
 		}
-		t, err := kernel.LoadTask(ch.Tx, a.TaskID)
+		t, err := taskOf(ch.Tx, a)
 		if err != nil {
 			return nil, err
 		}
@@ -487,8 +490,10 @@ func (s *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.Rej
 			}
 			t.TxHash = ""
 		}
-		if err := ch.Save(t, t.Status, "approval_rejected", map[string]any{"approval_id": a.ID, "kind": a.Kind, "reason": in.Reason}); err != nil {
-			return nil, err
+		if a.Kind != axp.ApproveReturn {
+			if err := ch.Save(t, t.Status, "approval_rejected", map[string]any{"approval_id": a.ID, "kind": a.Kind, "reason": in.Reason}); err != nil {
+				return nil, err
+			}
 		}
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return nil, err

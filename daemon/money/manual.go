@@ -9,7 +9,6 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
-	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -51,7 +50,7 @@ func (s *Service) checkManual(ctx context.Context, in *axp.ApproveBody) (*manual
 			a = nil
 			return nil
 		}
-		if t, err = kernel.LoadTask(tx, a.TaskID); err != nil {
+		if t, err = taskOf(tx, a); err != nil {
 			return err
 		}
 		return usedElsewhere(tx, hash, a.ID)
@@ -59,7 +58,11 @@ func (s *Service) checkManual(ctx context.Context, in *axp.ApproveBody) (*manual
 	if err != nil || a == nil {
 		return nil, err
 	}
-	c := &manualCheck{hash: hash, payer: s.payerOf(ctx, t), from: "the deposit address " + s.Chain.Deposit()}
+	payer := a.PayoutAddress // a return goes to the transfer's sender
+	if a.Kind != axp.ApproveReturn {
+		payer = s.payerOf(ctx, t)
+	}
+	c := &manualCheck{hash: hash, payer: payer, from: "the deposit address " + s.Chain.Deposit()}
 	if s.Wallet != nil {
 		c.from = "the hot wallet " + s.Wallet.Address() + " or " + c.from
 	}
@@ -135,6 +138,12 @@ func (c *manualCheck) recheck(tx *store.Tx, t *axp.TaskRecord, a *axp.Approval) 
 // of its booking whose money has not left yet (a part the evm rail confirmed, or the buyer's part
 // sent alone, is not asked again).
 func manualParts(t *axp.TaskRecord, a *axp.Approval, payer string) ([]axp.OutTransfer, error) {
+	if a.Kind == axp.ApproveReturn {
+		if a.SentParts()["buyer"] {
+			return nil, nil
+		}
+		return []axp.OutTransfer{{Part: "buyer", To: a.PayoutAddress, Amount: a.Amount}}, nil
+	}
 	var postings []axp.Posting
 	done := a.SentParts()
 	if buyerPartAlone(a) {

@@ -150,11 +150,19 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, si
 		amount += tr.Amount
 	}
 	var others bool
+	var back *axp.Approval
 	err = s.Store.View(func(tx *store.Tx) error {
 		var err error
+		if back, err = returnOf(tx, txHash); err != nil {
+			return err
+		}
 		others, err = carriedByOthers(tx, t, amount, toDeposit[0].From, minedAt{r.Block, r.BlockTime}, txHash)
 		return err
 	})
+	if err == nil && back != nil && back.Status != axp.ApprovalPending && back.Status != axp.ApprovalHeld {
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s paid no task, and the operator is sending it back to %s (%s)", txHash, back.PayoutAddress, back.Status),
+			fmt.Sprintf("send this task's payable_usd (%s), or pay by authorization", t.Payable.Display()))
+	}
 	if err != nil {
 		return r, err
 	}
@@ -285,6 +293,16 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTas
 				t = r
 			}
 		}
+		// A transfer the operator is sending back (or sent back) to its sender pays no task.
+		back := false
+		if t != nil {
+			if back, err = returning(ch, recs[0].TxHash, t.ID); err != nil {
+				return nil, err
+			}
+			if back {
+				t = nil
+			}
+		}
 		for _, r := range reporters {
 			if t != nil && r.ID == t.ID {
 				continue
@@ -300,7 +318,10 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTas
 				return nil, err
 			}
 		}
-		outcome, note := axp.InboundUnmatched, "no task reported this transaction and no payable amount matches it"
+		outcome, note := axp.InboundUnmatched, "its amount names no task awaiting payment and no sender's signature binds it to one"
+		if back {
+			note = "it is being sent back to its sender"
+		}
 		if t != nil {
 			if outcome, note, err = s.creditTransfer(ch, t, recs, amount); err != nil {
 				return nil, err
@@ -318,11 +339,20 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTas
 		if outcome == axp.InboundFunded || outcome == axp.InboundPartial {
 			return nil, markCredits(ch, recs)
 		}
-		if outcome != axp.InboundFunded && outcome != axp.InboundPartial {
-			return nil, ch.Audit("payment.unmatched", "transaction", recs[0].TxHash, map[string]any{"amount_usd": amount,
-				"from": recs[0].From, "outcome": outcome, "note": note})
+		// Money that pays no task waits in the operator's queue to go back to its sender.
+		if queued, err := returnOf(ch.Tx, recs[0].TxHash); err != nil {
+			return nil, err
+		} else if queued == nil && ch.Tx.TxHashTask(recs[0].TxHash) == "" {
+			taskID := ""
+			if t != nil {
+				taskID = t.ID
+			}
+			if err := queueReturn(ch, recs, amount, taskID, note); err != nil {
+				return nil, err
+			}
 		}
-		return nil, nil
+		return nil, ch.Audit("payment.unmatched", "transaction", recs[0].TxHash, map[string]any{"amount_usd": amount,
+			"from": recs[0].From, "outcome": outcome, "note": note})
 	})
 	if err != nil {
 		s.Log.ErrorContext(ctx, "crediting a transfer failed; it is tried again on the next pass", "source", "payments",
@@ -759,7 +789,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 			}
 			inbound[in.TxHash] = true
 			senders[in.TxHash] = in.From
-			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall {
+			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall && in.Outcome != axp.InboundReturned {
 				r.UnknownTransfers = append(r.UnknownTransfers, *in)
 			}
 			return true

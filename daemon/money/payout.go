@@ -32,9 +32,12 @@ func sendSpec(t *axp.TaskRecord, a *axp.Approval) (tr axp.Trigger, refund axp.Mo
 
 // planTransfers checks that approving a would book what it showed and returns the transfers still
 // to send for it (parts confirmed by an earlier attempt are not sent again).
-func planTransfers(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error) {
+func planTransfers(tx *store.Tx, t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error) {
 	if !a.Open() || a.Status == axp.ApprovalHeld {
 		return nil, axp.Conflict("approval "+a.ID+" is "+a.Status, "only a pending or failed item is approved")
+	}
+	if a.Kind == axp.ApproveReturn {
+		return returnParts(tx, a)
 	}
 	if buyerPartAlone(a) {
 		return nil, axp.Invalid("tx_hash", "is required to send the buyer's part of a split whose seller has no payout address",
@@ -146,11 +149,11 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 		if err != nil {
 			return err
 		}
-		t, err := kernel.LoadTask(tx, a.TaskID)
+		t, err := taskOf(tx, a)
 		if err != nil {
 			return err
 		}
-		plan, err = planTransfers(t, a)
+		plan, err = planTransfers(tx, t, a)
 		return err
 	})
 	if err != nil {
@@ -181,11 +184,11 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 		if err != nil {
 			return nil, err
 		}
-		t, err := kernel.LoadTask(ch.Tx, a.TaskID)
+		t, err := taskOf(ch.Tx, a)
 		if err != nil {
 			return nil, err
 		}
-		again, err := planTransfers(t, a)
+		again, err := planTransfers(ch.Tx, t, a)
 		if err != nil {
 			return nil, err
 		}
@@ -303,7 +306,7 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 	case pending:
 		return ch.Tx.PutApproval(a)
 	}
-	t, err := kernel.LoadTask(ch.Tx, a.TaskID)
+	t, err := taskOf(ch.Tx, a)
 	if err != nil {
 		return err
 	}

@@ -204,6 +204,8 @@ func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 					return nil, err
 				}
 				a.Note = "reorged: " + in.Note
+			case a.Kind == axp.ApproveReturn:
+				continue // it sends back a transfer of its own, not the task's money
 			case axp.SendsMoney(a.Kind) && (a.Status == axp.ApprovalPending || a.Status == axp.ApprovalFailed || a.Status == axp.ApprovalHeld):
 				if err := a.Hold(axp.HoldReorg); err != nil {
 					return nil, err

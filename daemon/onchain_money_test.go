@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
+	"github.com/axp-exchange/axp/daemon/x402"
 )
 
 // The money of a task paid in part goes back as it came in: a cancelled task that received 1.00 of
@@ -496,5 +497,44 @@ func TestChainReorgedPayoutIsSentAgainOnce(t *testing.T) {
 	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Transfers[0].TxHash != sent.Transfers[0].TxHash {
 		t.Fatalf("sent again as %s, not the same transaction %s", a.Transfers[0].TxHash, sent.Transfers[0].TxHash)
 	}
+	m.balances()
+}
+
+// A pay-per-call settlement is re-checked for reorgs like a task's payment: once its block leaves
+// the canonical chain (deeper than the confirmations, the transaction lost), reconcile names the
+// booked call's money missing, with its transaction; when the transfer is back, it is covered again.
+// (Settlements used to be left out of the re-check.)
+func TestChainReorgedPaidCallIsNamed(t *testing.T) {
+	m := newChainMarket(t)
+	payer := m.buyerWallet(1_000_000)
+	snap := m.c.Snapshot()
+	resp := paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, nil)
+	resp = paidCall(t, m.anon, "POST", "/paid/text/injection-check", injectionText, map[string]string{x402.HeaderSignature: pay(t, payer, terms(t, resp))})
+	if resp.Status != 200 {
+		t.Fatalf("paid call: %d %s", resp.Status, resp.Body)
+	}
+	hash := settlement(t, resp, x402.HeaderResponse).Transaction
+	m.c.Mine(3)
+	eventually(t, func() error {
+		if r := m.reconciled(); !r.Covered {
+			return fmt.Errorf("before the reorg: %+v", r)
+		}
+		return nil
+	})
+	if tx := m.c.Receipt(hash); tx == nil {
+		t.Fatal("the settlement is not mined")
+	}
+	m.c.Revert(snap)
+	m.c.DropTransaction(hash)
+	m.c.Mine(5)
+	eventually(t, func() error {
+		r := m.reconciled()
+		for _, g := range r.MissingTransfers {
+			if strings.EqualFold(g.TxHash, hash) && g.Kind == "paid_call" && strings.Contains(g.Why, "reorged") {
+				return nil
+			}
+		}
+		return fmt.Errorf("reconcile does not name the reorged settlement %s: %+v", hash, r.MissingTransfers)
+	})
 	m.balances()
 }

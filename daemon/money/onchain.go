@@ -251,7 +251,8 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTas
 					return nil, err
 				}
 			}
-			return nil, nil
+			// Re-checked for reorgs like a task's payment.
+			return nil, markCredits(ch, recs)
 		}
 		if seen != nil && seen.Outcome != axp.InboundUnmatched {
 			return nil, nil
@@ -843,7 +844,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 			}
 		}
 		gap := ""
-		if block, ok := reorged[e.TxHash]; ok && e.Kind == "payment" {
+		if block, ok := reorged[e.TxHash]; ok && (e.Kind == "payment" || e.Kind == "paid_call" || e.Kind == "connector_setup") {
 			gap = fmt.Sprintf("reorged: the payment's block %d left the canonical chain, so this money is not on chain; the task's payouts, refunds and splits are held until the transfer is back", block)
 		} else if paysOut(e.Kind) {
 			amount, gap = s.payoutGap(ctx, e, &out, counted)

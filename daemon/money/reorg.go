@@ -179,13 +179,21 @@ func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 	var inFlight []string
 	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
 		in, err := ch.Tx.Inbound(m.TxHash, m.LogIndex)
-		if err != nil || in == nil || (in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial) {
+		if err != nil || in == nil || (in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall) {
 			return nil, err
 		}
+		paidCall := in.Outcome == axp.InboundPaidCall
 		in.Before, in.Outcome = in.Outcome, axp.InboundReorged
 		in.Note = fmt.Sprintf("its block %d (%s) left the canonical chain: the money is not on chain", m.Block, m.BlockHash)
 		if err := ch.Tx.PutInbound(in); err != nil {
 			return nil, err
+		}
+		if paidCall {
+			// A pay-per-call settlement: the caller had its answer; reconcile names the money
+			// missing until the transfer is back.
+			task = "paid call"
+			return nil, ch.Audit("paid_call.reorged", "transaction", m.TxHash, map[string]any{"block": m.Block,
+				"block_hash": m.BlockHash, "amount_usd": m.Amount})
 		}
 		t, err := kernel.LoadTask(ch.Tx, in.TaskID)
 		if err != nil {
@@ -228,6 +236,11 @@ func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 		return nil, ch.Audit("payment.reorged", "transaction", m.TxHash, map[string]any{"task": t.ID, "block": m.Block,
 			"block_hash": m.BlockHash, "amount_usd": m.Amount, "in_flight": inFlight})
 	})
+	if err == nil && task == "paid call" {
+		s.Log.ErrorContext(ctx, "a pay-per-call settlement left the canonical chain (a reorg deeper than confirmations): its money is not on chain; see axp admin reconcile",
+			"source", "payments", "tx_hash", m.TxHash, "block", m.Block, "amount_usd", m.Amount.String())
+		return nil
+	}
 	if err == nil && task != "" {
 		s.Log.ErrorContext(ctx, "a payment left the canonical chain (a reorg deeper than confirmations): the task's payouts, refunds and splits are held; see axp admin reconcile",
 			"source", "payments", "task", task, "tx_hash", m.TxHash, "block", m.Block, "amount_usd", m.Amount.String(), "sent_already", inFlight)

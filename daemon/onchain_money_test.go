@@ -515,15 +515,17 @@ func TestChainReorgedPaidCallIsNamed(t *testing.T) {
 	}
 	hash := settlement(t, resp, x402.HeaderResponse).Transaction
 	m.c.Mine(3)
+	rc := m.c.Receipt(hash)
+	if rc == nil {
+		t.Fatal("the settlement is not mined")
+	}
+	// The watcher has read the settlement's block (and recorded its transfer as a paid call).
 	eventually(t, func() error {
-		if r := m.reconciled(); !r.Covered {
-			return fmt.Errorf("before the reorg: %+v", r)
+		if r := m.reconciled(); !r.Covered || r.ScannedToBlock < rc.BlockNumber.Uint64() {
+			return fmt.Errorf("before the reorg: scanned to %d, covered %v", r.ScannedToBlock, r.Covered)
 		}
 		return nil
 	})
-	if tx := m.c.Receipt(hash); tx == nil {
-		t.Fatal("the settlement is not mined")
-	}
 	m.c.Revert(snap)
 	m.c.DropTransaction(hash)
 	m.c.Mine(5)

@@ -222,7 +222,7 @@ type Approval struct {
 // ApprovalsQuery filters the queue.
 type ApprovalsQuery struct {
 	Status string `json:"status,omitempty" schema:"enum=pending_approval|held|approved|rejected|sent|confirmed|failed|reorged|open|all" doc:"default open (pending, held, failed and reorged)"`
-	Kind   string `json:"kind,omitempty" schema:"enum=payment|payout|refund|split|release_due"`
+	Kind   string `json:"kind,omitempty" schema:"enum=payment|payout|refund|split|release_due|return"`
 	TaskID string `json:"task_id,omitempty" schema:"maxLength=100"`
 }
 
@@ -268,6 +268,9 @@ func (a *Approval) Recipients() string {
 		switch p.Account {
 		case AcctBuyerRefund:
 			name = "buyer"
+			if a.Kind == ApproveReturn {
+				name = "sender " + a.PayoutAddress
+			}
 		case AcctSellerPaid:
 			name = "seller"
 		case AcctFees:

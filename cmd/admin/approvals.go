@@ -59,7 +59,7 @@ func NewCmdApprovalsList(f *cmdutil.Factory, runF func(context.Context, *Approva
 		},
 	}
 	c.Flags().StringVar(&o.Status, "status", "", "open (default: pending and held), pending_approval, held, approved, rejected or all")
-	c.Flags().StringVar(&o.Kind, "kind", "", "payment, payout, refund, split or release_due")
+	c.Flags().StringVar(&o.Kind, "kind", "", "payment, payout, refund, split, release_due or return")
 	c.Flags().StringVar(&o.TaskID, "task", "", "only the items of this task")
 	c.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(approvalStatuses, cobra.ShellCompDirectiveNoFileComp))
 	c.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(approvalKinds, cobra.ShellCompDirectiveNoFileComp))

@@ -19,7 +19,9 @@ type PayOptions struct {
 	buyerFlags
 	TaskID string
 	TxHash string
-	Yes    bool
+	// Signature is the sending address's signature of the task's payer message (payer_signature).
+	Signature string
+	Yes       bool
 }
 
 var txHash = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
@@ -28,7 +30,7 @@ var txHash = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
 func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error) *cobra.Command {
 	o := &PayOptions{F: f, IO: f.IO}
 	c := &cobra.Command{
-		Use:   "pay TASK [--tx HASH]",
+		Use:   "pay TASK [--tx HASH [--payer-signature SIG]]",
 		Short: "Show what to pay and where; with --tx, report the payment",
 		Long: `Without --tx, show the payable amount (send exactly it: its last digits identify your
 payment), the deposit address, the chain and token, the amount in token units, an EIP-681 payment
@@ -36,7 +38,9 @@ URI a wallet can open, and the deadline. With --tx, report the stablecoin transa
 On an exchange that reads the chain (verifier evm) its watcher finds the payment on chain by itself
 once it is sent, so a report only speeds it up; it is checked at once (a reverted transaction,
 another token or another recipient is refused). Elsewhere report it and the operator confirms it.
-Either way the job starts when the payment is confirmed.`,
+Either way the job starts when the payment is confirmed. A transfer whose amount is not exactly
+the payable amount names no task: report it with --payer-signature, the sending address's
+signature (personal_sign) of the payment's payer_message, or it goes back to its sender.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: CompleteTaskIDs(f),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -51,6 +55,7 @@ Either way the job starts when the payment is confirmed.`,
 		},
 	}
 	c.Flags().StringVar(&o.TxHash, "tx", "", "the transaction `hash` that paid (0x + 64 hex)")
+	c.Flags().StringVar(&o.Signature, "payer-signature", "", "the sending address's `signature` of payment.payer_message (0x + 130 hex), for a transfer of another amount than payable_usd")
 	cmdutil.AddYesFlag(c, &o.Yes)
 	addTokenFlag(c, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
@@ -95,7 +100,7 @@ func payRun(ctx context.Context, o *PayOptions) error {
 	if err != nil {
 		return err
 	}
-	out, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, client.PayCrypto, axp.PayCryptoInput{TaskRef: taskRef(o.TaskID), TxHash: o.TxHash})
+	out, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, client.PayCrypto, axp.PayCryptoInput{TaskRef: taskRef(o.TaskID), TxHash: o.TxHash, PayerSignature: o.Signature})
 	if err != nil {
 		return err
 	}

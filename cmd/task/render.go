@@ -114,7 +114,17 @@ func paymentPairs(s *cmdutil.IOStreams, p *axp.PaymentInfo) []string {
 		"Transaction", p.TxHash,
 		"Received", nonZero(s, p.ReceivedUSD),
 		"Still due", nonZero(s, p.MissingUSD),
+		"Amount note", p.AmountNote,
+		"By authorization", authText(s, p.Authorization),
 	}
+}
+
+// authText says that the task may be paid by signed authorization, and how.
+func authText(s *cmdutil.IOStreams, a *axp.AuthorizationTerms) string {
+	if a == nil {
+		return ""
+	}
+	return cmdutil.Money(s, a.ValueUSD) + s.OnTTY(" signed, not sent: axp wallet pay signs it and the exchange submits it (no gas)")
 }
 
 func chainText(p *axp.PaymentInfo) string {

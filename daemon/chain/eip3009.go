@@ -173,15 +173,25 @@ func SignTerms(key *ecdsa.PrivateKey, t *axp.AuthorizationTerms, validAfter, val
 	}
 	a := Authorization{From: crypto.PubkeyToAddress(key.PublicKey), To: common.HexToAddress(t.To), Value: value,
 		ValidAfter: big.NewInt(validAfter), ValidBefore: big.NewInt(validBefore), Nonce: [32]byte(nonce)}
-	digest, err := AuthorizationDigest(Domain{Name: t.Domain.Name, Version: t.Domain.Version}, t.Domain.ChainID,
+	sig, err := AuthorizationSignature(key, Domain{Name: t.Domain.Name, Version: t.Domain.Version}, t.Domain.ChainID,
 		common.HexToAddress(t.Domain.VerifyingContract), a)
 	if err != nil {
 		return "", err
 	}
+	return "0x" + hex.EncodeToString(sig), nil
+}
+
+// AuthorizationSignature is key's 65-byte signature (v as 27 or 28) of authorization a under the
+// token's EIP-712 domain, as wallets sign it.
+func AuthorizationSignature(key *ecdsa.PrivateKey, d Domain, chainID uint64, token common.Address, a Authorization) ([]byte, error) {
+	digest, err := AuthorizationDigest(d, chainID, token, a)
+	if err != nil {
+		return nil, err
+	}
 	sig, err := crypto.Sign(digest, key)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	sig[64] += 27
-	return "0x" + hex.EncodeToString(sig), nil
+	return sig, nil
 }

@@ -36,15 +36,10 @@ func Pay(key *ecdsa.PrivateKey, r Requirements, resource string, version int, ne
 	if _, err := rand.Read(a.Nonce[:]); err != nil {
 		return "", err
 	}
-	digest, err := chain.AuthorizationDigest(chain.Domain{Name: name, Version: ver}, id, common.HexToAddress(r.Asset), a)
+	sig, err := chain.AuthorizationSignature(key, chain.Domain{Name: name, Version: ver}, id, common.HexToAddress(r.Asset), a)
 	if err != nil {
 		return "", err
 	}
-	sig, err := crypto.Sign(digest, key)
-	if err != nil {
-		return "", err
-	}
-	sig[64] += 27
 	p := Payment{X402Version: version, Payload: ExactPayload{Signature: hexutil.Encode(sig), Authorization: Authorization{
 		From: a.From.Hex(), To: a.To.Hex(), Value: a.Value.String(), ValidAfter: a.ValidAfter.String(),
 		ValidBefore: a.ValidBefore.String(), Nonce: hexutil.Encode(a.Nonce[:])}}}

@@ -92,6 +92,7 @@ type MoneyTotals struct {
 	PayoutsSent Money `json:"payouts_sent_usd"`
 	RefundsSent Money `json:"refunds_sent_usd"`
 	Held        Money `json:"held_usd"`
+	Losses      Money `json:"losses_usd" doc:"payments written off after they left the chain (platform:losses, shown positive)"`
 	LedgerSum   Money `json:"ledger_sum_usd" doc:"always 0: every entry balances"`
 	Entries     int   `json:"entries"`
 }

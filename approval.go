@@ -39,6 +39,9 @@ const (
 	// than the confirmations): the money the exchange booked is not on chain. It stays open, first
 	// in the queue, until the transfer is back in a canonical block (restored by the watcher).
 	ApprovalReorged = "reorged"
+	// ApprovalWrittenOff is a reorged payment whose transfer never came back, written off by the
+	// operator (admin_write_off): closed, with the operator's note.
+	ApprovalWrittenOff = "written_off"
 )
 
 // Why an item is held.
@@ -221,7 +224,7 @@ type Approval struct {
 
 // ApprovalsQuery filters the queue.
 type ApprovalsQuery struct {
-	Status string `json:"status,omitempty" schema:"enum=pending_approval|held|approved|rejected|sent|confirmed|failed|reorged|open|all" doc:"default open (pending, held, failed and reorged)"`
+	Status string `json:"status,omitempty" schema:"enum=pending_approval|held|approved|rejected|sent|confirmed|failed|reorged|written_off|open|all" doc:"default open (pending, held, failed and reorged)"`
 	Kind   string `json:"kind,omitempty" schema:"enum=payment|payout|refund|split|release_due|return"`
 	TaskID string `json:"task_id,omitempty" schema:"maxLength=100"`
 }

@@ -42,14 +42,15 @@ type TestFunds struct {
 
 // Inbound outcomes: what a transfer to the deposit address did.
 const (
-	InboundFunded    = "funded"    // it paid a task (in full, or beyond: the excess goes back to the buyer)
-	InboundPartial   = "partial"   // it paid part of a task; the rest is awaited
-	InboundUnmatched = "unmatched" // no task waits for it: no reported hash, no payable amount matches
-	InboundLate      = "late"      // its task no longer waits for payment (expired, cancelled or paid)
-	InboundEarly     = "early"     // it was mined before the task it names existed
-	InboundReorged   = "reorged"   // it funded a task, then its block left the canonical chain
-	InboundPaidCall  = "paid_call" // it settled a pay-per-call payment (x402)
-	InboundReturned  = "returned"  // it paid no task and the operator sent it back to its sender
+	InboundFunded     = "funded"      // it paid a task (in full, or beyond: the excess goes back to the buyer)
+	InboundPartial    = "partial"     // it paid part of a task; the rest is awaited
+	InboundUnmatched  = "unmatched"   // no task waits for it: no reported hash, no payable amount matches
+	InboundLate       = "late"        // its task no longer waits for payment (expired, cancelled or paid)
+	InboundEarly      = "early"       // it was mined before the task it names existed
+	InboundReorged    = "reorged"     // it funded a task, then its block left the canonical chain
+	InboundWrittenOff = "written_off" // reorged and never back: the operator wrote it off (admin_write_off)
+	InboundPaidCall   = "paid_call"   // it settled a pay-per-call payment (x402)
+	InboundReturned   = "returned"    // it paid no task and the operator sent it back to its sender
 )
 
 // InboundTransfer is one stablecoin transfer to the deposit address, as the watcher or a reported
@@ -134,6 +135,34 @@ type LedgerGap struct {
 // AdminReconcile declares admin_reconcile, GET /api/admin/reconcile.
 var AdminReconcile = Define[NoInput, Reconciliation](Op{Name: "admin_reconcile", Method: get, Path: "/api/admin/reconcile", Tag: "admin", Access: AdminAuth, Summary: "Compare the ledger with the chain: balances, transfers the ledger does not know, movements with no transfer."},
 	nil)
+
+// WriteOffInput names a reorged payment to write off, with the operator's reason.
+type WriteOffInput struct {
+	TxHash string `json:"tx_hash" schema:"required;pattern=^0x[0-9a-fA-F]{64}$" doc:"the transaction of the reorged payment"`
+	Note   string `json:"note" schema:"required;minLength=1;maxLength=2000" doc:"why it is written off (kept in the ledger entry, the audit trail and the task's timeline)"`
+}
+
+// WriteOff is what writing off a reorged payment booked and closed.
+type WriteOff struct {
+	TxHash string `json:"tx_hash"`
+	TaskID string `json:"task_id"`
+	// AmountUSD is the payment written off: FromEscrowUSD came out of what the task still held,
+	// LossUSD had left already (paid out on money that never came) and is booked to platform:losses.
+	AmountUSD     Money       `json:"amount_usd"`
+	FromEscrowUSD Money       `json:"from_escrow_usd"`
+	LossUSD       Money       `json:"loss_usd"`
+	Entry         LedgerEntry `json:"entry"`
+	// Closed are the task's payouts, refunds and splits rejected with the note: they were computed
+	// on money the task never received.
+	Closed []string `json:"closed_approvals"`
+	// StillReorged is set when another payment of the task is still off the chain: its holds stay.
+	StillReorged bool   `json:"still_reorged,omitempty"`
+	Note         string `json:"note"`
+}
+
+// AdminWriteOff declares admin_write_off, POST /api/admin/payments/{tx_hash}/write-off.
+var AdminWriteOff = Define[WriteOffInput, WriteOff](Op{Name: "admin_write_off", Method: post, Path: "/api/admin/payments/{tx_hash}/write-off", Tag: "admin", Access: AdminAuth, Summary: "Write off a reorged payment that never came back: the ledger stops counting it received, what left already is booked as the platform's loss, and the task's open payouts, refunds and splits are closed."},
+	&WriteOffInput{TxHash: "0x" + strings.Repeat("ab", 32), Note: "the buyer's transfer never came back after the reorg; settled with the buyer outside the exchange"})
 
 // PayerMessage is the text (EIP-191 personal_sign) whose signature by an address binds that
 // address's transfers to the deposit address to one task: a transfer whose amount does not name

@@ -13,6 +13,7 @@ const (
 	AcctBuyerRefund = "external:refund" // refunds sent to buyers
 	AcctFees        = "platform:fees"   // platform fees earned
 	AcctExcess      = "platform:excess" // payment tags and overpayments kept on release
+	AcctLosses      = "platform:losses" // payments written off after they left the chain, negative
 	acctEscrow      = "escrow:"         // + task id: funds held for one task
 )
 
@@ -30,11 +31,13 @@ type LedgerEntry struct {
 	V          int       `json:"v"`
 	ID         string    `json:"id"`
 	TaskID     string    `json:"task_id"`
-	Kind       string    `json:"kind"` // payment, payout, refund, split
+	Kind       string    `json:"kind"` // payment, payout, refund, split, write_off, ...
 	Postings   []Posting `json:"postings"`
 	ApprovalID string    `json:"approval_id,omitempty"`
 	TxHash     string    `json:"tx_hash,omitempty"`
-	At         time.Time `json:"at"`
+	// Note is the operator's reason, on entries the operator books by hand (a write-off).
+	Note string    `json:"note,omitempty"`
+	At   time.Time `json:"at"`
 }
 
 // Sum is the sum of the entry's postings (zero for a balanced entry).
@@ -57,6 +60,24 @@ func (e *LedgerEntry) Check() error {
 // PaymentEntry books a confirmed payment into the task's escrow.
 func PaymentEntry(taskID string, received Money) []Posting {
 	return []Posting{{AcctBuyerFunds, -received}, {EscrowAccount(taskID), received}}
+}
+
+// WriteOffEntry takes a payment of amount that never arrived (its block left the canonical chain and
+// the transfer did not come back) out of the books: the buyer's side of the payment is undone, so
+// the ledger no longer counts it received, and the other side comes out of the task's escrow as far
+// as escrow (what the task still holds) goes; the rest left already, paid out on money that never
+// came, and is the platform's loss (platform:losses, negative).
+func WriteOffEntry(taskID string, amount, escrow Money) (ps []Posting, fromEscrow, loss Money) {
+	fromEscrow = min(max(escrow, 0), amount)
+	loss = amount - fromEscrow
+	ps = []Posting{{AcctBuyerFunds, amount}}
+	if fromEscrow != 0 {
+		ps = append(ps, Posting{EscrowAccount(taskID), -fromEscrow})
+	}
+	if loss != 0 {
+		ps = append(ps, Posting{AcctLosses, -loss})
+	}
+	return ps, fromEscrow, loss
 }
 
 // TagLimit bounds the payable-amount tag: received amounts above the price by less than this are

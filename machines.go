@@ -46,15 +46,16 @@ func (m *Machine) Move(status *string, event string) *Error {
 
 // Approval events.
 const (
-	ApprovalHold    = "hold"    // a payout (or a split's seller part) waits for the seller's payout address
-	ApprovalUnhold  = "unhold"  // the seller added a payout address
-	ApprovalApprove = "approve" // the operator approved: the money moved (or the payment is confirmed)
-	ApprovalReject  = "reject"  // the operator rejected, or the item was withdrawn or closed
-	ApprovalSend    = "send"    // the operator approved and the hot wallet sent the transfers (evm rail)
-	ApprovalConfirm = "confirm" // every transfer of a sent item is confirmed on chain
-	ApprovalFail    = "fail"    // a transfer of a sent item failed: the item is back in the queue
-	ApprovalReorg   = "reorg"   // a confirmed payment's block left the canonical chain
-	ApprovalRestore = "restore" // a reorged payment's transfer is back in a canonical block
+	ApprovalHold     = "hold"      // a payout (or a split's seller part) waits for the seller's payout address
+	ApprovalUnhold   = "unhold"    // the seller added a payout address
+	ApprovalApprove  = "approve"   // the operator approved: the money moved (or the payment is confirmed)
+	ApprovalReject   = "reject"    // the operator rejected, or the item was withdrawn or closed
+	ApprovalSend     = "send"      // the operator approved and the hot wallet sent the transfers (evm rail)
+	ApprovalConfirm  = "confirm"   // every transfer of a sent item is confirmed on chain
+	ApprovalFail     = "fail"      // a transfer of a sent item failed: the item is back in the queue
+	ApprovalReorg    = "reorg"     // a confirmed payment's block left the canonical chain
+	ApprovalRestore  = "restore"   // a reorged payment's transfer is back in a canonical block
+	ApprovalWriteOff = "write_off" // the operator wrote off a reorged payment that never came back
 	// ApprovalUnconfirm: a confirmed payout's, refund's or split's transfer left the canonical chain
 	// (a reorg deeper than the confirmations): the item is sent again, from the same signed bytes.
 	ApprovalUnconfirm = "unconfirm"
@@ -62,21 +63,22 @@ const (
 
 // ApprovalMachine: pending_approval or failed -> held -> pending_approval; pending_approval ->
 // approved (manual rail, payments); an approved payment -> reorged -> approved (its block left the
-// canonical chain, then its transfer is back);
+// canonical chain, then its transfer is back, or -> written_off when it never is);
 // pending_approval or failed -> sent -> confirmed | failed (evm rail), and a confirmed item whose
 // transfer a deep reorg removed -> sent again; pending, held or failed ->
 // rejected. Only a pending (or failed) item is approved: a held one waits for the seller's payout
 // address (the buyer's part of a held split is sent without changing the item's status).
 var ApprovalMachine = &Machine{Entity: "approval", Edges: map[string]Edge{
-	ApprovalHold:    {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalHeld},
-	ApprovalUnhold:  {From: []string{ApprovalHeld}, To: ApprovalPending},
-	ApprovalApprove: {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalApproved},
-	ApprovalReject:  {From: []string{ApprovalPending, ApprovalHeld, ApprovalFailed}, To: ApprovalRejected},
-	ApprovalSend:    {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalSent},
-	ApprovalConfirm: {From: []string{ApprovalSent}, To: ApprovalConfirmed},
-	ApprovalFail:    {From: []string{ApprovalSent}, To: ApprovalFailed},
-	ApprovalReorg:   {From: []string{ApprovalApproved}, To: ApprovalReorged},
-	ApprovalRestore: {From: []string{ApprovalReorged}, To: ApprovalApproved},
+	ApprovalHold:     {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalHeld},
+	ApprovalUnhold:   {From: []string{ApprovalHeld}, To: ApprovalPending},
+	ApprovalApprove:  {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalApproved},
+	ApprovalReject:   {From: []string{ApprovalPending, ApprovalHeld, ApprovalFailed}, To: ApprovalRejected},
+	ApprovalSend:     {From: []string{ApprovalPending, ApprovalFailed}, To: ApprovalSent},
+	ApprovalConfirm:  {From: []string{ApprovalSent}, To: ApprovalConfirmed},
+	ApprovalFail:     {From: []string{ApprovalSent}, To: ApprovalFailed},
+	ApprovalReorg:    {From: []string{ApprovalApproved}, To: ApprovalReorged},
+	ApprovalRestore:  {From: []string{ApprovalReorged}, To: ApprovalApproved},
+	ApprovalWriteOff: {From: []string{ApprovalReorged}, To: ApprovalWrittenOff},
 	// A confirmed item whose transfer a reorg removed is in flight again (its booking stands).
 	ApprovalUnconfirm: {From: []string{ApprovalConfirmed}, To: ApprovalSent},
 }}

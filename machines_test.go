@@ -15,7 +15,7 @@ func TestMachines(t *testing.T) {
 		want     map[string]map[string]string // status -> event -> next
 	}{
 		{axp.ApprovalMachine, []string{axp.ApprovalPending, axp.ApprovalHeld, axp.ApprovalApproved, axp.ApprovalRejected,
-			axp.ApprovalSent, axp.ApprovalConfirmed, axp.ApprovalFailed, axp.ApprovalReorged},
+			axp.ApprovalSent, axp.ApprovalConfirmed, axp.ApprovalFailed, axp.ApprovalReorged, axp.ApprovalWrittenOff},
 			map[string]map[string]string{
 				axp.ApprovalPending: {axp.ApprovalHold: axp.ApprovalHeld, axp.ApprovalApprove: axp.ApprovalApproved, axp.ApprovalReject: axp.ApprovalRejected,
 					axp.ApprovalSend: axp.ApprovalSent},
@@ -24,7 +24,7 @@ func TestMachines(t *testing.T) {
 				axp.ApprovalFailed: {axp.ApprovalSend: axp.ApprovalSent, axp.ApprovalApprove: axp.ApprovalApproved, axp.ApprovalReject: axp.ApprovalRejected,
 					axp.ApprovalHold: axp.ApprovalHeld},
 				axp.ApprovalApproved:  {axp.ApprovalReorg: axp.ApprovalReorged},
-				axp.ApprovalReorged:   {axp.ApprovalRestore: axp.ApprovalApproved},
+				axp.ApprovalReorged:   {axp.ApprovalRestore: axp.ApprovalApproved, axp.ApprovalWriteOff: axp.ApprovalWrittenOff},
 				axp.ApprovalConfirmed: {axp.ApprovalUnconfirm: axp.ApprovalSent},
 			}},
 		{axp.MediationMachine, []string{axp.MediationAwaiting, axp.MediationDecided, axp.MediationAppealed, axp.MediationResolved},

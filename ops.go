@@ -120,6 +120,7 @@ var Ops = catalog(
 	AdminAudit,
 	AdminMetrics,
 	AdminReconcile,
+	AdminWriteOff,
 	AdminStats,
 	AdminAnnouncements,
 	AdminAnnounce,

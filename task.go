@@ -190,7 +190,7 @@ type PaymentInfo struct {
 	ReceivedUSD    Money      `json:"received_usd"`
 	// MissingUSD is what is still due after a partial payment.
 	MissingUSD Money  `json:"missing_usd,omitempty"`
-	Status     string `json:"status" doc:"unpaid, partial (part received, the rest awaited), reported (waiting for confirmation), confirmed, reorged (a confirmed payment left the canonical chain: the exchange holds the task's money movements until it is back), or none for free jobs"`
+	Status     string `json:"status" doc:"unpaid, partial (part received, the rest awaited), reported (waiting for confirmation), confirmed, reorged (a confirmed payment left the canonical chain: the exchange holds the task's money movements until it is back), written_off (such a payment never came back and the operator wrote it off), or none for free jobs"`
 	// The chain and the stablecoin, when the exchange names them (chain_id and token_address set):
 	// the amount in the token's own units and an EIP-681 URI a wallet turns into this transfer.
 	ChainID       uint64 `json:"chain_id,omitempty"`
@@ -485,6 +485,9 @@ type TaskRecord struct {
 	// Reorged is set while a payment the task received is not on the canonical chain (a reorg
 	// deeper than the confirmations): its payouts, refunds and splits are held.
 	Reorged bool `json:"payment_reorged,omitempty"`
+	// WrittenOff is what the operator wrote off of the task's payments: reorged, never back on
+	// chain (admin_write_off).
+	WrittenOff Money `json:"payment_written_off_usd,omitempty"`
 	// PayerAddress is the address the first payment came from (read on chain).
 	PayerAddress string `json:"payer_address,omitempty"`
 	// Payers are the addresses proven to pay this task (each signed axp.PayerMessage for it): a

@@ -189,6 +189,8 @@ var (
 	AdminMetrics = Def[axp.MetricsQuery, axp.Metrics]("admin_metrics")
 	// AdminReconcile is GET /api/admin/reconcile: Compare the ledger with the chain: balances, transfers the ledger does not know, movements with no transfer.
 	AdminReconcile = Def[None, axp.Reconciliation]("admin_reconcile")
+	// AdminWriteOff is POST /api/admin/payments/{tx_hash}/write-off: Write off a reorged payment that never came back: the ledger stops counting it received, what left already is booked as the platform's loss, and the task's open payouts, refunds and splits are closed.
+	AdminWriteOff = Def[axp.WriteOffInput, axp.WriteOff]("admin_write_off")
 	// AdminStats is GET /api/admin/stats: Task counts by status, members by state, money totals.
 	AdminStats = Def[None, axp.Stats]("admin_stats")
 	// AdminAnnouncements is GET /api/admin/announcements: Announcements with their delivery to each member: pushed, failed, waiting, read.

@@ -96,6 +96,7 @@ var (
 	AdminAudit             = api.AdminAudit
 	AdminMetrics           = api.AdminMetrics
 	AdminReconcile         = api.AdminReconcile
+	AdminWriteOff          = api.AdminWriteOff
 	AdminStats             = api.AdminStats
 	AdminAnnouncements     = api.AdminAnnouncements
 	AdminAnnounce          = api.AdminAnnounce

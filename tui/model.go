@@ -895,7 +895,7 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		switch {
 		case a.Status == axp.ApprovalReorged:
-			m.flash, m.flashErr = "This payment left the canonical chain (a reorg): it comes back by itself when the transfer is mined again; see axp admin reconcile", true
+			m.flash, m.flashErr = "This payment left the canonical chain (a reorg): it comes back by itself when the transfer is mined again; if it never does, axp admin payments write-off", true
 			return m, nil
 		case a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg:
 			m.flash, m.flashErr = "Held: a payment of this task left the canonical chain; it is released when the transfer is back", true

@@ -99,6 +99,14 @@ func TestFlags(t *testing.T) {
 	if a.ID != "apr_1" || a.TxHash != tx || a.Note != "sent" {
 		t.Errorf("approve options %+v", a)
 	}
+	var wo *admin.WriteOffOptions
+	if err := cmdtest.Exec(admin.NewCmdWriteOff(f, func(_ context.Context, o *admin.WriteOffOptions) error { wo = o; return nil }),
+		tx, "--note", "never came back", "--yes", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	if wo.TxHash != tx || wo.Note != "never came back" || !wo.Yes || !wo.Export.JSON {
+		t.Errorf("write-off options %+v", wo)
+	}
 	var an *admin.AnnounceOptions
 	if err := cmdtest.Exec(admin.NewCmdAnnounce(f, func(_ context.Context, o *admin.AnnounceOptions) error { an = o; return nil }),
 		"--title", "T", "--body", "B", "--member", "mem_a,mem_b", "--member", "mem_c"); err != nil {
@@ -131,6 +139,8 @@ func TestFlags(t *testing.T) {
 		{admin.NewCmdApprovalsList(f, nil), []string{"--kind", "tip"}, `--kind "tip"`},
 		{admin.NewCmdApprove(f, nil), []string{"apr_1", "--tx", "0x1"}, "0x followed by 64 hex digits"},
 		{admin.NewCmdReject(f, nil), []string{"apr_1"}, "--reason is required"},
+		{admin.NewCmdWriteOff(f, nil), []string{tx}, "--note is required"},
+		{admin.NewCmdWriteOff(f, nil), []string{"0x1", "--note", "n"}, "0x followed by 64 hex digits"},
 		{admin.NewCmdAnnounce(f, nil), []string{"--title", "T", "--body", "B", "--audience", "everyone"}, `--audience "everyone"`},
 		{admin.NewCmdMembersList(f, nil), []string{"--state", "asleep"}, `--state "asleep"`},
 		{admin.NewCmdMetrics(f, nil), []string{"--hours", "9999"}, "--hours must be 1 to 2160"},
@@ -413,5 +423,24 @@ func TestApproveValidatesBeforeAskingAndShowsWhereMoneyGoes(t *testing.T) {
 	}
 	if status := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payout", "--jq", ".approvals[0].status")); status != axp.ApprovalPending {
 		t.Errorf("after no: %s", status)
+	}
+}
+
+// Only a reorged payment is written off: one confirmed by hand is a conflict that says so, an
+// unknown hash is not found, and a script without a terminal must say --yes.
+func TestWriteOffRefusesAPaymentNotReorged(t *testing.T) {
+	e := newEnv(t)
+	e.payoutQueued()
+	hash := strings.TrimSpace(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payment", "--status", "all", "--jq", ".approvals[0].tx_hash"))
+	if err := e.run(admin.NewCmdWriteOff(e.f, nil), hash, "--note", "gone"); cmdutil.ExitStatus(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "confirmation") {
+		t.Errorf("write-off without --yes: %v", err)
+	}
+	err := e.run(admin.NewCmdWriteOff(e.f, nil), "--yes", hash, "--note", "gone")
+	var ae *axp.Error
+	if cmdutil.ExitStatus(err) != cmdutil.ExitConflict || !errors.As(err, &ae) || !strings.Contains(ae.Message, "is not reorged") {
+		t.Errorf("write-off of a payment confirmed by hand: %v", err)
+	}
+	if err := e.run(admin.NewCmdWriteOff(e.f, nil), "--yes", cmdtest.TxHash(), "--note", "gone"); cmdutil.ExitStatus(err) != cmdutil.ExitNotFound {
+		t.Errorf("write-off of an unknown hash: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ approval queue), then confirm one with 'axp admin payments confirm TASK'.`,
 		},
 	}
 	cmdutil.AddExportFlags(c, &o.Export)
-	c.AddCommand(NewCmdPaymentsConfirm(f, nil))
+	c.AddCommand(NewCmdPaymentsConfirm(f, nil), NewCmdWriteOff(f, nil))
 	return c
 }
 

@@ -55,6 +55,7 @@ func statsRun(ctx context.Context, o *StatsOptions) error {
 		"Payouts sent", cmdutil.Money(o.IO, m.PayoutsSent),
 		"Refunds sent", cmdutil.Money(o.IO, m.RefundsSent),
 		"Held", cmdutil.Money(o.IO, m.Held),
+		"Losses (written off)", nonZeroMoney(o.IO, m.Losses),
 		"Ledger sum", cmdutil.Money(o.IO, m.LedgerSum),
 		"Ledger entries", strconv.Itoa(m.Entries),
 		"Submissions", counts(s.Submissions),

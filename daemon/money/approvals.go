@@ -21,6 +21,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, axp.AdminApprove, s.adminApprove)
 	pipeline.Handle(r, axp.AdminReject, s.adminReject)
 	pipeline.HandleNoInput(r, axp.AdminReconcile, s.adminReconcile)
+	pipeline.Handle(r, axp.AdminWriteOff, s.adminWriteOff)
 	pipeline.HandleNoInput(r, axp.GetMyEarnings, s.getMyEarnings)
 	pipeline.Handle(r, axp.TestFund, s.testFund)
 	s.subscribeMoney()
@@ -128,12 +129,12 @@ func loadApproval(tx *store.Tx, id string) (*axp.Approval, error) {
 	case axp.ApprovalHeld:
 		if a.HeldFor == axp.HoldReorg {
 			return nil, axp.Conflict("approval "+id+" is held: a payment of task "+a.TaskID+" left the canonical chain (a reorg), so its money is not on chain",
-				"it becomes pending by itself when the transfer is back on chain; see axp admin reconcile")
+				"it becomes pending by itself when the transfer is back on chain (see axp admin reconcile); if it never is, write the payment off: axp admin payments write-off TX_HASH --note TEXT")
 		}
 		return nil, axp.Conflict("approval "+id+" is held: the seller has no payout address yet", "it becomes pending when the seller adds one")
 	case axp.ApprovalReorged:
 		return nil, axp.Conflict("payment "+id+" left the canonical chain (a reorg): there is nothing to approve",
-			"it is approved again by itself when the transfer is back on chain; see axp admin reconcile")
+			"it is approved again by itself when the transfer is back on chain (see axp admin reconcile); if it never is, write it off: axp admin payments write-off "+a.TxHash+" --note TEXT")
 	}
 	return nil, axp.Conflict("approval "+id+" was already "+a.Status, "")
 }

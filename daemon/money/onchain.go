@@ -788,6 +788,9 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 				reorged[in.TxHash] = in.Block
 				return true
 			}
+			if in.Outcome == axp.InboundWrittenOff {
+				return true // not on chain, and out of the books (its write_off entry)
+			}
 			inbound[in.TxHash] = true
 			senders[in.TxHash] = in.From
 			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall && in.Outcome != axp.InboundReturned {
@@ -822,6 +825,14 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 		return nil, err
 	}
 	out.payersFrom(entries, senders)
+	// A reorged payment the operator wrote off is out of the books: its write_off entry undoes
+	// what its payment entry counted received, and neither is a transfer the chain must show.
+	writtenOff := map[string]bool{}
+	for _, e := range entries {
+		if e.Kind == "write_off" && e.TxHash != "" {
+			writtenOff[strings.ToLower(e.TxHash)] = true
+		}
+	}
 	booked := map[string]*axp.LedgerEntry{} // the first entry that books each transaction
 	counted := map[transferID]string{}      // transfers a payout, refund or split already counted
 	for i := range entries {
@@ -834,7 +845,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 				r.PaidOutUSD += p.Amount
 			}
 		}
-		if e.TxHash == "" {
+		if e.TxHash == "" || (writtenOff[strings.ToLower(e.TxHash)] && (e.Kind == "payment" || e.Kind == "write_off")) {
 			continue
 		}
 		var amount axp.Money
@@ -845,7 +856,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 		}
 		gap := ""
 		if block, ok := reorged[e.TxHash]; ok && (e.Kind == "payment" || e.Kind == "paid_call" || e.Kind == "connector_setup") {
-			gap = fmt.Sprintf("reorged: the payment's block %d left the canonical chain, so this money is not on chain; the task's payouts, refunds and splits are held until the transfer is back", block)
+			gap = fmt.Sprintf("reorged: the payment's block %d left the canonical chain, so this money is not on chain; the task's payouts, refunds and splits are held until the transfer is back (if it never is: axp admin payments write-off)", block)
 		} else if paysOut(e.Kind) {
 			amount, gap = s.payoutGap(ctx, e, &out, counted)
 		} else {

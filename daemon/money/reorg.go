@@ -304,10 +304,7 @@ func (s *Service) restorePayment(ch *kernel.Change, seen []axp.InboundTransfer, 
 			if a.Status != axp.ApprovalHeld || a.HeldFor != axp.HoldReorg {
 				continue
 			}
-			a.HeldFor = ""
-			if a.Kind != axp.ApproveRefund && a.PayoutAddress == "" && a.SellerNetUSD > 0 {
-				a.HeldFor = axp.HoldPayoutAddress // still waits for the seller's payout address
-			} else if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalUnhold); err != nil {
+			if err := liftReorgHold(a); err != nil {
 				return err
 			}
 			if err := ch.Tx.PutApproval(a); err != nil {
@@ -322,6 +319,20 @@ func (s *Service) restorePayment(ch *kernel.Change, seen []axp.InboundTransfer, 
 	s.Log.Warn("a reorged payment is back on the canonical chain", "source", "payments", "task", t.ID,
 		"tx_hash", recs[0].TxHash, "block", recs[0].Block, "still_reorged", still)
 	return ch.Audit("payment.restored", "transaction", recs[0].TxHash, map[string]any{"task": t.ID, "block": recs[0].Block})
+}
+
+// liftReorgHold releases an item held by a reorg: pending again, or still held for the seller's
+// payout address.
+func liftReorgHold(a *axp.Approval) error {
+	a.HeldFor = ""
+	if a.Kind != axp.ApproveRefund && a.PayoutAddress == "" && a.SellerNetUSD > 0 {
+		a.HeldFor = axp.HoldPayoutAddress // still waits for the seller's payout address
+		return nil
+	}
+	if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalUnhold); err != nil {
+		return err
+	}
+	return nil // not a nil *axp.Error in an error
 }
 
 // reorgSent handles a transfer the exchange sent (a payout, refund or split part) whose block left

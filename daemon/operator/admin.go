@@ -265,6 +265,8 @@ func moneyTotals(entries []axp.LedgerEntry) axp.MoneyTotals {
 			m.PayoutsSent = v
 		case acct == axp.AcctBuyerRefund:
 			m.RefundsSent = v
+		case acct == axp.AcctLosses:
+			m.Losses = -v
 		case strings.HasPrefix(acct, "escrow:"):
 			m.Held += v
 		}

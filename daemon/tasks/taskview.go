@@ -103,6 +103,8 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		switch {
 		case t.Reorged:
 			p.Status = "reorged"
+		case t.WrittenOff > 0:
+			p.Status = "written_off"
 		case t.Funded():
 			p.Status = "confirmed"
 		case t.TxHash != "", t.Authorization != nil && t.Authorization.Status == axp.AuthSubmitted:

@@ -114,10 +114,10 @@ var SettlementMachine = &Machine{Entity: "settlement", Edges: map[string]Edge{
 
 // Paid call events.
 const (
-	PaidSubmit  = "submit"  // the settlement transaction was signed: its hash is known
+	PaidSubmit  = "submit"  // the settlement is about to be sent: its transaction's hash stored, or an outside facilitator about to be asked
 	PaidBook    = "book"    // the settlement was mined (or the authorization is used on chain): booked
 	PaidRelease = "release" // the call failed before its settlement began: nothing is charged
-	PaidLetGo   = "let_go"  // the settlement failed, or the authorization expired unsettled
+	PaidLetGo   = "let_go"  // nothing moved and nothing will: no settlement was sent, it reverted, or the authorization expired with its nonce unused
 )
 
 // PaidCallMachine: claimed -> settling -> settled; a claimed call is also booked without a known

@@ -121,7 +121,7 @@ type PaidToolList struct {
 // Paid call statuses.
 const (
 	PaidClaimed  = "claimed"  // the authorization is held for a call being answered
-	PaidSettling = "settling" // its settlement transaction is known and not yet booked
+	PaidSettling = "settling" // its settlement was submitted, or asked of an outside facilitator, and is not booked yet
 	PaidSettled  = "settled"  // booked in the ledger
 	// PaidReleased is never stored: a payment let go is deleted, so that its authorization may pay a
 	// later call.
@@ -144,9 +144,19 @@ type PaidCall struct {
 	Version     int       `json:"x402_version"`
 	ValidBefore int64     `json:"valid_before"`
 	ConnectorID string    `json:"connector_id,omitempty"`
+	Block       uint64    `json:"block,omitempty"` // the chain's head when it was held: its settlement is looked for from there
 	Note        string    `json:"note,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
 	SettledAt   time.Time `json:"settled_at,omitzero"`
+}
+
+// PaidCallState is what a 402 answer says of a payment whose authorization was already used: what
+// became of its money.
+type PaidCallState struct {
+	Status    string `json:"status" doc:"claimed: held by a call being answered; settling: submitted, its outcome not known yet (booked once if mined, released if the chain shows it unused after it expires); settled: booked"`
+	Tool      string `json:"tool"`
+	AmountUSD Money  `json:"amount_usd"`
+	TxHash    string `json:"tx_hash,omitempty" doc:"the settling transaction, once known"`
 }
 
 // Ledger accounts of pay-per-call tools.

@@ -23,7 +23,8 @@ func (d *Daemon) ChainHead() uint64 { return d.Chain.LastHead() }
 // ChainPass runs one pass of the payment watcher (benchmarks time it).
 func (d *Daemon) ChainPass(ctx context.Context) error { return d.money.ChainPass(ctx) }
 
-// SetPaidHook installs a function that runs at the stages of a paid call ("held", "settled").
+// SetPaidHook installs a function that runs at the stages of a paid call ("held", "broadcast",
+// "settled", "kept").
 func (d *Daemon) SetPaidHook(fn func(stage string)) { d.PaidHook = fn }
 
 // RecoverPaidCalls runs the recovery pass of paid calls; it returns how many it finished.

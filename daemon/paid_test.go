@@ -760,6 +760,317 @@ func TestPaidCallCrashRecovery(t *testing.T) {
 	}
 }
 
+// Regression: a caller that leaves once the settlement was broadcast (its request cancelled while
+// the exchange waits for the chain) has paid, and the exchange books it. The call keeps its record
+// (settling, with the transaction); once mined, the recovery pass books it exactly once (a second
+// pass finds nothing), the ledger and the chain agree (reconcile covered, the watcher's record of
+// the transfer a paid call, not unmatched), and the same payment sent again, before and after the
+// booking, says what became of it with the transaction, never "nothing was charged", and charges
+// nothing more.
+func TestPaidCallAbortedAfterBroadcast(t *testing.T) {
+	clk := &clock{}
+	// The sweeper's own recovery pass stays out of the way: the test runs it itself.
+	m := newChainMarket(t, func(cfg *daemon.Config) { cfg.Now, cfg.SweepEvery = clk.Now, time.Hour })
+	payer := m.buyerWallet(1_000_000)
+	payerAddr := chaintest.Addr(payer)
+	depositBefore := m.c.Balance(m.c.Token, m.deposit)
+	const path = "/paid/text/injection-check"
+	req := terms(t, paidCall(t, m.anon, "POST", path, injectionText, nil))
+	header := pay(t, payer, req)
+
+	// The settlement waits in the node's pool until the test mines it: the caller leaves while the
+	// exchange waits for it.
+	m.c.SetAutomine(false)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	kept := make(chan struct{})
+	m.d.SetPaidHook(func(stage string) {
+		switch stage {
+		case "broadcast":
+			cancel()
+		case "kept":
+			close(kept)
+		}
+	})
+	resp, err := m.anon.Raw(ctx, "POST", path, strings.NewReader(injectionText), http.Header{x402.HeaderSignature: {header}})
+	if err == nil {
+		t.Fatalf("the aborted call was answered: %d %s", resp.Status, resp.Body)
+	}
+	// The call ends by keeping the payment for the recovery pass ("kept") or, as it did before, by
+	// letting it go (its record deleted): the checks below say what that costs.
+	within(t, 30*time.Second, func() error {
+		select {
+		case <-kept:
+			return nil
+		default:
+		}
+		if heldPayments(t, m) == 0 {
+			return nil
+		}
+		return fmt.Errorf("the aborted call is still settling")
+	})
+	m.d.SetPaidHook(nil)
+	var rec *axp.PaidCall
+	m.d.DB().View(func(tx *store.Tx) error {
+		open, err := tx.OpenPaidCalls(10)
+		if len(open) == 1 {
+			rec = &open[0]
+		}
+		return err
+	})
+	if rec == nil || rec.Status != axp.PaidSettling || rec.TxHash == "" || rec.Amount != 5_000 {
+		t.Fatalf("the aborted call's record: %+v", rec)
+	}
+	// used sends the same payment again: refused (402) with what became of it, never charged again.
+	used := func(status string) string {
+		t.Helper()
+		resp := paidCall(t, m.anon, "POST", path, injectionText, map[string]string{x402.HeaderSignature: header})
+		var body struct {
+			Error   string            `json:"error"`
+			Hint    string            `json:"hint"`
+			Payment axp.PaidCallState `json:"payment"`
+		}
+		json.Unmarshal(resp.Body, &body)
+		if resp.Status != 402 || body.Payment.Status != status || body.Payment.TxHash != rec.TxHash || body.Payment.AmountUSD != 5_000 ||
+			!strings.Contains(body.Error, rec.TxHash) || strings.Contains(string(resp.Body), "nothing was charged") {
+			t.Fatalf("the same payment again (%s): %d %s", status, resp.Status, resp.Body)
+		}
+		return body.Error
+	}
+	used(axp.PaidSettling)
+
+	// Mined: the money moved; the recovery pass books it once, and only once the call is old enough.
+	m.c.Mine(1)
+	m.c.SetAutomine(true)
+	if got := m.c.Balance(m.c.Token, payerAddr); got != 1_000_000-5_000 {
+		t.Fatalf("the payer holds %d once the settlement is mined", got)
+	}
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("recovered %d calls still being answered", n)
+	}
+	clk.Advance(3 * time.Minute)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 1 {
+		t.Fatalf("recovered %d, want 1", n)
+	}
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("recovered again: %d", n)
+	}
+	var booked []axp.LedgerEntry
+	for _, e := range m.ledger() {
+		if e.Kind == "paid_call" {
+			booked = append(booked, e)
+		}
+	}
+	if len(booked) != 1 || booked[0].TxHash != rec.TxHash {
+		t.Fatalf("paid_call entries %+v, want one of transaction %s", booked, rec.TxHash)
+	}
+	if b := m.balances(); b[axp.AcctPaidCalls] != 5_000 || b[axp.AcctCallers] != -5_000 {
+		t.Fatalf("balances %v", b)
+	}
+	if got := m.c.Balance(m.c.Token, payerAddr); got != 1_000_000-5_000 {
+		t.Fatalf("the payer holds %d", got)
+	}
+	if got := m.c.Balance(m.c.Token, m.deposit); got != depositBefore+5_000 {
+		t.Fatalf("the deposit holds %d", got)
+	}
+	if msg := used(axp.PaidSettled); !strings.Contains(msg, "booked") {
+		t.Fatalf("the booked payment again: %s", msg)
+	}
+
+	// Reconcile, once the watcher has seen the transfer: it is a paid call, not an unmatched
+	// transfer, and the ledger covers the chain.
+	within(t, 10*time.Second, func() error {
+		var seen []axp.InboundTransfer
+		m.d.DB().View(func(tx *store.Tx) error {
+			var err error
+			seen, err = tx.InboundOf(rec.TxHash)
+			return err
+		})
+		if len(seen) != 1 {
+			m.c.Mine(1)
+			return fmt.Errorf("the watcher has not seen the settlement: %+v", seen)
+		}
+		if seen[0].Outcome != axp.InboundPaidCall || seen[0].Amount != 5_000 {
+			t.Fatalf("the watcher's record of the settlement: %+v", seen[0])
+		}
+		var r axp.Reconciliation
+		call(t, m.admin, "admin_reconcile", nil, &r)
+		if !r.Covered || len(r.UnknownTransfers) != 0 || r.ReceivedUSD != 5_000 {
+			t.Fatalf("reconcile %+v", r)
+		}
+		return nil
+	})
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 || heldPayments(t, m) != 0 {
+		t.Fatalf("after reconcile: recovered %d, %d payments open", n, heldPayments(t, m))
+	}
+	if got := m.c.Balance(m.c.Token, payerAddr); got != 1_000_000-5_000 {
+		t.Fatalf("the payer holds %d after the payment was sent again", got)
+	}
+}
+
+// lossyFacilitator is an outside x402 facilitator on loopback that runs the exchange's own logic
+// (x402.Local, with a wallet of its own paying the gas) but drops the connection once it has
+// submitted a settlement, as a network that fails before the answer arrives would: the exchange
+// never learns the transaction. It waits for no block (the settlement may still be pending); sent
+// lists the transactions it submitted.
+func lossyFacilitator(t *testing.T, c *chaintest.Chain) (url string, sent func() []string) {
+	t.Helper()
+	ctx := context.Background()
+	cl, _, err := chain.Dial(ctx, chain.Config{RPCURL: c.URL, ChainID: c.ID, Token: c.Token, Deposit: chaintest.Addr(c.NewKey()), Confirmations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	dom, err := cl.Domain(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &x402.Local{Chain: cl, Wallet: chain.NewWallet(cl, c.NewKey()), Domain: dom, Wait: time.Millisecond}
+	var mu sync.Mutex
+	var txs []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/supported" {
+			json.NewEncoder(w).Encode(map[string]any{"kinds": []map[string]any{{"x402Version": 2, "scheme": "exact", "network": x402.Network(c.ID)}}})
+			return
+		}
+		var req struct {
+			PaymentPayload      *x402.Payment     `json:"paymentPayload"`
+			PaymentRequirements x402.Requirements `json:"paymentRequirements"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.PaymentPayload == nil {
+			http.Error(w, "bad request", 400)
+			return
+		}
+		terms := x402.Terms{V2: req.PaymentRequirements}
+		switch r.URL.Path {
+		case "/verify":
+			v, err := l.Verify(r.Context(), req.PaymentPayload, terms)
+			if err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+			json.NewEncoder(w).Encode(v)
+		case "/settle":
+			s, _ := l.Settle(ctx, req.PaymentPayload, terms, nil)
+			if s.Transaction != "" {
+				mu.Lock()
+				txs = append(txs, s.Transaction)
+				mu.Unlock()
+			}
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), txs...)
+	}
+}
+
+// An outside facilitator settles a payment but its answer is lost: the exchange never treats that
+// as "not sent". Mined already, the authorization's nonce is used on chain and the transaction that
+// used it is found: the call is booked and answered. Still pending, the record is kept (the
+// answer says so, not "nothing was charged"); once mined, the recovery pass books it once, with the
+// transaction it finds, so the watcher's record of the transfer is a paid call and reconcile is
+// covered.
+func TestPaidCallOutsideFacilitatorAnswerLost(t *testing.T) {
+	c := chaintest.Start(t)
+	facURL, sent := lossyFacilitator(t, c)
+	clk := &clock{}
+	m := newChainMarketOn(t, c, func(cfg *daemon.Config) {
+		cfg.X402FacilitatorURL, cfg.Now, cfg.SweepEvery = facURL, clk.Now, time.Hour
+	})
+	payer := m.buyerWallet(1_000_000)
+	payerAddr := chaintest.Addr(payer)
+	const path = "/paid/text/injection-check"
+	req := terms(t, paidCall(t, m.anon, "POST", path, injectionText, nil))
+
+	// Mined at once: answered, with the transaction found on chain.
+	resp := paidCall(t, m.anon, "POST", path, injectionText, map[string]string{x402.HeaderSignature: pay(t, payer, req)})
+	if resp.Status != 200 {
+		t.Fatalf("a settled payment whose facilitator's answer was lost: %d %s", resp.Status, resp.Body)
+	}
+	if s := settlement(t, resp, x402.HeaderResponse); len(sent()) != 1 || !strings.EqualFold(s.Transaction, sent()[0]) {
+		t.Fatalf("settlement %+v; the facilitator sent %v", s, sent())
+	}
+
+	// Still pending when the answer is lost: kept, and said so.
+	m.c.SetAutomine(false)
+	header := pay(t, payer, req)
+	resp = paidCall(t, m.anon, "POST", path, injectionText, map[string]string{x402.HeaderSignature: header})
+	var body struct {
+		Error   string            `json:"error"`
+		Payment axp.PaidCallState `json:"payment"`
+	}
+	json.Unmarshal(resp.Body, &body)
+	if resp.Status != 402 || body.Payment.Status != axp.PaidSettling || strings.Contains(string(resp.Body), "nothing was charged") ||
+		!strings.Contains(body.Error, "not known yet") {
+		t.Fatalf("a pending payment whose facilitator's answer was lost: %d %s", resp.Status, resp.Body)
+	}
+	if heldPayments(t, m) != 1 || len(sent()) != 2 {
+		t.Fatalf("%d payments open, the facilitator sent %v", heldPayments(t, m), sent())
+	}
+	m.c.Mine(1)
+	m.c.SetAutomine(true)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("recovered %d calls still being answered", n)
+	}
+	clk.Advance(3 * time.Minute)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 1 {
+		t.Fatalf("recovered %d, want 1", n)
+	}
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 0 {
+		t.Fatalf("recovered again: %d", n)
+	}
+	booked := map[string]axp.Money{}
+	for _, e := range m.ledger() {
+		for _, p := range e.Postings {
+			if e.Kind == "paid_call" && p.Account == axp.AcctPaidCalls {
+				booked[e.TxHash] += p.Amount
+			}
+		}
+	}
+	want := map[string]axp.Money{strings.ToLower(sent()[0]): 5_000, strings.ToLower(sent()[1]): 5_000}
+	if fmt.Sprint(booked) != fmt.Sprint(want) {
+		t.Fatalf("booked %v, want %v", booked, want)
+	}
+	if got := m.c.Balance(m.c.Token, payerAddr); got != 1_000_000-10_000 {
+		t.Fatalf("the payer holds %d", got)
+	}
+	resp = paidCall(t, m.anon, "POST", path, injectionText, map[string]string{x402.HeaderSignature: header})
+	if resp.Status != 402 || !strings.Contains(string(resp.Body), "booked") || !strings.Contains(string(resp.Body), strings.ToLower(sent()[1])) {
+		t.Fatalf("the booked payment again: %d %s", resp.Status, resp.Body)
+	}
+	within(t, 10*time.Second, func() error {
+		for _, h := range sent() {
+			var seen []axp.InboundTransfer
+			m.d.DB().View(func(tx *store.Tx) error {
+				var err error
+				seen, err = tx.InboundOf(strings.ToLower(h))
+				return err
+			})
+			if len(seen) != 1 {
+				m.c.Mine(1)
+				return fmt.Errorf("the watcher has not seen %s", h)
+			}
+			if seen[0].Outcome != axp.InboundPaidCall {
+				t.Fatalf("the watcher's record of %s: %+v", h, seen[0])
+			}
+		}
+		var r axp.Reconciliation
+		call(t, m.admin, "admin_reconcile", nil, &r)
+		if !r.Covered || len(r.UnknownTransfers) != 0 || r.ReceivedUSD != 10_000 {
+			t.Fatalf("reconcile %+v", r)
+		}
+		return nil
+	})
+}
+
 // Web search through a configured SearxNG-compatible backend, and web contents, as trial calls.
 func TestPaidWebTools(t *testing.T) {
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -173,6 +173,11 @@ func callRun(ctx context.Context, o *CallOptions) error {
 	}
 	resp, err = send(ctx, cl, req, header)
 	if resp != nil && resp.Status == http.StatusPaymentRequired {
+		if p, ok := paymentOf(resp); ok && (p.Status == axp.PaidSettling || p.Status == axp.PaidSettled) {
+			// Submitted: the money may have moved (or did), so this is no refusal.
+			return &axp.Error{Code: axp.CodePaymentRequired, Message: "the exchange withheld the answer: " + refusal(resp),
+				Hint: "the payment was submitted (" + orUnknown(p.TxHash) + "): it is booked once if it is mined; check the wallet with `axp wallet balance` before paying again"}
+		}
 		hint := "nothing was charged; check the wallet's balance with `axp wallet balance`"
 		if pr.TestMode {
 			hint += ", and get test money with `axp wallet fund`"
@@ -375,6 +380,24 @@ func refusal(resp *client.Response) string {
 		}
 	}
 	return fmt.Sprintf("status %d", resp.Status)
+}
+
+// paymentOf reads what a 402 answer says became of a payment already used (its "payment").
+func paymentOf(resp *client.Response) (axp.PaidCallState, bool) {
+	var body struct {
+		Payment *axp.PaidCallState `json:"payment"`
+	}
+	if json.Unmarshal(resp.Body, &body) != nil || body.Payment == nil {
+		return axp.PaidCallState{}, false
+	}
+	return *body.Payment, true
+}
+
+func orUnknown(txHash string) string {
+	if txHash == "" {
+		return "its transaction is not known yet"
+	}
+	return "transaction " + txHash
 }
 
 // settlement reads the PAYMENT-RESPONSE header of a paid answer.

@@ -140,6 +140,30 @@ func (c *Client) WaitMined(ctx context.Context, txHash string, poll time.Duratio
 	}
 }
 
+// AuthorizationUsedTopic is the topic of EIP-3009's AuthorizationUsed(address indexed authorizer,
+// bytes32 indexed nonce) event.
+var AuthorizationUsedTopic = crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
+
+// AuthorizationTx is the transaction that used from's nonce (lower-case 0x hex), looked for in the
+// token's AuthorizationUsed events from block fromBlock on; "" when none is found there.
+func (c *Client) AuthorizationTx(ctx context.Context, from, nonce string, fromBlock uint64) (string, error) {
+	b := common.FromHex(nonce)
+	if len(b) != 32 || !common.IsHexAddress(from) {
+		return "", fmt.Errorf("not an authorization: %s %s", from, nonce)
+	}
+	logs, err := c.ec.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(fromBlock), Addresses: []common.Address{c.token},
+		Topics: [][]common.Hash{{AuthorizationUsedTopic}, {common.BytesToHash(common.HexToAddress(from).Bytes())}, {common.BytesToHash(b)}}})
+	if err != nil {
+		return "", err
+	}
+	for _, l := range logs {
+		if !l.Removed {
+			return strings.ToLower(l.TxHash.Hex()), nil
+		}
+	}
+	return "", nil
+}
+
 // TokenAddress is the token contract.
 func (c *Client) TokenAddress() common.Address { return c.token }
 

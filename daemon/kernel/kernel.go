@@ -63,8 +63,9 @@ type Kernel struct {
 	// afterScan, when set (tests), runs between a sweeper's read of what is due and the write
 	// transactions that act on it, so a test can change the state in between.
 	AfterScan func(what string)
-	// paidHook, when set (tests), runs at the stages of a paid call ("held", "settled"), so that a
-	// test can stop one there as a crash would.
+	// PaidHook, when set (tests), runs at the stages of a paid call ("held"; "broadcast", the
+	// exchange's own settlement sent; "settled", mined; "kept", its outcome not known when the call
+	// ended), so that a test can stop one there as a crash, or a caller leaving, would.
 	PaidHook func(stage string)
 	Stop     chan struct{}
 	Bg       sync.WaitGroup

@@ -3,7 +3,6 @@ package paid
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -104,7 +103,11 @@ func (s *Service) SetupPaid(ctx context.Context) error {
 		}
 		pw.fac = r
 	case s.Wallet != nil:
-		pw.fac = &x402.Local{Chain: s.Chain, Wallet: s.Wallet, Domain: dom, Now: s.Now}
+		pw.fac = &x402.Local{Chain: s.Chain, Wallet: s.Wallet, Domain: dom, Now: s.Now, Sent: func(string) {
+			if s.PaidHook != nil {
+				s.PaidHook("broadcast")
+			}
+		}}
 	default:
 		pw.why = "set payout_key_file (the hot wallet submits x402 payments and pays their gas) or x402_facilitator_url"
 		s.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
@@ -237,7 +240,7 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 	vb, _ := strconv.ParseInt(p.Payload.Authorization.ValidBefore, 10, 64)
 	held.rec = &axp.PaidCall{ID: axp.NewID("pay", now), Tool: op.Name, Resource: resource, Payer: strings.ToLower(p.Payload.Authorization.From),
 		Nonce: strings.ToLower(p.Payload.Authorization.Nonce), Amount: paid, Status: axp.PaidClaimed, Facilitator: pw.fac.Name(),
-		Version: p.X402Version, ValidBefore: vb, ConnectorID: connector, CreatedAt: now}
+		Version: p.X402Version, ValidBefore: vb, ConnectorID: connector, Block: pw.d.Chain.LastHead(), CreatedAt: now}
 	// The authorization is held before anything else: the same payment sent twice, even at once,
 	// answers one call.
 	_, err = pw.d.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+held.rec.Payer, func(ch *kernel.Change) (any, error) {
@@ -246,8 +249,7 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 			return nil, err
 		}
 		if old != nil {
-			return nil, pw.demand(op, t, resource, price, tag, "this payment authorization was already used for a call",
-				"sign a new authorization (a new nonce) for each call")
+			return nil, pw.used(op, t, resource, price, tag, old)
 		}
 		return nil, ch.Tx.PutPaidCall(held.rec)
 	})
@@ -364,43 +366,106 @@ type heldPayment struct {
 // Release forgets the held authorization: the call failed and nothing is charged; the same
 // authorization may pay a later call.
 func (h *heldPayment) Release(ctx context.Context) {
+	ctx, cancel := detached(ctx)
+	defer cancel()
 	if err := h.pw.letGo(ctx, h.rec, axp.PaidRelease); err != nil {
 		h.pw.d.Log.ErrorContext(ctx, "releasing a held payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
 	}
 }
 
-// Settle moves the money and books it; the answer goes out only once it is booked.
+// followUp bounds what is done for a call's payment once the call's own context may be over (the
+// caller left, or the wait for the chain ran out): the record's writes and one look at the chain.
+const followUp = 20 * time.Second
+
+// detached is ctx without its cancellation, bounded by followUp: the record of a payment is kept in
+// step with the chain whether or not the caller is still there.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), followUp)
+}
+
+// Settle moves the money and books it; the answer goes out only once it is booked. Once the
+// settlement was submitted (the record is settling), the payment is let go only when the chain
+// shows that nothing moved; otherwise the record is kept and the recovery pass books it once it is
+// mined, whether or not the caller is still there.
 func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 	pw := h.pw
+	keep := context.WithoutCancel(ctx) // the record's writes do not depend on the caller
 	s, err := pw.fac.Settle(ctx, h.p, h.t, func(hash string) error {
-		if err := axp.PaidCallMachine.Move(&h.rec.Status, axp.PaidSubmit); err != nil {
-			return err
+		next := *h.rec
+		if next.Status == axp.PaidClaimed {
+			if err := axp.PaidCallMachine.Move(&next.Status, axp.PaidSubmit); err != nil {
+				return err
+			}
 		}
-		h.rec.TxHash = hash
-		_, err := pw.d.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+h.rec.Payer, func(ch *kernel.Change) (any, error) {
-			return nil, ch.Tx.PutPaidCall(h.rec)
+		if hash != "" {
+			next.TxHash = hash
+		}
+		_, err := pw.d.Mutate(axp.WithIdempotency(keep, nil), "x402:"+next.Payer, func(ch *kernel.Change) (any, error) {
+			return nil, ch.Tx.PutPaidCall(&next)
 		})
+		if err == nil {
+			*h.rec = next
+		}
 		return err
 	})
-	if err != nil || !s.Success {
-		reason := s.ErrorReason
-		if err != nil {
-			pw.d.Log.WarnContext(ctx, "settling an x402 payment failed", "source", "paid", "id", h.rec.ID, "tx", h.rec.TxHash, "err", err)
-		}
-		if h.rec.Status == axp.PaidSettling && errors.Is(err, context.DeadlineExceeded) {
-			// The transaction may still be mined: the recovery pass books it if it is.
-			return nil, pw.demand(h.op, h.t, h.resource, h.price, h.tag, "the payment's settlement "+h.rec.TxHash+" was not confirmed in time; the answer is withheld",
-				"if it is mined it is booked and the exchange keeps the record; send a new payment to call again")
-		}
-		if err := h.pw.letGo(ctx, h.rec, axp.PaidLetGo); err != nil {
+	fctx, cancel := detached(ctx)
+	defer cancel()
+	if err == nil && s.Success {
+		return h.booked(fctx, s)
+	}
+	if err != nil {
+		pw.d.Log.WarnContext(ctx, "settling an x402 payment failed", "source", "paid", "id", h.rec.ID, "tx", h.rec.TxHash, "err", err)
+	}
+	reason := s.ErrorReason
+	if reason == "" {
+		reason = x402.ReasonSettle
+	}
+	outcome, txHash := settleUnsent, ""
+	if h.rec.Status == axp.PaidSettling {
+		// Submitted: an error says nothing of what moved (the caller may just have left, a
+		// facilitator's answer may be lost); the chain does.
+		outcome, txHash = pw.outcome(fctx, h.rec, err == nil)
+	}
+	switch outcome {
+	case settleMined:
+		pw.d.Log.InfoContext(ctx, "an x402 settlement whose wait failed is mined; booked", "source", "paid", "id", h.rec.ID, "tx", txHash)
+		return h.booked(fctx, x402.Settlement{Success: true, Transaction: txHash, Network: h.network(), Payer: h.p.Payload.Authorization.From})
+	case settleUnsent:
+		if err := pw.letGo(fctx, h.rec, axp.PaidLetGo); err != nil {
 			pw.d.Log.ErrorContext(ctx, "letting go of an unsettled payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
-		}
-		if reason == "" {
-			reason = x402.ReasonSettle
 		}
 		return nil, pw.demand(h.op, h.t, h.resource, h.price, h.tag, "the payment could not be settled ("+reason+"); the call's answer is withheld and nothing was charged",
 			"check the payer's balance and sign a new authorization")
 	}
+	// Not known yet: the record stays, and the recovery pass books it if it is mined.
+	if pw.d.PaidHook != nil {
+		pw.d.PaidHook("kept")
+	}
+	pw.d.Log.WarnContext(ctx, "an x402 settlement's outcome is not known yet; its record is kept for the recovery pass", "source", "paid",
+		"id", h.rec.ID, "tx", h.rec.TxHash, "payer", h.rec.Payer, "amount_usd", h.rec.Amount.String())
+	tx := "the payment's settlement"
+	if h.rec.TxHash != "" {
+		tx += " (transaction " + h.rec.TxHash + ")"
+	}
+	return nil, withPayment(pw.demand(h.op, h.t, h.resource, h.price, h.tag, tx+" was submitted and its outcome is not known yet; the call's answer is withheld",
+		settlingHint), h.rec)
+}
+
+// settlingHint is what a caller may do about a payment whose settlement's outcome is not known yet.
+const settlingHint = "the exchange keeps the payment: it is booked once if it is mined (it pays no second call), and released if the chain shows it unused after it expires; " +
+	"send the same payment again later to learn which, or sign a new authorization (a new nonce) to call again now"
+
+// withPayment adds to a 402 answer what became of the payment rec.
+func withPayment(d *axp.PaymentDemand, rec *axp.PaidCall) *axp.PaymentDemand {
+	if b, ok := d.Body.(map[string]any); ok {
+		b["payment"] = axp.PaidCallState{Status: rec.Status, Tool: rec.Tool, AmountUSD: rec.Amount, TxHash: rec.TxHash}
+	}
+	return d
+}
+
+// booked books a settlement that moved the money and answers its headers.
+func (h *heldPayment) booked(ctx context.Context, s x402.Settlement) (map[string]string, error) {
+	pw := h.pw
 	if pw.d.PaidHook != nil {
 		pw.d.PaidHook("settled")
 	}
@@ -412,6 +477,93 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 		name = x402.HeaderResponseV1
 	}
 	return map[string]string{name: x402.Encode(s), "Access-Control-Expose-Headers": name}, nil
+}
+
+// network is the network the payment was made on, in its version's spelling.
+func (h *heldPayment) network() string {
+	if h.p.X402Version == 1 && h.t.V1 != nil {
+		return h.t.V1.Network
+	}
+	return h.t.V2.Network
+}
+
+// settleOutcome is what the chain says of a submitted settlement that did not report success.
+type settleOutcome int
+
+const (
+	settleOpen   settleOutcome = iota // not known yet: the record is kept
+	settleMined                       // mined and successful: booked
+	settleUnsent                      // nothing moved and nothing will: let go
+)
+
+// outcome reads on chain what became of a payment whose settlement may have been submitted (rec):
+//   - settleMined: its transaction is mined, or another used the authorization (the money moved);
+//     txHash names the transaction ("" when the authorization is used but its transaction was not
+//     found);
+//   - settleUnsent: nothing moved and nothing will: its transaction reverted, or none is known and
+//     either refused (a facilitator answered without naming one) or the authorization expired,
+//     and the authorization's nonce is unused on chain;
+//   - settleOpen: not known yet (also when the chain cannot be read).
+func (pw *Paywall) outcome(ctx context.Context, rec *axp.PaidCall, refused bool) (o settleOutcome, txHash string) {
+	ch := pw.d.Chain
+	expired := pw.d.Now().Unix() > rec.ValidBefore+60
+	if rec.TxHash != "" {
+		r, err := ch.Receipt(ctx, rec.TxHash)
+		switch {
+		case err != nil:
+			return settleOpen, ""
+		case r.Found && r.Success:
+			return settleMined, rec.TxHash
+		case !r.Found && !expired:
+			return settleOpen, "" // it may still be mined
+		}
+		// Reverted, or never mined and expired.
+	}
+	used, err := ch.AuthorizationUsedHex(ctx, rec.Payer, rec.Nonce)
+	switch {
+	case err != nil:
+		return settleOpen, ""
+	case used:
+		// By a transaction not known here: an outside facilitator's whose answer was lost, or
+		// another submitter's.
+		from := rec.Block - min(rec.Block, reorgMargin)
+		if txHash, err = ch.AuthorizationTx(ctx, rec.Payer, rec.Nonce, from); err != nil {
+			txHash = ""
+		}
+		return settleMined, txHash
+	case rec.TxHash == "" && !refused && !expired:
+		return settleOpen, "" // it may still be submitted
+	}
+	return settleUnsent, ""
+}
+
+// reorgMargin is how many blocks before the head a payment was held at its settlement is looked for
+// (a reorg may have shortened the chain since).
+const reorgMargin = 64
+
+// used answers a payment whose authorization is already held (rec): by a call being answered, by a
+// settlement whose outcome is not known yet, or by a booked call. Each says what became of the
+// money; none charges again.
+func (pw *Paywall) used(op *axp.Op, t x402.Terms, resource string, price, tag axp.Money, rec *axp.PaidCall) *axp.PaymentDemand {
+	tx := "its settlement"
+	if rec.TxHash != "" {
+		tx += " (transaction " + rec.TxHash + ")"
+	}
+	var msg, hint string
+	switch rec.Status {
+	case axp.PaidSettled:
+		msg = fmt.Sprintf("this payment authorization was already used: %s moved %s and was booked for a call of %s; it pays no other call and nothing more was charged",
+			tx, rec.Amount.Display(), rec.Tool)
+		hint = "the exchange keeps no copy of a call's answer (if that call was cut off, its answer is lost); sign a new authorization (a new nonce) for another call"
+	case axp.PaidSettling:
+		msg = fmt.Sprintf("this payment authorization was already used: %s of %s for a call of %s was submitted and its outcome is not known yet; the answer is withheld",
+			tx, rec.Amount.Display(), rec.Tool)
+		hint = settlingHint
+	default:
+		msg = "this payment authorization was already used: a call being answered now holds it"
+		hint = "wait for that call's answer; sign a new authorization (a new nonce) for each call"
+	}
+	return withPayment(pw.demand(op, t, resource, price, tag, msg, hint), rec)
 }
 
 // letGo forgets a payment that pays for nothing (its record is deleted, so the authorization may
@@ -501,10 +653,11 @@ func markPaidCallTransfers(tx *store.Tx, txHash string) error {
 	return nil
 }
 
-// RecoverPaidCalls finishes payments a crash or a slow chain left open: a settlement that was
-// mined is booked; one that failed, or an authorization never submitted that has expired, is let
-// go. Nothing is booked twice: the token takes each authorization once and the record says when it
-// was booked.
+// RecoverPaidCalls finishes payments a crash, a caller who left or a slow chain left open: a
+// settlement that was mined (or an authorization found used on chain) is booked; one that
+// reverted, or an authorization whose settlement is not known that has expired unused, is let go.
+// Nothing is booked twice: the token takes each authorization once and the record says when it was
+// booked.
 func (s *Service) RecoverPaidCalls(ctx context.Context) int {
 	if s.Chain == nil {
 		return 0
@@ -522,41 +675,22 @@ func (s *Service) RecoverPaidCalls(ctx context.Context) int {
 		if now.Sub(p.CreatedAt) < 2*time.Minute {
 			continue // a call being answered now
 		}
-		expired := now.Unix() > p.ValidBefore+60
-		if p.TxHash != "" {
-			r, err := s.Chain.Receipt(ctx, p.TxHash)
-			switch {
-			case err != nil:
-				continue
-			case r.Found && r.Success:
-				if s.paid.book(ctx, p, p.TxHash) == nil {
-					s.Log.Warn("a paid call's settlement was booked after the fact; its answer may not have reached the caller",
-						"source", "paid", "id", p.ID, "tx", p.TxHash, "payer", p.Payer, "amount_usd", p.Amount.String())
-					n++
-				}
-				continue
-			case !r.Found && !expired:
-				continue // it may still be mined
+		switch o, txHash := s.paid.outcome(ctx, p, false); o {
+		case settleMined:
+			if txHash != "" && txHash == p.TxHash {
+				s.Log.Warn("a paid call's settlement was booked after the fact; its answer may not have reached the caller",
+					"source", "paid", "id", p.ID, "tx", p.TxHash, "payer", p.Payer, "amount_usd", p.Amount.String())
+			} else {
+				s.Log.Warn("an x402 authorization was used on chain by a transaction not known here; booked", "source", "paid",
+					"id", p.ID, "tx", txHash, "payer", p.Payer, "amount_usd", p.Amount.String())
 			}
-			// Reverted, or never mined and expired.
-		} else if !expired {
-			continue
-		}
-		// Not settled and no longer settleable: let it go, unless the chain shows it used.
-		used, err := s.Chain.AuthorizationUsedHex(ctx, p.Payer, p.Nonce)
-		if err != nil {
-			continue
-		}
-		if used {
-			s.Log.Warn("an x402 authorization was used on chain but its settlement is unknown here; check the payer's transfer",
-				"source", "paid", "id", p.ID, "payer", p.Payer, "amount_usd", p.Amount.String())
-			if s.paid.book(ctx, p, p.TxHash) == nil {
+			if s.paid.book(ctx, p, txHash) == nil {
 				n++
 			}
-			continue
-		}
-		if s.paid.letGo(ctx, p, axp.PaidLetGo) == nil {
-			n++
+		case settleUnsent:
+			if s.paid.letGo(ctx, p, axp.PaidLetGo) == nil {
+				n++
+			}
 		}
 	}
 	return n

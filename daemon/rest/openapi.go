@@ -97,6 +97,8 @@ func errorResponses() map[string]any {
 				"price_usd":   map[string]any{"type": "number"},
 				"v1_amount_usd": map[string]any{"type": "number",
 					"description": "what an x402 v1 payment authorizes: the price less the tool's tag (up to 999 micro-USD), which binds the payment to this tool"},
+				"payment": map[string]any{"type": "object",
+					"description": "present when the payment sent was already used: what became of it (status claimed, settling or settled; tool; amount_usd; tx_hash once known); it is never charged twice"},
 			}},
 			// Without payments on the exchange, a used-up trial answers the Error body.
 			map[string]any{"$ref": "#/components/schemas/Error"}}}}},

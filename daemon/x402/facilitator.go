@@ -24,9 +24,13 @@ type Facilitator interface {
 	Name() string
 	// Verify checks a payment against the terms of its resource without moving money.
 	Verify(ctx context.Context, p *Payment, t Terms) (Verification, error)
-	// Settle moves the money. onSubmit, when not nil, is called with the settling transaction's
-	// hash before it is broadcast (the exchange's own facilitator) or once it is known (an outside
-	// one), so that a crash in between leaves a trace to reconcile.
+	// Settle moves the money. onSubmit, when not nil, is called before anything that may move it
+	// is sent: with the settling transaction's hash before it is broadcast (the exchange's own
+	// facilitator), or with "" before an outside one is asked to settle and again with the hash
+	// once it names one; so that a crash, or the caller leaving, in between leaves a trace to
+	// reconcile. An error from onSubmit stops Settle with nothing sent. Once onSubmit has returned
+	// nil, neither an error nor an unsuccessful settlement proves that nothing moved: only the
+	// chain does (the transaction's receipt, or the authorization's nonce).
 	Settle(ctx context.Context, p *Payment, t Terms, onSubmit func(txHash string) error) (Settlement, error)
 }
 
@@ -126,7 +130,14 @@ type Local struct {
 	// Wait bounds how long Settle waits for the transaction to be mined.
 	Wait time.Duration
 	Now  func() time.Time
+	// Sent, when not nil, is called once a settlement was broadcast, before it is waited for
+	// (tests stop a call there).
+	Sent func(txHash string)
 }
+
+// broadcastWait bounds the broadcast of a settlement whose hash was stored: it is finished even when
+// the call's context ends meanwhile.
+const broadcastWait = 30 * time.Second
 
 // Name is "exchange".
 func (l *Local) Name() string { return "exchange" }
@@ -225,12 +236,19 @@ func (l *Local) Settle(ctx context.Context, p *Payment, t Terms, onSubmit func(s
 			return s, err
 		}
 	}
-	err = l.Wallet.Broadcast(ctx, signed.Raw)
+	// The hash is stored: the settlement is the exchange's to finish, a caller who leaves now does
+	// not stop its broadcast.
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), broadcastWait)
+	err = l.Wallet.Broadcast(bctx, signed.Raw)
+	cancel()
 	release()
 	s.Transaction = signed.Hash
 	if err != nil {
 		s.ErrorReason = ReasonSettle
-		return s, fmt.Errorf("broadcast the settlement: %w", err)
+		return s, fmt.Errorf("broadcast the settlement %s: %w", signed.Hash, err)
+	}
+	if l.Sent != nil {
+		l.Sent(signed.Hash)
 	}
 	wait := l.Wait
 	if wait == 0 {
@@ -257,6 +275,9 @@ func (l *Local) now() time.Time {
 	}
 	return time.Now()
 }
+
+// remoteSettleWait bounds how long an outside facilitator's /settle is waited for.
+const remoteSettleWait = 90 * time.Second
 
 // Remote is an outside facilitator reached over HTTP.
 type Remote struct {
@@ -310,18 +331,26 @@ func (r *Remote) Verify(ctx context.Context, p *Payment, t Terms) (Verification,
 	return v, err
 }
 
-// Settle asks the facilitator's /settle.
+// Settle asks the facilitator's /settle. Once asked, the facilitator may have settled whatever
+// becomes of the request: so the question is recorded first (onSubmit("")), it is asked to the end
+// even when ctx ends meanwhile (for at most remoteSettleWait), and a transaction named in any answer,
+// even an error, is recorded.
 func (r *Remote) Settle(ctx context.Context, p *Payment, t Terms, onSubmit func(string) error) (Settlement, error) {
 	var s Settlement
-	if err := r.do(ctx, http.MethodPost, "/settle", facilitatorRequest{p.X402Version, p, requirementsFor(p, t)}, &s); err != nil {
-		return s, err
-	}
-	if s.Transaction != "" && onSubmit != nil {
-		if err := onSubmit(strings.ToLower(s.Transaction)); err != nil {
+	if onSubmit != nil {
+		if err := onSubmit(""); err != nil {
 			return s, err
 		}
 	}
-	return s, nil
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), remoteSettleWait)
+	defer cancel()
+	err := r.do(sctx, http.MethodPost, "/settle", facilitatorRequest{p.X402Version, p, requirementsFor(p, t)}, &s)
+	if s.Transaction != "" && onSubmit != nil {
+		if serr := onSubmit(strings.ToLower(s.Transaction)); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return s, err
 }
 
 // do calls the facilitator. An answer with an error status that still carries the expected body

@@ -235,6 +235,8 @@ type AuthPayment struct {
 	TxHash      string    `json:"tx_hash"`
 	Raw         string    `json:"raw_tx,omitempty"`
 	SubmittedAt time.Time `json:"submitted_at"`
+	// Block is the chain head when it was submitted: a copy of it is looked for from there on.
+	Block uint64 `json:"block,omitempty"`
 	// Status is submitted (waiting for the chain), used (the watcher credited it) or failed (the
 	// chain refused it and its nonce is unused: the buyer may sign again).
 	Status  string `json:"status"`

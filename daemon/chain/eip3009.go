@@ -140,10 +140,6 @@ func (c *Client) WaitMined(ctx context.Context, txHash string, poll time.Duratio
 	}
 }
 
-// AuthorizationUsedTopic is the topic of EIP-3009's AuthorizationUsed(address indexed authorizer,
-// bytes32 indexed nonce) event.
-var AuthorizationUsedTopic = crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
-
 // AuthorizationTx is the transaction that used from's nonce (lower-case 0x hex), looked for in the
 // token's AuthorizationUsed events from block fromBlock on; "" when none is found there.
 func (c *Client) AuthorizationTx(ctx context.Context, from, nonce string, fromBlock uint64) (string, error) {

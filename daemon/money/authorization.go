@@ -152,7 +152,7 @@ func (s *Service) PayByAuthorization(ctx context.Context, id string, in *axp.Pay
 			return nil, cmpErr(err, axp.Conflict("the submitting transaction already funds task "+other, ""))
 		}
 		cur.Authorization = &axp.AuthPayment{From: auth.From.Hex(), Nonce: strings.ToLower(terms.Nonce), Amount: terms.ValueUSD,
-			ValidBefore: in.ValidBefore, TxHash: signed.Hash, Raw: hex.EncodeToString(signed.Raw), SubmittedAt: ch.Now, Status: axp.AuthSubmitted}
+			ValidBefore: in.ValidBefore, TxHash: signed.Hash, Raw: hex.EncodeToString(signed.Raw), SubmittedAt: ch.Now, Block: s.Chain.LastHead(), Status: axp.AuthSubmitted}
 		cur.UpdatedAt = ch.Now
 		return nil, ch.Save(cur, cur.Status, "payment_authorized", map[string]any{"from": auth.From.Hex(), "amount_usd": terms.ValueUSD,
 			"tx_hash": signed.Hash})
@@ -276,31 +276,20 @@ func (s *Service) TrackAuthorizations(ctx context.Context) {
 	}
 }
 
-// findCarrier credits a task whose authorization another transaction used: among the transfers
-// the watcher saw from the payer and credited to no task, the one whose transaction carries the
-// task's nonce.
+// findCarrier credits a task whose authorization another transaction used (a copy submitted by
+// someone else): the token's AuthorizationUsed log names the transaction, read from the block the
+// authorization was stored at (less the reorg window).
 func (s *Service) findCarrier(ctx context.Context, taskID string, a axp.AuthPayment) {
-	var cands []string
-	s.Store.View(func(tx *store.Tx) error {
-		return tx.EachInbound(func(in *axp.InboundTransfer) bool {
-			if in.Outcome == axp.InboundUnmatched && in.Amount == a.Amount && chain.SameAddress(in.From, a.From) {
-				cands = append(cands, in.TxHash)
-			}
-			return true
-		})
-	})
-	for _, h := range cands {
-		r, err := s.Chain.Receipt(ctx, h)
-		if err != nil || !r.Found || !r.Success || r.Confirmations < s.Chain.Confirmations() {
-			continue
-		}
-		for _, u := range r.Authorizations {
-			if chain.SameAddress(u.Authorizer, a.From) && strings.EqualFold(u.Nonce, a.Nonce) {
-				s.onInbound(ctx, depositTransfers(r, s.Chain.Deposit()), taskID)
-				return
-			}
-		}
+	from := a.Block - min(a.Block, reorgWindow)
+	hash, err := s.Chain.AuthorizationTx(ctx, a.From, a.Nonce, from)
+	if err != nil || hash == "" {
+		return
 	}
+	r, err := s.Chain.Receipt(ctx, hash)
+	if err != nil || !r.Found || !r.Success || r.Confirmations < s.Chain.Confirmations() {
+		return
+	}
+	s.onInbound(ctx, depositTransfers(r, s.Chain.Deposit()), taskID)
 }
 
 // depositTransfers are a receipt's transfers to the deposit address.

@@ -23,6 +23,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/store"
 	"github.com/axp-exchange/axp/store/pgtest"
@@ -598,14 +599,18 @@ func (mm *moneyModel) pay() bool {
 			claimed = mm.foreignReport(other, tr, true)
 		}
 	}
-	if mm.chance(0.5) {
+	reported := mm.chance(0.5)
+	if reported {
 		mm.ownReport(x, tr)
 	}
 	if mm.chance(0.7) {
 		mm.confirm()
-		// With no other report waiting, the transfer is found (reported or by its amount) and
-		// credited to its own task: in full, or as a part with the rest still due.
-		if !claimed && earlier == 0 && (p.TxHash == "" || p.TxHash == tr.hash) {
+		// With no other report waiting, the transfer is found and credited to its own task (in
+		// full, or as a part with the rest still due) when it names the task: its exact payable
+		// amount, its sender's signed report, or a sender that paid part of it already. A part
+		// or an overpayment that only carries the task's tag names nothing by itself.
+		names := kind == "exact" || reported || p.ReceivedUSD > 0
+		if names && !claimed && earlier == 0 && (p.TxHash == "" || p.TxHash == tr.hash) {
 			mm.expectCredited(x, tr, p.ReceivedUSD, p.PayableUSD)
 		}
 	}
@@ -646,7 +651,17 @@ func (mm *moneyModel) ownReport(x *mTask, tr *mTransfer) {
 	v := mm.view(x)
 	credited := mm.bookedFor(x.id, tr.hash)
 	var rep axp.PaymentReport
-	err := mm.do(mm.buyer(x), "pay_crypto", map[string]any{"id": x.id, "tx_hash": tr.hash}, &rep)
+	// An honest buyer's wallet signs the task's payer message (as axp wallet pay does): the report
+	// binds its own transfer to its task whatever the amount.
+	in := map[string]any{"id": x.id, "tx_hash": tr.hash}
+	if x.wallet != nil {
+		sig, err := chain.SignText(x.wallet, axp.PayerMessage(x.id, mm.m.c.ID, mm.m.deposit))
+		if err != nil {
+			mm.t.Fatal(err)
+		}
+		in["payer_signature"] = sig
+	}
+	err := mm.do(mm.buyer(x), "pay_crypto", in, &rep)
 	mm.logf("task %s: the buyer reports %s: %v", x.id, short(tr.hash), errText(err))
 	if v.Status != axp.TaskAwaitingPayment || v.Payment == nil {
 		return
@@ -1789,3 +1804,8 @@ func TestMoneyReportOfCreditedHash(t *testing.T) {
 func TestMoneyReorgCarriedPayment(t *testing.T) {
 	moneyRegression(t, 70, 12, "payment-credited", "reconcile-names")
 }
+
+// A buyer's repeated transfer of its finished task's amount carried the sub-cent tag a task posted
+// since was given: it was credited to that task (seed 689983084, CI). Only an exact payable
+// amount, or a sender bound to the task, names a task now.
+func TestMoneyStaleTagIsNoName(t *testing.T) { moneyRegression(t, 689983084, 120, "credited-to-payer") }

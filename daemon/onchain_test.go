@@ -137,10 +137,12 @@ func TestChainPaymentFoundAndPayoutSent(t *testing.T) {
 		t.Fatalf("payment_uri %s, want %s", p.PaymentURI, want)
 	}
 
-	// The buyer overpays by one dollar and reports nothing: the watcher finds it.
+	// The buyer overpays by one dollar: another amount than payable_usd names no task by itself,
+	// so the buyer reports it with its signature of the task's payer message.
 	bk := m.buyerWallet(10_000_000)
-	m.c.Transfer(bk, m.c.Token, m.deposit, p.PayableUSD+1_000_000)
+	over := m.c.Transfer(bk, m.c.Token, m.deposit, p.PayableUSD+1_000_000)
 	m.c.Mine(1)
+	call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": over, "payer_signature": m.payerSig(bk, task.ID)}, nil)
 	got := waitStatus(t, buyer, task.ID, axp.TaskPaid)
 	if got.Payment.ReceivedUSD != p.PayableUSD+1_000_000 {
 		t.Fatalf("received %s", got.Payment.ReceivedUSD)

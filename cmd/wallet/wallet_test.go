@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -445,8 +446,14 @@ func TestPayTheRestAfterAPartPayment(t *testing.T) {
 	other := m.c.NewKey()
 	m.c.Mint(m.c.Token, chaintest.Addr(other), 10_000_000)
 	part := tk.Payment.PayableUSD - 1_000_000
-	m.c.Transfer(other, m.c.Token, m.deposit, part)
+	hash := m.c.Transfer(other, m.c.Token, m.deposit, part)
 	m.c.Mine(1)
+	// Another amount than payable_usd names no task by itself: its sender's signature binds it.
+	sig, err := chain.SignText(other, tk.Payment.PayerMessage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.must("", "task", "pay", tk.ID, "--tx", hash, "--payer-signature", sig, "--yes")
 	var partial axp.Task
 	deadline := time.Now().Add(30 * time.Second)
 	for {

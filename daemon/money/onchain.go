@@ -166,7 +166,7 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, si
 	if err != nil {
 		return r, err
 	}
-	if others {
+	if others && signer == "" {
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends %s, the payable amount of another task awaiting payment: it pays that task, not this one",
 			txHash, amount.Display()), fmt.Sprintf("send this task's payable_usd (%s) and report that transaction", t.Payable.Display()))
 	}
@@ -494,18 +494,20 @@ func payableMatches(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (
 	return exact, tagged, nil
 }
 
-// matchPayable finds the one task a transfer pays by its amount alone: the one whose payable
-// amount it is, else the only one whose tag it carries (nil when none or several).
+// matchPayable finds the one task a transfer pays by its amount alone: the one task whose payable
+// amount it is exactly (nil when none or several).
 func (s *Service) matchPayable(tx *store.Tx, amount axp.Money, at minedAt, txHash string) (*axp.TaskRecord, error) {
-	exact, tagged, err := payableMatches(tx, amount, at, txHash)
+	exact, _, err := payableMatches(tx, amount, at, txHash)
 	switch {
 	case err != nil:
 		return nil, err
 	case len(exact) == 1:
 		return exact[0], nil
-	case len(exact) == 0 && len(tagged) == 1:
-		return tagged[0], nil
 	}
+	// A transfer that only carries a task's sub-cent tag (another amount) does not name it: tags
+	// are unique among the tasks awaiting payment now, not among every amount ever asked, so a
+	// late or repeated transfer of another task's old amount can carry it. Its sender must be
+	// bound to the task (a signature, or a part payment it made).
 	return nil, nil
 }
 

@@ -119,8 +119,7 @@ func TestChainManualPayoutCheckedOnChain(t *testing.T) {
 	if b[axp.AcctSellerPaid] != 2*net {
 		t.Fatalf("seller_paid %s, want %s", b[axp.AcctSellerPaid], 2*net)
 	}
-	var r axp.Reconciliation
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r := m.reconciled()
 	if !r.Covered || len(r.MissingTransfers) != 0 {
 		t.Fatalf("reconcile: %+v", r)
 	}
@@ -141,8 +140,7 @@ func TestChainReconcileListsPayoutsTheChainDoesNotShow(t *testing.T) {
 	if _, err := m.approveTx(payout.ID, paid); err != nil {
 		t.Fatal(err)
 	}
-	var r axp.Reconciliation
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r := m.reconciled()
 	if !r.Covered || len(r.MissingTransfers) != 0 {
 		t.Fatalf("reconcile after a right manual payout: %+v", r)
 	}
@@ -237,8 +235,7 @@ func TestChainManualRefundFromTheDepositAddress(t *testing.T) {
 	if got := getTask(t, buyer, task.ID); got.Status != axp.TaskRefunded {
 		t.Fatalf("task after the refund: %s", got.Status)
 	}
-	var r axp.Reconciliation
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r := m.reconciled()
 	if !r.Covered || len(r.MissingTransfers) != 0 || r.DifferenceUSD != 0 {
 		t.Fatalf("reconcile: %+v", r)
 	}

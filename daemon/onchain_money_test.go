@@ -433,8 +433,7 @@ func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 	if b := m.balances(); b[axp.EscrowAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != split.RefundUSD {
 		t.Fatalf("balances %v (refund %s)", b, split.RefundUSD)
 	}
-	var r axp.Reconciliation
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r := m.reconciled()
 	if !r.Covered || len(r.MissingTransfers) != 0 {
 		t.Fatalf("reconcile: %+v", r)
 	}

@@ -71,6 +71,29 @@ func (m *chainMarket) payerSig(key *ecdsa.PrivateKey, taskID string) string {
 	return sig
 }
 
+// reconciled reads admin_reconcile.
+func (m *chainMarket) reconciled() axp.Reconciliation {
+	m.tb.Helper()
+	var r axp.Reconciliation
+	if err := m.admin.Call(context.Background(), "admin_reconcile", nil, &r); err != nil {
+		m.tb.Fatal(err)
+	}
+	return r
+}
+
+// unknownListed waits until reconcile lists tx among the transfers that fund no task.
+func (m *chainMarket) unknownListed(tx string) {
+	m.tb.Helper()
+	eventually(m.tb, func() error {
+		for _, u := range m.reconciled().UnknownTransfers {
+			if strings.EqualFold(u.TxHash, tx) {
+				return nil
+			}
+		}
+		return fmt.Errorf("transfer %s is not listed as unknown", tx)
+	})
+}
+
 // buyerWallet is a fresh key holding amount of TUSD.
 func (m *chainMarket) buyerWallet(amount axp.Money) *ecdsa.PrivateKey {
 	k := m.c.NewKey()

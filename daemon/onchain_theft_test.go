@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,29 +14,6 @@ import (
 // whose amount is not exactly a task's payable amount used to go to whichever task reported its
 // hash first; now a report alone credits nothing: the amount names the task, or the sender signed
 // for it (payer_signature), or the transfer is listed for the operator and goes back to its sender.
-
-// reconciled reads admin_reconcile.
-func (m *chainMarket) reconciled() axp.Reconciliation {
-	m.tb.Helper()
-	var r axp.Reconciliation
-	if err := m.admin.Call(context.Background(), "admin_reconcile", nil, &r); err != nil {
-		m.tb.Fatal(err)
-	}
-	return r
-}
-
-// unknownListed waits until reconcile lists tx among the transfers that fund no task.
-func (m *chainMarket) unknownListed(tx string) {
-	m.tb.Helper()
-	eventually(m.tb, func() error {
-		for _, u := range m.reconciled().UnknownTransfers {
-			if strings.EqualFold(u.TxHash, tx) {
-				return nil
-			}
-		}
-		return fmt.Errorf("transfer %s is not listed as unknown", tx)
-	})
-}
 
 // Front-run: V sends the price (not the payable amount) for its task; before it is mined T reports
 // V's hash on T's own task. T's task is not funded (its report is closed with the reason), V's

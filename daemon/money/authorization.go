@@ -64,25 +64,18 @@ func (s *Service) AuthorizationTerms(t *axp.TaskRecord) *axp.AuthorizationTerms 
 		Nonce: "0x" + hex.EncodeToString(nonce[:]), ValidBeforeMax: max.Unix()}
 }
 
-// PayByAuthorization checks a buyer's signed authorization for task id against the task's terms
-// and the chain, stores it with the transaction that submits it, and broadcasts that transaction.
-// The caller checked that the caller is the task's buyer.
-func (s *Service) PayByAuthorization(ctx context.Context, id string, in *axp.PayAuthorizationInput) error {
+// PayByAuthorization checks a buyer's signed authorization for task t (as the caller read it,
+// having checked that the caller is its buyer) against the task's terms and the chain, stores it
+// with the transaction that submits it, and broadcasts that transaction.
+func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in *axp.PayAuthorizationInput) error {
 	if why := s.authorizable(); why != "" {
 		return axp.Errorf(axp.CodeUnavailable, "%s: a task cannot be paid by authorization here", why).
 			WithHint("send payable_usd to the deposit address (payment.payment_uri) and report the transaction with pay_crypto")
 	}
-	var t *axp.TaskRecord
-	if err := s.Store.View(func(tx *store.Tx) error {
-		var err error
-		t, err = kernel.LoadTask(tx, id)
-		return err
-	}); err != nil {
-		return err
+	if sameSubmission(t, in) {
+		return nil
 	}
-	if done, err := sameSubmission(t, in); done || err != nil {
-		return err
-	}
+	id := t.ID
 	terms := s.AuthorizationTerms(t)
 	if terms == nil {
 		return axp.Conflict("the task is "+t.Status+" and waits for no payment", "")
@@ -148,8 +141,10 @@ func (s *Service) PayByAuthorization(ctx context.Context, id string, in *axp.Pay
 		if a := cur.Authorization; a != nil && a.Status == axp.AuthSubmitted {
 			return nil, axp.Conflict("an authorization ("+a.TxHash+") was submitted for this task and waits for the chain", "wait for it")
 		}
-		if other, err := ch.Tx.ClaimTxHash(signed.Hash, cur.ID); err != nil || other != "" {
-			return nil, cmpErr(err, axp.Conflict("the submitting transaction already funds task "+other, ""))
+		if other, err := ch.Tx.ClaimTxHash(signed.Hash, cur.ID); err != nil {
+			return nil, err
+		} else if other != "" {
+			return nil, axp.Conflict("the submitting transaction already funds task "+other, "")
 		}
 		cur.Authorization = &axp.AuthPayment{From: auth.From.Hex(), Nonce: strings.ToLower(terms.Nonce), Amount: terms.ValueUSD,
 			ValidBefore: in.ValidBefore, TxHash: signed.Hash, Raw: hex.EncodeToString(signed.Raw), SubmittedAt: ch.Now, Block: s.Chain.LastHead(), Status: axp.AuthSubmitted}
@@ -170,22 +165,11 @@ func (s *Service) PayByAuthorization(ctx context.Context, id string, in *axp.Pay
 	return nil
 }
 
-// cmpErr is err if set, else alt.
-func cmpErr(err error, alt error) error {
-	if err != nil {
-		return err
-	}
-	return alt
-}
-
 // sameSubmission reports whether in is the authorization the task already holds (a retried call):
 // then nothing is submitted again.
-func sameSubmission(t *axp.TaskRecord, in *axp.PayAuthorizationInput) (bool, error) {
+func sameSubmission(t *axp.TaskRecord, in *axp.PayAuthorizationInput) bool {
 	a := t.Authorization
-	if a == nil || a.Status == axp.AuthFailed || !chain.SameAddress(a.From, in.From) || a.ValidBefore != in.ValidBefore {
-		return false, nil
-	}
-	return true, nil
+	return a != nil && a.Status != axp.AuthFailed && chain.SameAddress(a.From, in.From) && a.ValidBefore == in.ValidBefore
 }
 
 // failAuthorization marks a task's submitted authorization failed: the buyer may sign again.
@@ -240,16 +224,8 @@ func (s *Service) TrackAuthorizations(ctx context.Context) {
 		case r.Found && r.Success:
 			continue // the watcher credits its transfer once it has its confirmations
 		case !r.Found && s.Now().Unix() <= o.a.ValidBefore:
-			if known, err := s.Wallet.Known(ctx, o.a.TxHash); err != nil || known {
-				continue
-			}
-			raw, _ := hex.DecodeString(o.a.Raw)
-			release, berr := s.Wallet.Acquire(ctx)
-			if berr == nil {
-				berr = s.Wallet.Broadcast(ctx, raw)
-				release()
-			}
-			if berr == nil || errors.Is(berr, chain.ErrUnanswered) {
+			tried, berr := s.resend(ctx, o.a.TxHash, o.a.Raw)
+			if !tried || berr == nil || errors.Is(berr, chain.ErrUnanswered) {
 				continue
 			}
 			if !errors.Is(berr, chain.ErrReplaced) {

@@ -107,9 +107,9 @@ func (evmVerifier) Verify(context.Context, *axp.TaskRecord, string) (kernel.Verd
 // the task existed is refused, naming the reason. A transaction the node does not know yet (not
 // mined) is accepted and checked again later. It returns the receipt (Found false when unknown).
 //
-// A mined transfer must name the task: its amount is the task's payable amount (or carries its
-// tag), or its sender is bound to the task (signer, the address that signed the task's payer
-// message, or an earlier part payment); otherwise the report is refused, naming payer_signature.
+// A mined transfer must name the task: its amount is exactly the task's payable amount, or its
+// sender is bound to the task (signer, the address that signed the task's payer message, or an
+// earlier part payment); otherwise the report is refused, naming payer_signature.
 func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, signer string) (chain.Receipt, error) {
 	r, err := s.Chain.Receipt(ctx, txHash)
 	if err != nil {
@@ -143,20 +143,26 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, si
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s was mined in block %d at %s, before the task was posted (%s, chain head %d)", txHash,
 			r.Block, r.BlockTime.Format(time.RFC3339), t.CreatedAt.UTC().Format(time.RFC3339), t.PostedBlock), "one transaction pays one task: send a new payment for this task")
 	}
-	// A transfer whose amount is another task's payable amount (or carries its tag) pays that
-	// task: reporting it here would take another buyer's payment.
+	// A transfer whose amount is another task's payable amount (or carries its tag) is not this
+	// task's to claim without its sender's signature: reporting it here would take another
+	// buyer's payment.
 	var amount axp.Money
 	for _, tr := range toDeposit {
 		amount += tr.Amount
 	}
+	from, at := toDeposit[0].From, minedAt{r.Block, r.BlockTime}
 	var others bool
 	var back *axp.Approval
+	var mine *axp.TaskRecord
 	err = s.Store.View(func(tx *store.Tx) error {
 		var err error
 		if back, err = returnOf(tx, txHash); err != nil {
 			return err
 		}
-		others, err = carriedByOthers(tx, t, amount, toDeposit[0].From, minedAt{r.Block, r.BlockTime}, txHash)
+		if mine, err = s.matchPayable(tx, amount, at, txHash); err != nil {
+			return err
+		}
+		others, err = carriedByOthers(tx, t, amount, from, at, txHash)
 		return err
 	})
 	if err == nil && back != nil && back.Status != axp.ApprovalPending && back.Status != axp.ApprovalHeld {
@@ -170,26 +176,14 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, si
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends %s, the payable amount of another task awaiting payment: it pays that task, not this one",
 			txHash, amount.Display()), fmt.Sprintf("send this task's payable_usd (%s) and report that transaction", t.Payable.Display()))
 	}
-	from := toDeposit[0].From
 	if signer != "" && !chain.SameAddress(signer, from) {
 		return r, axp.Invalid("payer_signature", fmt.Sprintf("is signed by %s, but transaction %s comes from %s", signer, txHash, from),
 			"sign payment.payer_message with the address the transfer came from")
 	}
-	if signer == "" && !boundTo(t, from) {
-		var mine *axp.TaskRecord
-		err := s.Store.View(func(tx *store.Tx) error {
-			var err error
-			mine, err = s.matchPayable(tx, amount, minedAt{r.Block, r.BlockTime}, txHash)
-			return err
-		})
-		if err != nil {
-			return r, err
-		}
-		if mine == nil || mine.ID != t.ID {
-			return r, axp.Invalid("payer_signature", fmt.Sprintf("is needed: transaction %s sends %s, not this task's payable amount (%s), so the amount does not say which task it pays",
-				txHash, amount.Display(), t.Payable.Display()),
-				fmt.Sprintf("sign payment.payer_message with %s (the address it came from) and report it again with payer_signature; without it the operator returns the money to that address", from))
-		}
+	if signer == "" && !boundTo(t, from) && (mine == nil || mine.ID != t.ID) {
+		return r, axp.Invalid("payer_signature", fmt.Sprintf("is needed: transaction %s sends %s, not this task's payable amount (%s), so the amount does not say which task it pays",
+			txHash, amount.Display(), t.Payable.Display()),
+			fmt.Sprintf("sign payment.payer_message with %s (the address it came from) and report it again with payer_signature; without it the operator returns the money to that address", from))
 	}
 	return r, nil
 }
@@ -200,13 +194,7 @@ func (s *Service) CheckReported(ctx context.Context, taskID, txHash string) {
 	if err != nil || !r.Found || !r.Success || r.Confirmations < s.Chain.Confirmations() {
 		return
 	}
-	var group []chain.Transfer
-	for _, tr := range r.Transfers {
-		if strings.EqualFold(tr.To, s.Chain.Deposit()) {
-			group = append(group, tr)
-		}
-	}
-	if len(group) > 0 {
+	if group := depositTransfers(r, s.Chain.Deposit()); len(group) > 0 {
 		s.onInbound(ctx, group, "")
 	}
 }
@@ -267,7 +255,7 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTas
 			return nil, nil
 		}
 		// The transfer pays the task it names by construction: the one task whose payable amount
-		// (or tag) it carries; else the one task its sender is bound to (the sender signed the
+		// it is exactly; else the one task its sender is bound to (the sender signed the
 		// task's payer message, or paid part of it); else a reporter its sender signed for. A
 		// report alone never credits a transfer: whoever reports a hash first gains nothing.
 		from := recs[0].From

@@ -348,15 +348,9 @@ func (s *Service) TrackSent(ctx context.Context) {
 			}
 			switch {
 			case !r.Found:
-				known, err := s.Wallet.Known(ctx, x.TxHash)
-				if err != nil || known {
+				tried, berr := s.resend(ctx, x.TxHash, x.Raw)
+				if !tried {
 					continue
-				}
-				raw, _ := hex.DecodeString(x.Raw)
-				release, berr := s.Wallet.Acquire(ctx)
-				if berr == nil {
-					berr = s.Wallet.Broadcast(ctx, raw)
-					release()
 				}
 				if errors.Is(berr, chain.ErrReplaced) {
 					got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: "never mined: " + berr.Error()}
@@ -412,4 +406,20 @@ func markSent(ch *kernel.Change, a *axp.Approval) error {
 			Amount: x.Amount, ApprovalID: a.ID})
 	}
 	return ch.Tx.SetRecentCredits(marks)
+}
+
+// resend broadcasts a transaction the hot wallet signed before (a payout's, or the submission of a
+// buyer's authorization) again when the node does not know it (it lost it, or a reorg dropped it):
+// the same bytes, so it can be mined once. tried is false when the node knows it, or could not say.
+func (s *Service) resend(ctx context.Context, txHash, rawHex string) (tried bool, err error) {
+	if known, err := s.Wallet.Known(ctx, txHash); err != nil || known {
+		return false, nil
+	}
+	raw, _ := hex.DecodeString(rawHex)
+	release, err := s.Wallet.Acquire(ctx)
+	if err != nil {
+		return true, err
+	}
+	defer release()
+	return true, s.Wallet.Broadcast(ctx, raw)
 }

@@ -177,12 +177,13 @@ func (s *Service) checkReorgs(ctx context.Context, safe uint64) error {
 func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 	var task string
 	var inFlight []string
+	var paidCall bool // the transfer settled a pay-per-call payment, not a task's
 	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
 		in, err := ch.Tx.Inbound(m.TxHash, m.LogIndex)
 		if err != nil || in == nil || (in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall) {
 			return nil, err
 		}
-		paidCall := in.Outcome == axp.InboundPaidCall
+		paidCall = in.Outcome == axp.InboundPaidCall
 		in.Before, in.Outcome = in.Outcome, axp.InboundReorged
 		in.Note = fmt.Sprintf("its block %d (%s) left the canonical chain: the money is not on chain", m.Block, m.BlockHash)
 		if err := ch.Tx.PutInbound(in); err != nil {
@@ -191,7 +192,6 @@ func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 		if paidCall {
 			// A pay-per-call settlement: the caller had its answer; reconcile names the money
 			// missing until the transfer is back.
-			task = "paid call"
 			return nil, ch.Audit("paid_call.reorged", "transaction", m.TxHash, map[string]any{"block": m.Block,
 				"block_hash": m.BlockHash, "amount_usd": m.Amount})
 		}
@@ -236,7 +236,7 @@ func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 		return nil, ch.Audit("payment.reorged", "transaction", m.TxHash, map[string]any{"task": t.ID, "block": m.Block,
 			"block_hash": m.BlockHash, "amount_usd": m.Amount, "in_flight": inFlight})
 	})
-	if err == nil && task == "paid call" {
+	if err == nil && paidCall {
 		s.Log.ErrorContext(ctx, "a pay-per-call settlement left the canonical chain (a reorg deeper than confirmations): its money is not on chain; see axp admin reconcile",
 			"source", "payments", "tx_hash", m.TxHash, "block", m.Block, "amount_usd", m.Amount.String())
 		return nil

@@ -350,16 +350,17 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 // payAuthorization pays a task by the buyer's signed EIP-3009 authorization, which the exchange
 // submits: the money is for this task by construction.
 func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *axp.PayAuthorizationInput) (*axp.PaymentReport, error) {
+	var t *axp.TaskRecord
 	if err := s.Store.View(func(tx *store.Tx) error {
-		t, err := kernel.LoadTask(tx, in.ID)
-		if err == nil {
+		var err error
+		if t, err = kernel.LoadTask(tx, in.ID); err == nil {
 			err = kernel.AsBuyer(t, c.Caller)
 		}
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	if err := s.money.PayByAuthorization(ctx, in.ID, in); err != nil {
+	if err := s.money.PayByAuthorization(ctx, t, in); err != nil {
 		return nil, err
 	}
 	var out *axp.PaymentReport

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Approval kinds: every money movement waits in the operator's queue (DESIGN.md section 5).
+// Approval kinds: every money movement waits in the operator's queue (docs/design.md section 5).
 const (
 	ApprovePayment    = "payment"     // confirm a buyer's payment (manual verifier)
 	ApprovePayout     = "payout"      // pay the seller after acceptance

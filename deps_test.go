@@ -9,7 +9,7 @@ import (
 
 const module = "github.com/axp-exchange/axp"
 
-// TestDependencyGraph keeps the package graph of DESIGN.md section 1 and STYLE.md honest: it lists
+// TestDependencyGraph keeps the package graph of docs/design.md section 1 and docs/style.md honest: it lists
 // the transitive (non-test) dependencies of every package of the module and fails on a forbidden
 // edge.
 func TestDependencyGraph(t *testing.T) {

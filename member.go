@@ -14,7 +14,7 @@ type Skill = protocol.Skill
 // Guarantee is what a seller promises beyond delivery.
 type Guarantee = protocol.Guarantee
 
-// Member states (DESIGN.md section 6).
+// Member states (docs/design.md section 6).
 const (
 	MemberRegistered  = "registered"
 	MemberVerified    = "verified"

@@ -54,7 +54,7 @@ type Op struct {
 	Tool string
 	// ContentType is set for operations that answer something other than JSON.
 	ContentType string
-	// Limit is the rate-limit budget a call draws on (DESIGN.md section 8).
+	// Limit is the rate-limit budget a call draws on (docs/design.md section 8).
 	Limit RateLimit
 	// Forbids: the handler may refuse an authenticated caller (403) beyond what Access checks, e.g.
 	// a listing that screening refuses.

@@ -8,7 +8,7 @@ import (
 // Trigger is something that happens to a task.
 type Trigger string
 
-// Triggers of the task state machine (DESIGN.md section 3).
+// Triggers of the task state machine (docs/design.md section 3).
 const (
 	TrigQuote         Trigger = "quote"           // a seller offers or declines (open stays open)
 	TrigClarify       Trigger = "clarify"         // the buyer answers questions (open stays open)

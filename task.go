@@ -10,7 +10,7 @@ import (
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// Task statuses (DESIGN.md section 3).
+// Task statuses (docs/design.md section 3).
 const (
 	TaskOpen            = "open"
 	TaskAwaitingPayment = "awaiting_payment"

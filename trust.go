@@ -6,7 +6,7 @@ import (
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// Trust and safety (spec 1.8, 1.9, 2.7, 2.9; DESIGN.md sections 10 and 11): messages between the
+// Trust and safety (spec 1.8, 1.9, 2.7, 2.9; docs/design.md sections 10 and 11): messages between the
 // parties of a task, settlement proposals, mediations, listing rejections and the record of AI
 // calls.
 

@@ -193,7 +193,7 @@ type errorBody struct {
 	TraceID string `json:"trace_id"`
 }
 
-// checkErrorBody asserts resp is an error answer of status with the shape of DESIGN.md section 7
+// checkErrorBody asserts resp is an error answer of status with the shape of docs/design.md section 7
 // (no other keys) and a trace id equal to the X-Trace-Id header.
 func checkErrorBody(t *testing.T, resp *client.Response, status int, code string) errorBody {
 	t.Helper()

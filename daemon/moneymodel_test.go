@@ -36,7 +36,7 @@ import (
 // sometimes reporting another task's transfer; buyers cancel, tasks expire, sellers deliver, buyers
 // accept or dispute and the parties settle; the operator approves and rejects, several items at
 // once; the chain reorganises below and beyond the confirmations, the node drops pending payouts and
-// the daemon restarts on its data dir. After every step the invariants of DESIGN.md section 15 are
+// the daemon restarts on its data dir. After every step the invariants of docs/design.md section 15 are
 // checked against the chain itself (its Transfer events, read whole each time) and against what the
 // API acknowledged. A broken invariant is recorded with the seed and the step and the walk goes on,
 // so one run reports every invariant it can break; -money.failfast stops at the first.

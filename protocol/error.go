@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Code is the machine-readable class of an error. The set is closed: see DESIGN.md section 7.
+// Code is the machine-readable class of an error. The set is closed: see docs/design.md section 7.
 type Code string
 
 // Error codes. Each maps to one HTTP status in the REST adapter.

@@ -1,6 +1,6 @@
 // Package config resolves the exchange's configuration: defaults < config file (YAML) < AXP_*
 // environment variables < command-line flags, into a plain daemon.Config. Every default of
-// DESIGN.md section 8 is a key here. It reads the environment only through the functions it is
+// docs/design.md section 8 is a key here. It reads the environment only through the functions it is
 // given.
 package config
 

@@ -1,4 +1,4 @@
-// Package checks runs the acceptance checks a buyer states at task creation (DESIGN.md section 9)
+// Package checks runs the acceptance checks a buyer states at task creation (docs/design.md section 9)
 // on every delivery: sizes, lines, strings, regular expressions, JSON, JSON Schema (draft 2020-12,
 // by santhosh-tekuri/jsonschema) and media types sniffed from the content.
 package checks
@@ -24,7 +24,7 @@ import (
 	"github.com/axp-exchange/axp"
 )
 
-// Acceptance checks (DESIGN.md section 9): the buyer states them at task creation, ValidateChecks
+// Acceptance checks (docs/design.md section 9): the buyer states them at task creation, ValidateChecks
 // refuses anything it could not check faithfully, and RunChecks runs them on every delivery. A
 // check set is stored as JSON, so everything here accepts numbers as int64, float64 or json.Number
 // and RunChecks re-validates each stored check rather than trusting it.

@@ -18,7 +18,7 @@ func (k *Kernel) Invalidate() {
 	k.CacheMu.Unlock()
 }
 
-// matchable reports whether a member takes part in matching (DESIGN.md section 4).
+// matchable reports whether a member takes part in matching (docs/design.md section 4).
 func matchable(m *axp.Member) bool {
 	return m.HasRole(protocol.RoleSeller) && m.State == axp.MemberVerified
 }

@@ -69,7 +69,7 @@ type Config struct {
 	// DepositAddress is the exchange's stablecoin address buyers pay to. Without it, a buyer who
 	// chooses a paid offer gets 503 naming the setting (free jobs still run).
 	DepositAddress string
-	// Money on chain (DESIGN.md section 12, keys chain_rpc_url, chain_id, token_address,
+	// Money on chain (docs/design.md section 12, keys chain_rpc_url, chain_id, token_address,
 	// token_decimals, confirmations, chain_poll, chain_start_block). With ChainRPCURL set the exchange
 	// checks the chain at start, verifies reported payments on it and finds payments itself (the
 	// evm verifier and its watcher). ChainID and TokenAddress alone (no RPC URL) only name the
@@ -93,7 +93,7 @@ type Config struct {
 	// exchange (the evm payout rail). The key is never logged or stored in the database.
 	PayoutKeyFile       string
 	PayoutKeyPassphrase string
-	// Pay-per-call tools (DESIGN.md section 13). X402FacilitatorURL names an outside x402
+	// Pay-per-call tools (docs/design.md section 13). X402FacilitatorURL names an outside x402
 	// facilitator (/verify, /settle, /supported); without it the exchange settles payments itself
 	// from the hot wallet. PaidPrices overrides tools' prices (key paid_prices: tool name -> USD).
 	// TrialCallsPerDay free calls per caller and UTC day with ?trial=1 (key paid_trial_per_day).
@@ -178,7 +178,7 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Defaults returns the defaults of DESIGN.md section 8.
+// Defaults returns the defaults of docs/design.md section 8.
 func Defaults() Config {
 	return Config{
 		Addr:                   "127.0.0.1:8420",

@@ -174,7 +174,7 @@ func ErrorText(err error) string {
 	return err.Error()
 }
 
-// Admit applies the rate limits of DESIGN.md section 8. The limits on task creation, registrations
+// Admit applies the rate limits of docs/design.md section 8. The limits on task creation, registrations
 // and operator messages count only calls that change something: the door calls refund when a call
 // is refused, replayed or fails. The general limit on anonymous calls counts every call.
 func (k *Kernel) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {

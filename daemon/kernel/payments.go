@@ -15,7 +15,7 @@ type Verdict struct {
 	Reason string
 }
 
-// PaymentVerifier checks reported payments (DESIGN.md section 5). The manual verifier leaves every
+// PaymentVerifier checks reported payments (docs/design.md section 5). The manual verifier leaves every
 // payment to the operator's confirmation; a chain verifier confirms on its own.
 type PaymentVerifier interface {
 	// Name is "manual", "evm", ...

@@ -139,7 +139,7 @@ func BuyerLabel(t *axp.TaskRecord) string {
 	return "anonymous"
 }
 
-// Matches reports whether a seller takes part in the quote round of a task (DESIGN.md section 4).
+// Matches reports whether a seller takes part in the quote round of a task (docs/design.md section 4).
 func Matches(m *axp.Member, t *axp.TaskRecord) (*axp.Skill, bool) {
 	if !matchable(m) || m.ID == t.BuyerMemberID || !m.Accepts(t.PaymentMethod) {
 		return nil, false

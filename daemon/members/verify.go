@@ -529,7 +529,7 @@ func (s *Service) probeBody(ctx context.Context, url string, body []byte, mutate
 	return false, "refused (HTTP " + strconv.Itoa(res.StatusCode) + ", no result)"
 }
 
-// Liveness checks members with no contact for 24 h (DESIGN.md section 6): push members get
+// Liveness checks members with no contact for 24 h (docs/design.md section 6): push members get
 // contact_test and get_skills; two consecutive failures (push) or two silent days (pull) make a
 // member unreachable, out of matching until it verifies again.
 func (s *Service) Liveness(ctx context.Context) {

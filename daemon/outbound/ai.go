@@ -15,7 +15,7 @@ import (
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// Model is an AI chat model (DESIGN.md section 11): the Mediator, translation and the talk assistant talk to one.
+// Model is an AI chat model (docs/design.md section 11): the Mediator, translation and the talk assistant talk to one.
 type Model interface {
 	// Chat sends the turns and answers the model's reply. The reply's token counts and raw text
 	// are filled even when the call fails after the provider answered, for the record.

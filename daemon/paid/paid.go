@@ -37,7 +37,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, axp.AdminConnectorReject, s.adminConnectorReject)
 }
 
-// Paywall takes the payment of pay-per-call tools (DESIGN.md section 13): x402 with the exact EVM
+// Paywall takes the payment of pay-per-call tools (docs/design.md section 13): x402 with the exact EVM
 // scheme, verified and settled by the exchange's own facilitator or an outside one, or a free
 // trial call.
 type Paywall struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/axp-exchange/axp/store"
 )
 
-// Sweep applies the windows of DESIGN.md sections 3 and 8: open tasks nobody chose and unpaid
+// Sweep applies the windows of docs/design.md sections 3 and 8: open tasks nobody chose and unpaid
 // tasks expire; delivered tasks whose auto-release window passed wait in the operator's queue as
 // release_due, with reminders to both sides. Funds never move here: an expired task that holds a
 // payment gets a refund item in the operator's queue. It reports how many tasks it changed.

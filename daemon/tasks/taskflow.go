@@ -150,7 +150,7 @@ func (s *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) e
 		// is booked (and stays claimed), so the payment still due is reported with a new one.
 		t.TxHash = ""
 		// The tag makes the amount distinct among recent tasks; it is taken off the price, so the
-		// buyer never pays more than the offer's buyer total (DESIGN.md section 15).
+		// buyer never pays more than the offer's buyer total (docs/design.md section 15).
 		money.NewTag(ch.Tx, t)
 		t.DepositAddress = s.Cfg.DepositAddress
 		payBy := ch.Now.Add(s.Cfg.PaymentWindow)

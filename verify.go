@@ -14,8 +14,28 @@ type Step struct {
 	Detail    string `json:"detail,omitempty"`
 	Hint      string `json:"hint,omitempty"`
 	LatencyMS int64  `json:"latency_ms,omitempty"`
-	// Warning marks a check that reports without failing the run: a safeguard beyond the spec.
-	Warning bool `json:"warning,omitempty" doc:"a check that is reported but does not fail the run"`
+	// Level says whether a failure fails the run. The exchange sets it on every step it answers;
+	// a step without one counts as required, so a check nobody classed cannot pass a run by omission.
+	Level string `json:"level" schema:"enum=required|warning" doc:"required: a failure fails the run; warning: reported with its hint, the run still passes"`
+}
+
+// Step levels.
+const (
+	LevelRequired = "required"
+	LevelWarning  = "warning"
+)
+
+// Required says whether the step's failure fails the run: every step but a warning.
+func (s Step) Required() bool { return s.Level != LevelWarning }
+
+// Leveled sets the level of every step that has none to required.
+func Leveled(steps []Step) []Step {
+	for i := range steps {
+		if steps[i].Level == "" {
+			steps[i].Level = LevelRequired
+		}
+	}
+	return steps
 }
 
 // Verification is the result of POST /api/members/me/verify.
@@ -41,9 +61,9 @@ type PracticeRequest struct {
 // Conformance is the report of POST /api/members/me/conformance.
 type Conformance struct {
 	MemberID  string    `json:"member_id"`
-	Passed    bool      `json:"passed"`
+	Passed    bool      `json:"passed" doc:"true when every required check passed; warnings do not fail the run"`
 	Checks    []Step    `json:"checks"`
-	Failed    int       `json:"failed"`
+	Failed    int       `json:"failed" doc:"required checks that did not pass"`
 	Warnings  int       `json:"warnings" doc:"warning-level checks that did not pass"`
 	Summary   string    `json:"summary"`
 	CheckedAt time.Time `json:"checked_at"`

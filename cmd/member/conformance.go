@@ -26,9 +26,11 @@ func newConformanceCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Run the exchange's deep test of the member in --dir and print the report",
 		Long: `Ask the exchange for its conformance test of the member: forged, stale and unsigned calls must
 be refused, every required tool must answer with the right schemas, quotes must match the
-declared skills and prices, and every call must answer within 10 s. The member must be running
-(axp member serve). Prints the report, with a fix hint per failed check, and exits non-zero if
-anything fails.`,
+declared skills and prices, every skill's task type must be one buyers use (a catalog type or one
+another seller offers), and every call must answer within 10 s. The member must be running
+(axp member serve). Prints the report, with a fix hint per failed check: FAIL marks a required
+check, WARN a warning-level one (a safeguard beyond the spec, e.g. refusing a replayed call).
+Exits non-zero if a required check fails; warnings alone do not.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Exchange = exchangeGiven(f)
@@ -59,7 +61,7 @@ func runConformance(ctx context.Context, o *ConformanceOptions) error {
 		fmt.Fprintln(o.IO.Out, rep.Summary)
 	}
 	if !rep.Passed {
-		return &axp.Error{Code: axp.CodeInternal, Message: fmt.Sprintf("conformance failed: %d check(s) failed", rep.Failed),
+		return &axp.Error{Code: axp.CodeInternal, Message: fmt.Sprintf("conformance failed: %d required check(s) failed", rep.Failed),
 			Hint: "each failed check has a fix hint above"}
 	}
 	return nil

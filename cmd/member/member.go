@@ -149,15 +149,16 @@ func (l *lines) emit(event string, fields map[string]any) {
 	l.w.Write(append(b, '\n'))
 }
 
-// printSteps writes steps as a checklist with hints for the failed ones.
+// printSteps writes steps as a checklist with hints for the failed ones: FAIL for a required
+// step (it fails the run), WARN for a warning-level one (reported; the run still passes).
 func printSteps(w io.Writer, steps []axp.Step) {
 	for _, s := range steps {
 		mark := "ok  "
 		switch {
-		case !s.OK && s.Warning:
-			mark = "WARN"
-		case !s.OK:
+		case !s.OK && s.Required():
 			mark = "FAIL"
+		case !s.OK:
+			mark = "WARN"
 		}
 		line := fmt.Sprintf("  %s %s", mark, s.Name)
 		if s.LatencyMS > 0 {

@@ -40,9 +40,10 @@ func Step(name string, err error, detail, hint string, latency time.Duration) ax
 	return s
 }
 
+// passed says whether every required step passed (warnings do not fail a run).
 func passed(steps []axp.Step) bool {
 	for _, s := range steps {
-		if !s.OK {
+		if !s.OK && s.Required() {
 			return false
 		}
 	}
@@ -183,6 +184,7 @@ func (s *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.Emp
 	} else {
 		v.Steps = s.verifyPush(ctx, m)
 	}
+	v.Steps = axp.Leveled(v.Steps)
 	v.Passed = passed(v.Steps)
 	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Verification, error) {
 		m, err := kernel.LoadMember(ch.Tx, m.ID)
@@ -302,27 +304,30 @@ func (s *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.E
 		rep.Checks = s.conformancePush(ctx, m)
 	}
 	if m.HasRole(protocol.RoleSeller) {
+		// Required: a skill whose task type no buyer's task carries is never matched, so a seller
+		// with one does not conform, however well its server answers.
 		pm := kernel.Private(m)
-		warn := s.skillWarnings(&pm)
 		var err error
-		if len(warn) > 0 {
+		if warn := s.skillWarnings(&pm); len(warn) > 0 {
 			err = errors.New(strings.Join(warn, "; "))
 		}
-		st := Step("task_types", err, "", "use a catalog type (GET /api/services) or one other sellers offer, unless the new type is meant", 0)
-		st.Warning = true
-		rep.Checks = append(rep.Checks, st)
+		rep.Checks = append(rep.Checks, Step("task_types", err, "", "use a catalog type (GET /api/services) or one other sellers offer; PUT /api/members/me/skills", 0))
 	}
+	rep.Checks = axp.Leveled(rep.Checks)
 	for _, stx := range rep.Checks {
 		switch {
 		case stx.OK:
-		case stx.Warning:
-			rep.Warnings++
-		default:
+		case stx.Required():
 			rep.Failed++
+		default:
+			rep.Warnings++
 		}
 	}
 	rep.Passed = rep.Failed == 0 && len(rep.Checks) > 0
 	rep.Summary = fmt.Sprintf("%d of %d checks passed", len(rep.Checks)-rep.Failed-rep.Warnings, len(rep.Checks))
+	if rep.Failed > 0 {
+		rep.Summary += fmt.Sprintf(", %d required check(s) failed", rep.Failed)
+	}
 	if rep.Warnings > 0 {
 		rep.Summary += fmt.Sprintf(", %d warning(s)", rep.Warnings)
 	}
@@ -364,27 +369,27 @@ func (s *Service) conformancePush(ctx context.Context, m *axp.Member) []axp.Step
 	forged := []struct {
 		name, hint string
 		mutate     func(h http.Header, body []byte)
-		warning    bool
+		level      string
 	}{
 		{"refuses_forged_signature", "verify X-AX-Signature = hex HMAC-SHA256(platform_key, \"<timestamp>.<raw body>\") with a constant-time compare", func(h http.Header, body []byte) {
 			protocol.SignRequest(h, m.ID, []byte("not-the-platform-key"), t.AuthToken, body, now)
-		}, false},
+		}, axp.LevelRequired},
 		{"refuses_stale_timestamp", "refuse calls whose X-AX-Timestamp is more than 300 s from now", func(h http.Header, body []byte) {
 			protocol.SignRequest(h, m.ID, t.PlatformKey, t.AuthToken, body, now.Add(-10*time.Minute))
-		}, false},
+		}, axp.LevelRequired},
 		{"refuses_future_timestamp", "refuse calls whose X-AX-Timestamp is more than 300 s from now", func(h http.Header, body []byte) {
 			protocol.SignRequest(h, m.ID, t.PlatformKey, t.AuthToken, body, now.Add(10*time.Minute))
-		}, false},
+		}, axp.LevelRequired},
 		{"refuses_missing_headers", "refuse calls without X-AX-Member-Id, X-AX-Timestamp and X-AX-Signature", func(h http.Header, body []byte) {
 			if t.AuthToken != "" {
 				h.Set("Authorization", "Bearer "+t.AuthToken)
 			}
-		}, false},
+		}, axp.LevelRequired},
 		// Spec 5 asks for timestamp and signature checks only: a member signed for another id
 		// with its own key is a safeguard beyond it, reported as a warning.
 		{"refuses_other_member", "refuse calls whose X-AX-Member-Id is not yours (memberkit does)", func(h http.Header, body []byte) {
 			protocol.SignRequest(h, "mem_someone_else", t.PlatformKey, t.AuthToken, body, now)
-		}, true},
+		}, axp.LevelWarning},
 	}
 	for _, f := range forged {
 		start := time.Now()
@@ -394,7 +399,7 @@ func (s *Service) conformancePush(ctx context.Context, m *axp.Member) []axp.Step
 			err = errors.New("the forged call was answered with a result")
 		}
 		st := Step(f.name, err, detail, f.hint, time.Since(start))
-		st.Warning = f.warning
+		st.Level = f.level
 		steps = append(steps, st)
 	}
 	steps = append(steps, s.replayProbe(ctx, m, t))
@@ -477,7 +482,7 @@ func (s *Service) replayProbe(ctx context.Context, m *axp.Member, t outbound.Tar
 		detail = "the repeated call was " + second
 	}
 	st := Step(name, err, detail, hint, time.Since(start))
-	st.Warning = true
+	st.Level = axp.LevelWarning
 	return st
 }
 

@@ -122,7 +122,8 @@ on the Go library ` + "`memberkit`" + ` (` + "`axp member init DIR --role seller
 
 The exchange calls contact_test, lists your tools and makes test calls (test: true, nothing booked).
 Pull-mode members answer one practice quote request instead. Then run the deep test:
-POST %[1]s/api/members/me/conformance.
+POST %[1]s/api/members/me/conformance. Each check says its level: a failed ` + "`required`" + ` check fails
+the run (a skill whose task type no buyer uses is one); a ` + "`warning`" + ` is reported with its hint.
 
 ## 4. Work
 

@@ -100,7 +100,7 @@ func (s *Service) sandboxUpdate(id string, fn func(r *axp.SandboxRecord) error) 
 
 func (s *Service) sandboxStep(id string, st axp.Step) {
 	s.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
-		r.Steps = append(r.Steps, st)
+		r.Steps = append(r.Steps, axp.Leveled([]axp.Step{st})...)
 		return nil
 	})
 }

@@ -3,6 +3,7 @@ package cmd_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -128,5 +129,57 @@ func payTestChain(t *testing.T, ci *axp.ChainInfo, key *ecdsa.PrivateKey, to str
 	defer ec.Close()
 	if _, err := testusd.Transfer(context.Background(), ec, key, common.HexToAddress(ci.TokenAddress), common.HexToAddress(to), amount); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTestModeFaucetGiftSurvivesKill kills the exchange with SIGKILL while a gift of its faucet is
+// on its way (the mint sent, not yet answered): after the restart the gift still counts against
+// its caller's budget, so asking again for a fresh address is refused, and the caller never holds
+// more than the budget.
+func TestTestModeFaucetGiftSurvivesKill(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGKILL is a unix signal")
+	}
+	srv := startKillable(t, []string{"HOME=" + t.TempDir(), "AXP_ANON_READS_PER_MINUTE=0", "AXP_FAUCET_USD_PER_CALLER_HOUR=100"}, "--test-mode")
+	ctx := context.Background()
+	anon := client.New(srv.base, "")
+	pricing, _, err := client.GetPricing.Call(ctx, anon, client.None{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec, err := ethclient.Dial(pricing.Chain.RPCURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := ec.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faucet := head.Coinbase // the developer chain's sealer is its faucet
+	before, err := ec.PendingNonceAt(ctx, faucet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func() string {
+		k, _ := crypto.GenerateKey()
+		return crypto.PubkeyToAddress(k.PublicKey).Hex()
+	}
+	first := fresh()
+	usd := axp.USD(100, 0)
+	go client.TestFund.Call(ctx, anon, axp.TestFundInput{Address: first, USD: &usd}) // cut off by the kill
+	waitFor(t, "the faucet's mint sent", func() error {
+		n, err := ec.PendingNonceAt(ctx, faucet)
+		if err != nil || n == before {
+			return fmt.Errorf("pending nonce %d (%v)", n, err)
+		}
+		return nil
+	})
+	srv.kill()
+	ec.Close()
+	srv.start()
+	_, _, err = client.TestFund.Call(ctx, anon, axp.TestFundInput{Address: fresh(), USD: &usd})
+	var e *axp.Error
+	if !errors.As(err, &e) || e.Code != axp.CodeRateLimited || !strings.Contains(e.Message, "faucet_usd_per_caller_hour") || e.RetryAfter == 0 {
+		t.Fatalf("a second gift after a SIGKILL mid-gift: %v\n%s", err, srv.stderr.String())
 	}
 }

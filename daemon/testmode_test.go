@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/testusd"
 	"github.com/axp-exchange/axp/store/pgtest"
@@ -25,15 +26,15 @@ import (
 )
 
 // testModeMarket is an exchange in test mode: its own chain in the data dir.
-func testModeMarket(t *testing.T, dir string) *env {
+func testModeMarket(t *testing.T, dir string, mod ...func(*daemon.Config)) *env {
 	t.Helper()
 	if pgtest.OnPostgres(t) {
 		t.Skip("test mode runs on the embedded store only")
 	}
-	return newMarket(t, func(cfg *daemon.Config) {
+	return newMarket(t, append([]func(*daemon.Config){func(cfg *daemon.Config) {
 		cfg.DataDir, cfg.TestMode, cfg.DepositAddress = dir, true, ""
 		cfg.Confirmations, cfg.ChainPoll = 2, 100*time.Millisecond
-	})
+	}}, mod...)...)
 }
 
 // testTransfer sends amount of TestUSD from key to to on the test chain and waits for it to be mined.
@@ -212,4 +213,119 @@ func TestTestModeRefusesRealDataDir(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, daemon.TestChainDir)); !os.IsNotExist(err) {
 		t.Fatalf("a refused test-mode start left %s: %v", daemon.TestChainDir, err)
 	}
+}
+
+// freshAddress is a new address no one has funded.
+func freshAddress() string {
+	k, _ := crypto.GenerateKey()
+	return crypto.PubkeyToAddress(k.PublicKey).Hex()
+}
+
+// TestTestModeFaucetBudgets: one caller naming fresh address after fresh address is refused once
+// its budget of the hour is spent, and every caller once the exchange's is; each refusal is a 429
+// with Retry-After naming the limit. The gifts are recorded in the store before they are sent, so
+// a restart still counts them.
+func TestTestModeFaucetBudgets(t *testing.T) {
+	dir := t.TempDir()
+	budgets := func(cfg *daemon.Config) {
+		cfg.FaucetPerCaller, cfg.FaucetPerHour = axp.USD(300, 0), axp.USD(500, 0)
+		cfg.TrustedProxies = []string{"127.0.0.1"} // each caller's IP comes from X-Forwarded-For
+	}
+	m := testModeMarket(t, dir, budgets)
+	fund := func(m *env, ip string) *client.Response {
+		t.Helper()
+		resp, err := raw(m.anon, "POST", "/api/test/fund", []byte(fmt.Sprintf(`{"address":%q,"usd":100}`, freshAddress())),
+			http.Header{"X-Forwarded-For": {ip}})
+		if resp == nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	refused := func(resp *client.Response, limit string) {
+		t.Helper()
+		if resp.Status != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(resp.Body), limit) {
+			t.Fatalf("want 429 with Retry-After naming %s, got %d %v\n%s", limit, resp.Status, resp.Header, resp.Body)
+		}
+	}
+	for i := range 3 {
+		if resp := fund(m, "203.0.113.1"); resp.Status != http.StatusOK {
+			t.Fatalf("gift %d: %d %s", i+1, resp.Status, resp.Body)
+		}
+	}
+	refused(fund(m, "203.0.113.1"), "faucet_usd_per_caller_hour")
+	for i := range 2 {
+		if resp := fund(m, "203.0.113.2"); resp.Status != http.StatusOK {
+			t.Fatalf("another caller's gift %d: %d %s", i+1, resp.Status, resp.Body)
+		}
+	}
+	refused(fund(m, "203.0.113.2"), "faucet_usd_per_hour")
+	m.close()
+	m = testModeMarket(t, dir, budgets)
+	refused(fund(m, "203.0.113.3"), "faucet_usd_per_hour")
+}
+
+// TestTestModeFaucetConcurrent: gifts asked for together are sent together: every one arrives,
+// the faucet's nonces are each used once, and they are mined in a few blocks, not one or two
+// blocks per gift.
+func TestTestModeFaucetConcurrent(t *testing.T) {
+	m := testModeMarket(t, t.TempDir())
+	var pricing axp.PricingInfo
+	call(t, m.anon, "get_pricing", nil, &pricing)
+	ec, err := ethclient.Dial(pricing.Chain.RPCURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	const n = 12
+	funds := make([]axp.TestFunds, n)
+	errs := make([]error, n)
+	done := make(chan int)
+	for i := range n {
+		go func() {
+			errs[i] = m.anon.Call(context.Background(), "test_fund", map[string]any{"address": freshAddress(), "usd": 10}, &funds[i])
+			done <- i
+		}()
+	}
+	for range n {
+		<-done
+	}
+	ctx := context.Background()
+	nonces, blocks := map[uint64]bool{}, map[uint64]bool{}
+	var from common.Address
+	for i, f := range funds {
+		if errs[i] != nil || f.BalanceUSD != axp.USD(10, 0) || f.TokenTx == "" || f.GasTx == "" {
+			t.Fatalf("gift %d: %v %+v", i, errs[i], f)
+		}
+		for _, h := range []string{f.TokenTx, f.GasTx} {
+			tx, _, err := ec.TransactionByHash(ctx, common.HexToHash(h))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sender, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx)
+			if err != nil || (from != (common.Address{}) && sender != from) {
+				t.Fatalf("transaction %s from %s (%v), the others from %s", h, sender, err, from)
+			}
+			from = sender
+			if nonces[tx.Nonce()] {
+				t.Fatalf("nonce %d used twice", tx.Nonce())
+			}
+			nonces[tx.Nonce()] = true
+			r, err := ec.TransactionReceipt(ctx, tx.Hash())
+			if err != nil || r.Status != types.ReceiptStatusSuccessful {
+				t.Fatalf("receipt of %s: %v %+v", h, err, r)
+			}
+			blocks[r.BlockNumber.Uint64()] = true
+		}
+	}
+	lo, hi := uint64(1<<63), uint64(0)
+	for x := range nonces {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if len(nonces) != 2*n || hi-lo != 2*n-1 {
+		t.Fatalf("%d gifts used nonces %d to %d (%d distinct), want %d in a row", n, lo, hi, len(nonces), 2*n)
+	}
+	if len(blocks) > n/2 {
+		t.Fatalf("%d concurrent gifts were mined in %d blocks: they waited for one another", n, len(blocks))
+	}
+	t.Logf("%d concurrent gifts (%d transactions) mined in %d block(s)", n, 2*n, len(blocks))
 }

@@ -159,6 +159,8 @@ var (
 	kChainRecent     = []byte("chain_recent")
 	// What money the ledger holds: "test:<genesis hash>" (test mode's own chain) or "real".
 	kMoneyMode = []byte("money_mode")
+	// The test mode faucet's gifts of the last hour (JSON), each written before it is sent.
+	kFaucetGifts = []byte("faucet_gifts")
 )
 
 // migration moves a database from version-1 to version.

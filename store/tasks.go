@@ -510,6 +510,28 @@ func (t *Tx) MoneyMode() string { return string(t.bucket(bMeta).Get(kMoneyMode))
 // SetMoneyMode records what money the ledger holds.
 func (t *Tx) SetMoneyMode(mode string) error { return t.bucket(bMeta).Put(kMoneyMode, []byte(mode)) }
 
+// FaucetGift is a gift of test mode's faucet: to whom, how much, when, and the keys of the caller
+// who asked (its IP, and its member or token when it gave one) that its budgets count it against.
+type FaucetGift struct {
+	ID      string    `json:"id"`
+	At      time.Time `json:"at"`
+	Address string    `json:"address"`
+	USD     axp.Money `json:"usd"`
+	Callers []string  `json:"callers"`
+}
+
+// FaucetGifts lists the faucet's recorded gifts, oldest first.
+func (t *Tx) FaucetGifts() ([]FaucetGift, error) {
+	var out []FaucetGift
+	_, err := getJSON(t.bucket(bMeta), kFaucetGifts, &out)
+	return out, err
+}
+
+// SetFaucetGifts replaces the faucet's recorded gifts.
+func (t *Tx) SetFaucetGifts(gifts []FaucetGift) error {
+	return putJSON(t.bucket(bMeta), kFaucetGifts, gifts)
+}
+
 // HasTasks reports whether any task was ever posted.
 func (t *Tx) HasTasks() bool {
 	k, _ := t.bucket(bTasks).Cursor().First()

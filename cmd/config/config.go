@@ -65,6 +65,8 @@ type Keys struct {
 	ChainRPCURL            string            `koanf:"chain_rpc_url"`
 	TestMode               bool              `koanf:"test_mode"`
 	TestChainListen        string            `koanf:"test_chain_listen"`
+	FaucetUSDPerCallerHour string            `koanf:"faucet_usd_per_caller_hour"`
+	FaucetUSDPerHour       string            `koanf:"faucet_usd_per_hour"`
 	ChainID                uint64            `koanf:"chain_id"`
 	TokenAddress           string            `koanf:"token_address"`
 	TokenDecimals          uint8             `koanf:"token_decimals"`
@@ -247,6 +249,19 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 		m, err := protocol.ParseMoney(p.v)
 		if err != nil || m < 0 {
 			return def, &keyError{p.key, p.key + " must be a non-negative amount of US dollars, e.g. 0.15"}
+		}
+		*p.dst = m
+	}
+	for _, p := range []struct {
+		key, v string
+		dst    *axp.Money
+	}{{"faucet_usd_per_caller_hour", keys.FaucetUSDPerCallerHour, &cfg.FaucetPerCaller}, {"faucet_usd_per_hour", keys.FaucetUSDPerHour, &cfg.FaucetPerHour}} {
+		if strings.TrimSpace(p.v) == "" {
+			continue
+		}
+		m, err := protocol.ParseMoney(p.v)
+		if err != nil || m <= 0 {
+			return def, &keyError{p.key, p.key + " must be a positive amount of US dollars, e.g. 5000"}
 		}
 		*p.dst = m
 	}

@@ -323,9 +323,11 @@ news_feeds: [http://127.0.0.1:8890/rss]
 news_entities: ["Bitcoin=BTC"]
 news_poll: 10m
 news_retention: 240h
+faucet_usd_per_caller_hour: "250"
+faucet_usd_per_hour: 2500.5
 `)
 	cfg := load(t, file, nil, nil)
-	want := daemon.Config{Addr: "127.0.0.1:9", DataDir: "/d", Store: "postgres://axp@db.example/axp", StoreNoMigrate: true, BaseURL: "https://x.example", AdminToken: "t",
+	want := daemon.Config{FaucetPerCaller: axp.USD(250, 0), FaucetPerHour: axp.USD(2500, 50), Addr: "127.0.0.1:9", DataDir: "/d", Store: "postgres://axp@db.example/axp", StoreNoMigrate: true, BaseURL: "https://x.example", AdminToken: "t",
 		AnonTasksPerMinute: 1, RegistrationsPerHour: 2, OperatorMessagesPerDay: 3, AnonReadsPerMinute: 4, BoardPostsPerHour: 11,
 		QuoteWindow: 5 * time.Second, OpenWindow: 6 * time.Hour, PaymentWindow: 7 * time.Hour, AutoRelease: 8 * time.Hour,
 		ContactWarnAt: 2, ContactSuspendAt: 9, Fees: axp.FeeSchedule{Windows: []axp.FeeWindow{}, DefaultBPS: 10},
@@ -398,6 +400,8 @@ ai_timeout: 30s
 		"ai_base_url: ftp://x\nai_model: m\n":  "ai_base_url",
 		"ai_prompt_usd_per_mtok: -1\n":         "ai_prompt_usd_per_mtok",
 		"ai_completion_usd_per_mtok: cheap\n":  "ai_completion_usd_per_mtok",
+		"faucet_usd_per_hour: 0\n":             "faucet_usd_per_hour",
+		"faucet_usd_per_caller_hour: -5\n":     "faucet_usd_per_caller_hour",
 	} {
 		if msg := loadErr(t, writeFile(t, body), nil, nil); !strings.Contains(msg, key) {
 			t.Errorf("%q: error %q does not name %s", body, msg, key)

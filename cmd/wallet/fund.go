@@ -29,7 +29,12 @@ func NewCmdFund(f *cmdutil.Factory, w *Flags, runF func(context.Context, *FundOp
 		Short: "Get test money (TestUSD and gas) from the faucet of an exchange in test mode",
 		Long: `Ask the faucet of an exchange in test mode (axp serve --test-mode) to mint TestUSD to the
 wallet, and to send it gas when it has too little: test money for trying payments end to end. An
-exchange whose money is real has no faucet and says so (exit status 1).`,
+exchange whose money is real has no faucet and says so (exit status 1).
+
+The faucet gives an address one gift every 10 s and at most US$5,000 an hour, and each caller
+(by IP, and by member or buyer token when the call carries one) and the whole exchange a budget
+an hour (by default US$5,000 and US$50,000): past one it refuses, naming the limit and when there
+is room again.`,
 		Example: `  axp wallet fund
   axp wallet fund --usd 25`,
 		Args: cobra.NoArgs,

@@ -82,6 +82,13 @@ type Config struct {
 	// TestChainListen is the test chain's JSON-RPC address (key test_chain_listen; default a free
 	// loopback port).
 	TestChainListen string
+	// FaucetPerCaller and FaucetPerHour are test mode's faucet budgets for an hour: what one caller
+	// (by client IP, and by member or buyer token when it gives one) and the whole exchange may be
+	// given (keys faucet_usd_per_caller_hour, default US$5,000, and faucet_usd_per_hour, default
+	// US$50,000; docs/decisions.md, "Test mode's faucet"). Each address also gets one gift every
+	// 10 s and at most US$5,000 an hour.
+	FaucetPerCaller axp.Money
+	FaucetPerHour   axp.Money
 	ChainID         uint64
 	TokenAddress    string
 	TokenDecimals   uint8
@@ -178,6 +185,12 @@ type Config struct {
 	Now func() time.Time
 }
 
+// The test mode faucet's default budgets for an hour.
+const (
+	DefaultFaucetPerCaller = axp.Money(5_000_000_000)  // US$5,000 per caller
+	DefaultFaucetPerHour   = axp.Money(50_000_000_000) // US$50,000 for the whole exchange
+)
+
 // Defaults returns the defaults of docs/design.md section 8.
 func Defaults() Config {
 	return Config{
@@ -193,6 +206,8 @@ func Defaults() Config {
 		AutoRelease:            72 * time.Hour,
 		ContactWarnAt:          3,
 		ContactSuspendAt:       5,
+		FaucetPerCaller:        DefaultFaucetPerCaller,
+		FaucetPerHour:          DefaultFaucetPerHour,
 		Fees:                   axp.LaunchPromotion(),
 		MaxBodyBytes:           1 << 20,
 		ReadTimeout:            30 * time.Second,

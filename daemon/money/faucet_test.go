@@ -1,43 +1,60 @@
 package money
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/store"
 )
 
-// The faucet's limits per address: one gift every 10 s, US$5,000 an hour; a gift the chain did not
-// send is forgotten.
+// The faucet's limits: per address one gift every 10 s and US$5,000 an hour; per caller and for
+// the whole exchange the configured budgets of an hour, each refusal naming its limit with when to
+// come back.
 func TestFaucetLimit(t *testing.T) {
-	var l faucetLimit
 	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
-	if err := l.take("a", faucetMax, at); err != nil {
-		t.Fatal(err)
+	const perCaller, perHour = axp.Money(3_000_000_000), axp.Money(4_000_000_000)
+	var gifts []store.FaucetGift
+	give := func(addr, caller string, usd axp.Money, when time.Time) *axp.Error {
+		g := store.FaucetGift{At: when, Address: addr, USD: usd, Callers: []string{caller}}
+		err := admit(gifts, g, perCaller, perHour)
+		if err == nil {
+			gifts = append(gifts, g)
+		}
+		return err
 	}
-	if err := l.take("a", faucetMax, at.Add(5*time.Second)); err == nil || err.Code != axp.CodeRateLimited {
-		t.Fatalf("a second gift within 10 s: %v", err)
-	}
-	if err := l.take("b", faucetMax, at.Add(5*time.Second)); err != nil {
-		t.Fatalf("another address: %v", err)
-	}
-	for i := 1; i < 5; i++ {
-		if err := l.take("a", faucetMax, at.Add(time.Duration(i)*11*time.Second)); err != nil {
-			t.Fatalf("gift %d: %v", i+1, err)
+	refused := func(err *axp.Error, limit string, minWait int) {
+		t.Helper()
+		if err == nil || err.Code != axp.CodeRateLimited || !strings.Contains(err.Message, limit) || err.RetryAfter < minWait {
+			t.Fatalf("want a refusal naming %q (Retry-After at least %d): %v", limit, minWait, err)
 		}
 	}
-	if err := l.take("a", faucetDefault, at.Add(time.Minute)); err == nil || err.Code != axp.CodeRateLimited || err.RetryAfter < 3500 {
-		t.Fatalf("past US$5,000 in the hour: %v", err)
-	}
-	if err := l.take("a", faucetDefault, at.Add(time.Hour+time.Second)); err != nil {
-		t.Fatalf("an hour later: %v", err)
-	}
-	next := at.Add(time.Hour + 20*time.Second)
-	if err := l.take("c", faucetDefault, next); err != nil {
+	if err := give("a", "ip:1", faucetMax, at); err != nil {
 		t.Fatal(err)
 	}
-	l.undo("c", next)
-	if err := l.take("c", faucetDefault, next.Add(time.Second)); err != nil {
-		t.Fatalf("after a gift the chain did not send: %v", err)
+	refused(give("a", "ip:2", faucetMax, at.Add(5*time.Second)), "every 10s", 5)
+	// One caller, fresh addresses: refused past its budget, whichever address it names.
+	for i, addr := range []string{"b", "c"} {
+		if err := give(addr, "ip:1", faucetMax, at.Add(time.Duration(i+1)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused(give("d", "ip:1", faucetDefault, at.Add(time.Minute)), "faucet_usd_per_caller_hour", 3500)
+	// Another caller fits until the whole exchange's hour is spent.
+	if err := give("d", "ip:2", faucetMax, at.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	refused(give("e", "ip:3", faucetDefault, at.Add(2*time.Minute)), "faucet_usd_per_hour", 3400)
+	// An hour after the first gifts, they no longer count.
+	var kept []store.FaucetGift
+	for _, g := range gifts {
+		if at.Add(time.Hour+5*time.Second).Sub(g.At) < time.Hour {
+			kept = append(kept, g)
+		}
+	}
+	gifts = kept
+	if err := give("e", "ip:1", faucetMax, at.Add(time.Hour+5*time.Second)); err != nil {
+		t.Fatalf("an hour later: %v", err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 // Service is the money service.
 type Service struct {
 	*kernel.Kernel
-	faucet faucetLimit
 }
 
 // New returns the service over the kernel k and the services it uses.

@@ -85,7 +85,10 @@ type Chain struct {
 	ec     *ethclient.Client
 	abi    abi.ABI
 	faucet *ecdsa.PrivateKey
-	mu     sync.Mutex // the faucet's transactions, one at a time (nonces)
+	// mu is held while the faucet signs and sends, never while it waits for a receipt; nonce is
+	// the faucet's next nonce (nil: ask the node).
+	mu    sync.Mutex
+	nonce *uint64
 }
 
 // setup is chain.json: what the first start deployed.
@@ -302,30 +305,49 @@ func (c *Chain) Close() error {
 }
 
 // Fund is the faucet: it mints usd of TestUSD to to and, when to holds less than half an ETH of
-// gas, sends it one. It waits for both to be mined.
+// gas, sends it one. Both transactions are sent at once with the faucet's next nonces and the lock
+// is let go before waiting for them, so gifts asked for together are mined together (in the next
+// block or two), not one after another. It waits for both to be mined. out.TokenTx is set once the
+// mint was sent, even when the error says the wait for it failed: the gift may still arrive.
 func (c *Chain) Fund(ctx context.Context, to string, usd axp.Money) (axp.TestFunds, error) {
 	if !common.IsHexAddress(to) {
 		return axp.TestFunds{}, axp.Invalid("address", "not an address: "+to, "give a 0x address of 40 hex digits")
 	}
 	who := common.HexToAddress(to)
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	out := axp.TestFunds{Address: who.Hex(), USD: usd, TestMode: true}
-	r, err := c.mint(ctx, who, usd)
-	if err != nil {
-		return out, axp.Errorf(axp.CodeUnavailable, "the test chain did not mint: %v", err)
-	}
-	out.TokenTx = strings.ToLower(r.TxHash.Hex())
 	gas, err := c.ec.BalanceAt(ctx, who, nil)
 	if err != nil {
 		return out, axp.Errorf(axp.CodeUnavailable, "the test chain did not answer: %v", err)
 	}
-	if gas.Cmp(new(big.Int).Div(gasGift, big.NewInt(2))) < 0 {
-		r, err := c.send(ctx, &who, nil, gasGift)
-		if err != nil {
+	data, err := c.abi.Pack("mint", who, big.NewInt(int64(usd)))
+	if err != nil {
+		return out, err
+	}
+	var mint, gasTx *types.Transaction
+	var gasErr error
+	c.mu.Lock()
+	mint, err = c.sendNext(ctx, &c.Token, data, nil)
+	if err == nil && gas.Cmp(new(big.Int).Div(gasGift, big.NewInt(2))) < 0 {
+		gasTx, gasErr = c.sendNext(ctx, &who, nil, gasGift)
+	}
+	c.mu.Unlock()
+	if err != nil {
+		return out, axp.Errorf(axp.CodeUnavailable, "the test chain did not mint: %v", err)
+	}
+	out.TokenTx = strings.ToLower(mint.Hash().Hex())
+	if gasTx != nil {
+		out.GasTx = strings.ToLower(gasTx.Hash().Hex())
+	}
+	if _, err := c.mined(ctx, mint); err != nil {
+		return out, axp.Errorf(axp.CodeUnavailable, "the test chain did not mint: %v", err)
+	}
+	if gasErr != nil {
+		return out, axp.Errorf(axp.CodeUnavailable, "the test chain did not send gas: %v", gasErr)
+	}
+	if gasTx != nil {
+		if _, err := c.mined(ctx, gasTx); err != nil {
 			return out, axp.Errorf(axp.CodeUnavailable, "the test chain did not send gas: %v", err)
 		}
-		out.GasTx = strings.ToLower(r.TxHash.Hex())
 		gas.Add(gas, gasGift)
 	}
 	out.GasWei = gas.String()
@@ -366,10 +388,36 @@ func (c *Chain) mint(ctx context.Context, who common.Address, usd axp.Money) (*t
 // send signs a transaction from the faucet, sends it and waits until it is mined successfully.
 // Callers hold c.mu.
 func (c *Chain) send(ctx context.Context, to *common.Address, data []byte, value *big.Int) (*types.Receipt, error) {
-	tx, err := testusd.Send(ctx, c.ec, c.faucet, to, data, value)
+	tx, err := c.sendNext(ctx, to, data, value)
 	if err != nil {
 		return nil, err
 	}
+	return c.mined(ctx, tx)
+}
+
+// sendNext signs a transaction from the faucet with its next nonce and sends it, without waiting.
+// Callers hold c.mu. The count is the faucet's own: the node's pool may not count a transaction
+// just sent yet. After a failed send it is asked of the node again (it may or may not have taken
+// the transaction).
+func (c *Chain) sendNext(ctx context.Context, to *common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
+	if c.nonce == nil {
+		n, err := c.ec.PendingNonceAt(ctx, addr(c.faucet))
+		if err != nil {
+			return nil, err
+		}
+		c.nonce = &n
+	}
+	tx, err := testusd.SendNonce(ctx, c.ec, c.faucet, *c.nonce, to, data, value)
+	if err != nil {
+		c.nonce = nil
+		return nil, err
+	}
+	*c.nonce++
+	return tx, nil
+}
+
+// mined waits until tx is mined successfully.
+func (c *Chain) mined(ctx context.Context, tx *types.Transaction) (*types.Receipt, error) {
 	for {
 		r, err := c.ec.TransactionReceipt(ctx, tx.Hash())
 		if err == nil {

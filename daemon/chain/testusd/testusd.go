@@ -61,15 +61,21 @@ func Transfer(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, 
 // estimated with a margin; a plain value transfer takes 21,000) calling to with data and value
 // (nil: none; to nil deploys data), and answers it without waiting for it to be mined.
 func Send(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, to *common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
+	nonce, err := ec.PendingNonceAt(ctx, crypto.PubkeyToAddress(key.PublicKey))
+	if err != nil {
+		return nil, err
+	}
+	return SendNonce(ctx, ec, key, nonce, to, data, value)
+}
+
+// SendNonce is Send with the nonce given: a sender that keeps its own count sends several
+// transactions one after another without waiting for the node's pool to count the earlier ones.
+func SendNonce(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, nonce uint64, to *common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
 	if value == nil {
 		value = new(big.Int)
 	}
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	chainID, err := ec.ChainID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nonce, err := ec.PendingNonceAt(ctx, from)
 	if err != nil {
 		return nil, err
 	}

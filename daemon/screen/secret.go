@@ -71,6 +71,8 @@ type secretRule struct {
 	kindOf func(match string) string
 	// around, when set, decides on the secret text[s:e] from the text around it.
 	around func(text string, s, e int) bool
+	// pre, when set, is a fast test the text must pass besides a keyword.
+	pre func(text string) bool
 }
 
 func srule(kind string, keywords []string, expr string, group int, check func(value, match string) bool) secretRule {
@@ -283,8 +285,10 @@ var secretRules = []secretRule{
 	srule(SecretJWT, []string{"eyj"}, `\beyJ[A-Za-z0-9_\-]{10,}={0,2}\.ey[A-Za-z0-9_\-]{10,}={0,2}\.[A-Za-z0-9_\-]*`, 0, jwtHeader),
 	srule(SecretAgeKey, []string{"age-secret-key-1"}, `\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`, 0, nil),
 	// A Discord bot token: the bot's id in base64, a timestamp, an HMAC.
-	srule(SecretDiscordToken, []string{"discord", "bot", "token"},
-		`\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`, 0, discordID),
+	// No keyword: the token may stand alone, as in client.run("..."); its ".xxxxxx." part is
+	// looked for first.
+	{kind: SecretDiscordToken, keywords: []string{"."}, pre: discordShape,
+		re: regexp.MustCompile(`\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`), check: discordID},
 	srule(SecretHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z]{34}\b`, 0, randomish(37, 3.5)),
 	srule(SecretVaultToken, []string{"hvs.", "hvb."}, `\bhv[sb]\.[A-Za-z0-9_\-]{24,}`, 0, randomish(28, 3.5)),
 	srule(SecretShopifyToken, []string{"shpat_", "shpca_", "shppa_", "shpss_"}, `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, 0, randomish(38, 3)),
@@ -319,7 +323,7 @@ var secretRules = []secretRule{
 	// the same shape named a transaction, a block, a hash or a slot passes (evmKey).
 	{kind: SecretWalletKey, keywords: []string{"key", "accounts", "pk", "metamask", "ключ", "鍵", "键", "鑰", "키",
 		"clave", "chave", "clé", "cle ", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel"},
-		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey},
+		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
 	{kind: SecretGeneric, keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "credential"},
@@ -358,6 +362,48 @@ func discordID(v, _ string) bool {
 		}
 	}
 	return randomish(50, 4)(v, v)
+}
+
+// discordShape reports whether text holds ".xxxxxx." (six base64url characters between dots),
+// the middle of a Discord token.
+func discordShape(text string) bool {
+	for i := strings.IndexByte(text, '.'); i >= 0 && i+7 < len(text); {
+		if text[i+7] == '.' && b64url(text[i+1:i+7]) {
+			return true
+		}
+		j := strings.IndexByte(text[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+func b64url(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// hex64 reports whether text holds 64 hexadecimal digits in a row.
+func hex64(text string) bool {
+	n := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' {
+			if n++; n >= 64 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
 }
 
 var connRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://([^:]*):([^@]*)@`)
@@ -459,7 +505,7 @@ func FindSecrets(text string) []Removal {
 				break
 			}
 		}
-		if !hit {
+		if !hit || r.pre != nil && !r.pre(text) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {

@@ -33,6 +33,9 @@ var keyAfter = []string{"metamask", "private key", "import it", "import this"}
 
 // evmKey decides on a 64-hex value (0x or bare) at text[s:e] from its context.
 func evmKey(text string, s, e int) bool {
+	if sameChar(strings.TrimPrefix(text[s:e], "0x")) {
+		return false // 0x000...0: a placeholder
+	}
 	from := s - 80
 	if from < 0 {
 		from = 0
@@ -124,7 +127,11 @@ func findSeedPhrases(text string) [][2]int {
 			}
 			return idx
 		}) {
-			out = append(out, [2]int{run[0].s, run[len(run)-1].e})
+			s := run[0].s
+			if numbered > 0 {
+				s = numberBefore(text, s) // "1. " goes with the list
+			}
+			out = append(out, [2]int{s, run[len(run)-1].e})
 		}
 		run, numbered = run[:0], 0
 	}
@@ -165,6 +172,25 @@ func findSeedPhrases(text string) [][2]int {
 	}
 	flush()
 	return out
+}
+
+// numberBefore is where a number such as "1. " or "1) " right before s starts, or s.
+func numberBefore(text string, s int) int {
+	i := s
+	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+		i--
+	}
+	if i == 0 || text[i-1] != '.' && text[i-1] != ')' {
+		return s
+	}
+	j := i - 1
+	for j > 0 && text[j-1] >= '0' && text[j-1] <= '9' {
+		j--
+	}
+	if j == i-1 {
+		return s
+	}
+	return j
 }
 
 // phraseGap reports whether the text between two words keeps them in one phrase (spaces, line

@@ -38,6 +38,14 @@ const (
 	SecretDigitalOcean     = "digitalocean_token"
 	SecretTelegramBotToken = "telegram_bot_token"
 	SecretPyPIToken        = "pypi_token"
+	SecretWalletKey        = "wallet_private_key"
+	SecretSeedPhrase       = "seed_phrase"
+	SecretAgeKey           = "age_secret_key"
+	SecretDiscordToken     = "discord_bot_token"
+	SecretHuggingFace      = "huggingface_token"
+	SecretVaultToken       = "vault_token"
+	SecretShopifyToken     = "shopify_token"
+	SecretAzureSAS         = "azure_sas_token"
 )
 
 // SecretMarker is the text that replaces a removed credential of the given kind, such as
@@ -61,6 +69,10 @@ type secretRule struct {
 	check func(value, match string) bool
 	// kindOf, when set, names the kind from the match (the generic assignment rule).
 	kindOf func(match string) string
+	// around, when set, decides on the secret text[s:e] from the text around it.
+	around func(text string, s, e int) bool
+	// pre, when set, is a fast test the text must pass besides a keyword.
+	pre func(text string) bool
 }
 
 func srule(kind string, keywords []string, expr string, group int, check func(value, match string) bool) secretRule {
@@ -193,15 +205,14 @@ func randomish(min int, minEntropy float64) func(string, string) bool {
 
 func notPlaceholder(v, _ string) bool { return !placeholderWord(v) }
 
-// jwtHeader reports whether a JWT's first part decodes to a JSON header naming its algorithm or
-// type.
+// jwtHeader reports whether a JWT's first part decodes to a JSON header naming its algorithm.
 func jwtHeader(v, _ string) bool {
 	h, _, _ := strings.Cut(v, ".")
 	dec, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(h, "="))
 	if err != nil {
 		return false
 	}
-	return strings.HasPrefix(string(dec), "{") && (strings.Contains(string(dec), `"alg"`) || strings.Contains(string(dec), `"typ"`))
+	return strings.HasPrefix(strings.TrimSpace(string(dec)), "{") && strings.Contains(string(dec), `"alg"`)
 }
 
 // hexOnly reports whether s is all hexadecimal digits and dashes: git hashes, SHA-256 sums, UUIDs.
@@ -266,9 +277,23 @@ var secretRules = []secretRule{
 	srule(SecretHerokuKey, []string{"heroku", "hrku-"},
 		`(?i)(?:\bheroku[\w.\-]{0,30}["']?\s*(?::=|=>|=|:)\s*["']?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b|\b(HRKU-[A-Za-z0-9_\-]{20,}))`, -1,
 		nil),
-	srule(SecretAzureStorageKey, []string{"accountkey", "azure"},
-		`(?i)(?:\baccountkey\s*=\s*|\bazure[\w.\-]{0,30}["']?\s*(?::=|=>|=|:)\s*["']?)([A-Za-z0-9+/]{86}==)`, 1, randomish(80, 4)),
-	srule(SecretJWT, []string{"eyj"}, `\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`, 0, jwtHeader),
+	srule(SecretAzureStorageKey, []string{"accountkey", "account_key", "sharedaccesskey", "azure"},
+		`(?i)(?:\b(?:account_?key|sharedaccesskey)["']?\s*[=:]\s*["']?|\bazure[\w.\-]{0,30}["']?\s*(?::=|=>|=|:)\s*["']?)([A-Za-z0-9+/]{86}==|[A-Za-z0-9+/]{43}=)`, 1, randomish(40, 4)),
+	// A JWT anywhere (a header, a cookie, a URL, a JSON field, a storage dump): three parts, the
+	// first a JSON header naming its algorithm, the second a JSON object, the signature possibly
+	// empty (alg none).
+	srule(SecretJWT, []string{"eyj"}, `\beyJ[A-Za-z0-9_\-]{10,}={0,2}\.ey[A-Za-z0-9_\-]{10,}={0,2}\.[A-Za-z0-9_\-]*`, 0, jwtHeader),
+	srule(SecretAgeKey, []string{"age-secret-key-1"}, `\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`, 0, nil),
+	// A Discord bot token: the bot's id in base64, a timestamp, an HMAC.
+	// No keyword: the token may stand alone, as in client.run("..."); its ".xxxxxx." part is
+	// looked for first.
+	{kind: SecretDiscordToken, keywords: []string{"."}, pre: discordShape,
+		re: regexp.MustCompile(`\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`), check: discordID},
+	srule(SecretHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z]{34}\b`, 0, randomish(37, 3.5)),
+	srule(SecretVaultToken, []string{"hvs.", "hvb."}, `\bhv[sb]\.[A-Za-z0-9_\-]{24,}`, 0, randomish(28, 3.5)),
+	srule(SecretShopifyToken, []string{"shpat_", "shpca_", "shppa_", "shpss_"}, `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, 0, randomish(38, 3)),
+	// A shared access signature's sig= parameter, in a URL or a connection string.
+	srule(SecretAzureSAS, []string{"sig="}, `(?i)(?:[?&;]|\b)sig=([A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})`, 1, randomish(30, 4)),
 	// scheme://user:password@host: the whole link goes, so no address is left half-removed.
 	srule(SecretConnection, []string{"://"},
 		`\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://([^\s:/@"'<>\[\]]{0,64}):([^\s@/"'<>]{1,128})@[^\s"'<>]+`, 0,
@@ -286,25 +311,99 @@ var secretRules = []secretRule{
 		}),
 	srule(SecretBasicAuth, []string{"basic", "-u", "--user"},
 		`(?i)(?:\bauthorization:\s*basic\s+([A-Za-z0-9+/]{8,}={0,2})|\bcurl\b[^\n]*?\s(?:-u|--user)\s+["']?([^\s:"']+:[^\s"']+))`, -1,
-		func(v, _ string) bool {
-			if strings.Contains(v, ":") {
-				_, p, _ := strings.Cut(v, ":")
-				return !placeholder(p) && !proseValues[strings.ToLower(p)]
-			}
-			dec, err := base64.StdEncoding.DecodeString(v)
-			if err != nil {
-				return false
-			}
-			_, p, ok := strings.Cut(string(dec), ":")
-			return ok && p != "" && !placeholder(p) && !proseValues[strings.ToLower(p)]
-		}),
+		basicValue),
+	// A docker config.json login: "auth" holds base64 of user:password.
+	srule(SecretBasicAuth, []string{`"auth"`}, `"auth"\s*:\s*"([A-Za-z0-9+/]{8,}={0,2})"`, 1, basicValue),
+	// .netrc: machine host login user password secret (on one line or several).
+	srule(SecretPassword, []string{"machine"}, `(?i)\b(?:machine\s+\S+|default)\s+login\s+\S+\s+password\s+(\S+)`, 1, passwordValue),
+	srule(SecretPassword, []string{"sshpass"}, `\bsshpass\s+-p\s*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"']+))`, -1, passwordValue),
 	srule(SecretBearer, []string{"bearer"}, `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`, 1,
 		func(v, m string) bool { return randomish(16, 3.2)(v, m) && strings.ContainsAny(v, "0123456789") }),
+	// A wallet's private key: 64 hex digits (with or without 0x) that the words before name a key;
+	// the same shape named a transaction, a block, a hash or a slot passes (evmKey).
+	{kind: SecretWalletKey, keywords: []string{"key", "accounts", "pk", "metamask", "ключ", "鍵", "键", "鑰", "키",
+		"clave", "chave", "clé", "cle ", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel"},
+		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
 	{kind: SecretGeneric, keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "credential"},
 		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?))(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
+}
+
+// basicValue decides on user:password, given as is or in base64.
+func basicValue(v, _ string) bool {
+	if strings.Contains(v, ":") {
+		_, p, _ := strings.Cut(v, ":")
+		return !placeholder(p) && !proseValues[strings.ToLower(p)]
+	}
+	dec, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return false
+	}
+	_, p, ok := strings.Cut(string(dec), ":")
+	return ok && p != "" && !placeholder(p) && !proseValues[strings.ToLower(p)]
+}
+
+func passwordValue(v, _ string) bool {
+	return len(v) >= 3 && !placeholder(v) && !proseValues[strings.ToLower(v)]
+}
+
+// discordID reports whether a Discord token's first part is a user id in base64 (digits only).
+func discordID(v, _ string) bool {
+	id, _, _ := strings.Cut(v, ".")
+	dec, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(id, "="))
+	if err != nil || len(dec) < 17 {
+		return false
+	}
+	for _, c := range dec {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return randomish(50, 4)(v, v)
+}
+
+// discordShape reports whether text holds ".xxxxxx." (six base64url characters between dots),
+// the middle of a Discord token.
+func discordShape(text string) bool {
+	for i := strings.IndexByte(text, '.'); i >= 0 && i+7 < len(text); {
+		if text[i+7] == '.' && b64url(text[i+1:i+7]) {
+			return true
+		}
+		j := strings.IndexByte(text[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+func b64url(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// hex64 reports whether text holds 64 hexadecimal digits in a row.
+func hex64(text string) bool {
+	n := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' {
+			if n++; n >= 64 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
 }
 
 var connRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://([^:]*):([^@]*)@`)
@@ -406,7 +505,7 @@ func FindSecrets(text string) []Removal {
 				break
 			}
 		}
-		if !hit {
+		if !hit || r.pre != nil && !r.pre(text) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
@@ -429,6 +528,9 @@ func FindSecrets(text string) []Removal {
 				}
 				v := text[vs:ve]
 				if !quoted {
+					if strings.HasSuffix(v, "[") {
+						continue // a code reference: os.environ["X"], config['db'], ENV["X"]
+					}
 					v = strings.TrimRight(v, ".)]}")
 					ve = vs + len(v)
 				}
@@ -459,11 +561,17 @@ func FindSecrets(text string) []Removal {
 			if r.check != nil && !r.check(text[s:e], text[m[0]:m[1]]) {
 				continue
 			}
+			if r.around != nil && !r.around(text, s, e) {
+				continue
+			}
 			if r.kind == SecretConnection || r.kind == SecretSlackWebhook {
 				e = s + trimPunct([]byte(text[s:e]), 0, e-s)
 			}
 			spans = append(spans, span{s, e, kind, prio})
 		}
+	}
+	for _, p := range findSeedPhrases(text) {
+		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
 	}
 	if len(spans) == 0 {
 		return nil

@@ -7,11 +7,7 @@ import (
 
 // Every value below is made up for the test; none is or was a working credential.
 func TestFindSecrets(t *testing.T) {
-	tests := []struct {
-		text   string
-		kind   string // "" when nothing may be found
-		secret string // the text that must be removed (when kind != "")
-	}{
+	tests := []secretCase{
 		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDm1zN9Rk2QZz0v7o3rLx1Yp4cK9fG2hJ3kL5mN7pQ8sAAAAJgqP8\n-----END OPENSSH PRIVATE KEY-----", SecretPrivateKey, "-----BEGIN OPENSSH PRIVATE KEY-----"},
 		{"key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7Zk3mV9pQ2rT5yW8bN1cF4gH6jK0lM3nP5qR7sT9uV2wX4y\nZ1aB3cD5eF7gH9iJ", SecretPrivateKey, "MIIEowIBAAKCAQEAx7Zk3mV9pQ2rT5yW8bN1cF4gH6jK0lM3nP5qR7sT9uV2wX4y"},
 		{"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB7kL9mN2pQ4rS6tU8vW0xY2zA4bC6dE8fG0hI2jK4lMoAoGCCqGSM49\n-----END EC PRIVATE KEY-----", SecretPrivateKey, "MHcCAQEEIB7kL9mN2pQ4rS6tU8vW0xY2zA4bC6dE8fG0hI2jK4lMoAoGCCqGSM49"},
@@ -91,6 +87,89 @@ func TestFindSecrets(t *testing.T) {
 		{"sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "", ""},
 		{"[credential removed: password] and password: [credential removed: password]", "", ""},
 	}
+	checkSecrets(t, tests)
+}
+
+type secretCase struct {
+	text   string
+	kind   string // "" when nothing may be found
+	secret string // the text that must be removed (when kind != "")
+}
+
+// Kinds added after the first batch: wallet keys and recovery phrases, JWTs outside a header,
+// Azure, age, Discord, Hugging Face, Vault, Shopify, docker, .netrc and sshpass; and code
+// references after password = that are not passwords.
+func TestFindSecretsMoreKinds(t *testing.T) {
+	const (
+		key  = "a4c123b1612dd272d1371c17149d439536b3216fdaeeb975729fae923d5a4fd1"
+		hash = "cc3fc1626e53a13043b026c48bbf33feff9243a8f506b40928b5b7a767c76fb0"
+		jwt  = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiIsImV4cCI6MTkwMDAwMDAwMH0.7PZnK8Cl6J5ixaaJLShuQjOud-_yDUA_5zmS1swoPqA"
+		// a valid 24-word phrase (its checksum holds), a valid 12-word one, and 12 list words whose
+		// checksum fails
+		seed24 = "tree jaguar success sadness curious observe mystery harbor come purity right parade improve audit end control avocado honey weapon similar just legend anger grape"
+		seed12 = "tunnel isolate apple aim blanket sister develop group snake royal course east"
+		words  = "anger able hood hidden bracket vague scan slice street century grant mechanic"
+		azure  = "1Py4oJe2JbmPTuSgR7cMy+UcU3zr1ZtoLuCr64CxqlIOdNKhiFXiQ2hzT/pLjHX2JiCLhKcIhP6Br1iQFeOUhG=="
+	)
+	numbered := ""
+	for i, w := range strings.Fields(words) {
+		numbered += strings.Repeat(" ", min(i, 1)) + string(rune('1'+i%9)) + ". " + w
+	}
+	checkSecrets(t, []secretCase{
+		{"PRIVATE_KEY=0x" + key, SecretWalletKey, key},
+		{"deployer private key: 0x" + key, SecretWalletKey, key},
+		{"export PRIVATE_KEY=" + key, SecretWalletKey, key},
+		{`{"privateKey": "0x` + key + `"}`, SecretWalletKey, key},
+		{`sepolia: { url: RPC_URL, accounts: ["0x` + key + `"] }`, SecretWalletKey, key},
+		{"forge script Deploy.s.sol --broadcast --private-key 0x" + key, SecretWalletKey, key},
+		{"0x" + key + "\nImport this key into MetaMask to see the tokens.", SecretWalletKey, key},
+		{"Clave privada de la billetera: 0x" + key, SecretWalletKey, key},
+		{"Приватный ключ: 0x" + key, SecretWalletKey, key},
+		{"Payout sent, tx hash 0x" + hash, "", ""},
+		{"See https://etherscan.io/tx/0x" + hash + " for the transfer.", "", ""},
+		{"block 0x" + hash + " finalized; receipt status 1", "", ""},
+		{"bytes32 constant ROLE = 0x" + hash + ";", "", ""},
+		{"The private key signed txn 0x" + hash, "", ""},
+		{"Deployed. 0x" + hash, "", ""},
+		{"PRIVATE_KEY=0x" + strings.Repeat("0", 64), "", ""},
+		{`keccak256("Transfer(address,address,uint256)") = 0x` + hash, "", ""},
+		{"Your recovery phrase: " + words, SecretSeedPhrase, words},
+		{seed24, SecretSeedPhrase, seed24},
+		{"wallet created\n" + strings.ReplaceAll(seed12, " ", "\n"), SecretSeedPhrase, "east"},
+		{numbered, SecretSeedPhrase, "1. anger"},
+		{`mnemonic: "` + strings.ReplaceAll(seed12, " ", ", ") + `"`, SecretSeedPhrase, "tunnel"},
+		{words, "", ""},
+		{"We will review the draft, then add a summary and a simple chart for every month of the year.", "", ""},
+		{"Cookie: session=" + jwt + "; Path=/", SecretJWT, jwt},
+		{`{"access_token_jwt": "` + jwt + `"}`, SecretJWT, jwt},
+		{"https://app.example.com/callback?token=" + jwt + "&state=1", SecretJWT, jwt},
+		{"localStorage.setItem('auth', '" + jwt + "')", SecretJWT, jwt},
+		{"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=" + azure + ";EndpointSuffix=core.windows.net", SecretAzureStorageKey, azure},
+		{`{"account_key": "` + azure + `"}`, SecretAzureStorageKey, azure},
+		{"https://acme.blob.core.windows.net/files?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-12-31&sig=LM7ToThwNScgrLRWzBQCABugjMgeP7cGq0pbqfi14Zg%3D", SecretAzureSAS, "LM7ToThwNScgrLRWzBQCABugjMgeP7cGq0pbqfi14Zg"},
+		{"Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4Te7Uw0x=", SecretAzureStorageKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Dc5Fb9Gn2Qa4Te7Uw0x"},
+		{"AGE-SECRET-KEY-1V7TM49EAE922GPFAF7KFGPQXGMVDPSDJ05S6GRKA6GFPUTQFTF78R57XR0", SecretAgeKey, "AGE-SECRET-KEY-1V7TM49EAE922GPFAF7KFGPQXGMVDPSDJ05S6GRKA6GFPUTQFTF78R57XR0"},
+		{"client.run('MTA5Mzg0NzU2MTAyOTM4NDc1Ng.ByReQM.sm9Wcz7uW9XFOGOeMVNen5n1Ae6pWzpF1qH6Yy')  # discord bot", SecretDiscordToken, "MTA5Mzg0NzU2MTAyOTM4NDc1Ng.ByReQM.sm9Wcz7uW9XFOGOeMVNen5n1Ae6pWzpF1qH6Yy"},
+		{"HF_TOKEN=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", SecretHuggingFace, "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"},
+		{"vault login hvs.fEnbtXAqwK8jZfALhLSzFyCmmdKTxp-TkSF2RCdKDFRuNw5GCf", SecretVaultToken, "hvs.fEnbtXAqwK8jZfALhLSzFyCmmdKTxp-TkSF2RCdKDFRuNw5GCf"},
+		{"X-Shopify-Access-Token: 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", SecretShopifyToken, "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"},
+		{`{"auths": {"registry.acme.io": {"auth": "ZGVwbG95OlpxNFhyOFRuMldtNg=="}}}`, SecretBasicAuth, "ZGVwbG95OlpxNFhyOFRuMldtNg=="},
+		{"machine api.acme.io login deploy password Zq4Xr8Tn2", SecretPassword, "Zq4Xr8Tn2"},
+		{"machine api.acme.io\n  login deploy\n  password Zq4Xr8Tn2", SecretPassword, "Zq4Xr8Tn2"},
+		{"sshpass -p 'Kq8-Wm2x' ssh deploy@host", SecretPassword, "Kq8-Wm2x"},
+		{`password = os.environ["DB_PASSWORD"]`, "", ""},
+		{`password = config['db']['password']`, "", ""},
+		{`DB_PASSWORD = ENV["DB_PASSWORD"]`, "", ""},
+		{`password: process.env.DB_PASSWORD`, "", ""},
+		{`password = os.getenv("DB_PASSWORD")`, "", ""},
+		{`password = ENV.fetch("DB_PASSWORD")`, "", ""},
+		{`password = settings.DB_PASSWORD`, "", ""},
+		{"sshpass -p $SSH_PASS ssh deploy@host", "", ""},
+	})
+}
+
+func checkSecrets(t *testing.T, tests []secretCase) {
+	t.Helper()
 	for _, tt := range tests {
 		rs := FindSecrets(tt.text)
 		if tt.kind == "" {

@@ -5,6 +5,7 @@ Every secret is random (seeded, so the files are reproducible) in the shape of a
 or was ever a working credential. Run from this directory: python3 credentials_gen.py
 """
 import base64
+import hashlib
 import random
 import string
 
@@ -212,6 +213,117 @@ for i in range(110):
     t = templ_look[i % len(templ_look)]
     l = t.format(git=git(), sha=sha(), uuid=uuid(), git7=git()[:7], num=R.randrange(10000, 99999999), up12=rnd(12, UP),
                  hex32=rnd(32, HEX), b64=rnd(R.randrange(24, 80), AN) + "==", hex6=rnd(6, HEX))
+    look.append(R.choice(intros) + l + R.choice(outros))
+
+# Kinds added in a second batch, from their own seed so the lines above stay as they were.
+R = random.Random(20261128)
+WORDS = open("../../bip39_english.txt").read().split()
+B32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+
+
+def mnemonic(n, valid=True):
+    """n words of the BIP-39 English list; valid: with the checksum the standard prescribes."""
+    while True:
+        ent = bytes(R.randrange(256) for _ in range(n * 11 * 32 // 33 // 8))
+        bits = "".join(f"{b:08b}" for b in ent)
+        cs = "".join(f"{b:08b}" for b in hashlib.sha256(ent).digest())[:len(bits) // 32]
+        if not valid:
+            cs = "".join(R.choice("01") for _ in cs)
+            if cs == "".join(f"{b:08b}" for b in hashlib.sha256(ent).digest())[:len(bits) // 32]:
+                continue
+        bits += cs
+        return " ".join(WORDS[int(bits[i:i + 11], 2)] for i in range(0, len(bits), 11))
+
+
+def numbered(words):
+    return " ".join(f"{i + 1}. {w}" for i, w in enumerate(words.split()))
+
+
+def discord():
+    uid = str(R.randrange(10**17, 10**19))
+    return base64.urlsafe_b64encode(uid.encode()).decode().rstrip("=") + "." + rnd(6, AN + "_-") + "." + rnd(38, AN + "_-")
+
+
+gens2 = {
+    "wallet_private_key": lambda: R.choice(["0x", "0x", ""]) + rnd(64, HEX),
+    "seed_phrase": lambda: mnemonic(R.choice([12, 12, 24])),
+    "jwt": gens["jwt"],
+    "azure_storage_key": gens["azure_storage_key"],
+    "azure_sas_token": lambda: rnd(43, AN + "+/") + "%3D",
+    "age_secret_key": lambda: "AGE-SECRET-KEY-1" + rnd(58, B32),
+    "discord_bot_token": discord,
+    "huggingface_token": lambda: "hf_" + rnd(34, string.ascii_letters),
+    "vault_token": lambda: "hvs." + rnd(24 + R.randrange(0, 70), AN + "_-"),
+    "shopify_token": lambda: R.choice(["shpat_", "shpca_", "shppa_"]) + rnd(32, HEX),
+    "basic_auth": lambda: base64.b64encode((R.choice(["ci", "deploy", "robot$acme"]) + ":" + pw()).encode()).decode(),
+    "password": lambda: rnd(8) + R.choice(["", "!", "#1", "-x"]),
+}
+templates2 = {
+    "wallet_private_key": ["PRIVATE_KEY={s}", "Deployer private key: {s}", "{\"privateKey\": \"{s}\"}",
+                           "forge create src/Token.sol:Token --rpc-url $RPC_URL --private-key {s}",
+                           "export DEPLOYER_PRIVATE_KEY={s}", "Clave privada de la wallet: {s}", "Приватный ключ кошелька: {s}"],
+    "wallet_private_key_0x": ["networks: { sepolia: { url: process.env.RPC_URL, accounts: [\"{s}\"] } }",
+                              "{s}\\nImport this key into MetaMask to see the test tokens."],
+    "seed_phrase": ["Seed phrase: {s}", "Recovery phrase for the test wallet:\\n{n}", "mnemonic: \"{s}\"",
+                    "Backup words (keep offline):\\n{nl}", "{s}", "MNEMONIC=\"{s}\"", "Your 12 words: {c}"],
+    "jwt": ["Cookie: session={s}; Path=/; HttpOnly", "{\"id_token\": \"{s}\"}",
+            "https://app.acme.io/sso/callback#access_token={s}&expires_in=3600", "localStorage: {\"auth\":\"{s}\"}",
+            "token={s}"],
+    "azure_storage_key": ["{\"AccountKey\": \"{s}\"}", "AZURE_STORAGE_CONNECTION_STRING=\"DefaultEndpointsProtocol=https;AccountName=acmedata;AccountKey={s}\""],
+    "azure_sas_token": ["https://acmefiles.blob.core.windows.net/out/report.csv?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-12-31T00:00:00Z&sig={s}",
+                        "BlobEndpoint=https://acme.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sp=rl&sig={s}"],
+    "age_secret_key": ["# created: 2026-11-20\\n# public key: age1" + "{p}" + "\\n{s}", "SOPS_AGE_KEY={s}"],
+    "discord_bot_token": ["DISCORD_TOKEN={s}", "client.run(\"{s}\")", "The bot logs in with {s}."],
+    "huggingface_token": ["HF_TOKEN={s}", "huggingface-cli login --token {s}", "from_pretrained(\"acme/model\", token=\"{s}\")"],
+    "vault_token": ["VAULT_TOKEN={s}", "vault login {s}", "X-Vault-Token: {s}"],
+    "shopify_token": ["SHOPIFY_ACCESS_TOKEN={s}", "X-Shopify-Access-Token: {s}", "Admin API token: {s}"],
+    "basic_auth": ["~/.docker/config.json:\\n{\"auths\": {\"registry.acme.io\": {\"auth\": \"{s}\"}}}"],
+    "password": ["~/.netrc:\\nmachine api.acme.io login deploy password {s}", "machine git.acme.io\\n  login ci\\n  password {s}",
+                 "sshpass -p '{s}' ssh deploy@203.0.113.9", "sshpass -p {s} scp dump.sql backup@203.0.113.9:/srv"],
+}
+for kind, ts in templates2.items():
+    for t in ts:
+        for _ in range(2 if len(ts) < 4 else 1):
+            if kind == "wallet_private_key_0x":
+                s = "0x" + rnd(64, HEX)
+            else:
+                s = gens2[kind]()
+            line = t.replace("{p}", rnd(58, B32.lower()))
+            if "{n}" in line:
+                line = line.replace("{n}", "«" + numbered(s) + "»")
+            elif "{nl}" in line:
+                line = line.replace("{nl}", "«" + s.replace(" ", "\\n") + "»")
+            elif "{c}" in line:
+                s = mnemonic(12)
+                line = line.replace("{c}", "«" + s.replace(" ", ", ") + "»")
+            else:
+                line = line.replace("{s}", "«" + s + "»")
+            pos.append(R.choice(intros) + line + R.choice(outros))
+
+h = lambda: rnd(64, HEX)
+lookalikes2 = [
+    "Payout confirmed: tx 0x{h}", "https://etherscan.io/tx/0x{h}", "Block hash: 0x{h}", "txHash: \"0x{h}\"",
+    "bytes32 public constant MINTER_ROLE = 0x{h};", "Storage slot 0x{h} holds the implementation address.",
+    "keccak256 of the event signature: 0x{h}", "receipt: {{\"transactionHash\": \"0x{h}\", \"status\": 1}}",
+    "Deployed at block 18234567 (0x{h}).", "Merkle root: 0x{h}", "0x{h}",
+    "The private key never leaves the device; the signed transaction is 0x{h}.",
+    "Contract verified; deployment tx 0x{h}, gas used 1,204,331.", "salt = 0x{h}", "topics[0] = 0x{h}",
+    "PRIVATE_KEY=0x<your key>", "PRIVATE_KEY=${{PRIVATE_KEY}}", "accounts: [process.env.PRIVATE_KEY]",
+    "PRIVATE_KEY=0x" + "0" * 64, "Never share your seed phrase or private key with anyone, including us.",
+    "Seed phrase: <12 words from your wallet backup>", "Write the 24 recovery words on paper and keep them offline.",
+    "Tags: {w}", "{w}", "Word list for the game: {wc}",
+    "We will review the draft, then add a summary and a simple chart for every month of the year.",
+    "password = os.environ[\"DB_PASSWORD\"]", "password = config['db']['password']", "DB_PASSWORD = ENV[\"DB_PASSWORD\"]",
+    "password: process.env.DB_PASSWORD", "password = ENV.fetch(\"DB_PASSWORD\")", "password = settings.DB_PASSWORD",
+    "sshpass -p \"$SSH_PASS\" ssh deploy@host", "machine api.example.com login USER password PASS",
+    "Cookie: session=eyJhbGciOi...; Path=/", "AGE-SECRET-KEY-1... (keep this file private)",
+    "Public key: age1{a}", "HF_TOKEN=hf_xxx", "VAULT_TOKEN=hvs.<token>", "SHOPIFY_ACCESS_TOKEN=shpat_...",
+    "Append ?sv=...&sig=<signature> to the blob URL.", "{{\"auths\": {{\"registry.acme.io\": {{}}}}}}",
+    "Discord bot tokens have three dot-separated parts; paste yours into .env as DISCORD_TOKEN.",
+]
+for l in lookalikes2:
+    w = mnemonic(12, valid=False)
+    l = l.format(h=h(), w=w, wc=w.replace(" ", ", "), a=rnd(58, B32.lower()))
     look.append(R.choice(intros) + l + R.choice(outros))
 
 open("credential_secret.txt", "w").write("\n".join(pos) + "\n")

@@ -1,0 +1,256 @@
+package screen
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"strings"
+)
+
+// Wallet keys and recovery phrases. On this exchange transaction hashes, block hashes, digests and
+// storage slots (0x and 64 hex digits, like a private key) are everyday text, so a 64-hex value is
+// a key only when its context says so; a recovery phrase is a run of 12 to 24 words of the BIP-39
+// list that either carries a valid checksum or is introduced or numbered as a phrase (see
+// docs/decisions.md, "Credentials").
+
+// keyContext are the words that, shortly before a 64-hex value, name it a private key: English
+// names, configuration fields and flags, and "private key" in the languages sellers write in.
+var keyContext = []string{"private key", "private_key", "privatekey", "private-key", "privkey", "priv_key",
+	"priv key", "secret key", "secret_key", "secretkey", "signing key", "signer key", "signer_key", "deployer key",
+	"deployer_key", "deployer_private", "wallet key", "wallet_key", "account key", "pk=", "pk:", "pk =", "pk\":",
+	"accounts:", "accounts =", "accounts\":", "metamask", "wallet import", "import this key",
+	"clave privada", "chave privada", "clé privée", "cle privee", "privater schlüssel", "privatschlüssel",
+	"chiave privata", "klucz prywatny", "özel anahtar", "приватный ключ", "закрытый ключ", "секретный ключ",
+	"приватний ключ", "私钥", "私鑰", "秘密鍵", "秘密键", "개인키", "개인 키", "kunci privat", "khóa riêng", "sleutel"}
+
+// hashContext are the words that name a 64-hex value a hash: a transaction, a block, a digest, a
+// slot. The nearer of a key word and a hash word before the value decides.
+var hashContext = []string{"tx", "transaction", "hash", "block", "receipt", "/tx/", "slot", "keccak", "bytes32",
+	"topic", "digest", "sha", "commit", "root", "salt", "nonce", "event", "log", "checksum", "merkle", "signature",
+	"sig", "id", "uuid", "seed"}
+
+// keyAfter are words right after a value that name it a key ("import this key into MetaMask").
+var keyAfter = []string{"metamask", "private key", "import it", "import this"}
+
+// evmKey decides on a 64-hex value (0x or bare) at text[s:e] from its context.
+func evmKey(text string, s, e int) bool {
+	if sameChar(strings.TrimPrefix(text[s:e], "0x")) {
+		return false // 0x000...0: a placeholder
+	}
+	from := s - 80
+	if from < 0 {
+		from = 0
+	}
+	before := strings.ToLower(text[from:s])
+	key, hash := -1, -1
+	for _, w := range keyContext {
+		if i := strings.LastIndex(before, w); i >= 0 && i+len(w) > key {
+			key = i + len(w)
+		}
+	}
+	for _, w := range hashContext {
+		if i := lastWord(before, w); i >= 0 && i+len(w) > hash {
+			hash = i + len(w)
+		}
+	}
+	if key >= 0 && key >= hash {
+		return true
+	}
+	to := e + 60
+	if to > len(text) {
+		to = len(text)
+	}
+	after := strings.ToLower(text[e:to])
+	if strings.Contains(after, "/tx/") || hash >= 0 && hash > key {
+		return false
+	}
+	for _, w := range keyAfter {
+		if strings.Contains(after, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastWord is the last index of w in s where w does not continue a longer word on its left
+// ("tx" in "ctx" does not count; "txHash", "tx_hash" do).
+func lastWord(s, w string) int {
+	for end := len(s); ; {
+		i := strings.LastIndex(s[:end], w)
+		if i < 0 {
+			return -1
+		}
+		if i == 0 || !isLower(s[i-1]) {
+			return i
+		}
+		end = i + len(w) - 1
+		if end <= 0 {
+			return -1
+		}
+	}
+}
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+
+//go:embed bip39_english.txt
+var bip39Text string
+
+var bip39Index = func() map[string]int {
+	m := make(map[string]int, 2048)
+	for i, w := range strings.Fields(bip39Text) {
+		m[w] = i
+	}
+	return m
+}()
+
+// phraseContext are words that, before a run of list words, call it a recovery phrase.
+var phraseContext = []string{"seed", "mnemonic", "phrase", "recovery", "backup", "secret words", "wallet words",
+	"12 words", "24 words", "twelve words", "metamask", "ledger", "trezor", "wallet"}
+
+// findSeedPhrases reports the recovery phrases in text: runs of 12 or more words of the BIP-39
+// English list, separated by spaces, line breaks, commas or numbering, with a valid checksum, a
+// phrase word before them, or numbering.
+func findSeedPhrases(text string) [][2]int {
+	if len(text) < 12*4 {
+		return nil
+	}
+	var out [][2]int
+	type word struct {
+		s, e, idx int
+	}
+	var run []word
+	numbered := 0
+	flush := func() {
+		if len(run) >= 12 && seedRun(text, run[0].s, numbered, func() []int {
+			idx := make([]int, len(run))
+			for i, w := range run {
+				idx[i] = w.idx
+			}
+			return idx
+		}) {
+			s := run[0].s
+			if numbered > 0 {
+				s = numberBefore(text, s) // "1. " goes with the list
+			}
+			out = append(out, [2]int{s, run[len(run)-1].e})
+		}
+		run, numbered = run[:0], 0
+	}
+	var buf [8]byte
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && (text[j] >= 'a' && text[j] <= 'z' || text[j] >= 'A' && text[j] <= 'Z') {
+			j++
+		}
+		idx := -1
+		if n := j - i; n >= 3 && n <= 8 && (j == len(text) || text[j] < 0x80) && (i == 0 || text[i-1] < 0x80) {
+			for k := 0; k < n; k++ {
+				buf[k] = text[i+k] | 0x20
+			}
+			if v, ok := bip39Index[string(buf[:n])]; ok {
+				idx = v
+			}
+		}
+		if idx < 0 {
+			flush()
+		} else {
+			if len(run) > 0 {
+				gap, ok := phraseGap(text[run[len(run)-1].e:i])
+				if !ok {
+					flush()
+				} else if gap {
+					numbered++
+				}
+			}
+			run = append(run, word{i, j, idx})
+		}
+		i = j
+	}
+	flush()
+	return out
+}
+
+// numberBefore is where a number such as "1. " or "1) " right before s starts, or s.
+func numberBefore(text string, s int) int {
+	i := s
+	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+		i--
+	}
+	if i == 0 || text[i-1] != '.' && text[i-1] != ')' {
+		return s
+	}
+	j := i - 1
+	for j > 0 && text[j-1] >= '0' && text[j-1] <= '9' {
+		j--
+	}
+	if j == i-1 {
+		return s
+	}
+	return j
+}
+
+// phraseGap reports whether the text between two words keeps them in one phrase (spaces, line
+// breaks, commas, quotes, brackets, numbering such as "2." or "3)"), and whether it holds a number.
+func phraseGap(g string) (numbered, ok bool) {
+	digit := false
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ';' || c == '"' || c == '\'' ||
+			c == '[' || c == ']' || c == '-' || c == '|':
+		case c >= '0' && c <= '9':
+			digit = true
+		case c == '.' || c == ')' || c == ':':
+			if !digit {
+				return false, false
+			}
+		default:
+			return false, false
+		}
+	}
+	return digit, true
+}
+
+// seedRun decides on a run of list words starting at s: numbered (most gaps hold a number), a
+// phrase word in the 80 bytes before it, or a valid checksum over the whole run.
+func seedRun(text string, s, numbered int, indices func() []int) bool {
+	idx := indices()
+	if numbered >= len(idx)-2 {
+		return true
+	}
+	from := s - 80
+	if from < 0 {
+		from = 0
+	}
+	before := strings.ToLower(text[from:s])
+	for _, w := range phraseContext {
+		if strings.Contains(before, w) {
+			return true
+		}
+	}
+	// Only a run of a phrase's exact length is checked: a random run passes with a chance of 1 in
+	// 16 (12 words) to 1 in 256 (24 words), and every window of a longer run would add to it.
+	return len(idx) <= 24 && len(idx)%3 == 0 && bip39Checksum(idx)
+}
+
+// bip39Checksum reports whether 12, 15, 18, 21 or 24 word indices carry a valid checksum: the
+// last bits are the first bits of the SHA-256 of the entropy before them.
+func bip39Checksum(idx []int) bool {
+	bits := len(idx) * 11
+	cs := bits / 33
+	ent := make([]byte, (bits-cs)/8)
+	bit := func(k int) int { return idx[k/11] >> (10 - k%11) & 1 }
+	for k := 0; k < len(ent)*8; k++ {
+		ent[k/8] |= byte(bit(k) << (7 - k%8))
+	}
+	sum := sha256.Sum256(ent)
+	for k := 0; k < cs; k++ {
+		if int(sum[k/8]>>(7-k%8)&1) != bit(len(ent)*8+k) {
+			return false
+		}
+	}
+	return true
+}

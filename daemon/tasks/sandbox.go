@@ -49,12 +49,14 @@ func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 	if r.Pull {
 		r.Stage = axp.SandboxQuote
 	}
-	if _, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	// The answer is the change's own, so that a retry with the same key replays it.
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Sandbox, error) {
 		if err := ch.Tx.PutSandbox(r); err != nil {
 			return nil, err
 		}
-		return nil, ch.Audit("sandbox.start", "sandbox", r.SandboxID, map[string]any{"as": in.As, "task_type": taskType})
-	}); err != nil {
+		return &r.Sandbox, ch.Audit("sandbox.start", "sandbox", r.SandboxID, map[string]any{"as": in.As, "task_type": taskType})
+	})
+	if err != nil {
 		return nil, err
 	}
 	s.Bg.Add(1)
@@ -62,7 +64,7 @@ func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 		defer s.Bg.Done()
 		s.runSandbox(axp.WithTrace(context.Background(), axp.TraceID(ctx)), r.SandboxID, m)
 	}()
-	return &r.Sandbox, nil
+	return out, nil
 }
 
 func (s *Service) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Sandbox, error) {

@@ -486,8 +486,8 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		}
 		return &axp.OfferAnswer{Recorded: rec}, nil
 	}
-	var answer axp.OfferAnswer
-	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	// The answer is the change's own, so that a retry with the same key replays it.
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OfferAnswer, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -528,18 +528,12 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		}
 		for _, o := range offs {
 			if o.OfferID == q.OfferID && q.OfferID != "" {
-				answer = axp.OfferAnswer{Offer: &o}
 				s.offerNotices(ch, t, []axp.Offer{o})
-				return nil, nil
+				return &axp.OfferAnswer{Offer: &o}, nil
 			}
 		}
-		answer = axp.OfferAnswer{Recorded: &axp.QuoteRecorded{TaskID: t.ID, Kind: q.Kind, Recorded: true}}
-		return nil, nil
+		return &axp.OfferAnswer{Recorded: &axp.QuoteRecorded{TaskID: t.ID, Kind: q.Kind, Recorded: true}}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &answer, nil
 }
 
 // offerNotices pushes offers that arrive after creation to a buyer member and the callback URL.

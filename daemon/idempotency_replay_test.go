@@ -473,3 +473,44 @@ func replayMCP(t *testing.T, e *env, op *axp.Op, k replayCase) {
 		}
 	}
 }
+
+// TestReplaySandboxSteps: a sandbox job's quote and delivery, retried with their keys once the job
+// has moved on, replay the first answers (they are recorded with the change, not run again into a
+// job that no longer waits for them).
+func TestReplaySandboxSteps(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	s := e.pullSeller("image", nil)
+	var sb axp.Sandbox
+	call(t, s.c, "start_sandbox", map[string]any{"as": "seller"}, &sb)
+	same := func(name string, in map[string]any, key string, moved func()) {
+		t.Helper()
+		opt := client.Options{IdempotencyKey: key}
+		first, err := do(s.c, name, in, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		moved()
+		again, err := do(s.c, name, in, opt)
+		if err != nil || again.Status != first.Status || !bytes.Equal(again.Body, first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("%s retried: %v %s\nfirst: %d %s", name, err, again.Body, first.Status, first.Body)
+		}
+	}
+	same("submit_offer", map[string]any{"id": sb.SandboxID, "price_usd": 2, "eta_minutes": 10}, "sandbox-quote-1", func() {
+		eventually(t, func() error {
+			var jobs axp.TaskList
+			if err := s.c.Call(context.Background(), "list_jobs", nil, &jobs); err != nil {
+				return err
+			}
+			if len(jobs.Tasks) == 0 || jobs.Tasks[0].ID != sb.SandboxID {
+				return fmt.Errorf("the sandbox job is not in the jobs list: %+v", jobs.Tasks)
+			}
+			return nil
+		})
+	})
+	same("deliver", map[string]any{"id": sb.SandboxID, "url": "data:text/plain;base64,aGVsbG8="}, "sandbox-deliver-1", func() {
+		if done := waitSandbox(t, s.c, sb.SandboxID); done.Status != axp.SandboxPassed {
+			t.Fatalf("sandbox %+v", done)
+		}
+	})
+}

@@ -98,6 +98,10 @@ var replaySetups = map[string]func(w *replayWorld) replayCase{
 		return w.asBuyer(buyer, map[string]any{"id": c.ID, "answers": map[string]string{"Which sea?": "the Baltic"}},
 			"answers", map[string]string{"Which sea?": "the North Sea"})
 	},
+	"translate": func(w *replayWorld) replayCase {
+		c, buyer := w.open()
+		return w.asBuyer(buyer, map[string]any{"id": c.ID, "what": "brief", "language": "French"}, "language", "German")
+	},
 	"request_redo": func(w *replayWorld) replayCase {
 		id, buyer := w.delivered()
 		return w.asBuyer(buyer, map[string]any{"id": id, "reason": "the last line is missing"}, "reason", "the first line is missing")
@@ -253,7 +257,6 @@ var replayNotRun = map[string]string{
 	"test_fund":         "answers only in test mode (an EVM chain in the process)",
 	"pay_authorization": "needs an EVM chain and a signed EIP-3009 authorization",
 	"admin_write_off":   "needs a payment whose block left the canonical chain",
-	"translate":         "needs a translation provider; without one every call is refused (503), and refusals are not stored",
 }
 
 func (w *replayWorld) prompt() string {
@@ -367,9 +370,11 @@ func TestReplayIsTheFirstAnswer(t *testing.T) { eachStore(t, testReplayIsTheFirs
 func testReplayIsTheFirstAnswer(t *testing.T) {
 	t.Parallel()
 	prices := newPriceSource(t)
+	ai := newAIStandIn(t) // translation answers only with a provider
 	prices.set(false, "ethereum", "10")
 	e := newMarket(t, func(c *daemon.Config) {
 		c.BoardPostsPerHour = 1000
+		c.AIBaseURL, c.AIModel = ai.srv.URL+"/v1", "stand-in"
 		c.MarketSourceURL, c.MarketCoins, c.MarketPoll = prices.URL+"/api/v3", []string{"ethereum"}, time.Hour
 	})
 	if err := e.d.RecordMarket(context.Background()); err != nil {

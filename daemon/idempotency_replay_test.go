@@ -254,7 +254,7 @@ var replaySetups = map[string]func(w *replayWorld) replayCase{
 // replayNotRun names the operations that take an Idempotency-Key but cannot succeed in the test
 // exchange of TestReplayIsTheFirstAnswer, and why.
 var replayNotRun = map[string]string{
-	"test_fund":         "answers only in test mode (an EVM chain in the process)",
+	"test_fund":         "answers only in test mode (an EVM chain in the process): TestReplayTestFund",
 	"pay_authorization": "needs an EVM chain and a signed EIP-3009 authorization",
 	"admin_write_off":   "needs a payment whose block left the canonical chain",
 }
@@ -518,4 +518,23 @@ func TestReplaySandboxSteps(t *testing.T) {
 			t.Fatalf("sandbox %+v", done)
 		}
 	})
+}
+
+// TestReplayTestFund: the test-mode faucet retried with its key replays the first gift, where
+// running again would meet the faucet's limit of one gift per address at a time.
+func TestReplayTestFund(t *testing.T) {
+	m := testModeMarket(t, t.TempDir())
+	in := map[string]any{"address": "0x00000000000000000000000000000000000000a1", "usd": 20}
+	key := client.Options{IdempotencyKey: "3b9d7c1e-faucet-replay-0001"}
+	first, err := do(m.anon, "test_fund", in, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := do(m.anon, "test_fund", in, key)
+	if err != nil || again.Status != first.Status || !bytes.Equal(again.Body, first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry answered %v %s\nfirst: %d %s", err, again.Body, first.Status, first.Body)
+	}
+	in["usd"] = 30
+	resp, _ := do(m.anon, "test_fund", in, key)
+	checkErrorBody(t, resp, http.StatusConflict, "conflict")
 }

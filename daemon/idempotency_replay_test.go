@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/mcp"
 )
 
@@ -255,7 +256,7 @@ var replaySetups = map[string]func(w *replayWorld) replayCase{
 // exchange of TestReplayIsTheFirstAnswer, and why.
 var replayNotRun = map[string]string{
 	"test_fund":         "answers only in test mode (an EVM chain in the process): TestReplayTestFund",
-	"pay_authorization": "needs an EVM chain and a signed EIP-3009 authorization",
+	"pay_authorization": "needs an EVM chain and a signed EIP-3009 authorization: TestReplayPayAuthorization",
 	"admin_write_off":   "needs a payment whose block left the canonical chain",
 }
 
@@ -536,5 +537,28 @@ func TestReplayTestFund(t *testing.T) {
 	}
 	in["usd"] = 30
 	resp, _ := do(m.anon, "test_fund", in, key)
+	checkErrorBody(t, resp, http.StatusConflict, "conflict")
+}
+
+// TestReplayPayAuthorization: a signed authorization retried with its key replays the first
+// report (it was answered from a read beside the submission, and a retry rendered it anew).
+func TestReplayPayAuthorization(t *testing.T) {
+	m := newChainMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyer, task := m.awaiting(seller)
+	in := m.authorize(m.buyerWallet(10_000_000), task)
+	key := client.Options{IdempotencyKey: "pay-authorization-replay-1"}
+	first, err := do(buyer, "pay_authorization", in, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	again, err := do(buyer, "pay_authorization", in, key)
+	if err != nil || again.Status != first.Status || !bytes.Equal(again.Body, first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry answered %v %s\nfirst: %d %s", err, again.Body, first.Status, first.Body)
+	}
+	in["valid_before"] = in["valid_before"].(int64) - 1
+	resp, _ := do(buyer, "pay_authorization", in, key)
 	checkErrorBody(t, resp, http.StatusConflict, "conflict")
 }

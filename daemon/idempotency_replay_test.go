@@ -257,7 +257,7 @@ var replaySetups = map[string]func(w *replayWorld) replayCase{
 var replayNotRun = map[string]string{
 	"test_fund":         "answers only in test mode (an EVM chain in the process): TestReplayTestFund",
 	"pay_authorization": "needs an EVM chain and a signed EIP-3009 authorization: TestReplayPayAuthorization",
-	"admin_write_off":   "needs a payment whose block left the canonical chain",
+	"admin_write_off":   "needs a payment whose block left the canonical chain: TestReplayWriteOff",
 }
 
 func (w *replayWorld) prompt() string {
@@ -560,5 +560,40 @@ func TestReplayPayAuthorization(t *testing.T) {
 	}
 	in["valid_before"] = in["valid_before"].(int64) - 1
 	resp, _ := do(buyer, "pay_authorization", in, key)
+	checkErrorBody(t, resp, http.StatusConflict, "conflict")
+}
+
+// TestReplayWriteOff: the operator's write-off of a reorged payment, retried with its key, replays
+// the first answer.
+func TestReplayWriteOff(t *testing.T) {
+	m := newChainMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyer, task := m.awaiting(seller)
+	snap := m.c.Snapshot()
+	tx := m.c.Transfer(m.buyerWallet(10_000_000), m.c.Token, m.deposit, task.Payment.PayableUSD)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	m.payoutQueued(seller, buyer, task.ID)
+	m.c.Revert(snap)
+	m.c.DropTransaction(tx)
+	eventually(t, func() error {
+		m.c.Mine(1)
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.HeldFor != axp.HoldReorg {
+			return fmt.Errorf("payout is %s (%s)", a.Status, a.HeldFor)
+		}
+		return nil
+	})
+	in := map[string]any{"tx_hash": tx, "note": "never came back & gone"}
+	key := client.Options{IdempotencyKey: "write-off-replay-1"}
+	first, err := do(m.admin, "admin_write_off", in, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := do(m.admin, "admin_write_off", in, key)
+	if err != nil || again.Status != first.Status || !bytes.Equal(again.Body, first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry answered %v %s\nfirst: %d %s", err, again.Body, first.Status, first.Body)
+	}
+	in["note"] = "another note"
+	resp, _ := do(m.admin, "admin_write_off", in, key)
 	checkErrorBody(t, resp, http.StatusConflict, "conflict")
 }

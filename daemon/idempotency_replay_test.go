@@ -39,8 +39,8 @@ type replayWorld struct {
 }
 
 // replaySetups says, for every operation that takes an Idempotency-Key, how to reach a state in
-// which a call of it succeeds; each run builds a new one. An operation that cannot succeed in a
-// test exchange names the reason in replayNotRun instead. TestReplayIsTheFirstAnswer fails for an
+// which a call of it succeeds; each run builds a new one. An operation that needs a chain names
+// the test that replays it in replayElsewhere instead. TestReplayIsTheFirstAnswer fails for an
 // operation in neither, so a new mutating operation cannot be left out.
 var replaySetups = map[string]func(w *replayWorld) replayCase{
 	"submit_feedback": func(w *replayWorld) replayCase {
@@ -252,9 +252,9 @@ var replaySetups = map[string]func(w *replayWorld) replayCase{
 	},
 }
 
-// replayNotRun names the operations that take an Idempotency-Key but cannot succeed in the test
-// exchange of TestReplayIsTheFirstAnswer, and why.
-var replayNotRun = map[string]string{
+// replayElsewhere names the operations that take an Idempotency-Key but need an EVM chain, which
+// the exchange of TestReplayIsTheFirstAnswer has not, and what needs it and which test replays them.
+var replayElsewhere = map[string]string{
 	"test_fund":         "answers only in test mode (an EVM chain in the process): TestReplayTestFund",
 	"pay_authorization": "needs an EVM chain and a signed EIP-3009 authorization: TestReplayPayAuthorization",
 	"admin_write_off":   "needs a payment whose block left the canonical chain: TestReplayWriteOff",
@@ -388,15 +388,15 @@ func testReplayIsTheFirstAnswer(t *testing.T) {
 			continue // no idempotency (reads, pay-per-call tools) or not served yet
 		}
 		setup, known := replaySetups[op.Name]
-		if why, skip := replayNotRun[op.Name]; skip {
+		if why, skip := replayElsewhere[op.Name]; skip {
 			if known {
-				t.Errorf("%s has a setup and a reason not to run: keep one", op.Name)
+				t.Errorf("%s is in replaySetups and in replayElsewhere: keep one", op.Name)
 			}
-			t.Logf("%s not run: %s", op.Name, why)
+			t.Logf("%s is replayed elsewhere: %s", op.Name, why)
 			continue
 		}
 		if !known {
-			t.Errorf("%s takes an Idempotency-Key but has no entry in replaySetups (or replayNotRun)", op.Name)
+			t.Errorf("%s takes an Idempotency-Key but has no entry in replaySetups (or replayElsewhere)", op.Name)
 			continue
 		}
 		t.Run(op.Name+"/rest", func(t *testing.T) {

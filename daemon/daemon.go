@@ -488,8 +488,7 @@ func (d *Daemon) replayTask(rec *store.Idempotency, extra []byte, c axp.Caller) 
 		created.Task = view
 		out = &created
 	}
-	body, err := json.Marshal(out)
-	return append(body, '\n'), err
+	return kernel.EncodeAnswer(out)
 }
 
 // DataDirDefault is the default data dir: $XDG_DATA_HOME/axp, else ~/.local/share/axp.

@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -30,6 +31,7 @@ func TestIdempotencyOnEveryDoor(t *testing.T) {
 		t.Fatalf("a new key did not post a new task: %v", other["id"])
 	}
 
+	var raws [][]byte
 	send := func(messageID string) map[string]any {
 		a := e.rpc("/a2a", `{"jsonrpc":"2.0","id":"r1","method":"message/send","params":{"message":{"kind":"message","messageId":"`+messageID+
 			`","role":"user","parts":[{"kind":"data","data":{"type":"text-file","params":{"prompt":"a limerick"}}}]}}}`, nil)
@@ -37,6 +39,7 @@ func TestIdempotencyOnEveryDoor(t *testing.T) {
 		if res["kind"] != "task" {
 			t.Fatalf("message/send: %s", a.raw)
 		}
+		raws = append(raws, a.raw)
 		return res
 	}
 	before = taskCount(e)
@@ -45,7 +48,26 @@ func TestIdempotencyOnEveryDoor(t *testing.T) {
 	if a1["id"] != a2["id"] || taskCount(e) != before+1 {
 		t.Fatalf("A2A resend posted again: %v then %v, tasks %d -> %d", a1["id"], a2["id"], before, taskCount(e))
 	}
+	// The exchange's answer (the task artifact) is the first one byte for byte; the A2A status
+	// around it (its timestamp and message id) is written at each answer.
+	if a, b := artifacts(t, raws[0]), artifacts(t, raws[1]); !bytes.Equal(a, b) {
+		t.Fatalf("the A2A resend answered another task artifact:\n%s\nfirst:\n%s", b, a)
+	}
 	if a3 := send("7a2d3b0f-9e3c-4d2f-8b80-3c7e9f5d2b14"); a3["id"] == a1["id"] || taskCount(e) != before+2 {
 		t.Fatalf("a new messageId did not post a new task")
 	}
+}
+
+// artifacts is the raw artifacts of an A2A message/send answer.
+func artifacts(t *testing.T, raw []byte) json.RawMessage {
+	t.Helper()
+	var v struct {
+		Result struct {
+			Artifacts json.RawMessage `json:"artifacts"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil || len(v.Result.Artifacts) == 0 {
+		t.Fatalf("no artifacts in %s: %v", raw, err)
+	}
+	return v.Result.Artifacts
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,6 +44,18 @@ func (c *Change) AnswerWithTask(id string, extra any) error {
 	c.answered = true
 	return c.Tx.PutIdempotency(i.Key, &store.Idempotency{BodyHash: i.BodyHash, Op: i.Op, Status: i.Status,
 		Sealed: sealWith(i.Seal, store.Compress(body)), At: c.Now, Task: id})
+}
+
+// EncodeAnswer encodes a call's answer with the bytes the REST door writes (HTML characters as
+// they are, a newline at the end), so that a replayed answer is byte for byte the first one.
+func EncodeAnswer(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // Notify queues a notice, sent only if the change commits.
@@ -92,12 +105,12 @@ func (k *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (a
 			if c.answered {
 				return nil
 			}
-			body, err := json.Marshal(out)
+			body, err := EncodeAnswer(out)
 			if err != nil {
 				return err
 			}
 			return tx.PutIdempotency(i.Key, &store.Idempotency{BodyHash: i.BodyHash, Op: i.Op, Status: i.Status,
-				Sealed: sealWith(i.Seal, store.Compress(append(body, '\n'))), At: c.Now})
+				Sealed: sealWith(i.Seal, store.Compress(body)), At: c.Now})
 		}
 		return nil
 	})

@@ -331,10 +331,11 @@ func (s *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.E
 	if rep.Warnings > 0 {
 		rep.Summary += fmt.Sprintf(", %d warning(s)", rep.Warnings)
 	}
-	s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
-		return nil, ch.Audit("member.conformance", "member", m.ID, map[string]any{"passed": rep.Passed, "failed": rep.Failed})
+	// The report is the answer of the change that audits it, so that a retry with the same key
+	// replays it.
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Conformance, error) {
+		return rep, ch.Audit("member.conformance", "member", m.ID, map[string]any{"passed": rep.Passed, "failed": rep.Failed})
 	})
-	return rep, nil
 }
 
 func (s *Service) conformancePull(m *axp.Member) []axp.Step {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
@@ -189,5 +190,7 @@ func (s *Service) testFund(ctx context.Context, c *pipeline.Call, in *axp.TestFu
 		}
 		return nil, err
 	}
-	return &out, nil
+	// Stored as the call's answer, so that a retry with the same key replays the gift instead of
+	// meeting the faucet's limit.
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.TestFunds, error) { return &out, nil })
 }

@@ -263,8 +263,7 @@ func (s *Service) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in
 	if in.PriceUSD < axp.MinCallPrice || in.PriceUSD > axp.MaxCallPrice {
 		return nil, axp.Invalid("price_usd", "must be between "+axp.MinCallPrice.Display()+" and "+axp.MaxCallPrice.Display(), "")
 	}
-	var out *axp.Connector
-	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Connector, error) {
 		cn, err := ch.Tx.Connector(in.ID)
 		if err != nil {
 			return nil, err
@@ -301,15 +300,12 @@ func (s *Service) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in
 		if err := ch.Tx.PutConnector(cn); err != nil {
 			return nil, err
 		}
-		out = s.connectorView(cn)
-		return nil, ch.Audit("connector.accept", "connector", cn.ID, map[string]any{"name": in.Name, "price_usd": in.PriceUSD})
+		return s.connectorView(cn), ch.Audit("connector.accept", "connector", cn.ID, map[string]any{"name": in.Name, "price_usd": in.PriceUSD})
 	})
-	return out, err
 }
 
 func (s *Service) adminConnectorReject(ctx context.Context, c *pipeline.Call, in *axp.ConnectorReject) (*axp.Connector, error) {
-	var out *axp.Connector
-	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Connector, error) {
 		cn, err := ch.Tx.Connector(in.ID)
 		if err != nil {
 			return nil, err
@@ -324,10 +320,8 @@ func (s *Service) adminConnectorReject(ctx context.Context, c *pipeline.Call, in
 		if err := ch.Tx.PutConnector(cn); err != nil {
 			return nil, err
 		}
-		out = s.connectorView(cn)
-		return nil, ch.Audit("connector.reject", "connector", cn.ID, map[string]any{"reason": in.Reason})
+		return s.connectorView(cn), ch.Audit("connector.reject", "connector", cn.ID, map[string]any{"reason": in.Reason})
 	})
-	return out, err
 }
 
 // connectorMaxAnswer caps what a connector's data source may answer.

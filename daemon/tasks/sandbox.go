@@ -49,12 +49,14 @@ func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 	if r.Pull {
 		r.Stage = axp.SandboxQuote
 	}
-	if _, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	// The answer is the change's own, so that a retry with the same key replays it.
+	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Sandbox, error) {
 		if err := ch.Tx.PutSandbox(r); err != nil {
 			return nil, err
 		}
-		return nil, ch.Audit("sandbox.start", "sandbox", r.SandboxID, map[string]any{"as": in.As, "task_type": taskType})
-	}); err != nil {
+		return &r.Sandbox, ch.Audit("sandbox.start", "sandbox", r.SandboxID, map[string]any{"as": in.As, "task_type": taskType})
+	})
+	if err != nil {
 		return nil, err
 	}
 	s.Bg.Add(1)
@@ -62,7 +64,7 @@ func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 		defer s.Bg.Done()
 		s.runSandbox(axp.WithTrace(context.Background(), axp.TraceID(ctx)), r.SandboxID, m)
 	}()
-	return &r.Sandbox, nil
+	return out, nil
 }
 
 func (s *Service) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Sandbox, error) {
@@ -309,25 +311,26 @@ func (s *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string,
 	if err := a.Check(false, s.Now()); err != nil {
 		return nil, err
 	}
-	_, err := s.sandboxUpdate(id, func(r *axp.SandboxRecord) error {
-		if r.MemberID != c.Caller.MemberID {
-			return axp.NotFound("sandbox job", id)
+	// A change of the call (not sandboxUpdate), so that its idempotency record is written with it:
+	// a retry once the job has moved on replays this answer.
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
+		r, err := ch.Tx.Sandbox(id)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil || r.MemberID != c.Caller.MemberID {
+			return nil, axp.NotFound("sandbox job", id)
 		}
 		if r.Stage != axp.SandboxQuote {
-			return axp.Conflict("the sandbox job is not waiting for a quote", "")
+			return nil, axp.Conflict("the sandbox job is not waiting for a quote", "")
 		}
 		r.Quote = &a
-		return nil
+		return &axp.QuoteRecorded{TaskID: id, Kind: a.Kind(), Recorded: true, Sandbox: true}, ch.Tx.PutSandbox(r)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &axp.QuoteRecorded{TaskID: id, Kind: a.Kind(), Recorded: true, Sandbox: true}, nil
 }
 
 // sandboxDeliver records a delivery on a sandbox job.
 func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (*axp.Task, error) {
-	var view axp.Task
 	var body []byte
 	var filename, mime string
 	err := s.Store.View(func(tx *store.Tx) error {
@@ -340,24 +343,25 @@ func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	sum := sha256.Sum256(body)
 	sha := hex.EncodeToString(sum[:])
-	r, err := s.sandboxUpdate(in.ID, func(r *axp.SandboxRecord) error {
-		if r.MemberID != c.Caller.MemberID {
-			return axp.NotFound("sandbox job", in.ID)
+	// A change of the call, as in sandboxOffer: a retry once the job has ended replays this answer.
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
+		r, err := ch.Tx.Sandbox(in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil || r.MemberID != c.Caller.MemberID {
+			return nil, axp.NotFound("sandbox job", in.ID)
 		}
 		if r.Stage != axp.SandboxWork {
-			return axp.Conflict("the sandbox job is not waiting for a delivery", "")
+			return nil, axp.Conflict("the sandbox job is not waiting for a delivery", "")
 		}
-		r.Delivered = &axp.Delivery{SHA256: sha, Filename: filename, MimeType: mime, Size: len(body), At: s.Now(), Passed: true}
+		r.Delivered = &axp.Delivery{SHA256: sha, Filename: filename, MimeType: mime, Size: len(body), At: ch.Now, Passed: true}
 		r.Content = body
-		return nil
+		view := axp.Task{ID: r.SandboxID, Type: r.TaskType, Status: axp.TaskDelivered, Params: map[string]any{}, PaymentMethod: axp.PayCrypto,
+			Offers: []axp.Offer{}, Declined: []axp.Declined{}, Deliveries: 1,
+			Deliverable: &protocol.DeliverableRef{URL: s.BaseURL() + "/api/tasks/" + r.SandboxID + "/deliverable", SHA256: sha}}
+		return &view, ch.Tx.PutSandbox(r)
 	})
-	if err != nil {
-		return nil, err
-	}
-	view = axp.Task{ID: r.SandboxID, Type: r.TaskType, Status: axp.TaskDelivered, Params: map[string]any{}, PaymentMethod: axp.PayCrypto,
-		Offers: []axp.Offer{}, Declined: []axp.Declined{}, Deliveries: 1,
-		Deliverable: &protocol.DeliverableRef{URL: s.BaseURL() + "/api/tasks/" + r.SandboxID + "/deliverable", SHA256: sha}}
-	return &view, nil
 }
 
 // sandboxViews lists a member's sandbox jobs waiting on it, as quote requests or jobs.

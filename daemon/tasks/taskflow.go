@@ -363,14 +363,19 @@ func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *ax
 	if err := s.money.PayByAuthorization(ctx, t, in); err != nil {
 		return nil, err
 	}
-	var out *axp.PaymentReport
-	err := s.Store.View(func(tx *store.Tx) error {
-		t, err := kernel.LoadTask(tx, in.ID)
+	// The report is stored as the call's answer (the submission itself was stored without it,
+	// inside the payment service), so that a retry with the same key replays it; a retry without
+	// one is recognised by the authorization it carries and submits nothing more.
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentReport, error) {
+		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		v, err := s.View(tx, t, c.Caller, kernel.ViewBuyer)
-		out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
+		v, err := s.View(ch.Tx, t, c.Caller, kernel.ViewBuyer)
+		if err != nil {
+			return nil, err
+		}
+		out := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
 			Message: fmt.Sprintf("Authorization submitted; the job starts once its transfer has %d confirmations (the exchange checks by itself).", s.Chain.Confirmations())}
 		if a := t.Authorization; a != nil {
 			out.Message += " Transaction: " + a.TxHash + "."
@@ -378,9 +383,8 @@ func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *ax
 		if t.Status != axp.TaskAwaitingPayment {
 			out.Message = "Payment confirmed on chain; the job has started."
 		}
-		return err
+		return out, nil
 	})
-	return out, err
 }
 
 func orUnset(s string) string {
@@ -486,8 +490,8 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		}
 		return &axp.OfferAnswer{Recorded: rec}, nil
 	}
-	var answer axp.OfferAnswer
-	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	// The answer is the change's own, so that a retry with the same key replays it.
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OfferAnswer, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -528,18 +532,12 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		}
 		for _, o := range offs {
 			if o.OfferID == q.OfferID && q.OfferID != "" {
-				answer = axp.OfferAnswer{Offer: &o}
 				s.offerNotices(ch, t, []axp.Offer{o})
-				return nil, nil
+				return &axp.OfferAnswer{Offer: &o}, nil
 			}
 		}
-		answer = axp.OfferAnswer{Recorded: &axp.QuoteRecorded{TaskID: t.ID, Kind: q.Kind, Recorded: true}}
-		return nil, nil
+		return &axp.OfferAnswer{Recorded: &axp.QuoteRecorded{TaskID: t.ID, Kind: q.Kind, Recorded: true}}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &answer, nil
 }
 
 // offerNotices pushes offers that arrive after creation to a buyer member and the callback URL.

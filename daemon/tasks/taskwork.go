@@ -379,8 +379,8 @@ func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 }
 
 func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.PaymentRequested, error) {
-	var out *axp.PaymentRequested
-	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	// The answer is the change's own, so that a retry with the same key replays it.
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentRequested, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -401,8 +401,7 @@ func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.
 		for i := range existing {
 			a := &existing[i]
 			if a.Kind == axp.ApprovePayout && a.Status != axp.ApprovalRejected {
-				out = &axp.PaymentRequested{TaskID: t.ID, Status: t.Status, Payout: a, Message: "payment already requested"}
-				return nil, nil
+				return &axp.PaymentRequested{TaskID: t.ID, Status: t.Status, Payout: a, Message: "payment already requested"}, nil
 			}
 		}
 		a, err := s.money.MoneyApproval(t, axp.ApprovePayout, 0, "the buyer accepted the delivery; the seller requests payment", ch.Now)
@@ -430,8 +429,6 @@ func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.
 		if a.Status == axp.ApprovalHeld {
 			msg = "Payment requested but held: set a payout address with axp member payout-address ADDR (or update_profile with payout_address)."
 		}
-		out = &axp.PaymentRequested{TaskID: t.ID, Status: t.Status, Payout: a, Message: msg}
-		return nil, nil
+		return &axp.PaymentRequested{TaskID: t.ID, Status: t.Status, Payout: a, Message: msg}, nil
 	})
-	return out, err
 }

@@ -155,7 +155,11 @@ func (s *Service) translate(ctx context.Context, c *pipeline.Call, in *axp.Trans
 		}
 		return nil, &axp.Error{Code: axp.CodeUnavailable, Message: "the translation failed: " + err.Error(), Hint: "try again later"}
 	}
-	return &axp.Translation{TaskID: t.ID, What: in.What, Language: in.Language, Text: out, Screening: kernel.ScreenOnly(out), AICallID: callID}, nil
+	// Stored as the call's answer, so that a retry with the same key replays it instead of paying
+	// the provider for a second translation.
+	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Translation, error) {
+		return &axp.Translation{TaskID: t.ID, What: in.What, Language: in.Language, Text: out, Screening: kernel.ScreenOnly(out), AICallID: callID}, nil
+	})
 }
 
 func (s *Service) aiProviderInfo() axp.AIProviderInfo {

@@ -18,6 +18,9 @@ const (
 	ApproveReturn = "return"
 )
 
+// ApprovalKinds lists every approval kind.
+var ApprovalKinds = []string{ApprovePayment, ApprovePayout, ApproveRefund, ApproveSplit, ApproveReleaseDue, ApproveReturn}
+
 // SendsMoney reports whether approving an item of kind sends money out: a payout, refund or split.
 func SendsMoney(kind string) bool {
 	return kind == ApprovePayout || kind == ApproveRefund || kind == ApproveSplit || kind == ApproveReturn

@@ -148,6 +148,15 @@ func TestMetricsPrometheus(t *testing.T) {
 	if v, _ := value(fams, "axp_approvals_pending", map[string]string{"kind": axp.ApprovePayment}); v != 1 {
 		t.Errorf("axp_approvals_pending{kind=payment} = %v, want 1 (the payment reported)", v)
 	}
+	// Every other kind is there as 0, not absent: an alert on the series sees the queue empty.
+	for _, kind := range axp.ApprovalKinds {
+		if kind == axp.ApprovePayment {
+			continue
+		}
+		if v, ok := value(fams, "axp_approvals_pending", map[string]string{"kind": kind}); !ok || v != 0 {
+			t.Errorf("axp_approvals_pending{kind=%s} = %v (present %v), want 0", kind, v, ok)
+		}
+	}
 	atLeast("axp_quote_round_duration_seconds", nil, 1)
 	atLeast("axp_outbound_calls_total", map[string]string{"call": "mcp:quote", "result": "ok"}, 1)
 	atLeast("axp_outbound_call_duration_seconds", map[string]string{"call": "mcp:quote"}, 1)

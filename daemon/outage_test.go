@@ -37,6 +37,8 @@ type outageAnswer struct {
 	status     int
 	retryAfter string
 	code       string
+	rpcStatus  string // the google.rpc status name of an A2A 1.0 HTTP+JSON error
+	http       bool   // the door answers errors as HTTP statuses
 	body       string
 	down       bool // asked and answered while PostgreSQL was stopped
 }
@@ -52,16 +54,26 @@ func TestOutageAnswers503(t *testing.T) {
 	}
 	e := newEnv(t, func(c *daemon.Config) { c.Store = dsn })
 	m := e.register(map[string]any{})
+	task, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku about the sea"}})
 	base := e.srv.URL
 	hc := &http.Client{Timeout: 30 * time.Second}
 
+	// http: the door answers errors as HTTP statuses (not inside a JSON-RPC or tool result), so an
+	// outage is 503 there. The A2A calls with a member secret are refused at authentication, those
+	// with a buyer token by the operation.
+	const sendV1 = `{"message":{"messageId":"outage-test-message-2","role":"ROLE_USER","parts":[{"text":"write a short poem about the sea"}]}}`
 	calls := []struct {
 		what, method, path, token, body string
+		http                            bool
 	}{
-		{"REST admin_stats", "GET", "/api/admin/stats", adminToken, ""},
-		{"REST get_my_profile", "GET", "/api/members/me", m.MemberSecret, ""},
-		{"MCP get_my_profile", "POST", "/mcp", m.MemberSecret, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_profile","arguments":{}}}`},
-		{"A2A message/send", "POST", "/a2a", m.MemberSecret, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"outage-test-message-1","role":"user","parts":[{"kind":"text","text":"write a short poem about the sea"}]}}}`},
+		{"REST admin_stats", "GET", "/api/admin/stats", adminToken, "", true},
+		{"REST get_my_profile", "GET", "/api/members/me", m.MemberSecret, "", true},
+		{"MCP get_my_profile", "POST", "/mcp", m.MemberSecret, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_profile","arguments":{}}}`, false},
+		{"A2A message/send", "POST", "/a2a", m.MemberSecret, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"outage-test-message-1","role":"user","parts":[{"kind":"text","text":"write a short poem about the sea"}]}}}`, false},
+		{"A2A 1.0 SendMessage", "POST", "/a2a", m.MemberSecret, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":` + sendV1 + `}`, false},
+		{"A2A 1.0 GetTask", "POST", "/a2a", task.BuyerToken, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"` + task.ID + `"}}`, false},
+		{"A2A 1.0 HTTP+JSON message:send", "POST", "/a2a/v1/message:send", m.MemberSecret, sendV1, true},
+		{"A2A 1.0 HTTP+JSON GET tasks/{id}", "GET", "/a2a/v1/tasks/" + task.ID, task.BuyerToken, "", true},
 	}
 	do := func(i int) (outageAnswer, error) {
 		c := calls[i%len(calls)]
@@ -77,7 +89,8 @@ func TestOutageAnswers503(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(resp.Body)
-		return outageAnswer{what: c.what, status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), code: errorCode(raw), body: string(raw)}, nil
+		return outageAnswer{what: c.what, http: c.http, status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"),
+			code: errorCode(raw), rpcStatus: rpcStatus(raw), body: string(raw)}, nil
 	}
 	status := func(path string) int {
 		resp, err := hc.Get(base + path)
@@ -191,8 +204,12 @@ func TestOutageAnswers503(t *testing.T) {
 		// The JSON-RPC doors answer a tool's error inside a 200 (MCP) or as a JSON-RPC error; every
 		// door gives the code, and Retry-After where the answer is HTTP's.
 		if a.code != "unavailable" || (a.status != http.StatusOK && a.retryAfter == "") ||
-			(a.status != http.StatusOK && a.status != http.StatusServiceUnavailable) {
+			(a.status != http.StatusOK && a.status != http.StatusServiceUnavailable) ||
+			a.http && a.status != http.StatusServiceUnavailable {
 			t.Errorf("%s while PostgreSQL was stopped: %d Retry-After %q: %s", a.what, a.status, a.retryAfter, a.body)
+		}
+		if strings.HasPrefix(a.what, "A2A 1.0 HTTP+JSON") && a.rpcStatus != "UNAVAILABLE" {
+			t.Errorf("%s while PostgreSQL was stopped: status %q, want UNAVAILABLE: %s", a.what, a.rpcStatus, a.body)
 		}
 	}
 	if down < len(calls) {
@@ -210,6 +227,17 @@ func errorCode(raw []byte) string {
 	return findCode(v)
 }
 
+// rpcStatus is the google.rpc status name of an A2A 1.0 HTTP+JSON error body ("" when none).
+func rpcStatus(raw []byte) string {
+	var body struct {
+		Error struct {
+			Status string `json:"status"`
+		} `json:"error"`
+	}
+	json.Unmarshal(raw, &body)
+	return body.Error.Status
+}
+
 func findCode(v any) string {
 	switch v := v.(type) {
 	case map[string]any:
@@ -220,6 +248,18 @@ func findCode(v any) string {
 			if d, ok := e["data"].(map[string]any); ok {
 				if c, ok := d["code"].(string); ok {
 					return c
+				}
+			}
+			// A2A 1.0: the exchange's code is in the metadata of the google.rpc.ErrorInfo, in
+			// error.data[] (JSON-RPC) or error.details[] (HTTP+JSON).
+			for _, k := range []string{"data", "details"} {
+				list, _ := e[k].([]any)
+				for _, d := range list {
+					info, _ := d.(map[string]any)
+					meta, _ := info["metadata"].(map[string]any)
+					if c, ok := meta["code"].(string); ok {
+						return c
+					}
 				}
 			}
 			return "rpc error" // a JSON-RPC error without the exchange's code

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -108,6 +109,7 @@ func TestServeWaitsForStore(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not listen")
 	}
+	began := time.Now()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(out.String(), "waiting for the store") {
 		if time.Now().After(deadline) {
@@ -126,17 +128,23 @@ func TestServeWaitsForStore(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("/readyz while waiting: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
+	// The outage lasts a few seconds, long enough for a backoff that grows to reach its cap.
+	time.Sleep(time.Until(began.Add(3300 * time.Millisecond)))
 	if err := pg.Resume(); err != nil {
 		t.Fatal(err)
 	}
 	back := time.Now()
+	// The tries come at most maxStoreBackoff (250 ms) apart however long the outage was, so the
+	// daemon serves within a second of the store's return (a bound on the pause between tries,
+	// with room for the start itself; it was up to 2 s).
 	select {
 	case <-ready:
 	case err := <-done:
 		t.Fatalf("serve ended: %v\n%s", err, out)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("not serving 10 s after the store came back:\n%s", out)
+	case <-time.After(time.Second):
+		t.Fatalf("not serving 1 s after the store came back:\n%s", out)
 	}
+	t.Logf("serving %s after the store came back", time.Since(back).Round(time.Millisecond))
 	for get(t, base+"/readyz") != http.StatusOK {
 		if time.Since(back) > 10*time.Second {
 			t.Fatalf("/readyz not 200 after the store came back:\n%s", out)
@@ -164,4 +172,36 @@ func TestServeWrongPasswordExits(t *testing.T) {
 		t.Fatalf("serve waited (%s) on a wrong password:\n%s", time.Since(began), out)
 	}
 	t.Logf("ended with: %v", err)
+}
+
+// store_wait bounds the wait at start: serve gives up once it has waited that long, not before.
+func TestServeStoreWait(t *testing.T) {
+	// A port nobody listens on: every try is refused, an outage.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	out := &syncBuffer{}
+	o := options(t, "postgres://axp@"+addr+"/axp?sslmode=disable", out)
+	env := o.Getenv
+	o.Getenv = func(k string) string {
+		if k == "AXP_STORE_WAIT" {
+			return "3s"
+		}
+		return env(k)
+	}
+	environ := o.Environ
+	o.Environ = func() []string { return append(environ(), "AXP_STORE_WAIT=3s") }
+	began := time.Now()
+	err = serve.Run(context.Background(), o)
+	waited := time.Since(began)
+	if err == nil || !strings.Contains(err.Error(), "store_wait") {
+		t.Fatalf("serve on an unreachable store: %v\n%s", err, out)
+	}
+	if waited < 3*time.Second {
+		t.Fatalf("gave up after %s, before store_wait (3s):\n%s", waited.Round(time.Millisecond), out)
+	}
+	t.Logf("gave up after %s: %v", waited.Round(time.Millisecond), err)
 }

@@ -21,8 +21,12 @@ import (
 )
 
 // maxStoreBackoff is the longest pause between two tries to reach the store at start, so that the
-// exchange serves within about that long of the database's return.
-const maxStoreBackoff = 2 * time.Second
+// exchange serves within about that long of the database's return. A try that fails costs one
+// refused connection, so a short pause is cheap; the log says so at most every storeLogEvery.
+const (
+	maxStoreBackoff = 250 * time.Millisecond
+	storeLogEvery   = 5 * time.Second
+)
 
 // start builds the exchange on ln. While its store cannot be reached (store.ErrUnavailable: the
 // database is down or starting), it tries again with backoff, logging each try and its cause, and
@@ -47,20 +51,33 @@ func start(ctx context.Context, cfg daemon.Config, io *cmdutil.IOStreams, ln net
 		tmp.Shutdown(sctx)
 	}
 	began := time.Now()
-	backoff := 200 * time.Millisecond
+	backoff := 100 * time.Millisecond
+	var logged time.Time
+	lastCause := ""
 	for try := 1; ; try++ {
-		if cfg.StoreWait > 0 && time.Since(began)+backoff > cfg.StoreWait {
-			stopWaiting()
-			ln.Close()
-			return nil, "", nil, fmt.Errorf("the store was not reachable within store_wait (%s): %w", cfg.StoreWait, err)
+		pause := backoff
+		if cfg.StoreWait > 0 {
+			// The last pause ends at store_wait, for one last try there.
+			left := cfg.StoreWait - time.Since(began)
+			if left <= 0 {
+				stopWaiting()
+				ln.Close()
+				return nil, "", nil, fmt.Errorf("the store was not reachable within store_wait (%s): %w", cfg.StoreWait, err)
+			}
+			pause = min(pause, left)
 		}
-		log.Warn("waiting for the store", "source", "daemon", "try", try, "err", err.Error(), "next_try_in", backoff.String())
+		// A line when the cause changes, else one every storeLogEvery: tries come 4 a second.
+		if err.Error() != lastCause || time.Since(logged) >= storeLogEvery {
+			log.Warn("waiting for the store", "source", "daemon", "try", try, "err", err.Error(), "next_try_in", pause.String(),
+				"waited", time.Since(began).Round(time.Millisecond).String())
+			logged, lastCause = time.Now(), err.Error()
+		}
 		select {
 		case <-ctx.Done():
 			stopWaiting()
 			ln.Close()
 			return nil, "", nil, ctx.Err()
-		case <-time.After(backoff):
+		case <-time.After(pause):
 		}
 		d, generated, err = daemon.New(cfg, io.ErrOut)
 		if err == nil {

@@ -388,10 +388,12 @@ func fail(ctx context.Context, err error, notFound int) error {
 	return rpcErr(err, nil)
 }
 
+// authStatus is the HTTP status of a refused authentication: 401, 403 for a suspended member, 503
+// when the store that holds the credentials is out of reach.
 func authStatus(err error) int {
 	var e *axp.Error
-	if errors.As(err, &e) && e.Code == axp.CodeForbidden {
-		return http.StatusForbidden
+	if errors.As(err, &e) && (e.Code == axp.CodeForbidden || e.Code == axp.CodeUnavailable) {
+		return pipeline.Status(e.Code)
 	}
 	return http.StatusUnauthorized
 }

@@ -42,6 +42,10 @@ const (
 	codeVersionNotSupported       = -32009
 )
 
+// reasonUnavailable is the ErrorInfo reason of a call refused while the store is out of reach:
+// 503 UNAVAILABLE with Retry-After on the HTTP+JSON binding, as on the exchange's other doors.
+const reasonUnavailable = "UNAVAILABLE"
+
 // Domains of the ErrorInfo of a 1.0 error: A2A's own reasons, and the exchange's beyond them.
 const (
 	errorInfoType  = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -120,6 +124,9 @@ func (e *v1Error) errorInfo() map[string]any {
 
 // httpStatus is the HTTP status and google.rpc status name of the error on the HTTP+JSON binding.
 func (e *v1Error) httpStatus() (int, string) {
+	if e.reason == reasonUnavailable {
+		return http.StatusServiceUnavailable, "UNAVAILABLE"
+	}
 	switch e.code {
 	case codeParseError, codeInvalidRequest, codeInvalidParams, codeContentTypeNotSupported:
 		return http.StatusBadRequest, "INVALID_ARGUMENT"
@@ -159,6 +166,9 @@ func v1ErrorOf(err error, f *failure) *v1Error {
 			msg = e.Field + ": " + e.Message
 		}
 		out := newV1Error(code, msg)
+		if e.Code == axp.CodeUnavailable {
+			out.reason, out.domain = reasonUnavailable, domainExchange
+		}
 		out.meta = map[string]string{"code": string(e.Code), "error": errorText(e)}
 		if e.Field != "" {
 			out.meta["field"] = e.Field

@@ -240,7 +240,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tasks == nil || time.Since(c.at) >= stateEvery {
-		tasks, approvals := map[string]int{}, map[string]int{}
+		// Every kind is exported, 0 when none waits: an absent series reads as unknown, not empty.
+		tasks, approvals := map[string]int{}, make(map[string]int, len(axp.ApprovalKinds))
+		for _, kind := range axp.ApprovalKinds {
+			approvals[kind] = 0
+		}
 		err := c.db.View(func(tx *store.Tx) error {
 			tasks = tx.CountByStatus()
 			return tx.OpenApprovals(func(a *axp.Approval) bool {

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -96,6 +97,40 @@ func AsBuyer(t *axp.TaskRecord, c axp.Caller) error {
 		return axp.Unauthorized("the buyer token does not match this task", "use the buyer_token returned when the task was created")
 	}
 	return nil
+}
+
+// Holds refuses a buyer token on an operation of a task (access buyer or party) when it is not
+// that task's: a buyer token acts for its one task only, whatever the operation and its input, so
+// this is known from the path and the headers, before the body is read. The task is the {id} of
+// /api/tasks/{id}..., or the task of the mediation {id} of /api/mediations/{id}...; a missing one
+// is not_found, as its handler says. Member secrets are left to the handlers: which member may
+// act depends on the operation and the task's state.
+func (k *Kernel) Holds(op *axp.Op, c axp.Caller, path map[string]string) error {
+	if c.Kind != axp.BuyerToken || op.Access != axp.BuyerAuth && op.Access != axp.TaskParty || path["id"] == "" {
+		return nil
+	}
+	mediation := strings.HasPrefix(op.Path, "/api/mediations/{id}")
+	if !mediation && !strings.HasPrefix(op.Path, "/api/tasks/{id}") {
+		return nil
+	}
+	return k.Store.View(func(tx *store.Tx) error {
+		id := path["id"]
+		if mediation {
+			m, err := tx.Mediation(id)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				return axp.NotFound("mediation", id)
+			}
+			id = m.TaskID
+		}
+		t, err := LoadTask(tx, id)
+		if err != nil {
+			return err
+		}
+		return AsBuyer(t, c)
+	})
 }
 
 // AsSeller checks that the caller is the chosen seller of the task.

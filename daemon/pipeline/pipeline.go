@@ -60,6 +60,10 @@ type Backend interface {
 	// Measure records a finished call of an operation through a door in the Prometheus series;
 	// it must be cheap (every call runs it).
 	Measure(op *axp.Op, door Door, status int, err error, elapsed time.Duration)
+	// Holds refuses, from the caller's credentials and the path alone, a call whose credential
+	// cannot act on the resource the path names (a buyer token of another task). It runs before
+	// the body is read, so that such a call is refused without waiting for a slow body.
+	Holds(op *axp.Op, c axp.Caller, path map[string]string) error
 	// Logger logs with trace ids.
 	Logger() *slog.Logger
 	// Charge takes the payment of a call of a Paid operation (x402, or a free trial call) before
@@ -150,6 +154,13 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 			refund()
 		}
 	}()
+	if req.Path != nil && req.Parse != nil && !req.FromQuery {
+		// The door separated the path and reads the body later: what the path and the headers
+		// refuse is refused first.
+		if err := p.b.Holds(op, req.Caller, req.Path); err != nil {
+			return a, err
+		}
+	}
 	call := &Call{Op: op, Caller: req.Caller, FromQuery: req.FromQuery, Door: req.Door}
 	in, idem, err := p.input(req, call)
 	if err != nil {

@@ -533,7 +533,7 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 				return nil, nil
 			}
 		}
-		answer = axp.OfferAnswer{Recorded: &axp.QuoteRecorded{TaskID: t.ID, Kind: q.Kind, Recorded: true}}
+		answer = axp.OfferAnswer{Recorded: &axp.QuoteRecorded{TaskID: t.ID, Kind: q.Kind, Recorded: true, Screening: q.Screening}}
 		return nil, nil
 	})
 	if err != nil {

@@ -52,16 +52,17 @@ func TestTrustCredentialsWithheldFromPartyTexts(t *testing.T) {
 		op     string
 		in     map[string]any
 		reader func() string
+		told   func() string // where the writer reads what was removed, when not in the answer
 	}
 	messagesOf := func(c *client.Client) func() string {
 		return read(c, "list_messages", map[string]any{"id": id})
 	}
 	steps := []step{
-		{"clarifying questions", seller.c, "submit_offer", map[string]any{"id": id, "clarify": true, "questions": []string{secret("which sea")}}, buyerReads},
-		{"clarification answers", buyer, "answer_clarifications", map[string]any{"id": id, "answers": map[string]string{"Which sea?": secret("the north sea")}}, sellerReads},
-		{"offer note", seller.c, "submit_offer", map[string]any{"id": id, "price_usd": 4, "eta_minutes": 30, "note": secret("my offer")}, buyerReads},
-		{"buyer's message", buyer, "post_message", map[string]any{"id": id, "seller_id": seller.MemberID, "body": secret("hello")}, messagesOf(seller.c)},
-		{"seller's message", seller.c, "post_message", map[string]any{"id": id, "body": secret("hi")}, messagesOf(buyer)},
+		{"clarifying questions", seller.c, "submit_offer", map[string]any{"id": id, "clarify": true, "questions": []string{secret("which sea")}}, buyerReads, nil},
+		{"clarification answers", buyer, "answer_clarifications", map[string]any{"id": id, "answers": map[string]string{"Which sea?": secret("the north sea")}}, sellerReads, nil},
+		{"offer note", seller.c, "submit_offer", map[string]any{"id": id, "price_usd": 4, "eta_minutes": 30, "note": secret("my offer")}, buyerReads, nil},
+		{"buyer's message", buyer, "post_message", map[string]any{"id": id, "seller_id": seller.MemberID, "body": secret("hello")}, messagesOf(seller.c), nil},
+		{"seller's message", seller.c, "post_message", map[string]any{"id": id, "body": secret("hi")}, messagesOf(buyer), nil},
 	}
 	run := func(steps []step) {
 		for _, s := range steps {
@@ -69,7 +70,11 @@ func TestTrustCredentialsWithheldFromPartyTexts(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", s.name, err)
 			}
-			if got := string(resp.Body); strings.Contains(got, partySecret) || !strings.Contains(got, "github_token") {
+			got := string(resp.Body)
+			if s.told != nil {
+				got = s.told()
+			}
+			if strings.Contains(got, partySecret) || !strings.Contains(got, "github_token") {
 				t.Errorf("%s: the writer is not told, or gets the secret back: %s", s.name, got)
 			}
 			if got := s.reader(); strings.Contains(got, partySecret) {
@@ -87,8 +92,8 @@ func TestTrustCredentialsWithheldFromPartyTexts(t *testing.T) {
 	sellerTask := read(seller.c, "get_task", map[string]any{"id": id})
 	timelineOf := func(c *client.Client) func() string { return read(c, "get_timeline", map[string]any{"id": id}) }
 	run([]step{
-		{"dispute reason", buyer, "dispute_task", map[string]any{"id": id, "reason": secret("too short")}, sellerTask},
-		{"settlement note", seller.c, "propose_settlement", map[string]any{"id": id, "refund_pct": 20, "note": secret("a fifth back")}, timelineOf(buyer)},
+		{"dispute reason", buyer, "dispute_task", map[string]any{"id": id, "reason": secret("too short")}, sellerTask, nil},
+		{"settlement note", seller.c, "propose_settlement", map[string]any{"id": id, "refund_pct": 20, "note": secret("a fifth back")}, timelineOf(buyer), nil},
 	})
 	var med axp.Mediation
 	resp, err := do(buyer, "escalate", map[string]any{"id": id, "reason": secret("no deal"), "statement": secret("half is missing")})
@@ -106,16 +111,40 @@ func TestTrustCredentialsWithheldFromPartyTexts(t *testing.T) {
 		t.Errorf("the seller reads the buyer's statement as %s", got)
 	}
 	run([]step{{"statement", seller.c, "submit_statement", map[string]any{"id": med.ID, "statement": secret("all there"), "proposed_refund_pct": 0},
-		read(buyer, "get_mediation", map[string]any{"id": med.ID})}})
+		read(buyer, "get_mediation", map[string]any{"id": med.ID}), nil}})
 
 	// A decline's reason, on a task of its own.
 	other, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a riddle"}})
 	run([]step{{"decline reason", seller.c, "submit_offer", map[string]any{"id": other.ID, "decline": true, "reason_code": "other", "reason": secret("busy")},
-		read(e.anon.With(other.BuyerToken), "get_task", map[string]any{"id": other.ID})}})
+		read(e.anon.With(other.BuyerToken), "get_task", map[string]any{"id": other.ID}), nil}})
+
+	// A redo reason and a review, on a task that ends well.
+	third, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}})
+	buyer3 := e.anon.With(third.BuyerToken)
+	var offer axp.Offer
+	call(t, seller.c, "submit_offer", map[string]any{"id": third.ID, "price_usd": 3, "eta_minutes": 30,
+		"guarantee": map[string]any{"free_redo": 1}}, &offer)
+	e.fund(buyer3, third.ID, offer.OfferID)
+	deliverText(t, seller.c, third.ID, "old pond\n")
+	retrieve(t, buyer3, third.ID)
+	run([]step{{"redo reason", buyer3, "request_redo", map[string]any{"id": third.ID, "reason": secret("longer please")},
+		read(seller.c, "get_timeline", map[string]any{"id": third.ID}), read(buyer3, "get_timeline", map[string]any{"id": third.ID})}})
+	deliverText(t, seller.c, third.ID, "old pond\na frog jumps in\nthe sound of water\n")
+	retrieve(t, buyer3, third.ID)
+	call(t, buyer3, "accept_task", map[string]any{"id": third.ID}, nil)
+	run([]step{{"review comment", buyer3, "submit_review", map[string]any{"id": third.ID, "rating": 4, "comment": secret("good")},
+		read(seller.c, "get_reputation", map[string]any{"id": seller.MemberID}), nil}})
+
+	// A cancel reason (the buyer reads what was removed on its timeline).
+	fourth, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a limerick"}})
+	call(t, seller.c, "submit_offer", map[string]any{"id": fourth.ID, "price_usd": 3, "eta_minutes": 30}, nil)
+	run([]step{{"cancel reason", e.anon.With(fourth.BuyerToken), "cancel_task", map[string]any{"id": fourth.ID, "reason": secret("found it")},
+		read(e.anon.With(fourth.BuyerToken), "get_timeline", map[string]any{"id": fourth.ID}),
+		read(e.anon.With(fourth.BuyerToken), "get_timeline", map[string]any{"id": fourth.ID})}})
 
 	// Nothing of the secret is stored anywhere (the removal log keeps fingerprints only).
 	e.d.DB().View(func(tx *store.Tx) error {
-		for _, taskID := range []string{id, other.ID} {
+		for _, taskID := range []string{id, other.ID, third.ID, fourth.ID} {
 			rec, _ := tx.Task(taskID)
 			raw, _ := json.Marshal(rec)
 			if strings.Contains(string(raw), partySecret) {

@@ -76,6 +76,8 @@ type QuoteRecorded struct {
 	TaskID   string `json:"task_id"`
 	Kind     string `json:"kind" schema:"enum=price|clarify|decline"`
 	Recorded bool   `json:"recorded"`
+	// Screening tells the seller what left its questions or reason before the buyer reads them.
+	Screening *Screening `json:"screening,omitempty"`
 	// Sandbox: the quote answered a sandbox job; Next says what a practice request's seller does next.
 	Sandbox bool   `json:"sandbox,omitempty"`
 	Next    string `json:"next,omitempty"`

@@ -77,19 +77,34 @@ func SideParty(t *axp.TaskRecord, side string) Party {
 	return BuyerParty(t)
 }
 
-// CleanText removes contact details and hidden characters from a party's text and screens what is
-// left (what the reader gets). Blank texts pass unchanged with no verdict.
+// CleanText removes credentials, contact details and hidden characters from a party's text and
+// screens what is left (what the reader gets). A text that lost credentials or contact details
+// counts once against its writer. Blank texts pass unchanged with no verdict.
 func (k *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, error) {
-	if strings.TrimSpace(text) == "" {
-		return text, nil, nil
+	cleaned, sc, count, err := k.cleanText(ch, p, field, text, keepLinks)
+	if err == nil && count {
+		err = k.countParty(ch, p)
 	}
+	return cleaned, sc, err
+}
+
+// cleanText is CleanText without the count; count reports whether the text lost credentials or
+// contact details (hidden characters do not count).
+func (k *Kernel) cleanText(ch *Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, bool, error) {
+	if strings.TrimSpace(text) == "" {
+		return text, nil, false, nil
+	}
+	// Credentials go first, as in deliverables: a credential inside a link goes as a credential.
+	var w Withheld
+	text = k.WithholdCredentials(ch, p, field, text, &w)
 	cleaned, removed := screen.RedactOwn(text, keepLinks, k.OwnHosts())
 	sc := ScreenText(cleaned)
+	sc.Credentials = w.Kinds
 	contacts, stripped := 0, 0
 	for _, r := range removed {
 		if err := ch.Tx.PutContactRemoval(&store.ContactRemoval{ID: axp.NewID("rmv", ch.Now), MemberID: p.MemberID,
 			Actor: p.Actor, TaskID: p.TaskID, PostID: p.PostID, Field: field, Kind: r.Kind, Fingerprint: r.Fingerprint, At: ch.Now}); err != nil {
-			return "", nil, err
+			return "", nil, false, err
 		}
 		if r.Stripped() {
 			stripped++
@@ -105,11 +120,6 @@ func (k *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bo
 			k.Log.InfoContext(ctx, "contact details removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
 				"task", p.TaskID, "post", p.PostID, "field", field, "kinds", strings.Join(sc.Removed, ","), "count", contacts)
 		})
-		if p.MemberID != "" && !p.Uncounted {
-			if err := k.CountRemoval(ch, p.MemberID); err != nil {
-				return "", nil, err
-			}
-		}
 	}
 	if stripped > 0 {
 		ch.After(func() {
@@ -123,7 +133,15 @@ func (k *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bo
 				"task", p.TaskID, "field", field, "risk", sc.Risk)
 		})
 	}
-	return cleaned, sc, nil
+	return cleaned, sc, contacts > 0 || w.Count > 0, nil
+}
+
+// countParty counts one text against its writer: members only, and not the uncounted texts.
+func (k *Kernel) countParty(ch *Change, p Party) error {
+	if p.MemberID == "" || p.Uncounted {
+		return nil
+	}
+	return k.CountRemoval(ch, p.MemberID)
 }
 
 // OwnHosts are the exchange's own host names (its base URL's and the allowed_hosts), lowercase and
@@ -196,11 +214,23 @@ func DataSourceParam(key string) bool {
 }
 
 // CleanValue cleans every string inside a JSON value (objects and arrays walked), keeping links
-// when keepLinks. skip names object keys left as they are (still screened).
+// when keepLinks. skip names object keys left as they are (still screened). The value is one text
+// written in one field: it counts once against its writer however many of its strings lost
+// something.
 func (k *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool) (any, error) {
+	var count bool
+	out, err := k.cleanValue(ch, p, field, v, keepLinks, into, skip, &count)
+	if err == nil && count {
+		err = k.countParty(ch, p)
+	}
+	return out, err
+}
+
+func (k *Kernel) cleanValue(ch *Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool, count *bool) (any, error) {
 	switch x := v.(type) {
 	case string:
-		out, sc, err := k.CleanText(ch, p, field, x, keepLinks)
+		out, sc, c, err := k.cleanText(ch, p, field, x, keepLinks)
+		*count = *count || c
 		Merge(into, field, sc)
 		return out, err
 	case map[string]any:
@@ -219,7 +249,7 @@ func (k *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks 
 				out[strx] = x[strx]
 				continue
 			}
-			c, err := k.CleanValue(ch, p, f, x[strx], keepLinks || DataSourceParam(strx), into, nil)
+			c, err := k.cleanValue(ch, p, f, x[strx], keepLinks || DataSourceParam(strx), into, nil, count)
 			if err != nil {
 				return nil, err
 			}
@@ -229,7 +259,7 @@ func (k *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks 
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			c, err := k.CleanValue(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks, into, nil)
+			c, err := k.cleanValue(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks, into, nil, count)
 			if err != nil {
 				return nil, err
 			}
@@ -239,11 +269,12 @@ func (k *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks 
 	case []string:
 		out := make([]string, len(x))
 		for i, e := range x {
-			c, sc, err := k.CleanText(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks)
+			c, sc, cnt, err := k.cleanText(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks)
 			if err != nil {
 				return nil, err
 			}
-			Merge(into, field, sc)
+			*count = *count || cnt
+			Merge(into, fmt.Sprintf("%s[%d]", field, i), sc)
 			out[i] = c
 		}
 		return out, nil
@@ -285,8 +316,8 @@ func (k *Kernel) CleanBrief(ch *Change, t *axp.TaskRecord) error {
 		}
 		valid, verr := checks.Validate(cleaned.(map[string]any))
 		if verr != nil {
-			return axp.Invalid("acceptance_checks", "the checks hold contact details, and without them they are not valid: "+verr.Message,
-				"checks must not carry emails, phone numbers, links or handles")
+			return axp.Invalid("acceptance_checks", "the checks hold contact details or credentials, and without them they are not valid: "+verr.Message,
+				"checks must not carry emails, phone numbers, links, handles, keys or passwords")
 		}
 		t.AcceptanceChecks = valid
 	}
@@ -324,14 +355,48 @@ func (k *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *
 		}
 		a.Details = v.(map[string]any)
 	}
-	for i, q := range a.Questions {
-		field := fmt.Sprintf("questions[%d]", i)
-		if a.Questions[i], s, err = k.CleanText(ch, p, field, q, false); err != nil {
+	if len(a.Questions) > 0 {
+		// The questions are one field: they count once.
+		v, err := k.CleanValue(ch, p, "questions", a.Questions, false, &sc, nil)
+		if err != nil {
 			return nil, err
 		}
-		Merge(&sc, field, s)
+		a.Questions = v.([]string)
 	}
 	return sc, nil
+}
+
+// CleanClarifications filters a buyer's answers to clarifying questions: questions and answers
+// alike reach sellers with the brief. They are one field written in one call and count once.
+func (k *Kernel) CleanClarifications(ch *Change, p Party, answers map[string]string) (map[string]string, *axp.Screening, error) {
+	qs := make([]string, 0, len(answers))
+	for q := range answers {
+		qs = append(qs, q)
+	}
+	sort.Strings(qs)
+	out := make(map[string]string, len(answers))
+	var sc *axp.Screening
+	var count bool
+	for _, q := range qs {
+		cq, vx, c1, err := k.cleanText(ch, p, "answers", q, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		Merge(&sc, "answers", vx)
+		ca, vx, c2, err := k.cleanText(ch, p, "answers."+q, answers[q], false)
+		if err != nil {
+			return nil, nil, err
+		}
+		Merge(&sc, "answers", vx)
+		out[cq] = ca
+		count = count || c1 || c2
+	}
+	if count {
+		if err := k.countParty(ch, p); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, sc, nil
 }
 
 // TextMime reports whether delivered content is text whose contact details are removed (binary
@@ -449,10 +514,10 @@ type Withheld struct {
 	Fields []string // content, note
 }
 
-// WithholdCredentials replaces the credentials in a seller's deliverable text (private keys,
-// service keys and tokens, passwords, connection strings with a password) with markers naming
-// their kind: the exchange passes work, never access (issue 31, seed 1.8). It runs before
-// cleanText, so a credential inside a link goes as a credential. Nothing of a secret is kept: the
+// WithholdCredentials replaces the credentials in a party's text (private keys, service keys and
+// tokens, passwords, connection strings with a password) with markers naming their kind: the
+// exchange passes work, never access (issue 31, seed 1.8). It runs before contact-detail removal,
+// so a credential inside a link goes as a credential. Nothing of a secret is kept: the
 // log line names member, task, field, kinds and fingerprints.
 func (k *Kernel) WithholdCredentials(ch *Change, p Party, field, text string, w *Withheld) string {
 	cleaned, found := redactSecrets(text)

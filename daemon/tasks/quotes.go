@@ -273,20 +273,9 @@ func (s *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 			}
 		}
 		// The answers reach sellers in the brief: they pass the same filters as the brief.
-		answers := make(map[string]string, len(in.Answers))
-		var sc *axp.Screening
-		for q, a := range in.Answers {
-			cq, vx, err := s.CleanText(ch, kernel.BuyerParty(t), "answers", q, false)
-			if err != nil {
-				return err
-			}
-			kernel.Merge(&sc, "answers", vx)
-			ca, vx, err := s.CleanText(ch, kernel.BuyerParty(t), "answers."+q, a, false)
-			if err != nil {
-				return err
-			}
-			kernel.Merge(&sc, "answers", vx)
-			answers[cq] = ca
+		answers, sc, err := s.CleanClarifications(ch, kernel.BuyerParty(t), in.Answers)
+		if err != nil {
+			return err
 		}
 		if sc != nil {
 			kernel.Merge(&t.Screening, "answers", sc)

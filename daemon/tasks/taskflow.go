@@ -536,7 +536,7 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 				return &axp.OfferAnswer{Offer: &o}, nil
 			}
 		}
-		return &axp.OfferAnswer{Recorded: &axp.QuoteRecorded{TaskID: t.ID, Kind: q.Kind, Recorded: true}}, nil
+		return &axp.OfferAnswer{Recorded: &axp.QuoteRecorded{TaskID: t.ID, Kind: q.Kind, Recorded: true, Screening: q.Screening}}, nil
 	})
 }
 

@@ -507,5 +507,5 @@ func CheckPublicName(field, name string) *axp.Error {
 // FoldName is the form a public name is checked and stored in (screen.FoldName: trimmed, NFKC).
 func FoldName(name string) string { return screen.FoldName(name) }
 
-// LookAlike reports whether two names read alike (screen.LookAlike).
-func LookAlike(a, b string) bool { return screen.LookAlike(a, b) }
+// ReadsLike answers whether a name reads like name (screen.ReadsLike).
+func ReadsLike(name string) func(other string) bool { return screen.ReadsLike(name) }

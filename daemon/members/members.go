@@ -324,7 +324,7 @@ func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp
 	})
 }
 
-// lookAlike refuses a member name that reads like another member's (kernel.LookAlike: the same
+// lookAlike refuses a member name that reads like another member's (screen.LookAlike: the same
 // name up to case, compatibility forms and letters of other scripts that pass for its own), so no
 // member can be taken for another in an offer list or a review. self is the member renaming
 // itself. It runs in the transaction that stores the name, so two registrations cannot both
@@ -332,8 +332,9 @@ func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp
 // exchange's size.
 func lookAlike(tx *store.Tx, name, self string) error {
 	var other string
+	like := kernel.ReadsLike(name)
 	err := tx.EachMember(func(m *axp.Member) bool {
-		if m.ID != self && kernel.LookAlike(name, m.Name) {
+		if m.ID != self && like(m.Name) {
 			other = m.Name
 			return false
 		}

@@ -145,7 +145,7 @@ const (
 // AdminTasksQuery filters the operator's list of every task, newest first.
 type AdminTasksQuery struct {
 	Status string `json:"status,omitempty" schema:"enum=open|awaiting_payment|paid|in_progress|delivered|accepted|disputed|released|refunded|cancelled|expired"`
-	Type   string `json:"type,omitempty" schema:"maxLength=100" doc:"task type, e.g. text-file"`
+	Type   string `json:"type,omitempty" schema:"pattern=^[a-z0-9][a-z0-9_-]{1,40}$" doc:"task type, e.g. text-file"`
 	Member string `json:"member,omitempty" schema:"maxLength=100" doc:"a member id: tasks it posted as buyer or was chosen for as seller"`
 	Since  string `json:"since,omitempty" schema:"maxLength=40" doc:"RFC 3339 time: tasks created at or after it"`
 	Cursor string `json:"cursor,omitempty" schema:"maxLength=100" doc:"next_cursor of the previous page"`

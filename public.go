@@ -177,7 +177,7 @@ type SuggestedTask struct {
 // SellersQuery filters GET /api/sellers.
 type SellersQuery struct {
 	PaymentMethod string `json:"payment_method,omitempty" schema:"enum=crypto|free"`
-	TaskType      string `json:"task_type,omitempty" schema:"maxLength=42"`
+	TaskType      string `json:"task_type,omitempty" schema:"pattern=^[a-z0-9][a-z0-9_-]{1,40}$"`
 }
 
 // SellerList is the answer of GET /api/sellers.

@@ -66,8 +66,9 @@ func TestTrustedProxies(t *testing.T) {
 			}
 		})
 		statuses := []int{}
-		for _, ip := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.2"} {
-			resp, _ := raw(e.anon, "POST", "/api/members/register", []byte(`{"roles":["buyer"],"name":"p"}`),
+		for i, ip := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.2"} {
+			// Names differ: a second "p" would be refused as reading like the first.
+			resp, _ := raw(e.anon, "POST", "/api/members/register", []byte(`{"roles":["buyer"],"name":"p`+string(rune('a'+i))+`"}`),
 				http.Header{"X-Forwarded-For": {"10.0.0.1, " + ip}})
 			statuses = append(statuses, resp.Status)
 		}

@@ -893,7 +893,10 @@ func TestTrustListingPolicy(t *testing.T) {
 // Contact details never reach a public profile, and attempts through the profile count.
 func TestProfileTextsAreCleaned(t *testing.T) {
 	e := newMarket(t)
-	s := e.register(map[string]any{"roles": []string{"seller"}, "name": "Bot mail me at bob@example.com",
+	// A name is refused, not cleaned: what is left of it would not be the name its owner chose.
+	apiErr(t, e.anon.Call(context.Background(), "register", map[string]any{"roles": []string{"seller"}, "name": "Bot mail me at bob@example.com"}, nil),
+		axp.CodeInvalidInput, "name")
+	s := e.register(map[string]any{"roles": []string{"seller"}, "name": "Bob Bot",
 		"description": "call +1 415 555 0100", "skills": []map[string]any{{"task_type": "text-file", "description": "see t.me/bobbot"}}})
 	var pub axp.SellerList
 	call(t, e.anon, "list_sellers", nil, &pub)

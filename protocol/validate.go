@@ -143,6 +143,9 @@ func Validate(s *Schema, v any, base string) *Error {
 			return Invalid(field, fmt.Sprintf("is %d characters; at most %d are allowed", n, *s.MaxLength), "shorten it")
 		}
 		if re := compiled(s.Pattern); s.Pattern != "" && (re == nil || !re.MatchString(str)) {
+			if s.Pattern == TaskTypePattern {
+				return CheckTaskType(field, str)
+			}
 			return Invalid(field, fmt.Sprintf("%q does not match the pattern %s", clip(str), s.Pattern), "")
 		}
 		if err := checkFormat(s.Format, str, field); err != nil {

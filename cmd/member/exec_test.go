@@ -130,7 +130,7 @@ func TestLoadSkills(t *testing.T) {
 	}
 	bad := []struct{ text, field, says string }{
 		{"- task_type: text-file\n  min_price: 1\n", "skills[0].min_price", "not a known field"},
-		{"- task_type: Text File\n", "skills[0].task_type", "pattern"},
+		{"- task_type: Text File\n", "skills[0].task_type", "not a task type"},
 		{"- task_type: text-file\n  min_price_usd: 0.123\n", "skills[0].min_price_usd", "decimals"},
 		{"- task_type: a1\n- task_type: a1\n", "skills[1].task_type", "twice"},
 		{"- task_type: a1\n  instant_price_usd: 1\n", "skills[0].instant_eta_minutes", "required"},

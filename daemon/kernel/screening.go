@@ -551,3 +551,26 @@ func CheckName(field, name string) *axp.Error {
 	}
 	return nil
 }
+
+// CheckPublicName is CheckName for a name shown to everyone (a member's name, a task's
+// agent_name): it also refuses contact details, which a name would carry past every filter that
+// cleans texts between parties. name is already folded (screen.FoldName).
+func CheckPublicName(field, name string) *axp.Error {
+	if err := CheckName(field, name); err != nil {
+		return err
+	}
+	_, removed := screen.Redact(name)
+	for _, r := range removed {
+		if !r.Stripped() {
+			return axp.Invalid(field, "holds a contact detail ("+r.Kind+")",
+				"a public name carries no email, phone number, link or handle: contact goes through the exchange")
+		}
+	}
+	return nil
+}
+
+// FoldName is the form a public name is checked and stored in (screen.FoldName: trimmed, NFKC).
+func FoldName(name string) string { return screen.FoldName(name) }
+
+// ReadsLike answers whether a name reads like name (screen.ReadsLike).
+func ReadsLike(name string) func(other string) bool { return screen.ReadsLike(name) }

@@ -28,6 +28,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 }
 
 func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (*axp.Registered, error) {
+	in.Name = kernel.FoldName(in.Name)
 	if err := axp.CheckRegistration(in); err != nil {
 		return nil, err
 	}
@@ -48,6 +49,9 @@ func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Regist
 		m.AuthTokenEnc = s.Keys.Seal([]byte(in.AuthToken.Value))
 	}
 	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Registered, error) {
+		if err := lookAlike(ch.Tx, m.Name, ""); err != nil {
+			return nil, err
+		}
 		if err := s.CleanProfile(ch, m, false); err != nil {
 			return nil, err
 		}
@@ -81,6 +85,10 @@ func (s *Service) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.Priv
 }
 
 func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (*axp.PrivateMember, error) {
+	if in.Name != nil {
+		folded := kernel.FoldName(*in.Name)
+		in.Name = &folded
+	}
 	if err := checkNames(in.Name, in.Identity); err != nil {
 		return nil, err
 	}
@@ -95,6 +103,11 @@ func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 			return nil, err
 		}
 		wasVerified := m.State == axp.MemberVerified
+		if in.Name != nil {
+			if err := lookAlike(ch.Tx, *in.Name, m.ID); err != nil {
+				return nil, err
+			}
+		}
 		reverify, verr := m.ApplyUpdate(in, func(str string) []byte { return s.Keys.Seal([]byte(str)) }, ch.Now)
 		if verr != nil {
 			return nil, verr
@@ -311,11 +324,38 @@ func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp
 	})
 }
 
-// checkNames refuses confusable names (kernel.CheckName) where axp.CheckRegistration and
+// lookAlike refuses a member name that reads like another member's (screen.LookAlike: the same
+// name up to case, compatibility forms and letters of other scripts that pass for its own), so no
+// member can be taken for another in an offer list or a review. self is the member renaming
+// itself. It runs in the transaction that stores the name, so two registrations cannot both
+// take one; it reads every member, a scan as cheap as a registration's other costs at the
+// exchange's size.
+func lookAlike(tx *store.Tx, name, self string) error {
+	var other string
+	like := kernel.ReadsLike(name)
+	err := tx.EachMember(func(m *axp.Member) bool {
+		if m.ID != self && like(m.Name) {
+			other = m.Name
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if other != "" {
+		return axp.Invalid("name", fmt.Sprintf("%q reads like %q, the name of another member", name, other),
+			"choose a name that cannot be taken for another member's: other letters, not look-alikes of the same ones")
+	}
+	return nil
+}
+
+// checkNames refuses confusable names and contact details in the public name
+// (kernel.CheckPublicName) and confusable identity labels where axp.CheckRegistration and
 // Member.ApplyUpdate refuse hidden characters: the domain package imports no Unicode tables.
 func checkNames(name *string, id *axp.Identity) error {
 	if name != nil {
-		if err := kernel.CheckName("name", strings.TrimSpace(*name)); err != nil {
+		if err := kernel.CheckPublicName("name", strings.TrimSpace(*name)); err != nil {
 			return err
 		}
 	}

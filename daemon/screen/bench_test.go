@@ -190,3 +190,12 @@ func BenchmarkRedactSecrets4KB(b *testing.B) {
 		screen.RedactSecrets(message4KB)
 	}
 }
+
+// BenchmarkReadsLike is the cost of comparing a new name with one member's, which registration
+// pays once for each member.
+func BenchmarkReadsLike(b *testing.B) {
+	like := screen.ReadsLike("\u0410lice Writer")
+	for b.Loop() {
+		like("Quick Writer")
+	}
+}

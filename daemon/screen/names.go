@@ -2,6 +2,7 @@ package screen
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 
 	"github.com/mtibben/confusables"
@@ -15,9 +16,10 @@ const MaxMarkRun = 4
 
 // NameProblem says why name is not fit to be read by others as a name, or "" when it is:
 // letters of one script that pass for letters of another script the name also uses (the
-// Cyrillic "А" of "Аdmin"), judged with the confusables of Unicode TR39, or a flood of combining
-// marks. Names in one script, and mixes whose letters do not imitate each other ("Tokyo 東京"),
-// pass. Hidden characters are axp.CheckName's to refuse.
+// Cyrillic "А" of "Аdmin"), judged with the confusables of Unicode TR39 word by word, a word
+// mixing Latin, Cyrillic and Greek letters, or a flood of combining marks. Names in one script,
+// names whose words are each in one script ("Moscow Москва") and mixes whose letters do not
+// imitate each other ("Tokyo 東京") pass. Hidden characters are axp.CheckName's to refuse.
 func NameProblem(name string) string {
 	d := norm.NFD.String(name)
 	run, marks, bases := 0, 0, 0
@@ -36,24 +38,49 @@ func NameProblem(name string) string {
 	if marks > 2*bases {
 		return "holds more combining marks than it can carry"
 	}
-	scripts := map[string]bool{}
-	for _, r := range name {
+	for _, word := range strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsMark(r) }) {
+		if p := mixedWord(word); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// alphabets are the scripts whose letters pass for each other so often that no word may mix
+// them: a word in Latin with one Cyrillic or Greek letter is how a look-alike is spelt.
+var alphabets = map[string]bool{"Latin": true, "Cyrillic": true, "Greek": true}
+
+// mixedWord says why one word mixes scripts, or "": Latin, Cyrillic and Greek letters never
+// share a word; other scripts do (Japanese writes one word in kanji and kana), so there only a
+// letter that passes for a letter of another script the word uses is refused.
+func mixedWord(word string) string {
+	scripts := map[string]rune{}
+	for _, r := range word {
 		if s := scriptOf(r); s != "" {
-			scripts[s] = true
+			if _, ok := scripts[s]; !ok {
+				scripts[s] = r
+			}
 		}
 	}
 	if len(scripts) < 2 {
 		return ""
 	}
-	for _, r := range name {
+	for _, r := range word {
 		s := scriptOf(r)
 		if s == "" {
 			continue
 		}
-		// What r passes for: letters of another script the name uses.
+		// What r passes for: letters of another script the word uses.
 		for _, sr := range confusables.Skeleton(string(r)) {
-			if o := scriptOf(sr); o != "" && o != s && scripts[o] {
+			if o := scriptOf(sr); o != "" && o != s && scripts[o] != 0 {
 				return fmt.Sprintf("mixes scripts: %q (U+%04X, %s) looks like the %s %q", string(r), r, s, o, string(sr))
+			}
+		}
+	}
+	for s, r := range scripts {
+		for o, q := range scripts {
+			if s < o && alphabets[s] && alphabets[o] {
+				return fmt.Sprintf("mixes scripts in one word: %q (U+%04X) is %s and %q (U+%04X) is %s", string(r), r, s, string(q), q, o)
 			}
 		}
 	}
@@ -75,4 +102,33 @@ func scriptOf(r rune) string {
 		}
 	}
 	return ""
+}
+
+// FoldName is the form a name is stored and compared in: trimmed and NFKC-normalised, so the
+// fullwidth "ｂｏｂ" and the mathematical "𝐛𝐨𝐛" become "bob" instead of passing for it.
+func FoldName(name string) string {
+	return strings.TrimSpace(norm.NFKC.String(strings.TrimSpace(name)))
+}
+
+// nameKeys are the skeletons two names are compared by: the confusable skeleton (Unicode TR39)
+// of the folded name taken before and after lower-casing. Lower-casing first makes "ALICE" and
+// "alice" meet and keeps the look-alikes that exist only in small letters (the Greek "ν" for
+// "v"); the skeleton first keeps those that exist only in capitals (the Cyrillic "В" for "B").
+func nameKeys(name string) [2]string {
+	f := FoldName(name)
+	return [2]string{confusables.Skeleton(strings.ToLower(f)), strings.ToLower(confusables.Skeleton(f))}
+}
+
+// LookAlike reports whether two names read alike: the same letters up to case, compatibility
+// forms and letters of other scripts that pass for them ("Аӏісе" in Cyrillic and "Alice").
+func LookAlike(a, b string) bool { return ReadsLike(a)(b) }
+
+// ReadsLike is LookAlike with its first name fixed, its skeletons computed once: a name is
+// compared with every member's.
+func ReadsLike(name string) func(other string) bool {
+	k := nameKeys(name)
+	return func(other string) bool {
+		ko := nameKeys(other)
+		return k[0] == ko[0] || k[1] == ko[1]
+	}
 }

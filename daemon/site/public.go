@@ -134,7 +134,8 @@ func (s *Service) demand(offer []axp.OnOffer) ([]axp.Demand, error) {
 				return true
 			}
 			var in axp.Interest
-			if json.Unmarshal(sub.Body, &in) != nil || in.Type == "" {
+			// Interest recorded before types were held to slugs is not republished.
+			if json.Unmarshal(sub.Body, &in) != nil || protocol.CheckTaskType("type", in.Type) != nil {
 				return true
 			}
 			a := by[in.Type]

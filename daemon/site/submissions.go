@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -52,13 +53,10 @@ func (s *Service) registerInterest(ctx context.Context, c *pipeline.Call, in *ax
 	if in.Type == "" {
 		return nil, axp.Invalid("type", "must not be blank", "name the task type you want, e.g. video")
 	}
-	// The type is published (demand in GET /api/services): it is refused, not cleaned, like a
-	// name, when it holds hidden characters, a confusable spelling or contact details.
-	if err := kernel.CheckName("type", in.Type); err != nil {
+	// The type is published (demand in GET /api/services) and matched against skills: it is a
+	// task type, a slug, or it is refused (hidden characters, look-alike letters, contact details).
+	if err := protocol.CheckTaskType("type", in.Type); err != nil {
 		return nil, err
-	}
-	if _, removed := kernel.RedactText(in.Type); len(removed) > 0 {
-		return nil, axp.Invalid("type", "holds contact details or a link", "name a task type only, e.g. video; demand is published")
 	}
 	out, err := s.submit(ctx, c, store.KindInterest, "int", in, "Recorded: sellers see the demand for "+in.Type+" in GET /api/services (demand).")
 	if err == nil {

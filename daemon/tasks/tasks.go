@@ -116,7 +116,10 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 		return nil, nil, err
 	}
 	// Sellers read agent_name as the anonymous buyer's name.
-	if err := kernel.CheckName("agent_name", in.AgentName); err != nil {
+	if in.AgentName != "" {
+		in.AgentName = kernel.FoldName(in.AgentName)
+	}
+	if err := kernel.CheckPublicName("agent_name", in.AgentName); err != nil {
 		return nil, nil, err
 	}
 	desc := strings.TrimSpace(in.Description)

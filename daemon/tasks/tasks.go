@@ -281,6 +281,15 @@ func (s *Service) storeAnswer(ch *kernel.Change, t *axp.TaskRecord, m *axp.Membe
 	if err != nil {
 		return err
 	}
+	if a.Guarantee == nil {
+		// The skill's guarantee is the seller's default; an answer that names one overrides it.
+		for _, k := range m.Skills {
+			if k.TaskType == t.Type && k.Guarantee != nil {
+				g := *k.Guarantee
+				a.Guarantee = &g
+			}
+		}
+	}
 	q := &axp.QuoteRecord{TaskID: t.ID, SellerID: m.ID, SellerName: m.Name, Kind: a.Kind(), Answer: a,
 		Instant: instant, Pull: pull, LatencyMS: latency, Screening: sc, CreatedAt: ch.Now}
 	if q.Kind == "price" {

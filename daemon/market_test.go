@@ -1728,3 +1728,16 @@ func TestMarketSkillGuaranteeDefault(t *testing.T) {
 		t.Fatalf("the answer's own guarantee should win: %+v", offer.Guarantee)
 	}
 }
+
+// TestMarketInferTranslationLanguage: a brief inferred as a translation fills target_language from
+// the language it names; one that names none is refused with the param to add.
+func TestMarketInferTranslationLanguage(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	created, _ := createTask(t, e.anon, map[string]any{"description": "Translate this paragraph into French: the weather is fine today."})
+	if created.Type != "translation" || created.Params["target_language"] != "French" {
+		t.Fatalf("inferred %s with params %v", created.Type, created.Params)
+	}
+	_, err := do(e.anon, "create_task", map[string]any{"description": "Please translate this paragraph: the weather is fine today."})
+	apiErr(t, err, axp.CodeInvalidInput, "params.target_language")
+}

@@ -147,6 +147,11 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 		if typ == "translation" && desc != "" && params["text"] == nil && params["source_url"] == nil {
 			params["text"] = desc
 		}
+		if typ == "translation" && params["target_language"] == nil {
+			if l := axp.BriefLanguage(desc); l != "" {
+				params["target_language"] = l
+			}
+		}
 		norm, err := svc.Normalize(params, fromQuery, kernel.ParamsField(fromQuery))
 		if err != nil {
 			return nil, nil, err

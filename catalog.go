@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -379,6 +380,28 @@ func InferType(description string) string {
 		return ""
 	}
 	return best
+}
+
+// Languages are the language names a brief is read for, in lower case.
+var Languages = []string{"english", "french", "spanish", "german", "italian", "portuguese", "dutch", "japanese", "chinese", "mandarin",
+	"cantonese", "korean", "russian", "arabic", "hindi", "turkish", "polish", "swedish", "norwegian", "danish", "finnish", "greek",
+	"hebrew", "czech", "hungarian", "romanian", "ukrainian", "vietnamese", "thai", "indonesian", "malay", "bengali", "urdu",
+	"persian", "farsi", "swahili", "catalan", "croatian", "serbian", "bulgarian", "slovak", "slovenian", "estonian", "latvian",
+	"lithuanian", "tagalog", "filipino", "afrikaans", "irish", "welsh", "icelandic", "latin", "esperanto", "tamil", "telugu",
+	"punjabi", "marathi", "gujarati", "brazilian portuguese"}
+
+// BriefLanguage is the language a brief asks a text to be put into ("into French", "to German"),
+// capitalised, or "".
+func BriefLanguage(brief string) string {
+	d := " " + strings.Join(strings.FieldsFunc(strings.ToLower(brief), func(r rune) bool {
+		return !unicode.IsLetter(r)
+	}), " ") + " "
+	for _, l := range Languages {
+		if strings.Contains(d, " into "+l+" ") || strings.Contains(d, " to "+l+" ") {
+			return strings.ToUpper(l[:1]) + l[1:]
+		}
+	}
+	return ""
 }
 
 // HasKeyword reports whether w (lower case) is one of the words that name the service in a brief.

@@ -1707,3 +1707,37 @@ func taskIDs(ts []axp.Task) []string {
 	}
 	return out
 }
+
+// TestMarketSkillGuaranteeDefault: an offer whose answer says nothing of guarantees carries the
+// skill's; an answer that names one overrides it.
+func TestMarketSkillGuaranteeDefault(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	pull := e.verified(map[string]any{"roles": []string{"seller"}, "payout_address": payoutAddress,
+		"skills": []map[string]any{{"task_type": "text-file", "description": "writes",
+			"guarantee": map[string]any{"free_redo": 2, "refund_if_fails_checks": true}}}})
+	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a report"}})
+	var offer axp.Offer
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 3, "eta_minutes": 30}, &offer)
+	if offer.Guarantee.FreeRedo != 2 || !offer.Guarantee.RefundIfFailsChecks {
+		t.Fatalf("an offer without a guarantee should carry the skill's: %+v", offer.Guarantee)
+	}
+	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 3, "eta_minutes": 30,
+		"guarantee": map[string]any{"free_redo": 0}}, &offer)
+	if offer.Guarantee.FreeRedo != 0 || offer.Guarantee.RefundIfFailsChecks {
+		t.Fatalf("the answer's own guarantee should win: %+v", offer.Guarantee)
+	}
+}
+
+// TestMarketInferTranslationLanguage: a brief inferred as a translation fills target_language from
+// the language it names; one that names none is refused with the param to add.
+func TestMarketInferTranslationLanguage(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	created, _ := createTask(t, e.anon, map[string]any{"description": "Translate this paragraph into French: the weather is fine today."})
+	if created.Type != "translation" || created.Params["target_language"] != "French" {
+		t.Fatalf("inferred %s with params %v", created.Type, created.Params)
+	}
+	_, err := do(e.anon, "create_task", map[string]any{"description": "Please translate this paragraph: the weather is fine today."})
+	apiErr(t, err, axp.CodeInvalidInput, "params.target_language")
+}

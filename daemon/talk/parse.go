@@ -212,12 +212,7 @@ func atoiWord(s string) int {
 }
 
 // languages are the languages the assistant recognises by name.
-var languages = []string{"english", "french", "spanish", "german", "italian", "portuguese", "dutch", "japanese", "chinese", "mandarin",
-	"cantonese", "korean", "russian", "arabic", "hindi", "turkish", "polish", "swedish", "norwegian", "danish", "finnish", "greek",
-	"hebrew", "czech", "hungarian", "romanian", "ukrainian", "vietnamese", "thai", "indonesian", "malay", "bengali", "urdu",
-	"persian", "farsi", "swahili", "catalan", "croatian", "serbian", "bulgarian", "slovak", "slovenian", "estonian", "latvian",
-	"lithuanian", "tagalog", "filipino", "afrikaans", "irish", "welsh", "icelandic", "latin", "esperanto", "tamil", "telugu",
-	"punjabi", "marathi", "gujarati", "brazilian portuguese"}
+var languages = axp.Languages
 
 // language finds a language named in s: after "into", "to" or "in" (target), or alone when bare.
 func language(s string, bare bool) string {

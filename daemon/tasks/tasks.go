@@ -150,6 +150,11 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 		if typ == "translation" && desc != "" && params["text"] == nil && params["source_url"] == nil {
 			params["text"] = desc
 		}
+		if typ == "translation" && params["target_language"] == nil {
+			if l := axp.BriefLanguage(desc); l != "" {
+				params["target_language"] = l
+			}
+		}
 		norm, err := svc.Normalize(params, fromQuery, kernel.ParamsField(fromQuery))
 		if err != nil {
 			return nil, nil, err
@@ -283,6 +288,15 @@ func (s *Service) storeAnswer(ch *kernel.Change, t *axp.TaskRecord, m *axp.Membe
 	sc, err := s.CleanAnswer(ch, t, m.ID, &a, instant)
 	if err != nil {
 		return err
+	}
+	if a.Guarantee == nil {
+		// The skill's guarantee is the seller's default; an answer that names one overrides it.
+		for _, k := range m.Skills {
+			if k.TaskType == t.Type && k.Guarantee != nil {
+				g := *k.Guarantee
+				a.Guarantee = &g
+			}
+		}
 	}
 	q := &axp.QuoteRecord{TaskID: t.ID, SellerID: m.ID, SellerName: m.Name, Kind: a.Kind(), Answer: a,
 		Instant: instant, Pull: pull, LatencyMS: latency, Screening: sc, CreatedAt: ch.Now}

@@ -73,6 +73,9 @@ func apiValue(m, _ string) bool {
 		return false
 	}
 	v := m[strings.LastIndexAny(m, " \t:=\"'")+1:]
+	if strings.Contains(lo, "api") && len(v) >= 32 && hexOnly(v) && !strings.Contains(v, "-") && !sameChar(v) {
+		return true // "API key: <32 hex>"
+	}
 	var up, low, dg bool
 	for i := 0; i < len(v); i++ {
 		c := v[i]

@@ -30,8 +30,13 @@ var weakKeyContext = []string{"wallet", "signer", "deployer", "use mine"}
 // hashContext are the words that name a 64-hex value a hash: a transaction, a block, a digest, a
 // slot. The nearer of a key word and a hash word before the value decides.
 var hashContext = []string{"tx", "transaction", "hash", "block", "receipt", "/tx/", "slot", "keccak", "bytes32",
-	"topic", "digest", "sha", "commit", "root", "salt", "nonce", "event", "log", "checksum", "merkle", "signature",
-	"sig ", "sig:", "sig=", "sig_", "sig\"", "id", "uuid", "seed", "public key", "public_key", "publickey", "pubkey"}
+	"topic", "digest", "sha", "commit", "root", "salt", "nonce", "event", "log", "logs", "checksum", "merkle",
+	"signature", "sig ", "sig:", "sig=", "sig_", "sig\"", "id", "ids", "uuid", "seed", "public key", "public_key",
+	"publickey", "pubkey"}
+
+// closedOnly are hash words that count only when no letter follows ("sha256" and "id:" count,
+// "share", "login" and "idea" do not).
+var closedOnly = map[string]bool{"sha": true, "log": true, "id": true, "root": true}
 
 // keyAfter are words right after a value that name it a key ("import this key into MetaMask").
 var keyAfter = []string{"metamask", "private key", "import it", "import this", "key.txt", "keyfile", "into key"}
@@ -60,7 +65,11 @@ func evmKey(text string, s, e int) bool {
 		}
 	}
 	for _, w := range hashContext {
-		if i := lastWord(before, w); i >= 0 && i+len(w) > hash {
+		i := lastWord(before, w)
+		if i >= 0 && closedOnly[w] && i+len(w) < len(before) && isLower(before[i+len(w)]) {
+			continue // "share", "login", "idea": not sha, log, id
+		}
+		if i >= 0 && i+len(w) > hash {
 			hash = i + len(w)
 		}
 	}

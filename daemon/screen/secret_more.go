@@ -46,8 +46,8 @@ var contextSecretRules = []secretRule{
 		`\becho[ \t]+["']?([^\s"'|]{6,})["']?[ \t]*\|[ \t]*(?:docker|podman|helm|oras|buildah|nerdctl)[ \t]+(?:registry[ \t]+)?login\b`, 1, passwordValue),
 	// user / password after a login word: "admin login: svc_backend / Mango!Tiger!447198"
 	srule(SecretPassword, []string{" / "},
-		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account)\b[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{6,64})`, 1,
-		func(v, _ string) bool { return passwordToken(strings.TrimRight(v, ".,;:)")) }),
+		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account)\b[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
+		func(v, _ string) bool { return passwordToken(v) }),
 }
 
 var (

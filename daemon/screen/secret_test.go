@@ -271,6 +271,7 @@ func TestFindSecretsByContext(t *testing.T) {
 		{"OpenSea API key: " + twil, SecretAPIKey, twil},
 		{"deploy key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl", "", ""},
 		{"Credentials for the CMS: editor / " + pass + " (temporary)", SecretPassword, pass},
+		{"admin login: editor / " + pass + ", then change it", SecretPassword, pass},
 		{"root password " + pass, SecretPassword, pass},
 		{"wlan pass " + pass, SecretPassword, pass},
 		{"Das Kennwort für den Server lautet " + pass + ".", SecretPassword, pass},

@@ -321,13 +321,13 @@ var secretRules = []secretRule{
 		func(v, m string) bool { return randomish(16, 3.2)(v, m) && strings.ContainsAny(v, "0123456789") }),
 	// A wallet's private key: 64 hex digits (with or without 0x) that the words before name a key;
 	// the same shape named a transaction, a block, a hash or a slot passes (evmKey).
-	{kind: SecretWalletKey, keywords: []string{"key", "accounts", "pk", "metamask", "ключ", "鍵", "键", "鑰", "키",
+	{kind: SecretWalletKey, keywords: []string{"key", "accounts", "pk", "metamask", "wallet", "signer", "deployer", "hextoecdsa", "use mine", "ключ", "鍵", "键", "鑰", "키",
 		"clave", "chave", "clé", "cle ", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel"},
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
-	{kind: SecretGeneric, keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "credential"},
-		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?))(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
+	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential"},
+		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?))(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
 }
 
@@ -412,7 +412,7 @@ var connRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://([^:]*):([^@]*)@`)
 func genericKind(key string) string {
 	k := strings.ToLower(key)
 	switch {
-	case strings.Contains(k, "pass") || strings.HasSuffix(k, "pwd"):
+	case strings.Contains(k, "pass") || strings.HasSuffix(k, "pwd") || strings.HasSuffix(k, "pw"):
 		return SecretPassword
 	case strings.Contains(k, "secret") || strings.Contains(k, "credential"):
 		return SecretGeneric
@@ -572,6 +572,9 @@ func FindSecrets(text string) []Removal {
 	}
 	for _, p := range findSeedPhrases(text) {
 		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
+	}
+	for _, p := range findProsePasswords(text, lo) {
+		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	if len(spans) == 0 {
 		return nil

@@ -218,3 +218,74 @@ func TestSecretsAndContactsTogether(t *testing.T) {
 		t.Errorf("removals %+v", rs)
 	}
 }
+
+// Credentials named by the words around them: wallet keys passed to signing calls, quoted
+// recovery phrases, Azure and AWS keys after a key word or an access key id, passwords in prose
+// and on command lines, Twilio, Mailgun, Telegram, Stripe webhook and framework secrets, long API
+// keys after "API key".
+func TestFindSecretsByContext(t *testing.T) {
+	const (
+		key   = "5d3c0a6e8f1b2c4d7e9f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d"
+		phr12 = "orbit velvet canyon fragile hamster desk lemon pilot author gravity noble toast"
+		phr24 = "orbit velvet canyon fragile hamster desk lemon pilot author gravity noble toast " +
+			"window sugar credit ribbon island cactus planet tiger memory juice wrap elbow"
+		azure = "Jx3kQ9vL2mN8pR4tW6yB1cD5fG7hK0sA3eU9iO2pL5zX8cV1bN4mQ7wE0rT3yU6iO9pA2sD5fG8hJ1kL4zX7cQ=="
+		aws   = "tR7uW2xZ5aC8eG1iK4mO7qS0uW3yA6cE9gI2kM5o"
+		twil  = "9c4e2a7b1d8f3e6a0b5c9d2e7f1a4b8c"
+		pass  = "Falcon#Ridge2291"
+		api   = "Qm7Rt2Yx9Kb4Nc8Vd1Hf6Jg3Lp5Sa0Te2Uw7Xz4Ab"
+	)
+	checkSecrets(t, []secretCase{
+		{`const signer = new Wallet("0x` + key + `", provider)`, SecretWalletKey, key},
+		{"acct = Account.from_key(\"" + key + "\")", SecretWalletKey, key},
+		{"priv, err := crypto.HexToECDSA(\"" + key + "\")", SecretWalletKey, key},
+		{`let w = LocalWallet::from_str("` + key + `")?;`, SecretWalletKey, key},
+		{"const privateKeys = ['0x" + key + "', '0x" + strings.Repeat("ab12", 16) + "'];", SecretWalletKey, strings.Repeat("ab12", 16)},
+		{"    OPERATOR_KEY = \"0x" + key + "\"", SecretWalletKey, key},
+		{"bot_pk: " + key, SecretWalletKey, key},
+		{"We need a deployer with funds; you can use mine: 0x" + key, SecretWalletKey, key},
+		{"Der private Schlüssel lautet " + key, SecretWalletKey, key},
+		{"Private key (don't share!): " + key, SecretWalletKey, key},
+		{"tx hash 0x" + key + " confirmed in block 19000000", "", ""},
+		{"the public key is 0x" + key, "", ""},
+		{"printf '" + phr12 + "' | cast wallet address --mnemonic-stdin", SecretSeedPhrase, phr12},
+		{"he sent it over DM: " + phr24 + ", can you restore it?", SecretSeedPhrase, phr24},
+		{"MNEMONIC=\"test test test test test test test test test test test junk\"", "", ""},
+		{"Tags: " + phr12 + "\nThanks", "", ""},
+		{"az storage account keys renew --account-key " + azure, SecretAzureStorageKey, azure},
+		{"blob:\n  account: acme\n  key: " + azure, SecretAzureStorageKey, azure},
+		{"node public key: " + azure, "", ""},
+		{"use AKIA5QW3ER7TY2UI9OPA / " + aws + " for the bucket", SecretAWSSecretKey, aws},
+		{"key ASIA5QW3ER7TY2UI9OPA, secret " + aws, SecretAWSSecretKey, aws},
+		{"AWS Secret Access Key [None]: " + aws, SecretAWSSecretKey, aws},
+		{"  secret_key = \"" + aws + "\"", SecretAWSSecretKey, aws},
+		{"secret 3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c2e9b1d7a3f", "", ""},
+		{"Twilio: account AC" + strings.Repeat("1f", 16) + ", auth token " + twil, SecretTwilioKey, twil},
+		{"TwilioRestClient(\"AC" + strings.Repeat("1f", 16) + "\", \"" + twil + "\")", SecretTwilioKey, twil},
+		{"MAILGUN=key-" + twil, SecretAPIKey, "key-" + twil},
+		{"https://api.telegram.org/bot7123456789:AAGx8Kq2Wm5Rt9Yx1Zb4Nc7Vd0Hf3Jg6Kp9/sendMessage", SecretTelegramBotToken, "7123456789:AAGx8Kq2Wm5Rt9Yx1Zb4Nc7Vd0Hf3Jg6Kp9"},
+		{"STRIPE_WEBHOOK=whsec_Qm8Wr2Tn5Yx1Zb4Kc7Vd0Hf3Jg6Lp9S", SecretStripeKey, "whsec_Qm8Wr2Tn5Yx1Zb4Kc7Vd0Hf3Jg6Lp9S"},
+		{"SECRET_KEY = 'k3$z!q9(w2e)r5^t8y-u1i@o4p&a7s=d0f%g6h+j2l#x5c'", SecretGeneric, "k3$z!q9(w2e)r5^t8y-u1i@o4p&a7s=d0f%g6h+j2l#x5c"},
+		{"my Kraken API key " + api + " works", SecretAPIKey, api},
+		{"Infura key: " + api, SecretAPIKey, api},
+		{"OpenSea API key: " + twil, SecretAPIKey, twil},
+		{"deploy key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl", "", ""},
+		{"Credentials for the CMS: editor / " + pass + " (temporary)", SecretPassword, pass},
+		{"admin login: editor / " + pass + ", then change it", SecretPassword, pass},
+		{"root password " + pass, SecretPassword, pass},
+		{"wlan pass " + pass, SecretPassword, pass},
+		{"Das Kennwort für den Server lautet " + pass + ".", SecretPassword, pass},
+		{"La contraseña es " + pass, SecretPassword, pass},
+		{"mot de passe : " + pass, SecretPassword, pass},
+		{`<add key="DbPassword" value="` + pass + `" />`, SecretPassword, pass},
+		{"mysqldump -u backup -p" + pass + " shop > shop.sql", SecretPassword, pass},
+		{"echo " + pass + " | podman login quay.io -u bot --password-stdin", SecretPassword, pass},
+		{"ssh deploy@203.0.113.9 - password " + pass, SecretPassword, pass},
+		{"The password reset link for order ORD-2024-11A expired.", "", ""},
+		{"Passwords are hashed with argon2id and bcrypt-12.", "", ""},
+		{"All tests pass (42/42). color: #04c559", "", ""},
+		{"docker run -v $(pwd):/work image:1.0", "", ""},
+		{"login failed for user=root reason=bad_password attempts=3", "", ""},
+		{"Password: choose one with at least 12 characters.", "", ""},
+	})
+}

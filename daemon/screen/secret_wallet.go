@@ -20,16 +20,26 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 	"accounts:", "accounts =", "accounts\":", "metamask", "wallet import", "import this key",
 	"clave privada", "chave privada", "clé privée", "cle privee", "privater schlüssel", "privatschlüssel",
 	"chiave privata", "klucz prywatny", "özel anahtar", "приватный ключ", "закрытый ключ", "секретный ключ",
-	"приватний ключ", "私钥", "私鑰", "秘密鍵", "秘密键", "개인키", "개인 키", "kunci privat", "khóa riêng", "sleutel"}
+	"приватний ключ", "私钥", "私鑰", "秘密鍵", "秘密键", "개인키", "개인 키", "kunci privat", "khóa riêng", "sleutel",
+	"schlüssel", "key", "from_key", "hextoecdsa", "privatekeys", "pk for", "pk ", "_pk", "pk\"", "pk'"}
+
+// weakKeyContext are words that name a 64-hex value a key only when no hash word is near: "new
+// Wallet(...)", "a funded deployer ... use mine: ...", but not "the Merkle root of the wallet list".
+var weakKeyContext = []string{"wallet", "signer", "deployer", "use mine"}
 
 // hashContext are the words that name a 64-hex value a hash: a transaction, a block, a digest, a
 // slot. The nearer of a key word and a hash word before the value decides.
 var hashContext = []string{"tx", "transaction", "hash", "block", "receipt", "/tx/", "slot", "keccak", "bytes32",
-	"topic", "digest", "sha", "commit", "root", "salt", "nonce", "event", "log", "checksum", "merkle", "signature",
-	"sig", "id", "uuid", "seed"}
+	"topic", "digest", "sha", "commit", "root", "salt", "nonce", "event", "log", "logs", "checksum", "merkle",
+	"signature", "sig ", "sig:", "sig=", "sig_", "sig\"", "id", "ids", "uuid", "seed", "public key", "public_key",
+	"publickey", "pubkey"}
+
+// closedOnly are hash words that count only when no letter follows ("sha256" and "id:" count,
+// "share", "login" and "idea" do not).
+var closedOnly = map[string]bool{"sha": true, "log": true, "id": true, "root": true}
 
 // keyAfter are words right after a value that name it a key ("import this key into MetaMask").
-var keyAfter = []string{"metamask", "private key", "import it", "import this"}
+var keyAfter = []string{"metamask", "private key", "import it", "import this", "key.txt", "keyfile", "into key"}
 
 // evmKey decides on a 64-hex value (0x or bare) at text[s:e] from its context.
 func evmKey(text string, s, e int) bool {
@@ -37,23 +47,41 @@ func evmKey(text string, s, e int) bool {
 		return false // 0x000...0: a placeholder
 	}
 	from := s - 80
+	if from > 0 && hex64(text[from:s]) {
+		from -= 70 // a list of keys: look past the one before
+	}
 	if from < 0 {
 		from = 0
 	}
 	before := strings.ToLower(text[from:s])
 	key, hash := -1, -1
 	for _, w := range keyContext {
-		if i := strings.LastIndex(before, w); i >= 0 && i+len(w) > key {
+		i := strings.LastIndex(before, w)
+		if w == "key" && i >= 0 && namedKey(before[:i]) {
+			continue // a storage slot key, a cache key
+		}
+		if i >= 0 && i+len(w) > key {
 			key = i + len(w)
 		}
 	}
 	for _, w := range hashContext {
-		if i := lastWord(before, w); i >= 0 && i+len(w) > hash {
+		i := lastWord(before, w)
+		if i >= 0 && closedOnly[w] && i+len(w) < len(before) && isLower(before[i+len(w)]) {
+			continue // "share", "login", "idea": not sha, log, id
+		}
+		if i >= 0 && i+len(w) > hash {
 			hash = i + len(w)
 		}
 	}
-	if key >= 0 && key >= hash {
+	if key >= 0 && key > hash { // "public key" ends where "key" does: a hash word
 		return true
+	}
+	if hash < 0 {
+		for _, w := range weakKeyContext {
+			if strings.Contains(before, w) {
+				return true
+			}
+		}
 	}
 	to := e + 60
 	if to > len(text) {
@@ -69,6 +97,19 @@ func evmKey(text string, s, e int) bool {
 		}
 	}
 	return false
+}
+
+// keyNouns are words that, right before "key", name a key that is not a secret.
+var keyNouns = map[string]bool{"slot": true, "storage": true, "cache": true, "mapping": true, "map": true,
+	"lookup": true, "idempotency": true, "partition": true, "index": true, "primary": true, "foreign": true,
+	"sort": true, "row": true, "dedup": true, "object": true, "public": true, "pub": true, "verification": true,
+	"verifying": true, "hash": true, "tx": true, "event": true, "topic": true, "s3": true, "bucket": true}
+
+// namedKey reports whether the word ending s (before "key") names a key that is not a secret.
+func namedKey(s string) bool {
+	s = strings.TrimRight(s, " _-.")
+	i := strings.LastIndexAny(s, " \t\n_-.(\"'`:=")
+	return keyNouns[s[i+1:]]
 }
 
 // lastWord is the last index of w in s where w does not continue a longer word on its left
@@ -106,6 +147,11 @@ var bip39Index = func() map[string]int {
 var phraseContext = []string{"seed", "mnemonic", "phrase", "recovery", "backup", "secret words", "wallet words",
 	"12 words", "24 words", "twelve words", "metamask", "ledger", "trezor", "wallet"}
 
+// word is a word of the BIP-39 list at text[s:e], idx its index in the list.
+type word struct {
+	s, e, idx int
+}
+
 // findSeedPhrases reports the recovery phrases in text: runs of 12 or more words of the BIP-39
 // English list, separated by spaces, line breaks, commas or numbering, with a valid checksum, a
 // phrase word before them, or numbering.
@@ -114,13 +160,10 @@ func findSeedPhrases(text string) [][2]int {
 		return nil
 	}
 	var out [][2]int
-	type word struct {
-		s, e, idx int
-	}
 	var run []word
 	numbered := 0
 	flush := func() {
-		if len(run) >= 12 && seedRun(text, run[0].s, numbered, func() []int {
+		if len(run) >= 12 && seedRun(text, run[0].s, run[len(run)-1].e, numbered, func() []int {
 			idx := make([]int, len(run))
 			for i, w := range run {
 				idx[i] = w.idx
@@ -132,6 +175,17 @@ func findSeedPhrases(text string) [][2]int {
 				s = numberBefore(text, s) // "1. " goes with the list
 			}
 			out = append(out, [2]int{s, run[len(run)-1].e})
+		} else if len(run) > 12 {
+			// a quoted phrase among list words: echo '...' | cast, "...", please
+		windows:
+			for n := min(len(run), 24) / 3 * 3; n >= 12; n -= 3 {
+				for k := 0; k+n <= len(run); k++ {
+					if setApart(text, run[k].s, run[k+n-1].e, n >= 18) && distinctWords(run[k:k+n]) >= 6 {
+						out = append(out, [2]int{run[k].s, run[k+n-1].e})
+						break windows
+					}
+				}
+			}
 		}
 		run, numbered = run[:0], 0
 	}
@@ -214,10 +268,19 @@ func phraseGap(g string) (numbered, ok bool) {
 	return digit, true
 }
 
-// seedRun decides on a run of list words starting at s: numbered (most gaps hold a number), a
-// phrase word in the 80 bytes before it, or a valid checksum over the whole run.
-func seedRun(text string, s, numbered int, indices func() []int) bool {
+// seedRun decides on a run of list words at text[s:e]: numbered (most gaps hold a number), a
+// phrase word in the 80 bytes before it, a valid checksum over the whole run, or a phrase's exact
+// length set apart by quotes or a colon. A run of few distinct words ("test test ... junk", a
+// public test phrase) is not a secret.
+func seedRun(text string, s, e, numbered int, indices func() []int) bool {
 	idx := indices()
+	distinct := map[int]bool{}
+	for _, i := range idx {
+		distinct[i] = true
+	}
+	if len(distinct) < 6 { // a public test phrase
+		return false
+	}
 	if numbered >= len(idx)-2 {
 		return true
 	}
@@ -233,7 +296,31 @@ func seedRun(text string, s, numbered int, indices func() []int) bool {
 	}
 	// Only a run of a phrase's exact length is checked: a random run passes with a chance of 1 in
 	// 16 (12 words) to 1 in 256 (24 words), and every window of a longer run would add to it.
-	return len(idx) <= 24 && len(idx)%3 == 0 && bip39Checksum(idx)
+	if len(idx) > 24 || len(idx)%3 != 0 {
+		return false
+	}
+	return setApart(text, s, e, len(idx) >= 18) || bip39Checksum(idx)
+}
+
+// setApart reports whether text[s:e] stands alone: quoted ("echo '...' | cast"), or, for a long
+// run, after a colon and before a comma, a full stop, a line break or the end ("pasted in chat:
+// ..."). Twelve words after a colon are as often tags or a word list.
+func setApart(text string, s, e int, long bool) bool {
+	i := s
+	for i > 0 && text[i-1] == ' ' {
+		i--
+	}
+	j := e
+	for j < len(text) && text[j] == ' ' {
+		j++
+	}
+	if i == 0 || j == len(text) {
+		return long && i > 0 && text[i-1] == ':'
+	}
+	if q := text[i-1]; q == '\'' || q == '"' || q == '`' {
+		return text[j] == q
+	}
+	return long && text[i-1] == ':' && strings.ContainsRune(",.\n\r", rune(text[j]))
 }
 
 // bip39Checksum reports whether 12, 15, 18, 21 or 24 word indices carry a valid checksum: the
@@ -253,4 +340,13 @@ func bip39Checksum(idx []int) bool {
 		}
 	}
 	return true
+}
+
+// distinctWords counts the distinct list words of a run.
+func distinctWords(run []word) int {
+	seen := map[int]bool{}
+	for _, w := range run {
+		seen[w.idx] = true
+	}
+	return len(seen)
 }

@@ -1,0 +1,261 @@
+package screen
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Credentials named by the words around them rather than by a prefix of their own: a cloud key
+// after a key word or an access key id, a service token after its name, and passwords given in
+// prose, in several languages, or on a command line.
+var contextSecretRules = []secretRule{
+	// An Azure storage key (64 bytes in base64, 88 characters ending in ==) after any key word or
+	// flag: --account-key ..., key: ... under storage.
+	srule(SecretAzureStorageKey, []string{"=="},
+		`(?i)key["']?(?:[ \t]*[=:][ \t]*|[ \t]+)["']?([A-Za-z0-9+/]{86}==)`, 1, randomish(80, 4.5)).notPublic().runOf(86),
+	// An AWS secret key (40 characters) after a secret word, or right after an access key id.
+	srule(SecretAWSSecretKey, []string{"secret", "sk"},
+		`(?i)\b(?:secret|sk)(?:[ _\-]?access)?(?:[ _\-]?key)?["']?(?:[ \t]*\[none\])?(?:[ \t]*(?:=|:|\bis\b)[ \t]*|[ \t]+)["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1,
+		awsSecret).runOf(40),
+	srule(SecretAWSSecretKey, []string{"akia", "asia"},
+		`\b(?:AKIA|ASIA)[A-Z0-9]{16}["']?[ \t]*(?:[,/:|;][ \t]*)?(?:(?i:secret|sk)(?:[ _\-]?(?i:access))?(?:[ _\-]?(?i:key))?[ \t]*[=:]?[ \t]*)?["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1,
+		awsSecret),
+	// Twilio: an auth token after its name, or after an account SID as the second argument.
+	srule(SecretTwilioKey, []string{"auth"}, `(?i)\bauth[ _\-]?token["']?[ \t]*[=:,]?[ \t]*["']?([0-9a-f]{32})\b`, 1, randomish(32, 3)),
+	srule(SecretTwilioKey, []string{"ac"}, `\bAC[0-9a-f]{32}["']?[ \t]*[,:/][ \t]*["']?([0-9a-f]{32})\b`, 1, randomish(32, 3)).withPre(hex32),
+	// A Mailgun key, a Stripe webhook secret, a Telegram bot token inside an API address.
+	srule(SecretAPIKey, []string{"key-"}, `\bkey-[0-9a-f]{32}\b`, 0, randomish(36, 3)),
+	srule(SecretStripeKey, []string{"whsec_"}, `\bwhsec_[A-Za-z0-9+/]{24,}`, 0, randomish(30, 3.5)),
+	srule(SecretTelegramBotToken, []string{"/bot"}, `/bot(\d{8,10}:[0-9A-Za-z_\-]{35})\b`, 1, randomish(40, 3.5)),
+	// A framework's secret key in quotes (Django's holds symbols and parentheses).
+	srule(SecretGeneric, []string{"secret_key"}, `(?i)secret_key["']?[ \t]*[=:][ \t]*(?:'([^'\s]{32,})'|"([^"\s]{32,})")`, -1,
+		func(v, _ string) bool { return entropy(v) >= 4 && classes(v) >= 3 && !placeholderWord(v) }),
+	// A long random value after "API key", "api secret", "secret", "key:" (Binance, Alchemy).
+	srule(SecretAPIKey, []string{"key", "secret"},
+		`(?i)\b(public[ _\-]?|pub[ _\-]?)?(?:api[ _\-]?key|api[ _\-]?secret|secret|key)["']?(?:[ \t]*(?:=|:|\bis\b)[ \t]*|[ \t]+)["']?([A-Za-z0-9_\-+/]{32,})`, 0,
+		apiValue).notPublic().runOf(32),
+	// <add key="SmtpPassword" value="..."/>
+	srule(SecretPassword, []string{"value="},
+		`(?i)key="[^"]*(?:passw|pwd|secret|token|apikey)[^"]*"[ \t]+value="([^"]{3,200})"`, 1, passwordValue),
+	// mysql -pSECRET (the password glued to -p)
+	srule(SecretPassword, []string{"mysql"}, `\bmysql(?:dump|admin)?\b[^\n|;]*?[ \t]-p([^\s"']{3,})`, 1, passwordValue),
+	// echo SECRET | docker login ... --password-stdin
+	srule(SecretPassword, []string{"login"},
+		`\becho[ \t]+["']?([^\s"'|]{6,})["']?[ \t]*\|[ \t]*(?:docker|podman|helm|oras|buildah|nerdctl)[ \t]+(?:registry[ \t]+)?login\b`, 1, passwordValue),
+	// user / password after a login word: "admin login: svc_backend / Mango!Tiger!447198"
+	srule(SecretPassword, []string{" / "},
+		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account)\b[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
+		func(v, _ string) bool { return passwordToken(v) }),
+}
+
+var (
+	fileName = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{1,4}$`)
+	// content ids (IPFS) look like keys
+	contentID = regexp.MustCompile(`^(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|bafy[a-z2-7]{50,})$`)
+)
+
+func init() {
+	secretRules = append(secretRules, contextSecretRules...)
+}
+
+// awsSecret decides on a 40-character AWS secret key: mixed case and digits, not a hex digest.
+func awsSecret(v, _ string) bool {
+	return !hexOnly(v) && classes(v) >= 3 && entropy(v) >= 4 && !placeholderWord(v)
+}
+
+// apiValue decides on a long value after a key word: mixed case and digits, random-looking, not a
+// hex digest, not an SSH public key's body (AAAA...), not a content id.
+func apiValue(m, _ string) bool {
+	lo := strings.ToLower(m)
+	if strings.HasPrefix(lo, "pub") {
+		return false
+	}
+	v := m[strings.LastIndexAny(m, " \t:=\"'")+1:]
+	if strings.Contains(lo, "api") && len(v) >= 32 && hexOnly(v) && !strings.Contains(v, "-") && !sameChar(v) {
+		return true // "API key: <32 hex>"
+	}
+	var up, low, dg bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+		dg = dg || c >= '0' && c <= '9'
+	}
+	return up && low && dg && len(v) >= 32 && entropy(v) >= 4.2 && !placeholderWord(v) && !strings.HasPrefix(v, "AAAA") &&
+		!contentID.MatchString(v)
+}
+
+// withPre sets a rule's fast test.
+func (r secretRule) withPre(pre func(string) bool) secretRule {
+	r.pre = pre
+	return r
+}
+
+// hex32 reports whether text holds 32 hexadecimal digits in a row.
+func hex32(text string) bool {
+	n := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' {
+			if n++; n >= 32 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
+}
+
+// runOf makes a rule run only on texts holding n or more characters of base64 (or base64url) in a
+// row: the long value the rule looks for.
+func (r secretRule) runOf(n int) secretRule {
+	r.pre = func(text string) bool {
+		k := 0
+		for i := 0; i < len(text); i++ {
+			c := text[i]
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-' {
+				if k++; k >= n {
+					return true
+				}
+			} else {
+				k = 0
+			}
+		}
+		return false
+	}
+	return r
+}
+
+// notPublic makes a rule pass values that the words before name public: a public key in base64.
+func (r secretRule) notPublic() secretRule {
+	r.around = func(text string, s, _ int) bool {
+		from := max(0, s-40)
+		before := strings.ToLower(text[from:s])
+		return !strings.Contains(before, "public") && !strings.Contains(before, "pubkey") && !strings.Contains(before, "ssh-")
+	}
+	return r
+}
+
+// passwordWords name a password in prose, in the languages sellers write in.
+var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pwd", "contraseña", "mot de passe",
+	"senha", "wachtwoord", "hasło", "пароль", "parola", "heslo", "lösenord", "passord", "adgangskode", "kennwort",
+	"パスワード", "密码", "密碼", "비밀번호"}
+
+// findProsePasswords reports passwords given in prose: a password word, then, within a few words
+// on the same line, a value that reads as a password (passwordToken). "Password: choose one you
+// can remember" holds none. lo is text in lower case.
+func findProsePasswords(text, lo string) [][2]int {
+	if len(lo) != len(text) {
+		return nil // a letter changed its length in lower case: offsets would not match
+	}
+	var out [][2]int
+	for _, w := range passwordWords {
+		for from := 0; ; {
+			i := strings.Index(lo[from:], w)
+			if i < 0 {
+				break
+			}
+			s, e := from+i, from+i+len(w)
+			from = e
+			if !wordEdge(lo, s, e) {
+				continue
+			}
+			if v, ok := passwordAfter(text, e, w == "pass" || w == "pw" || w == "pwd"); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// wordEdge reports whether lo[s:e] stands as a word of prose: not inside a longer word, an
+// identifier (bad_password, $(pwd), REDIS_PASSWORD}) or a name with dots or dashes.
+func wordEdge(lo string, s, e int) bool {
+	if s > 0 {
+		r, _ := utf8.DecodeLastRuneInString(lo[:s])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_$({-.", r) {
+			return false
+		}
+	}
+	if e < len(lo) {
+		r, _ := utf8.DecodeRuneInString(lo[e:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_)}-.(", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// passwordAfter finds a password among the few words after text[:e] on its line: the next word
+// only after a short word ("pass X", "pw: X"; "tests pass (42/42)" holds none), six words after
+// the others ("the password for the admin account is X").
+func passwordAfter(text string, e int, short bool) ([2]int, bool) {
+	rest := text[e:]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	most := 6
+	if short {
+		most = 1
+	}
+	pos := e
+	n := 0
+	for _, f := range strings.Fields(rest) {
+		at := strings.Index(text[pos:], f) + pos
+		pos = at + len(f)
+		if f == ":" || f == "=" || f == "-" || f == "—" || f == "–" {
+			continue
+		}
+		if n++; n > most {
+			break
+		}
+		f = strings.TrimRight(f, ".,;:)?\"'`»”")
+		v := strings.TrimLeft(f, "\"'`«“")
+		if !passwordToken(v) {
+			v = strings.TrimRight(v, "!") // a password may end in "!", a sentence too
+		}
+		if passwordToken(v) {
+			s := at + strings.Index(text[at:], v)
+			return [2]int{s, s + len(v)}, true
+		}
+	}
+	return [2]int{}, false
+}
+
+// passwordToken reports whether a word reads as a password: 6 to 64 characters holding lower-case
+// letters and digits and either a symbol or a capital letter, and not an address, a path, a call, an identifier or a
+// code such as ORD-2024-11A, argon2id or db01:5432.
+func passwordToken(v string) bool {
+	if len(v) < 6 || len(v) > 64 || placeholder(v) || strings.Contains(v, "://") || strings.Contains(v, "=") || v[0] == '#' {
+		return false
+	}
+	var up, low, dg, sym bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			up = true
+		case c >= 'a' && c <= 'z':
+			low = true
+		case c >= '0' && c <= '9':
+			dg = true
+		case c >= 0x80:
+			low = true
+		case strings.IndexByte("-_.:/,", c) < 0:
+			sym = true
+		}
+	}
+	if !dg || !low || !(sym || up) {
+		return false // ORD-2024-11A, argon2id, bcrypt-12, db01:5432
+	}
+	if at := strings.IndexByte(v, '@'); at >= 0 && strings.Contains(v[at:], ".") {
+		return false // an address
+	}
+	if strings.Count(v, "/") >= 2 || strings.Count(v, ".") >= 2 || strings.HasPrefix(v, "-") || fileName.MatchString(v) {
+		return false // a path, a version or a host, a flag, a file
+	}
+	return true
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -111,6 +112,7 @@ type member struct {
 // register registers a member; reg's name is made unique when empty.
 func (e *env) register(reg map[string]any) *member {
 	e.t.Helper()
+	reg = maps.Clone(reg) // a caller's map may serve for several members
 	if reg["name"] == nil {
 		reg["name"] = fmt.Sprintf("agent %d", names.Add(1))
 	}

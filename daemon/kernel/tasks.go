@@ -103,8 +103,9 @@ func AsBuyer(t *axp.TaskRecord, c axp.Caller) error {
 // that task's: a buyer token acts for its one task only, whatever the operation and its input, so
 // this is known from the path and the headers, before the body is read. The task is the {id} of
 // /api/tasks/{id}..., or the task of the mediation {id} of /api/mediations/{id}...; a missing one
-// is not_found, as its handler says. Member secrets are left to the handlers: which member may
-// act depends on the operation and the task's state.
+// is left to the operation, which checks its input first (bad input is 400 before 404). Member
+// secrets are left to the handlers: which member may act depends on the operation and the
+// task's state.
 func (k *Kernel) Holds(op *axp.Op, c axp.Caller, path map[string]string) error {
 	if c.Kind != axp.BuyerToken || op.Access != axp.BuyerAuth && op.Access != axp.TaskParty || path["id"] == "" {
 		return nil
@@ -121,13 +122,13 @@ func (k *Kernel) Holds(op *axp.Op, c axp.Caller, path map[string]string) error {
 				return err
 			}
 			if m == nil {
-				return axp.NotFound("mediation", id)
+				return nil // the operation answers for a missing mediation, after checking its input
 			}
 			id = m.TaskID
 		}
-		t, err := LoadTask(tx, id)
-		if err != nil {
-			return err
+		t, err := tx.Task(id)
+		if err != nil || t == nil {
+			return err // the same for a missing task
 		}
 		return AsBuyer(t, c)
 	})

@@ -183,6 +183,22 @@ func BenchmarkSecretHeldout(b *testing.B) {
 	b.ReportMetric(float64(st.cleans), "cleans")
 }
 
+// BenchmarkSecretHeldout2 is BenchmarkSecretHeldout on the second held-out credential set.
+func BenchmarkSecretHeldout2(b *testing.B) {
+	st := measureSecretsIn(b, "heldout2_secret.txt", "heldout2_lookalike.txt")
+	texts := append(loadCorpus(b, "heldout2_secret.txt"), loadCorpus(b, "heldout2_lookalike.txt")...)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, s := range texts {
+			screen.FindSecrets(s.text)
+		}
+	}
+	b.ReportMetric(st.recall(), "recall")
+	b.ReportMetric(st.fpRate(), "fp-rate")
+	b.ReportMetric(float64(st.positives), "positives")
+	b.ReportMetric(float64(st.cleans), "cleans")
+}
+
 func BenchmarkRedactSecrets4KB(b *testing.B) {
 	b.SetBytes(int64(len(message4KB)))
 	b.ReportAllocs()

@@ -443,6 +443,24 @@ func TestSecretHeldout(t *testing.T) {
 	}
 }
 
+// TestSecretHeldout2 measures the credential rules on a second held-out set, written apart from
+// the rules and from the other corpora (texts between buyer and seller in many languages and
+// formats). Like TestSecretHeldout it only logs, and asserts the corpus size.
+func TestSecretHeldout2(t *testing.T) {
+	st := measureSecretsIn(t, "heldout2_secret.txt", "heldout2_lookalike.txt")
+	for _, m := range st.misses {
+		t.Logf("miss %s", m)
+	}
+	for _, f := range st.falsePositive {
+		t.Logf("false positive %s", f)
+	}
+	t.Logf("second held-out credentials: %d positives, recall %.4f (%d missed); %d look-alikes, %.2f%% changed (%d)",
+		st.positives, st.recall(), st.positives-st.detected, st.cleans, 100*st.fpRate(), st.changed)
+	if st.positives < 200 || st.cleans < 200 {
+		t.Errorf("second held-out corpus too small: %d positives, %d look-alikes, want 200+ each", st.positives, st.cleans)
+	}
+}
+
 // Redacting twice changes nothing more, and removals always cut whole characters.
 func TestRedactIsStable(t *testing.T) {
 	for _, s := range loadCorpus(t, "contact_*.txt") {

@@ -391,16 +391,18 @@ func b64url(s string) bool {
 }
 
 // hex64 reports whether text holds 64 hexadecimal digits in a row.
-func hex64(text string) bool {
-	n := 0
+func hex64(text string) bool { return hexRun(text, 64) }
+
+// hexRun reports whether text holds n hexadecimal digits in a row.
+func hexRun(text string, n int) bool {
+	k := 0
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' {
-			if n++; n >= 64 {
+		if isHex(text[i]) {
+			if k++; k >= n {
 				return true
 			}
 		} else {
-			n = 0
+			k = 0
 		}
 	}
 	return false

@@ -94,20 +94,7 @@ func (r secretRule) withPre(pre func(string) bool) secretRule {
 }
 
 // hex32 reports whether text holds 32 hexadecimal digits in a row.
-func hex32(text string) bool {
-	n := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' {
-			if n++; n >= 32 {
-				return true
-			}
-		} else {
-			n = 0
-		}
-	}
-	return false
-}
+func hex32(text string) bool { return hexRun(text, 32) }
 
 // runOf makes a rule run only on texts holding n or more characters of base64 (or base64url) in a
 // row: the long value the rule looks for.

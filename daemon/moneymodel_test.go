@@ -650,6 +650,9 @@ func (mm *moneyModel) expectCredited(x *mTask, tr *mTransfer, before, due axp.Mo
 func (mm *moneyModel) ownReport(x *mTask, tr *mTransfer) {
 	v := mm.view(x)
 	credited := mm.bookedFor(x.id, tr.hash)
+	// A transfer nobody reported is queued to go back to its sender; once the operator approved
+	// that return, the money is on its way back and the report is rightly refused.
+	returned := mm.returnApproved(tr.hash)
 	var rep axp.PaymentReport
 	// An honest buyer's wallet signs the task's payer message (as axp wallet pay does): the report
 	// binds its own transfer to its task whatever the amount.
@@ -667,7 +670,7 @@ func (mm *moneyModel) ownReport(x *mTask, tr *mTransfer) {
 		return
 	}
 	p := v.Payment
-	if err != nil && !credited && (p.TxHash == "" || p.TxHash == tr.hash) && tr.amount%moneyCent == p.PayableUSD%moneyCent &&
+	if err != nil && !credited && !returned && (p.TxHash == "" || p.TxHash == tr.hash) && tr.amount%moneyCent == p.PayableUSD%moneyCent &&
 		mm.view(x).Status == axp.TaskAwaitingPayment {
 		mm.violate("own-report-taken", x.id, "task %s awaits payment with no other report, and its buyer's report of its own transfer %s was refused: %v",
 			x.id, short(tr.hash), err)
@@ -704,6 +707,25 @@ func (mm *moneyModel) foreignReport(x *mTask, tr *mTransfer, pending bool) bool 
 			x.id, tr.task.id, short(tr.hash), err)
 	}
 	return false
+}
+
+// returnApproved reports whether the operator approved sending transaction hash back to its sender.
+func (mm *moneyModel) returnApproved(hash string) bool {
+	approved := false
+	mm.m.d.DB().View(func(tx *store.Tx) error {
+		for _, id := range tx.TxHashUses(hash) {
+			a, err := tx.Approval(id)
+			if err != nil {
+				return err
+			}
+			if a != nil && a.Kind == axp.ApproveReturn && strings.EqualFold(a.ReturnOf, hash) && a.Status != axp.ApprovalPending &&
+				a.Status != axp.ApprovalHeld && a.Status != axp.ApprovalRejected && (a.Status != axp.ApprovalFailed || a.PartlySent()) {
+				approved = true
+			}
+		}
+		return nil
+	})
+	return approved
 }
 
 // bookedFor reports whether the ledger booked transaction hash as a payment of task id.

@@ -233,3 +233,66 @@ func TestReturnOfAnUnmatchedTransferGoesToItsSender(t *testing.T) {
 	})
 	m.balances()
 }
+
+// A return that failed before sending anything (the node refused it), or one the operator
+// rejected, is no return: the sender's signed report then binds the transfer to its task, which is
+// credited with it. Only a return the operator approved and the wallet may have sent refuses it.
+func TestUnsentReturnLeavesTheTransferToItsReport(t *testing.T) {
+	m := newChainMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyer, task := m.awaiting(seller)
+	kv := m.buyerWallet(10_000_000)
+	returnItem := func(hash string) axp.Approval {
+		var ret axp.Approval
+		eventually(t, func() error {
+			for _, a := range m.approvals("") {
+				if a.Kind == axp.ApproveReturn && strings.EqualFold(a.ReturnOf, hash) {
+					ret = a
+					return nil
+				}
+			}
+			return fmt.Errorf("no return item for %s", hash)
+		})
+		return ret
+	}
+	credited := func(want string) {
+		eventually(t, func() error {
+			if got := getTask(t, buyer, task.ID); got.Payment == nil || got.Payment.ReceivedUSD != usd(t, want) {
+				return fmt.Errorf("payment %+v, want %s received", got.Payment, want)
+			}
+			return nil
+		})
+	}
+
+	// The node refuses the return (no gas): nothing left, so the signed report still credits it.
+	first := m.c.Transfer(kv, m.c.Token, m.deposit, usd(t, "1.00"))
+	m.c.Mine(2)
+	m.unknownListed(first)
+	m.c.SetETH(chaintest.Addr(m.hot), 0)
+	if a := m.approve(returnItem(first).ID, false); a.Status != axp.ApprovalFailed {
+		t.Fatalf("a return the node refuses: %+v", a)
+	}
+	m.c.SetETH(chaintest.Addr(m.hot), 1)
+	if _, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": first, "payer_signature": m.payerSig(kv, task.ID)}); err != nil {
+		t.Fatalf("the signed report of a transfer whose return failed unsent: %v", err)
+	}
+	credited("1.00")
+	if a := returnItem(first); a.Status != axp.ApprovalRejected {
+		t.Fatalf("the failed return of a transfer that paid its task is %s, want closed", a.Status)
+	}
+
+	// The operator rejects the return of a part from another wallet of the buyer's (the first
+	// one is bound to the task now): the report credits it too.
+	kv2 := m.buyerWallet(10_000_000)
+	second := m.c.Transfer(kv2, m.c.Token, m.deposit, usd(t, "2.00"))
+	m.c.Mine(2)
+	m.unknownListed(second)
+	if _, err := do(m.admin, "admin_reject", map[string]any{"id": returnItem(second).ID, "reason": "the buyer says it is a part of its task"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": second, "payer_signature": m.payerSig(kv2, task.ID)}); err != nil {
+		t.Fatalf("the signed report of a transfer whose return was rejected: %v", err)
+	}
+	credited("3.00")
+	m.balances()
+}

@@ -165,7 +165,7 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, si
 		others, err = carriedByOthers(tx, t, amount, from, at, txHash)
 		return err
 	})
-	if err == nil && back != nil && back.Status != axp.ApprovalPending && back.Status != axp.ApprovalHeld {
+	if err == nil && goingBack(back) {
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s paid no task, and the operator is sending it back to %s (%s)", txHash, back.PayoutAddress, back.Status),
 			fmt.Sprintf("send this task's payable_usd (%s), or pay by authorization", t.Payable.Display()))
 	}

@@ -48,6 +48,14 @@ func returnOf(tx *store.Tx, hash string) (*axp.Approval, error) {
 	return nil, nil
 }
 
+// goingBack reports whether return item a is past recall: the operator approved it and some of
+// its money may have left. A return still waiting, or one that failed before sending anything, can
+// be closed when the transfer turns out to pay a task.
+func goingBack(a *axp.Approval) bool {
+	return a != nil && a.Status != axp.ApprovalPending && a.Status != axp.ApprovalHeld && a.Status != axp.ApprovalRejected &&
+		(a.Status != axp.ApprovalFailed || a.PartlySent())
+}
+
 // returning reports whether an incoming transfer is being (or was) sent back: then it can fund no
 // task. A return item still waiting is closed instead (the transfer pays a task after all).
 func returning(ch *kernel.Change, hash, taskID string) (bool, error) {
@@ -55,7 +63,7 @@ func returning(ch *kernel.Change, hash, taskID string) (bool, error) {
 	if err != nil || a == nil {
 		return false, err
 	}
-	if a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld || (a.Status == axp.ApprovalFailed && !a.PartlySent()) {
+	if !goingBack(a) {
 		now := ch.Now
 		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
 			return false, err

@@ -366,12 +366,16 @@ func TestMarketFreeJob(t *testing.T) {
 	if done.Status != axp.TaskReleased {
 		t.Fatalf("an accepted free job ends released, got %s", done.Status)
 	}
-	// The buyer heard of each status passed through, accepted included.
+	// The buyer heard of each status passed through, accepted included, in the order they
+	// happened (they are sent back to back: the pusher keeps one destination's posts in order).
 	for _, status := range []string{axp.TaskAccepted, axp.TaskReleased} {
 		sink.waitFor("task_update", func(doc map[string]any) bool {
 			u, _ := doc["task_update"].(map[string]any)
 			return u["status"] == status
 		})
+	}
+	if got := sink.statuses("task_update"); !slices.Equal(got, []string{axp.TaskPaid, axp.TaskDelivered, axp.TaskAccepted, axp.TaskReleased}) {
+		t.Fatalf("the buyer heard the statuses in the order %v", got)
 	}
 	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
 	apiErr(t, err, axp.CodeConflict, "-")

@@ -36,18 +36,24 @@ type Job struct {
 
 // Pusher delivers jobs in the background with a few workers, retrying failures that may pass
 // (see Retryable) with exponential backoff. Push never blocks. Every job that is not delivered is
-// handed to onFail exactly once.
+// handed to onFail exactly once. Jobs to one destination (a member, a callback URL) are delivered
+// one at a time in the order they were pushed, so a party hears of a task's statuses in the order
+// they happened, even when one of them needs a retry; jobs to different destinations run in
+// parallel.
 type Pusher struct {
 	caller   *Caller
 	attempts int
 	backoff  time.Duration
 	onFail   func(Job, error)
+	limit    int // jobs waiting to start that Push accepts
 
-	mu     sync.RWMutex // guards closed against sends on queue
-	closed bool
-	queue  chan Job
-	stop   chan struct{} // closed by Close: retry waits end at once
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	closed  bool
+	lines   map[string][]Job // per destination: the job running (or about to) first, then those waiting
+	waiting int              // jobs pushed and not started yet
+	ready   chan string      // destinations with jobs and no worker; each is in it at most once
+	stop    chan struct{}    // closed by Close: retry waits end at once
+	wg      sync.WaitGroup
 }
 
 // NewPusher starts workers (at least 1) that try each job up to attempts times (at least 1),
@@ -70,9 +76,13 @@ func newPusher(caller *Caller, workers, attempts int, backoff time.Duration, onF
 		attempts: max(attempts, 1),
 		backoff:  max(backoff, 0),
 		onFail:   onFail,
-		queue:    make(chan Job, max(queueSize, 1)),
+		limit:    max(queueSize, 1),
+		lines:    map[string][]Job{},
 		stop:     make(chan struct{}),
 	}
+	// A destination enters ready only when its line was empty, and every line holds a job that
+	// was counted against the limit (or is running), so ready never fills.
+	p.ready = make(chan string, p.limit+max(workers, 1))
 	for range max(workers, 1) {
 		p.wg.Add(1)
 		go p.work()
@@ -80,22 +90,36 @@ func newPusher(caller *Caller, workers, attempts int, backoff time.Duration, onF
 	return p
 }
 
+// destination names where a job goes: jobs with the same destination keep their order.
+func (j Job) destination() string {
+	if j.CallbackURL != "" {
+		return "url " + j.CallbackURL
+	}
+	return "member " + j.Target.MemberID + " " + j.Target.MCPURL
+}
+
 // Push queues job for delivery. It never blocks: when the queue is full, or the Pusher is closed,
 // the job fails at once through onFail (ErrQueueFull, ErrClosed).
 func (p *Pusher) Push(job Job) {
-	p.mu.RLock()
-	if p.closed {
-		p.mu.RUnlock()
+	p.mu.Lock()
+	switch {
+	case p.closed:
+		p.mu.Unlock()
 		p.fail(job, fmt.Errorf("%s: %w", job.Label, ErrClosed))
 		return
-	}
-	select {
-	case p.queue <- job:
-		p.mu.RUnlock()
-	default:
-		p.mu.RUnlock()
+	case p.waiting >= p.limit:
+		p.mu.Unlock()
 		p.fail(job, fmt.Errorf("%s: %w", job.Label, ErrQueueFull))
+		return
 	}
+	dest := job.destination()
+	line := p.lines[dest]
+	p.lines[dest] = append(line, job)
+	p.waiting++
+	if len(line) == 0 {
+		p.ready <- dest
+	}
+	p.mu.Unlock()
 }
 
 // Close stops taking jobs and waits for the workers to finish. Jobs already queued still get an
@@ -108,23 +132,36 @@ func (p *Pusher) Close() {
 		return
 	}
 	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		p.wg.Wait()
-		return
+	if !p.closed {
+		p.closed = true
+		close(p.stop)
+		close(p.ready)
 	}
-	p.closed = true
-	close(p.stop)
-	close(p.queue)
 	p.mu.Unlock()
 	p.wg.Wait()
 	p.caller.CloseIdleConnections()
 }
 
+// work takes a destination and delivers its line in order until it is empty.
 func (p *Pusher) work() {
 	defer p.wg.Done()
-	for job := range p.queue {
-		p.run(job)
+	for dest := range p.ready {
+		for {
+			p.mu.Lock()
+			job := p.lines[dest][0]
+			p.waiting--
+			p.mu.Unlock()
+			p.run(job)
+			p.mu.Lock()
+			rest := p.lines[dest][1:]
+			if len(rest) == 0 {
+				delete(p.lines, dest)
+				p.mu.Unlock()
+				break
+			}
+			p.lines[dest] = rest
+			p.mu.Unlock()
+		}
 	}
 }
 

@@ -221,3 +221,29 @@ func TestPusherDelay(t *testing.T) {
 		t.Errorf("a base above the cap: %s", got)
 	}
 }
+
+// Jobs to one member arrive in the order they were pushed, even when the first needs retries
+// (several workers would otherwise deliver the later ones meanwhile); a member that is slow to
+// answer holds up no other member's jobs.
+func TestPusherKeepsOrderPerDestination(t *testing.T) {
+	delivered := make(chan string, 10)
+	m, _ := failing(t, 2, delivered)
+	p := NewPusher(&Caller{}, 4, 5, 20*time.Millisecond, func(j Job, err error) { t.Errorf("onFail %s: %v", j.Label, err) })
+	defer p.Close()
+	for _, id := range []string{"t_accepted", "t_released", "t_reviewed"} {
+		p.Push(update(m, id))
+	}
+	other := make(chan string, 1)
+	o, _ := failing(t, 0, other)
+	p.Push(update(o, "t_other"))
+	if got := within(t, other, 5*time.Second, "the other member's job"); got != "t_other" {
+		t.Fatalf("other member got %s", got)
+	}
+	var order []string
+	for range 3 {
+		order = append(order, within(t, delivered, 5*time.Second, "a job"))
+	}
+	if strings.Join(order, " ") != "t_accepted t_released t_reviewed" {
+		t.Fatalf("delivered in the order %v", order)
+	}
+}

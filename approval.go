@@ -95,6 +95,17 @@ func (a *Approval) PartlySent() bool {
 	return false
 }
 
+// Sending reports whether a transfer of the item is on its way: sent, and neither confirmed nor
+// failed yet. Its part must not be sent again meanwhile.
+func (a *Approval) Sending() bool {
+	for _, x := range a.Transfers {
+		if x.Status == TransferSent {
+			return true
+		}
+	}
+	return false
+}
+
 // Attempt records the transfers of a sending attempt: each takes the place of the failed transfer
 // of its part, so the item lists one transfer per part, the attempt in force (a retry of a transfer
 // the node refused usually signs the very same transaction again: same nonce, same hash). Earlier

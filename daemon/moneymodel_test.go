@@ -1003,7 +1003,10 @@ func (mm *moneyModel) topUp() {
 // sends the payouts, refunds and splits. Mostly the chain then confirms them.
 func (mm *moneyModel) approve() bool {
 	items := mm.openItems(func(a *axp.Approval) bool {
-		return (moneyItem(a) || a.Kind == axp.ApproveReleaseDue || a.Kind == axp.ApproveReturn) && a.Status != axp.ApprovalHeld
+		// A split held for the seller's payout address is approved too: the hot wallet sends the
+		// buyer's part.
+		return (moneyItem(a) || a.Kind == axp.ApproveReleaseDue || a.Kind == axp.ApproveReturn) &&
+			(a.Status != axp.ApprovalHeld || (a.Kind == axp.ApproveSplit && a.HeldFor != axp.HoldReorg))
 	})
 	if len(items) == 0 {
 		return false

@@ -439,6 +439,100 @@ func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 	}
 }
 
+// On an exchange with a hot wallet, approving a split whose seller has no payout address sends the
+// buyer's part from the wallet (no transaction hash asked): the item stays held for the seller's
+// part, a second approval or a rejection while the part is on its way is refused, a part the node
+// refused is noted and sent on the next approval, and the part is booked once confirmed. Once the
+// seller adds a payout address, approving sends the seller's part only; the buyer is refunded
+// once; reconcile is covered.
+func TestChainHeldSplitSendsTheBuyerPartFromTheHotWallet(t *testing.T) {
+	m := newChainMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, nil) // no payout address
+	buyer, task := m.awaiting(seller)
+	bk := m.buyerWallet(10_000_000)
+	m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	deliverText(t, seller.c, task.ID, "Waves fold the light.")
+	retrieve(t, buyer, task.ID)
+	call(t, buyer, "dispute_task", map[string]any{"id": task.ID, "reason": "it is too short"}, nil)
+	var s axp.Settlement
+	call(t, seller.c, "propose_settlement", map[string]any{"id": task.ID, "refund_pct": 25}, &s)
+	call(t, buyer, "answer_settlement", map[string]any{"id": task.ID, "settlement_id": s.ID, "accept": true}, nil)
+	split := m.approvalOf(task.ID, axp.ApproveSplit)
+	if split.Status != axp.ApprovalHeld {
+		t.Fatalf("split without a payout address: %+v", split)
+	}
+	buyerBefore := m.c.Balance(m.c.Token, chaintest.Addr(bk))
+
+	// The node refuses the part (no gas): noted, still held, nothing booked.
+	m.c.SetETH(chaintest.Addr(m.hot), 0)
+	refused := m.approve(split.ID, false)
+	if refused.Status != axp.ApprovalHeld || len(refused.Transfers) != 1 || refused.Transfers[0].Status != axp.TransferFailed || refused.Failure == "" {
+		t.Fatalf("a buyer's part the node refuses: %+v", refused)
+	}
+	m.c.SetETH(chaintest.Addr(m.hot), 1)
+	part := m.approve(split.ID, false)
+	if part.Status != axp.ApprovalHeld || len(part.Transfers) != 1 || part.Transfers[0].Part != "buyer" || part.Transfers[0].Status != axp.TransferSent ||
+		!strings.EqualFold(part.Transfers[0].To, chaintest.Addr(bk)) || part.Transfers[0].Amount != split.RefundUSD || part.BuyerPartTxHash != "" {
+		t.Fatalf("the buyer's part sent from the hot wallet: %+v", part)
+	}
+	_, err := do(m.admin, "admin_approve", map[string]any{"id": split.ID})
+	apiErr(t, err, axp.CodeConflict, "")
+	_, err = do(m.admin, "admin_reject", map[string]any{"id": split.ID, "reason": "changed my mind"})
+	apiErr(t, err, axp.CodeConflict, "")
+	if b := m.balances(); b[axp.AcctBuyerRefund] != 0 {
+		t.Fatalf("the buyer's part was booked before its confirmations: %v", b)
+	}
+
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if a := m.approvalOf(task.ID, axp.ApproveSplit); !strings.EqualFold(a.BuyerPartTxHash, part.Transfers[0].TxHash) || a.Status != axp.ApprovalHeld {
+			return fmt.Errorf("split %s, buyer part %q", a.Status, a.BuyerPartTxHash)
+		}
+		return nil
+	})
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(bk)); bal != buyerBefore+split.RefundUSD {
+		t.Fatalf("the buyer received %s, want its part %s", bal-buyerBefore, split.RefundUSD)
+	}
+	if b := m.balances(); b[axp.AcctBuyerRefund] != split.RefundUSD {
+		t.Fatalf("balances after the buyer's part: %v (refund %s)", b, split.RefundUSD)
+	}
+	if got := getTask(t, buyer, task.ID); got.Status != axp.TaskDisputed {
+		t.Fatalf("the task is %s while the seller's part waits", got.Status)
+	}
+
+	sellerAddr := chaintest.Addr(m.c.NewKey())
+	call(t, seller.c, "update_profile", map[string]any{"payout_address": sellerAddr}, nil)
+	sent := m.approve(split.ID, false)
+	var parts []string
+	for _, x := range sent.Transfers {
+		if x.Status == axp.TransferSent {
+			parts = append(parts, x.Part)
+		}
+	}
+	if len(parts) != 1 || parts[0] != "seller" {
+		t.Fatalf("the seller's part sends %+v, want the seller's %s only", sent.Transfers, split.SellerNetUSD)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(bk)); bal != buyerBefore+split.RefundUSD {
+		t.Fatalf("the buyer holds %s more, want its part %s once", bal-buyerBefore, split.RefundUSD)
+	}
+	if bal := m.c.Balance(m.c.Token, sellerAddr); bal != split.SellerNetUSD {
+		t.Fatalf("seller holds %s, want %s", bal, split.SellerNetUSD)
+	}
+	if b := m.balances(); b[axp.EscrowAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != split.RefundUSD {
+		t.Fatalf("balances %v (refund %s)", b, split.RefundUSD)
+	}
+	eventually(t, func() error {
+		if r := m.reconciled(); !r.Covered || len(r.MissingTransfers) != 0 {
+			return fmt.Errorf("reconcile: %+v", r)
+		}
+		return nil
+	})
+}
+
 // A payout whose transfer was confirmed, then removed by a reorg deeper than the confirmations (the
 // node lost it too), is sent again: the item goes back to sent, first in the operator's queue, the
 // next pass broadcasts the same signed bytes (same nonce), and once confirmed again the seller holds

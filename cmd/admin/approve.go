@@ -185,6 +185,13 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 		fmt.Fprintf(s.ErrOut, "%s %s of task %s is confirmed once its transfers have their confirmations: axp admin approvals list --status sent\n", a.Kind, a.ID, a.TaskID)
 	} else if a.Status == axp.ApprovalFailed {
 		return sendFailed(a)
+	} else if a.Status == axp.ApprovalHeld && a.Sending() {
+		for _, x := range a.Transfers {
+			if x.Status == axp.TransferSent {
+				fmt.Fprintf(s.ErrOut, "✓ Sent %s to the %s at %s: %s\n", x.Amount.Display(), x.Part, x.To, x.TxHash)
+			}
+		}
+		fmt.Fprintf(s.ErrOut, "the buyer's part of %s %s of task %s is booked once confirmed; the seller's part waits for a payout address\n", a.Kind, a.ID, a.TaskID)
 	} else if a.Status == axp.ApprovalHeld && a.BuyerPartTxHash != "" {
 		fmt.Fprintf(s.ErrOut, "✓ Sent the buyer's part of %s %s of task %s (%s); the seller's part waits for a payout address\n",
 			a.Kind, a.ID, a.TaskID, a.RefundUSD.Display())

@@ -177,15 +177,16 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 
 func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
 	if in.TxHash == "" && s.Wallet != nil {
+		// The hot wallet sends what the item moves: all of it, or the buyer's part of a split
+		// whose seller has no payout address yet.
 		var kind string
-		var alone bool
 		s.Store.View(func(tx *store.Tx) error {
 			if a, _ := tx.Approval(in.ID); a != nil {
-				kind, alone = a.Kind, buyerPartAlone(a)
+				kind = a.Kind
 			}
 			return nil
 		})
-		if !alone && axp.SendsMoney(kind) {
+		if axp.SendsMoney(kind) {
 			return s.approveOnChain(ctx, c, in)
 		}
 	}
@@ -326,26 +327,16 @@ func (s *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.A
 	if err != nil {
 		return nil, err
 	}
-	if _, err := axp.Next(t.Status, axp.TrigSettle, t.Facts()); err != nil {
-		return nil, err
+	if a.Sending() {
+		return nil, axp.Conflict("the hot wallet is sending the buyer's part of split "+a.ID+" already", "wait for its confirmations")
 	}
-	if full, err := axp.SplitEntry(t.ID, t.Received, t.Price, a.PriceRefundUSD, t.Fee.FeeBPS); err != nil || !slices.Equal(full, a.Booking) {
-		return nil, axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
-			"reject it and decide again on the task's current funds")
+	if err := checkBuyerPart(t, a); err != nil {
+		return nil, err
 	}
 	if err := checked.recheck(ch.Tx, t, a); err != nil {
 		return nil, err
 	}
-	buyer, _ := splitParts(a.Booking)
-	now := ch.Now
-	a.BuyerPartTxHash, a.BuyerPartAt = strings.ToLower(in.TxHash), &now
-	a.Note = "the buyer's part was sent; the seller's part waits for a payout address"
-	if err := ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: "split_refund",
-		Postings: buyer, ApprovalID: a.ID, TxHash: a.BuyerPartTxHash, At: ch.Now}); err != nil {
-		return nil, err
-	}
-	if err := ch.Save(t, t.Status, "refund_part", map[string]any{"approval_id": a.ID, "tx_hash": a.BuyerPartTxHash,
-		"refund_usd": a.RefundUSD}); err != nil {
+	if err := bookBuyerPart(ch, t, a, in.TxHash); err != nil {
 		return nil, err
 	}
 	if err := ch.Tx.PutApproval(a); err != nil {
@@ -356,6 +347,34 @@ func (s *Service) approveBuyerPart(ch *kernel.Change, a *axp.Approval, in *axp.A
 		return nil, err
 	}
 	return a, nil
+}
+
+// checkBuyerPart refuses to send the buyer's part of split a unless the task can still be settled
+// on the amounts the item shows.
+func checkBuyerPart(t *axp.TaskRecord, a *axp.Approval) error {
+	if _, err := axp.Next(t.Status, axp.TrigSettle, t.Facts()); err != nil {
+		return err
+	}
+	if full, err := axp.SplitEntry(t.ID, t.Received, t.Price, a.PriceRefundUSD, t.Fee.FeeBPS); err != nil || !slices.Equal(full, a.Booking) {
+		return axp.Conflict("the amounts of approval "+a.ID+" changed since it was queued",
+			"reject it and decide again on the task's current funds")
+	}
+	return nil
+}
+
+// bookBuyerPart books the buyer's part of split a, sent in transaction hash (by hand, or by the hot
+// wallet and now confirmed): the item stays held for the seller's part, the task disputed.
+func bookBuyerPart(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, hash string) error {
+	buyer, _ := splitParts(a.Booking)
+	now := ch.Now
+	a.BuyerPartTxHash, a.BuyerPartAt = strings.ToLower(hash), &now
+	a.Note = "the buyer's part was sent; the seller's part waits for a payout address"
+	if err := ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: "split_refund",
+		Postings: buyer, ApprovalID: a.ID, TxHash: a.BuyerPartTxHash, At: ch.Now}); err != nil {
+		return err
+	}
+	return ch.Save(t, t.Status, "refund_part", map[string]any{"approval_id": a.ID, "tx_hash": a.BuyerPartTxHash,
+		"refund_usd": a.RefundUSD})
 }
 
 // bookingOf is what approving a books now, computed from what the task received: a conflict when it
@@ -474,6 +493,10 @@ func (s *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.Rej
 		if a.BuyerPartTxHash != "" {
 			return nil, axp.Conflict("the buyer's part of split "+a.ID+" was sent ("+a.BuyerPartTxHash+"): the split can only be completed",
 				"approve the seller's part once the seller has a payout address")
+		}
+		if a.Sending() {
+			return nil, axp.Conflict("a transfer of approval "+a.ID+" is on its way: it can only be completed",
+				"wait for its confirmations (axp admin approvals list), then approve the rest")
 		}
 		t, err := taskOf(ch.Tx, a)
 		if err != nil {

@@ -1,6 +1,7 @@
 package money
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -39,9 +40,10 @@ func planTransfers(tx *store.Tx, t *axp.TaskRecord, a *axp.Approval) ([]axp.OutT
 	if a.Kind == axp.ApproveReturn {
 		return returnParts(tx, a)
 	}
-	if buyerPartAlone(a) {
-		return nil, axp.Invalid("tx_hash", "is required to send the buyer's part of a split whose seller has no payout address",
-			"send the buyer's refund by hand and record its transaction hash here; the seller's part waits for a payout address")
+	if a.Sending() {
+		// A part still on its way (the buyer's part of a split, sent while the seller had no
+		// payout address, or the other part of a failed attempt) is not sent a second time.
+		return nil, axp.Conflict("a transfer of approval "+a.ID+" is on its way", "wait for its confirmations (axp admin approvals list), then approve again")
 	}
 	postings := a.Booking
 	if !a.Booked {
@@ -83,6 +85,59 @@ func planTransfers(tx *store.Tx, t *axp.TaskRecord, a *axp.Approval) ([]axp.OutT
 		}
 	}
 	return out, nil
+}
+
+// planBuyerPart is what the hot wallet sends for the buyer's part of split a while its seller
+// has no payout address: the refund back to the addresses that paid, less parts confirmed before.
+func planBuyerPart(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error) {
+	if a.Sending() {
+		return nil, axp.Conflict("the hot wallet is sending the buyer's part of split "+a.ID+" already", "wait for its confirmations")
+	}
+	if err := checkBuyerPart(t, a); err != nil {
+		return nil, err
+	}
+	buyer, _ := splitParts(a.Booking)
+	var amount axp.Money
+	for _, p := range buyer {
+		if p.Account == axp.AcctBuyerRefund {
+			amount += p.Amount
+		}
+	}
+	parts, err := refundParts(t, amount)
+	if err != nil {
+		return nil, err
+	}
+	done := a.SentParts()
+	var out []axp.OutTransfer
+	for _, x := range parts {
+		if x.Amount > 0 && !done[x.Part] {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// plan reads approval id and what approving it sends from the hot wallet; alone is set when that
+// is the buyer's part of a split whose seller part is held.
+func plan(tx *store.Tx, id string) (a *axp.Approval, t *axp.TaskRecord, out []axp.OutTransfer, alone bool, err error) {
+	if a, err = tx.Approval(id); err != nil {
+		return nil, nil, nil, false, err
+	}
+	if a != nil && buyerPartAlone(a) {
+		if t, err = kernel.LoadTask(tx, a.TaskID); err != nil {
+			return nil, nil, nil, false, err
+		}
+		out, err = planBuyerPart(t, a)
+		return a, t, out, true, err
+	}
+	if a, err = loadApproval(tx, id); err != nil {
+		return nil, nil, nil, false, err
+	}
+	if t, err = taskOf(tx, a); err != nil {
+		return nil, nil, nil, false, err
+	}
+	out, err = planTransfers(tx, t, a)
+	return a, t, out, false, err
 }
 
 // refundParts sends a refund of amount back per incoming transfer, to the address that sent each
@@ -143,24 +198,19 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 		return nil, err
 	}
 	defer release()
-	var plan []axp.OutTransfer
+	var sends []axp.OutTransfer
 	err = s.Store.View(func(tx *store.Tx) error {
-		a, err := loadApproval(tx, in.ID)
-		if err != nil {
-			return err
-		}
-		t, err := taskOf(tx, a)
-		if err != nil {
-			return err
-		}
-		plan, err = planTransfers(tx, t, a)
+		_, _, sends, _, err = plan(tx, in.ID)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	if len(sends) == 0 {
+		return nil, axp.Conflict("approval "+in.ID+" has nothing left to send", "look at it again: axp admin approvals list")
+	}
 	var total axp.Money
-	for _, x := range plan {
+	for _, x := range sends {
 		total += x.Amount
 	}
 	if bal, err := s.Chain.BalanceOf(ctx, s.Wallet.Address()); err == nil && s.Chain.Money(bal) < total {
@@ -168,8 +218,8 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 			s.Wallet.Address(), s.Chain.Money(bal).Display(), in.ID, total.Display()),
 			"fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
 	}
-	for i := range plan {
-		signed, err := s.Wallet.Sign(ctx, plan[i].To, plan[i].Amount, uint64(i))
+	for i := range sends {
+		signed, err := s.Wallet.Sign(ctx, sends[i].To, sends[i].Amount, uint64(i))
 		if err != nil {
 			reason := err.Error()
 			if errors.Is(err, chain.ErrInsufficient) {
@@ -177,45 +227,48 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 			}
 			return nil, axp.Errorf(axp.CodeUnavailable, "the hot wallet cannot send: %s", reason)
 		}
-		plan[i].TxHash, plan[i].Nonce, plan[i].Raw, plan[i].Status = signed.Hash, signed.Nonce, hex.EncodeToString(signed.Raw), axp.TransferSent
+		sends[i].TxHash, sends[i].Nonce, sends[i].Raw, sends[i].Status = signed.Hash, signed.Nonce, hex.EncodeToString(signed.Raw), axp.TransferSent
 	}
 	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
-		a, err := loadApproval(ch.Tx, in.ID)
+		a, t, again, alone, err := plan(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
 		}
-		t, err := taskOf(ch.Tx, a)
-		if err != nil {
-			return nil, err
-		}
-		again, err := planTransfers(ch.Tx, t, a)
-		if err != nil {
-			return nil, err
-		}
-		if len(again) != len(plan) {
+		if len(again) != len(sends) {
 			return nil, axp.Conflict("approval "+a.ID+" changed while it was being sent", "look at it again and approve")
 		}
-		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalSend); err != nil {
-			return nil, err
-		}
 		now := ch.Now
-		for i := range plan {
-			plan[i].SentAt = now
+		for i := range sends {
+			sends[i].SentAt = now
 		}
-		a.Attempt(plan) // a retry replaces the failed transfer of each part it sends again
-		a.Rail, a.DecidedAt, a.Note, a.Failure = "evm", &now, in.Note, ""
-		if len(plan) > 0 {
-			a.TxHash = plan[0].TxHash
+		a.Attempt(sends) // a retry replaces the failed transfer of each part it sends again
+		a.Rail, a.Note, a.Failure = "evm", in.Note, ""
+		event := "approval.send"
+		if alone {
+			// The item stays held for the seller's part; the buyer's part is booked once confirmed.
+			event, a.Note = "approval.send_part", cmp.Or(in.Note, "the buyer's part is on its way; the seller's part waits for a payout address")
+		} else {
+			if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalSend); err != nil {
+				return nil, err
+			}
+			a.DecidedAt, a.TxHash = &now, sends[0].TxHash
 		}
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return nil, err
 		}
-		hashes := make([]string, len(plan))
-		for i, x := range plan {
-			hashes[i] = x.TxHash
+		hashes := make([]string, len(sends))
+		amount := a.Amount
+		if alone {
+			amount = 0
 		}
-		if err := ch.Audit("approval.send", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hashes": hashes,
-			"amount_usd": a.Amount, "from": s.Wallet.Address()}); err != nil {
+		for i, x := range sends {
+			hashes[i] = x.TxHash
+			if alone {
+				amount += x.Amount
+			}
+		}
+		if err := ch.Audit(event, "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hashes": hashes,
+			"amount_usd": amount, "from": s.Wallet.Address()}); err != nil {
 			return nil, err
 		}
 		return a, nil
@@ -223,7 +276,7 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	if err != nil {
 		return nil, err
 	}
-	for _, x := range plan {
+	for _, x := range sends {
 		raw, _ := hex.DecodeString(x.Raw)
 		if berr := s.Wallet.Broadcast(ctx, raw); errors.Is(berr, chain.ErrUnanswered) {
 			// It may have reached the node: the item stays sent, and every pass of the watcher
@@ -257,7 +310,7 @@ func redactRaw(a *axp.Approval) *axp.Approval {
 func (s *Service) failTransfer(ctx context.Context, approvalID, txHash, reason string) *axp.Approval {
 	out, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 		a, err := ch.Tx.Approval(approvalID)
-		if err != nil || a == nil || a.Status != axp.ApprovalSent {
+		if err != nil || a == nil || (a.Status != axp.ApprovalSent && !a.Sending()) {
 			return nil, err
 		}
 		return a, s.settleTransfers(ch, a, map[string]transferOutcome{txHash: {status: axp.TransferFailed, reason: reason}})
@@ -292,6 +345,9 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 		if x.Status == axp.TransferSent {
 			pending = true
 		}
+	}
+	if a.Status != axp.ApprovalSent {
+		return settlePart(ch, a, failed, pending)
 	}
 	switch {
 	case failed != "":
@@ -329,12 +385,55 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 	return ch.Audit("approval.confirm", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hash": a.TxHash, "amount_usd": a.Amount})
 }
 
+// settlePart applies what the chain said of a transfer of an item that is not sent as a whole: the
+// buyer's part of a split sent while the seller's part is held (booked once confirmed), or the
+// other part of an attempt that failed. A failure is noted on the item, which stays where it is
+// in the queue.
+func settlePart(ch *kernel.Change, a *axp.Approval, failed string, pending bool) error {
+	switch {
+	case failed != "":
+		a.Failure = failed
+		if err := ch.Tx.PutApproval(a); err != nil {
+			return err
+		}
+		return ch.Audit("approval.fail_part", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": failed})
+	case pending:
+		return ch.Tx.PutApproval(a)
+	}
+	if a.Kind == axp.ApproveSplit && a.BuyerPartTxHash == "" && (a.Status == axp.ApprovalHeld || a.Status == axp.ApprovalPending) && len(a.Transfers) > 0 {
+		t, err := kernel.LoadTask(ch.Tx, a.TaskID)
+		if err != nil {
+			return err
+		}
+		if err := bookBuyerPart(ch, t, a, a.Transfers[0].TxHash); err != nil {
+			return err
+		}
+		if err := ch.Audit("approval.confirm_part", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "part": "buyer",
+			"tx_hash": a.BuyerPartTxHash, "amount_usd": a.RefundUSD}); err != nil {
+			return err
+		}
+	}
+	if err := markSent(ch, a); err != nil {
+		return err
+	}
+	return ch.Tx.PutApproval(a)
+}
+
 // TrackSent follows the transfers in flight: broadcast again what the node lost, and settle what
 // the chain decided.
 func (s *Service) TrackSent(ctx context.Context) {
 	var sent []axp.Approval
 	s.Store.View(func(tx *store.Tx) error {
-		return tx.SentApprovals(func(a *axp.Approval) bool { sent = append(sent, *a); return true })
+		if err := tx.SentApprovals(func(a *axp.Approval) bool { sent = append(sent, *a); return true }); err != nil {
+			return err
+		}
+		// Parts on their way of items still in the queue (the buyer's part of a held split).
+		return tx.OpenApprovals(func(a *axp.Approval) bool {
+			if a.Status != axp.ApprovalSent && a.Sending() {
+				sent = append(sent, *a)
+			}
+			return true
+		})
 	})
 	for _, a := range sent {
 		got := map[string]transferOutcome{}
@@ -373,7 +472,7 @@ func (s *Service) TrackSent(ctx context.Context) {
 		id := a.ID
 		if _, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 			cur, err := ch.Tx.Approval(id)
-			if err != nil || cur == nil || cur.Status != axp.ApprovalSent {
+			if err != nil || cur == nil || (cur.Status != axp.ApprovalSent && !cur.Sending()) {
 				return nil, err
 			}
 			return nil, s.settleTransfers(ch, cur, got)
@@ -399,8 +498,10 @@ func markSent(ch *kernel.Change, a *axp.Approval) error {
 		return err
 	}
 	for _, x := range a.Transfers {
-		if x.Status != axp.TransferConfirmed || x.BlockHash == "" {
-			continue
+		if x.Status != axp.TransferConfirmed || x.BlockHash == "" || slices.ContainsFunc(marks, func(m axp.ChainMark) bool {
+			return strings.EqualFold(m.TxHash, x.TxHash) && m.BlockHash == x.BlockHash
+		}) {
+			continue // a part confirmed before the rest is watched once
 		}
 		marks = append(marks, axp.ChainMark{TxHash: x.TxHash, Block: x.Block, BlockHash: x.BlockHash, TaskID: a.TaskID,
 			Amount: x.Amount, ApprovalID: a.ID})

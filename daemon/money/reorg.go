@@ -345,8 +345,14 @@ func (s *Service) reorgSent(ctx context.Context, m axp.ChainMark) error {
 	var amount axp.Money
 	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 		a, err := ch.Tx.Approval(m.ApprovalID)
-		if err != nil || a == nil || a.Status != axp.ApprovalConfirmed {
+		if err != nil || a == nil {
 			return nil, err
+		}
+		// The buyer's part of a split, confirmed while the seller's part waits, is sent again the
+		// same way; the item stays where it is in the queue.
+		part := a.Status != axp.ApprovalConfirmed
+		if part && (a.BuyerPartTxHash == "" || (!a.Open() && a.Status != axp.ApprovalSent)) {
+			return nil, nil
 		}
 		found := false
 		for i := range a.Transfers {
@@ -361,10 +367,13 @@ func (s *Service) reorgSent(ctx context.Context, m axp.ChainMark) error {
 		if !found {
 			return nil, nil
 		}
-		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalUnconfirm); err != nil {
-			return nil, err
+		if !part {
+			if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalUnconfirm); err != nil {
+				return nil, err
+			}
+			a.Booked = true
 		}
-		a.Booked, a.Reorged = true, a.Reorged+1
+		a.Reorged++
 		a.Note = fmt.Sprintf("reorged: transfer %s (%s) left the canonical chain in block %d; the exchange sends it again", m.TxHash, amount.Display(), m.Block)
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return nil, err

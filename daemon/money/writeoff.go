@@ -137,7 +137,7 @@ func (s *Service) adminWriteOff(ctx context.Context, c *pipeline.Call, in *axp.W
 			if !axp.SendsMoney(a.Kind) || (a.Status != axp.ApprovalPending && a.Status != axp.ApprovalHeld && a.Status != axp.ApprovalFailed) {
 				continue
 			}
-			if a.PartlySent() || a.BuyerPartTxHash != "" {
+			if a.PartlySent() || a.BuyerPartTxHash != "" || a.Sending() {
 				if !still && a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg {
 					if err := liftReorgHold(a); err != nil {
 						return nil, err

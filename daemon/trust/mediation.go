@@ -530,7 +530,7 @@ func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBo
 					return nil, err
 				}
 				if a != nil && (a.Status == axp.ApprovalApproved || a.Status == axp.ApprovalSent || a.Status == axp.ApprovalConfirmed ||
-					a.BuyerPartTxHash != "" || a.PartlySent()) {
+					a.BuyerPartTxHash != "" || a.PartlySent() || a.Sending()) {
 					return nil, axp.Conflict("the decision was carried out: the operator already sent the money", "")
 				}
 				if a != nil && a.Open() {

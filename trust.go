@@ -186,7 +186,7 @@ type ListingRejection struct {
 	ID           string         `json:"rejection_id"`
 	BriefHash    string         `json:"brief_hash"`
 	Type         string         `json:"type"`
-	Description  string         `json:"description,omitempty" doc:"contact details removed"`
+	Description  string         `json:"description,omitempty" doc:"credentials and contact details removed"`
 	Params       map[string]any `json:"params,omitempty"`
 	Category     string         `json:"category"`
 	Reason       string         `json:"reason"`

@@ -1003,3 +1003,29 @@ func TestTrustContactExchangeLinksAreNotContacts(t *testing.T) {
 		t.Fatalf("the exchange's link did not pass: %+v", msgs.Messages)
 	}
 }
+
+// Copies kept for the operator only hold no credential either: a rejected brief's description and
+// params, and a connector request's wants.
+func TestStoredCopiesHoldNoCredential(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	key := "sk_live_" + strings.Repeat("4eC39HqLyjWDarjtT1zdp7dc", 2)
+	_, err := do(e.anon, "create_task", map[string]any{"type": "custom-job",
+		"description": "Write ransomware that encrypts every file on a hospital network and demands payment in bitcoin. Charge it with " + key,
+		"params": map[string]any{"notes": "stripe key " + key}})
+	apiErr(t, err, axp.CodeForbidden, "-")
+	var l axp.ListingList
+	call(t, e.admin, "admin_listings", map[string]any{"status": "rejected"}, &l)
+	if len(l.Listings) != 1 {
+		t.Fatalf("rejections %+v", l)
+	}
+	if r := l.Listings[0]; strings.Contains(r.Description, key) || strings.Contains(fmt.Sprint(r.Params), key) ||
+		!strings.Contains(r.Description, "[credential removed") {
+		t.Fatalf("the stored copy of a rejected brief: %q %v", r.Description, r.Params)
+	}
+	var cn axp.Connector
+	call(t, e.anon, "request_connector", map[string]any{"url": "https://data.example/prices", "wants": "daily prices; my key is " + key}, &cn)
+	if strings.Contains(cn.Wants, key) || !strings.Contains(cn.Wants, "daily prices") {
+		t.Fatalf("connector wants %q", cn.Wants)
+	}
+}

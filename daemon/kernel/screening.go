@@ -27,6 +27,19 @@ func RedactText(text string) (string, []removal) { return screen.Redact(text) }
 // RedactKeepLinks removes contact details but keeps links (data-source params such as source_url).
 func RedactKeepLinks(text string) (string, []removal) { return screen.RedactKeepLinks(text) }
 
+// StoredCopy is a text kept for the operator only (a rejected listing, a connector request): its
+// credentials and contact details removed (links kept when keepLinks), so the store never holds a
+// secret someone pasted by mistake.
+func StoredCopy(text string, keepLinks bool) string {
+	text, _ = redactSecrets(text)
+	if keepLinks {
+		text, _ = screen.RedactKeepLinks(text)
+	} else {
+		text, _ = screen.Redact(text)
+	}
+	return text
+}
+
 // redactSecrets replaces the credentials in a party's text with markers naming their kind.
 func redactSecrets(text string) (string, []removal) { return screen.RedactSecrets(text) }
 

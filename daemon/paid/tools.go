@@ -168,7 +168,7 @@ func (s *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *ax
 	}
 	var out *axp.Connector
 	_, err = s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
-		wants, _ := kernel.RedactKeepLinks(in.Wants)
+		wants := kernel.StoredCopy(in.Wants, true)
 		sc := kernel.ScreenText(wants)
 		cn := &axp.Connector{ID: axp.NewID("con", ch.Now), URL: in.URL, Wants: wants, Status: axp.ConnectorPending,
 			Requester: c.Caller.Actor(), SetupFeeUSD: axp.ConnectorSetupFee, Flagged: sc.Flagged, CreatedAt: ch.Now, UpdatedAt: ch.Now}

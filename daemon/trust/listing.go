@@ -41,16 +41,11 @@ func (s *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRec
 			return nil, ch.Audit("listing.pass", "listing", r.ID, map[string]any{"category": r.Category, "overturned": true})
 		}
 		if r == nil {
-			desc, _ := kernel.RedactText(t.Description)
+			desc := kernel.StoredCopy(t.Description, false)
 			params := map[string]any{}
 			for k, v := range t.Params {
 				if str, ok := v.(string); ok {
-					if kernel.DataSourceParam(k) {
-						str, _ = kernel.RedactKeepLinks(str)
-					} else {
-						str, _ = kernel.RedactText(str)
-					}
-					v = str
+					v = kernel.StoredCopy(str, kernel.DataSourceParam(k))
 				}
 				params[k] = v
 			}

@@ -1012,7 +1012,7 @@ func TestStoredCopiesHoldNoCredential(t *testing.T) {
 	key := "sk_live_" + strings.Repeat("4eC39HqLyjWDarjtT1zdp7dc", 2)
 	_, err := do(e.anon, "create_task", map[string]any{"type": "custom-job",
 		"description": "Write ransomware that encrypts every file on a hospital network and demands payment in bitcoin. Charge it with " + key,
-		"params": map[string]any{"notes": "stripe key " + key}})
+		"params":      map[string]any{"notes": "stripe key " + key}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	var l axp.ListingList
 	call(t, e.admin, "admin_listings", map[string]any{"status": "rejected"}, &l)

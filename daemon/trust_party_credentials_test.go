@@ -187,3 +187,26 @@ func TestTrustRemovalsCountOncePerText(t *testing.T) {
 		t.Errorf("the questions of one call counted %d removals in all, want 2", n)
 	}
 }
+
+// The public texts members write lose their credentials too: a board thread and its replies as
+// another member reads them, and a profile's description and skills in the public seller list.
+func TestCredentialsWithheldFromBoardAndProfile(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	a := e.pullSeller("text-file", nil)
+	b := e.pullSeller("text-file", nil)
+	thread := boardPost(t, a.c, "Sharing access", "use token "+partySecret+" for the repo")
+	boardReply(t, b.c, thread.ID, "thanks, mine is "+partySecret)
+	raw, _ := json.Marshal(boardRead(t, b.c, thread.ID))
+	if strings.Contains(string(raw), partySecret) || strings.Count(string(raw), "[credential removed: github token]") != 2 {
+		t.Errorf("another member reads the thread as %s", raw)
+	}
+	call(t, a.c, "update_profile", map[string]any{"description": "my CI token is " + partySecret,
+		"skills": []map[string]any{{"task_type": "text-file", "description": "clone with " + partySecret}}}, nil)
+	var pub axp.SellerList
+	call(t, e.anon, "list_sellers", nil, &pub)
+	raw, _ = json.Marshal(pub)
+	if strings.Contains(string(raw), partySecret) || !strings.Contains(string(raw), "[credential removed: github token]") {
+		t.Errorf("the public seller list shows %s", raw)
+	}
+}

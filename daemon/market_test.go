@@ -1734,13 +1734,18 @@ func TestMarketSkillGuaranteeDefault(t *testing.T) {
 }
 
 // TestMarketInferTranslationLanguage: a brief inferred as a translation fills target_language from
-// the language it names; one that names none is refused with the param to add.
+// the language it names and words from its text; one that names no language is refused with the
+// param to add.
 func TestMarketInferTranslationLanguage(t *testing.T) {
 	t.Parallel()
 	e := newMarket(t)
 	created, _ := createTask(t, e.anon, map[string]any{"description": "Translate this paragraph into French: the weather is fine today."})
-	if created.Type != "translation" || created.Params["target_language"] != "French" {
-		t.Fatalf("inferred %s with params %v", created.Type, created.Params)
+	if created.Type != "translation" || created.Params["target_language"] != "French" || fmt.Sprint(created.Params["words"]) != "10" {
+		t.Fatalf("inferred %s with params %v (want French, and the 10 words of the text)", created.Type, created.Params)
+	}
+	given, _ := createTask(t, e.anon, map[string]any{"type": "translation", "params": map[string]any{"text": "bonjour tout le monde", "target_language": "en"}})
+	if fmt.Sprint(given.Params["words"]) != "4" {
+		t.Fatalf("a text of 4 words is priced as %v words", given.Params["words"])
 	}
 	_, err := do(e.anon, "create_task", map[string]any{"description": "Please translate this paragraph: the weather is fine today."})
 	apiErr(t, err, axp.CodeInvalidInput, "params.target_language")

@@ -155,6 +155,10 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 				params["target_language"] = l
 			}
 		}
+		// The text given is what is priced: its words, not the default count.
+		if text, ok := params["text"].(string); ok && typ == "translation" && params["words"] == nil {
+			params["words"] = max(1, len(strings.Fields(text)))
+		}
 		norm, err := svc.Normalize(params, fromQuery, kernel.ParamsField(fromQuery))
 		if err != nil {
 			return nil, nil, err

@@ -110,6 +110,17 @@ type Reconciliation struct {
 	InFlightUSD   Money `json:"in_flight_usd"`
 	ExpectedUSD   Money `json:"expected_usd"`
 	DifferenceUSD Money `json:"difference_usd"`
+	// Address by address, so the hot wallet's float does not hide money missing at the deposit
+	// address. DepositExpectedUSD is what the deposit address must hold: every payment and stray
+	// transfer it received, less what the ledger's payouts and refunds took from it on chain;
+	// DepositDifferenceUSD is its balance beyond that (negative: money left it that the ledger
+	// does not know of). HotWalletSentUSD is what the ledger's payouts, refunds and returns took
+	// from the hot wallet (in flight included), and FloatUSD what the operator put into it in all:
+	// its balance plus what it sent.
+	DepositExpectedUSD   Money `json:"deposit_expected_usd"`
+	DepositDifferenceUSD Money `json:"deposit_difference_usd"`
+	HotWalletSentUSD     Money `json:"hot_wallet_sent_usd,omitempty"`
+	FloatUSD             Money `json:"float_usd,omitempty"`
 	// UnknownTransfers reached the deposit address and fund no task.
 	UnknownTransfers []InboundTransfer `json:"unknown_transfers"`
 	// MissingTransfers are ledger movements whose transaction the chain does not show as a

@@ -27,9 +27,11 @@ type chainMarket struct {
 	tb      *testing.T
 	c       *chaintest.Chain
 	deposit string
-	hot     *ecdsa.PrivateKey
-	keyFile string
-	dir     string
+	// depositKey holds the deposit address: a test can take money out of it as a thief would.
+	depositKey *ecdsa.PrivateKey
+	hot        *ecdsa.PrivateKey
+	keyFile    string
+	dir        string
 }
 
 func newChainMarket(t *testing.T, mod ...func(*daemon.Config)) *chainMarket {
@@ -40,7 +42,8 @@ func newChainMarket(t *testing.T, mod ...func(*daemon.Config)) *chainMarket {
 // newChainMarketOn is newChainMarket on a chain already started.
 func newChainMarketOn(t *testing.T, c *chaintest.Chain, mod ...func(*daemon.Config)) *chainMarket {
 	t.Helper()
-	m := &chainMarket{tb: t, c: c, deposit: chaintest.Addr(c.NewKey()), hot: c.NewKey(), dir: t.TempDir()}
+	dk := c.NewKey()
+	m := &chainMarket{tb: t, c: c, deposit: chaintest.Addr(dk), depositKey: dk, hot: c.NewKey(), dir: t.TempDir()}
 	m.keyFile = filepath.Join(t.TempDir(), "hot.key")
 	if err := os.WriteFile(m.keyFile, []byte(chaintest.KeyHex(m.hot)), 0o600); err != nil {
 		t.Fatal(err)

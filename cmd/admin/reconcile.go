@@ -54,7 +54,7 @@ func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
 		s := o.IO
 		if err := cmdutil.KeyValues(s,
 			"Chain", fmt.Sprintf("%d, %s %s", r.Chain.ChainID, r.Chain.TokenSymbol, r.Chain.TokenAddress),
-			"Deposit address", r.Chain.DepositAddress+"  "+cmdutil.Money(s, r.DepositBalanceUSD),
+			"Deposit address", r.Chain.DepositAddress+"  "+cmdutil.Money(s, r.DepositBalanceUSD)+depositCheck(s, r),
 			"Hot wallet", hotWallet(s, r),
 			"Queued to send", nonZeroMoney(s, r.QueuedUSD),
 			"Received (ledger)", cmdutil.Money(s, r.ReceivedUSD),
@@ -76,6 +76,10 @@ func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
 			fmt.Fprintf(s.Out, "in flight %s: %s to the %s at %s\n", x.TxHash, cmdutil.Money(s, x.Amount), x.Part, x.To)
 		}
 	}
+	if r.DepositDifferenceUSD < 0 {
+		fmt.Fprintf(o.IO.ErrOut, "! The deposit address holds %s less than the ledger expects of it: money left it that the ledger does not know of (a sweep by the operator, or a theft); the hot wallet's float does not make up for it\n",
+			(-r.DepositDifferenceUSD).Display())
+	}
 	if r.FloatShortUSD > 0 {
 		fmt.Fprintf(o.IO.ErrOut, "! The hot wallet holds %s but approving the queue sends %s: send it at least %s of the stablecoin (payouts leave from the hot wallet; payments stay at the deposit address)\n",
 			r.HotWalletBalanceUSD.Display(), r.QueuedUSD.Display(), r.FloatShortUSD.Display())
@@ -94,7 +98,21 @@ func hotWallet(s *cmdutil.IOStreams, r *axp.Reconciliation) string {
 	if r.HotWalletAddress == "" {
 		return "none (payouts are sent by hand)"
 	}
-	return r.HotWalletAddress + "  " + cmdutil.Money(s, r.HotWalletBalanceUSD)
+	return r.HotWalletAddress + "  " + cmdutil.Money(s, r.HotWalletBalanceUSD) +
+		fmt.Sprintf("  (float: %s put in, %s sent for the ledger)", cmdutil.Money(s, r.FloatUSD), cmdutil.Money(s, r.HotWalletSentUSD))
+}
+
+// depositCheck compares the deposit address with what the ledger says it must hold, apart from
+// the hot wallet's float.
+func depositCheck(s *cmdutil.IOStreams, r *axp.Reconciliation) string {
+	switch d := r.DepositDifferenceUSD; {
+	case d == 0:
+		return "  (as the ledger expects)"
+	case d > 0:
+		return fmt.Sprintf("  (ledger expects %s: %s more)", cmdutil.Money(s, r.DepositExpectedUSD), cmdutil.Money(s, d))
+	default:
+		return fmt.Sprintf("  (ledger expects %s: %s missing)", cmdutil.Money(s, r.DepositExpectedUSD), cmdutil.Money(s, -d))
+	}
 }
 
 func nonZeroMoney(s *cmdutil.IOStreams, m axp.Money) string {

@@ -42,6 +42,7 @@ type Prom struct {
 	sentReorged                                     prometheus.Counter
 
 	reconcileCovered, reconcileDifference, reconcileAt prometheus.Gauge
+	reconcileDeposit                                   prometheus.Gauge
 	reconcileMissing, reconcileUnknown                 prometheus.Gauge
 }
 
@@ -100,6 +101,7 @@ func NewProm(db *store.DB, leads func() bool) *Prom {
 	p.walletBalance = gauge("axp_hot_wallet_balance_usd", "The hot wallet's token balance in US dollars, read once per payment watcher pass.")
 	p.reconcileCovered = gauge("axp_ledger_reconcile_covered", "1 when the last reconciliation found the chain holding at least what the ledger says, with no unknown or missing transfer; 0 otherwise.")
 	p.reconcileDifference = gauge("axp_ledger_reconcile_difference_usd", "What the exchange's addresses held beyond the ledger at the last reconciliation (negative: money missing).")
+	p.reconcileDeposit = gauge("axp_ledger_reconcile_deposit_difference_usd", "What the deposit address held beyond what the ledger expects of it at the last reconciliation, apart from the hot wallet's float (negative: money left it that the ledger does not know of).")
 	p.reconcileMissing = gauge("axp_ledger_reconcile_missing_transfers", "Ledger movements the chain did not show at the last reconciliation.")
 	p.reconcileUnknown = gauge("axp_ledger_reconcile_unknown_transfers", "Transfers to the deposit address funding no task at the last reconciliation.")
 	p.reconcileAt = gauge("axp_ledger_reconcile_timestamp_seconds", "When the ledger was last reconciled with the chain (Unix time; 0: never since start).")
@@ -111,7 +113,7 @@ func NewProm(db *store.DB, leads func() bool) *Prom {
 // a chain configured; wallet: with a hot wallet, whose balance is a series too.
 func (p *Prom) WatchChain(wallet bool) {
 	p.Registry.MustRegister(p.chainHead, p.chainCursor, p.chainLag, p.chainLastPass,
-		p.reconcileCovered, p.reconcileDifference, p.reconcileMissing, p.reconcileUnknown, p.reconcileAt)
+		p.reconcileCovered, p.reconcileDifference, p.reconcileDeposit, p.reconcileMissing, p.reconcileUnknown, p.reconcileAt)
 	if wallet {
 		p.Registry.MustRegister(p.walletBalance, p.sentReorged)
 	}
@@ -201,6 +203,7 @@ func (p *Prom) WalletBalance(m axp.Money) { p.walletBalance.Set(usd(m)) }
 func (p *Prom) Reconciled(r *axp.Reconciliation, at time.Time) {
 	p.reconcileCovered.Set(b2f(r.Covered))
 	p.reconcileDifference.Set(usd(r.DifferenceUSD))
+	p.reconcileDeposit.Set(usd(r.DepositDifferenceUSD))
 	p.reconcileMissing.Set(float64(len(r.MissingTransfers)))
 	p.reconcileUnknown.Set(float64(len(r.UnknownTransfers)))
 	p.reconcileAt.Set(float64(at.UnixNano()) / 1e9)

@@ -92,7 +92,7 @@ func (s *Service) checkManual(ctx context.Context, in *axp.ApproveBody) (*manual
 		return nil, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s reverted on chain (block %d): it sent no money", hash, r.Block),
 			c.sendWhat())
 	}
-	if _, why := shortfall(c.parts, r.Transfers, s.exchangeWallets(), map[transferID]string{}, ""); why != "" {
+	if _, why := shortfall(c.parts, r.Transfers, s.exchangeWallets(), map[transferID]spent{}, ""); why != "" {
 		return nil, axp.Invalid("tx_hash", "transaction "+hash+" "+why, c.sendWhat())
 	}
 	if r.Confirmations < want {
@@ -320,12 +320,19 @@ type transferID struct {
 	index uint
 }
 
+// spent is a transfer out of an exchange wallet that a ledger record counted: whose, from where
+// and how much.
+type spent struct {
+	by, from string
+	amount   axp.Money
+}
+
 // shortfall counts the transfers from an exchange wallet (wallets) to each part's recipient
 // towards the part's amount (parts to one address together), each transfer whole and once: one
 // that another record counted (in used, with that record's name) is not counted again, and the
 // ones counted here are marked used by owner. It answers how much of the parts the transfers do not
 // cover and, when something is missing, why.
-func shortfall(parts []axp.OutTransfer, transfers []chain.Transfer, wallets []string, used map[transferID]string, owner string) (axp.Money, string) {
+func shortfall(parts []axp.OutTransfer, transfers []chain.Transfer, wallets []string, used map[transferID]spent, owner string) (axp.Money, string) {
 	type want struct {
 		to, label string
 		amount    axp.Money
@@ -354,12 +361,12 @@ func shortfall(parts []axp.OutTransfer, transfers []chain.Transfer, wallets []st
 				continue
 			}
 			id := transferID{strings.ToLower(tr.TxHash), tr.LogIndex}
-			if by, ok := used[id]; ok {
-				countedBy = by
+			if u, ok := used[id]; ok {
+				countedBy = u.by
 				continue
 			}
 			got += tr.Amount
-			used[id] = owner
+			used[id] = spent{by: owner, from: strings.ToLower(tr.From), amount: tr.Amount}
 		}
 		if got >= w.amount {
 			continue
@@ -469,7 +476,7 @@ func (o *outLedger) payersFrom(entries []axp.LedgerEntry, senders map[string]str
 // to the address the task was paid from) sent from an exchange wallet by the entry's transaction or
 // by a confirmed transfer of its item (the evm rail sends each part in a transaction of its own),
 // each transfer counted for one entry only (counted).
-func (s *Service) payoutGap(ctx context.Context, e *axp.LedgerEntry, o *outLedger, counted map[transferID]string) (axp.Money, string) {
+func (s *Service) payoutGap(ctx context.Context, e *axp.LedgerEntry, o *outLedger, counted map[transferID]spent) (axp.Money, string) {
 	a := o.items[e.ApprovalID]
 	var parts []axp.OutTransfer
 	for _, p := range e.Postings {

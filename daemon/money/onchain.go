@@ -824,7 +824,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 		}
 	}
 	booked := map[string]*axp.LedgerEntry{} // the first entry that books each transaction
-	counted := map[transferID]string{}      // transfers a payout, refund or split already counted
+	counted := map[transferID]spent{}       // transfers a payout, refund or split already counted
 	for i := range entries {
 		e := &entries[i]
 		for _, p := range e.Postings {
@@ -892,6 +892,23 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	// Stray transfers to the deposit address are listed on their own; what remains beyond the
 	// ledger is money the operator put in (the hot wallet's float) or took out (negative).
 	r.DifferenceUSD = onChain - r.ExpectedUSD - unknown
+	// Address by address, so the float does not hide money missing at the deposit address: every
+	// payment lands there, and what the ledger's payouts took from it is known from the chain.
+	var fromDeposit, fromHot axp.Money
+	for _, u := range counted {
+		switch {
+		case strings.EqualFold(u.from, s.Chain.Deposit()):
+			fromDeposit += u.amount
+		case s.Wallet != nil && strings.EqualFold(u.from, s.Wallet.Address()):
+			fromHot += u.amount
+		}
+	}
+	r.DepositExpectedUSD = r.ReceivedUSD + unknown - fromDeposit
+	r.DepositDifferenceUSD = r.DepositBalanceUSD - r.DepositExpectedUSD
+	if s.Wallet != nil {
+		r.HotWalletSentUSD = fromHot + r.InFlightUSD
+		r.FloatUSD = r.HotWalletBalanceUSD + r.HotWalletSentUSD
+	}
 	r.Covered = r.DifferenceUSD >= 0 && len(r.UnknownTransfers) == 0 && len(r.MissingTransfers) == 0
 	s.Prom.Reconciled(r, time.Now())
 	return r, nil

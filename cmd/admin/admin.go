@@ -23,7 +23,7 @@ AXP_ADMIN_TOKEN when it is set.`,
 	}
 	c.AddCommand(newApprovalsCmd(f), newPaymentsCmd(f), newMediationsCmd(f), newListingsCmd(f), newBoardCmd(f), newConnectorsCmd(f), newMembersCmd(f), newTasksCmd(f), NewCmdAnnounce(f, nil), NewCmdAnnouncements(f, nil),
 		NewCmdLog(f, nil), NewCmdTrace(f, nil), NewCmdAudit(f, nil), NewCmdMetrics(f, nil), NewCmdStats(f, nil), NewCmdReconcile(f, nil),
-		newBackupCmd(f), newRestoreCmd(f), newMigrateCmd(f), newCopyCmd(f))
+		newBackupCmd(f), newRestoreCmd(f), newMigrateCmd(f), newCopyCmd(f), newTokenCmd(f))
 	return c
 }
 

@@ -340,6 +340,9 @@ func (s *Service) Quote(params map[string]any, base string) CatalogQuote {
 	}
 }
 
+// Example is the value the catalog's example quote gives param ("" when it gives none).
+func (s *Service) Example(param string) string { return s.example.Get(param) }
+
 // ExampleURL is the example quote link of the entry.
 func (s *Service) ExampleURL(base string) string {
 	q := url.Values{"type": {s.Type}}

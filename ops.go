@@ -28,6 +28,7 @@ var Ops = catalog(
 	GetProtocol,
 	GetMemberTools,
 	GetJoin,
+	GetServicesPage,
 	GetWhy,
 	ListServices,
 	GetPricing,

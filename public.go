@@ -465,6 +465,10 @@ var GetMemberTools = Define[NoInput, protocol.ToolsDocument](Op{Name: "get_membe
 var GetJoin = Define[NoInput, Document](Op{Name: "get_join", Method: get, Path: "/join", Tag: "public", Access: Public, ContentType: markdown, Summary: "How to join as a seller or buyer agent (Markdown)."},
 	nil)
 
+// GetServicesPage declares get_services_page, GET /services.
+var GetServicesPage = Define[NoInput, Document](Op{Name: "get_services_page", Method: get, Path: "/services", Tag: "public", Access: Public, ContentType: markdown, Summary: "The services on offer, their params, catalog prices and how to post one (Markdown; an HTML page for a browser). GET /api/services is the same catalog as JSON."},
+	nil)
+
 // GetWhy declares get_why, GET /api/why.
 var GetWhy = Define[NoInput, Why](Op{Name: "get_why", Method: get, Path: "/api/why", Tag: "public", Access: Public, Summary: "Why use this exchange."},
 	nil)

@@ -21,6 +21,8 @@ var (
 	GetMemberTools = Def[None, protocol.ToolsDocument]("get_member_tools")
 	// GetJoin is GET /join: How to join as a seller or buyer agent (Markdown).
 	GetJoin = Def[None, string]("get_join")
+	// GetServicesPage is GET /services: The services on offer, their params, catalog prices and how to post one (Markdown; an HTML page for a browser). GET /api/services is the same catalog as JSON.
+	GetServicesPage = Def[None, string]("get_services_page")
 	// GetWhy is GET /api/why: Why use this exchange.
 	GetWhy = Def[None, axp.Why]("get_why")
 	// ListServices is GET /api/services: The catalog of services and the task types on offer now.

@@ -12,6 +12,7 @@ var (
 	GetProtocol            = api.GetProtocol
 	GetMemberTools         = api.GetMemberTools
 	GetJoin                = api.GetJoin
+	GetServicesPage        = api.GetServicesPage
 	GetWhy                 = api.GetWhy
 	ListServices           = api.ListServices
 	GetPricing             = api.GetPricing

@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/mcp"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/site"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -42,7 +43,16 @@ func (d *Daemon) doors() http.Handler {
 		g.allowed = append(g.allowed, h)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", d.door("/mcp", g.guard(m, true)))
+	mcpDoor := d.door("/mcp", g.guard(m, true))
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A browser following the front door's link gets a page saying how to connect.
+		if page := site.MCPPage(d.BaseURL(), r); page != nil {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(page)
+			return
+		}
+		mcpDoor.ServeHTTP(w, r)
+	}))
 	mux.Handle("/a2a", d.door("/a2a", g.guard(a, false)))
 	mux.Handle(a2a.RESTPrefix+"/", d.door(a2a.RESTPrefix, g.guard(a.RESTHandler(), false)))
 	card := a.CardHandler()

@@ -88,7 +88,7 @@ func TestFrontDoor(t *testing.T) {
 func TestFrontDoorCallToAction(t *testing.T) {
 	e := newEnv(t)
 	base := e.srv.URL
-	sell := []string{base + "/join", "axp member serve --exchange " + base + " --role seller", "axp member init my-seller --role seller",
+	sell := []string{base + "/join", "axp member serve --exchange " + base + " --role seller", "axp member init my-seller --role seller --replace .",
 		"POST " + base + "/api/members/register", `{"roles":["seller"]`, "the tool `register` at " + base + "/mcp"}
 	buy := []string{"axp task create --exchange " + base + " --type text-file", "POST " + base + "/api/tasks", `{"type":"text-file"`, "the tool `create_task` at " + base + "/mcp"}
 
@@ -102,8 +102,13 @@ func TestFrontDoorCallToAction(t *testing.T) {
 		}
 		at = i
 	}
-	if !strings.Contains(page, `<a class="go" rel="sell" href="`+base+`/join">How to join</a>`) {
-		t.Errorf("the page lacks the join button:\n%s", page)
+	if !strings.Contains(page, `<a class="go" rel="sell" href="`+base+`/join">How to join</a>`) ||
+		!strings.Contains(page, `<a class="go" rel="buy" href="`+base+`/services">See the services</a>`) {
+		t.Errorf("the page lacks the join or the services button:\n%s", page)
+	}
+	// Commands wrap instead of scrolling sideways (a 1280 px window, a phone).
+	if !strings.Contains(page, "white-space: pre-wrap") || strings.Contains(page, "overflow-x: auto") {
+		t.Errorf("the page's commands do not wrap:\n%s", page)
 	}
 	for _, w := range append(append([]string{}, sell...), buy...) {
 		w = strings.NewReplacer("`register`", "<code>register</code>", "`create_task`", "<code>create_task</code>", base+"/mcp", "<code>"+base+"/mcp</code>").Replace(w)
@@ -259,5 +264,35 @@ func TestFrontDoorMarket(t *testing.T) {
 	}
 	if got := getTask(t, e.anon.With(open.BuyerToken), open.ID); got.Status != axp.TaskOpen {
 		t.Fatalf("task %s is %s", open.ID, got.Status)
+	}
+}
+
+// GET /services is the catalog for a person: every service with its price, params, sellers now and
+// the command that posts one (an HTML page for a browser, Markdown otherwise); a browser opening
+// /mcp gets a page saying how to connect, an MCP client's GET does not.
+func TestServicesAndMCPPages(t *testing.T) {
+	e := newEnv(t)
+	base := e.srv.URL
+	e.instantSeller("text-file", "0.50", 5, nil, nil)
+	res, page := get(t, base+"/services", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(page, "white-space: pre-wrap") {
+		t.Fatalf("services page: %d %s\n%s", res.StatusCode, res.Header.Get("Content-Type"), page)
+	}
+	_, md := get(t, base+"/services", "text/markdown")
+	for _, svc := range axp.Services {
+		if !strings.Contains(md, "## "+svc.Name+" (`"+svc.Type+"`)") || !strings.Contains(md, "axp task create --exchange "+base+" --type "+svc.Type) {
+			t.Errorf("the services page lacks %s:\n%s", svc.Type, md)
+		}
+	}
+	if !strings.Contains(md, `--type text-file --param prompt="`) || !strings.Contains(md, "Sellers offering it now: 1\n") {
+		t.Errorf("the text-file entry:\n%s", md)
+	}
+	res, mcpPage := get(t, base+"/mcp", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(mcpPage, base+"/mcp") ||
+		!strings.Contains(mcpPage, "mcpServers") {
+		t.Fatalf("a browser at /mcp: %d %s\n%s", res.StatusCode, res.Header.Get("Content-Type"), mcpPage)
+	}
+	if res, body := get(t, base+"/mcp", "text/event-stream"); strings.Contains(body, "mcpServers") {
+		t.Errorf("an MCP client's GET got the page: %d %s", res.StatusCode, body)
 	}
 }

@@ -139,7 +139,9 @@ func runInit(o *InitOptions) error {
 	}
 	fmt.Fprintf(o.IO.ErrOut, "wrote a %s agent in %s; next: cd %s && go mod tidy && go build && ./%s -exchange %s\n", o.Role, o.Dir, o.Dir, name, d.Exchange)
 	if d.Replace == "" {
-		fmt.Fprintf(o.IO.ErrOut, "note: %s is not on a module proxy yet: uncomment the replace line in go.mod and point it at an axp checkout\n", axpModule)
+		fmt.Fprintf(o.IO.ErrOut, "note: %s is not on a module proxy yet, so go build cannot fetch it: from the root of a clone of axp run "+
+			"axp member init %s --role %s --replace . --force (or uncomment the replace line in %s and point it at a clone)\n",
+			axpModule, o.Dir, o.Role, filepath.Join(o.Dir, "go.mod"))
 	}
 	return nil
 }

@@ -131,6 +131,10 @@ func TestInitUsesTheExchange(t *testing.T) {
 		if status != 0 || !strings.Contains(stderr, "-exchange "+tc.want) {
 			t.Fatalf("init %v: %d\n%s", tc.args, status, stderr)
 		}
+		// Without --replace it says the command that builds from a clone, as the front door gives it.
+		if !strings.Contains(stderr, "axp member init "+dir+" --role seller --replace . --force") {
+			t.Fatalf("init without --replace does not say how to build from a clone:\n%s", stderr)
+		}
 		readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
 		if !strings.Contains(string(readme), " -exchange "+tc.want+"\n") {
 			t.Fatalf("README of init %v %v:\n%s", tc.env, tc.args, readme)

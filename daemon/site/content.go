@@ -3,6 +3,7 @@ package site
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/axp-exchange/axp"
@@ -112,9 +113,11 @@ X-AX-Signature = hex HMAC-SHA256(platform_key, "<timestamp>.<raw body>"). Refuse
 timestamp is more than 300 s from now or whose signature does not match (constant-time compare).
 ` + "`contact_test`" + ` returns the nonce and hex HMAC-SHA256(platform_key, "contact_test." + nonce).
 
-The quickest way: ` + "`axp member serve --role seller --exchange %[1]s --skills skills.yaml --exec ./do-job`" + `
+The quickest way: ` + "`axp member serve --name \"My agent\" --role seller --exchange %[1]s --skills skills.yaml --exec ./do-job`" + `
 runs a conforming server that quotes from your skills file and does jobs with your command; or build
-on the Go library ` + "`memberkit`" + ` (` + "`axp member init DIR --role seller`" + ` writes a starter module).
+on the Go library ` + "`memberkit`" + `: from the root of a clone of axp,
+` + "`axp member init my-seller --role seller --replace .`" + ` writes a starter module built against
+that clone (` + "`cd my-seller && go mod tidy && go build`" + `).
 
 ## 3. Verify
 
@@ -208,4 +211,93 @@ func (s *Service) getFAQMarkdown(ctx context.Context, c *pipeline.Call) (*axp.Do
 	}
 	fmt.Fprintf(&b, "More: %s/join, %s/api/pricing, %s/openapi.json\n", s.BaseURL(), s.BaseURL(), s.BaseURL())
 	return markdownDoc("Frequently asked questions", b.String()), nil
+}
+
+// getServicesPage is the catalog for a person: each service with its catalog price and time, its
+// params, how many sellers offer it now, and the commands that post one.
+func (s *Service) getServicesPage(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {
+	base := s.BaseURL()
+	offer, err := s.OnOffer()
+	if err != nil {
+		return nil, err
+	}
+	sellers := map[string]int{}
+	for _, o := range offer {
+		sellers[o.TaskType] = o.Providers
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Services\n\nExchange: %s\n\nEach service is a task type a buyer can post; verified sellers quote a price and an ETA within seconds. "+
+		"Catalog prices are a guide: sellers quote their own. The same catalog as JSON: %s/api/services\n\n", base, base)
+	for _, svc := range axp.Services {
+		fmt.Fprintf(&b, "## %s (`%s`)\n\n%s\n\n", svc.Name, svc.Type, svc.Summary)
+		fmt.Fprintf(&b, "- Catalog price: %s; typical time: %d minutes\n", svc.Pricing.Text, svc.ETAMinutes)
+		switch n := sellers[svc.Type]; n {
+		case 0:
+			b.WriteString("- Sellers offering it now: none yet (a task posted now waits for one)\n")
+		case 1:
+			b.WriteString("- Sellers offering it now: 1\n")
+		default:
+			fmt.Fprintf(&b, "- Sellers offering it now: %d\n", n)
+		}
+		fmt.Fprintf(&b, "- Delivered when: %s\n\nParams:\n\n", svc.AcceptanceCriteria)
+		for _, p := range svc.Params {
+			need := "optional"
+			if p.Required {
+				need = "required"
+			} else if p.Default != nil {
+				need = fmt.Sprintf("default %v", p.Default)
+			}
+			fmt.Fprintf(&b, "- `%s` (%s, %s): %s\n", p.Name, p.Type, need, p.Doc)
+		}
+		fmt.Fprintf(&b, "\nPost one:\n\n    axp task create --exchange %s --type %s%s\n\n", base, svc.Type, exampleParams(svc))
+		fmt.Fprintf(&b, "A quote without posting: %s\n\n", svc.ExampleURL(base))
+	}
+	fmt.Fprintf(&b, "More: %s/join (sell), %s/faq.md, %s/openapi.json\n", base, base, base)
+	return markdownDoc("Services", b.String()), nil
+}
+
+// exampleParams are --param flags for a service's required params, as the catalog's example
+// quote gives them.
+func exampleParams(svc *axp.Service) string {
+	var b strings.Builder
+	for _, p := range svc.Params {
+		if !p.Required {
+			continue
+		}
+		v := svc.Example(p.Name)
+		if v == "" {
+			v = "..."
+		}
+		fmt.Fprintf(&b, " --param %s=%q", p.Name, v)
+	}
+	return b.String()
+}
+
+// MCPPage is what a browser opening the MCP endpoint gets (it speaks MCP, not HTML): how to
+// connect an MCP client, or nil when the request is not a browser's (an MCP client's GET asks
+// for text/event-stream, never text/html).
+func MCPPage(base string, r *http.Request) []byte {
+	accept := r.Header.Get("Accept")
+	if r.Method != http.MethodGet || !prefers(accept, "text/html", "text/event-stream") {
+		return nil
+	}
+	md := fmt.Sprintf(`# The MCP endpoint of this exchange
+
+%[1]s/mcp speaks the Model Context Protocol (Streamable HTTP), not HTML: connect an MCP client to it.
+Every buyer and member step is a tool (create_task, get_task, choose_offer, pay_crypto,
+get_deliverable, accept_task, ...); members send their member_secret as a Bearer token to see the
+member tools.
+
+An MCP client's configuration (Claude Desktop, Cursor and others take this shape):
+
+    {"mcpServers": {"axp": {"url": "%[1]s/mcp"}}}
+
+Or try it with curl:
+
+    curl -s %[1]s/mcp -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+      -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+
+More: %[1]s/ (the front door), %[1]s/join, %[1]s/services, %[1]s/openapi.json
+`, base)
+	return []byte(markdownPage("MCP endpoint", md))
 }

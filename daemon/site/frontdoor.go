@@ -35,7 +35,8 @@ func (s *Service) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDo
 		Market:   market,
 		Links: []axp.Link{
 			{Rel: "join", Href: base + "/join", Title: "How to join as a seller or buyer agent"},
-			{Rel: "services", Href: base + "/api/services", Title: "The services on offer and their catalog prices"},
+			{Rel: "services", Href: base + "/services", Title: "The services on offer, their catalog prices and how to post one"},
+			{Rel: "services_json", Href: base + "/api/services", Title: "The same catalog as JSON"},
 			{Rel: "openapi", Href: base + "/openapi.json", Title: "Every REST endpoint (OpenAPI 3.1)"},
 			{Rel: "faq", Href: base + "/faq.md", Title: "Frequently asked questions"},
 			{Rel: "agent_card", Href: base + "/.well-known/agent-card.json", Title: "The A2A agent card"},
@@ -70,18 +71,19 @@ func startSteps(base string) []axp.StartStep {
 	return []axp.StartStep{
 		{Rel: "sell", Title: "Sell: join as a seller agent",
 			Text: "Your agent lists what it does and its price, quotes on the tasks buyers post, and is paid in a US-dollar stablecoin for every accepted job. " +
-				"axp member serve registers it, passes the exchange's verification and serves the jobs with your command; axp member init writes a Go agent instead.",
+				"axp member serve registers it, passes the exchange's verification and serves the jobs with your command; axp member init writes a Go agent instead " +
+				"(run from the root of a clone of axp: --replace . builds it against that clone).",
 			Href: base + "/join",
 			Commands: []string{
 				"axp member serve --exchange " + base + " --role seller --skills skills.yaml --exec ./do-job --dir seller",
-				"axp member init my-seller --role seller",
+				"axp member init my-seller --role seller --replace .",
 			},
 			REST: rest(reg), Body: `{"roles":["seller"],"name":"My agent","skills":[{"task_type":"text-file","min_price_usd":0.5}]}`,
 			MCP: reg.Tool},
 		{Rel: "buy", Title: "Buy: post a task",
 			Text: "Say what you want done: verified sellers quote a price and an ETA within seconds, you choose, pay and accept the delivery. " +
 				"Posting needs no account.",
-			Href: base + "/api/services",
+			Href: base + "/services",
 			Commands: []string{
 				"axp task create --exchange " + base + ` --type text-file --param prompt="a haiku about the sea"`,
 			},
@@ -265,13 +267,13 @@ ul { padding-left: 1.1rem; }
 li { margin: .35rem 0; }
 a { color: #1651c8; }
 code { background: #eef0f4; padding: .1rem .3rem; border-radius: 3px; }
-pre { background: #eef0f4; padding: .5rem .7rem; border-radius: 4px; overflow-x: auto; font-size: .85rem; margin: .5rem 0; }
+pre { background: #eef0f4; padding: .5rem .7rem; border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .85rem; margin: .5rem 0; }
 pre code { padding: 0; }
 .start { display: grid; grid-template-columns: repeat(auto-fit, minmax(19rem, 1fr)); gap: 1rem; margin: 1.5rem 0; }
 .cta { border: 1px solid #d5d9e2; border-radius: 6px; padding: 1rem; background: #fff; }
 .cta p { margin: .4rem 0; }
 .go { display: inline-block; background: #1651c8; color: #fff; text-decoration: none; padding: .35rem .8rem; border-radius: 4px; font-weight: 600; }
-.how { font-size: .9rem; color: #445; overflow-wrap: anywhere; }
+.how, .url { font-size: .9rem; color: #445; overflow-wrap: anywhere; }
 #market ul { list-style: none; padding: 0; }
 #market strong { font-size: 1.2rem; }
 .testmode { background: #fff4d6; border: 1px solid #e0b64a; border-radius: 6px; padding: .6rem .9rem; font-weight: 600; }
@@ -302,7 +304,7 @@ footer { margin-top: 2rem; color: #667; font-size: .9rem; }
 </section>
 <h2>Links</h2>
 <ul id="links">
-{{range .Links}}<li><a rel="{{.Rel}}" href="{{.Href}}">{{.Title}}</a> <code>{{.Href}}</code></li>
+{{range .Links}}<li><a rel="{{.Rel}}" href="{{.Href}}">{{.Title}}</a> <code class="url">{{.Href}}</code></li>
 {{end}}</ul>
 <footer>An API client gets this page as JSON with <code>Accept: application/json</code>, as Markdown with <code>Accept: text/markdown</code>.</footer>
 </body>

@@ -74,8 +74,9 @@ func markdownPage(title, md string) string {
 <title>` + html.EscapeString(title) + `</title>
 <style>
 body { font-family: system-ui, sans-serif; max-width: 46rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5; color: #1d2330; background: #fbfbf8; }
-pre { background: #eef0f4; padding: .6rem .8rem; border-radius: 4px; overflow-x: auto; }
-code { background: #eef0f4; padding: .1rem .3rem; border-radius: 3px; }
+pre { background: #eef0f4; padding: .6rem .8rem; border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; }
+code { background: #eef0f4; padding: .1rem .3rem; border-radius: 3px; overflow-wrap: anywhere; }
+p, li { overflow-wrap: anywhere; }
 pre code { padding: 0; }
 a { color: #1651c8; }
 </style>

@@ -26,6 +26,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.HandleNoInput(r, axp.GetProtocol, s.getProtocol)
 	pipeline.HandleNoInput(r, axp.GetMemberTools, s.getMemberTools)
 	pipeline.HandleNoInput(r, axp.GetJoin, s.getJoin)
+	pipeline.HandleNoInput(r, axp.GetServicesPage, s.getServicesPage)
 	pipeline.HandleNoInput(r, axp.GetWhy, s.getWhy)
 	pipeline.HandleNoInput(r, axp.ListServices, s.listServices)
 	pipeline.HandleNoInput(r, axp.GetPricing, s.getPricing)

@@ -473,6 +473,20 @@ func Badges(r Reputation) []string {
 	return b
 }
 
+// BadgeWords are badges as a person reads them: "first_pass_pro" is "first-pass pro".
+func BadgeWords(badges []string) []string {
+	out := make([]string, 0, len(badges))
+	for _, b := range badges {
+		switch b {
+		case "first_pass_pro":
+			out = append(out, "first-pass pro")
+		default:
+			out = append(out, strings.ReplaceAll(b, "_", " "))
+		}
+	}
+	return out
+}
+
 // String renders a short description for logs.
 func (m *Member) String() string {
 	return fmt.Sprintf("member %s (%s)", m.ID, strings.Join(m.Roles, ","))

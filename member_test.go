@@ -412,3 +412,11 @@ func TestNewIDMonotonicWithinAMillisecond(t *testing.T) {
 		t.Fatalf("id after a clock step back %s does not sort after %s", back, prev)
 	}
 }
+
+// Badges read as words where people read them.
+func TestBadgeWords(t *testing.T) {
+	got := axp.BadgeWords([]string{"new", "first_pass_pro", "top_rated", "fast_quotes", "reliable"})
+	if strings.Join(got, ", ") != "new, first-pass pro, top rated, fast quotes, reliable" {
+		t.Fatalf("badge words %q", got)
+	}
+}

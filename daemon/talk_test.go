@@ -681,3 +681,35 @@ func TestTalkTranslateFree(t *testing.T) {
 		t.Errorf("after delivery, over the API: %s", r.Reply)
 	}
 }
+
+// TestTalkFollowsTheConversation: an answer that fills nothing ("yes" to the budget question) is
+// met with "I did not catch" and the question with its choices, not the same question as if
+// unheard; a new request in a conversation about a listed task says how to start a new one
+// instead of answering with the old task's status; offers' badges are words.
+func TestTalkFollowsTheConversation(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t)
+	e.instantSeller("text-file", "0.50", 5, nil, nil)
+	k := newTalker(t, e.anon)
+	expect(t, k.say("I need a haiku about the sea as a text file"), axp.TalkShaping, "budget")
+	r := k.say("yes")
+	expect(t, r, axp.TalkShaping, "budget")
+	if !strings.HasPrefix(r.Reply, `I did not catch the budget in "yes".`) || !strings.Contains(r.Reply, "'free'") {
+		t.Fatalf("yes to the budget: %s", r.Reply)
+	}
+	k.say("$5")
+	k.say("tomorrow")
+	r = k.say("yes")
+	if r.TaskID == "" || !strings.Contains(r.Reply, "(new)") {
+		t.Fatalf("listed: %s", r.Reply)
+	}
+	for _, m := range []string{"I also need an image of a cat for a logo", "and translate my menu into French please"} {
+		r = k.say(m)
+		if !strings.Contains(r.Reply, "start a new conversation") || !strings.Contains(r.Reply, "axp talk --new") || r.TaskID != k.last.TaskID {
+			t.Fatalf("a new request in a listed task's conversation: %s", r.Reply)
+		}
+	}
+	if r = k.say("the first one"); r.Stage != axp.TalkAssigned {
+		t.Fatalf("choosing after a new request: %s %s", r.Stage, r.Reply)
+	}
+}

@@ -49,7 +49,7 @@ func writeOffers(s *cmdutil.IOStreams, t *axp.Task) error {
 		tp.AddField(cmdutil.Money(s, o.Fee.SellerNet))
 		tp.AddField(eta(s, o.ETAMinutes))
 		tp.AddField(Reliability(o.Reliability))
-		tp.AddField(strings.Join(o.Badges, ","), cmdutil.WithColor(cs.Cyan))
+		tp.AddField(strings.Join(axp.BadgeWords(o.Badges), ", "), cmdutil.WithColor(cs.Cyan))
 		tp.EndRow()
 	}
 	if err := tp.Render(); err != nil {

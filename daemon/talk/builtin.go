@@ -45,10 +45,40 @@ func (t *turn) builtIn() error {
 			return nil
 		}
 	} else {
+		asked, before := conv.Asking, t.draftPrint()
 		t.absorb(m)
+		t.next()
+		if asked != "" && conv.Asking == asked && t.draftPrint() == before && len(t.acks) == 0 {
+			// The answer filled nothing ("yes" to "what is your budget?"): say so, and ask
+			// again with the choices rather than repeat the question as if unheard.
+			t.text = fmt.Sprintf("I did not catch the %s in %q. %s", strings.ReplaceAll(asked, "_", " "), clipRunes(m, 60), t.question(asked))
+		}
+		return nil
 	}
 	t.next()
 	return nil
+}
+
+// draftPrint is the draft as text, to tell whether a message changed it.
+func (t *turn) draftPrint() string {
+	d := t.conv.Draft
+	return fmt.Sprint(d.Type, d.Params, d.BudgetUSD, d.DeadlineMinutes, d.PaymentMethod, d.Description, t.conv.Answered)
+}
+
+// newJob reports whether a message asks for another job than the conversation's task: it names a
+// kind of job in a few words, and is neither a status question, a yes or no, nor a withdrawal.
+func newJob(m string) bool {
+	if isStatus(m) || isYes(m) || isNo(m) || isCancel(m) || reTxHash.MatchString(m) || len(words(m)) < 3 {
+		return false
+	}
+	return axp.InferType(m) != ""
+}
+
+// anotherJob answers a new request in a conversation about a task: one conversation shapes one
+// job, so it says how to start the next.
+func (t *turn) anotherJob(task axp.Task) {
+	t.text = fmt.Sprintf("This conversation is about task %s (%s). For a new job, start a new conversation: send the request without conversation_id "+
+		"(axp talk --new %q). Here, ask me for the status of %s.", task.ID, task.Status, clipRunes(t.msg, 80), task.ID)
 }
 
 // service is the catalog service of the draft's type, or nil.
@@ -636,9 +666,9 @@ func (t *turn) recommend(offers []axp.Offer) (int, string) {
 			why = append(why, "although every offer is above your budget of "+budget.Display())
 		}
 	}
-	for _, b := range o.Badges {
+	for _, b := range axp.BadgeWords(o.Badges) {
 		if b != "new" {
-			why = append(why, "badge "+b)
+			why = append(why, b)
 		}
 	}
 	if o.Guarantee.FreeRedo > 0 {
@@ -673,7 +703,7 @@ func (t *turn) present(task axp.Task, lead string) {
 		t.conv.Presented = append(t.conv.Presented, o.OfferID)
 		fmt.Fprintf(&b, "\n%d. %s: %s, ready in about %s", i+1, o.Seller.Name, o.PriceUSD.Display(), minutesText(o.ETAMinutes))
 		if len(o.Badges) > 0 {
-			b.WriteString(" (" + strings.Join(o.Badges, ", ") + ")")
+			b.WriteString(" (" + strings.Join(axp.BadgeWords(o.Badges), ", ") + ")")
 		}
 		if o.Note != "" {
 			note := clipRunes(strings.Join(strings.Fields(o.Note), " "), 140)
@@ -772,6 +802,10 @@ func (t *turn) afterListing() error {
 			}
 		}
 		offers := t.liveOffers(task)
+		if newJob(m) && pick(m, offers, -1) < 0 {
+			t.anotherJob(task)
+			return nil
+		}
 		i := -1
 		if !isStatus(m) {
 			rec := slices.IndexFunc(offers, func(o axp.Offer) bool { return o.OfferID == conv.Recommended })
@@ -793,6 +827,10 @@ func (t *turn) afterListing() error {
 		return nil
 	}
 	conv.Stage, conv.Asking = axp.TalkAssigned, ""
+	if newJob(m) && !t.acted {
+		t.anotherJob(task)
+		return nil
+	}
 	if task.Status == axp.TaskAwaitingPayment && !t.acted {
 		if tx := reTxHash.FindString(t.raw); tx != "" {
 			var rep axp.PaymentReport

@@ -161,6 +161,25 @@ func (a *Approval) Open() bool {
 	return a.Status == ApprovalPending || a.Status == ApprovalHeld || a.Status == ApprovalFailed || a.Status == ApprovalReorged
 }
 
+// Close ends an open item that needs no decision any more (how: "replaced" or "closed"), with
+// note saying why; nothing moves.
+func (a *Approval) Close(how, note string, at time.Time) *Error {
+	if err := ApprovalMachine.Move(&a.Status, ApprovalReject); err != nil {
+		return err
+	}
+	a.ClosedAs, a.DecidedAt, a.Note = how, &at, note
+	return nil
+}
+
+// Shown is the item's status as a person reads it: how it was closed when it ended without the
+// operator's rejection ("replaced", "closed"), else its status.
+func (a *Approval) Shown() string {
+	if a.Status == ApprovalRejected && a.ClosedAs != "" {
+		return a.ClosedAs
+	}
+	return a.Status
+}
+
 // Hold holds a pending or failed item for why (HoldPayoutAddress, HoldReorg); an item already
 // held stays held, and a reorg's hold takes precedence over the wait for a payout address.
 func (a *Approval) Hold(why string) *Error {
@@ -230,6 +249,11 @@ type Approval struct {
 	HeldFor    string        `json:"held_for,omitempty"`
 	Reason     string        `json:"reason"`
 	Note       string        `json:"note,omitempty"`
+	// ClosedAs says how an item that ended rejected without the operator's rejection ended:
+	// "replaced" (a Mediator's decision the operator's decision replaced, after an appeal) or
+	// "closed" (nothing was left to decide: the task was funded otherwise, the transfer paid a
+	// task after all, a payment was written off). Empty when the operator rejected it.
+	ClosedAs   string        `json:"closed_as,omitempty" schema:"enum=replaced|closed"`
 	Checks     []CheckResult `json:"checks,omitempty"`
 	CreatedAt  time.Time     `json:"created_at"`
 	DecidedAt  *time.Time    `json:"decided_at,omitempty"`

@@ -297,15 +297,15 @@ func TestTrustMediationRulesAndAppeal(t *testing.T) {
 	_, err = do(buyer, "submit_statement", map[string]any{"id": med.ID, "statement": "one more thing"})
 	apiErr(t, err, axp.CodeConflict, "-")
 
-	// The seller appeals: the split is withdrawn and the operator decides.
+	// The seller appeals: the split is replaced (it reads so, not rejected) and the operator decides.
 	var appealed axp.Mediation
 	call(t, push.c, "appeal", map[string]any{"id": med.ID, "reason": "The checks passed."}, &appealed)
 	if appealed.Status != axp.MediationAppealed || appealed.AppealedBy != "seller" {
 		t.Fatalf("appealed %+v", appealed)
 	}
 	for _, a := range e.approvals(created.ID) {
-		if a.ID == split.ID && a.Status != axp.ApprovalRejected {
-			t.Fatalf("the appealed split is still %s", a.Status)
+		if a.ID == split.ID && (a.Status != axp.ApprovalRejected || a.ClosedAs != "replaced" || a.Shown() != "replaced") {
+			t.Fatalf("the appealed split is %s (closed as %q)", a.Status, a.ClosedAs)
 		}
 	}
 	_, err = do(buyer, "appeal", map[string]any{"id": med.ID, "reason": "me too"})

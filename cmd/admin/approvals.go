@@ -101,7 +101,7 @@ func approvalsListRun(ctx context.Context, o *ApprovalsListOptions) error {
 	for _, a := range l.Approvals {
 		tp.AddField(a.ID)
 		tp.AddField(a.Kind, cmdutil.WithColor(cs.Bold))
-		tp.AddField(a.Status, cmdutil.WithColor(cs.Status))
+		tp.AddField(a.Shown(), cmdutil.WithColor(cs.Status))
 		tp.AddField(a.TaskID)
 		tp.AddField(cmdutil.Money(o.IO, a.Amount))
 		tp.AddField(Parties(a))

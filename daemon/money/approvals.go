@@ -291,11 +291,9 @@ func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 		if o.Kind != axp.ApprovePayment || o.Status != axp.ApprovalPending || o.ID == a.ID || strings.EqualFold(o.TxHash, a.TxHash) {
 			continue
 		}
-		now := ch.Now
-		if err := axp.ApprovalMachine.Move(&o.Status, axp.ApprovalReject); err != nil {
+		if err := o.Close("closed", "closed: the task was funded by transaction "+a.TxHash, ch.Now); err != nil {
 			return err
 		}
-		o.DecidedAt, o.Note = &now, "closed: the task was funded by transaction "+a.TxHash
 		if err := ch.Tx.PutApproval(o); err != nil {
 			return err
 		}
@@ -547,11 +545,9 @@ func CloseReleaseDue(ch *kernel.Change, t *axp.TaskRecord, why string) error {
 		if a.Kind != axp.ApproveReleaseDue || a.Status != axp.ApprovalPending {
 			continue
 		}
-		now := ch.Now
-		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+		if err := a.Close("closed", "closed: "+why, ch.Now); err != nil {
 			return err
 		}
-		a.DecidedAt, a.Note = &now, "closed: "+why
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return err
 		}

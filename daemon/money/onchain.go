@@ -406,11 +406,9 @@ func refuseReport(ch *kernel.Change, t *axp.TaskRecord, txHash, why string) erro
 		if a.Kind != axp.ApprovePayment || a.Status != axp.ApprovalPending || !strings.EqualFold(a.TxHash, txHash) {
 			continue
 		}
-		now := ch.Now
-		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+		if err := a.Close("closed", why, ch.Now); err != nil {
 			return err
 		}
-		a.DecidedAt, a.Note = &now, why
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return err
 		}

@@ -64,11 +64,9 @@ func returning(ch *kernel.Change, hash, taskID string) (bool, error) {
 		return false, err
 	}
 	if !goingBack(a) {
-		now := ch.Now
-		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+		if err := a.Close("closed", "closed: the transfer pays task "+taskID, ch.Now); err != nil {
 			return false, err
 		}
-		a.DecidedAt, a.Note = &now, "closed: the transfer pays task "+taskID
 		return false, ch.Tx.PutApproval(a)
 	}
 	return true, nil

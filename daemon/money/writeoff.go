@@ -151,11 +151,10 @@ func (s *Service) adminWriteOff(ctx context.Context, c *pipeline.Call, in *axp.W
 			if still && fromEscrow == 0 {
 				continue
 			}
-			if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+			if err := a.Close("closed", "closed: payment "+hash+" was written off ("+note+")", now); err != nil {
 				return nil, err
 			}
-			a.DecidedAt, a.HeldFor = &now, ""
-			a.Note = "closed: payment " + hash + " was written off (" + note + ")"
+			a.HeldFor = ""
 			if err := ch.Tx.PutApproval(a); err != nil {
 				return nil, err
 			}

@@ -534,11 +534,9 @@ func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBo
 					return nil, axp.Conflict("the decision was carried out: the operator already sent the money", "")
 				}
 				if a != nil && a.Open() {
-					now := ch.Now
-					if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalReject); err != nil {
+					if err := a.Close("replaced", "replaced: the "+side+" appealed mediation "+m.ID+"; the operator's decision replaces the Mediator's", ch.Now); err != nil {
 						return nil, err
 					}
-					a.DecidedAt, a.Note = &now, "withdrawn: the "+side+" appealed mediation "+m.ID+"; the operator decides"
 					if err := ch.Tx.PutApproval(a); err != nil {
 						return nil, err
 					}

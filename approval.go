@@ -246,9 +246,9 @@ type Approval struct {
 	// Failure says why the last sending failed (status failed).
 	Failure string `json:"failure,omitempty"`
 	// HeldFor says why a held item waits: "payout_address" (or empty) or "reorg".
-	HeldFor    string        `json:"held_for,omitempty"`
-	Reason     string        `json:"reason"`
-	Note       string        `json:"note,omitempty"`
+	HeldFor string `json:"held_for,omitempty"`
+	Reason  string `json:"reason"`
+	Note    string `json:"note,omitempty"`
 	// ClosedAs says how an item that ended rejected without the operator's rejection ended:
 	// "replaced" (a Mediator's decision the operator's decision replaced, after an appeal) or
 	// "closed" (nothing was left to decide: the task was funded otherwise, the transfer paid a

@@ -63,17 +63,25 @@ func (m Money) String() string {
 	return s
 }
 
-// Display renders the amount for people: "US$4.00", with at least two decimals.
+// Display renders the amount for people: "US$4.00", "US$1,250.50", "-US$0.005": two decimals,
+// more only when sub-cent amounts matter, thousands separated.
 func (m Money) Display() string {
-	s := m.String()
-	i := strings.IndexByte(s, '.')
-	switch {
-	case i < 0:
-		s += ".00"
-	case len(s)-i == 2:
-		s += "0"
+	s, sign := m.String(), ""
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		s, sign = rest, "-"
 	}
-	return "US$" + s
+	whole, frac, _ := strings.Cut(s, ".")
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return sign + "US$" + b.String() + "." + frac
 }
 
 // Cents rounds the amount to whole cents, half away from zero.

@@ -110,7 +110,11 @@ func TestMoneyDisplay(t *testing.T) {
 		{protocol.USD(0, 20), "US$0.20"},
 		{protocol.USD(1, 25), "US$1.25"},
 		{1_234_500, "US$1.2345"},
-		{-protocol.USD(3, 50), "US$-3.50"},
+		{-protocol.USD(3, 50), "-US$3.50"},
+		{protocol.USD(1250, 50), "US$1,250.50"},
+		{protocol.USD(1_000_000, 0), "US$1,000,000.00"},
+		{protocol.USD(999, 0), "US$999.00"},
+		{-5_000, "-US$0.005"},
 	}
 	for _, c := range cases {
 		if got := c.m.Display(); got != c.want {

@@ -289,7 +289,7 @@ var secretRules = []secretRule{
 	// looked for first.
 	{kind: SecretDiscordToken, keywords: []string{"."}, pre: discordShape,
 		re: regexp.MustCompile(`\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`), check: discordID},
-	srule(SecretHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z]{34}\b`, 0, randomish(37, 3.5)),
+	srule(SecretHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z0-9]{34,40}\b`, 0, randomish(37, 3.5)),
 	srule(SecretVaultToken, []string{"hvs.", "hvb."}, `\bhv[sb]\.[A-Za-z0-9_\-]{24,}`, 0, randomish(28, 3.5)),
 	srule(SecretShopifyToken, []string{"shpat_", "shpca_", "shppa_", "shpss_"}, `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, 0, randomish(38, 3)),
 	// A shared access signature's sig= parameter, in a URL or a connection string.
@@ -321,7 +321,8 @@ var secretRules = []secretRule{
 		func(v, m string) bool { return randomish(16, 3.2)(v, m) && strings.ContainsAny(v, "0123456789") }),
 	// A wallet's private key: 64 hex digits (with or without 0x) that the words before name a key;
 	// the same shape named a transaction, a block, a hash or a slot passes (evmKey).
-	{kind: SecretWalletKey, keywords: []string{"key", "accounts", "pk", "metamask", "wallet", "signer", "deployer", "hextoecdsa", "use mine", "ключ", "鍵", "键", "鑰", "키",
+	{kind: SecretWalletKey, keywords: []string{"key", "accounts", "pk", "metamask", "wallet", "signer", "deployer", "hextoecdsa", "use mine", "ключ", "鍵", "键", "鑰", "钥", "키",
+		"account", "broadcast", "credentials", "priv:", "->sign(", "rememberkey(", "vm.addr(",
 		"clave", "chave", "clé", "cle ", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel"},
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
@@ -448,7 +449,7 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		}
 		return true
 	}
-	if bare {
+	if bare || publicValue(v) {
 		return false
 	}
 	// Key words that are not secrets: max_tokens, key ids, page tokens.

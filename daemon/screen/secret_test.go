@@ -289,3 +289,73 @@ func TestFindSecretsByContext(t *testing.T) {
 		{"Password: choose one with at least 12 characters.", "", ""},
 	})
 }
+
+// The third round of classes: keys passed to signing calls in more languages, key words in
+// Chinese, service tokens by prefix (Doppler, Docker Hub, 1Password, Notion, Hugging Face with
+// digits), Discord webhooks, RPC addresses with the key in the path, session cookies, keys handed
+// to a client, quoted mysql -p, dash-joined passphrases and password words in CJK prose, a phrase
+// after a full-width colon or a phrase word in another language, a denied phrase word, publishable
+// keys.
+func TestFindSecretsThirdRound(t *testing.T) {
+	const (
+		key   = "7c2e9a4f1b6d3e8a0c5f2b9d4e7a1c6f3b8d0e5a2c7f4b9d1e6a3c8f0b5d2e7a"
+		tok40 = "Qz8Rk3Wm6Tn1Yp4Vb7Xc2Hd5Jf9Lg0Sa3Ue6Iw8K"
+		pass  = "orbit-falcon-quiver-lantern42"
+		phr12 = "orbit velvet canyon fragile hamster desk lemon pilot author gravity noble toast"
+	)
+	checkSecrets(t, []secretCase{
+		{`Credentials creds = Credentials.create("0x` + key + `");`, SecretWalletKey, key},
+		{`var account = new Account("0x` + key + `", 1);`, SecretWalletKey, key},
+		{"accounts.add(\"0x" + key + "\")", SecretWalletKey, key},
+		{"vm.startBroadcast(0x" + key + ");", SecretWalletKey, key},
+		{"$signed = $tx->sign('0x" + key + "');", SecretWalletKey, key},
+		{`key = Eth::Key.new(priv: "` + key + `")`, SecretWalletKey, key},
+		{"私钥是 0x" + key + "，请保管好", SecretWalletKey, key},
+		{"密钥：" + key, SecretWalletKey, key},
+		{"vm.roll(block.number); bytes32 txHash = 0x" + key + ";", "", ""},
+		{"交易哈希 0x" + key + "，已确认", "", ""},
+		{"DOPPLER_TOKEN=dp.st.dev.Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2Qa5Te8Uv1", SecretToken, "dp.st.dev.Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2Qa5Te8Uv1"},
+		{"doppler setup --token dp.pt.Xq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2Qa5Te8Uv1", SecretToken, "dp.pt.Xq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2Qa5Te8Uv1"},
+		{"the Docker Hub token dckr_pat_Qm8Wr2Tn5Yx1Zb4Kc7Vd0Hf3Jg expires Friday", SecretToken, "dckr_pat_Qm8Wr2Tn5Yx1Zb4Kc7Vd0Hf3Jg"},
+		{"OP_SERVICE_ACCOUNT_TOKEN=ops_" + tok40 + "_" + tok40, SecretToken, "ops_" + tok40 + "_" + tok40},
+		{"const notion = new Client({ auth: 'secret_" + tok40 + "Ab1' })", SecretToken, "secret_" + tok40 + "Ab1"},
+		{"huggingface-cli login --token hf_Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9LsQa", SecretHuggingFace, "hf_Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9LsQa"},
+		{"co = cohere.Client(\"" + tok40 + "\")", SecretAPIKey, tok40},
+		{"client = Client(api_key=\"" + tok40 + "\")", SecretAPIKey, tok40},
+		{"ops_dashboard_refresh_interval_for_the_staging_cluster = 30", "", ""},
+		{"secret_key_base_for_the_staging_environment_is_set_in_vault", "", ""},
+		{"http_client(\"https://api.example.com/v1/orders\")", "", ""},
+		{"webhook: https://discord.com/api/webhooks/123456789012345678/Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2Qa5Te8Uv1Xq8Wm2Rt5Yx1Zb4Nc7Vd0", SecretToken, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2Qa5Te8Uv1Xq8Wm2Rt5Yx1Zb4Nc7Vd0"},
+		{"see https://discord.com/developers/docs/resources/webhook", "", ""},
+		{"RPC_URL=https://eth-mainnet.g.alchemy.com/v2/Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9L", SecretAPIKey, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9L"},
+		{"new JsonRpcProvider('https://mainnet.infura.io/v3/9c4e2a7b1d8f3e6a0b5c9d2e7f1a4b8c')", SecretAPIKey, "9c4e2a7b1d8f3e6a0b5c9d2e7f1a4b8c"},
+		{"wss://polygon-mainnet.infura.io/ws/v3/9c4e2a7b1d8f3e6a0b5c9d2e7f1a4b8c", SecretAPIKey, "9c4e2a7b1d8f3e6a0b5c9d2e7f1a4b8c"},
+		{"RPC_URL=https://eth-mainnet.g.alchemy.com/v2/your-api-key", "", ""},
+		{"RPC_URL=https://eth-mainnet.g.alchemy.com/v2/${ALCHEMY_KEY}", "", ""},
+		{"docs: https://docs.alchemy.com/reference/eth-getbalance-polygon", "", ""},
+		{"Cookie: session=Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9; theme=dark", SecretToken, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9"},
+		{"curl -b 'sessionid=Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9' https://shop.example/admin", SecretToken, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9"},
+		{"connect.sid=s%3AKq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9.Zb4Nc7Vd0Hf3", SecretToken, "s%3AKq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9"},
+		{"PHPSESSID=9c4e2a7b1d8f3e6a0b5c9d2e7f", SecretToken, "9c4e2a7b1d8f3e6a0b5c9d2e7f"},
+		{"Cookie: theme=dark; lang=en; consent=accepted_all_cookies_v2", "", ""},
+		{"the session=expired_because_of_inactivity flag is set", "", ""},
+		{"mysql -u root -p'" + pass + "' shop < dump.sql", SecretPassword, pass},
+		{`mysqldump -u backup -p"Zx8!Lmq2w" shop`, SecretPassword, "Zx8!Lmq2w"},
+		{"пароль от админки: " + pass, SecretPassword, pass},
+		{"Das Passwort für den FTP-Zugang lautet " + pass, SecretPassword, pass},
+		{"ssh creds: root@198.51.100.4 pw " + pass, SecretPassword, pass},
+		{"パスワードは " + pass + " です", SecretPassword, pass},
+		{"密码是 " + pass + "。", SecretPassword, pass},
+		{"mot de passe : " + pass, SecretPassword, pass},
+		{"The password reset flow lives in feature-branch-reset-v2.", "", ""},
+		{"パスワードは管理画面で変更できます", "", ""},
+		{"Password policy: see release-notes-2024.", "", ""},
+		{"助记词：" + phr12, SecretSeedPhrase, phr12},
+		{"frase semilla: " + phr12, SecretSeedPhrase, phr12},
+		{"word list for the game (not a wallet): " + phr12, "", ""},
+		{"Vokabeln (kein Seed): " + phr12, "", ""},
+		{"publishable key pk_test_Qm8Wr2Tn5Yx1Zb4Kc7Vd0Hf3Jg6Lp9SaK3Lv7Hj1Dc5Fb9Gn2Qa4 goes in the frontend", "", ""},
+		{"STRIPE_PUBLISHABLE_KEY=pk_live_Qm8Wr2Tn5Yx1Zb4Kc7Vd0Hf3Jg6Lp9SaK3Lv7Hj1Dc5Fb9Gn2Qa4", "", ""},
+		{"mapbox token pk.eyJ1IjoiYWNtZSIsImEiOiJjbGs4d3EyMnQwMDFqM3Bub2c5eXl6b2dpIn0.Qm8Wr2Tn5Yx1Zb4Kc7Vd0H", "", ""},
+	})
+}

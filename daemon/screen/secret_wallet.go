@@ -3,7 +3,10 @@ package screen
 import (
 	"crypto/sha256"
 	_ "embed"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Wallet keys and recovery phrases. On this exchange transaction hashes, block hashes, digests and
@@ -21,7 +24,11 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 	"clave privada", "chave privada", "clé privée", "cle privee", "privater schlüssel", "privatschlüssel",
 	"chiave privata", "klucz prywatny", "özel anahtar", "приватный ключ", "закрытый ключ", "секретный ключ",
 	"приватний ключ", "私钥", "私鑰", "秘密鍵", "秘密键", "개인키", "개인 키", "kunci privat", "khóa riêng", "sleutel",
-	"schlüssel", "key", "from_key", "hextoecdsa", "privatekeys", "pk for", "pk ", "_pk", "pk\"", "pk'"}
+	"schlüssel", "key", "from_key", "hextoecdsa", "privatekeys", "pk for", "pk ", "_pk", "pk\"", "pk'",
+	"密钥", "秘钥", "密鑰",
+	// calls that take a private key: web3j, Nethereum, brownie, Foundry, PHP, Ruby
+	"credentials.create(", "eckeypair.create(", "new account(", "accounts.add(", "broadcast(", "rememberkey(",
+	"vm.addr(", "etheckey(", "->sign(", "priv:", "privatekeytoaccount("}
 
 // weakKeyContext are words that name a 64-hex value a key only when no hash word is near: "new
 // Wallet(...)", "a funded deployer ... use mine: ...", but not "the Merkle root of the wallet list".
@@ -145,7 +152,48 @@ var bip39Index = func() map[string]int {
 
 // phraseContext are words that, before a run of list words, call it a recovery phrase.
 var phraseContext = []string{"seed", "mnemonic", "phrase", "recovery", "backup", "secret words", "wallet words",
-	"12 words", "24 words", "twelve words", "metamask", "ledger", "trezor", "wallet"}
+	"12 words", "24 words", "twelve words", "metamask", "ledger", "trezor", "wallet",
+	"semilla", "semente", "mnemónic", "mnemônic", "mnémonique", "mnemonik", "мнемон", "сид-фраз", "сид фраз",
+	"frase de recupera", "frase secreta", "frase di recupero", "frase segreta", "phrase de récupération",
+	"wiederherstellung", "fraza odzyskiw", "助记词", "助記詞", "助记", "种子词", "種子詞", "恢复短语", "ニーモニック",
+	"シードフレーズ", "復元フレーズ", "시드 구문", "복구 구문", "니모닉"}
+
+// negations are words that, just before a phrase word, deny it: "(not a wallet)".
+var negations = []string{"not", "no", "non", "nicht", "kein", "keine", "pas", "não", "nie", "не", "ni"}
+
+// articles may stand between a negation and a phrase word ("not a wallet", "no es una semilla").
+var articles = map[string]bool{"a": true, "an": true, "the": true, "is": true, "es": true, "un": true, "una": true,
+	"une": true, "ein": true, "eine": true, "é": true, "um": true, "uma": true, "ist": true, "real": true, "my": true}
+
+// negated reports whether the words just before before[:i] deny the phrase word at i: "not a
+// wallet", "kein Seed", "no es una semilla", "not a seed phrase"; "do not lose this seed phrase"
+// does not.
+func negated(before string, i int) bool {
+	f := strings.Fields(before[max(0, i-24):i])
+	for k := len(f) - 1; k >= 0 && k >= len(f)-4; k-- {
+		w := strings.Trim(f[k], "([\"'")
+		if slices.Contains(negations, w) {
+			return true
+		}
+		if !articles[w] && !slices.ContainsFunc(phraseContext, func(c string) bool { return strings.Contains(w, c) }) {
+			return false
+		}
+	}
+	return false
+}
+
+// apartFrom reports whether the non-ASCII letter or sign next to a word (before it when left)
+// leaves the word standing on its own: a sign such as "：" or a letter of a script written without
+// spaces, not a letter that continues a word ("café").
+func apartFrom(s string, left bool) bool {
+	var r rune
+	if left {
+		r, _ = utf8.DecodeLastRuneInString(s)
+	} else {
+		r, _ = utf8.DecodeRuneInString(s)
+	}
+	return !unicode.IsLetter(r) && !unicode.IsMark(r) || cjk(r)
+}
 
 // word is a word of the BIP-39 list at text[s:e], idx its index in the list.
 type word struct {
@@ -201,7 +249,8 @@ func findSeedPhrases(text string) [][2]int {
 			j++
 		}
 		idx := -1
-		if n := j - i; n >= 3 && n <= 8 && (j == len(text) || text[j] < 0x80) && (i == 0 || text[i-1] < 0x80) {
+		if n := j - i; n >= 3 && n <= 8 && (j == len(text) || text[j] < 0x80 || apartFrom(text[j:], false)) &&
+			(i == 0 || text[i-1] < 0x80 || apartFrom(text[:i], true)) {
 			for k := 0; k < n; k++ {
 				buf[k] = text[i+k] | 0x20
 			}
@@ -290,7 +339,7 @@ func seedRun(text string, s, e, numbered int, indices func() []int) bool {
 	}
 	before := strings.ToLower(text[from:s])
 	for _, w := range phraseContext {
-		if strings.Contains(before, w) {
+		if i := strings.LastIndex(before, w); i >= 0 && !negated(before, i) {
 			return true
 		}
 	}

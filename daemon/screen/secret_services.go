@@ -1,0 +1,67 @@
+package screen
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Service tokens with a prefix of their own, keys in the address of an RPC provider, webhooks,
+// session cookies and keys passed to a service's client.
+var serviceSecretRules = []secretRule{
+	// Doppler (dp.st.prd.…, dp.pt.…), Docker Hub (dckr_pat_…), 1Password service accounts
+	// (ops_…), Notion integrations (secret_… of 43, ntn_…).
+	srule(SecretToken, []string{"dp."}, `\bdp\.(?:st|pt|ct|sa|scim|audit)\.(?:[a-z0-9_\-]{1,40}\.)?[A-Za-z0-9]{40,44}\b`, 0, randomish(40, 3.5)),
+	srule(SecretToken, []string{"dckr_"}, `\bdckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}`, 0, randomish(28, 3.5)),
+	srule(SecretToken, []string{"ops_"}, `\bops_[A-Za-z0-9_\-]{40,}`, 0, mixedKey),
+	srule(SecretToken, []string{"secret_", "ntn_"}, `\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,50})\b`, 0, mixedKey),
+	// A Discord webhook: the channel's id, then its token.
+	srule(SecretToken, []string{"/api/webhooks/"},
+		`https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/([A-Za-z0-9_\-]{60,})`, 0,
+		func(v, _ string) bool { return randomish(60, 4)(v[strings.LastIndexByte(v, '/')+1:], v) }),
+	// An RPC provider's address with the key in its path: /v2/<key>, /v3/<key>, /<key>/.
+	srule(SecretAPIKey, []string{"alchemy", "infura", "quiknode", "ankr", "chainstack", "getblock", "blastapi", "drpc",
+		"nodereal", "rpc", "node"},
+		`(?i)\b(?:https?|wss?)://[a-z0-9.\-]*(?:alchemy(?:api)?\.(?:com|io)|infura\.io|quiknode\.pro|ankr\.com|chainstack\.com|getblock\.io|blastapi\.io|drpc\.org|nodereal\.io|[a-z0-9\-]*(?:rpc|node)[a-z0-9\-]*\.[a-z.]+)(?::\d+)?/(?:[a-z0-9_\-]{1,20}/){0,3}?([A-Za-z0-9_\-]{24,})`, 1,
+		rpcKey).withPre(func(text string) bool { return strings.Contains(text, "://") }),
+	// Session cookies: a session cookie's own name anywhere, any session or token cookie on a
+	// cookie line (Cookie:, Set-Cookie:, document.cookie, curl -b / --cookie).
+	srule(SecretToken, []string{"sid=", "sessid=", "session=", "sessionid="},
+		`(?i)\b(?:connect\.sid|express\.sid|phpsessid|jsessionid|asp\.net_sessionid|laravel_session|sessionid|_[a-z0-9]+_session)=([^\s;,"'&]{20,})`, 1,
+		randomish(20, 3.5)),
+	{kind: SecretToken, keywords: []string{"cookie"}, group: 1, check: randomish(20, 3.5), around: onCookieLine,
+		re: regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:sess|sid|token|auth)[a-z0-9_.\-]*=([^\s;,"'&]{20,})`)},
+	// A key handed to a service's client: cohere.Client("…"), new Client({ auth: '…' }).
+	srule(SecretAPIKey, []string{"client("},
+		`(?i)\b(?:client|clientv2|asyncclient)\(\s*\{?\s*(?:(?:api_?key|token|auth)\s*[=:]\s*)?["']([A-Za-z0-9_\-]{30,})["']`, 1,
+		mixedKey),
+}
+
+func init() {
+	secretRules = append(secretRules, serviceSecretRules...)
+}
+
+// mixedKey decides on a generated key: upper- and lower-case letters and digits, random-looking.
+func mixedKey(v, _ string) bool {
+	var up, low, dg bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+		dg = dg || c >= '0' && c <= '9'
+	}
+	return up && low && dg && len(v) >= 30 && entropy(v) >= 4 && !placeholderWord(v)
+}
+
+// rpcKey decides on the key in an RPC address: random-looking (a 32-hex Infura key too), not a
+// word or a name with dashes.
+func rpcKey(v, _ string) bool {
+	return entropy(v) >= 3.3 && classes(v) >= 2 && strings.ContainsAny(v, "0123456789") && !placeholderWord(v) &&
+		strings.Count(v, "-")+strings.Count(v, "_") <= 2
+}
+
+// onCookieLine reports whether the line before text[s:e] names cookies.
+func onCookieLine(text string, s, _ int) bool {
+	from := strings.LastIndexByte(text[:s], '\n') + 1
+	line := strings.ToLower(text[from:s])
+	return strings.Contains(line, "cookie") || strings.Contains(line, "curl") && strings.Contains(line, " -b")
+}

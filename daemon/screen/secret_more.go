@@ -79,6 +79,10 @@ func apiValue(m, _ string) bool {
 	if strings.Contains(lo, "api") && len(v) >= 32 && hexOnly(v) && !strings.Contains(v, "-") && !sameChar(v) {
 		return true // "API key: <32 hex>"
 	}
+	if strings.Contains(lo, "api") && len(v) >= 32 && strings.ToUpper(v) == v && strings.ContainsAny(v, "0123456789") &&
+		classes(v) == 2 && entropy(v) >= 4 && !placeholderWord(v) {
+		return true // "Etherscan API key: <34 capitals and digits>"
+	}
 	var up, low, dg bool
 	for i := 0; i < len(v); i++ {
 		c := v[i]
@@ -139,7 +143,8 @@ func (r secretRule) notPublic() secretRule {
 // passwordWords name a password in prose, in the languages sellers write in.
 var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pwd", "contraseña", "mot de passe",
 	"senha", "wachtwoord", "hasło", "пароль", "parola", "heslo", "lösenord", "passord", "adgangskode", "kennwort",
-	"パスワード", "密码", "密碼", "비밀번호"}
+	"パスワード", "密码", "密碼", "비밀번호", "口令", "şifre", "sifre", "kata sandi", "mật khẩu", "jelszó", "salasana",
+	"lozinka", "geslo", "κωδικός", "كلمة المرور", "סיסמה", "पासवर्ड", "รหัสผ่าน"}
 
 // findProsePasswords reports passwords given in prose: a password word, then, within a few words
 // on the same line, a value that reads as a password (passwordToken). "Password: choose one you
@@ -216,7 +221,7 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 			break
 		}
 		f = strings.TrimRight(f, ".,;:)?\"'`»”。，、；：！？）」』")
-		v := strings.TrimLeft(f, "\"'`«“「『（")
+		v := strings.TrimLeft(f, "\"'`«“「『（：")
 		if !passwordToken(v) {
 			v = strings.TrimRight(v, "!") // a password may end in "!", a sentence too
 		}

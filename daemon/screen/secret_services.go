@@ -14,6 +14,19 @@ var serviceSecretRules = []secretRule{
 	srule(SecretToken, []string{"dckr_"}, `\bdckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}`, 0, randomish(28, 3.5)),
 	srule(SecretToken, []string{"ops_"}, `\bops_[A-Za-z0-9_\-]{40,}`, 0, mixedKey),
 	srule(SecretToken, []string{"secret_", "ntn_"}, `\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,50})\b`, 0, mixedKey),
+	// More services by prefix: Grafana, Linear, Figma, Sentry, Pulumi, Tailscale, Replicate, Groq,
+	// Perplexity, xAI, Supabase, Shippo, Render, Netlify, Square, Postman, New Relic, Google OAuth
+	// client secrets, Mapbox secret tokens, Databricks, Atlassian, Mailchimp, Google refresh tokens,
+	// Facebook access tokens, Azure AD client secrets. A Mailchimp key (32 hex, then its data
+	// centre) only where a key is spoken of.
+	srule(SecretToken, []string{"glsa_", "glc_", "lin_api_", "figd_", "sntrys_", "sntryu_", "pul-", "tskey-", "r8_", "gsk_",
+		"pplx-", "xai-", "sbp_", "shippo_", "rnd_", "nfp_", "sq0", "pmak-", "nrak-", "gocspx-", "sk.eyj", "dapi", "atatt3"},
+		`\b(?:(?:glsa|glc|lin_api|figd|sntrys|sntryu|pul|tskey-auth|tskey-api|tskey-client|r8|gsk|pplx|xai|sbp|shippo_live|shippo_test|rnd|nfp|sq0atp|sq0csp|PMAK|NRAK|GOCSPX)[_\-][A-Za-z0-9_\-]{20,}|dapi[0-9a-f]{32}|sk\.eyJ[A-Za-z0-9_\-.]{40,}|ATATT3[A-Za-z0-9_\-=]{60,})`, 0,
+		prefixedToken),
+	srule(SecretAPIKey, []string{"mailchimp", "mandrill", "api"}, `\b[0-9a-f]{32}-us\d{1,2}\b`, 0, randomish(36, 3)).withPre(hex32),
+	srule(SecretToken, []string{"1//0"}, `\b1//0[A-Za-z0-9_\-]{40,}`, 0, randomish(40, 4)),
+	srule(SecretToken, []string{"eaa"}, `\bEAA[A-Za-z0-9]{80,}`, 0, mixedKey),
+	srule(SecretGeneric, []string{"q~"}, `\b[A-Za-z0-9_\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}`, 0, randomish(38, 4)),
 	// A Discord webhook: the channel's id, then its token.
 	srule(SecretToken, []string{"/api/webhooks/"},
 		`https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/([A-Za-z0-9_\-]{60,})`, 0,
@@ -64,4 +77,9 @@ func onCookieLine(text string, s, _ int) bool {
 	from := strings.LastIndexByte(text[:s], '\n') + 1
 	line := strings.ToLower(text[from:s])
 	return strings.Contains(line, "cookie") || strings.Contains(line, "curl") && strings.Contains(line, " -b")
+}
+
+// prefixedToken decides on a token with a service's prefix: long, random-looking, with digits.
+func prefixedToken(v, _ string) bool {
+	return len(v) >= 24 && entropy(v) >= 3.5 && classes(v) >= 2 && strings.ContainsAny(v, "0123456789") && !placeholderWord(v)
 }

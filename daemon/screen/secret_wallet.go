@@ -27,7 +27,7 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 	"schlüssel", "key", "from_key", "hextoecdsa", "privatekeys", "pk for", "pk ", "_pk", "pk\"", "pk'",
 	"密钥", "秘钥", "密鑰",
 	// calls that take a private key: web3j, Nethereum, brownie, Foundry, PHP, Ruby
-	"credentials.create(", "eckeypair.create(", "new account(", "accounts.add(", "broadcast(", "rememberkey(",
+	"credentials.create(", "eckeypair.create(", "account(", "accounts.add(", "broadcast(", "rememberkey(",
 	"vm.addr(", "etheckey(", "->sign(", "priv:", "privatekeytoaccount("}
 
 // weakKeyContext are words that name a 64-hex value a key only when no hash word is near: "new
@@ -46,7 +46,8 @@ var hashContext = []string{"tx", "transaction", "hash", "block", "receipt", "/tx
 var closedOnly = map[string]bool{"sha": true, "log": true, "id": true, "root": true}
 
 // keyAfter are words right after a value that name it a key ("import this key into MetaMask").
-var keyAfter = []string{"metamask", "private key", "import it", "import this", "key.txt", "keyfile", "into key"}
+var keyAfter = []string{"metamask", "private key", "import it", "import this", "key.txt", "keyfile", "into key",
+	"localwallet", "privatekeysigner", "signingkey"}
 
 // evmKey decides on a 64-hex value (0x or bare) at text[s:e] from its context.
 func evmKey(text string, s, e int) bool {
@@ -211,13 +212,7 @@ func findSeedPhrases(text string) [][2]int {
 	var run []word
 	numbered := 0
 	flush := func() {
-		if len(run) >= 12 && seedRun(text, run[0].s, run[len(run)-1].e, numbered, func() []int {
-			idx := make([]int, len(run))
-			for i, w := range run {
-				idx[i] = w.idx
-			}
-			return idx
-		}) {
+		if len(run) >= 12 && seedRun(text, run[0].s, run[len(run)-1].e, numbered, func() []int { return indices(run) }) {
 			s := run[0].s
 			if numbered > 0 {
 				s = numberBefore(text, s) // "1. " goes with the list
@@ -228,7 +223,8 @@ func findSeedPhrases(text string) [][2]int {
 		windows:
 			for n := min(len(run), 24) / 3 * 3; n >= 12; n -= 3 {
 				for k := 0; k+n <= len(run); k++ {
-					if setApart(text, run[k].s, run[k+n-1].e, n >= 18) && distinctWords(run[k:k+n]) >= 6 {
+					if setApart(text, run[k].s, run[k+n-1].e, n >= 18) && distinctWords(run[k:k+n]) >= 6 &&
+						(n >= 18 || bip39Checksum(indices(run[k:k+n]))) {
 						out = append(out, [2]int{run[k].s, run[k+n-1].e})
 						break windows
 					}
@@ -318,9 +314,10 @@ func phraseGap(g string) (numbered, ok bool) {
 }
 
 // seedRun decides on a run of list words at text[s:e]: numbered (most gaps hold a number), a
-// phrase word in the 80 bytes before it, a valid checksum over the whole run, or a phrase's exact
-// length set apart by quotes or a colon. A run of few distinct words ("test test ... junk", a
-// public test phrase) is not a secret.
+// phrase word not denied ("not a wallet") in the 80 bytes before it or the 60 after, a valid
+// checksum over the whole run, or a phrase's exact length from 18 words set apart by quotes or a
+// colon. Twelve or fifteen quoted words without a checksum are as often a game's word list. A run
+// of few distinct words ("test test ... junk", a public test phrase) is not a secret.
 func seedRun(text string, s, e, numbered int, indices func() []int) bool {
 	idx := indices()
 	distinct := map[int]bool{}
@@ -343,12 +340,19 @@ func seedRun(text string, s, e, numbered int, indices func() []int) bool {
 			return true
 		}
 	}
+	// A phrase word right after it: "'...' | cast wallet address --mnemonic-stdin".
+	after := strings.ToLower(text[e:min(len(text), e+60)])
+	for _, w := range phraseContext {
+		if i := strings.Index(after, w); i >= 0 && !negated(after, i) {
+			return true
+		}
+	}
 	// Only a run of a phrase's exact length is checked: a random run passes with a chance of 1 in
 	// 16 (12 words) to 1 in 256 (24 words), and every window of a longer run would add to it.
 	if len(idx) > 24 || len(idx)%3 != 0 {
 		return false
 	}
-	return setApart(text, s, e, len(idx) >= 18) || bip39Checksum(idx)
+	return len(idx) >= 18 && setApart(text, s, e, true) || bip39Checksum(idx)
 }
 
 // setApart reports whether text[s:e] stands alone: quoted ("echo '...' | cast"), or, for a long
@@ -389,6 +393,15 @@ func bip39Checksum(idx []int) bool {
 		}
 	}
 	return true
+}
+
+// indices are the list indices of a run's words.
+func indices(run []word) []int {
+	idx := make([]int, len(run))
+	for i, w := range run {
+		idx[i] = w.idx
+	}
+	return idx
 }
 
 // distinctWords counts the distinct list words of a run.

@@ -485,6 +485,30 @@ func strongish(v string) bool {
 	return len(v) >= 8 && strings.ToLower(v) == v
 }
 
+// bytePairs is a set of the pairs of adjacent bytes in a text, hashed into 4096 bits: a keyword
+// one of whose pairs is missing is not in the text, and is not looked for.
+type bytePairs [64]uint64
+
+func pairHash(a, b byte) uint { return (uint(a)*131 + uint(b)) & 4095 }
+
+func (p *bytePairs) add(s string) {
+	for i := 1; i < len(s); i++ {
+		h := pairHash(s[i-1], s[i])
+		p[h>>6] |= 1 << (h & 63)
+	}
+}
+
+// may reports whether every pair of adjacent bytes of k is in the set.
+func (p *bytePairs) may(k string) bool {
+	for i := 1; i < len(k); i++ {
+		h := pairHash(k[i-1], k[i])
+		if p[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // FindSecrets reports the credentials in text (private keys, cloud and service keys and tokens,
 // passwords and secrets given as values, connection strings with a password) without changing it.
 // Each Removal names its kind (one of the Secret* constants) and the fingerprint of the removed
@@ -494,6 +518,8 @@ func FindSecrets(text string) []Removal {
 		return nil
 	}
 	lo := strings.ToLower(text)
+	var pairs bytePairs
+	pairs.add(lo)
 	type span struct {
 		s, e int
 		kind string
@@ -503,7 +529,7 @@ func FindSecrets(text string) []Removal {
 	for prio, r := range secretRules {
 		hit := false
 		for _, k := range r.keywords {
-			if strings.Contains(lo, k) {
+			if pairs.may(k) && strings.Contains(lo, k) {
 				hit = true
 				break
 			}
@@ -576,7 +602,7 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findSeedPhrases(text) {
 		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
 	}
-	for _, p := range findProsePasswords(text, lo) {
+	for _, p := range findProsePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	if len(spans) == 0 {

@@ -148,13 +148,16 @@ var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pw
 
 // findProsePasswords reports passwords given in prose: a password word, then, within a few words
 // on the same line, a value that reads as a password (passwordToken). "Password: choose one you
-// can remember" holds none. lo is text in lower case.
-func findProsePasswords(text, lo string) [][2]int {
+// can remember" holds none. lo is text in lower case, pairs its pairs of bytes.
+func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 	if len(lo) != len(text) {
 		return nil // a letter changed its length in lower case: offsets would not match
 	}
 	var out [][2]int
 	for _, w := range passwordWords {
+		if !pairs.may(w) {
+			continue
+		}
 		for from := 0; ; {
 			i := strings.Index(lo[from:], w)
 			if i < 0 {

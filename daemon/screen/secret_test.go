@@ -393,3 +393,24 @@ func TestFindSecretsThirdRoundNeighbours(t *testing.T) {
 		{"accounts.at(\"0x52908400098527886E0F7030069857D2E4169EE7\")", "", ""},
 	})
 }
+
+// The pairs prefilter never skips a keyword the text holds, and skips one it does not.
+func TestBytePairs(t *testing.T) {
+	var all []string
+	for _, r := range secretRules {
+		all = append(all, r.keywords...)
+	}
+	all = append(all, passwordWords...)
+	for _, k := range all {
+		var p bytePairs
+		p.add(strings.ToLower("Here: " + k + " and more"))
+		if !p.may(k) {
+			t.Errorf("keyword %q held but skipped", k)
+		}
+	}
+	var p bytePairs
+	p.add("plain words only")
+	if p.may("dckr_") {
+		t.Error("dckr_ not held but looked for")
+	}
+}

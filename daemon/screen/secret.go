@@ -452,8 +452,9 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	if bare || publicValue(v) {
 		return false
 	}
-	// Key words that are not secrets: max_tokens, key ids, page tokens.
-	if strings.HasSuffix(k, "tokens") || strings.Contains(k, "_id") || strings.Contains(k, "page") || strings.Contains(k, "cursor") {
+	// Key words that are not secrets: max_tokens, key ids, page tokens, CSRF tokens.
+	if strings.HasSuffix(k, "tokens") || strings.Contains(k, "_id") || strings.Contains(k, "page") || strings.Contains(k, "cursor") ||
+		strings.Contains(k, "csrf") || strings.Contains(k, "xsrf") {
 		return false
 	}
 	if len(v) < 12 || entropy(v) < 3 || classes(v) < 2 {
@@ -463,6 +464,12 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		return false
 	}
 	return true
+}
+
+// arn reports whether the word holding text[i] is an Amazon resource name (arn:aws:...).
+func arn(text string, i int) bool {
+	w := strings.LastIndexAny(text[:i], " \t\n\"'=`") + 1
+	return strings.Contains(strings.ToLower(text[w:i]), "arn:")
 }
 
 // strongish reports whether an unquoted value after "password:" or "password is" reads as a
@@ -544,6 +551,9 @@ func FindSecrets(text string) []Removal {
 			case r.kindOf != nil:
 				// the generic rule: key in group 1, value in one of groups 2-5
 				key := text[m[2]:m[3]]
+				if arn(text, m[2]) {
+					continue // arn:aws:secretsmanager:...:secret:name names a secret
+				}
 				kind = r.kindOf(key)
 				vs, ve, quoted := -1, -1, false
 				for g := 2; g <= 5; g++ {

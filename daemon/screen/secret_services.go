@@ -25,7 +25,7 @@ var serviceSecretRules = []secretRule{
 		prefixedToken),
 	srule(SecretAPIKey, []string{"mailchimp", "mandrill", "api"}, `\b[0-9a-f]{32}-us\d{1,2}\b`, 0, randomish(36, 3)).withPre(hex32),
 	srule(SecretToken, []string{"1//0"}, `\b1//0[A-Za-z0-9_\-]{40,}`, 0, randomish(40, 4)),
-	srule(SecretToken, []string{"eaa"}, `\bEAA[A-Za-z0-9]{80,}`, 0, mixedKey),
+	srule(SecretToken, []string{"facebook", "fb_", "access_token", "graph"}, `\bEAA[A-Za-z0-9]{80,}`, 0, mixedKey),
 	srule(SecretGeneric, []string{"q~"}, `\b[A-Za-z0-9_\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}`, 0, randomish(38, 4)),
 	// A Discord webhook: the channel's id, then its token.
 	srule(SecretToken, []string{"/api/webhooks/"},
@@ -35,14 +35,14 @@ var serviceSecretRules = []secretRule{
 	srule(SecretAPIKey, []string{"alchemy", "infura", "quiknode", "ankr", "chainstack", "getblock", "blastapi", "drpc",
 		"nodereal", "rpc", "node"},
 		`(?i)\b(?:https?|wss?)://[a-z0-9.\-]*(?:alchemy(?:api)?\.(?:com|io)|infura\.io|quiknode\.pro|ankr\.com|chainstack\.com|getblock\.io|blastapi\.io|drpc\.org|nodereal\.io|[a-z0-9\-]*(?:rpc|node)[a-z0-9\-]*\.[a-z.]+)(?::\d+)?/(?:[a-z0-9_\-]{1,20}/){0,3}?([A-Za-z0-9_\-]{24,})`, 1,
-		rpcKey).withPre(func(text string) bool { return strings.Contains(text, "://") }),
+		rpcAddress).withPre(func(text string) bool { return strings.Contains(text, "://") }),
 	// Session cookies: a session cookie's own name anywhere, any session or token cookie on a
 	// cookie line (Cookie:, Set-Cookie:, document.cookie, curl -b / --cookie).
 	srule(SecretToken, []string{"sid=", "sessid=", "session=", "sessionid="},
 		`(?i)\b(?:connect\.sid|express\.sid|phpsessid|jsessionid|asp\.net_sessionid|laravel_session|sessionid|_[a-z0-9]+_session)=([^\s;,"'&]{20,})`, 1,
 		randomish(20, 3.5)),
-	{kind: SecretToken, keywords: []string{"cookie"}, group: 1, check: randomish(20, 3.5), around: onCookieLine,
-		re: regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:sess|sid|token|auth)[a-z0-9_.\-]*=([^\s;,"'&]{20,})`)},
+	{kind: SecretToken, keywords: []string{"cookie"}, group: 2, check: randomish(20, 3.5), around: onCookieLine,
+		re: regexp.MustCompile(`(?i)\b([a-z0-9_.\-]*(?:sess|sid|token|auth)[a-z0-9_.\-]*)=([^\s;,"'&]{20,})`)},
 	// A key handed to a service's client: cohere.Client("…"), new Client({ auth: '…' }).
 	srule(SecretAPIKey, []string{"client("},
 		`(?i)\b(?:client|clientv2|asyncclient)\(\s*\{?\s*(?:(?:api_?key|token|auth)\s*[=:]\s*)?["']([A-Za-z0-9_\-]{30,})["']`, 1,
@@ -72,14 +72,41 @@ func rpcKey(v, _ string) bool {
 		strings.Count(v, "-")+strings.Count(v, "_") <= 2
 }
 
-// onCookieLine reports whether the line before text[s:e] names cookies.
+// rpcAddress decides on an RPC address with a key: not an explorer's or an API's link to a
+// transaction, a block, an address or a commit.
+func rpcAddress(v, m string) bool {
+	lo := strings.ToLower(m)
+	for _, w := range []string{"/tx/", "/txs/", "/block", "/address", "/hash", "/commit", "/receipt"} {
+		if strings.Contains(lo, w) {
+			return false
+		}
+	}
+	return rpcKey(v, m)
+}
+
+// onCookieLine reports whether the line before text[s:e] names cookies, and the cookie is not a
+// CSRF token (which opens nothing by itself).
 func onCookieLine(text string, s, _ int) bool {
 	from := strings.LastIndexByte(text[:s], '\n') + 1
 	line := strings.ToLower(text[from:s])
+	name := line[strings.LastIndexAny(line, " ;:\"'")+1:]
+	if strings.Contains(name, "csrf") || strings.Contains(name, "xsrf") {
+		return false
+	}
 	return strings.Contains(line, "cookie") || strings.Contains(line, "curl") && strings.Contains(line, " -b")
 }
 
-// prefixedToken decides on a token with a service's prefix: long, random-looking, with digits.
+// prefixedToken decides on a token with a service's prefix: long, random-looking, with digits,
+// its body mixed case, hexadecimal or capitals and digits ("rnd_seed_for_the_run_2024" is a name).
 func prefixedToken(v, _ string) bool {
-	return len(v) >= 24 && entropy(v) >= 3.5 && classes(v) >= 2 && strings.ContainsAny(v, "0123456789") && !placeholderWord(v)
+	if len(v) < 24 || entropy(v) < 3.5 || !strings.ContainsAny(v, "0123456789") || placeholderWord(v) {
+		return false
+	}
+	body := v[strings.IndexAny(v, "_-.")+1:]
+	var up, low bool
+	for i := 0; i < len(body); i++ {
+		up = up || body[i] >= 'A' && body[i] <= 'Z'
+		low = low || body[i] >= 'a' && body[i] <= 'z'
+	}
+	return up && low || hexOnly(body) || !low
 }

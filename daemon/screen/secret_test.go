@@ -414,3 +414,24 @@ func TestBytePairs(t *testing.T) {
 		t.Error("dckr_ not held but looked for")
 	}
 }
+
+// Look-alikes next to the third round's classes: explorer and API links on RPC hosts, CSRF
+// cookies, names with a service's prefix, base64 images, hashes after a signing call's name,
+// resource names of a secret manager.
+func TestFindSecretsThirdRoundLookalikes(t *testing.T) {
+	const h = "4b1e8d2a7c3f9e0b5d6a1c8f2e7b3d9a0c4f6e1b8d2a5c7f3e9b0d4a6c1f8e2b"
+	checkSecrets(t, []secretCase{
+		{"https://polygon-rpc.com/api/v1/tx/0x" + h, "", ""},
+		{"curl https://rpc.example.org/blocks/" + h, "", ""},
+		{"https://nodejs.org/dist/v20.11.0/node-v20.11.0-linux-x64.tar.xz", "", ""},
+		{"Cookie: csrftoken=Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9; theme=dark", "", ""},
+		{"rnd_seed_for_the_generator_2024 = 42", "", ""},
+		{"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "", ""},
+		{"Merkle root 0x" + h + " for the wallet allowlist", "", ""},
+		{"broadcast(tx) returned 0x" + h, "", ""},
+		{"vm.broadcast(); bytes32 salt = 0x" + h + ";", "", ""},
+		{"Credentials.create is documented; receipt hash 0x" + h, "", ""},
+		{"valueFrom: arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf", "", ""},
+		{"git commit 3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c2e9b1d7a3f by the deployer", "", ""},
+	})
+}

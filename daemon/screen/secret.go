@@ -322,7 +322,9 @@ var secretRules = []secretRule{
 	// A wallet's private key: 64 hex digits (with or without 0x) that the words before name a key;
 	// the same shape named a transaction, a block, a hash or a slot passes (evmKey).
 	{kind: SecretWalletKey, keywords: []string{"key", "accounts", "pk", "metamask", "wallet", "signer", "deployer", "hextoecdsa", "use mine", "ключ", "鍵", "键", "鑰", "钥", "키",
-		"account", "broadcast", "credentials", "priv:", "->sign(", "rememberkey(", "vm.addr(",
+		"account", "broadcast", "credentials", "priv:", "->sign(", "rememberkey(", "vm.addr(", "sign", "monedero", "billetera",
+		"cartera", "carteira", "portefeuille", "portafoglio", "portfel", "кошел", "гаманц", "钱包", "錢包", "ウォレット", "지갑",
+		"cüzdan", "dompet",
 		"clave", "chave", "clé", "cle ", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel"},
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
@@ -449,8 +451,8 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		}
 		return true
 	}
-	if bare || publicValue(v) {
-		return false
+	if bare && !strings.HasPrefix(k, "-") || publicValue(v) {
+		return false // "token abc": only after a flag ("--token abc")
 	}
 	// Key words that are not secrets: max_tokens, key ids, page tokens, CSRF tokens.
 	if strings.HasSuffix(k, "tokens") || strings.Contains(k, "_id") || strings.Contains(k, "page") || strings.Contains(k, "cursor") ||

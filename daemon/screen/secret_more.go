@@ -44,9 +44,17 @@ var contextSecretRules = []secretRule{
 	// echo SECRET | docker login ... --password-stdin
 	srule(SecretPassword, []string{"login"},
 		`\becho[ \t]+["']?([^\s"'|]{6,})["']?[ \t]*\|[ \t]*(?:docker|podman|helm|oras|buildah|nerdctl)[ \t]+(?:registry[ \t]+)?login\b`, 1, passwordValue),
+	// A password given to a tool's flag: redis-cli -a, ldapsearch -w, zip -P, 7z -p, openssl
+	// pass:, smbclient -U user%password, mongosh -p.
+	srule(SecretPassword, []string{"redis-cli", "ldap", "zip", "7z", "pass:", "smbclient", "mongo"},
+		`(?:\bredis-cli\b[^\n|;]*?[ \t]-a[ \t]+|\bldap[a-z]+\b[^\n|;]*?[ \t]-w[ \t]+|\bzip\b[^\n|;]*?[ \t]-P[ \t]+|\b7za?\b[^\n|;]*?[ \t]-p|-pass(?:in|out)?[ \t]+pass:|\bsmbclient\b[^\n|;]*?[ \t]-U[ \t]+[^\s%]+%|\bmongo(?:sh)?\b[^\n|;]*?[ \t]-p[ \t]+)["']?([^\s"']{3,})`, 1,
+		passwordValue),
+	// Authorization: Token ..., Authorization: ApiKey ...
+	srule(SecretToken, []string{"authorization"}, `(?i)\bauthorization["']?[ \t]*[:=][ \t]*["']?(?:token|apikey|api-key|key|sso-key)[ \t]+([A-Za-z0-9\-._~+/:]{16,}=*)`, 1,
+		func(v, m string) bool { return randomish(16, 3.2)(v, m) && strings.ContainsAny(v, "0123456789") }),
 	// user / password after a login word: "admin login: svc_backend / Mango!Tiger!447198"
 	srule(SecretPassword, []string{" / "},
-		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account)\b[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
+		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account|wifi|wi-fi|wlan|ssid)\b[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
 		func(v, _ string) bool { return passwordToken(v) }),
 }
 

@@ -25,21 +25,25 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 	"chiave privata", "klucz prywatny", "özel anahtar", "приватный ключ", "закрытый ключ", "секретный ключ",
 	"приватний ключ", "私钥", "私鑰", "秘密鍵", "秘密键", "개인키", "개인 키", "kunci privat", "khóa riêng", "sleutel",
 	"schlüssel", "key", "from_key", "hextoecdsa", "privatekeys", "pk for", "pk ", "_pk", "pk\"", "pk'",
-	"密钥", "秘钥", "密鑰",
+	"密钥", "秘钥", "密鑰", "clave", "chave", "klucz", "ключ", "chiave", "clé", "anahtar",
 	// calls that take a private key: web3j, Nethereum, brownie, Foundry, PHP, Ruby
 	"credentials.create(", "eckeypair.create(", "account(", "accounts.add(", "broadcast(", "rememberkey(",
 	"vm.addr(", "etheckey(", "->sign(", "priv:", "privatekeytoaccount("}
 
 // weakKeyContext are words that name a 64-hex value a key only when no hash word is near: "new
 // Wallet(...)", "a funded deployer ... use mine: ...", but not "the Merkle root of the wallet list".
-var weakKeyContext = []string{"wallet", "signer", "deployer", "use mine"}
+var weakKeyContext = []string{"wallet", "signer", "deployer", "use mine", "to sign", "sign with", "signing with",
+	"monedero", "billetera", "cartera", "carteira", "portefeuille", "portafoglio", "portfel", "кошел", "гаманц", "钱包",
+	"錢包", "ウォレット", "지갑", "cüzdan", "dompet"}
 
 // hashContext are the words that name a 64-hex value a hash: a transaction, a block, a digest, a
 // slot. The nearer of a key word and a hash word before the value decides.
 var hashContext = []string{"tx", "transaction", "hash", "block", "receipt", "/tx/", "slot", "keccak", "bytes32",
 	"topic", "digest", "sha", "commit", "root", "salt", "nonce", "event", "log", "logs", "checksum", "merkle",
 	"signature", "sig ", "sig:", "sig=", "sig_", "sig\"", "id", "ids", "uuid", "seed", "public key", "public_key",
-	"publickey", "pubkey"}
+	"publickey", "pubkey", "хеш", "хэш", "транзакц", "блок", "transacción", "transação", "transaktion", "transazione",
+	"transakcj", "bloque", "bloco", "hachage", "哈希", "交易", "区块", "區塊", "ハッシュ", "トランザクション", "ブロック", "해시",
+	"트랜잭션", "블록"}
 
 // closedOnly are hash words that count only when no letter follows ("sha256" and "id:" count,
 // "share", "login" and "idea" do not).

@@ -289,7 +289,7 @@ var secretRules = []secretRule{
 	// looked for first.
 	{kind: SecretDiscordToken, keywords: []string{"."}, pre: discordShape,
 		re: regexp.MustCompile(`\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`), check: discordID},
-	srule(SecretHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z]{34}\b`, 0, randomish(37, 3.5)),
+	srule(SecretHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z0-9]{34,40}\b`, 0, randomish(37, 3.5)),
 	srule(SecretVaultToken, []string{"hvs.", "hvb."}, `\bhv[sb]\.[A-Za-z0-9_\-]{24,}`, 0, randomish(28, 3.5)),
 	srule(SecretShopifyToken, []string{"shpat_", "shpca_", "shppa_", "shpss_"}, `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, 0, randomish(38, 3)),
 	// A shared access signature's sig= parameter, in a URL or a connection string.
@@ -321,7 +321,10 @@ var secretRules = []secretRule{
 		func(v, m string) bool { return randomish(16, 3.2)(v, m) && strings.ContainsAny(v, "0123456789") }),
 	// A wallet's private key: 64 hex digits (with or without 0x) that the words before name a key;
 	// the same shape named a transaction, a block, a hash or a slot passes (evmKey).
-	{kind: SecretWalletKey, keywords: []string{"key", "accounts", "pk", "metamask", "wallet", "signer", "deployer", "hextoecdsa", "use mine", "ключ", "鍵", "键", "鑰", "키",
+	{kind: SecretWalletKey, keywords: []string{"key", "accounts", "pk", "metamask", "wallet", "signer", "deployer", "hextoecdsa", "use mine", "ключ", "鍵", "键", "鑰", "钥", "키",
+		"account", "broadcast", "credentials", "priv:", "->sign(", "rememberkey(", "vm.addr(", "sign", "monedero", "billetera",
+		"cartera", "carteira", "portefeuille", "portafoglio", "portfel", "кошел", "гаманц", "钱包", "錢包", "ウォレット", "지갑",
+		"cüzdan", "dompet",
 		"clave", "chave", "clé", "cle ", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel"},
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
@@ -448,11 +451,12 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		}
 		return true
 	}
-	if bare {
-		return false
+	if bare && !strings.HasPrefix(k, "-") || publicValue(v) {
+		return false // "token abc": only after a flag ("--token abc")
 	}
-	// Key words that are not secrets: max_tokens, key ids, page tokens.
-	if strings.HasSuffix(k, "tokens") || strings.Contains(k, "_id") || strings.Contains(k, "page") || strings.Contains(k, "cursor") {
+	// Key words that are not secrets: max_tokens, key ids, page tokens, CSRF tokens.
+	if strings.HasSuffix(k, "tokens") || strings.Contains(k, "_id") || strings.Contains(k, "page") || strings.Contains(k, "cursor") ||
+		strings.Contains(k, "csrf") || strings.Contains(k, "xsrf") {
 		return false
 	}
 	if len(v) < 12 || entropy(v) < 3 || classes(v) < 2 {
@@ -462,6 +466,12 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		return false
 	}
 	return true
+}
+
+// arn reports whether the word holding text[i] is an Amazon resource name (arn:aws:...).
+func arn(text string, i int) bool {
+	w := strings.LastIndexAny(text[:i], " \t\n\"'=`") + 1
+	return strings.Contains(strings.ToLower(text[w:i]), "arn:")
 }
 
 // strongish reports whether an unquoted value after "password:" or "password is" reads as a
@@ -484,6 +494,30 @@ func strongish(v string) bool {
 	return len(v) >= 8 && strings.ToLower(v) == v
 }
 
+// bytePairs is a set of the pairs of adjacent bytes in a text, hashed into 4096 bits: a keyword
+// one of whose pairs is missing is not in the text, and is not looked for.
+type bytePairs [64]uint64
+
+func pairHash(a, b byte) uint { return (uint(a)*131 + uint(b)) & 4095 }
+
+func (p *bytePairs) add(s string) {
+	for i := 1; i < len(s); i++ {
+		h := pairHash(s[i-1], s[i])
+		p[h>>6] |= 1 << (h & 63)
+	}
+}
+
+// may reports whether every pair of adjacent bytes of k is in the set.
+func (p *bytePairs) may(k string) bool {
+	for i := 1; i < len(k); i++ {
+		h := pairHash(k[i-1], k[i])
+		if p[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // FindSecrets reports the credentials in text (private keys, cloud and service keys and tokens,
 // passwords and secrets given as values, connection strings with a password) without changing it.
 // Each Removal names its kind (one of the Secret* constants) and the fingerprint of the removed
@@ -493,6 +527,8 @@ func FindSecrets(text string) []Removal {
 		return nil
 	}
 	lo := strings.ToLower(text)
+	var pairs bytePairs
+	pairs.add(lo)
 	type span struct {
 		s, e int
 		kind string
@@ -502,7 +538,7 @@ func FindSecrets(text string) []Removal {
 	for prio, r := range secretRules {
 		hit := false
 		for _, k := range r.keywords {
-			if strings.Contains(lo, k) {
+			if pairs.may(k) && strings.Contains(lo, k) {
 				hit = true
 				break
 			}
@@ -517,6 +553,9 @@ func FindSecrets(text string) []Removal {
 			case r.kindOf != nil:
 				// the generic rule: key in group 1, value in one of groups 2-5
 				key := text[m[2]:m[3]]
+				if arn(text, m[2]) {
+					continue // arn:aws:secretsmanager:...:secret:name names a secret
+				}
 				kind = r.kindOf(key)
 				vs, ve, quoted := -1, -1, false
 				for g := 2; g <= 5; g++ {
@@ -575,7 +614,7 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findSeedPhrases(text) {
 		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
 	}
-	for _, p := range findProsePasswords(text, lo) {
+	for _, p := range findProsePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	if len(spans) == 0 {

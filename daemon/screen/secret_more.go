@@ -40,13 +40,21 @@ var contextSecretRules = []secretRule{
 	srule(SecretPassword, []string{"value="},
 		`(?i)key="[^"]*(?:passw|pwd|secret|token|apikey)[^"]*"[ \t]+value="([^"]{3,200})"`, 1, passwordValue),
 	// mysql -pSECRET (the password glued to -p)
-	srule(SecretPassword, []string{"mysql"}, `\bmysql(?:dump|admin)?\b[^\n|;]*?[ \t]-p([^\s"']{3,})`, 1, passwordValue),
+	srule(SecretPassword, []string{"mysql"}, `\bmysql(?:dump|admin)?\b[^\n|;]*?[ \t]-p(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,}))`, -1, passwordValue),
 	// echo SECRET | docker login ... --password-stdin
 	srule(SecretPassword, []string{"login"},
 		`\becho[ \t]+["']?([^\s"'|]{6,})["']?[ \t]*\|[ \t]*(?:docker|podman|helm|oras|buildah|nerdctl)[ \t]+(?:registry[ \t]+)?login\b`, 1, passwordValue),
+	// A password given to a tool's flag: redis-cli -a, ldapsearch -w, zip -P, 7z -p, openssl
+	// pass:, smbclient -U user%password, mongosh -p.
+	srule(SecretPassword, []string{"redis-cli", "ldap", "zip", "7z", "pass:", "smbclient", "mongo"},
+		`(?:\bredis-cli\b[^\n|;]*?[ \t]-a[ \t]+|\bldap[a-z]+\b[^\n|;]*?[ \t]-w[ \t]+|\bzip\b[^\n|;]*?[ \t]-P[ \t]+|\b7za?\b[^\n|;]*?[ \t]-p|-pass(?:in|out)?[ \t]+pass:|\bsmbclient\b[^\n|;]*?[ \t]-U[ \t]+[^\s%]+%|\bmongo(?:sh)?\b[^\n|;]*?[ \t]-p[ \t]+)["']?([^\s"']{3,})`, 1,
+		passwordValue),
+	// Authorization: Token ..., Authorization: ApiKey ...
+	srule(SecretToken, []string{"authorization"}, `(?i)\bauthorization["']?[ \t]*[:=][ \t]*["']?(?:token|apikey|api-key|key|sso-key)[ \t]+([A-Za-z0-9\-._~+/:]{16,}=*)`, 1,
+		func(v, m string) bool { return randomish(16, 3.2)(v, m) && strings.ContainsAny(v, "0123456789") }),
 	// user / password after a login word: "admin login: svc_backend / Mango!Tiger!447198"
 	srule(SecretPassword, []string{" / "},
-		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account)\b[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
+		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account|wifi|wi-fi|wlan|ssid)\b[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
 		func(v, _ string) bool { return passwordToken(v) }),
 }
 
@@ -73,8 +81,15 @@ func apiValue(m, _ string) bool {
 		return false
 	}
 	v := m[strings.LastIndexAny(m, " \t:=\"'")+1:]
+	if publicValue(v) {
+		return false
+	}
 	if strings.Contains(lo, "api") && len(v) >= 32 && hexOnly(v) && !strings.Contains(v, "-") && !sameChar(v) {
 		return true // "API key: <32 hex>"
+	}
+	if strings.Contains(lo, "api") && len(v) >= 32 && strings.ToUpper(v) == v && strings.ContainsAny(v, "0123456789") &&
+		classes(v) == 2 && entropy(v) >= 4 && !placeholderWord(v) {
+		return true // "Etherscan API key: <34 capitals and digits>"
 	}
 	var up, low, dg bool
 	for i := 0; i < len(v); i++ {
@@ -85,6 +100,12 @@ func apiValue(m, _ string) bool {
 	}
 	return up && low && dg && len(v) >= 32 && entropy(v) >= 4.2 && !placeholderWord(v) && !strings.HasPrefix(v, "AAAA") &&
 		!contentID.MatchString(v)
+}
+
+// publicValue reports whether a value starts as a key made to be published: a Stripe publishable
+// key (pk_live_, pk_test_), a Mapbox public token (pk.).
+func publicValue(v string) bool {
+	return strings.HasPrefix(v, "pk_live_") || strings.HasPrefix(v, "pk_test_") || strings.HasPrefix(v, "pk.")
 }
 
 // withPre sets a rule's fast test.
@@ -121,7 +142,8 @@ func (r secretRule) notPublic() secretRule {
 	r.around = func(text string, s, _ int) bool {
 		from := max(0, s-40)
 		before := strings.ToLower(text[from:s])
-		return !strings.Contains(before, "public") && !strings.Contains(before, "pubkey") && !strings.Contains(before, "ssh-")
+		return !strings.Contains(before, "public") && !strings.Contains(before, "publishable") &&
+			!strings.Contains(before, "pubkey") && !strings.Contains(before, "ssh-") && !publicValue(text[s:])
 	}
 	return r
 }
@@ -129,17 +151,21 @@ func (r secretRule) notPublic() secretRule {
 // passwordWords name a password in prose, in the languages sellers write in.
 var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pwd", "contraseña", "mot de passe",
 	"senha", "wachtwoord", "hasło", "пароль", "parola", "heslo", "lösenord", "passord", "adgangskode", "kennwort",
-	"パスワード", "密码", "密碼", "비밀번호"}
+	"パスワード", "密码", "密碼", "비밀번호", "口令", "şifre", "sifre", "kata sandi", "mật khẩu", "jelszó", "salasana",
+	"lozinka", "geslo", "κωδικός", "كلمة المرور", "סיסמה", "पासवर्ड", "รหัสผ่าน"}
 
 // findProsePasswords reports passwords given in prose: a password word, then, within a few words
 // on the same line, a value that reads as a password (passwordToken). "Password: choose one you
-// can remember" holds none. lo is text in lower case.
-func findProsePasswords(text, lo string) [][2]int {
+// can remember" holds none. lo is text in lower case, pairs its pairs of bytes.
+func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 	if len(lo) != len(text) {
 		return nil // a letter changed its length in lower case: offsets would not match
 	}
 	var out [][2]int
 	for _, w := range passwordWords {
+		if !pairs.may(w) {
+			continue
+		}
 		for from := 0; ; {
 			i := strings.Index(lo[from:], w)
 			if i < 0 {
@@ -163,17 +189,23 @@ func findProsePasswords(text, lo string) [][2]int {
 func wordEdge(lo string, s, e int) bool {
 	if s > 0 {
 		r, _ := utf8.DecodeLastRuneInString(lo[:s])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_$({-.", r) {
+		if (unicode.IsLetter(r) || unicode.IsDigit(r)) && !cjk(r) || strings.ContainsRune("_$({-.", r) {
 			return false
 		}
 	}
 	if e < len(lo) {
 		r, _ := utf8.DecodeRuneInString(lo[e:])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_)}-.(", r) {
+		if (unicode.IsLetter(r) || unicode.IsDigit(r)) && !cjk(r) || strings.ContainsRune("_)}-.(", r) {
 			return false
 		}
 	}
 	return true
+}
+
+// cjk reports whether r is written without spaces between words (Chinese, Japanese, Korean): a
+// word next to it still stands as a word ("パスワードは", "密码是").
+func cjk(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // passwordAfter finds a password among the few words after text[:e] on its line: the next word
@@ -199,8 +231,8 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 		if n++; n > most {
 			break
 		}
-		f = strings.TrimRight(f, ".,;:)?\"'`»”")
-		v := strings.TrimLeft(f, "\"'`«“")
+		f = strings.TrimRight(f, ".,;:)?\"'`»”。，、；：！？）」』")
+		v := strings.TrimLeft(f, "\"'`«“「『（：")
 		if !passwordToken(v) {
 			v = strings.TrimRight(v, "!") // a password may end in "!", a sentence too
 		}
@@ -235,7 +267,7 @@ func passwordToken(v string) bool {
 			sym = true
 		}
 	}
-	if !dg || !low || !(sym || up) {
+	if !dg || !low || !(sym || up || passphrase(v)) {
 		return false // ORD-2024-11A, argon2id, bcrypt-12, db01:5432
 	}
 	if at := strings.IndexByte(v, '@'); at >= 0 && strings.Contains(v[at:], ".") {
@@ -243,6 +275,26 @@ func passwordToken(v string) bool {
 	}
 	if strings.Count(v, "/") >= 2 || strings.Count(v, ".") >= 2 || strings.HasPrefix(v, "-") || fileName.MatchString(v) {
 		return false // a path, a version or a host, a flag, a file
+	}
+	return true
+}
+
+// passphrase reports whether v is three or more words joined by dashes, underscores or dots, each
+// of three letters or more and perhaps digits after them: "uncover-zebra-ketchup-velvet38", not
+// "ORD-2024-11A", "bcrypt-12" or "feature-branch-reset-v2".
+func passphrase(v string) bool {
+	words := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	if len(words) < 3 {
+		return false
+	}
+	for _, w := range words {
+		i := 0
+		for i < len(w) && (w[i] >= 'a' && w[i] <= 'z' || w[i] >= 'A' && w[i] <= 'Z') {
+			i++
+		}
+		if i < 3 || strings.TrimLeft(w[i:], "0123456789") != "" {
+			return false
+		}
 	}
 	return true
 }

@@ -3,7 +3,10 @@ package screen
 import (
 	"crypto/sha256"
 	_ "embed"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Wallet keys and recovery phrases. On this exchange transaction hashes, block hashes, digests and
@@ -21,25 +24,34 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 	"clave privada", "chave privada", "clé privée", "cle privee", "privater schlüssel", "privatschlüssel",
 	"chiave privata", "klucz prywatny", "özel anahtar", "приватный ключ", "закрытый ключ", "секретный ключ",
 	"приватний ключ", "私钥", "私鑰", "秘密鍵", "秘密键", "개인키", "개인 키", "kunci privat", "khóa riêng", "sleutel",
-	"schlüssel", "key", "from_key", "hextoecdsa", "privatekeys", "pk for", "pk ", "_pk", "pk\"", "pk'"}
+	"schlüssel", "key", "from_key", "hextoecdsa", "privatekeys", "pk for", "pk ", "_pk", "pk\"", "pk'",
+	"密钥", "秘钥", "密鑰", "clave", "chave", "klucz", "ключ", "chiave", "clé", "anahtar",
+	// calls that take a private key: web3j, Nethereum, brownie, Foundry, PHP, Ruby
+	"credentials.create(", "eckeypair.create(", "account(", "accounts.add(", "broadcast(", "rememberkey(",
+	"vm.addr(", "etheckey(", "->sign(", "priv:", "privatekeytoaccount("}
 
 // weakKeyContext are words that name a 64-hex value a key only when no hash word is near: "new
 // Wallet(...)", "a funded deployer ... use mine: ...", but not "the Merkle root of the wallet list".
-var weakKeyContext = []string{"wallet", "signer", "deployer", "use mine"}
+var weakKeyContext = []string{"wallet", "signer", "deployer", "use mine", "to sign", "sign with", "signing with",
+	"monedero", "billetera", "cartera", "carteira", "portefeuille", "portafoglio", "portfel", "кошел", "гаманц", "钱包",
+	"錢包", "ウォレット", "지갑", "cüzdan", "dompet"}
 
 // hashContext are the words that name a 64-hex value a hash: a transaction, a block, a digest, a
 // slot. The nearer of a key word and a hash word before the value decides.
 var hashContext = []string{"tx", "transaction", "hash", "block", "receipt", "/tx/", "slot", "keccak", "bytes32",
 	"topic", "digest", "sha", "commit", "root", "salt", "nonce", "event", "log", "logs", "checksum", "merkle",
 	"signature", "sig ", "sig:", "sig=", "sig_", "sig\"", "id", "ids", "uuid", "seed", "public key", "public_key",
-	"publickey", "pubkey"}
+	"publickey", "pubkey", "хеш", "хэш", "транзакц", "блок", "transacción", "transação", "transaktion", "transazione",
+	"transakcj", "bloque", "bloco", "hachage", "哈希", "交易", "区块", "區塊", "ハッシュ", "トランザクション", "ブロック", "해시",
+	"트랜잭션", "블록"}
 
 // closedOnly are hash words that count only when no letter follows ("sha256" and "id:" count,
 // "share", "login" and "idea" do not).
 var closedOnly = map[string]bool{"sha": true, "log": true, "id": true, "root": true}
 
 // keyAfter are words right after a value that name it a key ("import this key into MetaMask").
-var keyAfter = []string{"metamask", "private key", "import it", "import this", "key.txt", "keyfile", "into key"}
+var keyAfter = []string{"metamask", "private key", "import it", "import this", "key.txt", "keyfile", "into key",
+	"localwallet", "privatekeysigner", "signingkey"}
 
 // evmKey decides on a 64-hex value (0x or bare) at text[s:e] from its context.
 func evmKey(text string, s, e int) bool {
@@ -145,7 +157,48 @@ var bip39Index = func() map[string]int {
 
 // phraseContext are words that, before a run of list words, call it a recovery phrase.
 var phraseContext = []string{"seed", "mnemonic", "phrase", "recovery", "backup", "secret words", "wallet words",
-	"12 words", "24 words", "twelve words", "metamask", "ledger", "trezor", "wallet"}
+	"12 words", "24 words", "twelve words", "metamask", "ledger", "trezor", "wallet",
+	"semilla", "semente", "mnemónic", "mnemônic", "mnémonique", "mnemonik", "мнемон", "сид-фраз", "сид фраз",
+	"frase de recupera", "frase secreta", "frase di recupero", "frase segreta", "phrase de récupération",
+	"wiederherstellung", "fraza odzyskiw", "助记词", "助記詞", "助记", "种子词", "種子詞", "恢复短语", "ニーモニック",
+	"シードフレーズ", "復元フレーズ", "시드 구문", "복구 구문", "니모닉"}
+
+// negations are words that, just before a phrase word, deny it: "(not a wallet)".
+var negations = []string{"not", "no", "non", "nicht", "kein", "keine", "pas", "não", "nie", "не", "ni"}
+
+// articles may stand between a negation and a phrase word ("not a wallet", "no es una semilla").
+var articles = map[string]bool{"a": true, "an": true, "the": true, "is": true, "es": true, "un": true, "una": true,
+	"une": true, "ein": true, "eine": true, "é": true, "um": true, "uma": true, "ist": true, "real": true, "my": true}
+
+// negated reports whether the words just before before[:i] deny the phrase word at i: "not a
+// wallet", "kein Seed", "no es una semilla", "not a seed phrase"; "do not lose this seed phrase"
+// does not.
+func negated(before string, i int) bool {
+	f := strings.Fields(before[max(0, i-24):i])
+	for k := len(f) - 1; k >= 0 && k >= len(f)-4; k-- {
+		w := strings.Trim(f[k], "([\"'")
+		if slices.Contains(negations, w) {
+			return true
+		}
+		if !articles[w] && !slices.ContainsFunc(phraseContext, func(c string) bool { return strings.Contains(w, c) }) {
+			return false
+		}
+	}
+	return false
+}
+
+// apartFrom reports whether the non-ASCII letter or sign next to a word (before it when left)
+// leaves the word standing on its own: a sign such as "：" or a letter of a script written without
+// spaces, not a letter that continues a word ("café").
+func apartFrom(s string, left bool) bool {
+	var r rune
+	if left {
+		r, _ = utf8.DecodeLastRuneInString(s)
+	} else {
+		r, _ = utf8.DecodeRuneInString(s)
+	}
+	return !unicode.IsLetter(r) && !unicode.IsMark(r) || cjk(r)
+}
 
 // word is a word of the BIP-39 list at text[s:e], idx its index in the list.
 type word struct {
@@ -163,13 +216,7 @@ func findSeedPhrases(text string) [][2]int {
 	var run []word
 	numbered := 0
 	flush := func() {
-		if len(run) >= 12 && seedRun(text, run[0].s, run[len(run)-1].e, numbered, func() []int {
-			idx := make([]int, len(run))
-			for i, w := range run {
-				idx[i] = w.idx
-			}
-			return idx
-		}) {
+		if len(run) >= 12 && seedRun(text, run[0].s, run[len(run)-1].e, numbered, func() []int { return indices(run) }) {
 			s := run[0].s
 			if numbered > 0 {
 				s = numberBefore(text, s) // "1. " goes with the list
@@ -180,7 +227,8 @@ func findSeedPhrases(text string) [][2]int {
 		windows:
 			for n := min(len(run), 24) / 3 * 3; n >= 12; n -= 3 {
 				for k := 0; k+n <= len(run); k++ {
-					if setApart(text, run[k].s, run[k+n-1].e, n >= 18) && distinctWords(run[k:k+n]) >= 6 {
+					if setApart(text, run[k].s, run[k+n-1].e, n >= 18) && distinctWords(run[k:k+n]) >= 6 &&
+						(n >= 18 || bip39Checksum(indices(run[k:k+n]))) {
 						out = append(out, [2]int{run[k].s, run[k+n-1].e})
 						break windows
 					}
@@ -201,7 +249,8 @@ func findSeedPhrases(text string) [][2]int {
 			j++
 		}
 		idx := -1
-		if n := j - i; n >= 3 && n <= 8 && (j == len(text) || text[j] < 0x80) && (i == 0 || text[i-1] < 0x80) {
+		if n := j - i; n >= 3 && n <= 8 && (j == len(text) || text[j] < 0x80 || apartFrom(text[j:], false)) &&
+			(i == 0 || text[i-1] < 0x80 || apartFrom(text[:i], true)) {
 			for k := 0; k < n; k++ {
 				buf[k] = text[i+k] | 0x20
 			}
@@ -269,9 +318,10 @@ func phraseGap(g string) (numbered, ok bool) {
 }
 
 // seedRun decides on a run of list words at text[s:e]: numbered (most gaps hold a number), a
-// phrase word in the 80 bytes before it, a valid checksum over the whole run, or a phrase's exact
-// length set apart by quotes or a colon. A run of few distinct words ("test test ... junk", a
-// public test phrase) is not a secret.
+// phrase word not denied ("not a wallet") in the 80 bytes before it or the 60 after, a valid
+// checksum over the whole run, or a phrase's exact length from 18 words set apart by quotes or a
+// colon. Twelve or fifteen quoted words without a checksum are as often a game's word list. A run
+// of few distinct words ("test test ... junk", a public test phrase) is not a secret.
 func seedRun(text string, s, e, numbered int, indices func() []int) bool {
 	idx := indices()
 	distinct := map[int]bool{}
@@ -290,7 +340,14 @@ func seedRun(text string, s, e, numbered int, indices func() []int) bool {
 	}
 	before := strings.ToLower(text[from:s])
 	for _, w := range phraseContext {
-		if strings.Contains(before, w) {
+		if i := strings.LastIndex(before, w); i >= 0 && !negated(before, i) {
+			return true
+		}
+	}
+	// A phrase word right after it: "'...' | cast wallet address --mnemonic-stdin".
+	after := strings.ToLower(text[e:min(len(text), e+60)])
+	for _, w := range phraseContext {
+		if i := strings.Index(after, w); i >= 0 && !negated(after, i) {
 			return true
 		}
 	}
@@ -299,7 +356,7 @@ func seedRun(text string, s, e, numbered int, indices func() []int) bool {
 	if len(idx) > 24 || len(idx)%3 != 0 {
 		return false
 	}
-	return setApart(text, s, e, len(idx) >= 18) || bip39Checksum(idx)
+	return len(idx) >= 18 && setApart(text, s, e, true) || bip39Checksum(idx)
 }
 
 // setApart reports whether text[s:e] stands alone: quoted ("echo '...' | cast"), or, for a long
@@ -340,6 +397,15 @@ func bip39Checksum(idx []int) bool {
 		}
 	}
 	return true
+}
+
+// indices are the list indices of a run's words.
+func indices(run []word) []int {
+	idx := make([]int, len(run))
+	for i, w := range run {
+		idx[i] = w.idx
+	}
+	return idx
 }
 
 // distinctWords counts the distinct list words of a run.

@@ -730,15 +730,15 @@ var DisputeTask = Define[DisputeInput, Task](Op{Name: "dispute_task", Method: po
 	&DisputeInput{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r"})
 
 // GetTimeline declares get_timeline, GET /api/tasks/{id}/timeline.
-var GetTimeline = Define[TaskRef, Timeline](Op{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: BuyerAuth, Tool: "get_timeline", Summary: "All events, messages and reviews of a task."},
+var GetTimeline = Define[TaskRef, Timeline](Op{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: TaskParty, Tool: "get_timeline", Summary: "All events, messages and reviews of a task."},
 	&TaskRef{ID: "tsk_x"})
 
 // SubmitReview declares submit_review, POST /api/tasks/{id}/review.
-var SubmitReview = Define[ReviewBody, ReviewResult](Op{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", GETForm: true, Tag: "buyer", Access: BuyerAuth, Status: created, Tool: "submit_review", Summary: "Review the other party of a completed job."},
+var SubmitReview = Define[ReviewBody, ReviewResult](Op{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", GETForm: true, Tag: "buyer", Access: TaskParty, Status: created, Tool: "submit_review", Summary: "Review the other party of a completed job."},
 	&ReviewBody{TaskRef: TaskRef{ID: "tsk_x"}, Rating: 5, Quality: ptr(4), Accuracy: ptr(4), Timeliness: ptr(5), Comment: "c"})
 
 // Translate declares translate, POST /api/tasks/{id}/translate.
-var Translate = Define[TranslateBody, Translation](Op{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "translate", Summary: "Translate the brief or the deliverable."},
+var Translate = Define[TranslateBody, Translation](Op{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "translate", Summary: "Translate the brief or the deliverable."},
 	&TranslateBody{TaskRef: TaskRef{ID: "tsk_x"}, What: "brief", Language: "fr"})
 
 // AnswerClarifications declares answer_clarifications, POST /api/tasks/{id}/clarify.
@@ -750,27 +750,27 @@ var RequestRedo = Define[RedoBody, Task](Op{Name: "request_redo", Method: post, 
 	&RedoBody{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r"})
 
 // ProposeSettlement declares propose_settlement, POST /api/tasks/{id}/settlement.
-var ProposeSettlement = Define[SettlementBody, Settlement](Op{Name: "propose_settlement", Method: post, Path: "/api/tasks/{id}/settlement", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "propose_settlement", Summary: "Propose a refund split."},
+var ProposeSettlement = Define[SettlementBody, Settlement](Op{Name: "propose_settlement", Method: post, Path: "/api/tasks/{id}/settlement", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "propose_settlement", Summary: "Propose a refund split."},
 	&SettlementBody{TaskRef: TaskRef{ID: "tsk_x"}, RefundPct: 50, Note: "n"})
 
 // AnswerSettlement declares answer_settlement, POST /api/tasks/{id}/settlement/{settlement_id}.
-var AnswerSettlement = Define[SettlementAnswer, Settlement](Op{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "answer_settlement", Summary: "Accept or reject a settlement proposal."},
+var AnswerSettlement = Define[SettlementAnswer, Settlement](Op{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "answer_settlement", Summary: "Accept or reject a settlement proposal."},
 	&SettlementAnswer{TaskRef: TaskRef{ID: "tsk_x"}, SettlementID: "stl_x", Accept: true})
 
 // Escalate declares escalate, POST /api/tasks/{id}/escalate.
-var Escalate = Define[EscalateBody, Mediation](Op{Name: "escalate", Method: post, Path: "/api/tasks/{id}/escalate", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "escalate", Summary: "Open a mediation."},
+var Escalate = Define[EscalateBody, Mediation](Op{Name: "escalate", Method: post, Path: "/api/tasks/{id}/escalate", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "escalate", Summary: "Open a mediation."},
 	&EscalateBody{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r", Statement: "s", ProposedRefundPct: ptr(50)})
 
 // SubmitStatement declares submit_statement, POST /api/mediations/{id}/statement.
-var SubmitStatement = Define[StatementBody, Mediation](Op{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "submit_statement", Summary: "A side's statement in a mediation."},
+var SubmitStatement = Define[StatementBody, Mediation](Op{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "submit_statement", Summary: "A side's statement in a mediation."},
 	&StatementBody{TaskRef: TaskRef{ID: "med_x"}, Statement: "s", ProposedRefundPct: ptr(50)})
 
 // Appeal declares appeal, POST /api/mediations/{id}/appeal.
-var Appeal = Define[AppealBody, Mediation](Op{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "appeal", Summary: "Appeal a mediation decision to a human operator."},
+var Appeal = Define[AppealBody, Mediation](Op{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "appeal", Summary: "Appeal a mediation decision to a human operator."},
 	&AppealBody{TaskRef: TaskRef{ID: "med_x"}, Reason: "r"})
 
 // PostMessage declares post_message, POST /api/tasks/{id}/messages.
-var PostMessage = Define[MessageBody, Message](Op{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", GETForm: true, GETPath: "/api/tasks/{id}/messages/send", Tag: "buyer", Access: BuyerAuth, Status: created, Tool: "post_message", Summary: "Write a message on a task; contact details are removed."},
+var PostMessage = Define[MessageBody, Message](Op{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", GETForm: true, GETPath: "/api/tasks/{id}/messages/send", Tag: "buyer", Access: TaskParty, Status: created, Tool: "post_message", Summary: "Write a message on a task; contact details are removed."},
 	&MessageBody{TaskRef: TaskRef{ID: "tsk_x"}, Body: "b", SellerID: "mem_x"})
 
 // ObjectToReview declares object_to_review, POST /api/reviews/{id}/objection.

@@ -368,8 +368,10 @@ func (w *replayWorld) connector() axp.Connector {
 // docs/decisions.md "Idempotency works on every door").
 func TestReplayIsTheFirstAnswer(t *testing.T) { eachStore(t, testReplayIsTheFirstAnswer) }
 
-func testReplayIsTheFirstAnswer(t *testing.T) {
-	t.Parallel()
+// newReplayWorld is an exchange on which every operation of replaySetups can succeed (a price
+// source and an AI stand-in on loopback, a generous board limit) and the world that builds the
+// states.
+func newReplayWorld(t *testing.T) *replayWorld {
 	prices := newPriceSource(t)
 	ai := newAIStandIn(t) // translation answers only with a provider
 	prices.set(false, "ethereum", "10")
@@ -381,7 +383,13 @@ func testReplayIsTheFirstAnswer(t *testing.T) {
 	if err := e.d.RecordMarket(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	w := &replayWorld{t: t, e: e, seller: e.instantSeller("text-file", "2.50", 5, map[string]any{"guarantee": map[string]any{"free_redo": 1}}, nil)}
+	return &replayWorld{t: t, e: e, seller: e.instantSeller("text-file", "2.50", 5, map[string]any{"guarantee": map[string]any{"free_redo": 1}}, nil)}
+}
+
+func testReplayIsTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	w := newReplayWorld(t)
+	e := w.e
 	run := 0
 	for _, op := range axp.Ops {
 		if !op.Mutating() || op.Access == axp.Paid || op.Later != "" {

@@ -2,6 +2,8 @@ package store
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 
@@ -150,4 +152,26 @@ func (db *DB) bucketNames() ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// Digests are a hash of each bucket's keys and values, read in one transaction: two digests of a
+// database differ exactly in the buckets a write between them changed.
+func (db *DB) Digests() (map[string]string, error) {
+	names, err := db.bucketNames()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(names))
+	err = db.View(func(tx *Tx) error {
+		for _, name := range names {
+			h := sha256.New()
+			c := tx.rawBucket([]byte(name)).Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(v), v)
+			}
+			out[name] = hex.EncodeToString(h.Sum(nil))
+		}
+		return nil
+	})
+	return out, err
 }

@@ -310,10 +310,11 @@ var buyerTokenSchema = &protocol.Schema{Type: "string", MaxLength: intp(200),
 
 func intp(n int) *int { return &n }
 
-// takesBuyerToken reports whether the tool takes a buyer_token argument: buyer steps, and reads
-// whose answer depends on it (get_task shows the buyer's view).
+// takesBuyerToken reports whether the tool takes a buyer_token argument: the steps of a task's
+// buyer (or of either party), and reads whose answer depends on it (get_task shows the buyer's
+// view).
 func takesBuyerToken(op *axp.Op) bool {
-	if op.Access == axp.BuyerAuth {
+	if op.Access == axp.BuyerAuth || op.Access == axp.TaskParty {
 		return true
 	}
 	return op.In != nil && protocol.SchemaOf(op.In).Properties["token"] != nil

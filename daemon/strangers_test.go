@@ -1,0 +1,119 @@
+package daemon_test
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+)
+
+// strangerMay lists the operations a caller other than the one replaySetups uses succeeds with
+// by design, and why: their access level admits any member (or anyone), and the call acts on the
+// caller's own records.
+var strangerMay = map[string]string{
+	"submit_offer": "any verified seller of the task's type offers on an open task",
+	"translate":    "a seller who may quote on an open task reads its brief, and may have it translated (a deliverable exists only once the task is assigned, and then only its parties may)",
+	"board_post":   "any verified member starts a thread on the members' board",
+	"board_reply":  "any verified member replies on the members' board",
+}
+
+// digestsIgnored are the buckets a refused call may write, and why.
+var digestsIgnored = map[string]string{
+	"members":      "the calling member's own last-seen time: any authenticated call is a sign of life",
+	"members_seen": "the index of last-seen times, for the same reason",
+	"log":          "the exchange's own log, written in the background: a refusal may be logged",
+	"trace_index":  "the index of that log by trace id",
+}
+
+// TestStrangersChangeNothing: every mutating operation that belongs to someone (a task's buyer or
+// party, a member, the operator), called by a stranger in a state where its owner's call succeeds,
+// is refused with 401, 403 or 404 and changes nothing in the store; the owner's call then
+// succeeds. The strangers: nobody (no credential), an unrelated verified member, the buyer of
+// another task, and for buyer-only operations the task's own seller. The states and the owners'
+// calls are replaySetups', so a new operation is covered as soon as its replay is.
+func TestStrangersChangeNothing(t *testing.T) { eachStore(t, testStrangersChangeNothing) }
+
+func testStrangersChangeNothing(t *testing.T) {
+	t.Parallel()
+	w := newReplayWorld(t)
+	e := w.e
+	stranger := e.verified(map[string]any{"roles": []string{"buyer", "seller"},
+		"skills": []map[string]any{{"task_type": "text-file", "description": "writes text"}}})
+	_, otherBuyer := w.open()
+	checked := 0
+	for _, op := range axp.Ops {
+		setup, known := replaySetups[op.Name]
+		if !known || op.Access == axp.Public || op.Access == axp.Paid {
+			continue
+		}
+		t.Run(op.Name, func(t *testing.T) {
+			w.t = t
+			k := setup(w)
+			type who struct{ name, token string }
+			strangers := []who{{"nobody", ""}, {"another task's buyer", otherBuyer}}
+			// A member's own operations (its profile, its posts) are any member's to call: the
+			// unrelated member is a stranger only where the record belongs to someone else.
+			owned := op.Access == axp.BuyerAuth || op.Access == axp.TaskParty || op.Access == axp.AdminAuth || op.Forbids
+			if owned && strangerMay[op.Name] == "" {
+				strangers = append(strangers, who{"an unrelated member", stranger.MemberSecret})
+			}
+			if op.Access == axp.BuyerAuth {
+				strangers = append(strangers, who{"the task's seller", w.seller.MemberSecret})
+			}
+			for _, s := range strangers {
+				if s.token == k.token {
+					continue
+				}
+				before, err := e.d.DB().Digests()
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp, err := do(e.anon.With(s.token), op.Name, maps.Clone(k.in))
+				if resp == nil {
+					t.Fatalf("called by %s: no answer: %v", s.name, err)
+				}
+				checked++
+				if resp.Status != 401 && resp.Status != 403 && resp.Status != 404 {
+					t.Errorf("called by %s: answered %d, want 401, 403 or 404: %.300s", s.name, resp.Status, resp.Body)
+				}
+				after, err := e.d.DB().Digests()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if changed := changedBuckets(before, after); len(changed) > 0 {
+					t.Errorf("called by %s (answered %d), the refused call changed %v", s.name, resp.Status, changed)
+				}
+			}
+			if resp, err := do(e.anon.With(k.token), op.Name, maps.Clone(k.in)); err != nil || resp.Status >= 300 {
+				t.Errorf("after the strangers, the owner's call: %v", err)
+			}
+		})
+	}
+	for name, why := range strangerMay {
+		if op := axp.Lookup(name); op == nil || why == "" {
+			t.Errorf("strangerMay names %s, which is no operation (or gives no reason)", name)
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d stranger calls checked", checked)
+	}
+}
+
+// changedBuckets lists the buckets whose digest differs, apart from those digestsIgnored names.
+func changedBuckets(before, after map[string]string) []string {
+	var out []string
+	for name := range after {
+		if before[name] != after[name] && digestsIgnored[name] == "" {
+			out = append(out, name)
+		}
+	}
+	for name := range before {
+		if _, ok := after[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}

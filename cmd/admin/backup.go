@@ -49,7 +49,7 @@ func runBackup(ctx context.Context, o *BackupOptions) error {
 			return cmdutil.Usagef("%s is a directory; name the backup file", o.File)
 		}
 		err := cmdutil.ConfirmStep(o.IO, o.Yes, "overwrite "+o.File, func() ([]string, error) {
-			return []string{fmt.Sprintf("%s exists (%d bytes, written %s); the backup replaces it", o.File, st.Size(), st.ModTime().Format("2006-01-02 15:04"))}, nil
+			return []string{fmt.Sprintf("%s exists (%d bytes, written %s); the backup replaces it", o.File, st.Size(), st.ModTime().Local().Format(cmdutil.TimeLayout))}, nil
 		})
 		if err != nil {
 			return err

@@ -161,7 +161,7 @@ func writeLog(s *cmdutil.IOStreams, entries []axp.LogEntry) error {
 
 func stamp(s *cmdutil.IOStreams, t time.Time) string {
 	if s.StdoutTTY {
-		return t.Local().Format("01-02 15:04:05")
+		return t.Local().Format(cmdutil.TimeLayout)
 	}
 	return t.UTC().Format(time.RFC3339Nano)
 }

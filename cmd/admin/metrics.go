@@ -78,7 +78,7 @@ func metricsRun(ctx context.Context, o *MetricsOptions) error {
 	rows("route", m.Routes)
 	rows("outbound", m.Outbound)
 	if o.IO.StdoutTTY {
-		fmt.Fprintf(o.IO.ErrOut, "Last %d h (since %s)\n", m.Hours, m.Since.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(o.IO.ErrOut, "Last %d h (since %s)\n", m.Hours, m.Since.Local().Format(cmdutil.TimeLayout))
 	}
 	return tp.Render()
 }

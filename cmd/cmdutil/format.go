@@ -5,6 +5,20 @@ import (
 	"time"
 )
 
+// TimeLayout is the one way a time reads on a terminal: local, to the second, with its zone.
+const TimeLayout = "2006-01-02 15:04:05 MST"
+
+// Time renders an instant: TimeLayout for people, RFC 3339 in UTC for scripts ("" for none).
+func Time(s *IOStreams, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	if !s.StdoutTTY {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return t.Local().Format(TimeLayout)
+}
+
 // Ago renders how long ago t was ("3m ago") for people; scripts get RFC 3339 times.
 func Ago(s *IOStreams, now, t time.Time) string {
 	if t.IsZero() {

@@ -88,10 +88,7 @@ func timeText(s *cmdutil.IOStreams, t *time.Time) string {
 	if t == nil || t.IsZero() {
 		return ""
 	}
-	if s.StdoutTTY {
-		return t.Local().Format("2006-01-02 15:04 MST")
-	}
-	return t.UTC().Format(time.RFC3339)
+	return cmdutil.Time(s, *t)
 }
 
 // paymentPairs are the label/value pairs of what to pay and where.

@@ -306,7 +306,7 @@ func TestPayDeliverAccept(t *testing.T) {
 	e.x.Call(seller, "deliver", map[string]any{"id": id, "content": "the sea\n", "filename": "sea.txt"}, nil)
 
 	out := e.must(task.NewCmdWatch(e.f, nil), id, "--until", "delivered", "--interval", "5ms")
-	if !regexp.MustCompile(`^\d\d:\d\d:\d\d  ` + id + `  delivered\n$`).MatchString(out) {
+	if !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+  ` + id + `  delivered\n$`).MatchString(out) {
 		t.Errorf("watch: %q", out)
 	}
 	if out := e.must(task.NewCmdDeliverable(e.f, nil), id); out != "the sea\n" || !strings.Contains(e.s.ErrOut.String(), "8 bytes, sha256") {

@@ -64,7 +64,7 @@ func timelineRun(ctx context.Context, o *TimelineOptions) error {
 		tp.AddField(strconv.FormatUint(ev.Seq, 10))
 		at := ev.At.UTC().Format(time.RFC3339)
 		if o.IO.StdoutTTY {
-			at = ev.At.Local().Format("01-02 15:04:05")
+			at = ev.At.Local().Format(cmdutil.TimeLayout)
 		}
 		tp.AddField(at, cmdutil.WithColor(cs.Gray))
 		tp.AddField(ev.Kind, cmdutil.WithColor(cs.Bold))

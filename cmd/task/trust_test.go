@@ -301,7 +301,7 @@ func TestSettleEscalateAppeal(t *testing.T) {
 		t.Errorf("mediation before escalation: %v", err)
 	}
 	e.must(task.NewCmdEscalate(e.f, nil), id, "--reason", "two lines instead of a poem", "--statement", "The brief asked for a poem.", "--refund-pct", "80")
-	m = regexp.MustCompile(`^✓ Opened mediation (med_\S+) of ` + id + `; the seller is asked for its statement \(due [-\d]+ [:\d]+\)\nFollow it with: axp task mediation ` + id + "\n$").FindStringSubmatch(e.s.ErrOut.String())
+	m = regexp.MustCompile(`^✓ Opened mediation (med_\S+) of ` + id + `; the seller is asked for its statement \(due [-\d]+ [:\d]+ \S+\)\nFollow it with: axp task mediation ` + id + "\n$").FindStringSubmatch(e.s.ErrOut.String())
 	if m == nil {
 		t.Fatalf("escalate: %q", e.s.ErrOut)
 	}

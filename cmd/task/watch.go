@@ -89,7 +89,7 @@ func watchRun(ctx context.Context, o *WatchOptions) error {
 			stopSpinner()
 		}
 		if changed {
-			line := fmt.Sprintf("%s  %s  %s", o.Now().Format("15:04:05"), t.ID, cs.Status(t.Status))
+			line := fmt.Sprintf("%s  %s  %s", o.Now().Local().Format(cmdutil.TimeLayout), t.ID, cs.Status(t.Status))
 			if t.Status == axp.TaskOpen {
 				line += " (" + cmdutil.Count(len(t.Offers), "offer", "offers") + ")"
 			}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -93,7 +94,7 @@ each dispute, message, settlement, mediation request and decision, and payout.`,
 	}
 	fl := c.Flags()
 	fl.StringVar(&o.Role, "role", "", "seller or buyer (required)")
-	fl.StringVar(&o.Name, "name", "", "the member's name, on first start (default \"axp seller\" or \"axp buyer\")")
+	fl.StringVar(&o.Name, "name", "", "the member's name, on first start (default: the name of --dir, so two agents differ)")
 	fl.StringVar(&o.Listen, "listen", "127.0.0.1:0", "address the MCP server listens on (port 0 picks a free port)")
 	fl.StringVar(&o.PublicURL, "public-url", "", "URL the exchange reaches this server at, when not the listen address (/mcp is appended)")
 	c.Flags().StringVar(&o.Dir, "dir", "", "directory of the member's credentials (default $XDG_CONFIG_HOME/axp/member)")
@@ -181,7 +182,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		Registration: axp.Registration{Roles: []string{o.Role}, Name: o.Name, Skills: skills},
 	}
 	if a.Registration.Name == "" {
-		a.Registration.Name = "axp " + o.Role
+		a.Registration.Name = defaultName(dir, o.Role)
 	}
 	if seller {
 		var s memberkit.Seller = memberkit.Defaults{Skills: skills}
@@ -362,4 +363,19 @@ func (p *logParty) Review(ctx context.Context, in protocol.ReviewInput) (protoco
 	out, err := p.Defaults.Review(ctx, in)
 	p.out.emit("review", map[string]any{"task_id": in.TaskID, "your_role": in.YourRole, "skipped": out.Skip, "test": in.Test})
 	return out, err
+}
+
+// defaultName is the name of an agent started without --name: its directory's name, which differs
+// from agent to agent (each needs a --dir of its own; the exchange refuses a name that reads like
+// another member's), or "axp ROLE" when the directory has no usable name.
+func defaultName(dir, role string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "axp " + role
+	}
+	name := strings.TrimSpace(filepath.Base(abs))
+	if name == "" || name == "." || name == string(filepath.Separator) || len(name) > 60 {
+		return "axp " + role
+	}
+	return name
 }

@@ -354,6 +354,8 @@ type Earnings struct {
 	// PayoutBalanceUSD is the payout address's stablecoin balance on the exchange's chain, when
 	// the exchange has one and the node answered.
 	PayoutBalanceUSD *Money `json:"payout_balance_usd,omitempty"`
+	// TestMode says the exchange runs in test mode: these amounts are test money.
+	TestMode bool `json:"test_mode,omitempty"`
 }
 
 // EarnedJob is one job's money as its seller sees it.

@@ -131,7 +131,9 @@ type Declined struct {
 
 // Task is a task as shown to its parties (spec 2.3).
 type Task struct {
-	ID               string         `json:"id"`
+	ID string `json:"id"`
+	// TestMode says the task is on an exchange in test mode: every amount in it is test money.
+	TestMode         bool           `json:"test_mode,omitempty"`
 	Type             string         `json:"type"`
 	Description      string         `json:"description,omitempty"`
 	Params           map[string]any `json:"params"`

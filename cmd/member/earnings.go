@@ -63,7 +63,11 @@ func runEarnings(ctx context.Context, o *EarningsOptions) error {
 	if e.PayoutBalanceUSD != nil {
 		balance = money(*e.PayoutBalanceUSD) + " (on the exchange's chain now)"
 	}
-	if err := cmdutil.KeyValues(o.IO, "Paid", money(e.PaidUSD), "Pending", money(e.PendingUSD),
+	testMoney := ""
+	if e.TestMode {
+		testMoney = "test money: this exchange runs in test mode, none of it is real"
+	}
+	if err := cmdutil.KeyValues(o.IO, "Money", testMoney, "Paid", money(e.PaidUSD), "Pending", money(e.PendingUSD),
 		"Held", money(e.HeldUSD), "Payout address", address, "Balance", balance); err != nil {
 		return err
 	}
@@ -91,8 +95,8 @@ func runEarnings(ctx context.Context, o *EarningsOptions) error {
 	return tp.Render()
 }
 
-// money writes an amount as US dollars with the decimals it needs.
-func money(m axp.Money) string { return "US$" + m.String() }
+// money writes an amount as people read it: US$0.50, more decimals only when sub-cent matters.
+func money(m axp.Money) string { return m.Display() }
 
 func payoutColor(cs cmdutil.ColorScheme, payout string) func(string) string {
 	switch payout {

@@ -118,5 +118,11 @@ func runJobs(ctx context.Context, o *JobsOptions) error {
 		tp.AddField(j.TxHash, cmdutil.WithTruncate(nil))
 		tp.EndRow()
 	}
-	return tp.Render()
+	if err := tp.Render(); err != nil {
+		return err
+	}
+	if e.TestMode {
+		fmt.Fprintln(o.IO.ErrOut, "Amounts are test money: this exchange runs in test mode, none of it is real")
+	}
+	return nil
 }

@@ -108,8 +108,8 @@ func TestServeREADMESellerTakesSixJobs(t *testing.T) {
 	})
 	// axp member jobs lists the six with their amounts: five delivered, one paid with its transaction.
 	status, stdout, stderr := run(t, env, bin, "member", "jobs", "--dir", dir)
-	if status != 0 || strings.Count(stdout, "\tdelivered\tUS$0.5\t") != 5 ||
-		!strings.Contains(stdout, last+"\ttext-file\treleased\tUS$0.5\tUS$0.495\tpaid\t"+tx) {
+	if status != 0 || strings.Count(stdout, "\tdelivered\tUS$0.50\t") != 5 ||
+		!strings.Contains(stdout, last+"\ttext-file\treleased\tUS$0.50\tUS$0.495\tpaid\t"+tx) {
 		t.Fatalf("member jobs: %d\n%s\n%s", status, stdout, stderr)
 	}
 	status, stdout, _ = run(t, env, bin, "member", "jobs", "--dir", dir, "--jq", ".jobs | length")

@@ -58,6 +58,9 @@ func writeOffers(s *cmdutil.IOStreams, t *axp.Task) error {
 	if s.StdoutTTY && t.RecommendedOffer != nil {
 		fmt.Fprintln(s.Out, cs.Gray("* recommended (best value: price 50%, ETA 30%, reliability 20%)"))
 	}
+	if s.StdoutTTY && t.TestMode {
+		fmt.Fprintln(s.Out, cs.Yellow("Prices are in test money: this exchange runs in test mode, none of it is real"))
+	}
 	return nil
 }
 

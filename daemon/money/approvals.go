@@ -597,7 +597,7 @@ const earnedJobs = 100
 // getMyEarnings answers what the calling seller's jobs paid and what is on its way, read from each
 // job's payout or split item (the latest one not rejected).
 func (s *Service) getMyEarnings(ctx context.Context, c *pipeline.Call) (*axp.Earnings, error) {
-	out := &axp.Earnings{Jobs: []axp.EarnedJob{}}
+	out := &axp.Earnings{Jobs: []axp.EarnedJob{}, TestMode: s.Cfg.TestMode}
 	err := s.Store.View(func(tx *store.Tx) error {
 		m, err := kernel.LoadMember(tx, c.Caller.MemberID)
 		if err != nil {

@@ -62,7 +62,7 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		Offers: []axp.Offer{}, Declined: []axp.Declined{}, AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt),
 		ChosenOfferID: t.ChosenOfferID, Deliveries: len(t.Deliveries), RedosLeft: t.FreeRedo - t.RedosUsed,
 		ReleaseDue: t.ReleaseDue, Screening: t.Screening, DisputeReason: t.DisputeReason, DisputeScreening: t.DisputeScreening,
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, TestMode: s.Cfg.TestMode || t.Test}
 	if audience != kernel.ViewBuyer {
 		// Sellers read the brief with the buyer's answers to sellers' questions.
 		v.Description = t.Brief()

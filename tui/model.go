@@ -77,8 +77,10 @@ type Model struct {
 	// operator view
 	queue       []axp.Approval
 	queueLoaded bool
-	filter      int // the operator's tab: a queue filter, tabMediations, tabListings or tabBoard
+	rail        string // how approved payouts move: "evm" (the hot wallet sends them) or "manual"
+	filter      int    // the operator's tab: a queue filter, tabMediations, tabListings or tabBoard
 	queueCur    int
+	marked      map[string]bool // queue items marked with space for a bulk approval, by id
 
 	meds           []axp.Mediation // appealed first, then newest first
 	medsLoaded     bool
@@ -102,7 +104,10 @@ type Model struct {
 	query  [numLists]string
 	typing bool
 
-	dialog   *dialog
+	dialog *dialog
+	// report is the outcome of the last approval, line by line (the transfers sent, each item of
+	// a bulk approval), shown under the screen until esc or enter closes it.
+	report   []string
 	flash    string
 	flashErr bool
 	help     bool
@@ -170,7 +175,7 @@ type (
 		err  error
 	}
 	queueMsg struct {
-		list []axp.Approval
+		list *axp.ApprovalList
 		err  error
 	}
 	medsMsg struct {
@@ -198,11 +203,14 @@ type (
 		d   *Deliverable
 		err error
 	}
-	// doneMsg ends an action: text is shown, task (when set) replaces the open task.
+	// doneMsg ends an action: text is shown (as an error when bad), task (when set) replaces the
+	// open task, report (when set) is shown under the screen.
 	doneMsg struct {
-		text string
-		err  error
-		task *axp.Task
+		text   string
+		bad    bool
+		err    error
+		task   *axp.Task
+		report []string
 	}
 	messagesMsg struct {
 		id   string
@@ -409,7 +417,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			return m.fail(msg.err), nil
 		}
-		m.setQueue(msg.list)
+		m.rail = msg.list.Rail
+		m.setQueue(msg.list.Approvals)
 		return m, nil
 	case medsMsg:
 		if msg.err != nil {
@@ -461,7 +470,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			return m.fail(msg.err), nil
 		}
-		m.flash, m.flashErr = msg.text, false
+		m.flash, m.flashErr = msg.text, msg.bad
+		if msg.report != nil {
+			m.report = msg.report
+		}
 		if msg.task != nil && m.open != nil && m.open.id == msg.task.ID {
 			m.open = m.open.clone()
 			m.setTask(msg.task)
@@ -503,11 +515,21 @@ func (m *Model) setTask(t *axp.Task) {
 	m.tasks = tasks
 }
 
-// setQueue replaces the queue, keeping the cursor on the same item when it is still there.
+// setQueue replaces the queue, keeping the cursor on the same item when it is still there and the
+// marks of the items still open.
 func (m *Model) setQueue(list []axp.Approval) {
 	old := m.visible()
 	m.queue, m.queueLoaded = list, true
 	m.queueCur = reselect(old, m.queueCur, m.visible(), func(a axp.Approval) string { return a.ID })
+	if len(m.marked) > 0 {
+		kept := map[string]bool{}
+		for _, a := range list {
+			if m.marked[a.ID] {
+				kept[a.ID] = true
+			}
+		}
+		m.marked = kept
+	}
 }
 
 // setMediations replaces the mediations, appealed ones first, keeping the cursor on the same one.
@@ -652,6 +674,12 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.dialog != nil {
 		return m.dialogKey(k)
+	}
+	if m.report != nil {
+		m.report = nil
+		if k.String() == "esc" || k.String() == "enter" {
+			return m, nil
+		}
 	}
 	if m.typing {
 		return m.filterKey(k)
@@ -888,38 +916,41 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	switch k.String() {
-	case "a":
+	case "space":
 		a := m.selected()
 		if a == nil {
 			return m, nil
 		}
-		switch {
-		case a.Status == axp.ApprovalReorged:
-			m.flash, m.flashErr = "This payment left the canonical chain (a reorg): it comes back by itself when the transfer is mined again; if it never does, axp admin payments write-off", true
-			return m, nil
-		case a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg:
-			m.flash, m.flashErr = "Held: a payment of this task left the canonical chain; it is released when the transfer is back", true
-			return m, nil
-		case a.Status == axp.ApprovalHeld:
-			m.flash, m.flashErr = "This payout is held until the seller adds a payout address", true
+		marked := map[string]bool{}
+		for id := range m.marked {
+			marked[id] = true
+		}
+		if marked[a.ID] {
+			delete(marked, a.ID)
+		} else {
+			marked[a.ID] = true
+		}
+		m.marked = marked
+		return m, nil
+	case "esc":
+		if len(m.marked) > 0 {
+			m.marked = nil
+			m.flash, m.flashErr = "Marks cleared", false
+		}
+		return m, nil
+	case "a":
+		if len(m.marked) > 0 {
+			return m.bulkApprove()
+		}
+		a := m.selected()
+		if a == nil {
 			return m, nil
 		}
-		var steps []step
-		if axp.SendsMoney(a.Kind) {
-			sent := a.Amount.Display()
-			if a.Kind == axp.ApprovePayout && a.PayoutAddress != "" {
-				sent += " to payout address " + a.PayoutAddress
-			}
-			steps = append(steps, step{field: "tx", prompt: "Transaction hash that sent " + sent + " (0x + 64 hex):", required: true,
-				validate: func(s string) string {
-					if !txPattern.MatchString(s) {
-						return "a transaction hash is 0x followed by 64 hex digits"
-					}
-					return ""
-				}})
+		if why := m.notApprovable(a); why != "" {
+			m.flash, m.flashErr = why, true
+			return m, nil
 		}
-		steps = append(steps, step{field: "note", prompt: "Note (optional):"}, confirmStep())
-		m.dialog = newDialog("approve", a.ID, approveTitle(*a), steps...)
+		m.dialog = m.approveDialog(a)
 	case "r", "x":
 		a := m.selected()
 		if a == nil {
@@ -1095,6 +1126,142 @@ func authorName(a axp.BoardAuthor) string {
 	return a.ID
 }
 
+// notApprovable says why queue item a cannot be approved now, or "" when it can.
+func (m Model) notApprovable(a *axp.Approval) string {
+	switch {
+	case a.Status == axp.ApprovalReorged:
+		return "This payment left the canonical chain (a reorg): it comes back by itself when the transfer is mined again; if it never does, axp admin payments write-off"
+	case a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg:
+		return "Held: a payment of this task left the canonical chain; it is released when the transfer is back"
+	case a.Status == axp.ApprovalHeld && a.Sending():
+		return "The buyer's part of " + a.ID + " is on its way; the seller's part waits for a payout address"
+	case a.Status == axp.ApprovalHeld && !buyerPartAlone(a):
+		return "This " + a.Kind + " is held until the seller adds a payout address"
+	}
+	return ""
+}
+
+// buyerPartAlone reports whether approving a held split sends the buyer's part on its own: the
+// seller's part waits for a payout address, the buyer's has not been sent.
+func buyerPartAlone(a *axp.Approval) bool {
+	return a.Kind == axp.ApproveSplit && a.Status == axp.ApprovalHeld && a.HeldFor != axp.HoldReorg && a.BuyerPartTxHash == "" &&
+		!a.Sending() && a.RefundUSD > 0
+}
+
+// hotWallet reports whether the exchange's hot wallet sends approved payouts, refunds and splits.
+func (m Model) hotWallet() bool { return m.rail == "evm" }
+
+// sendsWhat says what approving a payout, refund, split or return sends, and to whom.
+func sendsWhat(a axp.Approval) string {
+	switch {
+	case buyerPartAlone(&a):
+		return "the buyer's part, " + a.RefundUSD.Display() + ", to the buyer (the seller's part waits for a payout address)"
+	case a.Kind == axp.ApprovePayout && a.PayoutAddress != "":
+		return a.Amount.Display() + " to " + partyName(a) + " at payout address " + a.PayoutAddress
+	case a.Kind == axp.ApprovePayout:
+		return a.Amount.Display() + " to " + partyName(a)
+	case a.Kind == axp.ApproveRefund:
+		return a.Amount.Display() + " to the buyer"
+	case a.Kind == axp.ApproveReturn && a.PayoutAddress != "":
+		return a.Amount.Display() + " back to " + a.PayoutAddress
+	case a.Kind == axp.ApproveSplit:
+		return a.RefundUSD.Display() + " to the buyer and " + a.SellerNetUSD.Display() + " to " + partyName(a)
+	}
+	return a.Amount.Display()
+}
+
+// approveDialog asks what approving a needs: on an exchange with a hot wallet, a payout, refund,
+// split or return is confirmed and the exchange sends it; on the manual rail the operator gives the
+// hash of the transaction that sent it.
+func (m Model) approveDialog(a *axp.Approval) *dialog {
+	if !axp.SendsMoney(a.Kind) {
+		return newDialog("approve", a.ID, approveTitle(*a), step{field: "note", prompt: "Note (optional):"}, confirmStep())
+	}
+	if m.hotWallet() {
+		d := newDialog("approve", a.ID, "Send "+sendsWhat(*a)+"?",
+			step{prompt: "The hot wallet sends it (" + a.Kind + " " + a.ID + ", task " + a.TaskID + "). Press y to send, n or esc to cancel."})
+		return d
+	}
+	return newDialog("approve", a.ID, approveTitle(*a),
+		step{field: "tx", prompt: "Transaction hash that sent " + sendsWhat(*a) + " (0x + 64 hex):", required: true,
+			validate: func(s string) string {
+				if !txPattern.MatchString(s) {
+					return "a transaction hash is 0x followed by 64 hex digits"
+				}
+				return ""
+			}},
+		step{field: "note", prompt: "Note (optional):"}, confirmStep())
+}
+
+// bulkApprove asks once to approve every marked item.
+func (m Model) bulkApprove() (tea.Model, tea.Cmd) {
+	var ids, lines []string
+	for _, a := range m.queue {
+		if !m.marked[a.ID] {
+			continue
+		}
+		if why := m.notApprovable(&a); why != "" {
+			m.flash, m.flashErr = a.ID+": "+why+" (space unmarks it)", true
+			return m, nil
+		}
+		if axp.SendsMoney(a.Kind) && !m.hotWallet() {
+			m.flash, m.flashErr = a.ID+": without a hot wallet each "+a.Kind+" needs the hash of its own transaction: approve it alone (space unmarks it)", true
+			return m, nil
+		}
+		ids = append(ids, a.ID)
+		what := approveTitle(a)
+		if axp.SendsMoney(a.Kind) {
+			what = a.Kind + " " + a.ID + ": send " + sendsWhat(a)
+		}
+		lines = append(lines, "· "+what)
+	}
+	if len(ids) == 0 {
+		m.marked = nil
+		return m, nil
+	}
+	m.dialog = newDialog("approve_all", strings.Join(ids, " "), fmt.Sprintf("Approve the %d marked items?", len(ids)), confirmStep())
+	m.dialog.detail = lines
+	return m, nil
+}
+
+// approvedReport says what an approval did: the transfers the hot wallet sent, the part sent of
+// a held split, or what the approval booked.
+func approvedReport(a *axp.Approval) []string {
+	var out []string
+	sent := func() {
+		for _, x := range a.Transfers {
+			if x.Status == axp.TransferSent {
+				out = append(out, fmt.Sprintf("Sent %s to the %s at %s: %s", x.Amount.Display(), x.Part, x.To, x.TxHash))
+			}
+		}
+	}
+	switch {
+	case a.Status == axp.ApprovalSent:
+		sent()
+		out = append(out, fmt.Sprintf("%s %s of task %s is confirmed once its transfers have their confirmations", a.Kind, a.ID, a.TaskID))
+	case a.Status == axp.ApprovalHeld && a.Sending():
+		sent()
+		out = append(out, fmt.Sprintf("The buyer's part of %s %s is booked once confirmed; the seller's part waits for a payout address", a.Kind, a.ID))
+	case a.Status == axp.ApprovalHeld && a.BuyerPartTxHash != "":
+		out = append(out, fmt.Sprintf("Recorded the buyer's part of %s %s (%s, tx %s); the seller's part waits for a payout address", a.Kind, a.ID, a.RefundUSD.Display(), a.BuyerPartTxHash))
+	case a.Recipients() != "":
+		out = append(out, fmt.Sprintf("Approved %s %s of task %s: %s", a.Kind, a.ID, a.TaskID, a.Recipients()))
+	default:
+		out = append(out, fmt.Sprintf("Approved %s %s (task %s)", a.Kind, a.ID, a.TaskID))
+	}
+	return out
+}
+
+// approveFailed is the error of an approval whose sending failed at once (the node refused a
+// transfer), nil for any other.
+func approveFailed(a *axp.Approval) error {
+	if a.Status != axp.ApprovalFailed {
+		return nil
+	}
+	return &axp.Error{Code: axp.CodeUnavailable, Message: fmt.Sprintf("%s %s of task %s failed: %s", a.Kind, a.ID, a.TaskID, a.Failure),
+		Hint: "it is back in the queue: fix the cause (a hot wallet without ETH for gas: fund it) and approve again"}
+}
+
 func approveTitle(a axp.Approval) string {
 	switch a.Kind {
 	case axp.ApprovePayment:
@@ -1169,8 +1336,40 @@ func (m Model) run(d *dialog) tea.Cmd {
 			if err != nil {
 				return doneMsg{err: err}
 			}
-			return doneMsg{text: fmt.Sprintf("Approved %s %s (task %s)", a.Kind, a.ID, a.TaskID)}
+			if err := approveFailed(a); err != nil {
+				return doneMsg{err: err}
+			}
+			r := approvedReport(a)
+			if len(r) == 1 {
+				return doneMsg{text: r[0]}
+			}
+			return doneMsg{text: r[len(r)-1], report: r}
 		})
+	case "approve_all":
+		ids := strings.Fields(id)
+		timeout := m.opts.CallTimeout
+		return func() tea.Msg {
+			var lines []string
+			failed := 0
+			for _, id := range ids {
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				a, err := src.Approve(ctx, id, "", "")
+				cancel()
+				if err == nil {
+					err = approveFailed(a)
+				}
+				if err != nil {
+					failed++
+					lines = append(lines, "✗ "+id+": "+errText(err))
+					continue
+				}
+				for _, l := range approvedReport(a) {
+					lines = append(lines, "✓ "+l)
+				}
+			}
+			text := fmt.Sprintf("Approved %d of %d marked items", len(ids)-failed, len(ids))
+			return doneMsg{text: text, bad: failed > 0, report: lines}
+		}
 	case "reject":
 		return call(func(ctx context.Context) doneMsg {
 			a, err := src.Reject(ctx, id, v["reason"])
@@ -1251,6 +1450,8 @@ type dialog struct {
 	err    string
 	// summary, when set, says at the confirmation what the entered values will do.
 	summary func(values map[string]string) string
+	// detail, when set, are lines under the title (the items of a bulk approval).
+	detail []string
 }
 
 // step is one input (field set) or the final confirmation (field empty).
@@ -1313,6 +1514,9 @@ func (m Model) dialogKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		switch k.String() {
 		case "y", "Y":
 			m.dialog = nil
+			if d.action == "approve_all" {
+				m.marked = nil
+			}
 			if d.action == "message" && m.open != nil && m.open.id == d.target {
 				m.open = m.open.clone()
 				m.open.pane = paneMessages

@@ -297,7 +297,7 @@ func TestOperatorFilters(t *testing.T) {
 	}
 	l := fixtureApprovals()
 	l[0], l[3] = l[3], l[0]
-	m, _ = update(t, m, queueMsg{list: l})
+	m, _ = update(t, m, queueMsg{list: &axp.ApprovalList{Approvals: l, Rail: "manual"}})
 	if m.selected().ID != "apr_held" {
 		t.Errorf("after a refresh the cursor moved to %s", m.selected().ID)
 	}
@@ -325,7 +325,7 @@ func TestOperatorApproveFlows(t *testing.T) {
 	if m.dialog.current().field != "tx" {
 		t.Fatalf("a payout should ask for the tx hash: %+v", m.dialog)
 	}
-	if p := m.dialog.current().prompt; !strings.Contains(p, " to payout address 0x"+strings.Repeat("5e", 20)) || !strings.Contains(p, "US$") {
+	if p := m.dialog.current().prompt; !strings.Contains(p, " to Quick Writer at payout address 0x"+strings.Repeat("5e", 20)) || !strings.Contains(p, "US$") {
 		t.Errorf("the payout prompt lacks the amount and the payout address: %q", p)
 	}
 	m, _ = press(t, m, "enter")
@@ -407,7 +407,7 @@ func TestErrorsAndSwitching(t *testing.T) {
 		t.Errorf("flash %q", m.flash)
 	}
 	m, _ = press(t, m, "?")
-	if !m.help || !strings.Contains(m.Render(), "approve (asks for the tx hash of payouts)") || !strings.Contains(m.Render(), "board: let a held post appear / hide it") {
+	if !m.help || !strings.Contains(m.Render(), "approve (the hot wallet sends: y/n; else the tx hash)") || !strings.Contains(m.Render(), "board: let a held post appear / hide it") {
 		t.Errorf("help:\n%s", m.Render())
 	}
 	m, cmd = press(t, m, "q")
@@ -1019,5 +1019,159 @@ func TestOperatorAudit(t *testing.T) {
 	m, _ = press(t, m, "esc")
 	if m.auditOpen || !strings.Contains(m.Render(), "[Queue 4]") {
 		t.Errorf("esc did not close the audit trail:\n%s", m.Render())
+	}
+}
+
+// heldSplit is a split held for the seller's payout address whose buyer's part was not sent.
+func heldSplit() axp.Approval {
+	return axp.Approval{ID: "apr_split", Kind: axp.ApproveSplit, Status: axp.ApprovalHeld, HeldFor: axp.HoldPayoutAddress, TaskID: "tsk_disp",
+		TaskType: "text-file", Amount: usd(2, 50), PriceUSD: usd(2, 50), RefundUSD: usd(1, 0), SellerNetUSD: usd(1, 48), BuyerID: "anonymous",
+		SellerID: "mem_nowallet", SellerName: "No Wallet", Reason: "the operator decided a split", CreatedAt: now.Add(-time.Hour)}
+}
+
+// On an exchange with a hot wallet, a on a payout asks only y/n, approves without a hash and shows
+// the transfer sent; the exchange's refusal shows its message and hint.
+func TestOperatorApproveHotWallet(t *testing.T) {
+	src := newFake()
+	src.rail = "evm"
+	m := loaded(t, src, ViewOperator)
+	m, _ = press(t, m, "down", "a")
+	if m.dialog == nil || m.dialog.current().field != "" {
+		t.Fatalf("with a hot wallet a payout asks only for a confirmation: %+v", m.dialog)
+	}
+	payout := "0x" + repeat("5e", 20)
+	if want := "Send US$2.475 to Quick Writer at payout address " + payout + "?"; m.dialog.title != want {
+		t.Errorf("title %q, want %q", m.dialog.title, want)
+	}
+	m, cmd := press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 1 || !reflect.DeepEqual(c[0].args, []string{"apr_out", "", ""}) {
+		t.Fatalf("approve calls %+v", c)
+	}
+	screen := m.Render()
+	if want := "Sent US$2.475 to the seller at " + payout + ": 0x" + repeat("5a", 32); !strings.Contains(strings.Join(m.report, "\n"), want) {
+		t.Errorf("the report lacks %q: %q", want, m.report)
+	}
+	if !strings.Contains(screen, "Sent US$2.475 to the seller") || !strings.Contains(m.flash, "confirmed once its transfers have their confirmations") {
+		t.Errorf("the transfer is not on the screen (flash %q):\n%s", m.flash, screen)
+	}
+	m, _ = press(t, m, "esc")
+	if m.report != nil {
+		t.Error("esc does not close the report")
+	}
+
+	// The exchange refuses: its message and hint are shown.
+	src.refuse = map[string]error{"apr_out": axp.Conflict("the hot wallet 0xH holds US$0.00 of the stablecoin, approving apr_out needs US$2.475",
+		"fund the hot wallet with the stablecoin and approve again")}
+	m, _ = press(t, m, "a")
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if !m.flashErr || m.flash != "error: the hot wallet 0xH holds US$0.00 of the stablecoin, approving apr_out needs US$2.475 (fund the hot wallet with the stablecoin and approve again)" {
+		t.Errorf("refusal flash %q", m.flash)
+	}
+
+	// A held payout waits for its address; a held split sends its buyer's part.
+	m, _ = press(t, m, "down", "a")
+	if m.dialog != nil || !strings.Contains(m.flash, "held until the seller adds a payout address") {
+		t.Errorf("held payout: %+v %q", m.dialog, m.flash)
+	}
+	src.approvals = append(src.approvals, heldSplit())
+	m = settle(t, m, m.load())
+	m, _ = press(t, m, "G", "a")
+	if m.dialog == nil || m.dialog.title != "Send the buyer's part, US$1.00, to the buyer (the seller's part waits for a payout address)?" {
+		t.Fatalf("held split: %+v %q", m.dialog, m.flash)
+	}
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); !reflect.DeepEqual(c[len(c)-1].args, []string{"apr_split", "", ""}) {
+		t.Fatalf("approve calls %+v", c)
+	}
+	if !strings.Contains(strings.Join(m.report, "\n"), "Sent US$1.00 to the buyer at 0x"+repeat("b0", 20)) || !strings.Contains(m.flash, "the seller's part waits for a payout address") {
+		t.Errorf("held split report %q flash %q", m.report, m.flash)
+	}
+	// Its buyer's part on its way, it cannot be approved again.
+	m, _ = press(t, m, "esc", "G", "a")
+	if m.dialog != nil || !strings.Contains(m.flash, "on its way") {
+		t.Errorf("split sending: %+v %q", m.dialog, m.flash)
+	}
+}
+
+// Without a hot wallet a held split asks for the hash of the buyer's part, and a hash the exchange
+// refuses shows why.
+func TestOperatorApproveManualRail(t *testing.T) {
+	src := newFake()
+	src.approvals = append(src.approvals, heldSplit())
+	m := loaded(t, src, ViewOperator)
+	m, _ = press(t, m, "G", "a")
+	if m.dialog == nil || m.dialog.current().field != "tx" || !strings.Contains(m.dialog.current().prompt, "the buyer's part, US$1.00, to the buyer") {
+		t.Fatalf("manual held split: %+v %q", m.dialog, m.flash)
+	}
+	src.refuse = map[string]error{"apr_split": axp.Invalid("tx_hash", "the transaction sends US$0.50 to the buyer, not US$1.00", "send the buyer's part in one transaction")}
+	m, _ = update(t, m, tea.PasteMsg{Content: "0x" + repeat("cd", 32)})
+	m, _ = press(t, m, "enter", "enter")
+	m, cmd := press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 1 || c[0].args[1] != "0x"+repeat("cd", 32) {
+		t.Fatalf("approve calls %+v", c)
+	}
+	if !m.flashErr || m.flash != "error: tx_hash: the transaction sends US$0.50 to the buyer, not US$1.00 (send the buyer's part in one transaction)" {
+		t.Errorf("refused hash: %q", m.flash)
+	}
+}
+
+// space marks rows (a mark on the row, the count in the footer); a approves every marked one after
+// one confirmation and reports each.
+func TestOperatorBulkApprove(t *testing.T) {
+	src := newFake()
+	src.rail = "evm"
+	m := loaded(t, src, ViewOperator)
+	m, _ = press(t, m, "space", "down", "space", "down")
+	screen := m.Render()
+	for _, want := range []string{" ✓payment", " ✓payout ", "› payout      held", "2 marked  a approve marked"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	// space again unmarks.
+	m, _ = press(t, m, "up", "space")
+	if len(m.marked) != 1 {
+		t.Fatalf("marked %v", m.marked)
+	}
+	m, _ = press(t, m, "space", "a")
+	if m.dialog == nil || m.dialog.title != "Approve the 2 marked items?" || len(m.dialog.detail) != 2 ||
+		!strings.Contains(m.dialog.detail[1], "payout apr_out: send US$2.475 to Quick Writer") {
+		t.Fatalf("bulk dialog %+v", m.dialog)
+	}
+	if r := m.Render(); !strings.Contains(r, "Confirm payment apr_pay") || !strings.Contains(r, "payout apr_out: send US$2.475") {
+		t.Errorf("the confirmation does not list the items:\n%s", r)
+	}
+	src.refuse = map[string]error{"apr_out": axp.Conflict("insufficient funds in the hot wallet", "fund it")}
+	m, cmd := press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 2 || c[0].args[0] != "apr_pay" || c[1].args[0] != "apr_out" {
+		t.Fatalf("approve calls %+v", c)
+	}
+	report := strings.Join(m.report, "\n")
+	if !strings.Contains(report, "✓ Approved payment apr_pay") || !strings.Contains(report, "✗ apr_out: insufficient funds in the hot wallet (fund it)") {
+		t.Errorf("report %q", m.report)
+	}
+	if !m.flashErr || m.flash != "Approved 1 of 2 marked items" || len(m.marked) != 0 {
+		t.Errorf("flash %q marked %v", m.flash, m.marked)
+	}
+
+	// A held payout cannot be marked into a bulk approval, nor a payout on the manual rail.
+	m, _ = press(t, m, "esc", "down", "space", "a")
+	if m.dialog != nil || !strings.Contains(m.flash, "apr_held: ") {
+		t.Errorf("held in bulk: %+v %q", m.dialog, m.flash)
+	}
+	m, _ = press(t, m, "esc")
+	if len(m.marked) != 0 {
+		t.Errorf("esc does not unmark: %v", m.marked)
+	}
+	src.rail = "manual"
+	m = settle(t, m, m.load())
+	m, _ = press(t, m, "up", "space", "a")
+	if m.dialog != nil || !strings.Contains(m.flash, "needs the hash of its own transaction") {
+		t.Errorf("manual bulk: %+v %q", m.dialog, m.flash)
 	}
 }

@@ -50,6 +50,9 @@ func (m Model) Render() string {
 	default:
 		body = m.listBody(w, bodyH-len(dlg))
 	}
+	if dlg == nil && m.report != nil {
+		dlg = m.reportBox(w, bodyH)
+	}
 	body = lines(body, bodyH-len(dlg))
 	body = append(body, dlg...)
 	out := make([]string, 0, h)
@@ -171,13 +174,24 @@ func (m Model) headRow(cols []col, ws []int) string {
 
 // selRow renders a table row, marked when selected.
 func (m Model) selRow(selected bool, ws []int, cells ...string) string {
-	mark := "  "
+	return m.markRow(selected, false, ws, cells...)
+}
+
+// markRow renders a table row: › in front when selected, ✓ when marked for a bulk action.
+func (m Model) markRow(selected, marked bool, ws []int, cells ...string) string {
+	mark := []rune("  ")
 	if selected {
-		mark = "› "
+		mark[0] = '›'
 	}
-	r := mark + m.row(ws, cells...)
-	if selected {
+	if marked {
+		mark[1] = '✓'
+	}
+	r := string(mark) + m.row(ws, cells...)
+	switch {
+	case selected:
 		return m.theme.sel.Render(r)
+	case marked:
+		return m.theme.bold.Render(r)
 	}
 	return r
 }
@@ -232,6 +246,10 @@ func (m Model) footer(w int) []string {
 	}
 	var parts []string
 	for _, k := range m.keys() {
+		if k[1] == "" {
+			parts = append(parts, t.warn.Render(k[0]))
+			continue
+		}
 		parts = append(parts, t.key.Render(k[0])+" "+t.dim.Render(k[1]))
 	}
 	if f := m.filterLine(); f != "" {
@@ -272,8 +290,10 @@ func (m Model) keys() [][2]string {
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"u", "audit trail"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabBoard:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"a", "approve"}, {"x", "hide"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && len(m.marked) > 0:
+		return [][2]string{{fmt.Sprintf("%d marked", len(m.marked)), ""}, {"a", "approve marked"}, {"space", "mark"}, {"esc", "unmark all"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator:
-		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{filter, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, {"space", "mark"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.open != nil:
 		return m.taskKeys()
 	case !m.src.CanBuy():
@@ -311,7 +331,7 @@ func (m Model) helpScreen() []string {
 	if m.opts.Refresh > 0 {
 		refresh = "refreshes every " + m.opts.Refresh.String()
 	}
-	out := []string{t.bold.Render("Keys") + "  " + t.dim.Render("("+refresh+")"), ""}
+	out := []string{t.bold.Render("Keys") + "  " + t.dim.Render("("+refresh+")")}
 	add := func(section string, keys [][2]string) {
 		out = append(out, t.bold.Render(section))
 		for _, k := range keys {
@@ -321,12 +341,14 @@ func (m Model) helpScreen() []string {
 	add("Everywhere", [][2]string{{"tab", "switch buyer / operator view"}, {"ctrl+r", "refresh now"},
 		{"/", "filter the list by words (ids too); enter keeps it, esc clears it"}, {"? / q", "this help / quit"}})
 	add("Buyer", [][2]string{{"↑↓ enter", "pick a task and open it"}, {"s", "rank offers: value, price, eta, reliability"},
-		{"c", "choose the selected offer"}, {"p", "download and preview the deliverable"}, {"a / d", "accept / dispute the delivery"}, {"m / w", "messages on the task / write one"},
-		{"esc", "back to the list"}})
+		{"c", "choose the selected offer"}, {"p", "preview the deliverable, or pay the task from your wallet (test mode)"},
+		{"a / d", "accept / dispute the delivery"}, {"m / w", "messages on the task / write one"}, {"esc", "back to the list"}})
 	add("Operator", [][2]string{{"←→ 1-7", "queue, payments, release due, mediations, rejected listings, board, every task"},
-		{"a / r", "approve (asks for the tx hash of payouts) / reject with a reason"},
-		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o / u", "overturn a listing rejection, with a note / the audit trail"},
-		{"a / x", "board: let a held post appear / hide it with a reason"}})
+		{"a / r", "approve (the hot wallet sends: y/n; else the tx hash) / reject with a reason"},
+		{"space", "mark queue items: a then approves every marked one after one question"},
+		{"d / o", "decide an appealed mediation / overturn a listing rejection, with a note"},
+		{"a / x", "board: let a held post appear / hide it with a reason"},
+		{"enter / u", "Tasks: describe the task / its audit; u elsewhere: the audit trail"}})
 	return out
 }
 
@@ -337,6 +359,7 @@ func (m Model) dialogBox(w, h int) []string {
 	t := m.theme
 	s := d.current()
 	inner := []string{t.bold.Render(d.title)}
+	inner = append(inner, d.detail...)
 	if s.field == "" {
 		for _, st := range d.steps {
 			if st.field != "" && d.values[st.field] != "" {
@@ -365,6 +388,17 @@ func (m Model) dialogBox(w, h int) []string {
 		inner = inner[len(inner)-h:]
 	}
 	return inner
+}
+
+// reportBox renders the outcome of the last approval in a box (its last h lines when it does not
+// fit).
+func (m Model) reportBox(w, h int) []string {
+	inner := append(append([]string{}, m.report...), m.theme.dim.Render("esc or enter closes this"))
+	box := strings.Split(m.theme.box.Width(w).Render(strings.Join(inner, "\n")), "\n")
+	if len(box) <= h {
+		return box
+	}
+	return inner[max(len(inner)-h, 0):]
 }
 
 // --- operator ---
@@ -469,7 +503,7 @@ func (m Model) operatorBody(w, h int) []string {
 	ws := fitWidths(queueCols, cells, w-2)
 	out = append(out, "  "+m.headRow(queueCols, ws))
 	for i, c := range cells {
-		out = append(out, m.selRow(start+i == m.queueCur, ws, c...))
+		out = append(out, m.markRow(start+i == m.queueCur, m.marked[v[start+i].ID], ws, c...))
 	}
 	if rows == h-2 {
 		return out

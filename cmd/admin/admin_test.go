@@ -444,3 +444,45 @@ func TestWriteOffRefusesAPaymentNotReorged(t *testing.T) {
 		t.Errorf("write-off of an unknown hash: %v", err)
 	}
 }
+
+// approve takes several ids: one confirmation, one result line each, and a non-zero exit when any
+// of them failed (an unknown id, a payout without its transaction on an exchange without a hot
+// wallet); the others are approved all the same.
+func TestApproveSeveral(t *testing.T) {
+	e := newEnv(t)
+	_, _, payout := e.payoutQueued()
+	e.reported("Quick Writer")
+	e.reported("Quick Writer")
+	ids := strings.Fields(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payment", "--jq", ".approvals[].approval_id"))
+	if len(ids) != 2 {
+		t.Fatalf("payments %v", ids)
+	}
+	if err := e.run(admin.NewCmdApprove(e.f, nil), ids[0], ids[1], "--tx", cmdtest.TxHash()); cmdutil.ExitStatus(err) != cmdutil.ExitUsage {
+		t.Errorf("--tx with several ids: %v", err)
+	}
+	err := e.run(admin.NewCmdApprove(e.f, nil), "--yes", ids[0], "apr_nope", payout, ids[1])
+	if err == nil || cmdutil.ExitStatus(err) == 0 {
+		t.Fatalf("a failed item does not fail the command: %v", err)
+	}
+	lines := strings.Split(strings.TrimRight(e.s.ErrOut.String(), "\n"), "\n")
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^✗ apr_nope: approval apr_nope is not in the queue`),
+		regexp.MustCompile(`^✗ ` + payout + `: tx_hash: is required to approve a payout on this exchange, which has no hot wallet \(hint: send US\$2\.475 to the seller Quick Writer at payout address `),
+		regexp.MustCompile(`^✓ ` + ids[0] + `: approved payment of task tsk_`),
+		regexp.MustCompile(`^✓ ` + ids[1] + `: approved payment of task tsk_`),
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("stderr has %d lines, want %d:\n%s", len(lines), len(want), e.s.ErrOut)
+	}
+	for i, re := range want {
+		if !re.MatchString(lines[i]) {
+			t.Errorf("line %d: %q does not match %s", i, lines[i], re)
+		}
+	}
+	if !strings.Contains(err.Error(), "2 of 4 items were not approved") {
+		t.Errorf("error %v", err)
+	}
+	if out := e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payment", "--jq", ".approvals | length"); out != "0\n" {
+		t.Errorf("payments still open: %s", out)
+	}
+}

@@ -92,8 +92,12 @@ func TestClientSource(t *testing.T) {
 	}
 	x.Call(x.Anon.With(created.BuyerToken), "pay_crypto", map[string]any{"id": created.ID, "tx_hash": cmdtest.TxHash()}, nil)
 
-	queue, err := src.Approvals(ctx)
-	if err != nil || len(queue) != 1 || queue[0].Kind != axp.ApprovePayment {
+	list, err := src.Approvals(ctx)
+	if err != nil || list.Rail != "manual" {
+		t.Fatalf("queue %+v %v", list, err)
+	}
+	queue := list.Approvals
+	if len(queue) != 1 || queue[0].Kind != axp.ApprovePayment {
 		t.Fatalf("queue %+v %v", queue, err)
 	}
 	if a, err := src.Approve(ctx, queue[0].ID, "", "seen"); err != nil || a.Status != axp.ApprovalApproved || a.Note != "seen" {
@@ -112,7 +116,8 @@ func TestClientSource(t *testing.T) {
 		t.Fatalf("accept %v", err)
 	}
 	x.Call(sc, "request_payment", map[string]any{"id": created.ID}, nil)
-	queue, _ = src.Approvals(ctx)
+	list, _ = src.Approvals(ctx)
+	queue = list.Approvals
 	if len(queue) != 1 || queue[0].Kind != axp.ApprovePayout {
 		t.Fatalf("queue %+v", queue)
 	}
@@ -239,8 +244,12 @@ func TestMediationsOverRealExchange(t *testing.T) {
 	if !strings.Contains(s, "Decided "+med+": split 30%, queued for approval") || !strings.Contains(s, "[Mediations 0]") {
 		t.Fatalf("screen:\n%s", s)
 	}
-	queue, err := src.Approvals(ctx)
-	if err != nil || len(queue) != 1 || queue[0].Kind != axp.ApproveSplit || queue[0].TaskID != id || queue[0].RefundPct == nil || *queue[0].RefundPct != 30 {
+	list, err := src.Approvals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue := list.Approvals
+	if len(queue) != 1 || queue[0].Kind != axp.ApproveSplit || queue[0].TaskID != id || queue[0].RefundPct == nil || *queue[0].RefundPct != 30 {
 		t.Fatalf("queue %+v %v", queue, err)
 	}
 

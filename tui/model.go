@@ -580,28 +580,6 @@ func reselect[T any](old []T, cur int, list []T, id func(T) string) int {
 	return cur
 }
 
-// appealed counts the mediations that wait for the operator.
-func (m Model) appealed() int {
-	n := 0
-	for _, x := range m.meds {
-		if x.Status == axp.MediationAppealed {
-			n++
-		}
-	}
-	return n
-}
-
-// rejected counts the rejections not overturned.
-func (m Model) rejected() int {
-	n := 0
-	for _, x := range m.listings {
-		if x.Status == axp.ListingRejected {
-			n++
-		}
-	}
-	return n
-}
-
 // selectedMediation is the mediation under the cursor, or nil.
 func (m Model) selectedMediation() *axp.Mediation {
 	if v := m.shownMediations(); m.medCur < len(v) {

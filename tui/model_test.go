@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -510,7 +512,7 @@ func TestColourOnlyWhenAsked(t *testing.T) {
 func TestOperatorMediations(t *testing.T) {
 	src := newFake()
 	m := loaded(t, src, ViewOperator)
-	if !strings.Contains(m.Render(), " Mediations 1 ") || !strings.Contains(m.Render(), " Listings 1 ") {
+	if !strings.Contains(m.Render(), " Mediations 3 ") || !strings.Contains(m.Render(), " Listings 2 ") {
 		t.Errorf("tab counts:\n%s", m.Render())
 	}
 	m, _ = press(t, m, "4")
@@ -522,7 +524,7 @@ func TestOperatorMediations(t *testing.T) {
 		t.Fatalf("order %v", ids)
 	}
 	screen := m.Render()
-	for _, want := range []string{"[Mediations 1]", "KIND", "STATEMENTS", "dispute   appealed", "buyer 80% seller 20%", "split 50%",
+	for _, want := range []string{"[Mediations 3]", "KIND", "STATEMENTS", "dispute   appealed", "buyer 80% seller 20%", "split 50%",
 		`Buyer    "The brief asked for a poem; two lines came." · proposes 80%`,
 		"⚠ flagged as injection (risk 90: ignore_instructions): treat it as data",
 		"Mediator split 50% (US$1.25 back to the buyer) by mediator:rules, rule", "         both_proposed",
@@ -618,7 +620,7 @@ func TestOperatorDecideObjection(t *testing.T) {
 	src.meds[0].Decision = &axp.MediationDecision{By: "mediator:rules", Outcome: "remove", Rule: "review_abusive", Reasoning: "Rule review_abusive."}
 	m := loaded(t, src, ViewOperator)
 	m, _ = press(t, m, "4")
-	if m.selectedMediation().ID != "med_wait" || !strings.Contains(m.Render(), "[Mediations 2]") {
+	if m.selectedMediation().ID != "med_wait" || !strings.Contains(m.Render(), "[Mediations 3]") {
 		t.Fatalf("selected %s:\n%s", m.selectedMediation().ID, m.Render())
 	}
 	if s := m.Render(); !strings.Contains(s, "Mediator remove the review by mediator:rules, rule review_abusive") || !strings.Contains(s, "(keep or remove, with a note)") {
@@ -669,7 +671,7 @@ func TestOperatorListings(t *testing.T) {
 	m := loaded(t, src, ViewOperator)
 	m, _ = press(t, m, "5")
 	screen := m.Render()
-	for _, want := range []string{"[Listings 1]", "CATEGORY", "rejected   malware", "lst_mal  rejected  malware", "Type     custom-job · posted 2 times by anonymous · first 1h ago",
+	for _, want := range []string{"[Listings 2]", "CATEGORY", "rejected   malware", "lst_mal  rejected  malware", "Type     custom-job · posted 2 times by anonymous · first 1h ago",
 		"Reason   requests for malware are not accepted", "Brief    Write ransomware", "Press o to overturn it", "o overturn"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
@@ -1173,5 +1175,28 @@ func TestOperatorBulkApprove(t *testing.T) {
 	m, _ = press(t, m, "up", "space", "a")
 	if m.dialog != nil || !strings.Contains(m.flash, "needs the hash of its own transaction") {
 		t.Errorf("manual bulk: %+v %q", m.dialog, m.flash)
+	}
+}
+
+// Each operator tab's count is the number of rows it lists, filtered or not.
+func TestTabCountsMatchRows(t *testing.T) {
+	m := loaded(t, newFake(), ViewOperator)
+	names := tabNames[0]
+	for i := range numTabs {
+		m, _ = press(t, m, strconv.Itoa(i+1))
+		body := m.operatorBody(200, 40)
+		rows := 0
+		for _, l := range body[2:] {
+			if strings.HasPrefix(l, "› ") || strings.HasPrefix(l, "  ") {
+				rows++
+			}
+			if strings.HasPrefix(l, "─") {
+				break
+			}
+		}
+		label := fmt.Sprintf("%s %d", names[i], rows)
+		if !strings.Contains(m.tabBar(200), label) {
+			t.Errorf("tab %d lists %d rows; the tab bar does not say %q: %s\n%s", i+1, rows, label, m.tabBar(200), strings.Join(body, "\n"))
+		}
 	}
 }

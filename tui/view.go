@@ -156,6 +156,50 @@ func fitWidths(cols []col, rows [][]string, w int) []int {
 	return out
 }
 
+// flexMin is the width a flexible column keeps before narrow drops columns.
+const flexMin = 8
+
+// narrow fits a table to w cells by dropping columns: while its columns need more than w (a
+// column of width -1 its widest cell, a flexible one flexMin), the column named first in drop
+// that is still there leaves the table, from the titles and from every row. Ids sit in columns of
+// width -1 that are never dropped, so an id is never cut.
+func narrow(cols []col, rows [][]string, w int, drop ...string) ([]col, [][]string) {
+	need := func(cols []col, rows [][]string) int {
+		n := len(cols) - 1
+		for i, c := range cols {
+			switch c.width {
+			case 0:
+				n += flexMin
+			case -1:
+				x := lipgloss.Width(c.title)
+				for _, r := range rows {
+					x = max(x, lipgloss.Width(r[i]))
+				}
+				n += x
+			default:
+				n += c.width
+			}
+		}
+		return n
+	}
+	for _, name := range drop {
+		if need(cols, rows) <= w {
+			break
+		}
+		i := slices.IndexFunc(cols, func(c col) bool { return c.title == name })
+		if i < 0 {
+			continue
+		}
+		cols = slices.Delete(slices.Clone(cols), i, i+1)
+		cut := make([][]string, len(rows))
+		for j, r := range rows {
+			cut[j] = slices.Delete(slices.Clone(r), i, i+1)
+		}
+		rows = cut
+	}
+	return cols, rows
+}
+
 func (m Model) row(ws []int, cells ...string) string {
 	parts := make([]string, len(cells))
 	for i, c := range cells {
@@ -223,15 +267,19 @@ func (m Model) header(w int) string {
 		return t.tabOff.Render(name)
 	}
 	left := t.title.Render("axp") + " " + tab("Buyer", ViewBuyer) + " " + tab("Operator", ViewOperator)
-	right := t.dim.Render(m.src.Exchange())
+	// The right side takes the first that fits: the banner of test mode stays while the
+	// exchange's URL gives way.
+	rights := []string{t.dim.Render(m.src.Exchange()), ""}
 	if m.opts.TestMode {
-		right = t.warn.Render("TEST MODE: money is not real") + "  " + right
+		rights = []string{t.warn.Render("TEST MODE: money is not real") + "  " + rights[0], t.warn.Render("TEST MODE: money is not real"),
+			t.warn.Render("TEST MODE: not real money"), t.warn.Render("TEST MODE")}
 	}
-	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		return left
+	for _, right := range rights {
+		if gap := w - lipgloss.Width(left) - lipgloss.Width(right); gap >= 1 {
+			return left + strings.Repeat(" ", gap) + right
+		}
 	}
-	return left + strings.Repeat(" ", gap) + right
+	return left
 }
 
 func (m Model) footer(w int) []string {
@@ -403,20 +451,16 @@ func (m Model) reportBox(w, h int) []string {
 
 // --- operator ---
 
-// tabBar is the operator's tabs with their counts: the queue and its filters (items waiting),
-// mediations (appealed ones waiting for the operator), rejected listings (not overturned) and the
-// board (posts held for the operator). When the names do not fit, shorter ones are used.
+// tabBar is the operator's tabs with their counts, each the number of rows the tab lists: the
+// queue and its filters (items waiting), the mediations (appealed ones first), the listing
+// rejections, the board (posts held for the operator) and the tasks. When the names do not fit,
+// shorter ones are used.
 func (m Model) tabBar(w int) string {
 	t := m.theme
 	counts := make([]int, numTabs)
-	for i, f := range filters {
-		for _, a := range m.queue {
-			if f.keep(a) {
-				counts[i]++
-			}
-		}
+	for i := range counts {
+		_, counts[i] = m.withTab(i).rows(listTab + listID(i))
 	}
-	counts[tabMediations], counts[tabListings], counts[tabBoard], counts[tabTasks] = m.appealed(), m.rejected(), len(m.board), len(m.all)
 	render := func(names []string) string {
 		var tabs []string
 		for i, name := range names {
@@ -448,6 +492,12 @@ func (m Model) tabBar(w int) string {
 	return bar
 }
 
+// withTab is the model showing operator tab i.
+func (m Model) withTab(i int) Model {
+	m.filter = i
+	return m
+}
+
 // tabNames are the names of the operator's tabs, longest first: the tab bar takes the first that
 // fits ("Payments to confirm" is kept at 80 columns while the counts are single digits).
 var tabNames = [][]string{
@@ -456,9 +506,10 @@ var tabNames = [][]string{
 	{"Queue", "Payments", "Due", "Mediations", "Listings", "Board", "Tasks"},
 	{"Queue", "Payments", "Due", "Med", "List", "Board", "Tasks"},
 	{"Queue", "Pay", "Due", "Med", "List", "Board", "Tasks"},
+	{"Queue", "Pay", "Due", "Med", "List", "Brd", "Tsk"},
 }
 
-var queueCols = []col{{"KIND", 11}, {"STATUS", 7}, {"AMOUNT", 12}, {"TASK", 0}, {"PARTIES", 0}, {"AGE", 4}, {"CHECKS", 6}}
+var queueCols = []col{{"KIND", -1}, {"STATUS", 7}, {"AMOUNT", -1}, {"TASK", -1}, {"PARTIES", 0}, {"AGE", 4}, {"CHECKS", 6}}
 
 func (m Model) operatorBody(w, h int) []string {
 	if !m.src.CanOperate() {
@@ -500,8 +551,9 @@ func (m Model) operatorBody(w, h int) []string {
 	for i := start; i < end; i++ {
 		cells = append(cells, queueCells(now, v[i]))
 	}
-	ws := fitWidths(queueCols, cells, w-2)
-	out = append(out, "  "+m.headRow(queueCols, ws))
+	cols, cells := narrow(queueCols, cells, w-2, "CHECKS", "AGE", "STATUS", "PARTIES")
+	ws := fitWidths(cols, cells, w-2)
+	out = append(out, "  "+m.headRow(cols, ws))
 	for i, c := range cells {
 		out = append(out, m.markRow(start+i == m.queueCur, m.marked[v[start+i].ID], ws, c...))
 	}
@@ -640,7 +692,7 @@ func (m Model) checks(cs []axp.CheckResult) string {
 
 // --- buyer: task list ---
 
-var taskCols = []col{{"ID", 0}, {"TYPE", 13}, {"STATUS", 16}, {"OFFERS", 6}, {"PRICE", 9}, {"UPDATED", 7}}
+var taskCols = []col{{"ID", -1}, {"TYPE", -1}, {"STATUS", -1}, {"OFFERS", 6}, {"PRICE", -1}, {"UPDATED", 7}}
 
 func (m Model) listBody(w, h int) []string {
 	t := m.theme
@@ -671,12 +723,17 @@ func (m Model) listBody(w, h int) []string {
 	if len(tasks) == 0 {
 		return append(out, m.noMatch(listTasks)...)
 	}
-	ws := widths(taskCols, w-2)
-	out = append(out, "  "+m.headRow(taskCols, ws))
 	now := m.opts.Now()
-	start, end := window(m.taskCur, len(tasks), h-len(out))
+	start, end := window(m.taskCur, len(tasks), h-len(out)-1)
+	cells := make([][]string, 0, end-start)
 	for i := start; i < end; i++ {
-		out = append(out, m.selRow(i == m.taskCur, ws, taskCells(now, tasks[i])...))
+		cells = append(cells, taskCells(now, tasks[i]))
+	}
+	cols, cells := narrow(taskCols, cells, w-2, "UPDATED", "OFFERS", "PRICE", "TYPE")
+	ws := fitWidths(cols, cells, w-2)
+	out = append(out, "  "+m.headRow(cols, ws))
+	for i, c := range cells {
+		out = append(out, m.selRow(start+i == m.taskCur, ws, c...))
 	}
 	return out
 }
@@ -944,8 +1001,9 @@ func (m Model) allTasksBody(w, h int) []string {
 	for i, x := range all {
 		cells[i] = allTaskCells(now, x)
 	}
-	ws := fitWidths(allTaskCols, cells, w-2)
-	out := []string{"  " + m.headRow(allTaskCols, ws)}
+	cols, cells := narrow(allTaskCols, cells, w-2, "AGE", "SELLER", "TYPE", "PRICE")
+	ws := fitWidths(cols, cells, w-2)
+	out := []string{"  " + m.headRow(cols, ws)}
 	start, end := window(m.allCur, len(all), h-1)
 	for i := start; i < end; i++ {
 		out = append(out, m.selRow(i == m.allCur, ws, cells[i]...))
@@ -985,8 +1043,9 @@ func (m Model) auditBody(w, h int) []string {
 	for i, x := range audit {
 		cells[i] = auditCells(now, x)
 	}
-	ws := fitWidths(auditCols, cells, w-2)
-	out := []string{"  " + m.headRow(auditCols, ws)}
+	cols, cells := narrow(auditCols, cells, w-2, "DETAILS", "ACTOR", "AGE")
+	ws := fitWidths(cols, cells, w-2)
+	out := []string{"  " + m.headRow(cols, ws)}
 	start, end := window(m.auditCur, len(audit), h-1)
 	for i := start; i < end; i++ {
 		out = append(out, m.selRow(i == m.auditCur, ws, cells[i]...))
@@ -999,16 +1058,6 @@ func auditCells(now time.Time, x axp.AuditRecord) []string {
 	return []string{age(now, x.Time), x.Actor, x.Action, x.EntityType + " " + x.EntityID, auditDetails(x.Details)}
 }
 
-// auditDetails is an audit record's details on one line, keys in order.
-func auditDetails(d map[string]any) string {
-	keys := make([]string, 0, len(d))
-	for k := range d {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, d[k]))
-	}
-	return strings.Join(parts, " ")
-}
+// auditDetails is an audit record's details on one line, keys in order, nested values as words
+// (never Go's map[...] or <nil>).
+func auditDetails(d map[string]any) string { return protocol.Pairs(d) }

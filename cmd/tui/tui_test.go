@@ -241,7 +241,7 @@ func TestMediationsOverRealExchange(t *testing.T) {
 		m = settle(t, m, cmd)
 	}
 	s := m.(axptui.Model).Render()
-	if !strings.Contains(s, "Decided "+med+": split 30%, queued for approval") || !strings.Contains(s, "[Mediations 0]") {
+	if !strings.Contains(s, "Decided "+med+": split 30%, queued for approval") || !strings.Contains(s, "[Mediations 1]") {
 		t.Fatalf("screen:\n%s", s)
 	}
 	list, err := src.Approvals(ctx)

@@ -95,6 +95,8 @@ type Model struct {
 	allLoaded      bool
 	allCur         int
 	auditOpen      bool              // the audit trail is shown over the tabs (u, esc closes it)
+	auditTask      string            // the task whose audit is shown ("" the whole trail)
+	desc           *describePane     // a task described over the tabs (enter, esc closes it)
 	audit          []axp.AuditRecord // the newest audit records, newest first
 	auditLoaded    bool
 	auditCur       int
@@ -195,6 +197,7 @@ type (
 		err  error
 	}
 	auditMsg struct {
+		task string
 		list []axp.AuditRecord
 		err  error
 	}
@@ -259,6 +262,9 @@ func (m Model) load() tea.Cmd {
 		}
 		if m.auditOpen {
 			return m.loadAudit()
+		}
+		if m.desc != nil {
+			return m.loadDetail(m.desc.id)
 		}
 		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings(), m.loadBoard(), m.loadAllTasks())
 	case m.open != nil:
@@ -349,8 +355,12 @@ func (m Model) loadAllTasks() tea.Cmd {
 }
 
 func (m Model) loadAudit() tea.Cmd {
-	src := m.src
+	src, task := m.src, m.auditTask
 	return m.fetch(func(ctx context.Context) tea.Msg {
+		if task != "" {
+			l, err := src.TaskAudit(ctx, task)
+			return auditMsg{task: task, list: l, err: err}
+		}
 		l, err := src.Audit(ctx)
 		return auditMsg{list: l, err: err}
 	})
@@ -447,12 +457,26 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.allCur = reselect(old, m.allCur, m.shownAllTasks(), func(x axp.AdminTaskRow) string { return x.ID })
 		return m, nil
 	case auditMsg:
+		if msg.task != m.auditTask {
+			return m, nil
+		}
 		if msg.err != nil {
 			return m.fail(msg.err), nil
 		}
 		old := m.shownAudit()
 		m.audit, m.auditLoaded = msg.list, true
 		m.auditCur = reselect(old, m.auditCur, m.shownAudit(), func(x axp.AuditRecord) string { return x.ID })
+		return m, nil
+	case detailMsg:
+		if m.desc == nil || m.desc.id != msg.id {
+			return m, nil
+		}
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		p := *m.desc
+		p.d = msg.d
+		m.desc = &p
 		return m, nil
 	case deliverableMsg:
 		if m.open == nil || m.open.id != msg.id {
@@ -849,9 +873,23 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.auditOpen {
 		return m.auditKey(k)
 	}
-	if k.String() == "u" {
-		m.auditOpen = true
-		return m, m.loadAudit()
+	if m.desc != nil {
+		return m.describeKey(k)
+	}
+	switch k.String() {
+	case "u":
+		// On the tasks tab, the audit of the selected task; elsewhere the whole trail.
+		if v := m.shownAllTasks(); m.filter == tabTasks && m.allCur < len(v) {
+			return m.openAudit(v[m.allCur].ID)
+		}
+		return m.openAudit("")
+	case "enter":
+		if v := m.shownAllTasks(); m.filter == tabTasks && m.allCur < len(v) {
+			return m.describe(v[m.allCur].ID)
+		}
+		if a := m.selected(); a != nil && m.filter < len(filters) {
+			return m.describe(a.TaskID)
+		}
 	}
 	// The cursor of the current tab and its length.
 	l := listTab + listID(m.filter)
@@ -945,7 +983,7 @@ func (m Model) auditKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	n := len(m.shownAudit())
 	switch k.String() {
 	case "esc", "u":
-		m.auditOpen = false
+		m.auditOpen, m.auditTask = false, ""
 		return m, m.load()
 	case "up", "k":
 		m.auditCur = clamp(m.auditCur-1, n)

@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
 )
 
 func newModel(src *fakeSource, view string) Model {
@@ -1198,5 +1199,115 @@ func TestTabCountsMatchRows(t *testing.T) {
 		if !strings.Contains(m.tabBar(200), label) {
 			t.Errorf("tab %d lists %d rows; the tab bar does not say %q: %s\n%s", i+1, rows, label, m.tabBar(200), strings.Join(body, "\n"))
 		}
+	}
+}
+
+// fixtureDetail is the description of the released task of the operator's task list.
+func fixtureDetail() *TaskDetail {
+	price := usd(2, 50)
+	fee := axp.FeeFor(price, 100)
+	id := "tsk_06h1r048rvy9bmwj5x25b6nr88"
+	done := now.Add(-time.Hour)
+	return &TaskDetail{
+		Task: &axp.Task{ID: id, Type: "text-file", Status: axp.TaskReleased, PaymentMethod: "crypto", Params: map[string]any{"prompt": "a haiku"},
+			Seller: &protocol.SellerRef{ID: "mem_quick", Name: "Quick Writer"}, PriceUSD: &price, Fee: &fee,
+			Payment: &axp.PaymentInfo{Method: "crypto", AmountUSD: price, PayableUSD: price + 2, ReceivedUSD: price + 2, Status: "confirmed",
+				DepositAddress: "0xd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0", TxHash: "0x" + repeat("ab", 32)},
+			Deliverable: &protocol.DeliverableRef{SHA256: repeat("e1", 32)}, Deliveries: 1, RedosLeft: 1,
+			Checks:    []axp.CheckResult{{Name: "min_lines", Passed: true}},
+			CreatedAt: now.Add(-3 * time.Hour), UpdatedAt: done},
+		Timeline: []axp.TimelineRow{
+			{At: now.Add(-3 * time.Hour), Kind: "event", Summary: "open → awaiting_payment (choose)"},
+			{At: now.Add(-2 * time.Hour), Kind: "audit", Summary: "approval.approve by admin"},
+			{At: now.Add(-2 * time.Hour), Kind: "event", Summary: "in_progress → delivered (deliver)", Data: map[string]any{"sha256": nil}},
+		},
+		Approvals: []axp.Approval{{ID: "apr_06h1r0t2rmkee4k7gxnksxzp3w", Kind: axp.ApprovePayout, Status: axp.ApprovalConfirmed, TaskID: id, Amount: fee.SellerNet,
+			BuyerID: "mem_buyer", Rail: "evm", Transfers: []axp.OutTransfer{{Part: "seller", To: "0x" + repeat("5e", 20), Amount: fee.SellerNet,
+				TxHash: "0x" + repeat("5a", 32), Status: axp.TransferConfirmed}}}},
+		Audit: []axp.AuditRecord{
+			{ID: "aud_9", Time: done, Actor: "rail:evm", Action: "approval.confirm", EntityType: "approval", EntityID: "apr_06h1r0t2rmkee4k7gxnksxzp3w",
+				Details: map[string]any{"block": 12.0, "from": nil, "parts": map[string]any{"seller": "0x5a"}}},
+			{ID: "aud_1", Time: now.Add(-3 * time.Hour), Actor: "buyer", Action: "task.create", EntityType: "task", EntityID: id},
+		},
+	}
+}
+
+// Enter on a task describes it (parties, money, deliverable, timeline, its queue items, its audit),
+// u shows the audit of that task alone, esc goes back; enter on a queue item describes its task.
+func TestOperatorDescribeTask(t *testing.T) {
+	src := newFake()
+	const id = "tsk_06h1r048rvy9bmwj5x25b6nr88"
+	src.details = map[string]*TaskDetail{id: fixtureDetail()}
+	src.taskAudit = map[string][]axp.AuditRecord{id: fixtureDetail().Audit}
+	m := loaded(t, src, ViewOperator)
+	m, _ = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 60})
+	m, _ = press(t, m, "7", "down")
+	m, cmd := press(t, m, "enter")
+	m = settle(t, m, cmd)
+	if c := src.called("task_detail"); len(c) != 1 || c[0].args[0] != id {
+		t.Fatalf("task_detail calls %+v", c)
+	}
+	screen := m.Render()
+	for _, want := range []string{"‹ " + id, "Parties", "Buyer    mem_buyer", "Seller   Quick Writer (mem_quick)",
+		"Price    US$2.50 · platform fee US$0.025 (1%) · seller nets US$2.475", "Payment  confirmed · payable US$2.500002 · received US$2.500002",
+		"SHA-256  " + repeat("e1", 32), "deliveries 1 · free redos left 1", "Timeline (2)", "event: in_progress → delivered (deliver)",
+		"Approvals (1)", "apr_06h1r0t2rmkee4k7gxnksxzp3w payout confirmed US$2.475", "confirmed US$2.475 to the seller", "(0x" + repeat("5a", 32) + ")",
+		"Audit (2)", "rail:evm approval.confirm approval apr_06h1r0t2rmkee4k7gxnksxzp3w", "block=12 parts.seller=0x5a", "buyer task.create task " + id,
+		"u its audit"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the description lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "map[") || strings.Contains(screen, "<nil>") || strings.Contains(screen, "approval.approve by admin") {
+		t.Errorf("the description shows Go values or audit rows in the timeline:\n%s", screen)
+	}
+	// On a short terminal it scrolls.
+	m, _ = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 20})
+	if s := m.Render(); strings.Contains(s, "Audit (2)") || !strings.Contains(s, "more lines (↓)") {
+		t.Errorf("a long description is not cut with a more line:\n%s", s)
+	}
+	m, _ = press(t, m, "G")
+	if s := m.Render(); !strings.Contains(s, "buyer task.create") {
+		t.Errorf("G does not scroll to the end:\n%s", s)
+	}
+
+	// u: the audit of this task alone; esc back to the description, esc back to the tabs.
+	m, cmd = press(t, m, "u")
+	m = settle(t, m, cmd)
+	if c := src.called("task_audit"); len(c) != 1 || c[0].args[0] != id || len(src.called("audit")) != 0 {
+		t.Fatalf("task_audit calls %+v, audit calls %+v", c, src.called("audit"))
+	}
+	if s := m.Render(); !strings.Contains(s, "Audit of task "+id) || !strings.Contains(s, "approval.confirm") || strings.Contains(s, "map[") {
+		t.Errorf("the task's audit:\n%s", s)
+	}
+	m, _ = press(t, m, "esc")
+	if m.auditOpen || m.desc == nil {
+		t.Fatalf("esc on the task's audit: audit %v, description %v", m.auditOpen, m.desc)
+	}
+	m, _ = press(t, m, "esc")
+	if m.desc != nil || !strings.Contains(m.Render(), "[Tasks 2]") {
+		t.Fatalf("esc on the description:\n%s", m.Render())
+	}
+
+	// u on the tasks tab: the selected task's audit.
+	m, cmd = press(t, m, "u")
+	m = settle(t, m, cmd)
+	if c := src.called("task_audit"); len(c) != 2 || c[1].args[0] != id || m.auditTask != id {
+		t.Errorf("u on the tasks tab: %+v", c)
+	}
+	m, _ = press(t, m, "esc")
+
+	// enter on a queue item describes its task; u on the queue is the whole trail.
+	m, _ = press(t, m, "1", "down")
+	m, cmd = press(t, m, "enter")
+	m = settle(t, m, cmd)
+	if c := src.called("task_detail"); len(c) != 2 || c[1].args[0] != "tsk_acc" {
+		t.Errorf("enter on a payout: %+v", c)
+	}
+	m, _ = press(t, m, "esc")
+	m, cmd = press(t, m, "u")
+	m = settle(t, m, cmd)
+	if len(src.called("audit")) != 1 || m.auditTask != "" {
+		t.Errorf("u on the queue: %+v", src.called("audit"))
 	}
 }

@@ -334,8 +334,10 @@ func (m Model) keys() [][2]string {
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabListings:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"o", "overturn"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.desc != nil:
+		return [][2]string{{"↑↓", "scroll"}, {"u", "its audit"}, {"esc", "back"}, {"ctrl+r", "refresh"}, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabTasks:
-		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"u", "audit trail"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"enter", "describe"}, {"u", "its audit"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabBoard:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"a", "approve"}, {"x", "hide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && len(m.marked) > 0:
@@ -517,7 +519,14 @@ func (m Model) operatorBody(w, h int) []string {
 			"run `axp login` and paste it, or set AXP_ADMIN_TOKEN."}
 	}
 	if m.auditOpen {
-		return append([]string{m.theme.bold.Render("Audit trail, newest first") + "  (esc closes it)"}, m.auditBody(w, h-1)...)
+		title := "Audit trail, newest first"
+		if m.auditTask != "" {
+			title = "Audit of task " + m.auditTask + " and its queue items, newest first"
+		}
+		return append([]string{m.theme.bold.Render(title) + "  (esc closes it)"}, m.auditBody(w, h-1)...)
+	}
+	if m.desc != nil {
+		return m.describeBody(w, h)
 	}
 	out := []string{m.tabBar(w)}
 	switch m.filter {
@@ -1030,6 +1039,9 @@ var auditCols = []col{{"AGE", -1}, {"ACTOR", 0}, {"ACTION", -1}, {"ENTITY", -1},
 func (m Model) auditBody(w, h int) []string {
 	if !m.auditLoaded {
 		return []string{"", "Loading the audit trail…"}
+	}
+	if len(m.audit) == 0 && m.auditTask != "" {
+		return []string{"", "Nothing recorded for task " + m.auditTask + " yet."}
 	}
 	if len(m.audit) == 0 {
 		return []string{"", "The audit trail is empty. Every change is recorded here, newest first."}

@@ -128,6 +128,37 @@ func TestClientSource(t *testing.T) {
 		t.Fatalf("reject %+v %v", a, err)
 	}
 
+	// The description of the task: the task, its timeline, its three queue items and the audit
+	// of the task and of those items only (the other task's records are not there).
+	otherTask, _, err := client.CreateTask.Call(ctx, x.Anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "other"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	detail, err := src.TaskDetail(ctx, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if detail.Task.ID != created.ID || detail.Task.Deliverable == nil || len(detail.Timeline) == 0 || len(detail.Approvals) != 2 {
+		t.Fatalf("detail: task %+v, %d timeline rows, approvals %+v", detail.Task, len(detail.Timeline), detail.Approvals)
+	}
+	ours := map[string]bool{created.ID: true}
+	for _, a := range detail.Approvals {
+		ours[a.ID] = true
+	}
+	actions := map[string]bool{}
+	for _, r := range detail.Audit {
+		if !ours[r.EntityID] || r.EntityID == otherTask.ID {
+			t.Errorf("an audit record of another entity: %+v", r)
+		}
+		actions[r.Action] = true
+	}
+	if !actions["approval.approve"] || !actions["approval.reject"] {
+		t.Errorf("the task's audit lacks its approvals' records: %+v", detail.Audit)
+	}
+	if audit, err := src.TaskAudit(ctx, created.ID); err != nil || len(audit) != len(detail.Audit) {
+		t.Errorf("task audit: %d records, %v; the description has %d", len(audit), err, len(detail.Audit))
+	}
+
 	// Without the admin token the operator calls say how to log in.
 	noAdmin := &axptui.ClientSource{Client: f.Client("")}
 	if _, err := noAdmin.Approvals(ctx); err == nil || !strings.Contains(err.Error(), "no admin token") {

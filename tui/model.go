@@ -225,6 +225,12 @@ type (
 		st  *DisputeState
 		err error
 	}
+	// payPreviewMsg is what paying a task from the wallet would send.
+	payPreviewMsg struct {
+		id    string
+		lines []string
+		err   error
+	}
 	tickMsg struct{}
 )
 
@@ -466,6 +472,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		old := m.shownAudit()
 		m.audit, m.auditLoaded = msg.list, true
 		m.auditCur = reselect(old, m.auditCur, m.shownAudit(), func(x axp.AuditRecord) string { return x.ID })
+		return m, nil
+	case payPreviewMsg:
+		if m.open == nil || m.open.id != msg.id {
+			return m, nil
+		}
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.flash = ""
+		m.dialog = newDialog("pay", msg.id, "Pay task "+msg.id+" from your wallet?", step{prompt: "Press y to pay, n or esc to cancel."})
+		m.dialog.detail = msg.lines
 		return m, nil
 	case detailMsg:
 		if m.desc == nil || m.desc.id != msg.id {
@@ -808,6 +825,9 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			confirmStep())
 		m.dialog.values["offer"] = o.OfferID
 	case "p", "v":
+		if k.String() == "p" && t.Status == axp.TaskAwaitingPayment {
+			return m.payTask(t)
+		}
 		if t.Deliverable == nil {
 			m.flash, m.flashErr = "Nothing delivered yet", true
 			return m, nil
@@ -840,6 +860,21 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			step{field: "reason", prompt: "What is wrong with it?", required: true}, confirmStep())
 	}
 	return m, nil
+}
+
+// payTask checks that the wallet can pay task t and asks, showing what paying sends (as `axp
+// wallet pay` does); on an exchange not in test mode it says how to pay.
+func (m Model) payTask(t *axp.Task) (tea.Model, tea.Cmd) {
+	if !m.src.CanPay() {
+		m.flash, m.flashErr = "Pay it from your wallet with `axp wallet pay "+t.ID+"` (the TUI pays on an exchange in test mode), or report a payment: axp task pay "+t.ID+" --tx HASH", true
+		return m, nil
+	}
+	m.flash, m.flashErr = "Checking the wallet and the chain…", false
+	src, id := m.src, t.ID
+	return m, m.fetch(func(ctx context.Context) tea.Msg {
+		lines, err := src.PayPreview(ctx, id)
+		return payPreviewMsg{id: id, lines: lines, err: err}
+	})
 }
 
 // writeMessage opens the dialog of a message to the chosen seller, or, before an offer is chosen,
@@ -1325,6 +1360,14 @@ func (m Model) run(d *dialog) tea.Cmd {
 				return doneMsg{err: err}
 			}
 			return doneMsg{text: "Accepted; the task is " + t.Status, task: t}
+		})
+	case "pay":
+		return call(func(ctx context.Context) doneMsg {
+			hash, err := src.Pay(ctx, id)
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: "Paid task " + id + ": transaction " + hash + "; the task shows the payment once the exchange confirms it"}
 		})
 	case "dispute":
 		return call(func(ctx context.Context) doneMsg {

@@ -1311,3 +1311,44 @@ func TestOperatorDescribeTask(t *testing.T) {
 		t.Errorf("u on the queue: %+v", src.called("audit"))
 	}
 }
+
+// In test mode the buyer pays a task awaiting payment with p: what the wallet sends is shown, y
+// pays; off test mode p says how to pay.
+func TestBuyerPays(t *testing.T) {
+	src := newFake()
+	awaiting, _ := src.Choose(context.Background(), "tsk_open", "ofr_quick")
+	src.tasks[0] = *awaiting
+	m := loaded(t, src, ViewBuyer)
+	m, cmd := press(t, m, "enter")
+	m = settle(t, m, cmd)
+	m, cmd = press(t, m, "p")
+	if cmd != nil || !m.flashErr || !strings.Contains(m.flash, "axp wallet pay tsk_open") || len(src.called("deliverable")) != 0 {
+		t.Fatalf("p off test mode: %q", m.flash)
+	}
+
+	src.payable, src.paid = true, "0x"+repeat("9a", 32)
+	if !strings.Contains(m.Render(), "p pay") {
+		t.Errorf("the keys do not offer p pay:\n%s", m.Render())
+	}
+	m, cmd = press(t, m, "p")
+	m = settle(t, m, cmd)
+	if m.dialog == nil || m.dialog.action != "pay" || !strings.Contains(m.Render(), "awaiting payment: US$3.000042") {
+		t.Fatalf("pay dialog %+v:\n%s", m.dialog, m.Render())
+	}
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("pay"); len(c) != 1 || c[0].args[0] != "tsk_open" {
+		t.Fatalf("pay calls %+v", c)
+	}
+	if m.flashErr || !strings.Contains(m.flash, "Paid task tsk_open: transaction 0x"+repeat("9a", 32)) {
+		t.Errorf("flash %q", m.flash)
+	}
+
+	// A refusal (too little money) is shown with its hint.
+	src.err = axp.Conflict("the wallet 0xB0B0 holds US$0.00 of TUSD; task tsk_open needs US$3.000042 (nothing was sent)", "axp wallet fund")
+	m, cmd = press(t, m, "p")
+	m = settle(t, m, cmd)
+	if m.dialog != nil || !m.flashErr || !strings.Contains(m.flash, "holds US$0.00 of TUSD") || !strings.Contains(m.flash, "(axp wallet fund)") {
+		t.Errorf("refusal: %+v %q", m.dialog, m.flash)
+	}
+}

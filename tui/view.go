@@ -366,6 +366,9 @@ func (m Model) taskKeys() [][2]string {
 	if t.Status == axp.TaskOpen {
 		out = append(out, [2]string{"c", "choose"})
 	}
+	if t.Status == axp.TaskAwaitingPayment && m.src.CanPay() {
+		out = append(out, [2]string{"p", "pay"})
+	}
 	if t.Deliverable != nil {
 		out = append(out, [2]string{"p", "preview"})
 	}

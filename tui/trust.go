@@ -50,7 +50,7 @@ func (m Model) mediationsBody(w, h int) []string {
 	for i := start; i < end; i++ {
 		cells = append(cells, medCells(now, meds[i]))
 	}
-	cols, cells := narrow(medCols, cells, w-2, "FLAG", "SINCE", "STATEMENTS", "DECISION")
+	cols, cells := narrow(medCols, cells, w-2, "SINCE", "DECISION", "FLAG", "STATEMENTS")
 	ws := fitWidths(cols, cells, w-2)
 	out := []string{"  " + m.headRow(cols, ws)}
 	for i := start; i < end; i++ {

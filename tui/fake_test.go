@@ -538,7 +538,8 @@ func (f *fakeSource) PayPreview(_ context.Context, id string) ([]string, error) 
 	if err := f.record("pay_preview", id); err != nil {
 		return nil, err
 	}
-	return []string{"task " + id + " (text-file) is awaiting payment: US$3.000042", "from your wallet 0xB0B0 (it holds US$10.00)"}, nil
+	return []string{"send US$3.000042 of USDC to 0xd0d0 for task " + id + "?", "task " + id + " (text-file) is awaiting payment: US$3.000042",
+		"from your wallet 0xB0B0 (it holds US$10.00)"}, nil
 }
 
 func (f *fakeSource) Pay(_ context.Context, id string) (string, error) {

@@ -481,8 +481,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m.fail(msg.err), nil
 		}
 		m.flash = ""
-		m.dialog = newDialog("pay", msg.id, "Pay task "+msg.id+" from your wallet?", step{prompt: "Press y to pay, n or esc to cancel."})
-		m.dialog.detail = msg.lines
+		// The first line is the question, as `axp wallet pay` asks it.
+		title, lines := "Pay task "+msg.id+" from your wallet?", msg.lines
+		if len(lines) > 0 {
+			title, lines = capitalize(lines[0]), lines[1:]
+		}
+		m.dialog = newDialog("pay", msg.id, title, step{prompt: "Press y to pay, n or esc to cancel."})
+		m.dialog.detail = lines
 		return m, nil
 	case detailMsg:
 		if m.desc == nil || m.desc.id != msg.id {

@@ -1332,7 +1332,8 @@ func TestBuyerPays(t *testing.T) {
 	}
 	m, cmd = press(t, m, "p")
 	m = settle(t, m, cmd)
-	if m.dialog == nil || m.dialog.action != "pay" || !strings.Contains(m.Render(), "awaiting payment: US$3.000042") {
+	if m.dialog == nil || m.dialog.action != "pay" || m.dialog.title != "Send US$3.000042 of USDC to 0xd0d0 for task tsk_open?" ||
+		!strings.Contains(m.Render(), "awaiting payment: US$3.000042") {
 		t.Fatalf("pay dialog %+v:\n%s", m.dialog, m.Render())
 	}
 	m, cmd = press(t, m, "y")

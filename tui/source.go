@@ -104,7 +104,8 @@ type TaskDetail struct {
 
 // Payer pays a task from the buyer's own wallet, as `axp wallet pay` does (cmd provides it).
 type Payer interface {
-	// Preview checks everything paying task id needs and says what it sends, sending nothing.
+	// Preview checks everything paying task id needs and says what it sends, sending nothing: its
+	// first line is the question to ask.
 	Preview(ctx context.Context, id string) ([]string, error)
 	// Pay sends the payment (or signs the authorization) and reports it to the exchange.
 	Pay(ctx context.Context, id string) (txHash string, err error)

@@ -160,6 +160,7 @@ type fakeSource struct {
 	messages  map[string][]axp.Message
 	disputes  map[string]*DisputeState
 	rail      string           // "evm" (a hot wallet) or "manual" (the default)
+	float     *axp.Float       // the hot wallet against the queue (evm rail)
 	refuse    map[string]error // Approve refuses these items with their error
 	details   map[string]*TaskDetail
 	taskAudit map[string][]axp.AuditRecord
@@ -378,7 +379,7 @@ func (f *fakeSource) Approvals(context.Context) (*axp.ApprovalList, error) {
 	if rail == "" {
 		rail = "manual"
 	}
-	return &axp.ApprovalList{Approvals: append([]axp.Approval(nil), f.approvals...), Rail: rail}, nil
+	return &axp.ApprovalList{Approvals: append([]axp.Approval(nil), f.approvals...), Rail: rail, Float: f.float}, nil
 }
 
 // Approve approves as the exchange does: on the evm rail a payout, refund or split is sent by the

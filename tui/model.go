@@ -77,8 +77,9 @@ type Model struct {
 	// operator view
 	queue       []axp.Approval
 	queueLoaded bool
-	rail        string // how approved payouts move: "evm" (the hot wallet sends them) or "manual"
-	filter      int    // the operator's tab: a queue filter, tabMediations, tabListings or tabBoard
+	rail        string     // how approved payouts move: "evm" (the hot wallet sends them) or "manual"
+	float       *axp.Float // the hot wallet against the open queue (evm rail)
+	filter      int        // the operator's tab: a queue filter, tabMediations, tabListings or tabBoard
 	queueCur    int
 	marked      map[string]bool // queue items marked with space for a bulk approval, by id
 
@@ -433,7 +434,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			return m.fail(msg.err), nil
 		}
-		m.rail = msg.list.Rail
+		m.rail, m.float = msg.list.Rail, msg.list.Float
 		m.setQueue(msg.list.Approvals)
 		return m, nil
 	case medsMsg:

@@ -1037,7 +1037,15 @@ func heldSplit() axp.Approval {
 func TestOperatorApproveHotWallet(t *testing.T) {
 	src := newFake()
 	src.rail = "evm"
+	src.float = &axp.Float{HotWalletAddress: "0x" + repeat("40", 20), BalanceUSD: usd(1, 0), QueuedUSD: usd(4, 45), ShortUSD: usd(3, 45)}
 	m := loaded(t, src, ViewOperator)
+	if s := m.Render(); !strings.Contains(s, "Hot wallet holds US$1.00 · the queue sends US$4.45 · short US$3.45: fund it") {
+		t.Errorf("the queue does not show the hot wallet against the queue:\n%s", s)
+	}
+	wide, _ := update(t, m, tea.WindowSizeMsg{Width: 120, Height: 24})
+	if s := wide.Render(); !strings.Contains(s, "Hot wallet 0x"+repeat("40", 20)+" holds US$1.00") {
+		t.Errorf("a wide queue does not name the hot wallet:\n%s", s)
+	}
 	m, _ = press(t, m, "down", "a")
 	if m.dialog == nil || m.dialog.current().field != "" {
 		t.Fatalf("with a hot wallet a payout asks only for a confirmation: %+v", m.dialog)

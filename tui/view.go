@@ -552,10 +552,15 @@ func (m Model) operatorBody(w, h int) []string {
 	if len(v) == 0 {
 		return append(out, m.noMatch(listTab+listID(m.filter))...)
 	}
+	top := 2 // the tab bar and the table's head
+	if f := m.floatLine(w); f != "" {
+		out = append(out, f)
+		top++
+	}
 	const detailH = 8
-	rows := h - 2 - detailH
+	rows := h - top - detailH
 	if rows < 3 {
-		rows = h - 2
+		rows = h - top
 	}
 	now := m.opts.Now()
 	start, end := window(m.queueCur, len(v), rows)
@@ -569,11 +574,36 @@ func (m Model) operatorBody(w, h int) []string {
 	for i, c := range cells {
 		out = append(out, m.markRow(start+i == m.queueCur, m.marked[v[start+i].ID], ws, c...))
 	}
-	if rows == h-2 {
+	if rows == h-top {
 		return out
 	}
 	out = lines(out, h-detailH)
 	return append(out, m.approvalDetail(w, v[m.queueCur])...)
+}
+
+// floatLine says what the hot wallet holds against what approving the open queue sends, in w
+// cells (its address left out when it does not fit); "" on the manual rail.
+func (m Model) floatLine(w int) string {
+	f := m.float
+	if f == nil || f.HotWalletAddress == "" {
+		return ""
+	}
+	t := m.theme
+	if f.Problem != "" {
+		return t.warn.Render("Hot wallet " + f.HotWalletAddress + ": its balance cannot be read (" + f.Problem + ")")
+	}
+	tail := " holds " + f.BalanceUSD.Display() + " · the queue sends " + f.QueuedUSD.Display()
+	if f.ShortUSD > 0 {
+		tail += " · short " + f.ShortUSD.Display() + ": fund it"
+	}
+	line := "Hot wallet " + f.HotWalletAddress + tail
+	if lipgloss.Width(line) > w {
+		line = "Hot wallet" + tail
+	}
+	if f.ShortUSD > 0 {
+		return t.warn.Render(line)
+	}
+	return t.dim.Render(line)
 }
 
 // queueCells are an approval's cells in the queue table.

@@ -1026,6 +1026,24 @@ func (m Model) auditKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "esc", "u":
 		m.auditOpen, m.auditTask = false, ""
 		return m, m.load()
+	case "enter":
+		// A record of a task, or of a queue item of a task: that task described.
+		v := m.shownAudit()
+		if m.auditCur >= len(v) {
+			return m, nil
+		}
+		id := ""
+		if x := v[m.auditCur]; x.EntityType == "task" {
+			id = x.EntityID
+		} else if s, ok := x.Details["task"].(string); ok {
+			id = s
+		}
+		if id == "" {
+			m.flash, m.flashErr = "This record is of no task", true
+			return m, nil
+		}
+		m.auditOpen, m.auditTask = false, ""
+		return m.describe(id)
 	case "up", "k":
 		m.auditCur = clamp(m.auditCur-1, n)
 	case "down", "j":

@@ -1023,6 +1023,15 @@ func TestOperatorAudit(t *testing.T) {
 	if m.auditOpen || !strings.Contains(m.Render(), "[Queue 4]") {
 		t.Errorf("esc did not close the audit trail:\n%s", m.Render())
 	}
+
+	// enter on a record of a queue item describes its task.
+	m, cmd = press(t, m, "u")
+	m = settle(t, m, cmd)
+	m, cmd = press(t, m, "enter")
+	m = settle(t, m, cmd)
+	if c := src.called("task_detail"); m.auditOpen || m.desc == nil || len(c) != 1 || c[0].args[0] != "tsk_paid" {
+		t.Errorf("enter on an approval's record: audit %v, described %+v, calls %+v", m.auditOpen, m.desc, c)
+	}
 }
 
 // heldSplit is a split held for the seller's payout address whose buyer's part was not sent.

@@ -329,7 +329,7 @@ func (m Model) keys() [][2]string {
 	case m.view == ViewOperator && !m.src.CanOperate():
 		return [][2]string{other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.auditOpen:
-		return [][2]string{{"↑↓", "move"}, filter, {"esc", "close"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, filter, {"enter", "describe its task"}, {"esc", "close"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabMediations:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabListings:

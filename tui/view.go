@@ -330,12 +330,12 @@ func (m Model) keys() [][2]string {
 		return [][2]string{other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.auditOpen:
 		return [][2]string{{"↑↓", "move"}, filter, {"enter", "describe its task"}, {"esc", "close"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.desc != nil:
+		return [][2]string{{"↑↓", "scroll"}, {"u", "its audit"}, {"esc", "back"}, {"ctrl+r", "refresh"}, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabMediations:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabListings:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"o", "overturn"}, other, {"?", "help"}, {"q", "quit"}}
-	case m.view == ViewOperator && m.desc != nil:
-		return [][2]string{{"↑↓", "scroll"}, {"u", "its audit"}, {"esc", "back"}, {"ctrl+r", "refresh"}, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabTasks:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"enter", "describe"}, {"u", "its audit"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabBoard:

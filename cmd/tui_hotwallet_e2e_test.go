@@ -188,7 +188,25 @@ func TestTUIHotWalletInTmux(t *testing.T) {
 		}
 		return nil
 	})
-	send("q") // closes the report and quits
+
+	// The task described: parties, money, the deliverable's hash, its queue items and its own
+	// audit, every value in words; u shows that audit alone.
+	send("Enter") // closes the report
+	send("7")
+	waitScreen("the tasks tab", has("[Tasks 1]", id))
+	if out, err := tm("resize-window", "-t", "axp", "-x", "100", "-y", "100"); err != nil {
+		t.Fatalf("tmux resize-window: %v\n%s", err, out)
+	}
+	send("Enter")
+	s = waitScreen("the description", has("‹ "+id, "Parties", "Hot Seller", "Money", "seller nets US$1.98", "SHA-256", "Timeline (", "Approvals (2)", "Audit ("))
+	if strings.Contains(s, "map[") || strings.Contains(s, "<nil>") {
+		t.Errorf("Go values in the description:\n%s", s)
+	}
+	send("u")
+	waitScreen("the task's audit", has("Audit of task "+id, "approval.send"))
+	send("Escape")
+	waitScreen("the description again", has("‹ "+id, "Parties"))
+	send("q")
 	poll(t, "axp tui to exit", func() error {
 		if _, err := tm("has-session", "-t", "axp"); err == nil {
 			return fmt.Errorf("still running:\n%s", screen())

@@ -107,7 +107,8 @@ func (m Model) describeBody(w, h int) []string {
 func (m Model) describeLines(w int, d *TaskDetail) []string {
 	t := m.theme
 	x := d.Task
-	out := []string{t.bold.Render(x.ID) + "  " + x.Type + "  " + t.status(x.Status) + "  " + t.dim.Render("created "+when(x.CreatedAt)+" · updated "+when(x.UpdatedAt))}
+	out := []string{t.bold.Render(x.ID) + "  " + x.Type + "  " + t.status(x.Status) + "  " + t.dim.Render(x.PaymentMethod),
+		t.dim.Render("created " + when(x.CreatedAt) + " · updated " + when(x.UpdatedAt))}
 	if len(x.Params) > 0 {
 		out = append(out, m.field(w, "Brief", paramsText(x.Params), x.Screening, 3)...)
 	}
@@ -182,7 +183,7 @@ func (m Model) describeLines(w int, d *TaskDetail) []string {
 		if r := a.Recipients(); r != "" {
 			line += " · " + r
 		}
-		if a.TxHash != "" {
+		if a.TxHash != "" && len(a.Transfers) == 0 {
 			line += " · tx " + a.TxHash
 		}
 		for _, x := range a.Transfers {

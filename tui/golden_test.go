@@ -173,9 +173,11 @@ func TestIDsNeverCut(t *testing.T) {
 	const taskID, taskID2 = "tsk_06h1r0tfx2x5ewhfaevncbap94", "tsk_06h1r048rvy9bmwj5x25b6nr88"
 	src := newFake()
 	src.tasks[0].ID, src.tasks[1].ID = taskID, taskID2
+	const approvalID = "apr_06h29zb63e1qcakgwd6xq375nm"
 	for i := range src.approvals {
 		src.approvals[i].TaskID = taskID2
 	}
+	src.approvals[0].ID = approvalID
 	for i := range src.meds {
 		src.meds[i].TaskID = taskID
 	}
@@ -187,7 +189,7 @@ func TestIDsNeverCut(t *testing.T) {
 			"all":   string(drive(t, loaded(t, src, ViewOperator), w, 24, "", keys("7")...)),
 			"audit": string(drive(t, loaded(t, src, ViewOperator), w, 24, "task.create", keys("u")...)),
 		}
-		wants := map[string][]string{"tasks": {taskID, taskID2}, "queue": {taskID2}, "meds": {taskID}, "all": {taskID, taskID2},
+		wants := map[string][]string{"tasks": {taskID, taskID2}, "queue": {taskID2, approvalID}, "meds": {taskID}, "all": {taskID, taskID2},
 			"audit": {"apr_06h1r0t2rmkee4k7gxnksxzp3w", taskID}}
 		for name, s := range screens {
 			for _, id := range wants[name] {
@@ -200,6 +202,10 @@ func TestIDsNeverCut(t *testing.T) {
 					t.Errorf("%d columns, %s: line %d is %d cells wide: %q", w, name, i, lw, l)
 				}
 			}
+		}
+		// The selected item's detail names its task whole.
+		if w >= 80 && !strings.Contains(screens["queue"], taskID2+" (text-file)") {
+			t.Errorf("%d columns: the detail cuts the task id:\n%s", w, screens["queue"])
 		}
 		// The ID column is as wide as the ids.
 		if want := "  ID" + strings.Repeat(" ", len(taskID)-1) + "TYPE"; !strings.Contains(screens["tasks"], want) && w >= 80 {

@@ -557,8 +557,9 @@ func (m Model) operatorBody(w, h int) []string {
 		out = append(out, f)
 		top++
 	}
-	const detailH = 8
-	rows := h - top - detailH
+	// The selected item's detail goes under the table when at least 3 rows are left above it.
+	detail := m.approvalDetail(w, v[m.queueCur])
+	rows := h - top - len(detail)
 	if rows < 3 {
 		rows = h - top
 	}
@@ -577,8 +578,8 @@ func (m Model) operatorBody(w, h int) []string {
 	if rows == h-top {
 		return out
 	}
-	out = lines(out, h-detailH)
-	return append(out, m.approvalDetail(w, v[m.queueCur])...)
+	out = lines(out, h-len(detail))
+	return append(out, detail...)
 }
 
 // floatLine says what the hot wallet holds against what approving the open queue sends, in w
@@ -617,8 +618,9 @@ func queueCells(now time.Time, a axp.Approval) []string {
 
 func (m Model) approvalDetail(w int, a axp.Approval) []string {
 	t := m.theme
-	out := []string{t.dim.Render(strings.Repeat("─", w)),
-		t.bold.Render(a.ID) + "  " + a.Kind + "  " + t.status(a.Status) + "  task " + a.TaskID + " (" + a.TaskType + ")"}
+	// Ids are words: wrapping never cuts one.
+	out := append([]string{t.dim.Render(strings.Repeat("─", w))},
+		wrapWords(t.bold.Render(a.ID)+"  "+a.Kind+"  "+t.status(a.Status)+"  task "+a.TaskID+" ("+a.TaskType+")", w)...)
 	money := "Amount " + t.bold.Render(a.Amount.Display())
 	if a.PriceUSD != 0 {
 		money += " · price " + a.PriceUSD.Display()
@@ -652,7 +654,7 @@ func (m Model) approvalDetail(w int, a axp.Approval) []string {
 		where = append(where, "tx "+a.TxHash)
 	}
 	if len(where) > 0 {
-		out = append(out, strings.Join(where, " · "))
+		out = append(out, wrapWords(strings.Join(where, " · "), w)...)
 	}
 	if a.Reason != "" {
 		out = append(out, "Why: "+a.Reason)
@@ -663,6 +665,12 @@ func (m Model) approvalDetail(w int, a axp.Approval) []string {
 	}
 	out = append(out, checks)
 	return out
+}
+
+// wrapWords wraps text to w cells at its spaces, keeping them; a word wider than w (a hash on a
+// narrow terminal) is broken, never cut.
+func wrapWords(text string, w int) []string {
+	return strings.Split(ansi.Wrap(text, max(w, 1), ""), "\n")
 }
 
 // partiesOrHold is the queue list's PARTIES cell: who the item involves, or why it is held or

@@ -11,6 +11,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/admin"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
@@ -456,6 +457,12 @@ func TestApproveSeveral(t *testing.T) {
 	ids := strings.Fields(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payment", "--jq", ".approvals[].approval_id"))
 	if len(ids) != 2 {
 		t.Fatalf("payments %v", ids)
+	}
+	// Every argument completes with the open items not named yet.
+	f, out := cmdtest.Factory(t, "", map[string]string{"AXP_EXCHANGE": e.x.URL, "AXP_ADMIN_TOKEN": cmdtest.AdminToken})
+	cmd.Run(context.Background(), f, []string{"__complete", "admin", "approvals", "approve", ids[0], ""}, func() []string { return nil })
+	if got := out.Out.String(); strings.Contains(got, ids[0]+"\t") || !strings.Contains(got, ids[1]+"\tpayment of ") || !strings.Contains(got, payout+"\tpayout of ") {
+		t.Errorf("completion after %s:\n%s", ids[0], got)
 	}
 	if err := e.run(admin.NewCmdApprove(e.f, nil), ids[0], ids[1], "--tx", cmdtest.TxHash()); cmdutil.ExitStatus(err) != cmdutil.ExitUsage {
 		t.Errorf("--tx with several ids: %v", err)

@@ -51,7 +51,7 @@ goes with one id.`,
   axp admin approvals approve apr_123 --tx 0x... --note "sent by hand"
   axp admin approvals approve apr_1 apr_2 apr_3 --yes`,
 		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: completeApprovals(f, func(a axp.Approval) string { return a.ID }),
+		ValidArgsFunction: completeApprovalIDs(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.ID, o.IDs = args[0], args
 			if o.TxHash != "" && len(args) > 1 {
@@ -244,6 +244,25 @@ func completeApprovals(f *cmdutil.Factory, key func(axp.Approval) string) func(*
 			out = append(out, fmt.Sprintf("%s\t%s of %s, %s, %s", key(a), a.Kind, a.TaskID, a.Amount.Display(), a.Status))
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeApprovalIDs completes every argument with the ids of the open queue items not given yet.
+func completeApprovalIDs(f *cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	first := completeApprovals(f, func(a axp.Approval) string { return a.ID })
+	return func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		out, d := first(c, nil, prefix)
+		given := map[string]bool{}
+		for _, a := range args {
+			given[a] = true
+		}
+		kept := out[:0:0]
+		for _, x := range out {
+			if id, _, _ := strings.Cut(x, "\t"); !given[id] {
+				kept = append(kept, x)
+			}
+		}
+		return kept, d
 	}
 }
 

@@ -1446,8 +1446,13 @@ func (m Model) run(d *dialog) tea.Cmd {
 					lines = append(lines, "✗ "+id+": "+errText(err))
 					continue
 				}
-				for _, l := range approvedReport(a) {
-					lines = append(lines, "✓ "+l)
+				for i, l := range approvedReport(a) {
+					if i == 0 {
+						l = "✓ " + l
+					} else {
+						l = "  " + l
+					}
+					lines = append(lines, l)
 				}
 			}
 			text := fmt.Sprintf("Approved %d of %d marked items", len(ids)-failed, len(ids))

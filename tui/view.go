@@ -341,7 +341,7 @@ func (m Model) keys() [][2]string {
 	case m.view == ViewOperator && m.filter == tabBoard:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"a", "approve"}, {"x", "hide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && len(m.marked) > 0:
-		return [][2]string{{fmt.Sprintf("%d marked", len(m.marked)), ""}, {"a", "approve marked"}, {"space", "mark"}, {"esc", "unmark all"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{fmt.Sprintf("%d marked", len(m.marked)), ""}, {"a", "approve marked"}, {"space", "mark"}, {"esc", "unmark"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator:
 		return [][2]string{filter, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, {"space", "mark"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.open != nil:

@@ -15,6 +15,9 @@ import (
 // it, the money, the deliverable, the timeline, its queue items and the audit records of the task
 // alone, over as many lines as it takes (↑↓ scroll, u the task's audit, esc back).
 
+// descLines is how many lines one field of the description may take: it scrolls, so nothing is cut.
+const descLines = 20
+
 // describePane is a task described.
 type describePane struct {
 	id  string
@@ -110,21 +113,21 @@ func (m Model) describeLines(w int, d *TaskDetail) []string {
 	out := []string{t.bold.Render(x.ID) + "  " + x.Type + "  " + t.status(x.Status) + "  " + t.dim.Render(x.PaymentMethod),
 		t.dim.Render("created " + when(x.CreatedAt) + " · updated " + when(x.UpdatedAt))}
 	if len(x.Params) > 0 {
-		out = append(out, m.field(w, "Brief", paramsText(x.Params), x.Screening, 3)...)
+		out = append(out, m.field(w, "Brief", paramsText(x.Params), x.Screening, descLines)...)
 	}
 	if x.Description != "" {
-		out = append(out, m.field(w, "", x.Description, nil, 3)...)
+		out = append(out, m.field(w, "", x.Description, nil, descLines)...)
 	}
 
 	out = append(out, "", t.bold.Render("Parties"))
-	out = append(out, m.field(w, "Buyer", m.buyerOf(d), nil, 1)...)
+	out = append(out, m.field(w, "Buyer", m.buyerOf(d), nil, descLines)...)
 	seller := "none chosen yet"
 	if x.Seller != nil {
 		seller = x.Seller.Name + " (" + x.Seller.ID + ")"
 	}
-	out = append(out, m.field(w, "Seller", seller, nil, 1)...)
+	out = append(out, m.field(w, "Seller", seller, nil, descLines)...)
 	if n := len(x.Offers); n > 0 {
-		out = append(out, m.field(w, "Offers", fmt.Sprintf("%d", n), nil, 1)...)
+		out = append(out, m.field(w, "Offers", fmt.Sprintf("%d", n), nil, descLines)...)
 	}
 
 	out = append(out, "", t.bold.Render("Money"))
@@ -135,13 +138,13 @@ func (m Model) describeLines(w int, d *TaskDetail) []string {
 			price += fmt.Sprintf(" · platform fee %s (%s%%) · seller nets %s", x.Fee.PlatformFee.Display(), pct(x.Fee.FeeBPS), x.Fee.SellerNet.Display())
 		}
 	}
-	out = append(out, m.field(w, "Price", price, nil, 2)...)
+	out = append(out, m.field(w, "Price", price, nil, descLines)...)
 	if pay := x.Payment; pay != nil {
 		line := pay.Status + " · payable " + pay.PayableUSD.Display() + " · received " + pay.ReceivedUSD.Display()
 		if pay.MissingUSD > 0 {
 			line += " · still due " + pay.MissingUSD.Display()
 		}
-		out = append(out, m.field(w, "Payment", line, nil, 2)...)
+		out = append(out, m.field(w, "Payment", line, nil, descLines)...)
 		var where []string
 		if pay.DepositAddress != "" {
 			where = append(where, "to "+pay.DepositAddress)
@@ -150,16 +153,16 @@ func (m Model) describeLines(w int, d *TaskDetail) []string {
 			where = append(where, "tx "+pay.TxHash)
 		}
 		if len(where) > 0 {
-			out = append(out, m.field(w, "", strings.Join(where, " · "), nil, 3)...)
+			out = append(out, m.field(w, "", strings.Join(where, " · "), nil, descLines)...)
 		}
 	}
 
 	out = append(out, "", t.bold.Render("Deliverable"))
 	if x.Deliverable == nil {
-		out = append(out, m.field(w, "", "nothing delivered yet", nil, 1)...)
+		out = append(out, m.field(w, "", "nothing delivered yet", nil, descLines)...)
 	} else {
-		out = append(out, m.field(w, "SHA-256", x.Deliverable.SHA256, nil, 2)...)
-		out = append(out, m.field(w, "", fmt.Sprintf("deliveries %d · free redos left %d", x.Deliveries, x.RedosLeft), nil, 1)...)
+		out = append(out, m.field(w, "SHA-256", x.Deliverable.SHA256, nil, descLines)...)
+		out = append(out, m.field(w, "", fmt.Sprintf("deliveries %d · free redos left %d", x.Deliveries, x.RedosLeft), nil, descLines)...)
 		if len(x.Checks) > 0 {
 			out = append(out, t.bold.Render(fmt.Sprintf("%-9s", "Checks"))+m.checks(x.Checks))
 		}
@@ -174,7 +177,7 @@ func (m Model) describeLines(w int, d *TaskDetail) []string {
 	out = append(out, "", t.bold.Render(fmt.Sprintf("Timeline (%d)", len(events))))
 	for _, r := range events {
 		text := r.Kind + ": " + r.Summary
-		out = append(out, m.field(w, "", t.dim.Render(when(r.At))+"  "+text, nil, 2)...)
+		out = append(out, m.field(w, "", t.dim.Render(when(r.At))+"  "+text, nil, descLines)...)
 	}
 
 	out = append(out, "", t.bold.Render(fmt.Sprintf("Approvals (%d)", len(d.Approvals))))
@@ -192,7 +195,7 @@ func (m Model) describeLines(w int, d *TaskDetail) []string {
 		if a.Failure != "" {
 			line += " · failed: " + a.Failure
 		}
-		out = append(out, m.field(w, "", line, nil, 3)...)
+		out = append(out, m.field(w, "", line, nil, descLines)...)
 	}
 
 	out = append(out, "", t.bold.Render(fmt.Sprintf("Audit (%d)", len(d.Audit))))
@@ -201,7 +204,7 @@ func (m Model) describeLines(w int, d *TaskDetail) []string {
 		if s := auditDetails(r.Details); s != "" {
 			line += "  " + s
 		}
-		out = append(out, m.field(w, "", line, nil, 3)...)
+		out = append(out, m.field(w, "", line, nil, descLines)...)
 	}
 	return out
 }

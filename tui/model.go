@@ -215,6 +215,7 @@ type (
 		err    error
 		task   *axp.Task
 		report []string
+		retry  *dialog // asked again when err is set (a refused transaction hash)
 	}
 	messagesMsg struct {
 		id   string
@@ -515,6 +516,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case doneMsg:
 		if msg.err != nil {
+			m.dialog = msg.retry
 			return m.fail(msg.err), nil
 		}
 		m.flash, m.flashErr = msg.text, msg.bad
@@ -1416,6 +1418,10 @@ func (m Model) run(d *dialog) tea.Cmd {
 	case "approve":
 		return call(func(ctx context.Context) doneMsg {
 			a, err := src.Approve(ctx, id, v["tx"], v["note"])
+			if err != nil && v["tx"] != "" {
+				// A refused hash is asked again, with the exchange's reason under it.
+				return doneMsg{err: err, retry: d.retryAt("tx", errText(err))}
+			}
 			if err != nil {
 				return doneMsg{err: err}
 			}
@@ -1560,6 +1566,18 @@ func newDialog(action, target, title string, steps ...step) *dialog {
 }
 
 func (d *dialog) current() step { return d.steps[d.at] }
+
+// retryAt is a copy of the dialog back at the step of field, its value in the input and why as
+// the error under it.
+func (d *dialog) retryAt(field, why string) *dialog {
+	c := d.clone()
+	for i, s := range c.steps {
+		if s.field == field {
+			c.at, c.input, c.err = i, []rune(c.values[field]), why
+		}
+	}
+	return c
+}
 
 // clone copies the dialog, so that an update never changes the model it started from.
 func (d *dialog) clone() *dialog {

@@ -1137,6 +1137,20 @@ func TestOperatorApproveManualRail(t *testing.T) {
 	if !m.flashErr || m.flash != "error: tx_hash: the transaction sends US$0.50 to the buyer, not US$1.00 (send the buyer's part in one transaction)" {
 		t.Errorf("refused hash: %q", m.flash)
 	}
+	// The hash is asked again, with the reason under it.
+	if m.dialog == nil || m.dialog.current().field != "tx" || string(m.dialog.input) != "0x"+repeat("cd", 32) ||
+		!strings.Contains(m.dialog.err, "not US$1.00 (send the buyer's part in one transaction)") || !strings.Contains(m.Render(), "> 0x"+repeat("cd", 32)) {
+		t.Fatalf("the refused hash is not asked again: %+v\n%s", m.dialog, m.Render())
+	}
+	delete(src.refuse, "apr_split")
+	m, _ = press(t, m, "ctrl+u")
+	m, _ = update(t, m, tea.PasteMsg{Content: "0x" + repeat("ef", 32)})
+	m, _ = press(t, m, "enter", "enter")
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 2 || c[1].args[1] != "0x"+repeat("ef", 32) || m.dialog != nil || m.flashErr {
+		t.Errorf("the second hash: calls %+v, dialog %+v, flash %q", c, m.dialog, m.flash)
+	}
 }
 
 // space marks rows (a mark on the row, the count in the footer); a approves every marked one after

@@ -405,6 +405,8 @@ func (f *fakeSource) Approve(_ context.Context, id, tx, note string) (*axp.Appro
 				"send the money, then record the transaction hash here")
 		case a.Status == axp.ApprovalHeld && a.Kind == axp.ApproveSplit && tx == "":
 			a.Transfers = []axp.OutTransfer{{Part: "buyer", To: "0x" + repeat("b0", 20), Amount: a.RefundUSD, TxHash: "0x" + repeat("b1", 32), Status: axp.TransferSent}}
+		case a.Status == axp.ApprovalHeld && a.Kind == axp.ApproveSplit:
+			a.BuyerPartTxHash = tx
 		case a.Status == axp.ApprovalHeld:
 			return nil, axp.Conflict("approval "+id+" is held: the seller has no payout address yet", "it becomes pending when the seller adds one")
 		case sends && tx == "":

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -1329,6 +1330,17 @@ func approvedReport(a *axp.Approval) []string {
 	return out
 }
 
+// aboutHash reports whether the exchange refused an approval for its transaction hash tx: the
+// field at fault is tx_hash, or the message names the transaction (not mined yet, too few
+// confirmations).
+func aboutHash(err error, tx string) bool {
+	var e *axp.Error
+	if tx == "" || !errors.As(err, &e) {
+		return false
+	}
+	return e.Field == "tx_hash" || strings.Contains(strings.ToLower(e.Message), strings.ToLower(tx))
+}
+
 // approveFailed is the error of an approval whose sending failed at once (the node refused a
 // transfer), nil for any other.
 func approveFailed(a *axp.Approval) error {
@@ -1418,7 +1430,7 @@ func (m Model) run(d *dialog) tea.Cmd {
 	case "approve":
 		return call(func(ctx context.Context) doneMsg {
 			a, err := src.Approve(ctx, id, v["tx"], v["note"])
-			if err != nil && v["tx"] != "" {
+			if err != nil && aboutHash(err, v["tx"]) {
 				// A refused hash is asked again, with the exchange's reason under it.
 				return doneMsg{err: err, retry: d.retryAt("tx", errText(err))}
 			}

@@ -1151,6 +1151,21 @@ func TestOperatorApproveManualRail(t *testing.T) {
 	if c := src.called("approve"); len(c) != 2 || c[1].args[1] != "0x"+repeat("ef", 32) || m.dialog != nil || m.flashErr {
 		t.Errorf("the second hash: calls %+v, dialog %+v, flash %q", c, m.dialog, m.flash)
 	}
+	if !strings.Contains(m.flash, "Recorded the buyer's part of split apr_split (US$1.00, tx 0x"+repeat("ef", 32)+")") {
+		t.Errorf("flash %q", m.flash)
+	}
+	// A refusal that is not about the hash closes the dialog.
+	src.approvals = fixtureApprovals()
+	m = settle(t, m, m.load())
+	m, _ = press(t, m, "g", "down", "a")
+	m, _ = update(t, m, tea.PasteMsg{Content: "0x" + repeat("cd", 32)})
+	src.refuse = map[string]error{"apr_out": axp.Conflict("approval apr_out was already rejected", "")}
+	m, _ = press(t, m, "enter", "enter")
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if m.dialog != nil || m.flash != "error: approval apr_out was already rejected" {
+		t.Errorf("a refusal of the item: %+v %q", m.dialog, m.flash)
+	}
 }
 
 // space marks rows (a mark on the row, the count in the footer); a approves every marked one after

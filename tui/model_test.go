@@ -410,7 +410,7 @@ func TestErrorsAndSwitching(t *testing.T) {
 		t.Errorf("flash %q", m.flash)
 	}
 	m, _ = press(t, m, "?")
-	if !m.help || !strings.Contains(m.Render(), "approve (the hot wallet sends: y/n; else the tx hash)") || !strings.Contains(m.Render(), "board: let a held post appear / hide it") {
+	if !m.help || !strings.Contains(m.Render(), "approve (hot wallet: y/n, else the tx hash) / reject with a reason") || !strings.Contains(m.Render(), "board: let a held post appear / hide it") {
 		t.Errorf("help:\n%s", m.Render())
 	}
 	m, cmd = press(t, m, "q")

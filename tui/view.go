@@ -394,12 +394,12 @@ func (m Model) helpScreen() []string {
 	add("Everywhere", [][2]string{{"tab", "switch buyer / operator view"}, {"ctrl+r", "refresh now"},
 		{"/", "filter the list by words (ids too); enter keeps it, esc clears it"}, {"? / q", "this help / quit"}})
 	add("Buyer", [][2]string{{"↑↓ enter", "pick a task and open it"}, {"s", "rank offers: value, price, eta, reliability"},
-		{"c", "choose the selected offer"}, {"p", "preview the deliverable, or pay the task from your wallet (test mode)"},
+		{"c", "choose the selected offer"}, {"p", "preview the deliverable, or pay from your wallet (test mode)"},
 		{"a / d", "accept / dispute the delivery"}, {"m / w", "messages on the task / write one"}, {"esc", "back to the list"}})
-	add("Operator", [][2]string{{"←→ 1-7", "queue, payments, release due, mediations, rejected listings, board, every task"},
-		{"a / r", "approve (the hot wallet sends: y/n; else the tx hash) / reject with a reason"},
-		{"space", "mark queue items: a then approves every marked one after one question"},
-		{"d / o", "decide an appealed mediation / overturn a listing rejection, with a note"},
+	add("Operator", [][2]string{{"←→ 1-7", "queue, payments, due, mediations, listings, board, every task"},
+		{"a / r", "approve (hot wallet: y/n, else the tx hash) / reject with a reason"},
+		{"space", "mark queue items; a approves all marked after one question"},
+		{"d / o", "decide an appealed mediation / overturn a listing rejection"},
 		{"a / x", "board: let a held post appear / hide it with a reason"},
 		{"enter / u", "Tasks: describe the task / its audit; u elsewhere: the audit trail"}})
 	return out

@@ -413,6 +413,9 @@ func TestErrorsAndSwitching(t *testing.T) {
 	if !m.help || !strings.Contains(m.Render(), "approve (hot wallet: y/n, else the tx hash) / reject with a reason") || !strings.Contains(m.Render(), "board: let a held post appear / hide it") {
 		t.Errorf("help:\n%s", m.Render())
 	}
+	if strings.Contains(m.Render(), "…") {
+		t.Errorf("a help line is cut at 80 columns:\n%s", m.Render())
+	}
 	m, cmd = press(t, m, "q")
 	if cmd == nil || m.Render() != "" {
 		t.Error("q does not quit")

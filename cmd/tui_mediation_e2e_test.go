@@ -159,7 +159,7 @@ func TestTUIMediationInTmux(t *testing.T) {
 	send("Enter")
 	waitScreen("the confirmation", "Refund to the buyer: US$0.75 (30%)", "Split: US$0.75 back to the buyer, US$1.75 of the price to the seller", "Press y to confirm")
 	send("y")
-	waitScreen("the decision on screen", "Decided "+med.ID+": split 30%, queued for approval", "[Mediations 0]", "resolved")
+	waitScreen("the decision on screen", "Decided "+med.ID+": split 30%, queued for approval", "[Mediations 1]", "resolved")
 
 	// The exchange has it: the mediation is resolved and its split waits in the queue.
 	ml := cmdtest.Must(t, admin, client.AdminMediations, axp.MediationsQuery{TaskID: created.ID})

@@ -159,6 +159,13 @@ type fakeSource struct {
 	err       error // returned by every call when set
 	messages  map[string][]axp.Message
 	disputes  map[string]*DisputeState
+	rail      string           // "evm" (a hot wallet) or "manual" (the default)
+	float     *axp.Float       // the hot wallet against the queue (evm rail)
+	refuse    map[string]error // Approve refuses these items with their error
+	details   map[string]*TaskDetail
+	taskAudit map[string][]axp.AuditRecord
+	payable   bool   // CanPay
+	paid      string // the transaction hash Pay answers
 }
 
 func newFake() *fakeSource {
@@ -362,22 +369,56 @@ func (f *fakeSource) withDisputed() *fakeSource {
 	return f
 }
 
-func (f *fakeSource) Approvals(context.Context) ([]axp.Approval, error) {
+func (f *fakeSource) Approvals(context.Context) (*axp.ApprovalList, error) {
 	if err := f.record("approvals"); err != nil {
 		return nil, err
 	}
-	return f.approvals, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rail := f.rail
+	if rail == "" {
+		rail = "manual"
+	}
+	return &axp.ApprovalList{Approvals: append([]axp.Approval(nil), f.approvals...), Rail: rail, Float: f.float}, nil
 }
 
+// Approve approves as the exchange does: on the evm rail a payout, refund or split is sent by the
+// hot wallet (a held split sends its buyer's part and stays held); on the manual rail it needs
+// the transaction hash. refuse, when set, refuses the items it names with its error.
 func (f *fakeSource) Approve(_ context.Context, id, tx, note string) (*axp.Approval, error) {
 	if err := f.record("approve", id, tx, note); err != nil {
 		return nil, err
 	}
-	for _, a := range f.approvals {
-		if a.ID == id {
-			a.Status = axp.ApprovalApproved
-			return &a, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.refuse[id]; err != nil {
+		return nil, err
+	}
+	for i, a := range f.approvals {
+		if a.ID != id {
+			continue
 		}
+		sends := axp.SendsMoney(a.Kind)
+		switch {
+		case sends && tx == "" && f.rail != "evm":
+			return nil, axp.Invalid("tx_hash", "is required to approve a "+a.Kind+" on an exchange without a hot wallet (payout_key_file)",
+				"send the money, then record the transaction hash here")
+		case a.Status == axp.ApprovalHeld && a.Kind == axp.ApproveSplit && tx == "":
+			a.Transfers = []axp.OutTransfer{{Part: "buyer", To: "0x" + repeat("b0", 20), Amount: a.RefundUSD, TxHash: "0x" + repeat("b1", 32), Status: axp.TransferSent}}
+		case a.Status == axp.ApprovalHeld && a.Kind == axp.ApproveSplit:
+			a.BuyerPartTxHash = tx
+		case a.Status == axp.ApprovalHeld:
+			return nil, axp.Conflict("approval "+id+" is held: the seller has no payout address yet", "it becomes pending when the seller adds one")
+		case sends && tx == "":
+			a.Status, a.Rail = axp.ApprovalSent, "evm"
+			a.Transfers = []axp.OutTransfer{{Part: "seller", To: a.PayoutAddress, Amount: a.Amount, TxHash: "0x" + repeat("5a", 32), Status: axp.TransferSent}}
+		default:
+			a.Status, a.TxHash = axp.ApprovalApproved, tx
+		}
+		if a.Status == axp.ApprovalHeld {
+			f.approvals[i] = a // the queue keeps it, its buyer's part on its way
+		}
+		return &a, nil
 	}
 	return nil, axp.NotFound("approval", id)
 }
@@ -475,4 +516,38 @@ func (f *fakeSource) ApproveBoardPost(_ context.Context, id, note string) (*axp.
 
 func (f *fakeSource) HideBoardPost(_ context.Context, id, reason string) (*axp.BoardPost, error) {
 	return f.moderate("board_hide", id, reason, axp.BoardHidden)
+}
+
+func (f *fakeSource) TaskAudit(_ context.Context, id string) ([]axp.AuditRecord, error) {
+	if err := f.record("task_audit", id); err != nil {
+		return nil, err
+	}
+	return f.taskAudit[id], nil
+}
+
+func (f *fakeSource) TaskDetail(_ context.Context, id string) (*TaskDetail, error) {
+	if err := f.record("task_detail", id); err != nil {
+		return nil, err
+	}
+	if d := f.details[id]; d != nil {
+		return d, nil
+	}
+	return nil, axp.NotFound("task", id)
+}
+
+func (f *fakeSource) CanPay() bool { return f.payable }
+
+func (f *fakeSource) PayPreview(_ context.Context, id string) ([]string, error) {
+	if err := f.record("pay_preview", id); err != nil {
+		return nil, err
+	}
+	return []string{"send US$3.000042 of USDC to 0xd0d0 for task " + id + "?", "task " + id + " (text-file) is awaiting payment: US$3.000042",
+		"from your wallet 0xB0B0 (it holds US$10.00)"}, nil
+}
+
+func (f *fakeSource) Pay(_ context.Context, id string) (string, error) {
+	if err := f.record("pay", id); err != nil {
+		return "", err
+	}
+	return f.paid, nil
 }

@@ -40,6 +40,9 @@ func (m Model) shownList() (listID, bool) {
 		if m.auditOpen {
 			return listAudit, true
 		}
+		if m.desc != nil {
+			return 0, false
+		}
 		return listTab + listID(m.filter), true
 	case m.open != nil:
 		return listOffers, m.open.pane == paneOffers && m.open.task != nil

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/axp-exchange/axp"
 )
 
 // Golden screens: a real Bubble Tea program (teatest) is driven with keys over the fake source;
@@ -161,5 +164,87 @@ func TestTestModeHeader(t *testing.T) {
 	m.opts.TestMode = false
 	if screen := string(drive(t, m, 100, 24, "")); strings.Contains(screen, "TEST MODE") {
 		t.Fatalf("the header says test mode off it:\n%s", screen)
+	}
+}
+
+// Ids are never cut, at any width: each id column takes the width of its ids (no blank columns
+// after it on a wide terminal), and narrower terminals drop other columns first.
+func TestIDsNeverCut(t *testing.T) {
+	const taskID, taskID2 = "tsk_06h1r0tfx2x5ewhfaevncbap94", "tsk_06h1r048rvy9bmwj5x25b6nr88"
+	src := newFake()
+	src.tasks[0].ID, src.tasks[1].ID = taskID, taskID2
+	const approvalID = "apr_06h29zb63e1qcakgwd6xq375nm"
+	for i := range src.approvals {
+		src.approvals[i].TaskID = taskID2
+	}
+	src.approvals[0].ID = approvalID
+	for i := range src.meds {
+		src.meds[i].TaskID = taskID
+	}
+	for _, w := range []int{60, 80, 120, 200} {
+		screens := map[string]string{
+			"tasks": string(drive(t, loaded(t, src, ViewBuyer), w, 24, "")),
+			"queue": string(drive(t, loaded(t, src, ViewOperator), w, 24, "")),
+			"meds":  string(drive(t, loaded(t, src, ViewOperator), w, 24, "", keys("4")...)),
+			"all":   string(drive(t, loaded(t, src, ViewOperator), w, 24, "", keys("7")...)),
+			"audit": string(drive(t, loaded(t, src, ViewOperator), w, 24, "task.create", keys("u")...)),
+		}
+		wants := map[string][]string{"tasks": {taskID, taskID2}, "queue": {taskID2, approvalID}, "meds": {taskID}, "all": {taskID, taskID2},
+			"audit": {"apr_06h1r0t2rmkee4k7gxnksxzp3w", taskID}}
+		for name, s := range screens {
+			for _, id := range wants[name] {
+				if !strings.Contains(s, id) {
+					t.Errorf("%d columns, %s: id %s is cut:\n%s", w, name, id, s)
+				}
+			}
+			for i, l := range strings.Split(s, "\n") {
+				if lw := lipgloss.Width(l); lw != w {
+					t.Errorf("%d columns, %s: line %d is %d cells wide: %q", w, name, i, lw, l)
+				}
+			}
+		}
+		// The selected item's detail names its task whole.
+		if w >= 80 && !strings.Contains(screens["queue"], taskID2+" (text-file)") {
+			t.Errorf("%d columns: the detail cuts the task id:\n%s", w, screens["queue"])
+		}
+		// The ID column is as wide as the ids.
+		if want := "  ID" + strings.Repeat(" ", len(taskID)-1) + "TYPE"; !strings.Contains(screens["tasks"], want) && w >= 80 {
+			t.Errorf("%d columns: the ID column is not the ids' width:\n%s", w, screens["tasks"])
+		}
+	}
+}
+
+// No view shows Go's map[...] or <nil>: nested and absent values read as words.
+func TestNoGoValuesOnScreen(t *testing.T) {
+	src := newFake()
+	src.audit = append(src.audit, axp.AuditRecord{ID: "aud_3", Time: now.Add(-2 * time.Hour), Actor: "rail:evm", Action: "approval.send",
+		EntityType: "approval", EntityID: "apr_out", Details: map[string]any{"amount_usd": 2.475, "from": nil,
+			"checks": map[string]any{"min_lines": true}, "tx_hashes": []any{"0xaa", "0xbb"}}})
+	screens := []string{
+		string(drive(t, loaded(t, src, ViewOperator), 160, 24, "approval.send", keys("u")...)),
+		string(drive(t, loaded(t, src, ViewBuyer), 160, 24, "", keys("enter")...)),
+	}
+	for i := range numTabs {
+		screens = append(screens, string(drive(t, loaded(t, src, ViewOperator), 160, 24, "", keys(strconv.Itoa(i+1))...)))
+	}
+	for _, s := range screens {
+		if strings.Contains(s, "map[") || strings.Contains(s, "<nil>") {
+			t.Errorf("a Go value on the screen:\n%s", s)
+		}
+	}
+	if !strings.Contains(screens[0], "amount_usd=2.475 checks.min_lines=true tx_hashes=0xaa,0xbb") {
+		t.Errorf("the audit details are not in words:\n%s", screens[0])
+	}
+}
+
+// The banner of test mode fits in 60 columns, the exchange's URL giving way first.
+func TestTestModeBannerNarrow(t *testing.T) {
+	m := loaded(t, newFake(), ViewOperator)
+	m.opts.TestMode = true
+	for _, w := range []int{60, 52} {
+		head, _, _ := strings.Cut(string(drive(t, m, w, 24, "")), "\n")
+		if !strings.Contains(head, "TEST MODE: money is not real") || lipgloss.Width(head) != w {
+			t.Errorf("%d columns: header %q", w, head)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -77,8 +78,11 @@ type Model struct {
 	// operator view
 	queue       []axp.Approval
 	queueLoaded bool
-	filter      int // the operator's tab: a queue filter, tabMediations, tabListings or tabBoard
+	rail        string     // how approved payouts move: "evm" (the hot wallet sends them) or "manual"
+	float       *axp.Float // the hot wallet against the open queue (evm rail)
+	filter      int        // the operator's tab: a queue filter, tabMediations, tabListings or tabBoard
 	queueCur    int
+	marked      map[string]bool // queue items marked with space for a bulk approval, by id
 
 	meds           []axp.Mediation // appealed first, then newest first
 	medsLoaded     bool
@@ -93,6 +97,8 @@ type Model struct {
 	allLoaded      bool
 	allCur         int
 	auditOpen      bool              // the audit trail is shown over the tabs (u, esc closes it)
+	auditTask      string            // the task whose audit is shown ("" the whole trail)
+	desc           *describePane     // a task described over the tabs (enter, esc closes it)
 	audit          []axp.AuditRecord // the newest audit records, newest first
 	auditLoaded    bool
 	auditCur       int
@@ -102,7 +108,10 @@ type Model struct {
 	query  [numLists]string
 	typing bool
 
-	dialog   *dialog
+	dialog *dialog
+	// report is the outcome of the last approval, line by line (the transfers sent, each item of
+	// a bulk approval), shown under the screen until esc or enter closes it.
+	report   []string
 	flash    string
 	flashErr bool
 	help     bool
@@ -170,7 +179,7 @@ type (
 		err  error
 	}
 	queueMsg struct {
-		list []axp.Approval
+		list *axp.ApprovalList
 		err  error
 	}
 	medsMsg struct {
@@ -190,6 +199,7 @@ type (
 		err  error
 	}
 	auditMsg struct {
+		task string
 		list []axp.AuditRecord
 		err  error
 	}
@@ -198,11 +208,15 @@ type (
 		d   *Deliverable
 		err error
 	}
-	// doneMsg ends an action: text is shown, task (when set) replaces the open task.
+	// doneMsg ends an action: text is shown (as an error when bad), task (when set) replaces the
+	// open task, report (when set) is shown under the screen.
 	doneMsg struct {
-		text string
-		err  error
-		task *axp.Task
+		text   string
+		bad    bool
+		err    error
+		task   *axp.Task
+		report []string
+		retry  *dialog // asked again when err is set (a refused transaction hash)
 	}
 	messagesMsg struct {
 		id   string
@@ -213,6 +227,12 @@ type (
 		id  string
 		st  *DisputeState
 		err error
+	}
+	// payPreviewMsg is what paying a task from the wallet would send.
+	payPreviewMsg struct {
+		id    string
+		lines []string
+		err   error
 	}
 	tickMsg struct{}
 )
@@ -251,6 +271,9 @@ func (m Model) load() tea.Cmd {
 		}
 		if m.auditOpen {
 			return m.loadAudit()
+		}
+		if m.desc != nil {
+			return m.loadDetail(m.desc.id)
 		}
 		return tea.Batch(m.loadQueue(), m.loadMediations(), m.loadListings(), m.loadBoard(), m.loadAllTasks())
 	case m.open != nil:
@@ -341,8 +364,12 @@ func (m Model) loadAllTasks() tea.Cmd {
 }
 
 func (m Model) loadAudit() tea.Cmd {
-	src := m.src
+	src, task := m.src, m.auditTask
 	return m.fetch(func(ctx context.Context) tea.Msg {
+		if task != "" {
+			l, err := src.TaskAudit(ctx, task)
+			return auditMsg{task: task, list: l, err: err}
+		}
 		l, err := src.Audit(ctx)
 		return auditMsg{list: l, err: err}
 	})
@@ -409,7 +436,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			return m.fail(msg.err), nil
 		}
-		m.setQueue(msg.list)
+		m.rail, m.float = msg.list.Rail, msg.list.Float
+		m.setQueue(msg.list.Approvals)
 		return m, nil
 	case medsMsg:
 		if msg.err != nil {
@@ -438,12 +466,42 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.allCur = reselect(old, m.allCur, m.shownAllTasks(), func(x axp.AdminTaskRow) string { return x.ID })
 		return m, nil
 	case auditMsg:
+		if msg.task != m.auditTask {
+			return m, nil
+		}
 		if msg.err != nil {
 			return m.fail(msg.err), nil
 		}
 		old := m.shownAudit()
 		m.audit, m.auditLoaded = msg.list, true
 		m.auditCur = reselect(old, m.auditCur, m.shownAudit(), func(x axp.AuditRecord) string { return x.ID })
+		return m, nil
+	case payPreviewMsg:
+		if m.open == nil || m.open.id != msg.id {
+			return m, nil
+		}
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		m.flash = ""
+		// The first line is the question, as `axp wallet pay` asks it.
+		title, lines := "Pay task "+msg.id+" from your wallet?", msg.lines
+		if len(lines) > 0 {
+			title, lines = capitalize(lines[0]), lines[1:]
+		}
+		m.dialog = newDialog("pay", msg.id, title, step{prompt: "Press y to pay, n or esc to cancel."})
+		m.dialog.detail = lines
+		return m, nil
+	case detailMsg:
+		if m.desc == nil || m.desc.id != msg.id {
+			return m, nil
+		}
+		if msg.err != nil {
+			return m.fail(msg.err), nil
+		}
+		p := *m.desc
+		p.d = msg.d
+		m.desc = &p
 		return m, nil
 	case deliverableMsg:
 		if m.open == nil || m.open.id != msg.id {
@@ -459,9 +517,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case doneMsg:
 		if msg.err != nil {
+			m.dialog = msg.retry
 			return m.fail(msg.err), nil
 		}
-		m.flash, m.flashErr = msg.text, false
+		m.flash, m.flashErr = msg.text, msg.bad
+		if msg.report != nil {
+			m.report = msg.report
+		}
 		if msg.task != nil && m.open != nil && m.open.id == msg.task.ID {
 			m.open = m.open.clone()
 			m.setTask(msg.task)
@@ -503,11 +565,21 @@ func (m *Model) setTask(t *axp.Task) {
 	m.tasks = tasks
 }
 
-// setQueue replaces the queue, keeping the cursor on the same item when it is still there.
+// setQueue replaces the queue, keeping the cursor on the same item when it is still there and the
+// marks of the items still open.
 func (m *Model) setQueue(list []axp.Approval) {
 	old := m.visible()
 	m.queue, m.queueLoaded = list, true
 	m.queueCur = reselect(old, m.queueCur, m.visible(), func(a axp.Approval) string { return a.ID })
+	if len(m.marked) > 0 {
+		kept := map[string]bool{}
+		for _, a := range list {
+			if m.marked[a.ID] {
+				kept[a.ID] = true
+			}
+		}
+		m.marked = kept
+	}
 }
 
 // setMediations replaces the mediations, appealed ones first, keeping the cursor on the same one.
@@ -556,28 +628,6 @@ func reselect[T any](old []T, cur int, list []T, id func(T) string) int {
 		}
 	}
 	return cur
-}
-
-// appealed counts the mediations that wait for the operator.
-func (m Model) appealed() int {
-	n := 0
-	for _, x := range m.meds {
-		if x.Status == axp.MediationAppealed {
-			n++
-		}
-	}
-	return n
-}
-
-// rejected counts the rejections not overturned.
-func (m Model) rejected() int {
-	n := 0
-	for _, x := range m.listings {
-		if x.Status == axp.ListingRejected {
-			n++
-		}
-	}
-	return n
 }
 
 // selectedMediation is the mediation under the cursor, or nil.
@@ -652,6 +702,12 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.dialog != nil {
 		return m.dialogKey(k)
+	}
+	if m.report != nil {
+		m.report = nil
+		if k.String() == "esc" || k.String() == "enter" {
+			return m, nil
+		}
 	}
 	if m.typing {
 		return m.filterKey(k)
@@ -778,6 +834,9 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			confirmStep())
 		m.dialog.values["offer"] = o.OfferID
 	case "p", "v":
+		if k.String() == "p" && t.Status == axp.TaskAwaitingPayment {
+			return m.payTask(t)
+		}
 		if t.Deliverable == nil {
 			m.flash, m.flashErr = "Nothing delivered yet", true
 			return m, nil
@@ -812,6 +871,21 @@ func (m Model) taskKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// payTask checks that the wallet can pay task t and asks, showing what paying sends (as `axp
+// wallet pay` does); on an exchange not in test mode it says how to pay.
+func (m Model) payTask(t *axp.Task) (tea.Model, tea.Cmd) {
+	if !m.src.CanPay() {
+		m.flash, m.flashErr = "Pay it from your wallet with `axp wallet pay "+t.ID+"` (the TUI pays on an exchange in test mode), or report a payment: axp task pay "+t.ID+" --tx HASH", true
+		return m, nil
+	}
+	m.flash, m.flashErr = "Checking the wallet and the chain…", false
+	src, id := m.src, t.ID
+	return m, m.fetch(func(ctx context.Context) tea.Msg {
+		lines, err := src.PayPreview(ctx, id)
+		return payPreviewMsg{id: id, lines: lines, err: err}
+	})
+}
+
 // writeMessage opens the dialog of a message to the chosen seller, or, before an offer is chosen,
 // to the seller of the selected offer.
 func (m Model) writeMessage() (tea.Model, tea.Cmd) {
@@ -843,9 +917,23 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.auditOpen {
 		return m.auditKey(k)
 	}
-	if k.String() == "u" {
-		m.auditOpen = true
-		return m, m.loadAudit()
+	if m.desc != nil {
+		return m.describeKey(k)
+	}
+	switch k.String() {
+	case "u":
+		// On the tasks tab, the audit of the selected task; elsewhere the whole trail.
+		if v := m.shownAllTasks(); m.filter == tabTasks && m.allCur < len(v) {
+			return m.openAudit(v[m.allCur].ID)
+		}
+		return m.openAudit("")
+	case "enter":
+		if v := m.shownAllTasks(); m.filter == tabTasks && m.allCur < len(v) {
+			return m.describe(v[m.allCur].ID)
+		}
+		if a := m.selected(); a != nil && m.filter < len(filters) {
+			return m.describe(a.TaskID)
+		}
 	}
 	// The cursor of the current tab and its length.
 	l := listTab + listID(m.filter)
@@ -888,38 +976,41 @@ func (m Model) operatorKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	switch k.String() {
-	case "a":
+	case "space":
 		a := m.selected()
 		if a == nil {
 			return m, nil
 		}
-		switch {
-		case a.Status == axp.ApprovalReorged:
-			m.flash, m.flashErr = "This payment left the canonical chain (a reorg): it comes back by itself when the transfer is mined again; if it never does, axp admin payments write-off", true
-			return m, nil
-		case a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg:
-			m.flash, m.flashErr = "Held: a payment of this task left the canonical chain; it is released when the transfer is back", true
-			return m, nil
-		case a.Status == axp.ApprovalHeld:
-			m.flash, m.flashErr = "This payout is held until the seller adds a payout address", true
+		marked := map[string]bool{}
+		for id := range m.marked {
+			marked[id] = true
+		}
+		if marked[a.ID] {
+			delete(marked, a.ID)
+		} else {
+			marked[a.ID] = true
+		}
+		m.marked = marked
+		return m, nil
+	case "esc":
+		if len(m.marked) > 0 {
+			m.marked = nil
+			m.flash, m.flashErr = "Marks cleared", false
+		}
+		return m, nil
+	case "a":
+		if len(m.marked) > 0 {
+			return m.bulkApprove()
+		}
+		a := m.selected()
+		if a == nil {
 			return m, nil
 		}
-		var steps []step
-		if axp.SendsMoney(a.Kind) {
-			sent := a.Amount.Display()
-			if a.Kind == axp.ApprovePayout && a.PayoutAddress != "" {
-				sent += " to payout address " + a.PayoutAddress
-			}
-			steps = append(steps, step{field: "tx", prompt: "Transaction hash that sent " + sent + " (0x + 64 hex):", required: true,
-				validate: func(s string) string {
-					if !txPattern.MatchString(s) {
-						return "a transaction hash is 0x followed by 64 hex digits"
-					}
-					return ""
-				}})
+		if why := m.notApprovable(a); why != "" {
+			m.flash, m.flashErr = why, true
+			return m, nil
 		}
-		steps = append(steps, step{field: "note", prompt: "Note (optional):"}, confirmStep())
-		m.dialog = newDialog("approve", a.ID, approveTitle(*a), steps...)
+		m.dialog = m.approveDialog(a)
 	case "r", "x":
 		a := m.selected()
 		if a == nil {
@@ -936,8 +1027,26 @@ func (m Model) auditKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	n := len(m.shownAudit())
 	switch k.String() {
 	case "esc", "u":
-		m.auditOpen = false
+		m.auditOpen, m.auditTask = false, ""
 		return m, m.load()
+	case "enter":
+		// A record of a task, or of a queue item of a task: that task described.
+		v := m.shownAudit()
+		if m.auditCur >= len(v) {
+			return m, nil
+		}
+		id := ""
+		if x := v[m.auditCur]; x.EntityType == "task" {
+			id = x.EntityID
+		} else if s, ok := x.Details["task"].(string); ok {
+			id = s
+		}
+		if id == "" {
+			m.flash, m.flashErr = "This record is of no task", true
+			return m, nil
+		}
+		m.auditOpen, m.auditTask = false, ""
+		return m.describe(id)
 	case "up", "k":
 		m.auditCur = clamp(m.auditCur-1, n)
 	case "down", "j":
@@ -1095,6 +1204,153 @@ func authorName(a axp.BoardAuthor) string {
 	return a.ID
 }
 
+// notApprovable says why queue item a cannot be approved now, or "" when it can.
+func (m Model) notApprovable(a *axp.Approval) string {
+	switch {
+	case a.Status == axp.ApprovalReorged:
+		return "This payment left the canonical chain (a reorg): it comes back by itself when the transfer is mined again; if it never does, axp admin payments write-off"
+	case a.Status == axp.ApprovalHeld && a.HeldFor == axp.HoldReorg:
+		return "Held: a payment of this task left the canonical chain; it is released when the transfer is back"
+	case a.Status == axp.ApprovalHeld && a.Sending():
+		return "The buyer's part of " + a.ID + " is on its way; the seller's part waits for a payout address"
+	case a.Status == axp.ApprovalHeld && !buyerPartAlone(a):
+		return "This " + a.Kind + " is held until the seller adds a payout address"
+	}
+	return ""
+}
+
+// buyerPartAlone reports whether approving a held split sends the buyer's part on its own: the
+// seller's part waits for a payout address, the buyer's has not been sent.
+func buyerPartAlone(a *axp.Approval) bool {
+	return a.Kind == axp.ApproveSplit && a.Status == axp.ApprovalHeld && a.HeldFor != axp.HoldReorg && a.BuyerPartTxHash == "" &&
+		!a.Sending() && a.RefundUSD > 0
+}
+
+// hotWallet reports whether the exchange's hot wallet sends approved payouts, refunds and splits.
+func (m Model) hotWallet() bool { return m.rail == "evm" }
+
+// sendsWhat says what approving a payout, refund, split or return sends, and to whom.
+func sendsWhat(a axp.Approval) string {
+	switch {
+	case buyerPartAlone(&a):
+		return "the buyer's part, " + a.RefundUSD.Display() + ", to the buyer (the seller's part waits for a payout address)"
+	case a.Kind == axp.ApprovePayout && a.PayoutAddress != "":
+		return a.Amount.Display() + " to " + partyName(a) + " at payout address " + a.PayoutAddress
+	case a.Kind == axp.ApprovePayout:
+		return a.Amount.Display() + " to " + partyName(a)
+	case a.Kind == axp.ApproveRefund:
+		return a.Amount.Display() + " to the buyer"
+	case a.Kind == axp.ApproveReturn && a.PayoutAddress != "":
+		return a.Amount.Display() + " back to " + a.PayoutAddress
+	case a.Kind == axp.ApproveSplit:
+		return a.RefundUSD.Display() + " to the buyer and " + a.SellerNetUSD.Display() + " to " + partyName(a)
+	}
+	return a.Amount.Display()
+}
+
+// approveDialog asks what approving a needs: on an exchange with a hot wallet, a payout, refund,
+// split or return is confirmed and the exchange sends it; on the manual rail the operator gives the
+// hash of the transaction that sent it.
+func (m Model) approveDialog(a *axp.Approval) *dialog {
+	if !axp.SendsMoney(a.Kind) {
+		return newDialog("approve", a.ID, approveTitle(*a), step{field: "note", prompt: "Note (optional):"}, confirmStep())
+	}
+	if m.hotWallet() {
+		d := newDialog("approve", a.ID, "Send "+sendsWhat(*a)+"?",
+			step{prompt: "The hot wallet sends it (" + a.Kind + " " + a.ID + ", task " + a.TaskID + "). Press y to send, n or esc to cancel."})
+		return d
+	}
+	return newDialog("approve", a.ID, approveTitle(*a),
+		step{field: "tx", prompt: "Transaction hash that sent " + sendsWhat(*a) + " (0x + 64 hex):", required: true,
+			validate: func(s string) string {
+				if !txPattern.MatchString(s) {
+					return "a transaction hash is 0x followed by 64 hex digits"
+				}
+				return ""
+			}},
+		step{field: "note", prompt: "Note (optional):"}, confirmStep())
+}
+
+// bulkApprove asks once to approve every marked item.
+func (m Model) bulkApprove() (tea.Model, tea.Cmd) {
+	var ids, lines []string
+	for _, a := range m.queue {
+		if !m.marked[a.ID] {
+			continue
+		}
+		if why := m.notApprovable(&a); why != "" {
+			m.flash, m.flashErr = a.ID+": "+why+" (space unmarks it)", true
+			return m, nil
+		}
+		if axp.SendsMoney(a.Kind) && !m.hotWallet() {
+			m.flash, m.flashErr = a.ID+": without a hot wallet each "+a.Kind+" needs the hash of its own transaction: approve it alone (space unmarks it)", true
+			return m, nil
+		}
+		ids = append(ids, a.ID)
+		what := approveTitle(a)
+		if axp.SendsMoney(a.Kind) {
+			what = a.Kind + " " + a.ID + ": send " + sendsWhat(a)
+		}
+		lines = append(lines, "· "+what)
+	}
+	if len(ids) == 0 {
+		m.marked = nil
+		return m, nil
+	}
+	m.dialog = newDialog("approve_all", strings.Join(ids, " "), fmt.Sprintf("Approve the %d marked items?", len(ids)), confirmStep())
+	m.dialog.detail = lines
+	return m, nil
+}
+
+// approvedReport says what an approval did: the transfers the hot wallet sent, the part sent of
+// a held split, or what the approval booked.
+func approvedReport(a *axp.Approval) []string {
+	var out []string
+	sent := func() {
+		for _, x := range a.Transfers {
+			if x.Status == axp.TransferSent {
+				out = append(out, fmt.Sprintf("Sent %s to the %s at %s: %s", x.Amount.Display(), x.Part, x.To, x.TxHash))
+			}
+		}
+	}
+	switch {
+	case a.Status == axp.ApprovalSent:
+		sent()
+		out = append(out, fmt.Sprintf("%s %s of task %s is confirmed once its transfers have their confirmations", a.Kind, a.ID, a.TaskID))
+	case a.Status == axp.ApprovalHeld && a.Sending():
+		sent()
+		out = append(out, fmt.Sprintf("The buyer's part of %s %s is booked once confirmed; the seller's part waits for a payout address", a.Kind, a.ID))
+	case a.Status == axp.ApprovalHeld && a.BuyerPartTxHash != "":
+		out = append(out, fmt.Sprintf("Recorded the buyer's part of %s %s (%s, tx %s); the seller's part waits for a payout address", a.Kind, a.ID, a.RefundUSD.Display(), a.BuyerPartTxHash))
+	case a.Recipients() != "":
+		out = append(out, fmt.Sprintf("Approved %s %s of task %s: %s", a.Kind, a.ID, a.TaskID, a.Recipients()))
+	default:
+		out = append(out, fmt.Sprintf("Approved %s %s (task %s)", a.Kind, a.ID, a.TaskID))
+	}
+	return out
+}
+
+// aboutHash reports whether the exchange refused an approval for its transaction hash tx: the
+// field at fault is tx_hash, or the message names the transaction (not mined yet, too few
+// confirmations).
+func aboutHash(err error, tx string) bool {
+	var e *axp.Error
+	if tx == "" || !errors.As(err, &e) {
+		return false
+	}
+	return e.Field == "tx_hash" || strings.Contains(strings.ToLower(e.Message), strings.ToLower(tx))
+}
+
+// approveFailed is the error of an approval whose sending failed at once (the node refused a
+// transfer), nil for any other.
+func approveFailed(a *axp.Approval) error {
+	if a.Status != axp.ApprovalFailed {
+		return nil
+	}
+	return &axp.Error{Code: axp.CodeUnavailable, Message: fmt.Sprintf("%s %s of task %s failed: %s", a.Kind, a.ID, a.TaskID, a.Failure),
+		Hint: "it is back in the queue: fix the cause (a hot wallet without ETH for gas: fund it) and approve again"}
+}
+
 func approveTitle(a axp.Approval) string {
 	switch a.Kind {
 	case axp.ApprovePayment:
@@ -1143,6 +1399,14 @@ func (m Model) run(d *dialog) tea.Cmd {
 			}
 			return doneMsg{text: "Accepted; the task is " + t.Status, task: t}
 		})
+	case "pay":
+		return call(func(ctx context.Context) doneMsg {
+			hash, err := src.Pay(ctx, id)
+			if err != nil {
+				return doneMsg{err: err}
+			}
+			return doneMsg{text: "Paid task " + id + ": transaction " + hash + "; the task shows the payment once the exchange confirms it"}
+		})
 	case "dispute":
 		return call(func(ctx context.Context) doneMsg {
 			t, err := src.Dispute(ctx, id, v["reason"])
@@ -1166,11 +1430,52 @@ func (m Model) run(d *dialog) tea.Cmd {
 	case "approve":
 		return call(func(ctx context.Context) doneMsg {
 			a, err := src.Approve(ctx, id, v["tx"], v["note"])
+			if err != nil && aboutHash(err, v["tx"]) {
+				// A refused hash is asked again, with the exchange's reason under it.
+				return doneMsg{err: err, retry: d.retryAt("tx", errText(err))}
+			}
 			if err != nil {
 				return doneMsg{err: err}
 			}
-			return doneMsg{text: fmt.Sprintf("Approved %s %s (task %s)", a.Kind, a.ID, a.TaskID)}
+			if err := approveFailed(a); err != nil {
+				return doneMsg{err: err}
+			}
+			r := approvedReport(a)
+			if len(r) == 1 {
+				return doneMsg{text: r[0]}
+			}
+			return doneMsg{text: r[len(r)-1], report: r}
 		})
+	case "approve_all":
+		ids := strings.Fields(id)
+		timeout := m.opts.CallTimeout
+		return func() tea.Msg {
+			var lines []string
+			failed := 0
+			for _, id := range ids {
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				a, err := src.Approve(ctx, id, "", "")
+				cancel()
+				if err == nil {
+					err = approveFailed(a)
+				}
+				if err != nil {
+					failed++
+					lines = append(lines, "✗ "+id+": "+errText(err))
+					continue
+				}
+				for i, l := range approvedReport(a) {
+					if i == 0 {
+						l = "✓ " + l
+					} else {
+						l = "  " + l
+					}
+					lines = append(lines, l)
+				}
+			}
+			text := fmt.Sprintf("Approved %d of %d marked items", len(ids)-failed, len(ids))
+			return doneMsg{text: text, bad: failed > 0, report: lines}
+		}
 	case "reject":
 		return call(func(ctx context.Context) doneMsg {
 			a, err := src.Reject(ctx, id, v["reason"])
@@ -1251,6 +1556,8 @@ type dialog struct {
 	err    string
 	// summary, when set, says at the confirmation what the entered values will do.
 	summary func(values map[string]string) string
+	// detail, when set, are lines under the title (the items of a bulk approval).
+	detail []string
 }
 
 // step is one input (field set) or the final confirmation (field empty).
@@ -1271,6 +1578,18 @@ func newDialog(action, target, title string, steps ...step) *dialog {
 }
 
 func (d *dialog) current() step { return d.steps[d.at] }
+
+// retryAt is a copy of the dialog back at the step of field, its value in the input and why as
+// the error under it.
+func (d *dialog) retryAt(field, why string) *dialog {
+	c := d.clone()
+	for i, s := range c.steps {
+		if s.field == field {
+			c.at, c.input, c.err = i, []rune(c.values[field]), why
+		}
+	}
+	return c
+}
 
 // clone copies the dialog, so that an update never changes the model it started from.
 func (d *dialog) clone() *dialog {
@@ -1313,6 +1632,9 @@ func (m Model) dialogKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		switch k.String() {
 		case "y", "Y":
 			m.dialog = nil
+			if d.action == "approve_all" {
+				m.marked = nil
+			}
 			if d.action == "message" && m.open != nil && m.open.id == d.target {
 				m.open = m.open.clone()
 				m.open.pane = paneMessages

@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/protocol"
 )
 
 func newModel(src *fakeSource, view string) Model {
@@ -297,7 +300,7 @@ func TestOperatorFilters(t *testing.T) {
 	}
 	l := fixtureApprovals()
 	l[0], l[3] = l[3], l[0]
-	m, _ = update(t, m, queueMsg{list: l})
+	m, _ = update(t, m, queueMsg{list: &axp.ApprovalList{Approvals: l, Rail: "manual"}})
 	if m.selected().ID != "apr_held" {
 		t.Errorf("after a refresh the cursor moved to %s", m.selected().ID)
 	}
@@ -325,7 +328,7 @@ func TestOperatorApproveFlows(t *testing.T) {
 	if m.dialog.current().field != "tx" {
 		t.Fatalf("a payout should ask for the tx hash: %+v", m.dialog)
 	}
-	if p := m.dialog.current().prompt; !strings.Contains(p, " to payout address 0x"+strings.Repeat("5e", 20)) || !strings.Contains(p, "US$") {
+	if p := m.dialog.current().prompt; !strings.Contains(p, " to Quick Writer at payout address 0x"+strings.Repeat("5e", 20)) || !strings.Contains(p, "US$") {
 		t.Errorf("the payout prompt lacks the amount and the payout address: %q", p)
 	}
 	m, _ = press(t, m, "enter")
@@ -407,8 +410,11 @@ func TestErrorsAndSwitching(t *testing.T) {
 		t.Errorf("flash %q", m.flash)
 	}
 	m, _ = press(t, m, "?")
-	if !m.help || !strings.Contains(m.Render(), "approve (asks for the tx hash of payouts)") || !strings.Contains(m.Render(), "board: let a held post appear / hide it") {
+	if !m.help || !strings.Contains(m.Render(), "approve (hot wallet: y/n, else the tx hash) / reject with a reason") || !strings.Contains(m.Render(), "board: let a held post appear / hide it") {
 		t.Errorf("help:\n%s", m.Render())
+	}
+	if strings.Contains(m.Render(), "…") {
+		t.Errorf("a help line is cut at 80 columns:\n%s", m.Render())
 	}
 	m, cmd = press(t, m, "q")
 	if cmd == nil || m.Render() != "" {
@@ -510,7 +516,7 @@ func TestColourOnlyWhenAsked(t *testing.T) {
 func TestOperatorMediations(t *testing.T) {
 	src := newFake()
 	m := loaded(t, src, ViewOperator)
-	if !strings.Contains(m.Render(), " Mediations 1 ") || !strings.Contains(m.Render(), " Listings 1 ") {
+	if !strings.Contains(m.Render(), " Mediations 3 ") || !strings.Contains(m.Render(), " Listings 2 ") {
 		t.Errorf("tab counts:\n%s", m.Render())
 	}
 	m, _ = press(t, m, "4")
@@ -522,7 +528,7 @@ func TestOperatorMediations(t *testing.T) {
 		t.Fatalf("order %v", ids)
 	}
 	screen := m.Render()
-	for _, want := range []string{"[Mediations 1]", "KIND", "STATEMENTS", "dispute   appealed", "buyer 80% seller 20%", "split 50%",
+	for _, want := range []string{"[Mediations 3]", "KIND", "STATEMENTS", "dispute   appealed", "buyer 80% seller 20%", "split 50%",
 		`Buyer    "The brief asked for a poem; two lines came." · proposes 80%`,
 		"⚠ flagged as injection (risk 90: ignore_instructions): treat it as data",
 		"Mediator split 50% (US$1.25 back to the buyer) by mediator:rules, rule", "         both_proposed",
@@ -618,7 +624,7 @@ func TestOperatorDecideObjection(t *testing.T) {
 	src.meds[0].Decision = &axp.MediationDecision{By: "mediator:rules", Outcome: "remove", Rule: "review_abusive", Reasoning: "Rule review_abusive."}
 	m := loaded(t, src, ViewOperator)
 	m, _ = press(t, m, "4")
-	if m.selectedMediation().ID != "med_wait" || !strings.Contains(m.Render(), "[Mediations 2]") {
+	if m.selectedMediation().ID != "med_wait" || !strings.Contains(m.Render(), "[Mediations 3]") {
 		t.Fatalf("selected %s:\n%s", m.selectedMediation().ID, m.Render())
 	}
 	if s := m.Render(); !strings.Contains(s, "Mediator remove the review by mediator:rules, rule review_abusive") || !strings.Contains(s, "(keep or remove, with a note)") {
@@ -669,7 +675,7 @@ func TestOperatorListings(t *testing.T) {
 	m := loaded(t, src, ViewOperator)
 	m, _ = press(t, m, "5")
 	screen := m.Render()
-	for _, want := range []string{"[Listings 1]", "CATEGORY", "rejected   malware", "lst_mal  rejected  malware", "Type     custom-job · posted 2 times by anonymous · first 1h ago",
+	for _, want := range []string{"[Listings 2]", "CATEGORY", "rejected   malware", "lst_mal  rejected  malware", "Type     custom-job · posted 2 times by anonymous · first 1h ago",
 		"Reason   requests for malware are not accepted", "Brief    Write ransomware", "Press o to overturn it", "o overturn"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
@@ -1019,5 +1025,380 @@ func TestOperatorAudit(t *testing.T) {
 	m, _ = press(t, m, "esc")
 	if m.auditOpen || !strings.Contains(m.Render(), "[Queue 4]") {
 		t.Errorf("esc did not close the audit trail:\n%s", m.Render())
+	}
+
+	// enter on a record of a queue item describes its task.
+	m, cmd = press(t, m, "u")
+	m = settle(t, m, cmd)
+	m, cmd = press(t, m, "enter")
+	m = settle(t, m, cmd)
+	if c := src.called("task_detail"); m.auditOpen || m.desc == nil || len(c) != 1 || c[0].args[0] != "tsk_paid" {
+		t.Errorf("enter on an approval's record: audit %v, described %+v, calls %+v", m.auditOpen, m.desc, c)
+	}
+}
+
+// heldSplit is a split held for the seller's payout address whose buyer's part was not sent.
+func heldSplit() axp.Approval {
+	return axp.Approval{ID: "apr_split", Kind: axp.ApproveSplit, Status: axp.ApprovalHeld, HeldFor: axp.HoldPayoutAddress, TaskID: "tsk_disp",
+		TaskType: "text-file", Amount: usd(2, 50), PriceUSD: usd(2, 50), RefundUSD: usd(1, 0), SellerNetUSD: usd(1, 48), BuyerID: "anonymous",
+		SellerID: "mem_nowallet", SellerName: "No Wallet", Reason: "the operator decided a split", CreatedAt: now.Add(-time.Hour)}
+}
+
+// On an exchange with a hot wallet, a on a payout asks only y/n, approves without a hash and shows
+// the transfer sent; the exchange's refusal shows its message and hint.
+func TestOperatorApproveHotWallet(t *testing.T) {
+	src := newFake()
+	src.rail = "evm"
+	src.float = &axp.Float{HotWalletAddress: "0x" + repeat("40", 20), BalanceUSD: usd(1, 0), QueuedUSD: usd(4, 45), ShortUSD: usd(3, 45)}
+	m := loaded(t, src, ViewOperator)
+	if s := m.Render(); !strings.Contains(s, "Hot wallet holds US$1.00 · the queue sends US$4.45 · short US$3.45: fund it") {
+		t.Errorf("the queue does not show the hot wallet against the queue:\n%s", s)
+	}
+	wide, _ := update(t, m, tea.WindowSizeMsg{Width: 120, Height: 24})
+	if s := wide.Render(); !strings.Contains(s, "Hot wallet 0x"+repeat("40", 20)+" holds US$1.00") {
+		t.Errorf("a wide queue does not name the hot wallet:\n%s", s)
+	}
+	m, _ = press(t, m, "down", "a")
+	if m.dialog == nil || m.dialog.current().field != "" {
+		t.Fatalf("with a hot wallet a payout asks only for a confirmation: %+v", m.dialog)
+	}
+	payout := "0x" + repeat("5e", 20)
+	if want := "Send US$2.475 to Quick Writer at payout address " + payout + "?"; m.dialog.title != want {
+		t.Errorf("title %q, want %q", m.dialog.title, want)
+	}
+	m, cmd := press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 1 || !reflect.DeepEqual(c[0].args, []string{"apr_out", "", ""}) {
+		t.Fatalf("approve calls %+v", c)
+	}
+	screen := m.Render()
+	if want := "Sent US$2.475 to the seller at " + payout + ": 0x" + repeat("5a", 32); !strings.Contains(strings.Join(m.report, "\n"), want) {
+		t.Errorf("the report lacks %q: %q", want, m.report)
+	}
+	if !strings.Contains(screen, "Sent US$2.475 to the seller") || !strings.Contains(m.flash, "confirmed once its transfers have their confirmations") {
+		t.Errorf("the transfer is not on the screen (flash %q):\n%s", m.flash, screen)
+	}
+	m, _ = press(t, m, "esc")
+	if m.report != nil {
+		t.Error("esc does not close the report")
+	}
+
+	// The exchange refuses: its message and hint are shown.
+	src.refuse = map[string]error{"apr_out": axp.Conflict("the hot wallet 0xH holds US$0.00 of the stablecoin, approving apr_out needs US$2.475",
+		"fund the hot wallet with the stablecoin and approve again")}
+	m, _ = press(t, m, "a")
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if !m.flashErr || m.flash != "error: the hot wallet 0xH holds US$0.00 of the stablecoin, approving apr_out needs US$2.475 (fund the hot wallet with the stablecoin and approve again)" {
+		t.Errorf("refusal flash %q", m.flash)
+	}
+
+	// A held payout waits for its address; a held split sends its buyer's part.
+	m, _ = press(t, m, "down", "a")
+	if m.dialog != nil || !strings.Contains(m.flash, "held until the seller adds a payout address") {
+		t.Errorf("held payout: %+v %q", m.dialog, m.flash)
+	}
+	src.approvals = append(src.approvals, heldSplit())
+	m = settle(t, m, m.load())
+	m, _ = press(t, m, "G", "a")
+	if m.dialog == nil || m.dialog.title != "Send the buyer's part, US$1.00, to the buyer (the seller's part waits for a payout address)?" {
+		t.Fatalf("held split: %+v %q", m.dialog, m.flash)
+	}
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); !reflect.DeepEqual(c[len(c)-1].args, []string{"apr_split", "", ""}) {
+		t.Fatalf("approve calls %+v", c)
+	}
+	if !strings.Contains(strings.Join(m.report, "\n"), "Sent US$1.00 to the buyer at 0x"+repeat("b0", 20)) || !strings.Contains(m.flash, "the seller's part waits for a payout address") {
+		t.Errorf("held split report %q flash %q", m.report, m.flash)
+	}
+	// Its buyer's part on its way, it cannot be approved again.
+	m, _ = press(t, m, "esc", "G", "a")
+	if m.dialog != nil || !strings.Contains(m.flash, "on its way") {
+		t.Errorf("split sending: %+v %q", m.dialog, m.flash)
+	}
+}
+
+// Without a hot wallet a held split asks for the hash of the buyer's part, and a hash the exchange
+// refuses shows why.
+func TestOperatorApproveManualRail(t *testing.T) {
+	src := newFake()
+	src.approvals = append(src.approvals, heldSplit())
+	m := loaded(t, src, ViewOperator)
+	m, _ = press(t, m, "G", "a")
+	if m.dialog == nil || m.dialog.current().field != "tx" || !strings.Contains(m.dialog.current().prompt, "the buyer's part, US$1.00, to the buyer") {
+		t.Fatalf("manual held split: %+v %q", m.dialog, m.flash)
+	}
+	src.refuse = map[string]error{"apr_split": axp.Invalid("tx_hash", "the transaction sends US$0.50 to the buyer, not US$1.00", "send the buyer's part in one transaction")}
+	m, _ = update(t, m, tea.PasteMsg{Content: "0x" + repeat("cd", 32)})
+	m, _ = press(t, m, "enter", "enter")
+	m, cmd := press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 1 || c[0].args[1] != "0x"+repeat("cd", 32) {
+		t.Fatalf("approve calls %+v", c)
+	}
+	if !m.flashErr || m.flash != "error: tx_hash: the transaction sends US$0.50 to the buyer, not US$1.00 (send the buyer's part in one transaction)" {
+		t.Errorf("refused hash: %q", m.flash)
+	}
+	// The hash is asked again, with the reason under it.
+	if m.dialog == nil || m.dialog.current().field != "tx" || string(m.dialog.input) != "0x"+repeat("cd", 32) ||
+		!strings.Contains(m.dialog.err, "not US$1.00 (send the buyer's part in one transaction)") || !strings.Contains(m.Render(), "> 0x"+repeat("cd", 32)) {
+		t.Fatalf("the refused hash is not asked again: %+v\n%s", m.dialog, m.Render())
+	}
+	delete(src.refuse, "apr_split")
+	m, _ = press(t, m, "ctrl+u")
+	m, _ = update(t, m, tea.PasteMsg{Content: "0x" + repeat("ef", 32)})
+	m, _ = press(t, m, "enter", "enter")
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 2 || c[1].args[1] != "0x"+repeat("ef", 32) || m.dialog != nil || m.flashErr {
+		t.Errorf("the second hash: calls %+v, dialog %+v, flash %q", c, m.dialog, m.flash)
+	}
+	if !strings.Contains(m.flash, "Recorded the buyer's part of split apr_split (US$1.00, tx 0x"+repeat("ef", 32)+")") {
+		t.Errorf("flash %q", m.flash)
+	}
+	// A refusal that is not about the hash closes the dialog.
+	src.approvals = fixtureApprovals()
+	m = settle(t, m, m.load())
+	m, _ = press(t, m, "g", "down", "a")
+	m, _ = update(t, m, tea.PasteMsg{Content: "0x" + repeat("cd", 32)})
+	src.refuse = map[string]error{"apr_out": axp.Conflict("approval apr_out was already rejected", "")}
+	m, _ = press(t, m, "enter", "enter")
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if m.dialog != nil || m.flash != "error: approval apr_out was already rejected" {
+		t.Errorf("a refusal of the item: %+v %q", m.dialog, m.flash)
+	}
+}
+
+// space marks rows (a mark on the row, the count in the footer); a approves every marked one after
+// one confirmation and reports each.
+func TestOperatorBulkApprove(t *testing.T) {
+	src := newFake()
+	src.rail = "evm"
+	m := loaded(t, src, ViewOperator)
+	m, _ = press(t, m, "space", "down", "space", "down")
+	screen := m.Render()
+	for _, want := range []string{" ✓payment", " ✓payout ", "› payout      held", "2 marked  a approve marked"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	// space again unmarks.
+	m, _ = press(t, m, "up", "space")
+	if len(m.marked) != 1 {
+		t.Fatalf("marked %v", m.marked)
+	}
+	m, _ = press(t, m, "space", "a")
+	if m.dialog == nil || m.dialog.title != "Approve the 2 marked items?" || len(m.dialog.detail) != 2 ||
+		!strings.Contains(m.dialog.detail[1], "payout apr_out: send US$2.475 to Quick Writer") {
+		t.Fatalf("bulk dialog %+v", m.dialog)
+	}
+	if r := m.Render(); !strings.Contains(r, "Confirm payment apr_pay") || !strings.Contains(r, "payout apr_out: send US$2.475") {
+		t.Errorf("the confirmation does not list the items:\n%s", r)
+	}
+	src.refuse = map[string]error{"apr_out": axp.Conflict("insufficient funds in the hot wallet", "fund it")}
+	m, cmd := press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("approve"); len(c) != 2 || c[0].args[0] != "apr_pay" || c[1].args[0] != "apr_out" {
+		t.Fatalf("approve calls %+v", c)
+	}
+	report := strings.Join(m.report, "\n")
+	if !strings.Contains(report, "✓ Approved payment apr_pay") || !strings.Contains(report, "✗ apr_out: insufficient funds in the hot wallet (fund it)") {
+		t.Errorf("report %q", m.report)
+	}
+	if !m.flashErr || m.flash != "Approved 1 of 2 marked items" || len(m.marked) != 0 {
+		t.Errorf("flash %q marked %v", m.flash, m.marked)
+	}
+
+	// A held payout cannot be marked into a bulk approval, nor a payout on the manual rail.
+	m, _ = press(t, m, "esc", "down", "space", "a")
+	if m.dialog != nil || !strings.Contains(m.flash, "apr_held: ") {
+		t.Errorf("held in bulk: %+v %q", m.dialog, m.flash)
+	}
+	m, _ = press(t, m, "esc")
+	if len(m.marked) != 0 {
+		t.Errorf("esc does not unmark: %v", m.marked)
+	}
+	src.rail = "manual"
+	m = settle(t, m, m.load())
+	m, _ = press(t, m, "up", "space", "a")
+	if m.dialog != nil || !strings.Contains(m.flash, "needs the hash of its own transaction") {
+		t.Errorf("manual bulk: %+v %q", m.dialog, m.flash)
+	}
+}
+
+// Each operator tab's count is the number of rows it lists, filtered or not.
+func TestTabCountsMatchRows(t *testing.T) {
+	m := loaded(t, newFake(), ViewOperator)
+	names := tabNames[0]
+	for i := range numTabs {
+		m, _ = press(t, m, strconv.Itoa(i+1))
+		body := m.operatorBody(200, 40)
+		rows := 0
+		for _, l := range body[2:] {
+			if strings.HasPrefix(l, "› ") || strings.HasPrefix(l, "  ") {
+				rows++
+			}
+			if strings.HasPrefix(l, "─") {
+				break
+			}
+		}
+		label := fmt.Sprintf("%s %d", names[i], rows)
+		if !strings.Contains(m.tabBar(200), label) {
+			t.Errorf("tab %d lists %d rows; the tab bar does not say %q: %s\n%s", i+1, rows, label, m.tabBar(200), strings.Join(body, "\n"))
+		}
+	}
+}
+
+// fixtureDetail is the description of the released task of the operator's task list.
+func fixtureDetail() *TaskDetail {
+	price := usd(2, 50)
+	fee := axp.FeeFor(price, 100)
+	id := "tsk_06h1r048rvy9bmwj5x25b6nr88"
+	done := now.Add(-time.Hour)
+	return &TaskDetail{
+		Task: &axp.Task{ID: id, Type: "text-file", Status: axp.TaskReleased, PaymentMethod: "crypto", Params: map[string]any{"prompt": "a haiku"},
+			Seller: &protocol.SellerRef{ID: "mem_quick", Name: "Quick Writer"}, PriceUSD: &price, Fee: &fee,
+			Payment: &axp.PaymentInfo{Method: "crypto", AmountUSD: price, PayableUSD: price + 2, ReceivedUSD: price + 2, Status: "confirmed",
+				DepositAddress: "0xd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0", TxHash: "0x" + repeat("ab", 32)},
+			Deliverable: &protocol.DeliverableRef{SHA256: repeat("e1", 32)}, Deliveries: 1, RedosLeft: 1,
+			Checks:    []axp.CheckResult{{Name: "min_lines", Passed: true}},
+			CreatedAt: now.Add(-3 * time.Hour), UpdatedAt: done},
+		Timeline: []axp.TimelineRow{
+			{At: now.Add(-3 * time.Hour), Kind: "event", Summary: "open → awaiting_payment (choose)"},
+			{At: now.Add(-2 * time.Hour), Kind: "audit", Summary: "approval.approve by admin"},
+			{At: now.Add(-2 * time.Hour), Kind: "event", Summary: "in_progress → delivered (deliver)", Data: map[string]any{"sha256": nil}},
+		},
+		Approvals: []axp.Approval{{ID: "apr_06h1r0t2rmkee4k7gxnksxzp3w", Kind: axp.ApprovePayout, Status: axp.ApprovalConfirmed, TaskID: id, Amount: fee.SellerNet,
+			BuyerID: "mem_buyer", Rail: "evm", Transfers: []axp.OutTransfer{{Part: "seller", To: "0x" + repeat("5e", 20), Amount: fee.SellerNet,
+				TxHash: "0x" + repeat("5a", 32), Status: axp.TransferConfirmed}}}},
+		Audit: []axp.AuditRecord{
+			{ID: "aud_9", Time: done, Actor: "rail:evm", Action: "approval.confirm", EntityType: "approval", EntityID: "apr_06h1r0t2rmkee4k7gxnksxzp3w",
+				Details: map[string]any{"block": 12.0, "from": nil, "parts": map[string]any{"seller": "0x5a"}}},
+			{ID: "aud_1", Time: now.Add(-3 * time.Hour), Actor: "buyer", Action: "task.create", EntityType: "task", EntityID: id},
+		},
+	}
+}
+
+// Enter on a task describes it (parties, money, deliverable, timeline, its queue items, its audit),
+// u shows the audit of that task alone, esc goes back; enter on a queue item describes its task.
+func TestOperatorDescribeTask(t *testing.T) {
+	src := newFake()
+	const id = "tsk_06h1r048rvy9bmwj5x25b6nr88"
+	src.details = map[string]*TaskDetail{id: fixtureDetail()}
+	src.taskAudit = map[string][]axp.AuditRecord{id: fixtureDetail().Audit}
+	m := loaded(t, src, ViewOperator)
+	m, _ = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 60})
+	m, _ = press(t, m, "7", "down")
+	m, cmd := press(t, m, "enter")
+	m = settle(t, m, cmd)
+	if c := src.called("task_detail"); len(c) != 1 || c[0].args[0] != id {
+		t.Fatalf("task_detail calls %+v", c)
+	}
+	screen := m.Render()
+	for _, want := range []string{"‹ " + id, "Parties", "Buyer    mem_buyer", "Seller   Quick Writer (mem_quick)",
+		"Price    US$2.50 · platform fee US$0.025 (1%) · seller nets US$2.475", "Payment  confirmed · payable US$2.500002 · received US$2.500002",
+		"SHA-256  " + repeat("e1", 32), "deliveries 1 · free redos left 1", "Timeline (2)", "event: in_progress → delivered (deliver)",
+		"Approvals (1)", "apr_06h1r0t2rmkee4k7gxnksxzp3w payout confirmed US$2.475", "confirmed US$2.475 to the seller", "(0x" + repeat("5a", 32) + ")",
+		"Audit (2)", "rail:evm approval.confirm approval apr_06h1r0t2rmkee4k7gxnksxzp3w", "block=12 parts.seller=0x5a", "buyer task.create task " + id,
+		"u its audit"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the description lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "map[") || strings.Contains(screen, "<nil>") || strings.Contains(screen, "approval.approve by admin") {
+		t.Errorf("the description shows Go values or audit rows in the timeline:\n%s", screen)
+	}
+	// On a short terminal it scrolls.
+	m, _ = update(t, m, tea.WindowSizeMsg{Width: 100, Height: 20})
+	if s := m.Render(); strings.Contains(s, "Audit (2)") || !strings.Contains(s, "more lines (↓)") {
+		t.Errorf("a long description is not cut with a more line:\n%s", s)
+	}
+	m, _ = press(t, m, "G")
+	if s := m.Render(); !strings.Contains(s, "buyer task.create") {
+		t.Errorf("G does not scroll to the end:\n%s", s)
+	}
+
+	// u: the audit of this task alone; esc back to the description, esc back to the tabs.
+	m, cmd = press(t, m, "u")
+	m = settle(t, m, cmd)
+	if c := src.called("task_audit"); len(c) != 1 || c[0].args[0] != id || len(src.called("audit")) != 0 {
+		t.Fatalf("task_audit calls %+v, audit calls %+v", c, src.called("audit"))
+	}
+	if s := m.Render(); !strings.Contains(s, "Audit of task "+id) || !strings.Contains(s, "approval.confirm") || strings.Contains(s, "map[") {
+		t.Errorf("the task's audit:\n%s", s)
+	}
+	m, _ = press(t, m, "esc")
+	if m.auditOpen || m.desc == nil {
+		t.Fatalf("esc on the task's audit: audit %v, description %v", m.auditOpen, m.desc)
+	}
+	m, _ = press(t, m, "esc")
+	if m.desc != nil || !strings.Contains(m.Render(), "[Tasks 2]") {
+		t.Fatalf("esc on the description:\n%s", m.Render())
+	}
+
+	// u on the tasks tab: the selected task's audit.
+	m, cmd = press(t, m, "u")
+	m = settle(t, m, cmd)
+	if c := src.called("task_audit"); len(c) != 2 || c[1].args[0] != id || m.auditTask != id {
+		t.Errorf("u on the tasks tab: %+v", c)
+	}
+	m, _ = press(t, m, "esc")
+
+	// enter on a queue item describes its task; u on the queue is the whole trail.
+	m, _ = press(t, m, "1", "down")
+	m, cmd = press(t, m, "enter")
+	m = settle(t, m, cmd)
+	if c := src.called("task_detail"); len(c) != 2 || c[1].args[0] != "tsk_acc" {
+		t.Errorf("enter on a payout: %+v", c)
+	}
+	m, _ = press(t, m, "esc")
+	m, cmd = press(t, m, "u")
+	m = settle(t, m, cmd)
+	if len(src.called("audit")) != 1 || m.auditTask != "" {
+		t.Errorf("u on the queue: %+v", src.called("audit"))
+	}
+}
+
+// In test mode the buyer pays a task awaiting payment with p: what the wallet sends is shown, y
+// pays; off test mode p says how to pay.
+func TestBuyerPays(t *testing.T) {
+	src := newFake()
+	awaiting, _ := src.Choose(context.Background(), "tsk_open", "ofr_quick")
+	src.tasks[0] = *awaiting
+	m := loaded(t, src, ViewBuyer)
+	m, cmd := press(t, m, "enter")
+	m = settle(t, m, cmd)
+	m, cmd = press(t, m, "p")
+	if cmd != nil || !m.flashErr || !strings.Contains(m.flash, "axp wallet pay tsk_open") || len(src.called("deliverable")) != 0 {
+		t.Fatalf("p off test mode: %q", m.flash)
+	}
+
+	src.payable, src.paid = true, "0x"+repeat("9a", 32)
+	if !strings.Contains(m.Render(), "p pay") {
+		t.Errorf("the keys do not offer p pay:\n%s", m.Render())
+	}
+	m, cmd = press(t, m, "p")
+	m = settle(t, m, cmd)
+	if m.dialog == nil || m.dialog.action != "pay" || m.dialog.title != "Send US$3.000042 of USDC to 0xd0d0 for task tsk_open?" ||
+		!strings.Contains(m.Render(), "awaiting payment: US$3.000042") {
+		t.Fatalf("pay dialog %+v:\n%s", m.dialog, m.Render())
+	}
+	m, cmd = press(t, m, "y")
+	m = settle(t, m, cmd)
+	if c := src.called("pay"); len(c) != 1 || c[0].args[0] != "tsk_open" {
+		t.Fatalf("pay calls %+v", c)
+	}
+	if m.flashErr || !strings.Contains(m.flash, "Paid task tsk_open: transaction 0x"+repeat("9a", 32)) {
+		t.Errorf("flash %q", m.flash)
+	}
+
+	// A refusal (too little money) is shown with its hint.
+	src.err = axp.Conflict("the wallet 0xB0B0 holds US$0.00 of TUSD; task tsk_open needs US$3.000042 (nothing was sent)", "axp wallet fund")
+	m, cmd = press(t, m, "p")
+	m = settle(t, m, cmd)
+	if m.dialog != nil || !m.flashErr || !strings.Contains(m.flash, "holds US$0.00 of TUSD") || !strings.Contains(m.flash, "(axp wallet fund)") {
+		t.Errorf("refusal: %+v %q", m.dialog, m.flash)
 	}
 }

@@ -39,9 +39,18 @@ type Source interface {
 	PostMessage(ctx context.Context, id, sellerID, body string) (*axp.Message, error)
 	// DisputeState reads a task's settlement proposals and its latest mediation.
 	DisputeState(ctx context.Context, id string) (*DisputeState, error)
+	// CanPay reports whether the buyer can pay a task from its wallet here (test mode).
+	CanPay() bool
+	// PayPreview checks that task id can be paid from the wallet and says what paying it sends.
+	PayPreview(ctx context.Context, id string) ([]string, error)
+	// Pay pays task id from the wallet and reports the payment; it returns the transaction hash.
+	Pay(ctx context.Context, id string) (string, error)
 
-	// Approvals lists the open approval queue (pending and held items).
-	Approvals(ctx context.Context) ([]axp.Approval, error)
+	// Approvals lists the open approval queue (pending, held, failed and reorged items) and says
+	// how approved payouts move: rail "evm" (the hot wallet sends them) or "manual".
+	Approvals(ctx context.Context) (*axp.ApprovalList, error)
+	// Approve approves an item: txHash is the transaction that sent the money on the manual rail,
+	// empty where the hot wallet sends it.
 	Approve(ctx context.Context, id, txHash, note string) (*axp.Approval, error)
 	Reject(ctx context.Context, id, reason string) (*axp.Approval, error)
 
@@ -57,6 +66,10 @@ type Source interface {
 	AllTasks(ctx context.Context) ([]axp.AdminTaskRow, error)
 	// Audit lists the newest records of the audit trail (who changed what), newest first.
 	Audit(ctx context.Context) ([]axp.AuditRecord, error)
+	// TaskAudit lists the audit records of one task and of its queue items, newest first.
+	TaskAudit(ctx context.Context, id string) ([]axp.AuditRecord, error)
+	// TaskDetail reads everything the operator's description of a task shows.
+	TaskDetail(ctx context.Context, id string) (*TaskDetail, error)
 	OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error)
 	// BoardPending lists the members' board posts the screen held for the operator, oldest first.
 	BoardPending(ctx context.Context) ([]axp.BoardPost, error)
@@ -80,6 +93,24 @@ type DisputeState struct {
 	Mediation   *axp.Mediation
 }
 
+// TaskDetail is what the operator's description of a task shows: the task as its buyer sees it,
+// its timeline, its queue items (every status) and its audit records.
+type TaskDetail struct {
+	Task      *axp.Task
+	Timeline  []axp.TimelineRow
+	Approvals []axp.Approval
+	Audit     []axp.AuditRecord
+}
+
+// Payer pays a task from the buyer's own wallet, as `axp wallet pay` does (cmd provides it).
+type Payer interface {
+	// Preview checks everything paying task id needs and says what it sends, sending nothing: its
+	// first line is the question to ask.
+	Preview(ctx context.Context, id string) ([]string, error)
+	// Pay sends the payment (or signs the authorization) and reports it to the exchange.
+	Pay(ctx context.Context, id string) (txHash string, err error)
+}
+
 // ClientSource is a Source over the exchange's REST API.
 type ClientSource struct {
 	// Client is a client of the exchange without credentials; the others are made from it.
@@ -93,6 +124,8 @@ type ClientSource struct {
 	MemberFrom string
 	// AdminToken is the operator's token ("" when none).
 	AdminToken string
+	// Payer pays tasks from the buyer's wallet (nil: the TUI does not pay).
+	Payer Payer
 }
 
 // Exchange is the exchange's URL.
@@ -316,12 +349,8 @@ func (s *ClientSource) Deliverable(ctx context.Context, id string) (*Deliverable
 }
 
 // Approvals lists the open queue.
-func (s *ClientSource) Approvals(ctx context.Context) ([]axp.Approval, error) {
-	l, err := asAdmin(ctx, s, client.AdminApprovals, axp.ApprovalsQuery{Status: "open"})
-	if err != nil {
-		return nil, err
-	}
-	return l.Approvals, nil
+func (s *ClientSource) Approvals(ctx context.Context) (*axp.ApprovalList, error) {
+	return asAdmin(ctx, s, client.AdminApprovals, axp.ApprovalsQuery{Status: "open"})
 }
 
 // Approve approves an item.
@@ -371,6 +400,75 @@ func (s *ClientSource) Audit(ctx context.Context) ([]axp.AuditRecord, error) {
 	}
 	return l.Records, nil
 }
+
+// TaskAudit lists the audit records of a task and of its queue items, newest first.
+func (s *ClientSource) TaskAudit(ctx context.Context, id string) ([]axp.AuditRecord, error) {
+	l, err := asAdmin(ctx, s, client.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id})
+	if err != nil {
+		return nil, err
+	}
+	return s.taskAudit(ctx, id, l.Approvals)
+}
+
+func (s *ClientSource) taskAudit(ctx context.Context, id string, items []axp.Approval) ([]axp.AuditRecord, error) {
+	ids := []string{id}
+	for _, a := range items {
+		ids = append(ids, a.ID)
+	}
+	var out []axp.AuditRecord
+	for _, e := range ids {
+		l, err := asAdmin(ctx, s, client.AdminAudit, axp.AuditQuery{EntityID: e, Limit: AuditPage})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l.Records...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.After(out[j].Time) })
+	return out, nil
+}
+
+// TaskDetail reads a task, its timeline, its queue items and its audit records.
+func (s *ClientSource) TaskDetail(ctx context.Context, id string) (*TaskDetail, error) {
+	t, err := asAdmin(ctx, s, client.AdminTask, axp.IDPath{ID: id})
+	if err != nil {
+		return nil, err
+	}
+	tl, err := asAdmin(ctx, s, client.AdminTaskTimeline, axp.IDPath{ID: id})
+	if err != nil {
+		return nil, err
+	}
+	l, err := asAdmin(ctx, s, client.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id})
+	if err != nil {
+		return nil, err
+	}
+	audit, err := s.taskAudit(ctx, id, l.Approvals)
+	if err != nil {
+		return nil, err
+	}
+	return &TaskDetail{Task: t, Timeline: tl.Rows, Approvals: l.Approvals, Audit: audit}, nil
+}
+
+// CanPay reports whether a wallet payer is set.
+func (s *ClientSource) CanPay() bool { return s.Payer != nil }
+
+// PayPreview says what paying the task from the wallet sends.
+func (s *ClientSource) PayPreview(ctx context.Context, id string) ([]string, error) {
+	if s.Payer == nil {
+		return nil, errNoPayer
+	}
+	return s.Payer.Preview(ctx, id)
+}
+
+// Pay pays the task from the wallet.
+func (s *ClientSource) Pay(ctx context.Context, id string) (string, error) {
+	if s.Payer == nil {
+		return "", errNoPayer
+	}
+	return s.Payer.Pay(ctx, id)
+}
+
+var errNoPayer = &axp.Error{Code: axp.CodeUnavailable, Message: "the TUI pays from the wallet only on an exchange in test mode",
+	Hint: "pay with axp wallet pay TASK, or send the payment yourself and report it: axp task pay TASK --tx HASH"}
 
 // Listings lists every listing rejection.
 func (s *ClientSource) Listings(ctx context.Context) ([]axp.ListingRejection, error) {

@@ -17,7 +17,7 @@ import (
 // screen held (approved or hidden here). Texts from the parties carry their screening: a flagged
 // text is shown as data, marked.
 
-var medCols = []col{{"KIND", 9}, {"STATUS", 9}, {"TASK", 0}, {"STATEMENTS", 20}, {"DECISION", 11}, {"FLAG", 4}, {"SINCE", 5}}
+var medCols = []col{{"KIND", 9}, {"STATUS", 9}, {"TASK", -1}, {"STATEMENTS", 20}, {"DECISION", 11}, {"FLAG", 4}, {"SINCE", 5}}
 
 // detailRows splits h rows between a table of n rows (with its header) and a detail pane: the
 // table gets up to a third of the rows (at least 3), the detail the rest; with fewer than 5 rows
@@ -44,13 +44,18 @@ func (m Model) mediationsBody(w, h int) []string {
 		return m.noMatch(listTab + tabMediations)
 	}
 	rows, detail := detailRows(len(meds), h)
-	ws := widths(medCols, w-2)
-	out := []string{"  " + m.headRow(medCols, ws)}
 	now := m.opts.Now()
 	start, end := window(m.medCur, len(meds), rows)
+	cells := make([][]string, 0, end-start)
+	for i := start; i < end; i++ {
+		cells = append(cells, medCells(now, meds[i]))
+	}
+	cols, cells := narrow(medCols, cells, w-2, "SINCE", "DECISION", "FLAG", "STATEMENTS")
+	ws := fitWidths(cols, cells, w-2)
+	out := []string{"  " + m.headRow(cols, ws)}
 	for i := start; i < end; i++ {
 		x := meds[i]
-		row := m.selRow(i == m.medCur, ws, medCells(now, x)...)
+		row := m.selRow(i == m.medCur, ws, cells[i-start]...)
 		if i != m.medCur && x.Status == axp.MediationAppealed {
 			row = t.warn.Render(row)
 		}

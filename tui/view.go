@@ -50,6 +50,9 @@ func (m Model) Render() string {
 	default:
 		body = m.listBody(w, bodyH-len(dlg))
 	}
+	if dlg == nil && m.report != nil {
+		dlg = m.reportBox(w, bodyH)
+	}
 	body = lines(body, bodyH-len(dlg))
 	body = append(body, dlg...)
 	out := make([]string, 0, h)
@@ -153,6 +156,50 @@ func fitWidths(cols []col, rows [][]string, w int) []int {
 	return out
 }
 
+// flexMin is the width a flexible column keeps before narrow drops columns.
+const flexMin = 8
+
+// narrow fits a table to w cells by dropping columns: while its columns need more than w (a
+// column of width -1 its widest cell, a flexible one flexMin), the column named first in drop
+// that is still there leaves the table, from the titles and from every row. Ids sit in columns of
+// width -1 that are never dropped, so an id is never cut.
+func narrow(cols []col, rows [][]string, w int, drop ...string) ([]col, [][]string) {
+	need := func(cols []col, rows [][]string) int {
+		n := len(cols) - 1
+		for i, c := range cols {
+			switch c.width {
+			case 0:
+				n += flexMin
+			case -1:
+				x := lipgloss.Width(c.title)
+				for _, r := range rows {
+					x = max(x, lipgloss.Width(r[i]))
+				}
+				n += x
+			default:
+				n += c.width
+			}
+		}
+		return n
+	}
+	for _, name := range drop {
+		if need(cols, rows) <= w {
+			break
+		}
+		i := slices.IndexFunc(cols, func(c col) bool { return c.title == name })
+		if i < 0 {
+			continue
+		}
+		cols = slices.Delete(slices.Clone(cols), i, i+1)
+		cut := make([][]string, len(rows))
+		for j, r := range rows {
+			cut[j] = slices.Delete(slices.Clone(r), i, i+1)
+		}
+		rows = cut
+	}
+	return cols, rows
+}
+
 func (m Model) row(ws []int, cells ...string) string {
 	parts := make([]string, len(cells))
 	for i, c := range cells {
@@ -171,13 +218,24 @@ func (m Model) headRow(cols []col, ws []int) string {
 
 // selRow renders a table row, marked when selected.
 func (m Model) selRow(selected bool, ws []int, cells ...string) string {
-	mark := "  "
+	return m.markRow(selected, false, ws, cells...)
+}
+
+// markRow renders a table row: › in front when selected, ✓ when marked for a bulk action.
+func (m Model) markRow(selected, marked bool, ws []int, cells ...string) string {
+	mark := []rune("  ")
 	if selected {
-		mark = "› "
+		mark[0] = '›'
 	}
-	r := mark + m.row(ws, cells...)
-	if selected {
+	if marked {
+		mark[1] = '✓'
+	}
+	r := string(mark) + m.row(ws, cells...)
+	switch {
+	case selected:
 		return m.theme.sel.Render(r)
+	case marked:
+		return m.theme.bold.Render(r)
 	}
 	return r
 }
@@ -209,15 +267,19 @@ func (m Model) header(w int) string {
 		return t.tabOff.Render(name)
 	}
 	left := t.title.Render("axp") + " " + tab("Buyer", ViewBuyer) + " " + tab("Operator", ViewOperator)
-	right := t.dim.Render(m.src.Exchange())
+	// The right side takes the first that fits: the banner of test mode stays while the
+	// exchange's URL gives way.
+	rights := []string{t.dim.Render(m.src.Exchange()), ""}
 	if m.opts.TestMode {
-		right = t.warn.Render("TEST MODE: money is not real") + "  " + right
+		rights = []string{t.warn.Render("TEST MODE: money is not real") + "  " + rights[0], t.warn.Render("TEST MODE: money is not real"),
+			t.warn.Render("TEST MODE: not real money"), t.warn.Render("TEST MODE")}
 	}
-	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		return left
+	for _, right := range rights {
+		if gap := w - lipgloss.Width(left) - lipgloss.Width(right); gap >= 1 {
+			return left + strings.Repeat(" ", gap) + right
+		}
 	}
-	return left + strings.Repeat(" ", gap) + right
+	return left
 }
 
 func (m Model) footer(w int) []string {
@@ -232,6 +294,10 @@ func (m Model) footer(w int) []string {
 	}
 	var parts []string
 	for _, k := range m.keys() {
+		if k[1] == "" {
+			parts = append(parts, t.warn.Render(k[0]))
+			continue
+		}
 		parts = append(parts, t.key.Render(k[0])+" "+t.dim.Render(k[1]))
 	}
 	if f := m.filterLine(); f != "" {
@@ -263,17 +329,21 @@ func (m Model) keys() [][2]string {
 	case m.view == ViewOperator && !m.src.CanOperate():
 		return [][2]string{other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.auditOpen:
-		return [][2]string{{"↑↓", "move"}, filter, {"esc", "close"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, filter, {"enter", "describe its task"}, {"esc", "close"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && m.desc != nil:
+		return [][2]string{{"↑↓", "scroll"}, {"u", "its audit"}, {"esc", "back"}, {"ctrl+r", "refresh"}, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabMediations:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"d", "decide"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabListings:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"o", "overturn"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabTasks:
-		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"u", "audit trail"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"enter", "describe"}, {"u", "its audit"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator && m.filter == tabBoard:
 		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"a", "approve"}, {"x", "hide"}, other, {"?", "help"}, {"q", "quit"}}
+	case m.view == ViewOperator && len(m.marked) > 0:
+		return [][2]string{{fmt.Sprintf("%d marked", len(m.marked)), ""}, {"a", "approve marked"}, {"space", "mark"}, {"esc", "unmark"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.view == ViewOperator:
-		return [][2]string{{"↑↓", "move"}, filter, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, other, {"?", "help"}, {"q", "quit"}}
+		return [][2]string{filter, {"←→", "list"}, {"a", "approve"}, {"r", "reject"}, {"space", "mark"}, other, {"?", "help"}, {"q", "quit"}}
 	case m.open != nil:
 		return m.taskKeys()
 	case !m.src.CanBuy():
@@ -296,6 +366,9 @@ func (m Model) taskKeys() [][2]string {
 	if t.Status == axp.TaskOpen {
 		out = append(out, [2]string{"c", "choose"})
 	}
+	if t.Status == axp.TaskAwaitingPayment && m.src.CanPay() {
+		out = append(out, [2]string{"p", "pay"})
+	}
 	if t.Deliverable != nil {
 		out = append(out, [2]string{"p", "preview"})
 	}
@@ -311,7 +384,7 @@ func (m Model) helpScreen() []string {
 	if m.opts.Refresh > 0 {
 		refresh = "refreshes every " + m.opts.Refresh.String()
 	}
-	out := []string{t.bold.Render("Keys") + "  " + t.dim.Render("("+refresh+")"), ""}
+	out := []string{t.bold.Render("Keys") + "  " + t.dim.Render("("+refresh+")")}
 	add := func(section string, keys [][2]string) {
 		out = append(out, t.bold.Render(section))
 		for _, k := range keys {
@@ -321,12 +394,14 @@ func (m Model) helpScreen() []string {
 	add("Everywhere", [][2]string{{"tab", "switch buyer / operator view"}, {"ctrl+r", "refresh now"},
 		{"/", "filter the list by words (ids too); enter keeps it, esc clears it"}, {"? / q", "this help / quit"}})
 	add("Buyer", [][2]string{{"↑↓ enter", "pick a task and open it"}, {"s", "rank offers: value, price, eta, reliability"},
-		{"c", "choose the selected offer"}, {"p", "download and preview the deliverable"}, {"a / d", "accept / dispute the delivery"}, {"m / w", "messages on the task / write one"},
-		{"esc", "back to the list"}})
-	add("Operator", [][2]string{{"←→ 1-7", "queue, payments, release due, mediations, rejected listings, board, every task"},
-		{"a / r", "approve (asks for the tx hash of payouts) / reject with a reason"},
-		{"d", "decide an appealed mediation: refund % (or keep/remove) and a note"}, {"o / u", "overturn a listing rejection, with a note / the audit trail"},
-		{"a / x", "board: let a held post appear / hide it with a reason"}})
+		{"c", "choose the selected offer"}, {"p", "preview the deliverable, or pay from your wallet (test mode)"},
+		{"a / d", "accept / dispute the delivery"}, {"m / w", "messages on the task / write one"}, {"esc", "back to the list"}})
+	add("Operator", [][2]string{{"←→ 1-7", "queue, payments, due, mediations, listings, board, every task"},
+		{"a / r", "approve (hot wallet: y/n, else the tx hash) / reject with a reason"},
+		{"space", "mark queue items; a approves all marked after one question"},
+		{"d / o", "decide an appealed mediation / overturn a listing rejection"},
+		{"a / x", "board: let a held post appear / hide it with a reason"},
+		{"enter / u", "Tasks: describe the task / its audit; u elsewhere: the audit trail"}})
 	return out
 }
 
@@ -337,6 +412,7 @@ func (m Model) dialogBox(w, h int) []string {
 	t := m.theme
 	s := d.current()
 	inner := []string{t.bold.Render(d.title)}
+	inner = append(inner, d.detail...)
 	if s.field == "" {
 		for _, st := range d.steps {
 			if st.field != "" && d.values[st.field] != "" {
@@ -367,22 +443,29 @@ func (m Model) dialogBox(w, h int) []string {
 	return inner
 }
 
+// reportBox renders the outcome of the last approval in a box (its last h lines when it does not
+// fit).
+func (m Model) reportBox(w, h int) []string {
+	inner := append(append([]string{}, m.report...), m.theme.dim.Render("esc or enter closes this"))
+	box := strings.Split(m.theme.box.Width(w).Render(strings.Join(inner, "\n")), "\n")
+	if len(box) <= h {
+		return box
+	}
+	return inner[max(len(inner)-h, 0):]
+}
+
 // --- operator ---
 
-// tabBar is the operator's tabs with their counts: the queue and its filters (items waiting),
-// mediations (appealed ones waiting for the operator), rejected listings (not overturned) and the
-// board (posts held for the operator). When the names do not fit, shorter ones are used.
+// tabBar is the operator's tabs with their counts, each the number of rows the tab lists: the
+// queue and its filters (items waiting), the mediations (appealed ones first), the listing
+// rejections, the board (posts held for the operator) and the tasks. When the names do not fit,
+// shorter ones are used.
 func (m Model) tabBar(w int) string {
 	t := m.theme
 	counts := make([]int, numTabs)
-	for i, f := range filters {
-		for _, a := range m.queue {
-			if f.keep(a) {
-				counts[i]++
-			}
-		}
+	for i := range counts {
+		_, counts[i] = m.withTab(i).rows(listTab + listID(i))
 	}
-	counts[tabMediations], counts[tabListings], counts[tabBoard], counts[tabTasks] = m.appealed(), m.rejected(), len(m.board), len(m.all)
 	render := func(names []string) string {
 		var tabs []string
 		for i, name := range names {
@@ -414,6 +497,12 @@ func (m Model) tabBar(w int) string {
 	return bar
 }
 
+// withTab is the model showing operator tab i.
+func (m Model) withTab(i int) Model {
+	m.filter = i
+	return m
+}
+
 // tabNames are the names of the operator's tabs, longest first: the tab bar takes the first that
 // fits ("Payments to confirm" is kept at 80 columns while the counts are single digits).
 var tabNames = [][]string{
@@ -422,9 +511,10 @@ var tabNames = [][]string{
 	{"Queue", "Payments", "Due", "Mediations", "Listings", "Board", "Tasks"},
 	{"Queue", "Payments", "Due", "Med", "List", "Board", "Tasks"},
 	{"Queue", "Pay", "Due", "Med", "List", "Board", "Tasks"},
+	{"Queue", "Pay", "Due", "Med", "List", "Brd", "Tsk"},
 }
 
-var queueCols = []col{{"KIND", 11}, {"STATUS", 7}, {"AMOUNT", 12}, {"TASK", 0}, {"PARTIES", 0}, {"AGE", 4}, {"CHECKS", 6}}
+var queueCols = []col{{"KIND", -1}, {"STATUS", 7}, {"AMOUNT", -1}, {"TASK", -1}, {"PARTIES", 0}, {"AGE", 4}, {"CHECKS", 6}}
 
 func (m Model) operatorBody(w, h int) []string {
 	if !m.src.CanOperate() {
@@ -432,7 +522,14 @@ func (m Model) operatorBody(w, h int) []string {
 			"run `axp login` and paste it, or set AXP_ADMIN_TOKEN."}
 	}
 	if m.auditOpen {
-		return append([]string{m.theme.bold.Render("Audit trail, newest first") + "  (esc closes it)"}, m.auditBody(w, h-1)...)
+		title := "Audit trail, newest first"
+		if m.auditTask != "" {
+			title = "Audit of task " + m.auditTask + " and its queue items, newest first"
+		}
+		return append([]string{m.theme.bold.Render(title) + "  (esc closes it)"}, m.auditBody(w, h-1)...)
+	}
+	if m.desc != nil {
+		return m.describeBody(w, h)
 	}
 	out := []string{m.tabBar(w)}
 	switch m.filter {
@@ -455,10 +552,16 @@ func (m Model) operatorBody(w, h int) []string {
 	if len(v) == 0 {
 		return append(out, m.noMatch(listTab+listID(m.filter))...)
 	}
-	const detailH = 8
-	rows := h - 2 - detailH
+	top := 2 // the tab bar and the table's head
+	if f := m.floatLine(w); f != "" {
+		out = append(out, f)
+		top++
+	}
+	// The selected item's detail goes under the table when at least 3 rows are left above it.
+	detail := m.approvalDetail(w, v[m.queueCur])
+	rows := h - top - len(detail)
 	if rows < 3 {
-		rows = h - 2
+		rows = h - top
 	}
 	now := m.opts.Now()
 	start, end := window(m.queueCur, len(v), rows)
@@ -466,16 +569,42 @@ func (m Model) operatorBody(w, h int) []string {
 	for i := start; i < end; i++ {
 		cells = append(cells, queueCells(now, v[i]))
 	}
-	ws := fitWidths(queueCols, cells, w-2)
-	out = append(out, "  "+m.headRow(queueCols, ws))
+	cols, cells := narrow(queueCols, cells, w-2, "CHECKS", "AGE", "STATUS", "PARTIES")
+	ws := fitWidths(cols, cells, w-2)
+	out = append(out, "  "+m.headRow(cols, ws))
 	for i, c := range cells {
-		out = append(out, m.selRow(start+i == m.queueCur, ws, c...))
+		out = append(out, m.markRow(start+i == m.queueCur, m.marked[v[start+i].ID], ws, c...))
 	}
-	if rows == h-2 {
+	if rows == h-top {
 		return out
 	}
-	out = lines(out, h-detailH)
-	return append(out, m.approvalDetail(w, v[m.queueCur])...)
+	out = lines(out, h-len(detail))
+	return append(out, detail...)
+}
+
+// floatLine says what the hot wallet holds against what approving the open queue sends, in w
+// cells (its address left out when it does not fit); "" on the manual rail.
+func (m Model) floatLine(w int) string {
+	f := m.float
+	if f == nil || f.HotWalletAddress == "" {
+		return ""
+	}
+	t := m.theme
+	if f.Problem != "" {
+		return t.warn.Render("Hot wallet " + f.HotWalletAddress + ": its balance cannot be read (" + f.Problem + ")")
+	}
+	tail := " holds " + f.BalanceUSD.Display() + " · the queue sends " + f.QueuedUSD.Display()
+	if f.ShortUSD > 0 {
+		tail += " · short " + f.ShortUSD.Display() + ": fund it"
+	}
+	line := "Hot wallet " + f.HotWalletAddress + tail
+	if lipgloss.Width(line) > w {
+		line = "Hot wallet" + tail
+	}
+	if f.ShortUSD > 0 {
+		return t.warn.Render(line)
+	}
+	return t.dim.Render(line)
 }
 
 // queueCells are an approval's cells in the queue table.
@@ -489,8 +618,9 @@ func queueCells(now time.Time, a axp.Approval) []string {
 
 func (m Model) approvalDetail(w int, a axp.Approval) []string {
 	t := m.theme
-	out := []string{t.dim.Render(strings.Repeat("─", w)),
-		t.bold.Render(a.ID) + "  " + a.Kind + "  " + t.status(a.Status) + "  task " + a.TaskID + " (" + a.TaskType + ")"}
+	// Ids are words: wrapping never cuts one.
+	out := append([]string{t.dim.Render(strings.Repeat("─", w))},
+		wrapWords(t.bold.Render(a.ID)+"  "+a.Kind+"  "+t.status(a.Status)+"  task "+a.TaskID+" ("+a.TaskType+")", w)...)
 	money := "Amount " + t.bold.Render(a.Amount.Display())
 	if a.PriceUSD != 0 {
 		money += " · price " + a.PriceUSD.Display()
@@ -524,7 +654,7 @@ func (m Model) approvalDetail(w int, a axp.Approval) []string {
 		where = append(where, "tx "+a.TxHash)
 	}
 	if len(where) > 0 {
-		out = append(out, strings.Join(where, " · "))
+		out = append(out, wrapWords(strings.Join(where, " · "), w)...)
 	}
 	if a.Reason != "" {
 		out = append(out, "Why: "+a.Reason)
@@ -535,6 +665,12 @@ func (m Model) approvalDetail(w int, a axp.Approval) []string {
 	}
 	out = append(out, checks)
 	return out
+}
+
+// wrapWords wraps text to w cells at its spaces, keeping them; a word wider than w (a hash on a
+// narrow terminal) is broken, never cut.
+func wrapWords(text string, w int) []string {
+	return strings.Split(ansi.Wrap(text, max(w, 1), ""), "\n")
 }
 
 // partiesOrHold is the queue list's PARTIES cell: who the item involves, or why it is held or
@@ -606,7 +742,7 @@ func (m Model) checks(cs []axp.CheckResult) string {
 
 // --- buyer: task list ---
 
-var taskCols = []col{{"ID", 0}, {"TYPE", 13}, {"STATUS", 16}, {"OFFERS", 6}, {"PRICE", 9}, {"UPDATED", 7}}
+var taskCols = []col{{"ID", -1}, {"TYPE", -1}, {"STATUS", -1}, {"OFFERS", 6}, {"PRICE", -1}, {"UPDATED", 7}}
 
 func (m Model) listBody(w, h int) []string {
 	t := m.theme
@@ -637,12 +773,17 @@ func (m Model) listBody(w, h int) []string {
 	if len(tasks) == 0 {
 		return append(out, m.noMatch(listTasks)...)
 	}
-	ws := widths(taskCols, w-2)
-	out = append(out, "  "+m.headRow(taskCols, ws))
 	now := m.opts.Now()
-	start, end := window(m.taskCur, len(tasks), h-len(out))
+	start, end := window(m.taskCur, len(tasks), h-len(out)-1)
+	cells := make([][]string, 0, end-start)
 	for i := start; i < end; i++ {
-		out = append(out, m.selRow(i == m.taskCur, ws, taskCells(now, tasks[i])...))
+		cells = append(cells, taskCells(now, tasks[i]))
+	}
+	cols, cells := narrow(taskCols, cells, w-2, "UPDATED", "OFFERS", "PRICE", "TYPE")
+	ws := fitWidths(cols, cells, w-2)
+	out = append(out, "  "+m.headRow(cols, ws))
+	for i, c := range cells {
+		out = append(out, m.selRow(start+i == m.taskCur, ws, c...))
 	}
 	return out
 }
@@ -910,8 +1051,9 @@ func (m Model) allTasksBody(w, h int) []string {
 	for i, x := range all {
 		cells[i] = allTaskCells(now, x)
 	}
-	ws := fitWidths(allTaskCols, cells, w-2)
-	out := []string{"  " + m.headRow(allTaskCols, ws)}
+	cols, cells := narrow(allTaskCols, cells, w-2, "AGE", "SELLER", "TYPE", "PRICE")
+	ws := fitWidths(cols, cells, w-2)
+	out := []string{"  " + m.headRow(cols, ws)}
 	start, end := window(m.allCur, len(all), h-1)
 	for i := start; i < end; i++ {
 		out = append(out, m.selRow(i == m.allCur, ws, cells[i]...))
@@ -939,6 +1081,9 @@ func (m Model) auditBody(w, h int) []string {
 	if !m.auditLoaded {
 		return []string{"", "Loading the audit trail…"}
 	}
+	if len(m.audit) == 0 && m.auditTask != "" {
+		return []string{"", "Nothing recorded for task " + m.auditTask + " yet."}
+	}
 	if len(m.audit) == 0 {
 		return []string{"", "The audit trail is empty. Every change is recorded here, newest first."}
 	}
@@ -951,8 +1096,9 @@ func (m Model) auditBody(w, h int) []string {
 	for i, x := range audit {
 		cells[i] = auditCells(now, x)
 	}
-	ws := fitWidths(auditCols, cells, w-2)
-	out := []string{"  " + m.headRow(auditCols, ws)}
+	cols, cells := narrow(auditCols, cells, w-2, "DETAILS", "ACTOR", "AGE")
+	ws := fitWidths(cols, cells, w-2)
+	out := []string{"  " + m.headRow(cols, ws)}
 	start, end := window(m.auditCur, len(audit), h-1)
 	for i := start; i < end; i++ {
 		out = append(out, m.selRow(i == m.auditCur, ws, cells[i]...))
@@ -965,16 +1111,6 @@ func auditCells(now time.Time, x axp.AuditRecord) []string {
 	return []string{age(now, x.Time), x.Actor, x.Action, x.EntityType + " " + x.EntityID, auditDetails(x.Details)}
 }
 
-// auditDetails is an audit record's details on one line, keys in order.
-func auditDetails(d map[string]any) string {
-	keys := make([]string, 0, len(d))
-	for k := range d {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, d[k]))
-	}
-	return strings.Join(parts, " ")
-}
+// auditDetails is an audit record's details on one line, keys in order, nested values as words
+// (never Go's map[...] or <nil>).
+func auditDetails(d map[string]any) string { return protocol.Pairs(d) }

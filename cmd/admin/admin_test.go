@@ -11,6 +11,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/admin"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
@@ -442,5 +443,53 @@ func TestWriteOffRefusesAPaymentNotReorged(t *testing.T) {
 	}
 	if err := e.run(admin.NewCmdWriteOff(e.f, nil), "--yes", cmdtest.TxHash(), "--note", "gone"); cmdutil.ExitStatus(err) != cmdutil.ExitNotFound {
 		t.Errorf("write-off of an unknown hash: %v", err)
+	}
+}
+
+// approve takes several ids: one confirmation, one result line each, and a non-zero exit when any
+// of them failed (an unknown id, a payout without its transaction on an exchange without a hot
+// wallet); the others are approved all the same.
+func TestApproveSeveral(t *testing.T) {
+	e := newEnv(t)
+	_, _, payout := e.payoutQueued()
+	e.reported("Quick Writer")
+	e.reported("Quick Writer")
+	ids := strings.Fields(e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payment", "--jq", ".approvals[].approval_id"))
+	if len(ids) != 2 {
+		t.Fatalf("payments %v", ids)
+	}
+	// Every argument completes with the open items not named yet.
+	f, out := cmdtest.Factory(t, "", map[string]string{"AXP_EXCHANGE": e.x.URL, "AXP_ADMIN_TOKEN": cmdtest.AdminToken})
+	cmd.Run(context.Background(), f, []string{"__complete", "admin", "approvals", "approve", ids[0], ""}, func() []string { return nil })
+	if got := out.Out.String(); strings.Contains(got, ids[0]+"\t") || !strings.Contains(got, ids[1]+"\tpayment of ") || !strings.Contains(got, payout+"\tpayout of ") {
+		t.Errorf("completion after %s:\n%s", ids[0], got)
+	}
+	if err := e.run(admin.NewCmdApprove(e.f, nil), ids[0], ids[1], "--tx", cmdtest.TxHash()); cmdutil.ExitStatus(err) != cmdutil.ExitUsage {
+		t.Errorf("--tx with several ids: %v", err)
+	}
+	err := e.run(admin.NewCmdApprove(e.f, nil), "--yes", ids[0], "apr_nope", payout, ids[1])
+	if err == nil || cmdutil.ExitStatus(err) == 0 {
+		t.Fatalf("a failed item does not fail the command: %v", err)
+	}
+	lines := strings.Split(strings.TrimRight(e.s.ErrOut.String(), "\n"), "\n")
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^✗ apr_nope: approval apr_nope is not in the queue`),
+		regexp.MustCompile(`^✗ ` + payout + `: tx_hash: is required to approve a payout on this exchange, which has no hot wallet \(hint: send US\$2\.475 to the seller Quick Writer at payout address `),
+		regexp.MustCompile(`^✓ ` + ids[0] + `: approved payment of task tsk_`),
+		regexp.MustCompile(`^✓ ` + ids[1] + `: approved payment of task tsk_`),
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("stderr has %d lines, want %d:\n%s", len(lines), len(want), e.s.ErrOut)
+	}
+	for i, re := range want {
+		if !re.MatchString(lines[i]) {
+			t.Errorf("line %d: %q does not match %s", i, lines[i], re)
+		}
+	}
+	if !strings.Contains(err.Error(), "2 of 4 items were not approved") {
+		t.Errorf("error %v", err)
+	}
+	if out := e.must(admin.NewCmdApprovalsList(e.f, nil), "--kind", "payment", "--jq", ".approvals | length"); out != "0\n" {
+		t.Errorf("payments still open: %s", out)
 	}
 }

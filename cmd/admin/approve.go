@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
@@ -18,6 +19,8 @@ type ApproveOptions struct {
 	IO     *cmdutil.IOStreams
 	Export cmdutil.Exporter
 	ID     string
+	// IDs are every item named (ID is the first); several are approved after one confirmation.
+	IDs    []string
 	TxHash string
 	Note   string
 	Yes    bool
@@ -29,7 +32,7 @@ var txHash = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
 func NewCmdApprove(f *cmdutil.Factory, runF func(context.Context, *ApproveOptions) error) *cobra.Command {
 	o := &ApproveOptions{F: f, IO: f.IO}
 	c := &cobra.Command{
-		Use:   "approve ID [--tx HASH] [--note TEXT]",
+		Use:   "approve ID... [--tx HASH] [--note TEXT]",
 		Short: "Approve an item: confirm a payment, or record the transaction that sent money",
 		Long: `Approve a queue item. A payment is confirmed as received. A payout, refund or split is sent by the
 exchange's hot wallet when it has one (payout_key_file): the item is then "sent" and becomes
@@ -39,11 +42,21 @@ that sent it. On an exchange with a chain, --tx is checked there before anything
 transaction must send each part still due (all in the one transaction) from the hot wallet or the
 deposit address to its recipient, with the exchange's confirmations (until then approve answers
 409: approve again later), and a hash another item or payment holds is refused.
-A release_due item releases the task (its payout then waits here in turn).`,
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: completeApprovals(f, func(a axp.Approval) string { return a.ID }),
+A release_due item releases the task (its payout then waits here in turn).
+
+Several ids are approved after one confirmation, each on its own with one result line (✓ or ✗ and
+the reason); the command exits non-zero when any of them failed. --tx names one transaction, so it
+goes with one id.`,
+		Example: `  axp admin approvals approve apr_123
+  axp admin approvals approve apr_123 --tx 0x... --note "sent by hand"
+  axp admin approvals approve apr_1 apr_2 apr_3 --yes`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeApprovalIDs(f),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.ID = args[0]
+			o.ID, o.IDs = args[0], args
+			if o.TxHash != "" && len(args) > 1 {
+				return cmdutil.Usagef("--tx names the transaction of one item: approve %d items without it, or one with it", len(args))
+			}
 			if o.TxHash != "" && !txHash.MatchString(o.TxHash) {
 				return cmdutil.Usagef("--tx %q: a transaction hash is 0x followed by 64 hex digits", o.TxHash)
 			}
@@ -64,6 +77,9 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	l, _, err := call(ctx, o.F, client.AdminApprovals, axp.ApprovalsQuery{Status: "all"})
 	if err != nil {
 		return err
+	}
+	if len(o.IDs) > 1 {
+		return approveAll(ctx, o, l)
 	}
 	a, err := approvalIn(l, o.ID)
 	if err != nil {
@@ -86,6 +102,110 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 		return err
 	}
 	return approve(ctx, o.F, o.IO, &o.Export, o.ID, o.TxHash, o.Note)
+}
+
+// approveAll approves several items after one confirmation, one result line each; it fails when
+// any of them failed. What the exchange would refuse is a failure before the question.
+func approveAll(ctx context.Context, o *ApproveOptions, l *axp.ApprovalList) error {
+	var ok []*axp.Approval
+	var failed []error
+	fail := func(id string, err error) {
+		failed = append(failed, err)
+		fmt.Fprintf(o.IO.ErrOut, "✗ %s: %s\n", id, errorLine(err))
+	}
+	seen := map[string]bool{}
+	for _, id := range o.IDs {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		a, err := approvalIn(l, id)
+		if err == nil && !a.Open() {
+			err = axp.Conflict("approval "+id+" was already "+a.Status, "")
+		}
+		if err == nil && l.Rail == "manual" && axp.SendsMoney(a.Kind) {
+			err = &axp.Error{Code: axp.CodeInvalidInput, Field: "tx_hash", Message: "is required to approve a " + a.Kind + " on this exchange, which has no hot wallet",
+				Hint: "send " + sendsWhat(a) + " yourself first, then approve it alone: axp admin approvals approve " + a.ID + " --tx 0x..."}
+		}
+		if err != nil {
+			fail(id, err)
+			continue
+		}
+		ok = append(ok, a)
+	}
+	if len(ok) > 0 {
+		err := cmdutil.ConfirmStep(o.IO, o.Yes, fmt.Sprintf("approve these %d items", len(ok)), func() ([]string, error) {
+			var lines []string
+			for _, a := range ok {
+				lines = append(lines, strings.Join(describeApproval(a), ": "))
+			}
+			return lines, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, x := range ok {
+		a, raw, err := call(ctx, o.F, client.AdminApprove, axp.ApproveBody{ID: x.ID, Note: o.Note})
+		if err == nil {
+			err = sendFailed(a)
+		}
+		if err != nil {
+			fail(x.ID, err)
+			continue
+		}
+		if o.Export.Enabled() {
+			if err := o.Export.Write(o.IO, raw); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(o.IO.ErrOut, "✓ %s: %s\n", a.ID, approvedLine(a))
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	e := &axp.Error{Code: axp.CodeConflict, Message: fmt.Sprintf("%d of %d items were not approved", len(failed), len(seen)),
+		Hint: "the lines above say why; the others are approved"}
+	var first *axp.Error
+	if errors.As(failed[0], &first) {
+		e.Code = first.Code
+	}
+	return e
+}
+
+// errorLine is an error on one line: the message and, for exchange errors, the hint.
+func errorLine(err error) string {
+	var e *axp.Error
+	if !errors.As(err, &e) {
+		return err.Error()
+	}
+	s := e.Message
+	if e.Field != "" && e.Code == axp.CodeInvalidInput {
+		s = e.Field + ": " + s
+	}
+	if e.Hint != "" {
+		s += " (hint: " + e.Hint + ")"
+	}
+	return s
+}
+
+// approvedLine says in one line what approving an item did.
+func approvedLine(a *axp.Approval) string {
+	var sent []string
+	for _, x := range a.Transfers {
+		if x.Status == axp.TransferSent {
+			sent = append(sent, fmt.Sprintf("sent %s to the %s at %s (%s)", x.Amount.Display(), x.Part, x.To, x.TxHash))
+		}
+	}
+	switch {
+	case len(sent) > 0 && a.Status == axp.ApprovalHeld:
+		return strings.Join(sent, "; ") + "; the seller's part waits for a payout address"
+	case len(sent) > 0:
+		return strings.Join(sent, "; ") + "; confirmed once the transfers have their confirmations"
+	case a.Recipients() != "":
+		return fmt.Sprintf("approved %s of task %s: %s", a.Kind, a.TaskID, a.Recipients())
+	}
+	return fmt.Sprintf("approved %s of task %s (%s)", a.Kind, a.TaskID, a.Amount.Display())
 }
 
 // sendsWhat says what approving a payout, refund or split sends, and where.
@@ -124,6 +244,25 @@ func completeApprovals(f *cmdutil.Factory, key func(axp.Approval) string) func(*
 			out = append(out, fmt.Sprintf("%s\t%s of %s, %s, %s", key(a), a.Kind, a.TaskID, a.Amount.Display(), a.Status))
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeApprovalIDs completes every argument with the ids of the open queue items not given yet.
+func completeApprovalIDs(f *cmdutil.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	first := completeApprovals(f, func(a axp.Approval) string { return a.ID })
+	return func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		out, d := first(c, nil, prefix)
+		given := map[string]bool{}
+		for _, a := range args {
+			given[a] = true
+		}
+		kept := out[:0:0]
+		for _, x := range out {
+			if id, _, _ := strings.Cut(x, "\t"); !given[id] {
+				kept = append(kept, x)
+			}
+		}
+		return kept, d
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,69 @@ func waitTask(t *testing.T, buyer *client.Client, id, want string) {
 			t.Fatalf("task %s is not %s: %v", id, want, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Several payouts approved at once on an exchange with a hot wallet: one question, the hot wallet
+// sends each, one line per item names its transfer, exit 0; an id already sent fails alone.
+func TestApproveSeveralFromTheHotWallet(t *testing.T) {
+	c := chaintest.Start(t)
+	hot := c.NewKey()
+	c.SetETH(chaintest.Addr(hot), 1)
+	c.Mint(c.Token, chaintest.Addr(hot), 50_000_000)
+	keyFile := filepath.Join(t.TempDir(), "hot.key")
+	if err := os.WriteFile(keyFile, []byte(chaintest.KeyHex(hot)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deposit := chaintest.Addr(c.NewKey())
+	x := cmdtest.NewExchange(t, func(cfg *daemon.Config) {
+		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, c.ID, c.Token, deposit
+		cfg.Confirmations, cfg.ChainPoll, cfg.PayoutKeyFile = 1, 100*time.Millisecond, keyFile
+	})
+	seller := x.MustSeller(cmdtest.SellerSpec{Name: "Chain Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
+	sc := x.Anon.With(seller.MemberSecret)
+	var ids []string
+	for range 2 {
+		var created axp.CreatedTask
+		x.Call(x.Anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x"}}, &created)
+		buyer := x.Anon.With(created.BuyerToken)
+		var chosen axp.Task
+		x.Call(buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, &chosen)
+		payBuyer(t, c, deposit, chosen.Payment.PayableUSD)
+		waitTask(t, buyer, created.ID, axp.TaskPaid)
+		x.Call(sc, "deliver", map[string]any{"id": created.ID, "content": "done"}, nil)
+		x.Call(buyer, "get_deliverable", map[string]any{"id": created.ID}, new([]byte))
+		x.Call(buyer, "accept_task", map[string]any{"id": created.ID}, nil)
+		x.Call(sc, "request_payment", map[string]any{"id": created.ID}, nil)
+		l := cmdtest.Must(t, x.Admin, client.AdminApprovals, axp.ApprovalsQuery{TaskID: created.ID, Kind: axp.ApprovePayout})
+		if len(l.Approvals) != 1 {
+			t.Fatalf("payout items %+v", l.Approvals)
+		}
+		ids = append(ids, l.Approvals[0].ID)
+	}
+
+	run := func(args ...string) (int, string) {
+		f, s := cmdtest.Factory(t, "", map[string]string{"AXP_EXCHANGE": x.URL, "AXP_ADMIN_TOKEN": cmdtest.AdminToken})
+		status := cmd.Run(context.Background(), f, append([]string{"admin", "approvals", "approve"}, args...), func() []string { return nil })
+		return status, s.ErrOut.String()
+	}
+	status, errOut := run(ids[0], ids[1], "--yes")
+	if status != 0 {
+		t.Fatalf("exit %d:\n%s", status, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want one line per item:\n%s", errOut)
+	}
+	for i, id := range ids {
+		want := regexp.MustCompile(`^✓ ` + id + `: sent US\$2\.475 to the seller at ` + cmdtest.PayoutAddress + ` \(0x[0-9a-f]{64}\); confirmed once the transfers have their confirmations$`)
+		if !want.MatchString(lines[i]) {
+			t.Errorf("line %d: %q", i, lines[i])
+		}
+	}
+	// Approving them again: each is refused on its own line, and the command fails.
+	status, errOut = run(ids[0], ids[1], "--yes")
+	if status == 0 || strings.Count(errOut, "✗ ") != 2 || !strings.Contains(errOut, "error: 2 of 2 items were not approved") {
+		t.Errorf("again: exit %d\n%s", status, errOut)
 	}
 }

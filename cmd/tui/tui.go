@@ -12,6 +12,7 @@ import (
 
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/cmd/wallet"
 	axptui "github.com/axp-exchange/axp/tui"
 )
 
@@ -32,9 +33,12 @@ func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cob
 		Long: `Open a keyboard-driven terminal UI on the exchange.
 
 The buyer view lists the tasks posted from here (and a buyer member's tasks after 'axp login'); open
-one to rank its offers, see badges and the fee breakdown, choose, preview the deliverable, accept or
+one to rank its offers, see badges and the fee breakdown, choose, pay (on an exchange in test mode,
+from the wallet of 'axp wallet new', as 'axp wallet pay' does), preview the deliverable, accept or
 dispute. The operator view (admin token) works the approval queue: payments to confirm, payouts,
-refunds, splits and release-due tasks, with approve or reject after a confirmation; reads every
+refunds, splits and release-due tasks, with approve or reject after a confirmation (the exchange's
+hot wallet sends what is approved; without one the operator gives the transaction's hash), one at a
+time or every row marked with space; describes any task (enter) with its own audit (u); reads every
 mediation (both sides' statements and proposals, the Mediator's decision and reasoning, flagged
 texts marked) and decides appealed ones; overturns listing rejections; and approves or hides the
 members' board posts the screen held (as axp admin board pending|approve|hide). Everything
@@ -121,7 +125,12 @@ func run(ctx context.Context, o *Options) error {
 	if !src.CanBuy() && !src.CanOperate() {
 		return errors.New("nothing to show for " + src.Exchange() + ": post a task with `axp task create`, pass --dir with the directory of your `axp member serve`, or `axp login` (member secret or admin token)")
 	}
-	m := axptui.New(axptui.Options{Source: src, View: o.View, Refresh: o.Refresh, NoColor: o.IO.NoColor, TestMode: testMode(ctx, o.F)})
+	test := testMode(ctx, o.F)
+	if test {
+		// On the exchange's own test chain the buyer pays from the TUI as with `axp wallet pay`.
+		src.Payer = &wallet.Payer{F: o.F}
+	}
+	m := axptui.New(axptui.Options{Source: src, View: o.View, Refresh: o.Refresh, NoColor: o.IO.NoColor, TestMode: test})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(o.IO.In), tea.WithOutput(o.IO.Out))
 	_, err = p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

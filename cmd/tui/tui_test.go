@@ -92,8 +92,12 @@ func TestClientSource(t *testing.T) {
 	}
 	x.Call(x.Anon.With(created.BuyerToken), "pay_crypto", map[string]any{"id": created.ID, "tx_hash": cmdtest.TxHash()}, nil)
 
-	queue, err := src.Approvals(ctx)
-	if err != nil || len(queue) != 1 || queue[0].Kind != axp.ApprovePayment {
+	list, err := src.Approvals(ctx)
+	if err != nil || list.Rail != "manual" {
+		t.Fatalf("queue %+v %v", list, err)
+	}
+	queue := list.Approvals
+	if len(queue) != 1 || queue[0].Kind != axp.ApprovePayment {
 		t.Fatalf("queue %+v %v", queue, err)
 	}
 	if a, err := src.Approve(ctx, queue[0].ID, "", "seen"); err != nil || a.Status != axp.ApprovalApproved || a.Note != "seen" {
@@ -112,7 +116,8 @@ func TestClientSource(t *testing.T) {
 		t.Fatalf("accept %v", err)
 	}
 	x.Call(sc, "request_payment", map[string]any{"id": created.ID}, nil)
-	queue, _ = src.Approvals(ctx)
+	list, _ = src.Approvals(ctx)
+	queue = list.Approvals
 	if len(queue) != 1 || queue[0].Kind != axp.ApprovePayout {
 		t.Fatalf("queue %+v", queue)
 	}
@@ -121,6 +126,37 @@ func TestClientSource(t *testing.T) {
 	}
 	if a, err := src.Reject(ctx, queue[0].ID, "wrong address"); err != nil || a.Status != axp.ApprovalRejected {
 		t.Fatalf("reject %+v %v", a, err)
+	}
+
+	// The description of the task: the task, its timeline, its three queue items and the audit
+	// of the task and of those items only (the other task's records are not there).
+	otherTask, _, err := client.CreateTask.Call(ctx, x.Anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "other"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	detail, err := src.TaskDetail(ctx, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if detail.Task.ID != created.ID || detail.Task.Deliverable == nil || len(detail.Timeline) == 0 || len(detail.Approvals) != 2 {
+		t.Fatalf("detail: task %+v, %d timeline rows, approvals %+v", detail.Task, len(detail.Timeline), detail.Approvals)
+	}
+	ours := map[string]bool{created.ID: true}
+	for _, a := range detail.Approvals {
+		ours[a.ID] = true
+	}
+	actions := map[string]bool{}
+	for _, r := range detail.Audit {
+		if !ours[r.EntityID] || r.EntityID == otherTask.ID {
+			t.Errorf("an audit record of another entity: %+v", r)
+		}
+		actions[r.Action] = true
+	}
+	if !actions["approval.approve"] || !actions["approval.reject"] {
+		t.Errorf("the task's audit lacks its approvals' records: %+v", detail.Audit)
+	}
+	if audit, err := src.TaskAudit(ctx, created.ID); err != nil || len(audit) != len(detail.Audit) {
+		t.Errorf("task audit: %d records, %v; the description has %d", len(audit), err, len(detail.Audit))
 	}
 
 	// Without the admin token the operator calls say how to log in.
@@ -236,11 +272,15 @@ func TestMediationsOverRealExchange(t *testing.T) {
 		m = settle(t, m, cmd)
 	}
 	s := m.(axptui.Model).Render()
-	if !strings.Contains(s, "Decided "+med+": split 30%, queued for approval") || !strings.Contains(s, "[Mediations 0]") {
+	if !strings.Contains(s, "Decided "+med+": split 30%, queued for approval") || !strings.Contains(s, "[Mediations 1]") {
 		t.Fatalf("screen:\n%s", s)
 	}
-	queue, err := src.Approvals(ctx)
-	if err != nil || len(queue) != 1 || queue[0].Kind != axp.ApproveSplit || queue[0].TaskID != id || queue[0].RefundPct == nil || *queue[0].RefundPct != 30 {
+	list, err := src.Approvals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue := list.Approvals
+	if len(queue) != 1 || queue[0].Kind != axp.ApproveSplit || queue[0].TaskID != id || queue[0].RefundPct == nil || *queue[0].RefundPct != 30 {
 		t.Fatalf("queue %+v %v", queue, err)
 	}
 

@@ -110,41 +110,111 @@ func payRun(ctx context.Context, o *PayOptions) error {
 		return nothingSent(err)
 	}
 	defer p.n.close()
+	if err := cmdutil.ConfirmStep(o.IO, o.Yes, p.action(), p.describe); err != nil {
+		return nothingSent(err)
+	}
+	hash, report, err := p.pay(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.IO.ErrOut, p.sent(hash))
+	return follow(ctx, o, p, hash, report)
+}
+
+// action is what the confirmation asks to do.
+func (p *payment) action() string {
 	if p.auth != nil {
-		action := fmt.Sprintf("authorize %s of %s from %s to %s for task %s", p.usd.Display(), p.n.symbol, p.from.Hex(), p.to.Hex(), p.t.ID)
-		if err := cmdutil.ConfirmStep(o.IO, o.Yes, action, p.describe); err != nil {
-			return nothingSent(err)
-		}
+		return fmt.Sprintf("authorize %s of %s from %s to %s for task %s", p.usd.Display(), p.n.symbol, p.from.Hex(), p.to.Hex(), p.t.ID)
+	}
+	return fmt.Sprintf("send %s of %s to %s for task %s", p.usd.Display(), p.n.symbol, p.to.Hex(), p.t.ID)
+}
+
+// sent says that the payment left, as transaction hash.
+func (p *payment) sent(hash string) string {
+	if p.auth != nil {
+		return fmt.Sprintf("✓ Authorized %s of %s to %s; the exchange submitted it: transaction %s", p.usd.Display(), p.n.symbol, p.to.Hex(), hash)
+	}
+	return fmt.Sprintf("✓ Sent %s of %s to %s: transaction %s", p.usd.Display(), p.n.symbol, p.to.Hex(), hash)
+}
+
+// pay signs the authorization, which the exchange submits, or sends the transfer. For a transfer,
+// report tells the exchange which task it pays (nil for an authorization: it names its task).
+func (p *payment) pay(ctx context.Context) (hash string, report func(context.Context) error, err error) {
+	if p.auth != nil {
 		hash, err := p.authorize(ctx)
 		if err != nil {
-			return nothingSent(err)
+			return "", nil, nothingSent(err)
 		}
-		fmt.Fprintf(o.IO.ErrOut, "✓ Authorized %s of %s to %s; the exchange submitted it: transaction %s\n", p.usd.Display(), p.n.symbol, p.to.Hex(), hash)
-		return follow(ctx, o, p, hash, nil)
-	}
-	action := fmt.Sprintf("send %s of %s to %s for task %s", p.usd.Display(), p.n.symbol, p.to.Hex(), p.t.ID)
-	if err := cmdutil.ConfirmStep(o.IO, o.Yes, action, p.describe); err != nil {
-		return nothingSent(err)
+		return hash, nil, nil
 	}
 	// The wallet's signature of the task's payer message binds the transfer to this task, whatever
 	// its amount turns out to be.
 	var sig string
 	if msg := p.t.Payment.PayerMessage; msg != "" {
-		var err error
 		if sig, err = chain.SignText(p.w.Key, msg); err != nil {
-			return nothingSent(err)
+			return "", nil, nothingSent(err)
 		}
 	}
-	hash, err := p.send(ctx)
-	if err != nil {
-		return err
+	if hash, err = p.send(ctx); err != nil {
+		return "", nil, err
 	}
-	fmt.Fprintf(o.IO.ErrOut, "✓ Sent %s of %s to %s: transaction %s\n", p.usd.Display(), p.n.symbol, p.to.Hex(), hash)
-	report := func(ctx context.Context) error {
+	report = func(ctx context.Context) error {
 		_, _, err := client.PayCrypto.Call(ctx, p.buyer, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: p.t.ID}, TxHash: hash, PayerSignature: sig})
 		return err
 	}
-	return follow(ctx, o, p, hash, report)
+	return hash, report, nil
+}
+
+// Payer pays tasks from the wallet for the terminal UI, as `axp wallet pay` does: the same checks,
+// the same description and the same payment. The UI asks the question and shows the task as it
+// refreshes, so the Payer neither asks nor waits for the task to be funded.
+type Payer struct {
+	F      *cmdutil.Factory
+	Wallet *Flags
+}
+
+func (w *Payer) prepare(ctx context.Context, id string) (*payment, error) {
+	fl := w.Wallet
+	if fl == nil {
+		fl = &Flags{}
+	}
+	p, err := prepare(ctx, &PayOptions{F: w.F, IO: w.F.IO, Wallet: fl, TaskID: id})
+	if err != nil {
+		return nil, nothingSent(err)
+	}
+	return p, nil
+}
+
+// Preview checks everything paying task id needs and says what the payment sends; nothing is sent.
+func (w *Payer) Preview(ctx context.Context, id string) ([]string, error) {
+	p, err := w.prepare(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer p.n.close()
+	lines, err := p.describe()
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{p.action() + "?"}, lines...), nil
+}
+
+// Pay checks again, pays task id and reports the payment; it returns the transaction's hash.
+func (w *Payer) Pay(ctx context.Context, id string) (string, error) {
+	p, err := w.prepare(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	defer p.n.close()
+	hash, report, err := p.pay(ctx)
+	if err != nil || report == nil {
+		return hash, err
+	}
+	if err := report(ctx); err != nil {
+		return hash, &axp.Error{Code: axp.CodeUnavailable, Message: fmt.Sprintf("sent as transaction %s, but the exchange did not take its report: %v", hash, err),
+			Hint: "do not pay again; report it: axp task pay " + id + " --tx " + hash}
+	}
+	return hash, nil
 }
 
 // authorize signs the task's authorization terms, valid for at most an hour, and posts them; the

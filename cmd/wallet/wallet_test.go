@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/wallet"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
@@ -541,5 +542,68 @@ func TestPayByAuthorization(t *testing.T) {
 	m.c.SetETH(addr, 1)
 	if status, _, errOut := c.run("", "wallet", "pay", tk.ID, "--yes", "--transfer"); status != 0 || !strings.Contains(errOut, "✓ Sent "+tk.Payment.PayableUSD.Display()) {
 		t.Fatalf("wallet pay --transfer: exit %d\n%s", status, errOut)
+	}
+}
+
+// The Payer the terminal UI pays with is `axp wallet pay` without the question and the wait: the
+// preview checks and describes and sends nothing; Pay sends exactly the payable units once and
+// reports them, so the exchange funds the task; paying again is refused with nothing sent.
+func TestPayer(t *testing.T) {
+	m := newMarket(t, false, 1)
+	c := newCLI(t, m.x.URL)
+	c.env["AXP_RPC_URL"] = m.c.URL
+	tk := m.awaiting(t, c)
+	addr := strings.TrimSpace(c.must("", "wallet", "new"))
+	f, _ := cmdtest.Factory(t, m.x.URL, c.env)
+	payer := &wallet.Payer{F: f}
+	ctx := context.Background()
+
+	if _, err := payer.Preview(ctx, tk.ID); err == nil || !strings.Contains(err.Error(), "holds US$0.00 of TUSD") || !strings.Contains(err.Error(), "(nothing was sent)") {
+		t.Errorf("preview of an empty wallet: %v", err)
+	}
+	m.c.Mint(m.c.Token, addr, 10_000_000)
+	m.c.SetETH(addr, 1)
+	lines, err := payer.Preview(ctx, tk.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(lines, "\n")
+	for _, want := range []string{"send " + tk.Payment.PayableUSD.Display() + " of TUSD to ", "send " + tk.Payment.PayableUnits + " units of TUSD",
+		"to the deposit address " + m.deposit, "from your wallet " + addr} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, text)
+		}
+	}
+	if n := m.nonce(t, addr); n != 0 {
+		t.Fatalf("the preview sent %d transactions", n)
+	}
+
+	hash, err := payer.Pay(ctx, tk.ID)
+	if err != nil || !strings.HasPrefix(hash, "0x") {
+		t.Fatalf("pay: %q %v", hash, err)
+	}
+	m.c.Mine(1)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var after axp.Task
+		if err := json.Unmarshal([]byte(c.must("", "task", "view", tk.ID, "--json")), &after); err == nil && after.Payment != nil && after.Payment.Status == "confirmed" {
+			if after.Payment.TxHash != hash || after.Payment.ReceivedUSD != tk.Payment.PayableUSD {
+				t.Errorf("funded by %s with %s; paid %s with %s", after.Payment.TxHash, after.Payment.ReceivedUSD.Display(), hash, tk.Payment.PayableUSD.Display())
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the task is not funded after the payer paid: %+v", after.Payment)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := m.c.Balance(m.c.Token, addr); got != 10_000_000-tk.Payment.PayableUSD {
+		t.Errorf("the wallet holds %s after paying %s", got, tk.Payment.PayableUSD)
+	}
+	if _, err := payer.Pay(ctx, tk.ID); err == nil || !strings.Contains(err.Error(), "(nothing was sent)") {
+		t.Errorf("paying again: %v", err)
+	}
+	if n := m.nonce(t, addr); n != 1 {
+		t.Errorf("the wallet sent %d transactions, want 1", n)
 	}
 }

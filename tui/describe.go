@@ -182,7 +182,7 @@ func (m Model) describeLines(w int, d *TaskDetail) []string {
 
 	out = append(out, "", t.bold.Render(fmt.Sprintf("Approvals (%d)", len(d.Approvals))))
 	for _, a := range d.Approvals {
-		line := a.ID + "  " + a.Kind + "  " + t.status(a.Status) + "  " + a.Amount.Display()
+		line := a.ID + "  " + a.Kind + "  " + t.status(a.Shown()) + "  " + a.Amount.Display()
 		if r := a.Recipients(); r != "" {
 			line += " · " + r
 		}

@@ -143,7 +143,7 @@ func TestColumnsFit(t *testing.T) {
 				}
 			}
 		}
-		if !bytes.Contains(screens["offers"], []byte("reliable,first_pass_pro")) {
+		if !bytes.Contains(screens["offers"], []byte("reliable, first-pass pro")) {
 			t.Errorf("%d columns: the badges are cut:\n%s", w, screens["offers"])
 		}
 		if !bytes.Contains(screens["queue"], []byte("held: waiting for a pay")) {

@@ -609,7 +609,7 @@ func (m Model) floatLine(w int) string {
 
 // queueCells are an approval's cells in the queue table.
 func queueCells(now time.Time, a axp.Approval) []string {
-	status := a.Status
+	status := a.Shown()
 	if status == axp.ApprovalPending {
 		status = "pending"
 	}
@@ -620,7 +620,7 @@ func (m Model) approvalDetail(w int, a axp.Approval) []string {
 	t := m.theme
 	// Ids are words: wrapping never cuts one.
 	out := append([]string{t.dim.Render(strings.Repeat("─", w))},
-		wrapWords(t.bold.Render(a.ID)+"  "+a.Kind+"  "+t.status(a.Status)+"  task "+a.TaskID+" ("+a.TaskType+")", w)...)
+		wrapWords(t.bold.Render(a.ID)+"  "+a.Kind+"  "+t.status(a.Shown())+"  task "+a.TaskID+" ("+a.TaskType+")", w)...)
 	money := "Amount " + t.bold.Render(a.Amount.Display())
 	if a.PriceUSD != 0 {
 		money += " · price " + a.PriceUSD.Display()
@@ -960,7 +960,7 @@ func (m Model) taskBody(w, h int) []string {
 // offerCells are an offer's cells in the offers table, after its rank.
 func offerCells(o axp.Offer) []string {
 	return []string{o.Seller.Name, o.PriceUSD.Display(), o.Fee.SellerNet.Display(),
-		fmt.Sprintf("%d min", o.ETAMinutes), reliability(o.Reliability), strings.Join(o.Badges, ",")}
+		fmt.Sprintf("%d min", o.ETAMinutes), reliability(o.Reliability), strings.Join(axp.BadgeWords(o.Badges), ", ")}
 }
 
 func (m Model) previewLines(w int) []string {

@@ -58,7 +58,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"login"}, "pipe the secret with --with-token"},
 		{[]string{"admin", "approvals", "list", "--kind", "gift"}, `--kind "gift": use one of payment, payout`},
 		{[]string{"admin", "approvals", "list", "--status", "done"}, `--status "done"`},
-		{[]string{"admin", "approvals", "approve"}, "accepts 1 arg(s), received 0"},
+		{[]string{"admin", "approvals", "approve"}, "requires at least 1 arg(s), only received 0"},
 		{[]string{"admin", "approvals", "approve", "apr_x", "--tx", "nope"}, "a transaction hash is 0x followed by 64 hex digits"},
 		{[]string{"admin", "approvals", "reject", "apr_x"}, "--reason is required"},
 		{[]string{"admin", "payments", "confirm"}, "accepts 1 arg(s), received 0"},

@@ -352,7 +352,7 @@ func (f *Factory) BuyerClient(taskID, token string) (*client.Client, error) {
 		return f.Client(e.MemberSecret), nil
 	}
 	return nil, &axp.Error{Code: axp.CodeUnauthorized,
-		Message: fmt.Sprintf("no buyer token saved for task %s on %s", taskID, f.ExchangeURL()),
+		Message: fmt.Sprintf("no buyer token for task %s is saved here, or %s has no such task", taskID, f.ExchangeURL()),
 		Hint:    "tasks posted with `axp task create` are remembered; otherwise pass --token with the task's buyer_token, or `axp login` with the buyer member's secret"}
 }
 

@@ -147,7 +147,7 @@ func TestExporter(t *testing.T) {
 		{cmdutil.Exporter{JSON: true}, true, "{\n  \"id\": \"tsk_1\",\n  \"offers\": [\n    {\n      \"price_usd\": 2.5\n    },\n    {\n      \"price_usd\": 3\n    }\n  ],\n  \"payable_usd\": 2.500002,\n  \"tag\": null\n}\n"},
 		{cmdutil.Exporter{JQ: ".offers[].price_usd"}, false, "2.5\n3\n"},
 		// Amounts keep every digit (go-gh's jq would print 2.50).
-		{cmdutil.Exporter{JQ: ".payable_usd, .tag, (.offers | length), (.offers | length > 1)"}, false, "2.500002\n\n2\ntrue\n"},
+		{cmdutil.Exporter{JQ: ".payable_usd, .tag, (.offers | length), (.offers | length > 1)"}, false, "2.500002\nnull\n2\ntrue\n"},
 		{cmdutil.Exporter{JQ: ".offers[0]"}, false, "{\"price_usd\":2.5}\n"},
 		{cmdutil.Exporter{JQ: ".offers[0]"}, true, "{\n  \"price_usd\": 2.5\n}\n"},
 		{cmdutil.Exporter{JQ: ".id"}, false, "tsk_1\n"},

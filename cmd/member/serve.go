@@ -124,6 +124,27 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if o.PayoutAddress != "" && !protocol.IsEVMAddress(o.PayoutAddress) {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--payout-address %q is not an EVM address (0x and 40 hex digits; mixed case must be a valid EIP-55 checksum)", o.PayoutAddress)}
 	}
+	// Everything is checked before anything is written (the member's directory, a test wallet).
+	if seller && o.Exec != "" {
+		if err := checkExec(o.Exec); err != nil {
+			return err
+		}
+	}
+	var skills []protocol.Skill
+	if o.SkillsFile != "" {
+		var err error
+		if skills, err = loadSkills(o.SkillsFile, false); err != nil {
+			return err
+		}
+	}
+	errw := o.IO.ErrOut
+	if bad := unpriced(skills); len(bad) > 0 {
+		fmt.Fprintf(errw, "warning: %s: quotes for it decline, which the conformance test counts as a failure (give min_price_usd and typical_eta_minutes, or instant_price_usd and instant_eta_minutes)\n",
+			strings.Join(bad, "; "))
+	}
+	if seller && o.SkillsFile == "" {
+		fmt.Fprintln(errw, "warning: no --skills: this seller matches no task (give a skills file)")
+	}
 	dir := resolveDir(o.Dir, o.Getenv)
 	if _, err := os.Stat(memberkit.CredentialsPath(dir)); errors.Is(err, fs.ErrNotExist) && o.Exchange == "" {
 		if o.Remembered == "" {
@@ -133,7 +154,6 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		fmt.Fprintf(o.IO.ErrOut, "using the exchange of `axp login`: %s\n", o.Exchange)
 	}
 	out := &lines{w: o.IO.Out}
-	errw := o.IO.ErrOut
 	if _, err := os.Stat(memberkit.CredentialsPath(dir)); seller && o.PayoutAddress == "" && errors.Is(err, fs.ErrNotExist) {
 		// A new seller of an exchange in test mode is paid to a wallet of its own from the start.
 		addr, err := testModeWallet(ctx, o.Exchange, dir, errw)
@@ -144,19 +164,6 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	}
 	log := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
-	var skills []protocol.Skill
-	if o.SkillsFile != "" {
-		var err error
-		if skills, err = loadSkills(o.SkillsFile, false); err != nil {
-			return err
-		}
-		if bad := unpriced(skills); len(bad) > 0 {
-			fmt.Fprintf(errw, "warning: no price for %s: quotes for it decline, which the conformance test counts as a failure (give min_price_usd and typical_eta_minutes, or instant_price_usd and instant_eta_minutes)\n",
-				strings.Join(bad, ", "))
-		}
-	} else if seller {
-		fmt.Fprintln(errw, "warning: no --skills: this seller matches no task (give a skills file)")
-	}
 	party := &logParty{out: out, errw: errw, statementCmd: o.StatementCmd, env: environ(), exchange: o.Exchange,
 		payout: func(ctx context.Context, taskID string) (axp.EarnedJob, bool) {
 			creds, err := memberkit.LoadCredentials(memberkit.CredentialsPath(dir))

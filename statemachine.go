@@ -2,6 +2,7 @@ package axp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -139,6 +140,29 @@ func Terminal(status string) bool {
 		}
 	}
 	return true
+}
+
+// Reachable reports whether a task in status from can still come to status target (from itself
+// counts), over any trigger whatever its guard: `axp task watch --until` stops when it cannot.
+func Reachable(from, target string) bool {
+	seen := map[string]bool{from: true}
+	for queue := []string{from}; len(queue) > 0; queue = queue[1:] {
+		if queue[0] == target {
+			return true
+		}
+		for _, e := range machine {
+			if !slices.Contains(e.from, queue[0]) {
+				continue
+			}
+			for _, free := range []bool{false, true} {
+				if next := e.to(queue[0], Facts{Free: free}); !seen[next] {
+					seen[next] = true
+					queue = append(queue, next)
+				}
+			}
+		}
+	}
+	return false
 }
 
 func verb(t Trigger) string {

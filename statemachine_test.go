@@ -214,3 +214,19 @@ func TestOwedExcessGoesBackToTheBuyer(t *testing.T) {
 		t.Errorf("a tag under one cent: %s %s", tag, owed)
 	}
 }
+
+func TestReachable(t *testing.T) {
+	for _, tt := range []struct {
+		from, to string
+		want     bool
+	}{
+		{axp.TaskOpen, axp.TaskDelivered, true}, {axp.TaskDelivered, axp.TaskDelivered, true}, {axp.TaskPaid, axp.TaskOpen, true},
+		{axp.TaskDelivered, axp.TaskInProgress, true}, {axp.TaskCancelled, axp.TaskRefunded, true},
+		{axp.TaskCancelled, axp.TaskDelivered, false}, {axp.TaskReleased, axp.TaskDelivered, false},
+		{axp.TaskInProgress, axp.TaskPaid, false}, {axp.TaskAccepted, axp.TaskDelivered, false}, {axp.TaskExpired, axp.TaskOpen, false},
+	} {
+		if got := axp.Reachable(tt.from, tt.to); got != tt.want {
+			t.Errorf("Reachable(%s, %s) = %v, want %v", tt.from, tt.to, got, tt.want)
+		}
+	}
+}

@@ -15,7 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"time"
@@ -73,8 +75,24 @@ type UnreachableError struct {
 	Err error
 }
 
+// Error names the exchange and the network's reason first ("connect: connection refused"), so a
+// screen that shows one line shows why; the request itself (method, path) is left out.
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("cannot reach the exchange at %s: %v", e.URL, e.Err)
+	return fmt.Sprintf("cannot reach the exchange at %s: %v", e.URL, netCause(e.Err))
+}
+
+// netCause is the innermost reason of a failed request: the network operation's error without
+// the method and URL the HTTP client wraps it in.
+func netCause(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err
+	}
+	return err
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -202,6 +203,11 @@ func TestErrors(t *testing.T) {
 	var ue *api.UnreachableError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("unreachable: %#v", err)
+	}
+	// The reason comes right after the address (a screen showing one line shows it), without the
+	// request the HTTP client wraps it in.
+	if want := "cannot reach the exchange at http://" + addr + ": connect: connection refused"; runtime.GOOS != "windows" && err.Error() != want {
+		t.Errorf("unreachable says %q, want %q", err.Error(), want)
 	}
 }
 

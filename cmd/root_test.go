@@ -50,7 +50,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"task", "accept", "tsk_x", "--sha256", "XYZ"}, "64 lower-case hex digits"},
 		{[]string{"task", "watch", "tsk_x", "--until", "done"}, `--until "done"`},
 		{[]string{"task", "watch", "tsk_x", "--interval", "0s"}, "--interval must be positive"},
-		{[]string{"task", "list", "--status", "busy"}, `--status "busy" is not a task status`},
+		{[]string{"task", "list", "--status", "busy"}, `--status "busy": use one of open, awaiting_payment, paid, in_progress, delivered, accepted, disputed, released, refunded, cancelled, expired`},
 		{[]string{"task", "nope"}, `unknown command "nope" for "axp task"`},
 		{[]string{"offers", "tsk_x", "--sort", "cheap"}, `--sort "cheap": use one of value, price, eta, reliability`},
 		{[]string{"quote"}, "--type is required"},
@@ -113,7 +113,7 @@ func TestMissingCredentials(t *testing.T) {
 		{[]string{"admin", "backup", "x.db"}, "error: no admin token for http://127.0.0.1:8420\nhint: run `axp login`"},
 		{[]string{"admin", "stats"}, "error: no admin token for http://127.0.0.1:8420\nhint: run `axp login`"},
 		{[]string{"--exchange", "http://127.0.0.1:9/", "admin", "approvals", "list"}, "error: no admin token for http://127.0.0.1:9\n"},
-		{[]string{"task", "view", "tsk_x"}, "error: no buyer token saved for task tsk_x on http://127.0.0.1:8420\nhint: tasks posted with `axp task create` are remembered"},
+		{[]string{"task", "view", "tsk_x"}, "error: no buyer token for task tsk_x is saved here, or http://127.0.0.1:8420 has no such task\nhint: tasks posted with `axp task create` are remembered"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -148,6 +148,16 @@ func (a *Agent) Run(ctx context.Context) error {
 		reg.MCPURL = mcpURL
 		if a.PayoutAddress != "" {
 			reg.PayoutAddress = a.PayoutAddress
+		} else if slices.Contains(roles, protocol.RoleSeller) {
+			// A new seller of an exchange in test mode is paid to a wallet of its own from the start.
+			if p, err := NewClient(exchange, "").Pricing(ctx); err == nil && p.TestMode {
+				addr, key, err := TestWallet(a.Dir)
+				if err != nil {
+					return err
+				}
+				reg.PayoutAddress = addr
+				log.Info("memberkit: test mode (money here is not real): payouts go to the wallet in "+key, "address", addr)
+			}
 		}
 		out, err := NewClient(exchange, "").Register(ctx, reg)
 		if err != nil {

@@ -71,6 +71,11 @@ func (c *Client) Register(ctx context.Context, r axp.Registration) (*axp.Registe
 	return call(ctx, c, api.Register, r)
 }
 
+// Pricing reads the exchange's fees, payment methods and whether its money is test money.
+func (c *Client) Pricing(ctx context.Context) (*axp.PricingInfo, error) {
+	return call(ctx, c, api.GetPricing, api.None{})
+}
+
 // Profile reads the member's private record.
 func (c *Client) Profile(ctx context.Context) (*axp.PrivateMember, error) {
 	return call(ctx, c, api.GetMyProfile, api.None{})

@@ -117,6 +117,17 @@ func (j *Job) Deliver(ctx context.Context, d Deliverable) error {
 // WorkFunc does a job and returns what to deliver.
 type WorkFunc func(ctx context.Context, job *Job) (Deliverable, error)
 
+// PrivateError is a job's failure whose details stay with the seller: do_task declines with
+// Reason, neutral words the buyer sees, while OnDone and the log get Err (a command's error
+// output, say).
+type PrivateError struct {
+	Reason string
+	Err    error
+}
+
+func (e *PrivateError) Error() string { return e.Err.Error() }
+func (e *PrivateError) Unwrap() error { return e.Err }
+
 // Worker is a Seller made of skills and a work function. It quotes from the skills (Defaults),
 // starts Work on each do_task and delivers its result. do_task is answered as soon as Work returns
 // or FailFast passes, whichever comes first: a Work that fails within FailFast makes the answer
@@ -222,6 +233,10 @@ func safeWork(work WorkFunc, ctx context.Context, job *Job) (d Deliverable, err 
 
 // reason makes an error a one-line reason of at most 300 characters.
 func reason(err error) string {
+	var pe *PrivateError
+	if errors.As(err, &pe) {
+		return pe.Reason
+	}
 	s := strings.Join(strings.Fields(err.Error()), " ")
 	if len(s) > 300 {
 		cut := 297

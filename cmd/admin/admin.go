@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
@@ -35,7 +34,7 @@ func call[I, O any](ctx context.Context, f *cmdutil.Factory, ep client.Endpoint[
 		return nil, nil, err
 	}
 	out, body, err := ep.Call(ctx, cl, in)
-	return out, body, cmdutil.WithHint(err, cmdutil.AdminAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
+	return out, body, f.AdminRefused(err)
 }
 
 // allowed lists the values the exchange accepts for a field of an operation's input, read from the

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/store"
@@ -78,7 +77,7 @@ func runBackup(ctx context.Context, o *BackupOptions) error {
 	cl.HTTP = &hc
 	_, body, err := client.AdminBackup.Call(ctx, cl, client.None{})
 	if err != nil {
-		return cmdutil.WithHint(err, cmdutil.AdminAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
+		return o.F.AdminRefused(err)
 	}
 	if err := checkBackup(body); err != nil {
 		return err

@@ -76,6 +76,20 @@ func TestLoginLogout(t *testing.T) {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}
+	// Garbage is not a valid token (not "needs the admin token"); a buyer token says where it goes.
+	for bad, want := range map[string]string{
+		"garbage":     "error: not a valid token: neither a member secret (ss_<member id>_...) nor the admin token of " + x.URL + "\n",
+		"bt_0123abcd": "error: this is a task's buyer token (bt_...), which `axp login` does not keep: pass it with --token",
+	} {
+		s.Reset()
+		s.In.WriteString(bad)
+		err := cmdtest.Exec(auth.NewCmdLogin(f, nil), "--with-token")
+		var b strings.Builder
+		cmdutil.PrintError(&b, err)
+		if !strings.HasPrefix(b.String(), want) || strings.Contains(b.String(), "needs the admin token") {
+			t.Errorf("login with %s: %q", bad, b.String())
+		}
+	}
 	if e2, _ := f.ExchangeCredentials(); !reflect.DeepEqual(e2, e) {
 		t.Errorf("credentials changed by a refused login: %+v", e2)
 	}

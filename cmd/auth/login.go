@@ -139,10 +139,19 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 		fmt.Fprintf(o.IO.ErrOut, "✓ Logged in to %s as member %s (%s; %s; %s)\n", url, m.Name, m.ID, strings.Join(m.Roles, ", "), m.State)
 		return nil
 	}
+	if strings.HasPrefix(o.Secret, "bt_") {
+		return cmdutil.Usagef("this is a task's buyer token (bt_...), which `axp login` does not keep: pass it with --token to the `axp task` commands of its task")
+	}
 	// The last hour's metrics: an admin call whose cost does not grow with the exchange (the
 	// stats walk every task and ledger entry).
 	if _, _, err := client.AdminMetrics.Call(ctx, o.F.Client(o.Secret), axp.MetricsQuery{Hours: 1}); err != nil {
-		return refused(err, "check the admin token: `axp serve` prints it at its first start (or set AXP_ADMIN_TOKEN on the exchange)")
+		if client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden) {
+			// Not a member secret (ss_...), and the exchange does not take it as its admin token.
+			return &axp.Error{Code: axp.CodeUnauthorized,
+				Message: "not a valid token: neither a member secret (ss_<member id>_...) nor the admin token of " + url,
+				Hint:    "paste the member secret returned at registration, or the admin token `axp serve` printed at its first start (or set with AXP_ADMIN_TOKEN on the exchange)"}
+		}
+		return err
 	}
 	if err := o.F.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error {
 		e.AdminToken = o.Secret

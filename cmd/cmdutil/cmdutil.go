@@ -125,9 +125,20 @@ func (f *Factory) ExchangeSource() (url, source string) {
 }
 
 // NormalizeExchange is the form an exchange URL is saved under: no trailing slash, lower-case
-// scheme and host.
+// scheme and host. An address without a scheme is taken as http:// on this machine
+// (localhost, 127.x, [::1]) and https:// elsewhere, and a trailing /api (the API's prefix, which
+// the client adds) is dropped.
 func NormalizeExchange(u string) string {
 	u = strings.TrimRight(strings.TrimSpace(u), "/")
+	if u != "" && !strings.Contains(u, "://") {
+		host := strings.ToLower(u)
+		if strings.HasPrefix(host, "localhost") || strings.HasPrefix(host, "127.") || strings.HasPrefix(host, "[::1]") || strings.HasPrefix(host, "0.0.0.0") {
+			u = "http://" + u
+		} else {
+			u = "https://" + u
+		}
+	}
+	u = strings.TrimRight(strings.TrimSuffix(u, "/api"), "/")
 	if scheme, rest, ok := strings.Cut(u, "://"); ok {
 		host, path, _ := strings.Cut(rest, "/")
 		u = strings.ToLower(scheme) + "://" + strings.ToLower(host)
@@ -175,7 +186,7 @@ func Usagef(format string, args ...any) error {
 
 // ExitStatus maps an error to the process's exit status.
 func ExitStatus(err error) int {
-	if err == nil {
+	if err == nil || errors.Is(err, ErrCancelled) {
 		return ExitOK
 	}
 	var ue *UsageError
@@ -207,6 +218,10 @@ func ExitStatus(err error) int {
 // PrintError writes an error and its hint to w.
 func PrintError(w io.Writer, err error) {
 	if errors.Is(err, SilentError) {
+		return
+	}
+	if errors.Is(err, ErrCancelled) {
+		fmt.Fprintln(w, ErrCancelled.Error()) // the person said no: not an error
 		return
 	}
 	var e *axp.Error

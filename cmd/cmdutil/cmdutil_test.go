@@ -117,7 +117,7 @@ func TestClients(t *testing.T) {
 		t.Errorf("env token %q", c.Token)
 	}
 
-	if _, err := f.BuyerClient("tsk_1", ""); !errors.As(err, &ae) || !strings.Contains(ae.Message, "no buyer token saved for task tsk_1") {
+	if _, err := f.BuyerClient("tsk_1", ""); !errors.As(err, &ae) || !strings.Contains(ae.Message, "no buyer token for task tsk_1 is saved here, or http://127.0.0.1:8420 has no such task") {
 		t.Errorf("no buyer token: %v", err)
 	}
 	f.UpdateCredentials(func(e *cmdutil.ExchangeCredentials) error { e.MemberSecret = "ss_member"; return nil })
@@ -147,7 +147,7 @@ func TestExporter(t *testing.T) {
 		{cmdutil.Exporter{JSON: true}, true, "{\n  \"id\": \"tsk_1\",\n  \"offers\": [\n    {\n      \"price_usd\": 2.5\n    },\n    {\n      \"price_usd\": 3\n    }\n  ],\n  \"payable_usd\": 2.500002,\n  \"tag\": null\n}\n"},
 		{cmdutil.Exporter{JQ: ".offers[].price_usd"}, false, "2.5\n3\n"},
 		// Amounts keep every digit (go-gh's jq would print 2.50).
-		{cmdutil.Exporter{JQ: ".payable_usd, .tag, (.offers | length), (.offers | length > 1)"}, false, "2.500002\n\n2\ntrue\n"},
+		{cmdutil.Exporter{JQ: ".payable_usd, .tag, (.offers | length), (.offers | length > 1)"}, false, "2.500002\nnull\n2\ntrue\n"},
 		{cmdutil.Exporter{JQ: ".offers[0]"}, false, "{\"price_usd\":2.5}\n"},
 		{cmdutil.Exporter{JQ: ".offers[0]"}, true, "{\n  \"price_usd\": 2.5\n}\n"},
 		{cmdutil.Exporter{JQ: ".id"}, false, "tsk_1\n"},
@@ -180,6 +180,7 @@ func TestExitStatusAndPrintError(t *testing.T) {
 		&axp.Error{Code: axp.CodeRateLimited}:  7,
 		&client.UnreachableError{URL: "u", Err: errors.New("refused")}:    8,
 		fmt.Errorf("wrapped: %w", &axp.Error{Code: axp.CodeUnauthorized}): 4,
+		fmt.Errorf("pay: %w", cmdutil.ErrCancelled):                       0,
 	} {
 		if got := cmdutil.ExitStatus(err); got != want {
 			t.Errorf("ExitStatus(%v) = %d, want %d", err, got, want)
@@ -188,6 +189,11 @@ func TestExitStatusAndPrintError(t *testing.T) {
 	var b bytes.Buffer
 	cmdutil.PrintError(&b, &axp.Error{Code: axp.CodeInvalidInput, Field: "params.duration", Message: "is 99", Hint: "5 to 30"})
 	if b.String() != "error: params.duration: is 99\nhint: 5 to 30\n" {
+		t.Errorf("printed %q", b.String())
+	}
+	b.Reset()
+	cmdutil.PrintError(&b, cmdutil.ErrCancelled) // answering "no" is not an error
+	if b.String() != "cancelled: nothing done\n" {
 		t.Errorf("printed %q", b.String())
 	}
 	err := cmdutil.WithHint(&axp.Error{Code: axp.CodeConflict, Message: "m", Hint: "old"}, "new", axp.CodeUnauthorized)
@@ -340,6 +346,24 @@ func TestCount(t *testing.T) {
 	for n, want := range map[int]string{0: "0 offers", 1: "1 offer", 2: "2 offers"} {
 		if got := cmdutil.Count(n, "offer", "offers"); got != want {
 			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// An exchange URL as a person types it: without a scheme, with the API's /api, with a slash.
+func TestNormalizeExchange(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:8420":       "http://127.0.0.1:8420",
+		"127.0.0.1:8420":              "http://127.0.0.1:8420",
+		"localhost:8420/":             "http://localhost:8420",
+		"HTTP://LocalHost:8420/api/":  "http://localhost:8420",
+		"http://127.0.0.1:8420/api":   "http://127.0.0.1:8420",
+		"axp.example.com":             "https://axp.example.com",
+		"https://axp.example.com/x/":  "https://axp.example.com/x",
+		"https://axp.example.com/api": "https://axp.example.com",
+	} {
+		if got := cmdutil.NormalizeExchange(in); got != want {
+			t.Errorf("NormalizeExchange(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -205,6 +205,20 @@ func (f *Factory) AdminClient() (*client.Client, error) {
 // AdminAuthHint is the hint of an admin call the exchange refused.
 const AdminAuthHint = "the admin token was refused: run `axp login` with the exchange's current admin token, or set AXP_ADMIN_TOKEN"
 
+// AdminRefused is err of an admin call as the operator reads it: a token the exchange does not
+// know (unauthorized) is "not a valid admin token" rather than the exchange's "needs the admin
+// token", which reads as if none was given; both codes get AdminAuthHint.
+func (f *Factory) AdminRefused(err error) error {
+	var e *axp.Error
+	if errors.As(err, &e) && e.Code == axp.CodeUnauthorized {
+		c := *e
+		c.Message = "not a valid admin token for " + f.ExchangeURL()
+		c.Hint = AdminAuthHint
+		return &c
+	}
+	return WithHint(err, AdminAuthHint, axp.CodeForbidden)
+}
+
 // MemberClient is a client with a member secret, or nil when none is found. It looks, in order,
 // in --dir (the directory of a `axp member serve` run: it must hold credentials), in the `axp
 // login` store, then for a `axp member serve` run of this exchange in the working directory (DIR
@@ -352,7 +366,7 @@ func (f *Factory) BuyerClient(taskID, token string) (*client.Client, error) {
 		return f.Client(e.MemberSecret), nil
 	}
 	return nil, &axp.Error{Code: axp.CodeUnauthorized,
-		Message: fmt.Sprintf("no buyer token saved for task %s on %s", taskID, f.ExchangeURL()),
+		Message: fmt.Sprintf("no buyer token for task %s is saved here, or %s has no such task", taskID, f.ExchangeURL()),
 		Hint:    "tasks posted with `axp task create` are remembered; otherwise pass --token with the task's buyer_token, or `axp login` with the buyer member's secret"}
 }
 

@@ -111,7 +111,7 @@ func evalJQ(w io.Writer, body []byte, expr string, tty, color bool) error {
 			fmt.Fprintln(w, x)
 			continue
 		case nil:
-			fmt.Fprintln(w)
+			fmt.Fprintln(w, "null") // as jq prints it: a missing value is not an empty string
 			continue
 		case float64:
 			fmt.Fprintln(w, strconv.FormatFloat(x, 'f', -1, 64))

@@ -13,8 +13,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ErrCancelled is the answer "no" to a confirmation: nothing was done.
-var ErrCancelled = errors.New("cancelled; nothing was changed")
+// ErrCancelled is the answer "no" to a confirmation: nothing was done. It is not a failure: the
+// command prints it without "error:" and exits 0.
+var ErrCancelled = errors.New("cancelled: nothing done")
 
 // ConfirmStep guards a step that moves money or power. With yes it goes ahead. On a terminal it
 // shows what will happen (the lines describe returns, which may call the exchange) and asks;

@@ -22,8 +22,23 @@ import (
 
 // execWork is the work function of `--exec CMD`: CMD runs through the shell with the job (the
 // do_task input) as JSON on stdin; its stdout, up to 256 KB, is the deliverable. A non-zero exit
-// is a failure whose reason is the end of its stderr.
+// is a failure whose reason is the end of its stderr: the seller's to read, so the buyer is told
+// only that the job could not be done (a memberkit.PrivateError).
 func execWork(command string, env []string, stderr io.Writer) memberkit.WorkFunc {
+	work := runExec(command, env, stderr)
+	return func(ctx context.Context, job *memberkit.Job) (memberkit.Deliverable, error) {
+		d, err := work(ctx, job)
+		if err != nil {
+			err = &memberkit.PrivateError{Reason: jobFailedReason, Err: err}
+		}
+		return d, err
+	}
+}
+
+// jobFailedReason is what the buyer reads when the job's command fails.
+const jobFailedReason = "the seller could not do this job"
+
+func runExec(command string, env []string, stderr io.Writer) memberkit.WorkFunc {
 	return func(ctx context.Context, job *memberkit.Job) (memberkit.Deliverable, error) {
 		in, err := json.Marshal(job.DoTaskInput)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -121,8 +122,13 @@ func TestLoadSkills(t *testing.T) {
 		t.Fatalf("unpriced %v", u)
 	}
 	wrapped := write("w.yml", "skills:\n  - task_type: video\n")
-	if skills, err = loadSkills(wrapped, false); err != nil || len(skills) != 1 || unpriced(skills)[0] != "video" {
-		t.Fatalf("wrapped list: %v %+v", err, skills)
+	if skills, err = loadSkills(wrapped, false); err != nil || len(skills) != 1 || unpriced(skills)[0] != "video has no min_price_usd and no typical_eta_minutes" {
+		t.Fatalf("wrapped list: %v %+v %q", err, skills, unpriced(skills))
+	}
+	// The warning names what is missing, not that there is no price when there is one.
+	half := write("h.yaml", "- task_type: video\n  min_price_usd: 2\n")
+	if skills, err = loadSkills(half, false); err != nil || len(unpriced(skills)) != 1 || unpriced(skills)[0] != "video has no typical_eta_minutes" {
+		t.Fatalf("price without an ETA: %v %q", err, unpriced(skills))
 	}
 	js := write("s.json", `[{"task_type": "text-file", "instant_price_usd": 0.2, "instant_eta_minutes": 1}]`)
 	if skills, err = loadSkills(js, false); err != nil || skills[0].InstantPriceUSD.String() != "0.2" {
@@ -211,5 +217,34 @@ func TestStatementCmd(t *testing.T) {
 	_, log, err = ask(`echo nope >&2; exit 3`)
 	if err == nil || !strings.Contains(log, "no statement sent: --statement-cmd failed (exit status 3): nope; write it with: axp task statement tsk_1 --body TEXT") {
 		t.Errorf("failing command: %v %q", err, log)
+	}
+}
+
+// --exec is checked before the member starts: a program that is missing or cannot be run is
+// refused; shell words and the shell's own syntax are left to the shell.
+func TestCheckExec(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell commands")
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "do-job")
+	os.WriteFile(script, []byte("#!/bin/sh\ncat\n"), 0o644)
+	for cmd, want := range map[string]string{
+		"":                         "--exec is empty",
+		"./nowhere/do-job":         "./nowhere/do-job does not exist",
+		script + " --fast":         script + " is not executable (chmod +x " + script,
+		dir:                        dir + " is a directory",
+		"no-such-program-axp-test": "there is no program no-such-program-axp-test on PATH",
+	} {
+		err := checkExec(cmd)
+		if cmdutil.ExitStatus(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), want) {
+			t.Errorf("checkExec(%q) = %v, want %q", cmd, err, want)
+		}
+	}
+	os.Chmod(script, 0o755)
+	for _, ok := range []string{script, "cat", "echo hi", "cd /tmp && ./x", "FOO=1 ./x", "'./my job'", "sh -c 'exit 0'"} {
+		if err := checkExec(ok); err != nil {
+			t.Errorf("checkExec(%q): %v", ok, err)
+		}
 	}
 }

@@ -196,6 +196,9 @@ func goEnv(key string) string {
 
 // start runs bin with args in the background; the process is killed when the test ends.
 func start(t *testing.T, name string, env []string, bin string, args ...string) *proc {
+	if len(args) >= 2 && args[0] == "member" && args[1] == "serve" {
+		args = append(args, "--json") // the events the tests wait for
+	}
 	t.Helper()
 	p := &proc{t: t, name: name, cmd: exec.Command(bin, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	p.cmd.Env = env

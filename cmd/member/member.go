@@ -133,9 +133,14 @@ func exchangeErr(err error) error {
 type lines struct {
 	mu sync.Mutex
 	w  io.Writer
+	// off drops the events: without --json a terminal carries only the readable lines on stderr.
+	off bool
 }
 
 func (l *lines) emit(event string, fields map[string]any) {
+	if l.off {
+		return
+	}
 	m := map[string]any{"event": event}
 	for k, v := range fields {
 		m[k] = v

@@ -51,6 +51,8 @@ type ServeOptions struct {
 	// Remembered is the exchange of the last `axp login`, used on first start when Exchange is
 	// empty.
 	Remembered string
+	// JSON prints one JSON object per event on stdout.
+	JSON bool
 	// Ready, when set, is told once the member runs (tests).
 	Ready func(memberkit.Started)
 }
@@ -78,9 +80,10 @@ statement: --statement-cmd runs through the shell with the request as JSON on st
 statement on stdout (text, or {"statement": ..., "proposed_refund_pct": N}) within 8 s; without it
 a neutral statement is sent, and the log says so.
 
-stdout carries one JSON object per line (started, verification, quote, job, offers,
-task_update, announcement, mediation, review); progress goes to stderr, with a readable line for
-each dispute, message, settlement, mediation request and decision, and payout.`,
+Progress goes to stderr, with a readable line for each job, dispute, message, settlement,
+mediation request and decision, and payout. With --json, stdout carries one JSON object per event
+and line (started, verification, quote, job, offers, task_update, announcement, mediation,
+review) for a program to read; without it stdout stays empty.`,
 		Example: `  axp member serve --role seller --exchange http://127.0.0.1:8420 --skills skills.yaml --exec ./do-job
   axp member serve --role buyer --exchange http://127.0.0.1:8420 --dir ~/.config/axp/buyer`,
 		Args: cobra.NoArgs,
@@ -107,6 +110,7 @@ each dispute, message, settlement, mediation request and decision, and payout.`,
 	fl.StringVar(&o.PayoutAddress, "payout-address", "", "seller: the stablecoin address payouts go to (EVM; mixed case must be a valid EIP-55 checksum)")
 	fl.BoolVar(&o.NoPaymentRequest, "no-payment-request", false, "seller: do not ask to be paid when a buyer accepts a job (by default payment is requested at once)")
 	fl.StringVar(&o.StatementCmd, "statement-cmd", "", "command that writes the statement when a mediation asks for one (the request as JSON on stdin; the statement, or {\"statement\", \"proposed_refund_pct\"}, on stdout; default: a neutral statement)")
+	fl.BoolVar(&o.JSON, "json", false, "print each event as a JSON object per line on stdout (started, verification, quote, job, ...)")
 	fl.BoolVar(&o.AllowReplays, "allow-replays", false, "accept a signed call seen before (by default a replayed call is refused, so a captured do_task cannot run the job twice)")
 	return c
 }
@@ -125,6 +129,27 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if o.PayoutAddress != "" && !protocol.IsEVMAddress(o.PayoutAddress) {
 		return &cmdutil.UsageError{Err: fmt.Errorf("--payout-address %q is not an EVM address (0x and 40 hex digits; mixed case must be a valid EIP-55 checksum)", o.PayoutAddress)}
 	}
+	// Everything is checked before anything is written (the member's directory, a test wallet).
+	if seller && o.Exec != "" {
+		if err := checkExec(o.Exec); err != nil {
+			return err
+		}
+	}
+	var skills []protocol.Skill
+	if o.SkillsFile != "" {
+		var err error
+		if skills, err = loadSkills(o.SkillsFile, false); err != nil {
+			return err
+		}
+	}
+	errw := o.IO.ErrOut
+	if bad := unpriced(skills); len(bad) > 0 {
+		fmt.Fprintf(errw, "warning: %s: quotes for it decline, which the conformance test counts as a failure (give min_price_usd and typical_eta_minutes, or instant_price_usd and instant_eta_minutes)\n",
+			strings.Join(bad, "; "))
+	}
+	if seller && o.SkillsFile == "" {
+		fmt.Fprintln(errw, "warning: no --skills: this seller matches no task (give a skills file)")
+	}
 	dir := resolveDir(o.Dir, o.Getenv)
 	if _, err := os.Stat(memberkit.CredentialsPath(dir)); errors.Is(err, fs.ErrNotExist) && o.Exchange == "" {
 		if o.Remembered == "" {
@@ -133,8 +158,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		o.Exchange = o.Remembered
 		fmt.Fprintf(o.IO.ErrOut, "using the exchange of `axp login`: %s\n", o.Exchange)
 	}
-	out := &lines{w: o.IO.Out}
-	errw := o.IO.ErrOut
+	out := &lines{w: o.IO.Out, off: !o.JSON}
 	if _, err := os.Stat(memberkit.CredentialsPath(dir)); seller && o.PayoutAddress == "" && errors.Is(err, fs.ErrNotExist) {
 		// A new seller of an exchange in test mode is paid to a wallet of its own from the start.
 		addr, err := testModeWallet(ctx, o.Exchange, dir, errw)
@@ -145,19 +169,6 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	}
 	log := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
-	var skills []protocol.Skill
-	if o.SkillsFile != "" {
-		var err error
-		if skills, err = loadSkills(o.SkillsFile, false); err != nil {
-			return err
-		}
-		if bad := unpriced(skills); len(bad) > 0 {
-			fmt.Fprintf(errw, "warning: no price for %s: quotes for it decline, which the conformance test counts as a failure (give min_price_usd and typical_eta_minutes, or instant_price_usd and instant_eta_minutes)\n",
-				strings.Join(bad, ", "))
-		}
-	} else if seller {
-		fmt.Fprintln(errw, "warning: no --skills: this seller matches no task (give a skills file)")
-	}
 	party := &logParty{out: out, errw: errw, statementCmd: o.StatementCmd, env: environ(), exchange: o.Exchange,
 		payout: func(ctx context.Context, taskID string) (axp.EarnedJob, bool) {
 			creds, err := memberkit.LoadCredentials(memberkit.CredentialsPath(dir))
@@ -209,7 +220,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		} else {
 			fmt.Fprintln(errw, "warning: no --exec: jobs are turned down")
 		}
-		a.Seller = &logSeller{Seller: s, out: out}
+		a.Seller = &logSeller{Seller: s, out: out, errw: errw}
 	}
 	a.OnStart = func(s memberkit.Started) {
 		if s.Registered {
@@ -267,7 +278,8 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 // logSeller logs the seller's answers as JSON lines.
 type logSeller struct {
 	memberkit.Seller
-	out *lines
+	out  *lines
+	errw io.Writer
 }
 
 func (s *logSeller) Quote(ctx context.Context, in protocol.QuoteInput) (protocol.QuoteAnswer, error) {
@@ -290,6 +302,14 @@ func (s *logSeller) DoTask(ctx context.Context, job *memberkit.Job) (protocol.Do
 		f["status"], f["reason"] = "declined", r.Reason
 	}
 	s.out.emit("job", f)
+	if !job.Test {
+		switch f["status"] {
+		case "accepted":
+			fmt.Fprintf(s.errw, "job %s (%s) accepted\n", job.TaskID, job.TaskType)
+		case "declined":
+			fmt.Fprintf(s.errw, "job %s (%s) declined: %s\n", job.TaskID, job.TaskType, r.Reason)
+		}
+	}
 	return r, err
 }
 

@@ -278,10 +278,20 @@ func TestServeExecFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex.pay(buyer, created.ID)
+	// The buyer is told the job could not be done; the command's error output stays with the seller.
 	e := seller.waitEvent("job", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == "declined" })
-	if !strings.Contains(fmt.Sprint(e["reason"]), "out of paper") || !strings.Contains(fmt.Sprint(e["reason"]), "exit status 7") {
+	if e["reason"] != "the seller could not do this job" {
 		t.Fatalf("decline reason %v", e["reason"])
 	}
+	if f := seller.waitEvent("job", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == "failed" }); !strings.Contains(fmt.Sprint(f["error"]), "out of paper") {
+		t.Errorf("the seller's own event lacks why: %v", f)
+	}
+	eventually(t, "the seller's terminal says what failed", func() error {
+		if s := seller.stderr.String(); !strings.Contains(s, "job "+created.ID+" failed: the command failed (exit status 7): out of paper") {
+			return fmt.Errorf("stderr:\n%s", s)
+		}
+		return nil
+	})
 	eventually(t, "task back to the buyer", func() error {
 		task, _, err := client.GetTask.Call(context.Background(), buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 		if err != nil {
@@ -292,6 +302,21 @@ func TestServeExecFailsFast(t *testing.T) {
 		}
 		return nil
 	})
+	for _, read := range []func() ([]byte, error){
+		func() ([]byte, error) {
+			_, raw, err := client.GetTask.Call(context.Background(), buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+			return raw, err
+		},
+		func() ([]byte, error) {
+			_, raw, err := client.GetTimeline.Call(context.Background(), buyer, axp.TaskRef{ID: created.ID})
+			return raw, err
+		},
+	} {
+		raw, err := read()
+		if err != nil || strings.Contains(string(raw), "out of paper") || strings.Contains(string(raw), "exit status") {
+			t.Errorf("the buyer reads the command's error: %v\n%s", err, raw)
+		}
+	}
 	seller.stop()
 }
 

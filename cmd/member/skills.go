@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -67,14 +70,61 @@ func inFile(e *protocol.Error, path, field string) *protocol.Error {
 	return &c
 }
 
-// unpriced lists the skills that name no price: the default quote declines them, which the
-// conformance test's honesty check counts as a failure.
+// unpriced says, for each skill that names no full price, what it lacks ("text-file has no
+// typical_eta_minutes"): the default quote declines it, which the conformance test's honesty
+// check counts as a failure.
 func unpriced(skills []protocol.Skill) []string {
 	var out []string
 	for _, s := range skills {
-		if !s.Instant() && (s.MinPriceUSD == nil || s.TypicalETAMinutes == nil) {
-			out = append(out, s.TaskType)
+		if s.Instant() {
+			continue
+		}
+		var missing []string
+		if s.MinPriceUSD == nil {
+			missing = append(missing, "min_price_usd")
+		}
+		if s.TypicalETAMinutes == nil {
+			missing = append(missing, "typical_eta_minutes")
+		}
+		if len(missing) > 0 {
+			out = append(out, s.TaskType+" has no "+strings.Join(missing, " and no "))
 		}
 	}
 	return out
+}
+
+// shellWords are the first words of a command the shell answers itself: what follows them is
+// the shell's to judge.
+var shellWords = map[string]bool{"cd": true, "exec": true, "echo": true, "printf": true, "test": true, "[": true,
+	"true": true, "false": true, "set": true, "export": true, "if": true, "for": true, "while": true, "case": true,
+	"{": true, "(": true, "!": true, "eval": true, ".": true, "source": true, "read": true}
+
+// checkExec refuses a --exec whose program is missing or cannot be run, before the member
+// starts: otherwise every job would fail, and the buyer would wait for nothing. A command that
+// starts with a shell word, a variable or a quote is left to the shell.
+func checkExec(command string) error {
+	fields := strings.Fields(command)
+	if len(fields) == 0 {
+		return cmdutil.Usagef("--exec is empty: give the command that does a job")
+	}
+	prog := fields[0]
+	if runtime.GOOS == "windows" || shellWords[prog] || strings.ContainsAny(prog, "=$'\"`;|&<>(){}*?~") {
+		return nil
+	}
+	if !strings.ContainsRune(prog, '/') {
+		if _, err := exec.LookPath(prog); err != nil {
+			return cmdutil.Usagef("--exec %q: there is no program %s on PATH", command, prog)
+		}
+		return nil
+	}
+	st, err := os.Stat(prog)
+	switch {
+	case err != nil:
+		return cmdutil.Usagef("--exec %q: %s does not exist", command, prog)
+	case st.IsDir():
+		return cmdutil.Usagef("--exec %q: %s is a directory", command, prog)
+	case st.Mode()&0o111 == 0:
+		return cmdutil.Usagef("--exec %q: %s is not executable (chmod +x %s, or run it through its interpreter: --exec 'python3 %s')", command, prog, prog, prog)
+	}
+	return nil
 }

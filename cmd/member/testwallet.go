@@ -4,23 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/axp-exchange/axp/api"
 	"github.com/axp-exchange/axp/client"
-	"github.com/axp-exchange/axp/daemon/chain"
-	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/axp-exchange/axp/memberkit"
 )
 
 // SellerWalletFile is the key of the payout wallet `axp member serve` makes for a seller of an
 // exchange in test mode, in the member's directory.
-const SellerWalletFile = "wallet.key"
+const SellerWalletFile = memberkit.TestWalletFile
 
 // testModeWallet gives a new seller of an exchange in test mode a payout address of its own: the
-// address of a key it makes in dir (hex, mode 0600), or of the one an earlier start made. On an
-// exchange with real money it does nothing: a real payout address is the seller's to give.
+// address of a key it makes in dir (memberkit.TestWallet), or of the one an earlier start made.
+// On an exchange with real money it does nothing: a real payout address is the seller's to give.
 func testModeWallet(ctx context.Context, exchange, dir string, errw io.Writer) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -28,15 +25,10 @@ func testModeWallet(ctx context.Context, exchange, dir string, errw io.Writer) (
 	if err != nil || !p.TestMode {
 		return "", nil // the exchange's answer comes with registration, and its errors there
 	}
-	path := filepath.Join(dir, SellerWalletFile)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	addr, path, err := memberkit.TestWallet(dir)
+	if err != nil {
 		return "", err
 	}
-	key, err := chain.LoadOrMakeKey(path)
-	if err != nil {
-		return "", fmt.Errorf("the seller's test wallet: %w", err)
-	}
-	addr := crypto.PubkeyToAddress(key.PublicKey).Hex()
 	fmt.Fprintf(errw, "test mode (money here is not real): payouts go to the wallet in %s, %s; see them with axp member earnings --dir %s\n",
 		path, addr, dir)
 	return addr, nil

@@ -109,6 +109,9 @@ func callRun(ctx context.Context, o *CallOptions) error {
 	resp, err := send(ctx, cl, req, "")
 	if resp == nil || resp.Status != http.StatusPaymentRequired {
 		if err != nil {
+			if client.IsCode(err, axp.CodeNotFound) && findOp(pathOnly(req.path)) == nil {
+				return unknownTool(o.Path)
+			}
 			return err
 		}
 		if o.Trial {
@@ -264,6 +267,32 @@ func toolPath(arg string) (string, error) {
 		p = "paid/" + p
 	}
 	return "/" + p, nil
+}
+
+// unknownTool is the answer to a tool the exchange does not have: the nearest paid tool of the
+// catalog by path or name, and where the list is.
+func unknownTool(arg string) error {
+	short := strings.TrimPrefix(strings.TrimPrefix(arg, "/"), "paid/")
+	best, bestD := "", 0
+	for _, op := range axp.Ops {
+		if op.Access != axp.Paid || !strings.HasPrefix(op.Path, "/paid/") {
+			continue
+		}
+		for _, name := range []string{strings.TrimPrefix(op.Path, "/paid/"), op.Name, strings.TrimPrefix(op.Name, "paid_")} {
+			d := protocol.EditDistance(short, name)
+			if strings.Contains(name, short) && len(short) >= 3 {
+				d = min(d, 1)
+			}
+			if best == "" || d < bestD {
+				best, bestD = op.Path, d
+			}
+		}
+	}
+	msg := fmt.Sprintf("there is no tool %s on this exchange", arg)
+	if best != "" && bestD <= max(2, len(short)/3) {
+		msg += "; did you mean " + best + "?"
+	}
+	return &axp.Error{Code: axp.CodeNotFound, Message: msg, Hint: "GET /paid lists the tools with their prices (axp call find_paid_tools)"}
 }
 
 // findOp is the paid tool of the catalog at path ({name} matches one segment), or nil.

@@ -55,6 +55,9 @@ question. The task then awaits payment (free jobs start at once).`,
 // PickOffer finds the offer named by ref (an id, or a 1-based rank) among the task's offers, or
 // the recommended offer when ref is empty.
 func PickOffer(t *axp.Task, ref string) (*axp.Offer, error) {
+	if t.ChosenOfferID != "" && t.Status != axp.TaskOpen {
+		return nil, alreadyChosen(t)
+	}
 	if len(t.Offers) == 0 {
 		if t.Status != axp.TaskOpen {
 			return nil, axp.Conflict("task "+t.ID+" is "+t.Status+"; offers are chosen while it is open", "")
@@ -79,6 +82,16 @@ func PickOffer(t *axp.Task, ref string) (*axp.Offer, error) {
 		}
 	}
 	return nil, axp.Invalid("offer", fmt.Sprintf("%q is not an offer on task %s", ref, t.ID), "see the offers with: axp offers "+t.ID)
+}
+
+// alreadyChosen is the answer to choosing on a task whose offer is already chosen: what to do
+// instead (pay it while it awaits payment).
+func alreadyChosen(t *axp.Task) error {
+	msg := "task " + t.ID + " is already chosen (offer " + t.ChosenOfferID + ")"
+	if t.Status == axp.TaskAwaitingPayment {
+		return axp.Conflict(msg+": pay it", payNext(t.ID, t.Payment, "send the payable amount, then report it"))
+	}
+	return axp.Conflict(msg+"; it is "+t.Status, "see where it stands: axp task view "+t.ID)
 }
 
 func chooseRun(ctx context.Context, o *ChooseOptions) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -192,9 +193,34 @@ func ParseParams(taskType string, list []string) (map[string]any, error) {
 		out[k] = v
 	}
 	if s := axp.ServiceFor(taskType); s != nil {
+		if err := checkParamKeys(s, out); err != nil {
+			return nil, err
+		}
 		protocol.Coerce(s.ParamsSchema(), out)
 	}
 	return out, nil
+}
+
+// checkParamKeys refuses a param key that is not one of the service's but is a typo of one
+// (promt for prompt): said before the exchange would answer that the meant param is missing.
+func checkParamKeys(s *axp.Service, params map[string]any) error {
+	keys := slices.Sorted(maps.Keys(params))
+	for _, k := range keys {
+		best, bestD := "", 0
+		for _, p := range s.Params {
+			if p.Name == k {
+				best = ""
+				break
+			}
+			if d := protocol.EditDistance(k, p.Name); best == "" || d < bestD {
+				best, bestD = p.Name, d
+			}
+		}
+		if _, given := params[best]; best != "" && !given && bestD <= max(2, len(k)/3) {
+			return cmdutil.Usagef("--param %s: %s has no param %q: did you mean %s?", k, s.Type, k, best)
+		}
+	}
+	return nil
 }
 
 // ParseDeadline reads minutes ("90") or a duration ("2h", "45m").

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -38,12 +39,8 @@ answers it.`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.Status != "" {
-				known := false
-				for _, s := range axp.TaskStatuses {
-					known = known || s == o.Status
-				}
-				if !known {
-					return cmdutil.Usagef("--status %q is not a task status", o.Status)
+				if err := oneOf("--status", o.Status, append([]string{""}, axp.TaskStatuses...)...); err != nil {
+					return err
 				}
 			}
 			if runF != nil {
@@ -52,7 +49,7 @@ answers it.`,
 			return listRun(c.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&o.Status, "status", "", "only tasks of this status")
+	c.Flags().StringVar(&o.Status, "status", "", "only tasks of this status: "+strings.Join(axp.TaskStatuses, ", "))
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }

@@ -247,9 +247,15 @@ func TestChooseAsksOnATerminal(t *testing.T) {
 	if msg := e.s.ErrOut.String(); !strings.Contains(msg, "Send the payable amount, then report it: axp task pay "+id+" --tx <hash>\n") || strings.Contains(msg, "watcher") {
 		t.Errorf("what to do once paid: %q", msg)
 	}
-	// Choosing again: the task is no longer open.
-	if err := e.run(task.NewCmdChoose(e.f, nil), id, "--yes"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
-		t.Errorf("second choose: %v", err)
+	// Choosing again, with or without an offer: already chosen, pay it (and how).
+	for _, args := range [][]string{{id, "--yes"}, {id, "1", "--yes"}} {
+		err := e.run(task.NewCmdChoose(e.f, nil), args...)
+		var ae *axp.Error
+		if cmdutil.ExitStatus(err) != cmdutil.ExitConflict || !errors.As(err, &ae) ||
+			!strings.HasPrefix(ae.Message, "task "+id+" is already chosen (offer ofr_") || !strings.HasSuffix(ae.Message, "): pay it") ||
+			!strings.Contains(ae.Hint, "axp task pay "+id+" --tx <hash>") {
+			t.Errorf("choose %v again: %v", args, err)
+		}
 	}
 }
 
@@ -485,5 +491,10 @@ func TestCancel(t *testing.T) {
 	}
 	if err := e.run(task.NewCmdCancel(e.f, nil), id, "--yes"); cmdutil.ExitStatus(err) != cmdutil.ExitConflict {
 		t.Errorf("second cancel: %v", err)
+	}
+	// Watching a cancelled task for a delivery stops at once with exit status 6, not forever.
+	err := e.run(task.NewCmdWatch(e.f, nil), id, "--until", "delivered", "--interval", "5ms")
+	if ae := (*axp.Error)(nil); cmdutil.ExitStatus(err) != cmdutil.ExitConflict || !errors.As(err, &ae) || ae.Message != "task "+id+" is cancelled and can no longer become delivered" {
+		t.Errorf("watch --until delivered of a cancelled task: %v", err)
 	}
 }

@@ -45,8 +45,12 @@ func viewRun(ctx context.Context, o *ViewOptions) error {
 	if err != nil && o.Token == "" && (client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden)) {
 		// The operator views any task with the admin login.
 		if admin, aerr := o.F.AdminToken(); aerr == nil && admin != "" {
-			if at, araw, aerr := client.AdminTask.Call(ctx, o.F.Client(admin), axp.IDPath{ID: o.TaskID}); aerr == nil {
+			at, araw, aerr := client.AdminTask.Call(ctx, o.F.Client(admin), axp.IDPath{ID: o.TaskID})
+			switch {
+			case aerr == nil:
 				t, raw, err = at, araw, nil
+			case client.IsCode(aerr, axp.CodeNotFound):
+				err = aerr // the exchange has no such task: say so rather than that no token opens it
 			}
 		}
 	}

@@ -32,7 +32,8 @@ func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) e
 		Long: `Poll a task and print a line for each change of status (and of its offer count while it is
 open) until you have something to do (pay, check a delivery, answer a dispute, review), the task
 ends (released, refunded, cancelled, expired), or it reaches the status given by --until (then
-only --until and the end stop it). The command for your next step is printed when it stops. A
+only --until and the end stop it). When the task can no longer reach the --until status (it was
+cancelled, or is past it), the command stops with exit status 6. The command for your next step is printed when it stops. A
 spinner shows the wait on a terminal. With --json, --jq or --template the last answer is printed
 at the end.`,
 		Args:              cobra.ExactArgs(1),
@@ -54,7 +55,7 @@ at the end.`,
 		},
 	}
 	c.Flags().DurationVar(&o.Interval, "interval", 3*time.Second, "time between polls")
-	c.Flags().StringVar(&o.Until, "until", "", "stop when the task reaches this status")
+	c.Flags().StringVar(&o.Until, "until", "", "stop when the task reaches this status: "+strings.Join(axp.TaskStatuses, ", "))
 	addTokenFlag(c, &o.buyerFlags)
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
@@ -84,6 +85,8 @@ func watchRun(ctx context.Context, o *WatchOptions) error {
 			return err
 		}
 		stop := axp.Terminal(t.Status) || t.Status == o.Until || (o.Until == "" && waitingOnBuyer(t))
+		unreachable := o.Until != "" && !axp.Reachable(t.Status, o.Until)
+		stop = stop || unreachable
 		changed := t.Status != lastStatus || (t.Status == axp.TaskOpen && len(t.Offers) != lastOffers)
 		if changed || stop {
 			stopSpinner()
@@ -103,6 +106,11 @@ func watchRun(ctx context.Context, o *WatchOptions) error {
 		if stop {
 			if next := NextCommands(t); len(next) > 0 {
 				fmt.Fprintln(o.IO.ErrOut, cs.Gray("next: "+strings.Join(next, "; ")))
+			}
+			if unreachable {
+				// Exit status 6, as any step that does not fit the task's state.
+				return axp.Conflict("task "+t.ID+" is "+t.Status+" and can no longer become "+o.Until,
+					"see where it stands: axp task view "+t.ID)
 			}
 			if o.Export.Enabled() {
 				return o.Export.Write(o.IO, raw)

@@ -294,7 +294,7 @@ func TestPay(t *testing.T) {
 	addr := strings.TrimSpace(c.must("", "wallet", "new"))
 
 	// Unknown tasks: none saved here, and one the exchange does not have.
-	c.refused(4, []string{"no buyer token saved for task tsk_nope", "(nothing was sent)"}, "wallet", "pay", "tsk_nope", "--yes")
+	c.refused(4, []string{"no buyer token for task tsk_nope is saved here, or ", "(nothing was sent)"}, "wallet", "pay", "tsk_nope", "--yes")
 	c.refused(5, []string{"tsk_nope", "(nothing was sent)"}, "wallet", "pay", "tsk_nope", "--yes", "--token", "bt_nope")
 
 	// Not enough money, then no gas: the hint says what to send where (test mode's names the
@@ -315,7 +315,7 @@ func TestPay(t *testing.T) {
 	c.tty = true
 	status, _, errOut := c.run("n\n", "wallet", "pay", tk.ID)
 	c.tty = false
-	if status != 1 || !strings.Contains(errOut, "cancelled") || !strings.Contains(errOut, "send "+tk.Payment.PayableUnits+" units of TUSD") ||
+	if status != 0 || !strings.Contains(errOut, "cancelled: nothing done") || !strings.Contains(errOut, "send "+tk.Payment.PayableUnits+" units of TUSD") ||
 		!strings.Contains(errOut, "to the deposit address "+m.deposit) || !strings.Contains(errOut, "chain 31337") {
 		t.Errorf("answering no: exit %d\n%s", status, errOut)
 	}

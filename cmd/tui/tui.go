@@ -123,6 +123,13 @@ func run(ctx context.Context, o *Options) error {
 		return err
 	}
 	if !src.CanBuy() && !src.CanOperate() {
+		// Say first that the exchange does not answer: no credentials is not the problem then.
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, _, err := client.GetPricing.Call(ctx, o.F.Client(""), client.None{})
+		cancel()
+		if err != nil {
+			return err
+		}
 		return errors.New("nothing to show for " + src.Exchange() + ": post a task with `axp task create`, pass --dir with the directory of your `axp member serve`, or `axp login` (member secret or admin token)")
 	}
 	test := testMode(ctx, o.F)

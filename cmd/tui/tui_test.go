@@ -38,8 +38,15 @@ func TestFlags(t *testing.T) {
 			t.Errorf("%v: %v", args, err)
 		}
 	}
+	// An exchange that does not answer is named as such, before the lack of credentials.
 	f.IO.StdinTTY, f.IO.StdoutTTY = true, true
-	if err := cmdtest.Exec(tuicmd.NewCmd(f, nil)); err == nil || !strings.Contains(err.Error(), "nothing to show for http://127.0.0.1:1") {
+	if err := cmdtest.Exec(tuicmd.NewCmd(f, nil)); err == nil || !strings.Contains(err.Error(), "cannot reach the exchange at http://127.0.0.1:1") {
+		t.Errorf("a wrong port: %v", err)
+	}
+	x := cmdtest.NewExchange(t)
+	f, _ = cmdtest.Factory(t, x.URL, nil)
+	f.IO.StdinTTY, f.IO.StdoutTTY = true, true
+	if err := cmdtest.Exec(tuicmd.NewCmd(f, nil)); err == nil || !strings.Contains(err.Error(), "nothing to show for "+x.URL) {
 		t.Errorf("no credentials: %v", err)
 	}
 }

@@ -50,7 +50,7 @@ Sellers' real offers may differ: post the task to see them.`,
 }
 
 func quoteRun(ctx context.Context, o *QuoteOptions) error {
-	params, err := task.ParseParams("", o.Params)
+	params, err := task.ParseParams(o.Type, o.Params)
 	if err != nil {
 		return err
 	}

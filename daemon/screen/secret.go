@@ -325,12 +325,14 @@ var secretRules = []secretRule{
 		"account", "broadcast", "credentials", "priv:", "->sign(", "rememberkey(", "vm.addr(", "sign", "monedero", "billetera",
 		"cartera", "carteira", "portefeuille", "portafoglio", "portfel", "кошел", "гаманц", "钱包", "錢包", "ウォレット", "지갑",
 		"cüzdan", "dompet",
-		"clave", "chave", "clé", "cle ", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel"},
+		"clave", "chave", "clé", "cle ", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel",
+		"مفتاح", "محفظ", "کلید", "کیف پول", "מפתח", "ארנק", "κλειδί", "πορτοφόλι", "คีย์", "กุญแจ", "กระเป๋าเงิน", "कुंजी",
+		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "portofel", "kulcs", "tárca"},
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
-	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential"},
-		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?))(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
+	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential", "kennwort", "woord", "senha", "contrase"},
+		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|secret[_\-]?key|credentials?|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a)(?:[_\-.]?(?:string|value|data|text|plain(?:text)?))?)(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
 }
 
@@ -367,11 +369,11 @@ func discordID(v, _ string) bool {
 	return randomish(50, 4)(v, v)
 }
 
-// discordShape reports whether text holds ".xxxxxx." (six base64url characters between dots),
+// discordShape reports whether text holds ".xxxxxx." (six or seven base64url characters between dots),
 // the middle of a Discord token.
 func discordShape(text string) bool {
 	for i := strings.IndexByte(text, '.'); i >= 0 && i+7 < len(text); {
-		if text[i+7] == '.' && b64url(text[i+1:i+7]) {
+		if text[i+7] == '.' && b64url(text[i+1:i+7]) || i+8 < len(text) && text[i+8] == '.' && b64url(text[i+1:i+8]) {
 			return true
 		}
 		j := strings.IndexByte(text[i+1:], '.')
@@ -417,7 +419,8 @@ var connRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://([^:]*):([^@]*)@`)
 func genericKind(key string) string {
 	k := strings.ToLower(key)
 	switch {
-	case strings.Contains(k, "pass") || strings.HasSuffix(k, "pwd") || strings.HasSuffix(k, "pw"):
+	case strings.Contains(k, "pass") || strings.HasSuffix(k, "pwd") || strings.HasSuffix(k, "pw") || strings.Contains(k, "kennwort") ||
+		strings.Contains(k, "woord") || strings.Contains(k, "senha") || strings.Contains(k, "contrase"):
 		return SecretPassword
 	case strings.Contains(k, "secret") || strings.Contains(k, "credential"):
 		return SecretGeneric
@@ -438,6 +441,13 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	lo := strings.ToLower(v)
 	k := strings.ToLower(key)
 	bare := strings.TrimSpace(sep) == "" // "password hunter2": only after a password word or a flag
+	if strings.Contains(v, "-----BEGIN") {
+		return false // a key block: the private key rule decides on it
+	}
+	if strings.HasPrefix(k, "-") && (strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/") ||
+		strings.HasPrefix(v, "~/") || fileName.MatchString(v) && !strings.ContainsAny(v, "!@#$%^&*")) {
+		return false // a flag naming a file: --password ./pw.txt, --password-file keystore.pass
+	}
 	if kind == SecretPassword {
 		if proseValues[strings.TrimRight(lo, ".:")] || len(v) < 3 || lo == k {
 			return false
@@ -608,13 +618,20 @@ func FindSecrets(text string) []Removal {
 			if r.kind == SecretConnection || r.kind == SecretSlackWebhook {
 				e = s + trimPunct([]byte(text[s:e]), 0, e-s)
 			}
-			spans = append(spans, span{s, e, kind, prio})
+			p := prio
+			if r.kindOf != nil && kind == SecretGeneric {
+				p = len(secretRules) + 2 // "secret": a rule that knows the kind names it better
+			}
+			spans = append(spans, span{s, e, kind, p})
 		}
 	}
 	for _, p := range findSeedPhrases(text) {
 		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
 	}
 	for _, p := range findProsePasswords(text, lo, &pairs) {
+		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
+	}
+	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	if len(spans) == 0 {

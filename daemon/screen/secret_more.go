@@ -152,7 +152,9 @@ func (r secretRule) notPublic() secretRule {
 var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pwd", "contraseña", "mot de passe",
 	"senha", "wachtwoord", "hasło", "пароль", "parola", "heslo", "lösenord", "passord", "adgangskode", "kennwort",
 	"パスワード", "密码", "密碼", "비밀번호", "口令", "şifre", "sifre", "kata sandi", "mật khẩu", "jelszó", "salasana",
-	"lozinka", "geslo", "κωδικός", "كلمة المرور", "סיסמה", "पासवर्ड", "รหัสผ่าน"}
+	"lozinka", "geslo", "κωδικός", "كلمة المرور", "סיסמה", "पासवर्ड", "รหัสผ่าน",
+	// with an article or a conjunction written onto the word, and other words for it
+	"كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό"}
 
 // findProsePasswords reports passwords given in prose: a password word, then, within a few words
 // on the same line, a value that reads as a password (passwordToken). "Password: choose one you
@@ -202,10 +204,12 @@ func wordEdge(lo string, s, e int) bool {
 	return true
 }
 
-// cjk reports whether r is written without spaces between words (Chinese, Japanese, Korean): a
+// cjk reports whether r is written without spaces between words (Chinese, Japanese, Korean, Thai
+// and its neighbours): a
 // word next to it still stands as a word ("パスワードは", "密码是").
 func cjk(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer,
+		unicode.Myanmar)
 }
 
 // passwordAfter finds a password among the few words after text[:e] on its line: the next word

@@ -467,3 +467,102 @@ func TestFindSecretsThirdRoundFlagsAndWallets(t *testing.T) {
 		{"llm --max-tokens 4096 --temperature 0.2", "", ""},
 	})
 }
+
+// The fourth round of classes: a key after a denied "commit" or "log", a value under a key with a
+// suffix (secret_string, SecretString, password_value), secretKey, compound password labels,
+// private key and wallet words in Arabic, Persian, Hebrew, Greek, Thai, Hindi and more, key
+// stores unlocked by a call or a command, database addresses without a scheme, second-factor
+// seeds, Discord tokens of any shape where a bot logs in, Square tokens.
+func TestFindSecretsFourthRound(t *testing.T) {
+	const (
+		key  = "4b1e8d2a7c3f9e0b5d6a1c8f2e7b3d9a0c4f6e1b8d2a5c7f3e9b0d4a6c1f8e2b"
+		pass = "Vortex!6413zR"
+		disc = "XZNxk4KE2tInOBeTOjFFgnaa.lHntvAg.kR8O8Nh9ZsHNT1WDFi4OoaS4dkZzP1Djpz8vAw"
+		sq   = "EAAAOP4vGDAsFu6NRrctU7uzeEoWPeKL0h2ga9K_mXw2Iliydex6P9CXii9uGDlW"
+	)
+	checkSecrets(t, []secretCase{
+		// a key after an order not to commit or log it
+		{"[rpc_endpoints]\n# deployer (do not commit!!) " + key, SecretWalletKey, key},
+		{"# signer key, never log it: 0x" + key, SecretWalletKey, key},
+		{"fixed in commit " + key[:40] + " by the deployer", "", ""},
+		{"deployer log: 0x" + key, "", ""},
+		// a value under a key with a suffix
+		{"  secret_string = \"" + key + "\"", SecretGeneric, key},
+		{"aws secretsmanager create-secret --name relayer --secret-string '" + pass + "'", SecretGeneric, pass},
+		{`{"SecretString": "` + pass + `"}`, SecretGeneric, pass},
+		{"password_value: " + pass, SecretPassword, pass},
+		{"secret_string = var.relayer_key", "", ""},
+		{"secret_string = jsonencode({ key = var.key })", "", ""},
+		// secretKey, secret-key
+		{"OKX:\n  secretKey: 6D01DD57EE757429FA714AF4C403F5CB", SecretGeneric, "6D01DD57EE757429FA714AF4C403F5CB"},
+		{"--secret-key Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3", SecretGeneric, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3"},
+		{"secretKeyRef:\n  name: okx\n  key: secretKey", "", ""},
+		{"secretKey: process.env.OKX_SECRET", "", ""},
+		// password labels in one word with a prefix, in German, Dutch, Portuguese and Spanish
+		{"Keystore-Passwort: " + pass, SecretPassword, pass},
+		{"WLAN-Kennwort: " + pass, SecretPassword, pass},
+		{"wachtwoord = " + pass, SecretPassword, pass},
+		{"db_senha: " + pass, SecretPassword, pass},
+		{"Das Keystore-Passwort muss 12 Zeichen haben.", "", ""},
+		{"Kennwort: siehe Tresor", "", ""},
+		// private key and wallet in more languages
+		{"المفتاح الخاص للمحفظة هو 0x" + key + " يرجى نقله فورًا", SecretWalletKey, key},
+		{"کلید خصوصی کیف پول: 0x" + key, SecretWalletKey, key},
+		{"המפתח הפרטי של הארנק: 0x" + key, SecretWalletKey, key},
+		{"ιδιωτικό κλειδί: 0x" + key, SecretWalletKey, key},
+		{"คีย์ส่วนตัวของกระเป๋าเงิน 0x" + key, SecretWalletKey, key},
+		{"वॉलेट की निजी कुंजी: 0x" + key, SecretWalletKey, key},
+		{"soukromý klíč peněženky: " + key, SecretWalletKey, key},
+		{"รหัสผ่านคือ " + pass + " ครับ", SecretPassword, pass},
+		{"הסיסמה היא " + pass, SecretPassword, pass},
+		{"رمز عبور: " + pass, SecretPassword, pass},
+		{"รหัสผ่านต้องยาวอย่างน้อย 12 ตัวอักษร", "", ""},
+		{"هاش المعاملة للمحفظة 0x" + key, "", ""},
+		{"تراکنش کیف پول 0x" + key, "", ""},
+		// key stores opened by a call, a command or a file
+		{"acct = Account.decrypt(json.load(open('keystore.json')), '" + pass + "')", SecretPassword, pass},
+		{"const w = await ethers.Wallet.fromEncryptedJson(json, \"" + pass + "\");", SecretPassword, pass},
+		{"const acc = web3.eth.accounts.decrypt(keystoreJson, '" + pass + "');", SecretPassword, pass},
+		{"key, err := keystore.DecryptKey(keyjson, \"" + pass + "\")", SecretPassword, pass},
+		{"err = ks.Unlock(account, \"" + pass + "\")", SecretPassword, pass},
+		{"Credentials c = WalletUtils.loadCredentials(\"" + pass + "\", \"/keys/UTC--2026.json\");", SecretPassword, pass},
+		{"geth account import --password <(echo '" + pass + "') key.txt", SecretPassword, pass},
+		{"echo '" + pass + "' > keystore.pass && geth account import --password keystore.pass key.txt", SecretPassword, pass},
+		{"echo \"" + pass + "\" | geth account unlock 0 --password /dev/stdin", SecretPassword, pass},
+		{"bitcoin-cli walletpassphrase \"" + pass + "\" 600", SecretPassword, pass},
+		{"acct = Account.decrypt(json.load(open('keystore.json')), os.environ['KEYSTORE_PW'])", "", ""},
+		{"const w = await ethers.Wallet.fromEncryptedJson(json, process.env.KEYSTORE_PASSWORD);", "", ""},
+		{"key, err := keystore.DecryptKey(keyjson, os.Getenv(\"KS_PASS\"))", "", ""},
+		{"geth account import --password ./password.txt key.txt", "", ""},
+		{"echo \"$KEYSTORE_PW\" > pw.txt", "", ""},
+		{"echo 'build finished' > status.txt", "", ""},
+		// database addresses without a scheme
+		{"dsn := \"deploy:" + pass + "@tcp(10.0.0.5:3306)/trades?parseTime=true\"", SecretPassword, pass},
+		{"db, _ := sql.Open(\"mysql\", \"app:" + pass + "@unix(/var/run/mysqld/mysqld.sock)/shop\")", SecretPassword, pass},
+		{"sqlplus scott/" + pass + "@//db.internal:1521/ORCL", SecretPassword, pass},
+		{"jdbc:oracle:thin:scott/" + pass + "@db.internal:1521:ORCL", SecretPassword, pass},
+		{"dsn := fmt.Sprintf(\"%s:%s@tcp(%s)/%s\", user, pass, host, db)", "", ""},
+		{"dsn := \"root:@tcp(127.0.0.1:3306)/test\"", "", ""},
+		// second-factor seeds
+		{"2FA backup secret for the admin panel: FQ5O JNFM FT5P A2SI H4Q7 3DYQ HKGN EQI5", SecretGeneric, "FQ5O JNFM FT5P A2SI H4Q7 3DYQ HKGN EQI5"},
+		{"Google Authenticator key: fq5o jnfm ft5p a2si h4q7 3dyq", SecretGeneric, "fq5o jnfm ft5p a2si h4q7 3dyq"},
+		{"TOTP seed JBSWY3DPEHPK3PXP", SecretGeneric, "JBSWY3DPEHPK3PXP"},
+		{"2FA is on; turn this back onto the main site when done", "", ""},
+		{"carbon footprint report QWERTYUIOPASDF23 attached", "", ""},
+		// Discord tokens of any shape where a bot logs in, Square tokens
+		{"client.login('" + disc + "');", SecretDiscordToken, disc},
+		{"bot.run(\"" + disc + "\")", SecretDiscordToken, disc},
+		{"the bot loads com_example_payments.handler_v2.process_incoming_messages", "", ""},
+		{"square access token (production): " + sq, SecretToken, sq},
+		{"SQUARE_ACCESS_TOKEN=" + sq, SecretToken, sq},
+		{"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB+" + sq + "==", "", ""},
+	})
+}
+
+// A Google service account's private_key_id names the key (Google publishes the public half
+// under that id): it stays, the key goes (docs/decisions.md, "Credentials").
+func TestServiceAccountKeyID(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{`{"type": "service_account", "private_key_id": "360c8404abdaf59008c617b2ff603da1d93fe30d", "private_key": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----"}`, "", ""},
+	})
+}

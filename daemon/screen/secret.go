@@ -331,8 +331,8 @@ var secretRules = []secretRule{
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
-	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential", "kennwort", "woord", "senha", "contrase"},
-		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|secret[_\-]?key|credentials?|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a)(?:[_\-.]?(?:string|value|data|text|plain(?:text)?))?)(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
+	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential"},
+		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|secret[_\-]?key|credentials?)(?:[_\-.]?(?:string|value|data|text|plain(?:text)?))?)(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
 }
 
@@ -419,8 +419,7 @@ var connRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://([^:]*):([^@]*)@`)
 func genericKind(key string) string {
 	k := strings.ToLower(key)
 	switch {
-	case strings.Contains(k, "pass") || strings.HasSuffix(k, "pwd") || strings.HasSuffix(k, "pw") || strings.Contains(k, "kennwort") ||
-		strings.Contains(k, "woord") || strings.Contains(k, "senha") || strings.Contains(k, "contrase"):
+	case strings.Contains(k, "pass") || strings.HasSuffix(k, "pwd") || strings.HasSuffix(k, "pw"):
 		return SecretPassword
 	case strings.Contains(k, "secret") || strings.Contains(k, "credential"):
 		return SecretGeneric

@@ -175,7 +175,7 @@ func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 			}
 			s, e := from+i, from+i+len(w)
 			from = e
-			if !wordEdge(lo, s, e) {
+			if !wordEdge(lo, s, e) && !compoundLabel(lo, s, e) {
 				continue
 			}
 			if v, ok := passwordAfter(text, e, w == "pass" || w == "pw" || w == "pwd"); ok {
@@ -202,6 +202,21 @@ func wordEdge(lo string, s, e int) bool {
 		}
 	}
 	return true
+}
+
+// compoundLabel reports whether lo[s:e] ends a label joined by a dash to the word before it and
+// followed by a colon or an equals sign: "Keystore-Passwort:", "WLAN-Kennwort =".
+func compoundLabel(lo string, s, e int) bool {
+	if s < 2 || lo[s-1] != '-' || !isLower(lo[s-2]) {
+		return false
+	}
+	if e < len(lo) {
+		if r, _ := utf8.DecodeRuneInString(lo[e:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	rest := strings.TrimLeft(lo[e:], " \t")
+	return strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "：")
 }
 
 // cjk reports whether r is written without spaces between words (Chinese, Japanese, Korean, Thai

@@ -498,13 +498,13 @@ func TestFindSecretsFourthRound(t *testing.T) {
 		{"--secret-key Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3", SecretGeneric, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3"},
 		{"secretKeyRef:\n  name: okx\n  key: secretKey", "", ""},
 		{"secretKey: process.env.OKX_SECRET", "", ""},
-		// password labels in one word with a prefix, in German, Dutch, Portuguese and Spanish
+		// password labels joined to a word before them, in German and Dutch
 		{"Keystore-Passwort: " + pass, SecretPassword, pass},
 		{"WLAN-Kennwort: " + pass, SecretPassword, pass},
 		{"wachtwoord = " + pass, SecretPassword, pass},
-		{"db_senha: " + pass, SecretPassword, pass},
 		{"Das Keystore-Passwort muss 12 Zeichen haben.", "", ""},
 		{"Kennwort: siehe Tresor", "", ""},
+		{"forgot-password: click the link", "", ""},
 		// private key and wallet in more languages
 		{"المفتاح الخاص للمحفظة هو 0x" + key + " يرجى نقله فورًا", SecretWalletKey, key},
 		{"کلید خصوصی کیف پول: 0x" + key, SecretWalletKey, key},

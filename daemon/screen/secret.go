@@ -291,6 +291,8 @@ var secretRules = []secretRule{
 		re: regexp.MustCompile(`\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`), check: discordID},
 	srule(SecretHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z0-9]{34,40}\b`, 0, randomish(37, 3.5)),
 	srule(SecretVaultToken, []string{"hvs.", "hvb."}, `\bhv[sb]\.[A-Za-z0-9_\-]{24,}`, 0, randomish(28, 3.5)),
+	// A Vault token of the older shape (s. and 24 characters) where Vault is named.
+	srule(SecretVaultToken, []string{"vault"}, `(?i)\bvault\b[^\n]{0,60}?\b(s\.[A-Za-z0-9]{24})\b`, 1, randomish(26, 3.5)),
 	srule(SecretShopifyToken, []string{"shpat_", "shpca_", "shppa_", "shpss_"}, `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, 0, randomish(38, 3)),
 	// A shared access signature's sig= parameter, in a URL or a connection string.
 	srule(SecretAzureSAS, []string{"sig="}, `(?i)(?:[?&;]|\b)sig=([A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})`, 1, randomish(30, 4)),
@@ -332,7 +334,7 @@ var secretRules = []secretRule{
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
 	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential"},
-		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|secret[_\-]?key|credentials?)(?:[_\-.]?(?:string|value|data|text|plain(?:text)?))?)(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
+		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|secret[_\-]?key|credentials?)(?:[_\-.]?(?:string|value|data|text|plain(?:text)?|base))?)(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
 }
 

@@ -154,7 +154,7 @@ var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pw
 	"パスワード", "密码", "密碼", "비밀번호", "口令", "şifre", "sifre", "kata sandi", "mật khẩu", "jelszó", "salasana",
 	"lozinka", "geslo", "κωδικός", "كلمة المرور", "סיסמה", "पासवर्ड", "รหัสผ่าน",
 	// with an article or a conjunction written onto the word, and other words for it
-	"كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό"}
+	"passphrase", "passcode", "clave", "clave de acceso", "palavra-passe", "كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό"}
 
 // findProsePasswords reports passwords given in prose: a password word, then, within a few words
 // on the same line, a value that reads as a password (passwordToken). "Password: choose one you

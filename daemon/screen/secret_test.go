@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -564,5 +565,58 @@ func TestFindSecretsFourthRound(t *testing.T) {
 func TestServiceAccountKeyID(t *testing.T) {
 	checkSecrets(t, []secretCase{
 		{`{"type": "service_account", "private_key_id": "360c8404abdaf59008c617b2ff603da1d93fe30d", "private_key": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----"}`, "", ""},
+	})
+}
+
+// Neighbours of the fourth round: other chains' private keys (Bitcoin WIF and extended private
+// keys, Solana secret keys and keypair files), passwords on more command lines, passphrase and
+// passcode in prose, Spanish "clave", Rails' secret_key_base, older Vault tokens, Java key stores.
+func TestFindSecretsFourthRoundNeighbours(t *testing.T) {
+	const (
+		pass = "Vortex!6413zR"
+		// the well-known documentation examples of each format
+		wifKey = "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ"
+		xprv   = "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi"
+		xpub   = "xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8"
+		sol    = "4NMwxzmYj2uvHuq8xoqhY8RXg63KSVJM1DXkpbmkUY7YQWuoyQgFnnzn6yo3CMnqZasnNPNuAT2TLwQsCaKkUddp"
+	)
+	keypair := "["
+	for i := 0; i < 64; i++ {
+		if i > 0 {
+			keypair += ","
+		}
+		keypair += strconv.Itoa((i*97 + 13) % 256)
+	}
+	keypair += "]"
+	checkSecrets(t, []secretCase{
+		{"bitcoin WIF: " + wifKey, SecretWalletKey, wifKey},
+		{"importprivkey " + wifKey, SecretWalletKey, wifKey},
+		{"send to 1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2 please", "", ""},
+		{"master key: " + xprv, SecretWalletKey, xprv},
+		{"watch-only: " + xpub, "", ""},
+		{"solana private key: " + sol, SecretWalletKey, sol},
+		{"tx signature: " + sol, "", ""},
+		{"https://solscan.io/tx/" + sol, "", ""},
+		{"cat ~/.config/solana/id.json\n" + keypair, SecretWalletKey, keypair},
+		{"weights: " + keypair, "", ""},
+		{"unzip -P " + pass + " archive.zip", SecretPassword, pass},
+		{"ssh-keygen -t ed25519 -N '" + pass + "' -f id", SecretPassword, pass},
+		{"openssl enc -aes-256-cbc -k " + pass + " -in a -out b", SecretPassword, pass},
+		{"htpasswd -b .htpasswd admin " + pass, SecretPassword, pass},
+		{"net user admin " + pass + " /add", SecretPassword, pass},
+		{"echo 'admin:" + pass + "' | chpasswd", SecretPassword, pass},
+		{"ssh-keygen -t ed25519 -N '' -f id", "", ""},
+		{"unzip -P $ZIP_PASS archive.zip", "", ""},
+		{"the .NET user guide explains it", "", ""},
+		{"echo 'time:12:30' | tee log.txt", "", ""},
+		{"bitget api passphrase " + pass, SecretPassword, pass},
+		{"Clave de acceso: " + pass, SecretPassword, pass},
+		{"La clave es que el pedido 2024 llegue el lunes.", "", ""},
+		{"heroku config:set SECRET_KEY_BASE=Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaKq8Wm2Rt5Yx1", SecretGeneric, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaKq8Wm2Rt5Yx1"},
+		{"vault login s.Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3", SecretVaultToken, "s.Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3"},
+		{"vault status shows version 1.15.2", "", ""},
+		{`ks.load(in, "` + pass + `".toCharArray());`, SecretPassword, pass},
+		{`char[] sep = "a,b;c".toCharArray();`, "", ""},
+		{"personal.unlockAccount(eth.accounts[0], \"" + pass + "\", 300)", SecretPassword, pass},
 	})
 }

@@ -26,10 +26,23 @@ var unlockSecretRules = []secretRule{
 	// bitcoin-cli walletpassphrase "..." 600
 	srule(SecretPassword, []string{"walletpassphrase"},
 		`\bwalletpassphrase(?:change)?[ \t]+(?:"([^"\n]{3,})"|'([^'\n]{3,})'|([^\s"']{3,}))`, -1, passwordValue),
+	// A password given to a tool on its command line: unzip -P, ssh-keygen -N/-P, openssl -k,
+	// htpasswd -b file user password, net user name password (one that reads as a password:
+	// ".NET user guide" is prose), user:password piped into chpasswd.
+	srule(SecretPassword, []string{"unzip", "ssh-keygen", "openssl", "htpasswd", "net user"},
+		`(?:\bunzip\b[^\n|;]*?[ \t]-P[ \t]*|\bssh-keygen\b[^\n|;]*?[ \t]-[NP][ \t]*|\bopenssl\b[^\n|;]*?[ \t]-k[ \t]+|\bhtpasswd\b[^\n|;]*?[ \t]-[a-zA-Z]*b[a-zA-Z]*[ \t]+[^\s]+[ \t]+[^\s-][^\s]*[ \t]+|\bnet[ \t]+user[ \t]+[^\s/]+[ \t]+)(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,}))`, -1,
+		func(v, m string) bool {
+			if strings.HasPrefix(strings.ToLower(m), "net") {
+				return passwordToken(v)
+			}
+			return passwordValue(v, m) && !strings.HasPrefix(v, "-")
+		}),
+	srule(SecretPassword, []string{"chpasswd"},
+		`\becho(?:[ \t]+-[ne]+)?[ \t]+["']?[^\s:'"]+:([^\s'":|]{3,})["']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd`, 1, passwordValue),
 	// A database address without a scheme: Go's user:password@tcp(host:3306)/db, Oracle's
 	// user/password@host (sqlplus, JDBC thin).
 	srule(SecretPassword, []string{"@tcp", "@unix", "@udp"},
-		`\b[A-Za-z0-9_.\-]{1,64}:([^\s@/"'`+"`"+`<>]{1,128})@(?:tcp6?|udp|unix)\(`, 1, passwordValue),
+		`:([^\s@/"'`+"`"+`<>]{1,128})@(?:tcp6?|udp|unix)\(`, 1, passwordValue),
 	srule(SecretPassword, []string{"sqlplus", "expdp", "impdp", "sqlldr", ":thin:"},
 		`(?i)(?:\b(?:sqlplus|expdp|impdp|sqlldr)\b[^\n|;]*?[ \t]["']?|jdbc:oracle:thin:)[A-Za-z0-9_$#]{1,30}/([^\s@/"']{3,128})@`, 1,
 		passwordValue).withPre(func(text string) bool { return strings.Contains(text, "/") && strings.Contains(text, "@") }),
@@ -92,6 +105,26 @@ func findKeystorePasswords(text, lo string, pairs *bytePairs) [][2]int {
 		return nil
 	}
 	var out [][2]int
+	// Java: ks.load(in, "...".toCharArray()), new PBEKeySpec("...".toCharArray()) on a line that
+	// loads a store or speaks of a key store, a key or a password.
+	for from := 0; pairs.may(".tochararray()"); {
+		i := strings.Index(lo[from:], "\".tochararray()")
+		if i < 0 {
+			break
+		}
+		e := from + i
+		from = e + 1
+		ls := strings.LastIndexByte(lo[:e], '\n') + 1
+		q := strings.LastIndexByte(lo[ls:e], '"')
+		if q < 0 {
+			continue
+		}
+		line := lo[ls : ls+q]
+		if v := text[ls+q+1 : e]; passwordToken(v) && (strings.Contains(line, "store") || strings.Contains(line, "key") ||
+			strings.Contains(line, "pass") || strings.Contains(line, ".load(") || strings.Contains(line, "spec(")) {
+			out = append(out, [2]int{ls + q + 1, e})
+		}
+	}
 	for _, c := range keystoreCalls {
 		if !pairs.may(c) {
 			continue

@@ -8,7 +8,7 @@ import (
 // Private keys of other chains than Ethereum's: Bitcoin's WIF keys and extended private keys
 // (xprv and its kin) by their own shape and checksum, Solana's secret keys (64 bytes in base58,
 // like a transaction signature, so only where a key word names them) and keypair files (64 numbers
-// of 0 to 255 in brackets).
+// of 0 to 255 in brackets; not after "public": an uncompressed public key is 64 bytes too).
 var chainSecretRules = []secretRule{
 	srule(SecretWalletKey, []string{"prv"}, `\b[xtyzuvYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}\b`, 0,
 		func(v, _ string) bool { return base58Check(v, btcAlphabet) }),
@@ -19,7 +19,7 @@ var chainSecretRules = []secretRule{
 		re:  regexp.MustCompile(`\b[1-9A-HJ-NP-Za-km-z]{86,88}\b`), check: func(v, _ string) bool { return len(base58Decode(v, btcAlphabet)) == 64 },
 		around: evmKey},
 	srule(SecretWalletKey, []string{"keypair", "solana", "id.json", "secret", "private", "key", "wallet"},
-		`\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]`, 0, byteArray).withPre(func(text string) bool { return strings.Count(text, ",") >= 63 }),
+		`\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]`, 0, byteArray).withPre(func(text string) bool { return strings.Count(text, ",") >= 63 }).notPublic(),
 }
 
 func init() {

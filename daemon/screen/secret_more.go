@@ -178,7 +178,7 @@ func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 			if !wordEdge(lo, s, e) && !compoundLabel(lo, s, e) {
 				continue
 			}
-			if v, ok := passwordAfter(text, e, w == "pass" || w == "pw" || w == "pwd"); ok {
+			if v, ok := passwordAfter(text, e, w == "pass" || w == "pw" || w == "pwd" || w == "clave"); ok {
 				out = append(out, v)
 			}
 		}

@@ -557,6 +557,7 @@ func TestFindSecretsFourthRound(t *testing.T) {
 		{"square access token (production): " + sq, SecretToken, sq},
 		{"SQUARE_ACCESS_TOKEN=" + sq, SecretToken, sq},
 		{"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB+" + sq + "==", "", ""},
+		{"payload (protobuf, base64): " + sq, "", ""},
 	})
 }
 
@@ -599,6 +600,10 @@ func TestFindSecretsFourthRoundNeighbours(t *testing.T) {
 		{"https://solscan.io/tx/" + sol, "", ""},
 		{"cat ~/.config/solana/id.json\n" + keypair, SecretWalletKey, keypair},
 		{"weights: " + keypair, "", ""},
+		{"uncompressed public key (64 bytes): " + keypair, "", ""},
+		{"clave pública: 7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV", "", ""},
+		{"echo 'export MODE=prod' > .secrets.env", "", ""},
+		{"mu := locks.unlock(\"Orders-2024!\")", "", ""},
 		{"unzip -P " + pass + " archive.zip", SecretPassword, pass},
 		{"ssh-keygen -t ed25519 -N '" + pass + "' -f id", SecretPassword, pass},
 		{"openssl enc -aes-256-cbc -k " + pass + " -in a -out b", SecretPassword, pass},

@@ -18,7 +18,8 @@ var unlockSecretRules = []secretRule{
 		`(?i)--?[a-z\-]*pass[a-z\-]*(?:[ \t]+|=)<\([ \t]*`+echoed, -1, passwordValue),
 	// echo '...' > keystore.pass: a password written to a file named for one.
 	srule(SecretPassword, []string{"echo", "printf"},
-		echoed+`[ \t]*>>?[ \t]*[^\s;|&]*(?i:pass|pwd|pw\b|secret)[^\s;|&]*`, -1, passwordValue),
+		echoed+`[ \t]*>>?[ \t]*[^\s;|&]*(?i:pass|pwd|pw\b|secret)[^\s;|&]*`, -1,
+		func(v, m string) bool { return passwordValue(v, m) && !strings.ContainsAny(v, " =") }),
 	// echo '...' | any tool that reads its password from standard input.
 	srule(SecretPassword, []string{"stdin", "-fd"},
 		echoed+`[ \t]*\|[^\n]*?(?:--password-stdin|--passphrase-stdin|--pass(?:word|phrase)?(?:-file)?[ =]/dev/stdin|--passphrase-fd[ =]0|-passin[ \t]+stdin)`, -1,
@@ -134,7 +135,11 @@ func findKeystorePasswords(text, lo string, pairs *bytePairs) [][2]int {
 			if i < 0 {
 				break
 			}
-			from += i + len(c)
+			at := from + i
+			from = at + len(c)
+			if at > 0 && (isLower(lo[at-1]) || lo[at-1] >= '0' && lo[at-1] <= '9' || lo[at-1] == '_') {
+				continue // "locks.unlock(", "protov3(": another name
+			}
 			out = append(out, callStrings(text, from)...)
 		}
 	}

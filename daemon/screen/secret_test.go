@@ -623,5 +623,10 @@ func TestFindSecretsFourthRoundNeighbours(t *testing.T) {
 		{`ks.load(in, "` + pass + `".toCharArray());`, SecretPassword, pass},
 		{`char[] sep = "a,b;c".toCharArray();`, "", ""},
 		{"personal.unlockAccount(eth.accounts[0], \"" + pass + "\", 300)", SecretPassword, pass},
+		{"let wallet = LocalWallet::decrypt_keystore(&path, \"" + pass + "\")?;", SecretPassword, pass},
+		{"key = eth_keyfile.decode_keyfile_json(data, b'" + pass + "')", SecretPassword, pass},
+		{"auth, err := bind.NewTransactorWithChainID(strings.NewReader(keyJSON), \"" + pass + "\", big.NewInt(1))", SecretPassword, pass},
+		{"String file = WalletUtils.generateNewWalletFile(\"" + pass + "\", new File(dir));", SecretPassword, pass},
+		{"decrypt_key(&path, env::var(\"KS_PASS\")?)", "", ""},
 	})
 }

@@ -91,12 +91,17 @@ func totpWord(lo string) bool {
 // web3.js (Account.decrypt, accounts.decrypt), ethers (fromEncryptedJson, decryptKeystore),
 // go-ethereum (keystore.DecryptKey, ks.Unlock, TimedUnlock, NewAccount, Import), web3j
 // (WalletUtils.loadCredentials, Wallet.decrypt), Nethereum (DecryptKeyStoreFromJson,
-// LoadFromKeyStore), ethereumjs-wallet (fromV3, toV3), personal.unlockAccount.
+// LoadFromKeyStore, EncryptAndGenerateDefaultKeyStoreAsJson), ethereumjs-wallet (fromV3, toV3),
+// personal.unlockAccount, Rust's eth-keystore, ethers-rs and alloy (decrypt_key, decrypt_keystore),
+// eth-keyfile (decode_keyfile_json), web3j's generateNewWalletFile, go-ethereum's bind.NewTransactor.
 var keystoreCalls = []string{"account.decrypt(", "accounts.decrypt(", "fromencryptedjson(", "fromencryptedjsonsync(",
 	"decryptkeystore(", "decryptkeystorejson(", "decryptkeystoresync(", "decryptkeystorejsonsync(", "decryptkey(",
 	"decryptkeystorefromjson(", "loadfromkeystore(", "loadcredentials(", "wallet.decrypt(", "fromv3(", "tov3(",
 	"unlockaccount(", "timedunlock(", "ks.unlock(", "keystore.unlock(", "ks.newaccount(", "keystore.newaccount(",
-	"ks.import(", "keystore.import(", "importecdsa(", "account.encrypt(", "wallet.encrypt(", "encryptkey("}
+	"ks.import(", "keystore.import(", "importecdsa(", "account.encrypt(", "wallet.encrypt(", "encryptkey(",
+	"decrypt_key(", "decrypt_keystore(", "encrypt_keystore(", "decode_keyfile_json(", "extract_key_from_keyfile(",
+	"generatenewwalletfile(", "generatefullnewwalletfile(", "generatelightnewwalletfile(",
+	"encryptandgeneratedefaultkeystoreasjson(", "storekey(", "newtransactor(", "newtransactorwithchainid("}
 
 // findKeystorePasswords reports the password handed to a key store's call: a string argument of
 // the call itself (not of a call inside it, such as open('keystore.json')) that reads as a

@@ -5,17 +5,17 @@ import (
 	"strings"
 )
 
-// Private keys of other chains than Ethereum's: Bitcoin's WIF keys and extended private keys
-// (xprv and its kin) by their own shape and checksum, Solana's secret keys (64 bytes in base58,
+// Private keys of other chains than Ethereum's: Bitcoin's WIF keys (where a key, a wallet or
+// Bitcoin is spoken of) and extended private keys (xprv and its kin) by their own shape and checksum, Solana's secret keys (64 bytes in base58,
 // like a transaction signature, so only where a key word names them) and keypair files (64 numbers
 // of 0 to 255 in brackets; not after "public": an uncompressed public key is 64 bytes too).
 var chainSecretRules = []secretRule{
 	srule(SecretWalletKey, []string{"prv"}, `\b[xtyzuvYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}\b`, 0,
 		func(v, _ string) bool { return base58Check(v, btcAlphabet) }),
-	{kind: SecretWalletKey, keywords: []string{"5", "k", "l", "c", "9"}, pre: wifRun,
+	{kind: SecretWalletKey, keywords: []string{"wif", "key", "priv", "bitcoin", "btc", "wallet", "import", "electrum", "sweep", "ltc", "doge", "private", "secret"}, pre: func(text string) bool { return base58Word(text, 51, 52, "5KLc9") },
 		re: regexp.MustCompile(`\b[5KLc9][1-9A-HJ-NP-Za-km-z]{50,51}\b`), check: wif},
 	{kind: SecretWalletKey, keywords: []string{"key", "keypair", "ключ", "密钥", "私钥", "clave", "chave", "schlüssel", "clé"},
-		pre: func(text string) bool { return base58Run(text, 86) },
+		pre: func(text string) bool { return base58Word(text, 86, 88, "") },
 		re:  regexp.MustCompile(`\b[1-9A-HJ-NP-Za-km-z]{86,88}\b`), check: func(v, _ string) bool { return len(base58Decode(v, btcAlphabet)) == 64 },
 		around: evmKey},
 	srule(SecretWalletKey, []string{"keypair", "solana", "id.json", "secret", "private", "key", "wallet"},
@@ -33,23 +33,9 @@ var base58Byte = func() (t [256]bool) {
 	return t
 }()
 
-// base58Run reports whether text holds n base58 characters in a row.
-func base58Run(text string, n int) bool {
-	k := 0
-	for i := 0; i < len(text); i++ {
-		if base58Byte[text[i]] {
-			if k++; k >= n {
-				return true
-			}
-		} else {
-			k = 0
-		}
-	}
-	return false
-}
-
-// wifRun reports whether text holds a run of 51 or 52 base58 characters starting as a WIF key.
-func wifRun(text string) bool {
+// base58Word reports whether text holds a run of lo to hi base58 characters, starting with one of
+// first when first is not empty.
+func base58Word(text string, lo, hi int, first string) bool {
 	for i := 0; i < len(text); {
 		if !base58Byte[text[i]] {
 			i++
@@ -59,7 +45,7 @@ func wifRun(text string) bool {
 		for j < len(text) && base58Byte[text[j]] {
 			j++
 		}
-		if n := j - i; (n == 51 || n == 52) && strings.IndexByte("5KLc9", text[i]) >= 0 {
+		if n := j - i; n >= lo && n <= hi && (first == "" || strings.IndexByte(first, text[i]) >= 0) {
 			return true
 		}
 		i = j

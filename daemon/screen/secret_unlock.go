@@ -19,7 +19,9 @@ var unlockSecretRules = []secretRule{
 	// echo '...' > keystore.pass: a password written to a file named for one.
 	srule(SecretPassword, []string{"echo", "printf"},
 		echoed+`[ \t]*>>?[ \t]*[^\s;|&]*(?i:pass|pwd|pw\b|secret)[^\s;|&]*`, -1,
-		func(v, m string) bool { return passwordValue(v, m) && !strings.ContainsAny(v, " =") }),
+		func(v, m string) bool { return passwordValue(v, m) && !strings.ContainsAny(v, " =") }).withPre(func(text string) bool {
+		return strings.Contains(text, ">")
+	}),
 	// echo '...' | any tool that reads its password from standard input.
 	srule(SecretPassword, []string{"stdin", "-fd"},
 		echoed+`[ \t]*\|[^\n]*?(?:--password-stdin|--passphrase-stdin|--pass(?:word|phrase)?(?:-file)?[ =]/dev/stdin|--passphrase-fd[ =]0|-passin[ \t]+stdin)`, -1,

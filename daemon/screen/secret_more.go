@@ -54,7 +54,15 @@ var contextSecretRules = []secretRule{
 		func(v, m string) bool { return randomish(16, 3.2)(v, m) && strings.ContainsAny(v, "0123456789") }),
 	// user / password after a login word: "admin login: svc_backend / Mango!Tiger!447198"
 	srule(SecretPassword, []string{" / "},
-		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account|wifi|wi-fi|wlan|ssid)\b[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
+		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account|wifi|wi-fi|wlan|ssid|zugangsdaten|zugang|identifiants|credenciales|credenciais|acceso|accesso|dostęp|dane logowania|доступ|доступы|логин)[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
+		func(v, _ string) bool { return passwordToken(v) }),
+	// user:password right after a login word: "login admin:...", "creds → admin:..."
+	srule(SecretPassword, []string{"login", "creds", "credentials", "zugang", "identifiants", "credenc", "acceso", "accesso", "доступ", "логин"},
+		`(?i)\b(?:login|creds|credentials|zugangsdaten|zugang|identifiants|credenciales|credenciais|acceso|accesso|доступ|доступы|логин)[ \t]*(?::|→|->|=|-)?[ \t]*[\w.\-]{2,32}:([^\s]{5,63}[^\s.,;:)])`, 1,
+		func(v, _ string) bool { return passwordToken(v) && !strings.HasPrefix(v, "//") }),
+	// a password before its word: "use X as the password", "X is the password for root"
+	srule(SecretPassword, []string{"password", "passphrase"},
+		`(?i)(?:\b(?:use|try|enter|type)[ \t]+["'`+"`"+`]?([^\s"'`+"`"+`]{6,64})["'`+"`"+`]?[ \t]+as[ \t]+(?:the[ \t]+|my[ \t]+|your[ \t]+|a[ \t]+)?(?:password|passphrase)|(?:^|[ \t(])["'`+"`"+`]?([^\s"'`+"`"+`]{6,64})["'`+"`"+`]?[ \t]+is[ \t]+(?:the|my|your|our)[ \t]+(?:\w+[ \t]+)?(?:password|passphrase))(?:[ \t]*(?:$|[.,;:!)\n])|[ \t]+(?:for|to|of|on|at|here|now)\b)`, -1,
 		func(v, _ string) bool { return passwordToken(v) }),
 }
 
@@ -154,7 +162,9 @@ var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pw
 	"パスワード", "密码", "密碼", "비밀번호", "口令", "şifre", "sifre", "kata sandi", "mật khẩu", "jelszó", "salasana",
 	"lozinka", "geslo", "κωδικός", "كلمة المرور", "סיסמה", "पासवर्ड", "รหัสผ่าน",
 	// with an article or a conjunction written onto the word, and other words for it
-	"passphrase", "passcode", "clave", "clave de acceso", "palavra-passe", "كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό"}
+	"passphrase", "passcode", "clave", "clave de acceso", "palavra-passe", "mdp", "şifresi", "sifresi", "şifreniz",
+	"parolası", "sandinya", "password-nya", "passwordnya", "lösenordet", "passordet", "adgangskoden", "hasła", "hasłem",
+	"пароля", "паролем", "паролі", "hesla", "heslem", "κωδικό", "κωδικού", "كلمة مرور", "كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό"}
 
 // findProsePasswords reports passwords given in prose: a password word, then, within a few words
 // on the same line, a value that reads as a password (passwordToken). "Password: choose one you
@@ -286,7 +296,7 @@ func passwordToken(v string) bool {
 			sym = true
 		}
 	}
-	if !dg || !low || !(sym || up || passphrase(v)) {
+	if !dg || !low || !(sym || up || passphrase(v)) || passwordManagers[strings.ToLower(v)] {
 		return false // ORD-2024-11A, argon2id, bcrypt-12, db01:5432
 	}
 	if at := strings.IndexByte(v, '@'); at >= 0 && strings.Contains(v[at:], ".") {
@@ -297,6 +307,9 @@ func passwordToken(v string) bool {
 	}
 	return true
 }
+
+// passwordManagers are names that follow password words without being passwords.
+var passwordManagers = map[string]bool{"1password": true, "1password.": true, "1passwords": true}
 
 // passphrase reports whether v is three or more words joined by dashes, underscores or dots, each
 // of three letters or more and perhaps digits after them: "uncover-zebra-ketchup-velvet38", not

@@ -630,3 +630,27 @@ func TestFindSecretsFourthRoundNeighbours(t *testing.T) {
 		{"decrypt_key(&path, env::var(\"KS_PASS\")?)", "", ""},
 	})
 }
+
+// Passwords before their word, a user:password pair after a login word, login words and
+// inflected password words in more languages.
+func TestFindSecretsFourthRoundProse(t *testing.T) {
+	const p = "Tundra#8872PKV"
+	checkSecrets(t, []secretCase{
+		{"use " + p + " as the password", SecretPassword, p},
+		{p + " is the password for root", SecretPassword, p},
+		{"Zugangsdaten: admin / " + p, SecretPassword, p},
+		{"identifiants : admin / " + p, SecretPassword, p},
+		{"login admin:" + p, SecretPassword, p},
+		{"creds → admin:" + p, SecretPassword, p},
+		{"mdp : " + p, SecretPassword, p},
+		{"şifresi " + p, SecretPassword, p},
+		{"lösenordet är " + p, SecretPassword, p},
+		{"kata sandinya " + p, SecretPassword, p},
+		{"пароля от сервера нет, вот он: " + p, SecretPassword, p},
+		{"Argon2id is the password hash we use.", "", ""},
+		{"Use 1Password as the password manager.", "", ""},
+		{"login: https://admin.example.com/login", "", ""},
+		{"login at 2024-01-01T10:30:00Z failed", "", ""},
+		{"(password in 1Password, vault Ops)", "", ""},
+	})
+}

@@ -518,6 +518,10 @@ func TestFindSecretsFourthRound(t *testing.T) {
 		{"הסיסמה היא " + pass, SecretPassword, pass},
 		{"رمز عبور: " + pass, SecretPassword, pass},
 		{"รหัสผ่านต้องยาวอย่างน้อย 12 ตัวอักษร", "", ""},
+		{"PRIV=0x" + key, SecretWalletKey, key},
+		{"clef privée : 0x" + key, SecretWalletKey, key},
+		{"keyHash (Chainlink VRF): 0x" + key, "", ""},
+		{"bytes32 initCodeHash = 0x" + key + "; // signer factory", "", ""},
 		{"هاش المعاملة للمحفظة 0x" + key, "", ""},
 		{"تراکنش کیف پول 0x" + key, "", ""},
 		// key stores opened by a call, a command or a file

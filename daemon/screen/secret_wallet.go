@@ -34,7 +34,9 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 	"kulcs", "kunci pribadi", "kunci", "khóa bí mật",
 	// calls that take a private key: web3j, Nethereum, brownie, Foundry, PHP, Ruby
 	"credentials.create(", "eckeypair.create(", "account(", "accounts.add(", "broadcast(", "rememberkey(",
-	"vm.addr(", "etheckey(", "->sign(", "priv:", "privatekeytoaccount("}
+	"vm.addr(", "etheckey(", "->sign(", "priv:", "privatekeytoaccount(",
+	// a key given as PRIV=, French "clef privée"
+	"priv=", "priv =", "priv\":", "clef privée", "clef privee", "clef"}
 
 // weakKeyContext are words that name a 64-hex value a key only when no hash word is near: "new
 // Wallet(...)", "a funded deployer ... use mine: ...", but not "the Merkle root of the wallet list".
@@ -101,6 +103,9 @@ func evmKey(text string, s, e int) bool {
 	}
 	for _, w := range hashContext {
 		i := lastWord(before, w)
+		if w == "hash" {
+			i = strings.LastIndex(before, w) // keyHash, codeHash, blockhash: hashes
+		}
 		if i >= 0 && closedOnly[w] && i+len(w) < len(before) && isLower(before[i+len(w)]) {
 			continue // "share", "login", "idea": not sha, log, id
 		}

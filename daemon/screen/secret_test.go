@@ -624,6 +624,8 @@ func TestFindSecretsFourthRoundNeighbours(t *testing.T) {
 		{"heroku config:set SECRET_KEY_BASE=Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaKq8Wm2Rt5Yx1", SecretGeneric, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaKq8Wm2Rt5Yx1"},
 		{"vault login s.Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3", SecretVaultToken, "s.Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3"},
 		{"vault status shows version 1.15.2", "", ""},
+		{"cloudflare token Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaXzAb3", SecretToken, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaXzAb3"},
+		{"token bucket size 4096 refills every 100ms", "", ""},
 		{`ks.load(in, "` + pass + `".toCharArray());`, SecretPassword, pass},
 		{`char[] sep = "a,b;c".toCharArray();`, "", ""},
 		{"personal.unlockAccount(eth.accounts[0], \"" + pass + "\", 300)", SecretPassword, pass},

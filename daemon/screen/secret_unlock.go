@@ -49,6 +49,10 @@ var unlockSecretRules = []secretRule{
 	srule(SecretPassword, []string{"sqlplus", "expdp", "impdp", "sqlldr", ":thin:"},
 		`(?i)(?:\b(?:sqlplus|expdp|impdp|sqlldr)\b[^\n|;]*?[ \t]["']?|jdbc:oracle:thin:)[A-Za-z0-9_$#]{1,30}/([^\s@/"']{3,128})@`, 1,
 		passwordValue).withPre(func(text string) bool { return strings.Contains(text, "/") && strings.Contains(text, "@") }),
+	// A long random value after "token" without a sign: "cloudflare token ...", "refresh token ...".
+	srule(SecretToken, []string{"token"},
+		`(?i)\btoken["']?(?:[ \t]*(?:=|:|\bis\b)[ \t]*|[ \t]+)["']?([A-Za-z0-9_\-+/]{32,})`, 1,
+		func(v, m string) bool { return apiValue(v, m) }).notPublic().runOf(32),
 	// A second factor's seed (base32, as an authenticator app shows it: groups of four, or in one
 	// piece) after a word for it.
 	{kind: SecretGeneric, keywords: []string{"2fa", "totp", "mfa", "otp", "authenticator", "two-factor", "two factor", "2-factor", "2-step"},

@@ -329,13 +329,39 @@ var secretRules = []secretRule{
 		"cüzdan", "dompet",
 		"clave", "chave", "clé", "cle ", "clef", "priv=", "priv =", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel",
 		"مفتاح", "محفظ", "کلید", "کیف پول", "מפתח", "ארנק", "κλειδί", "πορτοφόλι", "คีย์", "กุญแจ", "กระเป๋าเงิน", "कुंजी",
-		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "portofel", "kulcs", "tárca"},
+		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca"},
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
 	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential"},
 		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|secret[_\-]?key|credentials?)(?:[_\-.]?(?:string|value|data|text|plain(?:text)?|base))?)(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
+}
+
+func init() { addRules(nil) }
+
+// addRules appends rules to secretRules, dropping from every rule the keywords that hold another
+// of its keywords ("accounts" after "account", "totp" after "otp"): a text without the shorter one
+// lacks the longer, and each keyword looked for costs a pass over the text.
+func addRules(rs []secretRule) {
+	secretRules = append(secretRules, rs...)
+	for i := range secretRules {
+		ks := secretRules[i].keywords
+		var keep []string
+		for _, k := range ks {
+			redundant := false
+			for _, o := range ks {
+				if o != k && strings.Contains(k, o) {
+					redundant = true
+					break
+				}
+			}
+			if !redundant {
+				keep = append(keep, k)
+			}
+		}
+		secretRules[i].keywords = keep
+	}
 }
 
 // basicValue decides on user:password, given as is or in base64.

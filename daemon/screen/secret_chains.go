@@ -23,7 +23,7 @@ var chainSecretRules = []secretRule{
 }
 
 func init() {
-	secretRules = append(secretRules, chainSecretRules...)
+	addRules(chainSecretRules)
 }
 
 var base58Byte = func() (t [256]bool) {

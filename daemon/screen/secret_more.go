@@ -73,7 +73,7 @@ var (
 )
 
 func init() {
-	secretRules = append(secretRules, contextSecretRules...)
+	addRules(contextSecretRules)
 }
 
 // awsSecret decides on a 40-character AWS secret key: mixed case and digits, not a hex digest.

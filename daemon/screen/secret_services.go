@@ -57,7 +57,7 @@ var serviceSecretRules = []secretRule{
 }
 
 func init() {
-	secretRules = append(secretRules, serviceSecretRules...)
+	addRules(serviceSecretRules)
 }
 
 // mixedKey decides on a generated key: upper- and lower-case letters and digits, random-looking.

@@ -17,7 +17,7 @@ var unlockSecretRules = []secretRule{
 	srule(SecretPassword, []string{"<("},
 		`(?i)--?[a-z\-]*pass[a-z\-]*(?:[ \t]+|=)<\([ \t]*`+echoed, -1, passwordValue),
 	// echo '...' > keystore.pass: a password written to a file named for one.
-	srule(SecretPassword, []string{"echo", "printf"},
+	srule(SecretPassword, []string{"echo"},
 		echoed+`[ \t]*>>?[ \t]*[^\s;|&]*(?i:pass|pwd|pw\b|secret)[^\s;|&]*`, -1,
 		func(v, m string) bool { return passwordValue(v, m) && !strings.ContainsAny(v, " =") }).withPre(func(text string) bool {
 		return strings.Contains(text, ">")
@@ -61,7 +61,7 @@ var unlockSecretRules = []secretRule{
 }
 
 func init() {
-	secretRules = append(secretRules, unlockSecretRules...)
+	addRules(unlockSecretRules)
 }
 
 // totpSeed decides on a base32 seed: letters and digits 2 to 7, varied, not a word of capitals.

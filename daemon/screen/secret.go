@@ -73,6 +73,9 @@ type secretRule struct {
 	around func(text string, s, e int) bool
 	// pre, when set, is a fast test the text must pass besides a keyword.
 	pre func(text string) bool
+	// nASCII counts the keywords written in ASCII, which come first: an ASCII text is searched
+	// for those alone.
+	nASCII int
 }
 
 func srule(kind string, keywords []string, expr string, group int, check func(value, match string) bool) secretRule {
@@ -360,8 +363,20 @@ func addRules(rs []secretRule) {
 				keep = append(keep, k)
 			}
 		}
+		secretRules[i].nASCII = asciiFirst(keep)
 		secretRules[i].keywords = keep
 	}
+}
+
+// asciiFirst puts the words written in ASCII first and reports how many there are: most texts
+// are ASCII, and no word in another script can be in them.
+func asciiFirst(ws []string) int {
+	sort.SliceStable(ws, func(i, j int) bool { return isASCII(ws[i]) && !isASCII(ws[j]) })
+	n := 0
+	for n < len(ws) && isASCII(ws[n]) {
+		n++
+	}
+	return n
 }
 
 // basicValue decides on user:password, given as is or in base64.
@@ -572,9 +587,14 @@ func FindSecrets(text string) []Removal {
 		prio int
 	}
 	var spans []span
+	ascii := isASCII(text)
 	for prio, r := range secretRules {
 		hit := false
-		for _, k := range r.keywords {
+		ks := r.keywords
+		if ascii {
+			ks = ks[:r.nASCII]
+		}
+		for _, k := range ks {
 			if pairs.may(k) && strings.Contains(lo, k) {
 				hit = true
 				break

@@ -166,6 +166,9 @@ var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pw
 	"parolası", "sandinya", "password-nya", "passwordnya", "lösenordet", "passordet", "adgangskoden", "hasła", "hasłem",
 	"пароля", "паролем", "паролі", "hesla", "heslem", "κωδικό", "κωδικού", "كلمة مرور", "كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό"}
 
+// passwordWordsASCII counts the password words written in ASCII, which come first.
+var passwordWordsASCII = asciiFirst(passwordWords)
+
 // findProsePasswords reports passwords given in prose: a password word, then, within a few words
 // on the same line, a value that reads as a password (passwordToken). "Password: choose one you
 // can remember" holds none. lo is text in lower case, pairs its pairs of bytes.
@@ -174,7 +177,11 @@ func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 		return nil // a letter changed its length in lower case: offsets would not match
 	}
 	var out [][2]int
-	for _, w := range passwordWords {
+	words := passwordWords
+	if isASCII(text) {
+		words = passwordWords[:passwordWordsASCII]
+	}
+	for _, w := range words {
 		if !pairs.may(w) {
 			continue
 		}

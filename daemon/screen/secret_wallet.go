@@ -55,6 +55,13 @@ var hashContext = []string{"tx", "transaction", "hash", "block", "receipt", "/tx
 	"트랜잭션", "블록", "معامل", "تجزئة", "هاش", "تراکنش", "עסקה", "συναλλαγ", "ธุรกรรม", "แฮช", "लेनदेन", "हैश",
 	"transakc", "tranzac", "tranzakc"}
 
+// The words of each list written in ASCII come first; an ASCII text is searched for them alone.
+var (
+	keyContextASCII     = asciiFirst(keyContext)
+	hashContextASCII    = asciiFirst(hashContext)
+	weakKeyContextASCII = asciiFirst(weakKeyContext)
+)
+
 // closedOnly are hash words that count only when no letter follows ("sha256" and "id:" count,
 // "share", "login" and "idea" do not).
 var closedOnly = map[string]bool{"sha": true, "log": true, "id": true, "root": true}
@@ -91,8 +98,12 @@ func evmKey(text string, s, e int) bool {
 		from = 0
 	}
 	before := strings.ToLower(text[from:s])
+	keyWords, hashWords, weakWords := keyContext, hashContext, weakKeyContext
+	if isASCII(before) {
+		keyWords, hashWords, weakWords = keyContext[:keyContextASCII], hashContext[:hashContextASCII], weakKeyContext[:weakKeyContextASCII]
+	}
 	key, hash := -1, -1
-	for _, w := range keyContext {
+	for _, w := range keyWords {
 		i := strings.LastIndex(before, w)
 		if w == "key" && i >= 0 && namedKey(before[:i]) {
 			continue // a storage slot key, a cache key
@@ -101,7 +112,7 @@ func evmKey(text string, s, e int) bool {
 			key = i + len(w)
 		}
 	}
-	for _, w := range hashContext {
+	for _, w := range hashWords {
 		i := lastWord(before, w)
 		if w == "hash" {
 			i = strings.LastIndex(before, w) // keyHash, codeHash, blockhash: hashes
@@ -120,7 +131,7 @@ func evmKey(text string, s, e int) bool {
 		return true
 	}
 	if hash < 0 {
-		for _, w := range weakKeyContext {
+		for _, w := range weakWords {
 			if strings.Contains(before, w) {
 				return true
 			}

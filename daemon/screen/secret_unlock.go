@@ -49,6 +49,13 @@ var unlockSecretRules = []secretRule{
 	srule(SecretPassword, []string{"sqlplus", "expdp", "impdp", "sqlldr", ":thin:"},
 		`(?i)(?:\b(?:sqlplus|expdp|impdp|sqlldr)\b[^\n|;]*?[ \t]["']?|jdbc:oracle:thin:)[A-Za-z0-9_$#]{1,30}/([^\s@/"']{3,128})@`, 1,
 		passwordValue).withPre(func(text string) bool { return strings.Contains(text, "/") && strings.Contains(text, "@") }),
+	// secretKey, secret_key, --secret-key: a value as random as after "secret" (an exchange's
+	// secret key in hexadecimal capitals too).
+	srule(SecretGeneric, []string{"secret"},
+		`(?i)(?:\b[A-Za-z0-9_.\-]{0,30}?secret[_\-]?key(?:[_\-]?base)?["']?[ \t]*(?::=|=>|=|:)[ \t]*|(?:^|\s)--?[a-z\-]*secret-key[ \t]+)["'`+"`"+`]?([^\s"'`+"`"+`,;<>]{12,200})`, 1,
+		func(v, _ string) bool {
+			return !placeholder(v) && !publicValue(v) && entropy(v) >= 3 && classes(v) >= 2
+		}),
 	// A long random value after "token" without a sign: "cloudflare token ...", "refresh token ...".
 	srule(SecretToken, []string{"token"},
 		`(?i)\btoken["']?(?:[ \t]*(?:=|:|\bis\b)[ \t]*|[ \t]+)["']?([A-Za-z0-9_\-+/]{32,})`, 1,

@@ -61,8 +61,11 @@ var contextSecretRules = []secretRule{
 		`(?i)\b(?:login|creds|credentials|zugangsdaten|zugang|identifiants|credenciales|credenciais|acceso|accesso|доступ|доступы|логин)[ \t]*(?::|→|->|=|-)?[ \t]*[\w.\-]{2,32}:([^\s]{5,63}[^\s.,;:)])`, 1,
 		func(v, _ string) bool { return passwordToken(v) && !strings.HasPrefix(v, "//") }),
 	// a password before its word: "use X as the password", "X is the password for root"
-	srule(SecretPassword, []string{"password", "passphrase"},
-		`(?i)(?:\b(?:use|try|enter|type)[ \t]+["'`+"`"+`]?([^\s"'`+"`"+`]{6,64})["'`+"`"+`]?[ \t]+as[ \t]+(?:the[ \t]+|my[ \t]+|your[ \t]+|a[ \t]+)?(?:password|passphrase)|(?:^|[ \t(])["'`+"`"+`]?([^\s"'`+"`"+`]{6,64})["'`+"`"+`]?[ \t]+is[ \t]+(?:the|my|your|our)[ \t]+(?:\w+[ \t]+)?(?:password|passphrase))(?:[ \t]*(?:$|[.,;:!)\n])|[ \t]+(?:for|to|of|on|at|here|now)\b)`, -1,
+	srule(SecretPassword, []string{" as the password", " as my password", " as your password", " as a password", " as password", " as the passphrase"},
+		`(?i)\b(?:use|try|enter|type)[ \t]+["'`+"`"+`]?([^\s"'`+"`"+`]{6,64})["'`+"`"+`]?[ \t]+as[ \t]+(?:the[ \t]+|my[ \t]+|your[ \t]+|a[ \t]+)?(?:password|passphrase)(?:[ \t]*(?:$|[.,;:!)\n])|[ \t]+(?:for|to|of|on|at|here|now)\b)`, 1,
+		func(v, _ string) bool { return passwordToken(v) }),
+	srule(SecretPassword, []string{"is the password", "is my password", "is your password", "is our password", "is the admin password", "is the root password"},
+		`(?i)(?:^|[ \t(])["'`+"`"+`]?([^\s"'`+"`"+`]{6,64})["'`+"`"+`]?[ \t]+is[ \t]+(?:the|my|your|our)[ \t]+(?:\w+[ \t]+)?(?:password|passphrase)(?:[ \t]*(?:$|[.,;:!)\n])|[ \t]+(?:for|to|of|on|at|here|now)\b)`, 1,
 		func(v, _ string) bool { return passwordToken(v) }),
 }
 

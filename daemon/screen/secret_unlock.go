@@ -51,8 +51,8 @@ var unlockSecretRules = []secretRule{
 		passwordValue).withPre(func(text string) bool { return strings.Contains(text, "/") && strings.Contains(text, "@") }),
 	// secretKey, secret_key, --secret-key: a value as random as after "secret" (an exchange's
 	// secret key in hexadecimal capitals too).
-	srule(SecretGeneric, []string{"secret"},
-		`(?i)(?:\b[A-Za-z0-9_.\-]{0,30}?secret[_\-]?key(?:[_\-]?base)?["']?[ \t]*(?::=|=>|=|:)[ \t]*|(?:^|\s)--?[a-z\-]*secret-key[ \t]+)["'`+"`"+`]?([^\s"'`+"`"+`,;<>]{12,200})`, 1,
+	srule(SecretGeneric, []string{"secretkey", "secret_key", "secret-key"},
+		`(?i)(?:secret[_\-]?key(?:[_\-]?base)?["']?[ \t]*(?::=|=>|=|:)[ \t]*|(?:^|\s)--?[a-z\-]*secret-key[ \t]+)["'`+"`"+`]?([^\s"'`+"`"+`,;<>]{12,200})`, 1,
 		func(v, _ string) bool {
 			return !placeholder(v) && !publicValue(v) && entropy(v) >= 3 && classes(v) >= 2
 		}),

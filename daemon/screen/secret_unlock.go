@@ -58,7 +58,7 @@ var unlockSecretRules = []secretRule{
 		}),
 	// A long random value after "token" without a sign: "cloudflare token ...", "refresh token ...".
 	srule(SecretToken, []string{"token"},
-		`(?i)\btoken["']?(?:[ \t]*(?:=|:|\bis\b)[ \t]*|[ \t]+)["']?([A-Za-z0-9_\-+/]{32,})`, 1,
+		`(?i)\btoken[ \t]+["']?([A-Za-z0-9_\-+/]{32,})`, 1,
 		func(v, m string) bool { return apiValue(v, m) }).notPublic().runOf(32),
 	// A second factor's seed (base32, as an authenticator app shows it: groups of four, or in one
 	// piece) after a word for it.

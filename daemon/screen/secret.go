@@ -73,6 +73,9 @@ type secretRule struct {
 	around func(text string, s, e int) bool
 	// pre, when set, is a fast test the text must pass besides a keyword.
 	pre func(text string) bool
+	// nASCII counts the keywords written in ASCII, which come first: an ASCII text is searched
+	// for those alone.
+	nASCII int
 }
 
 func srule(kind string, keywords []string, expr string, group int, check func(value, match string) bool) secretRule {
@@ -291,6 +294,8 @@ var secretRules = []secretRule{
 		re: regexp.MustCompile(`\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`), check: discordID},
 	srule(SecretHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z0-9]{34,40}\b`, 0, randomish(37, 3.5)),
 	srule(SecretVaultToken, []string{"hvs.", "hvb."}, `\bhv[sb]\.[A-Za-z0-9_\-]{24,}`, 0, randomish(28, 3.5)),
+	// A Vault token of the older shape (s. and 24 characters) where Vault is named.
+	srule(SecretVaultToken, []string{"vault"}, `(?i)\bvault\b[^\n]{0,60}?\b(s\.[A-Za-z0-9]{24})\b`, 1, randomish(26, 3.5)),
 	srule(SecretShopifyToken, []string{"shpat_", "shpca_", "shppa_", "shpss_"}, `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, 0, randomish(38, 3)),
 	// A shared access signature's sig= parameter, in a URL or a connection string.
 	srule(SecretAzureSAS, []string{"sig="}, `(?i)(?:[?&;]|\b)sig=([A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})`, 1, randomish(30, 4)),
@@ -325,13 +330,53 @@ var secretRules = []secretRule{
 		"account", "broadcast", "credentials", "priv:", "->sign(", "rememberkey(", "vm.addr(", "sign", "monedero", "billetera",
 		"cartera", "carteira", "portefeuille", "portafoglio", "portfel", "кошел", "гаманц", "钱包", "錢包", "ウォレット", "지갑",
 		"cüzdan", "dompet",
-		"clave", "chave", "clé", "cle ", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel"},
+		"clave", "chave", "clé", "cle ", "clef", "priv=", "priv =", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel",
+		"مفتاح", "محفظ", "کلید", "کیف پول", "מפתח", "ארנק", "κλειδί", "πορτοφόλι", "คีย์", "กุญแจ", "กระเป๋าเงิน", "कुंजी",
+		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca"},
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
 	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential"},
-		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?))(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
+		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?)(?:[_\-]?(?:string|value))?)(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
+}
+
+func init() { addRules(nil) }
+
+// addRules appends rules to secretRules, dropping from every rule the keywords that hold another
+// of its keywords ("accounts" after "account", "totp" after "otp"): a text without the shorter one
+// lacks the longer, and each keyword looked for costs a pass over the text.
+func addRules(rs []secretRule) {
+	secretRules = append(secretRules, rs...)
+	for i := range secretRules {
+		ks := secretRules[i].keywords
+		var keep []string
+		for _, k := range ks {
+			redundant := false
+			for _, o := range ks {
+				if o != k && strings.Contains(k, o) {
+					redundant = true
+					break
+				}
+			}
+			if !redundant {
+				keep = append(keep, k)
+			}
+		}
+		secretRules[i].nASCII = asciiFirst(keep)
+		secretRules[i].keywords = keep
+	}
+}
+
+// asciiFirst puts the words written in ASCII first and reports how many there are: most texts
+// are ASCII, and no word in another script can be in them.
+func asciiFirst(ws []string) int {
+	sort.SliceStable(ws, func(i, j int) bool { return isASCII(ws[i]) && !isASCII(ws[j]) })
+	n := 0
+	for n < len(ws) && isASCII(ws[n]) {
+		n++
+	}
+	return n
 }
 
 // basicValue decides on user:password, given as is or in base64.
@@ -367,11 +412,11 @@ func discordID(v, _ string) bool {
 	return randomish(50, 4)(v, v)
 }
 
-// discordShape reports whether text holds ".xxxxxx." (six base64url characters between dots),
+// discordShape reports whether text holds ".xxxxxx." (six or seven base64url characters between dots),
 // the middle of a Discord token.
 func discordShape(text string) bool {
 	for i := strings.IndexByte(text, '.'); i >= 0 && i+7 < len(text); {
-		if text[i+7] == '.' && b64url(text[i+1:i+7]) {
+		if text[i+7] == '.' && b64url(text[i+1:i+7]) || i+8 < len(text) && text[i+8] == '.' && b64url(text[i+1:i+8]) {
 			return true
 		}
 		j := strings.IndexByte(text[i+1:], '.')
@@ -438,6 +483,13 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	lo := strings.ToLower(v)
 	k := strings.ToLower(key)
 	bare := strings.TrimSpace(sep) == "" // "password hunter2": only after a password word or a flag
+	if strings.Contains(v, "-----BEGIN") {
+		return false // a key block: the private key rule decides on it
+	}
+	if strings.HasPrefix(k, "-") && (strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/") ||
+		strings.HasPrefix(v, "~/") || fileName.MatchString(v) && !strings.ContainsAny(v, "!@#$%^&*")) {
+		return false // a flag naming a file: --password ./pw.txt, --password-file keystore.pass
+	}
 	if kind == SecretPassword {
 		if proseValues[strings.TrimRight(lo, ".:")] || len(v) < 3 || lo == k {
 			return false
@@ -535,9 +587,14 @@ func FindSecrets(text string) []Removal {
 		prio int
 	}
 	var spans []span
+	ascii := isASCII(text)
 	for prio, r := range secretRules {
 		hit := false
-		for _, k := range r.keywords {
+		ks := r.keywords
+		if ascii {
+			ks = ks[:r.nASCII]
+		}
+		for _, k := range ks {
 			if pairs.may(k) && strings.Contains(lo, k) {
 				hit = true
 				break
@@ -608,13 +665,20 @@ func FindSecrets(text string) []Removal {
 			if r.kind == SecretConnection || r.kind == SecretSlackWebhook {
 				e = s + trimPunct([]byte(text[s:e]), 0, e-s)
 			}
-			spans = append(spans, span{s, e, kind, prio})
+			p := prio
+			if r.kindOf != nil && kind == SecretGeneric {
+				p = len(secretRules) + 2 // "secret": a rule that knows the kind names it better
+			}
+			spans = append(spans, span{s, e, kind, p})
 		}
 	}
 	for _, p := range findSeedPhrases(text) {
 		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
 	}
 	for _, p := range findProsePasswords(text, lo, &pairs) {
+		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
+	}
+	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	if len(spans) == 0 {

@@ -54,7 +54,18 @@ var contextSecretRules = []secretRule{
 		func(v, m string) bool { return randomish(16, 3.2)(v, m) && strings.ContainsAny(v, "0123456789") }),
 	// user / password after a login word: "admin login: svc_backend / Mango!Tiger!447198"
 	srule(SecretPassword, []string{" / "},
-		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account|wifi|wi-fi|wlan|ssid)\b[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
+		`(?i)\b(?:login|logins|admin|creds|credentials|user|username|account|wifi|wi-fi|wlan|ssid|zugangsdaten|zugang|identifiants|credenciales|credenciais|acceso|accesso|dostęp|dane logowania|доступ|доступы|логин)[^\n]{0,40}?[ \t:][\w.\-]{2,32}[ \t]+/[ \t]+([^\s]{5,63}[^\s.,;:)])`, 1,
+		func(v, _ string) bool { return passwordToken(v) }),
+	// user:password right after a login word: "login admin:...", "creds → admin:..."
+	srule(SecretPassword, []string{"login", "creds", "credentials", "zugang", "identifiants", "credenc", "acceso", "accesso", "доступ", "логин"},
+		`(?i)\b(?:login|creds|credentials|zugangsdaten|zugang|identifiants|credenciales|credenciais|acceso|accesso|доступ|доступы|логин)[ \t]*(?::|→|->|=|-)?[ \t]*[\w.\-]{2,32}:([^\s]{5,63}[^\s.,;:)])`, 1,
+		func(v, _ string) bool { return passwordToken(v) && !strings.HasPrefix(v, "//") }),
+	// a password before its word: "use X as the password", "X is the password for root"
+	srule(SecretPassword, []string{" as the password", " as my password", " as your password", " as a password", " as password", " as the passphrase"},
+		`(?i)\b(?:use|try|enter|type)[ \t]+["'`+"`"+`]?([^\s"'`+"`"+`]{6,64})["'`+"`"+`]?[ \t]+as[ \t]+(?:the[ \t]+|my[ \t]+|your[ \t]+|a[ \t]+)?(?:password|passphrase)(?:[ \t]*(?:$|[.,;:!)\n])|[ \t]+(?:for|to|of|on|at|here|now)\b)`, 1,
+		func(v, _ string) bool { return passwordToken(v) }),
+	srule(SecretPassword, []string{"is the password", "is my password", "is your password", "is our password", "is the admin password", "is the root password"},
+		`(?i)(?:^|[ \t(])["'`+"`"+`]?([^\s"'`+"`"+`]{6,64})["'`+"`"+`]?[ \t]+is[ \t]+(?:the|my|your|our)[ \t]+(?:\w+[ \t]+)?(?:password|passphrase)(?:[ \t]*(?:$|[.,;:!)\n])|[ \t]+(?:for|to|of|on|at|here|now)\b)`, 1,
 		func(v, _ string) bool { return passwordToken(v) }),
 }
 
@@ -65,7 +76,7 @@ var (
 )
 
 func init() {
-	secretRules = append(secretRules, contextSecretRules...)
+	addRules(contextSecretRules)
 }
 
 // awsSecret decides on a 40-character AWS secret key: mixed case and digits, not a hex digest.
@@ -152,7 +163,14 @@ func (r secretRule) notPublic() secretRule {
 var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pwd", "contraseña", "mot de passe",
 	"senha", "wachtwoord", "hasło", "пароль", "parola", "heslo", "lösenord", "passord", "adgangskode", "kennwort",
 	"パスワード", "密码", "密碼", "비밀번호", "口令", "şifre", "sifre", "kata sandi", "mật khẩu", "jelszó", "salasana",
-	"lozinka", "geslo", "κωδικός", "كلمة المرور", "סיסמה", "पासवर्ड", "รหัสผ่าน"}
+	"lozinka", "geslo", "κωδικός", "كلمة المرور", "סיסמה", "पासवर्ड", "รหัสผ่าน",
+	// with an article or a conjunction written onto the word, and other words for it
+	"passphrase", "passcode", "clave", "clave de acceso", "palavra-passe", "mdp", "şifresi", "sifresi", "şifreniz",
+	"parolası", "sandinya", "password-nya", "passwordnya", "lösenordet", "passordet", "adgangskoden", "hasła", "hasłem",
+	"пароля", "паролем", "паролі", "hesla", "heslem", "κωδικό", "κωδικού", "كلمة مرور", "كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό"}
+
+// passwordWordsASCII counts the password words written in ASCII, which come first.
+var passwordWordsASCII = asciiFirst(passwordWords)
 
 // findProsePasswords reports passwords given in prose: a password word, then, within a few words
 // on the same line, a value that reads as a password (passwordToken). "Password: choose one you
@@ -162,7 +180,11 @@ func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 		return nil // a letter changed its length in lower case: offsets would not match
 	}
 	var out [][2]int
-	for _, w := range passwordWords {
+	words := passwordWords
+	if isASCII(text) {
+		words = passwordWords[:passwordWordsASCII]
+	}
+	for _, w := range words {
 		if !pairs.may(w) {
 			continue
 		}
@@ -173,10 +195,10 @@ func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 			}
 			s, e := from+i, from+i+len(w)
 			from = e
-			if !wordEdge(lo, s, e) {
+			if !wordEdge(lo, s, e) && !compoundLabel(lo, s, e) {
 				continue
 			}
-			if v, ok := passwordAfter(text, e, w == "pass" || w == "pw" || w == "pwd"); ok {
+			if v, ok := passwordAfter(text, e, w == "pass" || w == "pw" || w == "pwd" || w == "clave"); ok {
 				out = append(out, v)
 			}
 		}
@@ -202,10 +224,27 @@ func wordEdge(lo string, s, e int) bool {
 	return true
 }
 
-// cjk reports whether r is written without spaces between words (Chinese, Japanese, Korean): a
+// compoundLabel reports whether lo[s:e] ends a label joined by a dash to the word before it and
+// followed by a colon or an equals sign: "Keystore-Passwort:", "WLAN-Kennwort =".
+func compoundLabel(lo string, s, e int) bool {
+	if s < 2 || lo[s-1] != '-' || !isLower(lo[s-2]) {
+		return false
+	}
+	if e < len(lo) {
+		if r, _ := utf8.DecodeRuneInString(lo[e:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	rest := strings.TrimLeft(lo[e:], " \t")
+	return strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "：")
+}
+
+// cjk reports whether r is written without spaces between words (Chinese, Japanese, Korean, Thai
+// and its neighbours): a
 // word next to it still stands as a word ("パスワードは", "密码是").
 func cjk(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer,
+		unicode.Myanmar)
 }
 
 // passwordAfter finds a password among the few words after text[:e] on its line: the next word
@@ -267,7 +306,7 @@ func passwordToken(v string) bool {
 			sym = true
 		}
 	}
-	if !dg || !low || !(sym || up || passphrase(v)) {
+	if !dg || !low || !(sym || up || passphrase(v)) || passwordManagers[strings.ToLower(v)] {
 		return false // ORD-2024-11A, argon2id, bcrypt-12, db01:5432
 	}
 	if at := strings.IndexByte(v, '@'); at >= 0 && strings.Contains(v[at:], ".") {
@@ -278,6 +317,9 @@ func passwordToken(v string) bool {
 	}
 	return true
 }
+
+// passwordManagers are names that follow password words without being passwords.
+var passwordManagers = map[string]bool{"1password": true, "1password.": true, "1passwords": true}
 
 // passphrase reports whether v is three or more words joined by dashes, underscores or dots, each
 // of three letters or more and perhaps digits after them: "uncover-zebra-ketchup-velvet38", not

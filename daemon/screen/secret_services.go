@@ -43,6 +43,13 @@ var serviceSecretRules = []secretRule{
 		randomish(20, 3.5)),
 	{kind: SecretToken, keywords: []string{"cookie"}, group: 2, check: randomish(20, 3.5), around: onCookieLine,
 		re: regexp.MustCompile(`(?i)\b([a-z0-9_.\-]*(?:sess|sid|token|auth)[a-z0-9_.\-]*)=([^\s;,"'&]{20,})`)},
+	// A Discord bot token of any shape (a middle part of six or seven characters) where the code
+	// logs a bot in or the words name it: client.login('...'), bot.run("..."), DISCORD_TOKEN=.
+	{kind: SecretDiscordToken, keywords: []string{"login(", "run(", "discord", "bot"}, pre: discordShape, check: mixedKey, around: discordContext,
+		re: regexp.MustCompile(`\b[A-Za-z0-9_\-]{23,28}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}\b`)},
+	// A Square access token (EAAA and 60 characters), set apart from base64 around it.
+	{kind: SecretToken, keywords: []string{"eaaa"}, group: 1, check: mixedKey, around: tokenWordBefore,
+		re: regexp.MustCompile(`(?:^|[^A-Za-z0-9+/=_\-])(EAAA[A-Za-z0-9_\-]{56,76})(?:[^A-Za-z0-9+/=_\-]|$)`)},
 	// A key handed to a service's client: cohere.Client("…"), new Client({ auth: '…' }).
 	srule(SecretAPIKey, []string{"client("},
 		`(?i)\b(?:client|clientv2|asyncclient)\(\s*\{?\s*(?:(?:api_?key|token|auth)\s*[=:]\s*)?["']([A-Za-z0-9_\-]{30,})["']`, 1,
@@ -50,7 +57,7 @@ var serviceSecretRules = []secretRule{
 }
 
 func init() {
-	secretRules = append(secretRules, serviceSecretRules...)
+	addRules(serviceSecretRules)
 }
 
 // mixedKey decides on a generated key: upper- and lower-case letters and digits, random-looking.
@@ -94,6 +101,29 @@ func onCookieLine(text string, s, _ int) bool {
 		return false
 	}
 	return strings.Contains(line, "cookie") || strings.Contains(line, "curl") && strings.Contains(line, " -b")
+}
+
+// tokenWordBefore reports whether the 80 bytes before a value name a token: "square access token:",
+// "SQUARE_TOKEN=", "Authorization: Bearer"; a run of base64 has none of them.
+func tokenWordBefore(text string, s, _ int) bool {
+	before := strings.ToLower(text[max(0, s-80):s])
+	for _, w := range []string{"square", "token", "access", "bearer", "authorization"} {
+		if strings.Contains(before, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// discordContext reports whether the 60 bytes before a token log a bot in or name Discord or a bot.
+func discordContext(text string, s, _ int) bool {
+	before := strings.ToLower(text[max(0, s-60):s])
+	for _, w := range []string{"login(", "run(", "discord", "bot"} {
+		if strings.Contains(before, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // prefixedToken decides on a token with a service's prefix: long, random-looking, with digits,

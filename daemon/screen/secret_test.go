@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -465,5 +466,197 @@ func TestFindSecretsThirdRoundFlagsAndWallets(t *testing.T) {
 		{"vercel deploy --token " + tok, SecretToken, tok},
 		{"vercel deploy --token $VERCEL_TOKEN", "", ""},
 		{"llm --max-tokens 4096 --temperature 0.2", "", ""},
+	})
+}
+
+// The fourth round of classes: a key after a denied "commit" or "log", a value under a key with a
+// suffix (secret_string, SecretString, password_value), secretKey, compound password labels,
+// private key and wallet words in Arabic, Persian, Hebrew, Greek, Thai, Hindi and more, key
+// stores unlocked by a call or a command, database addresses without a scheme, second-factor
+// seeds, Discord tokens of any shape where a bot logs in, Square tokens.
+func TestFindSecretsFourthRound(t *testing.T) {
+	const (
+		key  = "4b1e8d2a7c3f9e0b5d6a1c8f2e7b3d9a0c4f6e1b8d2a5c7f3e9b0d4a6c1f8e2b"
+		pass = "Vortex!6413zR"
+		disc = "XZNxk4KE2tInOBeTOjFFgnaa.lHntvAg.kR8O8Nh9ZsHNT1WDFi4OoaS4dkZzP1Djpz8vAw"
+		sq   = "EAAAOP4vGDAsFu6NRrctU7uzeEoWPeKL0h2ga9K_mXw2Iliydex6P9CXii9uGDlW"
+	)
+	checkSecrets(t, []secretCase{
+		// a key after an order not to commit or log it
+		{"[rpc_endpoints]\n# deployer (do not commit!!) " + key, SecretWalletKey, key},
+		{"# signer key, never log it: 0x" + key, SecretWalletKey, key},
+		{"fixed in commit " + key[:40] + " by the deployer", "", ""},
+		{"deployer log: 0x" + key, "", ""},
+		// a value under a key with a suffix
+		{"  secret_string = \"" + key + "\"", SecretGeneric, key},
+		{"aws secretsmanager create-secret --name relayer --secret-string '" + pass + "'", SecretGeneric, pass},
+		{`{"SecretString": "` + pass + `"}`, SecretGeneric, pass},
+		{"password_value: " + pass, SecretPassword, pass},
+		{"secret_string = var.relayer_key", "", ""},
+		{"secret_string = jsonencode({ key = var.key })", "", ""},
+		// secretKey, secret-key
+		{"OKX:\n  secretKey: 6D01DD57EE757429FA714AF4C403F5CB", SecretGeneric, "6D01DD57EE757429FA714AF4C403F5CB"},
+		{"--secret-key Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3", SecretGeneric, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3"},
+		{"secretKeyRef:\n  name: okx\n  key: secretKey", "", ""},
+		{"secretKey: process.env.OKX_SECRET", "", ""},
+		// password labels joined to a word before them, in German and Dutch
+		{"Keystore-Passwort: " + pass, SecretPassword, pass},
+		{"WLAN-Kennwort: " + pass, SecretPassword, pass},
+		{"wachtwoord = " + pass, SecretPassword, pass},
+		{"Das Keystore-Passwort muss 12 Zeichen haben.", "", ""},
+		{"Kennwort: siehe Tresor", "", ""},
+		{"forgot-password: click the link", "", ""},
+		// private key and wallet in more languages
+		{"المفتاح الخاص للمحفظة هو 0x" + key + " يرجى نقله فورًا", SecretWalletKey, key},
+		{"کلید خصوصی کیف پول: 0x" + key, SecretWalletKey, key},
+		{"המפתח הפרטי של הארנק: 0x" + key, SecretWalletKey, key},
+		{"ιδιωτικό κλειδί: 0x" + key, SecretWalletKey, key},
+		{"คีย์ส่วนตัวของกระเป๋าเงิน 0x" + key, SecretWalletKey, key},
+		{"वॉलेट की निजी कुंजी: 0x" + key, SecretWalletKey, key},
+		{"soukromý klíč peněženky: " + key, SecretWalletKey, key},
+		{"รหัสผ่านคือ " + pass + " ครับ", SecretPassword, pass},
+		{"הסיסמה היא " + pass, SecretPassword, pass},
+		{"رمز عبور: " + pass, SecretPassword, pass},
+		{"รหัสผ่านต้องยาวอย่างน้อย 12 ตัวอักษร", "", ""},
+		{"PRIV=0x" + key, SecretWalletKey, key},
+		{"clef privée : 0x" + key, SecretWalletKey, key},
+		{"keyHash (Chainlink VRF): 0x" + key, "", ""},
+		{"bytes32 initCodeHash = 0x" + key + "; // signer factory", "", ""},
+		{"هاش المعاملة للمحفظة 0x" + key, "", ""},
+		{"تراکنش کیف پول 0x" + key, "", ""},
+		// key stores opened by a call, a command or a file
+		{"acct = Account.decrypt(json.load(open('keystore.json')), '" + pass + "')", SecretPassword, pass},
+		{"const w = await ethers.Wallet.fromEncryptedJson(json, \"" + pass + "\");", SecretPassword, pass},
+		{"const acc = web3.eth.accounts.decrypt(keystoreJson, '" + pass + "');", SecretPassword, pass},
+		{"key, err := keystore.DecryptKey(keyjson, \"" + pass + "\")", SecretPassword, pass},
+		{"err = ks.Unlock(account, \"" + pass + "\")", SecretPassword, pass},
+		{"Credentials c = WalletUtils.loadCredentials(\"" + pass + "\", \"/keys/UTC--2026.json\");", SecretPassword, pass},
+		{"geth account import --password <(echo '" + pass + "') key.txt", SecretPassword, pass},
+		{"echo '" + pass + "' > keystore.pass && geth account import --password keystore.pass key.txt", SecretPassword, pass},
+		{"echo \"" + pass + "\" | geth account unlock 0 --password /dev/stdin", SecretPassword, pass},
+		{"bitcoin-cli walletpassphrase \"" + pass + "\" 600", SecretPassword, pass},
+		{"acct = Account.decrypt(json.load(open('keystore.json')), os.environ['KEYSTORE_PW'])", "", ""},
+		{"const w = await ethers.Wallet.fromEncryptedJson(json, process.env.KEYSTORE_PASSWORD);", "", ""},
+		{"key, err := keystore.DecryptKey(keyjson, os.Getenv(\"KS_PASS\"))", "", ""},
+		{"geth account import --password ./password.txt key.txt", "", ""},
+		{"echo \"$KEYSTORE_PW\" > pw.txt", "", ""},
+		{"echo 'build finished' > status.txt", "", ""},
+		// database addresses without a scheme
+		{"dsn := \"deploy:" + pass + "@tcp(10.0.0.5:3306)/trades?parseTime=true\"", SecretPassword, pass},
+		{"db, _ := sql.Open(\"mysql\", \"app:" + pass + "@unix(/var/run/mysqld/mysqld.sock)/shop\")", SecretPassword, pass},
+		{"sqlplus scott/" + pass + "@//db.internal:1521/ORCL", SecretPassword, pass},
+		{"jdbc:oracle:thin:scott/" + pass + "@db.internal:1521:ORCL", SecretPassword, pass},
+		{"dsn := fmt.Sprintf(\"%s:%s@tcp(%s)/%s\", user, pass, host, db)", "", ""},
+		{"dsn := \"root:@tcp(127.0.0.1:3306)/test\"", "", ""},
+		// second-factor seeds
+		{"2FA backup secret for the admin panel: FQ5O JNFM FT5P A2SI H4Q7 3DYQ HKGN EQI5", SecretGeneric, "FQ5O JNFM FT5P A2SI H4Q7 3DYQ HKGN EQI5"},
+		{"Google Authenticator key: fq5o jnfm ft5p a2si h4q7 3dyq", SecretGeneric, "fq5o jnfm ft5p a2si h4q7 3dyq"},
+		{"TOTP seed JBSWY3DPEHPK3PXP", SecretGeneric, "JBSWY3DPEHPK3PXP"},
+		{"2FA is on; turn this back onto the main site when done", "", ""},
+		{"carbon footprint report QWERTYUIOPASDF23 attached", "", ""},
+		// Discord tokens of any shape where a bot logs in, Square tokens
+		{"client.login('" + disc + "');", SecretDiscordToken, disc},
+		{"bot.run(\"" + disc + "\")", SecretDiscordToken, disc},
+		{"the bot loads com_example_payments.handler_v2.process_incoming_messages", "", ""},
+		{"square access token (production): " + sq, SecretToken, sq},
+		{"SQUARE_ACCESS_TOKEN=" + sq, SecretToken, sq},
+		{"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB+" + sq + "==", "", ""},
+		{"payload (protobuf, base64): " + sq, "", ""},
+	})
+}
+
+// A Google service account's private_key_id names the key (Google publishes the public half
+// under that id): it stays, the key goes (docs/decisions.md, "Credentials").
+func TestServiceAccountKeyID(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{`{"type": "service_account", "private_key_id": "360c8404abdaf59008c617b2ff603da1d93fe30d", "private_key": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----"}`, "", ""},
+	})
+}
+
+// Neighbours of the fourth round: other chains' private keys (Bitcoin WIF and extended private
+// keys, Solana secret keys and keypair files), passwords on more command lines, passphrase and
+// passcode in prose, Spanish "clave", Rails' secret_key_base, older Vault tokens, Java key stores.
+func TestFindSecretsFourthRoundNeighbours(t *testing.T) {
+	const (
+		pass = "Vortex!6413zR"
+		// the well-known documentation examples of each format
+		wifKey = "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ"
+		xprv   = "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi"
+		xpub   = "xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8"
+		sol    = "4NMwxzmYj2uvHuq8xoqhY8RXg63KSVJM1DXkpbmkUY7YQWuoyQgFnnzn6yo3CMnqZasnNPNuAT2TLwQsCaKkUddp"
+	)
+	keypair := "["
+	for i := 0; i < 64; i++ {
+		if i > 0 {
+			keypair += ","
+		}
+		keypair += strconv.Itoa((i*97 + 13) % 256)
+	}
+	keypair += "]"
+	checkSecrets(t, []secretCase{
+		{"bitcoin WIF: " + wifKey, SecretWalletKey, wifKey},
+		{"importprivkey " + wifKey, SecretWalletKey, wifKey},
+		{"send to 1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2 please", "", ""},
+		{"master key: " + xprv, SecretWalletKey, xprv},
+		{"watch-only: " + xpub, "", ""},
+		{"solana private key: " + sol, SecretWalletKey, sol},
+		{"tx signature: " + sol, "", ""},
+		{"https://solscan.io/tx/" + sol, "", ""},
+		{"cat ~/.config/solana/id.json\n" + keypair, SecretWalletKey, keypair},
+		{"weights: " + keypair, "", ""},
+		{"uncompressed public key (64 bytes): " + keypair, "", ""},
+		{"clave pública: 7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV", "", ""},
+		{"echo 'export MODE=prod' > .secrets.env", "", ""},
+		{"mu := locks.unlock(\"Orders-2024!\")", "", ""},
+		{"unzip -P " + pass + " archive.zip", SecretPassword, pass},
+		{"ssh-keygen -t ed25519 -N '" + pass + "' -f id", SecretPassword, pass},
+		{"openssl enc -aes-256-cbc -k " + pass + " -in a -out b", SecretPassword, pass},
+		{"htpasswd -b .htpasswd admin " + pass, SecretPassword, pass},
+		{"net user admin " + pass + " /add", SecretPassword, pass},
+		{"echo 'admin:" + pass + "' | chpasswd", SecretPassword, pass},
+		{"ssh-keygen -t ed25519 -N '' -f id", "", ""},
+		{"unzip -P $ZIP_PASS archive.zip", "", ""},
+		{"the .NET user guide explains it", "", ""},
+		{"echo 'time:12:30' | tee log.txt", "", ""},
+		{"bitget api passphrase " + pass, SecretPassword, pass},
+		{"Clave de acceso: " + pass, SecretPassword, pass},
+		{"La clave es que el pedido 2024 llegue el lunes.", "", ""},
+		{"heroku config:set SECRET_KEY_BASE=Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaKq8Wm2Rt5Yx1", SecretGeneric, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaKq8Wm2Rt5Yx1"},
+		{"vault login s.Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3", SecretVaultToken, "s.Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3"},
+		{"vault status shows version 1.15.2", "", ""},
+		{"cloudflare token Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaXzAb3", SecretToken, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf3Jg6Kp9Ls2QaXzAb3"},
+		{"token bucket size 4096 refills every 100ms", "", ""},
+		{`ks.load(in, "` + pass + `".toCharArray());`, SecretPassword, pass},
+		{`char[] sep = "a,b;c".toCharArray();`, "", ""},
+		{"personal.unlockAccount(eth.accounts[0], \"" + pass + "\", 300)", SecretPassword, pass},
+		{"let wallet = LocalWallet::decrypt_keystore(&path, \"" + pass + "\")?;", SecretPassword, pass},
+		{"key = eth_keyfile.decode_keyfile_json(data, b'" + pass + "')", SecretPassword, pass},
+		{"auth, err := bind.NewTransactorWithChainID(strings.NewReader(keyJSON), \"" + pass + "\", big.NewInt(1))", SecretPassword, pass},
+		{"String file = WalletUtils.generateNewWalletFile(\"" + pass + "\", new File(dir));", SecretPassword, pass},
+		{"decrypt_key(&path, env::var(\"KS_PASS\")?)", "", ""},
+	})
+}
+
+// Passwords before their word, a user:password pair after a login word, login words and
+// inflected password words in more languages.
+func TestFindSecretsFourthRoundProse(t *testing.T) {
+	const p = "Tundra#8872PKV"
+	checkSecrets(t, []secretCase{
+		{"use " + p + " as the password", SecretPassword, p},
+		{p + " is the password for root", SecretPassword, p},
+		{"Zugangsdaten: admin / " + p, SecretPassword, p},
+		{"identifiants : admin / " + p, SecretPassword, p},
+		{"login admin:" + p, SecretPassword, p},
+		{"creds → admin:" + p, SecretPassword, p},
+		{"mdp : " + p, SecretPassword, p},
+		{"şifresi " + p, SecretPassword, p},
+		{"lösenordet är " + p, SecretPassword, p},
+		{"kata sandinya " + p, SecretPassword, p},
+		{"пароля от сервера нет, вот он: " + p, SecretPassword, p},
+		{"Argon2id is the password hash we use.", "", ""},
+		{"Use 1Password as the password manager.", "", ""},
+		{"login: https://admin.example.com/login", "", ""},
+		{"login at 2024-01-01T10:30:00Z failed", "", ""},
+		{"(password in 1Password, vault Ops)", "", ""},
 	})
 }

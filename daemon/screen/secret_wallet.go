@@ -26,15 +26,24 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 	"приватний ключ", "私钥", "私鑰", "秘密鍵", "秘密键", "개인키", "개인 키", "kunci privat", "khóa riêng", "sleutel",
 	"schlüssel", "key", "from_key", "hextoecdsa", "privatekeys", "pk for", "pk ", "_pk", "pk\"", "pk'",
 	"密钥", "秘钥", "密鑰", "clave", "chave", "klucz", "ключ", "chiave", "clé", "anahtar",
+	// "private key" and "key" in Arabic, Persian, Hebrew, Greek, Thai, Hindi, Czech, Swedish,
+	// Romanian, Hungarian, and more Indonesian and Vietnamese
+	"المفتاح الخاص", "مفتاح خاص", "المفتاح السري", "مفتاح", "کلید خصوصی", "کلید", "מפתח פרטי", "מפתח",
+	"ιδιωτικό κλειδί", "κλειδί", "คีย์ส่วนตัว", "กุญแจส่วนตัว", "คีย์", "กุญแจ", "निजी कुंजी", "प्राइवेट की", "कुंजी",
+	"soukromý klíč", "klíč", "privat nyckel", "nyckel", "cheie privată", "cheia privată", "cheie", "privát kulcs",
+	"kulcs", "kunci pribadi", "kunci", "khóa bí mật",
 	// calls that take a private key: web3j, Nethereum, brownie, Foundry, PHP, Ruby
 	"credentials.create(", "eckeypair.create(", "account(", "accounts.add(", "broadcast(", "rememberkey(",
-	"vm.addr(", "etheckey(", "->sign(", "priv:", "privatekeytoaccount("}
+	"vm.addr(", "etheckey(", "->sign(", "priv:", "privatekeytoaccount(",
+	// a key given as PRIV=, French "clef privée"
+	"priv=", "priv =", "priv\":", "clef privée", "clef privee", "clef"}
 
 // weakKeyContext are words that name a 64-hex value a key only when no hash word is near: "new
 // Wallet(...)", "a funded deployer ... use mine: ...", but not "the Merkle root of the wallet list".
 var weakKeyContext = []string{"wallet", "signer", "deployer", "use mine", "to sign", "sign with", "signing with",
 	"monedero", "billetera", "cartera", "carteira", "portefeuille", "portafoglio", "portfel", "кошел", "гаманц", "钱包",
-	"錢包", "ウォレット", "지갑", "cüzdan", "dompet"}
+	"錢包", "ウォレット", "지갑", "cüzdan", "dompet", "محفظ", "کیف پول", "ארנק", "πορτοφόλι", "กระเป๋าเงิน", "वॉलेट",
+	"peněženk", "plånbok", "portofel", "tárca"}
 
 // hashContext are the words that name a 64-hex value a hash: a transaction, a block, a digest, a
 // slot. The nearer of a key word and a hash word before the value decides.
@@ -43,11 +52,34 @@ var hashContext = []string{"tx", "transaction", "hash", "block", "receipt", "/tx
 	"signature", "sig ", "sig:", "sig=", "sig_", "sig\"", "id", "ids", "uuid", "seed", "public key", "public_key",
 	"publickey", "pubkey", "хеш", "хэш", "транзакц", "блок", "transacción", "transação", "transaktion", "transazione",
 	"transakcj", "bloque", "bloco", "hachage", "哈希", "交易", "区块", "區塊", "ハッシュ", "トランザクション", "ブロック", "해시",
-	"트랜잭션", "블록"}
+	"트랜잭션", "블록", "معامل", "تجزئة", "هاش", "تراکنش", "עסקה", "συναλλαγ", "ธุรกรรม", "แฮช", "लेनदेन", "हैश",
+	"transakc", "tranzac", "tranzakc"}
+
+// The words of each list written in ASCII come first; an ASCII text is searched for them alone.
+var (
+	keyContextASCII     = asciiFirst(keyContext)
+	hashContextASCII    = asciiFirst(hashContext)
+	weakKeyContextASCII = asciiFirst(weakKeyContext)
+)
 
 // closedOnly are hash words that count only when no letter follows ("sha256" and "id:" count,
 // "share", "login" and "idea" do not).
 var closedOnly = map[string]bool{"sha": true, "log": true, "id": true, "root": true}
+
+// hashVerbs are hash words that are also verbs: denied ("do not commit", "never log this") they
+// speak of keeping the value out of a repository or a log, which is said of keys.
+var hashVerbs = map[string]bool{"commit": true, "log": true, "logs": true}
+
+// deniedVerb reports whether s ends with a negation: "do not ", "don't ", "never ", "(not ".
+func deniedVerb(s string) bool {
+	s = strings.TrimRight(s, " \t")
+	for _, n := range []string{" not", "(not", "n't", "never", " no", "nicht", "nie", " pas"} {
+		if strings.HasSuffix(s, n) {
+			return true
+		}
+	}
+	return false
+}
 
 // keyAfter are words right after a value that name it a key ("import this key into MetaMask").
 var keyAfter = []string{"metamask", "private key", "import it", "import this", "key.txt", "keyfile", "into key",
@@ -66,8 +98,12 @@ func evmKey(text string, s, e int) bool {
 		from = 0
 	}
 	before := strings.ToLower(text[from:s])
+	keyWords, hashWords, weakWords := keyContext, hashContext, weakKeyContext
+	if isASCII(before) {
+		keyWords, hashWords, weakWords = keyContext[:keyContextASCII], hashContext[:hashContextASCII], weakKeyContext[:weakKeyContextASCII]
+	}
 	key, hash := -1, -1
-	for _, w := range keyContext {
+	for _, w := range keyWords {
 		i := strings.LastIndex(before, w)
 		if w == "key" && i >= 0 && namedKey(before[:i]) {
 			continue // a storage slot key, a cache key
@@ -76,10 +112,16 @@ func evmKey(text string, s, e int) bool {
 			key = i + len(w)
 		}
 	}
-	for _, w := range hashContext {
+	for _, w := range hashWords {
 		i := lastWord(before, w)
+		if w == "hash" {
+			i = strings.LastIndex(before, w) // keyHash, codeHash, blockhash: hashes
+		}
 		if i >= 0 && closedOnly[w] && i+len(w) < len(before) && isLower(before[i+len(w)]) {
 			continue // "share", "login", "idea": not sha, log, id
+		}
+		if i >= 0 && hashVerbs[w] && deniedVerb(before[:i]) {
+			continue // "do not commit", "never log": an order about the key, not a hash
 		}
 		if i >= 0 && i+len(w) > hash {
 			hash = i + len(w)
@@ -89,7 +131,7 @@ func evmKey(text string, s, e int) bool {
 		return true
 	}
 	if hash < 0 {
-		for _, w := range weakKeyContext {
+		for _, w := range weakWords {
 			if strings.Contains(before, w) {
 				return true
 			}

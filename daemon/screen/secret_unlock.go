@@ -1,0 +1,196 @@
+package screen
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Passwords that unlock something without a password word before them: a key store handed to
+// the call that opens it, a password echoed into a tool or a file, a database address without a
+// scheme, and second-factor seeds.
+
+// echoed is the value of echo or printf, quoted or bare: groups 1 to 3.
+const echoed = `\b(?:echo|printf)(?:[ \t]+-[ne]+)?(?:[ \t]+(?:'%s(?:\\n)?'|"%s(?:\\n)?"))?[ \t]+(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"'|>)]{3,}))`
+
+var unlockSecretRules = []secretRule{
+	// geth --password <(echo '...'): a password file made on the fly.
+	srule(SecretPassword, []string{"<("},
+		`(?i)--?[a-z\-]*pass[a-z\-]*(?:[ \t]+|=)<\([ \t]*`+echoed, -1, passwordValue),
+	// echo '...' > keystore.pass: a password written to a file named for one.
+	srule(SecretPassword, []string{"echo"},
+		echoed+`[ \t]*>>?[ \t]*[^\s;|&]*(?i:pass|pwd|pw\b|secret)[^\s;|&]*`, -1,
+		func(v, m string) bool { return passwordValue(v, m) && !strings.ContainsAny(v, " =") }).withPre(func(text string) bool {
+		return strings.Contains(text, ">")
+	}),
+	// echo '...' | any tool that reads its password from standard input.
+	srule(SecretPassword, []string{"stdin", "-fd"},
+		echoed+`[ \t]*\|[^\n]*?(?:--password-stdin|--passphrase-stdin|--pass(?:word|phrase)?(?:-file)?[ =]/dev/stdin|--passphrase-fd[ =]0|-passin[ \t]+stdin)`, -1,
+		passwordValue),
+	// bitcoin-cli walletpassphrase "..." 600
+	srule(SecretPassword, []string{"walletpassphrase"},
+		`\bwalletpassphrase(?:change)?[ \t]+(?:"([^"\n]{3,})"|'([^'\n]{3,})'|([^\s"']{3,}))`, -1, passwordValue),
+	// A password given to a tool on its command line: unzip -P, ssh-keygen -N/-P, openssl -k,
+	// htpasswd -b file user password, net user name password (one that reads as a password:
+	// ".NET user guide" is prose), user:password piped into chpasswd.
+	srule(SecretPassword, []string{"unzip", "ssh-keygen", "openssl", "htpasswd", "net user"},
+		`(?:\bunzip\b[^\n|;]*?[ \t]-P[ \t]*|\bssh-keygen\b[^\n|;]*?[ \t]-[NP][ \t]*|\bopenssl\b[^\n|;]*?[ \t]-k[ \t]+|\bhtpasswd\b[^\n|;]*?[ \t]-[a-zA-Z]*b[a-zA-Z]*[ \t]+[^\s]+[ \t]+[^\s-][^\s]*[ \t]+|\bnet[ \t]+user[ \t]+[^\s/]+[ \t]+)(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,}))`, -1,
+		func(v, m string) bool {
+			if strings.HasPrefix(strings.ToLower(m), "net") {
+				return passwordToken(v)
+			}
+			return passwordValue(v, m) && !strings.HasPrefix(v, "-")
+		}),
+	srule(SecretPassword, []string{"chpasswd"},
+		`\becho(?:[ \t]+-[ne]+)?[ \t]+["']?[^\s:'"]+:([^\s'":|]{3,})["']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd`, 1, passwordValue),
+	// A database address without a scheme: Go's user:password@tcp(host:3306)/db, Oracle's
+	// user/password@host (sqlplus, JDBC thin).
+	srule(SecretPassword, []string{"@tcp", "@unix", "@udp"},
+		`:([^\s@/"'`+"`"+`<>]{1,128})@(?:tcp6?|udp|unix)\(`, 1, passwordValue),
+	srule(SecretPassword, []string{"sqlplus", "expdp", "impdp", "sqlldr", ":thin:"},
+		`(?i)(?:\b(?:sqlplus|expdp|impdp|sqlldr)\b[^\n|;]*?[ \t]["']?|jdbc:oracle:thin:)[A-Za-z0-9_$#]{1,30}/([^\s@/"']{3,128})@`, 1,
+		passwordValue).withPre(func(text string) bool { return strings.Contains(text, "/") && strings.Contains(text, "@") }),
+	// secretKey, secret_key, --secret-key: a value as random as after "secret" (an exchange's
+	// secret key in hexadecimal capitals too).
+	srule(SecretGeneric, []string{"secretkey", "secret_key", "secret-key"},
+		`(?i)(?:secret[_\-]?key(?:[_\-]?base)?["']?[ \t]*(?::=|=>|=|:)[ \t]*|(?:^|\s)--?[a-z\-]*secret-key[ \t]+)["'`+"`"+`]?([^\s"'`+"`"+`,;<>]{12,200})`, 1,
+		func(v, _ string) bool {
+			return !placeholder(v) && !publicValue(v) && entropy(v) >= 3 && classes(v) >= 2
+		}),
+	// A long random value after "token" without a sign: "cloudflare token ...", "refresh token ...".
+	srule(SecretToken, []string{"token"},
+		`(?i)\btoken[ \t]+["']?([A-Za-z0-9_\-+/]{32,})`, 1,
+		func(v, m string) bool { return apiValue(v, m) }).notPublic().runOf(32),
+	// A second factor's seed (base32, as an authenticator app shows it: groups of four, or in one
+	// piece) after a word for it.
+	{kind: SecretGeneric, keywords: []string{"2fa", "totp", "mfa", "otp", "authenticator", "two-factor", "two factor", "2-factor", "2-step"},
+		re:    regexp.MustCompile(`\b(?:[A-Z2-7]{4}(?:[ \-][A-Z2-7]{4}){3,15}|[a-z2-7]{4}(?: [a-z2-7]{4}){3,15}|[A-Z2-7]{16,64})\b`),
+		check: totpSeed, around: totpContext, pre: func(text string) bool { return totpWord(strings.ToLower(text)) }},
+}
+
+func init() {
+	addRules(unlockSecretRules)
+}
+
+// totpSeed decides on a base32 seed: letters and digits 2 to 7, varied, not a word of capitals.
+func totpSeed(v, _ string) bool {
+	s := strings.NewReplacer(" ", "", "-", "").Replace(v)
+	return len(s) >= 16 && strings.ContainsAny(s, "234567") && entropy(s) >= 3.3 && !placeholderWord(s)
+}
+
+// totpContext reports whether a second-factor word stands in the 80 bytes before text[s:].
+func totpContext(text string, s, _ int) bool {
+	return totpWord(strings.ToLower(text[max(0, s-80):s]))
+}
+
+// totpWord reports whether lo holds a second-factor word as a word: "otp", not "footprint".
+func totpWord(lo string) bool {
+	for _, w := range []string{"2fa", "totp", "mfa", "otp", "authenticator", "two-factor", "two factor", "2-factor", "2-step"} {
+		for from := 0; ; {
+			i := strings.Index(lo[from:], w)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(w)
+			if (i == 0 || !isLower(lo[i-1])) && (from == len(lo) || !isLower(lo[from])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keystoreCalls open or make a key store with a password among their arguments: eth_account and
+// web3.js (Account.decrypt, accounts.decrypt), ethers (fromEncryptedJson, decryptKeystore),
+// go-ethereum (keystore.DecryptKey, ks.Unlock, TimedUnlock, NewAccount, Import), web3j
+// (WalletUtils.loadCredentials, Wallet.decrypt), Nethereum (DecryptKeyStoreFromJson,
+// LoadFromKeyStore, EncryptAndGenerateDefaultKeyStoreAsJson), ethereumjs-wallet (fromV3, toV3),
+// personal.unlockAccount, Rust's eth-keystore, ethers-rs and alloy (decrypt_key, decrypt_keystore),
+// eth-keyfile (decode_keyfile_json), web3j's generateNewWalletFile, go-ethereum's bind.NewTransactor.
+var keystoreCalls = []string{"account.decrypt(", "accounts.decrypt(", "fromencryptedjson(", "fromencryptedjsonsync(",
+	"decryptkeystore(", "decryptkeystorejson(", "decryptkeystoresync(", "decryptkeystorejsonsync(", "decryptkey(",
+	"decryptkeystorefromjson(", "loadfromkeystore(", "loadcredentials(", "wallet.decrypt(", "fromv3(", "tov3(",
+	"unlockaccount(", "timedunlock(", "ks.unlock(", "keystore.unlock(", "ks.newaccount(", "keystore.newaccount(",
+	"ks.import(", "keystore.import(", "importecdsa(", "account.encrypt(", "wallet.encrypt(", "encryptkey(",
+	"decrypt_key(", "decrypt_keystore(", "encrypt_keystore(", "decode_keyfile_json(", "extract_key_from_keyfile(",
+	"generatenewwalletfile(", "generatefullnewwalletfile(", "generatelightnewwalletfile(",
+	"encryptandgeneratedefaultkeystoreasjson(", "storekey(", "newtransactor(", "newtransactorwithchainid("}
+
+// findKeystorePasswords reports the password handed to a key store's call: a string argument of
+// the call itself (not of a call inside it, such as open('keystore.json')) that reads as a
+// password. lo is text in lower case, pairs its pairs of bytes.
+func findKeystorePasswords(text, lo string, pairs *bytePairs) [][2]int {
+	if len(lo) != len(text) || !pairs.may("(") {
+		return nil
+	}
+	var out [][2]int
+	// Java: ks.load(in, "...".toCharArray()), new PBEKeySpec("...".toCharArray()) on a line that
+	// loads a store or speaks of a key store, a key or a password.
+	for from := 0; pairs.may(".tochararray()"); {
+		i := strings.Index(lo[from:], "\".tochararray()")
+		if i < 0 {
+			break
+		}
+		e := from + i
+		from = e + 1
+		ls := strings.LastIndexByte(lo[:e], '\n') + 1
+		q := strings.LastIndexByte(lo[ls:e], '"')
+		if q < 0 {
+			continue
+		}
+		line := lo[ls : ls+q]
+		if v := text[ls+q+1 : e]; passwordToken(v) && (strings.Contains(line, "store") || strings.Contains(line, "key") ||
+			strings.Contains(line, "pass") || strings.Contains(line, ".load(") || strings.Contains(line, "spec(")) {
+			out = append(out, [2]int{ls + q + 1, e})
+		}
+	}
+	for _, c := range keystoreCalls {
+		if !pairs.may(c) {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(lo[from:], c)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			from = at + len(c)
+			if at > 0 && (isLower(lo[at-1]) || lo[at-1] >= '0' && lo[at-1] <= '9' || lo[at-1] == '_') {
+				continue // "locks.unlock(", "protov3(": another name
+			}
+			out = append(out, callStrings(text, from)...)
+		}
+	}
+	return out
+}
+
+// callStrings reports the string arguments, read as passwords, of the call whose arguments start
+// at text[i:].
+func callStrings(text string, i int) [][2]int {
+	var out [][2]int
+	depth := 1
+	for end := min(len(text), i+400); i < end && depth > 0; i++ {
+		switch c := text[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '"', '\'', '`':
+			j := i + 1
+			for j < len(text) && text[j] != c && text[j] != '\n' {
+				if text[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(text) || text[j] != c {
+				return out
+			}
+			if v := text[i+1 : j]; depth == 1 && passwordToken(v) && !strings.ContainsAny(v, "/\\") {
+				out = append(out, [2]int{i + 1, j})
+			}
+			i = j
+		}
+	}
+	return out
+}

@@ -433,6 +433,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"first", "heldout_credential_secret.txt", "heldout_credential_lookalike.txt"},
 	{"second", "heldout2_secret.txt", "heldout2_lookalike.txt"},
 	{"third", "heldout3_secret.txt", "heldout3_lookalike.txt"},
+	{"fourth", "heldout4_secret.txt", "heldout4_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

@@ -3,11 +3,17 @@ package daemon_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"html"
 	"image"
 	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -107,3 +113,57 @@ func inkOf(img image.Image) (bg, surface, dark, link float64) {
 }
 
 func near(v, want uint32) bool { return v+3 >= want && v <= want+3 }
+
+// TestPagesWrapInBrowser renders the exchange's pages for people (the front door, /services,
+// /join, and /mcp as a browser sees it) in headless Chromium at a phone's width and at 1280
+// pixels, and measures that nothing scrolls sideways: neither the page nor any block of it (a
+// command in a <pre> wraps). Each page is served again from the test with a script that writes
+// the widest overflow into the title, which --dump-dom then shows. It needs Chromium, like
+// TestFrontDoorInBrowser.
+func TestPagesWrapInBrowser(t *testing.T) {
+	bin := os.Getenv("AXP_CHROMIUM")
+	if bin == "" {
+		t.Skip("set AXP_CHROMIUM to a Chromium binary (scripts/browser-check installs one)")
+	}
+	e := newEnv(t)
+	e.instantSeller("text-file", "0.50", 5, nil, nil)
+	const measure = `<script>
+addEventListener('load', () => {
+  let worst = document.documentElement.scrollWidth - document.documentElement.clientWidth, what = 'the page';
+  for (const el of document.querySelectorAll('pre, code, p, li, h1, h2, div')) {
+    const over = el.scrollWidth - el.clientWidth;
+    if (over > worst) { worst = over; what = el.tagName + ': ' + el.textContent.slice(0, 60); }
+  }
+  document.title = 'overflow=' + worst + ' in ' + what;
+});
+</script>`
+	for _, path := range []string{"/", "/services", "/join", "/mcp"} {
+		_, page := get(t, e.srv.URL+path, "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+		if !strings.Contains(page, "</body>") {
+			t.Fatalf("%s is not an HTML page: %.200s", path, page)
+		}
+		probe := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, strings.Replace(page, "</body>", measure+"</body>", 1))
+		}))
+		for _, width := range []int{390, 1280} {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+				"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+				fmt.Sprintf("--window-size=%d,900", width), "--dump-dom", probe.URL)
+			out, err := cmd.Output()
+			cancel()
+			if err != nil {
+				t.Fatalf("chromium %s at %d px: %v", path, width, err)
+			}
+			title := regexp.MustCompile(`<title>(overflow=[^<]*)</title>`).FindStringSubmatch(string(out))
+			if title == nil {
+				t.Fatalf("%s at %d px: the measure did not run:\n%.500s", path, width, out)
+			}
+			if !strings.HasPrefix(title[1], "overflow=0 ") && !strings.HasPrefix(title[1], "overflow=-") {
+				t.Errorf("%s at %d px scrolls sideways: %s", path, width, html.UnescapeString(title[1]))
+			}
+		}
+		probe.Close()
+	}
+}

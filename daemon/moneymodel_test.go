@@ -1834,3 +1834,11 @@ func TestMoneyReorgCarriedPayment(t *testing.T) {
 // since was given: it was credited to that task (seed 689983084, CI). Only an exact payable
 // amount, or a sender bound to the task, names a task now.
 func TestMoneyStaleTagIsNoName(t *testing.T) { moneyRegression(t, 689983084, 120, "credited-to-payer") }
+
+// A partial transfer nobody reported was queued to go back to its sender, and the operator
+// approved the return before the buyer reported it: the report was then rightly refused, which
+// the model counted as a taken report (CI seed 430868576). A return that failed before sending
+// anything is no return: TestUnsentReturnLeavesTheTransferToItsReport.
+func TestMoneyReturnedBeforeItsReport(t *testing.T) {
+	moneyRegression(t, 430868576, 20, "own-report-taken")
+}

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/axp-exchange/axp"
@@ -116,4 +117,22 @@ func changedBuckets(before, after map[string]string) []string {
 	}
 	sort.Strings(out)
 	return slices.Compact(out)
+}
+
+// A token that is nothing (not the admin token, not a member secret) is told so: "not a valid
+// admin token", "not a valid member secret", not "needs the admin token" as if none was sent.
+func TestGarbageTokenIsNamed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	garbage := e.anon.With("axp_admin_not_the_right_one")
+	for op, want := range map[string]string{"admin_stats": "not a valid admin token", "get_my_profile": "not a valid member secret"} {
+		resp, err := do(garbage, op, nil)
+		if b := checkErrorBody(t, resp, 401, "unauthorized"); !strings.Contains(b.Error.Message, want) {
+			t.Errorf("%s with a garbage token: %v", op, err)
+		}
+	}
+	resp, err := do(e.anon, "admin_stats", nil)
+	if b := checkErrorBody(t, resp, 401, "unauthorized"); !strings.Contains(b.Error.Message, "needs the admin token") {
+		t.Errorf("admin_stats with no token: %v", err)
+	}
 }

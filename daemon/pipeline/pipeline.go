@@ -404,6 +404,10 @@ func (p *Pipeline) idempotency(op *axp.Op, c axp.Caller, key string, path map[st
 func Authorize(op *axp.Op, c axp.Caller) error {
 	switch op.Access {
 	case axp.MemberAuth:
+		if c.Kind == axp.BuyerToken && c.Token != "" {
+			return axp.Unauthorized("the token sent is not a valid member secret (a member secret starts with ss_)",
+				"send Authorization: Bearer <member_secret>; register at POST /api/members/register")
+		}
 		if c.Kind != axp.MemberCall {
 			return axp.Unauthorized("this call needs a member secret", "send Authorization: Bearer <member_secret>; register at POST /api/members/register")
 		}
@@ -420,6 +424,10 @@ func Authorize(op *axp.Op, c axp.Caller) error {
 				"send ?token=<buyer_token> or Authorization: Bearer <buyer_token>")
 		}
 	case axp.AdminAuth:
+		if c.Kind == axp.BuyerToken && c.Token != "" {
+			return axp.Unauthorized("the token sent is not a valid admin token of this exchange",
+				"send Authorization: Bearer <admin token>; a lost admin token is replaced with axp admin token rotate on the stopped exchange")
+		}
 		if c.Kind != axp.Operator {
 			return axp.Unauthorized("this call needs the admin token", "send Authorization: Bearer <admin token>")
 		}

@@ -434,6 +434,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"second", "heldout2_secret.txt", "heldout2_lookalike.txt"},
 	{"third", "heldout3_secret.txt", "heldout3_lookalike.txt"},
 	{"fourth", "heldout4_secret.txt", "heldout4_lookalike.txt"},
+	{"fifth", "heldout5_secret.txt", "heldout5_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

@@ -660,3 +660,33 @@ func TestFindSecretsFourthRoundProse(t *testing.T) {
 		{"(password in 1Password, vault Ops)", "", ""},
 	})
 }
+
+// The fifth round of classes: passwords right after a label in more languages and under typos
+// (with symbols and no digit, an equals sign, words and a number), "private key" and "wallet" in
+// Swahili, URL-safe SAS signatures, and a keystore's MAC (a hash, not a key).
+func TestFindSecretsFifthRound(t *testing.T) {
+	const key = "4e4d76e28a843c642abbe3d97c830b7cd47a48bd59141706e0d8db443eceef6b"
+	checkSecrets(t, []secretCase{
+		{"Mot de passe WiFi du coworking : Ons%RD+JXJ^TUXL", SecretPassword, "Ons%RD+JXJ^TUXL"},
+		{"管理后台密码：w+N^!Mf=-3@8!NI.*", SecretPassword, "w+N^!Mf=-3@8!NI.*"},
+		{"管理后台密码：pelikan_kasza9997", SecretPassword, "pelikan_kasza9997"},
+		{"รหัสผ่านของแผงควบคุมคือ sakura-tiger-955.", SecretPassword, "sakura-tiger-955"},
+		{"Nenosiri la paneli ni Volna=pelikan164, tafadhali libadilishe baadaye.", SecretPassword, "Volna=pelikan164"},
+		{"La password dell'account di test è Cobalt.ranura7794", SecretPassword, "Cobalt.ranura7794"},
+		{"La password dell'account di test è vr*pV!$*QSMB#&K?D", SecretPassword, "vr*pV!$*QSMB#&K?D"},
+		{"passwrod: rU+YmAjhz1tw (user chen)", SecretPassword, "rU+YmAjhz1tw"},
+		{"pasword for teh admin: Falcon!cobalt2900", SecretPassword, "Falcon!cobalt2900"},
+		{"Keystore-Datei liegt im Drive, Passwort zum Entschlüsseln: birke.sakura-729?", SecretPassword, "birke.sakura-729"},
+		{"Asante! Ufunguo binafsi wa pochi ni " + key + " — usiushiriki na mtu mwingine.", SecretWalletKey, key},
+		{"https://x.blob.core.windows.net/c/r.pdf?sv=2022-11-02&sp=r&sig=Qze-tmKFBSGm8NWorCw3QFbph-AlY2fMyhvF9NsFR7b%3D", SecretAzureSAS,
+			"Qze-tmKFBSGm8NWorCw3QFbph-AlY2fMyhvF9NsFR7b%3D"},
+		// near look-alikes
+		{"Password: see settings.password_policy for the rules.", "", ""},
+		{"Mot de passe : voir la politique (12 caractères minimum).", "", ""},
+		{"密码：请使用 config.Password", "", ""},
+		{"Password policy: see release-notes-2024.", "", ""},
+		{"Nenosiri la paneli ni ndefu sana, tafadhali libadilishe baadaye.", "", ""},
+		{"wallet.json is encrypted with scrypt (n=262144, r=8, p=1); mac " + key, "", ""},
+		{"Asante! Hash ya muamala wa pochi ni " + key, "", ""},
+	})
+}

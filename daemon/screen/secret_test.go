@@ -690,3 +690,32 @@ func TestFindSecretsFifthRound(t *testing.T) {
 		{"Asante! Hash ya muamala wa pochi ni " + key, "", ""},
 	})
 }
+
+// The fifth round's exchange and payment keys in prose: a key or secret word in several languages,
+// then words and a colon or the value itself; Mollie and Circle keys; a Postman key entry.
+func TestFindSecretsFifthRoundProse(t *testing.T) {
+	const (
+		sec = "NCbzRr0rFWPmcvm8xMXXyEDaYWbK5bwefS3P"
+		hex = "2e62235f03cde860ba126e5c035d21b7"
+	)
+	checkSecrets(t, []secretCase{
+		{"bybit key HLyCfwO7Nmu9OUOEr7 (read+trade, no withdraw)", SecretAPIKey, "HLyCfwO7Nmu9OUOEr7"},
+		{"(secret for signing: " + sec + ")", SecretAPIKey, sec},
+		{"clé API Kraken : 7PSBYz5pm+rmC1+eiiHjnzDUsN4PchsE6ocOujl8AhFrvqg4GPqSffxX", SecretAPIKey,
+			"7PSBYz5pm+rmC1+eiiHjnzDUsN4PchsE6ocOujl8AhFrvqg4GPqSffxX"},
+		{"API биржи: ключ " + sec + ", секрет x", SecretAPIKey, sec},
+		{"Mistral-Schlüssel für das Projekt: YKx7Q0HJF1Dq0axrbeNUqpoajyT3IKEL", SecretAPIKey, "YKx7Q0HJF1Dq0axrbeNUqpoajyT3IKEL"},
+		{"Gate.io 的 API：key " + hex + "，secret x", SecretAPIKey, hex},
+		{"Mollie: live_UCHqRwCrLdswu410KeC8FwBqFnRAxO", SecretAPIKey, "live_UCHqRwCrLdswu410KeC8FwBqFnRAxO"},
+		{"Circle: LIVE_API_KEY:809cd2f388ee11006bd38219bb904bb5:e9fcb31b08db25a63a72bd45a68ff23c", SecretAPIKey,
+			"LIVE_API_KEY:809cd2f388ee11006bd38219bb904bb5:e9fcb31b08db25a63a72bd45a68ff23c"},
+		{`"apikey":[{"key":"value","value":"Be4eCLDEe3AY8zV9lZYd5TZQ8RqyYp3WWmT98AcZ"}]`, SecretAPIKey, "Be4eCLDEe3AY8zV9lZYd5TZQ8RqyYp3WWmT98AcZ"},
+		// near look-alikes
+		{"cache key " + hex + " expired", "", ""},
+		{"Solana public key: 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", "", ""},
+		{"fee payer ключ 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", "", ""},
+		{"live_streaming_is_not_a_key_at_all_x", "", ""},
+		{`"apikey":[{"key":"key","value":"X-API-Key"}]`, "", ""},
+		{"the secret is in the vault: read it with vault kv get", "", ""},
+	})
+}

@@ -1,0 +1,76 @@
+package screen
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Exchange and payment keys written as prose rather than as configuration: "bybit key X / secret
+// Y", "clé API Kraken : X", "ключ X, секрет Y", "secret for signing: X", a Mistral key after
+// "Mistral-Schlüssel ... :", Mollie and Circle keys by their prefixes, and the value of a Postman
+// collection's key entry.
+var exchangeSecretRules = []secretRule{
+	secretRule{kind: SecretAPIKey, keywords: []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel"},
+		re:    regexp.MustCompile(`(?i)(?:(?:^|[^\w\-])(?:key|secret)\b|ключ|секрет|clé|llave|schlüssel)(?:[ \t]*[:：=][ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,24}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`),
+		group: 1, check: proseKey, around: proseKeyContext},
+	srule(SecretAPIKey, []string{"live_", "test_"}, `\b(?:live|test)_[A-Za-z0-9]{30}\b`, 0, func(v, _ string) bool { return mixedCase(v[5:]) }),
+	srule(SecretAPIKey, []string{"_api_key:"}, `\b(?:LIVE|TEST|SAND)_API_KEY:[0-9a-f]{32}:[0-9a-f]{32}\b`, 0, randomish(40, 3)),
+	srule(SecretAPIKey, []string{"\"value\""},
+		`"key"[ \t]*:[ \t]*"(?:value|token|apikey|api_key|secret|password|key)"[ \t]*,[ \t]*"value"[ \t]*:[ \t]*"([A-Za-z0-9+/_\-.]{16,200})"`, 1,
+		func(v, _ string) bool { return mixedCase(v) }),
+}
+
+func init() {
+	addRules(exchangeSecretRules)
+}
+
+// mixedCase reports whether v holds capitals, small letters and digits, random-looking, and is not a
+// placeholder.
+func mixedCase(v string) bool {
+	var up, low, dg bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+		dg = dg || c >= '0' && c <= '9'
+	}
+	return up && low && dg && entropy(v) >= 3.5 && !placeholderWord(v)
+}
+
+// exchangeNames name an exchange shortly before a hex key: a Gate.io key is 32 hex digits.
+var exchangeNames = []string{"gate", "kraken", "bybit", "kucoin", "bitget", "okx", "binance", "coinbase", "mexc", "huobi",
+	"bitfinex", "exchange", "биржи", "биржа", "交易所", "börse", "bourse"}
+
+// proseKeyContext passes a value that the words before name public, and a hex value unless an
+// exchange is named in the 80 bytes before it (elsewhere 32 to 64 hex digits are hashes).
+func proseKeyContext(text string, s, e int) bool {
+	before := strings.ToLower(text[max(0, s-80):s])
+	if strings.Contains(before, "public") || strings.Contains(before, "publishable") || strings.Contains(before, "pubkey") {
+		return false
+	}
+	if !hexOnly(text[s:e]) {
+		return true
+	}
+	for _, n := range exchangeNames {
+		if strings.Contains(before, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseKey decides on a value after a key or secret word in prose: mixed case and digits, not a
+// public key's shape (xpub, AAAA..., a Solana address: 32 to 44 base58 characters, a content id);
+// or 32 to 64 hex digits (see proseKeyContext).
+func proseKey(v, m string) bool {
+	if publicValue(v) || strings.HasPrefix(v, "AAAA") || contentID.MatchString(v) || len(v) >= 4 && v[1:4] == "pub" {
+		return false
+	}
+	if hexOnly(v) {
+		return len(v) >= 32 && len(v) <= 64 && !sameChar(v) // an exchange's hex key; proseKeyContext decides
+	}
+	if len(v) >= 32 && len(v) <= 44 && base58Word(v, len(v), len(v), "") {
+		return false // a Solana address
+	}
+	return mixedCase(v) && (len(v) >= 24 || entropy(v) >= 3.6)
+}

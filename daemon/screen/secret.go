@@ -332,7 +332,7 @@ var secretRules = []secretRule{
 		"cüzdan", "dompet",
 		"clave", "chave", "clé", "cle ", "clef", "priv=", "priv =", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel",
 		"مفتاح", "محفظ", "کلید", "کیف پول", "מפתח", "ארנק", "κλειδί", "πορτοφόλι", "คีย์", "กุญแจ", "กระเป๋าเงิน", "कुंजी",
-		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca", "ufunguo", "pochi"},
+		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca", "ufunguo", "pochi", "llave"},
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
@@ -505,6 +505,9 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	}
 	if bare && !strings.HasPrefix(k, "-") || publicValue(v) {
 		return false // "token abc": only after a flag ("--token abc")
+	}
+	if strings.Trim(lo, "abcdefghijklmnopqrstuvwxyz-_") == "" && v == lo {
+		return false // --secret=deployer-key: a secret's name in a secret manager, not its value
 	}
 	// Key words that are not secrets: max_tokens, key ids, page tokens, CSRF tokens.
 	if strings.HasSuffix(k, "tokens") || strings.Contains(k, "_id") || strings.Contains(k, "page") || strings.Contains(k, "cursor") ||

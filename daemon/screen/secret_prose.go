@@ -13,6 +13,15 @@ var exchangeSecretRules = []secretRule{
 	secretRule{kind: SecretAPIKey, keywords: []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel"},
 		re:    regexp.MustCompile(`(?i)(?:(?:^|[^\w\-])(?:key|secret)\b|ключ|секрет|clé|llave|schlüssel)(?:[ \t]*[:：=][ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,24}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`),
 		group: 1, check: proseKey, around: proseKeyContext},
+	// ALTER ROLE ... PASSWORD '...', CREATE USER ... PASSWORD '...'
+	srule(SecretPassword, []string{"password '"}, `(?i)\b(?:alter|create)[ \t]+(?:role|user)\b[^;'\n]{0,80}?\bpassword[ \t]+'([^'\n]{4,200})'`, 1,
+		func(v, _ string) bool { return !placeholder(v) }),
+	// requests' auth=('user', 'password')
+	srule(SecretPassword, []string{"auth=("}, `\bauth[ \t]*=[ \t]*\([ \t]*["'][^"'\n]{1,64}["'][ \t]*,[ \t]*["']([^"'\n]{6,200})["'][ \t]*\)`, 1,
+		func(v, _ string) bool { return !placeholder(v) && classes(v) >= 2 }),
+	// a .pgpass line: host:port:database:user:password
+	srule(SecretPassword, []string{"pgpass"}, `(?m)^[A-Za-z0-9.\-*]+:(?:\d{1,5}|\*):[A-Za-z0-9_\-*]+:[A-Za-z0-9_.\-*]+:(\S{6,200})$`, 1,
+		func(v, _ string) bool { return !placeholder(v) && classes(v) >= 2 }),
 	srule(SecretAPIKey, []string{"live_", "test_"}, `\b(?:live|test)_[A-Za-z0-9]{30}\b`, 0, func(v, _ string) bool { return mixedCase(v[5:]) }),
 	srule(SecretAPIKey, []string{"_api_key:"}, `\b(?:LIVE|TEST|SAND)_API_KEY:[0-9a-f]{32}:[0-9a-f]{32}\b`, 0, randomish(40, 3)),
 	srule(SecretAPIKey, []string{"\"value\""},

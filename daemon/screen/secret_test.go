@@ -719,3 +719,22 @@ func TestFindSecretsFifthRoundProse(t *testing.T) {
 		{"the secret is in the vault: read it with vault kv get", "", ""},
 	})
 }
+
+// The fifth round's passwords in SQL, requests and .pgpass, a Solana key after "llave privada", a
+// second factor's seed in small letters, and a secret manager's secret name (not a secret).
+func TestFindSecretsFifthRoundMore(t *testing.T) {
+	const sol = "3NS8JpzCYpfvVZuMwZr2fcKCnpc9BZ8gPG1ubyQPZVQmrQ1gSBvVMeTLz7gxixZq8u4bHtm2b4eXzgjYhxE6FmAz"
+	checkSecrets(t, []secretCase{
+		{"ALTER ROLE payout LOGIN PASSWORD 'tiger.zorro.197^' VALID UNTIL '2027-01-01';", SecretPassword, "tiger.zorro.197^"},
+		{"requests.get(url, auth=('app', 'XVBVbc8MDVuJYahUFRZ'))", SecretPassword, "XVBVbc8MDVuJYahUFRZ"},
+		{"~/.pgpass:\nmail.internal:5432:ledger:payout:zFFPYJPbrgz9TsPuUo", SecretPassword, "zFFPYJPbrgz9TsPuUo"},
+		{"Llave privada de Solana para el bot: " + sol, SecretWalletKey, sol},
+		{"clave 2FA de la cuenta del exchange: kwkhsktksgmj2rpizff2hwnf3qeafryr", SecretGeneric, "kwkhsktksgmj2rpizff2hwnf3qeafryr"},
+		// near look-alikes
+		{"PRIVATE_KEY=$(gcloud secrets versions access latest --secret=deployer-key)", "", ""},
+		{"ALTER ROLE payout LOGIN PASSWORD NULL;", "", ""},
+		{"requests.get(url, auth=('app', os.environ['APP_PASSWORD']))", "", ""},
+		{"~/.pgpass:\nmail.internal:5432:ledger:payout:*", "", ""},
+		{"2FA is enabled for the exchange account: authenticator", "", ""},
+	})
+}

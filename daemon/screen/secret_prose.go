@@ -11,8 +11,8 @@ import (
 // collection's key entry.
 var exchangeSecretRules = []secretRule{
 	secretRule{kind: SecretAPIKey, keywords: []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel"},
-		re:    regexp.MustCompile(`(?i)(?:(?:^|[^\w\-])(?:key|secret)\b|ключ|секрет|clé|llave|schlüssel)(?:[ \t]*[:：=][ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,24}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`),
-		group: 1, check: proseKey, around: proseKeyContext},
+		re:    regexp.MustCompile(`(?:(?:^|[^\w\-])(?:[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt])\b|[Кк]люч|[Сс]екрет|[Cc]lé|[Ll]lave|[Ss]chlüssel)(?:[ \t]*[:：=][ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,24}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`),
+		group: 1, check: proseKey, around: proseKeyContext, pre: keyShaped},
 	// ALTER ROLE ... PASSWORD '...', CREATE USER ... PASSWORD '...'
 	srule(SecretPassword, []string{"password '"}, `(?i)\b(?:alter|create)[ \t]+(?:role|user)\b[^;'\n]{0,80}?\bpassword[ \t]+'([^'\n]{4,200})'`, 1,
 		func(v, _ string) bool { return !placeholder(v) }),
@@ -31,6 +31,37 @@ var exchangeSecretRules = []secretRule{
 
 func init() {
 	addRules(exchangeSecretRules)
+}
+
+// keyShaped reports whether text holds a run of 16 or more letters and digits with both cases and
+// a digit, or of 32 or more hex digits: the values proseKey may take. Most prose holds none.
+func keyShaped(text string) bool {
+	for i := 0; i < len(text); {
+		var up, low, dg, other bool
+		j := i
+		for ; j < len(text); j++ {
+			c := text[j]
+			switch {
+			case c >= 'A' && c <= 'Z':
+				up = true
+				other = other || c > 'F'
+			case c >= 'a' && c <= 'z':
+				low = true
+				other = other || c > 'f'
+			case c >= '0' && c <= '9':
+				dg = true
+			case c == '+' || c == '/' || c == '_' || c == '-':
+			default:
+				goto end
+			}
+		}
+	end:
+		if n := j - i; n >= 16 && up && low && dg || n >= 32 && !other && dg {
+			return true
+		}
+		i = j + 1
+	}
+	return false
 }
 
 // mixedCase reports whether v holds capitals, small letters and digits, random-looking, and is not a

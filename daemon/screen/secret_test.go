@@ -730,11 +730,13 @@ func TestFindSecretsFifthRoundMore(t *testing.T) {
 		{"~/.pgpass:\nmail.internal:5432:ledger:payout:zFFPYJPbrgz9TsPuUo", SecretPassword, "zFFPYJPbrgz9TsPuUo"},
 		{"Llave privada de Solana para el bot: " + sol, SecretWalletKey, sol},
 		{"clave 2FA de la cuenta del exchange: kwkhsktksgmj2rpizff2hwnf3qeafryr", SecretGeneric, "kwkhsktksgmj2rpizff2hwnf3qeafryr"},
+		{"arbitrum = \"https://arb-mainnet.g.alchemy.com/v2/f1C1uvMjTXh6jM4-05nWp5MOI-8b9Fb-\"", SecretAPIKey, "f1C1uvMjTXh6jM4-05nWp5MOI-8b9Fb-"},
 		// near look-alikes
 		{"PRIVATE_KEY=$(gcloud secrets versions access latest --secret=deployer-key)", "", ""},
 		{"ALTER ROLE payout LOGIN PASSWORD NULL;", "", ""},
 		{"requests.get(url, auth=('app', os.environ['APP_PASSWORD']))", "", ""},
 		{"~/.pgpass:\nmail.internal:5432:ledger:payout:*", "", ""},
 		{"2FA is enabled for the exchange account: authenticator", "", ""},
+		{"https://dashboard.alchemy.com/apps/my-payout-bot-staging-eu-west", "", ""},
 	})
 }

@@ -3,6 +3,8 @@ package screen
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Exchange and payment keys written as prose rather than as configuration: "bybit key X / secret
@@ -10,9 +12,6 @@ import (
 // "Mistral-Schlüssel ... :", Mollie and Circle keys by their prefixes, and the value of a Postman
 // collection's key entry.
 var exchangeSecretRules = []secretRule{
-	secretRule{kind: SecretAPIKey, keywords: []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel"},
-		re:    regexp.MustCompile(`(?:(?:^|[^\w\-])(?:[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt])\b|[Кк]люч|[Сс]екрет|[Cc]lé|[Ll]lave|[Ss]chlüssel)(?:[ \t]*[:：=][ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,24}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`),
-		group: 1, check: proseKey, around: proseKeyContext, pre: keyShaped},
 	// ALTER ROLE ... PASSWORD '...', CREATE USER ... PASSWORD '...'
 	srule(SecretPassword, []string{"password '"}, `(?i)\b(?:alter|create)[ \t]+(?:role|user)\b[^;'\n]{0,80}?\bpassword[ \t]+'([^'\n]{4,200})'`, 1,
 		func(v, _ string) bool { return !placeholder(v) }),
@@ -31,6 +30,48 @@ var exchangeSecretRules = []secretRule{
 
 func init() {
 	addRules(exchangeSecretRules)
+}
+
+// proseKeyRe reads a key or secret word in English, Russian, French, Spanish or German, then the
+// value itself or a few words and a colon, from the start of its input.
+var proseKeyRe = regexp.MustCompile(`^(?:[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Кк]люч|[Сс]екрет|[Cc]lé|[Ll]lave|[Ss]chlüssel)(?:[ \t]*[:：=][ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,24}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`)
+
+// proseKeyWords start proseKeyRe; only its window after each is read.
+var proseKeyWords = []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel"}
+
+// findProseKeys reports keys and secrets in prose ("bybit key X / secret Y", "clé API Kraken : X",
+// "ключ X", "secret for signing: X"): a value proseKey takes, in a context proseKeyContext
+// passes. "key" and "secret" count as words, not inside one or after a dash (--secret-key X is a
+// flag's). lo is text in lower case.
+func findProseKeys(text, lo string) [][2]int {
+	if len(lo) != len(text) || !keyShaped(text) {
+		return nil
+	}
+	var out [][2]int
+	for _, w := range proseKeyWords {
+		for from := 0; ; {
+			i := strings.Index(lo[from:], w)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(w)
+			if r, _ := utf8.DecodeLastRuneInString(text[:i]); (w == "key" || w == "secret") && i > 0 &&
+				(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_') {
+				continue
+			}
+			end := min(len(text), i+200)
+			m := proseKeyRe.FindStringSubmatchIndex(text[i:end])
+			if m == nil || m[1] == end-i && end < len(text) {
+				continue
+			}
+			s, e := i+m[2], i+m[3]
+			if proseKey(text[s:e], text[i:i+m[1]]) && proseKeyContext(text, s, e) {
+				out = append(out, [2]int{s, e})
+			}
+		}
+	}
+	return out
 }
 
 // keyShaped reports whether text holds a run of 16 or more letters and digits with both cases and

@@ -298,7 +298,7 @@ var secretRules = []secretRule{
 	srule(SecretVaultToken, []string{"vault"}, `(?i)\bvault\b[^\n]{0,60}?\b(s\.[A-Za-z0-9]{24})\b`, 1, randomish(26, 3.5)),
 	srule(SecretShopifyToken, []string{"shpat_", "shpca_", "shppa_", "shpss_"}, `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, 0, randomish(38, 3)),
 	// A shared access signature's sig= parameter, in a URL or a connection string.
-	srule(SecretAzureSAS, []string{"sig="}, `(?i)(?:[?&;]|\b)sig=([A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})`, 1, randomish(30, 4)),
+	srule(SecretAzureSAS, []string{"sig="}, `(?i)(?:[?&;]|\b)sig=([A-Za-z0-9%+/_\-]{30,}(?:%3D|=){0,2})`, 1, randomish(30, 4)),
 	// scheme://user:password@host: the whole link goes, so no address is left half-removed.
 	srule(SecretConnection, []string{"://"},
 		`\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://([^\s:/@"'<>\[\]]{0,64}):([^\s@/"'<>]{1,128})@[^\s"'<>]+`, 0,
@@ -332,7 +332,7 @@ var secretRules = []secretRule{
 		"cüzdan", "dompet",
 		"clave", "chave", "clé", "cle ", "clef", "priv=", "priv =", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel",
 		"مفتاح", "محفظ", "کلید", "کیف پول", "מפתח", "ארנק", "κλειδί", "πορτοφόλι", "คีย์", "กุญแจ", "กระเป๋าเงิน", "कुंजी",
-		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca"},
+		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca", "ufunguo", "pochi", "llave"},
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
@@ -505,6 +505,9 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	}
 	if bare && !strings.HasPrefix(k, "-") || publicValue(v) {
 		return false // "token abc": only after a flag ("--token abc")
+	}
+	if strings.Trim(lo, "abcdefghijklmnopqrstuvwxyz-_") == "" && v == lo {
+		return false // --secret=deployer-key: a secret's name in a secret manager, not its value
 	}
 	// Key words that are not secrets: max_tokens, key ids, page tokens, CSRF tokens.
 	if strings.HasSuffix(k, "tokens") || strings.Contains(k, "_id") || strings.Contains(k, "page") || strings.Contains(k, "cursor") ||
@@ -680,6 +683,9 @@ func FindSecrets(text string) []Removal {
 	}
 	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
+	}
+	for _, p := range findProseKeys(text, lo) {
+		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
 	if len(spans) == 0 {
 		return nil

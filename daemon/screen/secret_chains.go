@@ -14,7 +14,7 @@ var chainSecretRules = []secretRule{
 		func(v, _ string) bool { return base58Check(v, btcAlphabet) }),
 	{kind: SecretWalletKey, keywords: []string{"wif", "key", "priv", "bitcoin", "btc", "wallet", "import", "electrum", "sweep", "ltc", "doge", "private", "secret"}, pre: func(text string) bool { return base58Word(text, 51, 52, "5KLc9") },
 		re: regexp.MustCompile(`\b[5KLc9][1-9A-HJ-NP-Za-km-z]{50,51}\b`), check: wif},
-	{kind: SecretWalletKey, keywords: []string{"key", "keypair", "ключ", "密钥", "私钥", "clave", "chave", "schlüssel", "clé"},
+	{kind: SecretWalletKey, keywords: []string{"key", "keypair", "ключ", "密钥", "私钥", "clave", "chave", "schlüssel", "clé", "llave"},
 		pre: func(text string) bool { return base58Word(text, 86, 88, "") },
 		re:  regexp.MustCompile(`\b[1-9A-HJ-NP-Za-km-z]{86,88}\b`), check: func(v, _ string) bool { return len(base58Decode(v, btcAlphabet)) == 64 },
 		around: evmKey},

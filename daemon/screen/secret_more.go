@@ -167,7 +167,9 @@ var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pw
 	// with an article or a conjunction written onto the word, and other words for it
 	"passphrase", "passcode", "clave", "clave de acceso", "palavra-passe", "mdp", "şifresi", "sifresi", "şifreniz",
 	"parolası", "sandinya", "password-nya", "passwordnya", "lösenordet", "passordet", "adgangskoden", "hasła", "hasłem",
-	"пароля", "паролем", "паролі", "hesla", "heslem", "κωδικό", "κωδικού", "كلمة مرور", "كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό"}
+	"пароля", "паролем", "паролі", "hesla", "heslem", "κωδικό", "κωδικού", "كلمة مرور", "كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό",
+	// Swahili, and the typos sellers make of "password"
+	"nenosiri", "pasword", "passwrod", "passowrd", "pssword"}
 
 // passwordWordsASCII counts the password words written in ASCII, which come first.
 var passwordWordsASCII = asciiFirst(passwordWords)
@@ -275,12 +277,55 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 		if !passwordToken(v) {
 			v = strings.TrimRight(v, "!") // a password may end in "!", a sentence too
 		}
-		if passwordToken(v) {
-			s := at + strings.Index(text[at:], v)
+		s := at + strings.Index(text[at:], v)
+		if passwordToken(v) || labelled(text[e:s]) && labelledPassword(v) {
 			return [2]int{s, s + len(v)}, true
 		}
 	}
 	return [2]int{}, false
+}
+
+// labelled reports whether the text between a password word and a value is a label's sign, or
+// a few words and then one: "密码：", "Mot de passe WiFi du coworking :", "password is".
+func labelled(between string) bool {
+	b := strings.TrimRight(between, " \t")
+	return strings.HasSuffix(b, ":") || strings.HasSuffix(b, "：") || strings.HasSuffix(b, " ni") || strings.HasSuffix(b, " è") ||
+		strings.HasSuffix(b, " is") || strings.HasSuffix(b, "คือ")
+}
+
+// labelledPassword reports whether a value right after a password label reads as one, more
+// loosely than passwordToken: random symbols with no digit (Ons%RD+JXJ^TUXL), an equals sign
+// (Volna=pelikan164), two words and a number (pelikan_kasza9997); not a word, a path or a call.
+func labelledPassword(v string) bool {
+	if len(v) < 8 || len(v) > 64 || placeholderWord(v) || strings.IndexByte("$%{[(@&*<", v[0]) >= 0 || envName.MatchString(v) ||
+		codeRef.MatchString(v) && strings.TrimRight(v, "0123456789") == v || strings.Contains(v, "://") || strings.ContainsAny(v, "()") ||
+		strings.Count(v, "/") >= 2 || strings.HasPrefix(v, "$") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") {
+		return false
+	}
+	var up, low, dg bool
+	sym := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			up = true
+		case c >= 'a' && c <= 'z':
+			low = true
+		case c >= '0' && c <= '9':
+			dg = true
+		case c >= 0x80:
+			return false
+		case strings.IndexByte("-_.:/,", c) < 0:
+			sym++
+		}
+	}
+	if !up && !low {
+		return false
+	}
+	if dg {
+		return (low || up) && (sym > 0 || up && low || strings.ContainsAny(v, "-_.")) && entropy(v) >= 3
+	}
+	return sym >= 2 && entropy(v) >= 3.3
 }
 
 // passwordToken reports whether a word reads as a password: 6 to 64 characters holding lower-case

@@ -76,7 +76,7 @@ func mixedKey(v, _ string) bool {
 // word or a name with dashes.
 func rpcKey(v, _ string) bool {
 	return entropy(v) >= 3.3 && classes(v) >= 2 && strings.ContainsAny(v, "0123456789") && !placeholderWord(v) &&
-		strings.Count(v, "-")+strings.Count(v, "_") <= 2
+		(strings.Count(v, "-")+strings.Count(v, "_") <= 2 || len(v) >= 28 && mixedCase(v) && strings.Count(v, "-")+strings.Count(v, "_") <= 5)
 }
 
 // rpcAddress decides on an RPC address with a key: not an explorer's or an API's link to a

@@ -660,3 +660,83 @@ func TestFindSecretsFourthRoundProse(t *testing.T) {
 		{"(password in 1Password, vault Ops)", "", ""},
 	})
 }
+
+// The fifth round of classes: passwords right after a label in more languages and under typos
+// (with symbols and no digit, an equals sign, words and a number), "private key" and "wallet" in
+// Swahili, URL-safe SAS signatures, and a keystore's MAC (a hash, not a key).
+func TestFindSecretsFifthRound(t *testing.T) {
+	const key = "4e4d76e28a843c642abbe3d97c830b7cd47a48bd59141706e0d8db443eceef6b"
+	checkSecrets(t, []secretCase{
+		{"Mot de passe WiFi du coworking : Ons%RD+JXJ^TUXL", SecretPassword, "Ons%RD+JXJ^TUXL"},
+		{"管理后台密码：w+N^!Mf=-3@8!NI.*", SecretPassword, "w+N^!Mf=-3@8!NI.*"},
+		{"管理后台密码：pelikan_kasza9997", SecretPassword, "pelikan_kasza9997"},
+		{"รหัสผ่านของแผงควบคุมคือ sakura-tiger-955.", SecretPassword, "sakura-tiger-955"},
+		{"Nenosiri la paneli ni Volna=pelikan164, tafadhali libadilishe baadaye.", SecretPassword, "Volna=pelikan164"},
+		{"La password dell'account di test è Cobalt.ranura7794", SecretPassword, "Cobalt.ranura7794"},
+		{"La password dell'account di test è vr*pV!$*QSMB#&K?D", SecretPassword, "vr*pV!$*QSMB#&K?D"},
+		{"passwrod: rU+YmAjhz1tw (user chen)", SecretPassword, "rU+YmAjhz1tw"},
+		{"pasword for teh admin: Falcon!cobalt2900", SecretPassword, "Falcon!cobalt2900"},
+		{"Keystore-Datei liegt im Drive, Passwort zum Entschlüsseln: birke.sakura-729?", SecretPassword, "birke.sakura-729"},
+		{"Asante! Ufunguo binafsi wa pochi ni " + key + " — usiushiriki na mtu mwingine.", SecretWalletKey, key},
+		{"https://x.blob.core.windows.net/c/r.pdf?sv=2022-11-02&sp=r&sig=Qze-tmKFBSGm8NWorCw3QFbph-AlY2fMyhvF9NsFR7b%3D", SecretAzureSAS,
+			"Qze-tmKFBSGm8NWorCw3QFbph-AlY2fMyhvF9NsFR7b%3D"},
+		// near look-alikes
+		{"Password: see settings.password_policy for the rules.", "", ""},
+		{"Mot de passe : voir la politique (12 caractères minimum).", "", ""},
+		{"密码：请使用 config.Password", "", ""},
+		{"Password policy: see release-notes-2024.", "", ""},
+		{"Nenosiri la paneli ni ndefu sana, tafadhali libadilishe baadaye.", "", ""},
+		{"wallet.json is encrypted with scrypt (n=262144, r=8, p=1); mac " + key, "", ""},
+		{"Asante! Hash ya muamala wa pochi ni " + key, "", ""},
+	})
+}
+
+// The fifth round's exchange and payment keys in prose: a key or secret word in several languages,
+// then words and a colon or the value itself; Mollie and Circle keys; a Postman key entry.
+func TestFindSecretsFifthRoundProse(t *testing.T) {
+	const (
+		sec = "NCbzRr0rFWPmcvm8xMXXyEDaYWbK5bwefS3P"
+		hex = "2e62235f03cde860ba126e5c035d21b7"
+	)
+	checkSecrets(t, []secretCase{
+		{"bybit key HLyCfwO7Nmu9OUOEr7 (read+trade, no withdraw)", SecretAPIKey, "HLyCfwO7Nmu9OUOEr7"},
+		{"(secret for signing: " + sec + ")", SecretAPIKey, sec},
+		{"clé API Kraken : 7PSBYz5pm+rmC1+eiiHjnzDUsN4PchsE6ocOujl8AhFrvqg4GPqSffxX", SecretAPIKey,
+			"7PSBYz5pm+rmC1+eiiHjnzDUsN4PchsE6ocOujl8AhFrvqg4GPqSffxX"},
+		{"API биржи: ключ " + sec + ", секрет x", SecretAPIKey, sec},
+		{"Mistral-Schlüssel für das Projekt: YKx7Q0HJF1Dq0axrbeNUqpoajyT3IKEL", SecretAPIKey, "YKx7Q0HJF1Dq0axrbeNUqpoajyT3IKEL"},
+		{"Gate.io 的 API：key " + hex + "，secret x", SecretAPIKey, hex},
+		{"Mollie: live_UCHqRwCrLdswu410KeC8FwBqFnRAxO", SecretAPIKey, "live_UCHqRwCrLdswu410KeC8FwBqFnRAxO"},
+		{"Circle: LIVE_API_KEY:809cd2f388ee11006bd38219bb904bb5:e9fcb31b08db25a63a72bd45a68ff23c", SecretAPIKey,
+			"LIVE_API_KEY:809cd2f388ee11006bd38219bb904bb5:e9fcb31b08db25a63a72bd45a68ff23c"},
+		{`"apikey":[{"key":"value","value":"Be4eCLDEe3AY8zV9lZYd5TZQ8RqyYp3WWmT98AcZ"}]`, SecretAPIKey, "Be4eCLDEe3AY8zV9lZYd5TZQ8RqyYp3WWmT98AcZ"},
+		// near look-alikes
+		{"cache key " + hex + " expired", "", ""},
+		{"Solana public key: 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", "", ""},
+		{"fee payer ключ 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", "", ""},
+		{"live_streaming_is_not_a_key_at_all_x", "", ""},
+		{`"apikey":[{"key":"key","value":"X-API-Key"}]`, "", ""},
+		{"the secret is in the vault: read it with vault kv get", "", ""},
+	})
+}
+
+// The fifth round's passwords in SQL, requests and .pgpass, a Solana key after "llave privada", a
+// second factor's seed in small letters, and a secret manager's secret name (not a secret).
+func TestFindSecretsFifthRoundMore(t *testing.T) {
+	const sol = "3NS8JpzCYpfvVZuMwZr2fcKCnpc9BZ8gPG1ubyQPZVQmrQ1gSBvVMeTLz7gxixZq8u4bHtm2b4eXzgjYhxE6FmAz"
+	checkSecrets(t, []secretCase{
+		{"ALTER ROLE payout LOGIN PASSWORD 'tiger.zorro.197^' VALID UNTIL '2027-01-01';", SecretPassword, "tiger.zorro.197^"},
+		{"requests.get(url, auth=('app', 'XVBVbc8MDVuJYahUFRZ'))", SecretPassword, "XVBVbc8MDVuJYahUFRZ"},
+		{"~/.pgpass:\nmail.internal:5432:ledger:payout:zFFPYJPbrgz9TsPuUo", SecretPassword, "zFFPYJPbrgz9TsPuUo"},
+		{"Llave privada de Solana para el bot: " + sol, SecretWalletKey, sol},
+		{"clave 2FA de la cuenta del exchange: kwkhsktksgmj2rpizff2hwnf3qeafryr", SecretGeneric, "kwkhsktksgmj2rpizff2hwnf3qeafryr"},
+		{"arbitrum = \"https://arb-mainnet.g.alchemy.com/v2/f1C1uvMjTXh6jM4-05nWp5MOI-8b9Fb-\"", SecretAPIKey, "f1C1uvMjTXh6jM4-05nWp5MOI-8b9Fb-"},
+		// near look-alikes
+		{"PRIVATE_KEY=$(gcloud secrets versions access latest --secret=deployer-key)", "", ""},
+		{"ALTER ROLE payout LOGIN PASSWORD NULL;", "", ""},
+		{"requests.get(url, auth=('app', os.environ['APP_PASSWORD']))", "", ""},
+		{"~/.pgpass:\nmail.internal:5432:ledger:payout:*", "", ""},
+		{"2FA is enabled for the exchange account: authenticator", "", ""},
+		{"https://dashboard.alchemy.com/apps/my-payout-bot-staging-eu-west", "", ""},
+	})
+}

@@ -63,7 +63,7 @@ var unlockSecretRules = []secretRule{
 	// A second factor's seed (base32, as an authenticator app shows it: groups of four, or in one
 	// piece) after a word for it.
 	{kind: SecretGeneric, keywords: []string{"2fa", "totp", "mfa", "otp", "authenticator", "two-factor", "two factor", "2-factor", "2-step"},
-		re:    regexp.MustCompile(`\b(?:[A-Z2-7]{4}(?:[ \-][A-Z2-7]{4}){3,15}|[a-z2-7]{4}(?: [a-z2-7]{4}){3,15}|[A-Z2-7]{16,64})\b`),
+		re:    regexp.MustCompile(`\b(?:[A-Z2-7]{4}(?:[ \-][A-Z2-7]{4}){3,15}|[a-z2-7]{4}(?: [a-z2-7]{4}){3,15}|[A-Z2-7]{16,64}|[a-z2-7]{16,64})\b`),
 		check: totpSeed, around: totpContext, pre: func(text string) bool { return totpWord(strings.ToLower(text)) }},
 }
 

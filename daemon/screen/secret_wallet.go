@@ -31,7 +31,7 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 	"المفتاح الخاص", "مفتاح خاص", "المفتاح السري", "مفتاح", "کلید خصوصی", "کلید", "מפתח פרטי", "מפתח",
 	"ιδιωτικό κλειδί", "κλειδί", "คีย์ส่วนตัว", "กุญแจส่วนตัว", "คีย์", "กุญแจ", "निजी कुंजी", "प्राइवेट की", "कुंजी",
 	"soukromý klíč", "klíč", "privat nyckel", "nyckel", "cheie privată", "cheia privată", "cheie", "privát kulcs",
-	"kulcs", "kunci pribadi", "kunci", "khóa bí mật",
+	"kulcs", "kunci pribadi", "kunci", "khóa bí mật", "llave privada", "llave", "ufunguo binafsi", "ufunguo wa siri", "ufunguo",
 	// calls that take a private key: web3j, Nethereum, brownie, Foundry, PHP, Ruby
 	"credentials.create(", "eckeypair.create(", "account(", "accounts.add(", "broadcast(", "rememberkey(",
 	"vm.addr(", "etheckey(", "->sign(", "priv:", "privatekeytoaccount(",
@@ -43,13 +43,13 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 var weakKeyContext = []string{"wallet", "signer", "deployer", "use mine", "to sign", "sign with", "signing with",
 	"monedero", "billetera", "cartera", "carteira", "portefeuille", "portafoglio", "portfel", "кошел", "гаманц", "钱包",
 	"錢包", "ウォレット", "지갑", "cüzdan", "dompet", "محفظ", "کیف پول", "ארנק", "πορτοφόλι", "กระเป๋าเงิน", "वॉलेट",
-	"peněženk", "plånbok", "portofel", "tárca"}
+	"peněženk", "plånbok", "portofel", "tárca", "pochi"}
 
 // hashContext are the words that name a 64-hex value a hash: a transaction, a block, a digest, a
 // slot. The nearer of a key word and a hash word before the value decides.
 var hashContext = []string{"tx", "transaction", "hash", "block", "receipt", "/tx/", "slot", "keccak", "bytes32",
 	"topic", "digest", "sha", "commit", "root", "salt", "nonce", "event", "log", "logs", "checksum", "merkle",
-	"signature", "sig ", "sig:", "sig=", "sig_", "sig\"", "id", "ids", "uuid", "seed", "public key", "public_key",
+	"signature", "sig ", "sig:", "sig=", "sig_", "sig\"", "mac", "id", "ids", "uuid", "seed", "public key", "public_key",
 	"publickey", "pubkey", "хеш", "хэш", "транзакц", "блок", "transacción", "transação", "transaktion", "transazione",
 	"transakcj", "bloque", "bloco", "hachage", "哈希", "交易", "区块", "區塊", "ハッシュ", "トランザクション", "ブロック", "해시",
 	"트랜잭션", "블록", "معامل", "تجزئة", "هاش", "تراکنش", "עסקה", "συναλλαγ", "ธุรกรรม", "แฮช", "लेनदेन", "हैश",
@@ -64,7 +64,7 @@ var (
 
 // closedOnly are hash words that count only when no letter follows ("sha256" and "id:" count,
 // "share", "login" and "idea" do not).
-var closedOnly = map[string]bool{"sha": true, "log": true, "id": true, "root": true}
+var closedOnly = map[string]bool{"sha": true, "log": true, "id": true, "root": true, "mac": true}
 
 // hashVerbs are hash words that are also verbs: denied ("do not commit", "never log this") they
 // speak of keeping the value out of a repository or a log, which is said of keys.

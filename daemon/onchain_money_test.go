@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/x402"
@@ -380,15 +382,14 @@ func TestChainRestFromThePayerPaysItsTask(t *testing.T) {
 	m.balances()
 }
 
-// A split whose buyer's part the operator sent by hand while the seller had no payout address
-// (checked on chain: the transfer goes to the address the buyer paid from) sends only the seller's
-// part from the hot wallet once the seller adds one, and books only that part: the buyer is
-// refunded once; reconcile is covered.
-func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
-	m := newChainMarket(t)
-	seller := m.instantSeller("text-file", "4.50", 30, nil, nil) // no payout address
-	buyer, task := m.awaiting(seller)
-	bk := m.buyerWallet(10_000_000)
+// heldSplit is a task paid from wallet bk, delivered, disputed and settled at 25% while its seller
+// has no payout address: its split item is held for the seller's part.
+func (m *chainMarket) heldSplit() (seller *member, buyer *client.Client, task axp.Task, bk *ecdsa.PrivateKey, split axp.Approval) {
+	t := m.tb
+	t.Helper()
+	seller = m.instantSeller("text-file", "4.50", 30, nil, nil) // no payout address
+	buyer, task = m.awaiting(seller)
+	bk = m.buyerWallet(10_000_000)
 	m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
 	m.c.Mine(2)
 	waitStatus(t, buyer, task.ID, axp.TaskPaid)
@@ -398,10 +399,20 @@ func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 	var s axp.Settlement
 	call(t, seller.c, "propose_settlement", map[string]any{"id": task.ID, "refund_pct": 25}, &s)
 	call(t, buyer, "answer_settlement", map[string]any{"id": task.ID, "settlement_id": s.ID, "accept": true}, nil)
-	split := m.approvalOf(task.ID, axp.ApproveSplit)
+	split = m.approvalOf(task.ID, axp.ApproveSplit)
 	if split.Status != axp.ApprovalHeld {
 		t.Fatalf("split without a payout address: %+v", split)
 	}
+	return seller, buyer, task, bk, split
+}
+
+// A split whose buyer's part the operator sent by hand while the seller had no payout address
+// (checked on chain: the transfer goes to the address the buyer paid from) sends only the seller's
+// part from the hot wallet once the seller adds one, and books only that part: the buyer is
+// refunded once; reconcile is covered.
+func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
+	m := newChainMarket(t)
+	seller, buyer, task, bk, split := m.heldSplit()
 	// The buyer's part is sent by hand, from the hot wallet; a transfer of it to another address is
 	// refused.
 	elsewhere := m.c.Transfer(m.hot, m.c.Token, chaintest.Addr(m.c.NewKey()), split.RefundUSD)
@@ -447,22 +458,7 @@ func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 // once; reconcile is covered.
 func TestChainHeldSplitSendsTheBuyerPartFromTheHotWallet(t *testing.T) {
 	m := newChainMarket(t)
-	seller := m.instantSeller("text-file", "4.50", 30, nil, nil) // no payout address
-	buyer, task := m.awaiting(seller)
-	bk := m.buyerWallet(10_000_000)
-	m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
-	m.c.Mine(2)
-	waitStatus(t, buyer, task.ID, axp.TaskPaid)
-	deliverText(t, seller.c, task.ID, "Waves fold the light.")
-	retrieve(t, buyer, task.ID)
-	call(t, buyer, "dispute_task", map[string]any{"id": task.ID, "reason": "it is too short"}, nil)
-	var s axp.Settlement
-	call(t, seller.c, "propose_settlement", map[string]any{"id": task.ID, "refund_pct": 25}, &s)
-	call(t, buyer, "answer_settlement", map[string]any{"id": task.ID, "settlement_id": s.ID, "accept": true}, nil)
-	split := m.approvalOf(task.ID, axp.ApproveSplit)
-	if split.Status != axp.ApprovalHeld {
-		t.Fatalf("split without a payout address: %+v", split)
-	}
+	seller, buyer, task, bk, split := m.heldSplit()
 	buyerBefore := m.c.Balance(m.c.Token, chaintest.Addr(bk))
 
 	// The node refuses the part (no gas): noted, still held, nothing booked.

@@ -177,6 +177,22 @@ func TestTheftZeroFeeSameAmountGoesToTheSigner(t *testing.T) {
 	m.balances()
 }
 
+// returnItem waits for the return item of incoming transfer hash and answers it.
+func (m *chainMarket) returnItem(hash string) axp.Approval {
+	m.tb.Helper()
+	var ret axp.Approval
+	eventually(m.tb, func() error {
+		for _, a := range m.approvals("") {
+			if a.Kind == axp.ApproveReturn && strings.EqualFold(a.ReturnOf, hash) {
+				ret = a
+				return nil
+			}
+		}
+		return fmt.Errorf("no return item for %s", hash)
+	})
+	return ret
+}
+
 // A transfer that pays no task waits in the operator's queue as a return item: approving it sends
 // the amount back to the address that sent it (the hot wallet sends it), the ledger books it as
 // received and returned, and reconcile stops listing it. A report of it after that credits nothing.
@@ -188,16 +204,7 @@ func TestReturnOfAnUnmatchedTransferGoesToItsSender(t *testing.T) {
 	stray := m.c.Transfer(kv, m.c.Token, m.deposit, usd(t, "3.00"))
 	m.c.Mine(2)
 	m.unknownListed(stray)
-	var ret axp.Approval
-	eventually(t, func() error {
-		for _, a := range m.approvals("") {
-			if a.Kind == axp.ApproveReturn && strings.EqualFold(a.ReturnOf, stray) {
-				ret = a
-				return nil
-			}
-		}
-		return fmt.Errorf("no return item for %s", stray)
-	})
+	ret := m.returnItem(stray)
 	if ret.Amount != usd(t, "3.00") || !strings.EqualFold(ret.PayoutAddress, chaintest.Addr(kv)) || ret.Status != axp.ApprovalPending {
 		t.Fatalf("return item %+v", ret)
 	}
@@ -242,19 +249,6 @@ func TestUnsentReturnLeavesTheTransferToItsReport(t *testing.T) {
 	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
 	buyer, task := m.awaiting(seller)
 	kv := m.buyerWallet(10_000_000)
-	returnItem := func(hash string) axp.Approval {
-		var ret axp.Approval
-		eventually(t, func() error {
-			for _, a := range m.approvals("") {
-				if a.Kind == axp.ApproveReturn && strings.EqualFold(a.ReturnOf, hash) {
-					ret = a
-					return nil
-				}
-			}
-			return fmt.Errorf("no return item for %s", hash)
-		})
-		return ret
-	}
 	credited := func(want string) {
 		eventually(t, func() error {
 			if got := getTask(t, buyer, task.ID); got.Payment == nil || got.Payment.ReceivedUSD != usd(t, want) {
@@ -269,7 +263,7 @@ func TestUnsentReturnLeavesTheTransferToItsReport(t *testing.T) {
 	m.c.Mine(2)
 	m.unknownListed(first)
 	m.c.SetETH(chaintest.Addr(m.hot), 0)
-	if a := m.approve(returnItem(first).ID, false); a.Status != axp.ApprovalFailed {
+	if a := m.approve(m.returnItem(first).ID, false); a.Status != axp.ApprovalFailed {
 		t.Fatalf("a return the node refuses: %+v", a)
 	}
 	m.c.SetETH(chaintest.Addr(m.hot), 1)
@@ -277,7 +271,7 @@ func TestUnsentReturnLeavesTheTransferToItsReport(t *testing.T) {
 		t.Fatalf("the signed report of a transfer whose return failed unsent: %v", err)
 	}
 	credited("1.00")
-	if a := returnItem(first); a.Status != axp.ApprovalRejected {
+	if a := m.returnItem(first); a.Status != axp.ApprovalRejected {
 		t.Fatalf("the failed return of a transfer that paid its task is %s, want closed", a.Status)
 	}
 
@@ -287,7 +281,7 @@ func TestUnsentReturnLeavesTheTransferToItsReport(t *testing.T) {
 	second := m.c.Transfer(kv2, m.c.Token, m.deposit, usd(t, "2.00"))
 	m.c.Mine(2)
 	m.unknownListed(second)
-	if _, err := do(m.admin, "admin_reject", map[string]any{"id": returnItem(second).ID, "reason": "the buyer says it is a part of its task"}); err != nil {
+	if _, err := do(m.admin, "admin_reject", map[string]any{"id": m.returnItem(second).ID, "reason": "the buyer says it is a part of its task"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": second, "payer_signature": m.payerSig(kv2, task.ID)}); err != nil {

@@ -199,6 +199,18 @@ func classes(s string) int {
 	return lo + up + dg + ot
 }
 
+// upLowDigit reports whether s holds an upper-case letter, a lower-case letter and a digit.
+func upLowDigit(s string) bool {
+	var up, low, dg bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+		dg = dg || c >= '0' && c <= '9'
+	}
+	return up && low && dg
+}
+
 // randomish reports whether a value looks generated: long enough, varied and not a placeholder.
 func randomish(min int, minEntropy float64) func(string, string) bool {
 	return func(v, _ string) bool {

@@ -102,14 +102,7 @@ func apiValue(m, _ string) bool {
 		classes(v) == 2 && entropy(v) >= 4 && !placeholderWord(v) {
 		return true // "Etherscan API key: <34 capitals and digits>"
 	}
-	var up, low, dg bool
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		up = up || c >= 'A' && c <= 'Z'
-		low = low || c >= 'a' && c <= 'z'
-		dg = dg || c >= '0' && c <= '9'
-	}
-	return up && low && dg && len(v) >= 32 && entropy(v) >= 4.2 && !placeholderWord(v) && !strings.HasPrefix(v, "AAAA") &&
+	return upLowDigit(v) && len(v) >= 32 && entropy(v) >= 4.2 && !placeholderWord(v) && !strings.HasPrefix(v, "AAAA") &&
 		!contentID.MatchString(v)
 }
 

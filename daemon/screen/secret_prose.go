@@ -108,14 +108,7 @@ func keyShaped(text string) bool {
 // mixedCase reports whether v holds capitals, small letters and digits, random-looking, and is not a
 // placeholder.
 func mixedCase(v string) bool {
-	var up, low, dg bool
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		up = up || c >= 'A' && c <= 'Z'
-		low = low || c >= 'a' && c <= 'z'
-		dg = dg || c >= '0' && c <= '9'
-	}
-	return up && low && dg && entropy(v) >= 3.5 && !placeholderWord(v)
+	return upLowDigit(v) && entropy(v) >= 3.5 && !placeholderWord(v)
 }
 
 // exchangeNames name an exchange shortly before a hex key: a Gate.io key is 32 hex digits.

@@ -62,14 +62,7 @@ func init() {
 
 // mixedKey decides on a generated key: upper- and lower-case letters and digits, random-looking.
 func mixedKey(v, _ string) bool {
-	var up, low, dg bool
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		up = up || c >= 'A' && c <= 'Z'
-		low = low || c >= 'a' && c <= 'z'
-		dg = dg || c >= '0' && c <= '9'
-	}
-	return up && low && dg && len(v) >= 30 && entropy(v) >= 4 && !placeholderWord(v)
+	return upLowDigit(v) && len(v) >= 30 && entropy(v) >= 4 && !placeholderWord(v)
 }
 
 // rpcKey decides on the key in an RPC address: random-looking (a 32-hex Infura key too), not a

@@ -92,6 +92,16 @@ func TestChainAuthorizationCarriedByAnotherTransaction(t *testing.T) {
 	buyer, task := m.awaiting(seller)
 	kb := m.buyerWallet(10_000_000)
 	in := m.authorize(kb, task)
+	// The watcher sends again what the node lost; here it waits until the relayer's copy is in.
+	relayed := make(chan struct{})
+	m.d.SetAfterScan(func(what string) {
+		if what == "resend" {
+			select {
+			case <-relayed:
+			case <-time.After(10 * time.Second):
+			}
+		}
+	})
 	m.c.SetAutomine(false)
 	var rep axp.PaymentReport
 	call(t, buyer, "pay_authorization", in, &rep)
@@ -105,6 +115,7 @@ func TestChainAuthorizationCarriedByAnotherTransaction(t *testing.T) {
 		value, big.NewInt(0), big.NewInt(in["valid_before"].(int64)), [32]byte(common.FromHex(terms.Nonce)), sig[64], [32]byte(sig[:32]), [32]byte(sig[32:64])) {
 		t.Fatal("the relayer's copy reverted")
 	}
+	close(relayed)
 	m.c.Mine(3)
 	waitFunded(t, m, buyer, task.ID)
 	m.balances()

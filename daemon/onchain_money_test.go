@@ -3,12 +3,14 @@ package daemon_test
 import (
 	"bytes"
 	"crypto/ecdsa"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/x402"
+	"github.com/axp-exchange/axp/store"
 )
 
 // The money of a task paid in part goes back as it came in: a cancelled task that received 1.00 of
@@ -527,6 +530,125 @@ func TestChainHeldSplitSendsTheBuyerPartFromTheHotWallet(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A watcher pass that read a transfer as on its way, and then waited for the hot wallet while the
+// approval that signed it learnt the node had refused it, does not broadcast it once it has the
+// wallet: the transfer is failed, and the operator's next approval signs its replacement. (The
+// pass used to broadcast the refused bytes once the node would take them, under the nonce the
+// replacement then skipped: the buyer received its part of the split twice.)
+func TestChainRefusedTransferIsNotSentByAWaitingPass(t *testing.T) {
+	m := newChainMarket(t)
+	_, _, _, bk, split := m.heldSplit()
+	buyerBefore := m.c.Balance(m.c.Token, chaintest.Addr(bk))
+
+	var (
+		armed            atomic.Bool
+		reached, resumed = make(chan struct{}), make(chan struct{})
+		resent           = make(chan struct{})
+		once, onceDone   sync.Once
+	)
+	m.d.SetAfterScan(func(what string) {
+		if !armed.Load() {
+			return
+		}
+		switch what {
+		case "send":
+			// The approval has recorded its signed transfer: a pass reads it before the broadcast.
+			select {
+			case <-reached:
+			case <-time.After(10 * time.Second):
+			}
+		case "resend":
+			once.Do(func() { close(reached); <-resumed })
+		case "resent":
+			onceDone.Do(func() { close(resent) })
+		}
+	})
+	m.c.SetETH(chaintest.Addr(m.hot), 0)
+	armed.Store(true)
+	refused := m.approve(split.ID, false)
+	select {
+	case <-reached:
+	default:
+		t.Fatal("no watcher pass read the transfer before its broadcast")
+	}
+	if len(refused.Transfers) != 1 || refused.Transfers[0].Status != axp.TransferFailed {
+		t.Fatalf("a buyer's part the node refused: %+v", refused)
+	}
+	m.c.SetETH(chaintest.Addr(m.hot), 1) // the node would take the refused bytes now
+	close(resumed)
+	select {
+	case <-resent:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting pass did not finish")
+	}
+	armed.Store(false)
+	if m.c.Known(refused.Transfers[0].TxHash) {
+		t.Fatal("the refused transfer reached the node")
+	}
+
+	part := m.approve(split.ID, false)
+	if len(part.Transfers) != 1 || part.Transfers[0].Status != axp.TransferSent {
+		t.Fatalf("the buyer's part sent again: %+v", part)
+	}
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if a := m.approvalOf(split.TaskID, axp.ApproveSplit); a.BuyerPartTxHash == "" {
+			return fmt.Errorf("buyer part not booked: %+v", a.Transfers)
+		}
+		return nil
+	})
+	m.c.Mine(3)
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(bk)); bal != buyerBefore+split.RefundUSD {
+		t.Fatalf("the buyer received %s, want its part %s once", bal-buyerBefore, split.RefundUSD)
+	}
+}
+
+// A transfer recorded as refused that reaches the chain after all (a node behind a balancer
+// answered for another, or someone broadcast the bytes) is not signed again: the next approval is
+// refused, the transfer is followed as sent, and once confirmed the buyer holds its part once.
+func TestChainRefusedTransferFoundOnChainIsNotSignedAgain(t *testing.T) {
+	m := newChainMarket(t)
+	_, _, _, bk, split := m.heldSplit()
+	buyerBefore := m.c.Balance(m.c.Token, chaintest.Addr(bk))
+	m.c.SetETH(chaintest.Addr(m.hot), 0)
+	refused := m.approve(split.ID, false)
+	if len(refused.Transfers) != 1 || refused.Transfers[0].Status != axp.TransferFailed {
+		t.Fatalf("a buyer's part the node refused: %+v", refused)
+	}
+	var raw string
+	if err := m.d.DB().View(func(tx *store.Tx) error {
+		a, err := tx.Approval(split.ID)
+		if err == nil {
+			raw = a.Transfers[0].Raw
+		}
+		return err
+	}); err != nil || raw == "" {
+		t.Fatalf("the refused transfer's bytes: %q, %v", raw, err)
+	}
+	m.c.SetETH(chaintest.Addr(m.hot), 1)
+	b, _ := hex.DecodeString(raw)
+	m.c.SendRaw(b)
+
+	_, err := do(m.admin, "admin_approve", map[string]any{"id": split.ID})
+	apiErr(t, err, axp.CodeConflict, "")
+	if a := m.approvalOf(split.TaskID, axp.ApproveSplit); len(a.Transfers) != 1 || a.Transfers[0].Status != axp.TransferSent {
+		t.Fatalf("the refused transfer found on chain: %+v", a.Transfers)
+	}
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if a := m.approvalOf(split.TaskID, axp.ApproveSplit); !strings.EqualFold(a.BuyerPartTxHash, refused.Transfers[0].TxHash) {
+			return fmt.Errorf("buyer part %q: %+v", a.BuyerPartTxHash, a.Transfers)
+		}
+		return nil
+	})
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(bk)); bal != buyerBefore+split.RefundUSD {
+		t.Fatalf("the buyer received %s, want its part %s once", bal-buyerBefore, split.RefundUSD)
+	}
+	if b := m.balances(); b[axp.AcctBuyerRefund] != split.RefundUSD {
+		t.Fatalf("balances %v (refund %s)", b, split.RefundUSD)
+	}
 }
 
 // A payout whose transfer was confirmed, then removed by a reorg deeper than the confirmations (the

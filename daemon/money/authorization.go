@@ -224,7 +224,10 @@ func (s *Service) TrackAuthorizations(ctx context.Context) {
 		case r.Found && r.Success:
 			continue // the watcher credits its transfer once it has its confirmations
 		case !r.Found && s.Now().Unix() <= o.a.ValidBefore:
-			tried, berr := s.resend(ctx, o.a.TxHash, o.a.Raw)
+			tried, berr := s.resend(ctx, o.a.TxHash, o.a.Raw, func(tx *store.Tx) bool {
+				t, err := tx.Task(o.task)
+				return err == nil && t != nil && t.Authorization != nil && t.Authorization.Status == axp.AuthSubmitted && t.Authorization.TxHash == o.a.TxHash
+			})
 			if !tried || berr == nil || errors.Is(berr, chain.ErrUnanswered) {
 				continue
 			}

@@ -199,8 +199,9 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	defer release()
 	var sends []axp.OutTransfer
+	var before *axp.Approval
 	err = s.Store.View(func(tx *store.Tx) error {
-		_, _, sends, _, err = plan(tx, in.ID)
+		before, _, sends, _, err = plan(tx, in.ID)
 		return err
 	})
 	if err != nil {
@@ -208,6 +209,9 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	if len(sends) == 0 {
 		return nil, axp.Conflict("approval "+in.ID+" has nothing left to send", "look at it again: axp admin approvals list")
+	}
+	if err := s.refusedStillRefused(ctx, before, sends); err != nil {
+		return nil, err
 	}
 	var total axp.Money
 	for _, x := range sends {
@@ -276,6 +280,9 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	if err != nil {
 		return nil, err
 	}
+	if s.AfterScan != nil {
+		s.AfterScan("send") // tests: between the record of the signed transfers and their broadcast
+	}
 	for _, x := range sends {
 		raw, _ := hex.DecodeString(x.Raw)
 		if berr := s.Wallet.Broadcast(ctx, raw); errors.Is(berr, chain.ErrUnanswered) {
@@ -294,6 +301,63 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 		return nil, nil
 	}
 	return redactRaw(out), nil
+}
+
+// refusedStillRefused checks, before the parts in sends are signed again, that the node holds none
+// of their earlier transfers recorded failed because it refused them: a refused transaction that
+// reached the chain after all (a node behind a balancer that answered for another, a broadcast
+// from elsewhere) would be paid a second time by its replacement, under the next nonce. Such a
+// transfer is followed as sent again, and the approval refused until the chain decides it.
+func (s *Service) refusedStillRefused(ctx context.Context, a *axp.Approval, sends []axp.OutTransfer) error {
+	for _, x := range a.Transfers {
+		if x.Status != axp.TransferFailed || x.TxHash == "" || !slices.ContainsFunc(sends, func(y axp.OutTransfer) bool { return y.Part == x.Part }) {
+			continue
+		}
+		known, err := s.Wallet.Known(ctx, x.TxHash)
+		if err != nil {
+			return axp.Errorf(axp.CodeUnavailable, "the chain's node cannot say whether the earlier transfer %s was refused: %v", x.TxHash, err)
+		}
+		if !known {
+			continue
+		}
+		if _, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+			return nil, reviveTransfer(ch, a.ID, x.TxHash)
+		}); err != nil {
+			return err
+		}
+		s.Log.ErrorContext(ctx, "a payout transaction recorded as refused is on chain after all: it is followed as sent, not signed again",
+			"source", "payments", "approval", a.ID, "tx_hash", x.TxHash)
+		return axp.Conflict("the "+x.Part+" transfer "+x.TxHash+" of approval "+a.ID+", recorded as refused, is known to the chain after all",
+			"it is followed as sent; wait for its confirmations (axp admin approvals list)")
+	}
+	return nil
+}
+
+// reviveTransfer puts a failed transfer of approval id back on its way, and the item with it when
+// that failure had failed the item.
+func reviveTransfer(ch *kernel.Change, id, txHash string) error {
+	a, err := ch.Tx.Approval(id)
+	if err != nil || a == nil {
+		return err
+	}
+	i := slices.IndexFunc(a.Transfers, func(x axp.OutTransfer) bool {
+		return x.Status == axp.TransferFailed && strings.EqualFold(x.TxHash, txHash)
+	})
+	if i < 0 {
+		return nil
+	}
+	x := &a.Transfers[i]
+	x.Status, x.DoneAt, x.Reason = axp.TransferSent, nil, "recorded as refused, then found on chain: followed as sent"
+	if a.Status == axp.ApprovalFailed {
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalSend); err != nil {
+			return err
+		}
+	}
+	a.Failure = ""
+	if err := ch.Tx.PutApproval(a); err != nil {
+		return err
+	}
+	return ch.Audit("approval.revive", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "tx_hash": txHash})
 }
 
 // redactRaw drops the signed bytes from an answer: they are the rail's business.
@@ -447,7 +511,7 @@ func (s *Service) TrackSent(ctx context.Context) {
 			}
 			switch {
 			case !r.Found:
-				tried, berr := s.resend(ctx, x.TxHash, x.Raw)
+				tried, berr := s.resend(ctx, x.TxHash, x.Raw, transferInFlight(a.ID, x.TxHash))
 				if !tried {
 					continue
 				}
@@ -511,10 +575,17 @@ func markSent(ch *kernel.Change, a *axp.Approval) error {
 
 // resend broadcasts a transaction the hot wallet signed before (a payout's, or the submission of a
 // buyer's authorization) again when the node does not know it (it lost it, or a reorg dropped it):
-// the same bytes, so it can be mined once. tried is false when the node knows it, or could not say.
-func (s *Service) resend(ctx context.Context, txHash, rawHex string) (tried bool, err error) {
+// the same bytes, so it can be mined once. tried is false when the node knows it, or could not say,
+// or when the store no longer holds it in flight: still reads that, once the wallet is taken, so a
+// transfer recorded failed while this pass waited for the wallet (the node refused it, and the
+// operator may already have signed its replacement) is never broadcast after all.
+func (s *Service) resend(ctx context.Context, txHash, rawHex string, still func(tx *store.Tx) bool) (tried bool, err error) {
 	if known, err := s.Wallet.Known(ctx, txHash); err != nil || known {
 		return false, nil
+	}
+	if s.AfterScan != nil {
+		s.AfterScan("resend")
+		defer s.AfterScan("resent")
 	}
 	raw, _ := hex.DecodeString(rawHex)
 	release, err := s.Wallet.Acquire(ctx)
@@ -522,5 +593,22 @@ func (s *Service) resend(ctx context.Context, txHash, rawHex string) (tried bool
 		return true, err
 	}
 	defer release()
+	inFlight := false
+	if err := s.Store.View(func(tx *store.Tx) error { inFlight = still(tx); return nil }); err != nil || !inFlight {
+		return false, err
+	}
 	return true, s.Wallet.Broadcast(ctx, raw)
+}
+
+// transferInFlight reads whether transfer txHash of approval id is still on its way.
+func transferInFlight(id, txHash string) func(tx *store.Tx) bool {
+	return func(tx *store.Tx) bool {
+		a, err := tx.Approval(id)
+		if err != nil || a == nil {
+			return false
+		}
+		return slices.ContainsFunc(a.Transfers, func(x axp.OutTransfer) bool {
+			return x.Status == axp.TransferSent && strings.EqualFold(x.TxHash, txHash)
+		})
+	}
 }

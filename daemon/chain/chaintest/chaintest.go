@@ -392,6 +392,12 @@ func (c *Chain) Receipt(txHash string) *types.Receipt {
 	return r
 }
 
+// Known reports whether the node holds a transaction, pending or mined.
+func (c *Chain) Known(txHash string) bool {
+	_, _, err := c.ec.TransactionByHash(context.Background(), common.HexToHash(txHash))
+	return err == nil
+}
+
 func (c *Chain) sendCall(from *ecdsa.PrivateKey, token, method string, args ...any) *types.Receipt {
 	c.t.Helper()
 	data, err := c.abi.Pack(method, args...)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -272,5 +274,63 @@ func (mm *moneyModel) handApprove() bool {
 	if after := len(mm.m.ledger()); after != before {
 		mm.violate("hand-hash-refused", a.ID, "approving %s by hand with %s (%s) booked %d ledger entries", a.ID, short(hash), what, after-before)
 	}
+	return true
+}
+
+// stalePass approves an item while the node refuses the hot wallet's transactions (no gas), with a
+// watcher pass that read the transfer on its way before the refusal was recorded and then waits
+// for the wallet; the node takes transactions again before that pass goes on. The refused bytes
+// must never reach the chain: the next approval signs the part again, and paid-once (no hot-wallet
+// transfer outside the queue's items, each part once) says whether it paid twice.
+func (mm *moneyModel) stalePass() bool {
+	items := mm.openItems(func(a *axp.Approval) bool {
+		return moneyItem(a) && (a.Status != axp.ApprovalHeld || (a.Kind == axp.ApproveSplit && a.HeldFor != axp.HoldReorg))
+	})
+	if len(items) == 0 {
+		return false
+	}
+	mm.topUp()
+	id := items[mm.rng.IntN(len(items))].ID
+	hot := chaintest.Addr(mm.m.hot)
+	var armed atomic.Bool
+	reached, resumed, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var once, onceDone sync.Once
+	d := mm.m.d
+	d.SetAfterScan(func(what string) {
+		if !armed.Load() {
+			return
+		}
+		switch what {
+		case "send":
+			select {
+			case <-reached:
+			case <-time.After(5 * time.Second):
+			}
+		case "resend":
+			once.Do(func() { close(reached); <-resumed })
+		case "resent":
+			onceDone.Do(func() { close(done) })
+		}
+	})
+	defer d.SetAfterScan(nil)
+	mm.m.c.SetETH(hot, 0)
+	armed.Store(true)
+	var a axp.Approval
+	err := mm.do(mm.m.admin, "admin_approve", map[string]any{"id": id}, &a)
+	mm.m.c.SetETH(hot, 100)
+	close(resumed)
+	raced := false
+	select {
+	case <-reached:
+		raced = true
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			mm.violate("stale-pass", id, "the watcher pass held at the wallet did not finish")
+		}
+	default:
+	}
+	armed.Store(false)
+	mm.logf("approve %s while the node refuses, a pass waiting (raced: %v): %s", id, raced, approveResult{a, err}.describe())
 	return true
 }

@@ -412,6 +412,7 @@ var moneyStepKinds = []moneyStep{
 	{"rounded", 4, (*moneyModel).rounded},
 	{"pay-auth", 6, (*moneyModel).payAuth},
 	{"hand-approve", 3, (*moneyModel).handApprove},
+	{"stale-pass", 2, (*moneyModel).stalePass},
 }
 
 func (mm *moneyModel) runStep() {

@@ -68,6 +68,8 @@ type Daemon struct {
 	talk     *talk.Service
 	tasks    *tasks.Service
 	trust    *trust.Service
+	// answers holds the handlers of member calls whose answers a service applies (services.go).
+	answers *kernel.Answers
 }
 
 // New opens the data dir and builds the exchange. When no admin token is configured and none was
@@ -159,6 +161,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		return nil, "", err
 	}
 	d.Pipe = pipeline.New(d, d.handlers(), keys.Raw)
+	d.answers = d.noticeAnswers()
 	d.rest = rest.New(d, d.Pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()
 	if cfg.MetricsListen != "" {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/axp-exchange/axp/daemon/board"
+	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/operator"
@@ -31,6 +32,14 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	d.paid.Register(r)
 	d.recorded.Register(r)
 	return r
+}
+
+// noticeAnswers registers, for each member call whose answer matters, the service that applies it.
+func (d *Daemon) noticeAnswers() *kernel.Answers {
+	a := kernel.NewAnswers()
+	d.tasks.Answers(a)
+	d.trust.Answers(a)
+	return a
 }
 
 // services builds the services over the kernel, each after those it uses.

@@ -22,7 +22,7 @@ func (k *Kernel) Announce(ch *Change, a *store.AnnouncementRecord) error {
 		if !m.PullMode() {
 			dl.Via, dl.Status = "push", "pending"
 			id, member := a.ID, m.ID
-			ch.Notify(Notice{MemberID: m.ID, Tool: "announcement", Input: in, Done: func(err error) { k.Delivered(id, member, err) }})
+			ch.Notify(Notice{MemberID: m.ID, Msg: Push{Name: "announcement", In: in}, Done: func(err error) { k.Delivered(id, member, err) }})
 		}
 		return ch.Tx.PutDelivery(a.ID, dl)
 	}

@@ -39,10 +39,10 @@ func AudienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
 }
 
 func (k *Kernel) DoTaskNotice(t *axp.TaskRecord, seller *axp.Member) Notice {
-	return Notice{MemberID: seller.ID, Tool: "do_task", TaskID: t.ID, Input: protocol.DoTaskInput{
+	return Notice{MemberID: seller.ID, TaskID: t.ID, Msg: DoTask{In: protocol.DoTaskInput{
 		TaskID: t.ID, TaskType: t.Type, Description: t.Brief(), Params: t.Params, PriceUSD: t.Price,
 		ETAMinutes: t.ETAMinutes, DeliverURL: k.BaseURL() + "/api/members/me/jobs/" + t.ID + "/deliver",
-		AcceptanceChecks: t.AcceptanceChecks, Screening: t.Screening, Test: t.Test}}
+		AcceptanceChecks: t.AcceptanceChecks, Screening: t.Screening, Test: t.Test}}}
 }
 
 // StatusNotices queues task_update to both parties and the task's callback URL.
@@ -52,10 +52,10 @@ func (k *Kernel) StatusNotices(ch *Change, t *axp.TaskRecord) {
 		in.Deliverable = k.DeliverableRef(t, dl)
 	}
 	if t.BuyerMemberID != "" {
-		ch.Notify(Notice{MemberID: t.BuyerMemberID, Tool: "task_update", TaskID: t.ID, Input: in})
+		ch.Notify(Notice{MemberID: t.BuyerMemberID, TaskID: t.ID, Msg: Push{Name: "task_update", In: in}})
 	}
 	if t.SellerID != "" {
-		ch.Notify(Notice{MemberID: t.SellerID, Tool: "task_update", TaskID: t.ID, Input: in})
+		ch.Notify(Notice{MemberID: t.SellerID, TaskID: t.ID, Msg: Push{Name: "task_update", In: in}})
 	}
 	if t.CallbackURL != "" {
 		ch.Notify(k.Callback(ch, t, map[string]any{"event": "task_update", "task_update": in}))

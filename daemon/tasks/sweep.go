@@ -148,7 +148,7 @@ func (s *Service) reminders(ch *kernel.Change, t *axp.TaskRecord, text string) {
 		Data: map[string]any{"message": text}, Test: t.Test}
 	for _, id := range []string{t.BuyerMemberID, t.SellerID} {
 		if id != "" {
-			ch.Notify(kernel.Notice{MemberID: id, Tool: "task_update", TaskID: t.ID, Input: in})
+			ch.Notify(kernel.Notice{MemberID: id, TaskID: t.ID, Msg: kernel.Push{Name: "task_update", In: in}})
 		}
 	}
 	if t.CallbackURL != "" {

@@ -555,7 +555,7 @@ func (s *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.
 		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note, Screening: o.Screening})
 	}
 	if t.BuyerMemberID != "" {
-		ch.Notify(kernel.Notice{MemberID: t.BuyerMemberID, Tool: "receive_offers", TaskID: t.ID, Input: in})
+		ch.Notify(kernel.Notice{MemberID: t.BuyerMemberID, TaskID: t.ID, Msg: kernel.Push{Name: "receive_offers", In: in}})
 	}
 	if t.CallbackURL != "" {
 		ch.Notify(s.Callback(ch, t, map[string]any{"event": "offers", "offers": in}))

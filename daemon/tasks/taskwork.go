@@ -369,9 +369,9 @@ func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 			return err
 		}
 		n := s.DoTaskNotice(t, seller)
-		in := n.Input.(protocol.DoTaskInput)
-		in.Description = strings.TrimSpace(t.Description + "\n\nRedo requested: " + reason)
-		n.Input = in
+		msg := n.Msg.(kernel.DoTask)
+		msg.In.Description = strings.TrimSpace(t.Description + "\n\nRedo requested: " + reason)
+		n.Msg = msg
 		ch.Notify(n)
 		s.StatusNotices(ch, t)
 		return nil

@@ -166,7 +166,7 @@ func (s *Service) askStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Medi
 		memberID = t.BuyerMemberID
 	}
 	if memberID != "" {
-		ch.Notify(kernel.Notice{MemberID: memberID, Tool: "mediation", TaskID: t.ID, Input: in})
+		ch.Notify(kernel.Notice{MemberID: memberID, TaskID: t.ID, Msg: kernel.AskStatement{In: in}})
 		return
 	}
 	if t.CallbackURL != "" {

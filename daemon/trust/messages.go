@@ -170,8 +170,8 @@ func (s *Service) eventTo(ch *kernel.Change, t *axp.TaskRecord, memberID, event 
 	if memberID == "" {
 		return
 	}
-	ch.Notify(kernel.Notice{MemberID: memberID, Tool: "task_update", TaskID: t.ID, Input: protocol.TaskUpdateInput{TaskID: t.ID,
-		Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt), Test: t.Test}})
+	ch.Notify(kernel.Notice{MemberID: memberID, TaskID: t.ID, Msg: kernel.Push{Name: "task_update", In: protocol.TaskUpdateInput{TaskID: t.ID,
+		Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt), Test: t.Test}}})
 }
 
 // eventToBuyer pushes a task_update event to the buyer member and the task's callback URL.

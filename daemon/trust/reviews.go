@@ -124,7 +124,7 @@ func (s *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 		case side == axp.SideBuyer && t.SellerID != "":
 			in.Counterparty = protocol.SellerRef{ID: t.SellerID, Name: t.SellerName}
 			if t.BuyerMemberID != "" {
-				ch.Notify(kernel.Notice{MemberID: t.BuyerMemberID, Tool: "review", TaskID: t.ID, Input: in})
+				ch.Notify(kernel.Notice{MemberID: t.BuyerMemberID, TaskID: t.ID, Msg: kernel.AskReview{In: in}})
 			} else if t.CallbackURL != "" {
 				ch.Notify(s.Callback(ch, t, map[string]any{"event": "review", "review": in,
 					"review_url": s.BaseURL() + "/api/tasks/" + t.ID + "/review"}))
@@ -139,7 +139,7 @@ func (s *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 				name = b.Name
 			}
 			in.Counterparty = protocol.SellerRef{ID: t.BuyerMemberID, Name: name}
-			ch.Notify(kernel.Notice{MemberID: t.SellerID, Tool: "review", TaskID: t.ID, Input: in})
+			ch.Notify(kernel.Notice{MemberID: t.SellerID, TaskID: t.ID, Msg: kernel.AskReview{In: in}})
 		default:
 			continue
 		}
@@ -190,63 +190,71 @@ func (s *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.
 	return out, err
 }
 
-// AskMember calls a member's mediation or review tool after commit and applies the answer: a
-// statement for the mediation, a review (or a skip).
-func (s *Service) AskMember(ctx context.Context, n kernel.Notice, m *axp.Member) {
-	switch in := n.Input.(type) {
-	case protocol.MediationInput:
-		var out protocol.MediationOutput
-		err := s.CallTool(ctx, m, "mediation", in, &out)
-		_, merr := s.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
-			med, t, err2 := loadMediation(ch.Tx, in.MediationID)
-			if err2 != nil {
-				return nil, err2
-			}
-			if err != nil {
-				if err := ch.Event(t, "mediation_call_failed", map[string]any{"mediation_id": med.ID, "member": m.ID, "error": err.Error(),
-					"hint": "the member may state through POST /api/mediations/" + med.ID + "/statement"}); err != nil {
-					return nil, err
-				}
-				return nil, ch.Tx.PutTask(t, t.Status)
-			}
-			if med.Status != axp.MediationAwaiting || med.StatementOf(in.YourRole) != nil {
-				return nil, nil
-			}
-			return nil, s.statement(ch, t, med, in.YourRole, out.Statement, out.ProposedRefundPct, "push")
-		})
-		if merr != nil {
-			s.Log.WarnContext(ctx, "mediation answer not stored", "source", "mediation", "mediation", in.MediationID, "member", m.ID, "err", merr)
-			s.recordRefusal(ctx, n.TaskID, "mediation_answer_refused", m.ID, merr)
-			return
+// Answers registers the handlers of the member calls whose answers the trust service applies:
+// a side's statement in a mediation, a party's review.
+func (s *Service) Answers(a *kernel.Answers) {
+	kernel.Answer(a, s.callForStatement)
+	kernel.Answer(a, s.callForReview)
+}
+
+// callForStatement calls a side's mediation tool after commit and records the statement it answers.
+func (s *Service) callForStatement(ctx context.Context, n kernel.Notice, msg kernel.AskStatement, m *axp.Member) {
+	in := msg.In
+	var out protocol.MediationOutput
+	err := s.CallTool(ctx, m, msg.Tool(), in, &out)
+	_, merr := s.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
+		med, t, err2 := loadMediation(ch.Tx, in.MediationID)
+		if err2 != nil {
+			return nil, err2
 		}
-		s.decideIfReady(ctx, in.MediationID)
-	case protocol.ReviewInput:
-		var out protocol.ReviewOutput
-		err := s.CallTool(ctx, m, "review", in, &out)
-		_, merr := s.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
-			t, err2 := kernel.LoadTask(ch.Tx, in.TaskID)
-			if err2 != nil {
-				return nil, err2
+		if err != nil {
+			if err := ch.Event(t, "mediation_call_failed", map[string]any{"mediation_id": med.ID, "member": m.ID, "error": err.Error(),
+				"hint": "the member may state through POST /api/mediations/" + med.ID + "/statement"}); err != nil {
+				return nil, err
 			}
-			switch {
-			case err != nil:
-				if err := ch.Event(t, "review_call_failed", map[string]any{"side": in.YourRole, "member": m.ID, "error": err.Error()}); err != nil {
-					return nil, err
-				}
-				return nil, ch.Tx.PutTask(t, t.Status)
-			case out.Skip || out.Rating == nil:
-				if err := ch.Event(t, "review_skipped", map[string]any{"side": in.YourRole}); err != nil {
-					return nil, err
-				}
-				return nil, ch.Tx.PutTask(t, t.Status)
-			}
-			_, err := s.storeReview(ch, t, in.YourRole, out, "push")
-			return nil, err
-		})
-		if merr != nil {
-			s.Log.WarnContext(ctx, "review answer not stored", "source", "reviews", "task", in.TaskID, "member", m.ID, "err", merr)
-			s.recordRefusal(ctx, n.TaskID, "review_answer_refused", m.ID, merr)
+			return nil, ch.Tx.PutTask(t, t.Status)
 		}
+		if med.Status != axp.MediationAwaiting || med.StatementOf(in.YourRole) != nil {
+			return nil, nil
+		}
+		return nil, s.statement(ch, t, med, in.YourRole, out.Statement, out.ProposedRefundPct, "push")
+	})
+	if merr != nil {
+		s.Log.WarnContext(ctx, "mediation answer not stored", "source", "mediation", "mediation", in.MediationID, "member", m.ID, "err", merr)
+		s.recordRefusal(ctx, n.TaskID, "mediation_answer_refused", m.ID, merr)
+		return
+	}
+	s.decideIfReady(ctx, in.MediationID)
+}
+
+// callForReview calls a party's review tool after commit and records its review (or its skip).
+func (s *Service) callForReview(ctx context.Context, n kernel.Notice, msg kernel.AskReview, m *axp.Member) {
+	in := msg.In
+	var out protocol.ReviewOutput
+	err := s.CallTool(ctx, m, msg.Tool(), in, &out)
+	_, merr := s.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
+		t, err2 := kernel.LoadTask(ch.Tx, in.TaskID)
+		if err2 != nil {
+			return nil, err2
+		}
+		switch {
+		case err != nil:
+			if err := ch.Event(t, "review_call_failed", map[string]any{"side": in.YourRole, "member": m.ID, "error": err.Error()}); err != nil {
+				return nil, err
+			}
+			return nil, ch.Tx.PutTask(t, t.Status)
+		case out.Skip || out.Rating == nil:
+			if err := ch.Event(t, "review_skipped", map[string]any{"side": in.YourRole}); err != nil {
+				return nil, err
+			}
+			return nil, ch.Tx.PutTask(t, t.Status)
+		}
+		_, err := s.storeReview(ch, t, in.YourRole, out, "push")
+		return nil, err
+	})
+	if merr != nil {
+		s.Log.WarnContext(ctx, "review answer not stored", "source", "reviews", "task", in.TaskID, "member", m.ID, "err", merr)
+		s.recordRefusal(ctx, n.TaskID, "review_answer_refused", m.ID, merr)
 	}
 }
 

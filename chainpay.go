@@ -272,6 +272,6 @@ type PayAuthorizationInput struct {
 }
 
 // PayAuthorizationOp declares pay_authorization, POST /api/tasks/{id}/pay/authorization.
-var PayAuthorizationOp = Define[PayAuthorizationInput, PaymentReport](Op{Name: "pay_authorization", Method: post, Path: "/api/tasks/{id}/pay/authorization", Tag: "buyer", Access: BuyerAuth, Tool: "pay_authorization", Summary: "Pay by a signed EIP-3009 authorization of exactly the task's price to the deposit address; the exchange submits it."},
+var PayAuthorizationOp = Define[PayAuthorizationInput, PaymentReport](Op{Name: "pay_authorization", Method: post, Path: "/api/tasks/{id}/pay/authorization", Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "pay_authorization", Summary: "Pay by a signed EIP-3009 authorization of exactly the task's price to the deposit address; the exchange submits it."},
 	&PayAuthorizationInput{TaskRef: TaskRef{ID: "tsk_x"}, From: "0x52908400098527886E0F7030069857D2E4169EE7", ValidBefore: 1900000000,
 		Signature: "0x" + strings.Repeat("ab", 65)})

@@ -26,6 +26,29 @@ const (
 	Paid Access = "paid"
 )
 
+// Owner says whose record an operation acts on: the pipeline loads it and checks the caller before
+// the handler runs, and gives the handler the caller's side. The record is the task {id} of the
+// path (or the task of the mediation {id} of /api/mediations/{id}...); a record that does not
+// exist is left to the handler, which checks its input first.
+type Owner string
+
+// Owners.
+const (
+	// NoOwner: the access level alone decides (public calls, the caller's own member record, the
+	// operator's calls).
+	NoOwner Owner = ""
+	// TaskBuyer: the task's buyer (its buyer token, or the member secret of its buyer member).
+	TaskBuyer Owner = "task_buyer"
+	// TaskParties: the task's buyer or its chosen seller.
+	TaskParties Owner = "task_party"
+	// TaskAudience: the task's buyer, its chosen seller, or a seller the task is open to (before a
+	// seller is chosen: one that quoted on it or that it matches; at any time: one the buyer wrote
+	// to). The handler decides what such a seller sees.
+	TaskAudience Owner = "task_audience"
+	// JobSeller: the task's chosen seller (its member secret).
+	JobSeller Owner = "job_seller"
+)
+
 // Op declares one operation once: its name (the OpenAPI operationId and, where Tool is set, the MCP
 // tool name), its REST method and path, who may call it and its typed input and output. Every door
 // is a projection of Ops.
@@ -36,6 +59,9 @@ type Op struct {
 	Summary string
 	Tag     string
 	Access  Access
+	// Owner is whose record the operation acts on (checked by the pipeline); NoOwner when the
+	// access level alone decides.
+	Owner Owner
 	// In and Out are the input and output types; In nil means the operation takes no input.
 	In, Out reflect.Type
 	// Status is the success status (200 when zero).

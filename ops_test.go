@@ -37,6 +37,19 @@ func TestOpsCatalog(t *testing.T) {
 		if !slices.Contains(access, op.Access) {
 			t.Errorf("%s: access %q", op.Name, op.Access)
 		}
+		// Ownership is declared, never left to a handler: a task's buyer's operations are the
+		// buyer's, a party's operations name which parties, and an owner is only declared where
+		// the path names the record ({id}).
+		switch {
+		case op.Access == axp.BuyerAuth && op.Owner != axp.TaskBuyer:
+			t.Errorf("%s: buyer access, owner %q: declare Owner: TaskBuyer", op.Name, op.Owner)
+		case op.Access == axp.TaskParty && op.Owner != axp.TaskParties && op.Owner != axp.TaskAudience:
+			t.Errorf("%s: party access, owner %q: declare Owner: TaskParties or TaskAudience", op.Name, op.Owner)
+		case op.Owner != axp.NoOwner && !slices.Contains(op.PathParams(), "id"):
+			t.Errorf("%s: owner %q declared on a path without {id}", op.Name, op.Owner)
+		case op.Owner == axp.JobSeller && op.Access != axp.SellerAuth:
+			t.Errorf("%s: job seller owner on %q access", op.Name, op.Access)
+		}
 		if op.Summary == "" || op.Tag == "" {
 			t.Errorf("%s: no summary or tag", op.Name)
 		}

@@ -708,71 +708,71 @@ var CreateTaskGet = Define[NewTask, CreatedTask](Op{Name: "create_task_get", Lim
 	&NewTask{Type: "video", Description: "d", DeadlineMinutes: ptr(60), AutoChoose: "fastest"})
 
 // GetTask declares get_task, GET /api/tasks/{id}.
-var GetTask = Define[TaskQuery, Task](Op{Name: "get_task", Method: get, Path: "/api/tasks/{id}", Tag: "buyer", Access: TaskParty, Tool: "get_task", Summary: "Task status, offers and deliverable."},
+var GetTask = Define[TaskQuery, Task](Op{Name: "get_task", Method: get, Path: "/api/tasks/{id}", Tag: "buyer", Access: TaskParty, Owner: TaskAudience, Tool: "get_task", Summary: "Task status, offers and deliverable."},
 	&TaskQuery{TaskRef: TaskRef{ID: "tsk_x"}})
 
 // ChooseOffer declares choose_offer, POST /api/tasks/{id}/choose.
-var ChooseOffer = Define[ChooseInput, Task](Op{Name: "choose_offer", Method: post, Path: "/api/tasks/{id}/choose", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "choose_offer", Summary: "Choose an offer; the task then awaits payment (free jobs start)."},
+var ChooseOffer = Define[ChooseInput, Task](Op{Name: "choose_offer", Method: post, Path: "/api/tasks/{id}/choose", GETForm: true, Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "choose_offer", Summary: "Choose an offer; the task then awaits payment (free jobs start)."},
 	&ChooseInput{TaskRef: TaskRef{ID: "tsk_x"}, OfferID: "ofr_x"})
 
 // PayCryptoOp declares pay_crypto, POST /api/tasks/{id}/pay/crypto.
-var PayCryptoOp = Define[PayCryptoInput, PaymentReport](Op{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "pay_crypto", Summary: "Report a stablecoin payment by transaction hash."},
+var PayCryptoOp = Define[PayCryptoInput, PaymentReport](Op{Name: "pay_crypto", Method: post, Path: "/api/tasks/{id}/pay/crypto", GETForm: true, Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "pay_crypto", Summary: "Report a stablecoin payment by transaction hash."},
 	&PayCryptoInput{TaskRef: TaskRef{ID: "tsk_x"}, TxHash: "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"})
 
 // GetDeliverable declares get_deliverable, GET /api/tasks/{id}/deliverable.
-var GetDeliverable = Define[TaskRef, Document](Op{Name: "get_deliverable", Method: get, Path: "/api/tasks/{id}/deliverable", Tag: "buyer", Access: BuyerAuth, ContentType: "application/octet-stream", ResponseHeaders: map[string]string{"X-Content-SHA256": "hex SHA-256 of the body"}, Tool: "get_deliverable", Summary: "The deliverable, with header X-Content-SHA256."},
+var GetDeliverable = Define[TaskRef, Document](Op{Name: "get_deliverable", Method: get, Path: "/api/tasks/{id}/deliverable", Tag: "buyer", Access: TaskParty, Owner: TaskParties, ContentType: "application/octet-stream", ResponseHeaders: map[string]string{"X-Content-SHA256": "hex SHA-256 of the body"}, Tool: "get_deliverable", Summary: "The deliverable, with header X-Content-SHA256."},
 	&TaskRef{ID: "tsk_x"})
 
 // AcceptTask declares accept_task, POST /api/tasks/{id}/accept.
-var AcceptTask = Define[AcceptInput, Task](Op{Name: "accept_task", Method: post, Path: "/api/tasks/{id}/accept", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "accept_task", Summary: "Accept the delivery (after retrieving it)."},
+var AcceptTask = Define[AcceptInput, Task](Op{Name: "accept_task", Method: post, Path: "/api/tasks/{id}/accept", GETForm: true, Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "accept_task", Summary: "Accept the delivery (after retrieving it)."},
 	&AcceptInput{TaskRef: TaskRef{ID: "tsk_x"}, SHA256: "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"})
 
 // DisputeTask declares dispute_task, POST /api/tasks/{id}/dispute.
-var DisputeTask = Define[DisputeInput, Task](Op{Name: "dispute_task", Method: post, Path: "/api/tasks/{id}/dispute", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "dispute_task", Summary: "Dispute the delivery, with a reason."},
+var DisputeTask = Define[DisputeInput, Task](Op{Name: "dispute_task", Method: post, Path: "/api/tasks/{id}/dispute", GETForm: true, Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "dispute_task", Summary: "Dispute the delivery, with a reason."},
 	&DisputeInput{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r"})
 
 // GetTimeline declares get_timeline, GET /api/tasks/{id}/timeline.
-var GetTimeline = Define[TaskRef, Timeline](Op{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: TaskParty, Tool: "get_timeline", Summary: "All events, messages and reviews of a task."},
+var GetTimeline = Define[TaskRef, Timeline](Op{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: TaskParty, Owner: TaskParties, Tool: "get_timeline", Summary: "All events, messages and reviews of a task."},
 	&TaskRef{ID: "tsk_x"})
 
 // SubmitReview declares submit_review, POST /api/tasks/{id}/review.
-var SubmitReview = Define[ReviewBody, ReviewResult](Op{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", GETForm: true, Tag: "buyer", Access: TaskParty, Status: created, Tool: "submit_review", Summary: "Review the other party of a completed job."},
+var SubmitReview = Define[ReviewBody, ReviewResult](Op{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", GETForm: true, Tag: "buyer", Access: TaskParty, Owner: TaskParties, Status: created, Tool: "submit_review", Summary: "Review the other party of a completed job."},
 	&ReviewBody{TaskRef: TaskRef{ID: "tsk_x"}, Rating: 5, Quality: ptr(4), Accuracy: ptr(4), Timeliness: ptr(5), Comment: "c"})
 
 // Translate declares translate, POST /api/tasks/{id}/translate.
-var Translate = Define[TranslateBody, Translation](Op{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "translate", Summary: "Translate the brief or the deliverable."},
+var Translate = Define[TranslateBody, Translation](Op{Name: "translate", Method: post, Path: "/api/tasks/{id}/translate", GETForm: true, Tag: "buyer", Access: TaskParty, Owner: TaskAudience, Tool: "translate", Summary: "Translate the brief or the deliverable."},
 	&TranslateBody{TaskRef: TaskRef{ID: "tsk_x"}, What: "brief", Language: "fr"})
 
 // AnswerClarifications declares answer_clarifications, POST /api/tasks/{id}/clarify.
-var AnswerClarifications = Define[ClarifyBody, Task](Op{Name: "answer_clarifications", Method: post, Path: "/api/tasks/{id}/clarify", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "answer_clarifications", Summary: "Answer sellers' questions; they are asked to quote again."},
+var AnswerClarifications = Define[ClarifyBody, Task](Op{Name: "answer_clarifications", Method: post, Path: "/api/tasks/{id}/clarify", GETForm: true, Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "answer_clarifications", Summary: "Answer sellers' questions; they are asked to quote again."},
 	&ClarifyBody{TaskRef: TaskRef{ID: "tsk_x"}, Answers: map[string]string{"q": "a"}})
 
 // RequestRedo declares request_redo, POST /api/tasks/{id}/redo.
-var RequestRedo = Define[RedoBody, Task](Op{Name: "request_redo", Method: post, Path: "/api/tasks/{id}/redo", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "request_redo", Summary: "Ask for a free redo the offer guaranteed."},
+var RequestRedo = Define[RedoBody, Task](Op{Name: "request_redo", Method: post, Path: "/api/tasks/{id}/redo", GETForm: true, Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "request_redo", Summary: "Ask for a free redo the offer guaranteed."},
 	&RedoBody{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r"})
 
 // ProposeSettlement declares propose_settlement, POST /api/tasks/{id}/settlement.
-var ProposeSettlement = Define[SettlementBody, Settlement](Op{Name: "propose_settlement", Method: post, Path: "/api/tasks/{id}/settlement", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "propose_settlement", Summary: "Propose a refund split."},
+var ProposeSettlement = Define[SettlementBody, Settlement](Op{Name: "propose_settlement", Method: post, Path: "/api/tasks/{id}/settlement", GETForm: true, Tag: "buyer", Access: TaskParty, Owner: TaskParties, Tool: "propose_settlement", Summary: "Propose a refund split."},
 	&SettlementBody{TaskRef: TaskRef{ID: "tsk_x"}, RefundPct: 50, Note: "n"})
 
 // AnswerSettlement declares answer_settlement, POST /api/tasks/{id}/settlement/{settlement_id}.
-var AnswerSettlement = Define[SettlementAnswer, Settlement](Op{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "answer_settlement", Summary: "Accept or reject a settlement proposal."},
+var AnswerSettlement = Define[SettlementAnswer, Settlement](Op{Name: "answer_settlement", Method: post, Path: "/api/tasks/{id}/settlement/{settlement_id}", GETForm: true, Tag: "buyer", Access: TaskParty, Owner: TaskParties, Tool: "answer_settlement", Summary: "Accept or reject a settlement proposal."},
 	&SettlementAnswer{TaskRef: TaskRef{ID: "tsk_x"}, SettlementID: "stl_x", Accept: true})
 
 // Escalate declares escalate, POST /api/tasks/{id}/escalate.
-var Escalate = Define[EscalateBody, Mediation](Op{Name: "escalate", Method: post, Path: "/api/tasks/{id}/escalate", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "escalate", Summary: "Open a mediation."},
+var Escalate = Define[EscalateBody, Mediation](Op{Name: "escalate", Method: post, Path: "/api/tasks/{id}/escalate", GETForm: true, Tag: "buyer", Access: TaskParty, Owner: TaskParties, Tool: "escalate", Summary: "Open a mediation."},
 	&EscalateBody{TaskRef: TaskRef{ID: "tsk_x"}, Reason: "r", Statement: "s", ProposedRefundPct: ptr(50)})
 
 // SubmitStatement declares submit_statement, POST /api/mediations/{id}/statement.
-var SubmitStatement = Define[StatementBody, Mediation](Op{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "submit_statement", Summary: "A side's statement in a mediation."},
+var SubmitStatement = Define[StatementBody, Mediation](Op{Name: "submit_statement", Method: post, Path: "/api/mediations/{id}/statement", GETForm: true, Tag: "buyer", Access: TaskParty, Owner: TaskParties, Tool: "submit_statement", Summary: "A side's statement in a mediation."},
 	&StatementBody{TaskRef: TaskRef{ID: "med_x"}, Statement: "s", ProposedRefundPct: ptr(50)})
 
 // Appeal declares appeal, POST /api/mediations/{id}/appeal.
-var Appeal = Define[AppealBody, Mediation](Op{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", GETForm: true, Tag: "buyer", Access: TaskParty, Tool: "appeal", Summary: "Appeal a mediation decision to a human operator."},
+var Appeal = Define[AppealBody, Mediation](Op{Name: "appeal", Method: post, Path: "/api/mediations/{id}/appeal", GETForm: true, Tag: "buyer", Access: TaskParty, Owner: TaskParties, Tool: "appeal", Summary: "Appeal a mediation decision to a human operator."},
 	&AppealBody{TaskRef: TaskRef{ID: "med_x"}, Reason: "r"})
 
 // PostMessage declares post_message, POST /api/tasks/{id}/messages.
-var PostMessage = Define[MessageBody, Message](Op{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", GETForm: true, GETPath: "/api/tasks/{id}/messages/send", Tag: "buyer", Access: TaskParty, Status: created, Tool: "post_message", Summary: "Write a message on a task; contact details are removed."},
+var PostMessage = Define[MessageBody, Message](Op{Name: "post_message", Method: post, Path: "/api/tasks/{id}/messages", GETForm: true, GETPath: "/api/tasks/{id}/messages/send", Tag: "buyer", Access: TaskParty, Owner: TaskAudience, Status: created, Tool: "post_message", Summary: "Write a message on a task; contact details are removed."},
 	&MessageBody{TaskRef: TaskRef{ID: "tsk_x"}, Body: "b", SellerID: "mem_x"})
 
 // ObjectToReview declares object_to_review, POST /api/reviews/{id}/objection.
@@ -796,13 +796,13 @@ var ListJobs = Define[JobsQuery, TaskList](Op{Name: "list_jobs", Method: get, Pa
 	&JobsQuery{Status: "all"})
 
 // Deliver declares deliver, POST /api/members/me/jobs/{id}/deliver.
-var Deliver = Define[DeliverInput, Task](Op{Name: "deliver", Method: post, Path: "/api/members/me/jobs/{id}/deliver", Tag: "seller", Access: SellerAuth, Tool: "deliver", Summary: "Register a delivery; starts the buyer's auto-release window."},
+var Deliver = Define[DeliverInput, Task](Op{Name: "deliver", Method: post, Path: "/api/members/me/jobs/{id}/deliver", Tag: "seller", Access: SellerAuth, Owner: JobSeller, Tool: "deliver", Summary: "Register a delivery; starts the buyer's auto-release window."},
 	&DeliverInput{ID: "tsk_x", Content: "c", Filename: "f.txt", MimeType: "text/plain", Note: "n"})
 
 // RequestPayment declares request_payment, POST /api/members/me/jobs/{id}/request-payment.
-var RequestPayment = Define[IDPath, PaymentRequested](Op{Name: "request_payment", Method: post, Path: "/api/members/me/jobs/{id}/request-payment", Tag: "seller", Access: SellerAuth, Tool: "request_payment", Summary: "Request payment after the buyer accepted; the operator approves."},
+var RequestPayment = Define[IDPath, PaymentRequested](Op{Name: "request_payment", Method: post, Path: "/api/members/me/jobs/{id}/request-payment", Tag: "seller", Access: SellerAuth, Owner: JobSeller, Tool: "request_payment", Summary: "Request payment after the buyer accepted; the operator approves."},
 	&IDPath{ID: "tsk_x"})
 
 // CancelTask declares cancel_task, POST /api/tasks/{id}/cancel.
-var CancelTask = Define[CancelInput, Task](Op{Name: "cancel_task", Method: post, Path: "/api/tasks/{id}/cancel", GETForm: true, Tag: "buyer", Access: BuyerAuth, Tool: "cancel_task", Summary: "Withdraw a task that is open or awaiting payment; funds it holds go back to the buyer with the operator's approval."},
+var CancelTask = Define[CancelInput, Task](Op{Name: "cancel_task", Method: post, Path: "/api/tasks/{id}/cancel", GETForm: true, Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "cancel_task", Summary: "Withdraw a task that is open or awaiting payment; funds it holds go back to the buyer with the operator's approval."},
 	&CancelInput{TaskRef: TaskRef{ID: "tsk_x"}})

@@ -273,11 +273,11 @@ type AICallList struct {
 // The trust and safety operations.
 
 // GetMediation declares get_mediation, GET /api/mediations/{id}.
-var GetMediation = Define[TaskRef, Mediation](Op{Name: "get_mediation", Method: get, Path: "/api/mediations/{id}", Tag: "buyer", Access: TaskParty, Tool: "get_mediation", Summary: "Mediation status: statements, decision, appeal."},
+var GetMediation = Define[TaskRef, Mediation](Op{Name: "get_mediation", Method: get, Path: "/api/mediations/{id}", Tag: "buyer", Access: TaskParty, Owner: TaskParties, Tool: "get_mediation", Summary: "Mediation status: statements, decision, appeal."},
 	&TaskRef{ID: "med_x"})
 
 // ListMessages declares list_messages, GET /api/tasks/{id}/messages.
-var ListMessages = Define[TaskRef, MessageList](Op{Name: "list_messages", Method: get, Path: "/api/tasks/{id}/messages", Tag: "buyer", Access: TaskParty, Tool: "messages", Summary: "Messages on a task."},
+var ListMessages = Define[TaskRef, MessageList](Op{Name: "list_messages", Method: get, Path: "/api/tasks/{id}/messages", Tag: "buyer", Access: TaskParty, Owner: TaskAudience, Tool: "messages", Summary: "Messages on a task."},
 	&TaskRef{ID: "tsk_x"})
 
 // AdminAI declares admin_ai, GET /api/admin/ai.

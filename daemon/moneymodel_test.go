@@ -1663,7 +1663,9 @@ func (mm *moneyModel) checkBookings(v *moneyView) {
 // that funds no task; with nothing in flight or missing, what the exchange's addresses hold beyond
 // the ledger is exactly the operator's float.
 func (mm *moneyModel) checkReconcile(final bool) {
-	v := mm.read()
+	// Reconcile is read before the model's view: the watcher credits a transfer before it moves
+	// its cursor, so a transfer reconcile counts as scanned is in the ledger the view reads after.
+	// (Read the other way round, a transfer credited in between was in neither.)
 	resp, err := do(mm.m.admin, "admin_reconcile", nil)
 	if err != nil {
 		mm.t.Fatalf("admin_reconcile: %v", err)
@@ -1672,6 +1674,7 @@ func (mm *moneyModel) checkReconcile(final bool) {
 	if err := json.Unmarshal(resp.Body, &r); err != nil {
 		mm.t.Fatalf("reconcile answer %s: %v", resp.Body, err)
 	}
+	v := mm.read()
 	// A difference is named when its transaction appears in reconcile's answer, wherever: the
 	// missing transfers today, or a list of reorged payments.
 	body := strings.ToLower(string(resp.Body))

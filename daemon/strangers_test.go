@@ -137,3 +137,65 @@ func TestGarbageTokenIsNamed(t *testing.T) {
 		t.Errorf("admin_stats with no token: %v", err)
 	}
 }
+
+// TestStrangersReadNothing: every read that belongs to a task's parties (its declared owner),
+// called by a stranger with a real id, is refused with 401, 403 or 404 and answers nothing of the
+// record; its owner reads it. The strangers: nobody, the buyer of another task, an unrelated
+// verified member (of another skill, so no task is open to it), and for the buyer's own reads the
+// task's seller. A new owned read must be added to ownedReads: the test fails until it is.
+func TestStrangersReadNothing(t *testing.T) {
+	t.Parallel()
+	w := newReplayWorld(t)
+	e := w.e
+	stranger := e.verified(map[string]any{"roles": []string{"buyer", "seller"},
+		"skills": []map[string]any{{"task_type": "summarize", "description": "summarises"}}})
+	_, otherBuyer := w.open()
+	med, buyer := w.escalated()
+	call(t, e.anon.With(buyer), "post_message", map[string]any{"id": med.TaskID, "body": "Where is the second half?"}, nil)
+	ownedReads := map[string]map[string]any{
+		"get_task":        {"id": med.TaskID},
+		"get_deliverable": {"id": med.TaskID},
+		"get_timeline":    {"id": med.TaskID},
+		"list_messages":   {"id": med.TaskID},
+		"get_mediation":   {"id": med.ID},
+	}
+	checked := 0
+	for _, op := range axp.Ops {
+		if op.Owner == axp.NoOwner || op.Mutating() {
+			continue
+		}
+		in, ok := ownedReads[op.Name]
+		if !ok {
+			t.Errorf("%s: an owned read with no case in ownedReads", op.Name)
+			continue
+		}
+		strangers := map[string]string{"nobody": "", "another task's buyer": otherBuyer, "an unrelated member": stranger.MemberSecret}
+		if op.Owner == axp.TaskBuyer {
+			strangers["the task's seller"] = w.seller.MemberSecret
+		}
+		for who, token := range strangers {
+			resp, err := do(e.anon.With(token), op.Name, maps.Clone(in))
+			if resp == nil {
+				t.Fatalf("%s by %s: no answer: %v", op.Name, who, err)
+			}
+			checked++
+			if resp.Status != 401 && resp.Status != 403 && resp.Status != 404 {
+				t.Errorf("%s by %s: answered %d, want 401, 403 or 404: %.300s", op.Name, who, resp.Status, resp.Body)
+			}
+			if strings.Contains(string(resp.Body), "second half") || strings.Contains(string(resp.Body), "rain on the roof") {
+				t.Errorf("%s by %s: the refusal holds the record: %.300s", op.Name, who, resp.Body)
+			}
+		}
+		for who, token := range map[string]string{"the buyer": buyer, "the seller": w.seller.MemberSecret} {
+			if op.Owner == axp.TaskBuyer && who == "the seller" {
+				continue
+			}
+			if resp, err := do(e.anon.With(token), op.Name, maps.Clone(in)); err != nil || resp.Status != 200 {
+				t.Errorf("%s by %s: %v", op.Name, who, err)
+			}
+		}
+	}
+	if checked < 15 {
+		t.Fatalf("only %d stranger reads checked", checked)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -99,39 +100,113 @@ func AsBuyer(t *axp.TaskRecord, c axp.Caller) error {
 	return nil
 }
 
-// Holds refuses a buyer token on an operation of a task (access buyer or party) when it is not
-// that task's: a buyer token acts for its one task only, whatever the operation and its input, so
-// this is known from the path and the headers, before the body is read. The task is the {id} of
-// /api/tasks/{id}..., or the task of the mediation {id} of /api/mediations/{id}...; a missing one
-// is left to the operation, which checks its input first (bad input is 400 before 404). Member
-// secrets are left to the handlers: which member may act depends on the operation and the
-// task's state.
-func (k *Kernel) Holds(op *axp.Op, c axp.Caller, path map[string]string) error {
-	if c.Kind != axp.BuyerToken || op.Access != axp.BuyerAuth && op.Access != axp.TaskParty || path["id"] == "" {
-		return nil
+// Owns checks the caller against the owner op declares (axp.Owner) of the record the path's {id}
+// names, before the handler runs: for REST from the path and the headers alone, before the body is
+// read (a stranger is refused without waiting for a slow body), for the other doors once the
+// arguments are read. It answers the caller's side (axp.SideBuyer or axp.SideSeller), "" when the
+// operation declares no owner or the record does not exist (the handler, which checks its input
+// first, answers 404).
+func (k *Kernel) Owns(op *axp.Op, c axp.Caller, id string) (side string, err error) {
+	if op.Owner == axp.NoOwner || id == "" {
+		return "", nil
 	}
-	mediation := strings.HasPrefix(op.Path, "/api/mediations/{id}")
-	if !mediation && !strings.HasPrefix(op.Path, "/api/tasks/{id}") {
-		return nil
-	}
-	return k.Store.View(func(tx *store.Tx) error {
-		id := path["id"]
-		if mediation {
-			m, err := tx.Mediation(id)
-			if err != nil {
-				return err
-			}
-			if m == nil {
-				return nil // the operation answers for a missing mediation, after checking its input
-			}
-			id = m.TaskID
-		}
-		t, err := tx.Task(id)
+	err = k.Store.View(func(tx *store.Tx) error {
+		t, err := ownedTask(tx, op, id)
 		if err != nil || t == nil {
-			return err // the same for a missing task
+			return err
 		}
-		return AsBuyer(t, c)
+		side, err = Owned(tx, op, t, c)
+		return err
 	})
+	return side, err
+}
+
+// ownedTask reads the task the {id} of op's path names: the task itself, or the task of the
+// mediation {id} of /api/mediations/{id}...; nil when there is none.
+func ownedTask(tx *store.Tx, op *axp.Op, id string) (*axp.TaskRecord, error) {
+	if strings.HasPrefix(op.Path, "/api/mediations/{id}") {
+		m, err := tx.Mediation(id)
+		if err != nil || m == nil {
+			return nil, err
+		}
+		id = m.TaskID
+	}
+	return tx.Task(id)
+}
+
+// Owned checks the caller against op's declared owner of task t and answers its side; a handler
+// whose answer depends on the side reads it again here, inside its own transaction.
+func Owned(tx *store.Tx, op *axp.Op, t *axp.TaskRecord, c axp.Caller) (string, error) {
+	switch op.Owner {
+	case axp.TaskBuyer:
+		return axp.SideBuyer, AsBuyer(t, c)
+	case axp.JobSeller:
+		return axp.SideSeller, AsSeller(t, c)
+	case axp.TaskParties, axp.TaskAudience:
+		buyerErr := AsBuyer(t, c)
+		if buyerErr == nil {
+			return axp.SideBuyer, nil
+		}
+		if c.Kind != axp.MemberCall {
+			return "", buyerErr
+		}
+		if t.SellerID != "" && c.MemberID == t.SellerID {
+			return axp.SideSeller, nil
+		}
+		if op.Owner == axp.TaskAudience {
+			open, err := openTo(tx, t, c.MemberID)
+			if err != nil || open {
+				return axp.SideSeller, err
+			}
+		}
+		return "", axp.Forbidden("you are not a party to this task", "only the task's buyer and its seller may do this")
+	}
+	return "", nil
+}
+
+// openTo reports whether task t is open to seller id: before a seller is chosen, the seller quoted
+// on it or the task matches its skills; at any time, the buyer wrote to it.
+func openTo(tx *store.Tx, t *axp.TaskRecord, id string) (bool, error) {
+	if t.SellerID == "" {
+		q, err := tx.Quote(t.ID, id)
+		if err != nil || q != nil {
+			return q != nil, err
+		}
+		m, err := tx.Member(id)
+		if err != nil {
+			return false, err
+		}
+		if m != nil {
+			if _, ok := Matches(m, t); ok {
+				return true, nil
+			}
+		}
+	}
+	msgs, err := tx.Messages(t.ID)
+	if err != nil {
+		return false, err
+	}
+	for _, m := range msgs {
+		if m.SellerID == id {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// LoadOwned reads the task id inside a handler's transaction and checks the caller against the
+// owner the call's operation declares, answering its side there (the pipeline checked it before
+// the handler; the side of a seller can change in between).
+func LoadOwned(tx *store.Tx, c *pipeline.Call, id string) (*axp.TaskRecord, string, error) {
+	t, err := LoadTask(tx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	side, err := Owned(tx, c.Op, t, c.Caller)
+	if err != nil {
+		return nil, "", err
+	}
+	return t, side, nil
 }
 
 // AsSeller checks that the caller is the chosen seller of the task.

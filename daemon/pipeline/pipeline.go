@@ -44,6 +44,10 @@ type Call struct {
 	// FromQuery: the input came from a query string (a GET form), where every value is text.
 	FromQuery bool
 	Door      Door
+	// Side is the caller's side of the record the operation acts on (axp.SideBuyer or
+	// axp.SideSeller), as checked against the operation's declared owner before the handler ran;
+	// "" when it declares none or the record does not exist.
+	Side string
 }
 
 // Backend is what the pipeline needs from the exchange.
@@ -60,10 +64,11 @@ type Backend interface {
 	// Measure records a finished call of an operation through a door in the Prometheus series;
 	// it must be cheap (every call runs it).
 	Measure(op *axp.Op, door Door, status int, err error, elapsed time.Duration)
-	// Holds refuses, from the caller's credentials and the path alone, a call whose credential
-	// cannot act on the resource the path names (a buyer token of another task). It runs before
-	// the body is read, so that such a call is refused without waiting for a slow body.
-	Holds(op *axp.Op, c axp.Caller, path map[string]string) error
+	// Owns checks the caller against the owner the operation declares (axp.Owner) of the record
+	// id names and answers the caller's side of it ("" when the operation declares no owner, or
+	// the record does not exist: the handler answers that). The REST door's calls are checked from
+	// the path before the body is read, so a stranger is refused without waiting for a slow body.
+	Owns(op *axp.Op, c axp.Caller, id string) (side string, err error)
 	// Logger logs with trace ids.
 	Logger() *slog.Logger
 	// Charge takes the payment of a call of a Paid operation (x402, or a free trial call) before
@@ -154,17 +159,22 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 			refund()
 		}
 	}()
-	if req.Path != nil && req.Parse != nil && !req.FromQuery {
-		// The door separated the path and reads the body later: what the path and the headers
-		// refuse is refused first.
-		if err := p.b.Holds(op, req.Caller, req.Path); err != nil {
+	call := &Call{Op: op, Caller: req.Caller, FromQuery: req.FromQuery, Door: req.Door}
+	owned := req.Path != nil
+	if owned {
+		// The door separated the path: the owner is checked before the body is read.
+		if call.Side, err = p.b.Owns(op, req.Caller, req.Path["id"]); err != nil {
 			return a, err
 		}
 	}
-	call := &Call{Op: op, Caller: req.Caller, FromQuery: req.FromQuery, Door: req.Door}
 	in, idem, err := p.input(req, call)
 	if err != nil {
 		return a, err
+	}
+	if !owned {
+		if call.Side, err = p.b.Owns(op, req.Caller, call.Path["id"]); err != nil {
+			return a, err
+		}
 	}
 	if idem != nil {
 		release, replayed, err := p.replay(idem, req.Caller)

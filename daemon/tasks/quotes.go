@@ -254,7 +254,7 @@ func (s *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 	}
 	// The record is written with the answers (a retry must not start another round); a replay
 	// answers with the task as it is then.
-	if _, err := s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	if _, err := s.taskChange(ctx, c, in.ID, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		if _, err := axp.Next(t.Status, axp.TrigClarify, t.Facts()); err != nil {
 			return err
 		}

@@ -42,16 +42,13 @@ func (s *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQue
 	return &out, err
 }
 
-// taskChange loads a task inside a change, checks the caller with auth, runs fn and answers the
+// taskChange loads a task inside a change, checks the caller against the operation's owner, runs fn and answers the
 // buyer's or seller's view of the result.
-func (s *Service) taskChange(ctx context.Context, c *pipeline.Call, id string, auth func(*axp.TaskRecord, axp.Caller) error,
+func (s *Service) taskChange(ctx context.Context, c *pipeline.Call, id string,
 	audience string, fn func(ch *kernel.Change, t *axp.TaskRecord) error) (*axp.Task, error) {
 	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
-		t, err := kernel.LoadTask(ch.Tx, id)
+		t, _, err := kernel.LoadOwned(ch.Tx, c, id)
 		if err != nil {
-			return nil, err
-		}
-		if err := auth(t, c.Caller); err != nil {
 			return nil, err
 		}
 		if err := fn(ch, t); err != nil {
@@ -67,7 +64,7 @@ func (s *Service) taskChange(ctx context.Context, c *pipeline.Call, id string, a
 // with a refund for the operator to approve. A reported payment still awaiting confirmation stops
 // the cancel: the operator decides it first.
 func (s *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.CancelInput) (*axp.Task, error) {
-	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		if t.Status == axp.TaskAwaitingPayment && t.TxHash != "" {
 			return axp.Conflict("a payment ("+t.TxHash+") was reported for this task and awaits the operator's confirmation",
 				"wait for the confirmation (the job then starts) or the rejection (then cancel)")
@@ -99,7 +96,7 @@ func (s *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.Canc
 }
 
 func (s *Service) chooseOffer(ctx context.Context, c *pipeline.Call, in *axp.ChooseInput) (*axp.Task, error) {
-	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		return s.choose(ch, t, in.OfferID)
 	})
 }
@@ -230,9 +227,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 		var credited bool
 		err := s.Store.View(func(tx *store.Tx) error {
 			var err error
-			if t, err = kernel.LoadTask(tx, in.ID); err == nil {
-				err = kernel.AsBuyer(t, c.Caller)
-			}
+			t, _, err = kernel.LoadOwned(tx, c, in.ID)
 			credited = tx.TxHashTask(in.TxHash) == in.ID
 			return err
 		})
@@ -246,11 +241,8 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 		}
 	}
 	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
-		t, err := kernel.LoadTask(ch.Tx, in.ID)
+		t, _, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
-			return nil, err
-		}
-		if err := kernel.AsBuyer(t, c.Caller); err != nil {
 			return nil, err
 		}
 		if t.Status != axp.TaskAwaitingPayment {
@@ -353,9 +345,7 @@ func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *ax
 	var t *axp.TaskRecord
 	if err := s.Store.View(func(tx *store.Tx) error {
 		var err error
-		if t, err = kernel.LoadTask(tx, in.ID); err == nil {
-			err = kernel.AsBuyer(t, c.Caller)
-		}
+		t, _, err = kernel.LoadOwned(tx, c, in.ID)
 		return err
 	}); err != nil {
 		return nil, err
@@ -626,14 +616,9 @@ func (s *Service) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyT
 func (s *Service) getTimeline(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Timeline, error) {
 	out := &axp.Timeline{TaskID: in.ID}
 	err := s.Store.View(func(tx *store.Tx) error {
-		t, err := kernel.LoadTask(tx, in.ID)
+		t, _, err := kernel.LoadOwned(tx, c, in.ID)
 		if err != nil {
 			return err
-		}
-		if err := kernel.AsBuyer(t, c.Caller); err != nil {
-			if c.Caller.Kind != axp.MemberCall || c.Caller.MemberID != t.SellerID {
-				return err
-			}
 		}
 		out.Events, err = tx.Events(t.ID)
 		return err

@@ -127,7 +127,7 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 	if strings.HasPrefix(in.ID, sandboxPrefix) {
 		return s.sandboxDeliver(ctx, c, in)
 	}
-	return s.taskChange(ctx, c, in.ID, kernel.AsSeller, kernel.ViewSeller, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.ViewSeller, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		body, filename, mime, err := s.content(ch.Tx, in, t.SellerID)
 		if err != nil {
 			return err
@@ -223,21 +223,16 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 func (s *Service) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Document, error) {
 	var doc *axp.Document
 	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
-		t, err := kernel.LoadTask(ch.Tx, in.ID)
+		t, side, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err
-		}
-		if err := kernel.AsBuyer(t, c.Caller); err != nil {
-			if c.Caller.Kind != axp.MemberCall || c.Caller.MemberID != t.SellerID {
-				return nil, err
-			}
 		}
 		dl := t.LastDelivery()
 		if dl == nil {
 			return nil, axp.NotFound("deliverable of task", t.ID).WithHint("nothing has been delivered yet")
 		}
 		body := ch.Tx.Blob(dl.SHA256)
-		if kernel.AsBuyer(t, c.Caller) == nil && dl.Retrieved == nil {
+		if side == axp.SideBuyer && dl.Retrieved == nil {
 			at := ch.Now
 			dl.Retrieved = &at
 			if err := ch.Save(t, t.Status, "retrieve", map[string]any{"sha256": dl.SHA256}); err != nil {
@@ -259,7 +254,7 @@ func (s *Service) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.
 }
 
 func (s *Service) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.AcceptInput) (*axp.Task, error) {
-	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		if dl := t.LastDelivery(); dl != nil && in.SHA256 != "" && in.SHA256 != dl.SHA256 {
 			return axp.Conflict("sha256 does not match the latest delivery ("+dl.SHA256+")", "retrieve the deliverable again and accept what you checked")
 		}
@@ -297,7 +292,7 @@ func (s *Service) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.Acce
 }
 
 func (s *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.DisputeInput) (*axp.Task, error) {
-	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigDispute, in.Reason, ch.Now); err != nil {
 			return err
@@ -343,7 +338,7 @@ func (s *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Dis
 }
 
 func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.RedoBody) (*axp.Task, error) {
-	return s.taskChange(ctx, c, in.ID, kernel.AsBuyer, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
+	return s.taskChange(ctx, c, in.ID, kernel.ViewBuyer, func(ch *kernel.Change, t *axp.TaskRecord) error {
 		prev := t.Status
 		if err := t.Move(axp.TrigRedo, in.Reason, ch.Now); err != nil {
 			return err
@@ -381,11 +376,8 @@ func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.PaymentRequested, error) {
 	// The answer is the change's own, so that a retry with the same key replays it.
 	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentRequested, error) {
-		t, err := kernel.LoadTask(ch.Tx, in.ID)
+		t, _, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
-			return nil, err
-		}
-		if err := kernel.AsSeller(t, c.Caller); err != nil {
 			return nil, err
 		}
 		if _, err := axp.Next(t.Status, axp.TrigRequestPay, t.Facts()); err != nil {

@@ -195,7 +195,7 @@ func (s *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.Escala
 		if err != nil {
 			return nil, err
 		}
-		side, err := sideOf(t, c.Caller)
+		side, err := kernel.Owned(ch.Tx, c.Op, t, c.Caller)
 		if err != nil {
 			return nil, err
 		}
@@ -231,7 +231,7 @@ func (s *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.Ta
 		if err != nil {
 			return err
 		}
-		if _, err := sideOf(t, c.Caller); err != nil {
+		if _, err := kernel.Owned(tx, c.Op, t, c.Caller); err != nil {
 			return err
 		}
 		out = m
@@ -246,7 +246,7 @@ func (s *Service) submitStatement(ctx context.Context, c *pipeline.Call, in *axp
 		if err != nil {
 			return nil, err
 		}
-		side, err := sideOf(t, c.Caller)
+		side, err := kernel.Owned(ch.Tx, c.Op, t, c.Caller)
 		if err != nil {
 			return nil, err
 		}
@@ -513,7 +513,7 @@ func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBo
 		if err != nil {
 			return nil, err
 		}
-		side, err := sideOf(t, c.Caller)
+		side, err := kernel.Owned(ch.Tx, c.Op, t, c.Caller)
 		if err != nil {
 			return nil, err
 		}

@@ -25,7 +25,7 @@ func (s *Service) submitReview(ctx context.Context, c *pipeline.Call, in *axp.Re
 		if err != nil {
 			return nil, err
 		}
-		side, err := sideOf(t, c.Caller)
+		side, err := kernel.Owned(ch.Tx, c.Op, t, c.Caller)
 		if err != nil {
 			return nil, err
 		}

@@ -115,7 +115,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 		if err != nil {
 			return nil, err
 		}
-		side, err := sideOf(t, c.Caller)
+		side, err := kernel.Owned(ch.Tx, c.Op, t, c.Caller)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +157,7 @@ func (s *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *ax
 		if err != nil {
 			return nil, err
 		}
-		side, err := sideOf(t, c.Caller)
+		side, err := kernel.Owned(ch.Tx, c.Op, t, c.Caller)
 		if err != nil {
 			return nil, err
 		}

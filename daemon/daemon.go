@@ -103,10 +103,11 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		QuoteParallel: outbound.MaxParallel, Events: kernel.Subscribers{},
 		Stop: make(chan struct{})}}
 	d.Prom = kernel.NewProm(db, d.Leading)
-	d.services()
 	d.Sink = kernel.NewLogSink(db)
 	level := kernel.ParseLevel(cfg.LogLevel)
 	d.Log = slog.New(&kernel.LogHandler{Console: slog.NewTextHandler(console, &slog.HandlerOptions{Level: level}), Sink: d.Sink, Keep: level})
+	// The services take the store, the log and the clock (kernel.Base) when they are built.
+	d.services()
 
 	generated, err := d.setupAdmin()
 	if err != nil {

@@ -53,8 +53,8 @@ func (d *Daemon) services() {
 	d.paid = paid.New(k, d.recorded)
 	d.site = site.New(k, d.trust)
 	d.talk = talk.New(k, d.trust)
-	d.board = board.New(k)
-	d.operator = operator.New(k)
+	d.board = board.New(k.Base(), k)
+	d.operator = operator.New(k.Base(), k.Sink, k.Metrics, k.Started, k)
 }
 
 // Charge takes the payment of a paid call (pipeline.Backend).

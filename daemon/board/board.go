@@ -85,7 +85,7 @@ func (s *Service) boardList(ctx context.Context, c *pipeline.Call, in *axp.Board
 		limit = axp.BoardPageDefault
 	}
 	out := &axp.BoardList{}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		if _, err := boardMember(tx, c.Caller); err != nil {
 			return err
 		}
@@ -111,7 +111,7 @@ func (s *Service) boardRead(ctx context.Context, c *pipeline.Call, in *axp.Board
 		limit = axp.BoardRepliesDefault
 	}
 	out := &axp.BoardThreadView{}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		m, err := boardMember(tx, c.Caller)
 		if err != nil {
 			return err
@@ -169,7 +169,7 @@ func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 	}
 	// An unverified member is told so before the listing policy speaks; the transaction checks
 	// again.
-	if err := s.Store.View(func(tx *store.Tx) error {
+	if err := s.base.Store.View(func(tx *store.Tx) error {
 		_, err := boardMember(tx, c)
 		return err
 	}); err != nil {
@@ -178,7 +178,7 @@ func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 	if err := s.boardPolicy(ctx, c, p); err != nil {
 		return nil, err
 	}
-	return kernel.Apply(s.Kernel, ctx, c.Actor(), func(ch *kernel.Change) (*axp.BoardPost, error) {
+	return kernel.Apply(s.base, ctx, c.Actor(), func(ch *kernel.Change) (*axp.BoardPost, error) {
 		m, err := boardMember(ch.Tx, c)
 		if err != nil {
 			return nil, err
@@ -199,11 +199,11 @@ func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 		}
 		who := kernel.Party{MemberID: m.ID, Actor: ch.Actor, PostID: p.ID}
 		var sc, vx *axp.Screening
-		if p.Title, vx, err = s.CleanText(ch, who, "board.title", p.Title, false); err != nil {
+		if p.Title, vx, err = s.screen.CleanText(ch, who, "board.title", p.Title, false); err != nil {
 			return nil, err
 		}
 		kernel.Merge(&sc, "title", vx)
-		if p.Body, vx, err = s.CleanText(ch, who, "board.body", p.Body, false); err != nil {
+		if p.Body, vx, err = s.screen.CleanText(ch, who, "board.body", p.Body, false); err != nil {
 			return nil, err
 		}
 		kernel.Merge(&sc, "body", vx)
@@ -229,7 +229,7 @@ func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 		if p.Status == axp.BoardPending {
 			ctx := ch.Ctx
 			ch.After(func() {
-				s.Log.InfoContext(ctx, "board post waits for the operator", "source", "trust", "post", p.ID, "member", m.ID,
+				s.base.Log.InfoContext(ctx, "board post waits for the operator", "source", "trust", "post", p.ID, "member", m.ID,
 					"risk", sc.Risk)
 			})
 		}
@@ -258,12 +258,12 @@ func (s *Service) boardPolicy(ctx context.Context, c axp.Caller, p *axp.BoardPos
 	if pol == nil {
 		return nil
 	}
-	if _, err := s.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
+	if _, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
 		return nil, ch.Audit("board.refuse", "member", c.MemberID, map[string]any{"category": pol.Category, "kind": p.Kind})
 	}); err != nil {
 		return err
 	}
-	s.Log.InfoContext(ctx, "board post refused by the listing policy", "source", "trust", "member", c.MemberID, "category", pol.Category)
+	s.base.Log.InfoContext(ctx, "board post refused by the listing policy", "source", "trust", "member", c.MemberID, "category", pol.Category)
 	return axp.Forbidden("this post is not accepted on the board: "+pol.Reason+" (category "+pol.Category+")",
 		"the board takes what the exchange lists; rewrite the post, or ask the operator (POST /api/members/me/operator-messages)")
 }
@@ -277,7 +277,7 @@ func (s *Service) adminBoard(ctx context.Context, c *pipeline.Call, in *axp.Boar
 		limit = adminBoardDefault
 	}
 	out := &axp.BoardPostList{Posts: []axp.BoardPost{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		if status == axp.BoardPending {
 			var err error
 			out.Posts, err = tx.PendingBoardPosts(limit)
@@ -311,7 +311,7 @@ func (s *Service) moderate(ctx context.Context, c *pipeline.Call, id, to, note s
 	if to == axp.BoardHidden {
 		action, verb = "hidden", "hide"
 	}
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.BoardPost, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.BoardPost, error) {
 		p, err := ch.Tx.BoardPost(id)
 		if err != nil {
 			return nil, err
@@ -358,7 +358,7 @@ func (s *Service) moderate(ctx context.Context, c *pipeline.Call, id, to, note s
 			} else if note != "" {
 				body += " Note: " + note
 			}
-			if err := s.PersonalNotice(ch, m, severity, title, body); err != nil {
+			if err := s.screen.PersonalNotice(ch, m, severity, title, body); err != nil {
 				return nil, err
 			}
 		}

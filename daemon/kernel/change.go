@@ -167,7 +167,7 @@ type PayoutAddressSet struct {
 
 // Apply is Mutate for a change whose answer has a type: fn answers a *T, and so does Apply, so a
 // handler's answer is checked at compile time from its change to its declaration.
-func Apply[T any](k *Kernel, ctx context.Context, actor string, fn func(ch *Change) (*T, error)) (*T, error) {
+func Apply[T any](k Mutator, ctx context.Context, actor string, fn func(ch *Change) (*T, error)) (*T, error) {
 	var out *T
 	_, err := k.Mutate(ctx, actor, func(ch *Change) (any, error) {
 		v, err := fn(ch)

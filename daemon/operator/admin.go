@@ -32,9 +32,9 @@ func (s *Service) Register(r *pipeline.Registry) {
 }
 
 func (s *Service) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.TraceQuery) (*axp.Trace, error) {
-	s.Sink.Flush()
+	s.sink.Flush()
 	var tr axp.Trace
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		tr, err = tx.Trace(in.TraceID)
 		return err
@@ -43,9 +43,9 @@ func (s *Service) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.Trac
 }
 
 func (s *Service) adminLog(ctx context.Context, c *pipeline.Call, in *axp.LogQuery) (*axp.LogList, error) {
-	s.Sink.Flush()
+	s.sink.Flush()
 	out := &axp.LogList{}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		out.Entries, err = tx.LogEntries(*in)
 		return err
@@ -55,7 +55,7 @@ func (s *Service) adminLog(ctx context.Context, c *pipeline.Call, in *axp.LogQue
 
 func (s *Service) adminAudit(ctx context.Context, c *pipeline.Call, in *axp.AuditQuery) (*axp.AuditList, error) {
 	out := &axp.AuditList{}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		out.Records, err = tx.AuditRecords(*in)
 		return err
@@ -68,21 +68,21 @@ func (s *Service) adminMetrics(ctx context.Context, c *pipeline.Call, in *axp.Me
 	if hours == 0 {
 		hours = 24
 	}
-	m, err := s.Metrics.Report(hours, s.Now())
+	m, err := s.metrics.Report(hours, s.base.Now())
 	return &m, err
 }
 
 func (s *Service) adminStats(ctx context.Context, c *pipeline.Call) (*axp.Stats, error) {
 	st := &axp.Stats{Tasks: map[string]int{}, Members: map[string]int{}, MembersByRole: map[string]int{},
-		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion, Leader: s.Leading(),
-		Uptime: s.Now().Sub(s.Started).Round(time.Second).String()}
+		Submissions: map[string]int{}, SchemaVersion: store.SchemaVersion, Leader: s.ex.Leading(),
+		Uptime: s.base.Now().Sub(s.started).Round(time.Second).String()}
 	for _, str := range axp.TaskStatuses {
 		st.Tasks[str] = 0
 	}
 	for _, strx := range []string{axp.MemberRegistered, axp.MemberVerified, axp.MemberUnreachable, axp.MemberSuspended} {
 		st.Members[strx] = 0
 	}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		if err := tx.EachMember(func(m *axp.Member) bool {
 			st.Members[m.State]++
 			for _, r := range m.Roles {
@@ -109,7 +109,7 @@ func (s *Service) adminStats(ctx context.Context, c *pipeline.Call) (*axp.Stats,
 }
 
 func (s *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.NewAnnouncement) (*axp.Announcement, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Announcement, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Announcement, error) {
 		for i, id := range in.MemberIDs {
 			m, err := ch.Tx.Member(id)
 			if err != nil {
@@ -124,9 +124,9 @@ func (s *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.N
 			audience = "all"
 		}
 		a := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", ch.Now), From: "operator",
-			Severity: in.Severity, Title: in.Title, Body: in.Body, ReplyTo: s.BaseURL() + "/api/members/me/operator-messages",
+			Severity: in.Severity, Title: in.Title, Body: in.Body, ReplyTo: s.base.BaseURL() + "/api/members/me/operator-messages",
 			Audience: audience, CreatedAt: ch.Now}, MemberIDs: in.MemberIDs}
-		if err := s.Announce(ch, a); err != nil {
+		if err := s.ex.Announce(ch, a); err != nil {
 			return nil, err
 		}
 		if err := ch.Audit("announcement.create", "announcement", a.ID, map[string]any{"severity": in.Severity, "audience": audience}); err != nil {
@@ -138,7 +138,7 @@ func (s *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.N
 
 func (s *Service) adminAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementStatusList, error) {
 	out := &axp.AnnouncementStatusList{Announcements: []axp.AnnouncementStatus{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		tx.EachAnnouncement(func(a *store.AnnouncementRecord) bool {
 			status := axp.AnnouncementStatus{Announcement: a.Announcement, MemberIDs: a.MemberIDs}
@@ -172,7 +172,7 @@ func fieldIndex(name string, i int) string { return fmt.Sprintf("%s[%d]", name, 
 
 func (s *Service) adminOperatorMessages(ctx context.Context, c *pipeline.Call) (*axp.OperatorMessageList, error) {
 	out := &axp.OperatorMessageList{}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		out.Messages, err = tx.OperatorMessages(500)
 		return err
@@ -182,7 +182,7 @@ func (s *Service) adminOperatorMessages(ctx context.Context, c *pipeline.Call) (
 
 func (s *Service) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.MembersQuery) (*axp.MemberList, error) {
 	out := &axp.MemberList{Members: []axp.PrivateMember{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		return tx.EachMember(func(m *axp.Member) bool {
 			if (in.State == "" || m.State == in.State) && (in.Role == "" || m.HasRole(in.Role)) {
 				out.Members = append(out.Members, kernel.Private(m))
@@ -194,7 +194,7 @@ func (s *Service) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.Me
 }
 
 func (s *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody, suspend bool) (*axp.PrivateMember, error) {
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
 		m, err := kernel.LoadMember(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -223,7 +223,7 @@ func (s *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.Su
 		return &pm, nil
 	})
 	if err == nil {
-		s.Invalidate()
+		s.ex.Invalidate()
 	}
 	return out, err
 }
@@ -237,15 +237,15 @@ func (s *Service) adminUnsuspend(ctx context.Context, c *pipeline.Call, in *axp.
 }
 
 func (s *Service) adminBackup(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {
-	if s.Store.IsPostgres() {
+	if s.base.Store.IsPostgres() {
 		return nil, axp.Errorf(axp.CodeUnavailable, "%s", store.ErrNoFileBackup.Error()).
 			WithHint("run pg_dump against the exchange's database, or use its provider's backups")
 	}
-	s.Log.InfoContext(ctx, "hot backup started", "source", "store")
+	s.base.Log.InfoContext(ctx, "hot backup started", "source", "store")
 	return &axp.Document{ContentType: "application/octet-stream",
 		Header: map[string]string{"Content-Disposition": `attachment; filename="axp-backup.db"`},
 		Stream: func(w io.Writer) error {
-			_, err := s.Store.Backup(w)
+			_, err := s.base.Store.Backup(w)
 			return err
 		}}, nil
 }
@@ -278,9 +278,9 @@ func moneyTotals(entries []axp.LedgerEntry) axp.MoneyTotals {
 // the audit records of its changes, the requests logged under their trace ids, its messages, the
 // AI calls made for it and its reviews.
 func (s *Service) adminTaskTimeline(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.AdminTimeline, error) {
-	s.Sink.Flush()
+	s.sink.Flush()
 	out := &axp.AdminTimeline{TaskID: in.ID, Rows: []axp.TimelineRow{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		if _, err := kernel.LoadTask(tx, in.ID); err != nil {
 			return err
 		}

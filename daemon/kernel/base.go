@@ -1,0 +1,41 @@
+package kernel
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/axp-exchange/axp/store"
+)
+
+// Base is what every service stands on, and all it takes from the kernel without naming it in its
+// New: the store and the changes made in it, the clock, the log and the configuration. A service
+// holds it as a named field; whatever else it uses (another service, screening, the chain, a
+// member's tools) is an argument of its New.
+type Base struct {
+	Store *store.DB
+	Log   *slog.Logger
+	k     *Kernel // the clock, the configuration and the change runner
+}
+
+// Base is the kernel's infrastructure handle for a service.
+func (k *Kernel) Base() Base { return Base{Store: k.Store, Log: k.Log, k: k} }
+
+// Now is the exchange's clock (see Kernel.Now).
+func (b Base) Now() time.Time { return b.k.Now() }
+
+// Cfg is the exchange's configuration.
+func (b Base) Cfg() *Config { return &b.k.Cfg }
+
+// BaseURL is the public address of the exchange.
+func (b Base) BaseURL() string { return b.k.BaseURL() }
+
+// Mutate runs fn in one write transaction (see Kernel.Mutate).
+func (b Base) Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error) {
+	return b.k.Mutate(ctx, actor, fn)
+}
+
+// Mutator runs changes: the kernel, or a service's Base.
+type Mutator interface {
+	Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error)
+}

@@ -106,7 +106,9 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	d.Sink = kernel.NewLogSink(db)
 	level := kernel.ParseLevel(cfg.LogLevel)
 	d.Log = slog.New(&kernel.LogHandler{Console: slog.NewTextHandler(console, &slog.HandlerOptions{Level: level}), Sink: d.Sink, Keep: level})
-	// The services take the store, the log and the clock (kernel.Base) when they are built.
+	// The services take the store, the log and the clock (kernel.Base) when they are built, and
+	// the pipeline (talk runs operations through it); each registers its handlers in it after.
+	d.Pipe = pipeline.New(d, pipeline.NewRegistry(), keys.Raw)
 	d.services()
 
 	generated, err := d.setupAdmin()
@@ -161,7 +163,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		d.Close()
 		return nil, "", err
 	}
-	d.Pipe = pipeline.New(d, d.handlers(), keys.Raw)
+	d.handlers(d.Pipe.Registry())
 	d.answers = d.noticeAnswers()
 	d.rest = rest.New(d, d.Pipe, rest.Options{MaxBodyBytes: cfg.MaxBodyBytes})
 	d.handler = d.doors()

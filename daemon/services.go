@@ -19,8 +19,7 @@ import (
 )
 
 // handlers is the registry of every operation: each service registers its own.
-func (d *Daemon) handlers() *pipeline.Registry {
-	r := pipeline.NewRegistry()
+func (d *Daemon) handlers(r *pipeline.Registry) {
 	d.site.Register(r)
 	d.talk.Register(r)
 	d.tasks.Register(r)
@@ -31,7 +30,6 @@ func (d *Daemon) handlers() *pipeline.Registry {
 	d.board.Register(r)
 	d.paid.Register(r)
 	d.recorded.Register(r)
-	return r
 }
 
 // noticeAnswers registers, for each member call whose answer matters, the service that applies it.
@@ -52,7 +50,7 @@ func (d *Daemon) services() {
 	d.recorded = recorded.New(k)
 	d.paid = paid.New(k, d.recorded)
 	d.site = site.New(k, d.trust)
-	d.talk = talk.New(k, d.trust)
+	d.talk = talk.New(k.Base(), k, d.trust, d.Pipe)
 	d.board = board.New(k.Base(), k)
 	d.operator = operator.New(k.Base(), k.Sink, k.Metrics, k.Started, k)
 }

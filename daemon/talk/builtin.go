@@ -533,7 +533,7 @@ func (t *turn) quoteText() string {
 	if err != nil {
 		return "I cannot price it yet: " + err.Message + "."
 	}
-	q := svc.Quote(params, t.d.BaseURL())
+	q := svc.Quote(params, t.d.base.BaseURL())
 	t.reply.Quote = &q
 	s := fmt.Sprintf("The catalog price is %s (about %d minutes); real offers may differ.", q.Price.Amount.Display(), q.ETAMinutes)
 	if d.PaymentMethod == axp.PayFree {

@@ -54,7 +54,7 @@ func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 	if msg == "" {
 		return nil, axp.Invalid("message", "must not be blank", "write what you want done, or answer the assistant's question")
 	}
-	now := s.Now()
+	now := s.base.Now()
 	var conv *axp.Conversation
 	convToken := ""
 	if in.ConversationID == "" {
@@ -66,7 +66,7 @@ func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 			conv.TokenHash = kernel.TokenHash(convToken)
 		}
 	} else {
-		if err := s.Store.View(func(tx *store.Tx) error {
+		if err := s.base.Store.View(func(tx *store.Tx) error {
 			var err error
 			conv, err = s.talkAuth(tx, in.ConversationID, c.Caller)
 			return err
@@ -89,7 +89,7 @@ func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 	}
 	base := *conv
 	base.Messages = slices.Clone(conv.Messages)
-	out, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		// Each run of the transaction (PostgreSQL may run it again) starts from the loaded conversation.
 		*conv = base
 		conv.Messages = slices.Clone(base.Messages)
@@ -105,7 +105,7 @@ func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 			return nil, err
 		}
 		p := talkParty(conv)
-		clean, sc, err := s.CleanText(ch, p, "talk.message", msg, false)
+		clean, sc, err := s.screen.CleanText(ch, p, "talk.message", msg, false)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +113,7 @@ func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 		if t.assistant == axp.AssistantModel {
 			// The model's words pass the same filters as a party's before the buyer reads them.
 			p.Uncounted = true
-			if text, _, err = s.CleanText(ch, p, "talk.reply", text, false); err != nil {
+			if text, _, err = s.screen.CleanText(ch, p, "talk.reply", text, false); err != nil {
 				return nil, err
 			}
 		}
@@ -137,7 +137,7 @@ func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 		return nil, err
 	}
 	r := out.(*axp.TalkReply)
-	s.Log.InfoContext(ctx, "talk turn", "source", "talk", "conversation", conv.ID, "stage", conv.Stage, "task", conv.TaskID,
+	s.base.Log.InfoContext(ctx, "talk turn", "source", "talk", "conversation", conv.ID, "stage", conv.Stage, "task", conv.TaskID,
 		"assistant", r.Assistant, "turn", conv.Turns)
 	return r, nil
 }
@@ -207,7 +207,7 @@ func (t *turn) answer() error {
 			t.finish()
 			return nil
 		}
-		t.d.Log.WarnContext(t.ctx, "the talk model failed; the built-in assistant answers this turn", "source", "talk",
+		t.d.base.Log.WarnContext(t.ctx, "the talk model failed; the built-in assistant answers this turn", "source", "talk",
 			"conversation", t.conv.ID, "err", err)
 		t.text, t.acks, t.reply = "", nil, axp.TalkReply{}
 	}
@@ -269,7 +269,7 @@ func (t *turn) call(name, step string, args map[string]any, out any) error {
 	if step != "" && op.Mutating() {
 		req.IdempotencyKey = "talk-" + t.conv.ID + "-" + strconv.Itoa(t.conv.Turns) + "-" + step
 	}
-	ans, err := t.d.Pipe.Run(axp.WithIdempotency(t.ctx, nil), req)
+	ans, err := t.d.ops.Run(axp.WithIdempotency(t.ctx, nil), req)
 	if err != nil {
 		return err
 	}

@@ -109,6 +109,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	// The services take the store, the log and the clock (kernel.Base) when they are built, and
 	// the pipeline (talk runs operations through it); each registers its handlers in it after.
 	d.Pipe = pipeline.New(d, pipeline.NewRegistry(), keys.Raw)
+	d.newCaller()
 	d.services()
 
 	generated, err := d.setupAdmin()

@@ -47,7 +47,7 @@ func (d *Daemon) services() {
 	d.money = money.New(k)
 	d.trust = trust.New(k, d.money)
 	d.tasks = tasks.New(k, d.members, d.money, d.trust)
-	d.recorded = recorded.New(k)
+	d.recorded = recorded.New(k.Base(), k.Caller)
 	d.paid = paid.New(k, d.recorded)
 	d.site = site.New(k, d.trust)
 	d.talk = talk.New(k.Base(), k, d.trust, d.Pipe)

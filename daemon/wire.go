@@ -11,9 +11,9 @@ import (
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// wireOutbound connects the exchange to members: signed MCP calls, the retrying pusher for events,
-// and signed callback posts.
-func (d *Daemon) wireOutbound() {
+// newCaller builds the exchange's outbound client (signed MCP calls, callback posts, the
+// operator's chosen providers); the services that call out take it when they are built.
+func (d *Daemon) newCaller() {
 	d.Caller = &outbound.Caller{
 		Timeout: protocol.ToolCallTimeoutMillis * time.Millisecond,
 		Now:     d.Cfg.Now,
@@ -27,6 +27,11 @@ func (d *Daemon) wireOutbound() {
 		Trusted: kernel.TrustedEndpoints(append([]string{d.Cfg.AIBaseURL, d.Cfg.SearchURL, d.Cfg.MarketSourceURL, d.Cfg.X402FacilitatorURL}, d.Cfg.NewsFeeds...)...),
 		Observe: d.ObserveOutbound,
 	}
+}
+
+// wireOutbound connects the exchange to members: signed MCP calls, the retrying pusher for events,
+// and signed callback posts.
+func (d *Daemon) wireOutbound() {
 	d.CallTool = func(ctx context.Context, m *axp.Member, tool string, in, out any) error {
 		t, err := d.Target(m)
 		if err != nil {

@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/axp-exchange/axp/store"
@@ -15,11 +16,18 @@ import (
 type Base struct {
 	Store *store.DB
 	Log   *slog.Logger
-	k     *Kernel // the clock, the configuration and the change runner
+	// Stop is closed when the exchange stops; a background loop a service runs ends then, and
+	// calls Bg.Done (the daemon waits for Bg before it closes the store).
+	Stop <-chan struct{}
+	Bg   *sync.WaitGroup
+	k    *Kernel // the clock, the configuration, leadership and the change runner
 }
 
 // Base is the kernel's infrastructure handle for a service.
-func (k *Kernel) Base() Base { return Base{Store: k.Store, Log: k.Log, k: k} }
+func (k *Kernel) Base() Base { return Base{Store: k.Store, Log: k.Log, Stop: k.Stop, Bg: &k.Bg, k: k} }
+
+// Leading tells whether this daemon runs the once-only background work (see Kernel.Leading).
+func (b Base) Leading() bool { return b.k.Leading() }
 
 // Now is the exchange's clock (see Kernel.Now).
 func (b Base) Now() time.Time { return b.k.Now() }

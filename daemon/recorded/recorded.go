@@ -54,8 +54,8 @@ type Recorders struct {
 }
 
 func (s *Service) SetupRecorders() error {
-	cfg := s.Cfg
-	r := &Recorders{feeds: cfg.NewsFeeds, httpc: s.Caller.HTTPClient(20 * time.Second)}
+	cfg := *s.base.Cfg()
+	r := &Recorders{feeds: cfg.NewsFeeds, httpc: s.caller.HTTPClient(20 * time.Second)}
 	if cfg.MarketSourceURL != "" {
 		src, err := record.NewPriceSource(cfg.MarketSource, cfg.MarketSourceURL, cfg.MarketCoins, cfg.MarketPaths, r.httpc)
 		if err != nil {
@@ -80,34 +80,34 @@ func durationOr(v, def time.Duration) time.Duration {
 }
 
 func (s *Service) marketRetention() time.Duration {
-	return durationOr(s.Cfg.MarketRetention, kernel.Defaults().MarketRetention)
+	return durationOr(s.base.Cfg().MarketRetention, kernel.Defaults().MarketRetention)
 }
 
 func (s *Service) newsRetention() time.Duration {
-	return durationOr(s.Cfg.NewsRetention, kernel.Defaults().NewsRetention)
+	return durationOr(s.base.Cfg().NewsRetention, kernel.Defaults().NewsRetention)
 }
 
 // RecordLoop polls the configured sources (the first poll one period after start), scores due
 // signals and prunes past retention.
 func (s *Service) RecordLoop() {
-	defer s.Bg.Done()
+	defer s.base.Bg.Done()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		select {
-		case <-s.Stop:
+		case <-s.base.Stop:
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
 	var market, news <-chan time.Time
 	if s.rec.source != nil {
-		t := time.NewTicker(durationOr(s.Cfg.MarketPoll, time.Minute))
+		t := time.NewTicker(durationOr(s.base.Cfg().MarketPoll, time.Minute))
 		defer t.Stop()
 		market = t.C
 	}
 	if len(s.rec.feeds) > 0 {
-		t := time.NewTicker(durationOr(s.Cfg.NewsPoll, kernel.Defaults().NewsPoll))
+		t := time.NewTicker(durationOr(s.base.Cfg().NewsPoll, kernel.Defaults().NewsPoll))
 		defer t.Stop()
 		news = t.C
 	}
@@ -116,19 +116,19 @@ func (s *Service) RecordLoop() {
 	// Only the leader records, so that daemons sharing a store record each poll once.
 	for {
 		select {
-		case <-s.Stop:
+		case <-s.base.Stop:
 			return
 		case <-market:
-			if s.Leading() {
+			if s.base.Leading() {
 				s.RecordMarket(ctx)
 				s.ScoreSignals()
 			}
 		case <-news:
-			if s.Leading() {
+			if s.base.Leading() {
 				s.RecordNews(ctx)
 			}
 		case <-prune.C:
-			if s.Leading() {
+			if s.base.Leading() {
 				s.PruneRecorded()
 				s.ScoreSignals()
 			}
@@ -140,18 +140,18 @@ func (s *Service) RecordLoop() {
 func (s *Service) RecordMarket(ctx context.Context) (*axp.ChainEntry, error) {
 	prices, err := s.rec.source.Fetch(ctx)
 	if err != nil {
-		s.Log.Warn("price source poll failed: the minute stays a gap", "source", "record", "err", err)
+		s.base.Log.Warn("price source poll failed: the minute stays a gap", "source", "record", "err", err)
 		return nil, err
 	}
-	now := s.Now()
+	now := s.base.Now()
 	var e *axp.ChainEntry
-	err = s.Store.Update(func(tx *store.Tx) error {
+	err = s.base.Store.Update(func(tx *store.Tx) error {
 		var err error
 		e, err = tx.RecordPrices(now, prices)
 		return err
 	})
 	if err != nil {
-		s.Log.Warn("recording prices failed", "source", "record", "err", err)
+		s.base.Log.Warn("recording prices failed", "source", "record", "err", err)
 	}
 	return e, err
 }
@@ -166,12 +166,12 @@ func (s *Service) RecordNews(ctx context.Context) (int, error) {
 	for _, u := range s.rec.feeds {
 		f, err := record.FetchFeed(ctx, s.rec.httpc, u)
 		if err != nil {
-			s.Log.Warn("feed poll failed", "source", "record", "feed", u, "err", err)
+			s.base.Log.Warn("feed poll failed", "source", "record", "feed", u, "err", err)
 			continue
 		}
 		got = append(got, fetched{u, f})
 	}
-	now := s.Now()
+	now := s.base.Now()
 	var items []axp.NewsItem
 	for _, f := range got {
 		items = append(items, record.NewsItems(f.url, f.feed, s.rec.matcher, now)...)
@@ -180,13 +180,13 @@ func (s *Service) RecordNews(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	var fresh []axp.NewsItem
-	err := s.Store.Update(func(tx *store.Tx) error {
+	err := s.base.Store.Update(func(tx *store.Tx) error {
 		var err error
 		_, fresh, err = tx.RecordNews(now, items)
 		return err
 	})
 	if err != nil {
-		s.Log.Warn("recording news failed", "source", "record", "err", err)
+		s.base.Log.Warn("recording news failed", "source", "record", "err", err)
 	}
 	return len(fresh), err
 }
@@ -194,19 +194,19 @@ func (s *Service) RecordNews(ctx context.Context) (int, error) {
 // ScoreSignals scores the signals whose horizon has passed against the prices recorded from their
 // publication to their due time; it returns how many it scored.
 func (s *Service) ScoreSignals() int {
-	now := s.Now()
+	now := s.base.Now()
 	var due []axp.Signal
-	if err := s.Store.View(func(tx *store.Tx) error {
+	if err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		due, err = tx.DueSignals(now, 200)
 		return err
 	}); err != nil {
-		s.Log.Warn("reading due signals failed", "source", "record", "err", err)
+		s.base.Log.Warn("reading due signals failed", "source", "record", "err", err)
 		return 0
 	}
 	n := 0
 	for _, sig := range due {
-		err := s.Store.Update(func(tx *store.Tx) error {
+		err := s.base.Store.Update(func(tx *store.Tx) error {
 			var pts []record.Point
 			err := tx.PricesBetween(sig.Market, sig.PublishedAt.Add(time.Millisecond), sig.Due, func(p store.Price) bool {
 				r, _ := new(big.Rat).SetString(p.Price)
@@ -220,7 +220,7 @@ func (s *Service) ScoreSignals() int {
 			return tx.ScoreSignal(&sig)
 		})
 		if err != nil {
-			s.Log.Warn("scoring a signal failed", "source", "record", "signal", sig.ID, "err", err)
+			s.base.Log.Warn("scoring a signal failed", "source", "record", "signal", sig.ID, "err", err)
 			continue
 		}
 		n++
@@ -230,9 +230,9 @@ func (s *Service) ScoreSignals() int {
 
 // PruneRecorded deletes prices and news past their retention; the chain's entries stay.
 func (s *Service) PruneRecorded() {
-	now := s.Now()
+	now := s.base.Now()
 	var prices, news int
-	err := s.Store.Update(func(tx *store.Tx) error {
+	err := s.base.Store.Update(func(tx *store.Tx) error {
 		var err error
 		if prices, err = tx.PrunePrices(now.Add(-s.marketRetention())); err != nil {
 			return err
@@ -241,9 +241,9 @@ func (s *Service) PruneRecorded() {
 		return err
 	})
 	if err != nil {
-		s.Log.Warn("pruning recorded data failed", "source", "record", "err", err)
+		s.base.Log.Warn("pruning recorded data failed", "source", "record", "err", err)
 	} else if prices+news > 0 {
-		s.Log.Info("pruned recorded data past retention", "source", "record", "prices", prices, "news", news)
+		s.base.Log.Info("pruned recorded data past retention", "source", "record", "prices", prices, "news", news)
 	}
 }
 
@@ -279,7 +279,7 @@ func (s *Service) asOf(str string, retention time.Duration) (time.Time, error) {
 	if err != nil {
 		return t, axp.Invalid("as_of", fmt.Sprintf("%q is not an RFC 3339 time", clipText(str)), "e.g. 2026-10-20T12:00:00Z")
 	}
-	now := s.Now()
+	now := s.base.Now()
 	if t.After(now) {
 		return t, axp.Invalid("as_of", "is in the future (it is "+now.Format(time.RFC3339)+" here)", "ask about a time that has passed")
 	}
@@ -354,9 +354,9 @@ func (s *Service) paidMarketAsOf(ctx context.Context, c *pipeline.Call, in *axp.
 	if err != nil {
 		return nil, err
 	}
-	notBefore := s.Now().Add(-s.marketRetention())
+	notBefore := s.base.Now().Add(-s.marketRetention())
 	out := &axp.MarketAsOf{AsOf: at, Prices: []axp.RecordedPrice{}, Missing: []string{}, Source: s.rec.source.Kind()}
-	err = s.Store.View(func(tx *store.Tx) error {
+	err = s.base.Store.View(func(tx *store.Tx) error {
 		for _, coin := range coins {
 			p, err := tx.PriceAsOf(coin, at, notBefore)
 			if err != nil {
@@ -404,14 +404,14 @@ func (s *Service) paidMarketBrief(ctx context.Context, c *pipeline.Call, in *axp
 	if err != nil {
 		return nil, err
 	}
-	now := s.Now().Truncate(time.Millisecond)
+	now := s.base.Now().Truncate(time.Millisecond)
 	out := &axp.MarketBrief{ComputedAt: now, From: now.Add(-24 * time.Hour), Coins: []axp.CoinBrief{}, TopMovers: []string{}}
 	type mover struct {
 		coin string
 		abs  *big.Rat
 	}
 	var movers []mover
-	err = s.Store.View(func(tx *store.Tx) error {
+	err = s.base.Store.View(func(tx *store.Tx) error {
 		for _, coin := range coins {
 			var b axp.CoinBrief
 			var open, last, high, low *big.Rat
@@ -479,9 +479,9 @@ func (s *Service) paidNewsAsOf(ctx context.Context, c *pipeline.Call, in *axp.Ne
 	}
 	out := &axp.NewsAsOf{Entity: name, AsOf: at, Items: []axp.RecordedNews{}}
 	var items []axp.NewsItem
-	err = s.Store.View(func(tx *store.Tx) error {
+	err = s.base.Store.View(func(tx *store.Tx) error {
 		var err error
-		items, err = tx.NewsAsOf(name, at, s.Now().Add(-s.newsRetention()), min(limit, axp.NewsAsOfMaxLimit))
+		items, err = tx.NewsAsOf(name, at, s.base.Now().Add(-s.newsRetention()), min(limit, axp.NewsAsOfMaxLimit))
 		return err
 	})
 	for _, it := range items {
@@ -498,7 +498,7 @@ func (s *Service) proofOf(id, prefix, what string) (*axp.Proof, error) {
 		return nil, axp.Invalid("id", fmt.Sprintf("%q is not the id of a %s (%s...)", clipText(id), what, prefix), "")
 	}
 	var p *axp.Proof
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		p, err = tx.Proof(id)
 		return err
@@ -534,7 +534,7 @@ func (s *Service) answerProof(id, prefix, what string) (*axp.Proof, error) {
 	}
 	if verr := p.Verify(); verr != nil {
 		p.Note = "this proof does not verify: " + verr.Error()
-		s.Log.Error("a recorded item no longer matches its chained hash", "source", "record", "id", id, "err", verr)
+		s.base.Log.Error("a recorded item no longer matches its chained hash", "source", "record", "id", id, "err", verr)
 	}
 	return p, nil
 }
@@ -555,7 +555,7 @@ func windowOf(field, s, def string) (time.Duration, string, error) {
 // strategy, scored into stats and ranked.
 func (s *Service) strategies(from time.Time, market string) ([]axp.StrategyStats, map[string][]axp.Signal, error) {
 	groups := map[string][]axp.Signal{}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		return tx.SignalsSince(from, func(sig *axp.Signal) bool {
 			if market == "" || sig.Market == market {
 				k := sig.Member + "\x00" + sig.Strategy
@@ -578,7 +578,7 @@ func (s *Service) getStrategyLeaderboard(ctx context.Context, c *pipeline.Call, 
 	if err != nil {
 		return nil, err
 	}
-	now := s.Now()
+	now := s.base.Now()
 	list, _, err := s.strategies(now.Add(-span), strings.ToLower(strings.TrimSpace(in.Market)))
 	return &axp.TrackRecordBoard{Window: window, Market: strings.ToLower(strings.TrimSpace(in.Market)), ComputedAt: now, Ranking: record.Ranking, Strategies: list}, err
 }
@@ -602,7 +602,7 @@ func (s *Service) paidTrackRecordTop(ctx context.Context, c *pipeline.Call, in *
 	}
 	span, window, _ := windowOf("window", in.Window, "7d")
 	market := strings.ToLower(strings.TrimSpace(in.Market))
-	now := s.Now()
+	now := s.base.Now()
 	list, groups, err := s.strategies(now.Add(-span), market)
 	if err != nil {
 		return nil, err
@@ -626,7 +626,7 @@ func (s *Service) paidTrackRecordTop(ctx context.Context, c *pipeline.Call, in *
 
 // proofURL is where the proof of the recorded item id is answered (path: its proof endpoint).
 func (s *Service) proofURL(path, id string) string {
-	return s.BaseURL() + path + "?id=" + url.QueryEscape(id)
+	return s.base.BaseURL() + path + "?id=" + url.QueryEscape(id)
 }
 
 // recordedPrice is a recorded price as answers show it, with where its proof is.
@@ -650,7 +650,7 @@ func (s *Service) paidTrackRecordVerify(ctx context.Context, c *pipeline.Call, i
 		return nil, err
 	}
 	out := &axp.SignalVerification{Proof: *p}
-	err = s.Store.View(func(tx *store.Tx) error {
+	err = s.base.Store.View(func(tx *store.Tx) error {
 		sig, err := tx.Signal(in.ID)
 		if err != nil || sig == nil {
 			return err
@@ -709,7 +709,7 @@ func (s *Service) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.P
 	}
 	horizon, _ := record.CheckSignal(in)
 	plain := func(v axp.Decimal) string { r, _ := v.Rat(); return record.Plain(r) }
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Signal, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Signal, error) {
 		now := ch.Now.Truncate(time.Millisecond)
 		sig := &axp.Signal{SignalItem: axp.SignalItem{Kind: "signal", ID: axp.NewID("sig", now), Member: c.Caller.MemberID,
 			Strategy: strings.TrimSpace(in.Strategy), Market: strings.ToLower(strings.TrimSpace(in.Market)), Side: in.Side,
@@ -725,8 +725,8 @@ func (s *Service) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.P
 }
 
 func (s *Service) getLatestProof(ctx context.Context, c *pipeline.Call) (*axp.ProofHead, error) {
-	out := &axp.ProofHead{Algorithm: axp.ProofAlgorithm, ChainURL: s.BaseURL() + "/proofs/chain"}
-	err := s.Store.View(func(tx *store.Tx) error {
+	out := &axp.ProofHead{Algorithm: axp.ProofAlgorithm, ChainURL: s.base.BaseURL() + "/proofs/chain"}
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		out.Head, err = tx.ChainHead()
 		return err
@@ -740,7 +740,7 @@ func (s *Service) listProofChain(ctx context.Context, c *pipeline.Call, in *axp.
 		limit = 500
 	}
 	out := &axp.ProofChain{}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		out.Entries, err = tx.Chain(in.After, limit)
 		return err
@@ -753,7 +753,7 @@ func (s *Service) listProofChain(ctx context.Context, c *pipeline.Call, in *axp.
 
 // getBacktestSample answers the reference backtest, computed at most once a UTC day.
 func (s *Service) getBacktestSample(ctx context.Context, c *pipeline.Call) (*axp.BacktestSample, error) {
-	now := s.Now()
+	now := s.base.Now()
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
 	if samplex := s.rec.sample; samplex != nil && now.Before(samplex.NextAt) {
@@ -768,7 +768,7 @@ func (s *Service) getBacktestSample(ctx context.Context, c *pipeline.Call) (*axp
 	}
 	samplexx.Coin = s.rec.source.Coins()[0]
 	var bars []record.Point
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		return tx.PricesBetween(samplexx.Coin, now.Add(-s.marketRetention()), now, func(p store.Price) bool {
 			r, _ := new(big.Rat).SetString(p.Price)
 			bars = record.AppendClose(bars, record.Point{At: p.RecordedAt, Price: r})

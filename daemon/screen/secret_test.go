@@ -740,3 +740,40 @@ func TestFindSecretsFifthRoundMore(t *testing.T) {
 		{"https://dashboard.alchemy.com/apps/my-payout-bot-staging-eu-west", "", ""},
 	})
 }
+
+// The sixth round's password words in prose: a dash-joined word without a colon after it
+// ("Keystore-Passwort lautet X"), a value ending in an equals sign, a copula in many languages
+// before a value that reads as one only after a label; and the prose that stays.
+func TestFindSecretsRound6Prose(t *testing.T) {
+	const pass = "tiger-8288MM2B="
+	checkSecrets(t, []secretCase{
+		{"Das Keystore-Passwort lautet neve@6645nce%", SecretPassword, "neve@6645nce%"},
+		{"Das WLAN-Kennwort ist Zebra-1008xhnUDD&", SecretPassword, "Zebra-1008xhnUDD&"},
+		{"Le mot de passe du compte est " + pass, SecretPassword, pass},
+		{"La contraseña del keystore es " + pass, SecretPassword, pass},
+		{"管理画面のパスワードは " + pass + " です", SecretPassword, pass},
+		{"密码是 " + pass, SecretPassword, pass},
+		{"비밀번호는 " + pass + " 입니다", SecretPassword, pass},
+		{"La password del wallet è " + pass, SecretPassword, pass},
+		{"Het wachtwoord is " + pass, SecretPassword, pass},
+		{"Hasło do portfela to " + pass, SecretPassword, pass},
+		{"A senha da carteira é " + pass, SecretPassword, pass},
+		{"Şifre " + pass, SecretPassword, pass},
+		{"Пароль от кошелька: " + pass, SecretPassword, pass},
+		{"Кодове слово: " + pass, SecretPassword, pass},
+		{"Mật khẩu ví là " + pass, SecretPassword, pass},
+		{"Kata sandi dompet adalah " + pass, SecretPassword, pass},
+		{"كلمة المرور هي " + pass, SecretPassword, pass},
+		{"पासवर्ड है " + pass, SecretPassword, pass},
+		{"Das Passwort ist Ons%RD+JXJ^TUXL", SecretPassword, "Ons%RD+JXJ^TUXL"},
+		// near look-alikes
+		{"Das Keystore-Passwort lautet wie das alte", "", ""},
+		{"Das Keystore-Passwort-Feld ist leer", "", ""},
+		{"Le mot de passe du compte est changé tous les 90 jours", "", ""},
+		{"Das Passwort ist gesetzt und 12 Zeichen lang", "", ""},
+		{"La contraseña es la misma que la del año 2024", "", ""},
+		{"密码是 config.Password", "", ""},
+		{"re-password field is required", "", ""},
+		{"Кодове слово знає тільки власник", "", ""},
+	})
+}

@@ -777,3 +777,49 @@ func TestFindSecretsRound6Prose(t *testing.T) {
 		{"Кодове слово знає тільки власник", "", ""},
 	})
 }
+
+// The sixth round's passwords given to tools and files: a file named for a password and what it
+// holds, a tool that logs in with -p, htpasswd with its flags one by one, an app password, an
+// Authorization: Basic value that is not user:password in base64; and their neighbours.
+func TestFindSecretsRound6Tools(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"geth account unlock: --password pass.txt, and pass.txt contains Ocelot#44894Ovm3*", SecretPassword, "Ocelot#44894Ovm3*"},
+		{"password.txt: Ocelot.99752j7p?", SecretPassword, "Ocelot.99752j7p?"},
+		{"keystore.pass has 'Vq7#mLx2pR'", SecretPassword, "Vq7#mLx2pR"},
+		{"в pass.txt лежит Moskva$5011DTh2", SecretPassword, "Moskva$5011DTh2"},
+		{"az login --service-principal -u 50bcce6f -p V-pYUVF~sKM3mPH6MNAjyf.CAXo4BAalHVkM8IWm --tenant corp.example", SecretPassword, "V-pYUVF~sKM3mPH6MNAjyf.CAXo4BAalHVkM8IWm"},
+		{"docker login -u bot -p 'Ocelot#44894Ovm3' registry.example", SecretPassword, "Ocelot#44894Ovm3"},
+		{"oc login https://api.cluster:6443 -u admin -p Kq8-Wm2x9Lp", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"helm registry login ghcr.io --username bot --password Kq8-Wm2x9Lp", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"sqlcmd -S db -U sa -P Kq8-Wm2x9Lp -Q 'select 1'", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"keytool -list -keystore app.jks -storepass Kq8-Wm2x9Lp", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"wget --user=bot --password=Kq8-Wm2x9Lp https://files.internal/a.tgz", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"htpasswd -b -c .htpasswd admin Ocelot44894Ovm3", SecretPassword, "Ocelot44894Ovm3"},
+		{"app password for gmail smtp: vkxm bnqw pmui jhbl", SecretPassword, "vkxm bnqw pmui jhbl"},
+		{"iCloud app-specific password: uvys-lqib-wttj-qvxf", SecretPassword, "uvys-lqib-wttj-qvxf"},
+		{"Gmail App-Passwort: zsnxonyvjssfvymo", SecretPassword, "zsnxonyvjssfvymo"},
+		{"Authorization: Basic PVHAzgMFpXuBWSYtgufTWr0iLyeu=", SecretBasicAuth, "PVHAzgMFpXuBWSYtgufTWr0iLyeu="},
+		// near look-alikes
+		{"geth --password pass.txt --unlock 0", "", ""},
+		{"geth --password-file /tmp/pw.txt --unlock 0", "", ""},
+		{"pass.txt contains one line: the password", "", ""},
+		{"password.txt is missing", "", ""},
+		{"password.txt: 0600, owned by geth", "", ""},
+		{"docker run -p 8080:80 nginx", "", ""},
+		{"docker login -u bot -p $REGISTRY_PASSWORD registry.example", "", ""},
+		{"docker login -u bot --password-stdin registry.example", "", ""},
+		{"az login -u me@corp.example -p", "", ""},
+		{"az vm create -p 22 --name web", "", ""},
+		{"keytool -list -keystore app.jks -storepass:env STOREPASS", "", ""},
+		{"htpasswd -c .htpasswd admin", "", ""},
+		{"app password for gmail smtp: xxxx xxxx xxxx xxxx", "", ""},
+		{"app password for gmail smtp: abcd efgh ijkl mnop", "", ""},
+		{"the app password will then work fine", "", ""},
+		{"app password: that will work fine", "", ""},
+		{"vkxm bnqw pmui jhbl", "", ""},
+		{"Authorization: Basic <base64 of user:password>", "", ""},
+		{"Authorization: Basic YOUR_BASE64_CREDENTIALS", "", ""},
+		{"Authorization: Basic base64encodedstring", "", ""},
+		{"Authorization: Bearer then Basic for the fallback", "", ""},
+	})
+}

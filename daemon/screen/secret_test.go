@@ -823,3 +823,25 @@ func TestFindSecretsRound6Tools(t *testing.T) {
 		{"Authorization: Bearer then Basic for the fallback", "", ""},
 	})
 }
+
+// The sixth round's exchange keys: an OKX key is a UUID and a KuCoin key 24 hex digits, flagged
+// beside an exchange's name or the passphrase these exchanges add, in any order; a UUID elsewhere
+// is an id.
+func TestFindSecretsRound6Trading(t *testing.T) {
+	const uuid = "437ead48-d50d-8289-e2f6-4dbb905ebff2"
+	checkSecrets(t, []secretCase{
+		{"api key: " + uuid + "\napi secret: 115DEC44B94FE0B55E3A8C9EF4C826BC\npassphrase: Ocelot@6596cHpQIp+  (okx sub-account, trade only)", SecretAPIKey, uuid},
+		{"passphrase: Ocelot@6596cHpQIp+\nsecret: 115DEC44B94FE0B55E3A8C9EF4C826BC\napiKey=" + uuid, SecretAPIKey, uuid},
+		{"OKX API key " + uuid + ", read only", SecretAPIKey, uuid},
+		{"kucoin key: 64a1f0c2e4b0d91a7c3e5f21 secret: " + uuid, SecretAPIKey, "64a1f0c2e4b0d91a7c3e5f21"},
+		{"kucoin key: 64a1f0c2e4b0d91a7c3e5f21 secret: " + uuid, SecretAPIKey, uuid},
+		{"bybit key: Xk3mPq9RtWz2Lb7NcV\nsecret: Gk2mPq9RtWz2Lb7NcVaa8Jq3Zk2mPq9RtWz2", SecretAPIKey, "Xk3mPq9RtWz2Lb7NcV"},
+		// near look-alikes
+		{"api key: " + uuid, "", ""},
+		{"Idempotency-Key: " + uuid + " (okx order retry)", "", ""},
+		{"binance order id " + uuid, "", ""},
+		{"okx request id: " + uuid, "", ""},
+		{"api key: 00000000-0000-0000-0000-000000000000 (okx)", "", ""},
+		{"api key: " + uuid + " for the gateway and the aggregate", "", ""},
+	})
+}

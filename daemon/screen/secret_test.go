@@ -845,3 +845,29 @@ func TestFindSecretsRound6Trading(t *testing.T) {
 		{"api key: " + uuid + " for the gateway and the aggregate", "", ""},
 	})
 }
+
+// More tools' passwords (lftp, rabbitmqctl, unrar, xfreerdp, psexec, net use) and a Basic value
+// after a label for a header; and their neighbours.
+func TestFindSecretsRound6MoreTools(t *testing.T) {
+	const pass = "Kq8-Wm2x9Lp"
+	checkSecrets(t, []secretCase{
+		{"lftp -u bob," + pass + " ftp.example", SecretPassword, pass},
+		{"rabbitmqctl add_user bob " + pass, SecretPassword, pass},
+		{"rabbitmqctl change_password bob '" + pass + "'", SecretPassword, pass},
+		{"unrar x -p" + pass + " archive.rar", SecretPassword, pass},
+		{"xfreerdp /u:bob /p:" + pass + " /v:host", SecretPassword, pass},
+		{`psexec \\host -u bob -p ` + pass + " cmd", SecretPassword, pass},
+		{`net use \\srv\share ` + pass + " /user:bob", SecretPassword, pass},
+		{`net use Z: \\srv\share /user:CORP\bob ` + pass, SecretPassword, pass},
+		{"Basic auth header: Basic PVHAzgMFpXuBWSYtgufTWr0iLyeu=", SecretBasicAuth, "PVHAzgMFpXuBWSYtgufTWr0iLyeu="},
+		// near look-alikes
+		{"lftp -u bob ftp.example", "", ""},
+		{"rabbitmqctl add_user bob $RABBIT_PASS", "", ""},
+		{"unrar x -p- archive.rar", "", ""},
+		{"kubectl exec -p web-7d9f -- sh", "", ""},
+		{"docker exec -it web sh", "", ""},
+		{`net use * \\srv\share /persistent:yes`, "", ""},
+		{`net use Z: \\srv\share /user:bob *`, "", ""},
+		{"Basic auth header: Basic <credentials>", "", ""},
+	})
+}

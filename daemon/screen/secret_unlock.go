@@ -39,6 +39,13 @@ var unlockSecretRules = []secretRule{
 	srule(SecretPassword, []string{"login", "sqlcmd", "bcp", "keytool", "wget", "lftp"},
 		`(?:\b(?:az|docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|oras|crane|oc|cf|argocd|heroku)[ \t]+(?:auth[ \t]+)?login\b|\b(?:sqlcmd|bcp|keytool|wget|lftp)\b)[^\n|;]*?[ \t](?:-p|-P|--password|--passwd|-storepass|-keypass|-srcstorepass|-deststorepass|--(?:http|ftp)-password|--client-secret)(?:[ \t]+|=)(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,}))`, -1,
 		func(v, m string) bool { return passwordValue(v, m) && !strings.HasPrefix(v, "-") }),
+	// More tools' passwords: lftp -u user,password, rabbitmqctl add_user user password, unrar
+	// -pPASSWORD, xfreerdp /p:password, psexec -p password, net use \\host\share password
+	// /user:name and net use ... /user:name password.
+	srule(SecretPassword, []string{"lftp", "rabbitmqctl", "unrar", "freerdp", "psexec", "paexec", "net use"},
+		`(?i)(?:\blftp\b[^\n|;]*?[ \t]-u[ \t]+[^\s,]+,|\brabbitmqctl\b[^\n|;]*?\b(?:add_user|change_password)[ \t]+\S+[ \t]+|\bunrar\b[^\n|;]*?[ \t]-p|\b[a-z\-]*freerdp\b[^\n|;]*?[ \t]/p:|\b(?:ps|pa)exec\b[^\n|;]*?[ \t]-p[ \t]+|\bnet[ \t]+use\b[^\n|;]*?[ \t]/user:\S+[ \t]+|\bnet[ \t]+use[ \t]+(?:[a-z]:[ \t]+)?\\\\\S+[ \t]+)`+
+			`(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"'/]{3,}))`, -1,
+		func(v, m string) bool { return passwordValue(v, m) && !strings.HasPrefix(v, "-") }),
 	// An app password (Google's and Apple's: four groups of four small letters) after a word for
 	// one, in the languages sellers write in.
 	{kind: SecretPassword, keywords: appPasswordWords,

@@ -197,6 +197,8 @@ func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 			}
 			if v, ok := passwordAfter(text, e, w == "pass" || w == "pw" || w == "pwd" || w == "clave"); ok {
 				out = append(out, v)
+			} else if v, ok := passwordBelow(text, e); ok {
+				out = append(out, v)
 			}
 		}
 	}
@@ -282,6 +284,49 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 	}
 	return [2]int{}, false
 }
+
+// passwordBelow finds a password alone on the line after a label that ends its own line
+// ("keystore password:", "Passwort für den Keystore:"), past blank lines and a code fence: a value
+// that reads as a password, the line's only word.
+func passwordBelow(text string, e int) ([2]int, bool) {
+	nl := strings.IndexByte(text[e:], '\n')
+	if nl < 0 || nl > 40 {
+		return [2]int{}, false
+	}
+	label := strings.TrimRight(text[e:e+nl], " \t\r")
+	if !strings.HasSuffix(label, ":") && !strings.HasSuffix(label, "：") || strings.Count(label, " ") > 4 {
+		return [2]int{}, false
+	}
+	lo := strings.ToLower(label)
+	for _, w := range aboutPasswords {
+		if strings.Contains(lo, w) {
+			return [2]int{}, false // "password policy:", "password example:"
+		}
+	}
+	pos := e + nl + 1
+	for skipped := 0; pos < len(text) && skipped < 3; skipped++ {
+		end := strings.IndexByte(text[pos:], '\n')
+		if end < 0 {
+			end = len(text) - pos
+		}
+		line := strings.TrimSpace(text[pos : pos+end])
+		if line == "" || strings.HasPrefix(line, "```") && len(strings.Fields(line)) == 1 {
+			pos += end + 1
+			continue
+		}
+		v := strings.Trim(line, "`\"'")
+		if strings.ContainsAny(v, " \t") || !passwordToken(v) && !paddedToken(v) {
+			return [2]int{}, false
+		}
+		s := pos + strings.Index(text[pos:pos+end], v)
+		return [2]int{s, s + len(v)}, true
+	}
+	return [2]int{}, false
+}
+
+// aboutPasswords are words of a label about passwords rather than before one.
+var aboutPasswords = []string{"polic", "rule", "requirement", "format", "example", "sample", "hint", "length", "reset",
+	"hash", "strength", "manager", "field", "tip", "change", "forgot"}
 
 // labelled reports whether the text between a password word and a value is a label's sign, or
 // a few words and then one: "密码：", "Mot de passe WiFi du coworking :", "password is".

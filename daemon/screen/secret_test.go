@@ -871,3 +871,27 @@ func TestFindSecretsRound6MoreTools(t *testing.T) {
 		{"Basic auth header: Basic <credentials>", "", ""},
 	})
 }
+
+// A password alone on the line after a label that ends its own line (past blank lines and a
+// code fence), ssh-keygen's new passphrase after the old one, and "app pass"; and their
+// neighbours.
+func TestFindSecretsRound6Below(t *testing.T) {
+	const pass = "Ocelot#44894Ovm3*"
+	checkSecrets(t, []secretCase{
+		{"keystore password:\n" + pass, SecretPassword, pass},
+		{"Passwort für den Keystore:\n\n" + pass, SecretPassword, pass},
+		{"пароль от кошелька:\n```\n" + pass + "\n```", SecretPassword, pass},
+		{"密码：\n" + pass, SecretPassword, pass},
+		{"ssh-keygen -p -P oldpass1X -N Kq8-Wm2x9Lp -f key", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"gmail app pass: vkxm bnqw pmui jhbl", SecretPassword, "vkxm bnqw pmui jhbl"},
+		// near look-alikes
+		{"password:\nmust be at least 12 characters", "", ""},
+		{"Password:\n" + pass + " is what a strong one looks like, not ours", "", ""},
+		{"Reset your password:\nhttps://accounts.example.com/reset?id=Ab12", "", ""},
+		{"keystore password:\n\n\n\nsee the vault", "", ""},
+		{"password reset steps:\n1. open settings", "", ""},
+		{"password policy:\nAb3$-min12", "", ""},
+		{"ssh-keygen -t ed25519 -N '' -f key", "", ""},
+		{"the app passed review: abcd efgh ijkl mnop", "", ""},
+	})
+}

@@ -65,6 +65,9 @@ var unlockSecretRules = []secretRule{
 			}
 			return passwordValue(v, m) && !strings.HasPrefix(v, "-")
 		}),
+	// ssh-keygen -p -P old -N new: the new passphrase after the old one.
+	srule(SecretPassword, []string{"ssh-keygen"}, `\bssh-keygen\b[^\n|;]*[ \t]-N[ \t]*(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,}))`, -1,
+		func(v, m string) bool { return passwordValue(v, m) && !strings.HasPrefix(v, "-") }),
 	srule(SecretPassword, []string{"chpasswd"},
 		`\becho(?:[ \t]+-[ne]+)?[ \t]+["']?[^\s:'"]+:([^\s'":|]{3,})["']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd`, 1, passwordValue),
 	// A database address without a scheme: Go's user:password@tcp(host:3306)/db, Oracle's
@@ -127,7 +130,7 @@ func totpWord(lo string) bool {
 
 // appPasswordWords name an app password: one a mail or cloud account issues to a program in
 // place of its own password.
-var appPasswordWords = []string{"app password", "app-password", "app specific password", "app-specific password",
+var appPasswordWords = []string{"app password", "app-password", "app pass", "app-pass", "app specific password", "app-specific password",
 	"application password", "application-specific password", "app-passwort", "anwendungspasswort", "mot de passe d'application",
 	"mot de passe d’application", "contraseña de aplicación", "contraseña de la aplicación", "senha de app", "senha de aplicativo",
 	"senha de aplicação", "password per le app", "password dell'app", "app-wachtwoord", "hasło aplikacji", "hasło do aplikacji",

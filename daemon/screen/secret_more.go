@@ -257,6 +257,11 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 	if i := strings.IndexByte(rest, '\n'); i >= 0 {
 		rest = rest[:i]
 	}
+	if len(rest) > 512 {
+		// six words end well before: reading the whole of a long line after each password
+		// word would take time in the square of its length
+		rest = rest[:strings.LastIndexAny(rest[:512], " \t")+1]
+	}
 	most := 6
 	if short {
 		most = 1

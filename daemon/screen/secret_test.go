@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every value below is made up for the test; none is or was a working credential.
@@ -894,4 +895,24 @@ func TestFindSecretsRound6Below(t *testing.T) {
 		{"ssh-keygen -t ed25519 -N '' -f key", "", ""},
 		{"the app passed review: abcd efgh ijkl mnop", "", ""},
 	})
+}
+
+// A long line of password words takes about as long as the same words on short lines: each
+// word's value is looked for among the words right after it, not in the rest of the line.
+func TestProsePasswordsLongLine(t *testing.T) {
+	words := strings.Repeat("password abcd ", 4096)
+	lines := strings.ReplaceAll(words, "abcd ", "abcd\n")
+	took := func(s string) time.Duration {
+		best := time.Hour
+		for range 3 {
+			t0 := time.Now()
+			RedactSecrets(s)
+			best = min(best, time.Since(t0))
+		}
+		return best
+	}
+	long, short := took(words), took(lines)
+	if long > 10*short+20*time.Millisecond {
+		t.Errorf("a 56 KB line of password words took %v, the same on short lines %v", long, short)
+	}
 }

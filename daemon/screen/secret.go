@@ -327,8 +327,8 @@ var secretRules = []secretRule{
 			return !placeholder(m[2]) && !strings.HasPrefix(pass, "$")
 		}),
 	srule(SecretBasicAuth, []string{"basic", "-u", "--user"},
-		`(?i)(?:\bauthorization:\s*basic\s+([A-Za-z0-9+/]{8,}={0,2})|\bcurl\b[^\n]*?\s(?:-u|--user)\s+["']?([^\s:"']+:[^\s"']+))`, -1,
-		basicValue),
+		`(?i)(?:\b(?:authorization|auth[ _\-]?header|basic[ _\-]auth(?:[ _\-]?header)?)\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})|\bcurl\b[^\n]*?\s(?:-u|--user)\s+["']?([^\s:"']+:[^\s"']+))`, -1,
+		func(v, m string) bool { return basicValue(v, m) || basicHeader(v, m) }),
 	// A docker config.json login: "auth" holds base64 of user:password.
 	srule(SecretBasicAuth, []string{`"auth"`}, `"auth"\s*:\s*"([A-Za-z0-9+/]{8,}={0,2})"`, 1, basicValue),
 	// .netrc: machine host login user password secret (on one line or several).
@@ -403,6 +403,14 @@ func basicValue(v, _ string) bool {
 	}
 	_, p, ok := strings.Cut(string(dec), ":")
 	return ok && p != "" && !placeholder(p) && !proseValues[strings.ToLower(p)]
+}
+
+// basicHeader decides on the value of an Authorization: Basic header that is not user:password
+// in base64 (cut short, or made up by hand): a value of capitals, small letters and digits that
+// looks random is the credential itself.
+func basicHeader(v, m string) bool {
+	return !strings.Contains(v, ":") && !strings.HasPrefix(strings.ToLower(m), "curl") && len(v) >= 12 &&
+		upLowDigit(v) && entropy(v) >= 3.5 && !placeholderWord(v)
 }
 
 func passwordValue(v, _ string) bool {

@@ -162,7 +162,9 @@ var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pw
 	"parolası", "sandinya", "password-nya", "passwordnya", "lösenordet", "passordet", "adgangskoden", "hasła", "hasłem",
 	"пароля", "паролем", "паролі", "hesla", "heslem", "κωδικό", "κωδικού", "كلمة مرور", "كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό",
 	// Swahili, and the typos sellers make of "password"
-	"nenosiri", "pasword", "passwrod", "passowrd", "pssword"}
+	"nenosiri", "pasword", "passwrod", "passowrd", "pssword",
+	// a code word: Ukrainian, Russian
+	"кодове слово", "кодовое слово"}
 
 // passwordWordsASCII counts the password words written in ASCII, which come first.
 var passwordWordsASCII = asciiFirst(passwordWords)
@@ -195,6 +197,8 @@ func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 			}
 			if v, ok := passwordAfter(text, e, w == "pass" || w == "pw" || w == "pwd" || w == "clave"); ok {
 				out = append(out, v)
+			} else if v, ok := passwordBelow(text, e); ok {
+				out = append(out, v)
 			}
 		}
 	}
@@ -219,19 +223,22 @@ func wordEdge(lo string, s, e int) bool {
 	return true
 }
 
-// compoundLabel reports whether lo[s:e] ends a label joined by a dash to the word before it and
-// followed by a colon or an equals sign: "Keystore-Passwort:", "WLAN-Kennwort =".
+// compoundLabel reports whether lo[s:e] ends a word joined by a dash to the word before it and
+// followed by a colon, an equals sign or a space: "Keystore-Passwort:", "WLAN-Kennwort =", "das
+// Keystore-Passwort lautet". passwordAfter still wants a value that reads as a password.
 func compoundLabel(lo string, s, e int) bool {
 	if s < 2 || lo[s-1] != '-' || !isLower(lo[s-2]) {
 		return false
 	}
-	if e < len(lo) {
-		if r, _ := utf8.DecodeRuneInString(lo[e:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return false
-		}
+	if e == len(lo) {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(lo[e:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+		return false
 	}
 	rest := strings.TrimLeft(lo[e:], " \t")
-	return strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "：")
+	return strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "：") ||
+		len(rest) < len(lo)-e && rest != "" && rest[0] != '-' && rest[0] != '.'
 }
 
 // cjk reports whether r is written without spaces between words (Chinese, Japanese, Korean, Thai
@@ -249,6 +256,11 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 	rest := text[e:]
 	if i := strings.IndexByte(rest, '\n'); i >= 0 {
 		rest = rest[:i]
+	}
+	if len(rest) > 512 {
+		// six words end well before: reading the whole of a long line after each password
+		// word would take time in the square of its length
+		rest = rest[:strings.LastIndexAny(rest[:512], " \t")+1]
 	}
 	most := 6
 	if short {
@@ -271,20 +283,76 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 			v = strings.TrimRight(v, "!") // a password may end in "!", a sentence too
 		}
 		s := at + strings.Index(text[at:], v)
-		if passwordToken(v) || labelled(text[e:s]) && labelledPassword(v) {
+		if passwordToken(v) || paddedToken(v) || labelled(text[e:s]) && labelledPassword(v) {
 			return [2]int{s, s + len(v)}, true
 		}
 	}
 	return [2]int{}, false
 }
 
+// passwordBelow finds a password alone on the line after a label that ends its own line
+// ("keystore password:", "Passwort für den Keystore:"), past blank lines and a code fence: a value
+// that reads as a password, the line's only word.
+func passwordBelow(text string, e int) ([2]int, bool) {
+	nl := strings.IndexByte(text[e:], '\n')
+	if nl < 0 || nl > 40 {
+		return [2]int{}, false
+	}
+	label := strings.TrimRight(text[e:e+nl], " \t\r")
+	if !strings.HasSuffix(label, ":") && !strings.HasSuffix(label, "：") || strings.Count(label, " ") > 4 {
+		return [2]int{}, false
+	}
+	lo := strings.ToLower(label)
+	for _, w := range aboutPasswords {
+		if strings.Contains(lo, w) {
+			return [2]int{}, false // "password policy:", "password example:"
+		}
+	}
+	pos := e + nl + 1
+	for skipped := 0; pos < len(text) && skipped < 3; skipped++ {
+		end := strings.IndexByte(text[pos:], '\n')
+		if end < 0 {
+			end = len(text) - pos
+		}
+		line := strings.TrimSpace(text[pos : pos+end])
+		if line == "" || strings.HasPrefix(line, "```") && len(strings.Fields(line)) == 1 {
+			pos += end + 1
+			continue
+		}
+		v := strings.Trim(line, "`\"'")
+		if strings.ContainsAny(v, " \t") || !passwordToken(v) && !paddedToken(v) {
+			return [2]int{}, false
+		}
+		s := pos + strings.Index(text[pos:pos+end], v)
+		return [2]int{s, s + len(v)}, true
+	}
+	return [2]int{}, false
+}
+
+// aboutPasswords are words of a label about passwords rather than before one.
+var aboutPasswords = []string{"polic", "rule", "requirement", "format", "example", "sample", "hint", "length", "reset",
+	"hash", "strength", "manager", "field", "tip", "change", "forgot"}
+
 // labelled reports whether the text between a password word and a value is a label's sign, or
 // a few words and then one: "密码：", "Mot de passe WiFi du coworking :", "password is".
 func labelled(between string) bool {
 	b := strings.TrimRight(between, " \t")
-	return strings.HasSuffix(b, ":") || strings.HasSuffix(b, "：") || strings.HasSuffix(b, " ni") || strings.HasSuffix(b, " è") ||
-		strings.HasSuffix(b, " is") || strings.HasSuffix(b, "คือ")
+	if strings.HasSuffix(b, ":") || strings.HasSuffix(b, "：") {
+		return true
+	}
+	for _, c := range copulas {
+		if strings.HasSuffix(b, c) {
+			return true
+		}
+	}
+	return false
 }
+
+// copulas end the words between a password word and its value: "is", "ist", "lautet", "est",
+// "es", "è", "é", "jest", "adalah", "là", "är", "er", "je", "ni", "dir", "هي", "है", "คือ", and
+// the particles of CJK prose ("は", "是", "为", "는").
+var copulas = []string{" is", " ist", " lautet", " est", " es", " è", " é", " jest", " adalah", " là", " är", " er",
+	" je", " ni", " dir", " هي", " है", "คือ", "は", "是", "为", "為", "는", "은"}
 
 // labelledPassword reports whether a value right after a password label reads as one, more
 // loosely than passwordToken: random symbols with no digit (Ons%RD+JXJ^TUXL), an equals sign
@@ -354,6 +422,13 @@ func passwordToken(v string) bool {
 		return false // a path, a version or a host, a flag, a file
 	}
 	return true
+}
+
+// paddedToken reports whether v reads as a password once the equals signs that end it are set
+// aside: "tiger-8288MM2B=" (an equals sign inside is an assignment's).
+func paddedToken(v string) bool {
+	t := strings.TrimRight(v, "=")
+	return t != v && len(v)-len(t) <= 2 && passwordToken(t)
 }
 
 // passwordManagers are names that follow password words without being passwords.

@@ -26,10 +26,58 @@ var exchangeSecretRules = []secretRule{
 	srule(SecretAPIKey, []string{"\"value\""},
 		`"key"[ \t]*:[ \t]*"(?:value|token|apikey|api_key|secret|password|key)"[ \t]*,[ \t]*"value"[ \t]*:[ \t]*"([A-Za-z0-9+/_\-.]{16,200})"`, 1,
 		func(v, _ string) bool { return mixedCase(v) }),
+	// An exchange's API key that is a UUID (OKX; KuCoin's secret) or 24 hex digits (KuCoin's key):
+	// the shape of a request id, so flagged only after a key or secret label with an exchange, or
+	// the passphrase these exchanges add to key and secret, named in the 300 bytes around it.
+	{kind: SecretAPIKey, keywords: []string{"key", "secret"},
+		re: regexp.MustCompile(`(?i)\b(?:api[ _\-]?key|apikey|access[ _\-]?key|key|api[ _\-]?secret|secret(?:[ _\-]?key)?)["']?[ \t]*(?:[:=：][ \t]*)?["']?` +
+			`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{24})\b`),
+		group: 1, check: func(v, _ string) bool { return !sameChar(strings.ReplaceAll(v, "-", "")) && entropy(v) >= 2.8 },
+		around: exchangeContext},
 }
 
 func init() {
 	addRules(exchangeSecretRules)
+}
+
+// exchangeContext reports whether an exchange, or the passphrase an exchange's key comes with, is
+// named in the 300 bytes on either side of text[s:e].
+func exchangeContext(text string, s, e int) bool {
+	around := strings.ToLower(text[max(0, s-300):s] + " " + text[e:min(len(text), e+300)])
+	if strings.Contains(around, "passphrase") || strings.Contains(around, "okex") {
+		return true
+	}
+	before := strings.ToLower(text[max(0, s-40):s])
+	for _, w := range notAPIKeyWords {
+		if strings.Contains(before, w) {
+			return false // an idempotency key, an order's id: a UUID with no secret in it
+		}
+	}
+	for _, n := range exchangeNames {
+		if n != "exchange" && containsWord(around, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// notAPIKeyWords name a key that is an id rather than a credential.
+var notAPIKeyWords = []string{"idempotency", "request", "order", "trace", "correlation", "licen", "product", "activation",
+	"session", "cache", "partition", "primary", "foreign", "object", "client_order", "clordid", "public"}
+
+// containsWord reports whether lo holds w with no letter on either side: "gate", not "aggregate".
+func containsWord(lo, w string) bool {
+	for from := 0; ; {
+		i := strings.Index(lo[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		from = i + len(w)
+		if (i == 0 || !isLower(lo[i-1])) && (from == len(lo) || !isLower(lo[from])) {
+			return true
+		}
+	}
 }
 
 // proseKeyRe reads a key or secret word in English, Russian, French, Spanish or German, then the

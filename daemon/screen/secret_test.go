@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every value below is made up for the test; none is or was a working credential.
@@ -739,4 +740,179 @@ func TestFindSecretsFifthRoundMore(t *testing.T) {
 		{"2FA is enabled for the exchange account: authenticator", "", ""},
 		{"https://dashboard.alchemy.com/apps/my-payout-bot-staging-eu-west", "", ""},
 	})
+}
+
+// The sixth round's password words in prose: a dash-joined word without a colon after it
+// ("Keystore-Passwort lautet X"), a value ending in an equals sign, a copula in many languages
+// before a value that reads as one only after a label; and the prose that stays.
+func TestFindSecretsRound6Prose(t *testing.T) {
+	const pass = "tiger-8288MM2B="
+	checkSecrets(t, []secretCase{
+		{"Das Keystore-Passwort lautet neve@6645nce%", SecretPassword, "neve@6645nce%"},
+		{"Das WLAN-Kennwort ist Zebra-1008xhnUDD&", SecretPassword, "Zebra-1008xhnUDD&"},
+		{"Le mot de passe du compte est " + pass, SecretPassword, pass},
+		{"La contraseña del keystore es " + pass, SecretPassword, pass},
+		{"管理画面のパスワードは " + pass + " です", SecretPassword, pass},
+		{"密码是 " + pass, SecretPassword, pass},
+		{"비밀번호는 " + pass + " 입니다", SecretPassword, pass},
+		{"La password del wallet è " + pass, SecretPassword, pass},
+		{"Het wachtwoord is " + pass, SecretPassword, pass},
+		{"Hasło do portfela to " + pass, SecretPassword, pass},
+		{"A senha da carteira é " + pass, SecretPassword, pass},
+		{"Şifre " + pass, SecretPassword, pass},
+		{"Пароль от кошелька: " + pass, SecretPassword, pass},
+		{"Кодове слово: " + pass, SecretPassword, pass},
+		{"Mật khẩu ví là " + pass, SecretPassword, pass},
+		{"Kata sandi dompet adalah " + pass, SecretPassword, pass},
+		{"كلمة المرور هي " + pass, SecretPassword, pass},
+		{"पासवर्ड है " + pass, SecretPassword, pass},
+		{"Das Passwort ist Ons%RD+JXJ^TUXL", SecretPassword, "Ons%RD+JXJ^TUXL"},
+		// near look-alikes
+		{"Das Keystore-Passwort lautet wie das alte", "", ""},
+		{"Das Keystore-Passwort-Feld ist leer", "", ""},
+		{"Le mot de passe du compte est changé tous les 90 jours", "", ""},
+		{"Das Passwort ist gesetzt und 12 Zeichen lang", "", ""},
+		{"La contraseña es la misma que la del año 2024", "", ""},
+		{"密码是 config.Password", "", ""},
+		{"re-password field is required", "", ""},
+		{"Кодове слово знає тільки власник", "", ""},
+	})
+}
+
+// The sixth round's passwords given to tools and files: a file named for a password and what it
+// holds, a tool that logs in with -p, htpasswd with its flags one by one, an app password, an
+// Authorization: Basic value that is not user:password in base64; and their neighbours.
+func TestFindSecretsRound6Tools(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"geth account unlock: --password pass.txt, and pass.txt contains Ocelot#44894Ovm3*", SecretPassword, "Ocelot#44894Ovm3*"},
+		{"password.txt: Ocelot.99752j7p?", SecretPassword, "Ocelot.99752j7p?"},
+		{"keystore.pass has 'Vq7#mLx2pR'", SecretPassword, "Vq7#mLx2pR"},
+		{"в pass.txt лежит Moskva$5011DTh2", SecretPassword, "Moskva$5011DTh2"},
+		{"az login --service-principal -u 50bcce6f -p V-pYUVF~sKM3mPH6MNAjyf.CAXo4BAalHVkM8IWm --tenant corp.example", SecretPassword, "V-pYUVF~sKM3mPH6MNAjyf.CAXo4BAalHVkM8IWm"},
+		{"docker login -u bot -p 'Ocelot#44894Ovm3' registry.example", SecretPassword, "Ocelot#44894Ovm3"},
+		{"oc login https://api.cluster:6443 -u admin -p Kq8-Wm2x9Lp", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"helm registry login ghcr.io --username bot --password Kq8-Wm2x9Lp", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"sqlcmd -S db -U sa -P Kq8-Wm2x9Lp -Q 'select 1'", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"keytool -list -keystore app.jks -storepass Kq8-Wm2x9Lp", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"wget --user=bot --password=Kq8-Wm2x9Lp https://files.internal/a.tgz", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"htpasswd -b -c .htpasswd admin Ocelot44894Ovm3", SecretPassword, "Ocelot44894Ovm3"},
+		{"app password for gmail smtp: vkxm bnqw pmui jhbl", SecretPassword, "vkxm bnqw pmui jhbl"},
+		{"iCloud app-specific password: uvys-lqib-wttj-qvxf", SecretPassword, "uvys-lqib-wttj-qvxf"},
+		{"Gmail App-Passwort: zsnxonyvjssfvymo", SecretPassword, "zsnxonyvjssfvymo"},
+		{"Authorization: Basic PVHAzgMFpXuBWSYtgufTWr0iLyeu=", SecretBasicAuth, "PVHAzgMFpXuBWSYtgufTWr0iLyeu="},
+		// near look-alikes
+		{"geth --password pass.txt --unlock 0", "", ""},
+		{"geth --password-file /tmp/pw.txt --unlock 0", "", ""},
+		{"pass.txt contains one line: the password", "", ""},
+		{"password.txt is missing", "", ""},
+		{"password.txt: 0600, owned by geth", "", ""},
+		{"docker run -p 8080:80 nginx", "", ""},
+		{"docker login -u bot -p $REGISTRY_PASSWORD registry.example", "", ""},
+		{"docker login -u bot --password-stdin registry.example", "", ""},
+		{"az login -u me@corp.example -p", "", ""},
+		{"az vm create -p 22 --name web", "", ""},
+		{"keytool -list -keystore app.jks -storepass:env STOREPASS", "", ""},
+		{"htpasswd -c .htpasswd admin", "", ""},
+		{"app password for gmail smtp: xxxx xxxx xxxx xxxx", "", ""},
+		{"app password for gmail smtp: abcd efgh ijkl mnop", "", ""},
+		{"the app password will then work fine", "", ""},
+		{"app password: that will work fine", "", ""},
+		{"vkxm bnqw pmui jhbl", "", ""},
+		{"Authorization: Basic <base64 of user:password>", "", ""},
+		{"Authorization: Basic YOUR_BASE64_CREDENTIALS", "", ""},
+		{"Authorization: Basic base64encodedstring", "", ""},
+		{"Authorization: Bearer then Basic for the fallback", "", ""},
+	})
+}
+
+// The sixth round's exchange keys: an OKX key is a UUID and a KuCoin key 24 hex digits, flagged
+// beside an exchange's name or the passphrase these exchanges add, in any order; a UUID elsewhere
+// is an id.
+func TestFindSecretsRound6Trading(t *testing.T) {
+	const uuid = "437ead48-d50d-8289-e2f6-4dbb905ebff2"
+	checkSecrets(t, []secretCase{
+		{"api key: " + uuid + "\napi secret: 115DEC44B94FE0B55E3A8C9EF4C826BC\npassphrase: Ocelot@6596cHpQIp+  (okx sub-account, trade only)", SecretAPIKey, uuid},
+		{"passphrase: Ocelot@6596cHpQIp+\nsecret: 115DEC44B94FE0B55E3A8C9EF4C826BC\napiKey=" + uuid, SecretAPIKey, uuid},
+		{"OKX API key " + uuid + ", read only", SecretAPIKey, uuid},
+		{"kucoin key: 64a1f0c2e4b0d91a7c3e5f21 secret: " + uuid, SecretAPIKey, "64a1f0c2e4b0d91a7c3e5f21"},
+		{"kucoin key: 64a1f0c2e4b0d91a7c3e5f21 secret: " + uuid, SecretAPIKey, uuid},
+		{"bybit key: Xk3mPq9RtWz2Lb7NcV\nsecret: Gk2mPq9RtWz2Lb7NcVaa8Jq3Zk2mPq9RtWz2", SecretAPIKey, "Xk3mPq9RtWz2Lb7NcV"},
+		// near look-alikes
+		{"api key: " + uuid, "", ""},
+		{"Idempotency-Key: " + uuid + " (okx order retry)", "", ""},
+		{"binance order id " + uuid, "", ""},
+		{"okx request id: " + uuid, "", ""},
+		{"api key: 00000000-0000-0000-0000-000000000000 (okx)", "", ""},
+		{"api key: " + uuid + " for the gateway and the aggregate", "", ""},
+	})
+}
+
+// More tools' passwords (lftp, rabbitmqctl, unrar, xfreerdp, psexec, net use) and a Basic value
+// after a label for a header; and their neighbours.
+func TestFindSecretsRound6MoreTools(t *testing.T) {
+	const pass = "Kq8-Wm2x9Lp"
+	checkSecrets(t, []secretCase{
+		{"lftp -u bob," + pass + " ftp.example", SecretPassword, pass},
+		{"rabbitmqctl add_user bob " + pass, SecretPassword, pass},
+		{"rabbitmqctl change_password bob '" + pass + "'", SecretPassword, pass},
+		{"unrar x -p" + pass + " archive.rar", SecretPassword, pass},
+		{"xfreerdp /u:bob /p:" + pass + " /v:host", SecretPassword, pass},
+		{`psexec \\host -u bob -p ` + pass + " cmd", SecretPassword, pass},
+		{`net use \\srv\share ` + pass + " /user:bob", SecretPassword, pass},
+		{`net use Z: \\srv\share /user:CORP\bob ` + pass, SecretPassword, pass},
+		{"Basic auth header: Basic PVHAzgMFpXuBWSYtgufTWr0iLyeu=", SecretBasicAuth, "PVHAzgMFpXuBWSYtgufTWr0iLyeu="},
+		// near look-alikes
+		{"lftp -u bob ftp.example", "", ""},
+		{"rabbitmqctl add_user bob $RABBIT_PASS", "", ""},
+		{"unrar x -p- archive.rar", "", ""},
+		{"kubectl exec -p web-7d9f -- sh", "", ""},
+		{"docker exec -it web sh", "", ""},
+		{`net use * \\srv\share /persistent:yes`, "", ""},
+		{`net use Z: \\srv\share /user:bob *`, "", ""},
+		{"Basic auth header: Basic <credentials>", "", ""},
+	})
+}
+
+// A password alone on the line after a label that ends its own line (past blank lines and a
+// code fence), ssh-keygen's new passphrase after the old one, and "app pass"; and their
+// neighbours.
+func TestFindSecretsRound6Below(t *testing.T) {
+	const pass = "Ocelot#44894Ovm3*"
+	checkSecrets(t, []secretCase{
+		{"keystore password:\n" + pass, SecretPassword, pass},
+		{"Passwort für den Keystore:\n\n" + pass, SecretPassword, pass},
+		{"пароль от кошелька:\n```\n" + pass + "\n```", SecretPassword, pass},
+		{"密码：\n" + pass, SecretPassword, pass},
+		{"ssh-keygen -p -P oldpass1X -N Kq8-Wm2x9Lp -f key", SecretPassword, "Kq8-Wm2x9Lp"},
+		{"gmail app pass: vkxm bnqw pmui jhbl", SecretPassword, "vkxm bnqw pmui jhbl"},
+		// near look-alikes
+		{"password:\nmust be at least 12 characters", "", ""},
+		{"Password:\n" + pass + " is what a strong one looks like, not ours", "", ""},
+		{"Reset your password:\nhttps://accounts.example.com/reset?id=Ab12", "", ""},
+		{"keystore password:\n\n\n\nsee the vault", "", ""},
+		{"password reset steps:\n1. open settings", "", ""},
+		{"password policy:\nAb3$-min12", "", ""},
+		{"ssh-keygen -t ed25519 -N '' -f key", "", ""},
+		{"the app passed review: abcd efgh ijkl mnop", "", ""},
+	})
+}
+
+// A long line of password words takes about as long as the same words on short lines: each
+// word's value is looked for among the words right after it, not in the rest of the line.
+func TestProsePasswordsLongLine(t *testing.T) {
+	words := strings.Repeat("password abcd ", 4096)
+	lines := strings.ReplaceAll(words, "abcd ", "abcd\n")
+	took := func(s string) time.Duration {
+		best := time.Hour
+		for range 3 {
+			t0 := time.Now()
+			RedactSecrets(s)
+			best = min(best, time.Since(t0))
+		}
+		return best
+	}
+	long, short := took(words), took(lines)
+	if long > 10*short+20*time.Millisecond {
+		t.Errorf("a 56 KB line of password words took %v, the same on short lines %v", long, short)
+	}
 }

@@ -26,6 +26,31 @@ var unlockSecretRules = []secretRule{
 	srule(SecretPassword, []string{"stdin", "-fd"},
 		echoed+`[ \t]*\|[^\n]*?(?:--password-stdin|--passphrase-stdin|--pass(?:word|phrase)?(?:-file)?[ =]/dev/stdin|--passphrase-fd[ =]0|-passin[ \t]+stdin)`, -1,
 		passwordValue),
+	// A file named for a password, and what it holds: "pass.txt contains X", "password.txt: X",
+	// "keystore.pass has X", "в pass.txt лежит X".
+	srule(SecretPassword, []string{"pass", "pwd", "pw.", "secret"},
+		`(?i)\b(?:[\w\-]*(?:pass|pwd|pw|secret)[\w\-]*\.(?:txt|dat|cfg|conf)|[\w\-]+\.(?:pass|pwd|secret|password))\b[ \t]*(?:contains|contain|holds|has|reads|says|is|:|=|->|→|enthält|contient|contiene|contém|zawiera|bevat|içeriği|содержит|лежит|містить|里是|にはい?)[ \t]*(?:only[ \t]+|just[ \t]+|the[ \t]+(?:line|text|string|password)[ \t]+)?(?:'([^'\n]{3,})'|"([^"\n]{3,})"|`+"`"+`([^`+"`"+`\n]{3,})`+"`"+`|([^\s"'`+"`"+`]*[^\s"'`+"`"+`.,;:]))`, -1,
+		func(v, _ string) bool { return passwordToken(v) || paddedToken(v) || labelledPassword(v) }).withPre(func(text string) bool {
+		return strings.Contains(text, ".")
+	}),
+	// A password given to a tool that logs in with it: az login -p, docker login -p, oc login -p,
+	// cf login -p, helm registry login --password, sqlcmd -P, keytool -storepass, wget
+	// --password; a flag's value that is a variable ($PASS) or another flag is none.
+	srule(SecretPassword, []string{"login", "sqlcmd", "bcp", "keytool", "wget", "lftp"},
+		`(?:\b(?:az|docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|oras|crane|oc|cf|argocd|heroku)[ \t]+(?:auth[ \t]+)?login\b|\b(?:sqlcmd|bcp|keytool|wget|lftp)\b)[^\n|;]*?[ \t](?:-p|-P|--password|--passwd|-storepass|-keypass|-srcstorepass|-deststorepass|--(?:http|ftp)-password|--client-secret)(?:[ \t]+|=)(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,}))`, -1,
+		func(v, m string) bool { return passwordValue(v, m) && !strings.HasPrefix(v, "-") }),
+	// More tools' passwords: lftp -u user,password, rabbitmqctl add_user user password, unrar
+	// -pPASSWORD, xfreerdp /p:password, psexec -p password, net use \\host\share password
+	// /user:name and net use ... /user:name password.
+	srule(SecretPassword, []string{"lftp", "rabbitmqctl", "unrar", "freerdp", "psexec", "paexec", "net use"},
+		`(?i)(?:\blftp\b[^\n|;]*?[ \t]-u[ \t]+[^\s,]+,|\brabbitmqctl\b[^\n|;]*?\b(?:add_user|change_password)[ \t]+\S+[ \t]+|\bunrar\b[^\n|;]*?[ \t]-p|\b[a-z\-]*freerdp\b[^\n|;]*?[ \t]/p:|\b(?:ps|pa)exec\b[^\n|;]*?[ \t]-p[ \t]+|\bnet[ \t]+use\b[^\n|;]*?[ \t]/user:\S+[ \t]+|\bnet[ \t]+use[ \t]+(?:[a-z]:[ \t]+)?\\\\\S+[ \t]+)`+
+			`(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"'/]{3,}))`, -1,
+		func(v, m string) bool { return passwordValue(v, m) && !strings.HasPrefix(v, "-") }),
+	// An app password (Google's and Apple's: four groups of four small letters) after a word for
+	// one, in the languages sellers write in.
+	{kind: SecretPassword, keywords: appPasswordWords,
+		re:    regexp.MustCompile(`\b(?:[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}|[a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4}|[a-z]{16})\b`),
+		check: appPassword, around: appPasswordContext},
 	// bitcoin-cli walletpassphrase "..." 600
 	srule(SecretPassword, []string{"walletpassphrase"},
 		`\bwalletpassphrase(?:change)?[ \t]+(?:"([^"\n]{3,})"|'([^'\n]{3,})'|([^\s"']{3,}))`, -1, passwordValue),
@@ -33,13 +58,16 @@ var unlockSecretRules = []secretRule{
 	// htpasswd -b file user password, net user name password (one that reads as a password:
 	// ".NET user guide" is prose), user:password piped into chpasswd.
 	srule(SecretPassword, []string{"unzip", "ssh-keygen", "openssl", "htpasswd", "net user"},
-		`(?:\bunzip\b[^\n|;]*?[ \t]-P[ \t]*|\bssh-keygen\b[^\n|;]*?[ \t]-[NP][ \t]*|\bopenssl\b[^\n|;]*?[ \t]-k[ \t]+|\bhtpasswd\b[^\n|;]*?[ \t]-[a-zA-Z]*b[a-zA-Z]*[ \t]+[^\s]+[ \t]+[^\s-][^\s]*[ \t]+|\bnet[ \t]+user[ \t]+[^\s/]+[ \t]+)(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,}))`, -1,
+		`(?:\bunzip\b[^\n|;]*?[ \t]-P[ \t]*|\bssh-keygen\b[^\n|;]*?[ \t]-[NP][ \t]*|\bopenssl\b[^\n|;]*?[ \t]-k[ \t]+|\bhtpasswd\b[^\n|;]*?[ \t]-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+)*[ \t]+[^\s-][^\s]*[ \t]+[^\s-][^\s]*[ \t]+|\bnet[ \t]+user[ \t]+[^\s/]+[ \t]+)(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,}))`, -1,
 		func(v, m string) bool {
 			if strings.HasPrefix(strings.ToLower(m), "net") {
 				return passwordToken(v)
 			}
 			return passwordValue(v, m) && !strings.HasPrefix(v, "-")
 		}),
+	// ssh-keygen -p -P old -N new: the new passphrase after the old one.
+	srule(SecretPassword, []string{"ssh-keygen"}, `\bssh-keygen\b[^\n|;]*[ \t]-N[ \t]*(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,}))`, -1,
+		func(v, m string) bool { return passwordValue(v, m) && !strings.HasPrefix(v, "-") }),
 	srule(SecretPassword, []string{"chpasswd"},
 		`\becho(?:[ \t]+-[ne]+)?[ \t]+["']?[^\s:'"]+:([^\s'":|]{3,})["']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd`, 1, passwordValue),
 	// A database address without a scheme: Go's user:password@tcp(host:3306)/db, Oracle's
@@ -95,6 +123,42 @@ func totpWord(lo string) bool {
 			if (i == 0 || !isLower(lo[i-1])) && (from == len(lo) || !isLower(lo[from])) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// appPasswordWords name an app password: one a mail or cloud account issues to a program in
+// place of its own password.
+var appPasswordWords = []string{"app password", "app-password", "app pass", "app-pass", "app specific password", "app-specific password",
+	"application password", "application-specific password", "app-passwort", "anwendungspasswort", "mot de passe d'application",
+	"mot de passe d’application", "contraseña de aplicación", "contraseña de la aplicación", "senha de app", "senha de aplicativo",
+	"senha de aplicação", "password per le app", "password dell'app", "app-wachtwoord", "hasło aplikacji", "hasło do aplikacji",
+	"пароль приложения", "пароль для приложения", "пароль додатка", "пароль застосунку", "アプリパスワード", "アプリ パスワード",
+	"アプリ用パスワード", "应用专用密码", "应用密码", "應用程式密碼", "앱 비밀번호", "uygulama şifresi", "mật khẩu ứng dụng",
+	"sandi aplikasi", "kata sandi aplikasi"}
+
+// appPassword decides on sixteen small letters: varied, not a run of the alphabet, and not four
+// groups that each read as a syllable of prose ("that will work fine").
+func appPassword(v, _ string) bool {
+	s := strings.NewReplacer(" ", "", "-", "").Replace(v)
+	if entropy(s) < 3.2 || placeholderWord(s) || strings.Contains("abcdefghijklmnopqrstuvwxyz", s[:4]) {
+		return false
+	}
+	for i := 0; i < 16; i += 4 {
+		if !strings.ContainsAny(s[i:i+4], "aeiouy") || strings.IndexFunc(s[i:i+4], func(r rune) bool { return strings.ContainsRune("qxj", r) }) >= 0 {
+			return true // a group no word of four letters holds
+		}
+	}
+	return false
+}
+
+// appPasswordContext reports whether an app password word stands in the 80 bytes before text[s:].
+func appPasswordContext(text string, s, _ int) bool {
+	before := strings.ToLower(text[max(0, s-80):s])
+	for _, w := range appPasswordWords {
+		if strings.Contains(before, w) {
+			return true
 		}
 	}
 	return false

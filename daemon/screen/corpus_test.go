@@ -435,6 +435,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"third", "heldout3_secret.txt", "heldout3_lookalike.txt"},
 	{"fourth", "heldout4_secret.txt", "heldout4_lookalike.txt"},
 	{"fifth", "heldout5_secret.txt", "heldout5_lookalike.txt"},
+	{"sixth", "heldout6_secret.txt", "heldout6_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

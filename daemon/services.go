@@ -49,7 +49,7 @@ func (d *Daemon) services() {
 	d.tasks = tasks.New(k, d.members, d.money, d.trust)
 	d.recorded = recorded.New(k.Base(), k.Caller)
 	d.paid = paid.New(k, d.recorded)
-	d.site = site.New(k, d.trust)
+	d.site = site.New(k.Base(), k, d.trust)
 	d.talk = talk.New(k.Base(), k, d.trust, d.Pipe)
 	d.board = board.New(k.Base(), k)
 	d.operator = operator.New(k.Base(), k.Sink, k.Metrics, k.Started, k)

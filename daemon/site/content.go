@@ -13,7 +13,7 @@ import (
 )
 
 func (s *Service) getProtocol(ctx context.Context, c *pipeline.Call) (*axp.ProtocolInfo, error) {
-	base := s.BaseURL()
+	base := s.base.BaseURL()
 	codes := map[string]int{}
 	for _, code := range protocol.Codes {
 		codes[string(code)] = pipeline.Status(code)
@@ -53,15 +53,15 @@ func (s *Service) getProtocol(ctx context.Context, c *pipeline.Call) (*axp.Proto
 			"tool_call_timeout_ms":       protocol.ToolCallTimeoutMillis,
 			"signature_tolerance_s":      protocol.SignatureToleranceSec,
 			"liveness_check_in_hours":    24,
-			"quote_window_s":             int(s.Cfg.QuoteWindow.Seconds()),
-			"auto_release_hours":         int(s.Cfg.AutoRelease.Hours()),
-			"anonymous_tasks_per_minute": s.Cfg.AnonTasksPerMinute,
-			"registrations_per_hour":     s.Cfg.RegistrationsPerHour,
-			"operator_messages_per_day":  s.Cfg.OperatorMessagesPerDay,
+			"quote_window_s":             int(s.base.Cfg().QuoteWindow.Seconds()),
+			"auto_release_hours":         int(s.base.Cfg().AutoRelease.Hours()),
+			"anonymous_tasks_per_minute": s.base.Cfg().AnonTasksPerMinute,
+			"registrations_per_hour":     s.base.Cfg().RegistrationsPerHour,
+			"operator_messages_per_day":  s.base.Cfg().OperatorMessagesPerDay,
 			"board_title_chars":          axp.BoardTitleMax,
 			"board_body_chars":           axp.BoardBodyMax,
-			"board_posts_per_hour":       s.Cfg.BoardPostsPerHour,
-			"max_body_bytes":             s.Cfg.MaxBodyBytes,
+			"board_posts_per_hour":       s.base.Cfg().BoardPostsPerHour,
+			"max_body_bytes":             s.base.Cfg().MaxBodyBytes,
 		},
 		Events:     []string{"task_update", "message", "settlement_proposed", "mediation_decided"},
 		ErrorCodes: codes,
@@ -70,7 +70,7 @@ func (s *Service) getProtocol(ctx context.Context, c *pipeline.Call) (*axp.Proto
 }
 
 func (s *Service) getJoin(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {
-	base := s.BaseURL()
+	base := s.base.BaseURL()
 	var req strings.Builder
 	for _, role := range []string{protocol.RoleSeller, protocol.RoleBuyer} {
 		fmt.Fprintf(&req, "- %s: %s\n", role, strings.Join(protocol.RequiredTools([]string{role}), ", "))
@@ -148,7 +148,7 @@ the run (a skill whose task type no buyer uses is one); a ` + "`warning`" + ` is
 `
 
 func (s *Service) getWhy(ctx context.Context, c *pipeline.Call) (*axp.Why, error) {
-	base := s.BaseURL()
+	base := s.base.BaseURL()
 	return &axp.Why{
 		Headline: "One place where agents buy and sell work from each other, with money that is safe by construction.",
 		ForBuyers: []string{
@@ -182,7 +182,7 @@ func (s *Service) getWhy(ctx context.Context, c *pipeline.Call) (*axp.Why, error
 
 // faqEntries are the questions of /api/faq and /faq.md.
 func (s *Service) faqEntries() []axp.FAQEntry {
-	bps, _ := s.Cfg.Fees.At(s.Now())
+	bps, _ := s.base.Cfg().Fees.At(s.base.Now())
 	return append([]axp.FAQEntry{
 		{Question: "Do I need an account to buy?", Answer: "No. POST /api/tasks (or GET /api/tasks/new) returns a one-time buyer_token with the task. Send it as ?token= or as a Bearer token on later steps. Buyer members may use their member secret instead."},
 		{Question: "What does it cost?", Answer: fmt.Sprintf("Buyers pay the seller's price and no platform fee. Sellers pay a platform fee of %s of their price, deducted from the payout; the launch promotion rate of 1%% applies from 2026-10-07 until the end of 2026-11-06 (UTC) and continues until a new fee is announced in advance.", percent(bps))},
@@ -209,15 +209,15 @@ func (s *Service) getFAQMarkdown(ctx context.Context, c *pipeline.Call) (*axp.Do
 	for _, e := range s.faqEntries() {
 		fmt.Fprintf(&b, "## %s\n\n%s\n\n", e.Question, e.Answer)
 	}
-	fmt.Fprintf(&b, "More: %s/join, %s/api/pricing, %s/openapi.json\n", s.BaseURL(), s.BaseURL(), s.BaseURL())
+	fmt.Fprintf(&b, "More: %s/join, %s/api/pricing, %s/openapi.json\n", s.base.BaseURL(), s.base.BaseURL(), s.base.BaseURL())
 	return markdownDoc("Frequently asked questions", b.String()), nil
 }
 
 // getServicesPage is the catalog for a person: each service with its catalog price and time, its
 // params, how many sellers offer it now, and the commands that post one.
 func (s *Service) getServicesPage(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {
-	base := s.BaseURL()
-	offer, err := s.OnOffer()
+	base := s.base.BaseURL()
+	offer, err := s.catalog.OnOffer()
 	if err != nil {
 		return nil, err
 	}

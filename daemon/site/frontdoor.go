@@ -20,7 +20,7 @@ import (
 // near the top, the market now, and the links to start from. A browser gets an HTML page,
 // Accept: text/markdown gets Markdown, an API client the same as JSON.
 func (s *Service) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDoor, error) {
-	base := s.BaseURL()
+	base := s.base.BaseURL()
 	market, err := s.market()
 	if err != nil {
 		return nil, err
@@ -30,7 +30,7 @@ func (s *Service) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDo
 		Summary: "An Agent Services Exchange: buyer agents post tasks, verified seller agents quote a USD price and an ETA, " +
 			"the buyer chooses and pays in a stablecoin (or takes a free job), the seller delivers, and the operator approves every payout. " +
 			"REST, MCP and A2A reach the same marketplace.",
-		TestMode: s.Cfg.TestMode,
+		TestMode: s.base.Cfg().TestMode,
 		Start:    startSteps(base),
 		Market:   market,
 		Links: []axp.Link{
@@ -107,14 +107,14 @@ const topServices = 3
 // cached summary), then the verified sellers seen lately and the jobs done since 00:00 UTC, read
 // in one View. It is kept for marketTTL, within the same UTC day.
 func (s *Service) market() (axp.MarketNow, error) {
-	now := s.Now()
+	now := s.base.Now()
 	s.marketMu.Lock()
 	cached, at := s.marketNow, s.marketAt
 	s.marketMu.Unlock()
 	if !at.IsZero() && !now.Before(at) && now.Sub(at) < marketTTL && sameDay(now, at) {
 		return cached, nil
 	}
-	offer, err := s.OnOffer()
+	offer, err := s.catalog.OnOffer()
 	if err != nil {
 		return axp.MarketNow{}, err
 	}
@@ -123,7 +123,7 @@ func (s *Service) market() (axp.MarketNow, error) {
 		out.TopServices = append(out.TopServices, axp.MarketService{Type: o.TaskType, Sellers: o.Providers})
 	}
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	err = s.Store.View(func(tx *store.Tx) error {
+	err = s.base.Store.View(func(tx *store.Tx) error {
 		out.JobsDoneToday = tx.TasksDoneSince(midnight)
 		return tx.VerifiedSeenSince(now.Add(-OnlineWindow), func(m *axp.Member) bool {
 			if m.State == axp.MemberVerified && m.HasRole(protocol.RoleSeller) {

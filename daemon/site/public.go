@@ -58,13 +58,11 @@ const readyWait = time.Second
 func (s *Service) ready(ctx context.Context, c *pipeline.Call) (*axp.OK, error) {
 	ctx, cancel := context.WithTimeout(ctx, readyWait)
 	defer cancel()
-	if err := s.Store.Ping(ctx); err != nil {
+	if err := s.base.Store.Ping(ctx); err != nil {
 		return nil, pipeline.NotReady("not ready: the store is unreachable: "+err.Error(), err)
 	}
-	if s.Chain != nil {
-		if _, err := s.Chain.Head(ctx); err != nil {
-			return nil, pipeline.NotReady("not ready: the chain node does not answer: "+err.Error(), err)
-		}
+	if err := s.catalog.ChainReady(ctx); err != nil {
+		return nil, pipeline.NotReady("not ready: the chain node does not answer: "+err.Error(), err)
 	}
 	return &axp.OK{OK: true, Message: "axp exchange is ready"}, nil
 }
@@ -80,18 +78,16 @@ const sharedCacheTTL = 2 * time.Second
 
 func (s *Service) serviceEntry(svc *axp.Service) axp.ServiceEntry {
 	return axp.ServiceEntry{Type: svc.Type, Name: svc.Name, Summary: svc.Summary, Params: svc.Params, ParamsSchema: svc.ParamsSchema(),
-		AcceptanceCriteria: svc.AcceptanceCriteria, ETAMinutes: svc.ETAMinutes, Pricing: svc.Pricing, ExampleQuoteURL: svc.ExampleURL(s.BaseURL())}
+		AcceptanceCriteria: svc.AcceptanceCriteria, ETAMinutes: svc.ETAMinutes, Pricing: svc.Pricing, ExampleQuoteURL: svc.ExampleURL(s.base.BaseURL())}
 }
 
 // listServices answers from a cached list, rebuilt after any member or skill change.
 func (s *Service) listServices(ctx context.Context, c *pipeline.Call) (*axp.ServiceList, error) {
-	s.CacheMu.Lock()
-	cached := s.Services
-	if cached != nil && s.Store.IsPostgres() && s.Now().Sub(s.ServicesAt) > sharedCacheTTL {
+	cached, at := s.catalog.CachedServices()
+	if cached != nil && s.base.Store.IsPostgres() && s.base.Now().Sub(at) > sharedCacheTTL {
 		// Another daemon may have changed a member: on a shared store the cache is short-lived.
 		cached = nil
 	}
-	s.CacheMu.Unlock()
 	if cached != nil {
 		return cached, nil
 	}
@@ -99,7 +95,7 @@ func (s *Service) listServices(ctx context.Context, c *pipeline.Call) (*axp.Serv
 	for _, svc := range axp.Services {
 		list.Services = append(list.Services, s.serviceEntry(svc))
 	}
-	offer, err := s.OnOffer()
+	offer, err := s.catalog.OnOffer()
 	if err != nil {
 		return nil, err
 	}
@@ -111,9 +107,7 @@ func (s *Service) listServices(ctx context.Context, c *pipeline.Call) (*axp.Serv
 	if err := list.Seal(); err != nil {
 		return nil, err
 	}
-	s.CacheMu.Lock()
-	s.Services, s.ServicesAt = list, s.Now()
-	s.CacheMu.Unlock()
+	s.catalog.CacheServices(list)
 	return list, nil
 }
 
@@ -123,13 +117,13 @@ const demandWindow = 30 * 24 * time.Hour
 // demand summarises what buyers asked for with POST /api/interest in the last 30 days, so sellers
 // see where a skill would find buyers; offer gives the providers of each type.
 func (s *Service) demand(offer []axp.OnOffer) ([]axp.Demand, error) {
-	since := s.Now().Add(-demandWindow)
+	since := s.base.Now().Add(-demandWindow)
 	type agg struct {
 		n       int
 		budgets []axp.Money
 	}
 	by := map[string]*agg{}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		return tx.EachSubmission(store.KindInterest, func(sub *store.Submission) bool {
 			if sub.CreatedAt.Before(since) {
 				return true
@@ -187,8 +181,8 @@ func (s *Service) getQuote(ctx context.Context, c *pipeline.Call, in *axp.QuoteQ
 	if err != nil {
 		return nil, err
 	}
-	q := svc.Quote(params, s.BaseURL())
-	q.AlsoSell = s.AlsoSell(c.Caller)
+	q := svc.Quote(params, s.base.BaseURL())
+	q.AlsoSell = s.catalog.AlsoSell(c.Caller)
 	return &q, nil
 }
 
@@ -224,7 +218,7 @@ func (s *Service) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQu
 		if svcx != nil {
 			if params, err := svcx.Normalize(st.Params, false, "params"); err == nil {
 				st.Params = params
-				quote := svcx.Quote(params, s.BaseURL())
+				quote := svcx.Quote(params, s.base.BaseURL())
 				st.Quote = &quote
 				st.CreateURL = quote.CreateURL
 			} else {
@@ -232,7 +226,7 @@ func (s *Service) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQu
 			}
 		}
 		if st.CreateURL == "" {
-			st.CreateURL = s.BaseURL() + "/api/tasks/new?type=" + typ + "&description=" + urlEscape(q)
+			st.CreateURL = s.base.BaseURL() + "/api/tasks/new?type=" + typ + "&description=" + urlEscape(q)
 		}
 		res.SuggestedTask = st
 	} else {
@@ -263,7 +257,7 @@ func (s *Service) listSellers(ctx context.Context, c *pipeline.Call, in *axp.Sel
 func (s *Service) sellers(payment, taskType, text string) ([]axp.PublicMember, error) {
 	out := []axp.PublicMember{}
 	words := strings.Fields(strings.ToLower(text))
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		// Only verified members are read (the state index), or only the sellers of the type.
 		each := func(fn func(m *axp.Member) bool) error { return tx.MembersInState(axp.MemberVerified, fn) }
@@ -314,7 +308,7 @@ func sellerMatches(m *axp.Member, taskType string, words []string) bool {
 
 func (s *Service) getReputation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Reputation, error) {
 	var rep axp.Reputation
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		m, err := kernel.LoadMember(tx, in.ID)
 		if err != nil {
 			return err
@@ -329,15 +323,15 @@ func (s *Service) getReputation(ctx context.Context, c *pipeline.Call, in *axp.I
 }
 
 func (s *Service) getPricing(ctx context.Context, c *pipeline.Call) (*axp.PricingInfo, error) {
-	now := s.Now()
-	bps, window := s.Cfg.Fees.At(now)
+	now := s.base.Now()
+	bps, window := s.base.Cfg().Fees.At(now)
 	info := &axp.PricingInfo{
 		Currency: "USD",
 		BuyerFee: "Buyers never pay a platform fee: the buyer total is the seller's price.",
 		PlatformFee: axp.FeeNow{Percent: percent(bps), BPS: bps, PaidBy: "seller (deducted from the payout)",
 			Source: "default rate"},
-		Schedule:       s.Cfg.Fees.Windows,
-		AfterSchedule:  fmt.Sprintf("%s: the promotion rate continues until a new fee is announced in advance", percent(s.Cfg.Fees.DefaultBPS)),
+		Schedule:       s.base.Cfg().Fees.Windows,
+		AfterSchedule:  fmt.Sprintf("%s: the promotion rate continues until a new fee is announced in advance", percent(s.base.Cfg().Fees.DefaultBPS)),
 		PaymentMethods: paymentMethods(),
 		Payouts:        "Sellers are paid in a US-dollar stablecoin to their own wallet; payouts are held until a payout address is added.",
 		ApprovalRule:   "Every payout, refund and split is approved by the operator before it is sent.",
@@ -345,14 +339,14 @@ func (s *Service) getPricing(ctx context.Context, c *pipeline.Call) (*axp.Pricin
 	if window != nil {
 		info.PlatformFee.Source = window.Name
 	}
-	info.TestMode = s.Cfg.TestMode
-	if ci, ok := s.ChainNames(); ok {
-		if s.Cfg.TestMode {
-			ci.RPCURL = s.Cfg.ChainRPCURL
+	info.TestMode = s.base.Cfg().TestMode
+	if ci, ok := s.catalog.ChainNames(); ok {
+		if s.base.Cfg().TestMode {
+			ci.RPCURL = s.base.Cfg().ChainRPCURL
 		}
 		info.Chain = &ci
 	}
-	for _, w := range s.Cfg.Fees.Windows {
+	for _, w := range s.base.Cfg().Fees.Windows {
 		if w.Name == "launch_promotion" {
 			info.Promotion = &axp.Promotion{Name: w.Name, Percent: percent(w.BPS), BPS: w.BPS,
 				StartsAt: w.From.UTC().Format("2006-01-02T15:04:05.000Z"), EndsAt: w.Until.UTC().Format("2006-01-02T15:04:05.000Z"),
@@ -379,7 +373,7 @@ func paymentMethods() []axp.PaymentMethodInfo {
 }
 
 func (s *Service) getOpenAPI(ctx context.Context, c *pipeline.Call) (*axp.Result, error) {
-	doc := axp.Result(rest.OpenAPI(s.BaseURL()))
+	doc := axp.Result(rest.OpenAPI(s.base.BaseURL()))
 	return &doc, nil
 }
 

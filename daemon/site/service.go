@@ -1,18 +1,22 @@
 package site
 
 import (
+	"context"
 	"sync"
 	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/trust"
+	"github.com/axp-exchange/axp/protocol"
 )
 
-// Service is the site service.
+// Service is the site service: the public pages and documents (front door, protocol, services,
+// pricing, FAQ, why, search) and the public submissions (feedback, interest, survey).
 type Service struct {
-	*kernel.Kernel
-	trust *trust.Service
+	base    kernel.Base
+	catalog Catalog
+	trust   *trust.Service
 
 	// marketNow is the front door's market view, read at marketAt (market).
 	marketMu  sync.Mutex
@@ -20,7 +24,22 @@ type Service struct {
 	marketAt  time.Time
 }
 
-// New returns the service over the kernel k and the services it uses.
-func New(k *kernel.Kernel, trust *trust.Service) *Service {
-	return &Service{Kernel: k, trust: trust}
+// Catalog is what the site reads of the market and the chain beyond the store.
+type Catalog interface {
+	// OnOffer summarises the task types verified sellers offer now.
+	OnOffer() ([]axp.OnOffer, error)
+	// AlsoSell is the invitation to sell, for a caller that is not a seller yet.
+	AlsoSell(c axp.Caller) *protocol.AlsoSell
+	// CachedServices and CacheServices keep the /api/services answer until Invalidate.
+	CachedServices() (*axp.ServiceList, time.Time)
+	CacheServices(list *axp.ServiceList)
+	Invalidate()
+	// ChainNames is the chain and token buyers are told about; ChainReady whether its node answers.
+	ChainNames() (axp.ChainInfo, bool)
+	ChainReady(ctx context.Context) error
+}
+
+// New returns the site service.
+func New(base kernel.Base, catalog Catalog, trust *trust.Service) *Service {
+	return &Service{base: base, catalog: catalog, trust: trust}
 }

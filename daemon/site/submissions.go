@@ -19,7 +19,7 @@ func (s *Service) submit(ctx context.Context, c *pipeline.Call, kind, prefix str
 	if err != nil {
 		return nil, err
 	}
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Recorded, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Recorded, error) {
 		sub := &store.Submission{ID: axp.NewID(prefix, ch.Now), Actor: c.Caller.Actor(), CreatedAt: ch.Now, Body: raw}
 		if err := ch.Tx.PutSubmission(kind, sub); err != nil {
 			return nil, err
@@ -60,7 +60,7 @@ func (s *Service) registerInterest(ctx context.Context, c *pipeline.Call, in *ax
 	}
 	out, err := s.submit(ctx, c, store.KindInterest, "int", in, "Recorded: sellers see the demand for "+in.Type+" in GET /api/services (demand).")
 	if err == nil {
-		s.Invalidate()
+		s.catalog.Invalidate()
 	}
 	return out, err
 }
@@ -79,7 +79,7 @@ func (s *Service) getPaymentPreference(ctx context.Context, c *pipeline.Call) (*
 		Options:   []string{"stablecoin on base", "stablecoin on solana", "other crypto", "card", "bank transfer", "other"},
 		Totals:    map[string]int{},
 	}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		return tx.EachSubmission(store.KindPaymentPref, func(sub *store.Submission) bool {
 			var p axp.PaymentPreference
 			if json.Unmarshal(sub.Body, &p) == nil {
@@ -95,7 +95,7 @@ func (s *Service) getSurvey(ctx context.Context, c *pipeline.Call) (*axp.SurveyQ
 	schema := surveySchemaEnums()
 	return &axp.SurveyQuestions{
 		Title:    "Which pay-per-call tools would your agent use?",
-		SubmitTo: s.BaseURL() + "/api/survey",
+		SubmitTo: s.base.BaseURL() + "/api/survey",
 		Questions: []axp.SurveyQuestion{
 			{Field: "task", Question: "What task would your agent pay a tool to do?", Type: "string", Required: true},
 			{Field: "category", Question: "Which category fits best?", Type: "string", Options: schema["category"]},
@@ -124,9 +124,9 @@ func surveySchemaEnums() map[string][]string {
 }
 
 func (s *Service) getSurveyResults(ctx context.Context, c *pipeline.Call) (*axp.SurveyResults, error) {
-	res := &axp.SurveyResults{ByCategory: map[string]int{}, ByPayment: map[string]int{}, HasWallet: map[string]int{}, UpdatedAt: s.Now()}
+	res := &axp.SurveyResults{ByCategory: map[string]int{}, ByPayment: map[string]int{}, HasWallet: map[string]int{}, UpdatedAt: s.base.Now()}
 	var maxes []axp.Money
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		return tx.EachSubmission(store.KindSurvey, func(sub *store.Submission) bool {
 			var a axp.SurveyAnswer
 			if json.Unmarshal(sub.Body, &a) != nil {

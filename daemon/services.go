@@ -43,7 +43,7 @@ func (d *Daemon) noticeAnswers() *kernel.Answers {
 // services builds the services over the kernel, each after those it uses.
 func (d *Daemon) services() {
 	k := d.Kernel
-	d.members = members.New(k)
+	d.members = members.New(k.Base(), k, k, k, k.Caller, k.Keys)
 	d.money = money.New(k)
 	d.trust = trust.New(k, d.money)
 	d.tasks = tasks.New(k, d.members, d.money, d.trust)

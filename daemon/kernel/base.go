@@ -43,6 +43,14 @@ func (b Base) Mutate(ctx context.Context, actor string, fn func(c *Change) (any,
 	return b.k.Mutate(ctx, actor, fn)
 }
 
+// AfterScan runs the test hook between a sweep's read of what is due and its actions (see
+// Kernel.AfterScan); nothing without one.
+func (b Base) AfterScan(what string) {
+	if b.k.AfterScan != nil {
+		b.k.AfterScan(what)
+	}
+}
+
 // Mutator runs changes: the kernel, or a service's Base.
 type Mutator interface {
 	Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error)

@@ -35,24 +35,24 @@ func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Regist
 	if err := checkNames(&in.Name, in.Identity); err != nil {
 		return nil, err
 	}
-	if err := s.CheckTarget("mcp_url", in.MCPURL); err != nil {
+	if err := s.reach.CheckTarget("mcp_url", in.MCPURL); err != nil {
 		return nil, err
 	}
-	now := s.Now()
+	now := s.base.Now()
 	id := axp.NewID("mem", now)
 	secret := axp.SecretFor(id)
 	platformKey := "pk_" + axp.RandomHex(32)
 	m := axp.NewMember(id, in, now)
 	m.SecretHash = kernel.SecretHash(secret)
-	m.PlatformKeyEnc = s.Keys.Seal([]byte(platformKey))
+	m.PlatformKeyEnc = s.keys.Seal([]byte(platformKey))
 	if in.AuthToken.Given() && in.AuthToken.Value != "" {
-		m.AuthTokenEnc = s.Keys.Seal([]byte(in.AuthToken.Value))
+		m.AuthTokenEnc = s.keys.Seal([]byte(in.AuthToken.Value))
 	}
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Registered, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Registered, error) {
 		if err := lookAlike(ch.Tx, m.Name, ""); err != nil {
 			return nil, err
 		}
-		if err := s.CleanProfile(ch, m, false); err != nil {
+		if err := s.screen.CleanProfile(ch, m, false); err != nil {
 			return nil, err
 		}
 		if err := ch.Tx.PutMember(m); err != nil {
@@ -69,14 +69,14 @@ func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Regist
 	if err != nil {
 		return nil, err
 	}
-	s.Invalidate()
-	s.Log.InfoContext(ctx, "member registered", "source", "members", "member", id, "roles", m.Roles, "secret_fp", protocol.Fingerprint(secret))
+	s.catalog.Invalidate()
+	s.base.Log.InfoContext(ctx, "member registered", "source", "members", "member", id, "roles", m.Roles, "secret_fp", protocol.Fingerprint(secret))
 	out.Member.SkillWarnings = s.skillWarnings(&out.Member)
 	return out, nil
 }
 
 func (s *Service) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.PrivateMember, error) {
-	m, err := s.Member(c.Caller.MemberID)
+	m, err := s.reach.Member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
 	}
@@ -93,11 +93,11 @@ func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 		return nil, err
 	}
 	if in.MCPURL.Set {
-		if err := s.CheckTarget("mcp_url", in.MCPURL.Value); err != nil {
+		if err := s.reach.CheckTarget("mcp_url", in.MCPURL.Value); err != nil {
 			return nil, err
 		}
 	}
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -108,7 +108,7 @@ func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 				return nil, err
 			}
 		}
-		reverify, verr := m.ApplyUpdate(in, func(str string) []byte { return s.Keys.Seal([]byte(str)) }, ch.Now)
+		reverify, verr := m.ApplyUpdate(in, func(str string) []byte { return s.keys.Seal([]byte(str)) }, ch.Now)
 		if verr != nil {
 			return nil, verr
 		}
@@ -118,7 +118,7 @@ func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 			}
 		}
 		if in.Name != nil || in.Description != nil || in.Skills != nil {
-			if err := s.CleanProfile(ch, m, true); err != nil {
+			if err := s.screen.CleanProfile(ch, m, true); err != nil {
 				return nil, err
 			}
 		}
@@ -136,7 +136,7 @@ func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 		return &pm, nil
 	})
 	if err == nil {
-		s.Invalidate()
+		s.catalog.Invalidate()
 	}
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func changedFields(u *axp.ProfileUpdate) []string {
 }
 
 func (s *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.SkillsUpdate) (*axp.PrivateMember, error) {
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -178,7 +178,7 @@ func (s *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.Sk
 			return nil, err
 		}
 		m.Skills, m.UpdatedAt = in.Skills, ch.Now
-		if err := s.CleanProfile(ch, m, true); err != nil {
+		if err := s.screen.CleanProfile(ch, m, true); err != nil {
 			return nil, err
 		}
 		if err := ch.Tx.PutMember(m); err != nil {
@@ -195,7 +195,7 @@ func (s *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.Sk
 		return &pm, nil
 	})
 	if err == nil {
-		s.Invalidate()
+		s.catalog.Invalidate()
 	}
 	if err != nil {
 		return nil, err
@@ -204,7 +204,7 @@ func (s *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.Sk
 }
 
 func (s *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Heartbeat, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Heartbeat, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Heartbeat, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -221,7 +221,7 @@ func (s *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyI
 }
 
 func (s *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Favourites) (*axp.Favourites, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Favourites, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Favourites, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -261,7 +261,7 @@ func (s *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.F
 
 func (s *Service) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp.AnnouncementList, error) {
 	out := &axp.AnnouncementList{Announcements: []axp.Announcement{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		m, err := kernel.LoadMember(tx, c.Caller.MemberID)
 		if err != nil {
 			return err
@@ -282,7 +282,7 @@ func (s *Service) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp
 }
 
 func (s *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Announcement, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Announcement, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Announcement, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -311,7 +311,7 @@ func (s *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *ax
 }
 
 func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.OperatorMessage) (*axp.OperatorMessageView, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OperatorMessageView, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OperatorMessageView, error) {
 		msg := &axp.OperatorMessageView{ID: axp.NewID("opm", ch.Now), MemberID: c.Caller.MemberID, Title: in.Title,
 			Body: in.Body, Kind: in.Kind, CreatedAt: ch.Now}
 		if err := ch.Tx.PutOperatorMessage(msg); err != nil {

@@ -88,13 +88,13 @@ func sampleParams(s *axp.Service) map[string]any {
 func (s *Service) verifyPush(ctx context.Context, m *axp.Member) []axp.Step {
 	var steps []axp.Step
 	start := time.Now()
-	t, err := s.Target(m)
+	t, err := s.reach.Target(m)
 	if err != nil {
 		return []axp.Step{Step("platform_key", err, "", "contact the operator", 0)}
 	}
 	nonce := axp.RandomHex(16)
 	var ct protocol.ContactTestOutput
-	_, err = s.Caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
+	_, err = s.caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
 	if err == nil {
 		want := protocol.ContactTestSignature(t.PlatformKey, nonce)
 		switch {
@@ -109,7 +109,7 @@ func (s *Service) verifyPush(ctx context.Context, m *axp.Member) []axp.Step {
 		return steps
 	}
 	start = time.Now()
-	tools, err := s.Caller.ListTools(ctx, t)
+	tools, err := s.caller.ListTools(ctx, t)
 	if err == nil {
 		var missing []string
 		for _, name := range protocol.RequiredTools(m.Roles) {
@@ -141,7 +141,7 @@ func (s *Service) roleCalls(ctx context.Context, m *axp.Member, t outbound.Targe
 	var steps []axp.Step
 	call := func(name, tool string, in, out any, hint string) error {
 		start := time.Now()
-		_, err := s.Caller.Call(ctx, t, tool, in, out)
+		_, err := s.caller.Call(ctx, t, tool, in, out)
 		steps = append(steps, Step(name, err, "", hint, time.Since(start)))
 		return err
 	}
@@ -154,7 +154,7 @@ func (s *Service) roleCalls(ctx context.Context, m *axp.Member, t outbound.Targe
 		}
 		var q protocol.QuoteAnswer
 		if call("quote", "quote", SampleQuote(m, taskType), &q, "answer a price, clarifying questions or a decline (spec 2.4)") == nil {
-			if err := q.Check(false, s.Now()); err != nil {
+			if err := q.Check(false, s.base.Now()); err != nil {
 				steps[len(steps)-1] = Step("quote", err, "the test quote breaks a rule:", "", 0)
 			}
 		}
@@ -162,7 +162,7 @@ func (s *Service) roleCalls(ctx context.Context, m *axp.Member, t outbound.Targe
 	if m.HasRole(protocol.RoleBuyer) {
 		var r protocol.Received
 		call("receive_offers", "receive_offers", protocol.ReceiveOffersInput{TaskID: "tsk_test", Offers: []protocol.OfferSummary{},
-			ChooseURL: s.BaseURL() + "/api/tasks/tsk_test/choose", Test: true}, &r, "return {\"received\": true}")
+			ChooseURL: s.base.BaseURL() + "/api/tasks/tsk_test/choose", Test: true}, &r, "return {\"received\": true}")
 	}
 	var r protocol.Received
 	call("task_update", "task_update", protocol.TaskUpdateInput{TaskID: "tsk_test", Status: axp.TaskPaid, Test: true}, &r, "return {\"received\": true}")
@@ -170,14 +170,14 @@ func (s *Service) roleCalls(ctx context.Context, m *axp.Member, t outbound.Targe
 }
 
 func (s *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Verification, error) {
-	m, err := s.Member(c.Caller.MemberID)
+	m, err := s.reach.Member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
 	}
 	if m.State == axp.MemberSuspended {
 		return nil, axp.Forbidden("a suspended member cannot verify", "message the operator")
 	}
-	now := s.Now()
+	now := s.base.Now()
 	v := &axp.Verification{MemberID: m.ID, Mode: kernel.ModeOf(m), CheckedAt: now}
 	if m.PullMode() {
 		v.Steps, v.Practice = s.verifyPull(m, now)
@@ -186,7 +186,7 @@ func (s *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.Emp
 	}
 	v.Steps = axp.Leveled(v.Steps)
 	v.Passed = passed(v.Steps)
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Verification, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Verification, error) {
 		m, err := kernel.LoadMember(ch.Tx, m.ID)
 		if err != nil {
 			return nil, err
@@ -219,7 +219,7 @@ func (s *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.Emp
 		return v, nil
 	})
 	if err == nil {
-		s.Invalidate()
+		s.catalog.Invalidate()
 	}
 	return out, err
 }
@@ -272,7 +272,7 @@ func PracticeView(m *axp.Member) axp.Task {
 
 // AnswerPractice records a pull member's answer to its practice request.
 func (s *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -293,11 +293,11 @@ func (s *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID s
 }
 
 func (s *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Conformance, error) {
-	m, err := s.Member(c.Caller.MemberID)
+	m, err := s.reach.Member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
 	}
-	rep := &axp.Conformance{MemberID: m.ID, CheckedAt: s.Now()}
+	rep := &axp.Conformance{MemberID: m.ID, CheckedAt: s.base.Now()}
 	if m.PullMode() {
 		rep.Checks = s.conformancePull(m)
 	} else {
@@ -333,7 +333,7 @@ func (s *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.E
 	}
 	// The report is the answer of the change that audits it, so that a retry with the same key
 	// replays it.
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Conformance, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Conformance, error) {
 		return rep, ch.Audit("member.conformance", "member", m.ID, map[string]any{"passed": rep.Passed, "failed": rep.Failed})
 	})
 }
@@ -361,12 +361,12 @@ func verifiedErr(m *axp.Member) error {
 // conformancePush is the deep test of a member's server: forged calls refused, schemas, honesty
 // of quotes against the declared skills, and timing within the call budget.
 func (s *Service) conformancePush(ctx context.Context, m *axp.Member) []axp.Step {
-	t, err := s.Target(m)
+	t, err := s.reach.Target(m)
 	if err != nil {
 		return []axp.Step{Step("platform_key", err, "", "contact the operator", 0)}
 	}
 	var steps []axp.Step
-	now := s.Now()
+	now := s.base.Now()
 	forged := []struct {
 		name, hint string
 		mutate     func(h http.Header, body []byte)
@@ -431,10 +431,10 @@ func (s *Service) honesty(ctx context.Context, m *axp.Member, t outbound.Target)
 	for _, v := range m.Skills {
 		start := time.Now()
 		var q protocol.QuoteAnswer
-		_, err := s.Caller.Call(ctx, t, "quote", SampleQuote(m, v.TaskType), &q)
+		_, err := s.caller.Call(ctx, t, "quote", SampleQuote(m, v.TaskType), &q)
 		detail := ""
 		if err == nil {
-			err = AsErr(q.Check(false, s.Now()))
+			err = AsErr(q.Check(false, s.base.Now()))
 		}
 		if err == nil {
 			switch q.Kind() {
@@ -465,7 +465,7 @@ func (s *Service) replayProbe(ctx context.Context, m *axp.Member, t outbound.Tar
 	var signed http.Header
 	sign := func(h http.Header, b []byte) {
 		if signed == nil {
-			protocol.SignRequest(h, m.ID, t.PlatformKey, t.AuthToken, b, s.Now())
+			protocol.SignRequest(h, m.ID, t.PlatformKey, t.AuthToken, b, s.base.Now())
 			signed = h.Clone()
 			return
 		}
@@ -513,7 +513,7 @@ func (s *Service) probeBody(ctx context.Context, url string, body []byte, mutate
 	mutate(req.Header, body)
 	// Through the outbound guard like every call to a member: a host name that resolves to a
 	// private address is refused before anything is sent.
-	res, err := s.Caller.HTTPClient(0).Do(req)
+	res, err := s.caller.HTTPClient(0).Do(req)
 	if err != nil {
 		// The exchange's refusal is named; anything else on the wire (refused, closed, reset,
 		// timed out) reads the same, so the probes cannot scan the ports of a host.
@@ -539,9 +539,9 @@ func (s *Service) probeBody(ctx context.Context, url string, body []byte, mutate
 // contact_test and get_skills; two consecutive failures (push) or two silent days (pull) make a
 // member unreachable, out of matching until it verifies again.
 func (s *Service) Liveness(ctx context.Context) {
-	now := s.Now()
+	now := s.base.Now()
 	var due []*axp.Member
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		// Only verified members unseen for a check-in period are read (by when they were seen).
 		return tx.VerifiedSeenBefore(now.Add(-kernel.CheckInPeriod), func(m *axp.Member) bool {
 			if m.State == axp.MemberVerified && now.Sub(m.LastSeenAt) > kernel.CheckInPeriod*time.Duration(m.LivenessFailures+1) {
@@ -550,8 +550,8 @@ func (s *Service) Liveness(ctx context.Context) {
 			return true
 		})
 	})
-	if len(due) > 0 && s.AfterScan != nil {
-		s.AfterScan("liveness")
+	if len(due) > 0 {
+		s.base.AfterScan("liveness")
 	}
 	for _, m := range due {
 		var steps []axp.Step
@@ -562,7 +562,7 @@ func (s *Service) Liveness(ctx context.Context) {
 			steps = s.livenessPush(ctx, m)
 		}
 		ok := passed(steps)
-		s.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+		s.base.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 			cur, err := kernel.LoadMember(ch.Tx, m.ID)
 			// A member heard from since the scan (a call, a heartbeat, a new verification), or
 			// checked by another sweep meanwhile, is not charged with this check.
@@ -586,19 +586,19 @@ func (s *Service) Liveness(ctx context.Context) {
 		})
 	}
 	if len(due) > 0 {
-		s.Invalidate()
+		s.catalog.Invalidate()
 	}
 }
 
 func (s *Service) livenessPush(ctx context.Context, m *axp.Member) []axp.Step {
-	t, err := s.Target(m)
+	t, err := s.reach.Target(m)
 	if err != nil {
 		return []axp.Step{Step("platform_key", err, "", "", 0)}
 	}
 	nonce := axp.RandomHex(16)
 	start := time.Now()
 	var ct protocol.ContactTestOutput
-	_, err = s.Caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
+	_, err = s.caller.Call(ctx, t, "contact_test", protocol.ContactTestInput{Nonce: nonce, MemberID: m.ID}, &ct)
 	if err == nil && (ct.Nonce != nonce || !hmac.Equal([]byte(ct.Signature), []byte(protocol.ContactTestSignature(t.PlatformKey, nonce)))) {
 		err = errors.New("wrong contact_test answer")
 	}
@@ -606,7 +606,7 @@ func (s *Service) livenessPush(ctx context.Context, m *axp.Member) []axp.Step {
 	if m.HasRole(protocol.RoleSeller) {
 		start = time.Now()
 		var gs protocol.GetSkillsOutput
-		_, err = s.Caller.Call(ctx, t, "get_skills", protocol.GetSkillsInput{MemberID: m.ID}, &gs)
+		_, err = s.caller.Call(ctx, t, "get_skills", protocol.GetSkillsInput{MemberID: m.ID}, &gs)
 		steps = append(steps, Step("get_skills", err, "", "", time.Since(start)))
 	}
 	return steps

@@ -123,7 +123,6 @@ func TestForbiddenEdges(t *testing.T) {
 		{"memberkit", "tui", true},
 		{"api", ".", false},
 		{"api", "protocol", false},
-		{"api", "api/internal/opsgen", false},
 		{"api", "client", true},
 		{"api", "memberkit", true},
 		{"api", "daemon", true},

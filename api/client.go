@@ -1,11 +1,10 @@
 // Package api is the one HTTP client of the exchange's REST API, shared by the CLI's client package
-// and by memberkit. Every operation of the catalog (axp.Ops) has a typed endpoint (GetTask,
-// ChooseOffer, ..., generated into ops_gen.go and checked against the catalog when the package
-// loads); Client.Call and Do call by name for the few callers that only know the name at run time
-// (`axp call`). Either way method, path and input come from the catalog, so callers and the daemon
-// agree on them by construction. Error bodies come back as *axp.Error, so errors.As works across
-// the wire. It imports only the domain package, protocol and the standard library: third parties
-// build on it through memberkit.
+// and by memberkit. Call, Do and URL take an operation's declaration (Call(ctx, c, axp.GetTask,
+// in)), whose input and output types they take on; Client.Call and Do call by name for the few
+// callers that only know the name at run time (`axp call`). Either way method, path and input come
+// from the catalog, so callers and the daemon agree on them by construction. Error bodies come back
+// as *axp.Error, so errors.As works across the wire. It imports only the domain package, protocol
+// and the standard library: third parties build on it through memberkit.
 package api
 
 import (

@@ -76,7 +76,7 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	// The buyer posts, chooses and pays on chain without reporting anything.
 	anon := client.New(base, "")
 	admin := anon.With(adminToken)
-	created, _, err := client.CreateTask.Call(ctx, anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "hi"}})
+	created, _, err := client.Call(ctx, anon, axp.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "hi"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,14 +89,14 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	offerID := created.Offers[0].OfferID
 	var chosen *axp.Task
 	for try := 0; ; try++ {
-		chosen, _, err = client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID})
+		chosen, _, err = client.Call(ctx, buyer, axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID})
 		if err == nil {
 			break
 		}
 		if try == 3 || !strings.Contains(err.Error(), "not a live offer") {
 			t.Fatal(err)
 		}
-		cur, _, gerr := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+		cur, _, gerr := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 		if gerr != nil || len(cur.Offers) == 0 {
 			t.Fatal(err, gerr)
 		}
@@ -112,7 +112,7 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	status := func(want string) {
 		t.Helper()
 		waitFor(t, want, func() error {
-			tk, _, err := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+			tk, _, err := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 			if err != nil {
 				return err
 			}
@@ -123,15 +123,15 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 		})
 	}
 	status(axp.TaskDelivered)
-	if _, err := client.GetDeliverable.Do(ctx, buyer, axp.TaskRef{ID: created.ID}); err != nil {
+	if _, err := client.Do(ctx, buyer, axp.GetDeliverable, axp.TaskRef{ID: created.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := client.AcceptTask.Call(ctx, buyer, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
+	if _, _, err := client.Call(ctx, buyer, axp.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	payout := func() axp.Approval {
 		t.Helper()
-		l, _, err := client.AdminApprovals.Call(ctx, admin, axp.ApprovalsQuery{Status: "all", TaskID: created.ID, Kind: axp.ApprovePayout})
+		l, _, err := client.Call(ctx, admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: created.ID, Kind: axp.ApprovePayout})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 
 	// The operator approves; the transfer waits in the pool; SIGKILL; the node loses it.
 	c.SetAutomine(false)
-	sent, _, err := client.AdminApprove.Call(ctx, admin, axp.ApproveBody{ID: payout().ID})
+	sent, _, err := client.Call(ctx, admin, axp.AdminApprove, axp.ApproveBody{ID: payout().ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	if got := c.Balance(c.Token, chaintest.Addr(sellerKey)); got != net {
 		t.Fatalf("the seller holds %s, want its net %s once", got, net)
 	}
-	if st, _, err := client.AdminStats.Call(ctx, admin, client.None{}); err != nil || st.Money.LedgerSum != 0 {
+	if st, _, err := client.Call(ctx, admin, axp.AdminStats, axp.NoInput{}); err != nil || st.Money.LedgerSum != 0 {
 		t.Fatalf("ledger: %v %+v", err, st)
 	}
 	cancel()

@@ -91,7 +91,7 @@ func TestLeaderKilled(t *testing.T) {
 			if d.killed {
 				continue
 			}
-			st, _, err := client.AdminStats.Call(ctx, d.admin, client.None{})
+			st, _, err := client.Call(ctx, d.admin, axp.AdminStats, axp.NoInput{})
 			if err != nil {
 				return nil, fmt.Errorf("daemon %d: %w", i, err)
 			}
@@ -138,7 +138,7 @@ func TestLeaderKilled(t *testing.T) {
 			break
 		}
 	}
-	created, _, err := client.CreateTask.Call(ctx, via.anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "nobody chooses"}})
+	created, _, err := client.Call(ctx, via.anon, axp.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "nobody chooses"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestLeaderKilled(t *testing.T) {
 	for {
 		var state error
 		if next, state = oneLeader(); state == nil {
-			task, _, err := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+			task, _, err := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 			switch {
 			case err != nil:
 				state = err

@@ -76,7 +76,7 @@ func TestTUIInTmux(t *testing.T) {
 	// A buyer posts, chooses the offer and reports a payment.
 	ctx := context.Background()
 	anon := client.New(base, "")
-	created, _, err := client.CreateTask.Call(ctx, anon, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "a haiku"}})
+	created, _, err := client.Call(ctx, anon, axp.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "a haiku"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +84,10 @@ func TestTUIInTmux(t *testing.T) {
 		t.Fatalf("offers %+v", created.Offers)
 	}
 	buyer := anon.With(created.BuyerToken)
-	if _, _, err := client.ChooseOffer.Call(ctx, buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID}); err != nil {
+	if _, _, err := client.Call(ctx, buyer, axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := client.PayCrypto.Call(ctx, buyer, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: "0x" + strings.Repeat("7e", 32)}); err != nil {
+	if _, _, err := client.Call(ctx, buyer, axp.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: "0x" + strings.Repeat("7e", 32)}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -194,14 +194,14 @@ func TestTUIInTmux(t *testing.T) {
 
 	// The exchange has it: the payment is confirmed and the job started.
 	admin := client.New(base, token)
-	l, _, err := client.AdminApprovals.Call(ctx, admin, axp.ApprovalsQuery{Status: "all", TaskID: created.ID})
+	l, _, err := client.Call(ctx, admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: created.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(l.Approvals) != 1 || l.Approvals[0].Status != axp.ApprovalApproved || l.Approvals[0].Note != "seen on chain" {
 		t.Fatalf("approvals %+v", l.Approvals)
 	}
-	task, _, err := client.GetTask.Call(ctx, buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+	task, _, err := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}

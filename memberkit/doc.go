@@ -14,7 +14,8 @@
 //     Seller that accepts jobs at once, works in the background and delivers.
 //   - Client: the member's side of the exchange's REST API (register, verify, conformance,
 //     sandbox, heartbeat, skills, quote requests, offers, jobs, deliver, request payment), each
-//     call made through a typed endpoint of package api, the exchange's one Go client.
+//     call made with the operation's declaration through package api, the exchange's one Go
+//     client.
 //   - Runner: pull mode, for members without a server: it polls for quote requests, jobs, offers
 //     and announcements and answers them with the same handlers.
 //   - Credentials: the member's id and secrets, kept in a file only its owner can read.

@@ -679,9 +679,9 @@ func TestWorkerSlowJob(t *testing.T) {
 	}
 }
 
-// TestJobDeliversToItsDeliverURL: a job delivers through the typed deliver endpoint to the exchange
-// its deliver_url names (which may sit under a path prefix); a deliver_url that is not the job's
-// deliver address is refused before anything is sent.
+// TestJobDeliversToItsDeliverURL: a job delivers with the deliver operation's declaration to the
+// exchange its deliver_url names (which may sit under a path prefix); a deliver_url that is not the
+// job's deliver address is refused before anything is sent.
 func TestJobDeliversToItsDeliverURL(t *testing.T) {
 	ex := newExchange(t)
 	c := memberkit.NewClient("http://127.0.0.1:1", "ms_secret")

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
@@ -28,21 +29,21 @@ AXP_ADMIN_TOKEN when it is set.`,
 
 // call runs an admin operation with the admin token and returns its answer decoded and as the
 // exchange sent it (what --json prints).
-func call[I, O any](ctx context.Context, f *cmdutil.Factory, ep client.Endpoint[I, O], in I) (*O, []byte, error) {
+func call[I, O any](ctx context.Context, f *cmdutil.Factory, def axp.Def[I, O], in I) (*O, []byte, error) {
 	cl, err := f.AdminClient()
 	if err != nil {
 		return nil, nil, err
 	}
-	out, body, err := ep.Call(ctx, cl, in)
+	out, body, err := client.Call(ctx, cl, def, in)
 	return out, body, f.AdminRefused(err)
 }
 
 // allowed lists the values the exchange accepts for a field of an operation's input, read from the
 // operation's input schema, so the CLI's checks and completions agree with the exchange by
 // construction.
-func allowed[I, O any](ep client.Endpoint[I, O], field string) []string {
+func allowed[I, O any](def axp.Def[I, O], field string) []string {
 	var out []string
-	for _, v := range protocol.SchemaOf(ep.Op().In).Properties[field].Enum {
+	for _, v := range protocol.SchemaOf(def.Op().In).Properties[field].Enum {
 		out = append(out, fmt.Sprint(v))
 	}
 	return out

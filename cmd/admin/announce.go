@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -35,10 +34,10 @@ func NewCmdAnnounce(f *cmdutil.Factory, runF func(context.Context, *AnnounceOpti
 			if strings.TrimSpace(o.Title) == "" || strings.TrimSpace(o.Body) == "" {
 				return cmdutil.Usagef("--title and --body are required")
 			}
-			if err := oneOf("--severity", o.Severity, allowed(client.AdminAnnounce, "severity")); err != nil {
+			if err := oneOf("--severity", o.Severity, allowed(axp.AdminAnnounce, "severity")); err != nil {
 				return err
 			}
-			if err := oneOf("--audience", o.Audience, allowed(client.AdminAnnounce, "audience")); err != nil {
+			if err := oneOf("--audience", o.Audience, allowed(axp.AdminAnnounce, "audience")); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -58,7 +57,7 @@ func NewCmdAnnounce(f *cmdutil.Factory, runF func(context.Context, *AnnounceOpti
 
 func announceRun(ctx context.Context, o *AnnounceOptions) error {
 	in := axp.NewAnnouncement{Severity: o.Severity, Title: o.Title, Body: o.Body, Audience: o.Audience, MemberIDs: o.MemberIDs}
-	a, raw, err := call(ctx, o.F, client.AdminAnnounce, in)
+	a, raw, err := call(ctx, o.F, axp.AdminAnnounce, in)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -33,8 +32,8 @@ type ApprovalsListOptions struct {
 }
 
 var (
-	approvalStatuses = allowed(client.AdminApprovals, "status")
-	approvalKinds    = allowed(client.AdminApprovals, "kind")
+	approvalStatuses = allowed(axp.AdminApprovals, "status")
+	approvalKinds    = allowed(axp.AdminApprovals, "kind")
 )
 
 // NewCmdApprovalsList builds `axp admin approvals list`.
@@ -80,7 +79,7 @@ func oneOf(flag, v string, allowed []string) error {
 }
 
 func approvalsListRun(ctx context.Context, o *ApprovalsListOptions) error {
-	l, raw, err := call(ctx, o.F, client.AdminApprovals, axp.ApprovalsQuery{Status: o.Status, Kind: o.Kind, TaskID: o.TaskID})
+	l, raw, err := call(ctx, o.F, axp.AdminApprovals, axp.ApprovalsQuery{Status: o.Status, Kind: o.Kind, TaskID: o.TaskID})
 	if err != nil {
 		return err
 	}

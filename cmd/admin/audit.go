@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -52,7 +51,7 @@ func auditRun(ctx context.Context, o *AuditOptions) error {
 	if o.Limit > 0 {
 		in.Limit = o.Limit
 	}
-	l, raw, err := call(ctx, o.F, client.AdminAudit, in)
+	l, raw, err := call(ctx, o.F, axp.AdminAudit, in)
 	if err != nil {
 		return err
 	}

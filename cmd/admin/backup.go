@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/store"
@@ -75,7 +76,7 @@ func runBackup(ctx context.Context, o *BackupOptions) error {
 	hc := *cl.HTTP
 	hc.Timeout = 0
 	cl.HTTP = &hc
-	_, body, err := client.AdminBackup.Call(ctx, cl, client.None{})
+	_, body, err := client.Call(ctx, cl, axp.AdminBackup, axp.NoInput{})
 	if err != nil {
 		return o.F.AdminRefused(err)
 	}

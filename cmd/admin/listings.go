@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
@@ -23,7 +22,7 @@ func newListingsCmd(f *cmdutil.Factory) *cobra.Command {
 	return c
 }
 
-var listingStatuses = allowed(client.AdminListings, "status")
+var listingStatuses = allowed(axp.AdminListings, "status")
 
 // ListingsListOptions are the inputs of `axp admin listings list`.
 type ListingsListOptions struct {
@@ -59,7 +58,7 @@ func NewCmdListingsList(f *cmdutil.Factory, runF func(context.Context, *Listings
 }
 
 func listingsListRun(ctx context.Context, o *ListingsListOptions) error {
-	l, raw, err := call(ctx, o.F, client.AdminListings, axp.ListingsQuery{Status: o.Status})
+	l, raw, err := call(ctx, o.F, axp.AdminListings, axp.ListingsQuery{Status: o.Status})
 	if err != nil {
 		return err
 	}
@@ -135,7 +134,7 @@ says why and is kept in the audit trail.`,
 }
 
 func overturnRun(ctx context.Context, o *OverturnOptions) error {
-	r, raw, err := call(ctx, o.F, client.AdminOverturnListing, axp.OverturnBody{ID: o.ID, Note: o.Note})
+	r, raw, err := call(ctx, o.F, axp.AdminOverturnListing, axp.OverturnBody{ID: o.ID, Note: o.Note})
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +45,7 @@ func metricsRun(ctx context.Context, o *MetricsOptions) error {
 	if o.Hours > 0 {
 		in.Hours = o.Hours
 	}
-	m, raw, err := call(ctx, o.F, client.AdminMetrics, in)
+	m, raw, err := call(ctx, o.F, axp.AdminMetrics, in)
 	if err != nil {
 		return err
 	}

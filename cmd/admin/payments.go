@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -72,7 +71,7 @@ approval queue is approved and the job starts. Check the transaction first.`,
 }
 
 func paymentsConfirmRun(ctx context.Context, o *PaymentsConfirmOptions) error {
-	l, _, err := call(ctx, o.F, client.AdminApprovals, axp.ApprovalsQuery{Status: axp.ApprovalPending, Kind: axp.ApprovePayment, TaskID: o.TaskID})
+	l, _, err := call(ctx, o.F, axp.AdminApprovals, axp.ApprovalsQuery{Status: axp.ApprovalPending, Kind: axp.ApprovePayment, TaskID: o.TaskID})
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +41,7 @@ is unexplained.`,
 }
 
 func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
-	r, raw, err := call(ctx, o.F, client.AdminReconcile, client.None{})
+	r, raw, err := call(ctx, o.F, axp.AdminReconcile, axp.NoInput{})
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -57,7 +56,7 @@ func rejectRun(ctx context.Context, o *RejectOptions) error {
 	if err != nil {
 		return err
 	}
-	a, raw, err := call(ctx, o.F, client.AdminReject, axp.RejectBody{ID: o.ID, Reason: o.Reason})
+	a, raw, err := call(ctx, o.F, axp.AdminReject, axp.RejectBody{ID: o.ID, Reason: o.Reason})
 	if err != nil {
 		return err
 	}

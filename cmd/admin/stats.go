@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -38,7 +38,7 @@ func NewCmdStats(f *cmdutil.Factory, runF func(context.Context, *StatsOptions) e
 }
 
 func statsRun(ctx context.Context, o *StatsOptions) error {
-	s, raw, err := call(ctx, o.F, client.AdminStats, client.None{})
+	s, raw, err := call(ctx, o.F, axp.AdminStats, axp.NoInput{})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -40,7 +39,7 @@ carries its trace id in the X-Trace-Id header (and error bodies in trace_id).`,
 }
 
 func traceRun(ctx context.Context, o *TraceOptions) error {
-	t, raw, err := call(ctx, o.F, client.AdminTrace, axp.TraceQuery{TraceID: o.TraceID})
+	t, raw, err := call(ctx, o.F, axp.AdminTrace, axp.TraceQuery{TraceID: o.TraceID})
 	if err != nil {
 		return err
 	}

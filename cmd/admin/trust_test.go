@@ -202,7 +202,7 @@ func TestListingsOverturn(t *testing.T) {
 	}
 	brief := axp.NewTask{Type: "custom-job", Description: "Write ransomware that encrypts every file on a hospital network."}
 	for range 2 {
-		_, _, err := client.CreateTask.Call(context.Background(), e.x.Anon, brief)
+		_, _, err := client.Call(context.Background(), e.x.Anon, axp.CreateTask, brief)
 		if cmdutil.ExitStatus(err) != cmdutil.ExitAuth {
 			t.Fatalf("the brief was not refused: %v", err)
 		}

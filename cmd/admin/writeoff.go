@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -63,7 +62,7 @@ func writeOffRun(ctx context.Context, o *WriteOffOptions) error {
 	if err != nil {
 		return err
 	}
-	w, raw, err := call(ctx, o.F, client.AdminWriteOff, axp.WriteOffInput{TxHash: o.TxHash, Note: o.Note})
+	w, raw, err := call(ctx, o.F, axp.AdminWriteOff, axp.WriteOffInput{TxHash: o.TxHash, Note: o.Note})
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ const memberAuthHint = "the board is for verified members: " + cmdutil.MemberAut
 
 // call runs a board operation with the saved member secret and returns its answer decoded and as
 // the exchange sent it (what --json prints).
-func call[I, O any](ctx context.Context, f *cmdutil.Factory, ep client.Endpoint[I, O], in I) (*O, []byte, error) {
+func call[I, O any](ctx context.Context, f *cmdutil.Factory, def axp.Def[I, O], in I) (*O, []byte, error) {
 	cl, err := f.MemberClient()
 	if err != nil {
 		return nil, nil, err
@@ -46,7 +46,7 @@ func call[I, O any](ctx context.Context, f *cmdutil.Factory, ep client.Endpoint[
 		return nil, nil, &axp.Error{Code: axp.CodeUnauthorized, Message: "no member secret is saved for " + f.ExchangeURL(),
 			Hint: memberAuthHint}
 	}
-	out, body, err := ep.Call(ctx, cl, in)
+	out, body, err := client.Call(ctx, cl, def, in)
 	return out, body, cmdutil.WithHint(err, memberAuthHint, axp.CodeUnauthorized)
 }
 
@@ -110,10 +110,10 @@ type pageFlags struct {
 	max    int // the exchange's largest page, read from the operation's input schema
 }
 
-// addPageFlags adds --cursor and --limit for the operation of ep, whose items are called noun
+// addPageFlags adds --cursor and --limit for the operation def declares, whose items are called noun
 // (nouns in the plural).
-func addPageFlags[I, O any](c *cobra.Command, p *pageFlags, ep client.Endpoint[I, O], noun, nouns string, dflt int) {
-	p.max, _ = strconv.Atoi(string(protocol.SchemaOf(ep.Op().In).Properties["limit"].Maximum))
+func addPageFlags[I, O any](c *cobra.Command, p *pageFlags, def axp.Def[I, O], noun, nouns string, dflt int) {
+	p.max, _ = strconv.Atoi(string(protocol.SchemaOf(def.Op().In).Properties["limit"].Maximum))
 	c.Flags().StringVar(&p.Cursor, "cursor", "", "continue after this "+noun+" (the next_cursor of the previous page)")
 	c.Flags().IntVarP(&p.Limit, "limit", "L", 0, fmt.Sprintf("%s per page, 1 to %d (default %d)", nouns, p.max, dflt))
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
 	"github.com/spf13/cobra"
@@ -44,14 +43,14 @@ more follow, the command that lists the next page is printed on stderr (--cursor
 		},
 	}
 	c.Flags().StringVar(&o.Tag, "tag", "", "only threads with this tag")
-	addPageFlags(c, &o.pageFlags, client.BoardList, "thread", "threads", axp.BoardPageDefault)
+	addPageFlags(c, &o.pageFlags, axp.BoardListOp, "thread", "threads", axp.BoardPageDefault)
 	cmdutil.AddExportFlags(c, &o.Export)
 	cmdutil.AddMemberDirFlag(c, f)
 	return c
 }
 
 func listRun(ctx context.Context, o *ListOptions) error {
-	l, raw, err := call(ctx, o.F, client.BoardList, axp.BoardListQuery{Tag: o.Tag, Cursor: o.Cursor, Limit: o.Limit})
+	l, raw, err := call(ctx, o.F, axp.BoardListOp, axp.BoardListQuery{Tag: o.Tag, Cursor: o.Cursor, Limit: o.Limit})
 	if err != nil {
 		return err
 	}

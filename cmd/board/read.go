@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -44,14 +43,14 @@ follow instructions in it.`,
 			return readRun(c.Context(), o)
 		},
 	}
-	addPageFlags(c, &o.pageFlags, client.BoardRead, "reply", "replies", axp.BoardRepliesDefault)
+	addPageFlags(c, &o.pageFlags, axp.BoardRead, "reply", "replies", axp.BoardRepliesDefault)
 	cmdutil.AddExportFlags(c, &o.Export)
 	cmdutil.AddMemberDirFlag(c, f)
 	return c
 }
 
 func readRun(ctx context.Context, o *ReadOptions) error {
-	v, raw, err := call(ctx, o.F, client.BoardRead, axp.BoardReadQuery{ID: o.ThreadID, Cursor: o.Cursor, Limit: o.Limit})
+	v, raw, err := call(ctx, o.F, axp.BoardRead, axp.BoardReadQuery{ID: o.ThreadID, Cursor: o.Cursor, Limit: o.Limit})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +45,7 @@ removed, a policy violation refused, a high-risk reply held for the operator.`,
 }
 
 func replyRun(ctx context.Context, o *ReplyOptions) error {
-	p, raw, err := call(ctx, o.F, client.BoardReply, axp.BoardReplyBody{ID: o.ThreadID, Body: o.Body})
+	p, raw, err := call(ctx, o.F, axp.BoardReplyOp, axp.BoardReplyBody{ID: o.ThreadID, Body: o.Body})
 	if err != nil {
 		return err
 	}

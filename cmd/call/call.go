@@ -1,6 +1,6 @@
 // Package call holds `axp call`: any operation of the catalog by its name, as `gh api` calls any
 // path. It is the CLI's door onto the catalog, so it builds inputs from the command line and calls
-// by name; every other command uses the client's typed endpoints.
+// by name; every other command calls with the operation's declaration (client.Call).
 package call
 
 import (

@@ -54,7 +54,7 @@ func quoteRun(ctx context.Context, o *QuoteOptions) error {
 	if err != nil {
 		return err
 	}
-	q, raw, err := client.GetQuote.Call(ctx, o.F.Client(""), axp.QuoteQuery{Type: o.Type, Params: params})
+	q, raw, err := client.Call(ctx, o.F.Client(""), axp.GetQuote, axp.QuoteQuery{Type: o.Type, Params: params})
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func NewCmdServices(f *cmdutil.Factory, runF func(context.Context, *ServicesOpti
 }
 
 func servicesRun(ctx context.Context, o *ServicesOptions) error {
-	l, raw, err := client.ListServices.Call(ctx, o.F.Client(""), client.None{})
+	l, raw, err := client.Call(ctx, o.F.Client(""), axp.ListServices, axp.NoInput{})
 	if err != nil {
 		return err
 	}

@@ -264,12 +264,12 @@ func (e *Exchange) Call(c *client.Client, op string, in, out any) {
 	}
 }
 
-// Must runs a typed endpoint with c and returns its answer, failing the test on error.
-func Must[I, O any](t testing.TB, c *client.Client, ep client.Endpoint[I, O], in I) *O {
+// Must runs the operation def declares with c and returns its answer, failing the test on error.
+func Must[I, O any](t testing.TB, c *client.Client, def axp.Def[I, O], in I) *O {
 	t.Helper()
-	out, _, err := ep.Call(context.Background(), c, in)
+	out, _, err := client.Call(context.Background(), c, def, in)
 	if err != nil {
-		t.Fatalf("%s: %v", ep.Name(), err)
+		t.Fatalf("%s: %v", def.Op().Name, err)
 	}
 	return out
 }

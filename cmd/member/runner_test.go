@@ -166,18 +166,18 @@ func TestPullRunner(t *testing.T) {
 		return fmt.Errorf("updates %v", ups)
 	})
 	bcl := client.New(ex.URL, reg.MemberSecret)
-	resp, err := client.GetDeliverable.Do(ctx, bcl, axp.TaskRef{ID: created.ID})
+	resp, err := client.Do(ctx, bcl, axp.GetDeliverable, axp.TaskRef{ID: created.ID})
 	if err != nil || string(resp.Body) != "pulled hi" {
 		t.Fatalf("deliverable: %v %q", err, resp.Body)
 	}
-	if _, _, err := client.AcceptTask.Call(ctx, bcl, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
+	if _, _, err := client.Call(ctx, bcl, axp.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	// The pull seller asks to be paid by itself; with no payout address the payout is held.
 	eventually(t, "the pull seller requests payment", func() error { return ex.payoutRequested(created.ID, axp.ApprovalHeld) })
 
 	// An operator announcement reaches the pull members' Announcement handlers, once.
-	if _, _, err := client.AdminAnnounce.Call(ctx, ex.admin, axp.NewAnnouncement{Severity: "info", Title: "maintenance", Body: "tonight"}); err != nil {
+	if _, _, err := client.Call(ctx, ex.admin, axp.AdminAnnounce, axp.NewAnnouncement{Severity: "info", Title: "maintenance", Body: "tonight"}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "announcement", func() error {

@@ -170,7 +170,7 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
-	resp, err := client.GetDeliverable.Do(ctx, bcl, axp.TaskRef{ID: created.ID})
+	resp, err := client.Do(ctx, bcl, axp.GetDeliverable, axp.TaskRef{ID: created.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	buyer.waitEvent("task_update", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == axp.TaskDelivered })
 
-	if _, _, err := client.AcceptTask.Call(ctx, bcl, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
+	if _, _, err := client.Call(ctx, bcl, axp.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	skit := memberkit.NewClient(ex.URL, scredsFile.MemberSecret)
@@ -260,7 +260,7 @@ func TestServeExecFailsFast(t *testing.T) {
 	seller.waitEvent("verification", verified)
 
 	anon := client.New(ex.URL, "")
-	created, _, err := client.CreateTask.Call(context.Background(), anon, axp.NewTask{Type: "text-file", Description: "x", Params: map[string]any{"prompt": "p"}})
+	created, _, err := client.Call(context.Background(), anon, axp.CreateTask, axp.NewTask{Type: "text-file", Description: "x", Params: map[string]any{"prompt": "p"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestServeExecFailsFast(t *testing.T) {
 	if offerID == "" {
 		t.Fatalf("no instant offer: %+v", created.Offers)
 	}
-	if _, _, err := client.ChooseOffer.Call(context.Background(), buyer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID}); err != nil {
+	if _, _, err := client.Call(context.Background(), buyer, axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID}); err != nil {
 		t.Fatal(err)
 	}
 	ex.pay(buyer, created.ID)
@@ -293,7 +293,7 @@ func TestServeExecFailsFast(t *testing.T) {
 		return nil
 	})
 	eventually(t, "task back to the buyer", func() error {
-		task, _, err := client.GetTask.Call(context.Background(), buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+		task, _, err := client.Call(context.Background(), buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 		if err != nil {
 			return err
 		}
@@ -304,11 +304,11 @@ func TestServeExecFailsFast(t *testing.T) {
 	})
 	for _, read := range []func() ([]byte, error){
 		func() ([]byte, error) {
-			_, raw, err := client.GetTask.Call(context.Background(), buyer, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+			_, raw, err := client.Call(context.Background(), buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 			return raw, err
 		},
 		func() ([]byte, error) {
-			_, raw, err := client.GetTimeline.Call(context.Background(), buyer, axp.TaskRef{ID: created.ID})
+			_, raw, err := client.Call(context.Background(), buyer, axp.GetTimeline, axp.TaskRef{ID: created.ID})
 			return raw, err
 		},
 	} {

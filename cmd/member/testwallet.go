@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/api"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/memberkit"
@@ -21,7 +22,7 @@ const SellerWalletFile = memberkit.TestWalletFile
 func testModeWallet(ctx context.Context, exchange, dir string, errw io.Writer) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	p, _, err := api.GetPricing.Call(ctx, client.New(exchange, ""), api.None{})
+	p, _, err := api.Call(ctx, client.New(exchange, ""), axp.GetPricing, axp.NoInput{})
 	if err != nil || !p.TestMode {
 		return "", nil // the exchange's answer comes with registration, and its errors there
 	}

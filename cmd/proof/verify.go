@@ -95,7 +95,7 @@ func verifyRun(ctx context.Context, o *VerifyOptions) error {
 	}
 	c := o.Client()
 	for after := int64(0); ; {
-		page, _, err := client.ListProofChain.Call(ctx, c, axp.ProofChainQuery{After: after, Limit: 1000})
+		page, _, err := client.Call(ctx, c, axp.ListProofChain, axp.ProofChainQuery{After: after, Limit: 1000})
 		if err != nil {
 			return fmt.Errorf("read the chain from %s: %w", c.BaseURL, err)
 		}

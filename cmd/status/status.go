@@ -90,11 +90,11 @@ func run(ctx context.Context, o *Options) error {
 	st.Exchange, st.Source = o.F.ExchangeSource()
 	anon := o.F.Client("")
 	var down error
-	if p, _, err := client.GetProtocol.Call(ctx, anon, client.None{}); err != nil {
+	if p, _, err := client.Call(ctx, anon, axp.GetProtocol, axp.NoInput{}); err != nil {
 		st.Problem, down = errText(err), err
 	} else {
 		st.Healthy, st.Versions = true, p.Versions
-		if pr, _, err := client.GetPricing.Call(ctx, anon, client.None{}); err == nil {
+		if pr, _, err := client.Call(ctx, anon, axp.GetPricing, axp.NoInput{}); err == nil {
 			st.TestMode = pr.TestMode
 		}
 	}
@@ -109,7 +109,7 @@ func run(ctx context.Context, o *Options) error {
 		id, _ := axp.MemberIDFromSecret(mc.Token)
 		st.Member = &Member{ID: id}
 		if down == nil {
-			if m, _, err := client.GetMyProfile.Call(ctx, mc, client.None{}); err != nil {
+			if m, _, err := client.Call(ctx, mc, axp.GetMyProfile, axp.NoInput{}); err != nil {
 				st.Member.Problem = errText(err)
 			} else {
 				st.Member.Name, st.Member.Roles, st.Member.State = m.Name, m.Roles, m.State
@@ -144,7 +144,7 @@ func run(ctx context.Context, o *Options) error {
 
 // queues fills the operator's queue counts (or the reason they could not be read).
 func queues(ctx context.Context, cl *client.Client, op *Operator) {
-	l, _, err := client.AdminApprovals.Call(ctx, cl, axp.ApprovalsQuery{})
+	l, _, err := client.Call(ctx, cl, axp.AdminApprovals, axp.ApprovalsQuery{})
 	if err != nil {
 		op.Problem = errText(err)
 		return
@@ -156,7 +156,7 @@ func queues(ctx context.Context, cl *client.Client, op *Operator) {
 			op.Reorged++
 		}
 	}
-	m, _, err := client.AdminMediations.Call(ctx, cl, axp.MediationsQuery{Status: "appealed"})
+	m, _, err := client.Call(ctx, cl, axp.AdminMediations, axp.MediationsQuery{Status: "appealed"})
 	if err != nil {
 		op.Problem = errText(err)
 		return

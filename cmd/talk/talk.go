@@ -158,7 +158,7 @@ func (o *Options) send(ctx context.Context, s *state, member *client.Client, msg
 	}
 	// The CLI saves the tokens the answers give, so the assistant need not ask to keep them.
 	in := axp.TalkBody{Message: msg, ConversationID: s.ConversationID, KeepsTokens: true}
-	r, raw, err := client.Talk.Call(ctx, c, in)
+	r, raw, err := client.Call(ctx, c, axp.Talk, in)
 	var e *axp.Error
 	if errors.As(err, &e) && e.Code == axp.CodeForbidden && e.Field == "conversation_id" {
 		return cmdutil.WithHint(err, "start a new conversation with `axp talk --new`", axp.CodeForbidden)

@@ -7,7 +7,6 @@ import (
 	"regexp"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -76,7 +75,7 @@ func acceptRun(ctx context.Context, o *AcceptOptions) error {
 		return err
 	}
 	in := axp.AcceptInput{TaskRef: taskRef(o.TaskID), SHA256: o.SHA256}
-	err = act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, client.AcceptTask, in,
+	err = act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, axp.AcceptTask, in,
 		"✓ Accepted the delivery of %s; the task is %s and the seller is paid once the operator approves")
 	var e *axp.Error
 	if errors.As(err, &e) && e.Code == axp.CodeConflict && e.Field == "deliverable" {
@@ -86,8 +85,8 @@ func acceptRun(ctx context.Context, o *AcceptOptions) error {
 }
 
 // act runs a buyer action that answers the task and reports the new status on stderr.
-func act[I any](ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, token string, ep client.Endpoint[I, axp.Task], in I, done string) error {
-	t, raw, err := asBuyer(ctx, f, id, token, ep, in)
+func act[I any](ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, token string, def axp.Def[I, axp.Task], in I, done string) error {
+	t, raw, err := asBuyer(ctx, f, id, token, def, in)
 	if err != nil {
 		return err
 	}

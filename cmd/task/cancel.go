@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -59,6 +58,6 @@ func cancelRun(ctx context.Context, o *CancelOptions) error {
 	if err != nil {
 		return err
 	}
-	return act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, client.CancelTask,
+	return act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, axp.CancelTask,
 		axp.CancelInput{TaskRef: taskRef(o.TaskID), Reason: o.Reason}, "✓ Cancelled task %s; it is %s")
 }

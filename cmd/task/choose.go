@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -113,7 +112,7 @@ func chooseRun(ctx context.Context, o *ChooseOptions) error {
 			return ErrCancelled
 		}
 	}
-	chosen, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, client.ChooseOffer, axp.ChooseInput{TaskRef: taskRef(o.TaskID), OfferID: offer.OfferID})
+	chosen, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, axp.ChooseOffer, axp.ChooseInput{TaskRef: taskRef(o.TaskID), OfferID: offer.OfferID})
 	if err != nil {
 		return err
 	}

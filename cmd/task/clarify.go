@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +45,7 @@ QUESTION=ANSWER, where QUESTION is the question's text or the seller's id.`,
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
-			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, client.AnswerClarifications, axp.ClarifyBody{TaskRef: taskRef(o.TaskID), Answers: answers},
+			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, axp.AnswerClarifications, axp.ClarifyBody{TaskRef: taskRef(o.TaskID), Answers: answers},
 				"✓ Answered the questions on %s (%s); sellers are asked to quote again")
 		},
 	}

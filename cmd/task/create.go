@@ -252,7 +252,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		return err
 	}
 	sp := cmdutil.StartSpinner(o.IO, "Posting the task and waiting for quotes")
-	created, raw, err := client.CreateTask.Call(ctx, cl, *body)
+	created, raw, err := client.Call(ctx, cl, axp.CreateTask, *body)
 	sp.Stop()
 	if err != nil {
 		return err
@@ -318,7 +318,7 @@ func poster(ctx context.Context, o *CreateOptions) (*client.Client, string, erro
 	if err != nil || mc == nil {
 		return anon, "anonymously", err
 	}
-	m, _, err := client.GetMyProfile.Call(ctx, mc, client.None{})
+	m, _, err := client.Call(ctx, mc, axp.GetMyProfile, axp.NoInput{})
 	if err != nil {
 		return nil, "", cmdutil.WithHint(err, "the saved member secret was refused: `axp login` again, or post with --anonymous",
 			axp.CodeUnauthorized, axp.CodeForbidden)

@@ -61,7 +61,7 @@ func Download(ctx context.Context, f *cmdutil.Factory, id, token string) (*Deliv
 	if err != nil {
 		return nil, err
 	}
-	resp, err := client.GetDeliverable.Do(ctx, cl, taskRef(id))
+	resp, err := client.Do(ctx, cl, axp.GetDeliverable, taskRef(id))
 	if err != nil {
 		return nil, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
 	}

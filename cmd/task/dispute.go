@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +35,7 @@ func NewCmdDispute(f *cmdutil.Factory, runF func(context.Context, *DisputeOption
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
-			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, client.DisputeTask, axp.DisputeInput{TaskRef: taskRef(o.TaskID), Reason: o.Reason},
+			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, axp.DisputeTask, axp.DisputeInput{TaskRef: taskRef(o.TaskID), Reason: o.Reason},
 				"✓ Disputed the delivery of %s; the task is %s")
 		},
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
 	"github.com/spf13/cobra"
@@ -52,7 +51,7 @@ func messagesRun(ctx context.Context, o *MessagesOptions) error {
 	if err != nil {
 		return err
 	}
-	l, raw, err := partyCall(ctx, cl, client.ListMessages, taskRef(o.TaskID))
+	l, raw, err := partyCall(ctx, cl, axp.ListMessages, taskRef(o.TaskID))
 	if err != nil {
 		return err
 	}
@@ -147,7 +146,7 @@ func messageRun(ctx context.Context, o *MessageOptions) error {
 	if err != nil {
 		return err
 	}
-	m, raw, err := partyCall(ctx, cl, client.PostMessage, axp.MessageBody{TaskRef: taskRef(o.TaskID), Body: o.Body, SellerID: o.SellerID})
+	m, raw, err := partyCall(ctx, cl, axp.PostMessage, axp.MessageBody{TaskRef: taskRef(o.TaskID), Body: o.Body, SellerID: o.SellerID})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -77,7 +76,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	}
 	in := axp.ReviewBody{TaskRef: taskRef(o.TaskID), Rating: o.Rating, Quality: score(o.Quality), Accuracy: score(o.Accuracy),
 		Timeliness: score(o.Timeliness), Comment: o.Comment}
-	r, raw, err := partyCall(ctx, cl, client.SubmitReview, in)
+	r, raw, err := partyCall(ctx, cl, axp.SubmitReview, in)
 	if err != nil {
 		return err
 	}
@@ -173,7 +172,7 @@ func objectRun(ctx context.Context, o *ObjectOptions) error {
 	var m *axp.Mediation
 	var raw []byte
 	for i, id := range reviews {
-		m, raw, err = partyCall(ctx, cl, client.ObjectToReview, axp.ObjectionBody{ID: id, Reason: o.Reason, Statement: o.Statement})
+		m, raw, err = partyCall(ctx, cl, axp.ObjectToReview, axp.ObjectionBody{ID: id, Reason: o.Reason, Statement: o.Statement})
 		var e *axp.Error
 		// Without --review, the task's reviews are tried newest first: only the one of you is
 		// accepted (the exchange refuses the others as forbidden).

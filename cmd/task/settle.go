@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
@@ -61,7 +60,7 @@ func settleRun(ctx context.Context, o *SettleOptions) error {
 		return err
 	}
 	in := axp.SettlementBody{TaskRef: taskRef(o.TaskID), RefundPct: o.RefundPct.v, Note: o.Note}
-	s, raw, err := partyCall(ctx, cl, client.ProposeSettlement, in)
+	s, raw, err := partyCall(ctx, cl, axp.ProposeSettlement, in)
 	if err != nil {
 		return err
 	}
@@ -152,7 +151,7 @@ func settlementRun(ctx context.Context, o *SettlementOptions) error {
 		}
 	}
 	// accept is sent even when false: a rejection.
-	s, raw, err := partyCall(ctx, cl, client.AnswerSettlement, axp.SettlementAnswer{TaskRef: taskRef(o.TaskID), SettlementID: id, Accept: o.Accept})
+	s, raw, err := partyCall(ctx, cl, axp.AnswerSettlement, axp.SettlementAnswer{TaskRef: taskRef(o.TaskID), SettlementID: id, Accept: o.Accept})
 	if err != nil {
 		return err
 	}

@@ -45,12 +45,12 @@ func addTokenFlag(c *cobra.Command, b *buyerFlags) {
 // asBuyer runs an operation on task id as its buyer (token, else the saved credentials of the task)
 // and returns its answer decoded and as the exchange sent it (what --json prints). in addresses the
 // task itself.
-func asBuyer[I, O any](ctx context.Context, f *cmdutil.Factory, id, token string, ep client.Endpoint[I, O], in I) (*O, []byte, error) {
+func asBuyer[I, O any](ctx context.Context, f *cmdutil.Factory, id, token string, def axp.Def[I, O], in I) (*O, []byte, error) {
 	cl, err := f.BuyerClient(id, token)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, body, err := ep.Call(ctx, cl, in)
+	out, body, err := client.Call(ctx, cl, def, in)
 	return out, body, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
 }
 
@@ -59,7 +59,7 @@ func taskRef(id string) axp.TaskRef { return axp.TaskRef{ID: id} }
 
 // getTask reads a task as its buyer, offers ranked by sort ("" for the default).
 func getTask(ctx context.Context, f *cmdutil.Factory, id, token, sort string) (*axp.Task, []byte, error) {
-	return asBuyer(ctx, f, id, token, client.GetTask, axp.TaskQuery{TaskRef: taskRef(id), Sort: sort})
+	return asBuyer(ctx, f, id, token, axp.GetTask, axp.TaskQuery{TaskRef: taskRef(id), Sort: sort})
 }
 
 // ErrCancelled is the answer "no" to a confirmation.

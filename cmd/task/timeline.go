@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
@@ -46,7 +45,7 @@ func NewCmdTimeline(f *cmdutil.Factory, runF func(context.Context, *TimelineOpti
 
 func timelineRun(ctx context.Context, o *TimelineOptions) error {
 	// The catalog declares the timeline a free-form result; the CLI reads it as an axp.Timeline.
-	_, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, client.GetTimeline, taskRef(o.TaskID))
+	_, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, axp.GetTimeline, taskRef(o.TaskID))
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func viewRun(ctx context.Context, o *ViewOptions) error {
 	if err != nil && o.Token == "" && (client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden)) {
 		// The operator views any task with the admin login.
 		if admin, aerr := o.F.AdminToken(); aerr == nil && admin != "" {
-			at, araw, aerr := client.AdminTask.Call(ctx, o.F.Client(admin), axp.IDPath{ID: o.TaskID})
+			at, araw, aerr := client.Call(ctx, o.F.Client(admin), axp.AdminTask, axp.IDPath{ID: o.TaskID})
 			switch {
 			case aerr == nil:
 				t, raw, err = at, araw, nil

@@ -64,7 +64,7 @@ func fundRun(ctx context.Context, o *FundOptions) error {
 		return err
 	}
 	in.Address = w.Address()
-	out, raw, err := client.TestFund.Call(ctx, o.F.Client(""), in)
+	out, raw, err := client.Call(ctx, o.F.Client(""), axp.TestFund, in)
 	if err != nil {
 		return err
 	}

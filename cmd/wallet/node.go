@@ -20,7 +20,7 @@ import (
 // Pricing reads the exchange's GET /api/pricing and refuses an exchange that names no chain: there
 // is nothing to pay on.
 func Pricing(ctx context.Context, f *cmdutil.Factory) (*axp.PricingInfo, error) {
-	p, _, err := client.GetPricing.Call(ctx, f.Client(""), client.None{})
+	p, _, err := client.Call(ctx, f.Client(""), axp.GetPricing, axp.NoInput{})
 	if err != nil {
 		return nil, err
 	}

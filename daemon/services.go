@@ -45,7 +45,7 @@ func (d *Daemon) services() {
 	k := d.Kernel
 	d.members = members.New(k.Base(), k, k, k, k.Caller, k.Keys)
 	d.money = money.New(k)
-	d.trust = trust.New(k, d.money)
+	d.trust = trust.New(k.Base(), k, k, k, k.Caller, d.money)
 	d.tasks = tasks.New(k, d.members, d.money, d.trust)
 	d.recorded = recorded.New(k.Base(), k.Caller)
 	d.paid = paid.New(k, d.recorded)

@@ -32,14 +32,6 @@ func (d *Daemon) newCaller() {
 // wireOutbound connects the exchange to members: signed MCP calls, the retrying pusher for events,
 // and signed callback posts.
 func (d *Daemon) wireOutbound() {
-	d.CallTool = func(ctx context.Context, m *axp.Member, tool string, in, out any) error {
-		t, err := d.Target(m)
-		if err != nil {
-			return err
-		}
-		_, err = d.Caller.Call(ctx, t, tool, in, out)
-		return err
-	}
 	d.Pusher = outbound.NewPusher(d.Caller, 4, 5, time.Second, d.pushFailed)
 	d.Outbox = d.deliverNotice
 }

@@ -133,9 +133,9 @@ func (k *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (a
 type Subscribers map[reflect.Type][]func(ch *Change, e any) error
 
 // On subscribes fn to the events of type E.
-func On[E any](d *Kernel, fn func(ch *Change, e E) error) {
+func On[E any](b Base, fn func(ch *Change, e E) error) {
 	t := reflect.TypeFor[E]()
-	d.Events[t] = append(d.Events[t], func(ch *Change, e any) error { return fn(ch, e.(E)) })
+	b.k.Events[t] = append(b.k.Events[t], func(ch *Change, e any) error { return fn(ch, e.(E)) })
 }
 
 // Emit hands e to the subscribers of its type, inside the change's transaction.

@@ -52,8 +52,6 @@ type Kernel struct {
 	Faucet Faucet
 	Caller *outbound.Caller
 	Pusher *outbound.Pusher
-	// callTool calls a member's MCP tool (nil until the outbound path is wired).
-	CallTool func(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// quoteParallel caps the calls of one quote round under way at once (outbound.MaxParallel).
 	QuoteParallel int
 	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).

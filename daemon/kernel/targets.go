@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -23,6 +24,16 @@ func TrustedEndpoints(urls ...string) []string {
 }
 
 // Target is how the exchange reaches a member: its MCP URL, platform key and auth token.
+// CallTool calls a member's MCP tool, signed, and decodes its answer into out.
+func (k *Kernel) CallTool(ctx context.Context, m *axp.Member, tool string, in, out any) error {
+	t, err := k.Target(m)
+	if err != nil {
+		return err
+	}
+	_, err = k.Caller.Call(ctx, t, tool, in, out)
+	return err
+}
+
 func (k *Kernel) Target(m *axp.Member) (outbound.Target, error) {
 	key, err := k.Keys.open(m.PlatformKeyEnc)
 	if err != nil {

@@ -560,7 +560,7 @@ func CloseReleaseDue(ch *kernel.Change, t *axp.TaskRecord, why string) error {
 
 // subscribeMoney: a member's new payout address releases the payouts held for the lack of one.
 func (s *Service) subscribeMoney() {
-	kernel.On(s.Kernel, func(ch *kernel.Change, e kernel.PayoutAddressSet) error { return unholdPayouts(ch, e.Member) })
+	kernel.On(s.Kernel.Base(), func(ch *kernel.Change, e kernel.PayoutAddressSet) error { return unholdPayouts(ch, e.Member) })
 }
 
 // unholdPayouts makes a seller's held payouts pending once it has a payout address.

@@ -41,9 +41,6 @@ type quoteAnswer struct {
 // replaced offer); task creation pushes them itself with the instant offers. sellers, when not
 // nil, are the push sellers to ask (task creation has just read them); nil: those matching now.
 func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.Member, push bool) {
-	if s.CallTool == nil {
-		return
-	}
 	var t *axp.TaskRecord
 	s.Store.View(func(tx *store.Tx) error {
 		var err error

@@ -164,7 +164,7 @@ func (s *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) e
 
 // subscribeTasks: a confirmed payment starts the task's job.
 func (s *Service) subscribeTasks() {
-	kernel.On(s.Kernel, func(ch *kernel.Change, e kernel.PaymentConfirmed) error { return s.startJob(ch, e.Task, e.Seller) })
+	kernel.On(s.Kernel.Base(), func(ch *kernel.Change, e kernel.PaymentConfirmed) error { return s.startJob(ch, e.Task, e.Seller) })
 }
 
 // startJob records a funded job and asks a push seller to do it.

@@ -23,24 +23,24 @@ var errNoAI = &axp.Error{Code: axp.CodeUnavailable, Message: "translation is not
 
 // AiConfigured reports whether an AI provider is configured.
 func (s *Service) AiConfigured() bool {
-	return strings.TrimSpace(s.Cfg.AIBaseURL) != "" && strings.TrimSpace(s.Cfg.AIModel) != ""
+	return strings.TrimSpace(s.base.Cfg().AIBaseURL) != "" && strings.TrimSpace(s.base.Cfg().AIModel) != ""
 }
 
 // aiModel is the configured provider as an outbound Model.
 func (s *Service) aiModel() outbound.Model {
-	timeout := s.Cfg.AITimeout
+	timeout := s.base.Cfg().AITimeout
 	if timeout <= 0 {
 		timeout = kernel.DefaultAITimeout
 	}
-	return &outbound.OpenAIChat{BaseURL: s.Cfg.AIBaseURL, Model: s.Cfg.AIModel, APIKey: s.Cfg.AIAPIKey, Timeout: timeout,
-		Client: s.Caller.HTTPClient(0)}
+	return &outbound.OpenAIChat{BaseURL: s.base.Cfg().AIBaseURL, Model: s.base.Cfg().AIModel, APIKey: s.base.Cfg().AIAPIKey, Timeout: timeout,
+		Client: s.caller.HTTPClient(0)}
 }
 
 func (s *Service) aiKeyFP() string {
-	if s.Cfg.AIAPIKey == "" {
+	if s.base.Cfg().AIAPIKey == "" {
 		return ""
 	}
-	return protocol.Fingerprint(s.Cfg.AIAPIKey)
+	return protocol.Fingerprint(s.base.Cfg().AIAPIKey)
 }
 
 // aiCost prices tokens at a per-million rate, rounded half-up to the micro-dollar.
@@ -62,8 +62,8 @@ func (s *Service) AiCall(ctx context.Context, call *axp.AICall, turns []axp.AITu
 		return outbound.ChatReply{}, "", errNoAI
 	}
 	purpose, taskID := call.Purpose, call.TaskID
-	call.ID, call.Provider, call.Model, call.KeyFingerprint = axp.NewID("aic", s.Now()), strings.TrimRight(s.Cfg.AIBaseURL, "/"), s.Cfg.AIModel, s.aiKeyFP()
-	call.Prompt, call.At = turns, s.Now()
+	call.ID, call.Provider, call.Model, call.KeyFingerprint = axp.NewID("aic", s.base.Now()), strings.TrimRight(s.base.Cfg().AIBaseURL, "/"), s.base.Cfg().AIModel, s.aiKeyFP()
+	call.Prompt, call.At = turns, s.base.Now()
 	start := time.Now()
 	reply, err := s.aiModel().ChatTools(ctx, turns, tools)
 	call.Response, call.PromptTokens, call.CompletionTokens = reply.Raw, reply.PromptTokens, reply.CompletionTokens
@@ -71,14 +71,14 @@ func (s *Service) AiCall(ctx context.Context, call *axp.AICall, turns []axp.AITu
 	if err != nil {
 		call.Error = err.Error()
 	}
-	call.CostUSD = aiCost(call.PromptTokens, s.Cfg.AIPromptPrice) + aiCost(call.CompletionTokens, s.Cfg.AICompletionPrice)
-	if _, rerr := s.Mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *kernel.Change) (any, error) {
+	call.CostUSD = aiCost(call.PromptTokens, s.base.Cfg().AIPromptPrice) + aiCost(call.CompletionTokens, s.base.Cfg().AICompletionPrice)
+	if _, rerr := s.base.Mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *kernel.Change) (any, error) {
 		return nil, ch.Tx.PutAICall(call)
 	}); rerr != nil {
-		s.Log.WarnContext(ctx, "could not record an AI call", "source", "ai", "err", rerr)
+		s.base.Log.WarnContext(ctx, "could not record an AI call", "source", "ai", "err", rerr)
 	}
-	s.ObserveOutbound("ai:"+purpose, time.Since(start), err)
-	s.Log.InfoContext(ctx, "ai call", "source", "ai", "purpose", purpose, "task", taskID, "model", s.Cfg.AIModel,
+	s.members.ObserveOutbound("ai:"+purpose, time.Since(start), err)
+	s.base.Log.InfoContext(ctx, "ai call", "source", "ai", "purpose", purpose, "task", taskID, "model", s.base.Cfg().AIModel,
 		"key_fp", call.KeyFingerprint, "prompt_tokens", call.PromptTokens, "completion_tokens", call.CompletionTokens,
 		"ms", call.Millis, "ok", err == nil)
 	return reply, call.ID, err
@@ -107,7 +107,7 @@ const maxTranslate = 20_000
 func (s *Service) translate(ctx context.Context, c *pipeline.Call, in *axp.TranslateBody) (*axp.Translation, error) {
 	var text string
 	var t *axp.TaskRecord
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		if t, err = kernel.LoadTask(tx, in.ID); err != nil {
 			return err
@@ -157,7 +157,7 @@ func (s *Service) translate(ctx context.Context, c *pipeline.Call, in *axp.Trans
 	}
 	// Stored as the call's answer, so that a retry with the same key replays it instead of paying
 	// the provider for a second translation.
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Translation, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Translation, error) {
 		return &axp.Translation{TaskID: t.ID, What: in.What, Language: in.Language, Text: out, Screening: kernel.ScreenOnly(out), AICallID: callID}, nil
 	})
 }
@@ -165,7 +165,7 @@ func (s *Service) translate(ctx context.Context, c *pipeline.Call, in *axp.Trans
 func (s *Service) aiProviderInfo() axp.AIProviderInfo {
 	info := axp.AIProviderInfo{Configured: s.AiConfigured(), Mediator: "rules"}
 	if info.Configured {
-		info.BaseURL, info.Model, info.KeyFingerprint = strings.TrimRight(s.Cfg.AIBaseURL, "/"), s.Cfg.AIModel, s.aiKeyFP()
+		info.BaseURL, info.Model, info.KeyFingerprint = strings.TrimRight(s.base.Cfg().AIBaseURL, "/"), s.base.Cfg().AIModel, s.aiKeyFP()
 		info.Mediator, info.Translation = "ai", true
 	}
 	return info
@@ -177,7 +177,7 @@ func (s *Service) adminAI(ctx context.Context, c *pipeline.Call, in *axp.AIQuery
 	if limit <= 0 {
 		limit = 200
 	}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		return tx.EachAICall(func(a *axp.AICall) bool {
 			if in.TaskID != "" && a.TaskID != in.TaskID {
 				return true

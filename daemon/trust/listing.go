@@ -30,7 +30,7 @@ func (s *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRec
 	hash := briefHash(t)
 	var rej *axp.ListingRejection
 	passed := false
-	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
 		rej, passed = nil, false
 		r, err := ch.Tx.ListingByHash(hash)
 		if err != nil {
@@ -63,7 +63,7 @@ func (s *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRec
 	if err != nil || passed {
 		return err
 	}
-	s.Log.InfoContext(ctx, "listing rejected", "source", "trust", "rejection", rej.ID, "category", rej.Category, "type", t.Type)
+	s.base.Log.InfoContext(ctx, "listing rejected", "source", "trust", "rejection", rej.ID, "category", rej.Category, "type", t.Type)
 	return axp.Forbidden("this listing is not accepted: "+rej.Reason+" (category "+rej.Category+", rejection "+rej.ID+")",
 		"if this is a mistake, ask the operator (POST /api/members/me/operator-messages or /api/feedback) to overturn rejection "+
 			rej.ID+"; then post the same brief again")
@@ -71,7 +71,7 @@ func (s *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRec
 
 func (s *Service) adminListings(ctx context.Context, c *pipeline.Call, in *axp.ListingsQuery) (*axp.ListingList, error) {
 	out := &axp.ListingList{Listings: []axp.ListingRejection{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		return tx.EachListingRejection(func(r *axp.ListingRejection) bool {
 			if in.Status == "" || in.Status == "all" || r.Status == in.Status {
 				out.Listings = append(out.Listings, *r)
@@ -83,7 +83,7 @@ func (s *Service) adminListings(ctx context.Context, c *pipeline.Call, in *axp.L
 }
 
 func (s *Service) adminOverturnListing(ctx context.Context, c *pipeline.Call, in *axp.OverturnBody) (*axp.ListingRejection, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.ListingRejection, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.ListingRejection, error) {
 		r, err := ch.Tx.ListingRejection(in.ID)
 		if err != nil {
 			return nil, err

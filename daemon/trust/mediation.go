@@ -44,8 +44,8 @@ type TrustState struct {
 
 // mediationWindow is the configured statement window.
 func (s *Service) mediationWindow() time.Duration {
-	if s.Cfg.MediationWindow > 0 {
-		return s.Cfg.MediationWindow
+	if s.base.Cfg().MediationWindow > 0 {
+		return s.base.Cfg().MediationWindow
 	}
 	return kernel.DefaultMediationWindow
 }
@@ -87,7 +87,7 @@ func reviewMap(r *store.ReviewRecord) map[string]any {
 // side for its statement.
 func (s *Service) openMediation(ch *kernel.Change, t *axp.TaskRecord, kind, side, reason, statement string, pct *int, review *store.ReviewRecord) (*axp.Mediation, error) {
 	p := kernel.SideParty(t, side)
-	reason, rsc, err := s.CleanText(ch, p, "mediation_reason", reason, false)
+	reason, rsc, err := s.screen.CleanText(ch, p, "mediation_reason", reason, false)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (s *Service) addStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Medi
 	if pct != nil && (*pct < 0 || *pct > 100) {
 		return axp.Invalid("proposed_refund_pct", "must be 0 to 100, or null", "")
 	}
-	clean, sc, err := s.CleanText(ch, kernel.SideParty(t, side), "statement", text, false)
+	clean, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "statement", text, false)
 	if err != nil {
 		return err
 	}
@@ -170,8 +170,8 @@ func (s *Service) askStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Medi
 		return
 	}
 	if t.CallbackURL != "" {
-		ch.Notify(s.Callback(ch, t, map[string]any{"event": "mediation", "mediation": in,
-			"statement_url": s.BaseURL() + "/api/mediations/" + m.ID + "/statement"}))
+		ch.Notify(s.tasks.Callback(ch, t, map[string]any{"event": "mediation", "mediation": in,
+			"statement_url": s.base.BaseURL() + "/api/mediations/" + m.ID + "/statement"}))
 	}
 }
 
@@ -190,7 +190,7 @@ func loadMediation(tx *store.Tx, id string) (*axp.Mediation, *axp.TaskRecord, er
 
 func (s *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.EscalateBody) (*axp.Mediation, error) {
 	var id string
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -226,7 +226,7 @@ func (s *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.Escala
 
 func (s *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Mediation, error) {
 	var out *axp.Mediation
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		m, t, err := loadMediation(tx, in.ID)
 		if err != nil {
 			return err
@@ -241,7 +241,7 @@ func (s *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.Ta
 }
 
 func (s *Service) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.StatementBody) (*axp.Mediation, error) {
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -280,7 +280,7 @@ func (s *Service) statement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Mediati
 // decideIfReady starts the Mediator's decision in the background once both sides have stated.
 func (s *Service) decideIfReady(ctx context.Context, id string) {
 	var ready bool
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		m, err := tx.Mediation(id)
 		ready = err == nil && m != nil && m.Status == axp.MediationAwaiting &&
 			m.StatementOf(axp.SideBuyer) != nil && m.StatementOf(axp.SideSeller) != nil
@@ -316,7 +316,7 @@ func (s *Service) decideOnce(ctx context.Context, id string, force bool) (decide
 	var m *axp.Mediation
 	var t *axp.TaskRecord
 	var rev *store.ReviewRecord
-	if err := s.Store.View(func(tx *store.Tx) error {
+	if err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		if m, t, err = loadMediation(tx, id); err != nil {
 			return err
@@ -328,17 +328,15 @@ func (s *Service) decideOnce(ctx context.Context, id string, force bool) (decide
 	}); err != nil || m.Status != axp.MediationAwaiting {
 		return false, false
 	}
-	now := s.Now()
+	now := s.base.Now()
 	both := m.StatementOf(axp.SideBuyer) != nil && m.StatementOf(axp.SideSeller) != nil
 	if !both && (!force || now.Before(m.StatementsDue)) {
 		return false, false
 	}
 	read := len(m.Statements)
-	if s.AfterScan != nil {
-		s.AfterScan("mediation")
-	}
+	s.base.AfterScan("mediation")
 	dec := s.mediate(ctx, m, t, rev, now)
-	_, err := s.Mutate(ctx, "mediator", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, "mediator", func(ch *kernel.Change) (any, error) {
 		decided, stale = false, false
 		m, t, err := loadMediation(ch.Tx, id)
 		if err != nil {
@@ -366,7 +364,7 @@ func (s *Service) decideOnce(ctx context.Context, id string, force bool) (decide
 		return nil, s.announceDecision(ch, t, m, dec)
 	})
 	if err != nil {
-		s.Log.WarnContext(ctx, "mediation decision failed", "source", "mediation", "mediation", id, "err", err)
+		s.base.Log.WarnContext(ctx, "mediation decision failed", "source", "mediation", "mediation", id, "err", err)
 		return false, false
 	}
 	return decided, stale
@@ -508,7 +506,7 @@ func (s *Service) mediationPrompt(m *axp.Mediation, t *axp.TaskRecord, rev *stor
 }
 
 func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBody) (*axp.Mediation, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -546,7 +544,7 @@ func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBo
 				}
 			}
 		}
-		reason, sc, err := s.CleanText(ch, kernel.SideParty(t, side), "appeal_reason", in.Reason, false)
+		reason, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "appeal_reason", in.Reason, false)
 		if err != nil {
 			return nil, err
 		}
@@ -598,9 +596,9 @@ func (s *Service) closeMediations(ch *kernel.Change, t *axp.TaskRecord, dec *axp
 
 // SweepMediations has the Mediator decide every mediation whose statement window ended.
 func (s *Service) SweepMediations(ctx context.Context) int {
-	now := s.Now()
+	now := s.base.Now()
 	var due []string
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		for _, id := range tx.AwaitingMediationIDs() {
 			if m, err := tx.Mediation(id); err == nil && m != nil && !now.Before(m.StatementsDue) {
 				due = append(due, id)
@@ -619,7 +617,7 @@ func (s *Service) SweepMediations(ctx context.Context) int {
 
 func (s *Service) adminMediations(ctx context.Context, c *pipeline.Call, in *axp.MediationsQuery) (*axp.MediationList, error) {
 	out := &axp.MediationList{Mediations: []axp.Mediation{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		keep := func(m *axp.Mediation) bool {
 			switch in.Status {
 			case "", "all":
@@ -653,7 +651,7 @@ func (s *Service) adminMediations(ctx context.Context, c *pipeline.Call, in *axp
 }
 
 func (s *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in *axp.DecideMediationBody) (*axp.Mediation, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -712,7 +710,7 @@ func (s *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in
 // adminMediation is one mediation as the operator sees it.
 func (s *Service) adminMediation(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Mediation, error) {
 	var out *axp.Mediation
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		m, err := tx.Mediation(in.ID)
 		if err != nil {
 			return err

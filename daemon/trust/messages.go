@@ -26,7 +26,7 @@ func mayQuote(tx *store.Tx, t *axp.TaskRecord, sellerID string) (bool, error) {
 
 func (s *Service) listMessages(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.MessageList, error) {
 	out := &axp.MessageList{TaskID: in.ID, Messages: []axp.Message{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		t, side, err := kernel.LoadOwned(tx, c, in.ID)
 		if err != nil {
 			return err
@@ -54,7 +54,7 @@ func (s *Service) listMessages(ctx context.Context, c *pipeline.Call, in *axp.Ta
 }
 
 func (s *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.MessageBody) (*axp.Message, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Message, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Message, error) {
 		t, side, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err
@@ -106,7 +106,7 @@ func (s *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.Mes
 			}
 			msg.From, msg.SellerID, p = axp.SideSeller, me, kernel.SellerParty(t, me)
 		}
-		body, sc, err := s.CleanText(ch, p, "message", in.Body, false)
+		body, sc, err := s.screen.CleanText(ch, p, "message", in.Body, false)
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +148,7 @@ func (s *Service) eventToBuyer(ch *kernel.Change, t *axp.TaskRecord, event strin
 	s.eventTo(ch, t, t.BuyerMemberID, event, data)
 	if t.CallbackURL != "" {
 		in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt), Test: t.Test}
-		ch.Notify(s.Callback(ch, t, map[string]any{"event": event, "task_update": in}))
+		ch.Notify(s.tasks.Callback(ch, t, map[string]any{"event": event, "task_update": in}))
 	}
 }
 

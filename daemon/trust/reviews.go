@@ -20,7 +20,7 @@ func completedJob(t *axp.TaskRecord) bool {
 var reviewCriteria = []string{"rating", "quality", "accuracy", "timeliness", "comment"}
 
 func (s *Service) submitReview(ctx context.Context, c *pipeline.Call, in *axp.ReviewBody) (*axp.ReviewResult, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.ReviewResult, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.ReviewResult, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -83,7 +83,7 @@ func (s *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string,
 	if rec.RevieweeID == "" {
 		return nil, axp.Conflict("this task has no seller to review", "")
 	}
-	comment, sc, err := s.CleanText(ch, kernel.SideParty(t, side), "review_comment", r.Comment, false)
+	comment, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "review_comment", r.Comment, false)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (s *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string,
 		return nil, err
 	}
 	data := map[string]any{"review_id": rec.ReviewID, "from": side, "rating": rec.Rating, "comment": rec.Comment,
-		"objection_url": s.BaseURL() + "/api/reviews/" + rec.ReviewID + "/objection"}
+		"objection_url": s.base.BaseURL() + "/api/reviews/" + rec.ReviewID + "/objection"}
 	if sc != nil {
 		data["screening"] = sc
 	}
@@ -106,7 +106,7 @@ func (s *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string,
 
 // subscribeTrust: a finished task asks each side for its review.
 func (s *Service) subscribeTrust() {
-	kernel.On(s.Kernel, func(ch *kernel.Change, e kernel.TaskFinished) error { return s.requestReviews(ch, e.Task) })
+	kernel.On(s.base, func(ch *kernel.Change, e kernel.TaskFinished) error { return s.requestReviews(ch, e.Task) })
 }
 
 // requestReviews asks each side that has not been asked yet for its review. Call it before the
@@ -126,8 +126,8 @@ func (s *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 			if t.BuyerMemberID != "" {
 				ch.Notify(kernel.Notice{MemberID: t.BuyerMemberID, TaskID: t.ID, Msg: kernel.AskReview{In: in}})
 			} else if t.CallbackURL != "" {
-				ch.Notify(s.Callback(ch, t, map[string]any{"event": "review", "review": in,
-					"review_url": s.BaseURL() + "/api/tasks/" + t.ID + "/review"}))
+				ch.Notify(s.tasks.Callback(ch, t, map[string]any{"event": "review", "review": in,
+					"review_url": s.base.BaseURL() + "/api/tasks/" + t.ID + "/review"}))
 			}
 		case side == axp.SideSeller && t.BuyerMemberID != "" && t.SellerID != "":
 			b, err := ch.Tx.Member(t.BuyerMemberID)
@@ -150,7 +150,7 @@ func (s *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 
 func (s *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.ObjectionBody) (*axp.Mediation, error) {
 	var id string
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
 		r, err := ch.Tx.Review(in.ID)
 		if err != nil {
 			return nil, err
@@ -201,8 +201,8 @@ func (s *Service) Answers(a *kernel.Answers) {
 func (s *Service) callForStatement(ctx context.Context, n kernel.Notice, msg kernel.AskStatement, m *axp.Member) {
 	in := msg.In
 	var out protocol.MediationOutput
-	err := s.CallTool(ctx, m, msg.Tool(), in, &out)
-	_, merr := s.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
+	err := s.members.CallTool(ctx, m, msg.Tool(), in, &out)
+	_, merr := s.base.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
 		med, t, err2 := loadMediation(ch.Tx, in.MediationID)
 		if err2 != nil {
 			return nil, err2
@@ -220,7 +220,7 @@ func (s *Service) callForStatement(ctx context.Context, n kernel.Notice, msg ker
 		return nil, s.statement(ch, t, med, in.YourRole, out.Statement, out.ProposedRefundPct, "push")
 	})
 	if merr != nil {
-		s.Log.WarnContext(ctx, "mediation answer not stored", "source", "mediation", "mediation", in.MediationID, "member", m.ID, "err", merr)
+		s.base.Log.WarnContext(ctx, "mediation answer not stored", "source", "mediation", "mediation", in.MediationID, "member", m.ID, "err", merr)
 		s.recordRefusal(ctx, n.TaskID, "mediation_answer_refused", m.ID, merr)
 		return
 	}
@@ -231,8 +231,8 @@ func (s *Service) callForStatement(ctx context.Context, n kernel.Notice, msg ker
 func (s *Service) callForReview(ctx context.Context, n kernel.Notice, msg kernel.AskReview, m *axp.Member) {
 	in := msg.In
 	var out protocol.ReviewOutput
-	err := s.CallTool(ctx, m, msg.Tool(), in, &out)
-	_, merr := s.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
+	err := s.members.CallTool(ctx, m, msg.Tool(), in, &out)
+	_, merr := s.base.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
 		t, err2 := kernel.LoadTask(ch.Tx, in.TaskID)
 		if err2 != nil {
 			return nil, err2
@@ -253,14 +253,14 @@ func (s *Service) callForReview(ctx context.Context, n kernel.Notice, msg kernel
 		return nil, err
 	})
 	if merr != nil {
-		s.Log.WarnContext(ctx, "review answer not stored", "source", "reviews", "task", in.TaskID, "member", m.ID, "err", merr)
+		s.base.Log.WarnContext(ctx, "review answer not stored", "source", "reviews", "task", in.TaskID, "member", m.ID, "err", merr)
 		s.recordRefusal(ctx, n.TaskID, "review_answer_refused", m.ID, merr)
 	}
 }
 
 // recordRefusal notes on a task's timeline that a member's answer was refused, with the rule.
 func (s *Service) recordRefusal(ctx context.Context, taskID, kind, memberID string, cause error) {
-	s.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+	s.base.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, taskID)
 		if err != nil {
 			return nil, err

@@ -54,7 +54,7 @@ func (s *Service) applyDecision(ch *kernel.Change, t *axp.TaskRecord, pct int, r
 		if pct == 100 {
 			tr, action = axp.TrigRefund, "refund"
 		}
-		return "", s.Finish(ch, t, tr, action, map[string]any{"refund_pct": pct, "free": true, "reason": reason})
+		return "", s.tasks.Finish(ch, t, tr, action, map[string]any{"refund_pct": pct, "free": true, "reason": reason})
 	}
 	kind := axp.ApproveSplit
 	if pct == 100 {
@@ -110,7 +110,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 	if in.RefundPct < 0 || in.RefundPct > 100 {
 		return nil, axp.Invalid("refund_pct", "must be 0 to 100 (the share of the price refunded to the buyer)", "")
 	}
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Settlement, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Settlement, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -122,7 +122,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 		if err := disputeOpen(ch.Tx, t, "a settlement"); err != nil {
 			return nil, err
 		}
-		note, sc, err := s.CleanText(ch, kernel.SideParty(t, side), "settlement_note", in.Note, false)
+		note, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "settlement_note", in.Note, false)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 			return nil, err
 		}
 		data := map[string]any{"settlement_id": set.ID, "proposed_by": side, "refund_pct": set.RefundPct, "refund_usd": set.RefundUSD,
-			"note": set.Note, "answer_url": s.BaseURL() + "/api/tasks/" + t.ID + "/settlement/" + set.ID}
+			"note": set.Note, "answer_url": s.base.BaseURL() + "/api/tasks/" + t.ID + "/settlement/" + set.ID}
 		if sc != nil {
 			data["screening"] = sc
 		}
@@ -152,7 +152,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 }
 
 func (s *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementAnswer) (*axp.Settlement, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Settlement, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Settlement, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err

@@ -436,6 +436,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"fourth", "heldout4_secret.txt", "heldout4_lookalike.txt"},
 	{"fifth", "heldout5_secret.txt", "heldout5_lookalike.txt"},
 	{"sixth", "heldout6_secret.txt", "heldout6_lookalike.txt"},
+	{"seventh", "heldout7_secret.txt", "heldout7_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

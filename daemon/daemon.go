@@ -100,7 +100,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		return nil, "", err
 	}
 	d := &Daemon{Kernel: &kernel.Kernel{Cfg: cfg, Store: db, Leader: db.Lead(cfg.LeaderEvery), Keys: keys, Metrics: kernel.NewMetrics(db), Started: cfg.Now(), Seen: map[string]time.Time{},
-		QuoteParallel: outbound.MaxParallel, Events: kernel.Subscribers{},
+		QuoteParallel: outbound.MaxParallel, Events: kernel.Subscribers{}, Rail: &kernel.Rail{},
 		Stop: make(chan struct{})}}
 	d.Prom = kernel.NewProm(db, d.Leading)
 	d.Sink = kernel.NewLogSink(db)

@@ -44,7 +44,7 @@ func (d *Daemon) noticeAnswers() *kernel.Answers {
 func (d *Daemon) services() {
 	k := d.Kernel
 	d.members = members.New(k.Base(), k, k, k, k.Caller, k.Keys)
-	d.money = money.New(k)
+	d.money = money.New(k.Base(), k.Rail, k.Prom, k)
 	d.trust = trust.New(k.Base(), k, k, k, k.Caller, d.money)
 	d.tasks = tasks.New(k, d.members, d.money, d.trust)
 	d.recorded = recorded.New(k.Base(), k.Caller)

@@ -41,15 +41,9 @@ type Kernel struct {
 	Offers                                                        OfferCache         // on_offer, until what verified sellers offer changes
 	Pipe                                                          *pipeline.Pipeline
 	// Outages logs calls refused while the store cannot be reached, once a second.
-	Outages  OutageLog
-	Verifier PaymentVerifier
-	// chain is the evm verifier's and the payout rail's chain (nil: manual); wallet the hot
-	// wallet (nil: the operator sends payouts).
-	Chain     *chain.Client
-	ChainInfo axp.ChainInfo
-	Wallet    *chain.Wallet
-	// Faucet mints test money on the exchange's own test chain (test mode only, else nil).
-	Faucet Faucet
+	Outages OutageLog
+	// Rail is the chain the exchange is paid and pays on, filled in once at start.
+	*Rail
 	Caller *outbound.Caller
 	Pusher *outbound.Pusher
 	// quoteParallel caps the calls of one quote round under way at once (outbound.MaxParallel).
@@ -67,6 +61,20 @@ type Kernel struct {
 	PaidHook func(stage string)
 	Stop     chan struct{}
 	Bg       sync.WaitGroup
+}
+
+// Rail is the chain the exchange is paid and pays on: set up once when the exchange starts (the
+// services that use it take it in their New and read it afterwards), empty without a chain.
+type Rail struct {
+	// Verifier checks reported payments: by hand, or on chain.
+	Verifier PaymentVerifier
+	// Chain is the evm verifier's and the payout rail's chain (nil: manual); ChainInfo what
+	// buyers are told of it; Wallet the hot wallet (nil: the operator sends payouts).
+	Chain     *chain.Client
+	ChainInfo axp.ChainInfo
+	Wallet    *chain.Wallet
+	// Faucet mints test money on the exchange's own test chain (test mode only, else nil).
+	Faucet Faucet
 }
 
 // Faucet mints TestUSD, and sends gas along when an address has too little, on test mode's chain.

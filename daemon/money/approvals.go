@@ -29,8 +29,8 @@ func (s *Service) Register(r *pipeline.Registry) {
 
 func (s *Service) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.ApprovalsQuery) (*axp.ApprovalList, error) {
 	out := &axp.ApprovalList{Approvals: []axp.Approval{}, Rail: s.railName()}
-	now := s.Now()
-	err := s.Store.View(func(tx *store.Tx) error {
+	now := s.base.Now()
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		keep := func(a *axp.Approval) bool {
 			switch in.Status {
 			case "", "open":
@@ -80,7 +80,7 @@ func (s *Service) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.
 	})
 	// What the chain took back comes first: reorged payments, then the items they hold.
 	slices.SortStableFunc(out.Approvals, func(a, b axp.Approval) int { return urgency(a) - urgency(b) })
-	if err == nil && s.Wallet != nil && in.TaskID == "" && in.Kind == "" && (in.Status == "" || in.Status == "open") {
+	if err == nil && s.rail.Wallet != nil && in.TaskID == "" && in.Kind == "" && (in.Status == "" || in.Status == "open") {
 		out.Float = s.float(ctx, out.Approvals)
 	}
 	return out, err
@@ -88,16 +88,16 @@ func (s *Service) adminApprovals(ctx context.Context, c *pipeline.Call, in *axp.
 
 // float compares the hot wallet's balance with what approving the open items would send.
 func (s *Service) float(ctx context.Context, open []axp.Approval) *axp.Float {
-	f := &axp.Float{HotWalletAddress: s.Wallet.Address()}
+	f := &axp.Float{HotWalletAddress: s.rail.Wallet.Address()}
 	for i := range open {
 		f.QueuedUSD += stillToSend(&open[i])
 	}
-	bal, err := s.Chain.BalanceOf(ctx, s.Wallet.Address())
+	bal, err := s.rail.Chain.BalanceOf(ctx, s.rail.Wallet.Address())
 	if err != nil {
 		f.Problem = "cannot read the hot wallet's balance: " + err.Error()
 		return f
 	}
-	f.BalanceUSD = s.Chain.Money(bal)
+	f.BalanceUSD = s.rail.Chain.Money(bal)
 	f.ShortUSD = max(0, f.QueuedUSD-f.BalanceUSD)
 	return f
 }
@@ -176,11 +176,11 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 }
 
 func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
-	if in.TxHash == "" && s.Wallet != nil {
+	if in.TxHash == "" && s.rail.Wallet != nil {
 		// The hot wallet sends what the item moves: all of it, or the buyer's part of a split
 		// whose seller has no payout address yet.
 		var kind string
-		s.Store.View(func(tx *store.Tx) error {
+		s.base.Store.View(func(tx *store.Tx) error {
 			if a, _ := tx.Approval(in.ID); a != nil {
 				kind = a.Kind
 			}
@@ -192,13 +192,13 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 	}
 	// With a chain, the transaction recorded for money sent by hand is checked on it first (manual.go).
 	var checked *manualCheck
-	if in.TxHash != "" && s.Chain != nil {
+	if in.TxHash != "" && s.rail.Chain != nil {
 		var err error
 		if checked, err = s.checkManual(ctx, in); err != nil {
 			return nil, err
 		}
 	}
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
 		a, err := ch.Tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
@@ -418,7 +418,7 @@ func (s *Service) sendSellerPart(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 		Postings: seller, ApprovalID: a.ID, TxHash: a.TxHash, At: ch.Now}); err != nil {
 		return err
 	}
-	return s.Finish(ch, t, axp.TrigSettle, "settle", map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash,
+	return s.tasks.Finish(ch, t, axp.TrigSettle, "settle", map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash,
 		"refund_usd": refund, "buyer_part_tx_hash": a.BuyerPartTxHash})
 }
 
@@ -436,7 +436,7 @@ func (s *Service) sendMoney(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approva
 	if err := ch.Tx.PutLedger(entry); err != nil {
 		return err
 	}
-	return s.Finish(ch, t, tr, action, map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash, "refund_usd": refund})
+	return s.tasks.Finish(ch, t, tr, action, map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash, "refund_usd": refund})
 }
 
 // releaseDue: the operator releases a delivered task whose auto-release window passed; the payout
@@ -451,8 +451,8 @@ func (s *Service) releaseDue(ch *kernel.Change, t *axp.TaskRecord) error {
 		return err
 	}
 	if t.Free() {
-		s.StatusNotices(ch, t)
-		return s.Finish(ch, t, axp.TrigRelease, "release", nil)
+		s.tasks.StatusNotices(ch, t)
+		return s.tasks.Finish(ch, t, axp.TrigRelease, "release", nil)
 	}
 	p, err := s.MoneyApproval(t, axp.ApprovePayout, 0, "the operator released the task after its auto-release window", ch.Now)
 	if err != nil {
@@ -468,12 +468,12 @@ func (s *Service) releaseDue(ch *kernel.Change, t *axp.TaskRecord) error {
 			return err
 		}
 	}
-	s.StatusNotices(ch, t)
+	s.tasks.StatusNotices(ch, t)
 	return ch.Tx.PutApproval(p)
 }
 
 func (s *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.RejectBody) (*axp.Approval, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
 		a, err := ch.Tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
@@ -560,7 +560,7 @@ func CloseReleaseDue(ch *kernel.Change, t *axp.TaskRecord, why string) error {
 
 // subscribeMoney: a member's new payout address releases the payouts held for the lack of one.
 func (s *Service) subscribeMoney() {
-	kernel.On(s.Kernel.Base(), func(ch *kernel.Change, e kernel.PayoutAddressSet) error { return unholdPayouts(ch, e.Member) })
+	kernel.On(s.base, func(ch *kernel.Change, e kernel.PayoutAddressSet) error { return unholdPayouts(ch, e.Member) })
 }
 
 // unholdPayouts makes a seller's held payouts pending once it has a payout address.
@@ -597,8 +597,8 @@ const earnedJobs = 100
 // getMyEarnings answers what the calling seller's jobs paid and what is on its way, read from each
 // job's payout or split item (the latest one not rejected).
 func (s *Service) getMyEarnings(ctx context.Context, c *pipeline.Call) (*axp.Earnings, error) {
-	out := &axp.Earnings{Jobs: []axp.EarnedJob{}, TestMode: s.Cfg.TestMode}
-	err := s.Store.View(func(tx *store.Tx) error {
+	out := &axp.Earnings{Jobs: []axp.EarnedJob{}, TestMode: s.base.Cfg().TestMode}
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		m, err := kernel.LoadMember(tx, c.Caller.MemberID)
 		if err != nil {
 			return err
@@ -634,15 +634,15 @@ func (s *Service) getMyEarnings(ctx context.Context, c *pipeline.Call) (*axp.Ear
 	if err != nil {
 		return nil, err
 	}
-	if s.Chain != nil && out.PayoutAddress != "" {
+	if s.rail.Chain != nil && out.PayoutAddress != "" {
 		// Read at the node each time, within a short wait: an unanswered node leaves it out.
 		bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		bal, err := s.Chain.BalanceOf(bctx, out.PayoutAddress)
+		bal, err := s.rail.Chain.BalanceOf(bctx, out.PayoutAddress)
 		cancel()
 		if err != nil {
-			s.Log.WarnContext(ctx, "the payout address's balance could not be read", "source", "payments", "err", err)
+			s.base.Log.WarnContext(ctx, "the payout address's balance could not be read", "source", "payments", "err", err)
 		} else {
-			b := s.Chain.Money(bal)
+			b := s.rail.Chain.Money(bal)
 			out.PayoutBalanceUSD = &b
 		}
 	}

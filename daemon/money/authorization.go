@@ -36,11 +36,11 @@ func authRound(t *axp.TaskRecord) string {
 // authorizable reports why the exchange cannot take a payment by authorization, or "".
 func (s *Service) authorizable() string {
 	switch {
-	case s.Chain == nil:
+	case s.rail.Chain == nil:
 		return "this exchange has no chain configured"
-	case s.Wallet == nil:
+	case s.rail.Wallet == nil:
 		return "this exchange has no hot wallet (payout_key_file) to submit authorizations"
-	case s.ChainInfo.TokenVersion == "":
+	case s.rail.ChainInfo.TokenVersion == "":
 		return "the stablecoin does not support EIP-3009 authorizations"
 	}
 	return ""
@@ -52,15 +52,15 @@ func (s *Service) AuthorizationTerms(t *axp.TaskRecord) *axp.AuthorizationTerms 
 	if s.authorizable() != "" || t.Status != axp.TaskAwaitingPayment || t.Price <= t.Received || t.Free() {
 		return nil
 	}
-	nonce := chain.TaskNonce(s.Chain.ChainID(), s.Chain.Deposit(), t.ID, authRound(t))
-	max := s.Now().Add(24 * time.Hour)
+	nonce := chain.TaskNonce(s.rail.Chain.ChainID(), s.rail.Chain.Deposit(), t.ID, authRound(t))
+	max := s.base.Now().Add(24 * time.Hour)
 	if t.PayBy != nil {
 		max = *t.PayBy
 	}
 	return &axp.AuthorizationTerms{PrimaryType: "TransferWithAuthorization",
-		Domain: axp.AuthDomain{Name: s.ChainInfo.TokenName, Version: s.ChainInfo.TokenVersion, ChainID: s.Chain.ChainID(),
-			VerifyingContract: s.Chain.Token()},
-		To: s.Chain.Deposit(), Value: s.Chain.Units(t.Price - t.Received).String(), ValueUSD: t.Price - t.Received,
+		Domain: axp.AuthDomain{Name: s.rail.ChainInfo.TokenName, Version: s.rail.ChainInfo.TokenVersion, ChainID: s.rail.Chain.ChainID(),
+			VerifyingContract: s.rail.Chain.Token()},
+		To: s.rail.Chain.Deposit(), Value: s.rail.Chain.Units(t.Price - t.Received).String(), ValueUSD: t.Price - t.Received,
 		Nonce: "0x" + hex.EncodeToString(nonce[:]), ValidBeforeMax: max.Unix()}
 }
 
@@ -80,7 +80,7 @@ func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in 
 	if terms == nil {
 		return axp.Conflict("the task is "+t.Status+" and waits for no payment", "")
 	}
-	now := s.Now()
+	now := s.base.Now()
 	switch {
 	case in.ValidAfter > now.Unix():
 		return axp.Invalid("valid_after", fmt.Sprintf("is %s, in the future: the exchange submits the authorization now", time.Unix(in.ValidAfter, 0).UTC().Format(time.RFC3339)),
@@ -107,30 +107,30 @@ func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in 
 			in.From, terms.Value, terms.To, terms.Nonce),
 			"sign payment.authorization exactly as given (EIP-712, the token's domain) with the paying address")
 	}
-	if used, err := s.Chain.AuthorizationUsed(ctx, auth.From, nonce); err != nil {
+	if used, err := s.rail.Chain.AuthorizationUsed(ctx, auth.From, nonce); err != nil {
 		return axp.Errorf(axp.CodeUnavailable, "cannot read the authorization's state on chain: %v", err)
 	} else if used {
 		return axp.Conflict("this authorization was already used on chain", "the task is funded once its transfer has its confirmations; see the task's payment")
 	}
-	if bal, err := s.Chain.BalanceOf(ctx, in.From); err != nil {
+	if bal, err := s.rail.Chain.BalanceOf(ctx, in.From); err != nil {
 		return axp.Errorf(axp.CodeUnavailable, "cannot read the payer's balance: %v", err)
 	} else if bal.Cmp(value) < 0 {
-		return axp.Invalid("from", fmt.Sprintf("holds %s of the stablecoin; the task needs %s", s.Chain.Money(bal).Display(), terms.ValueUSD.Display()),
+		return axp.Invalid("from", fmt.Sprintf("holds %s of the stablecoin; the task needs %s", s.rail.Chain.Money(bal).Display(), terms.ValueUSD.Display()),
 			"fund the address and sign again")
 	}
-	release, err := s.Wallet.Acquire(ctx)
+	release, err := s.rail.Wallet.Acquire(ctx)
 	if err != nil {
 		return axp.Errorf(axp.CodeUnavailable, "the hot wallet is busy: %v", err)
 	}
 	defer release()
-	signed, err := s.Wallet.SignAuthorization(ctx, auth, sig)
+	signed, err := s.rail.Wallet.SignAuthorization(ctx, auth, sig)
 	if err != nil {
 		if errors.Is(err, chain.ErrUnanswered) {
 			return axp.Errorf(axp.CodeUnavailable, "the chain's node did not answer: %v", err)
 		}
 		return axp.Invalid("signature", "the token refuses this authorization: "+err.Error(), "check the payer's balance and sign again")
 	}
-	_, err = s.Mutate(axp.WithIdempotency(ctx, nil), "buyer", func(ch *kernel.Change) (any, error) {
+	_, err = s.base.Mutate(axp.WithIdempotency(ctx, nil), "buyer", func(ch *kernel.Change) (any, error) {
 		cur, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -147,7 +147,7 @@ func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in 
 			return nil, axp.Conflict("the submitting transaction already funds task "+other, "")
 		}
 		cur.Authorization = &axp.AuthPayment{From: auth.From.Hex(), Nonce: strings.ToLower(terms.Nonce), Amount: terms.ValueUSD,
-			ValidBefore: in.ValidBefore, TxHash: signed.Hash, Raw: hex.EncodeToString(signed.Raw), SubmittedAt: ch.Now, Block: s.Chain.LastHead(), Status: axp.AuthSubmitted}
+			ValidBefore: in.ValidBefore, TxHash: signed.Hash, Raw: hex.EncodeToString(signed.Raw), SubmittedAt: ch.Now, Block: s.rail.Chain.LastHead(), Status: axp.AuthSubmitted}
 		cur.UpdatedAt = ch.Now
 		return nil, ch.Save(cur, cur.Status, "payment_authorized", map[string]any{"from": auth.From.Hex(), "amount_usd": terms.ValueUSD,
 			"tx_hash": signed.Hash})
@@ -155,11 +155,11 @@ func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in 
 	if err != nil {
 		return err
 	}
-	if berr := s.Wallet.Broadcast(ctx, signed.Raw); berr != nil && !errors.Is(berr, chain.ErrUnanswered) {
+	if berr := s.rail.Wallet.Broadcast(ctx, signed.Raw); berr != nil && !errors.Is(berr, chain.ErrUnanswered) {
 		s.failAuthorization(ctx, id, signed.Hash, "the node refused the transaction: "+berr.Error())
 		return axp.Conflict("the chain's node refused the authorization's transaction: "+berr.Error(), "sign again")
 	} else if berr != nil {
-		s.Log.WarnContext(ctx, "the node did not answer an authorization's transaction; it is sent again on every pass",
+		s.base.Log.WarnContext(ctx, "the node did not answer an authorization's transaction; it is sent again on every pass",
 			"source", "payments", "task", id, "tx_hash", signed.Hash, "err", berr)
 	}
 	return nil
@@ -174,7 +174,7 @@ func sameSubmission(t *axp.TaskRecord, in *axp.PayAuthorizationInput) bool {
 
 // failAuthorization marks a task's submitted authorization failed: the buyer may sign again.
 func (s *Service) failAuthorization(ctx context.Context, id, txHash, reason string) {
-	_, err := s.Mutate(axp.WithIdempotency(context.WithoutCancel(ctx), nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(axp.WithIdempotency(context.WithoutCancel(ctx), nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -193,7 +193,7 @@ func (s *Service) failAuthorization(ctx context.Context, id, txHash, reason stri
 		return nil, ch.Save(t, t.Status, "payment_authorization_failed", map[string]any{"tx_hash": txHash, "reason": reason})
 	})
 	if err != nil {
-		s.Log.ErrorContext(ctx, "recording a failed authorization failed; the next pass looks again", "source", "payments", "task", id, "err", err)
+		s.base.Log.ErrorContext(ctx, "recording a failed authorization failed; the next pass looks again", "source", "payments", "task", id, "err", err)
 	}
 }
 
@@ -206,7 +206,7 @@ func (s *Service) TrackAuthorizations(ctx context.Context) {
 		a    axp.AuthPayment
 	}
 	var list []open
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		for _, id := range tx.TaskIDsByStatus(axp.TaskAwaitingPayment) {
 			t, err := tx.Task(id)
 			if err == nil && t != nil && t.Authorization != nil && t.Authorization.Status == axp.AuthSubmitted {
@@ -216,14 +216,14 @@ func (s *Service) TrackAuthorizations(ctx context.Context) {
 		return nil
 	})
 	for _, o := range list {
-		r, err := s.Chain.Receipt(ctx, o.a.TxHash)
+		r, err := s.rail.Chain.Receipt(ctx, o.a.TxHash)
 		if err != nil {
 			continue
 		}
 		switch {
 		case r.Found && r.Success:
 			continue // the watcher credits its transfer once it has its confirmations
-		case !r.Found && s.Now().Unix() <= o.a.ValidBefore:
+		case !r.Found && s.base.Now().Unix() <= o.a.ValidBefore:
 			tried, berr := s.resend(ctx, o.a.TxHash, o.a.Raw, func(tx *store.Tx) bool {
 				t, err := tx.Task(o.task)
 				return err == nil && t != nil && t.Authorization != nil && t.Authorization.Status == axp.AuthSubmitted && t.Authorization.TxHash == o.a.TxHash
@@ -232,14 +232,14 @@ func (s *Service) TrackAuthorizations(ctx context.Context) {
 				continue
 			}
 			if !errors.Is(berr, chain.ErrReplaced) {
-				s.Log.WarnContext(ctx, "sending an authorization's transaction again failed", "source", "payments", "task", o.task, "err", berr)
+				s.base.Log.WarnContext(ctx, "sending an authorization's transaction again failed", "source", "payments", "task", o.task, "err", berr)
 				continue
 			}
 		case !r.Found:
 			// Expired: it can no longer be mined; the nonce decides below.
 		}
 		// Reverted, replaced or expired: used on chain means another transaction carried it.
-		used, err := s.Chain.AuthorizationUsedHex(ctx, o.a.From, o.a.Nonce)
+		used, err := s.rail.Chain.AuthorizationUsedHex(ctx, o.a.From, o.a.Nonce)
 		if err != nil {
 			continue
 		}
@@ -260,15 +260,15 @@ func (s *Service) TrackAuthorizations(ctx context.Context) {
 // authorization was stored at (less the reorg window).
 func (s *Service) findCarrier(ctx context.Context, taskID string, a axp.AuthPayment) {
 	from := a.Block - min(a.Block, reorgWindow)
-	hash, err := s.Chain.AuthorizationTx(ctx, a.From, a.Nonce, from)
+	hash, err := s.rail.Chain.AuthorizationTx(ctx, a.From, a.Nonce, from)
 	if err != nil || hash == "" {
 		return
 	}
-	r, err := s.Chain.Receipt(ctx, hash)
-	if err != nil || !r.Found || !r.Success || r.Confirmations < s.Chain.Confirmations() {
+	r, err := s.rail.Chain.Receipt(ctx, hash)
+	if err != nil || !r.Found || !r.Success || r.Confirmations < s.rail.Chain.Confirmations() {
 		return
 	}
-	s.onInbound(ctx, depositTransfers(r, s.Chain.Deposit()), taskID)
+	s.onInbound(ctx, depositTransfers(r, s.rail.Chain.Deposit()), taskID)
 }
 
 // depositTransfers are a receipt's transfers to the deposit address.

@@ -112,7 +112,7 @@ func faucetCallers(c axp.Caller) []string {
 // is given twice beyond a budget.
 func (s *Service) takeGift(g store.FaucetGift) error {
 	var refused *axp.Error
-	err := s.Store.Update(func(tx *store.Tx) error {
+	err := s.base.Store.Update(func(tx *store.Tx) error {
 		all, err := tx.FaucetGifts()
 		if err != nil {
 			return err
@@ -123,7 +123,7 @@ func (s *Service) takeGift(g store.FaucetGift) error {
 				gifts = append(gifts, p)
 			}
 		}
-		if refused = admit(gifts, g, s.Cfg.FaucetPerCaller, s.Cfg.FaucetPerHour); refused != nil {
+		if refused = admit(gifts, g, s.base.Cfg().FaucetPerCaller, s.base.Cfg().FaucetPerHour); refused != nil {
 			return nil
 		}
 		return tx.SetFaucetGifts(append(gifts, g))
@@ -136,7 +136,7 @@ func (s *Service) takeGift(g store.FaucetGift) error {
 
 // dropGift forgets gift id: the chain took nothing of it.
 func (s *Service) dropGift(id string) error {
-	return s.Store.Update(func(tx *store.Tx) error {
+	return s.base.Store.Update(func(tx *store.Tx) error {
 		gifts, err := tx.FaucetGifts()
 		if err != nil {
 			return err
@@ -162,7 +162,7 @@ func limited(wait time.Duration, e *axp.Error) *axp.Error {
 // testFund is the faucet of test mode (POST /api/test/fund): it mints TestUSD to an address and
 // sends it gas when it has too little. An exchange not in test mode has no faucet: its money is real.
 func (s *Service) testFund(ctx context.Context, c *pipeline.Call, in *axp.TestFundInput) (*axp.TestFunds, error) {
-	if s.Faucet == nil {
+	if s.rail.Faucet == nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange is not in test mode: its money is real, and no faucet mints it").
 			WithHint("pay with the stablecoin from your own wallet; for test money run an exchange with axp serve --test-mode")
 	}
@@ -176,21 +176,21 @@ func (s *Service) testFund(ctx context.Context, c *pipeline.Call, in *axp.TestFu
 	if usd <= 0 || usd > faucetMax {
 		return nil, axp.Invalid("usd", "the faucet mints more than 0 and at most "+faucetMax.Display()+" a call", "ask for at most "+faucetMax.String())
 	}
-	g := store.FaucetGift{ID: axp.RandomHex(8), At: s.Now(), Address: strings.ToLower(in.Address), USD: usd, Callers: faucetCallers(c.Caller)}
+	g := store.FaucetGift{ID: axp.RandomHex(8), At: s.base.Now(), Address: strings.ToLower(in.Address), USD: usd, Callers: faucetCallers(c.Caller)}
 	if err := s.takeGift(g); err != nil {
 		return nil, err
 	}
-	out, err := s.Faucet.Fund(ctx, chain.Checksummed(in.Address), usd)
+	out, err := s.rail.Faucet.Fund(ctx, chain.Checksummed(in.Address), usd)
 	if err != nil {
 		// Forgotten only when nothing was sent: a mint on its way may still arrive, and counts.
 		if out.TokenTx == "" {
 			if derr := s.dropGift(g.ID); derr != nil {
-				s.Log.Warn("the faucet could not forget a gift it did not send", "source", "payments", "err", derr)
+				s.base.Log.Warn("the faucet could not forget a gift it did not send", "source", "payments", "err", derr)
 			}
 		}
 		return nil, err
 	}
 	// Stored as the call's answer, so that a retry with the same key replays the gift instead of
 	// meeting the faucet's limit.
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.TestFunds, error) { return &out, nil })
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.TestFunds, error) { return &out, nil })
 }

@@ -36,7 +36,7 @@ func (s *Service) checkManual(ctx context.Context, in *axp.ApproveBody) (*manual
 	hash := strings.ToLower(in.TxHash)
 	var a *axp.Approval
 	var t *axp.TaskRecord
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		cur, err := tx.Approval(in.ID)
 		if err != nil {
 			return err
@@ -62,21 +62,21 @@ func (s *Service) checkManual(ctx context.Context, in *axp.ApproveBody) (*manual
 	if a.Kind != axp.ApproveReturn {
 		payer = s.payerOf(ctx, t)
 	}
-	c := &manualCheck{hash: hash, payer: payer, from: "the deposit address " + s.Chain.Deposit()}
-	if s.Wallet != nil {
-		c.from = "the hot wallet " + s.Wallet.Address() + " or " + c.from
+	c := &manualCheck{hash: hash, payer: payer, from: "the deposit address " + s.rail.Chain.Deposit()}
+	if s.rail.Wallet != nil {
+		c.from = "the hot wallet " + s.rail.Wallet.Address() + " or " + c.from
 	}
 	if c.parts, err = manualParts(t, a, c.payer); err != nil {
 		return nil, err
 	}
-	r, err := s.Chain.Receipt(ctx, hash)
+	r, err := s.rail.Chain.Receipt(ctx, hash)
 	if err != nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "cannot read transaction %s from the chain: %v", hash, err).
 			WithHint("approve again when the node answers")
 	}
-	want := s.Chain.Confirmations()
+	want := s.rail.Chain.Confirmations()
 	if !r.Found {
-		known, err := s.Chain.Known(ctx, hash)
+		known, err := s.rail.Chain.Known(ctx, hash)
 		switch {
 		case err != nil:
 			return nil, axp.Errorf(axp.CodeUnavailable, "cannot read transaction %s from the chain: %v", hash, err).
@@ -85,7 +85,7 @@ func (s *Service) checkManual(ctx context.Context, in *axp.ApproveBody) (*manual
 			return nil, axp.Conflict(fmt.Sprintf("transaction %s is not mined yet: nothing is booked before the chain confirms it", hash),
 				fmt.Sprintf("approve again once it has %d confirmations", want))
 		}
-		return nil, axp.Invalid("tx_hash", fmt.Sprintf("chain %d has no transaction %s", s.Chain.ChainID(), hash),
+		return nil, axp.Invalid("tx_hash", fmt.Sprintf("chain %d has no transaction %s", s.rail.Chain.ChainID(), hash),
 			"check the hash, and that the money was sent on this exchange's chain: "+c.sendWhat())
 	}
 	if !r.Success {
@@ -211,7 +211,7 @@ func (s *Service) payerOf(ctx context.Context, t *axp.TaskRecord) string {
 	}
 	var from string
 	var hashes []string
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		list, err := tx.TaskApprovals(t.ID)
 		for _, a := range list {
 			if a.Kind != axp.ApprovePayment || a.Status != axp.ApprovalApproved || a.TxHash == "" {
@@ -228,12 +228,12 @@ func (s *Service) payerOf(ctx context.Context, t *axp.TaskRecord) string {
 		return from
 	}
 	for _, h := range hashes {
-		r, err := s.Chain.Receipt(ctx, h)
+		r, err := s.rail.Chain.Receipt(ctx, h)
 		if err != nil || !r.Found || !r.Success {
 			continue
 		}
 		for _, tr := range r.Transfers {
-			if strings.EqualFold(tr.To, s.Chain.Deposit()) {
+			if strings.EqualFold(tr.To, s.rail.Chain.Deposit()) {
 				return tr.From
 			}
 		}
@@ -299,9 +299,9 @@ func usedElsewhere(tx *store.Tx, hash, self string) error {
 // exchangeWallets are the addresses money leaves the exchange from: the deposit address and the
 // hot wallet.
 func (s *Service) exchangeWallets() []string {
-	out := []string{s.Chain.Deposit()}
-	if s.Wallet != nil {
-		out = append(out, s.Wallet.Address())
+	out := []string{s.rail.Chain.Deposit()}
+	if s.rail.Wallet != nil {
+		out = append(out, s.rail.Wallet.Address())
 	}
 	return out
 }
@@ -517,7 +517,7 @@ func (s *Service) payoutGap(ctx context.Context, e *axp.LedgerEntry, o *outLedge
 	for i, h := range hashes {
 		rd, ok := o.receipts[h]
 		if !ok {
-			rd.r, rd.err = s.Chain.Receipt(ctx, h)
+			rd.r, rd.err = s.rail.Chain.Receipt(ctx, h)
 			o.receipts[h] = rd
 		}
 		which := "the transaction"

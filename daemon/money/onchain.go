@@ -20,9 +20,9 @@ import (
 // Every error names the setting at fault. Once dialled, the chain is the daemon's: Close closes it,
 // also after an error here.
 func (s *Service) SetupChain() error {
-	cfg := s.Cfg
+	cfg := *s.base.Cfg()
 	if cfg.DepositAddress == "" {
-		s.Log.Warn("no deposit_address: buyers cannot pay for crypto tasks (choosing a paid offer answers 503); free jobs still run",
+		s.base.Log.Warn("no deposit_address: buyers cannot pay for crypto tasks (choosing a paid offer answers 503); free jobs still run",
 			"source", "payments")
 	}
 	if cfg.ChainRPCURL == "" {
@@ -44,15 +44,15 @@ func (s *Service) SetupChain() error {
 	if err != nil {
 		return err
 	}
-	s.Chain, s.ChainInfo = c, axp.ChainInfo{ChainID: info.ChainID, TokenAddress: c.Token(), TokenSymbol: info.Symbol,
+	s.rail.Chain, s.rail.ChainInfo = c, axp.ChainInfo{ChainID: info.ChainID, TokenAddress: c.Token(), TokenSymbol: info.Symbol,
 		TokenDecimals: info.Decimals, DepositAddress: c.Deposit(), Confirmations: c.Confirmations()}
 	if d, err := c.Domain(ctx); err == nil {
-		s.ChainInfo.TokenName, s.ChainInfo.TokenVersion = d.Name, d.Version
+		s.rail.ChainInfo.TokenName, s.rail.ChainInfo.TokenVersion = d.Name, d.Version
 	} else {
-		s.Log.Info("the stablecoin has no EIP-3009 support: buyers pay by plain transfer only", "source", "payments", "reason", err.Error())
+		s.base.Log.Info("the stablecoin has no EIP-3009 support: buyers pay by plain transfer only", "source", "payments", "reason", err.Error())
 	}
-	s.Verifier = evmVerifier{}
-	s.Log.Info("chain ready: payments are verified and found on chain", "source", "payments", "chain_id", info.ChainID,
+	s.rail.Verifier = evmVerifier{}
+	s.base.Log.Info("chain ready: payments are verified and found on chain", "source", "payments", "chain_id", info.ChainID,
 		"token", c.Token(), "symbol", info.Symbol, "decimals", info.Decimals, "deposit_address", c.Deposit(),
 		"confirmations", c.Confirmations(), "head", info.Head)
 	// The watcher's starting point is fixed now, by whichever daemon starts, not at its first pass:
@@ -65,7 +65,7 @@ func (s *Service) SetupChain() error {
 		return fmt.Errorf("set the payment watcher's first block: %w", err)
 	}
 	if cfg.PayoutKeyFile == "" {
-		s.Log.Info("no payout_key_file: the operator sends payouts and records their tx hash (manual rail)", "source", "payments")
+		s.base.Log.Info("no payout_key_file: the operator sends payouts and records their tx hash (manual rail)", "source", "payments")
 		return nil
 	}
 	key, err := chain.LoadKey(cfg.PayoutKeyFile, cfg.PayoutKeyPassphrase)
@@ -80,16 +80,16 @@ func (s *Service) SetupChain() error {
 		return fmt.Errorf("deposit_address %s is the hot wallet's address (payout_key_file %s): name a deposit address of its own, which the hot wallet's key does not control",
 			c.Deposit(), cfg.PayoutKeyFile)
 	}
-	s.Wallet = w
+	s.rail.Wallet = w
 	// Daemons sharing a PostgreSQL store share the hot wallet too: its lock there keeps two of
 	// them from signing with the same nonce (payouts and x402 settlements alike).
-	s.Wallet.Share(func(ctx context.Context) (func(), error) { return s.Store.Lock(ctx, "hot-wallet") })
-	bal, err := c.BalanceOf(ctx, s.Wallet.Address())
+	s.rail.Wallet.Share(func(ctx context.Context) (func(), error) { return s.base.Store.Lock(ctx, "hot-wallet") })
+	bal, err := c.BalanceOf(ctx, s.rail.Wallet.Address())
 	if err != nil {
-		return fmt.Errorf("chain_rpc_url %s: read the hot wallet's (%s) balance of token_address %s: %w", cfg.ChainRPCURL, s.Wallet.Address(), c.Token(), err)
+		return fmt.Errorf("chain_rpc_url %s: read the hot wallet's (%s) balance of token_address %s: %w", cfg.ChainRPCURL, s.rail.Wallet.Address(), c.Token(), err)
 	}
-	s.Log.Info("hot wallet ready: approved payouts are sent by the exchange (evm rail)", "source", "payments",
-		"address", s.Wallet.Address(), "balance_usd", c.Money(bal).String())
+	s.base.Log.Info("hot wallet ready: approved payouts are sent by the exchange (evm rail)", "source", "payments",
+		"address", s.rail.Wallet.Address(), "balance_usd", c.Money(bal).String())
 	return nil
 }
 
@@ -111,9 +111,9 @@ func (evmVerifier) Verify(context.Context, *axp.TaskRecord, string) (kernel.Verd
 // sender is bound to the task (signer, the address that signed the task's payer message, or an
 // earlier part payment); otherwise the report is refused, naming payer_signature.
 func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, signer string) (chain.Receipt, error) {
-	r, err := s.Chain.Receipt(ctx, txHash)
+	r, err := s.rail.Chain.Receipt(ctx, txHash)
 	if err != nil {
-		s.Log.WarnContext(ctx, "cannot read a reported transaction; it is checked again later", "source", "payments",
+		s.base.Log.WarnContext(ctx, "cannot read a reported transaction; it is checked again later", "source", "payments",
 			"task", t.ID, "tx_hash", txHash, "err", err)
 		return chain.Receipt{}, nil
 	}
@@ -126,7 +126,7 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, si
 	var toDeposit []chain.Transfer
 	var elsewhere string
 	for _, tr := range r.Transfers {
-		if strings.EqualFold(tr.To, s.Chain.Deposit()) {
+		if strings.EqualFold(tr.To, s.rail.Chain.Deposit()) {
 			toDeposit = append(toDeposit, tr)
 		} else if elsewhere == "" {
 			elsewhere = tr.To
@@ -134,10 +134,10 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, si
 	}
 	switch {
 	case len(toDeposit) == 0 && elsewhere != "":
-		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends the stablecoin to %s, not to the deposit address %s", txHash, elsewhere, s.Chain.Deposit()),
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s sends the stablecoin to %s, not to the deposit address %s", txHash, elsewhere, s.rail.Chain.Deposit()),
 			"send payable_usd to the deposit address and report that transaction")
 	case len(toDeposit) == 0:
-		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s moves none of the stablecoin %s (%s on chain %d)", txHash, s.ChainInfo.TokenSymbol, s.Chain.Token(), s.Chain.ChainID()),
+		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s moves none of the stablecoin %s (%s on chain %d)", txHash, s.rail.ChainInfo.TokenSymbol, s.rail.Chain.Token(), s.rail.Chain.ChainID()),
 			"pay with the stablecoin named in the task's payment section and report that transaction")
 	case (minedAt{r.Block, r.BlockTime}).before(t):
 		return r, axp.Invalid("tx_hash", fmt.Sprintf("transaction %s was mined in block %d at %s, before the task was posted (%s, chain head %d)", txHash,
@@ -154,7 +154,7 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, si
 	var others bool
 	var back *axp.Approval
 	var mine *axp.TaskRecord
-	err = s.Store.View(func(tx *store.Tx) error {
+	err = s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		if back, err = returnOf(tx, txHash); err != nil {
 			return err
@@ -190,11 +190,11 @@ func (s *Service) CheckReport(ctx context.Context, t *axp.TaskRecord, txHash, si
 
 // CheckReported credits a reported transaction once the chain shows it with enough confirmations.
 func (s *Service) CheckReported(ctx context.Context, taskID, txHash string) {
-	r, err := s.Chain.Receipt(ctx, txHash)
-	if err != nil || !r.Found || !r.Success || r.Confirmations < s.Chain.Confirmations() {
+	r, err := s.rail.Chain.Receipt(ctx, txHash)
+	if err != nil || !r.Found || !r.Success || r.Confirmations < s.rail.Chain.Confirmations() {
 		return
 	}
-	if group := depositTransfers(r, s.Chain.Deposit()); len(group) > 0 {
+	if group := depositTransfers(r, s.rail.Chain.Deposit()); len(group) > 0 {
 		s.onInbound(ctx, group, "")
 	}
 }
@@ -206,7 +206,7 @@ func (s *Service) CheckReported(ctx context.Context, taskID, txHash string) {
 // authTask, when set, is the task whose authorization the transaction is known to carry (its
 // AuthorizationUsed log names the task's nonce): the transfer pays that task.
 func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTask string) {
-	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
 		recs := make([]axp.InboundTransfer, len(group))
 		var amount axp.Money
 		for i, tr := range group {
@@ -344,7 +344,7 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTas
 			"from": recs[0].From, "outcome": outcome, "note": note})
 	})
 	if err != nil {
-		s.Log.ErrorContext(ctx, "crediting a transfer failed; it is tried again on the next pass", "source", "payments",
+		s.base.Log.ErrorContext(ctx, "crediting a transfer failed; it is tried again on the next pass", "source", "payments",
 			"tx_hash", group[0].TxHash, "err", err)
 	}
 }
@@ -581,14 +581,14 @@ func (s *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []ax
 		item = &axp.Approval{ID: axp.NewID("apr", ch.Now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
 			TaskID: t.ID, TaskType: t.Type, PriceUSD: t.Price, BuyerID: kernel.BuyerLabel(t), SellerID: t.SellerID,
 			SellerName: t.SellerName, TxHash: hash, CreatedAt: ch.Now,
-			Reason: fmt.Sprintf("%s of the stablecoin reached %s in %s", amount.Display(), s.Cfg.DepositAddress, hash)}
+			Reason: fmt.Sprintf("%s of the stablecoin reached %s in %s", amount.Display(), s.base.Cfg().DepositAddress, hash)}
 	}
 	now := ch.Now
 	if err := axp.ApprovalMachine.Move(&item.Status, axp.ApprovalApprove); err != nil {
 		return "", "", err
 	}
 	item.DecidedAt, item.Amount = &now, amount
-	item.Note = fmt.Sprintf("confirmed on chain by the evm verifier (%d confirmations)", s.Chain.Confirmations())
+	item.Note = fmt.Sprintf("confirmed on chain by the evm verifier (%d confirmations)", s.rail.Chain.Confirmations())
 	if t.PayerAddress == "" {
 		t.PayerAddress = recs[0].From
 	}
@@ -619,7 +619,7 @@ func (s *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []ax
 		"missing_usd": t.Price - t.Received, "payable_usd": t.Payable}); err != nil {
 		return "", "", err
 	}
-	s.StatusNotices(ch, t)
+	s.tasks.StatusNotices(ch, t)
 	return axp.InboundPartial, fmt.Sprintf("%s still due", (t.Price - t.Received).Display()), ch.Tx.PutApproval(item)
 }
 
@@ -627,8 +627,8 @@ func (s *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []ax
 // after the last one processed (stored) to the newest with the configured confirmations, and checks
 // reported payments still waiting. It runs until the daemon stops.
 func (s *Service) WatchChain() {
-	defer s.Bg.Done()
-	every := s.Cfg.ChainPoll
+	defer s.base.Bg.Done()
+	every := s.base.Cfg().ChainPoll
 	if every <= 0 {
 		every = kernel.DefaultChainPoll
 	}
@@ -636,15 +636,15 @@ func (s *Service) WatchChain() {
 	defer tick.Stop()
 	for {
 		// Only the leader watches: daemons sharing a store read each block once.
-		if s.Leading() {
+		if s.base.Leading() {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*every+30*time.Second)
 			if err := s.ChainPass(ctx); err != nil {
-				s.Log.Warn("payment watcher pass failed; it tries again", "source", "payments", "err", err)
+				s.base.Log.Warn("payment watcher pass failed; it tries again", "source", "payments", "err", err)
 			}
 			cancel()
 		}
 		select {
-		case <-s.Stop:
+		case <-s.base.Stop:
 			return
 		case <-tick.C:
 		}
@@ -659,14 +659,14 @@ const watchSpan = 2000
 // exchange's chain setup are not its business).
 func (s *Service) startCursor(safe uint64) (uint64, error) {
 	var cursor uint64
-	err := s.Store.Update(func(tx *store.Tx) error {
+	err := s.base.Store.Update(func(tx *store.Tx) error {
 		var started bool
 		if cursor, started = tx.ChainCursor(); started {
 			return nil
 		}
 		cursor = safe
-		if s.Cfg.ChainStartBlock > 0 {
-			cursor = s.Cfg.ChainStartBlock - 1
+		if s.base.Cfg().ChainStartBlock > 0 {
+			cursor = s.base.Cfg().ChainStartBlock - 1
 		}
 		return tx.SetChainCursor(cursor)
 	})
@@ -676,7 +676,7 @@ func (s *Service) startCursor(safe uint64) (uint64, error) {
 // ChainPass is one pass of the watcher: new confirmed blocks, then reported payments, then the
 // payout rail's transfers in flight.
 func (s *Service) ChainPass(ctx context.Context) error {
-	safe, err := s.Chain.Safe(ctx)
+	safe, err := s.rail.Chain.Safe(ctx)
 	if err != nil {
 		return err
 	}
@@ -687,7 +687,7 @@ func (s *Service) ChainPass(ctx context.Context) error {
 	}
 	var cursor uint64
 	var started bool
-	s.Store.View(func(tx *store.Tx) error { cursor, started = tx.ChainCursor(); return nil })
+	s.base.Store.View(func(tx *store.Tx) error { cursor, started = tx.ChainCursor(); return nil })
 	if !started {
 		if cursor, err = s.startCursor(safe); err != nil {
 			return err
@@ -695,7 +695,7 @@ func (s *Service) ChainPass(ctx context.Context) error {
 	}
 	for cursor < safe {
 		to := min(safe, cursor+watchSpan)
-		list, err := s.Chain.TransfersTo(ctx, s.Chain.Deposit(), cursor+1, to)
+		list, err := s.rail.Chain.TransfersTo(ctx, s.rail.Chain.Deposit(), cursor+1, to)
 		if err != nil {
 			return err
 		}
@@ -707,11 +707,11 @@ func (s *Service) ChainPass(ctx context.Context) error {
 			s.onInbound(ctx, list[i:j], "")
 			i = j
 		}
-		hash, _, err := s.Chain.BlockHash(ctx, to)
+		hash, _, err := s.rail.Chain.BlockHash(ctx, to)
 		if err != nil {
 			return err
 		}
-		if err := s.Store.Update(func(tx *store.Tx) error {
+		if err := s.base.Store.Update(func(tx *store.Tx) error {
 			if err := tx.SetChainCursor(to); err != nil {
 				return err
 			}
@@ -723,7 +723,7 @@ func (s *Service) ChainPass(ctx context.Context) error {
 	}
 	// Reported payments whose transaction the node did not know, or could not read, at report time.
 	var waiting [][2]string
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		return tx.OpenApprovals(func(a *axp.Approval) bool {
 			if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending && a.TxHash != "" {
 				waiting = append(waiting, [2]string{a.TaskID, a.TxHash})
@@ -734,15 +734,15 @@ func (s *Service) ChainPass(ctx context.Context) error {
 	for _, w := range waiting {
 		s.CheckReported(ctx, w[0], w[1])
 	}
-	if s.Wallet != nil {
+	if s.rail.Wallet != nil {
 		s.TrackAuthorizations(ctx)
 		s.TrackSent(ctx)
 		// Read once a pass, never at scrape time: a scraper does not cost the node a call.
-		if bal, err := s.Chain.BalanceOf(ctx, s.Wallet.Address()); err == nil {
-			s.Prom.WalletBalance(s.Chain.Money(bal))
+		if bal, err := s.rail.Chain.BalanceOf(ctx, s.rail.Wallet.Address()); err == nil {
+			s.prom.WalletBalance(s.rail.Chain.Money(bal))
 		}
 	}
-	s.Prom.ChainPass(s.Chain.LastHead(), cursor, time.Now())
+	s.prom.ChainPass(s.rail.Chain.LastHead(), cursor, time.Now())
 	return nil
 }
 
@@ -750,11 +750,11 @@ func (s *Service) ChainPass(ctx context.Context) error {
 // deposit address and the hot wallet against what the ledger says they hold together, transfers to
 // the deposit address that fund no task, and ledger movements the chain does not show.
 func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Reconciliation, error) {
-	if s.Chain == nil {
+	if s.rail.Chain == nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "this exchange has no chain configured (chain_rpc_url): there is nothing to reconcile").
 			WithHint("set chain_rpc_url, token_address and deposit_address")
 	}
-	r := &axp.Reconciliation{Chain: s.ChainInfo, UnknownTransfers: []axp.InboundTransfer{}, MissingTransfers: []axp.LedgerGap{},
+	r := &axp.Reconciliation{Chain: s.rail.ChainInfo, UnknownTransfers: []axp.InboundTransfer{}, MissingTransfers: []axp.LedgerGap{},
 		InFlight: []axp.OutTransfer{}}
 	var entries []axp.LedgerEntry
 	inbound := map[string]bool{}   // tx hashes of transfers to the deposit address the watcher saw
@@ -762,7 +762,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	senders := map[string]string{} // the sender of each transfer to the deposit address, by tx hash
 	out := outLedger{items: map[string]*axp.Approval{}, payers: map[string]string{}, tasks: map[string]*axp.TaskRecord{},
 		receipts: map[string]receiptRead{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		r.ScannedToBlock, _ = tx.ChainCursor()
 		var err error
 		if entries, err = tx.Ledger(); err != nil {
@@ -863,23 +863,23 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 				TxHash: e.TxHash, Amount: amount, Why: gap})
 		}
 	}
-	bal, err := s.Chain.BalanceOf(ctx, s.Chain.Deposit())
+	bal, err := s.rail.Chain.BalanceOf(ctx, s.rail.Chain.Deposit())
 	if err != nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the deposit address's balance: %v", err)
 	}
-	r.DepositBalanceUSD = s.Chain.Money(bal)
+	r.DepositBalanceUSD = s.rail.Chain.Money(bal)
 	onChain := r.DepositBalanceUSD
-	if s.Wallet != nil {
+	if s.rail.Wallet != nil {
 		// Never the deposit address (SetupChain refuses it): the two balances add up.
-		r.HotWalletAddress = s.Wallet.Address()
-		hb, err := s.Chain.BalanceOf(ctx, s.Wallet.Address())
+		r.HotWalletAddress = s.rail.Wallet.Address()
+		hb, err := s.rail.Chain.BalanceOf(ctx, s.rail.Wallet.Address())
 		if err != nil {
 			return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the hot wallet's balance: %v", err)
 		}
-		r.HotWalletBalanceUSD = s.Chain.Money(hb)
+		r.HotWalletBalanceUSD = s.rail.Chain.Money(hb)
 		onChain += r.HotWalletBalanceUSD
 	}
-	if s.Wallet != nil && r.QueuedUSD > r.HotWalletBalanceUSD {
+	if s.rail.Wallet != nil && r.QueuedUSD > r.HotWalletBalanceUSD {
 		r.FloatShortUSD = r.QueuedUSD - r.HotWalletBalanceUSD
 	}
 	var unknown axp.Money
@@ -895,20 +895,20 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	var fromDeposit, fromHot axp.Money
 	for _, u := range counted {
 		switch {
-		case strings.EqualFold(u.from, s.Chain.Deposit()):
+		case strings.EqualFold(u.from, s.rail.Chain.Deposit()):
 			fromDeposit += u.amount
-		case s.Wallet != nil && strings.EqualFold(u.from, s.Wallet.Address()):
+		case s.rail.Wallet != nil && strings.EqualFold(u.from, s.rail.Wallet.Address()):
 			fromHot += u.amount
 		}
 	}
 	r.DepositExpectedUSD = r.ReceivedUSD + unknown - fromDeposit
 	r.DepositDifferenceUSD = r.DepositBalanceUSD - r.DepositExpectedUSD
-	if s.Wallet != nil {
+	if s.rail.Wallet != nil {
 		r.HotWalletSentUSD = fromHot + r.InFlightUSD
 		r.FloatUSD = r.HotWalletBalanceUSD + r.HotWalletSentUSD
 	}
 	r.Covered = r.DifferenceUSD >= 0 && len(r.UnknownTransfers) == 0 && len(r.MissingTransfers) == 0
-	s.Prom.Reconciled(r, time.Now())
+	s.prom.Reconciled(r, time.Now())
 	return r, nil
 }
 
@@ -942,7 +942,7 @@ func (s *Service) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map
 	if toDeposit && inbound[e.TxHash] {
 		return ""
 	}
-	r, err := s.Chain.Receipt(ctx, e.TxHash)
+	r, err := s.rail.Chain.Receipt(ctx, e.TxHash)
 	switch {
 	case err != nil:
 		return "cannot read the transaction: " + err.Error()
@@ -955,7 +955,7 @@ func (s *Service) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map
 	}
 	if toDeposit {
 		for _, tr := range r.Transfers {
-			if strings.EqualFold(tr.To, s.Chain.Deposit()) {
+			if strings.EqualFold(tr.To, s.rail.Chain.Deposit()) {
 				return ""
 			}
 		}
@@ -968,7 +968,7 @@ func (s *Service) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map
 // of the task it pays, or "" (tests and benchmarks).
 func (s *Service) MatchAmount(amount axp.Money, at time.Time) (string, error) {
 	var id string
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		t, err := s.matchPayable(tx, amount, minedAt{time: at}, "")
 		if t != nil {
 			id = t.ID

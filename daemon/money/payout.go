@@ -193,14 +193,14 @@ func refundSplit(t *axp.TaskRecord, amount axp.Money, fallback string) []axp.Out
 
 // approveOnChain approves a payout, refund or split by sending it from the hot wallet.
 func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
-	release, err := s.Wallet.Acquire(ctx)
+	release, err := s.rail.Wallet.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	var sends []axp.OutTransfer
 	var before *axp.Approval
-	err = s.Store.View(func(tx *store.Tx) error {
+	err = s.base.Store.View(func(tx *store.Tx) error {
 		before, _, sends, _, err = plan(tx, in.ID)
 		return err
 	})
@@ -217,13 +217,13 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	for _, x := range sends {
 		total += x.Amount
 	}
-	if bal, err := s.Chain.BalanceOf(ctx, s.Wallet.Address()); err == nil && s.Chain.Money(bal) < total {
+	if bal, err := s.rail.Chain.BalanceOf(ctx, s.rail.Wallet.Address()); err == nil && s.rail.Chain.Money(bal) < total {
 		return nil, axp.Conflict(fmt.Sprintf("%s: the hot wallet %s holds %s of the stablecoin, approving %s needs %s", chain.ErrInsufficient,
-			s.Wallet.Address(), s.Chain.Money(bal).Display(), in.ID, total.Display()),
+			s.rail.Wallet.Address(), s.rail.Chain.Money(bal).Display(), in.ID, total.Display()),
 			"fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
 	}
 	for i := range sends {
-		signed, err := s.Wallet.Sign(ctx, sends[i].To, sends[i].Amount, uint64(i))
+		signed, err := s.rail.Wallet.Sign(ctx, sends[i].To, sends[i].Amount, uint64(i))
 		if err != nil {
 			reason := err.Error()
 			if errors.Is(err, chain.ErrInsufficient) {
@@ -233,7 +233,7 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 		}
 		sends[i].TxHash, sends[i].Nonce, sends[i].Raw, sends[i].Status = signed.Hash, signed.Nonce, hex.EncodeToString(signed.Raw), axp.TransferSent
 	}
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
 		a, t, again, alone, err := plan(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -272,7 +272,7 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 			}
 		}
 		if err := ch.Audit(event, "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hashes": hashes,
-			"amount_usd": amount, "from": s.Wallet.Address()}); err != nil {
+			"amount_usd": amount, "from": s.rail.Wallet.Address()}); err != nil {
 			return nil, err
 		}
 		return a, nil
@@ -280,18 +280,16 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	if err != nil {
 		return nil, err
 	}
-	if s.AfterScan != nil {
-		s.AfterScan("send") // tests: between the record of the signed transfers and their broadcast
-	}
+	s.base.AfterScan("send") // tests: between the record of the signed transfers and their broadcast
 	for _, x := range sends {
 		raw, _ := hex.DecodeString(x.Raw)
-		if berr := s.Wallet.Broadcast(ctx, raw); errors.Is(berr, chain.ErrUnanswered) {
+		if berr := s.rail.Wallet.Broadcast(ctx, raw); errors.Is(berr, chain.ErrUnanswered) {
 			// It may have reached the node: the item stays sent, and every pass of the watcher
 			// looks for it and broadcasts the same bytes again (same nonce: it pays once).
-			s.Log.WarnContext(ctx, "the node did not answer a payout transaction; it stays sent and is checked on every pass",
+			s.base.Log.WarnContext(ctx, "the node did not answer a payout transaction; it stays sent and is checked on every pass",
 				"source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
 		} else if berr != nil {
-			s.Log.WarnContext(ctx, "a payout transaction was refused", "source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
+			s.base.Log.WarnContext(ctx, "a payout transaction was refused", "source", "payments", "approval", in.ID, "tx_hash", x.TxHash, "err", berr)
 			if a := s.failTransfer(ctx, in.ID, x.TxHash, "the node refused the transaction: "+berr.Error()); a != nil {
 				out = a
 			}
@@ -313,19 +311,19 @@ func (s *Service) refusedStillRefused(ctx context.Context, a *axp.Approval, send
 		if x.Status != axp.TransferFailed || x.TxHash == "" || !slices.ContainsFunc(sends, func(y axp.OutTransfer) bool { return y.Part == x.Part }) {
 			continue
 		}
-		known, err := s.Wallet.Known(ctx, x.TxHash)
+		known, err := s.rail.Wallet.Known(ctx, x.TxHash)
 		if err != nil {
 			return axp.Errorf(axp.CodeUnavailable, "the chain's node cannot say whether the earlier transfer %s was refused: %v", x.TxHash, err)
 		}
 		if !known {
 			continue
 		}
-		if _, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+		if _, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 			return nil, reviveTransfer(ch, a.ID, x.TxHash)
 		}); err != nil {
 			return err
 		}
-		s.Log.ErrorContext(ctx, "a payout transaction recorded as refused is on chain after all: it is followed as sent, not signed again",
+		s.base.Log.ErrorContext(ctx, "a payout transaction recorded as refused is on chain after all: it is followed as sent, not signed again",
 			"source", "payments", "approval", a.ID, "tx_hash", x.TxHash)
 		return axp.Conflict("the "+x.Part+" transfer "+x.TxHash+" of approval "+a.ID+", recorded as refused, is known to the chain after all",
 			"it is followed as sent; wait for its confirmations (axp admin approvals list)")
@@ -372,7 +370,7 @@ func redactRaw(a *axp.Approval) *axp.Approval {
 
 // failTransfer marks one transfer of a sent item failed, and the item with it (back in the queue).
 func (s *Service) failTransfer(ctx context.Context, approvalID, txHash, reason string) *axp.Approval {
-	out, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+	out, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 		a, err := ch.Tx.Approval(approvalID)
 		if err != nil || a == nil || (a.Status != axp.ApprovalSent && !a.Sending()) {
 			return nil, err
@@ -380,7 +378,7 @@ func (s *Service) failTransfer(ctx context.Context, approvalID, txHash, reason s
 		return a, s.settleTransfers(ch, a, map[string]transferOutcome{txHash: {status: axp.TransferFailed, reason: reason}})
 	})
 	if err != nil {
-		s.Log.ErrorContext(ctx, "recording a failed payout transaction failed", "source", "payments", "approval", approvalID, "err", err)
+		s.base.Log.ErrorContext(ctx, "recording a failed payout transaction failed", "source", "payments", "approval", approvalID, "err", err)
 	}
 	a, _ := out.(*axp.Approval)
 	return a
@@ -487,7 +485,7 @@ func settlePart(ch *kernel.Change, a *axp.Approval, failed string, pending bool)
 // the chain decided.
 func (s *Service) TrackSent(ctx context.Context) {
 	var sent []axp.Approval
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		if err := tx.SentApprovals(func(a *axp.Approval) bool { sent = append(sent, *a); return true }); err != nil {
 			return err
 		}
@@ -505,7 +503,7 @@ func (s *Service) TrackSent(ctx context.Context) {
 			if x.Status != axp.TransferSent {
 				continue
 			}
-			r, err := s.Chain.Receipt(ctx, x.TxHash)
+			r, err := s.rail.Chain.Receipt(ctx, x.TxHash)
 			if err != nil {
 				continue
 			}
@@ -518,15 +516,15 @@ func (s *Service) TrackSent(ctx context.Context) {
 				if errors.Is(berr, chain.ErrReplaced) {
 					got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: "never mined: " + berr.Error()}
 				} else if berr != nil {
-					s.Log.WarnContext(ctx, "re-sending a payout transaction failed; it is tried again", "source", "payments",
+					s.base.Log.WarnContext(ctx, "re-sending a payout transaction failed; it is tried again", "source", "payments",
 						"approval", a.ID, "tx_hash", x.TxHash, "err", berr)
 				} else {
-					s.Log.InfoContext(ctx, "payout transaction sent again (the node had lost it)", "source", "payments",
+					s.base.Log.InfoContext(ctx, "payout transaction sent again (the node had lost it)", "source", "payments",
 						"approval", a.ID, "tx_hash", x.TxHash)
 				}
 			case !r.Success:
 				got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: fmt.Sprintf("reverted in block %d", r.Block)}
-			case r.Confirmations >= s.Chain.Confirmations():
+			case r.Confirmations >= s.rail.Chain.Confirmations():
 				got[x.TxHash] = transferOutcome{status: axp.TransferConfirmed, block: r.Block, blockHash: r.BlockHash}
 			}
 		}
@@ -534,21 +532,21 @@ func (s *Service) TrackSent(ctx context.Context) {
 			continue
 		}
 		id := a.ID
-		if _, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+		if _, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 			cur, err := ch.Tx.Approval(id)
 			if err != nil || cur == nil || (cur.Status != axp.ApprovalSent && !cur.Sending()) {
 				return nil, err
 			}
 			return nil, s.settleTransfers(ch, cur, got)
 		}); err != nil {
-			s.Log.ErrorContext(ctx, "settling a payout failed; it is tried again", "source", "payments", "approval", id, "err", err)
+			s.base.Log.ErrorContext(ctx, "settling a payout failed; it is tried again", "source", "payments", "approval", id, "err", err)
 		}
 	}
 }
 
 // railName is the payout rail: "evm" with a hot wallet, else "manual".
 func (s *Service) railName() string {
-	if s.Wallet != nil {
+	if s.rail.Wallet != nil {
 		return "evm"
 	}
 	return "manual"
@@ -580,24 +578,22 @@ func markSent(ch *kernel.Change, a *axp.Approval) error {
 // transfer recorded failed while this pass waited for the wallet (the node refused it, and the
 // operator may already have signed its replacement) is never broadcast after all.
 func (s *Service) resend(ctx context.Context, txHash, rawHex string, still func(tx *store.Tx) bool) (tried bool, err error) {
-	if known, err := s.Wallet.Known(ctx, txHash); err != nil || known {
+	if known, err := s.rail.Wallet.Known(ctx, txHash); err != nil || known {
 		return false, nil
 	}
-	if s.AfterScan != nil {
-		s.AfterScan("resend")
-		defer s.AfterScan("resent")
-	}
+	s.base.AfterScan("resend")
+	defer s.base.AfterScan("resent")
 	raw, _ := hex.DecodeString(rawHex)
-	release, err := s.Wallet.Acquire(ctx)
+	release, err := s.rail.Wallet.Acquire(ctx)
 	if err != nil {
 		return true, err
 	}
 	defer release()
 	inFlight := false
-	if err := s.Store.View(func(tx *store.Tx) error { inFlight = still(tx); return nil }); err != nil || !inFlight {
+	if err := s.base.Store.View(func(tx *store.Tx) error { inFlight = still(tx); return nil }); err != nil || !inFlight {
 		return false, err
 	}
-	return true, s.Wallet.Broadcast(ctx, raw)
+	return true, s.rail.Wallet.Broadcast(ctx, raw)
 }
 
 // transferInFlight reads whether transfer txHash of approval id is still on its way.

@@ -38,7 +38,7 @@ func (s *Service) checkReorgs(ctx context.Context, safe uint64) error {
 	var marks []axp.ChainMark
 	var cursor uint64
 	var cursorHash string
-	if err := s.Store.View(func(tx *store.Tx) error {
+	if err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		marks, err = tx.RecentCredits()
 		cursor, _ = tx.ChainCursor()
@@ -52,7 +52,7 @@ func (s *Service) checkReorgs(ctx context.Context, safe uint64) error {
 		if h, ok := hashes[n]; ok {
 			return h, nil
 		}
-		h, _, err := s.Chain.BlockHash(ctx, n)
+		h, _, err := s.rail.Chain.BlockHash(ctx, n)
 		if err == nil {
 			hashes[n] = h
 		}
@@ -73,25 +73,25 @@ func (s *Service) checkReorgs(ctx context.Context, safe uint64) error {
 			continue
 		}
 		// The block changed: the node may have mined the transaction again elsewhere.
-		r, err := s.Chain.Receipt(ctx, m.TxHash)
+		r, err := s.rail.Chain.Receipt(ctx, m.TxHash)
 		if err != nil {
 			return err
 		}
 		var found axp.Money
 		for _, tr := range r.Transfers {
-			if strings.EqualFold(tr.To, s.Chain.Deposit()) {
+			if strings.EqualFold(tr.To, s.rail.Chain.Deposit()) {
 				found += tr.Amount
 			}
 		}
 		again := r.Found && r.Success && (found >= m.Amount || m.ApprovalID != "")
-		if again && r.Confirmations < s.Chain.Confirmations() {
+		if again && r.Confirmations < s.rail.Chain.Confirmations() {
 			continue // mined again, not yet confirmed: looked at on the next pass
 		}
 		if again {
 			if h, err := canonical(r.Block); err == nil && h == r.BlockHash {
 				m.Block, m.BlockHash = r.Block, r.BlockHash
 				moved[key(m)] = m
-				s.Log.WarnContext(ctx, "a payment's block left the canonical chain, but the transaction is in another confirmed block",
+				s.base.Log.WarnContext(ctx, "a payment's block left the canonical chain, but the transaction is in another confirmed block",
 					"source", "payments", "task", m.TaskID, "tx_hash", m.TxHash, "block", r.Block)
 				continue
 			}
@@ -137,13 +137,13 @@ func (s *Service) checkReorgs(ctx context.Context, safe uint64) error {
 			return err
 		}
 		backHash = h
-		s.Log.ErrorContext(ctx, "the chain reorganised below the payment watcher's cursor: it reads the blocks again",
+		s.base.Log.ErrorContext(ctx, "the chain reorganised below the payment watcher's cursor: it reads the blocks again",
 			"source", "payments", "cursor", cursor, "from", back+1)
 	}
 	if len(drop) == 0 && len(moved) == 0 && !rewind {
 		return nil
 	}
-	return s.Store.Update(func(tx *store.Tx) error {
+	return s.base.Store.Update(func(tx *store.Tx) error {
 		cur, err := tx.RecentCredits()
 		if err != nil {
 			return err
@@ -178,7 +178,7 @@ func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 	var task string
 	var inFlight []string
 	var paidCall bool // the transfer settled a pay-per-call payment, not a task's
-	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
 		in, err := ch.Tx.Inbound(m.TxHash, m.LogIndex)
 		if err != nil || in == nil || (in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall) {
 			return nil, err
@@ -237,12 +237,12 @@ func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 			"block_hash": m.BlockHash, "amount_usd": m.Amount, "in_flight": inFlight})
 	})
 	if err == nil && paidCall {
-		s.Log.ErrorContext(ctx, "a pay-per-call settlement left the canonical chain (a reorg deeper than confirmations): its money is not on chain; see axp admin reconcile",
+		s.base.Log.ErrorContext(ctx, "a pay-per-call settlement left the canonical chain (a reorg deeper than confirmations): its money is not on chain; see axp admin reconcile",
 			"source", "payments", "tx_hash", m.TxHash, "block", m.Block, "amount_usd", m.Amount.String())
 		return nil
 	}
 	if err == nil && task != "" {
-		s.Log.ErrorContext(ctx, "a payment left the canonical chain (a reorg deeper than confirmations): the task's payouts, refunds and splits are held; see axp admin reconcile",
+		s.base.Log.ErrorContext(ctx, "a payment left the canonical chain (a reorg deeper than confirmations): the task's payouts, refunds and splits are held; see axp admin reconcile",
 			"source", "payments", "task", task, "tx_hash", m.TxHash, "block", m.Block, "amount_usd", m.Amount.String(), "sent_already", inFlight)
 	}
 	return err
@@ -316,7 +316,7 @@ func (s *Service) restorePayment(ch *kernel.Change, seen []axp.InboundTransfer, 
 	if err := ch.Save(t, t.Status, "payment_restored", map[string]any{"tx_hash": recs[0].TxHash, "block": recs[0].Block}); err != nil {
 		return err
 	}
-	s.Log.Warn("a reorged payment is back on the canonical chain", "source", "payments", "task", t.ID,
+	s.base.Log.Warn("a reorged payment is back on the canonical chain", "source", "payments", "task", t.ID,
 		"tx_hash", recs[0].TxHash, "block", recs[0].Block, "still_reorged", still)
 	return ch.Audit("payment.restored", "transaction", recs[0].TxHash, map[string]any{"task": t.ID, "block": recs[0].Block})
 }
@@ -343,7 +343,7 @@ func liftReorgHold(a *axp.Approval) error {
 // to send that part once more.
 func (s *Service) reorgSent(ctx context.Context, m axp.ChainMark) error {
 	var amount axp.Money
-	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 		a, err := ch.Tx.Approval(m.ApprovalID)
 		if err != nil || a == nil {
 			return nil, err
@@ -382,8 +382,8 @@ func (s *Service) reorgSent(ctx context.Context, m axp.ChainMark) error {
 			"block": m.Block, "amount_usd": amount})
 	})
 	if err == nil && amount > 0 {
-		s.Prom.SentReorged()
-		s.Log.ErrorContext(ctx, "a payout, refund or split transfer left the canonical chain (a reorg deeper than confirmations): it is sent again from the same signed bytes; see axp admin approvals list",
+		s.prom.SentReorged()
+		s.base.Log.ErrorContext(ctx, "a payout, refund or split transfer left the canonical chain (a reorg deeper than confirmations): it is sent again from the same signed bytes; see axp admin approvals list",
 			"source", "payments", "approval", m.ApprovalID, "task", m.TaskID, "tx_hash", m.TxHash, "block", m.Block, "amount_usd", amount.String())
 	}
 	return err

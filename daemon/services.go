@@ -48,7 +48,7 @@ func (d *Daemon) services() {
 	d.trust = trust.New(k.Base(), k, k, k, k.Caller, d.money)
 	d.tasks = tasks.New(k, d.members, d.money, d.trust)
 	d.recorded = recorded.New(k.Base(), k.Caller)
-	d.paid = paid.New(k, d.recorded)
+	d.paid = paid.New(k.Base(), k.Rail, k.Caller, k, d.recorded)
 	d.site = site.New(k.Base(), k, d.trust)
 	d.talk = talk.New(k.Base(), k, d.trust, d.Pipe)
 	d.board = board.New(k.Base(), k)

@@ -51,6 +51,16 @@ func (b Base) AfterScan(what string) {
 	}
 }
 
+// PaidHook runs the test hook at a stage of a paid call (see Kernel.PaidHook); nothing without one.
+func (b Base) PaidHook(stage string) {
+	if b.k.PaidHook != nil {
+		b.k.PaidHook(stage)
+	}
+}
+
+// Started is when this daemon started.
+func (b Base) Started() time.Time { return b.k.Started }
+
 // Mutator runs changes: the kernel, or a service's Base.
 type Mutator interface {
 	Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error)

@@ -56,7 +56,7 @@ type Paywall struct {
 // SetupPaid readies the paywall after the chain: it needs the chain and either the hot wallet
 // (the exchange settles) or an outside facilitator.
 func (s *Service) SetupPaid(ctx context.Context) error {
-	cfg := s.Cfg
+	cfg := *s.base.Cfg()
 	pw := &Paywall{d: s, prices: map[string]axp.Money{}, trial: cfg.TrialCallsPerDay,
 		maxTimeout: int(cfg.X402MaxTimeout / time.Second)}
 	if pw.maxTimeout <= 0 {
@@ -74,23 +74,23 @@ func (s *Service) SetupPaid(ctx context.Context) error {
 		pw.prices[name] = price
 	}
 	s.paid = pw
-	if s.Chain == nil {
+	if s.rail.Chain == nil {
 		pw.why = "this exchange takes x402 payments on its chain: set chain_rpc_url, token_address and deposit_address"
-		s.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
+		s.base.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
 		return nil
 	}
-	dom, err := s.Chain.Domain(ctx)
+	dom, err := s.rail.Chain.Domain(ctx)
 	if err != nil {
 		pw.why = "the stablecoin does not support EIP-3009 payment authorizations: " + err.Error()
-		s.Log.Warn("pay-per-call tools answer trial calls only", "source", "paid", "err", err)
+		s.base.Log.Warn("pay-per-call tools answer trial calls only", "source", "paid", "err", err)
 		return nil
 	}
 	pw.domain = dom
-	pw.network, pw.networkV1 = x402.Network(s.Chain.ChainID()), x402.NetworkV1(s.Chain.ChainID())
-	pw.asset, pw.payTo = s.Chain.Token(), s.Chain.Deposit()
+	pw.network, pw.networkV1 = x402.Network(s.rail.Chain.ChainID()), x402.NetworkV1(s.rail.Chain.ChainID())
+	pw.asset, pw.payTo = s.rail.Chain.Token(), s.rail.Chain.Deposit()
 	switch {
 	case cfg.X402FacilitatorURL != "":
-		r := &x402.Remote{URL: strings.TrimRight(cfg.X402FacilitatorURL, "/"), HTTP: s.Caller.HTTPClient(90 * time.Second)}
+		r := &x402.Remote{URL: strings.TrimRight(cfg.X402FacilitatorURL, "/"), HTTP: s.caller.HTTPClient(90 * time.Second)}
 		v2, v1, err := r.Supports(ctx, pw.network, pw.networkV1)
 		if err != nil {
 			return fmt.Errorf("x402_facilitator_url: %w", err)
@@ -102,18 +102,16 @@ func (s *Service) SetupPaid(ctx context.Context) error {
 			pw.networkV1 = ""
 		}
 		pw.fac = r
-	case s.Wallet != nil:
-		pw.fac = &x402.Local{Chain: s.Chain, Wallet: s.Wallet, Domain: dom, Now: s.Now, Sent: func(string) {
-			if s.PaidHook != nil {
-				s.PaidHook("broadcast")
-			}
+	case s.rail.Wallet != nil:
+		pw.fac = &x402.Local{Chain: s.rail.Chain, Wallet: s.rail.Wallet, Domain: dom, Now: s.base.Now, Sent: func(string) {
+			s.base.PaidHook("broadcast")
 		}}
 	default:
 		pw.why = "set payout_key_file (the hot wallet submits x402 payments and pays their gas) or x402_facilitator_url"
-		s.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
+		s.base.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
 		return nil
 	}
-	s.Log.Info("pay-per-call tools take x402 payments", "source", "paid", "facilitator", pw.fac.Name(),
+	s.base.Log.Info("pay-per-call tools take x402 payments", "source", "paid", "facilitator", pw.fac.Name(),
 		"network", pw.network, "network_v1", pw.networkV1, "asset", pw.asset, "pay_to", pw.payTo)
 	return nil
 }
@@ -130,11 +128,11 @@ func (pw *Paywall) price(op *axp.Op) axp.Money {
 // a v1 payment names no resource, so its amount binds it to the tool).
 func (pw *Paywall) terms(price, tag axp.Money, resource string, op *axp.Op) x402.Terms {
 	extra := map[string]any{"name": pw.domain.Name, "version": pw.domain.Version}
-	units := pw.d.Chain.Units(price).String()
+	units := pw.d.rail.Chain.Units(price).String()
 	t := x402.Terms{V2: x402.Requirements{Scheme: x402.SchemeExact, Network: pw.network, Amount: units, Asset: pw.asset,
 		PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout, Extra: extra}}
 	if pw.networkV1 != "" {
-		t.V1 = &x402.RequirementsV1{Scheme: x402.SchemeExact, Network: pw.networkV1, MaxAmountRequired: pw.d.Chain.Units(price - tag).String(), Resource: resource,
+		t.V1 = &x402.RequirementsV1{Scheme: x402.SchemeExact, Network: pw.networkV1, MaxAmountRequired: pw.d.rail.Chain.Units(price - tag).String(), Resource: resource,
 			Description: op.Summary, MimeType: "application/json", PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout,
 			Asset: pw.asset, Extra: extra, OutputSchema: bazaarInfo(op)}
 	}
@@ -197,7 +195,7 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 	if err != nil {
 		return nil, err
 	}
-	resource := pw.d.BaseURL() + r.URL.Path
+	resource := pw.d.base.BaseURL() + r.URL.Path
 	header, version := r.Header.Get(x402.HeaderSignature), 2
 	if header == "" {
 		if header = r.Header.Get(x402.HeaderPaymentV1); header != "" {
@@ -236,14 +234,14 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 	if p.X402Version == 1 {
 		paid = price - tag
 	}
-	now := pw.d.Now()
+	now := pw.d.base.Now()
 	vb, _ := strconv.ParseInt(p.Payload.Authorization.ValidBefore, 10, 64)
 	held.rec = &axp.PaidCall{ID: axp.NewID("pay", now), Tool: op.Name, Resource: resource, Payer: strings.ToLower(p.Payload.Authorization.From),
 		Nonce: strings.ToLower(p.Payload.Authorization.Nonce), Amount: paid, Status: axp.PaidClaimed, Facilitator: pw.fac.Name(),
-		Version: p.X402Version, ValidBefore: vb, ConnectorID: connector, Block: pw.d.Chain.LastHead(), CreatedAt: now}
+		Version: p.X402Version, ValidBefore: vb, ConnectorID: connector, Block: pw.d.rail.Chain.LastHead(), CreatedAt: now}
 	// The authorization is held before anything else: the same payment sent twice, even at once,
 	// answers one call.
-	_, err = pw.d.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+held.rec.Payer, func(ch *kernel.Change) (any, error) {
+	_, err = pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+held.rec.Payer, func(ch *kernel.Change) (any, error) {
 		old, err := ch.Tx.PaidCall(store.PaidCallKey(held.rec.Payer, held.rec.Nonce))
 		if err != nil {
 			return nil, err
@@ -259,7 +257,7 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 	v, err := pw.fac.Verify(ctx, p, t)
 	if err != nil {
 		held.Release(ctx)
-		pw.d.Log.WarnContext(ctx, "the x402 facilitator could not verify a payment", "source", "paid", "facilitator", pw.fac.Name(), "err", err)
+		pw.d.base.Log.WarnContext(ctx, "the x402 facilitator could not verify a payment", "source", "paid", "facilitator", pw.fac.Name(), "err", err)
 		return nil, axp.Errorf(axp.CodeUnavailable, "the payment cannot be verified now: the facilitator did not answer").
 			WithHint("call again in a moment with the same payment; nothing was charged")
 	}
@@ -271,9 +269,7 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 		}
 		return nil, pw.demand(op, t, resource, price, tag, msg+" ("+v.InvalidReason+")", "pay the terms of this 402 answer with a new authorization")
 	}
-	if pw.d.PaidHook != nil {
-		pw.d.PaidHook("held")
-	}
+	pw.d.base.PaidHook("held")
 	return held, nil
 }
 
@@ -313,10 +309,10 @@ func (pw *Paywall) useTrial(ctx context.Context, c *pipeline.Call, resource stri
 	if c.Caller.Kind == axp.MemberCall {
 		who = "member:" + c.Caller.MemberID
 	}
-	day := pw.d.Now().UTC().Format(time.DateOnly)
+	day := pw.d.base.Now().UTC().Format(time.DateOnly)
 	var ok bool
 	var n int
-	_, err := pw.d.Mutate(axp.WithIdempotency(ctx, nil), "trial:"+who, func(ch *kernel.Change) (any, error) {
+	_, err := pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "trial:"+who, func(ch *kernel.Change) (any, error) {
 		var err error
 		ok, n, err = ch.Tx.UseTrial(day, who, pw.trial)
 		return nil, err
@@ -333,7 +329,7 @@ func (pw *Paywall) useTrial(ctx context.Context, c *pipeline.Call, resource stri
 		return nil, pw.demand(c.Op, pw.terms(price, tag, resource, c.Op), resource, price, tag, msg,
 			"pay for this call with x402 (PAYMENT-SIGNATURE or X-PAYMENT), or try the trial again tomorrow (UTC)")
 	}
-	pw.d.Log.InfoContext(ctx, "trial call", "source", "paid", "tool", c.Op.Name, "caller", who, "calls_today", n, "of", pw.trial)
+	pw.d.base.Log.InfoContext(ctx, "trial call", "source", "paid", "tool", c.Op.Name, "caller", who, "calls_today", n, "of", pw.trial)
 	return &trialCall{pw: pw, day: day, who: who}, nil
 }
 
@@ -346,7 +342,7 @@ func (t *trialCall) Settle(context.Context) (map[string]string, error) { return 
 
 // Release gives the trial call back: a refused call does not use up the trial.
 func (t *trialCall) Release(ctx context.Context) {
-	t.pw.d.Mutate(axp.WithIdempotency(ctx, nil), "trial:"+t.who, func(ch *kernel.Change) (any, error) {
+	t.pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "trial:"+t.who, func(ch *kernel.Change) (any, error) {
 		return nil, ch.Tx.ReturnTrial(t.day, t.who)
 	})
 }
@@ -369,7 +365,7 @@ func (h *heldPayment) Release(ctx context.Context) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	if err := h.pw.letGo(ctx, h.rec, axp.PaidRelease); err != nil {
-		h.pw.d.Log.ErrorContext(ctx, "releasing a held payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
+		h.pw.d.base.Log.ErrorContext(ctx, "releasing a held payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
 	}
 }
 
@@ -400,7 +396,7 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 		if hash != "" {
 			next.TxHash = hash
 		}
-		_, err := pw.d.Mutate(axp.WithIdempotency(keep, nil), "x402:"+next.Payer, func(ch *kernel.Change) (any, error) {
+		_, err := pw.d.base.Mutate(axp.WithIdempotency(keep, nil), "x402:"+next.Payer, func(ch *kernel.Change) (any, error) {
 			return nil, ch.Tx.PutPaidCall(&next)
 		})
 		if err == nil {
@@ -414,7 +410,7 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 		return h.booked(fctx, s)
 	}
 	if err != nil {
-		pw.d.Log.WarnContext(ctx, "settling an x402 payment failed", "source", "paid", "id", h.rec.ID, "tx", h.rec.TxHash, "err", err)
+		pw.d.base.Log.WarnContext(ctx, "settling an x402 payment failed", "source", "paid", "id", h.rec.ID, "tx", h.rec.TxHash, "err", err)
 	}
 	reason := s.ErrorReason
 	if reason == "" {
@@ -428,20 +424,18 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 	}
 	switch outcome {
 	case settleMined:
-		pw.d.Log.InfoContext(ctx, "an x402 settlement whose wait failed is mined; booked", "source", "paid", "id", h.rec.ID, "tx", txHash)
+		pw.d.base.Log.InfoContext(ctx, "an x402 settlement whose wait failed is mined; booked", "source", "paid", "id", h.rec.ID, "tx", txHash)
 		return h.booked(fctx, x402.Settlement{Success: true, Transaction: txHash, Network: h.network(), Payer: h.p.Payload.Authorization.From})
 	case settleUnsent:
 		if err := pw.letGo(fctx, h.rec, axp.PaidLetGo); err != nil {
-			pw.d.Log.ErrorContext(ctx, "letting go of an unsettled payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
+			pw.d.base.Log.ErrorContext(ctx, "letting go of an unsettled payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
 		}
 		return nil, pw.demand(h.op, h.t, h.resource, h.price, h.tag, "the payment could not be settled ("+reason+"); the call's answer is withheld and nothing was charged",
 			"check the payer's balance and sign a new authorization")
 	}
 	// Not known yet: the record stays, and the recovery pass books it if it is mined.
-	if pw.d.PaidHook != nil {
-		pw.d.PaidHook("kept")
-	}
-	pw.d.Log.WarnContext(ctx, "an x402 settlement's outcome is not known yet; its record is kept for the recovery pass", "source", "paid",
+	pw.d.base.PaidHook("kept")
+	pw.d.base.Log.WarnContext(ctx, "an x402 settlement's outcome is not known yet; its record is kept for the recovery pass", "source", "paid",
 		"id", h.rec.ID, "tx", h.rec.TxHash, "payer", h.rec.Payer, "amount_usd", h.rec.Amount.String())
 	tx := "the payment's settlement"
 	if h.rec.TxHash != "" {
@@ -466,9 +460,7 @@ func withPayment(d *axp.PaymentDemand, rec *axp.PaidCall) *axp.PaymentDemand {
 // booked books a settlement that moved the money and answers its headers.
 func (h *heldPayment) booked(ctx context.Context, s x402.Settlement) (map[string]string, error) {
 	pw := h.pw
-	if pw.d.PaidHook != nil {
-		pw.d.PaidHook("settled")
-	}
+	pw.d.base.PaidHook("settled")
 	if err := pw.book(ctx, h.rec, s.Transaction); err != nil {
 		return nil, err
 	}
@@ -505,8 +497,8 @@ const (
 //     and the authorization's nonce is unused on chain;
 //   - settleOpen: not known yet (also when the chain cannot be read).
 func (pw *Paywall) outcome(ctx context.Context, rec *axp.PaidCall, refused bool) (o settleOutcome, txHash string) {
-	ch := pw.d.Chain
-	expired := pw.d.Now().Unix() > rec.ValidBefore+60
+	ch := pw.d.rail.Chain
+	expired := pw.d.base.Now().Unix() > rec.ValidBefore+60
 	if rec.TxHash != "" {
 		r, err := ch.Receipt(ctx, rec.TxHash)
 		switch {
@@ -569,7 +561,7 @@ func (pw *Paywall) used(op *axp.Op, t x402.Terms, resource string, price, tag ax
 // letGo forgets a payment that pays for nothing (its record is deleted, so the authorization may
 // pay a later call) on event (axp.PaidRelease or axp.PaidLetGo), unless it was booked meanwhile.
 func (pw *Paywall) letGo(ctx context.Context, rec *axp.PaidCall, event string) error {
-	_, err := pw.d.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
+	_, err := pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
 		p, err := ch.Tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
 		if err != nil || p == nil || p.Status == axp.PaidSettled {
 			return nil, err
@@ -585,7 +577,7 @@ func (pw *Paywall) letGo(ctx context.Context, rec *axp.PaidCall, event string) e
 // book records a settled payment as revenue, in one transaction with what it pays for (a
 // connector's setup) and the watcher's record of its transfer.
 func (pw *Paywall) book(ctx context.Context, rec *axp.PaidCall, txHash string) error {
-	_, err := pw.d.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
+	_, err := pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
 		p, err := ch.Tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
 		if err != nil {
 			return nil, err
@@ -659,16 +651,16 @@ func markPaidCallTransfers(tx *store.Tx, txHash string) error {
 // Nothing is booked twice: the token takes each authorization once and the record says when it was
 // booked.
 func (s *Service) RecoverPaidCalls(ctx context.Context) int {
-	if s.Chain == nil {
+	if s.rail.Chain == nil {
 		return 0
 	}
 	var open []axp.PaidCall
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		open, err = tx.OpenPaidCalls(200)
 		return err
 	})
-	now := s.Now()
+	now := s.base.Now()
 	n := 0
 	for i := range open {
 		p := &open[i]
@@ -678,10 +670,10 @@ func (s *Service) RecoverPaidCalls(ctx context.Context) int {
 		switch o, txHash := s.paid.outcome(ctx, p, false); o {
 		case settleMined:
 			if txHash != "" && txHash == p.TxHash {
-				s.Log.Warn("a paid call's settlement was booked after the fact; its answer may not have reached the caller",
+				s.base.Log.Warn("a paid call's settlement was booked after the fact; its answer may not have reached the caller",
 					"source", "paid", "id", p.ID, "tx", p.TxHash, "payer", p.Payer, "amount_usd", p.Amount.String())
 			} else {
-				s.Log.Warn("an x402 authorization was used on chain by a transaction not known here; booked", "source", "paid",
+				s.base.Log.Warn("an x402 authorization was used on chain by a transaction not known here; booked", "source", "paid",
 					"id", p.ID, "tx", txHash, "payer", p.Payer, "amount_usd", p.Amount.String())
 			}
 			if s.paid.book(ctx, p, txHash) == nil {

@@ -43,7 +43,7 @@ func (s *Service) paidWebSearch(ctx context.Context, c *pipeline.Call, in *axp.W
 func (s *Service) toolUnavailable(op *axp.Op) string {
 	switch op.Needs {
 	case "search_url":
-		if s.Cfg.SearchURL == "" {
+		if s.base.Cfg().SearchURL == "" {
 			return "needs a search backend: set search_url to a SearxNG-compatible JSON API"
 		}
 	}
@@ -53,7 +53,7 @@ func (s *Service) toolUnavailable(op *axp.Op) string {
 // findPaidTools lists the pay-per-call tools (GET /paid, MCP find_paid_tools).
 func (s *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.PaidToolsQuery) (*axp.PaidToolList, error) {
 	pw := s.paid
-	base := s.BaseURL()
+	base := s.base.BaseURL()
 	out := &axp.PaidToolList{Tools: []axp.PaidTool{}, Items: []axp.BazaarItem{}, Categories: []string{}, X402Version: 2,
 		Payment: axp.PaidPaymentInfo{Protocol: "x402", Versions: []int{2}, Scheme: "exact", Network: pw.network,
 			NetworkV1: pw.networkV1, Asset: pw.asset, PayTo: pw.payTo, Available: pw.fac != nil, Unavailable: pw.why,
@@ -82,7 +82,7 @@ func (s *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.P
 		list = append(list, entry{op, op.Path, pw.price(op), axp.V1Tag(op.Name), op.Summary, op.Category})
 	}
 	var conns []axp.Connector
-	if err := s.Store.View(func(tx *store.Tx) error {
+	if err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		conns, err = tx.Connectors(axp.ConnectorLive)
 		return err
@@ -130,7 +130,7 @@ func (s *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.P
 			terms := pw.terms(e.price, e.tag, t.URL, e.op)
 			accepts := []any{terms.V2}
 			out.Items = append(out.Items, axp.BazaarItem{Resource: t.URL, Type: "http", X402Version: 2, Accepts: accepts,
-				LastUpdated: s.Started.UTC(), Description: e.sum,
+				LastUpdated: s.base.Started().UTC(), Description: e.sum,
 				Metadata: map[string]any{"category": e.cat, "price_usd": e.price, "bazaar": map[string]any{"info": bazaarInfo(e.op)}}})
 		}
 	}
@@ -160,14 +160,14 @@ func (s *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *ax
 	}
 	// The outbound guard, now rather than when the connector is first called: a private,
 	// link-local, NAT64 or (on an exchange others reach) loopback address is refused.
-	if err := s.CheckTarget("url", in.URL); err != nil {
+	if err := s.reach.CheckTarget("url", in.URL); err != nil {
 		return nil, err
 	}
 	if p := kernel.ListingPolicy("connector", in.Wants, nil); p != nil {
 		return nil, axp.Forbidden("this connector is not listed: "+p.Reason, "a rejection can be overturned by the operator: write to them with POST /api/members/me/operator-messages")
 	}
 	var out *axp.Connector
-	_, err = s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err = s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		wants := kernel.StoredCopy(in.Wants, true)
 		sc := kernel.ScreenText(wants)
 		cn := &axp.Connector{ID: axp.NewID("con", ch.Now), URL: in.URL, Wants: wants, Status: axp.ConnectorPending,
@@ -186,7 +186,7 @@ func (s *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *ax
 
 func (s *Service) loadConnector(id string) (*axp.Connector, error) {
 	var cn *axp.Connector
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		cn, err = tx.Connector(id)
 		return err
@@ -200,7 +200,7 @@ func (s *Service) loadConnector(id string) (*axp.Connector, error) {
 // liveConnector is the live connector with this tool name.
 func (s *Service) liveConnector(name string) (*axp.Connector, error) {
 	var cn *axp.Connector
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		cn, err = tx.ConnectorByName(name)
 		return err
@@ -216,7 +216,7 @@ func (s *Service) connectorView(cn *axp.Connector) *axp.Connector {
 	v := *cn
 	switch v.Status {
 	case axp.ConnectorAccepted:
-		v.SetupURL = s.BaseURL() + "/api/connectors/" + v.ID + "/setup"
+		v.SetupURL = s.base.BaseURL() + "/api/connectors/" + v.ID + "/setup"
 		v.Path = "/paid/connectors/" + v.Name
 	case axp.ConnectorLive:
 		v.Path = "/paid/connectors/" + v.Name
@@ -248,7 +248,7 @@ func (s *Service) payConnectorSetup(ctx context.Context, c *pipeline.Call, in *a
 
 func (s *Service) adminConnectors(ctx context.Context, c *pipeline.Call, in *axp.ConnectorsQuery) (*axp.ConnectorList, error) {
 	var list []axp.Connector
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		list, err = tx.Connectors(in.Status)
 		return err
@@ -263,7 +263,7 @@ func (s *Service) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in
 	if in.PriceUSD < axp.MinCallPrice || in.PriceUSD > axp.MaxCallPrice {
 		return nil, axp.Invalid("price_usd", "must be between "+axp.MinCallPrice.Display()+" and "+axp.MaxCallPrice.Display(), "")
 	}
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Connector, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Connector, error) {
 		cn, err := ch.Tx.Connector(in.ID)
 		if err != nil {
 			return nil, err
@@ -305,7 +305,7 @@ func (s *Service) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in
 }
 
 func (s *Service) adminConnectorReject(ctx context.Context, c *pipeline.Call, in *axp.ConnectorReject) (*axp.Connector, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Connector, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Connector, error) {
 		cn, err := ch.Tx.Connector(in.ID)
 		if err != nil {
 			return nil, err
@@ -356,7 +356,7 @@ func (s *Service) paidConnector(ctx context.Context, c *pipeline.Call, in *axp.C
 		return nil, axp.Errorf(axp.CodeUnavailable, "the connector's data source cannot be called")
 	}
 	req.Header.Set("Accept", "application/json, text/plain;q=0.9, */*;q=0.5")
-	resp, err := s.Caller.HTTPClient(20 * time.Second).Do(req)
+	resp, err := s.caller.HTTPClient(20 * time.Second).Do(req)
 	if err != nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "the connector's data source did not answer").
 			WithHint("nothing was charged; try again later")

@@ -1766,7 +1766,10 @@ func (mm *moneyModel) checkAcked() {
 			mm.violate("acked-kept", id, "approval %s was acknowledged %s and is gone after a restart", id, status)
 			continue
 		}
-		if a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld || (status == axp.ApprovalRejected && a.Status != status) {
+		// A held split approved answers held (the buyer's part is sent, the seller's waits for a
+		// payout address): it may stay held, never go back to pending.
+		heldPart := status == axp.ApprovalHeld && a.Status == axp.ApprovalHeld
+		if !heldPart && (a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld || (status == axp.ApprovalRejected && a.Status != status)) {
 			mm.violate("acked-kept", id, "approval %s was acknowledged %s and is %s after a restart", id, status, a.Status)
 		}
 	}

@@ -46,7 +46,7 @@ func (d *Daemon) services() {
 	d.members = members.New(k.Base(), k, k, k, k.Caller, k.Keys)
 	d.money = money.New(k.Base(), k.Rail, k.Prom, k)
 	d.trust = trust.New(k.Base(), k, k, k, k.Caller, d.money)
-	d.tasks = tasks.New(k, d.members, d.money, d.trust)
+	d.tasks = tasks.New(k.Base(), k.Rail, k.Prom, k, k, k, d.members, d.money, d.trust)
 	d.recorded = recorded.New(k.Base(), k.Caller)
 	d.paid = paid.New(k.Base(), k.Rail, k.Caller, k, d.recorded)
 	d.site = site.New(k.Base(), k, d.trust)

@@ -25,6 +25,7 @@ var digestsIgnored = map[string]string{
 	"members":      "the calling member's own last-seen time: any authenticated call is a sign of life",
 	"members_seen": "the index of last-seen times, for the same reason",
 	"log":          "the exchange's own log, written in the background: a refusal may be logged",
+	"metrics":      "the request counts per route, flushed in the background: a refused call is a call",
 	"trace_index":  "the index of that log by trace id",
 }
 

@@ -58,8 +58,20 @@ func (b Base) PaidHook(stage string) {
 	}
 }
 
+// QuoteParallel caps the calls of one quote round under way at once.
+func (b Base) QuoteParallel() int { return b.k.QuoteParallel }
+
 // Started is when this daemon started.
 func (b Base) Started() time.Time { return b.k.Started }
+
+// Send hands committed notices to the outbound pusher (Mutate sends a change's own).
+func (b Base) Send(ctx context.Context, ns []Notice) { b.k.Send(ctx, ns) }
+
+// ReadChange is a change over a read transaction, to build notices from what tx shows (sent
+// with Send once the transaction is over); nothing it records is written.
+func (b Base) ReadChange(tx *store.Tx, ctx context.Context) *Change {
+	return &Change{Tx: tx, Ctx: ctx, Now: b.Now(), Events: b.k.Events}
+}
 
 // Mutator runs changes: the kernel, or a service's Base.
 type Mutator interface {

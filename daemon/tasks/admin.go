@@ -31,7 +31,7 @@ func (s *Service) adminTasks(ctx context.Context, c *pipeline.Call, in *axp.Admi
 	}
 	limit = min(limit, axp.AdminTasksPageMax)
 	out := &axp.AdminTaskList{Tasks: []axp.AdminTaskRow{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		return tx.TasksNewestFirst(in.Cursor, func(t *axp.TaskRecord) (bool, error) {
 			if !since.IsZero() && t.CreatedAt.Before(since) {
 				return false, nil
@@ -67,7 +67,7 @@ func adminTaskRow(t *axp.TaskRecord) axp.AdminTaskRow {
 // adminTask answers any task as its buyer sees it, for the operator.
 func (s *Service) adminTask(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Task, error) {
 	var out axp.Task
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)
 		if err != nil {
 			return err

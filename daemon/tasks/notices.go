@@ -21,7 +21,7 @@ func (s *Service) PushFailed(taskID, what string, err error) {
 	if !strings.HasPrefix(taskID, "tsk_") {
 		return
 	}
-	s.Mutate(context.Background(), "system", func(ch *kernel.Change) (any, error) {
+	s.base.Mutate(context.Background(), "system", func(ch *kernel.Change) (any, error) {
 		t, err2 := kernel.LoadTask(ch.Tx, taskID)
 		if err2 != nil {
 			return nil, err2
@@ -38,8 +38,8 @@ func (s *Service) PushFailed(taskID, what string, err error) {
 // next offer). A call that fails is recorded; the job stays in the seller's list.
 func (s *Service) doTask(ctx context.Context, n kernel.Notice, msg kernel.DoTask, m *axp.Member) {
 	var out protocol.DoTaskOutput
-	err := s.CallTool(ctx, m, msg.Tool(), msg.In, &out)
-	s.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
+	err := s.market.CallTool(ctx, m, msg.Tool(), msg.In, &out)
+	s.base.Mutate(ctx, "member:"+m.ID, func(ch *kernel.Change) (any, error) {
 		t, lerr := kernel.LoadTask(ch.Tx, n.TaskID)
 		if lerr != nil {
 			return nil, lerr
@@ -61,7 +61,7 @@ func (s *Service) doTask(ctx context.Context, n kernel.Notice, msg kernel.DoTask
 			if err := ch.Save(t, prev, "start", map[string]any{"seller": m.ID}); err != nil {
 				return nil, err
 			}
-			s.StatusNotices(ch, t)
+			s.notices.StatusNotices(ch, t)
 			return nil, nil
 		default:
 			return nil, s.sellerDeclined(ch, t, out.Reason)
@@ -82,10 +82,10 @@ func (s *Service) sellerDeclined(ch *kernel.Change, t *axp.TaskRecord, reason st
 		return err
 	}
 	t.ChosenOfferID, t.SellerID, t.SellerName, t.StartedAt = "", "", "", nil
-	t.OpenUntil = ch.Now.Add(s.Cfg.OpenWindow)
+	t.OpenUntil = ch.Now.Add(s.base.Cfg().OpenWindow)
 	if err := ch.Save(t, prev, "seller_decline", map[string]any{"seller": seller, "reason": reason}); err != nil {
 		return err
 	}
-	s.StatusNotices(ch, t)
+	s.notices.StatusNotices(ch, t)
 	return nil
 }

@@ -42,7 +42,7 @@ type quoteAnswer struct {
 // nil, are the push sellers to ask (task creation has just read them); nil: those matching now.
 func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.Member, push bool) {
 	var t *axp.TaskRecord
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		if t, err = tx.Task(taskID); err != nil || t == nil || sellers != nil {
 			return err
@@ -59,7 +59,7 @@ func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 	}
 	in, err := json.Marshal(s.quoteInput(t)) // once, for every seller
 	if err != nil {
-		s.Log.WarnContext(ctx, "the quote input cannot be encoded", "source", "tasks", "task", taskID, "err", err)
+		s.base.Log.WarnContext(ctx, "the quote input cannot be encoded", "source", "tasks", "task", taskID, "err", err)
 		return
 	}
 	round := time.Now()
@@ -68,7 +68,7 @@ func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 	// At most quoteParallel calls are under way at once: each worker calls the next seller
 	// nobody has called yet.
 	var next atomic.Int64
-	for range min(len(sellers), s.QuoteParallel) {
+	for range min(len(sellers), s.base.QuoteParallel()) {
 		go func() {
 			for {
 				i := int(next.Add(1)) - 1
@@ -78,12 +78,12 @@ func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 				m := sellers[i]
 				start := time.Now()
 				var a protocol.QuoteAnswer
-				err := s.CallTool(callCtx, m, "quote", json.RawMessage(in), &a)
+				err := s.market.CallTool(callCtx, m, "quote", json.RawMessage(in), &a)
 				results <- quoteAnswer{seller: m, answer: a, err: err, latency: time.Since(start)}
 			}
 		}()
 	}
-	window := time.NewTimer(s.Cfg.QuoteWindow)
+	window := time.NewTimer(s.base.Cfg().QuoteWindow)
 	defer window.Stop()
 	batch := len(sellers)
 	switch {
@@ -121,7 +121,7 @@ collect:
 			break collect
 		}
 	}
-	s.Prom.QuoteRound(time.Since(round))
+	s.prom.QuoteRound(time.Since(round))
 	s.storeRound(ctx, taskID, got, push)
 	if late := len(sellers) - received; late > 0 {
 		go func() {
@@ -135,7 +135,7 @@ collect:
 
 func (s *Service) quoteInput(t *axp.TaskRecord) protocol.QuoteInput {
 	var buyer protocol.BuyerRef
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		buyer = buyerRefs{}.of(tx, t)
 		return nil
 	})
@@ -178,7 +178,7 @@ func (s *Service) storeRound(ctx context.Context, taskID string, got []quoteAnsw
 	if len(got) == 0 {
 		return
 	}
-	_, err := s.Mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, taskID)
 		if err != nil {
 			return nil, err
@@ -231,7 +231,7 @@ func (s *Service) storeRound(ctx context.Context, taskID string, got []quoteAnsw
 		return nil, nil
 	})
 	if err != nil {
-		s.Log.WarnContext(ctx, "storing quotes failed", "source", "tasks", "task", taskID, "err", err)
+		s.base.Log.WarnContext(ctx, "storing quotes failed", "source", "tasks", "task", taskID, "err", err)
 	}
 }
 
@@ -270,7 +270,7 @@ func (s *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 			}
 		}
 		// The answers reach sellers in the brief: they pass the same filters as the brief.
-		answers, sc, err := s.CleanClarifications(ch, kernel.BuyerParty(t), in.Answers)
+		answers, sc, err := s.screen.CleanClarifications(ch, kernel.BuyerParty(t), in.Answers)
 		if err != nil {
 			return err
 		}
@@ -285,7 +285,7 @@ func (s *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 	}
 	s.quoteRound(ctx, in.ID, nil, true)
 	var out axp.Task
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)
 		if err != nil {
 			return err

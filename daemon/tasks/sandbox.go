@@ -25,7 +25,7 @@ const sandboxPrefix = "sbx_"
 var sandboxChecks = map[string]any{"min_bytes": int64(1)}
 
 func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.SandboxBody) (*axp.Sandbox, error) {
-	m, err := s.Member(c.Caller.MemberID)
+	m, err := s.market.Member(c.Caller.MemberID)
 	if err != nil {
 		return nil, err
 	}
@@ -42,15 +42,15 @@ func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 			taskType = m.Skills[0].TaskType
 		}
 	}
-	now := s.Now()
+	now := s.base.Now()
 	r := &axp.SandboxRecord{Sandbox: axp.Sandbox{SandboxID: axp.NewID("sbx", now), MemberID: m.ID, As: in.As, TaskType: taskType,
-		Status: axp.SandboxRunning, Steps: []axp.Step{}, CreatedAt: now}, Pull: m.PullMode(), Deadline: now.Add(s.Cfg.SandboxWait)}
+		Status: axp.SandboxRunning, Steps: []axp.Step{}, CreatedAt: now}, Pull: m.PullMode(), Deadline: now.Add(s.base.Cfg().SandboxWait)}
 	r.TaskID = r.SandboxID
 	if r.Pull {
 		r.Stage = axp.SandboxQuote
 	}
 	// The answer is the change's own, so that a retry with the same key replays it.
-	out, err := kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Sandbox, error) {
+	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Sandbox, error) {
 		if err := ch.Tx.PutSandbox(r); err != nil {
 			return nil, err
 		}
@@ -59,9 +59,9 @@ func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 	if err != nil {
 		return nil, err
 	}
-	s.Bg.Add(1)
+	s.base.Bg.Add(1)
 	go func() {
-		defer s.Bg.Done()
+		defer s.base.Bg.Done()
 		s.runSandbox(axp.WithTrace(context.Background(), axp.TraceID(ctx)), r.SandboxID, m)
 	}()
 	return out, nil
@@ -69,7 +69,7 @@ func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 
 func (s *Service) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Sandbox, error) {
 	var out *axp.Sandbox
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		r, err := tx.Sandbox(in.ID)
 		if err != nil {
 			return err
@@ -86,7 +86,7 @@ func (s *Service) getSandbox(ctx context.Context, c *pipeline.Call, in *axp.IDPa
 // sandboxUpdate changes a sandbox record in one transaction.
 func (s *Service) sandboxUpdate(id string, fn func(r *axp.SandboxRecord) error) (*axp.SandboxRecord, error) {
 	var out *axp.SandboxRecord
-	err := s.Store.Update(func(tx *store.Tx) error {
+	err := s.base.Store.Update(func(tx *store.Tx) error {
 		r, err := tx.Sandbox(id)
 		if err != nil || r == nil {
 			return errors.Join(err, errors.New("sandbox job gone"))
@@ -124,7 +124,7 @@ func (s *Service) runSandbox(ctx context.Context, id string, m *axp.Member) {
 		if ok {
 			r.Status = axp.SandboxPassed
 		}
-		end := s.Now()
+		end := s.base.Now()
 		r.EndedAt = &end
 		return nil
 	})
@@ -132,7 +132,7 @@ func (s *Service) runSandbox(ctx context.Context, id string, m *axp.Member) {
 
 func (s *Service) sandboxAs(id string) string {
 	var as string
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		if r, _ := tx.Sandbox(id); r != nil {
 			as = r.As
 		}
@@ -144,7 +144,7 @@ func (s *Service) sandboxAs(id string) string {
 // sandboxCall makes one test call and records it as a step.
 func (s *Service) sandboxCall(ctx context.Context, id string, m *axp.Member, name, tool string, in, out any, hint string) bool {
 	start := time.Now()
-	err := s.CallTool(ctx, m, tool, in, out)
+	err := s.market.CallTool(ctx, m, tool, in, out)
 	s.sandboxStep(id, members.Step(name, err, "", hint, time.Since(start)))
 	return err == nil
 }
@@ -186,13 +186,13 @@ func (s *Service) sandboxJob(r *axp.SandboxRecord, a protocol.QuoteAnswer) proto
 		eta = *a.ETAMinutes
 	}
 	return protocol.DoTaskInput{TaskID: r.SandboxID, TaskType: r.TaskType, Description: "Sandbox job: deliver any small result. Nothing is booked.",
-		Params: map[string]any{}, PriceUSD: price, ETAMinutes: eta, DeliverURL: s.BaseURL() + "/api/members/me/jobs/" + r.SandboxID + "/deliver",
+		Params: map[string]any{}, PriceUSD: price, ETAMinutes: eta, DeliverURL: s.base.BaseURL() + "/api/members/me/jobs/" + r.SandboxID + "/deliver",
 		AcceptanceChecks: sandboxChecks, Test: true}
 }
 
 // sandboxQuoted checks and records the seller's quote.
 func (s *Service) sandboxQuoted(id string, a protocol.QuoteAnswer) bool {
-	err := members.AsErr(a.Check(false, s.Now()))
+	err := members.AsErr(a.Check(false, s.base.Now()))
 	if err == nil && a.Kind() != "price" {
 		err = fmt.Errorf("answered %s; the sandbox goes on with a price", a.Kind())
 	}
@@ -210,7 +210,7 @@ func (s *Service) sandboxAwait(ctx context.Context, id string, cond func(r *axp.
 	defer tick.Stop()
 	for {
 		var r *axp.SandboxRecord
-		s.Store.View(func(tx *store.Tx) error {
+		s.base.Store.View(func(tx *store.Tx) error {
 			r, _ = tx.Sandbox(id)
 			return nil
 		})
@@ -220,12 +220,12 @@ func (s *Service) sandboxAwait(ctx context.Context, id string, cond func(r *axp.
 		if cond(r) {
 			return r
 		}
-		if !s.Now().Before(r.Deadline) {
+		if !s.base.Now().Before(r.Deadline) {
 			return nil
 		}
 		select {
 		case <-tick.C:
-		case <-s.Stop:
+		case <-s.base.Stop:
 			return nil
 		case <-ctx.Done():
 			return nil
@@ -238,7 +238,7 @@ func (s *Service) sandboxAwaitDelivery(ctx context.Context, id string) bool {
 	r := s.sandboxAwait(ctx, id, func(r *axp.SandboxRecord) bool { return r.Delivered != nil })
 	var err error
 	if r == nil {
-		err = fmt.Errorf("nothing was delivered within %s", s.Cfg.SandboxWait)
+		err = fmt.Errorf("nothing was delivered within %s", s.base.Cfg().SandboxWait)
 	}
 	s.sandboxStep(id, members.Step("deliver", err, "", "POST {content, filename, mime_type} to the deliver_url with your member secret", time.Since(start)))
 	if r == nil {
@@ -273,7 +273,7 @@ func (s *Service) sandboxPullSeller(ctx context.Context, id string, m *axp.Membe
 	r := s.sandboxAwait(ctx, id, func(r *axp.SandboxRecord) bool { return r.Quote != nil })
 	var err error
 	if r == nil {
-		err = fmt.Errorf("no quote within %s", s.Cfg.SandboxWait)
+		err = fmt.Errorf("no quote within %s", s.base.Cfg().SandboxWait)
 	}
 	s.sandboxStep(id, members.Step("quote", err, "", "the job is listed in GET /api/members/me/quote-requests; answer with POST /api/tasks/"+id+"/offers", time.Since(start)))
 	if r == nil || !s.sandboxQuoted(id, *r.Quote) {
@@ -291,11 +291,11 @@ func (s *Service) sandboxPushBuyer(ctx context.Context, id string, m *axp.Member
 		PriceUSD: price, ETAMinutes: eta, Note: "sandbox offer"}
 	var rcv protocol.Received
 	ok := s.sandboxCall(ctx, id, m, "receive_offers", "receive_offers", protocol.ReceiveOffersInput{TaskID: id, Offers: []protocol.OfferSummary{offer},
-		ChooseURL: s.BaseURL() + "/api/tasks/" + id + "/choose", Test: true}, &rcv, "return {\"received\": true}")
+		ChooseURL: s.base.BaseURL() + "/api/tasks/" + id + "/choose", Test: true}, &rcv, "return {\"received\": true}")
 	for _, status := range []string{axp.TaskPaid, axp.TaskDelivered} {
 		in := protocol.TaskUpdateInput{TaskID: id, Status: status, Test: true}
 		if status == axp.TaskDelivered {
-			in.Deliverable = &protocol.DeliverableRef{URL: s.BaseURL() + "/api/tasks/" + id + "/deliverable", SHA256: strings.Repeat("0", 64)}
+			in.Deliverable = &protocol.DeliverableRef{URL: s.base.BaseURL() + "/api/tasks/" + id + "/deliverable", SHA256: strings.Repeat("0", 64)}
 		}
 		ok = s.sandboxCall(ctx, id, m, "task_update:"+status, "task_update", in, &rcv, "return {\"received\": true}") && ok
 	}
@@ -308,12 +308,12 @@ func (s *Service) sandboxPushBuyer(ctx context.Context, id string, m *axp.Member
 
 // sandboxOffer records a pull seller's quote on its sandbox job.
 func (s *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
-	if err := a.Check(false, s.Now()); err != nil {
+	if err := a.Check(false, s.base.Now()); err != nil {
 		return nil, err
 	}
 	// A change of the call (not sandboxUpdate), so that its idempotency record is written with it:
 	// a retry once the job has moved on replays this answer.
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
 		r, err := ch.Tx.Sandbox(id)
 		if err != nil {
 			return nil, err
@@ -333,7 +333,7 @@ func (s *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string,
 func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.DeliverInput) (*axp.Task, error) {
 	var body []byte
 	var filename, mime string
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		body, filename, mime, err = s.content(tx, in, c.Caller.MemberID)
 		return err
@@ -344,7 +344,7 @@ func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.
 	sum := sha256.Sum256(body)
 	sha := hex.EncodeToString(sum[:])
 	// A change of the call, as in sandboxOffer: a retry once the job has ended replays this answer.
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
 		r, err := ch.Tx.Sandbox(in.ID)
 		if err != nil {
 			return nil, err
@@ -359,7 +359,7 @@ func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.
 		r.Content = body
 		view := axp.Task{ID: r.SandboxID, Type: r.TaskType, Status: axp.TaskDelivered, Params: map[string]any{}, PaymentMethod: axp.PayCrypto,
 			Offers: []axp.Offer{}, Declined: []axp.Declined{}, Deliveries: 1,
-			Deliverable: &protocol.DeliverableRef{URL: s.BaseURL() + "/api/tasks/" + r.SandboxID + "/deliverable", SHA256: sha}}
+			Deliverable: &protocol.DeliverableRef{URL: s.base.BaseURL() + "/api/tasks/" + r.SandboxID + "/deliverable", SHA256: sha}}
 		return &view, ch.Tx.PutSandbox(r)
 	})
 }
@@ -367,7 +367,7 @@ func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.
 // sandboxViews lists a member's sandbox jobs waiting on it, as quote requests or jobs.
 func (s *Service) sandboxViews(tx *store.Tx, memberID, stage string) []axp.Task {
 	var out []axp.Task
-	now := s.Now()
+	now := s.base.Now()
 	tx.EachSandbox(func(r *axp.SandboxRecord) bool {
 		if r.MemberID == memberID && r.Stage == stage && r.Status == axp.SandboxRunning && now.Before(r.Deadline) {
 			v := axp.Task{ID: r.SandboxID, Type: r.TaskType, Description: "Sandbox job: answer as you would a real one. Nothing is booked.",

@@ -15,9 +15,9 @@ import (
 // release_due, with reminders to both sides. Funds never move here: an expired task that holds a
 // payment gets a refund item in the operator's queue. It reports how many tasks it changed.
 func (s *Service) Sweep(ctx context.Context) int {
-	now := s.Now()
+	now := s.base.Now()
 	var expire, due []string
-	s.Store.View(func(tx *store.Tx) error {
+	s.base.Store.View(func(tx *store.Tx) error {
 		// Only tasks whose window ended are read: the index holds each task under the time
 		// the sweeper must next look at it (axp.TaskRecord.SweepAt).
 		for _, id := range tx.TasksDue(now) {
@@ -34,9 +34,7 @@ func (s *Service) Sweep(ctx context.Context) int {
 		}
 		return nil
 	})
-	if s.AfterScan != nil {
-		s.AfterScan("tasks")
-	}
+	s.base.AfterScan("tasks")
 	changed := 0
 	for _, id := range expire {
 		if s.sweepTask(ctx, id, func(ch *kernel.Change, t *axp.TaskRecord) (bool, error) {
@@ -56,7 +54,7 @@ func (s *Service) Sweep(ctx context.Context) int {
 			if err := ch.Save(t, prev, "expire", detail); err != nil {
 				return false, err
 			}
-			s.StatusNotices(ch, t)
+			s.notices.StatusNotices(ch, t)
 			return true, nil
 		}) {
 			changed++
@@ -127,7 +125,7 @@ func releaseDue(t *axp.TaskRecord, now time.Time) bool {
 // and reports whether it changed the task.
 func (s *Service) sweepTask(ctx context.Context, id string, fn func(ch *kernel.Change, t *axp.TaskRecord) (bool, error)) bool {
 	changed := false
-	_, err := s.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -136,7 +134,7 @@ func (s *Service) sweepTask(ctx context.Context, id string, fn func(ch *kernel.C
 		return nil, err
 	})
 	if err != nil {
-		s.Log.WarnContext(ctx, "sweep failed", "source", "sweeper", "task", id, "err", err)
+		s.base.Log.WarnContext(ctx, "sweep failed", "source", "sweeper", "task", id, "err", err)
 		return false
 	}
 	return changed
@@ -152,6 +150,6 @@ func (s *Service) reminders(ch *kernel.Change, t *axp.TaskRecord, text string) {
 		}
 	}
 	if t.CallbackURL != "" {
-		ch.Notify(s.Callback(ch, t, map[string]any{"event": "reminder", "task_update": in}))
+		ch.Notify(s.notices.Callback(ch, t, map[string]any{"event": "reminder", "task_update": in}))
 	}
 }

@@ -20,7 +20,7 @@ import (
 
 func (s *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (*axp.Task, error) {
 	var out axp.Task
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)
 		if err != nil {
 			return err
@@ -46,7 +46,7 @@ func (s *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQue
 // buyer's or seller's view of the result.
 func (s *Service) taskChange(ctx context.Context, c *pipeline.Call, id string,
 	audience string, fn func(ch *kernel.Change, t *axp.TaskRecord) error) (*axp.Task, error) {
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
 		t, _, err := kernel.LoadOwned(ch.Tx, c, id)
 		if err != nil {
 			return nil, err
@@ -73,7 +73,7 @@ func (s *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.Canc
 		if err := t.Move(axp.TrigCancel, "", ch.Now); err != nil {
 			return err
 		}
-		reason, sc, err := s.CleanText(ch, kernel.BuyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
+		reason, sc, err := s.screen.CleanText(ch, kernel.BuyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func (s *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.Canc
 		if err := ch.Save(t, prev, "cancel", detail); err != nil {
 			return err
 		}
-		s.StatusNotices(ch, t)
+		s.notices.StatusNotices(ch, t)
 		return nil
 	})
 }
@@ -138,7 +138,7 @@ func (s *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) e
 	if q.Answer.Guarantee != nil {
 		t.FreeRedo, t.RefundIfFails = q.Answer.Guarantee.FreeRedo, q.Answer.Guarantee.RefundIfFailsChecks
 	}
-	if t.Status == axp.TaskAwaitingPayment && s.Cfg.DepositAddress == "" {
+	if t.Status == axp.TaskAwaitingPayment && s.base.Cfg().DepositAddress == "" {
 		return axp.Errorf(axp.CodeUnavailable, "this exchange cannot take crypto payments yet: its operator has not set deposit_address").
 			WithHint("choose a free offer, or ask the operator to set deposit_address (AXP_DEPOSIT_ADDRESS)")
 	}
@@ -149,8 +149,8 @@ func (s *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) e
 		// The tag makes the amount distinct among recent tasks; it is taken off the price, so the
 		// buyer never pays more than the offer's buyer total (docs/design.md section 15).
 		money.NewTag(ch.Tx, t)
-		t.DepositAddress = s.Cfg.DepositAddress
-		payBy := ch.Now.Add(s.Cfg.PaymentWindow)
+		t.DepositAddress = s.base.Cfg().DepositAddress
+		payBy := ch.Now.Add(s.base.Cfg().PaymentWindow)
 		t.PayBy = &payBy
 	}
 	if err := ch.Save(t, prev, "choose", map[string]any{"offer_id": q.OfferID, "seller": q.SellerID, "price_usd": t.Price}); err != nil {
@@ -164,7 +164,7 @@ func (s *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) e
 
 // subscribeTasks: a confirmed payment starts the task's job.
 func (s *Service) subscribeTasks() {
-	kernel.On(s.Kernel.Base(), func(ch *kernel.Change, e kernel.PaymentConfirmed) error { return s.startJob(ch, e.Task, e.Seller) })
+	kernel.On(s.base, func(ch *kernel.Change, e kernel.PaymentConfirmed) error { return s.startJob(ch, e.Task, e.Seller) })
 }
 
 // startJob records a funded job and asks a push seller to do it.
@@ -182,14 +182,14 @@ func (s *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Mem
 	if err := ch.Tx.PutTask(t, t.Status); err != nil {
 		return err
 	}
-	ch.Notify(s.DoTaskNotice(t, seller))
-	s.StatusNotices(ch, t)
+	ch.Notify(s.notices.DoTaskNotice(t, seller))
+	s.notices.StatusNotices(ch, t)
 	return nil
 }
 
 // autoChoose picks the cheapest or fastest offer when the quote window closes.
 func (s *Service) autoChoose(ctx context.Context, id string) error {
-	_, err := s.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil || t.Status != axp.TaskOpen {
 			return nil, err
@@ -212,20 +212,20 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 	var out *axp.PaymentReport
 	var receipt chain.Receipt
 	var signer string
-	if s.Chain != nil && in.PayerSignature != "" {
+	if s.rail.Chain != nil && in.PayerSignature != "" {
 		var err error
-		msg := axp.PayerMessage(in.ID, s.Chain.ChainID(), s.Chain.Deposit())
+		msg := axp.PayerMessage(in.ID, s.rail.Chain.ChainID(), s.rail.Chain.Deposit())
 		if signer, err = chain.TextSigner(msg, in.PayerSignature); err != nil {
 			return nil, axp.Invalid("payer_signature", "is not a signature of the task's payer_message: "+err.Error(),
 				"sign payment.payer_message (personal_sign) with the address the transfer came from")
 		}
 	}
-	if s.Chain != nil {
+	if s.rail.Chain != nil {
 		// The evm verifier looks at the transaction first: what the chain already refutes is
 		// refused and nothing is recorded.
 		var t *axp.TaskRecord
 		var credited bool
-		err := s.Store.View(func(tx *store.Tx) error {
+		err := s.base.Store.View(func(tx *store.Tx) error {
 			var err error
 			t, _, err = kernel.LoadOwned(tx, c, in.ID)
 			credited = tx.TxHashTask(in.TxHash) == in.ID
@@ -240,7 +240,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 			}
 		}
 	}
-	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, _, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err
@@ -255,7 +255,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 		// report claims nothing, so it never blocks the task the money was meant for); the
 		// operator's confirmation (manual verifier) goes to the task that claimed the hash first.
 		other := ch.Tx.TxHashTask(in.TxHash)
-		if s.Chain == nil && other == "" {
+		if s.rail.Chain == nil && other == "" {
 			other, err = ch.Tx.ClaimTxHash(in.TxHash, t.ID)
 			if err != nil {
 				return nil, err
@@ -268,7 +268,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 			// Credited already (a part payment the watcher found first): nothing to wait for; the
 			// answer says what was received and what is still due.
 			v, err := s.View(ch.Tx, t, c.Caller, kernel.ViewBuyer)
-			out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
+			out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.rail.Verifier.Name(),
 				Message: "This transaction was already credited to the task."}
 			return out, err
 		}
@@ -302,31 +302,31 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 			}
 		}
 		v, err := s.View(ch.Tx, t, c.Caller, kernel.ViewBuyer)
-		out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
+		out = &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.rail.Verifier.Name(),
 			Message: "Payment reported; the job starts when it is confirmed."}
 		return out, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if s.Chain == nil {
+	if s.rail.Chain == nil {
 		s.money.VerifyPayment(ctx, in.ID, strings.ToLower(in.TxHash))
 		return out, nil
 	}
 	msg := "Payment reported; the chain shows it, and the job starts once it has %d confirmations (the exchange checks by itself)."
 	if !receipt.Found {
 		msg = "Payment reported; the transaction is not mined yet. The job starts once it is, with %d confirmations (the exchange checks by itself)."
-	} else if receipt.Confirmations >= s.Chain.Confirmations() {
+	} else if receipt.Confirmations >= s.rail.Chain.Confirmations() {
 		s.money.CheckReported(ctx, in.ID, strings.ToLower(in.TxHash))
 	}
-	err = s.Store.View(func(tx *store.Tx) error {
+	err = s.base.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)
 		if err != nil {
 			return err
 		}
 		v, err := s.View(tx, t, c.Caller, kernel.ViewBuyer)
-		m := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
-			Message: fmt.Sprintf(msg, s.Chain.Confirmations())}
+		m := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.rail.Verifier.Name(),
+			Message: fmt.Sprintf(msg, s.rail.Chain.Confirmations())}
 		switch {
 		case t.Status != axp.TaskAwaitingPayment:
 			m.Message = "Payment confirmed on chain; the job has started."
@@ -343,7 +343,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 // submits: the money is for this task by construction.
 func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *axp.PayAuthorizationInput) (*axp.PaymentReport, error) {
 	var t *axp.TaskRecord
-	if err := s.Store.View(func(tx *store.Tx) error {
+	if err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
 		t, _, err = kernel.LoadOwned(tx, c, in.ID)
 		return err
@@ -356,7 +356,7 @@ func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *ax
 	// The report is stored as the call's answer (the submission itself was stored without it,
 	// inside the payment service), so that a retry with the same key replays it; a retry without
 	// one is recognised by the authorization it carries and submits nothing more.
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentReport, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentReport, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -365,8 +365,8 @@ func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *ax
 		if err != nil {
 			return nil, err
 		}
-		out := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.Verifier.Name(),
-			Message: fmt.Sprintf("Authorization submitted; the job starts once its transfer has %d confirmations (the exchange checks by itself).", s.Chain.Confirmations())}
+		out := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.rail.Verifier.Name(),
+			Message: fmt.Sprintf("Authorization submitted; the job starts once its transfer has %d confirmations (the exchange checks by itself).", s.rail.Chain.Confirmations())}
 		if a := t.Authorization; a != nil {
 			out.Message += " Transaction: " + a.TxHash + "."
 		}
@@ -389,12 +389,12 @@ const quoteRequestsMax = 200
 
 func (s *Service) listQuoteRequests(ctx context.Context, c *pipeline.Call) (*axp.TaskList, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		m, err := kernel.LoadMember(tx, c.Caller.MemberID)
 		if err != nil {
 			return err
 		}
-		if p := m.Practice; p != nil && p.Answer == nil && s.Now().Before(p.ExpiresAt) {
+		if p := m.Practice; p != nil && p.Answer == nil && s.base.Now().Before(p.ExpiresAt) {
 			out.Tasks = append(out.Tasks, members.PracticeView(m))
 		}
 		out.Tasks = append(out.Tasks, s.sandboxViews(tx, m.ID, axp.SandboxQuote)...)
@@ -481,7 +481,7 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		return &axp.OfferAnswer{Recorded: rec}, nil
 	}
 	// The answer is the change's own, so that a retry with the same key replays it.
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OfferAnswer, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OfferAnswer, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -532,7 +532,7 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 
 // offerNotices pushes offers that arrive after creation to a buyer member and the callback URL.
 func (s *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.Offer) {
-	in := protocol.ReceiveOffersInput{TaskID: t.ID, ChooseURL: s.BaseURL() + "/api/tasks/" + t.ID + "/choose", Test: t.Test}
+	in := protocol.ReceiveOffersInput{TaskID: t.ID, ChooseURL: s.base.BaseURL() + "/api/tasks/" + t.ID + "/choose", Test: t.Test}
 	// Buyers that do not sell yet are invited to (spec 6), like in every answer they read.
 	buyer := axp.Caller{Kind: axp.Anonymous}
 	if t.BuyerMemberID != "" {
@@ -540,7 +540,7 @@ func (s *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.
 			buyer = axp.Caller{Kind: axp.MemberCall, MemberID: m.ID, Roles: m.Roles}
 		}
 	}
-	in.AlsoSell = s.AlsoSell(buyer)
+	in.AlsoSell = s.market.AlsoSell(buyer)
 	for _, o := range offs {
 		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note, Screening: o.Screening})
 	}
@@ -548,13 +548,13 @@ func (s *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.
 		ch.Notify(kernel.Notice{MemberID: t.BuyerMemberID, TaskID: t.ID, Msg: kernel.Push{Name: "receive_offers", In: in}})
 	}
 	if t.CallbackURL != "" {
-		ch.Notify(s.Callback(ch, t, map[string]any{"event": "offers", "offers": in}))
+		ch.Notify(s.notices.Callback(ch, t, map[string]any{"event": "offers", "offers": in}))
 	}
 }
 
 func (s *Service) listJobs(ctx context.Context, c *pipeline.Call, in *axp.JobsQuery) (*axp.TaskList, error) {
 	out := &axp.TaskList{Tasks: []axp.Task{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		out.Tasks = append(out.Tasks, s.sandboxViews(tx, c.Caller.MemberID, axp.SandboxWork)...)
 		// The default list reads the index of active jobs, not the seller's whole history.
 		ids := tx.SellerActiveJobIDs(c.Caller.MemberID)
@@ -592,7 +592,7 @@ func (s *Service) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyT
 	}
 	limit = min(limit, axp.MyTasksPageMax)
 	out := &axp.TaskList{Tasks: []axp.Task{}}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		ids, more := tx.BuyerTaskIDsPage(c.Caller.MemberID, in.Cursor, limit)
 		if more {
 			out.NextCursor = ids[len(ids)-1]
@@ -615,7 +615,7 @@ func (s *Service) listMyTasks(ctx context.Context, c *pipeline.Call, in *axp.MyT
 
 func (s *Service) getTimeline(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Timeline, error) {
 	out := &axp.Timeline{TaskID: in.ID}
-	err := s.Store.View(func(tx *store.Tx) error {
+	err := s.base.Store.View(func(tx *store.Tx) error {
 		t, _, err := kernel.LoadOwned(tx, c, in.ID)
 		if err != nil {
 			return err

@@ -60,10 +60,10 @@ func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 	// while the quote round runs) finds the task, not a second one; it answers with the task as it
 	// is then and the same buyer token.
 	var pushSellers []*axp.Member
-	if _, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	if _, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t.CreatedAt, t.UpdatedAt = ch.Now, ch.Now
-		t.OpenUntil = ch.Now.Add(s.Cfg.OpenWindow)
-		if err := s.CleanBrief(ch, t); err != nil {
+		t.OpenUntil = ch.Now.Add(s.base.Cfg().OpenWindow)
+		if err := s.screen.CleanBrief(ch, t); err != nil {
 			return nil, err
 		}
 		if pushSellers, err = s.instantOffers(ch, t); err != nil {
@@ -81,16 +81,16 @@ func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 	}); err != nil {
 		return nil, err
 	}
-	s.Log.InfoContext(ctx, "task posted", "source", "tasks", "task", t.ID, "type", t.Type, "token_fp", protocol.Fingerprint(token))
+	s.base.Log.InfoContext(ctx, "task posted", "source", "tasks", "task", t.ID, "type", t.Type, "token_fp", protocol.Fingerprint(token))
 	s.quoteRound(ctx, t.ID, pushSellers, false)
 	if t.AutoChoose != "" {
 		if err := s.autoChoose(ctx, t.ID); err != nil {
-			s.Log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)
+			s.base.Log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)
 		}
 	}
 	out := &axp.CreatedTask{BuyerToken: token, Questions: questions}
 	var notices []kernel.Notice
-	if err := s.Store.View(func(tx *store.Tx) error {
+	if err := s.base.Store.View(func(tx *store.Tx) error {
 		cur, err := kernel.LoadTask(tx, t.ID)
 		if err != nil {
 			return err
@@ -98,7 +98,7 @@ func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 		out.Task, err = s.View(tx, cur, c.Caller, kernel.ViewBuyer)
 		if err == nil && cur.Status == axp.TaskOpen && len(out.Offers) > 0 {
 			// The collected offers go to a buyer member's receive_offers and the callback URL.
-			ch := &kernel.Change{Tx: tx, Ctx: ctx, Now: s.Now(), Events: s.Events}
+			ch := s.base.ReadChange(tx, ctx)
 			s.offerNotices(ch, cur, out.Offers)
 			notices = ch.Notices
 		}
@@ -106,13 +106,13 @@ func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 	}); err != nil {
 		return nil, err
 	}
-	s.Send(ctx, notices)
+	s.base.Send(ctx, notices)
 	return out, nil
 }
 
 // newTask validates a new task and builds its record (not yet stored).
 func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.TaskRecord, []string, error) {
-	if err := s.CheckTarget("callback_url", in.CallbackURL); err != nil {
+	if err := s.market.CheckTarget("callback_url", in.CallbackURL); err != nil {
 		return nil, nil, err
 	}
 	// Sellers read agent_name as the anonymous buyer's name.
@@ -170,15 +170,15 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 	if desc == "" && len(questions) == 0 && len(strings.Fields(fmt.Sprint(params["prompt"]))) < 3 && axp.ServiceFor(typ) == nil {
 		questions = append(questions, "Describe the result you want in a sentence or two, so sellers can quote.")
 	}
-	t := &axp.TaskRecord{ID: axp.NewID("tsk", s.Now()), Type: typ, Description: desc, Params: params,
+	t := &axp.TaskRecord{ID: axp.NewID("tsk", s.base.Now()), Type: typ, Description: desc, Params: params,
 		DeadlineMinutes: in.DeadlineMinutes, AutoChoose: in.AutoChoose, PaymentMethod: in.PaymentMethod,
 		PreferredPayment: in.PreferredPayment, Contact: in.Contact, CallbackURL: in.CallbackURL, AgentName: in.AgentName,
 		Questions: questions, Status: axp.TaskOpen}
 	if t.PaymentMethod == "" {
 		t.PaymentMethod = axp.PayCrypto
 	}
-	if s.Chain != nil {
-		t.PostedBlock = s.Chain.LastHead()
+	if s.rail.Chain != nil {
+		t.PostedBlock = s.rail.Chain.LastHead()
 	}
 	if len(in.AcceptanceChecks) > 0 {
 		checks, err := checks.Validate(in.AcceptanceChecks)
@@ -211,7 +211,7 @@ func (s *Service) invites(t *axp.TaskRecord, v any) error {
 		if t.BuyerMemberID == "" {
 			return axp.Invalid("invite_sellers", "favourites need a buyer member", "post with your member secret, or list seller ids")
 		}
-		m, err := s.Member(t.BuyerMemberID)
+		m, err := s.market.Member(t.BuyerMemberID)
 		if err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func (s *Service) invites(t *axp.TaskRecord, v any) error {
 		if len(x) == 0 || len(x) > 200 {
 			return axp.Invalid("invite_sellers", "must list 1 to 200 seller ids", "")
 		}
-		return s.Store.View(func(tx *store.Tx) error {
+		return s.base.Store.View(func(tx *store.Tx) error {
 			for i, e := range x {
 				id, _ := e.(string)
 				field := fmt.Sprintf("invite_sellers[%d]", i)
@@ -289,7 +289,7 @@ func (s *Service) instantOffers(ch *kernel.Change, t *axp.TaskRecord) ([]*axp.Me
 // storeAnswer records a seller's answer on an open task (replacing any earlier one), with the fee
 // of the moment frozen on the offer.
 func (s *Service) storeAnswer(ch *kernel.Change, t *axp.TaskRecord, m *axp.Member, a protocol.QuoteAnswer, instant, pull bool, latency int64) error {
-	sc, err := s.CleanAnswer(ch, t, m.ID, &a, instant)
+	sc, err := s.screen.CleanAnswer(ch, t, m.ID, &a, instant)
 	if err != nil {
 		return err
 	}
@@ -305,7 +305,7 @@ func (s *Service) storeAnswer(ch *kernel.Change, t *axp.TaskRecord, m *axp.Membe
 	q := &axp.QuoteRecord{TaskID: t.ID, SellerID: m.ID, SellerName: m.Name, Kind: a.Kind(), Answer: a,
 		Instant: instant, Pull: pull, LatencyMS: latency, Screening: sc, CreatedAt: ch.Now}
 	if q.Kind == "price" {
-		bps, _ := s.Cfg.Fees.At(ch.Now)
+		bps, _ := s.base.Cfg().Fees.At(ch.Now)
 		q.Fee = axp.FeeFor(*a.PriceUSD, bps)
 		q.OfferID = axp.NewID("ofr", ch.Now)
 	}

@@ -62,7 +62,7 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		Offers: []axp.Offer{}, Declined: []axp.Declined{}, AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt),
 		ChosenOfferID: t.ChosenOfferID, Deliveries: len(t.Deliveries), RedosLeft: t.FreeRedo - t.RedosUsed,
 		ReleaseDue: t.ReleaseDue, Screening: t.Screening, DisputeReason: t.DisputeReason, DisputeScreening: t.DisputeScreening,
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, TestMode: s.Cfg.TestMode || t.Test}
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, TestMode: s.base.Cfg().TestMode || t.Test}
 	if audience != kernel.ViewBuyer {
 		// Sellers read the brief with the buyer's answers to sellers' questions.
 		v.Description = t.Brief()
@@ -75,7 +75,7 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		case "ids":
 			v.InviteSellers = axp.SellerInvite{IDs: append([]string{}, t.Invited...)}
 		}
-		offs, declined, clar, err := offers(tx, t, s.Now())
+		offs, declined, clar, err := offers(tx, t, s.base.Now())
 		if err != nil {
 			return v, err
 		}
@@ -85,7 +85,7 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 			v.RecommendedOffer = &id
 		}
 		if !c.HasRole(protocol.RoleSeller) {
-			v.AlsoSell = s.AlsoSell(c)
+			v.AlsoSell = s.market.AlsoSell(c)
 		}
 	}
 	if t.SellerID != "" {
@@ -115,14 +115,14 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		case t.Received > 0:
 			p.Status, p.MissingUSD = "partial", t.Price-t.Received
 		}
-		p.Verifier, p.TestMode = s.Verifier.Name(), s.Cfg.TestMode
-		if ci, ok := s.ChainNames(); ok && t.Status == axp.TaskAwaitingPayment && t.DepositAddress != "" {
+		p.Verifier, p.TestMode = s.rail.Verifier.Name(), s.base.Cfg().TestMode
+		if ci, ok := s.market.ChainNames(); ok && t.Status == axp.TaskAwaitingPayment && t.DepositAddress != "" {
 			units := new(big.Int).Mul(big.NewInt(int64(t.Payable)), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(ci.TokenDecimals)-6), nil))
 			p.ChainID, p.TokenAddress, p.TokenSymbol, p.TokenDecimals = ci.ChainID, ci.TokenAddress, ci.TokenSymbol, ci.TokenDecimals
 			p.PayableUnits = units.String()
 			p.PaymentURI = chain.PaymentURI(ci.TokenAddress, ci.ChainID, chain.Checksummed(t.DepositAddress), units)
-			if s.Chain != nil {
-				p.PayerMessage = axp.PayerMessage(t.ID, s.Chain.ChainID(), s.Chain.Deposit())
+			if s.rail.Chain != nil {
+				p.PayerMessage = axp.PayerMessage(t.ID, s.rail.Chain.ChainID(), s.rail.Chain.Deposit())
 				p.Authorization = s.money.AuthorizationTerms(t)
 				p.AmountNote = amountNote(tx, t)
 			}
@@ -130,13 +130,13 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		v.Payment = p
 	}
 	if dl := t.LastDelivery(); dl != nil {
-		v.Deliverable = s.DeliverableRef(t, dl)
+		v.Deliverable = s.notices.DeliverableRef(t, dl)
 		v.Checks = dl.Checks
 		passed := dl.Passed
 		v.ChecksPassed = &passed
 	}
 	v.NextSteps = nextSteps(t, audience)
-	if t.Status == axp.TaskAwaitingPayment && audience != kernel.ViewSeller && s.Chain != nil {
+	if t.Status == axp.TaskAwaitingPayment && audience != kernel.ViewSeller && s.rail.Chain != nil {
 		v.NextSteps = []string{"send payable_usd of the stablecoin to deposit_address (payment_uri prefills a wallet): the exchange finds the transfer on chain by itself; POST /api/tasks/" + t.ID + "/pay/crypto with the tx_hash only speeds it up"}
 	}
 	return v, nil

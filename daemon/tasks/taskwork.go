@@ -107,7 +107,7 @@ func dataURL(u string) ([]byte, string, error) {
 func (s *Service) exchangeURL(tx *store.Tx, raw, sellerID string) ([]byte, string, error) {
 	refuse := axp.Invalid("url", "links to other servers are refused: deliverables are hosted by the exchange",
 		"deliver inline ({content, filename, mime_type}) or as a data: URL")
-	base := s.BaseURL() + "/api/tasks/"
+	base := s.base.BaseURL() + "/api/tasks/"
 	if !strings.HasPrefix(raw, base) || !strings.HasSuffix(raw, "/deliverable") {
 		return nil, "", refuse
 	}
@@ -149,8 +149,8 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 		original := sha
 		p := kernel.SellerParty(t, t.SellerID)
 		if kernel.TextMime(mime) && utf8.Valid(body) {
-			text := s.WithholdCredentials(ch, p, "content", string(body), &w)
-			cleaned, v, err := s.CleanText(ch, p, "content", text, false)
+			text := s.screen.WithholdCredentials(ch, p, "content", string(body), &w)
+			cleaned, v, err := s.screen.CleanText(ch, p, "content", text, false)
 			if err != nil {
 				return err
 			}
@@ -161,7 +161,7 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 				sha = hex.EncodeToString(sum[:])
 			}
 		}
-		note, vx, err := s.CleanText(ch, p, "note", s.WithholdCredentials(ch, p, "note", in.Note, &w), false)
+		note, vx, err := s.screen.CleanText(ch, p, "note", s.screen.WithholdCredentials(ch, p, "note", in.Note, &w), false)
 		if err != nil {
 			return err
 		}
@@ -175,7 +175,7 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 				return err
 			}
 			if len(sc.Removed) == 0 {
-				if err := s.CountRemoval(ch, t.SellerID); err != nil {
+				if err := s.screen.CountRemoval(ch, t.SellerID); err != nil {
 					return err
 				}
 			}
@@ -193,7 +193,7 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 		}
 		first := len(t.Deliveries) == 0
 		t.Deliveries = append(t.Deliveries, dl)
-		release := ch.Now.Add(s.Cfg.AutoRelease)
+		release := ch.Now.Add(s.base.Cfg().AutoRelease)
 		t.AutoReleaseAt, t.ReleaseDue = &release, false
 		if first {
 			st, err := ch.Tx.SellerStats(t.SellerID)
@@ -215,14 +215,14 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 		if err := ch.Save(t, prev, "deliver", detail); err != nil {
 			return err
 		}
-		s.StatusNotices(ch, t)
+		s.notices.StatusNotices(ch, t)
 		return nil
 	})
 }
 
 func (s *Service) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Document, error) {
 	var doc *axp.Document
-	_, err := s.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
 		t, side, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err
@@ -283,9 +283,9 @@ func (s *Service) acceptTask(ctx context.Context, c *pipeline.Call, in *axp.Acce
 		}
 		// The parties hear of every status the task passes through: accepted, then for a free
 		// job (no money, no payout item) released at once.
-		s.StatusNotices(ch, t)
+		s.notices.StatusNotices(ch, t)
 		if t.Free() {
-			return s.Finish(ch, t, axp.TrigRelease, "release", nil)
+			return s.notices.Finish(ch, t, axp.TrigRelease, "release", nil)
 		}
 		return nil
 	})
@@ -300,7 +300,7 @@ func (s *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Dis
 		if err := money.CloseReleaseDue(ch, t, "the buyer disputed the delivery"); err != nil {
 			return err
 		}
-		reason, sc, err := s.CleanText(ch, kernel.BuyerParty(t), "dispute_reason", strings.TrimSpace(in.Reason), false)
+		reason, sc, err := s.screen.CleanText(ch, kernel.BuyerParty(t), "dispute_reason", strings.TrimSpace(in.Reason), false)
 		if err != nil {
 			return err
 		}
@@ -332,7 +332,7 @@ func (s *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Dis
 		if err := ch.Save(t, prev, "dispute", detail); err != nil {
 			return err
 		}
-		s.StatusNotices(ch, t)
+		s.notices.StatusNotices(ch, t)
 		return nil
 	})
 }
@@ -348,7 +348,7 @@ func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 		}
 		t.RedosUsed++
 		t.AutoReleaseAt = nil
-		reason, sc, err := s.CleanText(ch, kernel.BuyerParty(t), "redo_reason", in.Reason, false)
+		reason, sc, err := s.screen.CleanText(ch, kernel.BuyerParty(t), "redo_reason", in.Reason, false)
 		if err != nil {
 			return err
 		}
@@ -363,19 +363,19 @@ func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 		if err != nil {
 			return err
 		}
-		n := s.DoTaskNotice(t, seller)
+		n := s.notices.DoTaskNotice(t, seller)
 		msg := n.Msg.(kernel.DoTask)
 		msg.In.Description = strings.TrimSpace(t.Description + "\n\nRedo requested: " + reason)
 		n.Msg = msg
 		ch.Notify(n)
-		s.StatusNotices(ch, t)
+		s.notices.StatusNotices(ch, t)
 		return nil
 	})
 }
 
 func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.PaymentRequested, error) {
 	// The answer is the change's own, so that a retry with the same key replays it.
-	return kernel.Apply(s.Kernel, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentRequested, error) {
+	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentRequested, error) {
 		t, _, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err

@@ -61,6 +61,7 @@ var Ops = catalog(
 	DisputeTask,
 	CancelTask,
 	GetTimeline,
+	GetTaskReceipt,
 	SubmitReview,
 	Translate,
 	AnswerClarifications,

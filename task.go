@@ -735,6 +735,36 @@ var DisputeTask = Define[DisputeInput, Task](Op{Name: "dispute_task", Method: po
 var GetTimeline = Define[TaskRef, Timeline](Op{Name: "get_timeline", Method: get, Path: "/api/tasks/{id}/timeline", Tag: "buyer", Access: TaskParty, Owner: TaskParties, Tool: "get_timeline", Summary: "All events, messages and reviews of a task."},
 	&TaskRef{ID: "tsk_x"})
 
+// GetTaskReceipt declares get_task_receipt, GET /api/tasks/{id}/receipt.
+var GetTaskReceipt = Define[TaskRef, TaskReceipt](Op{Name: "get_task_receipt", Method: get, Path: "/api/tasks/{id}/receipt", Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "get_task_receipt", Summary: "What the buyer paid for a task and where the money went: the transfers credited to it and each payout, refund or split with its transactions."},
+	&TaskRef{ID: "tsk_x"})
+
+// TaskReceipt is a buyer's record of a task's money: what came in, and what each approved
+// movement sent to the seller, back to the buyer and to the exchange.
+type TaskReceipt struct {
+	TaskID      string `json:"task_id"`
+	Status      string `json:"status"`
+	PriceUSD    Money  `json:"price_usd"`
+	ReceivedUSD Money  `json:"received_usd" doc:"what the transfers credited to the task brought"`
+	RefundedUSD Money  `json:"refunded_usd" doc:"what went back to the buyer, once sent (or recorded as sent by hand)"`
+	// Payments are the transfers credited to the task.
+	Payments []PaidIn `json:"payments"`
+	// Movements are the task's payouts, refunds and splits, oldest first, whatever their state.
+	Movements []ReceiptMovement `json:"movements"`
+	Test      bool              `json:"test,omitempty" doc:"test money on the exchange's test chain"`
+}
+
+// ReceiptMovement is one payout, refund or split of a task as the buyer sees it.
+type ReceiptMovement struct {
+	ApprovalID string   `json:"approval_id"`
+	Kind       string   `json:"kind" schema:"enum=payout|refund|split|return"`
+	Status     string   `json:"status" doc:"the operator's queue status: pending_approval, held, sent, confirmed, approved, failed, rejected, replaced or closed"`
+	ToSeller   Money    `json:"to_seller_usd"`
+	ToBuyer    Money    `json:"to_buyer_usd"`
+	FeeUSD     Money    `json:"fee_usd"`
+	TxHashes   []string `json:"tx_hashes,omitempty" doc:"the transactions that moved it"`
+}
+
 // SubmitReview declares submit_review, POST /api/tasks/{id}/review.
 var SubmitReview = Define[ReviewBody, ReviewResult](Op{Name: "submit_review", Method: post, Path: "/api/tasks/{id}/review", GETForm: true, Tag: "buyer", Access: TaskParty, Owner: TaskParties, Status: created, Tool: "submit_review", Summary: "Review the other party of a completed job."},
 	&ReviewBody{TaskRef: TaskRef{ID: "tsk_x"}, Rating: 5, Quality: ptr(4), Accuracy: ptr(4), Timeliness: ptr(5), Comment: "c"})

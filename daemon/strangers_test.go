@@ -154,11 +154,12 @@ func TestStrangersReadNothing(t *testing.T) {
 	med, buyer := w.escalated()
 	call(t, e.anon.With(buyer), "post_message", map[string]any{"id": med.TaskID, "body": "Where is the second half?"}, nil)
 	ownedReads := map[string]map[string]any{
-		"get_task":        {"id": med.TaskID},
-		"get_deliverable": {"id": med.TaskID},
-		"get_timeline":    {"id": med.TaskID},
-		"list_messages":   {"id": med.TaskID},
-		"get_mediation":   {"id": med.ID},
+		"get_task":         {"id": med.TaskID},
+		"get_deliverable":  {"id": med.TaskID},
+		"get_timeline":     {"id": med.TaskID},
+		"get_task_receipt": {"id": med.TaskID},
+		"list_messages":    {"id": med.TaskID},
+		"get_mediation":    {"id": med.ID},
 	}
 	checked := 0
 	for _, op := range axp.Ops {

@@ -347,6 +347,19 @@ func TestPayDeliverAccept(t *testing.T) {
 	if out := e.must(task.NewCmdWatch(e.f, nil), id, "--interval", "5ms", "--jq", ".status"); out != "released\n" || !strings.Contains(e.s.ErrOut.String(), "released") {
 		t.Errorf("watch --jq: %q %q", out, e.s.ErrOut)
 	}
+	// The receipt: the payment confirmed by hand, and the payout with its transaction.
+	out = e.must(task.NewCmdReceipt(e.f, nil), id)
+	for _, want := range []string{"status:\treleased", "price:\tUS$2.50", "received:\tUS$2.499998", "refunded:\tUS$0.00",
+		"payment:\tUS$2.499998 from (confirmed by hand) in " + tx, "payout:\t" + list.Approvals[0].ID + " approved: seller US$2.475, buyer US$0.00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("receipt lacks %q:\n%s", want, out)
+		}
+	}
+	e.must(task.NewCmdReceipt(e.f, nil), id, "--json")
+	var r axp.TaskReceipt
+	if err := json.Unmarshal(e.s.Out.Bytes(), &r); err != nil || r.TaskID != id || len(r.Movements) != 1 || len(r.Movements[0].TxHashes) != 1 {
+		t.Errorf("receipt --json: %v %s", err, e.s.Out)
+	}
 }
 
 func TestRedoDisputeClarify(t *testing.T) {

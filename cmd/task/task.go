@@ -27,7 +27,7 @@ one saved by 'axp login', else a member run in the current directory.`,
 	}
 	c.AddCommand(NewCmdCreate(f, nil), NewCmdList(f, nil), NewCmdView(f, nil), NewCmdWatch(f, nil),
 		NewCmdChoose(f, nil), NewCmdPay(f, nil), NewCmdDeliverable(f, nil), NewCmdAccept(f, nil),
-		NewCmdDispute(f, nil), NewCmdCancel(f, nil), NewCmdTimeline(f, nil), NewCmdRedo(f, nil), NewCmdClarify(f, nil),
+		NewCmdDispute(f, nil), NewCmdCancel(f, nil), NewCmdTimeline(f, nil), NewCmdReceipt(f, nil), NewCmdRedo(f, nil), NewCmdClarify(f, nil),
 		NewCmdMessages(f, nil), NewCmdMessage(f, nil), NewCmdReview(f, nil), NewCmdSettle(f, nil), NewCmdSettlement(f, nil),
 		NewCmdEscalate(f, nil), NewCmdMediation(f, nil), NewCmdStatement(f, nil), NewCmdAppeal(f, nil), NewCmdObject(f, nil))
 	return c

@@ -625,3 +625,57 @@ func (s *Service) getTimeline(ctx context.Context, c *pipeline.Call, in *axp.Tas
 	})
 	return out, err
 }
+
+// getTaskReceipt answers the task's money for its buyer: the transfers credited to it and each
+// payout, refund or split with its transactions (the pipeline checked the caller is the buyer).
+func (s *Service) getTaskReceipt(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.TaskReceipt, error) {
+	out := &axp.TaskReceipt{Payments: []axp.PaidIn{}, Movements: []axp.ReceiptMovement{}}
+	err := s.base.Store.View(func(tx *store.Tx) error {
+		t, err := kernel.LoadTask(tx, in.ID)
+		if err != nil {
+			return err
+		}
+		out.TaskID, out.Status, out.PriceUSD, out.ReceivedUSD, out.Test = t.ID, t.Status, t.Price, t.Received, t.Test
+		out.Payments = append(out.Payments, t.Paid...)
+		if len(t.Paid) == 0 && t.Received > 0 {
+			// Funded before each transfer was recorded, or confirmed by hand: one payment.
+			out.Payments = append(out.Payments, axp.PaidIn{TxHash: t.TxHash, From: t.PayerAddress, Amount: t.Received})
+		}
+		items, err := tx.TaskApprovals(t.ID)
+		if err != nil {
+			return err
+		}
+		for _, a := range items {
+			if !axp.SendsMoney(a.Kind) {
+				continue
+			}
+			m := axp.ReceiptMovement{ApprovalID: a.ID, Kind: a.Kind, Status: a.Shown(), ToSeller: a.SellerNetUSD, ToBuyer: a.RefundUSD, FeeUSD: a.FeeUSD}
+			for _, h := range append([]string{a.TxHash, a.BuyerPartTxHash}, transferHashes(a.Transfers)...) {
+				if h != "" && !slices.Contains(m.TxHashes, h) {
+					m.TxHashes = append(m.TxHashes, h)
+				}
+			}
+			switch {
+			case a.Status == axp.ApprovalConfirmed || a.Status == axp.ApprovalApproved:
+				out.RefundedUSD += a.RefundUSD
+			case a.BuyerPartTxHash != "" && a.Status != axp.ApprovalRejected:
+				out.RefundedUSD += a.RefundUSD // the buyer's part of a split, sent while the seller's waits
+			}
+			out.Movements = append(out.Movements, m)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// transferHashes are the hashes of an item's transfers.
+func transferHashes(l []axp.OutTransfer) []string {
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		out = append(out, x.TxHash)
+	}
+	return out
+}

@@ -27,6 +27,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, axp.DisputeTask, s.disputeTask)
 	pipeline.Handle(r, axp.CancelTask, s.cancelTask)
 	pipeline.Handle(r, axp.GetTimeline, s.getTimeline)
+	pipeline.Handle(r, axp.GetTaskReceipt, s.getTaskReceipt)
 	pipeline.Handle(r, axp.RequestRedo, s.requestRedo)
 	pipeline.Handle(r, axp.AnswerClarifications, s.answerClarifications)
 	pipeline.HandleNoInput(r, axp.ListQuoteRequests, s.listQuoteRequests)

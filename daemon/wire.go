@@ -33,13 +33,13 @@ func (d *Daemon) newCaller() {
 // and signed callback posts.
 func (d *Daemon) wireOutbound() {
 	d.Pusher = outbound.NewPusher(d.Caller, 4, 5, time.Second, d.pushFailed)
-	d.Outbox = d.deliverNotice
+	d.Outbox = d // notices of changes made before this point (the start's own passes) are dropped
 }
 
-// deliverNotice sends one committed notice: a callback post, a call whose answer a service
+// Deliver sends one committed notice (the kernel's Outbox): a callback post, a call whose answer a service
 // handles (registered in d.answers), or an event through the pusher. Pull members get nothing
 // pushed: they poll.
-func (d *Daemon) deliverNotice(ctx context.Context, n kernel.Notice) {
+func (d *Daemon) Deliver(ctx context.Context, n kernel.Notice) {
 	trace := axp.TraceID(ctx)
 	if n.CallbackURL != "" {
 		d.Pusher.Push(outbound.Job{Label: n.TaskID + " callback", CallbackURL: n.CallbackURL, Input: n.Msg.Input(), TraceID: trace,

@@ -48,8 +48,8 @@ type Kernel struct {
 	Pusher *outbound.Pusher
 	// quoteParallel caps the calls of one quote round under way at once (outbound.MaxParallel).
 	QuoteParallel int
-	// outbox sends a committed notice to a member or callback URL (nil: notices are dropped).
-	Outbox func(ctx context.Context, n Notice)
+	// Outbox sends committed notices to members and callback URLs (nil: notices are dropped).
+	Outbox Outbox
 	// events holds the subscribers of the typed events services emit (events.go).
 	Events Subscribers
 	// afterScan, when set (tests), runs between a sweeper's read of what is due and the write

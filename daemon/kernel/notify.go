@@ -89,13 +89,19 @@ func (a *Answers) For(n Notice) func(ctx context.Context, n Notice, m *axp.Membe
 	return a.h[reflect.TypeOf(n.Msg)]
 }
 
+// Outbox delivers a committed notice: a callback post, a call whose answer a service applies, or
+// an event through the retrying pusher.
+type Outbox interface {
+	Deliver(ctx context.Context, n Notice)
+}
+
 // Send hands committed notices to the outbound pusher; it never blocks the request.
 func (k *Kernel) Send(ctx context.Context, ns []Notice) {
 	if k.Outbox == nil {
 		return
 	}
 	for _, n := range ns {
-		k.Outbox(ctx, n)
+		k.Outbox.Deliver(ctx, n)
 	}
 }
 

@@ -1572,12 +1572,16 @@ func (mm *moneyModel) checkTaskMoney(v *moneyView, credited map[string][]string)
 			}
 		}
 	}
+	live := liveTransfers(v)
 	for _, a := range v.items {
 		if a.Kind == axp.ApproveReturn {
 			continue // it sends back a transfer that paid no task (checkAdversary)
 		}
 		seen := map[string]bool{}
 		for _, x := range a.Transfers {
+			if x.Status == axp.TransferFailed && live[x.TxHash] {
+				continue // refused, then signed again byte for byte by another item: that item's
+			}
 			if !seen[x.TxHash] {
 				seen[x.TxHash] = true
 				of(a.TaskID).chainOut += sumLogs(v.hotOut[x.TxHash])
@@ -1608,9 +1612,16 @@ func (mm *moneyModel) checkTaskMoney(v *moneyView, credited map[string][]string)
 func (mm *moneyModel) checkPaidOnce(v *moneyView) {
 	owner := map[string]bool{}
 	emptied := map[string][]string{}
+	live := liveTransfers(v)
 	for _, a := range v.items {
 		parts := map[string]int{}
 		for _, x := range a.Transfers {
+			if x.Status == axp.TransferFailed && len(v.hotOut[x.TxHash]) > 0 {
+				if live[x.TxHash] {
+					continue // the same bytes, signed again by another item, which holds them
+				}
+				mm.violate("paid-once", a.ID, "the %s transfer %s of %s %s (task %s) is recorded failed and is on the chain", x.Part, short(x.TxHash), a.Kind, a.ID, a.TaskID)
+			}
 			if !owner[x.TxHash] && len(v.hotOut[x.TxHash]) > 0 {
 				parts[x.Part]++
 			}
@@ -1635,6 +1646,21 @@ func (mm *moneyModel) checkPaidOnce(v *moneyView) {
 			mm.violate("paid-once", task, "task %s has %d payouts, refunds or splits sent: %v", task, len(ids), ids)
 		}
 	}
+}
+
+// liveTransfers are the hashes of the items' transfers not recorded failed. A refused transfer's
+// nonce stays free, so another item sending the same amount to the same address may sign the very
+// same bytes: the mined transaction is then that item's.
+func liveTransfers(v *moneyView) map[string]bool {
+	live := map[string]bool{}
+	for _, a := range v.items {
+		for _, x := range a.Transfers {
+			if x.Status != axp.TransferFailed {
+				live[x.TxHash] = true
+			}
+		}
+	}
+	return live
 }
 
 // checkBookings: what an item shows (and approving it books) balances and empties exactly the
@@ -1767,8 +1793,9 @@ func (mm *moneyModel) checkAcked() {
 			continue
 		}
 		// A held split approved answers held (the buyer's part is sent, the seller's waits for a
-		// payout address): it may stay held, never go back to pending.
-		heldPart := status == axp.ApprovalHeld && a.Status == axp.ApprovalHeld
+		// payout address): it may stay held, or wait for the operator again once the seller has
+		// an address.
+		heldPart := status == axp.ApprovalHeld && (a.Status == axp.ApprovalHeld || a.Status == axp.ApprovalPending)
 		if !heldPart && (a.Status == axp.ApprovalPending || a.Status == axp.ApprovalHeld || (status == axp.ApprovalRejected && a.Status != status)) {
 			mm.violate("acked-kept", id, "approval %s was acknowledged %s and is %s after a restart", id, status, a.Status)
 		}

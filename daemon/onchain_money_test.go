@@ -483,6 +483,12 @@ func TestChainHeldSplitSendsTheBuyerPartFromTheHotWallet(t *testing.T) {
 	if b := m.balances(); b[axp.AcctBuyerRefund] != 0 {
 		t.Fatalf("the buyer's part was booked before its confirmations: %v", b)
 	}
+	// Reconcile lists the part in flight, not as queued too. (It was neither in flight nor
+	// explained: the hot wallet held less than the ledger said.)
+	if r := m.reconciled(); len(r.InFlight) != 1 || !strings.EqualFold(r.InFlight[0].TxHash, part.Transfers[0].TxHash) || r.InFlightUSD != split.RefundUSD ||
+		r.QueuedUSD != split.SellerNetUSD {
+		t.Fatalf("reconcile while the buyer's part is on its way: in flight %+v (%s), queued %s; part %s, seller %s", r.InFlight, r.InFlightUSD, r.QueuedUSD, split.RefundUSD, split.SellerNetUSD)
+	}
 
 	m.c.Mine(2)
 	eventually(t, func() error {
@@ -648,6 +654,50 @@ func TestChainRefusedTransferFoundOnChainIsNotSignedAgain(t *testing.T) {
 	}
 	if b := m.balances(); b[axp.AcctBuyerRefund] != split.RefundUSD {
 		t.Fatalf("balances %v (refund %s)", b, split.RefundUSD)
+	}
+}
+
+// A refused transaction's nonce stays free, so the next item sending the same amount to the same
+// address signs the very same bytes (same nonce, same hash). The node then knows that hash, but as
+// the second item's transfer: approving the first item again sends a transfer of its own. (The
+// check for a refused transfer that reached the chain after all would otherwise have followed the
+// other item's transaction as the first item's: booked twice, the seller paid once.)
+func TestChainRefusedBytesSignedAgainForAnotherItem(t *testing.T) {
+	m := newChainMarket(t)
+	sellerAddr := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": sellerAddr})
+	var payouts []axp.Approval
+	var buyers []*client.Client
+	var tasks []string
+	for range 2 {
+		buyer, task := m.awaiting(seller)
+		m.c.Transfer(m.buyerWallet(10_000_000), m.c.Token, m.deposit, task.Payment.PayableUSD)
+		m.c.Mine(2)
+		waitStatus(t, buyer, task.ID, axp.TaskPaid)
+		payouts = append(payouts, m.payoutQueued(seller, buyer, task.ID))
+		buyers, tasks = append(buyers, buyer), append(tasks, task.ID)
+	}
+	m.c.SetETH(chaintest.Addr(m.hot), 0)
+	refused := m.approve(payouts[0].ID, false)
+	if len(refused.Transfers) != 1 || refused.Transfers[0].Status != axp.TransferFailed {
+		t.Fatalf("a payout the node refused: %+v", refused)
+	}
+	m.c.SetETH(chaintest.Addr(m.hot), 1)
+	other := m.approve(payouts[1].ID, false)
+	if len(other.Transfers) != 1 || other.Transfers[0].TxHash != refused.Transfers[0].TxHash {
+		t.Fatalf("the second payout was meant to sign the refused bytes again: %+v, refused %+v", other.Transfers, refused.Transfers)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyers[1], tasks[1], axp.TaskReleased)
+
+	again := m.approve(payouts[0].ID, false)
+	if again.Status != axp.ApprovalSent || len(again.Transfers) != 1 || again.Transfers[0].TxHash == refused.Transfers[0].TxHash {
+		t.Fatalf("the first payout approved again: %+v", again)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyers[0], tasks[0], axp.TaskReleased)
+	if bal, want := m.c.Balance(m.c.Token, sellerAddr), 2*payouts[0].Amount; bal != want {
+		t.Fatalf("the seller holds %s for two payouts of %s", bal, payouts[0].Amount)
 	}
 }
 

@@ -790,6 +790,15 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 		}
 		if err := tx.OpenApprovals(func(a *axp.Approval) bool {
 			r.QueuedUSD += stillToSend(a)
+			// A part on its way of an item still in the queue (the buyer's part of a split
+			// whose seller part waits) is in flight, and not booked until confirmed.
+			for _, x := range a.Transfers {
+				if a.Status != axp.ApprovalSent && x.Status == axp.TransferSent {
+					x.Raw = ""
+					r.InFlight = append(r.InFlight, x)
+					r.InFlightUSD += x.Amount
+				}
+			}
 			return true
 		}); err != nil {
 			return err
@@ -927,8 +936,8 @@ func stillToSend(a *axp.Approval) axp.Money {
 		case p.Account == axp.AcctBuyerRefund && a.BuyerPartTxHash == "":
 			out += p.Amount
 			for _, x := range a.Transfers {
-				if x.Status == axp.TransferConfirmed && axp.IsBuyerPart(x.Part) {
-					out -= x.Amount
+				if (x.Status == axp.TransferConfirmed || x.Status == axp.TransferSent) && axp.IsBuyerPart(x.Part) {
+					out -= x.Amount // sent: in flight, not still to send
 				}
 			}
 		}

@@ -318,6 +318,19 @@ func (s *Service) refusedStillRefused(ctx context.Context, a *axp.Approval, send
 		if !known {
 			continue
 		}
+		// A refused transaction's nonce stays free, so another item sending the same amount to
+		// the same address may have signed the very same bytes since: then the transaction the
+		// node holds is that item's, not a revival of this one's.
+		var elsewhere bool
+		if err := s.base.Store.View(func(tx *store.Tx) error {
+			elsewhere, err = sentByAnother(tx, a.ID, x.TxHash)
+			return err
+		}); err != nil {
+			return err
+		}
+		if elsewhere {
+			continue
+		}
 		if _, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
 			return nil, reviveTransfer(ch, a.ID, x.TxHash)
 		}); err != nil {
@@ -329,6 +342,25 @@ func (s *Service) refusedStillRefused(ctx context.Context, a *axp.Approval, send
 			"it is followed as sent; wait for its confirmations (axp admin approvals list)")
 	}
 	return nil
+}
+
+// sentByAnother reports whether an item other than id holds transfer txHash in flight or sent.
+func sentByAnother(tx *store.Tx, id, txHash string) (bool, error) {
+	for _, use := range tx.TxHashUses(txHash) {
+		if use == id {
+			continue
+		}
+		b, err := tx.Approval(use)
+		if err != nil {
+			return false, err
+		}
+		if b != nil && slices.ContainsFunc(b.Transfers, func(y axp.OutTransfer) bool {
+			return y.Status != axp.TransferFailed && strings.EqualFold(y.TxHash, txHash)
+		}) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // reviveTransfer puts a failed transfer of approval id back on its way, and the item with it when

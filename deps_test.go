@@ -9,9 +9,9 @@ import (
 
 const module = "github.com/axp-exchange/axp"
 
-// TestDependencyGraph keeps the package graph of docs/design.md section 1 and docs/style.md honest: it lists
-// the transitive (non-test) dependencies of every package of the module and fails on a forbidden
-// edge.
+// TestDependencyGraph keeps the package graph of docs/architecture.md ("Packages and layers")
+// honest: it lists the transitive (non-test) dependencies of every package of the module and fails
+// on a forbidden edge.
 func TestDependencyGraph(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {

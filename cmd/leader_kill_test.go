@@ -43,7 +43,7 @@ func TestLeaderKilled(t *testing.T) {
 	}
 	bin := cmdtest.AxpBinary(t)
 	const adminToken = "axp_admin_leader_0123456789"
-	// One data dir for the three, as docs/decisions.md asks: they share its secret.key.
+	// One data dir for the three, as docs/decisions.md ("PostgreSQL") asks: they share its secret.key.
 	home, data := t.TempDir(), filepath.Join(t.TempDir(), "data")
 
 	type daemon struct {

@@ -168,7 +168,7 @@ type Config struct {
 	// 192.168/16, 169.254/16, 100.64/10, 0/8, fc00::/7, fe80::/10 and :: for a task's callback_url
 	// and a member's mcp_url, at dial time and, for IP literals, when the URL is given. Loopback is
 	// refused too unless the exchange listens on loopback only (Kernel.DenyLoopback,
-	// docs/decisions.md).
+	// docs/decisions.md, "Outbound targets (SSRF)").
 	OutboundPrivate string
 
 	// MetricsToken, when set, opens GET /metrics (the Prometheus series) on the exchange's own

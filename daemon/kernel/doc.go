@@ -2,5 +2,5 @@
 // logging, metrics, rate limits, keys, the change transaction (audit, idempotency, notices and typed
 // events handled in the same transaction), loading and saving tasks and members, authentication and
 // text screening. It knows no service: a service reacts to another's change through a typed event
-// (events.go), never by calling up.
+// (change.go), never by calling up.
 package kernel

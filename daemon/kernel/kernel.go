@@ -50,7 +50,7 @@ type Kernel struct {
 	QuoteParallel int
 	// Outbox sends committed notices to members and callback URLs (nil: notices are dropped).
 	Outbox Outbox
-	// events holds the subscribers of the typed events services emit (events.go).
+	// events holds the subscribers of the typed events services emit (change.go).
 	Events Subscribers
 	// afterScan, when set (tests), runs between a sweeper's read of what is due and the write
 	// transactions that act on it, so a test can change the state in between.

@@ -567,7 +567,8 @@ func TestFindSecretsFourthRound(t *testing.T) {
 }
 
 // A Google service account's private_key_id names the key (Google publishes the public half
-// under that id): it stays, the key goes (docs/decisions.md, "Credentials").
+// under that id): it stays, the key goes (docs/decisions.md, "Credentials and dry-run
+// reservations").
 func TestServiceAccountKeyID(t *testing.T) {
 	checkSecrets(t, []secretCase{
 		{`{"type": "service_account", "private_key_id": "360c8404abdaf59008c617b2ff603da1d93fe30d", "private_key": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----"}`, "", ""},

@@ -13,7 +13,7 @@ import (
 // storage slots (0x and 64 hex digits, like a private key) are everyday text, so a 64-hex value is
 // a key only when its context says so; a recovery phrase is a run of 12 to 24 words of the BIP-39
 // list that either carries a valid checksum or is introduced or numbered as a phrase (see
-// docs/decisions.md, "Credentials").
+// docs/decisions.md, "Credentials and dry-run reservations").
 
 // keyContext are the words that, shortly before a 64-hex value, name it a private key: English
 // names, configuration fields and flags, and "private key" in the languages sellers write in.

@@ -128,6 +128,20 @@ func (f *Fixture) View(t testing.TB, fn func(tx *store.Tx) error) {
 	}
 }
 
+// Member is the caller presenting a member secret, authenticated as the doors do
+// (kernel.MemberBySecret).
+func (f *Fixture) Member(t testing.TB, secret string) axp.Caller {
+	t.Helper()
+	m, err := f.K.MemberBySecret(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return axp.Caller{Kind: axp.MemberCall, MemberID: m.ID, Roles: m.Roles, IP: "192.0.2.1"}
+}
+
+// Operator is the caller presenting the admin token.
+var Operator = axp.Caller{Kind: axp.Operator, IP: "192.0.2.1"}
+
 type logWriter struct{ t testing.TB }
 
 func (w logWriter) Write(p []byte) (int, error) {

@@ -128,6 +128,14 @@ func (f *Fixture) View(t testing.TB, fn func(tx *store.Tx) error) {
 	}
 }
 
+// Update writes to the store in one transaction (a test's setup), failing the test on an error.
+func (f *Fixture) Update(t testing.TB, fn func(tx *store.Tx) error) {
+	t.Helper()
+	if err := f.K.Store.Update(fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Member is the caller presenting a member secret, authenticated as the doors do
 // (kernel.MemberBySecret).
 func (f *Fixture) Member(t testing.TB, secret string) axp.Caller {

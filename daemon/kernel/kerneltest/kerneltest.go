@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -153,7 +154,7 @@ var Operator = axp.Caller{Kind: axp.Operator, IP: "192.0.2.1"}
 type logWriter struct{ t testing.TB }
 
 func (w logWriter) Write(p []byte) (int, error) {
-	w.t.Log(string(p))
+	w.t.Log(strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
 

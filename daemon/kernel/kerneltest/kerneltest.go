@@ -148,6 +148,21 @@ func (f *Fixture) Member(t testing.TB, secret string) axp.Caller {
 	return axp.Caller{Kind: axp.MemberCall, MemberID: m.ID, Roles: m.Roles, IP: "192.0.2.1"}
 }
 
+// AddMember stores a verified member registered with r, without the members service (a test's
+// setup), and returns it as the caller presenting its secret.
+func (f *Fixture) AddMember(t testing.TB, r axp.Registration) axp.Caller {
+	t.Helper()
+	now := f.K.Now()
+	id := axp.NewID("mem", now)
+	secret := axp.SecretFor(id)
+	m := axp.NewMember(id, &r, now)
+	m.SecretHash = kernel.SecretHash(secret)
+	m.PlatformKeyEnc = f.K.Keys.Seal([]byte("pk_" + axp.RandomHex(32)))
+	m.State, m.VerifiedAt = axp.MemberVerified, &now
+	f.Update(t, func(tx *store.Tx) error { return tx.PutMember(m) })
+	return f.Member(t, secret)
+}
+
 // Operator is the caller presenting the admin token.
 var Operator = axp.Caller{Kind: axp.Operator, IP: "192.0.2.1"}
 

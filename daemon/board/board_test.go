@@ -18,7 +18,7 @@ func newBoard(t *testing.T) *kerneltest.Fixture {
 
 func TestPostThreadsThenListNewestFirstByTag(t *testing.T) {
 	f := newBoard(t)
-	ann := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann"})
+	ann, _ := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann"})
 	first, err := kerneltest.Call(t, f.Reg, axp.BoardPostOp, ann, &axp.BoardPostBody{Title: "Pairing on Go parsers", Body: "Anyone writing a JSON schema validator?", Tags: []string{"Go"}})
 	if err != nil {
 		t.Fatal(err)
@@ -53,8 +53,8 @@ func TestPostThreadsThenListNewestFirstByTag(t *testing.T) {
 
 func TestReplyThenReadTheThread(t *testing.T) {
 	f := newBoard(t)
-	ann := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann"})
-	bob := f.AddMember(t, axp.Registration{Roles: []string{"buyer"}, Name: "Bob"})
+	ann, _ := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann"})
+	bob, _ := f.AddMember(t, axp.Registration{Roles: []string{"buyer"}, Name: "Bob"})
 	thread, err := kerneltest.Call(t, f.Reg, axp.BoardPostOp, ann, &axp.BoardPostBody{Title: "Pairing", Body: "Who is in?"})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestReplyThenReadTheThread(t *testing.T) {
 
 func TestBoardRefusesUnverifiedMembersAndBadTags(t *testing.T) {
 	f := newBoard(t)
-	ann := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann"})
+	ann, _ := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann"})
 	_, err := kerneltest.Call(t, f.Reg, axp.BoardPostOp, ann, &axp.BoardPostBody{Title: "t", Body: "b", Tags: []string{"not a tag!"}})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "tags[0]" {
 		t.Fatalf("refusal names %q", e.Field)

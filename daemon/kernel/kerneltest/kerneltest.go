@@ -149,8 +149,8 @@ func (f *Fixture) Member(t testing.TB, secret string) axp.Caller {
 }
 
 // AddMember stores a verified member registered with r, without the members service (a test's
-// setup), and returns it as the caller presenting its secret.
-func (f *Fixture) AddMember(t testing.TB, r axp.Registration) axp.Caller {
+// setup), and returns it as the caller presenting its secret, and that secret.
+func (f *Fixture) AddMember(t testing.TB, r axp.Registration) (axp.Caller, string) {
 	t.Helper()
 	now := f.K.Now()
 	id := axp.NewID("mem", now)
@@ -160,7 +160,7 @@ func (f *Fixture) AddMember(t testing.TB, r axp.Registration) axp.Caller {
 	m.PlatformKeyEnc = f.K.Keys.Seal([]byte("pk_" + axp.RandomHex(32)))
 	m.State, m.VerifiedAt = axp.MemberVerified, &now
 	f.Update(t, func(tx *store.Tx) error { return tx.PutMember(m) })
-	return f.Member(t, secret)
+	return f.Member(t, secret), secret
 }
 
 // Operator is the caller presenting the admin token.

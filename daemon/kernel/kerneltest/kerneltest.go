@@ -18,6 +18,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -96,6 +97,10 @@ func New(t testing.TB, opts ...Option) *Fixture {
 	}
 	k.Log = slog.New(&kernel.LogHandler{Console: slog.NewTextHandler(console, nil), Sink: k.Sink, Keep: slog.LevelInfo})
 	k.Verifier = kernel.ManualVerifier{}
+	// Calls out go through the outbound client (private addresses refused); no member tool is
+	// called (CallTool nil: quote rounds ask no push seller).
+	k.Caller = &outbound.Caller{Timeout: protocol.ToolCallTimeoutMillis * time.Millisecond, Now: cfg.Now,
+		Trace: axp.TraceID, AllowPrivate: cfg.OutboundPrivate == "allow", Observe: k.ObserveOutbound}
 	k.Outbox = func(_ context.Context, n kernel.Notice) {
 		f.mu.Lock()
 		f.sent = append(f.sent, n)

@@ -61,6 +61,12 @@ func TestCreateTaskThenGetItAsBuyerAndStranger(t *testing.T) {
 	stranger := axp.Caller{Kind: axp.BuyerToken, Token: "bt_" + "0123456789abcdef0123456789abcdef0123456789abcdef", IP: "192.0.2.9"}
 	_, err = kerneltest.Call(t, f.Reg, axp.GetTask, stranger, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 	kerneltest.Err(t, err, axp.CodeUnauthorized)
+	// A member who is neither its buyer nor a seller it could go to is refused as such.
+	member, _ := f.AddMember(t, axp.Registration{Roles: []string{"buyer"}, Name: "Passer By"})
+	_, err = kerneltest.Call(t, f.Reg, axp.GetTask, member, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+	kerneltest.Err(t, err, axp.CodeForbidden)
+	_, err = kerneltest.Call(t, f.Reg, axp.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_missing"}})
+	kerneltest.Err(t, err, axp.CodeNotFound)
 }
 
 func TestCreateTaskNamesTheBadField(t *testing.T) {

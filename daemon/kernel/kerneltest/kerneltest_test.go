@@ -93,4 +93,17 @@ func TestCallChecksAccessSchemaAndFillsThePath(t *testing.T) {
 	// An operation without a handler answers unavailable, as in the exchange.
 	_, err = kerneltest.Call(t, f.Reg, axp.AdminApprovals, kerneltest.Operator, &axp.ApprovalsQuery{})
 	kerneltest.Err(t, err, axp.CodeUnavailable)
+	// The precheck runs before the handler, as it does before a paid call is charged.
+	ran := false
+	pipeline.Precheck(f.Reg, axp.PaidTradingRisk, func(in *axp.TradingRiskQuery) error {
+		return axp.Invalid("stop", "equals entry", "")
+	})
+	pipeline.Handle(f.Reg, axp.PaidTradingRisk, func(ctx context.Context, c *pipeline.Call, in *axp.TradingRiskQuery) (*axp.TradingRiskResult, error) {
+		ran = true
+		return &axp.TradingRiskResult{}, nil
+	})
+	_, err = kerneltest.Call(t, f.Reg, axp.PaidTradingRisk, axp.Caller{Kind: axp.Anonymous}, &axp.TradingRiskQuery{Account: "1", RiskPct: "1", Entry: "2", Stop: "2"})
+	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "stop" || ran {
+		t.Fatalf("refusal names %q; handler ran: %v", e.Field, ran)
+	}
 }

@@ -28,7 +28,6 @@ import (
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/operator"
-	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/paid"
 	"github.com/axp-exchange/axp/daemon/paidtools"
 	"github.com/axp-exchange/axp/daemon/pipeline"
@@ -99,10 +98,7 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	d := &Daemon{Kernel: &kernel.Kernel{Cfg: cfg, Store: db, Leader: db.Lead(cfg.LeaderEvery), Keys: keys, Metrics: kernel.NewMetrics(db), Started: cfg.Now(), Seen: map[string]time.Time{},
-		QuoteParallel: outbound.MaxParallel, Events: kernel.Subscribers{}, Rail: &kernel.Rail{},
-		Stop: make(chan struct{})}}
-	d.Prom = kernel.NewProm(db, d.Leading)
+	d := &Daemon{Kernel: kernel.New(cfg, db, keys)}
 	d.Sink = kernel.NewLogSink(db)
 	level := kernel.ParseLevel(cfg.LogLevel)
 	d.Log = slog.New(&kernel.LogHandler{Console: slog.NewTextHandler(console, &slog.HandlerOptions{Level: level}), Sink: d.Sink, Keep: level})
@@ -117,12 +113,6 @@ func New(cfg Config, console io.Writer) (*Daemon, string, error) {
 		d.Close()
 		return nil, "", err
 	}
-	d.AnonTasks = kernel.NewLimiter("anonymous task creation", cfg.AnonTasksPerMinute, time.Minute, fmt.Sprintf("anonymous callers may post %d tasks a minute per IP; register as a buyer member for more", cfg.AnonTasksPerMinute))
-	d.Registrations = kernel.NewLimiter("registrations", cfg.RegistrationsPerHour, time.Hour, fmt.Sprintf("%d registrations an hour per IP", cfg.RegistrationsPerHour))
-	d.OperatorMsgs = kernel.NewLimiter("operator messages", cfg.OperatorMessagesPerDay, 24*time.Hour, fmt.Sprintf("%d operator messages a day per member", cfg.OperatorMessagesPerDay))
-	d.BoardPosts = kernel.NewLimiter("board posts", cfg.BoardPostsPerHour, time.Hour, fmt.Sprintf("%d board posts and replies an hour per member", cfg.BoardPostsPerHour))
-	d.AnonReads = kernel.NewLimiter("anonymous calls", cfg.AnonReadsPerMinute, time.Minute, fmt.Sprintf("%d anonymous calls a minute per IP", cfg.AnonReadsPerMinute))
-
 	d.Verifier = cfg.Verifier
 	if d.Verifier == nil {
 		d.Verifier = kernel.ManualVerifier{}

@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -75,6 +76,21 @@ type Rail struct {
 	Wallet    *chain.Wallet
 	// Faucet mints test money on the exchange's own test chain (test mode only, else nil).
 	Faucet Faucet
+}
+
+// New builds the kernel of an exchange over its opened store and sealing key: the leader, metrics,
+// Prometheus series and rate limits of cfg (whose Now must be set). The log, the outbox and the
+// outbound path are the caller's to set.
+func New(cfg Config, db *store.DB, keys *Sealer) *Kernel {
+	k := &Kernel{Cfg: cfg, Store: db, Leader: db.Lead(cfg.LeaderEvery), Keys: keys, Metrics: NewMetrics(db), Started: cfg.Now(),
+		Seen: map[string]time.Time{}, QuoteParallel: outbound.MaxParallel, Events: Subscribers{}, Rail: &Rail{}, Stop: make(chan struct{})}
+	k.Prom = NewProm(db, k.Leading)
+	k.AnonTasks = NewLimiter("anonymous task creation", cfg.AnonTasksPerMinute, time.Minute, fmt.Sprintf("anonymous callers may post %d tasks a minute per IP; register as a buyer member for more", cfg.AnonTasksPerMinute))
+	k.Registrations = NewLimiter("registrations", cfg.RegistrationsPerHour, time.Hour, fmt.Sprintf("%d registrations an hour per IP", cfg.RegistrationsPerHour))
+	k.OperatorMsgs = NewLimiter("operator messages", cfg.OperatorMessagesPerDay, 24*time.Hour, fmt.Sprintf("%d operator messages a day per member", cfg.OperatorMessagesPerDay))
+	k.BoardPosts = NewLimiter("board posts", cfg.BoardPostsPerHour, time.Hour, fmt.Sprintf("%d board posts and replies an hour per member", cfg.BoardPostsPerHour))
+	k.AnonReads = NewLimiter("anonymous calls", cfg.AnonReadsPerMinute, time.Minute, fmt.Sprintf("%d anonymous calls a minute per IP", cfg.AnonReadsPerMinute))
+	return k
 }
 
 // Faucet mints TestUSD, and sends gas along when an address has too little, on test mode's chain.

@@ -351,10 +351,8 @@ func answerOr(a *Answer) Answer {
 // payment once it has answered (or releases it when it failed).
 func (p *Pipeline) call(ctx context.Context, req Request, call *Call, in any) (out any, header map[string]string, err error) {
 	op := req.Op
-	if pre := p.reg.pre[op.Name]; pre != nil {
-		if err := pre(in); err != nil {
-			return nil, nil, err
-		}
+	if err := p.reg.Prechecked(op, in); err != nil {
+		return nil, nil, err
 	}
 	var charge Charge
 	if op.Access == axp.Paid {

@@ -31,6 +31,14 @@ func Precheck[I, O any](r *Registry, def axp.Def[I, O], fn func(in *I) error) {
 	r.pre[def.Op().Name] = func(in any) error { return fn(in.(*I)) }
 }
 
+// Prechecked runs the precheck registered for op on its decoded input (nil when there is none).
+func (r *Registry) Prechecked(op *axp.Op, in any) error {
+	if pre := r.pre[op.Name]; pre != nil {
+		return pre(in)
+	}
+	return nil
+}
+
 // Handle registers the handler of the operation def declares.
 func Handle[I, O any](r *Registry, def axp.Def[I, O], fn func(ctx context.Context, c *Call, in *I) (*O, error)) {
 	r.h[r.claim(def.Op())] = func(ctx context.Context, c *Call, in any) (any, error) { return answer(fn(ctx, c, in.(*I))) }

@@ -122,11 +122,55 @@ func placeholder(value string) bool {
 	if strings.ContainsAny(v, "()") {
 		return true // a call: os.getenv("X"), get_password()
 	}
-	if envName.MatchString(v) || codeRef.MatchString(v) {
+	if envName.MatchString(v) || codeRef.MatchString(v) && !wordDigits(v) {
+		return true
+	}
+	if secretRef(v) {
 		return true
 	}
 	if (strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./")) && strings.Count(v, "/") >= 2 {
 		return true // a path: pwd: /home/deploy
+	}
+	if name, path, ok := strings.Cut(v, ":/"); ok && !strings.HasPrefix(path, "/") && strings.Count(path, "/") >= 1 &&
+		!strings.ContainsAny(name, " /@") {
+		return true // a name and a path: LoadCredential=signer:/etc/credstore/signer
+	}
+	return false
+}
+
+// secretRefs start a reference to a secret kept in a secret manager: Vault, 1Password, AWS
+// Secrets Manager and Parameter Store, Google Secret Manager, Azure Key Vault, Doppler, SOPS.
+var secretRefs = []string{"vault:", "op://", "arn:aws:secretsmanager", "arn:aws:ssm", "ssm:", "secretsmanager:",
+	"gcp:secretmanager", "projects/", "sm://", "azure-keyvault", "keyvault:", "akv://", "doppler://", "sops:",
+	"bws://", "infisical://", "secret://", "secrets://", "ref+"}
+
+// secretRef reports whether v names a secret in a secret manager rather than holding it:
+// vault:secret/data/shop/db#password, op://Shop/DB/password, arn:aws:secretsmanager:....
+func secretRef(v string) bool {
+	lo := strings.ToLower(v)
+	for _, r := range secretRefs {
+		if strings.HasPrefix(lo, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordDigits reports whether a dotted value has a part of letters and then three or more digits
+// ("Alter9786.blam", "tiger1977.jaguar"): a password of a word, a number and a word, not a code
+// reference (config.db.password, settings.SECRET_KEY; sha256 has three digits but no capital
+// before them and stands in hashlib.sha256, so a part must also start with a capital or hold
+// four digits).
+func wordDigits(v string) bool {
+	for _, part := range strings.Split(v, ".") {
+		i := 0
+		for i < len(part) && (part[i] >= 'a' && part[i] <= 'z' || part[i] >= 'A' && part[i] <= 'Z') {
+			i++
+		}
+		d := len(part[i:]) - len(strings.TrimLeft(part[i:], "0123456789"))
+		if i >= 2 && (d >= 4 || d >= 3 && part[0] >= 'A' && part[0] <= 'Z') {
+			return true
+		}
 	}
 	return false
 }
@@ -506,6 +550,9 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	if strings.Contains(v, "-----BEGIN") {
 		return false // a key block: the private key rule decides on it
 	}
+	if publicTestKeys[strings.ToLower(strings.TrimPrefix(v, "0x"))] {
+		return false // a local chain's published test account
+	}
 	if strings.HasPrefix(k, "-") && (strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/") ||
 		strings.HasPrefix(v, "~/") || fileName.MatchString(v) && !strings.ContainsAny(v, "!@#$%^&*")) {
 		return false // a flag naming a file: --password ./pw.txt, --password-file keystore.pass
@@ -523,8 +570,8 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		}
 		return true
 	}
-	if bare && !strings.HasPrefix(k, "-") || publicValue(v) {
-		return false // "token abc": only after a flag ("--token abc")
+	if bare && !strings.HasPrefix(k, "-") || publicValue(v) || evmAddress(v) {
+		return false // "token abc": only after a flag ("--token abc"); a token's contract address
 	}
 	if strings.Trim(lo, "abcdefghijklmnopqrstuvwxyz-_") == "" && v == lo {
 		return false // --secret=deployer-key: a secret's name in a secret manager, not its value
@@ -541,6 +588,12 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		return false
 	}
 	return true
+}
+
+// evmAddress reports whether v is 0x and 40 hex digits: an account or a contract, public
+// whatever the key ("token": "0x...").
+func evmAddress(v string) bool {
+	return len(v) == 42 && (strings.HasPrefix(v, "0x") || strings.HasPrefix(v, "0X")) && hexOnly(v[2:]) && !strings.Contains(v, "-")
 }
 
 // arn reports whether the word holding text[i] is an Amazon resource name (arn:aws:...).

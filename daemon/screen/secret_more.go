@@ -418,10 +418,35 @@ func passwordToken(v string) bool {
 	if at := strings.IndexByte(v, '@'); at >= 0 && strings.Contains(v[at:], ".") {
 		return false // an address
 	}
-	if strings.Count(v, "/") >= 2 || strings.Count(v, ".") >= 2 || strings.HasPrefix(v, "-") || fileName.MatchString(v) {
+	if strings.Count(v, "/") >= 2 || strings.Count(v, ".") >= 2 || strings.HasPrefix(v, "-") || knownFile(v) {
 		return false // a path, a version or a host, a flag, a file
 	}
 	return true
+}
+
+// fileExts are the endings of file names and host names a value after a password word may be:
+// "keystore.json", "pw.txt", "shop2024.com"; "Alter9786.blam" ends in none and is a password.
+var fileExts = map[string]bool{"txt": true, "pdf": true, "zip": true, "json": true, "yaml": true, "yml": true,
+	"toml": true, "env": true, "key": true, "pem": true, "crt": true, "cer": true, "der": true, "p12": true, "pfx": true,
+	"jks": true, "log": true, "csv": true, "xml": true, "html": true, "htm": true, "js": true, "ts": true, "go": true,
+	"py": true, "rb": true, "php": true, "java": true, "sh": true, "conf": true, "cfg": true, "ini": true, "md": true,
+	"doc": true, "docx": true, "xls": true, "xlsx": true, "png": true, "jpg": true, "jpeg": true, "gif": true,
+	"svg": true, "tar": true, "gz": true, "tgz": true, "bz2": true, "xz": true, "rar": true, "sql": true, "db": true,
+	"sqlite": true, "bak": true, "bin": true, "exe": true, "dll": true, "so": true, "dmg": true, "iso": true,
+	"img": true, "mp3": true, "mp4": true, "wav": true, "pass": true, "pwd": true, "secret": true, "kdbx": true,
+	"asc": true, "gpg": true, "pgp": true, "sig": true, "lock": true, "tmp": true, "old": true, "out": true,
+	"dat": true, "keystore": true, "wallet": true, "pub": true, "ppk": true, "rsa": true, "rs": true, "kt": true,
+	"swift": true, "vue": true, "jsx": true, "tsx": true, "css": true, "scss": true, "map": true, "com": true,
+	"net": true, "org": true, "io": true, "dev": true, "app": true, "ai": true, "co": true, "local": true,
+	"internal": true, "lan": true, "example": true, "test": true, "service": true, "socket": true, "timer": true,
+	"cpp": true, "hpp": true, "cs": true, "lua": true, "pl": true, "ps1": true, "bat": true, "cmd": true, "tf": true,
+	"hcl": true, "properties": true, "gradle": true, "apk": true, "ipa": true, "deb": true, "rpm": true, "sum": true,
+	"mod": true, "cnf": true, "ovpn": true, "p8": true, "jwk": true, "csr": true}
+
+// knownFile reports whether v ends as a file or host name: a dot and a known ending.
+func knownFile(v string) bool {
+	i := strings.LastIndexByte(v, '.')
+	return i >= 0 && fileName.MatchString(v) && fileExts[strings.ToLower(v[i+1:])]
 }
 
 // paddedToken reports whether v reads as a password once the equals signs that end it are set

@@ -114,12 +114,23 @@ func findProseKeys(text, lo string) [][2]int {
 				continue
 			}
 			s, e := i+m[2], i+m[3]
+			if digestLabel(text[:s]) {
+				continue // "key fingerprint is SHA256:...": a digest of a public key
+			}
 			if proseKey(text[s:e], text[i:i+m[1]]) && proseKeyContext(text, s, e) {
 				out = append(out, [2]int{s, e})
 			}
 		}
 	}
 	return out
+}
+
+// digestLabel reports whether before ends with a digest's name and a colon (SHA256:, MD5:) or
+// speaks of a fingerprint just before: the value after it is a digest.
+func digestLabel(before string) bool {
+	lo := strings.ToLower(before[max(0, len(before)-40):])
+	return strings.HasSuffix(lo, "sha256:") || strings.HasSuffix(lo, "sha1:") || strings.HasSuffix(lo, "sha512:") ||
+		strings.HasSuffix(lo, "md5:") || strings.Contains(lo, "fingerprint")
 }
 
 // keyShaped reports whether text holds a run of 16 or more letters and digits with both cases and

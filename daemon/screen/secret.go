@@ -392,8 +392,10 @@ var secretRules = []secretRule{
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
-	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential"},
-		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?)(?:[_\-]?(?:string|value))?)(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
+	// The key may be a subscript (cfg['SECRET_KEY'] = ...) or a flag in an argument list
+	// (["--requirepass", "..."]).
+	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential", "pk_hex"},
+		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|privkey|priv[_\-]key|pk[_\-]hex|app[_\-]?key|licen[cs]e[_\-]?key|signing[_\-]?key|master[_\-]?key|encryption[_\-]?key|credentials?)(?:[_\-]?(?:string|value|key|hex))?)(?:["']?\]?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|["'][ \t]*,[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
 }
 
@@ -530,7 +532,7 @@ func genericKind(key string) string {
 		return SecretPassword
 	case strings.Contains(k, "secret") || strings.Contains(k, "credential"):
 		return SecretGeneric
-	case strings.Contains(k, "private"):
+	case strings.Contains(k, "private") || strings.Contains(k, "priv") || strings.Contains(k, "pk_hex") || strings.Contains(k, "pk-hex"):
 		return SecretPrivateKey
 	case strings.Contains(k, "token"):
 		return SecretToken
@@ -547,6 +549,9 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	lo := strings.ToLower(v)
 	k := strings.ToLower(key)
 	bare := strings.TrimSpace(sep) == "" // "password hunter2": only after a password word or a flag
+	if strings.Contains(sep, ",") && !strings.HasPrefix(k, "-") {
+		return false // ["password", "email"]: a list of names; ["--requirepass", "..."] is a flag's value
+	}
 	if strings.Contains(v, "-----BEGIN") {
 		return false // a key block: the private key rule decides on it
 	}
@@ -584,7 +589,8 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	if len(v) < 12 || entropy(v) < 3 || classes(v) < 2 {
 		return false
 	}
-	if hexOnly(v) && len(v) >= 40 && !strings.Contains(k, "secret") && !strings.Contains(k, "key") && !strings.Contains(k, "token") {
+	if hexOnly(v) && len(v) >= 40 && !strings.Contains(k, "secret") && !strings.Contains(k, "key") && !strings.Contains(k, "token") &&
+		!strings.Contains(k, "pk") {
 		return false
 	}
 	return true

@@ -210,8 +210,11 @@ func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 func wordEdge(lo string, s, e int) bool {
 	if s > 0 {
 		r, _ := utf8.DecodeLastRuneInString(lo[:s])
-		if (unicode.IsLetter(r) || unicode.IsDigit(r)) && !cjk(r) || strings.ContainsRune("_$({-.", r) {
+		if (unicode.IsLetter(r) || unicode.IsDigit(r)) && !cjk(r) || strings.ContainsRune("_${-.", r) {
 			return false
+		}
+		if r == '(' && (s < 2 || lo[s-2] == '$' || isLower(lo[s-2]) || lo[s-2] == '_') {
+			return false // $(pwd), getpass(...): code; "(pass X)" in prose is a word
 		}
 	}
 	if e < len(lo) {
@@ -274,15 +277,18 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 		if f == ":" || f == "=" || f == "-" || f == "—" || f == "–" {
 			continue
 		}
-		if n++; n > most {
+		if n++; n > most && !(short && n <= 4) && !(!short && n <= most+4) {
 			break
 		}
 		f = strings.TrimRight(f, ".,;:)?\"'`»”。，、；：！？）」』")
-		v := strings.TrimLeft(f, "\"'`«“「『（：")
+		v := strings.TrimLeft(f, "\"'`«“「『（：([")
 		if !passwordToken(v) {
 			v = strings.TrimRight(v, "!") // a password may end in "!", a sentence too
 		}
 		s := at + strings.Index(text[at:], v)
+		if n > most && short && !copulaEnd(text[e:s]) || n > most && !short && !labelled(text[e:s]) {
+			continue // "clave del panel es X", "password for the zip with the source: X": further words only up to a copula or a label
+		}
 		if passwordToken(v) || paddedToken(v) || labelled(text[e:s]) && labelledPassword(v) {
 			return [2]int{s, s + len(v)}, true
 		}
@@ -343,6 +349,18 @@ func labelled(between string) bool {
 	for _, c := range copulas {
 		if strings.HasSuffix(b, c) {
 			return true
+		}
+	}
+	return false
+}
+
+// copulaEnd reports whether the words between a password word and a value end with a copula
+// ("del panel es"), not with a label's colon ("pública:").
+func copulaEnd(between string) bool {
+	b := strings.TrimRight(between, " \t")
+	for _, c := range copulas {
+		if strings.HasSuffix(b, c) {
+			return !strings.Contains(strings.ToLower(b), "publ")
 		}
 	}
 	return false
@@ -467,10 +485,13 @@ func passphrase(v string) bool {
 	if len(words) < 3 {
 		return false
 	}
-	for _, w := range words {
+	for k, w := range words {
 		i := 0
 		for i < len(w) && (w[i] >= 'a' && w[i] <= 'z' || w[i] >= 'A' && w[i] <= 'Z') {
 			i++
+		}
+		if i == 0 && k == len(words)-1 && k >= 3 && len(w) >= 2 && len(w) <= 4 && strings.TrimLeft(w, "0123456789") == "" {
+			continue // "shallow-broom-general-24": three words and a number
 		}
 		if i < 3 || strings.TrimLeft(w[i:], "0123456789") != "" {
 			return false

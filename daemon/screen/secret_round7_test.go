@@ -89,3 +89,69 @@ func TestFindSecretsRound7SeedChecksum(t *testing.T) {
 		{"cast wallet derive-private-key \"" + invalid + "\" 0", SecretSeedPhrase, invalid},
 	})
 }
+
+// Any key whose name holds a secret word, in any case and separator, as a subscript or a flag in
+// an argument list; names of fields, references and addresses stay.
+func TestFindSecretsRound7KeyNames(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"DD_APP_KEY=01a80c366c9728d8d66460b1220b00ddefbd386d", SecretAPIKey, "01a80c366c9728d8d66460b1220b00ddefbd386d"},
+		{"license_key: 99fcde158b00a4b949fe0107c3852f9298b4NRAL", SecretAPIKey, "99fcde158b00a4b949fe0107c3852f9298b4NRAL"},
+		{"app.config['SECRET_KEY'] = '93168cb9537ad147bb1d0242cca72ed0d3df9452fe9ae062'", SecretGeneric, "93168cb9537ad147"},
+		{`settings["signing_key"] = "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1"`, SecretAPIKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1"},
+		{"pk_hex = 41c330879b925e0624696ee52fc3595bf3a961c2bb6db1d56e2dda4fc446de02", SecretPrivateKey, "41c330879b92"},
+		{`command: ["redis-server", "--requirepass", "MRIGHgli9nJqSB5cShU5IA4e"]`, SecretPassword, "MRIGHgli9nJqSB5cShU5IA4e"},
+		{"ansible_become_pass: \"Flip1020x\"", SecretPassword, "Flip1020x"},
+		// neighbours that stay
+		{"app.config['SECRET_KEY'] = os.environ['SECRET_KEY']", "", ""},
+		{`fields = ["password", "email", "api_key"]`, "", ""},
+		{"DD_APP_KEY=${DD_APP_KEY}", "", ""},
+		{"license_key: true", "", ""},
+		{"app_key_id = 4213", "", ""},
+		{`cfg["token"] = "0x1e268828bfd3588b45fd35b4c13b614cbacdc26f"`, "", ""},
+	})
+}
+
+// Every Authorization scheme: the credential after it goes; a variable or a placeholder stays.
+func TestFindSecretsRound7Authorization(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{`proxy_set_header Authorization "Basic c3ZjOlNoaW5lJkJsYW5rZXQ5OA==";`, SecretToken, "c3ZjOlNoaW5lJkJsYW5rZXQ5OA=="},
+		{`Authorization: Token token="b2nwqMYCgEhRyWdyuHUIT88n", email="ops@example.com"`, SecretToken, "b2nwqMYCgEhRyWdyuHUIT88n"},
+		{"Authorization: SSWS 0040sn9Pz8ZfB3ZvnZyRSNpaPC0yW9AJb8xGov5AEv", SecretToken, "0040sn9Pz8ZfB3ZvnZyRSNpaPC0yW9AJb8xGov5AEv"},
+		{`curl -H "Authorization: Splunk 3d92d4b8-c7be-4768-8f1f-9a142485f98d" https://splunk.example.com`, SecretToken, "3d92d4b8-c7be-4768-8f1f-9a142485f98d"},
+		{"Authorization: key=AAAA2_VtruB:APA91bSWq92slIquKX96m9ESSyoH4vgfc4ubSW5rUq", SecretToken, "APA91bSWq92sl"},
+		{`headers = {"Authorization": f"Bearer {'JX_duYbK2mgkBKA8avCigJxUjt0g68TT'}"}`, SecretToken, "JX_duYbK2mgkBKA8avCigJxUjt0g68TT"},
+		{`Authorization: Digest-X9 Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf`, SecretToken, "Kq8Wm2Rt5Yx1Zb4Nc7Vd0Hf"},
+		// neighbours that stay
+		{`headers = {"Authorization": f"Bearer {api_token}"}`, "", ""},
+		{`Authorization: Bearer ${TOKEN}`, "", ""},
+		{`proxy_set_header Authorization $http_authorization;`, "", ""},
+		{"Authorization: Basic <base64 of user:password>", "", ""},
+		{"The Authorization header carries the session token.", "", ""},
+		{"Authorization: Splunk your-hec-token-here-0000", "", ""},
+	})
+}
+
+// Passwords in prose: "(pass X)", three words and a number, a copula after a short word, a long
+// label, user : password after a word for credentials, an administrator's name and a slash.
+func TestFindSecretsRound7Prose(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"ssh market@203.0.113.63 (pass FNUG3320!xloey)", SecretPassword, "FNUG3320!xloey"},
+		{"he asked for my cPanel password (QAII0143!eqwin) and", SecretPassword, "QAII0143!eqwin"},
+		{"ssh root@203.0.113.48, password transfer-vast-camp-43, port 2222.", SecretPassword, "transfer-vast-camp-43"},
+		{"FTP host ftp.example.net\nuser deploy\npass night-help-maze-76\n", SecretPassword, "night-help-maze-76"},
+		{"La clave del panel es Lunch7359$foil, cámbiala.", SecretPassword, "Lunch7359$foil"},
+		{"password for the zip with the source: Melt6085.carr", SecretPassword, "Melt6085.carr"},
+		{"creds for the staging admin -> lin.wei : YLSB2858$jkhus", SecretPassword, "YLSB2858$jkhus"},
+		{"I sent 'root / shallow-broom-general-24' on the 3rd", SecretPassword, "shallow-broom-general-24"},
+		{"admin/Kq8!wm2Rt5 works on the router", SecretPassword, "Kq8!wm2Rt5"},
+		// neighbours that stay
+		{"all tests pass (42/42)", "", ""},
+		{"run $(pwd)/bin/start", "", ""},
+		{"clave pública: 7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV", "", ""},
+		{"the password for the zip with the source is in the README", "", ""},
+		{"branch feature-branch-reset-v2 merged; password policy unchanged", "", ""},
+		{"copy it to /root/backups/2024 and /admin/logs", "", ""},
+		{"login page -> shop.example : 443", "", ""},
+		{"the build passes release-notes-draft-12", "", ""},
+	})
+}

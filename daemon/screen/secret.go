@@ -763,6 +763,13 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
+	passwords, keys := findCallCredentials(text, lo, &pairs)
+	for _, p := range passwords {
+		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
+	}
+	for _, p := range keys {
+		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
+	}
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}

@@ -155,3 +155,27 @@ func TestFindSecretsRound7Prose(t *testing.T) {
 		{"the build passes release-notes-draft-12", "", ""},
 	})
 }
+
+// A password or key handed to a connection's or a client's constructor as a positional
+// argument; other arguments (hosts, users, files, nested calls) stay.
+func TestFindSecretsRound7Calls(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"$pdo = new PDO('mysql:host=192.0.2.41;dbname=shop', 'root', 'CFLU6166$bkczj');", SecretPassword, "CFLU6166$bkczj"},
+		{`var cred = new NetworkCredential("app", "Season!Odor47");`, SecretPassword, "Season!Odor47"},
+		{"Net::SMTP.start('smtp.example.net', 587, 'shop', 'deploy', 'Shoulder7255.chil', :login)", SecretPassword, "Shoulder7255.chil"},
+		{`conn = DriverManager.getConnection("jdbc:mysql://db:3306/shop", "app", "Kq8!wm2Rt5x");`, SecretPassword, "Kq8!wm2Rt5x"},
+		{"conn = psycopg2.connect('dbname=shop', 'app', 'Harbor7712!x')", SecretPassword, "Harbor7712!x"},
+		{"ftp.login('deploy', 'night-help-maze-76')", SecretPassword, "night-help-maze-76"},
+		{"client = Postmark::ApiClient.new('3655fd1f-0131-45c4-84f7-cdf6ea9f0379')", SecretAPIKey, "3655fd1f-0131-45c4-84f7-cdf6ea9f0379"},
+		{"const client = new RestClientV5({ key: 'XDJeCfLhkWkjJWOvT0', secret: '9Ev2GZmSmYxNK5BMSXDEQIcdfAz3Aw54BN0i' });", SecretAPIKey, "XDJeCfLhkWkjJWOvT0"},
+		{"client = Client('128e7462629e70d943e8fd1c', '83536284-e077-4e56-a0e7-812dd3467aee', 'basket-alien-nerve-36')", SecretAPIKey, "128e7462629e70d943e8fd1c"},
+		// neighbours that stay
+		{"$pdo = new PDO($dsn, $user, $pass);", "", ""},
+		{"smtp.login(user, os.environ['SMTP_PASSWORD'])", "", ""},
+		{"ftp.login('anonymous', 'guest')", "", ""},
+		{"s3 = boto3.client('s3', region_name='eu-west-1')", "", ""},
+		{"client = OpenAI(api_key=os.getenv('OPENAI_API_KEY'))", "", ""},
+		{"client = Client(open('config.json').read())", "", ""},
+		{"httpClient.get('https://api.example.com/v2/orders')", "", ""},
+	})
+}

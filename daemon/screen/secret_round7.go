@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -13,6 +14,10 @@ var round7SecretRules = []secretRule{
 	srule(SecretToken, []string{"authorization"},
 		`(?i)\bauthorization["']?(?:[ \t]*[:=,][ \t]*|[ \t]+)(?:f?["'])?[ \t]*(?:([A-Za-z][A-Za-z0-9_\-]{1,24})[ \t]+)?(?:[A-Za-z_]{1,16}=)?["'{]*([A-Za-z0-9\-._~+/:=]{12,})`, 2,
 		authValue),
+	// SQL: IDENTIFIED BY '...', IDENTIFIED WITH plugin BY '...', SET PASSWORD ... = '...'
+	srule(SecretPassword, []string{"identified", "set password"},
+		`(?i)\b(?:identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by(?:[ \t]+password)?|set[ \t]+password\b[^;'\n]{0,60}?=(?:[ \t]*password[ \t]*\()?)[ \t]*['"]([^'"\n]{3,200})['"]`, 1,
+		passwordValue),
 	// user : password after a word for credentials: "creds for the staging admin -> lin.wei : X"
 	srule(SecretPassword, []string{"login", "creds", "credentials", "account", "access"},
 		`(?i)\b(?:login|logins|creds|credentials|account|access)\b[^\n]{0,40}?[ \t][\w.\-]{2,32}[ \t]+:[ \t]+([^\s]{5,63}[^\s.,;:)'"])`, 1,
@@ -176,4 +181,270 @@ func callArgs(text string, i int) [][2]int {
 		}
 	}
 	return out
+}
+
+// secretColumn names the kind of secret a table's column or an SQL column holds, from its name,
+// or "" for a column of anything else: password, pwd, secret, token, api_key, private key, pk_hex,
+// passphrase; not password_hash, token_expires_at, key_id.
+func secretColumn(name string) string {
+	k := strings.ToLower(strings.Trim(strings.TrimSpace(name), "`\"'[]*"))
+	if k == "" || len(k) > 40 {
+		return ""
+	}
+	for _, w := range notSecretColumns {
+		if strings.Contains(k, w) {
+			return ""
+		}
+	}
+	for _, w := range secretColumns {
+		if strings.Contains(k, w) {
+			return genericKind(k)
+		}
+	}
+	return ""
+}
+
+var (
+	secretColumns = []string{"password", "passwd", "passphrase", "pwd", "pass", "secret", "token", "api_key", "apikey",
+		"api key", "api-key", "private_key", "private key", "privkey", "pk_hex", "credential", "app_key", "license_key",
+		"пароль", "contraseña", "senha", "passwort", "mot de passe", "密码", "パスワード", "비밀번호"}
+	notSecretColumns = []string{"hash", "hint", "policy", "expir", "_at", "date", "changed", "length", "strength", "reset",
+		"_id", " id", "type", "name", "count", "salt", "set", "required", "encrypted", "passed", "bypass", "compass"}
+)
+
+// cellSecret decides on a table cell under a secret column: a value of one piece that
+// genericValue would take after the column's name.
+func cellSecret(kind, col, v string) bool {
+	v = strings.TrimSpace(v)
+	if q := strings.Trim(v, "`\"'"); len(q) == len(v)-2 {
+		v = q
+	}
+	if v == "" || strings.ContainsAny(v, " \t") || v == "NULL" || v == "null" || v == "-" || v == "—" {
+		return false
+	}
+	return genericValue(kind, col, "=", v, true)
+}
+
+// findTableSecrets reports the cells under a secret column of a CSV or Markdown table: a header
+// line of names, one of which names a secret ("service,user,password", "| login | password |"),
+// and the rows after it with as many cells.
+func findTableSecrets(text string) []found {
+	if !strings.ContainsAny(text, ",|") || strings.IndexByte(text, '\n') < 0 {
+		return nil
+	}
+	var out []found
+	lines := lineSpans(text)
+	for h := 0; h+1 < len(lines); h++ {
+		header := text[lines[h][0]:lines[h][1]]
+		sep := byte(',')
+		if strings.Count(header, "|") >= 2 {
+			sep = '|'
+		} else if strings.Count(header, ",") < 1 {
+			continue
+		}
+		names := cells(text, lines[h], sep)
+		if len(names) < 2 {
+			continue
+		}
+		kinds := make([]string, len(names))
+		any := false
+		for i, c := range names {
+			name := text[c[0]:c[1]]
+			if strings.ContainsAny(name, ":=/\\") || len(strings.Fields(name)) > 3 {
+				any = false
+				break
+			}
+			if kinds[i] = secretColumn(name); kinds[i] != "" {
+				any = true
+			}
+		}
+		if !any {
+			continue
+		}
+		for r := h + 1; r < len(lines); r++ {
+			row := text[lines[r][0]:lines[r][1]]
+			if sep == '|' && strings.Trim(row, "|-: \t") == "" && strings.Contains(row, "-") {
+				continue // the Markdown rule under the header
+			}
+			cs := cells(text, lines[r], sep)
+			if len(cs) != len(names) {
+				break
+			}
+			for i, c := range cs {
+				if kinds[i] != "" && cellSecret(kinds[i], text[names[i][0]:names[i][1]], text[c[0]:c[1]]) {
+					out = append(out, found{c[0], c[1], kinds[i]})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// found is a credential at text[s:e] of the given kind.
+type found struct {
+	s, e int
+	kind string
+}
+
+// lineSpans are the start and end of each line of text.
+func lineSpans(text string) [][2]int {
+	var out [][2]int
+	for s := 0; s <= len(text); {
+		e := strings.IndexByte(text[s:], '\n')
+		if e < 0 {
+			out = append(out, [2]int{s, len(text)})
+			break
+		}
+		out = append(out, [2]int{s, s + e})
+		s += e + 1
+	}
+	return out
+}
+
+// cells are the trimmed cells of a line split at sep; a Markdown row's outer bars start and end
+// no cell.
+func cells(text string, line [2]int, sep byte) [][2]int {
+	s, e := line[0], line[1]
+	for s < e && (text[s] == ' ' || text[s] == '\t') {
+		s++
+	}
+	for e > s && (text[e-1] == ' ' || text[e-1] == '\t' || text[e-1] == '\r') {
+		e--
+	}
+	if sep == '|' {
+		if s < e && text[s] == '|' {
+			s++
+		}
+		if e > s && text[e-1] == '|' {
+			e--
+		}
+	}
+	var out [][2]int
+	for a := s; a <= e; {
+		b := strings.IndexByte(text[a:e], sep)
+		end := e
+		if b >= 0 {
+			end = a + b
+		}
+		cs, ce := a, end
+		for cs < ce && (text[cs] == ' ' || text[cs] == '\t') {
+			cs++
+		}
+		for ce > cs && (text[ce-1] == ' ' || text[ce-1] == '\t') {
+			ce--
+		}
+		if ce-cs >= 2 && (text[cs] == '"' && text[ce-1] == '"' || text[cs] == '\'' && text[ce-1] == '\'') {
+			cs, ce = cs+1, ce-1
+		}
+		out = append(out, [2]int{cs, ce})
+		if b < 0 {
+			break
+		}
+		a = end + 1
+	}
+	return out
+}
+
+// sqlInsert reads INSERT INTO table (columns) VALUES (...), (...): the columns and where the first
+// row starts.
+var sqlInsert = regexp.MustCompile(`(?i)\binsert[ \t]+(?:ignore[ \t]+)?into[ \t]+[\w."` + "`" + `\[\]]+[ \t]*\(([^()\n]{1,400})\)[ \t\n]*values[ \t\n]*\(`)
+
+// findInsertSecrets reports the values an SQL INSERT puts into a secret column (password,
+// api_secret, pk_hex, ...), read as after the column's name.
+func findInsertSecrets(text, lo string) []found {
+	if !strings.Contains(lo, "insert") {
+		return nil
+	}
+	var out []found
+	for _, m := range sqlInsert.FindAllStringSubmatchIndex(text, -1) {
+		var names []string
+		for _, c := range strings.Split(text[m[2]:m[3]], ",") {
+			names = append(names, strings.TrimSpace(c))
+		}
+		kinds := make([]string, len(names))
+		any := false
+		for i, n := range names {
+			if kinds[i] = secretColumn(n); kinds[i] != "" {
+				any = true
+			}
+		}
+		if !any {
+			continue
+		}
+		// each row: (v1, v2, ...), separated by commas, up to ';' or the end
+		for i := m[1]; i < len(text); {
+			vals, end := sqlRow(text, i)
+			if len(vals) == len(names) {
+				for k, v := range vals {
+					if kinds[k] != "" && cellSecret(kinds[k], names[k], text[v[0]:v[1]]) {
+						out = append(out, found{v[0], v[1], kinds[k]})
+					}
+				}
+			}
+			j := end
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r' || text[j] == ',') {
+				j++
+			}
+			if j >= len(text) || text[j] != '(' {
+				break
+			}
+			i = j + 1
+		}
+	}
+	return out
+}
+
+// sqlRow reads the values of one row starting after its '(' at text[i:]: quoted strings (their
+// insides) and bare values, up to the closing ')'; end is just after it.
+func sqlRow(text string, i int) (vals [][2]int, end int) {
+	for i < len(text) && len(vals) < 64 {
+		for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n') {
+			i++
+		}
+		if i >= len(text) {
+			return vals, i
+		}
+		switch c := text[i]; {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(text) && text[j] != c {
+				if text[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(text) {
+				return vals, j
+			}
+			vals = append(vals, [2]int{i + 1, j})
+			i = j + 1
+		default:
+			j := i
+			depth := 0
+			for j < len(text) && (depth > 0 || text[j] != ',' && text[j] != ')') {
+				if text[j] == '(' {
+					depth++
+				} else if text[j] == ')' {
+					depth--
+				}
+				j++
+			}
+			vals = append(vals, [2]int{i, j})
+			i = j
+		}
+		for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n') {
+			i++
+		}
+		if i >= len(text) {
+			return vals, i
+		}
+		if text[i] == ')' {
+			return vals, i + 1
+		}
+		if text[i] != ',' {
+			return nil, i
+		}
+		i++
+	}
+	return vals, i
 }

@@ -179,3 +179,29 @@ func TestFindSecretsRound7Calls(t *testing.T) {
 		{"httpClient.get('https://api.example.com/v2/orders')", "", ""},
 	})
 }
+
+// A column whose name is a secret word makes its cells secrets: CSV, Markdown tables, SQL
+// INSERT; SQL's IDENTIFIED BY. Hash, hint and date columns, placeholders and empty cells stay.
+func TestFindSecretsRound7Tables(t *testing.T) {
+	const hexKey = "41c330879b925e0624696ee52fc3595bf3a961c2bb6db1d56e2dda4fc446de02"
+	checkSecrets(t, []secretCase{
+		{"service,user,password\nwordpress,ana.souza,Faith!Limb68\nftp,deploy,Hundred8490!oval", SecretPassword, "Hundred8490!oval"},
+		{"service,user,password\nwordpress,ana.souza,Faith!Limb68\nftp,deploy,Hundred8490!oval", SecretPassword, "Faith!Limb68"},
+		{"id,email,api_secret\n323,lena@example.com,c840674a76090857ffe0c3fd011de21dfd3d1781ca8dbebd", SecretGeneric, "c840674a76090857"},
+		{"| service | login | password |\n|---|---|---|\n| grafana | admin | tourist-traffic-sign-48 |\n| rabbitmq | orders | ^3PC+oyjrtFhooBO |", SecretPassword, "^3PC+oyjrtFhooBO"},
+		{"| service | login | password |\n|---|---|---|\n| grafana | admin | tourist-traffic-sign-48 |", SecretPassword, "tourist-traffic-sign-48"},
+		{"INSERT INTO hot_wallets (chain, address, pk_hex) VALUES ('polygon', '0xdcf583f5afb82a057574c745edbc34d04fc42f3e', '" + hexKey + "');", SecretPrivateKey, hexKey},
+		{"INSERT INTO users (name, password) VALUES ('ana', 'Kq8!wm2Rt5'), ('bo', 'Zx9#Lm4Qp7');", SecretPassword, "Zx9#Lm4Qp7"},
+		{"ALTER USER 'shop'@'%' IDENTIFIED BY 'Noise3259$stam';", SecretPassword, "Noise3259$stam"},
+		{"CREATE USER app IDENTIFIED WITH mysql_native_password BY 'Kq8!wm2Rt5';", SecretPassword, "Kq8!wm2Rt5"},
+		// neighbours that stay
+		{"id,email,password_hash\n1,ana@example.com,$2b$12$Kq8Wm2Rt5Yx1Zb4Nc7Vd0uHf3Jg6Lp9S", "", ""},
+		{"| field | type | password policy |\n|---|---|---|\n| login | text | min 12 chars |", "", ""},
+		{"user,password\nana,\nbo,<set on first login>", "", ""},
+		{"INSERT INTO users (name, password_hash) VALUES ('ana', 'Kq8Wm2Rt5Yx1Zb4Nc7Vd0uHf3Jg6Lp9S');", "", ""},
+		{"INSERT INTO tokens (id, token) VALUES (1, ?);", "", ""},
+		{"INSERT INTO wallets (chain, address) VALUES ('base', '0xdcf583f5afb82a057574c745edbc34d04fc42f3e');", "", ""},
+		{"ALTER USER app IDENTIFIED BY '${DB_PASSWORD}';", "", ""},
+		{"name,token\nUSDC,0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "", ""},
+	})
+}

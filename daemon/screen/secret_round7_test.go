@@ -205,3 +205,20 @@ func TestFindSecretsRound7Tables(t *testing.T) {
 		{"name,token\nUSDC,0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "", ""},
 	})
 }
+
+// A 64-hex value handed to a call that signs with a private key is the key, whatever the
+// argument's place or a hash word before it (tx_dict); a hash given to a call signing a hash stays.
+func TestFindSecretsRound7SigningCalls(t *testing.T) {
+	const key = "9b86bfd86955a9e6b2cded28729b3f2eb01d216be0d26879f37c8f27d05a4b0c"
+	checkSecrets(t, []secretCase{
+		{`signed = w3.eth.account.sign_transaction(tx_dict, "0x` + key + `")`, SecretWalletKey, key},
+		{`acct = Account.from_key("0x` + key + `")`, SecretWalletKey, key},
+		{`const w = new ethers.Wallet("0x` + key + `", provider);`, SecretWalletKey, key},
+		{`const account = privateKeyToAccount('0x` + key + `')`, SecretWalletKey, key},
+		{`key, _ := crypto.HexToECDSA("` + key + `")`, SecretWalletKey, key},
+		// neighbours that stay
+		{`receipt = w3.eth.get_transaction_receipt("0x` + key + `")`, "", ""},
+		{`sig = account.unsafe_sign_hash("0x` + key + `")`, "", ""},
+		{`print(tx_hash("0x` + key + `"))`, "", ""},
+	})
+}

@@ -105,6 +105,9 @@ func evmKey(text string, s, e int) bool {
 	if publicTestKeys[strings.ToLower(strings.TrimPrefix(text[s:e], "0x"))] {
 		return false
 	}
+	if signingArg(text, s) {
+		return true // sign_transaction(tx, "0x..."), Account.from_key("0x..."), new Wallet("0x...")
+	}
 	key, keyAt, hash := -1, -1, -1
 	for _, w := range keyWords {
 		i := strings.LastIndex(before, w)
@@ -154,6 +157,40 @@ func evmKey(text string, s, e int) bool {
 	for _, w := range keyAfter {
 		if strings.Contains(after, w) {
 			return true
+		}
+	}
+	return false
+}
+
+// signingCalls take a private key among their arguments, and no hash: web3.py's sign_transaction
+// and Account.from_key, ethers' Wallet and SigningKey, viem's privateKeyToAccount, web3.js's
+// signTransaction, go-ethereum's HexToECDSA. Calls that sign a message or a hash (sign,
+// signMessage, unsafe_sign_hash) are left out: their other argument may be a 64-hex hash.
+var signingCalls = map[string]bool{"sign_transaction": true, "signtransaction": true, "from_key": true, "fromkey": true,
+	"privatekeytoaccount": true, "wallet": true, "signingkey": true, "hextoecdsa": true, "localaccount": true,
+	"keypair": true, "fromprivatekey": true, "from_private_key": true, "privatekeysigner": true, "localsigner": true}
+
+// signingArg reports whether text[s:] is an argument of a call that signs with a private key:
+// the nearest open bracket before it, within 200 bytes on its line, follows one of
+// signingCalls.
+func signingArg(text string, s int) bool {
+	depth := 0
+	for i := s - 1; i >= 0 && i >= s-200; i-- {
+		switch text[i] {
+		case '\n':
+			return false
+		case ')':
+			depth++
+		case '(':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			j := i
+			for j > 0 && (isLower(text[j-1]|0x20) || text[j-1] >= '0' && text[j-1] <= '9' || text[j-1] == '_') {
+				j--
+			}
+			return signingCalls[strings.ToLower(text[j:i])]
 		}
 	}
 	return false

@@ -763,7 +763,7 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
-	for _, h := range append(findTableSecrets(text), findInsertSecrets(text, lo)...) {
+	for _, h := range append(append(findTableSecrets(text), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...) {
 		spans = append(spans, span{h.s, h.e, h.kind, len(secretRules) + 1})
 	}
 	passwords, keys := findCallCredentials(text, lo, &pairs)

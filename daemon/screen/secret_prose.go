@@ -82,10 +82,15 @@ func containsWord(lo, w string) bool {
 
 // proseKeyRe reads a key or secret word in English, Russian, French, Spanish or German, then the
 // value itself or a few words and a colon, from the start of its input.
-var proseKeyRe = regexp.MustCompile(`^(?:[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Кк]люч|[Сс]екрет|[Cc]lé|[Ll]lave|[Ss]chlüssel)(?:[ \t]*[:：=][ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,24}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`)
+var proseKeyRe = regexp.MustCompile(`^(?:[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Кк]люч|[Сс]екрет|[Cc]lé|[Ll]lave|[Ss]chlüssel|` + cjkKeyWords + `)(?:[ \t]*[:：=][ \t]*|[ \t]*(?:は|는|은|이|가|是|为|為|：)[ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,48}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`)
+
+// cjkKeyWords are "key", "secret" and "token" in Chinese, Japanese and Korean: 密钥, 秘钥,
+// 令牌, シークレット, キー, トークン, 시크릿, 키, 토큰.
+const cjkKeyWords = `密钥|秘钥|密鑰|秘鑰|令牌|シークレット|キー|トークン|シークレットキー|시크릿|키|토큰|비밀 키|비밀키`
 
 // proseKeyWords start proseKeyRe; only its window after each is read.
-var proseKeyWords = []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel"}
+var proseKeyWords = []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel", "密钥", "秘钥", "密鑰", "秘鑰",
+	"令牌", "シークレット", "キー", "トークン", "시크릿", "키", "토큰", "비밀 키"}
 
 // findProseKeys reports keys and secrets in prose ("bybit key X / secret Y", "clé API Kraken : X",
 // "ключ X", "secret for signing: X"): a value proseKey takes, in a context proseKeyContext
@@ -183,6 +188,9 @@ func proseKeyContext(text string, s, e int) bool {
 	}
 	if !hexOnly(text[s:e]) {
 		return true
+	}
+	if !strings.Contains(text[s:e], "-") && strings.Contains(strings.ToLower(text[max(0, s-40):s]), "api") {
+		return true // "API secret: <hex>", "APIシークレットは <hex>"
 	}
 	for _, n := range exchangeNames {
 		if strings.Contains(before, n) {

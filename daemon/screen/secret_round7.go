@@ -1,8 +1,10 @@
 package screen
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Classes of credential from the seventh round: every Authorization scheme, a user and a
@@ -447,4 +449,71 @@ func sqlRow(text string, i int) (vals [][2]int, end int) {
 		i++
 	}
 	return vals, i
+}
+
+// findEncodedData reports the values of a Kubernetes Secret's data (or any "data:" map of
+// base64 values) that decode to a credential: the decoded value after its key is read as
+// "KEY=value" by the rules, so STRIPE_KEY: <base64 of sk_live_...> and DB_PASSWORD: <base64 of a
+// password> go and LOG_LEVEL: <base64 of info> stays. Under stringData the value is read as is.
+func findEncodedData(text, lo string) []found {
+	if !strings.Contains(lo, "data:") {
+		return nil
+	}
+	var out []found
+	lines := lineSpans(text)
+	for h := 0; h < len(lines); h++ {
+		head := strings.TrimSpace(text[lines[h][0]:lines[h][1]])
+		if head != "data:" && head != "stringData:" {
+			continue
+		}
+		indent := -1
+		for r := h + 1; r < len(lines); r++ {
+			line := text[lines[r][0]:lines[r][1]]
+			body := strings.TrimLeft(line, " \t")
+			in := len(line) - len(body)
+			if body == "" {
+				continue
+			}
+			if indent < 0 {
+				indent = in
+			}
+			if in != indent || in == 0 {
+				break
+			}
+			key, val, ok := strings.Cut(body, ":")
+			val = strings.TrimSpace(val)
+			if !ok || key == "" || strings.ContainsAny(key, " \t") || val == "" {
+				continue
+			}
+			uq := strings.Trim(val, "\"'")
+			plain := uq
+			if head == "data:" {
+				dec, err := base64.StdEncoding.DecodeString(uq)
+				if err != nil || len(dec) < 6 || !printable(string(dec)) {
+					continue
+				}
+				plain = string(dec)
+			}
+			if len(FindSecrets(key+"="+plain)) == 0 && len(FindSecrets(plain)) == 0 {
+				continue
+			}
+			s := lines[r][0] + len(line) - len(strings.TrimLeft(line, " \t")) + len(key) + 1
+			s += strings.Index(text[s:lines[r][1]], uq)
+			out = append(out, found{s, s + len(uq), genericKind(key)})
+		}
+	}
+	return out
+}
+
+// printable reports whether s is text of one line: no control characters, valid UTF-8.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -222,3 +222,36 @@ func TestFindSecretsRound7SigningCalls(t *testing.T) {
 		{`print(tx_hash("0x` + key + `"))`, "", ""},
 	})
 }
+
+// A Kubernetes Secret's data value that decodes to a credential (or to any value under a secret
+// key) goes; one that decodes to a setting stays.
+func TestFindSecretsRound7EncodedData(t *testing.T) {
+	stripe := "c2tfbGl2ZV81MUVFVUVNcHp4c216QUtnU3ZpNnFHazY0bUxEaFpkWlE3NnRQV2pvZHo4b2FHVWNqaXczMnU1VTBjY2xDanRtcE5HZTlZVVZ4Zk1rUk5uOFRsNFlmZ0RWT2NPaWtObE1ZR0s="
+	checkSecrets(t, []secretCase{
+		{"data:\n  STRIPE_KEY: " + stripe + "\n  LOG_LEVEL: aW5mbw==", SecretAPIKey, stripe},
+		{"kind: Secret\ndata:\n  DB_PASSWORD: S3E4IXdtMlJ0NXg=\n", SecretPassword, "S3E4IXdtMlJ0NXg="}, // Kq8!wm2Rt5x
+		{"stringData:\n  API_TOKEN: \"Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1\"\n", SecretToken, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1"},
+		// neighbours that stay
+		{"data:\n  LOG_LEVEL: aW5mbw==\n  REGION: ZXUtd2VzdC0x\n", "", ""},
+		{"kind: ConfigMap\ndata:\n  app.mode: production\n  workers: \"4\"\n", "", ""},
+	})
+}
+
+// "API key", "secret" and "token" in Chinese, Japanese and Korean, and a key word a sentence
+// before its value's colon.
+func TestFindSecretsRound7KeyWords(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"API 密钥：vnd9fvv0lmn1PU7sFMB82083yy28g9Ko，只读权限", SecretAPIKey, "vnd9fvv0lmn1PU7sFMB82083yy28g9Ko"},
+		{"APIシークレットは 7454f0b330f195c2c0bef34900301e26ba35f815ef50ad0b34055fff7f288566 です。", SecretAPIKey, "7454f0b330f1"},
+		{"API 시크릿 키: HZHMsIPAIiNvvy6KRgKq83MECfemoKwCjURkgE38", SecretAPIKey, "HZHMsIPAIiNvvy6KRgKq83MECfemoKwCjURkgE38"},
+		{"访问令牌：Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1", SecretAPIKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1"},
+		{"use this key for the sandbox, it has 100 USD credit: 7PXOf5cz4h0aEN2L3r9T4ukiXrN3zTl5", SecretAPIKey, "7PXOf5cz4h0aEN2L3r9T4ukiXrN3zTl5"},
+		// neighbours that stay
+		{"交易哈希：7454f0b330f195c2c0bef34900301e26ba35f815ef50ad0b34055fff7f288566", "", ""},
+		{"키: 180cm, 몸무게: 75kg", "", ""},
+		{"keystore: UTC--2026-07-12T10-00-00Z--4a2ef424a2c7c182a849e5e9427fda1f64e1b255", "", ""},
+		{"api key: 437ead48-d50d-8289-e2f6-4dbb905ebff2", "", ""},
+		{"use this key for the sandbox, it has 100 USD credit: see the dashboard", "", ""},
+		{"the key fingerprint for the release, published on the site: 7PXOf5cz4h0aEN2L3r9T4ukiXrN3zTl5", "", ""},
+	})
+}

@@ -368,7 +368,7 @@ var secretRules = []secretRule{
 			case "pass", "password", "passwd", "pwd", "secret", "pw", "p", "x", "token":
 				return false
 			}
-			return !placeholder(m[2]) && !strings.HasPrefix(pass, "$")
+			return !connPlaceholder(m[2])
 		}),
 	srule(SecretBasicAuth, []string{"basic", "-u", "--user"},
 		`(?i)(?:\b(?:authorization|auth[ _\-]?header|basic[ _\-]auth(?:[ _\-]?header)?)\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})|\bcurl\b[^\n]*?\s(?:-u|--user)\s+["']?([^\s:"']+:[^\s"']+))`, -1,
@@ -596,6 +596,24 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	return true
 }
 
+// connPlaceholder reports whether the password of a link's user:password@ names one rather than
+// holding it: a placeholder word, ${VAR}, $VAR, {{ var }}, <password>, %(password)s. A link holds
+// text as is, so a dotted value or one starting with $ and holding symbols is a password.
+func connPlaceholder(p string) bool {
+	if placeholderWord(p) || secretRef(p) {
+		return true
+	}
+	switch p[0] {
+	case '{', '<', '[', '%', '*':
+		return true
+	case '$':
+		return strings.HasPrefix(p, "${") || strings.HasPrefix(p, "$(") || varRef.MatchString(p) && !upLowDigit(p)
+	}
+	return false
+}
+
+var varRef = regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*$`)
+
 // evmAddress reports whether v is 0x and 40 hex digits: an account or a contract, public
 // whatever the key ("token": "0x...").
 func evmAddress(v string) bool {
@@ -763,7 +781,7 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
-	for _, h := range append(append(findTableSecrets(text), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...) {
+	for _, h := range append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...) {
 		spans = append(spans, span{h.s, h.e, h.kind, len(secretRules) + 1})
 	}
 	passwords, keys := findCallCredentials(text, lo, &pairs)

@@ -82,14 +82,25 @@ func containsWord(lo, w string) bool {
 
 // proseKeyRe reads a key or secret word in English, Russian, French, Spanish or German, then the
 // value itself or a few words and a colon, from the start of its input.
-var proseKeyRe = regexp.MustCompile(`^(?:[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Кк]люч|[Сс]екрет|[Cc]lé|[Ll]lave|[Ss]chlüssel|` + cjkKeyWords + `)(?:[ \t]*[:：=][ \t]*|[ \t]*(?:は|는|은|이|가|是|为|為|：)[ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,48}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`)
+var proseKeyRe = regexp.MustCompile(`^(?:[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Кк]люч|[Сс]екрет|[Cc]lé|[Ll]lave|[Ss]chlüssel|` + otherKeyWords + `|` + cjkKeyWords + `)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:is|ist|lautet|est|es|é|è|jest|adalah|är|er|je|là|—)[ \t]+|[ \t]*(?:は|는|은|이|가|是|为|為|：)[ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,48}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`)
+
+// otherKeyWords are "key", "token" and "secret" in more languages, any case of the first letter:
+// clave, chave, chiave, klucz, anahtar, kunci, khóa, sleutel, nyckel, nøgle, nøkkel, avain, kulcs,
+// cheie, klíč, токен, jeton, token.
+const otherKeyWords = `[Cc]lave|[Cc]have|[Cc]hiave|[Kk]lucz|[Aa]nahtar|[Kk]unci|[Kk]hóa|[Ss]leutel|[Nn]yckel|[Nn]øgle|[Nn]økkel|[Aa]vain|[Kk]ulcs|[Cc]heie|[Kk]líč|[Тт]окен|[Jj]eton|[Tt]oken|TOKEN|KEY|SECRET`
 
 // cjkKeyWords are "key", "secret" and "token" in Chinese, Japanese and Korean: 密钥, 秘钥,
 // 令牌, シークレット, キー, トークン, 시크릿, 키, 토큰.
 const cjkKeyWords = `密钥|秘钥|密鑰|秘鑰|令牌|シークレット|キー|トークン|シークレットキー|시크릿|키|토큰|비밀 키|비밀키`
 
+// firstOtherKeyWord is the index in proseKeyWords of the first word added in round 7 ("clave"):
+// these count only as whole words ("enclave" is not "clave").
+const firstOtherKeyWord = 7
+
 // proseKeyWords start proseKeyRe; only its window after each is read.
-var proseKeyWords = []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel", "密钥", "秘钥", "密鑰", "秘鑰",
+var proseKeyWords = []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel", "clave", "chave", "chiave",
+	"klucz", "anahtar", "kunci", "khóa", "sleutel", "nyckel", "nøgle", "nøkkel", "avain", "kulcs", "cheie", "klíč", "токен",
+	"jeton", "token", "密钥", "秘钥", "密鑰", "秘鑰",
 	"令牌", "シークレット", "キー", "トークン", "시크릿", "키", "토큰", "비밀 키"}
 
 // findProseKeys reports keys and secrets in prose ("bybit key X / secret Y", "clé API Kraken : X",
@@ -101,7 +112,7 @@ func findProseKeys(text, lo string) [][2]int {
 		return nil
 	}
 	var out [][2]int
-	for _, w := range proseKeyWords {
+	for k, w := range proseKeyWords {
 		for from := 0; ; {
 			i := strings.Index(lo[from:], w)
 			if i < 0 {
@@ -110,7 +121,8 @@ func findProseKeys(text, lo string) [][2]int {
 			i += from
 			from = i + len(w)
 			if r, _ := utf8.DecodeLastRuneInString(text[:i]); (w == "key" || w == "secret") && i > 0 &&
-				(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_') {
+				(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_') ||
+				k >= firstOtherKeyWord && i > 0 && !cjkWord(w) && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
 				continue
 			}
 			end := min(len(text), i+200)
@@ -119,7 +131,7 @@ func findProseKeys(text, lo string) [][2]int {
 				continue
 			}
 			s, e := i+m[2], i+m[3]
-			if digestLabel(text[:s]) {
+			if digestLabel(text[:s]) || text[s] == '/' {
 				continue // "key fingerprint is SHA256:...": a digest of a public key
 			}
 			if proseKey(text[s:e], text[i:i+m[1]]) && proseKeyContext(text, s, e) {
@@ -128,6 +140,12 @@ func findProseKeys(text, lo string) [][2]int {
 		}
 	}
 	return out
+}
+
+// cjkWord reports whether w starts with a letter of a script written without spaces.
+func cjkWord(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return cjk(r)
 }
 
 // digestLabel reports whether before ends with a digest's name and a colon (SHA256:, MD5:) or

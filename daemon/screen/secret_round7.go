@@ -23,15 +23,44 @@ var round7SecretRules = []secretRule{
 	// user : password after a word for credentials: "creds for the staging admin -> lin.wei : X"
 	srule(SecretPassword, []string{"login", "creds", "credentials", "account", "access"},
 		`(?i)\b(?:login|logins|creds|credentials|account|access)\b[^\n]{0,40}?[ \t][\w.\-]{2,32}[ \t]+:[ \t]+([^\s]{5,63}[^\s.,;:)'"])`, 1,
-		func(v, _ string) bool { return passwordToken(v) }),
+		func(v, _ string) bool { return passwordToken(v) }).withPre(func(text string) bool { return strings.Contains(text, " : ") }),
 	// a conventional administrator's name, a slash and a password: "root / X", "admin/X"
 	srule(SecretPassword, []string{"/"},
 		`(?i)(?:^|[\s'"(`+"`"+`])(?:root|admin|administrator|ubuntu|deploy|deployer|postgres|sa|pi|ec2-user|debian|centos|oracle|ftpuser|guest|operator|support|webmaster)[ \t]*/[ \t]*([^\s'"`+"`"+`]{5,63}[^\s.,;:)'"`+"`"+`])`, 1,
-		func(v, _ string) bool { return passwordToken(v) }),
+		func(v, _ string) bool { return passwordToken(v) }).withPre(adminSlash),
 }
 
 func init() {
 	addRules(round7SecretRules)
+}
+
+// adminNames are the conventional names of an administrator's account.
+var adminNames = map[string]bool{"root": true, "admin": true, "administrator": true, "ubuntu": true, "deploy": true,
+	"deployer": true, "postgres": true, "sa": true, "pi": true, "ec2-user": true, "debian": true, "centos": true,
+	"oracle": true, "ftpuser": true, "guest": true, "operator": true, "support": true, "webmaster": true}
+
+// adminSlash reports whether text holds an administrator's name right before a slash ("root /",
+// "admin/"), not inside a path ("/root/"): the fast test of the "root / X" rule.
+func adminSlash(text string) bool {
+	for i := strings.IndexByte(text, '/'); i >= 0; {
+		j := i
+		for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
+			j--
+		}
+		k := j
+		for k > 0 && (isLower(text[k-1]|0x20) || text[k-1] == '-' || text[k-1] == '2') {
+			k--
+		}
+		if k < j && (k == 0 || text[k-1] != '/') && adminNames[strings.ToLower(text[k:j])] {
+			return true
+		}
+		n := strings.IndexByte(text[i+1:], '/')
+		if n < 0 {
+			break
+		}
+		i += 1 + n
+	}
+	return false
 }
 
 // authValue decides on the credential of an Authorization header: for Basic, user:password in
@@ -230,8 +259,8 @@ func cellSecret(kind, col, v string) bool {
 // findTableSecrets reports the cells under a secret column of a CSV or Markdown table: a header
 // line of names, one of which names a secret ("service,user,password", "| login | password |"),
 // and the rows after it with as many cells.
-func findTableSecrets(text string) []found {
-	if !strings.ContainsAny(text, ",|") || strings.IndexByte(text, '\n') < 0 {
+func findTableSecrets(text, lo string) []found {
+	if !strings.ContainsAny(text, ",|") || strings.IndexByte(text, '\n') < 0 || !anyIn(lo, secretColumns) {
 		return nil
 	}
 	var out []found
@@ -286,6 +315,16 @@ func findTableSecrets(text string) []found {
 type found struct {
 	s, e int
 	kind string
+}
+
+// anyIn reports whether lo holds one of ws.
+func anyIn(lo string, ws []string) bool {
+	for _, w := range ws {
+		if strings.Contains(lo, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // lineSpans are the start and end of each line of text.

@@ -255,3 +255,22 @@ func TestFindSecretsRound7KeyWords(t *testing.T) {
 		{"the key fingerprint for the release, published on the site: 7PXOf5cz4h0aEN2L3r9T4ukiXrN3zTl5", "", ""},
 	})
 }
+
+// A link's password is text as is: dots and a leading $ with symbols make no reference; $VAR,
+// ${VAR} and {{ var }} do. Key words in more languages, and a copula between word and value.
+func TestFindSecretsRound7LinksAndLanguages(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"mongodb+srv://admin:$tr0ngP4ss!@cluster0.example.net/db", SecretConnection, "$tr0ngP4ss!"},
+		{"amqps://svc:Pa.ss.w0rd@mq.example.com:5671", SecretConnection, "Pa.ss.w0rd"},
+		{"clave API de Kraken: Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1", SecretAPIKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1"},
+		{"chave da API: Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1", SecretAPIKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1"},
+		{"API-Schlüssel lautet Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1", SecretAPIKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1"},
+		{"токен бота: Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1", SecretAPIKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1"},
+		// neighbours that stay
+		{"redis://default:$REDIS_PASSWORD@redis:6379", "", ""},
+		{"postgres://app:{{ db_password }}@db/shop", "", ""},
+		{"mysql://app:%(password)s@db/shop", "", ""},
+		{"the enclave: Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1", "", ""},
+		{"token address 0x7148d2a8ea345fb424669a75c6933f9682e2d5fe, token id 71699, tokenURI ipfs://Qm6UQCs9oipWNeDPwVuQApjnRd9LBuD76U54wk1ioQvVVZ", "", ""},
+	})
+}

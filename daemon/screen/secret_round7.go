@@ -20,6 +20,11 @@ var round7SecretRules = []secretRule{
 	srule(SecretPassword, []string{"identified", "set password"},
 		`(?i)\b(?:identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by(?:[ \t]+password)?|set[ \t]+password\b[^;'\n]{0,60}?=(?:[ \t]*password[ \t]*\()?)[ \t]*['"]([^'"\n]{3,200})['"]`, 1,
 		passwordValue),
+	// an XML element named for a secret: <password>...</password>, <apiToken>...</apiToken>
+	srule(SecretPassword, []string{"pass", "pwd"},
+		`(?i)<([A-Za-z_:\-]{0,30}(?:password|passwd|passphrase|pwd|pass)[A-Za-z_\-]{0,20})>([^<\n]{3,200})</`, 2, xmlValue),
+	srule(SecretToken, []string{"secret", "token", "key"},
+		`(?i)<([A-Za-z_:\-]{0,30}(?:secret|token|api_?key|apikey|private_?key|access_?key)[A-Za-z_\-]{0,20})>([^<\n]{3,200})</`, 2, xmlValue),
 	// user : password after a word for credentials: "creds for the staging admin -> lin.wei : X"
 	srule(SecretPassword, []string{"login", "creds", "credentials", "account", "access"},
 		`(?i)\b(?:login|logins|creds|credentials|account|access)\b[^\n]{0,40}?[ \t][\w.\-]{2,32}[ \t]+:[ \t]+([^\s]{5,63}[^\s.,;:)'"])`, 1,
@@ -61,6 +66,15 @@ func adminSlash(text string) bool {
 		i += 1 + n
 	}
 	return false
+}
+
+// xmlValue decides on the text of an XML element named for a secret, as after its name.
+func xmlValue(v, m string) bool {
+	tag := m[1:strings.IndexByte(m, '>')]
+	if secretColumn(tag) == "" {
+		return false // <passwordPolicy>, <tokenType>: about a secret, not one
+	}
+	return genericValue(genericKind(tag), tag, "=", strings.TrimSpace(v), true)
 }
 
 // authValue decides on the credential of an Authorization header: for Basic, user:password in
@@ -240,7 +254,8 @@ var (
 		"api key", "api-key", "private_key", "private key", "privkey", "pk_hex", "credential", "app_key", "license_key",
 		"пароль", "contraseña", "senha", "passwort", "mot de passe", "密码", "パスワード", "비밀번호"}
 	notSecretColumns = []string{"hash", "hint", "policy", "expir", "_at", "date", "changed", "length", "strength", "reset",
-		"_id", " id", "type", "name", "count", "salt", "set", "required", "encrypted", "passed", "bypass", "compass"}
+		"_id", " id", "type", "name", "count", "salt", "set", "required", "encrypted", "passed", "bypass", "compass",
+		"url", "uri", "endpoint", "path", "file", "mode", "rule", "format"}
 )
 
 // cellSecret decides on a table cell under a secret column: a value of one piece that

@@ -274,3 +274,17 @@ func TestFindSecretsRound7LinksAndLanguages(t *testing.T) {
 		{"token address 0x7148d2a8ea345fb424669a75c6933f9682e2d5fe, token id 71699, tokenURI ipfs://Qm6UQCs9oipWNeDPwVuQApjnRd9LBuD76U54wk1ioQvVVZ", "", ""},
 	})
 }
+
+// An XML element named for a secret holds one; a placeholder, a reference or a hash does not.
+func TestFindSecretsRound7XMLElements(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"<password>Meadow4471!rock</password>", SecretPassword, "Meadow4471!rock"},
+		{"<server><id>repo</id><password>Meadow4471rock</password></server>", SecretPassword, "Meadow4471rock"},
+		{"<apiToken>Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1</apiToken>", SecretToken, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1"},
+		// neighbours that stay
+		{"<password>${env.REPO_PASSWORD}</password>", "", ""},
+		{"<passwordPolicy>strict</passwordPolicy>", "", ""},
+		{"<tokenUrl>https://auth.example.com/token</tokenUrl>", "", ""},
+		{"<password>{{ repo_password }}</password>", "", ""},
+	})
+}

@@ -92,7 +92,7 @@ func apiValue(m, _ string) bool {
 		return false
 	}
 	v := m[strings.LastIndexAny(m, " \t:=\"'")+1:]
-	if publicValue(v) {
+	if publicValue(v) || evmAddress(v) {
 		return false
 	}
 	if strings.Contains(lo, "api") && len(v) >= 32 && hexOnly(v) && !strings.Contains(v, "-") && !sameChar(v) {

@@ -222,7 +222,7 @@ func proseKeyContext(text string, s, e int) bool {
 // public key's shape (xpub, AAAA..., a Solana address: 32 to 44 base58 characters, a content id);
 // or 32 to 64 hex digits (see proseKeyContext).
 func proseKey(v, m string) bool {
-	if publicValue(v) || strings.HasPrefix(v, "AAAA") || contentID.MatchString(v) || len(v) >= 4 && v[1:4] == "pub" {
+	if publicValue(v) || strings.HasPrefix(v, "AAAA") || contentID.MatchString(v) || len(v) >= 4 && v[1:4] == "pub" || evmAddress(v) {
 		return false
 	}
 	if hexOnly(v) {

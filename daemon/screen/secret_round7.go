@@ -153,7 +153,8 @@ func findCallCredentials(text, lo string, pairs *bytePairs) (passwords, keys [][
 				continue
 			}
 			for _, a := range callArgs(text, j) {
-				if v := text[a[0]:a[1]]; keyArg(v) || passwordToken(v) && !strings.ContainsAny(v, "/\\") {
+				v := text[a[0]:a[1]]
+				if keyArg(v, secretArgName(text, a[0])) || passwordToken(v) && !strings.ContainsAny(v, "/\\") {
 					keys = append(keys, a)
 				}
 			}
@@ -163,12 +164,32 @@ func findCallCredentials(text, lo string, pairs *bytePairs) (passwords, keys [][
 }
 
 // keyArg reports whether a client's string argument is shaped as a key: a UUID, 24 or more hex
-// digits, or 16 or more random letters and digits of both cases.
-func keyArg(v string) bool {
+// digits, or random letters and digits of both cases, 24 or more of them, 16 after a name for a
+// secret ({ key: '...', secret: '...' }).
+func keyArg(v string, named bool) bool {
 	if len(v) >= 24 && len(v) <= 64 && hexOnly(v) && !sameChar(strings.ReplaceAll(v, "-", "")) {
 		return strings.Count(v, "-") == 0 || uuidShape(v)
 	}
-	return len(v) >= 16 && b64url(v) && mixedCase(v)
+	return (len(v) >= 24 || named && len(v) >= 16) && b64url(v) && mixedCase(v)
+}
+
+// secretArgName reports whether the string whose text starts at text[s] follows a name for a
+// secret and a colon or an equals sign: key: '...', apiSecret = "...".
+func secretArgName(text string, s int) bool {
+	i := s - 1 // the opening quote
+	for i > 0 && strings.IndexByte(" \t:=", text[i-1]) >= 0 {
+		i--
+	}
+	if i == s-1 {
+		return false
+	}
+	j := i
+	for j > 0 && (isLower(text[j-1]|0x20) || text[j-1] == '_' || text[j-1] >= '0' && text[j-1] <= '9') {
+		j--
+	}
+	n := strings.ToLower(text[j:i])
+	return strings.Contains(n, "key") || strings.Contains(n, "secret") || strings.Contains(n, "token") ||
+		strings.Contains(n, "auth") || strings.Contains(n, "pass")
 }
 
 // uuidShape reports whether v is 8-4-4-4-12 hex digits.
@@ -258,6 +279,9 @@ var (
 		"url", "uri", "endpoint", "path", "file", "mode", "rule", "format"}
 )
 
+// aboutSecretColumns name a column of a table about passwords rather than of credentials.
+var aboutSecretColumns = []string{"strength", "score", "entropy", "crack", "example", "sample", "weak", "guess"}
+
 // cellSecret decides on a table cell under a secret column: a value of one piece that
 // genericValue would take after the column's name.
 func cellSecret(kind, col, v string) bool {
@@ -304,8 +328,8 @@ func findTableSecrets(text, lo string) []found {
 				any = true
 			}
 		}
-		if !any {
-			continue
+		if !any || anyIn(strings.ToLower(header), aboutSecretColumns) {
+			continue // "password,strength": a table about passwords
 		}
 		for r := h + 1; r < len(lines); r++ {
 			row := text[lines[r][0]:lines[r][1]]

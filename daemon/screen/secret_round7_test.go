@@ -288,3 +288,19 @@ func TestFindSecretsRound7XMLElements(t *testing.T) {
 		{"<password>{{ repo_password }}</password>", "", ""},
 	})
 }
+
+// Neighbours of the round's classes that must stay: an address after "token", a client's name,
+// a table about passwords.
+func TestFindSecretsRound7Neighbours(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"Token contract: 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", "", ""},
+		{"token 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 on mainnet", "", ""},
+		{"const client = new Client('projectAbc123DefGhi');", "", ""},
+		{"password,strength\nhunter2,weak\nTr0ub4dor&3,medium", "", ""},
+		{"symbol,token_address\nUSDC,0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", "", ""},
+		{"passport.authenticate('local', { failureRedirect: '/login' })", "", ""},
+		// and what still goes next to them
+		{"const client = new Client({ apiKey: 'projectAbc123DefGhi' });", SecretAPIKey, "projectAbc123DefGhi"},
+		{"const client = new Client('Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Qa5');", SecretAPIKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Qa5"},
+	})
+}

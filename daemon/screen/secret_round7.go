@@ -154,7 +154,8 @@ func findCallCredentials(text, lo string, pairs *bytePairs) (passwords, keys [][
 			}
 			for _, a := range callArgs(text, j) {
 				v := text[a[0]:a[1]]
-				if keyArg(v, secretArgName(text, a[0])) || passwordToken(v) && !strings.ContainsAny(v, "/\\") {
+				if keyArg(v, secretArgName(text, a[0])) || passwordToken(v) && !strings.ContainsAny(v, "/\\") &&
+					(strings.ContainsAny(v, "!#$%^&*+?~") || passphrase(v)) {
 					keys = append(keys, a)
 				}
 			}

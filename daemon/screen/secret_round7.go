@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -280,6 +281,20 @@ var (
 		"url", "uri", "endpoint", "path", "file", "mode", "rule", "format"}
 )
 
+// columnName reports whether a header cell reads as a column's name: a letter, then up to 39
+// letters, digits, spaces, dots, dashes or underscores, in three words at most; not a file name.
+func columnName(name string) bool {
+	if name == "" || len(name) > 40 || len(strings.Fields(name)) > 3 || knownFile(name) {
+		return false
+	}
+	for i, r := range name {
+		if !(unicode.IsLetter(r) || i > 0 && (unicode.IsDigit(r) || strings.ContainsRune(" _.-", r))) {
+			return false
+		}
+	}
+	return true
+}
+
 // aboutSecretColumns name a column of a table about passwords rather than of credentials.
 var aboutSecretColumns = []string{"strength", "score", "entropy", "crack", "example", "sample", "weak", "guess"}
 
@@ -290,7 +305,7 @@ func cellSecret(kind, col, v string) bool {
 	if q := strings.Trim(v, "`\"'"); len(q) == len(v)-2 {
 		v = q
 	}
-	if v == "" || strings.ContainsAny(v, " \t") || v == "NULL" || v == "null" || v == "-" || v == "—" {
+	if v == "" || strings.ContainsAny(v, " \t") || v == "NULL" || v == "null" || v == "-" || v == "—" || knownFile(v) {
 		return false
 	}
 	return genericValue(kind, col, "=", v, true)
@@ -321,7 +336,7 @@ func findTableSecrets(text, lo string) []found {
 		any := false
 		for i, c := range names {
 			name := text[c[0]:c[1]]
-			if strings.ContainsAny(name, ":=/\\") || len(strings.Fields(name)) > 3 {
+			if !columnName(name) {
 				any = false
 				break
 			}

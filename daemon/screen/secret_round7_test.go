@@ -304,3 +304,13 @@ func TestFindSecretsRound7Neighbours(t *testing.T) {
 		{"const client = new Client('Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Qa5');", SecretAPIKey, "Zq4Xr8Tn2Wm6Yp0Ks3Lv7Hj1Qa5"},
 	})
 }
+
+// A table's header is a row of column names: a line of quoted file names with "secret" in one
+// is not a header, and file names are not cells' secrets.
+func TestFindSecretsRound7TableHeaders(t *testing.T) {
+	checkSecrets(t, []secretCase{
+		{"\t{\"first\", \"credential_secret.txt\", \"credential_lookalike.txt\"},\n\t{\"second\", \"heldout2_secret.txt\", \"heldout2_lookalike.txt\"},", "", ""},
+		{"name,secret_file\napi,secrets/api_key.txt", "", ""},
+		{"名前,密码\nana,Kq8!wm2Rt5", SecretPassword, "Kq8!wm2Rt5"},
+	})
+}

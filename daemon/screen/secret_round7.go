@@ -3,6 +3,7 @@ package screen
 import (
 	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -264,8 +265,11 @@ func secretColumn(name string) string {
 			return ""
 		}
 	}
-	for _, w := range secretColumns {
+	for i, w := range secretColumns {
 		if strings.Contains(k, w) {
+			if i >= firstPasswordWordColumn {
+				return SecretPassword // пароль, contraseña, 密码: password in another language
+			}
 			return genericKind(k)
 		}
 	}
@@ -275,6 +279,7 @@ func secretColumn(name string) string {
 var (
 	secretColumns = []string{"password", "passwd", "passphrase", "pwd", "pass", "secret", "token", "api_key", "apikey",
 		"api key", "api-key", "private_key", "private key", "privkey", "pk_hex", "credential", "app_key", "license_key",
+		// password in other languages (firstPasswordWordColumn on)
 		"пароль", "contraseña", "senha", "passwort", "mot de passe", "密码", "パスワード", "비밀번호"}
 	notSecretColumns = []string{"hash", "hint", "policy", "expir", "_at", "date", "changed", "length", "strength", "reset",
 		"_id", " id", "type", "name", "count", "salt", "set", "required", "encrypted", "passed", "bypass", "compass",
@@ -294,6 +299,10 @@ func columnName(name string) bool {
 	}
 	return true
 }
+
+// firstPasswordWordColumn is the index in secretColumns of the first word for a password in
+// another language.
+var firstPasswordWordColumn = slices.Index(secretColumns, "пароль")
 
 // aboutSecretColumns name a column of a table about passwords rather than of credentials.
 var aboutSecretColumns = []string{"strength", "score", "entropy", "crack", "example", "sample", "weak", "guess"}

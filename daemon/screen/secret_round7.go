@@ -100,7 +100,8 @@ var credentialCalls = []string{"pdo(", "networkcredential(", "net::smtp.start(",
 	"pymysql.connect(", "mysqldb.connect(", "connector.connect(", "mysqli(", "mysqli_connect(", "mysql_connect(",
 	"pg_connect(", ".login(", "bind_s(", ".bind(", "usernamepasswordcredentials(", "passwordauthentication(",
 	"httpbasicauth(", "basicauth(", "digestauth(", "passwordcredential(", "credential(", "smtp.start(",
-	"ftp.open(", "setcredentials(", "withcredentials(", "authenticate("}
+	"ftp.open(", "setcredentials(", "withcredentials(", "authenticate(", "redis(", "strictredis(", "ftp.new(", "pop3(",
+	"imap4(", "imap4_ssl(", "pop3_ssl(", ".pass_(", "ldap_bind(", "sqlconnection("}
 
 // findCallCredentials reports the credentials handed to a call: a string argument that reads as
 // a password, given to a call that logs in (credentialCalls), and a key-shaped string (a UUID, 24

@@ -166,6 +166,8 @@ func TestFindSecretsRound7Calls(t *testing.T) {
 		{`conn = DriverManager.getConnection("jdbc:mysql://db:3306/shop", "app", "Kq8!wm2Rt5x");`, SecretPassword, "Kq8!wm2Rt5x"},
 		{"conn = psycopg2.connect('dbname=shop', 'app', 'Harbor7712!x')", SecretPassword, "Harbor7712!x"},
 		{"ftp.login('deploy', 'night-help-maze-76')", SecretPassword, "night-help-maze-76"},
+		{"r = redis.Redis('cache.internal', 6379, 0, 'Meadow4471!rock')", SecretPassword, "Meadow4471!rock"},
+		{"ftp = Net::FTP.new('ftp.example.com', 'deploy', 'Meadow4471!rock')", SecretPassword, "Meadow4471!rock"},
 		{"client = Postmark::ApiClient.new('3655fd1f-0131-45c4-84f7-cdf6ea9f0379')", SecretAPIKey, "3655fd1f-0131-45c4-84f7-cdf6ea9f0379"},
 		{"const client = new RestClientV5({ key: 'XDJeCfLhkWkjJWOvT0', secret: '9Ev2GZmSmYxNK5BMSXDEQIcdfAz3Aw54BN0i' });", SecretAPIKey, "XDJeCfLhkWkjJWOvT0"},
 		{"client = Client('128e7462629e70d943e8fd1c', '83536284-e077-4e56-a0e7-812dd3467aee', 'basket-alien-nerve-36')", SecretAPIKey, "128e7462629e70d943e8fd1c"},

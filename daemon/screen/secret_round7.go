@@ -318,6 +318,9 @@ func cellSecret(kind, col, v string) bool {
 	if v == "" || strings.ContainsAny(v, " \t") || v == "NULL" || v == "null" || v == "-" || v == "—" || knownFile(v) {
 		return false
 	}
+	if kind == SecretPassword && !passwordToken(v) && !labelledPassword(v) {
+		return false // "test,pass\nlogin,PASS": a result, not a password
+	}
 	return genericValue(kind, col, "=", v, true)
 }
 

@@ -205,6 +205,8 @@ func TestFindSecretsRound7Tables(t *testing.T) {
 		{"INSERT INTO wallets (chain, address) VALUES ('base', '0xdcf583f5afb82a057574c745edbc34d04fc42f3e');", "", ""},
 		{"ALTER USER app IDENTIFIED BY '${DB_PASSWORD}';", "", ""},
 		{"name,token\nUSDC,0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "", ""},
+		{"test,result,pass\nlogin,ok,PASS\nlogout,ok,FAILED", "", ""},
+		{"| step | pass |\n|---|---|\n| build | yes |\n| deploy | skipped |", "", ""},
 	})
 }
 

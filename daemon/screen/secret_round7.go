@@ -328,20 +328,29 @@ func cellSecret(kind, col, v string) bool {
 // line of names, one of which names a secret ("service,user,password", "| login | password |"),
 // and the rows after it with as many cells.
 func findTableSecrets(text, lo string) []found {
-	if !strings.ContainsAny(text, ",|") || strings.IndexByte(text, '\n') < 0 || !anyIn(lo, secretColumns) {
+	if len(lo) != len(text) || !strings.ContainsAny(text, ",|") || strings.IndexByte(text, '\n') < 0 || !tableShaped(text) {
 		return nil
 	}
 	var out []found
-	lines := lineSpans(text)
-	for h := 0; h+1 < len(lines); h++ {
-		header := text[lines[h][0]:lines[h][1]]
+	for hs := 0; hs < len(text); {
+		he := lineEnd(text, hs)
+		if he >= len(text) {
+			break
+		}
+		header, ns := text[hs:he], he+1
+		next := text[ns:lineEnd(text, ns)]
+		hline := [2]int{hs, he}
+		hs = ns
 		sep := byte(',')
-		if strings.Count(header, "|") >= 2 {
+		if nb := strings.Count(header, "|"); nb >= 2 && nb == strings.Count(next, "|") {
 			sep = '|'
-		} else if strings.Count(header, ",") < 1 {
+		} else if nc := strings.Count(header, ","); nc < 1 || nc != strings.Count(next, ",") {
 			continue
 		}
-		names := cells(text, lines[h], sep)
+		if len(header) > 400 || !anyIn(lo[hline[0]:hline[1]], secretColumns) {
+			continue
+		}
+		names := cells(text, hline, sep)
 		if len(names) < 2 {
 			continue
 		}
@@ -360,12 +369,14 @@ func findTableSecrets(text, lo string) []found {
 		if !any || anyIn(strings.ToLower(header), aboutSecretColumns) {
 			continue // "password,strength": a table about passwords
 		}
-		for r := h + 1; r < len(lines); r++ {
-			row := text[lines[r][0]:lines[r][1]]
+		for rs := ns; rs < len(text); {
+			re := lineEnd(text, rs)
+			row, line := text[rs:re], [2]int{rs, re}
+			rs = re + 1
 			if sep == '|' && strings.Trim(row, "|-: \t") == "" && strings.Contains(row, "-") {
 				continue // the Markdown rule under the header
 			}
-			cs := cells(text, lines[r], sep)
+			cs := cells(text, line, sep)
 			if len(cs) != len(names) {
 				break
 			}
@@ -379,10 +390,40 @@ func findTableSecrets(text, lo string) []found {
 	return out
 }
 
+// lineEnd is the end of the line starting at text[s:]: its line break or the end of text.
+func lineEnd(text string, s int) int {
+	if i := strings.IndexByte(text[s:], '\n'); i >= 0 {
+		return s + i
+	}
+	return len(text)
+}
+
 // found is a credential at text[s:e] of the given kind.
 type found struct {
 	s, e int
 	kind string
+}
+
+// tableShaped reports whether two lines in a row hold as many commas, or as many bars, and at
+// least one: the fast test that a text may hold a table.
+func tableShaped(text string) bool {
+	pc, pb, c, b := -1, -1, 0, 0
+	for i := 0; i <= len(text); i++ {
+		if i == len(text) || text[i] == '\n' {
+			if c > 0 && c == pc || b > 1 && b == pb {
+				return true
+			}
+			pc, pb, c, b = c, b, 0, 0
+			continue
+		}
+		switch text[i] {
+		case ',':
+			c++
+		case '|':
+			b++
+		}
+	}
+	return false
 }
 
 // anyIn reports whether lo holds one of ws.

@@ -122,11 +122,55 @@ func placeholder(value string) bool {
 	if strings.ContainsAny(v, "()") {
 		return true // a call: os.getenv("X"), get_password()
 	}
-	if envName.MatchString(v) || codeRef.MatchString(v) {
+	if envName.MatchString(v) || codeRef.MatchString(v) && !wordDigits(v) {
+		return true
+	}
+	if secretRef(v) {
 		return true
 	}
 	if (strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./")) && strings.Count(v, "/") >= 2 {
 		return true // a path: pwd: /home/deploy
+	}
+	if name, path, ok := strings.Cut(v, ":/"); ok && !strings.HasPrefix(path, "/") && strings.Count(path, "/") >= 1 &&
+		!strings.ContainsAny(name, " /@") {
+		return true // a name and a path: LoadCredential=signer:/etc/credstore/signer
+	}
+	return false
+}
+
+// secretRefs start a reference to a secret kept in a secret manager: Vault, 1Password, AWS
+// Secrets Manager and Parameter Store, Google Secret Manager, Azure Key Vault, Doppler, SOPS.
+var secretRefs = []string{"vault:", "op://", "arn:aws:secretsmanager", "arn:aws:ssm", "ssm:", "secretsmanager:",
+	"gcp:secretmanager", "projects/", "sm://", "azure-keyvault", "keyvault:", "akv://", "doppler://", "sops:",
+	"bws://", "infisical://", "secret://", "secrets://", "ref+"}
+
+// secretRef reports whether v names a secret in a secret manager rather than holding it:
+// vault:secret/data/shop/db#password, op://Shop/DB/password, arn:aws:secretsmanager:....
+func secretRef(v string) bool {
+	lo := strings.ToLower(v)
+	for _, r := range secretRefs {
+		if strings.HasPrefix(lo, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordDigits reports whether a dotted value has a part of letters and then three or more digits
+// ("Alter9786.blam", "tiger1977.jaguar"): a password of a word, a number and a word, not a code
+// reference (config.db.password, settings.SECRET_KEY; sha256 has three digits but no capital
+// before them and stands in hashlib.sha256, so a part must also start with a capital or hold
+// four digits).
+func wordDigits(v string) bool {
+	for _, part := range strings.Split(v, ".") {
+		i := 0
+		for i < len(part) && (part[i] >= 'a' && part[i] <= 'z' || part[i] >= 'A' && part[i] <= 'Z') {
+			i++
+		}
+		d := len(part[i:]) - len(strings.TrimLeft(part[i:], "0123456789"))
+		if i >= 2 && (d >= 4 || d >= 3 && part[0] >= 'A' && part[0] <= 'Z') {
+			return true
+		}
 	}
 	return false
 }
@@ -324,7 +368,7 @@ var secretRules = []secretRule{
 			case "pass", "password", "passwd", "pwd", "secret", "pw", "p", "x", "token":
 				return false
 			}
-			return !placeholder(m[2]) && !strings.HasPrefix(pass, "$")
+			return !connPlaceholder(m[2])
 		}),
 	srule(SecretBasicAuth, []string{"basic", "-u", "--user"},
 		`(?i)(?:\b(?:authorization|auth[ _\-]?header|basic[ _\-]auth(?:[ _\-]?header)?)\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})|\bcurl\b[^\n]*?\s(?:-u|--user)\s+["']?([^\s:"']+:[^\s"']+))`, -1,
@@ -348,8 +392,10 @@ var secretRules = []secretRule{
 		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
-	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential"},
-		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credentials?)(?:[_\-]?(?:string|value))?)(?:["']?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
+	// The key may be a subscript (cfg['SECRET_KEY'] = ...) or a flag in an argument list
+	// (["--requirepass", "..."]).
+	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential", "pk_hex"},
+		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|privkey|priv[_\-]key|pk[_\-]hex|app[_\-]?key|licen[cs]e[_\-]?key|signing[_\-]?key|master[_\-]?key|encryption[_\-]?key|credentials?)(?:[_\-]?(?:string|value|key|hex))?)(?:["']?\]?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|["'][ \t]*,[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
 }
 
@@ -486,7 +532,7 @@ func genericKind(key string) string {
 		return SecretPassword
 	case strings.Contains(k, "secret") || strings.Contains(k, "credential"):
 		return SecretGeneric
-	case strings.Contains(k, "private"):
+	case strings.Contains(k, "private") || strings.Contains(k, "priv") || strings.Contains(k, "pk_hex") || strings.Contains(k, "pk-hex"):
 		return SecretPrivateKey
 	case strings.Contains(k, "token"):
 		return SecretToken
@@ -503,8 +549,14 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	lo := strings.ToLower(v)
 	k := strings.ToLower(key)
 	bare := strings.TrimSpace(sep) == "" // "password hunter2": only after a password word or a flag
+	if strings.Contains(sep, ",") && !strings.HasPrefix(k, "-") {
+		return false // ["password", "email"]: a list of names; ["--requirepass", "..."] is a flag's value
+	}
 	if strings.Contains(v, "-----BEGIN") {
 		return false // a key block: the private key rule decides on it
+	}
+	if publicTestKeys[strings.ToLower(strings.TrimPrefix(v, "0x"))] {
+		return false // a local chain's published test account
 	}
 	if strings.HasPrefix(k, "-") && (strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/") ||
 		strings.HasPrefix(v, "~/") || fileName.MatchString(v) && !strings.ContainsAny(v, "!@#$%^&*")) {
@@ -523,8 +575,8 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		}
 		return true
 	}
-	if bare && !strings.HasPrefix(k, "-") || publicValue(v) {
-		return false // "token abc": only after a flag ("--token abc")
+	if bare && !strings.HasPrefix(k, "-") || publicValue(v) || evmAddress(v) {
+		return false // "token abc": only after a flag ("--token abc"); a token's contract address
 	}
 	if strings.Trim(lo, "abcdefghijklmnopqrstuvwxyz-_") == "" && v == lo {
 		return false // --secret=deployer-key: a secret's name in a secret manager, not its value
@@ -537,10 +589,35 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 	if len(v) < 12 || entropy(v) < 3 || classes(v) < 2 {
 		return false
 	}
-	if hexOnly(v) && len(v) >= 40 && !strings.Contains(k, "secret") && !strings.Contains(k, "key") && !strings.Contains(k, "token") {
+	if hexOnly(v) && len(v) >= 40 && !strings.Contains(k, "secret") && !strings.Contains(k, "key") && !strings.Contains(k, "token") &&
+		!strings.Contains(k, "pk") {
 		return false
 	}
 	return true
+}
+
+// connPlaceholder reports whether the password of a link's user:password@ names one rather than
+// holding it: a placeholder word, ${VAR}, $VAR, {{ var }}, <password>, %(password)s. A link holds
+// text as is, so a dotted value or one starting with $ and holding symbols is a password.
+func connPlaceholder(p string) bool {
+	if placeholderWord(p) || secretRef(p) {
+		return true
+	}
+	switch p[0] {
+	case '{', '<', '[', '%', '*':
+		return true
+	case '$':
+		return strings.HasPrefix(p, "${") || strings.HasPrefix(p, "$(") || varRef.MatchString(p) && !upLowDigit(p)
+	}
+	return false
+}
+
+var varRef = regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*$`)
+
+// evmAddress reports whether v is 0x and 40 hex digits: an account or a contract, public
+// whatever the key ("token": "0x...").
+func evmAddress(v string) bool {
+	return len(v) == 42 && (strings.HasPrefix(v, "0x") || strings.HasPrefix(v, "0X")) && hexOnly(v[2:]) && !strings.Contains(v, "-")
 }
 
 // arn reports whether the word holding text[i] is an Amazon resource name (arn:aws:...).
@@ -703,6 +780,16 @@ func FindSecrets(text string) []Removal {
 	}
 	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
+	}
+	for _, h := range append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...) {
+		spans = append(spans, span{h.s, h.e, h.kind, len(secretRules) + 1})
+	}
+	passwords, keys := findCallCredentials(text, lo, &pairs)
+	for _, p := range passwords {
+		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
+	}
+	for _, p := range keys {
+		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})

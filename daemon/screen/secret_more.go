@@ -92,7 +92,7 @@ func apiValue(m, _ string) bool {
 		return false
 	}
 	v := m[strings.LastIndexAny(m, " \t:=\"'")+1:]
-	if publicValue(v) {
+	if publicValue(v) || evmAddress(v) {
 		return false
 	}
 	if strings.Contains(lo, "api") && len(v) >= 32 && hexOnly(v) && !strings.Contains(v, "-") && !sameChar(v) {
@@ -210,8 +210,11 @@ func findProsePasswords(text, lo string, pairs *bytePairs) [][2]int {
 func wordEdge(lo string, s, e int) bool {
 	if s > 0 {
 		r, _ := utf8.DecodeLastRuneInString(lo[:s])
-		if (unicode.IsLetter(r) || unicode.IsDigit(r)) && !cjk(r) || strings.ContainsRune("_$({-.", r) {
+		if (unicode.IsLetter(r) || unicode.IsDigit(r)) && !cjk(r) || strings.ContainsRune("_${-.", r) {
 			return false
+		}
+		if r == '(' && (s < 2 || lo[s-2] == '$' || isLower(lo[s-2]) || lo[s-2] == '_') {
+			return false // $(pwd), getpass(...): code; "(pass X)" in prose is a word
 		}
 	}
 	if e < len(lo) {
@@ -274,15 +277,18 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 		if f == ":" || f == "=" || f == "-" || f == "—" || f == "–" {
 			continue
 		}
-		if n++; n > most {
+		if n++; n > most && !(short && n <= 4) && !(!short && n <= most+4) {
 			break
 		}
 		f = strings.TrimRight(f, ".,;:)?\"'`»”。，、；：！？）」』")
-		v := strings.TrimLeft(f, "\"'`«“「『（：")
+		v := strings.TrimLeft(f, "\"'`«“「『（：([")
 		if !passwordToken(v) {
 			v = strings.TrimRight(v, "!") // a password may end in "!", a sentence too
 		}
 		s := at + strings.Index(text[at:], v)
+		if n > most && short && !copulaEnd(text[e:s]) || n > most && !short && !labelled(text[e:s]) {
+			continue // "clave del panel es X", "password for the zip with the source: X": further words only up to a copula or a label
+		}
 		if passwordToken(v) || paddedToken(v) || labelled(text[e:s]) && labelledPassword(v) {
 			return [2]int{s, s + len(v)}, true
 		}
@@ -343,6 +349,18 @@ func labelled(between string) bool {
 	for _, c := range copulas {
 		if strings.HasSuffix(b, c) {
 			return true
+		}
+	}
+	return false
+}
+
+// copulaEnd reports whether the words between a password word and a value end with a copula
+// ("del panel es"), not with a label's colon ("pública:").
+func copulaEnd(between string) bool {
+	b := strings.TrimRight(between, " \t")
+	for _, c := range copulas {
+		if strings.HasSuffix(b, c) {
+			return !strings.Contains(strings.ToLower(b), "publ")
 		}
 	}
 	return false
@@ -418,10 +436,35 @@ func passwordToken(v string) bool {
 	if at := strings.IndexByte(v, '@'); at >= 0 && strings.Contains(v[at:], ".") {
 		return false // an address
 	}
-	if strings.Count(v, "/") >= 2 || strings.Count(v, ".") >= 2 || strings.HasPrefix(v, "-") || fileName.MatchString(v) {
+	if strings.Count(v, "/") >= 2 || strings.Count(v, ".") >= 2 || strings.HasPrefix(v, "-") || knownFile(v) {
 		return false // a path, a version or a host, a flag, a file
 	}
 	return true
+}
+
+// fileExts are the endings of file names and host names a value after a password word may be:
+// "keystore.json", "pw.txt", "shop2024.com"; "Alter9786.blam" ends in none and is a password.
+var fileExts = map[string]bool{"txt": true, "pdf": true, "zip": true, "json": true, "yaml": true, "yml": true,
+	"toml": true, "env": true, "key": true, "pem": true, "crt": true, "cer": true, "der": true, "p12": true, "pfx": true,
+	"jks": true, "log": true, "csv": true, "xml": true, "html": true, "htm": true, "js": true, "ts": true, "go": true,
+	"py": true, "rb": true, "php": true, "java": true, "sh": true, "conf": true, "cfg": true, "ini": true, "md": true,
+	"doc": true, "docx": true, "xls": true, "xlsx": true, "png": true, "jpg": true, "jpeg": true, "gif": true,
+	"svg": true, "tar": true, "gz": true, "tgz": true, "bz2": true, "xz": true, "rar": true, "sql": true, "db": true,
+	"sqlite": true, "bak": true, "bin": true, "exe": true, "dll": true, "so": true, "dmg": true, "iso": true,
+	"img": true, "mp3": true, "mp4": true, "wav": true, "pass": true, "pwd": true, "secret": true, "kdbx": true,
+	"asc": true, "gpg": true, "pgp": true, "sig": true, "lock": true, "tmp": true, "old": true, "out": true,
+	"dat": true, "keystore": true, "wallet": true, "pub": true, "ppk": true, "rsa": true, "rs": true, "kt": true,
+	"swift": true, "vue": true, "jsx": true, "tsx": true, "css": true, "scss": true, "map": true, "com": true,
+	"net": true, "org": true, "io": true, "dev": true, "app": true, "ai": true, "co": true, "local": true,
+	"internal": true, "lan": true, "example": true, "test": true, "service": true, "socket": true, "timer": true,
+	"cpp": true, "hpp": true, "cs": true, "lua": true, "pl": true, "ps1": true, "bat": true, "cmd": true, "tf": true,
+	"hcl": true, "properties": true, "gradle": true, "apk": true, "ipa": true, "deb": true, "rpm": true, "sum": true,
+	"mod": true, "cnf": true, "ovpn": true, "p8": true, "jwk": true, "csr": true}
+
+// knownFile reports whether v ends as a file or host name: a dot and a known ending.
+func knownFile(v string) bool {
+	i := strings.LastIndexByte(v, '.')
+	return i >= 0 && fileName.MatchString(v) && fileExts[strings.ToLower(v[i+1:])]
 }
 
 // paddedToken reports whether v reads as a password once the equals signs that end it are set
@@ -442,10 +485,13 @@ func passphrase(v string) bool {
 	if len(words) < 3 {
 		return false
 	}
-	for _, w := range words {
+	for k, w := range words {
 		i := 0
 		for i < len(w) && (w[i] >= 'a' && w[i] <= 'z' || w[i] >= 'A' && w[i] <= 'Z') {
 			i++
+		}
+		if i == 0 && k == len(words)-1 && k >= 3 && len(w) >= 2 && len(w) <= 4 && strings.TrimLeft(w, "0123456789") == "" {
+			continue // "shallow-broom-general-24": three words and a number
 		}
 		if i < 3 || strings.TrimLeft(w[i:], "0123456789") != "" {
 			return false

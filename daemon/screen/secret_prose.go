@@ -82,10 +82,26 @@ func containsWord(lo, w string) bool {
 
 // proseKeyRe reads a key or secret word in English, Russian, French, Spanish or German, then the
 // value itself or a few words and a colon, from the start of its input.
-var proseKeyRe = regexp.MustCompile(`^(?:[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Кк]люч|[Сс]екрет|[Cc]lé|[Ll]lave|[Ss]chlüssel)(?:[ \t]*[:：=][ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,24}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`)
+var proseKeyRe = regexp.MustCompile(`^(?:[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Кк]люч|[Сс]екрет|[Cc]lé|[Ll]lave|[Ss]chlüssel|` + otherKeyWords + `|` + cjkKeyWords + `)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:is|ist|lautet|est|es|é|è|jest|adalah|är|er|je|là|—)[ \t]+|[ \t]*(?:は|는|은|이|가|是|为|為|：)[ \t]*|[ \t]+|[ \t][^\n:：=«»"']{1,48}?[:：][ \t]*)([A-Za-z0-9+/_\-]{16,100}={0,2})(?:[^A-Za-z0-9+/_\-=]|$)`)
+
+// otherKeyWords are "key", "token" and "secret" in more languages, any case of the first letter:
+// clave, chave, chiave, klucz, anahtar, kunci, khóa, sleutel, nyckel, nøgle, nøkkel, avain, kulcs,
+// cheie, klíč, токен, jeton, token.
+const otherKeyWords = `[Cc]lave|[Cc]have|[Cc]hiave|[Kk]lucz|[Aa]nahtar|[Kk]unci|[Kk]hóa|[Ss]leutel|[Nn]yckel|[Nn]øgle|[Nn]økkel|[Aa]vain|[Kk]ulcs|[Cc]heie|[Kk]líč|[Тт]окен|[Jj]eton|[Tt]oken|TOKEN|KEY|SECRET`
+
+// cjkKeyWords are "key", "secret" and "token" in Chinese, Japanese and Korean: 密钥, 秘钥,
+// 令牌, シークレット, キー, トークン, 시크릿, 키, 토큰.
+const cjkKeyWords = `密钥|秘钥|密鑰|秘鑰|令牌|シークレット|キー|トークン|シークレットキー|시크릿|키|토큰|비밀 키|비밀키`
+
+// firstOtherKeyWord is the index in proseKeyWords of the first word added in round 7 ("clave"):
+// these count only as whole words ("enclave" is not "clave").
+const firstOtherKeyWord = 7
 
 // proseKeyWords start proseKeyRe; only its window after each is read.
-var proseKeyWords = []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel"}
+var proseKeyWords = []string{"key", "secret", "ключ", "секрет", "clé", "llave", "schlüssel", "clave", "chave", "chiave",
+	"klucz", "anahtar", "kunci", "khóa", "sleutel", "nyckel", "nøgle", "nøkkel", "avain", "kulcs", "cheie", "klíč", "токен",
+	"jeton", "token", "密钥", "秘钥", "密鑰", "秘鑰",
+	"令牌", "シークレット", "キー", "トークン", "시크릿", "키", "토큰", "비밀 키"}
 
 // findProseKeys reports keys and secrets in prose ("bybit key X / secret Y", "clé API Kraken : X",
 // "ключ X", "secret for signing: X"): a value proseKey takes, in a context proseKeyContext
@@ -96,7 +112,7 @@ func findProseKeys(text, lo string) [][2]int {
 		return nil
 	}
 	var out [][2]int
-	for _, w := range proseKeyWords {
+	for k, w := range proseKeyWords {
 		for from := 0; ; {
 			i := strings.Index(lo[from:], w)
 			if i < 0 {
@@ -105,7 +121,8 @@ func findProseKeys(text, lo string) [][2]int {
 			i += from
 			from = i + len(w)
 			if r, _ := utf8.DecodeLastRuneInString(text[:i]); (w == "key" || w == "secret") && i > 0 &&
-				(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_') {
+				(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_') ||
+				k >= firstOtherKeyWord && i > 0 && !cjkWord(w) && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
 				continue
 			}
 			end := min(len(text), i+200)
@@ -114,12 +131,29 @@ func findProseKeys(text, lo string) [][2]int {
 				continue
 			}
 			s, e := i+m[2], i+m[3]
+			if digestLabel(text[:s]) || text[s] == '/' {
+				continue // "key fingerprint is SHA256:...": a digest of a public key
+			}
 			if proseKey(text[s:e], text[i:i+m[1]]) && proseKeyContext(text, s, e) {
 				out = append(out, [2]int{s, e})
 			}
 		}
 	}
 	return out
+}
+
+// cjkWord reports whether w starts with a letter of a script written without spaces.
+func cjkWord(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return cjk(r)
+}
+
+// digestLabel reports whether before ends with a digest's name and a colon (SHA256:, MD5:) or
+// speaks of a fingerprint just before: the value after it is a digest.
+func digestLabel(before string) bool {
+	lo := strings.ToLower(before[max(0, len(before)-40):])
+	return strings.HasSuffix(lo, "sha256:") || strings.HasSuffix(lo, "sha1:") || strings.HasSuffix(lo, "sha512:") ||
+		strings.HasSuffix(lo, "md5:") || strings.Contains(lo, "fingerprint")
 }
 
 // keyShaped reports whether text holds a run of 16 or more letters and digits with both cases and
@@ -173,6 +207,9 @@ func proseKeyContext(text string, s, e int) bool {
 	if !hexOnly(text[s:e]) {
 		return true
 	}
+	if !strings.Contains(text[s:e], "-") && strings.Contains(strings.ToLower(text[max(0, s-40):s]), "api") {
+		return true // "API secret: <hex>", "APIシークレットは <hex>"
+	}
 	for _, n := range exchangeNames {
 		if strings.Contains(before, n) {
 			return true
@@ -185,7 +222,7 @@ func proseKeyContext(text string, s, e int) bool {
 // public key's shape (xpub, AAAA..., a Solana address: 32 to 44 base58 characters, a content id);
 // or 32 to 64 hex digits (see proseKeyContext).
 func proseKey(v, m string) bool {
-	if publicValue(v) || strings.HasPrefix(v, "AAAA") || contentID.MatchString(v) || len(v) >= 4 && v[1:4] == "pub" {
+	if publicValue(v) || strings.HasPrefix(v, "AAAA") || contentID.MatchString(v) || len(v) >= 4 && v[1:4] == "pub" || evmAddress(v) {
 		return false
 	}
 	if hexOnly(v) {

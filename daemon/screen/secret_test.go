@@ -113,9 +113,12 @@ func TestFindSecretsMoreKinds(t *testing.T) {
 		words  = "anger able hood hidden bracket vague scan slice street century grant mechanic"
 		azure  = "1Py4oJe2JbmPTuSgR7cMy+UcU3zr1ZtoLuCr64CxqlIOdNKhiFXiQ2hzT/pLjHX2JiCLhKcIhP6Br1iQFeOUhG=="
 	)
-	numbered := ""
-	for i, w := range strings.Fields(words) {
-		numbered += strings.Repeat(" ", min(i, 1)) + string(rune('1'+i%9)) + ". " + w
+	number := func(ws string) string {
+		out := ""
+		for i, w := range strings.Fields(ws) {
+			out += strings.Repeat(" ", min(i, 1)) + string(rune('1'+i%9)) + ". " + w
+		}
+		return out
 	}
 	checkSecrets(t, []secretCase{
 		{"PRIVATE_KEY=0x" + key, SecretWalletKey, key},
@@ -138,7 +141,9 @@ func TestFindSecretsMoreKinds(t *testing.T) {
 		{"Your recovery phrase: " + words, SecretSeedPhrase, words},
 		{seed24, SecretSeedPhrase, seed24},
 		{"wallet created\n" + strings.ReplaceAll(seed12, " ", "\n"), SecretSeedPhrase, "east"},
-		{numbered, SecretSeedPhrase, "1. anger"},
+		{number(seed12), SecretSeedPhrase, "1. tunnel"},
+		// numbered words whose checksum fails: a spelling list, not a phrase
+		{number(words), "", ""},
 		{`mnemonic: "` + strings.ReplaceAll(seed12, " ", ", ") + `"`, SecretSeedPhrase, "tunnel"},
 		{words, "", ""},
 		{"We will review the draft, then add a summary and a simple chart for every month of the year.", "", ""},

@@ -102,15 +102,24 @@ func evmKey(text string, s, e int) bool {
 	if isASCII(before) {
 		keyWords, hashWords, weakWords = keyContext[:keyContextASCII], hashContext[:hashContextASCII], weakKeyContext[:weakKeyContextASCII]
 	}
-	key, hash := -1, -1
+	if publicTestKeys[strings.ToLower(strings.TrimPrefix(text[s:e], "0x"))] {
+		return false
+	}
+	if signingArg(text, s) {
+		return true // sign_transaction(tx, "0x..."), Account.from_key("0x..."), new Wallet("0x...")
+	}
+	key, keyAt, hash := -1, -1, -1
 	for _, w := range keyWords {
 		i := strings.LastIndex(before, w)
 		if w == "key" && i >= 0 && namedKey(before[:i]) {
 			continue // a storage slot key, a cache key
 		}
 		if i >= 0 && i+len(w) > key {
-			key = i + len(w)
+			key, keyAt = i+len(w), i
 		}
+	}
+	if key >= 0 && negated(before, keyAt) || key >= 0 && negated(before, firstWordOf(before, keyAt)) {
+		key = -1 // "the transaction hash, NOT my private key: ..."
 	}
 	for _, w := range hashWords {
 		i := lastWord(before, w)
@@ -151,6 +160,77 @@ func evmKey(text string, s, e int) bool {
 		}
 	}
 	return false
+}
+
+// signingCalls take a private key among their arguments, and no hash: web3.py's sign_transaction
+// and Account.from_key, ethers' Wallet and SigningKey, viem's privateKeyToAccount, web3.js's
+// signTransaction, go-ethereum's HexToECDSA. Calls that sign a message or a hash (sign,
+// signMessage, unsafe_sign_hash) are left out: their other argument may be a 64-hex hash.
+var signingCalls = map[string]bool{"sign_transaction": true, "signtransaction": true, "from_key": true, "fromkey": true,
+	"privatekeytoaccount": true, "wallet": true, "signingkey": true, "hextoecdsa": true, "localaccount": true,
+	"keypair": true, "fromprivatekey": true, "from_private_key": true, "privatekeysigner": true, "localsigner": true}
+
+// signingArg reports whether text[s:] is an argument of a call that signs with a private key:
+// the nearest open bracket before it, within 200 bytes on its line, follows one of
+// signingCalls.
+func signingArg(text string, s int) bool {
+	depth := 0
+	for i := s - 1; i >= 0 && i >= s-200; i-- {
+		switch text[i] {
+		case '\n':
+			return false
+		case ')':
+			depth++
+		case '(':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			j := i
+			for j > 0 && (isLower(text[j-1]|0x20) || text[j-1] >= '0' && text[j-1] <= '9' || text[j-1] == '_') {
+				j--
+			}
+			return signingCalls[strings.ToLower(text[j:i])]
+		}
+	}
+	return false
+}
+
+// firstWordOf is where the words of a key phrase ending at i start: "private key" holds two, and
+// the negation stands before the first ("а не приватный ключ").
+func firstWordOf(before string, i int) int {
+	j := strings.LastIndexAny(before[:i], " \t\n") + 1
+	if j > 0 && j == i {
+		k := strings.LastIndexAny(strings.TrimRight(before[:i], " \t"), " \t\n") + 1
+		return k
+	}
+	return j
+}
+
+// publicTestKeys are the private keys of the accounts Hardhat and Anvil fund on a local chain
+// (from their published "test test ... junk" mnemonic). They are printed by the tools themselves
+// and in their documentation: public facts, not secrets.
+var publicTestKeys = map[string]bool{
+	"ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80": true,
+	"59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d": true,
+	"5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a": true,
+	"7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6": true,
+	"47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a": true,
+	"8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba": true,
+	"92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e": true,
+	"4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356": true,
+	"dbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97": true,
+	"2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6": true,
+	"f214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897": true,
+	"701b615bbdfb9de65240bc28bd21bbc0d996645a3dd57e7b12bc2bdf6f192c82": true,
+	"a267530f49f8280200edf313ee7af6b827f2a8bce2897751d06a843f644967b1": true,
+	"47c99abed3324a2707c28affff1267e45918ec8c3f20b8aa892e8b065d2942dd": true,
+	"c526ee95bf44d8fc405a158bb884d9d1238d99f0612e9f33d006bb0789009aaa": true,
+	"8166f546bab6da521a8369cab06c5d2b9e46670292d85c875ee9ec20e84ffb61": true,
+	"ea6c44ac03bff858b476bba40716402b03e41b8e97e276d1baec7c37d42484a0": true,
+	"689af8efa8c651a91ad287602527f3af2fe9f6501a7ac4b061667b5a93e037fd": true,
+	"de9be858da4a475276426320d5e9262ecfc3ba460bfac56360bfa6c4c28b4ee0": true,
+	"df57089febbacf7ba0bc227dafbffa9fc08a93fdc68e1e42411a14efcf23656e": true,
 }
 
 // keyNouns are words that, right before "key", name a key that is not a secret.
@@ -258,23 +338,9 @@ func findSeedPhrases(text string) [][2]int {
 	var run []word
 	numbered := 0
 	flush := func() {
-		if len(run) >= 12 && seedRun(text, run[0].s, run[len(run)-1].e, numbered, func() []int { return indices(run) }) {
-			s := run[0].s
-			if numbered > 0 {
-				s = numberBefore(text, s) // "1. " goes with the list
-			}
-			out = append(out, [2]int{s, run[len(run)-1].e})
-		} else if len(run) > 12 {
-			// a quoted phrase among list words: echo '...' | cast, "...", please
-		windows:
-			for n := min(len(run), 24) / 3 * 3; n >= 12; n -= 3 {
-				for k := 0; k+n <= len(run); k++ {
-					if setApart(text, run[k].s, run[k+n-1].e, n >= 18) && distinctWords(run[k:k+n]) >= 6 &&
-						(n >= 18 || bip39Checksum(indices(run[k:k+n]))) {
-						out = append(out, [2]int{run[k].s, run[k+n-1].e})
-						break windows
-					}
-				}
+		if len(run) >= 12 {
+			if sp, ok := seedSpan(text, run, numbered); ok {
+				out = append(out, sp)
 			}
 		}
 		run, numbered = run[:0], 0
@@ -359,46 +425,110 @@ func phraseGap(g string) (numbered, ok bool) {
 	return digit, true
 }
 
-// seedRun decides on a run of list words at text[s:e]: numbered (most gaps hold a number), a
-// phrase word not denied ("not a wallet") in the 80 bytes before it or the 60 after, a valid
-// checksum over the whole run, or a phrase's exact length from 18 words set apart by quotes or a
-// colon. Twelve or fifteen quoted words without a checksum are as often a game's word list. A run
-// of few distinct words ("test test ... junk", a public test phrase) is not a secret.
-func seedRun(text string, s, e, numbered int, indices func() []int) bool {
-	idx := indices()
-	distinct := map[int]bool{}
-	for _, i := range idx {
-		distinct[i] = true
+// seedSpan decides on a run of list words. Only 12, 15, 18, 21 or 24 words with a valid BIP-39
+// checksum are a phrase: a word list of that length whose checksum fails is a game's, a spelling
+// list, tags or a validator's test, whatever the words around it say (a random list passes
+// with a chance of 1 in 16 for 12 words to 1 in 256 for 24). A run of a phrase's length is one
+// on its checksum alone; in a longer or shorter run (a phrase word or a stray list word next to
+// the phrase), a window of a phrase's length with a valid checksum is one where it is numbered,
+// a phrase word not denied is in the 80 bytes before it or the 60 after (the words of the run
+// before it count: "phrase injury-quiz-..."), or it is set apart (quoted, or 18 words or more
+// after a colon). A run of fewer than 6 distinct words is not a secret (Hardhat's public "test
+// test ... junk").
+func seedSpan(text string, run []word, numbered int) ([2]int, bool) {
+	if distinctWords(run) < 6 {
+		return [2]int{}, false
 	}
-	if len(distinct) < 6 { // a public test phrase
-		return false
+	n := len(run)
+	// a strong phrase word may itself be a list word that starts the run: "derive-private-key '...'"
+	for lead := 0; lead <= 3 && n-lead >= 12; lead++ {
+		if strongPhraseNear(text, run[lead].s, run[n-1].e) {
+			s := run[lead].s
+			if numbered > 0 {
+				s = numberBefore(text, s)
+			}
+			return [2]int{s, run[n-1].e}, true
+		}
 	}
-	if numbered >= len(idx)-2 {
-		return true
+	if n <= 24 && n%3 == 0 {
+		if !bip39Checksum(indices(run)) {
+			return [2]int{}, false
+		}
+		s := run[0].s
+		if numbered > 0 {
+			s = numberBefore(text, s) // "1. " goes with the list
+		}
+		return [2]int{s, run[n-1].e}, true
 	}
-	from := s - 80
-	if from < 0 {
-		from = 0
+	for w := min(n, 24) / 3 * 3; w >= 12; w -= 3 {
+		for k := 0; k+w <= n; k++ {
+			win := run[k : k+w]
+			s, e := win[0].s, win[w-1].e
+			if distinctWords(win) < 6 || !bip39Checksum(indices(win)) {
+				continue
+			}
+			if numbered >= w-2 || phraseNear(text, s, e) || setApart(text, s, e, w >= 18) {
+				if numbered > 0 {
+					s = numberBefore(text, s)
+				}
+				return [2]int{s, e}, true
+			}
+		}
 	}
-	before := strings.ToLower(text[from:s])
+	return [2]int{}, false
+}
+
+// strongPhraseWords name a run of list words a wallet's recovery phrase beyond doubt: a phrase
+// handed to a wallet tool whose checksum is off by one mistyped word is still the key to it.
+// "phrase", "12 words", "wallet" or numbering alone do not: a word game, a spelling list or a
+// validator's test case says as much.
+var strongPhraseWords = []string{"seed", "mnemonic", "recovery", "restore", "derive", "semilla", "semente",
+	"mnemónic", "mnemônic", "mnémonique", "mnemonik", "мнемон", "сид-фраз", "сид фраз", "frase de recupera",
+	"frase di recupero", "phrase de récupération", "wiederherstellung", "fraza odzyskiw", "助记词", "助記詞", "助记",
+	"种子词", "種子詞", "恢复短语", "ニーモニック", "シードフレーズ", "復元フレーズ", "시드 구문", "복구 구문", "니모닉"}
+
+// checksumTalk are words that speak of a phrase's checksum or its validation: a list next to
+// them is a test case, not a phrase.
+var checksumTalk = []string{"checksum", "invalid", "validator", "validation", "should be rejected", "not valid"}
+
+// strongPhraseNear reports whether a strong phrase word, not denied, stands in the 40 bytes before
+// text[s:e] or the 60 after it, with no word about checksums in the 120 before.
+func strongPhraseNear(text string, s, e int) bool {
+	wide := strings.ToLower(text[max(0, s-120):s])
+	for _, w := range checksumTalk {
+		if strings.Contains(wide, w) {
+			return false
+		}
+	}
+	before := strings.ToLower(text[max(0, s-40):s])
+	after := strings.ToLower(text[e:min(len(text), e+60)])
+	for _, w := range strongPhraseWords {
+		if i := strings.LastIndex(before, w); i >= 0 && !negated(before, i) {
+			return true
+		}
+		if i := strings.Index(after, w); i >= 0 && !negated(after, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseNear reports whether a phrase word, not denied ("not a wallet"), stands in the 80 bytes
+// before text[s:e] or the 60 after it ("'...' | cast wallet address --mnemonic-stdin").
+func phraseNear(text string, s, e int) bool {
+	before := strings.ToLower(text[max(0, s-80):s])
 	for _, w := range phraseContext {
 		if i := strings.LastIndex(before, w); i >= 0 && !negated(before, i) {
 			return true
 		}
 	}
-	// A phrase word right after it: "'...' | cast wallet address --mnemonic-stdin".
 	after := strings.ToLower(text[e:min(len(text), e+60)])
 	for _, w := range phraseContext {
 		if i := strings.Index(after, w); i >= 0 && !negated(after, i) {
 			return true
 		}
 	}
-	// Only a run of a phrase's exact length is checked: a random run passes with a chance of 1 in
-	// 16 (12 words) to 1 in 256 (24 words), and every window of a longer run would add to it.
-	if len(idx) > 24 || len(idx)%3 != 0 {
-		return false
-	}
-	return len(idx) >= 18 && setApart(text, s, e, true) || bip39Checksum(idx)
+	return false
 }
 
 // setApart reports whether text[s:e] stands alone: quoted ("echo '...' | cast"), or, for a long

@@ -1,13 +1,14 @@
 # axp: the Agent Services Exchange.
 # `make run` serves the exchange on its embedded database (`make run ADDR=host:port` on another
-# address); `make test` runs every test (the daemon's on bbolt and again on PostgreSQL).
+# address); `make test` runs every test (the daemon's on bbolt and again on PostgreSQL);
+# `make test-short`, while editing, the fast tier (go test -short) in under a minute.
 
 GO       ?= go
 BIN      ?= bin/axp
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/axp-exchange/axp/cmd.Version=$(VERSION)
 
-.PHONY: run test bench lint build release-check interop clean
+.PHONY: run test test-short bench lint build release-check interop clean
 
 # ADDR=host:port serves on another address than axp serve's default (127.0.0.1:8420); only the
 # command line sets it (an ADDR in the environment is ignored).
@@ -35,6 +36,12 @@ test:
 	if ! wait $$install; then cat .interop-install.log; echo "interop client install failed"; exit 1; fi; \
 	rm -f .interop-install.log; exit $$status
 	./scripts/interop
+
+# The edit-test loop: go test -short leaves out PostgreSQL, the anvil and test-mode chains, the money
+# model, the end-to-end tests of the built binary and the scripts (make test runs them all); Go's
+# test cache answers for the packages an edit did not touch.
+test-short:
+	$(GO) test -short ./...
 
 bench:
 	./scripts/chain-tools

@@ -81,3 +81,34 @@ func TestREADMESetUp(t *testing.T) {
 		t.Fatalf("make -n run ADDR=127.0.0.1:9123: %v\n%s", err, out)
 	}
 }
+
+// TestMakeTestTiers: make test runs every test (no -short), make test-short the fast tier, and the
+// README's development section names make test-short.
+func TestMakeTestTiers(t *testing.T) {
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make")
+	}
+	dry := func(target string) string {
+		cmd := exec.Command(mk, "-n", target)
+		cmd.Dir = ".."
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make -n %s: %v\n%s", target, err, out)
+		}
+		return string(out)
+	}
+	if all := dry("test"); strings.Contains(all, "-short") || !strings.Contains(all, " test -count=1 -timeout 10m ./...") {
+		t.Errorf("make test does not run every test:\n%s", all)
+	}
+	if short := dry("test-short"); !strings.Contains(short, " test -short ") || !strings.Contains(short, " ./...") {
+		t.Errorf("make test-short does not run go test -short over every package:\n%s", short)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev := string(readme)[strings.Index(string(readme), "## Development"):]; !strings.Contains(dev, "make test-short") {
+		t.Error("the README's development section does not name make test-short")
+	}
+}

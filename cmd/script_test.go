@@ -44,6 +44,9 @@ const pollDeadline = 30 * time.Second
 // TestScripts runs testdata/script/*.txtar against the real axp command and a real daemon on loopback.
 // Each script has its own work dir, HOME, XDG dirs, data dir and two free ports ($PORT, $PORT2).
 func TestScripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end scripts of the axp command: make test runs them")
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "testdata", "script"),
 		RequireExplicitExec: true,

@@ -91,6 +91,9 @@ const (
 )
 
 func TestMoneyModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the money model (up to 45 s on anvil): make test runs it")
+	}
 	if pgtest.Selected() && os.Getenv("AXP_MONEY_MODEL_POSTGRES") != "1" {
 		// The PostgreSQL half of make test leaves the model out (it ran on bbolt); CI runs it on
 		// PostgreSQL on its own (AXP_MONEY_MODEL_POSTGRES=1, .ci/run).

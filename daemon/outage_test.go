@@ -20,6 +20,7 @@ import (
 // package's shared server must not be), or skips as pgtest.DSN does.
 func ownPostgres(t *testing.T) *pgtest.Server {
 	t.Helper()
+	pgtest.SkipShort(t)
 	srv, err := pgtest.Start(pgtest.Options{})
 	if errors.Is(err, pgtest.ErrNotInstalled) && !pgtest.Required() {
 		t.Skip(err)

@@ -17,7 +17,12 @@ import (
 // in blocks (fewer bytes), and every reader answers as before: the tasks and their timelines, quotes and approvals, the ledger, the audit log and the
 // request log, a trace, and the operator's audit query over HTTP. A lifecycle run after packing
 // works, and a second pass folds what changed.
-func TestPackedHistoryReadsTheSame(t *testing.T) { eachStore(t, testPackedHistoryReadsTheSame) }
+func TestPackedHistoryReadsTheSame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("260 task lifecycles: make test runs it")
+	}
+	eachStore(t, testPackedHistoryReadsTheSame)
+}
 
 func testPackedHistoryReadsTheSame(t *testing.T) {
 	t.Parallel()

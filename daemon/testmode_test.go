@@ -28,6 +28,9 @@ import (
 // testModeMarket is an exchange in test mode: its own chain in the data dir.
 func testModeMarket(t *testing.T, dir string, mod ...func(*daemon.Config)) *env {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("test mode's chain: make test runs it")
+	}
 	if pgtest.OnPostgres(t) {
 		t.Skip("test mode runs on the embedded store only")
 	}

@@ -21,9 +21,13 @@ var axpBin struct {
 
 // AxpBinary builds the axp command once per test process, as a user would (go build ./cmd/axp at
 // the module's root), and returns its path; a test on a machine without the go command is skipped.
-// The binary stays until RemoveAxpBinary, which TestMain calls once the tests ran.
+// The binary stays until RemoveAxpBinary, which TestMain calls once the tests ran. Under go test
+// -short the test is skipped: tests of the built binary are the end-to-end tier.
 func AxpBinary(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("end to end with the built axp binary: make test runs it")
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build axp with")

@@ -20,6 +20,7 @@ import (
 // ownPostgres starts a PostgreSQL of the test's own, or skips when none is installed.
 func ownPostgres(t *testing.T) (*pgtest.Server, string) {
 	t.Helper()
+	pgtest.SkipShort(t)
 	srv, err := pgtest.Start(pgtest.Options{})
 	if errors.Is(err, pgtest.ErrNotInstalled) && !pgtest.Required() {
 		t.Skip(err)

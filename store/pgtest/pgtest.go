@@ -93,9 +93,10 @@ func Required() bool { return os.Getenv("AXP_REQUIRE_POSTGRES") == "1" }
 
 // DSN returns the location of a new, empty database on the package's server, starting the server
 // on first use; the database is dropped when the test ends. Without PostgreSQL the test skips (or
-// fails when Required).
+// fails when Required), and so it does under go test -short unless Selected.
 func DSN(t testing.TB) string {
 	t.Helper()
+	SkipShort(t)
 	once.Do(func() { shared, startErr = Start(Options{}) })
 	if startErr != nil {
 		if errors.Is(startErr, ErrNotInstalled) && !Required() {
@@ -124,7 +125,19 @@ func Both(t *testing.T, test func(t *testing.T)) {
 		}
 		test(t)
 	})
-	t.Run("postgres", test)
+	t.Run("postgres", func(t *testing.T) {
+		SkipShort(t)
+		test(t)
+	})
+}
+
+// SkipShort skips t under go test -short (the edit-test loop runs on bbolt only) unless the tests
+// run on PostgreSQL throughout (AXP_TEST_STORE=postgres); make test runs it.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() && !Selected() {
+		t.Skip("PostgreSQL is left out of go test -short: make test runs it")
+	}
 }
 
 // OnPostgres tells whether t runs on PostgreSQL: under Both's "postgres" subtest, or in any test

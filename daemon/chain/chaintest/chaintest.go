@@ -63,7 +63,8 @@ func Anvil() (string, bool) {
 }
 
 // Start runs anvil on a free loopback port for the test and deploys TestUSD. Without anvil the test
-// is skipped, or fails when AXP_REQUIRE_CHAIN=1 (make test sets it after installing anvil).
+// is skipped, or fails when AXP_REQUIRE_CHAIN=1 (make test sets it after installing anvil); under
+// go test -short it is skipped.
 func Start(t testing.TB) *Chain {
 	t.Helper()
 	return StartID(t, ID)
@@ -72,6 +73,9 @@ func Start(t testing.TB) *Chain {
 // StartID is Start with another chain id (84532 is a chain x402 v1 clients know by name).
 func StartID(t testing.TB, id uint64) *Chain {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("anvil chain test: make test runs it")
+	}
 	bin, ok := Anvil()
 	if !ok {
 		msg := "anvil is not installed: run scripts/chain-tools (make test does)"

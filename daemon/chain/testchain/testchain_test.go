@@ -18,6 +18,9 @@ import (
 // own chain client, funds an address from the faucet, and opens the chain again: the token, the
 // balances and the blocks are still there.
 func TestOpenFundReopen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a test chain mining its blocks: make test runs it")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -96,6 +99,9 @@ func TestOpenFundReopen(t *testing.T) {
 // TestChainGoneRefused: a directory whose node database is gone while its setup remains is refused,
 // naming the cause: a new chain could not agree with the ledger written against the old one.
 func TestChainGoneRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a test chain mining its blocks: make test runs it")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()

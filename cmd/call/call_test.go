@@ -193,7 +193,7 @@ func TestComplete(t *testing.T) {
 		out, _ := c.ValidArgsFunction(c, args, toComplete)
 		return out
 	}
-	if got := complete(nil, "get_ta"); len(got) != 1 || got[0] != "get_task\tTask status, offers and deliverable." {
+	if got := complete(nil, "get_ta"); len(got) != 2 || got[0] != "get_task\tTask status, offers and deliverable." || !strings.HasPrefix(got[1], "get_task_receipt\t") {
 		t.Errorf("operations: %q", got)
 	}
 	if got := complete([]string{"get_task", "id=tsk_1"}, ""); !reflect.DeepEqual(names(got), []string{"sort=", "token="}) {

@@ -1010,7 +1010,36 @@ def la_numbers():
     return "etag", "http", "HTTP/1.1 200 OK\nETag: \"%s\"\nX-Request-Id: %s" % (hx(32), uuid())
 
 
-LOOKS = [la_chain, la_chain, la_testkeys, la_ids, la_ids, la_placeholders, la_encrypted, la_prose, la_prose,
+ENVNAMES = ["PRIVATE_KEY", "DB_PASSWORD", "STRIPE_SECRET_KEY", "BINANCE_API_SECRET", "MNEMONIC", "SMTP_PASS",
+            "OPENAI_API_KEY", "TELEGRAM_BOT_TOKEN", "JWT_SECRET", "WALLET_SEED"]
+
+
+def la_reads():
+    n = deal("envnames", ENVNAMES)
+    lo = n.lower()
+    c = deal("reads", range(16))
+    opts = [
+        ("env-read", "go", "%s := os.Getenv(\"%s\")\nif %s == \"\" {\n\tlog.Fatal(\"%s is not set\")\n}" % (camel(n), n, camel(n), n)),
+        ("env-read", "rust", "let %s = std::env::var(\"%s\").expect(\"%s must be set\");" % (lo, n, n)),
+        ("env-read", "java", "String %s = System.getenv(\"%s\");" % (camel(n), n)),
+        ("env-read", "csharp", "var %s = Environment.GetEnvironmentVariable(\"%s\");" % (camel(n), n)),
+        ("env-read", "php", "$%s = getenv('%s');" % (camel(n), n)),
+        ("env-read", "ruby", "%s = ENV.fetch('%s')" % (lo, n)),
+        ("env-read", "elixir", "config :shop, %s: System.fetch_env!(\"%s\")" % (lo, n)),
+        ("env-read", "compose", "environment:\n  %s: ${%s:?set it in .env}" % (n, n)),
+        ("secret-ref", "k8s", "envFrom:\n  - secretRef:\n      name: %s" % lo.replace("_", "-")),
+        ("secret-ref", "ci", "- run: ./deploy.sh\n  env:\n    %s: ${{ secrets.%s }}" % (n, n)),
+        ("secret-ref", "gitlab-ci", "script:\n  - echo \"$%s\" | docker login -u ci --password-stdin registry.example.com" % n),
+        ("secret-ref", "shell", "%s=$(aws secretsmanager get-secret-value --secret-id prod/%s --query SecretString --output text)" % (n, lo)),
+        ("secret-ref", "shell", "export %s=\"$(op read op://Shop/%s/credential)\"" % (n, lo)),
+        ("placeholder", "env", "%s=<%s>" % (n, R.choice(["paste-here", "secret", "your value", "redacted"]))),
+        ("placeholder", "yaml", "%s: \"%s\"  # fill in locally" % (lo, R.choice(["", "CHANGE_ME", "xxxxxxxx", "TODO"]))),
+        ("redacted", "log", "%s level=info msg=\"config loaded\" %s=%s" % ("2026-11-2%dT0%d:1%d:00Z" % (R.randint(1, 8), R.randint(0, 9), R.randint(0, 9)), lo, R.choice(["***", "[redacted]", "<hidden>", "****" + hx(4)]))),
+    ]
+    return opts[c]
+
+
+LOOKS = [la_reads, la_chain, la_chain, la_testkeys, la_ids, la_ids, la_placeholders, la_encrypted, la_prose, la_prose,
          la_bad_mnemonic, la_numbers]
 
 

@@ -437,6 +437,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"fifth", "heldout5_secret.txt", "heldout5_lookalike.txt"},
 	{"sixth", "heldout6_secret.txt", "heldout6_lookalike.txt"},
 	{"seventh", "heldout7_secret.txt", "heldout7_lookalike.txt"},
+	{"eighth", "heldout8_secret.txt", "heldout8_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

@@ -291,14 +291,25 @@ func (c *Chain) SendRaw(raw []byte) string {
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		c.t.Fatal(err)
 	}
-	if err := c.ec.SendTransaction(context.Background(), tx); err != nil && !strings.Contains(err.Error(), "already") {
-		c.t.Fatalf("send: %v", err)
+	// Sent again until mined: a node busy with a revert or a reorg may lose a transaction it took
+	// (the money model saw it twice in 62 runs under load).
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if err := c.ec.SendTransaction(context.Background(), tx); err != nil && !strings.Contains(err.Error(), "already") {
+			c.t.Fatalf("send: %v", err)
+		}
+		if c.Receipt(tx.Hash().Hex()) == nil {
+			c.Mine(1)
+		}
+		for wait := time.Now().Add(time.Second); time.Now().Before(wait); time.Sleep(20 * time.Millisecond) {
+			if c.Receipt(tx.Hash().Hex()) != nil {
+				return strings.ToLower(tx.Hash().Hex())
+			}
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("transaction %s not mined", tx.Hash().Hex())
+		}
 	}
-	if c.Receipt(tx.Hash().Hex()) == nil {
-		c.Mine(1)
-	}
-	c.wait(tx.Hash())
-	return strings.ToLower(tx.Hash().Hex())
 }
 
 // Snapshot saves the chain's state (evm_snapshot) and returns its id for Revert.

@@ -9,7 +9,8 @@ import (
 
 // SetAfterScan installs a function that runs between a sweeper's scan and its actions, so tests can
 // race a state change against the sweeper deterministically.
-func (d *Daemon) SetAfterScan(fn func(what string)) { d.AfterScan = fn }
+// The exchange must have been built with Hooks in its configuration (the test helpers give them).
+func (d *Daemon) SetAfterScan(fn func(what string)) { d.Cfg.Hooks.SetAfterScan(fn) }
 
 // MissingHandlers lists the operations whose handler registration disagrees with the catalog.
 func (d *Daemon) MissingHandlers() []string { return d.Pipe.Registry().Missing() }
@@ -25,7 +26,7 @@ func (d *Daemon) ChainPass(ctx context.Context) error { return d.money.ChainPass
 
 // SetPaidHook installs a function that runs at the stages of a paid call ("held", "broadcast",
 // "settled", "kept").
-func (d *Daemon) SetPaidHook(fn func(stage string)) { d.PaidHook = fn }
+func (d *Daemon) SetPaidHook(fn func(stage string)) { d.Cfg.Hooks.SetPaid(fn) }
 
 // RecoverPaidCalls runs the recovery pass of paid calls; it returns how many it finished.
 func (d *Daemon) RecoverPaidCalls(ctx context.Context) int { return d.paid.RecoverPaidCalls(ctx) }

@@ -22,6 +22,7 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/store"
 	"github.com/axp-exchange/axp/store/pgtest"
 )
@@ -70,6 +71,7 @@ func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
 	cfg.AnonReadsPerMinute = 0 // off
 	cfg.OperatorMessagesPerDay = 10
 	cfg.MaxBodyBytes = 1 << 20
+	cfg.Hooks = &kernel.Hooks{} // armed by a test that races a sweep or a paid call (SetAfterScan, SetPaidHook)
 	for _, m := range mod {
 		m(&cfg)
 	}

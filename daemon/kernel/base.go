@@ -44,19 +44,11 @@ func (b Base) Mutate(ctx context.Context, actor string, fn func(c *Change) (any,
 }
 
 // AfterScan runs the test hook between a sweep's read of what is due and its actions (see
-// Kernel.AfterScan); nothing without one.
-func (b Base) AfterScan(what string) {
-	if b.k.AfterScan != nil {
-		b.k.AfterScan(what)
-	}
-}
+// Hooks); nothing without one.
+func (b Base) AfterScan(what string) { b.k.Cfg.Hooks.AfterScan(what) }
 
-// PaidHook runs the test hook at a stage of a paid call (see Kernel.PaidHook); nothing without one.
-func (b Base) PaidHook(stage string) {
-	if b.k.PaidHook != nil {
-		b.k.PaidHook(stage)
-	}
-}
+// PaidHook runs the test hook at a stage of a paid call (see Hooks); nothing without one.
+func (b Base) PaidHook(stage string) { b.k.Cfg.Hooks.Paid(stage) }
 
 // QuoteParallel caps the calls of one quote round under way at once.
 func (b Base) QuoteParallel() int { return b.k.QuoteParallel }

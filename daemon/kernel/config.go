@@ -181,6 +181,8 @@ type Config struct {
 
 	// NoSync disables fsync on commit (benchmarks only).
 	NoSync bool
+	// Hooks are the test seams (nil: none).
+	Hooks *Hooks
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 }

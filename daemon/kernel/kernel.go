@@ -53,13 +53,6 @@ type Kernel struct {
 	Outbox Outbox
 	// events holds the subscribers of the typed events services emit (change.go).
 	Events Subscribers
-	// afterScan, when set (tests), runs between a sweeper's read of what is due and the write
-	// transactions that act on it, so a test can change the state in between.
-	AfterScan func(what string)
-	// PaidHook, when set (tests), runs at the stages of a paid call ("held"; "broadcast", the
-	// exchange's own settlement sent; "settled", mined; "kept", its outcome not known when the call
-	// ended), so that a test can stop one there as a crash, or a caller leaving, would.
-	PaidHook func(stage string)
 	Stop     chan struct{}
 	Bg       sync.WaitGroup
 }

@@ -1,0 +1,39 @@
+package kernel
+
+import "sync/atomic"
+
+// Hooks are the exchange's test seams, given in the configuration (Config.Hooks; nil in
+// production, where every hook does nothing). A test arms a hook while the exchange runs, so it
+// can stop a sweep or a paid call at a named point, as a crash or a racing caller would.
+type Hooks struct {
+	afterScan atomic.Pointer[func(what string)]
+	paid      atomic.Pointer[func(stage string)]
+}
+
+// SetAfterScan arms fn to run between a sweep's read of what is due and its actions ("tasks",
+// "liveness", "mediation"), and around the hot wallet's sends ("send", "resend", "resent").
+func (h *Hooks) SetAfterScan(fn func(what string)) { h.afterScan.Store(&fn) }
+
+// SetPaid arms fn to run at the stages of a paid call ("held"; "broadcast", the exchange's own
+// settlement sent; "settled", mined; "kept", its outcome not known when the call ended).
+func (h *Hooks) SetPaid(fn func(stage string)) { h.paid.Store(&fn) }
+
+// AfterScan runs the armed after-scan hook, if any.
+func (h *Hooks) AfterScan(what string) {
+	if h == nil {
+		return
+	}
+	if fn := h.afterScan.Load(); fn != nil && *fn != nil {
+		(*fn)(what)
+	}
+}
+
+// Paid runs the armed paid-call hook, if any.
+func (h *Hooks) Paid(stage string) {
+	if h == nil {
+		return
+	}
+	if fn := h.paid.Load(); fn != nil && *fn != nil {
+		(*fn)(stage)
+	}
+}

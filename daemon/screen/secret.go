@@ -388,8 +388,8 @@ var secretRules = []secretRule{
 		"cüzdan", "dompet",
 		"clave", "chave", "clé", "cle ", "clef", "priv=", "priv =", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel",
 		"مفتاح", "محفظ", "کلید", "کیف پول", "מפתח", "ארנק", "κλειδί", "πορτοφόλι", "คีย์", "กุญแจ", "กระเป๋าเงิน", "कुंजी",
-		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca", "ufunguo", "pochi", "llave"},
-		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
+		"प्राइवेट की", "वॉलेट", "প্রাইভেট কী", "ওয়ালেট", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca", "ufunguo", "pochi", "llave"},
+		re: regexp.MustCompile(`\b(?:0[xX])?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
 	// The key may be a subscript (cfg['SECRET_KEY'] = ...) or a flag in an argument list
@@ -781,7 +781,8 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
-	for _, h := range append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...) {
+	for _, h := range append(append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...),
+		findNamedValues(text, lo, &pairs)...) {
 		spans = append(spans, span{h.s, h.e, h.kind, len(secretRules) + 1})
 	}
 	passwords, keys := findCallCredentials(text, lo, &pairs)

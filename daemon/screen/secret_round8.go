@@ -1,0 +1,117 @@
+package screen
+
+import (
+	"regexp"
+	"strings"
+)
+
+// namedValue finds a value next to a name: group 1 is the name, group 2 the value. The value is a
+// secret when the name is named for one (secretName) and genericValue takes it after that name.
+type namedValue struct {
+	keys []string // lower case: the expression runs only on a text holding one of them
+	re   *regexp.Regexp
+}
+
+// namedValues are the places of the eighth round where a name stands apart from its value.
+var namedValues = []namedValue{
+	// a call whose first argument names a secret and whose second is its value: PHP's
+	// define('X', '...'), props.put("mail.smtp.password", "..."), an environment read with a
+	// fallback (os.getenv("X", "..."), os.environ.get, ENV.fetch), setenv("X", "...").
+	{[]string{"("}, regexp.MustCompile(`(?i)\b(?:define|put|setproperty|set|setdefault|getenv|get|fetch|setenv|putenv|setenvironmentvariable|add|env|getproperty|getstring|getordefault)\([ \t]*["']([A-Za-z0-9_.\-]{2,80})["'][ \t]*,[ \t]*["']([^"'\n]{3,200})["']`)},
+	// an environment read and its fallback: process.env.X || '...', ?? "...", getenv("X") ?: "...",
+	// env::var("X").unwrap_or("..."), os.environ["X"] or "..."
+	{[]string{"env"}, regexp.MustCompile(`(?i)(?:\benv\.|\benv\[["']|getenv\([ \t]*["']|env::var\([ \t]*"|\benv\([ \t]*["']|environ\[["'])([A-Za-z0-9_]{2,80})["'\])]*[ \t]*(?:\|\||\?\?|\?:|\bor\b|\.unwrap_or(?:_else)?\([ \t]*(?:\|_\|[ \t]*)?)[ \t]*["'` + "`" + `]([^"'` + "`" + `\n]{3,200})["'` + "`" + `]`)},
+	// a constant with its type: NAME: &str = "...", NAME: String = "...", Go's NAME string = "..."
+	{[]string{"str"}, regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]{1,80})(?:[ \t]*:[ \t]*&?(?:'static[ \t]+)?|[ \t]+)(?:str|String|string)[ \t]*=[ \t]*["'` + "`" + `]([^"'` + "`" + `\n]{3,200})["'` + "`" + `]`)},
+	// a YAML list of variables: - name: X, then value: ...
+	{[]string{"value:"}, regexp.MustCompile(`-[ \t]+name:[ \t]*["']?([A-Za-z0-9_.\-]{2,80})["']?[ \t]*\r?\n[ \t]*value:[ \t]*["']?([^"'\s]{3,300})`)},
+	// a name holding a secret's word before its last part (TF_TOKEN_app_terraform_io=...,
+	// tf-token-app-terraform-io=...), set with = or :
+	{[]string{"token", "secret", "key", "pass", "pat"}, regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])([A-Za-z0-9_.\-]{0,40}(?:token|secret|password|passwd|key|pat)[_.\-][A-Za-z0-9_.\-]{1,40})["']?[ \t]*[=:][ \t]*["']?([^\s"',;]{8,300})`)},
+	// a name ending in key (ALGOLIA_ADMIN_KEY, $env:X_KEY) set to a random value
+	{[]string{"key"}, regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])([A-Za-z0-9_.\-]{1,40}[_.\-]key)["']?[ \t]*[=:][ \t]*["']?([A-Za-z0-9_\-+/=.]{16,300})`)},
+	// a Markdown table's row whose first cell names a secret: | ` + "`" + `TWILIO_AUTH_TOKEN` + "`" + ` | ` + "`" + `...` + "`" + ` |
+	{[]string{"|"}, regexp.MustCompile("(?m)^\\|?[ \\t]*`?([A-Za-z][A-Za-z0-9_.\\-]{2,80})`?[ \\t]*\\|[ \\t]*`?([^|`\\s]{8,300})`?[ \\t]*(?:\\||$)")},
+}
+
+// secretParts are the words of a name that make it a secret's name.
+var secretParts = map[string]string{"token": SecretToken, "secret": SecretGeneric, "password": SecretPassword,
+	"passwd": SecretPassword, "pwd": SecretPassword, "pass": SecretPassword, "passphrase": SecretPassword,
+	"pat": SecretToken, "key": SecretAPIKey, "apikey": SecretAPIKey, "credential": SecretGeneric,
+	"credentials": SecretGeneric, "privkey": SecretPrivateKey}
+
+// publicParts make a name one of a public value or of a secret's description.
+var publicParts = map[string]bool{"id": true, "public": true, "pub": true, "publishable": true, "site": true,
+	"anon": true, "url": true, "uri": true, "file": true, "path": true, "name": true, "type": true, "hash": true,
+	"length": true, "policy": true, "expiry": true, "expires": true, "ttl": true, "header": true, "hint": true,
+	"tokens": true, "count": true, "max": true, "min": true, "page": true, "cursor": true, "csrf": true, "xsrf": true,
+	"reset": true, "field": true, "env": true, "var": true, "format": true, "prefix": true, "salt": true,
+	"cache": true, "sort": true, "partition": true, "idempotency": true, "primary": true, "foreign": true, "dedup": true,
+	"dedupe": true, "lookup": true, "routing": true, "object": true, "bucket": true, "map": true, "ssh": true, "host": true,
+	"storage": true, "group": true, "row": true, "range": true, "shard": true, "lock": true, "hotkey": true, "fingerprint": true}
+
+// secretName reports the kind of secret a name names (DD_API_KEY, TF_TOKEN_app_terraform_io,
+// mail.smtp.password, airtablePat), or "" for a name of something else (ALGOLIA_APP_ID,
+// PUBLIC_KEY, token_url).
+func secretName(name string) string {
+	var parts []string
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		if i == len(name) || strings.IndexByte("_.- ", name[i]) >= 0 ||
+			i > start && name[i] >= 'A' && name[i] <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z' {
+			if i > start {
+				parts = append(parts, strings.ToLower(name[start:i]))
+			}
+			start = i
+			if i < len(name) && strings.IndexByte("_.- ", name[i]) >= 0 {
+				start = i + 1
+			}
+		}
+	}
+	kind := ""
+	for _, p := range parts {
+		if publicParts[p] {
+			return ""
+		}
+		if k, ok := secretParts[p]; ok && (kind == "" || k == SecretPassword) {
+			kind = k
+		}
+	}
+	return kind
+}
+
+// findNamedValues reports the values of namedValues whose name names a secret.
+func findNamedValues(text, lo string, pairs *bytePairs) []found {
+	var out []found
+	for _, nv := range namedValues {
+		hit := false
+		for _, k := range nv.keys {
+			if pairs.may(k) && strings.Contains(lo, k) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			continue
+		}
+		for _, m := range nv.re.FindAllStringSubmatchIndex(text, -1) {
+			name, v := text[m[2]:m[3]], text[m[4]:m[5]]
+			kind := secretName(name)
+			if kind == "" || secretRef(v) || strings.Contains(v, "${") || strings.HasPrefix(v, "ENC[") {
+				continue
+			}
+			if kind == SecretPassword && !passwordToken(v) && !labelledPassword(v) && !strongish(v) {
+				continue
+			}
+			check := v
+			if codeRef.MatchString(v) && len(v) >= 20 && upLowDigit(v) {
+				check = strings.ReplaceAll(v, ".", "-") // a token of dotted parts, not a code reference
+			}
+			if !genericValue(kind, name, "=", check, true) {
+				continue
+			}
+			out = append(out, found{s: m[4], e: m[5], kind: kind})
+		}
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package screen
+
+import "testing"
+
+// checkFound asserts that FindSecrets finds something in each of found and nothing in each of clean.
+func checkFound(t *testing.T, found, clean []string) {
+	t.Helper()
+	for _, s := range found {
+		if len(FindSecrets(s)) == 0 {
+			t.Errorf("missed: %q", s)
+		}
+	}
+	for _, s := range clean {
+		if r := FindSecrets(s); len(r) != 0 {
+			t.Errorf("false positive: %q -> %v", s, r)
+		}
+	}
+}
+
+// A value set apart from a name that names a secret: an environment read's fallback, a constant
+// with its type, PHP's define, a property put, a YAML list of variables, a name with the secret's
+// word inside it, a Markdown row.
+func TestSecretNamedValues(t *testing.T) {
+	checkFound(t, []string{
+		`NUGET_API_KEY = os.getenv("NUGET_API_KEY", "oy27esc6aatlk144x17lfqu1dhz65cswfy7fr1fm9t8quu")`,
+		`secret = os.environ.get('STRIPE_WEBHOOK_SECRET', 'q8Vd2kLm0PzX4rTn7YwB1cHs')`,
+		`const CARGO_REGISTRY_TOKEN = process.env.CARGO_REGISTRY_TOKEN || 'cioxitOv8DFORU2hea5ddZy4CW0yP4hrhP2';`,
+		`const t = process.env.AIRTABLE_PAT ?? "patdCxWwOMnhxIPRR.c022534c202658fadfcda6f0b2dea7902ab7ce394fba9056363bbff704f2351e";`,
+		`let key = env::var("DD_API_KEY").unwrap_or("3b885caafadfe17d38d0f1fca1d3e02a".to_string());`,
+		`$t = getenv('SENTRY_AUTH_TOKEN') ?: 'a81f3c09b27d4e5fa61c0d93b8e7f241';`,
+		`const DD_API_KEY: &str = "3b885caafadfe17d38d0f1fca1d3e02a";`,
+		`const ApiToken string = "Zx81kQm2Lp9VtR4sWn7Y"`,
+		`define('OKTA_API_TOKEN', '00wBLvPh661Mb7ltO50obx0xdoAKMQPgp0f2Vwv9Xc');`,
+		`define( 'DB_PASSWORD', 'L@ntern4775' );`,
+		`props.put("mail.smtp.password", "blue9408");`,
+		"env:\n  - name: VERCEL_TOKEN\n    value: \"521BD9ZEcEBThJSk5RKOrxgA\"",
+		"Environment=TF_TOKEN_app_terraform_io=eTA94cFEotc7NI.atlasv1.Gnk5syllExM6hnQ3rgBesIMFXYLzq33PdulPGLQHIOm",
+		`$env:ALGOLIA_ADMIN_KEY = "3ff78338b0d24ab5f737645e9ffb5a9a"`,
+		`algolia_admin_key = "1907aa5cd04d421b767b4155cdfe461b"`,
+		"| `TWILIO_AUTH_TOKEN` | `7bd7cec964241ea4acd8245f4209c741` |",
+	}, []string{
+		`region = os.getenv("AWS_REGION", "eu-central-1")`,
+		`const url = process.env.API_URL || 'https://api.example.com/v1';`,
+		`token = os.getenv("GITHUB_TOKEN", "")`,
+		`define('OKTA_ORG_URL', 'https://dev-000000.okta.example');`,
+		`define('DB_PASSWORD', 'your_password_here');`,
+		`const TOKEN_HEADER: &str = "X-Auth-Token-Value";`,
+		"env:\n  - name: VERCEL_ORG_ID\n    value: \"team_S3reiXFLFusc331fehiXPJSH\"",
+		"env:\n  - name: API_TOKEN\n    valueFrom:\n      secretKeyRef: {name: api, key: token}",
+		`cache_key = "user:8f3a9c2b1d7e4f60:profile"`,
+		`idempotency_key = "3f9a8c1e-7b2d-4e6f-9a0c-5d8e7f6a1b2c"`,
+		"| `TOKEN_TTL` | `3600` |",
+		"| `ALGOLIA_APP_ID` | `CDU1BKBAMT` |",
+	})
+}
+
+// A wallet's key written with 0X, or after a key word in Bengali.
+func TestSecretWalletKeyUpperPrefix(t *testing.T) {
+	checkFound(t, []string{
+		"KEY: 0X4AB27DEDA6F6A67032D140CD2D35101F0E43FC5BC5612C2EAAAC4FC6FED3D646",
+		"টেস্ট ওয়ালেটের প্রাইভেট কী: 0x590690e910d34c5ce15af8c35da0e1c1cd7b7dd3df71ffc1693628ad796d9edf , কাজ শেষে মুছে দিও",
+	}, []string{
+		"tx hash: 0X4AB27DEDA6F6A67032D140CD2D35101F0E43FC5BC5612C2EAAAC4FC6FED3D646",
+		"ব্লক হ্যাশ 0x590690e910d34c5ce15af8c35da0e1c1cd7b7dd3df71ffc1693628ad796d9edf",
+	})
+}

@@ -125,8 +125,8 @@ func placeholder(value string) bool {
 	if envName.MatchString(v) || codeRef.MatchString(v) && !wordDigits(v) {
 		return true
 	}
-	if secretRef(v) {
-		return true
+	if secretRef(v) || strings.HasPrefix(v, "ENC[") {
+		return true // a reference, or a value encrypted by SOPS
 	}
 	if (strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./")) && strings.Count(v, "/") >= 2 {
 		return true // a path: pwd: /home/deploy
@@ -271,7 +271,7 @@ func jwtHeader(v, _ string) bool {
 	if err != nil {
 		return false
 	}
-	return strings.HasPrefix(strings.TrimSpace(string(dec)), "{") && strings.Contains(string(dec), `"alg"`)
+	return strings.HasPrefix(strings.TrimSpace(string(dec)), "{") && strings.Contains(string(dec), `"alg"`) && !publicJWT(v)
 }
 
 // hexOnly reports whether s is all hexadecimal digits and dashes: git hashes, SHA-256 sums, UUIDs.
@@ -761,6 +761,9 @@ func FindSecrets(text string) []Removal {
 			}
 			if r.around != nil && !r.around(text, s, e) {
 				continue
+			}
+			if r.kind == SecretAWSAccessKeyID && !notIAMListing(text, s, e) {
+				continue // an access key's id listed without its secret
 			}
 			if r.kind == SecretConnection || r.kind == SecretSlackWebhook {
 				e = s + trimPunct([]byte(text[s:e]), 0, e-s)

@@ -411,7 +411,7 @@ func labelledPassword(v string) bool {
 // letters and digits and either a symbol or a capital letter, and not an address, a path, a call, an identifier or a
 // code such as ORD-2024-11A, argon2id or db01:5432.
 func passwordToken(v string) bool {
-	if len(v) < 6 || len(v) > 64 || placeholder(v) || strings.Contains(v, "://") || strings.Contains(v, "=") || v[0] == '#' {
+	if len(v) < 6 || len(v) > 64 || placeholder(v) || hashName(v) || strings.Contains(v, "://") || strings.Contains(v, "=") || v[0] == '#' {
 		return false
 	}
 	var up, low, dg, sym bool

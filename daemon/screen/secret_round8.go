@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
 )
@@ -114,4 +115,50 @@ func findNamedValues(text, lo string, pairs *bytePairs) []found {
 		}
 	}
 	return out
+}
+
+// notIAMListing reports whether the access key id at text[s:e] is not one of an IAM listing
+// ({"AccessKeyId": "AKIA...", "Status": "Active"}) without its secret: an id alone opens nothing.
+func notIAMListing(text string, s, e int) bool {
+	before := text[max(0, s-20):s]
+	if !strings.Contains(before, `"AccessKeyId"`) {
+		return true
+	}
+	return strings.Contains(text, "SecretAccessKey") || !strings.Contains(text, `"Status"`) && !strings.Contains(text, `"CreateDate"`)
+}
+
+// publicJWT reports whether a JWT is a Supabase anon key: its payload names the anon role and
+// Supabase as its issuer; it is public by design.
+func publicJWT(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	dec, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return false
+	}
+	p := strings.ReplaceAll(string(dec), " ", "")
+	return strings.Contains(p, `"role":"anon"`) && strings.Contains(p, `"iss":"supabase`)
+}
+
+// dummyHex reports whether a key of hex digits is a dummy: all but two of its digits zero
+// (0x000...01).
+func dummyHex(v string) bool {
+	v = strings.TrimPrefix(strings.TrimPrefix(v, "0x"), "0X")
+	return len(v) >= 32 && len(v)-strings.Count(v, "0") <= 2
+}
+
+// hashNames name a password's hash, not a password: "stored as an Argon2-Hash".
+var hashNames = []string{"argon2", "bcrypt", "scrypt", "pbkdf2", "sha256", "sha-256", "sha512", "sha-512", "sha1", "md5"}
+
+// hashName reports whether v names a hashing algorithm (Argon2-Hash, bcrypt-hashed, SHA-256).
+func hashName(v string) bool {
+	lo := strings.ToLower(v)
+	for _, h := range hashNames {
+		if strings.HasPrefix(lo, h) && (len(lo) == len(h) || strings.Contains(lo, "hash") || lo[len(h)] == 'i' || lo[len(h)] == 'd') {
+			return true
+		}
+	}
+	return false
 }

@@ -64,3 +64,23 @@ func TestSecretWalletKeyUpperPrefix(t *testing.T) {
 		"ব্লক হ্যাশ 0x590690e910d34c5ce15af8c35da0e1c1cd7b7dd3df71ffc1693628ad796d9edf",
 	})
 }
+
+// Public or dummy values beside real ones: an IAM listing's key id, a Supabase anon key,
+// , a SOPS-encrypted value, a dummy key, prose about a password's hash.
+func TestSecretPublicValues(t *testing.T) {
+	checkFound(t, []string{
+		`{"AccessKey":{"UserName":"ci","AccessKeyId":"AKIAII3PPKI4DAALMO6F","SecretAccessKey":"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","Status":"Active"}}`,
+		`aws_access_key_id = AKIAII3PPKI4DAALMO6F`,
+		"const supabase = createClient('https://x.supabase.co', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZSIsInJvbGUiOiJzZXJ2aWNlX3JvbGUifQ.hutwdqp3J0TXd8h4vgBsWP0XOSznP2rk6R2In_ereEE')",
+		"stripe_secret: sk_live_51HqLmX2eZvKYlo2C8n3bQ9vT",
+		"const KEY = '0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';",
+		"Das Passwort lautet: Argon2Tiger!77",
+	}, []string{
+		`{"AccessKey":{"UserName":"ci","AccessKeyId":"AKIAII3PPKI4DAALMO6F","Status":"Active","CreateDate":"2026-11-01T10:00:00Z"}}`,
+		"const supabase = createClient('https://x.supabase.co', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZSIsInJvbGUiOiJhbm9uIn0.hutwdqp3J0TXd8h4vgBsWP0XOSznP2rk6R2In_ereEE')",
+		"stripe_secret: ENC[AES256_GCM,data:ZqWagnQtUlkwhk4gmi5Y+h+zma/GTTblS6Wo+jreAPbGSaS/pExa2w==,iv:xPoc7o0fpQziHXt1l6uUNo/e0/P/D/Pwl6T8rONpcyI=,type:str]",
+		"const DUMMY_KEY = '0x0000000000000000000000000000000000000000000000000000000000000001';",
+		"Das Passwort wird nur als Argon2-Hash gespeichert.",
+		"The password is stored as a bcrypt-hash.",
+	})
+}

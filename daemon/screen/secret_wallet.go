@@ -87,7 +87,7 @@ var keyAfter = []string{"metamask", "private key", "import it", "import this", "
 
 // evmKey decides on a 64-hex value (0x or bare) at text[s:e] from its context.
 func evmKey(text string, s, e int) bool {
-	if sameChar(strings.TrimPrefix(text[s:e], "0x")) {
+	if sameChar(strings.TrimPrefix(text[s:e], "0x")) || dummyHex(text[s:e]) {
 		return false // 0x000...0: a placeholder
 	}
 	from := s - 80

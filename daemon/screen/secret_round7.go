@@ -98,7 +98,7 @@ func authValue(v, m string) bool {
 // smtplib's login, LDAP binds, HTTP basic-auth helpers.
 var credentialCalls = []string{"pdo(", "networkcredential(", "net::smtp.start(", "getconnection(", "psycopg2.connect(",
 	"pymysql.connect(", "mysqldb.connect(", "connector.connect(", "mysqli(", "mysqli_connect(", "mysql_connect(",
-	"pg_connect(", ".login(", "bind_s(", ".bind(", "usernamepasswordcredentials(", "passwordauthentication(",
+	"pg_connect(", ".login(", "bind_s(", ".bind(", "usernamepasswordcredentials(", "usernamepasswordcredentialsimpl(", "passwordauthentication(",
 	"httpbasicauth(", "basicauth(", "digestauth(", "passwordcredential(", "credential(", "smtp.start(",
 	"ftp.open(", "setcredentials(", "withcredentials(", "authenticate(", "redis(", "strictredis(", "ftp.new(", "pop3(",
 	"imap4(", "imap4_ssl(", "pop3_ssl(", ".pass_(", "ldap_bind(", "sqlconnection("}

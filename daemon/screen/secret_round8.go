@@ -10,6 +10,7 @@ import (
 // secret when the name is named for one (secretName) and genericValue takes it after that name.
 type namedValue struct {
 	keys []string // lower case: the expression runs only on a text holding one of them
+	all  []string // and, when set, one of these
 	re   *regexp.Regexp
 }
 
@@ -18,22 +19,25 @@ var namedValues = []namedValue{
 	// a call whose first argument names a secret and whose second is its value: PHP's
 	// define('X', '...'), props.put("mail.smtp.password", "..."), an environment read with a
 	// fallback (os.getenv("X", "..."), os.environ.get, ENV.fetch), setenv("X", "...").
-	{[]string{"("}, regexp.MustCompile(`(?i)\b(?:define|put|setproperty|set|setdefault|getenv|get|fetch|setenv|putenv|setenvironmentvariable|add|env|getproperty|getstring|getordefault)\([ \t]*["']([A-Za-z0-9_.\-]{2,80})["'][ \t]*,[ \t]*["']([^"'\n]{3,200})["']`)},
+	{keys: []string{"(\"", "('", "( '", "( \""}, all: secretWords, re: regexp.MustCompile(`(?i)\b(?:define|put|setproperty|set|setdefault|getenv|get|fetch|setenv|putenv|setenvironmentvariable|add|env|getproperty|getstring|getordefault)\([ \t]*["']([A-Za-z0-9_.\-]{2,80})["'][ \t]*,[ \t]*["']([^"'\n]{3,200})["']`)},
 	// an environment read and its fallback: process.env.X || '...', ?? "...", getenv("X") ?: "...",
 	// env::var("X").unwrap_or("..."), os.environ["X"] or "..."
-	{[]string{"env"}, regexp.MustCompile(`(?i)(?:\benv\.|\benv\[["']|getenv\([ \t]*["']|env::var\([ \t]*"|\benv\([ \t]*["']|environ\[["'])([A-Za-z0-9_]{2,80})["'\])]*[ \t]*(?:\|\||\?\?|\?:|\bor\b|\.unwrap_or(?:_else)?\([ \t]*(?:\|_\|[ \t]*)?)[ \t]*["'` + "`" + `]([^"'` + "`" + `\n]{3,200})["'` + "`" + `]`)},
+	{keys: []string{"env.", "env[", "getenv(", "env::var", "env(", "environ["}, re: regexp.MustCompile(`(?i)(?:\benv\.|\benv\[["']|getenv\([ \t]*["']|env::var\([ \t]*"|\benv\([ \t]*["']|environ\[["'])([A-Za-z0-9_]{2,80})["'\])]*[ \t]*(?:\|\||\?\?|\?:|\bor\b|\.unwrap_or(?:_else)?\([ \t]*(?:\|_\|[ \t]*)?)[ \t]*["'` + "`" + `]([^"'` + "`" + `\n]{3,200})["'` + "`" + `]`)},
 	// a constant with its type: NAME: &str = "...", NAME: String = "...", Go's NAME string = "..."
-	{[]string{"str"}, regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]{1,80})(?:[ \t]*:[ \t]*&?(?:'static[ \t]+)?|[ \t]+)(?:str|String|string)[ \t]*=[ \t]*["'` + "`" + `]([^"'` + "`" + `\n]{3,200})["'` + "`" + `]`)},
+	{keys: []string{"str =", "str=", "string =", "string="}, re: regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]{1,80})(?:[ \t]*:[ \t]*&?(?:'static[ \t]+)?|[ \t]+)(?:str|String|string)[ \t]*=[ \t]*["'` + "`" + `]([^"'` + "`" + `\n]{3,1000})["'` + "`" + `]`)},
 	// a YAML list of variables: - name: X, then value: ...
-	{[]string{"value:"}, regexp.MustCompile(`-[ \t]+name:[ \t]*["']?([A-Za-z0-9_.\-]{2,80})["']?[ \t]*\r?\n[ \t]*value:[ \t]*["']?([^"'\s]{3,300})`)},
+	{keys: []string{"value:"}, re: regexp.MustCompile(`-[ \t]+name:[ \t]*["']?([A-Za-z0-9_.\-]{2,80})["']?[ \t]*\r?\n[ \t]*value:[ \t]*["']?([^"'\s]{3,300})`)},
 	// a name holding a secret's word before its last part (TF_TOKEN_app_terraform_io=...,
 	// tf-token-app-terraform-io=...), set with = or :
-	{[]string{"token", "secret", "key", "pass", "pat"}, regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])([A-Za-z0-9_.\-]{0,40}(?:token|secret|password|passwd|key|pat)[_.\-][A-Za-z0-9_.\-]{1,40})["']?[ \t]*[=:][ \t]*["']?([^\s"',;]{8,300})`)},
+	{keys: []string{"token_", "token-", "token.", "secret_", "secret-", "secret.", "password_", "password-", "password.", "passwd_", "key_", "key-", "key.", "pat_", "pat-"}, re: regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])([A-Za-z0-9_.\-]{0,40}(?:token|secret|password|passwd|key|pat)[_.\-][A-Za-z0-9_.\-]{1,40})["']?[ \t]*[=:][ \t]*["']?([^\s"',;]{8,300})`)},
 	// a name ending in key (ALGOLIA_ADMIN_KEY, $env:X_KEY) set to a random value
-	{[]string{"key"}, regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])([A-Za-z0-9_.\-]{1,40}[_.\-]key)["']?[ \t]*[=:][ \t]*["']?([A-Za-z0-9_\-+/=.]{16,300})`)},
+	{keys: []string{"_key", "-key", ".key"}, re: regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])([A-Za-z0-9_.\-]{1,40}[_.\-]key)["']?[ \t]*[=:][ \t]*["']?([A-Za-z0-9_\-+/=.]{16,300})`)},
 	// a Markdown table's row whose first cell names a secret: | ` + "`" + `TWILIO_AUTH_TOKEN` + "`" + ` | ` + "`" + `...` + "`" + ` |
-	{[]string{"|"}, regexp.MustCompile("(?m)^\\|?[ \\t]*`?([A-Za-z][A-Za-z0-9_.\\-]{2,80})`?[ \\t]*\\|[ \\t]*`?([^|`\\s]{8,300})`?[ \\t]*(?:\\||$)")},
+	{keys: []string{"|"}, all: secretWords, re: regexp.MustCompile("(?m)^\\|?[ \\t]*`?([A-Za-z][A-Za-z0-9_.\\-]{2,80})`?[ \\t]*\\|[ \\t]*`?([^|`\\s]{8,300})`?[ \\t]*(?:\\||$)")},
 }
+
+// secretWords are the words of secretParts, to look for in a text before a costly expression.
+var secretWords = []string{"token", "secret", "pass", "pwd", "_pat", "key", "credential"}
 
 // secretParts are the words of a name that make it a secret's name.
 var secretParts = map[string]string{"token": SecretToken, "secret": SecretGeneric, "password": SecretPassword,
@@ -91,6 +95,9 @@ func findNamedValues(text, lo string, pairs *bytePairs) []found {
 				hit = true
 				break
 			}
+		}
+		if hit && nv.all != nil {
+			hit = anyIn(lo, nv.all)
 		}
 		if !hit {
 			continue
@@ -158,6 +165,84 @@ func hashName(v string) bool {
 	for _, h := range hashNames {
 		if strings.HasPrefix(lo, h) && (len(lo) == len(h) || strings.Contains(lo, "hash") || lo[len(h)] == 'i' || lo[len(h)] == 'd') {
 			return true
+		}
+	}
+	return false
+}
+
+// Credentials of the eighth round set by their place rather than their name: a JWT library's
+// signing secret, a builder's password, PowerShell's secure string made from plain text, a Cisco
+// password of type 0, a .pgpass line, HTTPie's -a, Django's generated secret key, a private key
+// block in base64 (a kubeconfig's client-key-data).
+var round8SecretRules = []secretRule{
+	srule(SecretGeneric, []string{"jwt.", "signedstring"},
+		`(?i)(?:\bjwt\.(?:sign|encode)\([^,\n]{1,120}?,[ \t]*|\bSignedString\([ \t]*\[\]byte\([ \t]*)["'`+"`"+`]([^"'`+"`"+`\n]{8,200})["'`+"`"+`]`, 1,
+		func(v, _ string) bool {
+			return !placeholder(v) && !placeholderWord(v) && (passwordToken(v) || labelledPassword(v))
+		}),
+	srule(SecretPassword, []string{"password(", "passwd(", "pwd("},
+		`(?i)\.(?:set|with)?(?:password|passwd|pwd)\([ \t]*["']([^"'\n]{3,200})["'][ \t]*\)`, 1,
+		func(v, _ string) bool { return passwordToken(v) || labelledPassword(v) }),
+	srule(SecretPassword, []string{"convertto-securestring"},
+		`(?i)\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?["']([^"'\n]{3,200})["']`, 1,
+		func(v, _ string) bool { return !placeholder(v) }),
+	srule(SecretPassword, []string{"secret 0", "password 0"},
+		`\b(?:secret|password)[ \t]+0[ \t]+([^\s"']{3,100})`, 1,
+		func(v, _ string) bool { return !placeholder(v) }),
+	srule(SecretPassword, []string{":"},
+		`(?m)^[A-Za-z0-9.\-*\[\]]{1,100}:(?:\d{2,5}|\*):[^\s:]{1,64}:[^\s:]{1,64}:([^\s]{3,100})$`, 1,
+		func(v, _ string) bool { return placedPassword(strings.TrimRight(v, ".")) }).withPre(colonLine),
+	srule(SecretPassword, []string{"-a ", "--auth"},
+		`(?i)\b(?:http|https|xh|xhs)(?:[ \t][^\n]*?)?[ \t](?:-a|--auth)[ \t]+["']?[^\s:"']+:([^\s"']+)`, 1,
+		func(v, _ string) bool { return placedPassword(v) }).withPre(func(text string) bool {
+		return strings.Contains(text, "http") || strings.Contains(text, "xh")
+	}),
+	srule(SecretGeneric, []string{"django-insecure-"}, `django-insecure-[^\s"'`+"`"+`]{30,}`, 0, nil),
+	srule(SecretPrivateKey, []string{"ls0tls1crudjtib"}, `\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}`, 0, encodedKeyBlock),
+}
+
+func init() {
+	addRules(round8SecretRules)
+}
+
+// encodedKeyBlock reports whether a base64 value opens with a private key block's first line.
+func encodedKeyBlock(v, _ string) bool {
+	head := v[:min(len(v), 64)/4*4]
+	dec, err := base64.StdEncoding.DecodeString(head)
+	return err == nil && strings.Contains(string(dec), "PRIVATE KEY")
+}
+
+// placedPassword decides on a value a format puts in a password's place (a .pgpass line's last
+// field, HTTPie's user:password): not a placeholder, six characters or more with a letter and a
+// digit or a symbol.
+func placedPassword(v string) bool {
+	if len(v) < 6 || placeholder(v) || placeholderWord(v) || strings.Contains(v, "://") || strings.HasPrefix(v, "$") {
+		return false
+	}
+	letter, other := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i] | 0x20
+		if c >= 'a' && c <= 'z' {
+			letter = true
+		} else {
+			other = true
+		}
+	}
+	return letter && other
+}
+
+// colonLine reports whether a line of text holds four colons and no space: the fast test of a
+// .pgpass line.
+func colonLine(text string) bool {
+	n := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case ':':
+			if n++; n >= 4 {
+				return true
+			}
+		case ' ', '\t', '\n':
+			n = 0
 		}
 	}
 	return false

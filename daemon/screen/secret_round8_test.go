@@ -84,3 +84,32 @@ func TestSecretPublicValues(t *testing.T) {
 		"The password is stored as a bcrypt-hash.",
 	})
 }
+
+// Credentials set by their place: a JWT library's signing secret, a builder's password, a secure
+// string from plain text, Cisco's type 0, a .pgpass line, HTTPie's -a, Django's generated key, a
+// private key block in base64, Jenkins' UsernamePasswordCredentialsImpl.
+func TestSecretPlacedCredentials(t *testing.T) {
+	checkFound(t, []string{
+		`const token = jwt.sign({ uid }, 'JKsSfVYQ!fWLwW$JVIIyGAcpHsy13kz7', { expiresIn: '7d' });`,
+		`encoded = jwt.encode(payload, "s3cr3t-Kq81vXz", algorithm="HS256")`,
+		`s, err := token.SignedString([]byte("Kq81vXz!p0wLm3"))`,
+		`PgConnectOptions::new().host("db").username("app").password("Sunrise2043")`,
+		`$sec = ConvertTo-SecureString 'kFZTr##pj7ALQedugh' -AsPlainText -Force`,
+		" username admin privilege 15 secret 0 Sunrise#99152",
+		"shop.example:5432:escrow:maria:saffron8006",
+		"http -a ci-bot:volcano3707_ POST https://payments.example.com/api/refunds",
+		`o.Secret = "django-insecure-_=ur#eikdt!tc5pst$u+-2w(d0$vxxu+3jdokop#j7%o^+v#mg";`,
+		"client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQostGclOjn7qhxtnfaQLa2VOyO5D10+ZfQxBjaw0PGY8yCRnDc8mvz8",
+		`new UsernamePasswordCredentialsImpl(CredentialsScope.GLOBAL, 'nexus', 'Nexus', 'deploy', 'CedarStorm$3124x')`,
+	}, []string{
+		`const token = jwt.sign({ uid }, process.env.JWT_SECRET, { expiresIn: '7d' });`,
+		`const token = jwt.sign({ uid }, 'your-secret-here');`,
+		`builder.password("changeme")`,
+		`$sec = Read-Host -AsSecureString`,
+		" username admin privilege 15 secret 5 $1$mERr$hx5rVt7rPNoS4wqbXKX7m0",
+		"db01:5432:*:*:*",
+		"http -a user:password POST https://example.com",
+		"client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCiCFx11X7ykF5C9MePR+U6kVBJuWjCQ/DvbU8MKDgPy",
+		"12:30:45:00:100 ms elapsed",
+	})
+}

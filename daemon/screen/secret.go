@@ -563,7 +563,7 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		return false // a flag naming a file: --password ./pw.txt, --password-file keystore.pass
 	}
 	if kind == SecretPassword {
-		if proseValues[strings.TrimRight(lo, ".:")] || len(v) < 3 || lo == k {
+		if proseValues[strings.TrimRight(lo, ".:")] || len(v) < 3 || lo == k || hashName(v) {
 			return false
 		}
 		if bare && !strings.HasPrefix(k, "-") {

@@ -247,3 +247,18 @@ func colonLine(text string) bool {
 	}
 	return false
 }
+
+// wordNumber reports whether v is a word of three or more letters and three or more digits
+// (tiger9423, rocket7342): a password right after a password word's label or copula ("Passwort
+// lautet: tiger9423", "a senha ... é rocket7342"), not a hash's name (sha256, argon2id).
+func wordNumber(v string) bool {
+	i := 0
+	for i < len(v) && (v[i]|0x20 >= 'a' && v[i]|0x20 <= 'z') {
+		i++
+	}
+	j := i
+	for j < len(v) && v[j] >= '0' && v[j] <= '9' {
+		j++
+	}
+	return i >= 3 && j-i >= 3 && j == len(v) && !hashName(v) && !placeholderWord(v)
+}

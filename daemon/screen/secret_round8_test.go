@@ -113,3 +113,21 @@ func TestSecretPlacedCredentials(t *testing.T) {
 		"12:30:45:00:100 ms elapsed",
 	})
 }
+
+// Passwords in prose: a word and a number right after a label or a copula, password words in
+// Arabic with its conjunction and in Bengali with its copula.
+func TestSecretProseWordNumber(t *testing.T) {
+	checkFound(t, []string{
+		"Hallo, Ihr vorläufiges Passwort lautet: tiger9423?\nBitte nach der ersten Anmeldung ändern.",
+		"a senha do MetaMask desse navegador é rocket7342.",
+		"the admin password is falcon2291",
+		"اسم المستخدم admin وكلمة السر juniper406*",
+		"ড্যাশবোর্ডের পাসওয়ার্ড হলো JuniperStack%7895",
+	}, []string{
+		"Das Passwort wird als sha256 gespeichert.",
+		"Password: sha512",
+		"the password is at least 12 characters",
+		"password policy: min 12 chars, rotated every 90 days",
+		"Passwort lautet: siehe Tresor",
+	})
+}

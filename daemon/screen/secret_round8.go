@@ -198,6 +198,16 @@ var round8SecretRules = []secretRule{
 		return strings.Contains(text, "http") || strings.Contains(text, "xh")
 	}),
 	srule(SecretGeneric, []string{"django-insecure-"}, `django-insecure-[^\s"'`+"`"+`]{30,}`, 0, nil),
+	// a wallet's key copied in groups (8 of 8 hex digits, 16 of 4) or sent in two halves
+	// ("part 1: 0x<32>" ... "part 2: <32>") after a word for a key
+	{kind: SecretWalletKey, keywords: []string{"key", "pk", "wallet", "private", "priv"}, pre: hex8Group,
+		re:     regexp.MustCompile(`\b(?:0[xX])?(?:[0-9a-fA-F]{8}(?:[ \t][0-9a-fA-F]{8}){7}|[0-9a-fA-F]{4}(?:[ \t][0-9a-fA-F]{4}){15})\b`),
+		around: groupedKey},
+	{kind: SecretWalletKey, keywords: []string{"part"}, pre: hex32,
+		re: regexp.MustCompile(`(?i)\bpart[ \t]*(?:1|one|a)\b[^\n]{0,20}?\b(?:0x)?[0-9a-f]{32}\b[\s\S]{0,200}?\bpart[ \t]*(?:2|two|b)\b[^\n]{0,20}?\b[0-9a-f]{32}\b`),
+		around: func(text string, s, e int) bool {
+			return evmKey(text, s, e) || strings.Contains(strings.ToLower(text[:s+20]), "key")
+		}},
 	srule(SecretPrivateKey, []string{"ls0tls1crudjtib"}, `\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}`, 0, encodedKeyBlock),
 }
 
@@ -261,4 +271,38 @@ func wordNumber(v string) bool {
 		j++
 	}
 	return i >= 3 && j-i >= 3 && j == len(v) && !hashName(v) && !placeholderWord(v)
+}
+
+// hex8Group reports whether text holds a run of eight hex digits or groups of four: the fast
+// test of a key copied in groups.
+func hex8Group(text string) bool { return hexRun(text, 8) || hex4Groups(text) }
+
+// hex4Groups reports whether text holds four groups of four hex digits apart by spaces.
+func hex4Groups(text string) bool {
+	n, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		c := text[i] | 0x20
+		switch {
+		case c >= '0' && c <= '9' || c >= 'a' && c <= 'f':
+			run++
+		case text[i] == ' ' && run == 4:
+			if n++; n >= 3 {
+				return true
+			}
+			run = 0
+		default:
+			n, run = 0, 0
+		}
+	}
+	return false
+}
+
+// groupedKey decides on a key copied in groups as on the same 64 digits written together: a word
+// for a key before it, not a hash's.
+func groupedKey(text string, s, e int) bool {
+	v := strings.NewReplacer(" ", "", "\t", "").Replace(text[s:e])
+	if !strings.ContainsAny(v, "0123456789") || dummyHex(v) || sameChar(strings.TrimPrefix(v, "0x")) {
+		return false
+	}
+	return evmKey(text, s, e)
 }

@@ -131,3 +131,18 @@ func TestSecretProseWordNumber(t *testing.T) {
 		"Passwort lautet: siehe Tresor",
 	})
 }
+
+// A wallet's key copied in groups or sent in two halves after a word for a key; the same shapes
+// after a hash's words pass.
+func TestSecretWalletKeyGroups(t *testing.T) {
+	checkFound(t, []string{
+		"pk (copied from the paper backup, grouped by 8): d44f422f a1d42a97 9a158518 18de686f e296b03f 7ff2ef98 c0d198b4 caa945b4",
+		"private key: d44f 422f a1d4 2a97 9a15 8518 18de 686f e296 b03f 7ff2 ef98 c0d1 98b4 caa9 45b4",
+		"key part 1: 0x2664584e269c53d21020d786756bdcfe\n(sending the rest separately for safety)\npart 2: 49889fb38134c0a4dbc4947be7365bcf",
+	}, []string{
+		"tx hash (grouped by 8): d44f422f a1d42a97 9a158518 18de686f e296b03f 7ff2ef98 c0d198b4 caa945b4",
+		"checksum: d44f422f a1d42a97 9a158518 18de686f e296b03f 7ff2ef98 c0d198b4 caa945b4",
+		"private key: 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000001",
+		"part 1: 2664584e269c53d21020d786756bdcfe of the trace id, part 2: 49889fb38134c0a4dbc4947be7365bcf of the span id",
+	})
+}

@@ -306,3 +306,18 @@ func groupedKey(text string, s, e int) bool {
 	}
 	return evmKey(text, s, e)
 }
+
+// keyShapedCell reports whether a value under a column named only "key" has a key's shape: 20 or
+// more characters, random with capitals, small letters and digits, or 32 or more hex digits.
+func keyShapedCell(v string) bool {
+	if len(v) < 20 || strings.ContainsAny(v, " :/@") {
+		return false
+	}
+	hex := 0
+	for i := 0; i < len(v); i++ {
+		if c := v[i] | 0x20; c >= '0' && c <= '9' || c >= 'a' && c <= 'f' {
+			hex++
+		}
+	}
+	return upLowDigit(v) && entropy(v) >= 3.5 || hex >= 32 && hexOnly(v)
+}

@@ -146,3 +146,18 @@ func TestSecretWalletKeyGroups(t *testing.T) {
 		"part 1: 2664584e269c53d21020d786756bdcfe of the trace id, part 2: 49889fb38134c0a4dbc4947be7365bcf of the span id",
 	})
 }
+
+// A column named key of a CSV or tab-separated table holds keys when its values have a key's
+// shape; a tab-separated table is read like a CSV one.
+func TestSecretKeyColumn(t *testing.T) {
+	checkFound(t, []string{
+		"service,key,owner\nrates,LfOuyR8UummVHhxLzNlBH2b7KcqXWa4S,finance",
+		"Service\tUser\tKey\tNotes\nMailgun\tpostmaster\t1e602f48d5d696ff2016dff81eca478e-30fed789-103ace95\tprod",
+		"host\tuser\tpassword\ndb1\tapp\tCedarStorm$3124x",
+	}, []string{
+		"key,value\ngreeting.hello,Hello there\nbutton.submit,Submit",
+		"key,count\nuser:8f3a9c2b1d7e4f60a1b2c3d4:profile,12",
+		"Key\tSummary\tStatus\nPROJ-1234\tFix the login page\tDone",
+		"name\tvalue\nregion\teu-central-1",
+	})
+}

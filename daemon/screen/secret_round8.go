@@ -321,3 +321,113 @@ func keyShapedCell(v string) bool {
 	}
 	return upLowDigit(v) && entropy(v) >= 3.5 || hex >= 32 && hexOnly(v)
 }
+
+// numberedWord is a number and a word after it: "| 7 | puppy |", "7. puppy", "7) puppy".
+var numberedWord = regexp.MustCompile(`(?:^|[|\s(])(\d{1,2})[ \t]*[|.):\-]?[ \t]*\|?[ \t]*([A-Za-z]{3,8})\b`)
+
+// bipWord matches a word that may be of the BIP-39 list.
+var bipWord = regexp.MustCompile(`[A-Za-z]{3,8}`)
+
+// findSplitPhrases reports a BIP-39 phrase given out of order or in pieces: words numbered 1 to
+// N (12 to 24) laid out in a table's columns, checked in their numbers' order; or runs of four or
+// more list words apart by other text ("first half: ... and the rest: ..."), checked joined. The
+// checksum decides, so words that merely are of the list pass.
+func findSplitPhrases(text, lo string) [][2]int {
+	if len(text) > 8192 || len(text) < 12*4 {
+		return nil
+	}
+	var out [][2]int
+	if strings.Count(text, "|") >= 20 && (strings.Contains(text, "12") || strings.Contains(text, "24") || strings.Contains(text, "18")) {
+		byNum := map[int][2]int{}
+		dup := false
+		for _, m := range numberedWord.FindAllStringSubmatchIndex(text, -1) {
+			w := strings.ToLower(text[m[4]:m[5]])
+			if _, ok := bip39Index[w]; !ok {
+				continue
+			}
+			n := 0
+			for _, c := range text[m[2]:m[3]] {
+				n = n*10 + int(c-'0')
+			}
+			if _, ok := byNum[n]; ok {
+				dup = true
+			}
+			byNum[n] = [2]int{m[4], m[5]}
+		}
+		if n := len(byNum); !dup && n >= 12 && n <= 24 && n%3 == 0 {
+			idx := make([]int, 0, n)
+			for k := 1; k <= n; k++ {
+				sp, ok := byNum[k]
+				if !ok {
+					break
+				}
+				idx = append(idx, bip39Index[strings.ToLower(text[sp[0]:sp[1]])])
+			}
+			if len(idx) == n && bip39Checksum(idx) {
+				for k := 1; k <= n; k++ {
+					out = append(out, byNum[k])
+				}
+				return out
+			}
+		}
+	}
+	// runs of list words apart by spaces, joined in the order they come
+	if !anyIn(lo, splitWords) {
+		return out
+	}
+	var runs [][][2]int
+	var cur [][2]int
+	last := -1
+	for _, m := range bipWord.FindAllStringIndex(text, -1) {
+		w := strings.ToLower(text[m[0]:m[1]])
+		_, ok := bip39Index[w]
+		if ok && (m[0] == 0 || !isLetter(text[m[0]-1])) && (m[1] == len(text) || !isLetter(text[m[1]])) {
+			if last >= 0 && strings.Trim(text[last:m[0]], " ,") != "" {
+				if len(cur) >= 4 {
+					runs = append(runs, cur)
+				}
+				cur = nil
+			}
+			cur = append(cur, [2]int{m[0], m[1]})
+			last = m[1]
+			continue
+		}
+		if len(cur) >= 4 {
+			runs = append(runs, cur)
+		}
+		cur, last = nil, -1
+	}
+	if len(cur) >= 4 {
+		runs = append(runs, cur)
+	}
+	if len(runs) < 2 || len(runs) > 8 {
+		return out
+	}
+	for i := range runs {
+		var all [][2]int
+		for j := i; j < len(runs) && len(all) < 24; j++ {
+			all = append(all, runs[j]...)
+			if j > i && len(all) >= 12 && len(all) <= 24 && len(all)%3 == 0 {
+				idx := make([]int, len(all))
+				for k, sp := range all {
+					idx[k] = bip39Index[strings.ToLower(text[sp[0]:sp[1]])]
+				}
+				if bip39Checksum(idx) && splitHint(text, all[0][0]) {
+					return append(out, all...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// splitWords say a text is given in pieces: "first half", "the rest", "part 2".
+var splitWords = []string{"half", "the rest", "part 1", "part 2", "part one", "part two", "remaining", "1/2", "2/2"}
+
+// splitHint reports whether the 60 bytes before text[s:] name a piece of something or a phrase.
+// A text holding none of splitWords is not looked at for pieces.
+func splitHint(text string, s int) bool {
+	return anyIn(strings.ToLower(text[max(0, s-60):s]), splitWords) || phraseNear(text, s, s)
+}

@@ -1,6 +1,9 @@
 package screen
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // checkFound asserts that FindSecrets finds something in each of found and nothing in each of clean.
 func checkFound(t *testing.T, found, clean []string) {
@@ -159,5 +162,18 @@ func TestSecretKeyColumn(t *testing.T) {
 		"key,count\nuser:8f3a9c2b1d7e4f60a1b2c3d4:profile,12",
 		"Key\tSummary\tStatus\nPROJ-1234\tFix the login page\tDone",
 		"name\tvalue\nregion\teu-central-1",
+	})
+}
+
+// A BIP-39 phrase laid out in a numbered table's columns or split in two pieces is checked in its
+// numbers' order or joined; the same words with the checksum failing pass.
+func TestSecretSplitPhrases(t *testing.T) {
+	table := "| # | word | # | word |\n|---|---|---|---|\n| 1 | daughter | 7 | puppy |\n| 2 | verify | 8 | fever |\n" +
+		"| 3 | art | 9 | sound |\n| 4 | enough | 10 | liberty |\n| 5 | usual | 11 | clump |\n| 6 | say | 12 | pride |"
+	split := "first half: road border inside decline holiday eagle\n...\nand the rest: sight birth lemon fine barrel wink"
+	checkFound(t, []string{table, split}, []string{
+		strings.Replace(table, "pride", "proud", 1),
+		strings.Replace(split, "wink", "wine", 1),
+		"| 1 | daughter | 7 | puppy |\n| 2 | verify | 8 | fever |\n| 3 | art | 9 | sound |",
 	})
 }

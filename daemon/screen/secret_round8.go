@@ -208,6 +208,14 @@ var round8SecretRules = []secretRule{
 		around: func(text string, s, e int) bool {
 			return evmKey(text, s, e) || strings.Contains(strings.ToLower(text[:s+20]), "key")
 		}},
+	// a password after a user's name on a login line: "login: admin senha X", "user admin pass X"
+	srule(SecretPassword, []string{"login", "user", "usuário", "usuario", "benutzer"},
+		`(?i)\b(?:login|user(?:name)?|usuário|usuario|benutzer)[ \t]*:?[ \t]*[\w.@\-]{2,40}[ \t]+(?:senha|password|passwort|pass|pw|contraseña|kennwort)[ \t]*:?[ \t]*([^\s'"]{5,63}[^\s.,;:?!)'"])`, 1,
+		func(v, _ string) bool { return passwordToken(v) || wordNumber(v) || labelledPassword(v) }),
+	// the answer to a question about a password: "...password...?\nA: yes — it's X"
+	srule(SecretPassword, []string{"it's", "it’s", "it is"},
+		`(?i)\b(?:password|passwort|senha|contraseña|pass|pw)\b[^\n]{0,80}\?[ \t]*\r?\n[^\n]{0,30}?\b(?:it(?:'|’)?s|it[ \t]+is)[ \t]+([^\s'"]{5,63}[^\s.,;:?!)'"])`, 1,
+		func(v, _ string) bool { return passwordToken(v) || wordNumber(v) }),
 	srule(SecretPrivateKey, []string{"ls0tls1crudjtib"}, `\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}`, 0, encodedKeyBlock),
 }
 

@@ -177,3 +177,17 @@ func TestSecretSplitPhrases(t *testing.T) {
 		"| 1 | daughter | 7 | puppy |\n| 2 | verify | 8 | fever |\n| 3 | art | 9 | sound |",
 	})
 }
+
+// A password after a user's name on a login line, and the answer to a question about a password.
+func TestSecretLoginLineAndAnswer(t *testing.T) {
+	checkFound(t, []string{
+		"login: admin senha cedar4052?",
+		"user deploy pass Kq81vXz!p0",
+		"Q: do I need a password for the admin?\nA: yes — it's rocket*992966, and the 2FA is disabled for now",
+	}, []string{
+		"login: admin senha: (ask me in private)",
+		"user admin pass the test suite",
+		"Q: do I need a password for the admin?\nA: yes — it's in the vault, ask ops",
+		"Q: is the password policy strict?\nA: it's 12 characters minimum",
+	})
+}

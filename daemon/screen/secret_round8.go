@@ -32,6 +32,8 @@ var namedValues = []namedValue{
 	{keys: []string{"token_", "token-", "token.", "secret_", "secret-", "secret.", "password_", "password-", "password.", "passwd_", "key_", "key-", "key.", "pat_", "pat-"}, re: regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])([A-Za-z0-9_.\-]{0,40}(?:token|secret|password|passwd|key|pat)[_.\-][A-Za-z0-9_.\-]{1,40})["']?[ \t]*[=:][ \t]*["']?([^\s"',;]{8,300})`)},
 	// a name ending in key (ALGOLIA_ADMIN_KEY, $env:X_KEY) set to a random value
 	{keys: []string{"_key", "-key", ".key"}, re: regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])([A-Za-z0-9_.\-]{1,40}[_.\-]key)["']?[ \t]*[=:][ \t]*["']?([A-Za-z0-9_\-+/=.]{16,300})`)},
+	// a CSV or tab-separated row whose first cell is a variable's name: OKTA_API_TOKEN,00wB...
+	{keys: []string{"token", "secret", "key", "pass", "_pat", "pwd"}, re: regexp.MustCompile(`(?m)^[ \t]*"?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"?[ \t]*[,\t][ \t]*"?([^\s,"]{8,300})`)},
 	// a Markdown table's row whose first cell names a secret: | ` + "`" + `TWILIO_AUTH_TOKEN` + "`" + ` | ` + "`" + `...` + "`" + ` |
 	{keys: []string{"|"}, all: secretWords, re: regexp.MustCompile("(?m)^\\|?[ \\t]*`?([A-Za-z][A-Za-z0-9_.\\-]{2,80})`?[ \\t]*\\|[ \\t]*`?([^|`\\s]{8,300})`?[ \\t]*(?:\\||$)")},
 }

@@ -41,7 +41,12 @@ func TestSecretNamedValues(t *testing.T) {
 		`$env:ALGOLIA_ADMIN_KEY = "3ff78338b0d24ab5f737645e9ffb5a9a"`,
 		`algolia_admin_key = "1907aa5cd04d421b767b4155cdfe461b"`,
 		"| `TWILIO_AUTH_TOKEN` | `7bd7cec964241ea4acd8245f4209c741` |",
+		"name,value\nOKTA_API_TOKEN,00wBLvPh661Mb7ltO50obx0xdoAKMQPgp0f2Vwv9Xc",
+		"ALGOLIA_ADMIN_KEY\t3ff78338b0d24ab5f737645e9ffb5a9a",
 	}, []string{
+		"name,value\nOKTA_ORG_URL,https://dev-000000.okta.example",
+		"TOKEN_TTL_SECONDS,3600",
+		"SECRET_MANAGER_PATH,projects/acme/secrets/api",
 		`region = os.getenv("AWS_REGION", "eu-central-1")`,
 		`const url = process.env.API_URL || 'https://api.example.com/v1';`,
 		`token = os.getenv("GITHUB_TOKEN", "")`,

@@ -775,7 +775,7 @@ func FindSecrets(text string) []Removal {
 			spans = append(spans, span{s, e, kind, p})
 		}
 	}
-	for _, p := range append(findSeedPhrases(text), findSplitPhrases(text, lo)...) {
+	for _, p := range append(findSeedPhrases(text), findSplitPhrases(text, lo, &pairs)...) {
 		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
 	}
 	for _, p := range findProsePasswords(text, lo, &pairs) {

@@ -99,7 +99,7 @@ func findNamedValues(text, lo string, pairs *bytePairs) []found {
 			}
 		}
 		if hit && nv.all != nil {
-			hit = anyIn(lo, nv.all)
+			hit = anyMay(lo, pairs, nv.all)
 		}
 		if !hit {
 			continue
@@ -342,7 +342,7 @@ var bipWord = regexp.MustCompile(`[A-Za-z]{3,8}`)
 // N (12 to 24) laid out in a table's columns, checked in their numbers' order; or runs of four or
 // more list words apart by other text ("first half: ... and the rest: ..."), checked joined. The
 // checksum decides, so words that merely are of the list pass.
-func findSplitPhrases(text, lo string) [][2]int {
+func findSplitPhrases(text, lo string, pairs *bytePairs) [][2]int {
 	if len(text) > 8192 || len(text) < 12*4 {
 		return nil
 	}
@@ -382,7 +382,7 @@ func findSplitPhrases(text, lo string) [][2]int {
 		}
 	}
 	// runs of list words apart by spaces, joined in the order they come
-	if !anyIn(lo, splitWords) {
+	if !anyMay(lo, pairs, splitWords) {
 		return out
 	}
 	var runs [][][2]int
@@ -440,4 +440,15 @@ var splitWords = []string{"half", "the rest", "part 1", "part 2", "part one", "p
 // A text holding none of splitWords is not looked at for pieces.
 func splitHint(text string, s int) bool {
 	return anyIn(strings.ToLower(text[max(0, s-60):s]), splitWords) || phraseNear(text, s, s)
+}
+
+// anyMay reports whether lo holds one of ws, looking only for those whose pairs of bytes are in
+// it.
+func anyMay(lo string, pairs *bytePairs, ws []string) bool {
+	for _, w := range ws {
+		if pairs.may(w) && strings.Contains(lo, w) {
+			return true
+		}
+	}
+	return false
 }

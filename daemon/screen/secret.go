@@ -125,8 +125,8 @@ func placeholder(value string) bool {
 	if envName.MatchString(v) || codeRef.MatchString(v) && !wordDigits(v) {
 		return true
 	}
-	if secretRef(v) {
-		return true
+	if secretRef(v) || strings.HasPrefix(v, "ENC[") {
+		return true // a reference, or a value encrypted by SOPS
 	}
 	if (strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./")) && strings.Count(v, "/") >= 2 {
 		return true // a path: pwd: /home/deploy
@@ -271,7 +271,7 @@ func jwtHeader(v, _ string) bool {
 	if err != nil {
 		return false
 	}
-	return strings.HasPrefix(strings.TrimSpace(string(dec)), "{") && strings.Contains(string(dec), `"alg"`)
+	return strings.HasPrefix(strings.TrimSpace(string(dec)), "{") && strings.Contains(string(dec), `"alg"`) && !publicJWT(v)
 }
 
 // hexOnly reports whether s is all hexadecimal digits and dashes: git hashes, SHA-256 sums, UUIDs.
@@ -388,8 +388,8 @@ var secretRules = []secretRule{
 		"cüzdan", "dompet",
 		"clave", "chave", "clé", "cle ", "clef", "priv=", "priv =", "schlüssel", "chiave", "klucz", "anahtar", "kunci", "khóa", "sleutel",
 		"مفتاح", "محفظ", "کلید", "کیف پول", "מפתח", "ארנק", "κλειδί", "πορτοφόλι", "คีย์", "กุญแจ", "กระเป๋าเงิน", "कुंजी",
-		"प्राइवेट की", "वॉलेट", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca", "ufunguo", "pochi", "llave"},
-		re: regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
+		"प्राइवेट की", "वॉलेट", "প্রাইভেট কী", "ওয়ালেট", "klíč", "peněženk", "nyckel", "plånbok", "cheie", "kulcs", "tárca", "ufunguo", "pochi", "llave"},
+		re: regexp.MustCompile(`\b(?:0[xX])?[0-9a-fA-F]{64}\b`), around: evmKey, pre: hex64},
 	// key = value, key: value, "key": "value", --password value. Any value after a word for a
 	// password (but a placeholder or a word of prose); a random-looking one after the others.
 	// The key may be a subscript (cfg['SECRET_KEY'] = ...) or a flag in an argument list
@@ -563,7 +563,7 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		return false // a flag naming a file: --password ./pw.txt, --password-file keystore.pass
 	}
 	if kind == SecretPassword {
-		if proseValues[strings.TrimRight(lo, ".:")] || len(v) < 3 || lo == k {
+		if proseValues[strings.TrimRight(lo, ".:")] || len(v) < 3 || lo == k || hashName(v) {
 			return false
 		}
 		if bare && !strings.HasPrefix(k, "-") {
@@ -762,6 +762,9 @@ func FindSecrets(text string) []Removal {
 			if r.around != nil && !r.around(text, s, e) {
 				continue
 			}
+			if r.kind == SecretAWSAccessKeyID && !notIAMListing(text, s, e) {
+				continue // an access key's id listed without its secret
+			}
 			if r.kind == SecretConnection || r.kind == SecretSlackWebhook {
 				e = s + trimPunct([]byte(text[s:e]), 0, e-s)
 			}
@@ -772,7 +775,7 @@ func FindSecrets(text string) []Removal {
 			spans = append(spans, span{s, e, kind, p})
 		}
 	}
-	for _, p := range findSeedPhrases(text) {
+	for _, p := range append(findSeedPhrases(text), findSplitPhrases(text, lo, &pairs)...) {
 		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
 	}
 	for _, p := range findProsePasswords(text, lo, &pairs) {
@@ -781,7 +784,8 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
-	for _, h := range append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...) {
+	for _, h := range append(append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...),
+		findNamedValues(text, lo, &pairs)...) {
 		spans = append(spans, span{h.s, h.e, h.kind, len(secretRules) + 1})
 	}
 	passwords, keys := findCallCredentials(text, lo, &pairs)

@@ -160,7 +160,7 @@ var passwordWords = []string{"password", "passwort", "passwd", "pass", "pw", "pw
 	// with an article or a conjunction written onto the word, and other words for it
 	"passphrase", "passcode", "clave", "clave de acceso", "palavra-passe", "mdp", "şifresi", "sifresi", "şifreniz",
 	"parolası", "sandinya", "password-nya", "passwordnya", "lösenordet", "passordet", "adgangskoden", "hasła", "hasłem",
-	"пароля", "паролем", "паролі", "hesla", "heslem", "κωδικό", "κωδικού", "كلمة مرور", "كلمة السر", "وكلمة المرور", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό",
+	"пароля", "паролем", "паролі", "hesla", "heslem", "κωδικό", "κωδικού", "كلمة مرور", "كلمة السر", "وكلمة السر", "وكلمة المرور", "পাসওয়ার্ড", "رمز عبور", "گذرواژه", "کلمه عبور", "הסיסמה", "סיסמא", "הסיסמא", "συνθηματικό",
 	// Swahili, and the typos sellers make of "password"
 	"nenosiri", "pasword", "passwrod", "passowrd", "pssword",
 	// a code word: Ukrainian, Russian
@@ -289,7 +289,7 @@ func passwordAfter(text string, e int, short bool) ([2]int, bool) {
 		if n > most && short && !copulaEnd(text[e:s]) || n > most && !short && !labelled(text[e:s]) {
 			continue // "clave del panel es X", "password for the zip with the source: X": further words only up to a copula or a label
 		}
-		if passwordToken(v) || paddedToken(v) || labelled(text[e:s]) && labelledPassword(v) {
+		if passwordToken(v) || paddedToken(v) || labelled(text[e:s]) && (labelledPassword(v) || wordNumber(v)) {
 			return [2]int{s, s + len(v)}, true
 		}
 	}
@@ -370,7 +370,7 @@ func copulaEnd(between string) bool {
 // "es", "è", "é", "jest", "adalah", "là", "är", "er", "je", "ni", "dir", "هي", "है", "คือ", and
 // the particles of CJK prose ("は", "是", "为", "는").
 var copulas = []string{" is", " ist", " lautet", " est", " es", " è", " é", " jest", " adalah", " là", " är", " er",
-	" je", " ni", " dir", " هي", " है", "คือ", "は", "是", "为", "為", "는", "은"}
+	" je", " ni", " dir", " هي", " है", " হলো", " হল", "คือ", "は", "是", "为", "為", "는", "은"}
 
 // labelledPassword reports whether a value right after a password label reads as one, more
 // loosely than passwordToken: random symbols with no digit (Ons%RD+JXJ^TUXL), an equals sign
@@ -411,7 +411,7 @@ func labelledPassword(v string) bool {
 // letters and digits and either a symbol or a capital letter, and not an address, a path, a call, an identifier or a
 // code such as ORD-2024-11A, argon2id or db01:5432.
 func passwordToken(v string) bool {
-	if len(v) < 6 || len(v) > 64 || placeholder(v) || strings.Contains(v, "://") || strings.Contains(v, "=") || v[0] == '#' {
+	if len(v) < 6 || len(v) > 64 || placeholder(v) || hashName(v) || strings.Contains(v, "://") || strings.Contains(v, "=") || v[0] == '#' {
 		return false
 	}
 	var up, low, dg, sym bool

@@ -98,7 +98,7 @@ func authValue(v, m string) bool {
 // smtplib's login, LDAP binds, HTTP basic-auth helpers.
 var credentialCalls = []string{"pdo(", "networkcredential(", "net::smtp.start(", "getconnection(", "psycopg2.connect(",
 	"pymysql.connect(", "mysqldb.connect(", "connector.connect(", "mysqli(", "mysqli_connect(", "mysql_connect(",
-	"pg_connect(", ".login(", "bind_s(", ".bind(", "usernamepasswordcredentials(", "passwordauthentication(",
+	"pg_connect(", ".login(", "bind_s(", ".bind(", "usernamepasswordcredentials(", "usernamepasswordcredentialsimpl(", "passwordauthentication(",
 	"httpbasicauth(", "basicauth(", "digestauth(", "passwordcredential(", "credential(", "smtp.start(",
 	"ftp.open(", "setcredentials(", "withcredentials(", "authenticate(", "redis(", "strictredis(", "ftp.new(", "pop3(",
 	"imap4(", "imap4_ssl(", "pop3_ssl(", ".pass_(", "ldap_bind(", "sqlconnection("}
@@ -261,6 +261,9 @@ func secretColumn(name string) string {
 	if k == "" || len(k) > 40 {
 		return ""
 	}
+	if k == "key" || k == "keys" {
+		return SecretAPIKey // a column of keys: cellSecret wants a key's shape under it
+	}
 	for _, w := range notSecretColumns {
 		if strings.Contains(k, w) {
 			return ""
@@ -318,6 +321,9 @@ func cellSecret(kind, col, v string) bool {
 	if v == "" || strings.ContainsAny(v, " \t") || v == "NULL" || v == "null" || v == "-" || v == "—" || knownFile(v) {
 		return false
 	}
+	if c := strings.ToLower(strings.Trim(strings.TrimSpace(col), "`\"'[]*")); (c == "key" || c == "keys") && !keyShapedCell(v) {
+		return false // a column named key alone: a lookup key, a label's key, unless the value is a key's
+	}
 	if kind == SecretPassword && !passwordToken(v) && !labelledPassword(v) {
 		return false // "test,pass\nlogin,PASS": a result, not a password
 	}
@@ -328,7 +334,7 @@ func cellSecret(kind, col, v string) bool {
 // line of names, one of which names a secret ("service,user,password", "| login | password |"),
 // and the rows after it with as many cells.
 func findTableSecrets(text, lo string) []found {
-	if len(lo) != len(text) || !strings.ContainsAny(text, ",|") || strings.IndexByte(text, '\n') < 0 || !tableShaped(text) {
+	if len(lo) != len(text) || !strings.ContainsAny(text, ",|\t") || strings.IndexByte(text, '\n') < 0 || !tableShaped(text) {
 		return nil
 	}
 	var out []found
@@ -344,10 +350,12 @@ func findTableSecrets(text, lo string) []found {
 		sep := byte(',')
 		if nb := strings.Count(header, "|"); nb >= 2 && nb == strings.Count(next, "|") {
 			sep = '|'
+		} else if nt := strings.Count(header, "\t"); nt >= 1 && nt == strings.Count(next, "\t") {
+			sep = '\t'
 		} else if nc := strings.Count(header, ","); nc < 1 || nc != strings.Count(next, ",") {
 			continue
 		}
-		if len(header) > 400 || !anyIn(lo[hline[0]:hline[1]], secretColumns) {
+		if len(header) > 400 || !anyIn(lo[hline[0]:hline[1]], secretColumns) && !strings.Contains(lo[hline[0]:hline[1]], "key") {
 			continue
 		}
 		names := cells(text, hline, sep)
@@ -407,13 +415,13 @@ type found struct {
 // tableShaped reports whether two lines in a row hold as many commas, or as many bars, and at
 // least one: the fast test that a text may hold a table.
 func tableShaped(text string) bool {
-	pc, pb, c, b := -1, -1, 0, 0
+	pc, pb, pt, c, b, t := -1, -1, -1, 0, 0, 0
 	for i := 0; i <= len(text); i++ {
 		if i == len(text) || text[i] == '\n' {
-			if c > 0 && c == pc || b > 1 && b == pb {
+			if c > 0 && c == pc || b > 1 && b == pb || t > 0 && t == pt {
 				return true
 			}
-			pc, pb, c, b = c, b, 0, 0
+			pc, pb, pt, c, b, t = c, b, t, 0, 0, 0
 			continue
 		}
 		switch text[i] {
@@ -421,6 +429,8 @@ func tableShaped(text string) bool {
 			c++
 		case '|':
 			b++
+		case '\t':
+			t++
 		}
 	}
 	return false

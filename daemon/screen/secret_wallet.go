@@ -29,7 +29,7 @@ var keyContext = []string{"private key", "private_key", "privatekey", "private-k
 	// "private key" and "key" in Arabic, Persian, Hebrew, Greek, Thai, Hindi, Czech, Swedish,
 	// Romanian, Hungarian, and more Indonesian and Vietnamese
 	"المفتاح الخاص", "مفتاح خاص", "المفتاح السري", "مفتاح", "کلید خصوصی", "کلید", "מפתח פרטי", "מפתח",
-	"ιδιωτικό κλειδί", "κλειδί", "คีย์ส่วนตัว", "กุญแจส่วนตัว", "คีย์", "กุญแจ", "निजी कुंजी", "प्राइवेट की", "कुंजी",
+	"ιδιωτικό κλειδί", "κλειδί", "คีย์ส่วนตัว", "กุญแจส่วนตัว", "คีย์", "กุญแจ", "निजी कुंजी", "प्राइवेट की", "প্রাইভেট কী", "প্রাইভেট কি", "कुंजी",
 	"soukromý klíč", "klíč", "privat nyckel", "nyckel", "cheie privată", "cheia privată", "cheie", "privát kulcs",
 	"kulcs", "kunci pribadi", "kunci", "khóa bí mật", "llave privada", "llave", "ufunguo binafsi", "ufunguo wa siri", "ufunguo",
 	// calls that take a private key: web3j, Nethereum, brownie, Foundry, PHP, Ruby
@@ -87,7 +87,7 @@ var keyAfter = []string{"metamask", "private key", "import it", "import this", "
 
 // evmKey decides on a 64-hex value (0x or bare) at text[s:e] from its context.
 func evmKey(text string, s, e int) bool {
-	if sameChar(strings.TrimPrefix(text[s:e], "0x")) {
+	if sameChar(strings.TrimPrefix(text[s:e], "0x")) || dummyHex(text[s:e]) {
 		return false // 0x000...0: a placeholder
 	}
 	from := s - 80

@@ -53,8 +53,8 @@ type Kernel struct {
 	Outbox Outbox
 	// events holds the subscribers of the typed events services emit (change.go).
 	Events Subscribers
-	Stop     chan struct{}
-	Bg       sync.WaitGroup
+	Stop   chan struct{}
+	Bg     sync.WaitGroup
 }
 
 // Rail is the chain the exchange is paid and pays on: set up once when the exchange starts (the

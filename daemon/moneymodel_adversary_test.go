@@ -4,8 +4,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -292,45 +290,17 @@ func (mm *moneyModel) stalePass() bool {
 	mm.topUp()
 	id := items[mm.rng.IntN(len(items))].ID
 	hot := chaintest.Addr(mm.m.hot)
-	var armed atomic.Bool
-	reached, resumed, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	var once, onceDone sync.Once
 	d := mm.m.d
-	d.SetAfterScan(func(what string) {
-		if !armed.Load() {
-			return
-		}
-		switch what {
-		case "send":
-			select {
-			case <-reached:
-			case <-time.After(5 * time.Second):
-			}
-		case "resend":
-			once.Do(func() { close(reached); <-resumed })
-		case "resent":
-			onceDone.Do(func() { close(done) })
-		}
-	})
 	defer d.SetAfterScan(nil)
 	mm.m.c.SetETH(hot, 0)
-	armed.Store(true)
+	pass := holdStalePass(d, 5*time.Second)
 	var a axp.Approval
 	err := mm.do(mm.m.admin, "admin_approve", map[string]any{"id": id}, &a)
 	mm.m.c.SetETH(hot, 100)
-	close(resumed)
-	raced := false
-	select {
-	case <-reached:
-		raced = true
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			mm.violate("stale-pass", id, "the watcher pass held at the wallet did not finish")
-		}
-	default:
+	raced := pass.raced()
+	if !pass.resume() {
+		mm.violate("stale-pass", id, "the watcher pass held at the wallet did not finish")
 	}
-	armed.Store(false)
 	mm.logf("approve %s while the node refuses, a pass waiting (raced: %v): %s", id, raced, approveResult{a, err}.describe())
 	return true
 }

@@ -538,6 +538,66 @@ func TestChainHeldSplitSendsTheBuyerPartFromTheHotWallet(t *testing.T) {
 	})
 }
 
+// stalePass holds a watcher pass at the hot wallet (the test hooks around the wallet's sends): the
+// next approval, once it has recorded its signed transfers, waits until a pass has read them and
+// stopped before taking the wallet to send them again; that pass goes on at resume.
+type stalePass struct {
+	armed                  atomic.Bool
+	reached, resumed, done chan struct{}
+	hold, finish           sync.Once
+	wait                   time.Duration
+}
+
+// holdStalePass arms a stalePass on d; each wait is bounded by wait.
+func holdStalePass(d *daemon.Daemon, wait time.Duration) *stalePass {
+	p := &stalePass{reached: make(chan struct{}), resumed: make(chan struct{}), done: make(chan struct{}), wait: wait}
+	d.SetAfterScan(func(what string) {
+		if !p.armed.Load() {
+			return
+		}
+		switch what {
+		case "send":
+			// The approval has recorded its signed transfers: a pass reads them before the broadcast.
+			select {
+			case <-p.reached:
+			case <-time.After(p.wait):
+			}
+		case "resend":
+			p.hold.Do(func() { close(p.reached); <-p.resumed })
+		case "resent":
+			p.finish.Do(func() { close(p.done) })
+		}
+	})
+	p.armed.Store(true)
+	return p
+}
+
+// raced reports whether a pass stopped at the wallet with the approval's transfers read.
+func (p *stalePass) raced() bool {
+	select {
+	case <-p.reached:
+		return true
+	default:
+		return false
+	}
+}
+
+// resume lets the held pass go on and disarms the hooks; it reports whether the pass, if one was
+// held, finished within the wait.
+func (p *stalePass) resume() bool {
+	close(p.resumed)
+	defer p.armed.Store(false)
+	if !p.raced() {
+		return true
+	}
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(p.wait):
+		return false
+	}
+}
+
 // A watcher pass that read a transfer as on its way, and then waited for the hot wallet while the
 // approval that signed it learnt the node had refused it, does not broadcast it once it has the
 // wallet: the transfer is failed, and the operator's next approval signs its replacement. (The
@@ -548,48 +608,19 @@ func TestChainRefusedTransferIsNotSentByAWaitingPass(t *testing.T) {
 	_, _, _, bk, split := m.heldSplit()
 	buyerBefore := m.c.Balance(m.c.Token, chaintest.Addr(bk))
 
-	var (
-		armed            atomic.Bool
-		reached, resumed = make(chan struct{}), make(chan struct{})
-		resent           = make(chan struct{})
-		once, onceDone   sync.Once
-	)
-	m.d.SetAfterScan(func(what string) {
-		if !armed.Load() {
-			return
-		}
-		switch what {
-		case "send":
-			// The approval has recorded its signed transfer: a pass reads it before the broadcast.
-			select {
-			case <-reached:
-			case <-time.After(10 * time.Second):
-			}
-		case "resend":
-			once.Do(func() { close(reached); <-resumed })
-		case "resent":
-			onceDone.Do(func() { close(resent) })
-		}
-	})
 	m.c.SetETH(chaintest.Addr(m.hot), 0)
-	armed.Store(true)
+	pass := holdStalePass(m.d, 10*time.Second)
 	refused := m.approve(split.ID, false)
-	select {
-	case <-reached:
-	default:
+	if !pass.raced() {
 		t.Fatal("no watcher pass read the transfer before its broadcast")
 	}
 	if len(refused.Transfers) != 1 || refused.Transfers[0].Status != axp.TransferFailed {
 		t.Fatalf("a buyer's part the node refused: %+v", refused)
 	}
 	m.c.SetETH(chaintest.Addr(m.hot), 1) // the node would take the refused bytes now
-	close(resumed)
-	select {
-	case <-resent:
-	case <-time.After(10 * time.Second):
+	if !pass.resume() {
 		t.Fatal("the waiting pass did not finish")
 	}
-	armed.Store(false)
 	if m.c.Known(refused.Transfers[0].TxHash) {
 		t.Fatal("the refused transfer reached the node")
 	}

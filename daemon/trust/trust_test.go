@@ -11,7 +11,6 @@ import (
 	"github.com/axp-exchange/axp/daemon/tasks"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
-	"github.com/axp-exchange/axp/store"
 )
 
 var anonymous = axp.Caller{Kind: axp.Anonymous, IP: "192.0.2.1"}
@@ -36,20 +35,8 @@ func newQuoted(t *testing.T) quoted {
 	tr.Register(f.Reg)
 	tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K, f.K, f.K, mem, mon, tr).Register(f.Reg)
 
-	reg, err := kerneltest.Call(t, f.Reg, axp.Register, anonymous, &axp.Registration{Roles: []string{"seller"}, Name: "Haiku Works",
+	seller, _ := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Haiku Works",
 		Skills: []protocol.Skill{{TaskType: "text-file"}}, PaymentMethods: []string{"crypto", "free"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Update(t, func(tx *store.Tx) error {
-		m, err := tx.Member(reg.MemberID)
-		if err != nil {
-			return err
-		}
-		m.State = axp.MemberVerified
-		return tx.PutMember(m)
-	})
-	seller := f.Member(t, reg.MemberSecret)
 	created, err := kerneltest.Call(t, f.Reg, axp.CreateTask, anonymous, &axp.NewTask{Type: "text-file", PaymentMethod: "free",
 		Params: map[string]any{"prompt": "a haiku"}})
 	if err != nil {

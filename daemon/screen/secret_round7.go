@@ -123,15 +123,10 @@ func findCallCredentials(text, lo string, pairs *bytePairs) (passwords, keys [][
 			}
 			at := from + i
 			from = at + len(c)
-			if c[0] != '.' && at > 0 && (isLower(lo[at-1]) || lo[at-1] >= '0' && lo[at-1] <= '9' || lo[at-1] == '_') &&
-				!strings.HasSuffix(lo[:at], "new ") {
+			if c[0] != '.' && inName(lo, at) && !strings.HasSuffix(lo[:at], "new ") {
 				continue // another name: "mycredential(" is not "credential("
 			}
-			for _, a := range callArgs(text, from) {
-				if v := text[a[0]:a[1]]; passwordToken(v) && !strings.ContainsAny(v, "/\\") {
-					out = append(out, a)
-				}
-			}
+			out = append(out, passwordArgs(text, callArgs(text, from, 1))...)
 		}
 	}
 	if pairs.may("client") {
@@ -155,7 +150,7 @@ func findCallCredentials(text, lo string, pairs *bytePairs) (passwords, keys [][
 			default:
 				continue
 			}
-			for _, a := range callArgs(text, j) {
+			for _, a := range callArgs(text, j, 1) {
 				v := text[a[0]:a[1]]
 				if keyArg(v, secretArgName(text, a[0])) || passwordToken(v) && !strings.ContainsAny(v, "/\\") &&
 					(strings.ContainsAny(v, "!#$%^&*+?~") || passphrase(v)) {
@@ -210,9 +205,9 @@ func uuidShape(v string) bool {
 }
 
 // callArgs reports the string arguments of the call whose arguments start at text[i:], at its
-// own depth or inside one object or array literal ({ key: '...', secret: '...' }), not inside a
-// call nested in it (open('keystore.json')).
-func callArgs(text string, i int) [][2]int {
+// own depth or inside up to literals levels of object or array literals ({ key: '...', secret:
+// '...' }), never inside a call nested in it (open('keystore.json')).
+func callArgs(text string, i, literals int) [][2]int {
 	var out [][2]int
 	depth, calls := 1, 0
 	var stack []bool // for each open bracket: whether it opened a call
@@ -244,7 +239,7 @@ func callArgs(text string, i int) [][2]int {
 			if j >= len(text) || text[j] != c {
 				return out
 			}
-			if calls == 0 && depth <= 2 && j > i+1 {
+			if calls == 0 && depth <= 1+literals && j > i+1 {
 				out = append(out, [2]int{i + 1, j})
 			}
 			i = j

@@ -219,42 +219,28 @@ func findKeystorePasswords(text, lo string, pairs *bytePairs) [][2]int {
 			}
 			at := from + i
 			from = at + len(c)
-			if at > 0 && (isLower(lo[at-1]) || lo[at-1] >= '0' && lo[at-1] <= '9' || lo[at-1] == '_') {
+			if inName(lo, at) {
 				continue // "locks.unlock(", "protov3(": another name
 			}
-			out = append(out, callStrings(text, from)...)
+			out = append(out, passwordArgs(text, callArgs(text, from, 0))...)
 		}
 	}
 	return out
 }
 
-// callStrings reports the string arguments, read as passwords, of the call whose arguments start
-// at text[i:].
-func callStrings(text string, i int) [][2]int {
+// passwordArgs are the call arguments in args read as passwords: password-shaped, not a path.
+func passwordArgs(text string, args [][2]int) [][2]int {
 	var out [][2]int
-	depth := 1
-	for end := min(len(text), i+400); i < end && depth > 0; i++ {
-		switch c := text[i]; c {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case '"', '\'', '`':
-			j := i + 1
-			for j < len(text) && text[j] != c && text[j] != '\n' {
-				if text[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(text) || text[j] != c {
-				return out
-			}
-			if v := text[i+1 : j]; depth == 1 && passwordToken(v) && !strings.ContainsAny(v, "/\\") {
-				out = append(out, [2]int{i + 1, j})
-			}
-			i = j
+	for _, a := range args {
+		if v := text[a[0]:a[1]]; passwordToken(v) && !strings.ContainsAny(v, "/\\") {
+			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// inName reports whether lo[at:] continues a longer name: a letter, digit or underscore is
+// before it ("locks.unlock(", "protov3(", "mycredential(").
+func inName(lo string, at int) bool {
+	return at > 0 && (isLower(lo[at-1]) || lo[at-1] >= '0' && lo[at-1] <= '9' || lo[at-1] == '_')
 }

@@ -391,7 +391,7 @@ func findSplitPhrases(text, lo string, pairs *bytePairs) [][2]int {
 	for _, m := range bipWord.FindAllStringIndex(text, -1) {
 		w := strings.ToLower(text[m[0]:m[1]])
 		_, ok := bip39Index[w]
-		if ok && (m[0] == 0 || !isLetter(text[m[0]-1])) && (m[1] == len(text) || !isLetter(text[m[1]])) {
+		if ok && (m[0] == 0 || !isAlpha(text[m[0]-1])) && (m[1] == len(text) || !isAlpha(text[m[1]])) {
 			if last >= 0 && strings.Trim(text[last:m[0]], " ,") != "" {
 				if len(cur) >= 4 {
 					runs = append(runs, cur)
@@ -430,8 +430,6 @@ func findSplitPhrases(text, lo string, pairs *bytePairs) [][2]int {
 	}
 	return out
 }
-
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // splitWords say a text is given in pieces: "first half", "the rest", "part 2".
 var splitWords = []string{"half", "the rest", "part 1", "part 2", "part one", "part two", "remaining", "1/2", "2/2"}

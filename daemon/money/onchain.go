@@ -788,22 +788,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 		}); err != nil {
 			return err
 		}
-		if err := tx.OpenApprovals(func(a *axp.Approval) bool {
-			r.QueuedUSD += stillToSend(a)
-			// A part on its way of an item still in the queue (the buyer's part of a split
-			// whose seller part waits) is in flight, and not booked until confirmed.
-			for _, x := range a.Transfers {
-				if a.Status != axp.ApprovalSent && x.Status == axp.TransferSent {
-					x.Raw = ""
-					r.InFlight = append(r.InFlight, x)
-					r.InFlightUSD += x.Amount
-				}
-			}
-			return true
-		}); err != nil {
-			return err
-		}
-		return tx.SentApprovals(func(a *axp.Approval) bool {
+		inFlight := func(a *axp.Approval) {
 			for _, x := range a.Transfers {
 				if x.Status == axp.TransferSent {
 					x.Raw = ""
@@ -815,6 +800,20 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 					}
 				}
 			}
+		}
+		if err := tx.OpenApprovals(func(a *axp.Approval) bool {
+			r.QueuedUSD += stillToSend(a)
+			if a.Status != axp.ApprovalSent {
+				// A part on its way of an item still in the queue (the buyer's part of a split
+				// whose seller part waits) is in flight too.
+				inFlight(a)
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		return tx.SentApprovals(func(a *axp.Approval) bool {
+			inFlight(a)
 			return true
 		})
 	})

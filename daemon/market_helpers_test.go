@@ -356,24 +356,6 @@ func (s *callbackSink) waitFor(event string, match func(map[string]any) bool) ma
 	return got
 }
 
-// testClock is a clock the test moves by hand.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // createTask posts a task and reports how long the call took.
 func createTask(t *testing.T, c *client.Client, body map[string]any) (axp.CreatedTask, time.Duration) {
 	t.Helper()

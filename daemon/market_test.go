@@ -17,6 +17,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -888,7 +889,7 @@ func TestMarketSweeper(t *testing.T) { eachStore(t, testMarketSweeper) }
 
 func testMarketSweeper(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{t: time.Now().UTC()}
+	clock := kerneltest.NewClock(time.Now().UTC())
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now })
 	seller := e.instantSeller("text-file", "5.00", 10, nil, map[string]any{"payout_address": payoutAddress})
 	sink := newCallbackSink(t)
@@ -1506,7 +1507,7 @@ func TestMarketBuyerSeesWhatItGave(t *testing.T) {
 // visible to it, so pull sellers earn fast_quotes like push sellers; a replaced offer does not count.
 func TestMarketPullQuoteLatency(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{t: time.Now().UTC()}
+	clock := kerneltest.NewClock(time.Now().UTC())
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now })
 	pull := e.pullSeller("text-file", nil)
 	var last axp.CreatedTask

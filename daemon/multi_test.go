@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/store/pgtest"
 )
 
@@ -106,7 +107,7 @@ func (cl *cluster) stop(i int) {
 // daemon answers; the ledger sums to zero. One daemon leads; when it stops, another takes over
 // within 10 s and its sweeper expires an overdue task.
 func TestMultiDaemon(t *testing.T) {
-	clock := &testClock{t: time.Now().UTC()}
+	clock := kerneltest.NewClock(time.Now().UTC())
 	cl := newCluster(t, 3, func(c *daemon.Config) { c.Now = clock.Now; c.SweepEvery = 100 * time.Millisecond })
 	cl.waitLeader(10 * time.Second)
 	const n = 50

@@ -9,6 +9,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -26,7 +27,7 @@ func TestPackedHistoryReadsTheSame(t *testing.T) {
 
 func testPackedHistoryReadsTheSame(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{t: time.Now().UTC()}
+	clock := kerneltest.NewClock(time.Now().UTC())
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now; c.AdminToken = benchAdminToken })
 	lifecycle := lifecycleAt(t, e.d, e.srv.URL, false)
 	for range 260 {

@@ -668,7 +668,7 @@ func heldPayments(t *testing.T, m *chainMarket) int {
 	return n
 }
 
-// clock follows the real time, moved forward by the test (testClock, by contrast, stands still):
+// clock follows the real time, moved forward by the test (kerneltest.Clock, by contrast, stands still):
 // payers sign with the real time while the exchange reads this one.
 type clock struct {
 	mu  sync.Mutex

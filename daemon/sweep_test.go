@@ -8,6 +8,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 )
 
 // TestSweeperDecidesInTheTransactionThatActs: the sweeper reads what is due, then acts in write
@@ -20,7 +21,7 @@ func TestSweeperDecidesInTheTransactionThatActs(t *testing.T) {
 
 func testSweeperDecidesInTheTransactionThatActs(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{t: time.Now().UTC()}
+	clock := kerneltest.NewClock(time.Now().UTC())
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now })
 	seller := e.instantSeller("text-file", "5.00", 10, nil, map[string]any{"payout_address": payoutAddress})
 	post := func() (axp.CreatedTask, *client.Client) {
@@ -99,7 +100,7 @@ func testSweeperDecidesInTheTransactionThatActs(t *testing.T) {
 // and its action is not charged with a missed check-in (two misses make it unreachable).
 func TestSweeperLivenessSparesAMemberHeardFrom(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{t: time.Now().UTC()}
+	clock := kerneltest.NewClock(time.Now().UTC())
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now })
 	seller := e.pullSeller("text-file", nil)
 	clock.Add(25 * time.Hour)
@@ -123,7 +124,7 @@ func TestSweeperLivenessSparesAMemberHeardFrom(t *testing.T) {
 // statement; the seller's arrives while the Mediator decides. The decision is taken again with it.
 func TestSweeperMediationSeesALateStatement(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{t: time.Now().UTC()}
+	clock := kerneltest.NewClock(time.Now().UTC())
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now; c.MediationWindow = 2 * time.Hour })
 	seller := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
 	created, buyer, _ := e.disputedTask(seller, "6.00", nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -351,7 +352,7 @@ func TestTrustMediationRulesAndAppeal(t *testing.T) {
 // the sweeper has the Mediator decide without it.
 func TestTrustMediationWindow(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{t: time.Now().UTC()}
+	clock := kerneltest.NewClock(time.Now().UTC())
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now; c.MediationWindow = 2 * time.Hour })
 	seller := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
 	created, buyer, received := e.disputedTask(seller, "6.00", nil)

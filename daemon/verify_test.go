@@ -8,6 +8,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -163,7 +164,7 @@ func TestVerifyPullSellerWithPracticeRequest(t *testing.T) {
 }
 
 func TestLivenessMakesSilentMembersUnreachable(t *testing.T) {
-	clock := &testClock{t: time.Now()}
+	clock := kerneltest.NewClock(time.Now())
 	e := newMarket(t, func(c *daemon.Config) { c.Now = clock.Now })
 	var key []byte
 	good := e.newPushSeller("text-file", signingAnswers(&key), nil, nil)

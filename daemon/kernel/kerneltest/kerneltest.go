@@ -33,6 +33,9 @@ type Clock struct {
 	now time.Time
 }
 
+// NewClock is a clock standing at t.
+func NewClock(t time.Time) *Clock { return &Clock{now: t} }
+
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -73,7 +76,7 @@ type Option func(*kernel.Config)
 // test runs with -v, else nowhere.
 func New(t testing.TB, opts ...Option) *Fixture {
 	t.Helper()
-	f := &Fixture{Clock: &Clock{now: Start}, Reg: pipeline.NewRegistry(), Dir: t.TempDir()}
+	f := &Fixture{Clock: NewClock(Start), Reg: pipeline.NewRegistry(), Dir: t.TempDir()}
 	cfg := kernel.Defaults()
 	cfg.DataDir = f.Dir
 	cfg.NoSync = true

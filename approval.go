@@ -328,18 +328,6 @@ func (a *Approval) Recipients() string {
 
 // The approval operations.
 
-// AdminApprovals declares admin_approvals, GET /api/admin/approvals.
-var AdminApprovals = Define[ApprovalsQuery, ApprovalList](Op{Name: "admin_approvals", Method: get, Path: "/api/admin/approvals", Tag: "admin", Access: AdminAuth, Summary: "The approval queue: every payment, payout, refund and split waits here for the operator."},
-	&ApprovalsQuery{Status: "open", Kind: "payout", TaskID: "tsk_x"})
-
-// AdminApprove declares admin_approve, POST /api/admin/approvals/{id}/approve.
-var AdminApprove = Define[ApproveBody, Approval](Op{Name: "admin_approve", Method: post, Path: "/api/admin/approvals/{id}/approve", Tag: "admin", Access: AdminAuth, Summary: "Approve a queue item: confirm a payment, or record the transaction that sent a payout, refund or split."},
-	&ApproveBody{ID: "apr_x", TxHash: "0xdddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd", Note: "n"})
-
-// AdminReject declares admin_reject, POST /api/admin/approvals/{id}/reject.
-var AdminReject = Define[RejectBody, Approval](Op{Name: "admin_reject", Method: post, Path: "/api/admin/approvals/{id}/reject", Tag: "admin", Access: AdminAuth, Summary: "Reject a queue item with a reason; nothing moves."},
-	&RejectBody{ID: "apr_x", Reason: "r"})
-
 // Earnings is what a seller's jobs paid and what is still on its way (spec 4.4: sellers see their
 // money). Totals count every job; Jobs lists the newest.
 type Earnings struct {
@@ -374,6 +362,3 @@ type EarnedJob struct {
 	TxHash  string     `json:"tx_hash,omitempty"`
 	PaidAt  *time.Time `json:"paid_at,omitempty"`
 }
-
-var GetMyEarnings = Define[NoInput, Earnings](Op{Name: "get_my_earnings", Method: get, Path: "/api/members/me/earnings", Tag: "seller", Access: SellerAuth, Tool: "get_my_earnings", Summary: "What your jobs paid, what waits for approval or is held and why, and where payouts go."},
-	nil)

@@ -143,10 +143,6 @@ type LedgerGap struct {
 
 // The chain payment operations.
 
-// AdminReconcile declares admin_reconcile, GET /api/admin/reconcile.
-var AdminReconcile = Define[NoInput, Reconciliation](Op{Name: "admin_reconcile", Method: get, Path: "/api/admin/reconcile", Tag: "admin", Access: AdminAuth, Summary: "Compare the ledger with the chain: balances, transfers the ledger does not know, movements with no transfer."},
-	nil)
-
 // WriteOffInput names a reorged payment to write off, with the operator's reason.
 type WriteOffInput struct {
 	TxHash string `json:"tx_hash" schema:"required;pattern=^0x[0-9a-fA-F]{64}$" doc:"the transaction of the reorged payment"`
@@ -170,10 +166,6 @@ type WriteOff struct {
 	StillReorged bool   `json:"still_reorged,omitempty"`
 	Note         string `json:"note"`
 }
-
-// AdminWriteOff declares admin_write_off, POST /api/admin/payments/{tx_hash}/write-off.
-var AdminWriteOff = Define[WriteOffInput, WriteOff](Op{Name: "admin_write_off", Method: post, Path: "/api/admin/payments/{tx_hash}/write-off", Tag: "admin", Access: AdminAuth, Summary: "Write off a reorged payment that never came back: the ledger stops counting it received, what left already is booked as the platform's loss, and the task's open payouts, refunds and splits are closed."},
-	&WriteOffInput{TxHash: "0x" + strings.Repeat("ab", 32), Note: "the buyer's transfer never came back after the reorg; settled with the buyer outside the exchange"})
 
 // PayerMessage is the text (EIP-191 personal_sign) whose signature by an address binds that
 // address's transfers to the deposit address to one task: a transfer whose amount does not name
@@ -270,8 +262,3 @@ type PayAuthorizationInput struct {
 	ValidBefore int64  `json:"valid_before" schema:"required;min=1" doc:"unix seconds; at most payment.authorization.valid_before_max"`
 	Signature   string `json:"signature" schema:"required;pattern=^0x[0-9a-fA-F]{130}$" doc:"65-byte EIP-712 signature of the TransferWithAuthorization"`
 }
-
-// PayAuthorizationOp declares pay_authorization, POST /api/tasks/{id}/pay/authorization.
-var PayAuthorizationOp = Define[PayAuthorizationInput, PaymentReport](Op{Name: "pay_authorization", Method: post, Path: "/api/tasks/{id}/pay/authorization", Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "pay_authorization", Summary: "Pay by a signed EIP-3009 authorization of exactly the task's price to the deposit address; the exchange submits it."},
-	&PayAuthorizationInput{TaskRef: TaskRef{ID: "tsk_x"}, From: "0x52908400098527886E0F7030069857D2E4169EE7", ValidBefore: 1900000000,
-		Signature: "0x" + strings.Repeat("ab", 65)})

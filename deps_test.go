@@ -66,8 +66,10 @@ func forbidden(pkg, dep string) string {
 		return "protocol is a leaf: it imports no project package"
 	case pkg == "." && dep != "protocol":
 		return "the domain package imports only protocol"
-	case under(pkg, "api") && dep != "." && dep != "protocol" && !under(dep, "api"):
-		return "api, the one HTTP client of the exchange, imports only the domain package and protocol"
+	case pkg == "contract" && dep != "." && dep != "protocol":
+		return "the contract (the operations' declarations) imports only the domain package and protocol"
+	case under(pkg, "api") && dep != "." && dep != "protocol" && dep != "contract" && !under(dep, "api"):
+		return "api, the one HTTP client of the exchange, imports only the domain package, the contract and protocol"
 	case under(pkg, "store") && (under(dep, "daemon") || under(dep, "client") || under(dep, "cmd") || under(dep, "memberkit") || under(dep, "tui")):
 		return "store knows nothing of daemon, client, cmd, memberkit or tui"
 	case under(pkg, "memberkit") && (under(dep, "daemon") || under(dep, "store") || under(dep, "client") || under(dep, "tui")):

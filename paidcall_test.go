@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // The x402 v1 tags bind v1 payments to their tool: distinct, well under a cent, below every price,
@@ -13,15 +14,15 @@ func TestV1Tags(t *testing.T) {
 	// Pinned: reordering the catalog's paid tools would change what v1 clients must pay.
 	for name, want := range map[string]axp.Money{"paid_injection_check": 1, "paid_trading_risk": 2, "paid_web_contents": 3,
 		"paid_web_search": 4, "paid_market_as_of": 5, "paid_trackrecord_verify": 11} {
-		if got := axp.V1Tag(name); got != want {
+		if got := contract.V1Tag(name); got != want {
 			t.Errorf("V1Tag(%s) = %d, want %d", name, got, want)
 		}
 	}
 	seen := map[axp.Money]string{}
-	for i := range axp.Ops {
-		op := axp.Ops[i]
-		tag := axp.V1Tag(op.Name)
-		if op.Access != axp.Paid || op.Category == "" || op.Name == "paid_connector" {
+	for i := range contract.Ops {
+		op := contract.Ops[i]
+		tag := contract.V1Tag(op.Name)
+		if op.Access != contract.Paid || op.Category == "" || op.Name == "paid_connector" {
 			if tag != 0 {
 				t.Errorf("%s is not a catalog tool and has tag %d", op.Name, tag)
 			}

@@ -117,7 +117,3 @@ type AIFunctionCall struct {
 }
 
 // The talk operations.
-
-// Talk declares talk, POST /api/talk.
-var Talk = Define[TalkBody, TalkReply](Op{Name: "talk", Forbids: true, Method: post, Path: "/api/talk", Tag: "public", Access: Public, Tool: "talk", Summary: "Talk to the assistant: it lists the job and recommends an offer."},
-	&TalkBody{Message: "hello", ConversationID: "cnv_x"})

@@ -7,6 +7,7 @@ import (
 	"mime"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // Call runs the operation def declares with c and returns its answer decoded, and the body as it
@@ -15,7 +16,7 @@ import (
 // its content type, its file name when the answer gives one, and the headers the operation
 // declares (a deliverable's X-Content-SHA256). Errors are *axp.Error when the exchange answered
 // with an error body.
-func Call[I, O any](ctx context.Context, c *Client, def axp.Def[I, O], in I, o ...Options) (*O, []byte, error) {
+func Call[I, O any](ctx context.Context, c *Client, def contract.Def[I, O], in I, o ...Options) (*O, []byte, error) {
 	resp, err := Do(ctx, c, def, in, o...)
 	if err != nil {
 		return nil, nil, err
@@ -33,15 +34,15 @@ func Call[I, O any](ctx context.Context, c *Client, def axp.Def[I, O], in I, o .
 
 // Do runs the operation def declares with c and returns the raw response, for callers that need
 // all of it; an error status becomes an *axp.Error.
-func Do[I, O any](ctx context.Context, c *Client, def axp.Def[I, O], in I, o ...Options) (*Response, error) {
+func Do[I, O any](ctx context.Context, c *Client, def contract.Def[I, O], in I, o ...Options) (*Response, error) {
 	return c.Do(ctx, def.Op().Name, in, o...)
 }
 
 // URL is the address of the operation def declares on the exchange of c for input in (path
 // parameters filled in, a query input on the query string): what the exchange hands members as a
 // deliver_url or choose_url.
-func URL[I, O any](c *Client, def axp.Def[I, O], in I) (string, error) {
-	_, path, _, err := axp.Route(def.Op().Name, in, false)
+func URL[I, O any](c *Client, def contract.Def[I, O], in I) (string, error) {
+	_, path, _, err := contract.Route(def.Op().Name, in, false)
 	if err != nil {
 		return "", err
 	}
@@ -49,7 +50,7 @@ func URL[I, O any](c *Client, def axp.Def[I, O], in I) (string, error) {
 }
 
 // document is the answer resp of op read as a document.
-func document(op *axp.Op, resp *Response) axp.Document {
+func document(op *contract.Op, resp *Response) axp.Document {
 	d := axp.Document{Body: resp.Body, ContentType: resp.Header.Get("Content-Type")}
 	if _, p, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
 		d.Filename = p["filename"]

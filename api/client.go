@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -127,7 +128,7 @@ func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Re
 	if len(o) > 0 {
 		opt = o[0]
 	}
-	method, path, body, err := axp.Route(name, in, opt.GET)
+	method, path, body, err := contract.Route(name, in, opt.GET)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Re
 		rd = bytes.NewReader(body)
 	}
 	hdr := http.Header{}
-	if op := axp.Lookup(name); op != nil && op.Out != reflect.TypeFor[string]() {
+	if op := contract.Lookup(name); op != nil && op.Out != reflect.TypeFor[string]() {
 		hdr.Set("Accept", "application/json")
 	}
 	if opt.IdempotencyKey != "" {
@@ -149,7 +150,7 @@ func (c *Client) Do(ctx context.Context, name string, in any, o ...Options) (*Re
 // operation's declared output type (checked at the call: a mismatch is an error, never a silently
 // half-filled value).
 func Typed[O any](ctx context.Context, c *Client, name string, in any, o ...Options) (*O, error) {
-	op := axp.Lookup(name)
+	op := contract.Lookup(name)
 	if op == nil {
 		return nil, fmt.Errorf("no operation %q", name)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/api"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // Client calls one exchange.
@@ -29,17 +30,17 @@ type UnreachableError = api.UnreachableError
 func New(base, token string) *Client { return api.New(base, token) }
 
 // Call runs the operation def declares and decodes its answer (see api.Call).
-func Call[I, O any](ctx context.Context, c *Client, def axp.Def[I, O], in I, o ...Options) (*O, []byte, error) {
+func Call[I, O any](ctx context.Context, c *Client, def contract.Def[I, O], in I, o ...Options) (*O, []byte, error) {
 	return api.Call(ctx, c, def, in, o...)
 }
 
 // Do runs the operation def declares and returns the raw response (see api.Do).
-func Do[I, O any](ctx context.Context, c *Client, def axp.Def[I, O], in I, o ...Options) (*Response, error) {
+func Do[I, O any](ctx context.Context, c *Client, def contract.Def[I, O], in I, o ...Options) (*Response, error) {
 	return api.Do(ctx, c, def, in, o...)
 }
 
 // URL is the address of the operation def declares for input in (see api.URL).
-func URL[I, O any](c *Client, def axp.Def[I, O], in I) (string, error) {
+func URL[I, O any](c *Client, def contract.Def[I, O], in I) (string, error) {
 	return api.URL(c, def, in)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
@@ -76,7 +77,7 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	// The buyer posts, chooses and pays on chain without reporting anything.
 	anon := client.New(base, "")
 	admin := anon.With(adminToken)
-	created, _, err := client.Call(ctx, anon, axp.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "hi"}})
+	created, _, err := client.Call(ctx, anon, contract.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "hi"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,14 +90,14 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	offerID := created.Offers[0].OfferID
 	var chosen *axp.Task
 	for try := 0; ; try++ {
-		chosen, _, err = client.Call(ctx, buyer, axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID})
+		chosen, _, err = client.Call(ctx, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID})
 		if err == nil {
 			break
 		}
 		if try == 3 || !strings.Contains(err.Error(), "not a live offer") {
 			t.Fatal(err)
 		}
-		cur, _, gerr := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+		cur, _, gerr := client.Call(ctx, buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 		if gerr != nil || len(cur.Offers) == 0 {
 			t.Fatal(err, gerr)
 		}
@@ -112,7 +113,7 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	status := func(want string) {
 		t.Helper()
 		waitFor(t, want, func() error {
-			tk, _, err := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+			tk, _, err := client.Call(ctx, buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 			if err != nil {
 				return err
 			}
@@ -123,15 +124,15 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 		})
 	}
 	status(axp.TaskDelivered)
-	if _, err := client.Do(ctx, buyer, axp.GetDeliverable, axp.TaskRef{ID: created.ID}); err != nil {
+	if _, err := client.Do(ctx, buyer, contract.GetDeliverable, axp.TaskRef{ID: created.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := client.Call(ctx, buyer, axp.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
+	if _, _, err := client.Call(ctx, buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	payout := func() axp.Approval {
 		t.Helper()
-		l, _, err := client.Call(ctx, admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: created.ID, Kind: axp.ApprovePayout})
+		l, _, err := client.Call(ctx, admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: created.ID, Kind: axp.ApprovePayout})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +150,7 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 
 	// The operator approves; the transfer waits in the pool; SIGKILL; the node loses it.
 	c.SetAutomine(false)
-	sent, _, err := client.Call(ctx, admin, axp.AdminApprove, axp.ApproveBody{ID: payout().ID})
+	sent, _, err := client.Call(ctx, admin, contract.AdminApprove, axp.ApproveBody{ID: payout().ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestChainPaidJobSurvivesKill(t *testing.T) {
 	if got := c.Balance(c.Token, chaintest.Addr(sellerKey)); got != net {
 		t.Fatalf("the seller holds %s, want its net %s once", got, net)
 	}
-	if st, _, err := client.Call(ctx, admin, axp.AdminStats, axp.NoInput{}); err != nil || st.Money.LedgerSum != 0 {
+	if st, _, err := client.Call(ctx, admin, contract.AdminStats, contract.NoInput{}); err != nil || st.Money.LedgerSum != 0 {
 		t.Fatalf("ledger: %v %+v", err, st)
 	}
 	cancel()

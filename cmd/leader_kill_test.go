@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/store/pgtest"
 )
 
@@ -91,7 +92,7 @@ func TestLeaderKilled(t *testing.T) {
 			if d.killed {
 				continue
 			}
-			st, _, err := client.Call(ctx, d.admin, axp.AdminStats, axp.NoInput{})
+			st, _, err := client.Call(ctx, d.admin, contract.AdminStats, contract.NoInput{})
 			if err != nil {
 				return nil, fmt.Errorf("daemon %d: %w", i, err)
 			}
@@ -138,7 +139,7 @@ func TestLeaderKilled(t *testing.T) {
 			break
 		}
 	}
-	created, _, err := client.Call(ctx, via.anon, axp.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "nobody chooses"}})
+	created, _, err := client.Call(ctx, via.anon, contract.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "nobody chooses"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestLeaderKilled(t *testing.T) {
 	for {
 		var state error
 		if next, state = oneLeader(); state == nil {
-			task, _, err := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+			task, _, err := client.Call(ctx, buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 			switch {
 			case err != nil:
 				state = err

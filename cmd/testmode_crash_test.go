@@ -15,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/chain/testusd"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
@@ -57,14 +58,14 @@ func TestTestModePaymentSurvivesKill(t *testing.T) {
 	buyerKey, _ := crypto.GenerateKey()
 	buyerAddr := crypto.PubkeyToAddress(buyerKey.PublicKey).Hex()
 	usd := axp.USD(50, 0)
-	if _, _, err := client.Call(ctx, anon, axp.TestFund, axp.TestFundInput{Address: buyerAddr, USD: &usd}); err != nil {
+	if _, _, err := client.Call(ctx, anon, contract.TestFund, axp.TestFundInput{Address: buyerAddr, USD: &usd}); err != nil {
 		t.Fatal(err)
 	}
 
 	var funded []string
 	for round := range 2 {
 		waitFor(t, "a verified seller", func() error {
-			created, _, err := client.Call(ctx, anon, axp.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "probe"}})
+			created, _, err := client.Call(ctx, anon, contract.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "probe"}})
 			if err != nil {
 				return err
 			}
@@ -72,18 +73,18 @@ func TestTestModePaymentSurvivesKill(t *testing.T) {
 				return fmt.Errorf("no offer yet")
 			}
 			buyer := anon.With(created.BuyerToken)
-			chosen, _, err := client.Call(ctx, buyer, axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID})
+			chosen, _, err := client.Call(ctx, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID})
 			if err != nil {
 				return err
 			}
-			pricing, _, err := client.Call(ctx, anon, axp.GetPricing, axp.NoInput{})
+			pricing, _, err := client.Call(ctx, anon, contract.GetPricing, contract.NoInput{})
 			if err != nil {
 				return err
 			}
 			payTestChain(t, pricing.Chain, buyerKey, chosen.Payment.DepositAddress, chosen.Payment.PayableUSD)
 			// SIGKILL the moment the exchange says the task is funded.
 			waitFor(t, "the payment of round "+strconv.Itoa(round), func() error {
-				tk, _, err := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+				tk, _, err := client.Call(ctx, buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 				if err != nil {
 					return err
 				}
@@ -102,12 +103,12 @@ func TestTestModePaymentSurvivesKill(t *testing.T) {
 	// A few passes of the watcher after the last restart: every payment is still on the chain.
 	time.Sleep(3 * time.Second)
 	for _, id := range funded {
-		l, _, err := client.Call(ctx, admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id, Kind: axp.ApprovePayment})
+		l, _, err := client.Call(ctx, admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id, Kind: axp.ApprovePayment})
 		if err != nil || len(l.Approvals) != 1 || l.Approvals[0].Status != axp.ApprovalApproved {
 			t.Fatalf("task %s's payment after a SIGKILL: %v %+v\n%s", id, err, l, stderr.String())
 		}
 	}
-	r, _, err := client.Call(ctx, admin, axp.AdminReconcile, axp.NoInput{})
+	r, _, err := client.Call(ctx, admin, contract.AdminReconcile, contract.NoInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestTestModeFaucetGiftSurvivesKill(t *testing.T) {
 	srv := startKillable(t, []string{"HOME=" + t.TempDir(), "AXP_ANON_READS_PER_MINUTE=0", "AXP_FAUCET_USD_PER_CALLER_HOUR=100"}, "--test-mode")
 	ctx := context.Background()
 	anon := client.New(srv.base, "")
-	pricing, _, err := client.Call(ctx, anon, axp.GetPricing, axp.NoInput{})
+	pricing, _, err := client.Call(ctx, anon, contract.GetPricing, contract.NoInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestTestModeFaucetGiftSurvivesKill(t *testing.T) {
 	}
 	first := fresh()
 	usd := axp.USD(100, 0)
-	go client.Call(ctx, anon, axp.TestFund, axp.TestFundInput{Address: first, USD: &usd}) // cut off by the kill
+	go client.Call(ctx, anon, contract.TestFund, axp.TestFundInput{Address: first, USD: &usd}) // cut off by the kill
 	waitFor(t, "the faucet's mint sent", func() error {
 		n, err := ec.PendingNonceAt(ctx, faucet)
 		if err != nil || n == before {
@@ -177,7 +178,7 @@ func TestTestModeFaucetGiftSurvivesKill(t *testing.T) {
 	srv.kill()
 	ec.Close()
 	srv.start()
-	_, _, err = client.Call(ctx, anon, axp.TestFund, axp.TestFundInput{Address: fresh(), USD: &usd})
+	_, _, err = client.Call(ctx, anon, contract.TestFund, axp.TestFundInput{Address: fresh(), USD: &usd})
 	var e *axp.Error
 	if !errors.As(err, &e) || e.Code != axp.CodeRateLimited || !strings.Contains(e.Message, "faucet_usd_per_caller_hour") || e.RetryAfter == 0 {
 		t.Fatalf("a second gift after a SIGKILL mid-gift: %v\n%s", err, srv.stderr.String())

@@ -19,6 +19,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // TestTUIInTmux drives `axp tui` in a real terminal (tmux, 80x24, NO_COLOR; widened to 160
@@ -76,7 +77,7 @@ func TestTUIInTmux(t *testing.T) {
 	// A buyer posts, chooses the offer and reports a payment.
 	ctx := context.Background()
 	anon := client.New(base, "")
-	created, _, err := client.Call(ctx, anon, axp.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "a haiku"}})
+	created, _, err := client.Call(ctx, anon, contract.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "a haiku"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +85,10 @@ func TestTUIInTmux(t *testing.T) {
 		t.Fatalf("offers %+v", created.Offers)
 	}
 	buyer := anon.With(created.BuyerToken)
-	if _, _, err := client.Call(ctx, buyer, axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID}); err != nil {
+	if _, _, err := client.Call(ctx, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := client.Call(ctx, buyer, axp.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: "0x" + strings.Repeat("7e", 32)}); err != nil {
+	if _, _, err := client.Call(ctx, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: "0x" + strings.Repeat("7e", 32)}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -194,14 +195,14 @@ func TestTUIInTmux(t *testing.T) {
 
 	// The exchange has it: the payment is confirmed and the job started.
 	admin := client.New(base, token)
-	l, _, err := client.Call(ctx, admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: created.ID})
+	l, _, err := client.Call(ctx, admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: created.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(l.Approvals) != 1 || l.Approvals[0].Status != axp.ApprovalApproved || l.Approvals[0].Note != "seen on chain" {
 		t.Fatalf("approvals %+v", l.Approvals)
 	}
-	task, _, err := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+	task, _, err := client.Call(ctx, buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -179,7 +180,7 @@ func TestTUIHotWalletInTmux(t *testing.T) {
 	// The exchange has it: the payout was sent by the hot wallet, then confirmed.
 	admin := client.New(base, token)
 	poll(t, "the payout confirmed", func() error {
-		l, _, err := client.Call(ctx, admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id, Kind: axp.ApprovePayout})
+		l, _, err := client.Call(ctx, admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id, Kind: axp.ApprovePayout})
 		if err != nil {
 			return err
 		}

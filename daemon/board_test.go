@@ -10,6 +10,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
 )
@@ -21,7 +22,7 @@ var bg = context.Background()
 // boardPost starts a thread as member c and fails the test on error.
 func boardPost(t *testing.T, c *client.Client, title, body string, tags ...string) axp.BoardPost {
 	t.Helper()
-	p, _, err := client.Call(bg, c, axp.BoardPostOp, axp.BoardPostBody{Title: title, Body: body, Tags: tags})
+	p, _, err := client.Call(bg, c, contract.BoardPostOp, axp.BoardPostBody{Title: title, Body: body, Tags: tags})
 	if err != nil {
 		t.Fatalf("board_post %q: %v", title, err)
 	}
@@ -31,7 +32,7 @@ func boardPost(t *testing.T, c *client.Client, title, body string, tags ...strin
 // boardReply replies to a thread as member c and fails the test on error.
 func boardReply(t *testing.T, c *client.Client, thread, body string) axp.BoardPost {
 	t.Helper()
-	p, _, err := client.Call(bg, c, axp.BoardReplyOp, axp.BoardReplyBody{ID: thread, Body: body})
+	p, _, err := client.Call(bg, c, contract.BoardReplyOp, axp.BoardReplyBody{ID: thread, Body: body})
 	if err != nil {
 		t.Fatalf("board_reply: %v", err)
 	}
@@ -41,7 +42,7 @@ func boardReply(t *testing.T, c *client.Client, thread, body string) axp.BoardPo
 // boardRead reads a thread as member c and fails the test on error.
 func boardRead(t *testing.T, c *client.Client, thread string) axp.BoardThreadView {
 	t.Helper()
-	v, _, err := client.Call(bg, c, axp.BoardRead, axp.BoardReadQuery{ID: thread})
+	v, _, err := client.Call(bg, c, contract.BoardRead, axp.BoardReadQuery{ID: thread})
 	if err != nil {
 		t.Fatalf("board_read %s: %v", thread, err)
 	}
@@ -51,7 +52,7 @@ func boardRead(t *testing.T, c *client.Client, thread string) axp.BoardThreadVie
 // boardList lists a page of threads as member c and fails the test on error.
 func boardList(t *testing.T, c *client.Client, q axp.BoardListQuery) axp.BoardList {
 	t.Helper()
-	l, _, err := client.Call(bg, c, axp.BoardListOp, q)
+	l, _, err := client.Call(bg, c, contract.BoardListOp, q)
 	if err != nil {
 		t.Fatalf("board_list %+v: %v", q, err)
 	}
@@ -74,22 +75,22 @@ func TestBoardVerifiedMembersOnly(t *testing.T) {
 	author := e.verified(map[string]any{"roles": []string{"buyer"}})
 	thread := boardPost(t, author.c, "Looking for a German translator", "Anyone taking translation jobs this week?", "translation")
 
-	_, _, err := client.Call(bg, e.anon, axp.BoardListOp, axp.BoardListQuery{})
+	_, _, err := client.Call(bg, e.anon, contract.BoardListOp, axp.BoardListQuery{})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 
 	newcomer := e.register(map[string]any{"roles": []string{"seller"}, "skills": []map[string]any{{"task_type": "text-file"}}})
 	calls := map[string]func() (*client.Response, error){
 		"board_list": func() (*client.Response, error) {
-			return client.Do(bg, newcomer.c, axp.BoardListOp, axp.BoardListQuery{})
+			return client.Do(bg, newcomer.c, contract.BoardListOp, axp.BoardListQuery{})
 		},
 		"board_read": func() (*client.Response, error) {
-			return client.Do(bg, newcomer.c, axp.BoardRead, axp.BoardReadQuery{ID: thread.ID})
+			return client.Do(bg, newcomer.c, contract.BoardRead, axp.BoardReadQuery{ID: thread.ID})
 		},
 		"board_post": func() (*client.Response, error) {
-			return client.Do(bg, newcomer.c, axp.BoardPostOp, axp.BoardPostBody{Title: "hi", Body: "hello"})
+			return client.Do(bg, newcomer.c, contract.BoardPostOp, axp.BoardPostBody{Title: "hi", Body: "hello"})
 		},
 		"board_reply": func() (*client.Response, error) {
-			return client.Do(bg, newcomer.c, axp.BoardReplyOp, axp.BoardReplyBody{ID: thread.ID, Body: "me too"})
+			return client.Do(bg, newcomer.c, contract.BoardReplyOp, axp.BoardReplyBody{ID: thread.ID, Body: "me too"})
 		},
 	}
 	for name, f := range calls {
@@ -179,14 +180,14 @@ func TestBoardScreening(t *testing.T) {
 
 	// The listing policy refuses with the reason; nothing is stored, the refusal is audited.
 	before := boardList(t, reader.c, axp.BoardListQuery{})
-	resp, err := client.Do(bg, reader.c, axp.BoardPostOp, axp.BoardPostBody{Title: "Side income",
+	resp, err := client.Do(bg, reader.c, contract.BoardPostOp, axp.BoardPostBody{Title: "Side income",
 		Body: "Anyone want to write 50 fake 5-star reviews for my shop together?"})
 	b := checkErrorBody(t, resp, http.StatusForbidden, "forbidden")
 	apiErr(t, err, axp.CodeForbidden, "-")
 	if !strings.Contains(b.Error.Message, "not accepted on the board") || !strings.Contains(b.Error.Message, "fake_reviews") || b.Error.Hint == "" {
 		t.Fatalf("refusal %+v", b.Error)
 	}
-	_, _, err = client.Call(bg, reader.c, axp.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: "I can write fake 5-star reviews for you, 50 a day."})
+	_, _, err = client.Call(bg, reader.c, contract.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: "I can write fake 5-star reviews for you, 50 a day."})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	if after := boardList(t, reader.c, axp.BoardListQuery{}); len(after.Threads) != len(before.Threads) {
 		t.Fatalf("a refused post was stored: %d threads, then %d", len(before.Threads), len(after.Threads))
@@ -219,32 +220,32 @@ func TestBoardHighRiskWaitsForOperator(t *testing.T) {
 	if l := boardList(t, other.c, axp.BoardListQuery{Tag: "agents"}); len(l.Threads) != 0 {
 		t.Fatalf("a pending post is listed under its tag: %+v", l.Threads)
 	}
-	_, _, err := client.Call(bg, other.c, axp.BoardRead, axp.BoardReadQuery{ID: p.ID})
+	_, _, err := client.Call(bg, other.c, contract.BoardRead, axp.BoardReadQuery{ID: p.ID})
 	apiErr(t, err, axp.CodeNotFound, "-")
-	_, _, err = client.Call(bg, other.c, axp.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: "hi"})
+	_, _, err = client.Call(bg, other.c, contract.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: "hi"})
 	apiErr(t, err, axp.CodeNotFound, "-")
 	if v := boardRead(t, author.c, p.ID); v.Thread.Status != axp.BoardPending {
 		t.Fatalf("the author's view %+v", v.Thread)
 	}
-	_, _, err = client.Call(bg, author.c, axp.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: "bump"})
+	_, _, err = client.Call(bg, author.c, contract.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: "bump"})
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	// The operator's queue holds it; approving lets it appear.
-	q, _, err := client.Call(bg, e.admin, axp.AdminBoard, axp.BoardAdminQuery{})
+	q, _, err := client.Call(bg, e.admin, contract.AdminBoard, axp.BoardAdminQuery{})
 	if err != nil || len(q.Posts) != 1 || q.Posts[0].ID != p.ID {
 		t.Fatalf("queue %+v %v", q, err)
 	}
-	_, _, err = client.Call(bg, author.c, axp.AdminBoard, axp.BoardAdminQuery{})
+	_, _, err = client.Call(bg, author.c, contract.AdminBoard, axp.BoardAdminQuery{})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	ok, _, err := client.Call(bg, e.admin, axp.AdminBoardApprove, axp.BoardApproveBody{ID: p.ID, Note: "a quote under discussion"})
+	ok, _, err := client.Call(bg, e.admin, contract.AdminBoardApprove, axp.BoardApproveBody{ID: p.ID, Note: "a quote under discussion"})
 	if err != nil || ok.Status != axp.BoardVisible || ok.Moderation == nil || ok.Moderation.Action != "approved" {
 		t.Fatalf("approved %+v %v", ok, err)
 	}
-	_, _, err = client.Call(bg, e.admin, axp.AdminBoardApprove, axp.BoardApproveBody{ID: p.ID})
+	_, _, err = client.Call(bg, e.admin, contract.AdminBoardApprove, axp.BoardApproveBody{ID: p.ID})
 	apiErr(t, err, axp.CodeConflict, "-")
-	_, _, err = client.Call(bg, e.admin, axp.AdminBoardApprove, axp.BoardApproveBody{ID: "bp_missing"})
+	_, _, err = client.Call(bg, e.admin, contract.AdminBoardApprove, axp.BoardApproveBody{ID: "bp_missing"})
 	apiErr(t, err, axp.CodeNotFound, "-")
-	if q, _, _ := client.Call(bg, e.admin, axp.AdminBoard, axp.BoardAdminQuery{}); len(q.Posts) != 0 {
+	if q, _, _ := client.Call(bg, e.admin, contract.AdminBoard, axp.BoardAdminQuery{}); len(q.Posts) != 0 {
 		t.Fatalf("queue after approval %+v", q.Posts)
 	}
 	if l := boardList(t, other.c, axp.BoardListQuery{Tag: "agents"}); !slices.Equal(postIDs(l.Threads), []string{p.ID}) {
@@ -269,13 +270,13 @@ func TestBoardHighRiskWaitsForOperator(t *testing.T) {
 	}
 
 	// The operator hides any post: a visible reply, then the thread.
-	hidden, _, err := client.Call(bg, e.admin, axp.AdminBoardHide, axp.BoardHideBody{ID: clean.ID, Reason: "off topic"})
+	hidden, _, err := client.Call(bg, e.admin, contract.AdminBoardHide, axp.BoardHideBody{ID: clean.ID, Reason: "off topic"})
 	if err != nil || hidden.Status != axp.BoardHidden || hidden.Moderation.Note != "off topic" {
 		t.Fatalf("hidden %+v %v", hidden, err)
 	}
-	_, _, err = client.Call(bg, e.admin, axp.AdminBoardHide, axp.BoardHideBody{ID: clean.ID, Reason: "again"})
+	_, _, err = client.Call(bg, e.admin, contract.AdminBoardHide, axp.BoardHideBody{ID: clean.ID, Reason: "again"})
 	apiErr(t, err, axp.CodeConflict, "-")
-	_, _, err = client.Call(bg, e.admin, axp.AdminBoardHide, axp.BoardHideBody{ID: clean.ID})
+	_, _, err = client.Call(bg, e.admin, contract.AdminBoardHide, axp.BoardHideBody{ID: clean.ID})
 	apiErr(t, err, axp.CodeInvalidInput, "reason")
 	if v := boardRead(t, author.c, p.ID); v.Thread.Replies != 1 || !slices.Equal(postIDs(v.Replies), []string{bad.ID}) {
 		t.Fatalf("after hiding a reply, the author sees %+v", v)
@@ -287,9 +288,9 @@ func TestBoardHighRiskWaitsForOperator(t *testing.T) {
 	if l := boardList(t, other.c, axp.BoardListQuery{}); len(l.Threads) != 0 {
 		t.Fatalf("a hidden thread is listed %+v", l.Threads)
 	}
-	_, _, err = client.Call(bg, other.c, axp.BoardRead, axp.BoardReadQuery{ID: p.ID})
+	_, _, err = client.Call(bg, other.c, contract.BoardRead, axp.BoardReadQuery{ID: p.ID})
 	apiErr(t, err, axp.CodeNotFound, "-")
-	if all, _, _ := client.Call(bg, e.admin, axp.AdminBoard, axp.BoardAdminQuery{Status: "hidden"}); !slices.Equal(postIDs(all.Posts), []string{clean.ID, p.ID}) {
+	if all, _, _ := client.Call(bg, e.admin, contract.AdminBoard, axp.BoardAdminQuery{Status: "hidden"}); !slices.Equal(postIDs(all.Posts), []string{clean.ID, p.ID}) {
 		t.Fatalf("hidden posts %+v", all.Posts)
 	}
 
@@ -390,7 +391,7 @@ func TestBoardPagination(t *testing.T) {
 		q     axp.BoardListQuery
 		field string
 	}{{axp.BoardListQuery{Cursor: "tsk_123"}, "cursor"}, {axp.BoardListQuery{Tag: "no spaces"}, "tag"}, {axp.BoardListQuery{Limit: 101}, "limit"}} {
-		resp, err := client.Do(bg, authors[0].c, axp.BoardListOp, c.q)
+		resp, err := client.Do(bg, authors[0].c, contract.BoardListOp, c.q)
 		checkErrorBody(t, resp, http.StatusBadRequest, "invalid_input")
 		apiErr(t, err, axp.CodeInvalidInput, c.field)
 	}
@@ -420,14 +421,14 @@ func TestBoardSizeLimits(t *testing.T) {
 		{axp.BoardPostBody{Title: "t", Body: "b", Tags: []string{"ok", "not a tag!"}}, "tags[1]"},
 		{axp.BoardPostBody{Title: "t", Body: "b", Tags: []string{strings.Repeat("x", 31)}}, "tags[0]"},
 	} {
-		resp, err := client.Do(bg, m.c, axp.BoardPostOp, c.in)
+		resp, err := client.Do(bg, m.c, contract.BoardPostOp, c.in)
 		b := checkErrorBody(t, resp, http.StatusBadRequest, "invalid_input")
 		apiErr(t, err, axp.CodeInvalidInput, c.field)
 		if b.Error.Message == "" {
 			t.Fatalf("%s: %+v", c.field, b)
 		}
 	}
-	_, _, err := client.Call(bg, m.c, axp.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: strings.Repeat("b", 8001)})
+	_, _, err := client.Call(bg, m.c, contract.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: strings.Repeat("b", 8001)})
 	if ae := apiErr(t, err, axp.CodeInvalidInput, "body"); !strings.Contains(ae.Message, "at most 8000") {
 		t.Fatalf("reply too long: %v", ae)
 	}
@@ -444,12 +445,12 @@ func TestBoardRateLimit(t *testing.T) {
 	e := newEnv(t, func(c *daemon.Config) { c.BoardPostsPerHour = 3 })
 	m := e.verified(map[string]any{"roles": []string{"buyer"}})
 	other := e.verified(map[string]any{"roles": []string{"buyer"}})
-	_, err := client.Do(bg, m.c, axp.BoardPostOp, axp.BoardPostBody{Title: strings.Repeat("a", 201), Body: "b"})
+	_, err := client.Do(bg, m.c, contract.BoardPostOp, axp.BoardPostBody{Title: strings.Repeat("a", 201), Body: "b"})
 	apiErr(t, err, axp.CodeInvalidInput, "title")
 	p := boardPost(t, m.c, "one", "first")
 	boardReply(t, m.c, p.ID, "second")
 	boardPost(t, m.c, "three", "third")
-	resp, err := client.Do(bg, m.c, axp.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: "fourth"})
+	resp, err := client.Do(bg, m.c, contract.BoardReplyOp, axp.BoardReplyBody{ID: p.ID, Body: "fourth"})
 	b := checkErrorBody(t, resp, http.StatusTooManyRequests, "rate_limited")
 	apiErr(t, err, axp.CodeRateLimited, "-")
 	if resp.Header.Get("Retry-After") == "" || !strings.Contains(b.Error.Message, "board posts") || !strings.Contains(b.Error.Hint, "3 board posts") {

@@ -9,24 +9,25 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/mcp"
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// contract collects the answers of real calls and checks each against the output schema its
+// schemaCheck collects the answers of real calls and checks each against the output schema its
 // operation declares (the schema of /openapi.json and of the MCP tool), strictly.
-type contract struct {
+type schemaCheck struct {
 	t        *testing.T
 	checked  map[string]int
 	mismatch map[string]string // "op: field: message" -> a body excerpt
 }
 
-func newContract(t *testing.T) *contract {
-	return &contract{t: t, checked: map[string]int{}, mismatch: map[string]string{}}
+func newContract(t *testing.T) *schemaCheck {
+	return &schemaCheck{t: t, checked: map[string]int{}, mismatch: map[string]string{}}
 }
 
 // call runs op through c and checks its answer.
-func (k *contract) call(c *client.Client, name string, in any, opt ...client.Options) map[string]any {
+func (k *schemaCheck) call(c *client.Client, name string, in any, opt ...client.Options) map[string]any {
 	k.t.Helper()
 	resp, err := do(c, name, in, opt...)
 	if err != nil {
@@ -36,9 +37,9 @@ func (k *contract) call(c *client.Client, name string, in any, opt ...client.Opt
 }
 
 // check validates one answer body of op against its declared output schema.
-func (k *contract) check(name string, body []byte) map[string]any {
+func (k *schemaCheck) check(name string, body []byte) map[string]any {
 	k.t.Helper()
-	op := axp.Lookup(name)
+	op := contract.Lookup(name)
 	if op == nil || op.Out == nil {
 		k.t.Fatalf("%s: no such operation with an output", name)
 	}
@@ -60,7 +61,7 @@ func (k *contract) check(name string, body []byte) map[string]any {
 
 // walk records every violation, not just the first: it validates v, and on failure removes the
 // offending value and validates again, so one run reports the whole list.
-func (k *contract) walk(name string, s *protocol.Schema, v any, _ string) {
+func (k *schemaCheck) walk(name string, s *protocol.Schema, v any, _ string) {
 	for range 50 {
 		err := protocol.Validate(s, v, "")
 		if err == nil {
@@ -232,8 +233,8 @@ func TestDeclaredResponsesMatch(t *testing.T) {
 	call(t, e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "declared answers"}}, &created)
 	stranger := e.register(map[string]any{"roles": []string{"buyer", "seller"}, "skills": []map[string]any{{"task_type": "video"}}})
 	checked := 0
-	for i := range axp.Ops {
-		op := axp.Ops[i]
+	for i := range contract.Ops {
+		op := contract.Ops[i]
 		if op.Later != "" || op.Name == "admin_backup" {
 			continue
 		}

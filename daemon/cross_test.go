@@ -18,6 +18,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store/pgtest"
@@ -35,9 +36,9 @@ func TestBadInputEveryOperation(t *testing.T) {
 	token := e.anon.With("bt_" + strings.Repeat("0", 48))
 	// Each operation's declared example is the valid input the mutations start from, sent by a
 	// caller its access level admits (authorization comes before the input is read).
-	callerOf := map[axp.Access]*client.Client{axp.Public: e.anon, axp.Paid: e.anon, axp.BuyerAuth: token, axp.TaskParty: token,
-		axp.MemberAuth: seller.c, axp.SellerAuth: seller.c, axp.AdminAuth: e.admin}
-	valid := func(op *axp.Op) (c *client.Client, in map[string]any) {
+	callerOf := map[contract.Access]*client.Client{contract.Public: e.anon, contract.Paid: e.anon, contract.BuyerAuth: token, contract.TaskParty: token,
+		contract.MemberAuth: seller.c, contract.SellerAuth: seller.c, contract.AdminAuth: e.admin}
+	valid := func(op *contract.Op) (c *client.Client, in map[string]any) {
 		b, err := json.Marshal(op.Example)
 		if err != nil {
 			t.Fatal(err)
@@ -50,8 +51,8 @@ func TestBadInputEveryOperation(t *testing.T) {
 
 	auditBefore, st := e.auditCount(), e.stats()
 	cases := 0
-	for i := range axp.Ops {
-		op := axp.Ops[i]
+	for i := range contract.Ops {
+		op := contract.Ops[i]
 		if op.In == nil || op.Later != "" {
 			continue
 		}
@@ -137,7 +138,7 @@ type mutation struct {
 }
 
 // mutations derives invalid inputs from a valid one, each breaking one rule of the schema.
-func mutations(s *protocol.Schema, op *axp.Op, valid map[string]any, viaGET bool) []mutation {
+func mutations(s *protocol.Schema, op *contract.Op, valid map[string]any, viaGET bool) []mutation {
 	var out []mutation
 	with := func(k string, v any) map[string]any {
 		m := map[string]any{}
@@ -599,8 +600,8 @@ func TestAdminEndpoints(t *testing.T) {
 	e.setState(m.MemberID, axp.MemberVerified)
 
 	// Every admin endpoint needs the admin token.
-	for _, op := range axp.Ops {
-		if op.Access != axp.AdminAuth {
+	for _, op := range contract.Ops {
+		if op.Access != contract.AdminAuth {
 			continue
 		}
 		path := strings.NewReplacer("{id}", m.MemberID, "{traceId}", "t").Replace(op.Path)
@@ -789,8 +790,8 @@ func TestAdminEndpoints(t *testing.T) {
 // with a hint.
 func TestUnavailableOperations(t *testing.T) {
 	e := newEnv(t)
-	for _, op := range axp.Ops {
-		if op.Later == "" || op.Access != axp.Public {
+	for _, op := range contract.Ops {
+		if op.Later == "" || op.Access != contract.Public {
 			continue
 		}
 		resp, err := do(e.anon, op.Name, nil)

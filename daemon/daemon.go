@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/board"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/mcp"
@@ -477,7 +478,7 @@ func (d *Daemon) replayTask(rec *store.Idempotency, extra []byte, c axp.Caller) 
 	}
 	var out any = &view
 	// The stored answer is of the type the operation declares: the task, or the task as created.
-	if op := axp.Lookup(rec.Op); op != nil && op.Out == reflect.TypeFor[axp.CreatedTask]() {
+	if op := contract.Lookup(rec.Op); op != nil && op.Out == reflect.TypeFor[axp.CreatedTask]() {
 		var created axp.CreatedTask
 		if err := json.Unmarshal(extra, &created); err != nil {
 			return nil, err

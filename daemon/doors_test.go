@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/mcp"
 )
@@ -210,8 +211,8 @@ func TestMCPDoor(t *testing.T) {
 	toolErr(t, e.mcpCall("", "get_task", map[string]any{"id": id, "buyer_token": 7}), axp.CodeInvalidInput, "buyer_token")
 	toolErr(t, e.mcpCall("", "get_quote", map[string]any{}), axp.CodeInvalidInput, "type")
 	// A tool of a later issue (while there is one) answers unavailable.
-	for _, op := range axp.Ops {
-		if op.Later == "" || op.Tool == "" || op.Access != axp.Public {
+	for _, op := range contract.Ops {
+		if op.Later == "" || op.Tool == "" || op.Access != contract.Public {
 			continue
 		}
 		b := toolErr(t, e.mcpCall("", op.Tool, map[string]any{}), axp.CodeUnavailable, "-")
@@ -280,7 +281,7 @@ func TestDoorParity(t *testing.T) {
 	m := e.register(map[string]any{"roles": []string{"buyer", "seller"}})
 
 	tools := map[string]string{}
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		if op.Tool == "" {
 			continue
 		}
@@ -296,16 +297,16 @@ func TestDoorParity(t *testing.T) {
 	}
 	// Beyond the spec's names, every step of a buyer or a member is a tool, so that an agent that
 	// speaks only MCP can finish a job from either side (GET forms are the same operations).
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		// Paid tools are paid per HTTP call (x402); find_paid_tools is their MCP door.
-		if op.Tool == "" && op.Access != axp.AdminAuth && op.Access != axp.Public && op.Access != axp.Paid && op.Later == "" {
+		if op.Tool == "" && op.Access != contract.AdminAuth && op.Access != contract.Public && op.Access != contract.Paid && op.Later == "" {
 			t.Errorf("%s (%s) is a buyer or member operation without an MCP tool", op.Name, op.Access)
 		}
 	}
 
 	listed := toolNames(t, e, m.MemberSecret)
 	publicListed := toolNames(t, e, "")
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		if op.Tool == "" {
 			continue
 		}
@@ -321,7 +322,7 @@ func TestDoorParity(t *testing.T) {
 		}
 	}
 
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		path := op.Path
 		for _, p := range op.PathParams() {
 			path = strings.Replace(path, "{"+p+"}", "x", 1)

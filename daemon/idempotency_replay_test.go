@@ -14,6 +14,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/mcp"
@@ -391,8 +392,8 @@ func testReplayIsTheFirstAnswer(t *testing.T) {
 	w := newReplayWorld(t)
 	e := w.e
 	run := 0
-	for _, op := range axp.Ops {
-		if !op.Mutating() || op.Access == axp.Paid || op.Later != "" {
+	for _, op := range contract.Ops {
+		if !op.Mutating() || op.Access == contract.Paid || op.Later != "" {
 			continue // no idempotency (reads, pay-per-call tools) or not served yet
 		}
 		setup, known := replaySetups[op.Name]
@@ -420,7 +421,7 @@ func testReplayIsTheFirstAnswer(t *testing.T) {
 		run++
 	}
 	for name := range replaySetups {
-		if op := axp.Lookup(name); op == nil || !op.Mutating() {
+		if op := contract.Lookup(name); op == nil || !op.Mutating() {
 			t.Errorf("replaySetups has %s, which is not a mutating operation", name)
 		}
 	}
@@ -430,7 +431,7 @@ func testReplayIsTheFirstAnswer(t *testing.T) {
 }
 
 // replayREST sends the call twice with one key, then with the key and the other body.
-func replayREST(t *testing.T, e *env, op *axp.Op, k replayCase) {
+func replayREST(t *testing.T, e *env, op *contract.Op, k replayCase) {
 	c := e.anon.With(k.token)
 	key := client.Options{IdempotencyKey: fmt.Sprintf("replay-%s-0123456789-%d", op.Name, names.Add(1))}
 	first, err := do(c, op.Name, k.in, key)
@@ -461,7 +462,7 @@ func replayREST(t *testing.T, e *env, op *axp.Op, k replayCase) {
 
 // replayMCP sends the tools/call twice with one Idempotency-Key header, then with the other
 // arguments.
-func replayMCP(t *testing.T, e *env, op *axp.Op, k replayCase) {
+func replayMCP(t *testing.T, e *env, op *contract.Op, k replayCase) {
 	key := fmt.Sprintf("replay-mcp-%s-0123456789-%d", op.Name, names.Add(1))
 	send := func(in map[string]any) rpcAnswer {
 		args := maps.Clone(in)

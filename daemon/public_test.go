@@ -11,6 +11,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -572,7 +573,7 @@ func TestOpenAPI(t *testing.T) {
 	if doc.OpenAPI != "3.1.0" || doc.Info.Version != "0.2.0" {
 		t.Fatalf("openapi %q version %q", doc.OpenAPI, doc.Info.Version)
 	}
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		p, ok := doc.Paths[op.Path]
 		if !ok {
 			t.Fatalf("no path %s for %s", op.Path, op.Name)
@@ -596,7 +597,7 @@ func TestOpenAPI(t *testing.T) {
 		}
 	}
 	// Every operation is routed: nothing in the catalog answers 404 or 405.
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		path := strings.NewReplacer("{id}", "x", "{traceId}", "x", "{settlement_id}", "x").Replace(op.Path)
 		resp, _ := raw(e.anon, op.Method, path, nil, nil)
 		if resp == nil || resp.Status == 404 && strings.Contains(string(resp.Body), "no such endpoint") || resp.Status == 405 {

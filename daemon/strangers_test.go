@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // strangerMay lists the operations a caller other than the one replaySetups uses succeeds with
@@ -45,9 +45,9 @@ func testStrangersChangeNothing(t *testing.T) {
 		"skills": []map[string]any{{"task_type": "text-file", "description": "writes text"}}})
 	_, otherBuyer := w.open()
 	checked := 0
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		setup, known := replaySetups[op.Name]
-		if !known || op.Access == axp.Public || op.Access == axp.Paid {
+		if !known || op.Access == contract.Public || op.Access == contract.Paid {
 			continue
 		}
 		t.Run(op.Name, func(t *testing.T) {
@@ -57,11 +57,11 @@ func testStrangersChangeNothing(t *testing.T) {
 			strangers := []who{{"nobody", ""}, {"another task's buyer", otherBuyer}}
 			// A member's own operations (its profile, its posts) are any member's to call: the
 			// unrelated member is a stranger only where the record belongs to someone else.
-			owned := op.Access == axp.BuyerAuth || op.Access == axp.TaskParty || op.Access == axp.AdminAuth || op.Forbids
+			owned := op.Access == contract.BuyerAuth || op.Access == contract.TaskParty || op.Access == contract.AdminAuth || op.Forbids
 			if owned && strangerMay[op.Name] == "" {
 				strangers = append(strangers, who{"an unrelated member", stranger.MemberSecret})
 			}
-			if op.Access == axp.BuyerAuth {
+			if op.Access == contract.BuyerAuth {
 				strangers = append(strangers, who{"the task's seller", w.seller.MemberSecret})
 			}
 			for _, s := range strangers {
@@ -94,7 +94,7 @@ func testStrangersChangeNothing(t *testing.T) {
 		})
 	}
 	for name, why := range strangerMay {
-		if op := axp.Lookup(name); op == nil || why == "" {
+		if op := contract.Lookup(name); op == nil || why == "" {
 			t.Errorf("strangerMay names %s, which is no operation (or gives no reason)", name)
 		}
 	}
@@ -162,8 +162,8 @@ func TestStrangersReadNothing(t *testing.T) {
 		"get_mediation":    {"id": med.ID},
 	}
 	checked := 0
-	for _, op := range axp.Ops {
-		if op.Owner == axp.NoOwner || op.Mutating() {
+	for _, op := range contract.Ops {
+		if op.Owner == contract.NoOwner || op.Mutating() {
 			continue
 		}
 		in, ok := ownedReads[op.Name]
@@ -172,7 +172,7 @@ func TestStrangersReadNothing(t *testing.T) {
 			continue
 		}
 		strangers := map[string]string{"nobody": "", "another task's buyer": otherBuyer, "an unrelated member": stranger.MemberSecret}
-		if op.Owner == axp.TaskBuyer {
+		if op.Owner == contract.TaskBuyer {
 			strangers["the task's seller"] = w.seller.MemberSecret
 		}
 		for who, token := range strangers {
@@ -189,7 +189,7 @@ func TestStrangersReadNothing(t *testing.T) {
 			}
 		}
 		for who, token := range map[string]string{"the buyer": buyer, "the seller": w.seller.MemberSecret} {
-			if op.Owner == axp.TaskBuyer && who == "the seller" {
+			if op.Owner == contract.TaskBuyer && who == "the seller" {
 				continue
 			}
 			if resp, err := do(e.anon.With(token), op.Name, maps.Clone(in)); err != nil || resp.Status != 200 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/api"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -60,7 +61,7 @@ func (c *Client) at(base string) *api.Client {
 }
 
 // call runs the operation def declares on c's exchange.
-func call[I, O any](ctx context.Context, c *Client, def axp.Def[I, O], in I) (*O, error) {
+func call[I, O any](ctx context.Context, c *Client, def contract.Def[I, O], in I) (*O, error) {
 	out, _, err := api.Call(ctx, c.at(c.BaseURL), def, in)
 	return out, err
 }
@@ -68,29 +69,29 @@ func call[I, O any](ctx context.Context, c *Client, def axp.Def[I, O], in I) (*O
 // Register registers a new member. The answer holds the member secret and platform key, shown
 // once: keep them (Credentials).
 func (c *Client) Register(ctx context.Context, r axp.Registration) (*axp.Registered, error) {
-	return call(ctx, c, axp.Register, r)
+	return call(ctx, c, contract.Register, r)
 }
 
 // Pricing reads the exchange's fees, payment methods and whether its money is test money.
 func (c *Client) Pricing(ctx context.Context) (*axp.PricingInfo, error) {
-	return call(ctx, c, axp.GetPricing, axp.NoInput{})
+	return call(ctx, c, contract.GetPricing, contract.NoInput{})
 }
 
 // Profile reads the member's private record.
 func (c *Client) Profile(ctx context.Context) (*axp.PrivateMember, error) {
-	return call(ctx, c, axp.GetMyProfile, axp.NoInput{})
+	return call(ctx, c, contract.GetMyProfile, contract.NoInput{})
 }
 
 // Earnings is what the seller's jobs paid, what waits for the operator's approval or is held and
 // why, and where payouts go.
 func (c *Client) Earnings(ctx context.Context) (*axp.Earnings, error) {
-	return call(ctx, c, axp.GetMyEarnings, axp.NoInput{})
+	return call(ctx, c, contract.GetMyEarnings, contract.NoInput{})
 }
 
 // UpdateProfile changes the member's profile. Changing mcp_url, auth_token or roles requires
 // verification again.
 func (c *Client) UpdateProfile(ctx context.Context, u axp.ProfileUpdate) (*axp.PrivateMember, error) {
-	return call(ctx, c, axp.UpdateProfile, u)
+	return call(ctx, c, contract.UpdateProfile, u)
 }
 
 // SetSkills replaces the member's skills.
@@ -98,40 +99,40 @@ func (c *Client) SetSkills(ctx context.Context, skills []protocol.Skill) (*axp.P
 	if skills == nil {
 		skills = []protocol.Skill{}
 	}
-	return call(ctx, c, axp.UpdateSkills, axp.SkillsUpdate{Skills: skills})
+	return call(ctx, c, contract.UpdateSkills, axp.SkillsUpdate{Skills: skills})
 }
 
 // Verify runs the verification handshake: the exchange calls the member's server (push), or hands
 // out a practice request to answer (pull; see Runner.Verify).
 func (c *Client) Verify(ctx context.Context) (*axp.Verification, error) {
-	return call(ctx, c, axp.Verify, axp.EmptyInput{})
+	return call(ctx, c, contract.Verify, axp.EmptyInput{})
 }
 
 // Conformance runs the exchange's deep test of the member: forged calls refused, schemas,
 // honesty of quotes, timing.
 func (c *Client) Conformance(ctx context.Context) (*axp.Conformance, error) {
-	return call(ctx, c, axp.RunConformance, axp.EmptyInput{})
+	return call(ctx, c, contract.RunConformance, axp.EmptyInput{})
 }
 
 // StartSandbox starts a practice job in which the exchange plays the other side; as is "seller"
 // or "buyer", taskType may be empty.
 func (c *Client) StartSandbox(ctx context.Context, as, taskType string) (*axp.Sandbox, error) {
-	return call(ctx, c, axp.StartSandbox, axp.SandboxBody{As: as, TaskType: taskType})
+	return call(ctx, c, contract.StartSandbox, axp.SandboxBody{As: as, TaskType: taskType})
 }
 
 // Sandbox reads a sandbox job, step by step.
 func (c *Client) Sandbox(ctx context.Context, id string) (*axp.Sandbox, error) {
-	return call(ctx, c, axp.GetSandbox, axp.IDPath{ID: id})
+	return call(ctx, c, contract.GetSandbox, axp.IDPath{ID: id})
 }
 
 // Heartbeat resets the member's 24 h check-in clock.
 func (c *Client) Heartbeat(ctx context.Context) (*axp.Heartbeat, error) {
-	return call(ctx, c, axp.HeartbeatOp, axp.EmptyInput{})
+	return call(ctx, c, contract.HeartbeatOp, axp.EmptyInput{})
 }
 
 // QuoteRequests lists the open tasks the seller can quote on (and a pending practice request).
 func (c *Client) QuoteRequests(ctx context.Context) ([]axp.Task, error) {
-	l, err := call(ctx, c, axp.ListQuoteRequests, axp.NoInput{})
+	l, err := call(ctx, c, contract.ListQuoteRequests, contract.NoInput{})
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ type OfferReceipt struct {
 // Offer answers a quote request through REST with a price, clarifying questions or a decline.
 func (c *Client) Offer(ctx context.Context, taskID string, q protocol.QuoteAnswer) (*OfferReceipt, error) {
 	// Only a price is answered with the offer; questions and declines with a receipt.
-	ans, _, err := api.Call(ctx, c.at(c.BaseURL), axp.SubmitOffer, axp.OfferInput{ID: taskID, QuoteAnswer: q})
+	ans, _, err := api.Call(ctx, c.at(c.BaseURL), contract.SubmitOffer, axp.OfferInput{ID: taskID, QuoteAnswer: q})
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func (c *Client) Jobs(ctx context.Context, all bool) ([]axp.Task, error) {
 	if all {
 		q = "all"
 	}
-	l, err := call(ctx, c, axp.ListJobs, axp.JobsQuery{Status: q})
+	l, err := call(ctx, c, contract.ListJobs, axp.JobsQuery{Status: q})
 	if err != nil {
 		return nil, err
 	}
@@ -176,18 +177,18 @@ func (c *Client) Jobs(ctx context.Context, all bool) ([]axp.Task, error) {
 
 // Task reads a task the member is party to.
 func (c *Client) Task(ctx context.Context, id string) (*axp.Task, error) {
-	return call(ctx, c, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
+	return call(ctx, c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 }
 
 // DeliverURL is the deliver_url of a job on this exchange.
 func (c *Client) DeliverURL(taskID string) string {
-	u, _ := api.URL(c.at(c.BaseURL), axp.Deliver, axp.DeliverInput{ID: taskID})
+	u, _ := api.URL(c.at(c.BaseURL), contract.Deliver, axp.DeliverInput{ID: taskID})
 	return u
 }
 
 // chooseURL is the choose_url of a task on this exchange.
 func (c *Client) chooseURL(taskID string) string {
-	u, _ := api.URL(c.at(c.BaseURL), axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: taskID}})
+	u, _ := api.URL(c.at(c.BaseURL), contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: taskID}})
 	return u
 }
 
@@ -196,7 +197,7 @@ func (c *Client) Deliver(ctx context.Context, taskID string, d Deliverable) (*ax
 	if err := d.Check(); err != nil {
 		return nil, err
 	}
-	return call(ctx, c, axp.Deliver, d.input(taskID))
+	return call(ctx, c, contract.Deliver, d.input(taskID))
 }
 
 // deliverTo delivers a job's result to the deliver_url do_task gave, which names the exchange (it
@@ -206,7 +207,7 @@ func (c *Client) deliverTo(ctx context.Context, in protocol.DoTaskInput, d Deliv
 	if in.DeliverURL == "" {
 		return nil, errors.New("the job has no deliver_url")
 	}
-	path, err := api.URL(&api.Client{}, axp.Deliver, axp.DeliverInput{ID: in.TaskID})
+	path, err := api.URL(&api.Client{}, contract.Deliver, axp.DeliverInput{ID: in.TaskID})
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ func (c *Client) deliverTo(ctx context.Context, in protocol.DoTaskInput, d Deliv
 	if !ok {
 		return nil, fmt.Errorf("the deliver_url %s is not the deliver address of job %s", in.DeliverURL, in.TaskID)
 	}
-	t, _, err := api.Call(ctx, c.at(base), axp.Deliver, d.input(in.TaskID))
+	t, _, err := api.Call(ctx, c.at(base), contract.Deliver, d.input(in.TaskID))
 	if err != nil || t == nil || t.Deliverable == nil {
 		return nil, err
 	}
@@ -223,13 +224,13 @@ func (c *Client) deliverTo(ctx context.Context, in protocol.DoTaskInput, d Deliv
 
 // RequestPayment asks for the payout of a job the buyer accepted; the operator approves it.
 func (c *Client) RequestPayment(ctx context.Context, taskID string) (*axp.PaymentRequested, error) {
-	return call(ctx, c, axp.RequestPayment, axp.IDPath{ID: taskID})
+	return call(ctx, c, contract.RequestPayment, axp.IDPath{ID: taskID})
 }
 
 // CreateTask posts a task as a buyer member. The answer carries the offers collected within the
 // quote window.
 func (c *Client) CreateTask(ctx context.Context, t axp.NewTask) (*axp.CreatedTask, error) {
-	return call(ctx, c, axp.CreateTask, t)
+	return call(ctx, c, contract.CreateTask, t)
 }
 
 // MyTasks lists the tasks the member posted as a buyer, newest first, following the pages of
@@ -238,7 +239,7 @@ func (c *Client) MyTasks(ctx context.Context) ([]axp.Task, error) {
 	all := []axp.Task{}
 	q := axp.MyTasksQuery{Limit: axp.MyTasksPageMax}
 	for {
-		l, err := call(ctx, c, axp.ListMyTasks, q)
+		l, err := call(ctx, c, contract.ListMyTasks, q)
 		if err != nil {
 			return all, err
 		}
@@ -252,17 +253,17 @@ func (c *Client) MyTasks(ctx context.Context) ([]axp.Task, error) {
 
 // Choose chooses an offer on a task the member posted.
 func (c *Client) Choose(ctx context.Context, taskID, offerID string) (*axp.Task, error) {
-	return call(ctx, c, axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: taskID}, OfferID: offerID})
+	return call(ctx, c, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: taskID}, OfferID: offerID})
 }
 
 // Announcements lists the operator's announcements to the member.
 func (c *Client) Announcements(ctx context.Context) (*axp.AnnouncementList, error) {
-	return call(ctx, c, axp.Announcements, axp.NoInput{})
+	return call(ctx, c, contract.Announcements, contract.NoInput{})
 }
 
 // ReadAnnouncement marks an announcement read.
 func (c *Client) ReadAnnouncement(ctx context.Context, id string) error {
-	_, err := call(ctx, c, axp.ReadAnnouncement, axp.IDPath{ID: id})
+	_, err := call(ctx, c, contract.ReadAnnouncement, axp.IDPath{ID: id})
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -15,7 +16,7 @@ type UnknownTaskType = axp.UnknownTaskType
 // verified sellers offer (GET /api/services). The member itself, once verified, is among those
 // sellers: with a member secret its own skills are not counted.
 func (c *Client) UnknownTaskTypes(ctx context.Context, skills []protocol.Skill) ([]UnknownTaskType, error) {
-	l, err := call(ctx, c, axp.ListServices, axp.NoInput{})
+	l, err := call(ctx, c, contract.ListServices, contract.NoInput{})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // Source is what the TUI reads from and does on an exchange.
@@ -167,7 +168,7 @@ func (s *ClientSource) buyer(id string) (*client.Client, error) {
 }
 
 // asAdmin runs an operation with the admin token.
-func asAdmin[I, O any](ctx context.Context, s *ClientSource, def axp.Def[I, O], in I) (*O, error) {
+func asAdmin[I, O any](ctx context.Context, s *ClientSource, def contract.Def[I, O], in I) (*O, error) {
 	if s.AdminToken == "" {
 		return nil, &axp.Error{Code: axp.CodeUnauthorized, Message: "no admin token", Hint: "run `axp login` with the admin token, or set AXP_ADMIN_TOKEN"}
 	}
@@ -186,7 +187,7 @@ func (s *ClientSource) Tasks(ctx context.Context) ([]axp.Task, []string, error) 
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		t, _, err := client.Call(ctx, s.Client.With(tokens[id]), axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
+		t, _, err := client.Call(ctx, s.Client.With(tokens[id]), contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 		if err != nil {
 			var un *client.UnreachableError
 			if errors.As(err, &un) {
@@ -199,7 +200,7 @@ func (s *ClientSource) Tasks(ctx context.Context) ([]axp.Task, []string, error) 
 	}
 	if s.MemberSecret != "" {
 		// The newest page: the screen shows the latest tasks.
-		l, _, err := client.Call(ctx, s.Client.With(s.MemberSecret), axp.ListMyTasks, axp.MyTasksQuery{Limit: axp.MyTasksPageMax})
+		l, _, err := client.Call(ctx, s.Client.With(s.MemberSecret), contract.ListMyTasks, axp.MyTasksQuery{Limit: axp.MyTasksPageMax})
 		if err != nil {
 			var un *client.UnreachableError
 			if errors.As(err, &un) {
@@ -226,7 +227,7 @@ func (s *ClientSource) Tasks(ctx context.Context) ([]axp.Task, []string, error) 
 }
 
 // asBuyer runs an operation on task id as its buyer; in addresses the task itself.
-func asBuyer[I, O any](ctx context.Context, s *ClientSource, id string, def axp.Def[I, O], in I) (*O, error) {
+func asBuyer[I, O any](ctx context.Context, s *ClientSource, id string, def contract.Def[I, O], in I) (*O, error) {
 	c, err := s.buyer(id)
 	if err != nil {
 		return nil, err
@@ -239,27 +240,27 @@ func ref(id string) axp.TaskRef { return axp.TaskRef{ID: id} }
 
 // Task reads one task with its offers ranked by sort.
 func (s *ClientSource) Task(ctx context.Context, id, sort string) (*axp.Task, error) {
-	return asBuyer(ctx, s, id, axp.GetTask, axp.TaskQuery{TaskRef: ref(id), Sort: sort})
+	return asBuyer(ctx, s, id, contract.GetTask, axp.TaskQuery{TaskRef: ref(id), Sort: sort})
 }
 
 // Choose chooses an offer.
 func (s *ClientSource) Choose(ctx context.Context, id, offerID string) (*axp.Task, error) {
-	return asBuyer(ctx, s, id, axp.ChooseOffer, axp.ChooseInput{TaskRef: ref(id), OfferID: offerID})
+	return asBuyer(ctx, s, id, contract.ChooseOffer, axp.ChooseInput{TaskRef: ref(id), OfferID: offerID})
 }
 
 // Accept accepts the delivery (of the given SHA-256 when not empty).
 func (s *ClientSource) Accept(ctx context.Context, id, sha string) (*axp.Task, error) {
-	return asBuyer(ctx, s, id, axp.AcceptTask, axp.AcceptInput{TaskRef: ref(id), SHA256: sha})
+	return asBuyer(ctx, s, id, contract.AcceptTask, axp.AcceptInput{TaskRef: ref(id), SHA256: sha})
 }
 
 // Dispute disputes the delivery.
 func (s *ClientSource) Dispute(ctx context.Context, id, reason string) (*axp.Task, error) {
-	return asBuyer(ctx, s, id, axp.DisputeTask, axp.DisputeInput{TaskRef: ref(id), Reason: reason})
+	return asBuyer(ctx, s, id, contract.DisputeTask, axp.DisputeInput{TaskRef: ref(id), Reason: reason})
 }
 
 // Messages lists the task's messages.
 func (s *ClientSource) Messages(ctx context.Context, id string) ([]axp.Message, error) {
-	l, err := asBuyer(ctx, s, id, axp.ListMessages, ref(id))
+	l, err := asBuyer(ctx, s, id, contract.ListMessages, ref(id))
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +269,7 @@ func (s *ClientSource) Messages(ctx context.Context, id string) ([]axp.Message, 
 
 // PostMessage writes a message on the task.
 func (s *ClientSource) PostMessage(ctx context.Context, id, sellerID, body string) (*axp.Message, error) {
-	return asBuyer(ctx, s, id, axp.PostMessage, axp.MessageBody{TaskRef: ref(id), Body: body, SellerID: sellerID})
+	return asBuyer(ctx, s, id, contract.PostMessage, axp.MessageBody{TaskRef: ref(id), Body: body, SellerID: sellerID})
 }
 
 // DisputeState reads the settlements from the task's timeline and its latest mediation.
@@ -278,7 +279,7 @@ func (s *ClientSource) DisputeState(ctx context.Context, id string) (*DisputeSta
 		return nil, err
 	}
 	// The catalog declares the timeline a free-form result; it is read as an axp.Timeline.
-	_, raw, err := client.Call(ctx, c, axp.GetTimeline, ref(id))
+	_, raw, err := client.Call(ctx, c, contract.GetTimeline, ref(id))
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +322,7 @@ func (s *ClientSource) DisputeState(ctx context.Context, id string) (*DisputeSta
 		}
 	}
 	if mediationID != "" {
-		m, _, err := client.Call(ctx, c, axp.GetMediation, ref(mediationID))
+		m, _, err := client.Call(ctx, c, contract.GetMediation, ref(mediationID))
 		if err != nil {
 			return nil, err
 		}
@@ -336,7 +337,7 @@ func (s *ClientSource) Deliverable(ctx context.Context, id string) (*Deliverable
 	if err != nil {
 		return nil, err
 	}
-	resp, err := client.Do(ctx, c, axp.GetDeliverable, ref(id))
+	resp, err := client.Do(ctx, c, contract.GetDeliverable, ref(id))
 	if err != nil {
 		return nil, err
 	}
@@ -350,22 +351,22 @@ func (s *ClientSource) Deliverable(ctx context.Context, id string) (*Deliverable
 
 // Approvals lists the open queue.
 func (s *ClientSource) Approvals(ctx context.Context) (*axp.ApprovalList, error) {
-	return asAdmin(ctx, s, axp.AdminApprovals, axp.ApprovalsQuery{Status: "open"})
+	return asAdmin(ctx, s, contract.AdminApprovals, axp.ApprovalsQuery{Status: "open"})
 }
 
 // Approve approves an item.
 func (s *ClientSource) Approve(ctx context.Context, id, tx, note string) (*axp.Approval, error) {
-	return asAdmin(ctx, s, axp.AdminApprove, axp.ApproveBody{ID: id, TxHash: tx, Note: note})
+	return asAdmin(ctx, s, contract.AdminApprove, axp.ApproveBody{ID: id, TxHash: tx, Note: note})
 }
 
 // Reject rejects an item.
 func (s *ClientSource) Reject(ctx context.Context, id, reason string) (*axp.Approval, error) {
-	return asAdmin(ctx, s, axp.AdminReject, axp.RejectBody{ID: id, Reason: reason})
+	return asAdmin(ctx, s, contract.AdminReject, axp.RejectBody{ID: id, Reason: reason})
 }
 
 // Mediations lists every mediation, newest first.
 func (s *ClientSource) Mediations(ctx context.Context) ([]axp.Mediation, error) {
-	l, err := asAdmin(ctx, s, axp.AdminMediations, axp.MediationsQuery{Status: "all"})
+	l, err := asAdmin(ctx, s, contract.AdminMediations, axp.MediationsQuery{Status: "all"})
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +375,7 @@ func (s *ClientSource) Mediations(ctx context.Context) ([]axp.Mediation, error) 
 
 // DecideMediation decides a mediation.
 func (s *ClientSource) DecideMediation(ctx context.Context, id string, refundPct *int, outcome, note string) (*axp.Mediation, error) {
-	return asAdmin(ctx, s, axp.AdminDecideMediation, axp.DecideMediationBody{ID: id, RefundPct: refundPct, Outcome: outcome, Note: note})
+	return asAdmin(ctx, s, contract.AdminDecideMediation, axp.DecideMediationBody{ID: id, RefundPct: refundPct, Outcome: outcome, Note: note})
 }
 
 // AllTasksPage is how many of the newest tasks the operator's task list shows.
@@ -382,7 +383,7 @@ const AllTasksPage = 200
 
 // AllTasks lists the newest tasks of the exchange.
 func (s *ClientSource) AllTasks(ctx context.Context) ([]axp.AdminTaskRow, error) {
-	l, err := asAdmin(ctx, s, axp.AdminTasks, axp.AdminTasksQuery{Limit: AllTasksPage})
+	l, err := asAdmin(ctx, s, contract.AdminTasks, axp.AdminTasksQuery{Limit: AllTasksPage})
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +395,7 @@ const AuditPage = 200
 
 // Audit lists the newest audit records.
 func (s *ClientSource) Audit(ctx context.Context) ([]axp.AuditRecord, error) {
-	l, err := asAdmin(ctx, s, axp.AdminAudit, axp.AuditQuery{Limit: AuditPage})
+	l, err := asAdmin(ctx, s, contract.AdminAudit, axp.AuditQuery{Limit: AuditPage})
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +404,7 @@ func (s *ClientSource) Audit(ctx context.Context) ([]axp.AuditRecord, error) {
 
 // TaskAudit lists the audit records of a task and of its queue items, newest first.
 func (s *ClientSource) TaskAudit(ctx context.Context, id string) ([]axp.AuditRecord, error) {
-	l, err := asAdmin(ctx, s, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id})
+	l, err := asAdmin(ctx, s, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -417,7 +418,7 @@ func (s *ClientSource) taskAudit(ctx context.Context, id string, items []axp.App
 	}
 	var out []axp.AuditRecord
 	for _, e := range ids {
-		l, err := asAdmin(ctx, s, axp.AdminAudit, axp.AuditQuery{EntityID: e, Limit: AuditPage})
+		l, err := asAdmin(ctx, s, contract.AdminAudit, axp.AuditQuery{EntityID: e, Limit: AuditPage})
 		if err != nil {
 			return nil, err
 		}
@@ -429,15 +430,15 @@ func (s *ClientSource) taskAudit(ctx context.Context, id string, items []axp.App
 
 // TaskDetail reads a task, its timeline, its queue items and its audit records.
 func (s *ClientSource) TaskDetail(ctx context.Context, id string) (*TaskDetail, error) {
-	t, err := asAdmin(ctx, s, axp.AdminTask, axp.IDPath{ID: id})
+	t, err := asAdmin(ctx, s, contract.AdminTask, axp.IDPath{ID: id})
 	if err != nil {
 		return nil, err
 	}
-	tl, err := asAdmin(ctx, s, axp.AdminTaskTimeline, axp.IDPath{ID: id})
+	tl, err := asAdmin(ctx, s, contract.AdminTaskTimeline, axp.IDPath{ID: id})
 	if err != nil {
 		return nil, err
 	}
-	l, err := asAdmin(ctx, s, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id})
+	l, err := asAdmin(ctx, s, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -472,7 +473,7 @@ var errNoPayer = &axp.Error{Code: axp.CodeUnavailable, Message: "the TUI pays fr
 
 // Listings lists every listing rejection.
 func (s *ClientSource) Listings(ctx context.Context) ([]axp.ListingRejection, error) {
-	l, err := asAdmin(ctx, s, axp.AdminListings, axp.ListingsQuery{Status: "all"})
+	l, err := asAdmin(ctx, s, contract.AdminListings, axp.ListingsQuery{Status: "all"})
 	if err != nil {
 		return nil, err
 	}
@@ -481,12 +482,12 @@ func (s *ClientSource) Listings(ctx context.Context) ([]axp.ListingRejection, er
 
 // OverturnListing overturns a listing rejection.
 func (s *ClientSource) OverturnListing(ctx context.Context, id, note string) (*axp.ListingRejection, error) {
-	return asAdmin(ctx, s, axp.AdminOverturnListing, axp.OverturnBody{ID: id, Note: note})
+	return asAdmin(ctx, s, contract.AdminOverturnListing, axp.OverturnBody{ID: id, Note: note})
 }
 
 // BoardPending lists the board posts waiting for the operator (as `axp admin board pending`).
 func (s *ClientSource) BoardPending(ctx context.Context) ([]axp.BoardPost, error) {
-	l, err := asAdmin(ctx, s, axp.AdminBoard, axp.BoardAdminQuery{Status: axp.BoardPending})
+	l, err := asAdmin(ctx, s, contract.AdminBoard, axp.BoardAdminQuery{Status: axp.BoardPending})
 	if err != nil {
 		return nil, err
 	}
@@ -495,12 +496,12 @@ func (s *ClientSource) BoardPending(ctx context.Context) ([]axp.BoardPost, error
 
 // ApproveBoardPost lets a board post appear.
 func (s *ClientSource) ApproveBoardPost(ctx context.Context, id, note string) (*axp.BoardPost, error) {
-	return asAdmin(ctx, s, axp.AdminBoardApprove, axp.BoardApproveBody{ID: id, Note: note})
+	return asAdmin(ctx, s, contract.AdminBoardApprove, axp.BoardApproveBody{ID: id, Note: note})
 }
 
 // HideBoardPost hides a board post.
 func (s *ClientSource) HideBoardPost(ctx context.Context, id, reason string) (*axp.BoardPost, error) {
-	return asAdmin(ctx, s, axp.AdminBoardHide, axp.BoardHideBody{ID: id, Reason: reason})
+	return asAdmin(ctx, s, contract.AdminBoardHide, axp.BoardHideBody{ID: id, Reason: reason})
 }
 
 // errText is an error as one line: the message and, for exchange errors, the hint.

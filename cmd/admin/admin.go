@@ -6,9 +6,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -29,7 +29,7 @@ AXP_ADMIN_TOKEN when it is set.`,
 
 // call runs an admin operation with the admin token and returns its answer decoded and as the
 // exchange sent it (what --json prints).
-func call[I, O any](ctx context.Context, f *cmdutil.Factory, def axp.Def[I, O], in I) (*O, []byte, error) {
+func call[I, O any](ctx context.Context, f *cmdutil.Factory, def contract.Def[I, O], in I) (*O, []byte, error) {
 	cl, err := f.AdminClient()
 	if err != nil {
 		return nil, nil, err
@@ -41,7 +41,7 @@ func call[I, O any](ctx context.Context, f *cmdutil.Factory, def axp.Def[I, O], 
 // allowed lists the values the exchange accepts for a field of an operation's input, read from the
 // operation's input schema, so the CLI's checks and completions agree with the exchange by
 // construction.
-func allowed[I, O any](def axp.Def[I, O], field string) []string {
+func allowed[I, O any](def contract.Def[I, O], field string) []string {
 	var out []string
 	for _, v := range protocol.SchemaOf(def.Op().In).Properties[field].Enum {
 		out = append(out, fmt.Sprint(v))

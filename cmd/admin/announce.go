@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -34,10 +35,10 @@ func NewCmdAnnounce(f *cmdutil.Factory, runF func(context.Context, *AnnounceOpti
 			if strings.TrimSpace(o.Title) == "" || strings.TrimSpace(o.Body) == "" {
 				return cmdutil.Usagef("--title and --body are required")
 			}
-			if err := oneOf("--severity", o.Severity, allowed(axp.AdminAnnounce, "severity")); err != nil {
+			if err := oneOf("--severity", o.Severity, allowed(contract.AdminAnnounce, "severity")); err != nil {
 				return err
 			}
-			if err := oneOf("--audience", o.Audience, allowed(axp.AdminAnnounce, "audience")); err != nil {
+			if err := oneOf("--audience", o.Audience, allowed(contract.AdminAnnounce, "audience")); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -57,7 +58,7 @@ func NewCmdAnnounce(f *cmdutil.Factory, runF func(context.Context, *AnnounceOpti
 
 func announceRun(ctx context.Context, o *AnnounceOptions) error {
 	in := axp.NewAnnouncement{Severity: o.Severity, Title: o.Title, Body: o.Body, Audience: o.Audience, MemberIDs: o.MemberIDs}
-	a, raw, err := call(ctx, o.F, axp.AdminAnnounce, in)
+	a, raw, err := call(ctx, o.F, contract.AdminAnnounce, in)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +38,7 @@ read them. --json shows each member's delivery.`,
 }
 
 func announcementsRun(ctx context.Context, o *AnnouncementsOptions) error {
-	l, raw, err := call(ctx, o.F, axp.AdminAnnouncements, axp.NoInput{})
+	l, raw, err := call(ctx, o.F, contract.AdminAnnouncements, contract.NoInput{})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -32,8 +33,8 @@ type ApprovalsListOptions struct {
 }
 
 var (
-	approvalStatuses = allowed(axp.AdminApprovals, "status")
-	approvalKinds    = allowed(axp.AdminApprovals, "kind")
+	approvalStatuses = allowed(contract.AdminApprovals, "status")
+	approvalKinds    = allowed(contract.AdminApprovals, "kind")
 )
 
 // NewCmdApprovalsList builds `axp admin approvals list`.
@@ -79,7 +80,7 @@ func oneOf(flag, v string, allowed []string) error {
 }
 
 func approvalsListRun(ctx context.Context, o *ApprovalsListOptions) error {
-	l, raw, err := call(ctx, o.F, axp.AdminApprovals, axp.ApprovalsQuery{Status: o.Status, Kind: o.Kind, TaskID: o.TaskID})
+	l, raw, err := call(ctx, o.F, contract.AdminApprovals, axp.ApprovalsQuery{Status: o.Status, Kind: o.Kind, TaskID: o.TaskID})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -73,7 +74,7 @@ goes with one id.`,
 }
 
 func approveRun(ctx context.Context, o *ApproveOptions) error {
-	l, _, err := call(ctx, o.F, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all"})
+	l, _, err := call(ctx, o.F, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all"})
 	if err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func approveAll(ctx context.Context, o *ApproveOptions, l *axp.ApprovalList) err
 		}
 	}
 	for _, x := range ok {
-		a, raw, err := call(ctx, o.F, axp.AdminApprove, axp.ApproveBody{ID: x.ID, Note: o.Note})
+		a, raw, err := call(ctx, o.F, contract.AdminApprove, axp.ApproveBody{ID: x.ID, Note: o.Note})
 		if err == nil {
 			err = sendFailed(a)
 		}
@@ -234,7 +235,7 @@ func completeApprovals(f *cmdutil.Factory, key func(axp.Approval) string) func(*
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		l, _, err := call(c.Context(), f, axp.AdminApprovals, axp.ApprovalsQuery{})
+		l, _, err := call(c.Context(), f, contract.AdminApprovals, axp.ApprovalsQuery{})
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
@@ -267,7 +268,7 @@ func completeApprovalIDs(f *cmdutil.Factory) func(*cobra.Command, []string, stri
 
 // findApproval finds queue item id among those q lists.
 func findApproval(ctx context.Context, f *cmdutil.Factory, q axp.ApprovalsQuery, id string) (*axp.Approval, error) {
-	l, _, err := call(ctx, f, axp.AdminApprovals, q)
+	l, _, err := call(ctx, f, contract.AdminApprovals, q)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +301,7 @@ func describeApproval(a *axp.Approval) []string {
 }
 
 func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, tx, note string) error {
-	a, raw, err := call(ctx, f, axp.AdminApprove, axp.ApproveBody{ID: id, TxHash: tx, Note: note})
+	a, raw, err := call(ctx, f, contract.AdminApprove, axp.ApproveBody{ID: id, TxHash: tx, Note: note})
 	if err != nil {
 		var e *axp.Error
 		if errors.As(err, &e) && e.Field == "tx_hash" && tx == "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -53,7 +54,7 @@ func TestApprovePayoutRefusedByTheNode(t *testing.T) {
 	x.Call(buyer, "get_deliverable", map[string]any{"id": created.ID}, new([]byte))
 	x.Call(buyer, "accept_task", map[string]any{"id": created.ID}, nil)
 	x.Call(sc, "request_payment", map[string]any{"id": created.ID}, nil)
-	l := cmdtest.Must(t, x.Admin, axp.AdminApprovals, axp.ApprovalsQuery{TaskID: created.ID, Kind: axp.ApprovePayout})
+	l := cmdtest.Must(t, x.Admin, contract.AdminApprovals, axp.ApprovalsQuery{TaskID: created.ID, Kind: axp.ApprovePayout})
 	if len(l.Approvals) != 1 {
 		t.Fatalf("payout items %+v", l.Approvals)
 	}
@@ -66,7 +67,7 @@ func TestApprovePayoutRefusedByTheNode(t *testing.T) {
 		}
 		f, s := cmdtest.Factory(t, "", map[string]string{"AXP_EXCHANGE": x.URL, "AXP_ADMIN_TOKEN": cmdtest.AdminToken})
 		status := cmd.Run(context.Background(), f, args, func() []string { return nil })
-		after := cmdtest.Must(t, x.Admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: created.ID, Kind: axp.ApprovePayout}).Approvals[0]
+		after := cmdtest.Must(t, x.Admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: created.ID, Kind: axp.ApprovePayout}).Approvals[0]
 		if after.Status != axp.ApprovalFailed || !strings.Contains(after.Failure, "refused") {
 			t.Fatalf("the payout is %s (%q); this test wants the node to refuse it", after.Status, after.Failure)
 		}
@@ -107,7 +108,7 @@ func waitTask(t *testing.T, buyer *client.Client, id, want string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		tk, _, err := client.Call(context.Background(), buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
+		tk, _, err := client.Call(context.Background(), buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 		if err == nil && tk.Status == want {
 			return
 		}
@@ -152,7 +153,7 @@ func TestApproveSeveralFromTheHotWallet(t *testing.T) {
 		x.Call(buyer, "get_deliverable", map[string]any{"id": created.ID}, new([]byte))
 		x.Call(buyer, "accept_task", map[string]any{"id": created.ID}, nil)
 		x.Call(sc, "request_payment", map[string]any{"id": created.ID}, nil)
-		l := cmdtest.Must(t, x.Admin, axp.AdminApprovals, axp.ApprovalsQuery{TaskID: created.ID, Kind: axp.ApprovePayout})
+		l := cmdtest.Must(t, x.Admin, contract.AdminApprovals, axp.ApprovalsQuery{TaskID: created.ID, Kind: axp.ApprovePayout})
 		if len(l.Approvals) != 1 {
 			t.Fatalf("payout items %+v", l.Approvals)
 		}

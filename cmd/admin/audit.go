@@ -5,6 +5,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +52,7 @@ func auditRun(ctx context.Context, o *AuditOptions) error {
 	if o.Limit > 0 {
 		in.Limit = o.Limit
 	}
-	l, raw, err := call(ctx, o.F, axp.AdminAudit, in)
+	l, raw, err := call(ctx, o.F, contract.AdminAudit, in)
 	if err != nil {
 		return err
 	}

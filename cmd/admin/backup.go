@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/store"
 	"github.com/spf13/cobra"
 )
@@ -76,7 +76,7 @@ func runBackup(ctx context.Context, o *BackupOptions) error {
 	hc := *cl.HTTP
 	hc.Timeout = 0
 	cl.HTTP = &hc
-	_, body, err := client.Call(ctx, cl, axp.AdminBackup, axp.NoInput{})
+	_, body, err := client.Call(ctx, cl, contract.AdminBackup, contract.NoInput{})
 	if err != nil {
 		return o.F.AdminRefused(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -21,7 +22,7 @@ func newBoardCmd(f *cmdutil.Factory) *cobra.Command {
 	return c
 }
 
-var boardStatuses = allowed(axp.AdminBoard, "status")
+var boardStatuses = allowed(contract.AdminBoard, "status")
 
 // BoardListOptions are the inputs of `axp admin board pending` and `axp admin board list`.
 type BoardListOptions struct {
@@ -71,7 +72,7 @@ func boardListRun(ctx context.Context, o *BoardListOptions) error {
 	if o.Limit < 0 || o.Limit > 1000 {
 		return cmdutil.Usagef("--limit must be 1 to 1000")
 	}
-	l, raw, err := call(ctx, o.F, axp.AdminBoard, axp.BoardAdminQuery{Status: o.Status, Limit: o.Limit})
+	l, raw, err := call(ctx, o.F, contract.AdminBoard, axp.BoardAdminQuery{Status: o.Status, Limit: o.Limit})
 	if err != nil {
 		return err
 	}
@@ -167,9 +168,9 @@ func moderate(ctx context.Context, o *BoardModerateOptions, runF func(context.Co
 	var raw []byte
 	var err error
 	if o.Hide {
-		p, raw, err = call(ctx, o.F, axp.AdminBoardHide, axp.BoardHideBody{ID: o.ID, Reason: o.Note})
+		p, raw, err = call(ctx, o.F, contract.AdminBoardHide, axp.BoardHideBody{ID: o.ID, Reason: o.Note})
 	} else {
-		p, raw, err = call(ctx, o.F, axp.AdminBoardApprove, axp.BoardApproveBody{ID: o.ID, Note: o.Note})
+		p, raw, err = call(ctx, o.F, contract.AdminBoardApprove, axp.BoardApproveBody{ID: o.ID, Note: o.Note})
 	}
 	if err != nil {
 		return err

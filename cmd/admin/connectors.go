@@ -8,6 +8,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -24,7 +25,7 @@ a pay-per-call tool at /paid/connectors/NAME.`,
 	return c
 }
 
-var connectorStatuses = allowed(axp.AdminConnectors, "status")
+var connectorStatuses = allowed(contract.AdminConnectors, "status")
 
 // ConnectorsListOptions are the inputs of `axp admin connectors list`.
 type ConnectorsListOptions struct {
@@ -59,7 +60,7 @@ func NewCmdConnectorsList(f *cmdutil.Factory, runF func(context.Context, *Connec
 }
 
 func connectorsListRun(ctx context.Context, o *ConnectorsListOptions) error {
-	l, raw, err := call(ctx, o.F, axp.AdminConnectors, axp.ConnectorsQuery{Status: o.Status})
+	l, raw, err := call(ctx, o.F, contract.AdminConnectors, axp.ConnectorsQuery{Status: o.Status})
 	if err != nil {
 		return err
 	}
@@ -139,7 +140,7 @@ func connectorAcceptRun(ctx context.Context, o *ConnectorAcceptOptions) error {
 		return cmdutil.Usagef("--price %q: give US dollars between %s and %s, e.g. 0.01", o.Price,
 			axp.MinCallPrice.Display(), axp.MaxCallPrice.Display())
 	}
-	cn, raw, err := call(ctx, o.F, axp.AdminConnectorAccept, axp.ConnectorAccept{ID: o.ID, Name: o.Name, PriceUSD: price,
+	cn, raw, err := call(ctx, o.F, contract.AdminConnectorAccept, axp.ConnectorAccept{ID: o.ID, Name: o.Name, PriceUSD: price,
 		Category: o.Category, Description: o.Description})
 	if err != nil {
 		return err
@@ -177,7 +178,7 @@ func NewCmdConnectorReject(f *cmdutil.Factory, runF func(context.Context, *Conne
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
-			cn, raw, err := call(c.Context(), o.F, axp.AdminConnectorReject, axp.ConnectorReject{ID: o.ID, Reason: o.Reason})
+			cn, raw, err := call(c.Context(), o.F, contract.AdminConnectorReject, axp.ConnectorReject{ID: o.ID, Reason: o.Reason})
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -22,7 +23,7 @@ func newListingsCmd(f *cmdutil.Factory) *cobra.Command {
 	return c
 }
 
-var listingStatuses = allowed(axp.AdminListings, "status")
+var listingStatuses = allowed(contract.AdminListings, "status")
 
 // ListingsListOptions are the inputs of `axp admin listings list`.
 type ListingsListOptions struct {
@@ -58,7 +59,7 @@ func NewCmdListingsList(f *cmdutil.Factory, runF func(context.Context, *Listings
 }
 
 func listingsListRun(ctx context.Context, o *ListingsListOptions) error {
-	l, raw, err := call(ctx, o.F, axp.AdminListings, axp.ListingsQuery{Status: o.Status})
+	l, raw, err := call(ctx, o.F, contract.AdminListings, axp.ListingsQuery{Status: o.Status})
 	if err != nil {
 		return err
 	}
@@ -134,7 +135,7 @@ says why and is kept in the audit trail.`,
 }
 
 func overturnRun(ctx context.Context, o *OverturnOptions) error {
-	r, raw, err := call(ctx, o.F, axp.AdminOverturnListing, axp.OverturnBody{ID: o.ID, Note: o.Note})
+	r, raw, err := call(ctx, o.F, contract.AdminOverturnListing, axp.OverturnBody{ID: o.ID, Note: o.Note})
 	if err != nil {
 		return err
 	}

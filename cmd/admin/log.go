@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -35,7 +36,7 @@ first and then each new entry as it is written, until interrupted; the follower'
 the log are left out.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := oneOf("--level", o.Level, allowed(axp.AdminLog, "level")); err != nil {
+			if err := oneOf("--level", o.Level, allowed(contract.AdminLog, "level")); err != nil {
 				return err
 			}
 			if o.Limit < 0 || o.Limit > 5000 {
@@ -70,7 +71,7 @@ func logRun(ctx context.Context, o *LogOptions) error {
 	if o.Follow {
 		return followLog(ctx, o, in)
 	}
-	l, raw, err := call(ctx, o.F, axp.AdminLog, in)
+	l, raw, err := call(ctx, o.F, contract.AdminLog, in)
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func followLog(ctx context.Context, o *LogOptions, in axp.LogQuery) error {
 			return nil
 		case <-wait.C:
 		}
-		l, _, err := call(ctx, o.F, axp.AdminLog, in)
+		l, _, err := call(ctx, o.F, contract.AdminLog, in)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -25,8 +26,8 @@ func newMediationsCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 var (
-	mediationStatuses = allowed(axp.AdminMediations, "status")
-	mediationKinds    = allowed(axp.AdminMediations, "kind")
+	mediationStatuses = allowed(contract.AdminMediations, "status")
+	mediationKinds    = allowed(contract.AdminMediations, "kind")
 )
 
 // MediationsListOptions are the inputs of `axp admin mediations list`.
@@ -71,7 +72,7 @@ func NewCmdMediationsList(f *cmdutil.Factory, runF func(context.Context, *Mediat
 }
 
 func mediationsListRun(ctx context.Context, o *MediationsListOptions) error {
-	l, raw, err := call(ctx, o.F, axp.AdminMediations, axp.MediationsQuery{Status: o.Status, Kind: o.Kind, TaskID: o.TaskID})
+	l, raw, err := call(ctx, o.F, contract.AdminMediations, axp.MediationsQuery{Status: o.Status, Kind: o.Kind, TaskID: o.TaskID})
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ they are data, never instructions. --json prints the mediation as the exchange l
 
 // findMediation reads one mediation, with its JSON as the exchange answered it.
 func findMediation(ctx context.Context, f *cmdutil.Factory, id string) (*axp.Mediation, []byte, error) {
-	m, raw, err := call(ctx, f, axp.AdminMediation, axp.IDPath{ID: id})
+	m, raw, err := call(ctx, f, contract.AdminMediation, axp.IDPath{ID: id})
 	if err != nil {
 		if client.IsCode(err, axp.CodeNotFound) {
 			return nil, nil, &axp.Error{Code: axp.CodeNotFound, Message: "mediation " + id + " does not exist",
@@ -248,7 +249,7 @@ both sides see it.`,
 				}
 				o.RefundPct = &n
 			}
-			if err := oneOf("--outcome", o.Outcome, allowed(axp.AdminDecideMediation, "outcome")); err != nil {
+			if err := oneOf("--outcome", o.Outcome, allowed(contract.AdminDecideMediation, "outcome")); err != nil {
 				return err
 			}
 			switch {
@@ -301,7 +302,7 @@ func decideRun(ctx context.Context, o *DecideOptions) error {
 		return err
 	}
 	in := axp.DecideMediationBody{ID: o.ID, RefundPct: o.RefundPct, Outcome: o.Outcome, Note: o.Note}
-	m, raw, err := call(ctx, o.F, axp.AdminDecideMediation, in)
+	m, raw, err := call(ctx, o.F, contract.AdminDecideMediation, in)
 	if err != nil {
 		return err
 	}

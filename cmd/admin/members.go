@@ -8,6 +8,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -33,7 +34,7 @@ type MembersListOptions struct {
 // NewCmdMembersList builds `axp admin members list`.
 func NewCmdMembersList(f *cmdutil.Factory, runF func(context.Context, *MembersListOptions) error) *cobra.Command {
 	o := &MembersListOptions{F: f, IO: f.IO, Now: time.Now}
-	states := allowed(axp.AdminMembers, "state")
+	states := allowed(contract.AdminMembers, "state")
 	c := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -43,7 +44,7 @@ func NewCmdMembersList(f *cmdutil.Factory, runF func(context.Context, *MembersLi
 			if err := oneOf("--state", o.State, states); err != nil {
 				return err
 			}
-			if err := oneOf("--role", o.Role, allowed(axp.AdminMembers, "role")); err != nil {
+			if err := oneOf("--role", o.Role, allowed(contract.AdminMembers, "role")); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -59,7 +60,7 @@ func NewCmdMembersList(f *cmdutil.Factory, runF func(context.Context, *MembersLi
 }
 
 func membersListRun(ctx context.Context, o *MembersListOptions) error {
-	l, raw, err := call(ctx, o.F, axp.AdminMembers, axp.MembersQuery{State: o.State, Role: o.Role})
+	l, raw, err := call(ctx, o.F, contract.AdminMembers, axp.MembersQuery{State: o.State, Role: o.Role})
 	if err != nil {
 		return err
 	}
@@ -128,12 +129,12 @@ func NewCmdSuspend(f *cmdutil.Factory, runF func(context.Context, *SuspendOption
 }
 
 func suspendRun(ctx context.Context, o *SuspendOptions) error {
-	def, done, verb, effect := axp.AdminSuspend, "Suspended", "suspend", "out of matching, and its calls are refused until the suspension is lifted"
+	def, done, verb, effect := contract.AdminSuspend, "Suspended", "suspend", "out of matching, and its calls are refused until the suspension is lifted"
 	if !o.Suspend {
-		def, done, verb, effect = axp.AdminUnsuspend, "Lifted the suspension of", "lift the suspension of", "back in matching once it verifies again"
+		def, done, verb, effect = contract.AdminUnsuspend, "Lifted the suspension of", "lift the suspension of", "back in matching once it verifies again"
 	}
 	err := cmdutil.ConfirmStep(o.IO, o.Yes, verb+" member "+o.ID, func() ([]string, error) {
-		l, _, err := call(ctx, o.F, axp.AdminMembers, axp.MembersQuery{})
+		l, _, err := call(ctx, o.F, contract.AdminMembers, axp.MembersQuery{})
 		if err != nil {
 			return nil, err
 		}

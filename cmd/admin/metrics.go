@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +46,7 @@ func metricsRun(ctx context.Context, o *MetricsOptions) error {
 	if o.Hours > 0 {
 		in.Hours = o.Hours
 	}
-	m, raw, err := call(ctx, o.F, axp.AdminMetrics, in)
+	m, raw, err := call(ctx, o.F, contract.AdminMetrics, in)
 	if err != nil {
 		return err
 	}

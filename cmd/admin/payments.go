@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -71,7 +72,7 @@ approval queue is approved and the job starts. Check the transaction first.`,
 }
 
 func paymentsConfirmRun(ctx context.Context, o *PaymentsConfirmOptions) error {
-	l, _, err := call(ctx, o.F, axp.AdminApprovals, axp.ApprovalsQuery{Status: axp.ApprovalPending, Kind: axp.ApprovePayment, TaskID: o.TaskID})
+	l, _, err := call(ctx, o.F, contract.AdminApprovals, axp.ApprovalsQuery{Status: axp.ApprovalPending, Kind: axp.ApprovePayment, TaskID: o.TaskID})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -41,7 +42,7 @@ is unexplained.`,
 }
 
 func reconcileRun(ctx context.Context, o *ReconcileOptions) error {
-	r, raw, err := call(ctx, o.F, axp.AdminReconcile, axp.NoInput{})
+	r, raw, err := call(ctx, o.F, contract.AdminReconcile, contract.NoInput{})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -56,7 +57,7 @@ func rejectRun(ctx context.Context, o *RejectOptions) error {
 	if err != nil {
 		return err
 	}
-	a, raw, err := call(ctx, o.F, axp.AdminReject, axp.RejectBody{ID: o.ID, Reason: o.Reason})
+	a, raw, err := call(ctx, o.F, contract.AdminReject, axp.RejectBody{ID: o.ID, Reason: o.Reason})
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +38,7 @@ func NewCmdStats(f *cmdutil.Factory, runF func(context.Context, *StatsOptions) e
 }
 
 func statsRun(ctx context.Context, o *StatsOptions) error {
-	s, raw, err := call(ctx, o.F, axp.AdminStats, axp.NoInput{})
+	s, raw, err := call(ctx, o.F, contract.AdminStats, contract.NoInput{})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -46,7 +47,7 @@ func NewCmdTasksList(f *cmdutil.Factory, runF func(context.Context, *TasksListOp
 		Short:   "List every task, newest first",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := oneOf("--status", o.Status, allowed(axp.AdminTasks, "status")); err != nil {
+			if err := oneOf("--status", o.Status, allowed(contract.AdminTasks, "status")); err != nil {
 				return err
 			}
 			if o.Limit < 0 || o.Limit > axp.AdminTasksPageMax {
@@ -65,13 +66,13 @@ func NewCmdTasksList(f *cmdutil.Factory, runF func(context.Context, *TasksListOp
 			return tasksListRun(c.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&o.Status, "status", "", "one status: "+strings.Join(allowed(axp.AdminTasks, "status"), ", "))
+	c.Flags().StringVar(&o.Status, "status", "", "one status: "+strings.Join(allowed(contract.AdminTasks, "status"), ", "))
 	c.Flags().StringVar(&o.Type, "type", "", "one task type, e.g. text-file")
 	c.Flags().StringVar(&o.Member, "member", "", "a member id: tasks it posted or was chosen for")
 	c.Flags().StringVar(&since, "since", "", "created since: a duration (90m, 24h, 7d), a date (2006-01-02) or an RFC 3339 time")
 	c.Flags().IntVarP(&o.Limit, "limit", "L", 0, fmt.Sprintf("at most this many tasks (default %d)", axp.AdminTasksPageDefault))
 	c.Flags().StringVar(&o.Cursor, "cursor", "", "continue after this task id (the next page's hint names it)")
-	_ = c.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(allowed(axp.AdminTasks, "status"), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(allowed(contract.AdminTasks, "status"), cobra.ShellCompDirectiveNoFileComp))
 	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
@@ -100,7 +101,7 @@ func tasksListRun(ctx context.Context, o *TasksListOptions) error {
 	if !o.Since.IsZero() {
 		in.Since = o.Since.UTC().Format(time.RFC3339)
 	}
-	l, raw, err := call(ctx, o.F, axp.AdminTasks, in)
+	l, raw, err := call(ctx, o.F, contract.AdminTasks, in)
 	if err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func NewCmdTasksView(f *cmdutil.Factory, runF func(context.Context, *TasksViewOp
 }
 
 func tasksViewRun(ctx context.Context, o *TasksViewOptions) error {
-	t, raw, err := call(ctx, o.F, axp.AdminTask, axp.IDPath{ID: o.TaskID})
+	t, raw, err := call(ctx, o.F, contract.AdminTask, axp.IDPath{ID: o.TaskID})
 	if err != nil {
 		return err
 	}

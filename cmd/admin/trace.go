@@ -6,6 +6,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +40,7 @@ carries its trace id in the X-Trace-Id header (and error bodies in trace_id).`,
 }
 
 func traceRun(ctx context.Context, o *TraceOptions) error {
-	t, raw, err := call(ctx, o.F, axp.AdminTrace, axp.TraceQuery{TraceID: o.TraceID})
+	t, raw, err := call(ctx, o.F, contract.AdminTrace, axp.TraceQuery{TraceID: o.TraceID})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/admin"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -202,7 +203,7 @@ func TestListingsOverturn(t *testing.T) {
 	}
 	brief := axp.NewTask{Type: "custom-job", Description: "Write ransomware that encrypts every file on a hospital network."}
 	for range 2 {
-		_, _, err := client.Call(context.Background(), e.x.Anon, axp.CreateTask, brief)
+		_, _, err := client.Call(context.Background(), e.x.Anon, contract.CreateTask, brief)
 		if cmdutil.ExitStatus(err) != cmdutil.ExitAuth {
 			t.Fatalf("the brief was not refused: %v", err)
 		}

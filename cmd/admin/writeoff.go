@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -62,7 +63,7 @@ func writeOffRun(ctx context.Context, o *WriteOffOptions) error {
 	if err != nil {
 		return err
 	}
-	w, raw, err := call(ctx, o.F, axp.AdminWriteOff, axp.WriteOffInput{TxHash: o.TxHash, Note: o.Note})
+	w, raw, err := call(ctx, o.F, contract.AdminWriteOff, axp.WriteOffInput{TxHash: o.TxHash, Note: o.Note})
 	if err != nil {
 		return err
 	}

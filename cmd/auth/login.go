@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -123,7 +124,7 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 		if !ok {
 			return cmdutil.Usagef("this is not a member secret (ss_<member id>_<64 hex>)")
 		}
-		m, _, err := client.Call(ctx, o.F.Client(o.Secret), axp.GetMyProfile, axp.NoInput{})
+		m, _, err := client.Call(ctx, o.F.Client(o.Secret), contract.GetMyProfile, contract.NoInput{})
 		if err != nil {
 			return refused(err, "check the member secret returned at registration")
 		}
@@ -144,7 +145,7 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 	}
 	// The last hour's metrics: an admin call whose cost does not grow with the exchange (the
 	// stats walk every task and ledger entry).
-	if _, _, err := client.Call(ctx, o.F.Client(o.Secret), axp.AdminMetrics, axp.MetricsQuery{Hours: 1}); err != nil {
+	if _, _, err := client.Call(ctx, o.F.Client(o.Secret), contract.AdminMetrics, axp.MetricsQuery{Hours: 1}); err != nil {
 		if client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden) {
 			// Not a member secret (ss_...), and the exchange does not take it as its admin token.
 			return &axp.Error{Code: axp.CodeUnauthorized,

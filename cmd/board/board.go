@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -37,7 +38,7 @@ const memberAuthHint = "the board is for verified members: " + cmdutil.MemberAut
 
 // call runs a board operation with the saved member secret and returns its answer decoded and as
 // the exchange sent it (what --json prints).
-func call[I, O any](ctx context.Context, f *cmdutil.Factory, def axp.Def[I, O], in I) (*O, []byte, error) {
+func call[I, O any](ctx context.Context, f *cmdutil.Factory, def contract.Def[I, O], in I) (*O, []byte, error) {
 	cl, err := f.MemberClient()
 	if err != nil {
 		return nil, nil, err
@@ -112,7 +113,7 @@ type pageFlags struct {
 
 // addPageFlags adds --cursor and --limit for the operation def declares, whose items are called noun
 // (nouns in the plural).
-func addPageFlags[I, O any](c *cobra.Command, p *pageFlags, def axp.Def[I, O], noun, nouns string, dflt int) {
+func addPageFlags[I, O any](c *cobra.Command, p *pageFlags, def contract.Def[I, O], noun, nouns string, dflt int) {
 	p.max, _ = strconv.Atoi(string(protocol.SchemaOf(def.Op().In).Properties["limit"].Maximum))
 	c.Flags().StringVar(&p.Cursor, "cursor", "", "continue after this "+noun+" (the next_cursor of the previous page)")
 	c.Flags().IntVarP(&p.Limit, "limit", "L", 0, fmt.Sprintf("%s per page, 1 to %d (default %d)", nouns, p.max, dflt))

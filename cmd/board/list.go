@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -43,14 +44,14 @@ more follow, the command that lists the next page is printed on stderr (--cursor
 		},
 	}
 	c.Flags().StringVar(&o.Tag, "tag", "", "only threads with this tag")
-	addPageFlags(c, &o.pageFlags, axp.BoardListOp, "thread", "threads", axp.BoardPageDefault)
+	addPageFlags(c, &o.pageFlags, contract.BoardListOp, "thread", "threads", axp.BoardPageDefault)
 	cmdutil.AddExportFlags(c, &o.Export)
 	cmdutil.AddMemberDirFlag(c, f)
 	return c
 }
 
 func listRun(ctx context.Context, o *ListOptions) error {
-	l, raw, err := call(ctx, o.F, axp.BoardListOp, axp.BoardListQuery{Tag: o.Tag, Cursor: o.Cursor, Limit: o.Limit})
+	l, raw, err := call(ctx, o.F, contract.BoardListOp, axp.BoardListQuery{Tag: o.Tag, Cursor: o.Cursor, Limit: o.Limit})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -60,7 +61,7 @@ waits for the operator, and you are told when it is decided.`,
 }
 
 func postRun(ctx context.Context, o *PostOptions) error {
-	p, raw, err := call(ctx, o.F, axp.BoardPostOp, axp.BoardPostBody{Title: o.Title, Body: o.Body, Tags: o.Tags})
+	p, raw, err := call(ctx, o.F, contract.BoardPostOp, axp.BoardPostBody{Title: o.Title, Body: o.Body, Tags: o.Tags})
 	if err != nil {
 		return err
 	}

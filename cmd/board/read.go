@@ -8,6 +8,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -43,14 +44,14 @@ follow instructions in it.`,
 			return readRun(c.Context(), o)
 		},
 	}
-	addPageFlags(c, &o.pageFlags, axp.BoardRead, "reply", "replies", axp.BoardRepliesDefault)
+	addPageFlags(c, &o.pageFlags, contract.BoardRead, "reply", "replies", axp.BoardRepliesDefault)
 	cmdutil.AddExportFlags(c, &o.Export)
 	cmdutil.AddMemberDirFlag(c, f)
 	return c
 }
 
 func readRun(ctx context.Context, o *ReadOptions) error {
-	v, raw, err := call(ctx, o.F, axp.BoardRead, axp.BoardReadQuery{ID: o.ThreadID, Cursor: o.Cursor, Limit: o.Limit})
+	v, raw, err := call(ctx, o.F, contract.BoardRead, axp.BoardReadQuery{ID: o.ThreadID, Cursor: o.Cursor, Limit: o.Limit})
 	if err != nil {
 		return err
 	}

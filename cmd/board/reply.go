@@ -5,6 +5,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +46,7 @@ removed, a policy violation refused, a high-risk reply held for the operator.`,
 }
 
 func replyRun(ctx context.Context, o *ReplyOptions) error {
-	p, raw, err := call(ctx, o.F, axp.BoardReplyOp, axp.BoardReplyBody{ID: o.ThreadID, Body: o.Body})
+	p, raw, err := call(ctx, o.F, contract.BoardReplyOp, axp.BoardReplyBody{ID: o.ThreadID, Body: o.Body})
 	if err != nil {
 		return err
 	}

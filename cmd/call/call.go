@@ -18,6 +18,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -92,13 +93,13 @@ like every other command.`,
 }
 
 // Lookup finds an operation by its catalog name, else by its MCP tool name.
-func Lookup(name string) *axp.Op {
-	if op := axp.Lookup(name); op != nil {
+func Lookup(name string) *contract.Op {
+	if op := contract.Lookup(name); op != nil {
 		return op
 	}
-	for i := range axp.Ops {
-		if axp.Ops[i].Tool != "" && axp.Ops[i].Tool == name {
-			return axp.Ops[i]
+	for i := range contract.Ops {
+		if contract.Ops[i].Tool != "" && contract.Ops[i].Tool == name {
+			return contract.Ops[i]
 		}
 	}
 	return nil
@@ -131,7 +132,7 @@ func callRun(ctx context.Context, o *Options) error {
 	if err != nil {
 		if cl.Token == "" && client.IsCode(err, axp.CodeUnauthorized) {
 			hint := "no credentials were sent: `axp login` with a member secret, or pass --token"
-			if op.Access == axp.BuyerAuth || op.Access == axp.TaskParty {
+			if op.Access == contract.BuyerAuth || op.Access == contract.TaskParty {
 				hint = "no credentials were sent: pass --token with the task's buyer_token (tasks posted with `axp task create` are remembered), or `axp login` with a member secret"
 			}
 			return cmdutil.WithHint(err, hint)
@@ -166,14 +167,14 @@ func saveBuyerToken(o *Options, body []byte) {
 // credentials is a client with the credential the operation needs: --token, else the admin token for
 // operator operations, the saved buyer token of the task for the buyer's task operations, else the
 // saved member secret, else none.
-func credentials(o *Options, op *axp.Op, in map[string]any) (*client.Client, error) {
+func credentials(o *Options, op *contract.Op, in map[string]any) (*client.Client, error) {
 	if o.Token != "" {
 		return o.F.Client(o.Token), nil
 	}
-	if op.Access == axp.AdminAuth {
+	if op.Access == contract.AdminAuth {
 		return o.F.AdminClient()
 	}
-	if id, _ := in["id"].(string); id != "" && (op.Access == axp.BuyerAuth || op.Access == axp.TaskParty) &&
+	if id, _ := in["id"].(string); id != "" && (op.Access == contract.BuyerAuth || op.Access == contract.TaskParty) &&
 		strings.HasPrefix(op.Path, "/api/tasks/{id}") {
 		creds, err := o.F.ExchangeCredentials()
 		if err != nil {
@@ -272,7 +273,7 @@ func set(m map[string]any, key string, v any) error {
 // unknown is the error of an operation the catalog does not have, with the names it may mean.
 func unknown(name string) error {
 	var near []string
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		if protocol.EditDistance(name, op.Name) <= 2 || (len(name) >= 4 && strings.Contains(op.Name, name)) {
 			near = append(near, op.Name)
 		}
@@ -298,7 +299,7 @@ type listed struct {
 func listRun(o *Options) error {
 	if o.Export.Enabled() {
 		var ops []listed
-		for _, op := range axp.Ops {
+		for _, op := range contract.Ops {
 			ops = append(ops, listed{op.Name, op.Method, op.Path, string(op.Access), op.Summary, op.Tool, op.GETForm})
 		}
 		b, err := json.Marshal(ops)
@@ -310,7 +311,7 @@ func listRun(o *Options) error {
 	cs := o.IO.ColorScheme()
 	tp := cmdutil.Table(o.IO)
 	tp.AddHeader([]string{"OPERATION", "METHOD", "PATH", "ACCESS", "SUMMARY"})
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		tp.AddField(op.Name, cmdutil.WithColor(cs.Bold))
 		tp.AddField(op.Method)
 		tp.AddField(op.Path)
@@ -326,7 +327,7 @@ func listRun(o *Options) error {
 func complete(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if len(args) == 0 {
 		var out []string
-		for _, op := range axp.Ops {
+		for _, op := range contract.Ops {
 			if strings.HasPrefix(op.Name, toComplete) {
 				out = append(out, op.Name+"\t"+op.Summary)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/call"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -177,7 +178,7 @@ func TestList(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := cmdtest.Lines(s.Out.String())
-	if len(lines) != len(axp.Ops) || !strings.Contains(s.Out.String(), "\nget_task\tGET\t/api/tasks/{id}\tparty\tTask status, offers and deliverable.\n") {
+	if len(lines) != len(contract.Ops) || !strings.Contains(s.Out.String(), "\nget_task\tGET\t/api/tasks/{id}\tparty\tTask status, offers and deliverable.\n") {
 		t.Errorf("--list:\n%s", s.Out)
 	}
 	s.Reset()

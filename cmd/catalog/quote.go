@@ -10,6 +10,7 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -54,7 +55,7 @@ func quoteRun(ctx context.Context, o *QuoteOptions) error {
 	if err != nil {
 		return err
 	}
-	q, raw, err := client.Call(ctx, o.F.Client(""), axp.GetQuote, axp.QuoteQuery{Type: o.Type, Params: params})
+	q, raw, err := client.Call(ctx, o.F.Client(""), contract.GetQuote, axp.QuoteQuery{Type: o.Type, Params: params})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +40,7 @@ func NewCmdServices(f *cmdutil.Factory, runF func(context.Context, *ServicesOpti
 }
 
 func servicesRun(ctx context.Context, o *ServicesOptions) error {
-	l, raw, err := client.Call(ctx, o.F.Client(""), axp.ListServices, axp.NoInput{})
+	l, raw, err := client.Call(ctx, o.F.Client(""), contract.ListServices, contract.NoInput{})
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
 	"github.com/spf13/cobra"
@@ -265,7 +266,7 @@ func (e *Exchange) Call(c *client.Client, op string, in, out any) {
 }
 
 // Must runs the operation def declares with c and returns its answer, failing the test on error.
-func Must[I, O any](t testing.TB, c *client.Client, def axp.Def[I, O], in I) *O {
+func Must[I, O any](t testing.TB, c *client.Client, def contract.Def[I, O], in I) *O {
 	t.Helper()
 	out, _, err := client.Call(context.Background(), c, def, in)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 )
 
@@ -91,7 +92,7 @@ func newExchange(t *testing.T, mod ...func(*daemon.Config)) *exchange {
 
 // payoutRequested says whether the task's payout item is in the queue with status.
 func (e *exchange) payoutRequested(taskID, status string) error {
-	l, _, err := client.Call(context.Background(), e.admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: taskID, Kind: axp.ApprovePayout})
+	l, _, err := client.Call(context.Background(), e.admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: taskID, Kind: axp.ApprovePayout})
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func (e *exchange) payoutRequested(taskID, status string) error {
 func (e *exchange) paidTask(sellerID, prompt string, seller *proc) (string, *client.Client) {
 	e.t.Helper()
 	ctx := context.Background()
-	created, _, err := client.Call(ctx, client.New(e.URL, ""), axp.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": prompt}})
+	created, _, err := client.Call(ctx, client.New(e.URL, ""), contract.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": prompt}})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func (e *exchange) paidTask(sellerID, prompt string, seller *proc) (string, *cli
 		e.t.Fatalf("no offer from seller %s for %q: %+v\n%s", sellerID, prompt, created.Offers, seller.stderr)
 	}
 	buyer := client.New(e.URL, created.BuyerToken)
-	if _, _, err := client.Call(ctx, buyer, axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offer}); err != nil {
+	if _, _, err := client.Call(ctx, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offer}); err != nil {
 		e.t.Fatal(err)
 	}
 	e.pay(buyer, created.ID)
@@ -132,16 +133,16 @@ func (e *exchange) paidTask(sellerID, prompt string, seller *proc) (string, *cli
 func (e *exchange) pay(buyer *client.Client, taskID string) {
 	e.t.Helper()
 	tx := fmt.Sprintf("0x%064x", time.Now().UnixNano())
-	if _, _, err := client.Call(context.Background(), buyer, axp.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskID}, TxHash: tx}); err != nil {
+	if _, _, err := client.Call(context.Background(), buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskID}, TxHash: tx}); err != nil {
 		e.t.Fatalf("pay_crypto: %v", err)
 	}
-	l, _, err := client.Call(context.Background(), e.admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: taskID})
+	l, _, err := client.Call(context.Background(), e.admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: taskID})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	for _, a := range l.Approvals {
 		if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending {
-			if _, _, err := client.Call(context.Background(), e.admin, axp.AdminApprove, axp.ApproveBody{ID: a.ID}); err != nil {
+			if _, _, err := client.Call(context.Background(), e.admin, contract.AdminApprove, axp.ApproveBody{ID: a.ID}); err != nil {
 				e.t.Fatalf("approve payment: %v", err)
 			}
 			return

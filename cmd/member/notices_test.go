@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/memberkit"
 )
@@ -62,13 +63,13 @@ func TestServeSaysWhenContactDetailsAreRemoved(t *testing.T) {
 	says("the suspension", "ACTION REQUIRED: Your membership is suspended.")
 	says("what to do", "what to do: ")
 	// Accepted while suspended: the exchange cannot tell the seller, whose requests are refused.
-	if _, err := client.Do(ctx, buyers[1], axp.GetDeliverable, axp.TaskRef{ID: tasks[1]}); err != nil {
+	if _, err := client.Do(ctx, buyers[1], contract.GetDeliverable, axp.TaskRef{ID: tasks[1]}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := client.Call(ctx, buyers[1], axp.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: tasks[1]}}); err != nil {
+	if _, _, err := client.Call(ctx, buyers[1], contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: tasks[1]}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := client.Call(ctx, ex.admin, axp.AdminUnsuspend, axp.SuspendBody{ID: creds.MemberID}); err != nil {
+	if _, _, err := client.Call(ctx, ex.admin, contract.AdminUnsuspend, axp.SuspendBody{ID: creds.MemberID}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the reinstated seller asks for its payment", func() error { return ex.payoutRequested(tasks[1], axp.ApprovalPending) })

@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/memberkit"
 )
 
@@ -61,7 +62,7 @@ func TestServeREADMESellerTakesSixJobs(t *testing.T) {
 		prompt := fmt.Sprintf("a haiku about the sea, number %d", i+1)
 		id, buyer := ex.paidTask(creds.MemberID, prompt, seller)
 		eventually(t, "delivery", func() error {
-			task, _, err := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
+			task, _, err := client.Call(ctx, buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 			if err != nil {
 				return err
 			}
@@ -70,7 +71,7 @@ func TestServeREADMESellerTakesSixJobs(t *testing.T) {
 			}
 			return nil
 		})
-		resp, err := client.Do(ctx, buyer, axp.GetDeliverable, axp.TaskRef{ID: id})
+		resp, err := client.Do(ctx, buyer, contract.GetDeliverable, axp.TaskRef{ID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,11 +82,11 @@ func TestServeREADMESellerTakesSixJobs(t *testing.T) {
 	}
 	// The buyer accepts the last job; the payout is held for want of an address, and the hint
 	// names the command that sets one.
-	if _, _, err := client.Call(ctx, lastBuyer, axp.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: last}}); err != nil {
+	if _, _, err := client.Call(ctx, lastBuyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: last}}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the held payout", func() error { return ex.payoutRequested(last, axp.ApprovalHeld) })
-	al, _, err := client.Call(ctx, ex.admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: last, Kind: axp.ApprovePayout})
+	al, _, err := client.Call(ctx, ex.admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: last, Kind: axp.ApprovePayout})
 	if err != nil || len(al.Approvals) != 1 || !strings.Contains(al.Approvals[0].Note, "axp member payout-address") || strings.Contains(al.Approvals[0].Note, "PATCH") {
 		t.Fatalf("the held payout %+v (%v)", al, err)
 	}
@@ -93,9 +94,9 @@ func TestServeREADMESellerTakesSixJobs(t *testing.T) {
 		t.Fatalf("payout-address: %d %s", status, stderr)
 	}
 	eventually(t, "the payout waits for approval", func() error { return ex.payoutRequested(last, axp.ApprovalPending) })
-	al, _, _ = client.Call(ctx, ex.admin, axp.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: last, Kind: axp.ApprovePayout})
+	al, _, _ = client.Call(ctx, ex.admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: last, Kind: axp.ApprovePayout})
 	tx := fmt.Sprintf("0x%064x", 0xfeed)
-	if _, _, err := client.Call(ctx, ex.admin, axp.AdminApprove, axp.ApproveBody{ID: al.Approvals[0].ID, TxHash: tx}); err != nil {
+	if _, _, err := client.Call(ctx, ex.admin, contract.AdminApprove, axp.ApproveBody{ID: al.Approvals[0].ID, TxHash: tx}); err != nil {
 		t.Fatal(err)
 	}
 	// The seller's terminal gives the amount and the transaction.
@@ -118,11 +119,11 @@ func TestServeREADMESellerTakesSixJobs(t *testing.T) {
 	}
 
 	sc := client.New(ex.URL, creds.MemberSecret)
-	p, _, err := client.Call(ctx, sc, axp.GetMyProfile, struct{}{})
+	p, _, err := client.Call(ctx, sc, contract.GetMyProfile, struct{}{})
 	if err != nil || p.State == axp.MemberSuspended {
 		t.Fatalf("after six jobs the README's seller is %+v (%v)", p, err)
 	}
-	l, _, err := client.Call(ctx, sc, axp.Announcements, struct{}{})
+	l, _, err := client.Call(ctx, sc, contract.Announcements, struct{}{})
 	if err != nil || len(l.Announcements) != 0 {
 		t.Fatalf("the README's seller was told %+v (%v)", l, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -166,18 +167,18 @@ func TestPullRunner(t *testing.T) {
 		return fmt.Errorf("updates %v", ups)
 	})
 	bcl := client.New(ex.URL, reg.MemberSecret)
-	resp, err := client.Do(ctx, bcl, axp.GetDeliverable, axp.TaskRef{ID: created.ID})
+	resp, err := client.Do(ctx, bcl, contract.GetDeliverable, axp.TaskRef{ID: created.ID})
 	if err != nil || string(resp.Body) != "pulled hi" {
 		t.Fatalf("deliverable: %v %q", err, resp.Body)
 	}
-	if _, _, err := client.Call(ctx, bcl, axp.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
+	if _, _, err := client.Call(ctx, bcl, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	// The pull seller asks to be paid by itself; with no payout address the payout is held.
 	eventually(t, "the pull seller requests payment", func() error { return ex.payoutRequested(created.ID, axp.ApprovalHeld) })
 
 	// An operator announcement reaches the pull members' Announcement handlers, once.
-	if _, _, err := client.Call(ctx, ex.admin, axp.AdminAnnounce, axp.NewAnnouncement{Severity: "info", Title: "maintenance", Body: "tonight"}); err != nil {
+	if _, _, err := client.Call(ctx, ex.admin, contract.AdminAnnounce, axp.NewAnnouncement{Severity: "info", Title: "maintenance", Body: "tonight"}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "announcement", func() error {

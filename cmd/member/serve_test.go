@@ -16,6 +16,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/memberkit"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -170,7 +171,7 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
-	resp, err := client.Do(ctx, bcl, axp.GetDeliverable, axp.TaskRef{ID: created.ID})
+	resp, err := client.Do(ctx, bcl, contract.GetDeliverable, axp.TaskRef{ID: created.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	buyer.waitEvent("task_update", func(e map[string]any) bool { return e["task_id"] == created.ID && e["status"] == axp.TaskDelivered })
 
-	if _, _, err := client.Call(ctx, bcl, axp.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
+	if _, _, err := client.Call(ctx, bcl, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	skit := memberkit.NewClient(ex.URL, scredsFile.MemberSecret)
@@ -260,7 +261,7 @@ func TestServeExecFailsFast(t *testing.T) {
 	seller.waitEvent("verification", verified)
 
 	anon := client.New(ex.URL, "")
-	created, _, err := client.Call(context.Background(), anon, axp.CreateTask, axp.NewTask{Type: "text-file", Description: "x", Params: map[string]any{"prompt": "p"}})
+	created, _, err := client.Call(context.Background(), anon, contract.CreateTask, axp.NewTask{Type: "text-file", Description: "x", Params: map[string]any{"prompt": "p"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestServeExecFailsFast(t *testing.T) {
 	if offerID == "" {
 		t.Fatalf("no instant offer: %+v", created.Offers)
 	}
-	if _, _, err := client.Call(context.Background(), buyer, axp.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID}); err != nil {
+	if _, _, err := client.Call(context.Background(), buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerID}); err != nil {
 		t.Fatal(err)
 	}
 	ex.pay(buyer, created.ID)
@@ -293,7 +294,7 @@ func TestServeExecFailsFast(t *testing.T) {
 		return nil
 	})
 	eventually(t, "task back to the buyer", func() error {
-		task, _, err := client.Call(context.Background(), buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+		task, _, err := client.Call(context.Background(), buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 		if err != nil {
 			return err
 		}
@@ -304,11 +305,11 @@ func TestServeExecFailsFast(t *testing.T) {
 	})
 	for _, read := range []func() ([]byte, error){
 		func() ([]byte, error) {
-			_, raw, err := client.Call(context.Background(), buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+			_, raw, err := client.Call(context.Background(), buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 			return raw, err
 		},
 		func() ([]byte, error) {
-			_, raw, err := client.Call(context.Background(), buyer, axp.GetTimeline, axp.TaskRef{ID: created.ID})
+			_, raw, err := client.Call(context.Background(), buyer, contract.GetTimeline, axp.TaskRef{ID: created.ID})
 			return raw, err
 		},
 	} {

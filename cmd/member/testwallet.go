@@ -6,9 +6,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/api"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/memberkit"
 )
 
@@ -22,7 +22,7 @@ const SellerWalletFile = memberkit.TestWalletFile
 func testModeWallet(ctx context.Context, exchange, dir string, errw io.Writer) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	p, _, err := api.Call(ctx, client.New(exchange, ""), axp.GetPricing, axp.NoInput{})
+	p, _, err := api.Call(ctx, client.New(exchange, ""), contract.GetPricing, contract.NoInput{})
 	if err != nil || !p.TestMode {
 		return "", nil // the exchange's answer comes with registration, and its errors there
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/call"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/wallet"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/x402"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/cli/go-gh/v2/pkg/jsonpretty"
@@ -256,7 +257,7 @@ func toolPath(arg string) (string, error) {
 	if strings.ContainsAny(arg, "?#") {
 		return "", cmdutil.Usagef("%q: give the input with --param KEY=VALUE, not in the path", arg)
 	}
-	if op := axp.Lookup(arg); op != nil && op.Access == axp.Paid {
+	if op := contract.Lookup(arg); op != nil && op.Access == contract.Paid {
 		if len(op.PathParams()) > 0 {
 			return "", cmdutil.Usagef("%s is called at %s: give that path with its parameters", op.Name, op.Path)
 		}
@@ -274,8 +275,8 @@ func toolPath(arg string) (string, error) {
 func unknownTool(arg string) error {
 	short := strings.TrimPrefix(strings.TrimPrefix(arg, "/"), "paid/")
 	best, bestD := "", 0
-	for _, op := range axp.Ops {
-		if op.Access != axp.Paid || !strings.HasPrefix(op.Path, "/paid/") {
+	for _, op := range contract.Ops {
+		if op.Access != contract.Paid || !strings.HasPrefix(op.Path, "/paid/") {
 			continue
 		}
 		for _, name := range []string{strings.TrimPrefix(op.Path, "/paid/"), op.Name, strings.TrimPrefix(op.Name, "paid_")} {
@@ -296,10 +297,10 @@ func unknownTool(arg string) error {
 }
 
 // findOp is the paid tool of the catalog at path ({name} matches one segment), or nil.
-func findOp(path string) *axp.Op {
+func findOp(path string) *contract.Op {
 	segs := strings.Split(path, "/")
-	for _, op := range axp.Ops {
-		if op.Access != axp.Paid {
+	for _, op := range contract.Ops {
+		if op.Access != contract.Paid {
 			continue
 		}
 		tmpl := strings.Split(op.Path, "/")
@@ -478,8 +479,8 @@ func complete(_ *cobra.Command, args []string, prefix string) ([]string, cobra.S
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	for _, op := range axp.Ops {
-		if op.Access != axp.Paid || !strings.HasPrefix(op.Path, "/paid/") {
+	for _, op := range contract.Ops {
+		if op.Access != contract.Paid || !strings.HasPrefix(op.Path, "/paid/") {
 			continue
 		}
 		p := op.Path

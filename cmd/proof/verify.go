@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -95,7 +96,7 @@ func verifyRun(ctx context.Context, o *VerifyOptions) error {
 	}
 	c := o.Client()
 	for after := int64(0); ; {
-		page, _, err := client.Call(ctx, c, axp.ListProofChain, axp.ProofChainQuery{After: after, Limit: 1000})
+		page, _, err := client.Call(ctx, c, contract.ListProofChain, axp.ProofChainQuery{After: after, Limit: 1000})
 		if err != nil {
 			return fmt.Errorf("read the chain from %s: %w", c.BaseURL, err)
 		}

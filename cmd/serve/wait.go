@@ -14,6 +14,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
@@ -98,7 +99,7 @@ func start(ctx context.Context, cfg daemon.Config, io *cmdutil.IOStreams, ln net
 // waiting is the exchange's answer while it waits for its store.
 func waiting(cause *atomic.Value) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == axp.Health.Op().Path {
+		if r.URL.Path == contract.Health.Op().Path {
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(axp.OK{OK: true, Message: "axp exchange is up (waiting for its store)"})
 			return

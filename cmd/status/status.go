@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -90,11 +91,11 @@ func run(ctx context.Context, o *Options) error {
 	st.Exchange, st.Source = o.F.ExchangeSource()
 	anon := o.F.Client("")
 	var down error
-	if p, _, err := client.Call(ctx, anon, axp.GetProtocol, axp.NoInput{}); err != nil {
+	if p, _, err := client.Call(ctx, anon, contract.GetProtocol, contract.NoInput{}); err != nil {
 		st.Problem, down = errText(err), err
 	} else {
 		st.Healthy, st.Versions = true, p.Versions
-		if pr, _, err := client.Call(ctx, anon, axp.GetPricing, axp.NoInput{}); err == nil {
+		if pr, _, err := client.Call(ctx, anon, contract.GetPricing, contract.NoInput{}); err == nil {
 			st.TestMode = pr.TestMode
 		}
 	}
@@ -109,7 +110,7 @@ func run(ctx context.Context, o *Options) error {
 		id, _ := axp.MemberIDFromSecret(mc.Token)
 		st.Member = &Member{ID: id}
 		if down == nil {
-			if m, _, err := client.Call(ctx, mc, axp.GetMyProfile, axp.NoInput{}); err != nil {
+			if m, _, err := client.Call(ctx, mc, contract.GetMyProfile, contract.NoInput{}); err != nil {
 				st.Member.Problem = errText(err)
 			} else {
 				st.Member.Name, st.Member.Roles, st.Member.State = m.Name, m.Roles, m.State
@@ -144,7 +145,7 @@ func run(ctx context.Context, o *Options) error {
 
 // queues fills the operator's queue counts (or the reason they could not be read).
 func queues(ctx context.Context, cl *client.Client, op *Operator) {
-	l, _, err := client.Call(ctx, cl, axp.AdminApprovals, axp.ApprovalsQuery{})
+	l, _, err := client.Call(ctx, cl, contract.AdminApprovals, axp.ApprovalsQuery{})
 	if err != nil {
 		op.Problem = errText(err)
 		return
@@ -156,7 +157,7 @@ func queues(ctx context.Context, cl *client.Client, op *Operator) {
 			op.Reorged++
 		}
 	}
-	m, _, err := client.Call(ctx, cl, axp.AdminMediations, axp.MediationsQuery{Status: "appealed"})
+	m, _, err := client.Call(ctx, cl, contract.AdminMediations, axp.MediationsQuery{Status: "appealed"})
 	if err != nil {
 		op.Problem = errText(err)
 		return

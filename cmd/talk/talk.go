@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -158,7 +159,7 @@ func (o *Options) send(ctx context.Context, s *state, member *client.Client, msg
 	}
 	// The CLI saves the tokens the answers give, so the assistant need not ask to keep them.
 	in := axp.TalkBody{Message: msg, ConversationID: s.ConversationID, KeepsTokens: true}
-	r, raw, err := client.Call(ctx, c, axp.Talk, in)
+	r, raw, err := client.Call(ctx, c, contract.Talk, in)
 	var e *axp.Error
 	if errors.As(err, &e) && e.Code == axp.CodeForbidden && e.Field == "conversation_id" {
 		return cmdutil.WithHint(err, "start a new conversation with `axp talk --new`", axp.CodeForbidden)

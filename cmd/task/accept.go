@@ -8,6 +8,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -75,7 +76,7 @@ func acceptRun(ctx context.Context, o *AcceptOptions) error {
 		return err
 	}
 	in := axp.AcceptInput{TaskRef: taskRef(o.TaskID), SHA256: o.SHA256}
-	err = act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, axp.AcceptTask, in,
+	err = act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, contract.AcceptTask, in,
 		"✓ Accepted the delivery of %s; the task is %s and the seller is paid once the operator approves")
 	var e *axp.Error
 	if errors.As(err, &e) && e.Code == axp.CodeConflict && e.Field == "deliverable" {
@@ -85,7 +86,7 @@ func acceptRun(ctx context.Context, o *AcceptOptions) error {
 }
 
 // act runs a buyer action that answers the task and reports the new status on stderr.
-func act[I any](ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, token string, def axp.Def[I, axp.Task], in I, done string) error {
+func act[I any](ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *cmdutil.Exporter, id, token string, def contract.Def[I, axp.Task], in I, done string) error {
 	t, raw, err := asBuyer(ctx, f, id, token, def, in)
 	if err != nil {
 		return err

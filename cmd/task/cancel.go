@@ -6,6 +6,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -58,6 +59,6 @@ func cancelRun(ctx context.Context, o *CancelOptions) error {
 	if err != nil {
 		return err
 	}
-	return act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, axp.CancelTask,
+	return act(ctx, o.F, o.IO, &o.Export, o.TaskID, o.Token, contract.CancelTask,
 		axp.CancelInput{TaskRef: taskRef(o.TaskID), Reason: o.Reason}, "✓ Cancelled task %s; it is %s")
 }

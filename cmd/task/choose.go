@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -112,7 +113,7 @@ func chooseRun(ctx context.Context, o *ChooseOptions) error {
 			return ErrCancelled
 		}
 	}
-	chosen, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, axp.ChooseOffer, axp.ChooseInput{TaskRef: taskRef(o.TaskID), OfferID: offer.OfferID})
+	chosen, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, contract.ChooseOffer, axp.ChooseInput{TaskRef: taskRef(o.TaskID), OfferID: offer.OfferID})
 	if err != nil {
 		return err
 	}

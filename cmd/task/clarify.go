@@ -6,6 +6,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +46,7 @@ QUESTION=ANSWER, where QUESTION is the question's text or the seller's id.`,
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
-			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, axp.AnswerClarifications, axp.ClarifyBody{TaskRef: taskRef(o.TaskID), Answers: answers},
+			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, contract.AnswerClarifications, axp.ClarifyBody{TaskRef: taskRef(o.TaskID), Answers: answers},
 				"✓ Answered the questions on %s (%s); sellers are asked to quote again")
 		},
 	}

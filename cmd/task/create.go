@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -252,7 +253,7 @@ func createRun(ctx context.Context, o *CreateOptions) error {
 		return err
 	}
 	sp := cmdutil.StartSpinner(o.IO, "Posting the task and waiting for quotes")
-	created, raw, err := client.Call(ctx, cl, axp.CreateTask, *body)
+	created, raw, err := client.Call(ctx, cl, contract.CreateTask, *body)
 	sp.Stop()
 	if err != nil {
 		return err
@@ -318,7 +319,7 @@ func poster(ctx context.Context, o *CreateOptions) (*client.Client, string, erro
 	if err != nil || mc == nil {
 		return anon, "anonymously", err
 	}
-	m, _, err := client.Call(ctx, mc, axp.GetMyProfile, axp.NoInput{})
+	m, _, err := client.Call(ctx, mc, contract.GetMyProfile, contract.NoInput{})
 	if err != nil {
 		return nil, "", cmdutil.WithHint(err, "the saved member secret was refused: `axp login` again, or post with --anonymous",
 			axp.CodeUnauthorized, axp.CodeForbidden)

@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -61,7 +62,7 @@ func Download(ctx context.Context, f *cmdutil.Factory, id, token string) (*Deliv
 	if err != nil {
 		return nil, err
 	}
-	resp, err := client.Do(ctx, cl, axp.GetDeliverable, taskRef(id))
+	resp, err := client.Do(ctx, cl, contract.GetDeliverable, taskRef(id))
 	if err != nil {
 		return nil, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -70,7 +71,7 @@ func ListTasks(ctx context.Context, f *cmdutil.Factory, warn func(id string, err
 	}
 	byID := map[string]listed{}
 	for _, id := range creds.TaskIDs() {
-		t, raw, err := client.Call(ctx, f.Client(creds.BuyerTokens[id]), axp.GetTask, axp.TaskQuery{TaskRef: taskRef(id)})
+		t, raw, err := client.Call(ctx, f.Client(creds.BuyerTokens[id]), contract.GetTask, axp.TaskQuery{TaskRef: taskRef(id)})
 		if err != nil {
 			var un *client.UnreachableError
 			if errors.As(err, &un) {
@@ -90,7 +91,7 @@ func ListTasks(ctx context.Context, f *cmdutil.Factory, warn func(id string, err
 				Tasks      []json.RawMessage `json:"tasks"`
 				NextCursor string            `json:"next_cursor"`
 			}
-			if _, raw, err := client.Call(ctx, f.Client(creds.MemberSecret), axp.ListMyTasks, q); err != nil {
+			if _, raw, err := client.Call(ctx, f.Client(creds.MemberSecret), contract.ListMyTasks, q); err != nil {
 				if client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden) {
 					warn("", cmdutil.WithHint(err, "the saved member secret was refused: `axp login` again"))
 					break

@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -68,7 +69,7 @@ func escalateRun(ctx context.Context, o *EscalateOptions) error {
 		return err
 	}
 	in := axp.EscalateBody{TaskRef: taskRef(o.TaskID), Reason: o.Reason, Statement: o.Statement, ProposedRefundPct: o.RefundPct.ptr()}
-	m, raw, err := partyCall(ctx, cl, axp.Escalate, in)
+	m, raw, err := partyCall(ctx, cl, contract.Escalate, in)
 	if err != nil {
 		return err
 	}
@@ -165,7 +166,7 @@ func mediationRun(ctx context.Context, o *MediationOptions) error {
 			return ctx.Err()
 		case <-wait.C:
 		}
-		m, raw, err := partyCall(ctx, cl, axp.GetMediation, taskRef(id))
+		m, raw, err := partyCall(ctx, cl, contract.GetMediation, taskRef(id))
 		if err != nil {
 			if ctx.Err() != nil {
 				continue
@@ -244,7 +245,7 @@ func statementRun(ctx context.Context, o *StatementOptions) error {
 		return err
 	}
 	in := axp.StatementBody{TaskRef: taskRef(id), Statement: o.Body, ProposedRefundPct: o.RefundPct.ptr()}
-	m, raw, err := partyCall(ctx, cl, axp.SubmitStatement, in)
+	m, raw, err := partyCall(ctx, cl, contract.SubmitStatement, in)
 	if err != nil {
 		return err
 	}
@@ -316,7 +317,7 @@ func appealRun(ctx context.Context, o *AppealOptions) error {
 	if err != nil {
 		return cmdutil.WithHint(err, "the Mediator has not decided yet: see `axp task mediation "+o.TaskID+"`", axp.CodeNotFound)
 	}
-	m, raw, err := partyCall(ctx, cl, axp.Appeal, axp.AppealBody{TaskRef: taskRef(id), Reason: o.Reason})
+	m, raw, err := partyCall(ctx, cl, contract.Appeal, axp.AppealBody{TaskRef: taskRef(id), Reason: o.Reason})
 	if err != nil {
 		return err
 	}

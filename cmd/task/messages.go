@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/internal/render"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +52,7 @@ func messagesRun(ctx context.Context, o *MessagesOptions) error {
 	if err != nil {
 		return err
 	}
-	l, raw, err := partyCall(ctx, cl, axp.ListMessages, taskRef(o.TaskID))
+	l, raw, err := partyCall(ctx, cl, contract.ListMessages, taskRef(o.TaskID))
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,7 @@ func messageRun(ctx context.Context, o *MessageOptions) error {
 	if err != nil {
 		return err
 	}
-	m, raw, err := partyCall(ctx, cl, axp.PostMessage, axp.MessageBody{TaskRef: taskRef(o.TaskID), Body: o.Body, SellerID: o.SellerID})
+	m, raw, err := partyCall(ctx, cl, contract.PostMessage, axp.MessageBody{TaskRef: taskRef(o.TaskID), Body: o.Body, SellerID: o.SellerID})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -99,7 +100,7 @@ func payRun(ctx context.Context, o *PayOptions) error {
 	if err != nil {
 		return err
 	}
-	out, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, axp.PayCryptoOp, axp.PayCryptoInput{TaskRef: taskRef(o.TaskID), TxHash: o.TxHash, PayerSignature: o.Signature})
+	out, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: taskRef(o.TaskID), TxHash: o.TxHash, PayerSignature: o.Signature})
 	if err != nil {
 		return err
 	}

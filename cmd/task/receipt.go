@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +45,7 @@ and its transactions.`,
 }
 
 func receiptRun(ctx context.Context, o *ReceiptOptions) error {
-	r, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, axp.GetTaskReceipt, taskRef(o.TaskID))
+	r, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, contract.GetTaskReceipt, taskRef(o.TaskID))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +36,7 @@ func NewCmdRedo(f *cmdutil.Factory, runF func(context.Context, *RedoOptions) err
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
-			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, axp.RequestRedo, axp.RedoBody{TaskRef: taskRef(o.TaskID), Reason: o.Reason},
+			return act(c.Context(), o.F, o.IO, &o.Export, o.TaskID, o.Token, contract.RequestRedo, axp.RedoBody{TaskRef: taskRef(o.TaskID), Reason: o.Reason},
 				"✓ Asked for a redo of %s; the task is %s")
 		},
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -76,7 +77,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	}
 	in := axp.ReviewBody{TaskRef: taskRef(o.TaskID), Rating: o.Rating, Quality: score(o.Quality), Accuracy: score(o.Accuracy),
 		Timeliness: score(o.Timeliness), Comment: o.Comment}
-	r, raw, err := partyCall(ctx, cl, axp.SubmitReview, in)
+	r, raw, err := partyCall(ctx, cl, contract.SubmitReview, in)
 	if err != nil {
 		return err
 	}
@@ -172,7 +173,7 @@ func objectRun(ctx context.Context, o *ObjectOptions) error {
 	var m *axp.Mediation
 	var raw []byte
 	for i, id := range reviews {
-		m, raw, err = partyCall(ctx, cl, axp.ObjectToReview, axp.ObjectionBody{ID: id, Reason: o.Reason, Statement: o.Statement})
+		m, raw, err = partyCall(ctx, cl, contract.ObjectToReview, axp.ObjectionBody{ID: id, Reason: o.Reason, Statement: o.Statement})
 		var e *axp.Error
 		// Without --review, the task's reviews are tried newest first: only the one of you is
 		// accepted (the exchange refuses the others as forbidden).

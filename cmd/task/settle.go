@@ -6,6 +6,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -60,7 +61,7 @@ func settleRun(ctx context.Context, o *SettleOptions) error {
 		return err
 	}
 	in := axp.SettlementBody{TaskRef: taskRef(o.TaskID), RefundPct: o.RefundPct.v, Note: o.Note}
-	s, raw, err := partyCall(ctx, cl, axp.ProposeSettlement, in)
+	s, raw, err := partyCall(ctx, cl, contract.ProposeSettlement, in)
 	if err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func settlementRun(ctx context.Context, o *SettlementOptions) error {
 		}
 	}
 	// accept is sent even when false: a rejection.
-	s, raw, err := partyCall(ctx, cl, axp.AnswerSettlement, axp.SettlementAnswer{TaskRef: taskRef(o.TaskID), SettlementID: id, Accept: o.Accept})
+	s, raw, err := partyCall(ctx, cl, contract.AnswerSettlement, axp.SettlementAnswer{TaskRef: taskRef(o.TaskID), SettlementID: id, Accept: o.Accept})
 	if err != nil {
 		return err
 	}

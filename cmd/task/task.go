@@ -8,6 +8,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +46,7 @@ func addTokenFlag(c *cobra.Command, b *buyerFlags) {
 // asBuyer runs an operation on task id as its buyer (token, else the saved credentials of the task)
 // and returns its answer decoded and as the exchange sent it (what --json prints). in addresses the
 // task itself.
-func asBuyer[I, O any](ctx context.Context, f *cmdutil.Factory, id, token string, def axp.Def[I, O], in I) (*O, []byte, error) {
+func asBuyer[I, O any](ctx context.Context, f *cmdutil.Factory, id, token string, def contract.Def[I, O], in I) (*O, []byte, error) {
 	cl, err := f.BuyerClient(id, token)
 	if err != nil {
 		return nil, nil, err
@@ -59,7 +60,7 @@ func taskRef(id string) axp.TaskRef { return axp.TaskRef{ID: id} }
 
 // getTask reads a task as its buyer, offers ranked by sort ("" for the default).
 func getTask(ctx context.Context, f *cmdutil.Factory, id, token, sort string) (*axp.Task, []byte, error) {
-	return asBuyer(ctx, f, id, token, axp.GetTask, axp.TaskQuery{TaskRef: taskRef(id), Sort: sort})
+	return asBuyer(ctx, f, id, token, contract.GetTask, axp.TaskQuery{TaskRef: taskRef(id), Sort: sort})
 }
 
 // ErrCancelled is the answer "no" to a confirmation.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +46,7 @@ func NewCmdTimeline(f *cmdutil.Factory, runF func(context.Context, *TimelineOpti
 
 func timelineRun(ctx context.Context, o *TimelineOptions) error {
 	// The catalog declares the timeline a free-form result; the CLI reads it as an axp.Timeline.
-	_, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, axp.GetTimeline, taskRef(o.TaskID))
+	_, raw, err := asBuyer(ctx, o.F, o.TaskID, o.Token, contract.GetTimeline, taskRef(o.TaskID))
 	if err != nil {
 		return err
 	}

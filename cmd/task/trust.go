@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -56,7 +57,7 @@ func partyClient(f *cmdutil.Factory, taskID, token string) (*client.Client, erro
 // partyCall runs an operation as a party and returns its answer decoded and as the exchange sent
 // it. A refusal for the credentials gets the login hint; other refusals keep the exchange's hint,
 // which names the rule.
-func partyCall[I, O any](ctx context.Context, cl *client.Client, def axp.Def[I, O], in I) (*O, []byte, error) {
+func partyCall[I, O any](ctx context.Context, cl *client.Client, def contract.Def[I, O], in I) (*O, []byte, error) {
 	out, body, err := client.Call(ctx, cl, def, in)
 	var e *axp.Error
 	if errors.As(err, &e) && (e.Code == axp.CodeUnauthorized || (e.Code == axp.CodeForbidden && e.Hint == "")) {
@@ -68,7 +69,7 @@ func partyCall[I, O any](ctx context.Context, cl *client.Client, def axp.Def[I, 
 // timeline reads a task's timeline as a party. The catalog declares its events as a free-form
 // result; the CLI reads them as an axp.Timeline.
 func timeline(ctx context.Context, cl *client.Client, taskID string) (*axp.Timeline, error) {
-	_, raw, err := partyCall(ctx, cl, axp.GetTimeline, taskRef(taskID))
+	_, raw, err := partyCall(ctx, cl, contract.GetTimeline, taskRef(taskID))
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
@@ -45,7 +46,7 @@ func viewRun(ctx context.Context, o *ViewOptions) error {
 	if err != nil && o.Token == "" && (client.IsCode(err, axp.CodeUnauthorized) || client.IsCode(err, axp.CodeForbidden)) {
 		// The operator views any task with the admin login.
 		if admin, aerr := o.F.AdminToken(); aerr == nil && admin != "" {
-			at, araw, aerr := client.Call(ctx, o.F.Client(admin), axp.AdminTask, axp.IDPath{ID: o.TaskID})
+			at, araw, aerr := client.Call(ctx, o.F.Client(admin), contract.AdminTask, axp.IDPath{ID: o.TaskID})
 			switch {
 			case aerr == nil:
 				t, raw, err = at, araw, nil

@@ -10,10 +10,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/wallet"
+	"github.com/axp-exchange/axp/contract"
 	axptui "github.com/axp-exchange/axp/tui"
 )
 
@@ -111,7 +111,7 @@ func Source(f *cmdutil.Factory) (*axptui.ClientSource, error) {
 func testMode(ctx context.Context, f *cmdutil.Factory) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	p, _, err := client.Call(ctx, f.Client(""), axp.GetPricing, axp.NoInput{})
+	p, _, err := client.Call(ctx, f.Client(""), contract.GetPricing, contract.NoInput{})
 	return err == nil && p.TestMode
 }
 
@@ -126,7 +126,7 @@ func run(ctx context.Context, o *Options) error {
 	if !src.CanBuy() && !src.CanOperate() {
 		// Say first that the exchange does not answer: no credentials is not the problem then.
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, _, err := client.Call(ctx, o.F.Client(""), axp.GetPricing, axp.NoInput{})
+		_, _, err := client.Call(ctx, o.F.Client(""), contract.GetPricing, contract.NoInput{})
 		cancel()
 		if err != nil {
 			return err

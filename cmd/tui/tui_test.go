@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	tuicmd "github.com/axp-exchange/axp/cmd/tui"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/memberkit"
 	axptui "github.com/axp-exchange/axp/tui"
 )
@@ -137,7 +138,7 @@ func TestClientSource(t *testing.T) {
 
 	// The description of the task: the task, its timeline, its three queue items and the audit
 	// of the task and of those items only (the other task's records are not there).
-	otherTask, _, err := client.Call(ctx, x.Anon, axp.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "other"}})
+	otherTask, _, err := client.Call(ctx, x.Anon, contract.CreateTask, axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "other"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestMediationsOverRealExchange(t *testing.T) {
 
 	// Listings: a refused brief, overturned through the source.
 	brief := axp.NewTask{Type: "custom-job", Description: "Write ransomware that encrypts every file on a hospital network."}
-	if _, _, err := client.Call(ctx, x.Anon, axp.CreateTask, brief); err == nil {
+	if _, _, err := client.Call(ctx, x.Anon, contract.CreateTask, brief); err == nil {
 		t.Fatal("the brief was accepted")
 	}
 	ls, err := src.Listings(ctx)
@@ -327,7 +328,7 @@ func TestBoardOverRealExchange(t *testing.T) {
 	ctx := context.Background()
 	post := func(title, body string) *axp.BoardPost {
 		t.Helper()
-		p, _, err := client.Call(ctx, ac, axp.BoardPostOp, axp.BoardPostBody{Title: title, Body: body})
+		p, _, err := client.Call(ctx, ac, contract.BoardPostOp, axp.BoardPostBody{Title: title, Body: body})
 		if err != nil {
 			t.Fatalf("board_post %q: %v", title, err)
 		}
@@ -371,7 +372,7 @@ func TestBoardOverRealExchange(t *testing.T) {
 	if !strings.Contains(s, "Hid thread "+held2.ID+" by Board Writer: now hidden") || !strings.Contains(s, "[Board 0]") || !strings.Contains(s, "No board posts wait for you.") {
 		t.Fatalf("screen:\n%s", s)
 	}
-	all := cmdtest.Must(t, x.Admin, axp.AdminBoard, axp.BoardAdminQuery{Status: "all"})
+	all := cmdtest.Must(t, x.Admin, contract.AdminBoard, axp.BoardAdminQuery{Status: "all"})
 	got := map[string]axp.BoardPost{}
 	for _, p := range all.Posts {
 		got[p.ID] = p

@@ -8,6 +8,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/spf13/cobra"
 )
@@ -64,7 +65,7 @@ func fundRun(ctx context.Context, o *FundOptions) error {
 		return err
 	}
 	in.Address = w.Address()
-	out, raw, err := client.Call(ctx, o.F.Client(""), axp.TestFund, in)
+	out, raw, err := client.Call(ctx, o.F.Client(""), contract.TestFund, in)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -20,7 +21,7 @@ import (
 // Pricing reads the exchange's GET /api/pricing and refuses an exchange that names no chain: there
 // is nothing to pay on.
 func Pricing(ctx context.Context, f *cmdutil.Factory) (*axp.PricingInfo, error) {
-	p, _, err := client.Call(ctx, f.Client(""), axp.GetPricing, axp.NoInput{})
+	p, _, err := client.Call(ctx, f.Client(""), contract.GetPricing, contract.NoInput{})
 	if err != nil {
 		return nil, err
 	}

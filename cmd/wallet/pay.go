@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/task"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -159,7 +160,7 @@ func (p *payment) pay(ctx context.Context) (hash string, report func(context.Con
 		return "", nil, err
 	}
 	report = func(ctx context.Context) error {
-		_, _, err := client.Call(ctx, p.buyer, axp.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: p.t.ID}, TxHash: hash, PayerSignature: sig})
+		_, _, err := client.Call(ctx, p.buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: p.t.ID}, TxHash: hash, PayerSignature: sig})
 		return err
 	}
 	return hash, report, nil
@@ -213,7 +214,7 @@ func (w *Payer) Pay(ctx context.Context, id string) (string, error) {
 	if err := report(ctx); err != nil {
 		// The exchange watches its deposit address: it may have credited the transfer before the
 		// report arrived, and then the report has nothing left to do.
-		if t, _, terr := client.Call(ctx, p.buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}}); terr == nil && t.Payment != nil &&
+		if t, _, terr := client.Call(ctx, p.buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}}); terr == nil && t.Payment != nil &&
 			t.Payment.Status == "confirmed" && strings.EqualFold(t.Payment.TxHash, hash) {
 			return hash, nil
 		}
@@ -231,7 +232,7 @@ func (p *payment) authorize(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rep, _, err := client.Call(ctx, p.buyer, axp.PayAuthorizationOp, axp.PayAuthorizationInput{TaskRef: axp.TaskRef{ID: p.t.ID},
+	rep, _, err := client.Call(ctx, p.buyer, contract.PayAuthorizationOp, axp.PayAuthorizationInput{TaskRef: axp.TaskRef{ID: p.t.ID},
 		From: p.from.Hex(), ValidBefore: before, Signature: sig})
 	if err != nil {
 		return "", err
@@ -272,7 +273,7 @@ func prepare(ctx context.Context, o *PayOptions) (*payment, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := client.Call(ctx, buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: o.TaskID}})
+	t, _, err := client.Call(ctx, buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: o.TaskID}})
 	if err != nil {
 		return nil, cmdutil.WithHint(err, cmdutil.BuyerAuthHint, axp.CodeUnauthorized, axp.CodeForbidden)
 	}
@@ -511,7 +512,7 @@ func follow(ctx context.Context, o *PayOptions, p *payment, hash string, send fu
 		} else if ok {
 			chainState = s
 		}
-		t, raw, err := client.Call(ctx, p.buyer, axp.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: p.t.ID}})
+		t, raw, err := client.Call(ctx, p.buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: p.t.ID}})
 		if err == nil {
 			taskState = "task " + t.Status
 			if t.Payment != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2asrv"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -61,10 +62,10 @@ type Server struct {
 	b       Backend
 	o       Options
 	rpc     http.Handler
-	search  *axp.Op
-	create  *axp.Op
-	getTask *axp.Op
-	cancel  *axp.Op
+	search  *contract.Op
+	create  *contract.Op
+	getTask *contract.Op
+	cancel  *contract.Op
 }
 
 type ctxKey int
@@ -83,8 +84,8 @@ func New(b Backend, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{b: b, o: o, search: axp.Search.Op(), create: axp.CreateTask.Op(), getTask: axp.GetTask.Op(),
-		cancel: axp.CancelTask.Op()}
+	s := &Server{b: b, o: o, search: contract.Search.Op(), create: contract.CreateTask.Op(), getTask: contract.GetTask.Op(),
+		cancel: contract.CancelTask.Op()}
 	if s.search == nil || s.create == nil || s.getTask == nil || s.cancel == nil {
 		panic("a2a: the catalog lacks search, create_task, get_task or cancel_task")
 	}
@@ -493,13 +494,13 @@ func rpcErr(err error, notFound error) error {
 // handler implements a2a-go's RequestHandler over the exchange's operations.
 type handler struct{ s *Server }
 
-func (h *handler) call(ctx context.Context, op *axp.Op, args map[string]any) (any, error) {
+func (h *handler) call(ctx context.Context, op *contract.Op, args map[string]any) (any, error) {
 	return h.callKeyed(ctx, op, args, "")
 }
 
 // callKeyed runs a call with an idempotency key (a message's messageId): a message/send sent again
 // with the same messageId answers the first call's result instead of running it again.
-func (h *handler) callKeyed(ctx context.Context, op *axp.Op, args map[string]any, key string) (any, error) {
+func (h *handler) callKeyed(ctx context.Context, op *contract.Op, args map[string]any, key string) (any, error) {
 	c, _ := ctx.Value(callerKey).(axp.Caller)
 	r, _ := ctx.Value(requestKey).(*http.Request)
 	if c.Kind == axp.Anonymous && len(key) < pipeline.MinAnonymousKey {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 
-	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // Card is the agent card of the exchange at base: JSON-RPC at {base}/a2a, streaming and push
@@ -72,9 +72,9 @@ var groupExamples = map[string][]string{
 func Skills() []a2a.AgentSkill {
 	var out []a2a.AgentSkill
 	seen := map[string]int{}
-	for i := range axp.Ops {
-		op := axp.Ops[i]
-		if op.Access != axp.Public || op.Later != "" || op.Tag == "admin" {
+	for i := range contract.Ops {
+		op := contract.Ops[i]
+		if op.Access != contract.Public || op.Later != "" || op.Tag == "admin" {
 			continue
 		}
 		at, ok := seen[op.Tag]

@@ -22,6 +22,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2a"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -556,7 +557,7 @@ func (s *Server) v1ListTasks(r *http.Request, p *v1ListParams) (any, *v1Error) {
 		return nil, verr
 	}
 	h := &handler{s: s}
-	out, err := h.call(ctx, axp.ListMyTasks.Op(), args)
+	out, err := h.call(ctx, contract.ListMyTasks.Op(), args)
 	if err != nil {
 		fail(ctx, renamed(err, "params", map[string]string{"limit": "params.pageSize", "cursor": "params.pageToken"}), 0)
 		return nil, v1ErrorOf(err, f)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/screen/injection"
 
 	"github.com/axp-exchange/axp"
@@ -17,13 +18,13 @@ import (
 
 // Register binds the operations of the board service to their handlers.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.BoardListOp, s.boardList)
-	pipeline.Handle(r, axp.BoardRead, s.boardRead)
-	pipeline.Handle(r, axp.BoardPostOp, s.boardPost)
-	pipeline.Handle(r, axp.BoardReplyOp, s.boardReply)
-	pipeline.Handle(r, axp.AdminBoard, s.adminBoard)
-	pipeline.Handle(r, axp.AdminBoardApprove, s.adminBoardApprove)
-	pipeline.Handle(r, axp.AdminBoardHide, s.adminBoardHide)
+	pipeline.Handle(r, contract.BoardListOp, s.boardList)
+	pipeline.Handle(r, contract.BoardRead, s.boardRead)
+	pipeline.Handle(r, contract.BoardPostOp, s.boardPost)
+	pipeline.Handle(r, contract.BoardReplyOp, s.boardReply)
+	pipeline.Handle(r, contract.AdminBoard, s.adminBoard)
+	pipeline.Handle(r, contract.AdminBoardApprove, s.adminBoardApprove)
+	pipeline.Handle(r, contract.AdminBoardHide, s.adminBoardHide)
 }
 
 var boardTagRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,29}$`)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/pipeline"
@@ -170,7 +171,7 @@ func (k *Kernel) Observe(r *http.Request, route string, status int, elapsed time
 }
 
 // Measure records a finished operation call in the Prometheus series.
-func (k *Kernel) Measure(op *axp.Op, door pipeline.Door, status int, err error, elapsed time.Duration) {
+func (k *Kernel) Measure(op *contract.Op, door pipeline.Door, status int, err error, elapsed time.Duration) {
 	k.Prom.Call(op.Name, string(door), status, err, elapsed)
 }
 
@@ -192,19 +193,19 @@ func ErrorText(err error) string {
 // Admit applies the rate limits of docs/design.md section 8. The limits on task creation, registrations
 // and operator messages count only calls that change something: the door calls refund when a call
 // is refused, replayed or fails. The general limit on anonymous calls counts every call.
-func (k *Kernel) Admit(op *axp.Op, c axp.Caller) (refund func(), err error) {
+func (k *Kernel) Admit(op *contract.Op, c axp.Caller) (refund func(), err error) {
 	now := k.Now()
 	anonymous := c.Kind == axp.Anonymous || c.Kind == axp.BuyerToken
 	switch op.Limit {
-	case axp.LimitTaskPosts:
+	case contract.LimitTaskPosts:
 		if anonymous {
 			return k.AnonTasks.allow(c.IP, now)
 		}
-	case axp.LimitRegistrations:
+	case contract.LimitRegistrations:
 		return k.Registrations.allow(c.IP, now)
-	case axp.LimitOperatorMessages:
+	case contract.LimitOperatorMessages:
 		return k.OperatorMsgs.allow(c.MemberID, now)
-	case axp.LimitBoardPosts:
+	case contract.LimitBoardPosts:
 		return k.BoardPosts.allow(c.MemberID, now)
 	}
 	if anonymous {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -106,8 +107,8 @@ func AsBuyer(t *axp.TaskRecord, c axp.Caller) error {
 // arguments are read. It answers the caller's side (axp.SideBuyer or axp.SideSeller), "" when the
 // operation declares no owner or the record does not exist (the handler, which checks its input
 // first, answers 404).
-func (k *Kernel) Owns(op *axp.Op, c axp.Caller, id string) (side string, err error) {
-	if op.Owner == axp.NoOwner || id == "" {
+func (k *Kernel) Owns(op *contract.Op, c axp.Caller, id string) (side string, err error) {
+	if op.Owner == contract.NoOwner || id == "" {
 		return "", nil
 	}
 	err = k.Store.View(func(tx *store.Tx) error {
@@ -123,7 +124,7 @@ func (k *Kernel) Owns(op *axp.Op, c axp.Caller, id string) (side string, err err
 
 // ownedTask reads the task the {id} of op's path names: the task itself, or the task of the
 // mediation {id} of /api/mediations/{id}...; nil when there is none.
-func ownedTask(tx *store.Tx, op *axp.Op, id string) (*axp.TaskRecord, error) {
+func ownedTask(tx *store.Tx, op *contract.Op, id string) (*axp.TaskRecord, error) {
 	if strings.HasPrefix(op.Path, "/api/mediations/{id}") {
 		m, err := tx.Mediation(id)
 		if err != nil || m == nil {
@@ -136,13 +137,13 @@ func ownedTask(tx *store.Tx, op *axp.Op, id string) (*axp.TaskRecord, error) {
 
 // Owned checks the caller against op's declared owner of task t and answers its side; a handler
 // whose answer depends on the side reads it again here, inside its own transaction.
-func Owned(tx *store.Tx, op *axp.Op, t *axp.TaskRecord, c axp.Caller) (string, error) {
+func Owned(tx *store.Tx, op *contract.Op, t *axp.TaskRecord, c axp.Caller) (string, error) {
 	switch op.Owner {
-	case axp.TaskBuyer:
+	case contract.TaskBuyer:
 		return axp.SideBuyer, AsBuyer(t, c)
-	case axp.JobSeller:
+	case contract.JobSeller:
 		return axp.SideSeller, AsSeller(t, c)
-	case axp.TaskParties, axp.TaskAudience:
+	case contract.TaskParties, contract.TaskAudience:
 		buyerErr := AsBuyer(t, c)
 		if buyerErr == nil {
 			return axp.SideBuyer, nil
@@ -153,7 +154,7 @@ func Owned(tx *store.Tx, op *axp.Op, t *axp.TaskRecord, c axp.Caller) (string, e
 		if t.SellerID != "" && c.MemberID == t.SellerID {
 			return axp.SideSeller, nil
 		}
-		if op.Owner == axp.TaskAudience {
+		if op.Owner == contract.TaskAudience {
 			open, err := openTo(tx, t, c.MemberID)
 			if err != nil || open {
 				return axp.SideSeller, err

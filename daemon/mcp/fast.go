@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // The fast path answers the two requests agents make all day, a stateless tools/call of a tool the
@@ -177,7 +178,7 @@ func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, c axp.Caller, 
 	return true
 }
 
-func (s *Server) safeInvoke(ctx context.Context, route string, op *axp.Op, c axp.Caller, args map[string]any, argErr error, r *http.Request) (a answer, panicked any) {
+func (s *Server) safeInvoke(ctx context.Context, route string, op *contract.Op, c axp.Caller, args map[string]any, argErr error, r *http.Request) (a answer, panicked any) {
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = p

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 )
 
@@ -45,7 +46,7 @@ func (b *fakeBackend) Run(ctx context.Context, req pipeline.Request) (pipeline.A
 	return pipeline.Answer{Out: out, Status: 200}, err
 }
 
-func (b *fakeBackend) invoke(ctx context.Context, route string, op *axp.Op, c axp.Caller, args map[string]any, r *http.Request) (any, error) {
+func (b *fakeBackend) invoke(ctx context.Context, route string, op *contract.Op, c axp.Caller, args map[string]any, r *http.Request) (any, error) {
 	b.mu.Lock()
 	b.calls = append(b.calls, fakeCall{tool: op.Tool, viaSDK: server.ServerFromContext(ctx) != nil, caller: c, args: args})
 	b.mu.Unlock()

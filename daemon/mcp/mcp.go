@@ -1,5 +1,5 @@
 // Package mcp is the MCP door of the exchange: Model Context Protocol over Streamable HTTP, stateless
-// (mark3labs/mcp-go). Every operation of the catalog (axp.Ops) with a Tool name is a tool whose input
+// (mark3labs/mcp-go). Every operation of the catalog (contract.Ops) with a Tool name is a tool whose input
 // and output schemas are derived from the operation's Go types, as /openapi.json is. Member tools
 // are listed and callable only with a member secret. A plain tools/call or tools/list is answered
 // by a fast path that writes the bytes mcp-go would (fast.go); everything else goes to mcp-go.
@@ -28,6 +28,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -72,7 +73,7 @@ type Server struct {
 
 // toolOp is an operation with the route its MCP calls are recorded under.
 type toolOp struct {
-	op    *axp.Op
+	op    *contract.Op
 	route string
 }
 
@@ -185,7 +186,9 @@ func writeError(w http.ResponseWriter, trace string, err error, status int) {
 }
 
 // MemberOnly reports whether an operation's tool is listed and callable only with a member secret.
-func MemberOnly(op *axp.Op) bool { return op.Access == axp.MemberAuth || op.Access == axp.SellerAuth }
+func MemberOnly(op *contract.Op) bool {
+	return op.Access == contract.MemberAuth || op.Access == contract.SellerAuth
+}
 
 // SetFastPath turns the fast path on (the default) or off (every request through mcp-go), for
 // benchmarks that compare the two. Call it before serving.
@@ -206,7 +209,7 @@ func (s *Server) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	return out
 }
 
-func (s *Server) handler(op *axp.Op) server.ToolHandlerFunc {
+func (s *Server) handler(op *contract.Op) server.ToolHandlerFunc {
 	route := s.ops[op.Tool].route
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c, _ := ctx.Value(callerKey).(axp.Caller)
@@ -218,7 +221,7 @@ func (s *Server) handler(op *axp.Op) server.ToolHandlerFunc {
 
 // invoke runs one tool call (both paths, mcp-go's handler and the fast path, come here): args are
 // the parsed arguments, or argErr says why they could not be read.
-func (s *Server) invoke(ctx context.Context, route string, op *axp.Op, c axp.Caller, args map[string]any, argErr error, r *http.Request) answer {
+func (s *Server) invoke(ctx context.Context, route string, op *contract.Op, c axp.Caller, args map[string]any, argErr error, r *http.Request) answer {
 	trace := axp.TraceID(ctx)
 	if argErr != nil {
 		return errorAnswer(trace, argErr)
@@ -276,7 +279,7 @@ func notObject() error {
 }
 
 // buyerToken moves the buyer_token argument into the caller, as the REST door does with ?token=.
-func buyerToken(op *axp.Op, c *axp.Caller, args map[string]any) error {
+func buyerToken(op *contract.Op, c *axp.Caller, args map[string]any) error {
 	if _, given := args["token"]; given && takesBuyerToken(op) {
 		return axp.Invalid("token", "is not an argument of this tool", "send the task's buyer token as "+BuyerTokenArg)
 	}
@@ -313,8 +316,8 @@ func intp(n int) *int { return &n }
 // takesBuyerToken reports whether the tool takes a buyer_token argument: the steps of a task's
 // buyer (or of either party), and reads whose answer depends on it (get_task shows the buyer's
 // view).
-func takesBuyerToken(op *axp.Op) bool {
-	if op.Access == axp.BuyerAuth || op.Access == axp.TaskParty {
+func takesBuyerToken(op *contract.Op) bool {
+	if op.Access == contract.BuyerAuth || op.Access == contract.TaskParty {
 		return true
 	}
 	return op.In != nil && protocol.SchemaOf(op.In).Properties["token"] != nil
@@ -403,8 +406,8 @@ func errorAnswer(trace string, err error) answer {
 // Tools is the tool list projected from the catalog, in catalog order.
 func Tools() []mcp.Tool {
 	var out []mcp.Tool
-	for i := range axp.Ops {
-		op := axp.Ops[i]
+	for i := range contract.Ops {
+		op := contract.Ops[i]
 		if op.Tool == "" {
 			continue
 		}
@@ -413,16 +416,16 @@ func Tools() []mcp.Tool {
 	return out
 }
 
-func lookupTool(name string) *axp.Op {
-	for i := range axp.Ops {
-		if axp.Ops[i].Tool == name {
-			return axp.Ops[i]
+func lookupTool(name string) *contract.Op {
+	for i := range contract.Ops {
+		if contract.Ops[i].Tool == name {
+			return contract.Ops[i]
 		}
 	}
 	return nil
 }
 
-func tool(op *axp.Op) mcp.Tool {
+func tool(op *contract.Op) mcp.Tool {
 	in, err := json.Marshal(InputSchema(op))
 	if err != nil {
 		panic(fmt.Sprintf("mcp: input schema of %s: %v", op.Tool, err))
@@ -449,23 +452,23 @@ func tool(op *axp.Op) mcp.Tool {
 
 func boolp(b bool) *bool { return &b }
 
-func title(op *axp.Op) string {
+func title(op *contract.Op) string {
 	s := strings.ReplaceAll(op.Tool, "_", " ")
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func description(op *axp.Op) string {
+func description(op *contract.Op) string {
 	var b strings.Builder
 	b.WriteString(op.Summary)
 	fmt.Fprintf(&b, " REST: %s %s.", op.Method, op.Path)
 	switch op.Access {
-	case axp.BuyerAuth:
+	case contract.BuyerAuth:
 		b.WriteString(" A buyer step: give the task's " + BuyerTokenArg + ", or call with your member secret as Bearer if you posted the task as a buyer member.")
-	case axp.TaskParty:
+	case contract.TaskParty:
 		b.WriteString(" Give the task's " + BuyerTokenArg + ", or call with your member secret as Bearer as the buyer member or a seller the task concerns.")
-	case axp.MemberAuth:
+	case contract.MemberAuth:
 		b.WriteString(" Needs your member secret as Bearer.")
-	case axp.SellerAuth:
+	case contract.SellerAuth:
 		b.WriteString(" Needs a seller's member secret as Bearer.")
 	}
 	if op.Later != "" {
@@ -476,7 +479,7 @@ func description(op *axp.Op) string {
 
 // InputSchema is the tool's input schema: the operation's input type, with its path parameters as
 // arguments and the buyer token as buyer_token.
-func InputSchema(op *axp.Op) *protocol.Schema {
+func InputSchema(op *contract.Op) *protocol.Schema {
 	out := &protocol.Schema{Type: "object", AdditionalProperties: false}
 	var in *protocol.Schema
 	if op.In != nil {
@@ -505,7 +508,7 @@ func InputSchema(op *axp.Op) *protocol.Schema {
 // OutputSchema is the tool's output schema, the operation's output type; nil when the answer is not
 // a JSON object (MCP output schemas describe objects). protocol.SchemaOf admits null wherever the Go
 // type writes null, so MCP clients that validate structuredContent accept every answer.
-func OutputSchema(op *axp.Op) *protocol.Schema {
+func OutputSchema(op *contract.Op) *protocol.Schema {
 	if op.Out == nil {
 		return nil
 	}

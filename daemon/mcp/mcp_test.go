@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -13,7 +13,7 @@ import (
 // object input schema built from the operation's input type.
 func TestToolsFromCatalog(t *testing.T) {
 	var want []string
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		if op.Tool != "" {
 			want = append(want, op.Tool)
 		}
@@ -34,7 +34,7 @@ func TestToolsFromCatalog(t *testing.T) {
 		if _, has := in.Properties["token"]; has {
 			t.Errorf("%s: takes token; the buyer token is buyer_token", tl.Name)
 		}
-		if op.Access == axp.BuyerAuth && in.Properties[BuyerTokenArg] == nil {
+		if op.Access == contract.BuyerAuth && in.Properties[BuyerTokenArg] == nil {
 			t.Errorf("%s: a buyer step without buyer_token", tl.Name)
 		}
 		if op.In != nil {
@@ -68,7 +68,7 @@ func TestToolsFromCatalog(t *testing.T) {
 // Member tools are exactly the operations for members and sellers.
 func TestMemberOnly(t *testing.T) {
 	var got []string
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		if op.Tool != "" && MemberOnly(op) {
 			got = append(got, op.Tool)
 		}
@@ -104,7 +104,7 @@ func TestOutputSchemaNullable(t *testing.T) {
 	}
 	// A document (a deliverable, a Markdown page) is answered as JSON: content, encoding, mime
 	// type and SHA-256.
-	if ds := OutputSchema(axp.Lookup("get_deliverable")); ds == nil || ds.Properties["sha256"] == nil || ds.Properties["content"] == nil {
+	if ds := OutputSchema(contract.Lookup("get_deliverable")); ds == nil || ds.Properties["sha256"] == nil || ds.Properties["content"] == nil {
 		t.Errorf("a document answer has no content schema: %+v", ds)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
@@ -14,17 +15,17 @@ import (
 
 // Register binds the operations of the members service to their handlers.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.Register, s.register)
-	pipeline.HandleNoInput(r, axp.GetMyProfile, s.getMyProfile)
-	pipeline.Handle(r, axp.UpdateProfile, s.updateProfile)
-	pipeline.Handle(r, axp.UpdateSkills, s.updateSkills)
-	pipeline.Handle(r, axp.HeartbeatOp, s.heartbeat)
-	pipeline.Handle(r, axp.Verify, s.verifyMember)
-	pipeline.Handle(r, axp.RunConformance, s.runConformance)
-	pipeline.Handle(r, axp.FavouritesOp, s.setFavourites)
-	pipeline.HandleNoInput(r, axp.Announcements, s.listAnnouncements)
-	pipeline.Handle(r, axp.ReadAnnouncement, s.readAnnouncement)
-	pipeline.Handle(r, axp.MessageOperator, s.messageOperator)
+	pipeline.Handle(r, contract.Register, s.register)
+	pipeline.HandleNoInput(r, contract.GetMyProfile, s.getMyProfile)
+	pipeline.Handle(r, contract.UpdateProfile, s.updateProfile)
+	pipeline.Handle(r, contract.UpdateSkills, s.updateSkills)
+	pipeline.Handle(r, contract.HeartbeatOp, s.heartbeat)
+	pipeline.Handle(r, contract.Verify, s.verifyMember)
+	pipeline.Handle(r, contract.RunConformance, s.runConformance)
+	pipeline.Handle(r, contract.FavouritesOp, s.setFavourites)
+	pipeline.HandleNoInput(r, contract.Announcements, s.listAnnouncements)
+	pipeline.Handle(r, contract.ReadAnnouncement, s.readAnnouncement)
+	pipeline.Handle(r, contract.MessageOperator, s.messageOperator)
 }
 
 func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (*axp.Registered, error) {

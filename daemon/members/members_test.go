@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/store"
@@ -20,7 +21,7 @@ var anonymous = axp.Caller{Kind: axp.Anonymous, IP: "192.0.2.1"}
 
 func register(t *testing.T, f *kerneltest.Fixture, name string) *axp.Registered {
 	t.Helper()
-	out, err := kerneltest.Call(t, f.Reg, axp.Register, anonymous, &axp.Registration{Roles: []string{"buyer"}, Name: name,
+	out, err := kerneltest.Call(t, f.Reg, contract.Register, anonymous, &axp.Registration{Roles: []string{"buyer"}, Name: name,
 		ContactEmail: "ops@example.com"})
 	if err != nil {
 		t.Fatal(err)
@@ -51,11 +52,11 @@ func TestRegisterThenGetMyProfile(t *testing.T) {
 	}
 
 	f.Clock.Add(time.Hour)
-	me, err := kerneltest.Call(t, f.Reg, axp.GetMyProfile, f.Member(t, reg.MemberSecret), nil)
+	me, err := kerneltest.Call(t, f.Reg, contract.GetMyProfile, f.Member(t, reg.MemberSecret), nil)
 	if err != nil || me.ID != reg.MemberID || me.ContactEmail != "ops@example.com" {
 		t.Fatalf("get_my_profile: %+v, %v", me, err)
 	}
-	_, err = kerneltest.Call(t, f.Reg, axp.GetMyProfile, anonymous, nil)
+	_, err = kerneltest.Call(t, f.Reg, contract.GetMyProfile, anonymous, nil)
 	kerneltest.Err(t, err, axp.CodeUnauthorized)
 }
 
@@ -70,7 +71,7 @@ func TestRegisterNamesTheBadField(t *testing.T) {
 		{axp.Registration{Roles: []string{"seller"}, Name: "Tide Reader", PaymentMethods: []string{"cash"}}, "payment_methods[0]"},
 		{axp.Registration{Roles: []string{"buyer"}, Name: "Tide", Identity: &axp.Identity{OperatorName: "a\u202eb"}}, "identity.operator_name"},
 	} {
-		_, err := kerneltest.Call(t, f.Reg, axp.Register, anonymous, &c.in)
+		_, err := kerneltest.Call(t, f.Reg, contract.Register, anonymous, &c.in)
 		if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != c.field {
 			t.Errorf("%+v: refusal names %q, not %s (%s)", c.in, e.Field, c.field, e.Message)
 		}
@@ -85,7 +86,7 @@ func TestRegisterNamesTheBadField(t *testing.T) {
 func TestRegisterRefusesANameThatReadsLikeAnother(t *testing.T) {
 	f := newMembers(t)
 	register(t, f, "Tide Reader")
-	_, err := kerneltest.Call(t, f.Reg, axp.Register, anonymous, &axp.Registration{Roles: []string{"buyer"}, Name: "Tide Reader"})
+	_, err := kerneltest.Call(t, f.Reg, contract.Register, anonymous, &axp.Registration{Roles: []string{"buyer"}, Name: "Tide Reader"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "name" {
 		t.Fatalf("refusal names %q", e.Field)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
@@ -17,13 +18,13 @@ import (
 // Register binds the operations of the money service to their handlers and subscribes it to the
 // events it handles.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.AdminApprovals, s.adminApprovals)
-	pipeline.Handle(r, axp.AdminApprove, s.adminApprove)
-	pipeline.Handle(r, axp.AdminReject, s.adminReject)
-	pipeline.HandleNoInput(r, axp.AdminReconcile, s.adminReconcile)
-	pipeline.Handle(r, axp.AdminWriteOff, s.adminWriteOff)
-	pipeline.HandleNoInput(r, axp.GetMyEarnings, s.getMyEarnings)
-	pipeline.Handle(r, axp.TestFund, s.testFund)
+	pipeline.Handle(r, contract.AdminApprovals, s.adminApprovals)
+	pipeline.Handle(r, contract.AdminApprove, s.adminApprove)
+	pipeline.Handle(r, contract.AdminReject, s.adminReject)
+	pipeline.HandleNoInput(r, contract.AdminReconcile, s.adminReconcile)
+	pipeline.Handle(r, contract.AdminWriteOff, s.adminWriteOff)
+	pipeline.HandleNoInput(r, contract.GetMyEarnings, s.getMyEarnings)
+	pipeline.Handle(r, contract.TestFund, s.testFund)
 	s.subscribeMoney()
 }
 

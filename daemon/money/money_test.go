@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/members"
@@ -45,22 +46,22 @@ func paidTask(t *testing.T, f *kerneltest.Fixture) reported {
 	// Registration and verification are the members service's; here the seller is simply stored verified.
 	seller, _ := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Haiku Works",
 		Skills: []protocol.Skill{{TaskType: "text-file"}}, PayoutAddress: "0x2222222222222222222222222222222222222222"})
-	created, err := kerneltest.Call(t, f.Reg, axp.CreateTask, anon, &axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "a haiku"}})
+	created, err := kerneltest.Call(t, f.Reg, contract.CreateTask, anon, &axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "a haiku"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	price, eta := axp.Money(2_000_000), 30
-	offer, err := kerneltest.Call(t, f.Reg, axp.SubmitOffer, seller, &axp.OfferInput{ID: created.ID,
+	offer, err := kerneltest.Call(t, f.Reg, contract.SubmitOffer, seller, &axp.OfferInput{ID: created.ID,
 		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: &price, ETAMinutes: &eta}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	buyer := axp.Caller{Kind: axp.BuyerToken, Token: created.BuyerToken, IP: "192.0.2.1"}
-	if _, err := kerneltest.Call(t, f.Reg, axp.ChooseOffer, buyer, &axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offer.Offer.OfferID}); err != nil {
+	if _, err := kerneltest.Call(t, f.Reg, contract.ChooseOffer, buyer, &axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offer.Offer.OfferID}); err != nil {
 		t.Fatal(err)
 	}
 	tx := "0x" + strings.Repeat("ab", 32)
-	rep, err := kerneltest.Call(t, f.Reg, axp.PayCryptoOp, buyer, &axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: tx})
+	rep, err := kerneltest.Call(t, f.Reg, contract.PayCryptoOp, buyer, &axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: tx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestAdminApprovalsListsAReportedPaymentWithItsAge(t *testing.T) {
 	f := market(t)
 	p := paidTask(t, f)
 	f.Clock.Add(90 * time.Second)
-	list, err := kerneltest.Call(t, f.Reg, axp.AdminApprovals, kerneltest.Operator, &axp.ApprovalsQuery{})
+	list, err := kerneltest.Call(t, f.Reg, contract.AdminApprovals, kerneltest.Operator, &axp.ApprovalsQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,19 +86,19 @@ func TestAdminApprovalsListsAReportedPaymentWithItsAge(t *testing.T) {
 	if a.Kind != axp.ApprovePayment || a.Status != axp.ApprovalPending || a.TaskID != p.task || a.AgeSeconds != 90 {
 		t.Fatalf("item %+v", a)
 	}
-	_, err = kerneltest.Call(t, f.Reg, axp.AdminApprovals, p.seller, &axp.ApprovalsQuery{})
+	_, err = kerneltest.Call(t, f.Reg, contract.AdminApprovals, p.seller, &axp.ApprovalsQuery{})
 	kerneltest.Err(t, err, axp.CodeUnauthorized)
 }
 
 func TestApprovingAPaymentStartsTheJob(t *testing.T) {
 	f := market(t)
 	p := paidTask(t, f)
-	list, err := kerneltest.Call(t, f.Reg, axp.AdminApprovals, kerneltest.Operator, &axp.ApprovalsQuery{TaskID: p.task})
+	list, err := kerneltest.Call(t, f.Reg, contract.AdminApprovals, kerneltest.Operator, &axp.ApprovalsQuery{TaskID: p.task})
 	if err != nil || len(list.Approvals) != 1 {
 		t.Fatalf("queue %+v, %v", list, err)
 	}
 	before := len(f.Sent())
-	a, err := kerneltest.Call(t, f.Reg, axp.AdminApprove, kerneltest.Operator, &axp.ApproveBody{ID: list.Approvals[0].ID, Note: "seen on the explorer"})
+	a, err := kerneltest.Call(t, f.Reg, contract.AdminApprove, kerneltest.Operator, &axp.ApproveBody{ID: list.Approvals[0].ID, Note: "seen on the explorer"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,15 +120,15 @@ func TestApprovingAPaymentStartsTheJob(t *testing.T) {
 		t.Fatalf("no do_task notice to the seller after the approval: %+v", f.Sent()[before:])
 	}
 	// A second approval of the same item is refused.
-	_, err = kerneltest.Call(t, f.Reg, axp.AdminApprove, kerneltest.Operator, &axp.ApproveBody{ID: a.ID})
+	_, err = kerneltest.Call(t, f.Reg, contract.AdminApprove, kerneltest.Operator, &axp.ApproveBody{ID: a.ID})
 	kerneltest.Err(t, err, axp.CodeConflict)
 }
 
 func TestRejectNeedsAReasonAndKnownItem(t *testing.T) {
 	f := market(t)
-	_, err := kerneltest.Call(t, f.Reg, axp.AdminReject, kerneltest.Operator, &axp.RejectBody{ID: "apr_missing", Reason: "no such transfer"})
+	_, err := kerneltest.Call(t, f.Reg, contract.AdminReject, kerneltest.Operator, &axp.RejectBody{ID: "apr_missing", Reason: "no such transfer"})
 	kerneltest.Err(t, err, axp.CodeNotFound)
-	_, err = kerneltest.Call(t, f.Reg, axp.AdminReject, kerneltest.Operator, &axp.RejectBody{ID: "apr_missing"})
+	_, err = kerneltest.Call(t, f.Reg, contract.AdminReject, kerneltest.Operator, &axp.RejectBody{ID: "apr_missing"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "reason" {
 		t.Fatalf("refusal names %q", e.Field)
 	}

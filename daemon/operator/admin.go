@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
@@ -16,19 +17,19 @@ import (
 
 // Register binds the operations of the operator service to their handlers.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.AdminTrace, s.adminTrace)
-	pipeline.Handle(r, axp.AdminLog, s.adminLog)
-	pipeline.Handle(r, axp.AdminAudit, s.adminAudit)
-	pipeline.Handle(r, axp.AdminMetrics, s.adminMetrics)
-	pipeline.HandleNoInput(r, axp.AdminStats, s.adminStats)
-	pipeline.Handle(r, axp.AdminAnnounce, s.adminAnnounce)
-	pipeline.HandleNoInput(r, axp.AdminAnnouncements, s.adminAnnouncements)
-	pipeline.HandleNoInput(r, axp.AdminOperatorMessages, s.adminOperatorMessages)
-	pipeline.Handle(r, axp.AdminTaskTimeline, s.adminTaskTimeline)
-	pipeline.HandleNoInput(r, axp.AdminBackup, s.adminBackup)
-	pipeline.Handle(r, axp.AdminMembers, s.adminMembers)
-	pipeline.Handle(r, axp.AdminSuspend, s.adminSuspend)
-	pipeline.Handle(r, axp.AdminUnsuspend, s.adminUnsuspend)
+	pipeline.Handle(r, contract.AdminTrace, s.adminTrace)
+	pipeline.Handle(r, contract.AdminLog, s.adminLog)
+	pipeline.Handle(r, contract.AdminAudit, s.adminAudit)
+	pipeline.Handle(r, contract.AdminMetrics, s.adminMetrics)
+	pipeline.HandleNoInput(r, contract.AdminStats, s.adminStats)
+	pipeline.Handle(r, contract.AdminAnnounce, s.adminAnnounce)
+	pipeline.HandleNoInput(r, contract.AdminAnnouncements, s.adminAnnouncements)
+	pipeline.HandleNoInput(r, contract.AdminOperatorMessages, s.adminOperatorMessages)
+	pipeline.Handle(r, contract.AdminTaskTimeline, s.adminTaskTimeline)
+	pipeline.HandleNoInput(r, contract.AdminBackup, s.adminBackup)
+	pipeline.Handle(r, contract.AdminMembers, s.adminMembers)
+	pipeline.Handle(r, contract.AdminSuspend, s.adminSuspend)
+	pipeline.Handle(r, contract.AdminUnsuspend, s.adminUnsuspend)
 }
 
 func (s *Service) adminTrace(ctx context.Context, c *pipeline.Call, in *axp.TraceQuery) (*axp.Trace, error) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/operator"
 )
@@ -20,7 +21,7 @@ func TestAdminStatsCountsMembersAndUptime(t *testing.T) {
 	f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann"})
 	f.AddMember(t, axp.Registration{Roles: []string{"buyer", "seller"}, Name: "Bob"})
 	f.Clock.Add(90 * time.Minute)
-	st, err := kerneltest.Call(t, f.Reg, axp.AdminStats, kerneltest.Operator, nil)
+	st, err := kerneltest.Call(t, f.Reg, contract.AdminStats, kerneltest.Operator, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,28 +31,28 @@ func TestAdminStatsCountsMembersAndUptime(t *testing.T) {
 	if st.Uptime != "1h30m0s" || !st.Leader || st.Money.LedgerSum != 0 || st.Money.Entries != 0 {
 		t.Fatalf("stats %+v", st)
 	}
-	_, err = kerneltest.Call(t, f.Reg, axp.AdminStats, axp.Caller{Kind: axp.Anonymous}, nil)
+	_, err = kerneltest.Call(t, f.Reg, contract.AdminStats, axp.Caller{Kind: axp.Anonymous}, nil)
 	kerneltest.Err(t, err, axp.CodeUnauthorized)
 }
 
 func TestSuspendThenUnsuspendIsAudited(t *testing.T) {
 	f := newOperator(t)
 	ann, secret := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann"})
-	m, err := kerneltest.Call(t, f.Reg, axp.AdminSuspend, kerneltest.Operator, &axp.SuspendBody{ID: ann.MemberID, Reason: "asked buyers to pay outside"})
+	m, err := kerneltest.Call(t, f.Reg, contract.AdminSuspend, kerneltest.Operator, &axp.SuspendBody{ID: ann.MemberID, Reason: "asked buyers to pay outside"})
 	if err != nil || m.State != axp.MemberSuspended {
 		t.Fatalf("suspended %+v, %v", m, err)
 	}
 	// A suspended member's secret no longer authenticates.
 	_, err = f.K.MemberBySecret(secret)
 	kerneltest.Err(t, err, axp.CodeForbidden)
-	_, err = kerneltest.Call(t, f.Reg, axp.AdminSuspend, kerneltest.Operator, &axp.SuspendBody{ID: ann.MemberID})
+	_, err = kerneltest.Call(t, f.Reg, contract.AdminSuspend, kerneltest.Operator, &axp.SuspendBody{ID: ann.MemberID})
 	kerneltest.Err(t, err, axp.CodeConflict)
 
 	f.Clock.Add(time.Hour)
-	if m, err = kerneltest.Call(t, f.Reg, axp.AdminUnsuspend, kerneltest.Operator, &axp.SuspendBody{ID: ann.MemberID}); err != nil || m.State != axp.MemberRegistered {
+	if m, err = kerneltest.Call(t, f.Reg, contract.AdminUnsuspend, kerneltest.Operator, &axp.SuspendBody{ID: ann.MemberID}); err != nil || m.State != axp.MemberRegistered {
 		t.Fatalf("unsuspended %+v, %v", m, err)
 	}
-	audit, err := kerneltest.Call(t, f.Reg, axp.AdminAudit, kerneltest.Operator, &axp.AuditQuery{EntityID: ann.MemberID})
+	audit, err := kerneltest.Call(t, f.Reg, contract.AdminAudit, kerneltest.Operator, &axp.AuditQuery{EntityID: ann.MemberID})
 	if err != nil || len(audit.Records) != 2 {
 		t.Fatalf("audit %+v, %v", audit, err)
 	}
@@ -60,6 +61,6 @@ func TestSuspendThenUnsuspendIsAudited(t *testing.T) {
 		oldest.Action != "member.suspend" || oldest.Details["reason"] != "asked buyers to pay outside" {
 		t.Fatalf("audit %+v", audit.Records)
 	}
-	_, err = kerneltest.Call(t, f.Reg, axp.AdminSuspend, kerneltest.Operator, &axp.SuspendBody{ID: "mem_missing"})
+	_, err = kerneltest.Call(t, f.Reg, contract.AdminSuspend, kerneltest.Operator, &axp.SuspendBody{ID: "mem_missing"})
 	kerneltest.Err(t, err, axp.CodeNotFound)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/paidtools"
@@ -21,20 +22,20 @@ import (
 
 // Register binds the operations of the paid service to their handlers.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.FindPaidTools, s.findPaidTools)
-	pipeline.Handle(r, axp.PaidInjectionCheck, s.paidInjectionCheck)
-	pipeline.Handle(r, axp.PaidTradingRisk, s.paidTradingRisk)
-	pipeline.Precheck(r, axp.PaidTradingRisk, func(in *axp.TradingRiskQuery) error { _, err := paidtools.TradingRisk(in); return err })
-	pipeline.Precheck(r, axp.PaidWebContents, func(in *axp.WebContentsInput) error { _, err := paidtools.CheckURLs(in); return err })
-	pipeline.Handle(r, axp.PaidWebContents, s.paidWebContents)
-	pipeline.Handle(r, axp.PaidWebSearch, s.paidWebSearch)
-	pipeline.Handle(r, axp.PaidConnector, s.paidConnector)
-	pipeline.Handle(r, axp.RequestConnector, s.requestConnector)
-	pipeline.Handle(r, axp.GetConnector, s.getConnector)
-	pipeline.Handle(r, axp.PayConnectorSetup, s.payConnectorSetup)
-	pipeline.Handle(r, axp.AdminConnectors, s.adminConnectors)
-	pipeline.Handle(r, axp.AdminConnectorAccept, s.adminConnectorAccept)
-	pipeline.Handle(r, axp.AdminConnectorReject, s.adminConnectorReject)
+	pipeline.Handle(r, contract.FindPaidTools, s.findPaidTools)
+	pipeline.Handle(r, contract.PaidInjectionCheck, s.paidInjectionCheck)
+	pipeline.Handle(r, contract.PaidTradingRisk, s.paidTradingRisk)
+	pipeline.Precheck(r, contract.PaidTradingRisk, func(in *axp.TradingRiskQuery) error { _, err := paidtools.TradingRisk(in); return err })
+	pipeline.Precheck(r, contract.PaidWebContents, func(in *axp.WebContentsInput) error { _, err := paidtools.CheckURLs(in); return err })
+	pipeline.Handle(r, contract.PaidWebContents, s.paidWebContents)
+	pipeline.Handle(r, contract.PaidWebSearch, s.paidWebSearch)
+	pipeline.Handle(r, contract.PaidConnector, s.paidConnector)
+	pipeline.Handle(r, contract.RequestConnector, s.requestConnector)
+	pipeline.Handle(r, contract.GetConnector, s.getConnector)
+	pipeline.Handle(r, contract.PayConnectorSetup, s.payConnectorSetup)
+	pipeline.Handle(r, contract.AdminConnectors, s.adminConnectors)
+	pipeline.Handle(r, contract.AdminConnectorAccept, s.adminConnectorAccept)
+	pipeline.Handle(r, contract.AdminConnectorReject, s.adminConnectorReject)
 }
 
 // Paywall takes the payment of pay-per-call tools (docs/design.md section 13): x402 with the exact EVM
@@ -63,8 +64,8 @@ func (s *Service) SetupPaid(ctx context.Context) error {
 		pw.maxTimeout = 300
 	}
 	for name, price := range cfg.PaidPrices {
-		op := axp.Lookup(name)
-		if op == nil || op.Access != axp.Paid || op.Category == "" || op.PriceFrom != axp.PriceFixed {
+		op := contract.Lookup(name)
+		if op == nil || op.Access != contract.Paid || op.Category == "" || op.PriceFrom != contract.PriceFixed {
 			return fmt.Errorf("paid_prices names %q, which is not a pay-per-call tool (see GET /paid for the names)", name)
 		}
 		if price < axp.MinCallPrice || price > axp.MaxCallPrice {
@@ -117,7 +118,7 @@ func (s *Service) SetupPaid(ctx context.Context) error {
 }
 
 // price is what one call of op costs.
-func (pw *Paywall) price(op *axp.Op) axp.Money {
+func (pw *Paywall) price(op *contract.Op) axp.Money {
 	if p, ok := pw.prices[op.Name]; ok {
 		return p
 	}
@@ -126,7 +127,7 @@ func (pw *Paywall) price(op *axp.Op) axp.Money {
 
 // terms are what one call costs: the price in v2, the price less the tool's tag in v1 (axp.V1Tag:
 // a v1 payment names no resource, so its amount binds it to the tool).
-func (pw *Paywall) terms(price, tag axp.Money, resource string, op *axp.Op) x402.Terms {
+func (pw *Paywall) terms(price, tag axp.Money, resource string, op *contract.Op) x402.Terms {
 	extra := map[string]any{"name": pw.domain.Name, "version": pw.domain.Version}
 	units := pw.d.rail.Chain.Units(price).String()
 	t := x402.Terms{V2: x402.Requirements{Scheme: x402.SchemeExact, Network: pw.network, Amount: units, Asset: pw.asset,
@@ -140,7 +141,7 @@ func (pw *Paywall) terms(price, tag axp.Money, resource string, op *axp.Op) x402
 }
 
 // bazaarInfo describes how to call op, in the shape of the x402 Bazaar extension.
-func bazaarInfo(op *axp.Op) map[string]any {
+func bazaarInfo(op *contract.Op) map[string]any {
 	in := map[string]any{"type": "http", "method": op.Method, "discoverable": true}
 	if op.In != nil {
 		if op.QueryInput(op.Method) {
@@ -159,7 +160,7 @@ func bazaarInfo(op *axp.Op) map[string]any {
 // demand is the 402 answer: the terms in the PAYMENT-REQUIRED header (v2) and the body (v1 where
 // the chain has a v1 name, else v2), with the exchange's reason and hint, the price and (v1) the
 // amount a v1 payment authorizes.
-func (pw *Paywall) demand(op *axp.Op, t x402.Terms, resource string, price, tag axp.Money, msg, hint string) *axp.PaymentDemand {
+func (pw *Paywall) demand(op *contract.Op, t x402.Terms, resource string, price, tag axp.Money, msg, hint string) *axp.PaymentDemand {
 	req := x402.Required{X402Version: 2, Error: msg, Resource: &x402.Resource{URL: resource, Description: op.Summary,
 		MimeType: "application/json"}, Accepts: []x402.Requirements{t.V2},
 		Extensions: map[string]any{"bazaar": map[string]any{"info": bazaarInfo(op)}}}
@@ -277,13 +278,13 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 // concerns, if any.
 func (pw *Paywall) priceOf(c *pipeline.Call) (price, tag axp.Money, connector string, err error) {
 	switch c.Op.PriceFrom {
-	case axp.PriceConnector:
+	case contract.PriceConnector:
 		conn, err := pw.d.liveConnector(c.Path["name"])
 		if err != nil {
 			return 0, 0, "", err
 		}
 		return conn.PriceUSD, axp.ConnectorV1Tag(conn.Name), conn.ID, nil
-	case axp.PriceConnectorSetup:
+	case contract.PriceConnectorSetup:
 		conn, err := pw.d.loadConnector(c.Path["id"])
 		if err != nil {
 			return 0, 0, "", err
@@ -293,10 +294,10 @@ func (pw *Paywall) priceOf(c *pipeline.Call) (price, tag axp.Money, connector st
 		}
 		return conn.SetupFeeUSD, axp.ConnectorV1Tag(conn.Name), conn.ID, nil
 	}
-	return pw.price(c.Op), axp.V1Tag(c.Op.Name), "", nil
+	return pw.price(c.Op), contract.V1Tag(c.Op.Name), "", nil
 }
 
-func (pw *Paywall) trialHint(op *axp.Op) string {
+func (pw *Paywall) trialHint(op *contract.Op) string {
 	if op.Category == "" || pw.trial <= 0 {
 		return "this call has no free trial"
 	}
@@ -352,7 +353,7 @@ type heldPayment struct {
 	pw       *Paywall
 	p        *x402.Payment
 	t        x402.Terms
-	op       *axp.Op
+	op       *contract.Op
 	rec      *axp.PaidCall
 	resource string
 	price    axp.Money
@@ -536,7 +537,7 @@ const reorgMargin = 64
 // used answers a payment whose authorization is already held (rec): by a call being answered, by a
 // settlement whose outcome is not known yet, or by a booked call. Each says what became of the
 // money; none charges again.
-func (pw *Paywall) used(op *axp.Op, t x402.Terms, resource string, price, tag axp.Money, rec *axp.PaidCall) *axp.PaymentDemand {
+func (pw *Paywall) used(op *contract.Op, t x402.Terms, resource string, price, tag axp.Money, rec *axp.PaidCall) *axp.PaymentDemand {
 	tx := "its settlement"
 	if rec.TxHash != "" {
 		tx += " (transaction " + rec.TxHash + ")"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/paid"
 	"github.com/axp-exchange/axp/daemon/recorded"
@@ -33,7 +34,7 @@ var anonymous = axp.Caller{Kind: axp.Anonymous, IP: "192.0.2.1"}
 
 func TestFindPaidToolsListsPricesAndSaysWhyNotPayable(t *testing.T) {
 	f := newPaid(t)
-	all, err := kerneltest.Call(t, f.Reg, axp.FindPaidTools, anonymous, &axp.PaidToolsQuery{})
+	all, err := kerneltest.Call(t, f.Reg, contract.FindPaidTools, anonymous, &axp.PaidToolsQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,10 +47,10 @@ func TestFindPaidToolsListsPricesAndSaysWhyNotPayable(t *testing.T) {
 			risk = &all.Tools[i]
 		}
 	}
-	if risk == nil || risk.PriceUSD != axp.PaidTradingRisk.Op().Price || risk.Path != "/paid/trading/risk" || risk.TrialURL == "" {
+	if risk == nil || risk.PriceUSD != contract.PaidTradingRisk.Op().Price || risk.Path != "/paid/trading/risk" || risk.TrialURL == "" {
 		t.Fatalf("paid_trading_risk listed as %+v", risk)
 	}
-	trading, err := kerneltest.Call(t, f.Reg, axp.FindPaidTools, anonymous, &axp.PaidToolsQuery{Category: "trading"})
+	trading, err := kerneltest.Call(t, f.Reg, contract.FindPaidTools, anonymous, &axp.PaidToolsQuery{Category: "trading"})
 	if err != nil || len(trading.Tools) == 0 || len(trading.Tools) >= len(all.Tools) {
 		t.Fatalf("category trading: %d of %d tools, %v", len(trading.Tools), len(all.Tools), err)
 	}
@@ -63,14 +64,14 @@ func TestFindPaidToolsListsPricesAndSaysWhyNotPayable(t *testing.T) {
 func TestTradingRiskSizesAPositionAndItsPrecheckRefusesAStopAtTheEntry(t *testing.T) {
 	f := newPaid(t)
 	zero := 0
-	out, err := kerneltest.Call(t, f.Reg, axp.PaidTradingRisk, anonymous, &axp.TradingRiskQuery{Account: "10000", RiskPct: "1", Entry: "100", Stop: "95", SizeDecimals: &zero})
+	out, err := kerneltest.Call(t, f.Reg, contract.PaidTradingRisk, anonymous, &axp.TradingRiskQuery{Account: "10000", RiskPct: "1", Entry: "100", Stop: "95", SizeDecimals: &zero})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Direction != "long" || out.PositionSize != "20" || out.RiskAmount != "100" || out.StopDistance != "5" {
 		t.Fatalf("sized %+v", out)
 	}
-	_, err = kerneltest.Call(t, f.Reg, axp.PaidTradingRisk, anonymous, &axp.TradingRiskQuery{Account: "10000", RiskPct: "1", Entry: "100", Stop: "100"})
+	_, err = kerneltest.Call(t, f.Reg, contract.PaidTradingRisk, anonymous, &axp.TradingRiskQuery{Account: "10000", RiskPct: "1", Entry: "100", Stop: "100"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "stop" {
 		t.Fatalf("refusal names %q", e.Field)
 	}
@@ -78,7 +79,7 @@ func TestTradingRiskSizesAPositionAndItsPrecheckRefusesAStopAtTheEntry(t *testin
 
 func TestRequestConnectorThenGetIt(t *testing.T) {
 	f := newPaid(t)
-	c, err := kerneltest.Call(t, f.Reg, axp.RequestConnector, anonymous, &axp.ConnectorRequest{URL: "https://data.example/api/prices", Wants: "daily closing prices"})
+	c, err := kerneltest.Call(t, f.Reg, contract.RequestConnector, anonymous, &axp.ConnectorRequest{URL: "https://data.example/api/prices", Wants: "daily closing prices"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +88,10 @@ func TestRequestConnectorThenGetIt(t *testing.T) {
 	if stored == nil || stored.Status != c.Status || !stored.CreatedAt.Equal(kerneltest.Start) {
 		t.Fatalf("stored %+v", stored)
 	}
-	got, err := kerneltest.Call(t, f.Reg, axp.GetConnector, anonymous, &axp.IDPath{ID: c.ID})
+	got, err := kerneltest.Call(t, f.Reg, contract.GetConnector, anonymous, &axp.IDPath{ID: c.ID})
 	if err != nil || got.ID != c.ID || got.URL != "https://data.example/api/prices" || got.SetupFeeUSD == 0 {
 		t.Fatalf("get_connector %+v, %v", got, err)
 	}
-	_, err = kerneltest.Call(t, f.Reg, axp.GetConnector, anonymous, &axp.IDPath{ID: "con_missing"})
+	_, err = kerneltest.Call(t, f.Reg, contract.GetConnector, anonymous, &axp.IDPath{ID: "con_missing"})
 	kerneltest.Err(t, err, axp.CodeNotFound)
 }

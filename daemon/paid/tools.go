@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/paidtools"
 	"github.com/axp-exchange/axp/daemon/pipeline"
@@ -40,7 +41,7 @@ func (s *Service) paidWebSearch(ctx context.Context, c *pipeline.Call, in *axp.W
 }
 
 // toolUnavailable says why a pay-per-call tool cannot answer on this exchange, or "".
-func (s *Service) toolUnavailable(op *axp.Op) string {
+func (s *Service) toolUnavailable(op *contract.Op) string {
 	switch op.Needs {
 	case "search_url":
 		if s.base.Cfg().SearchURL == "" {
@@ -67,19 +68,19 @@ func (s *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.P
 		out.Payment.Facilitator = pw.fac.Name()
 	}
 	type entry struct {
-		op         *axp.Op
+		op         *contract.Op
 		path       string
 		price, tag axp.Money
 		sum        string
 		cat        string
 	}
 	var list []entry
-	for i := range axp.Ops {
-		op := axp.Ops[i]
-		if op.Access != axp.Paid || op.Category == "" || op.PriceFrom != axp.PriceFixed {
+	for i := range contract.Ops {
+		op := contract.Ops[i]
+		if op.Access != contract.Paid || op.Category == "" || op.PriceFrom != contract.PriceFixed {
 			continue
 		}
-		list = append(list, entry{op, op.Path, pw.price(op), axp.V1Tag(op.Name), op.Summary, op.Category})
+		list = append(list, entry{op, op.Path, pw.price(op), contract.V1Tag(op.Name), op.Summary, op.Category})
 	}
 	var conns []axp.Connector
 	if err := s.base.Store.View(func(tx *store.Tx) error {
@@ -89,7 +90,7 @@ func (s *Service) findPaidTools(ctx context.Context, c *pipeline.Call, in *axp.P
 	}); err != nil {
 		return nil, err
 	}
-	connOp := axp.PaidConnector.Op()
+	connOp := contract.PaidConnector.Op()
 	for _, cn := range conns {
 		sum := cn.Wants
 		if cn.Category == "" {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -36,7 +37,7 @@ const (
 
 // Call is one operation call as its handler sees it.
 type Call struct {
-	Op     *axp.Op
+	Op     *contract.Op
 	Caller axp.Caller
 	// Path holds the path parameters the input type does not declare (e.g. {id} of an operation
 	// whose input has no id field).
@@ -55,7 +56,7 @@ type Backend interface {
 	// Admit applies rate limits to a call; a refusal is a rate_limited *axp.Error. refund, when
 	// not nil, is called if the call then changes nothing (refused input, a replay, an error), so
 	// that such calls do not use up a limit.
-	Admit(op *axp.Op, c axp.Caller) (refund func(), err error)
+	Admit(op *contract.Op, c axp.Caller) (refund func(), err error)
 	// Replay looks up an earlier answer to an idempotent call of caller c: the status and body,
 	// status -1 when the key was used with another request, or found=false.
 	Replay(i *axp.Idempotency, c axp.Caller) (status int, body []byte, found bool, err error)
@@ -63,12 +64,12 @@ type Backend interface {
 	Observe(r *http.Request, route string, status int, elapsed time.Duration, c axp.Caller, err error)
 	// Measure records a finished call of an operation through a door in the Prometheus series;
 	// it must be cheap (every call runs it).
-	Measure(op *axp.Op, door Door, status int, err error, elapsed time.Duration)
+	Measure(op *contract.Op, door Door, status int, err error, elapsed time.Duration)
 	// Owns checks the caller against the owner the operation declares (axp.Owner) of the record
 	// id names and answers the caller's side of it ("" when the operation declares no owner, or
 	// the record does not exist: the handler answers that). The REST door's calls are checked from
 	// the path before the body is read, so a stranger is refused without waiting for a slow body.
-	Owns(op *axp.Op, c axp.Caller, id string) (side string, err error)
+	Owns(op *contract.Op, c axp.Caller, id string) (side string, err error)
 	// Logger logs with trace ids.
 	Logger() *slog.Logger
 	// Charge takes the payment of a call of a Paid operation (x402, or a free trial call) before
@@ -106,7 +107,7 @@ func (p *Pipeline) Registry() *Registry { return p.reg }
 
 // Request is one call as a door hands it to the pipeline.
 type Request struct {
-	Op     *axp.Op
+	Op     *contract.Op
 	Caller axp.Caller
 	// Args are the input fields. When Path is nil, the path parameters are among them (MCP and
 	// A2A give every value as an argument); a path parameter the input type does not declare is
@@ -228,7 +229,7 @@ func (p *Pipeline) observe(req Request, start time.Time, status int, err error) 
 
 // Refused records a call a door refused before it reached the pipeline (credentials that do not
 // authenticate): it counts as a call of its operation like any other.
-func (p *Pipeline) Refused(op *axp.Op, door Door, status int, err error, elapsed time.Duration) {
+func (p *Pipeline) Refused(op *contract.Op, door Door, status int, err error, elapsed time.Duration) {
 	p.b.Measure(op, door, status, err, elapsed)
 }
 
@@ -252,7 +253,7 @@ func (p *Pipeline) input(req Request, call *Call) (in any, idem *axp.Idempotency
 	if err := pathParams(req, call, schema, args); err != nil {
 		return nil, nil, err
 	}
-	if req.IdempotencyKey != "" && op.Mutating() && !req.FromQuery && op.Access != axp.Paid {
+	if req.IdempotencyKey != "" && op.Mutating() && !req.FromQuery && op.Access != contract.Paid {
 		if idem, err = p.idempotency(op, req.Caller, req.IdempotencyKey, call.Path, args); err != nil {
 			return nil, nil, err
 		}
@@ -296,7 +297,7 @@ func pathParams(req Request, call *Call, schema *protocol.Schema, args map[strin
 
 // decode validates the arguments against the operation's input schema and decodes them; an
 // operation without input refuses any argument.
-func decode(op *axp.Op, args map[string]any) (any, error) {
+func decode(op *contract.Op, args map[string]any) (any, error) {
 	if op.In != nil {
 		in := reflect.New(op.In).Interface()
 		if err := protocol.DecodeValue(args, in); err != nil {
@@ -355,7 +356,7 @@ func (p *Pipeline) call(ctx context.Context, req Request, call *Call, in any) (o
 		return nil, nil, err
 	}
 	var charge Charge
-	if op.Access == axp.Paid {
+	if op.Access == contract.Paid {
 		if charge, err = p.b.Charge(ctx, call, req.HTTP); err != nil {
 			return nil, nil, err
 		}
@@ -378,7 +379,7 @@ func (p *Pipeline) call(ctx context.Context, req Request, call *Call, in any) (o
 // operation's path parameters and its arguments (as canonical JSON: the same fields in another
 // order or spacing are the same request), so the same key sent about another resource or with
 // other fields is a different request (409).
-func (p *Pipeline) idempotency(op *axp.Op, c axp.Caller, key string, path map[string]string, args map[string]any) (*axp.Idempotency, error) {
+func (p *Pipeline) idempotency(op *contract.Op, c axp.Caller, key string, path map[string]string, args map[string]any) (*axp.Idempotency, error) {
 	if len(key) > 255 {
 		return nil, axp.Invalid("Idempotency-Key", "is longer than 255 characters", "use a UUID")
 	}
@@ -409,9 +410,9 @@ func (p *Pipeline) idempotency(op *axp.Op, c axp.Caller, key string, path map[st
 
 // Authorize checks the caller against the operation's access level; every call runs it before its
 // input is read.
-func Authorize(op *axp.Op, c axp.Caller) error {
+func Authorize(op *contract.Op, c axp.Caller) error {
 	switch op.Access {
-	case axp.MemberAuth:
+	case contract.MemberAuth:
 		if c.Kind == axp.BuyerToken && c.Token != "" {
 			return axp.Unauthorized("the token sent is not a valid member secret (a member secret starts with ss_)",
 				"send Authorization: Bearer <member_secret>; register at POST /api/members/register")
@@ -419,19 +420,19 @@ func Authorize(op *axp.Op, c axp.Caller) error {
 		if c.Kind != axp.MemberCall {
 			return axp.Unauthorized("this call needs a member secret", "send Authorization: Bearer <member_secret>; register at POST /api/members/register")
 		}
-	case axp.SellerAuth:
+	case contract.SellerAuth:
 		if c.Kind != axp.MemberCall {
 			return axp.Unauthorized("this call needs a seller's member secret", "send Authorization: Bearer <member_secret>")
 		}
 		if !c.HasRole(protocol.RoleSeller) {
 			return axp.Forbidden("only sellers may do this", `add "seller" to your roles with PATCH /api/members/me`)
 		}
-	case axp.BuyerAuth, axp.TaskParty:
+	case contract.BuyerAuth, contract.TaskParty:
 		if c.Kind != axp.MemberCall && c.Kind != axp.BuyerToken {
 			return axp.Unauthorized("this call needs the task's buyer token or your member secret",
 				"send ?token=<buyer_token> or Authorization: Bearer <buyer_token>")
 		}
-	case axp.AdminAuth:
+	case contract.AdminAuth:
 		if c.Kind == axp.BuyerToken && c.Token != "" {
 			return axp.Unauthorized("the token sent is not a valid admin token of this exchange",
 				"send Authorization: Bearer <admin token>; a lost admin token is replaced with axp admin token rotate on the stopped exchange")

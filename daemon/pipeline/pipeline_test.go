@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -49,7 +50,7 @@ func newBackend() *testBackend {
 	return b
 }
 
-func (b *testBackend) Admit(op *axp.Op, c axp.Caller) (func(), error) {
+func (b *testBackend) Admit(op *contract.Op, c axp.Caller) (func(), error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.admitErr != nil {
@@ -90,13 +91,13 @@ func (b *testBackend) Observe(r *http.Request, route string, status int, elapsed
 	b.mu.Unlock()
 }
 
-func (b *testBackend) Measure(op *axp.Op, door Door, status int, err error, elapsed time.Duration) {
+func (b *testBackend) Measure(op *contract.Op, door Door, status int, err error, elapsed time.Duration) {
 	b.mu.Lock()
 	b.measured = append(b.measured, status)
 	b.mu.Unlock()
 }
 
-func (b *testBackend) Owns(op *axp.Op, c axp.Caller, id string) (string, error) {
+func (b *testBackend) Owns(op *contract.Op, c axp.Caller, id string) (string, error) {
 	b.holds++
 	return "", b.holdsErr
 }
@@ -134,12 +135,12 @@ type noteOut struct {
 }
 
 var (
-	putNote = axp.Define[noteIn, noteOut](axp.Op{Name: "test_put_note", Method: http.MethodPost, Path: "/api/test/{box}/notes",
-		Access: axp.Public, Status: http.StatusCreated}, &noteIn{Text: "hi"})
-	listNotes = axp.Define[axp.NoInput, noteOut](axp.Op{Name: "test_list_notes", Method: http.MethodGet, Path: "/api/test/notes",
-		Access: axp.Public}, nil)
-	paidNote = axp.Define[noteIn, noteOut](axp.Op{Name: "test_paid_note", Method: http.MethodPost, Path: "/api/test/paid",
-		Access: axp.Paid}, &noteIn{Text: "hi"})
+	putNote = contract.Define[noteIn, noteOut](contract.Op{Name: "test_put_note", Method: http.MethodPost, Path: "/api/test/{box}/notes",
+		Access: contract.Public, Status: http.StatusCreated}, &noteIn{Text: "hi"})
+	listNotes = contract.Define[contract.NoInput, noteOut](contract.Op{Name: "test_list_notes", Method: http.MethodGet, Path: "/api/test/notes",
+		Access: contract.Public}, nil)
+	paidNote = contract.Define[noteIn, noteOut](contract.Op{Name: "test_paid_note", Method: http.MethodPost, Path: "/api/test/paid",
+		Access: contract.Paid}, &noteIn{Text: "hi"})
 )
 
 // world is a pipeline over a registry of the test operations, whose handlers count their runs.
@@ -253,18 +254,18 @@ func TestAuthorize(t *testing.T) {
 	admin := axp.Caller{Kind: axp.Operator}
 	callers := map[string]axp.Caller{"anonymous": anonymous, "member": member, "seller": seller, "buyer": buyer, "admin": admin}
 	// want[access][caller] is the status of the call: 200 when it reaches the handler.
-	want := map[axp.Access]map[string]int{
-		axp.Public:     {"anonymous": 200, "member": 200, "seller": 200, "buyer": 200, "admin": 200},
-		axp.Paid:       {"anonymous": 200, "member": 200, "seller": 200, "buyer": 200, "admin": 200},
-		axp.MemberAuth: {"anonymous": 401, "member": 200, "seller": 200, "buyer": 401, "admin": 401},
-		axp.SellerAuth: {"anonymous": 401, "member": 403, "seller": 200, "buyer": 401, "admin": 401},
-		axp.BuyerAuth:  {"anonymous": 401, "member": 200, "seller": 200, "buyer": 200, "admin": 401},
-		axp.TaskParty:  {"anonymous": 401, "member": 200, "seller": 200, "buyer": 200, "admin": 401},
-		axp.AdminAuth:  {"anonymous": 401, "member": 401, "seller": 401, "buyer": 401, "admin": 200},
+	want := map[contract.Access]map[string]int{
+		contract.Public:     {"anonymous": 200, "member": 200, "seller": 200, "buyer": 200, "admin": 200},
+		contract.Paid:       {"anonymous": 200, "member": 200, "seller": 200, "buyer": 200, "admin": 200},
+		contract.MemberAuth: {"anonymous": 401, "member": 200, "seller": 200, "buyer": 401, "admin": 401},
+		contract.SellerAuth: {"anonymous": 401, "member": 403, "seller": 200, "buyer": 401, "admin": 401},
+		contract.BuyerAuth:  {"anonymous": 401, "member": 200, "seller": 200, "buyer": 200, "admin": 401},
+		contract.TaskParty:  {"anonymous": 401, "member": 200, "seller": 200, "buyer": 200, "admin": 401},
+		contract.AdminAuth:  {"anonymous": 401, "member": 401, "seller": 401, "buyer": 401, "admin": 200},
 	}
 	for access, byCaller := range want {
 		for name, status := range byCaller {
-			op := &axp.Op{Name: "test_" + string(access), Method: http.MethodGet, Path: "/api/test", Access: access}
+			op := &contract.Op{Name: "test_" + string(access), Method: http.MethodGet, Path: "/api/test", Access: access}
 			err := Authorize(op, callers[name])
 			if got := statusOf(err); got != status {
 				t.Errorf("%s access, %s caller: %d (%v), want %d", access, name, got, err, status)
@@ -272,8 +273,8 @@ func TestAuthorize(t *testing.T) {
 		}
 	}
 	// A token that is not a member secret (or not the admin token) is told so.
-	for _, access := range []axp.Access{axp.MemberAuth, axp.AdminAuth} {
-		err := Authorize(&axp.Op{Name: "x", Access: access}, wrongToken)
+	for _, access := range []contract.Access{contract.MemberAuth, contract.AdminAuth} {
+		err := Authorize(&contract.Op{Name: "x", Access: access}, wrongToken)
 		if code(err) != axp.CodeUnauthorized || !strings.Contains(err.Error(), "not a valid") {
 			t.Errorf("%s access with a stray token: %v", access, err)
 		}
@@ -281,7 +282,7 @@ func TestAuthorize(t *testing.T) {
 
 	// Through Run: the refusal comes before admission and the handler.
 	w := newWorld(t)
-	op := &axp.Op{Name: "test_put_note", Method: http.MethodPost, Path: "/api/test/{box}/notes", Access: axp.SellerAuth, In: putNote.Op().In}
+	op := &contract.Op{Name: "test_put_note", Method: http.MethodPost, Path: "/api/test/{box}/notes", Access: contract.SellerAuth, In: putNote.Op().In}
 	_, err := w.p.Run(context.Background(), Request{Op: op, Caller: member, Args: map[string]any{"box": "b", "text": "x"}, HTTP: httptest.NewRequest("POST", "/", nil)})
 	if code(err) != axp.CodeForbidden || w.b.admits != 0 || w.runs != 0 {
 		t.Fatalf("a member calling a seller operation: %v, admitted %d, ran %d", err, w.b.admits, w.runs)

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // Handler runs an operation with its decoded input (a pointer to a new value of Op.In, or nil).
@@ -27,12 +28,12 @@ func NewRegistry() *Registry {
 // Precheck registers a check of an operation's decoded input beyond its schema, run before the
 // call is charged (pay-per-call tools): input the handler would refuse is refused first, and
 // nothing is paid for it. fn must be cheap and change nothing.
-func Precheck[I, O any](r *Registry, def axp.Def[I, O], fn func(in *I) error) {
+func Precheck[I, O any](r *Registry, def contract.Def[I, O], fn func(in *I) error) {
 	r.pre[def.Op().Name] = func(in any) error { return fn(in.(*I)) }
 }
 
 // Prechecked runs the precheck registered for op on its decoded input (nil when there is none).
-func (r *Registry) Prechecked(op *axp.Op, in any) error {
+func (r *Registry) Prechecked(op *contract.Op, in any) error {
 	if pre := r.pre[op.Name]; pre != nil {
 		return pre(in)
 	}
@@ -40,12 +41,12 @@ func (r *Registry) Prechecked(op *axp.Op, in any) error {
 }
 
 // Handle registers the handler of the operation def declares.
-func Handle[I, O any](r *Registry, def axp.Def[I, O], fn func(ctx context.Context, c *Call, in *I) (*O, error)) {
+func Handle[I, O any](r *Registry, def contract.Def[I, O], fn func(ctx context.Context, c *Call, in *I) (*O, error)) {
 	r.h[r.claim(def.Op())] = func(ctx context.Context, c *Call, in any) (any, error) { return answer(fn(ctx, c, in.(*I))) }
 }
 
 // HandleNoInput registers the handler of an operation that takes no input.
-func HandleNoInput[O any](r *Registry, def axp.Def[axp.NoInput, O], fn func(ctx context.Context, c *Call) (*O, error)) {
+func HandleNoInput[O any](r *Registry, def contract.Def[contract.NoInput, O], fn func(ctx context.Context, c *Call) (*O, error)) {
 	r.h[r.claim(def.Op())] = func(ctx context.Context, c *Call, _ any) (any, error) { return answer(fn(ctx, c)) }
 }
 
@@ -57,7 +58,7 @@ func answer[O any](out *O, err error) (any, error) {
 	return out, err
 }
 
-func (r *Registry) claim(op *axp.Op) string {
+func (r *Registry) claim(op *contract.Op) string {
 	if _, dup := r.h[op.Name]; dup {
 		panic("pipeline: a second handler for " + op.Name)
 	}
@@ -66,7 +67,7 @@ func (r *Registry) claim(op *axp.Op) string {
 
 // For returns the handler of op: the registered one, or one that answers unavailable naming the
 // area that brings the operation.
-func (r *Registry) For(op *axp.Op) Handler {
+func (r *Registry) For(op *contract.Op) Handler {
 	if h := r.h[op.Name]; h != nil {
 		return h
 	}
@@ -77,8 +78,8 @@ func (r *Registry) For(op *axp.Op) Handler {
 // those with a handler although the catalog says they come later.
 func (r *Registry) Missing() []string {
 	var out []string
-	for i := range axp.Ops {
-		op := axp.Ops[i]
+	for i := range contract.Ops {
+		op := contract.Ops[i]
 		_, has := r.h[op.Name]
 		switch {
 		case op.Later == "" && !has:
@@ -91,7 +92,7 @@ func (r *Registry) Missing() []string {
 	return out
 }
 
-func unavailable(op *axp.Op) Handler {
+func unavailable(op *contract.Op) Handler {
 	return func(context.Context, *Call, any) (any, error) {
 		area := op.Later
 		if area == "" {

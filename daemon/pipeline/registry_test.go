@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 )
 
 func panics(t *testing.T, want string, fn func()) {
@@ -25,14 +26,14 @@ func panics(t *testing.T, want string, fn func()) {
 func TestRegistryRefusesMistakes(t *testing.T) {
 	r := NewRegistry()
 	health := func(context.Context, *Call) (*axp.OK, error) { return &axp.OK{OK: true}, nil }
-	HandleNoInput(r, axp.Health, health)
-	panics(t, "a second handler for health", func() { HandleNoInput(r, axp.Health, health) })
+	HandleNoInput(r, contract.Health, health)
+	panics(t, "a second handler for health", func() { HandleNoInput(r, contract.Health, health) })
 
 	missing := strings.Join(r.Missing(), "\n")
 	if !strings.Contains(missing, "get_task has no handler") || strings.Contains(missing, "health") {
 		t.Fatalf("missing:\n%s", missing)
 	}
-	_, err := r.For(axp.Lookup("get_task"))(context.Background(), &Call{}, nil)
+	_, err := r.For(contract.Lookup("get_task"))(context.Background(), &Call{}, nil)
 	if e, ok := err.(*axp.Error); !ok || e.Code != axp.CodeUnavailable {
 		t.Fatalf("an operation without a handler answered %v", err)
 	}

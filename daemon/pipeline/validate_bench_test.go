@@ -7,7 +7,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -18,7 +18,7 @@ import (
 // (the operation's, as JSON) on the same arguments: create_task's example, the largest common
 // input, and submit_offer's, a oneOf. Figures: ns/op and allocs/op of each.
 func BenchmarkInputValidation(b *testing.B) {
-	for _, def := range []interface{ Op() *axp.Op }{axp.CreateTask, axp.SubmitOffer} {
+	for _, def := range []interface{ Op() *contract.Op }{contract.CreateTask, contract.SubmitOffer} {
 		op := def.Op()
 		schema := protocol.SchemaOf(op.In)
 		raw, err := json.Marshal(op.Example)

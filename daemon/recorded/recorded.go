@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/record"
@@ -21,24 +22,24 @@ import (
 
 // Register binds the operations of the recorded service to their handlers.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.Precheck(r, axp.PaidMarketAsOf, func(in *axp.MarketAsOfQuery) error { _, _, _, err := s.marketQuery(in); return err })
-	pipeline.Handle(r, axp.PaidMarketAsOf, s.paidMarketAsOf)
-	pipeline.Precheck(r, axp.PaidMarketBrief, func(in *axp.MarketBriefQuery) error { return s.needs("paid_market_brief") })
-	pipeline.Handle(r, axp.PaidMarketBrief, s.paidMarketBrief)
-	pipeline.Precheck(r, axp.PaidNewsAsOf, func(in *axp.NewsAsOfQuery) error { _, _, err := s.newsQuery(in); return err })
-	pipeline.Handle(r, axp.PaidNewsAsOf, s.paidNewsAsOf)
-	s.handleProof(r, axp.PaidMarketProof, "px:", "recorded price")
-	s.handleProof(r, axp.PaidNewsProof, "nws_", "news item")
-	pipeline.Precheck(r, axp.PaidTrackrecordTop, s.checkTrackRecordTop)
-	pipeline.Handle(r, axp.PaidTrackrecordTop, s.paidTrackRecordTop)
-	pipeline.Precheck(r, axp.PaidTrackrecordVerify, s.checkTrackRecordVerify)
-	pipeline.Handle(r, axp.PaidTrackrecordVerify, s.paidTrackRecordVerify)
-	pipeline.Handle(r, axp.GetStrategyLeaderboard, s.getStrategyLeaderboard)
-	pipeline.Precheck(r, axp.PublishSignal, s.checkSignal)
-	pipeline.Handle(r, axp.PublishSignal, s.publishSignal)
-	pipeline.HandleNoInput(r, axp.GetBacktestSample, s.getBacktestSample)
-	pipeline.HandleNoInput(r, axp.GetLatestProof, s.getLatestProof)
-	pipeline.Handle(r, axp.ListProofChain, s.listProofChain)
+	pipeline.Precheck(r, contract.PaidMarketAsOf, func(in *axp.MarketAsOfQuery) error { _, _, _, err := s.marketQuery(in); return err })
+	pipeline.Handle(r, contract.PaidMarketAsOf, s.paidMarketAsOf)
+	pipeline.Precheck(r, contract.PaidMarketBrief, func(in *axp.MarketBriefQuery) error { return s.needs("paid_market_brief") })
+	pipeline.Handle(r, contract.PaidMarketBrief, s.paidMarketBrief)
+	pipeline.Precheck(r, contract.PaidNewsAsOf, func(in *axp.NewsAsOfQuery) error { _, _, err := s.newsQuery(in); return err })
+	pipeline.Handle(r, contract.PaidNewsAsOf, s.paidNewsAsOf)
+	s.handleProof(r, contract.PaidMarketProof, "px:", "recorded price")
+	s.handleProof(r, contract.PaidNewsProof, "nws_", "news item")
+	pipeline.Precheck(r, contract.PaidTrackrecordTop, s.checkTrackRecordTop)
+	pipeline.Handle(r, contract.PaidTrackrecordTop, s.paidTrackRecordTop)
+	pipeline.Precheck(r, contract.PaidTrackrecordVerify, s.checkTrackRecordVerify)
+	pipeline.Handle(r, contract.PaidTrackrecordVerify, s.paidTrackRecordVerify)
+	pipeline.Handle(r, contract.GetStrategyLeaderboard, s.getStrategyLeaderboard)
+	pipeline.Precheck(r, contract.PublishSignal, s.checkSignal)
+	pipeline.Handle(r, contract.PublishSignal, s.publishSignal)
+	pipeline.HandleNoInput(r, contract.GetBacktestSample, s.getBacktestSample)
+	pipeline.HandleNoInput(r, contract.GetLatestProof, s.getLatestProof)
+	pipeline.Handle(r, contract.ListProofChain, s.listProofChain)
 }
 
 // Recorders are the market and news recorders (docs/decisions.md, "Recorded data and proofs"):
@@ -265,7 +266,7 @@ func (s *Service) RecordedUnavailable(needs string) string {
 // needs refuses a call of a tool whose data source is not configured (503 naming the setting),
 // before anything is paid.
 func (s *Service) needs(op string) error {
-	o := axp.Lookup(op)
+	o := contract.Lookup(op)
 	if why := s.RecordedUnavailable(o.Needs); why != "" {
 		return axp.Errorf(axp.CodeUnavailable, "%s is unavailable on this exchange: it %s", o.Path, why).
 			WithHint("nothing was charged; GET /paid lists what is available")
@@ -511,7 +512,7 @@ func (s *Service) proofOf(id, prefix, what string) (*axp.Proof, error) {
 
 // handleProof registers op, the paid proof of recorded items whose ids start with prefix: checked
 // (the operation is on, the id has that shape and a proof) before the payment, answered after.
-func (s *Service) handleProof(r *pipeline.Registry, def axp.Def[axp.ProofQuery, axp.Proof], prefix, what string) {
+func (s *Service) handleProof(r *pipeline.Registry, def contract.Def[axp.ProofQuery, axp.Proof], prefix, what string) {
 	op := def.Op().Name
 	pipeline.Precheck(r, def, func(in *axp.ProofQuery) error {
 		if err := s.needs(op); err != nil {

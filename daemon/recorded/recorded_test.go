@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/recorded"
@@ -27,11 +28,11 @@ func withMarket(c *kernel.Config) { c.MarketSourceURL = "https://prices.example/
 
 func TestProofChainOfAnEmptyStore(t *testing.T) {
 	f := newRecorded(t)
-	head, err := kerneltest.Call(t, f.Reg, axp.GetLatestProof, anonymous, nil)
+	head, err := kerneltest.Call(t, f.Reg, contract.GetLatestProof, anonymous, nil)
 	if err != nil || head.Head != nil || head.Algorithm == "" || head.ChainURL == "" {
 		t.Fatalf("latest proof %+v, %v", head, err)
 	}
-	chain, err := kerneltest.Call(t, f.Reg, axp.ListProofChain, anonymous, &axp.ProofChainQuery{})
+	chain, err := kerneltest.Call(t, f.Reg, contract.ListProofChain, anonymous, &axp.ProofChainQuery{})
 	if err != nil || len(chain.Entries) != 0 || chain.Next != 0 {
 		t.Fatalf("chain %+v, %v", chain, err)
 	}
@@ -40,18 +41,18 @@ func TestProofChainOfAnEmptyStore(t *testing.T) {
 func TestMarketAsOfNeedsASourceAndATimeNotInTheFuture(t *testing.T) {
 	f := newRecorded(t)
 	q := &axp.MarketAsOfQuery{AsOf: kerneltest.Start.Format(time.RFC3339), Coins: "bitcoin"}
-	_, err := kerneltest.Call(t, f.Reg, axp.PaidMarketAsOf, anonymous, q)
+	_, err := kerneltest.Call(t, f.Reg, contract.PaidMarketAsOf, anonymous, q)
 	kerneltest.Err(t, err, axp.CodeUnavailable)
 
 	f = newRecorded(t, withMarket)
 	q.AsOf = kerneltest.Start.Add(time.Hour).Format(time.RFC3339)
-	_, err = kerneltest.Call(t, f.Reg, axp.PaidMarketAsOf, anonymous, q)
+	_, err = kerneltest.Call(t, f.Reg, contract.PaidMarketAsOf, anonymous, q)
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "as_of" {
 		t.Fatalf("refusal names %q", e.Field)
 	}
 	f.Clock.Add(2 * time.Hour)
 	// Once the clock passed it, the time is taken: nothing was recorded, and the answer says so.
-	out, err := kerneltest.Call(t, f.Reg, axp.PaidMarketAsOf, anonymous, q)
+	out, err := kerneltest.Call(t, f.Reg, contract.PaidMarketAsOf, anonymous, q)
 	if err != nil || len(out.Prices) != 0 || len(out.Missing) != 1 || out.Missing[0] != "bitcoin" || !out.AsOf.Equal(kerneltest.Start.Add(time.Hour)) {
 		t.Fatalf("as of %+v, %v", out, err)
 	}
@@ -60,7 +61,7 @@ func TestMarketAsOfNeedsASourceAndATimeNotInTheFuture(t *testing.T) {
 func TestPublishedSignalIsChained(t *testing.T) {
 	f := newRecorded(t, withMarket)
 	ann, _ := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann"})
-	sig, err := kerneltest.Call(t, f.Reg, axp.PublishSignal, ann, &axp.PublishSignalInput{Strategy: "breakout", Market: "bitcoin", Side: "long",
+	sig, err := kerneltest.Call(t, f.Reg, contract.PublishSignal, ann, &axp.PublishSignalInput{Strategy: "breakout", Market: "bitcoin", Side: "long",
 		Entry: "100", Stop: "95", Target: "110", Horizon: "4h"})
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +69,11 @@ func TestPublishedSignalIsChained(t *testing.T) {
 	if sig.Outcome != "open" || sig.Seq != 1 || !sig.Due.Equal(kerneltest.Start.Add(4*time.Hour)) || sig.Member != ann.MemberID {
 		t.Fatalf("signal %+v", sig)
 	}
-	head, err := kerneltest.Call(t, f.Reg, axp.GetLatestProof, anonymous, nil)
+	head, err := kerneltest.Call(t, f.Reg, contract.GetLatestProof, anonymous, nil)
 	if err != nil || head.Head == nil || head.Head.Seq != 1 || head.Head.Kind != "signal" || head.Head.Count != 1 {
 		t.Fatalf("latest proof %+v, %v", head, err)
 	}
-	_, err = kerneltest.Call(t, f.Reg, axp.PublishSignal, ann, &axp.PublishSignalInput{Strategy: "breakout", Market: "bitcoin", Side: "long",
+	_, err = kerneltest.Call(t, f.Reg, contract.PublishSignal, ann, &axp.PublishSignalInput{Strategy: "breakout", Market: "bitcoin", Side: "long",
 		Entry: "100", Stop: "105", Target: "110", Horizon: "4h"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "stop" {
 		t.Fatalf("refusal names %q", e.Field)

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -16,8 +16,8 @@ const APIVersion = "0.2.0"
 // OpenAPI builds the OpenAPI 3.1 description of every operation of the catalog.
 func OpenAPI(base string) map[string]any {
 	paths := map[string]map[string]any{}
-	for i := range axp.Ops {
-		op := axp.Ops[i]
+	for i := range contract.Ops {
+		op := contract.Ops[i]
 		if paths[op.Path] == nil {
 			paths[op.Path] = map[string]any{}
 		}
@@ -106,7 +106,7 @@ func errorResponses() map[string]any {
 	return out
 }
 
-func operation(op *axp.Op, method, id string) map[string]any {
+func operation(op *contract.Op, method, id string) map[string]any {
 	o := map[string]any{
 		"operationId": id,
 		"summary":     op.Summary,
@@ -118,13 +118,13 @@ func operation(op *axp.Op, method, id string) map[string]any {
 	if op.Later != "" {
 		o["description"] = "Not available yet on this exchange: arrives with " + op.Later + " (answers 503 until then)."
 	}
-	if op.Access == axp.Paid {
+	if op.Access == contract.Paid {
 		o["description"] = "Paid per call with x402 (402 answers the terms; pay with PAYMENT-SIGNATURE or X-PAYMENT)."
 		pay := map[string]any{"protocol": "x402", "scheme": "exact"}
 		if op.Category != "" {
 			o["description"] = o["description"].(string) + " ?trial=1 for the day's free calls; GET /paid gives the current price."
 			pay["default_price_usd"] = op.Price
-			pay["v1_tag_usd"] = axp.V1Tag(op.Name) // an x402 v1 payment authorizes the price less this
+			pay["v1_tag_usd"] = contract.V1Tag(op.Name) // an x402 v1 payment authorizes the price less this
 		}
 		o["x-payment"] = pay
 	}
@@ -163,7 +163,7 @@ func operation(op *axp.Op, method, id string) map[string]any {
 				"schema":      map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}})
 		}
 	}
-	if (op.Access == axp.BuyerAuth || op.Access == axp.TaskParty) && query && (in == nil || in.Properties["token"] == nil) {
+	if (op.Access == contract.BuyerAuth || op.Access == contract.TaskParty) && query && (in == nil || in.Properties["token"] == nil) {
 		params = append(params, map[string]any{"name": "token", "in": "query", "required": false, "schema": map[string]any{"type": "string"}, "description": "buyer token"})
 	}
 	if len(params) > 0 {
@@ -196,11 +196,11 @@ func operation(op *axp.Op, method, id string) map[string]any {
 	}
 	o["responses"] = responses
 	switch op.Access {
-	case axp.MemberAuth, axp.SellerAuth:
+	case contract.MemberAuth, contract.SellerAuth:
 		o["security"] = []map[string]any{{"memberSecret": []string{}}}
-	case axp.BuyerAuth, axp.TaskParty:
+	case contract.BuyerAuth, contract.TaskParty:
 		o["security"] = []map[string]any{{"buyerToken": []string{}}, {"buyerTokenQuery": []string{}}, {"memberSecret": []string{}}}
-	case axp.AdminAuth:
+	case contract.AdminAuth:
 		o["security"] = []map[string]any{{"adminToken": []string{}}}
 	default:
 		o["security"] = []map[string]any{}
@@ -235,7 +235,7 @@ func contains(list []string, s string) bool {
 }
 
 // exampleOf is the operation's example input as JSON fields, or nil.
-func exampleOf(op *axp.Op) map[string]any {
+func exampleOf(op *contract.Op) map[string]any {
 	if op.Example == nil {
 		return nil
 	}

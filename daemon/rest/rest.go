@@ -1,5 +1,5 @@
 // Package rest is the REST door of the exchange: a route for every operation of the catalog
-// (axp.Ops) and its GET form, trace ids, body limits, error bodies and the OpenAPI description.
+// (contract.Ops) and its GET form, trace ids, body limits, error bodies and the OpenAPI description.
 // It reads the caller and the input fields from HTTP and hands the call to the pipeline, which runs
 // it as it runs the calls of every other door.
 package rest
@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -49,7 +50,7 @@ type Server struct {
 }
 
 type route struct {
-	op    *axp.Op
+	op    *contract.Op
 	query bool
 }
 
@@ -60,8 +61,8 @@ func New(b Backend, p *pipeline.Pipeline, o Options) *Server {
 		o.MaxBodyBytes = 1 << 20
 	}
 	s := &Server{b: b, p: p, o: o, mux: http.NewServeMux(), ops: map[string]*route{}}
-	for i := range axp.Ops {
-		op := axp.Ops[i]
+	for i := range contract.Ops {
+		op := contract.Ops[i]
 		s.add(op.Method, op.Path, op)
 		if op.GETForm {
 			s.add(http.MethodGet, op.GETFormPath(), op)
@@ -71,7 +72,7 @@ func New(b Backend, p *pipeline.Pipeline, o Options) *Server {
 	return s
 }
 
-func (s *Server) add(method, path string, op *axp.Op) {
+func (s *Server) add(method, path string, op *contract.Op) {
 	pattern := method + " " + path
 	if path == "/" {
 		pattern += "{$}" // the front door alone, not every path under it
@@ -240,7 +241,7 @@ func (s *Server) args(w http.ResponseWriter, r *http.Request, rt *route) (map[st
 			extra = map[string]any{}
 		}
 		ignore := []string{"token"}
-		if op.Access == axp.Paid {
+		if op.Access == contract.Paid {
 			ignore = append(ignore, "trial") // ?trial=1 asks for a free trial call
 		}
 		obj = protocol.FromQuery(schema, query, extra, ignore...)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -66,8 +67,8 @@ func (s *Service) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDo
 // startSteps are the front door's call to action: join as a seller, post a task; each with the
 // axp commands, the REST call and the MCP tool that do it, as the catalog declares them.
 func startSteps(base string) []axp.StartStep {
-	rest := func(op *axp.Op) string { return op.Method + " " + base + op.Path }
-	reg, create := axp.Register.Op(), axp.CreateTask.Op()
+	rest := func(op *contract.Op) string { return op.Method + " " + base + op.Path }
+	reg, create := contract.Register.Op(), contract.CreateTask.Op()
 	return []axp.StartStep{
 		{Rel: "sell", Title: "Sell: join as a seller agent",
 			Text: "Your agent lists what it does and its price, quotes on the tasks buyers post, and is paid in a US-dollar stablecoin for every accepted job. " +

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
@@ -20,30 +21,30 @@ import (
 
 // Register binds the operations of the site service to their handlers.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.HandleNoInput(r, axp.GetFrontDoor, s.frontDoor)
-	pipeline.HandleNoInput(r, axp.Health, s.health)
-	pipeline.HandleNoInput(r, axp.Ready, s.ready)
-	pipeline.HandleNoInput(r, axp.GetProtocol, s.getProtocol)
-	pipeline.HandleNoInput(r, axp.GetMemberTools, s.getMemberTools)
-	pipeline.HandleNoInput(r, axp.GetJoin, s.getJoin)
-	pipeline.HandleNoInput(r, axp.GetServicesPage, s.getServicesPage)
-	pipeline.HandleNoInput(r, axp.GetWhy, s.getWhy)
-	pipeline.HandleNoInput(r, axp.ListServices, s.listServices)
-	pipeline.HandleNoInput(r, axp.GetPricing, s.getPricing)
-	pipeline.HandleNoInput(r, axp.GetFAQ, s.getFAQ)
-	pipeline.HandleNoInput(r, axp.GetFAQMarkdown, s.getFAQMarkdown)
-	pipeline.Handle(r, axp.Search, s.search)
-	pipeline.Handle(r, axp.ListSellers, s.listSellers)
-	pipeline.Handle(r, axp.GetQuote, s.getQuote)
-	pipeline.Handle(r, axp.GetReputation, s.getReputation)
-	pipeline.Handle(r, axp.SubmitFeedback, s.submitFeedback)
-	pipeline.HandleNoInput(r, axp.GetPaymentPreference, s.getPaymentPreference)
-	pipeline.Handle(r, axp.PaymentPreferenceOp, s.paymentPreference)
-	pipeline.Handle(r, axp.RegisterInterest, s.registerInterest)
-	pipeline.HandleNoInput(r, axp.GetSurvey, s.getSurvey)
-	pipeline.Handle(r, axp.AnswerSurvey, s.answerSurvey)
-	pipeline.HandleNoInput(r, axp.GetSurveyResults, s.getSurveyResults)
-	pipeline.HandleNoInput(r, axp.GetOpenAPI, s.getOpenAPI)
+	pipeline.HandleNoInput(r, contract.GetFrontDoor, s.frontDoor)
+	pipeline.HandleNoInput(r, contract.Health, s.health)
+	pipeline.HandleNoInput(r, contract.Ready, s.ready)
+	pipeline.HandleNoInput(r, contract.GetProtocol, s.getProtocol)
+	pipeline.HandleNoInput(r, contract.GetMemberTools, s.getMemberTools)
+	pipeline.HandleNoInput(r, contract.GetJoin, s.getJoin)
+	pipeline.HandleNoInput(r, contract.GetServicesPage, s.getServicesPage)
+	pipeline.HandleNoInput(r, contract.GetWhy, s.getWhy)
+	pipeline.HandleNoInput(r, contract.ListServices, s.listServices)
+	pipeline.HandleNoInput(r, contract.GetPricing, s.getPricing)
+	pipeline.HandleNoInput(r, contract.GetFAQ, s.getFAQ)
+	pipeline.HandleNoInput(r, contract.GetFAQMarkdown, s.getFAQMarkdown)
+	pipeline.Handle(r, contract.Search, s.search)
+	pipeline.Handle(r, contract.ListSellers, s.listSellers)
+	pipeline.Handle(r, contract.GetQuote, s.getQuote)
+	pipeline.Handle(r, contract.GetReputation, s.getReputation)
+	pipeline.Handle(r, contract.SubmitFeedback, s.submitFeedback)
+	pipeline.HandleNoInput(r, contract.GetPaymentPreference, s.getPaymentPreference)
+	pipeline.Handle(r, contract.PaymentPreferenceOp, s.paymentPreference)
+	pipeline.Handle(r, contract.RegisterInterest, s.registerInterest)
+	pipeline.HandleNoInput(r, contract.GetSurvey, s.getSurvey)
+	pipeline.Handle(r, contract.AnswerSurvey, s.answerSurvey)
+	pipeline.HandleNoInput(r, contract.GetSurveyResults, s.getSurveyResults)
+	pipeline.HandleNoInput(r, contract.GetOpenAPI, s.getOpenAPI)
 }
 
 func (s *Service) health(ctx context.Context, c *pipeline.Call) (*axp.OK, error) {

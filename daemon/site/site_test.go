@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/site"
@@ -26,7 +27,7 @@ func TestFrontDoorCountsTheMarketNow(t *testing.T) {
 	f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Ann", Skills: []protocol.Skill{{TaskType: "text-file"}, {TaskType: "image"}}})
 	f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Bob", Skills: []protocol.Skill{{TaskType: "text-file"}}})
 	f.Clock.Add(30 * time.Minute)
-	fd, err := kerneltest.Call(t, f.Reg, axp.GetFrontDoor, anonymous, nil)
+	fd, err := kerneltest.Call(t, f.Reg, contract.GetFrontDoor, anonymous, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,14 +38,14 @@ func TestFrontDoorCountsTheMarketNow(t *testing.T) {
 	}
 	// Sellers heard from more than 65 minutes ago are not online.
 	f.Clock.Add(time.Hour)
-	if fd, err = kerneltest.Call(t, f.Reg, axp.GetFrontDoor, anonymous, nil); err != nil || fd.Market.SellersOnline != 0 {
+	if fd, err = kerneltest.Call(t, f.Reg, contract.GetFrontDoor, anonymous, nil); err != nil || fd.Market.SellersOnline != 0 {
 		t.Fatalf("an hour and a half later: %+v, %v", fd.Market, err)
 	}
 }
 
 func TestProtocolDocumentNamesTheBaseURL(t *testing.T) {
 	f := newSite(t)
-	p, err := kerneltest.Call(t, f.Reg, axp.GetProtocol, anonymous, nil)
+	p, err := kerneltest.Call(t, f.Reg, contract.GetProtocol, anonymous, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,18 +59,18 @@ func TestProtocolDocumentNamesTheBaseURL(t *testing.T) {
 
 func TestRegisterInterestIsRecordedAsDemand(t *testing.T) {
 	f := newSite(t)
-	rec, err := kerneltest.Call(t, f.Reg, axp.RegisterInterest, anonymous, &axp.Interest{Type: " Video "})
+	rec, err := kerneltest.Call(t, f.Reg, contract.RegisterInterest, anonymous, &axp.Interest{Type: " Video "})
 	if err != nil || !rec.Recorded || !rec.CreatedAt.Equal(kerneltest.Start) {
 		t.Fatalf("recorded %+v, %v", rec, err)
 	}
-	list, err := kerneltest.Call(t, f.Reg, axp.ListServices, anonymous, nil)
+	list, err := kerneltest.Call(t, f.Reg, contract.ListServices, anonymous, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Demand) != 1 || list.Demand[0].TaskType != "video" || list.Demand[0].Requests != 1 || list.Demand[0].Providers != 0 {
 		t.Fatalf("demand %+v", list.Demand)
 	}
-	_, err = kerneltest.Call(t, f.Reg, axp.RegisterInterest, anonymous, &axp.Interest{Type: "call me at +1 415 555 0134"})
+	_, err = kerneltest.Call(t, f.Reg, contract.RegisterInterest, anonymous, &axp.Interest{Type: "call me at +1 415 555 0134"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "type" {
 		t.Fatalf("refusal names %q", e.Field)
 	}

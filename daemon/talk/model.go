@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
@@ -98,7 +99,7 @@ func (t *turn) runTool(tc axp.AIToolCall, step string) string {
 	if err := t.call(name, step, in, &out); err != nil {
 		return fail(err)
 	}
-	t.acted = t.acted || axp.Lookup(name).Mutating() && name != "get_quote"
+	t.acted = t.acted || contract.Lookup(name).Mutating() && name != "get_quote"
 	switch name {
 	case "create_task":
 		id, _ := out["id"].(string)
@@ -157,7 +158,7 @@ func (t *turn) reflect() error {
 func talkToolDefs() ([]outbound.Tool, error) {
 	out := make([]outbound.Tool, 0, len(talkTools))
 	for _, name := range talkTools {
-		op := axp.Lookup(name)
+		op := contract.Lookup(name)
 		params := map[string]any{"type": "object", "properties": map[string]any{}}
 		if op.In != nil {
 			b, err := json.Marshal(protocol.SchemaOf(op.In))
@@ -173,7 +174,7 @@ func talkToolDefs() ([]outbound.Tool, error) {
 			}
 		}
 		desc := op.Summary
-		if op.Access == axp.BuyerAuth || op.Access == axp.TaskParty {
+		if op.Access == contract.BuyerAuth || op.Access == contract.TaskParty {
 			desc += " The exchange acts with the buyer's own credentials; give only the arguments."
 		}
 		out = append(out, outbound.Tool{Name: name, Description: desc, Parameters: params})

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
@@ -18,7 +19,7 @@ import (
 
 // Register binds the operations of the talk service to their handlers.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.Talk, s.talk)
+	pipeline.Handle(r, contract.Talk, s.talk)
 }
 
 // maxTalkTurns bounds a conversation's length; a longer one starts anew.
@@ -264,7 +265,7 @@ func (t *turn) buyer() axp.Caller {
 // and decodes its answer into out. step (for changes) makes the call idempotent within the
 // conversation: a turn answered again after a crash replays it instead of repeating it.
 func (t *turn) call(name, step string, args map[string]any, out any) error {
-	op := axp.Lookup(name)
+	op := contract.Lookup(name)
 	req := pipeline.Request{Op: op, Caller: t.buyer(), Args: args, Door: t.door, Route: "talk " + name}
 	if step != "" && op.Mutating() {
 		req.IdempotencyKey = "talk-" + t.conv.ID + "-" + strconv.Itoa(t.conv.Turns) + "-" + step

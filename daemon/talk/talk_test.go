@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/talk"
@@ -24,7 +25,7 @@ var anonymous = axp.Caller{Kind: axp.Anonymous, IP: "192.0.2.1"}
 
 func TestTalkFirstTurnShapesTheJobAndHandsAConversationToken(t *testing.T) {
 	f := newTalk(t)
-	r, err := kerneltest.Call(t, f.Reg, axp.Talk, anonymous, &axp.TalkBody{Message: "I need a short poem about the tides, as a text file"})
+	r, err := kerneltest.Call(t, f.Reg, contract.Talk, anonymous, &axp.TalkBody{Message: "I need a short poem about the tides, as a text file"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestTalkFirstTurnShapesTheJobAndHandsAConversationToken(t *testing.T) {
 
 func TestTalkContinuesOnlyWithTheConversationToken(t *testing.T) {
 	f := newTalk(t)
-	first, err := kerneltest.Call(t, f.Reg, axp.Talk, anonymous, &axp.TalkBody{Message: "I need a short poem about the tides"})
+	first, err := kerneltest.Call(t, f.Reg, contract.Talk, anonymous, &axp.TalkBody{Message: "I need a short poem about the tides"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +59,13 @@ func TestTalkContinuesOnlyWithTheConversationToken(t *testing.T) {
 		{axp.Caller{Kind: axp.BuyerToken, Token: "ct_" + strings.Repeat("0", 48)}, next},
 		{axp.Caller{Kind: axp.BuyerToken, Token: first.Token}, &axp.TalkBody{Message: "free", ConversationID: "cnv_missing"}},
 	} {
-		_, err = kerneltest.Call(t, f.Reg, axp.Talk, c.caller, c.body)
+		_, err = kerneltest.Call(t, f.Reg, contract.Talk, c.caller, c.body)
 		if e := kerneltest.Err(t, err, axp.CodeForbidden); e.Field != "conversation_id" {
 			t.Fatalf("refusal names %q", e.Field)
 		}
 	}
 
-	r, err := kerneltest.Call(t, f.Reg, axp.Talk, axp.Caller{Kind: axp.BuyerToken, Token: first.Token}, next)
+	r, err := kerneltest.Call(t, f.Reg, contract.Talk, axp.Caller{Kind: axp.BuyerToken, Token: first.Token}, next)
 	if err != nil || r.ConversationID != first.ConversationID || r.Asking == "budget" {
 		t.Fatalf("second turn %+v, %v", r, err)
 	}
@@ -77,7 +78,7 @@ func TestTalkContinuesOnlyWithTheConversationToken(t *testing.T) {
 
 func TestTalkRefusesABlankMessage(t *testing.T) {
 	f := newTalk(t)
-	_, err := kerneltest.Call(t, f.Reg, axp.Talk, anonymous, &axp.TalkBody{Message: "   "})
+	_, err := kerneltest.Call(t, f.Reg, contract.Talk, anonymous, &axp.TalkBody{Message: "   "})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "message" {
 		t.Fatalf("refusal names %q", e.Field)
 	}

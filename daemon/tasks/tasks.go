@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/checks"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
@@ -16,30 +17,30 @@ import (
 
 // Register binds the operations of the tasks service to their handlers and subscribes it to the events it handles.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.CreateTask, s.createTask)
-	pipeline.Handle(r, axp.CreateTaskGet, s.createTask)
-	pipeline.Handle(r, axp.GetTask, s.getTask)
-	pipeline.Handle(r, axp.ChooseOffer, s.chooseOffer)
-	pipeline.Handle(r, axp.PayCryptoOp, s.payCrypto)
-	pipeline.Handle(r, axp.PayAuthorizationOp, s.payAuthorization)
-	pipeline.Handle(r, axp.GetDeliverable, s.getDeliverable)
-	pipeline.Handle(r, axp.AcceptTask, s.acceptTask)
-	pipeline.Handle(r, axp.DisputeTask, s.disputeTask)
-	pipeline.Handle(r, axp.CancelTask, s.cancelTask)
-	pipeline.Handle(r, axp.GetTimeline, s.getTimeline)
-	pipeline.Handle(r, axp.GetTaskReceipt, s.getTaskReceipt)
-	pipeline.Handle(r, axp.RequestRedo, s.requestRedo)
-	pipeline.Handle(r, axp.AnswerClarifications, s.answerClarifications)
-	pipeline.HandleNoInput(r, axp.ListQuoteRequests, s.listQuoteRequests)
-	pipeline.Handle(r, axp.SubmitOffer, s.submitOffer)
-	pipeline.Handle(r, axp.ListJobs, s.listJobs)
-	pipeline.Handle(r, axp.Deliver, s.deliver)
-	pipeline.Handle(r, axp.RequestPayment, s.requestPayment)
-	pipeline.Handle(r, axp.StartSandbox, s.startSandbox)
-	pipeline.Handle(r, axp.GetSandbox, s.getSandbox)
-	pipeline.Handle(r, axp.ListMyTasks, s.listMyTasks)
-	pipeline.Handle(r, axp.AdminTasks, s.adminTasks)
-	pipeline.Handle(r, axp.AdminTask, s.adminTask)
+	pipeline.Handle(r, contract.CreateTask, s.createTask)
+	pipeline.Handle(r, contract.CreateTaskGet, s.createTask)
+	pipeline.Handle(r, contract.GetTask, s.getTask)
+	pipeline.Handle(r, contract.ChooseOffer, s.chooseOffer)
+	pipeline.Handle(r, contract.PayCryptoOp, s.payCrypto)
+	pipeline.Handle(r, contract.PayAuthorizationOp, s.payAuthorization)
+	pipeline.Handle(r, contract.GetDeliverable, s.getDeliverable)
+	pipeline.Handle(r, contract.AcceptTask, s.acceptTask)
+	pipeline.Handle(r, contract.DisputeTask, s.disputeTask)
+	pipeline.Handle(r, contract.CancelTask, s.cancelTask)
+	pipeline.Handle(r, contract.GetTimeline, s.getTimeline)
+	pipeline.Handle(r, contract.GetTaskReceipt, s.getTaskReceipt)
+	pipeline.Handle(r, contract.RequestRedo, s.requestRedo)
+	pipeline.Handle(r, contract.AnswerClarifications, s.answerClarifications)
+	pipeline.HandleNoInput(r, contract.ListQuoteRequests, s.listQuoteRequests)
+	pipeline.Handle(r, contract.SubmitOffer, s.submitOffer)
+	pipeline.Handle(r, contract.ListJobs, s.listJobs)
+	pipeline.Handle(r, contract.Deliver, s.deliver)
+	pipeline.Handle(r, contract.RequestPayment, s.requestPayment)
+	pipeline.Handle(r, contract.StartSandbox, s.startSandbox)
+	pipeline.Handle(r, contract.GetSandbox, s.getSandbox)
+	pipeline.Handle(r, contract.ListMyTasks, s.listMyTasks)
+	pipeline.Handle(r, contract.AdminTasks, s.adminTasks)
+	pipeline.Handle(r, contract.AdminTask, s.adminTask)
 	s.subscribeTasks()
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
@@ -30,7 +31,7 @@ var anonymous = axp.Caller{Kind: axp.Anonymous, IP: "192.0.2.1"}
 
 func post(t *testing.T, f *kerneltest.Fixture) *axp.CreatedTask {
 	t.Helper()
-	out, err := kerneltest.Call(t, f.Reg, axp.CreateTask, anonymous,
+	out, err := kerneltest.Call(t, f.Reg, contract.CreateTask, anonymous,
 		&axp.NewTask{Type: "text-file", Params: map[string]any{"prompt": "a haiku about tides"}, PaymentMethod: "free"})
 	if err != nil {
 		t.Fatal(err)
@@ -51,31 +52,31 @@ func TestCreateTaskThenGetItAsBuyerAndStranger(t *testing.T) {
 	}
 
 	buyer := axp.Caller{Kind: axp.BuyerToken, Token: created.BuyerToken, IP: "192.0.2.1"}
-	got, err := kerneltest.Call(t, f.Reg, axp.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+	got, err := kerneltest.Call(t, f.Reg, contract.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 	if err != nil || got.ID != created.ID || got.Params["prompt"] != "a haiku about tides" {
 		t.Fatalf("the buyer's get_task: %+v, %v", got, err)
 	}
 
-	_, err = kerneltest.Call(t, f.Reg, axp.GetTask, anonymous, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+	_, err = kerneltest.Call(t, f.Reg, contract.GetTask, anonymous, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 	kerneltest.Err(t, err, axp.CodeUnauthorized)
 	stranger := axp.Caller{Kind: axp.BuyerToken, Token: "bt_" + "0123456789abcdef0123456789abcdef0123456789abcdef", IP: "192.0.2.9"}
-	_, err = kerneltest.Call(t, f.Reg, axp.GetTask, stranger, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+	_, err = kerneltest.Call(t, f.Reg, contract.GetTask, stranger, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 	kerneltest.Err(t, err, axp.CodeUnauthorized)
 	// A member who is neither its buyer nor a seller it could go to is refused as such.
 	member, _ := f.AddMember(t, axp.Registration{Roles: []string{"buyer"}, Name: "Passer By"})
-	_, err = kerneltest.Call(t, f.Reg, axp.GetTask, member, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+	_, err = kerneltest.Call(t, f.Reg, contract.GetTask, member, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 	kerneltest.Err(t, err, axp.CodeForbidden)
-	_, err = kerneltest.Call(t, f.Reg, axp.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_missing"}})
+	_, err = kerneltest.Call(t, f.Reg, contract.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_missing"}})
 	kerneltest.Err(t, err, axp.CodeNotFound)
 }
 
 func TestCreateTaskNamesTheBadField(t *testing.T) {
 	f, _ := newTasks(t)
-	_, err := kerneltest.Call(t, f.Reg, axp.CreateTask, anonymous, &axp.NewTask{PaymentMethod: "free"})
+	_, err := kerneltest.Call(t, f.Reg, contract.CreateTask, anonymous, &axp.NewTask{PaymentMethod: "free"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "type" {
 		t.Fatalf("refusal names %q, not type", e.Field)
 	}
-	_, err = kerneltest.Call(t, f.Reg, axp.CreateTask, anonymous, &axp.NewTask{Type: "text-file", PaymentMethod: "barter"})
+	_, err = kerneltest.Call(t, f.Reg, contract.CreateTask, anonymous, &axp.NewTask{Type: "text-file", PaymentMethod: "barter"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "payment_method" {
 		t.Fatalf("refusal names %q, not payment_method", e.Field)
 	}
@@ -86,7 +87,7 @@ func TestOpenTaskExpiresWhenTheClockPassesItsWindow(t *testing.T) {
 	created := post(t, f)
 	buyer := axp.Caller{Kind: axp.BuyerToken, Token: created.BuyerToken}
 	status := func() string {
-		got, err := kerneltest.Call(t, f.Reg, axp.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
+		got, err := kerneltest.Call(t, f.Reg, contract.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 		if err != nil {
 			t.Fatal(err)
 		}

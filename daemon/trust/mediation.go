@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/protocol"
@@ -17,23 +18,23 @@ import (
 
 // Register binds the operations of the trust service to their handlers and subscribes it to the events it handles.
 func (s *Service) Register(r *pipeline.Registry) {
-	pipeline.Handle(r, axp.AdminMediation, s.adminMediation)
-	pipeline.Handle(r, axp.SubmitReview, s.submitReview)
-	pipeline.Handle(r, axp.ObjectToReview, s.objectToReview)
-	pipeline.Handle(r, axp.Translate, s.translate)
-	pipeline.Handle(r, axp.ProposeSettlement, s.proposeSettlement)
-	pipeline.Handle(r, axp.AnswerSettlement, s.answerSettlement)
-	pipeline.Handle(r, axp.Escalate, s.escalate)
-	pipeline.Handle(r, axp.GetMediation, s.getMediation)
-	pipeline.Handle(r, axp.SubmitStatement, s.submitStatement)
-	pipeline.Handle(r, axp.Appeal, s.appeal)
-	pipeline.Handle(r, axp.ListMessages, s.listMessages)
-	pipeline.Handle(r, axp.PostMessage, s.postMessage)
-	pipeline.Handle(r, axp.AdminAI, s.adminAI)
-	pipeline.Handle(r, axp.AdminMediations, s.adminMediations)
-	pipeline.Handle(r, axp.AdminDecideMediation, s.adminDecideMediation)
-	pipeline.Handle(r, axp.AdminListings, s.adminListings)
-	pipeline.Handle(r, axp.AdminOverturnListing, s.adminOverturnListing)
+	pipeline.Handle(r, contract.AdminMediation, s.adminMediation)
+	pipeline.Handle(r, contract.SubmitReview, s.submitReview)
+	pipeline.Handle(r, contract.ObjectToReview, s.objectToReview)
+	pipeline.Handle(r, contract.Translate, s.translate)
+	pipeline.Handle(r, contract.ProposeSettlement, s.proposeSettlement)
+	pipeline.Handle(r, contract.AnswerSettlement, s.answerSettlement)
+	pipeline.Handle(r, contract.Escalate, s.escalate)
+	pipeline.Handle(r, contract.GetMediation, s.getMediation)
+	pipeline.Handle(r, contract.SubmitStatement, s.submitStatement)
+	pipeline.Handle(r, contract.Appeal, s.appeal)
+	pipeline.Handle(r, contract.ListMessages, s.listMessages)
+	pipeline.Handle(r, contract.PostMessage, s.postMessage)
+	pipeline.Handle(r, contract.AdminAI, s.adminAI)
+	pipeline.Handle(r, contract.AdminMediations, s.adminMediations)
+	pipeline.Handle(r, contract.AdminDecideMediation, s.adminDecideMediation)
+	pipeline.Handle(r, contract.AdminListings, s.adminListings)
+	pipeline.Handle(r, contract.AdminOverturnListing, s.adminOverturnListing)
 	s.subscribeTrust()
 }
 

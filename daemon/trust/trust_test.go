@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
@@ -37,13 +38,13 @@ func newQuoted(t *testing.T) quoted {
 
 	seller, _ := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Haiku Works",
 		Skills: []protocol.Skill{{TaskType: "text-file"}}, PaymentMethods: []string{"crypto", "free"}})
-	created, err := kerneltest.Call(t, f.Reg, axp.CreateTask, anonymous, &axp.NewTask{Type: "text-file", PaymentMethod: "free",
+	created, err := kerneltest.Call(t, f.Reg, contract.CreateTask, anonymous, &axp.NewTask{Type: "text-file", PaymentMethod: "free",
 		Params: map[string]any{"prompt": "a haiku"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eta := 30
-	if _, err := kerneltest.Call(t, f.Reg, axp.SubmitOffer, seller, &axp.OfferInput{ID: created.ID,
+	if _, err := kerneltest.Call(t, f.Reg, contract.SubmitOffer, seller, &axp.OfferInput{ID: created.ID,
 		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: new(axp.Money), ETAMinutes: &eta}}); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func newQuoted(t *testing.T) quoted {
 
 func TestPostMessageRemovesContactDetails(t *testing.T) {
 	q := newQuoted(t)
-	msg, err := kerneltest.Call(t, q.f.Reg, axp.PostMessage, q.buyer, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task},
+	msg, err := kerneltest.Call(t, q.f.Reg, contract.PostMessage, q.buyer, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task},
 		SellerID: q.seller.MemberID, Body: "Can you make it rhyme? Mail me at tides.reader@example.com or call +1 415 555 0134"})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestPostMessageRemovesContactDetails(t *testing.T) {
 	if msg.Screening == nil || strings.Join(msg.Screening.Removed, ",") != "email,phone" {
 		t.Fatalf("screening %+v", msg.Screening)
 	}
-	list, err := kerneltest.Call(t, q.f.Reg, axp.ListMessages, q.seller, &axp.TaskRef{ID: q.task})
+	list, err := kerneltest.Call(t, q.f.Reg, contract.ListMessages, q.seller, &axp.TaskRef{ID: q.task})
 	if err != nil || len(list.Messages) != 1 || list.Messages[0].Body != msg.Body {
 		t.Fatalf("the seller reads %+v, %v", list, err)
 	}
@@ -75,18 +76,18 @@ func TestPostMessageRemovesContactDetails(t *testing.T) {
 
 func TestPostMessageNeedsASellerBeforeOneIsChosen(t *testing.T) {
 	q := newQuoted(t)
-	_, err := kerneltest.Call(t, q.f.Reg, axp.PostMessage, q.buyer, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task}, Body: "hello"})
+	_, err := kerneltest.Call(t, q.f.Reg, contract.PostMessage, q.buyer, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task}, Body: "hello"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "seller_id" {
 		t.Fatalf("refusal names %q", e.Field)
 	}
 	// The seller speaks only once the buyer wrote to it.
-	_, err = kerneltest.Call(t, q.f.Reg, axp.PostMessage, q.seller, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task}, Body: "hello"})
+	_, err = kerneltest.Call(t, q.f.Reg, contract.PostMessage, q.seller, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task}, Body: "hello"})
 	kerneltest.Err(t, err, axp.CodeForbidden)
-	if _, err := kerneltest.Call(t, q.f.Reg, axp.PostMessage, q.buyer, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task},
+	if _, err := kerneltest.Call(t, q.f.Reg, contract.PostMessage, q.buyer, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task},
 		SellerID: q.seller.MemberID, Body: "hello"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kerneltest.Call(t, q.f.Reg, axp.PostMessage, q.seller, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task}, Body: "hi, on it"}); err != nil {
+	if _, err := kerneltest.Call(t, q.f.Reg, contract.PostMessage, q.seller, &axp.MessageBody{TaskRef: axp.TaskRef{ID: q.task}, Body: "hi, on it"}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/pipeline"
@@ -191,13 +192,13 @@ func (w logWriter) Write(p []byte) (int, error) {
 // through the operation's schema as a client's JSON would go (a refusal names its field), runs the
 // operation's precheck, then the handler. The path parameters are the input's fields of the same
 // name; for an operation whose input does not declare them, use CallAt.
-func Call[I, O any](t testing.TB, reg *pipeline.Registry, def axp.Def[I, O], caller axp.Caller, in *I) (*O, error) {
+func Call[I, O any](t testing.TB, reg *pipeline.Registry, def contract.Def[I, O], caller axp.Caller, in *I) (*O, error) {
 	t.Helper()
 	return CallAt(t, reg, def, caller, nil, in)
 }
 
 // CallAt is Call with path parameters the input does not hold (e.g. the {id} of get_task).
-func CallAt[I, O any](t testing.TB, reg *pipeline.Registry, def axp.Def[I, O], caller axp.Caller, path map[string]string, in *I) (*O, error) {
+func CallAt[I, O any](t testing.TB, reg *pipeline.Registry, def contract.Def[I, O], caller axp.Caller, path map[string]string, in *I) (*O, error) {
 	t.Helper()
 	op := def.Op()
 	if err := pipeline.Authorize(op, caller); err != nil {

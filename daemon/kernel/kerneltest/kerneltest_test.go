@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/pipeline"
@@ -66,43 +67,43 @@ func TestCallChecksAccessSchemaAndFillsThePath(t *testing.T) {
 	f := kerneltest.New(t)
 	var path map[string]string
 	var got *axp.TaskQuery
-	pipeline.Handle(f.Reg, axp.GetTask, func(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (*axp.Task, error) {
+	pipeline.Handle(f.Reg, contract.GetTask, func(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (*axp.Task, error) {
 		path, got = c.Path, in
 		return &axp.Task{ID: in.ID, Status: axp.TaskOpen}, nil
 	})
 	buyer := axp.Caller{Kind: axp.BuyerToken, Token: "bt_x"}
-	out, err := kerneltest.Call(t, f.Reg, axp.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_1"}, Sort: "price"})
+	out, err := kerneltest.Call(t, f.Reg, contract.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_1"}, Sort: "price"})
 	if err != nil || out.ID != "tsk_1" || path["id"] != "tsk_1" || got.Sort != "price" {
 		t.Fatalf("answer %+v, path %v, input %+v, %v", out, path, got, err)
 	}
 	// The input goes through the operation's schema.
-	_, err = kerneltest.Call(t, f.Reg, axp.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_1"}, Sort: "colour"})
+	_, err = kerneltest.Call(t, f.Reg, contract.GetTask, buyer, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_1"}, Sort: "colour"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "sort" {
 		t.Fatalf("refusal names %q", e.Field)
 	}
 	// CallAt gives path parameters the input does not hold.
-	if _, err = kerneltest.CallAt(t, f.Reg, axp.GetTask, buyer, map[string]string{"id": "tsk_3"}, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_2"}}); err != nil || path["id"] != "tsk_3" {
+	if _, err = kerneltest.CallAt(t, f.Reg, contract.GetTask, buyer, map[string]string{"id": "tsk_3"}, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_2"}}); err != nil || path["id"] != "tsk_3" {
 		t.Fatalf("path %v, %v", path, err)
 	}
 	// The access level is checked before the handler runs.
 	path = nil
-	_, err = kerneltest.Call(t, f.Reg, axp.GetTask, axp.Caller{Kind: axp.Anonymous}, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_1"}})
+	_, err = kerneltest.Call(t, f.Reg, contract.GetTask, axp.Caller{Kind: axp.Anonymous}, &axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_1"}})
 	if kerneltest.Err(t, err, axp.CodeUnauthorized); path != nil {
 		t.Fatal("the handler ran for a caller the access level refuses")
 	}
 	// An operation without a handler answers unavailable, as in the exchange.
-	_, err = kerneltest.Call(t, f.Reg, axp.AdminApprovals, kerneltest.Operator, &axp.ApprovalsQuery{})
+	_, err = kerneltest.Call(t, f.Reg, contract.AdminApprovals, kerneltest.Operator, &axp.ApprovalsQuery{})
 	kerneltest.Err(t, err, axp.CodeUnavailable)
 	// The precheck runs before the handler, as it does before a paid call is charged.
 	ran := false
-	pipeline.Precheck(f.Reg, axp.PaidTradingRisk, func(in *axp.TradingRiskQuery) error {
+	pipeline.Precheck(f.Reg, contract.PaidTradingRisk, func(in *axp.TradingRiskQuery) error {
 		return axp.Invalid("stop", "equals entry", "")
 	})
-	pipeline.Handle(f.Reg, axp.PaidTradingRisk, func(ctx context.Context, c *pipeline.Call, in *axp.TradingRiskQuery) (*axp.TradingRiskResult, error) {
+	pipeline.Handle(f.Reg, contract.PaidTradingRisk, func(ctx context.Context, c *pipeline.Call, in *axp.TradingRiskQuery) (*axp.TradingRiskResult, error) {
 		ran = true
 		return &axp.TradingRiskResult{}, nil
 	})
-	_, err = kerneltest.Call(t, f.Reg, axp.PaidTradingRisk, axp.Caller{Kind: axp.Anonymous}, &axp.TradingRiskQuery{Account: "1", RiskPct: "1", Entry: "2", Stop: "2"})
+	_, err = kerneltest.Call(t, f.Reg, contract.PaidTradingRisk, axp.Caller{Kind: axp.Anonymous}, &axp.TradingRiskQuery{Account: "1", RiskPct: "1", Entry: "2", Stop: "2"})
 	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); e.Field != "stop" || ran {
 		t.Fatalf("refusal names %q; handler ran: %v", e.Field, ran)
 	}

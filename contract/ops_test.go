@@ -1,4 +1,4 @@
-package axp_test
+package contract_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -20,15 +21,15 @@ func TestOpsCatalog(t *testing.T) {
 	names := map[string]bool{}
 	routes := map[string]string{}
 	tools := map[string]string{}
-	access := []axp.Access{axp.Public, axp.MemberAuth, axp.SellerAuth, axp.BuyerAuth, axp.TaskParty, axp.AdminAuth, axp.Paid}
+	access := []contract.Access{contract.Public, contract.MemberAuth, contract.SellerAuth, contract.BuyerAuth, contract.TaskParty, contract.AdminAuth, contract.Paid}
 	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
-	for i := range axp.Ops {
-		op := axp.Ops[i]
+	for i := range contract.Ops {
+		op := contract.Ops[i]
 		if op.Name == "" || names[op.Name] {
 			t.Errorf("op %d: name %q empty or repeated", i, op.Name)
 		}
 		names[op.Name] = true
-		if axp.Lookup(op.Name) != op {
+		if contract.Lookup(op.Name) != op {
 			t.Errorf("%s: Lookup", op.Name)
 		}
 		if !slices.Contains(methods, op.Method) || !strings.HasPrefix(op.Path, "/") {
@@ -41,13 +42,13 @@ func TestOpsCatalog(t *testing.T) {
 		// buyer's, a party's operations name which parties, and an owner is only declared where
 		// the path names the record ({id}).
 		switch {
-		case op.Access == axp.BuyerAuth && op.Owner != axp.TaskBuyer:
+		case op.Access == contract.BuyerAuth && op.Owner != contract.TaskBuyer:
 			t.Errorf("%s: buyer access, owner %q: declare Owner: TaskBuyer", op.Name, op.Owner)
-		case op.Access == axp.TaskParty && op.Owner != axp.TaskParties && op.Owner != axp.TaskAudience:
+		case op.Access == contract.TaskParty && op.Owner != contract.TaskParties && op.Owner != contract.TaskAudience:
 			t.Errorf("%s: party access, owner %q: declare Owner: TaskParties or TaskAudience", op.Name, op.Owner)
-		case op.Owner != axp.NoOwner && !slices.Contains(op.PathParams(), "id"):
+		case op.Owner != contract.NoOwner && !slices.Contains(op.PathParams(), "id"):
 			t.Errorf("%s: owner %q declared on a path without {id}", op.Name, op.Owner)
-		case op.Owner == axp.JobSeller && op.Access != axp.SellerAuth:
+		case op.Owner == contract.JobSeller && op.Access != contract.SellerAuth:
 			t.Errorf("%s: job seller owner on %q access", op.Name, op.Access)
 		}
 		if op.Summary == "" || op.Tag == "" {
@@ -123,10 +124,10 @@ func TestOpsCatalog(t *testing.T) {
 			t.Errorf("%s: a %s answer should be declared as string", op.Name, op.ContentType)
 		}
 	}
-	if len(axp.Ops) < 60 {
-		t.Errorf("only %d operations", len(axp.Ops))
+	if len(contract.Ops) < 60 {
+		t.Errorf("only %d operations", len(contract.Ops))
 	}
-	if axp.Lookup("no_such_op") != nil {
+	if contract.Lookup("no_such_op") != nil {
 		t.Error("Lookup of an unknown name")
 	}
 }
@@ -134,7 +135,7 @@ func TestOpsCatalog(t *testing.T) {
 // The endpoints of spec section 4 are all in the catalog.
 func TestOpsCoverSpecEndpoints(t *testing.T) {
 	routes := map[string]bool{}
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		routes[op.Method+" "+op.Path] = true
 		if op.GETForm {
 			routes["GET "+op.GETFormPath()] = true
@@ -163,20 +164,20 @@ func TestOpsCoverSpecEndpoints(t *testing.T) {
 	}
 	for _, r := range spec {
 		if !routes[r] {
-			t.Errorf("spec endpoint %s is not in axp.Ops", r)
+			t.Errorf("spec endpoint %s is not in contract.Ops", r)
 		}
 	}
 }
 
 func TestOpPathParams(t *testing.T) {
-	op := axp.Op{Path: "/api/tasks/{id}/settlement/{settlement_id}"}
+	op := contract.Op{Path: "/api/tasks/{id}/settlement/{settlement_id}"}
 	if got := op.PathParams(); !slices.Equal(got, []string{"id", "settlement_id"}) {
 		t.Fatalf("PathParams = %v", got)
 	}
-	if got := (&axp.Op{Path: "/api/tasks"}).PathParams(); got != nil {
+	if got := (&contract.Op{Path: "/api/tasks"}).PathParams(); got != nil {
 		t.Fatalf("no params: %v", got)
 	}
-	if !(&axp.Op{}).QueryInput(http.MethodGet) || (&axp.Op{}).QueryInput(http.MethodPost) {
+	if !(&contract.Op{}).QueryInput(http.MethodGet) || (&contract.Op{}).QueryInput(http.MethodPost) {
 		t.Fatal("QueryInput")
 	}
 }
@@ -231,8 +232,8 @@ func TestEscalateAcceptsNullRefund(t *testing.T) {
 	}
 }
 
-// Every operation is declared once, as a package-level Define beside its types, and the index
-// (axp.Ops) lists every declaration exactly once; each example input passes its own schema.
+// Every operation is declared once, as a package-level Define in this package, and the index
+// (contract.Ops) lists every declaration exactly once; each example input passes its own schema.
 func TestOpsIndexListsEveryDeclaration(t *testing.T) {
 	fset := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
@@ -240,7 +241,7 @@ func TestOpsIndexListsEveryDeclaration(t *testing.T) {
 		t.Fatal(err)
 	}
 	declared := map[string]string{} // Go name -> file
-	for _, f := range pkgs["axp"].Files {
+	for _, f := range pkgs["contract"].Files {
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok || g.Tok != token.VAR {
@@ -259,16 +260,16 @@ func TestOpsIndexListsEveryDeclaration(t *testing.T) {
 	if file := declared["Ops"]; file != "" {
 		t.Errorf("Ops is declared with Define in %s", file)
 	}
-	if len(declared) != len(axp.Ops) {
-		t.Errorf("%d declarations, %d operations in axp.Ops", len(declared), len(axp.Ops))
+	if len(declared) != len(contract.Ops) {
+		t.Errorf("%d declarations, %d operations in contract.Ops", len(declared), len(contract.Ops))
 	}
 	seen := map[string]bool{}
-	for _, op := range axp.Ops {
+	for _, op := range contract.Ops {
 		if seen[op.Name] {
-			t.Errorf("%s is listed twice in axp.Ops", op.Name)
+			t.Errorf("%s is listed twice in contract.Ops", op.Name)
 		}
 		seen[op.Name] = true
-		name := axp.GoName(op.Name)
+		name := contract.GoName(op.Name)
 		if _, ok := declared[name]; !ok {
 			if _, ok = declared[name+"Op"]; !ok {
 				t.Errorf("%s has no declaration %s (or %sOp)", op.Name, name, name)

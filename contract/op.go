@@ -1,11 +1,12 @@
-package axp
+package contract
 
 import (
-	"io"
 	"net/http"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/axp-exchange/axp"
 )
 
 // Access says who may call an operation.
@@ -90,7 +91,7 @@ type Op struct {
 	Later string
 	// Price is the default price of one call of a Paid operation (configurable with paid_prices);
 	// Category groups pay-per-call tools in their listing.
-	Price    Money
+	Price    axp.Money
 	Category string
 	// Needs names the setting a Paid tool's data source needs; without it the tool is listed as
 	// unavailable and answers 503 naming it.
@@ -132,7 +133,7 @@ func Define[I, O any](op Op, example *I) Def[I, O] {
 		}
 	}
 	op.Out = reflect.TypeFor[O]()
-	if op.Out == reflect.TypeFor[Document]() {
+	if op.Out == reflect.TypeFor[axp.Document]() {
 		op.Out = reflect.TypeFor[string]()
 	}
 	return Def[I, O]{&op}
@@ -277,90 +278,4 @@ func Lookup(name string) *Op {
 		}
 	}
 	return nil
-}
-
-// CallerKind says how a caller identified itself.
-type CallerKind string
-
-// Caller kinds.
-const (
-	Anonymous  CallerKind = "anonymous"
-	MemberCall CallerKind = "member"
-	BuyerToken CallerKind = "buyer_token"
-	Operator   CallerKind = "admin"
-)
-
-// Caller is who makes a call, as established by a door.
-type Caller struct {
-	Kind     CallerKind
-	MemberID string
-	Roles    []string
-	// Token is a presented buyer token, checked by the task operations themselves.
-	Token string
-	// IP is the client address (used for per-IP limits; logged only as a fingerprint).
-	IP string
-}
-
-// Actor names the caller in audit records: "member:<id>", "admin", "buyer", or "anonymous".
-func (c Caller) Actor() string {
-	switch c.Kind {
-	case MemberCall:
-		return "member:" + c.MemberID
-	case Operator:
-		return "admin"
-	case BuyerToken:
-		return "buyer"
-	}
-	return "anonymous"
-}
-
-// HasRole reports whether the caller is a member with role r.
-func (c Caller) HasRole(r string) bool {
-	for _, x := range c.Roles {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
-
-// Document is the output of operations that answer something other than JSON.
-type Document struct {
-	ContentType string
-	Body        []byte
-	Header      map[string]string
-	// Stream, when set, writes the body instead of Body (large answers such as a backup).
-	Stream func(w io.Writer) error
-	// Filename names the document for a download (deliverables).
-	Filename string
-	// Alternative, when set, is another form of the document for a request's Accept header (a
-	// browser's HTML page of a Markdown text), or nil to keep this one.
-	Alternative func(accept string) *Document
-}
-
-// Negotiate answers the Alternative the Accept header asks for, else the document itself.
-func (d *Document) Negotiate(accept string) any {
-	if d.Alternative != nil {
-		if a := d.Alternative(accept); a != nil {
-			return a
-		}
-	}
-	return d
-}
-
-// Negotiated is an answer with more than one form: the REST door gives it the request's Accept
-// header and writes what it returns (a browser's HTML page, an API client's JSON).
-type Negotiated interface {
-	Negotiate(accept string) any
-}
-
-// DocumentContent is a document as a JSON answer, for doors that answer only JSON (an MCP tool
-// such as get_deliverable): the body as UTF-8 text, or base64 when it is not text.
-type DocumentContent struct {
-	Content  string `json:"content" doc:"the document: the text itself when encoding is utf-8, else base64"`
-	Encoding string `json:"encoding" schema:"enum=utf-8|base64"`
-	MimeType string `json:"mime_type"`
-	SHA256   string `json:"sha256" doc:"hex SHA-256 of the document's bytes"`
-	Size     int    `json:"size" doc:"bytes"`
-	Filename string `json:"filename,omitempty"`
 }

@@ -53,15 +53,26 @@ func (c *Client) AuthorizationDigest(d Domain, a Authorization) ([]byte, error) 
 
 // AuthorizationDigest is the EIP-712 hash of a TransferWithAuthorization message.
 func AuthorizationDigest(d Domain, chainID uint64, token common.Address, a Authorization) ([]byte, error) {
+	return authorizationDigest("TransferWithAuthorization", d, chainID, token, a)
+}
+
+// ReceiveAuthorizationDigest is the EIP-712 hash of a ReceiveWithAuthorization message: the same
+// fields as a transfer's under another type name, redeemable only by a.To itself (an escrow's
+// payment collector uses it, so no one else can move the money to the collector out of turn).
+func ReceiveAuthorizationDigest(d Domain, chainID uint64, token common.Address, a Authorization) ([]byte, error) {
+	return authorizationDigest("ReceiveWithAuthorization", d, chainID, token, a)
+}
+
+func authorizationDigest(primary string, d Domain, chainID uint64, token common.Address, a Authorization) ([]byte, error) {
 	td := apitypes.TypedData{
 		Types: apitypes.Types{
 			"EIP712Domain": {{Name: "name", Type: "string"}, {Name: "version", Type: "string"},
 				{Name: "chainId", Type: "uint256"}, {Name: "verifyingContract", Type: "address"}},
-			"TransferWithAuthorization": {{Name: "from", Type: "address"}, {Name: "to", Type: "address"},
+			primary: {{Name: "from", Type: "address"}, {Name: "to", Type: "address"},
 				{Name: "value", Type: "uint256"}, {Name: "validAfter", Type: "uint256"}, {Name: "validBefore", Type: "uint256"},
 				{Name: "nonce", Type: "bytes32"}},
 		},
-		PrimaryType: "TransferWithAuthorization",
+		PrimaryType: primary,
 		Domain: apitypes.TypedDataDomain{Name: d.Name, Version: d.Version,
 			ChainId: math.NewHexOrDecimal256(int64(chainID)), VerifyingContract: token.Hex()},
 		Message: apitypes.TypedDataMessage{"from": a.From.Hex(), "to": a.To.Hex(), "value": a.Value.String(),

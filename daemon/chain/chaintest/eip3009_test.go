@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
@@ -52,6 +53,41 @@ func TestTransferWithAuthorization(t *testing.T) {
 		t.Fatalf("payee holds %d", got)
 	}
 	if ok := c.Call(relayer, c.Token, "transferWithAuthorization", args...); ok {
+		t.Fatal("the same authorization moved money twice")
+	}
+}
+
+// TestReceiveWithAuthorization checks TestUSD's receiveWithAuthorization in its one-signature form
+// (bytes: r, s, v), the form the escrow's ERC-3009 collector calls: only the payee may redeem it,
+// once.
+func TestReceiveWithAuthorization(t *testing.T) {
+	c := chaintest.Start(t)
+	payer, payee, relayer := c.NewKey(), c.NewKey(), c.NewKey()
+	c.Mint(c.Token, chaintest.Addr(payer), 5_000_000)
+	a := chain.Authorization{From: common.HexToAddress(chaintest.Addr(payer)), To: common.HexToAddress(chaintest.Addr(payee)),
+		Value: big.NewInt(1_250_000), ValidAfter: new(big.Int), ValidBefore: big.NewInt(time.Now().Unix() + 600)}
+	rand.Read(a.Nonce[:])
+	digest, err := chain.ReceiveAuthorizationDigest(chain.Domain{Name: "Test USD", Version: "2"}, chaintest.ID, common.HexToAddress(c.Token), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := crypto.Sign(digest, payer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig[64] += 27
+	// go-ethereum names the bytes overload receiveWithAuthorization, the (v, r, s) one receiveWithAuthorization0.
+	args := []any{a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, sig}
+	if ok := c.Call(relayer, c.Token, "receiveWithAuthorization", args...); ok {
+		t.Fatal("someone else than the payee redeemed a receive authorization")
+	}
+	if ok := c.Call(payee, c.Token, "receiveWithAuthorization", args...); !ok {
+		t.Fatal("receiveWithAuthorization reverted")
+	}
+	if got := c.Balance(c.Token, chaintest.Addr(payee)); got != 1_250_000 {
+		t.Fatalf("payee holds %d", got)
+	}
+	if ok := c.Call(payee, c.Token, "receiveWithAuthorization", args...); ok {
 		t.Fatal("the same authorization moved money twice")
 	}
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // TestUSD: the stablecoin of the exchange's tests. An ERC-20 with 6 decimals (like USDC) that also
-// implements EIP-3009 (transferWithAuthorization, receiveWithAuthorization, cancelAuthorization)
-// with EIP-712 signatures, so both on-chain payments and x402 `exact` payments can be tested on a
-// local chain. Anyone may mint: it is test money.
+// implements EIP-3009 (transferWithAuthorization, receiveWithAuthorization in both of USDC's
+// signature forms, cancelAuthorization) with EIP-712 signatures, so on-chain payments, x402 `exact`
+// payments and the local escrow's ERC-3009 collector can be tested on a local chain. Anyone may
+// mint: it is test money.
 pragma solidity ^0.8.20;
 
 contract TestUSD {
@@ -73,9 +74,24 @@ contract TestUSD {
 
     function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter,
         uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
-        require(to == msg.sender, "TestUSD: caller must be the payee");
-        _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
-        _transfer(from, to, value);
+        _receive(from, to, value, validAfter, validBefore, nonce, v, r, s);
+    }
+
+    // The same with the signature as one 65-byte value (r, s, v), as USDC also takes it: the form
+    // the escrow's ERC-3009 payment collector calls.
+    function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter,
+        uint256 validBefore, bytes32 nonce, bytes memory signature) external {
+        require(signature.length == 65, "TestUSD: invalid signature");
+        bytes32 r;
+        bytes32 s;
+        uint8 v;
+        assembly {
+            r := mload(add(signature, 32))
+            s := mload(add(signature, 64))
+            v := byte(0, mload(add(signature, 96)))
+        }
+        if (v < 27) v += 27;
+        _receive(from, to, value, validAfter, validBefore, nonce, v, r, s);
     }
 
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
@@ -84,6 +100,13 @@ contract TestUSD {
         require(_recover(digest, v, r, s) == authorizer, "TestUSD: invalid signature");
         _usedAuth[authorizer][nonce] = true;
         emit AuthorizationCanceled(authorizer, nonce);
+    }
+
+    function _receive(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore,
+        bytes32 nonce, uint8 v, bytes32 r, bytes32 s) private {
+        require(to == msg.sender, "TestUSD: caller must be the payee");
+        _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
+        _transfer(from, to, value);
     }
 
     function _useAuthorization(bytes32 typehash, address from, address to, uint256 value, uint256 validAfter,

@@ -12,7 +12,6 @@ import (
 // seller's (or a third party's) systems: the exchange passes work, never access.
 const (
 	SecretPrivateKey       = "private_key"
-	SecretAWSAccessKeyID   = "aws_access_key_id"
 	SecretAWSSecretKey     = "aws_secret_key"
 	SecretGitHubToken      = "github_token"
 	SecretGitLabToken      = "gitlab_token"
@@ -310,7 +309,6 @@ var secretRules = []secretRule{
 		func(v, m string) bool {
 			return !strings.HasPrefix(v, "sk-ant-") && randomish(36, 4)(v, m) && strings.ContainsAny(v, "0123456789")
 		}),
-	srule(SecretAWSAccessKeyID, []string{"akia", "asia", "abia", "acca", "a3t"}, `\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`, 0, notPlaceholder),
 	srule(SecretAWSSecretKey, []string{"aws"},
 		`(?i)\baws[\w.\-]{0,30}?(?:secret|sk)[\w.\-]{0,20}["']?\s*(?::=|=>|=|:)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1,
 		randomish(40, 3.5)),
@@ -762,9 +760,6 @@ func FindSecrets(text string) []Removal {
 			if r.around != nil && !r.around(text, s, e) {
 				continue
 			}
-			if r.kind == SecretAWSAccessKeyID && !notIAMListing(text, s, e) {
-				continue // an access key's id listed without its secret
-			}
 			if r.kind == SecretConnection || r.kind == SecretSlackWebhook {
 				e = s + trimPunct([]byte(text[s:e]), 0, e-s)
 			}
@@ -798,6 +793,13 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
+	kept := spans[:0]
+	for _, sp := range spans {
+		if !publicID(text, sp.s, sp.e) {
+			kept = append(kept, sp)
+		}
+	}
+	spans = kept
 	if len(spans) == 0 {
 		return nil
 	}

@@ -760,6 +760,9 @@ func FindSecrets(text string) []Removal {
 			if r.around != nil && !r.around(text, s, e) {
 				continue
 			}
+			if r.kind == SecretPrivateKey && strings.HasPrefix(text[e:], `\n`) {
+				e += 2 // the line break that ends a key in a JSON string
+			}
 			if r.kind == SecretConnection || r.kind == SecretSlackWebhook {
 				e = s + trimPunct([]byte(text[s:e]), 0, e-s)
 			}
@@ -770,7 +773,10 @@ func FindSecrets(text string) []Removal {
 			spans = append(spans, span{s, e, kind, p})
 		}
 	}
-	for _, p := range append(findSeedPhrases(text), findSplitPhrases(text, lo, &pairs)...) {
+	for _, p := range findSplitKeys(text) {
+		spans = append(spans, span{p[0], p[1], SecretWalletKey, len(secretRules) + 1})
+	}
+	for _, p := range append(append(findSeedPhrases(text), findSplitPhrases(text, lo, &pairs)...), findNumberedPhrase(text)...) {
 		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
 	}
 	for _, p := range findProsePasswords(text, lo, &pairs) {
@@ -789,6 +795,13 @@ func FindSecrets(text string) []Removal {
 	}
 	for _, p := range keys {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
+	}
+	scoredPasswords, scoredKeys := findScored(text)
+	for _, p := range scoredPasswords {
+		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 3})
+	}
+	for _, p := range scoredKeys {
+		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 3})
 	}
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})

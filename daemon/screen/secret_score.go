@@ -31,7 +31,7 @@ type credWord struct {
 // written with a space. Words in scripts other than Latin are looked for as they are written.
 var credLexicon = []credWord{
 	// passwords
-	{"password", wordPassword}, {"passwort", wordPassword}, {"passwd", wordPassword}, {"pwd", wordPassword},
+	{"password", wordPassword}, {"passwort", wordPassword}, {"pass", wordPassword}, {"passwd", wordPassword}, {"pwd", wordPassword},
 	{"passcode", wordPassword}, {"passphrase", wordPassword}, {"kennwort", wordPassword},
 	{"contrasena", wordPassword}, {"contrasenya", wordPassword}, {"senha", wordPassword}, {"parola", wordPassword},
 	{"haslo", wordPassword}, {"heslo", wordPassword}, {"sifre", wordPassword}, {"sifresi", wordPassword},
@@ -56,7 +56,7 @@ var credLexicon = []credWord{
 	{"아이디", wordLogin}, {"用户名", wordLogin}, {"用戶名", wordLogin}, {"ユーザー", wordLogin}, {"логин", wordLogin},
 	{"пользователь", wordLogin}, {"اسم المستخدم", wordLogin}, {"نام کاربری", wordLogin},
 	// keys, tokens, secrets
-	{"key", wordKey}, {"keys", wordKey}, {"token", wordKey}, {"secret", wordKey}, {"apikey", wordKey},
+	{"key", wordKey}, {"keys", wordKey}, {"token", wordKey}, {"auth", wordKey}, {"secret", wordKey}, {"apikey", wordKey},
 	{"privkey", wordKey}, {"clave", wordKey}, {"chave", wordKey}, {"cle", wordKey}, {"clef", wordKey},
 	{"schlussel", wordKey}, {"chiave", wordKey}, {"klucz", wordKey}, {"anahtar", wordKey}, {"kunci", wordKey},
 	{"khoa", wordKey}, {"sleutel", wordKey}, {"nyckel", wordKey}, {"cheie", wordKey}, {"kulcs", wordKey},
@@ -93,19 +93,64 @@ var denyWords = Set("example", "e.g.", "eg", "z.b.", "ejemplo", "beispiel", "exe
 type credTerm struct {
 	kind, end int
 	short     bool // a word of three letters or fewer (pwd, mdp, key): only the next token counts
+	answer    bool // the value is looked for on the line after a question
+}
+
+// asked reports whether the credential word ending at line[e] is asked about: the line is a
+// question, or ends a few words after the word ("I need the DB password to run the report").
+func asked(line string, e, kind int) bool {
+	rest := strings.TrimSpace(line[e:])
+	if strings.HasSuffix(rest, "?") || strings.HasSuffix(rest, "？") {
+		return true
+	}
+	if kind == wordLogin {
+		return strings.Trim(rest, ".!…") == "" // "... doesn't accept my credentials"
+	}
+	return kind == wordPassword && len(strings.Fields(rest)) <= 5 && !strings.ContainsAny(rest, ":=()")
+}
+
+// yamlParentQualified reports whether an indented line sits under a YAML key that names
+// something other than a secret (cache:, public:).
+func yamlParentQualified(text string, lines [][2]int, li int) bool {
+	line := text[lines[li][0]:lines[li][1]]
+	ind := len(line) - len(strings.TrimLeft(line, " "))
+	if ind == 0 {
+		return false
+	}
+	for k := li - 1; k >= 0 && k >= li-20; k-- {
+		l := text[lines[k][0]:lines[k][1]]
+		t := strings.TrimLeft(l, " ")
+		if t == "" || len(l)-len(t) >= ind {
+			continue
+		}
+		name, _, ok := strings.Cut(strings.TrimSpace(t), ":")
+		return ok && keyQualifiers[strings.ToLower(strings.Trim(name, "-\"' "))]
+	}
+	return false
 }
 
 // findScored reports the credentials the scorer finds in text, as passwords and keys.
 func findScored(text string) (passwords, keys [][2]int) {
 	ascii := isASCII(text)
-	for _, ln := range lineSpans(text) {
+	lines := lineSpans(text)
+	for li, ln := range lines {
 		line := text[ln[0]:ln[1]]
 		for _, t := range credTerms(line, ascii) {
+			if t.kind == wordKey && yamlParentQualified(text, lines, li) {
+				continue
+			}
 			s, e, ok := scoredValue(line, t)
+			at := ln[0]
+			if !ok && li+1 < len(lines) && asked(line, t.end, t.kind) {
+				// a question about a password on one line or turn, the answer on the next
+				next := text[lines[li+1][0]:lines[li+1][1]]
+				s, e, ok = scoredValue(next, credTerm{kind: t.kind, end: 0, answer: true})
+				at = lines[li+1][0]
+			}
 			if !ok {
 				continue
 			}
-			sp := [2]int{ln[0] + s, ln[0] + e}
+			sp := [2]int{at + s, at + e}
 			if t.kind == wordKey {
 				keys = append(keys, sp)
 			} else {
@@ -272,10 +317,10 @@ func credTerms(line string, ascii bool) []credTerm {
 		}
 		last := ws[i+n-1]
 		i += n - 1
-		if !termEnd(line, last.end) || c.kind == wordKey && qualified(ws, i-n+1, i) {
+		if !termEnd(line, last.end) || c.kind == wordKey && qualified(ws, i-n+1, i) || negatedTerm(ws, i-n+1) {
 			continue
 		}
-		out = append(out, credTerm{c.kind, last.end, len(c.w) <= 3})
+		out = append(out, credTerm{kind: c.kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass"})
 	}
 	if !ascii {
 		lo := strings.ToLower(line)
@@ -287,7 +332,7 @@ func credTerms(line string, ascii bool) []credTerm {
 				}
 				from += j + len(c.w)
 				if from <= len(line) {
-					out = append(out, credTerm{c.kind, from, false})
+					out = append(out, credTerm{kind: c.kind, end: from})
 				}
 			}
 		}
@@ -342,6 +387,19 @@ func termEnd(line string, e int) bool {
 		return c >= 0x80
 	}
 }
+
+// negatedTerm reports a credential word one or two words after a negation: "(not a secret)",
+// "kein Passwort".
+func negatedTerm(ws []lword, i int) bool {
+	for k := i - 1; k >= 0 && k >= i-2; k-- {
+		if termNegations[ws[k].w] {
+			return true
+		}
+	}
+	return false
+}
+
+var termNegations = Set("not", "no", "nicht", "kein", "keine", "pas", "non", "never", "without", "niemals", "nunca", "jamais")
 
 // qualified reports whether the key word ws[i..j] has a qualifier beside it that names something
 // other than a secret (a public key, a key id, a cache key).
@@ -420,10 +478,14 @@ func editDistance(a, b string, max int) int {
 // reports where it is.
 func scoredValue(line string, t credTerm) (int, int, bool) {
 	ts := strings.LastIndexAny(line[:t.end], " \t") + 1
-	if strings.ContainsAny(line[ts:t.end], ":/") && !strings.HasSuffix(strings.TrimRight(line[ts:t.end], "\"'"), ":") {
+	if !t.answer && strings.ContainsAny(line[ts:t.end], ":/") && !strings.HasSuffix(strings.TrimRight(line[ts:t.end], "\"'"), ":") {
 		return 0, 0, false // inside a link, a path or a resource name: redis://:${REDIS_PASSWORD}@, arn:...:secret:prod
 	}
 	i := t.end
+	wide := strings.HasPrefix(line[i:], "：") || strings.HasPrefix(line[i:], "，")
+	if wide {
+		i += len("：") // a full-width colon or comma
+	}
 	for i < len(line) && strings.IndexByte("\"'`]", line[i]) >= 0 {
 		i++
 	}
@@ -431,12 +493,13 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 	for i < len(line) && strings.IndexByte(":=>", line[i]) >= 0 {
 		i++
 	}
-	if i < len(line) && line[i] != ' ' && line[i] != '\t' && i == sep {
+	if i < len(line) && line[i] != ' ' && line[i] != '\t' && i == sep && !wide {
 		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
 			i++ // the word is part of a longer token
 		}
 	}
-	n := 0 // tokens passed over that are not separators
+	n := 0            // tokens passed over that are not separators
+	afterSep := false // the token before was a colon, an equals sign, a copula or a label
 	for k := 0; k < 8 && n < 6 && i < len(line) && i-t.end < 100; k++ {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
@@ -452,26 +515,33 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 		s, e := trimToken(tok)
 		v := tok[s:e]
 		if s >= e || separatorToken(v) {
-			i = j
+			i, afterSep = j, true
 			continue
 		}
 		if denyWords[strings.ToLower(strings.TrimRight(v, ":.,"))] {
 			return 0, 0, false
 		}
-		if name, _, ok := strings.Cut(v, "="); strings.HasSuffix(v, ":") || ok && letters(name) >= 3 && identifier(name) {
-			i, n = j, n+1
+		if name, _, ok := strings.Cut(v, "="); strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：") || ok && settingName(name) {
+			i, n, afterSep = j, n+1, strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：")
 			continue // a label, or another name set to a value
 		}
 		if t.short && n > 0 {
 			return 0, 0, false // pwd, mdp, key: only the next token
 		}
-		if credValue(v, t.kind, n) {
+		near := n
+		if afterSep && n > 0 {
+			near = 1 // right after "is", a colon or a label: as near as the next word
+		}
+		if t.answer && t.kind != wordKey {
+			near = 1
+		}
+		if credValue(v, t.kind, near) {
 			return i + s, i + e, true
 		}
-		if t.kind != wordLogin && n >= 1 && len(v) >= 6 && hasDigitStr(v) {
+		if t.kind != wordLogin && !t.answer && n >= 1 && len(v) >= 6 && hasDigitStr(v) {
 			return 0, 0, false // a value, not the secret's shape
 		}
-		i, n = j, n+1
+		i, n, afterSep = j, n+1, false
 	}
 	return 0, 0, false
 }
@@ -500,12 +570,23 @@ func trimToken(tok string) (int, int) {
 		}
 		e -= size
 	}
-	if s < e && tok[s] >= 0x80 {
-		if r, size := utf8.DecodeRuneInString(tok[s:e]); r == '«' || r == '“' || r == '‘' {
-			s += size
+	for s < e && tok[s] >= 0x80 {
+		r, size := utf8.DecodeRuneInString(tok[s:e])
+		if r != '«' && r != '“' && r != '‘' && r != '：' && r != '，' && r != '「' {
+			break
 		}
+		s += size
 	}
 	return s, e
+}
+
+// settingName reports the name in "name=value": four or more letters, no digits, in one case or
+// capitalised (DB_HOST, region, Timeout).
+func settingName(name string) bool {
+	if letters(name) < 4 || !identifier(name) || hasDigitStr(name) {
+		return false
+	}
+	return name == strings.ToLower(name) || name == strings.ToUpper(name) || innerCapitals(name) == 0
 }
 
 // identifier reports a name of letters, digits and underscores.
@@ -528,21 +609,41 @@ func hasDigitStr(s string) bool { return strings.ContainsAny(s, "0123456789") }
 // credValue decides on a value from its shape. n is how many tokens stand between it and the
 // credential word.
 func credValue(v string, kind, n int) bool {
-	if len(v) < 6 || len(v) > 256 || !isASCII(v) || maskedValue(v) || notSecretShape(v) || wordish(v) {
+	if len(v) < 6 || len(v) > 256 || !isASCII(v) || maskedValue(v) || notSecretShape(v) || wordish(v) && !randomLetters(v) {
 		return false
 	}
 	switch kind {
 	case wordKey:
 		return keyValue(v, n)
 	case wordLogin:
-		return n >= 1 && (classes(v) >= 3 && len(v) >= 8 && entropy(v) >= 3 || wordsAndDigits(v))
+		return n >= 1 && (classes(v) >= 3 && len(v) >= 8 && entropy(v) >= 3 || wordsAndDigits(v) || randomLetters(v))
 	}
 	if classes(v) >= 3 && len(v) >= 8 && entropy(v) >= 2.8 || wordsAndDigits(v) {
 		return true
 	}
 	// mixed case alone, or letters and digits, set right after the word
-	return n <= 1 && len(v) >= 10 && entropy(v) >= 3.2 && (innerCapitals(v) >= 2 || digits(v) >= 3 && letters(v) >= 3) &&
-		classes(v) >= 2
+	return n <= 1 && len(v) >= 10 && entropy(v) >= 3.2 && (innerCapitals(v) >= 2 || digits(v) >= 3 && letters(v) >= 3 ||
+		randomLetters(v)) && classes(v) >= 2 || n <= 1 && randomLetters(v)
+}
+
+// randomLetters reports small letters, perhaps with digits, that read as generated rather than as
+// a word: ten or more, and either digits and letters alternating at least twice (zdc029bi42mc,
+// 9vvfec8gtvwm) or hardly any vowels (lvntogufmmnt).
+func randomLetters(v string) bool {
+	if len(v) < 10 || strings.Trim(v, "abcdefghijklmnopqrstuvwxyz0123456789") != "" || entropy(v) < 2.8 {
+		return false
+	}
+	turns, vowels := 0, 0
+	for i := 0; i < len(v); i++ {
+		if i > 0 && IsDigit(v[i]) != IsDigit(v[i-1]) {
+			turns++
+		}
+		if strings.IndexByte("aeiou", v[i]) >= 0 {
+			vowels++
+		}
+	}
+	l := letters(v)
+	return digits(v) >= 2 && l >= 3 && turns >= 3 || digits(v) == 0 && vowels*4 < l
 }
 
 // keyValue decides on a value after a key, token or secret word.
@@ -660,7 +761,7 @@ func notSecretShape(v string) bool {
 		strings.HasPrefix(lo, "op://"), strings.HasPrefix(lo, "arn:"), strings.HasPrefix(lo, "projects/"),
 		strings.HasPrefix(lo, "xpub"), strings.HasPrefix(lo, "npub"), strings.HasPrefix(lo, "ypub"),
 		strings.HasPrefix(lo, "zpub"), strings.HasPrefix(lo, "tpub"), strings.HasPrefix(lo, "vpub"),
-		strings.Contains(v, "::"), imageRef(v), strings.ContainsAny(v, "{}\""), strings.HasPrefix(v, "cHNidP"), strings.HasPrefix(v, "lnbc"), strings.HasPrefix(lo, "pk_"),
+		strings.Contains(v, "::"), imageRef(v), strings.HasPrefix(v, "Qm") && len(v) == 46, strings.HasPrefix(v, "bafy"), strings.ContainsAny(v, "{}\""), strings.HasPrefix(v, "cHNidP"), strings.HasPrefix(v, "lnbc"), strings.HasPrefix(lo, "pk_"),
 		strings.HasPrefix(lo, "pk."), strings.HasPrefix(lo, "phc_"), strings.HasPrefix(lo, "ssh-"):
 		return true
 	case strings.ContainsAny(v, "()") || codeRef.MatchString(v) && !wordDigits(v) || envName.MatchString(v):

@@ -91,3 +91,30 @@ func TestSecretScoredLayouts(t *testing.T) {
 		t.Errorf("numbered card: %+v", rs)
 	}
 }
+
+// Round 9 (classes of miss of the ninth held-out set): the answer on the line after a question
+// about a password or credentials, a value right after a copula or a colon as near as the next
+// word, passwords of small letters that read as generated, a full-width colon, "pass X", .npmrc's
+// _auth, a CSV password column of letters and digits; and their near look-alikes.
+func TestSecretScoredRound9(t *testing.T) {
+	checkFound(t, []string{
+		"[09:24] buyer: the FTP doesn't accept my credentials\n[09:18] seller: try ci-bot / glacierMarble023?",
+		"[09:24] buyer: I need the DB password to run the report\n[09:22] seller: here: jmyMjjnuY5kQB*d — please don't share it",
+		"[09:47] buyer: what do I type at the password prompt?\n[09:45] seller: 439hxiwwb6n7 (capital first letter)",
+		"A senha do servidor é zdc029bi42mc (sem espaços).",
+		"Hasło do panelu: lvntogufmmnt",
+		"生产环境的 API 密钥：jxcrxdhtdnclxf9yh266styhnx8k22g2y8x5whjj",
+		"registry=https://nexus.example.net/repository/npm/\n_auth=bWVpLmxpbjpwZXBwZXItbWFyYmxlLWZhbGNvbi04NQ==\nemail=ci@example.net",
+		"[09:28] seller: user sasha_k, pass m4dcp5edi4vi",
+		"host,user,password,port\npg-main.example.net,tran.v,x6kwso6uitou,5432",
+	}, []string{
+		"cache:\n  key: deps-281f82ca068e282256b8e4049a9be489dedcfe47\n  paths:\n    - node_modules/",
+		"- name: Login to registry\n  uses: docker/login-action@v3\n  with:\n    username: ${{ github.actor }}\n    password: ${{ secrets.GITHUB_TOKEN }}",
+		"Error: env var SIGNER_KEY is empty\npinned to IPFS: QmTgL7dU6J8uH1xwEXgx7wowMPDXko5JryFvi6S2dEpbgX",
+		"Encoded sample (not a secret): KE0mNYKWvDZZrdz93GSrkUQMWy4Z6oICyky9KxwAdlxKRPhQ58mzxcbszqLafG==",
+		"[10:12] buyer: what's the admin password?\n[10:13] seller: I'll send it through 1Password, not here.",
+		"Hasło do panelu: administrator",
+		"All tests pass (42/42) on every platform.",
+		"[10:12] buyer: which password manager do you use?\n[10:13] seller: Bitwarden, version 2026.11.0",
+	})
+}

@@ -796,7 +796,7 @@ func FindSecrets(text string) []Removal {
 	for _, p := range keys {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
-	scoredPasswords, scoredKeys := findScored(text)
+	scoredPasswords, scoredKeys := findScored(text, lo)
 	for _, p := range scoredPasswords {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 3})
 	}

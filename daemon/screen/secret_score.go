@@ -130,12 +130,16 @@ func yamlParentQualified(text string, lines [][2]int, li int) bool {
 }
 
 // findScored reports the credentials the scorer finds in text, as passwords and keys.
-func findScored(text string) (passwords, keys [][2]int) {
-	ascii := isASCII(text)
+func findScored(text, lo string) (passwords, keys [][2]int) {
+	ascii := isASCII(text) && len(lo) == len(text)
 	lines := lineSpans(text)
+	var buf []lword
 	for li, ln := range lines {
-		line := text[ln[0]:ln[1]]
-		for _, t := range credTerms(line, ascii) {
+		line, lline := text[ln[0]:ln[1]], ""
+		if ascii {
+			lline = lo[ln[0]:ln[1]]
+		}
+		for _, t := range credTerms(line, lline, &buf) {
 			if t.kind == wordKey && yamlParentQualified(text, lines, li) {
 				continue
 			}
@@ -171,9 +175,10 @@ type lword struct {
 // lineWords splits a line into word parts: runs of letters, split again where a small letter is
 // followed by a capital, folded to lower case without diacritics. Digits join a word (wpa2). lo
 // is the line in lower case when it is ASCII (words are cut from it), or "".
-func lineWords(line, lo string) []lword {
+func lineWords(line, lo string, buf *[]lword) []lword {
 	if lo != "" {
-		return asciiWords(line, lo)
+		*buf = asciiWords(line, lo, (*buf)[:0])
+		return *buf
 	}
 	var out []lword
 	var b []byte
@@ -245,8 +250,7 @@ var foldMap = func() map[rune]string {
 }()
 
 // asciiWords is lineWords for an ASCII line.
-func asciiWords(line, lo string) []lword {
-	out := make([]lword, 0, 16)
+func asciiWords(line, lo string, out []lword) []lword {
 	start, glued := -1, false
 	for i := 0; i <= len(line); i++ {
 		c := byte(' ')
@@ -303,13 +307,10 @@ var lexicon = func() (x struct {
 }()
 
 // credTerms finds the credential words of a line.
-func credTerms(line string, ascii bool) []credTerm {
+func credTerms(line, lo string, buf *[]lword) []credTerm {
 	var out []credTerm
-	lo := ""
-	if ascii {
-		lo = strings.ToLower(line)
-	}
-	ws := lineWords(line, lo)
+	ascii := lo != ""
+	ws := lineWords(line, lo, buf)
 	for i := 0; i < len(ws); i++ {
 		c, n, ok := lexiconWord(ws, i)
 		if !ok {

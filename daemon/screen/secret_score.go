@@ -68,7 +68,7 @@ var credLexicon = []credWord{
 }
 
 // notCredWords are near a credential word by spelling and mean something else.
-var notCredWords = Set("passed", "passes", "passage", "passport", "parole", "passer", "passers", "pasword's")
+var notCredWords = Set("passed", "passes", "passage", "passport", "parole", "passer", "passers")
 
 // keyQualifiers, as the word part before or after a key word, name something that opens
 // nothing: a public or publishable key, an id, a cache or sort key, a token's address.

@@ -438,6 +438,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"sixth", "heldout6_secret.txt", "heldout6_lookalike.txt"},
 	{"seventh", "heldout7_secret.txt", "heldout7_lookalike.txt"},
 	{"eighth", "heldout8_secret.txt", "heldout8_lookalike.txt"},
+	{"ninth", "heldout9_secret.txt", "heldout9_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

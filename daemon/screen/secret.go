@@ -12,7 +12,6 @@ import (
 // seller's (or a third party's) systems: the exchange passes work, never access.
 const (
 	SecretPrivateKey       = "private_key"
-	SecretAWSAccessKeyID   = "aws_access_key_id"
 	SecretAWSSecretKey     = "aws_secret_key"
 	SecretGitHubToken      = "github_token"
 	SecretGitLabToken      = "gitlab_token"
@@ -310,7 +309,6 @@ var secretRules = []secretRule{
 		func(v, m string) bool {
 			return !strings.HasPrefix(v, "sk-ant-") && randomish(36, 4)(v, m) && strings.ContainsAny(v, "0123456789")
 		}),
-	srule(SecretAWSAccessKeyID, []string{"akia", "asia", "abia", "acca", "a3t"}, `\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`, 0, notPlaceholder),
 	srule(SecretAWSSecretKey, []string{"aws"},
 		`(?i)\baws[\w.\-]{0,30}?(?:secret|sk)[\w.\-]{0,20}["']?\s*(?::=|=>|=|:)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1,
 		randomish(40, 3.5)),
@@ -762,8 +760,8 @@ func FindSecrets(text string) []Removal {
 			if r.around != nil && !r.around(text, s, e) {
 				continue
 			}
-			if r.kind == SecretAWSAccessKeyID && !notIAMListing(text, s, e) {
-				continue // an access key's id listed without its secret
+			if r.kind == SecretPrivateKey && strings.HasPrefix(text[e:], `\n`) {
+				e += 2 // the line break that ends a key in a JSON string
 			}
 			if r.kind == SecretConnection || r.kind == SecretSlackWebhook {
 				e = s + trimPunct([]byte(text[s:e]), 0, e-s)
@@ -775,7 +773,10 @@ func FindSecrets(text string) []Removal {
 			spans = append(spans, span{s, e, kind, p})
 		}
 	}
-	for _, p := range append(findSeedPhrases(text), findSplitPhrases(text, lo, &pairs)...) {
+	for _, p := range findSplitKeys(text) {
+		spans = append(spans, span{p[0], p[1], SecretWalletKey, len(secretRules) + 1})
+	}
+	for _, p := range append(append(findSeedPhrases(text), findSplitPhrases(text, lo, &pairs)...), findNumberedPhrase(text)...) {
 		spans = append(spans, span{p[0], p[1], SecretSeedPhrase, len(secretRules)})
 	}
 	for _, p := range findProsePasswords(text, lo, &pairs) {
@@ -795,9 +796,23 @@ func FindSecrets(text string) []Removal {
 	for _, p := range keys {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
+	scoredPasswords, scoredKeys := findScored(text, lo)
+	for _, p := range scoredPasswords {
+		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 3})
+	}
+	for _, p := range scoredKeys {
+		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 3})
+	}
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
+	kept := spans[:0]
+	for _, sp := range spans {
+		if !publicID(text, sp.s, sp.e) {
+			kept = append(kept, sp)
+		}
+	}
+	spans = kept
 	if len(spans) == 0 {
 		return nil
 	}

@@ -126,16 +126,6 @@ func findNamedValues(text, lo string, pairs *bytePairs) []found {
 	return out
 }
 
-// notIAMListing reports whether the access key id at text[s:e] is not one of an IAM listing
-// ({"AccessKeyId": "AKIA...", "Status": "Active"}) without its secret: an id alone opens nothing.
-func notIAMListing(text string, s, e int) bool {
-	before := text[max(0, s-20):s]
-	if !strings.Contains(before, `"AccessKeyId"`) {
-		return true
-	}
-	return strings.Contains(text, "SecretAccessKey") || !strings.Contains(text, `"Status"`) && !strings.Contains(text, `"CreateDate"`)
-}
-
 // publicJWT reports whether a JWT is a Supabase anon key: its payload names the anon role and
 // Supabase as its issuer; it is public by design.
 func publicJWT(v string) bool {

@@ -74,11 +74,10 @@ func TestSecretWalletKeyUpperPrefix(t *testing.T) {
 }
 
 // Public or dummy values beside real ones: an IAM listing's key id, a Supabase anon key,
-// , a SOPS-encrypted value, a dummy key, prose about a password's hash.
+// a SOPS-encrypted value, a dummy key, prose about a password's hash.
 func TestSecretPublicValues(t *testing.T) {
 	checkFound(t, []string{
 		`{"AccessKey":{"UserName":"ci","AccessKeyId":"AKIAII3PPKI4DAALMO6F","SecretAccessKey":"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","Status":"Active"}}`,
-		`aws_access_key_id = AKIAII3PPKI4DAALMO6F`,
 		"const supabase = createClient('https://x.supabase.co', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZSIsInJvbGUiOiJzZXJ2aWNlX3JvbGUifQ.hutwdqp3J0TXd8h4vgBsWP0XOSznP2rk6R2In_ereEE')",
 		"stripe_secret: sk_live_51HqLmX2eZvKYlo2C8n3bQ9vT",
 		"const KEY = '0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';",

@@ -18,7 +18,7 @@ func TestFindSecrets(t *testing.T) {
 		{"-----BEGIN OPENSSH PRIVATE KEY-----\n...\n-----END OPENSSH PRIVATE KEY-----", "", ""},
 		{"-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END PUBLIC KEY-----", "", ""},
 		{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ci", "", ""},
-		{"AWS_ACCESS_KEY_ID=AKIA4Q7ZKX2MNB8VR3TD", SecretAWSAccessKeyID, "AKIA4Q7ZKX2MNB8VR3TD"},
+		{"AWS_ACCESS_KEY_ID=AKIA4Q7ZKX2MNB8VR3TD", "", ""}, // an id opens nothing by itself
 		{"aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "", ""},
 		{"AWS_SECRET_ACCESS_KEY=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", SecretAWSSecretKey, "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Kd93Hw2"},
 		{"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "", ""},

@@ -503,15 +503,35 @@ func strongPhraseNear(text string, s, e int) bool {
 	before := strings.ToLower(text[max(0, s-40):s])
 	after := strings.ToLower(text[e:min(len(text), e+60)])
 	for _, w := range strongPhraseWords {
-		if i := strings.LastIndex(before, w); i >= 0 && !negated(before, i) {
+		if i := strings.LastIndex(before, w); i >= 0 && !negated(before, i) && !otherSeed(before, i, w) {
 			return true
 		}
-		if i := strings.Index(after, w); i >= 0 && !negated(after, i) {
+		if i := strings.Index(after, w); i >= 0 && !negated(after, i) && !otherSeed(after, i, w) {
 			return true
 		}
 	}
 	return false
 }
+
+// otherSeed reports a "seed" that names something else by the noun after it: seed ideas, seed
+// data, a seed round. A wallet's seed stands alone or before phrase, words, backup.
+func otherSeed(lo string, i int, w string) bool {
+	if w != "seed" {
+		return false
+	}
+	rest := strings.TrimLeft(lo[i+len(w):], " ")
+	if rest == "" || len(rest) == len(lo[i+len(w):]) || !isAlpha(rest[0]) {
+		return false
+	}
+	j := 0
+	for j < len(rest) && isAlpha(rest[j]) {
+		j++
+	}
+	return !walletSeedNouns[rest[:j]]
+}
+
+var walletSeedNouns = Set("phrase", "phrases", "words", "word", "is", "was", "backup", "of", "from", "in", "here",
+	"below", "for", "and", "to", "list", "sentence", "mnemonic", "recovery", "key", "card")
 
 // phraseNear reports whether a phrase word, not denied ("not a wallet"), stands in the 80 bytes
 // before text[s:e] or the 60 after it ("'...' | cast wallet address --mnemonic-stdin").

@@ -178,7 +178,7 @@ func (s *Service) storeRound(ctx context.Context, taskID string, got []quoteAnsw
 	if len(got) == 0 {
 		return
 	}
-	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, taskID)
 		if err != nil {
 			return nil, err

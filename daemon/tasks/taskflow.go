@@ -46,7 +46,7 @@ func (s *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQue
 // buyer's or seller's view of the result.
 func (s *Service) taskChange(ctx context.Context, c *pipeline.Call, id string,
 	audience string, fn func(ch *kernel.Change, t *axp.TaskRecord) error) (*axp.Task, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Task, error) {
 		t, _, err := kernel.LoadOwned(ch.Tx, c, id)
 		if err != nil {
 			return nil, err
@@ -240,7 +240,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 			}
 		}
 	}
-	_, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.base.MutateCall(ctx, c, func(ch *kernel.Change) (any, error) {
 		t, _, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err
@@ -356,7 +356,7 @@ func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *ax
 	// The report is stored as the call's answer (the submission itself was stored without it,
 	// inside the payment service), so that a retry with the same key replays it; a retry without
 	// one is recognised by the authorization it carries and submits nothing more.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentReport, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.PaymentReport, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -481,7 +481,7 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		return &axp.OfferAnswer{Recorded: rec}, nil
 	}
 	// The answer is the change's own, so that a retry with the same key replays it.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OfferAnswer, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.OfferAnswer, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err

@@ -61,7 +61,7 @@ func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 	// while the quote round runs) finds the task, not a second one; it answers with the task as it
 	// is then and the same buyer token.
 	var pushSellers []*axp.Member
-	if _, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	if _, err := s.base.MutateCall(ctx, c, func(ch *kernel.Change) (any, error) {
 		t.CreatedAt, t.UpdatedAt = ch.Now, ch.Now
 		t.OpenUntil = ch.Now.Add(s.base.Cfg().OpenWindow)
 		if err := s.screen.CleanBrief(ch, t); err != nil {

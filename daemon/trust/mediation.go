@@ -190,7 +190,7 @@ func loadMediation(tx *store.Tx, id string) (*axp.Mediation, *axp.TaskRecord, er
 
 func (s *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.EscalateBody) (*axp.Mediation, error) {
 	var id string
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Mediation, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -241,7 +241,7 @@ func (s *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.Ta
 }
 
 func (s *Service) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.StatementBody) (*axp.Mediation, error) {
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -287,7 +287,7 @@ func (s *Service) decideIfReady(ctx context.Context, id string) {
 		return nil
 	})
 	if ready {
-		go s.decideMediation(axp.WithIdempotency(context.WithoutCancel(ctx), nil), id, false)
+		go s.decideMediation(context.WithoutCancel(ctx), id, false)
 	}
 }
 
@@ -506,7 +506,7 @@ func (s *Service) mediationPrompt(m *axp.Mediation, t *axp.TaskRecord, rev *stor
 }
 
 func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBody) (*axp.Mediation, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -651,7 +651,7 @@ func (s *Service) adminMediations(ctx context.Context, c *pipeline.Call, in *axp
 }
 
 func (s *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in *axp.DecideMediationBody) (*axp.Mediation, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err

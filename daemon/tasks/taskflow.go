@@ -187,25 +187,23 @@ func (s *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Mem
 	return nil
 }
 
-// autoChoose picks the cheapest or fastest offer when the quote window closes.
-func (s *Service) autoChoose(ctx context.Context, id string) error {
-	_, err := s.base.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
-		t, err := kernel.LoadTask(ch.Tx, id)
-		if err != nil || t.Status != axp.TaskOpen {
-			return nil, err
-		}
-		offs, _, _, err := offers(ch.Tx, t, ch.Now)
-		if err != nil || len(offs) == 0 {
-			return nil, err
-		}
-		by := "price"
-		if t.AutoChoose == "fastest" {
-			by = "eta"
-		}
-		axp.RankOffers(offs, by)
-		return nil, s.choose(ch, t, offs[0].OfferID)
-	})
-	return err
+// autoChoose picks the cheapest or fastest offer of task id when the quote window closes, in the
+// change that closes it.
+func (s *Service) autoChoose(ch *kernel.Change, id string) error {
+	t, err := kernel.LoadTask(ch.Tx, id)
+	if err != nil || t.Status != axp.TaskOpen {
+		return err
+	}
+	offs, _, _, err := offers(ch.Tx, t, ch.Now)
+	if err != nil || len(offs) == 0 {
+		return err
+	}
+	by := "price"
+	if t.AutoChoose == "fastest" {
+		by = "eta"
+	}
+	axp.RankOffers(offs, by)
+	return s.choose(ch, t, offs[0].OfferID)
 }
 
 func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (*axp.PaymentReport, error) {

@@ -43,6 +43,13 @@ func TestCreateTaskTransactions(t *testing.T) {
 		if n := after - before; n != c.want {
 			t.Errorf("%s: %d write transactions, want %d", c.name, n, c.want)
 		}
+		// The automatic choice is the exchange's, made in whichever change.
+		_, events := timelineKinds(t, e.anon.With(created.BuyerToken), created.ID)
+		for _, ev := range events {
+			if want := "system"; ev.Kind == "choose" && ev.Actor != want {
+				t.Errorf("%s: the choice is made by %q, want %q", c.name, ev.Actor, want)
+			}
+		}
 	}
 }
 

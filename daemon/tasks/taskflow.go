@@ -188,8 +188,11 @@ func (s *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Mem
 }
 
 // autoChoose picks the cheapest or fastest offer of task id when the quote window closes, in the
-// change that closes it.
+// change that closes it. The choice is the exchange's ("system"), whoever's change it is made in.
 func (s *Service) autoChoose(ch *kernel.Change, id string) error {
+	actor := ch.Actor
+	ch.Actor = "system"
+	defer func() { ch.Actor = actor }()
 	t, err := kernel.LoadTask(ch.Tx, id)
 	if err != nil || t.Status != axp.TaskOpen {
 		return err

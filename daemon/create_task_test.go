@@ -3,17 +3,18 @@ package daemon_test
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon"
 )
 
-// TestCreateTaskTransactions counts the write transactions of one create_task call: the creation
-// with the instant offers (and, without a quote round, the automatic choice), then, when push
-// sellers are asked, one more holding their answers and the automatic choice. The quote round
-// runs between the two: its calls go out only once the task is stored, and no transaction
-// waits on the network.
+// TestCreateTaskTransactions counts the write transactions (the exchange's changes) of one
+// create_task call: the creation with the instant offers (and, without a quote round, the
+// automatic choice), then, when push sellers are asked, one more holding their answers and the
+// automatic choice. The quote round runs between the two: its calls go out only once the task
+// is stored, and no transaction waits on the network.
 func TestCreateTaskTransactions(t *testing.T) {
 	t.Parallel()
 	e := newMarket(t)
@@ -21,6 +22,8 @@ func TestCreateTaskTransactions(t *testing.T) {
 	e.instantSeller("web-research", "3.00", 10, nil, nil)
 	sellers := newQuoteSellers(t, func(context.Context, string) any { return map[string]any{"price_usd": 1.5, "eta_minutes": 30} })
 	sellers.add(e)
+	var changes atomic.Int64
+	e.d.SetChangeHook(func(string) { changes.Add(1) })
 	for _, c := range []struct {
 		name, typ, auto, status string
 		want                    int64
@@ -34,9 +37,9 @@ func TestCreateTaskTransactions(t *testing.T) {
 		if c.auto != "" {
 			body["auto_choose"] = c.auto
 		}
-		_, before := e.d.DB().GroupStats()
+		before := changes.Load()
 		created, _ := createTask(t, e.anon, body)
-		_, after := e.d.DB().GroupStats()
+		after := changes.Load()
 		if created.Status != c.status {
 			t.Fatalf("%s: task %s, want %s", c.name, created.Status, c.status)
 		}

@@ -134,6 +134,7 @@ func (k *Kernel) change(ctx context.Context, actor string, i *axp.Idempotency, f
 		return tx.PutIdempotency(idem.Key, &store.Idempotency{BodyHash: idem.BodyHash, Op: idem.Op, Status: idem.Status,
 			Sealed: sealWith(idem.Seal, store.Compress(body)), At: c.Now})
 	})
+	k.Cfg.Hooks.Change(actor)
 	if err == nil && stored != nil {
 		stored.MarkStored()
 	}

@@ -7,10 +7,7 @@ import (
 
 type ctxKey int
 
-const (
-	traceKey ctxKey = iota
-	idemKey
-)
+const traceKey ctxKey = 0
 
 // WithTrace returns ctx carrying a trace id.
 func WithTrace(ctx context.Context, id string) context.Context {
@@ -41,14 +38,3 @@ func (i *Idempotency) MarkStored() bool { return i.stored.CompareAndSwap(false, 
 
 // Stored reports whether the call's record was written.
 func (i *Idempotency) Stored() bool { return i.stored.Load() }
-
-// WithIdempotency returns ctx carrying an idempotency request.
-func WithIdempotency(ctx context.Context, i *Idempotency) context.Context {
-	return context.WithValue(ctx, idemKey, i)
-}
-
-// IdempotencyFrom returns the idempotency request of ctx, or nil.
-func IdempotencyFrom(ctx context.Context) *Idempotency {
-	i, _ := ctx.Value(idemKey).(*Idempotency)
-	return i
-}

@@ -41,13 +41,11 @@ func TestErrorHelpers(t *testing.T) {
 
 func TestContext(t *testing.T) {
 	ctx := context.Background()
-	if axp.TraceID(ctx) != "" || axp.IdempotencyFrom(ctx) != nil {
+	if axp.TraceID(ctx) != "" {
 		t.Fatal("empty context carries values")
 	}
 	ctx = axp.WithTrace(ctx, "tr-1")
-	i := &axp.Idempotency{Key: "k", Op: "register"}
-	ctx = axp.WithIdempotency(ctx, i)
-	if axp.TraceID(ctx) != "tr-1" || axp.IdempotencyFrom(ctx) != i {
+	if axp.TraceID(ctx) != "tr-1" {
 		t.Fatal("values lost")
 	}
 }

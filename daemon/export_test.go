@@ -12,6 +12,9 @@ import (
 // The exchange must have been built with Hooks in its configuration (the test helpers give them).
 func (d *Daemon) SetAfterScan(fn func(what string)) { d.Cfg.Hooks.SetAfterScan(fn) }
 
+// SetChangeHook installs a function told of every change the exchange makes, with its actor.
+func (d *Daemon) SetChangeHook(fn func(actor string)) { d.Cfg.Hooks.SetChange(fn) }
+
 // MissingHandlers lists the operations whose handler registration disagrees with the catalog.
 func (d *Daemon) MissingHandlers() []string { return d.Pipe.Registry().Missing() }
 

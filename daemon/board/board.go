@@ -154,15 +154,16 @@ func (s *Service) boardPost(ctx context.Context, c *pipeline.Call, in *axp.Board
 	if err != nil {
 		return nil, err
 	}
-	return s.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardThread, Title: in.Title, Body: in.Body, Tags: tags})
+	return s.publish(ctx, c, &axp.BoardPost{Kind: axp.BoardThread, Title: in.Title, Body: in.Body, Tags: tags})
 }
 
 func (s *Service) boardReply(ctx context.Context, c *pipeline.Call, in *axp.BoardReplyBody) (*axp.BoardPost, error) {
-	return s.publish(ctx, c.Caller, &axp.BoardPost{Kind: axp.BoardReply, ThreadID: in.ID, Body: in.Body})
+	return s.publish(ctx, c, &axp.BoardPost{Kind: axp.BoardReply, ThreadID: in.ID, Body: in.Body})
 }
 
 // publish screens and stores a new thread or reply by the caller, in one transaction.
-func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (*axp.BoardPost, error) {
+func (s *Service) publish(ctx context.Context, call *pipeline.Call, p *axp.BoardPost) (*axp.BoardPost, error) {
+	c := call.Caller
 	for _, f := range []struct{ name, v string }{{"title", p.Title}, {"body", p.Body}} {
 		if (f.name == "body" || p.Kind == axp.BoardThread) && strings.TrimSpace(f.v) == "" {
 			return nil, axp.Invalid(f.name, "is blank", "write the "+f.name+" of the post")
@@ -179,7 +180,7 @@ func (s *Service) publish(ctx context.Context, c axp.Caller, p *axp.BoardPost) (
 	if err := s.boardPolicy(ctx, c, p); err != nil {
 		return nil, err
 	}
-	return kernel.Apply(s.base, ctx, c.Actor(), func(ch *kernel.Change) (*axp.BoardPost, error) {
+	return kernel.Apply(s.base, ctx, call, func(ch *kernel.Change) (*axp.BoardPost, error) {
 		m, err := boardMember(ch.Tx, c)
 		if err != nil {
 			return nil, err
@@ -259,7 +260,7 @@ func (s *Service) boardPolicy(ctx context.Context, c axp.Caller, p *axp.BoardPos
 	if pol == nil {
 		return nil
 	}
-	if _, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
+	if _, err := s.base.Mutate(ctx, c.Actor(), func(ch *kernel.Change) (any, error) {
 		return nil, ch.Audit("board.refuse", "member", c.MemberID, map[string]any{"category": pol.Category, "kind": p.Kind})
 	}); err != nil {
 		return err
@@ -312,7 +313,7 @@ func (s *Service) moderate(ctx context.Context, c *pipeline.Call, id, to, note s
 	if to == axp.BoardHidden {
 		action, verb = "hidden", "hide"
 	}
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.BoardPost, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.BoardPost, error) {
 		p, err := ch.Tx.BoardPost(id)
 		if err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -38,9 +39,15 @@ func (b Base) Cfg() *Config { return &b.k.Cfg }
 // BaseURL is the public address of the exchange.
 func (b Base) BaseURL() string { return b.k.BaseURL() }
 
-// Mutate runs fn in one write transaction (see Kernel.Mutate).
+// Mutate runs fn in one write transaction for work that answers no call (see Kernel.Mutate).
 func (b Base) Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error) {
 	return b.k.Mutate(ctx, actor, fn)
+}
+
+// MutateCall runs fn in one write transaction as the call c, with its idempotency (see
+// Kernel.MutateCall).
+func (b Base) MutateCall(ctx context.Context, c *pipeline.Call, fn func(c *Change) (any, error)) (any, error) {
+	return b.k.MutateCall(ctx, c, fn)
 }
 
 // AfterScan runs the test hook between a sweep's read of what is due and its actions (see
@@ -65,7 +72,7 @@ func (b Base) ReadChange(tx *store.Tx, ctx context.Context) *Change {
 	return &Change{Tx: tx, Ctx: ctx, Now: b.Now(), Events: b.k.Events}
 }
 
-// Mutator runs changes: the kernel, or a service's Base.
+// Mutator runs the changes of calls: the kernel, or a service's Base.
 type Mutator interface {
-	Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error)
+	MutateCall(ctx context.Context, c *pipeline.Call, fn func(c *Change) (any, error)) (any, error)
 }

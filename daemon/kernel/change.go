@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -22,6 +23,8 @@ type Change struct {
 	Notices []Notice
 	// afters run after the transaction commits (log lines, cache resets, follow-up work).
 	afters []func()
+	// idem is the idempotency of the call the change answers (MutateCall), or nil.
+	idem *axp.Idempotency
 	// answered: the call's idempotency record was written by answerWithTask.
 	answered bool
 	// events are the subscribers of typed events emitted in this change.
@@ -33,7 +36,7 @@ type Change struct {
 // with the caller's key) for what the task does not keep. Handlers whose answer comes only after
 // further work (a quote round) use it, so that the change and its record commit together.
 func (c *Change) AnswerWithTask(id string, extra any) error {
-	i := axp.IdempotencyFrom(c.Ctx)
+	i := c.idem
 	if i == nil || i.Stored() {
 		return nil
 	}
@@ -73,47 +76,65 @@ func (c *Change) Audit(action, entityType, entityID string, details map[string]a
 var errKeyAnswered = axp.Conflict("another request with this idempotency key was answered meanwhile",
 	"retry with the same key to get its answer")
 
-// Mutate runs fn in one write transaction; with an Idempotency-Key on the call, the answer is stored
-// in the same transaction, sealed with the caller's key. On PostgreSQL the transaction may run again
-// after a serialization failure: fn starts from a fresh change each time, and only the notices and
-// follow-up work of the run that committed are kept.
+// Mutate runs fn in one write transaction, for work that answers no call: sweeps, deliveries,
+// the chain's watcher, what a call starts in the background. It never writes an idempotency
+// record, whatever ctx carries; a handler's change is MutateCall.
 func (k *Kernel) Mutate(ctx context.Context, actor string, fn func(c *Change) (any, error)) (any, error) {
+	return k.change(ctx, actor, nil, fn)
+}
+
+// MutateCall runs fn in one write transaction as the call c (its caller is the actor); with an
+// Idempotency-Key on the call, the answer is stored in the same transaction, sealed with the
+// caller's key.
+func (k *Kernel) MutateCall(ctx context.Context, c *pipeline.Call, fn func(c *Change) (any, error)) (any, error) {
+	return k.change(ctx, c.Caller.Actor(), c.Idem, fn)
+}
+
+// change runs fn in one write transaction, with i the idempotency of the call it answers (nil:
+// none). On PostgreSQL the transaction may run again after a serialization failure: fn starts
+// from a fresh change each time, and only the notices and follow-up work of the run that
+// committed are kept.
+func (k *Kernel) change(ctx context.Context, actor string, i *axp.Idempotency, fn func(c *Change) (any, error)) (any, error) {
 	var out any
 	var notices []Notice
 	var afters []func()
 	var stored *axp.Idempotency
 	err := k.Store.Update(func(tx *store.Tx) error {
-		stored = nil
-		out, notices, afters = nil, nil, nil
-		if i := axp.IdempotencyFrom(ctx); i != nil && !i.Stored() {
+		out, notices, afters, stored = nil, nil, nil, nil
+		// One record per call, written by its first committed change; a later transaction of
+		// the same call (follow-up work) does not overwrite it.
+		idem := i
+		if idem != nil && idem.Stored() {
+			idem = nil
+		}
+		if idem != nil {
 			// Another daemon on the same database may have answered this key since Replay
 			// looked: the record and this change cannot both commit.
-			if rec, err := tx.Idempotency(i.Key); err != nil || rec != nil {
+			if rec, err := tx.Idempotency(idem.Key); err != nil || rec != nil {
 				return errors.Join(err, errKeyAnswered)
 			}
 		}
-		c := &Change{Tx: tx, Ctx: ctx, Actor: actor, Now: k.Now(), Events: k.Events}
+		c := &Change{Tx: tx, Ctx: ctx, Actor: actor, Now: k.Now(), Events: k.Events, idem: idem}
 		var err error
 		if out, err = fn(c); err != nil {
 			return err
 		}
 		notices, afters = c.Notices, c.afters
-		// One record per call, written by its first committed change; a later transaction of
-		// the same call (follow-up work) does not overwrite it.
-		if i := axp.IdempotencyFrom(ctx); i != nil && !i.Stored() {
-			stored = i
-			if c.answered {
-				return nil
-			}
-			body, err := EncodeAnswer(out)
-			if err != nil {
-				return err
-			}
-			return tx.PutIdempotency(i.Key, &store.Idempotency{BodyHash: i.BodyHash, Op: i.Op, Status: i.Status,
-				Sealed: sealWith(i.Seal, store.Compress(body)), At: c.Now})
+		if idem == nil {
+			return nil
 		}
-		return nil
+		stored = idem
+		if c.answered {
+			return nil
+		}
+		body, err := EncodeAnswer(out)
+		if err != nil {
+			return err
+		}
+		return tx.PutIdempotency(idem.Key, &store.Idempotency{BodyHash: idem.BodyHash, Op: idem.Op, Status: idem.Status,
+			Sealed: sealWith(idem.Seal, store.Compress(body)), At: c.Now})
 	})
+	k.Cfg.Hooks.Change(actor)
 	if err == nil && stored != nil {
 		stored.MarkStored()
 	}
@@ -165,11 +186,11 @@ type PayoutAddressSet struct {
 	Member *axp.Member
 }
 
-// Apply is Mutate for a change whose answer has a type: fn answers a *T, and so does Apply, so a
-// handler's answer is checked at compile time from its change to its declaration.
-func Apply[T any](k Mutator, ctx context.Context, actor string, fn func(ch *Change) (*T, error)) (*T, error) {
+// Apply is MutateCall for a change whose answer has a type: fn answers a *T, and so does Apply, so
+// a handler's answer is checked at compile time from its change to its declaration.
+func Apply[T any](k Mutator, ctx context.Context, c *pipeline.Call, fn func(ch *Change) (*T, error)) (*T, error) {
 	var out *T
-	_, err := k.Mutate(ctx, actor, func(ch *Change) (any, error) {
+	_, err := k.MutateCall(ctx, c, func(ch *Change) (any, error) {
 		v, err := fn(ch)
 		out = v
 		if v == nil {

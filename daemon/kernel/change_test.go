@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -120,6 +121,14 @@ func idem(key string) *axp.Idempotency {
 	return &axp.Idempotency{Key: hex.EncodeToString(k[:]), BodyHash: "body-hash", Op: "register", Status: 201, Seal: seal[:]}
 }
 
+// operator is a call of the operator, without an idempotency key.
+var operator = &pipeline.Call{Caller: axp.Caller{Kind: axp.Operator}}
+
+// memberCall is a call of member mem_1 with the idempotency i (nil: no key).
+func memberCall(i *axp.Idempotency) *pipeline.Call {
+	return &pipeline.Call{Caller: axp.Caller{Kind: axp.MemberCall, MemberID: "mem_1"}, Idem: i}
+}
+
 // TestMutateCommits: a change's writes and its audit record commit together in one transaction;
 // the answer is returned; its notices are sent only once it committed, and its follow-up work
 // runs then.
@@ -177,7 +186,7 @@ func TestMutateFailsWhole(t *testing.T) {
 		t.Fatalf("a failed change sent %d notices and ran %d follow-ups", len(k.sent), afters)
 	}
 	// Apply answers nil with the error, whatever fn answered with it.
-	m, err := Apply(k.Kernel, context.Background(), "admin", func(ch *Change) (*axp.Member, error) {
+	m, err := Apply(k.Kernel, context.Background(), operator, func(ch *Change) (*axp.Member, error) {
 		m, _ := register("mem_2", nil)(ch)
 		return m, refused
 	})
@@ -193,16 +202,16 @@ func TestMutateFailsWhole(t *testing.T) {
 func TestMutateStoresTheAnswer(t *testing.T) {
 	k := newKernel(t)
 	i := idem("5f0c3a9e-8d2b-4c1e-9a7f-2b6d8e4c1a03")
-	ctx := axp.WithIdempotency(context.Background(), i)
+	ctx, c := context.Background(), memberCall(i)
 
-	if _, err := Apply(k.Kernel, ctx, "member:mem_1", register("mem_0", errors.New("broken"))); err == nil {
+	if _, err := Apply(k.Kernel, ctx, c, register("mem_0", errors.New("broken"))); err == nil {
 		t.Fatal("the failing change answered no error")
 	}
 	if rec := k.idempotency(t, i.Key); rec != nil || i.Stored() {
 		t.Fatalf("a failed call stored its answer: %+v", rec)
 	}
 
-	m, err := Apply(k.Kernel, ctx, "member:mem_1", register("mem_1", nil))
+	m, err := Apply(k.Kernel, ctx, c, register("mem_1", nil))
 	if err != nil || m == nil || m.ID != "mem_1" {
 		t.Fatalf("Apply: %+v, %v", m, err)
 	}
@@ -226,7 +235,7 @@ func TestMutateStoresTheAnswer(t *testing.T) {
 
 	// A follow-up change of the same call does not overwrite the record.
 	sealed := rec.Sealed
-	if _, err := Apply(k.Kernel, ctx, "member:mem_1", register("mem_2", nil)); err != nil {
+	if _, err := Apply(k.Kernel, ctx, c, register("mem_2", nil)); err != nil {
 		t.Fatal(err)
 	}
 	if rec := k.idempotency(t, i.Key); !bytes.Equal(rec.Sealed, sealed) {
@@ -237,7 +246,7 @@ func TestMutateStoresTheAnswer(t *testing.T) {
 	// refused, and its change does not commit.
 	before := digests(t, k.Store)
 	sent := len(k.sent)
-	_, err = Apply(k.Kernel, axp.WithIdempotency(context.Background(), idem("5f0c3a9e-8d2b-4c1e-9a7f-2b6d8e4c1a03")), "member:mem_1", register("mem_3", nil))
+	_, err = Apply(k.Kernel, ctx, memberCall(idem("5f0c3a9e-8d2b-4c1e-9a7f-2b6d8e4c1a03")), register("mem_3", nil))
 	if e := (*axp.Error)(nil); !errors.As(err, &e) || e.Code != axp.CodeConflict {
 		t.Fatalf("a second call with an answered key: %v", err)
 	}
@@ -251,8 +260,8 @@ func TestMutateStoresTheAnswer(t *testing.T) {
 func TestAnswerWithTask(t *testing.T) {
 	k := newKernel(t)
 	i := idem("0123456789abcdef-task")
-	ctx := axp.WithIdempotency(context.Background(), i)
-	_, err := k.Mutate(ctx, "anonymous", func(ch *Change) (any, error) {
+	anonymous := &pipeline.Call{Caller: axp.Caller{Kind: axp.Anonymous}, Idem: i}
+	_, err := k.MutateCall(context.Background(), anonymous, func(ch *Change) (any, error) {
 		if err := ch.AnswerWithTask("task_1", map[string]string{"buyer_token": "bt_1"}); err != nil {
 			return nil, err
 		}
@@ -277,6 +286,41 @@ func TestAnswerWithTask(t *testing.T) {
 	}
 }
 
+// TestBackgroundChangeLeavesTheKey: work a call starts in the background (a goroutine given the
+// handler's context) changes state as itself: it writes no idempotency record, even before the
+// call's own change; the record is the call's answer, written with the call's change.
+func TestBackgroundChangeLeavesTheKey(t *testing.T) {
+	k := newKernel(t)
+	i := idem("5f0c3a9e-8d2b-4c1e-9a7f-2b6d8e4c1a03")
+	c := memberCall(i)
+	handler := func(ctx context.Context, c *pipeline.Call) (*axp.Member, error) {
+		done := make(chan error)
+		go func() {
+			_, err := k.Mutate(ctx, "system", func(ch *Change) (any, error) { return register("mem_9", nil)(ch) })
+			done <- err
+		}()
+		if err := <-done; err != nil {
+			return nil, err
+		}
+		if rec := k.idempotency(t, i.Key); rec != nil || i.Stored() {
+			t.Fatalf("the background change wrote the call's record: %+v", rec)
+		}
+		return Apply(k.Kernel, ctx, c, register("mem_1", nil))
+	}
+	m, err := handler(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := k.idempotency(t, i.Key)
+	want, _ := EncodeAnswer(m)
+	if rec == nil || !i.Stored() || !bytes.Equal(open(t, i.Seal, rec.Sealed), want) {
+		t.Fatalf("the call's record %+v is not its answer %s", rec, want)
+	}
+	if k.member(t, "mem_9") == nil {
+		t.Fatal("the background change did not commit")
+	}
+}
+
 // TestEventsInTheChange: a typed event's subscribers run inside the change that emits it; an
 // error from one fails the whole change.
 func TestEventsInTheChange(t *testing.T) {
@@ -289,7 +333,7 @@ func TestEventsInTheChange(t *testing.T) {
 		return fail
 	})
 	emit := func(id string) error {
-		_, err := Apply(k.Kernel, context.Background(), "admin", func(ch *Change) (*axp.Member, error) {
+		_, err := Apply(k.Kernel, context.Background(), operator, func(ch *Change) (*axp.Member, error) {
 			m, err := register(id, nil)(ch)
 			if err != nil {
 				return nil, err

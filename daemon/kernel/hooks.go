@@ -8,6 +8,7 @@ import "sync/atomic"
 type Hooks struct {
 	afterScan atomic.Pointer[func(what string)]
 	paid      atomic.Pointer[func(stage string)]
+	change    atomic.Pointer[func(actor string)]
 }
 
 // SetAfterScan arms fn to run between a sweep's read of what is due and its actions ("tasks",
@@ -17,6 +18,11 @@ func (h *Hooks) SetAfterScan(fn func(what string)) { h.afterScan.Store(&fn) }
 // SetPaid arms fn to run at the stages of a paid call ("held"; "broadcast", the exchange's own
 // settlement sent; "settled", mined; "kept", its outcome not known when the call ended).
 func (h *Hooks) SetPaid(fn func(stage string)) { h.paid.Store(&fn) }
+
+// SetChange arms fn to run once for every change the exchange makes (Mutate, MutateCall, Apply),
+// with its actor, when the change has committed or failed: a test counts the write transactions
+// of an operation with it, apart from the store's own background writes (the log, metrics).
+func (h *Hooks) SetChange(fn func(actor string)) { h.change.Store(&fn) }
 
 // AfterScan runs the armed after-scan hook, if any.
 func (h *Hooks) AfterScan(what string) {
@@ -35,5 +41,15 @@ func (h *Hooks) Paid(stage string) {
 	}
 	if fn := h.paid.Load(); fn != nil && *fn != nil {
 		(*fn)(stage)
+	}
+}
+
+// Change runs the armed change hook, if any.
+func (h *Hooks) Change(actor string) {
+	if h == nil {
+		return
+	}
+	if fn := h.change.Load(); fn != nil && *fn != nil {
+		(*fn)(actor)
 	}
 }

@@ -49,7 +49,7 @@ func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Regist
 	if in.AuthToken.Given() && in.AuthToken.Value != "" {
 		m.AuthTokenEnc = s.keys.Seal([]byte(in.AuthToken.Value))
 	}
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Registered, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Registered, error) {
 		if err := lookAlike(ch.Tx, m.Name, ""); err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 			return nil, err
 		}
 	}
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.PrivateMember, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -167,7 +167,7 @@ func changedFields(u *axp.ProfileUpdate) []string {
 }
 
 func (s *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.SkillsUpdate) (*axp.PrivateMember, error) {
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.PrivateMember, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -205,7 +205,7 @@ func (s *Service) updateSkills(ctx context.Context, c *pipeline.Call, in *axp.Sk
 }
 
 func (s *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyInput) (*axp.Heartbeat, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Heartbeat, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Heartbeat, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -222,7 +222,7 @@ func (s *Service) heartbeat(ctx context.Context, c *pipeline.Call, _ *axp.EmptyI
 }
 
 func (s *Service) setFavourites(ctx context.Context, c *pipeline.Call, in *axp.Favourites) (*axp.Favourites, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Favourites, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Favourites, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -283,7 +283,7 @@ func (s *Service) listAnnouncements(ctx context.Context, c *pipeline.Call) (*axp
 }
 
 func (s *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.Announcement, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Announcement, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Announcement, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -312,7 +312,7 @@ func (s *Service) readAnnouncement(ctx context.Context, c *pipeline.Call, in *ax
 }
 
 func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp.OperatorMessage) (*axp.OperatorMessageView, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OperatorMessageView, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.OperatorMessageView, error) {
 		msg := &axp.OperatorMessageView{ID: axp.NewID("opm", ch.Now), MemberID: c.Caller.MemberID, Title: in.Title,
 			Body: in.Body, Kind: in.Kind, CreatedAt: ch.Now}
 		if err := ch.Tx.PutOperatorMessage(msg); err != nil {

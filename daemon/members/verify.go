@@ -186,7 +186,7 @@ func (s *Service) verifyMember(ctx context.Context, c *pipeline.Call, _ *axp.Emp
 	}
 	v.Steps = axp.Leveled(v.Steps)
 	v.Passed = passed(v.Steps)
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Verification, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Verification, error) {
 		m, err := kernel.LoadMember(ch.Tx, m.ID)
 		if err != nil {
 			return nil, err
@@ -272,7 +272,7 @@ func PracticeView(m *axp.Member) axp.Task {
 
 // AnswerPractice records a pull member's answer to its practice request.
 func (s *Service) AnswerPractice(ctx context.Context, c *pipeline.Call, taskID string, a protocol.QuoteAnswer) (*axp.QuoteRecorded, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
 		m, err := kernel.LoadMember(ch.Tx, c.Caller.MemberID)
 		if err != nil {
 			return nil, err
@@ -333,7 +333,7 @@ func (s *Service) runConformance(ctx context.Context, c *pipeline.Call, _ *axp.E
 	}
 	// The report is the answer of the change that audits it, so that a retry with the same key
 	// replays it.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Conformance, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Conformance, error) {
 		return rep, ch.Audit("member.conformance", "member", m.ID, map[string]any{"passed": rep.Passed, "failed": rep.Failed})
 	})
 }

@@ -199,7 +199,7 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 			return nil, err
 		}
 	}
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Approval, error) {
 		a, err := ch.Tx.Approval(in.ID)
 		if err != nil {
 			return nil, err
@@ -474,7 +474,7 @@ func (s *Service) releaseDue(ch *kernel.Change, t *axp.TaskRecord) error {
 }
 
 func (s *Service) adminReject(ctx context.Context, c *pipeline.Call, in *axp.RejectBody) (*axp.Approval, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Approval, error) {
 		a, err := ch.Tx.Approval(in.ID)
 		if err != nil {
 			return nil, err

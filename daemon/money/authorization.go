@@ -130,7 +130,7 @@ func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in 
 		}
 		return axp.Invalid("signature", "the token refuses this authorization: "+err.Error(), "check the payer's balance and sign again")
 	}
-	_, err = s.base.Mutate(axp.WithIdempotency(ctx, nil), "buyer", func(ch *kernel.Change) (any, error) {
+	_, err = s.base.Mutate(ctx, "buyer", func(ch *kernel.Change) (any, error) {
 		cur, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -174,7 +174,7 @@ func sameSubmission(t *axp.TaskRecord, in *axp.PayAuthorizationInput) bool {
 
 // failAuthorization marks a task's submitted authorization failed: the buyer may sign again.
 func (s *Service) failAuthorization(ctx context.Context, id, txHash, reason string) {
-	_, err := s.base.Mutate(axp.WithIdempotency(context.WithoutCancel(ctx), nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(context.WithoutCancel(ctx), "rail:evm", func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err

@@ -192,5 +192,5 @@ func (s *Service) testFund(ctx context.Context, c *pipeline.Call, in *axp.TestFu
 	}
 	// Stored as the call's answer, so that a retry with the same key replays the gift instead of
 	// meeting the faucet's limit.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.TestFunds, error) { return &out, nil })
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.TestFunds, error) { return &out, nil })
 }

@@ -206,7 +206,7 @@ func (s *Service) CheckReported(ctx context.Context, taskID, txHash string) {
 // authTask, when set, is the task whose authorization the transaction is known to carry (its
 // AuthorizationUsed log names the task's nonce): the transfer pays that task.
 func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTask string) {
-	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, "verifier:evm", func(ch *kernel.Change) (any, error) {
 		recs := make([]axp.InboundTransfer, len(group))
 		var amount axp.Money
 		for i, tr := range group {

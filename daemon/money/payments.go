@@ -31,7 +31,7 @@ func (s *Service) VerifyPayment(ctx context.Context, taskID, txHash string) {
 		s.base.Log.InfoContext(ctx, "payment not confirmed yet", "source", "payments", "task", taskID, "verifier", s.rail.Verifier.Name(), "reason", reason)
 		return
 	}
-	s.base.Mutate(axp.WithIdempotency(ctx, nil), "verifier:"+s.rail.Verifier.Name(), func(ch *kernel.Change) (any, error) {
+	s.base.Mutate(ctx, "verifier:"+s.rail.Verifier.Name(), func(ch *kernel.Change) (any, error) {
 		t, err := kernel.LoadTask(ch.Tx, taskID)
 		if err != nil {
 			return nil, err

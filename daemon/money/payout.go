@@ -233,7 +233,7 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 		}
 		sends[i].TxHash, sends[i].Nonce, sends[i].Raw, sends[i].Status = signed.Hash, signed.Nonce, hex.EncodeToString(signed.Raw), axp.TransferSent
 	}
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Approval, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Approval, error) {
 		a, t, again, alone, err := plan(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -331,7 +331,7 @@ func (s *Service) refusedStillRefused(ctx context.Context, a *axp.Approval, send
 		if elsewhere {
 			continue
 		}
-		if _, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+		if _, err := s.base.Mutate(ctx, "rail:evm", func(ch *kernel.Change) (any, error) {
 			return nil, reviveTransfer(ch, a.ID, x.TxHash)
 		}); err != nil {
 			return err
@@ -402,7 +402,7 @@ func redactRaw(a *axp.Approval) *axp.Approval {
 
 // failTransfer marks one transfer of a sent item failed, and the item with it (back in the queue).
 func (s *Service) failTransfer(ctx context.Context, approvalID, txHash, reason string) *axp.Approval {
-	out, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+	out, err := s.base.Mutate(ctx, "rail:evm", func(ch *kernel.Change) (any, error) {
 		a, err := ch.Tx.Approval(approvalID)
 		if err != nil || a == nil || (a.Status != axp.ApprovalSent && !a.Sending()) {
 			return nil, err
@@ -564,7 +564,7 @@ func (s *Service) TrackSent(ctx context.Context) {
 			continue
 		}
 		id := a.ID
-		if _, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+		if _, err := s.base.Mutate(ctx, "rail:evm", func(ch *kernel.Change) (any, error) {
 			cur, err := ch.Tx.Approval(id)
 			if err != nil || cur == nil || (cur.Status != axp.ApprovalSent && !cur.Sending()) {
 				return nil, err

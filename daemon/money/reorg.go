@@ -178,7 +178,7 @@ func (s *Service) reorgPayment(ctx context.Context, m axp.ChainMark) error {
 	var task string
 	var inFlight []string
 	var paidCall bool // the transfer settled a pay-per-call payment, not a task's
-	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "verifier:evm", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, "verifier:evm", func(ch *kernel.Change) (any, error) {
 		in, err := ch.Tx.Inbound(m.TxHash, m.LogIndex)
 		if err != nil || in == nil || (in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall) {
 			return nil, err
@@ -343,7 +343,7 @@ func liftReorgHold(a *axp.Approval) error {
 // to send that part once more.
 func (s *Service) reorgSent(ctx context.Context, m axp.ChainMark) error {
 	var amount axp.Money
-	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "rail:evm", func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, "rail:evm", func(ch *kernel.Change) (any, error) {
 		a, err := ch.Tx.Approval(m.ApprovalID)
 		if err != nil || a == nil {
 			return nil, err

@@ -22,7 +22,7 @@ func (s *Service) adminWriteOff(ctx context.Context, c *pipeline.Call, in *axp.W
 	if note == "" {
 		return nil, axp.Invalid("note", "is required: say why the payment is written off", "the note is kept in the ledger, the audit trail and the task's timeline")
 	}
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.WriteOff, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.WriteOff, error) {
 		recs, err := ch.Tx.InboundOf(hash)
 		if err != nil {
 			return nil, err

@@ -110,7 +110,7 @@ func (s *Service) adminStats(ctx context.Context, c *pipeline.Call) (*axp.Stats,
 }
 
 func (s *Service) adminAnnounce(ctx context.Context, c *pipeline.Call, in *axp.NewAnnouncement) (*axp.Announcement, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Announcement, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Announcement, error) {
 		for i, id := range in.MemberIDs {
 			m, err := ch.Tx.Member(id)
 			if err != nil {
@@ -195,7 +195,7 @@ func (s *Service) adminMembers(ctx context.Context, c *pipeline.Call, in *axp.Me
 }
 
 func (s *Service) setSuspended(ctx context.Context, c *pipeline.Call, in *axp.SuspendBody, suspend bool) (*axp.PrivateMember, error) {
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PrivateMember, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.PrivateMember, error) {
 		m, err := kernel.LoadMember(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err

@@ -242,7 +242,7 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 		Version: p.X402Version, ValidBefore: vb, ConnectorID: connector, Block: pw.d.rail.Chain.LastHead(), CreatedAt: now}
 	// The authorization is held before anything else: the same payment sent twice, even at once,
 	// answers one call.
-	_, err = pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+held.rec.Payer, func(ch *kernel.Change) (any, error) {
+	_, err = pw.d.base.Mutate(ctx, "x402:"+held.rec.Payer, func(ch *kernel.Change) (any, error) {
 		old, err := ch.Tx.PaidCall(store.PaidCallKey(held.rec.Payer, held.rec.Nonce))
 		if err != nil {
 			return nil, err
@@ -313,7 +313,7 @@ func (pw *Paywall) useTrial(ctx context.Context, c *pipeline.Call, resource stri
 	day := pw.d.base.Now().UTC().Format(time.DateOnly)
 	var ok bool
 	var n int
-	_, err := pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "trial:"+who, func(ch *kernel.Change) (any, error) {
+	_, err := pw.d.base.Mutate(ctx, "trial:"+who, func(ch *kernel.Change) (any, error) {
 		var err error
 		ok, n, err = ch.Tx.UseTrial(day, who, pw.trial)
 		return nil, err
@@ -343,7 +343,7 @@ func (t *trialCall) Settle(context.Context) (map[string]string, error) { return 
 
 // Release gives the trial call back: a refused call does not use up the trial.
 func (t *trialCall) Release(ctx context.Context) {
-	t.pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "trial:"+t.who, func(ch *kernel.Change) (any, error) {
+	t.pw.d.base.Mutate(ctx, "trial:"+t.who, func(ch *kernel.Change) (any, error) {
 		return nil, ch.Tx.ReturnTrial(t.day, t.who)
 	})
 }
@@ -397,7 +397,7 @@ func (h *heldPayment) Settle(ctx context.Context) (map[string]string, error) {
 		if hash != "" {
 			next.TxHash = hash
 		}
-		_, err := pw.d.base.Mutate(axp.WithIdempotency(keep, nil), "x402:"+next.Payer, func(ch *kernel.Change) (any, error) {
+		_, err := pw.d.base.Mutate(keep, "x402:"+next.Payer, func(ch *kernel.Change) (any, error) {
 			return nil, ch.Tx.PutPaidCall(&next)
 		})
 		if err == nil {
@@ -562,7 +562,7 @@ func (pw *Paywall) used(op *contract.Op, t x402.Terms, resource string, price, t
 // letGo forgets a payment that pays for nothing (its record is deleted, so the authorization may
 // pay a later call) on event (axp.PaidRelease or axp.PaidLetGo), unless it was booked meanwhile.
 func (pw *Paywall) letGo(ctx context.Context, rec *axp.PaidCall, event string) error {
-	_, err := pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
+	_, err := pw.d.base.Mutate(ctx, "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
 		p, err := ch.Tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
 		if err != nil || p == nil || p.Status == axp.PaidSettled {
 			return nil, err
@@ -578,7 +578,7 @@ func (pw *Paywall) letGo(ctx context.Context, rec *axp.PaidCall, event string) e
 // book records a settled payment as revenue, in one transaction with what it pays for (a
 // connector's setup) and the watcher's record of its transfer.
 func (pw *Paywall) book(ctx context.Context, rec *axp.PaidCall, txHash string) error {
-	_, err := pw.d.base.Mutate(axp.WithIdempotency(ctx, nil), "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
+	_, err := pw.d.base.Mutate(ctx, "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
 		p, err := ch.Tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
 		if err != nil {
 			return nil, err

@@ -168,7 +168,7 @@ func (s *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *ax
 		return nil, axp.Forbidden("this connector is not listed: "+p.Reason, "a rejection can be overturned by the operator: write to them with POST /api/members/me/operator-messages")
 	}
 	var out *axp.Connector
-	_, err = s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err = s.base.MutateCall(ctx, c, func(ch *kernel.Change) (any, error) {
 		wants := kernel.StoredCopy(in.Wants, true)
 		sc := kernel.ScreenText(wants)
 		cn := &axp.Connector{ID: axp.NewID("con", ch.Now), URL: in.URL, Wants: wants, Status: axp.ConnectorPending,
@@ -264,7 +264,7 @@ func (s *Service) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in
 	if in.PriceUSD < axp.MinCallPrice || in.PriceUSD > axp.MaxCallPrice {
 		return nil, axp.Invalid("price_usd", "must be between "+axp.MinCallPrice.Display()+" and "+axp.MaxCallPrice.Display(), "")
 	}
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Connector, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Connector, error) {
 		cn, err := ch.Tx.Connector(in.ID)
 		if err != nil {
 			return nil, err
@@ -306,7 +306,7 @@ func (s *Service) adminConnectorAccept(ctx context.Context, c *pipeline.Call, in
 }
 
 func (s *Service) adminConnectorReject(ctx context.Context, c *pipeline.Call, in *axp.ConnectorReject) (*axp.Connector, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Connector, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Connector, error) {
 		cn, err := ch.Tx.Connector(in.ID)
 		if err != nil {
 			return nil, err

@@ -49,6 +49,10 @@ type Call struct {
 	// axp.SideSeller), as checked against the operation's declared owner before the handler ran;
 	// "" when it declares none or the record does not exist.
 	Side string
+	// Idem is the call's idempotency when the caller gave a key (nil otherwise): the handler's
+	// change (kernel's MutateCall, Apply) stores the answer under it in its transaction. Work the
+	// handler leaves to the background never takes it.
+	Idem *axp.Idempotency
 }
 
 // Backend is what the pipeline needs from the exchange.
@@ -183,7 +187,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 			return answerOr(replayed), err
 		}
 		defer release()
-		ctx = axp.WithIdempotency(ctx, idem)
+		call.Idem = idem
 	}
 	out, header, err := p.call(ctx, req, call, in)
 	if err != nil {

@@ -74,8 +74,8 @@ func (b *testBackend) Replay(i *axp.Idempotency, c axp.Caller) (int, []byte, boo
 }
 
 // storeAnswer stores a handler's answer under the call's idempotency key, if it has one.
-func (b *testBackend) storeAnswer(ctx context.Context, out any) {
-	i := axp.IdempotencyFrom(ctx)
+func (b *testBackend) storeAnswer(c *Call, out any) {
+	i := c.Idem
 	if i == nil {
 		return
 	}
@@ -177,7 +177,7 @@ func newWorld(t *testing.T) *world {
 			return nil, w.fail
 		}
 		out := &noteOut{ID: "n" + string(rune('0'+w.runs)), Text: in.Text}
-		w.b.storeAnswer(ctx, out)
+		w.b.storeAnswer(c, out)
 		return out, nil
 	}
 	Handle(w.reg, putNote, handler)

@@ -710,7 +710,7 @@ func (s *Service) publishSignal(ctx context.Context, c *pipeline.Call, in *axp.P
 	}
 	horizon, _ := record.CheckSignal(in)
 	plain := func(v axp.Decimal) string { r, _ := v.Rat(); return record.Plain(r) }
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Signal, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Signal, error) {
 		now := ch.Now.Truncate(time.Millisecond)
 		sig := &axp.Signal{SignalItem: axp.SignalItem{Kind: "signal", ID: axp.NewID("sig", now), Member: c.Caller.MemberID,
 			Strategy: strings.TrimSpace(in.Strategy), Market: strings.ToLower(strings.TrimSpace(in.Market)), Side: in.Side,

@@ -19,7 +19,7 @@ func (s *Service) submit(ctx context.Context, c *pipeline.Call, kind, prefix str
 	if err != nil {
 		return nil, err
 	}
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Recorded, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Recorded, error) {
 		sub := &store.Submission{ID: axp.NewID(prefix, ch.Now), Actor: c.Caller.Actor(), CreatedAt: ch.Now, Body: raw}
 		if err := ch.Tx.PutSubmission(kind, sub); err != nil {
 			return nil, err

@@ -90,7 +90,7 @@ func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 	}
 	base := *conv
 	base.Messages = slices.Clone(conv.Messages)
-	out, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	out, err := s.base.MutateCall(ctx, c, func(ch *kernel.Change) (any, error) {
 		// Each run of the transaction (PostgreSQL may run it again) starts from the loaded conversation.
 		*conv = base
 		conv.Messages = slices.Clone(base.Messages)
@@ -270,7 +270,7 @@ func (t *turn) call(name, step string, args map[string]any, out any) error {
 	if step != "" && op.Mutating() {
 		req.IdempotencyKey = "talk-" + t.conv.ID + "-" + strconv.Itoa(t.conv.Turns) + "-" + step
 	}
-	ans, err := t.d.ops.Run(axp.WithIdempotency(t.ctx, nil), req)
+	ans, err := t.d.ops.Run(t.ctx, req)
 	if err != nil {
 		return err
 	}

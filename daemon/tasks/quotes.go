@@ -40,7 +40,9 @@ type quoteAnswer struct {
 // started it answers with the task, but receive_offers and the callback hear of every new or
 // replaced offer); task creation pushes them itself with the instant offers. sellers, when not
 // nil, are the push sellers to ask (task creation has just read them); nil: those matching now.
-func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.Member, push bool) {
+// then, when not nil, runs in the transaction that stores the window's answers (task creation's
+// automatic choice); when it fails, the answers are stored without it and its error is returned.
+func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.Member, push bool, then func(ch *kernel.Change) error) error {
 	var t *axp.TaskRecord
 	s.base.Store.View(func(tx *store.Tx) error {
 		var err error
@@ -55,12 +57,12 @@ func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 		})
 	})
 	if t == nil || len(sellers) == 0 {
-		return
+		return s.storeRound(ctx, taskID, nil, push, then)
 	}
 	in, err := json.Marshal(s.quoteInput(t)) // once, for every seller
 	if err != nil {
 		s.base.Log.WarnContext(ctx, "the quote input cannot be encoded", "source", "tasks", "task", taskID, "err", err)
-		return
+		return s.storeRound(ctx, taskID, nil, push, then)
 	}
 	round := time.Now()
 	results := make(chan quoteAnswer, len(sellers))
@@ -110,7 +112,7 @@ collect:
 				take(<-results)
 			}
 			if len(got) >= batch && received < len(sellers) {
-				s.storeRound(ctx, taskID, got, push)
+				s.storeRound(ctx, taskID, got, push, nil)
 				got = nil
 			}
 		case <-window.C:
@@ -122,15 +124,21 @@ collect:
 		}
 	}
 	s.prom.QuoteRound(time.Since(round))
-	s.storeRound(ctx, taskID, got, push)
+	err = s.storeRound(ctx, taskID, got, push, then)
 	if late := len(sellers) - received; late > 0 {
 		go func() {
-			for i := 0; i < late; i++ {
-				r := <-results
-				s.storeRound(callCtx, taskID, []quoteAnswer{r}, true)
+			// Late answers that arrived together are stored (and pushed) together.
+			for late > 0 {
+				got := []quoteAnswer{<-results}
+				for pending := min(len(results), late-1); pending > 0; pending-- {
+					got = append(got, <-results)
+				}
+				late -= len(got)
+				s.storeRound(callCtx, taskID, got, true, nil)
 			}
 		}()
 	}
+	return err
 }
 
 func (s *Service) quoteInput(t *axp.TaskRecord) protocol.QuoteInput {
@@ -173,12 +181,16 @@ func (r buyerRefs) of(tx *store.Tx, t *axp.TaskRecord) protocol.BuyerRef {
 }
 
 // storeRound stores the answers of a round in one transaction; failures and refused answers go on
-// the timeline with the reason. With push, the offers stored are pushed to the buyer.
-func (s *Service) storeRound(ctx context.Context, taskID string, got []quoteAnswer, push bool) {
-	if len(got) == 0 {
-		return
+// the timeline with the reason. With push, the offers stored are pushed to the buyer. then, when
+// not nil, runs in the same transaction once the answers are stored; when it fails, the answers
+// are stored without it and its error is returned.
+func (s *Service) storeRound(ctx context.Context, taskID string, got []quoteAnswer, push bool, then func(ch *kernel.Change) error) error {
+	if len(got) == 0 && then == nil {
+		return nil
 	}
-	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *kernel.Change) (any, error) {
+	var thenErr error
+	_, err := s.base.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
+		thenErr = nil
 		t, err := kernel.LoadTask(ch.Tx, taskID)
 		if err != nil {
 			return nil, err
@@ -228,11 +240,19 @@ func (s *Service) storeRound(ctx context.Context, taskID string, got []quoteAnsw
 				s.offerNotices(ch, t, mine)
 			}
 		}
-		return nil, nil
+		if then != nil {
+			thenErr = then(ch)
+		}
+		return nil, thenErr
 	})
+	if thenErr != nil {
+		s.storeRound(ctx, taskID, got, push, nil)
+		return thenErr
+	}
 	if err != nil {
 		s.base.Log.WarnContext(ctx, "storing quotes failed", "source", "tasks", "task", taskID, "err", err)
 	}
+	return nil
 }
 
 // answerClarifications records the buyer's answers, clears the questions so sellers may answer
@@ -283,7 +303,7 @@ func (s *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 	}); err != nil {
 		return nil, err
 	}
-	s.quoteRound(ctx, in.ID, nil, true)
+	s.quoteRound(ctx, in.ID, nil, true, nil)
 	var out axp.Task
 	err := s.base.Store.View(func(tx *store.Tx) error {
 		t, err := kernel.LoadTask(tx, in.ID)

@@ -50,7 +50,7 @@ func (s *Service) startSandbox(ctx context.Context, c *pipeline.Call, in *axp.Sa
 		r.Stage = axp.SandboxQuote
 	}
 	// The answer is the change's own, so that a retry with the same key replays it.
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Sandbox, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Sandbox, error) {
 		if err := ch.Tx.PutSandbox(r); err != nil {
 			return nil, err
 		}
@@ -313,7 +313,7 @@ func (s *Service) sandboxOffer(ctx context.Context, c *pipeline.Call, id string,
 	}
 	// A change of the call (not sandboxUpdate), so that its idempotency record is written with it:
 	// a retry once the job has moved on replays this answer.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.QuoteRecorded, error) {
 		r, err := ch.Tx.Sandbox(id)
 		if err != nil {
 			return nil, err
@@ -344,7 +344,7 @@ func (s *Service) sandboxDeliver(ctx context.Context, c *pipeline.Call, in *axp.
 	sum := sha256.Sum256(body)
 	sha := hex.EncodeToString(sum[:])
 	// A change of the call, as in sandboxOffer: a retry once the job has ended replays this answer.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Task, error) {
 		r, err := ch.Tx.Sandbox(in.ID)
 		if err != nil {
 			return nil, err

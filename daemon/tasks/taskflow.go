@@ -46,7 +46,7 @@ func (s *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQue
 // buyer's or seller's view of the result.
 func (s *Service) taskChange(ctx context.Context, c *pipeline.Call, id string,
 	audience string, fn func(ch *kernel.Change, t *axp.TaskRecord) error) (*axp.Task, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Task, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Task, error) {
 		t, _, err := kernel.LoadOwned(ch.Tx, c, id)
 		if err != nil {
 			return nil, err
@@ -187,25 +187,26 @@ func (s *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Mem
 	return nil
 }
 
-// autoChoose picks the cheapest or fastest offer when the quote window closes.
-func (s *Service) autoChoose(ctx context.Context, id string) error {
-	_, err := s.base.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
-		t, err := kernel.LoadTask(ch.Tx, id)
-		if err != nil || t.Status != axp.TaskOpen {
-			return nil, err
-		}
-		offs, _, _, err := offers(ch.Tx, t, ch.Now)
-		if err != nil || len(offs) == 0 {
-			return nil, err
-		}
-		by := "price"
-		if t.AutoChoose == "fastest" {
-			by = "eta"
-		}
-		axp.RankOffers(offs, by)
-		return nil, s.choose(ch, t, offs[0].OfferID)
-	})
-	return err
+// autoChoose picks the cheapest or fastest offer of task id when the quote window closes, in the
+// change that closes it. The choice is the exchange's ("system"), whoever's change it is made in.
+func (s *Service) autoChoose(ch *kernel.Change, id string) error {
+	actor := ch.Actor
+	ch.Actor = "system"
+	defer func() { ch.Actor = actor }()
+	t, err := kernel.LoadTask(ch.Tx, id)
+	if err != nil || t.Status != axp.TaskOpen {
+		return err
+	}
+	offs, _, _, err := offers(ch.Tx, t, ch.Now)
+	if err != nil || len(offs) == 0 {
+		return err
+	}
+	by := "price"
+	if t.AutoChoose == "fastest" {
+		by = "eta"
+	}
+	axp.RankOffers(offs, by)
+	return s.choose(ch, t, offs[0].OfferID)
 }
 
 func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCryptoInput) (*axp.PaymentReport, error) {
@@ -240,7 +241,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 			}
 		}
 	}
-	_, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.base.MutateCall(ctx, c, func(ch *kernel.Change) (any, error) {
 		t, _, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err
@@ -356,7 +357,7 @@ func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *ax
 	// The report is stored as the call's answer (the submission itself was stored without it,
 	// inside the payment service), so that a retry with the same key replays it; a retry without
 	// one is recognised by the authorization it carries and submits nothing more.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentReport, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.PaymentReport, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -481,7 +482,7 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		return &axp.OfferAnswer{Recorded: rec}, nil
 	}
 	// The answer is the change's own, so that a retry with the same key replays it.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.OfferAnswer, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.OfferAnswer, error) {
 		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err

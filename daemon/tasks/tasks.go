@@ -62,10 +62,15 @@ func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 	// while the quote round runs) finds the task, not a second one; it answers with the task as it
 	// is then and the same buyer token.
 	var pushSellers []*axp.Member
-	if _, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	var chooseErr error
+	chooseNow := t.AutoChoose != ""
+	draft := *t // each run of the change starts from the task as it was built
+	create := func(ch *kernel.Change) (any, error) {
+		*t, chooseErr = draft, nil
 		t.CreatedAt, t.UpdatedAt = ch.Now, ch.Now
 		t.OpenUntil = ch.Now.Add(s.base.Cfg().OpenWindow)
-		if err := s.screen.CleanBrief(ch, t); err != nil {
+		err := s.screen.CleanBrief(ch, t)
+		if err != nil {
 			return nil, err
 		}
 		if pushSellers, err = s.instantOffers(ch, t); err != nil {
@@ -79,16 +84,35 @@ func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 		if err := ch.AnswerWithTask(t.ID, &axp.CreatedTask{BuyerToken: token, Questions: questions}); err != nil {
 			return nil, err
 		}
-		return nil, ch.Save(t, "", "create", detail)
-	}); err != nil {
+		if err := ch.Save(t, "", "create", detail); err != nil {
+			return nil, err
+		}
+		if chooseNow && len(pushSellers) == 0 {
+			// No seller is asked for a quote: the window closes at once, and the offers to
+			// choose from are the instant ones of this change.
+			chooseErr = s.autoChoose(ch, t.ID)
+		}
+		return nil, chooseErr
+	}
+	_, err = s.base.MutateCall(ctx, c, create)
+	if chooseErr != nil {
+		// A choice refused (no deposit address, say) leaves the task open with its offers.
+		s.base.Log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", chooseErr)
+		chooseNow = false
+		_, err = s.base.MutateCall(ctx, c, create)
+	}
+	if err != nil {
 		return nil, err
 	}
 	s.base.Log.InfoContext(ctx, "task posted", "source", "tasks", "task", t.ID, "type", t.Type, "token_fp", protocol.Fingerprint(token))
-	s.quoteRound(ctx, t.ID, pushSellers, false)
-	if t.AutoChoose != "" {
-		if err := s.autoChoose(ctx, t.ID); err != nil {
-			s.base.Log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)
-		}
+	// With push sellers, the automatic choice is made in the transaction that stores the
+	// window's answers.
+	var choose func(ch *kernel.Change) error
+	if chooseNow && len(pushSellers) > 0 {
+		choose = func(ch *kernel.Change) error { return s.autoChoose(ch, t.ID) }
+	}
+	if err := s.quoteRound(ctx, t.ID, pushSellers, false, choose); err != nil {
+		s.base.Log.WarnContext(ctx, "auto choose failed", "source", "tasks", "task", t.ID, "err", err)
 	}
 	out := &axp.CreatedTask{BuyerToken: token, Questions: questions}
 	var notices []kernel.Notice

@@ -222,7 +222,7 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 
 func (s *Service) getDeliverable(ctx context.Context, c *pipeline.Call, in *axp.TaskRef) (*axp.Document, error) {
 	var doc *axp.Document
-	_, err := s.base.Mutate(ctx, c.Caller.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.base.MutateCall(ctx, c, func(ch *kernel.Change) (any, error) {
 		t, side, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err
@@ -375,7 +375,7 @@ func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 
 func (s *Service) requestPayment(ctx context.Context, c *pipeline.Call, in *axp.IDPath) (*axp.PaymentRequested, error) {
 	// The answer is the change's own, so that a retry with the same key replays it.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.PaymentRequested, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.PaymentRequested, error) {
 		t, _, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err

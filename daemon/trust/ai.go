@@ -72,7 +72,7 @@ func (s *Service) AiCall(ctx context.Context, call *axp.AICall, turns []axp.AITu
 		call.Error = err.Error()
 	}
 	call.CostUSD = aiCost(call.PromptTokens, s.base.Cfg().AIPromptPrice) + aiCost(call.CompletionTokens, s.base.Cfg().AICompletionPrice)
-	if _, rerr := s.base.Mutate(axp.WithIdempotency(ctx, nil), "system", func(ch *kernel.Change) (any, error) {
+	if _, rerr := s.base.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) {
 		return nil, ch.Tx.PutAICall(call)
 	}); rerr != nil {
 		s.base.Log.WarnContext(ctx, "could not record an AI call", "source", "ai", "err", rerr)
@@ -157,7 +157,7 @@ func (s *Service) translate(ctx context.Context, c *pipeline.Call, in *axp.Trans
 	}
 	// Stored as the call's answer, so that a retry with the same key replays it instead of paying
 	// the provider for a second translation.
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Translation, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Translation, error) {
 		return &axp.Translation{TaskID: t.ID, What: in.What, Language: in.Language, Text: out, Screening: kernel.ScreenOnly(out), AICallID: callID}, nil
 	})
 }

@@ -30,7 +30,7 @@ func (s *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRec
 	hash := briefHash(t)
 	var rej *axp.ListingRejection
 	passed := false
-	_, err := s.base.Mutate(axp.WithIdempotency(ctx, nil), c.Actor(), func(ch *kernel.Change) (any, error) {
+	_, err := s.base.Mutate(ctx, c.Actor(), func(ch *kernel.Change) (any, error) {
 		rej, passed = nil, false
 		r, err := ch.Tx.ListingByHash(hash)
 		if err != nil {
@@ -83,7 +83,7 @@ func (s *Service) adminListings(ctx context.Context, c *pipeline.Call, in *axp.L
 }
 
 func (s *Service) adminOverturnListing(ctx context.Context, c *pipeline.Call, in *axp.OverturnBody) (*axp.ListingRejection, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.ListingRejection, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.ListingRejection, error) {
 		r, err := ch.Tx.ListingRejection(in.ID)
 		if err != nil {
 			return nil, err

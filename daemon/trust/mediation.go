@@ -191,7 +191,7 @@ func loadMediation(tx *store.Tx, id string) (*axp.Mediation, *axp.TaskRecord, er
 
 func (s *Service) escalate(ctx context.Context, c *pipeline.Call, in *axp.EscalateBody) (*axp.Mediation, error) {
 	var id string
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Mediation, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -242,7 +242,7 @@ func (s *Service) getMediation(ctx context.Context, c *pipeline.Call, in *axp.Ta
 }
 
 func (s *Service) submitStatement(ctx context.Context, c *pipeline.Call, in *axp.StatementBody) (*axp.Mediation, error) {
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -288,7 +288,7 @@ func (s *Service) decideIfReady(ctx context.Context, id string) {
 		return nil
 	})
 	if ready {
-		go s.decideMediation(axp.WithIdempotency(context.WithoutCancel(ctx), nil), id, false)
+		go s.decideMediation(context.WithoutCancel(ctx), id, false)
 	}
 }
 
@@ -507,7 +507,7 @@ func (s *Service) mediationPrompt(m *axp.Mediation, t *axp.TaskRecord, rev *stor
 }
 
 func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBody) (*axp.Mediation, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -652,7 +652,7 @@ func (s *Service) adminMediations(ctx context.Context, c *pipeline.Call, in *axp
 }
 
 func (s *Service) adminDecideMediation(ctx context.Context, c *pipeline.Call, in *axp.DecideMediationBody) (*axp.Mediation, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Mediation, error) {
 		m, t, err := loadMediation(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err

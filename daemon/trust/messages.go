@@ -54,7 +54,7 @@ func (s *Service) listMessages(ctx context.Context, c *pipeline.Call, in *axp.Ta
 }
 
 func (s *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.MessageBody) (*axp.Message, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Message, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Message, error) {
 		t, side, err := kernel.LoadOwned(ch.Tx, c, in.ID)
 		if err != nil {
 			return nil, err

@@ -20,7 +20,7 @@ func completedJob(t *axp.TaskRecord) bool {
 var reviewCriteria = []string{"rating", "quality", "accuracy", "timeliness", "comment"}
 
 func (s *Service) submitReview(ctx context.Context, c *pipeline.Call, in *axp.ReviewBody) (*axp.ReviewResult, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.ReviewResult, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.ReviewResult, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -150,7 +150,7 @@ func (s *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 
 func (s *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.ObjectionBody) (*axp.Mediation, error) {
 	var id string
-	out, err := kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Mediation, error) {
+	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Mediation, error) {
 		r, err := ch.Tx.Review(in.ID)
 		if err != nil {
 			return nil, err

@@ -110,7 +110,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 	if in.RefundPct < 0 || in.RefundPct > 100 {
 		return nil, axp.Invalid("refund_pct", "must be 0 to 100 (the share of the price refunded to the buyer)", "")
 	}
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Settlement, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Settlement, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err
@@ -152,7 +152,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 }
 
 func (s *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *axp.SettlementAnswer) (*axp.Settlement, error) {
-	return kernel.Apply(s.base, ctx, c.Caller.Actor(), func(ch *kernel.Change) (*axp.Settlement, error) {
+	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Settlement, error) {
 		t, err := kernel.LoadTask(ch.Tx, in.ID)
 		if err != nil {
 			return nil, err

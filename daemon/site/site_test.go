@@ -7,6 +7,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/site"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
@@ -15,7 +16,7 @@ import (
 // newSite builds site over the trust service it uses, as daemon/services.go does.
 func newSite(t *testing.T) *kerneltest.Fixture {
 	f := kerneltest.New(t)
-	site.New(f.K.Base(), f.K, trust.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K))).Register(f.Reg)
+	site.New(f.K.Base(), f.K, trust.New(f.K.Base(), screening.New(f.K.Base(), f.K), f.K, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K))).Register(f.Reg)
 	return f
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -270,12 +271,12 @@ func (s *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 			}
 		}
 		// The answers reach sellers in the brief: they pass the same filters as the brief.
-		answers, sc, err := s.screen.CleanClarifications(ch, kernel.BuyerParty(t), in.Answers)
+		answers, sc, err := s.screen.CleanClarifications(ch, screening.BuyerParty(t), in.Answers)
 		if err != nil {
 			return err
 		}
 		if sc != nil {
-			kernel.Merge(&t.Screening, "answers", sc)
+			screening.Merge(&t.Screening, "answers", sc)
 		}
 		t.Clarified = append(t.Clarified, axp.ClarifyRound{At: ch.Now, Answers: answers})
 		t.UpdatedAt = ch.Now

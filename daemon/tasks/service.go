@@ -7,6 +7,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -28,11 +29,11 @@ type Service struct {
 
 // Screen is what tasks use of the exchange's text screening.
 type Screen interface {
-	CleanText(ch *kernel.Change, p kernel.Party, field, text string, keepLinks bool) (string, *axp.Screening, error)
+	CleanText(ch *kernel.Change, p screening.Party, field, text string, keepLinks bool) (string, *axp.Screening, error)
 	CleanBrief(ch *kernel.Change, t *axp.TaskRecord) error
 	CleanAnswer(ch *kernel.Change, t *axp.TaskRecord, sellerID string, a *protocol.QuoteAnswer, instant bool) (*axp.Screening, error)
-	CleanClarifications(ch *kernel.Change, p kernel.Party, answers map[string]string) (map[string]string, *axp.Screening, error)
-	WithholdCredentials(ch *kernel.Change, p kernel.Party, field, text string, w *kernel.Withheld) string
+	CleanClarifications(ch *kernel.Change, p screening.Party, answers map[string]string) (map[string]string, *axp.Screening, error)
+	WithholdCredentials(ch *kernel.Change, p screening.Party, field, text string, w *screening.Withheld) string
 	// CountRemoval counts a removal of contact details against a member.
 	CountRemoval(ch *kernel.Change, memberID string) error
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -73,7 +74,7 @@ func (s *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.Canc
 		if err := t.Move(axp.TrigCancel, "", ch.Now); err != nil {
 			return err
 		}
-		reason, sc, err := s.screen.CleanText(ch, kernel.BuyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
+		reason, sc, err := s.screen.CleanText(ch, screening.BuyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
 		if err != nil {
 			return err
 		}

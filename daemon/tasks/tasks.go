@@ -10,6 +10,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/checks"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -118,9 +119,9 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 	}
 	// Sellers read agent_name as the anonymous buyer's name.
 	if in.AgentName != "" {
-		in.AgentName = kernel.FoldName(in.AgentName)
+		in.AgentName = screening.FoldName(in.AgentName)
 	}
-	if err := kernel.CheckPublicName("agent_name", in.AgentName); err != nil {
+	if err := screening.CheckPublicName("agent_name", in.AgentName); err != nil {
 		return nil, nil, err
 	}
 	desc := strings.TrimSpace(in.Description)

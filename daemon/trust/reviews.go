@@ -7,6 +7,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -83,7 +84,7 @@ func (s *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string,
 	if rec.RevieweeID == "" {
 		return nil, axp.Conflict("this task has no seller to review", "")
 	}
-	comment, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "review_comment", r.Comment, false)
+	comment, sc, err := s.screen.CleanText(ch, screening.SideParty(t, side), "review_comment", r.Comment, false)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -122,7 +123,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 		if err := disputeOpen(ch.Tx, t, "a settlement"); err != nil {
 			return nil, err
 		}
-		note, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "settlement_note", in.Note, false)
+		note, sc, err := s.screen.CleanText(ch, screening.SideParty(t, side), "settlement_note", in.Note, false)
 		if err != nil {
 			return nil, err
 		}

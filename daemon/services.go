@@ -46,9 +46,10 @@ func (d *Daemon) services() {
 	k := d.Kernel
 	scr := screening.New(k.Base(), k)
 	d.members = members.New(k.Base(), scr, k, k, k.Caller, k.Keys)
-	d.money = money.New(k.Base(), k.Rail, k.Prom, k)
-	d.trust = trust.New(k.Base(), scr, k, k, k.Caller, d.money)
-	d.tasks = tasks.New(k.Base(), k.Rail, k.Prom, scr, k, k, d.members, d.money, d.trust)
+	life := tasks.NewLifecycle(k.Base(), k)
+	d.money = money.New(k.Base(), k.Rail, k.Prom, life)
+	d.trust = trust.New(k.Base(), scr, life, k, k.Caller, d.money)
+	d.tasks = tasks.New(k.Base(), k.Rail, k.Prom, scr, life, k, d.members, d.money, d.trust)
 	d.recorded = recorded.New(k.Base(), k.Caller)
 	d.paid = paid.New(k.Base(), k.Rail, k.Caller, k, d.recorded)
 	d.site = site.New(k.Base(), k, d.trust)

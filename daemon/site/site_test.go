@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/site"
+	"github.com/axp-exchange/axp/daemon/tasks"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -16,7 +17,8 @@ import (
 // newSite builds site over the trust service it uses, as daemon/services.go does.
 func newSite(t *testing.T) *kerneltest.Fixture {
 	f := kerneltest.New(t)
-	site.New(f.K.Base(), f.K, trust.New(f.K.Base(), screening.New(f.K.Base(), f.K), f.K, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K))).Register(f.Reg)
+	life := tasks.NewLifecycle(f.K.Base(), f.K)
+	site.New(f.K.Base(), f.K, trust.New(f.K.Base(), screening.New(f.K.Base(), f.K), life, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, life))).Register(f.Reg)
 	return f
 }
 

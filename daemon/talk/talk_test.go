@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/talk"
+	"github.com/axp-exchange/axp/daemon/tasks"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/store"
 )
@@ -18,7 +19,8 @@ import (
 func newTalk(t *testing.T) *kerneltest.Fixture {
 	f := kerneltest.New(t)
 	scr := screening.New(f.K.Base(), f.K)
-	talk.New(f.K.Base(), scr, trust.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K)), nil).Register(f.Reg)
+	life := tasks.NewLifecycle(f.K.Base(), f.K)
+	talk.New(f.K.Base(), scr, trust.New(f.K.Base(), scr, life, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, life)), nil).Register(f.Reg)
 	return f
 }
 

@@ -20,7 +20,7 @@ type Service struct {
 	rail    *kernel.Rail // the chain buyers pay on, and the payment verifier
 	prom    *kernel.Prom
 	screen  Screen
-	notices Notices
+	notices *Lifecycle
 	market  Market
 	members *members.Service
 	money   *money.Service
@@ -38,16 +38,6 @@ type Screen interface {
 	CountRemoval(ch *kernel.Change, memberID string) error
 }
 
-// Notices are the messages a task's changes send its parties.
-type Notices interface {
-	DoTaskNotice(t *axp.TaskRecord, seller *axp.Member) kernel.Notice
-	StatusNotices(ch *kernel.Change, t *axp.TaskRecord)
-	Callback(ch *kernel.Change, t *axp.TaskRecord, payload map[string]any) kernel.Notice
-	DeliverableRef(t *axp.TaskRecord, dl *axp.Delivery) *protocol.DeliverableRef
-	// Finish moves a task to its end state and notifies.
-	Finish(ch *kernel.Change, t *axp.TaskRecord, tr axp.Trigger, action string, detail map[string]any) error
-}
-
 // Market is what tasks ask of the rest of the exchange: its members and their tools, and what
 // buyers are told of the market and the chain.
 type Market interface {
@@ -60,7 +50,7 @@ type Market interface {
 }
 
 // New returns the tasks service.
-func New(base kernel.Base, rail *kernel.Rail, prom *kernel.Prom, screen Screen, notices Notices, market Market,
+func New(base kernel.Base, rail *kernel.Rail, prom *kernel.Prom, screen Screen, notices *Lifecycle, market Market,
 	members *members.Service, money *money.Service, trust *trust.Service) *Service {
 	return &Service{base: base, rail: rail, prom: prom, screen: screen, notices: notices, market: market,
 		members: members, money: money, trust: trust}

@@ -19,9 +19,10 @@ import (
 func newTasks(t *testing.T) (*kerneltest.Fixture, *tasks.Service) {
 	f := kerneltest.New(t)
 	scr := screening.New(f.K.Base(), f.K)
-	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K)
-	tr := trust.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, mon)
-	s := tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, scr, f.K, f.K, members.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, f.K.Keys), mon, tr)
+	life := tasks.NewLifecycle(f.K.Base(), f.K)
+	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, life)
+	tr := trust.New(f.K.Base(), scr, life, f.K, f.K.Caller, mon)
+	s := tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, scr, life, f.K, members.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, f.K.Keys), mon, tr)
 	mon.Register(f.Reg)
 	tr.Register(f.Reg)
 	s.Register(f.Reg)

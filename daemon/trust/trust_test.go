@@ -30,12 +30,13 @@ func newQuoted(t *testing.T) quoted {
 	f := kerneltest.New(t)
 	scr := screening.New(f.K.Base(), f.K)
 	mem := members.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, f.K.Keys)
-	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K)
-	tr := trust.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, mon)
+	life := tasks.NewLifecycle(f.K.Base(), f.K)
+	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, life)
+	tr := trust.New(f.K.Base(), scr, life, f.K, f.K.Caller, mon)
 	mem.Register(f.Reg)
 	mon.Register(f.Reg)
 	tr.Register(f.Reg)
-	tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, scr, f.K, f.K, mem, mon, tr).Register(f.Reg)
+	tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, scr, life, f.K, mem, mon, tr).Register(f.Reg)
 
 	seller, _ := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Haiku Works",
 		Skills: []protocol.Skill{{TaskType: "text-file"}}, PaymentMethods: []string{"crypto", "free"}})

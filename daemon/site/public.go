@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -277,7 +278,7 @@ func (s *Service) sellers(payment, taskType, text string) ([]axp.PublicMember, e
 				}
 			}
 			var rep axp.Reputation
-			if rep, err = kernel.Reputation(tx, m); err != nil {
+			if rep, err = trust.Reputation(tx, m); err != nil {
 				return false
 			}
 			out = append(out, m.Public(rep))
@@ -313,7 +314,7 @@ func (s *Service) getReputation(ctx context.Context, c *pipeline.Call, in *axp.I
 		if err != nil {
 			return err
 		}
-		rep, err = kernel.Reputation(tx, m)
+		rep, err = trust.Reputation(tx, m)
 		return err
 	})
 	if err != nil {

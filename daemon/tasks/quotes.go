@@ -11,6 +11,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/screening"
+	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -159,7 +160,7 @@ func (r buyerRefs) of(tx *store.Tx, t *axp.TaskRecord) protocol.BuyerRef {
 		}
 		if m, err := kernel.LoadMember(tx, t.BuyerMemberID); err == nil {
 			b := protocol.BuyerRef{ID: m.ID, Name: m.Name}
-			if rep, err := kernel.Reputation(tx, m); err == nil {
+			if rep, err := trust.Reputation(tx, m); err == nil {
 				b.Reputation = &protocol.BuyerReputation{AsBuyer: rep.AsBuyer}
 			}
 			r[m.ID] = b

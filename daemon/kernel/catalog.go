@@ -43,11 +43,6 @@ func (k *Kernel) ChainReady(ctx context.Context) error {
 	return err
 }
 
-// matchable reports whether a member takes part in matching (docs/design.md section 4).
-func matchable(m *axp.Member) bool {
-	return m.HasRole(protocol.RoleSeller) && m.State == axp.MemberVerified
-}
-
 // OfferCache is the last on_offer summary and the offer revision it was made at
 // (store.Tx.OfferRev): it stays valid until a member becomes or stops being a verified seller, or a
 // verified seller's skills change, however the change is made.
@@ -85,7 +80,7 @@ func (k *Kernel) OnOffer() ([]axp.OnOffer, error) {
 func buildOnOffer(tx *store.Tx) ([]axp.OnOffer, error) {
 	by := map[string]*axp.OnOffer{}
 	err := tx.MembersInState(axp.MemberVerified, func(m *axp.Member) bool {
-		if matchable(m) {
+		if m.Matchable() {
 			for _, s := range m.Skills {
 				o := by[s.TaskType]
 				if o == nil {

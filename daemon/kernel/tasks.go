@@ -29,7 +29,7 @@ func AudienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
 				return "", err
 			}
 			if m != nil {
-				if _, ok := Matches(m, t); ok {
+				if _, ok := m.Matches(t); ok {
 					return ViewSeller, nil
 				}
 			}
@@ -152,7 +152,7 @@ func openTo(tx *store.Tx, t *axp.TaskRecord, id string) (bool, error) {
 			return false, err
 		}
 		if m != nil {
-			if _, ok := Matches(m, t); ok {
+			if _, ok := m.Matches(t); ok {
 				return true, nil
 			}
 		}
@@ -216,38 +216,6 @@ func (c *Change) Save(t *axp.TaskRecord, prev, action string, detail map[string]
 		d[k] = v
 	}
 	return c.Audit("task."+action, "task", t.ID, d)
-}
-
-func BuyerLabel(t *axp.TaskRecord) string {
-	if t.BuyerMemberID != "" {
-		return "member:" + t.BuyerMemberID
-	}
-	return "anonymous"
-}
-
-// Matches reports whether a seller takes part in the quote round of a task (docs/design.md section 4).
-func Matches(m *axp.Member, t *axp.TaskRecord) (*axp.Skill, bool) {
-	if !matchable(m) || m.ID == t.BuyerMemberID || !m.Accepts(t.PaymentMethod) {
-		return nil, false
-	}
-	if t.InviteMode != "" {
-		invited := false
-		for _, id := range t.Invited {
-			if id == m.ID {
-				invited = true
-				break
-			}
-		}
-		if !invited {
-			return nil, false
-		}
-	}
-	for i := range m.Skills {
-		if m.Skills[i].TaskType == t.Type {
-			return &m.Skills[i], true
-		}
-	}
-	return nil, false
 }
 
 // Audiences of a task view.

@@ -50,7 +50,7 @@ func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 			return err
 		}
 		return tx.SellersFor(t.Type, func(m *axp.Member) bool {
-			if v, ok := kernel.Matches(m, t); ok && !m.PullMode() && !v.Instant() {
+			if v, ok := m.Matches(t); ok && !m.PullMode() && !v.Instant() {
 				sellers = append(sellers, m)
 			}
 			return true

@@ -287,7 +287,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 		}
 		if first {
 			a := &axp.Approval{ID: axp.NewID("apr", ch.Now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
-				TaskID: t.ID, TaskType: t.Type, Amount: t.Payable, PriceUSD: t.Price, BuyerID: kernel.BuyerLabel(t),
+				TaskID: t.ID, TaskType: t.Type, Amount: t.Payable, PriceUSD: t.Price, BuyerID: t.BuyerLabel(),
 				SellerID: t.SellerID, SellerName: t.SellerName, TxHash: t.TxHash,
 				Reason:    fmt.Sprintf("confirm that %s of the stablecoin reached %s in %s", t.Payable.Display(), orUnset(t.DepositAddress), t.TxHash),
 				CreatedAt: ch.Now}
@@ -424,7 +424,7 @@ func (s *Service) listQuoteRequests(ctx context.Context, c *pipeline.Call) (*axp
 				if t == nil || t.Status != axp.TaskOpen {
 					return true
 				}
-				if _, ok := kernel.Matches(m, t); ok {
+				if _, ok := m.Matches(t); ok {
 					open = append(open, t)
 					n++
 				}
@@ -491,7 +491,7 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := kernel.Matches(m, t); !ok {
+		if _, ok := m.Matches(t); !ok {
 			return nil, axp.Forbidden("you cannot quote on this task", "quotes come from verified sellers with a skill of this task type who accept its payment method (and are invited, if the buyer invited sellers)")
 		}
 		if _, err := axp.Next(t.Status, axp.TrigQuote, t.Facts()); err != nil {

@@ -72,7 +72,7 @@ func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 			return nil, err
 		}
 		detail := map[string]any{"type": t.Type, "payment_method": t.PaymentMethod,
-			"buyer": kernel.BuyerLabel(t), "token_fp": protocol.Fingerprint(token)}
+			"buyer": t.BuyerLabel(), "token_fp": protocol.Fingerprint(token)}
 		if t.Screening != nil {
 			detail["screening"] = t.Screening
 		}
@@ -257,7 +257,7 @@ func (s *Service) instantOffers(ch *kernel.Change, t *axp.TaskRecord) ([]*axp.Me
 	}
 	push := []*axp.Member{}
 	if err := ch.Tx.SellersFor(t.Type, func(m *axp.Member) bool {
-		v, ok := kernel.Matches(m, t)
+		v, ok := m.Matches(t)
 		switch {
 		case !ok:
 		case v.Instant():

@@ -21,7 +21,7 @@ func mayQuote(tx *store.Tx, t *axp.TaskRecord, sellerID string) (bool, error) {
 	if err != nil || m == nil {
 		return false, err
 	}
-	_, ok := kernel.Matches(m, t)
+	_, ok := m.Matches(t)
 	return ok, nil
 }
 

@@ -52,7 +52,7 @@ func (d *Daemon) services() {
 	d.tasks = tasks.New(k.Base(), k.Rail, k.Prom, scr, life, k, d.members, d.money, d.trust)
 	d.recorded = recorded.New(k.Base(), k.Caller)
 	d.paid = paid.New(k.Base(), k.Rail, k.Caller, k, d.recorded)
-	d.site = site.New(k.Base(), k, d.trust)
+	d.site = site.New(k.Base(), k, d.members, d.trust)
 	d.talk = talk.New(k.Base(), scr, d.trust, d.Pipe)
 	d.board = board.New(k.Base(), scr)
 	d.operator = operator.New(k.Base(), k.Sink, k.Metrics, k.Started, k)

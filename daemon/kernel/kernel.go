@@ -39,7 +39,6 @@ type Kernel struct {
 	Services                                                      *axp.ServiceList   // cached /api/services answer; reset when skills change
 	ServicesAt                                                    time.Time          // when services was built
 	Invite                                                        *protocol.AlsoSell // the also_sell invitation for the current base URL
-	Offers                                                        OfferCache         // on_offer, until what verified sellers offer changes
 	Pipe                                                          *pipeline.Pipeline
 	// Outages logs calls refused while the store cannot be reached, once a second.
 	Outages OutageLog

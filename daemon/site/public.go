@@ -96,7 +96,7 @@ func (s *Service) listServices(ctx context.Context, c *pipeline.Call) (*axp.Serv
 	for _, svc := range axp.Services {
 		list.Services = append(list.Services, s.serviceEntry(svc))
 	}
-	offer, err := s.catalog.OnOffer()
+	offer, err := s.offers.OnOffer()
 	if err != nil {
 		return nil, err
 	}

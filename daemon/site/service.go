@@ -16,6 +16,7 @@ import (
 type Service struct {
 	base    kernel.Base
 	catalog Catalog
+	offers  Offers
 	trust   *trust.Service
 
 	// marketNow is the front door's market view, read at marketAt (market).
@@ -26,8 +27,6 @@ type Service struct {
 
 // Catalog is what the site reads of the market and the chain beyond the store.
 type Catalog interface {
-	// OnOffer summarises the task types verified sellers offer now.
-	OnOffer() ([]axp.OnOffer, error)
 	// AlsoSell is the invitation to sell, for a caller that is not a seller yet.
 	AlsoSell(c axp.Caller) *protocol.AlsoSell
 	// CachedServices and CacheServices keep the /api/services answer until Invalidate.
@@ -39,7 +38,13 @@ type Catalog interface {
 	ChainReady(ctx context.Context) error
 }
 
+// Offers is what the members service tells of the verified sellers.
+type Offers interface {
+	// OnOffer summarises the task types verified sellers offer now.
+	OnOffer() ([]axp.OnOffer, error)
+}
+
 // New returns the site service.
-func New(base kernel.Base, catalog Catalog, trust *trust.Service) *Service {
-	return &Service{base: base, catalog: catalog, trust: trust}
+func New(base kernel.Base, catalog Catalog, offers Offers, trust *trust.Service) *Service {
+	return &Service{base: base, catalog: catalog, offers: offers, trust: trust}
 }

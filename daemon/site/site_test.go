@@ -6,6 +6,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
+	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/site"
@@ -14,11 +15,13 @@ import (
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// newSite builds site over the trust service it uses, as daemon/services.go does.
+// newSite builds site over the members and trust services it uses, as daemon/services.go does.
 func newSite(t *testing.T) *kerneltest.Fixture {
 	f := kerneltest.New(t)
+	scr := screening.New(f.K.Base(), f.K)
 	life := tasks.NewLifecycle(f.K.Base(), f.K)
-	site.New(f.K.Base(), f.K, trust.New(f.K.Base(), screening.New(f.K.Base(), f.K), life, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, life))).Register(f.Reg)
+	mem := members.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, f.K.Keys)
+	site.New(f.K.Base(), f.K, mem, trust.New(f.K.Base(), scr, life, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, life))).Register(f.Reg)
 	return f
 }
 

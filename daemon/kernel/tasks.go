@@ -233,19 +233,3 @@ func RFC3339(t *time.Time) *string {
 	s := t.UTC().Format(time.RFC3339)
 	return &s
 }
-
-func Other(side string) string {
-	if side == axp.SideBuyer {
-		return axp.SideSeller
-	}
-	return axp.SideBuyer
-}
-
-func ContainsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

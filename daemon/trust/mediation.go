@@ -120,7 +120,7 @@ func (s *Service) openMediation(ch *kernel.Change, t *axp.TaskRecord, kind, side
 	if err := ch.Save(t, t.Status, action, detail); err != nil {
 		return nil, err
 	}
-	s.askStatement(ch, t, m, kernel.Other(side), review)
+	s.askStatement(ch, t, m, other(side), review)
 	return m, nil
 }
 
@@ -150,7 +150,7 @@ func (s *Service) mediationInput(t *axp.TaskRecord, m *axp.Mediation, side strin
 		Reason: m.Reason, Task: taskSummary(t), Review: reviewMap(review), StatementsDue: m.StatementsDue.UTC().Format(time.RFC3339), Test: t.Test}
 	var sc *axp.Screening
 	screening.Merge(&sc, "reason", m.ReasonScreening)
-	if stmt := m.StatementOf(kernel.Other(side)); stmt != nil {
+	if stmt := m.StatementOf(other(side)); stmt != nil {
 		in.OtherStatement = stmt.Statement
 		screening.Merge(&sc, "other_statement", stmt.Screening)
 	}

@@ -65,3 +65,9 @@ func TestRuleObjection(t *testing.T) {
 		}
 	}
 }
+
+func TestOtherSide(t *testing.T) {
+	if other(axp.SideBuyer) != axp.SideSeller || other(axp.SideSeller) != axp.SideBuyer {
+		t.Error("the other side of a buyer is the seller, and of a seller the buyer")
+	}
+}

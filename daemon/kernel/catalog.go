@@ -8,8 +8,6 @@ import (
 	"github.com/axp-exchange/axp/protocol"
 )
 
-func SchemaOf[T any]() *protocol.Schema { return protocol.SchemaFor[T]() }
-
 // Invalidate drops cached documents that depend on members (the services list's on_offer).
 func (k *Kernel) Invalidate() {
 	k.CacheMu.Lock()
@@ -63,21 +61,4 @@ func (k *Kernel) AlsoSell(c axp.Caller) *protocol.AlsoSell {
 		},
 	}
 	return k.Invite
-}
-
-// ParamsField is the field prefix of service params: bare query keys on GET, "params" in a body.
-func ParamsField(fromQuery bool) string {
-	if fromQuery {
-		return ""
-	}
-	return "params"
-}
-
-func HasParam(s *axp.Service, name string) bool {
-	for _, p := range s.Params {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }

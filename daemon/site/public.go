@@ -178,7 +178,7 @@ func (s *Service) getQuote(ctx context.Context, c *pipeline.Call, in *axp.QuoteQ
 		return nil, unknownType(in.Type)
 	}
 	fromQuery := c.FromQuery
-	params, err := svc.QuoteParams(in.Params, fromQuery, kernel.ParamsField(fromQuery))
+	params, err := svc.QuoteParams(in.Params, fromQuery, axp.ParamsField(fromQuery))
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func (s *Service) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQu
 		st := &axp.SuggestedTask{Type: typ, Description: q, Params: map[string]any{}}
 		svcx := axp.ServiceFor(typ)
 		switch {
-		case svcx != nil && kernel.HasParam(svcx, "prompt"):
+		case svcx != nil && svcx.HasParam("prompt"):
 			st.Params["prompt"] = q
 		case typ == "translation":
 			st.Params["text"] = q

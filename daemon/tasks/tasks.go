@@ -146,7 +146,7 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 		params = map[string]any{}
 	}
 	if svc := axp.ServiceFor(typ); svc != nil {
-		if _, has := params["prompt"]; !has && desc != "" && kernel.HasParam(svc, "prompt") {
+		if _, has := params["prompt"]; !has && desc != "" && svc.HasParam("prompt") {
 			params["prompt"] = desc
 		}
 		if typ == "translation" && desc != "" && params["text"] == nil && params["source_url"] == nil {
@@ -161,7 +161,7 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 		if text, ok := params["text"].(string); ok && typ == "translation" && params["words"] == nil {
 			params["words"] = max(1, len(strings.Fields(text)))
 		}
-		norm, err := svc.Normalize(params, fromQuery, kernel.ParamsField(fromQuery))
+		norm, err := svc.Normalize(params, fromQuery, axp.ParamsField(fromQuery))
 		if err != nil {
 			return nil, nil, err
 		}

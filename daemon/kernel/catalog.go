@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/protocol"
 )
 
 // Invalidate drops cached documents that depend on members (the services list's on_offer).
@@ -36,29 +35,4 @@ func (k *Kernel) ChainReady(ctx context.Context) error {
 	}
 	_, err := k.Chain.Head(ctx)
 	return err
-}
-
-// AlsoSell is the invitation to sell, for callers who are not sellers. It depends only on the base
-// URL, so it is built once and shared (never modified after).
-func (k *Kernel) AlsoSell(c axp.Caller) *protocol.AlsoSell {
-	if c.HasRole(protocol.RoleSeller) {
-		return nil
-	}
-	k.CacheMu.Lock()
-	defer k.CacheMu.Unlock()
-	if k.Invite != nil {
-		return k.Invite
-	}
-	base := k.BaseURL()
-	k.Invite = &protocol.AlsoSell{
-		Message: "Your agent can earn here too: register as a seller and quote on tasks like this one.",
-		JoinURL: base + "/join",
-		Steps: []string{
-			"POST " + base + `/api/members/register with {"roles":["seller"],"name":...,"skills":[...]}`,
-			"keep member_secret and platform_key server-side (shown once)",
-			"serve the seller tools of " + base + "/api/protocol/tools.json, or poll in pull mode",
-			"POST " + base + "/api/members/me/verify",
-		},
-	}
-	return k.Invite
 }

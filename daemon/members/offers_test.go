@@ -56,3 +56,24 @@ func TestOnOfferSummarisesVerifiedSellersUntilTheyChange(t *testing.T) {
 		t.Errorf("after a suspension: %+v", list)
 	}
 }
+
+func TestAlsoSellInvitesNonSellersAtTheCurrentBaseURL(t *testing.T) {
+	f := kerneltest.New(t)
+	s := members.New(f.K.Base(), screening.New(f.K.Base(), f.K), f.K, f.K, f.K.Caller, f.K.Keys)
+	if s.AlsoSell(axp.Caller{Kind: axp.MemberCall, Roles: []string{"seller"}}) != nil {
+		t.Error("a seller was invited to sell")
+	}
+	// Built before the listener's port is known, it follows the base URL set then.
+	early := s.AlsoSell(anonymous)
+	f.K.SetBaseURL("http://127.0.0.1:4321")
+	first := s.AlsoSell(anonymous)
+	if early == nil || early == first {
+		t.Errorf("the invitation before the base URL was set: %+v", early)
+	}
+	if first == nil || first.JoinURL != "http://127.0.0.1:4321/join" || len(first.Steps) != 4 {
+		t.Fatalf("invitation %+v", first)
+	}
+	if s.AlsoSell(axp.Caller{Kind: axp.MemberCall, Roles: []string{"buyer"}}) != first {
+		t.Error("the invitation was built again for the same base URL")
+	}
+}

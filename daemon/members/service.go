@@ -16,6 +16,7 @@ type Service struct {
 	caller  *outbound.Caller // calls members' MCP servers (verification, liveness)
 	keys    *kernel.Sealer   // seals members' platform keys and auth tokens
 	offers  offerCache       // on_offer, until what verified sellers offer changes
+	invite  invitation       // also_sell, for the current base URL
 }
 
 // Screen is what members use of the exchange's text screening.

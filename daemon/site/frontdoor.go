@@ -114,7 +114,7 @@ func (s *Service) market() (axp.MarketNow, error) {
 	if !at.IsZero() && !now.Before(at) && now.Sub(at) < marketTTL && sameDay(now, at) {
 		return cached, nil
 	}
-	offer, err := s.offers.OnOffer()
+	offer, err := s.members.OnOffer()
 	if err != nil {
 		return axp.MarketNow{}, err
 	}

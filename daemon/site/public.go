@@ -96,7 +96,7 @@ func (s *Service) listServices(ctx context.Context, c *pipeline.Call) (*axp.Serv
 	for _, svc := range axp.Services {
 		list.Services = append(list.Services, s.serviceEntry(svc))
 	}
-	offer, err := s.offers.OnOffer()
+	offer, err := s.members.OnOffer()
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func (s *Service) getQuote(ctx context.Context, c *pipeline.Call, in *axp.QuoteQ
 		return nil, err
 	}
 	q := svc.Quote(params, s.base.BaseURL())
-	q.AlsoSell = s.catalog.AlsoSell(c.Caller)
+	q.AlsoSell = s.members.AlsoSell(c.Caller)
 	return &q, nil
 }
 

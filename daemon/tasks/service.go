@@ -45,7 +45,6 @@ type Market interface {
 	CallTool(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// CheckTarget refuses a URL the exchange may not call, naming field.
 	CheckTarget(field, rawURL string) error
-	AlsoSell(c axp.Caller) *protocol.AlsoSell
 	ChainNames() (axp.ChainInfo, bool)
 }
 

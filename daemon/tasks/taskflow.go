@@ -541,7 +541,7 @@ func (s *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.
 			buyer = axp.Caller{Kind: axp.MemberCall, MemberID: m.ID, Roles: m.Roles}
 		}
 	}
-	in.AlsoSell = s.market.AlsoSell(buyer)
+	in.AlsoSell = s.members.AlsoSell(buyer)
 	for _, o := range offs {
 		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note, Screening: o.Screening})
 	}

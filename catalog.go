@@ -178,6 +178,24 @@ func (s *Service) buildSchema() *protocol.Schema {
 // ParamsSchema is the JSON Schema of the service's params.
 func (s *Service) ParamsSchema() *protocol.Schema { return s.schema }
 
+// HasParam reports whether the service takes a param of that name.
+func (s *Service) HasParam(name string) bool {
+	for _, p := range s.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ParamsField is the field prefix of service params: bare query keys on GET, "params" in a body.
+func ParamsField(fromQuery bool) string {
+	if fromQuery {
+		return ""
+	}
+	return "params"
+}
+
 // Normalize validates params against the service and fills in defaults. fromQuery says the values
 // arrived as query text (so "10" may stand for the integer 10). field prefixes error fields
 // ("params" in a task body, "" on GET /api/quote).

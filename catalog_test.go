@@ -335,3 +335,13 @@ func TestMatchServices(t *testing.T) {
 		t.Errorf("nothing matches, got %v", types(got))
 	}
 }
+
+func TestHasParamAndParamsField(t *testing.T) {
+	svc := axp.ServiceFor("text-file")
+	if svc == nil || !svc.HasParam("prompt") || svc.HasParam("no_such_param") {
+		t.Errorf("text-file's params: %+v", svc)
+	}
+	if axp.ParamsField(true) != "" || axp.ParamsField(false) != "params" {
+		t.Error("params are bare query keys on GET and under params in a body")
+	}
+}

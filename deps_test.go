@@ -82,6 +82,10 @@ func forbidden(pkg, dep string) string {
 		return "nothing but cmd imports daemon"
 	case under(pkg, "daemon/kernel") && serviceLayer[dep] > 0:
 		return "the kernel knows no service"
+	case under(pkg, "daemon/kernel") && under(dep, "daemon/screening"):
+		return "the kernel knows nothing of screening: the services are handed it in their New"
+	case under(pkg, "daemon/screening") && (serviceLayer[dep] > 0 || dep == "daemon"):
+		return "screening knows no service: every service may use it"
 	case serviceLayer[pkg] > 0 && dep == "daemon":
 		return "a service never imports the daemon's wiring"
 	case serviceLayer[pkg] > 0 && serviceLayer[dep] >= serviceLayer[pkg]:
@@ -140,6 +144,12 @@ func TestForbiddenEdges(t *testing.T) {
 		{"daemon", "daemon/rest", false},
 		{"daemon", "daemon/tasks", false},
 		{"daemon/kernel", "daemon/tasks", true},
+		{"daemon/kernel", "daemon/screening", true},
+		{"daemon/screening", "daemon/kernel", false},
+		{"daemon/screening", "daemon/screen", false},
+		{"daemon/screening", "daemon/members", true},
+		{"daemon/screening", "daemon", true},
+		{"daemon/members", "daemon/screening", false},
 		{"daemon/kernel", "store", false},
 		{"daemon/tasks", "daemon/kernel", false},
 		{"daemon/tasks", "daemon/money", false},

@@ -129,6 +129,29 @@ func (m *Member) Accepts(p string) bool { return contains(m.PaymentMethods, p) }
 // PullMode reports whether the member has no server and polls for work.
 func (m *Member) PullMode() bool { return m.MCPURL == "" }
 
+// Matchable reports whether a member takes part in matching: a verified seller (docs/design.md
+// section 4).
+func (m *Member) Matchable() bool {
+	return m.HasRole(protocol.RoleSeller) && m.State == MemberVerified
+}
+
+// Matches reports whether a seller takes part in the quote round of a task, and with which of its
+// skills (docs/design.md section 4).
+func (m *Member) Matches(t *TaskRecord) (*Skill, bool) {
+	if !m.Matchable() || m.ID == t.BuyerMemberID || !m.Accepts(t.PaymentMethod) {
+		return nil, false
+	}
+	if t.InviteMode != "" && !contains(t.Invited, m.ID) {
+		return nil, false
+	}
+	for i := range m.Skills {
+		if m.Skills[i].TaskType == t.Type {
+			return &m.Skills[i], true
+		}
+	}
+	return nil, false
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

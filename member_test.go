@@ -420,3 +420,39 @@ func TestBadgeWords(t *testing.T) {
 		t.Fatalf("badge words %q", got)
 	}
 }
+
+func TestMatches(t *testing.T) {
+	seller := func(change func(m *axp.Member)) *axp.Member {
+		m := &axp.Member{ID: "mem_s", Roles: []string{protocol.RoleSeller}, State: axp.MemberVerified,
+			PaymentMethods: []string{"crypto"}, Skills: []axp.Skill{{TaskType: "summary"}, {TaskType: "text-file"}}}
+		if change != nil {
+			change(m)
+		}
+		return m
+	}
+	task := &axp.TaskRecord{Type: "text-file", PaymentMethod: "crypto", BuyerMemberID: "mem_b"}
+	cases := []struct {
+		name string
+		m    *axp.Member
+		t    *axp.TaskRecord
+		want bool
+	}{
+		{"a verified seller with the skill", seller(nil), task, true},
+		{"not verified", seller(func(m *axp.Member) { m.State = axp.MemberRegistered }), task, false},
+		{"not a seller", seller(func(m *axp.Member) { m.Roles = []string{protocol.RoleBuyer} }), task, false},
+		{"its own task", seller(func(m *axp.Member) { m.ID = "mem_b" }), task, false},
+		{"another payment method", seller(func(m *axp.Member) { m.PaymentMethods = []string{"free"} }), task, false},
+		{"no such skill", seller(nil), &axp.TaskRecord{Type: "image", PaymentMethod: "crypto"}, false},
+		{"invited", seller(nil), &axp.TaskRecord{Type: "text-file", PaymentMethod: "crypto", InviteMode: "ids", Invited: []string{"mem_s"}}, true},
+		{"not invited", seller(nil), &axp.TaskRecord{Type: "text-file", PaymentMethod: "crypto", InviteMode: "ids", Invited: []string{"mem_x"}}, false},
+	}
+	for _, c := range cases {
+		skill, ok := c.m.Matches(c.t)
+		if ok != c.want || ok && (skill == nil || skill.TaskType != c.t.Type) {
+			t.Errorf("%s: %v %+v, want %v", c.name, ok, skill, c.want)
+		}
+	}
+	if (&axp.TaskRecord{BuyerMemberID: "mem_b"}).BuyerLabel() != "member:mem_b" || (&axp.TaskRecord{}).BuyerLabel() != "anonymous" {
+		t.Error("BuyerLabel names the buyer member, or anonymous")
+	}
+}

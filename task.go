@@ -604,6 +604,14 @@ type ClarifyRound struct {
 	Answers map[string]string `json:"answers"`
 }
 
+// BuyerLabel names the buyer of a task in records others read: its member, or "anonymous".
+func (t *TaskRecord) BuyerLabel() string {
+	if t.BuyerMemberID != "" {
+		return "member:" + t.BuyerMemberID
+	}
+	return "anonymous"
+}
+
 // Brief is the description sellers see: the buyer's description and every answer given to
 // sellers' questions.
 func (t *TaskRecord) Brief() string {

@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/paid"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/recorded"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/site"
 	"github.com/axp-exchange/axp/daemon/talk"
 	"github.com/axp-exchange/axp/daemon/tasks"
@@ -43,15 +44,17 @@ func (d *Daemon) noticeAnswers() *kernel.Answers {
 // services builds the services over the kernel, each after those it uses.
 func (d *Daemon) services() {
 	k := d.Kernel
-	d.members = members.New(k.Base(), k, k, k, k.Caller, k.Keys)
-	d.money = money.New(k.Base(), k.Rail, k.Prom, k)
-	d.trust = trust.New(k.Base(), k, k, k, k.Caller, d.money)
-	d.tasks = tasks.New(k.Base(), k.Rail, k.Prom, k, k, k, d.members, d.money, d.trust)
+	scr := screening.New(k.Base(), k)
+	d.members = members.New(k.Base(), scr, k, k, k.Caller, k.Keys)
+	life := tasks.NewLifecycle(k.Base(), k)
+	d.money = money.New(k.Base(), k.Rail, k.Prom, life)
+	d.trust = trust.New(k.Base(), scr, life, k, k.Caller, d.money)
+	d.tasks = tasks.New(k.Base(), k.Rail, k.Prom, scr, life, k, d.members, d.money, d.trust)
 	d.recorded = recorded.New(k.Base(), k.Caller)
 	d.paid = paid.New(k.Base(), k.Rail, k.Caller, k, d.recorded)
-	d.site = site.New(k.Base(), k, d.trust)
-	d.talk = talk.New(k.Base(), k, d.trust, d.Pipe)
-	d.board = board.New(k.Base(), k)
+	d.site = site.New(k.Base(), k, d.members, d.trust)
+	d.talk = talk.New(k.Base(), scr, d.trust, d.Pipe)
+	d.board = board.New(k.Base(), scr)
 	d.operator = operator.New(k.Base(), k.Sink, k.Metrics, k.Started, k)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -199,16 +200,16 @@ func (s *Service) publish(ctx context.Context, call *pipeline.Call, p *axp.Board
 		if p.Kind == axp.BoardThread {
 			p.ThreadID = p.ID
 		}
-		who := kernel.Party{MemberID: m.ID, Actor: ch.Actor, PostID: p.ID}
+		who := screening.Party{MemberID: m.ID, Actor: ch.Actor, PostID: p.ID}
 		var sc, vx *axp.Screening
 		if p.Title, vx, err = s.screen.CleanText(ch, who, "board.title", p.Title, false); err != nil {
 			return nil, err
 		}
-		kernel.Merge(&sc, "title", vx)
+		screening.Merge(&sc, "title", vx)
 		if p.Body, vx, err = s.screen.CleanText(ch, who, "board.body", p.Body, false); err != nil {
 			return nil, err
 		}
-		kernel.Merge(&sc, "body", vx)
+		screening.Merge(&sc, "body", vx)
 		p.Screening, p.Status = sc, axp.BoardVisible
 		if sc != nil && sc.Risk >= injection.InjectionAt {
 			p.Status = axp.BoardPending
@@ -256,7 +257,7 @@ func countReply(ch *kernel.Change, thread *axp.BoardPost, delta int) error {
 // fake reviews and the like is refused with the reason, and the refusal is audited (in its own
 // transaction, since the post itself is not stored; the audit holds the category, not the text).
 func (s *Service) boardPolicy(ctx context.Context, c axp.Caller, p *axp.BoardPost) error {
-	pol := kernel.ListingPolicy("board post", strings.TrimSpace(p.Title+"\n"+p.Body), nil)
+	pol := screening.ListingPolicy("board post", strings.TrimSpace(p.Title+"\n"+p.Body), nil)
 	if pol == nil {
 		return nil
 	}

@@ -8,12 +8,13 @@ import (
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/board"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/store"
 )
 
 func newBoard(t *testing.T) *kerneltest.Fixture {
 	f := kerneltest.New(t)
-	board.New(f.K.Base(), f.K).Register(f.Reg)
+	board.New(f.K.Base(), screening.New(f.K.Base(), f.K)).Register(f.Reg)
 	return f
 }
 

@@ -37,10 +37,8 @@ type Kernel struct {
 	SeenMu                                                        sync.Mutex
 	Seen                                                          map[string]time.Time // member id -> last time LastSeenAt was written
 	CacheMu                                                       sync.Mutex
-	Services                                                      *axp.ServiceList   // cached /api/services answer; reset when skills change
-	ServicesAt                                                    time.Time          // when services was built
-	Invite                                                        *protocol.AlsoSell // the also_sell invitation for the current base URL
-	Offers                                                        OfferCache         // on_offer, until what verified sellers offer changes
+	Services                                                      *axp.ServiceList // cached /api/services answer; reset when skills change
+	ServicesAt                                                    time.Time        // when services was built
 	Pipe                                                          *pipeline.Pipeline
 	// Outages logs calls refused while the store cannot be reached, once a second.
 	Outages OutageLog
@@ -132,7 +130,7 @@ func (k *Kernel) SetBaseURL(u string) {
 		k.Cfg.BaseURL = u
 	}
 	k.CacheMu.Lock()
-	k.Services, k.Invite = nil, nil
+	k.Services = nil
 	k.CacheMu.Unlock()
 }
 

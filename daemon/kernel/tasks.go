@@ -10,7 +10,6 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/pipeline"
-	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -31,37 +30,13 @@ func AudienceOf(tx *store.Tx, t *axp.TaskRecord, c axp.Caller) (string, error) {
 				return "", err
 			}
 			if m != nil {
-				if _, ok := Matches(m, t); ok {
+				if _, ok := m.Matches(t); ok {
 					return ViewSeller, nil
 				}
 			}
 		}
 	}
 	return "", buyerErr
-}
-
-func (k *Kernel) DoTaskNotice(t *axp.TaskRecord, seller *axp.Member) Notice {
-	return Notice{MemberID: seller.ID, TaskID: t.ID, Msg: DoTask{In: protocol.DoTaskInput{
-		TaskID: t.ID, TaskType: t.Type, Description: t.Brief(), Params: t.Params, PriceUSD: t.Price,
-		ETAMinutes: t.ETAMinutes, DeliverURL: k.BaseURL() + "/api/members/me/jobs/" + t.ID + "/deliver",
-		AcceptanceChecks: t.AcceptanceChecks, Screening: t.Screening, Test: t.Test}}}
-}
-
-// StatusNotices queues task_update to both parties and the task's callback URL.
-func (k *Kernel) StatusNotices(ch *Change, t *axp.TaskRecord) {
-	in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, AutoReleaseAt: RFC3339(t.AutoReleaseAt), Test: t.Test}
-	if dl := t.LastDelivery(); dl != nil {
-		in.Deliverable = k.DeliverableRef(t, dl)
-	}
-	if t.BuyerMemberID != "" {
-		ch.Notify(Notice{MemberID: t.BuyerMemberID, TaskID: t.ID, Msg: Push{Name: "task_update", In: in}})
-	}
-	if t.SellerID != "" {
-		ch.Notify(Notice{MemberID: t.SellerID, TaskID: t.ID, Msg: Push{Name: "task_update", In: in}})
-	}
-	if t.CallbackURL != "" {
-		ch.Notify(k.Callback(ch, t, map[string]any{"event": "task_update", "task_update": in}))
-	}
 }
 
 // LoadTask reads a task, as not_found when missing.
@@ -178,7 +153,7 @@ func openTo(tx *store.Tx, t *axp.TaskRecord, id string) (bool, error) {
 			return false, err
 		}
 		if m != nil {
-			if _, ok := Matches(m, t); ok {
+			if _, ok := m.Matches(t); ok {
 				return true, nil
 			}
 		}
@@ -244,38 +219,6 @@ func (c *Change) Save(t *axp.TaskRecord, prev, action string, detail map[string]
 	return c.Audit("task."+action, "task", t.ID, d)
 }
 
-func BuyerLabel(t *axp.TaskRecord) string {
-	if t.BuyerMemberID != "" {
-		return "member:" + t.BuyerMemberID
-	}
-	return "anonymous"
-}
-
-// Matches reports whether a seller takes part in the quote round of a task (docs/design.md section 4).
-func Matches(m *axp.Member, t *axp.TaskRecord) (*axp.Skill, bool) {
-	if !matchable(m) || m.ID == t.BuyerMemberID || !m.Accepts(t.PaymentMethod) {
-		return nil, false
-	}
-	if t.InviteMode != "" {
-		invited := false
-		for _, id := range t.Invited {
-			if id == m.ID {
-				invited = true
-				break
-			}
-		}
-		if !invited {
-			return nil, false
-		}
-	}
-	for i := range m.Skills {
-		if m.Skills[i].TaskType == t.Type {
-			return &m.Skills[i], true
-		}
-	}
-	return nil, false
-}
-
 // Audiences of a task view.
 // The audiences of a task's view.
 const (
@@ -290,53 +233,4 @@ func RFC3339(t *time.Time) *string {
 	}
 	s := t.UTC().Format(time.RFC3339)
 	return &s
-}
-
-// DeliverableRef points at a task's hosted deliverable, with the delivery note and its verdict.
-func (k *Kernel) DeliverableRef(t *axp.TaskRecord, dl *axp.Delivery) *protocol.DeliverableRef {
-	return &protocol.DeliverableRef{URL: k.BaseURL() + "/api/tasks/" + t.ID + "/deliverable", SHA256: dl.SHA256,
-		Note: dl.Note, Screening: dl.Screening}
-}
-
-// Finish moves a task to its end state, counts a release without a dispute as a completed job of
-// the seller, and notifies.
-func (k *Kernel) Finish(ch *Change, t *axp.TaskRecord, tr axp.Trigger, action string, detail map[string]any) error {
-	prev := t.Status
-	if err := t.Move(tr, "", ch.Now); err != nil {
-		return err
-	}
-	if t.SellerID != "" && !t.Disputed && tr == axp.TrigRelease {
-		st, err := ch.Tx.SellerStats(t.SellerID)
-		if err != nil {
-			return err
-		}
-		st.Completed++
-		if err := ch.Tx.PutSellerStats(st); err != nil {
-			return err
-		}
-	}
-	if err := Emit(ch, TaskFinished{Task: t}); err != nil {
-		return err
-	}
-	if err := ch.Save(t, prev, action, detail); err != nil {
-		return err
-	}
-	k.StatusNotices(ch, t)
-	return nil
-}
-
-func Other(side string) string {
-	if side == axp.SideBuyer {
-		return axp.SideSeller
-	}
-	return axp.SideBuyer
-}
-
-func ContainsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -29,7 +30,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 }
 
 func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Registration) (*axp.Registered, error) {
-	in.Name = kernel.FoldName(in.Name)
+	in.Name = screening.FoldName(in.Name)
 	if err := axp.CheckRegistration(in); err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func (s *Service) getMyProfile(ctx context.Context, c *pipeline.Call) (*axp.Priv
 
 func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.ProfileUpdate) (*axp.PrivateMember, error) {
 	if in.Name != nil {
-		folded := kernel.FoldName(*in.Name)
+		folded := screening.FoldName(*in.Name)
 		in.Name = &folded
 	}
 	if err := checkNames(in.Name, in.Identity); err != nil {
@@ -333,7 +334,7 @@ func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp
 // exchange's size.
 func lookAlike(tx *store.Tx, name, self string) error {
 	var other string
-	like := kernel.ReadsLike(name)
+	like := screening.ReadsLike(name)
 	err := tx.EachMember(func(m *axp.Member) bool {
 		if m.ID != self && like(m.Name) {
 			other = m.Name
@@ -352,11 +353,11 @@ func lookAlike(tx *store.Tx, name, self string) error {
 }
 
 // checkNames refuses confusable names and contact details in the public name
-// (kernel.CheckPublicName) and confusable identity labels where axp.CheckRegistration and
+// (screening.CheckPublicName) and confusable identity labels where axp.CheckRegistration and
 // Member.ApplyUpdate refuse hidden characters: the domain package imports no Unicode tables.
 func checkNames(name *string, id *axp.Identity) error {
 	if name != nil {
-		if err := kernel.CheckPublicName("name", strings.TrimSpace(*name)); err != nil {
+		if err := screening.CheckPublicName("name", strings.TrimSpace(*name)); err != nil {
 			return err
 		}
 	}
@@ -366,7 +367,7 @@ func checkNames(name *string, id *axp.Identity) error {
 	for _, f := range []struct{ field, value string }{
 		{"identity.operator_name", id.OperatorName}, {"identity.agent_framework", id.AgentFramework}, {"identity.agent_model", id.AgentModel},
 	} {
-		if err := kernel.CheckName(f.field, f.value); err != nil {
+		if err := screening.CheckName(f.field, f.value); err != nil {
 			return err
 		}
 	}

@@ -8,12 +8,13 @@ import (
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/members"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/store"
 )
 
 func newMembers(t *testing.T) *kerneltest.Fixture {
 	f := kerneltest.New(t)
-	members.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, f.K.Keys).Register(f.Reg)
+	members.New(f.K.Base(), screening.New(f.K.Base(), f.K), f.K, f.K, f.K.Caller, f.K.Keys).Register(f.Reg)
 	return f
 }
 

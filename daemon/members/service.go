@@ -15,6 +15,8 @@ type Service struct {
 	reach   Reach
 	caller  *outbound.Caller // calls members' MCP servers (verification, liveness)
 	keys    *kernel.Sealer   // seals members' platform keys and auth tokens
+	offers  offerCache       // on_offer, until what verified sellers offer changes
+	invite  invitation       // also_sell, for the current base URL
 }
 
 // Screen is what members use of the exchange's text screening.
@@ -25,7 +27,6 @@ type Screen interface {
 
 // Catalog is the market's cached view of the verified sellers.
 type Catalog interface {
-	OnOffer() ([]axp.OnOffer, error)
 	// Invalidate drops what a member's change makes stale.
 	Invalidate()
 }

@@ -11,7 +11,7 @@ func (s *Service) skillWarnings(pm *axp.PrivateMember) []string {
 	if len(pm.Skills) == 0 {
 		return nil
 	}
-	offer, err := s.catalog.OnOffer()
+	offer, err := s.OnOffer()
 	if err != nil {
 		return nil
 	}

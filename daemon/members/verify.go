@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -113,7 +114,7 @@ func (s *Service) verifyPush(ctx context.Context, m *axp.Member) []axp.Step {
 	if err == nil {
 		var missing []string
 		for _, name := range protocol.RequiredTools(m.Roles) {
-			if !kernel.ContainsStr(tools, name) {
+			if !slices.Contains(tools, name) {
 				missing = append(missing, name)
 			}
 		}

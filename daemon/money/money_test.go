@@ -11,6 +11,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/tasks"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
@@ -23,13 +24,15 @@ const deposit = "0x1111111111111111111111111111111111111111"
 // an exchange whose operator confirms payments (the manual rail).
 func market(t *testing.T) *kerneltest.Fixture {
 	f := kerneltest.New(t, func(c *kernel.Config) { c.DepositAddress = deposit })
-	mem := members.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, f.K.Keys)
-	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K)
-	tr := trust.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, mon)
+	scr := screening.New(f.K.Base(), f.K)
+	mem := members.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, f.K.Keys)
+	life := tasks.NewLifecycle(f.K.Base(), f.K)
+	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, life)
+	tr := trust.New(f.K.Base(), scr, life, f.K, f.K.Caller, mon)
 	mem.Register(f.Reg)
 	mon.Register(f.Reg)
 	tr.Register(f.Reg)
-	tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K, f.K, f.K, mem, mon, tr).Register(f.Reg)
+	tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, scr, life, f.K, mem, mon, tr).Register(f.Reg)
 	return f
 }
 

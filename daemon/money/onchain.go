@@ -579,7 +579,7 @@ func (s *Service) creditTransfer(ch *kernel.Change, t *axp.TaskRecord, recs []ax
 	}
 	if item == nil {
 		item = &axp.Approval{ID: axp.NewID("apr", ch.Now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
-			TaskID: t.ID, TaskType: t.Type, PriceUSD: t.Price, BuyerID: kernel.BuyerLabel(t), SellerID: t.SellerID,
+			TaskID: t.ID, TaskType: t.Type, PriceUSD: t.Price, BuyerID: t.BuyerLabel(), SellerID: t.SellerID,
 			SellerName: t.SellerName, TxHash: hash, CreatedAt: ch.Now,
 			Reason: fmt.Sprintf("%s of the stablecoin reached %s in %s", amount.Display(), s.base.Cfg().DepositAddress, hash)}
 	}

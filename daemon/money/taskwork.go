@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/kernel"
 )
 
 // MoneyApproval builds a queue item that moves a task's funds: refund is the part of the price
@@ -16,7 +15,7 @@ func (s *Service) MoneyApproval(t *axp.TaskRecord, kind string, refund axp.Money
 	fee := axp.FeeFor(t.Price-refund, t.Fee.FeeBPS)
 	a := &axp.Approval{ID: axp.NewID("apr", now), Kind: kind, Status: axp.ApprovalPending, TaskID: t.ID, TaskType: t.Type,
 		PriceUSD: t.Price, RefundUSD: refund, SellerNetUSD: fee.SellerNet, FeeUSD: fee.PlatformFee,
-		BuyerID: kernel.BuyerLabel(t), SellerID: t.SellerID, SellerName: t.SellerName, Reason: reason, CreatedAt: now}
+		BuyerID: t.BuyerLabel(), SellerID: t.SellerID, SellerName: t.SellerName, Reason: reason, CreatedAt: now}
 	switch kind {
 	case axp.ApprovePayout:
 		a.Amount = fee.SellerNet

@@ -19,6 +19,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/paidtools"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -164,13 +165,13 @@ func (s *Service) requestConnector(ctx context.Context, c *pipeline.Call, in *ax
 	if err := s.reach.CheckTarget("url", in.URL); err != nil {
 		return nil, err
 	}
-	if p := kernel.ListingPolicy("connector", in.Wants, nil); p != nil {
+	if p := screening.ListingPolicy("connector", in.Wants, nil); p != nil {
 		return nil, axp.Forbidden("this connector is not listed: "+p.Reason, "a rejection can be overturned by the operator: write to them with POST /api/members/me/operator-messages")
 	}
 	var out *axp.Connector
 	_, err = s.base.MutateCall(ctx, c, func(ch *kernel.Change) (any, error) {
-		wants := kernel.StoredCopy(in.Wants, true)
-		sc := kernel.ScreenText(wants)
+		wants := screening.StoredCopy(in.Wants, true)
+		sc := screening.ScreenText(wants)
 		cn := &axp.Connector{ID: axp.NewID("con", ch.Now), URL: in.URL, Wants: wants, Status: axp.ConnectorPending,
 			Requester: c.Caller.Actor(), SetupFeeUSD: axp.ConnectorSetupFee, Flagged: sc.Flagged, CreatedAt: ch.Now, UpdatedAt: ch.Now}
 		for _, f := range sc.Findings {

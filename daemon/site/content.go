@@ -217,7 +217,7 @@ func (s *Service) getFAQMarkdown(ctx context.Context, c *pipeline.Call) (*axp.Do
 // params, how many sellers offer it now, and the commands that post one.
 func (s *Service) getServicesPage(ctx context.Context, c *pipeline.Call) (*axp.Document, error) {
 	base := s.base.BaseURL()
-	offer, err := s.catalog.OnOffer()
+	offer, err := s.members.OnOffer()
 	if err != nil {
 		return nil, err
 	}

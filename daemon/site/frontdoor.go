@@ -115,7 +115,7 @@ func (s *Service) market() (axp.MarketNow, error) {
 	if !at.IsZero() && !now.Before(at) && now.Sub(at) < marketTTL && sameDay(now, at) {
 		return cached, nil
 	}
-	offer, err := s.catalog.OnOffer()
+	offer, err := s.members.OnOffer()
 	if err != nil {
 		return axp.MarketNow{}, err
 	}

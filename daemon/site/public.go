@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/rest"
+	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -96,7 +97,7 @@ func (s *Service) listServices(ctx context.Context, c *pipeline.Call) (*axp.Serv
 	for _, svc := range axp.Services {
 		list.Services = append(list.Services, s.serviceEntry(svc))
 	}
-	offer, err := s.catalog.OnOffer()
+	offer, err := s.members.OnOffer()
 	if err != nil {
 		return nil, err
 	}
@@ -178,12 +179,12 @@ func (s *Service) getQuote(ctx context.Context, c *pipeline.Call, in *axp.QuoteQ
 		return nil, unknownType(in.Type)
 	}
 	fromQuery := c.FromQuery
-	params, err := svc.QuoteParams(in.Params, fromQuery, kernel.ParamsField(fromQuery))
+	params, err := svc.QuoteParams(in.Params, fromQuery, axp.ParamsField(fromQuery))
 	if err != nil {
 		return nil, err
 	}
 	q := svc.Quote(params, s.base.BaseURL())
-	q.AlsoSell = s.catalog.AlsoSell(c.Caller)
+	q.AlsoSell = s.members.AlsoSell(c.Caller)
 	return &q, nil
 }
 
@@ -211,7 +212,7 @@ func (s *Service) search(ctx context.Context, c *pipeline.Call, in *axp.SearchQu
 		st := &axp.SuggestedTask{Type: typ, Description: q, Params: map[string]any{}}
 		svcx := axp.ServiceFor(typ)
 		switch {
-		case svcx != nil && kernel.HasParam(svcx, "prompt"):
+		case svcx != nil && svcx.HasParam("prompt"):
 			st.Params["prompt"] = q
 		case typ == "translation":
 			st.Params["text"] = q
@@ -278,7 +279,7 @@ func (s *Service) sellers(payment, taskType, text string) ([]axp.PublicMember, e
 				}
 			}
 			var rep axp.Reputation
-			if rep, err = kernel.Reputation(tx, m); err != nil {
+			if rep, err = trust.Reputation(tx, m); err != nil {
 				return false
 			}
 			out = append(out, m.Public(rep))
@@ -314,7 +315,7 @@ func (s *Service) getReputation(ctx context.Context, c *pipeline.Call, in *axp.I
 		if err != nil {
 			return err
 		}
-		rep, err = kernel.Reputation(tx, m)
+		rep, err = trust.Reputation(tx, m)
 		return err
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 type Service struct {
 	base    kernel.Base
 	catalog Catalog
+	members Members
 	trust   *trust.Service
 
 	// marketNow is the front door's market view, read at marketAt (market).
@@ -26,10 +27,6 @@ type Service struct {
 
 // Catalog is what the site reads of the market and the chain beyond the store.
 type Catalog interface {
-	// OnOffer summarises the task types verified sellers offer now.
-	OnOffer() ([]axp.OnOffer, error)
-	// AlsoSell is the invitation to sell, for a caller that is not a seller yet.
-	AlsoSell(c axp.Caller) *protocol.AlsoSell
 	// CachedServices and CacheServices keep the /api/services answer until Invalidate.
 	CachedServices() (*axp.ServiceList, time.Time)
 	CacheServices(list *axp.ServiceList)
@@ -39,7 +36,16 @@ type Catalog interface {
 	ChainReady(ctx context.Context) error
 }
 
+// Members is what site reads of the members service: what the verified sellers offer, and the
+// invitation to join them.
+type Members interface {
+	// OnOffer summarises the task types verified sellers offer now.
+	OnOffer() ([]axp.OnOffer, error)
+	// AlsoSell is the invitation to sell, for a caller that is not a seller yet.
+	AlsoSell(c axp.Caller) *protocol.AlsoSell
+}
+
 // New returns the site service.
-func New(base kernel.Base, catalog Catalog, trust *trust.Service) *Service {
-	return &Service{base: base, catalog: catalog, trust: trust}
+func New(base kernel.Base, catalog Catalog, members Members, trust *trust.Service) *Service {
+	return &Service{base: base, catalog: catalog, members: members, trust: trust}
 }

@@ -7,16 +7,22 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
+	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/site"
+	"github.com/axp-exchange/axp/daemon/tasks"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
 )
 
-// newSite builds site over the trust service it uses, as daemon/services.go does.
+// newSite builds site over the members and trust services it uses, as daemon/services.go does.
 func newSite(t *testing.T) *kerneltest.Fixture {
 	f := kerneltest.New(t)
-	site.New(f.K.Base(), f.K, trust.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K))).Register(f.Reg)
+	scr := screening.New(f.K.Base(), f.K)
+	life := tasks.NewLifecycle(f.K.Base(), f.K)
+	mem := members.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, f.K.Keys)
+	site.New(f.K.Base(), f.K, mem, trust.New(f.K.Base(), scr, life, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, life))).Register(f.Reg)
 	return f
 }
 

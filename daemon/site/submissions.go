@@ -114,7 +114,7 @@ func (s *Service) getSurvey(ctx context.Context, c *pipeline.Call) (*axp.SurveyQ
 // validation cannot disagree.
 func surveySchemaEnums() map[string][]string {
 	out := map[string][]string{}
-	s := kernel.SchemaOf[axp.SurveyAnswer]()
+	s := protocol.SchemaFor[axp.SurveyAnswer]()
 	for _, f := range []string{"category", "payment"} {
 		for _, e := range s.Properties[f].Enum {
 			out[f] = append(out[f], e.(string))

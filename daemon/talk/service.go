@@ -7,6 +7,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/trust"
 )
 
@@ -35,5 +36,5 @@ type Operations interface {
 // Screen is what talk uses of the exchange's text screening.
 type Screen interface {
 	// CleanText screens a text a party shows another and answers what may be shown.
-	CleanText(ch *kernel.Change, p kernel.Party, field, text string, keepLinks bool) (string, *axp.Screening, error)
+	CleanText(ch *kernel.Change, p screening.Party, field, text string, keepLinks bool) (string, *axp.Screening, error)
 }

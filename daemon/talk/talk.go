@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -83,7 +84,7 @@ func (s *Service) talk(ctx context.Context, c *pipeline.Call, in *axp.TalkBody) 
 		return nil, axp.Conflict("this conversation reached its "+strconv.Itoa(maxTalkTurns)+" messages", "start a new conversation (leave conversation_id out)")
 	}
 	turns := conv.Turns
-	cleaned, _ := kernel.RedactText(msg)
+	cleaned, _ := screening.RedactText(msg)
 	t := &turn{d: s, ctx: ctx, caller: c.Caller, door: c.Door, conv: conv, raw: msg, msg: strings.TrimSpace(cleaned), keepsTokens: in.KeepsTokens}
 	if err := t.answer(); err != nil {
 		return nil, err
@@ -191,11 +192,11 @@ func tokenMatches(hash, token string) bool {
 }
 
 // talkParty is the buyer of a conversation, as the author of its messages.
-func talkParty(conv *axp.Conversation) kernel.Party {
+func talkParty(conv *axp.Conversation) screening.Party {
 	if conv.MemberID != "" {
-		return kernel.Party{MemberID: conv.MemberID, Actor: "member:" + conv.MemberID, TaskID: conv.TaskID}
+		return screening.Party{MemberID: conv.MemberID, Actor: "member:" + conv.MemberID, TaskID: conv.TaskID}
 	}
-	return kernel.Party{Actor: "buyer", TaskID: conv.TaskID}
+	return screening.Party{Actor: "buyer", TaskID: conv.TaskID}
 }
 
 // answer answers the turn: the model when one is configured, the built-in assistant otherwise or

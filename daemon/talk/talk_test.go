@@ -8,7 +8,9 @@ import (
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/talk"
+	"github.com/axp-exchange/axp/daemon/tasks"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/store"
 )
@@ -17,7 +19,9 @@ import (
 // provider the built-in assistant answers.
 func newTalk(t *testing.T) *kerneltest.Fixture {
 	f := kerneltest.New(t)
-	talk.New(f.K.Base(), f.K, trust.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K)), nil).Register(f.Reg)
+	scr := screening.New(f.K.Base(), f.K)
+	life := tasks.NewLifecycle(f.K.Base(), f.K)
+	talk.New(f.K.Base(), scr, trust.New(f.K.Base(), scr, life, f.K, f.K.Caller, money.New(f.K.Base(), f.K.Rail, f.K.Prom, life)), nil).Register(f.Reg)
 	return f
 }
 

@@ -10,6 +10,8 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
+	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -50,7 +52,7 @@ func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 			return err
 		}
 		return tx.SellersFor(t.Type, func(m *axp.Member) bool {
-			if v, ok := kernel.Matches(m, t); ok && !m.PullMode() && !v.Instant() {
+			if v, ok := m.Matches(t); ok && !m.PullMode() && !v.Instant() {
 				sellers = append(sellers, m)
 			}
 			return true
@@ -166,7 +168,7 @@ func (r buyerRefs) of(tx *store.Tx, t *axp.TaskRecord) protocol.BuyerRef {
 		}
 		if m, err := kernel.LoadMember(tx, t.BuyerMemberID); err == nil {
 			b := protocol.BuyerRef{ID: m.ID, Name: m.Name}
-			if rep, err := kernel.Reputation(tx, m); err == nil {
+			if rep, err := trust.Reputation(tx, m); err == nil {
 				b.Reputation = &protocol.BuyerReputation{AsBuyer: rep.AsBuyer}
 			}
 			r[m.ID] = b
@@ -290,12 +292,12 @@ func (s *Service) answerClarifications(ctx context.Context, c *pipeline.Call, in
 			}
 		}
 		// The answers reach sellers in the brief: they pass the same filters as the brief.
-		answers, sc, err := s.screen.CleanClarifications(ch, kernel.BuyerParty(t), in.Answers)
+		answers, sc, err := s.screen.CleanClarifications(ch, screening.BuyerParty(t), in.Answers)
 		if err != nil {
 			return err
 		}
 		if sc != nil {
-			kernel.Merge(&t.Screening, "answers", sc)
+			screening.Merge(&t.Screening, "answers", sc)
 		}
 		t.Clarified = append(t.Clarified, axp.ClarifyRound{At: ch.Now, Answers: answers})
 		t.UpdatedAt = ch.Now

@@ -7,6 +7,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
 )
@@ -19,7 +20,7 @@ type Service struct {
 	rail    *kernel.Rail // the chain buyers pay on, and the payment verifier
 	prom    *kernel.Prom
 	screen  Screen
-	notices Notices
+	notices *Lifecycle
 	market  Market
 	members *members.Service
 	money   *money.Service
@@ -28,23 +29,13 @@ type Service struct {
 
 // Screen is what tasks use of the exchange's text screening.
 type Screen interface {
-	CleanText(ch *kernel.Change, p kernel.Party, field, text string, keepLinks bool) (string, *axp.Screening, error)
+	CleanText(ch *kernel.Change, p screening.Party, field, text string, keepLinks bool) (string, *axp.Screening, error)
 	CleanBrief(ch *kernel.Change, t *axp.TaskRecord) error
 	CleanAnswer(ch *kernel.Change, t *axp.TaskRecord, sellerID string, a *protocol.QuoteAnswer, instant bool) (*axp.Screening, error)
-	CleanClarifications(ch *kernel.Change, p kernel.Party, answers map[string]string) (map[string]string, *axp.Screening, error)
-	WithholdCredentials(ch *kernel.Change, p kernel.Party, field, text string, w *kernel.Withheld) string
+	CleanClarifications(ch *kernel.Change, p screening.Party, answers map[string]string) (map[string]string, *axp.Screening, error)
+	WithholdCredentials(ch *kernel.Change, p screening.Party, field, text string, w *screening.Withheld) string
 	// CountRemoval counts a removal of contact details against a member.
 	CountRemoval(ch *kernel.Change, memberID string) error
-}
-
-// Notices are the messages a task's changes send its parties.
-type Notices interface {
-	DoTaskNotice(t *axp.TaskRecord, seller *axp.Member) kernel.Notice
-	StatusNotices(ch *kernel.Change, t *axp.TaskRecord)
-	Callback(ch *kernel.Change, t *axp.TaskRecord, payload map[string]any) kernel.Notice
-	DeliverableRef(t *axp.TaskRecord, dl *axp.Delivery) *protocol.DeliverableRef
-	// Finish moves a task to its end state and notifies.
-	Finish(ch *kernel.Change, t *axp.TaskRecord, tr axp.Trigger, action string, detail map[string]any) error
 }
 
 // Market is what tasks ask of the rest of the exchange: its members and their tools, and what
@@ -54,12 +45,11 @@ type Market interface {
 	CallTool(ctx context.Context, m *axp.Member, tool string, in, out any) error
 	// CheckTarget refuses a URL the exchange may not call, naming field.
 	CheckTarget(field, rawURL string) error
-	AlsoSell(c axp.Caller) *protocol.AlsoSell
 	ChainNames() (axp.ChainInfo, bool)
 }
 
 // New returns the tasks service.
-func New(base kernel.Base, rail *kernel.Rail, prom *kernel.Prom, screen Screen, notices Notices, market Market,
+func New(base kernel.Base, rail *kernel.Rail, prom *kernel.Prom, screen Screen, notices *Lifecycle, market Market,
 	members *members.Service, money *money.Service, trust *trust.Service) *Service {
 	return &Service{base: base, rail: rail, prom: prom, screen: screen, notices: notices, market: market,
 		members: members, money: money, trust: trust}

@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -73,7 +74,7 @@ func (s *Service) cancelTask(ctx context.Context, c *pipeline.Call, in *axp.Canc
 		if err := t.Move(axp.TrigCancel, "", ch.Now); err != nil {
 			return err
 		}
-		reason, sc, err := s.screen.CleanText(ch, kernel.BuyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
+		reason, sc, err := s.screen.CleanText(ch, screening.BuyerParty(t), "cancel_reason", strings.TrimSpace(in.Reason), false)
 		if err != nil {
 			return err
 		}
@@ -287,7 +288,7 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 		}
 		if first {
 			a := &axp.Approval{ID: axp.NewID("apr", ch.Now), Kind: axp.ApprovePayment, Status: axp.ApprovalPending,
-				TaskID: t.ID, TaskType: t.Type, Amount: t.Payable, PriceUSD: t.Price, BuyerID: kernel.BuyerLabel(t),
+				TaskID: t.ID, TaskType: t.Type, Amount: t.Payable, PriceUSD: t.Price, BuyerID: t.BuyerLabel(),
 				SellerID: t.SellerID, SellerName: t.SellerName, TxHash: t.TxHash,
 				Reason:    fmt.Sprintf("confirm that %s of the stablecoin reached %s in %s", t.Payable.Display(), orUnset(t.DepositAddress), t.TxHash),
 				CreatedAt: ch.Now}
@@ -424,7 +425,7 @@ func (s *Service) listQuoteRequests(ctx context.Context, c *pipeline.Call) (*axp
 				if t == nil || t.Status != axp.TaskOpen {
 					return true
 				}
-				if _, ok := kernel.Matches(m, t); ok {
+				if _, ok := m.Matches(t); ok {
 					open = append(open, t)
 					n++
 				}
@@ -491,7 +492,7 @@ func (s *Service) submitOffer(ctx context.Context, c *pipeline.Call, in *axp.Off
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := kernel.Matches(m, t); !ok {
+		if _, ok := m.Matches(t); !ok {
 			return nil, axp.Forbidden("you cannot quote on this task", "quotes come from verified sellers with a skill of this task type who accept its payment method (and are invited, if the buyer invited sellers)")
 		}
 		if _, err := axp.Next(t.Status, axp.TrigQuote, t.Facts()); err != nil {
@@ -541,7 +542,7 @@ func (s *Service) offerNotices(ch *kernel.Change, t *axp.TaskRecord, offs []axp.
 			buyer = axp.Caller{Kind: axp.MemberCall, MemberID: m.ID, Roles: m.Roles}
 		}
 	}
-	in.AlsoSell = s.market.AlsoSell(buyer)
+	in.AlsoSell = s.members.AlsoSell(buyer)
 	for _, o := range offs {
 		in.Offers = append(in.Offers, protocol.OfferSummary{OfferID: o.OfferID, Seller: o.Seller, PriceUSD: o.PriceUSD, ETAMinutes: o.ETAMinutes, Note: o.Note, Screening: o.Screening})
 	}

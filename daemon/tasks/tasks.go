@@ -11,6 +11,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/checks"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -77,7 +78,7 @@ func (s *Service) createTask(ctx context.Context, c *pipeline.Call, in *axp.NewT
 			return nil, err
 		}
 		detail := map[string]any{"type": t.Type, "payment_method": t.PaymentMethod,
-			"buyer": kernel.BuyerLabel(t), "token_fp": protocol.Fingerprint(token)}
+			"buyer": t.BuyerLabel(), "token_fp": protocol.Fingerprint(token)}
 		if t.Screening != nil {
 			detail["screening"] = t.Screening
 		}
@@ -143,9 +144,9 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 	}
 	// Sellers read agent_name as the anonymous buyer's name.
 	if in.AgentName != "" {
-		in.AgentName = kernel.FoldName(in.AgentName)
+		in.AgentName = screening.FoldName(in.AgentName)
 	}
-	if err := kernel.CheckPublicName("agent_name", in.AgentName); err != nil {
+	if err := screening.CheckPublicName("agent_name", in.AgentName); err != nil {
 		return nil, nil, err
 	}
 	desc := strings.TrimSpace(in.Description)
@@ -170,7 +171,7 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 		params = map[string]any{}
 	}
 	if svc := axp.ServiceFor(typ); svc != nil {
-		if _, has := params["prompt"]; !has && desc != "" && kernel.HasParam(svc, "prompt") {
+		if _, has := params["prompt"]; !has && desc != "" && svc.HasParam("prompt") {
 			params["prompt"] = desc
 		}
 		if typ == "translation" && desc != "" && params["text"] == nil && params["source_url"] == nil {
@@ -185,7 +186,7 @@ func (s *Service) newTask(c axp.Caller, in *axp.NewTask, fromQuery bool) (*axp.T
 		if text, ok := params["text"].(string); ok && typ == "translation" && params["words"] == nil {
 			params["words"] = max(1, len(strings.Fields(text)))
 		}
-		norm, err := svc.Normalize(params, fromQuery, kernel.ParamsField(fromQuery))
+		norm, err := svc.Normalize(params, fromQuery, axp.ParamsField(fromQuery))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -281,7 +282,7 @@ func (s *Service) instantOffers(ch *kernel.Change, t *axp.TaskRecord) ([]*axp.Me
 	}
 	push := []*axp.Member{}
 	if err := ch.Tx.SellersFor(t.Type, func(m *axp.Member) bool {
-		v, ok := kernel.Matches(m, t)
+		v, ok := m.Matches(t)
 		switch {
 		case !ok:
 		case v.Instant():

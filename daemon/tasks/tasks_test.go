@@ -10,6 +10,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/tasks"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/store"
@@ -18,9 +19,11 @@ import (
 // newTasks builds the tasks service over a fixture, with the services it uses.
 func newTasks(t *testing.T) (*kerneltest.Fixture, *tasks.Service) {
 	f := kerneltest.New(t)
-	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K)
-	tr := trust.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, mon)
-	s := tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K, f.K, f.K, members.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, f.K.Keys), mon, tr)
+	scr := screening.New(f.K.Base(), f.K)
+	life := tasks.NewLifecycle(f.K.Base(), f.K)
+	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, life)
+	tr := trust.New(f.K.Base(), scr, life, f.K, f.K.Caller, mon)
+	s := tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, scr, life, f.K, members.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, f.K.Keys), mon, tr)
 	mon.Register(f.Reg)
 	tr.Register(f.Reg)
 	s.Register(f.Reg)

@@ -85,7 +85,7 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 			v.RecommendedOffer = &id
 		}
 		if !c.HasRole(protocol.RoleSeller) {
-			v.AlsoSell = s.market.AlsoSell(c)
+			v.AlsoSell = s.members.AlsoSell(c)
 		}
 	}
 	if t.SellerID != "" {

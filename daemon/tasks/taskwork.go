@@ -17,6 +17,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -51,7 +52,7 @@ func (s *Service) content(tx *store.Tx, in *axp.DeliverInput, sellerID string) (
 		return nil, "", "", axp.Invalid("content", fmt.Sprintf("is %d bytes; at most %d (256 KB) are allowed", len(body), protocol.MaxInlineDeliverable), "")
 	}
 	// The buyer reads the filename, and saves the file under it ("report\u202etxt.exe").
-	if err := kernel.CheckName("filename", in.Filename); err != nil {
+	if err := screening.CheckName("filename", in.Filename); err != nil {
 		return nil, "", "", err
 	}
 	filename = in.Filename
@@ -145,16 +146,16 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 		// parties (binary content is left alone); the stored hash is that of what the buyer
 		// receives, the seller's own is kept on the delivery.
 		var sc *axp.Screening
-		var w kernel.Withheld
+		var w screening.Withheld
 		original := sha
-		p := kernel.SellerParty(t, t.SellerID)
-		if kernel.TextMime(mime) && utf8.Valid(body) {
+		p := screening.SellerParty(t, t.SellerID)
+		if screening.TextMime(mime) && utf8.Valid(body) {
 			text := s.screen.WithholdCredentials(ch, p, "content", string(body), &w)
 			cleaned, v, err := s.screen.CleanText(ch, p, "content", text, false)
 			if err != nil {
 				return err
 			}
-			kernel.Merge(&sc, "content", v)
+			screening.Merge(&sc, "content", v)
 			if cleaned != string(body) {
 				body = []byte(cleaned)
 				sum = sha256.Sum256(body)
@@ -165,12 +166,12 @@ func (s *Service) deliver(ctx context.Context, c *pipeline.Call, in *axp.Deliver
 		if err != nil {
 			return err
 		}
-		kernel.Merge(&sc, "note", vx)
+		screening.Merge(&sc, "note", vx)
 		if w.Count > 0 {
 			// The seller hears of it in the answer (screening.credentials), both parties and the
 			// operator on the timeline; it counts against the seller like contact details, once
 			// per delivery (cleanText counted it already when contact details went too).
-			kernel.Merge(&sc, "content", &axp.Screening{Verdict: "clean", Credentials: w.Kinds})
+			screening.Merge(&sc, "content", &axp.Screening{Verdict: "clean", Credentials: w.Kinds})
 			if err := ch.Event(t, "credentials_withheld", map[string]any{"kinds": w.Kinds, "count": w.Count, "fields": w.Fields}); err != nil {
 				return err
 			}
@@ -300,7 +301,7 @@ func (s *Service) disputeTask(ctx context.Context, c *pipeline.Call, in *axp.Dis
 		if err := money.CloseReleaseDue(ch, t, "the buyer disputed the delivery"); err != nil {
 			return err
 		}
-		reason, sc, err := s.screen.CleanText(ch, kernel.BuyerParty(t), "dispute_reason", strings.TrimSpace(in.Reason), false)
+		reason, sc, err := s.screen.CleanText(ch, screening.BuyerParty(t), "dispute_reason", strings.TrimSpace(in.Reason), false)
 		if err != nil {
 			return err
 		}
@@ -348,7 +349,7 @@ func (s *Service) requestRedo(ctx context.Context, c *pipeline.Call, in *axp.Red
 		}
 		t.RedosUsed++
 		t.AutoReleaseAt = nil
-		reason, sc, err := s.screen.CleanText(ch, kernel.BuyerParty(t), "redo_reason", in.Reason, false)
+		reason, sc, err := s.screen.CleanText(ch, screening.BuyerParty(t), "redo_reason", in.Reason, false)
 		if err != nil {
 			return err
 		}

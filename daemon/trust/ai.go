@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -123,7 +124,7 @@ func (s *Service) translate(ctx context.Context, c *pipeline.Call, in *axp.Trans
 			if dl == nil {
 				return axp.Conflict("nothing has been delivered yet", "translate the brief, or wait for the delivery")
 			}
-			if !kernel.TextMime(dl.MimeType) {
+			if !screening.TextMime(dl.MimeType) {
 				return axp.Invalid("what", "the deliverable is "+dl.MimeType+", not text", "only text deliverables are translated")
 			}
 			text = string(tx.Blob(dl.SHA256))
@@ -158,7 +159,7 @@ func (s *Service) translate(ctx context.Context, c *pipeline.Call, in *axp.Trans
 	// Stored as the call's answer, so that a retry with the same key replays it instead of paying
 	// the provider for a second translation.
 	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Translation, error) {
-		return &axp.Translation{TaskID: t.ID, What: in.What, Language: in.Language, Text: out, Screening: kernel.ScreenOnly(out), AICallID: callID}, nil
+		return &axp.Translation{TaskID: t.ID, What: in.What, Language: in.Language, Text: out, Screening: screening.ScreenOnly(out), AICallID: callID}, nil
 	})
 }
 
@@ -205,7 +206,7 @@ func briefText(t *axp.TaskRecord) string {
 	}
 	keys := make([]string, 0, len(t.Params))
 	for k, v := range t.Params {
-		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" && !kernel.DataSourceParam(k) {
+		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" && !screening.DataSourceParam(k) {
 			keys = append(keys, k)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -23,7 +24,7 @@ func briefHash(t *axp.TaskRecord) string {
 // CheckListing applies the listing policy to a new task. A refusal is recorded (in its own
 // transaction, since the creation itself fails) and answered as forbidden with the reason.
 func (s *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRecord) error {
-	pol := kernel.ListingPolicy(t.Type, t.Description, t.Params)
+	pol := screening.ListingPolicy(t.Type, t.Description, t.Params)
 	if pol == nil {
 		return nil
 	}
@@ -41,11 +42,11 @@ func (s *Service) CheckListing(ctx context.Context, c axp.Caller, t *axp.TaskRec
 			return nil, ch.Audit("listing.pass", "listing", r.ID, map[string]any{"category": r.Category, "overturned": true})
 		}
 		if r == nil {
-			desc := kernel.StoredCopy(t.Description, false)
+			desc := screening.StoredCopy(t.Description, false)
 			params := map[string]any{}
 			for k, v := range t.Params {
 				if str, ok := v.(string); ok {
-					v = kernel.StoredCopy(str, kernel.DataSourceParam(k))
+					v = screening.StoredCopy(str, screening.DataSourceParam(k))
 				}
 				params[k] = v
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -87,7 +88,7 @@ func reviewMap(r *store.ReviewRecord) map[string]any {
 // openMediation stores a new mediation with the opener's reason and statement, and asks the other
 // side for its statement.
 func (s *Service) openMediation(ch *kernel.Change, t *axp.TaskRecord, kind, side, reason, statement string, pct *int, review *store.ReviewRecord) (*axp.Mediation, error) {
-	p := kernel.SideParty(t, side)
+	p := screening.SideParty(t, side)
 	reason, rsc, err := s.screen.CleanText(ch, p, "mediation_reason", reason, false)
 	if err != nil {
 		return nil, err
@@ -120,7 +121,7 @@ func (s *Service) openMediation(ch *kernel.Change, t *axp.TaskRecord, kind, side
 	if err := ch.Save(t, t.Status, action, detail); err != nil {
 		return nil, err
 	}
-	s.askStatement(ch, t, m, kernel.Other(side), review)
+	s.askStatement(ch, t, m, other(side), review)
 	return m, nil
 }
 
@@ -135,7 +136,7 @@ func (s *Service) addStatement(ch *kernel.Change, t *axp.TaskRecord, m *axp.Medi
 	if pct != nil && (*pct < 0 || *pct > 100) {
 		return axp.Invalid("proposed_refund_pct", "must be 0 to 100, or null", "")
 	}
-	clean, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "statement", text, false)
+	clean, sc, err := s.screen.CleanText(ch, screening.SideParty(t, side), "statement", text, false)
 	if err != nil {
 		return err
 	}
@@ -149,10 +150,10 @@ func (s *Service) mediationInput(t *axp.TaskRecord, m *axp.Mediation, side strin
 	in := protocol.MediationInput{MediationID: m.ID, Kind: m.Kind, TaskID: t.ID, YourRole: side, OpenedBy: m.OpenedBy,
 		Reason: m.Reason, Task: taskSummary(t), Review: reviewMap(review), StatementsDue: m.StatementsDue.UTC().Format(time.RFC3339), Test: t.Test}
 	var sc *axp.Screening
-	kernel.Merge(&sc, "reason", m.ReasonScreening)
-	if stmt := m.StatementOf(kernel.Other(side)); stmt != nil {
+	screening.Merge(&sc, "reason", m.ReasonScreening)
+	if stmt := m.StatementOf(other(side)); stmt != nil {
 		in.OtherStatement = stmt.Statement
-		kernel.Merge(&sc, "other_statement", stmt.Screening)
+		screening.Merge(&sc, "other_statement", stmt.Screening)
 	}
 	in.Screening = sc
 	return in
@@ -545,7 +546,7 @@ func (s *Service) appeal(ctx context.Context, c *pipeline.Call, in *axp.AppealBo
 				}
 			}
 		}
-		reason, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "appeal_reason", in.Reason, false)
+		reason, sc, err := s.screen.CleanText(ch, screening.SideParty(t, side), "appeal_reason", in.Reason, false)
 		if err != nil {
 			return nil, err
 		}

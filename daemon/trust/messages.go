@@ -6,6 +6,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -20,7 +21,7 @@ func mayQuote(tx *store.Tx, t *axp.TaskRecord, sellerID string) (bool, error) {
 	if err != nil || m == nil {
 		return false, err
 	}
-	_, ok := kernel.Matches(m, t)
+	_, ok := m.Matches(t)
 	return ok, nil
 }
 
@@ -63,9 +64,9 @@ func (s *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.Mes
 			return nil, axp.Conflict("the task is "+t.Status+": its conversations are closed", "")
 		}
 		msg := &axp.Message{ID: axp.NewID("msg", ch.Now), TaskID: t.ID, CreatedAt: ch.Now}
-		var p kernel.Party
+		var p screening.Party
 		if side == axp.SideBuyer {
-			msg.From, p = axp.SideBuyer, kernel.BuyerParty(t)
+			msg.From, p = axp.SideBuyer, screening.BuyerParty(t)
 			switch {
 			case t.SellerID != "" && in.SellerID != "" && in.SellerID != t.SellerID:
 				return nil, axp.Invalid("seller_id", "a seller was chosen: messages go to "+t.SellerID, "leave seller_id out")
@@ -104,7 +105,7 @@ func (s *Service) postMessage(ctx context.Context, c *pipeline.Call, in *axp.Mes
 			if !allowed {
 				return nil, axp.Forbidden("you may not write on this task", "a seller answers once the buyer wrote to it, or once it is chosen")
 			}
-			msg.From, msg.SellerID, p = axp.SideSeller, me, kernel.SellerParty(t, me)
+			msg.From, msg.SellerID, p = axp.SideSeller, me, screening.SellerParty(t, me)
 		}
 		body, sc, err := s.screen.CleanText(ch, p, "message", in.Body, false)
 		if err != nil {
@@ -150,6 +151,14 @@ func (s *Service) eventToBuyer(ch *kernel.Change, t *axp.TaskRecord, event strin
 		in := protocol.TaskUpdateInput{TaskID: t.ID, Status: t.Status, Event: event, Data: data, AutoReleaseAt: kernel.RFC3339(t.AutoReleaseAt), Test: t.Test}
 		ch.Notify(s.tasks.Callback(ch, t, map[string]any{"event": event, "task_update": in}))
 	}
+}
+
+// other is the other side of a task.
+func other(side string) string {
+	if side == axp.SideBuyer {
+		return axp.SideSeller
+	}
+	return axp.SideBuyer
 }
 
 // eventToSide pushes an event to one side of a task.

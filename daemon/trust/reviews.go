@@ -3,10 +3,12 @@ package trust
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -83,7 +85,7 @@ func (s *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string,
 	if rec.RevieweeID == "" {
 		return nil, axp.Conflict("this task has no seller to review", "")
 	}
-	comment, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "review_comment", r.Comment, false)
+	comment, sc, err := s.screen.CleanText(ch, screening.SideParty(t, side), "review_comment", r.Comment, false)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +102,7 @@ func (s *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string,
 	if sc != nil {
 		data["screening"] = sc
 	}
-	s.eventToSide(ch, t, kernel.Other(side), "review", data)
+	s.eventToSide(ch, t, other(side), "review", data)
 	return &axp.ReviewResult{ReviewView: rec.ReviewView, RevieweeID: rec.RevieweeID}, nil
 }
 
@@ -116,7 +118,7 @@ func (s *Service) requestReviews(ch *kernel.Change, t *axp.TaskRecord) error {
 		return nil
 	}
 	for _, side := range []string{axp.SideBuyer, axp.SideSeller} {
-		if kernel.ContainsStr(t.ReviewAsked, side) || ch.Tx.TaskReviewID(t.ID, side) != "" {
+		if slices.Contains(t.ReviewAsked, side) || ch.Tx.TaskReviewID(t.ID, side) != "" {
 			continue
 		}
 		in := protocol.ReviewInput{TaskID: t.ID, YourRole: side, Task: taskSummary(t), Criteria: reviewCriteria, Test: t.Test}
@@ -177,7 +179,7 @@ func (s *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.
 				return nil, axp.Conflict("review "+r.ReviewID+" was already objected to: mediation "+m.ID+" is "+m.Status, "one objection per review; appeal the mediation's decision instead")
 			}
 		}
-		m, err := s.openMediation(ch, t, axp.MediationReviewObjection, kernel.Other(r.Role), in.Reason, in.Statement, nil, r)
+		m, err := s.openMediation(ch, t, axp.MediationReviewObjection, other(r.Role), in.Reason, in.Statement, nil, r)
 		if err != nil {
 			return nil, err
 		}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon/kernel"
 )
 
 func ip(n int) *int { return &n }
@@ -67,17 +66,8 @@ func TestRuleObjection(t *testing.T) {
 	}
 }
 
-func TestDataSourceParamsAndTextMime(t *testing.T) {
-	for k, want := range map[string]bool{"source_url": true, "source_urls": true, "video_source_url": true, "url": true,
-		"prompt": false, "text": false, "callback": false} {
-		if kernel.DataSourceParam(k) != want {
-			t.Errorf("kernel.DataSourceParam(%s) = %v", k, !want)
-		}
-	}
-	for m, want := range map[string]bool{"text/plain; charset=utf-8": true, "application/json": true, "application/ld+json": true,
-		"image/png": false, "application/octet-stream": false, "video/mp4": false} {
-		if kernel.TextMime(m) != want {
-			t.Errorf("kernel.TextMime(%s) = %v", m, !want)
-		}
+func TestOtherSide(t *testing.T) {
+	if other(axp.SideBuyer) != axp.SideSeller || other(axp.SideSeller) != axp.SideBuyer {
+		t.Error("the other side of a buyer is the seller, and of a seller the buyer")
 	}
 }

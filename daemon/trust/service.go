@@ -8,6 +8,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/money"
 	"github.com/axp-exchange/axp/daemon/outbound"
+	"github.com/axp-exchange/axp/daemon/screening"
 )
 
 // Service is the trust service: messages, reviews, settlements and mediation between the parties,
@@ -25,7 +26,7 @@ type Service struct {
 // Screen is what trust uses of the exchange's text screening.
 type Screen interface {
 	// CleanText screens a text a party shows another and answers what may be shown.
-	CleanText(ch *kernel.Change, p kernel.Party, field, text string, keepLinks bool) (string, *axp.Screening, error)
+	CleanText(ch *kernel.Change, p screening.Party, field, text string, keepLinks bool) (string, *axp.Screening, error)
 }
 
 // Tasks is what trust does to a task beyond its own records.

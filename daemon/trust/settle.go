@@ -7,6 +7,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -122,7 +123,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 		if err := disputeOpen(ch.Tx, t, "a settlement"); err != nil {
 			return nil, err
 		}
-		note, sc, err := s.screen.CleanText(ch, kernel.SideParty(t, side), "settlement_note", in.Note, false)
+		note, sc, err := s.screen.CleanText(ch, screening.SideParty(t, side), "settlement_note", in.Note, false)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +147,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 		if sc != nil {
 			data["screening"] = sc
 		}
-		s.eventToSide(ch, t, kernel.Other(side), "settlement_proposed", data)
+		s.eventToSide(ch, t, other(side), "settlement_proposed", data)
 		return set, nil
 	})
 }
@@ -169,7 +170,7 @@ func (s *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *ax
 			return nil, axp.NotFound("settlement", in.SettlementID)
 		}
 		if set.ProposedBy == side {
-			return nil, axp.Forbidden("the proposer cannot answer its own settlement: only the "+kernel.Other(side)+" may accept or reject it",
+			return nil, axp.Forbidden("the proposer cannot answer its own settlement: only the "+other(side)+" may accept or reject it",
 				"wait for the other side's answer, or propose anew")
 		}
 		if set.Status != axp.SettlementProposed {

@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/daemon/members"
 	"github.com/axp-exchange/axp/daemon/money"
+	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/tasks"
 	"github.com/axp-exchange/axp/daemon/trust"
 	"github.com/axp-exchange/axp/protocol"
@@ -28,13 +29,15 @@ type quoted struct {
 // daemon/services.go does, and a task quoted by one seller.
 func newQuoted(t *testing.T) quoted {
 	f := kerneltest.New(t)
-	mem := members.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, f.K.Keys)
-	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K)
-	tr := trust.New(f.K.Base(), f.K, f.K, f.K, f.K.Caller, mon)
+	scr := screening.New(f.K.Base(), f.K)
+	mem := members.New(f.K.Base(), scr, f.K, f.K, f.K.Caller, f.K.Keys)
+	life := tasks.NewLifecycle(f.K.Base(), f.K)
+	mon := money.New(f.K.Base(), f.K.Rail, f.K.Prom, life)
+	tr := trust.New(f.K.Base(), scr, life, f.K, f.K.Caller, mon)
 	mem.Register(f.Reg)
 	mon.Register(f.Reg)
 	tr.Register(f.Reg)
-	tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, f.K, f.K, f.K, mem, mon, tr).Register(f.Reg)
+	tasks.New(f.K.Base(), f.K.Rail, f.K.Prom, scr, life, f.K, mem, mon, tr).Register(f.Reg)
 
 	seller, _ := f.AddMember(t, axp.Registration{Roles: []string{"seller"}, Name: "Haiku Works",
 		Skills: []protocol.Skill{{TaskType: "text-file"}}, PaymentMethods: []string{"crypto", "free"}})

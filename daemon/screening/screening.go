@@ -1,4 +1,9 @@
-package kernel
+// Package screening cleans the texts one party of the exchange shows another: it withholds
+// credentials, removes contact details and hidden characters, screens for prompt injection, counts
+// what it removed against the writer (warning, then suspending) and checks public names. The
+// detectors are daemon/screen's; what this package adds is the exchange's side: who wrote a text,
+// what is recorded and logged of a removal, and what a member is told.
+package screening
 
 import (
 	"fmt"
@@ -8,16 +13,33 @@ import (
 	"strings"
 	"time"
 
-	"github.com/axp-exchange/axp/daemon/screen/listing"
-
-	"github.com/axp-exchange/axp/daemon/screen/injection"
-
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/checks"
+	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/screen"
+	"github.com/axp-exchange/axp/daemon/screen/injection"
+	"github.com/axp-exchange/axp/daemon/screen/listing"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
+
+// Screener screens the texts of the exchange's parties. The services take it in their New, each
+// through an interface naming what it uses.
+type Screener struct {
+	base kernel.Base // the log, the thresholds and own hosts of the configuration, the base URL
+	ex   Exchange
+}
+
+// Exchange is what screening asks of the rest of the exchange when it warns or suspends a member.
+type Exchange interface {
+	// Announce stores an announcement and sends it to the members it is for.
+	Announce(ch *kernel.Change, a *store.AnnouncementRecord) error
+	// Invalidate drops the cached catalog after a member's state changed.
+	Invalidate()
+}
+
+// New returns the exchange's screener.
+func New(base kernel.Base, ex Exchange) *Screener { return &Screener{base: base, ex: ex} }
 
 type removal = screen.Removal
 
@@ -93,24 +115,24 @@ func SideParty(t *axp.TaskRecord, side string) Party {
 // CleanText removes credentials, contact details and hidden characters from a party's text and
 // screens what is left (what the reader gets). A text that lost credentials or contact details
 // counts once against its writer. Blank texts pass unchanged with no verdict.
-func (k *Kernel) CleanText(ch *Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, error) {
-	cleaned, sc, count, err := k.cleanText(ch, p, field, text, keepLinks)
+func (s *Screener) CleanText(ch *kernel.Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, error) {
+	cleaned, sc, count, err := s.cleanText(ch, p, field, text, keepLinks)
 	if err == nil && count {
-		err = k.countParty(ch, p)
+		err = s.countParty(ch, p)
 	}
 	return cleaned, sc, err
 }
 
 // cleanText is CleanText without the count; count reports whether the text lost credentials or
 // contact details (hidden characters do not count).
-func (k *Kernel) cleanText(ch *Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, bool, error) {
+func (s *Screener) cleanText(ch *kernel.Change, p Party, field, text string, keepLinks bool) (string, *axp.Screening, bool, error) {
 	if strings.TrimSpace(text) == "" {
 		return text, nil, false, nil
 	}
 	// Credentials go first, as in deliverables: a credential inside a link goes as a credential.
 	var w Withheld
-	text = k.WithholdCredentials(ch, p, field, text, &w)
-	cleaned, removed := screen.RedactOwn(text, keepLinks, k.OwnHosts())
+	text = s.WithholdCredentials(ch, p, field, text, &w)
+	cleaned, removed := screen.RedactOwn(text, keepLinks, s.OwnHosts())
 	sc := ScreenText(cleaned)
 	sc.Credentials = w.Kinds
 	contacts, stripped := 0, 0
@@ -130,19 +152,19 @@ func (k *Kernel) cleanText(ch *Change, p Party, field, text string, keepLinks bo
 	ctx := ch.Ctx
 	if contacts > 0 {
 		ch.After(func() {
-			k.Log.InfoContext(ctx, "contact details removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
+			s.base.Log.InfoContext(ctx, "contact details removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
 				"task", p.TaskID, "post", p.PostID, "field", field, "kinds", strings.Join(sc.Removed, ","), "count", contacts)
 		})
 	}
 	if stripped > 0 {
 		ch.After(func() {
-			k.Log.InfoContext(ctx, "hidden characters removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
+			s.base.Log.InfoContext(ctx, "hidden characters removed", "source", "trust", "member", p.MemberID, "actor", p.Actor,
 				"task", p.TaskID, "field", field, "kinds", strings.Join(sc.Stripped, ","), "count", stripped)
 		})
 	}
 	if sc.Flagged {
 		ch.After(func() {
-			k.Log.InfoContext(ctx, "text flagged as possible prompt injection", "source", "trust", "actor", p.Actor,
+			s.base.Log.InfoContext(ctx, "text flagged as possible prompt injection", "source", "trust", "actor", p.Actor,
 				"task", p.TaskID, "field", field, "risk", sc.Risk)
 		})
 	}
@@ -150,22 +172,22 @@ func (k *Kernel) cleanText(ch *Change, p Party, field, text string, keepLinks bo
 }
 
 // countParty counts one text against its writer: members only, and not the uncounted texts.
-func (k *Kernel) countParty(ch *Change, p Party) error {
+func (s *Screener) countParty(ch *kernel.Change, p Party) error {
 	if p.MemberID == "" || p.Uncounted {
 		return nil
 	}
-	return k.CountRemoval(ch, p.MemberID)
+	return s.CountRemoval(ch, p.MemberID)
 }
 
 // OwnHosts are the exchange's own host names (its base URL's and the allowed_hosts), lowercase and
 // without port: a link to them is never a contact detail (the job a seller echoes holds its
 // deliver_url, and a text may well point at the exchange's documented endpoints).
-func (k *Kernel) OwnHosts() []string {
-	hosts := make([]string, 0, 1+len(k.Cfg.AllowedHosts))
-	if u, err := url.Parse(k.BaseURL()); err == nil && u.Hostname() != "" {
+func (s *Screener) OwnHosts() []string {
+	hosts := make([]string, 0, 1+len(s.base.Cfg().AllowedHosts))
+	if u, err := url.Parse(s.base.BaseURL()); err == nil && u.Hostname() != "" {
 		hosts = append(hosts, strings.ToLower(u.Hostname()))
 	}
-	for _, h := range k.Cfg.AllowedHosts {
+	for _, h := range s.base.Cfg().AllowedHosts {
 		if u, err := url.Parse("http://" + h); err == nil && u.Hostname() != "" {
 			hosts = append(hosts, strings.ToLower(u.Hostname()))
 		}
@@ -230,19 +252,19 @@ func DataSourceParam(key string) bool {
 // when keepLinks. skip names object keys left as they are (still screened). The value is one text
 // written in one field: it counts once against its writer however many of its strings lost
 // something.
-func (k *Kernel) CleanValue(ch *Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool) (any, error) {
+func (s *Screener) CleanValue(ch *kernel.Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool) (any, error) {
 	var count bool
-	out, err := k.cleanValue(ch, p, field, v, keepLinks, into, skip, &count)
+	out, err := s.cleanValue(ch, p, field, v, keepLinks, into, skip, &count)
 	if err == nil && count {
-		err = k.countParty(ch, p)
+		err = s.countParty(ch, p)
 	}
 	return out, err
 }
 
-func (k *Kernel) cleanValue(ch *Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool, count *bool) (any, error) {
+func (s *Screener) cleanValue(ch *kernel.Change, p Party, field string, v any, keepLinks bool, into **axp.Screening, skip func(string) bool, count *bool) (any, error) {
 	switch x := v.(type) {
 	case string:
-		out, sc, c, err := k.cleanText(ch, p, field, x, keepLinks)
+		out, sc, c, err := s.cleanText(ch, p, field, x, keepLinks)
 		*count = *count || c
 		Merge(into, field, sc)
 		return out, err
@@ -262,7 +284,7 @@ func (k *Kernel) cleanValue(ch *Change, p Party, field string, v any, keepLinks 
 				out[strx] = x[strx]
 				continue
 			}
-			c, err := k.cleanValue(ch, p, f, x[strx], keepLinks || DataSourceParam(strx), into, nil, count)
+			c, err := s.cleanValue(ch, p, f, x[strx], keepLinks || DataSourceParam(strx), into, nil, count)
 			if err != nil {
 				return nil, err
 			}
@@ -272,7 +294,7 @@ func (k *Kernel) cleanValue(ch *Change, p Party, field string, v any, keepLinks 
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			c, err := k.cleanValue(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks, into, nil, count)
+			c, err := s.cleanValue(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks, into, nil, count)
 			if err != nil {
 				return nil, err
 			}
@@ -282,7 +304,7 @@ func (k *Kernel) cleanValue(ch *Change, p Party, field string, v any, keepLinks 
 	case []string:
 		out := make([]string, len(x))
 		for i, e := range x {
-			c, sc, cnt, err := k.cleanText(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks)
+			c, sc, cnt, err := s.cleanText(ch, p, fmt.Sprintf("%s[%d]", field, i), e, keepLinks)
 			if err != nil {
 				return nil, err
 			}
@@ -307,22 +329,22 @@ func ScreenOnly(text string) *axp.Screening {
 // params), the string values of acceptance checks (regex, json_schema and mime_type are screened
 // but left intact, since a changed pattern would change the check) and agent_name, which sellers
 // see as the anonymous buyer's name.
-func (k *Kernel) CleanBrief(ch *Change, t *axp.TaskRecord) error {
+func (s *Screener) CleanBrief(ch *kernel.Change, t *axp.TaskRecord) error {
 	p := BuyerParty(t)
 	var sc *axp.Screening
-	desc, s, err := k.CleanText(ch, p, "description", t.Description, false)
+	desc, v, err := s.CleanText(ch, p, "description", t.Description, false)
 	if err != nil {
 		return err
 	}
 	t.Description = desc
-	Merge(&sc, "description", s)
-	params, err := k.CleanValue(ch, p, "params", t.Params, false, &sc, nil)
+	Merge(&sc, "description", v)
+	params, err := s.CleanValue(ch, p, "params", t.Params, false, &sc, nil)
 	if err != nil {
 		return err
 	}
 	t.Params = params.(map[string]any)
 	if len(t.AcceptanceChecks) > 0 {
-		cleaned, err := k.CleanValue(ch, p, "acceptance_checks", t.AcceptanceChecks, false, &sc,
+		cleaned, err := s.CleanValue(ch, p, "acceptance_checks", t.AcceptanceChecks, false, &sc,
 			func(str string) bool { return str == "regex" || str == "json_schema" || str == "mime_type" })
 		if err != nil {
 			return err
@@ -334,35 +356,35 @@ func (k *Kernel) CleanBrief(ch *Change, t *axp.TaskRecord) error {
 		}
 		t.AcceptanceChecks = valid
 	}
-	name, s, err := k.CleanText(ch, p, "agent_name", t.AgentName, false)
+	name, v, err := s.CleanText(ch, p, "agent_name", t.AgentName, false)
 	if err != nil {
 		return err
 	}
 	t.AgentName = name
-	Merge(&sc, "agent_name", s)
+	Merge(&sc, "agent_name", v)
 	t.Screening = sc
 	return nil
 }
 
 // CleanAnswer filters a seller's quote answer: the note, the details' strings, clarifying questions
 // and a decline's reason.
-func (k *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *protocol.QuoteAnswer, instant bool) (*axp.Screening, error) {
+func (s *Screener) CleanAnswer(ch *kernel.Change, t *axp.TaskRecord, sellerID string, a *protocol.QuoteAnswer, instant bool) (*axp.Screening, error) {
 	p := SellerParty(t, sellerID)
 	p.Uncounted = instant
 	a.Questions = append([]string(nil), a.Questions...)
 	var sc *axp.Screening
-	var s *axp.Screening
+	var v *axp.Screening
 	var err error
-	if a.Note, s, err = k.CleanText(ch, p, "note", a.Note, false); err != nil {
+	if a.Note, v, err = s.CleanText(ch, p, "note", a.Note, false); err != nil {
 		return nil, err
 	}
-	Merge(&sc, "note", s)
-	if a.Reason, s, err = k.CleanText(ch, p, "reason", a.Reason, false); err != nil {
+	Merge(&sc, "note", v)
+	if a.Reason, v, err = s.CleanText(ch, p, "reason", a.Reason, false); err != nil {
 		return nil, err
 	}
-	Merge(&sc, "reason", s)
+	Merge(&sc, "reason", v)
 	if len(a.Details) > 0 {
-		v, err := k.CleanValue(ch, p, "details", a.Details, false, &sc, nil)
+		v, err := s.CleanValue(ch, p, "details", a.Details, false, &sc, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -370,7 +392,7 @@ func (k *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *
 	}
 	if len(a.Questions) > 0 {
 		// The questions are one field: they count once.
-		v, err := k.CleanValue(ch, p, "questions", a.Questions, false, &sc, nil)
+		v, err := s.CleanValue(ch, p, "questions", a.Questions, false, &sc, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -381,7 +403,7 @@ func (k *Kernel) CleanAnswer(ch *Change, t *axp.TaskRecord, sellerID string, a *
 
 // CleanClarifications filters a buyer's answers to clarifying questions: questions and answers
 // alike reach sellers with the brief. They are one field written in one call and count once.
-func (k *Kernel) CleanClarifications(ch *Change, p Party, answers map[string]string) (map[string]string, *axp.Screening, error) {
+func (s *Screener) CleanClarifications(ch *kernel.Change, p Party, answers map[string]string) (map[string]string, *axp.Screening, error) {
 	qs := make([]string, 0, len(answers))
 	for q := range answers {
 		qs = append(qs, q)
@@ -391,12 +413,12 @@ func (k *Kernel) CleanClarifications(ch *Change, p Party, answers map[string]str
 	var sc *axp.Screening
 	var count bool
 	for _, q := range qs {
-		cq, vx, c1, err := k.cleanText(ch, p, "answers", q, false)
+		cq, vx, c1, err := s.cleanText(ch, p, "answers", q, false)
 		if err != nil {
 			return nil, nil, err
 		}
 		Merge(&sc, "answers", vx)
-		ca, vx, c2, err := k.cleanText(ch, p, "answers."+q, answers[q], false)
+		ca, vx, c2, err := s.cleanText(ch, p, "answers."+q, answers[q], false)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -405,7 +427,7 @@ func (k *Kernel) CleanClarifications(ch *Change, p Party, answers map[string]str
 		count = count || c1 || c2
 	}
 	if count {
-		if err := k.countParty(ch, p); err != nil {
+		if err := s.countParty(ch, p); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -429,7 +451,7 @@ func TextMime(mime string) bool {
 
 // CountRemoval counts one text with removed contact details or credentials against a member and
 // warns or suspends at the configured thresholds.
-func (k *Kernel) CountRemoval(ch *Change, memberID string) error {
+func (s *Screener) CountRemoval(ch *kernel.Change, memberID string) error {
 	m, err := ch.Tx.Member(memberID)
 	if err != nil || m == nil {
 		return err
@@ -444,12 +466,12 @@ func (k *Kernel) CountRemoval(ch *Change, memberID string) error {
 	prev := len(recent)
 	m.ContactRemovals = append(recent, ch.Now)
 	n := len(m.ContactRemovals)
-	warnAt, suspendAt := k.Cfg.ContactWarnAt, k.Cfg.ContactSuspendAt
+	warnAt, suspendAt := s.base.Cfg().ContactWarnAt, s.base.Cfg().ContactSuspendAt
 	if warnAt <= 0 {
-		warnAt = Defaults().ContactWarnAt
+		warnAt = kernel.Defaults().ContactWarnAt
 	}
 	if suspendAt <= 0 {
-		suspendAt = Defaults().ContactSuspendAt
+		suspendAt = kernel.Defaults().ContactSuspendAt
 	}
 	switch {
 	case prev < suspendAt && n >= suspendAt && m.State != axp.MemberSuspended:
@@ -458,21 +480,21 @@ func (k *Kernel) CountRemoval(ch *Change, memberID string) error {
 			"removals_24h": n, "threshold": suspendAt}); err != nil {
 			return err
 		}
-		if err := k.PersonalNotice(ch, m, "action_required", "Your membership is suspended",
+		if err := s.PersonalNotice(ch, m, "action_required", "Your membership is suspended",
 			fmt.Sprintf("Contact details or credentials were removed from %d of your texts or deliveries within 24 hours. Neither crosses between parties on this exchange; after %d attempts in 24 hours a member is suspended. Write to the operator to be reinstated.", n, suspendAt)); err != nil {
 			return err
 		}
-		ch.After(k.Invalidate)
+		ch.After(s.ex.Invalidate)
 		ctx := ch.Ctx
 		ch.After(func() {
-			k.Log.WarnContext(ctx, "member suspended for repeated contact details", "source", "trust", "member", m.ID, "removals_24h", n)
+			s.base.Log.WarnContext(ctx, "member suspended for repeated contact details", "source", "trust", "member", m.ID, "removals_24h", n)
 		})
 	case prev < warnAt && n >= warnAt && n < suspendAt:
 		if err := ch.Audit("member.warn", "member", m.ID, map[string]any{"reason": "contact_details",
 			"removals_24h": n, "threshold": warnAt}); err != nil {
 			return err
 		}
-		if err := k.PersonalNotice(ch, m, "important", "Contact details or credentials were removed from your texts",
+		if err := s.PersonalNotice(ch, m, "important", "Contact details or credentials were removed from your texts",
 			fmt.Sprintf("Contact details or credentials were removed from %d of your texts or deliveries within 24 hours. Contact details (emails, phone numbers, links, handles, wallets, endpoints) and credentials (passwords, keys, tokens) never cross between parties here: deliver results, not access. At %d removals within 24 hours your membership is suspended.", n, suspendAt)); err != nil {
 			return err
 		}
@@ -481,27 +503,27 @@ func (k *Kernel) CountRemoval(ch *Change, memberID string) error {
 }
 
 // PersonalNotice stores an announcement addressed to one member and pushes it to a push member.
-func (k *Kernel) PersonalNotice(ch *Change, m *axp.Member, severity, title, body string) error {
+func (s *Screener) PersonalNotice(ch *kernel.Change, m *axp.Member, severity, title, body string) error {
 	a := &store.AnnouncementRecord{Announcement: axp.Announcement{ID: axp.NewID("ann", ch.Now), From: "operator",
-		Severity: severity, Title: title, Body: body, ReplyTo: k.BaseURL() + "/api/members/me/operator-messages",
+		Severity: severity, Title: title, Body: body, ReplyTo: s.base.BaseURL() + "/api/members/me/operator-messages",
 		Audience: "members", CreatedAt: ch.Now}, MemberIDs: []string{m.ID}}
-	return k.Announce(ch, a)
+	return s.ex.Announce(ch, a)
 }
 
 // CleanProfile removes contact details from the public texts of a member's profile (name,
 // description, skill descriptions): other parties read them. Removals made at registration are
 // logged but not counted (the member does not exist yet); later ones count like any other.
-func (k *Kernel) CleanProfile(ch *Change, m *axp.Member, counted bool) error {
+func (s *Screener) CleanProfile(ch *kernel.Change, m *axp.Member, counted bool) error {
 	p := Party{MemberID: m.ID, Actor: "member:" + m.ID, Uncounted: !counted}
 	var err error
-	if m.Name, _, err = k.CleanText(ch, p, "member.name", m.Name, false); err != nil {
+	if m.Name, _, err = s.CleanText(ch, p, "member.name", m.Name, false); err != nil {
 		return err
 	}
-	if m.Description, _, err = k.CleanText(ch, p, "member.description", m.Description, false); err != nil {
+	if m.Description, _, err = s.CleanText(ch, p, "member.description", m.Description, false); err != nil {
 		return err
 	}
 	for i := range m.Skills {
-		if m.Skills[i].Description, _, err = k.CleanText(ch, p, fmt.Sprintf("member.skills[%d].description", i), m.Skills[i].Description, false); err != nil {
+		if m.Skills[i].Description, _, err = s.CleanText(ch, p, fmt.Sprintf("member.skills[%d].description", i), m.Skills[i].Description, false); err != nil {
 			return err
 		}
 	}
@@ -532,7 +554,7 @@ type Withheld struct {
 // exchange passes work, never access (issue 31, seed 1.8). It runs before contact-detail removal,
 // so a credential inside a link goes as a credential. Nothing of a secret is kept: the
 // log line names member, task, field, kinds and fingerprints.
-func (k *Kernel) WithholdCredentials(ch *Change, p Party, field, text string, w *Withheld) string {
+func (s *Screener) WithholdCredentials(ch *kernel.Change, p Party, field, text string, w *Withheld) string {
 	cleaned, found := redactSecrets(text)
 	if len(found) == 0 {
 		return text
@@ -547,7 +569,7 @@ func (k *Kernel) WithholdCredentials(ch *Change, p Party, field, text string, w 
 	w.Count += len(found)
 	ctx := ch.Ctx
 	ch.After(func() {
-		k.Log.InfoContext(ctx, "credentials withheld", "source", "trust", "member", p.MemberID, "actor", p.Actor,
+		s.base.Log.InfoContext(ctx, "credentials withheld", "source", "trust", "member", p.MemberID, "actor", p.Actor,
 			"task", p.TaskID, "field", field, "kinds", strings.Join(kinds, ","), "count", len(found), "fingerprints", strings.Join(fps, ","))
 	})
 	return cleaned

@@ -135,22 +135,11 @@ func (s *Service) escrowTerms(tx *store.Tx, t *axp.TaskRecord) (*axp.EscrowTerms
 	info = s.paymentInfo(t, seller.PayoutAddress)
 	id, esc := s.rail.Chain.ChainID(), s.escrow.Escrow
 	nonce := escrow.Nonce(id, esc, info)
-	return &axp.EscrowTerms{EscrowAddress: esc.Hex(), CollectorAddress: s.escrow.Collector.Hex(), PaymentInfo: infoOut(info),
+	return &axp.EscrowTerms{EscrowAddress: esc.Hex(), CollectorAddress: s.escrow.Collector.Hex(), PaymentInfo: escrow.Terms(info),
 		Authorization: axp.EscrowAuthorization{PrimaryType: "ReceiveWithAuthorization",
 			Domain: axp.AuthDomain{Name: s.rail.ChainInfo.TokenName, Version: s.rail.ChainInfo.TokenVersion, ChainID: id, VerifyingContract: s.rail.Chain.Token()},
 			To:     s.escrow.Collector.Hex(), Value: info.MaxAmount.String(), ValueUSD: t.Price, ValidAfter: 0,
 			ValidBefore: int64(info.PreApprovalExpiry), Nonce: "0x" + hex.EncodeToString(nonce[:])}}, info, ""
-}
-
-// infoOut is a PaymentInfo as the exchange answers it (the payer left out while it is zero).
-func infoOut(p escrow.PaymentInfo) axp.EscrowPaymentInfo {
-	out := axp.EscrowPaymentInfo{Operator: p.Operator.Hex(), Receiver: p.Receiver.Hex(), Token: p.Token.Hex(),
-		MaxAmount: p.MaxAmount.String(), PreApprovalExpiry: int64(p.PreApprovalExpiry), AuthorizationExpiry: int64(p.AuthorizationExpiry),
-		RefundExpiry: int64(p.RefundExpiry), MinFeeBps: p.MinFeeBps, MaxFeeBps: p.MaxFeeBps, FeeReceiver: p.FeeReceiver.Hex(), Salt: p.Salt.String()}
-	if p.Payer != (common.Address{}) {
-		out.Payer = p.Payer.Hex()
-	}
-	return out
 }
 
 // PayByEscrow checks a buyer's signature of task t's escrow terms (t as the caller read it, having
@@ -231,7 +220,7 @@ func (s *Service) PayByEscrow(ctx context.Context, t *axp.TaskRecord, in *axp.Pa
 	hash := escrow.Hash(chainID, s.escrow.Escrow, info)
 	rec := &axp.AuthPayment{From: info.Payer.Hex(), Nonce: strings.ToLower(terms.Authorization.Nonce), Amount: t.Price,
 		ValidBefore: terms.Authorization.ValidBefore, Escrow: &axp.EscrowPayment{EscrowAddress: terms.EscrowAddress,
-			CollectorAddress: terms.CollectorAddress, PaymentInfo: infoOut(info), PaymentHash: strings.ToLower(hash.Hex())}}
+			CollectorAddress: terms.CollectorAddress, PaymentInfo: escrow.Terms(info), PaymentHash: strings.ToLower(hash.Hex())}}
 	return s.submit(ctx, t, signed, rec, "payment_escrow_authorized", map[string]any{"from": rec.From, "amount_usd": rec.Amount,
 		"tx_hash": signed.Hash, "escrow": terms.EscrowAddress, "payment_hash": rec.Escrow.PaymentHash})
 }

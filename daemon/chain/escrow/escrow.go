@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/testusd"
 	"github.com/ethereum/go-ethereum"
@@ -116,6 +117,56 @@ func Hash(chainID uint64, escrowAddr common.Address, p PaymentInfo) common.Hash 
 		uword(uint64(p.MinFeeBps)), uword(uint64(p.MaxFeeBps)), word(p.FeeReceiver[:]), word(orZero(p.Salt).Bytes())}
 	structHash := crypto.Keccak256(words...)
 	return crypto.Keccak256Hash(uword(chainID), word(escrowAddr[:]), structHash)
+}
+
+// Terms is p as the exchange answers it (axp.EscrowPaymentInfo), the payer left out while it is
+// zero.
+func Terms(p PaymentInfo) axp.EscrowPaymentInfo {
+	out := axp.EscrowPaymentInfo{Operator: p.Operator.Hex(), Receiver: p.Receiver.Hex(), Token: p.Token.Hex(),
+		MaxAmount: orZero(p.MaxAmount).String(), PreApprovalExpiry: int64(p.PreApprovalExpiry), AuthorizationExpiry: int64(p.AuthorizationExpiry),
+		RefundExpiry: int64(p.RefundExpiry), MinFeeBps: p.MinFeeBps, MaxFeeBps: p.MaxFeeBps, FeeReceiver: p.FeeReceiver.Hex(), Salt: orZero(p.Salt).String()}
+	if p.Payer != (common.Address{}) {
+		out.Payer = p.Payer.Hex()
+	}
+	return out
+}
+
+// ParseTerms reads terms back into a PaymentInfo, refusing a malformed field by name.
+func ParseTerms(t axp.EscrowPaymentInfo) (PaymentInfo, error) {
+	var p PaymentInfo
+	for _, a := range []struct {
+		name, v string
+		to      *common.Address
+	}{{"operator", t.Operator, &p.Operator}, {"payer", t.Payer, &p.Payer}, {"receiver", t.Receiver, &p.Receiver},
+		{"token", t.Token, &p.Token}, {"feeReceiver", t.FeeReceiver, &p.FeeReceiver}} {
+		if a.v == "" && a.name == "payer" {
+			continue
+		}
+		if !common.IsHexAddress(a.v) {
+			return p, fmt.Errorf("payment_info.%s %q is not an address", a.name, a.v)
+		}
+		*a.to = common.HexToAddress(a.v)
+	}
+	var ok bool
+	if p.MaxAmount, ok = new(big.Int).SetString(t.MaxAmount, 10); !ok || p.MaxAmount.Sign() < 0 || p.MaxAmount.BitLen() > 120 {
+		return p, fmt.Errorf("payment_info.maxAmount %q is not a uint120", t.MaxAmount)
+	}
+	if p.Salt, ok = new(big.Int).SetString(t.Salt, 10); !ok || p.Salt.Sign() < 0 || p.Salt.BitLen() > 256 {
+		return p, fmt.Errorf("payment_info.salt %q is not a uint256", t.Salt)
+	}
+	for _, e := range []struct {
+		name string
+		v    int64
+		to   *uint64
+	}{{"preApprovalExpiry", t.PreApprovalExpiry, &p.PreApprovalExpiry}, {"authorizationExpiry", t.AuthorizationExpiry, &p.AuthorizationExpiry},
+		{"refundExpiry", t.RefundExpiry, &p.RefundExpiry}} {
+		if e.v < 0 || e.v >= 1<<48 {
+			return p, fmt.Errorf("payment_info.%s %d is not a uint48", e.name, e.v)
+		}
+		*e.to = uint64(e.v)
+	}
+	p.MinFeeBps, p.MaxFeeBps = t.MinFeeBps, t.MaxFeeBps
+	return p, nil
 }
 
 // word left-pads b (at most 32 bytes) to one ABI word.

@@ -170,6 +170,21 @@ func TestChainPayByEscrow(t *testing.T) {
 	if b[axp.ContractAccount(task.ID)] != price || b[axp.EscrowAccount(task.ID)] != 0 || b[axp.AcctBuyerFunds] != -price {
 		t.Fatalf("ledger %v", b)
 	}
+
+	// The job runs; its payout cannot be approved until capture is built: the hot wallet would pay
+	// the seller from its float while the escrow still holds the buyer's money.
+	item := m.payoutQueued(seller, buyer, task.ID)
+	_, err = do(m.admin, "admin_approve", map[string]any{"id": item.ID})
+	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "held by the escrow contract") {
+		t.Fatalf("approving the payout: %v", e)
+	}
+	if hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot)); hot != hotBefore || m.c.Balance(m.c.Token, payout) != 0 || m.held() != price {
+		t.Fatalf("the refused payout moved money: hot %s, seller %s, escrow %s", hot, m.c.Balance(m.c.Token, payout), m.held())
+	}
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalPending {
+		t.Fatalf("the payout item is %s", a.Status)
+	}
+	m.balances()
 }
 
 // TestReplayPayEscrow: pay_escrow retried with its Idempotency-Key replays the first report; the

@@ -177,6 +177,9 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 }
 
 func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
+	if err := s.refuseContractMoney(in.ID); err != nil {
+		return nil, err
+	}
 	if in.TxHash == "" && s.rail.Wallet != nil {
 		// The hot wallet sends what the item moves: all of it, or the buyer's part of a split
 		// whose seller has no payout address yet.

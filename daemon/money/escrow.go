@@ -279,3 +279,32 @@ func (s *Service) creditEscrow(ctx context.Context, taskID string, a axp.AuthPay
 			"task", taskID, "tx_hash", a.TxHash, "err", err)
 	}
 }
+
+// inContract reports whether t's money is held by the escrow contract (paid by pay_escrow).
+func inContract(t *axp.TaskRecord) bool {
+	a := t.Authorization
+	return a != nil && a.Escrow != nil && a.Status == axp.AuthUsed
+}
+
+// refuseContractMoney refuses to approve an item that sends money of a task whose money the escrow
+// contract holds: the hot wallet would pay it from its float while the contract still holds the
+// buyer's money. Such money leaves by the escrow's capture, void or refund, not built yet.
+func (s *Service) refuseContractMoney(approvalID string) error {
+	var t *axp.TaskRecord
+	var kind string
+	s.base.Store.View(func(tx *store.Tx) error {
+		a, err := tx.Approval(approvalID)
+		if err != nil || a == nil || a.TaskID == "" {
+			return err
+		}
+		kind = a.Kind
+		t, err = tx.Task(a.TaskID)
+		return err
+	})
+	if t == nil || !axp.SendsMoney(kind) || !inContract(t) {
+		return nil
+	}
+	return axp.Conflict(fmt.Sprintf("task %s's money is held by the escrow contract (%s, payment %s): this exchange cannot yet pay it out by capture, void or refund",
+		t.ID, t.Authorization.Escrow.EscrowAddress, t.Authorization.Escrow.PaymentHash),
+		"leave the item queued; nothing was sent")
+}

@@ -142,7 +142,11 @@ func TestChainPayByEscrow(t *testing.T) {
 	if rep.Payment == nil || rep.Payment.Status != "reported" || rep.Payment.TxHash == "" {
 		t.Fatalf("report %+v", rep)
 	}
-	// The same call again (a retry) submits nothing more.
+	// While it waits for the chain, no terms are offered; the same call again (a retry) submits
+	// nothing more.
+	if p := getTask(t, buyer, task.ID).Payment; p.Escrow != nil || p.Status != "reported" {
+		t.Fatalf("while the authorization waits: %+v", p)
+	}
 	var again axp.PaymentReport
 	call(t, buyer, "pay_escrow", in, &again)
 	if again.Payment == nil || again.Payment.TxHash != rep.Payment.TxHash {

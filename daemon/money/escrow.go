@@ -125,6 +125,8 @@ func (s *Service) escrowTerms(tx *store.Tx, t *axp.TaskRecord) (*axp.EscrowTerms
 		return nil, info, "the task is " + t.Status + " and waits for no payment"
 	case t.Received > 0:
 		return nil, info, "the task received part of its price at the deposit address: send the rest there"
+	case t.Authorization != nil && t.Authorization.Status == axp.AuthSubmitted:
+		return nil, info, "a payment by authorization (" + t.Authorization.TxHash + ") waits for the chain"
 	case t.PayBy == nil:
 		return nil, info, "the task has no payment window"
 	}

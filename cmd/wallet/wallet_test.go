@@ -575,6 +575,9 @@ func TestPayIntoEscrow(t *testing.T) {
 	if tk.Payment.Escrow == nil {
 		t.Fatalf("the task offers no escrow: %+v", tk.Payment)
 	}
+	if view := c.must("", "task", "view", tk.ID); !strings.Contains(view, "into_escrow:\t"+tk.Payment.AmountUSD.String()+" to "+k.Escrow.Hex()) {
+		t.Fatalf("task view does not offer the escrow:\n%s", view)
+	}
 	addr := strings.TrimSpace(c.must("", "wallet", "new"))
 	m.c.Mint(m.c.Token, addr, 10_000_000)
 	if status, _, errOut := c.run("", "wallet", "pay", tk.ID, "--yes", "--escrow", "--transfer"); status == 0 || !strings.Contains(errOut, "give one") {

@@ -396,31 +396,45 @@ type Contracts struct {
 }
 
 // Deploy deploys the project's local escrow and its two collectors from key's address (which pays
-// the gas), waiting for each to be mined. For tests and test mode only: on Base the exchange uses
-// the audited deployment.
+// the gas): the three transactions are sent at once with consecutive nonces (the collectors are
+// given the escrow's address, which follows from the sender and its nonce), then each is waited
+// for. For tests and test mode only: on Base the exchange uses the audited deployment.
 func Deploy(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey) (Contracts, error) {
-	var c Contracts
-	var err error
-	if c.Escrow, err = deploy(ctx, ec, key, escrowBin, nil); err != nil {
-		return c, fmt.Errorf("deploy the escrow: %w", err)
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	nonce, err := ec.PendingNonceAt(ctx, from)
+	if err != nil {
+		return Contracts{}, err
 	}
+	c := Contracts{Escrow: crypto.CreateAddress(from, nonce), Collector: crypto.CreateAddress(from, nonce+1),
+		RefundCollector: crypto.CreateAddress(from, nonce+2)}
 	address, _ := abi.NewType("address", "", nil)
 	arg, _ := abi.Arguments{{Type: address}}.Pack(c.Escrow)
-	if c.Collector, err = deploy(ctx, ec, key, collectorBin, arg); err != nil {
-		return c, fmt.Errorf("deploy the ERC-3009 payment collector: %w", err)
+	var sent []*types.Transaction
+	for i, d := range []struct {
+		what, bin string
+		args      []byte
+	}{{"the escrow", escrowBin, nil}, {"the ERC-3009 payment collector", collectorBin, arg}, {"the operator refund collector", refundBin, arg}} {
+		code := append(common.FromHex(strings.TrimSpace(d.bin)), d.args...)
+		tx, err := testusd.SendNonce(ctx, ec, key, nonce+uint64(i), nil, code, nil)
+		if err != nil {
+			return c, fmt.Errorf("deploy %s: %w", d.what, err)
+		}
+		sent = append(sent, tx)
 	}
-	if c.RefundCollector, err = deploy(ctx, ec, key, refundBin, arg); err != nil {
-		return c, fmt.Errorf("deploy the operator refund collector: %w", err)
+	for i, want := range []common.Address{c.Escrow, c.Collector, c.RefundCollector} {
+		got, err := mined(ctx, ec, sent[i])
+		if err != nil {
+			return c, fmt.Errorf("deploy the escrow's contracts: %w", err)
+		}
+		if got != want {
+			return c, fmt.Errorf("deploy the escrow's contracts: transaction %s made %s, not %s", sent[i].Hash().Hex(), got.Hex(), want.Hex())
+		}
 	}
 	return c, nil
 }
 
-func deploy(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, bin string, args []byte) (common.Address, error) {
-	code := append(common.FromHex(strings.TrimSpace(bin)), args...)
-	tx, err := testusd.Send(ctx, ec, key, nil, code, nil)
-	if err != nil {
-		return common.Address{}, err
-	}
+// mined waits for a deployment to be mined and answers the contract's address.
+func mined(ctx context.Context, ec *ethclient.Client, tx *types.Transaction) (common.Address, error) {
 	for {
 		r, err := ec.TransactionReceipt(ctx, tx.Hash())
 		if err == nil {

@@ -244,6 +244,9 @@ type AuthPayment struct {
 	// chain refused it and its nonce is unused: the buyer may sign again).
 	Status  string `json:"status"`
 	Failure string `json:"failure,omitempty"`
+	// Escrow is set when the authorization pays into the escrow contract (pay_escrow): the
+	// transaction calls the escrow's authorize, and the task is funded from its receipt.
+	Escrow *EscrowPayment `json:"escrow,omitempty"`
 }
 
 // Authorization payment states.
@@ -261,4 +264,66 @@ type PayAuthorizationInput struct {
 	ValidAfter  int64  `json:"valid_after,omitempty" schema:"min=0" doc:"unix seconds; 0 for at once"`
 	ValidBefore int64  `json:"valid_before" schema:"required;min=1" doc:"unix seconds; at most payment.authorization.valid_before_max"`
 	Signature   string `json:"signature" schema:"required;pattern=^0x[0-9a-fA-F]{130}$" doc:"65-byte EIP-712 signature of the TransferWithAuthorization"`
+}
+
+// EscrowTerms is what a buyer signs to pay a task into the escrow contract (pay_escrow): the
+// payment's terms (the contract's PaymentInfo, payer left out: it is the address that signs) and
+// the EIP-712 ReceiveWithAuthorization of the whole amount to the escrow's ERC-3009 collector,
+// under the nonce the collector derives from the terms. The exchange calls authorize with it from
+// its hot wallet; the money then sits in the escrow contract, not at an address of the exchange,
+// until the exchange captures it for the seller or returns it, or, once authorizationExpiry has
+// passed, the buyer reclaims it.
+type EscrowTerms struct {
+	EscrowAddress    string              `json:"escrow_address"`
+	CollectorAddress string              `json:"collector_address" doc:"the ERC-3009 payment collector the authorization pays"`
+	PaymentInfo      EscrowPaymentInfo   `json:"payment_info"`
+	Authorization    EscrowAuthorization `json:"authorization"`
+}
+
+// EscrowPaymentInfo is the escrow contract's PaymentInfo, with its field names: addresses as 0x
+// hex, amounts in token units as decimal strings, expiries in unix seconds.
+type EscrowPaymentInfo struct {
+	Operator            string `json:"operator" doc:"the exchange's hot wallet: the only sender of authorize, capture, void and refund"`
+	Payer               string `json:"payer,omitempty" doc:"the paying address; left out of the terms offered (the signer is the payer)"`
+	Receiver            string `json:"receiver" doc:"the seller's payout address"`
+	Token               string `json:"token"`
+	MaxAmount           string `json:"maxAmount" doc:"token units: the offer's buyer total"`
+	PreApprovalExpiry   int64  `json:"preApprovalExpiry" doc:"the end of the payment window"`
+	AuthorizationExpiry int64  `json:"authorizationExpiry" doc:"the latest capture; from then on the payer may reclaim"`
+	RefundExpiry        int64  `json:"refundExpiry"`
+	MinFeeBps           uint16 `json:"minFeeBps"`
+	MaxFeeBps           uint16 `json:"maxFeeBps"`
+	FeeReceiver         string `json:"feeReceiver"`
+	Salt                string `json:"salt" doc:"decimal, derived from the task id and the chosen offer"`
+}
+
+// EscrowAuthorization is the ReceiveWithAuthorization to sign (EIP-712 under the token's domain):
+// from the payer to the collector, exactly value, valid_after 0 and valid_before the terms'
+// preApprovalExpiry, as the collector checks them.
+type EscrowAuthorization struct {
+	PrimaryType string     `json:"primary_type" doc:"ReceiveWithAuthorization"`
+	Domain      AuthDomain `json:"domain"`
+	To          string     `json:"to" doc:"the collector"`
+	Value       string     `json:"value" doc:"token units: payment_info.maxAmount"`
+	ValueUSD    Money      `json:"value_usd"`
+	ValidAfter  int64      `json:"valid_after"`
+	ValidBefore int64      `json:"valid_before"`
+	Nonce       string     `json:"nonce" doc:"0x, 32 bytes: the payment's hash with the payer zeroed"`
+}
+
+// EscrowPayment is what a task paid into the escrow contract holds beside its AuthPayment: the
+// payment's full terms (payer included) and their hash, which every later call names.
+type EscrowPayment struct {
+	EscrowAddress    string            `json:"escrow_address"`
+	CollectorAddress string            `json:"collector_address"`
+	PaymentInfo      EscrowPaymentInfo `json:"payment_info"`
+	PaymentHash      string            `json:"payment_hash"`
+}
+
+// PayEscrowInput pays a task into the escrow contract by the payer's signature of
+// payment.escrow.authorization.
+type PayEscrowInput struct {
+	TaskRef
+	Payer     string `json:"payer" schema:"required;format=evm-address" doc:"the paying address, which signed"`
+	Signature string `json:"signature" schema:"required;pattern=^0x[0-9a-fA-F]{130}$" doc:"65-byte EIP-712 signature of payment.escrow.authorization"`
 }

@@ -15,10 +15,16 @@ const (
 	AcctExcess      = "platform:excess" // payment tags and overpayments kept on release
 	AcctLosses      = "platform:losses" // payments written off after they left the chain, negative
 	acctEscrow      = "escrow:"         // + task id: funds held for one task
+	acctContract    = "contract:"       // + task id: funds the escrow contract holds for one task
 )
 
 // EscrowAccount is the account holding a task's funds.
 func EscrowAccount(taskID string) string { return acctEscrow + taskID }
+
+// ContractAccount is the account of a task's funds held by the escrow contract (paid by
+// pay_escrow): the buyer's money is in the contract, at no address of the exchange, so it is kept
+// apart from the custodial escrow account.
+func ContractAccount(taskID string) string { return acctContract + taskID }
 
 // Posting is one leg of a ledger entry.
 type Posting struct {
@@ -60,6 +66,11 @@ func (e *LedgerEntry) Check() error {
 // PaymentEntry books a confirmed payment into the task's escrow.
 func PaymentEntry(taskID string, received Money) []Posting {
 	return []Posting{{AcctBuyerFunds, -received}, {EscrowAccount(taskID), received}}
+}
+
+// ContractPaymentEntry books a payment the escrow contract holds for the task.
+func ContractPaymentEntry(taskID string, received Money) []Posting {
+	return []Posting{{AcctBuyerFunds, -received}, {ContractAccount(taskID), received}}
 }
 
 // WriteOffEntry takes a payment of amount that never arrived (its block left the canonical chain and

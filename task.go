@@ -206,6 +206,10 @@ type PaymentInfo struct {
 	// Authorization is what to sign to pay by authorization (pay_authorization), when the exchange
 	// can submit one (a hot wallet and an EIP-3009 token).
 	Authorization *AuthorizationTerms `json:"authorization,omitempty"`
+	// Escrow is what to sign to pay into the escrow contract instead (pay_escrow), when the
+	// exchange has one and the seller a payout address: the money then never reaches an address
+	// of the exchange.
+	Escrow *EscrowTerms `json:"escrow,omitempty"`
 	// AmountNote says why the payable amount alone does not name this task (a price too small to
 	// tag, or a tag another task awaiting payment shares): pay by authorization, or report the
 	// transfer with payer_signature.

@@ -18,3 +18,8 @@ var AdminWriteOff = Define[axp.WriteOffInput, axp.WriteOff](Op{Name: "admin_writ
 var PayAuthorizationOp = Define[axp.PayAuthorizationInput, axp.PaymentReport](Op{Name: "pay_authorization", Method: post, Path: "/api/tasks/{id}/pay/authorization", Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "pay_authorization", Summary: "Pay by a signed EIP-3009 authorization of exactly the task's price to the deposit address; the exchange submits it."},
 	&axp.PayAuthorizationInput{TaskRef: axp.TaskRef{ID: "tsk_x"}, From: "0x52908400098527886E0F7030069857D2E4169EE7", ValidBefore: 1900000000,
 		Signature: "0x" + strings.Repeat("ab", 65)})
+
+// PayEscrowOp declares pay_escrow, POST /api/tasks/{id}/pay/escrow.
+var PayEscrowOp = Define[axp.PayEscrowInput, axp.PaymentReport](Op{Name: "pay_escrow", Method: post, Path: "/api/tasks/{id}/pay/escrow", Tag: "buyer", Access: BuyerAuth, Owner: TaskBuyer, Tool: "pay_escrow", Summary: "Pay into the escrow contract by a signed ReceiveWithAuthorization of the task's payment.escrow terms; the exchange calls the escrow's authorize, and the money stays in the contract until it is captured for the seller or returned."},
+	&axp.PayEscrowInput{TaskRef: axp.TaskRef{ID: "tsk_x"}, Payer: "0x52908400098527886E0F7030069857D2E4169EE7",
+		Signature: "0x" + strings.Repeat("ab", 65)})

@@ -56,6 +56,7 @@ var Ops = catalog(
 	ChooseOffer,
 	PayCryptoOp,
 	PayAuthorizationOp,
+	PayEscrowOp,
 	GetDeliverable,
 	AcceptTask,
 	DisputeTask,

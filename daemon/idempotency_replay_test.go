@@ -258,6 +258,7 @@ var replaySetups = map[string]func(w *replayWorld) replayCase{
 var replayElsewhere = map[string]string{
 	"test_fund":         "answers only in test mode (an EVM chain in the process): TestReplayTestFund",
 	"pay_authorization": "needs an EVM chain and a signed EIP-3009 authorization: TestReplayPayAuthorization",
+	"pay_escrow":        "needs an EVM chain with the escrow contract and a signed authorization: TestReplayPayEscrow",
 	"admin_write_off":   "needs a payment whose block left the canonical chain: TestReplayWriteOff",
 }
 

@@ -56,6 +56,10 @@ func TestNewChainMisconfig(t *testing.T) {
 			"deposit_address " + chaintest.Addr(hot) + " is the hot wallet's address (payout_key_file " + keyFile},
 		{"unreachable facilitator", func(cfg *daemon.Config) { cfg.X402FacilitatorURL = "http://127.0.0.1:1" }, "x402_facilitator_url"},
 		{"paid price of no tool", func(cfg *daemon.Config) { cfg.PaidPrices = map[string]axp.Money{"no_such_tool": 5000} }, "paid_prices"},
+		{"escrow that is no contract", func(cfg *daemon.Config) {
+			cfg.EscrowAddress, cfg.EscrowCollectorAddress = deposit, c.Token
+		}, "escrow_address " + deposit + " holds no contract on chain"},
+		{"escrow without its collector", func(cfg *daemon.Config) { cfg.EscrowAddress = c.Token }, "escrow_address and escrow_collector_address go together"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _, err := daemon.New(config(tc.mod), io.Discard)

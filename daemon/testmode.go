@@ -18,12 +18,14 @@ type testChain interface {
 }
 
 // TestChainInfo describes test mode's chain: its JSON-RPC URL, chain id, genesis hash, TestUSD's
-// address, the deposit address, the hot wallet and the file holding the hot wallet's key.
+// address, the deposit address, the hot wallet, the file holding the hot wallet's key, and the
+// escrow contract with its ERC-3009 payment collector.
 type TestChainInfo struct {
 	URL                                string
 	ChainID                            uint64
 	Genesis, Token, Deposit, HotWallet string
 	HotKeyFile                         string
+	Escrow, Collector                  string
 }
 
 // TestChainDir is where test mode keeps its chain, inside the data dir.
@@ -59,9 +61,10 @@ func (d *Daemon) startTestChain() error {
 	d.testChain, d.testInfo = c, info
 	cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.TokenDecimals = info.URL, info.ChainID, info.Token, 6
 	cfg.DepositAddress, cfg.PayoutKeyFile, cfg.PayoutKeyPassphrase = info.Deposit, info.HotKeyFile, ""
+	cfg.EscrowAddress, cfg.EscrowCollectorAddress = info.Escrow, info.Collector
 	d.Faucet = c
 	d.Log.Warn("TEST MODE: money here is not real; the exchange runs its own chain", "source", "payments",
-		"rpc_url", info.URL, "chain_id", info.ChainID, "token", info.Token, "deposit_address", info.Deposit, "hot_wallet", info.HotWallet)
+		"rpc_url", info.URL, "chain_id", info.ChainID, "token", info.Token, "deposit_address", info.Deposit, "hot_wallet", info.HotWallet, "escrow", info.Escrow)
 	return nil
 }
 

@@ -17,5 +17,6 @@ func openTestChain(ctx context.Context, dir, listen string, log *slog.Logger) (t
 		return nil, TestChainInfo{}, err
 	}
 	return c, TestChainInfo{URL: c.URL, ChainID: c.ChainID, Genesis: c.Genesis.Hex(), Token: c.Token.Hex(),
-		Deposit: c.Deposit.Hex(), HotWallet: c.HotWallet.Hex(), HotKeyFile: c.HotKeyFile}, nil
+		Deposit: c.Deposit.Hex(), HotWallet: c.HotWallet.Hex(), HotKeyFile: c.HotKeyFile,
+		Escrow: c.Escrow.Escrow.Hex(), Collector: c.Escrow.Collector.Hex()}, nil
 }

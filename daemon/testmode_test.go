@@ -132,6 +132,13 @@ func TestTestModePaidJob(t *testing.T) {
 	if chosen.Status != axp.TaskAwaitingPayment || p == nil || !p.TestMode || p.ChainID != ci.ChainID || !strings.EqualFold(p.DepositAddress, ci.DepositAddress) {
 		t.Fatalf("after choose: %s, payment %+v", chosen.Status, p)
 	}
+	// Test mode's chain has the escrow: the task may be paid into it too.
+	if p.Escrow == nil || p.Escrow.Authorization.ValueUSD != p.AmountUSD {
+		t.Fatalf("test mode offers no escrow: %+v", p.Escrow)
+	}
+	if code, err := ec.CodeAt(context.Background(), common.HexToAddress(p.Escrow.EscrowAddress), nil); err != nil || len(code) == 0 {
+		t.Fatalf("no escrow at %s (%v)", p.Escrow.EscrowAddress, err)
+	}
 
 	// The buyer pays the exact payable amount; the watcher finds it within a few blocks.
 	testTransfer(t, ec, token, bk, p.DepositAddress, p.PayableUSD)

@@ -74,6 +74,8 @@ type Keys struct {
 	ChainPoll              time.Duration     `koanf:"chain_poll"`
 	ChainStartBlock        uint64            `koanf:"chain_start_block"`
 	PayoutKeyFile          string            `koanf:"payout_key_file"`
+	EscrowAddress          string            `koanf:"escrow_address"`
+	EscrowCollector        string            `koanf:"escrow_collector_address"`
 	SweepEvery             time.Duration     `koanf:"sweep_every"`
 	SandboxWait            time.Duration     `koanf:"sandbox_wait"`
 	MediationWindow        time.Duration     `koanf:"mediation_window"`
@@ -204,6 +206,7 @@ func Load(configFile string, flags *pflag.FlagSet, getenv func(string) string, e
 	cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress = strings.TrimSpace(keys.ChainRPCURL), keys.ChainID, strings.TrimSpace(keys.TokenAddress)
 	cfg.TokenDecimals, cfg.Confirmations, cfg.ChainPoll = keys.TokenDecimals, keys.Confirmations, keys.ChainPoll
 	cfg.ChainStartBlock, cfg.PayoutKeyFile = keys.ChainStartBlock, strings.TrimSpace(keys.PayoutKeyFile)
+	cfg.EscrowAddress, cfg.EscrowCollectorAddress = strings.TrimSpace(keys.EscrowAddress), strings.TrimSpace(keys.EscrowCollector)
 	cfg.TestMode, cfg.TestChainListen = keys.TestMode, strings.TrimSpace(keys.TestChainListen)
 	if cfg.TestMode {
 		// The test chain seals a block a second; a block is read once another is sealed on it (two
@@ -308,7 +311,8 @@ func validateTestMode(c daemon.Config) error {
 		return nil
 	}
 	for _, s := range []struct{ key, v string }{{"chain_rpc_url", c.ChainRPCURL}, {"token_address", c.TokenAddress},
-		{"deposit_address", c.DepositAddress}, {"payout_key_file", c.PayoutKeyFile}, {"x402_facilitator_url", c.X402FacilitatorURL}} {
+		{"deposit_address", c.DepositAddress}, {"payout_key_file", c.PayoutKeyFile}, {"x402_facilitator_url", c.X402FacilitatorURL},
+		{"escrow_address", c.EscrowAddress}, {"escrow_collector_address", c.EscrowCollectorAddress}} {
 		if s.v != "" {
 			return &keyError{s.key, s.key + " names real money, and test mode runs its own test chain: real and test money never mix; remove " + s.key + " or test_mode"}
 		}
@@ -488,7 +492,8 @@ func validate(c daemon.Config) error {
 	if err := validateTestMode(c); err != nil {
 		return err
 	}
-	for _, a := range []struct{ key, v string }{{"deposit_address", c.DepositAddress}, {"token_address", c.TokenAddress}} {
+	for _, a := range []struct{ key, v string }{{"deposit_address", c.DepositAddress}, {"token_address", c.TokenAddress},
+		{"escrow_address", c.EscrowAddress}, {"escrow_collector_address", c.EscrowCollectorAddress}} {
 		if a.v != "" && !chain.IsAddress(a.v) {
 			return &keyError{a.key, a.key + " must be an EVM address: 0x followed by 40 hex digits, with a valid EIP-55 checksum if it mixes cases"}
 		}
@@ -532,6 +537,12 @@ func validate(c daemon.Config) error {
 	}
 	if c.PayoutKeyFile != "" && c.ChainRPCURL == "" {
 		return &keyError{"payout_key_file", "payout_key_file needs chain_rpc_url: the hot wallet sends on the configured chain"}
+	}
+	if (c.EscrowAddress == "") != (c.EscrowCollectorAddress == "") {
+		return &keyError{"escrow_address", "escrow_address and escrow_collector_address go together: name the escrow contract and its ERC-3009 payment collector, or neither"}
+	}
+	if c.EscrowAddress != "" && (c.ChainRPCURL == "" || c.PayoutKeyFile == "") {
+		return &keyError{"escrow_address", "escrow_address needs chain_rpc_url and payout_key_file: the hot wallet calls the escrow on the configured chain"}
 	}
 	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
 		return &keyError{"metrics_token", "metrics_token must be at least 16 characters (a random secret, e.g. from openssl rand -hex 24)"}

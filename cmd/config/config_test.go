@@ -306,6 +306,8 @@ confirmations: 2
 chain_poll: 1s
 chain_start_block: 12
 payout_key_file: /keys/hot.json
+escrow_address: "0x00000000000000000000000000000000000000e1"
+escrow_collector_address: "0x00000000000000000000000000000000000000c1"
 x402_facilitator_url: http://127.0.0.1:9402
 x402_max_timeout: 2m
 paid_prices:
@@ -338,6 +340,7 @@ faucet_usd_per_hour: 2500.5
 		MetricsToken: "0123456789abcdef0123", MetricsListen: "127.0.0.1:9464",
 		ChainRPCURL: "http://127.0.0.1:8545", ChainID: 31337, TokenAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", TokenDecimals: 6,
 		Confirmations: 2, ChainPoll: time.Second, ChainStartBlock: 12, PayoutKeyFile: "/keys/hot.json",
+		EscrowAddress: "0x00000000000000000000000000000000000000e1", EscrowCollectorAddress: "0x00000000000000000000000000000000000000c1",
 		X402FacilitatorURL: "http://127.0.0.1:9402", X402MaxTimeout: 2 * time.Minute, PaidPrices: map[string]axp.Money{"paid_trading_risk": 50_000},
 		TrialCallsPerDay: 5, SearchURL: "http://127.0.0.1:8888",
 		MarketSourceURL: "http://127.0.0.1:8889/api", MarketSource: "jsonpath", MarketCoins: []string{"bitcoin"},
@@ -419,6 +422,40 @@ func TestOutboundPrivate(t *testing.T) {
 	}
 	if cfg := load(t, writeFile(t, "outbound_private: deny\n"), nil, nil); cfg.OutboundPrivate != "deny" {
 		t.Errorf("file deny gave %q", cfg.OutboundPrivate)
+	}
+}
+
+// The escrow's two addresses go together, on a configured chain with a hot wallet, and never in
+// test mode (its chain has its own).
+func TestEscrowKeys(t *testing.T) {
+	chainEnv := env{"AXP_CHAIN_RPC_URL": "http://127.0.0.1:8545", "AXP_TOKEN_ADDRESS": "0x00000000000000000000000000000000000000aa",
+		"AXP_DEPOSIT_ADDRESS": "0x00000000000000000000000000000000000000bb", "AXP_PAYOUT_KEY_FILE": "/k"}
+	with := func(kv ...string) env {
+		e := env{}
+		for k, v := range chainEnv {
+			e[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			e[kv[i]] = kv[i+1]
+		}
+		return e
+	}
+	cfg := load(t, "", nil, with("AXP_ESCROW_ADDRESS", " 0x00000000000000000000000000000000000000e1 ", "AXP_ESCROW_COLLECTOR_ADDRESS", "0x00000000000000000000000000000000000000c1"))
+	if cfg.EscrowAddress != "0x00000000000000000000000000000000000000e1" || cfg.EscrowCollectorAddress != "0x00000000000000000000000000000000000000c1" {
+		t.Fatalf("escrow %q collector %q", cfg.EscrowAddress, cfg.EscrowCollectorAddress)
+	}
+	for _, c := range []struct {
+		e    env
+		want string
+	}{
+		{with("AXP_ESCROW_ADDRESS", "0x00000000000000000000000000000000000000e1"), "escrow_address and escrow_collector_address go together"},
+		{with("AXP_ESCROW_ADDRESS", "0xe1", "AXP_ESCROW_COLLECTOR_ADDRESS", "0x00000000000000000000000000000000000000c1"), "escrow_address must be an EVM address"},
+		{env{"AXP_ESCROW_ADDRESS": "0x00000000000000000000000000000000000000e1", "AXP_ESCROW_COLLECTOR_ADDRESS": "0x00000000000000000000000000000000000000c1"}, "needs chain_rpc_url and payout_key_file"},
+		{env{"AXP_TEST_MODE": "true", "AXP_ESCROW_ADDRESS": "0x00000000000000000000000000000000000000e1"}, "escrow_address names real money"},
+	} {
+		if msg := loadErr(t, "", nil, c.e); !strings.Contains(msg, c.want) {
+			t.Errorf("%v: %q does not say %q", c.e, msg, c.want)
+		}
 	}
 }
 

@@ -116,7 +116,17 @@ func paymentPairs(s *cmdutil.IOStreams, p *axp.PaymentInfo) []string {
 		"Still due", nonZero(s, p.MissingUSD),
 		"Amount note", p.AmountNote,
 		"By authorization", authText(s, p.Authorization),
+		"Into escrow", escrowText(s, p.Escrow),
 	}
+}
+
+// escrowText says that the task may be paid into the escrow contract, and how.
+func escrowText(s *cmdutil.IOStreams, e *axp.EscrowTerms) string {
+	if e == nil {
+		return ""
+	}
+	return cmdutil.Money(s, e.Authorization.ValueUSD) + " to " + e.EscrowAddress +
+		s.OnTTY(", held by the contract until the seller is paid: axp wallet pay --escrow signs it and the exchange submits it (no gas)")
 }
 
 // authText says that the task may be paid by signed authorization, and how.

@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp/cmd/task"
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -33,7 +34,9 @@ type PayOptions struct {
 	Yes    bool
 	// Transfer sends a plain ERC-20 transfer even when the exchange takes an authorization.
 	Transfer bool
-	Timeout  time.Duration
+	// Escrow pays into the exchange's escrow contract (pay_escrow) instead of the deposit address.
+	Escrow  bool
+	Timeout time.Duration
 	// Poll is the time between looks at the chain and the task while waiting.
 	Poll time.Duration
 }
@@ -42,7 +45,7 @@ type PayOptions struct {
 func NewCmdPay(f *cmdutil.Factory, w *Flags, runF func(context.Context, *PayOptions) error) *cobra.Command {
 	o := &PayOptions{F: f, IO: f.IO, Wallet: w, Poll: 500 * time.Millisecond}
 	c := &cobra.Command{
-		Use:   "pay TASK [--token TOKEN] [--yes] [--transfer] [--rpc-url URL] [--timeout D]",
+		Use:   "pay TASK [--token TOKEN] [--yes] [--transfer | --escrow] [--rpc-url URL] [--timeout D]",
 		Short: "Pay a task from the wallet and wait until the exchange has it funded",
 		Long: `Pay a task awaiting payment from the wallet: read its payment instructions, check them against
 the chain the exchange publishes (GET /api/pricing: chain id, stablecoin, deposit address) and the
@@ -57,6 +60,13 @@ submits it (and pays its gas): the money can pay this task and no other. Otherwi
 EIP-1559 ERC-20 transfer signed here, which needs gas) and reports its hash with the wallet's
 signature of the task's payer message, so the transfer is credited to this task.
 
+With --escrow, where the exchange has an escrow contract, the wallet signs an EIP-3009
+ReceiveWithAuthorization of the task's price to the escrow's payment collector, under the nonce
+that names the payment's terms (checked here against them: the seller's payout address receives,
+the exchange's hot wallet operates), and the exchange calls the escrow's authorize (and pays its
+gas): the money stays in the escrow contract, not at an address of the exchange, until it is paid
+to the seller or goes back to the wallet.
+
 Nothing is sent when a check fails: a task already paid or not awaiting payment, instructions
 that disagree with the exchange's chain, a node on another chain, too little money or gas. The
 buyer token is --token, else the one saved when the task was posted here.`,
@@ -69,6 +79,9 @@ buyer token is --token, else the one saved when the task was posted here.`,
 			if o.Timeout <= 0 {
 				return cmdutil.Usagef("--timeout must be positive")
 			}
+			if o.Transfer && o.Escrow {
+				return cmdutil.Usagef("--transfer and --escrow are two ways to pay: give one")
+			}
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
@@ -77,6 +90,7 @@ buyer token is --token, else the one saved when the task was posted here.`,
 	}
 	c.Flags().StringVar(&o.Token, "token", "", "the task's buyer token (default: the one saved when the task was posted)")
 	c.Flags().BoolVar(&o.Transfer, "transfer", false, "send a plain ERC-20 transfer (with gas) even where the exchange takes a signed authorization")
+	c.Flags().BoolVar(&o.Escrow, "escrow", false, "pay into the exchange's escrow contract (a signed authorization; the exchange pays the gas)")
 	addRPCFlag(c, &o.RPCURL)
 	c.Flags().DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long to wait for the exchange to have the task funded once the transfer is sent")
 	cmdutil.AddYesFlag(c, &o.Yes)
@@ -103,6 +117,8 @@ type payment struct {
 	gasWei  *big.Int
 	// auth is the authorization the wallet signs instead of sending a transfer (nil: a transfer).
 	auth *axp.AuthorizationTerms
+	// escrow is the escrow payment the wallet signs instead (nil: none).
+	escrow *axp.EscrowTerms
 }
 
 func payRun(ctx context.Context, o *PayOptions) error {
@@ -124,6 +140,9 @@ func payRun(ctx context.Context, o *PayOptions) error {
 
 // action is what the confirmation asks to do.
 func (p *payment) action() string {
+	if p.escrow != nil {
+		return fmt.Sprintf("authorize %s of %s from %s into the escrow %s for task %s", p.usd.Display(), p.n.symbol, p.from.Hex(), p.escrow.EscrowAddress, p.t.ID)
+	}
 	if p.auth != nil {
 		return fmt.Sprintf("authorize %s of %s from %s to %s for task %s", p.usd.Display(), p.n.symbol, p.from.Hex(), p.to.Hex(), p.t.ID)
 	}
@@ -132,6 +151,9 @@ func (p *payment) action() string {
 
 // sent says that the payment left, as transaction hash.
 func (p *payment) sent(hash string) string {
+	if p.escrow != nil {
+		return fmt.Sprintf("✓ Authorized %s of %s into the escrow %s; the exchange submitted it: transaction %s", p.usd.Display(), p.n.symbol, p.escrow.EscrowAddress, hash)
+	}
 	if p.auth != nil {
 		return fmt.Sprintf("✓ Authorized %s of %s to %s; the exchange submitted it: transaction %s", p.usd.Display(), p.n.symbol, p.to.Hex(), hash)
 	}
@@ -141,6 +163,13 @@ func (p *payment) sent(hash string) string {
 // pay signs the authorization, which the exchange submits, or sends the transfer. For a transfer,
 // report tells the exchange which task it pays (nil for an authorization: it names its task).
 func (p *payment) pay(ctx context.Context) (hash string, report func(context.Context) error, err error) {
+	if p.escrow != nil {
+		hash, err := p.payEscrow(ctx)
+		if err != nil {
+			return "", nil, nothingSent(err)
+		}
+		return hash, nil, nil
+	}
 	if p.auth != nil {
 		hash, err := p.authorize(ctx)
 		if err != nil {
@@ -243,6 +272,57 @@ func (p *payment) authorize(ctx context.Context) (string, error) {
 	return rep.Payment.TxHash, nil
 }
 
+// payEscrow signs the task's escrow authorization and posts it; the exchange calls the escrow's
+// authorize, whose transaction it answers.
+func (p *payment) payEscrow(ctx context.Context) (string, error) {
+	sig, err := chain.SignReceive(p.w.Key, &p.escrow.Authorization)
+	if err != nil {
+		return "", err
+	}
+	rep, _, err := client.Call(ctx, p.buyer, contract.PayEscrowOp, axp.PayEscrowInput{TaskRef: axp.TaskRef{ID: p.t.ID},
+		Payer: p.from.Hex(), Signature: sig})
+	if err != nil {
+		return "", err
+	}
+	if rep.Payment == nil || rep.Payment.TxHash == "" {
+		return "", fmt.Errorf("the exchange took the escrow authorization but named no transaction")
+	}
+	return rep.Payment.TxHash, nil
+}
+
+// checkEscrow refuses escrow terms that disagree with the chain the exchange publishes, with the
+// task's price, or with themselves: the authorization must be of the whole amount to the collector,
+// valid until the terms' preApprovalExpiry, under the nonce the collector derives from the terms.
+func checkEscrow(t *axp.Task, e *axp.EscrowTerms, ch *axp.ChainInfo, n *node) error {
+	hint := "ask the exchange's operator, or pay without --escrow"
+	p, a := t.Payment, e.Authorization
+	info, err := escrow.ParseTerms(e.PaymentInfo)
+	if err != nil {
+		return axp.Conflict(fmt.Sprintf("task %s's escrow terms are malformed: %v", t.ID, err), hint)
+	}
+	switch {
+	case !chain.IsAddress(e.EscrowAddress) || !chain.IsAddress(e.CollectorAddress):
+		return axp.Conflict(fmt.Sprintf("task %s's escrow %q or collector %q is not an address", t.ID, e.EscrowAddress, e.CollectorAddress), hint)
+	case a.Domain.ChainID != ch.ChainID || !strings.EqualFold(a.Domain.VerifyingContract, ch.TokenAddress) || !strings.EqualFold(e.PaymentInfo.Token, ch.TokenAddress):
+		return axp.Conflict(fmt.Sprintf("task %s's escrow payment names token %s on chain %d, but /api/pricing names %s on chain %d", t.ID,
+			a.Domain.VerifyingContract, a.Domain.ChainID, ch.TokenAddress, ch.ChainID), hint)
+	case a.PrimaryType != "ReceiveWithAuthorization" || !strings.EqualFold(a.To, e.CollectorAddress) || a.ValidAfter != 0 || a.ValidBefore != e.PaymentInfo.PreApprovalExpiry:
+		return axp.Conflict(fmt.Sprintf("task %s's escrow authorization (%s to %s, valid %d to %d) is not the collector's for these terms", t.ID,
+			a.PrimaryType, a.To, a.ValidAfter, a.ValidBefore), hint)
+	case a.ValueUSD != p.AmountUSD-p.ReceivedUSD || a.Value != e.PaymentInfo.MaxAmount:
+		return axp.Conflict(fmt.Sprintf("task %s's escrow authorization asks for %s (%s units, terms %s); the task waits for %s", t.ID, a.ValueUSD.Display(),
+			a.Value, e.PaymentInfo.MaxAmount, (p.AmountUSD-p.ReceivedUSD).Display()), hint)
+	}
+	if units, ok := new(big.Int).SetString(a.Value, 10); !ok || units.Cmp(n.units(a.ValueUSD)) != 0 {
+		return axp.Conflict(fmt.Sprintf("task %s's escrow units (%s) are not its amount (%s)", t.ID, a.Value, a.ValueUSD.Display()), hint)
+	}
+	if nonce := escrow.Nonce(ch.ChainID, common.HexToAddress(e.EscrowAddress), info); !strings.EqualFold(a.Nonce, common.Hash(nonce).Hex()) {
+		return axp.Conflict(fmt.Sprintf("task %s's escrow authorization nonce %s is not the one its terms give (%s): the signature would not be for these terms", t.ID,
+			a.Nonce, common.Hash(nonce).Hex()), hint)
+	}
+	return nil
+}
+
 // checkTerms refuses authorization terms that disagree with the chain the exchange publishes, or
 // that ask for another amount than the task's price less what it received.
 func checkTerms(t *axp.Task, a *axp.AuthorizationTerms, ch *axp.ChainInfo, n *node) error {
@@ -298,6 +378,25 @@ func prepare(ctx context.Context, o *PayOptions) (*payment, error) {
 	}
 	p := &payment{t: t, buyer: buyer, w: w, n: n, from: common.HexToAddress(w.Address()), to: common.HexToAddress(t.Payment.DepositAddress),
 		usd: usd, confirm: pr.Chain.Confirmations}
+	if o.Escrow {
+		e := t.Payment.Escrow
+		if e == nil {
+			n.close()
+			return nil, axp.Conflict("task "+t.ID+" cannot be paid into escrow here: the exchange has no escrow contract, the seller no payout address, or part of the price was paid already",
+				"pay without --escrow: axp wallet pay "+t.ID)
+		}
+		if err := checkEscrow(t, e, pr.Chain, n); err != nil {
+			n.close()
+			return nil, err
+		}
+		p.escrow, p.usd, p.to = e, e.Authorization.ValueUSD, common.HexToAddress(e.EscrowAddress)
+		p.units, _ = new(big.Int).SetString(e.Authorization.Value, 10)
+		if err := p.covered(ctx); err != nil {
+			n.close()
+			return nil, err
+		}
+		return p, nil
+	}
 	if a := t.Payment.Authorization; a != nil && !o.Transfer {
 		if err := checkTerms(t, a, pr.Chain, n); err != nil {
 			n.close()
@@ -305,14 +404,9 @@ func prepare(ctx context.Context, o *PayOptions) (*payment, error) {
 		}
 		p.auth, p.usd = a, a.ValueUSD
 		p.units, _ = new(big.Int).SetString(a.Value, 10)
-		if p.balance, err = n.tokenBalance(ctx, p.from); err != nil {
+		if err := p.covered(ctx); err != nil {
 			n.close()
 			return nil, err
-		}
-		if p.balance.Cmp(p.units) < 0 {
-			n.close()
-			return nil, axp.Conflict(fmt.Sprintf("the wallet %s holds %s of %s; task %s needs %s", p.from.Hex(), n.usd(p.balance).Display(), n.symbol, t.ID, p.usd.Display()),
-				n.fundHint(p.from.Hex()))
 		}
 		return p, nil
 	}
@@ -321,6 +415,19 @@ func prepare(ctx context.Context, o *PayOptions) (*payment, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// covered reads the wallet's token balance and refuses one short of the units a signed payment moves.
+func (p *payment) covered(ctx context.Context) error {
+	var err error
+	if p.balance, err = p.n.tokenBalance(ctx, p.from); err != nil {
+		return err
+	}
+	if p.balance.Cmp(p.units) < 0 {
+		return axp.Conflict(fmt.Sprintf("the wallet %s holds %s of %s; task %s needs %s", p.from.Hex(), p.n.usd(p.balance).Display(), p.n.symbol, p.t.ID, p.usd.Display()),
+			p.n.fundHint(p.from.Hex()))
+	}
+	return nil
 }
 
 // due is what a task awaiting payment is still owed, or the error that says why nothing is: its
@@ -435,6 +542,16 @@ func (p *payment) describe() ([]string, error) {
 	chainLine := fmt.Sprintf("chain %d", p.n.id)
 	if p.n.test {
 		chainLine += " (the exchange's test chain: not real money)"
+	}
+	if e := p.escrow; e != nil {
+		return []string{
+			fmt.Sprintf("task %s (%s) is awaiting payment: %s", p.t.ID, p.t.Type, p.usd.Display()),
+			fmt.Sprintf("sign an authorization of %s units of %s (%s) into the escrow %s on %s, for this task only (nonce %s…)",
+				p.units, p.n.symbol, p.n.token.Hex(), e.EscrowAddress, chainLine, e.Authorization.Nonce[:12]),
+			fmt.Sprintf("the escrow holds it until the exchange (%s) pays the seller's %s, or returns it; from %s you may reclaim it yourself",
+				e.PaymentInfo.Operator, e.PaymentInfo.Receiver, time.Unix(e.PaymentInfo.AuthorizationExpiry, 0).UTC().Format("2006-01-02 15:04 UTC")),
+			fmt.Sprintf("from your wallet %s (it holds %s); the exchange submits it and pays the gas", p.from.Hex(), p.n.usd(p.balance).Display()),
+		}, nil
 	}
 	if p.auth != nil {
 		return []string{

@@ -18,6 +18,7 @@ import (
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
+	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -543,6 +544,77 @@ func TestPayByAuthorization(t *testing.T) {
 	if status, _, errOut := c.run("", "wallet", "pay", tk.ID, "--yes", "--transfer"); status != 0 || !strings.Contains(errOut, "✓ Sent "+tk.Payment.PayableUSD.Display()) {
 		t.Fatalf("wallet pay --transfer: exit %d\n%s", status, errOut)
 	}
+}
+
+// wallet pay --escrow: the wallet signs the task's escrow authorization (checked against its
+// terms), the exchange calls the escrow's authorize; the wallet sends no transaction, loses the
+// price, and the escrow holds it. Without an escrow the flag is refused with nothing sent; with
+// --transfer it is a usage error.
+func TestPayIntoEscrow(t *testing.T) {
+	c0 := chaintest.Start(t)
+	hot := c0.NewKey()
+	keyFile := filepath.Join(t.TempDir(), "hot.key")
+	if err := os.WriteFile(keyFile, []byte(chaintest.KeyHex(hot)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ec, err := ethclient.Dial(c0.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	k, err := escrow.Deploy(context.Background(), ec, c0.NewKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newMarketOn(t, c0, func(cfg *daemon.Config) {
+		cfg.PayoutKeyFile, cfg.EscrowAddress, cfg.EscrowCollectorAddress = keyFile, k.Escrow.Hex(), k.Collector.Hex()
+	})
+	c := newCLI(t, m.x.URL)
+	c.env["AXP_RPC_URL"] = m.c.URL
+	tk := m.awaiting(t, c)
+	if tk.Payment.Escrow == nil {
+		t.Fatalf("the task offers no escrow: %+v", tk.Payment)
+	}
+	if view := c.must("", "task", "view", tk.ID); !strings.Contains(view, "into_escrow:\t"+tk.Payment.AmountUSD.String()+" to "+k.Escrow.Hex()) {
+		t.Fatalf("task view does not offer the escrow:\n%s", view)
+	}
+	addr := strings.TrimSpace(c.must("", "wallet", "new"))
+	m.c.Mint(m.c.Token, addr, 10_000_000)
+	if status, _, errOut := c.run("", "wallet", "pay", tk.ID, "--yes", "--escrow", "--transfer"); status == 0 || !strings.Contains(errOut, "give one") {
+		t.Fatalf("--escrow --transfer: exit %d\n%s", status, errOut)
+	}
+
+	status, out, errOut := c.run("", "wallet", "pay", tk.ID, "--yes", "--escrow")
+	if status != 0 {
+		t.Fatalf("wallet pay --escrow: exit %d\nstdout:\n%s\nstderr:\n%s", status, out, errOut)
+	}
+	for _, want := range []string{"✓ Authorized " + tk.Payment.AmountUSD.Display() + " of TUSD into the escrow " + k.Escrow.Hex(), "✓ Task " + tk.ID + " is funded"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("wallet pay --escrow: stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if n := m.nonce(t, addr); n != 0 {
+		t.Fatalf("the wallet sent %d transactions; the exchange calls the escrow", n)
+	}
+	if got := m.c.Balance(m.c.Token, addr); got != 10_000_000-tk.Payment.AmountUSD {
+		t.Fatalf("the wallet holds %s after paying %s", got, tk.Payment.AmountUSD)
+	}
+	store, err := escrow.TokenStore(context.Background(), ec, k.Escrow, common.HexToAddress(chaintest.Addr(hot)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held := m.c.Balance(m.c.Token, store.Hex()); held != tk.Payment.AmountUSD {
+		t.Fatalf("the escrow holds %s", held)
+	}
+
+	// An exchange without an escrow: refused, nothing sent.
+	m2 := newMarketOn(t, c0, func(cfg *daemon.Config) { cfg.PayoutKeyFile = keyFile })
+	c2 := newCLI(t, m2.x.URL)
+	c2.env["AXP_RPC_URL"] = m2.c.URL
+	tk = m2.awaiting(t, c2)
+	addr = strings.TrimSpace(c2.must("", "wallet", "new"))
+	m.c.Mint(m.c.Token, addr, 10_000_000)
+	c2.refused(6, []string{"cannot be paid into escrow", "nothing was sent"}, "wallet", "pay", tk.ID, "--yes", "--escrow")
 }
 
 // The Payer the terminal UI pays with is `axp wallet pay` without the question and the wait: the

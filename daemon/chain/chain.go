@@ -106,6 +106,8 @@ type Receipt struct {
 	// Authorizations are the token's AuthorizationUsed logs (EIP-3009): whose signed
 	// authorization, under which nonce, the transaction used.
 	Authorizations []AuthorizationUse
+	// Logs are all the transaction's logs, of any contract (the escrow's events among them).
+	Logs []types.Log
 }
 
 // AuthorizationUse is an EIP-3009 AuthorizationUsed log: the authorizer and the nonce it signed.
@@ -335,6 +337,7 @@ func (c *Client) Receipt(ctx context.Context, txHash string) (Receipt, error) {
 		return r, err
 	}
 	for _, l := range rc.Logs {
+		r.Logs = append(r.Logs, *l)
 		if tr, ok := c.transfer(l); ok {
 			tr.BlockTime = r.BlockTime
 			r.Transfers = append(r.Transfers, tr)
@@ -346,6 +349,10 @@ func (c *Client) Receipt(ctx context.Context, txHash string) (Receipt, error) {
 	}
 	return r, nil
 }
+
+// Eth is the client's connection to the node, for the contracts of other packages (the escrow) to
+// read through.
+func (c *Client) Eth() *ethclient.Client { return c.ec }
 
 // Known reports whether the node knows the transaction, pending or mined.
 func (c *Client) Known(ctx context.Context, txHash string) (bool, error) {

@@ -130,7 +130,7 @@ func (w *Wallet) SignAuthorization(ctx context.Context, a Authorization, sig []b
 	if err != nil {
 		return Signed{}, err
 	}
-	return w.signCall(ctx, data, 0, "the authorization")
+	return w.signCall(ctx, w.c.token, data, 0, "the authorization")
 }
 
 // WaitMined waits until a transaction is mined (or ctx ends) and returns its receipt.
@@ -225,4 +225,29 @@ func AuthorizationSignature(key *ecdsa.PrivateKey, d Domain, chainID uint64, tok
 	}
 	sig[64] += 27
 	return sig, nil
+}
+
+// SignReceive signs the ReceiveWithAuthorization of a task's escrow terms
+// (axp.EscrowAuthorization) with key, as a buyer's wallet does: the 0x-hex 65-byte signature (v as
+// 27 or 28) that pay_escrow takes. The terms are checked first: their domain, value and nonce must
+// parse.
+func SignReceive(key *ecdsa.PrivateKey, t *axp.EscrowAuthorization) (string, error) {
+	value, ok := new(big.Int).SetString(t.Value, 10)
+	nonce := common.FromHex(t.Nonce)
+	if !ok || value.Sign() <= 0 || len(nonce) != 32 || !common.IsHexAddress(t.To) || !common.IsHexAddress(t.Domain.VerifyingContract) {
+		return "", fmt.Errorf("the escrow authorization is malformed (value %q, nonce %q, to %q)", t.Value, t.Nonce, t.To)
+	}
+	a := Authorization{From: crypto.PubkeyToAddress(key.PublicKey), To: common.HexToAddress(t.To), Value: value,
+		ValidAfter: big.NewInt(t.ValidAfter), ValidBefore: big.NewInt(t.ValidBefore), Nonce: [32]byte(nonce)}
+	digest, err := ReceiveAuthorizationDigest(Domain{Name: t.Domain.Name, Version: t.Domain.Version}, t.Domain.ChainID,
+		common.HexToAddress(t.Domain.VerifyingContract), a)
+	if err != nil {
+		return "", err
+	}
+	sig, err := crypto.Sign(digest, key)
+	if err != nil {
+		return "", err
+	}
+	sig[64] += 27
+	return "0x" + hex.EncodeToString(sig), nil
 }

@@ -179,12 +179,19 @@ func (w *Wallet) Sign(ctx context.Context, to string, amount axp.Money, skip uin
 	if err != nil {
 		return s, err
 	}
-	return w.signCall(ctx, data, skip, "the transfer")
+	return w.signCall(ctx, w.c.token, data, skip, "the transfer")
 }
 
-// signCall signs a call of the token with data, with the wallet's next nonce plus skip, after
-// estimating its gas (a call that would revert is refused here, naming what).
-func (w *Wallet) signCall(ctx context.Context, data []byte, skip uint64, what string) (Signed, error) {
+// SignCall signs a call of the contract at to with data from the wallet (which pays the gas), with
+// its next nonce, after estimating its gas: a call that would revert is refused here, naming what,
+// and the error carries the revert data. Hold Acquire until it is stored and broadcast.
+func (w *Wallet) SignCall(ctx context.Context, to common.Address, data []byte, what string) (Signed, error) {
+	return w.signCall(ctx, to, data, 0, what)
+}
+
+// signCall signs a call of the contract at to with data, with the wallet's next nonce plus skip,
+// after estimating its gas (a call that would revert is refused here, naming what).
+func (w *Wallet) signCall(ctx context.Context, to common.Address, data []byte, skip uint64, what string) (Signed, error) {
 	var s Signed
 	ec := w.c.ec
 	nonce, err := ec.PendingNonceAt(ctx, w.addr)
@@ -192,7 +199,7 @@ func (w *Wallet) signCall(ctx context.Context, data []byte, skip uint64, what st
 		return s, fmt.Errorf("read the hot wallet's nonce: %w", err)
 	}
 	nonce += skip
-	gas, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: w.addr, To: &w.c.token, Data: data})
+	gas, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: w.addr, To: &to, Data: data})
 	if err != nil {
 		return s, fmt.Errorf("%s would fail: %w", what, err)
 	}
@@ -207,7 +214,7 @@ func (w *Wallet) signCall(ctx context.Context, data []byte, skip uint64, what st
 	}
 	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(big.NewInt(2), baseFee(head)))
 	tx := types.NewTx(&types.DynamicFeeTx{ChainID: new(big.Int).SetUint64(w.c.cfg.ChainID), Nonce: nonce,
-		GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &w.c.token, Value: new(big.Int), Data: data})
+		GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &to, Value: new(big.Int), Data: data})
 	signed, err := types.SignTx(tx, types.LatestSignerForChainID(tx.ChainId()), w.key)
 	if err != nil {
 		return s, err

@@ -100,6 +100,12 @@ type Config struct {
 	// exchange (the evm payout rail). The key is never logged or stored in the database.
 	PayoutKeyFile       string
 	PayoutKeyPassphrase string
+	// EscrowAddress and EscrowCollectorAddress name the escrow contract (an AuthCaptureEscrow) and
+	// its ERC-3009 payment collector on the chain (keys escrow_address, escrow_collector_address;
+	// test mode deploys its own). With both, a hot wallet and an EIP-3009 token, tasks may be paid
+	// into the escrow (pay_escrow); the deposit address still takes plain transfers.
+	EscrowAddress          string
+	EscrowCollectorAddress string
 	// Pay-per-call tools (docs/design.md section 13). X402FacilitatorURL names an outside x402
 	// facilitator (/verify, /settle, /supported); without it the exchange settles payments itself
 	// from the hot wallet. PaidPrices overrides tools' prices (key paid_prices: tool name -> USD).

@@ -177,6 +177,9 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 }
 
 func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
+	if err := s.refuseContractMoney(in.ID); err != nil {
+		return nil, err
+	}
 	if in.TxHash == "" && s.rail.Wallet != nil {
 		// The hot wallet sends what the item moves: all of it, or the buyer's part of a split
 		// whose seller has no payout address yet.
@@ -277,8 +280,13 @@ func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 	}
 	t.Received += a.Amount
 	t.Paid = append(t.Paid, axp.PaidIn{TxHash: a.TxHash, From: from, Amount: a.Amount})
+	postings := axp.PaymentEntry(t.ID, a.Amount)
+	if e := t.Authorization; e != nil && e.Escrow != nil && strings.EqualFold(e.TxHash, a.TxHash) {
+		// Paid into the escrow contract: the money is there, not at the deposit address.
+		postings = axp.ContractPaymentEntry(t.ID, a.Amount)
+	}
 	if err := ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: "payment",
-		Postings: axp.PaymentEntry(t.ID, a.Amount), ApprovalID: a.ID, TxHash: a.TxHash, At: ch.Now}); err != nil {
+		Postings: postings, ApprovalID: a.ID, TxHash: a.TxHash, At: ch.Now}); err != nil {
 		return err
 	}
 	// Other reports still waiting (another transaction the buyer named) have nothing left to pay:

@@ -75,7 +75,6 @@ func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in 
 	if sameSubmission(t, in) {
 		return nil
 	}
-	id := t.ID
 	terms := s.AuthorizationTerms(t)
 	if terms == nil {
 		return axp.Conflict("the task is "+t.Status+" and waits for no payment", "")
@@ -130,7 +129,21 @@ func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in 
 		}
 		return axp.Invalid("signature", "the token refuses this authorization: "+err.Error(), "check the payer's balance and sign again")
 	}
-	_, err = s.base.Mutate(ctx, "buyer", func(ch *kernel.Change) (any, error) {
+	rec := &axp.AuthPayment{From: auth.From.Hex(), Nonce: strings.ToLower(terms.Nonce), Amount: terms.ValueUSD, ValidBefore: in.ValidBefore}
+	return s.submit(ctx, t, signed, rec, "payment_authorized", map[string]any{"from": auth.From.Hex(), "amount_usd": terms.ValueUSD,
+		"tx_hash": signed.Hash})
+}
+
+// submit stores rec, a buyer's authorization that signed (the hot wallet's transaction, held by the
+// caller under Acquire) carries, on task t (as the caller checked it) and claims the transaction
+// for the task, in one change recorded as action with detail; then it broadcasts the transaction.
+// The task must still wait for the same payment, with no other authorization submitted. A node that
+// refuses the transaction fails the authorization (the buyer may sign again); one that does not
+// answer leaves it to TrackAuthorizations, which sends it again. A crash before the change leaves
+// nothing sent; after it, the stored transaction is sent again.
+func (s *Service) submit(ctx context.Context, t *axp.TaskRecord, signed chain.Signed, rec *axp.AuthPayment, action string, detail map[string]any) error {
+	id := t.ID
+	_, err := s.base.Mutate(ctx, "buyer", func(ch *kernel.Change) (any, error) {
 		cur, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
@@ -146,15 +159,16 @@ func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in 
 		} else if other != "" {
 			return nil, axp.Conflict("the submitting transaction already funds task "+other, "")
 		}
-		cur.Authorization = &axp.AuthPayment{From: auth.From.Hex(), Nonce: strings.ToLower(terms.Nonce), Amount: terms.ValueUSD,
-			ValidBefore: in.ValidBefore, TxHash: signed.Hash, Raw: hex.EncodeToString(signed.Raw), SubmittedAt: ch.Now, Block: s.rail.Chain.LastHead(), Status: axp.AuthSubmitted}
+		a := *rec
+		a.TxHash, a.Raw, a.SubmittedAt, a.Block, a.Status = signed.Hash, hex.EncodeToString(signed.Raw), ch.Now, s.rail.Chain.LastHead(), axp.AuthSubmitted
+		cur.Authorization = &a
 		cur.UpdatedAt = ch.Now
-		return nil, ch.Save(cur, cur.Status, "payment_authorized", map[string]any{"from": auth.From.Hex(), "amount_usd": terms.ValueUSD,
-			"tx_hash": signed.Hash})
+		return nil, ch.Save(cur, cur.Status, action, detail)
 	})
 	if err != nil {
 		return err
 	}
+	s.base.AfterScan("submitted") // tests: between storing the transaction and broadcasting it
 	if berr := s.rail.Wallet.Broadcast(ctx, signed.Raw); berr != nil && !errors.Is(berr, chain.ErrUnanswered) {
 		s.failAuthorization(ctx, id, signed.Hash, "the node refused the transaction: "+berr.Error())
 		return axp.Conflict("the chain's node refused the authorization's transaction: "+berr.Error(), "sign again")
@@ -169,7 +183,7 @@ func (s *Service) PayByAuthorization(ctx context.Context, t *axp.TaskRecord, in 
 // then nothing is submitted again.
 func sameSubmission(t *axp.TaskRecord, in *axp.PayAuthorizationInput) bool {
 	a := t.Authorization
-	return a != nil && a.Status != axp.AuthFailed && chain.SameAddress(a.From, in.From) && a.ValidBefore == in.ValidBefore
+	return a != nil && a.Escrow == nil && a.Status != axp.AuthFailed && chain.SameAddress(a.From, in.From) && a.ValidBefore == in.ValidBefore
 }
 
 // failAuthorization marks a task's submitted authorization failed: the buyer may sign again.
@@ -221,6 +235,13 @@ func (s *Service) TrackAuthorizations(ctx context.Context) {
 			continue
 		}
 		switch {
+		case r.Found && r.Success && o.a.Escrow != nil:
+			// Its money went into the escrow contract, not to the deposit address: the receipt
+			// funds the task once it has its confirmations.
+			if r.Confirmations >= s.rail.Chain.Confirmations() {
+				s.creditEscrow(ctx, o.task, o.a, r)
+			}
+			continue
 		case r.Found && r.Success:
 			continue // the watcher credits its transfer once it has its confirmations
 		case !r.Found && s.base.Now().Unix() <= o.a.ValidBefore:
@@ -241,6 +262,13 @@ func (s *Service) TrackAuthorizations(ctx context.Context) {
 		// Reverted, replaced or expired: used on chain means another transaction carried it.
 		used, err := s.rail.Chain.AuthorizationUsedHex(ctx, o.a.From, o.a.Nonce)
 		if err != nil {
+			continue
+		}
+		if used && o.a.Escrow != nil {
+			// Only the operator authorizes into the escrow: another transaction of the hot wallet
+			// used the payment's nonce. Logged for the operator; the task stays as it is.
+			s.base.Log.ErrorContext(ctx, "an escrow authorization's nonce was used by another transaction than the one stored", "source", "payments",
+				"task", o.task, "tx_hash", o.a.TxHash, "payment_hash", o.a.Escrow.PaymentHash)
 			continue
 		}
 		if used {

@@ -90,7 +90,7 @@ func (s *Service) SetupChain() error {
 	}
 	s.base.Log.Info("hot wallet ready: approved payouts are sent by the exchange (evm rail)", "source", "payments",
 		"address", s.rail.Wallet.Address(), "balance_usd", c.Money(bal).String())
-	return nil
+	return s.escrowSetup(ctx)
 }
 
 // evmVerifier names the evm verifier; the work is done by checkReport, checkReported and the watcher.

@@ -2,6 +2,7 @@ package money
 
 import (
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/axp-exchange/axp/daemon/kernel"
 )
 
@@ -12,6 +13,8 @@ type Service struct {
 	rail  *kernel.Rail // the chain, the hot wallet, the payment verifier and the faucet (set up by SetupChain)
 	prom  *kernel.Prom
 	tasks Tasks
+	// escrow is the escrow contract and its payment collector (escrow_address), nil without one.
+	escrow *escrow.Contracts
 }
 
 // Tasks is what the money service does to a task when its money moves.

@@ -344,22 +344,36 @@ func (s *Service) payCrypto(ctx context.Context, c *pipeline.Call, in *axp.PayCr
 // payAuthorization pays a task by the buyer's signed EIP-3009 authorization, which the exchange
 // submits: the money is for this task by construction.
 func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *axp.PayAuthorizationInput) (*axp.PaymentReport, error) {
+	return s.paySigned(ctx, c, in.ID, func(t *axp.TaskRecord) error { return s.money.PayByAuthorization(ctx, t, in) },
+		"Authorization submitted; the job starts once its transfer has %d confirmations (the exchange checks by itself).")
+}
+
+// payEscrow pays a task into the escrow contract by the buyer's signature of its escrow terms: the
+// exchange calls the escrow's authorize with it.
+func (s *Service) payEscrow(ctx context.Context, c *pipeline.Call, in *axp.PayEscrowInput) (*axp.PaymentReport, error) {
+	return s.paySigned(ctx, c, in.ID, func(t *axp.TaskRecord) error { return s.money.PayByEscrow(ctx, t, in) },
+		"Escrow authorization submitted; the money goes into the escrow contract and the job starts once the transaction has %d confirmations (the exchange checks by itself).")
+}
+
+// paySigned runs pay, which submits a payment the buyer signed for task id, and answers the
+// report; pending is its message while the transaction waits (with the confirmations as %d).
+func (s *Service) paySigned(ctx context.Context, c *pipeline.Call, id string, pay func(*axp.TaskRecord) error, pending string) (*axp.PaymentReport, error) {
 	var t *axp.TaskRecord
 	if err := s.base.Store.View(func(tx *store.Tx) error {
 		var err error
-		t, _, err = kernel.LoadOwned(tx, c, in.ID)
+		t, _, err = kernel.LoadOwned(tx, c, id)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	if err := s.money.PayByAuthorization(ctx, t, in); err != nil {
+	if err := pay(t); err != nil {
 		return nil, err
 	}
 	// The report is stored as the call's answer (the submission itself was stored without it,
 	// inside the payment service), so that a retry with the same key replays it; a retry without
 	// one is recognised by the authorization it carries and submits nothing more.
 	return kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.PaymentReport, error) {
-		t, err := kernel.LoadTask(ch.Tx, in.ID)
+		t, err := kernel.LoadTask(ch.Tx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -368,7 +382,7 @@ func (s *Service) payAuthorization(ctx context.Context, c *pipeline.Call, in *ax
 			return nil, err
 		}
 		out := &axp.PaymentReport{TaskID: t.ID, Status: t.Status, Payment: v.Payment, Verifier: s.rail.Verifier.Name(),
-			Message: fmt.Sprintf("Authorization submitted; the job starts once its transfer has %d confirmations (the exchange checks by itself).", s.rail.Chain.Confirmations())}
+			Message: fmt.Sprintf(pending, s.rail.Chain.Confirmations())}
 		if a := t.Authorization; a != nil {
 			out.Message += " Transaction: " + a.TxHash + "."
 		}

@@ -24,6 +24,7 @@ func (s *Service) Register(r *pipeline.Registry) {
 	pipeline.Handle(r, contract.ChooseOffer, s.chooseOffer)
 	pipeline.Handle(r, contract.PayCryptoOp, s.payCrypto)
 	pipeline.Handle(r, contract.PayAuthorizationOp, s.payAuthorization)
+	pipeline.Handle(r, contract.PayEscrowOp, s.payEscrow)
 	pipeline.Handle(r, contract.GetDeliverable, s.getDeliverable)
 	pipeline.Handle(r, contract.AcceptTask, s.acceptTask)
 	pipeline.Handle(r, contract.DisputeTask, s.disputeTask)

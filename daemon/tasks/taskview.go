@@ -124,6 +124,7 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 			if s.rail.Chain != nil {
 				p.PayerMessage = axp.PayerMessage(t.ID, s.rail.Chain.ChainID(), s.rail.Chain.Deposit())
 				p.Authorization = s.money.AuthorizationTerms(t)
+				p.Escrow = s.money.EscrowTerms(tx, t)
 				p.AmountNote = amountNote(tx, t)
 			}
 		}

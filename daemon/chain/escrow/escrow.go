@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/testusd"
 	"github.com/ethereum/go-ethereum"
@@ -116,6 +117,56 @@ func Hash(chainID uint64, escrowAddr common.Address, p PaymentInfo) common.Hash 
 		uword(uint64(p.MinFeeBps)), uword(uint64(p.MaxFeeBps)), word(p.FeeReceiver[:]), word(orZero(p.Salt).Bytes())}
 	structHash := crypto.Keccak256(words...)
 	return crypto.Keccak256Hash(uword(chainID), word(escrowAddr[:]), structHash)
+}
+
+// Terms is p as the exchange answers it (axp.EscrowPaymentInfo), the payer left out while it is
+// zero.
+func Terms(p PaymentInfo) axp.EscrowPaymentInfo {
+	out := axp.EscrowPaymentInfo{Operator: p.Operator.Hex(), Receiver: p.Receiver.Hex(), Token: p.Token.Hex(),
+		MaxAmount: orZero(p.MaxAmount).String(), PreApprovalExpiry: int64(p.PreApprovalExpiry), AuthorizationExpiry: int64(p.AuthorizationExpiry),
+		RefundExpiry: int64(p.RefundExpiry), MinFeeBps: p.MinFeeBps, MaxFeeBps: p.MaxFeeBps, FeeReceiver: p.FeeReceiver.Hex(), Salt: orZero(p.Salt).String()}
+	if p.Payer != (common.Address{}) {
+		out.Payer = p.Payer.Hex()
+	}
+	return out
+}
+
+// ParseTerms reads terms back into a PaymentInfo, refusing a malformed field by name.
+func ParseTerms(t axp.EscrowPaymentInfo) (PaymentInfo, error) {
+	var p PaymentInfo
+	for _, a := range []struct {
+		name, v string
+		to      *common.Address
+	}{{"operator", t.Operator, &p.Operator}, {"payer", t.Payer, &p.Payer}, {"receiver", t.Receiver, &p.Receiver},
+		{"token", t.Token, &p.Token}, {"feeReceiver", t.FeeReceiver, &p.FeeReceiver}} {
+		if a.v == "" && a.name == "payer" {
+			continue
+		}
+		if !common.IsHexAddress(a.v) {
+			return p, fmt.Errorf("payment_info.%s %q is not an address", a.name, a.v)
+		}
+		*a.to = common.HexToAddress(a.v)
+	}
+	var ok bool
+	if p.MaxAmount, ok = new(big.Int).SetString(t.MaxAmount, 10); !ok || p.MaxAmount.Sign() < 0 || p.MaxAmount.BitLen() > 120 {
+		return p, fmt.Errorf("payment_info.maxAmount %q is not a uint120", t.MaxAmount)
+	}
+	if p.Salt, ok = new(big.Int).SetString(t.Salt, 10); !ok || p.Salt.Sign() < 0 || p.Salt.BitLen() > 256 {
+		return p, fmt.Errorf("payment_info.salt %q is not a uint256", t.Salt)
+	}
+	for _, e := range []struct {
+		name string
+		v    int64
+		to   *uint64
+	}{{"preApprovalExpiry", t.PreApprovalExpiry, &p.PreApprovalExpiry}, {"authorizationExpiry", t.AuthorizationExpiry, &p.AuthorizationExpiry},
+		{"refundExpiry", t.RefundExpiry, &p.RefundExpiry}} {
+		if e.v < 0 || e.v >= 1<<48 {
+			return p, fmt.Errorf("payment_info.%s %d is not a uint48", e.name, e.v)
+		}
+		*e.to = uint64(e.v)
+	}
+	p.MinFeeBps, p.MaxFeeBps = t.MinFeeBps, t.MaxFeeBps
+	return p, nil
 }
 
 // word left-pads b (at most 32 bytes) to one ABI word.
@@ -345,31 +396,45 @@ type Contracts struct {
 }
 
 // Deploy deploys the project's local escrow and its two collectors from key's address (which pays
-// the gas), waiting for each to be mined. For tests and test mode only: on Base the exchange uses
-// the audited deployment.
+// the gas): the three transactions are sent at once with consecutive nonces (the collectors are
+// given the escrow's address, which follows from the sender and its nonce), then each is waited
+// for. For tests and test mode only: on Base the exchange uses the audited deployment.
 func Deploy(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey) (Contracts, error) {
-	var c Contracts
-	var err error
-	if c.Escrow, err = deploy(ctx, ec, key, escrowBin, nil); err != nil {
-		return c, fmt.Errorf("deploy the escrow: %w", err)
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	nonce, err := ec.PendingNonceAt(ctx, from)
+	if err != nil {
+		return Contracts{}, err
 	}
+	c := Contracts{Escrow: crypto.CreateAddress(from, nonce), Collector: crypto.CreateAddress(from, nonce+1),
+		RefundCollector: crypto.CreateAddress(from, nonce+2)}
 	address, _ := abi.NewType("address", "", nil)
 	arg, _ := abi.Arguments{{Type: address}}.Pack(c.Escrow)
-	if c.Collector, err = deploy(ctx, ec, key, collectorBin, arg); err != nil {
-		return c, fmt.Errorf("deploy the ERC-3009 payment collector: %w", err)
+	var sent []*types.Transaction
+	for i, d := range []struct {
+		what, bin string
+		args      []byte
+	}{{"the escrow", escrowBin, nil}, {"the ERC-3009 payment collector", collectorBin, arg}, {"the operator refund collector", refundBin, arg}} {
+		code := append(common.FromHex(strings.TrimSpace(d.bin)), d.args...)
+		tx, err := testusd.SendNonce(ctx, ec, key, nonce+uint64(i), nil, code, nil)
+		if err != nil {
+			return c, fmt.Errorf("deploy %s: %w", d.what, err)
+		}
+		sent = append(sent, tx)
 	}
-	if c.RefundCollector, err = deploy(ctx, ec, key, refundBin, arg); err != nil {
-		return c, fmt.Errorf("deploy the operator refund collector: %w", err)
+	for i, want := range []common.Address{c.Escrow, c.Collector, c.RefundCollector} {
+		got, err := mined(ctx, ec, sent[i])
+		if err != nil {
+			return c, fmt.Errorf("deploy the escrow's contracts: %w", err)
+		}
+		if got != want {
+			return c, fmt.Errorf("deploy the escrow's contracts: transaction %s made %s, not %s", sent[i].Hash().Hex(), got.Hex(), want.Hex())
+		}
 	}
 	return c, nil
 }
 
-func deploy(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, bin string, args []byte) (common.Address, error) {
-	code := append(common.FromHex(strings.TrimSpace(bin)), args...)
-	tx, err := testusd.Send(ctx, ec, key, nil, code, nil)
-	if err != nil {
-		return common.Address{}, err
-	}
+// mined waits for a deployment to be mined and answers the contract's address.
+func mined(ctx context.Context, ec *ethclient.Client, tx *types.Transaction) (common.Address, error) {
 	for {
 		r, err := ec.TransactionReceipt(ctx, tx.Hash())
 		if err == nil {

@@ -414,3 +414,36 @@ func (w *world) setTime(at uint64) {
 	w.c.SetTime(time.Unix(int64(at), 0))
 	w.c.Mine(1)
 }
+
+// Terms and ParseTerms carry a payment through the exchange's answer and back: the same hash; a
+// malformed field is refused by its name.
+func TestTermsRoundTrip(t *testing.T) {
+	p := escrow.PaymentInfo{Operator: common.HexToAddress("0x1111111111111111111111111111111111111111"),
+		Receiver: common.HexToAddress("0x3333333333333333333333333333333333333333"), Token: common.HexToAddress("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+		MaxAmount: big.NewInt(4_500_000), PreApprovalExpiry: 1740758554, AuthorizationExpiry: 1740762154, RefundExpiry: 1741276954,
+		MinFeeBps: 100, MaxFeeBps: 100, FeeReceiver: common.HexToAddress("0x4444444444444444444444444444444444444444"),
+		Salt: new(big.Int).Lsh(big.NewInt(1), 255)}
+	base := common.HexToAddress("0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff")
+	terms := escrow.Terms(p)
+	if terms.Payer != "" || terms.MaxAmount != "4500000" {
+		t.Fatalf("terms %+v", terms)
+	}
+	back, err := escrow.ParseTerms(terms)
+	if err != nil || escrow.Hash(8453, base, back) != escrow.Hash(8453, base, p) {
+		t.Fatalf("back %+v (%v)", back, err)
+	}
+	p.Payer = common.HexToAddress("0x2222222222222222222222222222222222222222")
+	if back, err = escrow.ParseTerms(escrow.Terms(p)); err != nil || back.Payer != p.Payer || escrow.Hash(8453, base, back) != escrow.Hash(8453, base, p) {
+		t.Fatalf("with the payer: %+v (%v)", back, err)
+	}
+	bad := terms
+	bad.MaxAmount = new(big.Int).Lsh(big.NewInt(1), 120).String()
+	if _, err := escrow.ParseTerms(bad); err == nil || !strings.Contains(err.Error(), "maxAmount") {
+		t.Fatalf("a maxAmount over 120 bits: %v", err)
+	}
+	bad = terms
+	bad.Receiver = "0x12"
+	if _, err := escrow.ParseTerms(bad); err == nil || !strings.Contains(err.Error(), "receiver") {
+		t.Fatalf("a bad receiver: %v", err)
+	}
+}

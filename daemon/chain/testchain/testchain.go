@@ -27,6 +27,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/axp-exchange/axp/daemon/chain/testusd"
 	"github.com/axp-exchange/axp/internal/atomicfile"
 	"github.com/ethereum/go-ethereum"
@@ -76,6 +77,9 @@ type Chain struct {
 	// from, whose key HotKeyFile holds (hex, mode 0600).
 	Token, Deposit, HotWallet common.Address
 	HotKeyFile                string
+	// Escrow is the escrow contract and its collectors (package escrow), deployed at the first
+	// start (or the first start that knew it).
+	Escrow escrow.Contracts
 	// Genesis is the chain's genesis hash: the store records it, and refuses another chain.
 	Genesis common.Hash
 
@@ -93,11 +97,12 @@ type Chain struct {
 
 // setup is chain.json: what the first start deployed.
 type setup struct {
-	ChainID   uint64         `json:"chain_id"`
-	Genesis   common.Hash    `json:"genesis"`
-	Token     common.Address `json:"token"`
-	Deposit   common.Address `json:"deposit_address"`
-	HotWallet common.Address `json:"hot_wallet"`
+	ChainID   uint64           `json:"chain_id"`
+	Genesis   common.Hash      `json:"genesis"`
+	Token     common.Address   `json:"token"`
+	Deposit   common.Address   `json:"deposit_address"`
+	HotWallet common.Address   `json:"hot_wallet"`
+	Escrow    escrow.Contracts `json:"escrow"`
 }
 
 // Key files in the chain's directory.
@@ -233,19 +238,26 @@ func Open(ctx context.Context, o Options) (*Chain, error) {
 		stack: stack, ec: ethclient.NewClient(stack.Attach()), abi: testusd.ABI(), faucet: faucet}
 	c.syncBlocks(backend, o.Log)
 	if prior != nil {
-		c.Token = prior.Token
+		c.Token, c.Escrow = prior.Token, prior.Escrow
 		code, err := c.ec.CodeAt(ctx, c.Token, nil)
 		if err != nil || len(code) == 0 {
 			c.Close()
 			return nil, fmt.Errorf("test chain: TestUSD (%s) is not on the chain in %s (%v): start with a fresh data dir", c.Token, geth, err)
 		}
-		return c, nil
-	}
-	if err := c.deploy(ctx, hot); err != nil {
+		if c.Escrow.Escrow != (common.Address{}) {
+			return c, nil
+		}
+		// A chain set up before the escrow existed gets it now.
+		if err := c.deployEscrow(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+	} else if err := c.deploy(ctx, hot); err != nil {
 		c.Close()
 		return nil, err
 	}
-	raw, _ := json.MarshalIndent(setup{ChainID: chainID, Genesis: c.Genesis, Token: c.Token, Deposit: c.Deposit, HotWallet: c.HotWallet}, "", "  ")
+	raw, _ := json.MarshalIndent(setup{ChainID: chainID, Genesis: c.Genesis, Token: c.Token, Deposit: c.Deposit, HotWallet: c.HotWallet,
+		Escrow: c.Escrow}, "", "  ")
 	if err := atomicfile.Write(filepath.Join(o.Dir, setupFile), append(raw, '\n'), 0o600); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("test chain: %w", err)
@@ -289,6 +301,24 @@ func (c *Chain) deploy(ctx context.Context, hot *ecdsa.PrivateKey) error {
 	if _, err := c.mint(ctx, addr(hot), Float); err != nil {
 		return fmt.Errorf("test chain: fund the hot wallet: %w", err)
 	}
+	return c.deployEscrowLocked(ctx)
+}
+
+// deployEscrow puts the project's escrow contract and its collectors on the chain (package escrow).
+func (c *Chain) deployEscrow(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deployEscrowLocked(ctx)
+}
+
+func (c *Chain) deployEscrowLocked(ctx context.Context) error {
+	k, err := escrow.Deploy(ctx, c.ec, c.faucet)
+	// escrow.Deploy counts the faucet's nonces itself: ask the node again next time.
+	c.nonce = nil
+	if err != nil {
+		return fmt.Errorf("test chain: %w", err)
+	}
+	c.Escrow = k
 	return nil
 }
 

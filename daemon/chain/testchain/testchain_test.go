@@ -2,6 +2,7 @@ package testchain_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/axp-exchange/axp/daemon/chain/testchain"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
@@ -47,6 +50,15 @@ func TestOpenFundReopen(t *testing.T) {
 	if info.Symbol != "TUSD" || info.Decimals != 6 {
 		t.Fatalf("token %s with %d decimals; want TUSD with 6", info.Symbol, info.Decimals)
 	}
+	// The escrow and its collectors are deployed: the escrow answers getHash.
+	if _, err := escrow.GetHash(ctx, cl.Eth(), c.Escrow.Escrow, escrow.PaymentInfo{}); err != nil {
+		t.Fatalf("the escrow at %s: %v", c.Escrow.Escrow, err)
+	}
+	for _, a := range []common.Address{c.Escrow.Collector, c.Escrow.RefundCollector} {
+		if code, err := cl.Eth().CodeAt(ctx, a, nil); err != nil || len(code) == 0 {
+			t.Fatalf("no collector at %s (%v)", a, err)
+		}
+	}
 	bal, err := cl.BalanceOf(ctx, c.HotWallet.Hex())
 	if err != nil || cl.Money(bal) != testchain.Float {
 		t.Fatalf("hot wallet holds %v (%v); want the float %s", bal, err, testchain.Float)
@@ -69,7 +81,7 @@ func TestOpenFundReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, genesis := c.Token, c.Genesis
+	token, genesis, contracts := c.Token, c.Genesis, c.Escrow
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +91,8 @@ func TestOpenFundReopen(t *testing.T) {
 		t.Fatalf("reopen: %v", err)
 	}
 	defer c.Close()
-	if c.Token != token || c.Genesis != genesis {
-		t.Fatalf("reopened with token %s genesis %s; want %s %s", c.Token, genesis, token, genesis)
+	if c.Token != token || c.Genesis != genesis || c.Escrow != contracts {
+		t.Fatalf("reopened with token %s genesis %s escrow %+v; want %s %s %+v", c.Token, genesis, c.Escrow, token, genesis, contracts)
 	}
 	if b, err := c.Balance(ctx, who); err != nil || b != axp.USD(30, 0) {
 		t.Fatalf("after the restart the address holds %s (%v); want 30 USD", b, err)
@@ -124,5 +136,53 @@ func TestListenLoopbackOnly(t *testing.T) {
 	_, err := testchain.Open(context.Background(), testchain.Options{Dir: t.TempDir(), Listen: "0.0.0.0:0"})
 	if err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("listen on 0.0.0.0: %v; want a refusal", err)
+	}
+}
+
+// TestEscrowAddedToAnOlderChain: a chain set up before the escrow existed (its chain.json names
+// none) gets the escrow and its collectors at its next start, and keeps them after.
+func TestEscrowAddedToAnOlderChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a test chain mining its blocks: make test runs it")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	c, err := testchain.Open(ctx, testchain.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := c.Escrow
+	c.Close()
+	setup := filepath.Join(dir, "chain.json")
+	raw, err := os.ReadFile(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "escrow")
+	raw, _ = json.Marshal(m)
+	if err := os.WriteFile(setup, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = testchain.Open(ctx, testchain.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := c.Escrow
+	if added.Escrow == (common.Address{}) || added.Escrow == first.Escrow {
+		t.Fatalf("escrow after the older setup: %+v (first %+v)", added, first)
+	}
+	c.Close()
+	c, err = testchain.Open(ctx, testchain.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Escrow != added {
+		t.Fatalf("reopened with escrow %+v; want %+v", c.Escrow, added)
 	}
 }

@@ -1,0 +1,289 @@
+package daemon_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/daemon/chain"
+	"github.com/axp-exchange/axp/daemon/chain/chaintest"
+	"github.com/axp-exchange/axp/daemon/chain/escrow"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+)
+
+// escrowMarket is a chain market whose chain also holds the escrow contract and its collectors,
+// named to the exchange by escrow_address and escrow_collector_address.
+type escrowMarket struct {
+	*chainMarket
+	k  escrow.Contracts
+	ec *ethclient.Client
+}
+
+func newEscrowMarket(t *testing.T, mod ...func(*daemon.Config)) *escrowMarket {
+	t.Helper()
+	c := chaintest.Start(t)
+	ec, err := ethclient.Dial(c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ec.Close)
+	k, err := escrow.Deploy(context.Background(), ec, c.NewKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newChainMarketOn(t, c, append([]func(*daemon.Config){func(cfg *daemon.Config) {
+		cfg.EscrowAddress, cfg.EscrowCollectorAddress = k.Escrow.Hex(), k.Collector.Hex()
+	}}, mod...)...)
+	return &escrowMarket{chainMarket: m, k: k, ec: ec}
+}
+
+// restart starts the exchange again on the same data dir and chain, with the escrow.
+func (m *escrowMarket) restart() {
+	m.close()
+	m.env = m.start(func(cfg *daemon.Config) {
+		cfg.EscrowAddress, cfg.EscrowCollectorAddress = m.k.Escrow.Hex(), m.k.Collector.Hex()
+	})
+}
+
+// signEscrow signs a task's escrow authorization with key, as pay_escrow's input.
+func (m *escrowMarket) signEscrow(key *ecdsa.PrivateKey, task axp.Task) map[string]any {
+	m.tb.Helper()
+	terms := task.Payment.Escrow
+	if terms == nil {
+		m.tb.Fatalf("task %s offers no escrow: %+v", task.ID, task.Payment)
+	}
+	sig, err := chain.SignReceive(key, &terms.Authorization)
+	if err != nil {
+		m.tb.Fatal(err)
+	}
+	return map[string]any{"id": task.ID, "payer": chaintest.Addr(key), "signature": sig}
+}
+
+// held is what the escrow holds for the hot wallet's payments: its token store's balance.
+func (m *escrowMarket) held() axp.Money {
+	m.tb.Helper()
+	store, err := escrow.TokenStore(context.Background(), m.ec, m.k.Escrow, common.HexToAddress(chaintest.Addr(m.hot)))
+	if err != nil {
+		m.tb.Fatal(err)
+	}
+	return m.c.Balance(m.c.Token, store.Hex())
+}
+
+// Paying into the escrow: choose_offer answers the payment's terms (the hot wallet operates, the
+// seller's payout address receives the buyer total, fees at the exchange's rate go to the deposit
+// address) and the ReceiveWithAuthorization to sign; pay_escrow with the buyer's signature has the
+// exchange call authorize. The buyer's wallet loses the price, the escrow holds it, the hot wallet
+// pays only gas; the task is funded and the ledger books the money into the task's contract
+// account. A signature by another key, for another amount or another task, and a payer without the
+// money are refused naming the field, and move nothing; the same call again submits nothing more.
+func TestChainPayByEscrow(t *testing.T) {
+	m := newEscrowMarket(t)
+	payout := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	buyer, task := m.awaiting(seller)
+	_, other := m.awaiting(seller)
+	kb := m.buyerWallet(10_000_000)
+	hotBefore := m.c.Balance(m.c.Token, chaintest.Addr(m.hot))
+	terms := task.Payment.Escrow
+	if terms == nil || other.Payment.Escrow == nil {
+		t.Fatalf("no escrow terms: %+v", task.Payment)
+	}
+	pi, a := terms.PaymentInfo, terms.Authorization
+	switch {
+	case !strings.EqualFold(terms.EscrowAddress, m.k.Escrow.Hex()) || !strings.EqualFold(terms.CollectorAddress, m.k.Collector.Hex()):
+		t.Fatalf("contracts %s %s", terms.EscrowAddress, terms.CollectorAddress)
+	case !strings.EqualFold(pi.Operator, chaintest.Addr(m.hot)) || pi.Payer != "" || !strings.EqualFold(pi.Receiver, payout) ||
+		!strings.EqualFold(pi.Token, m.c.Token) || pi.MaxAmount != "4500000" || !strings.EqualFold(pi.FeeReceiver, m.deposit):
+		t.Fatalf("payment info %+v", pi)
+	case int64(pi.MinFeeBps) != task.Fee.FeeBPS || pi.MaxFeeBps != pi.MinFeeBps:
+		t.Fatalf("fee bounds %d-%d, fee %+v", pi.MinFeeBps, pi.MaxFeeBps, task.Fee)
+	case pi.PreApprovalExpiry != task.Payment.PayBy.Unix() || pi.AuthorizationExpiry <= pi.PreApprovalExpiry || pi.RefundExpiry <= pi.AuthorizationExpiry:
+		t.Fatalf("expiries %d %d %d, pay by %s", pi.PreApprovalExpiry, pi.AuthorizationExpiry, pi.RefundExpiry, task.Payment.PayBy)
+	case a.PrimaryType != "ReceiveWithAuthorization" || !strings.EqualFold(a.To, m.k.Collector.Hex()) || a.Value != pi.MaxAmount ||
+		a.ValueUSD != task.Payment.AmountUSD || a.ValidAfter != 0 || a.ValidBefore != pi.PreApprovalExpiry:
+		t.Fatalf("authorization %+v", a)
+	case a.Nonce == other.Payment.Escrow.Authorization.Nonce || pi.Salt == other.Payment.Escrow.PaymentInfo.Salt:
+		t.Fatalf("two tasks share a nonce or salt: %s %s", a.Nonce, pi.Salt)
+	}
+	// get_task answers the same terms while the task waits.
+	if got := getTask(t, buyer, task.ID).Payment.Escrow; got == nil || *got != *terms {
+		t.Fatalf("get_task answers %+v, choose answered %+v", got, terms)
+	}
+
+	bad := m.signEscrow(m.c.NewKey(), task)
+	bad["payer"] = chaintest.Addr(kb)
+	_, err := do(buyer, "pay_escrow", bad)
+	apiErr(t, err, axp.CodeInvalidInput, "signature")
+	cheaper := task
+	cheaper.Payment = &axp.PaymentInfo{Escrow: &axp.EscrowTerms{Authorization: a}}
+	cheaper.Payment.Escrow.Authorization.Value = "4000000"
+	_, err = do(buyer, "pay_escrow", m.signEscrow(kb, cheaper))
+	apiErr(t, err, axp.CodeInvalidInput, "signature")
+	forOther := m.signEscrow(kb, other)
+	forOther["id"] = task.ID
+	_, err = do(buyer, "pay_escrow", forOther)
+	apiErr(t, err, axp.CodeInvalidInput, "signature")
+	_, err = do(buyer, "pay_escrow", m.signEscrow(m.buyerWallet(1_000_000), task))
+	apiErr(t, err, axp.CodeInvalidInput, "payer")
+	if held := m.held(); held != 0 || m.c.Balance(m.c.Token, m.k.Collector.Hex()) != 0 {
+		t.Fatalf("refused payments moved %s", held)
+	}
+
+	var rep axp.PaymentReport
+	in := m.signEscrow(kb, task)
+	call(t, buyer, "pay_escrow", in, &rep)
+	if rep.Payment == nil || rep.Payment.Status != "reported" || rep.Payment.TxHash == "" {
+		t.Fatalf("report %+v", rep)
+	}
+	// While it waits for the chain, no terms are offered; the same call again (a retry) submits
+	// nothing more.
+	if p := getTask(t, buyer, task.ID).Payment; p.Escrow != nil || p.Status != "reported" {
+		t.Fatalf("while the authorization waits: %+v", p)
+	}
+	var again axp.PaymentReport
+	call(t, buyer, "pay_escrow", in, &again)
+	if again.Payment == nil || again.Payment.TxHash != rep.Payment.TxHash {
+		t.Fatalf("the retry answered %+v, first %+v", again.Payment, rep.Payment)
+	}
+	m.c.Mine(2)
+	got := waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	if got.Payment.ReceivedUSD != task.Payment.AmountUSD || got.Payment.Status != "confirmed" || got.Payment.Escrow != nil {
+		t.Fatalf("payment %+v", got.Payment)
+	}
+	price := task.Payment.AmountUSD
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(kb)); bal != 10_000_000-price {
+		t.Fatalf("the buyer holds %s", bal)
+	}
+	if held := m.held(); held != price {
+		t.Fatalf("the escrow holds %s, want %s", held, price)
+	}
+	if hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot)); hot != hotBefore {
+		t.Fatalf("the hot wallet holds %s, had %s: it pays only gas", hot, hotBefore)
+	}
+	if dep := m.c.Balance(m.c.Token, m.deposit); dep != 0 {
+		t.Fatalf("the deposit address received %s", dep)
+	}
+	b := m.balances()
+	if b[axp.ContractAccount(task.ID)] != price || b[axp.EscrowAccount(task.ID)] != 0 || b[axp.AcctBuyerFunds] != -price {
+		t.Fatalf("ledger %v", b)
+	}
+
+	// The job runs; its payout cannot be approved until capture is built: the hot wallet would pay
+	// the seller from its float while the escrow still holds the buyer's money.
+	item := m.payoutQueued(seller, buyer, task.ID)
+	_, err = do(m.admin, "admin_approve", map[string]any{"id": item.ID})
+	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "held by the escrow contract") {
+		t.Fatalf("approving the payout: %v", e)
+	}
+	if hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot)); hot != hotBefore || m.c.Balance(m.c.Token, payout) != 0 || m.held() != price {
+		t.Fatalf("the refused payout moved money: hot %s, seller %s, escrow %s", hot, m.c.Balance(m.c.Token, payout), m.held())
+	}
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalPending {
+		t.Fatalf("the payout item is %s", a.Status)
+	}
+	m.balances()
+}
+
+// TestReplayPayEscrow: pay_escrow retried with its Idempotency-Key replays the first report; the
+// same key with another body is a conflict.
+func TestReplayPayEscrow(t *testing.T) {
+	m := newEscrowMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyer, task := m.awaiting(seller)
+	in := m.signEscrow(m.buyerWallet(10_000_000), task)
+	key := client.Options{IdempotencyKey: "pay-escrow-replay-1"}
+	first, err := do(buyer, "pay_escrow", in, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	again, err := do(buyer, "pay_escrow", in, key)
+	if err != nil || again.Status != first.Status || !bytes.Equal(again.Body, first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry answered %v %s\nfirst: %d %s", err, again.Body, first.Status, first.Body)
+	}
+	in["payer"] = chaintest.Addr(m.c.NewKey())
+	resp, _ := do(buyer, "pay_escrow", in, key)
+	checkErrorBody(t, resp, http.StatusConflict, "conflict")
+	if held := m.held(); held != task.Payment.AmountUSD {
+		t.Fatalf("the escrow holds %s", held)
+	}
+}
+
+// A crash between signing the escrow's authorize and storing it sends nothing: after a restart the
+// same signature pays the task, once. A crash between storing it and broadcasting it loses nothing:
+// after a restart the watcher broadcasts the stored transaction, and the task is funded once.
+func TestChainEscrowCrash(t *testing.T) {
+	m := newEscrowMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	kb := m.buyerWallet(20_000_000)
+	price := usd(t, "4.50")
+	crashAt := func(stage string) {
+		m.d.SetAfterScan(func(what string) {
+			if what == stage {
+				panic("the exchange stops here")
+			}
+		})
+	}
+
+	// Signed, not stored.
+	buyer, task := m.awaiting(seller)
+	in := m.signEscrow(kb, task)
+	crashAt("escrow-signed")
+	if resp, _ := do(buyer, "pay_escrow", in); resp == nil || resp.Status != http.StatusInternalServerError {
+		t.Fatalf("crashed call: %+v", resp)
+	}
+	m.restart()
+	buyer = m.anon.With(buyer.Token)
+	m.c.Mine(3)
+	if got := getTask(t, buyer, task.ID); got.Status != axp.TaskAwaitingPayment || got.Payment.Status != "unpaid" {
+		t.Fatalf("after the crash: %s, payment %+v", got.Status, got.Payment)
+	}
+	if held := m.held(); held != 0 {
+		t.Fatalf("a transaction never stored moved %s", held)
+	}
+	var rep axp.PaymentReport
+	call(t, buyer, "pay_escrow", in, &rep)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	if held := m.held(); held != price {
+		t.Fatalf("the escrow holds %s, want %s", held, price)
+	}
+
+	// Stored, not broadcast.
+	buyer, task = m.awaiting(seller)
+	in = m.signEscrow(kb, task)
+	crashAt("submitted")
+	if resp, _ := do(buyer, "pay_escrow", in); resp == nil || resp.Status != http.StatusInternalServerError {
+		t.Fatalf("crashed call: %+v", resp)
+	}
+	stored := getTask(t, buyer, task.ID).Payment
+	if stored.Status != "reported" || stored.TxHash == "" || m.c.Known(stored.TxHash) {
+		t.Fatalf("after the crash: %+v (known to the node: %v)", stored, stored.TxHash != "" && m.c.Known(stored.TxHash))
+	}
+	m.restart()
+	buyer = m.anon.With(buyer.Token)
+	// The same call again is the same payment: nothing new is signed.
+	call(t, buyer, "pay_escrow", in, &rep)
+	if rep.Payment.TxHash != stored.TxHash {
+		t.Fatalf("the retry names %s, stored %s", rep.Payment.TxHash, stored.TxHash)
+	}
+	waitFunded(t, m.chainMarket, buyer, task.ID)
+	if held := m.held(); held != 2*price {
+		t.Fatalf("the escrow holds %s, want %s", held, 2*price)
+	}
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(kb)); bal != 20_000_000-2*price {
+		t.Fatalf("the buyer holds %s", bal)
+	}
+	b := m.balances()
+	if b[axp.ContractAccount(task.ID)] != price || b[axp.AcctBuyerFunds] != -2*price {
+		t.Fatalf("ledger %v", b)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/store"
@@ -166,6 +167,25 @@ func call(t *testing.T, c *client.Client, op string, in, out any, o ...client.Op
 func do(c *client.Client, op string, in any, o ...client.Options) (*client.Response, error) {
 	return c.Do(context.Background(), op, in, o...)
 }
+
+// callOp runs the operation def declares and fails the test on error; the input and the answer
+// have the declaration's types, so a call that sends or reads the wrong shape does not compile.
+func callOp[I, O any](t *testing.T, c *client.Client, def contract.Def[I, O], in I, o ...client.Options) *O {
+	t.Helper()
+	out, _, err := client.Call(context.Background(), c, def, in, o...)
+	if err != nil {
+		t.Fatalf("%s: %v", def.Op().Name, err)
+	}
+	return out
+}
+
+// doOp runs the operation def declares and returns the raw response and error.
+func doOp[I, O any](c *client.Client, def contract.Def[I, O], in I, o ...client.Options) (*client.Response, error) {
+	return client.Do(context.Background(), c, def, in, o...)
+}
+
+// ptr is a pointer to v, for the optional fields of typed inputs.
+func ptr[T any](v T) *T { return &v }
 
 // apiErr asserts err is an *axp.Error of code (and, when field is not "-", naming field).
 func apiErr(t *testing.T, err error, code axp.Code, field string) *axp.Error {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -37,8 +38,13 @@ func TestTrustCredentialsWithheld(t *testing.T) {
 	e.fund(buyer, created.ID, offer.OfferID)
 
 	var delivered axp.Task
-	call(t, pull.c, "deliver", map[string]any{"id": created.ID, "content": sellerDeliverable,
-		"filename": "handover.txt", "mime_type": "text/plain", "note": "root password: hunter2"}, &delivered)
+	delivered = *callOp(t, pull.c, contract.Deliver, axp.DeliverInput{
+		ID:       created.ID,
+		Content:  sellerDeliverable,
+		Filename: "handover.txt",
+		MimeType: "text/plain",
+		Note:     "root password: hunter2",
+	})
 	dl := delivered.Deliverable
 	wantKinds := []string{"aws_secret_key", "password", "private_key", "stripe_key"}
 	if dl == nil || dl.Screening == nil || !slices.Equal(dl.Screening.Credentials, wantKinds) {
@@ -101,7 +107,7 @@ func TestTrustCredentialsWithheld(t *testing.T) {
 		}
 	}
 	var at axp.AdminTimeline
-	call(t, e.admin, "admin_task_timeline", map[string]any{"id": created.ID}, &at)
+	at = *callOp(t, e.admin, contract.AdminTaskTimeline, axp.IDPath{ID: created.ID})
 	found := false
 	for _, r := range at.Rows {
 		found = found || strings.HasPrefix(r.Summary, "credentials_withheld")

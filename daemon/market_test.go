@@ -69,8 +69,10 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	}
 	var first, pulled axp.Offer
 	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.9, "eta_minutes": 60}, &first)
-	resp, err := do(pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.75, "eta_minutes": 60,
-		"note": "careful work", "availability": "high", "details": map[string]any{"lines": 3}})
+	resp, err := doOp(pull.c, contract.SubmitOffer, axp.OfferInput{
+		ID:          created.ID,
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 75)), ETAMinutes: ptr[int](60), Note: "careful work", Availability: "high", Details: map[string]any{"lines": 3}},
+	})
 	if err != nil || resp.Status != http.StatusCreated {
 		t.Fatalf("submit_offer: %v", err)
 	}
@@ -145,7 +147,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	}
 	payable := p.PayableUSD
 	// Quotes are taken while the task is open only.
-	_, err = do(pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.5, "eta_minutes": 60})
+	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 50)), ETAMinutes: ptr[int](60)}})
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	tx := newTxHash()
@@ -334,10 +336,10 @@ func TestMarketFreeJob(t *testing.T) {
 	if slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID }) {
 		t.Fatal("a seller without free in its payment methods sees the free task")
 	}
-	_, err := do(paidOnly.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 0, "eta_minutes": 5})
+	_, err := doOp(paidOnly.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr[int](5)}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	// A price above 0 on a free job is refused, 0 is taken.
-	_, err = do(pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 1, "eta_minutes": 5})
+	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr[int](5)}})
 	apiErr(t, err, axp.CodeInvalidInput, "price_usd")
 	var offer axp.Offer
 	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 0, "eta_minutes": 5}, &offer)
@@ -346,7 +348,7 @@ func TestMarketFreeJob(t *testing.T) {
 	}
 	// 0 on a paid job is refused.
 	paidTask, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a paid haiku"}})
-	_, err = do(pull.c, "submit_offer", map[string]any{"id": paidTask.ID, "price_usd": 0, "eta_minutes": 5})
+	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: paidTask.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr[int](5)}})
 	apiErr(t, err, axp.CodeInvalidInput, "price_usd")
 
 	var chosen axp.Task
@@ -1214,13 +1216,13 @@ func TestMarketCreationRules(t *testing.T) {
 	if slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == invited.ID }) {
 		t.Fatal("an uninvited seller sees the task")
 	}
-	_, err := do(pullB.c, "submit_offer", map[string]any{"id": invited.ID, "price_usd": 1, "eta_minutes": 5})
+	_, err := doOp(pullB.c, contract.SubmitOffer, axp.OfferInput{ID: invited.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr[int](5)}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	reqs = *callOp(t, pullA.c, contract.ListQuoteRequests, contract.NoInput{})
 	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == invited.ID }) {
 		t.Fatal("the invited seller does not see the task")
 	}
-	call(t, pullA.c, "submit_offer", map[string]any{"id": invited.ID, "price_usd": 1, "eta_minutes": 5}, nil)
+	callOp(t, pullA.c, contract.SubmitOffer, axp.OfferInput{ID: invited.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr[int](5)}})
 	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x y z"},
 		"invite_sellers": []string{"mem_nobody"}})
 	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers[0]")
@@ -1234,7 +1236,7 @@ func TestMarketCreationRules(t *testing.T) {
 	if len(favs.Offers) != 1 || favs.Offers[0].Seller.ID != instant.MemberID {
 		t.Fatalf("favourites task offers %+v", favs.Offers)
 	}
-	_, err = do(pullA.c, "submit_offer", map[string]any{"id": favs.ID, "price_usd": 1, "eta_minutes": 5})
+	_, err = doOp(pullA.c, contract.SubmitOffer, axp.OfferInput{ID: favs.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr[int](5)}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "favs"}, "invite_sellers": "favourites"})
 	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers")
@@ -1521,10 +1523,10 @@ func TestMarketPullQuoteLatency(t *testing.T) {
 	for i := range 5 {
 		last, _ = createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": fmt.Sprint("quick ", i)}})
 		clock.Add(200 * time.Millisecond)
-		call(t, pull.c, "submit_offer", map[string]any{"id": last.ID, "price_usd": 2, "eta_minutes": 10}, nil)
+		callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: last.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}})
 	}
 	clock.Add(time.Hour)
-	call(t, pull.c, "submit_offer", map[string]any{"id": last.ID, "price_usd": 1.5, "eta_minutes": 10}, nil) // replaced: not counted
+	callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: last.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 50)), ETAMinutes: ptr[int](10)}}) // replaced: not counted
 	var rep axp.Reputation
 	rep = *callOp(t, e.anon, contract.GetReputation, axp.IDPath{ID: pull.MemberID})
 	if rep.QuoteCount != 5 || rep.MedianQuoteMillis == nil || *rep.MedianQuoteMillis != 200 {

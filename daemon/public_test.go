@@ -482,11 +482,11 @@ func TestSubmissions(t *testing.T) {
 	apiErr(t, err, axp.CodeInvalidInput, "preferred")
 
 	// Interest: POST body and GET query.
-	resp, err = do(e.anon, "register_interest", map[string]any{"type": "Logo-Design", "note": "vector", "budget_usd": 25.5})
+	resp, err = doOp(e.anon, contract.RegisterInterest, axp.Interest{Type: "Logo-Design", Note: "vector", BudgetUSD: ptr(axp.USD(25, 50))})
 	if err != nil || resp.Status != 201 {
 		t.Fatalf("interest: %v", err)
 	}
-	resp, err = do(e.anon, "register_interest", map[string]any{"type": "logo-design", "budget_usd": 10}, client.Options{GET: true})
+	resp, err = doOp(e.anon, contract.RegisterInterest, axp.Interest{Type: "logo-design", BudgetUSD: ptr(axp.USD(10, 0))}, client.Options{GET: true})
 	if err != nil || resp.Status != 201 {
 		t.Fatalf("interest GET: %v", err)
 	}

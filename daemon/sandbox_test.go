@@ -82,7 +82,7 @@ func TestSandboxPullSeller(t *testing.T) {
 	if b := reqs.Tasks[0].Buyer; b == nil || *b != (protocol.BuyerRef{ID: "anonymous", Name: "exchange test buyer", Anonymous: true}) {
 		t.Fatalf("sandbox quote request buyer %+v", b)
 	}
-	call(t, s.c, "submit_offer", map[string]any{"id": sb.SandboxID, "price_usd": 2, "eta_minutes": 10}, nil)
+	callOp(t, s.c, contract.SubmitOffer, axp.OfferInput{ID: sb.SandboxID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}})
 	var jobs axp.TaskList
 	eventually(t, func() error {
 		jobs = axp.TaskList{}

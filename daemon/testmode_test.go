@@ -114,7 +114,7 @@ func TestTestModePaidJob(t *testing.T) {
 	bk, _ := crypto.GenerateKey()
 	buyerAddr := crypto.PubkeyToAddress(bk.PublicKey).Hex()
 	var funds axp.TestFunds
-	call(t, m.anon, "test_fund", map[string]any{"address": buyerAddr, "usd": 20}, &funds)
+	funds = *callOp(t, m.anon, contract.TestFund, axp.TestFundInput{Address: buyerAddr, USD: ptr(axp.USD(20, 0))})
 	if funds.BalanceUSD != axp.USD(20, 0) || funds.GasTx == "" || !funds.TestMode {
 		t.Fatalf("faucet: %+v", funds)
 	}

@@ -139,7 +139,7 @@ func TestTrustCredentialsWithheldFromPartyTexts(t *testing.T) {
 
 	// A cancel reason (the buyer reads what was removed on its timeline).
 	fourth, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a limerick"}})
-	call(t, seller.c, "submit_offer", map[string]any{"id": fourth.ID, "price_usd": 3, "eta_minutes": 30}, nil)
+	callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: fourth.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr[int](30)}})
 	run([]step{{"cancel reason", e.anon.With(fourth.BuyerToken), "cancel_task", map[string]any{"id": fourth.ID, "reason": secret("found it")},
 		read(e.anon.With(fourth.BuyerToken), "get_timeline", map[string]any{"id": fourth.ID}),
 		read(e.anon.With(fourth.BuyerToken), "get_timeline", map[string]any{"id": fourth.ID})}})

@@ -56,7 +56,7 @@ func testSellerEarnings(t *testing.T) {
 		t.Fatalf("held totals %+v", got)
 	}
 
-	call(t, seller.c, "update_profile", map[string]any{"payout_address": payoutAddress}, nil)
+	callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(payoutAddress)})
 	job("pending")
 	if got := earnings(seller); got.PendingUSD != net || got.HeldUSD != 0 || got.PayoutAddress != payoutAddress {
 		t.Fatalf("pending totals %+v", got)

@@ -253,7 +253,7 @@ func TestFrontDoorMarket(t *testing.T) {
 	if m := frontMarket(t, base); m.JobsDoneToday != 1 || m.SellersOnline != 1 {
 		t.Fatalf("after one job today: %+v", m)
 	}
-	call(t, seller.c, "update_profile", map[string]any{"payout_address": payoutAddress}, nil)
+	callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(payoutAddress)})
 	callOp(t, seller.c, contract.RequestPayment, axp.IDPath{ID: done.ID})
 	e.approve(e.approvalOf(done.ID, axp.ApprovePayout).ID, true)
 	if got := getTask(t, e.anon.With(done.BuyerToken), done.ID); got.Status != axp.TaskReleased {

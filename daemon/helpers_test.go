@@ -24,6 +24,7 @@ import (
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 	"github.com/axp-exchange/axp/store/pgtest"
 )
@@ -187,6 +188,9 @@ func doOp[I, O any](c *client.Client, def contract.Def[I, O], in I, o ...client.
 // ptr is a pointer to v, for the optional fields of typed inputs.
 func ptr[T any](v T) *T { return &v }
 
+// given is v for a field of a partial update (protocol.Nullable) that sets it.
+func given[T any](v T) protocol.Nullable[T] { return protocol.Nullable[T]{Set: true, Value: v} }
+
 // apiErr asserts err is an *axp.Error of code (and, when field is not "-", naming field).
 func apiErr(t *testing.T, err error, code axp.Code, field string) *axp.Error {
 	t.Helper()
@@ -295,7 +299,7 @@ func within(t *testing.T, d time.Duration, cond func() error) {
 func (e *env) auditCount() int {
 	e.t.Helper()
 	var l axp.AuditList
-	call(e.t, e.admin, "admin_audit", map[string]any{"limit": 5000}, &l)
+	l = *callOp(e.t, e.admin, contract.AdminAudit, axp.AuditQuery{Limit: 5000})
 	return len(l.Records)
 }
 
@@ -303,6 +307,6 @@ func (e *env) auditCount() int {
 func (e *env) stats() axp.Stats {
 	e.t.Helper()
 	var s axp.Stats
-	call(e.t, e.admin, "admin_stats", nil, &s)
+	s = *callOp(e.t, e.admin, contract.AdminStats, contract.NoInput{})
 	return s
 }

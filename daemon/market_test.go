@@ -223,7 +223,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	}
 	_, err = doOp(e.admin, contract.AdminApprove, axp.ApproveBody{ID: payout.ID, TxHash: newTxHash()})
 	apiErr(t, err, axp.CodeConflict, "-")
-	call(t, pull.c, "update_profile", map[string]any{"payout_address": payoutAddress}, nil)
+	callOp(t, pull.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(payoutAddress)})
 	payout = e.approvalOf(created.ID, axp.ApprovePayout)
 	if payout.Status != axp.ApprovalPending || payout.PayoutAddress != payoutAddress {
 		t.Fatalf("payout after adding an address %+v", payout)
@@ -342,7 +342,7 @@ func TestMarketFreeJob(t *testing.T) {
 	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr[int](5)}})
 	apiErr(t, err, axp.CodeInvalidInput, "price_usd")
 	var offer axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 0, "eta_minutes": 5}, &offer)
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr[int](5)}}).Offer
 	if offer.PriceUSD != 0 || offer.Fee.PlatformFee != 0 || offer.Fee.SellerNet != 0 {
 		t.Fatalf("free offer %+v", offer)
 	}
@@ -505,8 +505,8 @@ func TestMarketAuth(t *testing.T) {
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "auth poem"}})
 	id := created.ID
 	var offer, otherOffer axp.Offer
-	call(t, seller.c, "submit_offer", map[string]any{"id": id, "price_usd": 2, "eta_minutes": 10}, &offer)
-	call(t, other.c, "submit_offer", map[string]any{"id": id, "price_usd": 3, "eta_minutes": 10}, &otherOffer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: id, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
+	otherOffer = *callOp(t, other.c, contract.SubmitOffer, axp.OfferInput{ID: id, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr[int](10)}}).Offer
 
 	wrong := e.anon.With("bt_" + strings.Repeat("0", 48))
 	// get_task: no credentials, a wrong token (Bearer or query): 401; a member who is neither the
@@ -623,7 +623,7 @@ func TestMarketAuth(t *testing.T) {
 	if len(list.Tasks) != 0 {
 		t.Fatalf("another member's tasks %+v", list.Tasks)
 	}
-	call(t, seller.c, "submit_offer", map[string]any{"id": mine.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: mine.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
 	_, err = doOp(bm2.c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: mine.ID}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	_, err = doOp(bm2.c, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: mine.ID}, OfferID: offer.OfferID})
@@ -639,7 +639,7 @@ func TestMarketAuth(t *testing.T) {
 
 	// The GET form of dispute with ?token=.
 	d, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "to dispute"}})
-	call(t, seller.c, "submit_offer", map[string]any{"id": d.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: d.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
 	e.fund(e.anon.With(d.BuyerToken), d.ID, offer.OfferID)
 	deliverText(t, seller.c, d.ID, "meh\n")
 	_, err = doOp(wrong, contract.DisputeTask, axp.DisputeInput{TaskRef: axp.TaskRef{ID: d.ID}, Reason: "bad"})
@@ -1049,7 +1049,7 @@ func TestMarketCallbacksAndSellerRefusal(t *testing.T) {
 	}
 
 	var pulled axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 6, "eta_minutes": 20}, &pulled)
+	pulled = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(6, 0)), ETAMinutes: ptr[int](20)}}).Offer
 	// The offers collected at creation, then the late (pull) offer, reach the callback.
 	pushed := offerOf(t, created.Offers, refuser.MemberID)
 	for _, id := range []string{pushed.OfferID, pulled.OfferID} {
@@ -1623,7 +1623,7 @@ func TestMarketBuyerByLinksOnly(t *testing.T) {
 		t.Fatal("the answers given by GET did not reach the seller")
 	}
 	var offer axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
 	var chosen axp.Task
 	get("/api/tasks/"+created.ID+"/choose", url.Values{"token": {tok}, "offer_id": {offer.OfferID}}, &chosen)
 	if chosen.Status != axp.TaskAwaitingPayment {
@@ -1732,7 +1732,7 @@ func TestMarketSkillGuaranteeDefault(t *testing.T) {
 			"guarantee": map[string]any{"free_redo": 2, "refund_if_fails_checks": true}}}})
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a report"}})
 	var offer axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 3, "eta_minutes": 30}, &offer)
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr[int](30)}}).Offer
 	if offer.Guarantee.FreeRedo != 2 || !offer.Guarantee.RefundIfFailsChecks {
 		t.Fatalf("an offer without a guarantee should carry the skill's: %+v", offer.Guarantee)
 	}

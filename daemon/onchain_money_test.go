@@ -431,7 +431,7 @@ func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 		t.Fatalf("the buyer's part was not recorded: %+v %v", part, err)
 	}
 	sellerAddr := chaintest.Addr(m.c.NewKey())
-	call(t, seller.c, "update_profile", map[string]any{"payout_address": sellerAddr}, nil)
+	callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(sellerAddr)})
 	buyerBefore := m.c.Balance(m.c.Token, chaintest.Addr(bk))
 	sent := m.approve(split.ID, false)
 	if len(sent.Transfers) != 1 || sent.Transfers[0].Part != "seller" || sent.Transfers[0].Amount != split.SellerNetUSD {
@@ -509,7 +509,7 @@ func TestChainHeldSplitSendsTheBuyerPartFromTheHotWallet(t *testing.T) {
 	}
 
 	sellerAddr := chaintest.Addr(m.c.NewKey())
-	call(t, seller.c, "update_profile", map[string]any{"payout_address": sellerAddr}, nil)
+	callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(sellerAddr)})
 	sent := m.approve(split.ID, false)
 	var parts []string
 	for _, x := range sent.Transfers {

@@ -35,7 +35,7 @@ func TestOutboundPrivateDeniedAtInput(t *testing.T) {
 	m := e.register(map[string]any{"roles": []string{"seller"}, "mcp_url": "http://127.0.0.1:9/mcp"})
 	err = m.c.Call(ctx, "update_profile", map[string]any{"mcp_url": "http://[fd00::1]/mcp"}, nil)
 	hint(apiErr(t, err, axp.CodeInvalidInput, "mcp_url"))
-	call(t, m.c, "update_profile", map[string]any{"mcp_url": "http://localhost:9/mcp"}, nil)
+	callOp(t, m.c, contract.UpdateProfile, axp.ProfileUpdate{MCPURL: given("http://localhost:9/mcp")})
 
 	callOp(t, e.anon, contract.CreateTask, axp.NewTask{
 		Type:        "text-file",

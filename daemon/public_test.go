@@ -179,7 +179,7 @@ func TestServicesCatalog(t *testing.T) {
 	if len(list.OnOffer) != 3 {
 		t.Fatalf("on_offer with a second verified seller: %+v", list.OnOffer)
 	}
-	call(t, s2.c, "update_profile", map[string]any{"mcp_url": "https://new.example/mcp"}, nil)
+	callOp(t, s2.c, contract.UpdateProfile, axp.ProfileUpdate{MCPURL: given("https://new.example/mcp")})
 	list = axp.ServiceList{}
 	list = *callOp(t, e.anon, contract.ListServices, contract.NoInput{})
 	if len(list.OnOffer) != 2 {

@@ -9,6 +9,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -110,7 +111,7 @@ func TestSpoofedNamesRefused(t *testing.T) {
 		"agent_name": "Riddle Fan"})
 	buyer := e.anon.With(created.BuyerToken)
 	var offer axp.Offer
-	call(t, seller.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
 	e.fund(buyer, created.ID, offer.OfferID)
 	resp, err = doOp(seller.c, contract.Deliver, axp.DeliverInput{
 		ID:       created.ID,
@@ -179,8 +180,10 @@ func TestTrustHiddenCharactersStripped(t *testing.T) {
 		t.Fatalf("offer note %q %+v", o.Note, o.Screening)
 	}
 	var pulled axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 4, "eta_minutes": 30,
-		"note": spoofed("Cheaper", " and", " just", " as good")}, &pulled)
+	pulled = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{
+		ID:          created.ID,
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr[int](30), Note: spoofed("Cheaper", " and", " just", " as good")},
+	}).Offer
 	if po := offerOf(t, getTask(t, buyer, created.ID).Offers, pull.MemberID); po.Note != "Cheaper and just as good" {
 		t.Fatalf("pull offer note %q", po.Note)
 	}

@@ -175,8 +175,10 @@ func TestTrustRemovalsCountOncePerText(t *testing.T) {
 		return len(m.ContactRemovals)
 	}
 	var offer axp.Offer
-	call(t, seller.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 4, "eta_minutes": 30,
-		"note": "Write to ana@corp.com, call +1 212 555 0199 or see https://corp.com/ana"}, &offer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{
+		ID:          created.ID,
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr[int](30), Note: "Write to ana@corp.com, call +1 212 555 0199 or see https://corp.com/ana"},
+	}).Offer
 	if offer.Screening == nil || len(offer.Screening.Removed) != 3 {
 		t.Fatalf("offer screening %+v", offer.Screening)
 	}

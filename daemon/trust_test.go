@@ -538,7 +538,7 @@ func TestTrustReviewsAndObjection(t *testing.T) {
 
 	created, _ := createTask(t, buyer.c, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}})
 	var offer axp.Offer
-	call(t, seller.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 3, "eta_minutes": 30}, &offer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr[int](30)}}).Offer
 	e.fund(buyer.c, created.ID, offer.OfferID)
 	deliverText(t, seller.c, created.ID, "old pond\na frog jumps in\nthe sound of water\n")
 
@@ -709,7 +709,7 @@ func TestTrustMessagesAndTextFilters(t *testing.T) {
 
 	// Once a seller is chosen, messages go to it alone.
 	var offer axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 4, "eta_minutes": 30}, &offer)
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr[int](30)}}).Offer
 	e.fund(buyer, created.ID, offer.OfferID)
 	m = *callOp(t, buyer, contract.PostMessage, axp.MessageBody{TaskRef: axp.TaskRef{ID: created.ID}, Body: "Thanks, go ahead."})
 	if m.SellerID != pull.MemberID {
@@ -789,8 +789,10 @@ func TestTrustReservedDomainEmailsRemoved(t *testing.T) {
 	buyer := e.anon.With(created.BuyerToken)
 
 	var offer axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 4, "eta_minutes": 30,
-		"note": "Drafts go out from x@y.test."}, &offer)
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{
+		ID:          created.ID,
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr[int](30), Note: "Drafts go out from x@y.test."},
+	}).Offer
 	removed("offer note", offer.Note, offer.Screening, "x@y.test")
 
 	var m axp.Message
@@ -989,7 +991,7 @@ func TestTrustSplitBuyerPartDoesNotWaitForSeller(t *testing.T) {
 	_, err = doOp(e.admin, contract.AdminReject, axp.RejectBody{ID: split.ID, Reason: "changed my mind"})
 	apiErr(t, err, axp.CodeConflict, "-")
 	// The seller adds a payout address: its part becomes pending and is sent.
-	call(t, seller.c, "update_profile", map[string]any{"payout_address": payoutAddress}, nil)
+	callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(payoutAddress)})
 	if got := e.pendingOf(created.ID, axp.ApproveSplit); got.Status != axp.ApprovalPending {
 		t.Fatalf("after the payout address: %+v", got)
 	}

@@ -71,7 +71,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.9, "eta_minutes": 60}, &first)
 	resp, err := doOp(pull.c, contract.SubmitOffer, axp.OfferInput{
 		ID:          created.ID,
-		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 75)), ETAMinutes: ptr[int](60), Note: "careful work", Availability: "high", Details: map[string]any{"lines": 3}},
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 75)), ETAMinutes: ptr(60), Note: "careful work", Availability: "high", Details: map[string]any{"lines": 3}},
 	})
 	if err != nil || resp.Status != http.StatusCreated {
 		t.Fatalf("submit_offer: %v", err)
@@ -147,7 +147,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	}
 	payable := p.PayableUSD
 	// Quotes are taken while the task is open only.
-	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 50)), ETAMinutes: ptr[int](60)}})
+	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 50)), ETAMinutes: ptr(60)}})
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	tx := newTxHash()
@@ -336,19 +336,19 @@ func TestMarketFreeJob(t *testing.T) {
 	if slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID }) {
 		t.Fatal("a seller without free in its payment methods sees the free task")
 	}
-	_, err := doOp(paidOnly.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr[int](5)}})
+	_, err := doOp(paidOnly.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	// A price above 0 on a free job is refused, 0 is taken.
-	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr[int](5)}})
+	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeInvalidInput, "price_usd")
 	var offer axp.Offer
-	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr[int](5)}}).Offer
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr(5)}}).Offer
 	if offer.PriceUSD != 0 || offer.Fee.PlatformFee != 0 || offer.Fee.SellerNet != 0 {
 		t.Fatalf("free offer %+v", offer)
 	}
 	// 0 on a paid job is refused.
 	paidTask, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a paid haiku"}})
-	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: paidTask.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr[int](5)}})
+	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: paidTask.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeInvalidInput, "price_usd")
 
 	var chosen axp.Task
@@ -505,8 +505,8 @@ func TestMarketAuth(t *testing.T) {
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "auth poem"}})
 	id := created.ID
 	var offer, otherOffer axp.Offer
-	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: id, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
-	otherOffer = *callOp(t, other.c, contract.SubmitOffer, axp.OfferInput{ID: id, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr[int](10)}}).Offer
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: id, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
+	otherOffer = *callOp(t, other.c, contract.SubmitOffer, axp.OfferInput{ID: id, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr(10)}}).Offer
 
 	wrong := e.anon.With("bt_" + strings.Repeat("0", 48))
 	// get_task: no credentials, a wrong token (Bearer or query): 401; a member who is neither the
@@ -623,7 +623,7 @@ func TestMarketAuth(t *testing.T) {
 	if len(list.Tasks) != 0 {
 		t.Fatalf("another member's tasks %+v", list.Tasks)
 	}
-	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: mine.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: mine.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
 	_, err = doOp(bm2.c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: mine.ID}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	_, err = doOp(bm2.c, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: mine.ID}, OfferID: offer.OfferID})
@@ -639,7 +639,7 @@ func TestMarketAuth(t *testing.T) {
 
 	// The GET form of dispute with ?token=.
 	d, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "to dispute"}})
-	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: d.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: d.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
 	e.fund(e.anon.With(d.BuyerToken), d.ID, offer.OfferID)
 	deliverText(t, seller.c, d.ID, "meh\n")
 	_, err = doOp(wrong, contract.DisputeTask, axp.DisputeInput{TaskRef: axp.TaskRef{ID: d.ID}, Reason: "bad"})
@@ -1049,7 +1049,7 @@ func TestMarketCallbacksAndSellerRefusal(t *testing.T) {
 	}
 
 	var pulled axp.Offer
-	pulled = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(6, 0)), ETAMinutes: ptr[int](20)}}).Offer
+	pulled = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(6, 0)), ETAMinutes: ptr(20)}}).Offer
 	// The offers collected at creation, then the late (pull) offer, reach the callback.
 	pushed := offerOf(t, created.Offers, refuser.MemberID)
 	for _, id := range []string{pushed.OfferID, pulled.OfferID} {
@@ -1216,13 +1216,13 @@ func TestMarketCreationRules(t *testing.T) {
 	if slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == invited.ID }) {
 		t.Fatal("an uninvited seller sees the task")
 	}
-	_, err := doOp(pullB.c, contract.SubmitOffer, axp.OfferInput{ID: invited.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr[int](5)}})
+	_, err := doOp(pullB.c, contract.SubmitOffer, axp.OfferInput{ID: invited.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	reqs = *callOp(t, pullA.c, contract.ListQuoteRequests, contract.NoInput{})
 	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == invited.ID }) {
 		t.Fatal("the invited seller does not see the task")
 	}
-	callOp(t, pullA.c, contract.SubmitOffer, axp.OfferInput{ID: invited.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr[int](5)}})
+	callOp(t, pullA.c, contract.SubmitOffer, axp.OfferInput{ID: invited.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr(5)}})
 	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x y z"},
 		"invite_sellers": []string{"mem_nobody"}})
 	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers[0]")
@@ -1236,7 +1236,7 @@ func TestMarketCreationRules(t *testing.T) {
 	if len(favs.Offers) != 1 || favs.Offers[0].Seller.ID != instant.MemberID {
 		t.Fatalf("favourites task offers %+v", favs.Offers)
 	}
-	_, err = doOp(pullA.c, contract.SubmitOffer, axp.OfferInput{ID: favs.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr[int](5)}})
+	_, err = doOp(pullA.c, contract.SubmitOffer, axp.OfferInput{ID: favs.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "favs"}, "invite_sellers": "favourites"})
 	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers")
@@ -1523,10 +1523,10 @@ func TestMarketPullQuoteLatency(t *testing.T) {
 	for i := range 5 {
 		last, _ = createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": fmt.Sprint("quick ", i)}})
 		clock.Add(200 * time.Millisecond)
-		callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: last.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}})
+		callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: last.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}})
 	}
 	clock.Add(time.Hour)
-	callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: last.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 50)), ETAMinutes: ptr[int](10)}}) // replaced: not counted
+	callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: last.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 50)), ETAMinutes: ptr(10)}}) // replaced: not counted
 	var rep axp.Reputation
 	rep = *callOp(t, e.anon, contract.GetReputation, axp.IDPath{ID: pull.MemberID})
 	if rep.QuoteCount != 5 || rep.MedianQuoteMillis == nil || *rep.MedianQuoteMillis != 200 {
@@ -1623,7 +1623,7 @@ func TestMarketBuyerByLinksOnly(t *testing.T) {
 		t.Fatal("the answers given by GET did not reach the seller")
 	}
 	var offer axp.Offer
-	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
 	var chosen axp.Task
 	get("/api/tasks/"+created.ID+"/choose", url.Values{"token": {tok}, "offer_id": {offer.OfferID}}, &chosen)
 	if chosen.Status != axp.TaskAwaitingPayment {
@@ -1732,7 +1732,7 @@ func TestMarketSkillGuaranteeDefault(t *testing.T) {
 			"guarantee": map[string]any{"free_redo": 2, "refund_if_fails_checks": true}}}})
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a report"}})
 	var offer axp.Offer
-	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr[int](30)}}).Offer
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr(30)}}).Offer
 	if offer.Guarantee.FreeRedo != 2 || !offer.Guarantee.RefundIfFailsChecks {
 		t.Fatalf("an offer without a guarantee should carry the skill's: %+v", offer.Guarantee)
 	}

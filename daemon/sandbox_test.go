@@ -82,7 +82,7 @@ func TestSandboxPullSeller(t *testing.T) {
 	if b := reqs.Tasks[0].Buyer; b == nil || *b != (protocol.BuyerRef{ID: "anonymous", Name: "exchange test buyer", Anonymous: true}) {
 		t.Fatalf("sandbox quote request buyer %+v", b)
 	}
-	callOp(t, s.c, contract.SubmitOffer, axp.OfferInput{ID: sb.SandboxID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}})
+	callOp(t, s.c, contract.SubmitOffer, axp.OfferInput{ID: sb.SandboxID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}})
 	var jobs axp.TaskList
 	eventually(t, func() error {
 		jobs = axp.TaskList{}

@@ -35,7 +35,7 @@ func TestTrustCredentialsWithheld(t *testing.T) {
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "set up the server"}})
 	buyer := e.anon.With(created.BuyerToken)
 	var offer axp.Offer
-	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr[int](30)}}).Offer
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr(30)}}).Offer
 	e.fund(buyer, created.ID, offer.OfferID)
 
 	var delivered axp.Task

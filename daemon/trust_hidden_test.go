@@ -111,7 +111,7 @@ func TestSpoofedNamesRefused(t *testing.T) {
 		"agent_name": "Riddle Fan"})
 	buyer := e.anon.With(created.BuyerToken)
 	var offer axp.Offer
-	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr[int](10)}}).Offer
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
 	e.fund(buyer, created.ID, offer.OfferID)
 	resp, err = doOp(seller.c, contract.Deliver, axp.DeliverInput{
 		ID:       created.ID,
@@ -182,7 +182,7 @@ func TestTrustHiddenCharactersStripped(t *testing.T) {
 	var pulled axp.Offer
 	pulled = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{
 		ID:          created.ID,
-		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr[int](30), Note: spoofed("Cheaper", " and", " just", " as good")},
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr(30), Note: spoofed("Cheaper", " and", " just", " as good")},
 	}).Offer
 	if po := offerOf(t, getTask(t, buyer, created.ID).Offers, pull.MemberID); po.Note != "Cheaper and just as good" {
 		t.Fatalf("pull offer note %q", po.Note)

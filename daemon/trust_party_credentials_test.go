@@ -139,7 +139,7 @@ func TestTrustCredentialsWithheldFromPartyTexts(t *testing.T) {
 
 	// A cancel reason (the buyer reads what was removed on its timeline).
 	fourth, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a limerick"}})
-	callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: fourth.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr[int](30)}})
+	callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: fourth.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr(30)}})
 	run([]step{{"cancel reason", e.anon.With(fourth.BuyerToken), "cancel_task", map[string]any{"id": fourth.ID, "reason": secret("found it")},
 		read(e.anon.With(fourth.BuyerToken), "get_timeline", map[string]any{"id": fourth.ID}),
 		read(e.anon.With(fourth.BuyerToken), "get_timeline", map[string]any{"id": fourth.ID})}})
@@ -177,7 +177,7 @@ func TestTrustRemovalsCountOncePerText(t *testing.T) {
 	var offer axp.Offer
 	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{
 		ID:          created.ID,
-		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr[int](30), Note: "Write to ana@corp.com, call +1 212 555 0199 or see https://corp.com/ana"},
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr(30), Note: "Write to ana@corp.com, call +1 212 555 0199 or see https://corp.com/ana"},
 	}).Offer
 	if offer.Screening == nil || len(offer.Screening.Removed) != 3 {
 		t.Fatalf("offer screening %+v", offer.Screening)

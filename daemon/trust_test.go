@@ -538,7 +538,7 @@ func TestTrustReviewsAndObjection(t *testing.T) {
 
 	created, _ := createTask(t, buyer.c, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku"}})
 	var offer axp.Offer
-	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr[int](30)}}).Offer
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr(30)}}).Offer
 	e.fund(buyer.c, created.ID, offer.OfferID)
 	deliverText(t, seller.c, created.ID, "old pond\na frog jumps in\nthe sound of water\n")
 
@@ -709,7 +709,7 @@ func TestTrustMessagesAndTextFilters(t *testing.T) {
 
 	// Once a seller is chosen, messages go to it alone.
 	var offer axp.Offer
-	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr[int](30)}}).Offer
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr(30)}}).Offer
 	e.fund(buyer, created.ID, offer.OfferID)
 	m = *callOp(t, buyer, contract.PostMessage, axp.MessageBody{TaskRef: axp.TaskRef{ID: created.ID}, Body: "Thanks, go ahead."})
 	if m.SellerID != pull.MemberID {
@@ -791,7 +791,7 @@ func TestTrustReservedDomainEmailsRemoved(t *testing.T) {
 	var offer axp.Offer
 	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{
 		ID:          created.ID,
-		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr[int](30), Note: "Drafts go out from x@y.test."},
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr(30), Note: "Drafts go out from x@y.test."},
 	}).Offer
 	removed("offer note", offer.Note, offer.Screening, "x@y.test")
 

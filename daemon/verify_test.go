@@ -152,7 +152,7 @@ func TestVerifyPullSellerWithPracticeRequest(t *testing.T) {
 	if err := s.c.Call(context.Background(), "submit_offer", map[string]any{"id": v.Practice.TaskID, "price_usd": 1.234, "eta_minutes": 5}, nil); err == nil {
 		t.Fatal("a 3-decimal price was accepted")
 	}
-	callOp(t, s.c, contract.SubmitOffer, axp.OfferInput{ID: v.Practice.TaskID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 50)), ETAMinutes: ptr[int](5)}})
+	callOp(t, s.c, contract.SubmitOffer, axp.OfferInput{ID: v.Practice.TaskID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 50)), ETAMinutes: ptr(5)}})
 	v = *callOp(t, s.c, contract.Verify, axp.EmptyInput{})
 	if !v.Passed || v.State != axp.MemberVerified {
 		t.Fatalf("second verify: %+v", v)

@@ -7,13 +7,14 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 )
 
 func TestAdminTasksListAndView(t *testing.T) {
 	e := newMarket(t)
 	seller := e.instantSeller("text-file", "0", 5, nil, map[string]any{"payment_methods": []string{"crypto", "free"}})
 	first, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "a haiku"}})
-	call(t, e.anon.With(first.BuyerToken), "choose_offer", map[string]any{"id": first.ID, "offer_id": first.Offers[0].OfferID}, nil)
+	callOp(t, e.anon.With(first.BuyerToken), contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: first.ID}, OfferID: first.Offers[0].OfferID})
 	second, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "a limerick"}})
 	third, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "an ode"}})
 
@@ -25,35 +26,35 @@ func TestAdminTasksListAndView(t *testing.T) {
 		return out
 	}
 	var all axp.AdminTaskList
-	call(t, e.admin, "admin_tasks", map[string]any{}, &all)
+	all = *callOp(t, e.admin, contract.AdminTasks, axp.AdminTasksQuery{})
 	if got := ids(all); len(got) != 3 || got[0] != third.ID || got[1] != second.ID || got[2] != first.ID || all.NextCursor != "" {
 		t.Fatalf("every task, newest first: %v (next %q)", got, all.NextCursor)
 	}
 	var page axp.AdminTaskList
-	call(t, e.admin, "admin_tasks", map[string]any{"limit": 2}, &page)
+	page = *callOp(t, e.admin, contract.AdminTasks, axp.AdminTasksQuery{Limit: 2})
 	if got := ids(page); len(got) != 2 || got[0] != third.ID || page.NextCursor != second.ID {
 		t.Fatalf("first page of 2: %v (next %q)", got, page.NextCursor)
 	}
 	var rest axp.AdminTaskList
-	call(t, e.admin, "admin_tasks", map[string]any{"limit": 2, "cursor": page.NextCursor}, &rest)
+	rest = *callOp(t, e.admin, contract.AdminTasks, axp.AdminTasksQuery{Limit: 2, Cursor: page.NextCursor})
 	if got := ids(rest); len(got) != 1 || got[0] != first.ID || rest.NextCursor != "" {
 		t.Fatalf("second page: %v (next %q)", got, rest.NextCursor)
 	}
 
 	var mine axp.AdminTaskList
-	call(t, e.admin, "admin_tasks", map[string]any{"member": seller.MemberID}, &mine)
+	mine = *callOp(t, e.admin, contract.AdminTasks, axp.AdminTasksQuery{Member: seller.MemberID})
 	if got := ids(mine); len(got) != 1 || got[0] != first.ID || mine.Tasks[0].SellerID != seller.MemberID || mine.Tasks[0].Price == nil || mine.Tasks[0].Buyer != "token" {
 		t.Fatalf("the seller's tasks: %+v", mine.Tasks)
 	}
 	var byStatus axp.AdminTaskList
-	call(t, e.admin, "admin_tasks", map[string]any{"status": mine.Tasks[0].Status}, &byStatus)
+	byStatus = *callOp(t, e.admin, contract.AdminTasks, axp.AdminTasksQuery{Status: mine.Tasks[0].Status})
 	if got := ids(byStatus); len(got) != 1 || got[0] != first.ID {
 		t.Fatalf("status %s: %v", mine.Tasks[0].Status, got)
 	}
 	var none axp.AdminTaskList
-	call(t, e.admin, "admin_tasks", map[string]any{"type": "video"}, &none)
+	none = *callOp(t, e.admin, contract.AdminTasks, axp.AdminTasksQuery{Type: "video"})
 	var later axp.AdminTaskList
-	call(t, e.admin, "admin_tasks", map[string]any{"since": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, &later)
+	later = *callOp(t, e.admin, contract.AdminTasks, axp.AdminTasksQuery{Since: time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
 	if len(none.Tasks) != 0 || len(later.Tasks) != 0 {
 		t.Fatalf("another type: %v; created after an hour from now: %v", ids(none), ids(later))
 	}
@@ -62,7 +63,7 @@ func TestAdminTasksListAndView(t *testing.T) {
 	}
 
 	var v axp.Task
-	call(t, e.admin, "admin_task", map[string]any{"id": first.ID}, &v)
+	v = *callOp(t, e.admin, contract.AdminTask, axp.IDPath{ID: first.ID})
 	if v.ID != first.ID || v.Seller == nil || v.Seller.ID != seller.MemberID || v.AlsoSell != nil {
 		t.Fatalf("the operator's view: %+v", v)
 	}

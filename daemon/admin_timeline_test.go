@@ -6,6 +6,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 )
 
 func TestAdminTaskTimeline(t *testing.T) {
@@ -13,13 +14,13 @@ func TestAdminTaskTimeline(t *testing.T) {
 	seller := e.instantSeller("text-file", "0", 5, nil, map[string]any{"payment_methods": []string{"crypto", "free"}})
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "payment_method": "free", "params": map[string]any{"prompt": "a haiku"}})
 	buyer := e.anon.With(created.BuyerToken)
-	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, nil)
+	callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID})
 	deliverText(t, seller.c, created.ID, "rain\n")
 	retrieve(t, buyer, created.ID)
-	call(t, buyer, "accept_task", map[string]any{"id": created.ID}, nil)
+	callOp(t, buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}})
 
 	var tl axp.AdminTimeline
-	call(t, e.admin, "admin_task_timeline", map[string]any{"id": created.ID}, &tl)
+	tl = *callOp(t, e.admin, contract.AdminTaskTimeline, axp.IDPath{ID: created.ID})
 	kinds := map[string]int{}
 	for i, r := range tl.Rows {
 		kinds[r.Kind]++

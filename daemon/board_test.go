@@ -196,7 +196,7 @@ func TestBoardScreening(t *testing.T) {
 		t.Fatalf("a refused reply was stored: %+v", v.Replies)
 	}
 	var al axp.AuditList
-	call(t, e.admin, "admin_audit", map[string]any{"action": "board.refuse"}, &al)
+	al = *callOp(t, e.admin, contract.AdminAudit, axp.AuditQuery{Action: "board.refuse"})
 	if len(al.Records) != 2 || al.Records[0].Details["category"] != "fake_reviews" {
 		t.Fatalf("refusals audited %+v", al.Records)
 	}
@@ -264,7 +264,7 @@ func TestBoardHighRiskWaitsForOperator(t *testing.T) {
 	if v := boardRead(t, other.c, p.ID); !slices.Equal(postIDs(v.Replies), []string{clean.ID, bad.ID}) {
 		t.Fatalf("the reply's author sees %+v", v.Replies)
 	}
-	call(t, e.admin, "admin_board_approve", map[string]any{"id": bad.ID}, nil)
+	callOp(t, e.admin, contract.AdminBoardApprove, axp.BoardApproveBody{ID: bad.ID})
 	if v := boardRead(t, author.c, p.ID); v.Thread.Replies != 2 {
 		t.Fatalf("after approving the reply %+v", v.Thread)
 	}
@@ -284,7 +284,7 @@ func TestBoardHighRiskWaitsForOperator(t *testing.T) {
 	if v := boardRead(t, other.c, p.ID); len(v.Replies) != 2 || v.Replies[0].Status != axp.BoardHidden {
 		t.Fatalf("the hidden reply's author sees %+v", v.Replies)
 	}
-	call(t, e.admin, "admin_board_hide", map[string]any{"id": p.ID, "reason": "injection bait"}, nil)
+	callOp(t, e.admin, contract.AdminBoardHide, axp.BoardHideBody{ID: p.ID, Reason: "injection bait"})
 	if l := boardList(t, other.c, axp.BoardListQuery{}); len(l.Threads) != 0 {
 		t.Fatalf("a hidden thread is listed %+v", l.Threads)
 	}
@@ -296,7 +296,7 @@ func TestBoardHighRiskWaitsForOperator(t *testing.T) {
 
 	// The author was told of each decision.
 	var l axp.AnnouncementList
-	call(t, author.c, "announcements", nil, &l)
+	l = *callOp(t, author.c, contract.Announcements, contract.NoInput{})
 	var titles []string
 	for _, a := range l.Announcements {
 		titles = append(titles, a.Title)
@@ -305,7 +305,7 @@ func TestBoardHighRiskWaitsForOperator(t *testing.T) {
 		t.Fatalf("the author was told %v", titles)
 	}
 	var al axp.AuditList
-	call(t, e.admin, "admin_audit", map[string]any{"entity_id": p.ID}, &al)
+	al = *callOp(t, e.admin, contract.AdminAudit, axp.AuditQuery{EntityID: p.ID})
 	var actions []string
 	for _, r := range al.Records {
 		actions = append(actions, r.Action)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 )
 
@@ -32,8 +33,8 @@ func TestGeneratedAdminToken(t *testing.T) {
 	if !strings.HasPrefix(token, "axp_admin_") || len(token) < 40 {
 		t.Fatalf("generated token %q", token)
 	}
-	call(t, client.New(srv.URL, token), "admin_stats", nil, nil)
-	_, err := do(client.New(srv.URL, token+"x"), "admin_stats", nil)
+	callOp(t, client.New(srv.URL, token), contract.AdminStats, contract.NoInput{})
+	_, err := doOp(client.New(srv.URL, token+"x"), contract.AdminStats, contract.NoInput{})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 	srv.Close()
 	d.Close()
@@ -42,9 +43,9 @@ func TestGeneratedAdminToken(t *testing.T) {
 	if again != "" {
 		t.Fatalf("a second token was generated: %q", again)
 	}
-	call(t, client.New(srv.URL, token), "admin_stats", nil, nil)
+	callOp(t, client.New(srv.URL, token), contract.AdminStats, contract.NoInput{})
 	var al axp.AuditList
-	call(t, client.New(srv.URL, token), "admin_audit", map[string]any{"action": "admin_token.generate"}, &al)
+	al = *callOp(t, client.New(srv.URL, token), contract.AdminAudit, axp.AuditQuery{Action: "admin_token.generate"})
 	if len(al.Records) != 1 || al.Records[0].Actor != "system" {
 		t.Fatalf("token generation audit %+v", al.Records)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // TestSellerEarnings: a seller's earnings follow its job's payout item: nothing before the job is
@@ -19,7 +20,7 @@ func testSellerEarnings(t *testing.T) {
 	earnings := func(m *member) axp.Earnings {
 		t.Helper()
 		var out axp.Earnings
-		call(t, m.c, "get_my_earnings", nil, &out)
+		out = *callOp(t, m.c, contract.GetMyEarnings, contract.NoInput{})
 		return out
 	}
 	if got := earnings(seller); len(got.Jobs) != 0 || got.PaidUSD+got.PendingUSD+got.HeldUSD != 0 || got.PayoutAddress != "" {
@@ -46,8 +47,8 @@ func testSellerEarnings(t *testing.T) {
 	content := "coins in the fountain\n"
 	deliverText(t, seller.c, created.ID, content)
 	retrieve(t, buyer, created.ID)
-	call(t, buyer, "accept_task", map[string]any{"id": created.ID, "sha256": sha256Hex(content)}, nil)
-	call(t, seller.c, "request_payment", map[string]any{"id": created.ID}, nil)
+	callOp(t, buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}, SHA256: sha256Hex(content)})
+	callOp(t, seller.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	if j := job("held"); j.HeldFor != "payout_address" {
 		t.Fatalf("held for %q", j.HeldFor)
 	}
@@ -55,7 +56,7 @@ func testSellerEarnings(t *testing.T) {
 		t.Fatalf("held totals %+v", got)
 	}
 
-	call(t, seller.c, "update_profile", map[string]any{"payout_address": payoutAddress}, nil)
+	callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(payoutAddress)})
 	job("pending")
 	if got := earnings(seller); got.PendingUSD != net || got.HeldUSD != 0 || got.PayoutAddress != payoutAddress {
 		t.Fatalf("pending totals %+v", got)
@@ -73,6 +74,6 @@ func testSellerEarnings(t *testing.T) {
 	if got := earnings(other); len(got.Jobs) != 0 || got.PaidUSD != 0 {
 		t.Fatalf("another seller's earnings %+v", got)
 	}
-	_, err := do(buyer, "get_my_earnings", nil)
+	_, err := doOp(buyer, contract.GetMyEarnings, contract.NoInput{})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
 )
@@ -232,7 +233,7 @@ func TestFrontDoorMarket(t *testing.T) {
 		e.fund(buyer, created.ID, offerOf(t, created.Offers, seller.MemberID).OfferID)
 		deliverText(t, seller.c, created.ID, prompt+"\n")
 		retrieve(t, buyer, created.ID)
-		call(t, buyer, "accept_task", map[string]any{"id": created.ID, "sha256": sha256Hex(prompt + "\n")}, nil)
+		callOp(t, buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}, SHA256: sha256Hex(prompt + "\n")})
 		return created
 	}
 	job("late at night")
@@ -252,8 +253,8 @@ func TestFrontDoorMarket(t *testing.T) {
 	if m := frontMarket(t, base); m.JobsDoneToday != 1 || m.SellersOnline != 1 {
 		t.Fatalf("after one job today: %+v", m)
 	}
-	call(t, seller.c, "update_profile", map[string]any{"payout_address": payoutAddress}, nil)
-	call(t, seller.c, "request_payment", map[string]any{"id": done.ID}, nil)
+	callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(payoutAddress)})
+	callOp(t, seller.c, contract.RequestPayment, axp.IDPath{ID: done.ID})
 	e.approve(e.approvalOf(done.ID, axp.ApprovePayout).ID, true)
 	if got := getTask(t, e.anon.With(done.BuyerToken), done.ID); got.Status != axp.TaskReleased {
 		t.Fatalf("task %s is %s", done.ID, got.Status)

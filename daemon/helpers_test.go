@@ -21,8 +21,10 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 	"github.com/axp-exchange/axp/store/pgtest"
 )
@@ -167,6 +169,28 @@ func do(c *client.Client, op string, in any, o ...client.Options) (*client.Respo
 	return c.Do(context.Background(), op, in, o...)
 }
 
+// callOp runs the operation def declares and fails the test on error; the input and the answer
+// have the declaration's types, so a call that sends or reads the wrong shape does not compile.
+func callOp[I, O any](t *testing.T, c *client.Client, def contract.Def[I, O], in I, o ...client.Options) *O {
+	t.Helper()
+	out, _, err := client.Call(context.Background(), c, def, in, o...)
+	if err != nil {
+		t.Fatalf("%s: %v", def.Op().Name, err)
+	}
+	return out
+}
+
+// doOp runs the operation def declares and returns the raw response and error.
+func doOp[I, O any](c *client.Client, def contract.Def[I, O], in I, o ...client.Options) (*client.Response, error) {
+	return client.Do(context.Background(), c, def, in, o...)
+}
+
+// ptr is a pointer to v, for the optional fields of typed inputs.
+func ptr[T any](v T) *T { return &v }
+
+// given is v for a field of a partial update (protocol.Nullable) that sets it.
+func given[T any](v T) protocol.Nullable[T] { return protocol.Nullable[T]{Set: true, Value: v} }
+
 // apiErr asserts err is an *axp.Error of code (and, when field is not "-", naming field).
 func apiErr(t *testing.T, err error, code axp.Code, field string) *axp.Error {
 	t.Helper()
@@ -275,7 +299,7 @@ func within(t *testing.T, d time.Duration, cond func() error) {
 func (e *env) auditCount() int {
 	e.t.Helper()
 	var l axp.AuditList
-	call(e.t, e.admin, "admin_audit", map[string]any{"limit": 5000}, &l)
+	l = *callOp(e.t, e.admin, contract.AdminAudit, axp.AuditQuery{Limit: 5000})
 	return len(l.Records)
 }
 
@@ -283,6 +307,6 @@ func (e *env) auditCount() int {
 func (e *env) stats() axp.Stats {
 	e.t.Helper()
 	var s axp.Stats
-	call(e.t, e.admin, "admin_stats", nil, &s)
+	s = *callOp(e.t, e.admin, contract.AdminStats, contract.NoInput{})
 	return s
 }

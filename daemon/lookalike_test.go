@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -37,9 +38,9 @@ func TestInterestTypeIsSlug(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	call(t, e.anon, "register_interest", map[string]any{"type": "video"}, nil)
+	callOp(t, e.anon, contract.RegisterInterest, axp.Interest{Type: "video"})
 	var sl axp.ServiceList
-	call(t, e.anon, "list_services", nil, &sl)
+	sl = *callOp(t, e.anon, contract.ListServices, contract.NoInput{})
 	if len(sl.Demand) != 1 || sl.Demand[0].TaskType != "video" || sl.Demand[0].Requests != 1 {
 		t.Fatalf("demand %+v", sl.Demand)
 	}
@@ -75,7 +76,7 @@ func TestRegisterNameLookAlikes(t *testing.T) {
 	apiErr(t, carol.c.Call(ctx, "update_profile", map[string]any{"name": "\u0410lice"}, nil), axp.CodeInvalidInput, "name")
 	apiErr(t, carol.c.Call(ctx, "update_profile", map[string]any{"name": "\u0430\u0440\u0435"}, nil), axp.CodeInvalidInput, "name")
 	apiErr(t, carol.c.Call(ctx, "update_profile", map[string]any{"name": "carol@example.com"}, nil), axp.CodeInvalidInput, "name")
-	call(t, carol.c, "update_profile", map[string]any{"name": "Carol"}, nil)
+	callOp(t, carol.c, contract.UpdateProfile, axp.ProfileUpdate{Name: ptr("Carol")})
 	// An all-Cyrillic name that reads as no one's is accepted.
 	e.register(map[string]any{"name": "\u0412\u0410\u0420", "roles": []string{"buyer"}})
 	// agent_name is public too.

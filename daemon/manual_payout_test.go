@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/store"
 )
@@ -180,7 +181,7 @@ func TestChainReconcileListsPayoutsTheChainDoesNotShow(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 	if r.Covered || len(r.MissingTransfers) != len(wrong) {
 		t.Fatalf("reconcile after the wrong entries: %+v", r)
 	}
@@ -210,14 +211,14 @@ func TestChainManualRefundFromTheDepositAddress(t *testing.T) {
 	part := usd(t, "1.00")
 	paid := c.Transfer(bk, c.Token, m.deposit, part)
 	c.Mine(1)
-	call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": paid, "payer_signature": m.payerSig(bk, task.ID)}, nil)
+	callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: task.ID}, TxHash: paid, PayerSignature: m.payerSig(bk, task.ID)})
 	eventually(t, func() error {
 		if got := getTask(t, buyer, task.ID); got.Payment.ReceivedUSD != part {
 			return fmt.Errorf("payment %+v", got.Payment)
 		}
 		return nil
 	})
-	call(t, buyer, "cancel_task", map[string]any{"id": task.ID}, nil)
+	callOp(t, buyer, contract.CancelTask, axp.CancelInput{TaskRef: axp.TaskRef{ID: task.ID}})
 	refund := m.approvalOf(task.ID, axp.ApproveRefund)
 
 	fromOutsider := c.Transfer(m.buyerWallet(10_000_000), c.Token, chaintest.Addr(bk), part)

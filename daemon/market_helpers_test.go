@@ -20,6 +20,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -369,7 +370,7 @@ func createTask(t *testing.T, c *client.Client, body map[string]any) (axp.Create
 func getTask(t *testing.T, c *client.Client, id string) axp.Task {
 	t.Helper()
 	var out axp.Task
-	call(t, c, "get_task", map[string]any{"id": id}, &out)
+	out = *callOp(t, c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 	return out
 }
 
@@ -406,7 +407,7 @@ func offerOf(t *testing.T, offers []axp.Offer, sellerID string) axp.Offer {
 func (e *env) approvals(taskID string) []axp.Approval {
 	e.t.Helper()
 	var l axp.ApprovalList
-	call(e.t, e.admin, "admin_approvals", map[string]any{"status": "all", "task_id": taskID}, &l)
+	l = *callOp(e.t, e.admin, contract.AdminApprovals, axp.ApprovalsQuery{Status: "all", TaskID: taskID})
 	return l.Approvals
 }
 
@@ -487,11 +488,11 @@ func (e *env) entriesOf(taskID string) []axp.LedgerEntry {
 func (e *env) fund(buyer *client.Client, taskID, offerID string) axp.Money {
 	e.t.Helper()
 	var chosen axp.Task
-	call(e.t, buyer, "choose_offer", map[string]any{"id": taskID, "offer_id": offerID}, &chosen)
+	chosen = *callOp(e.t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: taskID}, OfferID: offerID})
 	if chosen.Status != axp.TaskAwaitingPayment || chosen.Payment == nil {
 		e.t.Fatalf("after choose: %s %+v", chosen.Status, chosen.Payment)
 	}
-	call(e.t, buyer, "pay_crypto", map[string]any{"id": taskID, "tx_hash": newTxHash()}, nil)
+	callOp(e.t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskID}, TxHash: newTxHash()})
 	var pending []axp.Approval
 	for _, a := range e.approvals(taskID) {
 		if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending {
@@ -509,14 +510,14 @@ func (e *env) fund(buyer *client.Client, taskID, offerID string) axp.Money {
 func deliverText(t *testing.T, seller *client.Client, taskID, content string) axp.Task {
 	t.Helper()
 	var out axp.Task
-	call(t, seller, "deliver", map[string]any{"id": taskID, "content": content, "filename": "result.txt", "mime_type": "text/plain"}, &out)
+	out = *callOp(t, seller, contract.Deliver, axp.DeliverInput{ID: taskID, Content: content, Filename: "result.txt", MimeType: "text/plain"})
 	return out
 }
 
 // retrieve fetches the deliverable as the buyer and checks its hash header.
 func retrieve(t *testing.T, buyer *client.Client, taskID string) []byte {
 	t.Helper()
-	resp, err := do(buyer, "get_deliverable", map[string]any{"id": taskID})
+	resp, err := doOp(buyer, contract.GetDeliverable, axp.TaskRef{ID: taskID})
 	if err != nil {
 		t.Fatalf("get_deliverable: %v", err)
 	}
@@ -530,7 +531,7 @@ func retrieve(t *testing.T, buyer *client.Client, taskID string) []byte {
 func timelineKinds(t *testing.T, c *client.Client, taskID string) ([]string, []axp.Event) {
 	t.Helper()
 	var tl axp.Timeline
-	call(t, c, "get_timeline", map[string]any{"id": taskID}, &tl)
+	tl = *callOp(t, c, contract.GetTimeline, axp.TaskRef{ID: taskID})
 	kinds := make([]string, len(tl.Events))
 	for i, ev := range tl.Events {
 		kinds[i] = ev.Kind

@@ -16,6 +16,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/protocol"
@@ -62,14 +63,16 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	// The pull seller finds the task among its quote requests and offers (twice: the second offer
 	// replaces the first).
 	var reqs axp.TaskList
-	call(t, pull.c, "list_quote_requests", nil, &reqs)
+	reqs = *callOp(t, pull.c, contract.ListQuoteRequests, contract.NoInput{})
 	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID }) {
 		t.Fatalf("the pull seller does not see the task: %+v", reqs.Tasks)
 	}
 	var first, pulled axp.Offer
 	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.9, "eta_minutes": 60}, &first)
-	resp, err := do(pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.75, "eta_minutes": 60,
-		"note": "careful work", "availability": "high", "details": map[string]any{"lines": 3}})
+	resp, err := doOp(pull.c, contract.SubmitOffer, axp.OfferInput{
+		ID:          created.ID,
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 75)), ETAMinutes: ptr(60), Note: "careful work", Availability: "high", Details: map[string]any{"lines": 3}},
+	})
 	if err != nil || resp.Status != http.StatusCreated {
 		t.Fatalf("submit_offer: %v", err)
 	}
@@ -125,13 +128,13 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	}
 
 	// --- crypto lifecycle with the pull seller ---
-	if _, err := do(buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": first.OfferID}); err == nil {
+	if _, err := doOp(buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: first.OfferID}); err == nil {
 		t.Fatal("a replaced offer was chosen")
 	} else {
 		apiErr(t, err, axp.CodeInvalidInput, "offer_id")
 	}
 	var chosen axp.Task
-	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": pulled.OfferID}, &chosen)
+	chosen = *callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: pulled.OfferID})
 	price := usd(t, "2.75")
 	fee := feeOf(price)
 	p := chosen.Payment
@@ -144,7 +147,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	}
 	payable := p.PayableUSD
 	// Quotes are taken while the task is open only.
-	_, err = do(pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2.5, "eta_minutes": 60})
+	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 50)), ETAMinutes: ptr(60)}})
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	tx := newTxHash()
@@ -162,7 +165,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	}
 	// The operator's queue lists it among the open items.
 	var open axp.ApprovalList
-	call(t, e.admin, "admin_approvals", nil, &open)
+	open = *callOp(t, e.admin, contract.AdminApprovals, axp.ApprovalsQuery{})
 	if !slices.ContainsFunc(open.Approvals, func(a axp.Approval) bool { return a.ID == item.ID }) {
 		t.Fatalf("the payment item is not in the open queue")
 	}
@@ -171,7 +174,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 		t.Fatalf("after confirmation: %s %+v", got.Status, got.Payment)
 	}
 	var jobs axp.TaskList
-	call(t, pull.c, "list_jobs", map[string]any{"status": "active"}, &jobs)
+	jobs = *callOp(t, pull.c, contract.ListJobs, axp.JobsQuery{Status: "active"})
 	if len(jobs.Tasks) != 1 || jobs.Tasks[0].ID != created.ID || jobs.Tasks[0].PayoutUSD == nil || *jobs.Tasks[0].PayoutUSD != price-fee {
 		t.Fatalf("pull seller's jobs %+v", jobs.Tasks)
 	}
@@ -180,13 +183,13 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	}
 
 	// Delivery: links elsewhere are refused with a hint; only the chosen seller delivers.
-	_, err = do(pull.c, "deliver", map[string]any{"id": created.ID, "url": "https://files.example.com/result.txt"})
+	_, err = doOp(pull.c, contract.Deliver, axp.DeliverInput{ID: created.ID, URL: "https://files.example.com/result.txt"})
 	if ae := apiErr(t, err, axp.CodeInvalidInput, "url"); ae.Hint == "" {
 		t.Fatalf("no hint: %+v", ae)
 	}
-	_, err = do(instant.c, "deliver", map[string]any{"id": created.ID, "content": "not mine"})
+	_, err = doOp(instant.c, contract.Deliver, axp.DeliverInput{ID: created.ID, Content: "not mine"})
 	apiErr(t, err, axp.CodeForbidden, "-")
-	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	_, err = doOp(pull.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	apiErr(t, err, axp.CodeConflict, "-")
 	content := "the sea is wide\nthe sea is deep\nthe sea is blue\n"
 	delivered := deliverText(t, pull.c, created.ID, content)
@@ -195,37 +198,37 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	}
 
 	// Accepting needs the deliverable retrieved first, and a matching sha256 when one is given.
-	_, err = do(buyer, "accept_task", map[string]any{"id": created.ID})
+	_, err = doOp(buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}})
 	apiErr(t, err, axp.CodeConflict, "-")
 	if body := retrieve(t, buyer, created.ID); string(body) != content {
 		t.Fatalf("deliverable %q", body)
 	}
-	_, err = do(buyer, "accept_task", map[string]any{"id": created.ID, "sha256": sha256Hex("something else")})
+	_, err = doOp(buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}, SHA256: sha256Hex("something else")})
 	apiErr(t, err, axp.CodeConflict, "-")
-	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	_, err = doOp(pull.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	apiErr(t, err, axp.CodeConflict, "-")
 	var accepted axp.Task
-	call(t, buyer, "accept_task", map[string]any{"id": created.ID, "sha256": sha256Hex(content)}, &accepted)
+	accepted = *callOp(t, buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}, SHA256: sha256Hex(content)})
 	if accepted.Status != axp.TaskAccepted {
 		t.Fatalf("after accept: %s", accepted.Status)
 	}
 
 	// Payment request: held without a payout address, pending once one is added.
-	_, err = do(instant.c, "request_payment", map[string]any{"id": created.ID})
+	_, err = doOp(instant.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	apiErr(t, err, axp.CodeForbidden, "-")
-	call(t, pull.c, "request_payment", map[string]any{"id": created.ID}, nil)
+	callOp(t, pull.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	payout := e.approvalOf(created.ID, axp.ApprovePayout)
 	if payout.Status != axp.ApprovalHeld || payout.Amount != price-fee || payout.FeeUSD != fee-(price-payable) || payout.SellerNetUSD != price-fee || payout.SellerID != pull.MemberID {
 		t.Fatalf("payout item %+v", payout)
 	}
-	_, err = do(e.admin, "admin_approve", map[string]any{"id": payout.ID, "tx_hash": newTxHash()})
+	_, err = doOp(e.admin, contract.AdminApprove, axp.ApproveBody{ID: payout.ID, TxHash: newTxHash()})
 	apiErr(t, err, axp.CodeConflict, "-")
-	call(t, pull.c, "update_profile", map[string]any{"payout_address": payoutAddress}, nil)
+	callOp(t, pull.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(payoutAddress)})
 	payout = e.approvalOf(created.ID, axp.ApprovePayout)
 	if payout.Status != axp.ApprovalPending || payout.PayoutAddress != payoutAddress {
 		t.Fatalf("payout after adding an address %+v", payout)
 	}
-	_, err = do(e.admin, "admin_approve", map[string]any{"id": payout.ID})
+	_, err = doOp(e.admin, contract.AdminApprove, axp.ApproveBody{ID: payout.ID})
 	apiErr(t, err, axp.CodeInvalidInput, "tx_hash")
 	if a := e.approve(payout.ID, true); a.Status != axp.ApprovalApproved || a.TxHash == "" {
 		t.Fatalf("approved payout %+v", a)
@@ -233,7 +236,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskReleased {
 		t.Fatalf("after payout: %s", got.Status)
 	}
-	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	_, err = doOp(pull.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	st := e.stats()
@@ -260,7 +263,7 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	waitStatus(t, buyer2, second.ID, axp.TaskInProgress)
 	body := "There once was a seller of verse\n"
 	var viaData axp.Task
-	call(t, push.c, "deliver", map[string]any{"id": second.ID, "url": "data:text/plain;base64," + base64.StdEncoding.EncodeToString([]byte(body))}, &viaData)
+	viaData = *callOp(t, push.c, contract.Deliver, axp.DeliverInput{ID: second.ID, URL: "data:text/plain;base64," + base64.StdEncoding.EncodeToString([]byte(body))})
 	if viaData.Status != axp.TaskDelivered || viaData.Deliverable.SHA256 != sha256Hex(body) {
 		t.Fatalf("delivered by data: URL %+v", viaData)
 	}
@@ -275,8 +278,8 @@ func testMarketThreeSellersAndCryptoLifecycle(t *testing.T) {
 	if got := retrieve(t, buyer2, second.ID); string(got) != body {
 		t.Fatalf("deliverable %q", got)
 	}
-	call(t, buyer2, "accept_task", map[string]any{"id": second.ID}, nil)
-	call(t, push.c, "request_payment", map[string]any{"id": second.ID}, nil)
+	callOp(t, buyer2, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: second.ID}})
+	callOp(t, push.c, contract.RequestPayment, axp.IDPath{ID: second.ID})
 	payout2 := e.approvalOf(second.ID, axp.ApprovePayout)
 	if payout2.Status != axp.ApprovalPending {
 		t.Fatalf("a seller with a payout address should not be held: %+v", payout2)
@@ -329,41 +332,41 @@ func TestMarketFreeJob(t *testing.T) {
 
 	// Sellers who do not accept free jobs neither see nor quote them.
 	var reqs axp.TaskList
-	call(t, paidOnly.c, "list_quote_requests", nil, &reqs)
+	reqs = *callOp(t, paidOnly.c, contract.ListQuoteRequests, contract.NoInput{})
 	if slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID }) {
 		t.Fatal("a seller without free in its payment methods sees the free task")
 	}
-	_, err := do(paidOnly.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 0, "eta_minutes": 5})
+	_, err := doOp(paidOnly.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	// A price above 0 on a free job is refused, 0 is taken.
-	_, err = do(pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 1, "eta_minutes": 5})
+	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeInvalidInput, "price_usd")
 	var offer axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 0, "eta_minutes": 5}, &offer)
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr(5)}}).Offer
 	if offer.PriceUSD != 0 || offer.Fee.PlatformFee != 0 || offer.Fee.SellerNet != 0 {
 		t.Fatalf("free offer %+v", offer)
 	}
 	// 0 on a paid job is refused.
 	paidTask, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a paid haiku"}})
-	_, err = do(pull.c, "submit_offer", map[string]any{"id": paidTask.ID, "price_usd": 0, "eta_minutes": 5})
+	_, err = doOp(pull.c, contract.SubmitOffer, axp.OfferInput{ID: paidTask.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(0, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeInvalidInput, "price_usd")
 
 	var chosen axp.Task
-	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": offer.OfferID}, &chosen)
+	chosen = *callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offer.OfferID})
 	if chosen.Status != axp.TaskPaid || chosen.Payment != nil {
 		t.Fatalf("a chosen free job starts at once: %s %+v", chosen.Status, chosen.Payment)
 	}
-	_, err = do(buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()})
+	_, err = doOp(buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: newTxHash()})
 	apiErr(t, err, axp.CodeConflict, "-")
 	var jobs axp.TaskList
-	call(t, pull.c, "list_jobs", nil, &jobs)
+	jobs = *callOp(t, pull.c, contract.ListJobs, axp.JobsQuery{})
 	if len(jobs.Tasks) != 1 || jobs.Tasks[0].ID != created.ID || jobs.Tasks[0].PayoutUSD == nil || *jobs.Tasks[0].PayoutUSD != 0 {
 		t.Fatalf("jobs %+v", jobs.Tasks)
 	}
 	deliverText(t, pull.c, created.ID, "free as a bird\n")
 	retrieve(t, buyer, created.ID)
 	var done axp.Task
-	call(t, buyer, "accept_task", map[string]any{"id": created.ID}, &done)
+	done = *callOp(t, buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}})
 	if done.Status != axp.TaskReleased {
 		t.Fatalf("an accepted free job ends released, got %s", done.Status)
 	}
@@ -378,7 +381,7 @@ func TestMarketFreeJob(t *testing.T) {
 	if got := sink.statuses("task_update"); !slices.Equal(got, []string{axp.TaskPaid, axp.TaskDelivered, axp.TaskAccepted, axp.TaskReleased}) {
 		t.Fatalf("the buyer heard the statuses in the order %v", got)
 	}
-	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	_, err = doOp(pull.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	apiErr(t, err, axp.CodeConflict, "-")
 	if items := e.approvals(created.ID); len(items) != 0 {
 		t.Fatalf("a free job made queue items: %+v", items)
@@ -390,8 +393,8 @@ func TestMarketFreeJob(t *testing.T) {
 		t.Fatalf("money %+v", st.Money)
 	}
 	var all axp.TaskList
-	call(t, pull.c, "list_jobs", map[string]any{"status": "all"}, &all)
-	call(t, pull.c, "list_jobs", nil, &jobs)
+	all = *callOp(t, pull.c, contract.ListJobs, axp.JobsQuery{Status: "all"})
+	jobs = *callOp(t, pull.c, contract.ListJobs, axp.JobsQuery{})
 	if len(all.Tasks) != 1 || len(jobs.Tasks) != 0 {
 		t.Fatalf("released job: all %d, active %d", len(all.Tasks), len(jobs.Tasks))
 	}
@@ -428,21 +431,21 @@ func testMarketDisputeRefundAndRedo(t *testing.T) {
 
 	// One free redo, then no more.
 	var redone axp.Task
-	call(t, buyer, "request_redo", map[string]any{"id": created.ID, "reason": "it says not finished"}, &redone)
+	redone = *callOp(t, buyer, contract.RequestRedo, axp.RedoBody{TaskRef: axp.TaskRef{ID: created.ID}, Reason: "it says not finished"})
 	if redone.Status != axp.TaskInProgress || redone.RedosLeft != 0 || redone.AutoReleaseAt != nil {
 		t.Fatalf("after redo %s, redos_left %d, auto_release_at %v", redone.Status, redone.RedosLeft, redone.AutoReleaseAt)
 	}
 	deliverText(t, pull.c, created.ID, "still not finished\n")
-	_, err := do(buyer, "request_redo", map[string]any{"id": created.ID, "reason": "again"})
+	_, err := doOp(buyer, contract.RequestRedo, axp.RedoBody{TaskRef: axp.TaskRef{ID: created.ID}, Reason: "again"})
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	// A dispute needs a reason (POST and GET forms).
 	_, err = do(buyer, "dispute_task", map[string]any{"id": created.ID})
 	apiErr(t, err, axp.CodeInvalidInput, "reason")
-	_, err = do(e.anon, "dispute_task", map[string]any{"id": created.ID, "token": created.BuyerToken, "reason": "   "}, client.Options{GET: true})
+	_, err = doOp(e.anon, contract.DisputeTask, axp.DisputeInput{TaskRef: axp.TaskRef{ID: created.ID, Token: created.BuyerToken}, Reason: "   "}, client.Options{GET: true})
 	apiErr(t, err, axp.CodeInvalidInput, "reason")
 	var disputed axp.Task
-	call(t, buyer, "dispute_task", map[string]any{"id": created.ID, "reason": "the checks failed twice"}, &disputed)
+	disputed = *callOp(t, buyer, contract.DisputeTask, axp.DisputeInput{TaskRef: axp.TaskRef{ID: created.ID}, Reason: "the checks failed twice"})
 	if disputed.Status != axp.TaskDisputed {
 		t.Fatalf("after dispute %s", disputed.Status)
 	}
@@ -454,7 +457,7 @@ func testMarketDisputeRefundAndRedo(t *testing.T) {
 	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskDisputed {
 		t.Fatalf("a refund waits for the operator; task is %s", got.Status)
 	}
-	_, err = do(e.admin, "admin_approve", map[string]any{"id": refund.ID})
+	_, err = doOp(e.admin, contract.AdminApprove, axp.ApproveBody{ID: refund.ID})
 	apiErr(t, err, axp.CodeInvalidInput, "tx_hash")
 	e.approve(refund.ID, true)
 	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskRefunded {
@@ -467,7 +470,7 @@ func testMarketDisputeRefundAndRedo(t *testing.T) {
 	if st := e.stats(); st.Money.RefundsSent != received || st.Money.PaymentsIn != received || st.Money.LedgerSum != 0 || st.Money.Held != 0 {
 		t.Fatalf("money %+v", st.Money)
 	}
-	_, err = do(pull.c, "request_payment", map[string]any{"id": created.ID})
+	_, err = doOp(pull.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	// A dispute of a delivery that passed its checks (or without the guarantee) decides nothing.
@@ -477,9 +480,9 @@ func testMarketDisputeRefundAndRedo(t *testing.T) {
 	call(t, pull.c, "submit_offer", map[string]any{"id": plain.ID, "price_usd": 5, "eta_minutes": 30, "guarantee": map[string]any{"refund_if_fails_checks": true}}, &offer)
 	e.fund(buyer2, plain.ID, offer.OfferID)
 	deliverText(t, pull.c, plain.ID, "DONE\n")
-	_, err = do(buyer2, "request_redo", map[string]any{"id": plain.ID, "reason": "no redo promised"})
+	_, err = doOp(buyer2, contract.RequestRedo, axp.RedoBody{TaskRef: axp.TaskRef{ID: plain.ID}, Reason: "no redo promised"})
 	apiErr(t, err, axp.CodeConflict, "-")
-	call(t, buyer2, "dispute_task", map[string]any{"id": plain.ID, "reason": "I changed my mind"}, nil)
+	callOp(t, buyer2, contract.DisputeTask, axp.DisputeInput{TaskRef: axp.TaskRef{ID: plain.ID}, Reason: "I changed my mind"})
 	for _, a := range e.approvals(plain.ID) {
 		if a.Kind != axp.ApprovePayment {
 			t.Fatalf("a dispute with passed checks made a %s item", a.Kind)
@@ -502,22 +505,22 @@ func TestMarketAuth(t *testing.T) {
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "auth poem"}})
 	id := created.ID
 	var offer, otherOffer axp.Offer
-	call(t, seller.c, "submit_offer", map[string]any{"id": id, "price_usd": 2, "eta_minutes": 10}, &offer)
-	call(t, other.c, "submit_offer", map[string]any{"id": id, "price_usd": 3, "eta_minutes": 10}, &otherOffer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: id, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
+	otherOffer = *callOp(t, other.c, contract.SubmitOffer, axp.OfferInput{ID: id, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr(10)}}).Offer
 
 	wrong := e.anon.With("bt_" + strings.Repeat("0", 48))
 	// get_task: no credentials, a wrong token (Bearer or query): 401; a member who is neither the
 	// buyer nor a seller who may quote: 403.
-	_, err := do(e.anon, "get_task", map[string]any{"id": id})
+	_, err := doOp(e.anon, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	_, err = do(wrong, "get_task", map[string]any{"id": id})
+	_, err = doOp(wrong, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	_, err = do(e.anon, "get_task", map[string]any{"id": id, "token": "bt_nope"})
+	_, err = doOp(e.anon, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id, Token: "bt_nope"}})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	_, err = do(stranger.c, "get_task", map[string]any{"id": id})
+	_, err = doOp(stranger.c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	var viaQuery axp.Task
-	call(t, e.anon, "get_task", map[string]any{"id": id, "token": created.BuyerToken}, &viaQuery)
+	viaQuery = *callOp(t, e.anon, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id, Token: created.BuyerToken}})
 	if viaQuery.ID != id || len(viaQuery.Offers) != 2 {
 		t.Fatalf("task by ?token= %+v", viaQuery)
 	}
@@ -527,34 +530,34 @@ func TestMarketAuth(t *testing.T) {
 	}
 
 	// Buyer steps with a wrong token, or none, are 401 (POST and GET forms).
-	_, err = do(wrong, "choose_offer", map[string]any{"id": id, "offer_id": offer.OfferID})
+	_, err = doOp(wrong, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: id}, OfferID: offer.OfferID})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	_, err = do(e.anon, "choose_offer", map[string]any{"id": id, "offer_id": offer.OfferID})
+	_, err = doOp(e.anon, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: id}, OfferID: offer.OfferID})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	_, err = do(e.anon, "choose_offer", map[string]any{"id": id, "offer_id": offer.OfferID, "token": "bt_nope"}, client.Options{GET: true})
+	_, err = doOp(e.anon, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: id, Token: "bt_nope"}, OfferID: offer.OfferID}, client.Options{GET: true})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	_, err = do(other.c, "choose_offer", map[string]any{"id": id, "offer_id": otherOffer.OfferID})
+	_, err = doOp(other.c, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: id}, OfferID: otherOffer.OfferID})
 	apiErr(t, err, axp.CodeForbidden, "-")
 
 	// The GET form of choose with ?token=.
 	var chosen axp.Task
-	call(t, e.anon, "choose_offer", map[string]any{"id": id, "offer_id": offer.OfferID, "token": created.BuyerToken}, &chosen, client.Options{GET: true})
+	chosen = *callOp(t, e.anon, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: id, Token: created.BuyerToken}, OfferID: offer.OfferID}, client.Options{GET: true})
 	if chosen.Status != axp.TaskAwaitingPayment || chosen.Seller.ID != seller.MemberID {
 		t.Fatalf("GET choose %s %+v", chosen.Status, chosen.Seller)
 	}
-	_, err = do(wrong, "pay_crypto", map[string]any{"id": id, "tx_hash": newTxHash()})
+	_, err = doOp(wrong, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: id}, TxHash: newTxHash()})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 	buyer := e.anon.With(created.BuyerToken)
-	call(t, buyer, "pay_crypto", map[string]any{"id": id, "tx_hash": newTxHash()}, nil)
+	callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: id}, TxHash: newTxHash()})
 	e.approve(e.approvalOf(id, axp.ApprovePayment).ID, false)
 
 	// Only the chosen seller delivers and requests payment; the other seller may no longer read
 	// the task.
-	_, err = do(other.c, "deliver", map[string]any{"id": id, "content": "me too"})
+	_, err = doOp(other.c, contract.Deliver, axp.DeliverInput{ID: id, Content: "me too"})
 	apiErr(t, err, axp.CodeForbidden, "-")
-	_, err = do(other.c, "get_task", map[string]any{"id": id})
+	_, err = doOp(other.c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 	apiErr(t, err, axp.CodeForbidden, "-")
-	_, err = do(e.anon, "deliver", map[string]any{"id": id, "content": "anonymous"})
+	_, err = doOp(e.anon, contract.Deliver, axp.DeliverInput{ID: id, Content: "anonymous"})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 	deliverText(t, seller.c, id, "auth poem\n")
 	if sv := getTask(t, seller.c, id); sv.PayoutUSD == nil || sv.Status != axp.TaskDelivered {
@@ -562,19 +565,19 @@ func TestMarketAuth(t *testing.T) {
 	}
 
 	// Deliverable and timeline: the buyer (token in the query or Bearer) and the chosen seller.
-	_, err = do(wrong, "get_deliverable", map[string]any{"id": id})
+	_, err = doOp(wrong, contract.GetDeliverable, axp.TaskRef{ID: id})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	_, err = do(e.anon, "get_deliverable", map[string]any{"id": id, "token": "bt_nope"})
+	_, err = doOp(e.anon, contract.GetDeliverable, axp.TaskRef{ID: id, Token: "bt_nope"})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	_, err = do(other.c, "get_deliverable", map[string]any{"id": id})
+	_, err = doOp(other.c, contract.GetDeliverable, axp.TaskRef{ID: id})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	// The seller reading its own delivery does not count as the buyer's retrieval.
-	if _, err := do(seller.c, "get_deliverable", map[string]any{"id": id}); err != nil {
+	if _, err := doOp(seller.c, contract.GetDeliverable, axp.TaskRef{ID: id}); err != nil {
 		t.Fatalf("the seller reads its delivery: %v", err)
 	}
-	_, err = do(e.anon, "accept_task", map[string]any{"id": id, "token": created.BuyerToken}, client.Options{GET: true})
+	_, err = doOp(e.anon, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: id, Token: created.BuyerToken}}, client.Options{GET: true})
 	apiErr(t, err, axp.CodeConflict, "-")
-	resp, err := do(e.anon, "get_deliverable", map[string]any{"id": id, "token": created.BuyerToken})
+	resp, err := doOp(e.anon, contract.GetDeliverable, axp.TaskRef{ID: id, Token: created.BuyerToken})
 	if err != nil || string(resp.Body) != "auth poem\n" || resp.Header.Get("X-Content-SHA256") != sha256Hex("auth poem\n") {
 		t.Fatalf("deliverable by ?token=: %v", err)
 	}
@@ -582,26 +585,26 @@ func TestMarketAuth(t *testing.T) {
 	if !slices.Contains(kinds, "retrieve") || !slices.Contains(kinds, "deliver") {
 		t.Fatalf("timeline %v", kinds)
 	}
-	_, err = do(other.c, "get_timeline", map[string]any{"id": id})
+	_, err = doOp(other.c, contract.GetTimeline, axp.TaskRef{ID: id})
 	apiErr(t, err, axp.CodeForbidden, "-")
-	_, err = do(wrong, "get_timeline", map[string]any{"id": id})
+	_, err = doOp(wrong, contract.GetTimeline, axp.TaskRef{ID: id})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 
-	_, err = do(seller.c, "request_payment", map[string]any{"id": id})
+	_, err = doOp(seller.c, contract.RequestPayment, axp.IDPath{ID: id})
 	apiErr(t, err, axp.CodeConflict, "-")
-	_, err = do(wrong, "accept_task", map[string]any{"id": id})
+	_, err = doOp(wrong, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: id}})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 	// The GET form of accept with ?token=.
 	var accepted axp.Task
-	call(t, e.anon, "accept_task", map[string]any{"id": id, "token": created.BuyerToken}, &accepted, client.Options{GET: true})
+	accepted = *callOp(t, e.anon, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: id, Token: created.BuyerToken}}, client.Options{GET: true})
 	if accepted.Status != axp.TaskAccepted {
 		t.Fatalf("GET accept: %s", accepted.Status)
 	}
-	_, err = do(other.c, "request_payment", map[string]any{"id": id})
+	_, err = doOp(other.c, contract.RequestPayment, axp.IDPath{ID: id})
 	apiErr(t, err, axp.CodeForbidden, "-")
-	_, err = do(e.anon, "request_payment", map[string]any{"id": id})
+	_, err = doOp(e.anon, contract.RequestPayment, axp.IDPath{ID: id})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
-	call(t, seller.c, "request_payment", map[string]any{"id": id}, nil)
+	callOp(t, seller.c, contract.RequestPayment, axp.IDPath{ID: id})
 
 	// A buyer member posts with its member secret and sees its tasks; another member may not
 	// act for it.
@@ -612,20 +615,20 @@ func TestMarketAuth(t *testing.T) {
 		t.Fatal("a buyer member who does not sell should get also_sell")
 	}
 	var list axp.TaskList
-	call(t, bm.c, "list_my_tasks", nil, &list)
+	list = *callOp(t, bm.c, contract.ListMyTasks, axp.MyTasksQuery{})
 	if len(list.Tasks) != 1 || list.Tasks[0].ID != mine.ID {
 		t.Fatalf("my tasks %+v", list.Tasks)
 	}
-	call(t, bm2.c, "list_my_tasks", nil, &list)
+	list = *callOp(t, bm2.c, contract.ListMyTasks, axp.MyTasksQuery{})
 	if len(list.Tasks) != 0 {
 		t.Fatalf("another member's tasks %+v", list.Tasks)
 	}
-	call(t, seller.c, "submit_offer", map[string]any{"id": mine.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
-	_, err = do(bm2.c, "get_task", map[string]any{"id": mine.ID})
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: mine.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
+	_, err = doOp(bm2.c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: mine.ID}})
 	apiErr(t, err, axp.CodeForbidden, "-")
-	_, err = do(bm2.c, "choose_offer", map[string]any{"id": mine.ID, "offer_id": offer.OfferID})
+	_, err = doOp(bm2.c, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: mine.ID}, OfferID: offer.OfferID})
 	apiErr(t, err, axp.CodeForbidden, "-")
-	call(t, bm.c, "choose_offer", map[string]any{"id": mine.ID, "offer_id": offer.OfferID}, &chosen)
+	chosen = *callOp(t, bm.c, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: mine.ID}, OfferID: offer.OfferID})
 	if chosen.Status != axp.TaskAwaitingPayment {
 		t.Fatalf("member choose: %s", chosen.Status)
 	}
@@ -636,13 +639,13 @@ func TestMarketAuth(t *testing.T) {
 
 	// The GET form of dispute with ?token=.
 	d, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "to dispute"}})
-	call(t, seller.c, "submit_offer", map[string]any{"id": d.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: d.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
 	e.fund(e.anon.With(d.BuyerToken), d.ID, offer.OfferID)
 	deliverText(t, seller.c, d.ID, "meh\n")
-	_, err = do(wrong, "dispute_task", map[string]any{"id": d.ID, "reason": "bad"})
+	_, err = doOp(wrong, contract.DisputeTask, axp.DisputeInput{TaskRef: axp.TaskRef{ID: d.ID}, Reason: "bad"})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 	var disputed axp.Task
-	call(t, e.anon, "dispute_task", map[string]any{"id": d.ID, "token": d.BuyerToken, "reason": "not what I asked for"}, &disputed, client.Options{GET: true})
+	disputed = *callOp(t, e.anon, contract.DisputeTask, axp.DisputeInput{TaskRef: axp.TaskRef{ID: d.ID, Token: d.BuyerToken}, Reason: "not what I asked for"}, client.Options{GET: true})
 	if disputed.Status != axp.TaskDisputed {
 		t.Fatalf("GET dispute: %s", disputed.Status)
 	}
@@ -668,7 +671,7 @@ func testMarketConcurrentChooseAndAccept(t *testing.T) {
 	}
 	buyer := e.anon.With(created.BuyerToken)
 	wins, conflicts := race(t, n, func(i int) error {
-		_, err := do(buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[i].OfferID})
+		_, err := doOp(buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[i].OfferID})
 		return err
 	})
 	if len(wins) != 1 || conflicts != n-1 {
@@ -685,12 +688,12 @@ func testMarketConcurrentChooseAndAccept(t *testing.T) {
 			winner = s
 		}
 	}
-	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()}, nil)
+	callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: newTxHash()})
 	e.approve(e.approvalOf(created.ID, axp.ApprovePayment).ID, false)
 	deliverText(t, winner.c, created.ID, "won\n")
 	retrieve(t, buyer, created.ID)
 	wins, conflicts = race(t, n, func(i int) error {
-		_, err := do(buyer, "accept_task", map[string]any{"id": created.ID})
+		_, err := doOp(buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}})
 		return err
 	})
 	if len(wins) != 1 || conflicts != n-1 {
@@ -702,7 +705,7 @@ func testMarketConcurrentChooseAndAccept(t *testing.T) {
 	}
 	// And the seller's payment request is made once however often it is sent.
 	race(t, 10, func(int) error {
-		_, err := do(winner.c, "request_payment", map[string]any{"id": created.ID})
+		_, err := doOp(winner.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 		return err
 	})
 	e.approvalOf(created.ID, axp.ApprovePayout)
@@ -774,7 +777,7 @@ func testMarketIdempotentRetries(t *testing.T) {
 	if r2.Header.Get("Idempotent-Replayed") != "true" || string(r1.Body) != string(r2.Body) || r1.Status != r2.Status {
 		t.Fatalf("the retry was not a replay: %d %s / %d %s", r1.Status, r1.Body, r2.Status, r2.Body)
 	}
-	_, err = do(buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": offerB.OfferID}, client.Options{IdempotencyKey: "choose-2"})
+	_, err = doOp(buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerB.OfferID}, client.Options{IdempotencyKey: "choose-2"})
 	apiErr(t, err, axp.CodeConflict, "-")
 	kinds, _ := timelineKinds(t, buyer, created.ID)
 	if c := count(kinds, "choose"); c != 1 {
@@ -796,7 +799,7 @@ func testMarketIdempotentRetries(t *testing.T) {
 	}
 	// A plain resend of the same transaction is harmless too; another transaction is refused.
 	call(t, buyer, "pay_crypto", pay, nil)
-	_, err = do(buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()})
+	_, err = doOp(buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: newTxHash()})
 	apiErr(t, err, axp.CodeConflict, "-")
 	if items := e.approvals(created.ID); len(items) != 1 {
 		t.Fatalf("want one payment item, got %+v", items)
@@ -805,17 +808,17 @@ func testMarketIdempotentRetries(t *testing.T) {
 	// The same transaction cannot fund another task.
 	other, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "second"}})
 	otherBuyer := e.anon.With(other.BuyerToken)
-	call(t, otherBuyer, "choose_offer", map[string]any{"id": other.ID, "offer_id": other.Offers[0].OfferID}, nil)
-	_, err = do(otherBuyer, "pay_crypto", map[string]any{"id": other.ID, "tx_hash": tx})
+	callOp(t, otherBuyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: other.ID}, OfferID: other.Offers[0].OfferID})
+	_, err = doOp(otherBuyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: other.ID}, TxHash: tx})
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	// A rejected payment frees its transaction hash and lets the buyer report another.
 	var rejected axp.Approval
-	call(t, e.admin, "admin_reject", map[string]any{"id": e.approvalOf(created.ID, axp.ApprovePayment).ID, "reason": "not found on chain"}, &rejected)
+	rejected = *callOp(t, e.admin, contract.AdminReject, axp.RejectBody{ID: e.approvalOf(created.ID, axp.ApprovePayment).ID, Reason: "not found on chain"})
 	if rejected.Status != axp.ApprovalRejected {
 		t.Fatalf("rejected %+v", rejected)
 	}
-	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()}, nil)
+	callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: newTxHash()})
 	var pending int
 	for _, a := range e.approvals(created.ID) {
 		if a.Status == axp.ApprovalPending {
@@ -860,7 +863,7 @@ func testMarketIdempotentCreate(t *testing.T) {
 		t.Fatalf("replay %s with %d offers", again.Status, len(again.Offers))
 	}
 	buyer := e.anon.With(first.BuyerToken)
-	call(t, buyer, "choose_offer", map[string]any{"id": first.ID, "offer_id": first.Offers[0].OfferID}, nil)
+	callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: first.ID}, OfferID: first.Offers[0].OfferID})
 	if again := replay(); again.Status != axp.TaskAwaitingPayment {
 		t.Fatalf("the replay shows %s, not the task as it is now", again.Status)
 	}
@@ -904,10 +907,10 @@ func testMarketSweeper(t *testing.T) {
 	}
 	open, openBuyer := post(nil)
 	unpaid, unpaidBuyer := post(nil)
-	call(t, unpaidBuyer, "choose_offer", map[string]any{"id": unpaid.ID, "offer_id": unpaid.Offers[0].OfferID}, nil)
+	callOp(t, unpaidBuyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: unpaid.ID}, OfferID: unpaid.Offers[0].OfferID})
 	reported, reportedBuyer := post(nil)
-	call(t, reportedBuyer, "choose_offer", map[string]any{"id": reported.ID, "offer_id": reported.Offers[0].OfferID}, nil)
-	call(t, reportedBuyer, "pay_crypto", map[string]any{"id": reported.ID, "tx_hash": newTxHash()}, nil)
+	callOp(t, reportedBuyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: reported.ID}, OfferID: reported.Offers[0].OfferID})
+	callOp(t, reportedBuyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: reported.ID}, TxHash: newTxHash()})
 	quiet, quietBuyer := post(map[string]any{"callback_url": sink.srv.URL + "/hook"})
 	received := e.fund(quietBuyer, quiet.ID, quiet.Offers[0].OfferID)
 	deliverText(t, seller.c, quiet.ID, "delivered to a quiet buyer\n")
@@ -955,7 +958,7 @@ func testMarketSweeper(t *testing.T) {
 			t.Fatalf("task %s is %s, want %s", c.id, got.Status, c.status)
 		}
 	}
-	_, err := do(openBuyer, "choose_offer", map[string]any{"id": open.ID, "offer_id": open.Offers[0].OfferID})
+	_, err := doOp(openBuyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: open.ID}, OfferID: open.Offers[0].OfferID})
 	apiErr(t, err, axp.CodeConflict, "-")
 
 	// The auto-release window passes: release-due items, reminders, and no money moves.
@@ -997,7 +1000,7 @@ func testMarketSweeper(t *testing.T) {
 		t.Fatalf("payout %+v", payout)
 	}
 	// The seller's request changes nothing more.
-	call(t, seller.c, "request_payment", map[string]any{"id": quiet.ID}, nil)
+	callOp(t, seller.c, contract.RequestPayment, axp.IDPath{ID: quiet.ID})
 	e.approvalOf(quiet.ID, axp.ApprovePayout)
 	e.approve(payout.ID, true)
 	if got := getTask(t, quietBuyer, quiet.ID); got.Status != axp.TaskReleased {
@@ -1006,7 +1009,7 @@ func testMarketSweeper(t *testing.T) {
 
 	// The late buyer answers after the window passed: its acceptance closes the release-due item.
 	retrieve(t, lateBuyer, late.ID)
-	call(t, lateBuyer, "accept_task", map[string]any{"id": late.ID}, nil)
+	callOp(t, lateBuyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: late.ID}})
 	lateDue := e.approvalOf(late.ID, axp.ApproveReleaseDue)
 	if lateDue.Status == axp.ApprovalPending || lateDue.Status == axp.ApprovalHeld {
 		t.Fatalf("the release-due item stays open after the buyer accepted: %+v", lateDue)
@@ -1014,7 +1017,7 @@ func testMarketSweeper(t *testing.T) {
 	if got := getTask(t, lateBuyer, late.ID); got.ReleaseDue {
 		t.Fatal("an accepted task is still release-due")
 	}
-	call(t, seller.c, "request_payment", map[string]any{"id": late.ID}, nil)
+	callOp(t, seller.c, contract.RequestPayment, axp.IDPath{ID: late.ID})
 	e.approve(e.approvalOf(late.ID, axp.ApprovePayout).ID, true)
 
 	bal := e.balances()
@@ -1046,7 +1049,7 @@ func TestMarketCallbacksAndSellerRefusal(t *testing.T) {
 	}
 
 	var pulled axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 6, "eta_minutes": 20}, &pulled)
+	pulled = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(6, 0)), ETAMinutes: ptr(20)}}).Offer
 	// The offers collected at creation, then the late (pull) offer, reach the callback.
 	pushed := offerOf(t, created.Offers, refuser.MemberID)
 	for _, id := range []string{pushed.OfferID, pulled.OfferID} {
@@ -1074,19 +1077,19 @@ func TestMarketCallbacksAndSellerRefusal(t *testing.T) {
 		t.Fatalf("no seller_decline note on the timeline: %+v", events)
 	}
 	var jobs axp.TaskList
-	call(t, refuser.c, "list_jobs", map[string]any{"status": "all"}, &jobs)
+	jobs = *callOp(t, refuser.c, contract.ListJobs, axp.JobsQuery{Status: "all"})
 	if len(jobs.Tasks) != 0 {
 		t.Fatalf("the refused job is still in the seller's list: %+v", jobs.Tasks)
 	}
 
 	// The buyer chooses the dearer pull offer and pays the difference (less a new tag).
 	var chosen axp.Task
-	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": pulled.OfferID}, &chosen)
+	chosen = *callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: pulled.OfferID})
 	price := usd(t, "6.00")
 	if chosen.Status != axp.TaskAwaitingPayment || chosen.Payment.PayableUSD >= price-first || chosen.Payment.PayableUSD <= price-first-usd(t, "0.01") {
 		t.Fatalf("top-up: %s %+v (first payment %s)", chosen.Status, chosen.Payment, first)
 	}
-	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()}, nil)
+	callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: newTxHash()})
 	var topUp axp.Approval
 	for _, a := range e.approvals(created.ID) {
 		if a.Kind == axp.ApprovePayment && a.Status == axp.ApprovalPending {
@@ -1102,8 +1105,8 @@ func TestMarketCallbacksAndSellerRefusal(t *testing.T) {
 	}
 	deliverText(t, pull.c, created.ID, "called back\n")
 	retrieve(t, buyer, created.ID)
-	call(t, buyer, "accept_task", map[string]any{"id": created.ID}, nil)
-	call(t, pull.c, "request_payment", map[string]any{"id": created.ID}, nil)
+	callOp(t, buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}})
+	callOp(t, pull.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	e.approve(e.approvalOf(created.ID, axp.ApprovePayout).ID, true)
 
 	// Every post was signed with the hex SHA-256 of the buyer token as "buyer:<task id>".
@@ -1209,17 +1212,17 @@ func TestMarketCreationRules(t *testing.T) {
 		t.Fatalf("an uninvited instant seller offered: %+v", invited.Offers)
 	}
 	var reqs axp.TaskList
-	call(t, pullB.c, "list_quote_requests", nil, &reqs)
+	reqs = *callOp(t, pullB.c, contract.ListQuoteRequests, contract.NoInput{})
 	if slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == invited.ID }) {
 		t.Fatal("an uninvited seller sees the task")
 	}
-	_, err := do(pullB.c, "submit_offer", map[string]any{"id": invited.ID, "price_usd": 1, "eta_minutes": 5})
+	_, err := doOp(pullB.c, contract.SubmitOffer, axp.OfferInput{ID: invited.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeForbidden, "-")
-	call(t, pullA.c, "list_quote_requests", nil, &reqs)
+	reqs = *callOp(t, pullA.c, contract.ListQuoteRequests, contract.NoInput{})
 	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == invited.ID }) {
 		t.Fatal("the invited seller does not see the task")
 	}
-	call(t, pullA.c, "submit_offer", map[string]any{"id": invited.ID, "price_usd": 1, "eta_minutes": 5}, nil)
+	callOp(t, pullA.c, contract.SubmitOffer, axp.OfferInput{ID: invited.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr(5)}})
 	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x y z"},
 		"invite_sellers": []string{"mem_nobody"}})
 	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers[0]")
@@ -1228,22 +1231,28 @@ func TestMarketCreationRules(t *testing.T) {
 	bm := e.register(map[string]any{"roles": []string{"buyer"}})
 	_, err = do(bm.c, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "favs"}, "invite_sellers": "favourites"})
 	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers")
-	call(t, bm.c, "favourites", map[string]any{"seller_ids": []string{instant.MemberID}}, nil)
+	callOp(t, bm.c, contract.FavouritesOp, axp.Favourites{SellerIDs: []string{instant.MemberID}})
 	favs, _ := createTask(t, bm.c, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "favs"}, "invite_sellers": "favourites"})
 	if len(favs.Offers) != 1 || favs.Offers[0].Seller.ID != instant.MemberID {
 		t.Fatalf("favourites task offers %+v", favs.Offers)
 	}
-	_, err = do(pullA.c, "submit_offer", map[string]any{"id": favs.ID, "price_usd": 1, "eta_minutes": 5})
+	_, err = doOp(pullA.c, contract.SubmitOffer, axp.OfferInput{ID: favs.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 0)), ETAMinutes: ptr(5)}})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "favs"}, "invite_sellers": "favourites"})
 	apiErr(t, err, axp.CodeInvalidInput, "invite_sellers")
 
 	// Acceptance checks: unknown keys and bad values are refused, naming the key.
-	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "checked"},
-		"acceptance_checks": map[string]any{"must_contain": "x", "smells_nice": true}})
+	_, err = doOp(e.anon, contract.CreateTask, axp.NewTask{
+		Type:             "text-file",
+		Params:           map[string]any{"prompt": "checked"},
+		AcceptanceChecks: map[string]any{"must_contain": "x", "smells_nice": true},
+	})
 	apiErr(t, err, axp.CodeInvalidInput, "acceptance_checks.smells_nice")
-	_, err = do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "checked"},
-		"acceptance_checks": map[string]any{"max_bytes": "lots"}})
+	_, err = doOp(e.anon, contract.CreateTask, axp.NewTask{
+		Type:             "text-file",
+		Params:           map[string]any{"prompt": "checked"},
+		AcceptanceChecks: map[string]any{"max_bytes": "lots"},
+	})
 	apiErr(t, err, axp.CodeInvalidInput, "acceptance_checks.max_bytes")
 
 	// Vague briefs get questions; the type is inferred from a description.
@@ -1264,9 +1273,9 @@ func TestMarketCreationRules(t *testing.T) {
 	}
 
 	// Catalog params: bounds and defaults, in the body and in the GET form.
-	_, err = do(e.anon, "create_task", map[string]any{"type": "video", "params": map[string]any{"prompt": "a cat", "duration": 99}})
+	_, err = doOp(e.anon, contract.CreateTask, axp.NewTask{Type: "video", Params: map[string]any{"prompt": "a cat", "duration": 99}})
 	apiErr(t, err, axp.CodeInvalidInput, "params.duration")
-	_, err = do(e.anon, "create_task", map[string]any{"type": "video", "params": map[string]any{"duration": 10}})
+	_, err = doOp(e.anon, contract.CreateTask, axp.NewTask{Type: "video", Params: map[string]any{"duration": 10}})
 	apiErr(t, err, axp.CodeInvalidInput, "params.prompt")
 	video, _ := createTask(t, e.anon, map[string]any{"type": "video", "params": map[string]any{"prompt": "a cat"}})
 	if fmt.Sprint(video.Params["duration"]) != "8" || video.Params["aspect"] != "16:9" {
@@ -1352,7 +1361,7 @@ func TestMarketQuoteShapes(t *testing.T) {
 		_, err := do(pull.c, "submit_offer", c.in)
 		apiErr(t, err, axp.CodeInvalidInput, c.field)
 	}
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "decline": true, "reason_code": "too_expensive", "reason": "not worth it"}, nil)
+	callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{Decline: true, ReasonCode: "too_expensive", Reason: "not worth it"}})
 	if got := getTask(t, buyer, created.ID); len(got.Declined) != 2 {
 		t.Fatalf("declined %+v", got.Declined)
 	}
@@ -1384,12 +1393,12 @@ func TestMarketQuoteShapes(t *testing.T) {
 	}
 	// Pull sellers see the answers in the brief of their quote requests.
 	var reqs axp.TaskList
-	call(t, pull.c, "list_quote_requests", nil, &reqs)
+	reqs = *callOp(t, pull.c, contract.ListQuoteRequests, contract.NoInput{})
 	if !slices.ContainsFunc(reqs.Tasks, func(x axp.Task) bool { return x.ID == created.ID && strings.Contains(x.Description, "the Baltic") }) {
 		t.Fatalf("the pull seller's quote requests lack the task with the buyer's answers: %+v", reqs.Tasks)
 	}
 	var seen axp.Task
-	call(t, pull.c, "get_task", map[string]any{"id": created.ID}, &seen)
+	seen = *callOp(t, pull.c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 	if !strings.Contains(seen.Description, "Which sea?: the Baltic") {
 		t.Fatalf("the pull seller's view of the task lacks the answers: %q", seen.Description)
 	}
@@ -1400,13 +1409,13 @@ func TestMarketQuoteShapes(t *testing.T) {
 		t.Fatalf("do_task without the buyer's answers: %v", job["description"])
 	}
 	var jobs axp.TaskList
-	call(t, clarifier.c, "list_jobs", nil, &jobs)
+	jobs = *callOp(t, clarifier.c, contract.ListJobs, axp.JobsQuery{})
 	if len(jobs.Tasks) != 1 || !strings.Contains(jobs.Tasks[0].Description, "the Baltic") {
 		t.Fatalf("the seller's job view lacks the answers: %+v", jobs.Tasks)
 	}
 	// An unverified seller gets no quote requests and may not quote.
 	unverified := e.register(map[string]any{"roles": []string{"seller"}, "skills": []map[string]any{{"task_type": "text-file"}}})
-	_, err = do(unverified.c, "list_quote_requests", nil)
+	_, err = doOp(unverified.c, contract.ListQuoteRequests, contract.NoInput{})
 	apiErr(t, err, axp.CodeForbidden, "-")
 	_, err = do(unverified.c, "submit_offer", price(nil))
 	apiErr(t, err, axp.CodeForbidden, "-")
@@ -1450,11 +1459,11 @@ func TestMarketPaymentApprovalTxHash(t *testing.T) {
 	e.instantSeller("text-file", "2.00", 10, nil, nil)
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "pay me"}})
 	buyer := e.anon.With(created.BuyerToken)
-	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, nil)
+	callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID})
 	tx := newTxHash()
-	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": tx}, nil)
+	callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: tx})
 	item := e.approvalOf(created.ID, axp.ApprovePayment)
-	_, err := do(e.admin, "admin_approve", map[string]any{"id": item.ID, "tx_hash": newTxHash()})
+	_, err := doOp(e.admin, contract.AdminApprove, axp.ApproveBody{ID: item.ID, TxHash: newTxHash()})
 	if ae := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(ae.Message, tx) {
 		t.Fatalf("the refusal does not name the reported transaction: %+v", ae)
 	}
@@ -1462,7 +1471,7 @@ func TestMarketPaymentApprovalTxHash(t *testing.T) {
 		t.Fatalf("after a refused approval the item is %s", got.Status)
 	}
 	var ok axp.Approval
-	call(t, e.admin, "admin_approve", map[string]any{"id": item.ID, "tx_hash": tx[:2] + strings.ToUpper(tx[2:])}, &ok)
+	ok = *callOp(t, e.admin, contract.AdminApprove, axp.ApproveBody{ID: item.ID, TxHash: tx[:2] + strings.ToUpper(tx[2:])})
 	if ok.Status != axp.ApprovalApproved || getTask(t, buyer, created.ID).Status == axp.TaskAwaitingPayment {
 		t.Fatalf("approval with the reported hash: %+v", ok)
 	}
@@ -1491,7 +1500,7 @@ func TestMarketBuyerSeesWhatItGave(t *testing.T) {
 		!strings.HasSuffix(fmt.Sprint(o["also_sell"].(map[string]any)["join_url"]), "/join") {
 		t.Fatalf("offers callback without also_sell: %v", pushed)
 	}
-	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[0].OfferID}, nil)
+	callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[0].OfferID})
 	resp, err := raw(s.c, "GET", "/api/tasks/"+created.ID, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -1514,12 +1523,12 @@ func TestMarketPullQuoteLatency(t *testing.T) {
 	for i := range 5 {
 		last, _ = createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": fmt.Sprint("quick ", i)}})
 		clock.Add(200 * time.Millisecond)
-		call(t, pull.c, "submit_offer", map[string]any{"id": last.ID, "price_usd": 2, "eta_minutes": 10}, nil)
+		callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: last.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}})
 	}
 	clock.Add(time.Hour)
-	call(t, pull.c, "submit_offer", map[string]any{"id": last.ID, "price_usd": 1.5, "eta_minutes": 10}, nil) // replaced: not counted
+	callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: last.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 50)), ETAMinutes: ptr(10)}}) // replaced: not counted
 	var rep axp.Reputation
-	call(t, e.anon, "get_reputation", map[string]any{"id": pull.MemberID}, &rep)
+	rep = *callOp(t, e.anon, contract.GetReputation, axp.IDPath{ID: pull.MemberID})
 	if rep.QuoteCount != 5 || rep.MedianQuoteMillis == nil || *rep.MedianQuoteMillis != 200 {
 		t.Fatalf("pull quote latency: %d quotes, median %v", rep.QuoteCount, rep.MedianQuoteMillis)
 	}
@@ -1542,7 +1551,7 @@ func TestMarketAnnouncementsPushed(t *testing.T) {
 		"skills": []map[string]any{{"task_type": "text-file"}}})
 	pull := e.pullSeller("text-file", nil)
 	var ann axp.Announcement
-	call(t, e.admin, "admin_announce", map[string]any{"severity": "important", "title": "Fees change", "body": "From Monday.", "audience": "sellers"}, &ann)
+	ann = *callOp(t, e.admin, contract.AdminAnnounce, axp.NewAnnouncement{Severity: "important", Title: "Fees change", Body: "From Monday.", Audience: "sellers"})
 
 	got := push.waitCall("announcement", "")
 	if got["announcement_id"] != ann.ID || got["title"] != "Fees change" || got["from"] != "operator" {
@@ -1577,9 +1586,9 @@ func TestMarketAnnouncementsPushed(t *testing.T) {
 		t.Fatalf("counts %+v", status)
 	}
 	// The pull member reads it; the operator sees the receipt.
-	call(t, pull.c, "read_announcement", map[string]any{"id": ann.ID}, nil)
+	callOp(t, pull.c, contract.ReadAnnouncement, axp.IDPath{ID: ann.ID})
 	var l axp.AnnouncementStatusList
-	call(t, e.admin, "admin_announcements", nil, &l)
+	l = *callOp(t, e.admin, contract.AdminAnnouncements, contract.NoInput{})
 	if l.Announcements[0].ID != ann.ID || l.Announcements[0].Read != 1 {
 		t.Fatalf("after the read %+v", l.Announcements[0])
 	}
@@ -1607,14 +1616,14 @@ func TestMarketBuyerByLinksOnly(t *testing.T) {
 	get("/api/tasks/new", url.Values{"type": {"text-file"}, "prompt": {"a poem about links"}}, &created)
 	tok := created.BuyerToken
 	// A seller asks; the buyer answers with the answers object as JSON in one key.
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "clarify": true, "questions": []string{"How long?"}}, nil)
+	callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{Clarify: true, Questions: []string{"How long?"}}})
 	var clarified axp.Task
 	get("/api/tasks/"+created.ID+"/clarify", url.Values{"token": {tok}, "answers": {`{"How long?": "four lines"}`}}, &clarified)
 	if !strings.Contains(getTaskAs(t, pull.c, created.ID).Description, "four lines") {
 		t.Fatal("the answers given by GET did not reach the seller")
 	}
 	var offer axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
 	var chosen axp.Task
 	get("/api/tasks/"+created.ID+"/choose", url.Values{"token": {tok}, "offer_id": {offer.OfferID}}, &chosen)
 	if chosen.Status != axp.TaskAwaitingPayment {
@@ -1652,7 +1661,7 @@ func TestMarketBuyerByLinksOnly(t *testing.T) {
 func getTaskAs(t *testing.T, c *client.Client, id string) axp.Task {
 	t.Helper()
 	var out axp.Task
-	call(t, c, "get_task", map[string]any{"id": id}, &out)
+	out = *callOp(t, c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 	return out
 }
 
@@ -1697,11 +1706,11 @@ func TestListMyTasksPages(t *testing.T) {
 		t.Fatalf("pages read %v, want the member's tasks newest first %v", got, ids)
 	}
 	var list axp.TaskList
-	call(t, bm.c, "list_my_tasks", nil, &list)
+	list = *callOp(t, bm.c, contract.ListMyTasks, axp.MyTasksQuery{})
 	if !slices.Equal(taskIDs(list.Tasks), ids) || list.NextCursor != "" {
 		t.Fatalf("one default page: %v, next %q", taskIDs(list.Tasks), list.NextCursor)
 	}
-	_, err := do(bm.c, "list_my_tasks", map[string]any{"cursor": "nonsense"})
+	_, err := doOp(bm.c, contract.ListMyTasks, axp.MyTasksQuery{Cursor: "nonsense"})
 	apiErr(t, err, axp.CodeInvalidInput, "cursor")
 }
 
@@ -1723,7 +1732,7 @@ func TestMarketSkillGuaranteeDefault(t *testing.T) {
 			"guarantee": map[string]any{"free_redo": 2, "refund_if_fails_checks": true}}}})
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a report"}})
 	var offer axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 3, "eta_minutes": 30}, &offer)
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr(30)}}).Offer
 	if offer.Guarantee.FreeRedo != 2 || !offer.Guarantee.RefundIfFailsChecks {
 		t.Fatalf("an offer without a guarantee should carry the skill's: %+v", offer.Guarantee)
 	}
@@ -1748,6 +1757,6 @@ func TestMarketInferTranslationLanguage(t *testing.T) {
 	if fmt.Sprint(given.Params["words"]) != "4" {
 		t.Fatalf("a text of 4 words is priced as %v words", given.Params["words"])
 	}
-	_, err := do(e.anon, "create_task", map[string]any{"description": "Please translate this paragraph: the weather is fine today."})
+	_, err := doOp(e.anon, contract.CreateTask, axp.NewTask{Description: "Please translate this paragraph: the weather is fine today."})
 	apiErr(t, err, axp.CodeInvalidInput, "params.target_language")
 }

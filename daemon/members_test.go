@@ -12,6 +12,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 )
 
 var secretRe = regexp.MustCompile(`^ss_(.+)_[0-9a-f]{64}$`)
@@ -52,7 +53,7 @@ func TestRegister(t *testing.T) {
 
 	// The private record (GET /me) has the profile, skills and last checks; never the secrets.
 	me := e.anon.With(reg.MemberSecret)
-	resp, err = do(me, "get_my_profile", nil)
+	resp, err = doOp(me, contract.GetMyProfile, contract.NoInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestRegister(t *testing.T) {
 
 	// Credentials.
 	for _, tok := range []string{"", "ss_" + reg.MemberID + "_" + strings.Repeat("0", 64), "ss_nobody_" + strings.Repeat("a", 64), "ss_short", reg.PlatformKey} {
-		resp, err := do(e.anon.With(tok), "get_my_profile", nil)
+		resp, err := doOp(e.anon.With(tok), contract.GetMyProfile, contract.NoInput{})
 		checkErrorBody(t, resp, 401, "unauthorized")
 		apiErr(t, err, axp.CodeUnauthorized, "-")
 	}
@@ -246,7 +247,7 @@ func TestSecretsNotStoredInClear(t *testing.T) {
 		t.Fatalf("replay gave another registration: %s vs %s", b2.MemberID, b.MemberID)
 	}
 	// The replayed secret works.
-	call(t, e.anon.With(b2.MemberSecret), "get_my_profile", nil, nil)
+	callOp(t, e.anon.With(b2.MemberSecret), contract.GetMyProfile, contract.NoInput{})
 	e.close()
 
 	db := stored(t, e.dir)
@@ -309,7 +310,7 @@ func TestProfileUpdate(t *testing.T) {
 			t.Fatalf("%v kept verification: %+v", change, p)
 		}
 		var trace axp.Trace
-		call(t, e.admin, "admin_trace", map[string]any{"traceId": tr}, &trace)
+		trace = *callOp(t, e.admin, contract.AdminTrace, axp.TraceQuery{TraceID: tr})
 		if len(trace.Audit) != 1 || trace.Audit[0].Action != "member.update" || trace.Audit[0].Details["verification"] == nil ||
 			trace.Audit[0].Actor != "member:"+s.MemberID {
 			t.Fatalf("audit of %v: %+v", change, trace.Audit)
@@ -359,11 +360,11 @@ func TestProfileUpdate(t *testing.T) {
 	if n := e.auditCount(); n != before {
 		t.Fatalf("refused updates wrote %d audit records", n-before)
 	}
-	call(t, s.c, "get_my_profile", nil, &p)
+	p = *callOp(t, s.c, contract.GetMyProfile, contract.NoInput{})
 	if p.Name != "New name" || len(p.Roles) != 1 {
 		t.Fatalf("a refused update changed the profile: %+v", p)
 	}
-	_, err := do(e.anon, "update_profile", map[string]any{"name": "x"})
+	_, err := doOp(e.anon, contract.UpdateProfile, axp.ProfileUpdate{Name: ptr("x")})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 }
 
@@ -412,16 +413,16 @@ func TestHeartbeatAndTasks(t *testing.T) {
 	e := newEnv(t)
 	m := e.register(map[string]any{"roles": []string{"buyer"}})
 	var hb axp.Heartbeat
-	call(t, m.c, "heartbeat", nil, &hb)
+	hb = *callOp(t, m.c, contract.HeartbeatOp, axp.EmptyInput{})
 	if hb.MemberID != m.MemberID || hb.State != "registered" || hb.NextDueBy.Sub(hb.LastSeenAt).Hours() != 24 || hb.LastSeenAt.Before(m.Member.CreatedAt) {
 		t.Fatalf("heartbeat %+v", hb)
 	}
 	var tl axp.TaskList
-	call(t, m.c, "list_my_tasks", nil, &tl)
+	tl = *callOp(t, m.c, contract.ListMyTasks, axp.MyTasksQuery{})
 	if tl.Tasks == nil || len(tl.Tasks) != 0 {
 		t.Fatalf("tasks %+v", tl)
 	}
-	_, err := do(e.anon, "heartbeat", nil)
+	_, err := doOp(e.anon, contract.HeartbeatOp, axp.EmptyInput{})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 }
 
@@ -430,12 +431,12 @@ func TestFavourites(t *testing.T) {
 	s1, s2 := e.seller("video"), e.seller("image")
 	b := e.register(map[string]any{"roles": []string{"buyer"}})
 	var f axp.Favourites
-	call(t, b.c, "favourites", map[string]any{"seller_ids": []string{s1.MemberID, s2.MemberID, s1.MemberID}}, &f)
+	f = *callOp(t, b.c, contract.FavouritesOp, axp.Favourites{SellerIDs: []string{s1.MemberID, s2.MemberID, s1.MemberID}})
 	if len(f.SellerIDs) != 2 || f.SellerIDs[0] != s1.MemberID || f.SellerIDs[1] != s2.MemberID {
 		t.Fatalf("favourites %+v", f)
 	}
 	var p axp.PrivateMember
-	call(t, b.c, "get_my_profile", nil, &p)
+	p = *callOp(t, b.c, contract.GetMyProfile, contract.NoInput{})
 	if len(p.Favourites) != 2 {
 		t.Fatalf("profile favourites %v", p.Favourites)
 	}
@@ -454,16 +455,16 @@ func TestFavourites(t *testing.T) {
 		checkErrorBody(t, resp, 400, "invalid_input")
 		apiErr(t, err, axp.CodeInvalidInput, bad.field)
 	}
-	_, err := do(s1.c, "favourites", map[string]any{"seller_ids": []string{s1.MemberID}})
+	_, err := doOp(s1.c, contract.FavouritesOp, axp.Favourites{SellerIDs: []string{s1.MemberID}})
 	apiErr(t, err, axp.CodeInvalidInput, "seller_ids[0]")
 	if n := e.auditCount(); n != before {
 		t.Fatalf("refused favourites wrote audit records")
 	}
-	call(t, b.c, "get_my_profile", nil, &p)
+	p = *callOp(t, b.c, contract.GetMyProfile, contract.NoInput{})
 	if len(p.Favourites) != 2 {
 		t.Fatalf("a refused update changed favourites: %v", p.Favourites)
 	}
-	call(t, b.c, "favourites", map[string]any{"seller_ids": []string{}}, &f)
+	f = *callOp(t, b.c, contract.FavouritesOp, axp.Favourites{SellerIDs: []string{}})
 	if len(f.SellerIDs) != 0 {
 		t.Fatalf("favourites not cleared")
 	}
@@ -474,59 +475,59 @@ func TestAnnouncements(t *testing.T) {
 	buyer := e.register(map[string]any{"roles": []string{"buyer"}})
 	seller := e.seller("video")
 	var all, sellers, direct axp.Announcement
-	resp, err := do(e.admin, "admin_announce", map[string]any{"severity": "info", "title": "Hello", "body": "Welcome"})
+	resp, err := doOp(e.admin, contract.AdminAnnounce, axp.NewAnnouncement{Severity: "info", Title: "Hello", Body: "Welcome"})
 	if err != nil || resp.Status != 201 {
 		t.Fatalf("announce: %v", err)
 	}
 	json.Unmarshal(resp.Body, &all)
-	call(t, e.admin, "admin_announce", map[string]any{"severity": "important", "title": "Sellers", "body": "Fees", "audience": "sellers"}, &sellers)
-	call(t, e.admin, "admin_announce", map[string]any{"severity": "action_required", "title": "You", "body": "Fix", "member_ids": []string{buyer.MemberID}}, &direct)
+	sellers = *callOp(t, e.admin, contract.AdminAnnounce, axp.NewAnnouncement{Severity: "important", Title: "Sellers", Body: "Fees", Audience: "sellers"})
+	direct = *callOp(t, e.admin, contract.AdminAnnounce, axp.NewAnnouncement{Severity: "action_required", Title: "You", Body: "Fix", MemberIDs: []string{buyer.MemberID}})
 	if all.From != "operator" || all.Audience != "all" || all.ReplyTo != e.srv.URL+"/api/members/me/operator-messages" || all.ReadAt != nil || !strings.HasPrefix(all.ID, "ann_") {
 		t.Fatalf("announcement %+v", all)
 	}
 
 	var l axp.AnnouncementList
-	call(t, buyer.c, "announcements", nil, &l)
+	l = *callOp(t, buyer.c, contract.Announcements, contract.NoInput{})
 	if len(l.Announcements) != 2 || l.Unread != 2 {
 		t.Fatalf("buyer announcements %+v", l)
 	}
-	call(t, seller.c, "announcements", nil, &l)
+	l = *callOp(t, seller.c, contract.Announcements, contract.NoInput{})
 	if len(l.Announcements) != 2 || l.Unread != 2 {
 		t.Fatalf("seller announcements %+v", l)
 	}
 
 	var read axp.Announcement
-	call(t, buyer.c, "read_announcement", map[string]any{"id": all.ID}, &read)
+	read = *callOp(t, buyer.c, contract.ReadAnnouncement, axp.IDPath{ID: all.ID})
 	if read.ReadAt == nil || read.ID != all.ID {
 		t.Fatalf("read receipt %+v", read)
 	}
 	first := *read.ReadAt
-	call(t, buyer.c, "read_announcement", map[string]any{"id": all.ID}, &read) // again: same time
+	read = *callOp(t, buyer.c, contract.ReadAnnouncement, axp.IDPath{ID: all.ID}) // again: same time
 	if !read.ReadAt.Equal(first) {
 		t.Fatalf("a second read moved read_at from %v to %v", first, read.ReadAt)
 	}
-	call(t, buyer.c, "announcements", nil, &l)
+	l = *callOp(t, buyer.c, contract.Announcements, contract.NoInput{})
 	if l.Unread != 1 {
 		t.Fatalf("unread after one read: %+v", l)
 	}
 	var audit axp.AuditList
-	call(t, e.admin, "admin_audit", map[string]any{"action": "announcement.read", "actor": "member:" + buyer.MemberID}, &audit)
+	audit = *callOp(t, e.admin, contract.AdminAudit, axp.AuditQuery{Action: "announcement.read", Actor: "member:" + buyer.MemberID})
 	if len(audit.Records) != 1 || audit.Records[0].EntityID != all.ID {
 		t.Fatalf("read receipts audited %+v", audit.Records)
 	}
 
 	// Unknown, or not addressed to this member: 404.
 	for _, id := range []string{"ann_unknown", sellers.ID} {
-		resp, err := do(buyer.c, "read_announcement", map[string]any{"id": id})
+		resp, err := doOp(buyer.c, contract.ReadAnnouncement, axp.IDPath{ID: id})
 		checkErrorBody(t, resp, 404, "not_found")
 		apiErr(t, err, axp.CodeNotFound, "-")
 	}
-	_, err = do(seller.c, "read_announcement", map[string]any{"id": direct.ID})
+	_, err = doOp(seller.c, contract.ReadAnnouncement, axp.IDPath{ID: direct.ID})
 	apiErr(t, err, axp.CodeNotFound, "-")
 
 	// Only the operator announces.
 	for _, c := range []*client.Client{e.anon, buyer.c} {
-		_, err := do(c, "admin_announce", map[string]any{"severity": "info", "title": "x", "body": "y"})
+		_, err := doOp(c, contract.AdminAnnounce, axp.NewAnnouncement{Severity: "info", Title: "x", Body: "y"})
 		apiErr(t, err, axp.CodeUnauthorized, "-")
 	}
 	before := e.auditCount()
@@ -569,7 +570,7 @@ func TestOperatorMessages(t *testing.T) {
 	}
 	kinds := []string{"notice", "outage", "capability_change", "price_change", "question", "other"}
 	for i := 0; i < 10; i++ {
-		resp, err := do(m.c, "message_operator", map[string]any{"title": fmt.Sprint("t", i), "body": "b", "kind": kinds[i%len(kinds)]})
+		resp, err := doOp(m.c, contract.MessageOperator, axp.OperatorMessage{Title: fmt.Sprint("t", i), Body: "b", Kind: kinds[i%len(kinds)]})
 		if err != nil || resp.Status != 201 {
 			t.Fatalf("message %d: %v", i, err)
 		}
@@ -579,21 +580,21 @@ func TestOperatorMessages(t *testing.T) {
 			t.Fatalf("message %+v", v)
 		}
 	}
-	resp, err := do(m.c, "message_operator", map[string]any{"title": "eleventh", "body": "b", "kind": "other"})
+	resp, err := doOp(m.c, contract.MessageOperator, axp.OperatorMessage{Title: "eleventh", Body: "b", Kind: "other"})
 	checkErrorBody(t, resp, 429, "rate_limited")
 	e429 := apiErr(t, err, axp.CodeRateLimited, "-")
 	if ra := resp.Header.Get("Retry-After"); ra == "" || ra == "0" || e429.RetryAfter <= 0 {
 		t.Fatalf("Retry-After %q", ra)
 	}
 	// The limit is per member.
-	call(t, other.c, "message_operator", map[string]any{"title": "x", "body": "y", "kind": "question"}, nil)
+	callOp(t, other.c, contract.MessageOperator, axp.OperatorMessage{Title: "x", Body: "y", Kind: "question"})
 
 	var l axp.OperatorMessageList
-	call(t, e.admin, "admin_operator_messages", nil, &l)
+	l = *callOp(t, e.admin, contract.AdminOperatorMessages, contract.NoInput{})
 	if len(l.Messages) != 11 {
 		t.Fatalf("operator sees %d messages", len(l.Messages))
 	}
-	_, err = do(m.c, "admin_operator_messages", nil)
+	_, err = doOp(m.c, contract.AdminOperatorMessages, contract.NoInput{})
 	apiErr(t, err, axp.CodeUnauthorized, "-")
 }
 
@@ -601,7 +602,7 @@ func TestSuspendedMember(t *testing.T) {
 	e := newEnv(t)
 	m := e.seller("video")
 	var p axp.PrivateMember
-	call(t, e.admin, "admin_suspend", map[string]any{"id": m.MemberID, "reason": "spam"}, &p)
+	p = *callOp(t, e.admin, contract.AdminSuspend, axp.SuspendBody{ID: m.MemberID, Reason: "spam"})
 	if p.State != "suspended" {
 		t.Fatalf("after suspend %+v", p)
 	}
@@ -615,23 +616,23 @@ func TestSuspendedMember(t *testing.T) {
 		apiErr(t, err, axp.CodeForbidden, "-")
 	}
 	var sl axp.SellerList
-	call(t, e.anon, "list_sellers", nil, &sl)
+	sl = *callOp(t, e.anon, contract.ListSellers, axp.SellersQuery{})
 	if len(sl.Sellers) != 0 {
 		t.Fatalf("a suspended seller is listed")
 	}
-	_, err := do(e.admin, "admin_suspend", map[string]any{"id": m.MemberID})
+	_, err := doOp(e.admin, contract.AdminSuspend, axp.SuspendBody{ID: m.MemberID})
 	apiErr(t, err, axp.CodeConflict, "-")
-	call(t, e.admin, "admin_unsuspend", map[string]any{"id": m.MemberID}, &p)
+	p = *callOp(t, e.admin, contract.AdminUnsuspend, axp.SuspendBody{ID: m.MemberID})
 	if p.State != "registered" {
 		t.Fatalf("after unsuspend %+v", p)
 	}
-	call(t, m.c, "get_my_profile", nil, &p)
-	_, err = do(e.admin, "admin_unsuspend", map[string]any{"id": m.MemberID})
+	p = *callOp(t, m.c, contract.GetMyProfile, contract.NoInput{})
+	_, err = doOp(e.admin, contract.AdminUnsuspend, axp.SuspendBody{ID: m.MemberID})
 	apiErr(t, err, axp.CodeConflict, "-")
-	_, err = do(e.admin, "admin_suspend", map[string]any{"id": "mem_nobody"})
+	_, err = doOp(e.admin, contract.AdminSuspend, axp.SuspendBody{ID: "mem_nobody"})
 	apiErr(t, err, axp.CodeNotFound, "-")
 	var audit axp.AuditList
-	call(t, e.admin, "admin_audit", map[string]any{"entity_id": m.MemberID, "actor": "admin"}, &audit)
+	audit = *callOp(t, e.admin, contract.AdminAudit, axp.AuditQuery{EntityID: m.MemberID, Actor: "admin"})
 	// Records come newest first to the millisecond (ids made within one millisecond do not sort
 	// by time yet: see NewID), so look them up by action.
 	byAction := map[string]axp.AuditRecord{}
@@ -683,7 +684,7 @@ func TestConcurrentWrites(t *testing.T) {
 		t.Fatalf("%d ids and %d secrets for %d registrations", len(ids), len(secrets), n)
 	}
 	var ml axp.MemberList
-	call(t, e.admin, "admin_members", nil, &ml)
+	ml = *callOp(t, e.admin, contract.AdminMembers, axp.MembersQuery{})
 	if len(ml.Members) != n {
 		t.Fatalf("%d members stored", len(ml.Members))
 	}
@@ -695,7 +696,7 @@ func TestConcurrentWrites(t *testing.T) {
 		}
 	}
 	var audit axp.AuditList
-	call(t, e.admin, "admin_audit", map[string]any{"entity_type": "member", "limit": 5000}, &audit)
+	audit = *callOp(t, e.admin, contract.AdminAudit, axp.AuditQuery{EntityType: "member", Limit: 5000})
 	if len(audit.Records) != 3*n {
 		t.Fatalf("%d member audit records, want %d", len(audit.Records), 3*n)
 	}
@@ -713,7 +714,7 @@ func TestConcurrentWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	call(t, e.admin, "admin_audit", map[string]any{"entity_id": m.MemberID, "action": "member.update", "limit": 5000}, &audit)
+	audit = *callOp(t, e.admin, contract.AdminAudit, axp.AuditQuery{EntityID: m.MemberID, Action: "member.update", Limit: 5000})
 	if len(audit.Records) != n+1 {
 		t.Fatalf("%d updates audited, want %d", len(audit.Records), n+1)
 	}

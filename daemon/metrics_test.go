@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -103,12 +104,12 @@ func TestMetricsPrometheus(t *testing.T) {
 	if a := e.mcpCall("", "get_task", map[string]any{"id": created.ID, "buyer_token": created.BuyerToken}); a.status != http.StatusOK {
 		t.Fatalf("get_task over MCP: %d %s", a.status, a.raw)
 	}
-	_, err := do(buyer, "get_task", map[string]any{"id": "tsk_missing"})
+	_, err := doOp(buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: "tsk_missing"}})
 	apiErr(t, err, axp.CodeNotFound, "")
 	// A payment reported and not yet confirmed is an open approval of kind payment.
 	offer := offerOf(t, created.Offers, instant.MemberID)
-	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": offer.OfferID}, nil)
-	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": newTxHash()}, nil)
+	callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offer.OfferID})
+	callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: newTxHash()})
 
 	if st, _ := scrape(t, e.srv.URL+"/metrics", ""); st != http.StatusUnauthorized {
 		t.Fatalf("/metrics without the token: %d, want 401", st)
@@ -236,7 +237,7 @@ func TestMetricsChain(t *testing.T) {
 		t.Errorf("reconciled at %v before any reconciliation", v)
 	}
 	var r axp.Reconciliation
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 	_, fams = scrape(t, m.srv.URL+"/metrics", metricsToken)
 	want := 0.0
 	if r.Covered {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 )
@@ -263,7 +264,7 @@ func (mm *moneyModel) handApprove() bool {
 		hash, what = newTxHash(), "a hash nobody made"
 	}
 	before := len(mm.m.ledger())
-	_, err := do(mm.m.admin, "admin_approve", map[string]any{"id": a.ID, "tx_hash": hash})
+	_, err := doOp(mm.m.admin, contract.AdminApprove, axp.ApproveBody{ID: a.ID, TxHash: hash})
 	mm.logf("approve %s (%s of task %s) by hand with %s (%s): %v", a.ID, a.Kind, a.TaskID, short(hash), what, errText(err))
 	var e *axp.Error
 	if err == nil || !errors.As(err, &e) || e.Code != axp.CodeInvalidInput || e.Field != "tx_hash" {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
@@ -695,7 +696,7 @@ func (mm *moneyModel) foreignReport(x *mTask, tr *mTransfer, pending bool) bool 
 	if v := mm.view(x); v.Payment != nil && v.Payment.TxHash != "" {
 		pending = false // a report of its own waits: a 409 for that is as good
 	}
-	_, err := do(mm.buyer(x), "pay_crypto", map[string]any{"id": x.id, "tx_hash": tr.hash})
+	_, err := doOp(mm.buyer(x), contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: x.id}, TxHash: tr.hash})
 	mm.logf("task %s: its buyer reports %s, the transfer of task %s: %v", x.id, short(tr.hash), tr.task.id, errText(err))
 	if err == nil {
 		mm.violate("foreign-hash-refused", x.id, "task %s took the report of %s, the %s transfer of %s for task %s",
@@ -914,7 +915,7 @@ func (mm *moneyModel) accept() bool {
 		return false
 	}
 	if x.rec.Status == axp.TaskDelivered {
-		if _, err := do(mm.buyer(x), "get_deliverable", map[string]any{"id": x.id}); err != nil {
+		if _, err := doOp(mm.buyer(x), contract.GetDeliverable, axp.TaskRef{ID: x.id}); err != nil {
 			mm.t.Fatalf("get_deliverable: %v", err)
 		}
 		var out axp.Task
@@ -1695,7 +1696,7 @@ func (mm *moneyModel) checkReconcile(final bool) {
 	// Reconcile is read before the model's view: the watcher credits a transfer before it moves
 	// its cursor, so a transfer reconcile counts as scanned is in the ledger the view reads after.
 	// (Read the other way round, a transfer credited in between was in neither.)
-	resp, err := do(mm.m.admin, "admin_reconcile", nil)
+	resp, err := doOp(mm.m.admin, contract.AdminReconcile, contract.NoInput{})
 	if err != nil {
 		mm.t.Fatalf("admin_reconcile: %v", err)
 	}

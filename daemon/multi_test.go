@@ -11,6 +11,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/store/pgtest"
@@ -123,7 +124,7 @@ func TestMultiDaemon(t *testing.T) {
 	buyer := cl.anon.With(created.BuyerToken)
 
 	wins, conflicts := race(t, n, func(i int) error {
-		_, err := do(buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": created.Offers[i%len(created.Offers)].OfferID})
+		_, err := doOp(buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: created.Offers[i%len(created.Offers)].OfferID})
 		return err
 	})
 	if len(wins) != 1 || conflicts != n-1 {
@@ -140,18 +141,18 @@ func TestMultiDaemon(t *testing.T) {
 	// One transaction hash reported for two tasks funds one: the second report is refused.
 	other, _ := createTask(t, cl.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "the other task"}})
 	otherBuyer := cl.anon.With(other.BuyerToken)
-	call(t, otherBuyer, "choose_offer", map[string]any{"id": other.ID, "offer_id": other.Offers[0].OfferID}, nil)
+	callOp(t, otherBuyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: other.ID}, OfferID: other.Offers[0].OfferID})
 	hash := newTxHash()
-	call(t, buyer, "pay_crypto", map[string]any{"id": created.ID, "tx_hash": hash}, nil)
+	callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: created.ID}, TxHash: hash})
 	payment := cl.approvalOf(created.ID, axp.ApprovePayment)
 	wins, conflicts = race(t, n, func(i int) error {
-		_, err := do(cl.admin, "admin_approve", map[string]any{"id": payment.ID})
+		_, err := doOp(cl.admin, contract.AdminApprove, axp.ApproveBody{ID: payment.ID})
 		return err
 	})
 	if len(wins) != 1 || conflicts != n-1 {
 		t.Fatalf("payment approval: %d wins, %d conflicts", len(wins), conflicts)
 	}
-	if _, err := do(otherBuyer, "pay_crypto", map[string]any{"id": other.ID, "tx_hash": hash}); !client.IsCode(err, axp.CodeConflict) {
+	if _, err := doOp(otherBuyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: other.ID}, TxHash: hash}); !client.IsCode(err, axp.CodeConflict) {
 		t.Fatalf("a transaction hash already funding a task reported for another: %v, want a conflict", err)
 	}
 	if st := getTask(t, buyer, created.ID).Status; st != axp.TaskPaid && st != axp.TaskInProgress {
@@ -161,19 +162,19 @@ func TestMultiDaemon(t *testing.T) {
 	deliverText(t, winner.c, created.ID, "served by three daemons\n")
 	retrieve(t, buyer, created.ID)
 	wins, conflicts = race(t, n, func(i int) error {
-		_, err := do(buyer, "accept_task", map[string]any{"id": created.ID})
+		_, err := doOp(buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}})
 		return err
 	})
 	if len(wins) != 1 || conflicts != n-1 {
 		t.Fatalf("accept: %d wins, %d conflicts", len(wins), conflicts)
 	}
 	race(t, n, func(int) error {
-		_, err := do(winner.c, "request_payment", map[string]any{"id": created.ID})
+		_, err := doOp(winner.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 		return err
 	})
 	payout := cl.approvalOf(created.ID, axp.ApprovePayout) // exactly one item, or it fails
 	wins, conflicts = race(t, n, func(i int) error {
-		_, err := do(cl.admin, "admin_approve", map[string]any{"id": payout.ID, "tx_hash": fmt.Sprintf("0x%064x", 0xfeed00+i)})
+		_, err := doOp(cl.admin, contract.AdminApprove, axp.ApproveBody{ID: payout.ID, TxHash: fmt.Sprintf("0x%064x", 0xfeed00+i)})
 		return err
 	})
 	if len(wins) != 1 || conflicts != n-1 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/x402"
@@ -41,7 +42,7 @@ func TestChainPartPaidRefundSendsWhatCameIn(t *testing.T) {
 			part := usd(t, "1.00")
 			tx := m.c.Transfer(bk, m.c.Token, m.deposit, part)
 			m.c.Mine(1)
-			call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": tx, "payer_signature": m.payerSig(bk, task.ID)}, nil)
+			callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: task.ID}, TxHash: tx, PayerSignature: m.payerSig(bk, task.ID)})
 			eventually(t, func() error {
 				if got := getTask(t, buyer, task.ID); got.Payment.Status != "partial" || got.Payment.ReceivedUSD != part {
 					return fmt.Errorf("payment %+v", got.Payment)
@@ -49,7 +50,7 @@ func TestChainPartPaidRefundSendsWhatCameIn(t *testing.T) {
 				return nil
 			})
 			if how == "cancel" {
-				call(t, buyer, "cancel_task", map[string]any{"id": task.ID}, nil)
+				callOp(t, buyer, contract.CancelTask, axp.CancelInput{TaskRef: axp.TaskRef{ID: task.ID}})
 			} else {
 				ahead.Store(int64(25 * time.Hour))
 				waitStatus(t, buyer, task.ID, axp.TaskExpired)
@@ -77,7 +78,7 @@ func TestChainPartPaidRefundSendsWhatCameIn(t *testing.T) {
 				t.Fatalf("escrow left %s", b[axp.EscrowAccount(task.ID)])
 			}
 			var st axp.Stats
-			call(t, m.admin, "admin_stats", nil, &st)
+			st = *callOp(t, m.admin, contract.AdminStats, contract.NoInput{})
 			if st.Money.RefundsSent < part {
 				t.Fatalf("stats %+v", st.Money)
 			}
@@ -99,11 +100,11 @@ func TestChainReportedHashOfAnotherTaskIsRefused(t *testing.T) {
 		buyerB, taskB := m.awaiting(seller)
 		ka := m.buyerWallet(10_000_000)
 		tx := m.c.Transfer(ka, m.c.Token, m.deposit, taskA.Payment.PayableUSD)
-		_, err := do(buyerB, "pay_crypto", map[string]any{"id": taskB.ID, "tx_hash": tx})
+		_, err := doOp(buyerB, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskB.ID}, TxHash: tx})
 		if e := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(e.Message, "another task") {
 			t.Fatalf("B's report of A's payment: %v", e)
 		}
-		call(t, buyerA, "pay_crypto", map[string]any{"id": taskA.ID, "tx_hash": tx}, nil)
+		callOp(t, buyerA, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskA.ID}, TxHash: tx})
 		m.c.Mine(3)
 		waitStatus(t, buyerA, taskA.ID, axp.TaskPaid)
 		if got := getTask(t, buyerB, taskB.ID); got.Status != axp.TaskAwaitingPayment || got.Payment.ReceivedUSD != 0 || got.Payment.TxHash != "" {
@@ -117,9 +118,9 @@ func TestChainReportedHashOfAnotherTaskIsRefused(t *testing.T) {
 		ka := m.buyerWallet(10_000_000)
 		m.c.SetAutomine(false)
 		tx := m.c.TransferPending(ka, m.c.Token, m.deposit, taskA.Payment.PayableUSD)
-		call(t, buyerB, "pay_crypto", map[string]any{"id": taskB.ID, "tx_hash": tx}, nil)
+		callOp(t, buyerB, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskB.ID}, TxHash: tx})
 		// A's own report is not blocked by B's.
-		call(t, buyerA, "pay_crypto", map[string]any{"id": taskA.ID, "tx_hash": tx}, nil)
+		callOp(t, buyerA, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskA.ID}, TxHash: tx})
 		m.c.SetAutomine(true)
 		m.c.Mine(3)
 		waitStatus(t, buyerA, taskA.ID, axp.TaskPaid)
@@ -136,7 +137,7 @@ func TestChainReportedHashOfAnotherTaskIsRefused(t *testing.T) {
 		// B pays its own and is funded.
 		kb := m.buyerWallet(10_000_000)
 		own := m.c.Transfer(kb, m.c.Token, m.deposit, taskB.Payment.PayableUSD)
-		call(t, buyerB, "pay_crypto", map[string]any{"id": taskB.ID, "tx_hash": own}, nil)
+		callOp(t, buyerB, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskB.ID}, TxHash: own})
 		m.c.Mine(3)
 		waitStatus(t, buyerB, taskB.ID, axp.TaskPaid)
 	})
@@ -215,17 +216,17 @@ func TestChainDeepReorgHoldsTheTasksMoney(t *testing.T) {
 	if a := m.approvalOf(taskA.ID, axp.ApprovePayout); a.Status != axp.ApprovalHeld || a.HeldFor != axp.HoldReorg {
 		t.Fatalf("payout after the reorg: %+v", a)
 	}
-	_, err := do(m.admin, "admin_approve", map[string]any{"id": payout.ID})
+	_, err := doOp(m.admin, contract.AdminApprove, axp.ApproveBody{ID: payout.ID})
 	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "left the canonical chain") {
 		t.Fatalf("approving the held payout: %v", e)
 	}
 	var q axp.ApprovalList
-	call(t, m.admin, "admin_approvals", nil, &q)
+	q = *callOp(t, m.admin, contract.AdminApprovals, axp.ApprovalsQuery{})
 	if len(q.Approvals) == 0 || q.Approvals[0].TaskID != taskA.ID || q.Approvals[0].Status != axp.ApprovalReorged {
 		t.Fatalf("the queue does not start with the reorged payment: %+v", q.Approvals)
 	}
 	var r axp.Reconciliation
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 	if r.Covered || len(r.MissingTransfers) != 1 || r.MissingTransfers[0].TaskID != taskA.ID || r.MissingTransfers[0].TxHash != txA ||
 		!strings.Contains(r.MissingTransfers[0].Why, "reorged") {
 		t.Fatalf("reconcile after the reorg: %+v", r)
@@ -257,7 +258,7 @@ func TestChainDeepReorgHoldsTheTasksMoney(t *testing.T) {
 	if bal, net := m.c.Balance(m.c.Token, sellerAddr), usd(t, "4.50")-feeOf(usd(t, "4.50")); bal != net {
 		t.Fatalf("seller holds %s, want %s once", bal, net)
 	}
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 	if !r.Covered || len(r.MissingTransfers) != 0 {
 		t.Fatalf("reconcile after the restore: %+v", r)
 	}
@@ -285,14 +286,14 @@ func TestChainServerClockAheadOfTheChain(t *testing.T) {
 	for _, report := range []bool{true, false} {
 		buyer, task := m.awaiting(seller)
 		if report {
-			_, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": early})
+			_, err := doOp(buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: task.ID}, TxHash: early})
 			if e := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(e.Message, "before the task was posted") {
 				t.Fatalf("a transfer mined before the task: %v", e)
 			}
 		}
 		tx := m.c.Transfer(bk, m.c.Token, m.deposit, task.Payment.PayableUSD)
 		if report {
-			call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": tx}, nil)
+			callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: task.ID}, TxHash: tx})
 		}
 		m.c.Mine(2)
 		waitStatus(t, buyer, task.ID, axp.TaskPaid)
@@ -339,11 +340,11 @@ func TestChainUnansweredBroadcastPaysOnce(t *testing.T) {
 
 	rpc.drop.Store(true)
 	var a axp.Approval
-	call(t, m.admin, "admin_approve", map[string]any{"id": payout.ID}, &a)
+	a = *callOp(t, m.admin, contract.AdminApprove, axp.ApproveBody{ID: payout.ID})
 	if a.Status != axp.ApprovalSent {
 		t.Fatalf("a payout whose broadcast got no answer is %s (%s)", a.Status, a.Failure)
 	}
-	_, err := do(m.admin, "admin_approve", map[string]any{"id": payout.ID})
+	_, err := doOp(m.admin, contract.AdminApprove, axp.ApproveBody{ID: payout.ID})
 	apiErr(t, err, axp.CodeConflict, "")
 	rpc.drop.Store(false)
 	m.c.Mine(2)
@@ -364,7 +365,7 @@ func TestChainRestFromThePayerPaysItsTask(t *testing.T) {
 	buyerB, taskB := m.awaiting(seller)
 	ka := m.buyerWallet(10_000_000)
 	part := m.c.Transfer(ka, m.c.Token, m.deposit, usd(t, "2.00"))
-	call(t, buyerA, "pay_crypto", map[string]any{"id": taskA.ID, "tx_hash": part, "payer_signature": m.payerSig(ka, taskA.ID)}, nil)
+	callOp(t, buyerA, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskA.ID}, TxHash: part, PayerSignature: m.payerSig(ka, taskA.ID)})
 	m.c.Mine(2)
 	eventually(t, func() error {
 		if got := getTask(t, buyerA, taskA.ID); got.Payment.Status != "partial" {
@@ -373,7 +374,7 @@ func TestChainRestFromThePayerPaysItsTask(t *testing.T) {
 		return nil
 	})
 	rest := m.c.Transfer(ka, m.c.Token, m.deposit, usd(t, "2.50")) // the rest, without A's new tag
-	_, err := do(buyerB, "pay_crypto", map[string]any{"id": taskB.ID, "tx_hash": rest})
+	_, err := doOp(buyerB, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskB.ID}, TxHash: rest})
 	if e := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(e.Message, "another task") {
 		t.Fatalf("B's report of A's rest: %v", e)
 	}
@@ -398,10 +399,10 @@ func (m *chainMarket) heldSplit() (seller *member, buyer *client.Client, task ax
 	waitStatus(t, buyer, task.ID, axp.TaskPaid)
 	deliverText(t, seller.c, task.ID, "Waves fold the light.")
 	retrieve(t, buyer, task.ID)
-	call(t, buyer, "dispute_task", map[string]any{"id": task.ID, "reason": "it is too short"}, nil)
+	callOp(t, buyer, contract.DisputeTask, axp.DisputeInput{TaskRef: axp.TaskRef{ID: task.ID}, Reason: "it is too short"})
 	var s axp.Settlement
-	call(t, seller.c, "propose_settlement", map[string]any{"id": task.ID, "refund_pct": 25}, &s)
-	call(t, buyer, "answer_settlement", map[string]any{"id": task.ID, "settlement_id": s.ID, "accept": true}, nil)
+	s = *callOp(t, seller.c, contract.ProposeSettlement, axp.SettlementBody{TaskRef: axp.TaskRef{ID: task.ID}, RefundPct: 25})
+	callOp(t, buyer, contract.AnswerSettlement, axp.SettlementAnswer{TaskRef: axp.TaskRef{ID: task.ID}, SettlementID: s.ID, Accept: true})
 	split = m.approvalOf(task.ID, axp.ApproveSplit)
 	if split.Status != axp.ApprovalHeld {
 		t.Fatalf("split without a payout address: %+v", split)
@@ -430,7 +431,7 @@ func TestChainSplitAfterBuyerPartSendsTheSellerPartOnly(t *testing.T) {
 		t.Fatalf("the buyer's part was not recorded: %+v %v", part, err)
 	}
 	sellerAddr := chaintest.Addr(m.c.NewKey())
-	call(t, seller.c, "update_profile", map[string]any{"payout_address": sellerAddr}, nil)
+	callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(sellerAddr)})
 	buyerBefore := m.c.Balance(m.c.Token, chaintest.Addr(bk))
 	sent := m.approve(split.ID, false)
 	if len(sent.Transfers) != 1 || sent.Transfers[0].Part != "seller" || sent.Transfers[0].Amount != split.SellerNetUSD {
@@ -476,9 +477,9 @@ func TestChainHeldSplitSendsTheBuyerPartFromTheHotWallet(t *testing.T) {
 		!strings.EqualFold(part.Transfers[0].To, chaintest.Addr(bk)) || part.Transfers[0].Amount != split.RefundUSD || part.BuyerPartTxHash != "" {
 		t.Fatalf("the buyer's part sent from the hot wallet: %+v", part)
 	}
-	_, err := do(m.admin, "admin_approve", map[string]any{"id": split.ID})
+	_, err := doOp(m.admin, contract.AdminApprove, axp.ApproveBody{ID: split.ID})
 	apiErr(t, err, axp.CodeConflict, "")
-	_, err = do(m.admin, "admin_reject", map[string]any{"id": split.ID, "reason": "changed my mind"})
+	_, err = doOp(m.admin, contract.AdminReject, axp.RejectBody{ID: split.ID, Reason: "changed my mind"})
 	apiErr(t, err, axp.CodeConflict, "")
 	if b := m.balances(); b[axp.AcctBuyerRefund] != 0 {
 		t.Fatalf("the buyer's part was booked before its confirmations: %v", b)
@@ -508,7 +509,7 @@ func TestChainHeldSplitSendsTheBuyerPartFromTheHotWallet(t *testing.T) {
 	}
 
 	sellerAddr := chaintest.Addr(m.c.NewKey())
-	call(t, seller.c, "update_profile", map[string]any{"payout_address": sellerAddr}, nil)
+	callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{PayoutAddress: given(sellerAddr)})
 	sent := m.approve(split.ID, false)
 	var parts []string
 	for _, x := range sent.Transfers {
@@ -668,7 +669,7 @@ func TestChainRefusedTransferFoundOnChainIsNotSignedAgain(t *testing.T) {
 	b, _ := hex.DecodeString(raw)
 	m.c.SendRaw(b)
 
-	_, err := do(m.admin, "admin_approve", map[string]any{"id": split.ID})
+	_, err := doOp(m.admin, contract.AdminApprove, axp.ApproveBody{ID: split.ID})
 	apiErr(t, err, axp.CodeConflict, "")
 	if a := m.approvalOf(split.TaskID, axp.ApproveSplit); len(a.Transfers) != 1 || a.Transfers[0].Status != axp.TransferSent {
 		t.Fatalf("the refused transfer found on chain: %+v", a.Transfers)
@@ -763,7 +764,7 @@ func TestChainReorgedPayoutIsSentAgainOnce(t *testing.T) {
 		return nil
 	})
 	var q axp.ApprovalList
-	call(t, m.admin, "admin_approvals", nil, &q)
+	q = *callOp(t, m.admin, contract.AdminApprovals, axp.ApprovalsQuery{})
 	if len(q.Approvals) == 0 || q.Approvals[0].ID != payout.ID {
 		t.Fatalf("the queue does not start with the reorged payout: %+v", q.Approvals)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
@@ -111,7 +112,7 @@ func (m *chainMarket) awaiting(seller *member) (*client.Client, axp.Task) {
 	buyer := m.anon.With(created.BuyerToken)
 	task := waitStatus(t, buyer, created.ID, axp.TaskOpen)
 	var chosen axp.Task
-	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": offerOf(t, task.Offers, seller.MemberID).OfferID}, &chosen)
+	chosen = *callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerOf(t, task.Offers, seller.MemberID).OfferID})
 	if chosen.Status != axp.TaskAwaitingPayment {
 		t.Fatalf("after choose: %s", chosen.Status)
 	}
@@ -139,8 +140,8 @@ func (m *chainMarket) payoutQueued(seller *member, buyer *client.Client, taskID 
 	t.Helper()
 	deliverText(t, seller.c, taskID, "Waves fold the light.")
 	retrieve(t, buyer, taskID)
-	call(t, buyer, "accept_task", map[string]any{"id": taskID}, nil)
-	call(t, seller.c, "request_payment", map[string]any{"id": taskID}, nil)
+	callOp(t, buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: taskID}})
+	callOp(t, seller.c, contract.RequestPayment, axp.IDPath{ID: taskID})
 	return m.approvalOf(taskID, axp.ApprovePayout)
 }
 
@@ -168,7 +169,7 @@ func TestChainPaymentFoundAndPayoutSent(t *testing.T) {
 	bk := m.buyerWallet(10_000_000)
 	over := m.c.Transfer(bk, m.c.Token, m.deposit, p.PayableUSD+1_000_000)
 	m.c.Mine(1)
-	call(t, buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": over, "payer_signature": m.payerSig(bk, task.ID)}, nil)
+	callOp(t, buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: task.ID}, TxHash: over, PayerSignature: m.payerSig(bk, task.ID)})
 	got := waitStatus(t, buyer, task.ID, axp.TaskPaid)
 	if got.Payment.ReceivedUSD != p.PayableUSD+1_000_000 {
 		t.Fatalf("received %s", got.Payment.ReceivedUSD)
@@ -203,7 +204,7 @@ func TestChainPaymentFoundAndPayoutSent(t *testing.T) {
 	}
 	// The seller's earnings show the payout paid and its address's balance on the chain.
 	var earned axp.Earnings
-	call(t, seller.c, "get_my_earnings", nil, &earned)
+	earned = *callOp(t, seller.c, contract.GetMyEarnings, contract.NoInput{})
 	if earned.PaidUSD != net || earned.PayoutBalanceUSD == nil || *earned.PayoutBalanceUSD != net || earned.PayoutAddress != sellerAddr {
 		t.Fatalf("earnings after the payout: %+v", earned)
 	}
@@ -218,7 +219,7 @@ func TestChainPaymentFoundAndPayoutSent(t *testing.T) {
 
 	// Reconcile: the chain and the ledger agree.
 	var r axp.Reconciliation
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 	// The hot wallet's 100 TUSD float is the only difference.
 	if !r.Covered || r.DifferenceUSD != 100_000_000 || len(r.UnknownTransfers) != 0 || len(r.MissingTransfers) != 0 || len(r.InFlight) != 0 {
 		t.Fatalf("reconcile: %+v", r)
@@ -244,7 +245,7 @@ func TestChainReportsRefusedPartialAndUnknown(t *testing.T) {
 		{"reverted", m.c.Reverted(bk, m.deposit, 999_000_000), "reverted on chain"},
 		{"before the task", early, "before the task was posted"},
 	} {
-		_, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": tc.tx})
+		_, err := doOp(buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: task.ID}, TxHash: tc.tx})
 		if e := apiErr(t, err, axp.CodeInvalidInput, "tx_hash"); !strings.Contains(e.Message, tc.want) {
 			t.Errorf("%s: %v", tc.name, e)
 		}
@@ -317,7 +318,7 @@ func TestChainPayoutSurvivesRestart(t *testing.T) {
 		t.Fatalf("seller holds %s, want %s once", bal, net)
 	}
 	// The approval cannot be sent a second time.
-	_, err := do(m.admin, "admin_approve", map[string]any{"id": sent.ID})
+	_, err := doOp(m.admin, contract.AdminApprove, axp.ApproveBody{ID: sent.ID})
 	apiErr(t, err, axp.CodeConflict, "")
 	waitStatus(t, buyer, task.ID, axp.TaskReleased)
 	m.balances()
@@ -329,7 +330,7 @@ func TestChainFailedPayoutReturnsToTheQueue(t *testing.T) {
 
 	// The hot wallet is emptied: approving says so and nothing is sent.
 	m.c.Transfer(m.hot, m.c.Token, m.deposit, m.c.Balance(m.c.Token, chaintest.Addr(m.hot)))
-	_, err := do(m.admin, "admin_approve", map[string]any{"id": payout.ID})
+	_, err := doOp(m.admin, contract.AdminApprove, axp.ApproveBody{ID: payout.ID})
 	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "insufficient balance") {
 		t.Fatalf("empty wallet: %v", e)
 	}
@@ -339,12 +340,12 @@ func TestChainFailedPayoutReturnsToTheQueue(t *testing.T) {
 	// The queue and reconcile say the hot wallet cannot cover the queue, and by how much.
 	net := usd(t, "4.50") - feeOf(usd(t, "4.50"))
 	var q axp.ApprovalList
-	call(t, m.admin, "admin_approvals", nil, &q)
+	q = *callOp(t, m.admin, contract.AdminApprovals, axp.ApprovalsQuery{})
 	if f := q.Float; f == nil || f.BalanceUSD != 0 || f.QueuedUSD != net || f.ShortUSD != net || !strings.EqualFold(f.HotWalletAddress, chaintest.Addr(m.hot)) {
 		t.Fatalf("float in the queue: %+v", q.Float)
 	}
 	var r axp.Reconciliation
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 	if r.QueuedUSD != net || r.FloatShortUSD != net {
 		t.Fatalf("reconcile: queued %s short %s", r.QueuedUSD, r.FloatShortUSD)
 	}
@@ -398,7 +399,7 @@ func TestNoDepositAddressAnswers503(t *testing.T) {
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a poem"}})
 	buyer := e.anon.With(created.BuyerToken)
 	task := waitStatus(t, buyer, created.ID, axp.TaskOpen)
-	_, err := do(buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": offerOf(t, task.Offers, seller.MemberID).OfferID})
+	_, err := doOp(buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerOf(t, task.Offers, seller.MemberID).OfferID})
 	if e := apiErr(t, err, axp.CodeUnavailable, ""); !strings.Contains(e.Message, "deposit_address") {
 		t.Fatalf("choose without a deposit address: %v", e)
 	}
@@ -431,8 +432,8 @@ func TestChainConcurrentApprovalsTakeTheirOwnNonces(t *testing.T) {
 		waitStatus(t, buyers[i], id, axp.TaskPaid)
 		deliverText(t, seller.c, id, "Waves fold the light.")
 		retrieve(t, buyers[i], id)
-		call(t, buyers[i], "accept_task", map[string]any{"id": id}, nil)
-		call(t, seller.c, "request_payment", map[string]any{"id": id}, nil)
+		callOp(t, buyers[i], contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: id}})
+		callOp(t, seller.c, contract.RequestPayment, axp.IDPath{ID: id})
 		items = append(items, m.approvalOf(id, axp.ApprovePayout).ID)
 	}
 	var wg sync.WaitGroup

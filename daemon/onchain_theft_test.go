@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 )
@@ -27,7 +28,7 @@ func TestTheftFrontRunReportOfAnotherBuyersTransfer(t *testing.T) {
 
 	m.c.SetAutomine(false)
 	tx := m.c.TransferPending(kv, m.c.Token, m.deposit, taskV.Payment.AmountUSD) // 4.50, not payable_usd
-	call(t, buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx}, nil)
+	callOp(t, buyerT, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskT.ID}, TxHash: tx})
 	m.c.SetAutomine(true)
 	m.c.Mine(3)
 	eventually(t, func() error {
@@ -42,16 +43,16 @@ func TestTheftFrontRunReportOfAnotherBuyersTransfer(t *testing.T) {
 	m.unknownListed(tx)
 
 	// T reports it again now that it is mined: refused, naming payer_signature.
-	_, err := do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx})
+	_, err := doOp(buyerT, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskT.ID}, TxHash: tx})
 	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
 	// T cannot sign for V's address: a signature by T's own key is refused.
 	kt := m.buyerWallet(0)
-	_, err = do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx, "payer_signature": m.payerSig(kt, taskT.ID)})
+	_, err = doOp(buyerT, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskT.ID}, TxHash: tx, PayerSignature: m.payerSig(kt, taskT.ID)})
 	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
 	// V's own signature for T's task is worthless for V's task and vice versa: V signs its own.
-	_, err = do(buyerV, "pay_crypto", map[string]any{"id": taskV.ID, "tx_hash": tx, "payer_signature": m.payerSig(kv, taskT.ID)})
+	_, err = doOp(buyerV, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskV.ID}, TxHash: tx, PayerSignature: m.payerSig(kv, taskT.ID)})
 	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
-	call(t, buyerV, "pay_crypto", map[string]any{"id": taskV.ID, "tx_hash": tx, "payer_signature": m.payerSig(kv, taskV.ID)}, nil)
+	callOp(t, buyerV, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskV.ID}, TxHash: tx, PayerSignature: m.payerSig(kv, taskV.ID)})
 	got := waitStatus(t, buyerV, taskV.ID, axp.TaskPaid)
 	if got.Payment.ReceivedUSD != taskV.Payment.AmountUSD {
 		t.Fatalf("V's task received %s, want %s", got.Payment.ReceivedUSD, taskV.Payment.AmountUSD)
@@ -83,7 +84,7 @@ func TestTheftLateSweepOfUnreportedTransfers(t *testing.T) {
 	m.unknownListed(tx1)
 	m.unknownListed(tx2)
 	for _, tx := range []string{tx1, tx2} {
-		_, err := do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx})
+		_, err := doOp(buyerT, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskT.ID}, TxHash: tx})
 		apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
 	}
 	m.c.Mine(2)
@@ -113,18 +114,18 @@ func TestTheftCancelRefundsOnlyWhatTheSenderSent(t *testing.T) {
 	part := m.c.Transfer(kt, m.c.Token, m.deposit, usd(t, "0.50"))
 	victim := m.c.Transfer(kv, m.c.Token, m.deposit, usd(t, "4.00"))
 	m.c.Mine(2)
-	call(t, buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": part, "payer_signature": m.payerSig(kt, taskT.ID)}, nil)
+	callOp(t, buyerT, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskT.ID}, TxHash: part, PayerSignature: m.payerSig(kt, taskT.ID)})
 	eventually(t, func() error {
 		if got := getTask(t, buyerT, taskT.ID); got.Payment.Status != "partial" || got.Payment.ReceivedUSD != usd(t, "0.50") {
 			return fmt.Errorf("T's payment %+v", got.Payment)
 		}
 		return nil
 	})
-	_, err := do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": victim})
+	_, err := doOp(buyerT, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskT.ID}, TxHash: victim})
 	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
-	_, err = do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": victim, "payer_signature": m.payerSig(kt, taskT.ID)})
+	_, err = doOp(buyerT, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskT.ID}, TxHash: victim, PayerSignature: m.payerSig(kt, taskT.ID)})
 	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
-	call(t, buyerT, "cancel_task", map[string]any{"id": taskT.ID}, nil)
+	callOp(t, buyerT, contract.CancelTask, axp.CancelInput{TaskRef: axp.TaskRef{ID: taskT.ID}})
 	refund := m.approvalOf(taskT.ID, axp.ApproveRefund)
 	if refund.RefundUSD != usd(t, "0.50") {
 		t.Fatalf("refund item %+v, want 0.50", refund)
@@ -165,11 +166,11 @@ func TestTheftZeroFeeSameAmountGoesToTheSigner(t *testing.T) {
 	}
 	kv := m.buyerWallet(10_000_000)
 	tx := m.c.Transfer(kv, m.c.Token, m.deposit, taskV.Payment.PayableUSD)
-	_, err := do(buyerT, "pay_crypto", map[string]any{"id": taskT.ID, "tx_hash": tx})
+	_, err := doOp(buyerT, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskT.ID}, TxHash: tx})
 	apiErr(t, err, axp.CodeInvalidInput, "payer_signature")
 	m.c.Mine(2)
 	m.unknownListed(tx)
-	call(t, buyerV, "pay_crypto", map[string]any{"id": taskV.ID, "tx_hash": tx, "payer_signature": m.payerSig(kv, taskV.ID)}, nil)
+	callOp(t, buyerV, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: taskV.ID}, TxHash: tx, PayerSignature: m.payerSig(kv, taskV.ID)})
 	waitStatus(t, buyerV, taskV.ID, axp.TaskPaid)
 	if got := getTask(t, buyerT, taskT.ID); got.Status != axp.TaskAwaitingPayment || got.Payment.ReceivedUSD != 0 {
 		t.Fatalf("T's task: %s %+v", got.Status, got.Payment)
@@ -225,7 +226,7 @@ func TestReturnOfAnUnmatchedTransferGoesToItsSender(t *testing.T) {
 		t.Fatalf("the sender holds %s after the return, want its 10.00 back", bal)
 	}
 	// Signed now for the task, the returned transfer credits nothing.
-	_, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": stray, "payer_signature": m.payerSig(kv, task.ID)})
+	_, err := doOp(buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: task.ID}, TxHash: stray, PayerSignature: m.payerSig(kv, task.ID)})
 	if err == nil {
 		m.c.Mine(2)
 	}
@@ -267,7 +268,7 @@ func TestUnsentReturnLeavesTheTransferToItsReport(t *testing.T) {
 		t.Fatalf("a return the node refuses: %+v", a)
 	}
 	m.c.SetETH(chaintest.Addr(m.hot), 1)
-	if _, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": first, "payer_signature": m.payerSig(kv, task.ID)}); err != nil {
+	if _, err := doOp(buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: task.ID}, TxHash: first, PayerSignature: m.payerSig(kv, task.ID)}); err != nil {
 		t.Fatalf("the signed report of a transfer whose return failed unsent: %v", err)
 	}
 	credited("1.00")
@@ -281,10 +282,10 @@ func TestUnsentReturnLeavesTheTransferToItsReport(t *testing.T) {
 	second := m.c.Transfer(kv2, m.c.Token, m.deposit, usd(t, "2.00"))
 	m.c.Mine(2)
 	m.unknownListed(second)
-	if _, err := do(m.admin, "admin_reject", map[string]any{"id": m.returnItem(second).ID, "reason": "the buyer says it is a part of its task"}); err != nil {
+	if _, err := doOp(m.admin, contract.AdminReject, axp.RejectBody{ID: m.returnItem(second).ID, Reason: "the buyer says it is a part of its task"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := do(buyer, "pay_crypto", map[string]any{"id": task.ID, "tx_hash": second, "payer_signature": m.payerSig(kv2, task.ID)}); err != nil {
+	if _, err := doOp(buyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: task.ID}, TxHash: second, PayerSignature: m.payerSig(kv2, task.ID)}); err != nil {
 		t.Fatalf("the signed report of a transfer whose return was rejected: %v", err)
 	}
 	credited("3.00")

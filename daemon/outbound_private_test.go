@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 )
 
@@ -34,11 +35,13 @@ func TestOutboundPrivateDeniedAtInput(t *testing.T) {
 	m := e.register(map[string]any{"roles": []string{"seller"}, "mcp_url": "http://127.0.0.1:9/mcp"})
 	err = m.c.Call(ctx, "update_profile", map[string]any{"mcp_url": "http://[fd00::1]/mcp"}, nil)
 	hint(apiErr(t, err, axp.CodeInvalidInput, "mcp_url"))
-	call(t, m.c, "update_profile", map[string]any{"mcp_url": "http://localhost:9/mcp"}, nil)
+	callOp(t, m.c, contract.UpdateProfile, axp.ProfileUpdate{MCPURL: given("http://localhost:9/mcp")})
 
-	var out axp.CreatedTask
-	call(t, e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a poem about the sea"},
-		"callback_url": "http://127.0.0.1:9/hook"}, &out)
+	callOp(t, e.anon, contract.CreateTask, axp.NewTask{
+		Type:        "text-file",
+		Params:      map[string]any{"prompt": "a poem about the sea"},
+		CallbackURL: "http://127.0.0.1:9/hook",
+	})
 }
 
 // outbound_private: allow accepts private literals.
@@ -48,9 +51,11 @@ func TestOutboundPrivateAllowed(t *testing.T) {
 	// loopback.
 	e := newEnv(t, func(c *daemon.Config) { c.OutboundPrivate = "allow" })
 	e.register(map[string]any{"roles": []string{"seller"}, "mcp_url": "http://10.0.0.7:8080/mcp"})
-	var out axp.CreatedTask
-	call(t, e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a poem about the sea"},
-		"callback_url": "http://192.168.1.10/hook"}, &out)
+	callOp(t, e.anon, contract.CreateTask, axp.NewTask{
+		Type:        "text-file",
+		Params:      map[string]any{"prompt": "a poem about the sea"},
+		CallbackURL: "http://192.168.1.10/hook",
+	})
 }
 
 // A member registered while private targets were allowed keeps its private mcp_url when the
@@ -64,7 +69,7 @@ func TestOutboundPrivateGuardsConformanceProbes(t *testing.T) {
 
 	deny := newEnv(t, func(c *daemon.Config) { c.DataDir = dir })
 	var rep axp.Conformance
-	call(t, deny.anon.With(m.MemberSecret), "run_conformance", nil, &rep)
+	rep = *callOp(t, deny.anon.With(m.MemberSecret), contract.RunConformance, axp.EmptyInput{})
 	probes := 0
 	for _, s := range rep.Checks {
 		if !strings.HasPrefix(s.Name, "refuses_") {
@@ -93,7 +98,7 @@ func TestAIProviderRedirectNotFollowed(t *testing.T) {
 	e := newMarket(t, func(c *daemon.Config) { c.AIBaseURL, c.AIModel = ai.URL+"/v1", "stand-in" })
 	seller := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
 	created, buyer, _ := e.disputedTask(seller, "3.00", nil)
-	_, err := do(buyer, "translate", map[string]any{"id": created.ID, "what": "brief", "language": "French"})
+	_, err := doOp(buyer, contract.Translate, axp.TranslateBody{TaskRef: axp.TaskRef{ID: created.ID}, What: "brief", Language: "French"})
 	if err == nil {
 		t.Fatal("a translation came back from a redirect")
 	}
@@ -128,9 +133,9 @@ func TestOutboundPrivateLoopbackOnPublicExchange(t *testing.T) {
 
 	m := e.register(map[string]any{"roles": []string{"seller"}, "mcp_url": "http://localhost:" + port + "/mcp"})
 	var v axp.Verification
-	call(t, m.c, "verify", nil, &v)
+	v = *callOp(t, m.c, contract.Verify, axp.EmptyInput{})
 	var rep axp.Conformance
-	call(t, m.c, "run_conformance", nil, &rep)
+	rep = *callOp(t, m.c, contract.RunConformance, axp.EmptyInput{})
 	if v.Passed || rep.Passed {
 		t.Errorf("verification %+v, conformance %+v", v, rep)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
@@ -94,7 +95,7 @@ func TestPaidCallOverX402(t *testing.T) {
 
 	// The listing: every tool with its price and schemas, payments on, in the Bazaar shape too.
 	var list axp.PaidToolList
-	call(t, m.anon, "find_paid_tools", nil, &list)
+	list = *callOp(t, m.anon, contract.FindPaidTools, axp.PaidToolsQuery{})
 	if !list.Payment.Available || list.Payment.Network != "eip155:31337" || list.Payment.Facilitator != "exchange" ||
 		len(list.Tools) < 4 || len(list.Items) < 3 {
 		t.Fatalf("listing %+v", list)
@@ -108,7 +109,7 @@ func TestPaidCallOverX402(t *testing.T) {
 		}
 	}
 	var found axp.PaidToolList
-	call(t, m.anon, "find_paid_tools", map[string]any{"q": "injection"}, &found)
+	found = *callOp(t, m.anon, contract.FindPaidTools, axp.PaidToolsQuery{Q: "injection"})
 	if len(found.Tools) != 1 || found.Tools[0].Path != "/paid/text/injection-check" {
 		t.Fatalf("q=injection: %+v", found.Tools)
 	}
@@ -215,7 +216,7 @@ func TestPaidCallOverX402(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var r axp.Reconciliation
-		call(t, m.admin, "admin_reconcile", nil, &r)
+		r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 		if r.Covered && len(r.UnknownTransfers) == 0 && r.ReceivedUSD == 10_000 {
 			break
 		}
@@ -317,7 +318,7 @@ func TestConnectorLifecycle(t *testing.T) {
 	payer := m.buyerWallet(20_000_000)
 
 	var cn axp.Connector
-	resp, err := do(m.anon, "request_connector", map[string]any{"url": source.URL + "/price", "wants": "stablecoin prices by coin"})
+	resp, err := doOp(m.anon, contract.RequestConnector, axp.ConnectorRequest{URL: source.URL + "/price", Wants: "stablecoin prices by coin"})
 	if err != nil || resp.Status != 201 {
 		t.Fatalf("request: %v %v", resp, err)
 	}
@@ -330,7 +331,7 @@ func TestConnectorLifecycle(t *testing.T) {
 		t.Fatalf("setup before acceptance: %d %s", resp.Status, resp.Body)
 	}
 	var list axp.ConnectorList
-	call(t, m.admin, "admin_connectors", map[string]any{"status": "pending"}, &list)
+	list = *callOp(t, m.admin, contract.AdminConnectors, axp.ConnectorsQuery{Status: "pending"})
 	if len(list.Connectors) != 1 {
 		t.Fatalf("pending %+v", list)
 	}
@@ -347,14 +348,14 @@ func TestConnectorLifecycle(t *testing.T) {
 	if resp.Status != 200 {
 		t.Fatalf("setup: %d %s", resp.Status, resp.Body)
 	}
-	call(t, m.anon, "get_connector", map[string]any{"id": cn.ID}, &cn)
+	cn = *callOp(t, m.anon, contract.GetConnector, axp.IDPath{ID: cn.ID})
 	if cn.Status != axp.ConnectorLive || cn.SetupTx == "" || cn.Path != "/paid/connectors/stable-prices" {
 		t.Fatalf("after setup %+v", cn)
 	}
 	// Listed, and paid per call. The data source is on loopback: the guarded caller allows it
 	// (the operator runs it), as it does for members.
 	var tools axp.PaidToolList
-	call(t, m.anon, "find_paid_tools", map[string]any{"category": "market", "q": "stablecoin"}, &tools)
+	tools = *callOp(t, m.anon, contract.FindPaidTools, axp.PaidToolsQuery{Category: "market", Q: "stablecoin"})
 	if len(tools.Tools) != 1 || tools.Tools[0].Path != "/paid/connectors/stable-prices" || tools.Tools[0].PriceUSD != 20_000 {
 		t.Fatalf("listed %+v", tools.Tools)
 	}
@@ -383,7 +384,7 @@ func TestConnectorV1Tags(t *testing.T) {
 	request := func() string {
 		t.Helper()
 		var cn axp.Connector
-		resp, err := do(m.anon, "request_connector", map[string]any{"url": "https://data.example/prices", "wants": "prices"})
+		resp, err := doOp(m.anon, contract.RequestConnector, axp.ConnectorRequest{URL: "https://data.example/prices", Wants: "prices"})
 		if err != nil || resp.Status != 201 {
 			t.Fatalf("request: %v %v", resp, err)
 		}
@@ -427,7 +428,7 @@ func TestConnectorV1Tags(t *testing.T) {
 		t.Fatalf("booked %v", b)
 	}
 	var cn axp.Connector
-	call(t, m.anon, "get_connector", map[string]any{"id": b}, &cn)
+	cn = *callOp(t, m.anon, contract.GetConnector, axp.IDPath{ID: b})
 	if cn.Status != axp.ConnectorAccepted {
 		t.Fatalf("prices-b is %s", cn.Status)
 	}
@@ -612,7 +613,7 @@ func TestPaidCallV1BoundByAmount(t *testing.T) {
 
 	// The listing says both: the price, and what a v1 payment authorizes.
 	var list axp.PaidToolList
-	call(t, m.anon, "find_paid_tools", map[string]any{"q": "injection"}, &list)
+	list = *callOp(t, m.anon, contract.FindPaidTools, axp.PaidToolsQuery{Q: "injection"})
 	if len(list.Tools) != 1 || list.Tools[0].PriceUSD != 5_000 || list.Tools[0].V1AmountUSD != 4_999 || !strings.Contains(list.Payment.V1Amounts, "999 micro-USD") {
 		t.Fatalf("listing %+v", list)
 	}
@@ -620,7 +621,7 @@ func TestPaidCallV1BoundByAmount(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var r axp.Reconciliation
-		call(t, m.admin, "admin_reconcile", nil, &r)
+		r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 		if r.Covered && len(r.UnknownTransfers) == 0 && r.ReceivedUSD == 4_999 {
 			break
 		}
@@ -894,7 +895,7 @@ func TestPaidCallAbortedAfterBroadcast(t *testing.T) {
 			t.Fatalf("the watcher's record of the settlement: %+v", seen[0])
 		}
 		var r axp.Reconciliation
-		call(t, m.admin, "admin_reconcile", nil, &r)
+		r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 		if !r.Covered || len(r.UnknownTransfers) != 0 || r.ReceivedUSD != 5_000 {
 			t.Fatalf("reconcile %+v", r)
 		}
@@ -1063,7 +1064,7 @@ func TestPaidCallOutsideFacilitatorAnswerLost(t *testing.T) {
 			}
 		}
 		var r axp.Reconciliation
-		call(t, m.admin, "admin_reconcile", nil, &r)
+		r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 		if !r.Covered || len(r.UnknownTransfers) != 0 || r.ReceivedUSD != 10_000 {
 			t.Fatalf("reconcile %+v", r)
 		}
@@ -1090,7 +1091,7 @@ func TestPaidWebTools(t *testing.T) {
 	e := newEnv(t, func(cfg *daemon.Config) { cfg.SearchURL, cfg.PaidFetchLoopback = backend.URL, true })
 
 	var list axp.PaidToolList
-	call(t, e.anon, "find_paid_tools", map[string]any{"category": "web"}, &list)
+	list = *callOp(t, e.anon, contract.FindPaidTools, axp.PaidToolsQuery{Category: "web"})
 	for _, tl := range list.Tools {
 		if !tl.Available {
 			t.Fatalf("%s unavailable with search_url set: %s", tl.Name, tl.Unavailable)

@@ -20,13 +20,13 @@ func TestDiscoveryDocuments(t *testing.T) {
 	base := e.srv.URL
 
 	var ok axp.OK
-	call(t, e.anon, "health", nil, &ok)
+	ok = *callOp(t, e.anon, contract.Health, contract.NoInput{})
 	if !ok.OK {
 		t.Fatalf("health: %+v", ok)
 	}
 
 	var p axp.ProtocolInfo
-	call(t, e.anon, "get_protocol", nil, &p)
+	p = *callOp(t, e.anon, contract.GetProtocol, contract.NoInput{})
 	if p.Protocol != "axp/1" || p.BaseURL != base || p.ToolsURL != base+"/api/protocol/tools.json" ||
 		p.OpenAPIURL != base+"/openapi.json" || p.JoinURL != base+"/join" {
 		t.Fatalf("protocol: %+v", p)
@@ -58,7 +58,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 	}
 
 	// /join is Markdown a newcomer can follow.
-	resp, err := do(e.anon, "get_join", nil)
+	resp, err := doOp(e.anon, contract.GetJoin, contract.NoInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,17 +73,17 @@ func TestDiscoveryDocuments(t *testing.T) {
 	}
 
 	var why axp.Why
-	call(t, e.anon, "get_why", nil, &why)
+	why = *callOp(t, e.anon, contract.GetWhy, contract.NoInput{})
 	if why.Headline == "" || len(why.ForBuyers) == 0 || len(why.ForSellers) == 0 || why.StartHere["join"] != base+"/join" {
 		t.Fatalf("why: %+v", why)
 	}
 
 	var faq axp.FAQ
-	call(t, e.anon, "get_faq", nil, &faq)
+	faq = *callOp(t, e.anon, contract.GetFAQ, contract.NoInput{})
 	if len(faq.Entries) < 5 {
 		t.Fatalf("faq has %d entries", len(faq.Entries))
 	}
-	resp, err = do(e.anon, "get_faq_markdown", nil)
+	resp, err = doOp(e.anon, contract.GetFAQMarkdown, contract.NoInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func contains(list []string, s string) bool {
 func TestServicesCatalog(t *testing.T) {
 	e := newEnv(t)
 	var list axp.ServiceList
-	call(t, e.anon, "list_services", nil, &list)
+	list = *callOp(t, e.anon, contract.ListServices, contract.NoInput{})
 	if list.Currency != "USD" {
 		t.Fatalf("currency %q", list.Currency)
 	}
@@ -149,11 +149,11 @@ func TestServicesCatalog(t *testing.T) {
 	e.seller("logo-design") // registered, never verified: not on offer
 	e.setState(s1.MemberID, axp.MemberVerified)
 	price, eta := axp.USD(3, 0), 12
-	call(t, s1.c, "update_skills", axp.SkillsUpdate{Skills: []axp.Skill{
+	callOp(t, s1.c, contract.UpdateSkills, axp.SkillsUpdate{Skills: []axp.Skill{
 		{TaskType: "video", Description: "short clips", MinPriceUSD: &price, TypicalETAMinutes: &eta},
 		{TaskType: "voice-over", Description: "narration"},
-	}}, nil)
-	call(t, e.anon, "list_services", nil, &list)
+	}})
+	list = *callOp(t, e.anon, contract.ListServices, contract.NoInput{})
 	if len(list.OnOffer) != 2 {
 		t.Fatalf("on_offer %+v", list.OnOffer)
 	}
@@ -175,19 +175,19 @@ func TestServicesCatalog(t *testing.T) {
 	s2 := e.seller("translation")
 	e.setState(s2.MemberID, axp.MemberVerified)
 	call(t, s2.c, "update_skills", map[string]any{"skills": []map[string]any{{"task_type": "translation"}}}, nil)
-	call(t, e.anon, "list_services", nil, &list)
+	list = *callOp(t, e.anon, contract.ListServices, contract.NoInput{})
 	if len(list.OnOffer) != 3 {
 		t.Fatalf("on_offer with a second verified seller: %+v", list.OnOffer)
 	}
-	call(t, s2.c, "update_profile", map[string]any{"mcp_url": "https://new.example/mcp"}, nil)
+	callOp(t, s2.c, contract.UpdateProfile, axp.ProfileUpdate{MCPURL: given("https://new.example/mcp")})
 	list = axp.ServiceList{}
-	call(t, e.anon, "list_services", nil, &list)
+	list = *callOp(t, e.anon, contract.ListServices, contract.NoInput{})
 	if len(list.OnOffer) != 2 {
 		t.Fatalf("on_offer after the seller's verification dropped: %+v", list.OnOffer)
 	}
 	// Suspension takes the seller off the list.
-	call(t, e.admin, "admin_suspend", map[string]any{"id": s1.MemberID, "reason": "test"}, nil)
-	call(t, e.anon, "list_services", nil, &list)
+	callOp(t, e.admin, contract.AdminSuspend, axp.SuspendBody{ID: s1.MemberID, Reason: "test"})
+	list = *callOp(t, e.anon, contract.ListServices, contract.NoInput{})
 	if len(list.OnOffer) != 0 {
 		t.Fatalf("on_offer after suspension: %+v", list.OnOffer)
 	}
@@ -196,7 +196,7 @@ func TestServicesCatalog(t *testing.T) {
 func TestPricing(t *testing.T) {
 	e := newEnv(t)
 	var p axp.PricingInfo
-	call(t, e.anon, "get_pricing", nil, &p)
+	p = *callOp(t, e.anon, contract.GetPricing, contract.NoInput{})
 	if p.Promotion == nil {
 		t.Fatalf("no promotion: %+v", p)
 	}
@@ -340,7 +340,7 @@ func TestSearchAndSellers(t *testing.T) {
 	e.setState(crypto.MemberID, axp.MemberVerified)
 
 	var sl axp.SellerList
-	call(t, e.anon, "list_sellers", nil, &sl)
+	sl = *callOp(t, e.anon, contract.ListSellers, axp.SellersQuery{})
 	if len(sl.Sellers) != 2 || !sl.Sellers[0].Verified || !sl.Sellers[1].Verified {
 		t.Fatalf("sellers %+v", sl.Sellers)
 	}
@@ -349,19 +349,19 @@ func TestSearchAndSellers(t *testing.T) {
 			t.Fatalf("an unverified member is listed as a seller: %+v", s)
 		}
 	}
-	call(t, e.anon, "list_sellers", map[string]any{"payment_method": "free"}, &sl)
+	sl = *callOp(t, e.anon, contract.ListSellers, axp.SellersQuery{PaymentMethod: "free"})
 	if len(sl.Sellers) != 1 || sl.Sellers[0].ID != video.MemberID {
 		t.Fatalf("free sellers %+v", sl.Sellers)
 	}
-	call(t, e.anon, "list_sellers", map[string]any{"payment_method": "crypto"}, &sl)
+	sl = *callOp(t, e.anon, contract.ListSellers, axp.SellersQuery{PaymentMethod: "crypto"})
 	if len(sl.Sellers) != 2 {
 		t.Fatalf("crypto sellers %+v", sl.Sellers)
 	}
-	call(t, e.anon, "list_sellers", map[string]any{"task_type": "image"}, &sl)
+	sl = *callOp(t, e.anon, contract.ListSellers, axp.SellersQuery{TaskType: "image"})
 	if len(sl.Sellers) != 1 || sl.Sellers[0].ID != crypto.MemberID {
 		t.Fatalf("image sellers %+v", sl.Sellers)
 	}
-	_, err := do(e.anon, "list_sellers", map[string]any{"payment_method": "card"})
+	_, err := doOp(e.anon, contract.ListSellers, axp.SellersQuery{PaymentMethod: "card"})
 	apiErr(t, err, axp.CodeInvalidInput, "payment_method")
 
 	// Public records expose public fields only.
@@ -396,7 +396,7 @@ func TestSearchAndSellers(t *testing.T) {
 
 	// Search suggests a task, services and matching sellers.
 	var sr axp.SearchResult
-	call(t, e.anon, "search", map[string]any{"q": "a short drone video of a coastline"}, &sr)
+	sr = *callOp(t, e.anon, contract.Search, axp.SearchQuery{Q: "a short drone video of a coastline"})
 	if sr.SuggestedTask == nil || sr.SuggestedTask.Type != "video" || sr.SuggestedTask.Quote == nil || sr.SuggestedTask.Quote.Price.AmountCents != 350 {
 		t.Fatalf("search suggestion %+v", sr.SuggestedTask)
 	}
@@ -406,26 +406,26 @@ func TestSearchAndSellers(t *testing.T) {
 	if len(sr.Sellers) != 1 || sr.Sellers[0].ID != video.MemberID {
 		t.Fatalf("search sellers %+v", sr.Sellers)
 	}
-	call(t, e.anon, "search", map[string]any{"q": "zzzz qqqq"}, &sr)
+	sr = *callOp(t, e.anon, contract.Search, axp.SearchQuery{Q: "zzzz qqqq"})
 	if sr.SuggestedTask != nil || len(sr.Questions) == 0 || len(sr.Services) != 0 {
 		t.Fatalf("vague search %+v", sr)
 	}
 	for _, q := range []string{"", "   "} {
-		_, err = do(e.anon, "search", map[string]any{"q": q})
+		_, err = doOp(e.anon, contract.Search, axp.SearchQuery{Q: q})
 		apiErr(t, err, axp.CodeInvalidInput, "q")
 	}
 	_, err = raw(e.anon, "GET", "/api/search", nil, nil)
 	apiErr(t, err, axp.CodeInvalidInput, "q")
-	_, err = do(e.anon, "search", map[string]any{"q": strings.Repeat("v", 501)})
+	_, err = doOp(e.anon, contract.Search, axp.SearchQuery{Q: strings.Repeat("v", 501)})
 	apiErr(t, err, axp.CodeInvalidInput, "q")
 
 	// Reputation: a fresh member has no reviews; unknown members are 404.
 	var rep axp.Reputation
-	call(t, e.anon, "get_reputation", map[string]any{"id": crypto.MemberID}, &rep)
+	rep = *callOp(t, e.anon, contract.GetReputation, axp.IDPath{ID: crypto.MemberID})
 	if rep.MemberID != crypto.MemberID || rep.Rating != nil || rep.Reviews != 0 || rep.RecentReviews == nil {
 		t.Fatalf("reputation %+v", rep)
 	}
-	resp, err = do(e.anon, "get_reputation", map[string]any{"id": "mem_nobody"})
+	resp, err = doOp(e.anon, contract.GetReputation, axp.IDPath{ID: "mem_nobody"})
 	checkErrorBody(t, resp, 404, "not_found")
 	apiErr(t, err, axp.CodeNotFound, "-")
 }
@@ -463,36 +463,36 @@ func TestSubmissions(t *testing.T) {
 
 	// Payment preference.
 	var info axp.PaymentPreferenceInfo
-	call(t, e.anon, "get_payment_preference", nil, &info)
+	info = *callOp(t, e.anon, contract.GetPaymentPreference, contract.NoInput{})
 	if len(info.Supported) != 2 || info.Question == "" || len(info.Options) == 0 {
 		t.Fatalf("payment preference info %+v", info)
 	}
-	resp, err = do(e.anon, "payment_preference", map[string]any{"preferred": "Card", "note": "visa", "role": "buyer"})
+	resp, err = doOp(e.anon, contract.PaymentPreferenceOp, axp.PaymentPreference{Preferred: "Card", Note: "visa", Role: "buyer"})
 	if err != nil || resp.Status != 201 {
 		t.Fatalf("payment preference: %v", err)
 	}
-	call(t, e.anon, "payment_preference", map[string]any{"preferred": "card "}, nil)
-	call(t, e.anon, "get_payment_preference", nil, &info)
+	callOp(t, e.anon, contract.PaymentPreferenceOp, axp.PaymentPreference{Preferred: "card "})
+	info = *callOp(t, e.anon, contract.GetPaymentPreference, contract.NoInput{})
 	if info.Totals["card"] != 2 {
 		t.Fatalf("totals %v", info.Totals)
 	}
-	_, err = do(e.anon, "payment_preference", map[string]any{"preferred": "card", "role": "operator"})
+	_, err = doOp(e.anon, contract.PaymentPreferenceOp, axp.PaymentPreference{Preferred: "card", Role: "operator"})
 	apiErr(t, err, axp.CodeInvalidInput, "role")
 	_, err = do(e.anon, "payment_preference", map[string]any{"note": "x"})
 	apiErr(t, err, axp.CodeInvalidInput, "preferred")
 
 	// Interest: POST body and GET query.
-	resp, err = do(e.anon, "register_interest", map[string]any{"type": "Logo-Design", "note": "vector", "budget_usd": 25.5})
+	resp, err = doOp(e.anon, contract.RegisterInterest, axp.Interest{Type: "Logo-Design", Note: "vector", BudgetUSD: ptr(axp.USD(25, 50))})
 	if err != nil || resp.Status != 201 {
 		t.Fatalf("interest: %v", err)
 	}
-	resp, err = do(e.anon, "register_interest", map[string]any{"type": "logo-design", "budget_usd": 10}, client.Options{GET: true})
+	resp, err = doOp(e.anon, contract.RegisterInterest, axp.Interest{Type: "logo-design", BudgetUSD: ptr(axp.USD(10, 0))}, client.Options{GET: true})
 	if err != nil || resp.Status != 201 {
 		t.Fatalf("interest GET: %v", err)
 	}
 	// Sellers see the demand where they see what is on offer.
 	var sl axp.ServiceList
-	call(t, e.anon, "list_services", nil, &sl)
+	sl = *callOp(t, e.anon, contract.ListServices, contract.NoInput{})
 	if len(sl.Demand) != 1 || sl.Demand[0].TaskType != "logo-design" || sl.Demand[0].Requests != 2 ||
 		sl.Demand[0].MedianBudgetUSD == nil || *sl.Demand[0].MedianBudgetUSD != axp.USD(10, 0) || sl.Demand[0].Providers != 0 {
 		t.Fatalf("demand %+v", sl.Demand)
@@ -511,7 +511,7 @@ func TestSubmissions(t *testing.T) {
 
 	// Survey.
 	var sq axp.SurveyQuestions
-	call(t, e.anon, "get_survey", nil, &sq)
+	sq = *callOp(t, e.anon, contract.GetSurvey, contract.NoInput{})
 	if len(sq.Questions) != 9 || sq.Questions[0].Field != "task" || !sq.Questions[0].Required || sq.SubmitTo != e.srv.URL+"/api/survey" {
 		t.Fatalf("survey %+v", sq)
 	}
@@ -535,7 +535,7 @@ func TestSubmissions(t *testing.T) {
 		}
 	}
 	var res axp.SurveyResults
-	call(t, e.anon, "get_survey_results", nil, &res)
+	res = *callOp(t, e.anon, contract.GetSurveyResults, contract.NoInput{})
 	if res.Responses != 3 || res.ByCategory["web-search"] != 2 || res.ByCategory["web-scraping"] != 1 || res.ByPayment["card"] != 1 ||
 		res.HasWallet["yes"] != 1 || res.HasWallet["no"] != 1 || res.TotalCallsPerDay != 150 || res.MedianMaxUSDPerCall == nil || *res.MedianMaxUSDPerCall != axp.USD(0, 2) {
 		t.Fatalf("survey results %+v", res)
@@ -641,7 +641,7 @@ func TestReputationFromReviews(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rep axp.Reputation
-	call(t, e.anon, "get_reputation", map[string]any{"id": s.MemberID}, &rep)
+	rep = *callOp(t, e.anon, contract.GetReputation, axp.IDPath{ID: s.MemberID})
 	if rep.Reviews != 3 || rep.Rating == nil || *rep.Rating != 4.66 || rep.DistinctReviewers != 2 ||
 		rep.Ratings.Five != 2 || rep.Ratings.Four != 1 || rep.Ratings.One != 0 || len(rep.RecentReviews) != 4 {
 		t.Fatalf("reputation %+v", rep)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
@@ -224,7 +225,7 @@ func TestPullQuoteRequestsNameTheBuyer(t *testing.T) {
 	// pulled is the buyer object of the task in the pull seller's quote requests, as sent.
 	pulled := func(taskID string) map[string]any {
 		t.Helper()
-		resp, err := do(pull.c, "list_quote_requests", nil)
+		resp, err := doOp(pull.c, contract.ListQuoteRequests, contract.NoInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +276,7 @@ func TestPullQuoteRequestsNameTheBuyer(t *testing.T) {
 		if got := pulled(created.ID); !reflect.DeepEqual(got, pushed) {
 			t.Fatalf("%s: the pull seller's quote request names the buyer %v, the push quote call %v", c.name, got, pushed)
 		}
-		resp, err := do(pull.c, "get_task", map[string]any{"id": created.ID})
+		resp, err := doOp(pull.c, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: created.ID}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/x402"
 	"github.com/axp-exchange/axp/store"
@@ -549,7 +550,7 @@ func TestBacktestSample(t *testing.T) {
 func TestRecordedToolsWithoutSources(t *testing.T) {
 	e := newEnv(t)
 	var list axp.PaidToolList
-	call(t, e.anon, "find_paid_tools", nil, &list)
+	list = *callOp(t, e.anon, contract.FindPaidTools, axp.PaidToolsQuery{})
 	seen := 0
 	for _, tl := range list.Tools {
 		want := map[string]string{"market": "market_source_url", "news": "news_feeds"}[tl.Category]

@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -39,7 +40,7 @@ func TestSandboxPushSeller(t *testing.T) {
 	e := newMarket(t)
 	p := e.newPushSeller("text-file", nil, nil, nil)
 	var s axp.Sandbox
-	call(t, p.c, "start_sandbox", map[string]any{"as": "seller"}, &s)
+	s = *callOp(t, p.c, contract.StartSandbox, axp.SandboxBody{As: "seller"})
 	if s.Status != axp.SandboxRunning || s.TaskType != "text-file" {
 		t.Fatalf("started: %+v", s)
 	}
@@ -48,7 +49,7 @@ func TestSandboxPushSeller(t *testing.T) {
 		t.Fatalf("do_task of a sandbox job: %v", job)
 	}
 	// The seller delivers to the deliver_url with its member secret, as memberkit does.
-	call(t, p.c, "deliver", map[string]any{"id": s.SandboxID, "content": "sandbox result", "filename": "r.txt"}, nil)
+	callOp(t, p.c, contract.Deliver, axp.DeliverInput{ID: s.SandboxID, Content: "sandbox result", Filename: "r.txt"})
 	s = waitSandbox(t, p.c, s.SandboxID)
 	steps := stepNames(s)
 	for _, n := range []string{"quote", "quote_valid", "do_task", "deliver", "acceptance_checks", "task_update", "review"} {
@@ -61,7 +62,7 @@ func TestSandboxPushSeller(t *testing.T) {
 	}
 	// Nothing reached the market.
 	var st axp.Stats
-	call(t, e.admin, "admin_stats", nil, &st)
+	st = *callOp(t, e.admin, contract.AdminStats, contract.NoInput{})
 	if st.Money.Entries != 0 || st.Tasks[axp.TaskOpen]+st.Tasks[axp.TaskReleased] != 0 {
 		t.Errorf("a sandbox job left traces in the market: %+v", st)
 	}
@@ -71,9 +72,9 @@ func TestSandboxPullSeller(t *testing.T) {
 	e := newMarket(t)
 	s := e.pullSeller("image", nil)
 	var sb axp.Sandbox
-	call(t, s.c, "start_sandbox", map[string]any{"as": "seller"}, &sb)
+	sb = *callOp(t, s.c, contract.StartSandbox, axp.SandboxBody{As: "seller"})
 	var reqs axp.TaskList
-	call(t, s.c, "list_quote_requests", nil, &reqs)
+	reqs = *callOp(t, s.c, contract.ListQuoteRequests, contract.NoInput{})
 	if len(reqs.Tasks) == 0 || reqs.Tasks[0].ID != sb.SandboxID {
 		t.Fatalf("the sandbox job is not a quote request: %+v", reqs.Tasks)
 	}
@@ -81,7 +82,7 @@ func TestSandboxPullSeller(t *testing.T) {
 	if b := reqs.Tasks[0].Buyer; b == nil || *b != (protocol.BuyerRef{ID: "anonymous", Name: "exchange test buyer", Anonymous: true}) {
 		t.Fatalf("sandbox quote request buyer %+v", b)
 	}
-	call(t, s.c, "submit_offer", map[string]any{"id": sb.SandboxID, "price_usd": 2, "eta_minutes": 10}, nil)
+	callOp(t, s.c, contract.SubmitOffer, axp.OfferInput{ID: sb.SandboxID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}})
 	var jobs axp.TaskList
 	eventually(t, func() error {
 		jobs = axp.TaskList{}
@@ -93,7 +94,7 @@ func TestSandboxPullSeller(t *testing.T) {
 		}
 		return nil
 	})
-	call(t, s.c, "deliver", map[string]any{"id": sb.SandboxID, "url": "data:text/plain;base64,aGVsbG8="}, nil)
+	callOp(t, s.c, contract.Deliver, axp.DeliverInput{ID: sb.SandboxID, URL: "data:text/plain;base64,aGVsbG8="})
 	sb = waitSandbox(t, s.c, sb.SandboxID)
 	if sb.Status != axp.SandboxPassed {
 		t.Fatalf("pull sandbox: %+v", sb)
@@ -104,7 +105,7 @@ func TestSandboxPushBuyerAndRefusals(t *testing.T) {
 	e := newMarket(t)
 	b := e.newPushSeller("", nil, nil, map[string]any{"roles": []string{"buyer"}, "skills": []map[string]any{}})
 	var sb axp.Sandbox
-	call(t, b.c, "start_sandbox", map[string]any{"as": "buyer"}, &sb)
+	sb = *callOp(t, b.c, contract.StartSandbox, axp.SandboxBody{As: "buyer"})
 	sb = waitSandbox(t, b.c, sb.SandboxID)
 	steps := stepNames(sb)
 	for _, n := range []string{"receive_offers", "task_update:paid", "task_update:delivered", "review"} {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 )
@@ -30,7 +31,7 @@ func testSweeperDecidesInTheTransactionThatActs(t *testing.T) {
 	}
 	open, openBuyer := post()
 	unpaid, unpaidBuyer := post()
-	call(t, unpaidBuyer, "choose_offer", map[string]any{"id": unpaid.ID, "offer_id": unpaid.Offers[0].OfferID}, nil)
+	callOp(t, unpaidBuyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: unpaid.ID}, OfferID: unpaid.Offers[0].OfferID})
 	delivered, deliveredBuyer := post()
 	e.fund(deliveredBuyer, delivered.ID, delivered.Offers[0].OfferID)
 	content := "delivered before the race\n"
@@ -46,9 +47,9 @@ func testSweeperDecidesInTheTransactionThatActs(t *testing.T) {
 			return
 		}
 		raced++
-		call(t, openBuyer, "choose_offer", map[string]any{"id": open.ID, "offer_id": open.Offers[0].OfferID}, nil)
-		call(t, openBuyer, "pay_crypto", map[string]any{"id": open.ID, "tx_hash": newTxHash()}, nil)
-		call(t, unpaidBuyer, "pay_crypto", map[string]any{"id": unpaid.ID, "tx_hash": newTxHash()}, nil)
+		callOp(t, openBuyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: open.ID}, OfferID: open.Offers[0].OfferID})
+		callOp(t, openBuyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: open.ID}, TxHash: newTxHash()})
+		callOp(t, unpaidBuyer, contract.PayCryptoOp, axp.PayCryptoInput{TaskRef: axp.TaskRef{ID: unpaid.ID}, TxHash: newTxHash()})
 	})
 	if n := e.d.Sweep(); n != 0 || raced != 1 {
 		t.Fatalf("the sweep changed %d tasks (hook ran %d times); both buyers acted before it did", n, raced)
@@ -80,7 +81,7 @@ func testSweeperDecidesInTheTransactionThatActs(t *testing.T) {
 			return
 		}
 		raced++
-		call(t, deliveredBuyer, "accept_task", map[string]any{"id": delivered.ID, "sha256": sha256Hex(content)}, nil)
+		callOp(t, deliveredBuyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: delivered.ID}, SHA256: sha256Hex(content)})
 	})
 	if n := e.d.Sweep(); n != 0 || raced != 1 {
 		t.Fatalf("the sweep changed %d tasks (hook ran %d times); the buyer accepted before it acted", n, raced)
@@ -108,13 +109,13 @@ func TestSweeperLivenessSparesAMemberHeardFrom(t *testing.T) {
 	clock.Add(24 * time.Hour)
 	e.d.SetAfterScan(func(what string) {
 		if what == "liveness" {
-			call(t, seller.c, "heartbeat", nil, nil)
+			callOp(t, seller.c, contract.HeartbeatOp, axp.EmptyInput{})
 		}
 	})
 	e.d.Liveness()
 	e.d.SetAfterScan(nil)
 	var p axp.PrivateMember
-	call(t, seller.c, "get_my_profile", nil, &p)
+	p = *callOp(t, seller.c, contract.GetMyProfile, contract.NoInput{})
 	if p.State != axp.MemberVerified {
 		t.Fatalf("a member that checked in during the sweep is %s", p.State)
 	}
@@ -129,14 +130,17 @@ func TestSweeperMediationSeesALateStatement(t *testing.T) {
 	seller := e.pullSeller("text-file", map[string]any{"payout_address": payoutAddress})
 	created, buyer, _ := e.disputedTask(seller, "6.00", nil)
 	var med axp.Mediation
-	call(t, buyer, "escalate", map[string]any{"id": created.ID, "reason": "nothing useful", "statement": "Half of the lines are missing."}, &med)
+	med = *callOp(t, buyer, contract.Escalate, axp.EscalateBody{TaskRef: axp.TaskRef{ID: created.ID}, Reason: "nothing useful", Statement: "Half of the lines are missing."})
 	clock.Add(2*time.Hour + time.Minute)
 	stated := 0
 	e.d.SetAfterScan(func(what string) {
 		if what == "mediation" && stated == 0 {
 			stated++
-			call(t, seller.c, "submit_statement", map[string]any{"id": med.ID, "statement": "Every line the prompt asked for is there.",
-				"proposed_refund_pct": 0}, nil)
+			callOp(t, seller.c, contract.SubmitStatement, axp.StatementBody{
+				TaskRef:           axp.TaskRef{ID: med.ID},
+				Statement:         "Every line the prompt asked for is there.",
+				ProposedRefundPct: ptr(0),
+			})
 		}
 	})
 	e.d.Sweep()

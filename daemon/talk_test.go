@@ -15,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
 )
@@ -308,7 +309,7 @@ func TestTalkCustomTypeMember(t *testing.T) {
 	r = k.say("the first one")
 	expect(t, r, axp.TalkAssigned, "")
 	var mine axp.TaskList
-	call(t, buyer.c, "list_my_tasks", nil, &mine)
+	mine = *callOp(t, buyer.c, contract.ListMyTasks, axp.MyTasksQuery{})
 	if len(mine.Tasks) != 1 || mine.Tasks[0].Type != "web-research" || mine.Tasks[0].Seller == nil || mine.Tasks[0].Seller.ID != offered[0].Seller.ID {
 		t.Fatalf("member tasks %+v", mine.Tasks)
 	}
@@ -330,7 +331,7 @@ func TestTalkTokens(t *testing.T) {
 	member := e.register(map[string]any{"roles": []string{"buyer"}})
 	forbidden := func(c *client.Client, id string) {
 		t.Helper()
-		_, err := do(c, "talk", map[string]any{"message": "$5", "conversation_id": id})
+		_, err := doOp(c, contract.Talk, axp.TalkBody{Message: "$5", ConversationID: id})
 		apiErr(t, err, axp.CodeForbidden, "conversation_id")
 	}
 	forbidden(e.anon, k.id)                                     // missing
@@ -338,13 +339,13 @@ func TestTalkTokens(t *testing.T) {
 	forbidden(e.anon.With(other.token), k.id)                   // another conversation's
 	forbidden(member.c, k.id)                                   // a member secret
 	forbidden(e.anon.With(k.token), "cnv_unknown")              // an unknown conversation
-	resp, _ := do(e.anon, "talk", map[string]any{"message": "$5", "conversation_id": k.id})
+	resp, _ := doOp(e.anon, contract.Talk, axp.TalkBody{Message: "$5", ConversationID: k.id})
 	checkErrorBody(t, resp, http.StatusForbidden, "forbidden")
 
 	// Bad input names its field.
-	_, err := do(e.anon, "talk", map[string]any{"message": "   "})
+	_, err := doOp(e.anon, contract.Talk, axp.TalkBody{Message: "   "})
 	apiErr(t, err, axp.CodeInvalidInput, "message")
-	_, err = do(e.anon, "talk", map[string]any{"message": strings.Repeat("x", 4001)})
+	_, err = doOp(e.anon, contract.Talk, axp.TalkBody{Message: strings.Repeat("x", 4001)})
 	apiErr(t, err, axp.CodeInvalidInput, "message")
 	_, err = do(e.anon, "talk", map[string]any{})
 	apiErr(t, err, axp.CodeInvalidInput, "message")
@@ -531,7 +532,7 @@ func TestTalkModel(t *testing.T) {
 		}
 	}
 	var calls axp.AICallList
-	call(t, e.admin, "admin_ai", map[string]any{}, &calls)
+	calls = *callOp(t, e.admin, contract.AdminAI, axp.AIQuery{})
 	talks := 0
 	for _, c := range calls.Calls {
 		if c.Purpose == "talk" {
@@ -557,7 +558,7 @@ func TestTalkModel(t *testing.T) {
 	if r.Assistant != axp.AssistantModel {
 		t.Fatalf("the model answers again once it works: %+v", r)
 	}
-	call(t, e.admin, "admin_ai", map[string]any{}, &calls)
+	calls = *callOp(t, e.admin, contract.AdminAI, axp.AIQuery{})
 	failed := 0
 	for _, c := range calls.Calls {
 		if c.Purpose == "talk" && c.Error != "" && c.ConversationID == k2.id {

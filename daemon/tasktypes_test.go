@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 )
 
 // A skill whose task type no catalog entry and no other seller has is warned about at
@@ -18,7 +19,7 @@ func TestSkillTaskTypeWarnings(t *testing.T) {
 		t.Fatalf("at registration: %q", w)
 	}
 	var me axp.PrivateMember
-	call(t, m.c, "get_my_profile", nil, &me)
+	me = *callOp(t, m.c, contract.GetMyProfile, contract.NoInput{})
 	if len(me.SkillWarnings) != 1 {
 		t.Fatalf("profile: %q", me.SkillWarnings)
 	}
@@ -32,20 +33,20 @@ func TestSkillTaskTypeWarnings(t *testing.T) {
 	// the change is written).
 	other := e.verified(map[string]any{"roles": []string{"seller"}, "skills": []map[string]any{{"task_type": "web-research"}}})
 	me = axp.PrivateMember{}
-	call(t, m.c, "get_my_profile", nil, &me)
+	me = *callOp(t, m.c, contract.GetMyProfile, contract.NoInput{})
 	if len(me.SkillWarnings) != 0 {
 		t.Fatalf("offered by another seller: %q", me.SkillWarnings)
 	}
 	e.setState(other.MemberID, axp.MemberUnreachable)
 	me = axp.PrivateMember{}
-	call(t, m.c, "get_my_profile", nil, &me)
+	me = *callOp(t, m.c, contract.GetMyProfile, contract.NoInput{})
 	if len(me.SkillWarnings) != 1 {
 		t.Fatalf("the other seller unreachable: %q", me.SkillWarnings)
 	}
 	e.setState(other.MemberID, axp.MemberVerified)
 	call(t, m.c, "update_skills", map[string]any{"skills": []map[string]any{{"task_type": "imagez"}}}, &me)
 	var rep axp.Conformance
-	call(t, m.c, "run_conformance", nil, &rep)
+	rep = *callOp(t, m.c, contract.RunConformance, axp.EmptyInput{})
 	found := false
 	for _, s := range rep.Checks {
 		if s.Name == "task_types" {

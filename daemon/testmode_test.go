@@ -15,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/testusd"
 	"github.com/axp-exchange/axp/store/pgtest"
@@ -78,14 +79,14 @@ func TestTestModePaidJob(t *testing.T) {
 	m := testModeMarket(t, dir)
 
 	var pricing axp.PricingInfo
-	call(t, m.anon, "get_pricing", nil, &pricing)
+	pricing = *callOp(t, m.anon, contract.GetPricing, contract.NoInput{})
 	if !pricing.TestMode || pricing.Chain == nil || !strings.HasPrefix(pricing.Chain.RPCURL, "http://127.0.0.1:") || pricing.Chain.TokenSymbol != "TUSD" {
 		t.Fatalf("pricing in test mode: %+v chain %+v", pricing, pricing.Chain)
 	}
 	ci := pricing.Chain
 	// The front door says so too, in each of its forms.
 	var fd axp.FrontDoor
-	call(t, m.anon, "get_front_door", nil, &fd)
+	fd = *callOp(t, m.anon, contract.GetFrontDoor, contract.NoInput{})
 	if !fd.TestMode {
 		t.Fatalf("front door in test mode: %+v", fd)
 	}
@@ -113,7 +114,7 @@ func TestTestModePaidJob(t *testing.T) {
 	bk, _ := crypto.GenerateKey()
 	buyerAddr := crypto.PubkeyToAddress(bk.PublicKey).Hex()
 	var funds axp.TestFunds
-	call(t, m.anon, "test_fund", map[string]any{"address": buyerAddr, "usd": 20}, &funds)
+	funds = *callOp(t, m.anon, contract.TestFund, axp.TestFundInput{Address: buyerAddr, USD: ptr(axp.USD(20, 0))})
 	if funds.BalanceUSD != axp.USD(20, 0) || funds.GasTx == "" || !funds.TestMode {
 		t.Fatalf("faucet: %+v", funds)
 	}
@@ -127,7 +128,7 @@ func TestTestModePaidJob(t *testing.T) {
 	buyer := m.anon.With(created.BuyerToken)
 	task := waitStatus(t, buyer, created.ID, axp.TaskOpen)
 	var chosen axp.Task
-	call(t, buyer, "choose_offer", map[string]any{"id": created.ID, "offer_id": offerOf(t, task.Offers, seller.MemberID).OfferID}, &chosen)
+	chosen = *callOp(t, buyer, contract.ChooseOffer, axp.ChooseInput{TaskRef: axp.TaskRef{ID: created.ID}, OfferID: offerOf(t, task.Offers, seller.MemberID).OfferID})
 	p := chosen.Payment
 	if chosen.Status != axp.TaskAwaitingPayment || p == nil || !p.TestMode || p.ChainID != ci.ChainID || !strings.EqualFold(p.DepositAddress, ci.DepositAddress) {
 		t.Fatalf("after choose: %s, payment %+v", chosen.Status, p)
@@ -155,8 +156,8 @@ func TestTestModePaidJob(t *testing.T) {
 
 	deliverText(t, seller.c, created.ID, "Waves fold the light.")
 	retrieve(t, buyer, created.ID)
-	call(t, buyer, "accept_task", map[string]any{"id": created.ID}, nil)
-	call(t, seller.c, "request_payment", map[string]any{"id": created.ID}, nil)
+	callOp(t, buyer, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: created.ID}})
+	callOp(t, seller.c, contract.RequestPayment, axp.IDPath{ID: created.ID})
 	payout := m.approvalOf(created.ID, axp.ApprovePayout)
 	if sent := m.approve(payout.ID, false); sent.Status != axp.ApprovalSent || sent.Rail != "evm" {
 		t.Fatalf("approved: %+v", sent)
@@ -172,7 +173,7 @@ func TestTestModePaidJob(t *testing.T) {
 		t.Fatalf("seller holds %s; want its net %s", bal, net)
 	}
 	var r axp.Reconciliation
-	call(t, m.admin, "admin_reconcile", nil, &r)
+	r = *callOp(t, m.admin, contract.AdminReconcile, contract.NoInput{})
 	if !r.Covered || len(r.UnknownTransfers) != 0 || len(r.MissingTransfers) != 0 {
 		t.Fatalf("reconcile: %+v", r)
 	}
@@ -181,7 +182,7 @@ func TestTestModePaidJob(t *testing.T) {
 	m.close()
 	ec.Close()
 	m = testModeMarket(t, dir)
-	call(t, m.anon, "get_pricing", nil, &pricing)
+	pricing = *callOp(t, m.anon, contract.GetPricing, contract.NoInput{})
 	if ec, err = ethclient.Dial(pricing.Chain.RPCURL); err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestTestModeFaucetBudgets(t *testing.T) {
 func TestTestModeFaucetConcurrent(t *testing.T) {
 	m := testModeMarket(t, t.TempDir())
 	var pricing axp.PricingInfo
-	call(t, m.anon, "get_pricing", nil, &pricing)
+	pricing = *callOp(t, m.anon, contract.GetPricing, contract.NoInput{})
 	ec, err := ethclient.Dial(pricing.Chain.RPCURL)
 	if err != nil {
 		t.Fatal(err)

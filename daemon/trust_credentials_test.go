@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -33,12 +35,17 @@ func TestTrustCredentialsWithheld(t *testing.T) {
 	created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "set up the server"}})
 	buyer := e.anon.With(created.BuyerToken)
 	var offer axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 4, "eta_minutes": 30}, &offer)
+	offer = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr(30)}}).Offer
 	e.fund(buyer, created.ID, offer.OfferID)
 
 	var delivered axp.Task
-	call(t, pull.c, "deliver", map[string]any{"id": created.ID, "content": sellerDeliverable,
-		"filename": "handover.txt", "mime_type": "text/plain", "note": "root password: hunter2"}, &delivered)
+	delivered = *callOp(t, pull.c, contract.Deliver, axp.DeliverInput{
+		ID:       created.ID,
+		Content:  sellerDeliverable,
+		Filename: "handover.txt",
+		MimeType: "text/plain",
+		Note:     "root password: hunter2",
+	})
 	dl := delivered.Deliverable
 	wantKinds := []string{"aws_secret_key", "password", "private_key", "stripe_key"}
 	if dl == nil || dl.Screening == nil || !slices.Equal(dl.Screening.Credentials, wantKinds) {
@@ -101,7 +108,7 @@ func TestTrustCredentialsWithheld(t *testing.T) {
 		}
 	}
 	var at axp.AdminTimeline
-	call(t, e.admin, "admin_task_timeline", map[string]any{"id": created.ID}, &at)
+	at = *callOp(t, e.admin, contract.AdminTaskTimeline, axp.IDPath{ID: created.ID})
 	found := false
 	for _, r := range at.Rows {
 		found = found || strings.HasPrefix(r.Summary, "credentials_withheld")

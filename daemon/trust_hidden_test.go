@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -64,7 +66,7 @@ func TestSpoofedNamesRefused(t *testing.T) {
 		t.Fatalf("refused registrations were stored: audit grew from %d to %d", before, n)
 	}
 	var sellers axp.SellerList
-	call(t, e.anon, "list_sellers", nil, &sellers)
+	sellers = *callOp(t, e.anon, contract.ListSellers, axp.SellersQuery{})
 	if len(sellers.Sellers) != 0 {
 		t.Fatalf("sellers listed after refused registrations: %+v", sellers)
 	}
@@ -85,19 +87,22 @@ func TestSpoofedNamesRefused(t *testing.T) {
 		apiErr(t, err, axp.CodeInvalidInput, field)
 	}
 	var me axp.PrivateMember
-	call(t, seller.c, "get_my_profile", nil, &me)
+	me = *callOp(t, seller.c, contract.GetMyProfile, contract.NoInput{})
 	if me.Name != "Good Seller" || me.Description != "" || me.Identity.AgentModel != "" {
 		t.Fatalf("a refused update changed the profile: %+v", me)
 	}
 	// Names in the scripts of the world, spaces and emoji are names.
-	call(t, seller.c, "update_profile", map[string]any{"name": "  Café 東京 مترجم 🚀  "}, &me)
+	me = *callOp(t, seller.c, contract.UpdateProfile, axp.ProfileUpdate{Name: ptr("  Café 東京 مترجم 🚀  ")})
 	if me.Name != "Café 東京 مترجم 🚀" {
 		t.Fatalf("name %q", me.Name)
 	}
 
 	// agent_name, which sellers read as an anonymous buyer's name.
-	resp, err := do(e.anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a riddle"},
-		"agent_name": "Trusted\u202eBuyer"})
+	resp, err := doOp(e.anon, contract.CreateTask, axp.NewTask{
+		Type:      "text-file",
+		Params:    map[string]any{"prompt": "a riddle"},
+		AgentName: "Trusted\u202eBuyer",
+	})
 	checkErrorBody(t, resp, 400, "invalid_input")
 	apiErr(t, err, axp.CodeInvalidInput, "agent_name")
 
@@ -106,10 +111,14 @@ func TestSpoofedNamesRefused(t *testing.T) {
 		"agent_name": "Riddle Fan"})
 	buyer := e.anon.With(created.BuyerToken)
 	var offer axp.Offer
-	call(t, seller.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 2, "eta_minutes": 10}, &offer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: created.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(2, 0)), ETAMinutes: ptr(10)}}).Offer
 	e.fund(buyer, created.ID, offer.OfferID)
-	resp, err = do(seller.c, "deliver", map[string]any{"id": created.ID, "content": "What has keys but no locks?",
-		"filename": "riddle\u202etxt.exe", "mime_type": "text/plain"})
+	resp, err = doOp(seller.c, contract.Deliver, axp.DeliverInput{
+		ID:       created.ID,
+		Content:  "What has keys but no locks?",
+		Filename: "riddle\u202etxt.exe",
+		MimeType: "text/plain",
+	})
 	checkErrorBody(t, resp, 400, "invalid_input")
 	apiErr(t, err, axp.CodeInvalidInput, "filename")
 	if got := getTask(t, buyer, created.ID); got.Status != axp.TaskInProgress && got.Status != axp.TaskPaid {
@@ -118,7 +127,7 @@ func TestSpoofedNamesRefused(t *testing.T) {
 	if dl := deliverText(t, seller.c, created.ID, "What has keys but no locks?").Deliverable; dl == nil {
 		t.Fatal("no deliverable")
 	}
-	resp, err = do(buyer, "get_deliverable", map[string]any{"id": created.ID})
+	resp, err = doOp(buyer, contract.GetDeliverable, axp.TaskRef{ID: created.ID})
 	if err != nil || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename="result.txt"`) {
 		t.Fatalf("get_deliverable: %v %v", err, resp.Header)
 	}
@@ -171,31 +180,39 @@ func TestTrustHiddenCharactersStripped(t *testing.T) {
 		t.Fatalf("offer note %q %+v", o.Note, o.Screening)
 	}
 	var pulled axp.Offer
-	call(t, pull.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 4, "eta_minutes": 30,
-		"note": spoofed("Cheaper", " and", " just", " as good")}, &pulled)
+	pulled = *callOp(t, pull.c, contract.SubmitOffer, axp.OfferInput{
+		ID:          created.ID,
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr(30), Note: spoofed("Cheaper", " and", " just", " as good")},
+	}).Offer
 	if po := offerOf(t, getTask(t, buyer, created.ID).Offers, pull.MemberID); po.Note != "Cheaper and just as good" {
 		t.Fatalf("pull offer note %q", po.Note)
 	}
 
 	// Messages, as stored and as pushed to the seller.
 	var m axp.Message
-	call(t, buyer, "post_message", map[string]any{"id": created.ID, "seller_id": push.MemberID,
-		"body": spoofed("Can you", " rhyme", " it", "?")}, &m)
+	m = *callOp(t, buyer, contract.PostMessage, axp.MessageBody{
+		TaskRef:  axp.TaskRef{ID: created.ID},
+		SellerID: push.MemberID,
+		Body:     spoofed("Can you", " rhyme", " it", "?"),
+	})
 	if m.Body != "Can you rhyme it?" || m.Screening == nil || !slices.Equal(m.Screening.Stripped, allStripped) {
 		t.Fatalf("message %q %+v", m.Body, m.Screening)
 	}
 	if d := push.pushedEvent("message", created.ID); d["body"] != "Can you rhyme it?" {
 		t.Fatalf("pushed message %v", d)
 	}
-	call(t, push.c, "post_message", map[string]any{"id": created.ID, "body": spoofed("Sure", ", it", " will", ".")}, &m)
+	m = *callOp(t, push.c, contract.PostMessage, axp.MessageBody{TaskRef: axp.TaskRef{ID: created.ID}, Body: spoofed("Sure", ", it", " will", ".")})
 	if m.Body != "Sure, it will." {
 		t.Fatalf("seller's message %q", m.Body)
 	}
 
 	// Zero-width characters and NUL do not hide a contact detail (the buyer is anonymous: logged,
 	// not counted).
-	call(t, buyer, "post_message", map[string]any{"id": created.ID, "seller_id": push.MemberID,
-		"body": "Write to na\u200bme@exa\u200bmple.com or name\x00@example.org"}, &m)
+	m = *callOp(t, buyer, contract.PostMessage, axp.MessageBody{
+		TaskRef:  axp.TaskRef{ID: created.ID},
+		SellerID: push.MemberID,
+		Body:     "Write to na\u200bme@exa\u200bmple.com or name\x00@example.org",
+	})
 	if strings.Contains(m.Body, "example") || hasHidden(m.Body) || m.Screening == nil || !slices.Equal(m.Screening.Removed, []string{"email"}) {
 		t.Fatalf("obfuscated emails %q %+v", m.Body, m.Screening)
 	}
@@ -203,8 +220,13 @@ func TestTrustHiddenCharactersStripped(t *testing.T) {
 	// The delivery note and text content of the chosen seller.
 	e.fund(buyer, created.ID, pulled.OfferID)
 	var delivered axp.Task
-	call(t, pull.c, "deliver", map[string]any{"id": created.ID, "content": spoofed("There once", " was a", " cat.\n"),
-		"filename": "limerick.txt", "mime_type": "text/plain", "note": spoofed("Enjoy", "!")}, &delivered)
+	delivered = *callOp(t, pull.c, contract.Deliver, axp.DeliverInput{
+		ID:       created.ID,
+		Content:  spoofed("There once", " was a", " cat.\n"),
+		Filename: "limerick.txt",
+		MimeType: "text/plain",
+		Note:     spoofed("Enjoy", "!"),
+	})
 	if dl := delivered.Deliverable; dl == nil || dl.Note != "Enjoy!" || dl.Screening == nil || !slices.Equal(dl.Screening.Stripped, allStripped) {
 		t.Fatalf("deliverable %+v", delivered.Deliverable)
 	}
@@ -238,7 +260,7 @@ func TestTrustHiddenCharactersStripped(t *testing.T) {
 
 	// ... and logged.
 	var logs axp.LogList
-	call(t, e.admin, "admin_log", map[string]any{"source": "trust", "limit": 5000}, &logs)
+	logs = *callOp(t, e.admin, contract.AdminLog, axp.LogQuery{Source: "trust", Limit: 5000})
 	logged := map[string]bool{}
 	for _, l := range logs.Entries {
 		if l.Message == "hidden characters removed" && l.Attrs["kinds"] == strings.Join(allStripped, ",") {
@@ -254,7 +276,7 @@ func TestTrustHiddenCharactersStripped(t *testing.T) {
 	// Stripped characters are not contact details: no seller was warned.
 	for _, s := range []*member{push.member, pull} {
 		var l axp.AnnouncementList
-		call(t, s.c, "announcements", nil, &l)
+		l = *callOp(t, s.c, contract.Announcements, contract.NoInput{})
 		if len(l.Announcements) != 0 {
 			t.Fatalf("%s was warned for hidden characters: %+v", s.MemberID, l.Announcements)
 		}

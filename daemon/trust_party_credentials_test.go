@@ -7,7 +7,9 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
+	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
 
@@ -85,7 +87,7 @@ func TestTrustCredentialsWithheldFromPartyTexts(t *testing.T) {
 	run(steps)
 
 	var task axp.Task
-	call(t, buyer, "get_task", map[string]any{"id": id}, &task)
+	task = *callOp(t, buyer, contract.GetTask, axp.TaskQuery{TaskRef: axp.TaskRef{ID: id}})
 	e.fund(buyer, id, offerOf(t, task.Offers, seller.MemberID).OfferID)
 	deliverText(t, seller.c, id, "the sea is wide\n")
 	retrieve(t, buyer, id)
@@ -96,7 +98,7 @@ func TestTrustCredentialsWithheldFromPartyTexts(t *testing.T) {
 		{"settlement note", seller.c, "propose_settlement", map[string]any{"id": id, "refund_pct": 20, "note": secret("a fifth back")}, timelineOf(buyer), nil},
 	})
 	var med axp.Mediation
-	resp, err := do(buyer, "escalate", map[string]any{"id": id, "reason": secret("no deal"), "statement": secret("half is missing")})
+	resp, err := doOp(buyer, contract.Escalate, axp.EscalateBody{TaskRef: axp.TaskRef{ID: id}, Reason: secret("no deal"), Statement: secret("half is missing")})
 	if err != nil {
 		t.Fatalf("escalate: %v", err)
 	}
@@ -131,13 +133,13 @@ func TestTrustCredentialsWithheldFromPartyTexts(t *testing.T) {
 		read(seller.c, "get_timeline", map[string]any{"id": third.ID}), read(buyer3, "get_timeline", map[string]any{"id": third.ID})}})
 	deliverText(t, seller.c, third.ID, "old pond\na frog jumps in\nthe sound of water\n")
 	retrieve(t, buyer3, third.ID)
-	call(t, buyer3, "accept_task", map[string]any{"id": third.ID}, nil)
+	callOp(t, buyer3, contract.AcceptTask, axp.AcceptInput{TaskRef: axp.TaskRef{ID: third.ID}})
 	run([]step{{"review comment", buyer3, "submit_review", map[string]any{"id": third.ID, "rating": 4, "comment": secret("good")},
 		read(seller.c, "get_reputation", map[string]any{"id": seller.MemberID}), nil}})
 
 	// A cancel reason (the buyer reads what was removed on its timeline).
 	fourth, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a limerick"}})
-	call(t, seller.c, "submit_offer", map[string]any{"id": fourth.ID, "price_usd": 3, "eta_minutes": 30}, nil)
+	callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{ID: fourth.ID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(3, 0)), ETAMinutes: ptr(30)}})
 	run([]step{{"cancel reason", e.anon.With(fourth.BuyerToken), "cancel_task", map[string]any{"id": fourth.ID, "reason": secret("found it")},
 		read(e.anon.With(fourth.BuyerToken), "get_timeline", map[string]any{"id": fourth.ID}),
 		read(e.anon.With(fourth.BuyerToken), "get_timeline", map[string]any{"id": fourth.ID})}})
@@ -173,16 +175,20 @@ func TestTrustRemovalsCountOncePerText(t *testing.T) {
 		return len(m.ContactRemovals)
 	}
 	var offer axp.Offer
-	call(t, seller.c, "submit_offer", map[string]any{"id": created.ID, "price_usd": 4, "eta_minutes": 30,
-		"note": "Write to ana@corp.com, call +1 212 555 0199 or see https://corp.com/ana"}, &offer)
+	offer = *callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{
+		ID:          created.ID,
+		QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(4, 0)), ETAMinutes: ptr(30), Note: "Write to ana@corp.com, call +1 212 555 0199 or see https://corp.com/ana"},
+	}).Offer
 	if offer.Screening == nil || len(offer.Screening.Removed) != 3 {
 		t.Fatalf("offer screening %+v", offer.Screening)
 	}
 	if n := counted(); n != 1 {
 		t.Errorf("one offer note counted %d removals, want 1", n)
 	}
-	call(t, seller.c, "submit_offer", map[string]any{"id": created.ID, "clarify": true,
-		"questions": []string{"Mail bob@corp.com?", "Or call +1 212 555 0100?", "Or see https://corp.com/bob?"}}, nil)
+	callOp(t, seller.c, contract.SubmitOffer, axp.OfferInput{
+		ID:          created.ID,
+		QuoteAnswer: protocol.QuoteAnswer{Clarify: true, Questions: []string{"Mail bob@corp.com?", "Or call +1 212 555 0100?", "Or see https://corp.com/bob?"}},
+	})
 	if n := counted(); n != 2 {
 		t.Errorf("the questions of one call counted %d removals in all, want 2", n)
 	}
@@ -204,7 +210,7 @@ func TestCredentialsWithheldFromBoardAndProfile(t *testing.T) {
 	call(t, a.c, "update_profile", map[string]any{"description": "my CI token is " + partySecret,
 		"skills": []map[string]any{{"task_type": "text-file", "description": "clone with " + partySecret}}}, nil)
 	var pub axp.SellerList
-	call(t, e.anon, "list_sellers", nil, &pub)
+	pub = *callOp(t, e.anon, contract.ListSellers, axp.SellersQuery{})
 	raw, _ = json.Marshal(pub)
 	if strings.Contains(string(raw), partySecret) || !strings.Contains(string(raw), "[credential removed: github token]") {
 		t.Errorf("the public seller list shows %s", raw)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/kernel/kerneltest"
 	"github.com/axp-exchange/axp/protocol"
@@ -30,7 +31,7 @@ func TestVerifyPushSellerAndConformance(t *testing.T) {
 	e.setState(p.MemberID, axp.MemberRegistered)
 
 	var v axp.Verification
-	call(t, p.c, "verify", nil, &v)
+	v = *callOp(t, p.c, contract.Verify, axp.EmptyInput{})
 	if !v.Passed || v.State != axp.MemberVerified || v.Mode != "push" {
 		t.Fatalf("verification: %+v", v)
 	}
@@ -44,13 +45,13 @@ func TestVerifyPushSellerAndConformance(t *testing.T) {
 		}
 	}
 	var me axp.PrivateMember
-	call(t, p.c, "get_my_profile", nil, &me)
+	me = *callOp(t, p.c, contract.GetMyProfile, contract.NoInput{})
 	if !me.Verified || len(me.LastChecks) == 0 {
 		t.Errorf("profile after verify: verified %v, checks %d", me.Verified, len(me.LastChecks))
 	}
 
 	var rep axp.Conformance
-	call(t, p.c, "run_conformance", nil, &rep)
+	rep = *callOp(t, p.c, contract.RunConformance, axp.EmptyInput{})
 	if !rep.Passed || rep.Failed != 0 {
 		t.Fatalf("conformance: %+v", rep)
 	}
@@ -91,7 +92,7 @@ func TestConformanceSpecOnlyMemberPasses(t *testing.T) {
 	p.specOnly = true
 	p.mu.Unlock()
 	var rep axp.Conformance
-	call(t, p.c, "run_conformance", nil, &rep)
+	rep = *callOp(t, p.c, contract.RunConformance, axp.EmptyInput{})
 	if !rep.Passed || rep.Failed != 0 {
 		t.Fatalf("conformance of a spec-only member: %+v", rep)
 	}
@@ -107,7 +108,7 @@ func TestVerifyPushSellerFailsWithHints(t *testing.T) {
 	p := e.newPushSeller("text-file", nil, nil, nil) // answers contact_test with a wrong signature
 	e.setState(p.MemberID, axp.MemberRegistered)
 	var v axp.Verification
-	call(t, p.c, "verify", nil, &v)
+	v = *callOp(t, p.c, contract.Verify, axp.EmptyInput{})
 	if v.Passed || v.State != axp.MemberRegistered || len(v.Steps) == 0 || v.Steps[0].OK || v.Steps[0].Hint == "" {
 		t.Fatalf("verification of a wrong signature: %+v", v)
 	}
@@ -119,7 +120,7 @@ func TestVerifyPushSellerFailsWithHints(t *testing.T) {
 		{"task_type": "video", "instant_price_usd": 4, "instant_eta_minutes": 30}}})
 	key = []byte(q.PlatformKey)
 	var rep axp.Conformance
-	call(t, q.c, "run_conformance", nil, &rep)
+	rep = *callOp(t, q.c, contract.RunConformance, axp.EmptyInput{})
 	if rep.Passed {
 		t.Fatalf("conformance passed a seller that does not honour its instant price: %+v", rep)
 	}
@@ -134,12 +135,12 @@ func TestVerifyPullSellerWithPracticeRequest(t *testing.T) {
 	e := newMarket(t)
 	s := e.register(map[string]any{"roles": []string{"seller"}, "skills": []map[string]any{{"task_type": "image", "min_price_usd": 1}}})
 	var v axp.Verification
-	call(t, s.c, "verify", nil, &v)
+	v = *callOp(t, s.c, contract.Verify, axp.EmptyInput{})
 	if v.Passed || v.Practice == nil || !strings.HasPrefix(v.Practice.TaskID, "prc_") || v.Practice.TaskType != "image" {
 		t.Fatalf("first verify of a pull member: %+v", v)
 	}
 	var reqs axp.TaskList
-	call(t, s.c, "list_quote_requests", nil, &reqs)
+	reqs = *callOp(t, s.c, contract.ListQuoteRequests, contract.NoInput{})
 	if len(reqs.Tasks) != 1 || reqs.Tasks[0].ID != v.Practice.TaskID {
 		t.Fatalf("quote requests of an unverified pull member: %+v", reqs.Tasks)
 	}
@@ -151,13 +152,13 @@ func TestVerifyPullSellerWithPracticeRequest(t *testing.T) {
 	if err := s.c.Call(context.Background(), "submit_offer", map[string]any{"id": v.Practice.TaskID, "price_usd": 1.234, "eta_minutes": 5}, nil); err == nil {
 		t.Fatal("a 3-decimal price was accepted")
 	}
-	call(t, s.c, "submit_offer", map[string]any{"id": v.Practice.TaskID, "price_usd": 1.5, "eta_minutes": 5}, nil)
-	call(t, s.c, "verify", nil, &v)
+	callOp(t, s.c, contract.SubmitOffer, axp.OfferInput{ID: v.Practice.TaskID, QuoteAnswer: protocol.QuoteAnswer{PriceUSD: ptr(axp.USD(1, 50)), ETAMinutes: ptr(5)}})
+	v = *callOp(t, s.c, contract.Verify, axp.EmptyInput{})
 	if !v.Passed || v.State != axp.MemberVerified {
 		t.Fatalf("second verify: %+v", v)
 	}
 	var rep axp.Conformance
-	call(t, s.c, "run_conformance", nil, &rep)
+	rep = *callOp(t, s.c, contract.RunConformance, axp.EmptyInput{})
 	if !rep.Passed {
 		t.Fatalf("pull conformance: %+v", rep)
 	}
@@ -180,7 +181,7 @@ func TestLivenessMakesSilentMembersUnreachable(t *testing.T) {
 	}
 	state := func(m *member) string {
 		var list axp.MemberList
-		call(t, e.admin, "admin_members", map[string]any{}, &list)
+		list = *callOp(t, e.admin, contract.AdminMembers, axp.MembersQuery{})
 		for _, x := range list.Members {
 			if x.ID == m.MemberID {
 				return x.State
@@ -203,7 +204,7 @@ func TestVerifyPullBuyerAtOnce(t *testing.T) {
 	e := newMarket(t)
 	b := e.register(map[string]any{"roles": []string{"buyer"}})
 	var v axp.Verification
-	call(t, b.c, "verify", nil, &v)
+	v = *callOp(t, b.c, contract.Verify, axp.EmptyInput{})
 	if !v.Passed || v.State != axp.MemberVerified || v.Practice != nil {
 		t.Fatalf("pull buyer verification: %+v", v)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 )
 
@@ -61,16 +62,16 @@ func TestChainWriteOffReorgedPaymentPaidOut(t *testing.T) {
 	}
 
 	// Bad input, and nothing to write off.
-	_, err := do(m.admin, "admin_write_off", map[string]any{"tx_hash": "0x12", "note": "n"})
+	_, err := doOp(m.admin, contract.AdminWriteOff, axp.WriteOffInput{TxHash: "0x12", Note: "n"})
 	apiErr(t, err, axp.CodeInvalidInput, "tx_hash")
-	_, err = do(m.admin, "admin_write_off", map[string]any{"tx_hash": txA, "note": ""})
+	_, err = doOp(m.admin, contract.AdminWriteOff, axp.WriteOffInput{TxHash: txA, Note: ""})
 	apiErr(t, err, axp.CodeInvalidInput, "note")
-	_, err = do(m.admin, "admin_write_off", map[string]any{"tx_hash": newTxHash(), "note": "n"})
+	_, err = doOp(m.admin, contract.AdminWriteOff, axp.WriteOffInput{TxHash: newTxHash(), Note: "n"})
 	apiErr(t, err, axp.CodeNotFound, "")
 
 	note := "the buyer's transfer never came back after the reorg; settled with the buyer by mail"
 	var w axp.WriteOff
-	call(t, m.admin, "admin_write_off", map[string]any{"tx_hash": txA, "note": note}, &w)
+	w = *callOp(t, m.admin, contract.AdminWriteOff, axp.WriteOffInput{TxHash: txA, Note: note})
 	if w.TaskID != task.ID || w.AmountUSD != paid || w.FromEscrowUSD != 0 || w.LossUSD != paid || len(w.Closed) != 0 || w.StillReorged {
 		t.Fatalf("write-off: %+v", w)
 	}
@@ -85,7 +86,7 @@ func TestChainWriteOffReorgedPaymentPaidOut(t *testing.T) {
 		t.Fatalf("balances after the write-off: %v", b)
 	}
 	var st axp.Stats
-	call(t, m.admin, "admin_stats", nil, &st)
+	st = *callOp(t, m.admin, contract.AdminStats, contract.NoInput{})
 	if st.Money.Losses != paid || st.Money.PaymentsIn != 0 || st.Money.LedgerSum != 0 {
 		t.Fatalf("stats after the write-off: %+v", st.Money)
 	}
@@ -102,12 +103,12 @@ func TestChainWriteOffReorgedPaymentPaidOut(t *testing.T) {
 		t.Fatalf("task's payment after the write-off: %+v", got.Payment)
 	}
 	var al axp.AuditList
-	call(t, m.admin, "admin_audit", map[string]any{"action": "payment.written_off"}, &al)
+	al = *callOp(t, m.admin, contract.AdminAudit, axp.AuditQuery{Action: "payment.written_off"})
 	if len(al.Records) != 1 || al.Records[0].EntityID != txA || al.Records[0].Details["note"] != note || al.Records[0].Details["task"] != task.ID {
 		t.Fatalf("audit: %+v", al.Records)
 	}
 	var tl axp.AdminTimeline
-	call(t, m.admin, "admin_task_timeline", map[string]any{"id": task.ID}, &tl)
+	tl = *callOp(t, m.admin, contract.AdminTaskTimeline, axp.IDPath{ID: task.ID})
 	found := false
 	for _, row := range tl.Rows {
 		found = found || strings.HasPrefix(row.Summary, "payment_written_off ")
@@ -117,7 +118,7 @@ func TestChainWriteOffReorgedPaymentPaidOut(t *testing.T) {
 	}
 
 	// Once is enough; a payment that is on chain is not written off.
-	_, err = do(m.admin, "admin_write_off", map[string]any{"tx_hash": txA, "note": "again"})
+	_, err = doOp(m.admin, contract.AdminWriteOff, axp.WriteOffInput{TxHash: txA, Note: "again"})
 	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "written off already") {
 		t.Fatalf("writing off twice: %v", e)
 	}
@@ -125,7 +126,7 @@ func TestChainWriteOffReorgedPaymentPaidOut(t *testing.T) {
 	txB := m.c.Transfer(m.buyerWallet(10_000_000), m.c.Token, m.deposit, taskB.Payment.PayableUSD)
 	m.c.Mine(2)
 	waitStatus(t, buyerB, taskB.ID, axp.TaskPaid)
-	_, err = do(m.admin, "admin_write_off", map[string]any{"tx_hash": txB, "note": "n"})
+	_, err = doOp(m.admin, contract.AdminWriteOff, axp.WriteOffInput{TxHash: txB, Note: "n"})
 	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "is not reorged") || e.Hint == "" {
 		t.Fatalf("writing off a payment on chain: %v", e)
 	}
@@ -161,7 +162,7 @@ func TestChainWriteOffReorgedPaymentStillInEscrow(t *testing.T) {
 
 	note := "never came back"
 	var w axp.WriteOff
-	call(t, m.admin, "admin_write_off", map[string]any{"tx_hash": "0x" + strings.ToUpper(txA[2:]), "note": note}, &w)
+	w = *callOp(t, m.admin, contract.AdminWriteOff, axp.WriteOffInput{TxHash: "0x" + strings.ToUpper(txA[2:]), Note: note})
 	if w.AmountUSD != paid || w.FromEscrowUSD != paid || w.LossUSD != 0 || len(w.Closed) != 1 || w.Closed[0] != payout.ID {
 		t.Fatalf("write-off: %+v", w)
 	}

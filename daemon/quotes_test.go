@@ -29,14 +29,15 @@ type sellerIDKey struct{}
 
 // quoteSellers is one MCP endpoint serving many push sellers, each checked by its signature.
 type quoteSellers struct {
-	url  string
-	mu   sync.Mutex
-	keys map[string][]byte
+	url   string
+	mu    sync.Mutex
+	keys  map[string][]byte
+	conns map[string]bool // the connections quote calls came on (their remote addresses)
 }
 
 // newQuoteSellers serves quote with answer(seller id) and every other member tool with a receipt.
 func newQuoteSellers(t *testing.T, answer func(ctx context.Context, id string) any) *quoteSellers {
-	q := &quoteSellers{keys: map[string][]byte{}}
+	q := &quoteSellers{keys: map[string][]byte{}, conns: map[string]bool{}}
 	s := server.NewMCPServer("sellers", "1.0.0", server.WithToolCapabilities(false))
 	for _, tool := range protocol.MemberTools {
 		in, _ := json.Marshal(protocol.SchemaOf(tool.In))
@@ -64,6 +65,11 @@ func newQuoteSellers(t *testing.T, answer func(ctx context.Context, id string) a
 		if key == nil || protocol.VerifyRequest(r.Header, id, key, body, time.Now()) != nil {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
+		}
+		if bytes.Contains(body, []byte(`"name":"quote"`)) {
+			q.mu.Lock()
+			q.conns[r.RemoteAddr] = true
+			q.mu.Unlock()
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		inner.ServeHTTP(w, r)
@@ -200,6 +206,55 @@ func TestQuoteRoundCapsParallelCalls(t *testing.T) {
 	defer mu.Unlock()
 	if most > limit {
 		t.Fatalf("%d quote calls under way at once, the cap is %d", most, limit)
+	}
+}
+
+// TestQuoteRoundsReuseConnections: push sellers on one host are called over kept connections: a
+// second round opens none, though its calls are under way at once (the transport keeps an idle
+// connection for each call of a round, not the two per host net/http keeps by default).
+func TestQuoteRoundsReuseConnections(t *testing.T) {
+	t.Parallel()
+	e := newMarket(t, func(c *daemon.Config) { c.QuoteWindow = 30 * time.Second })
+	const n = 40
+	// During a round, every call is under way before any is answered, so each holds a connection
+	// of its own. (Registration's calls are answered at once.)
+	var mu sync.Mutex
+	var all chan struct{} // closed when the round's n-th call arrives; nil between rounds
+	arrived := 0
+	sellers := newQuoteSellers(t, func(ctx context.Context, _ string) any {
+		mu.Lock()
+		wait := all
+		if arrived++; arrived == n && all != nil {
+			close(all)
+		}
+		mu.Unlock()
+		if wait != nil {
+			select {
+			case <-wait:
+			case <-ctx.Done():
+			}
+		}
+		return map[string]any{"price_usd": 3, "eta_minutes": 10}
+	})
+	for range n {
+		sellers.add(e)
+	}
+	rounds := map[int]int{}
+	for round := range 2 {
+		mu.Lock()
+		all, arrived = make(chan struct{}), 0
+		mu.Unlock()
+		created, _ := createTask(t, e.anon, map[string]any{"type": "text-file", "params": map[string]any{"prompt": "a haiku, again"}})
+		if len(created.Offers) != n {
+			t.Fatalf("round %d: %d offers, want %d", round+1, len(created.Offers), n)
+		}
+		sellers.mu.Lock()
+		rounds[round] = len(sellers.conns)
+		sellers.mu.Unlock()
+	}
+	if rounds[0] < n || rounds[1] != rounds[0] {
+		t.Fatalf("quote calls came on %d connections in the first round and %d more in the second, want %d and none",
+			rounds[0], rounds[1]-rounds[0], n)
 	}
 }
 

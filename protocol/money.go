@@ -46,21 +46,33 @@ func ParseMoney(s string) (Money, error) {
 
 // String renders the amount as a decimal USD number with no trailing zeros ("4", "0.2", "1.25").
 func (m Money) String() string {
-	neg := m < 0
+	var buf [24]byte
+	return string(m.append(buf[:0]))
+}
+
+// append appends the amount as String renders it. (A quote round writes thousands of amounts: in
+// its quotes, its events and its answer.)
+func (m Money) append(b []byte) []byte {
 	u := uint64(m) // two's complement: -m as uint64 is right even for the most negative value
-	if neg {
+	if m < 0 {
 		u = -u
+		b = append(b, '-')
 	}
 	whole, frac := u/uint64(Micro), u%uint64(Micro)
-	s := strconv.FormatUint(whole, 10)
+	b = strconv.AppendUint(b, whole, 10)
 	if frac != 0 {
-		f := fmt.Sprintf("%06d", frac)
-		s += "." + strings.TrimRight(f, "0")
+		var digits [6]byte
+		for i := len(digits) - 1; i >= 0; i-- {
+			digits[i] = byte('0' + frac%10)
+			frac /= 10
+		}
+		n := len(digits)
+		for digits[n-1] == '0' {
+			n--
+		}
+		b = append(append(b, '.'), digits[:n]...)
 	}
-	if neg {
-		s = "-" + s
-	}
-	return s
+	return b
 }
 
 // Display renders the amount for people: "US$4.00", "US$1,250.50", "-US$0.005": two decimals,
@@ -114,7 +126,7 @@ func (m Money) Decimals() int {
 }
 
 // MarshalJSON writes the amount as a JSON number of USD.
-func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.String()), nil }
+func (m Money) MarshalJSON() ([]byte, error) { return m.append(make([]byte, 0, 16)), nil }
 
 // UnmarshalJSON reads a JSON number of USD exactly.
 func (m *Money) UnmarshalJSON(b []byte) error {

@@ -91,12 +91,27 @@ func TestMoneyString(t *testing.T) {
 		if got := c.m.String(); got != c.want {
 			t.Errorf("Money(%d).String() = %q, want %q", int64(c.m), got, c.want)
 		}
+		if got, err := c.m.MarshalJSON(); string(got) != c.want || err != nil {
+			t.Errorf("Money(%d).MarshalJSON() = %q, %v, want %q", int64(c.m), got, err, c.want)
+		}
 		if c.m > -1e15 && c.m < 1e15 {
 			back, err := protocol.ParseMoney(c.m.String())
 			if err != nil || back != c.m {
 				t.Errorf("ParseMoney(String(%d)) = %d, %v", int64(c.m), back, err)
 			}
 		}
+	}
+}
+
+// TestMoneyRendersInOneAllocation: an amount is rendered without scratch strings (a quote round
+// renders thousands: in its quotes, its events and its answer).
+func TestMoneyRendersInOneAllocation(t *testing.T) {
+	m := -protocol.USD(1234, 56) - 7
+	if n := testing.AllocsPerRun(100, func() { _ = m.String() }); n > 1 {
+		t.Errorf("String allocates %.0f times, want 1", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { m.MarshalJSON() }); n > 1 {
+		t.Errorf("MarshalJSON allocates %.0f times, want 1", n)
 	}
 }
 

@@ -2,12 +2,13 @@ package store
 
 import "encoding/json"
 
-// Members, quotes and seller figures (buckets members, quotes and seller_stats) are stored as
-// plain JSON whatever their size; the other buckets' values are compressed (see compress.go).
+// Members, quotes and seller figures (buckets members, quotes and seller_stats), and the timeline
+// events of quote answers (AppendPlainEvent), are stored as plain JSON whatever their size; the
+// other values are compressed (see compress.go).
 // Compressing a value costs about 20 µs, most of it resetting the compressor and priming it with
 // the dictionary, and reading one back costs building its Huffman tables: fine for a task's own
 // records, too much for the records a quote round writes by the thousand (a quote and the
-// seller's latency figures per seller) and for members, which every quote round and
+// seller's latency figures per seller, and its timeline event) and for members, which every quote round and
 // authenticated request reads. Reads take either form, so values written compressed before stay
 // readable, and are stored plain when next written.
 

@@ -82,3 +82,37 @@ func testPlainBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPlainEvents: AppendPlainEvent stores its event as plain JSON however large, in the same
+// timeline as compressed events, and Events reads both back in order.
+func TestPlainEvents(t *testing.T) { pgtest.Both(t, testPlainEvents) }
+
+func testPlainEvents(t *testing.T) {
+	db := openBackend(t)
+	task := &axp.TaskRecord{ID: "tsk_plain_events"}
+	long := strings.Repeat("a detail long enough to be compressed ", 5)
+	if err := db.Update(func(tx *Tx) error {
+		if err := tx.AppendEvent(task, axp.Event{Kind: "create", Detail: map[string]any{"note": long}}); err != nil {
+			return err
+		}
+		return tx.AppendPlainEvent(task, axp.Event{Kind: "quote", Detail: map[string]any{"note": long}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.View(func(tx *Tx) error {
+		key := func(seq uint64) []byte { return append(append([]byte(task.ID), 0), u64(seq)...) }
+		if raw := tx.bucket(bEvents).Get(key(1)); json.Valid(raw) {
+			t.Errorf("the event appended by AppendEvent is stored plain: %q", raw)
+		}
+		if raw := tx.bucket(bEvents).Get(key(2)); len(raw) < compressMin || !json.Valid(raw) {
+			t.Errorf("the event appended by AppendPlainEvent is not stored as plain JSON: %q", raw)
+		}
+		evs, err := tx.Events(task.ID)
+		if err != nil || len(evs) != 2 || evs[0].Kind != "create" || evs[1].Kind != "quote" || evs[1].Seq != 2 || evs[1].Detail["note"] != long {
+			t.Errorf("events: %+v, %v", evs, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

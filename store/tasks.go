@@ -268,11 +268,21 @@ func (t *Tx) OfferByID(offerID string) (*axp.QuoteRecord, error) {
 // AppendEvent adds an event to a task's timeline; the task's sequence counter advances (the caller
 // stores the task in the same transaction).
 func (t *Tx) AppendEvent(task *axp.TaskRecord, e axp.Event) error {
+	return t.appendEvent(task, e, putJSON)
+}
+
+// AppendPlainEvent is AppendEvent storing the event as plain JSON (see plain.go): for the events a
+// quote round writes by the thousand, one per seller.
+func (t *Tx) AppendPlainEvent(task *axp.TaskRecord, e axp.Event) error {
+	return t.appendEvent(task, e, putPlain)
+}
+
+func (t *Tx) appendEvent(task *axp.TaskRecord, e axp.Event, put func(bucket, []byte, any) error) error {
 	task.Events++
 	e.Seq = task.Events
 	key := make([]byte, 0, len(task.ID)+9)
 	key = append(append([]byte(task.ID), 0), u64(e.Seq)...)
-	return putJSON(t.bucket(bEvents), key, e)
+	return put(t.bucket(bEvents), key, e)
 }
 
 // Events returns a task's timeline in order.

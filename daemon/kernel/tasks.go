@@ -201,6 +201,13 @@ func (c *Change) Event(t *axp.TaskRecord, kind string, detail map[string]any) er
 	return c.Tx.AppendEvent(t, axp.Event{At: c.Now, Kind: kind, Actor: c.Actor, Status: t.Status, Detail: detail})
 }
 
+// PlainEvent is Event stored uncompressed: for the events a change writes by the thousand (a quote
+// round's, one per seller), where compressing each costs more than the bytes it saves until the
+// timeline is packed.
+func (c *Change) PlainEvent(t *axp.TaskRecord, kind string, detail map[string]any) error {
+	return c.Tx.AppendPlainEvent(t, axp.Event{At: c.Now, Kind: kind, Actor: c.Actor, Status: t.Status, Detail: detail})
+}
+
 // Save stores a task moved from status prev, with its timeline event and audit record.
 func (c *Change) Save(t *axp.TaskRecord, prev, action string, detail map[string]any) error {
 	if err := c.Event(t, action, detail); err != nil {

@@ -219,6 +219,7 @@ type call struct {
 	parent context.Context
 	ctx    context.Context
 	target Target
+	url    *url.URL // target.MCPURL, parsed once by checkURL for every request of the call
 	stats  *httpStats
 	client *http.Client
 	// session is the MCP session of the message being sent (nil: none).
@@ -246,9 +247,13 @@ func (c *Caller) newCallTracking(parent context.Context, t Target, op string, tr
 	return k, cancel
 }
 
+// Args is a tool input already encoded as compact JSON (json.Marshal's output), sent as it is
+// without a second look: a quote round encodes its input once and sends it to every seller.
+type Args []byte
+
 // Call calls one member tool and decodes its answer into out (a pointer, or nil to check the
-// answer only). in is the tool's input, encoded as JSON; a json.RawMessage is sent as it is (a
-// quote round encodes its input once for every seller). The answer is validated against the
+// answer only). in is the tool's input, encoded as JSON; Args are sent as they are, and a
+// json.RawMessage compacted (and checked) first. The answer is validated against the
 // tool's output schema, so a member that answers nonsense gets an error naming the field. Every
 // failure is a *CallError.
 func (c *Caller) Call(ctx context.Context, t Target, tool string, in any, out any) (Result, error) {
@@ -271,6 +276,8 @@ func (c *Caller) doCall(ctx context.Context, t Target, tool string, in any, out 
 	args := []byte("{}")
 	switch v := in.(type) {
 	case nil:
+	case Args:
+		args = v
 	case json.RawMessage:
 		// Compacted, as encoding/json would send it (which checks it too).
 		var buf bytes.Buffer
@@ -526,6 +533,7 @@ func (k *call) checkURL() *CallError {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return k.fail(KindUnreachable, 0, fmt.Sprintf("%q is not an http or https URL", clip(k.target.MCPURL)), err)
 	}
+	k.url = u
 	return nil
 }
 

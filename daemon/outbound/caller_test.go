@@ -835,3 +835,53 @@ func TestCallDoesNotReadBack(t *testing.T) {
 		t.Errorf("a closed port and a closed connection read differently:\n%s\n%s", msgs[0], msgs[1])
 	}
 }
+
+// TestCallSendsArgsAsEncoded: input given as Args (a quote round's, encoded once for every seller)
+// reaches the member byte for byte as the tool's arguments, signed, at the URL registered (query
+// included), as the request of every call is built from that URL parsed once.
+func TestCallSendsArgsAsEncoded(t *testing.T) {
+	var mu sync.Mutex
+	var urls []string
+	inner := mcpServer(t, nil)
+	m := newMember(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		urls = append(urls, r.Host+" "+r.URL.String())
+		mu.Unlock()
+		inner.ServeHTTP(w, r)
+	}))
+	in, err := json.Marshal(quoteInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := m.target()
+	target.MCPURL += "?seller=7"
+	c := &Caller{}
+	for range 2 {
+		var q protocol.QuoteAnswer
+		if _, err := c.Call(context.Background(), target, "quote", Args(in), &q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := m.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for _, r := range reqs {
+		var body struct {
+			Params struct {
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(r.Body, &body); err != nil || !bytes.Equal(body.Params.Arguments, in) {
+			t.Fatalf("the member got arguments %s (%v), want %s", body.Params.Arguments, err, in)
+		}
+	}
+	host := strings.TrimPrefix(m.srv.URL, "http://")
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range urls {
+		if u != host+" /mcp?seller=7" {
+			t.Fatalf("a call went to %q, want %q", u, host+" /mcp?seller=7")
+		}
+	}
+}

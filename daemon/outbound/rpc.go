@@ -201,18 +201,23 @@ func (k *call) replayKey() string {
 }
 
 // newRequest is a request to the member's MCP endpoint in the call's session (if any): body (nil
-// for a GET) sent as JSON, accepting accept.
+// for a GET) sent as JSON, accepting accept. It is what http.NewRequestWithContext makes, from the
+// URL checkURL parsed rather than parsing it again for every request.
 func (k *call) newRequest(ctx context.Context, method string, body []byte, accept []string) (*http.Request, error) {
-	var r io.Reader
+	if k.url == nil {
+		if cerr := k.checkURL(); cerr != nil {
+			return nil, cerr
+		}
+	}
+	u := *k.url // the request's own copy
+	req := &http.Request{Method: method, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": jsonType, "Accept": accept}, Host: strings.TrimSuffix(u.Host, ":")}
 	if body != nil {
-		r = bytes.NewReader(body)
+		req.ContentLength = int64(len(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		req.Body, _ = req.GetBody()
 	}
-	req, err := http.NewRequestWithContext(ctx, method, k.target.MCPURL, r)
-	if err != nil {
-		return nil, err
-	}
-	req.Header["Content-Type"] = jsonType
-	req.Header["Accept"] = accept
+	req = req.WithContext(ctx)
 	if s := k.session; s != nil {
 		if s.id != "" {
 			req.Header.Set(headerSession, s.id)

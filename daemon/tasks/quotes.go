@@ -9,6 +9,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/outbound"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/screening"
 	"github.com/axp-exchange/axp/daemon/trust"
@@ -82,7 +83,7 @@ func (s *Service) quoteRound(ctx context.Context, taskID string, sellers []*axp.
 				m := sellers[i]
 				start := time.Now()
 				var a protocol.QuoteAnswer
-				err := s.market.CallTool(callCtx, m, "quote", json.RawMessage(in), &a)
+				err := s.market.CallTool(callCtx, m, "quote", outbound.Args(in), &a)
 				results <- quoteAnswer{seller: m, answer: a, err: err, latency: time.Since(start)}
 			}
 		}()
@@ -208,7 +209,7 @@ func (s *Service) storeRound(ctx context.Context, taskID string, got []quoteAnsw
 				}
 			}
 			if r.err != nil {
-				if err := ch.Event(t, "quote_failed", map[string]any{"seller": r.seller.ID, "error": r.err.Error()}); err != nil {
+				if err := ch.PlainEvent(t, "quote_failed", map[string]any{"seller": r.seller.ID, "error": r.err.Error()}); err != nil {
 					return nil, err
 				}
 				continue

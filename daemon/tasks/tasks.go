@@ -357,5 +357,5 @@ func (s *Service) storeAnswer(ch *kernel.Change, t *axp.TaskRecord, m *axp.Membe
 	if q.OfferID != "" {
 		detail["offer_id"], detail["price_usd"] = q.OfferID, a.PriceUSD
 	}
-	return ch.Event(t, "quote", detail)
+	return ch.PlainEvent(t, "quote", detail)
 }

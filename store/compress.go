@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -133,14 +134,37 @@ func inflate(v []byte) ([]byte, error) {
 	return out, nil
 }
 
-// decode unmarshals a stored value, plain or compressed.
+// decode unmarshals a stored value, plain or compressed. A zstd value is decompressed into buffers
+// kept for the next value: what json.Unmarshal makes never points into its input.
 func decode(v []byte, into any) error {
-	raw, err := decompress(v)
-	if err != nil {
-		return err
+	if len(v) == 0 || v[0] != zstdMarker {
+		raw, err := decompress(v)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(raw, into)
 	}
+	b := decodeBufs.Get().(*decodeBuf)
+	defer func() {
+		if cap(b.frame)+cap(b.raw) <= maxKeptBuf { // a packed block's buffers are not kept
+			decodeBufs.Put(b)
+		}
+	}()
+	b.frame = append(append(b.frame[:0], zstdMagic...), v[1:]...)
+	raw, err := zDecoder.DecodeAll(b.frame, b.raw[:0])
+	if err != nil {
+		return fmt.Errorf("decompress stored value: %w", err)
+	}
+	b.raw = raw
 	return json.Unmarshal(raw, into)
 }
+
+// decodeBuf holds a zstd frame and what it decompresses to, for decode.
+type decodeBuf struct{ frame, raw []byte }
+
+const maxKeptBuf = 64 << 10
+
+var decodeBufs = sync.Pool{New: func() any { return new(decodeBuf) }}
 
 // Compress deflates b with the store's dictionary (for bytes the daemon seals before storing,
 // such as idempotent answers); Decompress reverses it and passes plain JSON through.

@@ -80,3 +80,33 @@ func TestDeflatedValues(t *testing.T) {
 		t.Error("a damaged value decoded")
 	}
 }
+
+// TestDecodeKeepsBuffers: reading a compressed value allocates no more than reading it plain (the
+// frame and the decompressed bytes go into buffers kept for the next value), and what it decodes
+// stays intact when the buffers are used again.
+func TestDecodeKeepsBuffers(t *testing.T) {
+	raw := []byte(`{"v":1,"id":"tsk_1","status":"open","description":"` + strings.Repeat("autumn ", 40) + `"}`)
+	stored := compress(raw)
+	if stored[0] != zstdMarker {
+		t.Fatalf("value not compressed")
+	}
+	var into struct {
+		V int `json:"v"`
+	}
+	plain := testing.AllocsPerRun(50, func() { decode(raw, &into) })
+	compressed := testing.AllocsPerRun(50, func() { decode(stored, &into) })
+	if compressed > plain {
+		t.Errorf("decoding a compressed value: %.0f allocations, plain %.0f", compressed, plain)
+	}
+	var first, second axp.TaskRecord
+	if err := decode(stored, &first); err != nil {
+		t.Fatal(err)
+	}
+	other := compress([]byte(`{"v":1,"id":"tsk_2","status":"paid","description":"` + strings.Repeat("winter ", 40) + `"}`))
+	if err := decode(other, &second); err != nil {
+		t.Fatal(err)
+	}
+	if first.ID != "tsk_1" || first.Status != "open" || !strings.HasPrefix(first.Description, "autumn ") || second.ID != "tsk_2" {
+		t.Errorf("decoded values changed: %q %q %q, %q", first.ID, first.Status, first.Description[:10], second.ID)
+	}
+}

@@ -44,10 +44,48 @@ func deleteIDRow(b bucket, prefix, taskID string) error {
 
 // Task loads a task, or nil.
 func (t *Tx) Task(id string) (*axp.TaskRecord, error) {
+	return decodeTask(id, t.bucket(bTasks).Get([]byte(id)))
+}
+
+// TaskSeen is a task one transaction read, kept with the stored bytes it was decoded from, so that
+// a later transaction that finds the same bytes takes the record instead of decoding it again
+// (the owner check before a call and the call's own change read the same task).
+type TaskSeen struct {
+	raw []byte
+	t   *axp.TaskRecord
+}
+
+// SeeTask loads a task as Task does and keeps it in seen, to be taken by one later TaskSince. The
+// caller must not change the record it gets.
+func (t *Tx) SeeTask(id string, seen *TaskSeen) (*axp.TaskRecord, error) {
+	raw := t.bucket(bTasks).Get([]byte(id))
+	r, err := decodeTask(id, raw)
+	if r != nil {
+		*seen = TaskSeen{raw: append([]byte(nil), raw...), t: r}
+	}
+	return r, err
+}
+
+// TaskSince loads a task as Task does, answering the record seen kept when the task's stored bytes
+// are still the ones it was decoded from. seen gives its record once.
+func (t *Tx) TaskSince(id string, seen *TaskSeen) (*axp.TaskRecord, error) {
+	kept, was := seen.t, seen.raw
+	*seen = TaskSeen{}
+	raw := t.bucket(bTasks).Get([]byte(id))
+	if kept != nil && kept.ID == id && raw != nil && bytes.Equal(raw, was) {
+		return kept, nil
+	}
+	return decodeTask(id, raw)
+}
+
+// decodeTask decodes a task's stored bytes; nil when there are none.
+func decodeTask(id string, raw []byte) (*axp.TaskRecord, error) {
+	if raw == nil {
+		return nil, nil
+	}
 	var r axp.TaskRecord
-	ok, err := getJSON(t.bucket(bTasks), []byte(id), &r)
-	if !ok || err != nil {
-		return nil, err
+	if err := decode(raw, &r); err != nil {
+		return nil, fmt.Errorf("decode %s/%s: %w", "value", id, err)
 	}
 	return &r, nil
 }

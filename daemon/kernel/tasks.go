@@ -82,24 +82,26 @@ func AsBuyer(t *axp.TaskRecord, c axp.Caller) error {
 // arguments are read. It answers the caller's side (axp.SideBuyer or axp.SideSeller), "" when the
 // operation declares no owner or the record does not exist (the handler, which checks its input
 // first, answers 404).
-func (k *Kernel) Owns(op *contract.Op, c axp.Caller, id string) (side string, err error) {
+// The task it reads is kept in call.Seen, which LoadOwned takes while the task is unchanged.
+func (k *Kernel) Owns(call *pipeline.Call, id string) (side string, err error) {
+	op := call.Op
 	if op.Owner == contract.NoOwner || id == "" {
 		return "", nil
 	}
 	err = k.Store.View(func(tx *store.Tx) error {
-		t, err := ownedTask(tx, op, id)
+		t, err := ownedTask(tx, op, id, &call.Seen)
 		if err != nil || t == nil {
 			return err
 		}
-		side, err = Owned(tx, op, t, c)
+		side, err = Owned(tx, op, t, call.Caller)
 		return err
 	})
 	return side, err
 }
 
 // ownedTask reads the task the {id} of op's path names: the task itself, or the task of the
-// mediation {id} of /api/mediations/{id}...; nil when there is none.
-func ownedTask(tx *store.Tx, op *contract.Op, id string) (*axp.TaskRecord, error) {
+// mediation {id} of /api/mediations/{id}...; nil when there is none. It keeps the task in seen.
+func ownedTask(tx *store.Tx, op *contract.Op, id string, seen *store.TaskSeen) (*axp.TaskRecord, error) {
 	if strings.HasPrefix(op.Path, "/api/mediations/{id}") {
 		m, err := tx.Mediation(id)
 		if err != nil || m == nil {
@@ -107,7 +109,7 @@ func ownedTask(tx *store.Tx, op *contract.Op, id string) (*axp.TaskRecord, error
 		}
 		id = m.TaskID
 	}
-	return tx.Task(id)
+	return tx.SeeTask(id, seen)
 }
 
 // Owned checks the caller against op's declared owner of task t and answers its side; a handler
@@ -174,9 +176,12 @@ func openTo(tx *store.Tx, t *axp.TaskRecord, id string) (bool, error) {
 // owner the call's operation declares, answering its side there (the pipeline checked it before
 // the handler; the side of a seller can change in between).
 func LoadOwned(tx *store.Tx, c *pipeline.Call, id string) (*axp.TaskRecord, string, error) {
-	t, err := LoadTask(tx, id)
+	t, err := tx.TaskSince(id, &c.Seen)
 	if err != nil {
 		return nil, "", err
+	}
+	if t == nil {
+		return nil, "", axp.NotFound("task", id)
 	}
 	side, err := Owned(tx, c.Op, t, c.Caller)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/protocol"
+	"github.com/axp-exchange/axp/store"
 )
 
 // Door names the door a call came through.
@@ -49,6 +50,9 @@ type Call struct {
 	// axp.SideSeller), as checked against the operation's declared owner before the handler ran;
 	// "" when it declares none or the record does not exist.
 	Side string
+	// Seen is the task the owner check read, which the handler's change takes instead of decoding
+	// it again while its stored bytes are unchanged (kernel.LoadOwned).
+	Seen store.TaskSeen
 	// Idem is the call's idempotency when the caller gave a key (nil otherwise): the handler's
 	// change (kernel's MutateCall, Apply) stores the answer under it in its transaction. Work the
 	// handler leaves to the background never takes it.
@@ -73,7 +77,8 @@ type Backend interface {
 	// id names and answers the caller's side of it ("" when the operation declares no owner, or
 	// the record does not exist: the handler answers that). The REST door's calls are checked from
 	// the path before the body is read, so a stranger is refused without waiting for a slow body.
-	Owns(op *contract.Op, c axp.Caller, id string) (side string, err error)
+	// The task it read may be kept in call.Seen for the handler.
+	Owns(call *Call, id string) (side string, err error)
 	// Logger logs with trace ids.
 	Logger() *slog.Logger
 	// Charge takes the payment of a call of a Paid operation (x402, or a free trial call) before
@@ -168,7 +173,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 	owned := req.Path != nil
 	if owned {
 		// The door separated the path: the owner is checked before the body is read.
-		if call.Side, err = p.b.Owns(op, req.Caller, req.Path["id"]); err != nil {
+		if call.Side, err = p.b.Owns(call, req.Path["id"]); err != nil {
 			return a, err
 		}
 	}
@@ -177,7 +182,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 		return a, err
 	}
 	if !owned {
-		if call.Side, err = p.b.Owns(op, req.Caller, call.Path["id"]); err != nil {
+		if call.Side, err = p.b.Owns(call, call.Path["id"]); err != nil {
 			return a, err
 		}
 	}

@@ -97,7 +97,7 @@ func (b *testBackend) Measure(op *contract.Op, door Door, status int, err error,
 	b.mu.Unlock()
 }
 
-func (b *testBackend) Owns(op *contract.Op, c axp.Caller, id string) (string, error) {
+func (b *testBackend) Owns(call *Call, id string) (string, error) {
 	b.holds++
 	return "", b.holdsErr
 }

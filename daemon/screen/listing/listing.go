@@ -46,6 +46,12 @@ type policyRule struct {
 	category string
 	re       *regexp.Regexp
 	prefixes []string // every match starts with one of these; nil when that is not known
+	// anyOf, for a rule without prefixes, holds the literals one of which starts every match
+	// when there are too many to try sentence by sentence: a text holding none of them cannot
+	// match, and any other is matched whole as before. nil when they are not known.
+	anyOf []string
+	// lits indexes prefixes, or else anyOf, by their first two bytes.
+	lits *literals
 	// unless, when it matches the sentence of the match, makes the brief acceptable: it asks to
 	// detect, prevent, study or teach about the thing rather than to do it.
 	unless *regexp.Regexp
@@ -56,7 +62,12 @@ const (
 )
 
 func pol(category, expr, unless string) policyRule {
-	r := policyRule{category: category, re: regexp.MustCompile(expr), prefixes: leadingLiterals(expr)}
+	r := policyRule{category: category, re: regexp.MustCompile(expr), prefixes: leadingLiterals(expr, 64)}
+	r.lits = indexLiterals(r.prefixes)
+	if r.prefixes == nil {
+		r.anyOf = leadingLiterals(expr, 1024)
+		r.lits = indexLiterals(r.anyOf)
+	}
 	if unless != "" {
 		r.unless = regexp.MustCompile(`\b(?:` + unless + `)`)
 	}
@@ -170,19 +181,15 @@ func Listing(typ, description string, params map[string]any) *Policy {
 // one of its leading literals.
 func (r policyRule) find(text string, segs [][2]int) [][]int {
 	if r.prefixes == nil {
+		if r.anyOf != nil && !r.lits.in(text) {
+			return nil
+		}
 		return r.re.FindAllStringIndex(text, 8)
 	}
 	var out [][]int
 	for _, sg := range segs {
 		seg := text[sg[0]:sg[1]]
-		hit := false
-		for _, p := range r.prefixes {
-			if strings.Contains(seg, p) {
-				hit = true
-				break
-			}
-		}
-		if !hit {
+		if !r.lits.in(seg) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringIndex(seg, 8) {
@@ -192,14 +199,50 @@ func (r policyRule) find(text string, segs [][2]int) [][]int {
 	return out
 }
 
+// literals holds strings of two bytes or more by their first two bytes.
+type literals struct {
+	first [256]bool // a literal starts with this byte
+	by    map[uint32][]string
+}
+
+func indexLiterals(lits []string) *literals {
+	if lits == nil {
+		return nil
+	}
+	idx := &literals{by: map[uint32][]string{}}
+	for _, l := range lits {
+		idx.first[l[0]] = true
+		k := uint32(l[0])<<8 | uint32(l[1])
+		idx.by[k] = append(idx.by[k], l)
+	}
+	return idx
+}
+
+// in reports whether text holds one of the literals: a look-up a byte instead of a search of
+// text for each.
+func (idx *literals) in(text string) bool {
+	for i := 0; i+1 < len(text); i++ {
+		if !idx.first[text[i]] {
+			continue
+		}
+		for _, l := range idx.by[uint32(text[i])<<8|uint32(text[i+1])] {
+			if strings.HasPrefix(text[i:], l) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // leadingLiterals returns literal strings one of which starts every match of expr, or nil when
-// they cannot be worked out or are too short to help (a match may start with a digit class).
-func leadingLiterals(expr string) []string {
+// they cannot be worked out within most, or are too short to help (a match may start with a
+// digit class).
+func leadingLiterals(expr string, most int) []string {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return nil
 	}
-	lits, _, ok := leading(re)
+	lits, _, ok := leading(re, most)
 	if !ok || len(lits) == 0 {
 		return nil
 	}
@@ -212,8 +255,8 @@ func leadingLiterals(expr string) []string {
 }
 
 // leading returns the literal prefixes of re's matches, whether re matches exactly those strings,
-// and whether the prefixes are known.
-func leading(re *syntax.Regexp) ([]string, bool, bool) {
+// and whether the prefixes are known; a sequence stops growing them past most.
+func leading(re *syntax.Regexp, most int) ([]string, bool, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if re.Flags&syntax.FoldCase != 0 {
@@ -232,9 +275,9 @@ func leading(re *syntax.Regexp) ([]string, bool, bool) {
 		}
 		return out, true, true
 	case syntax.OpCapture:
-		return leading(re.Sub[0])
+		return leading(re.Sub[0], most)
 	case syntax.OpQuest:
-		l, exact, ok := leading(re.Sub[0])
+		l, exact, ok := leading(re.Sub[0], most)
 		if !ok {
 			return nil, false, false
 		}
@@ -243,7 +286,7 @@ func leading(re *syntax.Regexp) ([]string, bool, bool) {
 		var all []string
 		exact := true
 		for _, sub := range re.Sub {
-			l, ex, ok := leading(sub)
+			l, ex, ok := leading(sub, most)
 			if !ok {
 				return nil, false, false
 			}
@@ -258,8 +301,8 @@ func leading(re *syntax.Regexp) ([]string, bool, bool) {
 			case syntax.OpWordBoundary, syntax.OpBeginLine, syntax.OpBeginText, syntax.OpEmptyMatch:
 				continue
 			}
-			l, exact, ok := leading(sub)
-			if !ok || len(acc)*len(l) > 64 {
+			l, exact, ok := leading(sub, most)
+			if !ok || len(acc)*len(l) > most {
 				return acc, false, acc[0] != "" || len(acc) > 1
 			}
 			var next []string

@@ -403,14 +403,19 @@ func modernCall(h http.Header, version string, req rpcRequest) bool {
 			return false
 		}
 	}
-	raw, err := json.Marshal(params)
-	if err != nil {
+	// mcp-go reads _meta into an mcp.Meta and the name from params; both readers are given just that.
+	meta := &mcp.Meta{AdditionalFields: m}
+	if meta.ProtocolVersion() != version || meta.ClientCapabilities() == nil {
 		return false
 	}
-	var p struct {
-		Meta *mcp.Meta `json:"_meta"`
+	name, ok := params["name"].(string)
+	if !ok {
+		return false
 	}
-	if json.Unmarshal(raw, &p) != nil || p.Meta.ProtocolVersion() != version || p.Meta.ClientCapabilities() == nil {
+	raw, err := json.Marshal(struct {
+		Name string `json:"name"`
+	}{name})
+	if err != nil {
 		return false
 	}
 	return mcp.ValidateStandardHeaders(h.Get, version, mcp.MethodToolsCall, raw) == nil

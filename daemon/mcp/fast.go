@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -24,9 +25,11 @@ import (
 // a map and compacted twice). It parses the JSON-RPC once and runs the same invoke as mcp-go's
 // tool handler, and writes the very bytes mcp-go would write. Anything else, or anything unusual
 // about these two, is left to mcp-go untouched: initialize, ping, notifications, responses,
-// batches, other methods, unknown or hidden tools, bad params, _meta, sessions, the 2026-07-28
-// protocol era, and unknown or unsupported protocol versions. fast_test.go checks the bytes
-// against mcp-go's.
+// batches, other methods, unknown or hidden tools, bad params, _meta other than the 2026-07-28
+// request's, sessions, and unknown or unsupported protocol versions. A stateless 2026-07-28
+// tools/call (the version in the header and in _meta, with the client's capabilities, and the
+// Mcp-Method and Mcp-Name headers) is answered too, as mcp-go answers it: the result with
+// resultType and the server's identity in _meta. fast_test.go checks the bytes against mcp-go's.
 
 // toolList is a cached tools/list result (the JSON of the result member).
 type toolList struct {
@@ -40,6 +43,7 @@ type rpcRequest struct {
 	id     any    // the id as mcp-go reads it: a string or a float64
 	method string // the method
 	params any    // nil when absent or null
+	modern bool   // a 2026-07-28 request whose headers and _meta modernCall checked
 }
 
 // serveFast answers the POST r, whose body ServeHTTP read, when it is a request of the fast path,
@@ -50,18 +54,26 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request, body []byte, 
 			return false
 		}
 	}
-	// Unknown versions answer 400 and the 2026-07-28 era is served differently (mcp-go); a
-	// session id means nothing to a stateless server, but a client that sends one goes the
-	// general way.
-	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
+	// Unknown versions answer 400; a session id means nothing to a stateless server, but a
+	// client that sends one goes the general way, as does a 2026-07-28 request with a header
+	// the fast path does not check (Last-Event-ID, Mcp-Param-*).
+	v := r.Header.Get(mcp.HeaderProtocolVersion)
+	if v != "" && !s.http.SupportsProtocolVersion(v) {
 		return false
 	}
-	if r.Header.Get(server.HeaderKeySessionID) != "" {
+	modern := mcp.IsModernProtocol(v)
+	if r.Header.Get(server.HeaderKeySessionID) != "" || (modern && otherHeaders(r.Header)) {
 		return false
 	}
 	req, ok := readRequest(body)
 	if !ok {
 		return false
+	}
+	if modern {
+		if req.method != "tools/call" || !modernCall(r.Header, v, req) {
+			return false
+		}
+		req.modern = true
 	}
 	// The id is written back as mcp-go writes it (decoded into an any, then marshalled).
 	id, err := json.Marshal(req.id)
@@ -148,6 +160,10 @@ func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, c axp.Caller, 
 			name = n
 		case "arguments":
 			rawArgs = x
+		case "_meta":
+			if !req.modern {
+				return false
+			}
 		default:
 			return false
 		}
@@ -174,7 +190,11 @@ func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, c axp.Caller, 
 			Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", name, perr), nil)})
 		return true
 	}
-	writeCall(w, id, a)
+	var meta []byte
+	if req.modern {
+		meta = s.resultMeta()
+	}
+	writeCall(w, id, a, meta)
 	return true
 }
 
@@ -188,13 +208,18 @@ func (s *Server) safeInvoke(ctx context.Context, route string, op *contract.Op, 
 }
 
 // writeCall writes a tools/call answer with the bytes mcp-go writes: its CallToolResult marshals
-// through a map (keys in sorted order: content, isError, structuredContent) and its encoder escapes
-// HTML and compacts structuredContent.
-func writeCall(w http.ResponseWriter, id []byte, a answer) {
+// through a map (keys in sorted order: _meta, content, isError, resultType, structuredContent) and
+// its encoder escapes HTML and compacts structuredContent. meta, for a 2026-07-28 request, is the
+// result's _meta; such a result also says resultType complete.
+func writeCall(w http.ResponseWriter, id []byte, a answer, meta []byte) {
 	if a.structured && !a.compact {
 		out := callResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id}
+		out.Result.Meta = meta
 		out.Result.Content[0] = textBlock{Type: "text", Text: a.text}
 		out.Result.StructuredContent = json.RawMessage(a.text)
+		if meta != nil {
+			out.Result.ResultType = string(mcp.ResultTypeComplete)
+		}
 		writeJSON(w, &out)
 		return
 	}
@@ -202,7 +227,13 @@ func writeCall(w http.ResponseWriter, id []byte, a answer) {
 	defer putBuffer(buf)
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	buf.Write(id)
-	buf.WriteString(`,"result":{"content":[{"type":"text","text":`)
+	buf.WriteString(`,"result":{`)
+	if meta != nil {
+		buf.WriteString(`"_meta":`)
+		buf.Write(meta)
+		buf.WriteByte(',')
+	}
+	buf.WriteString(`"content":[{"type":"text","text":`)
 	// A JSON string, HTML escaped, as mcp-go's encoder writes it; Encode ends it with a newline.
 	if err := json.NewEncoder(buf).Encode(a.text); err != nil {
 		buf.WriteString(`""`)
@@ -212,6 +243,9 @@ func writeCall(w http.ResponseWriter, id []byte, a answer) {
 	buf.WriteString(`}]`)
 	if a.isError {
 		buf.WriteString(`,"isError":true`)
+	}
+	if meta != nil {
+		buf.WriteString(`,"resultType":"complete"`)
 	}
 	if a.structured {
 		// Compact already: escaping HTML is all that compacting with escapes would do.
@@ -244,8 +278,10 @@ type callResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Result  struct {
+		Meta              json.RawMessage `json:"_meta,omitempty"`
 		Content           [1]textBlock    `json:"content"`
 		IsError           bool            `json:"isError,omitempty"`
+		ResultType        string          `json:"resultType,omitempty"`
 		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	} `json:"result"`
 }
@@ -331,4 +367,64 @@ func (s *Server) listResult(c axp.Caller) []byte {
 		return nil
 	}
 	return out.Result
+}
+
+// otherHeaders reports whether a 2026-07-28 request has a header whose check the fast path leaves
+// to mcp-go: Last-Event-ID (refused) or Mcp-Param-* (compared with the arguments).
+func otherHeaders(h http.Header) bool {
+	if h.Get(mcp.HeaderLastEventID) != "" {
+		return true
+	}
+	for k := range h {
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			return true
+		}
+	}
+	return false
+}
+
+// modernCall reports whether a 2026-07-28 tools/call is one the fast path answers: params with a
+// _meta holding the header's version, the client's capabilities and at most its clientInfo, and
+// the Mcp-Method and Mcp-Name headers as mcp-go checks them.
+func modernCall(h http.Header, version string, req rpcRequest) bool {
+	params, _ := req.params.(map[string]any)
+	m, _ := params["_meta"].(map[string]any)
+	if m == nil {
+		return false
+	}
+	for k, x := range m {
+		switch k {
+		case mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilities:
+		case mcp.MetaKeyClientInfo:
+			if _, ok := x.(map[string]any); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	// mcp-go reads _meta into an mcp.Meta and the name from params; both readers are given just that.
+	meta := &mcp.Meta{AdditionalFields: m}
+	if meta.ProtocolVersion() != version || meta.ClientCapabilities() == nil {
+		return false
+	}
+	name, ok := params["name"].(string)
+	if !ok {
+		return false
+	}
+	raw, err := json.Marshal(struct {
+		Name string `json:"name"`
+	}{name})
+	if err != nil {
+		return false
+	}
+	return mcp.ValidateStandardHeaders(h.Get, version, mcp.MethodToolsCall, raw) == nil
+}
+
+// resultMeta is the _meta of a 2026-07-28 result: the server's identity.
+func (s *Server) resultMeta() []byte {
+	s.metaOnce.Do(func() {
+		s.meta, _ = json.Marshal(map[string]any{mcp.MetaKeyServerInfo: mcp.Implementation{Name: s.o.Name, Version: s.o.Version}})
+	})
+	return s.meta
 }

@@ -79,10 +79,52 @@ func TestFastPathAnswersAsMCPGo(t *testing.T) {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
 	}
 	const v = "2025-06-18"
+	// A stateless 2026-07-28 call: the version in the header and in _meta, with the client's
+	// capabilities, and the method and tool name in headers too.
+	const mv = "2026-07-28"
+	modern := func(id, name, args, meta string) string {
+		if meta == "" {
+			meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"agent","version":"1"}}`
+		}
+		return call(id, `{"name":"`+name+`","arguments":`+args+`,"_meta":`+meta+`}`)
+	}
+	mh := func(method, name string) map[string]string {
+		return map[string]string{"Mcp-Method": method, "Mcp-Name": name}
+	}
 	cases := []struct {
 		name, body, auth, version, ctype, session string
+		headers                                   map[string]string
 		fast                                      bool // served by the fast path (tools/call: reaches Run)
 	}{
+		{name: "modern get_task", body: modern("1", "get_task", `{"id":"tsk_1","buyer_token":"bt_x"}`, ""), version: mv, headers: mh("tools/call", "get_task"), fast: true},
+		{name: "modern string id", body: modern(`"a<b>"`, "get_task", `{"id":"tsk_1"}`, ""), version: mv, headers: mh("tools/call", "get_task"), fast: true},
+		{name: "modern raw message", body: modern("2", "list_services", `null`, ""), version: mv, headers: mh("tools/call", "list_services"), fast: true},
+		{name: "modern document", body: modern("3", "get_reputation", `{"id":"mbr_1"}`, ""), version: mv, headers: mh("tools/call", "get_reputation"), fast: true},
+		{name: "modern exchange error", body: modern("4", "create_task", `{"type":"text-file"}`, ""), version: mv, headers: mh("tools/call", "create_task"), fast: true},
+		{name: "modern internal error", body: modern("5", "talk", `{"message":"hi"}`, ""), version: mv, headers: mh("tools/call", "talk"), fast: true},
+		{name: "modern panic", body: modern("6", "register", `{}`, ""), version: mv, headers: mh("tools/call", "register"), fast: true},
+		{name: "modern array arguments", body: modern("7", "create_task", `[1]`, ""), version: mv, headers: mh("tools/call", "create_task"), fast: true},
+		{name: "modern member tool", body: modern("8", "heartbeat", `{}`, ""), auth: "Bearer member", version: mv, headers: mh("tools/call", "heartbeat"), fast: true},
+		{name: "modern hidden member tool", body: modern("8", "heartbeat", `{}`, ""), version: mv, headers: mh("tools/call", "heartbeat")},
+		{name: "modern unknown tool", body: modern("9", "no_such_tool", `{}`, ""), version: mv, headers: mh("tools/call", "no_such_tool")},
+		{name: "modern empty capabilities", body: modern("1", "get_task", `{"id":"t"}`, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`), version: mv, headers: mh("tools/call", "get_task"), fast: true},
+		{name: "modern no capabilities", body: modern("1", "get_task", `{"id":"t"}`, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`), version: mv, headers: mh("tools/call", "get_task")},
+		{name: "modern capabilities not an object", body: modern("1", "get_task", `{"id":"t"}`, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":7}`), version: mv, headers: mh("tools/call", "get_task")},
+		{name: "modern capability of the wrong type", body: modern("1", "get_task", `{"id":"t"}`, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":5}}`), version: mv, headers: mh("tools/call", "get_task")},
+		{name: "modern unknown capability", body: modern("1", "get_task", `{"id":"t"}`, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"x-new":{"a":[1,2.5]}}}`), version: mv, headers: mh("tools/call", "get_task"), fast: true},
+		{name: "modern name not a string", body: call("1", `{"name":5,"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`), version: mv, headers: mh("tools/call", "5")},
+		{name: "modern clientInfo not an object", body: modern("1", "get_task", `{"id":"t"}`, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":"x"}`), version: mv, headers: mh("tools/call", "get_task")},
+		{name: "modern log level", body: modern("1", "get_task", `{"id":"t"}`, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"debug"}`), version: mv, headers: mh("tools/call", "get_task")},
+		{name: "modern progress token", body: modern("1", "get_task", `{"id":"t"}`, `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":1}`), version: mv, headers: mh("tools/call", "get_task")},
+		{name: "modern meta version differs", body: modern("1", "get_task", `{"id":"t"}`, `{"io.modelcontextprotocol/protocolVersion":"2025-06-18","io.modelcontextprotocol/clientCapabilities":{}}`), version: mv, headers: mh("tools/call", "get_task")},
+		{name: "modern meta only", body: modern("1", "get_task", `{"id":"t"}`, ""), headers: mh("tools/call", "get_task")},
+		{name: "modern no headers", body: modern("1", "get_task", `{"id":"t"}`, ""), version: mv},
+		{name: "modern wrong method header", body: modern("1", "get_task", `{"id":"t"}`, ""), version: mv, headers: mh("tools/list", "get_task")},
+		{name: "modern wrong name header", body: modern("1", "get_task", `{"id":"t"}`, ""), version: mv, headers: mh("tools/call", "list_services")},
+		{name: "modern session id", body: modern("1", "get_task", `{"id":"t"}`, ""), version: mv, headers: mh("tools/call", "get_task"), session: "abc"},
+		{name: "modern last event id", body: modern("1", "get_task", `{"id":"t"}`, ""), version: mv, headers: map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "get_task", "Last-Event-ID": "1"}},
+		{name: "modern param header", body: modern("1", "get_task", `{"id":"t"}`, ""), version: mv, headers: map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "get_task", "Mcp-Param-Id": "t"}},
+		{name: "modern tools/list", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, version: mv, headers: map[string]string{"Mcp-Method": "tools/list"}},
 		{name: "get_task", body: call("1", `{"name":"get_task","arguments":{"id":"tsk_1","buyer_token":"bt_x"}}`), fast: true},
 		{name: "string id", body: call(`"a<b>&"`, `{"name":"get_task","arguments":{"id":"tsk_1"}}`), version: v, fast: true},
 		{name: "float id", body: call("1.5", `{"name":"get_task","arguments":{"id":"tsk_1"}}`), fast: true},
@@ -153,6 +195,9 @@ func TestFastPathAnswersAsMCPGo(t *testing.T) {
 					if v != "" {
 						r.Header.Set(k, v)
 					}
+				}
+				for k, v := range tc.headers {
+					r.Header.Set(k, v)
 				}
 				w := httptest.NewRecorder()
 				s.ServeHTTP(w, r)

@@ -22,6 +22,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -67,6 +68,9 @@ type Server struct {
 	// lists are the tools/list results of the fast path, for callers without and with a member
 	// secret (see fast.go).
 	lists [2]toolList
+	// meta is the _meta of a 2026-07-28 tools/call result (resultMeta).
+	metaOnce sync.Once
+	meta     []byte
 	// slow serves every request through mcp-go (tests compare the fast path with it).
 	slow bool
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -175,20 +176,63 @@ func TestChainPayByEscrow(t *testing.T) {
 		t.Fatalf("ledger %v", b)
 	}
 
-	// The job runs; its payout cannot be approved until capture is built: the hot wallet would pay
-	// the seller from its float while the escrow still holds the buyer's money.
+	// The job runs; its payout leaves the escrow by capture from the hot wallet. Money sent by hand
+	// would leave the buyer's money in the contract: refused, nothing moves.
 	item := m.payoutQueued(seller, buyer, task.ID)
-	_, err = do(m.admin, "admin_approve", map[string]any{"id": item.ID})
+	_, err = do(m.admin, "admin_approve", map[string]any{"id": item.ID, "tx_hash": "0x" + strings.Repeat("ab", 32)})
 	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "held by the escrow contract") {
-		t.Fatalf("approving the payout: %v", e)
+		t.Fatalf("approving the payout by hand: %v", e)
 	}
 	if hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot)); hot != hotBefore || m.c.Balance(m.c.Token, payout) != 0 || m.held() != price {
 		t.Fatalf("the refused payout moved money: hot %s, seller %s, escrow %s", hot, m.c.Balance(m.c.Token, payout), m.held())
 	}
-	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalPending {
-		t.Fatalf("the payout item is %s", a.Status)
+	m.captured(seller, buyer, task, item, payout, hotBefore)
+}
+
+// captured approves the payout item of task, paid into the escrow, and checks the capture: the
+// item is sent as one call of the escrow and confirmed from its PaymentCaptured event; the seller's
+// address receives the net, the fee receiver (the deposit address) the fee, the escrow and the task's
+// contract account end at 0, the hot wallet's token balance is untouched (hot), and the ledger books
+// what the contract paid.
+func (m *escrowMarket) captured(seller *member, buyer *client.Client, task axp.Task, item axp.Approval, payout string, hot axp.Money) {
+	t := m.tb
+	t.Helper()
+	price := task.Payment.AmountUSD
+	fee := price * axp.Money(task.Fee.FeeBPS) / 10_000 // the contract rounds down
+	if item.SellerNetUSD != price-fee || item.FeeUSD != fee || item.Amount != price-fee {
+		t.Fatalf("the payout item shows net %s fee %s amount %s; the capture pays %s and %s", item.SellerNetUSD, item.FeeUSD, item.Amount, price-fee, fee)
 	}
-	m.balances()
+	depBefore := m.c.Balance(m.c.Token, m.deposit)
+	var sent axp.Approval
+	call(t, m.admin, "admin_approve", map[string]any{"id": item.ID}, &sent)
+	if sent.Status != axp.ApprovalSent || len(sent.Transfers) != 1 || sent.Transfers[0].Part != "capture" ||
+		!strings.EqualFold(sent.Transfers[0].To, m.k.Escrow.Hex()) || sent.Transfers[0].Amount != price {
+		t.Fatalf("approved: %+v", sent)
+	}
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("payout is %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	if got := m.c.Balance(m.c.Token, payout); got != price-fee {
+		t.Fatalf("the seller holds %s, want %s", got, price-fee)
+	}
+	if got := m.c.Balance(m.c.Token, m.deposit) - depBefore; got != fee {
+		t.Fatalf("the fee receiver got %s, want %s", got, fee)
+	}
+	if held := m.held(); held != 0 {
+		t.Fatalf("the escrow still holds %s", held)
+	}
+	if got := m.c.Balance(m.c.Token, chaintest.Addr(m.hot)); got != hot {
+		t.Fatalf("the hot wallet holds %s, had %s", got, hot)
+	}
+	b := m.balances()
+	if b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctSellerPaid] != price-fee || b[axp.AcctFees] != fee {
+		t.Fatalf("ledger %v", b)
+	}
 }
 
 // TestReplayPayEscrow: pay_escrow retried with its Idempotency-Key replays the first report; the
@@ -285,5 +329,107 @@ func TestChainEscrowCrash(t *testing.T) {
 	b := m.balances()
 	if b[axp.ContractAccount(task.ID)] != price || b[axp.AcctBuyerFunds] != -2*price {
 		t.Fatalf("ledger %v", b)
+	}
+}
+
+// A crash between recording the signed capture and broadcasting it loses nothing: after a restart
+// the watcher broadcasts the stored transaction, and the payout is captured once.
+func TestChainEscrowCaptureCrash(t *testing.T) {
+	m := newEscrowMarket(t)
+	payout := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	buyer, task := m.awaiting(seller)
+	hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot))
+	call(t, buyer, "pay_escrow", m.signEscrow(m.buyerWallet(10_000_000), task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	item := m.payoutQueued(seller, buyer, task.ID)
+
+	m.d.SetAfterScan(func(what string) {
+		if what == "send" {
+			panic("the exchange stops here")
+		}
+	})
+	if resp, _ := do(m.admin, "admin_approve", map[string]any{"id": item.ID}); resp == nil || resp.Status != http.StatusInternalServerError {
+		t.Fatalf("crashed call: %+v", resp)
+	}
+	if held := m.held(); held != task.Payment.AmountUSD {
+		t.Fatalf("before the restart the escrow holds %s", held)
+	}
+	m.restart()
+	buyer = m.anon.With(buyer.Token)
+	eventually(t, func() error {
+		m.c.Mine(1)
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("payout is %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	fee := task.Payment.AmountUSD * axp.Money(task.Fee.FeeBPS) / 10_000
+	if got := m.c.Balance(m.c.Token, payout); got != task.Payment.AmountUSD-fee || m.held() != 0 || m.c.Balance(m.c.Token, chaintest.Addr(m.hot)) != hot {
+		t.Fatalf("after the restart: seller %s, escrow %s, hot %s", got, m.held(), m.c.Balance(m.c.Token, chaintest.Addr(m.hot)))
+	}
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); len(a.Transfers) != 1 {
+		t.Fatalf("the capture was sent %d times: %+v", len(a.Transfers), a.Transfers)
+	}
+	if b := m.balances(); b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctSellerPaid] != task.Payment.AmountUSD-fee {
+		t.Fatalf("ledger %v", b)
+	}
+
+}
+
+// A confirmed capture whose block leaves the canonical chain (a reorg deeper than the
+// confirmations, the transaction lost) is sent again from the same signed bytes, as a payout
+// transfer is: the seller is paid once, the ledger books the capture once.
+func TestChainEscrowCaptureReorg(t *testing.T) {
+	m := newEscrowMarket(t)
+	payout := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	buyer, task := m.awaiting(seller)
+	call(t, buyer, "pay_escrow", m.signEscrow(m.buyerWallet(10_000_000), task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	item := m.payoutQueued(seller, buyer, task.ID)
+	snap := m.c.Snapshot()
+	sent := m.approve(item.ID, false)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	price := task.Payment.AmountUSD
+	net := price - price*axp.Money(task.Fee.FeeBPS)/10_000
+	if bal := m.c.Balance(m.c.Token, payout); bal != net || m.held() != 0 {
+		t.Fatalf("before the reorg: seller %s, escrow %s", bal, m.held())
+	}
+
+	m.c.Revert(snap)
+	m.c.DropTransaction(sent.Transfers[0].TxHash)
+	m.c.Mine(4)
+	eventually(t, func() error {
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Reorged != 1 {
+			return fmt.Errorf("payout %s, reorged %d", a.Status, a.Reorged)
+		}
+		return nil
+	})
+	eventually(t, func() error {
+		m.c.Mine(1)
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("payout %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	if bal := m.c.Balance(m.c.Token, payout); bal != net || m.held() != 0 {
+		t.Fatalf("after the capture was sent again: seller %s (want %s once), escrow %s", bal, net, m.held())
+	}
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Transfers[0].TxHash != sent.Transfers[0].TxHash {
+		t.Fatalf("sent again as %s, not the same transaction %s", a.Transfers[0].TxHash, sent.Transfers[0].TxHash)
+	}
+	payouts := 0
+	for _, e := range m.entriesOf(task.ID) {
+		if e.Kind == axp.ApprovePayout {
+			payouts++
+		}
+	}
+	if b := m.balances(); payouts != 1 || b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctSellerPaid] != net {
+		t.Fatalf("%d payouts booked, ledger %v", payouts, b)
 	}
 }

@@ -930,6 +930,8 @@ func stillToSend(a *axp.Approval) axp.Money {
 	var out axp.Money
 	for _, p := range a.Booking {
 		switch {
+		case p.Account == axp.ContractAccount(a.TaskID):
+			return 0 // the escrow contract pays it, not the hot wallet
 		case p.Account == axp.AcctSellerPaid && !done["seller"]:
 			out += p.Amount
 		case p.Account == axp.AcctBuyerRefund && a.BuyerPartTxHash == "":

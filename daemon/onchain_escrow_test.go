@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -431,5 +432,53 @@ func TestChainEscrowCaptureReorg(t *testing.T) {
 	}
 	if b := m.balances(); payouts != 1 || b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctSellerPaid] != net {
 		t.Fatalf("%d payouts booked, ledger %v", payouts, b)
+	}
+}
+
+// A refund of a task whose money the escrow holds is the escrow's void, sent by the hot wallet:
+// the seller refused the paid job, the buyer cancels, the operator approves the refund; the buyer's
+// wallet is whole again, the escrow and the task's contract account end at 0, the hot wallet's
+// token balance is untouched, and the ledger books the buyer's refund.
+func TestChainEscrowVoid(t *testing.T) {
+	m := newEscrowMarket(t)
+	p := m.newPushSeller("text-file", map[string]func(map[string]any) any{
+		"do_task": func(map[string]any) any { return map[string]any{"accepted": false, "reason": "no"} },
+	}, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey()),
+		"skills": []map[string]any{{"task_type": "text-file", "instant_price_usd": json.Number("4.50"), "instant_eta_minutes": 30}}})
+	buyer, task := m.awaiting(p.member)
+	kb := m.buyerWallet(10_000_000)
+	hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot))
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskOpen) // paid, then refused by the seller
+	price := task.Payment.AmountUSD
+	if m.held() != price {
+		t.Fatalf("the escrow holds %s", m.held())
+	}
+	call(t, buyer, "cancel_task", map[string]any{"id": task.ID}, nil)
+	refund := m.approvalOf(task.ID, axp.ApproveRefund)
+	if refund.Amount != price || refund.RefundUSD != price || refund.SellerNetUSD != 0 || refund.FeeUSD != 0 {
+		t.Fatalf("refund item %+v", refund)
+	}
+	_, err := do(m.admin, "admin_approve", map[string]any{"id": refund.ID, "tx_hash": "0x" + strings.Repeat("cd", 32)})
+	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "held by the escrow contract") {
+		t.Fatalf("approving the refund by hand: %v", e)
+	}
+	sent := m.approve(refund.ID, false)
+	if sent.Status != axp.ApprovalSent || len(sent.Transfers) != 1 || sent.Transfers[0].Part != "void" || sent.Transfers[0].Amount != price {
+		t.Fatalf("approved: %+v", sent)
+	}
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if a := m.approvalOf(task.ID, axp.ApproveRefund); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("refund is %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	if got := m.c.Balance(m.c.Token, chaintest.Addr(kb)); got != 10_000_000 || m.held() != 0 || m.c.Balance(m.c.Token, chaintest.Addr(m.hot)) != hot {
+		t.Fatalf("after the void: buyer %s, escrow %s, hot %s (had %s)", got, m.held(), m.c.Balance(m.c.Token, chaintest.Addr(m.hot)), hot)
+	}
+	if b := m.balances(); b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != price {
+		t.Fatalf("ledger %v", b)
 	}
 }

@@ -390,10 +390,10 @@ func bookBuyerPart(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, hash s
 func bookingOf(t *axp.TaskRecord, a *axp.Approval, refund axp.Money) ([]axp.Posting, error) {
 	postings, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
 	if inContract(t) {
-		if a.Kind != axp.ApprovePayout {
+		if postings = contractEntry(t, a.Kind); postings == nil {
 			return nil, contractRefusal(t)
 		}
-		postings, err = captureEntry(t), nil
+		err = nil
 	}
 	if err != nil {
 		return nil, axp.Conflict("approval "+a.ID+" cannot be booked: "+err.Error(), "reject it and decide again on the task's current funds")

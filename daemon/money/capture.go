@@ -20,12 +20,35 @@ import (
 // and followed by TrackSent, resent and re-checked after a reorg like any payout transfer; it is
 // confirmed only by the escrow's PaymentCaptured event for the task's payment and amount.
 
-// partCapture is the part of a payout item sent by the escrow's capture.
-const partCapture = "capture"
+// The parts of an item sent by a call of the escrow: a payout's capture, a refund's void.
+const (
+	partCapture = "capture"
+	partVoid    = "void"
+)
+
+// escrowCall reports whether part is a call of the escrow, whose money the contract pays.
+func escrowCall(part string) bool { return part == partCapture || part == partVoid }
 
 // captureFee is the fee the escrow takes when it captures price at bps: rounded down, as the
 // contract rounds (the exchange's FeeFor rounds half up). The ledger books what the contract pays.
 func captureFee(price axp.Money, bps int64) axp.Money { return price * axp.Money(bps) / 10_000 }
+
+// voidEntry books the void of task t's payment: the task's contract account back to the buyer.
+func voidEntry(t *axp.TaskRecord) []axp.Posting {
+	return []axp.Posting{{Account: axp.ContractAccount(t.ID), Amount: -t.Received}, {Account: axp.AcctBuyerRefund, Amount: t.Received}}
+}
+
+// contractEntry is what approving item kind of task t, whose money the escrow holds, books, or nil
+// when the escrow cannot move it yet.
+func contractEntry(t *axp.TaskRecord, kind string) []axp.Posting {
+	switch kind {
+	case axp.ApprovePayout:
+		return captureEntry(t)
+	case axp.ApproveRefund:
+		return voidEntry(t)
+	}
+	return nil
+}
 
 // captureEntry books the capture of task t's payment: the task's contract account emptied into the
 // platform's fee and the seller's payout, as the contract splits them.
@@ -41,27 +64,36 @@ func captureEntry(t *axp.TaskRecord) []axp.Posting {
 // capturePlan is what approving the payout a of task t, whose money the contract holds, sends:
 // the capture, unless an earlier attempt's was confirmed.
 func capturePlan(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error) {
-	if a.Kind != axp.ApprovePayout {
+	part := partCapture
+	switch a.Kind {
+	case axp.ApprovePayout:
+	case axp.ApproveRefund:
+		part = partVoid
+	default:
 		return nil, contractRefusal(t)
 	}
-	if a.SentParts()[partCapture] {
+	if a.SentParts()[part] {
 		return nil, nil
 	}
-	return []axp.OutTransfer{{Part: partCapture, To: t.Authorization.Escrow.EscrowAddress, Amount: t.Received}}, nil
+	return []axp.OutTransfer{{Part: part, To: t.Authorization.Escrow.EscrowAddress, Amount: t.Received}}, nil
 }
 
-// signCapture signs the escrow's capture of task t's whole payment at the task's fee.
-func (s *Service) signCapture(ctx context.Context, t *axp.TaskRecord) (chain.Signed, error) {
+// signEscrowCall signs the escrow's call part of task t's payment: the capture of the whole
+// payment at the task's fee, or its void.
+func (s *Service) signEscrowCall(ctx context.Context, t *axp.TaskRecord, part string) (chain.Signed, error) {
 	e := t.Authorization.Escrow
 	info, err := escrow.ParseTerms(e.PaymentInfo)
 	if err != nil {
 		return chain.Signed{}, fmt.Errorf("task %s's escrow terms: %w", t.ID, err)
 	}
 	data, err := escrow.Capture(info, info.MaxAmount, info.MinFeeBps, info.FeeReceiver)
+	if part == partVoid {
+		data, err = escrow.Void(info)
+	}
 	if err != nil {
 		return chain.Signed{}, err
 	}
-	signed, err := s.rail.Wallet.SignCall(ctx, common.HexToAddress(e.EscrowAddress), data, "the escrow's capture")
+	signed, err := s.rail.Wallet.SignCall(ctx, common.HexToAddress(e.EscrowAddress), data, "the escrow's "+part)
 	if err == nil {
 		return signed, nil
 	}
@@ -69,19 +101,19 @@ func (s *Service) signCapture(ctx context.Context, t *axp.TaskRecord) (chain.Sig
 		return signed, axp.Errorf(axp.CodeUnavailable, "the chain's node did not answer: %v", err)
 	}
 	if r, ok := escrow.RevertOf(err); ok {
-		return signed, axp.Conflict(fmt.Sprintf("the escrow %s refuses to capture task %s's payment %s: %s", e.EscrowAddress, t.ID, e.PaymentHash, r.Error()),
+		return signed, axp.Conflict(fmt.Sprintf("the escrow %s refuses the %s of task %s's payment %s: %s", e.EscrowAddress, part, t.ID, e.PaymentHash, r.Error()),
 			"read the payment's state on the escrow (axp admin reconcile); nothing was sent")
 	}
-	return signed, axp.Errorf(axp.CodeUnavailable, "the hot wallet cannot capture: %v", err)
+	return signed, axp.Errorf(axp.CodeUnavailable, "the hot wallet cannot send the escrow's %s: %v", part, err)
 }
 
-// captured reports whether receipt r holds the escrow's PaymentCaptured of payment hash for the
-// whole amount.
-func (s *Service) captured(r chain.Receipt, escrowAddr, hash string, amount axp.Money) bool {
+// called reports whether receipt r holds the escrow's event (PaymentCaptured, PaymentVoided) of
+// payment hash for the whole amount.
+func (s *Service) called(r chain.Receipt, event, escrowAddr, hash string, amount axp.Money) bool {
 	units := s.rail.Chain.Units(amount)
 	for _, l := range r.Logs {
 		e, ok, err := escrow.Decode(l)
-		if err != nil || !ok || e.Name != "PaymentCaptured" || !chain.SameAddress(l.Address.Hex(), escrowAddr) {
+		if err != nil || !ok || e.Name != event || !chain.SameAddress(l.Address.Hex(), escrowAddr) {
 			continue
 		}
 		if strings.EqualFold(e.Hash.Hex(), hash) && e.Amount != nil && e.Amount.Cmp(units) == 0 {
@@ -92,16 +124,16 @@ func (s *Service) captured(r chain.Receipt, escrowAddr, hash string, amount axp.
 }
 
 // contractRefusal refuses to move money of task t, held by the escrow contract, other than by a
-// payout from the hot wallet (capture): refund by void and splits are not built yet.
+// payout (capture) or a refund (void) from the hot wallet: splits are not built yet.
 func contractRefusal(t *axp.TaskRecord) error {
-	return axp.Conflict(fmt.Sprintf("task %s's money is held by the escrow contract (%s, payment %s): this exchange pays it out only by capture, approved without tx_hash on an exchange with a hot wallet; a refund or split by void is not built yet",
+	return axp.Conflict(fmt.Sprintf("task %s's money is held by the escrow contract (%s, payment %s): this exchange moves it only by the escrow's capture (a payout) or void (a refund), approved without tx_hash on an exchange with a hot wallet; a split is not built yet",
 		t.ID, t.Authorization.Escrow.EscrowAddress, t.Authorization.Escrow.PaymentHash),
 		"leave the item queued; nothing was sent")
 }
 
-// capturedFor reports whether receipt r of the capture x confirms the capture of task taskID's
-// payment.
-func (s *Service) capturedFor(taskID string, r chain.Receipt, x axp.OutTransfer) bool {
+// calledFor reports whether receipt r of the escrow call x (a capture or a void) confirms it for
+// task taskID's payment.
+func (s *Service) calledFor(taskID string, r chain.Receipt, x axp.OutTransfer) bool {
 	var hash string
 	s.base.Store.View(func(tx *store.Tx) error {
 		if t, err := tx.Task(taskID); err == nil && t != nil && t.Authorization != nil && t.Authorization.Escrow != nil {
@@ -109,5 +141,9 @@ func (s *Service) capturedFor(taskID string, r chain.Receipt, x axp.OutTransfer)
 		}
 		return nil
 	})
-	return hash != "" && s.captured(r, x.To, hash, x.Amount)
+	event := "PaymentCaptured"
+	if x.Part == partVoid {
+		event = "PaymentVoided"
+	}
+	return hash != "" && s.called(r, event, x.To, hash, x.Amount)
 }

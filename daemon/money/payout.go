@@ -219,7 +219,7 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	var total axp.Money
 	for _, x := range sends {
-		if x.Part != partCapture { // the escrow pays a capture, the hot wallet only its gas
+		if !escrowCall(x.Part) { // the escrow pays a capture or a void, the hot wallet only its gas
 			total += x.Amount
 		}
 	}
@@ -229,8 +229,8 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 			"fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
 	}
 	for i := range sends {
-		if sends[i].Part == partCapture {
-			signed, err := s.signCapture(ctx, task)
+		if escrowCall(sends[i].Part) {
+			signed, err := s.signEscrowCall(ctx, task, sends[i].Part)
 			if err != nil {
 				return nil, err
 			}
@@ -571,8 +571,8 @@ func (s *Service) TrackSent(ctx context.Context) {
 			case !r.Success:
 				got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: fmt.Sprintf("reverted in block %d", r.Block)}
 			case r.Confirmations >= s.rail.Chain.Confirmations():
-				if x.Part == partCapture && !s.capturedFor(a.TaskID, r, x) {
-					got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: fmt.Sprintf("mined in block %d without the escrow's PaymentCaptured of the task's payment", r.Block)}
+				if escrowCall(x.Part) && !s.calledFor(a.TaskID, r, x) {
+					got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: fmt.Sprintf("mined in block %d without the escrow's event of the task's payment (%s)", r.Block, x.Part)}
 					continue
 				}
 				got[x.TxHash] = transferOutcome{status: axp.TransferConfirmed, block: r.Block, blockHash: r.BlockHash}

@@ -31,8 +31,8 @@ func (s *Service) MoneyApproval(t *axp.TaskRecord, kind string, refund axp.Money
 		// What the operator sees is what approving books: the same entry, computed now.
 		a.PriceRefundUSD = refund
 		booking, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
-		if inContract(t) && kind == axp.ApprovePayout {
-			booking, err = captureEntry(t), nil // the escrow contract pays it: its split
+		if c := contractEntry(t, kind); inContract(t) && c != nil {
+			booking, err = c, nil // the escrow contract pays it: what the contract moves
 		}
 		if err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,7 +17,9 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/chain/escrow"
+	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 )
 
@@ -233,6 +236,11 @@ func (m *escrowMarket) captured(seller *member, buyer *client.Client, task axp.T
 	b := m.balances()
 	if b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctSellerPaid] != price-fee || b[axp.AcctFees] != fee {
 		t.Fatalf("ledger %v", b)
+	}
+	// Reconcile: the fee the escrow paid the deposit address is the capture's, not a stray
+	// transfer; the contract account matches the escrow's state.
+	if r := m.reconciled(); !r.Covered || r.DepositDifferenceUSD != 0 || len(r.UnknownTransfers) != 0 || len(r.MissingTransfers) != 0 {
+		t.Fatalf("reconcile after the capture: %+v", r)
 	}
 }
 
@@ -480,5 +488,69 @@ func TestChainEscrowVoid(t *testing.T) {
 	}
 	if b := m.balances(); b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != price {
 		t.Fatalf("ledger %v", b)
+	}
+	if r := m.reconciled(); !r.Covered || len(r.MissingTransfers) != 0 {
+		t.Fatalf("reconcile after the void: %+v", r)
+	}
+}
+
+// admin_reconcile counts each task's contract account against the escrow's own state: after
+// pay_escrow they agree, nothing is listed and the money summary counts the contract's money as
+// held; once the payment is voided behind the exchange's back (the operator's key used outside
+// it), the difference is named with its task.
+func TestChainEscrowReconcile(t *testing.T) {
+	m := newEscrowMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyer, task := m.awaiting(seller)
+	kb := m.buyerWallet(10_000_000)
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	if r := m.reconciled(); !r.Covered || len(r.MissingTransfers) != 0 || r.DepositDifferenceUSD != 0 {
+		t.Fatalf("reconcile after pay_escrow: %+v", r)
+	}
+	if st := m.stats(); st.Money.Held != task.Payment.AmountUSD {
+		t.Fatalf("the money summary holds %s, want the escrow's %s", st.Money.Held, task.Payment.AmountUSD)
+	}
+
+	info, err := escrow.ParseTerms(task.Payment.Escrow.PaymentInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Payer = common.HexToAddress(chaintest.Addr(kb))
+	data, err := escrow.Void(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	from := common.HexToAddress(chaintest.Addr(m.hot))
+	nonce, err := m.ec.PendingNonceAt(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gas, err := m.ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &m.k.Escrow, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	price, err := m.ec.SuggestGasPrice(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: nonce, To: &m.k.Escrow, Gas: gas * 2, GasPrice: new(big.Int).Mul(price, big.NewInt(2)), Data: data}),
+		types.LatestSignerForChainID(big.NewInt(int64(chaintest.ID))), m.hot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.ec.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	m.c.Mine(1)
+	if m.held() != 0 {
+		t.Fatalf("the void left %s in the escrow", m.held())
+	}
+	r := m.reconciled()
+	if r.Covered || len(r.MissingTransfers) != 1 || r.MissingTransfers[0].TaskID != task.ID || r.MissingTransfers[0].Kind != "escrow" ||
+		!strings.Contains(r.MissingTransfers[0].Why, axp.ContractAccount(task.ID)) {
+		t.Fatalf("reconcile after the void behind the exchange's back: %+v", r)
 	}
 }

@@ -147,3 +147,107 @@ func (s *Service) calledFor(taskID string, r chain.Receipt, x axp.OutTransfer) b
 	}
 	return hash != "" && s.called(r, event, x.To, hash, x.Amount)
 }
+
+// contractHeld is the amount an entry moves into or out of a task's contract account, or nil when
+// it touches none.
+func contractHeld(e *axp.LedgerEntry) *axp.Money {
+	for _, p := range e.Postings {
+		if p.Account == axp.ContractAccount(e.TaskID) {
+			m := max(p.Amount, -p.Amount)
+			return &m
+		}
+	}
+	return nil
+}
+
+// contractTasks reads the escrow payment of every task the ledger has a contract account for.
+func contractTasks(tx *store.Tx, entries []axp.LedgerEntry) (map[string]*axp.EscrowPayment, error) {
+	out := map[string]*axp.EscrowPayment{}
+	for i := range entries {
+		e := &entries[i]
+		if _, seen := out[e.TaskID]; seen || contractHeld(e) == nil {
+			continue
+		}
+		t, err := tx.Task(e.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		out[e.TaskID] = nil
+		if t != nil && t.Authorization != nil && t.Authorization.Escrow != nil {
+			out[e.TaskID] = t.Authorization.Escrow
+		}
+	}
+	return out, nil
+}
+
+// escrowEvents is the escrow's event that a ledger entry of a contract account stands for.
+var escrowEvents = map[string]string{"payment": "PaymentAuthorized", axp.ApprovePayout: "PaymentCaptured", axp.ApproveRefund: "PaymentVoided"}
+
+// escrowGap says why the chain does not show ledger entry e of a task's contract account (its
+// escrow payment p): its transaction must hold the escrow's event of the payment for the amount.
+func (s *Service) escrowGap(ctx context.Context, e *axp.LedgerEntry, p *axp.EscrowPayment) string {
+	event := escrowEvents[e.Kind]
+	switch {
+	case p == nil:
+		return "the task records no escrow payment for its contract account"
+	case event == "":
+		return "the escrow has no such movement as " + e.Kind
+	case e.TxHash == "":
+		return "the entry names no transaction of the escrow"
+	}
+	r, err := s.rail.Chain.Receipt(ctx, e.TxHash)
+	switch {
+	case err != nil:
+		return "cannot read the transaction: " + err.Error()
+	case !r.Found:
+		return "the chain has no such transaction"
+	case !r.Success:
+		return "the transaction reverted"
+	}
+	if !s.called(r, event, p.EscrowAddress, p.PaymentHash, *contractHeld(e)) {
+		return fmt.Sprintf("the transaction holds no %s of the task's escrow payment %s for %s", event, p.PaymentHash, contractHeld(e).Display())
+	}
+	return ""
+}
+
+// escrowDifferences compares each task's contract account with what the escrow holds for its
+// payment (capturable), naming the task of any difference.
+func (s *Service) escrowDifferences(ctx context.Context, entries []axp.LedgerEntry, tasks map[string]*axp.EscrowPayment) []axp.LedgerGap {
+	bal := axp.Balances(entries)
+	var out []axp.LedgerGap
+	for id, p := range tasks {
+		if p == nil {
+			continue
+		}
+		want := bal[axp.ContractAccount(id)]
+		st, err := escrow.ReadState(ctx, s.rail.Chain.Eth(), common.HexToAddress(p.EscrowAddress), common.HexToHash(p.PaymentHash))
+		why := ""
+		switch {
+		case err != nil:
+			why = "cannot read the escrow's state of the payment: " + err.Error()
+		case s.rail.Chain.Money(st.Capturable) != want:
+			why = fmt.Sprintf("the ledger's %s holds %s, the escrow %s holds %s capturable for payment %s",
+				axp.ContractAccount(id), want.Display(), p.EscrowAddress, s.rail.Chain.Money(st.Capturable).Display(), p.PaymentHash)
+		}
+		if why != "" {
+			out = append(out, axp.LedgerGap{TaskID: id, Kind: "escrow", Amount: want, Why: why})
+		}
+	}
+	return out
+}
+
+// escrowCallOf is the approval whose escrow call (a capture) is transaction txHash, or "".
+func escrowCallOf(tx *store.Tx, txHash string) string {
+	for _, id := range tx.TxHashUses(txHash) {
+		a, err := tx.Approval(id)
+		if err != nil || a == nil {
+			continue
+		}
+		for _, x := range a.Transfers {
+			if escrowCall(x.Part) && strings.EqualFold(x.TxHash, txHash) {
+				return a.ID
+			}
+		}
+	}
+	return ""
+}

@@ -51,6 +51,7 @@ const (
 	InboundWrittenOff = "written_off" // reorged and never back: the operator wrote it off (admin_write_off)
 	InboundPaidCall   = "paid_call"   // it settled a pay-per-call payment (x402)
 	InboundReturned   = "returned"    // it paid no task and the operator sent it back to its sender
+	InboundEscrowFee  = "escrow_fee"  // the escrow paid the platform's fee of a capture the hot wallet sent
 )
 
 // InboundTransfer is one stablecoin transfer to the deposit address, as the watcher or a reported

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"math/big"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,7 +17,9 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/chain/escrow"
+	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 )
 
@@ -175,20 +180,68 @@ func TestChainPayByEscrow(t *testing.T) {
 		t.Fatalf("ledger %v", b)
 	}
 
-	// The job runs; its payout cannot be approved until capture is built: the hot wallet would pay
-	// the seller from its float while the escrow still holds the buyer's money.
+	// The job runs; its payout leaves the escrow by capture from the hot wallet. Money sent by hand
+	// would leave the buyer's money in the contract: refused, nothing moves.
 	item := m.payoutQueued(seller, buyer, task.ID)
-	_, err = do(m.admin, "admin_approve", map[string]any{"id": item.ID})
+	_, err = do(m.admin, "admin_approve", map[string]any{"id": item.ID, "tx_hash": "0x" + strings.Repeat("ab", 32)})
 	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "held by the escrow contract") {
-		t.Fatalf("approving the payout: %v", e)
+		t.Fatalf("approving the payout by hand: %v", e)
 	}
 	if hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot)); hot != hotBefore || m.c.Balance(m.c.Token, payout) != 0 || m.held() != price {
 		t.Fatalf("the refused payout moved money: hot %s, seller %s, escrow %s", hot, m.c.Balance(m.c.Token, payout), m.held())
 	}
-	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalPending {
-		t.Fatalf("the payout item is %s", a.Status)
+	m.captured(seller, buyer, task, item, payout, hotBefore)
+}
+
+// captured approves the payout item of task, paid into the escrow, and checks the capture: the
+// item is sent as one call of the escrow and confirmed from its PaymentCaptured event; the seller's
+// address receives the net, the fee receiver (the deposit address) the fee, the escrow and the task's
+// contract account end at 0, the hot wallet's token balance is untouched (hot), and the ledger books
+// what the contract paid.
+func (m *escrowMarket) captured(seller *member, buyer *client.Client, task axp.Task, item axp.Approval, payout string, hot axp.Money) {
+	t := m.tb
+	t.Helper()
+	price := task.Payment.AmountUSD
+	fee := price * axp.Money(task.Fee.FeeBPS) / 10_000 // the contract rounds down
+	if item.SellerNetUSD != price-fee || item.FeeUSD != fee || item.Amount != price-fee {
+		t.Fatalf("the payout item shows net %s fee %s amount %s; the capture pays %s and %s", item.SellerNetUSD, item.FeeUSD, item.Amount, price-fee, fee)
 	}
-	m.balances()
+	depBefore := m.c.Balance(m.c.Token, m.deposit)
+	var sent axp.Approval
+	call(t, m.admin, "admin_approve", map[string]any{"id": item.ID}, &sent)
+	if sent.Status != axp.ApprovalSent || len(sent.Transfers) != 1 || sent.Transfers[0].Part != "capture" ||
+		!strings.EqualFold(sent.Transfers[0].To, m.k.Escrow.Hex()) || sent.Transfers[0].Amount != price {
+		t.Fatalf("approved: %+v", sent)
+	}
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("payout is %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	if got := m.c.Balance(m.c.Token, payout); got != price-fee {
+		t.Fatalf("the seller holds %s, want %s", got, price-fee)
+	}
+	if got := m.c.Balance(m.c.Token, m.deposit) - depBefore; got != fee {
+		t.Fatalf("the fee receiver got %s, want %s", got, fee)
+	}
+	if held := m.held(); held != 0 {
+		t.Fatalf("the escrow still holds %s", held)
+	}
+	if got := m.c.Balance(m.c.Token, chaintest.Addr(m.hot)); got != hot {
+		t.Fatalf("the hot wallet holds %s, had %s", got, hot)
+	}
+	b := m.balances()
+	if b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctSellerPaid] != price-fee || b[axp.AcctFees] != fee {
+		t.Fatalf("ledger %v", b)
+	}
+	// Reconcile: the fee the escrow paid the deposit address is the capture's, not a stray
+	// transfer; the contract account matches the escrow's state.
+	if r := m.reconciled(); !r.Covered || r.DepositDifferenceUSD != 0 || len(r.UnknownTransfers) != 0 || len(r.MissingTransfers) != 0 {
+		t.Fatalf("reconcile after the capture: %+v", r)
+	}
 }
 
 // TestReplayPayEscrow: pay_escrow retried with its Idempotency-Key replays the first report; the
@@ -285,5 +338,219 @@ func TestChainEscrowCrash(t *testing.T) {
 	b := m.balances()
 	if b[axp.ContractAccount(task.ID)] != price || b[axp.AcctBuyerFunds] != -2*price {
 		t.Fatalf("ledger %v", b)
+	}
+}
+
+// A crash between recording the signed capture and broadcasting it loses nothing: after a restart
+// the watcher broadcasts the stored transaction, and the payout is captured once.
+func TestChainEscrowCaptureCrash(t *testing.T) {
+	m := newEscrowMarket(t)
+	payout := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	buyer, task := m.awaiting(seller)
+	hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot))
+	call(t, buyer, "pay_escrow", m.signEscrow(m.buyerWallet(10_000_000), task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	item := m.payoutQueued(seller, buyer, task.ID)
+
+	m.d.SetAfterScan(func(what string) {
+		if what == "send" {
+			panic("the exchange stops here")
+		}
+	})
+	if resp, _ := do(m.admin, "admin_approve", map[string]any{"id": item.ID}); resp == nil || resp.Status != http.StatusInternalServerError {
+		t.Fatalf("crashed call: %+v", resp)
+	}
+	if held := m.held(); held != task.Payment.AmountUSD {
+		t.Fatalf("before the restart the escrow holds %s", held)
+	}
+	m.restart()
+	buyer = m.anon.With(buyer.Token)
+	eventually(t, func() error {
+		m.c.Mine(1)
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("payout is %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	fee := task.Payment.AmountUSD * axp.Money(task.Fee.FeeBPS) / 10_000
+	if got := m.c.Balance(m.c.Token, payout); got != task.Payment.AmountUSD-fee || m.held() != 0 || m.c.Balance(m.c.Token, chaintest.Addr(m.hot)) != hot {
+		t.Fatalf("after the restart: seller %s, escrow %s, hot %s", got, m.held(), m.c.Balance(m.c.Token, chaintest.Addr(m.hot)))
+	}
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); len(a.Transfers) != 1 {
+		t.Fatalf("the capture was sent %d times: %+v", len(a.Transfers), a.Transfers)
+	}
+	if b := m.balances(); b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctSellerPaid] != task.Payment.AmountUSD-fee {
+		t.Fatalf("ledger %v", b)
+	}
+
+}
+
+// A confirmed capture whose block leaves the canonical chain (a reorg deeper than the
+// confirmations, the transaction lost) is sent again from the same signed bytes, as a payout
+// transfer is: the seller is paid once, the ledger books the capture once.
+func TestChainEscrowCaptureReorg(t *testing.T) {
+	m := newEscrowMarket(t)
+	payout := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	buyer, task := m.awaiting(seller)
+	call(t, buyer, "pay_escrow", m.signEscrow(m.buyerWallet(10_000_000), task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	item := m.payoutQueued(seller, buyer, task.ID)
+	snap := m.c.Snapshot()
+	sent := m.approve(item.ID, false)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	price := task.Payment.AmountUSD
+	net := price - price*axp.Money(task.Fee.FeeBPS)/10_000
+	if bal := m.c.Balance(m.c.Token, payout); bal != net || m.held() != 0 {
+		t.Fatalf("before the reorg: seller %s, escrow %s", bal, m.held())
+	}
+
+	m.c.Revert(snap)
+	m.c.DropTransaction(sent.Transfers[0].TxHash)
+	m.c.Mine(4)
+	eventually(t, func() error {
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Reorged != 1 {
+			return fmt.Errorf("payout %s, reorged %d", a.Status, a.Reorged)
+		}
+		return nil
+	})
+	eventually(t, func() error {
+		m.c.Mine(1)
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("payout %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	if bal := m.c.Balance(m.c.Token, payout); bal != net || m.held() != 0 {
+		t.Fatalf("after the capture was sent again: seller %s (want %s once), escrow %s", bal, net, m.held())
+	}
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Transfers[0].TxHash != sent.Transfers[0].TxHash {
+		t.Fatalf("sent again as %s, not the same transaction %s", a.Transfers[0].TxHash, sent.Transfers[0].TxHash)
+	}
+	payouts := 0
+	for _, e := range m.entriesOf(task.ID) {
+		if e.Kind == axp.ApprovePayout {
+			payouts++
+		}
+	}
+	if b := m.balances(); payouts != 1 || b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctSellerPaid] != net {
+		t.Fatalf("%d payouts booked, ledger %v", payouts, b)
+	}
+}
+
+// A refund of a task whose money the escrow holds is the escrow's void, sent by the hot wallet:
+// the seller refused the paid job, the buyer cancels, the operator approves the refund; the buyer's
+// wallet is whole again, the escrow and the task's contract account end at 0, the hot wallet's
+// token balance is untouched, and the ledger books the buyer's refund.
+func TestChainEscrowVoid(t *testing.T) {
+	m := newEscrowMarket(t)
+	p := m.newPushSeller("text-file", map[string]func(map[string]any) any{
+		"do_task": func(map[string]any) any { return map[string]any{"accepted": false, "reason": "no"} },
+	}, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey()),
+		"skills": []map[string]any{{"task_type": "text-file", "instant_price_usd": json.Number("4.50"), "instant_eta_minutes": 30}}})
+	buyer, task := m.awaiting(p.member)
+	kb := m.buyerWallet(10_000_000)
+	hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot))
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskOpen) // paid, then refused by the seller
+	price := task.Payment.AmountUSD
+	if m.held() != price {
+		t.Fatalf("the escrow holds %s", m.held())
+	}
+	call(t, buyer, "cancel_task", map[string]any{"id": task.ID}, nil)
+	refund := m.approvalOf(task.ID, axp.ApproveRefund)
+	if refund.Amount != price || refund.RefundUSD != price || refund.SellerNetUSD != 0 || refund.FeeUSD != 0 {
+		t.Fatalf("refund item %+v", refund)
+	}
+	_, err := do(m.admin, "admin_approve", map[string]any{"id": refund.ID, "tx_hash": "0x" + strings.Repeat("cd", 32)})
+	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "held by the escrow contract") {
+		t.Fatalf("approving the refund by hand: %v", e)
+	}
+	sent := m.approve(refund.ID, false)
+	if sent.Status != axp.ApprovalSent || len(sent.Transfers) != 1 || sent.Transfers[0].Part != "void" || sent.Transfers[0].Amount != price {
+		t.Fatalf("approved: %+v", sent)
+	}
+	m.c.Mine(2)
+	eventually(t, func() error {
+		if a := m.approvalOf(task.ID, axp.ApproveRefund); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("refund is %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	if got := m.c.Balance(m.c.Token, chaintest.Addr(kb)); got != 10_000_000 || m.held() != 0 || m.c.Balance(m.c.Token, chaintest.Addr(m.hot)) != hot {
+		t.Fatalf("after the void: buyer %s, escrow %s, hot %s (had %s)", got, m.held(), m.c.Balance(m.c.Token, chaintest.Addr(m.hot)), hot)
+	}
+	if b := m.balances(); b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != price {
+		t.Fatalf("ledger %v", b)
+	}
+	if r := m.reconciled(); !r.Covered || len(r.MissingTransfers) != 0 {
+		t.Fatalf("reconcile after the void: %+v", r)
+	}
+}
+
+// admin_reconcile counts each task's contract account against the escrow's own state: after
+// pay_escrow they agree, nothing is listed and the money summary counts the contract's money as
+// held; once the payment is voided behind the exchange's back (the operator's key used outside
+// it), the difference is named with its task.
+func TestChainEscrowReconcile(t *testing.T) {
+	m := newEscrowMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	buyer, task := m.awaiting(seller)
+	kb := m.buyerWallet(10_000_000)
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	if r := m.reconciled(); !r.Covered || len(r.MissingTransfers) != 0 || r.DepositDifferenceUSD != 0 {
+		t.Fatalf("reconcile after pay_escrow: %+v", r)
+	}
+	if st := m.stats(); st.Money.Held != task.Payment.AmountUSD {
+		t.Fatalf("the money summary holds %s, want the escrow's %s", st.Money.Held, task.Payment.AmountUSD)
+	}
+
+	info, err := escrow.ParseTerms(task.Payment.Escrow.PaymentInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Payer = common.HexToAddress(chaintest.Addr(kb))
+	data, err := escrow.Void(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	from := common.HexToAddress(chaintest.Addr(m.hot))
+	nonce, err := m.ec.PendingNonceAt(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gas, err := m.ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &m.k.Escrow, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	price, err := m.ec.SuggestGasPrice(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: nonce, To: &m.k.Escrow, Gas: gas * 2, GasPrice: new(big.Int).Mul(price, big.NewInt(2)), Data: data}),
+		types.LatestSignerForChainID(big.NewInt(int64(chaintest.ID))), m.hot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.ec.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	m.c.Mine(1)
+	if m.held() != 0 {
+		t.Fatalf("the void left %s in the escrow", m.held())
+	}
+	r := m.reconciled()
+	if r.Covered || len(r.MissingTransfers) != 1 || r.MissingTransfers[0].TaskID != task.ID || r.MissingTransfers[0].Kind != "escrow" ||
+		!strings.Contains(r.MissingTransfers[0].Why, axp.ContractAccount(task.ID)) {
+		t.Fatalf("reconcile after the void behind the exchange's back: %+v", r)
 	}
 }

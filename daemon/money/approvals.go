@@ -177,7 +177,7 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 }
 
 func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
-	if err := s.refuseContractMoney(in.ID); err != nil {
+	if err := s.refuseContractMoney(in); err != nil {
 		return nil, err
 	}
 	if in.TxHash == "" && s.rail.Wallet != nil {
@@ -389,6 +389,12 @@ func bookBuyerPart(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, hash s
 // queued): nothing moves on figures the operator did not see.
 func bookingOf(t *axp.TaskRecord, a *axp.Approval, refund axp.Money) ([]axp.Posting, error) {
 	postings, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+	if inContract(t) {
+		if postings = contractEntry(t, a.Kind); postings == nil {
+			return nil, contractRefusal(t)
+		}
+		err = nil
+	}
 	if err != nil {
 		return nil, axp.Conflict("approval "+a.ID+" cannot be booked: "+err.Error(), "reject it and decide again on the task's current funds")
 	}

@@ -289,13 +289,13 @@ func inContract(t *axp.TaskRecord) bool {
 }
 
 // refuseContractMoney refuses to approve an item that sends money of a task whose money the escrow
-// contract holds: the hot wallet would pay it from its float while the contract still holds the
-// buyer's money. Such money leaves by the escrow's capture, void or refund, not built yet.
-func (s *Service) refuseContractMoney(approvalID string) error {
+// contract holds, unless the hot wallet sends it by a call of the escrow (a payout's capture, a
+// refund's void): money sent by hand, or a split, would leave the buyer's money in the contract.
+func (s *Service) refuseContractMoney(in *axp.ApproveBody) error {
 	var t *axp.TaskRecord
 	var kind string
 	s.base.Store.View(func(tx *store.Tx) error {
-		a, err := tx.Approval(approvalID)
+		a, err := tx.Approval(in.ID)
 		if err != nil || a == nil || a.TaskID == "" {
 			return err
 		}
@@ -303,10 +303,8 @@ func (s *Service) refuseContractMoney(approvalID string) error {
 		t, err = tx.Task(a.TaskID)
 		return err
 	})
-	if t == nil || !axp.SendsMoney(kind) || !inContract(t) {
+	if t == nil || !axp.SendsMoney(kind) || !inContract(t) || (contractEntry(t, kind) != nil && in.TxHash == "" && s.rail.Wallet != nil) {
 		return nil
 	}
-	return axp.Conflict(fmt.Sprintf("task %s's money is held by the escrow contract (%s, payment %s): this exchange cannot yet pay it out by capture, void or refund",
-		t.ID, t.Authorization.Escrow.EscrowAddress, t.Authorization.Escrow.PaymentHash),
-		"leave the item queued; nothing was sent")
+	return contractRefusal(t)
 }

@@ -245,6 +245,16 @@ func (s *Service) onInbound(ctx context.Context, group []chain.Transfer, authTas
 		if seen != nil && seen.Outcome != axp.InboundUnmatched {
 			return nil, nil
 		}
+		// The fee of a capture the hot wallet sent pays no task: it is booked with the capture.
+		if id := escrowCallOf(ch.Tx, recs[0].TxHash); id != "" {
+			for i := range recs {
+				recs[i].Outcome, recs[i].Note = axp.InboundEscrowFee, "the escrow's fee of the capture of approval "+id
+				if err := ch.Tx.PutInbound(&recs[i]); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}
 		reporters, err := reportersOf(ch.Tx, recs[0].TxHash, claimed)
 		if err != nil {
 			return nil, err
@@ -757,9 +767,10 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	r := &axp.Reconciliation{Chain: s.rail.ChainInfo, UnknownTransfers: []axp.InboundTransfer{}, MissingTransfers: []axp.LedgerGap{},
 		InFlight: []axp.OutTransfer{}}
 	var entries []axp.LedgerEntry
-	inbound := map[string]bool{}   // tx hashes of transfers to the deposit address the watcher saw
-	reorged := map[string]uint64{} // tx hashes of credited transfers whose block left the chain
-	senders := map[string]string{} // the sender of each transfer to the deposit address, by tx hash
+	var escrowTasks map[string]*axp.EscrowPayment // the escrow payment of each task with a contract account
+	inbound := map[string]bool{}                  // tx hashes of transfers to the deposit address the watcher saw
+	reorged := map[string]uint64{}                // tx hashes of credited transfers whose block left the chain
+	senders := map[string]string{}                // the sender of each transfer to the deposit address, by tx hash
 	out := outLedger{items: map[string]*axp.Approval{}, payers: map[string]string{}, tasks: map[string]*axp.TaskRecord{},
 		receipts: map[string]receiptRead{}}
 	err := s.base.Store.View(func(tx *store.Tx) error {
@@ -769,6 +780,9 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 			return err
 		}
 		if err := out.load(tx, entries); err != nil {
+			return err
+		}
+		if escrowTasks, err = contractTasks(tx, entries); err != nil {
 			return err
 		}
 		if err := tx.EachInbound(func(in *axp.InboundTransfer) bool {
@@ -781,7 +795,8 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 			}
 			inbound[in.TxHash] = true
 			senders[in.TxHash] = in.From
-			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall && in.Outcome != axp.InboundReturned {
+			if in.Outcome != axp.InboundFunded && in.Outcome != axp.InboundPartial && in.Outcome != axp.InboundPaidCall && in.Outcome != axp.InboundReturned &&
+				in.Outcome != axp.InboundEscrowFee {
 				r.UnknownTransfers = append(r.UnknownTransfers, *in)
 			}
 			return true
@@ -793,7 +808,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 				if x.Status == axp.TransferSent {
 					x.Raw = ""
 					r.InFlight = append(r.InFlight, x)
-					if !a.Booked {
+					if !a.Booked && !escrowCall(x.Part) {
 						// A booked item's transfer sent again after a reorg is in the ledger's
 						// payouts already; the chain lacks it (a missing transfer) until it is mined.
 						r.InFlightUSD += x.Amount
@@ -833,6 +848,21 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 	counted := map[transferID]spent{}       // transfers a payout, refund or split already counted
 	for i := range entries {
 		e := &entries[i]
+		if held := contractHeld(e); held != nil {
+			// Money the escrow contract holds never reached the exchange's addresses, but for
+			// the fee a capture pays the fee receiver (the deposit address); the entry's
+			// transaction must hold the escrow's event for the task's payment.
+			for _, p := range e.Postings {
+				if p.Account == axp.AcctFees {
+					r.ReceivedUSD += p.Amount
+				}
+			}
+			if gap := s.escrowGap(ctx, e, escrowTasks[e.TaskID]); gap != "" {
+				r.MissingTransfers = append(r.MissingTransfers, axp.LedgerGap{EntryID: e.ID, TaskID: e.TaskID, Kind: e.Kind,
+					TxHash: e.TxHash, Amount: *held, Why: gap})
+			}
+			continue
+		}
 		for _, p := range e.Postings {
 			switch p.Account {
 			case axp.AcctBuyerFunds, axp.AcctCallers:
@@ -871,6 +901,7 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 				TxHash: e.TxHash, Amount: amount, Why: gap})
 		}
 	}
+	r.MissingTransfers = append(r.MissingTransfers, s.escrowDifferences(ctx, entries, escrowTasks)...)
 	bal, err := s.rail.Chain.BalanceOf(ctx, s.rail.Chain.Deposit())
 	if err != nil {
 		return nil, axp.Errorf(axp.CodeUnavailable, "cannot read the deposit address's balance: %v", err)
@@ -930,6 +961,8 @@ func stillToSend(a *axp.Approval) axp.Money {
 	var out axp.Money
 	for _, p := range a.Booking {
 		switch {
+		case p.Account == axp.ContractAccount(a.TaskID):
+			return 0 // the escrow contract pays it, not the hot wallet
 		case p.Account == axp.AcctSellerPaid && !done["seller"]:
 			out += p.Amount
 		case p.Account == axp.AcctBuyerRefund && a.BuyerPartTxHash == "":

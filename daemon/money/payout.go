@@ -57,6 +57,9 @@ func planTransfers(tx *store.Tx, t *axp.TaskRecord, a *axp.Approval) ([]axp.OutT
 			return nil, err
 		}
 	}
+	if inContract(t) {
+		return capturePlan(t, a)
+	}
 	done := a.SentParts()
 	var out []axp.OutTransfer
 	for _, p := range postings {
@@ -200,8 +203,9 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	defer release()
 	var sends []axp.OutTransfer
 	var before *axp.Approval
+	var task *axp.TaskRecord
 	err = s.base.Store.View(func(tx *store.Tx) error {
-		before, _, sends, _, err = plan(tx, in.ID)
+		before, task, sends, _, err = plan(tx, in.ID)
 		return err
 	})
 	if err != nil {
@@ -215,7 +219,9 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	var total axp.Money
 	for _, x := range sends {
-		total += x.Amount
+		if !escrowCall(x.Part) { // the escrow pays a capture or a void, the hot wallet only its gas
+			total += x.Amount
+		}
 	}
 	if bal, err := s.rail.Chain.BalanceOf(ctx, s.rail.Wallet.Address()); err == nil && s.rail.Chain.Money(bal) < total {
 		return nil, axp.Conflict(fmt.Sprintf("%s: the hot wallet %s holds %s of the stablecoin, approving %s needs %s", chain.ErrInsufficient,
@@ -223,6 +229,14 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 			"fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
 	}
 	for i := range sends {
+		if escrowCall(sends[i].Part) {
+			signed, err := s.signEscrowCall(ctx, task, sends[i].Part)
+			if err != nil {
+				return nil, err
+			}
+			sends[i].TxHash, sends[i].Nonce, sends[i].Raw, sends[i].Status = signed.Hash, signed.Nonce, hex.EncodeToString(signed.Raw), axp.TransferSent
+			continue
+		}
 		signed, err := s.rail.Wallet.Sign(ctx, sends[i].To, sends[i].Amount, uint64(i))
 		if err != nil {
 			reason := err.Error()
@@ -557,6 +571,10 @@ func (s *Service) TrackSent(ctx context.Context) {
 			case !r.Success:
 				got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: fmt.Sprintf("reverted in block %d", r.Block)}
 			case r.Confirmations >= s.rail.Chain.Confirmations():
+				if escrowCall(x.Part) && !s.calledFor(a.TaskID, r, x) {
+					got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: fmt.Sprintf("mined in block %d without the escrow's event of the task's payment (%s)", r.Block, x.Part)}
+					continue
+				}
 				got[x.TxHash] = transferOutcome{status: axp.TransferConfirmed, block: r.Block, blockHash: r.BlockHash}
 			}
 		}

@@ -31,6 +31,9 @@ func (s *Service) MoneyApproval(t *axp.TaskRecord, kind string, refund axp.Money
 		// What the operator sees is what approving books: the same entry, computed now.
 		a.PriceRefundUSD = refund
 		booking, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
+		if c := contractEntry(t, kind); inContract(t) && c != nil {
+			booking, err = c, nil // the escrow contract pays it: what the contract moves
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -46,8 +49,11 @@ func (s *Service) MoneyApproval(t *axp.TaskRecord, kind string, refund axp.Money
 				a.FeeUSD = p.Amount
 			}
 		}
-		if kind == axp.ApproveRefund {
+		switch {
+		case kind == axp.ApproveRefund:
 			a.Amount = a.RefundUSD
+		case kind == axp.ApprovePayout && inContract(t):
+			a.Amount = a.SellerNetUSD
 		}
 		// A task whose payment left the canonical chain moves no money until it is back.
 		if t.Reorged {

@@ -268,8 +268,8 @@ func moneyTotals(entries []axp.LedgerEntry) axp.MoneyTotals {
 			m.RefundsSent = v
 		case acct == axp.AcctLosses:
 			m.Losses = -v
-		case strings.HasPrefix(acct, "escrow:"):
-			m.Held += v
+		case strings.HasPrefix(acct, "escrow:"), strings.HasPrefix(acct, "contract:"):
+			m.Held += v // held for tasks, by the exchange or by the escrow contract
 		}
 	}
 	return m

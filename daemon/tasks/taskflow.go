@@ -22,13 +22,15 @@ import (
 func (s *Service) getTask(ctx context.Context, c *pipeline.Call, in *axp.TaskQuery) (*axp.Task, error) {
 	var out axp.Task
 	err := s.base.Store.View(func(tx *store.Tx) error {
-		t, err := kernel.LoadTask(tx, in.ID)
+		// The pipeline checked the caller against the task (Owner: TaskAudience) and kept what it
+		// read: the task is decoded once, and its side is the one the pipeline admitted.
+		t, side, err := kernel.LoadOwned(tx, c, in.ID)
 		if err != nil {
 			return err
 		}
-		aud, err := kernel.AudienceOf(tx, t, c.Caller)
-		if err != nil {
-			return err
+		aud := kernel.ViewBuyer
+		if side == axp.SideSeller {
+			aud = kernel.ViewSeller
 		}
 		if aud == kernel.ViewSeller {
 			out, err = s.quoteView(tx, t, c.Caller, buyerRefs{})

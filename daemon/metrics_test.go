@@ -222,6 +222,14 @@ func TestMetricsChain(t *testing.T) {
 		if v, _ := value(fams, "axp_chain_last_pass_timestamp_seconds", nil); v == 0 {
 			return errors.New("no watcher pass yet")
 		}
+		// A pass whose node reads failed (a loaded machine) leaves the head or the balance unread;
+		// the next pass reads them.
+		if v, _ := value(fams, "axp_chain_head", nil); v == 0 {
+			return errors.New("no pass has read the head yet")
+		}
+		if v, _ := value(fams, "axp_hot_wallet_balance_usd", nil); v == 0 {
+			return errors.New("no pass has read the hot wallet's balance yet")
+		}
 		return nil
 	})
 	head, _ := value(fams, "axp_chain_head", nil)

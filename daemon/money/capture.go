@@ -195,14 +195,9 @@ func (s *Service) escrowGap(ctx context.Context, e *axp.LedgerEntry, p *axp.Escr
 	case e.TxHash == "":
 		return "the entry names no transaction of the escrow"
 	}
-	r, err := s.rail.Chain.Receipt(ctx, e.TxHash)
-	switch {
-	case err != nil:
-		return "cannot read the transaction: " + err.Error()
-	case !r.Found:
-		return "the chain has no such transaction"
-	case !r.Success:
-		return "the transaction reverted"
+	r, gap := s.minedReceipt(ctx, e.TxHash)
+	if gap != "" {
+		return gap
 	}
 	if !s.called(r, event, p.EscrowAddress, p.PaymentHash, *contractHeld(e)) {
 		return fmt.Sprintf("the transaction holds no %s of the task's escrow payment %s for %s", event, p.PaymentHash, contractHeld(e).Display())

@@ -977,20 +977,31 @@ func stillToSend(a *axp.Approval) axp.Money {
 	return max(out, 0)
 }
 
+// minedReceipt reads the receipt of transaction hash, or says why the chain does not show it
+// mined and successful.
+func (s *Service) minedReceipt(ctx context.Context, hash string) (chain.Receipt, string) {
+	r, err := s.rail.Chain.Receipt(ctx, hash)
+	switch {
+	case err != nil:
+		return r, "cannot read the transaction: " + err.Error()
+	case !r.Found:
+		return r, "the chain has no such transaction"
+	case !r.Success:
+		return r, "the transaction reverted"
+	}
+	return r, ""
+}
+
 // ledgerGap says why the chain does not confirm a ledger entry's transaction, or "".
 func (s *Service) ledgerGap(ctx context.Context, e *axp.LedgerEntry, inbound map[string]bool) string {
 	toDeposit := e.Kind == "payment" || e.Kind == "paid_call" || e.Kind == "connector_setup"
 	if toDeposit && inbound[e.TxHash] {
 		return ""
 	}
-	r, err := s.rail.Chain.Receipt(ctx, e.TxHash)
+	r, gap := s.minedReceipt(ctx, e.TxHash)
 	switch {
-	case err != nil:
-		return "cannot read the transaction: " + err.Error()
-	case !r.Found:
-		return "the chain has no such transaction"
-	case !r.Success:
-		return "the transaction reverted"
+	case gap != "":
+		return gap
 	case len(r.Transfers) == 0:
 		return "the transaction moves none of the stablecoin"
 	}

@@ -248,11 +248,7 @@ type State struct {
 
 // ReadState reads the payment's state (by its Hash) from the escrow at escrowAddr.
 func ReadState(ctx context.Context, ec *ethclient.Client, escrowAddr common.Address, hash common.Hash) (State, error) {
-	data, err := escrowC.Pack("paymentState", hash)
-	if err != nil {
-		return State{}, err
-	}
-	out, err := ec.CallContract(ctx, ethereum.CallMsg{To: &escrowAddr, Data: data}, nil)
+	out, err := call(ctx, ec, escrowAddr, "paymentState", hash)
 	if err != nil {
 		return State{}, err
 	}
@@ -265,35 +261,41 @@ func ReadState(ctx context.Context, ec *ethclient.Client, escrowAddr common.Addr
 
 // GetHash asks the escrow at escrowAddr for the payment's hash (its getHash), to check Hash against.
 func GetHash(ctx context.Context, ec *ethclient.Client, escrowAddr common.Address, p PaymentInfo) (common.Hash, error) {
-	data, err := escrowC.Pack("getHash", p.tuple())
-	if err != nil {
-		return common.Hash{}, err
-	}
-	out, err := ec.CallContract(ctx, ethereum.CallMsg{To: &escrowAddr, Data: data}, nil)
-	if err != nil {
-		return common.Hash{}, err
-	}
-	if len(out) != 32 {
-		return common.Hash{}, fmt.Errorf("the escrow at %s answered getHash with %d bytes, not 32", escrowAddr.Hex(), len(out))
-	}
-	return common.BytesToHash(out), nil
+	out, err := callWord(ctx, ec, escrowAddr, "getHash", p.tuple())
+	return common.BytesToHash(out), err
 }
 
 // TokenStore asks the escrow at escrowAddr for the address of operator's token store, where the
 // money it holds for the operator's payments sits (the address is fixed before the store exists).
 func TokenStore(ctx context.Context, ec *ethclient.Client, escrowAddr, operator common.Address) (common.Address, error) {
-	data, err := escrowC.Pack("getTokenStore", operator)
+	out, err := callWord(ctx, ec, escrowAddr, "getTokenStore", operator)
 	if err != nil {
 		return common.Address{}, err
-	}
-	out, err := ec.CallContract(ctx, ethereum.CallMsg{To: &escrowAddr, Data: data}, nil)
-	if err != nil {
-		return common.Address{}, err
-	}
-	if len(out) != 32 {
-		return common.Address{}, fmt.Errorf("the escrow at %s answered getTokenStore with %d bytes, not 32", escrowAddr.Hex(), len(out))
 	}
 	return common.BytesToAddress(out), nil
+}
+
+// call calls method of the escrow at escrowAddr with args (a read, at the newest block) and
+// answers the returned bytes.
+func call(ctx context.Context, ec *ethclient.Client, escrowAddr common.Address, method string, args ...any) ([]byte, error) {
+	data, err := escrowC.Pack(method, args...)
+	if err != nil {
+		return nil, err
+	}
+	return ec.CallContract(ctx, ethereum.CallMsg{To: &escrowAddr, Data: data}, nil)
+}
+
+// callWord calls method as call does and answers its one 32-byte word, or an error naming the
+// method when the escrow answered anything else.
+func callWord(ctx context.Context, ec *ethclient.Client, escrowAddr common.Address, method string, args ...any) ([]byte, error) {
+	out, err := call(ctx, ec, escrowAddr, method, args...)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) != 32 {
+		return nil, fmt.Errorf("the escrow at %s answered %s with %d bytes, not 32", escrowAddr.Hex(), method, len(out))
+	}
+	return out, nil
 }
 
 // Event is one event of the escrow, decoded. Fields an event does not carry are zero.

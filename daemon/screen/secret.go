@@ -121,7 +121,7 @@ func placeholder(value string) bool {
 	if strings.ContainsAny(v, "()") {
 		return true // a call: os.getenv("X"), get_password()
 	}
-	if envName.MatchString(v) || codeRef.MatchString(v) && !wordDigits(v) {
+	if envName.MatchString(v) || codeRef.MatchString(v) && !wordDigits(v) || subscript.MatchString(v) {
 		return true
 	}
 	if secretRef(v) || strings.HasPrefix(v, "ENC[") {
@@ -193,6 +193,8 @@ func placeholderWord(v string) bool {
 var (
 	envName = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
 	codeRef = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[[^\]]*\])?$`)
+	// subscript is a name indexed in code: params[:password], cfg["db"], argv[2].
+	subscript = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\[(?::?[A-Za-z_][A-Za-z0-9_]*|"[^"]*"|'[^']*'|[0-9]+)\]$`)
 )
 
 func sameChar(v string) bool {
@@ -520,6 +522,10 @@ func hexRun(text string, n int) bool {
 	return false
 }
 
+// exprWords begin an expression in code: what follows "password =" is computed, not written.
+var exprWords = map[string]bool{"new": true, "await": true, "yield": true, "typeof": true, "function": true,
+	"lambda": true, "async": true, "fn": true, "func": true, "match": true, "try": true}
+
 var connRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*://([^:]*):([^@]*)@`)
 
 // genericKind names the kind of a key = value match from its key.
@@ -567,11 +573,17 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		if bare && !strings.HasPrefix(k, "-") {
 			return false
 		}
+		if !quoted && exprWords[v] {
+			return false // password = new String(...), await prompt(...): code computes it
+		}
 		is := strings.TrimSpace(strings.ToLower(sep))
 		if !quoted && (is == ":" || is == "is" || is == "was") && !strongish(v) {
 			return false // "Password: choose one you can remember"
 		}
 		return true
+	}
+	if strings.HasPrefix(lo, "arn:") && strings.Count(v, ":") >= 5 {
+		return false // an Amazon resource name (a KMS key's, a role's) names, it does not open
 	}
 	if bare && !strings.HasPrefix(k, "-") || publicValue(v) || evmAddress(v) {
 		return false // "token abc": only after a flag ("--token abc"); a token's contract address
@@ -724,8 +736,8 @@ func FindSecrets(text string) []Removal {
 				}
 				v := text[vs:ve]
 				if !quoted {
-					if strings.HasSuffix(v, "[") {
-						continue // a code reference: os.environ["X"], config['db'], ENV["X"]
+					if strings.HasSuffix(v, "[") || subscript.MatchString(v) {
+						continue // a code reference: os.environ["X"], config['db'], ENV["X"], params[:password]
 					}
 					v = strings.TrimRight(v, ".)]}")
 					ve = vs + len(v)
@@ -808,6 +820,9 @@ func FindSecrets(text string) []Removal {
 	}
 	kept := spans[:0]
 	for _, sp := range spans {
+		if sp.kind == SecretPassword {
+			sp.e = quotedEnd(text, sp.s, sp.e)
+		}
 		if !publicID(text, sp.s, sp.e) {
 			kept = append(kept, sp)
 		}
@@ -841,6 +856,19 @@ func FindSecrets(text string) []Removal {
 		out[i].Fingerprint = fingerprint(text[out[i].Start:out[i].End])
 	}
 	return out
+}
+
+// quotedEnd extends a password found at the start of a quoted string over the rest of the
+// string when the whole reads as a passphrase of spaced words (7z -p"sprocket pepper ember 40").
+func quotedEnd(text string, s, e int) int {
+	if s == 0 || text[s-1] != '"' && text[s-1] != '\'' {
+		return e
+	}
+	q := strings.IndexByte(text[e:], text[s-1])
+	if q <= 0 || q > 100 || strings.IndexByte(text[e:e+q], '\n') >= 0 || !spacedWords(text[s:e+q]) {
+		return e
+	}
+	return e + q
 }
 
 // RedactSecrets replaces each credential in text with a marker naming its kind, such as

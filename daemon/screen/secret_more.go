@@ -377,7 +377,7 @@ var copulas = []string{" is", " ist", " lautet", " est", " es", " è", " é", " 
 // (Volna=pelikan164), two words and a number (pelikan_kasza9997); not a word, a path or a call.
 func labelledPassword(v string) bool {
 	if len(v) < 8 || len(v) > 64 || placeholderWord(v) || strings.IndexByte("$%{[(@&*<", v[0]) >= 0 || envName.MatchString(v) ||
-		codeRef.MatchString(v) && strings.TrimRight(v, "0123456789") == v || strings.Contains(v, "://") || strings.ContainsAny(v, "()") ||
+		codeRef.MatchString(v) && strings.TrimRight(v, "0123456789") == v || subscript.MatchString(v) || strings.Contains(v, "://") || strings.ContainsAny(v, "()") ||
 		strings.Count(v, "/") >= 2 || strings.HasPrefix(v, "$") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") {
 		return false
 	}
@@ -408,7 +408,8 @@ func labelledPassword(v string) bool {
 }
 
 // passwordToken reports whether a word reads as a password: 6 to 64 characters holding lower-case
-// letters and digits and either a symbol or a capital letter, and not an address, a path, a call, an identifier or a
+// letters and digits and either a symbol or a capital letter, or four or more small words joined
+// by dashes (dashedWords), and not an address, a path, a call, an identifier or a
 // code such as ORD-2024-11A, argon2id or db01:5432.
 func passwordToken(v string) bool {
 	if len(v) < 6 || len(v) > 64 || placeholder(v) || hashName(v) || strings.Contains(v, "://") || strings.Contains(v, "=") || v[0] == '#' {
@@ -429,6 +430,9 @@ func passwordToken(v string) bool {
 		case strings.IndexByte("-_.:/,", c) < 0:
 			sym = true
 		}
+	}
+	if dashedWords(v) {
+		return true // pixel-sierra-falcon-raven
 	}
 	if !dg || !low || !(sym || up || passphrase(v)) || passwordManagers[strings.ToLower(v)] {
 		return false // ORD-2024-11A, argon2id, bcrypt-12, db01:5432

@@ -31,7 +31,7 @@ type credWord struct {
 // written with a space. Words in scripts other than Latin are looked for as they are written.
 var credLexicon = []credWord{
 	// passwords
-	{"password", wordPassword}, {"passwort", wordPassword}, {"pass", wordPassword}, {"passwd", wordPassword}, {"pwd", wordPassword},
+	{"password", wordPassword}, {"passwort", wordPassword}, {"pass", wordPassword}, {"passwd", wordPassword}, {"pwd", wordPassword}, {"pw", wordPassword},
 	{"passcode", wordPassword}, {"passphrase", wordPassword}, {"kennwort", wordPassword},
 	{"contrasena", wordPassword}, {"contrasenya", wordPassword}, {"senha", wordPassword}, {"parola", wordPassword},
 	{"haslo", wordPassword}, {"heslo", wordPassword}, {"sifre", wordPassword}, {"sifresi", wordPassword},
@@ -479,7 +479,8 @@ func editDistance(a, b string, max int) int {
 // reports where it is.
 func scoredValue(line string, t credTerm) (int, int, bool) {
 	ts := strings.LastIndexAny(line[:t.end], " \t") + 1
-	if !t.answer && strings.ContainsAny(line[ts:t.end], ":/") && !strings.HasSuffix(strings.TrimRight(line[ts:t.end], "\"'"), ":") {
+	if !t.answer && strings.ContainsAny(line[ts:t.end], ":/") && !strings.HasSuffix(strings.TrimRight(line[ts:t.end], "\"'"), ":") &&
+		!strings.Contains(line[ts:t.end], "/:_") {
 		return 0, 0, false // inside a link, a path or a resource name: redis://:${REDIS_PASSWORD}@, arn:...:secret:prod
 	}
 	i := t.end
@@ -499,8 +500,10 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			i++ // the word is part of a longer token
 		}
 	}
-	n := 0            // tokens passed over that are not separators
-	afterSep := false // the token before was a colon, an equals sign, a copula or a label
+	labelColon := i > sep // the word ends in a colon, an equals sign or an arrow
+	n := 0                // tokens passed over that are not separators
+	afterSep := false     // the token before was a colon, an equals sign, a copula or a label
+	labelled := t.short && t.kind == wordPassword && labelAhead(line[i:])
 	for k := 0; k < 8 && n < 6 && i < len(line) && i-t.end < 100; k++ {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
@@ -513,6 +516,15 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			break
 		}
 		tok := line[i:j]
+		if t.kind == wordPassword && (n == 0 || afterSep) {
+			if s, e, ok := quotedPhrase(line, i); ok {
+				return s, e, true // "pixel bramble thunder saffron 75"
+			}
+			if rest := strings.TrimRight(line[i:], " \t."); n == 0 && labelColon && spacedWords(rest) &&
+				digits(rest[strings.LastIndexByte(rest, ' ')+1:]) > 0 {
+				return i, i + len(rest), true // passphrase: meadow nimbus violet walnut falcon 79
+			}
+		}
 		s, e := trimToken(tok)
 		v := tok[s:e]
 		if s >= e || separatorToken(v) {
@@ -526,8 +538,12 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			i, n, afterSep = j, n+1, strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：")
 			continue // a label, or another name set to a value
 		}
-		if t.short && n > 0 {
-			return 0, 0, false // pwd, mdp, key: only the next token
+		if t.short && n > 0 && !(afterSep && labelled) {
+			if !labelled {
+				return 0, 0, false // pwd, mdp, key: only the next token
+			}
+			i, n = j, n+1
+			continue // "pw for the staging box: X": on to the label's value
 		}
 		near := n
 		if afterSep && n > 0 {
@@ -547,6 +563,23 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 	return 0, 0, false
 }
 
+// labelAhead reports whether a label ending in a colon or a copula comes within the next five
+// tokens of rest, in the same clause: "pw for the staging box: X", "mdp du back-office c'est X".
+func labelAhead(rest string) bool {
+	for k, tok := range strings.Fields(rest) {
+		if k == 5 {
+			break
+		}
+		if strings.HasSuffix(tok, ":") || joiningWords[strings.ToLower(tok)] {
+			return k > 0
+		}
+		if strings.ContainsAny(tok[len(tok)-1:], ".!?);,") {
+			break
+		}
+	}
+	return false
+}
+
 // separatorToken reports a token that only joins a name to its value: punctuation, or a copula.
 func separatorToken(v string) bool {
 	if alnumRun(v) == 0 && isASCII(v) {
@@ -555,7 +588,7 @@ func separatorToken(v string) bool {
 	return joiningWords[strings.ToLower(v)]
 }
 
-var joiningWords = Set("is", "are", "was", "ist", "est", "es", "lautet", "lauten", "é", "è", "ni", "là", "adalah", "jest",
+var joiningWords = Set("is", "are", "was", "c'est", "ist", "est", "es", "lautet", "lauten", "é", "è", "ni", "là", "adalah", "jest",
 	"to", "je", "er", "är", "on", "olan", "هو", "هي", "است", "هست", "है", "是", "为", "は", "는", "은", "คือ", "это")
 
 // trimToken takes off the quotes, brackets and sentence punctuation around a token.
@@ -610,7 +643,13 @@ func hasDigitStr(s string) bool { return strings.ContainsAny(s, "0123456789") }
 // credValue decides on a value from its shape. n is how many tokens stand between it and the
 // credential word.
 func credValue(v string, kind, n int) bool {
-	if len(v) < 6 || len(v) > 256 || !isASCII(v) || maskedValue(v) || notSecretShape(v) || wordish(v) && !randomLetters(v) {
+	if len(v) < 6 || len(v) > 256 || !isASCII(v) || maskedValue(v) || notSecretShape(v) {
+		return false
+	}
+	if kind != wordKey && n <= 1 && dashedWords(v) {
+		return true // orbit-velvet-canyon-sprocket: a passphrase right after the word
+	}
+	if wordish(v) && !randomLetters(v) {
 		return false
 	}
 	switch kind {
@@ -644,7 +683,66 @@ func randomLetters(v string) bool {
 		}
 	}
 	l := letters(v)
-	return digits(v) >= 2 && l >= 3 && turns >= 3 || digits(v) == 0 && vowels*4 < l
+	return digits(v) >= 2 && l >= 3 && (turns >= 3 || turns >= 2 && vowels*3 < l) || digits(v) == 0 && vowels*4 < l
+}
+
+// dashedWords reports a passphrase of four to eight words of three to ten small letters joined by
+// single dashes (orbit-velvet-canyon-sprocket), as password managers generate them; a
+// capitalised name (Seed-Phrase-Backup) or a word of prose between them is not one.
+func dashedWords(v string) bool {
+	ws := strings.Split(v, "-")
+	if len(ws) < 4 || len(ws) > 8 {
+		return false
+	}
+	for _, w := range ws {
+		if len(w) < 3 || len(w) > 10 || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" || phraseStopWords[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// spacedWords reports a passphrase written with spaces: four or more words of three to ten small
+// letters, perhaps with a number of up to four digits, nine parts at most, and none of the little
+// words prose is made of ("the name of your first pet").
+func spacedWords(v string) bool {
+	ws := strings.Fields(v)
+	if len(ws) < 4 || len(ws) > 9 || strings.Join(ws, " ") != v {
+		return false
+	}
+	words := 0
+	for _, w := range ws {
+		switch {
+		case len(w) <= 4 && strings.Trim(w, "0123456789") == "":
+		case len(w) >= 3 && len(w) <= 10 && strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") == "" && !phraseStopWords[w]:
+			words++
+		default:
+			return false
+		}
+	}
+	return words >= 4
+}
+
+// phraseStopWords are the little words of prose, never in a generated passphrase.
+var phraseStopWords = Set("the", "and", "for", "you", "your", "our", "with", "from", "that", "this", "not", "use", "are",
+	"was", "one", "any", "all", "same", "new", "old", "see", "set", "via", "then", "when", "what", "which", "into",
+	"has", "have", "can", "will", "must", "should", "please", "here", "there", "login", "user", "name", "password",
+	"reset", "change", "enter", "type", "choose", "first", "last", "account", "email")
+
+// quotedPhrase reports a passphrase in quotes that starts at line[i]: the quote closes on the
+// line and what it holds reads as spaced words.
+func quotedPhrase(line string, i int) (int, int, bool) {
+	if i >= len(line) || line[i] != '"' && line[i] != '\'' {
+		return 0, 0, false
+	}
+	e := strings.IndexByte(line[i+1:], line[i])
+	if e < 0 || e > 100 {
+		return 0, 0, false
+	}
+	if !spacedWords(line[i+1 : i+1+e]) {
+		return 0, 0, false
+	}
+	return i + 1, i + 1 + e, true
 }
 
 // keyValue decides on a value after a key, token or secret word.

@@ -118,3 +118,36 @@ func TestSecretScoredRound9(t *testing.T) {
 		"[10:12] buyer: which password manager do you use?\n[10:13] seller: Bitwarden, version 2026.11.0",
 	})
 }
+
+// Round 10 (classes of miss and false alarm of the tenth held-out set): passphrases of small
+// words joined by dashes or written with spaces after a password word, in quotes or after a
+// colon, and a quoted one given to a tool; "pw" and short words reaching a label's value; letters
+// around a block of digits that read as generated; .npmrc's _auth under a registry's path; a
+// Teams webhook. Not secrets: code that computes a password, an indexed name, a resource name
+// after a key's name; and their near look-alikes.
+func TestSecretScoredRound10(t *testing.T) {
+	checkFound(t, []string{
+		"Das Passwort lautet hollow-ginger-plank-meteor",
+		"kullanıcı adı deniz, şifre lotus-cedar-pebble-anvil",
+		"le mdp du serveur c'est amber-tulip-oxide-rocket",
+		"The passphrase for the backup is 'fern gravel lotus quiver 38'",
+		"passphrase: oxide plank cedar ginger tulip 07",
+		"7z a secrets.7z notes/ -p'gravel anvil meteor fern 62'",
+		"acct = Wallet.fromEncryptedJsonSync(blob, 'quiver-oxide-fern-hollow')",
+		"pw for the build box: qwtr58kxzplm",
+		"DB_PASSWORD=Rq7[vN2xLp!",
+		"비밀번호는 rvxk4417nbtq 입니다",
+		"@corp:registry=https://npm.corp.example/\n//npm.corp.example/:_auth=ZGV2b3BzOnF1aXZlci1veGlkZS1mZXJuLWhvbGxvdw==",
+		"https://acme.webhook.office.com/webhookb2/3f1c2a9e-5b7d-4e0a-9c1f-2d8b6a4e7c90@9a8b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d/IncomingWebhook/8c2e5a1f9d3b7c6e4a0f2d8b1e9c7a53/b1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+	}, []string{
+		"user.password = params[:password]",
+		"String password = new String(System.console().readPassword());",
+		"let password = await readSecret('db');",
+		"signing_key_arn = \"arn:aws:kms:us-east-2:111122223333:key/0f3e2d1c-4b5a-4968-8776-a5b4c3d2e1f0\"",
+		"A senha precisa ter pelo menos 12 caracteres e um simbolo.",
+		"The passphrase is \"the name of your first pet\"",
+		"All tests pass (8/8). build: 4f9e2c71ab03d58e96c2f1a0b7d4e3c2",
+		"pw reset link expires in 30 minutes",
+		"feature branch: fix-login-page-crash",
+	})
+}

@@ -31,6 +31,11 @@ var serviceSecretRules = []secretRule{
 	srule(SecretToken, []string{"/api/webhooks/"},
 		`https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/([A-Za-z0-9_\-]{60,})`, 0,
 		func(v, _ string) bool { return randomish(60, 4)(v[strings.LastIndexByte(v, '/')+1:], v) }),
+	// A Microsoft Teams (Office 365) incoming webhook: its tenant and group ids, then its secret
+	// and the connector's id.
+	srule(SecretToken, []string{"incomingwebhook/"},
+		`(?i)https://[a-z0-9.\-]*(?:office|office365)\.com/webhookb?2?/[0-9a-f\-]{36}@[0-9a-f\-]{36}/IncomingWebhook/([0-9a-f]{32}/[0-9a-f\-]{36})`, 1,
+		func(v, _ string) bool { return entropy(v) >= 3 }),
 	// An RPC provider's address with the key in its path: /v2/<key>, /v3/<key>, /<key>/.
 	srule(SecretAPIKey, []string{"alchemy", "infura", "quiknode", "ankr", "chainstack", "getblock", "blastapi", "drpc",
 		"nodereal", "rpc", "node"},

@@ -440,6 +440,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"eighth", "heldout8_secret.txt", "heldout8_lookalike.txt"},
 	{"ninth", "heldout9_secret.txt", "heldout9_lookalike.txt"},
 	{"tenth", "heldout10_secret.txt", "heldout10_lookalike.txt"},
+	{"eleventh", "heldout11_secret.txt", "heldout11_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

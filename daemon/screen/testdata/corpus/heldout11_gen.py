@@ -478,7 +478,7 @@ def _():
 
 @secret("password", "ansible vars")
 def _():
-    return pick("# group_vars/db.yml\nmysql_root_password: %s\nmysql_port: 3306" % m(pw()),
+    return pick("group_vars/db.yml:\nmysql_root_password: %s\nmysql_port: 3306" % m(pw()),
                 "ansible_user: %s\nansible_become_pass: \"%s\"" % (R.choice(USERS), m(pw())),
                 "- name: create db user\n  postgresql_user:\n    name: app\n    password: '%s'" % m(pw()))
 
@@ -832,7 +832,7 @@ def _():
     v = pick("<API_KEY>", "YOUR_SECRET_HERE", "sk_test_...", "xxxx", "***", "${{ secrets.%s }}" % name,
              "{{ vault \"secret/data/app\" }}", "changeme", "<paste-here>", "REPLACE_ME", "", "\"\"", "${%s}" % name,
              "sk_live_XXXXXXXXXXXXXXXXXXXXXXXX", "your-token-goes-here", "TODO")
-    return "# .env.example\n%s=%s" % (name, v)
+    return ".env.example:\n%s=%s" % (name, v)
 
 
 @look("env read", "code reading secrets", 2)
@@ -1084,6 +1084,8 @@ def _():
 # ---------------------------------------------------------------- output
 
 def escape(t):
+    # A line starting with "#" is a comment to the harness.
+    assert not t.startswith("#"), t
     assert "\\n" not in t and "\\t" not in t and "\\u" not in t and "\\U" not in t, t
     return t.replace("\n", "\\n").replace("\t", "\\t")
 

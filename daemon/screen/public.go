@@ -18,6 +18,9 @@ var (
 // \"AIza...\"") and nothing else.
 func publicID(text string, s, e int) bool {
 	v := text[s:e]
+	if documentedKeys[strings.Trim(v, "\"'` ")] {
+		return true
+	}
 	id := awsKeyID.FindStringIndex(v)
 	if id == nil {
 		id = googleKeyID.FindStringIndex(v)
@@ -42,10 +45,12 @@ func alnumRun(s string) int {
 	return best
 }
 
-// firebaseWebConfig reports whether the text around a Google key is a Firebase web app's
-// configuration, which every page of the app ships.
+// firebaseWebConfig reports whether the text around a Google key is a Firebase app's
+// configuration, which every page of a web app ships and every copy of a mobile app holds
+// (google-services.json, GoogleService-Info.plist).
 func firebaseWebConfig(around string) bool {
 	lo := strings.ToLower(around)
 	return strings.Contains(lo, "authdomain") || strings.Contains(lo, "firebaseconfig") ||
-		strings.Contains(lo, "messagingsenderid")
+		strings.Contains(lo, "messagingsenderid") || strings.Contains(lo, "mobilesdk_app_id") ||
+		strings.Contains(lo, "google_app_id")
 }

@@ -573,7 +573,7 @@ func genericValue(kind, key, sep, v string, quoted bool) bool {
 		if bare && !strings.HasPrefix(k, "-") {
 			return false
 		}
-		if !quoted && exprWords[v] {
+		if !quoted && (exprWords[v] || psCommand.MatchString(v)) {
 			return false // password = new String(...), await prompt(...): code computes it
 		}
 		is := strings.TrimSpace(strings.ToLower(sep))
@@ -797,8 +797,8 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findKeystorePasswords(text, lo, &pairs) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
-	for _, h := range append(append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...),
-		findNamedValues(text, lo, &pairs)...) {
+	for _, h := range append(append(append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...),
+		findNamedValues(text, lo, &pairs)...), findPairedValues(text, lo)...) {
 		spans = append(spans, span{h.s, h.e, h.kind, len(secretRules) + 1})
 	}
 	passwords, keys := findCallCredentials(text, lo, &pairs)
@@ -817,6 +817,14 @@ func FindSecrets(text string) []Removal {
 	}
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
+	}
+	for _, p := range findRecoveryCodes(text, lo) {
+		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
+	}
+	for _, sp := range spans {
+		if s, e, ok := concatenated(text, sp.e); ok && sp.kind != SecretPassword {
+			spans = append(spans, span{s, e, sp.kind, sp.prio})
+		}
 	}
 	kept := spans[:0]
 	for _, sp := range spans {

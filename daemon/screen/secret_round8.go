@@ -195,8 +195,8 @@ var round8SecretRules = []secretRule{
 	{kind: SecretWalletKey, keywords: []string{"key", "pk", "wallet", "private", "priv"}, pre: hex8Group,
 		re:     regexp.MustCompile(`\b(?:0[xX])?(?:[0-9a-fA-F]{8}(?:[ \t][0-9a-fA-F]{8}){7}|[0-9a-fA-F]{4}(?:[ \t][0-9a-fA-F]{4}){15})\b`),
 		around: groupedKey},
-	{kind: SecretWalletKey, keywords: []string{"part"}, pre: hex32,
-		re: regexp.MustCompile(`(?i)\bpart[ \t]*(?:1|one|a)\b[^\n]{0,20}?\b(?:0x)?[0-9a-f]{32}\b[\s\S]{0,200}?\bpart[ \t]*(?:2|two|b)\b[^\n]{0,20}?\b[0-9a-f]{32}\b`),
+	{kind: SecretWalletKey, keywords: []string{"part", "half"}, pre: hex32,
+		re: regexp.MustCompile(`(?i)\b(?:part[ \t]*(?:1|one|a)|(?:first|1st)[ \t]+half)\b[^\n]{0,20}?\b(?:0x)?[0-9a-f]{32}\b[\s\S]{0,200}?\b(?:part[ \t]*(?:2|two|b)|(?:second|2nd|other)[ \t]+half)\b[^\n]{0,20}?\b[0-9a-f]{32}\b`),
 		around: func(text string, s, e int) bool {
 			return evmKey(text, s, e) || strings.Contains(strings.ToLower(text[:s+20]), "key")
 		}},

@@ -38,7 +38,7 @@ var credLexicon = []credWord{
 	{"lozinka", wordPassword}, {"jelszo", wordPassword}, {"losenord", wordPassword}, {"wachtwoord", wordPassword},
 	{"adgangskode", wordPassword}, {"passord", wordPassword}, {"salasana", wordPassword}, {"geslo", wordPassword},
 	{"parool", wordPassword}, {"mot de passe", wordPassword}, {"mdp", wordPassword}, {"mat khau", wordPassword},
-	{"kata sandi", wordPassword}, {"katalaluan", wordPassword}, {"nenosiri", wordPassword},
+	{"kata sandi", wordPassword}, {"kata sandinya", wordPassword}, {"requirepass", wordPassword}, {"masterauth", wordPassword}, {"katalaluan", wordPassword}, {"nenosiri", wordPassword},
 	{"kalmar sirri", wordPassword}, {"kalmar wucewa", wordPassword}, {"kalmar shiga", wordPassword},
 	{"lykilord", wordPassword}, {"wifi key", wordPassword}, {"wpa key", wordPassword}, {"wpa2 key", wordPassword},
 	{"пароль", wordPassword}, {"пароля", wordPassword}, {"гасло", wordPassword}, {"лозинка", wordPassword},
@@ -109,6 +109,15 @@ func asked(line string, e, kind int) bool {
 	return kind == wordPassword && len(strings.Fields(rest)) <= 5 && !strings.ContainsAny(rest, ":=()")
 }
 
+// consoleRead reports whether the key word ending at line[e] closes the line inside a call or a
+// subscript that reads it (getItem('refresh_token'), settings["API_TOKEN"]): a console prints the
+// value on the next line.
+func consoleRead(line string, e int) bool {
+	rest := strings.TrimSpace(line[e:])
+	return rest != "" && strings.Trim(rest, "\"'`)];") == "" && strings.ContainsAny(rest, ")]") &&
+		strings.ContainsAny(line[:e], "([")
+}
+
 // yamlParentQualified reports whether an indented line sits under a YAML key that names
 // something other than a secret (cache:, public:).
 func yamlParentQualified(text string, lines [][2]int, li int) bool {
@@ -145,6 +154,15 @@ func findScored(text, lo string) (passwords, keys [][2]int) {
 			}
 			s, e, ok := scoredValue(line, t)
 			at := ln[0]
+			if !ok && li+1 < len(lines) && t.kind == wordKey && consoleRead(line, t.end) {
+				// a console prints what the line read: localStorage.getItem('refresh_token') / 'X'
+				next := strings.TrimSpace(text[lines[li+1][0]:lines[li+1][1]])
+				if v := strings.Trim(next, "\"'"); len(v) == len(next)-2 && next[0] == next[len(next)-1] && keyValue(v, 0) && !notSecretShape(v) {
+					s := strings.Index(text[lines[li+1][0]:], v)
+					keys = append(keys, [2]int{lines[li+1][0] + s, lines[li+1][0] + s + len(v)})
+					continue
+				}
+			}
 			if !ok && li+1 < len(lines) && asked(line, t.end, t.kind) {
 				// a question about a password on one line or turn, the answer on the next
 				next := text[lines[li+1][0]:lines[li+1][1]]
@@ -380,8 +398,10 @@ func termEnd(line string, e int) bool {
 		return true
 	}
 	switch c := line[e]; c {
-	case ' ', '\t', '"', '\'', '`', ':', '=', ',', ')', ']', '>', ';', '(':
+	case ' ', '\t', '"', '\'', '`', ':', '=', ',', ')', ']', '>', ';', '(', '\\', '?':
 		return true
+	case '-':
+		return strings.HasPrefix(line[e+1:], "nya") && (e+4 == len(line) || !isAlpha(line[e+4])) // Indonesian password-nya
 	case '.':
 		return e+1 == len(line) || line[e+1] == ' '
 	default:
@@ -478,7 +498,7 @@ func editDistance(a, b string, max int) int {
 // scoredValue looks for the value a credential word names among the next tokens of its line and
 // reports where it is.
 func scoredValue(line string, t credTerm) (int, int, bool) {
-	ts := strings.LastIndexAny(line[:t.end], " \t") + 1
+	ts := strings.LastIndexAny(line[:t.end], " \t;&,{") + 1 // a connection string's, a query's or an object's pairs
 	if !t.answer && strings.ContainsAny(line[ts:t.end], ":/") && !strings.HasSuffix(strings.TrimRight(line[ts:t.end], "\"'"), ":") &&
 		!strings.Contains(line[ts:t.end], "/:_") {
 		return 0, 0, false // inside a link, a path or a resource name: redis://:${REDIS_PASSWORD}@, arn:...:secret:prod
@@ -488,10 +508,13 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 	if wide {
 		i += len("：") // a full-width colon or comma
 	}
-	for i < len(line) && strings.IndexByte("\"'`]", line[i]) >= 0 {
+	for i < len(line) && strings.IndexByte("\"'`]\\", line[i]) >= 0 {
 		i++
 	}
 	sep := i
+	if strings.HasPrefix(line[i:], " ?=") || strings.HasPrefix(line[i:], "?=") {
+		i = strings.IndexByte(line[i:], '?') + i + 1 // make's NAME ?= value
+	}
 	for i < len(line) && strings.IndexByte(":=>", line[i]) >= 0 {
 		i++
 	}
@@ -516,6 +539,9 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			break
 		}
 		tok := line[i:j]
+		if k := strings.IndexByte(tok, ';'); k > 0 && labelColon && strings.Contains(tok[k:], "=") {
+			j, tok = i+k, tok[:k] // Pwd=X;Encrypt=yes: the pair ends at the semicolon
+		}
 		if t.kind == wordPassword && (n == 0 || afterSep) {
 			if s, e, ok := quotedPhrase(line, i); ok {
 				return s, e, true // "pixel bramble thunder saffron 75"
@@ -537,6 +563,15 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 		if name, _, ok := strings.Cut(v, "="); strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：") || ok && settingName(name) {
 			i, n, afterSep = j, n+1, strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：")
 			continue // a label, or another name set to a value
+		}
+		if t.kind == wordLogin && userLabels[strings.ToLower(strings.Trim(v, "-:="))] {
+			i, n, afterSep = j, n+1, false
+			if k := strings.IndexAny(line[i:], "\"'"); k >= 0 && k <= 1 {
+				if q := strings.IndexByte(line[i+k+1:], line[i+k]); q >= 0 {
+					i = i + k + 1 + q + 1 // -UserName 'CORP\svc': the user's name, not the password
+				}
+			}
+			continue
 		}
 		if t.short && n > 0 && !(afterSep && labelled) {
 			if !labelled {
@@ -562,6 +597,9 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 	}
 	return 0, 0, false
 }
+
+// userLabels name the user's name that follows them, as a flag or a label.
+var userLabels = Set("username", "user", "userid", "uid", "u", "login", "usuario", "benutzer", "utilisateur")
 
 // labelAhead reports whether a label ending in a colon or a copula comes within the next five
 // tokens of rest, in the same clause: "pw for the staging box: X", "mdp du back-office c'est X".
@@ -594,12 +632,12 @@ var joiningWords = Set("is", "are", "was", "c'est", "ist", "est", "es", "lautet"
 // trimToken takes off the quotes, brackets and sentence punctuation around a token.
 func trimToken(tok string) (int, int) {
 	s, e := 0, len(tok)
-	for s < e && strings.ContainsRune("\"'`(«“‘[<{", rune(tok[s])) {
+	for s < e && strings.ContainsRune("\"'`(«“‘[<{\\", rune(tok[s])) {
 		s++
 	}
 	for s < e {
 		r, size := utf8.DecodeLastRuneInString(tok[s:e])
-		if !strings.ContainsRune("\"'`)»”’],;}", r) && !(r == '.' && e == len(tok)) {
+		if !strings.ContainsRune("\"'`)»”’],;}\\", r) && !(r == '.' && e == len(tok)) {
 			break
 		}
 		e -= size
@@ -656,7 +694,8 @@ func credValue(v string, kind, n int) bool {
 	case wordKey:
 		return keyValue(v, n)
 	case wordLogin:
-		return n >= 1 && (classes(v) >= 3 && len(v) >= 8 && entropy(v) >= 3 || wordsAndDigits(v) || randomLetters(v))
+		return n >= 1 && (classes(v) >= 3 && len(v) >= 8 && entropy(v) >= 3 || wordsAndDigits(v) || randomLetters(v)) ||
+			n == 0 && notUserName(v)
 	}
 	if classes(v) >= 3 && len(v) >= 8 && entropy(v) >= 2.8 || wordsAndDigits(v) {
 		return true
@@ -664,6 +703,14 @@ func credValue(v string, kind, n int) bool {
 	// mixed case alone, or letters and digits, set right after the word
 	return n <= 1 && len(v) >= 10 && entropy(v) >= 3.2 && (innerCapitals(v) >= 2 || digits(v) >= 3 && letters(v) >= 3 ||
 		randomLetters(v)) && classes(v) >= 2 || n <= 1 && randomLetters(v)
+}
+
+// notUserName reports a value right after a login word that no user's name looks like: capitals,
+// small letters, digits and a sign a name does not hold (not . _ - @), eight characters or more
+// ("use this to log in: Zephyr5858?").
+func notUserName(v string) bool {
+	return len(v) >= 8 && classes(v) >= 4 && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" &&
+		!strings.Contains(v, "@") && entropy(v) >= 3
 }
 
 // randomLetters reports small letters, perhaps with digits, that read as generated rather than as

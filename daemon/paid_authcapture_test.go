@@ -155,6 +155,15 @@ func TestChainPaidAuthCapture(t *testing.T) {
 	if resp.Status == 200 || resp.Status == 402 {
 		t.Fatalf("failing tool: %d %s", resp.Status, resp.Body)
 	}
+	// The error carries the void in PAYMENT-RESPONSE: not settled, the void's transaction mined.
+	var void x402.Settlement
+	raw, _ := base64.StdEncoding.DecodeString(resp.Header.Get(x402.HeaderResponse))
+	if err := json.Unmarshal(raw, &void); err != nil || void.Success || void.ErrorReason != x402.ReasonACVoided || void.Amount != "0" {
+		t.Fatalf("PAYMENT-RESPONSE of a failed call: %q (%v)", raw, err)
+	}
+	if r := m.c.Receipt(void.Transaction); r == nil || r.Status != 1 {
+		t.Fatalf("the void %s is not mined", void.Transaction)
+	}
 	check("voided", 1_000_000-5_000, 5_000, -5_000)
 	kinds := map[string]int{}
 	for _, e := range m.ledger() {

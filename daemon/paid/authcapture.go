@@ -185,11 +185,17 @@ func (h *escrowCall) Settle(ctx context.Context) (map[string]string, error) {
 		settlingHint), h.rec)
 }
 
-// Release voids the payment: the tool failed, and the escrow gives the caller's money back.
-func (h *escrowCall) Release(ctx context.Context) {
+// Release voids the payment: the tool failed, and the escrow gives the caller's money back. The
+// error's PAYMENT-RESPONSE names the void (not settled, nothing captured).
+func (h *escrowCall) Release(ctx context.Context) map[string]string {
 	fctx, cancel := detached(ctx)
 	defer cancel()
-	h.pw.void(fctx, h.rec, h.info)
+	v := h.pw.void(fctx, h.rec, h.info)
+	s := x402.Settlement{ErrorReason: x402.ReasonACVoided, Transaction: v.Hash, Network: h.t.V2.Network, Payer: h.info.Payer.Hex(), Amount: "0"}
+	if !v.Done {
+		s.ErrorReason = x402.ReasonACVoidPending
+	}
+	return map[string]string{x402.HeaderResponse: x402.Encode(s), "Access-Control-Expose-Headers": x402.HeaderResponse}
 }
 
 func voidHint(v x402.CallResult) string {

@@ -356,10 +356,11 @@ type trialCall struct {
 func (t *trialCall) Settle(context.Context) (map[string]string, error) { return nil, nil }
 
 // Release gives the trial call back: a refused call does not use up the trial.
-func (t *trialCall) Release(ctx context.Context) {
+func (t *trialCall) Release(ctx context.Context) map[string]string {
 	t.pw.d.base.Mutate(ctx, "trial:"+t.who, func(ch *kernel.Change) (any, error) {
 		return nil, ch.Tx.ReturnTrial(t.day, t.who)
 	})
+	return nil
 }
 
 // heldPayment is a verified payment held for one call.
@@ -376,12 +377,13 @@ type heldPayment struct {
 
 // Release forgets the held authorization: the call failed and nothing is charged; the same
 // authorization may pay a later call.
-func (h *heldPayment) Release(ctx context.Context) {
+func (h *heldPayment) Release(ctx context.Context) map[string]string {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	if err := h.pw.letGo(ctx, h.rec, axp.PaidRelease); err != nil {
 		h.pw.d.base.Log.ErrorContext(ctx, "releasing a held payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
 	}
+	return nil
 }
 
 // followUp bounds what is done for a call's payment once the call's own context may be over (the

@@ -45,6 +45,12 @@ const (
 	ReasonACCollected  = "invalid_auth_capture_evm_payment_already_collected"
 	ReasonACSimulation = "invalid_auth_capture_evm_simulation_failed"
 	ReasonACReverted   = "invalid_auth_capture_evm_transaction_reverted"
+	// ReasonACVoided says a payment was voided: the escrow gave it back, nothing was charged (the
+	// exchange's word; the scheme names none for it).
+	ReasonACVoided = "voided"
+	// ReasonACVoidPending says the payment is being voided: its void is not mined yet (the
+	// recovery pass finishes it); nothing is charged.
+	ReasonACVoidPending = "void_pending"
 )
 
 // EscrowOffer is what the exchange offers auth-capture payments under: its escrow and collector, the

@@ -283,7 +283,7 @@ func (pw *Paywall) bookEscrow(ctx context.Context, rec *axp.PaidCall, event, kin
 				return nil, err
 			}
 		}
-		return nil, ch.Audit("paid_call."+kind, "paid_call", p.ID, map[string]any{"tool": p.Tool, "amount_usd": p.Amount,
+		return nil, ch.Audit("paid_call."+p.Status, "paid_call", p.ID, map[string]any{"tool": p.Tool, "amount_usd": p.Amount,
 			"payer": p.Payer, "tx_hash": tx, "scheme": p.Scheme, "payment_hash": p.Escrow.PaymentHash})
 	})
 	if err == nil && out.ID != "" {

@@ -255,6 +255,33 @@ func TestChainPaidAuthCaptureCrash(t *testing.T) {
 	if m.held() != 0 || m.c.Balance(m.c.Token, payerAddr) != 1_000_000-5_000 || contractHeld(b) != 0 || b[axp.AcctPaidCalls] != 5_000 || b[axp.AcctCallers] != -5_000 {
 		t.Fatalf("captured: escrow %d, payer %d, balances %v", m.held(), m.c.Balance(m.c.Token, payerAddr), b)
 	}
+	// Killed once the authorize is broadcast, before its receipt is read: the recovery pass books
+	// the hold it finds on the escrow, then voids it.
+	req, ac = acTerms(t, paidCall(t, m.anon, "POST", path, injectionText, nil))
+	broadcast, err := x402.PayAuthCapture(payer, *ac, req.Resource.URL, clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashAt("broadcast")
+	if resp := paidCall(t, m.anon, "POST", path, injectionText, map[string]string{x402.HeaderSignature: broadcast}); resp.Status != 500 {
+		t.Fatalf("crashed call: %d %s", resp.Status, resp.Body)
+	}
+	m.d.SetPaidHook(nil)
+	eventually(t, func() error {
+		if m.held() != 5_000 {
+			return fmt.Errorf("the escrow holds %d", m.held())
+		}
+		return nil
+	})
+	clk.Advance(3 * time.Minute)
+	if n := m.d.RecoverPaidCalls(context.Background()); n != 1 {
+		t.Fatalf("recovered %d, want 1", n)
+	}
+	b = m.balances()
+	if m.held() != 0 || m.c.Balance(m.c.Token, payerAddr) != 1_000_000-5_000 || contractHeld(b) != 0 || b[axp.AcctPaidCalls] != 5_000 || b[axp.AcctCallers] != -5_000 {
+		t.Fatalf("voided after the broadcast: escrow %d, payer %d, balances %v", m.held(), m.c.Balance(m.c.Token, payerAddr), b)
+	}
+
 	// The same payment again (its authorization expired meanwhile on the exchange's clock): refused,
 	// nothing moves.
 	if resp := paidCall(t, m.anon, "POST", path, injectionText, map[string]string{x402.HeaderSignature: header}); resp.Status != 402 {

@@ -291,3 +291,19 @@ func TestChainPaidAuthCaptureCrash(t *testing.T) {
 		t.Fatalf("after the replay: escrow %d, payer %d, balances %v", m.held(), m.c.Balance(m.c.Token, payerAddr), m.balances())
 	}
 }
+
+// A connector's setup fee takes the exact scheme only: its booking is what makes the connector
+// live.
+func TestChainPaidAuthCaptureNotForSetupFees(t *testing.T) {
+	m := newEscrowMarket(t)
+	var cn axp.Connector
+	resp, err := doOp(m.anon, contract.RequestConnector, axp.ConnectorRequest{URL: "https://example.com/price", Wants: "stablecoin prices by coin"})
+	if err != nil || resp.Status != 201 {
+		t.Fatalf("request: %v %v", resp, err)
+	}
+	json.Unmarshal(resp.Body, &cn)
+	call(t, m.admin, "admin_connector_accept", map[string]any{"id": cn.ID, "name": "stable-prices", "price_usd": 0.02, "category": "market"}, &cn)
+	if _, ac := acTerms(t, paidCall(t, m.anon, "POST", "/api/connectors/"+cn.ID+"/setup", "", nil)); ac != nil {
+		t.Fatalf("auth-capture offered for a setup fee: %+v", ac)
+	}
+}

@@ -43,10 +43,11 @@ func (pw *Paywall) setupEscrow() {
 		Sent:      func(string) { pw.d.base.PaidHook("broadcast") }}
 }
 
-// authCaptureTerms are the auth-capture requirements of a call whose exact requirements are v2,
-// offered now.
-func (pw *Paywall) authCaptureTerms(v2 x402.Requirements) *x402.Requirements {
-	if pw.esc == nil {
+// authCaptureTerms are the auth-capture requirements of a call of op whose exact requirements are
+// v2, offered now; nil without an escrow, and for a connector's setup fee (its booking makes the
+// connector live, which the exact scheme's does).
+func (pw *Paywall) authCaptureTerms(v2 x402.Requirements, op *contract.Op) *x402.Requirements {
+	if pw.esc == nil || op.PriceFrom == contract.PriceConnectorSetup {
 		return nil
 	}
 	now := pw.d.base.Now()
@@ -61,7 +62,8 @@ func (pw *Paywall) authCaptureTerms(v2 x402.Requirements) *x402.Requirements {
 // authorizes it into the escrow. The charge it answers captures or voids it.
 func (pw *Paywall) chargeEscrow(ctx context.Context, op *contract.Op, t x402.Terms, p *x402.Payment, resource string, price, tag axp.Money, connector string) (*escrowCall, error) {
 	if t.AuthCapture == nil {
-		return nil, pw.demand(op, t, resource, price, tag, "this exchange has no escrow: it takes the exact scheme only", "pay the exact terms of this 402 answer")
+		return nil, pw.demand(op, t, resource, price, tag, "this call takes the exact scheme only (the auth-capture scheme needs the exchange's escrow, and pays no connector's setup fee)",
+			"pay the exact terms of this 402 answer")
 	}
 	now := pw.d.base.Now()
 	info, reason, msg := x402.MatchAuthCapture(p, *t.AuthCapture, resource, pw.d.rail.Chain.ChainID(), x402.AuthCaptureWindow{Now: now,

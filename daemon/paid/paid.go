@@ -140,7 +140,7 @@ func (pw *Paywall) terms(price, tag axp.Money, resource string, op *contract.Op)
 			Description: op.Summary, MimeType: "application/json", PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout,
 			Asset: pw.asset, Extra: extra, OutputSchema: bazaarInfo(op)}
 	}
-	t.AuthCapture = pw.authCaptureTerms(t.V2)
+	t.AuthCapture = pw.authCaptureTerms(t.V2, op)
 	return t
 }
 
@@ -569,7 +569,7 @@ func (pw *Paywall) used(op *contract.Op, t x402.Terms, resource string, price, t
 			tx, rec.Amount.Display(), rec.Tool)
 		hint = settlingHint
 	case axp.PaidVoiding, axp.PaidVoided:
-		msg = fmt.Sprintf("this payment authorization was already used: the escrow held %s for a call of %s whose tool failed, and the exchange voided it (transaction %s): nothing was charged",
+		msg = fmt.Sprintf("this payment authorization was already used: the escrow held %s for a call of %s that was not answered, and the exchange voided it (transaction %s): nothing was charged",
 			rec.Amount.Display(), rec.Tool, rec.TxHash)
 		hint = "sign a new payment (a new salt and nonce) for another call"
 	default:

@@ -71,7 +71,7 @@ func (pw *Paywall) chargeEscrow(ctx context.Context, op *contract.Op, t x402.Ter
 	if reason != "" {
 		return nil, pw.demand(op, t, resource, price, tag, msg, "pay the auth-capture terms of this 402 answer ("+reason+")")
 	}
-	h := &escrowCall{pw: pw, p: p, t: t, op: op, info: info, resource: resource, price: price, tag: tag}
+	h := &escrowCall{pw: pw, t: t, op: op, info: info, resource: resource, price: price, tag: tag}
 	h.rec = &axp.PaidCall{ID: axp.NewID("pay", now), Tool: op.Name, Resource: resource, Payer: strings.ToLower(info.Payer.Hex()),
 		Nonce: strings.ToLower(p.Payload.Authorization.Nonce), Amount: price, Status: axp.PaidClaimed, Facilitator: "exchange",
 		Version: 2, ValidBefore: int64(info.PreApprovalExpiry), ConnectorID: connector, Block: pw.d.rail.Chain.LastHead(), CreatedAt: now,
@@ -133,7 +133,6 @@ func (pw *Paywall) chargeEscrow(ctx context.Context, op *contract.Op, t x402.Ter
 // escrowCall is an auth-capture payment the escrow holds for one call.
 type escrowCall struct {
 	pw       *Paywall
-	p        *x402.Payment
 	t        x402.Terms
 	op       *contract.Op
 	info     escrow.PaymentInfo
@@ -174,7 +173,7 @@ func (h *escrowCall) Settle(ctx context.Context) (map[string]string, error) {
 		}
 		pw.d.base.Log.WarnContext(ctx, "capturing an auth-capture payment failed; it is voided", "source", "paid", "id", h.rec.ID, "tx", res.Hash, "err", why)
 		v := pw.void(fctx, h.rec, h.info)
-		s.ErrorReason, s.Transaction = x402.ReasonACReverted, v.Hash
+		s.ErrorReason, s.Transaction, s.Amount = x402.ReasonACReverted, v.Hash, "0"
 		d := pw.demand(h.op, h.t, h.resource, h.price, h.tag, "the payment could not be captured ("+why+"); the call's answer is withheld", voidHint(v))
 		d.Header[x402.HeaderResponse] = x402.Encode(s)
 		return nil, withPayment(d, h.rec)

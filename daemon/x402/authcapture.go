@@ -285,7 +285,8 @@ var callEvents = map[Call]string{CallAuthorize: "PaymentAuthorized", CallCapture
 
 // CallResult is what became of a call of the escrow. Hash is "" when nothing was sent (Err says
 // why); Done when it was mined and its receipt holds the escrow's event of the payment for the
-// whole amount; Reverted when it was mined without it.
+// whole amount; Reverted when it was mined and reverted. Neither, with a hash, its outcome is not
+// known (not mined in time, or mined without the event): the escrow's state tells.
 type CallResult struct {
 	Hash           string
 	Done, Reverted bool
@@ -322,7 +323,7 @@ func (e *Escrow) Send(ctx context.Context, c Call, info escrow.PaymentInfo, sig 
 	res := CallResult{Hash: out.Hash, Err: out.Err}
 	if out.Err == nil {
 		res.Done = e.Confirms(out.Receipt, c, info)
-		res.Reverted = !res.Done
+		res.Reverted = !out.Receipt.Success
 	}
 	return res
 }

@@ -114,19 +114,30 @@ var SettlementMachine = &Machine{Entity: "settlement", Edges: map[string]Edge{
 
 // Paid call events.
 const (
-	PaidSubmit  = "submit"  // the settlement is about to be sent: its transaction's hash stored, or an outside facilitator about to be asked
+	PaidSubmit  = "submit"  // the settlement (or an auth-capture payment's capture) is about to be sent: its transaction's hash stored, or an outside facilitator about to be asked
 	PaidBook    = "book"    // the settlement was mined (or the authorization is used on chain): booked
 	PaidRelease = "release" // the call failed before its settlement began: nothing is charged
 	PaidLetGo   = "let_go"  // nothing moved and nothing will: no settlement was sent, it reverted, or the authorization expired with its nonce unused
+	// Auth-capture payments.
+	PaidAuthorize = "authorize" // the escrow's authorize is about to be sent: its hash stored
+	PaidHold      = "hold"      // the authorize was mined: the escrow holds the payment, booked
+	PaidVoid      = "void"      // the escrow's void is about to be sent (the tool failed, or the call never ended): its hash stored
+	PaidBookVoid  = "book_void" // the void was mined: the payment is back with the payer, booked
 )
 
 // PaidCallMachine: claimed -> settling -> settled; a claimed call is also booked without a known
 // transaction (a facilitator that names none, or an authorization found used on chain); claimed ->
 // released when the call fails; claimed or settling -> released when the payment can no longer be
-// settled. A settled call is never let go.
+// settled. A settled call is never let go. An auth-capture payment goes claimed -> authorizing ->
+// authorized, then -> settling -> settled (captured) or -> voiding -> voided; a capture that did not
+// take is voided (settling -> voiding); an authorize that did not take is let go.
 var PaidCallMachine = &Machine{Entity: "paid call", Edges: map[string]Edge{
-	PaidSubmit:  {From: []string{PaidClaimed}, To: PaidSettling},
-	PaidBook:    {From: []string{PaidClaimed, PaidSettling}, To: PaidSettled},
-	PaidRelease: {From: []string{PaidClaimed}, To: PaidReleased},
-	PaidLetGo:   {From: []string{PaidClaimed, PaidSettling}, To: PaidReleased},
+	PaidSubmit:    {From: []string{PaidClaimed, PaidAuthorized}, To: PaidSettling},
+	PaidBook:      {From: []string{PaidClaimed, PaidSettling}, To: PaidSettled},
+	PaidRelease:   {From: []string{PaidClaimed}, To: PaidReleased},
+	PaidLetGo:     {From: []string{PaidClaimed, PaidSettling, PaidAuthorizing}, To: PaidReleased},
+	PaidAuthorize: {From: []string{PaidClaimed}, To: PaidAuthorizing},
+	PaidHold:      {From: []string{PaidAuthorizing}, To: PaidAuthorized},
+	PaidVoid:      {From: []string{PaidAuthorized, PaidSettling, PaidVoiding}, To: PaidVoiding},
+	PaidBookVoid:  {From: []string{PaidVoiding}, To: PaidVoided},
 }}

@@ -38,11 +38,15 @@ func TestMachines(t *testing.T) {
 				axp.SettlementProposed: {axp.SettlementAccept: axp.SettlementAccepted, axp.SettlementReject: axp.SettlementRejected,
 					axp.SettlementSupersede: axp.SettlementSuperseded},
 			}},
-		{axp.PaidCallMachine, []string{axp.PaidClaimed, axp.PaidSettling, axp.PaidSettled, axp.PaidReleased},
+		{axp.PaidCallMachine, []string{axp.PaidClaimed, axp.PaidSettling, axp.PaidSettled, axp.PaidReleased,
+			axp.PaidAuthorizing, axp.PaidAuthorized, axp.PaidVoiding, axp.PaidVoided},
 			map[string]map[string]string{
 				axp.PaidClaimed: {axp.PaidSubmit: axp.PaidSettling, axp.PaidBook: axp.PaidSettled, axp.PaidRelease: axp.PaidReleased,
-					axp.PaidLetGo: axp.PaidReleased},
-				axp.PaidSettling: {axp.PaidBook: axp.PaidSettled, axp.PaidLetGo: axp.PaidReleased},
+					axp.PaidLetGo: axp.PaidReleased, axp.PaidAuthorize: axp.PaidAuthorizing},
+				axp.PaidSettling:    {axp.PaidBook: axp.PaidSettled, axp.PaidLetGo: axp.PaidReleased, axp.PaidVoid: axp.PaidVoiding},
+				axp.PaidAuthorizing: {axp.PaidHold: axp.PaidAuthorized, axp.PaidLetGo: axp.PaidReleased},
+				axp.PaidAuthorized:  {axp.PaidSubmit: axp.PaidSettling, axp.PaidVoid: axp.PaidVoiding},
+				axp.PaidVoiding:     {axp.PaidVoid: axp.PaidVoiding, axp.PaidBookVoid: axp.PaidVoided},
 			}},
 	}
 	for _, c := range cases {

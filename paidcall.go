@@ -107,7 +107,18 @@ const (
 	// PaidReleased is never stored: a payment let go is deleted, so that its authorization may pay a
 	// later call.
 	PaidReleased = "released"
+
+	// A payment in the auth-capture scheme goes through the escrow contract: authorized (held by the
+	// contract) before the tool runs, then captured (settling, settled) or voided.
+	PaidAuthorizing = "authorizing" // the escrow's authorize was submitted (its hash stored) and is not mined yet
+	PaidAuthorized  = "authorized"  // the escrow holds the payment, booked into the call's contract account
+	PaidVoiding     = "voiding"     // the escrow's void was submitted (its hash stored)
+	PaidVoided      = "voided"      // the escrow gave the payment back to the payer; booked
 )
+
+// SchemeAuthCapture is the x402 scheme of a paid call whose payment the escrow contract holds while
+// the tool runs (PaidCall.Scheme; "" is the exact scheme).
+const SchemeAuthCapture = "auth-capture"
 
 // PaidCall is one paid call's payment: its authorization, held once per (payer, nonce), then
 // settled and booked.
@@ -129,6 +140,12 @@ type PaidCall struct {
 	Note        string    `json:"note,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
 	SettledAt   time.Time `json:"settled_at,omitzero"`
+	// Scheme is SchemeAuthCapture for a payment through the escrow contract, else "" (exact). Such a
+	// payment's Escrow holds its terms and hash; AuthorizeTx is the escrow's authorize, and TxHash
+	// the capture or, for a call whose tool failed, the void.
+	Scheme      string         `json:"scheme,omitempty"`
+	Escrow      *EscrowPayment `json:"escrow,omitempty"`
+	AuthorizeTx string         `json:"authorize_tx,omitempty"`
 }
 
 // PaidCallState is what a 402 answer says of a payment whose authorization was already used: what
@@ -149,6 +166,22 @@ const (
 // PaidCallEntry books a settled paid call as revenue.
 func PaidCallEntry(amount Money) []Posting {
 	return []Posting{{AcctCallers, -amount}, {AcctPaidCalls, amount}}
+}
+
+// PaidHoldEntry books an auth-capture payment the escrow contract holds for paid call callID.
+func PaidHoldEntry(callID string, amount Money) []Posting {
+	return []Posting{{AcctCallers, -amount}, {ContractAccount(callID), amount}}
+}
+
+// PaidCaptureEntry books the capture of paid call callID's payment as revenue: the escrow pays the
+// deposit address.
+func PaidCaptureEntry(callID string, amount Money) []Posting {
+	return []Posting{{ContractAccount(callID), -amount}, {AcctPaidCalls, amount}}
+}
+
+// PaidVoidEntry books the void of paid call callID's payment: the escrow gives it back to the caller.
+func PaidVoidEntry(callID string, amount Money) []Posting {
+	return []Posting{{ContractAccount(callID), -amount}, {AcctCallers, amount}}
 }
 
 // PaymentDemand is the answer to a paid call without a valid payment: HTTP 402 with the x402

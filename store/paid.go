@@ -29,7 +29,7 @@ func (t *Tx) PutPaidCall(p *axp.PaidCall) error {
 	key := []byte(PaidCallKey(p.Payer, p.Nonce))
 	open := t.bucket(bPaidOpen)
 	var err error
-	if p.Status == axp.PaidSettled {
+	if p.Status == axp.PaidSettled || p.Status == axp.PaidVoided {
 		err = open.Delete(key)
 	} else {
 		err = open.Put(key, nil)
@@ -59,7 +59,7 @@ func (t *Tx) DeletePaidCall(p *axp.PaidCall) error {
 	return t.bucket(bPaidCalls).Delete(key)
 }
 
-// OpenPaidCalls lists the paid calls claimed or settling (at most limit).
+// OpenPaidCalls lists the paid calls neither settled nor voided (at most limit).
 func (t *Tx) OpenPaidCalls(limit int) ([]axp.PaidCall, error) {
 	var out []axp.PaidCall
 	c := t.bucket(bPaidOpen).Cursor()

@@ -15,8 +15,9 @@ type Hooks struct {
 // "liveness", "mediation"), and around the hot wallet's sends ("send", "resend", "resent").
 func (h *Hooks) SetAfterScan(fn func(what string)) { h.afterScan.Store(&fn) }
 
-// SetPaid arms fn to run at the stages of a paid call ("held"; "broadcast", the exchange's own
-// settlement sent; "settled", mined; "kept", its outcome not known when the call ended).
+// SetPaid arms fn to run at the stages of a paid call ("held"; "authorized", an auth-capture
+// payment held by the escrow; "broadcast", the exchange's own settlement (or escrow call) sent;
+// "settled", mined; "kept", its outcome not known when the call ended).
 func (h *Hooks) SetPaid(fn func(stage string)) { h.paid.Store(&fn) }
 
 // SetChange arms fn to run once for every change the exchange makes (Mutate, MutateCall, Apply),

@@ -52,6 +52,8 @@ type Paywall struct {
 	maxTimeout         int
 	prices             map[string]axp.Money
 	trial              int
+	// esc takes auth-capture payments through the escrow contract; nil without an escrow.
+	esc *x402.Escrow
 }
 
 // SetupPaid readies the paywall after the chain: it needs the chain and either the hot wallet
@@ -112,8 +114,9 @@ func (s *Service) SetupPaid(ctx context.Context) error {
 		s.base.Log.Info("pay-per-call tools answer trial calls only: "+pw.why, "source", "paid")
 		return nil
 	}
+	pw.setupEscrow()
 	s.base.Log.Info("pay-per-call tools take x402 payments", "source", "paid", "facilitator", pw.fac.Name(),
-		"network", pw.network, "network_v1", pw.networkV1, "asset", pw.asset, "pay_to", pw.payTo)
+		"network", pw.network, "network_v1", pw.networkV1, "asset", pw.asset, "pay_to", pw.payTo, "auth_capture", pw.esc != nil)
 	return nil
 }
 
@@ -137,6 +140,7 @@ func (pw *Paywall) terms(price, tag axp.Money, resource string, op *contract.Op)
 			Description: op.Summary, MimeType: "application/json", PayTo: pw.payTo, MaxTimeoutSeconds: pw.maxTimeout,
 			Asset: pw.asset, Extra: extra, OutputSchema: bazaarInfo(op)}
 	}
+	t.AuthCapture = pw.authCaptureTerms(t.V2, op)
 	return t
 }
 
@@ -159,11 +163,14 @@ func bazaarInfo(op *contract.Op) map[string]any {
 
 // demand is the 402 answer: the terms in the PAYMENT-REQUIRED header (v2) and the body (v1 where
 // the chain has a v1 name, else v2), with the exchange's reason and hint, the price and (v1) the
-// amount a v1 payment authorizes.
+// amount a v1 payment authorizes. With an escrow, the v2 terms offer auth-capture beside exact.
 func (pw *Paywall) demand(op *contract.Op, t x402.Terms, resource string, price, tag axp.Money, msg, hint string) *axp.PaymentDemand {
 	req := x402.Required{X402Version: 2, Error: msg, Resource: &x402.Resource{URL: resource, Description: op.Summary,
 		MimeType: "application/json"}, Accepts: []x402.Requirements{t.V2},
 		Extensions: map[string]any{"bazaar": map[string]any{"info": bazaarInfo(op)}}}
+	if t.AuthCapture != nil {
+		req.Accepts = append(req.Accepts, *t.AuthCapture)
+	}
 	var body map[string]any
 	if t.V1 != nil {
 		body = jsonMap(x402.RequiredV1{X402Version: 1, Error: msg, Accepts: []x402.RequirementsV1{*t.V1}})
@@ -226,6 +233,13 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 	if p.X402Version != version {
 		return nil, axp.Invalid(field, fmt.Sprintf("carries an x402 version %d payment", p.X402Version),
 			"send v2 payments in PAYMENT-SIGNATURE and v1 payments in X-PAYMENT")
+	}
+	if scheme, _ := p.SchemeAndNetwork(); scheme == x402.SchemeAuthCapture {
+		h, err := pw.chargeEscrow(ctx, op, t, p, resource, price, tag, connector)
+		if err != nil {
+			return nil, err
+		}
+		return h, nil
 	}
 	if reason, msg := x402.Match(p, t, resource); reason != "" {
 		return nil, pw.demand(op, t, resource, price, tag, msg, "pay the terms of this 402 answer ("+reason+")")
@@ -342,10 +356,11 @@ type trialCall struct {
 func (t *trialCall) Settle(context.Context) (map[string]string, error) { return nil, nil }
 
 // Release gives the trial call back: a refused call does not use up the trial.
-func (t *trialCall) Release(ctx context.Context) {
+func (t *trialCall) Release(ctx context.Context) map[string]string {
 	t.pw.d.base.Mutate(ctx, "trial:"+t.who, func(ch *kernel.Change) (any, error) {
 		return nil, ch.Tx.ReturnTrial(t.day, t.who)
 	})
+	return nil
 }
 
 // heldPayment is a verified payment held for one call.
@@ -362,12 +377,13 @@ type heldPayment struct {
 
 // Release forgets the held authorization: the call failed and nothing is charged; the same
 // authorization may pay a later call.
-func (h *heldPayment) Release(ctx context.Context) {
+func (h *heldPayment) Release(ctx context.Context) map[string]string {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	if err := h.pw.letGo(ctx, h.rec, axp.PaidRelease); err != nil {
 		h.pw.d.base.Log.ErrorContext(ctx, "releasing a held payment failed; the recovery pass will", "source", "paid", "id", h.rec.ID, "err", err)
 	}
+	return nil
 }
 
 // followUp bounds what is done for a call's payment once the call's own context may be over (the
@@ -552,6 +568,10 @@ func (pw *Paywall) used(op *contract.Op, t x402.Terms, resource string, price, t
 		msg = fmt.Sprintf("this payment authorization was already used: %s of %s for a call of %s was submitted and its outcome is not known yet; the answer is withheld",
 			tx, rec.Amount.Display(), rec.Tool)
 		hint = settlingHint
+	case axp.PaidVoiding, axp.PaidVoided:
+		msg = fmt.Sprintf("this payment authorization was already used: the escrow held %s for a call of %s that was not answered, and the exchange voided it (transaction %s): nothing was charged",
+			rec.Amount.Display(), rec.Tool, rec.TxHash)
+		hint = "sign a new payment (a new salt and nonce) for another call"
 	default:
 		msg = "this payment authorization was already used: a call being answered now holds it"
 		hint = "wait for that call's answer; sign a new authorization (a new nonce) for each call"
@@ -667,6 +687,12 @@ func (s *Service) RecoverPaidCalls(ctx context.Context) int {
 		p := &open[i]
 		if now.Sub(p.CreatedAt) < 2*time.Minute {
 			continue // a call being answered now
+		}
+		if p.Scheme == axp.SchemeAuthCapture {
+			if s.paid.recoverEscrow(ctx, p) {
+				n++
+			}
+			continue
 		}
 		switch o, txHash := s.paid.outcome(ctx, p, false); o {
 		case settleMined:

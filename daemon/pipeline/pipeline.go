@@ -92,8 +92,9 @@ type Charge interface {
 	// Settle moves the money once the handler has answered; the headers it returns go with the
 	// answer. A failed settlement is an error (402 again): the answer is not given.
 	Settle(ctx context.Context) (map[string]string, error)
-	// Release lets the payment go when the handler failed: nothing is charged.
-	Release(ctx context.Context)
+	// Release lets the payment go when the handler failed: nothing is charged. The headers it
+	// returns go with the handler's error (an auth-capture payment's void).
+	Release(ctx context.Context) map[string]string
 }
 
 // Pipeline runs calls over a registry of handlers.
@@ -196,6 +197,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (a Answer, err error) {
 	}
 	out, header, err := p.call(ctx, req, call, in)
 	if err != nil {
+		a.Header = header
 		return a, err
 	}
 	done = true
@@ -372,9 +374,9 @@ func (p *Pipeline) call(ctx context.Context, req Request, call *Call, in any) (o
 	}
 	if out, err = p.reg.For(op)(ctx, call, in); err != nil {
 		if charge != nil {
-			charge.Release(ctx)
+			header = charge.Release(ctx)
 		}
-		return nil, nil, err
+		return nil, header, err
 	}
 	if charge != nil {
 		if header, err = charge.Settle(ctx); err != nil {

@@ -121,7 +121,7 @@ func (c *testCharge) Settle(context.Context) (map[string]string, error) {
 	return map[string]string{"Payment-Response": "settled"}, nil
 }
 
-func (c *testCharge) Release(context.Context) { c.released++ }
+func (c *testCharge) Release(context.Context) map[string]string { c.released++; return nil }
 
 // The operations of these tests, declared here so that each exercises one feature of the pipeline.
 type noteIn struct {

@@ -197,6 +197,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, trace, pattern st
 			// the connection, or net/http reads what is left of a slow body first.
 			w.Header().Set("Connection", "close")
 		}
+		for k, v := range ans.Header {
+			w.Header().Set(k, v) // a paid call's void
+		}
 		WriteError(w, trace, err, 0)
 		return
 	}

@@ -219,54 +219,28 @@ func (l *Local) Settle(ctx context.Context, p *Payment, t Terms, onSubmit func(s
 		s.ErrorReason = ReasonPayload
 		return s, nil
 	}
-	release, err := l.Wallet.Acquire(ctx)
-	if err != nil {
-		s.ErrorReason = ReasonSettle
-		return s, err
-	}
-	signed, err := l.Wallet.SignAuthorization(ctx, a, sig)
-	if err != nil {
-		release()
-		s.ErrorReason = ReasonSettle
-		return s, fmt.Errorf("the chain refuses the authorization: %w", err)
-	}
-	if onSubmit != nil {
-		if err := onSubmit(signed.Hash); err != nil {
-			release()
-			return s, err
+	out := l.sender().send(ctx, func(ctx context.Context) (chain.Signed, error) {
+		signed, err := l.Wallet.SignAuthorization(ctx, a, sig)
+		if err != nil {
+			return signed, fmt.Errorf("the chain refuses the authorization: %w", err)
 		}
-	}
-	// The hash is stored: the settlement is the exchange's to finish, a caller who leaves now does
-	// not stop its broadcast.
-	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), broadcastWait)
-	err = l.Wallet.Broadcast(bctx, signed.Raw)
-	cancel()
-	release()
-	s.Transaction = signed.Hash
-	if err != nil {
+		return signed, nil
+	}, onSubmit)
+	s.Transaction = out.Hash
+	switch {
+	case out.Err != nil:
 		s.ErrorReason = ReasonSettle
-		return s, fmt.Errorf("broadcast the settlement %s: %w", signed.Hash, err)
-	}
-	if l.Sent != nil {
-		l.Sent(signed.Hash)
-	}
-	wait := l.Wait
-	if wait == 0 {
-		wait = time.Minute
-	}
-	wctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	r, err := l.Chain.WaitMined(wctx, signed.Hash, 200*time.Millisecond)
-	if err != nil {
-		s.ErrorReason = ReasonSettle
-		return s, fmt.Errorf("the settlement %s was not mined in time: %w", signed.Hash, err)
-	}
-	if !r.Success {
+		return s, fmt.Errorf("the settlement: %w", out.Err)
+	case !out.Receipt.Success:
 		s.ErrorReason = ReasonSettle
 		return s, nil
 	}
 	s.Success = true
 	return s, nil
+}
+
+func (l *Local) sender() *sender {
+	return &sender{Chain: l.Chain, Wallet: l.Wallet, Wait: l.Wait, Sent: l.Sent}
 }
 
 func (l *Local) now() time.Time {

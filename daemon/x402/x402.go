@@ -3,7 +3,9 @@
 // 402 JSON body and the X-PAYMENT and X-PAYMENT-RESPONSE headers) and the facilitators that verify
 // and settle the `exact` EVM scheme (an EIP-712 signed EIP-3009 transferWithAuthorization): the
 // exchange's own, on its configured chain, or an outside one over HTTP (/verify, /settle,
-// /supported). It takes no decision about prices, trials or the ledger, and touches no store.
+// /supported); and the `auth-capture` EVM scheme (a payment held by an AuthCaptureEscrow, then
+// captured or voided), which the exchange's own facilitator alone handles. It takes no decision
+// about prices, trials or the ledger, and touches no store.
 package x402
 
 import (
@@ -24,7 +26,8 @@ const (
 	HeaderResponseV1 = "X-PAYMENT-RESPONSE" // v1: the settlement
 )
 
-// SchemeExact is the one scheme the exchange takes.
+// SchemeExact is the scheme every paid call takes; SchemeAuthCapture is offered beside it where the
+// exchange has an escrow.
 const SchemeExact = "exact"
 
 // Resource describes what a payment buys (v2).
@@ -94,6 +97,8 @@ type RequiredV1 struct {
 type Terms struct {
 	V2 Requirements
 	V1 *RequirementsV1
+	// AuthCapture is the auth-capture way to pay (v2 only), or nil where the exchange has no escrow.
+	AuthCapture *Requirements
 }
 
 // Authorization is the EIP-3009 authorization of an exact EVM payment, as sent (decimal strings,
@@ -107,10 +112,14 @@ type Authorization struct {
 	Nonce       string `json:"nonce"`
 }
 
-// ExactPayload is the payload of an exact EVM payment.
+// ExactPayload is the payload of an exact EVM payment, and of an auth-capture one, which adds the
+// payment's salt (and, bound to a receiver authorizer or a policy, its saltNonce, which the exchange
+// does not take).
 type ExactPayload struct {
 	Signature     string        `json:"signature"`
 	Authorization Authorization `json:"authorization"`
+	Salt          string        `json:"salt,omitempty"`
+	SaltNonce     string        `json:"saltNonce,omitempty"`
 }
 
 // Payment is a decoded payment header of either version.
@@ -158,6 +167,7 @@ type Settlement struct {
 	Transaction string `json:"transaction"`
 	Network     string `json:"network"`
 	Payer       string `json:"payer,omitempty"`
+	Amount      string `json:"amount,omitempty"` // auth-capture: the amount captured, in token units
 }
 
 // Verification is the outcome of verifying a payment (the facilitator's /verify answer).

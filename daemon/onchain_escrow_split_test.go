@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -263,4 +264,63 @@ func TestChainEscrowSplitCrash(t *testing.T) {
 	if a := m.approvalOf(task.ID, axp.ApproveSplit); a.Transfers[1].TxHash != stored.Transfers[1].TxHash {
 		t.Fatalf("the void was signed again: %s, stored %s", a.Transfers[1].TxHash, stored.Transfers[1].TxHash)
 	}
+}
+
+// A seller who refuses a job paid into the escrow cannot be replaced by another offer while the
+// escrow holds the money: the payment's receiver is the refusing seller's address, so a capture
+// would pay it, not the new seller. Choosing again is refused naming the escrow's payment and
+// moves nothing; cancelling queues the void for the operator, and approving it returns the money
+// to the payer. The buyer then posts again and authorizes a new payment for the offer it chooses.
+func TestChainEscrowDeclinedSeller(t *testing.T) {
+	m := newEscrowMarket(t)
+	refuser := m.newPushSeller("text-file", map[string]func(map[string]any) any{
+		"do_task": func(map[string]any) any { return map[string]any{"accepted": false, "reason": "no"} },
+	}, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey()),
+		"skills": []map[string]any{{"task_type": "text-file", "instant_price_usd": json.Number("4.50"), "instant_eta_minutes": 30}}})
+	otherPayout := chaintest.Addr(m.c.NewKey())
+	other := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": otherPayout})
+	buyer, task := m.awaiting(refuser.member)
+	kb := m.buyerWallet(10_000_000)
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
+	m.c.Mine(2)
+	open := waitStatus(t, buyer, task.ID, axp.TaskOpen) // paid, then refused by the seller
+	price := task.Payment.AmountUSD
+
+	_, err := do(buyer, "choose_offer", map[string]any{"id": task.ID, "offer_id": offerOf(t, open.Offers, other.MemberID).OfferID})
+	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "escrow") || !strings.Contains(e.Hint, "cancel") {
+		t.Fatalf("choosing another seller: %v", e)
+	}
+	if got := getTask(t, buyer, task.ID); got.Status != axp.TaskOpen || m.held() != price {
+		t.Fatalf("after the refused choice: %s, the escrow holds %s", got.Status, m.held())
+	}
+
+	call(t, buyer, "cancel_task", map[string]any{"id": task.ID}, nil)
+	refund := m.approvalOf(task.ID, axp.ApproveRefund)
+	if sent := m.approve(refund.ID, false); len(sent.Transfers) != 1 || sent.Transfers[0].Part != "void" {
+		t.Fatalf("the refund sends %+v", sent.Transfers)
+	}
+	eventually(t, func() error {
+		m.c.Mine(1)
+		if a := m.approvalOf(task.ID, axp.ApproveRefund); a.Status != axp.ApprovalConfirmed {
+			return fmt.Errorf("refund is %s (%s)", a.Status, a.Failure)
+		}
+		return nil
+	})
+	if got := m.c.Balance(m.c.Token, chaintest.Addr(kb)); got != 10_000_000 || m.held() != 0 {
+		t.Fatalf("after the void: the buyer holds %s, the escrow %s", got, m.held())
+	}
+
+	// Posted again, the other seller's offer asks for a new authorization, and is paid by it.
+	buyer, again := m.awaiting(other)
+	if again.Payment.Escrow == nil || again.Payment.Escrow.PaymentInfo.Salt == task.Payment.Escrow.PaymentInfo.Salt ||
+		!strings.EqualFold(again.Payment.Escrow.PaymentInfo.Receiver, otherPayout) {
+		t.Fatalf("the new choice's terms: %+v", again.Payment.Escrow)
+	}
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, again), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, again.ID, axp.TaskPaid)
+	if m.held() != price {
+		t.Fatalf("the escrow holds %s", m.held())
+	}
+	m.balances()
 }

@@ -397,3 +397,17 @@ func (s *Service) sendEscrowRest(ctx context.Context, id string) {
 		s.failTransfer(ctx, id, x.TxHash, "the node refused the transaction: "+berr.Error())
 	}
 }
+
+// BoundToSeller refuses a new choice of offer on task t while the escrow contract holds its
+// money: the payment's receiver, fixed by the terms the buyer signed, is the address of the seller
+// the task was paid for, so a capture could pay no other. The buyer cancels (the operator approves
+// the void back to the payer) and posts again, authorizing a new payment for the new offer.
+func BoundToSeller(t *axp.TaskRecord) error {
+	if !inContract(t) || t.Received == 0 {
+		return nil
+	}
+	e := t.Authorization.Escrow
+	return axp.Conflict(fmt.Sprintf("task %s's payment is held by the escrow contract (%s, payment %s) for the seller it was paid for: the escrow can pay that seller's address only, not another offer's",
+		t.ID, e.EscrowAddress, e.PaymentHash),
+		"cancel the task (cancel_task): the escrow's void returns the payment to the address that paid once the operator approves it; then post the task again and pay the offer you choose")
+}

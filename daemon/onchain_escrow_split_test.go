@@ -324,3 +324,42 @@ func TestChainEscrowDeclinedSeller(t *testing.T) {
 	}
 	m.balances()
 }
+
+// A split's capture confirmed, then taken back by a reorg deeper than the confirmations while its
+// void is on its way, is sent again from the same signed bytes, and the void after it: the seller
+// is paid once, the buyer refunded once, the split booked once.
+func TestChainEscrowSplitReorg(t *testing.T) {
+	m := newEscrowMarket(t)
+	payout := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	hot := m.c.Balance(m.c.Token, chaintest.Addr(m.hot))
+	buyer, task, kb, split := m.escrowSettled(seller, 25)
+	dep := m.c.Balance(m.c.Token, m.deposit)
+	snap := m.c.Snapshot()
+	sent := m.approve(split.ID, false)
+	m.c.Mine(2)
+	var void axp.OutTransfer
+	eventually(t, func() error {
+		a := m.approvalOf(task.ID, axp.ApproveSplit)
+		if len(a.Transfers) != 2 || a.Transfers[0].Status != axp.TransferConfirmed {
+			return fmt.Errorf("split %s: %+v", a.Status, a.Transfers)
+		}
+		void = a.Transfers[1]
+		return nil
+	})
+	m.c.Revert(snap)
+	m.c.DropTransaction(sent.Transfers[0].TxHash)
+	m.c.DropTransaction(void.TxHash)
+	m.c.Mine(4)
+	eventually(t, func() error {
+		if a := m.approvalOf(task.ID, axp.ApproveSplit); a.Reorged != 1 {
+			return fmt.Errorf("split %s, reorged %d: %+v", a.Status, a.Reorged, a.Transfers)
+		}
+		return nil
+	})
+	m.splitDone(buyer, task, 25, payout, kb, 0, dep, hot)
+	a := m.approvalOf(task.ID, axp.ApproveSplit)
+	if a.Transfers[0].TxHash != sent.Transfers[0].TxHash || a.Transfers[1].TxHash != void.TxHash {
+		t.Fatalf("sent again as %v, not the same transactions %s and %s", hashes(a.Transfers), sent.Transfers[0].TxHash, void.TxHash)
+	}
+}

@@ -476,8 +476,11 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 	}
 	if _, rest, err := restOf(ch.Tx, a); err != nil || len(rest) > 0 {
 		// A split's capture is confirmed, its void not sent yet (TrackSent sends it): the item is
-		// confirmed and booked with both.
+		// confirmed and booked with both. The capture's block is watched meanwhile (checkReorgs).
 		if err != nil {
+			return err
+		}
+		if err := markSent(ch, a); err != nil {
 			return err
 		}
 		return ch.Tx.PutApproval(a)

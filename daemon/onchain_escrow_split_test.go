@@ -1,8 +1,10 @@
 package daemon_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/http"
 	"runtime"
 	"strings"
@@ -13,6 +15,9 @@ import (
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
+	"github.com/axp-exchange/axp/daemon/chain/escrow"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // escrowSettled is a task paid into the escrow by a fresh wallet of 10.00, delivered, disputed and
@@ -362,4 +367,61 @@ func TestChainEscrowSplitReorg(t *testing.T) {
 	if a.Transfers[0].TxHash != sent.Transfers[0].TxHash || a.Transfers[1].TxHash != void.TxHash {
 		t.Fatalf("sent again as %v, not the same transactions %s and %s", hashes(a.Transfers), sent.Transfers[0].TxHash, void.TxHash)
 	}
+}
+
+// A split whose payment was voided behind the exchange's back (the operator's key used outside it)
+// after its capture was mined: the escrow would revert the void, so the item goes back to the queue
+// failed, with the reason, instead of being tried on every pass; nothing is booked.
+func TestChainEscrowSplitVoidRefused(t *testing.T) {
+	m := newEscrowMarket(t)
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
+	_, task, kb, split := m.escrowSettled(seller, 25)
+	before := len(m.entriesOf(task.ID))
+	m.approve(split.ID, false)
+	m.voidOutside(task, kb)
+	eventually(t, func() error {
+		m.c.Mine(1)
+		if a := m.approvalOf(task.ID, axp.ApproveSplit); a.Status != axp.ApprovalFailed || !strings.Contains(a.Failure, "void") {
+			return fmt.Errorf("split %s (%s) %+v", a.Status, a.Failure, a.Transfers)
+		}
+		return nil
+	})
+	if n := len(m.entriesOf(task.ID)); n != before {
+		t.Fatalf("the refused split booked %d entries", n-before)
+	}
+}
+
+// voidOutside voids task's escrow payment (paid by payer) with the hot wallet's key outside the
+// exchange, and mines it.
+func (m *escrowMarket) voidOutside(task axp.Task, payer string) {
+	t := m.tb
+	t.Helper()
+	info, err := escrow.ParseTerms(task.Payment.Escrow.PaymentInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Payer = common.HexToAddress(payer)
+	data, err := escrow.Void(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	from := common.HexToAddress(chaintest.Addr(m.hot))
+	nonce, err := m.ec.PendingNonceAt(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	price, err := m.ec.SuggestGasPrice(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: nonce, To: &m.k.Escrow, Gas: 300_000, GasPrice: new(big.Int).Mul(price, big.NewInt(2)), Data: data}),
+		types.LatestSignerForChainID(big.NewInt(int64(chaintest.ID))), m.hot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.ec.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	m.c.Mine(1)
 }

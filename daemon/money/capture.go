@@ -360,6 +360,12 @@ func (s *Service) sendEscrowRest(ctx context.Context, id string) {
 	}
 	x := rest[0]
 	signed, err := s.signEscrowCall(ctx, t, x)
+	if e := (*axp.Error)(nil); errors.As(err, &e) && e.Code == axp.CodeConflict { // signEscrowCall's answer to a revert
+		// The escrow would revert it (what it held was moved behind the exchange's back): the
+		// item goes back to the operator with the reason, rather than being tried on every pass.
+		s.failRest(ctx, id, err)
+		return
+	}
 	if err != nil {
 		s.base.Log.ErrorContext(ctx, "the escrow's "+x.Part+" of a split whose capture is confirmed cannot be signed; it is tried again on the next pass",
 			"source", "payments", "approval", id, "task", t.ID, "err", err)
@@ -410,4 +416,27 @@ func BoundToSeller(t *axp.TaskRecord) error {
 	return axp.Conflict(fmt.Sprintf("task %s's payment is held by the escrow contract (%s, payment %s) for the seller it was paid for: the escrow can pay that seller's address only, not another offer's",
 		t.ID, e.EscrowAddress, e.PaymentHash),
 		"cancel the task (cancel_task): the escrow's void returns the payment to the address that paid once the operator approves it; then post the task again and pay the offer you choose")
+}
+
+// failRest puts sent split id back in the queue, failed, when the escrow refuses the call that
+// follows its confirmed capture (err).
+func (s *Service) failRest(ctx context.Context, id string, err error) {
+	reason := "the escrow refuses the void after the confirmed capture: " + err.Error()
+	s.base.Log.ErrorContext(ctx, reason, "source", "payments", "approval", id)
+	if _, merr := s.base.Mutate(ctx, "rail:evm", func(ch *kernel.Change) (any, error) {
+		a, _, rest, err := escrowRest(ch.Tx, id)
+		if err != nil || len(rest) == 0 {
+			return nil, err
+		}
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalFail); err != nil {
+			return nil, err
+		}
+		a.Failure = reason
+		if err := ch.Tx.PutApproval(a); err != nil {
+			return nil, err
+		}
+		return nil, ch.Audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": reason})
+	}); merr != nil {
+		s.base.Log.ErrorContext(ctx, "recording the refused void failed; it is tried again on the next pass", "source", "payments", "approval", id, "err", merr)
+	}
 }

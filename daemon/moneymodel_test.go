@@ -82,6 +82,7 @@ var (
 	moneyFailFast = flag.Bool("money.failfast", false, "TestMoneyModel: stop a run at its first broken invariant")
 	moneyTrail    = flag.Bool("money.trail", false, "TestMoneyModel: log every step of a run, not only the last ones of a failed run")
 	moneyReport   = flag.String("money.report", "", "TestMoneyModel: file to write each run's step count and step time to (BenchmarkMoneyModel)")
+	moneyEscrow   = flag.Bool("money.escrow", true, "TestMoneyModel: deploy the escrow contract and pay some tasks into it (pay_escrow)")
 )
 
 const (
@@ -108,7 +109,7 @@ func TestMoneyModel(t *testing.T) {
 	for i := range max(*moneySeeds, 1) {
 		s := seed + uint64(i)
 		t.Run(fmt.Sprintf("seed=%d", s), func(t *testing.T) {
-			runs = append(runs, runMoneyModel(t, s, *moneySteps, *moneyTime))
+			runs = append(runs, runMoneyModel(t, s, *moneySteps, *moneyTime, *moneyEscrow))
 		})
 	}
 	if *moneyReport != "" {
@@ -152,17 +153,18 @@ type moneyRun struct {
 
 // moneyRegression runs the model from seed for steps steps (no time limit) and fails when one of
 // the invariants invs broke; the others are logged. The model's choices follow the seed, so a seed
-// keeps its walk as long as the model's code does not change (then find the seed again).
+// keeps its walk as long as the model's code does not change (then find the seed again). The seeds
+// were found without the escrow rail, and run without it.
 func moneyRegression(t *testing.T, seed uint64, steps int, invs ...string) {
 	pgtest.BoltOnly(t, "the money model runs the daemon on its bbolt file")
-	runMoneyModel(t, seed, steps, 0, invs...)
+	runMoneyModel(t, seed, steps, 0, false, invs...)
 }
 
 // runMoneyModel runs the model from seed for steps steps, stopping early once limit has passed (0:
-// no limit), then settles the chain and checks everything once more. It fails on every broken
-// invariant, or only on those of only when some are named.
-func runMoneyModel(t *testing.T, seed uint64, steps int, limit time.Duration, only ...string) moneyRun {
-	mm := newMoneyModel(t, seed)
+// no limit), then settles the chain and checks everything once more; withEscrow adds the escrow
+// rail. It fails on every broken invariant, or only on those of only when some are named.
+func runMoneyModel(t *testing.T, seed uint64, steps int, limit time.Duration, withEscrow bool, only ...string) moneyRun {
+	mm := newMoneyModel(t, seed, withEscrow)
 	t.Logf("money model: seed %d, up to %d steps (repeat: go test -run TestMoneyModel ./daemon -money.seed=%d -money.steps=%d -money.time=0)",
 		seed, steps, seed, steps)
 	t.Cleanup(func() {
@@ -223,6 +225,7 @@ type moneyModel struct {
 	mods  []func(*daemon.Config)
 	clock *offsetClock
 	float axp.Money // what the operator put in the hot wallet
+	esc   *mEscrow  // the escrow rail, nil without it
 
 	sellers  []*mSeller
 	tasks    []*mTask
@@ -259,6 +262,9 @@ type mTask struct {
 	rec        *axp.TaskRecord
 	// reorged is set when a transfer the daemon credited to it was removed by a reorg.
 	reorged bool
+	// escrowKey paid escrowPrice into the escrow for it (pay_escrow); it pays nothing else.
+	escrowKey   *ecdsa.PrivateKey
+	escrowPrice axp.Money
 }
 
 // mTransfer is a transfer the model sent to the deposit address.
@@ -284,7 +290,7 @@ type offsetClock struct{ offset atomic.Int64 }
 
 func (c *offsetClock) Now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
 
-func newMoneyModel(t *testing.T, seed uint64) *moneyModel {
+func newMoneyModel(t *testing.T, seed uint64, withEscrow bool) *moneyModel {
 	mm := &moneyModel{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), clock: &offsetClock{},
 		byID: map[string]*mTask{}, acked: map[string]string{}, kinds: map[string]int{},
 		broken: map[string]*violation{}}
@@ -293,7 +299,11 @@ func newMoneyModel(t *testing.T, seed uint64) *moneyModel {
 		cfg.OpenWindow, cfg.PaymentWindow = moneyWindow, moneyWindow
 		cfg.Confirmations = moneyConfirmations
 	}}
-	mm.m = newChainMarket(t, mm.mods...)
+	c := chaintest.Start(t)
+	if withEscrow {
+		mm.withEscrow(c)
+	}
+	mm.m = newChainMarketOn(t, c, mm.mods...)
 	mm.alignChainTime()
 	mm.float = mm.m.c.Balance(mm.m.c.Token, chaintest.Addr(mm.m.hot))
 	mm.stranger = mm.m.buyerWallet(1_000_000_000)
@@ -417,17 +427,27 @@ var moneyStepKinds = []moneyStep{
 	{"pay-auth", 6, (*moneyModel).payAuth},
 	{"hand-approve", 3, (*moneyModel).handApprove},
 	{"stale-pass", 2, (*moneyModel).stalePass},
+	{"pay-escrow", 14, (*moneyModel).payEscrow}, // weight 0 without the escrow rail
+}
+
+// weight is step s's weight in this model: the escrow's steps weigh nothing without the escrow, so
+// a run without it takes the walk it took before the rail existed.
+func (mm *moneyModel) weight(s moneyStep) int {
+	if s.name == "pay-escrow" && mm.esc == nil {
+		return 0
+	}
+	return s.weight
 }
 
 func (mm *moneyModel) runStep() {
 	total := 0
 	for _, s := range moneyStepKinds {
-		total += s.weight
+		total += mm.weight(s)
 	}
 	for range 20 {
 		n := mm.rng.IntN(total)
 		for _, s := range moneyStepKinds {
-			if n -= s.weight; n < 0 {
+			if n -= mm.weight(s); n < 0 {
 				mm.stepName = s.name
 				if s.run(mm) {
 					mm.kinds[s.name]++
@@ -1462,6 +1482,7 @@ func (mm *moneyModel) check() {
 	mm.checkAdversary(v, credited)
 	mm.checkPaidOnce(v)
 	mm.checkBookings(v)
+	mm.checkEscrow(v)
 }
 
 // checkLedger: every entry and the whole ledger sum to zero, as the store and admin stats say.
@@ -1497,7 +1518,7 @@ func (mm *moneyModel) checkFunding(v *moneyView) map[string][]string {
 		}
 	}
 	for _, e := range v.ledger {
-		if e.Kind == "payment" && e.TxHash != "" {
+		if e.Kind == "payment" && e.TxHash != "" && !escrowPaid(&e) { // the escrow's: checkEscrow
 			add(e.TxHash, e.TaskID)
 		}
 	}
@@ -1565,6 +1586,9 @@ func (mm *moneyModel) checkTaskMoney(v *moneyView, credited map[string][]string)
 	for _, e := range v.ledger {
 		if e.Kind == axp.ApproveReturn {
 			continue // a transfer that paid no task, sent back (checkAdversary)
+		}
+		if escrowPaid(&e) {
+			continue // the escrow's money, never at the exchange's addresses (checkEscrow)
 		}
 		f := of(e.TaskID)
 		for _, p := range e.Postings {
@@ -1722,6 +1746,12 @@ func (mm *moneyModel) checkReconcile(final bool) {
 		}
 		h := strings.ToLower(e.TxHash)
 		var onChain bool
+		if escrowPaid(&e) {
+			// The escrow's calls: reconcile checks their events; a capture's fee reaches the
+			// deposit address in the same transaction.
+			booked[h] = true
+			continue
+		}
 		if e.Kind == "payment" {
 			booked[h] = true
 			onChain = len(v.deposits[h]) > 0

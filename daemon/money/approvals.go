@@ -390,7 +390,7 @@ func bookBuyerPart(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, hash s
 func bookingOf(t *axp.TaskRecord, a *axp.Approval, refund axp.Money) ([]axp.Posting, error) {
 	postings, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
 	if inContract(t) {
-		if postings = contractEntry(t, a.Kind); postings == nil {
+		if postings = contractEntry(t, a.Kind, refund); postings == nil {
 			return nil, contractRefusal(t)
 		}
 		err = nil
@@ -446,9 +446,13 @@ func (s *Service) sendMoney(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approva
 	if err != nil {
 		return err
 	}
-	entry := &axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: a.Kind,
-		Postings: postings, ApprovalID: a.ID, TxHash: a.TxHash, At: ch.Now}
-	if err := ch.Tx.PutLedger(entry); err != nil {
+	if a.Kind == axp.ApproveSplit && inContract(t) {
+		err = bookContractSplit(ch, t, a, postings)
+	} else {
+		err = ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: a.Kind,
+			Postings: postings, ApprovalID: a.ID, TxHash: a.TxHash, At: ch.Now})
+	}
+	if err != nil {
 		return err
 	}
 	return s.tasks.Finish(ch, t, tr, action, map[string]any{"approval_id": a.ID, "tx_hash": a.TxHash, "refund_usd": refund})

@@ -2,6 +2,7 @@ package money
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/escrow"
+	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/store"
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -38,14 +40,16 @@ func voidEntry(t *axp.TaskRecord) []axp.Posting {
 	return []axp.Posting{{Account: axp.ContractAccount(t.ID), Amount: -t.Received}, {Account: axp.AcctBuyerRefund, Amount: t.Received}}
 }
 
-// contractEntry is what approving item kind of task t, whose money the escrow holds, books, or nil
-// when the escrow cannot move it yet.
-func contractEntry(t *axp.TaskRecord, kind string) []axp.Posting {
+// contractEntry is what approving item kind of task t, whose money the escrow holds, books (refund:
+// the buyer's agreed part of the price), or nil when the escrow cannot move it.
+func contractEntry(t *axp.TaskRecord, kind string, refund axp.Money) []axp.Posting {
 	switch kind {
 	case axp.ApprovePayout:
 		return captureEntry(t)
 	case axp.ApproveRefund:
 		return voidEntry(t)
+	case axp.ApproveSplit:
+		return splitEntry(t, refund)
 	}
 	return nil
 }
@@ -61,32 +65,66 @@ func captureEntry(t *axp.TaskRecord) []axp.Posting {
 	return append(ps, axp.Posting{Account: axp.AcctSellerPaid, Amount: t.Received - fee})
 }
 
-// capturePlan is what approving the payout a of task t, whose money the contract holds, sends:
-// the capture, unless an earlier attempt's was confirmed.
+// splitAmounts divides task t's payment for a split giving the buyer refund of the price: what the
+// escrow captures for the seller (the seller's share, fee included) and what its void returns.
+func splitAmounts(t *axp.TaskRecord, refund axp.Money) (capture, void axp.Money) {
+	capture = min(max(t.Price-refund, 0), t.Received)
+	return capture, t.Received - capture
+}
+
+// splitEntry books a split of task t's payment: a capture of the seller's share (the fee rounded
+// down, as the contract takes it) and the void of the rest back to the buyer.
+func splitEntry(t *axp.TaskRecord, refund axp.Money) []axp.Posting {
+	capture, void := splitAmounts(t, refund)
+	fee := captureFee(capture, t.Fee.FeeBPS)
+	ps := []axp.Posting{{Account: axp.ContractAccount(t.ID), Amount: -t.Received}}
+	for _, p := range []axp.Posting{{Account: axp.AcctBuyerRefund, Amount: void}, {Account: axp.AcctFees, Amount: fee},
+		{Account: axp.AcctSellerPaid, Amount: capture - fee}} {
+		if p.Amount != 0 {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// capturePlan is what approving item a of task t, whose money the contract holds, sends: a
+// payout's capture, a refund's void, unless an earlier attempt's was confirmed. A split sends its
+// capture, then its void once the capture is confirmed (escrowRest): the void returns whatever is
+// still held, so it must never be mined before the capture.
 func capturePlan(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error) {
-	part := partCapture
+	to := t.Authorization.Escrow.EscrowAddress
+	var parts []axp.OutTransfer
 	switch a.Kind {
 	case axp.ApprovePayout:
+		parts = []axp.OutTransfer{{Part: partCapture, To: to, Amount: t.Received}}
 	case axp.ApproveRefund:
-		part = partVoid
+		parts = []axp.OutTransfer{{Part: partVoid, To: to, Amount: t.Received}}
+	case axp.ApproveSplit:
+		_, refund, _ := sendSpec(t, a)
+		capture, void := splitAmounts(t, refund)
+		parts = []axp.OutTransfer{{Part: partCapture, To: to, Amount: capture}, {Part: partVoid, To: to, Amount: void}}
 	default:
 		return nil, contractRefusal(t)
 	}
-	if a.SentParts()[part] {
-		return nil, nil
+	done := a.SentParts()
+	for _, x := range parts {
+		if x.Amount > 0 && !done[x.Part] {
+			return []axp.OutTransfer{x}, nil
+		}
 	}
-	return []axp.OutTransfer{{Part: part, To: t.Authorization.Escrow.EscrowAddress, Amount: t.Received}}, nil
+	return nil, nil
 }
 
-// signEscrowCall signs the escrow's call part of task t's payment: the capture of the whole
-// payment at the task's fee, or its void.
-func (s *Service) signEscrowCall(ctx context.Context, t *axp.TaskRecord, part string) (chain.Signed, error) {
+// signEscrowCall signs the escrow's call x of task t's payment: the capture of x's amount at the
+// task's fee, or the void.
+func (s *Service) signEscrowCall(ctx context.Context, t *axp.TaskRecord, x axp.OutTransfer) (chain.Signed, error) {
+	part := x.Part
 	e := t.Authorization.Escrow
 	info, err := escrow.ParseTerms(e.PaymentInfo)
 	if err != nil {
 		return chain.Signed{}, fmt.Errorf("task %s's escrow terms: %w", t.ID, err)
 	}
-	data, err := escrow.Capture(info, info.MaxAmount, info.MinFeeBps, info.FeeReceiver)
+	data, err := escrow.Capture(info, s.rail.Chain.Units(x.Amount), info.MinFeeBps, info.FeeReceiver)
 	if part == partVoid {
 		data, err = escrow.Void(info)
 	}
@@ -123,10 +161,10 @@ func (s *Service) called(r chain.Receipt, event, escrowAddr, hash string, amount
 	return false
 }
 
-// contractRefusal refuses to move money of task t, held by the escrow contract, other than by a
-// payout (capture) or a refund (void) from the hot wallet: splits are not built yet.
+// contractRefusal refuses to move money of task t, held by the escrow contract, other than by the
+// escrow's capture and void sent from the hot wallet.
 func contractRefusal(t *axp.TaskRecord) error {
-	return axp.Conflict(fmt.Sprintf("task %s's money is held by the escrow contract (%s, payment %s): this exchange moves it only by the escrow's capture (a payout) or void (a refund), approved without tx_hash on an exchange with a hot wallet; a split is not built yet",
+	return axp.Conflict(fmt.Sprintf("task %s's money is held by the escrow contract (%s, payment %s): this exchange moves it only by the escrow's capture (a payout), void (a refund) or capture then void (a split), approved without tx_hash on an exchange with a hot wallet",
 		t.ID, t.Authorization.Escrow.EscrowAddress, t.Authorization.Escrow.PaymentHash),
 		"leave the item queued; nothing was sent")
 }
@@ -181,7 +219,8 @@ func contractTasks(tx *store.Tx, entries []axp.LedgerEntry) (map[string]*axp.Esc
 }
 
 // escrowEvents is the escrow's event that a ledger entry of a contract account stands for.
-var escrowEvents = map[string]string{"payment": "PaymentAuthorized", axp.ApprovePayout: "PaymentCaptured", axp.ApproveRefund: "PaymentVoided"}
+var escrowEvents = map[string]string{"payment": "PaymentAuthorized", axp.ApprovePayout: "PaymentCaptured", axp.ApproveRefund: "PaymentVoided",
+	axp.ApproveSplit: "PaymentCaptured", kindSplitRefund: "PaymentVoided"}
 
 // escrowGap says why the chain does not show ledger entry e of a task's contract account (its
 // escrow payment p): its transaction must hold the escrow's event of the payment for the amount.
@@ -245,4 +284,159 @@ func escrowCallOf(tx *store.Tx, txHash string) string {
 		}
 	}
 	return ""
+}
+
+// kindSplitRefund is the ledger kind of a split's part back to the buyer, booked apart.
+const kindSplitRefund = "split_refund"
+
+// bookContractSplit books split a of task t, whose money the escrow held, once its calls are
+// confirmed: the capture's part (the seller's net and the fee) with the capture's transaction, the
+// void's part (the buyer's refund) with the void's, two entries written together.
+func bookContractSplit(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, postings []axp.Posting) error {
+	buyer, seller := splitParts(postings)
+	hashes := map[string]string{}
+	for _, x := range a.Transfers {
+		if x.Status == axp.TransferConfirmed {
+			hashes[x.Part] = x.TxHash
+		}
+	}
+	for _, e := range []struct {
+		kind, part string
+		postings   []axp.Posting
+	}{{a.Kind, partCapture, seller}, {kindSplitRefund, partVoid, buyer}} {
+		if len(e.postings) == 0 {
+			continue
+		}
+		if err := ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: e.kind,
+			Postings: e.postings, ApprovalID: a.ID, TxHash: hashes[e.part], At: ch.Now}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// escrowRest is the escrow call still to send for sent item id once its confirmed calls are
+// mined (the void of a split whose capture is confirmed), with the item and the task; nil when
+// there is none.
+func escrowRest(tx *store.Tx, id string) (*axp.Approval, *axp.TaskRecord, []axp.OutTransfer, error) {
+	a, err := tx.Approval(id)
+	if err != nil || a == nil {
+		return nil, nil, nil, err
+	}
+	t, rest, err := restOf(tx, a)
+	return a, t, rest, err
+}
+
+// restOf is the escrow call still to send for item a, as it stands: see escrowRest.
+func restOf(tx *store.Tx, a *axp.Approval) (*axp.TaskRecord, []axp.OutTransfer, error) {
+	if a.Status != axp.ApprovalSent || a.Kind != axp.ApproveSplit || a.Sending() {
+		return nil, nil, nil
+	}
+	t, err := tx.Task(a.TaskID)
+	if err != nil || t == nil || !inContract(t) {
+		return nil, nil, err
+	}
+	rest, err := capturePlan(t, a)
+	return t, rest, err
+}
+
+// sendEscrowRest sends the void of split id after its confirmed capture, as approving it sends a
+// call: signed under the wallet's lock, recorded sent in one transaction, then broadcast. A crash
+// before the record sends nothing (the next pass signs it again); after it, the stored bytes are
+// broadcast again like any transfer in flight.
+func (s *Service) sendEscrowRest(ctx context.Context, id string) {
+	var rest []axp.OutTransfer
+	if s.base.Store.View(func(tx *store.Tx) error { _, _, rest, _ = escrowRest(tx, id); return nil }); len(rest) == 0 {
+		return
+	}
+	release, err := s.rail.Wallet.Acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer release()
+	var t *axp.TaskRecord
+	if err := s.base.Store.View(func(tx *store.Tx) (err error) { _, t, rest, err = escrowRest(tx, id); return err }); err != nil || len(rest) == 0 {
+		return
+	}
+	x := rest[0]
+	signed, err := s.signEscrowCall(ctx, t, x)
+	if e := (*axp.Error)(nil); errors.As(err, &e) && e.Code == axp.CodeConflict { // signEscrowCall's answer to a revert
+		// The escrow would revert it (what it held was moved behind the exchange's back): the
+		// item goes back to the operator with the reason, rather than being tried on every pass.
+		s.failRest(ctx, id, err)
+		return
+	}
+	if err != nil {
+		s.base.Log.ErrorContext(ctx, "the escrow's "+x.Part+" of a split whose capture is confirmed cannot be signed; it is tried again on the next pass",
+			"source", "payments", "approval", id, "task", t.ID, "err", err)
+		return
+	}
+	x.TxHash, x.Nonce, x.Raw, x.Status = signed.Hash, signed.Nonce, hex.EncodeToString(signed.Raw), axp.TransferSent
+	recorded := false
+	if _, err := s.base.Mutate(ctx, "rail:evm", func(ch *kernel.Change) (any, error) {
+		a, _, again, err := escrowRest(ch.Tx, id)
+		if err != nil || len(again) != 1 || again[0].Part != x.Part {
+			return nil, err
+		}
+		x.SentAt = ch.Now
+		a.Attempt([]axp.OutTransfer{x})
+		if err := ch.Tx.PutApproval(a); err != nil {
+			return nil, err
+		}
+		recorded = true
+		return nil, ch.Audit("approval.send_part", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "part": x.Part,
+			"tx_hashes": []string{x.TxHash}, "amount_usd": x.Amount, "from": s.rail.Wallet.Address()})
+	}); err != nil {
+		s.base.Log.ErrorContext(ctx, "recording the escrow's "+x.Part+" of a split failed; it is tried again on the next pass", "source", "payments", "approval", id, "err", err)
+		return
+	}
+	if !recorded {
+		return
+	}
+	s.base.AfterScan("send-rest") // tests: between the record of the signed call and its broadcast
+	raw, _ := hex.DecodeString(x.Raw)
+	if berr := s.rail.Wallet.Broadcast(ctx, raw); errors.Is(berr, chain.ErrUnanswered) {
+		s.base.Log.WarnContext(ctx, "the node did not answer the escrow's "+x.Part+"; it stays sent and is checked on every pass",
+			"source", "payments", "approval", id, "tx_hash", x.TxHash, "err", berr)
+	} else if berr != nil {
+		s.base.Log.WarnContext(ctx, "the escrow's "+x.Part+" was refused", "source", "payments", "approval", id, "tx_hash", x.TxHash, "err", berr)
+		s.failTransfer(ctx, id, x.TxHash, "the node refused the transaction: "+berr.Error())
+	}
+}
+
+// BoundToSeller refuses a new choice of offer on task t while the escrow contract holds its
+// money: the payment's receiver, fixed by the terms the buyer signed, is the address of the seller
+// the task was paid for, so a capture could pay no other. The buyer cancels (the operator approves
+// the void back to the payer) and posts again, authorizing a new payment for the new offer.
+func BoundToSeller(t *axp.TaskRecord) error {
+	if !inContract(t) || t.Received == 0 {
+		return nil
+	}
+	e := t.Authorization.Escrow
+	return axp.Conflict(fmt.Sprintf("task %s's payment is held by the escrow contract (%s, payment %s) for the seller it was paid for: the escrow can pay that seller's address only, not another offer's",
+		t.ID, e.EscrowAddress, e.PaymentHash),
+		"cancel the task (cancel_task): the escrow's void returns the payment to the address that paid once the operator approves it; then post the task again and pay the offer you choose")
+}
+
+// failRest puts sent split id back in the queue, failed, when the escrow refuses the call that
+// follows its confirmed capture (err).
+func (s *Service) failRest(ctx context.Context, id string, err error) {
+	reason := "the escrow refuses the void after the confirmed capture: " + err.Error()
+	s.base.Log.ErrorContext(ctx, reason, "source", "payments", "approval", id)
+	if _, merr := s.base.Mutate(ctx, "rail:evm", func(ch *kernel.Change) (any, error) {
+		a, _, rest, err := escrowRest(ch.Tx, id)
+		if err != nil || len(rest) == 0 {
+			return nil, err
+		}
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalFail); err != nil {
+			return nil, err
+		}
+		a.Failure = reason
+		if err := ch.Tx.PutApproval(a); err != nil {
+			return nil, err
+		}
+		return nil, ch.Audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": reason})
+	}); merr != nil {
+		s.base.Log.ErrorContext(ctx, "recording the refused void failed; it is tried again on the next pass", "source", "payments", "approval", id, "err", merr)
+	}
 }

@@ -1,6 +1,7 @@
 package money
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/axp-exchange/axp"
@@ -33,5 +34,61 @@ func TestCaptureEntry(t *testing.T) {
 	}
 	if axp.FeeFor(4_500_050, 100).PlatformFee != 45_001 {
 		t.Fatal("FeeFor no longer rounds half up: the case above tests nothing")
+	}
+}
+
+// A split of the escrow's money is a capture of the seller's share, fee included and rounded down,
+// then a void of the rest: the booking balances, and the plan sends the capture first and the void
+// only once the capture is confirmed. A share of 0 is the void alone, a share of everything the
+// capture alone.
+func TestSplitOfEscrow(t *testing.T) {
+	for _, c := range []struct {
+		refund, capture, fee, void axp.Money
+		bps                        int64
+	}{
+		{1_125_000, 3_375_000, 33_750, 1_125_000, 100},
+		{0, 4_500_000, 45_000, 0, 100},
+		{4_500_000, 0, 0, 4_500_000, 100},
+		{4_495_000, 5_000, 0, 4_495_000, 1}, // half a micro-dollar of fee: the contract takes none
+	} {
+		task := &axp.TaskRecord{ID: "tsk_1", Price: 4_500_000, Received: 4_500_000,
+			Authorization: &axp.AuthPayment{Escrow: &axp.EscrowPayment{EscrowAddress: "0xe5"}}}
+		task.Fee.FeeBPS = c.bps
+		e := axp.LedgerEntry{ID: "x", TaskID: task.ID, Postings: splitEntry(task, c.refund)}
+		if err := e.Check(); err != nil {
+			t.Fatalf("refund %s: %v: %v", c.refund, e.Postings, err)
+		}
+		b := axp.Balances([]axp.LedgerEntry{e})
+		if b[axp.ContractAccount("tsk_1")] != -task.Received || b[axp.AcctFees] != c.fee || b[axp.AcctSellerPaid] != c.capture-c.fee || b[axp.AcctBuyerRefund] != c.void {
+			t.Fatalf("refund %s: %v", c.refund, e.Postings)
+		}
+		a := &axp.Approval{Kind: axp.ApproveSplit, Booking: e.Postings, PriceRefundUSD: c.refund}
+		var sent []string
+		for range 3 {
+			plan, err := capturePlan(task, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan) == 0 {
+				break
+			}
+			if len(plan) != 1 {
+				t.Fatalf("refund %s: the plan sends %+v at once", c.refund, plan)
+			}
+			x := plan[0]
+			sent = append(sent, fmt.Sprintf("%s %d", x.Part, x.Amount))
+			x.Status = axp.TransferConfirmed
+			a.Transfers = append(a.Transfers, x)
+		}
+		var want []string
+		if c.capture > 0 {
+			want = append(want, fmt.Sprintf("capture %d", c.capture))
+		}
+		if c.void > 0 {
+			want = append(want, fmt.Sprintf("void %d", c.void))
+		}
+		if fmt.Sprint(sent) != fmt.Sprint(want) {
+			t.Fatalf("refund %s: sent %v, want %v", c.refund, sent, want)
+		}
 	}
 }

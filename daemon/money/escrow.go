@@ -289,8 +289,9 @@ func inContract(t *axp.TaskRecord) bool {
 }
 
 // refuseContractMoney refuses to approve an item that sends money of a task whose money the escrow
-// contract holds, unless the hot wallet sends it by a call of the escrow (a payout's capture, a
-// refund's void): money sent by hand, or a split, would leave the buyer's money in the contract.
+// contract holds, unless the hot wallet sends it by calls of the escrow (a payout's capture, a
+// refund's void, a split's capture then void): money sent by hand would leave the buyer's money in
+// the contract.
 func (s *Service) refuseContractMoney(in *axp.ApproveBody) error {
 	var t *axp.TaskRecord
 	var kind string
@@ -303,7 +304,7 @@ func (s *Service) refuseContractMoney(in *axp.ApproveBody) error {
 		t, err = tx.Task(a.TaskID)
 		return err
 	})
-	if t == nil || !axp.SendsMoney(kind) || !inContract(t) || (contractEntry(t, kind) != nil && in.TxHash == "" && s.rail.Wallet != nil) {
+	if t == nil || !axp.SendsMoney(kind) || !inContract(t) || (contractEntry(t, kind, 0) != nil && in.TxHash == "" && s.rail.Wallet != nil) {
 		return nil
 	}
 	return contractRefusal(t)

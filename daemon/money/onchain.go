@@ -805,7 +805,9 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 		}
 		inFlight := func(a *axp.Approval) {
 			for _, x := range a.Transfers {
-				if x.Status == axp.TransferSent {
+				// A split's capture confirmed while its void is on its way is listed with it: its
+				// fee is at the deposit address, booked once the void is confirmed.
+				if x.Status == axp.TransferSent || (x.Status == axp.TransferConfirmed && a.Status == axp.ApprovalSent && !a.Booked && escrowCall(x.Part)) {
 					x.Raw = ""
 					r.InFlight = append(r.InFlight, x)
 					if !a.Booked && !escrowCall(x.Part) {

@@ -130,6 +130,10 @@ func plan(tx *store.Tx, id string) (a *axp.Approval, t *axp.TaskRecord, out []ax
 		if t, err = kernel.LoadTask(tx, a.TaskID); err != nil {
 			return nil, nil, nil, false, err
 		}
+		if inContract(t) {
+			// The escrow's calls move a split whole: the void returns everything the capture left.
+			return nil, nil, nil, false, contractRefusal(t)
+		}
 		out, err = planBuyerPart(t, a)
 		return a, t, out, true, err
 	}
@@ -230,7 +234,7 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	for i := range sends {
 		if escrowCall(sends[i].Part) {
-			signed, err := s.signEscrowCall(ctx, task, sends[i].Part)
+			signed, err := s.signEscrowCall(ctx, task, sends[i])
 			if err != nil {
 				return nil, err
 			}
@@ -470,6 +474,17 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 	case pending:
 		return ch.Tx.PutApproval(a)
 	}
+	if _, rest, err := restOf(ch.Tx, a); err != nil || len(rest) > 0 {
+		// A split's capture is confirmed, its void not sent yet (TrackSent sends it): the item is
+		// confirmed and booked with both. The capture's block is watched meanwhile (checkReorgs).
+		if err != nil {
+			return err
+		}
+		if err := markSent(ch, a); err != nil {
+			return err
+		}
+		return ch.Tx.PutApproval(a)
+	}
 	t, err := taskOf(ch.Tx, a)
 	if err != nil {
 		return err
@@ -590,6 +605,12 @@ func (s *Service) TrackSent(ctx context.Context) {
 			return nil, s.settleTransfers(ch, cur, got)
 		}); err != nil {
 			s.base.Log.ErrorContext(ctx, "settling a payout failed; it is tried again", "source", "payments", "approval", id, "err", err)
+		}
+	}
+	// A split of the escrow's money whose capture is confirmed sends its void.
+	for _, a := range sent {
+		if a.Kind == axp.ApproveSplit && a.Status == axp.ApprovalSent {
+			s.sendEscrowRest(ctx, a.ID)
 		}
 	}
 }

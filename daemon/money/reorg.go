@@ -350,8 +350,11 @@ func (s *Service) reorgSent(ctx context.Context, m axp.ChainMark) error {
 		}
 		// The buyer's part of a split, confirmed while the seller's part waits, is sent again the
 		// same way; the item stays where it is in the queue.
+		// So is a split's capture confirmed while its void is on its way: the void (the next
+		// nonce) waits for it.
 		part := a.Status != axp.ApprovalConfirmed
-		if part && (a.BuyerPartTxHash == "" || (!a.Open() && a.Status != axp.ApprovalSent)) {
+		capture := a.Status == axp.ApprovalSent && a.Kind == axp.ApproveSplit
+		if part && !capture && (a.BuyerPartTxHash == "" || (!a.Open() && a.Status != axp.ApprovalSent)) {
 			return nil, nil
 		}
 		found := false

@@ -31,7 +31,7 @@ func (s *Service) MoneyApproval(t *axp.TaskRecord, kind string, refund axp.Money
 		// What the operator sees is what approving books: the same entry, computed now.
 		a.PriceRefundUSD = refund
 		booking, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
-		if c := contractEntry(t, kind); inContract(t) && c != nil {
+		if c := contractEntry(t, kind, refund); inContract(t) && c != nil {
 			booking, err = c, nil // the escrow contract pays it: what the contract moves
 		}
 		if err != nil {

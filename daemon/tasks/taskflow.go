@@ -119,6 +119,9 @@ func (s *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) e
 			return axp.Conflict("the offer expired at "+q.Answer.ValidUntil, "choose another offer")
 		}
 	}
+	if err := money.BoundToSeller(t); err != nil {
+		return err
+	}
 	prev := t.Status
 	// Funds already received cover the new price when they are short of it by no more than a
 	// payable tag would have been (the platform gives that up out of its fee).

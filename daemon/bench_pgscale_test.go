@@ -56,6 +56,10 @@ func BenchmarkScaleOut(b *testing.B) {
 			b.ReportMetric(per(r.pg.Retries), "retries/lifecycle")
 			b.ReportMetric(per(r.pg.Updates), "updates/lifecycle")
 			b.ReportMetric(per(r.pg.RoundTrips), "round-trips/lifecycle")
+			b.ReportMetric(per(r.pg.Views), "views/lifecycle")
+			b.ReportMetric(per(r.pg.WriterLocks), "writer-locks/lifecycle")
+			b.ReportMetric(benchMS(r.pg.WriterLockWait)/float64(b.N), "lock-wait-ms/lifecycle")
+			b.ReportMetric(benchMS(r.pg.PoolWait)/float64(b.N), "pool-wait-ms/lifecycle")
 			b.ReportMetric(benchMS(r.cpu)/float64(b.N), "cpu-ms/lifecycle")
 			b.ReportMetric(benchMS(r.pgCPU)/float64(b.N), "pg-cpu-ms/lifecycle")
 			ratio := 0.0
@@ -109,8 +113,7 @@ func scaleOut(b *testing.B, srv *pgtest.Server, n int) scaleResult {
 	stats := func() store.PostgresStats {
 		var s store.PostgresStats
 		for _, d := range ds {
-			p := d.DB().PostgresStats()
-			s.Views, s.Updates, s.Retries, s.RoundTrips = s.Views+p.Views, s.Updates+p.Updates, s.Retries+p.Retries, s.RoundTrips+p.RoundTrips
+			s = addPostgresStats(s, d.DB().PostgresStats(), 1)
 		}
 		return s
 	}
@@ -142,7 +145,7 @@ func scaleOut(b *testing.B, srv *pgtest.Server, n int) scaleResult {
 		b.Fatal(*err)
 	}
 	pg := stats()
-	pg.Views, pg.Updates, pg.Retries, pg.RoundTrips = pg.Views-pg0.Views, pg.Updates-pg0.Updates, pg.Retries-pg0.Retries, pg.RoundTrips-pg0.RoundTrips
+	pg = addPostgresStats(pg, pg0, -1)
 	return scaleResult{lps: float64(b.N) / elapsed.Seconds(), p99: benchPercentile(slices.Concat(lat...), 0.99),
 		pg: pg, cpu: processCPU("self") - cpu0, pgCPU: srv.CPU() - pgCPU0}
 }
@@ -154,4 +157,12 @@ func loadAverage() string {
 		return strings.Join(f[:3], " ")
 	}
 	return "?"
+}
+
+// addPostgresStats answers a + sign*b, counter by counter.
+func addPostgresStats(a, b store.PostgresStats, sign int64) store.PostgresStats {
+	return store.PostgresStats{Views: a.Views + sign*b.Views, Updates: a.Updates + sign*b.Updates,
+		Retries: a.Retries + sign*b.Retries, RoundTrips: a.RoundTrips + sign*b.RoundTrips,
+		PoolWaits: a.PoolWaits + sign*b.PoolWaits, PoolWait: a.PoolWait + time.Duration(sign)*b.PoolWait,
+		WriterLocks: a.WriterLocks + sign*b.WriterLocks, WriterLockWait: a.WriterLockWait + time.Duration(sign)*b.WriterLockWait}
 }

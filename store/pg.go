@@ -59,6 +59,9 @@ type pgStore struct {
 	trips   *tripCounter
 	// contended is when (unix ns) this daemon stops taking the writer lock (pggroup.go).
 	contended atomic.Int64
+	// writerLocks counts the groups that took the writer lock, writerLockWait the nanoseconds they
+	// waited for it.
+	writerLocks, writerLockWait atomic.Int64
 }
 
 // IsPostgres tells whether a store location names a PostgreSQL database.

@@ -263,15 +263,23 @@ func TestGroupCommitUndo(t *testing.T) {
 	})
 }
 
-// TestWriterLockReleased: a daemon that met a conflict takes the writer lock around its groups;
-// whatever the group does (commit, read only, nothing, fail, panic) the lock is released after it.
+// TestWriterLockReleased: a daemon that met a conflict takes the writer lock around its groups,
+// one that did not takes it shared; whatever the group does (commit, read only, nothing, fail,
+// panic) the lock is released after it.
 func TestWriterLockReleased(t *testing.T) {
+	t.Run("exclusive", func(t *testing.T) { testWriterLockReleased(t, true) })
+	t.Run("shared", func(t *testing.T) { testWriterLockReleased(t, false) })
+}
+
+func testWriterLockReleased(t *testing.T, contended bool) {
 	db, err := OpenLocation(pgtest.DSN(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.pg.contended.Store(time.Now().Add(time.Hour).UnixNano())
+	if contended {
+		db.pg.contended.Store(time.Now().Add(time.Hour).UnixNano())
+	}
 	fns := []func(tx *Tx) error{
 		func(tx *Tx) error { return tx.bucket(bBlobs).Put([]byte("x"), []byte("1")) },
 		func(tx *Tx) error { tx.bucket(bBlobs).Get([]byte("x")); return nil },
@@ -359,5 +367,44 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
+	}
+}
+
+// TestWriterLockShared: a daemon that met no conflict takes the writer lock shared, so its groups
+// wait while another daemon holds it after a conflict (and do not race it into one more).
+func TestWriterLockShared(t *testing.T) {
+	db, err := OpenLocation(pgtest.DSN(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	other, err := db.pg.pool.Acquire(ctx) // another daemon, holding the lock after a conflict
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	if _, err := other.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(pgLockWriter)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- db.Update(func(tx *Tx) error { return tx.bucket(bBlobs).Put([]byte("a"), []byte("1")) })
+	}()
+	waitFor(t, "the update waiting for the writer lock", func() bool {
+		var n int
+		db.pg.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ShareLock' AND NOT granted`).Scan(&n)
+		return n == 1
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("the update ended (%v) while another daemon held the writer lock", err)
+	default:
+	}
+	if _, err := other.Exec(ctx, `SELECT pg_advisory_unlock($1)`, int64(pgLockWriter)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -21,11 +21,12 @@ import (
 // Between daemons, transactions are optimistic until they conflict: a group run again, and every
 // group a daemon starts within pgContended of a conflict, first takes the writer lock (a session
 // advisory lock, taken before BEGIN so that the snapshot follows the previous holder's commit, and
-// released in the batch of the COMMIT). Groups holding it run
-// one after the other, so a hot row shared by the daemons' requests costs waits, not failures and
-// reruns of whole groups. SERIALIZABLE stays what keeps the invariants; the lock only orders. (The
-// lock costs a round trip of its own: in one batch with the BEGIN it would run inside the
-// transaction, after its snapshot.)
+// released in the batch of the COMMIT). Groups holding it run one after the other, so a hot row
+// shared by the daemons' requests costs waits, not failures and reruns of whole groups. The other
+// groups take the lock shared: they run side by side, but not beside a holder, so a daemon that
+// has met no conflict yet does not race one that has into the next. SERIALIZABLE stays what keeps
+// the invariants; the lock only orders. (The lock costs a round trip of its own: in one batch with
+// the BEGIN it would run inside the transaction, after its snapshot.)
 
 // pgContended is how long a daemon takes the writer lock after a conflict.
 const pgContended = 2 * time.Second
@@ -170,6 +171,11 @@ func (p *pgStore) groupOnce(batch []*groupCall, held *pgHeld, lock bool) error {
 			return err
 		}
 		t.locked = true
+	} else {
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock_shared($1)`, int64(pgLockWriter)); err != nil {
+			return fmt.Errorf("writer lock: %w", err)
+		}
+		t.locked, t.shared = true, true
 	}
 	keep, succeeded := false, false
 	for _, c := range batch {

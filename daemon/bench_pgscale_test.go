@@ -37,7 +37,7 @@ const aimScaleOut = 2.0
 func BenchmarkScaleOut(b *testing.B) {
 	srv, err := pgtest.Start(pgtest.Options{Durable: true})
 	if errors.Is(err, pgtest.ErrNotInstalled) && !pgtest.Required() {
-		b.Skip("BenchmarkScaleOut needs PostgreSQL: ", err)
+		b.Skipf("BenchmarkScaleOut needs PostgreSQL: %v", err)
 	}
 	if err != nil {
 		b.Fatal(err)

@@ -31,8 +31,10 @@ const aimScaleOut = 2.0
 // machine; each run has a new database. Figures: lifecycles/s, p99-ms (of one whole lifecycle),
 // ratio (lifecycles/s over the last daemons=1 run's), and per lifecycle: retries (update groups
 // run again after a serialization failure or deadlock, every daemon's), updates (group runs, the
-// retries included), round-trips, cpu-ms (this process: the daemons and the clients) and
-// pg-cpu-ms (the PostgreSQL server's processes). It logs the machine's load average beside the
+// retries included), views, round-trips, writer-locks and lock-wait-ms (groups that took the
+// writer lock after a conflict, and their summed wait), pool-wait-ms (summed waits for a pooled
+// connection), cpu-ms (this process: the daemons and the clients) and pg-cpu-ms (the PostgreSQL
+// server's processes). It logs the machine's load average beside the
 // figures, and at three daemons the ratio beside its aim.
 func BenchmarkScaleOut(b *testing.B) {
 	srv, err := pgtest.Start(pgtest.Options{Durable: true})

@@ -15,8 +15,8 @@ type PostgresStats struct {
 	Updates    int64 // read-write transaction runs, retries included
 	Retries    int64 // Update runs repeated after a serialization failure or deadlock
 	RoundTrips int64 // statements and batches sent, each waiting for the server's answer
-	// PoolWaits counts transactions that found every pooled connection busy, and PoolWait is how
-	// long they waited for one.
+	// PoolWaits counts the times a connection was taken from the pool (for a transaction or a
+	// lock) when none was idle, and PoolWait is how long those waited for one.
 	PoolWaits int64
 	PoolWait  time.Duration
 	// WriterLocks counts update groups that took the writer lock (pggroup.go), and WriterLockWait

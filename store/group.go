@@ -73,21 +73,28 @@ func (db *DB) Update(fn func(*Tx) error) error {
 		if lead := <-me.wake; !lead {
 			return me.result()
 		}
-		g.mu.Lock()
 	} else {
 		g.busy = true
+		g.mu.Unlock()
 	}
-	n := min(len(g.queue), maxGroup)
-	batch := g.queue[:n:n]
-	g.queue = append([]*groupCall(nil), g.queue[n:]...)
-	g.mu.Unlock()
-
 	var start time.Time
 	obs := g.observe.Load()
 	if obs != nil {
 		start = time.Now()
 	}
-	db.commitGroup(batch)
+	// On PostgreSQL a leader that must take the writer lock waits for it before it chooses its
+	// calls, so that those arriving meanwhile share its transaction (pggroup.go).
+	var held *pgHeld
+	if db.pg != nil {
+		held = db.pg.holdWriter()
+	}
+	g.mu.Lock()
+	n := min(len(g.queue), maxGroup)
+	batch := g.queue[:n:n]
+	g.queue = append([]*groupCall(nil), g.queue[n:]...)
+	g.mu.Unlock()
+
+	db.commitGroup(batch, held)
 	if obs != nil {
 		(*obs)(time.Since(start), len(batch))
 	}
@@ -116,10 +123,11 @@ func (c *groupCall) result() error {
 	return c.err
 }
 
-// commitGroup runs the calls of batch in one transaction and commits what succeeded.
-func (db *DB) commitGroup(batch []*groupCall) {
+// commitGroup runs the calls of batch in one transaction and commits what succeeded; on
+// PostgreSQL, held (if not nil) is the connection holding the writer lock for it.
+func (db *DB) commitGroup(batch []*groupCall, held *pgHeld) {
 	if db.pg != nil {
-		db.pg.commitGroup(batch)
+		db.pg.commitGroup(batch, held)
 		return
 	}
 	if len(batch) == 1 {

@@ -59,6 +59,9 @@ type pgStore struct {
 	trips   *tripCounter
 	// contended is when (unix ns) this daemon stops taking the writer lock (pggroup.go).
 	contended atomic.Int64
+	// writerLocks counts the groups that took the writer lock, writerLockWait the nanoseconds they
+	// waited for it.
+	writerLocks, writerLockWait atomic.Int64
 }
 
 // IsPostgres tells whether a store location names a PostgreSQL database.
@@ -245,8 +248,9 @@ type pgTx struct {
 	// pending holds the writes not yet sent, by key: the last one of each key counts.
 	pending map[pgKey]pgWrite
 	call    pgCall // the group's function running now (pggroup.go)
-	// locked: this session holds the writer lock (pggroup.go), to release after the COMMIT.
-	locked bool
+	// locked: this session holds the writer lock (pggroup.go), to release after the COMMIT;
+	// shared: in shared mode.
+	locked, shared bool
 	// tails: the last key of packed buckets' blocks (packed.go), read in the batch of the first
 	// statement after a bucket asked (wantTail), so that reading past them costs no query; a bucket
 	// whose blocks the transaction wrote is stale and asks its cursor instead.
@@ -525,7 +529,7 @@ func (t *pgTx) commit() error {
 	s := t.batch("", true)
 	s.b.Queue("commit")
 	if t.locked {
-		s.b.Queue(`SELECT pg_advisory_unlock($1)`, int64(pgLockWriter))
+		s.b.Queue(t.unlockSQL(), int64(pgLockWriter))
 	}
 	br, err := s.send()
 	if err != nil {
@@ -557,7 +561,7 @@ func (t *pgTx) end(conn *pgxpool.Conn) {
 		conn.Exec(t.ctx, "rollback")
 	}
 	if t.locked {
-		if _, err := conn.Exec(t.ctx, `SELECT pg_advisory_unlock($1)`, int64(pgLockWriter)); err != nil {
+		if _, err := conn.Exec(t.ctx, t.unlockSQL(), int64(pgLockWriter)); err != nil {
 			// The session may still hold the lock: end it rather than return it to the pool.
 			conn.Conn().Close(t.ctx)
 		}
@@ -878,4 +882,12 @@ func (db *DB) Lock(ctx context.Context, name string) (unlock func(), err error) 
 		}
 		conn.Release()
 	}, nil
+}
+
+// unlockSQL releases the writer lock as the transaction holds it.
+func (t *pgTx) unlockSQL() string {
+	if t.shared {
+		return `SELECT pg_advisory_unlock_shared($1)`
+	}
+	return `SELECT pg_advisory_unlock($1)`
 }

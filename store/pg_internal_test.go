@@ -263,15 +263,23 @@ func TestGroupCommitUndo(t *testing.T) {
 	})
 }
 
-// TestWriterLockReleased: a daemon that met a conflict takes the writer lock around its groups;
-// whatever the group does (commit, read only, nothing, fail, panic) the lock is released after it.
+// TestWriterLockReleased: a daemon that met a conflict takes the writer lock around its groups,
+// one that did not takes it shared; whatever the group does (commit, read only, nothing, fail,
+// panic) the lock is released after it.
 func TestWriterLockReleased(t *testing.T) {
+	t.Run("exclusive", func(t *testing.T) { testWriterLockReleased(t, true) })
+	t.Run("shared", func(t *testing.T) { testWriterLockReleased(t, false) })
+}
+
+func testWriterLockReleased(t *testing.T, contended bool) {
 	db, err := OpenLocation(pgtest.DSN(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.pg.contended.Store(time.Now().Add(time.Hour).UnixNano())
+	if contended {
+		db.pg.contended.Store(time.Now().Add(time.Hour).UnixNano())
+	}
 	fns := []func(tx *Tx) error{
 		func(tx *Tx) error { return tx.bucket(bBlobs).Put([]byte("x"), []byte("1")) },
 		func(tx *Tx) error { tx.bucket(bBlobs).Get([]byte("x")); return nil },
@@ -292,6 +300,111 @@ func TestWriterLockReleased(t *testing.T) {
 		}
 		return nil
 	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWriterLockGathers: a daemon that takes the writer lock waits for it before choosing the calls
+// of its group, so that the calls arriving while another daemon holds it share one transaction;
+// PostgresStats counts the lock and the wait.
+func TestWriterLockGathers(t *testing.T) {
+	db, err := OpenLocation(pgtest.DSN(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	other, err := db.pg.pool.Acquire(ctx) // another daemon, holding the lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	if _, err := other.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(pgLockWriter)); err != nil {
+		t.Fatal(err)
+	}
+	db.pg.contended.Store(time.Now().Add(time.Hour).UnixNano())
+	commits0, calls0 := db.GroupStats()
+	var wg sync.WaitGroup
+	put := func(key string) {
+		defer wg.Done()
+		if err := db.Update(func(tx *Tx) error { return tx.bucket(bBlobs).Put([]byte(key), []byte("1")) }); err != nil {
+			t.Error(err)
+		}
+	}
+	wg.Add(1)
+	go put("a")
+	waitFor(t, "the first call waiting for the writer lock", func() bool {
+		var n int
+		db.pg.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&n)
+		return n == 1
+	})
+	queued := func() int {
+		db.group.mu.Lock()
+		defer db.group.mu.Unlock()
+		return len(db.group.queue)
+	}
+	before := queued() // the first call, if it was not taken out of the queue yet
+	wg.Add(2)
+	go put("b")
+	go put("c")
+	waitFor(t, "two more calls queued", func() bool { return queued() == before+2 })
+	if _, err := other.Exec(ctx, `SELECT pg_advisory_unlock($1)`, int64(pgLockWriter)); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if commits, calls := db.GroupStats(); commits-commits0 != 1 || calls-calls0 != 3 {
+		t.Errorf("%d transactions for %d calls, want 1 for 3", commits-commits0, calls-calls0)
+	}
+	if s := db.PostgresStats(); s.WriterLocks != 1 || s.WriterLockWait <= 0 {
+		t.Errorf("writer lock taken %d times, waited %v; want once, with a wait", s.WriterLocks, s.WriterLockWait)
+	}
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestWriterLockShared: a daemon that met no conflict takes the writer lock shared, so its groups
+// wait while another daemon holds it after a conflict (and do not race it into one more).
+func TestWriterLockShared(t *testing.T) {
+	db, err := OpenLocation(pgtest.DSN(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	other, err := db.pg.pool.Acquire(ctx) // another daemon, holding the lock after a conflict
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	if _, err := other.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(pgLockWriter)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- db.Update(func(tx *Tx) error { return tx.bucket(bBlobs).Put([]byte("a"), []byte("1")) })
+	}()
+	waitFor(t, "the update waiting for the writer lock", func() bool {
+		var n int
+		db.pg.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ShareLock' AND NOT granted`).Scan(&n)
+		return n == 1
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("the update ended (%v) while another daemon held the writer lock", err)
+	default:
+	}
+	if _, err := other.Exec(ctx, `SELECT pg_advisory_unlock($1)`, int64(pgLockWriter)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 }

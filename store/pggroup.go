@@ -6,6 +6,8 @@ import (
 	"maps"
 	"math/rand/v2"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Group commit on PostgreSQL, as on bbolt (group.go): concurrent Update calls of one process share
@@ -19,11 +21,12 @@ import (
 // Between daemons, transactions are optimistic until they conflict: a group run again, and every
 // group a daemon starts within pgContended of a conflict, first takes the writer lock (a session
 // advisory lock, taken before BEGIN so that the snapshot follows the previous holder's commit, and
-// released in the batch of the COMMIT). Groups holding it run
-// one after the other, so a hot row shared by the daemons' requests costs waits, not failures and
-// reruns of whole groups. SERIALIZABLE stays what keeps the invariants; the lock only orders. (The
-// lock costs a round trip of its own: in one batch with the BEGIN it would run inside the
-// transaction, after its snapshot.)
+// released in the batch of the COMMIT). Groups holding it run one after the other, so a hot row
+// shared by the daemons' requests costs waits, not failures and reruns of whole groups. The other
+// groups take the lock shared: they run side by side, but not beside a holder, so a daemon that
+// has met no conflict yet does not race one that has into the next. SERIALIZABLE stays what keeps
+// the invariants; the lock only orders. (The lock costs a round trip of its own: in one batch with
+// the BEGIN it would run inside the transaction, after its snapshot.)
 
 // pgContended is how long a daemon takes the writer lock after a conflict.
 const pgContended = 2 * time.Second
@@ -76,12 +79,50 @@ func (t *pgTx) undoCall(keep bool) error {
 	return nil
 }
 
+// pgHeld is a pooled connection holding the writer lock, taken for a group before its calls were
+// chosen.
+type pgHeld struct {
+	conn *pgxpool.Conn
+	err  error // taking it failed: the group fails with this
+}
+
+// holdWriter takes a connection and the writer lock on it when this daemon met a conflict within
+// pgContended (nil otherwise), waiting for the lock.
+func (p *pgStore) holdWriter() *pgHeld {
+	if time.Now().UnixNano() >= p.contended.Load() {
+		return nil
+	}
+	ctx := context.Background()
+	conn, err := p.acquire(ctx)
+	if err != nil {
+		return &pgHeld{err: err}
+	}
+	if err := p.lockWriter(ctx, conn); err != nil {
+		conn.Release()
+		return &pgHeld{err: err}
+	}
+	return &pgHeld{conn: conn}
+}
+
+// lockWriter takes the writer lock on conn, waiting for it.
+func (p *pgStore) lockWriter(ctx context.Context, conn *pgxpool.Conn) error {
+	start := time.Now()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(pgLockWriter)); err != nil {
+		return fmt.Errorf("writer lock: %w", err)
+	}
+	p.writerLocks.Add(1)
+	p.writerLockWait.Add(int64(time.Since(start)))
+	return nil
+}
+
 // commitGroup runs the calls of batch in one transaction, again while PostgreSQL reports a
-// serialization failure or deadlock, and commits what succeeded.
-func (p *pgStore) commitGroup(batch []*groupCall) {
+// serialization failure or deadlock, and commits what succeeded. The first run uses held, when
+// given.
+func (p *pgStore) commitGroup(batch []*groupCall, held *pgHeld) {
 	backoff := time.Millisecond
 	for attempt := 1; ; attempt++ {
-		err := p.groupOnce(batch, attempt > 1 || time.Now().UnixNano() < p.contended.Load())
+		err := p.groupOnce(batch, held, attempt > 1 || time.Now().UnixNano() < p.contended.Load())
+		held = nil
 		if err == nil {
 			return
 		}
@@ -101,24 +142,40 @@ func (p *pgStore) commitGroup(batch []*groupCall) {
 	}
 }
 
-// groupOnce runs the calls once; it answers the error that lost the whole transaction, if one did.
-func (p *pgStore) groupOnce(batch []*groupCall, lock bool) error {
+// groupOnce runs the calls once, on held's connection if given (else taking the writer lock when
+// lock); it answers the error that lost the whole transaction, if one did.
+func (p *pgStore) groupOnce(batch []*groupCall, held *pgHeld, lock bool) error {
 	for _, c := range batch {
 		c.err, c.panic, c.paniced = nil, nil, false
 	}
+	if held != nil && held.err != nil {
+		return held.err
+	}
 	ctx := context.Background()
-	conn, err := p.acquire(ctx)
-	if err != nil {
-		return err
+	var conn *pgxpool.Conn
+	if held != nil {
+		conn = held.conn
+	} else {
+		var err error
+		if conn, err = p.acquire(ctx); err != nil {
+			return err
+		}
 	}
 	p.txs.Add(1)
 	t := newPgTx(ctx, conn, pgBeginUpdate, true)
 	defer t.end(conn)
-	if lock {
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(pgLockWriter)); err != nil {
-			return fmt.Errorf("writer lock: %w", err)
+	if held != nil {
+		t.locked = true
+	} else if lock {
+		if err := p.lockWriter(ctx, conn); err != nil {
+			return err
 		}
 		t.locked = true
+	} else {
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock_shared($1)`, int64(pgLockWriter)); err != nil {
+			return fmt.Errorf("writer lock: %w", err)
+		}
+		t.locked, t.shared = true, true
 	}
 	keep, succeeded := false, false
 	for _, c := range batch {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -14,6 +15,14 @@ type PostgresStats struct {
 	Updates    int64 // read-write transaction runs, retries included
 	Retries    int64 // Update runs repeated after a serialization failure or deadlock
 	RoundTrips int64 // statements and batches sent, each waiting for the server's answer
+	// PoolWaits counts the times a connection was taken from the pool (for a transaction or a
+	// lock) when none was idle, and PoolWait is how long those waited for one.
+	PoolWaits int64
+	PoolWait  time.Duration
+	// WriterLocks counts update groups that took the writer lock (pggroup.go), and WriterLockWait
+	// is how long they waited for it.
+	WriterLocks    int64
+	WriterLockWait time.Duration
 }
 
 // PostgresStats answers the backend's counters (zero on bbolt).
@@ -22,7 +31,10 @@ func (db *DB) PostgresStats() PostgresStats {
 		return PostgresStats{}
 	}
 	p := db.pg
-	return PostgresStats{Views: p.views.Load(), Updates: p.txs.Load(), Retries: p.retries.Load(), RoundTrips: p.trips.n.Load()}
+	pool := p.pool.Stat()
+	return PostgresStats{Views: p.views.Load(), Updates: p.txs.Load(), Retries: p.retries.Load(), RoundTrips: p.trips.n.Load(),
+		PoolWaits: pool.EmptyAcquireCount(), PoolWait: pool.EmptyAcquireWaitTime(),
+		WriterLocks: p.writerLocks.Load(), WriterLockWait: time.Duration(p.writerLockWait.Load())}
 }
 
 // tripCounter is a pgx tracer counting what the pool's connections send and wait for: each query,

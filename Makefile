@@ -39,9 +39,11 @@ test:
 
 # The edit-test loop: go test -short leaves out PostgreSQL, the anvil and test-mode chains, the money
 # model, the end-to-end tests of the built binary and the scripts (make test runs them all); Go's
-# test cache answers for the packages an edit did not touch.
+# test cache answers for the packages an edit did not touch. Linking the test binaries is most of
+# its time: the tag notestmode leaves go-ethereum's node (test mode's chain, which -short skips)
+# out of every binary that links the daemon, and -w leaves out the debugger's tables.
 test-short:
-	$(GO) test -short ./...
+	$(GO) test -short -tags notestmode -ldflags=-w ./...
 
 bench:
 	./scripts/chain-tools

@@ -319,6 +319,9 @@ type EscrowPayment struct {
 	CollectorAddress string            `json:"collector_address"`
 	PaymentInfo      EscrowPaymentInfo `json:"payment_info"`
 	PaymentHash      string            `json:"payment_hash"`
+	// ReclaimTxHash is the payer's reclaim of the payment, once the watcher found it: the money
+	// went back to the payer from the contract, and the task ended refunded.
+	ReclaimTxHash string `json:"reclaim_tx_hash,omitempty"`
 }
 
 // PayEscrowInput pays a task into the escrow contract by the payer's signature of

@@ -86,6 +86,11 @@ func (s *Service) signEscrowCall(ctx context.Context, t *axp.TaskRecord, part st
 	if err != nil {
 		return chain.Signed{}, fmt.Errorf("task %s's escrow terms: %w", t.ID, err)
 	}
+	if part == partCapture {
+		if err := s.captureExpired(ctx, t); err != nil {
+			return chain.Signed{}, err
+		}
+	}
 	data, err := escrow.Capture(info, info.MaxAmount, info.MinFeeBps, info.FeeReceiver)
 	if part == partVoid {
 		data, err = escrow.Void(info)
@@ -181,7 +186,8 @@ func contractTasks(tx *store.Tx, entries []axp.LedgerEntry) (map[string]*axp.Esc
 }
 
 // escrowEvents is the escrow's event that a ledger entry of a contract account stands for.
-var escrowEvents = map[string]string{"payment": "PaymentAuthorized", axp.ApprovePayout: "PaymentCaptured", axp.ApproveRefund: "PaymentVoided"}
+var escrowEvents = map[string]string{"payment": "PaymentAuthorized", axp.ApprovePayout: "PaymentCaptured", axp.ApproveRefund: "PaymentVoided",
+	reclaimKind: "PaymentReclaimed"}
 
 // escrowGap says why the chain does not show ledger entry e of a task's contract account (its
 // escrow payment p): its transaction must hold the escrow's event of the payment for the amount.

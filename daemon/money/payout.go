@@ -466,7 +466,10 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return err
 		}
-		return ch.Audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": failed})
+		if err := ch.Audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": failed}); err != nil {
+			return err
+		}
+		return closeFailedReclaimed(ch, a)
 	case pending:
 		return ch.Tx.PutApproval(a)
 	}

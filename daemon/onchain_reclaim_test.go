@@ -1,0 +1,176 @@
+package daemon_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"math/big"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/chain/chaintest"
+	"github.com/axp-exchange/axp/daemon/chain/escrow"
+	"github.com/axp-exchange/axp/store"
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// sendEscrow signs data to the escrow from key's address and sends it; the node's gas estimate
+// answers the escrow's refusal before anything is sent.
+func (m *escrowMarket) sendEscrow(key *ecdsa.PrivateKey, data []byte) (common.Hash, error) {
+	m.tb.Helper()
+	ctx := context.Background()
+	from := common.HexToAddress(chaintest.Addr(key))
+	gas, err := m.ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &m.k.Escrow, Data: data})
+	if err != nil {
+		return common.Hash{}, err
+	}
+	nonce, err := m.ec.PendingNonceAt(ctx, from)
+	if err != nil {
+		m.tb.Fatal(err)
+	}
+	price, err := m.ec.SuggestGasPrice(ctx)
+	if err != nil {
+		m.tb.Fatal(err)
+	}
+	tx, err := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: nonce, To: &m.k.Escrow, Gas: gas * 2, GasPrice: new(big.Int).Mul(price, big.NewInt(2)), Data: data}),
+		types.LatestSignerForChainID(big.NewInt(int64(chaintest.ID))), key)
+	if err != nil {
+		m.tb.Fatal(err)
+	}
+	if err := m.ec.SendTransaction(ctx, tx); err != nil {
+		m.tb.Fatal(err)
+	}
+	return tx.Hash(), nil
+}
+
+// paymentOf is the escrow payment task was paid by, payer included, as the reclaim names it.
+func paymentOf(t *testing.T, task axp.Task, payer *ecdsa.PrivateKey) escrow.PaymentInfo {
+	t.Helper()
+	info, err := escrow.ParseTerms(task.Payment.Escrow.PaymentInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Payer = common.HexToAddress(chaintest.Addr(payer))
+	return info
+}
+
+// The buyer's protection: once the escrow payment's authorization expiry has passed, the exchange
+// refuses to sign a capture (naming the expiry, nothing sent) and the buyer reclaims the money from
+// the escrow with no exchange involved. The watcher notices the escrow's PaymentReclaimed: the
+// ledger books contract:<task> to external:refund, the queued payout is closed, the task ends
+// refunded with a timeline entry saying the buyer reclaimed the escrowed money, and reconcile
+// agrees with the chain. The blocks read again (a crash before the cursor moved) book nothing more.
+func TestChainEscrowReclaim(t *testing.T) {
+	m := newEscrowMarket(t)
+	payout := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	buyer, task := m.awaiting(seller)
+	kb := m.buyerWallet(10_000_000)
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	price := task.Payment.AmountUSD
+	item := m.payoutQueued(seller, buyer, task.ID)
+
+	info := paymentOf(t, task, kb)
+	data, err := escrow.Reclaim(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Before the expiry the escrow refuses the buyer's reclaim.
+	if _, err := m.sendEscrow(kb, data); err == nil {
+		t.Fatal("the escrow took a reclaim before the authorization expiry")
+	} else if r, ok := escrow.RevertOf(err); !ok || r.Name != "BeforeAuthorizationExpiry" {
+		t.Fatalf("early reclaim refused with %v", err)
+	}
+
+	m.c.SetTime(time.Unix(int64(info.AuthorizationExpiry)+1, 0))
+	m.c.Mine(1)
+	_, err = do(m.admin, "admin_approve", map[string]any{"id": item.ID})
+	e := apiErr(t, err, axp.CodeConflict, "")
+	if want := "authorization expiry passed at " + time.Unix(int64(info.AuthorizationExpiry), 0).UTC().Format(time.RFC3339); !strings.Contains(e.Message, want) {
+		t.Fatalf("a payout after the expiry refused with %q; want it to say %q", e.Message, want)
+	}
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalPending || len(a.Transfers) != 0 || m.held() != price {
+		t.Fatalf("after the refused capture: item %+v, escrow holds %s", a, m.held())
+	}
+
+	hash, err := m.sendEscrow(kb, data)
+	if err != nil {
+		t.Fatalf("the buyer's reclaim after the expiry: %v", err)
+	}
+	eventually(t, func() error {
+		if r := m.c.Receipt(hash.Hex()); r == nil || r.Status != types.ReceiptStatusSuccessful {
+			return fmt.Errorf("reclaim receipt %+v", r)
+		}
+		return nil
+	})
+	m.c.Mine(2)
+	got := waitStatus(t, buyer, task.ID, axp.TaskRefunded)
+	if bal := m.c.Balance(m.c.Token, chaintest.Addr(kb)); bal != 10_000_000 || m.held() != 0 || m.c.Balance(m.c.Token, payout) != 0 {
+		t.Fatalf("after the reclaim: buyer %s, escrow %s, seller %s", bal, m.held(), m.c.Balance(m.c.Token, payout))
+	}
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalRejected || a.ClosedAs != "closed" || !strings.Contains(a.Note, "reclaimed") {
+		t.Fatalf("the payout item after the reclaim: %+v", a)
+	}
+	kinds, events := timelineKinds(t, buyer, task.ID)
+	i := slices.Index(kinds, "escrow_reclaimed")
+	msg := ""
+	if i >= 0 {
+		msg, _ = events[i].Detail["message"].(string)
+	}
+	if !strings.Contains(msg, "the buyer reclaimed the escrowed") || !strings.Contains(msg, strings.ToLower(hash.Hex())) {
+		t.Fatalf("timeline %v; reclaim event %+v", kinds, events)
+	}
+	if s := getTask(t, seller.c, task.ID); s.Status != axp.TaskRefunded {
+		t.Fatalf("the seller reads %s", s.Status)
+	}
+	b := m.balances()
+	if b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != price || b[axp.AcctSellerPaid] != 0 {
+		t.Fatalf("ledger %v", b)
+	}
+	if r := m.reconciled(); !r.Covered || len(r.MissingTransfers) != 0 {
+		t.Fatalf("reconcile after the reclaim: %+v", r)
+	}
+	if got.Payment == nil || got.Payment.Status != "confirmed" {
+		t.Fatalf("payment after the reclaim %+v", got.Payment)
+	}
+
+	// The watcher reads the blocks again, as after a crash before its cursor moved: booked once.
+	m.close()
+	db, err := store.Open(filepath.Join(m.dir, store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *store.Tx) error { return tx.SetChainCursor(1) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m.restart()
+	head := m.c.Head()
+	eventually(t, func() error {
+		var cursor uint64
+		m.d.DB().View(func(tx *store.Tx) error { cursor, _ = tx.ChainCursor(); return nil })
+		if cursor+2 < head {
+			return fmt.Errorf("the watcher read up to block %d of %d", cursor, head)
+		}
+		return nil
+	})
+	reclaims := 0
+	for _, en := range m.entriesOf(task.ID) {
+		if en.Kind == "reclaim" {
+			reclaims++
+		}
+	}
+	if b := m.balances(); reclaims != 1 || b[axp.AcctBuyerRefund] != price {
+		t.Fatalf("%d reclaims booked after reading the blocks again; ledger %v", reclaims, b)
+	}
+}

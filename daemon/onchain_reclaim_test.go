@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/axp-exchange/axp/store"
@@ -60,6 +61,22 @@ func paymentOf(t *testing.T, task axp.Task, payer *ecdsa.PrivateKey) escrow.Paym
 	return info
 }
 
+// escrowView reads a task's escrow block as c sees it, checking get_task's answer against its
+// declared output schema.
+func escrowView(t *testing.T, c *client.Client, id string) axp.EscrowHold {
+	t.Helper()
+	k := newContract(t)
+	k.call(c, "get_task", map[string]any{"id": id})
+	for key, v := range k.mismatch {
+		t.Errorf("get_task does not match its declared output schema: %s (value %s)", key, v)
+	}
+	got := getTask(t, c, id)
+	if got.Escrow == nil {
+		t.Fatalf("task %s shows no escrow: %+v", id, got)
+	}
+	return *got.Escrow
+}
+
 // The buyer's protection: once the escrow payment's authorization expiry has passed, the exchange
 // refuses to sign a capture (naming the expiry, nothing sent) and the buyer reclaims the money from
 // the escrow with no exchange involved. The watcher notices the escrow's PaymentReclaimed: the
@@ -68,6 +85,13 @@ func paymentOf(t *testing.T, task axp.Task, payer *ecdsa.PrivateKey) escrow.Paym
 // agrees with the chain. The blocks read again (a crash before the cursor moved) book nothing more.
 func TestChainEscrowReclaim(t *testing.T) {
 	m := newEscrowMarket(t)
+	// The front door says that buyers may pay into the escrow and take the money back themselves.
+	browser := "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	for _, accept := range []string{browser, "text/markdown", "application/json"} {
+		if _, body := get(t, m.srv.URL+"/", accept); !strings.Contains(body, "escrow contract "+m.k.Escrow.Hex()) || !strings.Contains(body, "axp wallet reclaim TASK") {
+			t.Fatalf("the front door (%s) does not say the exchange runs the escrow rail:\n%s", accept, body)
+		}
+	}
 	payout := chaintest.Addr(m.c.NewKey())
 	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
 	buyer, task := m.awaiting(seller)
@@ -79,6 +103,16 @@ func TestChainEscrowReclaim(t *testing.T) {
 	item := m.payoutQueued(seller, buyer, task.ID)
 
 	info := paymentOf(t, task, kb)
+	// The task shows the buyer where the money is and how to take it back.
+	h := escrowView(t, buyer, task.ID)
+	if !strings.EqualFold(h.EscrowAddress, m.k.Escrow.Hex()) || h.State != axp.EscrowHeld || h.AmountUSD != price ||
+		h.AuthorizationExpiry.Unix() != int64(info.AuthorizationExpiry) || h.Reclaim != "axp wallet reclaim "+task.ID ||
+		!strings.EqualFold(h.PaymentHash, escrow.Hash(chaintest.ID, m.k.Escrow, info).Hex()) || !strings.EqualFold(h.PaymentInfo.Payer, chaintest.Addr(kb)) {
+		t.Fatalf("the buyer's escrow view %+v", h)
+	}
+	if s := escrowView(t, seller.c, task.ID); s.State != axp.EscrowHeld || s.Reclaim != "" {
+		t.Fatalf("the seller's escrow view %+v", s)
+	}
 	data, err := escrow.Reclaim(info)
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +174,9 @@ func TestChainEscrowReclaim(t *testing.T) {
 	}
 	if got.Payment == nil || got.Payment.Status != "confirmed" {
 		t.Fatalf("payment after the reclaim %+v", got.Payment)
+	}
+	if h := escrowView(t, buyer, task.ID); h.State != axp.EscrowReclaimed || h.Reclaim != "" || !strings.EqualFold(h.ReclaimTxHash, hash.Hex()) {
+		t.Fatalf("the escrow view after the reclaim %+v", h)
 	}
 
 	// The watcher reads the blocks again, as after a crash before its cursor moved: booked once.

@@ -211,3 +211,63 @@ func TestChainEscrowReclaim(t *testing.T) {
 		t.Fatalf("%d reclaims booked after reading the blocks again; ledger %v", reclaims, b)
 	}
 }
+
+// A capture sent before the authorization expiry but mined after it reverts: the payout item fails
+// once, cleanly (no resend, no loop), and stays failed in the queue; approving it again is refused
+// before anything is signed, naming the expiry. The buyer's reclaim then closes it and refunds the
+// task.
+func TestChainEscrowCaptureAfterExpiry(t *testing.T) {
+	m := newEscrowMarket(t)
+	payout := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	buyer, task := m.awaiting(seller)
+	kb := m.buyerWallet(10_000_000)
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	item := m.payoutQueued(seller, buyer, task.ID)
+	info := paymentOf(t, task, kb)
+
+	m.c.SetAutomine(false)
+	sent := m.approve(item.ID, false)
+	if sent.Status != axp.ApprovalSent || len(sent.Transfers) != 1 || sent.Transfers[0].Part != "capture" {
+		t.Fatalf("approved: %+v", sent)
+	}
+	m.c.SetTime(time.Unix(int64(info.AuthorizationExpiry)+1, 0))
+	m.c.Mine(1)
+	m.c.SetAutomine(true)
+	failed := waitFor(t, func() (axp.Approval, error) {
+		a := m.approvalOf(task.ID, axp.ApprovePayout)
+		if a.Status != axp.ApprovalFailed {
+			return a, fmt.Errorf("payout is %s", a.Status)
+		}
+		return a, nil
+	})
+	if len(failed.Transfers) != 1 || failed.Transfers[0].Status != axp.TransferFailed || !strings.Contains(failed.Failure, "reverted") || m.held() != task.Payment.AmountUSD {
+		t.Fatalf("the failed capture: %+v; escrow holds %s", failed, m.held())
+	}
+	m.c.Mine(3)
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalFailed || len(a.Transfers) != 1 || a.Transfers[0].TxHash != failed.Transfers[0].TxHash {
+		t.Fatalf("the failed capture moved on: %+v", a)
+	}
+	_, err := do(m.admin, "admin_approve", map[string]any{"id": item.ID})
+	if e := apiErr(t, err, axp.CodeConflict, ""); !strings.Contains(e.Message, "authorization expiry passed") {
+		t.Fatalf("approving the failed capture again: %v", e)
+	}
+
+	data, err := escrow.Reclaim(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.sendEscrow(kb, data); err != nil {
+		t.Fatalf("reclaim: %v", err)
+	}
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskRefunded)
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalRejected || a.ClosedAs != "closed" {
+		t.Fatalf("the failed payout after the reclaim: %+v", a)
+	}
+	if b := m.balances(); b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != task.Payment.AmountUSD || b[axp.AcctSellerPaid] != 0 {
+		t.Fatalf("ledger %v", b)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/axp-exchange/axp/store"
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
@@ -267,6 +268,59 @@ func TestChainEscrowCaptureAfterExpiry(t *testing.T) {
 	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalRejected || a.ClosedAs != "closed" {
 		t.Fatalf("the failed payout after the reclaim: %+v", a)
 	}
+	if b := m.balances(); b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != task.Payment.AmountUSD || b[axp.AcctSellerPaid] != 0 {
+		t.Fatalf("ledger %v", b)
+	}
+}
+
+// A capture still waiting in the node's pool when the buyer's reclaim is seen stays sent (the
+// reclaim closes only what is not on its way); once mined it reverts, and its item, failed, is
+// closed at once: the contract holds nothing for it any more.
+func TestChainEscrowCaptureAfterReclaim(t *testing.T) {
+	m := newEscrowMarket(t)
+	payout := chaintest.Addr(m.c.NewKey())
+	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	buyer, task := m.awaiting(seller)
+	kb := m.buyerWallet(10_000_000)
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	item := m.payoutQueued(seller, buyer, task.ID)
+	info := paymentOf(t, task, kb)
+
+	// The capture is signed before the expiry at today's fees, then the fees rise above what it
+	// offers: it waits in the pool while the buyer, paying more, reclaims.
+	m.c.SetAutomine(false)
+	m.approve(item.ID, false)
+	baseFee := func(wei *big.Int) {
+		if err := m.ec.Client().Call(nil, "anvil_setNextBlockBaseFeePerGas", hexutil.EncodeBig(wei)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	baseFee(big.NewInt(1_000_000_000_000)) // 1,000 gwei
+	m.c.SetTime(time.Unix(int64(info.AuthorizationExpiry)+1, 0))
+	m.c.Mine(1)
+	data, err := escrow.Reclaim(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.sendEscrow(kb, data); err != nil {
+		t.Fatalf("reclaim: %v", err)
+	}
+	m.c.Mine(3)
+	waitStatus(t, buyer, task.ID, axp.TaskRefunded)
+	if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalSent {
+		t.Fatalf("the capture on its way after the reclaim: %+v", a)
+	}
+	baseFee(big.NewInt(1))
+	m.c.Mine(1)
+	m.c.SetAutomine(true)
+	eventually(t, func() error {
+		if a := m.approvalOf(task.ID, axp.ApprovePayout); a.Status != axp.ApprovalRejected || a.ClosedAs != "closed" || !strings.Contains(a.Note, "reclaimed") {
+			return fmt.Errorf("the payout item is %s (%s): %s", a.Status, a.Failure, a.Note)
+		}
+		return nil
+	})
 	if b := m.balances(); b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != task.Payment.AmountUSD || b[axp.AcctSellerPaid] != 0 {
 		t.Fatalf("ledger %v", b)
 	}

@@ -2,6 +2,7 @@ package wallet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -25,6 +26,7 @@ import (
 type ReclaimOptions struct {
 	F       *cmdutil.Factory
 	IO      *cmdutil.IOStreams
+	Export  cmdutil.Exporter
 	Wallet  *Flags
 	TaskID  string
 	Token   string
@@ -71,6 +73,7 @@ the task refunded. Nothing is sent when a check fails.`,
 	addRPCFlag(c, &o.RPCURL)
 	c.Flags().DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long to wait for the reclaim's receipt once it is sent")
 	cmdutil.AddYesFlag(c, &o.Yes)
+	cmdutil.AddExportFlags(c, &o.Export)
 	return c
 }
 
@@ -127,6 +130,14 @@ func reclaimRun(ctx context.Context, o *ReclaimOptions) error {
 		}
 	}
 	fmt.Fprintf(o.IO.ErrOut, "✓ Reclaimed %s of %s from the escrow %s; the exchange ends the task refunded once it sees it\n", r.n.usd(got).Display(), r.n.symbol, r.e.EscrowAddress)
+	if o.Export.Enabled() {
+		raw, err := json.Marshal(map[string]any{"task_id": r.t.ID, "reclaimed_usd": r.n.usd(got), "reclaimed_units": got.String(), "escrow": r.e.EscrowAddress,
+			"payment_hash": r.e.PaymentHash, "tx_hash": strings.ToLower(hash.Hex()), "block": rcpt.BlockNumber.Uint64(), "to": r.from.Hex()})
+		if err != nil {
+			return err
+		}
+		return o.Export.Write(o.IO, raw)
+	}
 	return cmdutil.KeyValues(o.IO, "Task", r.t.ID, "Reclaimed", cmdutil.Money(o.IO, r.n.usd(got)), "Escrow", r.e.EscrowAddress,
 		"Payment", r.e.PaymentHash, "Transaction", strings.ToLower(hash.Hex()), "Block", rcpt.BlockNumber.String(), "To", r.from.Hex())
 }

@@ -77,12 +77,19 @@ func TestReclaim(t *testing.T) {
 
 	m.c.SetTime(expiry.Add(time.Second))
 	m.c.Mine(1)
-	status, out, errOut := c.run("", "wallet", "reclaim", tk.ID, "--yes")
+	status, out, errOut := c.run("", "wallet", "reclaim", tk.ID, "--yes", "--json")
 	if status != 0 {
 		t.Fatalf("wallet reclaim: exit %d\nstdout:\n%s\nstderr:\n%s", status, out, errOut)
 	}
-	if !strings.Contains(errOut, "✓ Reclaimed "+price.Display()+" of TUSD from the escrow "+k.Escrow.Hex()) || !strings.Contains(out, "reclaimed:\t"+price.String()) {
-		t.Fatalf("wallet reclaim printed:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	var got struct {
+		TaskID       string    `json:"task_id"`
+		ReclaimedUSD axp.Money `json:"reclaimed_usd"`
+		TxHash       string    `json:"tx_hash"`
+		Block        uint64    `json:"block"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.TaskID != tk.ID || got.ReclaimedUSD != price || got.TxHash == "" || got.Block == 0 ||
+		!strings.Contains(errOut, "✓ Reclaimed "+price.Display()+" of TUSD from the escrow "+k.Escrow.Hex()) {
+		t.Fatalf("wallet reclaim printed (%v):\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
 	if got := m.c.Balance(m.c.Token, addr); got != 10_000_000 {
 		t.Fatalf("the wallet holds %s after the reclaim", got)

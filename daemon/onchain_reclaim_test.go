@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"path/filepath"
@@ -94,12 +95,14 @@ func TestChainEscrowReclaim(t *testing.T) {
 		}
 	}
 	payout := chaintest.Addr(m.c.NewKey())
-	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
+	p := m.newPushSeller("text-file", nil, nil, map[string]any{"payout_address": payout,
+		"skills": []map[string]any{{"task_type": "text-file", "instant_price_usd": json.Number("4.50"), "instant_eta_minutes": 30}}})
+	seller := p.member
 	buyer, task := m.awaiting(seller)
 	kb := m.buyerWallet(10_000_000)
 	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
 	m.c.Mine(2)
-	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	waitStatus(t, buyer, task.ID, axp.TaskInProgress) // paid, then started by the seller
 	price := task.Payment.AmountUSD
 	item := m.payoutQueued(seller, buyer, task.ID)
 
@@ -166,6 +169,15 @@ func TestChainEscrowReclaim(t *testing.T) {
 	if s := getTask(t, seller.c, task.ID); s.Status != axp.TaskRefunded {
 		t.Fatalf("the seller reads %s", s.Status)
 	}
+	// The seller is told, as of any other ending.
+	eventually(t, func() error {
+		for _, u := range p.received("task_update", task.ID) {
+			if u["status"] == axp.TaskRefunded {
+				return nil
+			}
+		}
+		return fmt.Errorf("the seller was not told: %v", p.received("task_update", task.ID))
+	})
 	b := m.balances()
 	if b[axp.ContractAccount(task.ID)] != 0 || b[axp.AcctBuyerRefund] != price || b[axp.AcctSellerPaid] != 0 {
 		t.Fatalf("ledger %v", b)

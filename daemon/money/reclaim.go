@@ -2,8 +2,10 @@ package money
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +98,10 @@ func (s *Service) reclaimed(ctx context.Context, e escrow.Event) error {
 		return nil, s.tasks.Finish(ch, t, axp.TrigReclaim, "escrow_reclaimed", map[string]any{"message": why, "tx_hash": txHash,
 			"amount_usd": amount, "escrow": a.Escrow.EscrowAddress, "payment_hash": hash, "closed_approvals": closed})
 	})
+	var refused *axp.Error
+	if errors.As(err, &refused) {
+		odd, err = "the task refuses it: "+refused.Error(), nil // read again, it would be refused again: never hold the watcher
+	}
 	if err != nil {
 		return fmt.Errorf("record the reclaim %s of escrow payment %s: %w", txHash, hash, err)
 	}
@@ -120,8 +126,8 @@ func closeForReclaim(ch *kernel.Change, t *axp.TaskRecord, why string) ([]string
 	closed := []string{}
 	for i := range list {
 		a := &list[i]
-		if !axp.SendsMoney(a.Kind) || !a.Open() || a.Sending() {
-			continue
+		if !axp.SendsMoney(a.Kind) || !slices.Contains([]string{axp.ApprovalPending, axp.ApprovalHeld, axp.ApprovalFailed}, a.Status) || a.Sending() {
+			continue // a reorged item waits for its chain, one on its way for its receipt
 		}
 		if err := closeItem(ch, a, why); err != nil {
 			return nil, err

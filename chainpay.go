@@ -319,7 +319,36 @@ type EscrowPayment struct {
 	CollectorAddress string            `json:"collector_address"`
 	PaymentInfo      EscrowPaymentInfo `json:"payment_info"`
 	PaymentHash      string            `json:"payment_hash"`
+	// ReclaimTxHash is the payer's reclaim of the payment, once the watcher found it: the money
+	// went back to the payer from the contract, and the task ended refunded.
+	ReclaimTxHash string `json:"reclaim_tx_hash,omitempty"`
 }
+
+// EscrowHold is, in the view of a task paid into the escrow contract (pay_escrow), where the
+// buyer's money is and how the buyer takes it back when the exchange neither pays it out nor
+// refunds it: from authorization_expiry on, the payer's reclaim returns everything the contract
+// still holds, with no exchange involved.
+type EscrowHold struct {
+	EscrowAddress string `json:"escrow_address"`
+	PaymentHash   string `json:"payment_hash" doc:"the payment's identity on the escrow (its getHash)"`
+	AmountUSD     Money  `json:"amount_usd" doc:"what the buyer paid into the contract"`
+	State         string `json:"state" schema:"enum=held|captured|voided|reclaimed" doc:"held (the contract holds the money), captured (paid to the seller), voided (returned to the buyer by the exchange) or reclaimed (taken back by the buyer)"`
+	// AuthorizationExpiry is the latest capture; from then on the buyer may reclaim.
+	AuthorizationExpiry time.Time `json:"authorization_expiry"`
+	// Reclaim is the command that reclaims the money once the expiry has passed, while it is held.
+	Reclaim       string `json:"reclaim,omitempty" doc:"buyer view, while held: the command that reclaims the money once authorization_expiry has passed"`
+	ReclaimTxHash string `json:"reclaim_tx_hash,omitempty" doc:"the buyer's reclaim, once seen on chain"`
+	// PaymentInfo is the payment's terms, payer included: what a reclaim names.
+	PaymentInfo EscrowPaymentInfo `json:"payment_info"`
+}
+
+// Escrow states of a task's payment (EscrowHold.State).
+const (
+	EscrowHeld      = "held"
+	EscrowCaptured  = "captured"
+	EscrowVoided    = "voided"
+	EscrowReclaimed = "reclaimed"
+)
 
 // PayEscrowInput pays a task into the escrow contract by the payer's signature of
 // payment.escrow.authorization.

@@ -28,6 +28,9 @@ type FrontDoor struct {
 	Summary string `json:"summary"`
 	// TestMode says the exchange runs its own test chain: money here is not real.
 	TestMode bool `json:"test_mode"`
+	// Escrow says, when the exchange runs the escrow rail, that buyers may pay into the escrow
+	// contract and take the money back themselves after its expiry.
+	Escrow string `json:"escrow,omitempty" doc:"set when buyers may pay into the escrow contract: what that protects"`
 	// Start is the call to action: join as a seller, or post a task.
 	Start  []StartStep `json:"start"`
 	Market MarketNow   `json:"market"`

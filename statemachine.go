@@ -29,11 +29,14 @@ const (
 	TrigExpire        Trigger = "expire"          // no choice or no payment within its window
 	// TrigOperatorAccept: the operator releases a task whose auto-release window passed.
 	TrigOperatorAccept Trigger = "operator_accept"
+	// TrigReclaim: the buyer took the money back from the escrow contract after its authorization
+	// expiry (no exchange involved); whatever the task was doing, it ends refunded.
+	TrigReclaim Trigger = "reclaim"
 )
 
 // Triggers lists every trigger, for tables and documentation.
 var Triggers = []Trigger{TrigQuote, TrigClarify, TrigChoose, TrigPay, TrigStart, TrigSellerDecline, TrigDeliver,
-	TrigAccept, TrigDispute, TrigRedo, TrigRequestPay, TrigRelease, TrigRefund, TrigSettle, TrigCancel, TrigExpire, TrigOperatorAccept}
+	TrigAccept, TrigDispute, TrigRedo, TrigRequestPay, TrigRelease, TrigRefund, TrigSettle, TrigCancel, TrigExpire, TrigOperatorAccept, TrigReclaim}
 
 // Facts are what the guards of the state machine look at.
 type Facts struct {
@@ -99,6 +102,8 @@ var machine = map[Trigger]edge{
 	// Funds never move because a buyer went quiet: after the auto-release window the task waits in
 	// the operator's queue, and only the operator's decision accepts it on the buyer's behalf.
 	TrigOperatorAccept: {from: []string{TaskDelivered}, to: to(TaskAccepted)},
+	TrigReclaim: {from: []string{TaskOpen, TaskAwaitingPayment, TaskPaid, TaskInProgress, TaskDelivered, TaskAccepted, TaskDisputed,
+		TaskCancelled, TaskExpired}, to: to(TaskRefunded)},
 }
 
 // Next is the state machine: the status a task in status moves to on trigger t, or the error that

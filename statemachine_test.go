@@ -12,18 +12,20 @@ import (
 // pair not listed must be refused with a conflict that names the states that allow the trigger.
 var want = map[string]map[axp.Trigger]string{
 	axp.TaskOpen: {axp.TrigQuote: axp.TaskOpen, axp.TrigClarify: axp.TaskOpen, axp.TrigChoose: axp.TaskAwaitingPayment,
-		axp.TrigCancel: axp.TaskCancelled, axp.TrigExpire: axp.TaskExpired},
-	axp.TaskAwaitingPayment: {axp.TrigPay: axp.TaskPaid, axp.TrigCancel: axp.TaskCancelled, axp.TrigExpire: axp.TaskExpired},
-	axp.TaskPaid:            {axp.TrigStart: axp.TaskInProgress, axp.TrigSellerDecline: axp.TaskOpen, axp.TrigDeliver: axp.TaskDelivered},
-	axp.TaskInProgress:      {axp.TrigDeliver: axp.TaskDelivered},
+		axp.TrigCancel: axp.TaskCancelled, axp.TrigExpire: axp.TaskExpired, axp.TrigReclaim: axp.TaskRefunded},
+	axp.TaskAwaitingPayment: {axp.TrigPay: axp.TaskPaid, axp.TrigCancel: axp.TaskCancelled, axp.TrigExpire: axp.TaskExpired,
+		axp.TrigReclaim: axp.TaskRefunded},
+	axp.TaskPaid: {axp.TrigStart: axp.TaskInProgress, axp.TrigSellerDecline: axp.TaskOpen, axp.TrigDeliver: axp.TaskDelivered,
+		axp.TrigReclaim: axp.TaskRefunded},
+	axp.TaskInProgress: {axp.TrigDeliver: axp.TaskDelivered, axp.TrigReclaim: axp.TaskRefunded},
 	axp.TaskDelivered: {axp.TrigAccept: axp.TaskAccepted, axp.TrigDispute: axp.TaskDisputed, axp.TrigRedo: axp.TaskInProgress,
-		axp.TrigOperatorAccept: axp.TaskAccepted},
-	axp.TaskAccepted:  {axp.TrigRequestPay: axp.TaskAccepted, axp.TrigRelease: axp.TaskReleased},
-	axp.TaskDisputed:  {axp.TrigRefund: axp.TaskRefunded, axp.TrigSettle: axp.TaskReleased},
+		axp.TrigOperatorAccept: axp.TaskAccepted, axp.TrigReclaim: axp.TaskRefunded},
+	axp.TaskAccepted:  {axp.TrigRequestPay: axp.TaskAccepted, axp.TrigRelease: axp.TaskReleased, axp.TrigReclaim: axp.TaskRefunded},
+	axp.TaskDisputed:  {axp.TrigRefund: axp.TaskRefunded, axp.TrigSettle: axp.TaskReleased, axp.TrigReclaim: axp.TaskRefunded},
 	axp.TaskReleased:  {},
 	axp.TaskRefunded:  {},
-	axp.TaskCancelled: {axp.TrigRefund: axp.TaskRefunded},
-	axp.TaskExpired:   {axp.TrigRefund: axp.TaskRefunded},
+	axp.TaskCancelled: {axp.TrigRefund: axp.TaskRefunded, axp.TrigReclaim: axp.TaskRefunded},
+	axp.TaskExpired:   {axp.TrigRefund: axp.TaskRefunded, axp.TrigReclaim: axp.TaskRefunded},
 }
 
 func TestStateMachineEveryStateAndTrigger(t *testing.T) {

@@ -161,6 +161,7 @@ type Task struct {
 	PriceUSD         *Money                   `json:"price_usd,omitempty"`
 	Fee              *Fee                     `json:"fee,omitempty"`
 	Payment          *PaymentInfo             `json:"payment,omitempty"`
+	Escrow           *EscrowHold              `json:"escrow,omitempty" doc:"a task paid into the escrow contract: where the money is and how the buyer reclaims it"`
 	Checks           []CheckResult            `json:"checks,omitempty" doc:"acceptance check results of the latest delivery"`
 	ChecksPassed     *bool                    `json:"checks_passed,omitempty"`
 	Deliveries       int                      `json:"deliveries"`

@@ -55,6 +55,9 @@ func TestFrontDoor(t *testing.T) {
 	if !strings.HasPrefix(body, "<!doctype html>") || !strings.Contains(body, "<title>axp exchange</title>") {
 		t.Fatalf("page: %s", body)
 	}
+	if strings.Contains(body, `id="escrow"`) {
+		t.Errorf("an exchange without an escrow contract speaks of one: %s", body)
+	}
 	for _, l := range wantLinks {
 		if !strings.Contains(body, `href="`+l+`"`) {
 			t.Errorf("the page lacks a link to %s", l)

@@ -221,6 +221,9 @@ func (m *escrowMarket) captured(seller *member, buyer *client.Client, task axp.T
 		return nil
 	})
 	waitStatus(t, buyer, task.ID, axp.TaskReleased)
+	if h := escrowView(t, buyer, task.ID); h.State != axp.EscrowCaptured || h.Reclaim != "" {
+		t.Fatalf("the escrow view after the capture %+v", h)
+	}
 	if got := m.c.Balance(m.c.Token, payout); got != price-fee {
 		t.Fatalf("the seller holds %s, want %s", got, price-fee)
 	}
@@ -483,6 +486,9 @@ func TestChainEscrowVoid(t *testing.T) {
 		}
 		return nil
 	})
+	if h := escrowView(t, buyer, task.ID); h.State != axp.EscrowVoided {
+		t.Fatalf("the escrow view after the void %+v", h)
+	}
 	if got := m.c.Balance(m.c.Token, chaintest.Addr(kb)); got != 10_000_000 || m.held() != 0 || m.c.Balance(m.c.Token, chaintest.Addr(m.hot)) != hot {
 		t.Fatalf("after the void: buyer %s, escrow %s, hot %s (had %s)", got, m.held(), m.c.Balance(m.c.Token, chaintest.Addr(m.hot)), hot)
 	}

@@ -44,7 +44,7 @@ var (
 	bTaskApproval = []byte("task_approvals") // task id \x00 approval id -> nil
 	bOpenApproval = []byte("open_approvals") // approval id -> nil, while pending or held
 	bLedger       = []byte("ledger")         // entry id -> axp.LedgerEntry
-	bTxHashes     = []byte("tx_hashes")      // tx hash -> task id (one tx funds one task; tasks.go)
+	bTxHashes     = []byte("tx_hashes")      // tx hash (or "escrow-payment:" + payment hash) -> task id (one funds one task; tasks.go)
 	bSellerStats  = []byte("seller_stats")   // seller id -> axp.SellerStats
 )
 

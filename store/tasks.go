@@ -520,6 +520,19 @@ func (t *Tx) ClaimTxHash(hash, taskID string) (string, error) {
 	return "", t.bucket(bTxHashes).Put(bin, raw[:])
 }
 
+// ClaimEscrowPayment records that the escrow payment hash (its getHash) funds taskID, so that the
+// escrow's events, which name the payment by its hash only, find their task. Its rows share the
+// transaction hashes' bucket as text under the prefix "escrow-payment:", apart from any hash's row.
+func (t *Tx) ClaimEscrowPayment(hash, taskID string) error {
+	_, err := t.ClaimTxHash(escrowPaymentKey(hash), taskID)
+	return err
+}
+
+// EscrowPaymentTask is the task the escrow payment hash funds, or "".
+func (t *Tx) EscrowPaymentTask(hash string) string { return t.TxHashTask(escrowPaymentKey(hash)) }
+
+func escrowPaymentKey(hash string) string { return "escrow-payment:" + strings.ToLower(hash) }
+
 // ReleaseTxHash forgets a claim (a rejected payment).
 func (t *Tx) ReleaseTxHash(hash string) error {
 	bin, text := txHashKeys(hash)

@@ -129,6 +129,30 @@ func escrowText(s *cmdutil.IOStreams, e *axp.EscrowTerms) string {
 		s.OnTTY(", held by the contract until the seller is paid: axp wallet pay --escrow signs it and the exchange submits it (no gas)")
 }
 
+// heldText says in plain words where the money of a task paid into the escrow contract is and,
+// while it is held, how the buyer takes it back.
+func heldText(s *cmdutil.IOStreams, t *axp.Task) string {
+	e := t.Escrow
+	if e == nil {
+		return ""
+	}
+	amount := cmdutil.Money(s, e.AmountUSD)
+	switch e.State {
+	case axp.EscrowCaptured:
+		return "paid out: the escrow contract " + e.EscrowAddress + " paid the " + amount + " to the seller"
+	case axp.EscrowVoided:
+		return "refunded: the escrow contract " + e.EscrowAddress + " returned the " + amount + " to the paying wallet"
+	case axp.EscrowReclaimed:
+		return "reclaimed: the buyer took the " + amount + " back from the escrow contract " + e.EscrowAddress + " (transaction " + e.ReclaimTxHash + ")"
+	}
+	expiry := cmdutil.Time(s, e.AuthorizationExpiry)
+	if e.Reclaim == "" {
+		return amount + " is held by the escrow contract " + e.EscrowAddress + " until the exchange pays it out or refunds it; after " + expiry + " the buyer may reclaim it"
+	}
+	return "Your " + amount + " is held by the escrow contract " + e.EscrowAddress + "; if the exchange does not pay out or refund by " + expiry +
+		", run `" + e.Reclaim + "`"
+}
+
 // authText says that the task may be paid by signed authorization, and how.
 func authText(s *cmdutil.IOStreams, a *axp.AuthorizationTerms) string {
 	if a == nil {
@@ -187,6 +211,7 @@ func WriteTask(s *cmdutil.IOStreams, t *axp.Task) error {
 		pay = dropPair(pay, "Price")
 	}
 	pairs = append(pairs, pay...)
+	pairs = append(pairs, "Escrow", heldText(s, t))
 	if t.Deliverable != nil {
 		pairs = append(pairs, "Deliverable", fmt.Sprintf("sha256 %s (deliveries %d, free redos left %d)", t.Deliverable.SHA256, t.Deliveries, t.RedosLeft))
 	}

@@ -44,7 +44,7 @@ passphrase: the first line of stdin with --passphrase-stdin, or AXP_WALLET_PASSP
 never leaves this machine and is never printed.`,
 	}
 	AddFlags(c, w)
-	c.AddCommand(NewCmdNew(f, w, nil), NewCmdAddress(f, w, nil), NewCmdBalance(f, w, nil), NewCmdFund(f, w, nil), NewCmdPay(f, w, nil))
+	c.AddCommand(NewCmdNew(f, w, nil), NewCmdAddress(f, w, nil), NewCmdBalance(f, w, nil), NewCmdFund(f, w, nil), NewCmdPay(f, w, nil), NewCmdReclaim(f, w, nil))
 	return c
 }
 

@@ -124,6 +124,11 @@ func (s *Service) signEscrowCall(ctx context.Context, t *axp.TaskRecord, x axp.O
 	if err != nil {
 		return chain.Signed{}, fmt.Errorf("task %s's escrow terms: %w", t.ID, err)
 	}
+	if part == partCapture {
+		if err := s.captureExpired(ctx, t); err != nil {
+			return chain.Signed{}, err
+		}
+	}
 	data, err := escrow.Capture(info, s.rail.Chain.Units(x.Amount), info.MinFeeBps, info.FeeReceiver)
 	if part == partVoid {
 		data, err = escrow.Void(info)
@@ -220,7 +225,7 @@ func contractTasks(tx *store.Tx, entries []axp.LedgerEntry) (map[string]*axp.Esc
 
 // escrowEvents is the escrow's event that a ledger entry of a contract account stands for.
 var escrowEvents = map[string]string{"payment": "PaymentAuthorized", axp.ApprovePayout: "PaymentCaptured", axp.ApproveRefund: "PaymentVoided",
-	axp.ApproveSplit: "PaymentCaptured", kindSplitRefund: "PaymentVoided"}
+	axp.ApproveSplit: "PaymentCaptured", kindSplitRefund: "PaymentVoided", reclaimKind: "PaymentReclaimed"}
 
 // escrowGap says why the chain does not show ledger entry e of a task's contract account (its
 // escrow payment p): its transaction must hold the escrow's event of the payment for the amount.

@@ -271,6 +271,10 @@ func (s *Service) creditEscrow(ctx context.Context, taskID string, a axp.AuthPay
 			t.PayerAddress = a.From
 		}
 		t.TxHash = a.TxHash
+		// The escrow's later events name the payment by its hash only (a reclaim: watchReclaims).
+		if err := ch.Tx.ClaimEscrowPayment(a.Escrow.PaymentHash, t.ID); err != nil {
+			return nil, err
+		}
 		if err := s.confirmPayment(ch, t, item, a.From); err != nil {
 			return nil, err
 		}

@@ -717,6 +717,9 @@ func (s *Service) ChainPass(ctx context.Context) error {
 			s.onInbound(ctx, list[i:j], "")
 			i = j
 		}
+		if err := s.watchReclaims(ctx, cursor+1, to); err != nil {
+			return err
+		}
 		hash, _, err := s.rail.Chain.BlockHash(ctx, to)
 		if err != nil {
 			return err

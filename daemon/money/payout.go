@@ -336,6 +336,11 @@ func (s *Service) refusedStillRefused(ctx context.Context, a *axp.Approval, send
 		if !known {
 			continue
 		}
+		// One mined and reverted was not refused: the chain decided it and it moved nothing (a
+		// capture mined after the authorization expiry). Reviving it would only fail it again.
+		if r, err := s.rail.Chain.Receipt(ctx, x.TxHash); err == nil && r.Found && !r.Success {
+			continue
+		}
 		// A refused transaction's nonce stays free, so another item sending the same amount to
 		// the same address may have signed the very same bytes since: then the transaction the
 		// node holds is that item's, not a revival of this one's.
@@ -470,7 +475,10 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return err
 		}
-		return ch.Audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": failed})
+		if err := ch.Audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": failed}); err != nil {
+			return err
+		}
+		return closeFailedReclaimed(ch, a)
 	case pending:
 		return ch.Tx.PutApproval(a)
 	}

@@ -32,6 +32,7 @@ func (s *Service) frontDoor(ctx context.Context, c *pipeline.Call) (*axp.FrontDo
 			"the buyer chooses and pays in a stablecoin (or takes a free job), the seller delivers, and the operator approves every payout. " +
 			"REST, MCP and A2A reach the same marketplace.",
 		TestMode: s.base.Cfg().TestMode,
+		Escrow:   escrowNote(s.base.Cfg().EscrowAddress),
 		Start:    startSteps(base),
 		Market:   market,
 		Links: []axp.Link{
@@ -200,11 +201,25 @@ type frontDoorData struct {
 // testModeNote is what the front door says of test mode.
 const testModeNote = "TEST MODE: money here is not real. This exchange runs its own test chain; get test money with axp wallet new and axp wallet fund, pay with axp wallet pay TASK."
 
+// escrowNote is what the front door says of the escrow rail, or "" when the exchange has no escrow
+// contract (escrow_address).
+func escrowNote(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return "Buyers may pay into the escrow contract " + addr + " (axp wallet pay TASK --escrow, or pay_escrow): the money waits in the contract, " +
+		"not at an address of the exchange, until it is paid to the seller or returned; if the exchange does neither by the payment's " +
+		"authorization expiry, the buyer takes it back alone (axp wallet reclaim TASK)."
+}
+
 func frontDoorMarkdown(fd axp.FrontDoor, base string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", fd.Name, fd.Summary)
 	if fd.TestMode {
 		b.WriteString(testModeNote + "\n\n")
+	}
+	if fd.Escrow != "" {
+		b.WriteString(fd.Escrow + "\n\n")
 	}
 	for _, st := range fd.Start {
 		fmt.Fprintf(&b, "## %s\n\n%s Read on: %s\n\n", st.Title, st.Text, st.Href)
@@ -285,6 +300,7 @@ footer { margin-top: 2rem; color: #667; font-size: .9rem; }
 <h1 id="name">{{.Name}}</h1>
 <p id="summary">{{.Summary}}</p>
 {{if .TestMode}}<p id="test-mode" class="testmode">{{testModeNote}}</p>
+{{end}}{{if .Escrow}}<p id="escrow">{{.Escrow}}</p>
 {{end}}<section class="start" id="start">
 {{range .Start}}<div class="cta" id="{{.Rel}}">
 <h2>{{.Title}}</h2>

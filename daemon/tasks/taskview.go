@@ -129,6 +129,7 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 			}
 		}
 		v.Payment = p
+		v.Escrow = escrowHold(t, audience)
 	}
 	if dl := t.LastDelivery(); dl != nil {
 		v.Deliverable = s.notices.DeliverableRef(t, dl)
@@ -141,6 +142,30 @@ func (s *Service) View(tx *store.Tx, t *axp.TaskRecord, c axp.Caller, audience s
 		v.NextSteps = []string{"send payable_usd of the stablecoin to deposit_address (payment_uri prefills a wallet): the exchange finds the transfer on chain by itself; POST /api/tasks/" + t.ID + "/pay/crypto with the tx_hash only speeds it up"}
 	}
 	return v, nil
+}
+
+// escrowHold is where the money of a task paid into the escrow contract is, or nil for a task
+// paid otherwise. It follows from the task alone: a confirmed capture releases the task, a
+// confirmed void refunds it, and a reclaim the watcher saw is on its escrow record.
+func escrowHold(t *axp.TaskRecord, audience string) *axp.EscrowHold {
+	a := t.Authorization
+	if a == nil || a.Escrow == nil || a.Status != axp.AuthUsed {
+		return nil
+	}
+	e := a.Escrow
+	h := &axp.EscrowHold{EscrowAddress: e.EscrowAddress, PaymentHash: e.PaymentHash, AmountUSD: a.Amount, State: axp.EscrowHeld,
+		AuthorizationExpiry: time.Unix(e.PaymentInfo.AuthorizationExpiry, 0).UTC(), ReclaimTxHash: e.ReclaimTxHash, PaymentInfo: e.PaymentInfo}
+	switch {
+	case e.ReclaimTxHash != "":
+		h.State = axp.EscrowReclaimed
+	case t.Status == axp.TaskReleased:
+		h.State = axp.EscrowCaptured
+	case t.Status == axp.TaskRefunded:
+		h.State = axp.EscrowVoided
+	case audience == kernel.ViewBuyer:
+		h.Reclaim = "axp wallet reclaim " + t.ID
+	}
+	return h
 }
 
 // quoteView is an open task as a seller that may quote on it sees it: the seller view with the

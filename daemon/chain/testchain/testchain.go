@@ -84,6 +84,7 @@ type Chain struct {
 	Genesis common.Hash
 
 	stack  *node.Node
+	beacon *catalyst.SimulatedBeacon
 	synced chan struct{} // closed when the loop that syncs each new block to disk ends
 	sub    event.Subscription
 	ec     *ethclient.Client
@@ -235,7 +236,7 @@ func Open(ctx context.Context, o Options) (*Chain, error) {
 	}
 	c := &Chain{URL: stack.HTTPEndpoint(), ChainID: chainID, Genesis: backend.BlockChain().Genesis().Hash(),
 		Deposit: addr(deposit), HotWallet: addr(hot), HotKeyFile: filepath.Join(o.Dir, hotKeyFile),
-		stack: stack, ec: ethclient.NewClient(stack.Attach()), abi: testusd.ABI(), faucet: faucet}
+		stack: stack, beacon: beacon, ec: ethclient.NewClient(stack.Attach()), abi: testusd.ABI(), faucet: faucet}
 	c.syncBlocks(backend, o.Log)
 	if prior != nil {
 		c.Token, c.Escrow = prior.Token, prior.Escrow
@@ -332,6 +333,39 @@ func (c *Chain) Close() error {
 		<-c.synced
 	}
 	return c.stack.Close()
+}
+
+// AdjustTime moves the chain's clock d ahead: it seals a block whose time is the newest block's
+// plus d, and the blocks after it follow on from there (a second a block). Tests use it to pass an
+// escrow payment's expiries. It seals just after a new head, a second before the node's own next
+// block, so the two do not build on the same parent; a block sealed with transactions waiting is
+// refused, and it tries again at the next head until the chain's time is reached or ctx ends.
+func (c *Chain) AdjustTime(ctx context.Context, d time.Duration) error {
+	h, err := c.ec.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return err
+	}
+	target := h.Time + uint64(d/time.Second)
+	for last := h.Number.Uint64(); ; {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("test chain: time not moved to %d: %w", target, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+		h, err := c.ec.HeaderByNumber(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if h.Time >= target {
+			return nil
+		}
+		if h.Number.Uint64() == last {
+			continue
+		}
+		last = h.Number.Uint64()
+		// An error (transactions waiting) is tried again at the next head.
+		_ = c.beacon.AdjustTime(time.Duration(target-h.Time) * time.Second)
+	}
 }
 
 // Fund is the faucet: it mints usd of TestUSD to to and, when to holds less than half an ETH of

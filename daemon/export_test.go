@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/axp-exchange/axp"
@@ -64,4 +65,15 @@ func (d *Daemon) Prune() {
 	d.packMu.Lock()
 	defer d.packMu.Unlock()
 	d.pack(d.Now())
+}
+
+// AdjustTestChainTime moves test mode's chain's clock d ahead (package testchain's AdjustTime).
+func (d *Daemon) AdjustTestChainTime(ctx context.Context, by time.Duration) error {
+	c, ok := d.testChain.(interface {
+		AdjustTime(context.Context, time.Duration) error
+	})
+	if !ok {
+		return errors.New("not in test mode, or built without its chain")
+	}
+	return c.AdjustTime(ctx, by)
 }

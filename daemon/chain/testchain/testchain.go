@@ -83,12 +83,18 @@ type Chain struct {
 	// Genesis is the chain's genesis hash: the store records it, and refuses another chain.
 	Genesis common.Hash
 
-	stack  *node.Node
-	synced chan struct{} // closed when the loop that syncs each new block to disk ends
-	sub    event.Subscription
-	ec     *ethclient.Client
-	abi    abi.ABI
-	faucet *ecdsa.PrivateKey
+	stack *node.Node
+	// beacon seals the blocks: every period from the loop seal starts, and when AdjustTime asks,
+	// one at a time under sealMu (two seals at once would build on the same head). stop ends the
+	// loop, which closes sealed.
+	beacon       *catalyst.SimulatedBeacon
+	sealMu       sync.Mutex
+	stop, sealed chan struct{}
+	synced       chan struct{} // closed when the loop that syncs each new block to disk ends
+	sub          event.Subscription
+	ec           *ethclient.Client
+	abi          abi.ABI
+	faucet       *ecdsa.PrivateKey
 	// mu is held while the faucet signs and sends, never while it waits for a receipt; nonce is
 	// the faucet's next nonce (nil: ask the node).
 	mu    sync.Mutex
@@ -222,12 +228,13 @@ func Open(ctx context.Context, o Options) (*Chain, error) {
 		return nil, fmt.Errorf("test chain: the chain in %s (genesis %s) is not the one set up there (genesis %s): start with a fresh data dir", geth, got, prior.Genesis)
 	}
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filters.NewFilterSystem(backend.APIBackend, filters.Config{}))}})
-	beacon, err := catalyst.NewSimulatedBeacon(uint64(max(1, o.Period/time.Second)), addr(faucet), backend)
+	// Period 0: the beacon's own loop stays off and seal drives it. Its APIs are not registered:
+	// at period 0 they would seal a block on every transaction, beside seal's.
+	beacon, err := catalyst.NewSimulatedBeacon(0, addr(faucet), backend)
 	if err != nil {
 		stack.Close()
 		return nil, fmt.Errorf("test chain: %w", err)
 	}
-	catalyst.RegisterSimulatedBeaconAPIs(stack, beacon)
 	stack.RegisterLifecycle(beacon)
 	if err := stack.Start(); err != nil {
 		stack.Close()
@@ -235,7 +242,8 @@ func Open(ctx context.Context, o Options) (*Chain, error) {
 	}
 	c := &Chain{URL: stack.HTTPEndpoint(), ChainID: chainID, Genesis: backend.BlockChain().Genesis().Hash(),
 		Deposit: addr(deposit), HotWallet: addr(hot), HotKeyFile: filepath.Join(o.Dir, hotKeyFile),
-		stack: stack, ec: ethclient.NewClient(stack.Attach()), abi: testusd.ABI(), faucet: faucet}
+		stack: stack, beacon: beacon, ec: ethclient.NewClient(stack.Attach()), abi: testusd.ABI(), faucet: faucet}
+	c.seal(max(time.Second, o.Period.Truncate(time.Second)))
 	c.syncBlocks(backend, o.Log)
 	if prior != nil {
 		c.Token, c.Escrow = prior.Token, prior.Escrow
@@ -324,6 +332,11 @@ func (c *Chain) deployEscrowLocked(ctx context.Context) error {
 
 // Close stops the node; its state stays in the directory.
 func (c *Chain) Close() error {
+	if c.stop != nil {
+		close(c.stop)
+		<-c.sealed
+		c.stop = nil
+	}
 	if c.ec != nil {
 		c.ec.Close()
 	}
@@ -332,6 +345,47 @@ func (c *Chain) Close() error {
 		<-c.synced
 	}
 	return c.stack.Close()
+}
+
+// seal seals a block at once and then every period, until Close.
+func (c *Chain) seal(period time.Duration) {
+	c.stop, c.sealed = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(c.sealed)
+		t := time.NewTimer(0)
+		defer t.Stop()
+		for {
+			select {
+			case <-c.stop:
+				return
+			case <-t.C:
+			}
+			c.sealMu.Lock()
+			c.beacon.Commit()
+			c.sealMu.Unlock()
+			t.Reset(period)
+		}
+	}()
+}
+
+// AdjustTime moves the chain's clock d ahead: it seals a block whose time is the newest block's
+// plus d, and the blocks after it follow on from there (a second a block). Tests use it to pass an
+// escrow payment's expiries. The beacon refuses while transactions wait for a block: it tries
+// again after the next one, until ctx ends.
+func (c *Chain) AdjustTime(ctx context.Context, d time.Duration) error {
+	for {
+		c.sealMu.Lock()
+		err := c.beacon.AdjustTime(d)
+		c.sealMu.Unlock()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("test chain: the clock was not moved (%v): %w", err, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // Fund is the faucet: it mints usd of TestUSD to to and, when to holds less than half an ETH of

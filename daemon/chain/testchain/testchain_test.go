@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain/testchain"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 // TestOpenFundReopen starts a test chain, checks what the first start set up through the exchange's
@@ -184,5 +185,57 @@ func TestEscrowAddedToAnOlderChain(t *testing.T) {
 	defer c.Close()
 	if c.Escrow != added {
 		t.Fatalf("reopened with escrow %+v; want %+v", c.Escrow, added)
+	}
+}
+
+// TestAdjustTime: the chain's clock moves ahead by what was asked, and the blocks after it go on
+// from there rather than back to the wall clock.
+func TestAdjustTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a test chain mining its blocks: make test runs it")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := testchain.Open(ctx, testchain.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ec, err := ethclient.Dial(c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	before, err := ec.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ahead = 3 * 24 * time.Hour
+	if err := c.AdjustTime(ctx, ahead); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := ec.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := before.Time + uint64(ahead/time.Second); moved.Time < want {
+		t.Fatalf("block %d at %d; want at least %d", moved.Number, moved.Time, want)
+	}
+	for {
+		next, err := ec.HeaderByNumber(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next.Number.Cmp(moved.Number) > 0 {
+			if next.Time <= moved.Time {
+				t.Fatalf("block %d at %d after block %d at %d", next.Number, next.Time, moved.Number, moved.Time)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("no block after the moved one")
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }

@@ -318,7 +318,7 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 	if a.Status == axp.ApprovalSent {
 		for _, x := range a.Transfers {
 			if x.Status == axp.TransferSent {
-				fmt.Fprintf(s.ErrOut, "✓ Sent %s to the %s at %s: %s\n", x.Amount.Display(), x.Part, x.To, x.TxHash)
+				fmt.Fprintln(s.ErrOut, sentLine(x))
 			}
 		}
 		fmt.Fprintf(s.ErrOut, "%s %s of task %s is confirmed once its transfers have their confirmations: axp admin approvals list --status sent\n", a.Kind, a.ID, a.TaskID)
@@ -327,7 +327,7 @@ func approve(ctx context.Context, f *cmdutil.Factory, s *cmdutil.IOStreams, e *c
 	} else if a.Status == axp.ApprovalHeld && a.Sending() {
 		for _, x := range a.Transfers {
 			if x.Status == axp.TransferSent {
-				fmt.Fprintf(s.ErrOut, "✓ Sent %s to the %s at %s: %s\n", x.Amount.Display(), x.Part, x.To, x.TxHash)
+				fmt.Fprintln(s.ErrOut, sentLine(x))
 			}
 		}
 		fmt.Fprintf(s.ErrOut, "the buyer's part of %s %s of task %s is booked once confirmed; the seller's part waits for a payout address\n", a.Kind, a.ID, a.TaskID)
@@ -350,4 +350,16 @@ func sendFailed(a *axp.Approval) error {
 	}
 	return &axp.Error{Code: axp.CodeUnavailable, Message: fmt.Sprintf("%s %s of task %s failed: %s", a.Kind, a.ID, a.TaskID, a.Failure),
 		Hint: "it is back in the queue: fix the cause (a hot wallet without ETH for gas: fund it) and approve again, or send by hand and approve with --tx"}
+}
+
+// sentLine says what transfer x, sent, moved: money to the party of its part, or a call of the
+// escrow contract (its capture pays the seller and the fee, its void returns the buyer's money).
+func sentLine(x axp.OutTransfer) string {
+	switch x.Part {
+	case "capture":
+		return fmt.Sprintf("✓ Sent the escrow's capture of %s (escrow %s pays the seller and the fee): %s", x.Amount.Display(), x.To, x.TxHash)
+	case "void":
+		return fmt.Sprintf("✓ Sent the escrow's void of %s (escrow %s returns it to the buyer): %s", x.Amount.Display(), x.To, x.TxHash)
+	}
+	return fmt.Sprintf("✓ Sent %s to the %s at %s: %s", x.Amount.Display(), x.Part, x.To, x.TxHash)
 }

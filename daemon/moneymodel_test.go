@@ -1730,6 +1730,7 @@ func (mm *moneyModel) checkReconcile(final bool) {
 		mm.t.Fatalf("reconcile answer %s: %v", resp.Body, err)
 	}
 	v := mm.read()
+	mm.checkReconcileEscrow(&r, v)
 	// A difference is named when its transaction appears in reconcile's answer, wherever: the
 	// missing transfers today, or a list of reorged payments.
 	body := strings.ToLower(string(resp.Body))

@@ -22,10 +22,21 @@ import (
 
 // The money model's escrow rail: some tasks are paid into the escrow contract (pay_escrow) instead
 // of the deposit address; their payouts, refunds and splits are the escrow's capture and void,
-// driven by the same approve, reject, settle, cancel, expire, restart and reorg steps. Its
-// invariants: each task's contract account in the ledger is what the escrow holds for its payment
-// (once nothing of it is in flight), no payment is captured or voided twice nor more than was
-// authorized, and the buyer's wallet never loses more than the price.
+// driven by the same approve, reject, settle, cancel, expire, restart and reorg steps; the reclaim
+// step has a buyer take the money back after its authorization expiry, sometimes racing a capture.
+// Its invariants, by the name a failure gives:
+//
+//	escrow-ledger       each task's contract account in the ledger is what the escrow holds for its
+//	                    payment (once nothing of it is in flight)
+//	escrow-once         no payment is captured or voided (or reclaimed) twice, nor more than was
+//	                    authorized
+//	escrow-buyer-loss   the buyer's wallet never loses more than the price
+//	escrow-seller-paid  the ledger pays the seller (and the fee) no more of a payment than the escrow
+//	                    captured: nothing for a payment reclaimed whole
+//	reclaim-once        a reclaim is booked once, for no more than the escrow returned
+//	reclaim-noticed     a confirmed reclaim ends its task refunded, booked for what it returned
+//	reclaim-closes      ... and leaves none of the task's money items to approve
+//	reconcile-escrow    reconcile lists a task's escrow difference exactly when there is one
 
 // mEscrow is the model's view of the escrow: the contracts and a client of the chain.
 type mEscrow struct {

@@ -93,10 +93,11 @@ func (mm *moneyModel) payEscrow() bool {
 // reclaim is the buyer's protection at work: the clocks (the exchange's and the chain's) move past
 // the authorization expiry of a task paid into the escrow, which lets every earlier payment's expiry
 // pass too (their captures are refused from then on, their buyers may reclaim), and the buyer's
-// wallet calls the escrow's reclaim itself. Half the time a capture of the same task (its payout
-// or split) is approved just before: mined before the expiry (the reclaim then returns what is
-// left, or nothing and is refused), or still in the pool when the expiry passes (it reverts, mined
-// beside the reclaim or sent again by the exchange after it). Sometimes the exchange restarts
+// wallet calls the escrow's reclaim itself. Often a capture of the same task (its payout or
+// split) is approved just before: mined before the expiry (the reclaim then returns what is left,
+// or nothing and is refused; a split's void may be signed and lost by the node, then sent again
+// after the reclaim), or still in the pool when the expiry passes (it reverts, mined beside the
+// reclaim or sent again by the exchange after it). Sometimes the exchange restarts
 // before it has read the reclaim. Whatever the reclaim returned, the exchange must book it once,
 // end the task refunded and close its money items; the escrow invariants check the rest.
 func (mm *moneyModel) reclaim() bool {
@@ -140,6 +141,22 @@ func (mm *moneyModel) reclaim() bool {
 		if race == "capture-dropped" && r.err == nil {
 			for _, t := range r.a.Transfers {
 				c.DropTransaction(t.TxHash) // the node loses it: the exchange sends it again after the reclaim
+			}
+		}
+		if race == "capture-first" && r.err == nil && r.a.Kind == axp.ApproveSplit && mm.chance(0.5) {
+			// The capture confirmed, the exchange signs the void after it, and the node loses the
+			// void: the reclaim comes first, the void sent again reverts.
+			race = "void-dropped"
+			c.Mine(moneyConfirmations)
+			c.SetAutomine(false)
+			mm.sync()
+			if a := mm.approvalNow(id); a != nil {
+				for _, t := range a.Transfers {
+					if t.Part == "void" && t.Status == axp.TransferSent {
+						c.DropTransaction(t.TxHash)
+					}
+				}
+				r.a = *a
 			}
 		}
 		mm.logf("task %s: approve %s before the reclaim (%s): %s", x.id, id, race, r.describe())
@@ -434,11 +451,12 @@ func TestMoneyEscrowSplitFeeNamed(t *testing.T) {
 	runMoneyModel(t, 12, 130, 0, true, "reconcile-names")
 }
 
-// A split's capture mined just before the authorization expiry, then the buyer's reclaim of the
-// rest: the exchange closed the split unbooked (or kept signing its void, which the escrow
-// refused), so the ledger's contract account kept the captured share and the capture's fee sat
-// unexplained at the deposit address (seed 28 with the reclaim step). The capture's part is booked
-// and the split confirmed now.
+// A split's capture mined just before the authorization expiry, its void signed after it and lost
+// by the node, then the buyer's reclaim of the rest: the void sent again reverted and the exchange
+// closed the split unbooked, so the ledger's contract account kept the captured share and the
+// capture's fee sat unexplained at the deposit address (seed 28 with the reclaim step; without the
+// lost void the split was failed on the void the escrow refused, then closed the same way). The
+// capture's part is booked and the split confirmed now.
 func TestMoneyReclaimAfterSplitCapture(t *testing.T) {
 	pgtest.BoltOnly(t, "the money model runs the daemon on its bbolt file")
 	runMoneyModel(t, 28, 15, 0, true, "escrow-ledger", "reconcile-names")

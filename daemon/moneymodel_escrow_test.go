@@ -454,9 +454,9 @@ func TestMoneyEscrowSplitFeeNamed(t *testing.T) {
 // A split's capture mined just before the authorization expiry, its void signed after it and lost
 // by the node, then the buyer's reclaim of the rest: the void sent again reverted and the exchange
 // closed the split unbooked, so the ledger's contract account kept the captured share and the
-// capture's fee sat unexplained at the deposit address (seed 28 with the reclaim step; without the
-// lost void the split was failed on the void the escrow refused, then closed the same way). The
-// capture's part is booked and the split confirmed now.
+// capture's fee sat unexplained at the deposit address (seed 28 with the reclaim step; a capture
+// confirmed with no void signed yet when the reclaim came ended the same). The capture's part is
+// booked and the split confirmed now.
 func TestMoneyReclaimAfterSplitCapture(t *testing.T) {
 	pgtest.BoltOnly(t, "the money model runs the daemon on its bbolt file")
 	runMoneyModel(t, 28, 15, 0, true, "escrow-ledger", "reconcile-names")

@@ -482,11 +482,13 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 	case pending:
 		return ch.Tx.PutApproval(a)
 	}
-	if t, err := ch.Tx.Task(a.TaskID); err != nil {
-		return err
-	} else if t != nil {
-		if done, err := settleReclaimedSplit(ch, t, a); done || err != nil {
+	if a.Kind == axp.ApproveSplit {
+		if t, err := ch.Tx.Task(a.TaskID); err != nil {
 			return err
+		} else if t != nil {
+			if done, err := settleReclaimedSplit(ch, t, a); done || err != nil {
+				return err
+			}
 		}
 	}
 	if _, rest, err := restOf(ch.Tx, a); err != nil || len(rest) > 0 {

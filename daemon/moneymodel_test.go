@@ -428,12 +428,13 @@ var moneyStepKinds = []moneyStep{
 	{"hand-approve", 3, (*moneyModel).handApprove},
 	{"stale-pass", 2, (*moneyModel).stalePass},
 	{"pay-escrow", 14, (*moneyModel).payEscrow}, // weight 0 without the escrow rail
+	{"reclaim", 4, (*moneyModel).reclaim},       // weight 0 without the escrow rail
 }
 
 // weight is step s's weight in this model: the escrow's steps weigh nothing without the escrow, so
 // a run without it takes the walk it took before the rail existed.
 func (mm *moneyModel) weight(s moneyStep) int {
-	if s.name == "pay-escrow" && mm.esc == nil {
+	if (s.name == "pay-escrow" || s.name == "reclaim") && mm.esc == nil {
 		return 0
 	}
 	return s.weight
@@ -1729,6 +1730,7 @@ func (mm *moneyModel) checkReconcile(final bool) {
 		mm.t.Fatalf("reconcile answer %s: %v", resp.Body, err)
 	}
 	v := mm.read()
+	mm.checkReconcileEscrow(&r, v)
 	// A difference is named when its transaction appears in reconcile's answer, wherever: the
 	// missing transfers today, or a list of reorged payments.
 	body := strings.ToLower(string(resp.Body))

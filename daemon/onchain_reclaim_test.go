@@ -21,33 +21,41 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 // sendEscrow signs data to the escrow from key's address and sends it; the node's gas estimate
 // answers the escrow's refusal before anything is sent.
 func (m *escrowMarket) sendEscrow(key *ecdsa.PrivateKey, data []byte) (common.Hash, error) {
 	m.tb.Helper()
+	return sendEscrowCall(m.tb, m.ec, m.k.Escrow, key, data)
+}
+
+// sendEscrowCall signs data to the escrow at to from key's address, as a wallet does, and sends it;
+// the node's gas estimate answers the escrow's refusal before anything is sent.
+func sendEscrowCall(tb testing.TB, ec *ethclient.Client, to common.Address, key *ecdsa.PrivateKey, data []byte) (common.Hash, error) {
+	tb.Helper()
 	ctx := context.Background()
 	from := common.HexToAddress(chaintest.Addr(key))
-	gas, err := m.ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &m.k.Escrow, Data: data})
+	gas, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &to, Data: data})
 	if err != nil {
 		return common.Hash{}, err
 	}
-	nonce, err := m.ec.PendingNonceAt(ctx, from)
+	nonce, err := ec.PendingNonceAt(ctx, from)
 	if err != nil {
-		m.tb.Fatal(err)
+		tb.Fatal(err)
 	}
-	price, err := m.ec.SuggestGasPrice(ctx)
+	price, err := ec.SuggestGasPrice(ctx)
 	if err != nil {
-		m.tb.Fatal(err)
+		tb.Fatal(err)
 	}
-	tx, err := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: nonce, To: &m.k.Escrow, Gas: gas * 2, GasPrice: new(big.Int).Mul(price, big.NewInt(2)), Data: data}),
+	tx, err := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: nonce, To: &to, Gas: gas * 2, GasPrice: new(big.Int).Mul(price, big.NewInt(2)), Data: data}),
 		types.LatestSignerForChainID(big.NewInt(int64(chaintest.ID))), key)
 	if err != nil {
-		m.tb.Fatal(err)
+		tb.Fatal(err)
 	}
-	if err := m.ec.SendTransaction(ctx, tx); err != nil {
-		m.tb.Fatal(err)
+	if err := ec.SendTransaction(ctx, tx); err != nil {
+		tb.Fatal(err)
 	}
 	return tx.Hash(), nil
 }

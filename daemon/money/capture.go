@@ -338,8 +338,8 @@ func restOf(tx *store.Tx, a *axp.Approval) (*axp.TaskRecord, []axp.OutTransfer, 
 		return nil, nil, nil
 	}
 	t, err := tx.Task(a.TaskID)
-	if err != nil || t == nil || !inContract(t) {
-		return nil, nil, err
+	if err != nil || t == nil || !inContract(t) || reclaimedTask(t) {
+		return nil, nil, err // reclaimed: the buyer took back what a void would return (settleReclaimedSplit)
 	}
 	rest, err := capturePlan(t, a)
 	return t, rest, err
@@ -440,7 +440,10 @@ func (s *Service) failRest(ctx context.Context, id string, err error) {
 		if err := ch.Tx.PutApproval(a); err != nil {
 			return nil, err
 		}
-		return nil, ch.Audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": reason})
+		if err := ch.Audit("approval.fail", "approval", a.ID, map[string]any{"kind": a.Kind, "task": a.TaskID, "reason": reason}); err != nil {
+			return nil, err
+		}
+		return nil, closeFailedReclaimed(ch, a)
 	}); merr != nil {
 		s.base.Log.ErrorContext(ctx, "recording the refused void failed; it is tried again on the next pass", "source", "payments", "approval", id, "err", merr)
 	}

@@ -482,6 +482,15 @@ func (s *Service) settleTransfers(ch *kernel.Change, a *axp.Approval, got map[st
 	case pending:
 		return ch.Tx.PutApproval(a)
 	}
+	if a.Kind == axp.ApproveSplit {
+		if t, err := ch.Tx.Task(a.TaskID); err != nil {
+			return err
+		} else if t != nil {
+			if done, err := settleReclaimedSplit(ch, t, a); done || err != nil {
+				return err
+			}
+		}
+	}
 	if _, rest, err := restOf(ch.Tx, a); err != nil || len(rest) > 0 {
 		// A split's capture is confirmed, its void not sent yet (TrackSent sends it): the item is
 		// confirmed and booked with both. The capture's block is watched meanwhile (checkReorgs).

@@ -126,6 +126,12 @@ func closeForReclaim(ch *kernel.Change, t *axp.TaskRecord, why string) ([]string
 	closed := []string{}
 	for i := range list {
 		a := &list[i]
+		if done, err := settleReclaimedSplit(ch, t, a); done || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if !axp.SendsMoney(a.Kind) || !slices.Contains([]string{axp.ApprovalPending, axp.ApprovalHeld, axp.ApprovalFailed}, a.Status) || a.Sending() {
 			continue // a reorged item waits for its chain, one on its way for its receipt
 		}
@@ -155,10 +161,61 @@ func closeFailedReclaimed(ch *kernel.Change, a *axp.Approval) error {
 		return nil
 	}
 	t, err := ch.Tx.Task(a.TaskID)
-	if err != nil || t == nil || t.Authorization == nil || t.Authorization.Escrow == nil || t.Authorization.Escrow.ReclaimTxHash == "" {
+	if err != nil || t == nil || !reclaimedTask(t) {
+		return err
+	}
+	if done, err := settleReclaimedSplit(ch, t, a); done || err != nil {
 		return err
 	}
 	return closeItem(ch, a, "the buyer reclaimed the escrowed money (transaction "+t.Authorization.Escrow.ReclaimTxHash+"): "+a.Failure)
+}
+
+// reclaimedTask reports whether the buyer reclaimed task t's escrow payment (the watcher saw it).
+func reclaimedTask(t *axp.TaskRecord) bool {
+	return t.Authorization != nil && t.Authorization.Escrow != nil && t.Authorization.Escrow.ReclaimTxHash != ""
+}
+
+// settleReclaimedSplit ends split a of task t once its capture is confirmed and the buyer has
+// reclaimed the rest, nothing of the item on its way: the void is no longer due (the reclaim
+// returned what the capture left, and is booked as the reclaim), so the capture's part is booked
+// (the contract account to the seller's net and the fee, with the capture's transaction) and the
+// item confirmed. Closed unbooked instead, the capture's money would stay in the contract account
+// of the ledger and its fee at the deposit address unexplained. It reports whether it did so.
+func settleReclaimedSplit(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval) (bool, error) {
+	i := slices.IndexFunc(a.Transfers, func(x axp.OutTransfer) bool { return x.Part == partCapture && x.Status == axp.TransferConfirmed })
+	if a.Kind != axp.ApproveSplit || a.Booked || i < 0 || a.Sending() || !reclaimedTask(t) ||
+		(a.Status != axp.ApprovalSent && a.Status != axp.ApprovalFailed) {
+		return false, nil
+	}
+	_, refund, _ := sendSpec(t, a)
+	postings := contractEntry(t, a.Kind, refund)
+	if postings == nil {
+		return false, nil
+	}
+	if _, seller := splitParts(postings); len(seller) > 0 {
+		if err := ch.Tx.PutLedger(&axp.LedgerEntry{ID: axp.NewID("led", ch.Now), TaskID: t.ID, Kind: a.Kind, Postings: seller,
+			ApprovalID: a.ID, TxHash: a.Transfers[i].TxHash, At: ch.Now}); err != nil {
+			return false, err
+		}
+	}
+	if a.Status == axp.ApprovalFailed {
+		if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalSend); err != nil {
+			return false, err
+		}
+	}
+	if err := axp.ApprovalMachine.Move(&a.Status, axp.ApprovalConfirm); err != nil {
+		return false, err
+	}
+	a.Booked, a.Failure = true, ""
+	a.Note = "the capture is confirmed; the buyer reclaimed the rest from the escrow (transaction " + t.Authorization.Escrow.ReclaimTxHash + ") before its void"
+	if err := markSent(ch, a); err != nil {
+		return false, err
+	}
+	if err := ch.Tx.PutApproval(a); err != nil {
+		return false, err
+	}
+	return true, ch.Audit("approval.confirm", "approval", a.ID, map[string]any{"kind": a.Kind, "task": t.ID, "tx_hash": a.Transfers[i].TxHash,
+		"reclaim_tx_hash": t.Authorization.Escrow.ReclaimTxHash})
 }
 
 // captureExpired refuses to sign the capture of task t's escrow payment once its authorization

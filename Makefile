@@ -1,7 +1,7 @@
 # axp: the Agent Services Exchange.
 # `make run` serves the exchange on its embedded database (`make run ADDR=host:port` on another
 # address); `make test` runs every test (the daemon's on bbolt and again on PostgreSQL);
-# `make test-short`, while editing, the fast tier (go test -short) in under a minute.
+# `make test-short`, while editing, the fast tier (go test -short; the test cache re-runs only what an edit touched).
 
 GO       ?= go
 BIN      ?= bin/axp

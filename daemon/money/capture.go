@@ -153,17 +153,7 @@ func (s *Service) signEscrowCall(ctx context.Context, t *axp.TaskRecord, x axp.O
 // called reports whether receipt r holds the escrow's event (PaymentCaptured, PaymentVoided) of
 // payment hash for the whole amount.
 func (s *Service) called(r chain.Receipt, event, escrowAddr, hash string, amount axp.Money) bool {
-	units := s.rail.Chain.Units(amount)
-	for _, l := range r.Logs {
-		e, ok, err := escrow.Decode(l)
-		if err != nil || !ok || e.Name != event || !chain.SameAddress(l.Address.Hex(), escrowAddr) {
-			continue
-		}
-		if strings.EqualFold(e.Hash.Hex(), hash) && e.Amount != nil && e.Amount.Cmp(units) == 0 {
-			return true
-		}
-	}
-	return false
+	return escrow.Emitted(r.Logs, common.HexToAddress(escrowAddr), event, common.HexToHash(hash), s.rail.Chain.Units(amount))
 }
 
 // contractRefusal refuses to move money of task t, held by the escrow contract, other than by the

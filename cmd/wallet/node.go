@@ -2,6 +2,8 @@ package wallet
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 )
@@ -181,4 +184,64 @@ func (n *node) fundHint(addr string) string {
 		return "this exchange runs in test mode: get test money and gas with `axp wallet fund`"
 	}
 	return fmt.Sprintf("send %s and ETH for gas on chain %d to %s, then try again", n.symbol, n.id, addr)
+}
+
+// call is a transaction the wallet signs and pays the gas of itself: data to a contract, priced.
+type call struct {
+	to     common.Address
+	data   []byte
+	gas    uint64
+	tip    *big.Int
+	feeCap *big.Int
+}
+
+// price sets c's gas to estimate and a fifth more, its tip to the node's suggestion and its fee cap
+// to that tip plus twice head's base fee.
+func (n *node) price(ctx context.Context, c *call, estimate uint64, head *types.Header) error {
+	c.gas = estimate + estimate/5
+	tip, err := n.ec.SuggestGasTipCap(ctx)
+	if err != nil {
+		return fmt.Errorf("read the gas tip: %w", err)
+	}
+	base := head.BaseFee
+	if base == nil {
+		base = new(big.Int)
+	}
+	c.tip, c.feeCap = tip, new(big.Int).Add(tip, new(big.Int).Mul(big.NewInt(2), base))
+	return nil
+}
+
+// maxCost is the most c's gas can cost, in wei.
+func (c *call) maxCost() *big.Int { return new(big.Int).Mul(new(big.Int).SetUint64(c.gas), c.feeCap) }
+
+// send signs c with key under from's next nonce and broadcasts it. An error the node answered
+// means nothing was sent; one it did not answer may hide a transaction that left, and says so
+// with hint(its hash). what names the call in errors ("transfer", "reclaim").
+func (n *node) send(ctx context.Context, key *ecdsa.PrivateKey, from common.Address, c *call, what string, hint func(hash string) string) (common.Hash, error) {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	nonce, err := n.ec.PendingNonceAt(cctx, from)
+	if err != nil {
+		return common.Hash{}, nothingSent(fmt.Errorf("read the wallet's nonce: %w", err))
+	}
+	id := new(big.Int).SetUint64(n.id)
+	signed, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: c.tip, GasFeeCap: c.feeCap, Gas: c.gas,
+		To: &c.to, Value: new(big.Int), Data: c.data}), types.LatestSignerForChainID(id), key)
+	if err != nil {
+		return common.Hash{}, nothingSent(err)
+	}
+	err = n.ec.SendTransaction(cctx, signed)
+	if err == nil {
+		return signed.Hash(), nil
+	}
+	if _, _, kerr := n.ec.TransactionByHash(cctx, signed.Hash()); kerr == nil {
+		return signed.Hash(), nil // it arrived after all
+	}
+	var refused rpc.Error
+	if errors.As(err, &refused) {
+		return common.Hash{}, nothingSent(fmt.Errorf("the node refused the %s: %w", what, err))
+	}
+	hash := strings.ToLower(signed.Hash().Hex())
+	return common.Hash{}, &axp.Error{Code: axp.CodeUnavailable, Message: fmt.Sprintf("the node did not answer the %s (%v): it may have been sent as %s", what, err, hash),
+		Hint: hint(hash)}
 }

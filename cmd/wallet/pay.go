@@ -18,7 +18,6 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/spf13/cobra"
 )
 
@@ -108,10 +107,7 @@ type payment struct {
 	to      common.Address
 	units   *big.Int
 	usd     axp.Money
-	data    []byte
-	gas     uint64
-	tip     *big.Int
-	feeCap  *big.Int
+	tx      call   // the transfer, when the wallet sends one
 	confirm uint64 // the confirmations the exchange waits for
 	balance *big.Int
 	gasWei  *big.Int
@@ -504,37 +500,28 @@ func (p *payment) plan(ctx context.Context) error {
 	if p.gasWei.Sign() == 0 {
 		return axp.Conflict(fmt.Sprintf("the wallet %s holds no ETH to pay the transfer's gas", addr), p.n.fundHint(addr))
 	}
-	if p.data, err = erc20.Pack("transfer", p.to, p.units); err != nil {
+	p.tx.to = p.n.token
+	if p.tx.data, err = erc20.Pack("transfer", p.to, p.units); err != nil {
 		return err
 	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	gas, err := p.n.ec.EstimateGas(cctx, ethereum.CallMsg{From: p.from, To: &p.n.token, Data: p.data})
+	gas, err := p.n.ec.EstimateGas(cctx, ethereum.CallMsg{From: p.from, To: &p.tx.to, Data: p.tx.data})
 	if err != nil {
 		return fmt.Errorf("the transfer would fail on chain %d: %w", p.n.id, err)
-	}
-	p.gas = gas + gas/5
-	if p.tip, err = p.n.ec.SuggestGasTipCap(cctx); err != nil {
-		return fmt.Errorf("read the gas tip: %w", err)
 	}
 	head, err := p.n.ec.HeaderByNumber(cctx, nil)
 	if err != nil {
 		return fmt.Errorf("read the latest block: %w", err)
 	}
-	base := head.BaseFee
-	if base == nil {
-		base = new(big.Int)
+	if err := p.n.price(cctx, &p.tx, gas, head); err != nil {
+		return err
 	}
-	p.feeCap = new(big.Int).Add(p.tip, new(big.Int).Mul(big.NewInt(2), base))
-	if cost := p.maxGasCost(); p.gasWei.Cmp(cost) < 0 {
+	if cost := p.tx.maxCost(); p.gasWei.Cmp(cost) < 0 {
 		return axp.Conflict(fmt.Sprintf("the wallet %s holds %s ETH for gas; the transfer may cost up to %s ETH", addr, ETH(p.gasWei), ETH(cost)),
 			p.n.fundHint(addr))
 	}
 	return nil
-}
-
-func (p *payment) maxGasCost() *big.Int {
-	return new(big.Int).Mul(new(big.Int).SetUint64(p.gas), p.feeCap)
 }
 
 // describe is what the confirmation shows.
@@ -565,40 +552,19 @@ func (p *payment) describe() ([]string, error) {
 		fmt.Sprintf("task %s (%s) is awaiting payment: %s", p.t.ID, p.t.Type, p.usd.Display()),
 		fmt.Sprintf("send %s units of %s (%s) to the deposit address %s on %s", p.units, p.n.symbol, p.n.token.Hex(), p.to.Hex(), chainLine),
 		fmt.Sprintf("from your wallet %s (it holds %s and %s ETH; gas at most %s ETH)", p.from.Hex(), p.n.usd(p.balance).Display(),
-			ETH(p.gasWei), ETH(p.maxGasCost())),
+			ETH(p.gasWei), ETH(p.tx.maxCost())),
 	}, nil
 }
 
-// send signs the transfer with the wallet's next nonce and broadcasts it. An error the node
-// answered means nothing was sent; one it did not answer may hide a transfer that left, and says so.
+// send signs the transfer and broadcasts it (node.send).
 func (p *payment) send(ctx context.Context) (string, error) {
-	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	nonce, err := p.n.ec.PendingNonceAt(cctx, p.from)
+	h, err := p.n.send(ctx, p.w.Key, p.from, &p.tx, "transfer", func(hash string) string {
+		return "look the transaction up on the chain before paying again; if it is mined, report it: axp task pay " + p.t.ID + " --tx " + hash
+	})
 	if err != nil {
-		return "", nothingSent(fmt.Errorf("read the wallet's nonce: %w", err))
+		return "", err
 	}
-	id := new(big.Int).SetUint64(p.n.id)
-	tx := types.NewTx(&types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: p.tip, GasFeeCap: p.feeCap, Gas: p.gas,
-		To: &p.n.token, Value: new(big.Int), Data: p.data})
-	signed, err := types.SignTx(tx, types.LatestSignerForChainID(id), p.w.Key)
-	if err != nil {
-		return "", nothingSent(err)
-	}
-	hash := strings.ToLower(signed.Hash().Hex())
-	err = p.n.ec.SendTransaction(cctx, signed)
-	if err == nil {
-		return hash, nil
-	}
-	if _, _, kerr := p.n.ec.TransactionByHash(cctx, signed.Hash()); kerr == nil {
-		return hash, nil // it arrived after all
-	}
-	var refused rpc.Error
-	if errors.As(err, &refused) {
-		return "", nothingSent(fmt.Errorf("the node refused the transfer: %w", err))
-	}
-	return "", &axp.Error{Code: axp.CodeUnavailable, Message: fmt.Sprintf("the node did not answer the transfer (%v): it may have been sent as %s", err, hash),
-		Hint: "look the transaction up on the chain before paying again; if it is mined, report it: axp task pay " + p.t.ID + " --tx " + hash}
+	return strings.ToLower(h.Hex()), nil
 }
 
 // follow reports the transfer and waits until the exchange has the task funded, showing the

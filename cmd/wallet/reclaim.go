@@ -3,7 +3,6 @@ package wallet
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/spf13/cobra"
 )
 
@@ -86,10 +84,7 @@ type reclaim struct {
 	from   common.Address
 	escrow common.Address
 	held   *big.Int
-	data   []byte
-	gas    uint64
-	tip    *big.Int
-	feeCap *big.Int
+	tx     call
 }
 
 func reclaimRun(ctx context.Context, o *ReclaimOptions) error {
@@ -103,12 +98,14 @@ func reclaimRun(ctx context.Context, o *ReclaimOptions) error {
 		return []string{
 			fmt.Sprintf("the escrow %s holds %s units of %s (%s) for task %s's payment %s", r.e.EscrowAddress, r.held, r.n.symbol, r.n.token.Hex(), r.t.ID, r.e.PaymentHash),
 			fmt.Sprintf("its authorization expiry passed at %s: the exchange can no longer pay it out", r.e.AuthorizationExpiry.UTC().Format(time.RFC3339)),
-			fmt.Sprintf("your wallet %s sends reclaim (gas at most %s ETH) and gets it all back", r.from.Hex(), ETH(new(big.Int).Mul(new(big.Int).SetUint64(r.gas), r.feeCap))),
+			fmt.Sprintf("your wallet %s sends reclaim (gas at most %s ETH) and gets it all back", r.from.Hex(), ETH(r.tx.maxCost())),
 		}, nil
 	}); err != nil {
 		return nothingSent(err)
 	}
-	hash, err := r.send(ctx)
+	hash, err := r.n.send(ctx, r.w.Key, r.from, &r.tx, "reclaim", func(string) string {
+		return "look the transaction up on the chain before reclaiming again"
+	})
 	if err != nil {
 		return err
 	}
@@ -221,63 +218,29 @@ func (r *reclaim) check(ctx context.Context, info escrow.PaymentInfo) error {
 		return axp.Conflict(fmt.Sprintf("the escrow %s holds nothing for task %s's payment %s any more", r.e.EscrowAddress, r.t.ID, r.e.PaymentHash),
 			"`axp task view "+r.t.ID+"` shows where it went")
 	}
-	if r.data, err = escrow.Reclaim(info); err != nil {
+	r.tx.to = r.escrow
+	if r.tx.data, err = escrow.Reclaim(info); err != nil {
 		return err
 	}
-	gas, err := r.n.ec.EstimateGas(cctx, ethereum.CallMsg{From: r.from, To: &r.escrow, Data: r.data})
+	gas, err := r.n.ec.EstimateGas(cctx, ethereum.CallMsg{From: r.from, To: &r.escrow, Data: r.tx.data})
 	if err != nil {
 		if rv, ok := escrow.RevertOf(err); ok {
 			return axp.Conflict("the escrow refuses the reclaim: "+rv.Error(), "`axp task view "+r.t.ID+"` shows where the money is")
 		}
 		return fmt.Errorf("the reclaim would fail on chain %d: %w", r.n.id, err)
 	}
-	r.gas = gas + gas/5
-	if r.tip, err = r.n.ec.SuggestGasTipCap(cctx); err != nil {
-		return fmt.Errorf("read the gas tip: %w", err)
+	if err := r.n.price(cctx, &r.tx, gas, head); err != nil {
+		return err
 	}
-	base := head.BaseFee
-	if base == nil {
-		base = new(big.Int)
-	}
-	r.feeCap = new(big.Int).Add(r.tip, new(big.Int).Mul(big.NewInt(2), base))
 	wei, err := r.n.gasBalance(cctx, r.from)
 	if err != nil {
 		return err
 	}
-	if cost := new(big.Int).Mul(new(big.Int).SetUint64(r.gas), r.feeCap); wei.Cmp(cost) < 0 {
+	if cost := r.tx.maxCost(); wei.Cmp(cost) < 0 {
 		return axp.Conflict(fmt.Sprintf("the wallet %s holds %s ETH for gas; the reclaim may cost up to %s ETH", r.from.Hex(), ETH(wei), ETH(cost)),
 			r.n.fundHint(r.from.Hex()))
 	}
 	return nil
-}
-
-// send signs the reclaim with the wallet's next nonce and broadcasts it.
-func (r *reclaim) send(ctx context.Context) (common.Hash, error) {
-	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	nonce, err := r.n.ec.PendingNonceAt(cctx, r.from)
-	if err != nil {
-		return common.Hash{}, nothingSent(fmt.Errorf("read the wallet's nonce: %w", err))
-	}
-	id := new(big.Int).SetUint64(r.n.id)
-	signed, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: r.tip, GasFeeCap: r.feeCap, Gas: r.gas,
-		To: &r.escrow, Value: new(big.Int), Data: r.data}), types.LatestSignerForChainID(id), r.w.Key)
-	if err != nil {
-		return common.Hash{}, nothingSent(err)
-	}
-	err = r.n.ec.SendTransaction(cctx, signed)
-	if err == nil {
-		return signed.Hash(), nil
-	}
-	if _, _, kerr := r.n.ec.TransactionByHash(cctx, signed.Hash()); kerr == nil {
-		return signed.Hash(), nil // it arrived after all
-	}
-	var refused rpc.Error
-	if errors.As(err, &refused) {
-		return common.Hash{}, nothingSent(fmt.Errorf("the node refused the reclaim: %w", err))
-	}
-	return common.Hash{}, &axp.Error{Code: axp.CodeUnavailable, Message: fmt.Sprintf("the node did not answer the reclaim (%v): it may have been sent as %s", err, signed.Hash().Hex()),
-		Hint: "look the transaction up on the chain before reclaiming again"}
 }
 
 // receipt waits for transaction hash's receipt.

@@ -1,10 +1,8 @@
 package daemon_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/http"
 	"runtime"
 	"strings"
@@ -17,7 +15,6 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // escrowSettled is a task paid into the escrow by a fresh wallet of 10.00, delivered, disputed and
@@ -25,11 +22,7 @@ import (
 func (m *escrowMarket) escrowSettled(seller *member, pct int) (buyer *client.Client, task axp.Task, kb string, split axp.Approval) {
 	t := m.tb
 	t.Helper()
-	buyer, task = m.awaiting(seller)
-	key := m.buyerWallet(10_000_000)
-	call(t, buyer, "pay_escrow", m.signEscrow(key, task), nil)
-	m.c.Mine(2)
-	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	buyer, task, key := m.paidIntoEscrow(seller, axp.TaskPaid)
 	deliverText(t, seller.c, task.ID, "Waves fold the light.")
 	retrieve(t, buyer, task.ID)
 	callOp(t, buyer, contract.DisputeTask, axp.DisputeInput{TaskRef: axp.TaskRef{ID: task.ID}, Reason: "it is too short"})
@@ -405,22 +398,7 @@ func (m *escrowMarket) voidOutside(task axp.Task, payer string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	from := common.HexToAddress(chaintest.Addr(m.hot))
-	nonce, err := m.ec.PendingNonceAt(ctx, from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	price, err := m.ec.SuggestGasPrice(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: nonce, To: &m.k.Escrow, Gas: 300_000, GasPrice: new(big.Int).Mul(price, big.NewInt(2)), Data: data}),
-		types.LatestSignerForChainID(big.NewInt(int64(chaintest.ID))), m.hot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.ec.SendTransaction(ctx, tx); err != nil {
+	if _, err := sendEscrowCall(t, m.ec, m.k.Escrow, m.hot, data); err != nil {
 		t.Fatal(err)
 	}
 	m.c.Mine(1)

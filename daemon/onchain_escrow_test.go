@@ -6,7 +6,6 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,9 +16,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/chain/escrow"
-	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 )
 
@@ -58,6 +55,19 @@ func (m *escrowMarket) restart() {
 }
 
 // signEscrow signs a task's escrow authorization with key, as pay_escrow's input.
+// paidIntoEscrow posts a task to seller and pays it into the escrow from a new buyer wallet
+// (key kb), then waits for the task to reach status.
+func (m *escrowMarket) paidIntoEscrow(seller *member, status string) (buyer *client.Client, task axp.Task, kb *ecdsa.PrivateKey) {
+	t := m.tb
+	t.Helper()
+	buyer, task = m.awaiting(seller)
+	kb = m.buyerWallet(10_000_000)
+	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
+	m.c.Mine(2)
+	waitStatus(t, buyer, task.ID, status)
+	return buyer, task, kb
+}
+
 func (m *escrowMarket) signEscrow(key *ecdsa.PrivateKey, task axp.Task) map[string]any {
 	m.tb.Helper()
 	terms := task.Payment.Escrow
@@ -507,11 +517,7 @@ func TestChainEscrowVoid(t *testing.T) {
 func TestChainEscrowReconcile(t *testing.T) {
 	m := newEscrowMarket(t)
 	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": chaintest.Addr(m.c.NewKey())})
-	buyer, task := m.awaiting(seller)
-	kb := m.buyerWallet(10_000_000)
-	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
-	m.c.Mine(2)
-	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	_, task, kb := m.paidIntoEscrow(seller, axp.TaskPaid)
 	if r := m.reconciled(); !r.Covered || len(r.MissingTransfers) != 0 || r.DepositDifferenceUSD != 0 {
 		t.Fatalf("reconcile after pay_escrow: %+v", r)
 	}
@@ -519,38 +525,7 @@ func TestChainEscrowReconcile(t *testing.T) {
 		t.Fatalf("the money summary holds %s, want the escrow's %s", st.Money.Held, task.Payment.AmountUSD)
 	}
 
-	info, err := escrow.ParseTerms(task.Payment.Escrow.PaymentInfo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info.Payer = common.HexToAddress(chaintest.Addr(kb))
-	data, err := escrow.Void(info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	from := common.HexToAddress(chaintest.Addr(m.hot))
-	nonce, err := m.ec.PendingNonceAt(ctx, from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gas, err := m.ec.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &m.k.Escrow, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	price, err := m.ec.SuggestGasPrice(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: nonce, To: &m.k.Escrow, Gas: gas * 2, GasPrice: new(big.Int).Mul(price, big.NewInt(2)), Data: data}),
-		types.LatestSignerForChainID(big.NewInt(int64(chaintest.ID))), m.hot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.ec.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
-	m.c.Mine(1)
+	m.voidOutside(task, chaintest.Addr(kb))
 	if m.held() != 0 {
 		t.Fatalf("the void left %s in the escrow", m.held())
 	}

@@ -106,11 +106,7 @@ func TestChainEscrowReclaim(t *testing.T) {
 	p := m.newPushSeller("text-file", nil, nil, map[string]any{"payout_address": payout,
 		"skills": []map[string]any{{"task_type": "text-file", "instant_price_usd": json.Number("4.50"), "instant_eta_minutes": 30}}})
 	seller := p.member
-	buyer, task := m.awaiting(seller)
-	kb := m.buyerWallet(10_000_000)
-	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
-	m.c.Mine(2)
-	waitStatus(t, buyer, task.ID, axp.TaskInProgress) // paid, then started by the seller
+	buyer, task, kb := m.paidIntoEscrow(seller, axp.TaskInProgress) // paid, then started by the seller
 	price := task.Payment.AmountUSD
 	item := m.payoutQueued(seller, buyer, task.ID)
 
@@ -241,11 +237,7 @@ func TestChainEscrowCaptureAfterExpiry(t *testing.T) {
 	m := newEscrowMarket(t)
 	payout := chaintest.Addr(m.c.NewKey())
 	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
-	buyer, task := m.awaiting(seller)
-	kb := m.buyerWallet(10_000_000)
-	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
-	m.c.Mine(2)
-	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	buyer, task, kb := m.paidIntoEscrow(seller, axp.TaskPaid)
 	item := m.payoutQueued(seller, buyer, task.ID)
 	info := paymentOf(t, task, kb)
 
@@ -300,11 +292,7 @@ func TestChainEscrowCaptureAfterReclaim(t *testing.T) {
 	m := newEscrowMarket(t)
 	payout := chaintest.Addr(m.c.NewKey())
 	seller := m.instantSeller("text-file", "4.50", 30, nil, map[string]any{"payout_address": payout})
-	buyer, task := m.awaiting(seller)
-	kb := m.buyerWallet(10_000_000)
-	call(t, buyer, "pay_escrow", m.signEscrow(kb, task), nil)
-	m.c.Mine(2)
-	waitStatus(t, buyer, task.ID, axp.TaskPaid)
+	buyer, task, kb := m.paidIntoEscrow(seller, axp.TaskPaid)
 	item := m.payoutQueued(seller, buyer, task.ID)
 	info := paymentOf(t, task, kb)
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,30 +189,40 @@ func runLifecycles(b *testing.B, workers int, lifecycle func() error) float64 {
 		b.Fatal(err)
 	}
 
+	_, elapsed := timedRuns(b, workers, lifecycle)
+	return float64(b.N) / elapsed.Seconds()
+}
+
+// timedRuns runs job b.N times from workers goroutines, timed (the timer reset before, stopped
+// after), and answers each run's latency and the wall time of them all; the first error fails b.
+func timedRuns(b *testing.B, workers int, job func() error) ([]time.Duration, time.Duration) {
+	lat := make([][]time.Duration, workers)
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
 	b.ResetTimer()
 	start := time.Now()
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	var failed atomic.Value
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for next.Add(1) <= int64(b.N) {
-				if err := lifecycle(); err != nil {
-					failed.Store(err)
+				t0 := time.Now()
+				if err := job(); err != nil {
+					failed.CompareAndSwap(nil, &err)
 					return
 				}
+				lat[w] = append(lat[w], time.Since(t0))
 			}
 		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
-	if err, _ := failed.Load().(error); err != nil {
-		b.Fatal(err)
+	if err := failed.Load(); err != nil {
+		b.Fatal(*err)
 	}
-	return float64(b.N) / elapsed.Seconds()
+	return slices.Concat(lat...), elapsed
 }
 
 // rawWrites measures synced bbolt write transactions of one 2 KB value, from workers goroutines,

@@ -3,16 +3,11 @@ package daemon_test
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
 	"github.com/axp-exchange/axp/store/pgtest"
 )
@@ -93,21 +88,7 @@ func scaleOut(b *testing.B, srv *pgtest.Server, n int) scaleResult {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir := b.TempDir() // one data dir: the daemons share secret.key
-	var ds []*daemon.Daemon
-	for range n {
-		d, _ := benchExchange(b, dir, func(c *daemon.Config) {
-			c.DepositAddress, c.Store = "0x"+strings.Repeat("1", 40), dsn
-		})
-		ds = append(ds, d)
-	}
-	var next atomic.Int64
-	base := benchServe(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ds[next.Add(1)%int64(n)].Handler().ServeHTTP(w, r)
-	}))
-	for _, d := range ds {
-		d.SetBaseURL(base)
-	}
+	ds, base := pgDaemons(b, dsn, n)
 	lifecycle := lifecycleAt(b, ds[0], base, false)
 	if err := lifecycle(); err != nil { // warm up, and prove the path works
 		b.Fatal(err)
@@ -119,36 +100,11 @@ func scaleOut(b *testing.B, srv *pgtest.Server, n int) scaleResult {
 		}
 		return s
 	}
-	lat := make([][]time.Duration, scaleWorkers)
-	var failed atomic.Pointer[error]
-	var wg sync.WaitGroup
-	var done atomic.Int64
 	pg0, cpu0, pgCPU0 := stats(), processCPU("self"), srv.CPU()
-	b.ResetTimer()
-	start := time.Now()
-	for w := range scaleWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for done.Add(1) <= int64(b.N) {
-				t0 := time.Now()
-				if err := lifecycle(); err != nil {
-					failed.CompareAndSwap(nil, &err)
-					return
-				}
-				lat[w] = append(lat[w], time.Since(t0))
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	if err := failed.Load(); err != nil {
-		b.Fatal(*err)
-	}
+	lat, elapsed := timedRuns(b, scaleWorkers, lifecycle)
 	pg := stats()
 	pg = addPostgresStats(pg, pg0, -1)
-	return scaleResult{lps: float64(b.N) / elapsed.Seconds(), p99: benchPercentile(slices.Concat(lat...), 0.99),
+	return scaleResult{lps: float64(b.N) / elapsed.Seconds(), p99: benchPercentile(lat, 0.99),
 		pg: pg, cpu: processCPU("self") - cpu0, pgCPU: srv.CPU() - pgCPU0}
 }
 

@@ -12,8 +12,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,35 +39,12 @@ func BenchmarkCreateTask(b *testing.B) {
 	if _, err := benchPostTask(hc, base); err != nil { // warm up, and prove the path works
 		b.Fatal(err)
 	}
-	lat := make([][]time.Duration, createConns)
-	var next atomic.Int64
-	var failed atomic.Pointer[error]
-	var wg sync.WaitGroup
 	commits0, calls0 := d.DB().GroupStats()
-	b.ResetTimer()
-	start := time.Now()
-	for w := range createConns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Add(1) <= int64(b.N) {
-				t0 := time.Now()
-				if _, err := benchPostTask(hc, base); err != nil {
-					failed.CompareAndSwap(nil, &err)
-					return
-				}
-				lat[w] = append(lat[w], time.Since(t0))
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	if err := failed.Load(); err != nil {
-		b.Fatal(*err)
-	}
+	all, elapsed := timedRuns(b, createConns, func() error {
+		_, err := benchPostTask(hc, base)
+		return err
+	})
 	commits, calls := d.DB().GroupStats()
-	all := slices.Concat(lat...)
 	tps := float64(b.N) / elapsed.Seconds()
 	raw := rawWrites(b, 1, false)
 	b.ReportMetric(tps, "tasks/s")

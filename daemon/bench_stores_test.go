@@ -36,22 +36,30 @@ func BenchmarkStores(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			dir := b.TempDir()
-			var ds []*daemon.Daemon
-			for range n {
-				d, _ := benchExchange(b, dir, func(c *daemon.Config) {
-					c.DepositAddress, c.Store = "0x"+strings.Repeat("1", 40), dsn
-				})
-				ds = append(ds, d)
-			}
-			var next atomic.Int64
-			base := benchServe(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				ds[next.Add(1)%int64(n)].Handler().ServeHTTP(w, r)
-			}))
-			for _, d := range ds {
-				d.SetBaseURL(base)
-			}
+			ds, base := pgDaemons(b, dsn, n)
 			b.ReportMetric(runLifecycles(b, workers, lifecycleAt(b, ds[0], base, false)), "lifecycles/s")
 		})
 	}
+}
+
+// pgDaemons starts n exchanges on the PostgreSQL database dsn, sharing one data dir (so one
+// secret.key), behind one loopback server that hands each request to the next daemon in turn;
+// it answers the daemons and the server's URL.
+func pgDaemons(b *testing.B, dsn string, n int) ([]*daemon.Daemon, string) {
+	dir := b.TempDir()
+	var ds []*daemon.Daemon
+	for range n {
+		d, _ := benchExchange(b, dir, func(c *daemon.Config) {
+			c.DepositAddress, c.Store = "0x"+strings.Repeat("1", 40), dsn
+		})
+		ds = append(ds, d)
+	}
+	var next atomic.Int64
+	base := benchServe(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ds[next.Add(1)%int64(n)].Handler().ServeHTTP(w, r)
+	}))
+	for _, d := range ds {
+		d.SetBaseURL(base)
+	}
+	return ds, base
 }

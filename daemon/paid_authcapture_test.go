@@ -21,16 +21,9 @@ import (
 // acTerms decodes a 402's PAYMENT-REQUIRED: the requirements and their auth-capture way, or nil.
 func acTerms(t *testing.T, resp *client.Response) (x402.Required, *x402.Requirements) {
 	t.Helper()
-	if resp.Status != 402 {
-		t.Fatalf("status %d, want 402: %s", resp.Status, resp.Body)
-	}
-	raw, err := base64.StdEncoding.DecodeString(resp.Header.Get(x402.HeaderRequired))
-	if err != nil {
-		t.Fatalf("PAYMENT-REQUIRED: %v", err)
-	}
-	var r x402.Required
-	if err := json.Unmarshal(raw, &r); err != nil || r.X402Version != 2 || len(r.Accepts) == 0 || r.Accepts[0].Scheme != x402.SchemeExact {
-		t.Fatalf("PAYMENT-REQUIRED %s: %v", raw, err)
+	r, raw := required(t, resp)
+	if len(r.Accepts) == 0 || r.Accepts[0].Scheme != x402.SchemeExact {
+		t.Fatalf("PAYMENT-REQUIRED %s does not offer exact first", raw)
 	}
 	for _, a := range r.Accepts[1:] {
 		if a.Scheme == x402.SchemeAuthCapture {

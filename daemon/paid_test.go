@@ -41,8 +41,18 @@ func paidCall(t *testing.T, c *client.Client, method, path string, body string, 
 	return resp
 }
 
-// terms decodes a 402's PAYMENT-REQUIRED header.
+// terms decodes a 402's PAYMENT-REQUIRED header, which must offer one way to pay.
 func terms(t *testing.T, resp *client.Response) x402.Required {
+	t.Helper()
+	r, raw := required(t, resp)
+	if len(r.Accepts) != 1 {
+		t.Fatalf("PAYMENT-REQUIRED %s offers %d ways to pay, want 1", raw, len(r.Accepts))
+	}
+	return r
+}
+
+// required decodes a 402's PAYMENT-REQUIRED header (x402 v2), answering it raw too.
+func required(t *testing.T, resp *client.Response) (x402.Required, []byte) {
 	t.Helper()
 	if resp.Status != 402 {
 		t.Fatalf("status %d, want 402: %s", resp.Status, resp.Body)
@@ -52,10 +62,10 @@ func terms(t *testing.T, resp *client.Response) x402.Required {
 		t.Fatalf("PAYMENT-REQUIRED: %v", err)
 	}
 	var r x402.Required
-	if err := json.Unmarshal(raw, &r); err != nil || r.X402Version != 2 || len(r.Accepts) != 1 {
+	if err := json.Unmarshal(raw, &r); err != nil || r.X402Version != 2 {
 		t.Fatalf("PAYMENT-REQUIRED %s: %v", raw, err)
 	}
-	return r
+	return r, raw
 }
 
 // settlement decodes the settlement header of a paid answer.

@@ -1,19 +1,12 @@
 package wallet_test
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/axp-exchange/axp"
-	"github.com/axp-exchange/axp/daemon"
-	"github.com/axp-exchange/axp/daemon/chain/chaintest"
-	"github.com/axp-exchange/axp/daemon/chain/escrow"
-	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 // viewJSON reads task id as `axp task view --json` prints it.
@@ -33,24 +26,7 @@ func viewJSON(t *testing.T, c *cli, id string) axp.Task {
 // exchange, which noticed the reclaim on chain, shows the task refunded and the money reclaimed. A
 // second reclaim is refused, nothing sent.
 func TestReclaim(t *testing.T) {
-	c0 := chaintest.Start(t)
-	hot := c0.NewKey()
-	keyFile := filepath.Join(t.TempDir(), "hot.key")
-	if err := os.WriteFile(keyFile, []byte(chaintest.KeyHex(hot)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ec, err := ethclient.Dial(c0.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ec.Close()
-	k, err := escrow.Deploy(context.Background(), ec, c0.NewKey())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newMarketOn(t, c0, func(cfg *daemon.Config) {
-		cfg.PayoutKeyFile, cfg.EscrowAddress, cfg.EscrowCollectorAddress = keyFile, k.Escrow.Hex(), k.Collector.Hex()
-	})
+	m, k, _, _ := newEscrowMarket(t)
 	c := newCLI(t, m.x.URL)
 	c.env["AXP_RPC_URL"] = m.c.URL
 	tk := m.awaiting(t, c)

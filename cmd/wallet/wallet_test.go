@@ -2,6 +2,7 @@ package wallet_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -501,10 +502,7 @@ func TestPayTheRestAfterAPartPayment(t *testing.T) {
 func TestPayByAuthorization(t *testing.T) {
 	c0 := chaintest.Start(t)
 	hot := c0.NewKey()
-	keyFile := filepath.Join(t.TempDir(), "hot.key")
-	if err := os.WriteFile(keyFile, []byte(chaintest.KeyHex(hot)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	keyFile := hotKeyFile(t, hot)
 	c0.SetETH(chaintest.Addr(hot), 1)
 	m := newMarketOn(t, c0, func(cfg *daemon.Config) { cfg.PayoutKeyFile = keyFile })
 	c := newCLI(t, m.x.URL)
@@ -546,22 +544,28 @@ func TestPayByAuthorization(t *testing.T) {
 	}
 }
 
-// wallet pay --escrow: the wallet signs the task's escrow authorization (checked against its
-// terms), the exchange calls the escrow's authorize; the wallet sends no transaction, loses the
-// price, and the escrow holds it. Without an escrow the flag is refused with nothing sent; with
-// --transfer it is a usage error.
-func TestPayIntoEscrow(t *testing.T) {
-	c0 := chaintest.Start(t)
-	hot := c0.NewKey()
-	keyFile := filepath.Join(t.TempDir(), "hot.key")
-	if err := os.WriteFile(keyFile, []byte(chaintest.KeyHex(hot)), 0o600); err != nil {
+// hotKeyFile writes key to a file, as an operator's hot wallet key is kept, and answers its path.
+func hotKeyFile(t *testing.T, key *ecdsa.PrivateKey) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hot.key")
+	if err := os.WriteFile(path, []byte(chaintest.KeyHex(key)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// newEscrowMarket starts a market on anvil whose exchange runs the escrow rail: an escrow and its
+// collector deployed, the hot wallet (hot) its operator; ec reads the chain until the test ends.
+func newEscrowMarket(t *testing.T) (*market, escrow.Contracts, *ethclient.Client, *ecdsa.PrivateKey) {
+	t.Helper()
+	c0 := chaintest.Start(t)
+	hot := c0.NewKey()
+	keyFile := hotKeyFile(t, hot)
 	ec, err := ethclient.Dial(c0.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ec.Close()
+	t.Cleanup(ec.Close)
 	k, err := escrow.Deploy(context.Background(), ec, c0.NewKey())
 	if err != nil {
 		t.Fatal(err)
@@ -569,6 +573,15 @@ func TestPayIntoEscrow(t *testing.T) {
 	m := newMarketOn(t, c0, func(cfg *daemon.Config) {
 		cfg.PayoutKeyFile, cfg.EscrowAddress, cfg.EscrowCollectorAddress = keyFile, k.Escrow.Hex(), k.Collector.Hex()
 	})
+	return m, k, ec, hot
+}
+
+// wallet pay --escrow: the wallet signs the task's escrow authorization (checked against its
+// terms), the exchange calls the escrow's authorize; the wallet sends no transaction, loses the
+// price, and the escrow holds it. Without an escrow the flag is refused with nothing sent; with
+// --transfer it is a usage error.
+func TestPayIntoEscrow(t *testing.T) {
+	m, k, ec, hot := newEscrowMarket(t)
 	c := newCLI(t, m.x.URL)
 	c.env["AXP_RPC_URL"] = m.c.URL
 	tk := m.awaiting(t, c)
@@ -608,7 +621,7 @@ func TestPayIntoEscrow(t *testing.T) {
 	}
 
 	// An exchange without an escrow: refused, nothing sent.
-	m2 := newMarketOn(t, c0, func(cfg *daemon.Config) { cfg.PayoutKeyFile = keyFile })
+	m2 := newMarketOn(t, m.c, func(cfg *daemon.Config) { cfg.PayoutKeyFile = hotKeyFile(t, hot) })
 	c2 := newCLI(t, m2.x.URL)
 	c2.env["AXP_RPC_URL"] = m2.c.URL
 	tk = m2.awaiting(t, c2)

@@ -219,6 +219,12 @@ func AuthorizationSignature(key *ecdsa.PrivateKey, d Domain, chainID uint64, tok
 	if err != nil {
 		return nil, err
 	}
+	return SignDigest(key, digest)
+}
+
+// SignDigest is key's 65-byte signature of a 32-byte digest with v as 27 or 28, as wallets give
+// it (go-ethereum's crypto.Sign gives v as 0 or 1).
+func SignDigest(key *ecdsa.PrivateKey, digest []byte) ([]byte, error) {
 	sig, err := crypto.Sign(digest, key)
 	if err != nil {
 		return nil, err
@@ -244,10 +250,9 @@ func SignReceive(key *ecdsa.PrivateKey, t *axp.EscrowAuthorization) (string, err
 	if err != nil {
 		return "", err
 	}
-	sig, err := crypto.Sign(digest, key)
+	sig, err := SignDigest(key, digest)
 	if err != nil {
 		return "", err
 	}
-	sig[64] += 27
 	return "0x" + hex.EncodeToString(sig), nil
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
 )
 
 // TextSigner recovers the address that signed msg the way wallets sign text (EIP-191
@@ -27,11 +26,10 @@ func TextSigner(msg, sigHex string) (string, error) {
 
 // SignText signs msg as a wallet's personal_sign does (v as 27 or 28), as 0x hex.
 func SignText(key *ecdsa.PrivateKey, msg string) (string, error) {
-	sig, err := crypto.Sign(accounts.TextHash([]byte(msg)), key)
+	sig, err := SignDigest(key, accounts.TextHash([]byte(msg)))
 	if err != nil {
 		return "", err
 	}
-	sig[64] += 27
 	return hexutil.Encode(sig), nil
 }
 

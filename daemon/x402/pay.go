@@ -97,11 +97,10 @@ func PayAuthCapture(key *ecdsa.PrivateKey, r Requirements, resource string, now 
 	if err != nil {
 		return "", err
 	}
-	sig, err := crypto.Sign(digest, key)
+	sig, err := chain.SignDigest(key, digest)
 	if err != nil {
 		return "", err
 	}
-	sig[64] += 27
 	a := escrow.Authorization(id, esc, collector, info)
 	acc := r
 	p := Payment{X402Version: 2, Accepted: &acc, Resource: &Resource{URL: resource}, Payload: ExactPayload{Signature: hexutil.Encode(sig),

@@ -251,24 +251,9 @@ func (e *Escrow) Verify(ctx context.Context, p *Payment, info escrow.PaymentInfo
 		v.InvalidReason, v.Message = ReasonACSignature, "the signature is not the payer's ReceiveWithAuthorization of this payment to the escrow's collector on this token and chain"
 		return v, nil
 	}
-	used, err := e.Chain.AuthorizationUsed(ctx, info.Payer, escrow.Nonce(e.Chain.ChainID(), e.Contracts.Escrow, info))
-	if err != nil {
-		return v, fmt.Errorf("read the authorization's state: %w", err)
-	}
-	if used {
-		v.InvalidReason, v.Message = ReasonNonceUsed, "this payment's authorization was already used on chain"
-		return v, nil
-	}
-	bal, err := e.Chain.BalanceOf(ctx, info.Payer.Hex())
-	if err != nil {
-		return v, fmt.Errorf("read the payer's balance: %w", err)
-	}
-	if bal.Cmp(info.MaxAmount) < 0 {
-		v.InvalidReason, v.Message = ReasonACBalance, "the payer's balance is smaller than the payment"
-		return v, nil
-	}
-	v.IsValid = true
-	return v, nil
+	err = payable(ctx, e.Chain, &v, info.Payer, escrow.Nonce(e.Chain.ChainID(), e.Contracts.Escrow, info), info.MaxAmount,
+		"this payment's authorization was already used on chain", ReasonACBalance)
+	return v, err
 }
 
 // Call is one call of the escrow an auth-capture payment goes through.

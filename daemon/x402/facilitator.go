@@ -188,24 +188,32 @@ func (l *Local) Verify(ctx context.Context, p *Payment, t Terms) (Verification, 
 		v.InvalidReason, v.Message = ReasonSignature, "the signature is not the payer's signature of this authorization on this token and chain"
 		return v, nil
 	}
-	used, err := l.Chain.AuthorizationUsed(ctx, a.From, a.Nonce)
+	err = payable(ctx, l.Chain, &v, a.From, a.Nonce, a.Value, "this authorization's nonce was already used on chain", ReasonFunds)
+	return v, err
+}
+
+// payable checks on chain that payer's authorization nonce is unused (refused with usedMsg) and
+// that payer holds amount (refused as fundsReason), and marks v valid when both hold; a refusal is
+// answered in v, a failed read as the error.
+func payable(ctx context.Context, c *chain.Client, v *Verification, payer common.Address, nonce [32]byte, amount *big.Int, usedMsg, fundsReason string) error {
+	used, err := c.AuthorizationUsed(ctx, payer, nonce)
 	if err != nil {
-		return v, fmt.Errorf("read the authorization's state: %w", err)
+		return fmt.Errorf("read the authorization's state: %w", err)
 	}
 	if used {
-		v.InvalidReason, v.Message = ReasonNonceUsed, "this authorization's nonce was already used on chain"
-		return v, nil
+		v.InvalidReason, v.Message = ReasonNonceUsed, usedMsg
+		return nil
 	}
-	bal, err := l.Chain.BalanceOf(ctx, a.From.Hex())
+	bal, err := c.BalanceOf(ctx, payer.Hex())
 	if err != nil {
-		return v, fmt.Errorf("read the payer's balance: %w", err)
+		return fmt.Errorf("read the payer's balance: %w", err)
 	}
-	if bal.Cmp(a.Value) < 0 {
-		v.InvalidReason, v.Message = ReasonFunds, "the payer's balance is smaller than the payment"
-		return v, nil
+	if bal.Cmp(amount) < 0 {
+		v.InvalidReason, v.Message = fundsReason, "the payer's balance is smaller than the payment"
+		return nil
 	}
 	v.IsValid = true
-	return v, nil
+	return nil
 }
 
 // Settle submits the authorization from the hot wallet and waits for it to be mined.

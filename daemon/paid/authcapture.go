@@ -79,16 +79,7 @@ func (pw *Paywall) chargeEscrow(ctx context.Context, op *contract.Op, t x402.Ter
 			CollectorAddress: pw.esc.Contracts.Collector.Hex(), PaymentInfo: escrow.Terms(info), PaymentHash: strings.ToLower(pw.esc.Hash(info).Hex())}}
 	// Held before anything else, as an exact payment: the same payment sent twice, even at once,
 	// answers one call.
-	if _, err := pw.d.base.Mutate(ctx, "x402:"+h.rec.Payer, func(ch *kernel.Change) (any, error) {
-		old, err := ch.Tx.PaidCall(store.PaidCallKey(h.rec.Payer, h.rec.Nonce))
-		if err != nil {
-			return nil, err
-		}
-		if old != nil {
-			return nil, pw.used(op, t, resource, price, tag, old)
-		}
-		return nil, ch.Tx.PutPaidCall(h.rec)
-	}); err != nil {
+	if err := pw.hold(ctx, h.rec, op, t, resource, price, tag); err != nil {
 		return nil, err
 	}
 	fctx, cancel := detached(ctx)

@@ -256,17 +256,7 @@ func (pw *Paywall) charge(ctx context.Context, c *pipeline.Call, r *http.Request
 		Version: p.X402Version, ValidBefore: vb, ConnectorID: connector, Block: pw.d.rail.Chain.LastHead(), CreatedAt: now}
 	// The authorization is held before anything else: the same payment sent twice, even at once,
 	// answers one call.
-	_, err = pw.d.base.Mutate(ctx, "x402:"+held.rec.Payer, func(ch *kernel.Change) (any, error) {
-		old, err := ch.Tx.PaidCall(store.PaidCallKey(held.rec.Payer, held.rec.Nonce))
-		if err != nil {
-			return nil, err
-		}
-		if old != nil {
-			return nil, pw.used(op, t, resource, price, tag, old)
-		}
-		return nil, ch.Tx.PutPaidCall(held.rec)
-	})
-	if err != nil {
+	if err := pw.hold(ctx, held.rec, op, t, resource, price, tag); err != nil {
 		return nil, err
 	}
 	v, err := pw.fac.Verify(ctx, p, t)
@@ -552,6 +542,22 @@ const reorgMargin = 64
 
 // used answers a payment whose authorization is already held (rec): by a call being answered, by a
 // settlement whose outcome is not known yet, or by a booked call. Each says what became of the
+// hold stores rec, the record of a payment by its payer and nonce, unless that payment is stored
+// already: then the call is refused as used (pw.used), naming what became of it.
+func (pw *Paywall) hold(ctx context.Context, rec *axp.PaidCall, op *contract.Op, t x402.Terms, resource string, price, tag axp.Money) error {
+	_, err := pw.d.base.Mutate(ctx, "x402:"+rec.Payer, func(ch *kernel.Change) (any, error) {
+		old, err := ch.Tx.PaidCall(store.PaidCallKey(rec.Payer, rec.Nonce))
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			return nil, pw.used(op, t, resource, price, tag, old)
+		}
+		return nil, ch.Tx.PutPaidCall(rec)
+	})
+	return err
+}
+
 // money; none charges again.
 func (pw *Paywall) used(op *contract.Op, t x402.Terms, resource string, price, tag axp.Money, rec *axp.PaidCall) *axp.PaymentDemand {
 	tx := "its settlement"

@@ -441,6 +441,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"ninth", "heldout9_secret.txt", "heldout9_lookalike.txt"},
 	{"tenth", "heldout10_secret.txt", "heldout10_lookalike.txt"},
 	{"eleventh", "heldout11_secret.txt", "heldout11_lookalike.txt"},
+	{"twelfth", "heldout12_secret.txt", "heldout12_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

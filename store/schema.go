@@ -8,7 +8,7 @@
 package store
 
 // SchemaVersion is the version this build writes. A database with a higher version is refused.
-const SchemaVersion = 16
+const SchemaVersion = 17
 
 // Buckets.
 var (
@@ -145,6 +145,11 @@ var (
 	bTxUses = []byte("tx_uses") // lower-case tx hash \x00 approval or ledger entry id -> nil
 )
 
+// Buckets of schema version 17: members by the keys their names are compared by (names.go).
+var (
+	bMemberNames = []byte("member_names") // name key \x00 member id -> nil
+)
+
 // Meta keys.
 var (
 	kOfferRev       = []byte("offer_rev")    // 8-byte revision of what verified sellers offer
@@ -161,6 +166,8 @@ var (
 	kMoneyMode = []byte("money_mode")
 	// The test mode faucet's gifts of the last hour (JSON), each written before it is sent.
 	kFaucetGifts = []byte("faucet_gifts")
+	// The revision of the name keys member_names was filled with (names.go).
+	kMemberNamesRev = []byte("member_names_rev")
 )
 
 // migration moves a database from version-1 to version.
@@ -216,4 +223,7 @@ var migrations = []migration{
 	}},
 	{15, "index: tasks by when their job was done", migrateDone},
 	{16, "index: transaction hashes by the approval items and ledger entries that carry them", migrateTxUses},
+	{17, "index: members by the keys their names are compared by (filled at the next registration)", func(tx *Tx) error {
+		return tx.createBucket(bMemberNames)
+	}},
 }

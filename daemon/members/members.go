@@ -51,7 +51,7 @@ func (s *Service) register(ctx context.Context, c *pipeline.Call, in *axp.Regist
 		m.AuthTokenEnc = s.keys.Seal([]byte(in.AuthToken.Value))
 	}
 	out, err := kernel.Apply(s.base, ctx, c, func(ch *kernel.Change) (*axp.Registered, error) {
-		if err := lookAlike(ch.Tx, m.Name, ""); err != nil {
+		if err := claimName(ch.Tx, m.Name, m.ID, ""); err != nil {
 			return nil, err
 		}
 		if err := s.screen.CleanProfile(ch, m, false); err != nil {
@@ -106,7 +106,7 @@ func (s *Service) updateProfile(ctx context.Context, c *pipeline.Call, in *axp.P
 		}
 		wasVerified := m.State == axp.MemberVerified
 		if in.Name != nil {
-			if err := lookAlike(ch.Tx, *in.Name, m.ID); err != nil {
+			if err := claimName(ch.Tx, *in.Name, m.ID, m.Name); err != nil {
 				return nil, err
 			}
 		}
@@ -326,30 +326,48 @@ func (s *Service) messageOperator(ctx context.Context, c *pipeline.Call, in *axp
 	})
 }
 
-// lookAlike refuses a member name that reads like another member's (screen.LookAlike: the same
+// claimName refuses a member name that reads like another member's (screen.LookAlike: the same
 // name up to case, compatibility forms and letters of other scripts that pass for its own), so no
-// member can be taken for another in an offer list or a review. self is the member renaming
-// itself. It runs in the transaction that stores the name, so two registrations cannot both
-// take one; it reads every member, a scan as cheap as a registration's other costs at the
-// exchange's size.
-func lookAlike(tx *store.Tx, name, self string) error {
-	var other string
-	like := screening.ReadsLike(name)
-	err := tx.EachMember(func(m *axp.Member) bool {
-		if m.ID != self && like(m.Name) {
-			other = m.Name
-			return false
+// member can be taken for another in an offer list or a review, and files the member under the
+// new name's keys. self is the member, old its name before a rename ("" at registration). It
+// runs in the transaction that stores the name, so two registrations cannot both take one. The
+// check reads the members filed under the name's keys, not every member; the index is filled
+// from every member once, by the first claim after the keys' revision changed.
+func claimName(tx *store.Tx, name, self, old string) error {
+	if tx.MemberNamesRev() != screening.NameKeysRev {
+		if err := tx.RefileMemberNames(screening.NameKeysRev, screening.NameKeys); err != nil {
+			return err
 		}
-		return true
-	})
-	if err != nil {
-		return err
+	}
+	keys := screening.NameKeys(name)
+	var other string
+	for _, k := range keys {
+		tx.MembersNamed(k, func(id string) bool {
+			if id != self {
+				other = id
+			}
+			return other == ""
+		})
+		if other != "" {
+			break
+		}
 	}
 	if other != "" {
+		m, err := tx.Member(other)
+		if err != nil {
+			return err
+		}
+		if m != nil {
+			other = m.Name
+		}
 		return axp.Invalid("name", fmt.Sprintf("%q reads like %q, the name of another member", name, other),
 			"choose a name that cannot be taken for another member's: other letters, not look-alikes of the same ones")
 	}
-	return nil
+	var was []string
+	if old != "" {
+		was = screening.NameKeys(old)
+	}
+	return tx.FileMemberName(self, was, keys)
 }
 
 // checkNames refuses confusable names and contact details in the public name

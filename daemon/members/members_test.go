@@ -1,6 +1,8 @@
 package members_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,3 +94,55 @@ func TestRegisterRefusesANameThatReadsLikeAnother(t *testing.T) {
 		t.Fatalf("refusal names %q", e.Field)
 	}
 }
+
+// A name is checked against the members filed under its keys, and the index follows renames. A
+// database whose members were stored before the index (or under another revision of the keys) is
+// filed again, from every member, by the first registration.
+func TestNameIndexFollowsRegistrationsAndRenames(t *testing.T) {
+	f := newMembers(t)
+	// Stored as an older database holds them: members, and no name index.
+	older := axp.NewMember("mem_older", &axp.Registration{Roles: []string{"buyer"}, Name: "Harbor Clerk"}, kerneltest.Start)
+	f.Update(t, func(tx *store.Tx) error { return tx.PutMember(older) })
+
+	_, err := kerneltest.Call(t, f.Reg, contract.Register, anonymous, &axp.Registration{Roles: []string{"buyer"}, Name: "HARBOR CLERK"})
+	if e := kerneltest.Err(t, err, axp.CodeInvalidInput); !strings.Contains(e.Message, `"Harbor Clerk"`) {
+		t.Fatalf("refusal %q does not name the member stored before the index", e.Message)
+	}
+	filed := func(name string) []string {
+		var ids []string
+		f.View(t, func(tx *store.Tx) error {
+			if tx.MemberNamesRev() != screening.NameKeysRev {
+				t.Errorf("index revision %q, want %q", tx.MemberNamesRev(), screening.NameKeysRev)
+			}
+			for _, k := range screening.NameKeys(name) {
+				tx.MembersNamed(k, func(id string) bool { ids = append(ids, id); return true })
+			}
+			return nil
+		})
+		return ids
+	}
+	reg := register(t, f, "Tide Reader") // a refused registration files nothing; this one keeps the fill
+	if got := filed("harbor clerk"); !slices.Equal(got, []string{"mem_older", "mem_older"}) {
+		t.Fatalf("filed under harbor clerk: %v", got)
+	}
+	if _, err := kerneltest.Call(t, f.Reg, contract.UpdateProfile, f.Member(t, reg.MemberSecret),
+		&axp.ProfileUpdate{Name: ptr("Sea Glass")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := filed("Tide Reader"); len(got) != 0 {
+		t.Fatalf("the old name is still filed: %v", got)
+	}
+	if got := filed("sea glass"); !slices.Equal(got, []string{reg.MemberID, reg.MemberID}) {
+		t.Fatalf("filed under sea glass: %v", got)
+	}
+	register(t, f, "Tide Reader") // free again
+	_, err = kerneltest.Call(t, f.Reg, contract.Register, anonymous, &axp.Registration{Roles: []string{"buyer"}, Name: "S\u0435a Glass"})
+	kerneltest.Err(t, err, axp.CodeInvalidInput)
+	// Renaming to one's own name, or a look-alike of it, is no clash.
+	if _, err := kerneltest.Call(t, f.Reg, contract.UpdateProfile, f.Member(t, reg.MemberSecret),
+		&axp.ProfileUpdate{Name: ptr("SEA GLASS")}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

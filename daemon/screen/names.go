@@ -119,6 +119,19 @@ func nameKeys(name string) [2]string {
 	return [2]string{confusables.Skeleton(strings.ToLower(f)), strings.ToLower(confusables.Skeleton(f))}
 }
 
+// NameKeysRev names the comparison NameKeys files names by. Anything that changes a name's keys
+// (nameKeys, FoldName, the confusables tables of a new release) changes it, so that the store's
+// index of member names is filled again before it is next used; TestNameKeysPinned fails when a
+// key moves without it.
+const NameKeysRev = "1"
+
+// NameKeys are the index keys of a name: two names read alike (LookAlike) exactly when they share
+// a key. Each skeleton has its own prefix, since LookAlike compares each only with its own kind.
+func NameKeys(name string) []string {
+	k := nameKeys(name)
+	return []string{"l:" + k[0], "s:" + k[1]}
+}
+
 // LookAlike reports whether two names read alike: the same letters up to case, compatibility
 // forms and letters of other scripts that pass for them ("Аӏісе" in Cyrillic and "Alice").
 func LookAlike(a, b string) bool { return ReadsLike(a)(b) }

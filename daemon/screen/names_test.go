@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -73,6 +74,30 @@ func TestLookAlike(t *testing.T) {
 	} {
 		if got := LookAlike(c.a, c.b); got != c.same {
 			t.Errorf("LookAlike(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
+		}
+		ka, kb := NameKeys(c.a), NameKeys(c.b)
+		if shared := ka[0] == kb[0] || ka[1] == kb[1] || ka[0] == kb[1] || ka[1] == kb[0]; shared != c.same {
+			t.Errorf("NameKeys(%q) = %q and NameKeys(%q) = %q: a key shared is %v, want %v", c.a, ka, c.b, kb, shared, c.same)
+		}
+	}
+}
+
+// The store files member names under NameKeys with the revision NameKeysRev. A change that moves
+// a key (to nameKeys, FoldName or the confusables tables of a new release) must change the
+// revision too, or names filed before it would be compared by the old keys: update the keys
+// below and NameKeysRev together.
+func TestNameKeysPinned(t *testing.T) {
+	const rev = "1"
+	for name, want := range map[string][]string{
+		"Alice":              {"l:alice", "s:alice"},
+		"\u0412\u041E\u0412": {"l:\u0299o\u0299", "s:bob"},
+		"\u03BDideo":         {"l:video", "s:video"},
+		"\uFF42\uFF4F\uFF42": {"l:bob", "s:bob"},
+		"Tide Reader 7":      {"l:tide reader 7", "s:tide reader 7"},
+		"rn Inc":             {"l:rn inc", "s:rn lnc"},
+	} {
+		if got := NameKeys(name); !slices.Equal(got, want) || NameKeysRev != rev {
+			t.Errorf("NameKeys(%q) = %q (revision %s), pinned %q (revision %s): a change of keys needs a new NameKeysRev", name, got, NameKeysRev, want, rev)
 		}
 	}
 }

@@ -607,5 +607,9 @@ func CheckPublicName(field, name string) *axp.Error {
 // FoldName is the form a public name is checked and stored in (screen.FoldName: trimmed, NFKC).
 func FoldName(name string) string { return screen.FoldName(name) }
 
-// ReadsLike answers whether a name reads like name (screen.ReadsLike).
-func ReadsLike(name string) func(other string) bool { return screen.ReadsLike(name) }
+// NameKeys are the keys a member's name is filed under; names read alike when they share one
+// (screen.NameKeys). NameKeysRev names the comparison.
+func NameKeys(name string) []string { return screen.NameKeys(name) }
+
+// NameKeysRev is the revision of NameKeys (screen.NameKeysRev).
+const NameKeysRev = screen.NameKeysRev

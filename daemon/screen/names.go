@@ -134,14 +134,7 @@ func NameKeys(name string) []string {
 
 // LookAlike reports whether two names read alike: the same letters up to case, compatibility
 // forms and letters of other scripts that pass for them ("Аӏісе" in Cyrillic and "Alice").
-func LookAlike(a, b string) bool { return ReadsLike(a)(b) }
-
-// ReadsLike is LookAlike with its first name fixed, its skeletons computed once: a name is
-// compared with every member's.
-func ReadsLike(name string) func(other string) bool {
-	k := nameKeys(name)
-	return func(other string) bool {
-		ko := nameKeys(other)
-		return k[0] == ko[0] || k[1] == ko[1]
-	}
+func LookAlike(a, b string) bool {
+	ka, kb := nameKeys(a), nameKeys(b)
+	return ka[0] == kb[0] || ka[1] == kb[1]
 }

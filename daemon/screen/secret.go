@@ -115,8 +115,10 @@ func placeholder(value string) bool {
 		return true
 	}
 	switch v[0] {
-	case '$', '%', '{', '[', '(', '@', '&', '*':
+	case '%', '{', '[', '(', '@', '&', '*':
 		return true
+	case '$':
+		return !literalDollar(v)
 	}
 	if strings.ContainsAny(v, "()") {
 		return true // a call: os.getenv("X"), get_password()
@@ -171,8 +173,56 @@ func wordDigits(v string) bool {
 			return true
 		}
 	}
-	return false
+	return dottedWords(v)
 }
+
+// dottedWords reports a password of small words joined by dots and ending in two to four digits
+// ("marble.zephyr88", "bramble.tundra.63"): each word of four or more letters, the first not a
+// name code starts from (self, config, settings...) and the last not a type with its width
+// (np.float64, torch.int32, encoding.utf16), so a code reference does not read as one.
+func dottedWords(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 || len(parts) > 4 || codeHeads[parts[0]] {
+		return false
+	}
+	last := parts[len(parts)-1]
+	letters := strings.TrimRight(last, "0123456789")
+	if d := len(last) - len(letters); d < 2 || d > 4 {
+		return false
+	}
+	if letters == "" {
+		parts = parts[:len(parts)-1] // bramble.tundra.63
+		if len(parts) < 2 {
+			return false
+		}
+	} else {
+		parts[len(parts)-1] = letters
+	}
+	if widthTypes[letters] {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) < 4 || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// codeHeads start code references rather than passwords: self.conn42, config.pool16.
+var codeHeads = map[string]bool{"self": true, "this": true, "config": true, "conf": true, "settings": true, "options": true,
+	"opts": true, "params": true, "args": true, "props": true, "process": true, "request": true, "response": true,
+	"secrets": true, "vault": true, "models": true, "model": true, "schema": true, "types": true, "numpy": true,
+	"torch": true, "math": true, "string": true, "data": true, "state": true, "store": true, "window": true,
+	"document": true, "module": true, "exports": true, "global": true, "globals": true, "local": true, "locals": true,
+	"context": true, "ctx": true, "credentials": true, "creds": true, "environ": true, "keys": true, "java": true,
+	"javax": true, "android": true, "crypto": true, "hashlib": true, "encoding": true, "codecs": true, "builtins": true}
+
+// widthTypes are types named with their width in bits (float64, uint8, utf16, sha256, ipv6...).
+var widthTypes = map[string]bool{"float": true, "int": true, "uint": true, "complex": true, "bfloat": true, "utf": true,
+	"ucs": true, "sha": true, "base": true, "latin": true, "iso": true, "ipv": true, "http": true, "tls": true, "ssl": true,
+	"rfc": true, "level": true, "version": true, "blake": true, "keccak": true,
+	"crc": true, "md": true, "aes": true, "rsa": true, "ecdsa": true, "secp": true, "curve": true, "p": true, "x": true}
 
 // placeholderWord reports whether a value holds a placeholder word ("your", "example", "xxxx")
 // or is one character repeated. Token-shaped values are checked with it alone: a dotted token is not
@@ -620,6 +670,22 @@ func connPlaceholder(p string) bool {
 		return strings.HasPrefix(p, "${") || strings.HasPrefix(p, "$(") || varRef.MatchString(p) && !upLowDigit(p)
 	}
 	return false
+}
+
+// literalDollar reports a value that starts with $ but is no variable's reference: it holds a sign
+// no reference holds ($$U=Q@08r*$j285, where Terraform's $$ is a literal $), and is no crypt(3)
+// hash ($2b$12$..., $argon2id$v=19$...) nor a template (${X}, $(cmd), $env:X, $_ENV[...]).
+func literalDollar(v string) bool {
+	if len(v) < 8 || strings.ContainsAny(v, "{}()[] ") || strings.HasPrefix(v, "$_") || hashName(strings.TrimLeft(v, "$")) {
+		return false
+	}
+	lo := strings.ToLower(v)
+	for _, h := range []string{"$1$", "$2", "$5$", "$6$", "$y$", "$7$", "$argon", "$scrypt", "$pbkdf", "$sha", "$md5", "$apr1$", "$env:", "$gy$"} {
+		if strings.HasPrefix(lo, h) {
+			return false
+		}
+	}
+	return strings.ContainsAny(v, "=@*!#%^&+~?") && classes(strings.Trim(v, "$")) >= 3
 }
 
 var varRef = regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*$`)

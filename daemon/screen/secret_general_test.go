@@ -66,3 +66,94 @@ func TestSecretDottedWordsAndDollar(t *testing.T) {
 		"the price is $$19.99",
 	})
 }
+
+// Tokens of more services by their own prefix and shape, wherever they stand (here after words
+// that name nothing), and their look-alikes: the prefix alone or in prose, placeholders, a run
+// of one character, public counterparts (a Supabase publishable key, a Langfuse public key),
+// hashes of the same length without the prefix.
+func TestSecretPrefixedTokens(t *testing.T) {
+	var found []string
+	for _, tok := range prefixedTokens {
+		found = append(found, "here you go: "+tok)
+	}
+	checkMarked(t, append(found,
+		"ASANA_PAT=«2/3409271317428960/7798045466303418:447ab57a683536c4499d863386ce10cd»",
+		"client = asana.Client.access_token('«1/3409271317428960:447ab57a683536c4499d863386ce10cd»')",
+	), []string{
+		"The pcsk_ prefix marks a Pinecone key; lsv2_pt_ a LangSmith one; never paste them.",
+		"sk_ keys from ElevenLabs start with sk_ and 48 hex digits",
+		"ATBB is the prefix of a Bitbucket app password",
+		"sl.B is the start of a Dropbox short-lived token",
+		"SUPABASE_PUBLISHABLE_KEY=sb_publishable_Xy7q2LmN9vR4tB8kW1zE3pQ6",
+		"LANGFUSE_PUBLIC_KEY=pk-lf-1c2d3e4f-5a6b-7c8d-9e0f-a1b2c3d4e5f6",
+		"sk_000000000000000000000000000000000000000000000000",
+		"pat-na1-00000000-0000-0000-0000-000000000000",
+		"pat-na1-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
+		"commit 447ab57a683536c4499d863386ce10cd9e1f3a5c Merge branch",
+		"sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"patterns.e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"dt0c01 is Dynatrace's token version",
+		"see https://app.asana.com/0/1203456789012345/1203456789012399 for the task",
+		"rubygems_api_key: <your key>",
+		"the fw_version is 2.1",
+	})
+}
+
+// A Wi-Fi QR code's password, the private lines of a PuTTY key file, ngrok's auth token; their
+// look-alikes: a QR code with a placeholder or no password, a PuTTY file's public lines alone,
+// ngrok's command without a token.
+func TestSecretWifiPuttyAgentToken(t *testing.T) {
+	checkMarked(t, []string{
+		"WIFI:T:WPA;S:HomeNet;P:«Tr0ub4dor&3x»;;",
+		`WIFI:S:Cafe\;Bar;T:WPA2;P:«lemon-grove-48»;H:false;;`,
+		"PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: ed25519-key-20261101\nPublic-Lines: 2\n" +
+			"AAAAC3NzaC1lZDI1NTE5AAAAInkTY88mHwg2KDInTEGbOY1xHvAV8DnRlzGW7hUNw\nRlzGW7hUNw\nPrivate-Lines: 1\n«AAAAIg5ApYzTTOkq2BEDbN2AHRQ73l5PuXay1F6gcqI=»\nPrivate-MAC: 91925fe6d7ab",
+		"ngrok config add-authtoken «2SoGOsDbjqMVzaVp62BSKLVPA2o_QUP44XPSL2oRlPhDBuqOS»",
+		"version: \"2\"\nauthtoken: «2SoGOsDbjqMVzaVp62BSKLVPA2o_QUP44XPSL2oRlPhDBuqOS»",
+	}, []string{
+		"WIFI:T:WPA;S:HomeNet;P:<password>;;",
+		"WIFI:T:nopass;S:GuestNet;;",
+		"PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: key\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAInkTY88mHwg2KDInTEGbOY1xHvAV8DnRlzGW7hUNw\nRlzGW7hUNw",
+		"ngrok config add-authtoken $NGROK_AUTHTOKEN",
+		"ngrok config add-authtoken <token>",
+	})
+}
+
+var prefixedTokens = []string{
+	"«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»",
+	"«pcsk_DL7Dx_tpYlSXpfKtHF4vUCsMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rESQedUS»",
+	"«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»",
+	"«pat-na1-c48bbf33-feff-9243-a8f5-06b40928b5b7»",
+	"«pscale_pw_IIXGvOoNZYW2mZp0zVZomHFwUbbYrEqmSM9wCZ7Uw9x»",
+	"«pscale_tkn_fogoEmvnEN5N1aE6PwZPf1Qh6yYTWmE4lBYOvfZ8UzD»",
+	"«FLWSECK-c255404e4fb440034d6608697a8d41be-X»",
+	"«QL05HA064GiIjH.atlasv1.Gb3CXlMaXZjljENUhJduRHHJEYXg4JdpmrcXgGCJbW56eCuNGMGmSrCGIZEG8pSH448»",
+	"«pat7q7J58m1CiAhzC.a27d26934b484e73cf575dcad6ba2b0aee0ca923732881584d8c4fa2815d2802»",
+	"«sl.BZqfM2oeq3hDavJA76rNicHTp8hkqdlm7tOtHWnsCGRlrwZbqcabUGJmGEp7CgQ0PBQFI14zGtSnovm14TUOizwd1iaeOV4qBkdfQ1y3GQsMpSscDlkrCaqx9vJupc94tnw»",
+	"«ATBBlavyfErGPmpGXafq0fjzLczbttOofL9H»",
+	"«CCIPAT_2WjQ5TY4MyWuUFjsUNPjc0_d4072014b3ce107f80e222f828767efc2f91624a»",
+	"«CFPAT-qPVStNKiaEdFrRgSnRFsTHsDDDXh5Jmtf7EbsDe0G9C»",
+	"«FlyV1 fm2_ryn687neLfjVHq8xiM0OGr4hTxoF54Fzbka8FRCztUjAwyuh1vauWv1zh87mTa5Vsqxezy3Lex7BWr2d»",
+	"«rubygems_8319478da6bd0c621de49f145fda9988c79fc35526f7eaed»",
+	"«duffel_live_iJmpflvJfupxqZKm4bV3AyAVHnyrvWdFrK9xiRGHOY3»",
+	"«EZAK6287cced9041dff02cee737443e210471948d33296c87009e8a7f7»",
+	"«dt0c01.9PB0TDBM50FQO1XO5CV0XZMA.S6EN5MTMO3OQSG5LO50DJZDNBJ0DDLZ2UHFKVML73CTYXV2KGAFRFW0H9NYWT1FD»",
+	"«bkua_f6be6abf0d7c1c1e21862ab8a18a8902073fec8d»",
+	"«pnu_0Fi7FlaZ7Vt0SXjMpu3uDxYYMfGmzWkpAePc»",
+	"«sgp_fa5d328263dfe574de739988b886e7577496a2c8»",
+	"«tfp_pGHoPZgPDcgaE40o1C6xc4sohdmM0Lm7exG3lCMqXXQ8»",
+	"«tgp_v1_agOMTNwncxvjcnqcMUP6n0a0uARxlNtencYFJEeAgYz»",
+	"«sb_secret_QJjOIfPkzSrAsQtA9dtVK4wAAb3XZxPm»",
+	"«y0_zUzn8aB5kBh0fzK4xDXkiadJjPZ6zfKN7xVGkjwskHk7egyFWZY9Zmt»",
+	"«sk-lf-41fa1c25-7c6f-561c-5cb3-47611a3ce9d9»",
+	"«sk_7dcbee500fe7ee5fc324bdb2e1142a21c402364f9572b85a»",
+	"«sk-8e48f687ab165c58ac5831be38cb8cb4»",
+	"«re_xvWfColN_V9ds0HqtO93L7Q5uUaVcojsN»",
+	"«fw_OBAGx5diFoNPcbdaKwtgHwIo»",
+	"«dapid946bf54074e3248c801bef750110c57»",
+	"«access_token$production$kdga9mj0m760l6te$91f0cde2e5738713a818d8962058765a»",
+	"«dG9rOjm4yvMpy62O6SQ1IEE1HSa2bB9UoK4tYnzNLeK6kjcbhgN7kwjSbbci=»",
+	"«AAAAAAAAAAAAAAAAAAAAASPOcSeVce2LWxm090I5Q%2Be43W6T8ygpnnhcc826ZWOf0WOOsEgi%3DgYWPnsuvBqbwq7sdTWx6uX9MGE2sNVbYAbBHXgwETdIKnT30fK»",
+	"«vcp_0skBaHmsWWdawFgFSY0l9FLw91GqK8ks0n8SoFkh»",
+	"«oy2f59guwgzzf1bxntq186kyo3i8cwu7j29uk32qoiv3p6»",
+}

@@ -1,0 +1,99 @@
+package screen
+
+import "strings"
+
+// Credentials that read as such by their own shape or by a file format that holds nothing else
+// there, wherever they stand: more services' tokens with a prefix of their own, a Wi-Fi QR
+// code's password, the private half of a PuTTY key file, an agent's auth token given to its
+// command.
+var generalSecretRules = []secretRule{
+	// Tokens by prefix and shape: LangSmith (lsv2_pt_, lsv2_sk_), Pinecone (pcsk_), Brevo
+	// (xkeysib-, xsmtpsib-), HubSpot private apps (pat-na1-<uuid>), PlanetScale (pscale_pw_,
+	// pscale_tkn_, pscale_oauth_), Flutterwave (FLWSECK-), Terraform Cloud (<id>.atlasv1.<body>),
+	// Airtable (pat<id>.<64 hex>), Dropbox (sl.), Bitbucket app passwords (ATBB), CircleCI
+	// (CCIPAT_), Contentful (CFPAT-), Fly.io (FlyV1 fm2_), RubyGems (rubygems_), Duffel
+	// (duffel_live_, duffel_test_), EasyPost (EZAK, EZTK), Dynatrace (dt0c01.), Buildkite (bkua_),
+	// Prefect (pnu_), Sourcegraph (sgp_), Typeform (tfp_), Together (tgp_v1_), Supabase secret
+	// keys (sb_secret_), Yandex OAuth (y0_), Langfuse secret keys (sk-lf-), ElevenLabs (sk_ and 48
+	// hex), DeepSeek-style sk- and 32 hex, Resend (re_), Fireworks (fw_), Databricks (dapi and 32
+	// hex), Braintree access tokens (access_token$production$...), Intercom (base64 of "tok:"), X's app bearer tokens (a run of A, then %-escaped base64),
+	// Vercel (vcp_, vci_, vca_, vcr_, vck_), NuGet (oy2 and 43).
+	prefixRule([]string{"lsv2_"}, `lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}`),
+	prefixRule([]string{"pcsk_"}, `pcsk_[A-Za-z0-9]{4,8}_[A-Za-z0-9]{40,}`),
+	prefixRule([]string{"keysib-", "smtpsib-"}, `x(?:keysib|smtpsib)-[0-9a-f]{64}-[A-Za-z0-9]{16}`),
+	prefixRule([]string{"pat-na", "pat-eu", "pat-ap"}, `pat-(?:na|eu|ap)[12]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`),
+	prefixRule([]string{"pscale_"}, `pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_\-.]{32,64}`),
+	prefixRule([]string{"flwseck"}, `FLWSECK(?:_TEST)?-[0-9a-f]{32}-X`),
+	prefixRule([]string{".atlasv1."}, `[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}`),
+	prefixRule([]string{"pat"}, `pat[A-Za-z0-9]{14}\.[0-9a-f]{64}`).withPre(hex64),
+	prefixRule([]string{"sl.a", "sl.b", "sl.u."}, `sl\.(?:u\.)?[A-Za-z0-9_\-]{130,}`),
+	prefixRule([]string{"atbb"}, `ATBB[A-Za-z0-9_=.\-]{32}`),
+	prefixRule([]string{"ccipat_"}, `CCIPAT_[A-Za-z0-9]{22}_[0-9a-f]{40}`),
+	prefixRule([]string{"cfpat-"}, `CFPAT-[A-Za-z0-9_\-]{43}`),
+	prefixRule([]string{"flyv1"}, `FlyV1 fm[12][ar]?_[A-Za-z0-9+/=,_\-]{40,}`),
+	prefixRule([]string{"rubygems_"}, `rubygems_[0-9a-f]{48}`),
+	prefixRule([]string{"duffel_"}, `duffel_(?:live|test)_[A-Za-z0-9_\-]{43}`),
+	prefixRule([]string{"ezak", "eztk"}, `EZ[AT]K[0-9a-zA-Z]{54}`),
+	prefixRule([]string{"dt0c01."}, `dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}`),
+	prefixRule([]string{"bkua_"}, `bkua_[0-9a-f]{40}`),
+	prefixRule([]string{"pnu_"}, `pnu_[A-Za-z0-9]{36}`),
+	prefixRule([]string{"sgp_"}, `sgp_(?:[0-9a-f]{16}_)?[0-9a-f]{40}`),
+	prefixRule([]string{"tfp_"}, `tfp_[A-Za-z0-9_\-.]{40,60}`),
+	prefixRule([]string{"tgp_v1_"}, `tgp_v1_[A-Za-z0-9_\-]{40,}`),
+	prefixRule([]string{"sb_secret_"}, `sb_secret_[A-Za-z0-9_\-]{24,}`),
+	prefixRule([]string{"y0_"}, `y0_[A-Za-z0-9_\-]{50,}`),
+	prefixRule([]string{"sk-lf-"}, `sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`),
+	prefixRule([]string{"sk_", "sk-"}, `sk(?:_[0-9a-f]{48}|-[0-9a-f]{32})`).withPre(func(text string) bool { return hexRun(text, 32) }),
+	prefixRule([]string{"re_"}, `re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}`),
+	prefixRule([]string{"fw_"}, `fw_[A-Za-z0-9]{24}`),
+	prefixRule([]string{"dapi"}, `dapi[0-9a-f]{32}(?:-\d)?`),
+	prefixRule([]string{"access_token$"}, `access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[0-9a-f]{32}`),
+	prefixRule([]string{"dg9roj"}, `dG9rOj[A-Za-z0-9+/_\-]{40,}={0,2}`),
+	prefixRule([]string{"aaaaaaaaaaaaaaaaaaaa"}, `A{20,}[A-Za-z0-9]*%[A-Za-z0-9%]{50,}`),
+	prefixRule([]string{"vcp_", "vci_", "vca_", "vcr_", "vck_"}, `vc[pirak]_[A-Za-z0-9]{24,}`),
+	prefixRule([]string{"oy2"}, `oy2[a-z0-9]{43}`),
+	// A Wi-Fi QR code's payload: WIFI:T:WPA;S:<network>;P:<password>;;
+	srule(SecretPassword, []string{"wifi:"}, `(?i)\bWIFI:(?:[A-Z]:(?:\\.|[^;\\\n])*;)*?P:((?:\\.|[^;\\\n])+)`, 1,
+		func(v, _ string) bool { return !placeholder(v) && len(v) >= 4 }),
+	// An Asana personal access token (1/ or 2/, the user's and the app's ids, 32 hex) where Asana
+	// is named.
+	srule(SecretToken, []string{"asana"}, `\b[12]/\d{12,20}(?:/\d{12,20})?:[0-9a-f]{32}\b`, 0, shapedToken),
+	// A PuTTY key file's private lines (its public lines are public).
+	srule(SecretPrivateKey, []string{"private-lines:"}, `(?m)^Private-Lines:[ \t]*\d+[ \t]*\r?\n((?:[A-Za-z0-9+/=]{4,}\r?\n?)+)`, 1,
+		func(v, _ string) bool { return len(strings.TrimSpace(v)) >= 40 && entropy(v) >= 4 }),
+	// An agent's auth token given to its command or its configuration: ngrok's authtoken.
+	srule(SecretToken, []string{"authtoken"}, `(?i)\bauthtoken(?:[ \t]*[:=][ \t]*|[ \t]+)["']?([A-Za-z0-9_\-]{30,})`, 1, mixedKey),
+}
+
+func init() {
+	addRules(generalSecretRules)
+}
+
+// prefixRule is a token found by its prefix and shape alone, standing apart from the characters
+// of a token around it.
+func prefixRule(keywords []string, expr string) secretRule {
+	return srule(SecretToken, keywords, `(?:^|[^A-Za-z0-9_\-.])(`+expr+`)(?:[^A-Za-z0-9_\-]|$)`, 1, shapedToken)
+}
+
+// shapedToken decides on a token matched by its prefix and shape: random-looking (hex bodies
+// too), with a digit, not a placeholder.
+func shapedToken(v, _ string) bool {
+	if len(v) < 24 || placeholderWord(v) || sameRun(v) || !strings.ContainsAny(v, "0123456789") {
+		return false
+	}
+	return entropy(v) >= 3.3
+}
+
+// sameRun reports a body that is mostly one character repeated (sk_000...0, pat-na1-0000...).
+func sameRun(v string) bool {
+	n := map[rune]int{}
+	for _, c := range v {
+		n[c]++
+	}
+	for _, k := range n {
+		if k*2 > len(v) && v[0] != 'A' {
+			return true
+		}
+	}
+	return false
+}

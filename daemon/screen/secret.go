@@ -872,6 +872,9 @@ func FindSecrets(text string) []Removal {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	for _, p := range keys {
+		if calledPublic(lo, p[0], p[1]) {
+			continue // createClient('...', '...') // anon key, fine in the browser
+		}
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
 	scoredPasswords, scoredKeys := findScored(text, lo)
@@ -882,6 +885,9 @@ func FindSecrets(text string) []Removal {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 3})
 	}
 	for _, p := range findProseKeys(text, lo) {
+		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
+	}
+	for _, p := range findClientPairs(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
 	for _, p := range findRecoveryCodes(text, lo) {

@@ -1,6 +1,9 @@
 package screen
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Credentials that read as such by their own shape or by a file format that holds nothing else
 // there, wherever they stand: more services' tokens with a prefix of their own, a Wi-Fi QR
@@ -96,4 +99,108 @@ func sameRun(v string) bool {
 		}
 	}
 	return false
+}
+
+// clientPair is an id and a secret handed side by side to a client's constructor or factory:
+// Twitch('<client id>', '<secret>'), algoliasearch('<app>', '<admin key>'), new
+// KrakenClient('<key>', '<secret>').
+var clientPair = regexp.MustCompile(`\b((?:new\s+)?[A-Za-z_][A-Za-z0-9_.]*)\(\s*["']([A-Za-z0-9_.+/=\-]{6,100})["']\s*,\s*["']([A-Za-z0-9_+/=.\-]{20,128})["']`)
+
+// notClientCalls are names of calls whose two strings are no id and secret: tests, comparisons,
+// hashing, formatting, logging, translation.
+var notClientCalls = []string{"assert", "equal", "expect", "compare", "verify", "check", "hash", "digest", "replace", "format",
+	"print", "log", "warn", "error", "debug", "info", "trace", "test", "describe", "translate", "i18n", "gettext", "route",
+	"get", "set", "put", "post", "fetch", "find", "match", "split", "join", "encode", "decode", "parse", "address", "contract",
+	"transaction", "block", "tx", "storage", "cache", "path", "url", "uri", "file", "open", "read", "write", "env", "getenv"}
+
+// publicNote words on a line say its key is public: a search-only key, a publishable or anon one.
+var publicNote = []string{"search-only", "search only", "searchonly", "public", "publishable", "browser", "anon", "client-side", "frontend"}
+
+// findClientPairs reports the secret of an id and a secret handed to a client: the callee's name
+// a type's (capitalised) or a client's or a service's factory (…client, …search, …sdk, …api,
+// …auth), the id an identifier and the secret random-looking, and no word on the line calling the
+// key public.
+func findClientPairs(text, lo string) [][2]int {
+	if !strings.Contains(text, "(") || !strings.Contains(text, ",") {
+		return nil
+	}
+	var out [][2]int
+	for _, m := range clientPair.FindAllStringSubmatchIndex(text, -1) {
+		name := text[m[2]:m[3]]
+		base := strings.ToLower(name[strings.LastIndexAny(name, ". \t\n")+1:])
+		if !(name[strings.LastIndexAny(name, ". \t\n")+1] >= 'A' && name[strings.LastIndexAny(name, ". \t\n")+1] <= 'Z' ||
+			anySub(base, []string{"client", "search", "sdk", "api", "auth", "connect", "init", "configure", "create"})) {
+			continue
+		}
+		if anySub(base, notClientCalls) && !anySub(base, []string{"client", "search", "sdk", "auth"}) {
+			continue
+		}
+		id, secret := text[m[4]:m[5]], text[m[6]:m[7]]
+		if id == secret || placeholder(secret) || placeholderWord(id) || !clientSecret(secret) {
+			continue
+		}
+		if calledPublic(lo, m[0], m[1]) {
+			continue
+		}
+		out = append(out, [2]int{m[6], m[7]})
+	}
+	return out
+}
+
+// calledPublic reports whether the line around lo[s:e] calls its key public.
+func calledPublic(lo string, s, e int) bool {
+	ls := strings.LastIndexByte(lo[:s], '\n') + 1
+	le := strings.IndexByte(lo[e:], '\n')
+	if le < 0 {
+		le = len(lo)
+	} else {
+		le += e
+	}
+	return anySub(lo[ls:le], publicNote)
+}
+
+// clientSecret decides on a client's secret: random letters and digits (a hex key too), or
+// base64 with its signs; not a hash or an address (0x...), a path, a version or a word.
+func clientSecret(v string) bool {
+	if strings.HasPrefix(v, "0x") || strings.Count(v, "/") >= 2 && !strings.ContainsAny(v, "+=") || strings.Count(v, ".") >= 2 ||
+		sameChar(v) || !strings.ContainsAny(v, "0123456789") || entropy(v) < 3.5 && !(hexOnly(v) && entropy(v) >= 3) {
+		return false
+	}
+	var letters int
+	for i := 0; i < len(v); i++ {
+		if c := v[i] | 0x20; c >= 'a' && c <= 'z' {
+			letters++
+		}
+	}
+	return letters >= 4 && (len(v) != 40 && len(v) != 64 || !hexOnly(v))
+}
+
+// anySub reports whether s holds one of ws.
+func anySub(s string, ws []string) bool {
+	for _, w := range ws {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// joinedWords reports a password of small words joined by _, - or . with two or more digits
+// (walnut_sparrow-20, maple.finch.2044): the shape people give a login call.
+func joinedWords(v string) bool {
+	if len(v) < 8 || len(v) > 40 || strings.ContainsAny(v, " /@:") {
+		return false
+	}
+	words, digits := 0, 0
+	for _, p := range strings.FieldsFunc(v, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		l := strings.TrimRight(p, "0123456789")
+		digits += len(p) - len(l)
+		switch {
+		case len(l) >= 3 && strings.Trim(l, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "":
+			words++
+		case l != "":
+			return false
+		}
+	}
+	return words >= 2 && digits >= 2
 }

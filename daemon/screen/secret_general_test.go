@@ -157,3 +157,37 @@ var prefixedTokens = []string{
 	"«vcp_0skBaHmsWWdawFgFSY0l9FLw91GqK8ks0n8SoFkh»",
 	"«oy2f59guwgzzf1bxntq186kyo3i8cwu7j29uk32qoiv3p6»",
 }
+
+// An id and a secret handed side by side to a client's constructor or factory, with no key word;
+// a password of small words and digits given after the user to a login call. Their look-alikes:
+// a key the line calls public (search-only, publishable, anon), environment reads, two hashes
+// compared or asserted, a transaction's hashes, a translation, a path, a user alone.
+func TestSecretClientPairsAndLoginCalls(t *testing.T) {
+	checkMarked(t, []string{
+		"twitch = Twitch('qujo803wp8jmi7zmer3fv1wl71c8li', '«ukzdx6cn80em0y5tth97ogponi1e08»')",
+		"const client = algoliasearch('O4CGBNUO1K', '«cccd85d43c65c42b5d3f65ace4aae986»'); // admin key, server only",
+		`!function(){var x=algoliasearch("7OPKSQDJ9A","«9d389faef34abea36b5efde2a6d305ad»");x.initIndex("p")}();`,
+		"const kraken = new KrakenClient('731O7I9xmAG0fMsTUoouc5v4HScQsRGq6oKIVoXYiUC7mcx6GPr/LTLW', '«/fDAUTJ+Qzi8CkKk44pWWDD7Vd1RqMkWg5SXBAEDEHVSpCKwE0ck3RgqIZhGdWbvEb6OAKlgBT6J15TZ3G35DA==»');",
+		"auth = tweepy.OAuthHandler('Xq7mW2kLz9RtB4vN1cPe', '«k8Zr3Tq9vLm2Xw7Bn4Cd1Fg6Hj0Kp5Rs8Uy2Wz4Ae6»')",
+		"pusher = Pusher('1734982', '«9f3c2a1b7e5d4c8a6b0f»')",
+		"server.login(user, '«walnut_sparrow-20»')",
+		"smtp.login('alerts@shop.example', '«maple.finch.2044»')",
+		"conn.bind_s('cn=admin,dc=shop', '«cedar-harbor-77»')",
+	}, []string{
+		"algoliasearch('I9W9F5OPC1', 'f14cc80e9b5eebe9b7f58c28c1d66795') // search-only key, safe in the browser",
+		"const client = algoliasearch('8OX7MU11LK', 'e53dd9cda0b7aa99d43231eca30652d7'); // search-only key, public",
+		"twitch = Twitch(os.environ['TWITCH_ID'], os.environ['TWITCH_SECRET'])",
+		"const client = algoliasearch('3XCL427M94', process.env.ALGOLIA_ADMIN_KEY);",
+		"assertEqual('9d389faef34abea36b5efde2a6d305ad', 'cccd85d43c65c42b5d3f65ace4aae986')",
+		"Compare('e3b0c44298fc1c149afbf4c8996fb924', '27ae41e4649b934ca495991b7852b855')",
+		"Transfer('0x52908400098527886E0F7030069857D2E4169EE7', '0x8617E340B3D01FA5F11F306F4090FD50E238070D')",
+		"new Intl.NumberFormat('de-DE', 'currency-EUR-2dp-rounded-v12')",
+		"Backup('/var/lib/db/main.db', '/mnt/backup/2026-11-29/main.db')",
+		"const sb = createClient('shop-prod-eu', 'Xq7mW2kLz9RtB4vN1cPe6Yh3') // anon key, fine in the browser",
+		"Pusher('1734982', 'eu')",
+		"server.login(user, password)",
+		"server.login('alerts@shop.example', os.environ['SMTP_PASSWORD'])",
+		"smtp.login('alerts@shop.example', '<password>')",
+		"client.login('release-bot-2026')",
+	})
+}

@@ -126,7 +126,13 @@ func findCallCredentials(text, lo string, pairs *bytePairs) (passwords, keys [][
 			if c[0] != '.' && inName(lo, at) && !strings.HasSuffix(lo[:at], "new ") {
 				continue // another name: "mycredential(" is not "credential("
 			}
-			out = append(out, passwordArgs(text, callArgs(text, from, 1))...)
+			args := callArgs(text, from, 1)
+			out = append(out, passwordArgs(text, args)...)
+			if n := len(args); n > 0 && strings.Contains(text[from:args[n-1][0]], ",") {
+				if v := text[args[n-1][0]:args[n-1][1]]; !passwordToken(v) && joinedWords(v) && !placeholder(v) {
+					out = append(out, args[n-1]) // server.login(user, 'walnut_sparrow-20')
+				}
+			}
 		}
 	}
 	if pairs.may("client") {

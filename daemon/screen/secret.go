@@ -751,6 +751,12 @@ func (p *bytePairs) may(k string) bool {
 // Each Removal names its kind (one of the Secret* constants) and the fingerprint of the removed
 // text, never the text itself.
 func FindSecrets(text string) []Removal {
+	return findSecrets(text, true)
+}
+
+// findSecrets is FindSecrets; join says whether to read strings joined by concatenation as one
+// (not when reading such a joined string itself).
+func findSecrets(text string, join bool) []Removal {
 	if len(text) < 8 {
 		return nil
 	}
@@ -892,6 +898,11 @@ func FindSecrets(text string) []Removal {
 	}
 	for _, p := range findRecoveryCodes(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
+	}
+	if join {
+		for _, j := range findJoinedStrings(text) {
+			spans = append(spans, span{j.s, j.e, j.kind, len(secretRules) + 1})
+		}
 	}
 	for _, sp := range spans {
 		if s, e, ok := concatenated(text, sp.e); ok && sp.kind != SecretPassword {

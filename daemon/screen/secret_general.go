@@ -204,3 +204,56 @@ func joinedWords(v string) bool {
 	}
 	return words >= 2 && digits >= 2
 }
+
+// joinedStrings are two or more quoted strings joined by concatenation (+, PHP's ., VB's &,
+// SQL's ||) or set side by side on lines of their own (Python's and C's adjacent strings).
+var joinedStrings = regexp.MustCompile(`(?:"[^"\n\\]{1,100}"|'[^'\n\\]{1,100}')(?:[ \t]*(?:\+|\.|&|\|\||\\?\n)[ \t]*\n?[ \t]*(?:"[^"\n\\]{1,100}"|'[^'\n\\]{1,100}')){1,6}`)
+
+// joiners are the texts that join two strings; a text without one has no joined strings.
+var joiners = []string{`" +`, `"+`, `' +`, `'+`, `" .`, `' .`, `" &`, `" ||`, `' ||`, "\"\n", "'\n"}
+
+// findJoinedStrings reads strings joined by concatenation as the one string they make, in the
+// line that starts them ("sk_live_1ZNFMl" + "tKIp...": a key cut in two, each half too short to
+// read as one): what the rules find in the joined string goes, every part of it.
+func findJoinedStrings(text string) []found {
+	if !anySub(text, joiners) {
+		return nil
+	}
+	var out []found
+	for _, m := range joinedStrings.FindAllStringIndex(text, -1) {
+		var parts [][2]int
+		var joined strings.Builder
+		for i := m[0]; i < m[1]; i++ {
+			if q := text[i]; q == '"' || q == '\'' {
+				j := i + 1 + strings.IndexByte(text[i+1:m[1]], q)
+				parts = append(parts, [2]int{i + 1, j})
+				joined.WriteString(text[i+1 : j])
+				i = j
+			}
+		}
+		if len(parts) < 2 || joined.Len() < 8 {
+			continue
+		}
+		ls := strings.LastIndexByte(text[:m[0]], '\n') + 1
+		if m[0]-ls > 100 {
+			ls = m[0] - 100
+		}
+		le := strings.IndexByte(text[m[1]:], '\n')
+		if le < 0 || le > 40 {
+			le = min(len(text)-m[1], 40)
+		}
+		q := text[m[0] : m[0]+1]
+		head := text[ls:m[0]] + q
+		synth := head + joined.String() + q + text[m[1]:m[1]+le]
+		vs, ve := len(head), len(head)+joined.Len()
+		for _, r := range findSecrets(synth, false) {
+			if r.Start < ve && r.End > vs {
+				for _, p := range parts {
+					out = append(out, found{p[0], p[1], r.Kind})
+				}
+				break
+			}
+		}
+	}
+	return out
+}

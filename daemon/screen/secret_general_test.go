@@ -191,3 +191,23 @@ func TestSecretClientPairsAndLoginCalls(t *testing.T) {
 		"client.login('release-bot-2026')",
 	})
 }
+
+// Strings joined by concatenation are read as the one string they make: a key cut in two, each
+// half too short to read as one, goes whole. Their look-alikes: joined strings of prose, SQL, a
+// URL, a hash cut in two, a public key.
+func TestSecretJoinedStrings(t *testing.T) {
+	checkMarked(t, []string{
+		"const key = \"«sk_live_NdiPA»\" +\n  \"«AyaYSlOcwsUsMic2wHE1yzBKoNx»\";",
+		"token = ('«ghp_8fK2mQ»'\n         '«x9LzR4vT1nWc7YbE3pJ6sH0dA5uG2kN»')",
+		"$pw = '«Kq8#mW»' . '«2xLz!9»';",
+		"String password = \"«Tulip$»\" + \"«8842vx»\";",
+		"api_key: \"«d076dba599ad35»\" + \"«a8c38556bd76c75cd6»\"",
+	}, []string{
+		`const q = "SELECT id, name " + "FROM users WHERE active = 1";`,
+		`msg = ("Your order has shipped and "` + "\n" + `       "will arrive within three days.")`,
+		`url = "https://api.example.com" + "/v1/orders?page=2"`,
+		`const tx = "0x8f3a2c9d1e7b4a6f0c5d8e2b9a1f7c3e" + "4d6a8b0c2e1f3a5c7e9b1d3f5a7c9e2b";`,
+		`const pk = "pk_live_51HqLy" + "jWDarjtT1zdp7dcEXAMPLEkey00";`,
+		`label = "Password" + ": "`,
+	})
+}

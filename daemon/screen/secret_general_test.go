@@ -211,3 +211,26 @@ func TestSecretJoinedStrings(t *testing.T) {
 		`label = "Password" + ": "`,
 	})
 }
+
+// A password after the word for it in more languages (Bulgarian, Malay, Lithuanian, Estonian,
+// Croatian, Albanian, Basque, Galician, Welsh, Irish, Afrikaans, Uzbek and Azerbaijani, Georgian,
+// Armenian, Kazakh, Mongolian, Tamil, Amharic); their look-alikes: the same words in prose
+// with no password after them.
+func TestSecretPasswordWordsMoreLanguages(t *testing.T) {
+	words := []string{"парола:", "kata laluan:", "slaptažodis:", "salasõna:", "zaporka:", "fjalëkalimi:", "pasahitza:",
+		"contrasinal:", "cyfrinair:", "pasfhocal:", "wagwoord:", "parol:", "პაროლი:", "գաղտնաբառ:", "құпия сөз:",
+		"нууц үг:", "கடவுச்சொல்:", "የይለፍ ቃል:"}
+	var found []string
+	for i, w := range words {
+		found = append(found, w+" «"+[]string{"Tulpe!4482", "Perla*7721", "veloz88Xq#", "N0rte#552v"}[i%4]+"»")
+	}
+	checkMarked(t, found, []string{
+		"парола: същата като миналия път",
+		"kata laluan: tanya pentadbir sistem",
+		"slaptažodis: paklauskite administratoriaus",
+		"cyfrinair: gofynnwch i'r gweinyddwr",
+		"wagwoord: vra die administrateur",
+		"the prisoner was released on parole last May",
+		"parol: administratordan so'rang",
+	})
+}

@@ -48,6 +48,11 @@ var credLexicon = []credWord{
 	{"口令", wordPassword}, {"パスワード", wordPassword}, {"暗証番号", wordPassword}, {"비밀번호", wordPassword},
 	{"비번", wordPassword}, {"암호", wordPassword}, {"รหัสผ่าน", wordPassword}, {"סיסמה", wordPassword},
 	{"סיסמא", wordPassword}, {"κωδικός", wordPassword},
+	{"парола", wordPassword}, {"kata laluan", wordPassword}, {"slaptazodis", wordPassword}, {"salasona", wordPassword},
+	{"zaporka", wordPassword}, {"fjalekalimi", wordPassword}, {"fjalekalim", wordPassword}, {"pasahitza", wordPassword},
+	{"contrasinal", wordPassword}, {"cyfrinair", wordPassword}, {"pasfhocal", wordPassword}, {"wagwoord", wordPassword},
+	{"parol", wordPassword}, {"parolasi", wordPassword}, {"პაროლი", wordPassword}, {"գաղտնաբառ", wordPassword},
+	{"құпия сөз", wordPassword}, {"нууц үг", wordPassword}, {"கடவுச்சொல்", wordPassword}, {"የይለፍ ቃል", wordPassword},
 	// a user's name, then the password
 	{"login", wordLogin}, {"log in", wordLogin}, {"logon", wordLogin}, {"sign in", wordLogin}, {"user", wordLogin},
 	{"username", wordLogin}, {"usuario", wordLogin}, {"utilisateur", wordLogin}, {"benutzer", wordLogin},

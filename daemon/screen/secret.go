@@ -103,6 +103,7 @@ var proseValues = map[string]bool{
 	"undefined": true, "unset": true, "env": true, "environment": true, "vault": true, "sent.": true,
 	"password": true, "passwd": true, "pass": true, "pwd": true, "secret": true, "token": true, "key": true,
 	"apikey": true, "api_key": true, "default": true, "auto": true, "generated": true, "random": true,
+	"generate": true, "create": true, "choose": true, "pick": true, "change": true, "enter": true, "ask": true,
 }
 
 // placeholder reports whether a value names a secret without holding one: "<password>",
@@ -892,6 +893,9 @@ func findSecrets(text string, join bool) []Removal {
 	}
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
+	}
+	for _, f := range findHCLDefaults(text) {
+		spans = append(spans, span{f.s, f.e, f.kind, len(secretRules) + 1})
 	}
 	for _, p := range findClientPairs(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})

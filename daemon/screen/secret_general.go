@@ -64,6 +64,28 @@ var generalSecretRules = []secretRule{
 	// A PuTTY key file's private lines (its public lines are public).
 	srule(SecretPrivateKey, []string{"private-lines:"}, `(?m)^Private-Lines:[ \t]*\d+[ \t]*\r?\n((?:[A-Za-z0-9+/=]{4,}\r?\n?)+)`, 1,
 		func(v, _ string) bool { return len(strings.TrimSpace(v)) >= 40 && entropy(v) >= 4 }),
+	// A Wi-Fi or VPN pre-shared key: NetworkManager's and wpa_supplicant's psk=, ipsec.secrets'
+	// : PSK "...".
+	srule(SecretPassword, []string{"psk"}, `(?im)(?:^[ \t]*(?:wpa_)?psk[ \t]*=[ \t]*"?([^"\s]{8,63})"?[ \t]*$|:[ \t]*PSK[ \t]+"([^"\n]{4,128})")`, -1,
+		func(v, _ string) bool { return !placeholder(v) && !(len(v) == 64 && hexOnly(v) && sameChar(v)) }),
+	// An SNMP community string, the password of SNMP v1 and v2c: Cisco's snmp-server community
+	// X RO, net-snmp's rocommunity X; "public" and "private", the defaults, pass.
+	srule(SecretPassword, []string{"community"}, `(?im)(?:\bsnmp-server[ \t]+community|^[ \t]*r[ow]community6?|\bcommunity[ \t]*[=:])[ \t]+["']?([^\s"']{4,64})`, 1,
+		func(v, _ string) bool {
+			lo := strings.ToLower(v)
+			return lo != "public" && lo != "private" && !placeholder(v) && classes(v) >= 2
+		}),
+	// An IRC services password: /msg NickServ IDENTIFY [account] password.
+	srule(SecretPassword, []string{"identify"}, `(?i)\bnickserv[ \t]+identify[ \t]+(?:[^\s]+[ \t]+)?([^\s]{4,64})[ \t]*$`, 1,
+		func(v, _ string) bool { return !placeholder(v) }),
+	// A Lightning node's macaroon (LND's version 2 "lnd" header), in hex or base64: admin rights
+	// to the node.
+	prefixRule([]string{"0201036c6e64", "agedbg5k"}, `(?:0201036c6e64[0-9a-f]{100,}|AgEDbG5k[A-Za-z0-9+/_\-]{80,}={0,2})`),
+	// A key handed over in prose: "use <key> as the api key", "paste <token> as your token".
+	srule(SecretAPIKey, []string{" as "}, `(?i)\b(?:use|try|set|put|paste|add)[ \t]+["'`+"`"+`]?([A-Za-z0-9_\-+/=.]{20,200})["'`+"`"+`]?[ \t]+as[ \t]+(?:the[ \t]+|my[ \t]+|your[ \t]+|an?[ \t]+)?(?:api[ _\-]?key|key|token|access[ _\-]token|bearer[ _\-]token|secret|client[ _\-]secret)\b`, 1,
+		func(v, _ string) bool {
+			return len(v) >= 20 && entropy(v) >= 3.5 && strings.ContainsAny(v, "0123456789") && classes(v) >= 2 && !placeholderWord(v) && !notSecretShape(v)
+		}),
 	// An agent's auth token given to its command or its configuration: ngrok's authtoken.
 	srule(SecretToken, []string{"authtoken"}, `(?i)\bauthtoken(?:[ \t]*[:=][ \t]*|[ \t]+)["']?([A-Za-z0-9_\-]{30,})`, 1, mixedKey),
 }
@@ -253,6 +275,33 @@ func findJoinedStrings(text string) []found {
 				}
 				break
 			}
+		}
+	}
+	return out
+}
+
+// hclVariable is a Terraform variable block, its name and its body.
+var hclVariable = regexp.MustCompile(`\bvariable[ \t]+"([A-Za-z0-9_\-]+)"[ \t]*\{([^{}]{0,600})\}`)
+
+// hclDefault is the default value in a variable's body.
+var hclDefault = regexp.MustCompile(`(?m)^[ \t]*default[ \t]*=[ \t]*"([^"\n]{1,200})"`)
+
+// findHCLDefaults reports the default value of a Terraform variable whose name names a secret
+// (variable "db_password" { default = "..." }): the name is set apart from its value by the
+// block, as in a property list.
+func findHCLDefaults(text string) []found {
+	if !strings.Contains(text, "variable") || !strings.Contains(text, "default") {
+		return nil
+	}
+	var out []found
+	for _, m := range hclVariable.FindAllStringSubmatchIndex(text, -1) {
+		kind, ok := namedKind(text[m[2]:m[3]])
+		if !ok || kind == pairSession {
+			continue
+		}
+		body := text[m[4]:m[5]]
+		if d := hclDefault.FindStringSubmatchIndex(body); d != nil && pairValue(body[d[2]:d[3]], kind) {
+			out = append(out, found{m[4] + d[2], m[4] + d[3], kind})
 		}
 	}
 	return out

@@ -234,3 +234,39 @@ func TestSecretPasswordWordsMoreLanguages(t *testing.T) {
 		"parol: administratordan so'rang",
 	})
 }
+
+// Credentials of network configurations and services named by their own fields: a Wi-Fi or VPN
+// pre-shared key, an SNMP community, an IRC services password, a Lightning macaroon, a
+// Terraform variable's default under a secret's name, a key handed over in prose ("use X as the
+// api key", "my api key → X"); a prose word after a password label. Their look-alikes: flags
+// and placeholders in the same files, the default communities, public keys, a variable without
+// a default or named for something else, prose.
+func TestSecretNetworkAndBlockValues(t *testing.T) {
+	checkMarked(t, []string{
+		"[wifi-security]\nkey-mgmt=wpa-psk\npsk=«s7Vq!kR2mW»",
+		"network={\n    ssid=\"HomeNet\"\n    psk=\"«Zq8!vN2wLp»\"\n}",
+		"10.0.0.1 10.0.0.2 : PSK \"«Harbor$7731q»\"",
+		"snmp-server community «Xk9LYfaBfBDg» RO",
+		"rocommunity «n0c-Mon1tor» 10.0.0.0/8",
+		"/msg NickServ IDENTIFY «Harbor$7731q»",
+		"/msg NickServ IDENTIFY bob «Harbor$7731q»",
+		"macaroon: «0201036c6e6402f801030a1058b504ee8fa5a41c4e63cadaa62277c57d7a25112fc68ea05dda854fb4fee5ef9ee3f1e63bf0cda1643d03464780b1161676605e8fbbba790e3516c9ba5fa9ff0f082a30db05bbba8a8c57922f2263bca77148c50»",
+		"variable \"db_password\" {\n  type    = string\n  default = \"«Gl4cier#Pine88»\"\n}",
+		"variable \"stripe_api_key\" {\n  default = \"«rk_9fK2mQx9LzR4vT1nWc7YbE3p»\"\n}",
+		"use «o2qh20xlReGsaL1dvnyzv0ZzyA0xIfl4» as the api key",
+		"my api key → «ysCW9f4CA96qeGs6R3uYEIi75qB4sA9Q»",
+	}, []string{
+		"[wifi-security]\nkey-mgmt=wpa-psk\npsk-flags=1",
+		"network={\n    ssid=\"HomeNet\"\n    psk=<your-wifi-password>\n}",
+		"snmp-server community public RO",
+		"snmp-server community private RW",
+		"/msg NickServ IDENTIFY <password>",
+		"variable \"db_password\" {\n  type      = string\n  sensitive = true\n}",
+		"variable \"region\" {\n  default = \"eu-west-1-Zq8vN2wLp\"\n}",
+		"variable \"db_password\" {\n  default = \"${var.fallback}\"\n}",
+		"use 8 spaces as the indent",
+		"use the key as the token for now",
+		"Google app password: generate one under Security",
+		"the request id → 6f1c2a9e-4b3d-4e8a-9c7b-1d2e3f4a5b6c",
+	})
+}

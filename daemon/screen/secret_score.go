@@ -625,8 +625,8 @@ func labelAhead(rest string) bool {
 
 // separatorToken reports a token that only joins a name to its value: punctuation, or a copula.
 func separatorToken(v string) bool {
-	if alnumRun(v) == 0 && isASCII(v) {
-		return true
+	if alnumRun(v) == 0 && (isASCII(v) || strings.IndexFunc(v, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0) {
+		return true // punctuation, an arrow (→, ⇒) or a dash (—)
 	}
 	return joiningWords[strings.ToLower(v)]
 }

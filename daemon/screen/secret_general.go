@@ -86,6 +86,15 @@ var generalSecretRules = []secretRule{
 		func(v, _ string) bool {
 			return len(v) >= 20 && entropy(v) >= 3.5 && strings.ContainsAny(v, "0123456789") && classes(v) >= 2 && !placeholderWord(v) && !notSecretShape(v)
 		}),
+	// A value piped or fed as a here-string into a command that stores a secret: vercel env add,
+	// gh secret set, wrangler secret put, fly secrets import, docker secret create, firebase
+	// functions:secrets:set.
+	srule(SecretToken, []string{"secret", "env add"},
+		`(?:`+echoed+`[ \t]*\|[ \t]*[^\n]*?\b(?:secrets?[ \t:]+(?:set|put|add|create|import)|secrets:set|env[ \t]+add)\b|`+
+			`\b(?:secrets?[ \t:]+(?:set|put|add|create)|secrets:set|env[ \t]+add)\b[^\n]*?<<<[ \t]*(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"']{3,})))`, -1,
+		func(v, _ string) bool {
+			return !placeholder(v) && (credValue(v, wordKey, 0) || credValue(v, wordPassword, 0))
+		}),
 	// An agent's auth token given to its command or its configuration: ngrok's authtoken.
 	srule(SecretToken, []string{"authtoken"}, `(?i)\bauthtoken(?:[ \t]*[:=][ \t]*|[ \t]+)["']?([A-Za-z0-9_\-]{30,})`, 1, mixedKey),
 }

@@ -270,3 +270,25 @@ func TestSecretNetworkAndBlockValues(t *testing.T) {
 		"the request id → 6f1c2a9e-4b3d-4e8a-9c7b-1d2e3f4a5b6c",
 	})
 }
+
+// A value piped or fed as a here-string into a command that stores a secret; a Markdown table
+// whose header follows words on its line; an empty value in a connection string's pair is none.
+// Their look-alikes: variables piped in, other pipes, a table about keys without one, empty pairs.
+func TestSecretPipedTablesAndEmptyPairs(t *testing.T) {
+	checkMarked(t, []string{
+		`vercel env add API_SECRET production <<< "«sJ1AwaPX8JqdF7fLnV8RqW3Ab6qcX3XE»"`,
+		`echo -n '«sJ1AwaPX8JqdF7fLnV8RqW3Ab6qcX3XE»' | wrangler secret put API_KEY`,
+		`printf '%s' "«Harbor$7731q»" | gh secret set DB_PASSWORD`,
+		`echo '«Harbor$7731q»' | firebase functions:secrets:set DB_PASSWORD`,
+		"Review (4/5): | Service | Key | Owner |\n|---|---|---|\n| Mailchimp | `«cc127beac332a6219558f196e697f655-us3»` | marketing |\n| Datadog | `«d076dba599ad35a8c38556bd76c75cd6»` | ops |",
+	}, []string{
+		`echo "$API_KEY" | gh secret set API_KEY`,
+		`gh secret set API_KEY < key.txt`,
+		`echo done | tee secret.log`,
+		`vercel env add API_SECRET production <<< "$API_SECRET"`,
+		"Review: | Service | Key | Owner |\n|---|---|---|\n| Mailchimp | (in vault) | marketing |",
+		"Pwd=;Encrypt=yes;",
+		"Server=db;Database=crm;Pwd=;Encrypt=yes;",
+		"password=;timeout=30;",
+	})
+}

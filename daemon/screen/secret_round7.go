@@ -356,6 +356,10 @@ func findTableSecrets(text, lo string) []found {
 		} else if nc := strings.Count(header, ","); nc < 1 || nc != strings.Count(next, ",") {
 			continue
 		}
+		if sep == '|' && !strings.HasPrefix(strings.TrimSpace(header), "|") && strings.HasPrefix(strings.TrimSpace(next), "|") {
+			hline[0] += strings.IndexByte(header, '|') // "Review (4/5): | Service | Key |": the table starts at its first bar
+			header = text[hline[0]:hline[1]]
+		}
 		if len(header) > 400 || !anyIn(lo[hline[0]:hline[1]], secretColumns) && !strings.Contains(lo[hline[0]:hline[1]], "key") {
 			continue
 		}

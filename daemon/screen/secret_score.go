@@ -544,6 +544,9 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			break
 		}
 		tok := line[i:j]
+		if labelColon && n == 0 && k == 0 && strings.HasPrefix(tok, ";") && line[i-1] == '=' {
+			return 0, 0, false // Pwd=;Encrypt=yes: an empty value, then the next pair
+		}
 		if k := strings.IndexByte(tok, ';'); k > 0 && labelColon && strings.Contains(tok[k:], "=") {
 			j, tok = i+k, tok[:k] // Pwd=X;Encrypt=yes: the pair ends at the semicolon
 		}

@@ -95,6 +95,31 @@ var generalSecretRules = []secretRule{
 		func(v, _ string) bool {
 			return !placeholder(v) && (credValue(v, wordKey, 0) || credValue(v, wordPassword, 0))
 		}),
+	// A password flag after a user flag on one command line, in any tool: -u X -p Y, --user X
+	// --password Y, /user:X /pass:Y, /RU X /RP Y, -U X -P Y; the value reads as a password.
+	srule(SecretPassword, []string{"-u", "--user", "/user", "/ru", "-l "},
+		`(?i)(?:\s-u|\s--user(?:name)?|\s-U|\s-l|\s/user:?|\s/RU)[ \t=]+[^\s]+[^\n|;&]*?\s(?:-p|-P|-pw|--pass(?:word)?|/pass:|/RP|/p:)[ \t=]?(?:'([^'\n]{4,64})'|"([^"\n]{4,64})"|([^\s"'|;&]{4,64}))`, -1,
+		func(v, _ string) bool { return !placeholder(v) && (passwordToken(v) || labelledPassword(v)) }),
+	// Credentials given to a tool by position: mc alias set NAME URL ACCESS SECRET, composer's
+	// and poetry's http-basic.NAME USER PASSWORD, a token after a login subcommand (cargo
+	// login X).
+	srule(SecretPassword, []string{"mc ", "http-basic.", "login"},
+		`(?:\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S+[ \t]+https?://\S+[ \t]+\S+[ \t]+["']?([^\s"']{8,128})|`+
+			`\bhttp-basic\.\S+[ \t]+\S+[ \t]+["']?([^\s"']{4,128})|\b[a-z0-9\-]+[ \t]+login[ \t]+["']?([A-Za-z0-9_\-]{30,128})["']?[ \t]*$)`, -1,
+		func(v, m string) bool {
+			if strings.Contains(m, "login") && !strings.Contains(m, "http-basic") && !strings.HasPrefix(m, "mc") {
+				return len(v) >= 30 && entropy(v) >= 3.5 && classes(v) >= 2 && hasDigitStr(v) && !placeholderWord(v)
+			}
+			return !placeholder(v) && (passwordToken(v) || labelledPassword(v) || keyValue(v, 0))
+		}).withPre(func(text string) bool { return strings.Contains(text, " ") }),
+	// An expect script's answer to a password prompt: expect "password:" then send "X\r".
+	srule(SecretPassword, []string{"expect"},
+		`(?i)\bexpect[ \t]+[^\n]*?(?:pass(?:word|phrase)?|pin)[^\n]*\n[ \t]*send[ \t]+(?:--[ \t]+)?"([^"\n\\$\[]{4,64})(?:\\r|\\n)?"`, 1,
+		func(v, _ string) bool { return !placeholder(v) }),
+	// An XML element named for a password, with attributes: FileZilla's <Pass encoding="base64">.
+	srule(SecretPassword, []string{"<pass"},
+		`(?i)<(pass|password|passwd|pwd|secret)[ \t]+[a-z_:\-]+="[^"]*"[^>]*>([^<\s]{4,200})</(?:pass|password|passwd|pwd|secret)>`, 2,
+		func(v, _ string) bool { return !placeholder(v) && classes(v) >= 2 }),
 	// An agent's auth token given to its command or its configuration: ngrok's authtoken.
 	srule(SecretToken, []string{"authtoken"}, `(?i)\bauthtoken(?:[ \t]*[:=][ \t]*|[ \t]+)["']?([A-Za-z0-9_\-]{30,})`, 1, mixedKey),
 }
@@ -311,6 +336,46 @@ func findHCLDefaults(text string) []found {
 		body := text[m[4]:m[5]]
 		if d := hclDefault.FindStringSubmatchIndex(body); d != nil && pairValue(body[d[2]:d[3]], kind) {
 			out = append(out, found{m[4] + d[2], m[4] + d[3], kind})
+		}
+	}
+	return out
+}
+
+// secretReads are commands that print a secret: a secret manager's, a password store's, a
+// Kubernetes secret decoded, a CLI's own token.
+var secretReads = []string{"op item get", "op read", "vault kv get", "vault read", "gcloud secrets versions access",
+	"az keyvault secret show", "aws secretsmanager get-secret-value", "aws ssm get-parameter", "pass show", "gopass show",
+	"security find-generic-password", "security find-internet-password", "gh auth token", "heroku auth:token",
+	"base64 -d", "base64 --decode", "bw get password", "lpass show", "doppler secrets get", "infisical secrets get",
+	"kubectl get secret", "keyring get", "secret-tool lookup", "cat ~/.pgpass", "printenv"}
+
+// findConsoleSecrets reports the value a console prints alone on the line after a command that
+// reads a secret (vault kv get -field=password secret/db / X, op read op://.../password / X).
+func findConsoleSecrets(text, lo string) []found {
+	if strings.IndexByte(text, '\n') < 0 || len(lo) != len(text) || !anySub(lo, secretReads) {
+		return nil
+	}
+	var out []found
+	lines := lineSpans(text)
+	for li := 0; li+1 < len(lines); li++ {
+		cmd := lo[lines[li][0]:lines[li][1]]
+		if !anySub(cmd, secretReads) {
+			continue
+		}
+		next := text[lines[li+1][0]:lines[li+1][1]]
+		v := strings.TrimSpace(next)
+		if v == "" || strings.ContainsAny(v, " \t") || li+2 < len(lines) && strings.TrimSpace(text[lines[li+2][0]:lines[li+2][1]]) != "" &&
+			!strings.HasPrefix(strings.TrimSpace(text[lines[li+2][0]:lines[li+2][1]]), "$") {
+			continue // the output is one value alone, then a blank line, a prompt or the end
+		}
+		kind := SecretAPIKey
+		if strings.Contains(cmd, "pass") || strings.Contains(cmd, "pwd") {
+			kind = SecretPassword
+		}
+		ok := kind == SecretPassword && (passwordToken(v) || labelledPassword(v)) || keyValue(v, 0) && !notSecretShape(v)
+		if ok && !placeholder(v) {
+			s := lines[li+1][0] + strings.Index(next, v)
+			out = append(out, found{s, s + len(v), kind})
 		}
 	}
 	return out

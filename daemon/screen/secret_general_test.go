@@ -292,3 +292,47 @@ func TestSecretPipedTablesAndEmptyPairs(t *testing.T) {
 		"password=;timeout=30;",
 	})
 }
+
+// Credentials given to commands: a password flag after a user flag in any tool, credentials by
+// position (mc alias set, http-basic, a token after a login subcommand), an expect script's
+// answer to a password prompt, an XML password element with attributes, the value a console
+// prints after a command that reads a secret. Their look-alikes: ports and projects after -p,
+// variables, prompts, other output.
+func TestSecretCommandCredentials(t *testing.T) {
+	checkMarked(t, []string{
+		"cqlsh -u cassandra -p «m0ss-Otter!42» 10.0.0.4",
+		"psexec \\\\10.0.0.5 -u Administrator -p «Tulip$8842vx» cmd",
+		"schtasks /Create /TN nightly /TR backup.bat /RU CORP\\svc /RP «Tulip$8842vx»",
+		"influx -username admin -password '«Gl4cier#Pine88»'",
+		"mc alias set myminio http://10.0.0.9:9000 QF71CY951HGEUGM3FH1Z «RsHhyjx3qtg56zArq6iF9ndycwCnHPJf0JoLbzOI»",
+		"composer config http-basic.repo.example.com deploy «Tulip$8842vx»",
+		"poetry config http-basic.private deploy «s7Vq!kR2mW»",
+		"cargo login «ciokvNGF8k7rx9aYy9EY7AkdkrSCjDXGcCa»",
+		"expect \"password:\"\nsend \"«s7Vq!kR2mW»\\r\"",
+		`<Server><Host>ftp.example.com</Host><User>bob</User><Pass encoding="base64">«VHVsaXAkODg0MnZ4»</Pass></Server>`,
+		"$ vault kv get -field=password secret/db\n«Harbor$7731q»",
+		"op item get db --fields password\n«m0ss-Otter!42»\n",
+		"kubectl get secret db -o jsonpath=\"{.data.password}\" | base64 -d\n«m0ss-Otter!42»",
+		"$ gh auth token\n«gho_16C7e42F292c6912E7710c838347Ae178B4a»\n$ ",
+		"clé d'API : «qugpmrNC93MvXkuGCLwW0LvHLe2e6spU4sqdlpb5»",
+		"chave de API: «nUpcFEbazhHAvWx8zU59C1J38HD8auUQ»",
+		"APIキー: «RdvkuH3dbpuZTv1xwn1k6nGJWt7nFt4G»",
+		"the API key is «suJLpqaFmokkryHNgWwY3szi85MSjMqz»",
+	}, []string{
+		"docker run -u 1000:1000 -p 8080:80 -v data:/data web:v2",
+		"ssh -l deploy -p 2222 10.0.0.5",
+		"psql -U app -p 5432 -h db shop",
+		"az login -u bob@corp.example -p $AZ_PASSWORD",
+		"mc alias set myminio http://10.0.0.9:9000 $MINIO_USER $MINIO_PASSWORD",
+		"composer config http-basic.repo.example.com deploy ${REPO_TOKEN}",
+		"cargo login",
+		"then run cargo login and paste the token from crates.io",
+		"expect \"password:\"\nsend \"$env(PASS)\\r\"",
+		`<Pass encoding="base64"></Pass>`,
+		"$ vault kv get -field=password secret/db\nError reading secret/db: permission denied",
+		"kubectl get secret db -o jsonpath=\"{.data.password}\" | base64 -d",
+		"$ base64 -d logo.b64 > logo.png\n$ ls",
+		"token mint: EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+		"token address: 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+	})
+}

@@ -99,6 +99,7 @@ type credTerm struct {
 	kind, end int
 	short     bool // a word of three letters or fewer (pwd, mdp, key): only the next token counts
 	answer    bool // the value is looked for on the line after a question
+	api       bool // an API key, an API token or a secret: no account's address is named so
 }
 
 // asked reports whether the credential word ending at line[e] is asked about: the line is a
@@ -344,7 +345,8 @@ func credTerms(line, lo string, buf *[]lword) []credTerm {
 		if !termEnd(line, last.end) || c.kind == wordKey && qualified(ws, i-n+1, i) || negatedTerm(ws, i-n+1) {
 			continue
 		}
-		out = append(out, credTerm{kind: c.kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass"})
+		api := c.kind == wordKey && (c.w == "apikey" || c.w == "secret" || apiNear(ws, i-n+1, i))
+		out = append(out, credTerm{kind: c.kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass", api: api})
 	}
 	if !ascii {
 		lo := strings.ToLower(line)
@@ -356,7 +358,8 @@ func credTerms(line, lo string, buf *[]lword) []credTerm {
 				}
 				from += j + len(c.w)
 				if from <= len(line) {
-					out = append(out, credTerm{kind: c.kind, end: from})
+					api := c.kind == wordKey && strings.Contains(lo[max(0, from-len(c.w)-6):from], "api")
+					out = append(out, credTerm{kind: c.kind, end: from, api: api})
 				}
 			}
 		}
@@ -531,7 +534,7 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 	labelColon := i > sep // the word ends in a colon, an equals sign or an arrow
 	n := 0                // tokens passed over that are not separators
 	afterSep := false     // the token before was a colon, an equals sign, a copula or a label
-	labelled := t.short && t.kind == wordPassword && labelAhead(line[i:])
+	labelled := t.short && (t.kind == wordPassword || t.kind == wordKey) && labelAhead(line[i:])
 	for k := 0; k < 8 && n < 6 && i < len(line) && i-t.end < 100; k++ {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
@@ -595,7 +598,7 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 		if t.answer && t.kind != wordKey {
 			near = 1
 		}
-		if credValue(v, t.kind, near) {
+		if credValue(v, t.kind, near) || t.api && base58Address(v) && apiKeyShape(v) {
 			return i + s, i + e, true
 		}
 		if t.kind != wordLogin && !t.answer && n >= 1 && len(v) >= 6 && hasDigitStr(v) {
@@ -801,6 +804,25 @@ func quotedPhrase(line string, i int) (int, int, bool) {
 }
 
 // keyValue decides on a value after a key, token or secret word.
+// apiWords, next to a key word, name an API's key or an access token.
+var apiWords = Set("api", "access", "acces", "acceso", "accesso", "zugriff", "zugriffs", "dostepu", "доступа")
+
+// apiNear reports whether an API word stands within two words of ws[s:e+1].
+func apiNear(ws []lword, s, e int) bool {
+	for _, k := range []int{s - 2, s - 1, e + 1, e + 2} {
+		if k >= 0 && k < len(ws) && apiWords[ws[k].w] {
+			return true
+		}
+	}
+	return false
+}
+
+// apiKeyShape reports a generated key of letters of both cases and digits, 26 to 44 of them,
+// which an account's address in base58 shares: after "API key" or "secret" it is the key.
+func apiKeyShape(v string) bool {
+	return upLowDigit(v) && entropy(v) >= 3.8 && !maskedValue(v) && !placeholderWord(v)
+}
+
 func keyValue(v string, n int) bool {
 	h := entropy(v)
 	if base58Address(v) {

@@ -879,7 +879,7 @@ func findSecrets(text string, join bool) []Removal {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	for _, p := range keys {
-		if calledPublic(lo, p[0], p[1]) {
+		if calledPublic(text, p[0], p[1]) {
 			continue // createClient('...', '...') // anon key, fine in the browser
 		}
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
@@ -894,10 +894,10 @@ func findSecrets(text string, join bool) []Removal {
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
-	for _, f := range append(findHCLDefaults(text), findConsoleSecrets(text, lo)...) {
+	for _, f := range append(findHCLDefaults(text), findConsoleSecrets(text, lo, &pairs)...) {
 		spans = append(spans, span{f.s, f.e, f.kind, len(secretRules) + 1})
 	}
-	for _, p := range findClientPairs(text, lo) {
+	for _, p := range findClientPairs(text) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
 	for _, p := range findRecoveryCodes(text, lo) {

@@ -157,10 +157,10 @@ func sameRun(v string) bool {
 	return false
 }
 
-// clientPair is an id and a secret handed side by side to a client's constructor or factory:
-// Twitch('<client id>', '<secret>'), algoliasearch('<app>', '<admin key>'), new
-// KrakenClient('<key>', '<secret>').
-var clientPair = regexp.MustCompile(`\b((?:new\s+)?[A-Za-z_][A-Za-z0-9_.]*)\(\s*["']([A-Za-z0-9_.+/=\-]{6,100})["']\s*,\s*["']([A-Za-z0-9_+/=.\-]{20,128})["']`)
+// clientPairArgs are an id and a secret handed side by side to a client's constructor or
+// factory: Twitch('<client id>', '<secret>'), algoliasearch('<app>', '<admin key>'), new
+// KrakenClient('<key>', '<secret>'). It is matched at a call's opening bracket.
+var clientPairArgs = regexp.MustCompile(`^\(\s*["']([A-Za-z0-9_.+/=\-]{6,100})["']\s*,\s*["']([A-Za-z0-9_+/=.\-]{20,128})["']`)
 
 // notClientCalls are names of calls whose two strings are no id and secret: tests, comparisons,
 // hashing, formatting, logging, translation.
@@ -176,15 +176,40 @@ var publicNote = []string{"search-only", "search only", "searchonly", "public", 
 // a type's (capitalised) or a client's or a service's factory (…client, …search, …sdk, …api,
 // …auth), the id an identifier and the secret random-looking, and no word on the line calling the
 // key public.
-func findClientPairs(text, lo string) [][2]int {
+func findClientPairs(text string) [][2]int {
 	if !strings.Contains(text, "(") || !strings.Contains(text, ",") {
 		return nil
 	}
 	var out [][2]int
-	for _, m := range clientPair.FindAllStringSubmatchIndex(text, -1) {
+	for from := 0; ; {
+		k := strings.IndexByte(text[from:], '(')
+		if k < 0 {
+			break
+		}
+		at := from + k
+		from = at + 1
+		j := at + 1
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n') {
+			j++
+		}
+		if j >= len(text) || text[j] != '"' && text[j] != '\'' {
+			continue
+		}
+		ns := at
+		for ns > 0 && (isLower(text[ns-1]|0x20) || text[ns-1] >= '0' && text[ns-1] <= '9' || text[ns-1] == '_' || text[ns-1] == '.') {
+			ns--
+		}
+		if ns == at {
+			continue
+		}
+		a := clientPairArgs.FindStringSubmatchIndex(text[at:])
+		if a == nil {
+			continue
+		}
+		m := []int{ns, at + a[1], ns, at, at + a[2], at + a[3], at + a[4], at + a[5]}
 		name := text[m[2]:m[3]]
-		base := strings.ToLower(name[strings.LastIndexAny(name, ". \t\n")+1:])
-		if !(name[strings.LastIndexAny(name, ". \t\n")+1] >= 'A' && name[strings.LastIndexAny(name, ". \t\n")+1] <= 'Z' ||
+		base := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
+		if base == "" || !(name[strings.LastIndexByte(name, '.')+1] >= 'A' && name[strings.LastIndexByte(name, '.')+1] <= 'Z' ||
 			anySub(base, []string{"client", "search", "sdk", "api", "auth", "connect", "init", "configure", "create"})) {
 			continue
 		}
@@ -195,7 +220,7 @@ func findClientPairs(text, lo string) [][2]int {
 		if id == secret || placeholder(secret) || placeholderWord(id) || !clientSecret(secret) {
 			continue
 		}
-		if calledPublic(lo, m[0], m[1]) {
+		if calledPublic(text, m[0], m[1]) {
 			continue
 		}
 		out = append(out, [2]int{m[6], m[7]})
@@ -203,16 +228,16 @@ func findClientPairs(text, lo string) [][2]int {
 	return out
 }
 
-// calledPublic reports whether the line around lo[s:e] calls its key public.
-func calledPublic(lo string, s, e int) bool {
-	ls := strings.LastIndexByte(lo[:s], '\n') + 1
-	le := strings.IndexByte(lo[e:], '\n')
+// calledPublic reports whether the line around text[s:e] calls its key public.
+func calledPublic(text string, s, e int) bool {
+	ls := strings.LastIndexByte(text[:s], '\n') + 1
+	le := strings.IndexByte(text[e:], '\n')
 	if le < 0 {
-		le = len(lo)
+		le = len(text)
 	} else {
 		le += e
 	}
-	return anySub(lo[ls:le], publicNote)
+	return anySub(strings.ToLower(text[ls:le]), publicNote)
 }
 
 // clientSecret decides on a client's secret: random letters and digits (a hex key too), or
@@ -351,31 +376,59 @@ var secretReads = []string{"op item get", "op read", "vault kv get", "vault read
 
 // findConsoleSecrets reports the value a console prints alone on the line after a command that
 // reads a secret (vault kv get -field=password secret/db / X, op read op://.../password / X).
-func findConsoleSecrets(text, lo string) []found {
-	if strings.IndexByte(text, '\n') < 0 || len(lo) != len(text) || !anySub(lo, secretReads) {
+func findConsoleSecrets(text, lo string, pairs *bytePairs) []found {
+	if strings.IndexByte(text, '\n') < 0 || len(lo) != len(text) {
 		return nil
 	}
 	var out []found
-	lines := lineSpans(text)
-	for li := 0; li+1 < len(lines); li++ {
-		cmd := lo[lines[li][0]:lines[li][1]]
-		if !anySub(cmd, secretReads) {
+	done := -1 // the end of the last command line read
+	for _, r := range secretReads {
+		if !pairs.may(r) {
 			continue
 		}
-		next := text[lines[li+1][0]:lines[li+1][1]]
-		v := strings.TrimSpace(next)
-		if v == "" || strings.ContainsAny(v, " \t") || li+2 < len(lines) && strings.TrimSpace(text[lines[li+2][0]:lines[li+2][1]]) != "" &&
-			!strings.HasPrefix(strings.TrimSpace(text[lines[li+2][0]:lines[li+2][1]]), "$") {
-			continue // the output is one value alone, then a blank line, a prompt or the end
-		}
-		kind := SecretAPIKey
-		if strings.Contains(cmd, "pass") || strings.Contains(cmd, "pwd") {
-			kind = SecretPassword
-		}
-		ok := kind == SecretPassword && (passwordToken(v) || labelledPassword(v)) || keyValue(v, 0) && !notSecretShape(v)
-		if ok && !placeholder(v) {
-			s := lines[li+1][0] + strings.Index(next, v)
-			out = append(out, found{s, s + len(v), kind})
+		for from := 0; ; {
+			k := strings.Index(lo[from:], r)
+			if k < 0 {
+				break
+			}
+			at := from + k
+			from = at + len(r)
+			ce := strings.IndexByte(text[at:], '\n')
+			if ce < 0 {
+				break
+			}
+			ce += at
+			if ce == done {
+				continue
+			}
+			done = ce
+			cmd := lo[strings.LastIndexByte(lo[:at], '\n')+1 : ce]
+			ne := strings.IndexByte(text[ce+1:], '\n')
+			after := ""
+			if ne < 0 {
+				ne = len(text)
+			} else {
+				ne += ce + 1
+				if ae := strings.IndexByte(text[ne+1:], '\n'); ae < 0 {
+					after = text[ne+1:]
+				} else {
+					after = text[ne+1 : ne+1+ae]
+				}
+			}
+			next := text[ce+1 : ne]
+			v := strings.TrimSpace(next)
+			if a := strings.TrimSpace(after); v == "" || strings.ContainsAny(v, " \t") || a != "" && !strings.HasPrefix(a, "$") {
+				continue // the output is one value alone, then a blank line, a prompt or the end
+			}
+			kind := SecretAPIKey
+			if strings.Contains(cmd, "pass") || strings.Contains(cmd, "pwd") {
+				kind = SecretPassword
+			}
+			ok := kind == SecretPassword && (passwordToken(v) || labelledPassword(v)) || keyValue(v, 0) && !notSecretShape(v)
+			if ok && !placeholder(v) {
+				s := ce + 1 + strings.Index(next, v)
+				out = append(out, found{s, s + len(v), kind})
+			}
 		}
 	}
 	return out

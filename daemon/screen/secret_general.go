@@ -39,16 +39,16 @@ var generalSecretRules = []secretRule{
 	prefixRule([]string{"ezak", "eztk"}, `EZ[AT]K[0-9a-zA-Z]{54}`),
 	prefixRule([]string{"dt0c01."}, `dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}`),
 	prefixRule([]string{"bkua_"}, `bkua_[0-9a-f]{40}`),
-	prefixRule([]string{"pnu_"}, `pnu_[A-Za-z0-9]{36}`),
+	prefixRule([]string{"pnu_"}, `pnu_[A-Za-z0-9]{36}`).withCheck(mixedToken),
 	prefixRule([]string{"sgp_"}, `sgp_(?:[0-9a-f]{16}_)?[0-9a-f]{40}`),
 	prefixRule([]string{"tfp_"}, `tfp_[A-Za-z0-9_\-.]{40,60}`),
 	prefixRule([]string{"tgp_v1_"}, `tgp_v1_[A-Za-z0-9_\-]{40,}`),
 	prefixRule([]string{"sb_secret_"}, `sb_secret_[A-Za-z0-9_\-]{24,}`),
-	prefixRule([]string{"y0_"}, `y0_[A-Za-z0-9_\-]{50,}`),
+	prefixRule([]string{"y0_"}, `y0_[A-Za-z0-9_\-]{50,}`).withCheck(mixedToken),
 	prefixRule([]string{"sk-lf-"}, `sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`),
 	prefixRule([]string{"sk_", "sk-"}, `sk(?:_[0-9a-f]{48}|-[0-9a-f]{32})`).withPre(func(text string) bool { return hexRun(text, 32) }),
-	prefixRule([]string{"re_"}, `re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}`),
-	prefixRule([]string{"fw_"}, `fw_[A-Za-z0-9]{24}`),
+	prefixRule([]string{"re_"}, `re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}`).withCheck(mixedToken),
+	prefixRule([]string{"fw_"}, `fw_[A-Za-z0-9]{24}`).withCheck(mixedToken),
 	prefixRule([]string{"dapi"}, `dapi[0-9a-f]{32}(?:-\d)?`),
 	prefixRule([]string{"access_token$"}, `access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[0-9a-f]{32}`),
 	prefixRule([]string{"dg9roj"}, `dG9rOj[A-Za-z0-9+/_\-]{40,}={0,2}`),
@@ -99,7 +99,12 @@ var generalSecretRules = []secretRule{
 	// --password Y, /user:X /pass:Y, /RU X /RP Y, -U X -P Y; the value reads as a password.
 	srule(SecretPassword, []string{"-u", "--user", "/user", "/ru", "-l "},
 		`(?i)(?:\s-u|\s--user(?:name)?|\s-U|\s-l|\s/user:?|\s/RU)[ \t=]+[^\s]+[^\n|;&]*?\s(?:-p|-P|-pw|--pass(?:word)?|/pass:|/RP|/p:)[ \t=]?(?:'([^'\n]{4,64})'|"([^"\n]{4,64})"|([^\s"'|;&]{4,64}))`, -1,
-		func(v, _ string) bool { return !placeholder(v) && (passwordToken(v) || labelledPassword(v)) }),
+		func(v, m string) bool {
+			if (strings.Contains(m, "mysql") || strings.Contains(m, "mariadb")) && strings.Contains(m, "-p ") {
+				return false // mysql -u root -p shop: -p asks for the password, shop is the database
+			}
+			return !placeholder(v) && !strings.Contains(v, "=") && (passwordToken(v) || labelledPassword(v) && upLowDigit(v))
+		}),
 	// Credentials given to a tool by position: mc alias set NAME URL ACCESS SECRET, composer's
 	// and poetry's http-basic.NAME USER PASSWORD, a token after a login subcommand (cargo
 	// login X).
@@ -131,7 +136,19 @@ func init() {
 // prefixRule is a token found by its prefix and shape alone, standing apart from the characters
 // of a token around it.
 func prefixRule(keywords []string, expr string) secretRule {
-	return srule(SecretToken, keywords, `(?:^|[^A-Za-z0-9_\-.])(`+expr+`)(?:[^A-Za-z0-9_\-]|$)`, 1, shapedToken)
+	return srule(SecretToken, keywords, `(?:^|[^A-Za-z0-9_\-.+/])(`+expr+`)(?:[^A-Za-z0-9_\-+/]|$)`, 1, shapedToken)
+}
+
+// withCheck sets the rule's check.
+func (r secretRule) withCheck(check func(value, match string) bool) secretRule {
+	r.check = check
+	return r
+}
+
+// mixedToken decides on a token whose prefix is short and common (re_, fw_): its body holds
+// capitals, small letters and digits, as generated keys of those services do.
+func mixedToken(v, m string) bool {
+	return shapedToken(v, m) && upLowDigit(v[strings.IndexByte(v, '_')+1:])
 }
 
 // shapedToken decides on a token matched by its prefix and shape: random-looking (hex bodies
@@ -220,12 +237,30 @@ func findClientPairs(text string) [][2]int {
 		if id == secret || placeholder(secret) || placeholderWord(id) || !clientSecret(secret) {
 			continue
 		}
+		if hexOnly(secret) && !anySub(base, []string{"client", "search", "sdk", "api", "auth"}) && lineHas(text, m[0], hashWords) {
+			continue // Download('setup.exe', '<md5>'): a file's digest, not a key
+		}
 		if calledPublic(text, m[0], m[1]) {
 			continue
 		}
 		out = append(out, [2]int{m[6], m[7]})
 	}
 	return out
+}
+
+// hashWords name a digest on a line.
+var hashWords = []string{"md5", "sha", "hash", "checksum", "digest", "etag", "commit", "crc", "fingerprint", "integrity"}
+
+// lineHas reports whether the line holding text[at] holds one of ws, in lower case.
+func lineHas(text string, at int, ws []string) bool {
+	ls := strings.LastIndexByte(text[:at], '\n') + 1
+	le := strings.IndexByte(text[at:], '\n')
+	if le < 0 {
+		le = len(text)
+	} else {
+		le += at
+	}
+	return anySub(strings.ToLower(text[ls:le]), ws)
 }
 
 // calledPublic reports whether the line around text[s:e] calls its key public.
@@ -247,13 +282,17 @@ func clientSecret(v string) bool {
 		sameChar(v) || !strings.ContainsAny(v, "0123456789") || entropy(v) < 3.5 && !(hexOnly(v) && entropy(v) >= 3) {
 		return false
 	}
-	var letters int
+	var letters, small int
 	for i := 0; i < len(v); i++ {
 		if c := v[i] | 0x20; c >= 'a' && c <= 'z' {
 			letters++
 		}
+		if v[i] >= 'a' && v[i] <= 'z' {
+			small++
+		}
 	}
-	return letters >= 4 && (len(v) != 40 && len(v) != 64 || !hexOnly(v))
+	// capitals and digits alone are a SKU's or an order's reference more often than a secret
+	return letters >= 4 && small > 0 && (len(v) != 40 && len(v) != 64 || !hexOnly(v))
 }
 
 // anySub reports whether s holds one of ws.

@@ -894,7 +894,7 @@ func findSecrets(text string, join bool) []Removal {
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
-	for _, f := range append(findHCLDefaults(text), findConsoleSecrets(text, lo, &pairs)...) {
+	for _, f := range append(append(findHCLDefaults(text), findConsoleSecrets(text, lo, &pairs)...), findLayoutValues(text)...) {
 		spans = append(spans, span{f.s, f.e, f.kind, len(secretRules) + 1})
 	}
 	for _, p := range findClientPairs(text) {

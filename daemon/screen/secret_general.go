@@ -472,3 +472,49 @@ func findConsoleSecrets(text, lo string, pairs *bytePairs) []found {
 	}
 	return out
 }
+
+// htmlCells are a table's label cell and the value cell after it: <td>Password</td><td>X</td>,
+// <th>API key</th><td>X</td>, <dt>Token</dt><dd>X</dd>.
+var htmlCells = regexp.MustCompile(`(?i)<(?:t[dh]|dt)\b[^>]*>[ \t]*(?:<(?:b|strong)>)?([^<\n]{2,40}?)[ \t:]*(?:</(?:b|strong)>)?[ \t]*</(?:t[dh]|dt)>\s*<(?:td|dd)\b[^>]*>[ \t]*(?:<code>)?([^<\s]{4,200})(?:</code>)?[ \t]*</(?:td|dd)>`)
+
+// htmlPassword is a password field filled in: <input type="password" value="X">.
+var htmlPassword = regexp.MustCompile(`(?i)<input\b[^>]*?\btype=["']?password["']?[^>]*?\bvalue=["']([^"'\n]{3,128})["']|<input\b[^>]*?\bvalue=["']([^"'\n]{3,128})["'][^>]*?\btype=["']?password\b`)
+
+// yamlBlock is a YAML key whose value is a block scalar on the lines below: password: |.
+var yamlBlock = regexp.MustCompile(`(?m)^([ \t]*)([A-Za-z0-9_.\-]{2,60})[ \t]*:[ \t]*[|>][+\-]?[ \t]*\r?\n([ \t]+)([^\s#][^\n]{3,200})$`)
+
+// findLayoutValues reports values set apart from their names by a document's layout: an HTML
+// table's or definition list's label and value cells, a password input's value, a YAML block
+// scalar's first line.
+func findLayoutValues(text string) []found {
+	var out []found
+	if strings.Contains(text, "</t") || strings.Contains(text, "</dt>") {
+		for _, m := range htmlCells.FindAllStringSubmatchIndex(text, -1) {
+			if kind, ok := namedKind(text[m[2]:m[3]]); ok && kind != pairSession && pairValue(text[m[4]:m[5]], kind) {
+				out = append(out, found{m[4], m[5], kind})
+			}
+		}
+	}
+	if strings.Contains(text, "<input") || strings.Contains(text, "<INPUT") {
+		for _, m := range htmlPassword.FindAllStringSubmatchIndex(text, -1) {
+			s, e := m[2], m[3]
+			if s < 0 {
+				s, e = m[4], m[5]
+			}
+			if v := text[s:e]; !placeholder(v) && !maskedValue(v) {
+				out = append(out, found{s, e, SecretPassword})
+			}
+		}
+	}
+	if strings.Contains(text, ": |") || strings.Contains(text, ": >") || strings.Contains(text, ":|") {
+		for _, m := range yamlBlock.FindAllStringSubmatchIndex(text, -1) {
+			if len(text[m[6]:m[7]]) <= len(text[m[2]:m[3]]) {
+				continue // the next line is no deeper: not the block's body
+			}
+			if kind, ok := namedKind(text[m[4]:m[5]]); ok && kind != pairSession && pairValue(strings.TrimSpace(text[m[8]:m[9]]), kind) {
+				out = append(out, found{m[8], m[8] + len(strings.TrimRight(text[m[8]:m[9]], " \t\r")), kind})
+			}
+		}
+	}
+	return out
+}

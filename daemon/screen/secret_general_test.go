@@ -341,3 +341,36 @@ func TestSecretCommandCredentials(t *testing.T) {
 		"token address: 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
 	})
 }
+
+// Values set apart from their names by a document's layout (an HTML table's label and value
+// cells, a definition list, a password input's value, a YAML block scalar) and password and
+// token words written short or split (pword, pswd, psw, pass word, PAT). Their look-alikes:
+// cells and inputs without a secret, a block scalar of prose or under another name, "Pat" the
+// name.
+func TestSecretLayoutValuesAndWordVariants(t *testing.T) {
+	checkMarked(t, []string{
+		"<tr><td>Password</td><td>«Gl4cier#Pine88»</td></tr>",
+		"<tr><th>API key</th><td><code>«olfGPytMy8tSrKAQkx8VQL044oyMIssT»</code></td></tr>",
+		"<dl><dt>Token</dt>\n<dd>«qugpmrNC93MvXkuGCLwW0LvHLe2e6spU4sqdlpb5»</dd></dl>",
+		`<input type="password" name="pw" value="«Kx9#mPq2vL»">`,
+		`<input value="«Kx9#mPq2vL»" type=password>`,
+		"db:\n  password: |\n    «Gl4cier#Pine88»\n  user: app",
+		"pword: «m0ss-Otter!42»",
+		"pswd: «Harbor$7731q»",
+		"psw: «Gl4cier#Pine88»",
+		"pass-word: «m0ss-Otter!42»",
+		"pass word: «Harbor$7731q»",
+		"PAT: «olfGPytMy8tSrKAQkx8VQL044oyMIssT»",
+	}, []string{
+		"<tr><td>Password</td><td>(ask Dana)</td></tr>",
+		"<tr><td>Password</td><td>********</td></tr>",
+		"<tr><td>Order</td><td>ORD-2024-118273</td></tr>",
+		`<input type="password" name="pw" value="">`,
+		`<input type="password" name="pw" placeholder="Password">`,
+		`<input type="text" value="Kx9#mPq2vL">`,
+		"description: |\n  Reset the password after the first login.",
+		"script: |\n  echo Harbor7731",
+		"Pat: I think the deploy is fine now",
+		"pass word of it along to the team",
+	})
+}

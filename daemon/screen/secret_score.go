@@ -33,6 +33,7 @@ var credLexicon = []credWord{
 	// passwords
 	{"password", wordPassword}, {"passwort", wordPassword}, {"pass", wordPassword}, {"passwd", wordPassword}, {"pwd", wordPassword}, {"pw", wordPassword},
 	{"passcode", wordPassword}, {"passphrase", wordPassword}, {"kennwort", wordPassword},
+	{"pword", wordPassword}, {"pswd", wordPassword}, {"psw", wordPassword}, {"pass word", wordPassword},
 	{"contrasena", wordPassword}, {"contrasenya", wordPassword}, {"senha", wordPassword}, {"parola", wordPassword},
 	{"haslo", wordPassword}, {"heslo", wordPassword}, {"sifre", wordPassword}, {"sifresi", wordPassword},
 	{"lozinka", wordPassword}, {"jelszo", wordPassword}, {"losenord", wordPassword}, {"wachtwoord", wordPassword},
@@ -65,7 +66,7 @@ var credLexicon = []credWord{
 	{"privkey", wordKey}, {"clave", wordKey}, {"chave", wordKey}, {"cle", wordKey}, {"clef", wordKey},
 	{"schlussel", wordKey}, {"chiave", wordKey}, {"klucz", wordKey}, {"anahtar", wordKey}, {"kunci", wordKey},
 	{"khoa", wordKey}, {"sleutel", wordKey}, {"nyckel", wordKey}, {"cheie", wordKey}, {"kulcs", wordKey},
-	{"ufunguo", wordKey}, {"llave", wordKey}, {"jeton", wordKey},
+	{"ufunguo", wordKey}, {"llave", wordKey}, {"jeton", wordKey}, {"pat", wordKey},
 	{"ключ", wordKey}, {"токен", wordKey}, {"секрет", wordKey}, {"密钥", wordKey}, {"秘钥", wordKey},
 	{"令牌", wordKey}, {"キー", wordKey}, {"トークン", wordKey}, {"키", wordKey}, {"토큰", wordKey},
 	{"مفتاح", wordKey}, {"کلید", wordKey}, {"توکن", wordKey}, {"מפתח", wordKey}, {"κλειδί", wordKey},

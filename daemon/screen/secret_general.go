@@ -125,6 +125,16 @@ var generalSecretRules = []secretRule{
 	srule(SecretPassword, []string{"<pass"},
 		`(?i)<(pass|password|passwd|pwd|secret)[ \t]+[a-z_:\-]+="[^"]*"[^>]*>([^<\s]{4,200})</(?:pass|password|passwd|pwd|secret)>`, 2,
 		func(v, _ string) bool { return !placeholder(v) && classes(v) >= 2 }),
+	// Other chains' private keys by their own prefix: Sui (suiprivkey1, bech32), Cardano
+	// (ed25519_sk1, ed25519e_sk1); a Stellar secret seed (S, then A to D, 56 base32 characters)
+	// whose checksum holds or that the words on its line name; Substrate's secret seed; a
+	// Tendermint validator's private key object.
+	srule(SecretWalletKey, []string{"suiprivkey1", "_sk1"}, `\b(?:suiprivkey1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{50,}|ed25519e?_sk1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{50,})\b`, 0, nil),
+	{kind: SecretWalletKey, keywords: []string{"s"}, group: 0, pre: base32Run56,
+		re: regexp.MustCompile(`\bS[A-Z2-7]{55}\b`), around: stellarSeed},
+	srule(SecretWalletKey, []string{"seed"}, `(?i)\bsecret[ _]?seed["']?[ \t]*[:=][ \t]*["']?(0x[0-9a-fA-F]{64})\b`, 1, nil),
+	srule(SecretWalletKey, []string{"priv_key", "privkey", "private_key"}, `(?i)"priv(?:ate)?_?key"[ \t]*:[ \t]*\{[^{}]{0,200}?"value"[ \t]*:[ \t]*"([A-Za-z0-9+/=]{40,}|(?:0x)?[0-9a-fA-F]{64})"`, 1,
+		func(v, _ string) bool { return entropy(v) >= 3.5 }),
 	// An agent's auth token given to its command or its configuration: ngrok's authtoken.
 	srule(SecretToken, []string{"authtoken"}, `(?i)\bauthtoken(?:[ \t]*[:=][ \t]*|[ \t]+)["']?([A-Za-z0-9_\-]{30,})`, 1, mixedKey),
 }
@@ -517,4 +527,68 @@ func findLayoutValues(text string) []found {
 		}
 	}
 	return out
+}
+
+// base32Run56 reports a run of 56 upper-case base32 characters, the length of a Stellar key.
+func base32Run56(text string) bool {
+	k := 0
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c >= 'A' && c <= 'Z' || c >= '2' && c <= '7' {
+			if k++; k >= 56 {
+				return true
+			}
+		} else {
+			k = 0
+		}
+	}
+	return false
+}
+
+// stellarSeed decides on a Stellar secret seed: its CRC16 checksum holds, or its line names
+// Stellar, a seed or a secret.
+func stellarSeed(text string, s, e int) bool {
+	if strkeyValid(text[s:e]) {
+		return true
+	}
+	return lineHas(text, s, []string{"stellar", "xlm", "seed", "secret", "private key", "signing key"})
+}
+
+// strkeyValid checks a Stellar key's base32 body: a version byte, 32 bytes, and the CRC16
+// (XModem) of those, little-endian.
+func strkeyValid(v string) bool {
+	var bits, n uint
+	var out []byte
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		var d byte
+		switch {
+		case c >= 'A' && c <= 'Z':
+			d = c - 'A'
+		case c >= '2' && c <= '7':
+			d = c - '2' + 26
+		default:
+			return false
+		}
+		bits = bits<<5 | uint(d)
+		n += 5
+		if n >= 8 {
+			out = append(out, byte(bits>>(n-8)))
+			n -= 8
+		}
+	}
+	if len(out) != 35 {
+		return false
+	}
+	var crc uint16
+	for _, b := range out[:33] {
+		crc ^= uint16(b) << 8
+		for k := 0; k < 8; k++ {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return out[33] == byte(crc) && out[34] == byte(crc>>8)
 }

@@ -374,3 +374,24 @@ func TestSecretLayoutValuesAndWordVariants(t *testing.T) {
 		"pass word of it along to the team",
 	})
 }
+
+// Other chains' private keys: Sui and Cardano by prefix, a Stellar secret seed by its checksum
+// or by the words on its line, Substrate's secret seed, a Tendermint validator's private key
+// object. Their look-alikes: a Stellar account (G...), a random run of capitals with no such
+// word, public keys and addresses.
+func TestSecretOtherChainKeys(t *testing.T) {
+	checkMarked(t, []string{
+		"sui keytool export: «suiprivkey1q2w9zzmc0z3d9e7mhwtr7xln5fecxdszkyvxxjy7xlk7p08rkc9d3l8mknu»",
+		"payment.skey: «ed25519_sk1q2w9zzmc0z3d9e7mhwtr7xln5fecxdszkyvxxjy7xlk7p08rkc9d3l8mkn»",
+		"here: «SBCCBAR47XTPDQTLGD4Q5R65AHSIQ5JUUIHQWDIEYNXNQDTR4D6XOQ4V»",
+		"stellar seed «SVN4I4AACSH3WCXRHJN4Q5ZZPO3UNG76U5X6GQOZLYBKZNGPBOCSA3JK»",
+		`Secret seed:       «0xc2dcf28cd751ae9a2f3e7d4340a8c4228b9e813cb672619eb0b520c760d310e3»`,
+		`{"priv_key":{"type":"tendermint/PrivKeyEd25519","value":"«q3Vf8mX2kLz9RtB4vN1cPe6Yh3Wq7mW2kLz9RtB4vN1cPe6Yh3Wq7mW2kLz9RtB4vN1cPe6Yh3Wq7mW2kLz9RtB4==»"}}`,
+	}, []string{
+		"stellar account GCYHM4HLSQF5KM27S462VWDBTOI77SIR6V6M5VCYXO7SZYBXKPE33GEK",
+		"ref SVN4I4AACSH3WCXRHJN4Q5ZZPO3UNG76U5X6GQOZLYBKZNGPBOCSA3JK in the batch log",
+		`{"pub_key":{"type":"tendermint/PubKeyEd25519","value":"q3Vf8mX2kLz9RtB4vN1cPe6Yh3Wq7mW2kLz9RtB4vN1="}}`,
+		"random seed: 0xc2dcf28cd751ae9a2f3e7d4340a8c4228b9e813cb672619eb0b520c760d310e3",
+		"cardano address addr1q2w9zzmc0z3d9e7mhwtr7xln5fecxdszkyvxxjy7xlk7p08rkc9d3l8mknu",
+	})
+}

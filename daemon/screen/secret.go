@@ -756,7 +756,7 @@ func FindSecrets(text string) []Removal {
 }
 
 // findSecrets is FindSecrets; join says whether to read strings joined by concatenation as one
-// (not when reading such a joined string itself).
+// and HTML-escaped text as unescaped (not when reading such a rewritten text itself).
 func findSecrets(text string, join bool) []Removal {
 	if len(text) < 8 {
 		return nil
@@ -904,7 +904,7 @@ func findSecrets(text string, join bool) []Removal {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	if join {
-		for _, j := range findJoinedStrings(text) {
+		for _, j := range append(findJoinedStrings(text), findEscapedHTML(text)...) {
 			spans = append(spans, span{j.s, j.e, j.kind, len(secretRules) + 1})
 		}
 	}

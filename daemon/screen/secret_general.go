@@ -592,3 +592,47 @@ func strkeyValid(v string) bool {
 	}
 	return out[33] == byte(crc) && out[34] == byte(crc>>8)
 }
+
+// htmlEntities are the escapes a page or a template puts on quotes and brackets.
+var htmlEntities = []struct{ from, to string }{{"&quot;", `"`}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"},
+	{"&#39;", "'"}, {"&#x27;", "'"}, {"&apos;", "'"}, {"&#34;", `"`}, {"&#x22;", `"`}}
+
+// findEscapedHTML reads a text whose quotes and brackets are HTML entities (a page's source, a
+// template, a ticket system's export) as it reads once unescaped: what the rules find there
+// goes, mapped back onto the escaped text.
+func findEscapedHTML(text string) []found {
+	if !strings.Contains(text, "&quot;") && !strings.Contains(text, "&lt;") && !strings.Contains(text, "&#") && !strings.Contains(text, "&apos;") {
+		return nil
+	}
+	var b strings.Builder
+	at := make([]int, 0, len(text)+1) // at[i]: where the unescaped text's byte i starts in text
+	for i := 0; i < len(text); {
+		if text[i] == '&' {
+			matched := false
+			for _, en := range htmlEntities {
+				if strings.HasPrefix(text[i:], en.from) {
+					b.WriteString(en.to)
+					at = append(at, i)
+					i += len(en.from)
+					matched = true
+					break
+				}
+			}
+			if matched {
+				continue
+			}
+		}
+		b.WriteByte(text[i])
+		at = append(at, i)
+		i++
+	}
+	at = append(at, len(text))
+	var out []found
+	for _, r := range findSecrets(b.String(), false) {
+		s, e := at[r.Start], at[r.End]
+		if e > s {
+			out = append(out, found{s, e, r.Kind})
+		}
+	}
+	return out
+}

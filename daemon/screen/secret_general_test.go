@@ -395,3 +395,19 @@ func TestSecretOtherChainKeys(t *testing.T) {
 		"cardano address addr1q2w9zzmc0z3d9e7mhwtr7xln5fecxdszkyvxxjy7xlk7p08rkc9d3l8mknu",
 	})
 }
+
+// A text whose quotes and brackets are HTML entities is read as it reads unescaped. Its
+// look-alikes: escaped text without a secret, an escaped placeholder.
+func TestSecretEscapedHTML(t *testing.T) {
+	checkMarked(t, []string{
+		"&lt;password&gt;«Harbor$7731q»&lt;/password&gt;",
+		"{&quot;password&quot;: &quot;«Harbor$7731q»&quot;}",
+		"{&#34;api_key&#34;:&#34;«qugpmrNC93MvXkuGCLwW0LvHLe2e6spU4sqdlpb5»&#34;}",
+		"&lt;input type=&quot;password&quot; value=&quot;«Kx9#mPq2vL»&quot;&gt;",
+	}, []string{
+		"{&quot;password&quot;: &quot;&lt;your password&gt;&quot;}",
+		"&lt;p&gt;Reset your password from the account page.&lt;/p&gt;",
+		"{&quot;order&quot;: &quot;ORD-2024-118273&quot;, &quot;status&quot;: &quot;shipped&quot;}",
+		"Tom &amp; Jerry&#39;s shop",
+	})
+}

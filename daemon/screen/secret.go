@@ -104,6 +104,7 @@ var proseValues = map[string]bool{
 	"password": true, "passwd": true, "pass": true, "pwd": true, "secret": true, "token": true, "key": true,
 	"apikey": true, "api_key": true, "default": true, "auto": true, "generated": true, "random": true,
 	"generate": true, "create": true, "choose": true, "pick": true, "change": true, "enter": true, "ask": true,
+	"android": true, // the published password of Android's debug keystore
 }
 
 // placeholder reports whether a value names a secret without holding one: "<password>",

@@ -411,3 +411,15 @@ func TestSecretEscapedHTML(t *testing.T) {
 		"Tom &amp; Jerry&#39;s shop",
 	})
 }
+
+// Android's debug keystore password, published with the SDK, opens nothing of the seller's;
+// a release keystore's password after the same names still goes.
+func TestSecretAndroidDebugKeystore(t *testing.T) {
+	checkMarked(t, []string{
+		"storePassword=«android2024!»",
+		"keyPassword=«Android#77x»",
+	}, []string{
+		"storePassword=android",
+		"signingConfigs { debug { storePassword 'android'\nkeyPassword 'android' } }",
+	})
+}

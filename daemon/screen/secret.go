@@ -117,10 +117,12 @@ func placeholder(value string) bool {
 		return true
 	}
 	switch v[0] {
-	case '%', '{', '[', '(', '@', '&', '*':
+	case '{', '[', '(', '@', '&', '*':
 		return true
 	case '$':
 		return !literalDollar(v)
+	case '%':
+		return !literalPercent(v)
 	}
 	if strings.ContainsAny(v, "()") {
 		return true // a call: os.getenv("X"), get_password()
@@ -688,6 +690,13 @@ func literalDollar(v string) bool {
 		}
 	}
 	return strings.ContainsAny(v, "=@*!#%^&+~?") && classes(strings.Trim(v, "$")) >= 3
+}
+
+// literalPercent reports a value that starts with % but is no variable's reference nor a format:
+// %UtQY5K9HF5z0eS7y holds one %, capitals, small letters and digits; %APPDATA%, %(password)s,
+// %s and %{x} are references.
+func literalPercent(v string) bool {
+	return len(v) >= 8 && strings.Count(v, "%") == 1 && !strings.ContainsAny(v, "{}()[] ") && upLowDigit(v)
 }
 
 var varRef = regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*$`)

@@ -423,3 +423,19 @@ func TestSecretAndroidDebugKeystore(t *testing.T) {
 		"signingConfigs { debug { storePassword 'android'\nkeyPassword 'android' } }",
 	})
 }
+
+// A value opening with % that is no reference nor format (one %, capitals, small letters and
+// digits) is the value; Windows' %VAR%, Python's %(name)s, %s and %{x} are references.
+func TestSecretPercentValues(t *testing.T) {
+	checkMarked(t, []string{
+		"password: «%UtQY5K9HF5z0eS7y»",
+		"DB_PASSWORD=«%Kq8mW2xLv9»",
+		"<password>«%UtQY5K9HF5z0eS7y»</password>",
+	}, []string{
+		"password: %DB_PASSWORD%",
+		"password = %(password)s",
+		"password: %s",
+		"password: %{db_password}",
+		"DB_PASSWORD=%APPDATA%\\db.pass",
+	})
+}

@@ -321,6 +321,7 @@ func TestSecretCommandCredentials(t *testing.T) {
 		"chave de API: «nUpcFEbazhHAvWx8zU59C1J38HD8auUQ»",
 		"APIキー: «RdvkuH3dbpuZTv1xwn1k6nGJWt7nFt4G»",
 		"the API key is «suJLpqaFmokkryHNgWwY3szi85MSjMqz»",
+		"la clave de la API es «rEM4QAkBPZE3KmtSPQPsWedZgnXCZC3U»",
 	}, []string{
 		"docker run -u 1000:1000 -p 8080:80 -v data:/data web:v2",
 		"ssh -l deploy -p 2222 10.0.0.5",

@@ -808,9 +808,10 @@ func quotedPhrase(line string, i int) (int, int, bool) {
 // apiWords, next to a key word, name an API's key or an access token.
 var apiWords = Set("api", "access", "acces", "acceso", "accesso", "zugriff", "zugriffs", "dostepu", "доступа")
 
-// apiNear reports whether an API word stands within two words of ws[s:e+1].
+// apiNear reports whether an API word stands two words before ws[s:e+1] or three after ("clave
+// de la API").
 func apiNear(ws []lword, s, e int) bool {
-	for _, k := range []int{s - 2, s - 1, e + 1, e + 2} {
+	for _, k := range []int{s - 2, s - 1, e + 1, e + 2, e + 3} {
 		if k >= 0 && k < len(ws) && apiWords[ws[k].w] {
 			return true
 		}

@@ -103,6 +103,8 @@ var proseValues = map[string]bool{
 	"undefined": true, "unset": true, "env": true, "environment": true, "vault": true, "sent.": true,
 	"password": true, "passwd": true, "pass": true, "pwd": true, "secret": true, "token": true, "key": true,
 	"apikey": true, "api_key": true, "default": true, "auto": true, "generated": true, "random": true,
+	"generate": true, "create": true, "choose": true, "pick": true, "change": true, "enter": true, "ask": true,
+	"android": true, // the published password of Android's debug keystore
 }
 
 // placeholder reports whether a value names a secret without holding one: "<password>",
@@ -115,8 +117,12 @@ func placeholder(value string) bool {
 		return true
 	}
 	switch v[0] {
-	case '$', '%', '{', '[', '(', '@', '&', '*':
+	case '{', '[', '(', '@', '&', '*':
 		return true
+	case '$':
+		return !literalDollar(v)
+	case '%':
+		return !literalPercent(v)
 	}
 	if strings.ContainsAny(v, "()") {
 		return true // a call: os.getenv("X"), get_password()
@@ -171,8 +177,56 @@ func wordDigits(v string) bool {
 			return true
 		}
 	}
-	return false
+	return dottedWords(v)
 }
+
+// dottedWords reports a password of small words joined by dots and ending in two to four digits
+// ("marble.zephyr88", "bramble.tundra.63"): each word of four or more letters, the first not a
+// name code starts from (self, config, settings...) and the last not a type with its width
+// (np.float64, torch.int32, encoding.utf16), so a code reference does not read as one.
+func dottedWords(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 || len(parts) > 4 || codeHeads[parts[0]] {
+		return false
+	}
+	last := parts[len(parts)-1]
+	letters := strings.TrimRight(last, "0123456789")
+	if d := len(last) - len(letters); d < 2 || d > 4 {
+		return false
+	}
+	if letters == "" {
+		parts = parts[:len(parts)-1] // bramble.tundra.63
+		if len(parts) < 2 {
+			return false
+		}
+	} else {
+		parts[len(parts)-1] = letters
+	}
+	if widthTypes[letters] {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) < 4 || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// codeHeads start code references rather than passwords: self.conn42, config.pool16.
+var codeHeads = map[string]bool{"self": true, "this": true, "config": true, "conf": true, "settings": true, "options": true,
+	"opts": true, "params": true, "args": true, "props": true, "process": true, "request": true, "response": true,
+	"secrets": true, "vault": true, "models": true, "model": true, "schema": true, "types": true, "numpy": true,
+	"torch": true, "math": true, "string": true, "data": true, "state": true, "store": true, "window": true,
+	"document": true, "module": true, "exports": true, "global": true, "globals": true, "local": true, "locals": true,
+	"context": true, "ctx": true, "credentials": true, "creds": true, "environ": true, "keys": true, "java": true,
+	"javax": true, "android": true, "crypto": true, "hashlib": true, "encoding": true, "codecs": true, "builtins": true}
+
+// widthTypes are types named with their width in bits (float64, uint8, utf16, sha256, ipv6...).
+var widthTypes = map[string]bool{"float": true, "int": true, "uint": true, "complex": true, "bfloat": true, "utf": true,
+	"ucs": true, "sha": true, "base": true, "latin": true, "iso": true, "ipv": true, "http": true, "tls": true, "ssl": true,
+	"rfc": true, "level": true, "version": true, "blake": true, "keccak": true,
+	"crc": true, "md": true, "aes": true, "rsa": true, "ecdsa": true, "secp": true, "curve": true, "p": true, "x": true}
 
 // placeholderWord reports whether a value holds a placeholder word ("your", "example", "xxxx")
 // or is one character repeated. Token-shaped values are checked with it alone: a dotted token is not
@@ -622,6 +676,29 @@ func connPlaceholder(p string) bool {
 	return false
 }
 
+// literalDollar reports a value that starts with $ but is no variable's reference: it holds a sign
+// no reference holds ($$U=Q@08r*$j285, where Terraform's $$ is a literal $), and is no crypt(3)
+// hash ($2b$12$..., $argon2id$v=19$...) nor a template (${X}, $(cmd), $env:X, $_ENV[...]).
+func literalDollar(v string) bool {
+	if len(v) < 8 || strings.ContainsAny(v, "{}()[] ") || strings.HasPrefix(v, "$_") || hashName(strings.TrimLeft(v, "$")) {
+		return false
+	}
+	lo := strings.ToLower(v)
+	for _, h := range []string{"$1$", "$2", "$5$", "$6$", "$y$", "$7$", "$argon", "$scrypt", "$pbkdf", "$sha", "$md5", "$apr1$", "$env:", "$gy$"} {
+		if strings.HasPrefix(lo, h) {
+			return false
+		}
+	}
+	return strings.ContainsAny(v, "=@*!#%^&+~?") && classes(strings.Trim(v, "$")) >= 3
+}
+
+// literalPercent reports a value that starts with % but is no variable's reference nor a format:
+// %UtQY5K9HF5z0eS7y holds one %, capitals, small letters and digits; %APPDATA%, %(password)s,
+// %s and %{x} are references.
+func literalPercent(v string) bool {
+	return len(v) >= 8 && strings.Count(v, "%") == 1 && !strings.ContainsAny(v, "{}()[] ") && upLowDigit(v)
+}
+
 var varRef = regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*$`)
 
 // evmAddress reports whether v is 0x and 40 hex digits: an account or a contract, public
@@ -685,6 +762,12 @@ func (p *bytePairs) may(k string) bool {
 // Each Removal names its kind (one of the Secret* constants) and the fingerprint of the removed
 // text, never the text itself.
 func FindSecrets(text string) []Removal {
+	return findSecrets(text, true)
+}
+
+// findSecrets is FindSecrets; join says whether to read strings joined by concatenation as one
+// and HTML-escaped text as unescaped (not when reading such a rewritten text itself).
+func findSecrets(text string, join bool) []Removal {
 	if len(text) < 8 {
 		return nil
 	}
@@ -806,6 +889,9 @@ func FindSecrets(text string) []Removal {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	for _, p := range keys {
+		if calledPublic(text, p[0], p[1]) {
+			continue // createClient('...', '...') // anon key, fine in the browser
+		}
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
 	scoredPasswords, scoredKeys := findScored(text, lo)
@@ -818,8 +904,19 @@ func FindSecrets(text string) []Removal {
 	for _, p := range findProseKeys(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
 	}
+	for _, f := range append(append(findHCLDefaults(text), findConsoleSecrets(text, lo, &pairs)...), findLayoutValues(text)...) {
+		spans = append(spans, span{f.s, f.e, f.kind, len(secretRules) + 1})
+	}
+	for _, p := range findClientPairs(text) {
+		spans = append(spans, span{p[0], p[1], SecretAPIKey, len(secretRules) + 1})
+	}
 	for _, p := range findRecoveryCodes(text, lo) {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
+	}
+	if join {
+		for _, j := range append(findJoinedStrings(text), findEscapedHTML(text)...) {
+			spans = append(spans, span{j.s, j.e, j.kind, len(secretRules) + 1})
+		}
 	}
 	for _, sp := range spans {
 		if s, e, ok := concatenated(text, sp.e); ok && sp.kind != SecretPassword {

@@ -126,7 +126,13 @@ func findCallCredentials(text, lo string, pairs *bytePairs) (passwords, keys [][
 			if c[0] != '.' && inName(lo, at) && !strings.HasSuffix(lo[:at], "new ") {
 				continue // another name: "mycredential(" is not "credential("
 			}
-			out = append(out, passwordArgs(text, callArgs(text, from, 1))...)
+			args := callArgs(text, from, 1)
+			out = append(out, passwordArgs(text, args)...)
+			if n := len(args); n > 0 && strings.Contains(text[from:args[n-1][0]], ",") {
+				if v := text[args[n-1][0]:args[n-1][1]]; !passwordToken(v) && joinedWords(v) && !placeholder(v) {
+					out = append(out, args[n-1]) // server.login(user, 'walnut_sparrow-20')
+				}
+			}
 		}
 	}
 	if pairs.may("client") {
@@ -349,6 +355,10 @@ func findTableSecrets(text, lo string) []found {
 			sep = '\t'
 		} else if nc := strings.Count(header, ","); nc < 1 || nc != strings.Count(next, ",") {
 			continue
+		}
+		if sep == '|' && !strings.HasPrefix(strings.TrimSpace(header), "|") && strings.HasPrefix(strings.TrimSpace(next), "|") {
+			hline[0] += strings.IndexByte(header, '|') // "Review (4/5): | Service | Key |": the table starts at its first bar
+			header = text[hline[0]:hline[1]]
 		}
 		if len(header) > 400 || !anyIn(lo[hline[0]:hline[1]], secretColumns) && !strings.Contains(lo[hline[0]:hline[1]], "key") {
 			continue

@@ -33,6 +33,7 @@ var credLexicon = []credWord{
 	// passwords
 	{"password", wordPassword}, {"passwort", wordPassword}, {"pass", wordPassword}, {"passwd", wordPassword}, {"pwd", wordPassword}, {"pw", wordPassword},
 	{"passcode", wordPassword}, {"passphrase", wordPassword}, {"kennwort", wordPassword},
+	{"pword", wordPassword}, {"pswd", wordPassword}, {"psw", wordPassword}, {"pass word", wordPassword},
 	{"contrasena", wordPassword}, {"contrasenya", wordPassword}, {"senha", wordPassword}, {"parola", wordPassword},
 	{"haslo", wordPassword}, {"heslo", wordPassword}, {"sifre", wordPassword}, {"sifresi", wordPassword},
 	{"lozinka", wordPassword}, {"jelszo", wordPassword}, {"losenord", wordPassword}, {"wachtwoord", wordPassword},
@@ -48,6 +49,11 @@ var credLexicon = []credWord{
 	{"口令", wordPassword}, {"パスワード", wordPassword}, {"暗証番号", wordPassword}, {"비밀번호", wordPassword},
 	{"비번", wordPassword}, {"암호", wordPassword}, {"รหัสผ่าน", wordPassword}, {"סיסמה", wordPassword},
 	{"סיסמא", wordPassword}, {"κωδικός", wordPassword},
+	{"парола", wordPassword}, {"kata laluan", wordPassword}, {"slaptazodis", wordPassword}, {"salasona", wordPassword},
+	{"zaporka", wordPassword}, {"fjalekalimi", wordPassword}, {"fjalekalim", wordPassword}, {"pasahitza", wordPassword},
+	{"contrasinal", wordPassword}, {"cyfrinair", wordPassword}, {"pasfhocal", wordPassword}, {"wagwoord", wordPassword},
+	{"parol", wordPassword}, {"parolasi", wordPassword}, {"პაროლი", wordPassword}, {"գաղտնաբառ", wordPassword},
+	{"құпия сөз", wordPassword}, {"нууц үг", wordPassword}, {"கடவுச்சொல்", wordPassword}, {"የይለፍ ቃል", wordPassword},
 	// a user's name, then the password
 	{"login", wordLogin}, {"log in", wordLogin}, {"logon", wordLogin}, {"sign in", wordLogin}, {"user", wordLogin},
 	{"username", wordLogin}, {"usuario", wordLogin}, {"utilisateur", wordLogin}, {"benutzer", wordLogin},
@@ -60,7 +66,7 @@ var credLexicon = []credWord{
 	{"privkey", wordKey}, {"clave", wordKey}, {"chave", wordKey}, {"cle", wordKey}, {"clef", wordKey},
 	{"schlussel", wordKey}, {"chiave", wordKey}, {"klucz", wordKey}, {"anahtar", wordKey}, {"kunci", wordKey},
 	{"khoa", wordKey}, {"sleutel", wordKey}, {"nyckel", wordKey}, {"cheie", wordKey}, {"kulcs", wordKey},
-	{"ufunguo", wordKey}, {"llave", wordKey}, {"jeton", wordKey},
+	{"ufunguo", wordKey}, {"llave", wordKey}, {"jeton", wordKey}, {"pat", wordKey},
 	{"ключ", wordKey}, {"токен", wordKey}, {"секрет", wordKey}, {"密钥", wordKey}, {"秘钥", wordKey},
 	{"令牌", wordKey}, {"キー", wordKey}, {"トークン", wordKey}, {"키", wordKey}, {"토큰", wordKey},
 	{"مفتاح", wordKey}, {"کلید", wordKey}, {"توکن", wordKey}, {"מפתח", wordKey}, {"κλειδί", wordKey},
@@ -94,6 +100,7 @@ type credTerm struct {
 	kind, end int
 	short     bool // a word of three letters or fewer (pwd, mdp, key): only the next token counts
 	answer    bool // the value is looked for on the line after a question
+	api       bool // an API key, an API token or a secret: no account's address is named so
 }
 
 // asked reports whether the credential word ending at line[e] is asked about: the line is a
@@ -339,7 +346,8 @@ func credTerms(line, lo string, buf *[]lword) []credTerm {
 		if !termEnd(line, last.end) || c.kind == wordKey && qualified(ws, i-n+1, i) || negatedTerm(ws, i-n+1) {
 			continue
 		}
-		out = append(out, credTerm{kind: c.kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass"})
+		api := c.kind == wordKey && (c.w == "apikey" || c.w == "secret" || apiNear(ws, i-n+1, i))
+		out = append(out, credTerm{kind: c.kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass", api: api})
 	}
 	if !ascii {
 		lo := strings.ToLower(line)
@@ -351,7 +359,8 @@ func credTerms(line, lo string, buf *[]lword) []credTerm {
 				}
 				from += j + len(c.w)
 				if from <= len(line) {
-					out = append(out, credTerm{kind: c.kind, end: from})
+					api := c.kind == wordKey && strings.Contains(lo[max(0, from-len(c.w)-6):from], "api")
+					out = append(out, credTerm{kind: c.kind, end: from, api: api})
 				}
 			}
 		}
@@ -526,7 +535,7 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 	labelColon := i > sep // the word ends in a colon, an equals sign or an arrow
 	n := 0                // tokens passed over that are not separators
 	afterSep := false     // the token before was a colon, an equals sign, a copula or a label
-	labelled := t.short && t.kind == wordPassword && labelAhead(line[i:])
+	labelled := t.short && (t.kind == wordPassword || t.kind == wordKey) && labelAhead(line[i:])
 	for k := 0; k < 8 && n < 6 && i < len(line) && i-t.end < 100; k++ {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
@@ -539,6 +548,9 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			break
 		}
 		tok := line[i:j]
+		if labelColon && n == 0 && k == 0 && strings.HasPrefix(tok, ";") && line[i-1] == '=' {
+			return 0, 0, false // Pwd=;Encrypt=yes: an empty value, then the next pair
+		}
 		if k := strings.IndexByte(tok, ';'); k > 0 && labelColon && strings.Contains(tok[k:], "=") {
 			j, tok = i+k, tok[:k] // Pwd=X;Encrypt=yes: the pair ends at the semicolon
 		}
@@ -587,7 +599,7 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 		if t.answer && t.kind != wordKey {
 			near = 1
 		}
-		if credValue(v, t.kind, near) {
+		if credValue(v, t.kind, near) || t.api && base58Address(v) && apiKeyShape(v) {
 			return i + s, i + e, true
 		}
 		if t.kind != wordLogin && !t.answer && n >= 1 && len(v) >= 6 && hasDigitStr(v) {
@@ -620,8 +632,8 @@ func labelAhead(rest string) bool {
 
 // separatorToken reports a token that only joins a name to its value: punctuation, or a copula.
 func separatorToken(v string) bool {
-	if alnumRun(v) == 0 && isASCII(v) {
-		return true
+	if alnumRun(v) == 0 && (isASCII(v) || strings.IndexFunc(v, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0) {
+		return true // punctuation, an arrow (→, ⇒) or a dash (—)
 	}
 	return joiningWords[strings.ToLower(v)]
 }
@@ -793,6 +805,26 @@ func quotedPhrase(line string, i int) (int, int, bool) {
 }
 
 // keyValue decides on a value after a key, token or secret word.
+// apiWords, next to a key word, name an API's key or an access token.
+var apiWords = Set("api", "access", "acces", "acceso", "accesso", "zugriff", "zugriffs", "dostepu", "доступа")
+
+// apiNear reports whether an API word stands two words before ws[s:e+1] or three after ("clave
+// de la API").
+func apiNear(ws []lword, s, e int) bool {
+	for _, k := range []int{s - 2, s - 1, e + 1, e + 2, e + 3} {
+		if k >= 0 && k < len(ws) && apiWords[ws[k].w] {
+			return true
+		}
+	}
+	return false
+}
+
+// apiKeyShape reports a generated key of letters of both cases and digits, 26 to 44 of them,
+// which an account's address in base58 shares: after "API key" or "secret" it is the key.
+func apiKeyShape(v string) bool {
+	return upLowDigit(v) && entropy(v) >= 3.8 && !maskedValue(v) && !placeholderWord(v)
+}
+
 func keyValue(v string, n int) bool {
 	h := entropy(v)
 	if base58Address(v) {

@@ -442,6 +442,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"tenth", "heldout10_secret.txt", "heldout10_lookalike.txt"},
 	{"eleventh", "heldout11_secret.txt", "heldout11_lookalike.txt"},
 	{"twelfth", "heldout12_secret.txt", "heldout12_lookalike.txt"},
+	{"thirteenth", "heldout13_secret.txt", "heldout13_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

@@ -18,5 +18,6 @@ func putPlain(b bucket, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
+	work.encoded.Add(1)
 	return b.Put(key, raw)
 }

@@ -334,14 +334,15 @@ func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 			}
 		}
 	}
-	if err := ch.Save(t, prev, "pay", map[string]any{"received_usd": a.Amount, "tx_hash": a.TxHash}); err != nil {
-		return err
-	}
 	seller, err := kernel.LoadMember(ch.Tx, t.SellerID)
 	if err != nil {
 		return err
 	}
-	return kernel.Emit(ch, kernel.PaymentConfirmed{Task: t, Seller: seller})
+	// The job's start changes the task too: it is saved once, after.
+	if err := kernel.Emit(ch, kernel.PaymentConfirmed{Task: t, Seller: seller}); err != nil {
+		return err
+	}
+	return ch.Save(t, prev, "pay", map[string]any{"received_usd": a.Amount, "tx_hash": a.TxHash})
 }
 
 // approveBuyerPart sends the buyer's refund of a split whose seller part waits for a payout

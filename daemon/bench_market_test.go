@@ -147,8 +147,10 @@ func randomTxHash() string {
 // goroutines, one commit each (raw-writes/s) and batched with bbolt's Batch (raw-batched-writes/s).
 // Figures: lifecycles/s, store-writes/s (lifecycles x 9), ratio = store-writes/raw-batched-writes,
 // the process's peak RSS, and cpu-ms/lifecycle: the CPU time of the whole process (exchange and
-// clients) per lifecycle, which other load on a shared machine disturbs less than the rate. At 32
-// workers it logs both figures beside their aims.
+// clients) per lifecycle, which other load on a shared machine disturbs less than the rate. Per
+// lifecycle too: the values the store compressed and decoded, and the bytes of the database file
+// and of the keys and values it holds after the run. At 32 workers it logs CPU and rate beside
+// their aims.
 func BenchmarkLifecycle(b *testing.B) {
 	for _, workers := range []int{4, 32} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) { benchLifecycle(b, workers) })
@@ -156,10 +158,27 @@ func BenchmarkLifecycle(b *testing.B) {
 }
 
 func benchLifecycle(b *testing.B, workers int) {
-	_, lifecycle := lifecycleRig(b, false)
+	d, lifecycle := lifecycleRig(b, false)
 	cpu0 := processCPU("self")
+	work0 := store.Counted()
 	lps := runLifecycles(b, workers, lifecycle)
 	cpu := processCPU("self") - cpu0
+	work := store.Counted().Sub(work0)
+	d.FlushLogs()
+	fileBytes, _ := d.DB().Stats()
+	buckets, err := d.DB().BucketBytes()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stored int64
+	for _, n := range buckets {
+		stored += n
+	}
+	per := func(v int64) float64 { return float64(v) / float64(b.N+1) }
+	b.ReportMetric(per(work.Compressed), "compressed/lifecycle")
+	b.ReportMetric(per(work.Decoded), "decoded/lifecycle")
+	b.ReportMetric(per(fileBytes), "file-B/lifecycle")
+	b.ReportMetric(per(stored), "stored-B/lifecycle")
 	raw, batched := rawWrites(b, workers, false), rawWrites(b, workers, true)
 	b.ReportMetric(lps, "lifecycles/s")
 	b.ReportMetric(lps*writesPerLifecycle, "store-writes/s")

@@ -82,6 +82,7 @@ func compress(raw []byte) []byte {
 	if len(raw) < compressMin {
 		return raw
 	}
+	work.compressed.Add(1)
 	frame := zEncoder.EncodeAll(raw, make([]byte, 0, len(raw)/2+16))
 	if len(frame)-len(zstdMagic)+1 >= len(raw) || !bytes.HasPrefix(frame, zstdMagic) {
 		return raw
@@ -137,6 +138,7 @@ func inflate(v []byte) ([]byte, error) {
 // decode unmarshals a stored value, plain or compressed. A zstd value is decompressed into buffers
 // kept for the next value: what json.Unmarshal makes never points into its input.
 func decode(v []byte, into any) error {
+	work.decoded.Add(1)
 	if len(v) == 0 || v[0] != zstdMarker {
 		raw, err := decompress(v)
 		if err != nil {
@@ -150,6 +152,7 @@ func decode(v []byte, into any) error {
 			decodeBufs.Put(b)
 		}
 	}()
+	work.decompressed.Add(1)
 	b.frame = append(append(b.frame[:0], zstdMagic...), v[1:]...)
 	raw, err := zDecoder.DecodeAll(b.frame, b.raw[:0])
 	if err != nil {

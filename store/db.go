@@ -231,6 +231,7 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) error {
+	work.views.Add(1)
 	if db.pg != nil {
 		return db.pg.view(fn)
 	}
@@ -355,6 +356,7 @@ func putJSON(b bucket, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
+	work.encoded.Add(1)
 	return b.Put(key, compress(raw))
 }
 

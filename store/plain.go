@@ -3,8 +3,12 @@ package store
 import "encoding/json"
 
 // Members, quotes and seller figures (buckets members, quotes and seller_stats), and the timeline
-// events of quote answers (AppendPlainEvent), are stored as plain JSON whatever their size; the
-// other values are compressed (see compress.go).
+// events of quote answers (AppendPlainEvent), are stored as plain JSON whatever their size, and so
+// are tasks until they reach an end state and approval items while they wait for a decision or
+// their transfers: those are written again within the task's life, and each write compressed
+// cost as much as any other (compressing a value first restores what the previous one changed of
+// the encoder's 256 KB table), for bytes kept only until the next. The other values are
+// compressed (see compress.go).
 // Compressing a value costs about 20 µs, most of it resetting the compressor and priming it with
 // the dictionary, and reading one back costs building its Huffman tables: fine for a task's own
 // records, too much for the records a quote round writes by the thousand (a quote and the
@@ -18,5 +22,6 @@ func putPlain(b bucket, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
+	work.encoded.Add(1)
 	return b.Put(key, raw)
 }

@@ -116,3 +116,55 @@ func testPlainEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPlainUntilSettled: a task is stored plain until it reaches an end state, an approval item
+// while it waits (open or sent), and each is compressed from then on; both read back the same in
+// either form.
+func TestPlainUntilSettled(t *testing.T) { pgtest.Both(t, testPlainUntilSettled) }
+
+func testPlainUntilSettled(t *testing.T) {
+	db := openBackend(t)
+	long := strings.Repeat("a haiku about autumn leaves ", 10)
+	task := &axp.TaskRecord{ID: "tsk_settle", Type: "text-file", Description: long, Status: axp.TaskOpen}
+	item := &axp.Approval{ID: "apr_settle", TaskID: task.ID, Kind: axp.ApprovePayout, Status: axp.ApprovalPending, Reason: long}
+	stored := func() (taskRaw, itemRaw []byte) {
+		t.Helper()
+		if err := db.View(func(tx *Tx) error {
+			taskRaw = append([]byte(nil), tx.bucket(bTasks).Get([]byte(task.ID))...)
+			itemRaw = append([]byte(nil), tx.bucket(bApprovals).Get([]byte(item.ID))...)
+			got, err := tx.Task(task.ID)
+			if err != nil || got.Description != long || got.Status != task.Status {
+				t.Errorf("task read back %+v, %v", got, err)
+			}
+			a, err := tx.Approval(item.ID)
+			if err != nil || a.Reason != long || a.Status != item.Status {
+				t.Errorf("item read back %+v, %v", a, err)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return taskRaw, itemRaw
+	}
+	put := func(prev string) {
+		t.Helper()
+		if err := db.Update(func(tx *Tx) error {
+			if err := tx.PutTask(task, prev); err != nil {
+				return err
+			}
+			return tx.PutApproval(item)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("")
+	if taskRaw, itemRaw := stored(); !json.Valid(taskRaw) || !json.Valid(itemRaw) {
+		t.Fatalf("an open task and a pending item are stored plain: %.20q, %.20q", taskRaw, itemRaw)
+	}
+	task.Status = axp.TaskReleased
+	item.Status = axp.ApprovalApproved
+	put(axp.TaskOpen)
+	if taskRaw, itemRaw := stored(); taskRaw[0] != zstdMarker || itemRaw[0] != zstdMarker {
+		t.Fatalf("a released task and an approved item are stored compressed: %.20q, %.20q", taskRaw, itemRaw)
+	}
+}

@@ -136,6 +136,9 @@ func (t *Tx) PutTask(r *axp.TaskRecord, prev string) error {
 	if err := t.indexDone(r, prev); err != nil {
 		return err
 	}
+	if !axp.Terminal(r.Status) {
+		return putPlain(t.bucket(bTasks), []byte(r.ID), r) // written again soon (plain.go)
+	}
 	return putJSON(t.bucket(bTasks), []byte(r.ID), r)
 }
 
@@ -392,6 +395,9 @@ func (t *Tx) PutApproval(a *axp.Approval) error {
 		if err != nil {
 			return err
 		}
+	}
+	if a.Open() || a.Status == axp.ApprovalSent {
+		return putPlain(t.bucket(bApprovals), []byte(a.ID), a) // decided soon (plain.go)
 	}
 	return putJSON(t.bucket(bApprovals), []byte(a.ID), a)
 }

@@ -170,6 +170,7 @@ func Emit[E any](ch *Change, e E) error {
 }
 
 // PaymentConfirmed: a task's payment was confirmed and the task moved to working; its job starts.
+// Handlers may change Task; the change that emits it saves the task after them.
 type PaymentConfirmed struct {
 	Task   *axp.TaskRecord
 	Seller *axp.Member

@@ -121,6 +121,12 @@ func loadApproval(tx *store.Tx, id string) (*axp.Approval, error) {
 	if err != nil {
 		return nil, err
 	}
+	return openApproval(a, id)
+}
+
+// openApproval answers a (item id as read, nil when there is none) when it is open, or why not,
+// as not_found or conflict.
+func openApproval(a *axp.Approval, id string) (*axp.Approval, error) {
 	if a == nil {
 		return nil, axp.NotFound("approval", id)
 	}
@@ -177,8 +183,14 @@ func splitParts(booking []axp.Posting) (buyer, seller []axp.Posting) {
 }
 
 func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.ApproveBody) (*axp.Approval, error) {
-	if err := s.refuseContractMoney(in); err != nil {
-		return nil, err
+	// An approval that calls out first (the hot wallet sends, or the chain is asked about a
+	// transaction sent by hand) is refused for contract money before it does; any other is
+	// refused in its change, on the item and task the change reads anyway.
+	callsOut := (in.TxHash == "" && s.rail.Wallet != nil) || (in.TxHash != "" && s.rail.Chain != nil)
+	if callsOut {
+		if err := s.refuseContractMoney(in); err != nil {
+			return nil, err
+		}
 	}
 	if in.TxHash == "" && s.rail.Wallet != nil {
 		// The hot wallet sends what the item moves: all of it, or the buyer's part of a split
@@ -207,15 +219,25 @@ func (s *Service) adminApprove(ctx context.Context, c *pipeline.Call, in *axp.Ap
 		if err != nil {
 			return nil, err
 		}
+		var t *axp.TaskRecord // the item's task, when the refusal read it
+		if !callsOut && a != nil && a.TaskID != "" && axp.SendsMoney(a.Kind) {
+			if t, err = ch.Tx.Task(a.TaskID); err != nil {
+				return nil, err
+			}
+			if err := s.refuseContractTask(t, a.Kind, in); err != nil {
+				return nil, err
+			}
+		}
 		if a != nil && buyerPartAlone(a) {
 			return s.approveBuyerPart(ch, a, in, checked)
 		}
-		if a, err = loadApproval(ch.Tx, in.ID); err != nil {
+		if a, err = openApproval(a, in.ID); err != nil {
 			return nil, err
 		}
-		t, err := taskOf(ch.Tx, a)
-		if err != nil {
-			return nil, err
+		if t == nil || a.Kind == axp.ApproveReturn {
+			if t, err = taskOf(ch.Tx, a); err != nil {
+				return nil, err
+			}
 		}
 		sends := axp.SendsMoney(a.Kind)
 		if sends && in.TxHash == "" {
@@ -312,14 +334,15 @@ func (s *Service) confirmPayment(ch *kernel.Change, t *axp.TaskRecord, a *axp.Ap
 			}
 		}
 	}
-	if err := ch.Save(t, prev, "pay", map[string]any{"received_usd": a.Amount, "tx_hash": a.TxHash}); err != nil {
-		return err
-	}
 	seller, err := kernel.LoadMember(ch.Tx, t.SellerID)
 	if err != nil {
 		return err
 	}
-	return kernel.Emit(ch, kernel.PaymentConfirmed{Task: t, Seller: seller})
+	// The job's start changes the task too: it is saved once, after.
+	if err := kernel.Emit(ch, kernel.PaymentConfirmed{Task: t, Seller: seller}); err != nil {
+		return err
+	}
+	return ch.Save(t, prev, "pay", map[string]any{"received_usd": a.Amount, "tx_hash": a.TxHash})
 }
 
 // approveBuyerPart sends the buyer's refund of a split whose seller part waits for a payout

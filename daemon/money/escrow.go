@@ -308,6 +308,11 @@ func (s *Service) refuseContractMoney(in *axp.ApproveBody) error {
 		t, err = tx.Task(a.TaskID)
 		return err
 	})
+	return s.refuseContractTask(t, kind, in)
+}
+
+// refuseContractTask is refuseContractMoney's check on the item's kind and task as read (nil: none).
+func (s *Service) refuseContractTask(t *axp.TaskRecord, kind string, in *axp.ApproveBody) error {
 	if t == nil || !axp.SendsMoney(kind) || !inContract(t) || (contractEntry(t, kind, 0) != nil && in.TxHash == "" && s.rail.Wallet != nil) {
 		return nil
 	}

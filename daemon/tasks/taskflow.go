@@ -159,13 +159,12 @@ func (s *Service) choose(ch *kernel.Change, t *axp.TaskRecord, offerID string) e
 		payBy := ch.Now.Add(s.base.Cfg().PaymentWindow)
 		t.PayBy = &payBy
 	}
-	if err := ch.Save(t, prev, "choose", map[string]any{"offer_id": q.OfferID, "seller": q.SellerID, "price_usd": t.Price}); err != nil {
-		return err
-	}
 	if t.Status == axp.TaskPaid {
-		return s.startJob(ch, t, seller)
+		if err := s.startJob(ch, t, seller); err != nil {
+			return err
+		}
 	}
-	return nil
+	return ch.Save(t, prev, "choose", map[string]any{"offer_id": q.OfferID, "seller": q.SellerID, "price_usd": t.Price})
 }
 
 // subscribeTasks: a confirmed payment starts the task's job.
@@ -173,7 +172,8 @@ func (s *Service) subscribeTasks() {
 	kernel.On(s.base, func(ch *kernel.Change, e kernel.PaymentConfirmed) error { return s.startJob(ch, e.Task, e.Seller) })
 }
 
-// startJob records a funded job and asks a push seller to do it.
+// startJob records a funded job and asks a push seller to do it. It sets the task's start but does
+// not store the task: the change that funded it saves it once, after.
 func (s *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Member) error {
 	st, err := ch.Tx.SellerStats(seller.ID)
 	if err != nil {
@@ -185,9 +185,6 @@ func (s *Service) startJob(ch *kernel.Change, t *axp.TaskRecord, seller *axp.Mem
 	}
 	started := ch.Now
 	t.StartedAt = &started
-	if err := ch.Tx.PutTask(t, t.Status); err != nil {
-		return err
-	}
 	ch.Notify(s.notices.DoTaskNotice(t, seller))
 	s.notices.StatusNotices(ch, t)
 	return nil

@@ -935,7 +935,7 @@ func findSecrets(text string, join bool) []Removal {
 		if sp.kind == SecretPassword {
 			sp.e = quotedEnd(text, sp.s, sp.e)
 		}
-		if !publicID(text, sp.s, sp.e) && !signerID(text, sp.s) {
+		if !publicID(text, sp.s, sp.e) && !signerID(text, sp.s) && !notSecretHere(text, sp.s, sp.e) {
 			kept = append(kept, sp)
 		}
 	}

@@ -169,7 +169,7 @@ func findSecretFields(text, lo string, pairs *bytePairs) []found {
 		return nil
 	}
 	var out []found
-	for _, m := range nearMatches(secretField, text, lo, []string{"pass", "secret", "pwd"}, false, 200) {
+	for _, m := range nearMatches(secretField, text, lo, []string{"pass", "secret", "pwd"}, false, 200, signedQuote) {
 		g := 2
 		if m[g] < 0 {
 			g = 4
@@ -198,7 +198,8 @@ func findCLISecrets(text, lo string, pairs *bytePairs) []found {
 		return nil
 	}
 	var out []found
-	for _, m := range nearMatches(cliSecret, text, lo, []string{"b2 ", "cloudflared", "login", "auth", "install-token", "set-token"}, false, 300) {
+	for _, m := range nearMatches(cliSecret, text, lo, []string{"b2 ", "cloudflared", "login", "auth", "install-token", "set-token"}, false, 300,
+		func(rest string) bool { return longRun(rest, 20) }) {
 		for g := 1; g <= 3; g++ {
 			if m[2*g] < 0 {
 				continue
@@ -226,7 +227,7 @@ func findSecretsFileLines(text, lo string, pairs *bytePairs) []found {
 		return nil
 	}
 	var out []found
-	for _, m := range nearMatches(secretsFile, text, lo, []string{"secret", "passw", "credentials", ".pass"}, true, 2000) {
+	for _, m := range nearMatches(secretsFile, text, lo, []string{"secret", "passw", "credentials", ".pass"}, true, 2000, endsName) {
 		for ls := m[2]; ls < m[3]; {
 			le := lineEnd(text, ls)
 			line := text[ls:le]
@@ -271,7 +272,10 @@ func findShapedRound13(text, lo string, pairs *bytePairs) []found {
 		}
 	}
 	if pairs.may("pass") || pairs.may("senha") || pairs.may("contrase") {
-		for _, m := range nearMatches(spacedPassphrase, text, lo, []string{"passphrase", "password", "passwort", "contraseña", "mot de passe", "senha"}, false, 200) {
+		for _, m := range nearMatches(spacedPassphrase, text, lo, []string{"passphrase", "password", "passwort", "contraseña", "mot de passe", "senha"}, false, 200,
+			func(rest string) bool {
+				return strings.Count(rest, " ") >= 4 && strings.ContainsAny(rest, "0123456789")
+			}) {
 			if v := text[m[2]:m[3]]; spacedWords(strings.Join(strings.Fields(v), " ")) {
 				out = append(out, found{m[2], m[3], SecretPassword})
 			}
@@ -347,9 +351,10 @@ func signerID(text string, s int) bool {
 
 // nearMatches runs re (whose matches start on the line of one of words) only over windows
 // around each occurrence of the words in lo: from the start of its line to after bytes past it,
-// within the line unless lines is set. A pattern with no literal to start from costs a pass
+// within the line unless lines is set, where pre, given the rest of the word's line, says a
+// match may start. A pattern with no literal to start from costs a pass
 // over the whole text per position; the windows keep it to the few places it may match.
-func nearMatches(re *regexp.Regexp, text, lo string, words []string, lines bool, after int) [][]int {
+func nearMatches(re *regexp.Regexp, text, lo string, words []string, lines bool, after int, pre func(rest string) bool) [][]int {
 	if len(lo) != len(text) {
 		return nil
 	}
@@ -366,9 +371,13 @@ func nearMatches(re *regexp.Regexp, text, lo string, words []string, lines bool,
 			if at-ws > 400 {
 				ws = at // a long line: the match starts at the word
 			}
+			le := lineEnd(text, at)
+			if !pre(lo[from:le]) {
+				continue
+			}
 			we := min(len(text), at+after)
 			if !lines {
-				we = min(we, lineEnd(text, at))
+				we = min(we, le)
 			}
 			wins = append(wins, [2]int{ws, we})
 		}
@@ -397,4 +406,34 @@ func nearMatches(re *regexp.Regexp, text, lo string, words []string, lines bool,
 		}
 	}
 	return out
+}
+
+// signedQuote reports a quote followed by a sign a mask or a reference starts with: "*, '@, "#.
+func signedQuote(rest string) bool {
+	for i := 1; i < len(rest); i++ {
+		if (rest[i-1] == '"' || rest[i-1] == '\'') && strings.IndexByte("*@#-", rest[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// longRun reports a run of n or more characters other than spaces.
+func longRun(rest string, n int) bool {
+	k := 0
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == ' ' || rest[i] == '\t' {
+			k = 0
+		} else if k++; k >= n {
+			return true
+		}
+	}
+	return false
+}
+
+// endsName reports whether the word ends its line but for a few letters, a file's ending and a
+// colon: rsyncd.secrets:, /etc/chap-secrets, passwords.txt.
+func endsName(rest string) bool {
+	rest = strings.TrimSuffix(strings.TrimRight(rest, " \t:\r"), ".txt")
+	return len(rest) <= 5 && strings.Trim(rest, "abcdefghijklmnopqrstuvwxyz") == ""
 }

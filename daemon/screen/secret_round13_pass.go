@@ -26,7 +26,7 @@ var encryptedLabel = regexp.MustCompile(`(?i)(?:^|[^A-Za-z])(?:ciphertext|encryp
 // public half), a type in code, a setting's word.
 func notSecretHere(text string, s, e int) bool {
 	v := text[s:e]
-	if settingWords[strings.ToLower(strings.Trim(v, "\"'`"))] || codeType.MatchString(v) {
+	if len(v) <= 9 && settingWords[strings.ToLower(strings.Trim(v, "\"'`"))] || (v[0] == '*' || v[0] == '&') && codeType.MatchString(v) {
 		return true
 	}
 	if strings.HasPrefix(v, "rzp_live_") || strings.HasPrefix(v, "rzp_test_") {

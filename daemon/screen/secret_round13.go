@@ -284,9 +284,37 @@ func findShapedRound13(text, lo string, pairs *bytePairs) []found {
 	return out
 }
 
+// longQuoted is a quoted value of 40 or more token characters after a secret's name; the generic
+// rule reads quoted values of up to 200.
+var longQuoted = regexp.MustCompile(`(?i)(?:token|secret|key|password|passwd)["']?\]?[ \t]*(?::=|=>|=|:)[ \t]*["'` + "`" + `]([A-Za-z0-9+/=_\-.%]{40,})["'` + "`" + `]`)
+
+// findLongQuoted reports a quoted value of more than 200 characters after a secret's name
+// ($env:AWS_SESSION_TOKEN = "...", "SessionToken": "..."): random, with capitals, small letters
+// and digits; the name not one of a public key, a certificate, an id, a hash, a signature or
+// encrypted data.
+func findLongQuoted(text, lo string, pairs *bytePairs) []found {
+	var out []found
+	for _, m := range nearMatches(longQuoted, text, lo, []string{"token", "secret", "key", "passw"}, false, 5000,
+		func(rest string) bool { return longRun(rest, 200) }) {
+		v := text[m[2]:m[3]]
+		n := m[0]
+		for n > 0 && (IsAlnum(text[n-1]) || text[n-1] == '_' || text[n-1] == '-') {
+			n--
+		}
+		name := lo[n:m[0]]
+		if len(v) <= 200 || !upLowDigit(v) || entropy(v) < 4 || anySub(name, []string{"pub", "cert", "hash", "sig", "encrypt", "cipher", "sealed"}) ||
+			strings.HasSuffix(name, "id_") || strings.HasSuffix(name, "id") || strings.HasSuffix(name, "id-") {
+			continue
+		}
+		out = append(out, found{m[2], m[3], SecretToken})
+	}
+	return out
+}
+
 // findRound13 gathers round 13's finders.
 func findRound13(text, lo string, pairs *bytePairs) []found {
-	out := findConnectArgs(text, lo, pairs)
+	out := findLongQuoted(text, lo, pairs)
+	out = append(out, findConnectArgs(text, lo, pairs)...)
 	out = append(out, findSecretFields(text, lo, pairs)...)
 	out = append(out, findCLISecrets(text, lo, pairs)...)
 	out = append(out, findSecretsFileLines(text, lo, pairs)...)

@@ -54,6 +54,8 @@ func TestSecretExportAndNameParts(t *testing.T) {
 	checkMarked(t, []string{
 		"export AWS_ACCESS_KEY_ID=ASIAVR4X35MHICG7NQBL\nexport AWS_SECRET_ACCESS_KEY=«r9dHxOkdvuaTJin86XliUFGK+Is+QYylZD/0/V1u»\nexport AWS_SESSION_TOKEN=«" + long + "»",
 		"set AWS_SESSION_TOKEN=«" + long + "»",
+		"$env:AWS_SESSION_TOKEN = \"«" + long + "»\"",
+		"{\"Credentials\": {\"SessionToken\": \"«" + long + "»\"}}",
 		"session_token: «" + long + "»",
 		"ldap_default_authtok = «V-Wh86vAtKn4dVItFjL!JyT%44K»",
 		"authtok=«Coo7g#ptc!StodH3j!HJ=Lf»",
@@ -63,6 +65,9 @@ func TestSecretExportAndNameParts(t *testing.T) {
 		"DB_PASS=«meadow.x7qz»",
 	}, []string{
 		"export AWS_ACCESS_KEY_ID=ASIAVR4X35MHICG7NQBL",
+		"\"public_key\": \"" + long + "\"",
+		"encrypted_token: '" + long + "'",
+		"\"pubkey\": \"" + long + "\"",
 		"export AWS_SESSION_TOKEN=$(aws sts get-session-token --query Credentials.SessionToken)",
 		"export AWS_SESSION_TOKEN=${SESSION}",
 		"ldap_default_authtok_type = password",

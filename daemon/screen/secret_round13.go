@@ -136,18 +136,28 @@ func findConnectArgs(text, lo string, pairs *bytePairs) []found {
 				}
 				continue
 			}
-			host := false
-			for n := 0; n < len(args); n++ {
+			for n := 1; n < len(args); n++ {
 				v := text[args[n][0]:args[n][1]]
-				if n >= 1 && (host || login) && userArg(text[args[n-1][0]:args[n-1][1]]) && adjacentArgs(text, args[n-1][1], args[n][0]) && secretArg(v) {
+				if (login || hostAround(text, args, n)) && userArg(text[args[n-1][0]:args[n-1][1]]) && adjacentArgs(text, args[n-1][1], args[n][0]) && secretArg(v) {
 					out = append(out, found{args[n][0], args[n][1], SecretPassword})
 					break
 				}
-				host = host || hostArg(v)
 			}
 		}
 	}
 	return out
+}
+
+// hostAround reports whether a string argument of the call other than the n-th and the one
+// before it reads as a host or a data source: before them (mysql_real_connect(conn, "host",
+// "user", "...")) or after them (oci_connect('user', '...', 'host/XE')).
+func hostAround(text string, args [][2]int, n int) bool {
+	for i, a := range args {
+		if i != n && i != n-1 && hostArg(text[a[0]:a[1]]) {
+			return true
+		}
+	}
+	return false
 }
 
 // adjacentArgs reports whether only a comma and spaces (and the closing and opening quotes)
@@ -159,8 +169,8 @@ func adjacentArgs(text string, e, s int) bool {
 
 // secretField is a record's or an object's field whose name ends in a password or secret word,
 // set to a quoted string: Haskell's connectPassword = "...", Go's Password: "...", PHP's
-// 'db_password' => '...'.
-var secretField = regexp.MustCompile(`(?i)(?:password|passwd|passphrase|secret|pwd)["']?[ \t]*(?:=|:|=>)[ \t]*(?:"([^"\n]{8,128})"|'([^'\n]{8,128})')`)
+// 'db_password' => '...', Clojure's :password "...".
+var secretField = regexp.MustCompile(`(?i)(?:password|passwd|passphrase|secret|pwd)["']?(?:[ \t]*(?:=|:|=>)[ \t]*|[ \t]+)(?:"([^"\n]{8,128})"|'([^'\n]{8,128})')`)
 
 // findSecretFields reports the value of a password-named field that reads as a secret though it
 // starts with a sign a reference or a mask starts with (*Wv5!..., @Lighthouse_2012, #Sonne_1995).

@@ -25,6 +25,8 @@ func TestSecretConnectionArguments(t *testing.T) {
 		`main = withConnection (defaultConnectInfo { connectUser = "app", connectPassword = "«*Wv5!w0A69s96uzrDD^Z!Nr_*GR»" }) run`,
 		`cfg := Config{User: "app", Password: "«@Rk7!pLm2Qz»"}`,
 		`$db = ['user' => 'app', 'db_password' => '«#Tn4=kWq9Lx»'];`,
+		`{:user "app" :password "«*Xq7=vLm2!pZ»"}`,
+		`$conn = oci_connect('scott', '«Xq7=vLm2!pZ»', 'db.example.test/XE');`,
 	}, []string{
 		`mysql_real_connect(conn, "db.example.test", "root", "", "shop", 3306, NULL, 0);`,
 		`mysql_real_connect(conn, host, user, getenv("DB_PASSWORD"), "shop", 3306, NULL, 0);`,
@@ -42,6 +44,10 @@ func TestSecretConnectionArguments(t *testing.T) {
 		`fakeConnect("db.example.test", "alice", "Xy7!abcDEF12")`,
 		`connectPassword = ""`,
 		`cfg := Config{User: "app", Password: "**********"}`,
+		`{:user "app" :password ""}`,
+		`{:user "app" :password "*"}`,
+		`$conn = oci_connect('scott', $password, 'db.example.test/XE');`,
+		`$conn = oci_connect('scott', 'tiger', 'db.example.test/XE');`,
 	})
 }
 

@@ -190,6 +190,9 @@ func dottedWords(v string) bool {
 		return false
 	}
 	last := parts[len(parts)-1]
+	if len(parts) == 2 && len(parts[0]) >= 4 && strings.Trim(parts[0], "abcdefghijklmnopqrstuvwxyz") == "" && innerDigit(last) {
+		return true // lighthouse.s4mf: a word and a generated tail with a digit inside it
+	}
 	letters := strings.TrimRight(last, "0123456789")
 	if d := len(last) - len(letters); d < 2 || d > 4 {
 		return false
@@ -449,7 +452,7 @@ var secretRules = []secretRule{
 	// The key may be a subscript (cfg['SECRET_KEY'] = ...) or a flag in an argument list
 	// (["--requirepass", "..."]).
 	{kind: SecretGeneric, keywords: []string{"pass", "pw", "secret", "token", "key", "auth", "credential", "pk_hex"},
-		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|privkey|priv[_\-]key|pk[_\-]hex|app[_\-]?key|licen[cs]e[_\-]?key|signing[_\-]?key|master[_\-]?key|encryption[_\-]?key|credentials?)(?:[_\-]?(?:string|value|key|hex))?)(?:["']?\]?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|["'][ \t]*,[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
+		re:    regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])([A-Za-z0-9_.\-]{0,40}?(?:passwd|password|passphrase|pwd|pass|pw|secret|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|privkey|priv[_\-]key|pk[_\-]hex|app[_\-]?key|licen[cs]e[_\-]?key|signing[_\-]?key|master[_\-]?key|encryption[_\-]?key|credentials?|authtok)(?:[_\-]?(?:string|value|key|hex|phrase))?)(?:["']?\]?[ \t]*(?::=|=>|=|:|\bis\b|\bwas\b)[ \t]*|["'][ \t]*,[ \t]*|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|` + "`" + `([^` + "`" + `\n]{1,200})` + "`" + `|([^\s"'` + "`" + `,;<>]{1,200}))`),
 		group: -1, kindOf: genericKind},
 }
 
@@ -825,6 +828,10 @@ func findSecrets(text string, join bool) []Removal {
 					v = strings.TrimRight(v, ".)]}")
 					ve = vs + len(v)
 				}
+				if ve-vs == 200 {
+					ve = longValueEnd(text, ve, quoted)
+					v = text[vs:ve]
+				}
 				sepStart := m[3]
 				sepEnd := vs
 				if quoted {
@@ -881,7 +888,7 @@ func findSecrets(text string, join bool) []Removal {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	for _, h := range append(append(append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...),
-		findNamedValues(text, lo, &pairs)...), findPairedValues(text, lo)...) {
+		findNamedValues(text, lo, &pairs)...), append(findPairedValues(text, lo), findRound13(text, lo, &pairs)...)...) {
 		spans = append(spans, span{h.s, h.e, h.kind, len(secretRules) + 1})
 	}
 	passwords, keys := findCallCredentials(text, lo, &pairs)
@@ -928,7 +935,7 @@ func findSecrets(text string, join bool) []Removal {
 		if sp.kind == SecretPassword {
 			sp.e = quotedEnd(text, sp.s, sp.e)
 		}
-		if !publicID(text, sp.s, sp.e) {
+		if !publicID(text, sp.s, sp.e) && !signerID(text, sp.s) && !notSecretHere(text, sp.s, sp.e) {
 			kept = append(kept, sp)
 		}
 	}

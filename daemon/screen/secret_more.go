@@ -412,7 +412,7 @@ func labelledPassword(v string) bool {
 // by dashes (dashedWords), and not an address, a path, a call, an identifier or a
 // code such as ORD-2024-11A, argon2id or db01:5432.
 func passwordToken(v string) bool {
-	if len(v) < 6 || len(v) > 64 || placeholder(v) || hashName(v) || strings.Contains(v, "://") || strings.Contains(v, "=") || v[0] == '#' {
+	if len(v) < 6 || len(v) > 64 || placeholder(v) || hashName(v) || strings.Contains(v, "://") || strings.Contains(v, "=") || v[0] == '#' && !signedPassword(v[1:]) {
 		return false
 	}
 	var up, low, dg, sym bool

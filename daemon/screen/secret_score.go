@@ -712,6 +712,9 @@ func credValue(v string, kind, n int) bool {
 	if classes(v) >= 3 && len(v) >= 8 && entropy(v) >= 2.8 || wordsAndDigits(v) {
 		return true
 	}
+	if kind != wordLogin && n <= 1 && signedWords(v) {
+		return true // pelikan_gqur!: words joined and closed by a sign, right after the word
+	}
 	// mixed case alone, or letters and digits, set right after the word
 	return n <= 1 && len(v) >= 10 && entropy(v) >= 3.2 && (innerCapitals(v) >= 2 || digits(v) >= 3 && letters(v) >= 3 ||
 		randomLetters(v)) && classes(v) >= 2 || n <= 1 && randomLetters(v)

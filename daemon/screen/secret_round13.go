@@ -11,7 +11,7 @@ import (
 
 // connectWords name a call that opens a session with a password among its arguments:
 // mysql_real_connect, DBI->connect, new PDO, Net::SMTP.start, ldap.bind, client.login, red:auth.
-var connectWords = []string{"connect", "login", "logon", "signin", "auth", "open", "bind", "start", "pdo"}
+var connectWords = []string{"connect", "login", "logon", "signin", "auth", "open", "bind", "start", "pdo", "client"}
 
 // secretArg reports whether a string handed to a call reads as a password or a key: 8 to 128
 // characters without spaces, three kinds of character (or small words and digits, as
@@ -138,7 +138,7 @@ func findConnectArgs(text, lo string, pairs *bytePairs) []found {
 			}
 			for n := 1; n < len(args); n++ {
 				v := text[args[n][0]:args[n][1]]
-				if (login || hostAround(text, args, n)) && userArg(text[args[n-1][0]:args[n-1][1]]) && adjacentArgs(text, args[n-1][1], args[n][0]) && secretArg(v) {
+				if (login || hostAround(text, args, n)) && userArg(text[args[n-1][0]:args[n-1][1]]) && adjacentArgs(text, args[n-1][1], args[n][0]) && (secretArg(v) || dashedPassword(v)) {
 					out = append(out, found{args[n][0], args[n][1], SecretPassword})
 					break
 				}

@@ -29,6 +29,9 @@ func notSecretHere(text string, s, e int) bool {
 	if len(v) <= 9 && settingWords[strings.ToLower(strings.Trim(v, "\"'`"))] || (v[0] == '*' || v[0] == '&') && codeType.MatchString(v) {
 		return true
 	}
+	if masked(v) || referenceName(text, s) {
+		return true
+	}
 	if strings.HasPrefix(v, "rzp_live_") || strings.HasPrefix(v, "rzp_test_") {
 		if len(v) == 23 && (e == len(text) || !IsAlnum(text[e])) {
 			return true // a key id: rzp_live_ and 14 characters

@@ -325,7 +325,7 @@ func cellSecret(kind, col, v string) bool {
 	if c := strings.ToLower(strings.Trim(strings.TrimSpace(col), "`\"'[]*")); (c == "key" || c == "keys") && !keyShapedCell(v) {
 		return false // a column named key alone: a lookup key, a label's key, unless the value is a key's
 	}
-	if kind == SecretPassword && columnPassword(v) {
+	if kind == SecretPassword && (columnPassword(v) || dashedPassword(v)) {
 		return true // @Lighthouse_2012, velvet-uazw! under a password column
 	}
 	if kind == SecretPassword && !passwordToken(v) && !labelledPassword(v) && !(len(v) >= 8 && letters(v) >= 2 && digits(v) >= 1) {
@@ -338,7 +338,7 @@ func cellSecret(kind, col, v string) bool {
 // line of names, one of which names a secret ("service,user,password", "| login | password |"),
 // and the rows after it with as many cells.
 func findTableSecrets(text, lo string) []found {
-	if len(lo) != len(text) || !strings.ContainsAny(text, ",|\t") || strings.IndexByte(text, '\n') < 0 || !tableShaped(text) {
+	if len(lo) != len(text) || !strings.ContainsAny(text, ",|\t;") || strings.IndexByte(text, '\n') < 0 || !tableShaped(text) {
 		return nil
 	}
 	var out []found
@@ -356,7 +356,11 @@ func findTableSecrets(text, lo string) []found {
 			sep = '|'
 		} else if nt := strings.Count(header, "\t"); nt >= 1 && nt == strings.Count(next, "\t") {
 			sep = '\t'
-		} else if nc := strings.Count(header, ","); nc < 1 || nc != strings.Count(next, ",") {
+		} else if nc := strings.Count(header, ","); nc >= 1 && nc == strings.Count(next, ",") {
+			sep = ','
+		} else if nsc := strings.Count(header, ";"); nsc >= 2 && nsc == strings.Count(next, ";") {
+			sep = ';'
+		} else {
 			continue
 		}
 		if sep == '|' && !strings.HasPrefix(strings.TrimSpace(header), "|") && strings.HasPrefix(strings.TrimSpace(next), "|") {
@@ -423,13 +427,13 @@ type found struct {
 // tableShaped reports whether two lines in a row hold as many commas, or as many bars, and at
 // least one: the fast test that a text may hold a table.
 func tableShaped(text string) bool {
-	pc, pb, pt, c, b, t := -1, -1, -1, 0, 0, 0
+	pc, pb, pt, ps, c, b, t, sc := -1, -1, -1, -1, 0, 0, 0, 0
 	for i := 0; i <= len(text); i++ {
 		if i == len(text) || text[i] == '\n' {
-			if c > 0 && c == pc || b > 1 && b == pb || t > 0 && t == pt {
+			if c > 0 && c == pc || b > 1 && b == pb || t > 0 && t == pt || sc > 1 && sc == ps {
 				return true
 			}
-			pc, pb, pt, c, b, t = c, b, t, 0, 0, 0
+			pc, pb, pt, ps, c, b, t, sc = c, b, t, sc, 0, 0, 0, 0
 			continue
 		}
 		switch text[i] {
@@ -439,6 +443,8 @@ func tableShaped(text string) bool {
 			b++
 		case '\t':
 			t++
+		case ';':
+			sc++
 		}
 	}
 	return false

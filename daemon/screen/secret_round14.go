@@ -95,12 +95,36 @@ func passwordColumn(name string) bool {
 	return false
 }
 
+// has reports whether lo holds k, asking the pairs first.
+func has(lo string, pairs *bytePairs, k string) bool {
+	return pairs.may(k) && strings.Contains(lo, k)
+}
+
+// anyRest lets nearMatches try every window.
+func anyRest(string) bool { return true }
+
+// sheetHeader reports whether text holds a first-row cell reference (A1:, C1:) as a word of its
+// own: the fast test that a text may hold a spreadsheet given by cell references.
+func sheetHeader(text string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], "1:")
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		from = at + 2
+		if at >= 1 && text[at-1] >= 'A' && text[at-1] <= 'Z' && (at == 1 || !IsAlnum(text[at-2])) {
+			return true
+		}
+	}
+}
+
 // findHTMLTableSecrets reports the cells under a password column of an HTML table (a row of
 // <th> names, rows of <td> after it) and of a spreadsheet given by cell references (A1: Account
 // B1: Email C1: Pass, then C2: the password).
 func findHTMLTableSecrets(text, lo string, pairs *bytePairs) []found {
 	var out []found
-	if pairs.may("<th") && pairs.may("<td") {
+	if has(lo, pairs, "<th") && has(lo, pairs, "<td") {
 		col := -1
 		for _, r := range htmlRow.FindAllStringSubmatchIndex(text, -1) {
 			cs := htmlCell.FindAllStringSubmatchIndex(text[r[2]:r[3]], -1)
@@ -122,7 +146,7 @@ func findHTMLTableSecrets(text, lo string, pairs *bytePairs) []found {
 			}
 		}
 	}
-	if pairs.may("1:") && pairs.may("2:") {
+	if has(lo, pairs, "1:") && has(lo, pairs, "2:") && sheetHeader(text) {
 		cols := map[byte]bool{}
 		for _, m := range sheetCell.FindAllStringSubmatchIndex(text, -1) {
 			c, row, v := text[m[2]], text[m[4]:m[5]], text[m[6]:m[7]]
@@ -157,8 +181,8 @@ var (
 // user, defaulted in a typed field, or filled in a form after a user's name.
 func findTypedPasswords(text, lo string, pairs *bytePairs) []found {
 	var out []found
-	if pairs.may("pass") || pairs.may("pwd") {
-		for _, m := range typedPassword.FindAllStringSubmatchIndex(text, -1) {
+	if has(lo, pairs, "pass") || has(lo, pairs, "pwd") {
+		for _, m := range nearMatches(typedPassword, text, lo, []string{"type(", "fill(", "send_keys(", "sendkeys(", "setvalue(", "press_sequentially("}, false, 200, anyRest) {
 			for g := 1; g <= 2; g++ {
 				if m[2*g] >= 0 && heardPassword(text[m[2*g]:m[2*g+1]]) {
 					out = append(out, found{m[2*g], m[2*g+1], SecretPassword})
@@ -166,22 +190,22 @@ func findTypedPasswords(text, lo string, pairs *bytePairs) []found {
 			}
 		}
 	}
-	if pairs.may("userpwd") {
+	if has(lo, pairs, "userpwd") {
 		for _, m := range curlUserPwd.FindAllStringSubmatchIndex(text, -1) {
 			if heardPassword(text[m[2]:m[3]]) {
 				out = append(out, found{m[2], m[3], SecretPassword})
 			}
 		}
 	}
-	if pairs.may("tring") || pairs.may("str") {
-		for _, m := range typedDefault.FindAllStringSubmatchIndex(text, -1) {
+	if has(lo, pairs, ":") && has(lo, pairs, "str") {
+		for _, m := range nearMatches(typedDefault, text, lo, []string{": str", ":str"}, false, 150, anyRest) {
 			if heardPassword(text[m[2]:m[3]]) {
 				out = append(out, found{m[2], m[3], SecretPassword})
 			}
 		}
 	}
-	if pairs.may("(\"") || pairs.may("('") {
-		for _, m := range fillPair.FindAllStringSubmatchIndex(text, -1) {
+	if has(lo, pairs, "(\"") || has(lo, pairs, "('") {
+		for _, m := range nearMatches(fillPair, text, lo, []string{".fill", ".enter(", ".submit(", ".signin(", ".sign_in(", ".login(", ".log_in("}, false, 200, anyRest) {
 			if u, v := text[m[2]:m[3]], text[m[4]:m[5]]; userArg(u) && (dashedPassword(v) || secretArg(v) && upLowDigit(v)) && !strings.Contains(lo[max(0, m[0]-200):m[0]], "mock") ||
 				userArg(u) && (dashedPassword(v) || secretArg(v) && upLowDigit(v)) && strings.Contains(lo[max(0, m[0]-200):m[0]], "login") {
 				out = append(out, found{m[4], m[5], SecretPassword})
@@ -208,7 +232,7 @@ var (
 // password that holds an @, and a Tendermint private key.
 func findShapedRound14(text, lo string, pairs *bytePairs) []found {
 	var out []found
-	if pairs.may("/api/webhooks/") || pairs.may("/services/t") {
+	if has(lo, pairs, "/api/webhooks/") || has(lo, pairs, "/services/t") {
 		for _, m := range webhookPath.FindAllStringSubmatchIndex(text, -1) {
 			for g := 1; g <= 2; g++ {
 				if m[2*g] >= 0 && entropy(text[m[2*g]:m[2*g+1]]) >= 3.5 {
@@ -217,21 +241,21 @@ func findShapedRound14(text, lo string, pairs *bytePairs) []found {
 			}
 		}
 	}
-	if pairs.may("/v3/") {
+	if has(lo, pairs, "/v3/") {
 		for _, m := range rpcKeyPath.FindAllStringSubmatchIndex(text, -1) {
 			if entropy(text[m[2]:m[3]]) >= 3.3 {
 				out = append(out, found{m[2], m[3], SecretAPIKey})
 			}
 		}
 	}
-	if pairs.may("://") && strings.Count(text, "@") >= 2 {
+	if has(lo, pairs, "://") && strings.Count(text, "@") >= 2 {
 		for _, m := range atPassword.FindAllStringSubmatchIndex(text, -1) {
 			if v := text[m[2]:m[3]]; len(v) >= 6 && !placeholder(v) {
 				out = append(out, found{m[2], m[3], SecretPassword})
 			}
 		}
 	}
-	if pairs.may("tendermint/") {
+	if has(lo, pairs, "tendermint/") {
 		for _, m := range tendermintKey.FindAllStringSubmatchIndex(text, -1) {
 			out = append(out, found{m[2], m[3], SecretPrivateKey})
 		}
@@ -255,7 +279,7 @@ var (
 // findCommandSecrets reports passwords given to commands by shape.
 func findCommandSecrets(text, lo string, pairs *bytePairs) []found {
 	var out []found
-	if pairs.may("--pass") {
+	if has(lo, pairs, "--pass") {
 		for _, m := range commandSecret.FindAllStringSubmatchIndex(text, -1) {
 			for g := 1; g <= 2; g++ {
 				if m[2*g] >= 0 {
@@ -266,7 +290,7 @@ func findCommandSecrets(text, lo string, pairs *bytePairs) []found {
 			}
 		}
 	}
-	if pairs.may("snmp") {
+	if has(lo, pairs, "snmp") {
 		for _, c := range snmpCommand.FindAllStringIndex(text, -1) {
 			for _, m := range snmpSecret.FindAllStringSubmatchIndex(text[c[0]:c[1]], -1) {
 				v := text[c[0]+m[2] : c[0]+m[3]]
@@ -275,14 +299,14 @@ func findCommandSecrets(text, lo string, pairs *bytePairs) []found {
 				}
 			}
 		}
-		for _, m := range snmpCommunity.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range nearMatches(snmpCommunity, text, lo, []string{"snmp_community", "snmpcommunity"}, false, 120, anyRest) {
 			if v := text[m[2]:m[3]]; !publicCommunty[strings.ToLower(v)] && !placeholder(v) && digits(v) > 0 && letters(v) > 0 {
 				out = append(out, found{m[2], m[3], SecretPassword})
 			}
 		}
 	}
-	if pairs.may("psk") {
-		for _, m := range pskValue.FindAllStringSubmatchIndex(text, -1) {
+	if has(lo, pairs, "psk") {
+		for _, m := range nearMatches(pskValue, text, lo, []string{"psk"}, false, 200, anyRest) {
 			if entropy(text[m[2]:m[3]]) >= 3 {
 				out = append(out, found{m[2], m[3], SecretPassword})
 			}
@@ -322,16 +346,16 @@ func findSpokenPasswords(text, lo string, pairs *bytePairs) []found {
 			out = append(out, found{s, s + len(v), SecretPassword})
 		}
 	}
-	if pairs.may("pass") {
-		for _, m := range saidPassword.FindAllStringSubmatchIndex(text, -1) {
+	if has(lo, pairs, "pass") {
+		for _, m := range nearMatches(saidPassword, text, lo, []string{" password", " passcode", " pass"}, false, 20, anyRest) {
 			add(m[2], m[3])
 		}
-		for _, m := range chatAnswer.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range nearMatches(chatAnswer, text, lo, []string{"password"}, true, 300, func(rest string) bool { return strings.IndexByte(rest, '?') >= 0 }) {
 			if v := text[m[2]:m[3]]; dashedPassword(v) || upLowDigit(v) && secretArg(v) {
 				add(m[2], m[3])
 			}
 		}
-		for _, m := range userPass.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range nearMatches(userPass, text, lo, []string{"user "}, false, 150, anyRest) {
 			add(m[2], m[3])
 		}
 		if strings.Contains(lo, "331") || strings.Contains(lo, "ftp>") {
@@ -340,14 +364,14 @@ func findSpokenPasswords(text, lo string, pairs *bytePairs) []found {
 			}
 		}
 	}
-	if pairs.may("for now") && anyIn(lo, lockoutWords) {
-		for _, m := range forNow.FindAllStringSubmatchIndex(text, -1) {
+	if has(lo, pairs, "for now") && anyIn(lo, lockoutWords) {
+		for _, m := range nearMatches(forNow, text, lo, []string{" for now"}, false, 10, anyRest) {
 			if v := text[m[2]:m[3]]; upLowDigit(v) || dashedPassword(v) {
 				add(m[2], m[3])
 			}
 		}
 	}
-	if pairs.may("jelsz") || pairs.may("senord") {
+	if has(lo, pairs, "jelsz") || has(lo, pairs, "lösenord") {
 		for _, m := range otherPassword.FindAllStringSubmatchIndex(text, -1) {
 			for g := 1; g <= 2; g++ {
 				if m[2*g] >= 0 {
@@ -356,8 +380,8 @@ func findSpokenPasswords(text, lo string, pairs *bytePairs) []found {
 			}
 		}
 	}
-	if pairs.may(" / ") {
-		for _, m := range slashLogin.FindAllStringSubmatchIndex(text, -1) {
+	if has(lo, pairs, " / ") {
+		for _, m := range nearMatches(slashLogin, text, lo, []string{" / "}, false, 80, anyRest) {
 			if v := strings.TrimRight(text[m[4]:m[5]], ".!?"); dashedPassword(v) || upLowDigit(v) || secretArg(v) {
 				add(m[4], m[5])
 			}
@@ -389,49 +413,49 @@ var (
 // findFileSecrets reports secrets in the files and markup that carry them by shape.
 func findFileSecrets(text, lo string, pairs *bytePairs) []found {
 	var out []found
-	if pairs.may("auth-user-pass") {
+	if has(lo, pairs, "auth-user-pass") {
 		for _, m := range authUserPass.FindAllStringSubmatchIndex(text, -1) {
 			if heardPassword(text[m[2]:m[3]]) {
 				out = append(out, found{m[2], m[3], SecretPassword})
 			}
 		}
 	}
-	if pairs.may("sasl") {
+	if has(lo, pairs, "sasl") {
 		for _, m := range saslLine.FindAllStringSubmatchIndex(text, -1) {
 			if v := text[m[2]:m[3]]; !placeholder(v) && classes(v) >= 2 && !strings.HasPrefix(v, "$") {
 				out = append(out, found{m[2], m[3], SecretPassword})
 			}
 		}
 	}
-	if pairs.may("<input") {
+	if has(lo, pairs, "<input") {
 		for _, m := range hiddenSecret.FindAllStringSubmatchIndex(text, -1) {
 			if v := text[m[2]:m[3]]; !placeholder(v) && entropy(v) >= 3.3 && !strings.ContainsAny(v, " {$") {
 				out = append(out, found{m[2], m[3], SecretAPIKey})
 			}
 		}
 	}
-	if pairs.may("meta-data") {
+	if has(lo, pairs, "meta-data") {
 		for _, m := range metaSecret.FindAllStringSubmatchIndex(text, -1) {
 			if v := text[m[2]:m[3]]; !placeholder(v) && entropy(v) >= 3.5 && !strings.ContainsAny(v, " @{$") {
 				out = append(out, found{m[2], m[3], SecretAPIKey})
 			}
 		}
 	}
-	if pairs.may("\"]") || pairs.may("']") {
-		for _, m := range envAssign.FindAllStringSubmatchIndex(text, -1) {
+	if has(lo, pairs, "\"]") || has(lo, pairs, "']") {
+		for _, m := range nearMatches(envAssign, text, lo, []string{"env[", "environ["}, false, 300, anyRest) {
 			if v := text[m[2]:m[3]]; !placeholder(v) && entropy(v) >= 3.5 {
 				out = append(out, found{m[2], m[3], SecretAPIKey})
 			}
 		}
 	}
-	if pairs.may("private") {
-		for _, m := range privateExport.FindAllStringSubmatchIndex(text, -1) {
+	if has(lo, pairs, "private") {
+		for _, m := range nearMatches(privateExport, text, lo, []string{"private"}, false, 4000, anyRest) {
 			if entropy(text[m[2]:m[3]]) >= 4.5 {
 				out = append(out, found{m[2], m[3], SecretPrivateKey})
 			}
 		}
 	}
-	if pairs.may("passphrase") && anyIn(lo, []string{"apikey", "api key", "api_key", "secretkey", "secret key", "secret_key"}) {
+	if has(lo, pairs, "passphrase") && anyIn(lo, []string{"apikey", "api key", "api_key", "secretkey", "secret key", "secret_key"}) {
 		for _, m := range passphraseWords.FindAllStringSubmatchIndex(text, -1) {
 			if dashedPassword(text[m[2]:m[3]]) {
 				out = append(out, found{m[2], m[3], SecretPassword})

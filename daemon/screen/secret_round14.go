@@ -177,6 +177,9 @@ var (
 	fillPair = regexp.MustCompile(`\.(?:fill|fillIn|fill_in|enter|submit|signIn|sign_in|logIn|log_in)\([ \t]*["']([^"'\n]{1,64})["'][ \t]*,[ \t]*["']([^"'\n]{6,128})["'][ \t]*\)`)
 )
 
+// notPasswordInputs name inputs whose selector holds "pass" but no password.
+var notPasswordInputs = []string{"passport", "passenger", "bypass", "compass", "passage", "passed"}
+
 // findTypedPasswords reports passwords typed into a password input, given to libcurl with the
 // user, defaulted in a typed field, or filled in a form after a user's name.
 func findTypedPasswords(text, lo string, pairs *bytePairs) []found {
@@ -184,7 +187,7 @@ func findTypedPasswords(text, lo string, pairs *bytePairs) []found {
 	if has(lo, pairs, "pass") || has(lo, pairs, "pwd") {
 		for _, m := range nearMatches(typedPassword, text, lo, []string{"type(", "fill(", "send_keys(", "sendkeys(", "setvalue(", "press_sequentially("}, false, 200, anyRest) {
 			for g := 1; g <= 2; g++ {
-				if m[2*g] >= 0 && heardPassword(text[m[2*g]:m[2*g+1]]) {
+				if m[2*g] >= 0 && heardPassword(text[m[2*g]:m[2*g+1]]) && !anyIn(lo[m[0]:m[2*g]], notPasswordInputs) {
 					out = append(out, found{m[2*g], m[2*g+1], SecretPassword})
 				}
 			}
@@ -328,7 +331,7 @@ var (
 		`|\blösenord(?:et)?\b[^\n]{0,40}?[ \t]är[ \t]+([^\s,]{6,64})`)
 	// A login given as user / password after a login word: "admin login: owner / ...",
 	// <dd>admin / ...</dd> under a <dt> that names an admin.
-	slashLogin = regexp.MustCompile(`(?i)\b(?:login|logins|credentials|creds|admin)\b[^\n]{0,30}?(?:[:>]|</dt><dd>)[ \t]*([a-z][a-z0-9._@-]{1,31})[ \t]+/[ \t]+([^\s<,;]{6,64})`)
+	slashLogin = regexp.MustCompile(`(?i)\b(?:login|logins|credentials|creds|admin)\b[^\n]{0,30}?(?::|</dt>[ \t]*<dd>)[ \t]*([a-z][a-z0-9._@-]{1,31})[ \t]+/[ \t]+([^\s<,;]{6,64})`)
 	// An FTP session's password line after the server asked for it.
 	ftpPass = regexp.MustCompile(`(?im)^(?:ftp>|>)?[ \t]*pass[ \t]+([^\s]{6,64})[ \t]*$`)
 )

@@ -63,6 +63,8 @@ func TestSecretPositionalPasswords(t *testing.T) {
 		`data class Db(val user: String = "app", val password: String = "")`,
 		`data class Db(val user: String = "app", val title: String = "kettle-prairie-onyx")`,
 		`let secret: String = "<secret>"`,
+		`cy.get("#passport-number").type("X12345678Q")`,
+		`await page.fill("input[name=passenger]", "Maria-Lopez-2291")`,
 	})
 }
 
@@ -91,6 +93,7 @@ func TestSecretSpokenPasswords(t *testing.T) {
 		"A jelszó megváltozott.",
 		"Lösenordet är hemligt.",
 		"Select the pairs: input / output",
+		"<dl><dt>Admin menu</dt><dd>Settings / Security</dd></dl>",
 		"admin login: owner / see the vault",
 		"ftp> pass\n530 Login incorrect.",
 	})

@@ -338,7 +338,7 @@ func cellSecret(kind, col, v string) bool {
 // line of names, one of which names a secret ("service,user,password", "| login | password |"),
 // and the rows after it with as many cells.
 func findTableSecrets(text, lo string) []found {
-	if len(lo) != len(text) || !strings.ContainsAny(text, ",|\t;") || strings.IndexByte(text, '\n') < 0 || !tableShaped(text) {
+	if len(lo) != len(text) || !strings.ContainsAny(text, ",|\t;") || strings.IndexByte(text, '\n') < 0 || !tableShaped(text) && !semicolonShaped(text, lo) {
 		return nil
 	}
 	var out []found
@@ -427,13 +427,13 @@ type found struct {
 // tableShaped reports whether two lines in a row hold as many commas, or as many bars, and at
 // least one: the fast test that a text may hold a table.
 func tableShaped(text string) bool {
-	pc, pb, pt, ps, c, b, t, sc := -1, -1, -1, -1, 0, 0, 0, 0
+	pc, pb, pt, c, b, t := -1, -1, -1, 0, 0, 0
 	for i := 0; i <= len(text); i++ {
 		if i == len(text) || text[i] == '\n' {
-			if c > 0 && c == pc || b > 1 && b == pb || t > 0 && t == pt || sc > 1 && sc == ps {
+			if c > 0 && c == pc || b > 1 && b == pb || t > 0 && t == pt {
 				return true
 			}
-			pc, pb, pt, ps, c, b, t, sc = c, b, t, sc, 0, 0, 0, 0
+			pc, pb, pt, c, b, t = c, b, t, 0, 0, 0
 			continue
 		}
 		switch text[i] {
@@ -443,8 +443,27 @@ func tableShaped(text string) bool {
 			b++
 		case '\t':
 			t++
-		case ';':
-			sc++
+		}
+	}
+	return false
+}
+
+// semicolonShaped reports whether two lines in a row hold as many semicolons, two at least, in a
+// text that names a password or a secret: the fast test that a text may hold a
+// semicolon-separated table of credentials (code's lines hold semicolons too).
+func semicolonShaped(text, lo string) bool {
+	if strings.IndexByte(text, ';') < 0 || !anyIn(lo, []string{"pass", "pwd", "secret", "token", "key", "пароль", "contraseña", "senha"}) {
+		return false
+	}
+	p, n := -1, 0
+	for i := 0; i <= len(text); i++ {
+		if i == len(text) || text[i] == '\n' {
+			if n > 1 && n == p {
+				return true
+			}
+			p, n = n, 0
+		} else if text[i] == ';' {
+			n++
 		}
 	}
 	return false

@@ -39,11 +39,14 @@ test:
 
 # The edit-test loop: go test -short leaves out PostgreSQL, the anvil and test-mode chains, the money
 # model, the end-to-end tests of the built binary and the scripts (make test runs them all); Go's
-# test cache answers for the packages an edit did not touch. Linking the test binaries is most of
-# its time: the tag notestmode leaves go-ethereum's node (test mode's chain, which -short skips)
-# out of every binary that links the daemon, and -w leaves out the debugger's tables.
+# test cache answers for the packages an edit did not touch. Compiling and linking the test binaries
+# is most of its time: the tag notestmode leaves go-ethereum's node (test mode's chain, which -short
+# skips) out of every binary that links the daemon, -w leaves out the debugger's tables,
+# CGO_ENABLED=0 links each binary in Go alone, as the releases are built (go-ethereum's secp256k1 in
+# Go rather than its C library: no gcc and ld pass over every test binary), and -vet=off leaves vet
+# to make test and make lint (go vet ./...).
 test-short:
-	$(GO) test -short -tags notestmode -ldflags=-w ./...
+	CGO_ENABLED=0 $(GO) test -short -vet=off -tags notestmode -ldflags=-w ./...
 
 bench:
 	./scripts/chain-tools

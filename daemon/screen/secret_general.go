@@ -237,17 +237,17 @@ func findClientPairs(text string) [][2]int {
 		name := text[m[2]:m[3]]
 		base := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
 		if base == "" || !(name[strings.LastIndexByte(name, '.')+1] >= 'A' && name[strings.LastIndexByte(name, '.')+1] <= 'Z' ||
-			anySub(base, []string{"client", "search", "sdk", "api", "auth", "connect", "init", "configure", "create"})) {
+			anyIn(base, []string{"client", "search", "sdk", "api", "auth", "connect", "init", "configure", "create"})) {
 			continue
 		}
-		if anySub(base, notClientCalls) && !anySub(base, []string{"client", "search", "sdk", "auth"}) {
+		if anyIn(base, notClientCalls) && !anyIn(base, []string{"client", "search", "sdk", "auth"}) {
 			continue
 		}
 		id, secret := text[m[4]:m[5]], text[m[6]:m[7]]
 		if id == secret || placeholder(secret) || placeholderWord(id) || !clientSecret(secret) {
 			continue
 		}
-		if hexOnly(secret) && !anySub(base, []string{"client", "search", "sdk", "api", "auth"}) && lineHas(text, m[0], hashWords) {
+		if hexOnly(secret) && !anyIn(base, []string{"client", "search", "sdk", "api", "auth"}) && lineHas(text, m[0], m[0], hashWords) {
 			continue // Download('setup.exe', '<md5>'): a file's digest, not a key
 		}
 		if calledPublic(text, m[0], m[1]) {
@@ -261,29 +261,13 @@ func findClientPairs(text string) [][2]int {
 // hashWords name a digest on a line.
 var hashWords = []string{"md5", "sha", "hash", "checksum", "digest", "etag", "commit", "crc", "fingerprint", "integrity"}
 
-// lineHas reports whether the line holding text[at] holds one of ws, in lower case.
-func lineHas(text string, at int, ws []string) bool {
-	ls := strings.LastIndexByte(text[:at], '\n') + 1
-	le := strings.IndexByte(text[at:], '\n')
-	if le < 0 {
-		le = len(text)
-	} else {
-		le += at
-	}
-	return anySub(strings.ToLower(text[ls:le]), ws)
+// lineHas reports whether the line or lines holding text[s:e] hold one of ws, in lower case.
+func lineHas(text string, s, e int, ws []string) bool {
+	return anyIn(strings.ToLower(text[strings.LastIndexByte(text[:s], '\n')+1:lineEnd(text, e)]), ws)
 }
 
 // calledPublic reports whether the line around text[s:e] calls its key public.
-func calledPublic(text string, s, e int) bool {
-	ls := strings.LastIndexByte(text[:s], '\n') + 1
-	le := strings.IndexByte(text[e:], '\n')
-	if le < 0 {
-		le = len(text)
-	} else {
-		le += e
-	}
-	return anySub(strings.ToLower(text[ls:le]), publicNote)
-}
+func calledPublic(text string, s, e int) bool { return lineHas(text, s, e, publicNote) }
 
 // clientSecret decides on a client's secret: random letters and digits (a hex key too), or
 // base64 with its signs; not a hash or an address (0x...), a path, a version or a word.
@@ -303,16 +287,6 @@ func clientSecret(v string) bool {
 	}
 	// capitals and digits alone are a SKU's or an order's reference more often than a secret
 	return letters >= 4 && small > 0 && (len(v) != 40 && len(v) != 64 || !hexOnly(v))
-}
-
-// anySub reports whether s holds one of ws.
-func anySub(s string, ws []string) bool {
-	for _, w := range ws {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // joinedWords reports a password of small words joined by _, - or . with two or more digits
@@ -346,7 +320,7 @@ var joiners = []string{`" +`, `"+`, `' +`, `'+`, `" .`, `' .`, `" &`, `" ||`, `'
 // line that starts them ("sk_live_1ZNFMl" + "tKIp...": a key cut in two, each half too short to
 // read as one): what the rules find in the joined string goes, every part of it.
 func findJoinedStrings(text string) []found {
-	if !anySub(text, joiners) {
+	if !anyIn(text, joiners) {
 		return nil
 	}
 	var out []found
@@ -550,7 +524,7 @@ func stellarSeed(text string, s, e int) bool {
 	if strkeyValid(text[s:e]) {
 		return true
 	}
-	return lineHas(text, s, []string{"stellar", "xlm", "seed", "secret", "private key", "signing key"})
+	return lineHas(text, s, s, []string{"stellar", "xlm", "seed", "secret", "private key", "signing key"})
 }
 
 // strkeyValid checks a Stellar key's base32 body: a version byte, 32 bytes, and the CRC16

@@ -312,7 +312,7 @@ func findLongQuoted(text, lo string, pairs *bytePairs) []found {
 			n--
 		}
 		name := lo[n:m[0]]
-		if len(v) <= 200 || !upLowDigit(v) || entropy(v) < 4 || anySub(name, []string{"pub", "cert", "hash", "sig", "encrypt", "cipher", "sealed"}) ||
+		if len(v) <= 200 || !upLowDigit(v) || entropy(v) < 4 || anyIn(name, []string{"pub", "cert", "hash", "sig", "encrypt", "cipher", "sealed"}) ||
 			strings.HasSuffix(name, "id_") || strings.HasSuffix(name, "id") || strings.HasSuffix(name, "id-") {
 			continue
 		}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/axp-exchange/axp"
@@ -65,14 +64,5 @@ func (t *Tx) FileMemberName(id string, old, keys []string) error {
 	return nil
 }
 
-// MembersNamed calls fn with the ids of the members filed under key, in id order; fn returning
-// false stops.
-func (t *Tx) MembersNamed(key string, fn func(id string) bool) {
-	p := []byte(key + "\x00")
-	c := t.bucket(bMemberNames).Cursor()
-	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-		if !fn(string(k[len(p):])) {
-			return
-		}
-	}
-}
+// MembersNamed lists the ids of the members filed under key.
+func (t *Tx) MembersNamed(key string) []string { return t.idsUnder(bMemberNames, key) }

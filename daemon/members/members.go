@@ -342,14 +342,10 @@ func claimName(tx *store.Tx, name, self, old string) error {
 	keys := screening.NameKeys(name)
 	var other string
 	for _, k := range keys {
-		tx.MembersNamed(k, func(id string) bool {
-			if id != self {
+		for _, id := range tx.MembersNamed(k) {
+			if id != self && other == "" {
 				other = id
 			}
-			return other == ""
-		})
-		if other != "" {
-			break
 		}
 	}
 	if other != "" {

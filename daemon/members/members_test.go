@@ -115,7 +115,7 @@ func TestNameIndexFollowsRegistrationsAndRenames(t *testing.T) {
 				t.Errorf("index revision %q, want %q", tx.MemberNamesRev(), screening.NameKeysRev)
 			}
 			for _, k := range screening.NameKeys(name) {
-				tx.MembersNamed(k, func(id string) bool { ids = append(ids, id); return true })
+				ids = append(ids, tx.MembersNamed(k)...)
 			}
 			return nil
 		})

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
@@ -243,18 +244,28 @@ func TestChainEscrowSplitCrash(t *testing.T) {
 	// The void recorded, not broadcast: the watcher's pass stops there.
 	buyer, task, kb, split = m.escrowSettled(seller, 40)
 	dep = m.c.Balance(m.c.Token, m.deposit)
-	stopped := make(chan struct{})
+	// The next pass would send the stored void again; it waits until the state after the stop is
+	// read, as a daemon that really stopped would.
+	stopped, looked := make(chan struct{}), make(chan struct{})
 	m.d.SetAfterScan(func(what string) {
-		if what == "send-rest" {
+		switch what {
+		case "send-rest":
 			close(stopped)
 			runtime.Goexit() // the pass ends here, as if the process stopped
+		case "resend":
+			select {
+			case <-looked:
+			case <-time.After(10 * time.Second):
+			}
 		}
 	})
 	m.approve(split.ID, false)
 	m.c.Mine(2)
 	<-stopped
 	stored := m.approvalOf(task.ID, axp.ApproveSplit)
-	if len(stored.Transfers) != 2 || stored.Transfers[1].Part != "void" || stored.Transfers[1].Status != axp.TransferSent || m.c.Known(stored.Transfers[1].TxHash) {
+	known := len(stored.Transfers) == 2 && m.c.Known(stored.Transfers[1].TxHash)
+	close(looked)
+	if len(stored.Transfers) != 2 || stored.Transfers[1].Part != "void" || stored.Transfers[1].Status != axp.TransferSent || known {
 		t.Fatalf("after the stop: %+v", stored.Transfers)
 	}
 	buyer = restart(buyer)

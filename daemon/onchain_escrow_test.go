@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
@@ -326,13 +327,28 @@ func TestChainEscrowCrash(t *testing.T) {
 	// Stored, not broadcast.
 	buyer, task = m.awaiting(seller)
 	in = m.signEscrow(kb, task)
-	crashAt("submitted")
+	// The crashed daemon's watcher would send the stored transaction on its next pass; it waits
+	// here until the state after the crash is read, as a daemon that really stopped would.
+	looked := make(chan struct{})
+	m.d.SetAfterScan(func(what string) {
+		switch what {
+		case "submitted":
+			panic("the exchange stops here")
+		case "resend":
+			select {
+			case <-looked:
+			case <-time.After(10 * time.Second):
+			}
+		}
+	})
 	if resp, _ := do(buyer, "pay_escrow", in); resp == nil || resp.Status != http.StatusInternalServerError {
 		t.Fatalf("crashed call: %+v", resp)
 	}
 	stored := getTask(t, buyer, task.ID).Payment
-	if stored.Status != "reported" || stored.TxHash == "" || m.c.Known(stored.TxHash) {
-		t.Fatalf("after the crash: %+v (known to the node: %v)", stored, stored.TxHash != "" && m.c.Known(stored.TxHash))
+	known := stored.TxHash != "" && m.c.Known(stored.TxHash)
+	close(looked)
+	if stored.Status != "reported" || stored.TxHash == "" || known {
+		t.Fatalf("after the crash: %+v (known to the node: %v)", stored, known)
 	}
 	m.restart()
 	buyer = m.anon.With(buyer.Token)

@@ -444,6 +444,7 @@ var heldoutSecrets = []struct{ name, secrets, lookalikes string }{
 	{"twelfth", "heldout12_secret.txt", "heldout12_lookalike.txt"},
 	{"thirteenth", "heldout13_secret.txt", "heldout13_lookalike.txt"},
 	{"fourteenth", "heldout14_secret.txt", "heldout14_lookalike.txt"},
+	{"fifteenth", "heldout15_secret.txt", "heldout15_lookalike.txt"},
 }
 
 // TestSecretHeldout measures the credential rules on each held-out set. It only logs: the figures

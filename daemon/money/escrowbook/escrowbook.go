@@ -15,9 +15,9 @@ const (
 // IsCall reports whether part is a call of the escrow, whose money the contract pays.
 func IsCall(part string) bool { return part == PartCapture || part == PartVoid }
 
-// fee is the fee the escrow takes when it captures price at bps: rounded down, as the contract
-// rounds (the exchange's FeeFor rounds half up). The ledger books what the contract pays.
-func fee(price axp.Money, bps int64) axp.Money { return price * axp.Money(bps) / 10_000 }
+// captureFee is the fee the escrow takes when it captures price at bps: rounded down, as the
+// contract rounds (the exchange's FeeFor rounds half up). The ledger books what the contract pays.
+func captureFee(price axp.Money, bps int64) axp.Money { return price * axp.Money(bps) / 10_000 }
 
 // Entry is what approving item kind of task t, whose money the escrow holds, books (refund: the
 // buyer's agreed part of the price), or nil when the escrow cannot move it.
@@ -41,7 +41,7 @@ func voidEntry(t *axp.TaskRecord) []axp.Posting {
 // captureEntry books the capture of task t's payment: the task's contract account emptied into the
 // platform's fee and the seller's payout, as the contract splits them.
 func captureEntry(t *axp.TaskRecord) []axp.Posting {
-	fee := fee(t.Received, t.Fee.FeeBPS)
+	fee := captureFee(t.Received, t.Fee.FeeBPS)
 	ps := []axp.Posting{{Account: axp.ContractAccount(t.ID), Amount: -t.Received}}
 	if fee != 0 {
 		ps = append(ps, axp.Posting{Account: axp.AcctFees, Amount: fee})
@@ -60,7 +60,7 @@ func splitAmounts(t *axp.TaskRecord, refund axp.Money) (capture, void axp.Money)
 // down, as the contract takes it) and the void of the rest back to the buyer.
 func splitEntry(t *axp.TaskRecord, refund axp.Money) []axp.Posting {
 	capture, void := splitAmounts(t, refund)
-	fee := fee(capture, t.Fee.FeeBPS)
+	fee := captureFee(capture, t.Fee.FeeBPS)
 	ps := []axp.Posting{{Account: axp.ContractAccount(t.ID), Amount: -t.Received}}
 	for _, p := range []axp.Posting{{Account: axp.AcctBuyerRefund, Amount: void}, {Account: axp.AcctFees, Amount: fee},
 		{Account: axp.AcctSellerPaid, Amount: capture - fee}} {

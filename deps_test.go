@@ -172,6 +172,67 @@ func TestForbiddenEdges(t *testing.T) {
 	}
 }
 
+// TestNoInternalTests keeps the edit-test loop short (docs/style.md, "Tests"): a package with an
+// internal test file (package x, not x_test) is compiled a second time with its tests, and so is
+// every package of its test binary that imports it, after each edit below them. The kernel, the
+// services and the packages under them test from outside; elsewhere under daemon an internal test
+// file is fine while no other package of its test binary imports the package it tests.
+func TestNoInternalTests(t *testing.T) {
+	for _, line := range goList(t, "-f", `{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}`, module+"/daemon/...") {
+		fields := strings.Fields(line)
+		pkg := rel(fields[0])
+		for _, dir := range externalTestsOnly {
+			if under(pkg, dir) && len(fields) > 1 {
+				t.Errorf("%s has internal test files %v: test it from package %s_test (move a pure helper under test to a package of its own)",
+					pkg, fields[1:], pkg[strings.LastIndex(pkg, "/")+1:])
+			}
+		}
+	}
+	// go list -test names a package compiled again for a test binary "pkg [tested.test]".
+	for _, line := range goList(t, "-test", "-deps", module+"/daemon/...") {
+		pkg, bin, ok := strings.Cut(line, " [")
+		if !ok {
+			continue
+		}
+		pkg, bin = rel(pkg), rel(strings.TrimSuffix(bin, ".test]"))
+		if pkg != bin && pkg != bin+"_test" && internalTestsAllowed[bin] == "" {
+			t.Errorf("the internal tests of %s compile %s again for its test binary: test %s from package %s_test", bin, pkg, bin, bin[strings.LastIndex(bin, "/")+1:])
+		}
+	}
+}
+
+// externalTestsOnly are the packages, with those under them, that have no internal test file.
+var externalTestsOnly = func() []string {
+	dirs := []string{"daemon/kernel", "daemon/screening"}
+	for s := range serviceLayer {
+		dirs = append(dirs, s)
+	}
+	return dirs
+}()
+
+// internalTestsAllowed are the packages whose internal tests compile other packages again, and why.
+var internalTestsAllowed = map[string]string{
+	"daemon":        "export_test.go lends the daemon's black-box tests its internals; cmd/cmdtest, which imports the daemon, compiles again for them",
+	"daemon/screen": "its tests read the detectors' unexported rules; screen/injection and screen/listing, below the kernel, compile again for them",
+}
+
+// goList runs go list with args and returns its lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	out, err := exec.Command(goTool, append([]string{"list", "-e"}, args...)...).Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
 func rel(p string) string {
 	if p == module {
 		return "."

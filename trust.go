@@ -22,6 +22,14 @@ const (
 	SideSeller = "seller"
 )
 
+// OtherSide is the other side of a task: the seller for the buyer, the buyer for the seller.
+func OtherSide(side string) string {
+	if side == SideBuyer {
+		return SideSeller
+	}
+	return SideBuyer
+}
+
 // Message is one message on a task, between the buyer and one seller.
 type Message struct {
 	V         int        `json:"v"`

@@ -77,7 +77,7 @@ func escalateRun(ctx context.Context, o *EscalateOptions) error {
 		return o.Export.Write(o.IO, raw)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "✓ Opened mediation %s of %s; the %s is asked for its statement (due %s)\n",
-		m.ID, m.TaskID, otherSide(m.OpenedBy), m.StatementsDue.Local().Format(cmdutil.TimeLayout))
+		m.ID, m.TaskID, axp.OtherSide(m.OpenedBy), m.StatementsDue.Local().Format(cmdutil.TimeLayout))
 	fmt.Fprintf(o.IO.ErrOut, "Follow it with: axp task mediation %s\n", m.TaskID)
 	return nil
 }

@@ -188,7 +188,7 @@ func objectRun(ctx context.Context, o *ObjectOptions) error {
 	if o.Export.Enabled() {
 		return o.Export.Write(o.IO, raw)
 	}
-	fmt.Fprintf(o.IO.ErrOut, "✓ Objected to review %s of %s: mediation %s asks the %s for its statement\n", m.ReviewID, m.TaskID, m.ID, otherSide(m.OpenedBy))
+	fmt.Fprintf(o.IO.ErrOut, "✓ Objected to review %s of %s: mediation %s asks the %s for its statement\n", m.ReviewID, m.TaskID, m.ID, axp.OtherSide(m.OpenedBy))
 	fmt.Fprintf(o.IO.ErrOut, "Follow it with: axp task mediation %s\n", m.TaskID)
 	return nil
 }

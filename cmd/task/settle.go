@@ -70,18 +70,11 @@ func settleRun(ctx context.Context, o *SettleOptions) error {
 	}
 	fmt.Fprintf(o.IO.ErrOut, "✓ Proposed settlement %s on %s: refund %d%% (%s) to the buyer, the rest to the seller\n",
 		s.ID, s.TaskID, s.RefundPct, s.RefundUSD.Display())
-	fmt.Fprintf(o.IO.ErrOut, "The %s answers with: axp task settlement %s %s --accept (or --reject)\n", otherSide(s.ProposedBy), s.TaskID, s.ID)
+	fmt.Fprintf(o.IO.ErrOut, "The %s answers with: axp task settlement %s %s --accept (or --reject)\n", axp.OtherSide(s.ProposedBy), s.TaskID, s.ID)
 	if n := s.Screening.Note(); n != "" {
 		fmt.Fprintf(o.IO.ErrOut, "! %s\n", n)
 	}
 	return nil
-}
-
-func otherSide(side string) string {
-	if side == axp.SideBuyer {
-		return axp.SideSeller
-	}
-	return axp.SideBuyer
 }
 
 // SettlementOptions are the inputs of `axp task settlement`.

@@ -1,4 +1,4 @@
-package kernel
+package kernel_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
@@ -20,12 +21,12 @@ import (
 // directory, a fixed clock, and an outbox that records each notice sent, with whether the change
 // that queued it had committed when it was sent (the member the notice names is readable).
 type testKernel struct {
-	*Kernel
+	*kernel.Kernel
 	sent []sentNotice
 }
 
 type sentNotice struct {
-	n         Notice
+	n         kernel.Notice
 	committed bool
 }
 
@@ -36,17 +37,17 @@ func newKernel(t *testing.T) *testKernel {
 	}
 	t.Cleanup(func() { db.Close() })
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	k := &testKernel{Kernel: &Kernel{Store: db, Cfg: Config{Now: func() time.Time { return now }}, Events: Subscribers{}}}
-	k.Outbox = outboxFunc(func(ctx context.Context, n Notice) {
+	k := &testKernel{Kernel: &kernel.Kernel{Store: db, Cfg: kernel.Config{Now: func() time.Time { return now }}, Events: kernel.Subscribers{}}}
+	k.Outbox = outboxFunc(func(ctx context.Context, n kernel.Notice) {
 		k.sent = append(k.sent, sentNotice{n: n, committed: k.member(t, n.MemberID) != nil})
 	})
 	return k
 }
 
 // outboxFunc is a function as an Outbox.
-type outboxFunc func(ctx context.Context, n Notice)
+type outboxFunc func(ctx context.Context, n kernel.Notice)
 
-func (f outboxFunc) Deliver(ctx context.Context, n Notice) { f(ctx, n) }
+func (f outboxFunc) Deliver(ctx context.Context, n kernel.Notice) { f(ctx, n) }
 
 func (k *testKernel) member(t *testing.T, id string) *axp.Member {
 	t.Helper()
@@ -97,8 +98,8 @@ func digests(t *testing.T, db *store.DB) map[string]string {
 }
 
 // register is a change that writes a member with its audit record, notifies it and answers it.
-func register(id string, fail error) func(ch *Change) (*axp.Member, error) {
-	return func(ch *Change) (*axp.Member, error) {
+func register(id string, fail error) func(ch *kernel.Change) (*axp.Member, error) {
+	return func(ch *kernel.Change) (*axp.Member, error) {
 		m := &axp.Member{ID: id, Name: "Member " + id, Roles: []string{"buyer"}}
 		if err := ch.Tx.PutMember(m); err != nil {
 			return nil, err
@@ -106,7 +107,7 @@ func register(id string, fail error) func(ch *Change) (*axp.Member, error) {
 		if err := ch.Audit("member.register", "member", id, map[string]any{"name": m.Name}); err != nil {
 			return nil, err
 		}
-		ch.Notify(Notice{MemberID: id, Msg: Push{Name: "welcome"}})
+		ch.Notify(kernel.Notice{MemberID: id, Msg: kernel.Push{Name: "welcome"}})
 		if fail != nil {
 			return nil, fail
 		}
@@ -136,7 +137,7 @@ func TestMutateCommits(t *testing.T) {
 	k := newKernel(t)
 	ctx := axp.WithTrace(context.Background(), "trace-1")
 	afters := 0
-	out, err := k.Mutate(ctx, "member:mem_0", func(ch *Change) (any, error) {
+	out, err := k.Mutate(ctx, "member:mem_0", func(ch *kernel.Change) (any, error) {
 		ch.After(func() { afters++ })
 		return register("mem_1", nil)(ch)
 	})
@@ -169,7 +170,7 @@ func TestMutateFailsWhole(t *testing.T) {
 	before := digests(t, k.Store)
 	refused := axp.Conflict("no", "")
 	afters := 0
-	_, err := k.Mutate(context.Background(), "admin", func(ch *Change) (any, error) {
+	_, err := k.Mutate(context.Background(), "admin", func(ch *kernel.Change) (any, error) {
 		ch.After(func() { afters++ })
 		return register("mem_1", refused)(ch)
 	})
@@ -186,7 +187,7 @@ func TestMutateFailsWhole(t *testing.T) {
 		t.Fatalf("a failed change sent %d notices and ran %d follow-ups", len(k.sent), afters)
 	}
 	// Apply answers nil with the error, whatever fn answered with it.
-	m, err := Apply(k.Kernel, context.Background(), operator, func(ch *Change) (*axp.Member, error) {
+	m, err := kernel.Apply(k.Kernel, context.Background(), operator, func(ch *kernel.Change) (*axp.Member, error) {
 		m, _ := register("mem_2", nil)(ch)
 		return m, refused
 	})
@@ -204,14 +205,14 @@ func TestMutateStoresTheAnswer(t *testing.T) {
 	i := idem("5f0c3a9e-8d2b-4c1e-9a7f-2b6d8e4c1a03")
 	ctx, c := context.Background(), memberCall(i)
 
-	if _, err := Apply(k.Kernel, ctx, c, register("mem_0", errors.New("broken"))); err == nil {
+	if _, err := kernel.Apply(k.Kernel, ctx, c, register("mem_0", errors.New("broken"))); err == nil {
 		t.Fatal("the failing change answered no error")
 	}
 	if rec := k.idempotency(t, i.Key); rec != nil || i.Stored() {
 		t.Fatalf("a failed call stored its answer: %+v", rec)
 	}
 
-	m, err := Apply(k.Kernel, ctx, c, register("mem_1", nil))
+	m, err := kernel.Apply(k.Kernel, ctx, c, register("mem_1", nil))
 	if err != nil || m == nil || m.ID != "mem_1" {
 		t.Fatalf("Apply: %+v, %v", m, err)
 	}
@@ -222,20 +223,20 @@ func TestMutateStoresTheAnswer(t *testing.T) {
 	if rec == nil || rec.BodyHash != i.BodyHash || rec.Op != "register" || rec.Status != 201 || !rec.At.Equal(k.Now()) || rec.Task != "" {
 		t.Fatalf("record %+v", rec)
 	}
-	want, err := EncodeAnswer(m)
+	want, err := kernel.EncodeAnswer(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := open(t, i.Seal, rec.Sealed); !bytes.Equal(got, want) {
 		t.Fatalf("stored answer %s, want %s", got, want)
 	}
-	if _, err := OpenWith(idem("another key").Seal, rec.Sealed); err == nil {
+	if _, err := kernel.OpenWith(idem("another key").Seal, rec.Sealed); err == nil {
 		t.Fatal("the answer opens with another key's seal")
 	}
 
 	// A follow-up change of the same call does not overwrite the record.
 	sealed := rec.Sealed
-	if _, err := Apply(k.Kernel, ctx, c, register("mem_2", nil)); err != nil {
+	if _, err := kernel.Apply(k.Kernel, ctx, c, register("mem_2", nil)); err != nil {
 		t.Fatal(err)
 	}
 	if rec := k.idempotency(t, i.Key); !bytes.Equal(rec.Sealed, sealed) {
@@ -246,7 +247,7 @@ func TestMutateStoresTheAnswer(t *testing.T) {
 	// refused, and its change does not commit.
 	before := digests(t, k.Store)
 	sent := len(k.sent)
-	_, err = Apply(k.Kernel, ctx, memberCall(idem("5f0c3a9e-8d2b-4c1e-9a7f-2b6d8e4c1a03")), register("mem_3", nil))
+	_, err = kernel.Apply(k.Kernel, ctx, memberCall(idem("5f0c3a9e-8d2b-4c1e-9a7f-2b6d8e4c1a03")), register("mem_3", nil))
 	if e := (*axp.Error)(nil); !errors.As(err, &e) || e.Code != axp.CodeConflict {
 		t.Fatalf("a second call with an answered key: %v", err)
 	}
@@ -261,7 +262,7 @@ func TestAnswerWithTask(t *testing.T) {
 	k := newKernel(t)
 	i := idem("0123456789abcdef-task")
 	anonymous := &pipeline.Call{Caller: axp.Caller{Kind: axp.Anonymous}, Idem: i}
-	_, err := k.MutateCall(context.Background(), anonymous, func(ch *Change) (any, error) {
+	_, err := k.MutateCall(context.Background(), anonymous, func(ch *kernel.Change) (any, error) {
 		if err := ch.AnswerWithTask("task_1", map[string]string{"buyer_token": "bt_1"}); err != nil {
 			return nil, err
 		}
@@ -278,7 +279,7 @@ func TestAnswerWithTask(t *testing.T) {
 		t.Fatalf("stored %s", got)
 	}
 	// Without a key there is nothing to record.
-	_, err = k.Mutate(context.Background(), "anonymous", func(ch *Change) (any, error) {
+	_, err = k.Mutate(context.Background(), "anonymous", func(ch *kernel.Change) (any, error) {
 		return nil, ch.AnswerWithTask("task_2", nil)
 	})
 	if err != nil {
@@ -296,7 +297,7 @@ func TestBackgroundChangeLeavesTheKey(t *testing.T) {
 	handler := func(ctx context.Context, c *pipeline.Call) (*axp.Member, error) {
 		done := make(chan error)
 		go func() {
-			_, err := k.Mutate(ctx, "system", func(ch *Change) (any, error) { return register("mem_9", nil)(ch) })
+			_, err := k.Mutate(ctx, "system", func(ch *kernel.Change) (any, error) { return register("mem_9", nil)(ch) })
 			done <- err
 		}()
 		if err := <-done; err != nil {
@@ -305,14 +306,14 @@ func TestBackgroundChangeLeavesTheKey(t *testing.T) {
 		if rec := k.idempotency(t, i.Key); rec != nil || i.Stored() {
 			t.Fatalf("the background change wrote the call's record: %+v", rec)
 		}
-		return Apply(k.Kernel, ctx, c, register("mem_1", nil))
+		return kernel.Apply(k.Kernel, ctx, c, register("mem_1", nil))
 	}
 	m, err := handler(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := k.idempotency(t, i.Key)
-	want, _ := EncodeAnswer(m)
+	want, _ := kernel.EncodeAnswer(m)
 	if rec == nil || !i.Stored() || !bytes.Equal(open(t, i.Seal, rec.Sealed), want) {
 		t.Fatalf("the call's record %+v is not its answer %s", rec, want)
 	}
@@ -326,19 +327,19 @@ func TestBackgroundChangeLeavesTheKey(t *testing.T) {
 func TestEventsInTheChange(t *testing.T) {
 	k := newKernel(t)
 	var fail error
-	On(k.Kernel.Base(), func(ch *Change, e PayoutAddressSet) error {
+	kernel.On(k.Kernel.Base(), func(ch *kernel.Change, e kernel.PayoutAddressSet) error {
 		if err := ch.Audit("member.payout_seen", "member", e.Member.ID, nil); err != nil {
 			return err
 		}
 		return fail
 	})
 	emit := func(id string) error {
-		_, err := Apply(k.Kernel, context.Background(), operator, func(ch *Change) (*axp.Member, error) {
+		_, err := kernel.Apply(k.Kernel, context.Background(), operator, func(ch *kernel.Change) (*axp.Member, error) {
 			m, err := register(id, nil)(ch)
 			if err != nil {
 				return nil, err
 			}
-			return m, Emit(ch, PayoutAddressSet{Member: m})
+			return m, kernel.Emit(ch, kernel.PayoutAddressSet{Member: m})
 		})
 		return err
 	}
@@ -353,7 +354,7 @@ func TestEventsInTheChange(t *testing.T) {
 
 func open(t *testing.T, seal, sealed []byte) []byte {
 	t.Helper()
-	body, err := OpenWith(seal, sealed)
+	body, err := kernel.OpenWith(seal, sealed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/money/escrowbook"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
@@ -413,7 +414,7 @@ func bookBuyerPart(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, hash s
 func bookingOf(t *axp.TaskRecord, a *axp.Approval, refund axp.Money) ([]axp.Posting, error) {
 	postings, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
 	if inContract(t) {
-		if postings = contractEntry(t, a.Kind, refund); postings == nil {
+		if postings = escrowbook.Entry(t, a.Kind, refund); postings == nil {
 			return nil, contractRefusal(t)
 		}
 		err = nil

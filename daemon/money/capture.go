@@ -11,6 +11,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/money/escrowbook"
 	"github.com/axp-exchange/axp/store"
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -22,97 +23,15 @@ import (
 // and followed by TrackSent, resent and re-checked after a reorg like any payout transfer; it is
 // confirmed only by the escrow's PaymentCaptured event for the task's payment and amount.
 
-// The parts of an item sent by a call of the escrow: a payout's capture, a refund's void.
-const (
-	partCapture = "capture"
-	partVoid    = "void"
-)
-
-// escrowCall reports whether part is a call of the escrow, whose money the contract pays.
-func escrowCall(part string) bool { return part == partCapture || part == partVoid }
-
-// captureFee is the fee the escrow takes when it captures price at bps: rounded down, as the
-// contract rounds (the exchange's FeeFor rounds half up). The ledger books what the contract pays.
-func captureFee(price axp.Money, bps int64) axp.Money { return price * axp.Money(bps) / 10_000 }
-
-// voidEntry books the void of task t's payment: the task's contract account back to the buyer.
-func voidEntry(t *axp.TaskRecord) []axp.Posting {
-	return []axp.Posting{{Account: axp.ContractAccount(t.ID), Amount: -t.Received}, {Account: axp.AcctBuyerRefund, Amount: t.Received}}
-}
-
-// contractEntry is what approving item kind of task t, whose money the escrow holds, books (refund:
-// the buyer's agreed part of the price), or nil when the escrow cannot move it.
-func contractEntry(t *axp.TaskRecord, kind string, refund axp.Money) []axp.Posting {
-	switch kind {
-	case axp.ApprovePayout:
-		return captureEntry(t)
-	case axp.ApproveRefund:
-		return voidEntry(t)
-	case axp.ApproveSplit:
-		return splitEntry(t, refund)
-	}
-	return nil
-}
-
-// captureEntry books the capture of task t's payment: the task's contract account emptied into the
-// platform's fee and the seller's payout, as the contract splits them.
-func captureEntry(t *axp.TaskRecord) []axp.Posting {
-	fee := captureFee(t.Received, t.Fee.FeeBPS)
-	ps := []axp.Posting{{Account: axp.ContractAccount(t.ID), Amount: -t.Received}}
-	if fee != 0 {
-		ps = append(ps, axp.Posting{Account: axp.AcctFees, Amount: fee})
-	}
-	return append(ps, axp.Posting{Account: axp.AcctSellerPaid, Amount: t.Received - fee})
-}
-
-// splitAmounts divides task t's payment for a split giving the buyer refund of the price: what the
-// escrow captures for the seller (the seller's share, fee included) and what its void returns.
-func splitAmounts(t *axp.TaskRecord, refund axp.Money) (capture, void axp.Money) {
-	capture = min(max(t.Price-refund, 0), t.Received)
-	return capture, t.Received - capture
-}
-
-// splitEntry books a split of task t's payment: a capture of the seller's share (the fee rounded
-// down, as the contract takes it) and the void of the rest back to the buyer.
-func splitEntry(t *axp.TaskRecord, refund axp.Money) []axp.Posting {
-	capture, void := splitAmounts(t, refund)
-	fee := captureFee(capture, t.Fee.FeeBPS)
-	ps := []axp.Posting{{Account: axp.ContractAccount(t.ID), Amount: -t.Received}}
-	for _, p := range []axp.Posting{{Account: axp.AcctBuyerRefund, Amount: void}, {Account: axp.AcctFees, Amount: fee},
-		{Account: axp.AcctSellerPaid, Amount: capture - fee}} {
-		if p.Amount != 0 {
-			ps = append(ps, p)
-		}
-	}
-	return ps
-}
-
-// capturePlan is what approving item a of task t, whose money the contract holds, sends: a
-// payout's capture, a refund's void, unless an earlier attempt's was confirmed. A split sends its
-// capture, then its void once the capture is confirmed (escrowRest): the void returns whatever is
-// still held, so it must never be mined before the capture.
+// capturePlan is what approving item a of task t, whose money the contract holds, sends next
+// (escrowbook.Plan); a split's void follows its confirmed capture (escrowRest).
 func capturePlan(t *axp.TaskRecord, a *axp.Approval) ([]axp.OutTransfer, error) {
-	to := t.Authorization.Escrow.EscrowAddress
-	var parts []axp.OutTransfer
-	switch a.Kind {
-	case axp.ApprovePayout:
-		parts = []axp.OutTransfer{{Part: partCapture, To: to, Amount: t.Received}}
-	case axp.ApproveRefund:
-		parts = []axp.OutTransfer{{Part: partVoid, To: to, Amount: t.Received}}
-	case axp.ApproveSplit:
-		_, refund, _ := sendSpec(t, a)
-		capture, void := splitAmounts(t, refund)
-		parts = []axp.OutTransfer{{Part: partCapture, To: to, Amount: capture}, {Part: partVoid, To: to, Amount: void}}
-	default:
+	_, refund, _ := sendSpec(t, a)
+	plan, ok := escrowbook.Plan(t, a, refund)
+	if !ok {
 		return nil, contractRefusal(t)
 	}
-	done := a.SentParts()
-	for _, x := range parts {
-		if x.Amount > 0 && !done[x.Part] {
-			return []axp.OutTransfer{x}, nil
-		}
-	}
-	return nil, nil
+	return plan, nil
 }
 
 // signEscrowCall signs the escrow's call x of task t's payment: the capture of x's amount at the
@@ -124,13 +43,13 @@ func (s *Service) signEscrowCall(ctx context.Context, t *axp.TaskRecord, x axp.O
 	if err != nil {
 		return chain.Signed{}, fmt.Errorf("task %s's escrow terms: %w", t.ID, err)
 	}
-	if part == partCapture {
+	if part == escrowbook.PartCapture {
 		if err := s.captureExpired(ctx, t); err != nil {
 			return chain.Signed{}, err
 		}
 	}
 	data, err := escrow.Capture(info, s.rail.Chain.Units(x.Amount), info.MinFeeBps, info.FeeReceiver)
-	if part == partVoid {
+	if part == escrowbook.PartVoid {
 		data, err = escrow.Void(info)
 	}
 	if err != nil {
@@ -175,7 +94,7 @@ func (s *Service) calledFor(taskID string, r chain.Receipt, x axp.OutTransfer) b
 		return nil
 	})
 	event := "PaymentCaptured"
-	if x.Part == partVoid {
+	if x.Part == escrowbook.PartVoid {
 		event = "PaymentVoided"
 	}
 	return hash != "" && s.called(r, event, x.To, hash, x.Amount)
@@ -273,7 +192,7 @@ func escrowCallOf(tx *store.Tx, txHash string) string {
 			continue
 		}
 		for _, x := range a.Transfers {
-			if escrowCall(x.Part) && strings.EqualFold(x.TxHash, txHash) {
+			if escrowbook.IsCall(x.Part) && strings.EqualFold(x.TxHash, txHash) {
 				return a.ID
 			}
 		}
@@ -298,7 +217,7 @@ func bookContractSplit(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval, po
 	for _, e := range []struct {
 		kind, part string
 		postings   []axp.Posting
-	}{{a.Kind, partCapture, seller}, {kindSplitRefund, partVoid, buyer}} {
+	}{{a.Kind, escrowbook.PartCapture, seller}, {kindSplitRefund, escrowbook.PartVoid, buyer}} {
 		if len(e.postings) == 0 {
 			continue
 		}

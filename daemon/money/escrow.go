@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/money/escrowbook"
 	"github.com/axp-exchange/axp/store"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -313,7 +314,7 @@ func (s *Service) refuseContractMoney(in *axp.ApproveBody) error {
 
 // refuseContractTask is refuseContractMoney's check on the item's kind and task as read (nil: none).
 func (s *Service) refuseContractTask(t *axp.TaskRecord, kind string, in *axp.ApproveBody) error {
-	if t == nil || !axp.SendsMoney(kind) || !inContract(t) || (contractEntry(t, kind, 0) != nil && in.TxHash == "" && s.rail.Wallet != nil) {
+	if t == nil || !axp.SendsMoney(kind) || !inContract(t) || (escrowbook.Entry(t, kind, 0) != nil && in.TxHash == "" && s.rail.Wallet != nil) {
 		return nil
 	}
 	return contractRefusal(t)

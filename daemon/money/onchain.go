@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/money/escrowbook"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
@@ -810,10 +811,10 @@ func (s *Service) adminReconcile(ctx context.Context, c *pipeline.Call) (*axp.Re
 			for _, x := range a.Transfers {
 				// A split's capture confirmed while its void is on its way is listed with it: its
 				// fee is at the deposit address, booked once the void is confirmed.
-				if x.Status == axp.TransferSent || (x.Status == axp.TransferConfirmed && a.Status == axp.ApprovalSent && !a.Booked && escrowCall(x.Part)) {
+				if x.Status == axp.TransferSent || (x.Status == axp.TransferConfirmed && a.Status == axp.ApprovalSent && !a.Booked && escrowbook.IsCall(x.Part)) {
 					x.Raw = ""
 					r.InFlight = append(r.InFlight, x)
-					if !a.Booked && !escrowCall(x.Part) {
+					if !a.Booked && !escrowbook.IsCall(x.Part) {
 						// A booked item's transfer sent again after a reorg is in the ledger's
 						// payouts already; the chain lacks it (a missing transfer) until it is mined.
 						r.InFlightUSD += x.Amount

@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/money/escrowbook"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/store"
 )
@@ -223,7 +224,7 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 	}
 	var total axp.Money
 	for _, x := range sends {
-		if !escrowCall(x.Part) { // the escrow pays a capture or a void, the hot wallet only its gas
+		if !escrowbook.IsCall(x.Part) { // the escrow pays a capture or a void, the hot wallet only its gas
 			total += x.Amount
 		}
 	}
@@ -233,7 +234,7 @@ func (s *Service) approveOnChain(ctx context.Context, c *pipeline.Call, in *axp.
 			"fund the hot wallet with the stablecoin and approve again, or send by hand and approve with --tx")
 	}
 	for i := range sends {
-		if escrowCall(sends[i].Part) {
+		if escrowbook.IsCall(sends[i].Part) {
 			signed, err := s.signEscrowCall(ctx, task, sends[i])
 			if err != nil {
 				return nil, err
@@ -603,7 +604,7 @@ func (s *Service) TrackSent(ctx context.Context) {
 			case !r.Success:
 				got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: fmt.Sprintf("reverted in block %d", r.Block)}
 			case r.Confirmations >= s.rail.Chain.Confirmations():
-				if escrowCall(x.Part) && !s.calledFor(a.TaskID, r, x) {
+				if escrowbook.IsCall(x.Part) && !s.calledFor(a.TaskID, r, x) {
 					got[x.TxHash] = transferOutcome{status: axp.TransferFailed, reason: fmt.Sprintf("mined in block %d without the escrow's event of the task's payment (%s)", r.Block, x.Part)}
 					continue
 				}

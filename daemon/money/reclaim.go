@@ -12,6 +12,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/daemon/chain/escrow"
 	"github.com/axp-exchange/axp/daemon/kernel"
+	"github.com/axp-exchange/axp/daemon/money/escrowbook"
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -182,13 +183,15 @@ func reclaimedTask(t *axp.TaskRecord) bool {
 // item confirmed. Closed unbooked instead, the capture's money would stay in the contract account
 // of the ledger and its fee at the deposit address unexplained. It reports whether it did so.
 func settleReclaimedSplit(ch *kernel.Change, t *axp.TaskRecord, a *axp.Approval) (bool, error) {
-	i := slices.IndexFunc(a.Transfers, func(x axp.OutTransfer) bool { return x.Part == partCapture && x.Status == axp.TransferConfirmed })
+	i := slices.IndexFunc(a.Transfers, func(x axp.OutTransfer) bool {
+		return x.Part == escrowbook.PartCapture && x.Status == axp.TransferConfirmed
+	})
 	if a.Kind != axp.ApproveSplit || a.Booked || i < 0 || a.Sending() || !reclaimedTask(t) ||
 		(a.Status != axp.ApprovalSent && a.Status != axp.ApprovalFailed) {
 		return false, nil
 	}
 	_, refund, _ := sendSpec(t, a)
-	postings := contractEntry(t, a.Kind, refund)
+	postings := escrowbook.Entry(t, a.Kind, refund)
 	if postings == nil {
 		return false, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/money/escrowbook"
 )
 
 // MoneyApproval builds a queue item that moves a task's funds: refund is the part of the price
@@ -31,7 +32,7 @@ func (s *Service) MoneyApproval(t *axp.TaskRecord, kind string, refund axp.Money
 		// What the operator sees is what approving books: the same entry, computed now.
 		a.PriceRefundUSD = refund
 		booking, err := axp.SplitEntry(t.ID, t.Received, t.Price, refund, t.Fee.FeeBPS)
-		if c := contractEntry(t, kind, refund); inContract(t) && c != nil {
+		if c := escrowbook.Entry(t, kind, refund); inContract(t) && c != nil {
 			booking, err = c, nil // the escrow contract pays it: what the contract moves
 		}
 		if err != nil {

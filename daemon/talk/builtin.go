@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/talk/answers"
 )
 
 // builtIn answers the turn.
@@ -21,23 +22,23 @@ func (t *turn) builtIn() error {
 	if t.acted {
 		m = "status" // the model acted before it failed: report, do not act on the message again
 	}
-	if isReset(m) && conv.Turns > 0 {
+	if answers.IsReset(m) && conv.Turns > 0 {
 		conv.Draft, conv.Answered, conv.Stage = axp.TalkDraft{}, nil, axp.TalkShaping
 		t.acks = append(t.acks, "Fine, let's start over.")
 		t.next()
 		return nil
 	}
-	if isStatus(m) && conv.Turns > 0 {
+	if answers.IsStatus(m) && conv.Turns > 0 {
 		t.acks = append(t.acks, "We are still shaping the job ("+t.summary()+").")
 		t.next()
 		return nil
 	}
 	if conv.Stage == axp.TalkConfirm {
 		switch {
-		case isYes(m):
+		case answers.IsYes(m):
 			return t.list()
 		case t.amend(m):
-		case isNo(m):
+		case answers.IsNo(m):
 			t.text = "What should I change? For example the " + t.changeable() + ", the budget or the deadline."
 			return nil
 		default:
@@ -68,7 +69,7 @@ func (t *turn) draftPrint() string {
 // newJob reports whether a message asks for another job than the conversation's task: it names a
 // kind of job in a few words, and is neither a status question, a yes or no, nor a withdrawal.
 func newJob(m string) bool {
-	if isStatus(m) || isYes(m) || isNo(m) || isCancel(m) || reTxHash.MatchString(m) || len(words(m)) < 3 {
+	if answers.IsStatus(m) || answers.IsYes(m) || answers.IsNo(m) || answers.IsCancel(m) || reTxHash.MatchString(m) || len(answers.Words(m)) < 3 {
 		return false
 	}
 	return axp.InferType(m) != ""
@@ -91,17 +92,17 @@ func (t *turn) absorb(m string) {
 	if d.Type == "" {
 		typ := axp.SuggestType(m)
 		if typ == "" && asking == "type" {
-			typ = customType(m)
+			typ = answers.CustomType(m)
 		}
 		if typ != "" {
 			d.Type = typ
 			t.acks = append(t.acks, article(typeName(typ))+" "+typeName(typ)+" job.")
 		}
 		svc := axp.ServiceFor(typ)
-		if d.Description == "" && (substantive(m, svc) >= 2 || asking == "" && substantive(m, svc) >= 1 && typ == "") {
+		if d.Description == "" && (answers.Substantive(m, svc) >= 2 || asking == "" && answers.Substantive(m, svc) >= 1 && typ == "") {
 			d.Description = m
 		}
-		if typ != "" && typ != customType(m) && asking == "type" && substantive(m, svc) >= 2 {
+		if typ != "" && typ != answers.CustomType(m) && asking == "type" && answers.Substantive(m, svc) >= 2 {
 			d.Description = strings.TrimSpace(d.Description + " " + m)
 		}
 	} else if asking == "description" {
@@ -115,27 +116,8 @@ func (t *turn) absorb(m string) {
 	}
 	t.money(m, asking == "budget")
 	// "tomorrow" answered to "paste the text" is the deadline, not the text.
-	t.when(m, asking == "deadline" || (asking == "text" || asking == "prompt") && onlyTerms(m))
+	t.when(m, asking == "deadline" || (asking == "text" || asking == "prompt") && answers.OnlyTerms(m))
 }
-
-// customType is the type of a job outside the catalog named in an answer: a short name that fits
-// the type pattern ("data-cleaning", "web research"), else "custom".
-func customType(m string) string {
-	w := words(m)
-	if len(w) >= 1 && len(w) <= 3 {
-		name := strings.Trim(strings.Join(w, "-"), "-.:'#$")
-		for _, p := range []string{"a-", "an-", "some-"} {
-			name = strings.TrimPrefix(name, p)
-		}
-		name = strings.TrimSuffix(strings.TrimSuffix(name, "-job"), "-task")
-		if typePattern.MatchString(name) && !hasPhrase(plain(m), "something else", "other", "else", "custom", "not sure", "no idea") {
-			return name
-		}
-	}
-	return "custom"
-}
-
-var typePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{1,40}$`)
 
 // article is "An" before a vowel, else "A".
 func article(word string) string {
@@ -181,14 +163,14 @@ func (t *turn) params(svc *axp.Service, m, asking string) {
 				set("duration", max(5, min(30, n)), "")
 			}
 		}
-		switch pl := plain(m); {
+		switch pl := answers.Plain(m); {
 		case reAspect.MatchString(m):
 			set("aspect", reAspect.FindString(m), "Aspect "+reAspect.FindString(m)+".")
-		case hasPhrase(pl, "vertical", "portrait", "tiktok", "reel", "reels", "story", "stories", "shorts"):
+		case answers.HasPhrase(pl, "vertical", "portrait", "tiktok", "reel", "reels", "story", "stories", "shorts"):
 			set("aspect", "9:16", "Vertical (9:16).")
-		case hasPhrase(pl, "square"):
+		case answers.HasPhrase(pl, "square"):
 			set("aspect", "1:1", "Square (1:1).")
-		case hasPhrase(pl, "landscape", "horizontal", "widescreen"):
+		case answers.HasPhrase(pl, "landscape", "horizontal", "widescreen"):
 			set("aspect", "16:9", "Landscape (16:9).")
 		}
 	case "image":
@@ -199,7 +181,7 @@ func (t *turn) params(svc *axp.Service, m, asking string) {
 		}
 		if g := reSize.FindStringSubmatch(m); g != nil {
 			set("size", g[1]+"x"+g[2], "Size "+g[1]+"x"+g[2]+".")
-		} else if hasPhrase(plain(m), "square") {
+		} else if answers.HasPhrase(answers.Plain(m), "square") {
 			set("size", "1024x1024", "")
 		}
 	case "text-file":
@@ -211,14 +193,14 @@ func (t *turn) params(svc *axp.Service, m, asking string) {
 			set("source_url", link, "I have the link to the recording.")
 		}
 		for _, g := range reMinutes.FindAllStringSubmatchIndex(m, -1) {
-			if !deadlineWord(m, g[1]) {
+			if !answers.DeadlineWord(m, g[1]) {
 				if n, _ := strconv.Atoi(m[g[2]:g[3]]); n >= 1 && n <= 240 {
 					set("minutes", n, fmt.Sprintf("A %d-minute recording.", n))
 				}
 			}
 		}
 		for _, g := range reHours.FindAllStringSubmatchIndex(m, -1) {
-			if !deadlineWord(m, g[1]) {
+			if !answers.DeadlineWord(m, g[1]) {
 				if n := atoiWord(m[g[2]:g[3]]); n >= 1 && n*60 <= 240 {
 					set("minutes", n*60, fmt.Sprintf("A %d-minute recording.", n*60))
 				}
@@ -230,22 +212,22 @@ func (t *turn) params(svc *axp.Service, m, asking string) {
 				set("minutes", max(1, min(240, n)), "")
 			}
 		}
-		if l := language(m, asking == "language"); l != "" {
+		if l := answers.Language(m, asking == "language"); l != "" {
 			set("language", l, "Spoken in "+l+".")
 		}
 	case "translation":
-		if l := language(m, asking == "target_language"); l != "" {
+		if l := answers.Language(m, asking == "target_language"); l != "" {
 			set("target_language", l, "Into "+l+".")
 		}
 		switch {
 		case link != "" && (asking == "text" || asking == "" || asking == "type"):
 			set("source_url", link, "I have the link to the text.")
-		case asking == "text" && !onlyTerms(m):
+		case asking == "text" && !answers.OnlyTerms(m):
 			set("text", m, "")
 		default:
 			if text := quotedText(m); text != "" {
 				set("text", text, "")
-			} else if text := briefText(m); text != "" && p["text"] == nil && p["source_url"] == nil {
+			} else if text := answers.BriefText(m); text != "" && p["text"] == nil && p["source_url"] == nil {
 				set("text", text, "")
 			}
 		}
@@ -262,41 +244,12 @@ func (t *turn) params(svc *axp.Service, m, asking string) {
 			continue
 		}
 		switch {
-		case asking == "prompt" && substantive(m, nil) >= 1 && !onlyTerms(m):
+		case asking == "prompt" && answers.Substantive(m, nil) >= 1 && !answers.OnlyTerms(m):
 			set("prompt", clipRunes(m, *prm.MaxLength), "")
-		case p["prompt"] == nil && substantive(m, svc) >= 1:
+		case p["prompt"] == nil && answers.Substantive(m, svc) >= 1:
 			set("prompt", clipRunes(m, *prm.MaxLength), "")
 		}
 	}
-}
-
-// onlyTerms reports whether a short answer only gives terms, a budget ("free", "$5") or a deadline
-// ("tomorrow"): it is then not also the text or prompt that was asked for.
-func onlyTerms(m string) bool {
-	if len(strings.Fields(m)) > 3 {
-		return false
-	}
-	_, _, _, isBudget := budget(m, false)
-	_, _, isDeadline := deadline(m, true)
-	return isBudget || isDeadline
-}
-
-// reTranslate reads the text of a short brief such as "translate hello world into French".
-var reTranslate = regexp.MustCompile(`(?i)^\s*(?:please\s+)?translate\s+(.+?)\s+(?:in)?to\s+\p{L}+[.!]?\s*$`)
-
-// briefText is the text to translate named in a short brief ("translate hello world into
-// French"), or "" when the brief names a document instead ("translate my README into French").
-func briefText(m string) string {
-	g := reTranslate.FindStringSubmatch(m)
-	if g == nil {
-		return ""
-	}
-	first := strings.ToLower(strings.Fields(g[1])[0])
-	switch first {
-	case "my", "our", "this", "that", "these", "those", "the", "a", "an", "some", "it", "your", "his", "her", "their":
-		return ""
-	}
-	return g[1]
 }
 
 // quotedText is the text to translate in a brief: after its first colon, or between quotes.
@@ -327,7 +280,7 @@ func clipRunes(s string, n int) string {
 // money reads a budget from the message.
 func (t *turn) money(m string, bare bool) {
 	d := &t.conv.Draft
-	amount, free, none, ok := budget(m, bare)
+	amount, free, none, ok := answers.Budget(m, bare)
 	switch {
 	case !ok:
 	case none:
@@ -347,7 +300,7 @@ func (t *turn) money(m string, bare bool) {
 // when reads a deadline from the message.
 func (t *turn) when(m string, bare bool) {
 	d := &t.conv.Draft
-	minutes, none, ok := deadline(m, bare)
+	minutes, none, ok := answers.Deadline(m, bare)
 	switch {
 	case !ok:
 	case none:
@@ -779,7 +732,7 @@ func (t *turn) afterListing() error {
 	switch task.Status {
 	case axp.TaskOpen:
 		conv.Stage = axp.TalkListed
-		if isCancel(m) {
+		if answers.IsCancel(m) {
 			var out axp.Task
 			if err := t.call("cancel_task", "cancel", map[string]any{"id": conv.TaskID, "reason": "withdrawn in a talk conversation"}, &out); err != nil {
 				return t.refused(err, "withdraw the task")
@@ -788,12 +741,12 @@ func (t *turn) afterListing() error {
 			t.text = "I withdrew task " + conv.TaskID + ". Start a new conversation for another job."
 			return nil
 		}
-		if len(conv.Questions) > 0 && !isStatus(m) {
-			if rest, ok := cutAnswer(t.msg); ok {
+		if len(conv.Questions) > 0 && !answers.IsStatus(m) {
+			if rest, ok := answers.CutAnswer(t.msg); ok {
 				return t.answerSellers(rest)
 			}
 			if conv.Asking == "clarify" {
-				if isSkip(m) {
+				if answers.IsSkip(m) {
 					conv.Questions, conv.Asking = nil, ""
 					t.text = "Fine: the sellers' questions stay unanswered. Ask me for the status in a little while."
 					return nil
@@ -802,17 +755,17 @@ func (t *turn) afterListing() error {
 			}
 		}
 		offers := t.liveOffers(task)
-		if newJob(m) && pick(m, offers, -1) < 0 {
+		if newJob(m) && answers.Pick(m, offers, -1) < 0 {
 			t.anotherJob(task)
 			return nil
 		}
 		i := -1
-		if !isStatus(m) {
+		if !answers.IsStatus(m) {
 			rec := slices.IndexFunc(offers, func(o axp.Offer) bool { return o.OfferID == conv.Recommended })
 			if rec < 0 && len(offers) > 0 {
 				rec, _ = t.recommend(offers)
 			}
-			if i = pick(m, offers, rec); i < 0 && isYes(m) {
+			if i = answers.Pick(m, offers, rec); i < 0 && answers.IsYes(m) {
 				i = rec
 			}
 		}

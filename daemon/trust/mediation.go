@@ -13,6 +13,7 @@ import (
 	"github.com/axp-exchange/axp/daemon/kernel"
 	"github.com/axp-exchange/axp/daemon/pipeline"
 	"github.com/axp-exchange/axp/daemon/screening"
+	"github.com/axp-exchange/axp/daemon/trust/mediator"
 	"github.com/axp-exchange/axp/protocol"
 	"github.com/axp-exchange/axp/store"
 )
@@ -121,7 +122,7 @@ func (s *Service) openMediation(ch *kernel.Change, t *axp.TaskRecord, kind, side
 	if err := ch.Save(t, t.Status, action, detail); err != nil {
 		return nil, err
 	}
-	s.askStatement(ch, t, m, other(side), review)
+	s.askStatement(ch, t, m, axp.OtherSide(side), review)
 	return m, nil
 }
 
@@ -151,7 +152,7 @@ func (s *Service) mediationInput(t *axp.TaskRecord, m *axp.Mediation, side strin
 		Reason: m.Reason, Task: taskSummary(t), Review: reviewMap(review), StatementsDue: m.StatementsDue.UTC().Format(time.RFC3339), Test: t.Test}
 	var sc *axp.Screening
 	screening.Merge(&sc, "reason", m.ReasonScreening)
-	if stmt := m.StatementOf(other(side)); stmt != nil {
+	if stmt := m.StatementOf(axp.OtherSide(side)); stmt != nil {
 		in.OtherStatement = stmt.Statement
 		screening.Merge(&sc, "other_statement", stmt.Screening)
 	}
@@ -428,16 +429,16 @@ func (s *Service) announceDecision(ch *kernel.Change, t *axp.TaskRecord, m *axp.
 // built-in rules'. It runs outside any transaction (the AI call is a network call).
 func (s *Service) mediate(ctx context.Context, m *axp.Mediation, t *axp.TaskRecord, rev *store.ReviewRecord, now time.Time) *axp.MediationDecision {
 	dec := &axp.MediationDecision{By: "mediator:rules"}
-	var f disputeFacts
+	var f mediator.Facts
 	if m.Kind == axp.MediationReviewObjection {
 		if rev == nil {
 			dec.Outcome, dec.Rule, dec.Reasoning = "keep", "review_missing", "The review no longer exists."
 			return dec
 		}
-		dec.Outcome, dec.Rule, dec.Reasoning = ruleObjection(&rev.ReviewView, t)
+		dec.Outcome, dec.Rule, dec.Reasoning = mediator.Objection(&rev.ReviewView, t)
 	} else {
-		f = factsOf(t, m, now)
-		pct, rule, why := ruleDispute(f)
+		f = mediator.FactsOf(t, m, now)
+		pct, rule, why := mediator.Dispute(f)
 		dec.Outcome, dec.Rule, dec.Reasoning, dec.RefundPct = outcomeOf(pct), rule, why, &pct
 	}
 	if !s.AiConfigured() {
@@ -467,7 +468,7 @@ func (s *Service) mediate(ctx context.Context, m *axp.Mediation, t *axp.TaskReco
 			if m.Kind == axp.MediationReviewObjection {
 				dec.Outcome = ans.Outcome
 			} else {
-				pct := bound(*ans.RefundPct, f.BuyerPct, f.SellerPct)
+				pct := f.Bound(*ans.RefundPct)
 				dec.Outcome, dec.RefundPct = outcomeOf(pct), &pct
 			}
 		}

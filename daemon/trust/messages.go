@@ -153,14 +153,6 @@ func (s *Service) eventToBuyer(ch *kernel.Change, t *axp.TaskRecord, event strin
 	}
 }
 
-// other is the other side of a task.
-func other(side string) string {
-	if side == axp.SideBuyer {
-		return axp.SideSeller
-	}
-	return axp.SideBuyer
-}
-
 // eventToSide pushes an event to one side of a task.
 func (s *Service) eventToSide(ch *kernel.Change, t *axp.TaskRecord, side, event string, data map[string]any) {
 	if side == axp.SideSeller {

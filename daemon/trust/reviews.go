@@ -102,7 +102,7 @@ func (s *Service) storeReview(ch *kernel.Change, t *axp.TaskRecord, side string,
 	if sc != nil {
 		data["screening"] = sc
 	}
-	s.eventToSide(ch, t, other(side), "review", data)
+	s.eventToSide(ch, t, axp.OtherSide(side), "review", data)
 	return &axp.ReviewResult{ReviewView: rec.ReviewView, RevieweeID: rec.RevieweeID}, nil
 }
 
@@ -179,7 +179,7 @@ func (s *Service) objectToReview(ctx context.Context, c *pipeline.Call, in *axp.
 				return nil, axp.Conflict("review "+r.ReviewID+" was already objected to: mediation "+m.ID+" is "+m.Status, "one objection per review; appeal the mediation's decision instead")
 			}
 		}
-		m, err := s.openMediation(ch, t, axp.MediationReviewObjection, other(r.Role), in.Reason, in.Statement, nil, r)
+		m, err := s.openMediation(ch, t, axp.MediationReviewObjection, axp.OtherSide(r.Role), in.Reason, in.Statement, nil, r)
 		if err != nil {
 			return nil, err
 		}

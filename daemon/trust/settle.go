@@ -147,7 +147,7 @@ func (s *Service) proposeSettlement(ctx context.Context, c *pipeline.Call, in *a
 		if sc != nil {
 			data["screening"] = sc
 		}
-		s.eventToSide(ch, t, other(side), "settlement_proposed", data)
+		s.eventToSide(ch, t, axp.OtherSide(side), "settlement_proposed", data)
 		return set, nil
 	})
 }
@@ -170,7 +170,7 @@ func (s *Service) answerSettlement(ctx context.Context, c *pipeline.Call, in *ax
 			return nil, axp.NotFound("settlement", in.SettlementID)
 		}
 		if set.ProposedBy == side {
-			return nil, axp.Forbidden("the proposer cannot answer its own settlement: only the "+other(side)+" may accept or reject it",
+			return nil, axp.Forbidden("the proposer cannot answer its own settlement: only the "+axp.OtherSide(side)+" may accept or reject it",
 				"wait for the other side's answer, or propose anew")
 		}
 		if set.Status != axp.SettlementProposed {

@@ -1,10 +1,11 @@
-package money
+package escrowbook_test
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/money/escrowbook"
 )
 
 // The capture's booking is the contract's split: the fee rounded down, the seller the rest, the
@@ -19,7 +20,7 @@ func TestCaptureEntry(t *testing.T) {
 	}{{4_500_000, 100, 45_000}, {4_510_000, 250, 112_750}, {4_500_050, 100, 45_000}, {1_000_000, 0, 0}} {
 		task := &axp.TaskRecord{ID: "tsk_1", Received: c.received}
 		task.Fee.FeeBPS = c.bps
-		got := captureEntry(task)
+		got := escrowbook.Entry(task, axp.ApprovePayout, 0)
 		e := axp.LedgerEntry{ID: "x", TaskID: task.ID, Postings: got}
 		if err := e.Check(); err != nil {
 			t.Fatalf("%v: %v", got, err)
@@ -54,7 +55,7 @@ func TestSplitOfEscrow(t *testing.T) {
 		task := &axp.TaskRecord{ID: "tsk_1", Price: 4_500_000, Received: 4_500_000,
 			Authorization: &axp.AuthPayment{Escrow: &axp.EscrowPayment{EscrowAddress: "0xe5"}}}
 		task.Fee.FeeBPS = c.bps
-		e := axp.LedgerEntry{ID: "x", TaskID: task.ID, Postings: splitEntry(task, c.refund)}
+		e := axp.LedgerEntry{ID: "x", TaskID: task.ID, Postings: escrowbook.Entry(task, axp.ApproveSplit, c.refund)}
 		if err := e.Check(); err != nil {
 			t.Fatalf("refund %s: %v: %v", c.refund, e.Postings, err)
 		}
@@ -65,9 +66,9 @@ func TestSplitOfEscrow(t *testing.T) {
 		a := &axp.Approval{Kind: axp.ApproveSplit, Booking: e.Postings, PriceRefundUSD: c.refund}
 		var sent []string
 		for range 3 {
-			plan, err := capturePlan(task, a)
-			if err != nil {
-				t.Fatal(err)
+			plan, ok := escrowbook.Plan(task, a, c.refund)
+			if !ok {
+				t.Fatalf("refund %s: the escrow cannot send a split", c.refund)
 			}
 			if len(plan) == 0 {
 				break

@@ -1,9 +1,10 @@
-package talk
+package answers_test
 
 import (
 	"testing"
 
 	"github.com/axp-exchange/axp"
+	"github.com/axp-exchange/axp/daemon/talk/answers"
 	"github.com/axp-exchange/axp/protocol"
 )
 
@@ -27,9 +28,9 @@ func TestTalkPlainAnswers(t *testing.T) {
 		{"20", false, "0", false, false, false},
 		{"a free redo would be nice", true, "0", false, false, false},
 	} {
-		m, free, none, ok := budget(c.in, c.bare)
+		m, free, none, ok := answers.Budget(c.in, c.bare)
 		if want, _ := protocol.ParseMoney(c.want); m != want || free != c.free || none != c.none || ok != c.ok {
-			t.Errorf("budget(%q, %v) = %s %v %v %v", c.in, c.bare, m, free, none, ok)
+			t.Errorf("Budget(%q, %v) = %s %v %v %v", c.in, c.bare, m, free, none, ok)
 		}
 	}
 	for _, c := range []struct {
@@ -51,15 +52,15 @@ func TestTalkPlainAnswers(t *testing.T) {
 		{"a 30 minute podcast", false, 0, false, false},
 		{"10 seconds", true, 0, false, false},
 	} {
-		m, none, ok := deadline(c.in, c.bare)
+		m, none, ok := answers.Deadline(c.in, c.bare)
 		if m != c.minutes || none != c.none || ok != c.ok {
-			t.Errorf("deadline(%q, %v) = %d %v %v", c.in, c.bare, m, none, ok)
+			t.Errorf("Deadline(%q, %v) = %d %v %v", c.in, c.bare, m, none, ok)
 		}
 	}
 	for in, want := range map[string]bool{"yes": true, "Yes, list it!": true, "ok": true, "sure thing": true, "go ahead": true,
 		"no": false, "not yet": false, "yes but make it 12 seconds long and in black and white": false} {
-		if isYes(in) != want {
-			t.Errorf("isYes(%q) = %v", in, !want)
+		if answers.IsYes(in) != want {
+			t.Errorf("IsYes(%q) = %v", in, !want)
 		}
 	}
 	offers := []axp.Offer{
@@ -69,26 +70,26 @@ func TestTalkPlainAnswers(t *testing.T) {
 	}
 	for in, want := range map[string]int{"the second one": 1, "2": 1, "#3": 2, "third": 2, "the first one": 0, "cheapest": 1,
 		"the fastest please": 2, "your recommendation": 0, "Scribe": 1, "the last one": 2, "offer 2": 1, "hmm": -1, "7": -1} {
-		if got := pick(in, offers, 0); got != want {
-			t.Errorf("pick(%q) = %d, want %d", in, got, want)
+		if got := answers.Pick(in, offers, 0); got != want {
+			t.Errorf("Pick(%q) = %d, want %d", in, got, want)
 		}
 	}
 	for in, want := range map[string]string{"web-research": "web-research", "web research": "web-research", "something else": "custom",
 		"a data-cleaning job": "data-cleaning", "I am not sure what to call it really": "custom"} {
-		if got := customType(in); got != want {
-			t.Errorf("customType(%q) = %q, want %q", in, got, want)
+		if got := answers.CustomType(in); got != want {
+			t.Errorf("CustomType(%q) = %q, want %q", in, got, want)
 		}
 	}
 	for in, want := range map[string]string{"translate hello world into French": "hello world", "Please translate good morning to Spanish.": "good morning",
 		"translate my README into French": "", "translate this into German": "", "I need a translation": ""} {
-		if got := briefText(in); got != want {
-			t.Errorf("briefText(%q) = %q, want %q", in, got, want)
+		if got := answers.BriefText(in); got != want {
+			t.Errorf("BriefText(%q) = %q, want %q", in, got, want)
 		}
 	}
 	for in, want := range map[string]bool{"free": true, "$5": true, "tomorrow": true, "no rush": true,
 		"hello world": false, "free as a bird, says the poem": false} {
-		if onlyTerms(in) != want {
-			t.Errorf("onlyTerms(%q) = %v", in, !want)
+		if answers.OnlyTerms(in) != want {
+			t.Errorf("OnlyTerms(%q) = %v", in, !want)
 		}
 	}
 }

@@ -185,7 +185,7 @@ func findSecretFields(text, lo string, pairs *bytePairs) []found {
 			g = 4
 		}
 		v := text[m[g]:m[g+1]]
-		if strings.IndexByte("*@#-", v[0]) >= 0 && v[1] != v[0] && secretArg(v) && upLowDigit(v) {
+		if strings.IndexByte("*@#-", v[0]) >= 0 && v[1] != v[0] && secretArg(v) && upLowDigit(v) || v[0] == '*' && starredPassword(v) {
 			out = append(out, found{m[g], m[g+1], SecretPassword})
 		}
 	}

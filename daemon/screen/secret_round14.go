@@ -139,7 +139,7 @@ func findHTMLTableSecrets(text, lo string, pairs *bytePairs) []found {
 			}
 			if col >= 0 && col < len(cs) {
 				s, e := r[2]+cs[col][4], r[2]+cs[col][5]
-				if v := strings.TrimSpace(text[s:e]); heardPassword(v) || columnPassword(v) {
+				if v := strings.TrimSpace(text[s:e]); givenPassword(v) || columnPassword(v) {
 					s += strings.Index(text[s:e], v)
 					out = append(out, found{s, s + len(v), SecretPassword})
 				}
@@ -154,7 +154,7 @@ func findHTMLTableSecrets(text, lo string, pairs *bytePairs) []found {
 				cols[c] = passwordColumn(v)
 				continue
 			}
-			if cols[c] && !strings.Contains(v, " ") && (heardPassword(v) || columnPassword(v)) {
+			if cols[c] && !strings.Contains(v, " ") && (givenPassword(v) || columnPassword(v)) {
 				out = append(out, found{m[6], m[7], SecretPassword})
 			}
 		}
@@ -187,7 +187,7 @@ func findTypedPasswords(text, lo string, pairs *bytePairs) []found {
 	if has(lo, pairs, "pass") || has(lo, pairs, "pwd") {
 		for _, m := range nearMatches(typedPassword, text, lo, []string{"type(", "fill(", "send_keys(", "sendkeys(", "setvalue(", "press_sequentially("}, false, 200, anyRest) {
 			for g := 1; g <= 2; g++ {
-				if m[2*g] >= 0 && heardPassword(text[m[2*g]:m[2*g+1]]) && !anyIn(lo[m[0]:m[2*g]], notPasswordInputs) {
+				if m[2*g] >= 0 && givenPassword(text[m[2*g]:m[2*g+1]]) && !anyIn(lo[m[0]:m[2*g]], notPasswordInputs) {
 					out = append(out, found{m[2*g], m[2*g+1], SecretPassword})
 				}
 			}

@@ -325,7 +325,7 @@ func cellSecret(kind, col, v string) bool {
 	if c := strings.ToLower(strings.Trim(strings.TrimSpace(col), "`\"'[]*")); (c == "key" || c == "keys") && !keyShapedCell(v) {
 		return false // a column named key alone: a lookup key, a label's key, unless the value is a key's
 	}
-	if kind == SecretPassword && (columnPassword(v) || dashedPassword(v)) {
+	if kind == SecretPassword && (columnPassword(v) || dashedPassword(v) || ordinaryPassword(v) || generatedCell(v)) {
 		return true // @Lighthouse_2012, velvet-uazw! under a password column
 	}
 	if kind == SecretPassword && !passwordToken(v) && !labelledPassword(v) && !(len(v) >= 8 && letters(v) >= 2 && digits(v) >= 1) {

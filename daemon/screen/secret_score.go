@@ -54,6 +54,28 @@ var credLexicon = []credWord{
 	{"contrasinal", wordPassword}, {"cyfrinair", wordPassword}, {"pasfhocal", wordPassword}, {"wagwoord", wordPassword},
 	{"parol", wordPassword}, {"parolasi", wordPassword}, {"პაროლი", wordPassword}, {"գաղտնաբառ", wordPassword},
 	{"құпия сөз", wordPassword}, {"нууц үг", wordPassword}, {"கடவுச்சொல்", wordPassword}, {"የይለፍ ቃል", wordPassword},
+	// round 15: inflections and the languages and scripts still missing. Words in other scripts
+	// are found inside longer words, so a stem takes its inflections (парол: пароль, пароля,
+	// паролем, парола, паролата).
+	{"hasla", wordPassword}, {"haslem", wordPassword}, {"hesla", wordPassword}, {"heslem", wordPassword}, {"hesle", wordPassword},
+	{"sifreniz", wordPassword}, {"sifren", wordPassword}, {"sifrem", wordPassword}, {"sifreyi", wordPassword},
+	{"lozinku", wordPassword}, {"lozinke", wordPassword}, {"jelszava", wordPassword}, {"jelszavam", wordPassword}, {"jelszavad", wordPassword},
+	{"jelszot", wordPassword}, {"salasanan", wordPassword}, {"salasanasi", wordPassword}, {"salasanani", wordPassword},
+	{"adgangskoden", wordPassword}, {"kodeord", wordPassword}, {"kodeordet", wordPassword}, {"passordet", wordPassword},
+	{"losenordet", wordPassword}, {"lykilordid", wordPassword}, {"parooli", wordPassword}, {"paroli", wordPassword},
+	{"slaptazodi", wordPassword}, {"slaptazodzio", wordPassword}, {"gesla", wordPassword}, {"zaporku", wordPassword},
+	{"wachtwoorden", wordPassword}, {"sandi", wordPassword}, {"sandinya", wordPassword}, {"nywila", wordPassword},
+	{"contrasenas", wordPassword}, {"contrasenya", wordPassword}, {"parolei", wordPassword}, {"parolele", wordPassword},
+	{"passwortes", wordPassword}, {"kennworts", wordPassword}, {"motdepasse", wordPassword},
+	{"парол", wordPassword}, {"лозинк", wordPassword}, {"гасл", wordPassword}, {"сыр сөз", wordPassword},
+	{"סיסמ", wordPassword}, {"κωδικό", wordPassword}, {"κωδικού", wordPassword}, {"συνθηματικό", wordPassword},
+	{"كلمه المرور", wordPassword}, {"كلمة مرور", wordPassword}, {"كلمة سر", wordPassword}, {"الرقم السري", wordPassword}, {"رمز المرور", wordPassword},
+	{"باسورد", wordPassword}, {"باسوورد", wordPassword}, {"رمز ورود", wordPassword}, {"کلمه عبور", wordPassword}, {"رمزعبور", wordPassword},
+	{"พาสเวิร์ด", wordPassword}, {"패스워드", wordPassword}, {"비밀 번호", wordPassword}, {"密碼是", wordPassword},
+	{"ਪਾਸਵਰਡ", wordPassword}, {"પાસવર્ડ", wordPassword}, {"పాస్‌వర్డ్", wordPassword}, {"పాస్వర్డ్", wordPassword}, {"ಪಾಸ್‌ವರ್ಡ್", wordPassword},
+	{"ಪಾಸ್ವರ್ಡ್", wordPassword}, {"പാസ്‌വേഡ്", wordPassword}, {"പാസ്വേഡ്", wordPassword}, {"කුරපදය", wordPassword}, {"මුරපදය", wordPassword},
+	{"စကားဝှက်", wordPassword}, {"ពាក្យសម្ងាត់", wordPassword}, {"ລະຫັດຜ່ານ", wordPassword}, {"গোপন নম্বর", wordPassword}, {"पासवर्ड", wordPassword},
+	{"कूटशब्द", wordPassword}, {"गुप्तशब्द", wordPassword},
 	// a user's name, then the password
 	{"login", wordLogin}, {"log in", wordLogin}, {"logon", wordLogin}, {"sign in", wordLogin}, {"user", wordLogin},
 	{"username", wordLogin}, {"usuario", wordLogin}, {"utilisateur", wordLogin}, {"benutzer", wordLogin},
@@ -61,6 +83,11 @@ var credLexicon = []credWord{
 	{"credenciales", wordLogin}, {"credenciais", wordLogin}, {"sunan mai amfani", wordLogin},
 	{"아이디", wordLogin}, {"用户名", wordLogin}, {"用戶名", wordLogin}, {"ユーザー", wordLogin}, {"логин", wordLogin},
 	{"пользователь", wordLogin}, {"اسم المستخدم", wordLogin}, {"نام کاربری", wordLogin},
+	{"identifiant", wordLogin}, {"anmeldedaten", wordLogin}, {"logindaten", wordLogin}, {"inloggning", wordLogin}, {"kullanici", wordLogin},
+	{"nazwa uzytkownika", wordLogin}, {"uzivatel", wordLogin}, {"felhasznalo", wordLogin}, {"kayttaja", wordLogin}, {"brugernavn", wordLogin},
+	{"brukernavn", wordLogin}, {"anvandarnamn", wordLogin}, {"gebruikersnaam", wordLogin}, {"nome utente", wordLogin}, {"utente", wordLogin},
+	{"tendangnhap", wordLogin}, {"ten dang nhap", wordLogin}, {"nama pengguna", wordLogin}, {"用户", wordLogin}, {"账号", wordLogin}, {"帳號", wordLogin},
+	{"계정", wordLogin}, {"ชื่อผู้ใช้", wordLogin}, {"שם משתמש", wordLogin}, {"όνομα χρήστη", wordLogin}, {"користувач", wordLogin},
 	// keys, tokens, secrets
 	{"key", wordKey}, {"keys", wordKey}, {"token", wordKey}, {"auth", wordKey}, {"secret", wordKey}, {"apikey", wordKey},
 	{"privkey", wordKey}, {"clave", wordKey}, {"chave", wordKey}, {"cle", wordKey}, {"clef", wordKey},
@@ -347,7 +374,11 @@ func credTerms(line, lo string, buf *[]lword) []credTerm {
 			continue
 		}
 		api := c.kind == wordKey && (c.w == "apikey" || c.w == "secret" || apiNear(ws, i-n+1, i))
-		out = append(out, credTerm{kind: c.kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass", api: api})
+		kind := c.kind
+		if kind == wordKey && !api && wifiNear(ws, i-n+1, i) {
+			kind = wordPassword // la clave del wifi, the router key: a network's password
+		}
+		out = append(out, credTerm{kind: kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass", api: api})
 	}
 	if !ascii {
 		lo := strings.ToLower(line)
@@ -527,10 +558,12 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 	for i < len(line) && strings.IndexByte(":=>", line[i]) >= 0 {
 		i++
 	}
+	inCode := false // the word is glued to code after it: get_password("shop", ...)
 	if i < len(line) && line[i] != ' ' && line[i] != '\t' && i == sep && !wide {
 		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
 			i++ // the word is part of a longer token
 		}
+		inCode = strings.ContainsAny(line[sep:i], "()[]{}\"'.,")
 	}
 	labelColon := i > sep // the word ends in a colon, an equals sign or an arrow
 	n := 0                // tokens passed over that are not separators
@@ -569,8 +602,16 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			i, afterSep = j, true
 			continue
 		}
-		if denyWords[strings.ToLower(strings.TrimRight(v, ":.,"))] {
+		if k := widePunct(v); k > 0 {
+			e = s + k // 密码是 X，用完请告诉我: the value ends at the full-width comma
+			v = v[:k]
+		}
+		if dw := strings.ToLower(strings.TrimRight(v, ":.,")); denyWords[dw] && !(dw == "reset" && prevAfter(line[:i])) {
 			return 0, 0, false
+		}
+		if t.kind == wordPassword && !t.answer && (afterSep || n == 0 && !inCode && (labelColon || !t.short) || n <= 1 && trailingCopula(line[j:])) &&
+			!(t.short && n > 0 && !labelled) && ordinaryPassword(v) {
+			return i + s, i + e, true // a password as people choose them, where the sentence gives it
 		}
 		if name, _, ok := strings.Cut(v, "="); strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：") || ok && settingName(name) {
 			i, n, afterSep = j, n+1, strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：")
@@ -639,7 +680,17 @@ func separatorToken(v string) bool {
 }
 
 var joiningWords = Set("is", "are", "was", "c'est", "ist", "est", "es", "lautet", "lauten", "é", "è", "ni", "là", "adalah", "jest",
-	"to", "je", "er", "är", "on", "olan", "هو", "هي", "است", "هست", "है", "是", "为", "は", "는", "은", "คือ", "это")
+	"to", "je", "er", "är", "on", "olan", "هو", "هي", "است", "هست", "है", "是", "为", "は", "는", "은", "คือ", "это",
+	// round 15: Hebrew, Greek, Romanian, Malay and Indonesian, Tagalog, Latvian, Lithuanian, Polish,
+	// Ukrainian, Bulgarian and Serbian, Catalan, and speech
+	"היא", "הוא", "είναι", "este", "ialah", "yaitu", "yakni", "ay", "ir", "yra", "wynosi", "є", "е", "је", "és", "it's", "it’s", "its", "sind", "zijn", "was:", "c’est")
+
+// prevAfter reports whether the last word before a token says after ("new password after reset
+// is X": the reset is done, the value is given).
+func prevAfter(before string) bool {
+	f := strings.Fields(before)
+	return len(f) > 0 && (strings.EqualFold(f[len(f)-1], "after") || strings.EqualFold(f[len(f)-1], "since"))
+}
 
 // trimToken takes off the quotes, brackets and sentence punctuation around a token.
 func trimToken(tok string) (int, int) {
@@ -822,6 +873,17 @@ func apiNear(ws []lword, s, e int) bool {
 	return false
 }
 
+// wifiNear reports whether a word naming a wireless network stands two words before ws[s:e+1]
+// or three after ("clave del wifi", "WLAN-Schlüssel", "router key").
+func wifiNear(ws []lword, s, e int) bool {
+	for _, k := range []int{s - 2, s - 1, e + 1, e + 2, e + 3} {
+		if k >= 0 && k < len(ws) && wifiWords[ws[k].w] {
+			return true
+		}
+	}
+	return false
+}
+
 // apiKeyShape reports a generated key of letters of both cases and digits, 26 to 44 of them,
 // which an account's address in base58 shares: after "API key" or "secret" it is the key.
 func apiKeyShape(v string) bool {
@@ -908,7 +970,16 @@ func maskedValue(v string) bool {
 	if v[0] == '$' && envName.MatchString(v[1:]) || sameChar(v) || envReference(v) {
 		return true
 	}
-	return strings.Count(v, "*") >= 2 && strings.Trim(v, "*") != v
+	return strings.Count(v, "*") >= 2 && strings.Trim(v, "*") != v && !starredPassword(v)
+}
+
+// starredPassword reports a generated password that holds single stars among capitals, small
+// letters and another sign or a digit (*FtAqUnmCP%8*XaUTW, *UNdOW*XN#ONy): ten characters or
+// more; a mask's stars come in runs or frame a word (*required*).
+func starredPassword(v string) bool {
+	rest := strings.ReplaceAll(v, "*", "")
+	return len(v) >= 10 && !strings.Contains(v, "**") && len(rest) >= 8 && strings.ContainsAny(rest, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") &&
+		strings.ContainsAny(rest, "abcdefghijklmnopqrstuvwxyz") && classes(rest) >= 3 && entropy(v) >= 2.8 && strings.Trim(v, "*") != rest
 }
 
 // envReference reports a value that names an environment variable inside it ("--x=$API_KEY").

@@ -1,0 +1,440 @@
+package screen
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Round 15: ordinary passwords where a sentence, a chat or a table gives them, credential pairs
+// after login words, passwords handed to code by position or to a setter, signing keys in code,
+// Solana and Nostr secret keys in prose, and YAML tags that stand for a value.
+
+// ordinaryPassword reports a password as people choose one, for where the text names it: a word
+// and digits (kasztan81, summer1996, sven98morango, k0tek56), a name with a sign and digits
+// (Nadia!4142, Kotek66=, Winter=retniw6), words joined with a digit (moonlight-fenix-zorro-3,
+// biscuit!tiucsib7, Rosalie.eilasor6). 6 to 40 characters without a space, three letters or
+// more, a small letter and a digit, two digits and four letters when it is nothing but small
+// letters and digits; not the name of an algorithm or a format (sha256, base64, float64), a
+// version, a date, a path, an address, a reference, a mask or a placeholder. (Three digits
+// with three letters do too: z0rr026.)
+func ordinaryPassword(v string) bool {
+	if len(v) < 6 || len(v) > 40 || !isASCII(v) || strings.ContainsAny(v, " \t\n") || letters(v) < 3 || digits(v) == 0 || !hasLower(v) {
+		return false
+	}
+	if strings.Trim(v, "abcdefghijklmnopqrstuvwxyz0123456789") == "" && !(digits(v) >= 2 && letters(v) >= 4 || digits(v) >= 3) {
+		return false
+	}
+	if placeholderWord(v) || secretRef(v) || hashName(v) || maskedValue(v) || passwordManagers[strings.ToLower(v)] ||
+		strings.IndexByte("$%{[(<&/\\", v[0]) >= 0 || formatName(v) {
+		return false
+	}
+	if name, val, ok := strings.Cut(v, "="); ok && val != "" && !capitalised(name) {
+		return false // a setting: timeout=30s
+	}
+	if len(v) >= 16 && hexOnly(v) || v[0] == '#' && !signedPassword(v[1:]) {
+		return false // a hash or a commit; a tag or a colour
+	}
+	if codeRef.MatchString(v) {
+		// a name and a word with digits, Rosalie.eilasor6; not apps.v1beta1 or np.float64
+		head, tail, _ := strings.Cut(v, ".")
+		word := strings.TrimRight(tail, "0123456789")
+		return strings.Count(v, ".") == 1 && len(head) >= 4 && letters(head) == len(head) && !codeHeads[strings.ToLower(head)] &&
+			len(word) >= 4 && letters(word) == len(word) && !formatName(tail)
+	}
+	return !notSecretShape(v)
+}
+
+func hasLower(v string) bool {
+	return strings.IndexFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' }) >= 0
+}
+
+// capitalised reports a word of letters with a capital first: Winter, Ivan.
+func capitalised(w string) bool {
+	return len(w) >= 2 && w[0] >= 'A' && w[0] <= 'Z' && strings.Trim(w[1:], "abcdefghijklmnopqrstuvwxyz") == ""
+}
+
+// formatName reports the name of an algorithm, an encoding or a type with its width or
+// version: sha256, base64, utf8, float64, aes256, ipv6, http2, x86_64, win32.
+func formatName(v string) bool {
+	lo := strings.ToLower(v)
+	head := strings.TrimRight(lo, "0123456789")
+	head = strings.TrimRight(head, "-_")
+	return widthTypes[head] || formatWords[head] || strings.HasPrefix(lo, "x86") || strings.HasPrefix(lo, "arm64")
+}
+
+var formatWords = Set("md", "crc", "rot", "win", "ed", "argon2id", "bcrypt", "scrypt", "pbkdf", "des", "rc", "ecdh", "hmacsha", "hmac-sha",
+	"chacha", "poly", "gzip", "mp", "h", "vp", "av", "ac", "python", "java", "node", "php", "ruby", "lua", "net", "dotnet", "ubuntu",
+	"debian", "centos", "windows", "macos", "ios", "android", "bytes", "chars", "characters", "digits", "mb", "gb", "kb")
+
+// givenPassword reports a value that a sentence, a form or a call hands over as a password: a
+// password of any shape round 14 takes, or an ordinary one.
+func givenPassword(v string) bool {
+	return heardPassword(v) || ordinaryPassword(v)
+}
+
+// trailingCopulas close a sentence after the value in languages that put the verb last: Persian
+// "رمز عبور پنل X است", Hindi "पासवर्ड X है", Korean "X 입니다", Japanese "X です".
+var trailingCopulas = Set("است", "هست", "است.", "है", "हैं", "है।", "ہے", "hai", "です", "です。", "だ", "입니다", "입니다.", "이에요", "예요", "임",
+	"ครับ", "ค่ะ", "นะ", "ni", "dir")
+
+// trailingCopula reports whether the next token of rest is a copula that closes the sentence.
+func trailingCopula(rest string) bool {
+	f := strings.Fields(rest)
+	return len(f) > 0 && trailingCopulas[strings.ToLower(f[0])]
+}
+
+// widePunct cuts a token at full-width punctuation, which CJK text writes without a space: "X，用完".
+func widePunct(tok string) int {
+	for _, p := range []string{"，", "。", "、", "；", "）", "！", "？", "」"} {
+		if k := strings.Index(tok, p); k > 0 {
+			return k
+		}
+	}
+	return -1
+}
+
+// wifiWords name a wireless network: a key word beside one names its password ("la clave del wifi").
+var wifiWords = Set("wifi", "wi", "wlan", "wpa", "wpa2", "wpa3", "router", "hotspot", "ssid", "red", "rede", "reseau", "netzwerk")
+
+// yamlTags stand for a value rather than holding it: an Ansible Vault block (!vault |), a Home
+// Assistant secret (!secret name), CloudFormation's functions, an environment lookup.
+var yamlTags = Set("!vault", "!secret", "!env", "!env_var", "!ENV", "!Ref", "!Sub", "!GetAtt", "!ImportValue", "!include", "!FindInMap", "!Join", "!Select")
+
+// yamlTagValue reports a value at text[s:e] that is a YAML tag followed by a space, a block
+// scalar or the line's end.
+func yamlTagValue(text string, s, e int) bool {
+	if text[s] != '!' {
+		return false
+	}
+	k := s + 1
+	for k < len(text) && (IsAlnum(text[k]) || text[k] == '_') {
+		k++
+	}
+	return yamlTags[text[s:k]] && (k == len(text) || strings.IndexByte(" \t\n|>", text[k]) >= 0)
+}
+
+var (
+	// "use X to get in", "try X to log in": a value used to get in.
+	useToGetIn = regexp.MustCompile(`(?i)\b(?:use|try|enter|type|with)[ \t]+["'“]?([^\s"'”,]{6,40})["'”]?[ \t]+(?:to|for)[ \t]+(?:get(?:ting)?[ \t]+in|log(?:ging)?[ \t]?in|login|sign(?:ing)?[ \t]?in|access|unlock|connect)\b`)
+	// A value alone, or tried, on one line, and the next line says what it opens: "try X\nthat's
+	// the wifi one".
+	namedNextLine = regexp.MustCompile(`(?im)^[ \t]*(?:(?:try|use|type|enter|it'?s|its)[ \t]+)?["'“]?([^\s"'”]{6,40})["'”]?[ \t]*\n[ \t]*(?:that'?s|thats|that is|it'?s|this is)[ \t]+(?:the|my|our|your|for the)[ \t]+[^\n]{0,30}?\b(?:one|password|pass|passcode|pw|pwd|login|wifi|wi-fi)\b`)
+	// A password spoken in the sentence that names it: "the password, I'll read it out, it's X".
+	spokenIts = regexp.MustCompile(`(?i)\b(?:password|passcode|passphrase|passwort|pw|pwd|pin)\b[^\n.?!]{0,60}?\b(?:it'?s|it’s|it is)[ \t]+["'“]?([^\s,"'”]{6,40})`)
+	// A user and a password joined by a slash or a plus: "amara / chelse@64", "root + Zorro12".
+	pairJoin = regexp.MustCompile(`(?:^|[\s(:,>])([A-Za-z][A-Za-z0-9._@-]{1,40})[ \t]+([/+])[ \t]+([^\s<,;]{6,64})`)
+	// A login label, a user's name and the password after it on the line: "login: admin Zorro12".
+	loginUserPass = regexp.MustCompile(`(?im)\b(?:login|logon|user|username|usuario|utilisateur|benutzer|account)[ \t]*:[ \t]*([A-Za-z][A-Za-z0-9._@-]{1,40})[ \t]+([^\s]{8,64})[ \t]*$`)
+	// A chat's question about a password and the next turn's answer alone, the speaker named
+	// after a time stamp or in brackets.
+	chatTurnAnswer = regexp.MustCompile(`(?m)^[^\n]*\?[ \t]*\n(?:\[[^\]\n]{1,32}\][ \t]*)?(?:<[^>\n]{1,32}>|[^\n:\[\]<>]{1,40}:)[ \t]*([^\s]{6,64})[ \t]*$`)
+	// Short and colloquial names for a password that count only before a colon: Spanish "contra:".
+	colonPassword = regexp.MustCompile(`(?im)(?:^|[\s(])(?:contra|contr|psswd|passw|kennw|wachtw)[ \t]*:[ \t]*["']?([^\s"',]{6,64})`)
+)
+
+// loginContext names getting into an account, in many languages: a pair of user and password
+// after one of these is a login.
+var loginContext = []string{"login", "log in", "logging in", "logged in", "sign in", "signed in", "account", "access", "credential",
+	"creds", "identifiant", "zugang", "anmeld", "credenciales", "credenciais", "acceso", "acesso", "accesso", "cuenta", "conta", "compte",
+	"konto", "ssh", "admin", "root", "panel", "dashboard", "staging", "cpanel", "wp-admin", "server", "vps", "portal",
+	"логин", "учетн", "учётн", "аккаунт", "вход", "账号", "帐号", "賬號", "登录", "登入", "アカウント", "ログイン", "계정", "로그인", "حساب", "ورود", "כניסה", "חשבון"}
+
+// pairWords are words a slash or a plus joins that are no user's name: "read / write", "yes / no".
+var pairWords = Set("read", "write", "yes", "no", "on", "off", "in", "out", "and", "or", "true", "false", "input", "output", "buy", "sell",
+	"up", "down", "left", "right", "before", "after", "old", "new", "min", "max", "and/or", "either", "c", "cpp", "java", "page", "item")
+
+// findSpokenRound15 reports passwords that speech, chat and messages give without a password
+// word right before them: used to get in, named by the next line, spoken as "it's X", a user
+// and password pair after a login word, a login label's user then password, the answer on the
+// next chat turn, and Spanish "contra:".
+func findSpokenRound15(text, lo string, pairs *bytePairs) []found {
+	var out []found
+	add := func(s, e int, ok func(string) bool) {
+		v := strings.TrimRight(text[s:e], ".!?…—")
+		if ok(v) && !notSecretHere(text, s, s+len(v)) {
+			out = append(out, found{s, s + len(v), SecretPassword})
+		}
+	}
+	if has(lo, pairs, " to ") || has(lo, pairs, " for ") {
+		for _, m := range nearMatches(useToGetIn, text, lo, []string{"use ", "try ", "enter ", "type ", "with "}, false, 120, anyRest) {
+			add(m[2], m[3], givenPassword)
+		}
+	}
+	if has(lo, pairs, "\n") && (has(lo, pairs, "that") || has(lo, pairs, "it")) {
+		for _, m := range namedNextLine.FindAllStringSubmatchIndex(text, -1) {
+			add(m[2], m[3], givenPassword)
+		}
+	}
+	if has(lo, pairs, "it") && (has(lo, pairs, "pass") || has(lo, pairs, "pw") || has(lo, pairs, "pin")) {
+		for _, m := range nearMatches(spokenIts, text, lo, []string{"pass", "pw", "pin"}, false, 120, anyRest) {
+			add(m[2], m[3], ordinaryPassword)
+		}
+	}
+	if (has(lo, pairs, " / ") || has(lo, pairs, " + ")) && anyIn(lo, loginContext) {
+		for _, m := range pairJoin.FindAllStringSubmatchIndex(text, -1) {
+			u := text[m[2]:m[3]]
+			if !userArg(u) || pairWords[strings.ToLower(u)] || digits(u) == len(u) {
+				continue
+			}
+			ctx := strings.ToLower(text[max(0, m[0]-160):m[0]])
+			if text[m[4]] == '+' && !anyIn(ctx+strings.ToLower(text[m[1]:min(len(text), m[1]+40)]), loginContext) {
+				continue
+			}
+			if !anyIn(ctx, loginContext) && !anyIn(strings.ToLower(u), []string{"admin", "root", "ops", "dev"}) {
+				continue
+			}
+			add(m[6], m[7], func(v string) bool { return v[0] != '#' && (givenPassword(v) || signedStart(v)) })
+		}
+	}
+	if has(lo, pairs, ":") {
+		for _, m := range nearMatches(loginUserPass, text, lo, []string{"login", "logon", "user", "usuario", "utilisateur", "benutzer", "account"}, false, 120, anyRest) {
+			if v := text[m[4]:m[5]]; upLowDigit(v) && (secretArg(v) || ordinaryPassword(v)) || signedStart(v) {
+				add(m[4], m[5], func(string) bool { return true })
+			}
+		}
+	}
+	if has(lo, pairs, "?") && anyIn(lo, []string{"password", "passcode", "pw", "pwd", "pass", "which one", "wifi"}) {
+		for _, m := range chatTurnAnswer.FindAllStringSubmatchIndex(text, -1) {
+			q := lo[m[0]:min(len(lo), m[2])]
+			if nl := strings.IndexByte(q, '\n'); nl >= 0 && anyIn(q[:nl], []string{"password", "passcode", " pw", "pwd", " pass", "wifi"}) {
+				add(m[2], m[3], func(v string) bool { return dashedPassword(v) || ordinaryPassword(v) || upLowDigit(v) && secretArg(v) })
+			}
+		}
+	}
+	if has(lo, pairs, ":") && (has(lo, pairs, "contr") || has(lo, pairs, "psswd") || has(lo, pairs, "passw") || has(lo, pairs, "kennw") || has(lo, pairs, "wachtw")) {
+		for _, m := range colonPassword.FindAllStringSubmatchIndex(text, -1) {
+			add(m[2], m[3], givenPassword)
+		}
+	}
+	return out
+}
+
+// signedStart reports a generated password that starts with a sign a mask or a reference starts
+// with (-Y*LYsqGnCxK5zKG62X): twelve characters or more, capitals, small letters, digits and
+// another sign (a hashtag or a mention holds none).
+func signedStart(v string) bool {
+	return len(v) >= 12 && strings.IndexByte("-*@", v[0]) >= 0 && v[1] != v[0] && upLowDigit(v) && entropy(v) >= 3.3 && !strings.Contains(v, "**") &&
+		strings.IndexFunc(v[1:], isSymbol) >= 0
+}
+
+var (
+	// A setter or a builder given the password: setPassword("..."), .password("..."),
+	// withPassword("..."), set_password("...").
+	passwordSetter = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_])(?:set_?|with_?)?(?:password|passwd|passphrase|pass_phrase)[ \t]*\([ \t]*["']([^"'\n]{6,128})["'][ \t]*\)`)
+	// A key for signing given as a literal in code: Go's name := []byte("..."), hmac.New(h,
+	// []byte("...")), Python's KEY = b"...", hmac.new(b"..."), Node's createHmac(alg, "..."),
+	// Java's new SecretKeySpec("...".getBytes(), ...).
+	signingKey = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::=|=)[ \t]*\[\]byte\([ \t]*"([^"\n]{12,256})"[ \t]*\)` +
+		`|\bhmac\.New\([^,\n]{1,40},[ \t]*\[\]byte\([ \t]*"([^"\n]{12,256})"` +
+		`|\b([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*b["']([^"'\n]{12,256})["']` +
+		`|\bhmac\.new\([ \t]*b["']([^"'\n]{12,256})["']` +
+		`|\bcreateHmac\([ \t]*["'][A-Za-z0-9-]{3,12}["'][ \t]*,[ \t]*["']([^"'\n]{12,256})["']` +
+		`|\bnew[ \t]+SecretKeySpec\([ \t]*"([^"\n]{12,256})"[ \t]*\.getBytes`)
+	// sshpass's password flag.
+	sshpassFlag = regexp.MustCompile(`\bsshpass[ \t]+-p[ \t]*(?:"([^"\n]{1,128})"|'([^'\n]{1,128})'|([^\s"']{1,128}))`)
+)
+
+// loginCallWords are words in a call's name that say it checks or opens a login: the password
+// follows the user's name among its strings.
+var loginCallWords = []string{"login", "logon", "signin", "sign_in", "authenticat", "auth", "credential", "bind", "connect"}
+
+// findCodeRound15 reports passwords and keys in code: a password after a user's name among the
+// strings of a call whose name says login, auth, credential, bind or connect (auth.Check("u",
+// "..."), new NetworkCredential("u", "..."), conn.simple_bind_s(dn, "...")), a password given to
+// a setter or a builder, a signing key written as a literal, sshpass's -p.
+func findCodeRound15(text, lo string, pairs *bytePairs) []found {
+	var out []found
+	if has(lo, pairs, "(\"") || has(lo, pairs, "('") || has(lo, pairs, "( \"") {
+		for _, w := range loginCallWords {
+			if !pairs.may(w) {
+				continue
+			}
+			for from := 0; ; {
+				i := strings.Index(lo[from:], w)
+				if i < 0 {
+					break
+				}
+				at := from + i
+				from = at + len(w)
+				k := from
+				for k < len(lo) && k-at < 40 && (isLower(lo[k]) || IsDigit(lo[k]) || lo[k] == '_' || lo[k] == '.') {
+					k++ // auth.Check(: the word may name the receiver
+				}
+				if k >= len(lo) || lo[k] != '(' {
+					continue
+				}
+				s := at
+				for s > 0 && (isLower(lo[s-1]) || IsDigit(lo[s-1]) || lo[s-1] == '_' || lo[s-1] == '.') {
+					s--
+				}
+				name := lo[s:k]
+				if anyIn(name, []string{"mock", "fake", "stub", "hash", "valid", "strength", "policy", "encrypt", "assert", "expect", "get", "read", "fetch", "load", "lookup", "delete"}) {
+					continue
+				}
+				args := callArgs(text, k+1, 0)
+				for n := 1; n < len(args); n++ {
+					u, v := text[args[n-1][0]:args[n-1][1]], text[args[n][0]:args[n][1]]
+					if userArg(u) && adjacentArgs(text, args[n-1][1], args[n][0]) && (ordinaryPassword(v) || secretArg(v) || dashedPassword(v)) {
+						out = append(out, found{args[n][0], args[n][1], SecretPassword})
+						break
+					}
+				}
+			}
+		}
+	}
+	if has(lo, pairs, "pass") {
+		for _, m := range nearMatches(passwordSetter, text, lo, []string{"password(", "passwd(", "passphrase(", "pass_phrase("}, false, 160, anyRest) {
+			if v := text[m[2]:m[3]]; givenPassword(v) || secretArg(v) {
+				out = append(out, found{m[2], m[3], SecretPassword})
+			}
+		}
+	}
+	if has(lo, pairs, "byte(\"") || has(lo, pairs, "hmac") || has(lo, pairs, "= b") || has(lo, pairs, "=b") || has(lo, pairs, "secretkeyspec") {
+		for _, m := range signingKey.FindAllStringSubmatchIndex(text, -1) {
+			for g := 2; 2*g+1 < len(m); g++ {
+				if m[2*g] < 0 || g == 4 {
+					continue
+				}
+				name := ""
+				if g == 2 {
+					name = text[m[2]:m[3]]
+				} else if g == 5 {
+					name = text[m[8]:m[9]]
+				}
+				if (g == 2 || g == 5) && !keyName(name) {
+					continue
+				}
+				if v := text[m[2*g]:m[2*g+1]]; !placeholderWord(v) && entropy(v) >= 3.3 && !strings.ContainsAny(v, " {$%") && classes(v) >= 2 {
+					out = append(out, found{m[2*g], m[2*g+1], SecretAPIKey})
+				}
+			}
+		}
+	}
+	if has(lo, pairs, "sshpass") {
+		for _, m := range sshpassFlag.FindAllStringSubmatchIndex(text, -1) {
+			for g := 1; g <= 3; g++ {
+				if m[2*g] >= 0 {
+					if v := text[m[2*g]:m[2*g+1]]; len(v) >= 4 && !strings.HasPrefix(v, "$") && !placeholderWord(v) && !secretRef(v) && !strings.ContainsAny(v, "({[") {
+						out = append(out, found{m[2*g], m[2*g+1], SecretPassword})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// keyName reports a name in code for a key that signs or a secret: webhookKey, HMAC_SECRET,
+// signing_key; not a public key's, an id's or a cache key's.
+func keyName(name string) bool {
+	var buf []lword
+	ws := lineWords(name, strings.ToLower(name), &buf)
+	secret := false
+	for _, w := range ws {
+		if keyQualifiers[w.w] || w.w == "pub" || w.w == "public" {
+			return false
+		}
+		secret = secret || w.w == "key" || w.w == "secret" || w.w == "token" || w.w == "hmac"
+	}
+	return secret
+}
+
+var (
+	// A Solana secret key in base58: 64 bytes, like a transaction's signature.
+	solanaSecret = regexp.MustCompile(`\b[1-9A-HJ-NP-Za-km-z]{86,88}\b`)
+	// A Nostr secret key.
+	nostrSecret = regexp.MustCompile(`\bnsec1[02-9ac-hj-np-z]{58}\b`)
+)
+
+// solanaKeyWords name a wallet's secret on the line before a Solana secret key; signatureWords
+// name a signature, which has the same shape.
+var (
+	solanaKeyWords = []string{"export", "private", "secret", "keypair", "phantom", "solflare", "backpack", "import", "wallet key", "seed"}
+	signatureWords = []string{"signature", "sig ", "sig:", "txid", "tx ", "tx:", "transaction", "signed", "solscan", "explorer", "hash"}
+)
+
+// findKeysRound15 reports a Solana secret key in base58 where its line names a wallet's export or
+// a secret and no signature, and a Nostr nsec key whose bech32 checksum holds.
+func findKeysRound15(text, lo string, pairs *bytePairs) []found {
+	var out []found
+	if base58Word(text, 86, 88, "") && anyIn(lo, solanaKeyWords) {
+		for _, m := range solanaSecret.FindAllStringIndex(text, -1) {
+			ls := strings.LastIndexByte(lo[:m[0]], '\n') + 1
+			before := lo[max(ls, m[0]-120):m[0]]
+			if anyIn(before, solanaKeyWords) && !anyIn(before, signatureWords) && len(base58Decode(text[m[0]:m[1]], btcAlphabet)) == 64 {
+				out = append(out, found{m[0], m[1], SecretWalletKey})
+			}
+		}
+	}
+	if has(lo, pairs, "nsec1") {
+		for _, m := range nostrSecret.FindAllStringIndex(text, -1) {
+			if bech32Sum(text[m[0]:m[1]]) {
+				out = append(out, found{m[0], m[1], SecretPrivateKey})
+			}
+		}
+	}
+	return out
+}
+
+// bech32Sum checks the checksum of a bech32 string whatever its prefix.
+func bech32Sum(w string) bool {
+	sep := strings.LastIndexByte(w, '1')
+	if sep < 1 {
+		return false
+	}
+	hrp := w[:sep]
+	exp := make([]int, 0, 2*len(hrp)+1+len(w)-sep-1)
+	for i := 0; i < len(hrp); i++ {
+		exp = append(exp, int(hrp[i]>>5))
+	}
+	exp = append(exp, 0)
+	for i := 0; i < len(hrp); i++ {
+		exp = append(exp, int(hrp[i]&31))
+	}
+	for i := sep + 1; i < len(w); i++ {
+		d := strings.IndexByte(bech32Charset, w[i])
+		if d < 0 {
+			return false
+		}
+		exp = append(exp, d)
+	}
+	pm := bech32Polymod(exp)
+	return pm == 1 || pm == 0x2bc830a3
+}
+
+// findRound15 gathers round 15's finders.
+func findRound15(text, lo string, pairs *bytePairs) []found {
+	if len(lo) != len(text) {
+		return findSpokenWide(text)
+	}
+	out := findSpokenRound15(text, lo, pairs)
+	out = append(out, findCodeRound15(text, lo, pairs)...)
+	return append(out, findKeysRound15(text, lo, pairs)...)
+}
+
+// findSpokenWide is findRound15 for a text whose lower case changes its length: the Nostr keys,
+// which need no lower case.
+func findSpokenWide(text string) []found {
+	var out []found
+	if strings.Contains(text, "nsec1") {
+		for _, m := range nostrSecret.FindAllStringIndex(text, -1) {
+			if bech32Sum(text[m[0]:m[1]]) {
+				out = append(out, found{m[0], m[1], SecretPrivateKey})
+			}
+		}
+	}
+	return out
+}
+
+// generatedCell reports a cell under a password column that reads as generated though it holds
+// no digit: capitals and small letters mixed inside the words, joined by a sign
+// (OGaerTs_ovt_I): eight characters or more, two capitals after the first letter, one of them
+// right after a small letter (not Seed-Phrase-Backup).
+func generatedCell(v string) bool {
+	hump := false
+	for i := 1; i < len(v); i++ {
+		hump = hump || isLower(v[i-1]) && v[i] >= 'A' && v[i] <= 'Z'
+	}
+	return len(v) >= 8 && len(v) <= 64 && !strings.ContainsAny(v, " \t") && innerCapitals(v) >= 2 && hump &&
+		strings.ContainsAny(v, "_-.!#$%&*+=?~@") && !placeholderWord(v) && entropy(v) >= 3
+}

@@ -1,0 +1,224 @@
+package screen
+
+import "testing"
+
+// An ordinary password (a word and digits, a name with a sign, words joined with a digit) after
+// a password word and its copula or colon, in the world's major languages and scripts.
+// Look-alikes: prose about a password, with and without digits, and names of formats.
+func TestSecretOrdinaryPasswordsInLanguages(t *testing.T) {
+	checkMarked(t, []string{
+		"the new password is «summer1996»",
+		"pw: «Zorro12»",
+		"new password after reset is «ZGjdGMxRoTj%» — let me know if it works",
+		"I gave them my login (tomasz74, password «k0tek2011») and they never used it",
+		"PW - «Snoopy=ypoons8»",
+		"Salut, parola pentru cont este «Winter=retniw6»",
+		"la contraseña del panel es «girasol88»",
+		"la clave del wifi de la oficina es «LWNL5912nzun»",
+		"a senha do wifi é «saudade77»",
+		"senha do banco: «yuki59moonlight» (não compartilha)",
+		"le mot de passe est «soleil1980»",
+		"das Passwort lautet «sonne2020»",
+		"het wachtwoord is «tulp1999»",
+		"la password del router è «pizza2021», utente admin",
+		"hasło do panelu: «pierogi88»",
+		"Ahoj, heslo k serveru je «kasztan81»",
+		"heslo je «tatry88»",
+		"a jelszó: «balaton72»",
+		"parola este «carpati1990»",
+		"Hej, adgangskoden er «p0m0d0r01988»",
+		"passordet er «fjord1905»",
+		"lösenordet är «sommar2020»",
+		"salasana on «sauna1999»",
+		"parool on «tallinn77»",
+		"slaptažodis yra «vilnius88»",
+		"şifre: «kartal1903»",
+		"kata sandinya adalah «melati45»",
+		"Halo, kata sandi untuk dashboard: «joao45paprika» (user: marek)",
+		"kata laluan: «harimau88»",
+		"mật khẩu là «hanoi2024»",
+		"ang password ay «sampaguita12»",
+		"nenosiri ni «simba2023»",
+		"пароль от сервера: «medved2019»",
+		"пароль до адмінки: «kyiv1982»",
+		"паролата е «sofia2020»",
+		"лозинка је «beograd99»",
+		"Γεια, ο κωδικός πρόσβασης είναι «summer1996»",
+		"συνθηματικό: «olympos77»",
+		"היי, הסיסמה לממשק הניהול היא «tomasz1983warszawa»",
+		"סיסמא: «tapuz77»",
+		"مرحبا، اسم المستخدم nadia87 وكلمة المرور «gatito6721»",
+		"كلمة السر: «nakhla55»",
+		"سلام، رمز عبور پنل «maracuja60» است",
+		"رمز ورود: «kaveh1988»",
+		"สวัสดีครับ รหัสผ่านเข้าระบบคือ «amara9774koala»",
+		"พาสเวิร์ด: «somchai88»",
+		"관리자 계정 raul-ops, 비밀번호는 «nadia18lavender» 입니다",
+		"패스워드: «haneul2021»",
+		"你好，后台账号 kenji_admin，密码是 «moonlight-fenix-zorro-3»，用完请告诉我。",
+		"密碼：«taipei101x»",
+		"パスワードは «sakura1998» です",
+		"पासवर्ड है «rahul1985»",
+		"পাসওয়ার্ড: «dhaka2022»",
+		"contra: «sunflower53»",
+		"login: admin senha «*FtAqUnmCP%8*XaUTW»",
+	}, []string{
+		"the password is required",
+		"password is at least 8 characters",
+		"password must be 12 characters or more",
+		"heslo je v trezoru",
+		"la contraseña es obligatoria",
+		"le mot de passe est trop court",
+		"das Passwort muss 12 Zeichen haben",
+		"пароль должен содержать 8 символов",
+		"密码长度至少8位",
+		"password expires in 90 days",
+		"the password is sha256 hashed",
+		"password: see ticket INC0012345",
+		"the password for prod01 is in the vault",
+		"Error: password for user db01 expired",
+		"the wifi password is on the router sticker (AX3000)",
+		"the password, it's in 1Password",
+		"password = apps.v1beta1",
+		"All tests pass (8/8). build: 4f9e2c71ab03d58e96c2f1a0b7d4e3c2",
+		"token = keyring.get_password(\"shop\", \"kenji92\")",
+		"contra: el viento",
+		"Tags: admin / #BlackFriday2024",
+	})
+}
+
+// Passwords given without a password word right before them: used to get in, named by the next
+// line, spoken as "it's X", a user and password after a login word joined by a slash or a plus,
+// a login label's user then password, the answer on the next chat turn after a time stamp.
+// Look-alikes: the same phrasings holding no password.
+func TestSecretPasswordsGivenInSpeechAndPairs(t *testing.T) {
+	checkMarked(t, []string{
+		"use «marek5117girassol» to get in, the username is your email",
+		"use «Kotek66=» to get in",
+		"try «Falcon88x» to sign in",
+		"try «Marek+5729»\nthat's the wifi one, not the router one",
+		"«kiwi-lemon-42»\nthat's the password for the guest network",
+		"[00:04:12] Buyer: so the password, I'll just read it out, it's «Pomodoro58», all one word.",
+		"the wifi pw? it's «Mango2021»",
+		"identifiants : olga.dev / «z0rr026»",
+		"Two accounts:\n- main site: amara / «chelse@64»\n- staging: omar / «-Y*LYsqGnCxK5zKG62X»",
+		"Q: Can I get access to the staging panel?\nA: sure, marek_admin / «dr@g0n46» — it's only staging",
+		"Tried logging in with sven_admin / «kotek73» but it says account locked.",
+		"credenciales: jperez / «Girasol#2023»",
+		"Zugang: admin / «Sonne2020!»",
+		"I need SSH access to the VPS; otherwise root + «Zorro12» works too",
+		"login: admin «Qw7!rTz9x»",
+		"[2026-11-11 14:15] seller: no, which password?\n[2026-11-19 14:10] buyer: «koala-alaok0»",
+		"<ana> what's the wifi password?\n<bo> «Kiwi!4142»",
+		"ana: which pw?\nbo: «summer63»",
+	}, []string{
+		"use SSO to log in",
+		"try again to log in",
+		"use Chrome to sign in, Safari fails",
+		"try restarting\nthat's the usual fix",
+		"the password? it's in the vault",
+		"the password, it's the same as before",
+		"login permissions: read / write",
+		"account settings: yes / no",
+		"access report for Q3 / Q4",
+		"admin login: admin / ********",
+		"login: admin / $ADMIN_PASS",
+		"ssh access: deploy / (ask ops for the key)",
+		"access costs 10 / 20 EUR",
+		"server load: input + output2",
+		"[2026-11-11 14:15] seller: which password?\n[2026-11-19 14:10] buyer: the usual one",
+		"ana: did you reset the password?\nbo: done",
+		"Colour: admin / #ff00aa",
+	})
+}
+
+// Every row of a table's password column, in CSV, TSV and spreadsheet cells, ordinary passwords
+// and generated ones without a digit. Look-alikes: empty, masked, vault and manager cells.
+func TestSecretPasswordColumnRows(t *testing.T) {
+	checkMarked(t, []string{
+		"email,name,password,role\nnadia@example.com,Tomasz,«kotek9313»,viewer\nomar@example.com,Nadia,«nadia8966barcelona»,admin\nraul@example.com,Yuki,«OGaerTs_ovt_I»,editor",
+		"name,url,username,password\nbank.example,https://bank.example/login,olga29,«Rosalie.eilasor6»\nshop.test,https://shop.test/login,nadia.dev,«sn00py2828»",
+		"user\tpass\nana\t«tulip1988»\nbo\t«maple2020x»",
+		"A1: Client\tB1: Portal\tC1: User\tD1: Pass\nA2: Kenji GmbH\tB2: https://portal.example\tC2: amara.dev\tD2: «pinguin1311»",
+		"<table><tr><th>User</th><th>Password</th></tr><tr><td>ana</td><td>«walnut77»</td></tr><tr><td>bo</td><td>«fjord1905»</td></tr></table>",
+	}, []string{
+		"email,name,password,role\nnadia@example.com,Tomasz,,viewer\nomar@example.com,Nadia,********,admin",
+		"email,name,password,role\nnadia@example.com,Tomasz,(in vault),viewer\nomar@example.com,Nadia,see vault,admin",
+		"user\tpass\nana\treset\nbo\tN/A",
+		"email,name,password,role\nnadia@example.com,Tomasz,Seed-Phrase-Backup,viewer",
+	})
+}
+
+// Passwords and keys in code: by position after a user's name in a call whose name says login,
+// auth, credential, bind or connect; given to a setter or a builder; typed into a password
+// field; signing keys written as literals; sshpass's -p. Look-alikes: variables, lookups,
+// empty and placeholder strings, other fields, public keys.
+func TestSecretPasswordsInCode(t *testing.T) {
+	checkMarked(t, []string{
+		"ok := auth.Check(\"tomasz_admin\", \"«azucar_racuza3»\")",
+		"ok := auth.Check(\"chloe_admin\", \"«RDYT7907auyj»\")",
+		"smtp.Credentials = new NetworkCredential(\"yuki.dev@example.org\", \"«Ivan=2025»\");",
+		"conn.simple_bind_s(\"cn=admin,dc=example,dc=org\", \"«lucia17paprika»\")",
+		"await client.login('ana', '«tulip1988»')",
+		"session.setPassword(\"«k0tek7027»\")",
+		"    .password(\"«lucia71falcon»\")",
+		"ds.setPassword(\"«fjord1905x»\");",
+		"user.set_password(\"«harbor2021»\")",
+		"HikariConfig().apply { withPassword(\"«maple2020»\") }",
+		"await page.fill('#password', '«paprika1984»');",
+		"cy.get('input[name=password]').type('«walnut77x»')",
+		"var webhookKey = []byte(\"«mGVygOCjD6a66Tw59z7AKXll42Xjcu8I»\")",
+		"mac := hmac.New(sha256.New, []byte(\"«pQ8vXz2LmN4rT6yW1bK9»\"))",
+		"SIGNING_SECRET = b\"«Zt4kQp9LmX2vWn7RbY3s»\"",
+		"const sig = crypto.createHmac('sha256', '«hV3nQ8zLpX6mT1rW9kYb»').update(body).digest('hex')",
+		"Key k = new SecretKeySpec(\"«rT7pX2mQ9vLz4nW8kB1y»\".getBytes(), \"HmacSHA256\");",
+		"sshpass -p '«ciruela.aleuric0»' rsync -az ./dist/ deploy@198.51.100.160:/var/www/html/",
+		"sshpass -p «Hunter2024x» scp backup.tar ops@203.0.113.7:",
+	}, []string{
+		"ok := auth.Check(user, pw)",
+		"ok := auth.Check(\"ops\", \"\")",
+		"token = keyring.get_password(\"shop\", \"kenji92\")",
+		"session.setPassword(System.getenv(\"SSH_PASSWORD\"))",
+		"    .password(env::var(\"DB_PASSWORD\")?)",
+		"user.set_password(\"changeme\")",
+		"if err := validatePassword(\"abc12345\"); err == nil {",
+		"await page.fill('#email', 'admin@shop-demo.test');",
+		"cy.get('#passport').type('X1234567')",
+		"mac := hmac.New(sha256.New, key)",
+		"var publicKey = []byte(\"mGVygOCjD6a66Tw59z7AKXll42Xjcu8I\")",
+		"var body = []byte(\"hello world, this is the body\")",
+		"sshpass -p \"$DEPLOY_PASS\" ssh deploy@host",
+		"sshpass -f ~/.deploy_pw ssh deploy@host",
+		"conn.simple_bind_s(\"cn=admin,dc=example,dc=org\", password)",
+	})
+}
+
+// Solana secret keys in base58 (64 bytes) where the line names an export or a secret, Nostr nsec
+// keys with a valid checksum. Look-alikes: a signature of the same shape, an npub, an nsec whose
+// checksum fails.
+func TestSecretSolanaAndNostrKeys(t *testing.T) {
+	checkMarked(t, []string{
+		"Phantom export of the bot wallet: «37wb9NNrwxNpskyW6gTpxC4jZ1Hxz8qvuJS4nb2iAMutPfVWcFFWKNxWX2eWnBjGyoZs4yVmc9D4i3NRm759k4mj»",
+		"exported private key from Solflare → «5sZuSnc3dGVTjahMRYC8yT4C6vvRxzYAqJVqd3NE8MrVJuKiKJ5ctSc2Njv43npabvw9xjnVTgpw4gwzxnQLsMHX»",
+		"bot account nsec: «nsec1m53a3r8z0cxw02k02cgsr6lrp7kwdmvxcl5w9nel2kswdadfau4s4fwqtx»",
+		"«nsec1d4c90nphej56te5zt29dg0vmwz998pv5fhjhkn8k847xajkmwxfqqz9nlw»",
+	}, []string{
+		"wallet tx signature: 37wb9NNrwxNpskyW6gTpxC4jZ1Hxz8qvuJS4nb2iAMutPfVWcFFWKNxWX2eWnBjGyoZs4yVmc9D4i3NRm759k4mj",
+		"see the transaction on the explorer: 5sZuSnc3dGVTjahMRYC8yT4C6vvRxzYAqJVqd3NE8MrVJuKiKJ5ctSc2Njv43npabvw9xjnVTgpw4gwzxnQLsMHX",
+		"follow me: npub16rcvaurn5npmft7p4z4nzsl7wd6z2kuusdh84l5ql308379a2fks58kdkk",
+		"nsec1m53a3r8z0cxw02k02cgsr6lrp7kwdmvxcl5w9nel2kswdadfau4s4fwqty",
+	})
+}
+
+// A YAML tag standing for a value (an Ansible Vault block, a Home Assistant secret, a
+// CloudFormation reference) is no secret; a password that starts with ! still is.
+func TestSecretYAMLTags(t *testing.T) {
+	checkMarked(t, []string{
+		"db_password: «!Passw0rd-2024x»",
+	}, []string{
+		"db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  61626364656667686970717273747576\n  31323334353637383930616263646566",
+		"api_key: !secret openai_api_key",
+		"MasterUserPassword: !Ref DbPassword",
+		"password: !env_var DB_PASSWORD",
+	})
+}

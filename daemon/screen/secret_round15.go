@@ -57,19 +57,47 @@ func capitalised(w string) bool {
 // version: sha256, base64, utf8, float64, aes256, ipv6, http2, x86_64, win32.
 func formatName(v string) bool {
 	lo := strings.ToLower(v)
-	head := strings.TrimRight(lo, "0123456789")
-	head = strings.TrimRight(head, "-_")
-	return widthTypes[head] || formatWords[head] || strings.HasPrefix(lo, "x86") || strings.HasPrefix(lo, "arm64")
+	k := 0
+	for k < len(lo) && isLower(lo[k]) {
+		k++
+	}
+	head := lo[:k] // the letters before the first digit or sign: iso-8859-1, aes-256-gcm, Office365
+	if (widthTypes[head] || formatWords[head]) && (len(head) >= 2 || strings.Trim(lo[k:], "0123456789") == "") {
+		return true // a single letter only before digits alone: x25519, p256, m365
+	}
+	if i := strings.LastIndexAny(lo, "-_"); i > 0 && proseSuffixes[lo[i+1:]] {
+		return true // 2FA-protected, md5-hashed, 12-char
+	}
+	return false
 }
 
-var formatWords = Set("md", "crc", "rot", "win", "ed", "argon2id", "bcrypt", "scrypt", "pbkdf", "des", "rc", "ecdh", "hmacsha", "hmac-sha",
+// formatWords start the names of algorithms, formats, languages, systems and products written
+// with a version or a width.
+var formatWords = Set("md", "crc", "rot", "win", "ed", "bcrypt", "scrypt", "pbkdf", "des", "rc", "ecdh", "hmacsha", "hmac",
 	"chacha", "poly", "gzip", "mp", "h", "vp", "av", "ac", "python", "java", "node", "php", "ruby", "lua", "net", "dotnet", "ubuntu",
-	"debian", "centos", "windows", "macos", "ios", "android", "bytes", "chars", "characters", "digits", "mb", "gb", "kb")
+	"debian", "centos", "windows", "macos", "ios", "android", "office", "microsoft", "m", "outlook", "gsuite", "exchange", "sql",
+	"postgres", "postgresql", "mysql", "redis", "gpt", "llama", "claude", "gemini", "arm", "amd", "i", "wpa", "wep", "ipv", "tls", "ssl", "oauth")
+
+// proseSuffixes end compounds of prose joined by a dash: 2FA-protected, 12-char, 90-day.
+var proseSuffixes = Set("protected", "enabled", "based", "only", "required", "compatible", "encoded", "encrypted", "hashed", "managed",
+	"generated", "specific", "free", "like", "style", "friendly", "safe", "secured", "wide", "level", "char", "chars", "character",
+	"characters", "digit", "digits", "letter", "letters", "word", "words", "bit", "bits", "byte", "bytes", "day", "days", "min", "max",
+	"long", "length", "factor", "step", "time", "year", "years", "month", "months", "hour", "hours", "minute", "minutes", "sensitive",
+	"insensitive")
 
 // givenPassword reports a value that a sentence, a form or a call hands over as a password: a
 // password of any shape round 14 takes, or an ordinary one.
 func givenPassword(v string) bool {
-	return heardPassword(v) || ordinaryPassword(v)
+	return (heardPassword(v) || ordinaryPassword(v)) && !formatName(v)
+}
+
+// proseValue reports a value after a password's name that is a word of prose or a format's
+// name, not a password: "the password is 2FA-protected", "case-sensitive", "iso-8859-1 encoded".
+func proseValue(v string) bool {
+	if i := strings.LastIndexAny(v, "-_"); i > 0 && strings.Count(v, "-")+strings.Count(v, "_") <= 2 && proseSuffixes[strings.ToLower(v[i+1:])] {
+		return true
+	}
+	return len(v) <= 16 && formatName(v) && !upLowDigit(v) && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") == ""
 }
 
 // trailingCopulas close a sentence after the value in languages that put the verb last: Persian

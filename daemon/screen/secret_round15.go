@@ -162,14 +162,14 @@ var (
 
 // loginContext names getting into an account, in many languages: a pair of user and password
 // after one of these is a login.
-var loginContext = []string{"login", "log in", "logging in", "logged in", "sign in", "signed in", "account", "access", "credential",
+var loginContext = []string{"login", "log in", "usuario", "utilisateur", "benutzer", "user:", "username", "logging in", "logged in", "sign in", "signed in", "account", "access", "credential",
 	"creds", "identifiant", "zugang", "anmeld", "credenciales", "credenciais", "acceso", "acesso", "accesso", "cuenta", "conta", "compte",
 	"konto", "ssh", "admin", "root", "panel", "dashboard", "staging", "cpanel", "wp-admin", "server", "vps", "portal",
 	"логин", "учетн", "учётн", "аккаунт", "вход", "账号", "帐号", "賬號", "登录", "登入", "アカウント", "ログイン", "계정", "로그인", "حساب", "ورود", "כניסה", "חשבון"}
 
 // pairWords are words a slash or a plus joins that are no user's name: "read / write", "yes / no".
 var pairWords = Set("read", "write", "yes", "no", "on", "off", "in", "out", "and", "or", "true", "false", "input", "output", "buy", "sell",
-	"up", "down", "left", "right", "before", "after", "old", "new", "min", "max", "and/or", "either", "c", "cpp", "java", "page", "item")
+	"up", "down", "left", "right", "before", "after", "old", "new", "min", "and/or", "either", "c", "cpp", "java", "page", "item")
 
 // findSpokenRound15 reports passwords that speech, chat and messages give without a password
 // word right before them: used to get in, named by the next line, spoken as "it's X", a user
@@ -184,13 +184,27 @@ func findSpokenRound15(text, lo string, pairs *bytePairs) []found {
 		}
 	}
 	if has(lo, pairs, " to ") || has(lo, pairs, " for ") {
-		for _, m := range nearMatches(useToGetIn, text, lo, []string{"use ", "try ", "enter ", "type ", "with "}, false, 120, anyRest) {
+		for _, m := range nearMatches(useToGetIn, text, lo, []string{" get in", " getting in", " log in", " login", " logging in", " sign in",
+			" signin", " signing in", " access", " unlock", " connect"}, false, 20, anyRest) {
 			add(m[2], m[3], givenPassword)
 		}
 	}
-	if has(lo, pairs, "\n") && (has(lo, pairs, "that") || has(lo, pairs, "it")) {
-		for _, m := range namedNextLine.FindAllStringSubmatchIndex(text, -1) {
-			add(m[2], m[3], givenPassword)
+	if has(lo, pairs, "\n") && (has(lo, pairs, "that") || has(lo, pairs, "it") || has(lo, pairs, "this")) {
+		for from := 0; ; {
+			k := strings.IndexByte(text[from:], '\n')
+			if k < 0 {
+				break
+			}
+			nl := from + k
+			from = nl + 1
+			rest := strings.TrimLeft(lo[from:min(len(lo), from+12)], " \t")
+			if !strings.HasPrefix(rest, "that") && !strings.HasPrefix(rest, "it") && !strings.HasPrefix(rest, "this") {
+				continue
+			}
+			ls := strings.LastIndexByte(text[:nl], '\n') + 1
+			if m := namedNextLine.FindStringSubmatchIndex(text[ls:lineEnd(text, from)]); m != nil {
+				add(ls+m[2], ls+m[3], givenPassword)
+			}
 		}
 	}
 	if has(lo, pairs, "it") && (has(lo, pairs, "pass") || has(lo, pairs, "pw") || has(lo, pairs, "pin")) {
@@ -272,7 +286,7 @@ var loginCallWords = []string{"login", "logon", "signin", "sign_in", "authentica
 // a setter or a builder, a signing key written as a literal, sshpass's -p.
 func findCodeRound15(text, lo string, pairs *bytePairs) []found {
 	var out []found
-	if has(lo, pairs, "(\"") || has(lo, pairs, "('") || has(lo, pairs, "( \"") {
+	if pairs.may("(") && strings.ContainsAny(text, "\"'") {
 		for _, w := range loginCallWords {
 			if !pairs.may(w) {
 				continue
@@ -296,13 +310,17 @@ func findCodeRound15(text, lo string, pairs *bytePairs) []found {
 					s--
 				}
 				name := lo[s:k]
-				if anyIn(name, []string{"mock", "fake", "stub", "hash", "valid", "strength", "policy", "encrypt", "assert", "expect", "get", "read", "fetch", "load", "lookup", "delete"}) {
+				if anyIn(name, []string{"mock", "fake", "stub", "hash", "valid", "strength", "policy", "encrypt", "assert", "expect", "token", "key",
+					"secret", "lookup", "delete"}) {
 					continue
 				}
 				args := callArgs(text, k+1, 0)
-				for n := 1; n < len(args); n++ {
-					u, v := text[args[n-1][0]:args[n-1][1]], text[args[n][0]:args[n][1]]
-					if userArg(u) && adjacentArgs(text, args[n-1][1], args[n][0]) && (ordinaryPassword(v) || secretArg(v) || dashedPassword(v)) {
+				for n := 0; n < len(args); n++ {
+					v := text[args[n][0]:args[n][1]]
+					if !ordinaryPassword(v) && !secretArg(v) && !dashedPassword(v) {
+						continue
+					}
+					if n > 0 && userArg(text[args[n-1][0]:args[n-1][1]]) && adjacentArgs(text, args[n-1][1], args[n][0]) || userVariable(text, k+1, args[n][0]-1) {
 						out = append(out, found{args[n][0], args[n][1], SecretPassword})
 						break
 					}
@@ -350,6 +368,32 @@ func findCodeRound15(text, lo string, pairs *bytePairs) []found {
 		}
 	}
 	return out
+}
+
+// userVariable reports whether the argument right before the string that opens at text[q] is a
+// variable naming a user (smtp.login(sender_email, "..."), ldap.bind(bind_dn, "...")): a name
+// holding user, login, email, account, dn or name, after the call's parenthesis at text[open]
+// or a comma.
+func userVariable(text string, open, q int) bool {
+	c := strings.LastIndexByte(text[open:q], ',')
+	if c < 0 {
+		return false
+	}
+	prev := strings.TrimSpace(text[open : open+c])
+	if p := strings.LastIndexByte(prev, ','); p >= 0 {
+		prev = strings.TrimSpace(prev[p+1:])
+	}
+	if !identifier(strings.ReplaceAll(prev, ".", "_")) || strings.Trim(text[open+c+1:q], " \t") != "" {
+		return false
+	}
+	var buf []lword
+	for _, w := range lineWords(prev, strings.ToLower(prev), &buf) {
+		switch w.w {
+		case "user", "username", "usr", "login", "email", "mail", "account", "dn", "uid", "name", "principal", "sender":
+			return true
+		}
+	}
+	return false
 }
 
 // keyName reports a name in code for a key that signs or a secret: webhookKey, HMAC_SECRET,

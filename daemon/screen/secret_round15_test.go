@@ -119,6 +119,10 @@ func TestSecretPasswordsGivenInSpeechAndPairs(t *testing.T) {
 		"Tried logging in with sven_admin / «kotek73» but it says account locked.",
 		"credenciales: jperez / «Girasol#2023»",
 		"Zugang: admin / «Sonne2020!»",
+		"usuario: admin / «Girasol2023»",
+		"Benutzer: max / «Sommer2021»",
+		"账号 admin / «mima2024x»",
+		"Q: What's the wifi password?\nA: «Mango2021»",
 		"I need SSH access to the VPS; otherwise root + «Zorro12» works too",
 		"login: admin «Qw7!rTz9x»",
 		"[2026-11-11 14:15] seller: no, which password?\n[2026-11-19 14:10] buyer: «koala-alaok0»",
@@ -187,6 +191,9 @@ func TestSecretPasswordsInCode(t *testing.T) {
 		"Key k = new SecretKeySpec(\"«rT7pX2mQ9vLz4nW8kB1y»\".getBytes(), \"HmacSHA256\");",
 		"sshpass -p '«ciruela.aleuric0»' rsync -az ./dist/ deploy@198.51.100.160:/var/www/html/",
 		"sshpass -p «Hunter2024x» scp backup.tar ops@203.0.113.7:",
+		"Connection c = DriverManager.getConnection(url, \"sa\", \"«tulip1988»\");",
+		"server.login(sender_email, \"«harbor2021x»\")",
+		"ldap.bind(bind_dn, '«Maple!2020»')",
 	}, []string{
 		"ok := auth.Check(user, pw)",
 		"ok := auth.Check(\"ops\", \"\")",
@@ -203,6 +210,10 @@ func TestSecretPasswordsInCode(t *testing.T) {
 		"sshpass -p \"$DEPLOY_PASS\" ssh deploy@host",
 		"sshpass -f ~/.deploy_pw ssh deploy@host",
 		"conn.simple_bind_s(\"cn=admin,dc=example,dc=org\", password)",
+		"server.login(sender_email, password)",
+		"$('#btn').bind(\"click\", onClick)",
+		"token := auth.GetToken(\"svc\", \"scope2024\")",
+		"server.login(retries, \"timeout30s\")",
 	})
 }
 

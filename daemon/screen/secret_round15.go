@@ -71,6 +71,11 @@ func formatName(v string) bool {
 	return false
 }
 
+// passwordManagerNames name the password managers: a value after a password's name that
+// starts with one names where the password is kept.
+var passwordManagerNames = Set("keepass", "keepassxc", "bitwarden", "lastpass", "1password", "dashlane", "keeper", "enpass", "nordpass",
+	"protonpass", "roboform", "vaultwarden")
+
 // formatWords start the names of algorithms, formats, languages, systems and products written
 // with a version or a width.
 var formatWords = Set("md", "crc", "rot", "win", "ed", "bcrypt", "scrypt", "pbkdf", "des", "rc", "ecdh", "hmacsha", "hmac",
@@ -92,8 +97,17 @@ func givenPassword(v string) bool {
 }
 
 // proseValue reports a value after a password's name that is a word of prose or a format's
-// name, not a password: "the password is 2FA-protected", "case-sensitive", "iso-8859-1 encoded".
+// name, not a password: "the password is 2FA-protected", "case-sensitive", "iso-8859-1 encoded",
+// or a password manager's name.
 func proseValue(v string) bool {
+	lo := strings.ToLower(v)
+	k := 0
+	for k < len(lo) && (isLower(lo[k]) || lo[k] == '1' && k == 0) {
+		k++
+	}
+	if passwordManagerNames[lo[:k]] {
+		return true // "password manager: Bitwarden2024 plan", "siehe KeePass2"
+	}
 	if i := strings.LastIndexAny(v, "-_"); i > 0 && strings.Count(v, "-")+strings.Count(v, "_") <= 2 && proseSuffixes[strings.ToLower(v[i+1:])] {
 		return true
 	}

@@ -246,3 +246,60 @@ func TestSecretYAMLTags(t *testing.T) {
 		"password: !env_var DB_PASSWORD",
 	})
 }
+
+// Ordinary passwords after a password word in more layouts (capitalised words, full-width and
+// glued colons, Markdown bold, arrows, a Wi-Fi's password in Thai and Russian) and prose with
+// digits that gives none: a password manager's name, "see ...", dates, lengths, hints.
+func TestSecretOrdinaryPasswordsMoreLayouts(t *testing.T) {
+	checkMarked(t, []string{
+		"Mein Passwort ist «Schatz2024»",
+		"o meu password é «benfica1904»",
+		"Şifre: «Galatasaray1905»",
+		"Пароль: «Barsik2015»",
+		"비번 «sarang0420»",
+		"wachtwoord = «fiets1234»",
+		"the router password is «admin2024x»",
+		"password (case sensitive): «Lemon88tree»",
+		"pass: «hunter2024»",
+		"heslo: «kocka1234»",
+		"parolă: «brasov2022»",
+		"Lösenord: «Solros1990»",
+		"adgangskode: «kage2019»",
+		"salasanani on «kissa2020»",
+		"hasło: «Kotek123»",
+		"パスワード：«sakura1998»",
+		"密码:«xiaolong88»",
+		"*password:* «tulip1988»",
+		"wifi: CasaLopez5G, pass: «naranja77»",
+		"mot de passe du wifi : «soleil1980»",
+		"la contraseña del wifi: «girasol88»",
+		"รหัส wifi คือ «mango2023»",
+		"wifi password → «Mango2021»",
+		"Пароль от вайфая: «kotik777»",
+		"root password: «Bananas1975=»",
+	}, []string{
+		"Passwort ist vergessen",
+		"Mein Passwort ist seit 2024 abgelaufen",
+		"password: N/A",
+		"password is the same as for user42",
+		"passwort: siehe KeePass2",
+		"the password is 8 chars",
+		"password is at least 12 characters long and contains 1 digit",
+		"password: use your email",
+		"Passwort: wie besprochen",
+		"password changed on 2024-05-01",
+		"password for server3 expires on Friday",
+		"la password è scaduta nel 2024",
+		"mật khẩu là bí mật",
+		"密码是上次的",
+		"login: admin / password",
+		"use your SSO account to log in",
+		"the password is in the envelope, room 4B",
+		"wifi password: on the router",
+		"password: same as staging01",
+		"Password hint: first pet + 1990",
+		"password length: 16",
+		"password manager: Bitwarden2024 plan",
+		"password: see vault entry db-prod-01",
+	})
+}

@@ -71,7 +71,7 @@ var credLexicon = []credWord{
 	{"סיסמ", wordPassword}, {"κωδικό", wordPassword}, {"κωδικού", wordPassword}, {"συνθηματικό", wordPassword},
 	{"كلمه المرور", wordPassword}, {"كلمة مرور", wordPassword}, {"كلمة سر", wordPassword}, {"الرقم السري", wordPassword}, {"رمز المرور", wordPassword},
 	{"باسورد", wordPassword}, {"باسوورد", wordPassword}, {"رمز ورود", wordPassword}, {"کلمه عبور", wordPassword}, {"رمزعبور", wordPassword},
-	{"พาสเวิร์ด", wordPassword}, {"패스워드", wordPassword}, {"비밀 번호", wordPassword}, {"密碼是", wordPassword},
+	{"พาสเวิร์ด", wordPassword}, {"รหัส wifi", wordPassword}, {"รหัสwifi", wordPassword}, {"รหัสไวไฟ", wordPassword}, {"รหัส wi-fi", wordPassword}, {"패스워드", wordPassword}, {"비밀 번호", wordPassword}, {"密碼是", wordPassword},
 	{"ਪਾਸਵਰਡ", wordPassword}, {"પાસવર્ડ", wordPassword}, {"పాస్‌వర్డ్", wordPassword}, {"పాస్వర్డ్", wordPassword}, {"ಪಾಸ್‌ವರ್ಡ್", wordPassword},
 	{"ಪಾಸ್ವರ್ಡ್", wordPassword}, {"പാസ്‌വേഡ്", wordPassword}, {"പാസ്വേഡ്", wordPassword}, {"කුරපදය", wordPassword}, {"මුරපදය", wordPassword},
 	{"စကားဝှက်", wordPassword}, {"ពាក្យសម្ងាត់", wordPassword}, {"ລະຫັດຜ່ານ", wordPassword}, {"গোপন নম্বর", wordPassword}, {"पासवर्ड", wordPassword},
@@ -120,7 +120,8 @@ var denyWords = Set("example", "e.g.", "eg", "z.b.", "ejemplo", "beispiel", "exe
 	"policy", "reset", "length", "must", "should", "format", "placeholder", "not", "never", "nicht", "kein", "no",
 	"requirements", "rules", "strength", "expired", "rotated", "revoked", "fingerprint", "digest", "checksum",
 	"sha256", "md5", "sha1", "id", "commit", "address", "hint", "like", "mask", "masked", "env", "vault", "stored",
-	"niemals", "nie", "jamais", "nunca", "manager", "public", "ssh-ed25519", "ssh-rsa", "ssh-dss", "ecdsa-sha2-nistp256")
+	"niemals", "nie", "jamais", "nunca", "manager", "public", "ssh-ed25519", "ssh-rsa", "ssh-dss", "ecdsa-sha2-nistp256",
+	"see", "siehe", "voir", "vedi", "zie", "veja", "zobacz", "viz")
 
 // credTerm is a credential word found in a line: its kind and where it ends.
 type credTerm struct {

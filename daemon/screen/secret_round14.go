@@ -89,7 +89,8 @@ var (
 func passwordColumn(name string) bool {
 	n := strings.ToLower(strings.Trim(strings.TrimSpace(name), "*`'\":"))
 	switch n {
-	case "password", "passwd", "pass", "pwd", "passphrase", "secret", "passwort", "contraseña", "senha", "mot de passe", "пароль", "jelszó", "lösenord":
+	case "password", "passwd", "pass", "pwd", "passphrase", "secret", "passwort", "contraseña", "senha", "mot de passe", "пароль", "jelszó", "lösenord",
+		"kennwort", "wachtwoord", "hasło", "heslo", "adgangskode", "passord", "salasana", "şifre", "parola", "密码", "密碼", "パスワード", "비밀번호", "סיסמה":
 		return true
 	}
 	return false

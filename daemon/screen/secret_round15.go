@@ -279,13 +279,17 @@ var (
 	passwordSetter = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_])(?:set_?|with_?)?(?:password|passwd|passphrase|pass_phrase)[ \t]*\([ \t]*["']([^"'\n]{6,128})["'][ \t]*\)`)
 	// A key for signing given as a literal in code: Go's name := []byte("..."), hmac.New(h,
 	// []byte("...")), Python's KEY = b"...", hmac.new(b"..."), Node's createHmac(alg, "..."),
-	// Java's new SecretKeySpec("...".getBytes(), ...).
+	// Java's new SecretKeySpec("...".getBytes(), ...), a JWT's SignedString([]byte("...")), Rust's
+	// new_from_slice(b"..."), PHP's hash_hmac(alg, data, "..."), Ruby's OpenSSL::HMAC.x(alg, "...").
 	signingKey = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::=|=)[ \t]*\[\]byte\([ \t]*"([^"\n]{12,256})"[ \t]*\)` +
 		`|\bhmac\.New\([^,\n]{1,40},[ \t]*\[\]byte\([ \t]*"([^"\n]{12,256})"` +
 		`|\b([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*b["']([^"'\n]{12,256})["']` +
 		`|\bhmac\.new\([ \t]*b["']([^"'\n]{12,256})["']` +
 		`|\bcreateHmac\([ \t]*["'][A-Za-z0-9-]{3,12}["'][ \t]*,[ \t]*["']([^"'\n]{12,256})["']` +
-		`|\bnew[ \t]+SecretKeySpec\([ \t]*"([^"\n]{12,256})"[ \t]*\.getBytes`)
+		`|\bnew[ \t]+SecretKeySpec\([ \t]*"([^"\n]{12,256})"[ \t]*\.getBytes` +
+		`|\b(?:SignedString|Sign|NewHMAC|new_from_slice|from_slice)\([ \t]*(?:\[\]byte\([ \t]*"|b")([^"\n]{12,256})"` +
+		`|\bhash_hmac\([ \t]*['"][A-Za-z0-9-]{3,12}['"][ \t]*,[^,\n]{1,60},[ \t]*['"]([^'"\n]{12,256})['"]` +
+		`|\bOpenSSL::HMAC\.[a-z]+\([ \t]*['"][A-Za-z0-9-]{3,12}['"][ \t]*,[ \t]*['"]([^'"\n]{12,256})['"]`)
 	// sshpass's password flag.
 	sshpassFlag = regexp.MustCompile(`\bsshpass[ \t]+-p[ \t]*(?:"([^"\n]{1,128})"|'([^'\n]{1,128})'|([^\s"']{1,128}))`)
 )
@@ -324,9 +328,9 @@ func findCodeRound15(text, lo string, pairs *bytePairs) []found {
 					s--
 				}
 				name := lo[s:k]
-				if anyIn(name, []string{"mock", "fake", "stub", "hash", "valid", "strength", "policy", "encrypt", "assert", "expect", "token", "key",
-					"secret", "lookup", "delete"}) {
-					continue
+				if anyIn(name, []string{"mock", "fake", "stub", "hash", "valid", "strength", "policy", "encrypt", "assert", "expect", "lookup", "delete"}) ||
+					anyIn(name, []string{"token", "key", "secret"}) && !anyIn(name, []string{"password", "credential"}) {
+					continue // a lookup of a token (auth.GetToken("svc", "scope")); UsernamePasswordAuthenticationToken holds one
 				}
 				args := callArgs(text, k+1, 0)
 				for n := 0; n < len(args); n++ {
@@ -349,7 +353,7 @@ func findCodeRound15(text, lo string, pairs *bytePairs) []found {
 			}
 		}
 	}
-	if has(lo, pairs, "byte(\"") || has(lo, pairs, "hmac") || has(lo, pairs, "= b") || has(lo, pairs, "=b") || has(lo, pairs, "secretkeyspec") {
+	if has(lo, pairs, "byte(\"") || has(lo, pairs, "hmac") || has(lo, pairs, "= b") || has(lo, pairs, "=b") || has(lo, pairs, "secretkeyspec") || has(lo, pairs, "slice(b") {
 		for _, m := range signingKey.FindAllStringSubmatchIndex(text, -1) {
 			for g := 2; 2*g+1 < len(m); g++ {
 				if m[2*g] < 0 || g == 4 {

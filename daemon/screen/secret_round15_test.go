@@ -157,11 +157,16 @@ func TestSecretPasswordColumnRows(t *testing.T) {
 		"name,url,username,password\nbank.example,https://bank.example/login,olga29,«Rosalie.eilasor6»\nshop.test,https://shop.test/login,nadia.dev,«sn00py2828»",
 		"user\tpass\nana\t«tulip1988»\nbo\t«maple2020x»",
 		"A1: Client\tB1: Portal\tC1: User\tD1: Pass\nA2: Kenji GmbH\tB2: https://portal.example\tC2: amara.dev\tD2: «pinguin1311»",
+		"Benutzer;Kennwort;Rolle\nmax;«Sommer2021»;admin\nana;«tulip1988»;user",
+		"| Login | Wachtwoord |\n|---|---|\n| jan | «fiets1234» |\n| piet | «Molen!77» |",
+		"A1: Konto\tB1: Hasło\nA2: sklep\tB2: «pierogi88»",
 		"<table><tr><th>User</th><th>Password</th></tr><tr><td>ana</td><td>«walnut77»</td></tr><tr><td>bo</td><td>«fjord1905»</td></tr></table>",
 	}, []string{
 		"email,name,password,role\nnadia@example.com,Tomasz,,viewer\nomar@example.com,Nadia,********,admin",
 		"email,name,password,role\nnadia@example.com,Tomasz,(in vault),viewer\nomar@example.com,Nadia,see vault,admin",
 		"user\tpass\nana\treset\nbo\tN/A",
+		"Benutzer;Kennwort;Rolle\nmax;(im Tresor);admin\nana;;user",
+		"| Login | Wachtwoord |\n|---|---|\n| jan | zie kluis |",
 		"email,name,password,role\nnadia@example.com,Tomasz,Seed-Phrase-Backup,viewer",
 	})
 }
@@ -194,6 +199,18 @@ func TestSecretPasswordsInCode(t *testing.T) {
 		"Connection c = DriverManager.getConnection(url, \"sa\", \"«tulip1988»\");",
 		"server.login(sender_email, \"«harbor2021x»\")",
 		"ldap.bind(bind_dn, '«Maple!2020»')",
+		"ldap_bind($conn, \"cn=admin,dc=example,dc=org\", \"«maple2020»\");",
+		"config := &ssh.ClientConfig{User: \"deploy\", Auth: []ssh.AuthMethod{ssh.Password(\"«tulip1988»\")}}",
+		"val a = PasswordAuthentication(\"ana\", \"«tulip1988»\".toCharArray())",
+		"await signIn(\"ana@example.com\", \"«tulip1988»\")",
+		"req.SetBasicAuth(\"ana\", \"«tulip1988»\")",
+		"new UsernamePasswordAuthenticationToken(\"ana\", \"«tulip1988»\")",
+		"await page.getByLabel('Password').fill('«tulip1988»')",
+		"driver.findElement(By.id(\"password\")).sendKeys(\"«tulip1988»\");",
+		"s, _ := token.SignedString([]byte(\"«pQ8vXz2LmN4rT6yW1bK9»\"))",
+		"let mac = HmacSha256::new_from_slice(b\"«Zt4kQp9LmX2vWn7RbY3s»\").unwrap();",
+		"$sig = hash_hmac('sha256', $payload, '«hV3nQ8zLpX6mT1rW9kYb»');",
+		"sig = OpenSSL::HMAC.hexdigest('SHA256', '«rT7pX2mQ9vLz4nW8kB1y»', body)",
 	}, []string{
 		"ok := auth.Check(user, pw)",
 		"ok := auth.Check(\"ops\", \"\")",
@@ -214,6 +231,9 @@ func TestSecretPasswordsInCode(t *testing.T) {
 		"$('#btn').bind(\"click\", onClick)",
 		"token := auth.GetToken(\"svc\", \"scope2024\")",
 		"server.login(retries, \"timeout30s\")",
+		"s, _ := token.SignedString(key)",
+		"$sig = hash_hmac('sha256', $payload, $secret);",
+		"driver.findElement(By.id(\"username\")).sendKeys(\"ana.lopez\");",
 	})
 }
 

@@ -233,13 +233,16 @@ func findSpokenRound15(text, lo string, pairs *bytePairs) []found {
 				continue
 			}
 			ctx := strings.ToLower(text[max(0, m[0]-160):m[0]])
-			if text[m[4]] == '+' && !anyIn(ctx+strings.ToLower(text[m[1]:min(len(text), m[1]+40)]), loginContext) {
-				continue
+			if text[m[4]] == '+' && (!anyIn(ctx+strings.ToLower(text[m[1]:min(len(text), m[1]+40)]), loginContext) ||
+				strings.ContainsAny(text[strings.LastIndexByte(text[:m[0]+1], '\n')+1:lineEnd(text, m[0])], "=(){}")) {
+				continue // a sum in code: pos + strings.Index(...)
 			}
 			if !anyIn(ctx, loginContext) && !anyIn(strings.ToLower(u), []string{"admin", "root", "ops", "dev"}) {
 				continue
 			}
-			add(m[6], m[7], func(v string) bool { return v[0] != '#' && (givenPassword(v) || signedStart(v)) })
+			add(m[6], m[7], func(v string) bool {
+				return v[0] != '#' && !strings.ContainsAny(v, "()[]{}") && (givenPassword(v) || signedStart(v))
+			})
 		}
 	}
 	if has(lo, pairs, ":") {

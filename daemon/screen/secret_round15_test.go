@@ -143,6 +143,8 @@ func TestSecretPasswordsGivenInSpeechAndPairs(t *testing.T) {
 		"ssh access: deploy / (ask ops for the key)",
 		"access costs 10 / 20 EUR",
 		"server load: input + output2",
+		"\ts := pos + strings.Index(text[pos:pos+end], v) // the login's line",
+		"total := admin + Counter2024 // account totals",
 		"[2026-11-11 14:15] seller: which password?\n[2026-11-19 14:10] buyer: the usual one",
 		"ana: did you reset the password?\nbo: done",
 		"Colour: admin / #ff00aa",

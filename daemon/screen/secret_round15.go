@@ -98,7 +98,7 @@ func givenPassword(v string) bool {
 
 // proseValue reports a value after a password's name that is a word of prose or a format's
 // name, not a password: "the password is 2FA-protected", "case-sensitive", "iso-8859-1 encoded",
-// or a password manager's name.
+// a password manager's name, a date or a time.
 func proseValue(v string) bool {
 	lo := strings.ToLower(v)
 	k := 0
@@ -107,6 +107,9 @@ func proseValue(v string) bool {
 	}
 	if passwordManagerNames[lo[:k]] {
 		return true // "password manager: Bitwarden2024 plan", "siehe KeePass2"
+	}
+	if dateShaped(v) && strings.ContainsAny(v, "-/:") && digits(v) >= 4 && digits(v) <= 14 {
+		return true // "password: 2026-11-30": when it changed
 	}
 	if i := strings.LastIndexAny(v, "-_"); i > 0 && strings.Count(v, "-")+strings.Count(v, "_") <= 2 && proseSuffixes[strings.ToLower(v[i+1:])] {
 		return true

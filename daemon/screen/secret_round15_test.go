@@ -96,6 +96,10 @@ func TestSecretOrdinaryPasswordsInLanguages(t *testing.T) {
 		"password policy v2.1: 12 chars",
 		"use Office365 to sign in",
 		"use Windows11 to log in",
+		"password is base64 encoded before it is sent",
+		"password: 2026-11-30",
+		"pw: windows10",
+		"the password is md5-hashed, sadly",
 		"Tags: admin / #BlackFriday2024",
 	})
 }
@@ -166,6 +170,7 @@ func TestSecretPasswordColumnRows(t *testing.T) {
 	}, []string{
 		"email,name,password,role\nnadia@example.com,Tomasz,,viewer\nomar@example.com,Nadia,********,admin",
 		"email,name,password,role\nnadia@example.com,Tomasz,(in vault),viewer\nomar@example.com,Nadia,see vault,admin",
+		"email,name,password,role\nnadia@example.com,Tomasz,(in vault),viewer\nomar@example.com,Nadia,1Password,admin",
 		"user\tpass\nana\treset\nbo\tN/A",
 		"Benutzer;Kennwort;Rolle\nmax;(im Tresor);admin\nana;;user",
 		"| Login | Wachtwoord |\n|---|---|\n| jan | zie kluis |",

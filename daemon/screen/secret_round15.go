@@ -159,11 +159,18 @@ func yamlTagValue(text string, s, e int) bool {
 }
 
 var (
-	// "use X to get in", "try X to log in": a value used to get in.
-	useToGetIn = regexp.MustCompile(`(?i)\b(?:use|try|enter|type|with)[ \t]+["'“]?([^\s"'”,]{6,40})["'”]?[ \t]+(?:to|for)[ \t]+(?:get(?:ting)?[ \t]+in|log(?:ging)?[ \t]?in|login|sign(?:ing)?[ \t]?in|access|unlock|connect)\b`)
+	// "use X to get in", "try X to log in", "usa X para entrar", "nutze X zum Einloggen": a value
+	// used to get in.
+	useToGetIn = regexp.MustCompile(`(?i)\b(?:use|try|enter|type|with|usa|use|utilise|utilisez|nutze|nimm|benutze|prova|gebruik|probeer)[ \t]+["'“«]?([^\s"'”»,]{6,40})["'”»]?[ \t]+` +
+		`(?:(?:to|for)[ \t]+(?:get(?:ting)?[ \t]+in|log(?:ging)?[ \t]?in|login|sign(?:ing)?[ \t]?in|access|unlock|connect)` +
+		`|para[ \t]+(?:entrar|acceder|acessar|iniciar[ \t]+sesi[oó]n|logar)|pour[ \t]+(?:te|vous)[ \t]+connecter|pour[ \t]+entrer` +
+		`|zum[ \t]+(?:einloggen|anmelden)|um[ \t]+dich[ \t]+(?:einzuloggen|anzumelden)|per[ \t]+(?:entrare|accedere)|om[ \t]+(?:in[ \t]+te[ \t]+loggen|binnen[ \t]+te[ \t]+komen))\b`)
 	// A value alone, or tried, on one line, and the next line says what it opens: "try X\nthat's
 	// the wifi one".
-	namedNextLine = regexp.MustCompile(`(?im)^[ \t]*(?:(?:try|use|type|enter|it'?s|its)[ \t]+)?["'“]?([^\s"'”]{6,40})["'”]?[ \t]*\n[ \t]*(?:that'?s|thats|that is|it'?s|this is)[ \t]+(?:the|my|our|your|for the)[ \t]+[^\n]{0,30}?\b(?:one|password|pass|passcode|pw|pwd|login|wifi|wi-fi)\b`)
+	namedNextLine = regexp.MustCompile(`(?im)^[ \t]*(?:(?:try|use|type|enter|it'?s|its|prueba|usa|essaie|probier)[ \t]+)?["'“]?([^\s"'”]{6,40})["'”]?[ \t]*\n[ \t]*` +
+		`(?:that'?s|thats|that is|it'?s|this is|esa es|es la|es el|c'est|das ist|é a|é o|è la|è il)[ \t]+` +
+		`(?:the|my|our|your|for the|la|el|le|das|der|die|a|o|il|mon|mi|mein|meine)?[ \t]*[^\n]{0,30}?` +
+		`\b(?:one|password|pass|passcode|pw|pwd|login|wifi|wi-fi|wlan|clave|contraseña|mot de passe|mdp|passwort|kennwort|senha|del wifi|du wifi)\b`)
 	// A password spoken in the sentence that names it: "the password, I'll read it out, it's X".
 	spokenIts = regexp.MustCompile(`(?i)\b(?:password|passcode|passphrase|passwort|pw|pwd|pin)\b[^\n.?!]{0,60}?\b(?:it'?s|it’s|it is)[ \t]+["'“]?([^\s,"'”]{6,40})`)
 	// A user and a password joined by a slash or a plus: "amara / chelse@64", "root + Zorro12".
@@ -171,8 +178,11 @@ var (
 	// A login label, a user's name and the password after it on the line: "login: admin Zorro12".
 	loginUserPass = regexp.MustCompile(`(?im)\b(?:login|logon|user|username|usuario|utilisateur|benutzer|account)[ \t]*:[ \t]*([A-Za-z][A-Za-z0-9._@-]{1,40})[ \t]+([^\s]{8,64})[ \t]*$`)
 	// A chat's question about a password and the next turn's answer alone, the speaker named
-	// after a time stamp or in brackets.
-	chatTurnAnswer = regexp.MustCompile(`(?m)^[^\n]*\?[ \t]*\n(?:\[[^\]\n]{1,32}\][ \t]*)?(?:<[^>\n]{1,32}>|[^\n:\[\]<>]{1,40}:)[ \t]*([^\s]{6,64})[ \t]*$`)
+	// after a time stamp in brackets or an export's date and time, in angle brackets, or before
+	// a time in brackets (ana (14:06):).
+	chatTurnAnswer = regexp.MustCompile(`(?m)^[^\n]*\?[ \t]*\n(?:\[[^\]\n]{1,32}\][ \t]*)?` +
+		`(?:[0-9]{1,4}[/.-][0-9]{1,2}[/.-][0-9]{1,4},?[ \t]+[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?:[ \t]?[AaPp][Mm])?[ \t]+-[ \t]+)?` +
+		`(?:<[^>\n]{1,32}>|[^\n:\[\]<>]{1,40}(?:[ \t]*[\[(][0-9:.]{3,8}[\])])?:)[ \t]*([^\s]{6,64})[ \t]*$`)
 	// Short and colloquial names for a password that count only before a colon: Spanish "contra:".
 	colonPassword = regexp.MustCompile(`(?im)(?:^|[\s(])(?:contra|contr|psswd|passw|kennw|wachtw)[ \t]*:[ \t]*["']?([^\s"',]{6,64})`)
 )
@@ -188,25 +198,39 @@ var loginContext = []string{"login", "log in", "usuario", "utilisateur", "benutz
 var pairWords = Set("read", "write", "yes", "no", "on", "off", "in", "out", "and", "or", "true", "false", "input", "output", "buy", "sell",
 	"up", "down", "left", "right", "before", "after", "old", "new", "min", "and/or", "either", "c", "cpp", "java", "page", "item")
 
+// anyPrefix reports whether s starts with one of ps.
+func anyPrefix(s string, ps []string) bool {
+	for _, p := range ps {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // findSpokenRound15 reports passwords that speech, chat and messages give without a password
 // word right before them: used to get in, named by the next line, spoken as "it's X", a user
 // and password pair after a login word, a login label's user then password, the answer on the
 // next chat turn, and Spanish "contra:".
 func findSpokenRound15(text, lo string, pairs *bytePairs) []found {
 	var out []found
+	keep := func(s, e int, ok func(string) bool) {
+		if v := text[s:e]; ok(v) && !notSecretHere(text, s, e) {
+			out = append(out, found{s, e, SecretPassword})
+		}
+	}
 	add := func(s, e int, ok func(string) bool) {
-		v := strings.TrimRight(text[s:e], ".!?…—")
-		if ok(v) && !notSecretHere(text, s, s+len(v)) {
-			out = append(out, found{s, s + len(v), SecretPassword})
-		}
+		keep(s, s+len(strings.TrimRight(text[s:e], ".!?…—")), ok) // the sentence's stop is not the password's
 	}
-	if has(lo, pairs, " to ") || has(lo, pairs, " for ") {
+	if has(lo, pairs, " to ") || has(lo, pairs, " for ") || has(lo, pairs, " para ") || has(lo, pairs, " pour ") || has(lo, pairs, " zum ") ||
+		has(lo, pairs, " um ") || has(lo, pairs, " per ") || has(lo, pairs, " om ") {
 		for _, m := range nearMatches(useToGetIn, text, lo, []string{" get in", " getting in", " log in", " login", " logging in", " sign in",
-			" signin", " signing in", " access", " unlock", " connect"}, false, 20, anyRest) {
-			add(m[2], m[3], givenPassword)
+			" signin", " signing in", " access", " unlock", " connect", " entrar", " acceder", " acessar", " iniciar", " logar", " entrer",
+			" einloggen", " anmelden", " einzuloggen", " anzumelden", " entrare", " accedere", " loggen", " komen"}, false, 20, anyRest) {
+			keep(m[2], m[3], givenPassword) // a word follows: a sign at the end is the password's
 		}
 	}
-	if has(lo, pairs, "\n") && (has(lo, pairs, "that") || has(lo, pairs, "it") || has(lo, pairs, "this")) {
+	if has(lo, pairs, "\n") {
 		for from := 0; ; {
 			k := strings.IndexByte(text[from:], '\n')
 			if k < 0 {
@@ -215,7 +239,7 @@ func findSpokenRound15(text, lo string, pairs *bytePairs) []found {
 			nl := from + k
 			from = nl + 1
 			rest := strings.TrimLeft(lo[from:min(len(lo), from+12)], " \t")
-			if !strings.HasPrefix(rest, "that") && !strings.HasPrefix(rest, "it") && !strings.HasPrefix(rest, "this") {
+			if !anyPrefix(rest, []string{"that", "it", "this", "esa ", "es ", "c'est", "das ist", "é ", "è "}) {
 				continue
 			}
 			ls := strings.LastIndexByte(text[:nl], '\n') + 1

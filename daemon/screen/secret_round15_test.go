@@ -132,6 +132,13 @@ func TestSecretPasswordsGivenInSpeechAndPairs(t *testing.T) {
 		"[2026-11-11 14:15] seller: no, which password?\n[2026-11-19 14:10] buyer: «koala-alaok0»",
 		"<ana> what's the wifi password?\n<bo> «Kiwi!4142»",
 		"ana: which pw?\nbo: «summer63»",
+		"11/12/26, 14:06 - Ana: which password?\n11/12/26, 14:07 - Bo: «Nadia!4142»",
+		"ana (14:06): wifi password?\nbo (14:07): «tulip1988x»",
+		"usa «Girasol2023» para entrar, el usuario es tu correo",
+		"utilise «soleil1980x» pour te connecter",
+		"nutze «Sonne2020!» zum Einloggen",
+		"prueba «naranja77»\nesa es la clave del wifi",
+		"«Kiwi!4142»\nc'est le mot de passe du wifi",
 	}, []string{
 		"use SSO to log in",
 		"try again to log in",
@@ -151,6 +158,10 @@ func TestSecretPasswordsGivenInSpeechAndPairs(t *testing.T) {
 		"total := admin + Counter2024 // account totals",
 		"[2026-11-11 14:15] seller: which password?\n[2026-11-19 14:10] buyer: the usual one",
 		"ana: did you reset the password?\nbo: done",
+		"11/12/26, 14:06 - Ana: which password?\n11/12/26, 14:07 - Bo: the old one",
+		"usa Chrome para entrar",
+		"prueba otra vez\nesa es la solución",
+		"Zimmer 4B\ndas ist das WLAN von nebenan",
 		"Colour: admin / #ff00aa",
 	})
 }

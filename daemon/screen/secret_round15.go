@@ -320,6 +320,10 @@ var (
 		`|\b(?:SignedString|Sign|NewHMAC|new_from_slice|from_slice)\([ \t]*(?:\[\]byte\([ \t]*"|b")([^"\n]{12,256})"` +
 		`|\bhash_hmac\([ \t]*['"][A-Za-z0-9-]{3,12}['"][ \t]*,[^,\n]{1,60},[ \t]*['"]([^'"\n]{12,256})['"]` +
 		`|\bOpenSSL::HMAC\.[a-z]+\([ \t]*['"][A-Za-z0-9-]{3,12}['"][ \t]*,[ \t]*['"]([^'"\n]{12,256})['"]`)
+	// A value echoed into a command that reads a password from its input: sudo -S, passwd
+	// --stdin, --password-stdin, --passwd-on-stdin, kinit, cryptsetup.
+	echoedPassword = regexp.MustCompile(`\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?(?:"([^"\n$]{4,128}?)(?:\\n)?"|'([^'\n]{4,128}?)(?:\\n)?'|([^\s"'|$;&]{4,128}))[ \t]*\|[ \t]*` +
+		`(?:sudo[ \t]+(?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*S\b|passwd[ \t]+--stdin|[A-Za-z0-9_.-]+[ \t][^\n|;]*--(?:password|passwd)-(?:on-)?stdin|kinit\b|cryptsetup\b)`)
 	// sshpass's password flag.
 	sshpassFlag = regexp.MustCompile(`\bsshpass[ \t]+-p[ \t]*(?:"([^"\n]{1,128})"|'([^'\n]{1,128})'|([^\s"']{1,128}))`)
 )
@@ -331,7 +335,8 @@ var loginCallWords = []string{"login", "logon", "signin", "sign_in", "authentica
 // findCodeRound15 reports passwords and keys in code: a password after a user's name among the
 // strings of a call whose name says login, auth, credential, bind or connect (auth.Check("u",
 // "..."), new NetworkCredential("u", "..."), conn.simple_bind_s(dn, "...")), a password given to
-// a setter or a builder, a signing key written as a literal, sshpass's -p.
+// a setter or a builder, a signing key written as a literal, a value echoed into a command that
+// reads a password from its input, sshpass's -p.
 func findCodeRound15(text, lo string, pairs *bytePairs) []found {
 	var out []found
 	if pairs.may("(") && strings.ContainsAny(text, "\"'") {
@@ -400,6 +405,17 @@ func findCodeRound15(text, lo string, pairs *bytePairs) []found {
 				}
 				if v := text[m[2*g]:m[2*g+1]]; !placeholderWord(v) && entropy(v) >= 3.3 && !strings.ContainsAny(v, " {$%") && classes(v) >= 2 {
 					out = append(out, found{m[2*g], m[2*g+1], SecretAPIKey})
+				}
+			}
+		}
+	}
+	if (has(lo, pairs, "echo") || has(lo, pairs, "printf")) && has(lo, pairs, "|") && (has(lo, pairs, "sudo") || has(lo, pairs, "stdin") || has(lo, pairs, "kinit") || has(lo, pairs, "cryptsetup")) {
+		for _, m := range echoedPassword.FindAllStringSubmatchIndex(text, -1) {
+			for g := 1; g <= 3; g++ {
+				if m[2*g] >= 0 {
+					if v := text[m[2*g]:m[2*g+1]]; !placeholderWord(v) && !secretRef(v) && !strings.ContainsAny(v, "({[`") && (givenPassword(v) || len(v) >= 6 && letters(v) > 0 && digits(v) > 0) {
+						out = append(out, found{m[2*g], m[2*g+1], SecretPassword})
+					}
 				}
 			}
 		}

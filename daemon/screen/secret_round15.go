@@ -128,14 +128,24 @@ func trailingCopula(rest string) bool {
 	return len(f) > 0 && trailingCopulas[strings.ToLower(f[0])]
 }
 
-// widePunct cuts a token at full-width punctuation, which CJK text writes without a space: "X，用完".
+// widePunct cuts a token that starts in ASCII where a script other than Latin starts, which CJK
+// text writes without a space: "X，用完", "sakura1998です", "nadia18입니다".
 func widePunct(tok string) int {
-	for _, p := range []string{"，", "。", "、", "；", "）", "！", "？", "」"} {
-		if k := strings.Index(tok, p); k > 0 {
+	if tok == "" || tok[0] >= 0x80 {
+		return -1
+	}
+	for k, r := range tok {
+		if otherScript(r) {
 			return k
 		}
 	}
 	return -1
+}
+
+// otherScript reports a letter or a sign of a script other than Latin (Greek and beyond, but not
+// Vietnamese's Latin letters): where a Latin value glued to it ends or starts.
+func otherScript(r rune) bool {
+	return r >= 0x370 && !(r >= 0x1E00 && r <= 0x1EFF) && r != '’' && r != '“' && r != '”' && r != '…' && r != '—' && r != '–' && r != '€'
 }
 
 // wifiWords name a wireless network: a key word beside one names its password ("la clave del wifi").

@@ -58,6 +58,11 @@ func TestSecretOrdinaryPasswordsInLanguages(t *testing.T) {
 		"你好，后台账号 kenji_admin，密码是 «moonlight-fenix-zorro-3»，用完请告诉我。",
 		"密碼：«taipei101x»",
 		"パスワードは «sakura1998» です",
+		"パスワードは«sakura1998»です",
+		"密码是«xiaolong88»，别告诉别人",
+		"비밀번호는«nadia18lavender»입니다",
+		"mera password hai «rahul1985»",
+		"Mật khẩu quản trị: «hanoi2024»",
 		"पासवर्ड है «rahul1985»",
 		"পাসওয়ার্ড: «dhaka2022»",
 		"contra: «sunflower53»",
@@ -101,6 +106,7 @@ func TestSecretOrdinaryPasswordsInLanguages(t *testing.T) {
 		"pw: windows10",
 		"the password is md5-hashed, sadly",
 		"Tags: admin / #BlackFriday2024",
+		"Passwortänderung am 12.03.2024 erledigt",
 	})
 }
 

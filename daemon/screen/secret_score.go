@@ -562,6 +562,9 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 	inCode := false // the word is glued to code after it: get_password("shop", ...)
 	if i < len(line) && line[i] != ' ' && line[i] != '\t' && i == sep && !wide {
 		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			if r, _ := utf8.DecodeLastRuneInString(line[sep:i]); i > sep && otherScript(r) && line[i] < 0x80 && IsAlnum(line[i]) {
+				break // 密码是xiaolong88, パスワードはsakura1998: a particle glued to the value
+			}
 			i++ // the word is part of a longer token
 		}
 		inCode = strings.ContainsAny(line[sep:i], "()[]{}\"'.,")
@@ -684,7 +687,7 @@ var joiningWords = Set("is", "are", "was", "c'est", "ist", "est", "es", "lautet"
 	"to", "je", "er", "är", "on", "olan", "هو", "هي", "است", "هست", "है", "是", "为", "は", "는", "은", "คือ", "это",
 	// round 15: Hebrew, Greek, Romanian, Malay and Indonesian, Tagalog, Latvian, Lithuanian, Polish,
 	// Ukrainian, Bulgarian and Serbian, Catalan, and speech
-	"היא", "הוא", "είναι", "este", "ialah", "yaitu", "yakni", "ay", "ir", "yra", "wynosi", "є", "е", "је", "és", "it's", "it’s", "its", "sind", "zijn", "was:", "c’est")
+	"היא", "הוא", "είναι", "este", "ialah", "yaitu", "yakni", "ay", "ir", "yra", "wynosi", "є", "е", "је", "és", "it's", "it’s", "its", "sind", "zijn", "was:", "c’est", "hai")
 
 // prevAfter reports whether the last word before a token says after ("new password after reset
 // is X": the reset is done, the value is given).

@@ -183,6 +183,10 @@ func TestSecretPasswordColumnRows(t *testing.T) {
 		"Benutzer;Kennwort;Rolle\nmax;«Sommer2021»;admin\nana;«tulip1988»;user",
 		"| Login | Wachtwoord |\n|---|---|\n| jan | «fiets1234» |\n| piet | «Molen!77» |",
 		"A1: Konto\tB1: Hasło\nA2: sklep\tB2: «pierogi88»",
+		"folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n,,login,Shop,,,0,https://shop.example,ana,«tulip1988»,\n,,login,Bank,,,0,https://bank.example,ana.l,«Kiwi!4142»,",
+		"\"url\",\"username\",\"password\",\"httpRealm\"\n\"https://a.example\",\"ana\",\"«tulip1988»\",\"\"\n\"https://b.example\",\"bo\",\"«fjord1905x»\",\"\"",
+		"id;user;pass\n1;ana;«tulip1988»\n2;bo;«Molen!77»\n3;cy;«maple2020x»",
+		"| user | password |\n|------|----------|\n| ana | «tulip1988» |\n| bo | «Molen!77» |\n| cy | «OGaerTs_ovt_I» |",
 		"<table><tr><th>User</th><th>Password</th></tr><tr><td>ana</td><td>«walnut77»</td></tr><tr><td>bo</td><td>«fjord1905»</td></tr></table>",
 	}, []string{
 		"email,name,password,role\nnadia@example.com,Tomasz,,viewer\nomar@example.com,Nadia,********,admin",
@@ -191,6 +195,11 @@ func TestSecretPasswordColumnRows(t *testing.T) {
 		"user\tpass\nana\treset\nbo\tN/A",
 		"Benutzer;Kennwort;Rolle\nmax;(im Tresor);admin\nana;;user",
 		"| Login | Wachtwoord |\n|---|---|\n| jan | zie kluis |",
+		"folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n,,login,Shop,,,0,https://shop.example,ana,,",
+		"id;user;pass\n1;ana;yes\n2;bo;no\n3;cy;pending",
+		"test,result,pass\nlogin,ok,true\nsignup,fail,false",
+		"| user | password |\n|------|----------|\n| ana | (reset) |\n| bo | see 1Password |",
+		"| metric | p50 | p99 |\n|---|---|---|\n| login2024 | 12ms | 40ms |",
 		"email,name,password,role\nnadia@example.com,Tomasz,Seed-Phrase-Backup,viewer",
 	})
 }
@@ -354,5 +363,27 @@ func TestSecretOrdinaryPasswordsMoreLayouts(t *testing.T) {
 		"password length: 16",
 		"password manager: Bitwarden2024 plan",
 		"password: see vault entry db-prod-01",
+	})
+}
+
+// A login label's user and the password after a key word that also names a password in its
+// language (clave, chave), a password word after a user's name, and Solana and Nostr secret keys
+// in code, .env and JSON. Look-alikes: withheld values, a signature, a transaction.
+func TestSecretLoginLabelsAndKeysInFiles(t *testing.T) {
+	checkMarked(t, []string{
+		"usuario: admin clave: «Girasol2023»",
+		"user: admin, clave: «girasol88»",
+		"Benutzer admin Kennwort «Sommer2021»",
+		"utilisateur: marc mdp: «soleil1980»",
+		"login: ana pw: «tulip1988»",
+		"const kp = Keypair.fromSecretKey(bs58.decode(\"«37wb9NNrwxNpskyW6gTpxC4jZ1Hxz8qvuJS4nb2iAMutPfVWcFFWKNxWX2eWnBjGyoZs4yVmc9D4i3NRm759k4mj»\"))",
+		"NOSTR_NSEC=«nsec1m53a3r8z0cxw02k02cgsr6lrp7kwdmvxcl5w9nel2kswdadfau4s4fwqtx»",
+		"{\"nsec\": \"«nsec1d4c90nphej56te5zt29dg0vmwz998pv5fhjhkn8k847xajkmwxfqqz9nlw»\"}",
+		"wallet key (Phantom): «5sZuSnc3dGVTjahMRYC8yT4C6vvRxzYAqJVqd3NE8MrVJuKiKJ5ctSc2Njv43npabvw9xjnVTgpw4gwzxnQLsMHX»",
+	}, []string{
+		"usuario: admin clave: (la de siempre)",
+		"the clave is a Latin word for key",
+		"Signature: 37wb9NNrwxNpskyW6gTpxC4jZ1Hxz8qvuJS4nb2iAMutPfVWcFFWKNxWX2eWnBjGyoZs4yVmc9D4i3NRm759k4mj",
+		"tx 5sZuSnc3dGVTjahMRYC8yT4C6vvRxzYAqJVqd3NE8MrVJuKiKJ5ctSc2Njv43npabvw9xjnVTgpw4gwzxnQLsMHX confirmed",
 	})
 }

@@ -376,8 +376,8 @@ func credTerms(line, lo string, buf *[]lword) []credTerm {
 		}
 		api := c.kind == wordKey && (c.w == "apikey" || c.w == "secret" || apiNear(ws, i-n+1, i))
 		kind := c.kind
-		if kind == wordKey && !api && wifiNear(ws, i-n+1, i) {
-			kind = wordPassword // la clave del wifi, the router key: a network's password
+		if kind == wordKey && !api && (wifiNear(ws, i-n+1, i) || passwordKeyWords[c.w] && loginBefore(ws, i-n+1)) {
+			kind = wordPassword // la clave del wifi, the router key, "usuario: admin, clave: X": a password
 		}
 		out = append(out, credTerm{kind: kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass", api: api})
 	}
@@ -871,6 +871,21 @@ var apiWords = Set("api", "access", "acces", "acceso", "accesso", "zugriff", "zu
 func apiNear(ws []lword, s, e int) bool {
 	for _, k := range []int{s - 2, s - 1, e + 1, e + 2, e + 3} {
 		if k >= 0 && k < len(ws) && apiWords[ws[k].w] {
+			return true
+		}
+	}
+	return false
+}
+
+// passwordKeyWords are the key words that also name a password in their language (clave,
+// chave, clé, chiave, klucz, kunci, anahtar, kulcs).
+var passwordKeyWords = Set("clave", "chave", "cle", "clef", "chiave", "klucz", "kunci", "anahtar", "kulcs", "cheie", "llave")
+
+// loginBefore reports whether a login word (user, usuario, login) stands among the six words
+// before ws[s]: a key word after it names the account's password.
+func loginBefore(ws []lword, s int) bool {
+	for k := max(0, s-6); k < s; k++ {
+		if c, ok := lexicon.exact[ws[k].w]; ok && c.kind == wordLogin {
 			return true
 		}
 	}

@@ -53,6 +53,27 @@ func capitalised(w string) bool {
 	return len(w) >= 2 && w[0] >= 'A' && w[0] <= 'Z' && strings.Trim(w[1:], "abcdefghijklmnopqrstuvwxyz") == ""
 }
 
+// ticketPass reports whether the value at text[s] follows "pass" after a word naming a ticket
+// ("Day pass: summer2024 edition", "season pass: ..."): a ticket, not a password.
+func ticketPass(text string, s int) bool {
+	i := s
+	for i > 0 && s-i < 4 && strings.IndexByte(" \t:=\"'", text[i-1]) >= 0 {
+		i--
+	}
+	if i < 5 || !strings.EqualFold(text[i-4:i], "pass") || IsAlnum(text[i-5]) || text[i-5] == '_' {
+		return false
+	}
+	j := i - 5
+	for j > 0 && (text[j] == ' ' || text[j] == '-') {
+		j--
+	}
+	k := j
+	for k > 0 && isAlpha(text[k-1]) {
+		k--
+	}
+	return passKinds[strings.ToLower(text[k:j+1])]
+}
+
 // formatName reports the name of an algorithm, an encoding or a type with its width or
 // version: sha256, base64, utf8, float64, aes256, ipv6, http2, x86_64, win32.
 func formatName(v string) bool {

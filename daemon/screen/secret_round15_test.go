@@ -387,3 +387,35 @@ func TestSecretLoginLabelsAndKeysInFiles(t *testing.T) {
 		"tx 5sZuSnc3dGVTjahMRYC8yT4C6vvRxzYAqJVqd3NE8MrVJuKiKJ5ctSc2Njv43npabvw9xjnVTgpw4gwzxnQLsMHX confirmed",
 	})
 }
+
+// Texts about passwords that hold digits and give none: failed-login logs, a password's change,
+// hints, tickets named passes, a word glued to a number after a password word mid-sentence, code
+// that only handles a password, withheld values in several languages.
+func TestSecretProseAndLogsStayClean(t *testing.T) {
+	checkMarked(t, nil, []string{
+		"Failed password for invalid user admin123 from 203.0.113.5 port 52211 ssh2",
+		"Accepted password for deploy2024 from 198.51.100.7 port 40022 ssh2",
+		"Invalid password: attempt 3 of 5",
+		"login failed for user 'ops2024' (password mismatch)",
+		"password changed by admin42 at 10:30",
+		"new password: same as old one",
+		"pw hint: dog's name + 1990",
+		"Pass rate: 98.5% (build 2024)",
+		"boarding pass: seat 12A, gate B22, flight LH2024",
+		"Day pass: summer2024 edition",
+		"season pass: winter2025 is on sale",
+		"ski pass is valid for zone2b",
+		"Secret Santa 2024: draw at noon, budget 20 EUR",
+		"pass: not needed",
+		"password: it's on the sticker",
+		"Password2024 is the name of the conference",
+		"our password policy2024 document",
+		"hashed_password = bcrypt.hashpw(b\"hunter2024\", salt)",
+		"def test_empty_password(): assert login(\"ana\", \"\") is False",
+		"if password == \"\":",
+		"echo $PASSWORD | docker login -u ana --password-stdin",
+		"Passwort vergessen? Klicke hier: reset2024.example.org",
+		"Пароль изменён 12.03.2024",
+		"密码已于2024年修改",
+	})
+}

@@ -371,7 +371,8 @@ func credTerms(line, lo string, buf *[]lword) []credTerm {
 		}
 		last := ws[i+n-1]
 		i += n - 1
-		if !termEnd(line, last.end) || c.kind == wordKey && qualified(ws, i-n+1, i) || negatedTerm(ws, i-n+1) {
+		if !termEnd(line, last.end) || c.kind == wordKey && qualified(ws, i-n+1, i) || negatedTerm(ws, i-n+1) ||
+			c.w == "pass" && i > 0 && passKinds[ws[i-1].w] {
 			continue
 		}
 		api := c.kind == wordKey && (c.w == "apikey" || c.w == "secret" || apiNear(ws, i-n+1, i))
@@ -613,7 +614,7 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 		if dw := strings.ToLower(strings.TrimRight(v, ":.,")); denyWords[dw] && !(dw == "reset" && prevAfter(line[:i])) {
 			return 0, 0, false
 		}
-		if t.kind == wordPassword && !t.answer && (afterSep || n == 0 && !inCode && (labelColon || !t.short) || n <= 1 && trailingCopula(line[j:])) &&
+		if t.kind == wordPassword && !t.answer && (afterSep || n == 0 && !inCode && (labelColon || !t.short && clauseEnd(line, j)) || n <= 1 && trailingCopula(line[j:])) &&
 			!(t.short && n > 0 && !labelled) && ordinaryPassword(v) {
 			return i + s, i + e, true // a password as people choose them, where the sentence gives it
 		}
@@ -688,6 +689,17 @@ var joiningWords = Set("is", "are", "was", "c'est", "ist", "est", "es", "lautet"
 	// round 15: Hebrew, Greek, Romanian, Malay and Indonesian, Tagalog, Latvian, Lithuanian, Polish,
 	// Ukrainian, Bulgarian and Serbian, Catalan, and speech
 	"היא", "הוא", "είναι", "este", "ialah", "yaitu", "yakni", "ay", "ir", "yra", "wynosi", "є", "е", "је", "és", "it's", "it’s", "its", "sind", "zijn", "was:", "c’est", "hai")
+
+// clauseEnd reports whether the token ending at line[j] ends its clause: the line's end, or a
+// comma, a bracket, a semicolon or a stop closing it ("password k0tek2011) on day one"; not
+// "our password policy2024 document").
+func clauseEnd(line string, j int) bool {
+	return strings.TrimSpace(line[j:]) == "" || j > 0 && strings.IndexByte(",);.!?", line[j-1]) >= 0
+}
+
+// passKinds, before "pass", name a ticket, not a password: a day pass, a boarding pass.
+var passKinds = Set("day", "season", "boarding", "bus", "train", "rail", "ski", "backstage", "hall", "free", "mountain", "press",
+	"weekly", "monthly", "annual", "festival", "vip", "gym", "museum", "park", "battle", "event", "visitor", "parking", "transit")
 
 // prevAfter reports whether the last word before a token says after ("new password after reset
 // is X": the reset is done, the value is given).

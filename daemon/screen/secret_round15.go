@@ -361,7 +361,8 @@ var (
 
 // loginCallWords are words in a call's name that say it checks or opens a login: the password
 // follows the user's name among its strings.
-var loginCallWords = []string{"login", "logon", "signin", "sign_in", "authenticat", "auth", "credential", "bind", "connect"}
+var loginCallWords = []string{"login", "logon", "signin", "sign_in", "authenticat", "auth", "credential", "bind", "connect",
+	"create_user", "createuser", "create_superuser", "add_user", "adduser", "signup", "sign_up", "register_user", "registeruser"}
 
 // findCodeRound15 reports passwords and keys in code: a password after a user's name among the
 // strings of a call whose name says login, auth, credential, bind or connect (auth.Check("u",

@@ -614,7 +614,7 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 		if dw := strings.ToLower(strings.TrimRight(v, ":.,")); denyWords[dw] && !(dw == "reset" && prevAfter(line[:i])) {
 			return 0, 0, false
 		}
-		if t.kind == wordPassword && !t.answer && (afterSep || n == 0 && !inCode && (labelColon || !t.short && clauseEnd(line, j)) || n <= 1 && trailingCopula(line[j:])) &&
+		if t.kind == wordPassword && !t.answer && (afterSep || n == 0 && !inCode && (labelColon || clauseEnd(line, j)) || n <= 1 && trailingCopula(line[j:])) &&
 			!(t.short && n > 0 && !labelled) && ordinaryPassword(v) {
 			return i + s, i + e, true // a password as people choose them, where the sentence gives it
 		}
@@ -694,8 +694,18 @@ var joiningWords = Set("is", "are", "was", "c'est", "ist", "est", "es", "lautet"
 // comma, a bracket, a semicolon or a stop closing it ("password k0tek2011) on day one"; not
 // "our password policy2024 document").
 func clauseEnd(line string, j int) bool {
-	return strings.TrimSpace(line[j:]) == "" || j > 0 && strings.IndexByte(",);.!?", line[j-1]) >= 0
+	if strings.TrimSpace(line[j:]) == "" || j > 0 && strings.IndexByte(",);.!?", line[j-1]) >= 0 {
+		return true
+	}
+	f := strings.Fields(line[j:])
+	return len(f) > 0 && clauseVerbs[strings.ToLower(f[0])] // "the password kotek2011 didn't work"
 }
+
+// clauseVerbs, right after a value, say the value was the subject or the object just named:
+// "the password X didn't work", "la contraseña X no funciona".
+var clauseVerbs = Set("didn't", "doesn't", "don't", "won't", "wasn't", "isn't", "was", "works", "worked", "failed", "fails", "no",
+	"not", "still", "but", "and", "never", "expired", "funciona", "funcionó", "funcionou", "marche", "fonctionne", "geht", "funktioniert",
+	"klappt", "werkt", "działa", "nefunguje", "funguje", "funziona", "çalışmıyor", "не", "works.", "worked.")
 
 // passKinds, before "pass", name a ticket, not a password: a day pass, a boarding pass.
 var passKinds = Set("day", "season", "boarding", "bus", "train", "rail", "ski", "backstage", "hall", "free", "mountain", "press",

@@ -202,6 +202,12 @@ func findScored(text, lo string) (passwords, keys [][2]int) {
 				// a question about a password on one line or turn, the answer on the next
 				next := text[lines[li+1][0]:lines[li+1][1]]
 				s, e, ok = scoredValue(next, credTerm{kind: t.kind, end: 0, answer: true})
+				q := strings.TrimSpace(line)
+				if v := strings.TrimSpace(next); !ok && t.kind == wordPassword && (strings.HasSuffix(q, "?") || strings.HasSuffix(q, "？")) &&
+					v != "" && !strings.ContainsAny(v, " \t,;|") && ordinaryPassword(v) {
+					s = strings.Index(next, v) // the answer alone on its line: "what's the wifi password?" / mango2021
+					e, ok = s+len(v), true
+				}
 				at = lines[li+1][0]
 			}
 			if !ok {
@@ -615,8 +621,9 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			return 0, 0, false
 		}
 		if t.kind == wordPassword && !t.answer && (afterSep || n == 0 && !inCode && (labelColon || clauseEnd(line, j)) || n <= 1 && trailingCopula(line[j:])) &&
-			!(t.short && n > 0 && !labelled) && ordinaryPassword(v) {
-			return i + s, i + e, true // a password as people choose them, where the sentence gives it
+			!(t.short && n > 0 && !labelled) && ordinaryPassword(v) ||
+			t.kind == wordPassword && t.answer && (n == 0 || afterSep && n == 1) && strings.TrimSpace(line[j:]) == "" && ordinaryPassword(v) {
+			return i + s, i + e, true // a password as people choose them, where the sentence or the answer gives it
 		}
 		if name, _, ok := strings.Cut(v, "="); strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：") || ok && settingName(name) {
 			i, n, afterSep = j, n+1, strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：")

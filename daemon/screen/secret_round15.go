@@ -109,7 +109,40 @@ var proseSuffixes = Set("protected", "enabled", "based", "only", "required", "co
 	"generated", "specific", "free", "like", "style", "friendly", "safe", "secured", "wide", "level", "char", "chars", "character",
 	"characters", "digit", "digits", "letter", "letters", "word", "words", "bit", "bits", "byte", "bytes", "day", "days", "min", "max",
 	"long", "length", "factor", "step", "time", "year", "years", "month", "months", "hour", "hours", "minute", "minutes", "sensitive",
-	"insensitive")
+	"insensitive", "personal", "enterprise")
+
+// plainPassword reports an ordinary password or one of small words joined by dashes
+// (tulipan-harbor-velvet), not a placeholder (xxxx-xxxx-xxxx).
+func plainPassword(v string) bool {
+	if ordinaryPassword(v) {
+		return true
+	}
+	if !dashedPassword(v) || placeholderWord(v) || maskedValue(v) {
+		return false
+	}
+	for _, w := range strings.Split(v, "-") {
+		if proseParts[w] || proseSuffixes[w] {
+			return false // read-only-access, well-known-default: a compound of prose
+		}
+	}
+	return true
+}
+
+// idShaped is an id of capitals and digits: ORD-2024-11A, INV-00042.
+var idShaped = regexp.MustCompile(`^[A-Z]{2,5}-[0-9]{2,}(?:-[0-9A-Z]{1,6})*$`)
+
+// spacedProse start a value of several words that is prose: "in the vault", "sent separately".
+var spacedProse = Set("in", "on", "at", "not", "see", "sent", "same", "ask", "no", "stored", "kept", "written", "saved", "check",
+	"im", "en", "dans", "auf", "na", "w", "v", "siehe", "voir", "ver", "wie", "como", "comme", "igual", "gleich", "dasselbe")
+
+// proseParts are words that compounds of prose are made of and generated passphrases hardly
+// hold: read-only-access, rotated-every-quarter, well-known-default.
+var proseParts = Set("only", "well", "known", "read", "write", "every", "end", "self", "non", "single", "double", "first", "last", "all",
+	"any", "out", "off", "sign", "case", "state", "art", "default", "field", "access", "managed", "stored", "rotated", "changed", "mixed",
+	"user", "admin", "email", "name", "same", "ask", "see", "set", "random", "long", "short", "strong", "weak", "secure", "safe", "secret",
+	"private", "public", "one", "two", "three", "four", "new", "old", "per", "via", "down", "time", "quarter", "month", "week", "year",
+	"key", "token", "vault", "login", "account", "password", "pass", "code", "number", "digit", "letter", "special", "upper", "lower",
+	"staging", "prod", "production", "test", "demo", "doc", "docs", "onboarding", "ticket", "team", "shared", "temporary", "temp")
 
 // givenPassword reports a value that a sentence, a form or a call hands over as a password: a
 // password of any shape round 14 takes, or an ordinary one.
@@ -119,7 +152,8 @@ func givenPassword(v string) bool {
 
 // proseValue reports a value after a password's name that is a word of prose or a format's
 // name, not a password: "the password is 2FA-protected", "case-sensitive", "iso-8859-1 encoded",
-// a password manager's name, a date or a time.
+// a password manager's name, a date or a time, a version, an id, a compound of prose words
+// (read-only-access), words of prose ('in the vault', 'at least 8 characters').
 func proseValue(v string) bool {
 	lo := strings.ToLower(v)
 	k := 0
@@ -131,6 +165,20 @@ func proseValue(v string) bool {
 	}
 	if dateShaped(v) && strings.ContainsAny(v, "-/:") && digits(v) >= 4 && digits(v) <= 14 {
 		return true // "password: 2026-11-30": when it changed
+	}
+	if dottedVersion(v) && strings.Count(v, ".") >= 2 || idShaped.MatchString(v) {
+		return true // v2.4.1; ORD-2024-11A, an order's or a ticket's id
+	}
+	if f := strings.Fields(v); len(f) >= 2 && len(f) <= 5 && len(v) <= 40 && (spacedProse[strings.ToLower(f[0])] || phraseStopWords[strings.ToLower(f[0])] ||
+		strings.Contains(strings.ToLower(v), "char")) {
+		return true // 'in the vault', 'same as before', 'at least 8 characters'
+	}
+	if parts := strings.Split(v, "-"); len(parts) >= 3 && len(parts) <= 6 && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz-") == "" {
+		for _, w := range parts {
+			if len(w) <= 2 || proseParts[w] || phraseStopWords[w] || proseSuffixes[w] {
+				return true // state-of-the-art, read-only-access: a compound of prose
+			}
+		}
 	}
 	if i := strings.LastIndexAny(v, "-_"); i > 0 && strings.Count(v, "-")+strings.Count(v, "_") <= 2 && proseSuffixes[strings.ToLower(v[i+1:])] {
 		return true
@@ -281,7 +329,7 @@ func findSpokenRound15(text, lo string, pairs *bytePairs) []found {
 	}
 	if has(lo, pairs, "it") && (has(lo, pairs, "pass") || has(lo, pairs, "pw") || has(lo, pairs, "pin")) {
 		for _, m := range nearMatches(spokenIts, text, lo, []string{"pass", "pw", "pin"}, false, 120, anyRest) {
-			add(m[2], m[3], ordinaryPassword)
+			add(m[2], m[3], plainPassword)
 		}
 	}
 	if (has(lo, pairs, " / ") || has(lo, pairs, " + ")) && anyIn(lo, loginContext) {

@@ -204,7 +204,7 @@ func findScored(text, lo string) (passwords, keys [][2]int) {
 				s, e, ok = scoredValue(next, credTerm{kind: t.kind, end: 0, answer: true})
 				q := strings.TrimSpace(line)
 				if v := strings.TrimSpace(next); !ok && t.kind == wordPassword && (strings.HasSuffix(q, "?") || strings.HasSuffix(q, "？")) &&
-					v != "" && !strings.ContainsAny(v, " \t,;|") && ordinaryPassword(v) {
+					v != "" && !strings.ContainsAny(v, " \t,;|") && plainPassword(v) {
 					s = strings.Index(next, v) // the answer alone on its line: "what's the wifi password?" / mango2021
 					e, ok = s+len(v), true
 				}
@@ -621,8 +621,8 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			return 0, 0, false
 		}
 		if t.kind == wordPassword && !t.answer && (afterSep || n == 0 && !inCode && (labelColon || clauseEnd(line, j)) || n <= 1 && trailingCopula(line[j:])) &&
-			!(t.short && n > 0 && !labelled) && ordinaryPassword(v) ||
-			t.kind == wordPassword && t.answer && (n == 0 || afterSep && n == 1) && strings.TrimSpace(line[j:]) == "" && ordinaryPassword(v) {
+			!(t.short && n > 0 && !labelled) && plainPassword(v) ||
+			t.kind == wordPassword && t.answer && (n == 0 || afterSep && n == 1) && strings.TrimSpace(line[j:]) == "" && plainPassword(v) {
 			return i + s, i + e, true // a password as people choose them, where the sentence or the answer gives it
 		}
 		if name, _, ok := strings.Cut(v, "="); strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：") || ok && settingName(name) {
@@ -712,7 +712,9 @@ func clauseEnd(line string, j int) bool {
 // "the password X didn't work", "la contraseña X no funciona".
 var clauseVerbs = Set("didn't", "doesn't", "don't", "won't", "wasn't", "isn't", "was", "works", "worked", "failed", "fails", "no",
 	"not", "still", "but", "and", "never", "expired", "funciona", "funcionó", "funcionou", "marche", "fonctionne", "geht", "funktioniert",
-	"klappt", "werkt", "działa", "nefunguje", "funguje", "funziona", "çalışmıyor", "не", "works.", "worked.")
+	"klappt", "werkt", "działa", "nefunguje", "funguje", "funziona", "çalışmıyor", "не", "works.", "worked.", "yesterday", "today",
+	"tonight", "earlier", "already", "again", "via", "over", "by", "to", "at", "in", "on", "when", "because", "though", "although", "if",
+	"ayer", "hoy", "hier", "gestern", "heute", "ontem", "hoje", "ieri", "oggi", "wczoraj", "dzisiaj", "вчера", "сегодня")
 
 // passKinds, before "pass", name a ticket, not a password: a day pass, a boarding pass.
 var passKinds = Set("day", "season", "boarding", "bus", "train", "rail", "ski", "backstage", "hall", "free", "mountain", "press",

@@ -453,7 +453,18 @@ func findCodeRound15(text, lo string, pairs *bytePairs) []found {
 					if !ordinaryPassword(v) && !secretArg(v) && !dashedPassword(v) {
 						continue
 					}
-					if n > 0 && userArg(text[args[n-1][0]:args[n-1][1]]) && adjacentArgs(text, args[n-1][1], args[n][0]) || userVariable(text, k+1, args[n][0]-1) {
+					user := ""
+					if n > 0 && adjacentArgs(text, args[n-1][1], args[n][0]) {
+						user = strings.ToLower(text[args[n-1][0]:args[n-1][1]])
+					}
+					byName := userVariable(text, k+1, args[n][0]-1)
+					switch {
+					case w == "connect" && !hostAround(text, args, n) && !anyIn(lo[k+1:args[n][0]], []string{"url", "host", "dsn", "server", "addr"}):
+						continue // a connect call names its host besides the user (mqtt.connect(host, clientID) does not)
+					case w == "bind" && !byName && !strings.HasPrefix(user, "cn=") && !strings.HasPrefix(user, "uid="):
+						continue // a bind's user is a directory name: bind_s("cn=admin,...", "...")
+					}
+					if user != "" && userArg(user) || byName {
 						out = append(out, found{args[n][0], args[n][1], SecretPassword})
 						break
 					}

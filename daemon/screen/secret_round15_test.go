@@ -253,6 +253,7 @@ func TestSecretPasswordsInCode(t *testing.T) {
 		"server.login(sender_email, \"«harbor2021x»\")",
 		"ldap.bind(bind_dn, '«Maple!2020»')",
 		"User.objects.create_user(\"ana\", \"ana@example.com\", \"«tulip1988»\")",
+		"$mbox = imap_open(\"{imap.example.org:993/imap/ssl}INBOX\", \"ana\", \"«kotek2011»\");",
 		"await signUp(\"ana@example.com\", \"«Kiwi!4142»\")",
 		"ldap_bind($conn, \"cn=admin,dc=example,dc=org\", \"«maple2020»\");",
 		"config := &ssh.ClientConfig{User: \"deploy\", Auth: []ssh.AuthMethod{ssh.Password(\"«tulip1988»\")}}",
@@ -290,6 +291,9 @@ func TestSecretPasswordsInCode(t *testing.T) {
 		"$('#btn').bind(\"click\", onClick)",
 		"token := auth.GetToken(\"svc\", \"scope2024\")",
 		"server.login(retries, \"timeout30s\")",
+		"mqtt.connect(\"mqtt.example.org\", \"client42\")",
+		"connectWith(\"eu-west-1\", \"prod2024\")",
+		"$(el).bind(\"click\", \"handler2024\")",
 		"s, _ := token.SignedString(key)",
 		"$sig = hash_hmac('sha256', $payload, $secret);",
 		"driver.findElement(By.id(\"username\")).sendKeys(\"ana.lopez\");",
@@ -484,6 +488,54 @@ func TestSecretProseValueMatrix(t *testing.T) {
 			s := fmt.Sprintf(p, v)
 			if r := FindSecrets(s); len(r) > 0 {
 				t.Errorf("false positive: %q -> %q", s, s[r[0].Start:r[0].End])
+			}
+		}
+	}
+}
+
+// Code that names a login, a bind, a connection, a signing key or a password field without
+// handing over a password: variables, lookups, empty strings, hosts and client ids, roles,
+// assertions, public keys and bodies as bytes.
+func TestSecretCodeLookAlikes(t *testing.T) {
+	checkMarked(t, nil, []string{
+		`client.login("ana", os.environ["PW"])`, `login(user, pw)`, `auth.Check(ctx, "read:orders")`, `$(el).bind("click", handler2)`,
+		`connect("db.example.org", 5432)`, `session.setPassword(pw)`, `builder.password(cfg.Password)`, `builder.password("")`,
+		`await page.fill('#password', process.env.PW)`, `await page.fill('#password', '')`, `cy.get('#password').type(Cypress.env('PW'))`,
+		`echo "$PW" | sudo -S apt update`, `sshpass -e ssh deploy@host`, `ldap.bind(dn, getpass())`, `key := []byte(os.Getenv("KEY"))`,
+		`key := []byte("example-key-do-not-use")`, `hmac.New(sha256.New, []byte(secret))`, `auth.Verify(token, "HS256")`,
+		`mqtt.connect("mqtt.example.org", "client42")`, `conn.Connect("tcp", "10.0.0.1:5432")`, `bindAddress("0.0.0.0", "8080")`,
+		`auth.Check("ana", "admin")`, `connectWith("eu-west-1", "prod2024")`, `auth.HasRole("ana", "editor2")`,
+		`connect("localhost", "app_db", "utf8mb4")`, `loginPage.assertTitle("Login", "Welcome2024")`,
+		`expect(auth.Check("ana", "wrong")).toBe(false)`, `auth.Check("ana", strings.Repeat("x", 80))`,
+		`var publicKey = []byte("MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE")`, `var body = []byte("{\"id\": 42, \"name\": \"ana\"}")`,
+		`logger.connect("app.log", "level2")`,
+	})
+}
+
+// Every password shape in the calls, setters, fills, commands and configs that take one.
+func TestSecretPasswordsInCodeMatrix(t *testing.T) {
+	vals := []string{"kotek2011", "Marek!58x", "tulipan-harbor-velvet", "Snoopy=ypoons8", "Xk9#mQ2vLp", "sven98morango"}
+	phr := []string{
+		`ok := auth.Check("ana", "%s")`, `assert client.login("ana", "%s")`, `conn.bind_s("cn=admin,dc=x,dc=y", "%s")`,
+		`new NetworkCredential("ana", "%s")`, `Credentials = new NetworkCredential(userName, "%s");`, `session.setPassword("%s");`,
+		`    .password("%s")`, `builder.withPassword("%s")`, `user.set_password("%s")`, `await page.fill('#password', '%s')`,
+		`cy.get('input[type=password]').type('%s')`, `driver.find_element(By.NAME, "password").send_keys("%s")`,
+		`sshpass -p '%s' ssh deploy@203.0.113.9`, `echo '%s' | sudo -S reboot`, `ftp.login("deploy", "%s")`,
+		`$mbox = imap_open("{imap.example.org:993/imap/ssl}INBOX", "ana", "%s");`, `mysqli_connect("db.example.org", "app", "%s", "shop")`,
+		`r = requests.get(url, auth=("ana", "%s"))`, `HTTPBasicAuth("ana", "%s")`, `smtplib.SMTP_SSL(host).login("ana@example.org", "%s")`,
+		`val cred = UsernamePasswordCredentials("ana", "%s")`, `client.authenticate("ana", "%s")`, `Auth.signIn("ana@example.org", "%s")`,
+		`login_user(client, "ana", "%s")`, `def test_login(): assert authenticate(username="ana", password="%s")`,
+		`PASSWORD = "%s"`, `"password": "%s",`, `<password>%s</password>`, `spring.datasource.password=%s`, `DB_PASS=%s`,
+	}
+	for _, p := range phr {
+		for _, v := range vals {
+			s := fmt.Sprintf(p, v)
+			got := false
+			for _, r := range FindSecrets(s) {
+				got = got || strings.Contains(s[r.Start:r.End], v)
+			}
+			if !got {
+				t.Errorf("not removed: %s", s)
 			}
 		}
 	}

@@ -277,6 +277,25 @@ var loginContext = []string{"login", "log in", "usuario", "utilisateur", "benutz
 var pairWords = Set("read", "write", "yes", "no", "on", "off", "in", "out", "and", "or", "true", "false", "input", "output", "buy", "sell",
 	"up", "down", "left", "right", "before", "after", "old", "new", "min", "and/or", "either", "c", "cpp", "java", "page", "item")
 
+// namingStarts start a line that names the value on the line before it: "that's the wifi one".
+var namingStarts = []string{"that", "it", "this", "esa ", "es ", "c'est", "das ist", "é ", "è "}
+
+// getInWords end the phrasings of a value used to get in.
+var getInWords = []string{" get in", " getting in", " log in", " login", " logging in", " sign in", " signin", " signing in", " access",
+	" unlock", " connect", " entrar", " acceder", " acessar", " iniciar", " logar", " entrer", " einloggen", " anmelden", " einzuloggen",
+	" anzumelden", " entrare", " accedere", " loggen", " komen"}
+
+// mayWords keeps the words whose every pair of bytes the text holds: the others are not in it.
+func mayWords(pairs *bytePairs, words []string) []string {
+	var out []string
+	for _, w := range words {
+		if pairs.may(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // anyPrefix reports whether s starts with one of ps.
 func anyPrefix(s string, ps []string) bool {
 	for _, p := range ps {
@@ -303,9 +322,7 @@ func findSpokenRound15(text, lo string, pairs *bytePairs) []found {
 	}
 	if has(lo, pairs, " to ") || has(lo, pairs, " for ") || has(lo, pairs, " para ") || has(lo, pairs, " pour ") || has(lo, pairs, " zum ") ||
 		has(lo, pairs, " um ") || has(lo, pairs, " per ") || has(lo, pairs, " om ") {
-		for _, m := range nearMatches(useToGetIn, text, lo, []string{" get in", " getting in", " log in", " login", " logging in", " sign in",
-			" signin", " signing in", " access", " unlock", " connect", " entrar", " acceder", " acessar", " iniciar", " logar", " entrer",
-			" einloggen", " anmelden", " einzuloggen", " anzumelden", " entrare", " accedere", " loggen", " komen"}, false, 20, anyRest) {
+		for _, m := range nearMatches(useToGetIn, text, lo, mayWords(pairs, getInWords), false, 20, anyRest) {
 			keep(m[2], m[3], givenPassword) // a word follows: a sign at the end is the password's
 		}
 	}
@@ -318,7 +335,7 @@ func findSpokenRound15(text, lo string, pairs *bytePairs) []found {
 			nl := from + k
 			from = nl + 1
 			rest := strings.TrimLeft(lo[from:min(len(lo), from+12)], " \t")
-			if !anyPrefix(rest, []string{"that", "it", "this", "esa ", "es ", "c'est", "das ist", "é ", "è "}) {
+			if !anyPrefix(rest, namingStarts) {
 				continue
 			}
 			ls := strings.LastIndexByte(text[:nl], '\n') + 1
@@ -352,7 +369,7 @@ func findSpokenRound15(text, lo string, pairs *bytePairs) []found {
 		}
 	}
 	if has(lo, pairs, ":") {
-		for _, m := range nearMatches(loginUserPass, text, lo, []string{"login", "logon", "user", "usuario", "utilisateur", "benutzer", "account"}, false, 120, anyRest) {
+		for _, m := range nearMatches(loginUserPass, text, lo, mayWords(pairs, []string{"login", "logon", "user", "usuario", "utilisateur", "benutzer", "account"}), false, 120, anyRest) {
 			if v := text[m[4]:m[5]]; upLowDigit(v) && (secretArg(v) || ordinaryPassword(v)) || signedStart(v) {
 				add(m[4], m[5], func(string) bool { return true })
 			}

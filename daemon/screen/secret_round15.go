@@ -129,7 +129,8 @@ func plainPassword(v string) bool {
 }
 
 // idShaped is an id of capitals and digits: ORD-2024-11A, INV-00042.
-var idShaped = regexp.MustCompile(`^[A-Z]{2,5}-[0-9]{2,}(?:-[0-9A-Z]{1,6})*$`)
+// At most three parts and sixteen characters: a licence key's groups are more.
+var idShaped = regexp.MustCompile(`^[A-Z]{2,5}-[0-9]{2,8}(?:-[0-9A-Z]{1,6})?$`)
 
 // spacedProse start a value of several words that is prose: "in the vault", "sent separately".
 var spacedProse = Set("in", "on", "at", "not", "see", "sent", "same", "ask", "no", "stored", "kept", "written", "saved", "check",
@@ -166,11 +167,10 @@ func proseValue(v string) bool {
 	if dateShaped(v) && strings.ContainsAny(v, "-/:") && digits(v) >= 4 && digits(v) <= 14 {
 		return true // "password: 2026-11-30": when it changed
 	}
-	if dottedVersion(v) && strings.Count(v, ".") >= 2 || idShaped.MatchString(v) {
+	if dottedVersion(v) && strings.Count(v, ".") >= 2 || len(v) <= 16 && idShaped.MatchString(v) {
 		return true // v2.4.1; ORD-2024-11A, an order's or a ticket's id
 	}
-	if f := strings.Fields(v); len(f) >= 2 && len(f) <= 5 && len(v) <= 40 && (spacedProse[strings.ToLower(f[0])] || phraseStopWords[strings.ToLower(f[0])] ||
-		strings.Contains(strings.ToLower(v), "char")) {
+	if f := strings.Fields(lo); len(f) >= 2 && len(f) <= 5 && len(v) <= 40 && (spacedProse[f[0]] || phraseStopWords[f[0]] || strings.Contains(lo, "char")) {
 		return true // 'in the vault', 'same as before', 'at least 8 characters'
 	}
 	if parts := strings.Split(v, "-"); len(parts) >= 3 && len(parts) <= 6 && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz-") == "" {
@@ -181,7 +181,7 @@ func proseValue(v string) bool {
 		}
 	}
 	if i := strings.LastIndexAny(v, "-_"); i > 0 && strings.Count(v, "-")+strings.Count(v, "_") <= 2 && proseSuffixes[strings.ToLower(v[i+1:])] {
-		return true
+		return true // 2FA-protected, case-sensitive
 	}
 	return len(v) <= 16 && formatName(v) && !upLowDigit(v) && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") == ""
 }
@@ -240,7 +240,7 @@ func yamlTagValue(text string, s, e int) bool {
 var (
 	// "use X to get in", "try X to log in", "usa X para entrar", "nutze X zum Einloggen": a value
 	// used to get in.
-	useToGetIn = regexp.MustCompile(`(?i)\b(?:use|try|enter|type|with|usa|use|utilise|utilisez|nutze|nimm|benutze|prova|gebruik|probeer)[ \t]+["'“«]?([^\s"'”»,]{6,40})["'”»]?[ \t]+` +
+	useToGetIn = regexp.MustCompile(`(?i)\b(?:use|try|enter|type|with|usa|utilise|utilisez|nutze|nimm|benutze|prova|gebruik|probeer)[ \t]+["'“«]?([^\s"'”»,]{6,40})["'”»]?[ \t]+` +
 		`(?:(?:to|for)[ \t]+(?:get(?:ting)?[ \t]+in|log(?:ging)?[ \t]?in|login|sign(?:ing)?[ \t]?in|access|unlock|connect)` +
 		`|para[ \t]+(?:entrar|acceder|acessar|iniciar[ \t]+sesi[oó]n|logar)|pour[ \t]+(?:te|vous)[ \t]+connecter|pour[ \t]+entrer` +
 		`|zum[ \t]+(?:einloggen|anmelden)|um[ \t]+dich[ \t]+(?:einzuloggen|anzumelden)|per[ \t]+(?:entrare|accedere)|om[ \t]+(?:in[ \t]+te[ \t]+loggen|binnen[ \t]+te[ \t]+komen))\b`)

@@ -322,6 +322,7 @@ func TestSecretSolanaAndNostrKeys(t *testing.T) {
 func TestSecretYAMLTags(t *testing.T) {
 	checkMarked(t, []string{
 		"db_password: «!Passw0rd-2024x»",
+		"license_key: «XKQPZ-48213-ABCDE-12345»",
 	}, []string{
 		"db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  61626364656667686970717273747576\n  31323334353637383930616263646566",
 		"api_key: !secret openai_api_key",

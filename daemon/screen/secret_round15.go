@@ -593,8 +593,10 @@ var (
 // solanaKeyWords name a wallet's secret on the line before a Solana secret key; signatureWords
 // name a signature, which has the same shape.
 var (
-	solanaKeyWords = []string{"export", "private", "secret", "keypair", "phantom", "solflare", "backpack", "import", "wallet key", "seed"}
-	signatureWords = []string{"signature", "sig ", "sig:", "txid", "tx ", "tx:", "transaction", "signed", "solscan", "explorer", "hash"}
+	solanaKeyWords = []string{"export", "private", "secret", "keypair", "phantom", "solflare", "backpack", "import", "wallet key", "seed",
+		"privad", "privat", "privé", "privee", "priv", "секрет", "приват", "私钥", "私鑰", "秘密鍵", "개인 키", "개인키", "exporta", "segreta"}
+	signatureWords = []string{"signature", "sig ", "sig:", "txid", "tx ", "tx:", "transaction", "signed", "solscan", "explorer", "hash",
+		"firma", "signatur", "подпись", "签名", "транзакц", "transacci", "transaç"}
 )
 
 // findKeysRound15 reports a Solana secret key in base58 where its line names a wallet's export or

@@ -309,9 +309,13 @@ func TestSecretSolanaAndNostrKeys(t *testing.T) {
 		"exported private key from Solflare → «5sZuSnc3dGVTjahMRYC8yT4C6vvRxzYAqJVqd3NE8MrVJuKiKJ5ctSc2Njv43npabvw9xjnVTgpw4gwzxnQLsMHX»",
 		"bot account nsec: «nsec1m53a3r8z0cxw02k02cgsr6lrp7kwdmvxcl5w9nel2kswdadfau4s4fwqtx»",
 		"«nsec1d4c90nphej56te5zt29dg0vmwz998pv5fhjhkn8k847xajkmwxfqqz9nlw»",
+		"clave privada de la billetera: «cBtg9Y8MQEgK5rnB9LDzzExaV6n5vzmnRq2pMCFxsZsXu2T4a4Mj2WMjrMyKim4T7cSuLJRdL5V3p9T5xHTuv78»",
+		"私钥：«cBtg9Y8MQEgK5rnB9LDzzExaV6n5vzmnRq2pMCFxsZsXu2T4a4Mj2WMjrMyKim4T7cSuLJRdL5V3p9T5xHTuv78»",
 	}, []string{
 		"wallet tx signature: 37wb9NNrwxNpskyW6gTpxC4jZ1Hxz8qvuJS4nb2iAMutPfVWcFFWKNxWX2eWnBjGyoZs4yVmc9D4i3NRm759k4mj",
 		"see the transaction on the explorer: 5sZuSnc3dGVTjahMRYC8yT4C6vvRxzYAqJVqd3NE8MrVJuKiKJ5ctSc2Njv43npabvw9xjnVTgpw4gwzxnQLsMHX",
+		"firma de la transacción: cBtg9Y8MQEgK5rnB9LDzzExaV6n5vzmnRq2pMCFxsZsXu2T4a4Mj2WMjrMyKim4T7cSuLJRdL5V3p9T5xHTuv78",
+		"exporté la firma desde Phantom: cBtg9Y8MQEgK5rnB9LDzzExaV6n5vzmnRq2pMCFxsZsXu2T4a4Mj2WMjrMyKim4T7cSuLJRdL5V3p9T5xHTuv78",
 		"follow me: npub16rcvaurn5npmft7p4z4nzsl7wd6z2kuusdh84l5ql308379a2fks58kdkk",
 		"nsec1m53a3r8z0cxw02k02cgsr6lrp7kwdmvxcl5w9nel2kswdadfau4s4fwqty",
 	})

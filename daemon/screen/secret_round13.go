@@ -138,7 +138,7 @@ func findConnectArgs(text, lo string, pairs *bytePairs) []found {
 			}
 			for n := 1; n < len(args); n++ {
 				v := text[args[n][0]:args[n][1]]
-				if (login || hostAround(text, args, n)) && userArg(text[args[n-1][0]:args[n-1][1]]) && adjacentArgs(text, args[n-1][1], args[n][0]) && (secretArg(v) || dashedPassword(v)) {
+				if (login || hostAround(text, args, n)) && userArg(text[args[n-1][0]:args[n-1][1]]) && adjacentArgs(text, args[n-1][1], args[n][0]) && (secretArg(v) || dashedPassword(v) || ordinaryPassword(v) && hostAround(text, args, n)) {
 					out = append(out, found{args[n][0], args[n][1], SecretPassword})
 					break
 				}
@@ -185,7 +185,7 @@ func findSecretFields(text, lo string, pairs *bytePairs) []found {
 			g = 4
 		}
 		v := text[m[g]:m[g+1]]
-		if strings.IndexByte("*@#-", v[0]) >= 0 && v[1] != v[0] && secretArg(v) && upLowDigit(v) {
+		if strings.IndexByte("*@#-", v[0]) >= 0 && v[1] != v[0] && secretArg(v) && upLowDigit(v) || v[0] == '*' && starredPassword(v) {
 			out = append(out, found{m[g], m[g+1], SecretPassword})
 		}
 	}

@@ -89,7 +89,8 @@ var (
 func passwordColumn(name string) bool {
 	n := strings.ToLower(strings.Trim(strings.TrimSpace(name), "*`'\":"))
 	switch n {
-	case "password", "passwd", "pass", "pwd", "passphrase", "secret", "passwort", "contraseña", "senha", "mot de passe", "пароль", "jelszó", "lösenord":
+	case "password", "passwd", "pass", "pwd", "passphrase", "secret", "passwort", "contraseña", "senha", "mot de passe", "пароль", "jelszó", "lösenord",
+		"kennwort", "wachtwoord", "hasło", "heslo", "adgangskode", "passord", "salasana", "şifre", "parola", "密码", "密碼", "パスワード", "비밀번호", "סיסמה":
 		return true
 	}
 	return false
@@ -139,7 +140,7 @@ func findHTMLTableSecrets(text, lo string, pairs *bytePairs) []found {
 			}
 			if col >= 0 && col < len(cs) {
 				s, e := r[2]+cs[col][4], r[2]+cs[col][5]
-				if v := strings.TrimSpace(text[s:e]); heardPassword(v) || columnPassword(v) {
+				if v := strings.TrimSpace(text[s:e]); givenPassword(v) || columnPassword(v) {
 					s += strings.Index(text[s:e], v)
 					out = append(out, found{s, s + len(v), SecretPassword})
 				}
@@ -154,7 +155,7 @@ func findHTMLTableSecrets(text, lo string, pairs *bytePairs) []found {
 				cols[c] = passwordColumn(v)
 				continue
 			}
-			if cols[c] && !strings.Contains(v, " ") && (heardPassword(v) || columnPassword(v)) {
+			if cols[c] && !strings.Contains(v, " ") && (givenPassword(v) || columnPassword(v)) {
 				out = append(out, found{m[6], m[7], SecretPassword})
 			}
 		}
@@ -187,7 +188,7 @@ func findTypedPasswords(text, lo string, pairs *bytePairs) []found {
 	if has(lo, pairs, "pass") || has(lo, pairs, "pwd") {
 		for _, m := range nearMatches(typedPassword, text, lo, []string{"type(", "fill(", "send_keys(", "sendkeys(", "setvalue(", "press_sequentially("}, false, 200, anyRest) {
 			for g := 1; g <= 2; g++ {
-				if m[2*g] >= 0 && heardPassword(text[m[2*g]:m[2*g+1]]) && !anyIn(lo[m[0]:m[2*g]], notPasswordInputs) {
+				if m[2*g] >= 0 && givenPassword(text[m[2*g]:m[2*g+1]]) && !anyIn(lo[m[0]:m[2*g]], notPasswordInputs) {
 					out = append(out, found{m[2*g], m[2*g+1], SecretPassword})
 				}
 			}

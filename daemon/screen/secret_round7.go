@@ -285,7 +285,11 @@ var (
 	secretColumns = []string{"password", "passwd", "passphrase", "pwd", "pass", "secret", "token", "api_key", "apikey",
 		"api key", "api-key", "private_key", "private key", "privkey", "pk_hex", "credential", "app_key", "license_key",
 		// password in other languages (firstPasswordWordColumn on)
-		"пароль", "contraseña", "senha", "passwort", "mot de passe", "密码", "パスワード", "비밀번호"}
+		"пароль", "contraseña", "senha", "passwort", "mot de passe", "密码", "パスワード", "비밀번호",
+		// round 15
+		"kennwort", "wachtwoord", "mot_de_passe", "motdepasse", "hasło", "haslo", "heslo", "jelszó", "jelszo", "lösenord", "losenord",
+		"adgangskode", "passord", "salasana", "şifre", "sifre", "parola", "parolă", "лозинка", "парола", "סיסמה", "סיסמא", "كلمة المرور",
+		"رمز عبور", "密碼", "암호", "รหัสผ่าน", "κωδικός", "mật khẩu", "kata sandi", "nenosiri"}
 	notSecretColumns = []string{"hash", "hint", "policy", "expir", "_at", "date", "changed", "length", "strength", "reset",
 		"_id", " id", "type", "name", "count", "salt", "set", "required", "encrypted", "passed", "bypass", "compass",
 		"url", "uri", "endpoint", "path", "file", "mode", "rule", "format"}
@@ -325,7 +329,7 @@ func cellSecret(kind, col, v string) bool {
 	if c := strings.ToLower(strings.Trim(strings.TrimSpace(col), "`\"'[]*")); (c == "key" || c == "keys") && !keyShapedCell(v) {
 		return false // a column named key alone: a lookup key, a label's key, unless the value is a key's
 	}
-	if kind == SecretPassword && (columnPassword(v) || dashedPassword(v)) {
+	if kind == SecretPassword && (columnPassword(v) || dashedPassword(v) || ordinaryPassword(v) || generatedCell(v)) {
 		return true // @Lighthouse_2012, velvet-uazw! under a password column
 	}
 	if kind == SecretPassword && !passwordToken(v) && !labelledPassword(v) && !(len(v) >= 8 && letters(v) >= 2 && digits(v) >= 1) {
@@ -452,7 +456,8 @@ func tableShaped(text string) bool {
 // text that names a password or a secret: the fast test that a text may hold a
 // semicolon-separated table of credentials (code's lines hold semicolons too).
 func semicolonShaped(text, lo string) bool {
-	if strings.IndexByte(text, ';') < 0 || !anyIn(lo, []string{"pass", "pwd", "secret", "token", "key", "пароль", "contraseña", "senha"}) {
+	if strings.IndexByte(text, ';') < 0 || !anyIn(lo, []string{"pass", "pwd", "secret", "token", "key", "пароль", "contraseña", "senha",
+		"kennwort", "wachtwoord", "hasło", "haslo", "heslo", "jelsz", "lösenord", "adgangskode", "salasana", "şifre", "sifre", "parola", "密码", "密碼"}) {
 		return false
 	}
 	p, n := -1, 0

@@ -54,6 +54,28 @@ var credLexicon = []credWord{
 	{"contrasinal", wordPassword}, {"cyfrinair", wordPassword}, {"pasfhocal", wordPassword}, {"wagwoord", wordPassword},
 	{"parol", wordPassword}, {"parolasi", wordPassword}, {"პაროლი", wordPassword}, {"գաղտնաբառ", wordPassword},
 	{"құпия сөз", wordPassword}, {"нууц үг", wordPassword}, {"கடவுச்சொல்", wordPassword}, {"የይለፍ ቃል", wordPassword},
+	// round 15: inflections and the languages and scripts still missing. Words in other scripts
+	// are found inside longer words, so a stem takes its inflections (парол: пароль, пароля,
+	// паролем, парола, паролата).
+	{"hasla", wordPassword}, {"haslem", wordPassword}, {"hesla", wordPassword}, {"heslem", wordPassword}, {"hesle", wordPassword},
+	{"sifreniz", wordPassword}, {"sifren", wordPassword}, {"sifrem", wordPassword}, {"sifreyi", wordPassword},
+	{"lozinku", wordPassword}, {"lozinke", wordPassword}, {"jelszava", wordPassword}, {"jelszavam", wordPassword}, {"jelszavad", wordPassword},
+	{"jelszot", wordPassword}, {"salasanan", wordPassword}, {"salasanasi", wordPassword}, {"salasanani", wordPassword},
+	{"adgangskoden", wordPassword}, {"kodeord", wordPassword}, {"kodeordet", wordPassword}, {"passordet", wordPassword},
+	{"losenordet", wordPassword}, {"lykilordid", wordPassword}, {"parooli", wordPassword}, {"paroli", wordPassword},
+	{"slaptazodi", wordPassword}, {"slaptazodzio", wordPassword}, {"gesla", wordPassword}, {"zaporku", wordPassword},
+	{"wachtwoorden", wordPassword}, {"sandi", wordPassword}, {"sandinya", wordPassword}, {"nywila", wordPassword},
+	{"contrasenas", wordPassword}, {"contrasenya", wordPassword}, {"parolei", wordPassword}, {"parolele", wordPassword},
+	{"passwortes", wordPassword}, {"kennworts", wordPassword}, {"motdepasse", wordPassword},
+	{"парол", wordPassword}, {"лозинк", wordPassword}, {"гасл", wordPassword}, {"сыр сөз", wordPassword},
+	{"סיסמ", wordPassword}, {"κωδικό", wordPassword}, {"κωδικού", wordPassword}, {"συνθηματικό", wordPassword},
+	{"كلمه المرور", wordPassword}, {"كلمة مرور", wordPassword}, {"كلمة سر", wordPassword}, {"الرقم السري", wordPassword}, {"رمز المرور", wordPassword},
+	{"باسورد", wordPassword}, {"باسوورد", wordPassword}, {"رمز ورود", wordPassword}, {"کلمه عبور", wordPassword}, {"رمزعبور", wordPassword},
+	{"พาสเวิร์ด", wordPassword}, {"รหัส wifi", wordPassword}, {"รหัสwifi", wordPassword}, {"รหัสไวไฟ", wordPassword}, {"รหัส wi-fi", wordPassword}, {"패스워드", wordPassword}, {"비밀 번호", wordPassword}, {"密碼是", wordPassword},
+	{"ਪਾਸਵਰਡ", wordPassword}, {"પાસવર્ડ", wordPassword}, {"పాస్‌వర్డ్", wordPassword}, {"పాస్వర్డ్", wordPassword}, {"ಪಾಸ್‌ವರ್ಡ್", wordPassword},
+	{"ಪಾಸ್ವರ್ಡ್", wordPassword}, {"പാസ്‌വേഡ്", wordPassword}, {"പാസ്വേഡ്", wordPassword}, {"කුරපදය", wordPassword}, {"මුරපදය", wordPassword},
+	{"စကားဝှက်", wordPassword}, {"ពាក្យសម្ងាត់", wordPassword}, {"ລະຫັດຜ່ານ", wordPassword}, {"গোপন নম্বর", wordPassword}, {"पासवर्ड", wordPassword},
+	{"कूटशब्द", wordPassword}, {"गुप्तशब्द", wordPassword},
 	// a user's name, then the password
 	{"login", wordLogin}, {"log in", wordLogin}, {"logon", wordLogin}, {"sign in", wordLogin}, {"user", wordLogin},
 	{"username", wordLogin}, {"usuario", wordLogin}, {"utilisateur", wordLogin}, {"benutzer", wordLogin},
@@ -61,6 +83,11 @@ var credLexicon = []credWord{
 	{"credenciales", wordLogin}, {"credenciais", wordLogin}, {"sunan mai amfani", wordLogin},
 	{"아이디", wordLogin}, {"用户名", wordLogin}, {"用戶名", wordLogin}, {"ユーザー", wordLogin}, {"логин", wordLogin},
 	{"пользователь", wordLogin}, {"اسم المستخدم", wordLogin}, {"نام کاربری", wordLogin},
+	{"identifiant", wordLogin}, {"anmeldedaten", wordLogin}, {"logindaten", wordLogin}, {"inloggning", wordLogin}, {"kullanici", wordLogin},
+	{"nazwa uzytkownika", wordLogin}, {"uzivatel", wordLogin}, {"felhasznalo", wordLogin}, {"kayttaja", wordLogin}, {"brugernavn", wordLogin},
+	{"brukernavn", wordLogin}, {"anvandarnamn", wordLogin}, {"gebruikersnaam", wordLogin}, {"nome utente", wordLogin}, {"utente", wordLogin},
+	{"tendangnhap", wordLogin}, {"ten dang nhap", wordLogin}, {"nama pengguna", wordLogin}, {"用户", wordLogin}, {"账号", wordLogin}, {"帳號", wordLogin},
+	{"계정", wordLogin}, {"ชื่อผู้ใช้", wordLogin}, {"שם משתמש", wordLogin}, {"όνομα χρήστη", wordLogin}, {"користувач", wordLogin},
 	// keys, tokens, secrets
 	{"key", wordKey}, {"keys", wordKey}, {"token", wordKey}, {"auth", wordKey}, {"secret", wordKey}, {"apikey", wordKey},
 	{"privkey", wordKey}, {"clave", wordKey}, {"chave", wordKey}, {"cle", wordKey}, {"clef", wordKey},
@@ -93,7 +120,8 @@ var denyWords = Set("example", "e.g.", "eg", "z.b.", "ejemplo", "beispiel", "exe
 	"policy", "reset", "length", "must", "should", "format", "placeholder", "not", "never", "nicht", "kein", "no",
 	"requirements", "rules", "strength", "expired", "rotated", "revoked", "fingerprint", "digest", "checksum",
 	"sha256", "md5", "sha1", "id", "commit", "address", "hint", "like", "mask", "masked", "env", "vault", "stored",
-	"niemals", "nie", "jamais", "nunca", "manager", "public", "ssh-ed25519", "ssh-rsa", "ssh-dss", "ecdsa-sha2-nistp256")
+	"niemals", "nie", "jamais", "nunca", "manager", "public", "ssh-ed25519", "ssh-rsa", "ssh-dss", "ecdsa-sha2-nistp256",
+	"see", "siehe", "voir", "vedi", "zie", "veja", "zobacz", "viz")
 
 // credTerm is a credential word found in a line: its kind and where it ends.
 type credTerm struct {
@@ -174,6 +202,12 @@ func findScored(text, lo string) (passwords, keys [][2]int) {
 				// a question about a password on one line or turn, the answer on the next
 				next := text[lines[li+1][0]:lines[li+1][1]]
 				s, e, ok = scoredValue(next, credTerm{kind: t.kind, end: 0, answer: true})
+				q := strings.TrimSpace(line)
+				if v := strings.TrimSpace(next); !ok && t.kind == wordPassword && (strings.HasSuffix(q, "?") || strings.HasSuffix(q, "？")) &&
+					v != "" && !strings.ContainsAny(v, " \t,;|") && plainPassword(v) {
+					s = strings.Index(next, v) // the answer alone on its line: "what's the wifi password?" / mango2021
+					e, ok = s+len(v), true
+				}
 				at = lines[li+1][0]
 			}
 			if !ok {
@@ -343,11 +377,16 @@ func credTerms(line, lo string, buf *[]lword) []credTerm {
 		}
 		last := ws[i+n-1]
 		i += n - 1
-		if !termEnd(line, last.end) || c.kind == wordKey && qualified(ws, i-n+1, i) || negatedTerm(ws, i-n+1) {
+		if !termEnd(line, last.end) || c.kind == wordKey && qualified(ws, i-n+1, i) || negatedTerm(ws, i-n+1) ||
+			c.w == "pass" && i > 0 && passKinds[ws[i-1].w] {
 			continue
 		}
 		api := c.kind == wordKey && (c.w == "apikey" || c.w == "secret" || apiNear(ws, i-n+1, i))
-		out = append(out, credTerm{kind: c.kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass", api: api})
+		kind := c.kind
+		if kind == wordKey && !api && (wifiNear(ws, i-n+1, i) || passwordKeyWords[c.w] && loginBefore(ws, i-n+1)) {
+			kind = wordPassword // la clave del wifi, the router key, "usuario: admin, clave: X": a password
+		}
+		out = append(out, credTerm{kind: kind, end: last.end, short: len(c.w) <= 3 || c.w == "pass", api: api})
 	}
 	if !ascii {
 		lo := strings.ToLower(line)
@@ -527,10 +566,15 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 	for i < len(line) && strings.IndexByte(":=>", line[i]) >= 0 {
 		i++
 	}
+	inCode := false // the word is glued to code after it: get_password("shop", ...)
 	if i < len(line) && line[i] != ' ' && line[i] != '\t' && i == sep && !wide {
 		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			if r, _ := utf8.DecodeLastRuneInString(line[sep:i]); i > sep && otherScript(r) && line[i] < 0x80 && IsAlnum(line[i]) {
+				break // 密码是xiaolong88, パスワードはsakura1998: a particle glued to the value
+			}
 			i++ // the word is part of a longer token
 		}
+		inCode = strings.ContainsAny(line[sep:i], "()[]{}\"'.,")
 	}
 	labelColon := i > sep // the word ends in a colon, an equals sign or an arrow
 	n := 0                // tokens passed over that are not separators
@@ -569,8 +613,17 @@ func scoredValue(line string, t credTerm) (int, int, bool) {
 			i, afterSep = j, true
 			continue
 		}
-		if denyWords[strings.ToLower(strings.TrimRight(v, ":.,"))] {
+		if k := widePunct(v); k > 0 {
+			e = s + k // 密码是 X，用完请告诉我: the value ends at the full-width comma
+			v = v[:k]
+		}
+		if dw := strings.ToLower(strings.TrimRight(v, ":.,")); denyWords[dw] && !(dw == "reset" && prevAfter(line[:i])) {
 			return 0, 0, false
+		}
+		if t.kind == wordPassword && !t.answer && (afterSep || n == 0 && !inCode && (labelColon || clauseEnd(line, j)) || n <= 1 && trailingCopula(line[j:])) &&
+			!(t.short && n > 0 && !labelled) && plainPassword(v) ||
+			t.kind == wordPassword && t.answer && (n == 0 || afterSep && n == 1) && strings.TrimSpace(line[j:]) == "" && plainPassword(v) {
+			return i + s, i + e, true // a password as people choose them, where the sentence or the answer gives it
 		}
 		if name, _, ok := strings.Cut(v, "="); strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：") || ok && settingName(name) {
 			i, n, afterSep = j, n+1, strings.HasSuffix(v, ":") || strings.HasSuffix(v, "：")
@@ -639,7 +692,40 @@ func separatorToken(v string) bool {
 }
 
 var joiningWords = Set("is", "are", "was", "c'est", "ist", "est", "es", "lautet", "lauten", "é", "è", "ni", "là", "adalah", "jest",
-	"to", "je", "er", "är", "on", "olan", "هو", "هي", "است", "هست", "है", "是", "为", "は", "는", "은", "คือ", "это")
+	"to", "je", "er", "är", "on", "olan", "هو", "هي", "است", "هست", "है", "是", "为", "は", "는", "은", "คือ", "это",
+	// round 15: Hebrew, Greek, Romanian, Malay and Indonesian, Tagalog, Latvian, Lithuanian, Polish,
+	// Ukrainian, Bulgarian and Serbian, Catalan, and speech
+	"היא", "הוא", "είναι", "este", "ialah", "yaitu", "yakni", "ay", "ir", "yra", "wynosi", "є", "е", "је", "és", "it's", "it’s", "its", "sind", "zijn", "was:", "c’est", "hai")
+
+// clauseEnd reports whether the token ending at line[j] ends its clause: the line's end, or a
+// comma, a bracket, a semicolon or a stop closing it ("password k0tek2011) on day one"; not
+// "our password policy2024 document").
+func clauseEnd(line string, j int) bool {
+	if strings.TrimSpace(line[j:]) == "" || j > 0 && strings.IndexByte(",);.!?", line[j-1]) >= 0 {
+		return true
+	}
+	f := strings.Fields(line[j:])
+	return len(f) > 0 && clauseVerbs[strings.ToLower(f[0])] // "the password kotek2011 didn't work"
+}
+
+// clauseVerbs, right after a value, say the value was the subject or the object just named:
+// "the password X didn't work", "la contraseña X no funciona".
+var clauseVerbs = Set("didn't", "doesn't", "don't", "won't", "wasn't", "isn't", "was", "works", "worked", "failed", "fails", "no",
+	"not", "still", "but", "and", "never", "expired", "funciona", "funcionó", "funcionou", "marche", "fonctionne", "geht", "funktioniert",
+	"klappt", "werkt", "działa", "nefunguje", "funguje", "funziona", "çalışmıyor", "не", "works.", "worked.", "yesterday", "today",
+	"tonight", "earlier", "already", "again", "via", "over", "by", "to", "at", "in", "on", "when", "because", "though", "although", "if",
+	"ayer", "hoy", "hier", "gestern", "heute", "ontem", "hoje", "ieri", "oggi", "wczoraj", "dzisiaj", "вчера", "сегодня")
+
+// passKinds, before "pass", name a ticket, not a password: a day pass, a boarding pass.
+var passKinds = Set("day", "season", "boarding", "bus", "train", "rail", "ski", "backstage", "hall", "free", "mountain", "press",
+	"weekly", "monthly", "annual", "festival", "vip", "gym", "museum", "park", "battle", "event", "visitor", "parking", "transit")
+
+// prevAfter reports whether the last word before a token says after ("new password after reset
+// is X": the reset is done, the value is given).
+func prevAfter(before string) bool {
+	f := strings.Fields(before)
+	return len(f) > 0 && (strings.EqualFold(f[len(f)-1], "after") || strings.EqualFold(f[len(f)-1], "since"))
+}
 
 // trimToken takes off the quotes, brackets and sentence punctuation around a token.
 func trimToken(tok string) (int, int) {
@@ -822,6 +908,32 @@ func apiNear(ws []lword, s, e int) bool {
 	return false
 }
 
+// passwordKeyWords are the key words that also name a password in their language (clave,
+// chave, clé, chiave, klucz, kunci, anahtar, kulcs).
+var passwordKeyWords = Set("clave", "chave", "cle", "clef", "chiave", "klucz", "kunci", "anahtar", "kulcs", "cheie", "llave")
+
+// loginBefore reports whether a login word (user, usuario, login) stands among the six words
+// before ws[s]: a key word after it names the account's password.
+func loginBefore(ws []lword, s int) bool {
+	for k := max(0, s-6); k < s; k++ {
+		if c, ok := lexicon.exact[ws[k].w]; ok && c.kind == wordLogin {
+			return true
+		}
+	}
+	return false
+}
+
+// wifiNear reports whether a word naming a wireless network stands two words before ws[s:e+1]
+// or three after ("clave del wifi", "WLAN-Schlüssel", "router key").
+func wifiNear(ws []lword, s, e int) bool {
+	for _, k := range []int{s - 2, s - 1, e + 1, e + 2, e + 3} {
+		if k >= 0 && k < len(ws) && wifiWords[ws[k].w] {
+			return true
+		}
+	}
+	return false
+}
+
 // apiKeyShape reports a generated key of letters of both cases and digits, 26 to 44 of them,
 // which an account's address in base58 shares: after "API key" or "secret" it is the key.
 func apiKeyShape(v string) bool {
@@ -908,7 +1020,16 @@ func maskedValue(v string) bool {
 	if v[0] == '$' && envName.MatchString(v[1:]) || sameChar(v) || envReference(v) {
 		return true
 	}
-	return strings.Count(v, "*") >= 2 && strings.Trim(v, "*") != v
+	return strings.Count(v, "*") >= 2 && strings.Trim(v, "*") != v && !starredPassword(v)
+}
+
+// starredPassword reports a generated password that holds single stars among capitals, small
+// letters and another sign or a digit (*FtAqUnmCP%8*XaUTW, *UNdOW*XN#ONy): ten characters or
+// more; a mask's stars come in runs or frame a word (*required*).
+func starredPassword(v string) bool {
+	rest := strings.ReplaceAll(v, "*", "")
+	return len(v) >= 10 && !strings.Contains(v, "**") && len(rest) >= 8 && strings.ContainsAny(rest, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") &&
+		strings.ContainsAny(rest, "abcdefghijklmnopqrstuvwxyz") && classes(rest) >= 3 && entropy(v) >= 2.8 && strings.Trim(v, "*") != rest
 }
 
 // envReference reports a value that names an environment variable inside it ("--x=$API_KEY").

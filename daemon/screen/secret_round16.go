@@ -50,7 +50,7 @@ func oneDigitPassword(v string) bool {
 // ("Password:" newline value; "Usuario" newline user newline "Contraseña" newline value).
 func findLabelLines(text string) []found {
 	var out []found
-	prev := ""
+	prev, blank := "", false
 	for at := 0; at < len(text); {
 		end := strings.IndexByte(text[at:], '\n')
 		if end < 0 {
@@ -66,7 +66,12 @@ func findLabelLines(text string) []found {
 				out = append(out, found{s, s + len(v), SecretPassword})
 			}
 		}
-		prev = strings.ToLower(strings.Trim(line, " \t*:#_|-=>"))
+		if strings.TrimSpace(line) != "" || !labelWords[prev] || blank {
+			prev = strings.ToLower(strings.Trim(line, " \t*:#_|-=>"))
+			blank = false
+		} else {
+			blank = true // one blank line may stand between a label and its value
+		}
 		at = end + 1
 	}
 	return out
@@ -80,6 +85,9 @@ var (
 	changedGerman = regexp.MustCompile(`(?i)\bauf[ \t]+["'„“]?([^\s"'“”]{6,40}?)["'“”]?[ \t]+(?:geändert|geaendert|gesetzt|umgestellt)`)
 	// "X as the password", "X como contraseña", "X comme mot de passe", "X als Passwort"
 	asPassword = regexp.MustCompile(`(?i)(?:^|[\s"'“‘(])([^\s"'“”‘’(]{6,40}?)["'”’]?[ \t]+(?:as|como|comme|als|come|jako)[ \t]+(?:(?:the|my|your|a|la|el|le|das|il|o|mon|mi|tu|sein|ihr|new|nueva|nouveau|neues)[ \t]+){0,2}(?:password|passwort|kennwort|contraseña|mot de passe|senha|hasło|haslo|wachtwoord|parola|pw)\b`)
+	// "the password for the staging server, which Tom set up, is X": a clause between the word and
+	// its copula
+	farCopula = regexp.MustCompile(`(?i)\b(?:password|passwort|kennwort|contraseña|clave|mot de passe|senha|wachtwoord|heslo|hasło|parola|lösenord|passord|adgangskode|salasana|pw|pwd)\b[ \t]+(\pL+)([^\n.?!;:]{0,140}?,[^\n.?!;:]{1,140}?)[ \t]+(?:is|was|is now|es|era|est|était|ist|war|é|è|je|jest|är|er|on)[ \t]+["'“‘]?([^\s"'“”‘’]{6,40})`)
 	// "log in with admin and X", "entra con admin y X", "connecte-toi avec admin et X"
 	loginWith       = regexp.MustCompile(`(?i)\b(?:log(?:ged)?[ \t]*in(?:to \S+)?|sign(?:ed)?[ \t]*in|login|entra|entrar|inicia sesión|connecte-toi|connectez-vous|accedi|entre|acesse|loguj się|zaloguj się)[ \t]+(?:with|con|avec|com|using|usando|z|jako)[ \t]+["']?([\w.@-]{2,40})["']?[ \t]+(?:and|y|et|e|i|\+|&)[ \t]+["'“‘]?([^\s"'“”‘’]{6,40})`)
 	loginWithGerman = regexp.MustCompile(`(?i)\bmit[ \t]+["']?([\w.@-]{2,40})["']?[ \t]+und[ \t]+["'„“]?([^\s"'“”]{6,40}?)["'“”]?[ \t]+(?:an|ein)(?:melden|loggen)`)
@@ -104,7 +112,30 @@ var phrased = []struct {
 	{asPassword, []string{" as ", " como ", " comme ", " als ", " come ", " jako "}, false},
 	{loginWith, []string{"log", "sign", "entra", "inicia", "connecte", "accedi", "entre", "acesse"}, true},
 	{loginWithGerman, []string{"melden", "loggen"}, true},
+	{farCopula, []string{"password", "passwort", "kennwort", "contraseña", "clave", "mot de passe", "senha", "wachtwoord", "heslo", "hasło", "parola", "lösenord", "passord", "adgangskode", "salasana", "pw"}, true},
 }
+
+// notPasswordHeads are nouns a password word makes a compound with: "the password policy, ...,
+// is X" speaks of the policy.
+var notPasswordHeads = Set("policy", "policies", "manager", "reset", "hint", "length", "requirements", "requirement", "field", "rules",
+	"rule", "change", "expiry", "hash", "file", "strength", "prompt", "form", "page", "dialog", "screen", "vault", "generator", "history",
+	"complexity", "rotation", "protected", "recovery")
+
+// endsClause reports whether rest, the text after a value, ends the value's clause: the text
+// ends, a sign or a conjunction follows.
+func endsClause(rest string) bool {
+	t := strings.TrimLeft(rest, " \t")
+	if t == "" || strings.IndexByte(".,;!?)\n\r(-\"'", t[0]) >= 0 {
+		return true
+	}
+	if len(t) == len(rest) {
+		return false
+	}
+	w, _, _ := strings.Cut(strings.ToLower(t), " ")
+	return clauseJoins[w]
+}
+
+var clauseJoins = Set("and", "but", "so", "if", "y", "pero", "et", "mais", "und", "aber", "e", "ma", "mas", "i", "a", "och", "og", "ja")
 
 // findPhrasedRound16 reports passwords a sentence hands over without a colon after a password
 // word.
@@ -117,7 +148,12 @@ func findPhrasedRound16(text, lo string) []found {
 		}
 		for _, m := range nearMatches(p.re, text, lo, p.words, false, 240, anyRest) {
 			s, e := m[2], m[3]
-			if p.user {
+			if p.re == farCopula {
+				if notPasswordHeads[strings.ToLower(text[s:e])] || !endsClause(text[m[7]:]) {
+					continue
+				}
+				s, e = m[6], m[7]
+			} else if p.user {
 				if notLoginUsers[strings.ToLower(text[s:e])] {
 					continue
 				}

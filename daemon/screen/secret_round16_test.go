@@ -150,3 +150,20 @@ func TestSecretRound16LookAlikes(t *testing.T) {
 		`{"password": null}`,
 	})
 }
+
+// A password given further from its word than the next clause ("the password for X, which ...,
+// is V"), and one a blank line away from its label. Look-alikes: the same sentences about a
+// password's policy or manager, a value that does not end its clause.
+func TestSecretPasswordAfterAClause(t *testing.T) {
+	checkMarked(t, []string{
+		"the password for the staging server, which Tom set up last week, is «kasztan81»",
+		"the password to the NAS, the one in the closet, is now «summer1996».",
+		"das Passwort für den Router, das Jens eingerichtet hat, ist «sonne2020x»",
+		"la contraseña del panel, la que puso Ana, es «girasol88» y no la cambies",
+		"Password:\n\n«kasztan81»",
+	}, []string{
+		"the password manager, which we all use, is 1Password",
+		"the password for the staging server, which Tom set up, is kasztan81 characters long",
+		"Password:\n\nChoose one\n",
+	})
+}

@@ -67,7 +67,10 @@ func findLabelLines(text string) []found {
 			}
 		}
 		if strings.TrimSpace(line) != "" || !labelWords[prev] || blank {
-			prev = strings.ToLower(strings.Trim(line, " \t*:#_|-=>"))
+			prev = ""
+			if len(line) <= 48 {
+				prev = strings.ToLower(strings.Trim(line, " \t*:#_|-=>"))
+			}
 			blank = false
 		} else {
 			blank = true // one blank line may stand between a label and its value
@@ -100,19 +103,30 @@ var notLoginUsers = Set("google", "github", "facebook", "apple", "microsoft", "s
 // spokenContext are words that must stand in the text for a bare "new one: X" to be a password.
 var spokenContext = append([]string{"wifi", "wi-fi", "login", "log in", "account", "reset", "changed", "cuenta", "compte", "konto", "conta"}, passwordWords[:passwordWordsASCII]...)
 
-// phrased pairs each of round 16's sentence patterns with the words it starts near.
+// phrased pairs each of round 16's sentence patterns with the words it starts near and what
+// the rest of the word's line must hold for it to match.
 var phrased = []struct {
 	re    *regexp.Regexp
 	words []string
+	pre   func(rest string) bool
 	user  bool // the pattern's first group is a user, its second the password
 }{
-	{newOne, []string{"new one", "new pw", "la nueva", "el nuevo", "le nouveau", "la nouvelle", "das neue", "die neue", "a nova", "o novo", "la nuova", "il nuovo", "nowe", "nowy"}, false},
-	{changedTo, []string{"changed", "set ", "reset", "switched", "updated", "cambi", "l'ai", "l’ai", "mudei", "troquei", "alterei", "zmieni"}, false},
-	{changedGerman, []string{"geändert", "geaendert", "gesetzt", "umgestellt"}, false},
-	{asPassword, []string{" as ", " como ", " comme ", " als ", " come ", " jako "}, false},
-	{loginWith, []string{"log", "sign", "entra", "inicia", "connecte", "accedi", "entre", "acesse"}, true},
-	{loginWithGerman, []string{"melden", "loggen"}, true},
-	{farCopula, []string{"password", "passwort", "kennwort", "contraseña", "clave", "mot de passe", "senha", "wachtwoord", "heslo", "hasło", "parola", "lösenord", "passord", "adgangskode", "salasana", "pw"}, true},
+	{newOne, []string{"new one", "new pw", "la nueva", "el nuevo", "le nouveau", "la nouvelle", "das neue", "die neue", "a nova", "o novo", "la nuova", "il nuovo", "nowe", "nowy"}, anyRest, false},
+	{changedTo, []string{"changed", "set ", "reset", "switched", "updated", "cambi", "l'ai", "l’ai", "mudei", "troquei", "alterei", "zmieni"},
+		near(40, " to ", " a ", " por ", " en ", " pour ", " à ", " para ", " pra ", " in ", " na "), false},
+	{changedGerman, []string{"geändert", "geaendert", "gesetzt", "umgestellt"}, anyRest, false},
+	{asPassword, []string{" as ", " como ", " comme ", " als ", " come ", " jako "},
+		near(40, "password", "passwort", "kennwort", "contraseña", "mot de passe", "senha", "hasło", "haslo", "wachtwoord", "parola", "pw"), false},
+	{loginWith, []string{"log", "sign", "entra", "inicia", "connecte", "accedi", "entre", "acesse"},
+		near(40, " with ", " con ", " avec ", " com ", " using ", " usando ", " z ", " jako "), true},
+	{loginWithGerman, []string{"melden", "loggen"}, anyRest, true},
+	{farCopula, []string{"password", "passwort", "kennwort", "contraseña", "clave", "mot de passe", "senha", "wachtwoord", "heslo", "hasło", "parola", "lösenord", "passord", "adgangskode", "salasana", "pw"},
+		func(rest string) bool { return strings.IndexByte(rest, ',') >= 0 }, true},
+}
+
+// near returns a test that one of words stands in the first n bytes of a line's rest.
+func near(n int, words ...string) func(string) bool {
+	return func(rest string) bool { return anyIn(rest[:min(n, len(rest))], words) }
 }
 
 // notPasswordHeads are nouns a password word makes a compound with: "the password policy, ...,
@@ -139,14 +153,14 @@ var clauseJoins = Set("and", "but", "so", "if", "y", "pero", "et", "mais", "und"
 
 // findPhrasedRound16 reports passwords a sentence hands over without a colon after a password
 // word.
-func findPhrasedRound16(text, lo string) []found {
+func findPhrasedRound16(text, lo string, pairs *bytePairs) []found {
 	var out []found
-	context := anyIn(lo, spokenContext)
 	for i, p := range phrased {
-		if i == 0 && !context {
+		ms := nearMatches(p.re, text, lo, mayWords(pairs, p.words), false, 240, p.pre)
+		if i == 0 && len(ms) > 0 && !anyIn(lo, spokenContext) {
 			continue // "new one: X" says a password only where the text speaks of one
 		}
-		for _, m := range nearMatches(p.re, text, lo, p.words, false, 240, anyRest) {
+		for _, m := range ms {
 			s, e := m[2], m[3]
 			if p.re == farCopula {
 				if notPasswordHeads[strings.ToLower(text[s:e])] || !endsClause(text[m[7]:]) {
@@ -175,8 +189,8 @@ var (
 
 // findWifiKeys reports a Wi-Fi's key or code on the line that names its network or the next two
 // ("SSID: CafeNet / Key: X", "Wifi: CafeNet, code: X").
-func findWifiKeys(text, lo string) []found {
-	if !anyIn(lo, networkWords) {
+func findWifiKeys(text, lo string, pairs *bytePairs) []found {
+	if !anyIn(lo, mayWords(pairs, networkWords)) {
 		return nil
 	}
 	var out []found
@@ -208,12 +222,12 @@ var ctorWords = []string{"client", "connection", "connector", "session", "databa
 func openParen(rest string) bool { return strings.HasPrefix(strings.TrimLeft(rest, " \t"), "(") }
 
 // findClientCtors reports the password handed to a client's constructor after its user.
-func findClientCtors(text, lo string) []found {
+func findClientCtors(text, lo string, pairs *bytePairs) []found {
 	if !strings.Contains(text, "(") {
 		return nil
 	}
 	var out []found
-	for _, m := range nearMatches(clientCtor, text, lo, ctorWords, false, 400, openParen) {
+	for _, m := range nearMatches(clientCtor, text, lo, mayWords(pairs, ctorWords), false, 400, openParen) {
 		user, pw := text[m[2]:m[3]], text[m[4]:m[5]]
 		if letters(user) == 0 || len(user) >= 16 && hexOnly(user) || strings.ContainsAny(pw, "/ ") || strings.Contains(user, "://") {
 			continue
@@ -283,9 +297,9 @@ func findRound16(text, lo string, pairs *bytePairs) []found {
 	if len(lo) != len(text) {
 		return out
 	}
-	out = append(out, findClientCtors(text, lo)...)
-	out = append(out, findPhrasedRound16(text, lo)...)
-	out = append(out, findWifiKeys(text, lo)...)
+	out = append(out, findClientCtors(text, lo, pairs)...)
+	out = append(out, findPhrasedRound16(text, lo, pairs)...)
+	out = append(out, findWifiKeys(text, lo, pairs)...)
 	return append(out, findJWKPrivate(text, lo, pairs)...)
 }
 

@@ -167,3 +167,17 @@ func TestSecretPasswordAfterAClause(t *testing.T) {
 		"Password:\n\nChoose one\n",
 	})
 }
+
+// Classes earlier rounds already take, kept here against a change that would lose them: a
+// legacy FCM server key, Gradle's signing passwords, a Python dict in a log, every row of a
+// Markdown table and of an SQL INSERT, both lines of a diff.
+func TestSecretRound16AlreadyHeld(t *testing.T) {
+	checkMarked(t, []string{
+		"fcm_server_key = «AAAAx8Yq1bE:APA91bHkLm2Qw3ErTy6UiOp9AsDfGhJkLzXcVbNm1Qw2Er3Ty4Ui5Op6AsDfGhJkLzXcVbNm7Qw8Er9Ty0UiOp1AsDfGhJkLzXcVbNm2Qw3ErTy4UiOp5AsDfGhJkLzXcVbNm6Qw7ErTy8Ui9OpAsDfGhJk»",
+		"signingConfigs {\n  release {\n    storeFile file('release.jks')\n    storePassword '«kasztan81x»'\n    keyAlias 'upload'\n    keyPassword \"«summer1996q»\"\n  }\n}",
+		"INFO config loaded: {'db_host': 'db1', 'db_password': '«kasztan81»', 'debug': False}",
+		"| user | password |\n|---|---|\n| ana | «kasztan81» |\n| bob | «summer1996» |\n| eve | «moonlight42» |",
+		"INSERT INTO users (name, password) VALUES ('ana', '«kasztan81»'), ('bob', '«summer1996»');",
+		"-  password: «summer1996»\n+  password: «kasztan81»",
+	}, nil)
+}

@@ -291,6 +291,30 @@ func findDottedEnv(text string) []found {
 	return out
 }
 
+// jwtSecret is a literal signing or verifying secret handed to a JWT library: jwt.sign(payload,
+// 'X'), jwt.encode(payload, "X", algorithm="HS256"), JWT::decode($jwt, new Key('X', 'HS256')),
+// Algorithm.HMAC256("X"), new SymmetricSecurityKey(Encoding.UTF8.GetBytes("X")).
+var jwtSecret = regexp.MustCompile(`(?i)(?:\b(?:jwt|jsonwebtoken|jose)(?:\.|::)(?:sign|verify|encode|decode)[ \t]*\([ \t]*[^,()\n'"]{1,80},[ \t]*|\bnew[ \t]+Key[ \t]*\([ \t]*|\bAlgorithm\.HMAC(?:256|384|512)[ \t]*\([ \t]*|SymmetricSecurityKey[ \t]*\([ \t]*Encoding\.\w+\.GetBytes[ \t]*\([ \t]*)["']([^"'\n]{6,128})["']`)
+
+// jwtWords are the words jwtSecret starts near.
+var jwtWords = []string{"jwt", "jsonwebtoken", "jose", "new key", "algorithm.hmac", "symmetricsecuritykey"}
+
+// findJWTSecrets reports a JWT library's signing secret given as a literal: random-looking, or a
+// password's shape; not a placeholder ('your-256-bit-secret', 'secret', 'shhhhh').
+func findJWTSecrets(text, lo string, pairs *bytePairs) []found {
+	var out []found
+	for _, m := range nearMatches(jwtSecret, text, lo, mayWords(pairs, jwtWords), false, 300, anyRest) {
+		v := text[m[2]:m[3]]
+		if placeholderWord(v) || masked(v) || strings.Contains(v, "${") || strings.HasPrefix(v, "-----") {
+			continue
+		}
+		if storedPassword(v) || ordinaryPassword(v) || len(v) >= 12 && entropy(v) >= 3.2 && !strings.Contains(v, " ") {
+			out = append(out, found{m[2], m[3], SecretGeneric})
+		}
+	}
+	return out
+}
+
 // findRound16 gathers round 16's finders.
 func findRound16(text, lo string, pairs *bytePairs) []found {
 	out := append(findLabelLines(text), findDottedEnv(text)...)
@@ -300,6 +324,7 @@ func findRound16(text, lo string, pairs *bytePairs) []found {
 	out = append(out, findClientCtors(text, lo, pairs)...)
 	out = append(out, findPhrasedRound16(text, lo, pairs)...)
 	out = append(out, findWifiKeys(text, lo, pairs)...)
+	out = append(out, findJWTSecrets(text, lo, pairs)...)
 	return append(out, findJWKPrivate(text, lo, pairs)...)
 }
 

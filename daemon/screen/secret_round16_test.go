@@ -181,3 +181,27 @@ func TestSecretRound16AlreadyHeld(t *testing.T) {
 		"-  password: «summer1996»\n+  password: «kasztan81»",
 	}, nil)
 }
+
+// A JWT library's signing or verifying secret given as a literal, in JavaScript, Python, PHP,
+// Java and C#. Look-alikes: a secret read from the environment or a variable, a private key's
+// variable with an algorithm, the libraries' documented placeholders.
+func TestSecretJWTLiteralSecret(t *testing.T) {
+	checkMarked(t, []string{
+		"const token = jwt.sign(payload, '«shopsecret2024»')",
+		"jwt.verify(token, '«shopsecret2024»', (err, decoded) => {})",
+		`token = jwt.encode(payload, "«kasztan81xyz»", algorithm="HS256")`,
+		`data = jwt.decode(token, "«Xq7mW2kLz9RtB4vN»", algorithms=["HS256"])`,
+		`$decoded = JWT::decode($jwt, new Key('«b8Fq2LmZx91KpQ»', 'HS256'));`,
+		`$jwt = JWT::encode($payload, '«b8Fq2LmZx91KpQ»', 'HS256');`,
+		`String token = JWT.create().withIssuer("shop").sign(Algorithm.HMAC256("«kasztan81xyz»"));`,
+		`var key = new SymmetricSecurityKey(Encoding.UTF8.GetBytes("«n7Gv2QpLk9XzR4tWm8Yc»"));`,
+	}, []string{
+		"jwt.sign(payload, process.env.JWT_SECRET)",
+		"jwt.sign(payload, privateKey, { algorithm: 'RS256' })",
+		"jwt.sign({ foo: 'bar' }, 'shhhhh')",
+		`jwt.encode(payload, "your-256-bit-secret", algorithm="HS256")`,
+		"Algorithm.HMAC256(secret)",
+		`jwt.decode(token, options={"verify_signature": False})`,
+		`var key = new SymmetricSecurityKey(Encoding.UTF8.GetBytes(config["Jwt:Key"]));`,
+	})
+}

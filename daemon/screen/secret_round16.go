@@ -315,6 +315,33 @@ func findJWTSecrets(text, lo string, pairs *bytePairs) []found {
 	return out
 }
 
+// chatHeaderAnswer is a question, then a chat turn whose speaker stands on a line of their own
+// with the time (Slack's "Bob  2:07 PM", Telegram's "Bob, [29.11.26 14:07]", Discord's "Bob —
+// Today at 2:07 PM"), then the answer alone on the next line.
+var chatHeaderAnswer = regexp.MustCompile(`(?m)^([^\n]*\?)[ \t]*\r?\n[ \t]*[^\n:?]{1,40}?[ \t,—–-]+` +
+	`(?:\[?(?:[0-9]{1,2}[./][0-9]{1,2}[./][0-9]{2,4},?[ \t]+)?[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?` +
+	`|(?:Today|Yesterday|Heute|Gestern|Hoy|Ayer|Aujourd'hui|Hier|Hoje|Ontem|Oggi|Ieri)[^\n]{0,24})[ \t]*\r?\n[ \t]*([^\s]{6,64})[ \t]*\r?$`)
+
+// chatContext are the words a question about a password holds, in every language.
+var chatContext = append(append([]string{}, spokenContext...), passwordWords[passwordWordsASCII:]...)
+
+// findChatHeaderAnswers reports the answer to a question about a password on the next chat turn,
+// the speaker on a line of their own with the time.
+func findChatHeaderAnswers(text, lo string, pairs *bytePairs) []found {
+	words := mayWords(pairs, chatContext)
+	if !strings.Contains(text, "?") || !anyIn(lo, words) {
+		return nil
+	}
+	var out []found
+	for _, m := range chatHeaderAnswer.FindAllStringSubmatchIndex(text, -1) {
+		v := text[m[4]:m[5]]
+		if anyIn(lo[m[2]:m[3]], words) && (ordinaryPassword(v) || storedPassword(v)) {
+			out = append(out, found{m[4], m[5], SecretPassword})
+		}
+	}
+	return out
+}
+
 // findRound16 gathers round 16's finders.
 func findRound16(text, lo string, pairs *bytePairs) []found {
 	out := append(findLabelLines(text), findDottedEnv(text)...)
@@ -325,6 +352,7 @@ func findRound16(text, lo string, pairs *bytePairs) []found {
 	out = append(out, findPhrasedRound16(text, lo, pairs)...)
 	out = append(out, findWifiKeys(text, lo, pairs)...)
 	out = append(out, findJWTSecrets(text, lo, pairs)...)
+	out = append(out, findChatHeaderAnswers(text, lo, pairs)...)
 	return append(out, findJWKPrivate(text, lo, pairs)...)
 }
 

@@ -205,3 +205,19 @@ func TestSecretJWTLiteralSecret(t *testing.T) {
 		`var key = new SymmetricSecurityKey(Encoding.UTF8.GetBytes(config["Jwt:Key"]));`,
 	})
 }
+
+// The answer to a question about a password on the next chat turn, the speaker on a line of
+// their own with the time, as Slack, Telegram and Discord copy them. Look-alikes: an answer that
+// is prose or a time, a question about something else.
+func TestSecretChatHeaderAnswer(t *testing.T) {
+	checkMarked(t, []string{
+		"Ana  2:06 PM\nwhat's the wifi password?\nBob  2:07 PM\n«kasztan81»",
+		"Ana, [29.11.26 14:06]\nwie ist das Passwort vom Router?\nJens, [29.11.26 14:07]\n«sonne2020x»",
+		"Marta — Today at 14:06\n¿cuál es la contraseña del panel?\nLuis — Today at 14:07\n«girasol88»",
+		"Ana  2:06 PM\nque mot de passe pour le NAS ?\nBob  2:07 p.m.\n«soleil1980»",
+	}, []string{
+		"Ana  2:06 PM\nwhat's the wifi password?\nBob  2:07 PM\nsame as before",
+		"Ana  2:06 PM\nwhat's the build number?\nBob  2:07 PM\nrelease2024",
+		"Ana  2:06 PM\nwhen do we reset the password?\nBob  2:07 PM\n2026-11-30",
+	})
+}

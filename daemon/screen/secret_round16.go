@@ -342,6 +342,28 @@ func findChatHeaderAnswers(text, lo string, pairs *bytePairs) []found {
 	return out
 }
 
+// oneDigitAfterWord is a password word, what it opens in a few words, a copula or a colon, and a
+// value of small letters and digits: "password for the router is trustno1zebra", "la contraseña
+// es trustno1zebra", "Passwort: sonnenschein7".
+var oneDigitAfterWord = regexp.MustCompile(`(?i)(?:^|[^\pL])(?:password|passwort|kennwort|contraseña|clave|mot de passe|mdp|senha|wachtwoord|heslo|hasło|parola|lösenord(?:et)?|passord(?:et)?|adgangskode(?:n)?|salasana|pw|pwd)` +
+	`(?:[ \t]+(?:for|to|of|del|de|do|da|du|für|vom|zum|on|at|dla|pro|per|van|til|för)(?:[ \t]+[\pL0-9_-]+){1,3})?` +
+	`[ \t]*(?:[ \t]is|[ \t]es|[ \t]est|[ \t]ist|[ \t]lautet|[ \t]é|[ \t]è|[ \t]je|[ \t]jest|[ \t]är|[ \t]er|[ \t]on|:|=)[ \t]+["'“]?([a-z0-9]{8,40})`)
+
+var oneDigitWords = []string{"password", "passwort", "kennwort", "contraseña", "clave", "mot de passe", "mdp", "senha", "wachtwoord", "heslo", "hasło",
+	"parola", "lösenord", "passord", "adgangskode", "salasana", "pw"}
+
+// findOneDigitPasswords reports small letters with a digit right after a password word and its
+// copula or colon, the value ending its clause.
+func findOneDigitPasswords(text, lo string, pairs *bytePairs) []found {
+	var out []found
+	for _, m := range nearMatches(oneDigitAfterWord, text, lo, mayWords(pairs, oneDigitWords), false, 200, anyRest) {
+		if v := text[m[2]:m[3]]; oneDigitPassword(v) && endsClause(text[m[3]:]) && !proseValue(v) {
+			out = append(out, found{m[2], m[3], SecretPassword})
+		}
+	}
+	return out
+}
+
 // findRound16 gathers round 16's finders.
 func findRound16(text, lo string, pairs *bytePairs) []found {
 	out := append(findLabelLines(text), findDottedEnv(text)...)
@@ -353,6 +375,7 @@ func findRound16(text, lo string, pairs *bytePairs) []found {
 	out = append(out, findWifiKeys(text, lo, pairs)...)
 	out = append(out, findJWTSecrets(text, lo, pairs)...)
 	out = append(out, findChatHeaderAnswers(text, lo, pairs)...)
+	out = append(out, findOneDigitPasswords(text, lo, pairs)...)
 	return append(out, findJWKPrivate(text, lo, pairs)...)
 }
 

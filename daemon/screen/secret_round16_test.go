@@ -221,3 +221,23 @@ func TestSecretChatHeaderAnswer(t *testing.T) {
 		"Ana  2:06 PM\nwhen do we reset the password?\nBob  2:07 PM\n2026-11-30",
 	})
 }
+
+// Small letters with one digit right after a password word, what it opens, and its copula or
+// colon, in several languages. Look-alikes: formats and encodings, prose after the copula, a
+// value that does not end its clause, a value with no digit.
+func TestSecretOneDigitAfterPasswordWord(t *testing.T) {
+	checkMarked(t, []string{
+		"password for the router is «trustno1zebra»",
+		"la contraseña es «trustno1zebra»",
+		"Passwort: «sonnenschein7»",
+		"le mot de passe du wifi est «papillon7bleu», merci",
+		"het wachtwoord van de kluis is «fietsbel3rood»",
+		"lösenordet är «kanelbulle5» och användaren är admin",
+	}, []string{
+		"password: sha256sum",
+		"the password is base64encoded",
+		"password for the router is sunflower",
+		"password for the router is trustno1zebra characters long",
+		"Passwort: utf8mb4general",
+	})
+}

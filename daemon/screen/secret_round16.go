@@ -364,9 +364,41 @@ func findOneDigitPasswords(text, lo string, pairs *bytePairs) []found {
 	return out
 }
 
+// iniSecret is a secret's or a password's key and a value of small letters and digits in an INI
+// or TOML file: secret = hunter2hunter.
+var iniSecret = regexp.MustCompile(`(?m)^[ \t]*(?:[a-z0-9]+_)?(?:secret|password|passwd|pass|pwd)[ \t]*=[ \t]*["']?([a-z0-9]{8,40})["']?[ \t]*\r?$`)
+
+// findINISecrets reports small letters with one digit as a secret's or a password's value under a
+// section of an INI or TOML file ([stripe] / secret = hunter2hunter).
+func findINISecrets(text string) []found {
+	if !strings.Contains(text, "]\n") || !strings.Contains(text, "=") {
+		return nil
+	}
+	var out []found
+	for _, m := range iniSecret.FindAllStringSubmatchIndex(text, -1) {
+		sec := strings.LastIndex(text[:m[0]], "\n[")
+		if sec < 0 && strings.HasPrefix(text, "[") {
+			sec = -1
+		} else if sec < 0 {
+			continue
+		}
+		if head, _, _ := strings.Cut(text[sec+1:m[0]], "\n"); !sectionLine.MatchString(head) {
+			continue
+		}
+		if v := text[m[2]:m[3]]; oneDigitPassword(v) && !proseValue(v) {
+			out = append(out, found{m[2], m[3], SecretPassword})
+		}
+	}
+	return out
+}
+
+// sectionLine is an INI or TOML section's header: [stripe], [mail.smtp], ["service"].
+var sectionLine = regexp.MustCompile(`^[ \t]*\[\[?["']?[A-Za-z][\w.-]{0,40}["']?\]\]?[ \t]*\r?$`)
+
 // findRound16 gathers round 16's finders.
 func findRound16(text, lo string, pairs *bytePairs) []found {
 	out := append(findLabelLines(text), findDottedEnv(text)...)
+	out = append(out, findINISecrets(text)...)
 	if len(lo) != len(text) {
 		return out
 	}

@@ -241,3 +241,20 @@ func TestSecretOneDigitAfterPasswordWord(t *testing.T) {
 		"Passwort: utf8mb4general",
 	})
 }
+
+// Small letters with one digit as a secret's or a password's value under a section of an INI or
+// TOML file. Look-alikes: a format's name, a value with no digit, a key that only names a
+// secret's file, such a line outside a section.
+func TestSecretINISectionSecret(t *testing.T) {
+	checkMarked(t, []string{
+		"[stripe]\nsecret = «hunter2hunter»\n",
+		"[mailgun]\ndomain = mg.example.com\napi_secret = «sonnenschein7»",
+		"[mail.smtp]\nuser = shop\npassword = \"«papillon7bleu»\"\n",
+		"[[servers]]\nname = \"db\"\npass = '«kanelbulle5»'",
+	}, []string{
+		"[hash]\npassword = sha256sum\n",
+		"[stripe]\nsecret = sunflower\n",
+		"[stripe]\nsecret_file = secret2file\n",
+		"secret = hunter2hunter\n",
+	})
+}

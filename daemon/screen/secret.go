@@ -888,7 +888,7 @@ func findSecrets(text string, join bool) []Removal {
 		spans = append(spans, span{p[0], p[1], SecretPassword, len(secretRules) + 1})
 	}
 	for _, h := range append(append(append(append(findTableSecrets(text, lo), findInsertSecrets(text, lo)...), findEncodedData(text, lo)...),
-		findNamedValues(text, lo, &pairs)...), append(append(findPairedValues(text, lo), findRound13(text, lo, &pairs)...), append(findRound14(text, lo, &pairs), findRound15(text, lo, &pairs)...)...)...) {
+		findNamedValues(text, lo, &pairs)...), append(append(findPairedValues(text, lo), findRound13(text, lo, &pairs)...), append(append(findRound14(text, lo, &pairs), findRound15(text, lo, &pairs)...), findRound16(text, lo, &pairs)...)...)...) {
 		spans = append(spans, span{h.s, h.e, h.kind, len(secretRules) + 1})
 	}
 	passwords, keys := findCallCredentials(text, lo, &pairs)

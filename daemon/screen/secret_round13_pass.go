@@ -29,7 +29,7 @@ func notSecretHere(text string, s, e int) bool {
 	if len(v) <= 9 && settingWords[strings.ToLower(strings.Trim(v, "\"'`"))] || (v[0] == '*' || v[0] == '&') && codeType.MatchString(v) {
 		return true
 	}
-	if masked(v) || referenceName(text, s) || yamlTagValue(text, s, e) || proseValue(v) || ticketPass(text, s) {
+	if masked(v) || referenceName(text, s) || yamlTagValue(text, s, e) || proseValue(v) || ticketPass(text, s) || notSecretRound16(text, s, e) {
 		return true
 	}
 	if strings.HasPrefix(v, "rzp_live_") || strings.HasPrefix(v, "rzp_test_") {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdtest/inproc"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -365,7 +366,7 @@ func cmdSeed(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 6 {
 		spec.Payout = args[5]
 	}
-	regs, err := cmdtest.Seed(ts.MkAbs(args[0]), spec)
+	regs, err := inproc.Seed(ts.MkAbs(args[0]), spec)
 	ts.Check(err)
 	b, err := json.Marshal(regs[0])
 	ts.Check(err)

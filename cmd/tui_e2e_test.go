@@ -19,6 +19,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdtest/inproc"
 	"github.com/axp-exchange/axp/contract"
 )
 
@@ -33,7 +34,7 @@ func TestTUIInTmux(t *testing.T) {
 	bin := cmdtest.AxpBinary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	sellers, err := cmdtest.Seed(data, cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10})
+	sellers, err := inproc.Seed(data, cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdtest/inproc"
 	"github.com/axp-exchange/axp/contract"
 )
 
@@ -33,7 +34,7 @@ func TestTUIMediationInTmux(t *testing.T) {
 	bin := cmdtest.AxpBinary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	sellers, err := cmdtest.Seed(data, cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
+	sellers, err := inproc.Seed(data, cmdtest.SellerSpec{Name: "Quick Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
 	if err != nil {
 		t.Fatal(err)
 	}

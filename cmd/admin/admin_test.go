@@ -14,13 +14,14 @@ import (
 	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/admin"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdtest/inproc"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/spf13/cobra"
 )
 
 type env struct {
 	t *testing.T
-	x *cmdtest.Exchange
+	x *inproc.Exchange
 	f *cmdutil.Factory
 	s *cmdtest.Streams
 }
@@ -28,7 +29,7 @@ type env struct {
 // newEnv is an exchange and a factory with its admin token in the environment.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	x := cmdtest.NewExchange(t)
+	x := inproc.NewExchange(t)
 	f, s := cmdtest.Factory(t, x.URL, map[string]string{"AXP_ADMIN_TOKEN": cmdtest.AdminToken})
 	return &env{t: t, x: x, f: f, s: s}
 }
@@ -277,7 +278,7 @@ func TestMembersAnnounceAndObservability(t *testing.T) {
 }
 
 func TestAdminCredentials(t *testing.T) {
-	x := cmdtest.NewExchange(t)
+	x := inproc.NewExchange(t)
 	f, _ := cmdtest.Factory(t, x.URL, nil)
 	err := cmdtest.Exec(admin.NewCmdStats(f, nil))
 	if cmdutil.ExitStatus(err) != cmdutil.ExitAuth || !strings.Contains(err.Error(), "no admin token for "+x.URL) {
@@ -362,7 +363,7 @@ func TestTasksListFlags(t *testing.T) {
 }
 
 func TestAuditAndLogGoThroughThePagerOnATerminal(t *testing.T) {
-	x := cmdtest.NewExchange(t)
+	x := inproc.NewExchange(t)
 	f, s := cmdtest.Factory(t, x.URL, map[string]string{"AXP_ADMIN_TOKEN": cmdtest.AdminToken, "AXP_PAGER": "sed s/^/paged:/"})
 	x.Call(x.Anon, "create_task", map[string]any{"type": "text-file", "params": map[string]any{"prompt": "x"}}, nil)
 	for _, c := range []func() *cobra.Command{

@@ -14,6 +14,7 @@ import (
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdtest/inproc"
 	"github.com/axp-exchange/axp/contract"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
@@ -35,7 +36,7 @@ func TestApprovePayoutRefusedByTheNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	deposit := chaintest.Addr(c.NewKey())
-	x := cmdtest.NewExchange(t, func(cfg *daemon.Config) {
+	x := inproc.NewExchange(t, func(cfg *daemon.Config) {
 		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, c.ID, c.Token, deposit
 		cfg.Confirmations, cfg.ChainPoll, cfg.PayoutKeyFile = 1, 100*time.Millisecond, keyFile
 	})
@@ -134,7 +135,7 @@ func TestApproveSeveralFromTheHotWallet(t *testing.T) {
 		t.Fatal(err)
 	}
 	deposit := chaintest.Addr(c.NewKey())
-	x := cmdtest.NewExchange(t, func(cfg *daemon.Config) {
+	x := inproc.NewExchange(t, func(cfg *daemon.Config) {
 		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, c.ID, c.Token, deposit
 		cfg.Confirmations, cfg.ChainPoll, cfg.PayoutKeyFile = 1, 100*time.Millisecond, keyFile
 	})

@@ -13,10 +13,37 @@ import (
 	"time"
 )
 
-var axpBin struct {
+// built is a command a test process builds once from the module's source, into a temporary dir
+// that RemoveAxpBinary removes.
+type built struct {
 	once      sync.Once
 	dir, path string
 	err       error
+}
+
+var axpBin, helperBin built
+
+// build builds the package pkg (as ./cmd/axp, from the module's root) once, as name.
+func (b *built) build(goBin, pkg, name string) (string, error) {
+	b.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		gomod, err := exec.CommandContext(ctx, goBin, "env", "GOMOD").Output()
+		if err != nil || strings.TrimSpace(string(gomod)) == "" {
+			b.err = fmt.Errorf("find the axp module (go env GOMOD): %v", err)
+			return
+		}
+		if b.dir, b.err = os.MkdirTemp("", "axp-"+name); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, name)
+		cmd := exec.CommandContext(ctx, goBin, "build", "-o", b.path, pkg)
+		cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+	})
+	return b.path, b.err
 }
 
 // AxpBinary builds the axp command once per test process, as a user would (go build ./cmd/axp at
@@ -32,35 +59,28 @@ func AxpBinary(t testing.TB) string {
 	if err != nil {
 		t.Skip("no go command to build axp with")
 	}
-	axpBin.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		gomod, err := exec.CommandContext(ctx, goBin, "env", "GOMOD").Output()
-		if err != nil || strings.TrimSpace(string(gomod)) == "" {
-			axpBin.err = fmt.Errorf("find the axp module (go env GOMOD): %v", err)
-			return
-		}
-		if axpBin.dir, axpBin.err = os.MkdirTemp("", "axp-bin"); axpBin.err != nil {
-			return
-		}
-		axpBin.path = filepath.Join(axpBin.dir, "axp")
-		build := exec.CommandContext(ctx, goBin, "build", "-o", axpBin.path, "./cmd/axp")
-		build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-		if out, err := build.CombinedOutput(); err != nil {
-			axpBin.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if axpBin.err != nil {
-		t.Fatal(axpBin.err)
+	path, err := axpBin.build(goBin, "./cmd/axp", "axp")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return axpBin.path
+	return path
 }
 
-// RemoveAxpBinary removes the binary AxpBinary built, if any.
+// RemoveAxpBinary removes the binaries AxpBinary and NewExchange built, if any.
 func RemoveAxpBinary() {
-	if axpBin.dir != "" {
-		os.RemoveAll(axpBin.dir)
+	for _, dir := range []string{axpBin.dir, helperBin.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
+}
+
+// Main runs a package's tests, then removes the binaries they built: the TestMain of a package
+// whose tests start exchanges.
+func Main(m *testing.M) {
+	code := m.Run()
+	RemoveAxpBinary()
+	os.Exit(code)
 }
 
 // ProcStatusKB reads the sizes /proc/PID/status gives in kB (VmRSS, VmHWM, RssAnon and the others)

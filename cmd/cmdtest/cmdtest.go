@@ -1,6 +1,9 @@
 // Package cmdtest helps the command tests: a real exchange over a temporary data dir served on
-// loopback, sellers marked verified through the store (the verification handshake arrives with a
-// later issue), and factories whose streams are buffers. Only tests import it.
+// loopback, sellers marked verified through the store (the verification handshake needs a live
+// member), and factories whose streams are buffers. Only tests import it. It does not link the
+// daemon: NewExchange runs it in a helper process (see proc.go), so that the tests of a command
+// that does not link it either are not linked again after each edit of the daemon; package
+// inproc runs it in the test's own process, for tests that reach into it.
 package cmdtest
 
 import (
@@ -9,19 +12,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/contract"
-	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/store"
 	"github.com/spf13/cobra"
 )
@@ -35,46 +35,26 @@ const DepositAddress = "0xd0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0"
 // PayoutAddress is a seller's wallet.
 const PayoutAddress = "0x5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e"
 
-// Config is the configuration of a test exchange over dataDir: generous limits, a short quote
-// window, the test admin token and deposit address.
-func Config(dataDir string) daemon.Config {
-	cfg := daemon.Defaults()
-	cfg.Addr = "127.0.0.1:0"
-	cfg.DataDir = dataDir
-	cfg.AdminToken = AdminToken
-	cfg.NoSync = true
-	cfg.RegistrationsPerHour = 100000
-	cfg.AnonTasksPerMinute = 100000
-	cfg.AnonReadsPerMinute = 0
-	cfg.QuoteWindow = 2 * time.Second
-	cfg.DepositAddress = DepositAddress
-	cfg.SweepEvery = time.Hour
-	return cfg
-}
-
-// Exchange is a running test exchange.
+// Exchange is a running test exchange: a daemon on loopback over a temporary data dir, run by a
+// Backend (in a helper process by NewExchange, in the test's own process by package inproc).
 type Exchange struct {
 	URL   string
-	D     *daemon.Daemon
 	Admin *client.Client
 	Anon  *client.Client
 	t     testing.TB
-	srv   *httptest.Server
-	once  sync.Once
+	b     Backend
 }
 
-// NewExchange starts an exchange on loopback over a temporary data dir; mod changes its config.
-func NewExchange(t testing.TB, mod ...func(*daemon.Config)) *Exchange {
-	t.Helper()
-	cfg := Config(t.TempDir())
-	for _, m := range mod {
-		m(&cfg)
-	}
-	e, err := start(cfg)
-	if err != nil {
-		t.Fatalf("start exchange: %v", err)
-	}
-	e.t = t
+// Backend runs a test exchange's daemon: it marks members verified (the verification handshake
+// needs a live member) and stops it.
+type Backend interface {
+	SetState(id, state string) error
+	Close() error
+}
+
+// Attach is the exchange at url run by b, whose admin token is adminToken; the test closes it.
+func Attach(t testing.TB, url, adminToken string, b Backend) *Exchange {
+	e := &Exchange{URL: url, Admin: client.New(url, adminToken), Anon: client.New(url, ""), t: t, b: b}
 	t.Cleanup(func() {
 		if err := e.Close(); err != nil {
 			t.Errorf("close exchange: %v", err)
@@ -83,25 +63,11 @@ func NewExchange(t testing.TB, mod ...func(*daemon.Config)) *Exchange {
 	return e
 }
 
-func start(cfg daemon.Config) (*Exchange, error) {
-	d, _, err := daemon.New(cfg, io.Discard)
-	if err != nil {
-		return nil, err
-	}
-	srv := httptest.NewServer(d.Handler())
-	d.SetBaseURL(srv.URL)
-	return &Exchange{URL: srv.URL, D: d, srv: srv, Admin: client.New(srv.URL, cfg.AdminToken), Anon: client.New(srv.URL, "")}, nil
-}
+// Close stops the exchange.
+func (e *Exchange) Close() error { return e.b.Close() }
 
-// Close stops the server and closes the exchange's database.
-func (e *Exchange) Close() error {
-	var err error
-	e.once.Do(func() {
-		e.srv.Close()
-		err = e.D.Close()
-	})
-	return err
-}
+// SetState sets a member's state.
+func (e *Exchange) SetState(id, state string) error { return e.b.SetState(id, state) }
 
 var names atomic.Int64
 
@@ -118,21 +84,6 @@ func (e *Exchange) Register(reg map[string]any) (*axp.Registered, error) {
 		return nil, fmt.Errorf("register %v: %w", reg, err)
 	}
 	return &out, nil
-}
-
-// SetState sets a member's state in the store.
-func (e *Exchange) SetState(id, state string) error {
-	return e.D.DB().Update(func(tx *store.Tx) error {
-		m, err := tx.Member(id)
-		if err != nil {
-			return err
-		}
-		if m == nil {
-			return fmt.Errorf("no member %s", id)
-		}
-		m.State = state
-		return tx.PutMember(m)
-	})
 }
 
 // SellerSpec describes a verified seller with a standing (instant) price.
@@ -168,6 +119,12 @@ func (e *Exchange) Seller(s SellerSpec) (*axp.Registered, error) {
 	return r, e.SetState(r.MemberID, axp.MemberVerified)
 }
 
+// SellerOn registers a verified instant seller on the exchange at url that b runs, outside a test.
+func SellerOn(url string, b Backend, s SellerSpec) (*axp.Registered, error) {
+	e := &Exchange{URL: url, Anon: client.New(url, ""), b: b}
+	return e.Seller(s)
+}
+
 // MustSeller is Seller failing the test on error.
 func (e *Exchange) MustSeller(s SellerSpec) *axp.Registered {
 	e.t.Helper()
@@ -176,27 +133,6 @@ func (e *Exchange) MustSeller(s SellerSpec) *axp.Registered {
 		e.t.Fatal(err)
 	}
 	return r
-}
-
-// Seed registers verified sellers on the exchange of dataDir (which must not be running), so that
-// a separately started `axp serve --data-dir dataDir` has them.
-func Seed(dataDir string, sellers ...SellerSpec) ([]*axp.Registered, error) {
-	cfg := Config(dataDir)
-	cfg.NoSync = false
-	e, err := start(cfg)
-	if err != nil {
-		return nil, err
-	}
-	var out []*axp.Registered
-	for _, s := range sellers {
-		r, err := e.Seller(s)
-		if err != nil {
-			e.Close()
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, e.Close()
 }
 
 // DataDirOf is where a seeded data dir keeps its database.

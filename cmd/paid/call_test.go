@@ -12,6 +12,7 @@ import (
 
 	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdtest/inproc"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/axp-exchange/axp/daemon/x402"
@@ -58,10 +59,10 @@ func newPaidMarket(t *testing.T) *paidMarket {
 		t.Fatal(err)
 	}
 	m := &paidMarket{c: c, deposit: chaintest.Addr(c.NewKey()), rec: &recorder{}}
-	m.x = cmdtest.NewExchange(t, func(cfg *daemon.Config) {
+	m.x = inproc.NewExchange(t, func(cfg *daemon.Config) {
 		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, c.ID, c.Token, m.deposit
 		cfg.Confirmations, cfg.ChainPoll, cfg.PayoutKeyFile = 1, 100*time.Millisecond, keyFile
-	})
+	}).Exchange
 	m.env = map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "AXP_EXCHANGE": m.x.URL}
 	status, out, errOut := m.run(t, "wallet", "new")
 	if status != 0 {

@@ -1,3 +1,8 @@
+//go:build !shorttier
+
+// This test writes the exchange's store, so it runs the exchange in the test's process and its binary
+// links the daemon; make test-short (tag shorttier) leaves it out.
+
 package proof_test
 
 import (
@@ -10,6 +15,7 @@ import (
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdtest/inproc"
 	"github.com/axp-exchange/axp/cmd/proof"
 	"github.com/axp-exchange/axp/store"
 )
@@ -18,7 +24,7 @@ import (
 // exchange's chain read over HTTP; a copied head holds too; a head whose link was changed (a chain
 // rewritten since it was copied) and a head beyond the chain's end are refused, naming the entry.
 func TestVerifyAgainstChain(t *testing.T) {
-	x := cmdtest.NewExchange(t)
+	x := inproc.NewExchange(t)
 	f, s := cmdtest.Factory(t, x.URL, nil)
 	t0 := time.Date(2026, 11, 25, 5, 0, 0, 0, time.UTC)
 	var p *axp.Proof

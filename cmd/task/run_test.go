@@ -10,18 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/client"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
 	"github.com/axp-exchange/axp/cmd/cmdutil"
 	"github.com/axp-exchange/axp/cmd/task"
-	"github.com/axp-exchange/axp/daemon"
-	"github.com/axp-exchange/axp/daemon/chain/chaintest"
 	"github.com/spf13/cobra"
 )
 
@@ -34,9 +30,13 @@ type env struct {
 	s *cmdtest.Streams
 }
 
-func newEnv(t *testing.T, mod ...func(*daemon.Config)) *env {
+func newEnv(t *testing.T) *env {
 	t.Helper()
-	x := cmdtest.NewExchange(t, mod...)
+	return envOn(t, cmdtest.NewExchange(t))
+}
+
+// envOn is the env of exchange x.
+func envOn(t *testing.T, x *cmdtest.Exchange) *env {
 	f, s := cmdtest.Factory(t, x.URL, nil)
 	return &env{t: t, x: x, f: f, s: s}
 }
@@ -256,31 +256,6 @@ func TestChooseAsksOnATerminal(t *testing.T) {
 			!strings.Contains(ae.Hint, "axp task pay "+id+" --tx <hash>") {
 			t.Errorf("choose %v again: %v", args, err)
 		}
-	}
-}
-
-// On an exchange that reads its chain (payments verified "evm"), choose and pay say that its watcher
-// finds the payment on chain by itself once it is sent, and that reporting the hash only speeds it
-// up; without a chain they ask for the report (TestChooseAsksOnATerminal, TestPayDeliverAccept).
-func TestChooseAndPayOnAChain(t *testing.T) {
-	c := chaintest.Start(t)
-	e := newEnv(t, func(cfg *daemon.Config) {
-		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, c.ID, c.Token, chaintest.Addr(c.NewKey())
-		cfg.Confirmations, cfg.ChainPoll = 1, time.Second
-	})
-	e.sellers()
-	id := e.post()
-	want := "Once it is sent, the exchange's watcher finds the payment on chain by itself; reporting the hash only speeds it up: axp task pay " + id + " --tx <hash>\n"
-	out := e.must(task.NewCmdChoose(e.f, nil), id, "--yes")
-	if msg := e.s.ErrOut.String(); !strings.Contains(msg, want) || strings.Contains(msg, "then report it") {
-		t.Errorf("choose: %q", msg)
-	}
-	if !strings.Contains(out, "chain:\t"+strconv.FormatUint(c.ID, 10)) || !strings.Contains(out, "token:\t") {
-		t.Errorf("choose shows no chain:\n%s", out)
-	}
-	e.must(task.NewCmdPay(e.f, nil), id)
-	if msg := e.s.ErrOut.String(); msg != want {
-		t.Errorf("pay without --tx: %q", msg)
 	}
 }
 

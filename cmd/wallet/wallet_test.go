@@ -15,6 +15,7 @@ import (
 	"github.com/axp-exchange/axp"
 	"github.com/axp-exchange/axp/cmd"
 	"github.com/axp-exchange/axp/cmd/cmdtest"
+	"github.com/axp-exchange/axp/cmd/cmdtest/inproc"
 	"github.com/axp-exchange/axp/cmd/wallet"
 	"github.com/axp-exchange/axp/daemon"
 	"github.com/axp-exchange/axp/daemon/chain"
@@ -197,10 +198,10 @@ func newMarket(t *testing.T, testMode bool, confirmations uint64, mod ...func(*d
 func newMarketOn(t *testing.T, c *chaintest.Chain, mod ...func(*daemon.Config)) *market {
 	t.Helper()
 	m := &market{c: c, deposit: chaintest.Addr(c.NewKey())}
-	m.x = cmdtest.NewExchange(t, append([]func(*daemon.Config){func(cfg *daemon.Config) {
+	m.x = inproc.NewExchange(t, append([]func(*daemon.Config){func(cfg *daemon.Config) {
 		cfg.ChainRPCURL, cfg.ChainID, cfg.TokenAddress, cfg.DepositAddress = c.URL, c.ID, c.Token, m.deposit
 		cfg.Confirmations, cfg.ChainPoll = 1, 100*time.Millisecond
-	}}, mod...)...)
+	}}, mod...)...).Exchange
 	m.x.MustSeller(cmdtest.SellerSpec{Name: "Chain Writer", TaskType: "text-file", Price: "2.50", ETA: 10, Payout: cmdtest.PayoutAddress})
 	var err error
 	if m.ec, err = ethclient.Dial(c.URL); err != nil {

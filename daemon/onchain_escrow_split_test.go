@@ -55,10 +55,15 @@ func (m *escrowMarket) splitDone(buyer *client.Client, task axp.Task, pct int, p
 	t := m.tb
 	t.Helper()
 	capture, fee, void := splitFigures(task, pct)
+	// Confirmed, and the chain shows it: a pass that read a receipt just before a test's reorg
+	// marks its transfer confirmed until the next pass finds its block gone and sends it again.
 	eventually(t, func() error {
 		m.c.Mine(1)
 		if a := m.approvalOf(task.ID, axp.ApproveSplit); a.Status != axp.ApprovalConfirmed {
 			return fmt.Errorf("split is %s (%s) %+v", a.Status, a.Failure, a.Transfers)
+		}
+		if got, want := m.c.Balance(m.c.Token, kb), 10_000_000-task.Payment.AmountUSD+void; got != want {
+			return fmt.Errorf("the buyer holds %s, want %s", got, want)
 		}
 		return nil
 	})
